@@ -1,0 +1,42 @@
+// Generates what is not committed: each service's Prisma client and the GraphQL types of the
+// gateway and the web app. Skips a step whose inputs have not changed since it last ran.
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+
+function hashOf(paths: string[]): string {
+  const h = createHash('sha256');
+  const walk = (p: string) => {
+    if (!existsSync(p)) return;
+    if (statSync(p).isDirectory()) for (const f of readdirSync(p).sort()) walk(join(p, f));
+    else h.update(p).update(readFileSync(p));
+  };
+  paths.forEach((p) => walk(join(root, p)));
+  return h.digest('hex');
+}
+
+function step(name: string, inputs: string[], output: string, cwd: string, cmd: string[], env: Record<string, string> = {}) {
+  const stampFile = join(root, output, '.stamp');
+  const hash = hashOf(inputs);
+  if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === hash) return;
+  console.error(`› generating ${name}`);
+  execFileSync(cmd[0], cmd.slice(1), { cwd: join(root, cwd), stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, ...env } });
+  writeFileSync(stampFile, hash);
+}
+
+const prismaEnv = { PRISMA_SCHEMA_ENGINE_BINARY: '/bin/false', CHECKPOINT_DISABLE: '1' };
+for (const service of ['auth', 'billing', 'chatbot', 'chat']) {
+  const dir = `services/${service}`;
+  if (!existsSync(join(root, dir, 'prisma/schema.prisma'))) continue;
+  step(`${service} Prisma client`, [`${dir}/prisma/schema.prisma`], `${dir}/src/generated/prisma`, dir,
+    ['npx', 'prisma', 'generate', '--schema', 'prisma/schema.prisma'], prismaEnv);
+}
+for (const pkg of ['gateway', 'web']) {
+  if (!existsSync(join(root, pkg, 'codegen.ts'))) continue;
+  const out = pkg === 'web' ? 'web/src/gql' : 'gateway/src/generated';
+  step(`${pkg} GraphQL types`, ['gateway/src/schema', `${pkg}/codegen.ts`, ...(pkg === 'web' ? ['web/src'] : [])], out, pkg,
+    ['npx', 'graphql-codegen', '--config', 'codegen.ts']);
+}

@@ -1,0 +1,97 @@
+// Environment validation: every process reads its settings through here, and a bad value stops the
+// process at start with a message that names the variable.
+
+export class ConfigError extends Error {}
+
+type Parser<T> = (raw: string, name: string) => T;
+
+export interface Var<T> {
+  parse: Parser<T>;
+  default?: string;
+  optional?: boolean;
+}
+
+export const url = (protocols: string[]): Parser<string> => (raw, name) => {
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL, got "${raw}"`);
+  }
+  if (!protocols.includes(parsed.protocol.replace(/:$/, ''))) {
+    throw new ConfigError(`${name} must be a ${protocols.join(' or ')} URL, got "${raw}"`);
+  }
+  return raw.replace(/\/$/, '');
+};
+
+export const port: Parser<number> = (raw, name) => {
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n < 0 || n > 65535) throw new ConfigError(`${name} must be a port number (0-65535), got "${raw}"`);
+  return n;
+};
+
+export const int = (min: number, max: number): Parser<number> => (raw, name) => {
+  const n = Number(raw);
+  if (!/^-?\d+$/.test(raw) || n < min || n > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  return n;
+};
+
+export const text: Parser<string> = (raw) => raw;
+
+export const oneOf = <T extends string>(values: readonly T[]): Parser<T> => (raw, name) => {
+  if (!values.includes(raw as T)) throw new ConfigError(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
+  return raw as T;
+};
+
+type Spec = Record<string, Var<unknown>>;
+type Result<S extends Spec> = { [K in keyof S]: S[K] extends Var<infer T> ? (S[K]['optional'] extends true ? T | undefined : T) : never };
+
+/** Reads and validates the given variables; throws ConfigError naming the first bad one. */
+export function readConfig<S extends Spec>(spec: S, env: NodeJS.ProcessEnv = process.env): Result<S> {
+  const out: Record<string, unknown> = {};
+  for (const [name, v] of Object.entries(spec)) {
+    const raw = env[name] === undefined || env[name] === '' ? v.default : env[name];
+    if (raw === undefined) {
+      if (v.optional) {
+        out[name] = undefined;
+        continue;
+      }
+      throw new ConfigError(`${name} is required but not set`);
+    }
+    out[name] = v.parse(raw, name);
+  }
+  return out as Result<S>;
+}
+
+/** Like readConfig, but prints the problem and exits: for a process's start. */
+export function loadConfig<S extends Spec>(spec: S, env: NodeJS.ProcessEnv = process.env): Result<S> {
+  try {
+    return readConfig(spec, env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`Invalid environment: ${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+}
+
+/** Settings every service shares. Defaults let `npm start` run against local PostgreSQL and Redis. */
+export const commonVars = {
+  DATABASE_URL: { parse: url(['postgres', 'postgresql']), default: 'postgresql://postgres@127.0.0.1:5432/parley' },
+  REDIS_URL: { parse: url(['redis', 'rediss']), default: 'redis://127.0.0.1:6379' },
+  LOG_LEVEL: { parse: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const), default: 'info' },
+} satisfies Spec;
+
+/** Where each service listens by default; `<SERVICE>_URL` points callers at it. */
+export const defaultServiceUrls = {
+  AUTH_URL: 'http://127.0.0.1:4001',
+  CHATBOT_URL: 'http://127.0.0.1:4002',
+  CHAT_URL: 'http://127.0.0.1:4003',
+  BILLING_URL: 'http://127.0.0.1:4004',
+} as const;
+
+export const serviceUrl = (name: keyof typeof defaultServiceUrls): Var<string> => ({
+  parse: url(['http', 'https']),
+  default: defaultServiceUrls[name],
+});

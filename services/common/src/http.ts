@@ -1,0 +1,81 @@
+// The Express app every service is built on: request ids, JSON access logs, health endpoints and
+// the ConnectRPC routes of the service.
+import express, { type Express, type Request } from 'express';
+import type { ConnectRouter, Interceptor } from '@connectrpc/connect';
+import { expressConnectMiddleware } from '@connectrpc/connect-express';
+import { REQUEST_ID_HEADER, runWithRequestId } from './context.ts';
+import type { Logger } from './logger.ts';
+import { errorInterceptor } from './rpc-errors.ts';
+
+/** A dependency that must answer for the service to be ready (its database, Redis). */
+export type ReadinessCheck = { name: string; check: () => Promise<unknown> };
+
+export interface ServiceAppOptions {
+  logger: Logger;
+  routes: (router: ConnectRouter) => void;
+  readiness: ReadinessCheck[];
+  interceptors?: Interceptor[];
+  /** Extra plain HTTP routes (for example media files); mounted before the RPC routes. */
+  extend?: (app: Express) => void;
+}
+
+export function createServiceApp(opts: ServiceAppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.use((req, res, next) => {
+    runWithRequestId(req.header(REQUEST_ID_HEADER), () => {
+      const started = process.hrtime.bigint();
+      res.on('finish', () => {
+        if (req.path === '/healthz' || req.path === '/readyz') return;
+        opts.logger.info(
+          { method: req.method, path: req.path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 },
+          'request',
+        );
+      });
+      next();
+    });
+  });
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const results = await Promise.all(
+      opts.readiness.map(async ({ name, check }) => {
+        try {
+          await withTimeout(check(), 2000);
+          return [name, 'ok'] as const;
+        } catch (err) {
+          return [name, `error: ${(err as Error).message}`] as const;
+        }
+      }),
+    );
+    const ready = results.every(([, s]) => s === 'ok');
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', checks: Object.fromEntries(results) });
+  });
+  opts.extend?.(app);
+  app.use(
+    expressConnectMiddleware({
+      routes: opts.routes,
+      interceptors: [errorInterceptor(opts.logger), ...(opts.interceptors ?? [])],
+      readMaxBytes: 8 * 1024 * 1024,
+    }),
+  );
+  app.use((_req, res) => {
+    res.status(404).json({ message: 'Not found' });
+  });
+  return app;
+}
+
+export function clientIp(req: Request): string {
+  return req.ip ?? req.socket.remoteAddress ?? '';
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    p.finally(() => clearTimeout(timer)),
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+    }),
+  ]);
+}

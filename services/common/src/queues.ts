@@ -1,0 +1,92 @@
+// Queues between services (BullMQ on Redis). Each job's payload is a proto event message in its
+// JSON form, so producer and consumer share one contract.
+import { Queue, Worker, UnrecoverableError, type Job, type JobsOptions } from 'bullmq';
+import { fromJson, toJson, type DescMessage, type JsonValue, type MessageShape } from '@bufbuild/protobuf';
+import type { Redis } from 'ioredis';
+import { runWithRequestId } from './context.ts';
+import type { Logger } from './logger.ts';
+
+/**
+ * Queue names. NEVER rename a value: jobs already waiting in Redis are stored under these names,
+ * and a renamed queue silently strands them.
+ */
+export const QUEUES = {
+  userRegistered: 'parley.user-registered',
+  usageRecorded: 'parley.usage-recorded',
+  chatbotInteraction: 'parley.chatbot-interaction',
+  chatbotDeleted: 'parley.chatbot-deleted',
+  stripeEvents: 'parley.stripe-events',
+} as const;
+
+export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
+
+export const DEFAULT_QUEUE_PREFIX = 'parley';
+
+const defaultJobOptions: JobsOptions = {
+  attempts: 12,
+  backoff: { type: 'exponential', delay: 500 },
+  // Completed jobs are kept a day so a repeated job id within that window is ignored by BullMQ;
+  // consumers are idempotent anyway, keyed on the same id.
+  removeOnComplete: { age: 24 * 3600, count: 100_000 },
+  removeOnFail: { age: 7 * 24 * 3600 },
+};
+
+export interface Producer<D extends DescMessage> {
+  /** Enqueues the event under `jobId`; the same id twice enqueues it once. */
+  publish(event: MessageShape<D>, jobId: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function createProducer<D extends DescMessage>(
+  connection: Redis,
+  name: QueueName,
+  schema: D,
+  opts: { prefix?: string } = {},
+): Producer<D> {
+  const queue = new Queue(name, { connection, prefix: opts.prefix ?? DEFAULT_QUEUE_PREFIX, defaultJobOptions });
+  return {
+    async publish(event, jobId) {
+      await queue.add(schema.typeName, toJson(schema, event) as object, { jobId: safeJobId(jobId) });
+    },
+    close: () => queue.close(),
+  };
+}
+
+/** BullMQ job ids may not contain ':' and may not be plain integers. */
+export function safeJobId(id: string): string {
+  return id.replace(/:/g, '_');
+}
+
+export interface WorkerOptions {
+  prefix?: string;
+  concurrency?: number;
+  logger: Logger;
+}
+
+export type EventHandler<D extends DescMessage> = (event: MessageShape<D>, job: Job) => Promise<void>;
+
+/** A worker that decodes each job's proto payload and hands it to `handler` (a use case). */
+export function createWorker<D extends DescMessage>(
+  connection: Redis,
+  name: QueueName,
+  schema: D,
+  handler: EventHandler<D>,
+  opts: WorkerOptions,
+): Worker {
+  const worker = new Worker(
+    name,
+    async (job) => {
+      let event: MessageShape<D>;
+      try {
+        event = fromJson(schema, job.data as JsonValue);
+      } catch (err) {
+        throw new UnrecoverableError(`invalid ${schema.typeName} payload: ${(err as Error).message}`);
+      }
+      await runWithRequestId(job.id, () => handler(event, job));
+    },
+    { connection, prefix: opts.prefix ?? DEFAULT_QUEUE_PREFIX, concurrency: opts.concurrency ?? 4, autorun: true },
+  );
+  worker.on('failed', (job, err) => opts.logger.warn({ queue: name, jobId: job?.id, attempts: job?.attemptsMade, err: err.message }, 'job failed'));
+  worker.on('error', (err) => opts.logger.error({ queue: name, err: err.message }, 'worker error'));
+  return worker;
+}

@@ -1,0 +1,28 @@
+// Business errors inside a service are thrown as ConnectError with a Connect code and a message
+// meant for the product's users. Anything else is an unexpected failure: it is logged with its stack
+// and reaches the caller as a generic INTERNAL error, never with internals.
+import { Code, ConnectError, type Interceptor } from '@connectrpc/connect';
+import type { Logger } from './logger.ts';
+
+export { Code, ConnectError };
+
+export const invalid = (message: string) => new ConnectError(message, Code.InvalidArgument);
+export const notFound = (message: string) => new ConnectError(message, Code.NotFound);
+export const alreadyExists = (message: string) => new ConnectError(message, Code.AlreadyExists);
+export const unauthenticated = (message: string) => new ConnectError(message, Code.Unauthenticated);
+export const forbidden = (message: string) => new ConnectError(message, Code.PermissionDenied);
+export const tooMany = (message: string) => new ConnectError(message, Code.ResourceExhausted);
+export const failedPrecondition = (message: string) => new ConnectError(message, Code.FailedPrecondition);
+export const unavailable = (message: string) => new ConnectError(message, Code.Unavailable);
+
+export function errorInterceptor(logger: Logger): Interceptor {
+  return (next) => async (req) => {
+    try {
+      return await next(req);
+    } catch (err) {
+      if (err instanceof ConnectError) throw err;
+      logger.error({ err, procedure: req.method.name }, 'unhandled error in RPC');
+      throw new ConnectError('Internal error', Code.Internal);
+    }
+  };
+}

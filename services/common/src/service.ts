@@ -1,0 +1,20 @@
+// What every service's main.ts does: build the service, listen, and stop gracefully.
+import type { Express } from 'express';
+import { closeServer, listen, onShutdown, type Closer } from './lifecycle.ts';
+import type { Logger } from './logger.ts';
+
+/** A built service: its Express app and what must be closed, in order, after the server stops. */
+export interface ServiceParts {
+  app: Express;
+  /** Closed after the HTTP server has drained: workers first (they finish their current jobs), then pools. */
+  closers: Closer[];
+}
+
+export async function runService(opts: { name: string; logger: Logger; port: number; build: () => Promise<ServiceParts> }): Promise<void> {
+  const parts = await opts.build();
+  const server = await listen(parts.app, opts.port);
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : opts.port;
+  opts.logger.info({ port }, `${opts.name} service listening`);
+  onShutdown(opts.logger, [() => closeServer(server), ...parts.closers]);
+}
