@@ -1,0 +1,32 @@
+// Starts the whole product on its own ports, database and queue prefix for the end-to-end run.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { startStack } from '../scripts/stack.ts';
+import { E2E_PORT_OFFSET } from './playwright.config.ts';
+
+export default async function globalSetup() {
+  const base = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/parley_test';
+  const admin = new URL(base);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  await client.query('DROP DATABASE IF EXISTS parley_e2e WITH (FORCE)');
+  await client.query('CREATE DATABASE parley_e2e');
+  await client.end();
+  const databaseUrl = new URL(base);
+  databaseUrl.pathname = '/parley_e2e';
+
+  const stack = await startStack({
+    portOffset: E2E_PORT_OFFSET,
+    output: process.env.E2E_LOGS ? 'inherit' : 'quiet',
+    env: {
+      DATABASE_URL: databaseUrl.toString(),
+      QUEUE_PREFIX: `e2e${randomBytes(4).toString('hex')}`,
+      LOG_LEVEL: 'warn',
+      PORT: '',
+    },
+  });
+  return async () => {
+    await stack.stop();
+  };
+}

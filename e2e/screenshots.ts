@@ -1,0 +1,8 @@
+import type { Page } from '@playwright/test';
+
+const dir = new URL('../test-results/screenshots/', import.meta.url).pathname;
+
+/** Keeps a full-page screenshot as a test artifact (test-results/screenshots/NAME.png). */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: `${dir}${name}.png`, fullPage: true });
+}
