@@ -1,0 +1,33 @@
+// Opening an owner's billing account: the free plan with the initial credit, and the ledger entry
+// that explains that credit. Runs once per user however many times it is called, including
+// concurrently (the UserRegistered event, its redeliveries and GetAccount may all race).
+import { Prisma, type Account, type PrismaClient } from '../generated/prisma/client.ts';
+import { parseUserId } from './user-id.ts';
+
+export interface OpenAccountDeps {
+  prisma: PrismaClient;
+  /** Exact decimal string of dollars (INITIAL_CREDIT). */
+  initialCredit: string;
+}
+
+export const SIGNUP_CREDIT_REASON = 'signup_credit';
+
+/** The ledger's idempotency key for the signup credit: one per user, ever. */
+export const signupCreditReference = (userId: string) => `signup:${userId}`;
+
+export async function openAccount(deps: OpenAccountDeps, rawUserId: string): Promise<Account> {
+  const userId = parseUserId(rawUserId);
+  const credit = new Prisma.Decimal(deps.initialCredit);
+  return deps.prisma.$transaction(async (tx) => {
+    // INSERT ... ON CONFLICT DO NOTHING: a concurrent opener waits for the first one's row and then
+    // inserts nothing (count 0) instead of failing, so only the call that created the account
+    // writes the ledger entry.
+    const { count } = await tx.account.createMany({ data: [{ userId, creditBalance: credit }], skipDuplicates: true });
+    if (count === 1) {
+      await tx.creditLedgerEntry.create({
+        data: { userId, amount: credit, reason: SIGNUP_CREDIT_REASON, reference: signupCreditReference(userId) },
+      });
+    }
+    return tx.account.findUniqueOrThrow({ where: { userId } });
+  });
+}

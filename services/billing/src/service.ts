@@ -1,0 +1,59 @@
+// Builds the billing service from its configuration: database, Redis, the queue workers and the
+// Express app. main.ts runs it; tests (billing's and the gateway's) start it in-process.
+import { fileURLToPath } from 'node:url';
+import type { Worker } from 'bullmq';
+import { prismaAdapter } from '@parley/common/database.ts';
+import { createServiceApp } from '@parley/common/http.ts';
+import type { Logger } from '@parley/common/logger.ts';
+import { createRedis } from '@parley/common/redis.ts';
+import type { ServiceParts } from '@parley/common/service.ts';
+import { PrismaClient } from './generated/prisma/client.ts';
+import { openAccount, type OpenAccountDeps } from './accounts/open-account.ts';
+import { startUserRegisteredWorker } from './accounts/user-registered.job.ts';
+import type { BillingConfig } from './config.ts';
+import { billingRoutes } from './rpc.ts';
+
+export const MIGRATIONS_DIR = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
+
+export interface BillingServiceParts extends ServiceParts {
+  prisma: PrismaClient;
+  /** The UserRegistered worker, when workers were started. */
+  userRegisteredWorker?: Worker;
+}
+
+export async function createBillingService(
+  config: BillingConfig,
+  opts: { logger: Logger; workers?: boolean },
+): Promise<BillingServiceParts> {
+  const { logger } = opts;
+  const prisma = new PrismaClient({ adapter: prismaAdapter({ databaseUrl: config.DATABASE_URL, schema: config.BILLING_DB_SCHEMA }) });
+  const redis = createRedis(config.REDIS_URL);
+  redis.on('error', (err) => logger.error({ err: err.message }, 'redis error'));
+  const deps: OpenAccountDeps = { prisma, initialCredit: config.INITIAL_CREDIT };
+
+  const userRegisteredWorker =
+    opts.workers === false
+      ? undefined
+      : startUserRegisteredWorker({ redis, logger, prefix: config.QUEUE_PREFIX, openAccount: (userId) => openAccount(deps, userId) });
+
+  const app = createServiceApp({
+    logger,
+    routes: billingRoutes(deps),
+    readiness: [
+      { name: 'database', check: () => prisma.$queryRaw`SELECT 1` },
+      { name: 'redis', check: () => redis.ping() },
+    ],
+  });
+
+  return {
+    app,
+    prisma,
+    userRegisteredWorker,
+    closers: [
+      // Worker first: close() waits for the jobs in flight to finish before it resolves.
+      async () => userRegisteredWorker?.close(),
+      () => redis.quit(),
+      () => prisma.$disconnect(),
+    ],
+  };
+}
