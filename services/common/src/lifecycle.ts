@@ -8,7 +8,13 @@ export type Closer = () => Promise<unknown>;
 /** Closes an HTTP server: no new connections, idle keep-alive sockets dropped, in-flight requests finished. */
 export function closeServer(server: Server): Promise<void> {
   return new Promise((resolve) => {
-    server.close(() => resolve());
+    // Connections that finish their request after close() would otherwise linger until the
+    // keep-alive timeout, so idle ones are dropped as they appear.
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
+    server.close(() => {
+      clearInterval(sweep);
+      resolve();
+    });
     server.closeIdleConnections();
   });
 }

@@ -1,0 +1,66 @@
+import { create } from '@bufbuild/protobuf';
+import { timestampNow } from '@bufbuild/protobuf/wkt';
+import { UserRegisteredSchema, type UserRegistered } from '@parley/proto/parley/events/v1/user_registered_pb.js';
+import { Queue } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../src/logger.ts';
+import { createProducer, createWorker, QUEUES } from '../src/queues.ts';
+import { createRedis, type Redis } from '../src/redis.ts';
+import { testInfra, uniqueName } from '../src/testing/infra.ts';
+
+let redis: Redis;
+const prefix = uniqueName('tq');
+const logger = createLogger('test', 'silent');
+
+beforeAll(async () => {
+  redis = createRedis((await testInfra()).redisUrl);
+});
+
+afterAll(async () => {
+  const q = new Queue(QUEUES.userRegistered, { connection: redis, prefix });
+  await q.obliterate({ force: true });
+  await q.close();
+  redis.disconnect();
+});
+
+const until = async (cond: () => boolean, ms = 10_000) => {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+describe('queues', () => {
+  it('carries a proto event from producer to worker once per job id', async () => {
+    const seen: UserRegistered[] = [];
+    const worker = createWorker(redis, QUEUES.userRegistered, UserRegisteredSchema, async (e) => void seen.push(e), { prefix, logger });
+    const producer = createProducer(redis, QUEUES.userRegistered, UserRegisteredSchema, { prefix });
+    const event = create(UserRegisteredSchema, { userId: 'u-1', email: 'a@example.com', name: 'a', occurredAt: timestampNow() });
+    await producer.publish(event, 'user-registered.u-1');
+    await producer.publish(event, 'user-registered.u-1');
+    await until(() => seen.length >= 1);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(seen).toHaveLength(1);
+    expect(seen[0].email).toBe('a@example.com');
+    expect(seen[0].occurredAt?.seconds).toBe(event.occurredAt?.seconds);
+    await worker.close();
+    await producer.close();
+  });
+
+  it('fails a job with a payload that is not the event, without retrying it', async () => {
+    let calls = 0;
+    const worker = createWorker(redis, QUEUES.userRegistered, UserRegisteredSchema, async () => void calls++, { prefix, logger });
+    const q = new Queue(QUEUES.userRegistered, { connection: redis, prefix });
+    const job = await q.add('bad', { userId: 42, unknownField: true }, { jobId: 'bad-1', attempts: 5 });
+    const end = Date.now() + 10_000;
+    while ((await q.getJobState(job.id!)) !== 'failed' && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+    const failed = await q.getJob(job.id!);
+    expect(await failed!.getState()).toBe('failed');
+    expect(failed!.attemptsMade).toBe(1);
+    expect(failed!.failedReason).toContain('invalid parley.events.v1.UserRegistered payload');
+    expect(calls).toBe(0);
+    await worker.close();
+    await q.close();
+  });
+});
