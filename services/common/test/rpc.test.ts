@@ -62,7 +62,7 @@ describe('service app and clients', () => {
     healthy = false;
     const res = await fetch(`${url}/readyz`);
     expect(res.status).toBe(503);
-    expect((await res.json()).checks.database).toBe('error: down');
+    expect(((await res.json()) as { checks: Record<string, string> }).checks.database).toBe('error: down');
     healthy = true;
   });
 });
