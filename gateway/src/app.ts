@@ -1,0 +1,81 @@
+// Builds the gateway: one Express app serving the REST paths, GraphQL, media and the web app on one
+// origin. Tests start it on a random port with serveApp.
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import helmet from 'helmet';
+import { currentRequestId, REQUEST_ID_HEADER, runWithRequestId } from '@parley/common/context.ts';
+import type { Logger } from '@parley/common/logger.ts';
+import type { ServiceParts } from '@parley/common/service.ts';
+import { createClients } from './clients.ts';
+import type { GatewayConfig } from './config.ts';
+import { toHttpError } from './errors.ts';
+import { createGraphQL } from './graphql.ts';
+import { healthRouter } from './health.ts';
+import { apiRouter } from './rest/api.ts';
+import { mediaRouter, webAppRouter } from './static.ts';
+
+export async function createGateway(config: GatewayConfig, { logger }: { logger: Logger }): Promise<ServiceParts> {
+  const clients = createClients(config);
+  const graphql = await createGraphQL({ clients, logger, bodyLimit: config.BODY_LIMIT });
+
+  const app = express();
+  app.disable('x-powered-by');
+  // req.ip then honours X-Forwarded-For from exactly this many proxies, so a client cannot spoof it.
+  app.set('trust proxy', config.TRUST_PROXY);
+  app.use(requestContext(logger));
+  app.use(securityHeaders(config.PUBLIC_URL));
+  app.use(healthRouter({ auth: config.AUTH_URL, billing: config.BILLING_URL }));
+  app.use('/api', apiRouter({ clients, logger, bodyLimit: config.BODY_LIMIT }));
+  app.use('/graphql', graphql.router);
+  app.use('/media', mediaRouter(config.MEDIA_DIR));
+  app.use(webAppRouter(config.WEB_DIST_DIR));
+  app.use((_req, res) => {
+    res.status(404).json({ message: 'Not found' });
+  });
+  const onError: ErrorRequestHandler = (err, _req, res, _next) => {
+    const { status, body } = toHttpError(err, logger);
+    res.status(status).json(body);
+  };
+  app.use(onError);
+
+  return { app, closers: [graphql.stop] };
+}
+
+/** Runs each request under its id (from x-request-id or new), echoes the id, and logs the request. */
+function requestContext(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    runWithRequestId(req.header(REQUEST_ID_HEADER), () => {
+      res.setHeader(REQUEST_ID_HEADER, currentRequestId() ?? '');
+      const started = process.hrtime.bigint();
+      // Read at start: routers rewrite req.path while the request moves through them.
+      const path = req.path;
+      res.on('finish', () => {
+        if (path === '/healthz' || path === '/readyz') return;
+        logger.info({ method: req.method, path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'request');
+      });
+      next();
+    });
+  };
+}
+
+/** Helmet's headers with a CSP the built React app works under (no inline scripts, inline styles allowed). */
+function securityHeaders(publicUrl: string): RequestHandler {
+  return helmet({
+    contentSecurityPolicy: {
+      useDefaults: true,
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:', 'blob:'],
+        connectSrc: ["'self'"],
+        fontSrc: ["'self'", 'data:'],
+        objectSrc: ["'none'"],
+        baseUri: ["'self'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'self'"],
+        // Upgrading would break a plain-http deployment (a LAN address); only ask for it behind https.
+        upgradeInsecureRequests: publicUrl.startsWith('https:') ? [] : null,
+      },
+    },
+  });
+}

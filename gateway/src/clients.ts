@@ -1,0 +1,18 @@
+// One Connect client per service the gateway calls. Each call carries the request id (the kit's
+// interceptor) and a deadline, so a slow service cannot hold a browser request forever.
+import { createServiceClient } from '@parley/common/rpc-client.ts';
+import { AuthService } from '@parley/proto/parley/auth/v1/auth_pb.js';
+import { BillingService } from '@parley/proto/parley/billing/v1/billing_pb.js';
+
+export interface Clients {
+  auth: ReturnType<typeof createServiceClient<typeof AuthService>>;
+  billing: ReturnType<typeof createServiceClient<typeof BillingService>>;
+}
+
+export function createClients(config: { AUTH_URL: string; BILLING_URL: string; RPC_TIMEOUT_MS: number }): Clients {
+  const opts = { timeoutMs: config.RPC_TIMEOUT_MS };
+  return {
+    auth: createServiceClient(AuthService, config.AUTH_URL, opts),
+    billing: createServiceClient(BillingService, config.BILLING_URL, opts),
+  };
+}

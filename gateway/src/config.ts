@@ -1,0 +1,33 @@
+// The gateway's environment, validated at start (a bad value names the variable and stops the process).
+import { resolve } from 'node:path';
+import { commonVars, ConfigError, int, port, readConfig, serviceUrl, url } from '@parley/common/config.ts';
+
+const repoRoot = new URL('../../', import.meta.url).pathname;
+
+/** A size in the form body-parser understands: "100kb", "1mb", "512" (bytes). */
+const byteSize = (raw: string, name: string): string => {
+  if (!/^\d+(\.\d+)?\s*(b|kb|mb)?$/i.test(raw)) throw new ConfigError(`${name} must be a size such as 100kb or 1mb, got "${raw}"`);
+  return raw;
+};
+
+const path = (raw: string): string => resolve(repoRoot, raw);
+
+export const gatewayVars = {
+  PORT: { parse: port, default: '8080' },
+  AUTH_URL: serviceUrl('AUTH_URL'),
+  BILLING_URL: serviceUrl('BILLING_URL'),
+  PUBLIC_URL: { parse: url(['http', 'https']), default: 'http://localhost:8080' },
+  MEDIA_DIR: { parse: path, default: '.data/media' },
+  WEB_DIST_DIR: { parse: path, default: 'web/dist' },
+  // How many reverse proxies in front of the gateway may set X-Forwarded-For (0: use the socket address).
+  TRUST_PROXY: { parse: int(0, 10), default: '0' },
+  RPC_TIMEOUT_MS: { parse: int(100, 120_000), default: '5000' },
+  BODY_LIMIT: { parse: byteSize, default: '100kb' },
+  LOG_LEVEL: commonVars.LOG_LEVEL,
+};
+
+export type GatewayConfig = ReturnType<typeof readGatewayConfig>;
+
+export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
+  return readConfig(gatewayVars, env);
+}

@@ -1,0 +1,107 @@
+// The ONE place where errors become what a browser sees: an HTTP status and message for REST, a
+// GraphQL error with extensions.code and extensions.http.status for GraphQL. Services throw
+// ConnectErrors whose messages are written for users; the gateway's own input checks throw the same
+// kind (via the kit's helpers), so every path is mapped here. Unexpected errors are logged and
+// answered with a generic message, never a stack.
+import type { GraphQLFormattedError } from 'graphql';
+import { unwrapResolverError } from '@apollo/server/errors';
+import { Code, ConnectError } from '@parley/common/rpc-errors.ts';
+import type { Logger } from '@parley/common/logger.ts';
+
+export const UNAVAILABLE_MESSAGE = 'Service temporarily unavailable. Please try again.';
+export const INTERNAL_MESSAGE = 'Something went wrong. Please try again.';
+
+export type GraphQLErrorCode =
+  | 'BAD_USER_INPUT'
+  | 'UNAUTHENTICATED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'TOO_MANY_REQUESTS'
+  | 'SERVICE_UNAVAILABLE'
+  | 'INTERNAL_SERVER_ERROR';
+
+export interface MappedError {
+  status: number;
+  code: GraphQLErrorCode;
+  message: string;
+}
+
+/** Connect codes whose message is meant for the user, with the status they become. */
+const userFacing: Partial<Record<Code, { status: number; code: GraphQLErrorCode }>> = {
+  [Code.InvalidArgument]: { status: 400, code: 'BAD_USER_INPUT' },
+  [Code.FailedPrecondition]: { status: 400, code: 'BAD_USER_INPUT' },
+  [Code.OutOfRange]: { status: 400, code: 'BAD_USER_INPUT' },
+  [Code.Unauthenticated]: { status: 401, code: 'UNAUTHENTICATED' },
+  [Code.PermissionDenied]: { status: 403, code: 'FORBIDDEN' },
+  [Code.NotFound]: { status: 404, code: 'NOT_FOUND' },
+  [Code.AlreadyExists]: { status: 409, code: 'CONFLICT' },
+  [Code.ResourceExhausted]: { status: 429, code: 'TOO_MANY_REQUESTS' },
+};
+
+/** Maps any error to its status, code and user-facing message; logs what the user must not see. */
+export function mapError(err: unknown, logger: Logger): MappedError {
+  if (err instanceof ConnectError) {
+    const known = userFacing[err.code];
+    if (known) return { ...known, message: err.rawMessage };
+    if (err.code === Code.Unavailable || err.code === Code.DeadlineExceeded) {
+      logger.warn({ code: Code[err.code], err: err.rawMessage }, 'service unavailable');
+      return { status: 503, code: 'SERVICE_UNAVAILABLE', message: UNAVAILABLE_MESSAGE };
+    }
+  }
+  logger.error({ err }, 'unexpected error');
+  return { status: 500, code: 'INTERNAL_SERVER_ERROR', message: INTERNAL_MESSAGE };
+}
+
+/** The REST answer for an error: its status and the `{ message }` body. */
+export function toHttpError(err: unknown, logger: Logger): { status: number; body: { message: string } } {
+  const { status, message } = mapError(err, logger);
+  return { status, body: { message } };
+}
+
+/** Apollo's own error codes (malformed or invalid operations) and the status they stand for. */
+const apolloStatus: Record<string, number> = {
+  GRAPHQL_PARSE_FAILED: 400,
+  GRAPHQL_VALIDATION_FAILED: 400,
+  BAD_USER_INPUT: 400,
+  BAD_REQUEST: 400,
+  OPERATION_RESOLUTION_FAILURE: 400,
+  PERSISTED_QUERY_NOT_FOUND: 400,
+  PERSISTED_QUERY_NOT_SUPPORTED: 400,
+};
+
+/**
+ * Apollo's formatError hook. Errors thrown by resolvers (ConnectErrors from services or from the
+ * gateway's checks) get the spec's message and a code; Apollo's own request errors keep theirs.
+ * extensions.http.status is informative: the HTTP response itself stays 200 for resolver errors, as
+ * GraphQL clients expect.
+ */
+export function formatGraphQLError(logger: Logger) {
+  return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
+    const original = unwrapResolverError(error);
+    const ownCode = formatted.extensions?.code;
+    if (!(original instanceof ConnectError) && typeof ownCode === 'string' && ownCode in apolloStatus) {
+      return { ...formatted, extensions: { code: ownCode, http: { status: apolloStatus[ownCode] } } };
+    }
+    const { status, code, message } = mapError(original, logger);
+    return { message, locations: formatted.locations, path: formatted.path, extensions: { code, http: { status } } };
+  };
+}
+
+/** Errors of express.json() (malformed or oversized bodies), which never reach a service. */
+export function bodyParserError(err: unknown): { status: number; body: { message: string } } | undefined {
+  if (!err || typeof err !== 'object' || !('type' in err) || typeof err.type !== 'string') return undefined;
+  switch (err.type) {
+    case 'entity.parse.failed':
+      return { status: 400, body: { message: 'Malformed JSON body' } };
+    case 'entity.too.large':
+      return { status: 413, body: { message: 'Request body too large' } };
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return { status: 415, body: { message: 'Unsupported request body encoding' } };
+    case 'request.aborted':
+      return { status: 400, body: { message: 'Request aborted' } };
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,52 @@
+// Apollo Server at /graphql: the schema is every src/schema/*.graphql file (the web app's codegen
+// reads the same files), resolvers are typed by GraphQL Code Generator.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import express, { Router, type ErrorRequestHandler } from 'express';
+import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { expressMiddleware } from '@as-integrations/express5';
+import { makeExecutableSchema } from '@graphql-tools/schema';
+import type { Logger } from '@parley/common/logger.ts';
+import type { Clients } from './clients.ts';
+import { graphQLContext, type GraphQLContext } from './context.ts';
+import { bodyParserError, formatGraphQLError, toHttpError } from './errors.ts';
+import { authResolvers } from './resolvers/auth.ts';
+import { userResolvers } from './resolvers/user.ts';
+
+const schemaDir = new URL('./schema/', import.meta.url).pathname;
+
+export function loadTypeDefs(): string[] {
+  return readdirSync(schemaDir)
+    .filter((f) => f.endsWith('.graphql'))
+    .sort()
+    .map((f) => readFileSync(join(schemaDir, f), 'utf8'));
+}
+
+export async function createGraphQL(opts: { clients: Clients; logger: Logger; bodyLimit: string }): Promise<{ router: Router; stop: () => Promise<void> }> {
+  const server = new ApolloServer<GraphQLContext>({
+    schema: makeExecutableSchema({ typeDefs: loadTypeDefs(), resolvers: [authResolvers, userResolvers] }),
+    introspection: true,
+    // Apollo's CSRF guard stays on: the web app always sends `content-type: application/json`.
+    csrfPrevention: true,
+    includeStacktraceInErrorResponses: false,
+    formatError: formatGraphQLError(opts.logger),
+    // The hosted Sandbox landing page loads scripts from Apollo's CDN, which our CSP forbids.
+    plugins: [ApolloServerPluginLandingPageDisabled()],
+    logger: opts.logger,
+  });
+  await server.start();
+  const router = Router();
+  router.use(
+    express.json({ limit: opts.bodyLimit }),
+    expressMiddleware(server, { context: async ({ req }) => graphQLContext(req, opts.clients, opts.logger) }),
+  );
+  // Bodies Apollo never saw (malformed or too large) still get a GraphQL-shaped answer.
+  const onError: ErrorRequestHandler = (err, _req, res, _next) => {
+    const { status, body } = bodyParserError(err) ?? toHttpError(err, opts.logger);
+    const code = status < 500 ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR';
+    res.status(status).json({ errors: [{ message: body.message, extensions: { code, http: { status } } }] });
+  };
+  router.use(onError);
+  return { router, stop: () => server.stop() };
+}

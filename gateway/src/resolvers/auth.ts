@@ -1,0 +1,17 @@
+// GraphQL counterparts of /api/auth/*: the same session calls, the same messages.
+import type { Resolvers } from '../generated/graphql.ts';
+import { authenticate, login, logout, register } from '../sessions.ts';
+
+export const authResolvers: Resolvers = {
+  Query: {
+    me: (_parent, _args, ctx) => authenticate(ctx.clients, ctx.token),
+  },
+  Mutation: {
+    register: (_parent, { input }, ctx) => register(ctx.clients, { ...input, clientIp: ctx.clientIp }),
+    login: (_parent, { input }, ctx) => login(ctx.clients, { ...input, clientIp: ctx.clientIp }),
+    logout: async (_parent, _args, ctx) => {
+      await logout(ctx.clients, ctx.token);
+      return true;
+    },
+  },
+};

@@ -1,0 +1,10 @@
+// The billing half of a User resolves only when asked for, from one GetAccount call per request.
+import type { Resolvers } from '../generated/graphql.ts';
+import { subscriptionOf, usageOf } from '../users.ts';
+
+export const userResolvers: Resolvers = {
+  User: {
+    subscription: async (user, _args, ctx) => subscriptionOf(await ctx.account(user.id)),
+    usage: async (user, _args, ctx) => usageOf(await ctx.account(user.id)),
+  },
+};

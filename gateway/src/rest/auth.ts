@@ -1,0 +1,58 @@
+// REST paths of spec §7 for accounts and sessions: /api/auth/{register,login,current,logout}.
+import { Router } from 'express';
+import { clientIp } from '@parley/common/http.ts';
+import type { Clients } from '../clients.ts';
+import { bearerToken } from '../context.ts';
+import { authenticate, login, logout, register } from '../sessions.ts';
+import { composeUser, type UserView } from '../users.ts';
+import { jsonObject, stringField } from './input.ts';
+
+/** The user as REST clients read it: `_id` mirrors `id`, and the credit balance is a JSON number. */
+export function restUser(user: UserView) {
+  return {
+    id: user.id,
+    _id: user.id,
+    email: user.email,
+    name: user.name,
+    subscription: user.subscription,
+    usage: { creditBalance: Number(user.usage.creditBalance), lastCreditRefill: user.usage.lastCreditRefill },
+  };
+}
+
+export function authRoutes(clients: Clients): Router {
+  const router = Router();
+
+  router.post('/register', async (req, res) => {
+    const body = jsonObject(req.body);
+    const { token, user } = await register(clients, {
+      email: stringField(body, 'email'),
+      password: stringField(body, 'password'),
+      password2: stringField(body, 'password2'),
+      clientIp: clientIp(req),
+    });
+    res.status(201).json({ token, user: restUser(await composeUser(clients, user)) });
+  });
+
+  router.post('/login', async (req, res) => {
+    const body = jsonObject(req.body);
+    const { token, user } = await login(clients, {
+      email: stringField(body, 'email'),
+      password: stringField(body, 'password'),
+      clientIp: clientIp(req),
+    });
+    res.json({ token, user: restUser(await composeUser(clients, user)) });
+  });
+
+  router.get('/current', async (req, res) => {
+    const user = await authenticate(clients, bearerToken(req));
+    res.json(restUser(await composeUser(clients, user)));
+  });
+
+  // The client clears its session whatever happens; this revokes the token server-side when one is sent.
+  router.get('/logout', async (req, res) => {
+    await logout(clients, bearerToken(req));
+    res.json({ message: 'Logged out' });
+  });
+
+  return router;
+}

@@ -1,0 +1,52 @@
+// The user as the product shows it: identity from the auth service, plan and credit from billing
+// (billing is the truth for both). REST and GraphQL compose it from these helpers.
+import type { User as AuthUser } from '@parley/proto/parley/auth/v1/auth_pb.js';
+import { Plan, type Account } from '@parley/proto/parley/billing/v1/billing_pb.js';
+import { ConnectError, Code } from '@parley/common/rpc-errors.ts';
+import type { Clients } from './clients.ts';
+
+export type { AuthUser, Account };
+
+export type Subscription = 'free' | 'pro';
+
+export interface Usage {
+  /** Exact decimal string, e.g. "0.01". */
+  creditBalance: string;
+  /** ISO 8601, or null when billing has never refilled the account. */
+  lastCreditRefill: string | null;
+}
+
+export interface UserView {
+  id: string;
+  email: string;
+  name: string;
+  subscription: Subscription;
+  usage: Usage;
+}
+
+export async function loadAccount(clients: Clients, userId: string): Promise<Account> {
+  const { account } = await clients.billing.getAccount({ userId });
+  // A contract violation, not a user error: it surfaces as a logged 500.
+  if (!account) throw new ConnectError('billing returned no account', Code.Internal);
+  return account;
+}
+
+export function subscriptionOf(account: Account): Subscription {
+  return account.plan === Plan.PRO ? 'pro' : 'free';
+}
+
+export function usageOf(account: Account): Usage {
+  const refill = account.lastCreditRefill;
+  return {
+    creditBalance: account.creditBalance,
+    lastCreditRefill: refill ? new Date(Number(refill.seconds) * 1000 + Math.floor(refill.nanos / 1e6)).toISOString() : null,
+  };
+}
+
+export function userView(user: AuthUser, account: Account): UserView {
+  return { id: user.id, email: user.email, name: user.name, subscription: subscriptionOf(account), usage: usageOf(account) };
+}
+
+export async function composeUser(clients: Clients, user: AuthUser): Promise<UserView> {
+  return userView(user, await loadAccount(clients, user.id));
+}
