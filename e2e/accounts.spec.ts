@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 import { expect, test, type Page } from '@playwright/test';
 import { screenshot } from './screenshots.ts';
 
