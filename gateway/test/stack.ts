@@ -1,0 +1,171 @@
+// Starts the real auth and billing services in-process (fresh schemas, a unique queue/key prefix) and
+// the gateway in front of them, each on a random port, so test files run in parallel in isolation.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Queue } from 'bullmq';
+import { createLogger } from '@parley/common/logger.ts';
+import { QUEUES } from '@parley/common/queues.ts';
+import { createRedis } from '@parley/common/redis.ts';
+import type { ServiceParts } from '@parley/common/service.ts';
+import { createTestSchema, testInfra, uniqueName } from '@parley/common/testing/infra.ts';
+import { serveApp } from '@parley/common/testing/serve.ts';
+import { readAuthConfig } from '@parley/auth/config.ts';
+import { createAuthService, MIGRATIONS_DIR as AUTH_MIGRATIONS } from '@parley/auth/service.ts';
+import { readBillingConfig } from '@parley/billing/config.ts';
+import { createBillingService, MIGRATIONS_DIR as BILLING_MIGRATIONS } from '@parley/billing/service.ts';
+import { createGateway } from '../src/app.ts';
+import { readGatewayConfig } from '../src/config.ts';
+
+const silent = (name: string) => createLogger(name, 'silent');
+
+/** A temporary built web app: index.html and one hashed asset. */
+export function fakeWebDist(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-web-'));
+  mkdirSync(join(dir, 'assets'));
+  writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Parley</title><div id="root"></div>');
+  writeFileSync(join(dir, 'assets', 'index-abc123.js'), 'console.log("parley")');
+  return dir;
+}
+
+/** Starts a gateway in front of the given service URLs. */
+export async function startGateway(env: Record<string, string>) {
+  const config = readGatewayConfig({ LOG_LEVEL: 'silent', ...env });
+  const parts = await createGateway(config, { logger: silent('gateway-test') });
+  const server = await serveApp(parts.app);
+  return {
+    url: server.url,
+    config,
+    async close() {
+      await server.close();
+      for (const close of parts.closers) await close();
+    },
+  };
+}
+
+async function serve(parts: ServiceParts) {
+  const server = await serveApp(parts.app);
+  return {
+    url: server.url,
+    async close() {
+      await server.close();
+      for (const close of parts.closers) await close();
+    },
+  };
+}
+
+export interface StackOptions {
+  authEnv?: Record<string, string>;
+  gatewayEnv?: Record<string, string>;
+}
+
+export async function startStack(opts: StackOptions = {}) {
+  const { redisUrl } = await testInfra();
+  const prefix = uniqueName('gwtest');
+  const [authSchema, billingSchema] = await Promise.all([
+    createTestSchema('gw_auth', AUTH_MIGRATIONS),
+    createTestSchema('gw_billing', BILLING_MIGRATIONS),
+  ]);
+  const auth = await serve(
+    await createAuthService(
+      readAuthConfig({
+        DATABASE_URL: authSchema.databaseUrl,
+        REDIS_URL: redisUrl,
+        AUTH_DB_SCHEMA: authSchema.schema,
+        QUEUE_PREFIX: prefix,
+        LOG_LEVEL: 'silent',
+        ...opts.authEnv,
+      }),
+      { logger: silent('auth-test') },
+    ),
+  );
+  const billing = await serve(
+    await createBillingService(
+      readBillingConfig({
+        DATABASE_URL: billingSchema.databaseUrl,
+        REDIS_URL: redisUrl,
+        BILLING_DB_SCHEMA: billingSchema.schema,
+        QUEUE_PREFIX: prefix,
+        LOG_LEVEL: 'silent',
+      }),
+      { logger: silent('billing-test') },
+    ),
+  );
+  const webDistDir = fakeWebDist();
+  const mediaDir = mkdtempSync(join(tmpdir(), 'parley-media-'));
+  const gateway = await startGateway({
+    AUTH_URL: auth.url,
+    BILLING_URL: billing.url,
+    WEB_DIST_DIR: webDistDir,
+    MEDIA_DIR: mediaDir,
+    // Tests act as the one proxy in front of the gateway, choosing client IPs with X-Forwarded-For.
+    TRUST_PROXY: '1',
+    ...opts.gatewayEnv,
+  });
+
+  return {
+    url: gateway.url,
+    authUrl: auth.url,
+    billingUrl: billing.url,
+    webDistDir,
+    mediaDir,
+    async close() {
+      await gateway.close();
+      await auth.close();
+      await billing.close();
+      const redis = createRedis(redisUrl);
+      for (const name of Object.values(QUEUES)) {
+        const queue = new Queue(name, { connection: redis, prefix });
+        await queue.obliterate({ force: true });
+        await queue.close();
+      }
+      const keys = await redis.keys(`${prefix}:*`);
+      if (keys.length) await redis.del(...keys);
+      await redis.quit();
+      await Promise.all([authSchema.drop(), billingSchema.drop()]);
+      rmSync(webDistDir, { recursive: true, force: true });
+      rmSync(mediaDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export type Stack = Awaited<ReturnType<typeof startStack>>;
+
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  // Tests assert on shapes; the body is whatever JSON the server sent.
+  body: any;
+}
+
+/** A JSON call to the gateway, as the web app makes it. */
+export async function api(
+  baseUrl: string,
+  path: string,
+  opts: { method?: string; body?: unknown; rawBody?: string; token?: string; headers?: Record<string, string> } = {},
+): Promise<ApiResponse> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.body !== undefined || opts.rawBody !== undefined) headers['content-type'] ??= 'application/json';
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  const res = await fetch(baseUrl + path, {
+    method: opts.method ?? (opts.body !== undefined || opts.rawBody !== undefined ? 'POST' : 'GET'),
+    headers,
+    body: opts.rawBody ?? (opts.body !== undefined ? JSON.stringify(opts.body) : undefined),
+  });
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status: res.status, headers: res.headers, body };
+}
+
+/** A GraphQL operation over POST with a JSON content type (what Apollo's CSRF guard expects). */
+export async function gql(baseUrl: string, query: string, variables: Record<string, unknown> = {}, token?: string): Promise<ApiResponse> {
+  return api(baseUrl, '/graphql', { body: { query, variables }, token });
+}
+
+let counter = 0;
+export const uniqueEmail = (tag = 'owner') => `${tag}.${Date.now().toString(36)}${(counter++).toString(36)}@example.com`;
