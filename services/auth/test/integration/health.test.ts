@@ -1,6 +1,7 @@
 import { Code } from '@parley/common/rpc-errors.ts';
 import { createServiceClient } from '@parley/common/rpc-client.ts';
 import { createLogger } from '@parley/common/logger.ts';
+import { createRedis } from '@parley/common/redis.ts';
 import { serveApp } from '@parley/common/testing/serve.ts';
 import { testInfra, uniqueName } from '@parley/common/testing/infra.ts';
 import { AuthService } from '@parley/proto/parley/auth/v1/auth_pb.js';
@@ -44,8 +45,9 @@ describe('when the database is missing', () => {
     const { databaseUrl, redisUrl } = await testInfra();
     const missing = new URL(databaseUrl);
     missing.pathname = `/${uniqueName('missing')}`;
+    const prefix = uniqueName('test');
     const parts = await createAuthService(
-      readAuthConfig({ DATABASE_URL: missing.toString(), REDIS_URL: redisUrl, QUEUE_PREFIX: uniqueName('test'), AUTH_DB_SCHEMA: 'auth' }),
+      readAuthConfig({ DATABASE_URL: missing.toString(), REDIS_URL: redisUrl, QUEUE_PREFIX: prefix, AUTH_DB_SCHEMA: 'auth' }),
       { logger: createLogger('auth-test', 'silent') },
     );
     const server = await serveApp(parts.app);
@@ -53,6 +55,10 @@ describe('when the database is missing', () => {
     stop = async () => {
       await server.close();
       for (const close of parts.closers) await close();
+      const redis = createRedis(redisUrl);
+      const keys = await redis.keys(`${prefix}:*`);
+      if (keys.length) await redis.del(...keys);
+      await redis.quit();
     };
   });
   afterAll(async () => {
