@@ -1,0 +1,19 @@
+import { ApolloProvider } from '@apollo/client/react';
+import { useState } from 'react';
+import { createBrowserRouter, RouterProvider } from 'react-router-dom';
+import { createApolloClient } from '../lib/apollo-client';
+import { SessionProvider } from '../lib/session/session-provider';
+import { routes } from './routes';
+
+const router = createBrowserRouter(routes);
+
+export function App() {
+  const [client] = useState(() => createApolloClient());
+  return (
+    <ApolloProvider client={client}>
+      <SessionProvider>
+        <RouterProvider router={router} />
+      </SessionProvider>
+    </ApolloProvider>
+  );
+}

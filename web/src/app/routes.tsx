@@ -1,0 +1,34 @@
+import { Navigate, type RouteObject } from 'react-router-dom';
+import { ForgotPasswordPage } from '../features/auth/components/forgot-password-page';
+import { LoginPage } from '../features/auth/components/login-page';
+import { RegisterPage } from '../features/auth/components/register-page';
+import { DashboardPage } from '../features/dashboard/components/dashboard-page';
+import { LandingPage } from '../features/landing/components/landing-page';
+import { PrivacyPage } from '../features/legal/components/privacy-page';
+import { TermsPage } from '../features/legal/components/terms-page';
+import { PricingPage } from '../features/pricing/components/pricing-page';
+import { NotFoundPage } from './not-found-page';
+import { RequireAuth } from './require-auth';
+import { SiteLayout } from './site-layout';
+
+// The public chat page (/chat/:uniqueId) will be a sibling of SiteLayout: it has no header or footer.
+export const routes: RouteObject[] = [
+  {
+    element: <SiteLayout />,
+    children: [
+      { path: '/', element: <LandingPage /> },
+      { path: '/pricing', element: <PricingPage /> },
+      { path: '/login', element: <LoginPage /> },
+      { path: '/register', element: <RegisterPage /> },
+      { path: '/signup', element: <Navigate to="/register" replace /> },
+      { path: '/forgot-password', element: <ForgotPasswordPage /> },
+      { path: '/terms', element: <TermsPage /> },
+      { path: '/privacy', element: <PrivacyPage /> },
+      {
+        element: <RequireAuth />,
+        children: [{ path: '/dashboard', element: <DashboardPage /> }],
+      },
+      { path: '*', element: <NotFoundPage /> },
+    ],
+  },
+];

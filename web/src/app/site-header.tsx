@@ -1,0 +1,105 @@
+import { useEffect, useState } from 'react';
+import { Link, NavLink, useLocation, useNavigate } from 'react-router-dom';
+import { Button } from '../components/ui/button';
+import { ButtonLink } from '../components/ui/button-link';
+import { LogoMark } from '../components/ui/logo';
+import { cn } from '../lib/cn';
+import { useSession } from '../lib/session/session-context';
+
+function navLinkClasses({ isActive }: { isActive: boolean }) {
+  return cn(
+    'rounded-md px-3 py-2 text-sm font-medium transition-colors',
+    isActive ? 'text-brand-700' : 'text-gray-600 hover:text-gray-900',
+  );
+}
+
+export function SiteHeader() {
+  const session = useSession();
+  const navigate = useNavigate();
+  const location = useLocation();
+  const [menuOpen, setMenuOpen] = useState(false);
+  const [loggingOut, setLoggingOut] = useState(false);
+
+  // A navigation closes the small-screen menu.
+  useEffect(() => setMenuOpen(false), [location.pathname]);
+
+  async function handleLogout() {
+    setLoggingOut(true);
+    try {
+      await session.logout();
+    } finally {
+      setLoggingOut(false);
+      setMenuOpen(false);
+      navigate('/login');
+    }
+  }
+
+  // While the stored session is being checked, neither set of buttons is shown, to avoid a flash of "Login".
+  const actions = session.loading ? null : session.isAuthenticated ? (
+    <>
+      <ButtonLink to="/dashboard" variant="secondary" size="sm">
+        Dashboard
+      </ButtonLink>
+      <Button variant="ghost" size="sm" onClick={handleLogout} busy={loggingOut}>
+        Logout
+      </Button>
+    </>
+  ) : (
+    <>
+      <ButtonLink to="/login" variant="ghost" size="sm">
+        Login
+      </ButtonLink>
+      <ButtonLink to="/register" size="sm">
+        Sign Up
+      </ButtonLink>
+    </>
+  );
+
+  return (
+    <header className="sticky top-0 z-40 border-b border-gray-200 bg-white/90 backdrop-blur supports-[backdrop-filter]:bg-white/75">
+      <div className="mx-auto flex h-16 w-full max-w-6xl items-center justify-between gap-4 px-4 sm:px-6 lg:px-8">
+        <div className="flex items-center gap-6">
+          <Link to="/" className="flex items-center gap-2 rounded-md" aria-label="Parley home">
+            <LogoMark />
+            <span className="text-lg font-semibold tracking-tight text-gray-900">Parley</span>
+          </Link>
+          <nav aria-label="Main" className="hidden sm:block">
+            <NavLink to="/pricing" className={navLinkClasses}>
+              Pricing
+            </NavLink>
+          </nav>
+        </div>
+
+        <div className="hidden items-center gap-2 sm:flex">{actions}</div>
+
+        <button
+          type="button"
+          className="inline-flex size-10 items-center justify-center rounded-lg text-gray-700 hover:bg-gray-100 sm:hidden"
+          aria-expanded={menuOpen}
+          aria-controls="mobile-menu"
+          onClick={() => setMenuOpen((open) => !open)}
+        >
+          <span className="sr-only">{menuOpen ? 'Close menu' : 'Open menu'}</span>
+          <svg className="size-6" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="1.75" aria-hidden="true">
+            {menuOpen ? (
+              <path strokeLinecap="round" d="M6 6l12 12M18 6L6 18" />
+            ) : (
+              <path strokeLinecap="round" d="M4 7h16M4 12h16M4 17h16" />
+            )}
+          </svg>
+        </button>
+      </div>
+
+      {menuOpen ? (
+        <div id="mobile-menu" className="border-t border-gray-200 bg-white px-4 pt-2 pb-4 sm:hidden">
+          <nav aria-label="Main mobile" className="flex flex-col">
+            <NavLink to="/pricing" className={navLinkClasses}>
+              Pricing
+            </NavLink>
+          </nav>
+          <div className="mt-3 grid grid-cols-2 gap-2 border-t border-gray-100 pt-3 [&>*]:w-full">{actions}</div>
+        </div>
+      ) : null}
+    </header>
+  );
+}

@@ -1,0 +1,70 @@
+import { useState, type FormEvent } from 'react';
+import { Link, Navigate } from 'react-router-dom';
+import { Alert } from '../../../components/ui/alert';
+import { Button } from '../../../components/ui/button';
+import { TextField } from '../../../components/ui/text-field';
+import { useSession } from '../../../lib/session/session-context';
+import { useLogin } from '../hooks/use-login';
+import { AuthCard, textLinkClasses } from './auth-card';
+
+export function LoginPage() {
+  const session = useSession();
+  const { login, loading, error } = useLogin();
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+
+  // Also how a successful submit reaches the dashboard: signing in re-renders this page signed in.
+  if (session.isAuthenticated) return <Navigate to="/dashboard" replace />;
+
+  async function handleSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    await login({ email, password });
+  }
+
+  // A session that could not be restored explains itself here, where the user lands after the redirect.
+  const message = error ?? session.error;
+
+  return (
+    <AuthCard
+      title="Welcome back"
+      subtitle="Log in to manage your chatbots."
+      footer={
+        <>
+          Don&apos;t have an account?{' '}
+          <Link to="/register" className={textLinkClasses}>
+            Sign up
+          </Link>
+        </>
+      }
+    >
+      <form onSubmit={handleSubmit} className="space-y-5">
+        {message ? <Alert tone={error ? 'error' : 'info'}>{message}</Alert> : null}
+        <TextField
+          label="Email"
+          name="email"
+          type="email"
+          autoComplete="email"
+          placeholder="you@example.com"
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+        />
+        <TextField
+          label="Password"
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          labelAction={
+            <Link to="/forgot-password" className={`text-sm ${textLinkClasses}`}>
+              Forgot password?
+            </Link>
+          }
+        />
+        <Button type="submit" size="lg" fullWidth busy={loading} busyLabel="Logging in...">
+          Login
+        </Button>
+      </form>
+    </AuthCard>
+  );
+}

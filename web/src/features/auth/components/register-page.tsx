@@ -1,0 +1,73 @@
+import { useState, type FormEvent } from 'react';
+import { Link, Navigate } from 'react-router-dom';
+import { Alert } from '../../../components/ui/alert';
+import { Button } from '../../../components/ui/button';
+import { TextField } from '../../../components/ui/text-field';
+import { useSession } from '../../../lib/session/session-context';
+import { useRegister } from '../hooks/use-register';
+import { MIN_PASSWORD_LENGTH } from '../validation';
+import { AuthCard, textLinkClasses } from './auth-card';
+
+export function RegisterPage() {
+  const session = useSession();
+  const { register, loading, error } = useRegister();
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [password2, setPassword2] = useState('');
+
+  // Also how a successful submit reaches the dashboard: signing in re-renders this page signed in.
+  if (session.isAuthenticated) return <Navigate to="/dashboard" replace />;
+
+  async function handleSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    await register({ email, password, password2 });
+  }
+
+  return (
+    <AuthCard
+      title="Create an account"
+      subtitle="Start building chatbots that answer from your knowledge."
+      footer={
+        <>
+          Already have an account?{' '}
+          <Link to="/login" className={textLinkClasses}>
+            Log in
+          </Link>
+        </>
+      }
+    >
+      <form onSubmit={handleSubmit} className="space-y-5">
+        {error ? <Alert>{error}</Alert> : null}
+        <TextField
+          label="Email"
+          name="email"
+          type="email"
+          autoComplete="email"
+          placeholder="you@example.com"
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+        />
+        <TextField
+          label="Password"
+          name="password"
+          type="password"
+          autoComplete="new-password"
+          hint={`At least ${MIN_PASSWORD_LENGTH} characters.`}
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+        />
+        <TextField
+          label="Confirm password"
+          name="password2"
+          type="password"
+          autoComplete="new-password"
+          value={password2}
+          onChange={(e) => setPassword2(e.target.value)}
+        />
+        <Button type="submit" size="lg" fullWidth busy={loading} busyLabel="Creating account...">
+          Create account
+        </Button>
+      </form>
+    </AuthCard>
+  );
+}

@@ -1,0 +1,12 @@
+import { graphql } from '../../../gql';
+
+export const RegisterMutation = graphql(`
+  mutation Register($input: RegisterInput!) {
+    register(input: $input) {
+      token
+      user {
+        ...SessionUser
+      }
+    }
+  }
+`);

@@ -1,0 +1,26 @@
+import { ApolloClient, ApolloLink, HttpLink, InMemoryCache } from '@apollo/client';
+import { SetContextLink } from '@apollo/client/link/context';
+import { readToken } from './token-storage';
+
+// Reads the token on every request, so signing in or out needs no client rebuild.
+const authLink = new SetContextLink((prevContext) => {
+  const token = readToken();
+  return {
+    headers: {
+      ...prevContext.headers,
+      'content-type': 'application/json',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
+  };
+});
+
+/**
+ * Builds the app's Apollo Client. `terminatingLink` is replaceable so tests can answer operations
+ * without a server; the app uses same-origin `/graphql` (the gateway, or Vite's dev proxy).
+ */
+export function createApolloClient(terminatingLink: ApolloLink = new HttpLink({ uri: '/graphql' })) {
+  return new ApolloClient({
+    link: ApolloLink.from([authLink, terminatingLink]),
+    cache: new InMemoryCache(),
+  });
+}

@@ -1,0 +1,39 @@
+import { CombinedGraphQLErrors, ServerError } from '@apollo/client/errors';
+
+interface ErrorEntry {
+  message?: unknown;
+  extensions?: { code?: unknown };
+}
+
+// The first GraphQL error of a failed operation. Most failures arrive as CombinedGraphQLErrors; a
+// gateway that answers with a non-2xx status (401, 429) surfaces as a ServerError whose body may
+// still hold the GraphQL errors, so both are read.
+function firstError(error: unknown): ErrorEntry | undefined {
+  if (CombinedGraphQLErrors.is(error)) return error.errors[0] as ErrorEntry | undefined;
+  if (ServerError.is(error)) {
+    try {
+      const body = JSON.parse(error.bodyText) as { errors?: ErrorEntry[] };
+      return body.errors?.[0];
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+/** The `extensions.code` of a failed operation, e.g. "UNAUTHENTICATED"; undefined for network failures. */
+export function graphqlErrorCode(error: unknown): string | undefined {
+  const code = firstError(error)?.extensions?.code;
+  if (typeof code === 'string') return code;
+  if (ServerError.is(error) && error.statusCode === 401) return 'UNAUTHENTICATED';
+  return undefined;
+}
+
+/**
+ * The server's user-facing message for a failed operation, when it sent one. Network and parse
+ * failures carry no user-facing text, so callers fall back to their own default.
+ */
+export function graphqlErrorMessage(error: unknown): string | undefined {
+  const message = firstError(error)?.message;
+  return typeof message === 'string' && message.trim() ? message.trim() : undefined;
+}

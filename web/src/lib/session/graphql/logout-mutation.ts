@@ -1,0 +1,7 @@
+import { graphql } from '../../../gql';
+
+export const LogoutMutation = graphql(`
+  mutation Logout {
+    logout
+  }
+`);

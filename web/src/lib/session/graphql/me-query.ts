@@ -1,0 +1,9 @@
+import { graphql } from '../../../gql';
+
+export const MeQuery = graphql(`
+  query Me {
+    me {
+      ...SessionUser
+    }
+  }
+`);

@@ -1,0 +1,23 @@
+import { createContext, useContext } from 'react';
+import type { SessionUser } from './session-user';
+
+export interface Session {
+  user: SessionUser | null;
+  isAuthenticated: boolean;
+  /** True until the stored token has been checked with the server. */
+  loading: boolean;
+  /** Why the stored session could not be restored, e.g. "Session expired. Please login again.". */
+  error: string | null;
+  /** Stores the token and user after a successful login or registration. */
+  signIn: (token: string, user: SessionUser) => void;
+  /** Revokes the token on the server when possible, then always forgets the session locally. */
+  logout: () => Promise<void>;
+}
+
+export const SessionContext = createContext<Session | null>(null);
+
+export function useSession(): Session {
+  const session = useContext(SessionContext);
+  if (!session) throw new Error('useSession must be used inside <SessionProvider>');
+  return session;
+}
