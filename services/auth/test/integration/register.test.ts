@@ -4,7 +4,8 @@ import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { createProducer, QUEUES } from '@parley/common/queues.ts';
 import { Code } from '@parley/common/rpc-errors.ts';
 import { UserRegisteredSchema } from '@parley/proto/parley/events/v1/user_registered_pb.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { register } from '../../src/accounts/register.ts';
 import { publishUserRegistered, userRegisteredJobId } from '../../src/accounts/user-registered.publisher.ts';
 import { expectRpcError, startAuth, uniqueEmail, type AuthHarness } from './harness.ts';
 
@@ -141,5 +142,25 @@ describe('UserRegistered', () => {
     await expectRpcError(h.client.register(registration('bad')), Code.InvalidArgument, 'Please enter a valid email address');
     expect(await h.queue.count()).toBe(before + 1);
     expect(await h.db.user.count()).toBe(await h.queue.count());
+  });
+});
+
+describe('Register when the queue is unavailable', () => {
+  it('still creates the account and logs the failed publish', async () => {
+    const logger = { info: vi.fn(), error: vi.fn() };
+    const email = uniqueEmail('offline');
+    const res = await register(
+      {
+        db: h.db,
+        sessionTtlSeconds: 60,
+        logger: logger as never,
+        publishUserRegistered: () => Promise.reject(new Error('redis is down')),
+      },
+      { email, password: 'secret1', passwordConfirmation: 'secret1', name: '', clientIp: '' },
+    );
+    expect(res.user.email).toBe(email);
+    expect(await h.db.user.count({ where: { email } })).toBe(1);
+    expect(logger.error).toHaveBeenCalledWith(expect.objectContaining({ userId: res.user.id }), 'could not publish UserRegistered');
+    expect((await h.client.authenticate({ token: res.token })).user?.id).toBe(res.user.id);
   });
 });
