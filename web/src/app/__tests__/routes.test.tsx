@@ -1,0 +1,51 @@
+import { fireEvent, screen, waitFor } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { readToken } from '../../lib/token-storage';
+import { mockLink, sampleUser } from '../../test/mock-link';
+import { renderApp } from '../../test/render-app';
+
+describe('routes and layout', () => {
+  it('redirects a signed-out visitor from /dashboard to /login', async () => {
+    const { router } = renderApp('/dashboard', mockLink({}).link);
+    await waitFor(() => expect(router.state.location.pathname).toBe('/login'));
+  });
+
+  it('shows a spinner while the stored session is checked, then the dashboard', async () => {
+    localStorage.setItem('token', 'good');
+    renderApp('/dashboard', mockLink({ Me: () => ({ data: { me: { ...sampleUser, name: '' } } }) }).link);
+    expect(screen.getByRole('status').textContent).toBe('Loading');
+    expect(await screen.findByText('Welcome back, User')).toBeTruthy();
+  });
+
+  it('sends /signup to /register', async () => {
+    const { router } = renderApp('/signup', mockLink({}).link);
+    await waitFor(() => expect(router.state.location.pathname).toBe('/register'));
+  });
+
+  it('shows a 404 page for an unknown route', () => {
+    renderApp('/no-such-page', mockLink({}).link);
+    expect(screen.getByRole('heading', { name: 'Page not found' })).toBeTruthy();
+  });
+
+  it('shows Login and Sign Up when signed out, and the footer links', async () => {
+    renderApp('/', mockLink({}).link);
+    expect(await screen.findByRole('link', { name: 'Login' })).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'Sign Up' }).getAttribute('href')).toBe('/register');
+    expect(screen.getByText('Create and manage AI chatbots powered by OpenAI.')).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'Usage Details' }).getAttribute('href')).toBe('/usage');
+    expect(screen.getByText(new RegExp(`${new Date().getFullYear()} Parley`))).toBeTruthy();
+  });
+
+  it('shows Dashboard and Logout when signed in; Logout signs out and goes to /login', async () => {
+    localStorage.setItem('token', 'good');
+    const { router, client } = renderApp(
+      '/pricing',
+      mockLink({ Me: () => ({ data: { me: sampleUser } }), Logout: () => ({ data: { logout: true } }) }).link,
+    );
+    expect((await screen.findByRole('link', { name: 'Dashboard' })).getAttribute('href')).toBe('/dashboard');
+    fireEvent.click(screen.getByRole('button', { name: 'Logout' }));
+    await waitFor(() => expect(router.state.location.pathname).toBe('/login'));
+    expect(readToken()).toBeNull();
+    expect(client.extract()).toEqual({});
+  });
+});
