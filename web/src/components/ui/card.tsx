@@ -15,7 +15,7 @@ interface CardHeaderProps {
 
 export function CardHeader({ title, description, action, as: Heading = 'h2' }: CardHeaderProps) {
   return (
-    <div className="flex items-start justify-between gap-4 border-b border-gray-100 px-6 py-4">
+    <div className="flex items-center justify-between gap-4 border-b border-gray-100 px-6 py-4">
       <div className="min-w-0">
         <Heading className="text-base font-semibold text-gray-900">{title}</Heading>
         {description ? <p className="mt-0.5 text-sm text-gray-500">{description}</p> : null}

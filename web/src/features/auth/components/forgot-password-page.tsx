@@ -6,7 +6,7 @@ export function ForgotPasswordPage() {
   return (
     <AuthCard
       title="Reset your password"
-      subtitle="Password reset by email is on its way."
+      subtitle="Self-service password reset is coming soon."
       footer={
         <Link to="/login" className={textLinkClasses}>
           Back to login

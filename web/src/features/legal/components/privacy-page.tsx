@@ -34,7 +34,7 @@ export function PrivacyPage() {
       <LegalSection title="Age requirement">
         <p>
           Parley is not intended for anyone under 18. We do not knowingly collect information from people under 18; if
-          you believe we have, please contact us so we can delete it.
+          you believe we have, let us know and we will delete it.
         </p>
       </LegalSection>
       <LegalSection title="Changes to this policy">
