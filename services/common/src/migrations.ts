@@ -94,7 +94,8 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
     await client.connect();
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
     if (!rowCount) await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`).catch((err: { code?: string }) => {
-      if (err.code !== '42P04') throw err; // created meanwhile by another process
+      // created meanwhile by another process: duplicate_database, or the catalog's unique index
+      if (err.code !== '42P04' && err.code !== '23505') throw err;
     });
   } finally {
     await client.end().catch(() => {});
