@@ -38,5 +38,5 @@ for (const pkg of ['gateway', 'web']) {
   if (!existsSync(join(root, pkg, 'codegen.ts'))) continue;
   const out = pkg === 'web' ? 'web/src/gql' : 'gateway/src/generated';
   step(`${pkg} GraphQL types`, ['gateway/src/schema', `${pkg}/codegen.ts`, ...(pkg === 'web' ? ['web/src'] : [])], out, pkg,
-    ['npx', 'graphql-codegen', '--config', 'codegen.ts']);
+    ['npx', 'graphql-codegen', '--config', 'codegen.ts', '--silent']);
 }
