@@ -159,7 +159,7 @@ describe('GET /api/auth/current', () => {
   });
 
   it('answers 401 "Not authorized, no token" without a bearer token', async () => {
-    for (const headers of [{}, { authorization: 'Basic abc' }, { authorization: 'Bearer ' }]) {
+    for (const headers of [{} as Record<string, string>, { authorization: 'Basic abc' }, { authorization: 'Bearer ' }]) {
       const res = await call('/api/auth/current', { headers });
       expect(res.status).toBe(401);
       expect(res.body).toEqual({ message: 'Not authorized, no token' });
