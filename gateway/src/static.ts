@@ -39,7 +39,9 @@ export function webAppRouter(distDir: string): Router {
       return;
     }
     res.setHeader('Cache-Control', 'no-cache');
-    res.sendFile(indexHtml);
+    // `root` keeps send's dotfile check to the part below distDir: the checkout itself may live
+    // under a dot-directory.
+    res.sendFile('index.html', { root: distDir });
   });
   return router;
 }

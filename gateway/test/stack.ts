@@ -21,8 +21,9 @@ const silent = (name: string) => createLogger(name, 'silent');
 
 /** A temporary built web app: index.html and one hashed asset. */
 export function fakeWebDist(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'parley-web-'));
-  mkdirSync(join(dir, 'assets'));
+  // Under a dot-directory, as a checkout may be (send's dotfile rules must not apply above the root).
+  const dir = join(mkdtempSync(join(tmpdir(), 'parley-web-')), '.checkout', 'dist');
+  mkdirSync(join(dir, 'assets'), { recursive: true });
   writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Parley</title><div id="root"></div>');
   writeFileSync(join(dir, 'assets', 'index-abc123.js'), 'console.log("parley")');
   return dir;
