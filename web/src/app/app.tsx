@@ -2,6 +2,7 @@ import { ApolloProvider } from '@apollo/client/react';
 import { useState } from 'react';
 import { createBrowserRouter, RouterProvider } from 'react-router-dom';
 import { createApolloClient } from '../lib/apollo-client';
+import { ChatbotsProvider } from '../lib/chatbots/chatbots-provider';
 import { SessionProvider } from '../lib/session/session-provider';
 import { routes } from './routes';
 
@@ -12,7 +13,9 @@ export function App() {
   return (
     <ApolloProvider client={client}>
       <SessionProvider>
-        <RouterProvider router={router} />
+        <ChatbotsProvider>
+          <RouterProvider router={router} />
+        </ChatbotsProvider>
       </SessionProvider>
     </ApolloProvider>
   );

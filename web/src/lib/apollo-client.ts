@@ -21,6 +21,11 @@ const authLink = new SetContextLink((prevContext) => {
 export function createApolloClient(terminatingLink: ApolloLink = new HttpLink({ uri: '/graphql' })) {
   return new ApolloClient({
     link: ApolloLink.from([authLink, terminatingLink]),
-    cache: new InMemoryCache(),
+    cache: new InMemoryCache({
+      typePolicies: {
+        // A knowledge base has no id of its own: a mutation's answer replaces the chatbot's whole.
+        Chatbot: { fields: { knowledgeBase: { merge: false } } },
+      },
+    }),
   });
 }

@@ -3,3 +3,11 @@ export function formatDollars(amount: string | number, decimals: number): string
   const value = typeof amount === 'number' ? amount : Number(amount);
   return `$${(Number.isFinite(value) ? value : 0).toFixed(decimals)}`;
 }
+
+const dateFormat = new Intl.DateTimeFormat('en-US', { year: 'numeric', month: 'short', day: 'numeric' });
+
+/** A calendar date from an ISO timestamp, e.g. "Jan 5, 2025"; an unreadable value shows as "—". */
+export function formatDate(iso: string): string {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? '—' : dateFormat.format(date);
+}

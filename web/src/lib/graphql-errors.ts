@@ -2,7 +2,7 @@ import { CombinedGraphQLErrors, ServerError } from '@apollo/client/errors';
 
 interface ErrorEntry {
   message?: unknown;
-  extensions?: { code?: unknown };
+  extensions?: { code?: unknown; [key: string]: unknown };
 }
 
 // The first GraphQL error of a failed operation. Most failures arrive as CombinedGraphQLErrors; a
@@ -36,4 +36,9 @@ export function graphqlErrorCode(error: unknown): string | undefined {
 export function graphqlErrorMessage(error: unknown): string | undefined {
   const message = firstError(error)?.message;
   return typeof message === 'string' && message.trim() ? message.trim() : undefined;
+}
+
+/** One `extensions` entry of a failed operation, e.g. `limitReached`; undefined when absent. */
+export function graphqlErrorExtension(error: unknown, key: string): unknown {
+  return firstError(error)?.extensions?.[key];
 }

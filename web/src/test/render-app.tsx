@@ -4,6 +4,7 @@ import { render } from '@testing-library/react';
 import { createMemoryRouter, RouterProvider } from 'react-router-dom';
 import { routes } from '../app/routes';
 import { createApolloClient } from '../lib/apollo-client';
+import { ChatbotsProvider } from '../lib/chatbots/chatbots-provider';
 import { SessionProvider } from '../lib/session/session-provider';
 
 /** Renders the whole app (real routes, session and Apollo Client) at `path`, answering GraphQL with `link`. */
@@ -13,7 +14,9 @@ export function renderApp(path: string, link: ApolloLink) {
   const view = render(
     <ApolloProvider client={client}>
       <SessionProvider>
-        <RouterProvider router={router} />
+        <ChatbotsProvider>
+          <RouterProvider router={router} />
+        </ChatbotsProvider>
       </SessionProvider>
     </ApolloProvider>,
   );

@@ -1,0 +1,9 @@
+import { graphql } from '../../../gql';
+
+export const ChatbotsQuery = graphql(`
+  query Chatbots {
+    chatbots {
+      ...ChatbotSummary
+    }
+  }
+`);

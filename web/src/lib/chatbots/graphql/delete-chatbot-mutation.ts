@@ -1,0 +1,7 @@
+import { graphql } from '../../../gql';
+
+export const DeleteChatbotMutation = graphql(`
+  mutation DeleteChatbot($id: ID!) {
+    deleteChatbot(id: $id)
+  }
+`);
