@@ -1,5 +1,6 @@
 import { useId, type InputHTMLAttributes, type ReactNode } from 'react';
 import { cn } from '../../lib/cn';
+import { fieldControlClasses } from './field-styles';
 
 interface TextFieldProps extends InputHTMLAttributes<HTMLInputElement> {
   label: string;
@@ -23,12 +24,7 @@ export function TextField({ label, labelAction, hint, className, id, ...rest }: 
       <input
         id={inputId}
         aria-describedby={hintId}
-        className={cn(
-          'block h-11 w-full rounded-lg border border-gray-300 bg-white px-3.5 text-sm text-gray-900 shadow-xs',
-          'placeholder:text-gray-400 transition-colors',
-          'focus:border-brand-500 focus:ring-3 focus:ring-brand-500/20 focus:outline-none',
-          'disabled:cursor-not-allowed disabled:bg-gray-50 disabled:text-gray-500',
-        )}
+        className={cn(fieldControlClasses, 'h-11')}
         {...rest}
       />
       {hint ? (
