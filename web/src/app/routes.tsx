@@ -2,6 +2,9 @@ import { Navigate, type RouteObject } from 'react-router-dom';
 import { ForgotPasswordPage } from '../features/auth/components/forgot-password-page';
 import { LoginPage } from '../features/auth/components/login-page';
 import { RegisterPage } from '../features/auth/components/register-page';
+import { ChatbotDetailPage } from '../features/chatbots/components/chatbot-detail-page';
+import { ChatbotsPage } from '../features/chatbots/components/chatbots-page';
+import { CreateChatbotPage } from '../features/chatbots/components/create-chatbot-page';
 import { DashboardPage } from '../features/dashboard/components/dashboard-page';
 import { LandingPage } from '../features/landing/components/landing-page';
 import { PrivacyPage } from '../features/legal/components/privacy-page';
@@ -26,7 +29,12 @@ export const routes: RouteObject[] = [
       { path: '/privacy', element: <PrivacyPage /> },
       {
         element: <RequireAuth />,
-        children: [{ path: '/dashboard', element: <DashboardPage /> }],
+        children: [
+          { path: '/dashboard', element: <DashboardPage /> },
+          { path: '/chatbots', element: <ChatbotsPage /> },
+          { path: '/chatbots/create', element: <CreateChatbotPage /> },
+          { path: '/chatbots/:id', element: <ChatbotDetailPage /> },
+        ],
       },
       { path: '*', element: <NotFoundPage /> },
     ],

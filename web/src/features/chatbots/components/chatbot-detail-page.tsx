@@ -1,0 +1,58 @@
+import { useQuery } from '@apollo/client/react';
+import { useParams } from 'react-router-dom';
+import { Alert } from '../../../components/ui/alert';
+import { ButtonLink } from '../../../components/ui/button-link';
+import { PageContainer } from '../../../components/ui/page-container';
+import { Spinner } from '../../../components/ui/spinner';
+import { graphqlErrorMessage } from '../../../lib/graphql-errors';
+import { ChatbotQuery } from '../graphql/chatbot-query';
+import { BasicSettingsForm } from './basic-settings-form';
+import { ChatbotProfileCard } from './chatbot-profile-card';
+import { ChatbotTabs } from './chatbot-tabs';
+import { KnowledgeBaseContent } from './knowledge-base-content';
+import { KnowledgeBaseForm } from './knowledge-base-form';
+
+export const LOAD_CHATBOT_FAILED_MESSAGE = 'Failed to load chatbot';
+
+export function ChatbotDetailPage() {
+  const { id = '' } = useParams();
+  // Cached data shows at once; the network answer brings fresh interaction counts and dates.
+  const { data, error, loading } = useQuery(ChatbotQuery, { variables: { id }, fetchPolicy: 'cache-and-network' });
+  const chatbot = data?.chatbot;
+
+  return (
+    <PageContainer className="py-8 sm:py-10">
+      <ButtonLink to="/dashboard" variant="secondary" size="sm">
+        <span aria-hidden="true">←</span> Back to Dashboard
+      </ButtonLink>
+
+      {!chatbot && loading ? (
+        <div className="flex justify-center py-24 text-brand-600">
+          <Spinner className="size-8" label="Loading chatbot" />
+        </div>
+      ) : null}
+
+      {!chatbot && !loading && error ? (
+        <Alert className="mt-6">{graphqlErrorMessage(error) ?? LOAD_CHATBOT_FAILED_MESSAGE}</Alert>
+      ) : null}
+
+      {chatbot ? (
+        <>
+          <h1 className="mt-6 text-2xl font-semibold tracking-tight break-words text-gray-900 sm:text-3xl">{chatbot.name}</h1>
+          <div className="mt-6 grid items-start gap-6 lg:grid-cols-3">
+            <ChatbotProfileCard chatbot={chatbot} />
+            <div className="min-w-0 lg:col-span-2">
+              <ChatbotTabs>
+                <div className="space-y-6">
+                  <BasicSettingsForm key={chatbot.id} chatbot={chatbot} />
+                  <KnowledgeBaseForm chatbotId={chatbot.id} />
+                  <KnowledgeBaseContent chatbotId={chatbot.id} knowledgeBase={chatbot.knowledgeBase} />
+                </div>
+              </ChatbotTabs>
+            </div>
+          </div>
+        </>
+      ) : null}
+    </PageContainer>
+  );
+}

@@ -1,0 +1,12 @@
+import { graphql } from '../../../gql';
+
+export const ChatbotQuery = graphql(`
+  query Chatbot($id: ID!) {
+    chatbot(id: $id) {
+      ...ChatbotSummary
+      knowledgeBase {
+        ...KnowledgeBaseFields
+      }
+    }
+  }
+`);
