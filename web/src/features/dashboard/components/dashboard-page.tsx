@@ -2,6 +2,7 @@ import { PageContainer } from '../../../components/ui/page-container';
 import { useSession } from '../../../lib/session/session-context';
 import { displayName } from '../account-labels';
 import { AccountOverviewCard } from './account-overview-card';
+import { MyChatbotsCard } from './my-chatbots-card';
 
 export function DashboardPage() {
   const { user } = useSession();
@@ -18,6 +19,7 @@ export function DashboardPage() {
       </div>
       <div className="grid gap-6 lg:grid-cols-2">
         <AccountOverviewCard user={user} />
+        <MyChatbotsCard plan={user.subscription} />
       </div>
     </PageContainer>
   );
