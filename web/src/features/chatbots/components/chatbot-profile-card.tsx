@@ -13,7 +13,7 @@ import { PICTURE_ACCEPT, useUploadProfilePicture } from '../hooks/use-upload-pro
 function Row({ label, children }: { label: string; children: ReactNode }) {
   return (
     <div className="flex items-start justify-between gap-4 py-2.5">
-      <dt className="text-sm text-gray-500">{label}</dt>
+      <dt className="shrink-0 text-sm text-gray-500">{label}</dt>
       <dd className="min-w-0 text-right text-sm font-medium text-gray-900">{children}</dd>
     </div>
   );
@@ -94,7 +94,7 @@ export function ChatbotProfileCard({ chatbot }: { chatbot: ChatbotSummary }) {
           <Row label="Last Updated">{formatDate(chatbot.updatedAt)}</Row>
           <Row label="Total Cost">
             <span className="tabular-nums">—</span>
-            <span className="block text-xs font-normal text-gray-500">This month&apos;s cost will show here soon</span>
+            <span className="block text-xs font-normal text-gray-500">Monthly cost coming soon</span>
           </Row>
         </dl>
 

@@ -66,7 +66,7 @@ export function ChatbotsPage() {
         {chatbots.length > 0 ? (
           <ul className="grid gap-6 sm:grid-cols-2 lg:grid-cols-3">
             {chatbots.map((chatbot) => (
-              <li key={chatbot.id} className="flex flex-col [&>article]:flex-1">
+              <li key={chatbot.id} className="flex min-w-0 flex-col [&>article]:flex-1">
                 <ChatbotCard chatbot={chatbot} />
               </li>
             ))}

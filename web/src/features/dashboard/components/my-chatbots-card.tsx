@@ -17,7 +17,7 @@ import type { Plan } from '../../../lib/session/session-user';
 
 function ChatbotTile({ chatbot }: { chatbot: ChatbotSummary }) {
   return (
-    <li className="flex flex-col rounded-xl border border-gray-200 p-4">
+    <li className="flex min-w-0 flex-col rounded-xl border border-gray-200 p-4">
       <div className="flex items-start gap-3">
         <ChatbotAvatar name={chatbot.name} src={chatbot.profilePicture} size="sm" />
         <div className="min-w-0 flex-1">
