@@ -1,0 +1,28 @@
+// Announces a deleted chatbot so services holding data about it (conversations, usage) can react.
+import { create } from '@bufbuild/protobuf';
+import { timestampNow } from '@bufbuild/protobuf/wkt';
+import { ChatbotDeletedSchema } from '@parley/proto/parley/events/v1/chatbot_deleted_pb.js';
+import type { Producer } from '@parley/common/queues.ts';
+
+export type ChatbotDeletedProducer = Producer<typeof ChatbotDeletedSchema>;
+
+/** One job per chatbot: BullMQ ignores a repeated job id, so a retried publish cannot duplicate it. */
+export const chatbotDeletedJobId = (chatbotId: string) => `chatbot-deleted.${chatbotId}`;
+
+const PUBLISH_TIMEOUT_MS = 3000;
+
+export async function publishChatbotDeleted(producer: ChatbotDeletedProducer, chatbot: { id: string; ownerId: string }): Promise<void> {
+  const event = create(ChatbotDeletedSchema, { chatbotId: chatbot.id, ownerId: chatbot.ownerId, occurredAt: timestampNow() });
+  // The Redis client queues commands while disconnected; a deadline keeps the delete from hanging on it.
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      producer.publish(event, chatbotDeletedJobId(chatbot.id)),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`publish timed out after ${PUBLISH_TIMEOUT_MS} ms`)), PUBLISH_TIMEOUT_MS);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

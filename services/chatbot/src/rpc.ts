@@ -1,0 +1,110 @@
+// The ChatbotService over ConnectRPC: maps proto messages to the use cases and back, nothing more.
+import type { ConnectRouter } from '@connectrpc/connect';
+import { create } from '@bufbuild/protobuf';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import {
+  ChatbotSchema,
+  ChatbotService,
+  KnowledgeBaseSchema,
+  PublicChatbotSchema,
+  TextEntrySchema,
+  type Chatbot as ChatbotMessage,
+  type KnowledgeBase as KnowledgeBaseMessage,
+} from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
+import type { Chatbot } from './generated/prisma/client.ts';
+import { createChatbot, type CreateChatbotDeps } from './chatbots/create-chatbot.ts';
+import { deleteChatbot, type DeleteChatbotDeps } from './chatbots/delete-chatbot.ts';
+import { getPublicChatbot } from './chatbots/get-public-chatbot.ts';
+import { listChatbots } from './chatbots/list-chatbots.ts';
+import { findOwnedChatbot } from './chatbots/owned-chatbot.ts';
+import { updateChatbot } from './chatbots/update-chatbot.ts';
+import { addTextEntry, type AddTextEntryDeps } from './knowledge/add-text-entry.ts';
+import { deleteTextEntry } from './knowledge/delete-text-entry.ts';
+import { loadKnowledgeBase, loadKnowledgeBases, type KnowledgeBase } from './knowledge/knowledge-base.ts';
+import { retrieve } from './knowledge/retrieve.ts';
+import { setProfilePicture, type SetProfilePictureDeps } from './pictures/set-profile-picture.ts';
+
+export type ChatbotRpcDeps = CreateChatbotDeps & DeleteChatbotDeps & AddTextEntryDeps & SetProfilePictureDeps;
+
+export function toKnowledgeBaseMessage(kb: KnowledgeBase): KnowledgeBaseMessage {
+  return create(KnowledgeBaseSchema, {
+    text: kb.text,
+    textEntries: kb.entries.map((e) =>
+      create(TextEntrySchema, { id: e.id, title: e.title, content: e.content, createdAt: timestampFromDate(e.createdAt) }),
+    ),
+  });
+}
+
+export function toChatbotMessage(c: Chatbot, kb?: KnowledgeBase): ChatbotMessage {
+  return create(ChatbotSchema, {
+    id: c.id,
+    uniqueId: c.uniqueId,
+    ownerId: c.ownerId,
+    name: c.name,
+    profilePicture: c.profilePicture ?? '',
+    isActive: c.isActive,
+    language: c.language,
+    interactions: BigInt(c.interactions),
+    lastInteraction: c.lastInteraction ? timestampFromDate(c.lastInteraction) : undefined,
+    createdAt: timestampFromDate(c.createdAt),
+    updatedAt: timestampFromDate(c.updatedAt),
+    knowledgeBase: kb ? toKnowledgeBaseMessage(kb) : undefined,
+  });
+}
+
+export function chatbotRoutes(deps: ChatbotRpcDeps) {
+  const { db } = deps;
+  return (router: ConnectRouter) => {
+    router.service(ChatbotService, {
+      async createChatbot(req) {
+        return { chatbot: toChatbotMessage(await createChatbot(deps, { ownerId: req.ownerId, name: req.name })) };
+      },
+      async listChatbots(req) {
+        const chatbots = await listChatbots(db, req.ownerId);
+        const kbs = req.includeKnowledgeBase ? await loadKnowledgeBases(db, chatbots.map((c) => c.id)) : undefined;
+        return { chatbots: chatbots.map((c) => toChatbotMessage(c, kbs?.get(c.id))) };
+      },
+      async getChatbot(req) {
+        const chatbot = await findOwnedChatbot(db, { ownerId: req.ownerId, chatbotId: req.chatbotId });
+        return { chatbot: toChatbotMessage(chatbot, await loadKnowledgeBase(db, chatbot.id)) };
+      },
+      async updateChatbot(req) {
+        const chatbot = await updateChatbot(db, {
+          ownerId: req.ownerId,
+          chatbotId: req.chatbotId,
+          name: req.name,
+          isActive: req.isActive,
+          language: req.language,
+        });
+        return { chatbot: toChatbotMessage(chatbot) };
+      },
+      async deleteChatbot(req) {
+        await deleteChatbot(deps, { ownerId: req.ownerId, chatbotId: req.chatbotId });
+        return {};
+      },
+      async setProfilePicture(req) {
+        const profilePicture = await setProfilePicture(deps, { ownerId: req.ownerId, chatbotId: req.chatbotId, content: req.content });
+        return { profilePicture };
+      },
+      async addTextEntry(req) {
+        const entry = await addTextEntry(deps, { ownerId: req.ownerId, chatbotId: req.chatbotId, text: req.text });
+        return { knowledgeBase: toKnowledgeBaseMessage(await loadKnowledgeBase(db, entry.chatbotId)) };
+      },
+      async deleteTextEntry(req) {
+        const chatbotId = req.chatbotId.trim().toLowerCase();
+        await deleteTextEntry(db, { ownerId: req.ownerId, chatbotId, entryId: req.entryId });
+        return { knowledgeBase: toKnowledgeBaseMessage(await loadKnowledgeBase(db, chatbotId)) };
+      },
+      async getPublicChatbot(req) {
+        const c = await getPublicChatbot(db, req.uniqueId);
+        return {
+          chatbot: create(PublicChatbotSchema, { id: c.id, ownerId: c.ownerId, name: c.name, profilePicture: c.profilePicture ?? '', language: c.language }),
+        };
+      },
+      async retrieve(req) {
+        const chunks = await retrieve(db, { chatbotId: req.chatbotId, query: req.query, k: req.k });
+        return { chunks };
+      },
+    });
+  };
+}

@@ -1,0 +1,65 @@
+// Builds the chatbot service from its configuration: database, Redis, the billing client, the
+// ChatbotDeleted producer and the Express app. main.ts runs it; tests (the chatbot service's and
+// other packages') start it in-process the same way.
+import { fileURLToPath } from 'node:url';
+import type { Client } from '@connectrpc/connect';
+import { BillingService } from '@parley/proto/parley/billing/v1/billing_pb.js';
+import { ChatbotDeletedSchema } from '@parley/proto/parley/events/v1/chatbot_deleted_pb.js';
+import { prismaAdapter } from '@parley/common/database.ts';
+import { createServiceApp } from '@parley/common/http.ts';
+import type { Logger } from '@parley/common/logger.ts';
+import { createProducer, QUEUES } from '@parley/common/queues.ts';
+import { createRedis } from '@parley/common/redis.ts';
+import { createServiceClient } from '@parley/common/rpc-client.ts';
+import type { ServiceParts } from '@parley/common/service.ts';
+import { PrismaClient } from './generated/prisma/client.ts';
+import { publishChatbotDeleted } from './chatbots/chatbot-deleted.publisher.ts';
+import { billingPlanLookup } from './chatbots/owner-plan.ts';
+import type { ChatbotConfig } from './config.ts';
+import { chatbotRoutes, type ChatbotRpcDeps } from './rpc.ts';
+
+export const MIGRATIONS_DIR = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
+
+export interface ChatbotServiceParts extends ServiceParts {
+  prisma: PrismaClient;
+  deps: ChatbotRpcDeps;
+}
+
+export async function createChatbotService(
+  config: ChatbotConfig,
+  opts: { logger: Logger; billing?: Client<typeof BillingService> },
+): Promise<ChatbotServiceParts> {
+  const { logger } = opts;
+  const prisma = new PrismaClient({ adapter: prismaAdapter({ databaseUrl: config.DATABASE_URL, schema: config.CHATBOT_DB_SCHEMA }) });
+  const redis = createRedis(config.REDIS_URL);
+  redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
+  const chatbotDeleted = createProducer(redis, QUEUES.chatbotDeleted, ChatbotDeletedSchema, { prefix: config.QUEUE_PREFIX });
+  const billing = opts.billing ?? createServiceClient(BillingService, config.BILLING_URL, { timeoutMs: config.RPC_TIMEOUT_MS });
+
+  const deps: ChatbotRpcDeps = {
+    db: prisma,
+    logger,
+    ownerPlan: billingPlanLookup(billing, logger),
+    publishChatbotDeleted: (chatbot) => publishChatbotDeleted(chatbotDeleted, chatbot),
+    mediaDir: config.MEDIA_DIR,
+    maxPictureBytes: config.MAX_PICTURE_BYTES,
+    maxEntryChars: config.MAX_ENTRY_CHARS,
+    maxKnowledgeChars: config.MAX_KNOWLEDGE_CHARS_PER_BOT,
+  };
+
+  const app = createServiceApp({
+    logger,
+    routes: chatbotRoutes(deps),
+    readiness: [
+      { name: 'database', check: () => prisma.$queryRaw`SELECT 1` },
+      { name: 'redis', check: () => redis.ping() },
+    ],
+  });
+
+  return {
+    app,
+    prisma,
+    deps,
+    closers: [() => chatbotDeleted.close(), () => redis.quit(), () => prisma.$disconnect()],
+  };
+}
