@@ -98,7 +98,14 @@ export function chatbotRoutes(deps: ChatbotRpcDeps) {
       async getPublicChatbot(req) {
         const c = await getPublicChatbot(db, req.uniqueId);
         return {
-          chatbot: create(PublicChatbotSchema, { id: c.id, ownerId: c.ownerId, name: c.name, profilePicture: c.profilePicture ?? '', language: c.language }),
+          chatbot: create(PublicChatbotSchema, {
+            id: c.id,
+            ownerId: c.ownerId,
+            name: c.name,
+            profilePicture: c.profilePicture ?? '',
+            language: c.language,
+            knowledgeChars: c.knowledgeChars,
+          }),
         };
       },
       async retrieve(req) {

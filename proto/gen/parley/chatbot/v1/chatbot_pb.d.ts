@@ -508,6 +508,13 @@ export declare type PublicChatbot = Message<"parley.chatbot.v1.PublicChatbot"> &
    * @generated from field: string language = 5;
    */
   language: string;
+
+  /**
+   * Characters in the whole knowledge base, so a caller can tell whether all of it fits a prompt.
+   *
+   * @generated from field: int64 knowledge_chars = 6 [jstype = JS_NUMBER];
+   */
+  knowledgeChars: bigint;
 };
 
 /**
