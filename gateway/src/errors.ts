@@ -5,7 +5,7 @@
 // answered with a generic message, never a stack.
 import type { GraphQLFormattedError } from 'graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
-import { Code, ConnectError } from '@parley/common/rpc-errors.ts';
+import { Code, ConnectError, USER_MESSAGE_HEADER } from '@parley/common/rpc-errors.ts';
 import type { Logger } from '@parley/common/logger.ts';
 
 export const UNAVAILABLE_MESSAGE = 'Service temporarily unavailable. Please try again.';
@@ -44,6 +44,9 @@ export function mapError(err: unknown, logger: Logger): MappedError {
   if (err instanceof ConnectError) {
     const known = userFacing[err.code];
     if (known) return { ...known, message: err.rawMessage };
+    if (err.code === Code.Unavailable && err.metadata.get(USER_MESSAGE_HEADER) === 'true') {
+      return { status: 503, code: 'SERVICE_UNAVAILABLE', message: err.rawMessage };
+    }
     if (err.code === Code.Unavailable || err.code === Code.DeadlineExceeded) {
       logger.warn({ code: Code[err.code], err: err.rawMessage }, 'service unavailable');
       return { status: 503, code: 'SERVICE_UNAVAILABLE', message: UNAVAILABLE_MESSAGE };

@@ -15,6 +15,14 @@ export const tooMany = (message: string) => new ConnectError(message, Code.Resou
 export const failedPrecondition = (message: string) => new ConnectError(message, Code.FailedPrecondition);
 export const unavailable = (message: string) => new ConnectError(message, Code.Unavailable);
 
+/**
+ * Error metadata marking an UNAVAILABLE error whose message is written for the user (a chatbot whose
+ * owner is out of credit, a language model that timed out), so the gateway shows it instead of its
+ * generic "temporarily unavailable" text.
+ */
+export const USER_MESSAGE_HEADER = 'user-message';
+export const unavailableToUser = (message: string) => new ConnectError(message, Code.Unavailable, { [USER_MESSAGE_HEADER]: 'true' });
+
 export function errorInterceptor(logger: Logger): Interceptor {
   return (next) => async (req) => {
     try {
