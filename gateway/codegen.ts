@@ -14,7 +14,8 @@ const config: CodegenConfig = {
         scalars: { Decimal: 'string', DateTime: 'string' },
         contextType: '../context.ts#GraphQLContext',
         // Resolvers hand the auth service's user to the User type; its billing fields resolve lazily.
-        mappers: { User: '../users.ts#AuthUser' },
+        // Chatbots are mapped from the chatbot service's messages once, by the views in chatbots.ts.
+        mappers: { User: '../users.ts#AuthUser', Chatbot: '../chatbots.ts#ChatbotView', KnowledgeBase: '../chatbots.ts#KnowledgeBaseView' },
       },
     },
   },

@@ -18,6 +18,7 @@ export interface ProcessSpec {
 export const PROCESSES: ProcessSpec[] = [
   { name: 'auth', entry: 'services/auth/src/main.ts', urlVar: 'AUTH_URL', defaultPort: 4001 },
   { name: 'billing', entry: 'services/billing/src/main.ts', urlVar: 'BILLING_URL', defaultPort: 4004 },
+  { name: 'chatbot', entry: 'services/chatbot/src/main.ts', urlVar: 'CHATBOT_URL', defaultPort: 4002 },
   { name: 'gateway', entry: 'gateway/src/main.ts', defaultPort: 8080 },
 ];
 

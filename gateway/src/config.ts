@@ -16,6 +16,7 @@ export const gatewayVars = {
   PORT: { parse: port, default: '8080' },
   AUTH_URL: serviceUrl('AUTH_URL'),
   BILLING_URL: serviceUrl('BILLING_URL'),
+  CHATBOT_URL: serviceUrl('CHATBOT_URL'),
   PUBLIC_URL: { parse: url(['http', 'https']), default: 'http://localhost:8080' },
   MEDIA_DIR: { parse: path, default: '.data/media' },
   WEB_DIST_DIR: { parse: path, default: 'web/dist' },
@@ -23,6 +24,8 @@ export const gatewayVars = {
   TRUST_PROXY: { parse: int(0, 10), default: '0' },
   RPC_TIMEOUT_MS: { parse: int(100, 120_000), default: '5000' },
   BODY_LIMIT: { parse: byteSize, default: '100kb' },
+  // Largest picture upload read from a request; the chatbot service enforces its own limit too.
+  MAX_PICTURE_BYTES: { parse: int(1, 100 * 1024 * 1024), default: String(2 * 1024 * 1024) },
   LOG_LEVEL: commonVars.LOG_LEVEL,
 };
 

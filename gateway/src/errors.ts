@@ -5,7 +5,7 @@
 // answered with a generic message, never a stack.
 import type { GraphQLFormattedError } from 'graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
-import { Code, ConnectError, USER_MESSAGE_HEADER } from '@parley/common/rpc-errors.ts';
+import { Code, ConnectError, LIMIT_REACHED_HEADER, USER_MESSAGE_HEADER } from '@parley/common/rpc-errors.ts';
 import type { Logger } from '@parley/common/logger.ts';
 
 export const UNAVAILABLE_MESSAGE = 'Service temporarily unavailable. Please try again.';
@@ -17,6 +17,7 @@ export type GraphQLErrorCode =
   | 'FORBIDDEN'
   | 'NOT_FOUND'
   | 'CONFLICT'
+  | 'LIMIT_REACHED'
   | 'TOO_MANY_REQUESTS'
   | 'SERVICE_UNAVAILABLE'
   | 'INTERNAL_SERVER_ERROR';
@@ -25,6 +26,8 @@ export interface MappedError {
   status: number;
   code: GraphQLErrorCode;
   message: string;
+  /** The owner's plan does not allow this (spec: the create-error response may carry limitReached). */
+  limitReached?: true;
 }
 
 /** Connect codes whose message is meant for the user, with the status they become. */
@@ -39,9 +42,20 @@ const userFacing: Partial<Record<Code, { status: number; code: GraphQLErrorCode 
   [Code.ResourceExhausted]: { status: 429, code: 'TOO_MANY_REQUESTS' },
 };
 
+/** A refusal decided by the gateway itself with an HTTP status no Connect code stands for (413, 415). */
+export class HttpError extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.status = status;
+  }
+}
+
 /** Maps any error to its status, code and user-facing message; logs what the user must not see. */
 export function mapError(err: unknown, logger: Logger): MappedError {
+  if (err instanceof HttpError) return { status: err.status, code: 'BAD_USER_INPUT', message: err.message };
   if (err instanceof ConnectError) {
+    if (err.metadata.get(LIMIT_REACHED_HEADER) === 'true') return { status: 403, code: 'LIMIT_REACHED', message: err.rawMessage, limitReached: true };
     const known = userFacing[err.code];
     if (known) return { ...known, message: err.rawMessage };
     if (err.code === Code.Unavailable && err.metadata.get(USER_MESSAGE_HEADER) === 'true') {
@@ -57,9 +71,9 @@ export function mapError(err: unknown, logger: Logger): MappedError {
 }
 
 /** The REST answer for an error: its status and the `{ message }` body. */
-export function toHttpError(err: unknown, logger: Logger): { status: number; body: { message: string } } {
-  const { status, message } = mapError(err, logger);
-  return { status, body: { message } };
+export function toHttpError(err: unknown, logger: Logger): { status: number; body: { message: string; limitReached?: true } } {
+  const { status, message, limitReached } = mapError(err, logger);
+  return { status, body: limitReached ? { message, limitReached } : { message } };
 }
 
 /** Apollo's own error codes (malformed or invalid operations) and the status they stand for. */
@@ -86,8 +100,9 @@ export function formatGraphQLError(logger: Logger) {
     if (!(original instanceof ConnectError) && typeof ownCode === 'string' && ownCode in apolloStatus) {
       return { ...formatted, extensions: { code: ownCode, http: { status: apolloStatus[ownCode] } } };
     }
-    const { status, code, message } = mapError(original, logger);
-    return { message, locations: formatted.locations, path: formatted.path, extensions: { code, http: { status } } };
+    const { status, code, message, limitReached } = mapError(original, logger);
+    const extensions = limitReached ? { code, limitReached, http: { status } } : { code, http: { status } };
+    return { message, locations: formatted.locations, path: formatted.path, extensions };
   };
 }
 

@@ -160,10 +160,10 @@ describe('health', () => {
     expect(res).toMatchObject({ status: 200, body: { status: 'ok' } });
   });
 
-  it('/readyz is ready when auth and billing answer', async () => {
+  it('/readyz is ready when the services it calls answer', async () => {
     const res = await api(stack.url, '/readyz');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'ready', checks: { auth: 'ok', billing: 'ok' } });
+    expect(res.body).toEqual({ status: 'ready', checks: { auth: 'ok', billing: 'ok', chatbot: 'ok' } });
   });
 
   describe('with the services down', () => {

@@ -14,6 +14,8 @@ import { readAuthConfig } from '@parley/auth/config.ts';
 import { createAuthService, MIGRATIONS_DIR as AUTH_MIGRATIONS } from '@parley/auth/service.ts';
 import { readBillingConfig } from '@parley/billing/config.ts';
 import { createBillingService, MIGRATIONS_DIR as BILLING_MIGRATIONS } from '@parley/billing/service.ts';
+import { readChatbotConfig } from '@parley/chatbot/config.ts';
+import { createChatbotService, MIGRATIONS_DIR as CHATBOT_MIGRATIONS } from '@parley/chatbot/service.ts';
 import { createGateway } from '../src/app.ts';
 import { readGatewayConfig } from '../src/config.ts';
 
@@ -57,15 +59,17 @@ async function serve(parts: ServiceParts) {
 
 export interface StackOptions {
   authEnv?: Record<string, string>;
+  chatbotEnv?: Record<string, string>;
   gatewayEnv?: Record<string, string>;
 }
 
 export async function startStack(opts: StackOptions = {}) {
   const { redisUrl } = await testInfra();
   const prefix = uniqueName('gwtest');
-  const [authSchema, billingSchema] = await Promise.all([
+  const [authSchema, billingSchema, chatbotSchema] = await Promise.all([
     createTestSchema('gw_auth', AUTH_MIGRATIONS),
     createTestSchema('gw_billing', BILLING_MIGRATIONS),
+    createTestSchema('gw_chatbot', CHATBOT_MIGRATIONS),
   ]);
   const auth = await serve(
     await createAuthService(
@@ -92,11 +96,27 @@ export async function startStack(opts: StackOptions = {}) {
       { logger: silent('billing-test') },
     ),
   );
-  const webDistDir = fakeWebDist();
   const mediaDir = mkdtempSync(join(tmpdir(), 'parley-media-'));
+  const chatbot = await serve(
+    await createChatbotService(
+      readChatbotConfig({
+        DATABASE_URL: chatbotSchema.databaseUrl,
+        REDIS_URL: redisUrl,
+        CHATBOT_DB_SCHEMA: chatbotSchema.schema,
+        QUEUE_PREFIX: prefix,
+        BILLING_URL: billing.url,
+        MEDIA_DIR: mediaDir,
+        LOG_LEVEL: 'silent',
+        ...opts.chatbotEnv,
+      }),
+      { logger: silent('chatbot-test') },
+    ),
+  );
+  const webDistDir = fakeWebDist();
   const gateway = await startGateway({
     AUTH_URL: auth.url,
     BILLING_URL: billing.url,
+    CHATBOT_URL: chatbot.url,
     WEB_DIST_DIR: webDistDir,
     MEDIA_DIR: mediaDir,
     // Tests act as the one proxy in front of the gateway, choosing client IPs with X-Forwarded-For.
@@ -108,11 +128,15 @@ export async function startStack(opts: StackOptions = {}) {
     url: gateway.url,
     authUrl: auth.url,
     billingUrl: billing.url,
+    chatbotUrl: chatbot.url,
+    /** The billing schema, for tests that change an owner's plan directly (as a payment would). */
+    billingDatabase: billingSchema,
     webDistDir,
     mediaDir,
     async close() {
       await gateway.close();
       await auth.close();
+      await chatbot.close();
       await billing.close();
       const redis = createRedis(redisUrl);
       for (const name of Object.values(QUEUES)) {
@@ -123,7 +147,7 @@ export async function startStack(opts: StackOptions = {}) {
       const keys = await redis.keys(`${prefix}:*`);
       if (keys.length) await redis.del(...keys);
       await redis.quit();
-      await Promise.all([authSchema.drop(), billingSchema.drop()]);
+      await Promise.all([authSchema.drop(), billingSchema.drop(), chatbotSchema.drop()]);
       rmSync(webDistDir, { recursive: true, force: true });
       rmSync(mediaDir, { recursive: true, force: true });
     },

@@ -5,11 +5,13 @@ import type { Logger } from '@parley/common/logger.ts';
 import type { Clients } from '../clients.ts';
 import { bodyParserError, toHttpError } from '../errors.ts';
 import { authRoutes } from './auth.ts';
+import { chatbotRoutes } from './chatbots.ts';
 
-export function apiRouter(opts: { clients: Clients; logger: Logger; bodyLimit: string }): Router {
+export function apiRouter(opts: { clients: Clients; logger: Logger; bodyLimit: string; maxPictureBytes: number }): Router {
   const router = Router();
   router.use(express.json({ limit: opts.bodyLimit }));
   router.use('/auth', authRoutes(opts.clients));
+  router.use('/chatbot', chatbotRoutes(opts.clients, { maxPictureBytes: opts.maxPictureBytes }));
   router.use((_req, res) => {
     res.status(404).json({ message: 'Not found' });
   });

@@ -18,3 +18,19 @@ export function stringField(body: JsonObject, name: string): string {
   if (typeof value !== 'string') throw invalid(`${name} must be a string`);
   return value;
 }
+
+/** An optional string field: undefined when absent. */
+export function optionalString(body: JsonObject, name: string): string | undefined {
+  const value = body[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw invalid(`${name} must be a string`);
+  return value;
+}
+
+/** An optional boolean field: undefined when absent. */
+export function optionalBoolean(body: JsonObject, name: string): boolean | undefined {
+  const value = body[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'boolean') throw invalid(`${name} must be true or false`);
+  return value;
+}

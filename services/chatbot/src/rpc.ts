@@ -76,7 +76,7 @@ export function chatbotRoutes(deps: ChatbotRpcDeps) {
           isActive: req.isActive,
           language: req.language,
         });
-        return { chatbot: toChatbotMessage(chatbot) };
+        return { chatbot: toChatbotMessage(chatbot, await loadKnowledgeBase(db, chatbot.id)) };
       },
       async deleteChatbot(req) {
         await deleteChatbot(deps, { ownerId: req.ownerId, chatbotId: req.chatbotId });
@@ -104,7 +104,7 @@ export function chatbotRoutes(deps: ChatbotRpcDeps) {
             name: c.name,
             profilePicture: c.profilePicture ?? '',
             language: c.language,
-            knowledgeChars: c.knowledgeChars,
+            knowledgeChars: BigInt(c.knowledgeChars),
           }),
         };
       },

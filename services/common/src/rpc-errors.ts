@@ -21,6 +21,9 @@ export const unavailable = (message: string) => new ConnectError(message, Code.U
  * generic "temporarily unavailable" text.
  */
 export const USER_MESSAGE_HEADER = 'user-message';
+/** Error metadata set to "true" when a create is refused by the owner's plan limit (spec: limitReached). */
+export const LIMIT_REACHED_HEADER = 'limit-reached';
+
 export const unavailableToUser = (message: string) => new ConnectError(message, Code.Unavailable, { [USER_MESSAGE_HEADER]: 'true' });
 
 export function errorInterceptor(logger: Logger): Interceptor {

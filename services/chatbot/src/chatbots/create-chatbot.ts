@@ -1,6 +1,6 @@
 // Creating a chatbot. The free plan allows one chatbot per owner; the check and the insert run under
 // a per-owner advisory lock in one transaction, so two concurrent creates cannot both pass it.
-import { Code, ConnectError } from '@connectrpc/connect';
+import { Code, ConnectError, LIMIT_REACHED_HEADER } from '@parley/common/rpc-errors.ts';
 import type { Chatbot, PrismaClient } from '../generated/prisma/client.ts';
 import { parseName, parseOwnerId } from './chatbot-input.ts';
 import type { OwnerPlanLookup } from './owner-plan.ts';
@@ -8,12 +8,8 @@ import { newUniqueId } from './unique-id.ts';
 
 export const FREE_PLAN_CHATBOTS = 1;
 export const FREE_LIMIT_MESSAGE = 'Free users can only create one chatbot.';
-/**
- * Response header (Connect error metadata) set to "true" when a create is refused by the plan
- * limit, so the gateway can answer `{ message, limitReached: true }` without parsing the message.
- */
-export const LIMIT_REACHED_HEADER = 'limit-reached';
-
+// The error carries LIMIT_REACHED_HEADER metadata, so the gateway can answer
+// `{ message, limitReached: true }` without parsing the message.
 export function limitReachedError(): ConnectError {
   return new ConnectError(FREE_LIMIT_MESSAGE, Code.FailedPrecondition, { [LIMIT_REACHED_HEADER]: 'true' });
 }

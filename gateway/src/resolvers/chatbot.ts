@@ -1,0 +1,54 @@
+// GraphQL counterparts of /api/chatbot/*: the same service calls, the same messages.
+import type { Resolvers } from '../generated/graphql.ts';
+import { chatbotView, knowledgeBaseView } from '../chatbots.ts';
+import { ownerId } from '../owners.ts';
+
+export const chatbotResolvers: Resolvers = {
+  Query: {
+    chatbots: async (_parent, _args, ctx) => {
+      const { chatbots } = await ctx.clients.chatbot.listChatbots({ ownerId: await ownerId(ctx.clients, ctx.token) });
+      return chatbots.map(chatbotView);
+    },
+    chatbot: async (_parent, { id }, ctx) => {
+      const { chatbot } = await ctx.clients.chatbot.getChatbot({ ownerId: await ownerId(ctx.clients, ctx.token), chatbotId: id });
+      return chatbotView(chatbot);
+    },
+  },
+  Mutation: {
+    createChatbot: async (_parent, { input }, ctx) => {
+      const { chatbot } = await ctx.clients.chatbot.createChatbot({ ownerId: await ownerId(ctx.clients, ctx.token), name: input.name });
+      return chatbotView(chatbot);
+    },
+    updateChatbot: async (_parent, { id, input }, ctx) => {
+      const { chatbot } = await ctx.clients.chatbot.updateChatbot({
+        ownerId: await ownerId(ctx.clients, ctx.token),
+        chatbotId: id,
+        // GraphQL null means "not given", like an absent field.
+        name: input.name ?? undefined,
+        isActive: input.isActive ?? undefined,
+        language: input.language ?? undefined,
+      });
+      return chatbotView(chatbot);
+    },
+    deleteChatbot: async (_parent, { id }, ctx) => {
+      await ctx.clients.chatbot.deleteChatbot({ ownerId: await ownerId(ctx.clients, ctx.token), chatbotId: id });
+      return true;
+    },
+    addKnowledgeText: async (_parent, { chatbotId, text }, ctx) => {
+      const { knowledgeBase } = await ctx.clients.chatbot.addTextEntry({ ownerId: await ownerId(ctx.clients, ctx.token), chatbotId, text });
+      return knowledgeBaseView(knowledgeBase);
+    },
+    deleteKnowledgeEntry: async (_parent, { chatbotId, entryId }, ctx) => {
+      const { knowledgeBase } = await ctx.clients.chatbot.deleteTextEntry({ ownerId: await ownerId(ctx.clients, ctx.token), chatbotId, entryId });
+      return knowledgeBaseView(knowledgeBase);
+    },
+  },
+  Chatbot: {
+    // Lists are read without the knowledge base; it is fetched only when a query selects it.
+    knowledgeBase: async (chatbot, _args, ctx) => {
+      if (chatbot.knowledgeBase) return chatbot.knowledgeBase;
+      const { chatbot: full } = await ctx.clients.chatbot.getChatbot({ ownerId: await ownerId(ctx.clients, ctx.token), chatbotId: chatbot.id });
+      return chatbotView(full).knowledgeBase ?? knowledgeBaseView(undefined);
+    },
+  },
+};
