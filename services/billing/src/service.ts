@@ -12,6 +12,8 @@ import { openAccount, type OpenAccountDeps } from './accounts/open-account.ts';
 import { startUserRegisteredWorker } from './accounts/user-registered.job.ts';
 import type { BillingConfig } from './config.ts';
 import { billingRoutes } from './rpc.ts';
+import { recordUsage } from './usage/record-usage.ts';
+import { startUsageRecordedWorker } from './usage/usage-recorded.job.ts';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 
@@ -19,6 +21,8 @@ export interface BillingServiceParts extends ServiceParts {
   prisma: PrismaClient;
   /** The UserRegistered worker, when workers were started. */
   userRegisteredWorker?: Worker;
+  /** The UsageRecorded worker, when workers were started. */
+  usageRecordedWorker?: Worker;
 }
 
 export async function createBillingService(
@@ -31,10 +35,13 @@ export async function createBillingService(
   redis.on('error', (err) => logger.error({ err: err.message }, 'redis error'));
   const deps: OpenAccountDeps = { prisma, initialCredit: config.INITIAL_CREDIT };
 
-  const userRegisteredWorker =
-    opts.workers === false
-      ? undefined
-      : startUserRegisteredWorker({ redis, logger, prefix: config.QUEUE_PREFIX, openAccount: (userId) => openAccount(deps, userId) });
+  const workers = opts.workers !== false;
+  const userRegisteredWorker = workers
+    ? startUserRegisteredWorker({ redis, logger, prefix: config.QUEUE_PREFIX, openAccount: (userId) => openAccount(deps, userId) })
+    : undefined;
+  const usageRecordedWorker = workers
+    ? startUsageRecordedWorker({ redis, logger, prefix: config.QUEUE_PREFIX, recordUsage: (input) => recordUsage(deps, input) })
+    : undefined;
 
   const app = createServiceApp({
     logger,
@@ -49,9 +56,10 @@ export async function createBillingService(
     app,
     prisma,
     userRegisteredWorker,
+    usageRecordedWorker,
     closers: [
-      // Worker first: close() waits for the jobs in flight to finish before it resolves.
-      async () => userRegisteredWorker?.close(),
+      // Workers first: close() waits for the jobs in flight to finish before it resolves.
+      async () => Promise.all([userRegisteredWorker?.close(), usageRecordedWorker?.close()]),
       () => redis.quit(),
       () => prisma.$disconnect(),
     ],

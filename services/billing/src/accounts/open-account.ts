@@ -17,17 +17,26 @@ export const signupCreditReference = (userId: string) => `signup:${userId}`;
 
 export async function openAccount(deps: OpenAccountDeps, rawUserId: string): Promise<Account> {
   const userId = parseUserId(rawUserId);
-  const credit = new Prisma.Decimal(deps.initialCredit);
   return deps.prisma.$transaction(async (tx) => {
-    // INSERT ... ON CONFLICT DO NOTHING: a concurrent opener waits for the first one's row and then
-    // inserts nothing (count 0) instead of failing, so only the call that created the account
-    // writes the ledger entry.
-    const { count } = await tx.account.createMany({ data: [{ userId, creditBalance: credit }], skipDuplicates: true });
-    if (count === 1) {
-      await tx.creditLedgerEntry.create({
-        data: { userId, amount: credit, reason: SIGNUP_CREDIT_REASON, reference: signupCreditReference(userId) },
-      });
-    }
+    await openAccountInTransaction(tx, userId, deps.initialCredit);
     return tx.account.findUniqueOrThrow({ where: { userId } });
   });
+}
+
+/**
+ * The same, as one step of a caller's transaction (recording usage opens a missing account before
+ * debiting it). Returns whether this call created the account.
+ */
+export async function openAccountInTransaction(tx: Prisma.TransactionClient, userId: string, initialCredit: string): Promise<boolean> {
+  const credit = new Prisma.Decimal(initialCredit);
+  // INSERT ... ON CONFLICT DO NOTHING: a concurrent opener waits for the first one's row and then
+  // inserts nothing (count 0) instead of failing, so only the call that created the account
+  // writes the ledger entry.
+  const { count } = await tx.account.createMany({ data: [{ userId, creditBalance: credit }], skipDuplicates: true });
+  if (count === 1) {
+    await tx.creditLedgerEntry.create({
+      data: { userId, amount: credit, reason: SIGNUP_CREDIT_REASON, reference: signupCreditReference(userId) },
+    });
+  }
+  return count === 1;
 }

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { Code, ConnectError } from '@connectrpc/connect';
+import { MAX_TOKENS, parseUsage, type RecordUsageInput } from '../record-usage.ts';
+
+const valid: RecordUsageInput = {
+  requestId: ' req-1 ',
+  ownerId: ' owner-1 ',
+  chatbotId: 'bot-1',
+  chatbotName: 'Support bot',
+  model: 'gpt-4o-mini',
+  promptTokens: 1000n,
+  completionTokens: 500,
+  occurredAt: new Date('2026-01-01T00:00:00Z'),
+};
+
+const invalidArgument = (input: RecordUsageInput) => {
+  try {
+    parseUsage(input);
+  } catch (err) {
+    if (err instanceof ConnectError && err.code === Code.InvalidArgument) return err.rawMessage;
+    throw err;
+  }
+  throw new Error('expected InvalidArgument');
+};
+
+describe('parseUsage', () => {
+  it('trims ids and accepts token counts as bigint (the proto int64) or number', () => {
+    expect(parseUsage(valid)).toEqual({
+      requestId: 'req-1',
+      userId: 'owner-1',
+      chatbotId: 'bot-1',
+      chatbotName: 'Support bot',
+      model: 'gpt-4o-mini',
+      promptTokens: 1000,
+      completionTokens: 500,
+      occurredAt: valid.occurredAt,
+    });
+  });
+
+  it('accepts zero and the largest token counts', () => {
+    expect(parseUsage({ ...valid, promptTokens: 0n, completionTokens: BigInt(MAX_TOKENS) })).toMatchObject({ promptTokens: 0, completionTokens: MAX_TOKENS });
+  });
+
+  it.each([
+    [{ promptTokens: 1.5 }, /prompt_tokens must be a whole number/],
+    [{ promptTokens: Number.NaN }, /prompt_tokens/],
+    [{ completionTokens: -1n }, /completion_tokens/],
+    [{ completionTokens: BigInt(MAX_TOKENS) + 1n }, /completion_tokens/],
+    [{ chatbotId: '' }, /chatbot_id is required/],
+    [{ chatbotName: '  ' }, /chatbot_name is required/],
+    [{ model: 'm'.repeat(201) }, /model must be at most 200 characters/],
+    [{ occurredAt: new Date('nope') }, /occurred_at is required/],
+  ] as [Partial<RecordUsageInput>, RegExp][])('rejects %o', (overrides, message) => {
+    expect(invalidArgument({ ...valid, ...overrides })).toMatch(message);
+  });
+});

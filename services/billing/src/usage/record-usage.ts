@@ -1,0 +1,114 @@
+// Recording one answered message's use of a language model and paying for it from the owner's
+// credit: the usage record, the debit and its ledger entry are written in one transaction, once per
+// request id however often the event is delivered (retries, duplicates, concurrent workers).
+import { failedPrecondition, invalid } from '@parley/common/rpc-errors.ts';
+import type { PrismaClient, UsageRecord } from '../generated/prisma/client.ts';
+import { openAccountInTransaction } from '../accounts/open-account.ts';
+import { parseUserId } from '../accounts/user-id.ts';
+
+export interface RecordUsageDeps {
+  prisma: PrismaClient;
+  /** Exact decimal string of dollars (INITIAL_CREDIT), for an account opened on the way. */
+  initialCredit: string;
+}
+
+/** What the chat service reports for one answer (the UsageRecorded event, decoded). */
+export interface RecordUsageInput {
+  requestId: string;
+  ownerId: string;
+  chatbotId: string;
+  chatbotName: string;
+  model: string;
+  promptTokens: number | bigint;
+  completionTokens: number | bigint;
+  occurredAt: Date | undefined;
+}
+
+export interface RecordUsageResult {
+  /** False when this request id had already been recorded: nothing was changed. */
+  recorded: boolean;
+  usageRecord: UsageRecord;
+}
+
+export const USAGE_DEBIT_REASON = 'usage';
+
+/** The ledger's idempotency key for the debit of one answer. */
+export const usageDebitReference = (requestId: string) => `usage:${requestId}`;
+
+/**
+ * Tokens per field of one answer. Far above any model's context window, and low enough that the
+ * counts fit INTEGER columns and the cost fits NUMERIC(20,10) at any stored price.
+ */
+export const MAX_TOKENS = 1_000_000_000;
+
+export async function recordUsage(deps: RecordUsageDeps, input: RecordUsageInput): Promise<RecordUsageResult> {
+  const usage = parseUsage(input);
+  return deps.prisma.$transaction(async (tx) => {
+    const price = await tx.modelPrice.findUnique({ where: { modelId: usage.model } });
+    // A configuration problem, not a bad event: once the price is added, the failed job can be retried.
+    if (!price) throw failedPrecondition(`unknown model "${usage.model}": it has no price in ModelPrice`);
+
+    // The balance may go negative: the answer was already given and must be paid for.
+    await openAccountInTransaction(tx, usage.userId, deps.initialCredit);
+
+    // Costs are computed by Postgres in NUMERIC: integer tokens × a price with 4 decimals × 0.000001
+    // is exact at 10 decimals (multiplying, unlike dividing, never rounds). A concurrent duplicate
+    // waits here for the first one's commit and then inserts nothing.
+    const inserted = await tx.$queryRaw<{ id: string }[]>`
+      INSERT INTO "UsageRecord" ("id", "requestId", "userId", "chatbotId", "chatbotName", "model",
+        "promptTokens", "completionTokens", "totalTokens", "promptCost", "completionCost", "totalCost", "occurredAt")
+      SELECT gen_random_uuid(), ${usage.requestId}, ${usage.userId}, ${usage.chatbotId}, ${usage.chatbotName}, p."modelId",
+        t.prompt, t.completion, t.prompt + t.completion,
+        t.prompt * p."inputPricePerMillion" * 0.000001,
+        t.completion * p."outputPricePerMillion" * 0.000001,
+        t.prompt * p."inputPricePerMillion" * 0.000001 + t.completion * p."outputPricePerMillion" * 0.000001,
+        ${usage.occurredAt.toISOString()}::timestamptz
+      FROM "ModelPrice" p, (SELECT ${usage.promptTokens}::integer AS prompt, ${usage.completionTokens}::integer AS completion) t
+      WHERE p."modelId" = ${usage.model}
+      ON CONFLICT ("requestId") DO NOTHING
+      RETURNING "id"`;
+
+    const usageRecord = await tx.usageRecord.findUniqueOrThrow({ where: { requestId: usage.requestId } });
+    if (inserted.length === 0) return { recorded: false, usageRecord };
+
+    await tx.account.update({ where: { userId: usage.userId }, data: { creditBalance: { decrement: usageRecord.totalCost } } });
+    await tx.creditLedgerEntry.create({
+      data: {
+        userId: usage.userId,
+        amount: usageRecord.totalCost.negated(),
+        reason: USAGE_DEBIT_REASON,
+        reference: usageDebitReference(usage.requestId),
+      },
+    });
+    return { recorded: true, usageRecord };
+  });
+}
+
+/** Validates the event; a bad one throws InvalidArgument (it would fail the same way on every retry). */
+export function parseUsage(input: RecordUsageInput) {
+  const requestId = requiredText(input.requestId, 'request_id', 200);
+  const userId = parseUserId(input.ownerId);
+  const chatbotId = requiredText(input.chatbotId, 'chatbot_id', 100);
+  const chatbotName = requiredText(input.chatbotName, 'chatbot_name', 200);
+  const model = requiredText(input.model, 'model', 200);
+  const promptTokens = tokenCount(input.promptTokens, 'prompt_tokens');
+  const completionTokens = tokenCount(input.completionTokens, 'completion_tokens');
+  const occurredAt = input.occurredAt;
+  if (!occurredAt || Number.isNaN(occurredAt.getTime())) throw invalid('occurred_at is required.');
+  return { requestId, userId, chatbotId, chatbotName, model, promptTokens, completionTokens, occurredAt };
+}
+
+function requiredText(raw: string, name: string, maxChars: number): string {
+  const value = raw.trim();
+  if (!value) throw invalid(`${name} is required.`);
+  if ([...value].length > maxChars) throw invalid(`${name} must be at most ${maxChars} characters.`);
+  return value;
+}
+
+function tokenCount(raw: number | bigint, name: string): number {
+  const value = typeof raw === 'bigint' ? raw : Number.isInteger(raw) ? BigInt(raw) : undefined;
+  if (value === undefined || value < 0n || value > BigInt(MAX_TOKENS)) {
+    throw invalid(`${name} must be a whole number from 0 to ${MAX_TOKENS}, got ${String(raw)}.`);
+  }
+  return Number(value);
+}

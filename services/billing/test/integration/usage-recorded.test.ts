@@ -1,0 +1,305 @@
+// Usage metering across a real BullMQ queue into the real database: each answer recorded once and
+// paid for exactly, whatever the duplicates, concurrency, restarts and bad events.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Queue } from 'bullmq';
+import { create } from '@bufbuild/protobuf';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import { UsageRecordedSchema } from '@parley/proto/parley/events/v1/usage_recorded_pb.js';
+import { createProducer, QUEUES, type Producer } from '@parley/common/queues.ts';
+import { openAccount } from '../../src/accounts/open-account.ts';
+import { recordUsage, type RecordUsageInput } from '../../src/usage/record-usage.ts';
+import { startUsageRecordedWorker } from '../../src/usage/usage-recorded.job.ts';
+import { jobSettled, logger, startBilling, type Billing } from './harness.ts';
+
+const OCCURRED_AT = new Date('2026-03-01T12:34:56.789Z');
+
+const event = (requestId: string, ownerId: string, overrides: Partial<{ promptTokens: number; completionTokens: number; model: string }> = {}) =>
+  create(UsageRecordedSchema, {
+    requestId,
+    ownerId,
+    chatbotId: 'chatbot-1',
+    chatbotName: 'Support bot',
+    model: overrides.model ?? 'gpt-4o-mini',
+    promptTokens: BigInt(overrides.promptTokens ?? 1000),
+    completionTokens: BigInt(overrides.completionTokens ?? 500),
+    occurredAt: timestampFromDate(OCCURRED_AT),
+  });
+
+const input = (requestId: string, ownerId: string, promptTokens = 1000, completionTokens = 500): RecordUsageInput => ({
+  requestId,
+  ownerId,
+  chatbotId: 'chatbot-1',
+  chatbotName: 'Support bot',
+  model: 'gpt-4o-mini',
+  promptTokens,
+  completionTokens,
+  occurredAt: OCCURRED_AT,
+});
+
+/**
+ * The expected cost in units of 10^-10 dollars, computed independently of the code under test:
+ * gpt-4o-mini costs 0.15 / 1M = 1500 units per prompt token and 0.60 / 1M = 6000 per completion token.
+ */
+const costUnits = (promptTokens: number, completionTokens: number) => BigInt(promptTokens) * 1500n + BigInt(completionTokens) * 6000n;
+const INITIAL_UNITS = 100_000_000n; // $0.01
+
+/** Units of 10^-10 dollars as the plain decimal string formatMoney would give. */
+function dollars(units: bigint): string {
+  const sign = units < 0n ? '-' : '';
+  const abs = units < 0n ? -units : units;
+  const fraction = (abs % 10_000_000_000n).toString().padStart(10, '0').replace(/0+$/, '');
+  return `${sign}${abs / 10_000_000_000n}${fraction ? `.${fraction}` : ''}`;
+}
+
+let billing: Billing;
+let producer: Producer<typeof UsageRecordedSchema>;
+const deps = () => ({ prisma: billing.parts.prisma, initialCredit: billing.config.INITIAL_CREDIT });
+
+const balance = async (userId: string) =>
+  (await billing.parts.prisma.account.findUniqueOrThrow({ where: { userId } })).creditBalance.toFixed();
+
+/** The balance must always be explained by the ledger. */
+async function expectLedgerExplainsBalance(userId: string) {
+  const { _sum } = await billing.parts.prisma.creditLedgerEntry.aggregate({ where: { userId }, _sum: { amount: true } });
+  expect(_sum.amount?.toFixed()).toBe(await balance(userId));
+}
+
+beforeAll(async () => {
+  billing = await startBilling();
+  producer = createProducer(billing.redis, QUEUES.usageRecorded, UsageRecordedSchema, { prefix: billing.config.QUEUE_PREFIX });
+});
+
+afterAll(async () => {
+  await producer?.close();
+  await billing?.stop();
+});
+
+describe('one UsageRecorded event', () => {
+  it('records the usage at the exact price and debits the new account in the same step', async () => {
+    const settled = jobSettled(billing.parts.usageRecordedWorker!, 'req-one');
+    await producer.publish(event('req-one', 'owner-one'), 'req-one');
+    expect((await settled).state).toBe('completed');
+
+    const record = await billing.parts.prisma.usageRecord.findUniqueOrThrow({ where: { requestId: 'req-one' } });
+    expect(record).toMatchObject({
+      userId: 'owner-one',
+      chatbotId: 'chatbot-1',
+      chatbotName: 'Support bot',
+      model: 'gpt-4o-mini',
+      promptTokens: 1000,
+      completionTokens: 500,
+      totalTokens: 1500,
+      occurredAt: OCCURRED_AT,
+    });
+    expect(record.promptCost.toFixed()).toBe('0.00015');
+    expect(record.completionCost.toFixed()).toBe('0.0003');
+    expect(record.totalCost.toFixed()).toBe('0.00045');
+    expect(record.totalCost.equals('0.00045')).toBe(true);
+
+    // The account did not exist: it was opened with the initial credit, then debited.
+    expect(await balance('owner-one')).toBe('0.00955');
+    const ledger = await billing.parts.prisma.creditLedgerEntry.findMany({ where: { userId: 'owner-one' }, orderBy: { createdAt: 'asc' } });
+    expect(ledger.map((e) => [e.reason, e.reference, e.amount.toFixed()])).toEqual(
+      expect.arrayContaining([
+        ['signup_credit', 'signup:owner-one', '0.01'],
+        ['usage', 'usage:req-one', '-0.00045'],
+      ]),
+    );
+    expect(ledger).toHaveLength(2);
+  });
+
+  it('keeps the smallest amounts exact (one token) on an existing account', async () => {
+    await openAccount(deps(), 'owner-tiny');
+    await recordUsage(deps(), input('req-tiny-1', 'owner-tiny', 1, 0));
+    expect(await balance('owner-tiny')).toBe('0.00999985');
+    await recordUsage(deps(), input('req-tiny-2', 'owner-tiny', 0, 1));
+    expect(await balance('owner-tiny')).toBe('0.00999925');
+    const tiny = await billing.parts.prisma.usageRecord.findUniqueOrThrow({ where: { requestId: 'req-tiny-1' } });
+    expect(tiny.totalCost.toFixed()).toBe('0.00000015');
+    await expectLedgerExplainsBalance('owner-tiny');
+  });
+
+  it('lets the balance go negative: an answer already given is billed', async () => {
+    await openAccount(deps(), 'owner-broke');
+    // 100,000 completion tokens cost $0.06 against $0.01 of credit.
+    const { recorded } = await recordUsage(deps(), input('req-broke', 'owner-broke', 0, 100_000));
+    expect(recorded).toBe(true);
+    expect(await balance('owner-broke')).toBe('-0.05');
+    await expectLedgerExplainsBalance('owner-broke');
+  });
+
+  it('is exact for the largest token counts accepted', async () => {
+    const { usageRecord } = await recordUsage(deps(), input('req-huge', 'owner-huge', 1_000_000_000, 1_000_000_000));
+    expect(usageRecord.totalCost.toFixed()).toBe('750');
+    expect(usageRecord.totalTokens).toBe(2_000_000_000);
+    expect(await balance('owner-huge')).toBe('-749.99');
+  });
+});
+
+describe('duplicates', () => {
+  it('applies the same request id once when it is published twice, or again under another job id', async () => {
+    const worker = billing.parts.usageRecordedWorker!;
+    const first = jobSettled(worker, 'req-dup');
+    await producer.publish(event('req-dup', 'owner-dup'), 'req-dup');
+    await producer.publish(event('req-dup', 'owner-dup'), 'req-dup'); // BullMQ ignores the repeated job id
+    expect((await first).state).toBe('completed');
+
+    // The same event under another job id (e.g. republished) reaches the worker and changes nothing.
+    const second = jobSettled(worker, 'req-dup.again');
+    await producer.publish(event('req-dup', 'owner-dup'), 'req-dup.again');
+    expect((await second).state).toBe('completed');
+
+    expect(await billing.parts.prisma.usageRecord.count({ where: { requestId: 'req-dup' } })).toBe(1);
+    expect(await balance('owner-dup')).toBe('0.00955');
+    expect(await billing.parts.prisma.creditLedgerEntry.count({ where: { userId: 'owner-dup' } })).toBe(2);
+  });
+
+  it('applies the use case once when it is called twice', async () => {
+    const first = await recordUsage(deps(), input('req-twice', 'owner-twice'));
+    const again = await recordUsage(deps(), input('req-twice', 'owner-twice'));
+    expect(first.recorded).toBe(true);
+    expect(again.recorded).toBe(false);
+    expect(again.usageRecord.id).toBe(first.usageRecord.id);
+    expect(await balance('owner-twice')).toBe('0.00955');
+  });
+
+  it('applies the use case once when 20 calls for the same request id race, on an account that does not exist yet', async () => {
+    const results = await Promise.all(Array.from({ length: 20 }, () => recordUsage(deps(), input('req-race', 'owner-race'))));
+    expect(results.filter((r) => r.recorded)).toHaveLength(1);
+    expect(new Set(results.map((r) => r.usageRecord.id)).size).toBe(1);
+    expect(await billing.parts.prisma.usageRecord.count({ where: { requestId: 'req-race' } })).toBe(1);
+    expect(await balance('owner-race')).toBe('0.00955');
+    expect(await billing.parts.prisma.creditLedgerEntry.count({ where: { userId: 'owner-race' } })).toBe(2);
+  });
+});
+
+describe('many events', () => {
+  it('200 distinct events published at once are all recorded, and the balance drops by exactly their sum', async () => {
+    const owner = 'owner-many';
+    const usages = Array.from({ length: 200 }, (_, i) => ({ requestId: `req-many-${i}`, promptTokens: 1000 + i * 37, completionTokens: 1 + i * 11 }));
+    await Promise.all(usages.map((u) => producer.publish(event(u.requestId, owner, u), u.requestId)));
+
+    await expect.poll(() => billing.parts.prisma.usageRecord.count({ where: { userId: owner } }), { timeout: 20_000 }).toBe(200);
+    const spent = usages.reduce((sum, u) => sum + costUnits(u.promptTokens, u.completionTokens), 0n);
+    expect(await balance(owner)).toBe(dollars(INITIAL_UNITS - spent));
+    const total = await billing.parts.prisma.usageRecord.aggregate({ where: { userId: owner }, _sum: { totalCost: true } });
+    expect(total._sum.totalCost?.toFixed()).toBe(dollars(spent));
+    expect(await billing.parts.prisma.creditLedgerEntry.count({ where: { userId: owner, reason: 'usage' } })).toBe(200);
+    await expectLedgerExplainsBalance(owner);
+  });
+
+  it('loses and repeats nothing when the worker stops midway and is started again', async () => {
+    const owner = 'owner-restart';
+    const usages = Array.from({ length: 40 }, (_, i) => ({ requestId: `req-restart-${i}`, promptTokens: 2000 + i, completionTokens: 300 + i }));
+    const slowRecord = async (usage: RecordUsageInput) => {
+      await new Promise((r) => setTimeout(r, 40));
+      return recordUsage(deps(), usage);
+    };
+    const count = () => billing.parts.prisma.usageRecord.count({ where: { userId: owner } });
+
+    // The service's own worker stands aside so the test controls who takes the jobs.
+    await billing.parts.usageRecordedWorker!.pause();
+    const start = () => startUsageRecordedWorker({ redis: billing.redis, logger, prefix: billing.config.QUEUE_PREFIX, recordUsage: slowRecord, concurrency: 2 });
+    const first = start();
+    let second: ReturnType<typeof start> | undefined;
+    try {
+      for (const u of usages) await producer.publish(event(u.requestId, owner, u), u.requestId);
+      await expect.poll(count, { timeout: 15_000, interval: 20 }).toBeGreaterThanOrEqual(usages.length / 2);
+      await first.close(); // waits for the jobs in flight
+      const before = await count();
+      expect(before).toBeLessThan(usages.length); // stopped midway: the rest waits in the queue
+
+      second = start();
+      await expect.poll(count, { timeout: 15_000 }).toBe(usages.length);
+      const spent = usages.reduce((sum, u) => sum + costUnits(u.promptTokens, u.completionTokens), 0n);
+      expect(await balance(owner)).toBe(dollars(INITIAL_UNITS - spent));
+      expect(await billing.parts.prisma.creditLedgerEntry.count({ where: { userId: owner, reason: 'usage' } })).toBe(usages.length);
+    } finally {
+      await first.close();
+      await second?.close();
+      billing.parts.usageRecordedWorker!.resume();
+    }
+  });
+
+  it('retries a job whose database step failed, and applies it once', async () => {
+    await billing.parts.usageRecordedWorker!.pause();
+    let calls = 0;
+    const flaky = async (usage: RecordUsageInput) => {
+      if (++calls === 1) throw new Error('Connection terminated unexpectedly');
+      return recordUsage(deps(), usage);
+    };
+    const worker = startUsageRecordedWorker({ redis: billing.redis, logger, prefix: billing.config.QUEUE_PREFIX, recordUsage: flaky });
+    try {
+      const failedOnce = jobSettled(worker, 'req-flaky');
+      const completed = new Promise<number>((resolve) => worker.on('completed', (job) => job.id === 'req-flaky' && resolve(job.attemptsMade)));
+      await producer.publish(event('req-flaky', 'owner-flaky'), 'req-flaky');
+      expect((await failedOnce).state).toBe('failed'); // the first attempt, scheduled again with backoff
+      expect(await completed).toBe(2);
+      expect(calls).toBe(2);
+      expect(await balance('owner-flaky')).toBe('0.00955');
+    } finally {
+      await worker.close();
+      billing.parts.usageRecordedWorker!.resume();
+    }
+  });
+});
+
+describe('events that cannot be applied', () => {
+  it('fails a job whose payload is not a UsageRecorded without retrying, and debits nothing', async () => {
+    await openAccount(deps(), 'owner-bad');
+    const queue = new Queue(QUEUES.usageRecorded, { connection: billing.redis, prefix: billing.config.QUEUE_PREFIX });
+    try {
+      const settled = jobSettled(billing.parts.usageRecordedWorker!, 'req-garbage');
+      await queue.add('parley.events.v1.UsageRecorded', { requestId: 'req-garbage', ownerId: 'owner-bad', promptTokens: 'lots' }, { jobId: 'req-garbage', attempts: 5 });
+      const { state, job, error } = await settled;
+      expect(state).toBe('failed');
+      expect(error?.name).toBe('UnrecoverableError');
+      expect(error?.message).toMatch(/invalid parley.events.v1.UsageRecorded payload/);
+      expect(job.attemptsMade).toBe(1);
+    } finally {
+      await queue.close();
+    }
+    expect(await billing.parts.prisma.usageRecord.count({ where: { requestId: 'req-garbage' } })).toBe(0);
+    expect(await balance('owner-bad')).toBe('0.01');
+  });
+
+  it.each([
+    ['an unknown model', { model: 'gpt-9-ultra' }, /unknown model "gpt-9-ultra"/],
+    ['negative prompt tokens', { promptTokens: -5n }, /prompt_tokens must be a whole number/],
+    ['too many completion tokens', { completionTokens: 1_000_000_001n }, /completion_tokens must be a whole number/],
+    ['an empty request id', { requestId: '' }, /request_id is required/],
+    ['an empty owner id', { ownerId: ' ' }, /user_id is required/],
+    ['an empty model', { model: '' }, /model is required/],
+    ['no occurred_at', { occurredAt: undefined }, /occurred_at is required/],
+  ])('fails an event with %s at once, records nothing and debits nothing', async (label, overrides, message) => {
+    const jobId = `req-bad-${label.replace(/\W+/g, '-')}`;
+    const bad = { ...event(jobId, 'owner-bad'), ...overrides };
+    const settled = jobSettled(billing.parts.usageRecordedWorker!, jobId);
+    await producer.publish(bad, jobId);
+    const { state, job, error } = await settled;
+    expect(state).toBe('failed');
+    expect(error?.name).toBe('UnrecoverableError');
+    expect(error?.message).toMatch(message);
+    expect(job.attemptsMade).toBe(1);
+    expect(await billing.parts.prisma.usageRecord.count({ where: { requestId: bad.requestId } })).toBe(0);
+    expect(await balance('owner-bad')).toBe('0.01');
+    expect(await billing.parts.prisma.creditLedgerEntry.count({ where: { userId: 'owner-bad' } })).toBe(1);
+  });
+
+  it('opens no account for an event it refuses', async () => {
+    await expect(recordUsage(deps(), { ...input('req-nobody', 'owner-nobody'), model: 'unpriced' })).rejects.toThrow(/unknown model/);
+    expect(await billing.parts.prisma.account.count({ where: { userId: 'owner-nobody' } })).toBe(0);
+  });
+});
+
+describe('wiring', () => {
+  it('starts no UsageRecorded worker when workers are off', async () => {
+    const quiet = await startBilling({ workers: false });
+    try {
+      expect(quiet.parts.usageRecordedWorker).toBeUndefined();
+      expect(quiet.parts.userRegisteredWorker).toBeUndefined();
+    } finally {
+      await quiet.stop();
+    }
+  });
+});
