@@ -1,0 +1,51 @@
+// The chat service's environment, validated at start: a bad value stops the process with a message
+// naming it. Nothing here comes from a visitor: limits, the model endpoint and budgets are the
+// server's own.
+import { commonVars, ConfigError, int, readConfig, port, serviceUrl, text, url } from '@parley/common/config.ts';
+
+const schemaName = (raw: string, name: string): string => {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw)) throw new ConfigError(`${name} must be a Postgres schema name (lower case, digits, _), got "${raw}"`);
+  return raw;
+};
+
+const secret = (raw: string, name: string): string => {
+  if (/\s/.test(raw)) throw new ConfigError(`${name} must not contain whitespace`);
+  return raw;
+};
+
+export const chatVars = {
+  ...commonVars,
+  PORT: { parse: port, default: '4003' },
+  CHAT_DB_SCHEMA: { parse: schemaName, default: 'chat' },
+  QUEUE_PREFIX: { parse: text, default: 'parley' },
+  CHATBOT_URL: serviceUrl('CHATBOT_URL'),
+  BILLING_URL: serviceUrl('BILLING_URL'),
+  /** Unset: the chatbots answer in the labelled offline mode (quoted knowledge passages, no cost). */
+  OPENAI_API_KEY: { parse: secret, optional: true },
+  /** Any OpenAI-compatible endpoint (OpenAI, Ollama, vLLM, LM Studio, the test fake). */
+  OPENAI_BASE_URL: { parse: url(['http', 'https']), default: 'https://api.openai.com/v1' },
+  /** The provider's name for the product's gpt-4o-mini (e.g. "llama3.1" on Ollama). Usage is still billed as gpt-4o-mini. */
+  OPENAI_MODEL: { parse: text, default: 'gpt-4o-mini' },
+  /** Deadline of one answer, streamed or not, from request to last token. */
+  OPENAI_TIMEOUT_MS: { parse: int(100, 600_000), default: '30000' },
+  /** Longest visitor message, in characters. */
+  MAX_MESSAGE_CHARS: { parse: int(1, 100_000), default: '4000' },
+  /** Longest answer, in tokens (the model's max_tokens). */
+  MAX_OUTPUT_TOKENS: { parse: int(1, 100_000), default: '800' },
+  /** Knowledge in one prompt, in characters: all of it when it fits, else the best retrieved chunks up to this. */
+  PROMPT_KNOWLEDGE_CHARS: { parse: int(100, 1_000_000), default: '12000' },
+  /** Earlier turns of the conversation in one prompt, in characters (newest kept first). */
+  HISTORY_CHARS: { parse: int(0, 1_000_000), default: '4000' },
+  /** Messages one visitor (by IP) may send to one chatbot per minute. */
+  CHAT_RATE_PER_VISITOR: { parse: int(1, 1_000_000), default: '20' },
+  /** Messages one chatbot may receive per minute from all visitors together. */
+  CHAT_RATE_PER_BOT: { parse: int(1, 10_000_000), default: '300' },
+  /** Deadline of calls to other services (chatbot, billing). */
+  RPC_TIMEOUT_MS: { parse: int(1, 600_000), default: '5000' },
+};
+
+export type ChatConfig = ReturnType<typeof readChatConfig>;
+
+export function readChatConfig(env: NodeJS.ProcessEnv = process.env) {
+  return readConfig(chatVars, env);
+}

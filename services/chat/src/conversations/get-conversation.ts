@@ -1,0 +1,17 @@
+// One conversation of one of the owner's chatbots, with its messages in the order they were sent.
+import { notFound } from '@parley/common/rpc-errors.ts';
+import { assertHistoryAccess, isUuid } from './history-access.ts';
+import type { ConversationsDeps } from './list-conversations.ts';
+
+export const CONVERSATION_NOT_FOUND = 'Conversation not found';
+
+export async function getConversation(deps: ConversationsDeps, input: { ownerId: string; chatbotId: string; conversationId: string }) {
+  const chatbotId = await assertHistoryAccess(deps, input);
+  if (!isUuid(input.conversationId)) throw notFound(CONVERSATION_NOT_FOUND);
+  const conversation = await deps.db.conversation.findFirst({
+    where: { id: input.conversationId.trim().toLowerCase(), chatbotId },
+    include: { messages: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] } },
+  });
+  if (!conversation) throw notFound(CONVERSATION_NOT_FOUND);
+  return conversation;
+}

@@ -1,0 +1,49 @@
+// Conversation history is the owner's only, and only on the Pro plan, enforced here on the server.
+// Ownership is the chatbot service's truth and the plan is billing's; both are asked at once.
+//
+// Ownership is checked with ListChatbots (without knowledge bases) rather than GetChatbot, because
+// GetChatbot always carries the whole knowledge base, up to millions of characters, which a history
+// view has no use for.
+import { type Client } from '@connectrpc/connect';
+import { Plan, type BillingService } from '@parley/proto/parley/billing/v1/billing_pb.js';
+import type { ChatbotService } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
+import type { Logger } from '@parley/common/logger.ts';
+import { forbidden, invalid, notFound, unavailable } from '@parley/common/rpc-errors.ts';
+
+export const CHATBOT_NOT_FOUND = 'Chatbot not found';
+export const HISTORY_PRO_ONLY = 'Conversation history is available on the Pro plan.';
+export const HISTORY_UNAVAILABLE = 'Could not load conversation history. Please try again.';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const isUuid = (raw: string) => UUID.test(raw.trim());
+
+export interface HistoryAccessDeps {
+  chatbots: Client<typeof ChatbotService>;
+  billing: Client<typeof BillingService>;
+  logger: Logger;
+}
+
+/** Returns the chatbot's id (normalised) when the owner may read its history; throws otherwise. */
+export async function assertHistoryAccess(deps: HistoryAccessDeps, input: { ownerId: string; chatbotId: string }): Promise<string> {
+  const ownerId = input.ownerId.trim();
+  if (!ownerId) throw invalid('owner_id is required.');
+  if (!isUuid(input.chatbotId)) throw notFound(CHATBOT_NOT_FOUND);
+  const chatbotId = input.chatbotId.trim().toLowerCase();
+
+  const [owned, plan] = await Promise.allSettled([
+    deps.chatbots.listChatbots({ ownerId, includeKnowledgeBase: false }),
+    deps.billing.getAccount({ userId: ownerId }),
+  ]);
+  if (owned.status === 'rejected') {
+    deps.logger.warn({ err: (owned.reason as Error).message }, 'chatbot ListChatbots failed');
+    throw unavailable(HISTORY_UNAVAILABLE);
+  }
+  if (!owned.value.chatbots.some((c) => c.id === chatbotId)) throw notFound(CHATBOT_NOT_FOUND);
+  if (plan.status === 'rejected') {
+    deps.logger.warn({ err: (plan.reason as Error).message }, 'billing GetAccount failed');
+    throw unavailable(HISTORY_UNAVAILABLE);
+  }
+  if (plan.value.account?.plan !== Plan.PRO) throw forbidden(HISTORY_PRO_ONLY);
+  return chatbotId;
+}

@@ -1,0 +1,96 @@
+// Validation of a visitor's message at the RPC boundary, with the messages visitors see. Everything
+// here comes from the public internet (through the gateway), so it is bounded before use.
+import { randomBytes } from 'node:crypto';
+import { invalid } from '@parley/common/rpc-errors.ts';
+
+export const MESSAGE_REQUIRED = 'Message is required';
+export const messageTooLong = (maxChars: number) => `Message is too long (maximum ${maxChars.toLocaleString('en-US')} characters)`;
+export const unknownModel = (model: string) => `Unknown model: ${model}`;
+
+/** The models the server knows; the chat page always sends gpt-4o-mini. */
+export const KNOWN_MODELS = ['gpt-4o-mini'] as const;
+export type KnownModel = (typeof KNOWN_MODELS)[number];
+export const DEFAULT_MODEL: KnownModel = 'gpt-4o-mini';
+
+const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
+const MAX_MODEL_ECHO_CHARS = 50;
+const MAX_IP_CHARS = 64;
+const MAX_USER_AGENT_CHARS = 512;
+
+export interface RawMessageInput {
+  uniqueId: string;
+  sessionId: string;
+  message: string;
+  model: string;
+  clientIp: string;
+  userAgent: string;
+}
+
+export interface MessageInput {
+  uniqueId: string;
+  /** The visitor's session id, or a new one when theirs was empty or not acceptable. */
+  sessionId: string;
+  message: string;
+  model: KnownModel;
+  /** Empty strings become null: "unknown". */
+  clientIp: string | null;
+  userAgent: string | null;
+}
+
+export interface MessageLimits {
+  maxMessageChars: number;
+}
+
+/** Characters as a reader counts them (code points), so an emoji or a CJK character counts once. */
+export const charCount = (text: string): number => {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+};
+
+export function parseMessage(raw: string, limits: MessageLimits): string {
+  const message = raw.trim();
+  if (!message) throw invalid(MESSAGE_REQUIRED);
+  if (message.length > limits.maxMessageChars && charCount(message) > limits.maxMessageChars) throw invalid(messageTooLong(limits.maxMessageChars));
+  return message;
+}
+
+/** An empty model means the default; anything else must be one the server knows. */
+export function parseModel(raw: string): KnownModel {
+  const model = raw.trim();
+  if (!model) return DEFAULT_MODEL;
+  if (!(KNOWN_MODELS as readonly string[]).includes(model)) {
+    const shown = model.length > MAX_MODEL_ECHO_CHARS ? `${model.slice(0, MAX_MODEL_ECHO_CHARS)}…` : model;
+    throw invalid(unknownModel(shown.replace(/[^\x20-\x7e…]/g, '?')));
+  }
+  return model as KnownModel;
+}
+
+/** A new session id: 16 URL-safe random characters, the same alphabet the visitor's may use. */
+export function newSessionId(): string {
+  return randomBytes(12).toString('base64url');
+}
+
+/** The visitor's session id when acceptable (1–64 of A–Z, a–z, 0–9, _ and -), else a fresh one. */
+export function parseSessionId(raw: string): string {
+  const sessionId = raw.trim();
+  return SESSION_ID.test(sessionId) ? sessionId : newSessionId();
+}
+
+const bounded = (raw: string, max: number): string | null => {
+  // Control characters have no place in an address or a browser name, and must not reach logs or pages.
+  const value = raw.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  if (!value) return null;
+  return value.length > max ? value.slice(0, max) : value;
+};
+
+export function parseMessageInput(raw: RawMessageInput, limits: MessageLimits): MessageInput {
+  return {
+    uniqueId: raw.uniqueId.trim(),
+    message: parseMessage(raw.message, limits),
+    model: parseModel(raw.model),
+    sessionId: parseSessionId(raw.sessionId),
+    clientIp: bounded(raw.clientIp, MAX_IP_CHARS),
+    userAgent: bounded(raw.userAgent, MAX_USER_AGENT_CHARS),
+  };
+}

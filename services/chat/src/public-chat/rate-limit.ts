@@ -1,0 +1,69 @@
+// Abuse protection for the public chat, held in Redis so every replica counts the same messages:
+// each visitor (by IP) may send so many messages a minute to one chatbot, and each chatbot may
+// receive so many from everyone together. Fixed one-minute windows, checked and counted by one Lua
+// script, so concurrent messages cannot slip past the limit and a refused message counts nothing.
+import { tooMany } from '@parley/common/rpc-errors.ts';
+import type { Redis } from '@parley/common/redis.ts';
+
+export const VISITOR_RATE_LIMITED = 'You are sending messages too quickly. Please wait a minute and try again.';
+export const CHATBOT_RATE_LIMITED = 'This chatbot is receiving too many messages right now. Please try again in a minute.';
+
+const WINDOW_MS = 60_000;
+
+// KEYS: visitor counter, chatbot counter. ARGV: visitor limit, chatbot limit, window in ms.
+// Returns 0 when counted, 1 when the visitor is over their limit, 2 when the chatbot is.
+const SCRIPT = `
+local visitor = tonumber(redis.call('GET', KEYS[1]) or '0')
+if visitor >= tonumber(ARGV[1]) then return 1 end
+local chatbot = tonumber(redis.call('GET', KEYS[2]) or '0')
+if chatbot >= tonumber(ARGV[2]) then return 2 end
+for i = 1, 2 do
+  if redis.call('INCR', KEYS[i]) == 1 then redis.call('PEXPIRE', KEYS[i], ARGV[3]) end
+end
+return 0
+`;
+
+export interface RateLimits {
+  perVisitor: number;
+  perChatbot: number;
+}
+
+export interface ChatRateLimiter {
+  /** Counts one message, or throws RESOURCE_EXHAUSTED with the visitor's message when over a limit. */
+  take(input: { uniqueId: string; clientIp: string | null }): Promise<void>;
+}
+
+export function redisRateLimiter(redis: Redis, opts: { prefix: string; limits: RateLimits; now?: () => number }): ChatRateLimiter {
+  const now = opts.now ?? Date.now;
+  return {
+    async take({ uniqueId, clientIp }) {
+      const window = Math.floor(now() / WINDOW_MS);
+      // Visitors whose address the gateway could not tell share one allowance per chatbot.
+      const visitor = clientIp ?? 'unknown';
+      const keys = [
+        `${opts.prefix}:chat-rate:visitor:${uniqueId}:${visitor}:${window}`,
+        `${opts.prefix}:chat-rate:chatbot:${uniqueId}:${window}`,
+      ];
+      const result = await withDeadline(redis.eval(SCRIPT, 2, ...keys, opts.limits.perVisitor, opts.limits.perChatbot, WINDOW_MS));
+      if (result === 1) throw tooMany(VISITOR_RATE_LIMITED);
+      if (result === 2) throw tooMany(CHATBOT_RATE_LIMITED);
+    },
+  };
+}
+
+/** The Redis client queues commands while disconnected; a visitor is not kept waiting on it. */
+const REDIS_DEADLINE_MS = 2000;
+
+async function withDeadline<T>(work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      work,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`Redis did not answer within ${REDIS_DEADLINE_MS} ms`)), REDIS_DEADLINE_MS);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

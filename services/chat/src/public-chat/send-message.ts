@@ -1,0 +1,225 @@
+// A visitor's message, answered from the chatbot's knowledge base. In order: validate the input,
+// count it against the rate limits, load the public chatbot, make sure its owner has credit, build
+// the prompt, call the model (or, with none configured, quote the knowledge in offline mode), and
+// only after a successful answer store both messages and publish the answer's events.
+//
+// A failed or timed-out answer stores nothing and bills nothing. Once the model has answered, the
+// answer is finished even if the visitor has gone (a streamed answer left half-way is still stored
+// and billed, since the provider charged for it).
+import { randomUUID } from 'node:crypto';
+import { ConnectError, type Client } from '@connectrpc/connect';
+import type { BillingService } from '@parley/proto/parley/billing/v1/billing_pb.js';
+import type { ChatbotService, PublicChatbot } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
+import type { Logger } from '@parley/common/logger.ts';
+import { unavailableToUser } from '@parley/common/rpc-errors.ts';
+import type { PrismaClient } from '../generated/prisma/client.ts';
+import type { Interaction, Usage } from '../usage/publishers.ts';
+import { buildPrompt, type PromptMessage } from './build-prompt.ts';
+import { loadRecentTurns, recordExchange } from './conversation-store.ts';
+import { getPublicChatbot } from './get-public-chatbot.ts';
+import { LanguageModelError, type LanguageModel, type ModelAnswer } from './language-model.ts';
+import { parseMessageInput, type MessageInput, type RawMessageInput } from './message-input.ts';
+import { OFFLINE_PASSAGES, offlineAnswer } from './offline-answer.ts';
+import { assertOwnerHasCredit } from './owner-credit.ts';
+import { loadPromptKnowledge, retrievePassages } from './prompt-knowledge.ts';
+import type { ChatRateLimiter } from './rate-limit.ts';
+
+export const ANSWER_FAILED = 'The chatbot could not answer right now. Please try again.';
+
+export interface PublicChatLimits {
+  maxMessageChars: number;
+  maxOutputTokens: number;
+  promptKnowledgeChars: number;
+  historyChars: number;
+}
+
+export interface PublicChatDeps {
+  db: PrismaClient;
+  logger: Logger;
+  chatbots: Client<typeof ChatbotService>;
+  billing: Client<typeof BillingService>;
+  rateLimiter: ChatRateLimiter;
+  /** Null: no model configured, the chatbots answer in offline mode. */
+  model: LanguageModel | null;
+  publishUsage: (usage: Usage) => Promise<void>;
+  publishInteraction: (interaction: Interaction) => Promise<void>;
+  limits: PublicChatLimits;
+}
+
+export interface SendMessageResult {
+  message: string;
+  sessionId: string;
+}
+
+export type StreamEvent = { delta: string } | { done: SendMessageResult };
+
+/** Everything known before the answer is produced. */
+interface PreparedTurn {
+  input: MessageInput;
+  chatbot: PublicChatbot;
+  receivedAt: Date;
+  /** With a model: the prompt. Offline: the quoted passages. */
+  prompt: PromptMessage[] | null;
+  passages: string[];
+}
+
+async function prepare(deps: PublicChatDeps, raw: RawMessageInput): Promise<PreparedTurn> {
+  const receivedAt = new Date();
+  const input = parseMessageInput(raw, deps.limits);
+  try {
+    await deps.rateLimiter.take({ uniqueId: input.uniqueId, clientIp: input.clientIp });
+  } catch (err) {
+    if (err instanceof ConnectError) throw err; // the visitor's limit
+    deps.logger.warn({ err: (err as Error).message }, 'rate limit check failed');
+    throw unavailableToUser(ANSWER_FAILED);
+  }
+  const chatbot = await getPublicChatbot(deps, input.uniqueId);
+
+  if (!deps.model) {
+    const passages = await guard(deps, 'retrieval', () => retrievePassages(deps.chatbots, chatbot.id, input.message, OFFLINE_PASSAGES));
+    return { input, chatbot, receivedAt, prompt: null, passages };
+  }
+
+  await assertOwnerHasCredit(deps, chatbot.ownerId);
+  const [knowledge, history] = await Promise.all([
+    guard(deps, 'knowledge', () => loadPromptKnowledge(deps.chatbots, chatbot, input.message, deps.limits.promptKnowledgeChars)),
+    guard(deps, 'history', () => loadRecentTurns(deps.db, { chatbotId: chatbot.id, sessionId: input.sessionId }, deps.limits.historyChars)),
+  ]);
+  const prompt = buildPrompt({
+    botName: chatbot.name,
+    language: chatbot.language,
+    knowledge,
+    knowledgeChars: deps.limits.promptKnowledgeChars,
+    history,
+    historyChars: deps.limits.historyChars,
+    message: input.message,
+  });
+  return { input, chatbot, receivedAt, prompt, passages: [] };
+}
+
+/** A failing dependency (the chatbot service, the database) reaches the visitor as the clear "could not answer" error. */
+async function guard<T>(deps: PublicChatDeps, step: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    deps.logger.warn({ err: (err as Error).message, step }, 'public chat dependency failed');
+    throw unavailableToUser(ANSWER_FAILED);
+  }
+}
+
+async function callModel(deps: PublicChatDeps, turn: PreparedTurn, onDelta?: (delta: string) => void): Promise<ModelAnswer> {
+  const model = deps.model!;
+  const req = { messages: turn.prompt!, maxTokens: deps.limits.maxOutputTokens };
+  try {
+    return onDelta ? await model.stream(req, onDelta) : await model.complete(req);
+  } catch (err) {
+    const e = err as Error;
+    deps.logger.warn(
+      { err: e.message, kind: err instanceof LanguageModelError ? err.kind : 'unexpected', status: err instanceof LanguageModelError ? err.status : undefined },
+      'language model failed',
+    );
+    throw unavailableToUser(ANSWER_FAILED);
+  }
+}
+
+/** Stores the exchange and publishes its events. The answer is already the visitor's: failures are logged, not thrown. */
+async function finish(deps: PublicChatDeps, turn: PreparedTurn, text: string, usage: ModelAnswer | null): Promise<SendMessageResult> {
+  const { input, chatbot } = turn;
+  const answeredAt = new Date();
+  const requestId = randomUUID();
+  const log = deps.logger.child({ requestId, chatbotId: chatbot.id });
+  try {
+    await recordExchange(deps.db, {
+      chatbotId: chatbot.id,
+      ownerId: chatbot.ownerId,
+      sessionId: input.sessionId,
+      clientIp: input.clientIp,
+      userAgent: input.userAgent,
+      message: input.message,
+      receivedAt: turn.receivedAt,
+      answer: text,
+      answeredAt,
+    });
+  } catch (err) {
+    log.error({ err: (err as Error).message }, 'storing the conversation failed');
+  }
+  if (usage) {
+    if (!usage.usageReported) log.warn('the provider reported no token usage; billing an estimate');
+    await deps
+      .publishUsage({
+        requestId,
+        ownerId: chatbot.ownerId,
+        chatbotId: chatbot.id,
+        chatbotName: chatbot.name,
+        model: input.model,
+        promptTokens: usage.promptTokens,
+        completionTokens: usage.completionTokens,
+        occurredAt: answeredAt,
+      })
+      .catch((err: Error) => log.error({ err: err.message, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens }, 'publishing UsageRecorded failed'));
+  }
+  await deps
+    .publishInteraction({ requestId, chatbotId: chatbot.id, occurredAt: answeredAt })
+    .catch((err: Error) => log.error({ err: err.message }, 'publishing ChatbotInteraction failed'));
+  return { message: text, sessionId: input.sessionId };
+}
+
+export async function sendMessage(deps: PublicChatDeps, raw: RawMessageInput): Promise<SendMessageResult> {
+  const turn = await prepare(deps, raw);
+  if (!turn.prompt) return finish(deps, turn, offlineAnswer(turn.passages, turn.chatbot.language), null);
+  const answer = await callModel(deps, turn);
+  return finish(deps, turn, answer.text, answer);
+}
+
+/**
+ * The same answer as a stream of text deltas, then one `done` event. The answer is produced by a
+ * task of its own, so a visitor who stops reading does not stop it half-way.
+ */
+export async function* streamMessage(deps: PublicChatDeps, raw: RawMessageInput): AsyncGenerator<StreamEvent> {
+  const turn = await prepare(deps, raw);
+  const pending: string[] = [];
+  let wake: (() => void) | undefined;
+  let settled = false;
+  let result: SendMessageResult | undefined;
+  let failure: unknown;
+
+  const push = (delta: string) => {
+    pending.push(delta);
+    wake?.();
+  };
+  const produce = async (): Promise<SendMessageResult> => {
+    if (!turn.prompt) {
+      const text = offlineAnswer(turn.passages, turn.chatbot.language);
+      push(text);
+      return finish(deps, turn, text, null);
+    }
+    const answer = await callModel(deps, turn, push);
+    return finish(deps, turn, answer.text, answer);
+  };
+  void produce().then(
+    (r) => {
+      result = r;
+    },
+    (err) => {
+      failure = err;
+    },
+  ).finally(() => {
+    settled = true;
+    wake?.();
+  });
+
+  for (;;) {
+    const delta = pending.shift();
+    if (delta !== undefined) {
+      yield { delta };
+      continue;
+    }
+    if (settled) break;
+    await new Promise<void>((resolve) => {
+      wake = resolve;
+    });
+    wake = undefined;
+  }
+  if (failure !== undefined) throw failure;
+  yield { done: result! };
+}

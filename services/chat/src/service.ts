@@ -1,0 +1,119 @@
+// Builds the chat service from its configuration: database, Redis, the clients of the chatbot and
+// billing services, the language model (or offline mode), the event producers, the ChatbotDeleted
+// worker and the Express app. main.ts runs it; tests (the chat service's and other packages') start
+// it in-process the same way. It keeps no state of its own beyond its schema and Redis, so any
+// number of replicas can run side by side.
+import { fileURLToPath } from 'node:url';
+import type { Worker } from 'bullmq';
+import type { Client } from '@connectrpc/connect';
+import { BillingService } from '@parley/proto/parley/billing/v1/billing_pb.js';
+import { ChatbotService } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
+import { ChatbotInteractionSchema } from '@parley/proto/parley/events/v1/chatbot_interaction_pb.js';
+import { UsageRecordedSchema } from '@parley/proto/parley/events/v1/usage_recorded_pb.js';
+import { prismaAdapter } from '@parley/common/database.ts';
+import { createServiceApp } from '@parley/common/http.ts';
+import type { Logger } from '@parley/common/logger.ts';
+import { createProducer, QUEUES } from '@parley/common/queues.ts';
+import { createRedis } from '@parley/common/redis.ts';
+import { createServiceClient } from '@parley/common/rpc-client.ts';
+import type { ServiceParts } from '@parley/common/service.ts';
+import { PrismaClient } from './generated/prisma/client.ts';
+import { startChatbotDeletedWorker } from './conversations/chatbot-deleted.job.ts';
+import { deleteChatbotConversations } from './conversations/delete-conversations.ts';
+import { openAIModel, type LanguageModel } from './public-chat/language-model.ts';
+import { redisRateLimiter } from './public-chat/rate-limit.ts';
+import { publishChatbotInteraction, publishUsageRecorded } from './usage/publishers.ts';
+import type { ChatConfig } from './config.ts';
+import { chatRoutes, type ChatRpcDeps } from './rpc.ts';
+
+export const MIGRATIONS_DIR = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
+
+export interface ChatServiceParts extends ServiceParts {
+  prisma: PrismaClient;
+  deps: ChatRpcDeps;
+  /** The ChatbotDeleted worker, when workers were started. */
+  chatbotDeletedWorker?: Worker;
+}
+
+export async function createChatService(
+  config: ChatConfig,
+  opts: {
+    logger: Logger;
+    /** false: no queue workers (for tests that only need the RPC side). */
+    workers?: boolean;
+    chatbots?: Client<typeof ChatbotService>;
+    billing?: Client<typeof BillingService>;
+    /** Overrides the model built from OPENAI_* (null forces offline mode). */
+    model?: LanguageModel | null;
+  },
+): Promise<ChatServiceParts> {
+  const { logger } = opts;
+  const prisma = new PrismaClient({ adapter: prismaAdapter({ databaseUrl: config.DATABASE_URL, schema: config.CHAT_DB_SCHEMA }) });
+  const redis = createRedis(config.REDIS_URL);
+  redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
+  const usageRecorded = createProducer(redis, QUEUES.usageRecorded, UsageRecordedSchema, { prefix: config.QUEUE_PREFIX });
+  const chatbotInteraction = createProducer(redis, QUEUES.chatbotInteraction, ChatbotInteractionSchema, { prefix: config.QUEUE_PREFIX });
+  const chatbots = opts.chatbots ?? createServiceClient(ChatbotService, config.CHATBOT_URL, { timeoutMs: config.RPC_TIMEOUT_MS });
+  const billing = opts.billing ?? createServiceClient(BillingService, config.BILLING_URL, { timeoutMs: config.RPC_TIMEOUT_MS });
+
+  let model: LanguageModel | null;
+  if (opts.model !== undefined) model = opts.model;
+  else if (config.OPENAI_API_KEY) {
+    model = openAIModel({ apiKey: config.OPENAI_API_KEY, baseURL: config.OPENAI_BASE_URL, model: config.OPENAI_MODEL, timeoutMs: config.OPENAI_TIMEOUT_MS });
+  } else model = null;
+  if (!model) logger.warn('OPENAI_API_KEY is not set: chatbots answer in offline mode, quoting their knowledge base');
+
+  const deps: ChatRpcDeps = {
+    db: prisma,
+    logger,
+    chatbots,
+    billing,
+    model,
+    rateLimiter: redisRateLimiter(redis, {
+      prefix: config.QUEUE_PREFIX,
+      limits: { perVisitor: config.CHAT_RATE_PER_VISITOR, perChatbot: config.CHAT_RATE_PER_BOT },
+    }),
+    publishUsage: (usage) => publishUsageRecorded(usageRecorded, usage),
+    publishInteraction: (interaction) => publishChatbotInteraction(chatbotInteraction, interaction),
+    limits: {
+      maxMessageChars: config.MAX_MESSAGE_CHARS,
+      maxOutputTokens: config.MAX_OUTPUT_TOKENS,
+      promptKnowledgeChars: config.PROMPT_KNOWLEDGE_CHARS,
+      historyChars: config.HISTORY_CHARS,
+    },
+  };
+
+  const chatbotDeletedWorker =
+    opts.workers === false
+      ? undefined
+      : startChatbotDeletedWorker({
+          redis,
+          logger,
+          prefix: config.QUEUE_PREFIX,
+          deleteConversations: (chatbotId) => deleteChatbotConversations(prisma, chatbotId),
+        });
+
+  const app = createServiceApp({
+    logger,
+    routes: chatRoutes(deps),
+    readiness: [
+      { name: 'database', check: () => prisma.$queryRaw`SELECT 1` },
+      { name: 'redis', check: () => redis.ping() },
+    ],
+  });
+
+  return {
+    app,
+    prisma,
+    deps,
+    chatbotDeletedWorker,
+    closers: [
+      // Worker first: close() waits for the jobs in flight to finish before it resolves.
+      async () => chatbotDeletedWorker?.close(),
+      () => usageRecorded.close(),
+      () => chatbotInteraction.close(),
+      () => redis.quit(),
+      () => prisma.$disconnect(),
+    ],
+  };
+}

@@ -1,0 +1,68 @@
+// The events an answered message produces: UsageRecorded for billing (only when the language model
+// was used) and ChatbotInteraction for the chatbot's counters. Both carry the answer's request id,
+// a server-generated UUID that is also the job id, so a repeated publish cannot bill or count twice.
+import { create } from '@bufbuild/protobuf';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import { ChatbotInteractionSchema } from '@parley/proto/parley/events/v1/chatbot_interaction_pb.js';
+import { UsageRecordedSchema } from '@parley/proto/parley/events/v1/usage_recorded_pb.js';
+import type { Producer } from '@parley/common/queues.ts';
+
+export type UsageRecordedProducer = Producer<typeof UsageRecordedSchema>;
+export type ChatbotInteractionProducer = Producer<typeof ChatbotInteractionSchema>;
+
+export interface Usage {
+  requestId: string;
+  ownerId: string;
+  chatbotId: string;
+  chatbotName: string;
+  model: string;
+  promptTokens: number;
+  completionTokens: number;
+  occurredAt: Date;
+}
+
+export interface Interaction {
+  requestId: string;
+  chatbotId: string;
+  occurredAt: Date;
+}
+
+/** The Redis client queues commands while disconnected; a deadline keeps an answer from hanging on it. */
+const PUBLISH_TIMEOUT_MS = 3000;
+
+async function withDeadline(work: Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      work,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`publish timed out after ${PUBLISH_TIMEOUT_MS} ms`)), PUBLISH_TIMEOUT_MS);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function publishUsageRecorded(producer: UsageRecordedProducer, usage: Usage): Promise<void> {
+  const event = create(UsageRecordedSchema, {
+    requestId: usage.requestId,
+    ownerId: usage.ownerId,
+    chatbotId: usage.chatbotId,
+    chatbotName: usage.chatbotName,
+    model: usage.model,
+    promptTokens: BigInt(usage.promptTokens),
+    completionTokens: BigInt(usage.completionTokens),
+    occurredAt: timestampFromDate(usage.occurredAt),
+  });
+  return withDeadline(producer.publish(event, usage.requestId));
+}
+
+export function publishChatbotInteraction(producer: ChatbotInteractionProducer, interaction: Interaction): Promise<void> {
+  const event = create(ChatbotInteractionSchema, {
+    requestId: interaction.requestId,
+    chatbotId: interaction.chatbotId,
+    occurredAt: timestampFromDate(interaction.occurredAt),
+  });
+  return withDeadline(producer.publish(event, interaction.requestId));
+}
