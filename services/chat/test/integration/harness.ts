@@ -1,0 +1,200 @@
+// Starts the chat service in-process for one test file, with real chatbot and billing services
+// beside it and a fake OpenAI-compatible server reached through the real `openai` SDK. Each service
+// has its own Postgres schema and all share this file's own BullMQ queue prefix, so test files run
+// in parallel without seeing each other's data or jobs.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Queue } from 'bullmq';
+import { ConnectError, type Client } from '@connectrpc/connect';
+import { fromJson, type JsonValue } from '@bufbuild/protobuf';
+import { BillingService } from '@parley/proto/parley/billing/v1/billing_pb.js';
+import { ChatService } from '@parley/proto/parley/chat/v1/chat_pb.js';
+import { ChatbotService } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
+import { ChatbotInteractionSchema, type ChatbotInteraction } from '@parley/proto/parley/events/v1/chatbot_interaction_pb.js';
+import { UsageRecordedSchema, type UsageRecorded } from '@parley/proto/parley/events/v1/usage_recorded_pb.js';
+import { readBillingConfig } from '@parley/billing/config.ts';
+import { createBillingService, MIGRATIONS_DIR as BILLING_MIGRATIONS_DIR, type BillingServiceParts } from '@parley/billing/service.ts';
+import { readChatbotConfig } from '@parley/chatbot/config.ts';
+import { createChatbotService, MIGRATIONS_DIR as CHATBOT_MIGRATIONS_DIR, type ChatbotServiceParts } from '@parley/chatbot/service.ts';
+import { createLogger } from '@parley/common/logger.ts';
+import { QUEUES } from '@parley/common/queues.ts';
+import { createRedis, type Redis } from '@parley/common/redis.ts';
+import { createServiceClient } from '@parley/common/rpc-client.ts';
+import { startFakeOpenAI, type FakeOpenAI } from '@parley/common/testing/fake-openai.ts';
+import { createTestSchema, testInfra, uniqueName } from '@parley/common/testing/infra.ts';
+import { serveApp } from '@parley/common/testing/serve.ts';
+import { readChatConfig, type ChatConfig } from '../../src/config.ts';
+import { createChatService, MIGRATIONS_DIR, type ChatServiceParts } from '../../src/service.ts';
+
+export const logger = createLogger('chat-test', process.env.TEST_LOG_LEVEL ?? 'silent');
+
+export interface ChatUnderTest {
+  config: ChatConfig;
+  parts: ChatServiceParts;
+  client: Client<typeof ChatService>;
+}
+
+export interface ChatStack extends ChatUnderTest {
+  prefix: string;
+  fake: FakeOpenAI;
+  chatbots: Client<typeof ChatbotService>;
+  chatbot: ChatbotServiceParts;
+  billing: BillingServiceParts;
+  redis: Redis;
+  /** Another chat service on the same chatbot, billing, fake and queue prefix, with other settings. */
+  startChat: (env: Record<string, string | undefined>) => Promise<ChatUnderTest>;
+  /** A new owner's chatbot with the given knowledge (one chatbot per owner: the free plan's limit). */
+  newChatbot: (opts?: { name?: string; knowledge?: string[]; language?: string }) => Promise<{ ownerId: string; id: string; uniqueId: string }>;
+  makePro: (ownerId: string) => Promise<void>;
+  setCredit: (ownerId: string, amount: string) => Promise<void>;
+  usageJobs: () => Promise<UsageRecorded[]>;
+  interactionJobs: () => Promise<ChatbotInteraction[]>;
+  stop: () => Promise<void>;
+}
+
+export async function startChatStack(env: Record<string, string | undefined> = {}): Promise<ChatStack> {
+  const { redisUrl } = await testInfra();
+  const prefix = uniqueName('test');
+  const stops: (() => Promise<unknown>)[] = [];
+
+  const billingDb = await createTestSchema('billing', BILLING_MIGRATIONS_DIR);
+  const billingConfig = readBillingConfig({ ...process.env, REDIS_URL: redisUrl, DATABASE_URL: billingDb.databaseUrl, BILLING_DB_SCHEMA: billingDb.schema, QUEUE_PREFIX: prefix });
+  // No billing workers: the UsageRecorded jobs the chat service publishes stay in the queue to be inspected.
+  const billing = await createBillingService(billingConfig, { logger, workers: false });
+  const billingServer = await serveApp(billing.app);
+
+  const chatbotDb = await createTestSchema('chatbot', CHATBOT_MIGRATIONS_DIR);
+  const mediaDir = await mkdtemp(join(tmpdir(), 'parley-chat-media-'));
+  const chatbotConfig = readChatbotConfig({
+    ...process.env,
+    REDIS_URL: redisUrl,
+    DATABASE_URL: chatbotDb.databaseUrl,
+    CHATBOT_DB_SCHEMA: chatbotDb.schema,
+    QUEUE_PREFIX: prefix,
+    MEDIA_DIR: mediaDir,
+    BILLING_URL: billingServer.url,
+  });
+  const chatbot = await createChatbotService(chatbotConfig, { logger });
+  const chatbotServer = await serveApp(chatbot.app);
+
+  const fake = await startFakeOpenAI();
+  const chatDbs: { drop: () => Promise<void> }[] = [];
+
+  const startChat = async (overrides: Record<string, string | undefined>): Promise<ChatUnderTest> => {
+    const db = await createTestSchema('chat', MIGRATIONS_DIR);
+    chatDbs.push(db);
+    const merged: Record<string, string | undefined> = {
+      ...process.env,
+      REDIS_URL: redisUrl,
+      DATABASE_URL: db.databaseUrl,
+      CHAT_DB_SCHEMA: db.schema,
+      QUEUE_PREFIX: prefix,
+      CHATBOT_URL: chatbotServer.url,
+      BILLING_URL: billingServer.url,
+      OPENAI_API_KEY: 'test-key',
+      OPENAI_BASE_URL: fake.url,
+      ...overrides,
+    };
+    for (const [k, v] of Object.entries(merged)) if (v === undefined) delete merged[k];
+    const config = readChatConfig(merged);
+    const parts = await createChatService(config, { logger });
+    const server = await serveApp(parts.app);
+    stops.push(async () => {
+      await server.close();
+      for (const close of parts.closers) await close();
+    });
+    return { config, parts, client: createServiceClient(ChatService, server.url, { timeoutMs: 20_000 }) };
+  };
+
+  const main = await startChat(env);
+  const chatbots = createServiceClient(ChatbotService, chatbotServer.url);
+  const billingClient = createServiceClient(BillingService, billingServer.url);
+  const redis = createRedis(redisUrl);
+
+  const jobs = async <T>(queueName: string, decode: (data: JsonValue) => T): Promise<T[]> => {
+    const queue = new Queue(queueName, { connection: redis, prefix });
+    try {
+      const list = await queue.getJobs(['waiting', 'delayed', 'active', 'completed', 'failed', 'prioritized']);
+      return list.map((j) => decode(j.data as JsonValue));
+    } finally {
+      await queue.close();
+    }
+  };
+
+  return {
+    ...main,
+    prefix,
+    fake,
+    chatbots,
+    chatbot,
+    billing,
+    redis,
+    startChat,
+    newChatbot: async (opts = {}) => {
+      const ownerId = newOwner();
+      const { chatbot: created } = await chatbots.createChatbot({ ownerId, name: opts.name ?? 'Helper' });
+      const id = created!.id;
+      for (const text of opts.knowledge ?? []) await chatbots.addTextEntry({ ownerId, chatbotId: id, text });
+      if (opts.language) await chatbots.updateChatbot({ ownerId, chatbotId: id, language: opts.language });
+      return { ownerId, id, uniqueId: created!.uniqueId };
+    },
+    makePro: async (ownerId) => {
+      await billingClient.getAccount({ userId: ownerId });
+      await billing.prisma.account.update({ where: { userId: ownerId }, data: { plan: 'pro' } });
+    },
+    setCredit: async (ownerId, amount) => {
+      await billingClient.getAccount({ userId: ownerId });
+      await billing.prisma.account.update({ where: { userId: ownerId }, data: { creditBalance: amount } });
+    },
+    usageJobs: () => jobs(QUEUES.usageRecorded, (d) => fromJson(UsageRecordedSchema, d)),
+    interactionJobs: () => jobs(QUEUES.chatbotInteraction, (d) => fromJson(ChatbotInteractionSchema, d)),
+    stop: async () => {
+      for (const stop of stops.reverse()) await stop();
+      await chatbotServer.close();
+      for (const close of chatbot.closers) await close();
+      await billingServer.close();
+      for (const close of billing.closers) await close();
+      await fake.close();
+      const keys = await redis.keys(`${prefix}:*`);
+      if (keys.length) await redis.del(...keys);
+      await redis.quit();
+      for (const db of chatDbs) await db.drop();
+      await chatbotDb.drop();
+      await billingDb.drop();
+      await rm(mediaDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The ConnectError a call fails with (fails the test if it succeeds). */
+export async function rpcError(call: Promise<unknown>): Promise<ConnectError> {
+  try {
+    await call;
+  } catch (err) {
+    if (err instanceof ConnectError) return err;
+    throw err;
+  }
+  throw new Error('expected the call to fail');
+}
+
+let ownerSeq = 0;
+/** A fresh owner id for one test. */
+export const newOwner = (label = 'owner') => `${label}-${process.pid}-${++ownerSeq}-${Math.random().toString(36).slice(2, 8)}`;
+
+/** The system prompt of the fake's last request. */
+export function lastSystemPrompt(fake: FakeOpenAI): string {
+  const last = fake.requests.at(-1);
+  if (!last) throw new Error('the model was not called');
+  return last.messages.find((m) => m.role === 'system')?.content ?? '';
+}
+
+/** A visitor's message with the gateway's fields filled in. */
+export const visitor = (uniqueId: string, message: string, extra: Partial<{ sessionId: string; model: string; clientIp: string; userAgent: string }> = {}) => ({
+  uniqueId,
+  message,
+  sessionId: extra.sessionId ?? '',
+  model: extra.model ?? 'gpt-4o-mini',
+  clientIp: extra.clientIp ?? '203.0.113.7',
+  userAgent: extra.userAgent ?? 'Mozilla/5.0 (test)',
+});
