@@ -1,24 +1,50 @@
 import { fileURLToPath } from 'node:url';
 import tailwindcss from '@tailwindcss/vite';
 import react from '@vitejs/plugin-react';
-import { defineConfig } from 'vite';
+import { defineConfig, type Connect, type Plugin } from 'vite';
 
 // In development the API and the uploaded media live on the gateway; proxying keeps the app
 // same-origin, exactly as in production where the gateway serves web/dist itself.
 const gateway = process.env.GATEWAY_URL ?? 'http://localhost:8080';
 
+// Two pages: the app (index.html) and the public chat (chat.html), which must stay small and free
+// of the dashboard's code. The gateway serves chat.html for /chat/*; the dev and preview servers
+// do the same here.
+const chatPage: Connect.NextHandleFunction = (req, _res, next) => {
+  if (req.method === 'GET' && req.url && /^\/chat\/[^/?]+\/?(\?|$)/.test(req.url)) req.url = '/chat.html';
+  next();
+};
+
+function publicChatPage(): Plugin {
+  return {
+    name: 'parley-public-chat-page',
+    configureServer(server) {
+      server.middlewares.use(chatPage);
+    },
+    configurePreviewServer(server) {
+      server.middlewares.use(chatPage);
+    },
+  };
+}
+
 export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
-  plugins: [react(), tailwindcss()],
+  plugins: [react(), tailwindcss(), publicChatPage()],
   build: {
     outDir: 'dist',
     emptyOutDir: true,
     rolldownOptions: {
+      input: {
+        main: fileURLToPath(new URL('index.html', import.meta.url)),
+        chat: fileURLToPath(new URL('chat.html', import.meta.url)),
+      },
       output: {
         // Libraries change less often than the app, so they get their own long-cached chunks.
         codeSplitting: {
           groups: [
-            { name: 'react', test: /node_modules[\\/](react|react-dom|react-router|react-router-dom|scheduler)[\\/]/ },
+            // React alone, so the chat page shares it with the app without pulling in the router.
+            { name: 'react', test: /node_modules[\\/](react|react-dom|scheduler)[\\/]/ },
+            { name: 'router', test: /node_modules[\\/](react-router|react-router-dom)[\\/]/ },
             { name: 'apollo', test: /node_modules[\\/](@apollo|graphql|rxjs|@wry|optimism|tslib)[\\/]/ },
           ],
         },

@@ -14,7 +14,8 @@ import { NotFoundPage } from './not-found-page';
 import { RequireAuth } from './require-auth';
 import { SiteLayout } from './site-layout';
 
-// The public chat page (/chat/:uniqueId) will be a sibling of SiteLayout: it has no header or footer.
+// The public chat page (/chat/{uniqueId}) is not here: it is its own small page, chat.html
+// (src/chat/main.tsx), which the gateway serves for /chat/* so visitors never load the dashboard.
 export const routes: RouteObject[] = [
   {
     element: <SiteLayout />,

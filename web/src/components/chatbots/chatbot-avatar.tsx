@@ -6,6 +6,7 @@ export function chatbotInitials(name: string): string {
 }
 
 const sizes = {
+  xs: 'size-8 text-xs',
   sm: 'size-10 text-sm',
   md: 'size-12 text-base',
   lg: 'size-24 text-2xl',

@@ -1,0 +1,135 @@
+// The public chat page's REST client: same-origin, JSON, and never a sign-in token (spec §7).
+import { readEventStream } from './read-event-stream';
+
+export const LOAD_CHATBOT_FAILED_MESSAGE = 'Chatbot not found or inactive';
+export const SEND_MESSAGE_FAILED_MESSAGE = 'Failed to get response from chatbot';
+/** The model the public page asks for (spec §9). */
+export const CHAT_MODEL = 'gpt-4o-mini';
+
+export interface PublicChatbot {
+  name: string;
+  /** A URL path such as "/media/chatbots/…", or null for the initials avatar. */
+  profilePicture: string | null;
+}
+
+export interface ChatReply {
+  message: string;
+  sessionId: string;
+}
+
+/** A failure whose message is meant for the visitor: the server's own text, or the default. */
+export class PublicChatError extends Error {
+  override name = 'PublicChatError';
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+function chatbotPath(uniqueId: string): string {
+  return `/api/chatbot/public/${encodeURIComponent(uniqueId)}`;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}
+
+/** The server's `message` when it sent a usable one. */
+function serverMessage(body: unknown): string | undefined {
+  const message = isRecord(body) ? body.message : undefined;
+  return typeof message === 'string' && message.trim() ? message.trim() : undefined;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+async function readJson(response: Response): Promise<unknown> {
+  return parseJson(await response.text().catch(() => ''));
+}
+
+function isAbort(error: unknown): boolean {
+  return error instanceof DOMException && error.name === 'AbortError';
+}
+
+/** GET /api/chatbot/public/{uniqueId}: the name and picture the page shows. */
+export async function fetchPublicChatbot(uniqueId: string, signal?: AbortSignal): Promise<PublicChatbot> {
+  let response: Response;
+  try {
+    response = await fetch(chatbotPath(uniqueId), { headers: JSON_HEADERS, signal });
+  } catch (error) {
+    if (isAbort(error)) throw error;
+    throw new PublicChatError(LOAD_CHATBOT_FAILED_MESSAGE);
+  }
+  const body = await readJson(response);
+  if (!response.ok || !isRecord(body) || typeof body.name !== 'string') {
+    throw new PublicChatError((!response.ok && serverMessage(body)) || LOAD_CHATBOT_FAILED_MESSAGE);
+  }
+  const picture = body.profilePicture;
+  return { name: body.name, profilePicture: typeof picture === 'string' && picture ? picture : null };
+}
+
+function toReply(body: unknown, sessionId: string): ChatReply {
+  if (!isRecord(body) || typeof body.message !== 'string') throw new PublicChatError(SEND_MESSAGE_FAILED_MESSAGE);
+  return { message: body.message, sessionId: typeof body.sessionId === 'string' && body.sessionId ? body.sessionId : sessionId };
+}
+
+export interface SendChatMessageInput {
+  uniqueId: string;
+  message: string;
+  sessionId: string;
+  /** Called with each piece of the answer as it streams in. */
+  onDelta: (delta: string) => void;
+  signal?: AbortSignal;
+}
+
+/**
+ * POST /api/chatbot/public/{uniqueId}/chat, asking for a stream: `delta` events carry the answer
+ * piece by piece, `done` the full text and the session id to keep, `error` a failure mid-answer.
+ * Failures before the stream starts are a plain JSON error; a plain JSON answer is accepted too.
+ */
+export async function sendChatMessage({ uniqueId, message, sessionId, onDelta, signal }: SendChatMessageInput): Promise<ChatReply> {
+  let response: Response;
+  try {
+    response = await fetch(`${chatbotPath(uniqueId)}/chat`, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, accept: 'text/event-stream' },
+      body: JSON.stringify({ message, sessionId, model: CHAT_MODEL }),
+      signal,
+    });
+  } catch (error) {
+    if (isAbort(error)) throw error;
+    throw new PublicChatError(SEND_MESSAGE_FAILED_MESSAGE);
+  }
+
+  if (!response.ok) throw new PublicChatError(serverMessage(await readJson(response)) ?? SEND_MESSAGE_FAILED_MESSAGE);
+  const contentType = response.headers.get('content-type') ?? '';
+  if (!contentType.includes('text/event-stream') || !response.body) return toReply(await readJson(response), sessionId);
+
+  let streamed = '';
+  try {
+    for await (const { event, data } of readEventStream(response.body)) {
+      const payload = parseJson(data);
+      if (event === 'delta') {
+        const delta = isRecord(payload) ? payload.delta : undefined;
+        if (typeof delta === 'string' && delta) {
+          streamed += delta;
+          onDelta(delta);
+        }
+      } else if (event === 'done') {
+        const done = isRecord(payload) ? payload : {};
+        // The full text wins over the pieces; the pieces stand in only if the server left it out.
+        return toReply({ ...done, message: typeof done.message === 'string' ? done.message : streamed }, sessionId);
+      } else if (event === 'error') {
+        throw new PublicChatError(serverMessage(payload) ?? SEND_MESSAGE_FAILED_MESSAGE);
+      }
+    }
+  } catch (error) {
+    if (error instanceof PublicChatError || isAbort(error)) throw error;
+    throw new PublicChatError(SEND_MESSAGE_FAILED_MESSAGE);
+  }
+  // The connection closed before `done`: the answer is incomplete.
+  throw new PublicChatError(SEND_MESSAGE_FAILED_MESSAGE);
+}

@@ -1,0 +1,91 @@
+// What the public chat page keeps in localStorage (spec §4, §9): the session id per chatbot, and the
+// messages per chatbot and session, so a reload shows the same conversation. Storage can throw
+// (private mode, quota, disabled), and a broken storage must only mean "nothing remembered".
+
+export type ChatRole = 'user' | 'assistant';
+
+export interface ChatMessage {
+  role: ChatRole;
+  content: string;
+}
+
+const SESSION_ID_LENGTH = 13;
+const SESSION_ID_ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
+
+export function sessionIdKey(uniqueId: string): string {
+  return `chatSessionId_${uniqueId}`;
+}
+
+export function messagesKey(uniqueId: string, sessionId: string): string {
+  return `chatMessages_${uniqueId}_${sessionId}`;
+}
+
+/** A random 13-character session id for a visitor the server has not seen yet. */
+export function generateSessionId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(SESSION_ID_LENGTH));
+  return Array.from(bytes, (byte) => SESSION_ID_ALPHABET[byte % SESSION_ID_ALPHABET.length]).join('');
+}
+
+function read(key: string): string | null {
+  try {
+    return localStorage.getItem(key);
+  } catch {
+    return null;
+  }
+}
+
+function write(key: string, value: string): void {
+  try {
+    localStorage.setItem(key, value);
+  } catch {
+    // Without storage the conversation simply does not survive a reload.
+  }
+}
+
+function remove(key: string): void {
+  try {
+    localStorage.removeItem(key);
+  } catch {
+    // Nothing stored, nothing to remove.
+  }
+}
+
+/** The stored session id of this chatbot, or a new one (stored at once, so every tab shares it). */
+export function loadSessionId(uniqueId: string): string {
+  const stored = read(sessionIdKey(uniqueId))?.trim();
+  if (stored) return stored;
+  const created = generateSessionId();
+  write(sessionIdKey(uniqueId), created);
+  return created;
+}
+
+export function saveSessionId(uniqueId: string, sessionId: string): void {
+  write(sessionIdKey(uniqueId), sessionId);
+}
+
+function isChatMessage(value: unknown): value is ChatMessage {
+  if (typeof value !== 'object' || value === null) return false;
+  const { role, content } = value as Record<string, unknown>;
+  return (role === 'user' || role === 'assistant') && typeof content === 'string';
+}
+
+/** The stored messages of a session; anything unreadable is dropped rather than shown. */
+export function loadMessages(uniqueId: string, sessionId: string): ChatMessage[] {
+  const raw = read(messagesKey(uniqueId, sessionId));
+  if (!raw) return [];
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    return Array.isArray(parsed) ? parsed.filter(isChatMessage).map(({ role, content }) => ({ role, content })) : [];
+  } catch {
+    return [];
+  }
+}
+
+export function saveMessages(uniqueId: string, sessionId: string, messages: ChatMessage[]): void {
+  if (messages.length === 0) remove(messagesKey(uniqueId, sessionId));
+  else write(messagesKey(uniqueId, sessionId), JSON.stringify(messages));
+}
+
+export function clearMessages(uniqueId: string, sessionId: string): void {
+  remove(messagesKey(uniqueId, sessionId));
+}

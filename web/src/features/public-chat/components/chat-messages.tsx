@@ -1,0 +1,54 @@
+import { useLayoutEffect, useRef } from 'react';
+import { ChatbotAvatar } from '../../../components/chatbots/chatbot-avatar';
+import type { PublicChatbot } from '../api/public-chat-api';
+import type { ChatMessage } from '../chat-storage';
+import { AssistantBubble, AssistantRow, UserBubble } from './message-bubble';
+import { TypingIndicator } from './typing-indicator';
+
+interface ChatMessagesProps {
+  chatbot: PublicChatbot;
+  messages: ChatMessage[];
+  /** The answer so far while a reply is pending ("" before its first words); null otherwise. */
+  streaming: string | null;
+}
+
+/** The scrolling conversation; it follows the newest message, including an answer as it streams. */
+export function ChatMessages({ chatbot, messages, streaming }: ChatMessagesProps) {
+  const scroller = useRef<HTMLDivElement>(null);
+
+  useLayoutEffect(() => {
+    const element = scroller.current;
+    if (element) element.scrollTop = element.scrollHeight;
+  }, [messages, streaming]);
+
+  const empty = messages.length === 0 && streaming === null;
+
+  return (
+    <div ref={scroller} className="min-h-0 flex-1 overflow-y-auto overscroll-contain">
+      {empty ? (
+        <div className="flex h-full flex-col items-center justify-center px-6 py-10 text-center">
+          <ChatbotAvatar name={chatbot.name} src={chatbot.profilePicture} size="lg" />
+          <p className="mt-5 text-xl font-semibold tracking-tight text-gray-900">Ask me anything!</p>
+          <p className="mt-1.5 max-w-xs text-sm text-gray-500">Send a message below to start chatting with {chatbot.name}.</p>
+        </div>
+      ) : (
+        <div role="log" aria-label="Conversation" className="mx-auto w-full max-w-3xl space-y-4 px-4 py-6 sm:px-6">
+          {messages.map((message, index) =>
+            message.role === 'user' ? (
+              <UserBubble key={index} content={message.content} />
+            ) : (
+              <AssistantRow key={index} chatbot={chatbot}>
+                <AssistantBubble name={chatbot.name} content={message.content} />
+              </AssistantRow>
+            ),
+          )}
+          {streaming !== null ? (
+            <AssistantRow chatbot={chatbot}>
+              {streaming ? <AssistantBubble name={chatbot.name} content={streaming} streaming /> : <TypingIndicator name={chatbot.name} />}
+            </AssistantRow>
+          ) : null}
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,31 @@
+import { useEffect, useState } from 'react';
+import { fetchPublicChatbot, LOAD_CHATBOT_FAILED_MESSAGE, PublicChatError, type PublicChatbot } from '../api/public-chat-api';
+
+type PublicChatbotState =
+  | { status: 'loading' }
+  | { status: 'ready'; chatbot: PublicChatbot }
+  | { status: 'error'; error: string };
+
+/** Loads the chatbot's public face (name, picture); an unknown or inactive chatbot is an error. */
+export function usePublicChatbot(uniqueId: string): PublicChatbotState {
+  const [state, setState] = useState<PublicChatbotState>({ status: 'loading' });
+
+  useEffect(() => {
+    if (!uniqueId) {
+      setState({ status: 'error', error: LOAD_CHATBOT_FAILED_MESSAGE });
+      return;
+    }
+    const controller = new AbortController();
+    setState({ status: 'loading' });
+    fetchPublicChatbot(uniqueId, controller.signal).then(
+      (chatbot) => setState({ status: 'ready', chatbot }),
+      (error: unknown) => {
+        if (controller.signal.aborted) return;
+        setState({ status: 'error', error: error instanceof PublicChatError ? error.message : LOAD_CHATBOT_FAILED_MESSAGE });
+      },
+    );
+    return () => controller.abort();
+  }, [uniqueId]);
+
+  return state;
+}
