@@ -1,11 +1,15 @@
 // The built web app and uploaded media. Hashed files under /assets never change, so they are cached
-// for a year; index.html is revalidated on every load so a new deployment is picked up at once.
+// for a year; the HTML pages are revalidated on every load so a new deployment is picked up at once.
+// The web app has two pages: index.html (the site and the owner's dashboard) and chat.html (the
+// public chat, a separate small bundle), served for /chat/*.
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import express, { Router } from 'express';
 
 /** Paths the single-page app must never answer for, even on GET. */
 const reserved = /^\/(api|graphql|media|healthz|readyz)(\/|$)/;
+/** The public chat page's paths, /chat/{uniqueId}. */
+const chatPage = /^\/chat(\/|$)/;
 
 export function mediaRouter(mediaDir: string): Router {
   const router = Router();
@@ -18,7 +22,6 @@ export function mediaRouter(mediaDir: string): Router {
 
 export function webAppRouter(distDir: string): Router {
   const router = Router();
-  const indexHtml = join(distDir, 'index.html');
   router.use(
     express.static(distDir, {
       index: false,
@@ -28,12 +31,13 @@ export function webAppRouter(distDir: string): Router {
       },
     }),
   );
-  // Client-side routes (/dashboard, /chat/abc, ...) all load index.html.
+  // Client-side routes (/dashboard, /chatbots/abc, ...) load index.html; /chat/abc loads chat.html.
   router.use(async (req, res, next) => {
     if ((req.method !== 'GET' && req.method !== 'HEAD') || reserved.test(req.path)) return next();
     // Missing files under /assets are real 404s, not pages.
     if (req.path.startsWith('/assets/')) return next();
-    const found = await stat(indexHtml).then((s) => s.isFile(), () => false);
+    const page = chatPage.test(req.path) ? 'chat.html' : 'index.html';
+    const found = await stat(join(distDir, page)).then((s) => s.isFile(), () => false);
     if (!found) {
       res.status(503).type('text/plain').send('The web app is not built yet. Run `npm run build --workspace web`, then reload.\n');
       return;
@@ -41,7 +45,7 @@ export function webAppRouter(distDir: string): Router {
     res.setHeader('Cache-Control', 'no-cache');
     // `root` keeps send's dotfile check to the part below distDir: the checkout itself may live
     // under a dot-directory.
-    res.sendFile('index.html', { root: distDir });
+    res.sendFile(page, { root: distDir });
   });
   return router;
 }

@@ -116,13 +116,26 @@ describe('headers', () => {
 
 describe('the web app', () => {
   it('serves index.html for client-side routes, not cached', async () => {
-    for (const path of ['/', '/dashboard', '/chatbots/abc123', '/chat/xyz?x=1']) {
+    for (const path of ['/', '/dashboard', '/chatbots/abc123', '/chatbots', '/chatter']) {
       const res = await fetch(stack.url + path);
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/^text\/html/);
       expect(res.headers.get('cache-control')).toBe('no-cache');
       expect(await res.text()).toContain('<div id="root"></div>');
     }
+  });
+
+  it('serves chat.html, the public chat page, for /chat/*, not cached', async () => {
+    for (const path of ['/chat/xyz', '/chat/xyz?x=1', '/chat/xyz/']) {
+      const res = await fetch(stack.url + path);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(res.headers.get('cache-control')).toBe('no-cache');
+      expect(await res.text()).toContain('data-page="chat"');
+    }
+    const head = await fetch(`${stack.url}/chat/xyz`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toMatch(/^text\/html/);
   });
 
   it('serves hashed assets with long-lived immutable caching, and a real 404 for a missing one', async () => {

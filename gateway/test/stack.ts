@@ -27,6 +27,7 @@ export function fakeWebDist(): string {
   const dir = join(mkdtempSync(join(tmpdir(), 'parley-web-')), '.checkout', 'dist');
   mkdirSync(join(dir, 'assets'), { recursive: true });
   writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Parley</title><div id="root"></div>');
+  writeFileSync(join(dir, 'chat.html'), '<!doctype html><title>Chat</title><div id="root" data-page="chat"></div>');
   writeFileSync(join(dir, 'assets', 'index-abc123.js'), 'console.log("parley")');
   return dir;
 }
