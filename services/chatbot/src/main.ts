@@ -1,5 +1,5 @@
-// Starts the chatbot service: validated config → database and migrations → server;
-// SIGTERM drains requests, then closes the pools.
+// Starts the chatbot service: validated config → database and migrations → server and workers;
+// SIGTERM drains requests, lets jobs in flight finish, then closes the pools.
 import { loadConfig } from '@parley/common/config.ts';
 import { createLogger } from '@parley/common/logger.ts';
 import { ensureDatabase, migrate } from '@parley/common/migrations.ts';

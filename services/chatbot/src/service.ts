@@ -1,8 +1,9 @@
 // Builds the chatbot service from its configuration: database, Redis, the billing client, the
-// ChatbotDeleted producer and the Express app. main.ts runs it; tests (the chatbot service's and
-// other packages') start it in-process the same way.
+// ChatbotDeleted producer, the ChatbotInteraction worker and the Express app. main.ts runs it;
+// tests (the chatbot service's and other packages') start it in-process the same way.
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@connectrpc/connect';
+import type { Worker } from 'bullmq';
 import { BillingService } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import { ChatbotDeletedSchema } from '@parley/proto/parley/events/v1/chatbot_deleted_pb.js';
 import { prismaAdapter } from '@parley/common/database.ts';
@@ -16,6 +17,8 @@ import { PrismaClient } from './generated/prisma/client.ts';
 import { publishChatbotDeleted } from './chatbots/chatbot-deleted.publisher.ts';
 import { billingPlanLookup } from './chatbots/owner-plan.ts';
 import type { ChatbotConfig } from './config.ts';
+import { startChatbotInteractionWorker } from './interactions/chatbot-interaction.job.ts';
+import { recordInteraction } from './interactions/record-interaction.ts';
 import { chatbotRoutes, type ChatbotRpcDeps } from './rpc.ts';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
@@ -23,11 +26,13 @@ export const MIGRATIONS_DIR = fileURLToPath(new URL('../prisma/migrations', impo
 export interface ChatbotServiceParts extends ServiceParts {
   prisma: PrismaClient;
   deps: ChatbotRpcDeps;
+  /** The ChatbotInteraction worker, when workers were started. */
+  chatbotInteractionWorker?: Worker;
 }
 
 export async function createChatbotService(
   config: ChatbotConfig,
-  opts: { logger: Logger; billing?: Client<typeof BillingService> },
+  opts: { logger: Logger; billing?: Client<typeof BillingService>; workers?: boolean },
 ): Promise<ChatbotServiceParts> {
   const { logger } = opts;
   const prisma = new PrismaClient({ adapter: prismaAdapter({ databaseUrl: config.DATABASE_URL, schema: config.CHATBOT_DB_SCHEMA }) });
@@ -47,6 +52,11 @@ export async function createChatbotService(
     maxKnowledgeChars: config.MAX_KNOWLEDGE_CHARS_PER_BOT,
   };
 
+  const chatbotInteractionWorker =
+    opts.workers === false
+      ? undefined
+      : startChatbotInteractionWorker({ redis, logger, prefix: config.QUEUE_PREFIX, recordInteraction: (input) => recordInteraction({ db: prisma }, input) });
+
   const app = createServiceApp({
     logger,
     routes: chatbotRoutes(deps),
@@ -60,6 +70,13 @@ export async function createChatbotService(
     app,
     prisma,
     deps,
-    closers: [() => chatbotDeleted.close(), () => redis.quit(), () => prisma.$disconnect()],
+    chatbotInteractionWorker,
+    closers: [
+      // The worker first: close() waits for the jobs in flight to finish before it resolves.
+      async () => chatbotInteractionWorker?.close(),
+      () => chatbotDeleted.close(),
+      () => redis.quit(),
+      () => prisma.$disconnect(),
+    ],
   };
 }

@@ -1,0 +1,172 @@
+// Interaction counting across a real BullMQ queue into the real database: each answered message
+// counted once in its chatbot, whatever the duplicates, concurrency and deleted chatbots.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Job, Worker } from 'bullmq';
+import { create } from '@bufbuild/protobuf';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import { ChatbotInteractionSchema } from '@parley/proto/parley/events/v1/chatbot_interaction_pb.js';
+import { createProducer, QUEUES, type Producer } from '@parley/common/queues.ts';
+import { recordInteraction } from '../../src/interactions/record-interaction.ts';
+import { createChatbotService } from '../../src/service.ts';
+import { logger, newOwner, startChatbotService, type TestChatbotService } from './harness.ts';
+
+let svc: TestChatbotService;
+let producer: Producer<typeof ChatbotInteractionSchema>;
+
+beforeAll(async () => {
+  svc = await startChatbotService();
+  producer = createProducer(svc.redis, QUEUES.chatbotInteraction, ChatbotInteractionSchema, { prefix: svc.config.QUEUE_PREFIX });
+});
+
+afterAll(async () => {
+  await producer?.close();
+  await svc?.stop();
+});
+
+const interaction = (requestId: string, chatbotId: string, occurredAt = new Date()) =>
+  create(ChatbotInteractionSchema, { requestId, chatbotId, occurredAt: timestampFromDate(occurredAt) });
+
+const worker = () => svc.parts.chatbotInteractionWorker!;
+
+/** Resolves when `w` has finished an attempt at the job with this id: completed or failed. */
+function jobSettled(w: Worker, jobId: string): Promise<{ state: 'completed' | 'failed'; job: Job; error?: Error }> {
+  return new Promise((resolve) => {
+    const onCompleted = (job: Job) => {
+      if (job.id !== jobId) return;
+      off();
+      resolve({ state: 'completed', job });
+    };
+    const onFailed = (job: Job | undefined, error: Error) => {
+      if (job?.id !== jobId) return;
+      off();
+      resolve({ state: 'failed', job, error });
+    };
+    const off = () => {
+      w.off('completed', onCompleted);
+      w.off('failed', onFailed);
+    };
+    w.on('completed', onCompleted);
+    w.on('failed', onFailed);
+  });
+}
+
+async function newChatbot(): Promise<string> {
+  const { chatbot } = await svc.client.createChatbot({ ownerId: newOwner('interactions'), name: 'Counter' });
+  return chatbot!.id;
+}
+
+const stats = async (chatbotId: string) => {
+  const { interactions, lastInteraction } = await svc.parts.prisma.chatbot.findUniqueOrThrow({ where: { id: chatbotId } });
+  return { interactions, lastInteraction };
+};
+
+describe('ChatbotInteraction', () => {
+  it('counts one interaction and sets the last interaction time', async () => {
+    const chatbotId = await newChatbot();
+    expect(await stats(chatbotId)).toEqual({ interactions: 0, lastInteraction: null });
+    const at = new Date('2026-02-03T04:05:06.789Z');
+    const settled = jobSettled(worker(), 'int-one');
+    await producer.publish(interaction('int-one', chatbotId, at), 'int-one');
+    expect((await settled).state).toBe('completed');
+    expect(await stats(chatbotId)).toEqual({ interactions: 1, lastInteraction: at });
+  });
+
+  it('counts a duplicated interaction once: the same job twice, another job id, the use case called again', async () => {
+    const chatbotId = await newChatbot();
+    const at = new Date('2026-02-03T10:00:00.000Z');
+    const first = jobSettled(worker(), 'int-dup');
+    await producer.publish(interaction('int-dup', chatbotId, at), 'int-dup');
+    await producer.publish(interaction('int-dup', chatbotId, at), 'int-dup'); // BullMQ ignores the repeated job id
+    expect((await first).state).toBe('completed');
+
+    const again = jobSettled(worker(), 'int-dup.again');
+    await producer.publish(interaction('int-dup', chatbotId, at), 'int-dup.again');
+    expect((await again).state).toBe('completed');
+
+    expect(await recordInteraction({ db: svc.parts.prisma }, { requestId: 'int-dup', chatbotId, occurredAt: at })).toBe('duplicate');
+    expect(await stats(chatbotId)).toEqual({ interactions: 1, lastInteraction: at });
+  });
+
+  it('counts 20 concurrent deliveries of the same request once', async () => {
+    const chatbotId = await newChatbot();
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => recordInteraction({ db: svc.parts.prisma }, { requestId: 'int-race', chatbotId, occurredAt: new Date() })),
+    );
+    expect(results.filter((r) => r === 'counted')).toHaveLength(1);
+    expect(results.filter((r) => r === 'duplicate')).toHaveLength(19);
+    expect((await stats(chatbotId)).interactions).toBe(1);
+  });
+
+  it('counts 100 distinct interactions published at once, and keeps the latest time whatever the order', async () => {
+    const chatbotId = await newChatbot();
+    const base = Date.parse('2026-04-01T00:00:00.000Z');
+    // Times out of order: the latest is published in the middle.
+    const times = Array.from({ length: 100 }, (_, i) => new Date(base + ((i * 37) % 100) * 1000));
+    const latest = new Date(Math.max(...times.map((t) => t.getTime())));
+    await Promise.all(times.map((at, i) => producer.publish(interaction(`int-many-${i}`, chatbotId, at), `int-many-${i}`)));
+    await expect.poll(async () => (await stats(chatbotId)).interactions, { timeout: 15_000 }).toBe(100);
+    expect(await stats(chatbotId)).toEqual({ interactions: 100, lastInteraction: latest });
+    expect(await svc.parts.prisma.processedInteraction.count({ where: { requestId: { startsWith: 'int-many-' } } })).toBe(100);
+  });
+
+  it('never moves the last interaction back for an event that arrives late', async () => {
+    const chatbotId = await newChatbot();
+    const later = new Date('2026-05-02T00:00:00.000Z');
+    const earlier = new Date('2026-05-01T00:00:00.000Z');
+    expect(await recordInteraction({ db: svc.parts.prisma }, { requestId: 'int-late-1', chatbotId, occurredAt: later })).toBe('counted');
+    expect(await recordInteraction({ db: svc.parts.prisma }, { requestId: 'int-late-2', chatbotId, occurredAt: earlier })).toBe('counted');
+    expect(await stats(chatbotId)).toEqual({ interactions: 2, lastInteraction: later });
+  });
+});
+
+describe('interactions that are not counted', () => {
+  it('acknowledges and ignores an interaction for a deleted chatbot', async () => {
+    const ownerId = newOwner('deleted');
+    const { chatbot } = await svc.client.createChatbot({ ownerId, name: 'Gone' });
+    await svc.client.deleteChatbot({ ownerId, chatbotId: chatbot!.id });
+    const settled = jobSettled(worker(), 'int-deleted');
+    await producer.publish(interaction('int-deleted', chatbot!.id), 'int-deleted');
+    const { state, job } = await settled;
+    expect(state).toBe('completed');
+    expect(job.attemptsMade).toBe(1);
+    expect(await svc.parts.prisma.chatbot.count({ where: { id: chatbot!.id } })).toBe(0);
+  });
+
+  it.each([
+    ['an unknown chatbot id', randomUUID()],
+    ['a chatbot id that is not a UUID', 'not-a-chatbot'],
+  ])('acknowledges and ignores an interaction for %s', async (_label, chatbotId) => {
+    const jobId = `int-unknown-${chatbotId}`;
+    const settled = jobSettled(worker(), jobId);
+    await producer.publish(interaction(jobId, chatbotId), jobId);
+    expect((await settled).state).toBe('completed');
+  });
+
+  it.each([
+    ['an empty request id', { requestId: '' }, /request_id is required/],
+    ['no occurred_at', { occurredAt: undefined }, /occurred_at is required/],
+  ])('fails an event with %s at once and counts nothing', async (label, overrides, message) => {
+    const chatbotId = await newChatbot();
+    const jobId = `int-bad-${label.replace(/\W+/g, '-')}`;
+    const settled = jobSettled(worker(), jobId);
+    await producer.publish({ ...interaction(jobId, chatbotId), ...overrides }, jobId);
+    const { state, job, error } = await settled;
+    expect(state).toBe('failed');
+    expect(error?.name).toBe('UnrecoverableError');
+    expect(error?.message).toMatch(message);
+    expect(job.attemptsMade).toBe(1);
+    expect(await stats(chatbotId)).toEqual({ interactions: 0, lastInteraction: null });
+  });
+});
+
+describe('wiring', () => {
+  it('starts no ChatbotInteraction worker when workers are off', async () => {
+    const quiet = await createChatbotService(svc.config, { logger, workers: false });
+    try {
+      expect(quiet.chatbotInteractionWorker).toBeUndefined();
+    } finally {
+      for (const close of quiet.closers) await close();
+    }
+  });
+});
