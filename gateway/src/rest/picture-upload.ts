@@ -17,7 +17,9 @@ export function readPictureUpload(req: Request, maxBytes: number): Promise<Uint8
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: req.headers, limits: { files: 1, fileSize: maxBytes, fields: 10, parts: 20 } });
+      // busboy signals the limit on reaching fileSize, not on passing it: one byte more lets a
+      // picture of exactly maxBytes through, as "at most" promises.
+      parser = busboy({ headers: req.headers, limits: { files: 1, fileSize: maxBytes + 1, fields: 10, parts: 20 } });
     } catch {
       // A multipart content type without a boundary.
       reject(invalid(NOT_MULTIPART));
