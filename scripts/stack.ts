@@ -19,6 +19,7 @@ export const PROCESSES: ProcessSpec[] = [
   { name: 'auth', entry: 'services/auth/src/main.ts', urlVar: 'AUTH_URL', defaultPort: 4001 },
   { name: 'billing', entry: 'services/billing/src/main.ts', urlVar: 'BILLING_URL', defaultPort: 4004 },
   { name: 'chatbot', entry: 'services/chatbot/src/main.ts', urlVar: 'CHATBOT_URL', defaultPort: 4002 },
+  { name: 'chat', entry: 'services/chat/src/main.ts', urlVar: 'CHAT_URL', defaultPort: 4003 },
   { name: 'gateway', entry: 'gateway/src/main.ts', defaultPort: 8080 },
 ];
 

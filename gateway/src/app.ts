@@ -23,8 +23,11 @@ export async function createGateway(config: GatewayConfig, { logger }: { logger:
   app.set('trust proxy', config.TRUST_PROXY);
   app.use(requestContext(logger));
   app.use(securityHeaders(config.PUBLIC_URL));
-  app.use(healthRouter({ auth: config.AUTH_URL, billing: config.BILLING_URL, chatbot: config.CHATBOT_URL }));
-  app.use('/api', apiRouter({ clients, logger, bodyLimit: config.BODY_LIMIT, maxPictureBytes: config.MAX_PICTURE_BYTES }));
+  app.use(healthRouter({ auth: config.AUTH_URL, billing: config.BILLING_URL, chatbot: config.CHATBOT_URL, chat: config.CHAT_URL }));
+  app.use(
+    '/api',
+    apiRouter({ clients, logger, bodyLimit: config.BODY_LIMIT, maxPictureBytes: config.MAX_PICTURE_BYTES, chatTimeoutMs: config.CHAT_TIMEOUT_MS }),
+  );
   app.use('/graphql', graphql.router);
   app.use('/media', mediaRouter(config.MEDIA_DIR));
   app.use(webAppRouter(config.WEB_DIST_DIR));

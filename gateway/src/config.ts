@@ -17,12 +17,15 @@ export const gatewayVars = {
   AUTH_URL: serviceUrl('AUTH_URL'),
   BILLING_URL: serviceUrl('BILLING_URL'),
   CHATBOT_URL: serviceUrl('CHATBOT_URL'),
+  CHAT_URL: serviceUrl('CHAT_URL'),
   PUBLIC_URL: { parse: url(['http', 'https']), default: 'http://localhost:8080' },
   MEDIA_DIR: { parse: path, default: '.data/media' },
   WEB_DIST_DIR: { parse: path, default: 'web/dist' },
   // How many reverse proxies in front of the gateway may set X-Forwarded-For (0: use the socket address).
   TRUST_PROXY: { parse: int(0, 10), default: '0' },
   RPC_TIMEOUT_MS: { parse: int(100, 120_000), default: '5000' },
+  // Deadline of one public chat answer (the language model may take a while), streamed or not.
+  CHAT_TIMEOUT_MS: { parse: int(100, 600_000), default: '60000' },
   BODY_LIMIT: { parse: byteSize, default: '100kb' },
   // Largest picture upload read from a request; the chatbot service enforces its own limit too.
   MAX_PICTURE_BYTES: { parse: int(1, 100 * 1024 * 1024), default: String(2 * 1024 * 1024) },

@@ -12,6 +12,7 @@ import type { Clients } from './clients.ts';
 import { graphQLContext, type GraphQLContext } from './context.ts';
 import { bodyParserError, formatGraphQLError, toHttpError } from './errors.ts';
 import { authResolvers } from './resolvers/auth.ts';
+import { chatResolvers } from './resolvers/chat.ts';
 import { chatbotResolvers } from './resolvers/chatbot.ts';
 import { userResolvers } from './resolvers/user.ts';
 
@@ -26,7 +27,7 @@ export function loadTypeDefs(): string[] {
 
 export async function createGraphQL(opts: { clients: Clients; logger: Logger; bodyLimit: string }): Promise<{ router: Router; stop: () => Promise<void> }> {
   const server = new ApolloServer<GraphQLContext>({
-    schema: makeExecutableSchema({ typeDefs: loadTypeDefs(), resolvers: [authResolvers, userResolvers, chatbotResolvers] }),
+    schema: makeExecutableSchema({ typeDefs: loadTypeDefs(), resolvers: [authResolvers, userResolvers, chatbotResolvers, chatResolvers] }),
     introspection: true,
     // Apollo's CSRF guard stays on: the web app always sends `content-type: application/json`.
     csrfPrevention: true,

@@ -176,7 +176,7 @@ describe('health', () => {
   it('/readyz is ready when the services it calls answer', async () => {
     const res = await api(stack.url, '/readyz');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'ready', checks: { auth: 'ok', billing: 'ok', chatbot: 'ok' } });
+    expect(res.body).toEqual({ status: 'ready', checks: { auth: 'ok', billing: 'ok', chatbot: 'ok', chat: 'ok' } });
   });
 
   describe('with the services down', () => {

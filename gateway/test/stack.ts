@@ -14,6 +14,8 @@ import { readAuthConfig } from '@parley/auth/config.ts';
 import { createAuthService, MIGRATIONS_DIR as AUTH_MIGRATIONS } from '@parley/auth/service.ts';
 import { readBillingConfig } from '@parley/billing/config.ts';
 import { createBillingService, MIGRATIONS_DIR as BILLING_MIGRATIONS } from '@parley/billing/service.ts';
+import { readChatConfig } from '@parley/chat/config.ts';
+import { createChatService, MIGRATIONS_DIR as CHAT_MIGRATIONS } from '@parley/chat/service.ts';
 import { readChatbotConfig } from '@parley/chatbot/config.ts';
 import { createChatbotService, MIGRATIONS_DIR as CHATBOT_MIGRATIONS } from '@parley/chatbot/service.ts';
 import { createGateway } from '../src/app.ts';
@@ -61,16 +63,19 @@ async function serve(parts: ServiceParts) {
 export interface StackOptions {
   authEnv?: Record<string, string>;
   chatbotEnv?: Record<string, string>;
+  /** The chat service's environment (OPENAI_BASE_URL and OPENAI_API_KEY point it at a fake model). */
+  chatEnv?: Record<string, string>;
   gatewayEnv?: Record<string, string>;
 }
 
 export async function startStack(opts: StackOptions = {}) {
   const { redisUrl } = await testInfra();
   const prefix = uniqueName('gwtest');
-  const [authSchema, billingSchema, chatbotSchema] = await Promise.all([
+  const [authSchema, billingSchema, chatbotSchema, chatSchema] = await Promise.all([
     createTestSchema('gw_auth', AUTH_MIGRATIONS),
     createTestSchema('gw_billing', BILLING_MIGRATIONS),
     createTestSchema('gw_chatbot', CHATBOT_MIGRATIONS),
+    createTestSchema('gw_chat', CHAT_MIGRATIONS),
   ]);
   const auth = await serve(
     await createAuthService(
@@ -113,11 +118,27 @@ export async function startStack(opts: StackOptions = {}) {
       { logger: silent('chatbot-test') },
     ),
   );
+  const chat = await serve(
+    await createChatService(
+      readChatConfig({
+        DATABASE_URL: chatSchema.databaseUrl,
+        REDIS_URL: redisUrl,
+        CHAT_DB_SCHEMA: chatSchema.schema,
+        QUEUE_PREFIX: prefix,
+        CHATBOT_URL: chatbot.url,
+        BILLING_URL: billing.url,
+        LOG_LEVEL: 'silent',
+        ...opts.chatEnv,
+      }),
+      { logger: silent('chat-test') },
+    ),
+  );
   const webDistDir = fakeWebDist();
   const gateway = await startGateway({
     AUTH_URL: auth.url,
     BILLING_URL: billing.url,
     CHATBOT_URL: chatbot.url,
+    CHAT_URL: chat.url,
     WEB_DIST_DIR: webDistDir,
     MEDIA_DIR: mediaDir,
     // Tests act as the one proxy in front of the gateway, choosing client IPs with X-Forwarded-For.
@@ -130,6 +151,7 @@ export async function startStack(opts: StackOptions = {}) {
     authUrl: auth.url,
     billingUrl: billing.url,
     chatbotUrl: chatbot.url,
+    chatUrl: chat.url,
     /** The billing schema, for tests that change an owner's plan directly (as a payment would). */
     billingDatabase: billingSchema,
     webDistDir,
@@ -137,6 +159,7 @@ export async function startStack(opts: StackOptions = {}) {
     async close() {
       await gateway.close();
       await auth.close();
+      await chat.close();
       await chatbot.close();
       await billing.close();
       const redis = createRedis(redisUrl);
@@ -148,7 +171,7 @@ export async function startStack(opts: StackOptions = {}) {
       const keys = await redis.keys(`${prefix}:*`);
       if (keys.length) await redis.del(...keys);
       await redis.quit();
-      await Promise.all([authSchema.drop(), billingSchema.drop(), chatbotSchema.drop()]);
+      await Promise.all([authSchema.drop(), billingSchema.drop(), chatbotSchema.drop(), chatSchema.drop()]);
       rmSync(webDistDir, { recursive: true, force: true });
       rmSync(mediaDir, { recursive: true, force: true });
     },

@@ -3,6 +3,7 @@
 import { Router, type Request } from 'express';
 import type { Clients } from '../clients.ts';
 import { chatbotView, knowledgeBaseView, restChatbot, restKnowledgeBase } from '../chatbots.ts';
+import { conversationView, restConversation } from '../conversations.ts';
 import { bearerToken } from '../context.ts';
 import { ownerId } from '../owners.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
@@ -65,6 +66,20 @@ export function chatbotRoutes(clients: Clients, opts: { maxPictureBytes: number 
       entryId: req.params.entryId,
     });
     res.json({ knowledgeBase: restKnowledgeBase(knowledgeBaseView(knowledgeBase)) });
+  });
+
+  router.get('/:id/conversations', async (req, res) => {
+    const { conversations } = await clients.chat.listConversations({ ownerId: await owner(req), chatbotId: req.params.id });
+    res.json(conversations.map((c) => restConversation(conversationView(c))));
+  });
+
+  router.get('/:id/conversations/:conversationId', async (req, res) => {
+    const { conversation } = await clients.chat.getConversation({
+      ownerId: await owner(req),
+      chatbotId: req.params.id,
+      conversationId: req.params.conversationId,
+    });
+    res.json(restConversation(conversationView(conversation)));
   });
 
   return router;

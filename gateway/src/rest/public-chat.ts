@@ -1,0 +1,86 @@
+// The public chat paths (spec §7), used by the chat page without signing in:
+//   GET  /api/chatbot/public/{uniqueId}        → { name, profilePicture }
+//   POST /api/chatbot/public/{uniqueId}/chat   → { message, sessionId }
+// With `Accept: text/event-stream` the answer streams as server-sent events:
+//   event: delta  data: {"delta":"..."}                        (repeated)
+//   event: done   data: {"message":"...","sessionId":"..."}    (last)
+//   event: error  data: {"message":"..."}                      (instead of done, if it fails midway)
+// A failure before the first event is an ordinary JSON error with its status.
+import { Router, type Request, type Response } from 'express';
+import { clientIp } from '@parley/common/http.ts';
+import type { Logger } from '@parley/common/logger.ts';
+import type { Clients } from '../clients.ts';
+import { mapError } from '../errors.ts';
+import { jsonObject, stringField } from './input.ts';
+
+export interface PublicChatOptions {
+  /** Deadline of one answer. */
+  timeoutMs: number;
+  logger: Logger;
+}
+
+export function publicChatRoutes(clients: Clients, opts: PublicChatOptions): Router {
+  const router = Router();
+
+  router.get('/:uniqueId', async (req, res) => {
+    const { name, profilePicture } = await clients.chat.getPublicChatbot({ uniqueId: req.params.uniqueId });
+    res.json({ name, profilePicture: profilePicture || null });
+  });
+
+  router.post('/:uniqueId/chat', async (req, res) => {
+    const body = jsonObject(req.body);
+    const input = {
+      uniqueId: req.params.uniqueId,
+      sessionId: stringField(body, 'sessionId'),
+      message: stringField(body, 'message'),
+      model: stringField(body, 'model'),
+      clientIp: clientIp(req),
+      userAgent: req.get('user-agent') ?? '',
+    };
+    // The visitor leaving stops the answer (and the model call behind it).
+    const abort = new AbortController();
+    res.on('close', () => abort.abort());
+    const callOptions = { timeoutMs: opts.timeoutMs, signal: abort.signal };
+
+    if (!wantsEventStream(req)) {
+      const { message, sessionId } = await clients.chat.sendMessage(input, callOptions);
+      res.json({ message, sessionId });
+      return;
+    }
+
+    const events = clients.chat.streamMessage(input, callOptions)[Symbol.asyncIterator]();
+    // Refusals (unknown bot, empty message, rate limit, no credit) arrive before any event: they
+    // throw here and are answered as JSON with their status by the router's error handler.
+    const first = await events.next();
+    startEventStream(res);
+    try {
+      for (let step = first; !step.done; step = await events.next()) {
+        const { event } = step.value;
+        if (event.case === 'delta') sendEvent(res, 'delta', { delta: event.value });
+        else if (event.case === 'done') sendEvent(res, 'done', { message: event.value.message, sessionId: event.value.sessionId });
+      }
+    } catch (err) {
+      if (!abort.signal.aborted) sendEvent(res, 'error', { message: mapError(err, opts.logger).message });
+    }
+    res.end();
+  });
+
+  return router;
+}
+
+function wantsEventStream(req: Request): boolean {
+  return /\btext\/event-stream\b/i.test(req.get('accept') ?? '');
+}
+
+function startEventStream(res: Response): void {
+  res.status(200);
+  res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+  res.setHeader('Cache-Control', 'no-cache, no-transform');
+  // Proxies such as nginx would otherwise hold the events back.
+  res.setHeader('X-Accel-Buffering', 'no');
+  res.flushHeaders();
+}
+
+function sendEvent(res: Response, name: string, data: unknown): void {
+  res.write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
+}
