@@ -1,7 +1,9 @@
 // Abuse protection for the public chat, held in Redis so every replica counts the same messages:
 // each visitor (by IP) may send so many messages a minute to one chatbot, and each chatbot may
-// receive so many from everyone together. Fixed one-minute windows, checked and counted by one Lua
-// script, so concurrent messages cannot slip past the limit and a refused message counts nothing.
+// receive so many from everyone together. Each counter's one-minute window opens with the first
+// message it counts (not on the clock's minute, so what a visitor sees does not depend on when they start);
+// one Lua script checks and counts both, so concurrent messages cannot slip past the limit and a
+// refused message counts nothing.
 import { tooMany } from '@parley/common/rpc-errors.ts';
 import type { Redis } from '@parley/common/redis.ts';
 
@@ -33,16 +35,14 @@ export interface ChatRateLimiter {
   take(input: { uniqueId: string; clientIp: string | null }): Promise<void>;
 }
 
-export function redisRateLimiter(redis: Redis, opts: { prefix: string; limits: RateLimits; now?: () => number }): ChatRateLimiter {
-  const now = opts.now ?? Date.now;
+export function redisRateLimiter(redis: Redis, opts: { prefix: string; limits: RateLimits }): ChatRateLimiter {
   return {
     async take({ uniqueId, clientIp }) {
-      const window = Math.floor(now() / WINDOW_MS);
       // Visitors whose address the gateway could not tell share one allowance per chatbot.
       const visitor = clientIp ?? 'unknown';
       const keys = [
-        `${opts.prefix}:chat-rate:visitor:${uniqueId}:${visitor}:${window}`,
-        `${opts.prefix}:chat-rate:chatbot:${uniqueId}:${window}`,
+        `${opts.prefix}:chat-rate:visitor:${uniqueId}:${visitor}`,
+        `${opts.prefix}:chat-rate:chatbot:${uniqueId}`,
       ];
       const result = await withDeadline(redis.eval(SCRIPT, 2, ...keys, opts.limits.perVisitor, opts.limits.perChatbot, WINDOW_MS));
       if (result === 1) throw tooMany(VISITOR_RATE_LIMITED);

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '@parley/common/config.ts';
+import { readChatConfig } from './config.ts';
+
+describe('readChatConfig', () => {
+  it('has defaults that run against local services, in offline mode', () => {
+    expect(readChatConfig({})).toMatchObject({
+      PORT: 4003,
+      CHAT_DB_SCHEMA: 'chat',
+      QUEUE_PREFIX: 'parley',
+      CHATBOT_URL: 'http://127.0.0.1:4002',
+      BILLING_URL: 'http://127.0.0.1:4004',
+      OPENAI_API_KEY: undefined,
+      OPENAI_BASE_URL: 'https://api.openai.com/v1',
+      OPENAI_MODEL: 'gpt-4o-mini',
+      OPENAI_TIMEOUT_MS: 30000,
+      MAX_MESSAGE_CHARS: 4000,
+      MAX_OUTPUT_TOKENS: 800,
+      PROMPT_KNOWLEDGE_CHARS: 12000,
+      HISTORY_CHARS: 4000,
+      CHAT_RATE_PER_VISITOR: 20,
+      CHAT_RATE_PER_BOT: 300,
+      RPC_TIMEOUT_MS: 5000,
+    });
+  });
+
+  it('takes an OpenAI-compatible endpoint', () => {
+    const config = readChatConfig({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1/', OPENAI_MODEL: 'llama3.1' });
+    expect(config).toMatchObject({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1', OPENAI_MODEL: 'llama3.1' });
+  });
+
+  it.each([
+    ['OPENAI_BASE_URL', 'not a url'],
+    ['OPENAI_API_KEY', 'sk with spaces'],
+    ['OPENAI_TIMEOUT_MS', '0'],
+    ['MAX_MESSAGE_CHARS', 'lots'],
+    ['CHAT_RATE_PER_VISITOR', '0'],
+    ['CHAT_DB_SCHEMA', 'Chat-Schema'],
+    ['CHATBOT_URL', 'ftp://x'],
+  ])('names %s when it is invalid', (name, value) => {
+    expect(() => readChatConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => readChatConfig({ [name]: value })).toThrow(name);
+  });
+});

@@ -1,0 +1,78 @@
+import { Code, ConnectError } from '@connectrpc/connect';
+import { describe, expect, it } from 'vitest';
+import { charCount, parseMessage, parseMessageInput, parseModel, parseSessionId } from '../message-input.ts';
+
+const limits = { maxMessageChars: 4000 };
+
+const failure = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof ConnectError) return { code: err.code, message: err.rawMessage };
+    throw err;
+  }
+  throw new Error('expected a failure');
+};
+
+describe('parseMessage', () => {
+  it('trims the message', () => {
+    expect(parseMessage('  hello \n', limits)).toBe('hello');
+  });
+
+  it('refuses an empty or whitespace message', () => {
+    for (const raw of ['', '   ', '\n\t']) expect(failure(() => parseMessage(raw, limits))).toEqual({ code: Code.InvalidArgument, message: 'Message is required' });
+  });
+
+  it('refuses a message over the limit, counted in characters, with the limit in the message', () => {
+    expect(failure(() => parseMessage('a'.repeat(4001), limits))).toEqual({ code: Code.InvalidArgument, message: 'Message is too long (maximum 4,000 characters)' });
+    expect(parseMessage('a'.repeat(4000), limits)).toHaveLength(4000);
+    expect(parseMessage('😀'.repeat(4000), limits)).toHaveLength(8000);
+    expect(failure(() => parseMessage('xx', { maxMessageChars: 1 })).message).toBe('Message is too long (maximum 1 characters)');
+  });
+
+  it('counts code points', () => {
+    expect(charCount('a😀中')).toBe(3);
+  });
+});
+
+describe('parseModel', () => {
+  it('knows gpt-4o-mini, and takes it when none is given', () => {
+    expect(parseModel('gpt-4o-mini')).toBe('gpt-4o-mini');
+    expect(parseModel(' ')).toBe('gpt-4o-mini');
+  });
+
+  it('refuses any other model by name, shortened and printable', () => {
+    expect(failure(() => parseModel('gpt-4'))).toEqual({ code: Code.InvalidArgument, message: 'Unknown model: gpt-4' });
+    expect(failure(() => parseModel('m'.repeat(200))).message).toBe(`Unknown model: ${'m'.repeat(50)}…`);
+    expect(failure(() => parseModel('bad\nmodel')).message).toBe('Unknown model: bad?model');
+  });
+});
+
+describe('parseSessionId', () => {
+  it('keeps an acceptable session id', () => {
+    expect(parseSessionId('abc_DEF-123')).toBe('abc_DEF-123');
+    expect(parseSessionId(' lk2j3h4g5f6d7 ')).toBe('lk2j3h4g5f6d7');
+    expect(parseSessionId('a'.repeat(64))).toBe('a'.repeat(64));
+  });
+
+  it('replaces a missing or unacceptable one with a new random id', () => {
+    for (const raw of ['', 'a b', 'a'.repeat(65), 'é', '../x', 'x:y']) {
+      const id = parseSessionId(raw);
+      expect(id).toMatch(/^[A-Za-z0-9_-]{16}$/);
+    }
+    expect(parseSessionId('')).not.toBe(parseSessionId(''));
+  });
+});
+
+describe('parseMessageInput', () => {
+  it('bounds the gateway\'s IP and user agent, and takes empty ones as unknown', () => {
+    const input = parseMessageInput(
+      { uniqueId: ' bot ', sessionId: 's', message: 'hi', model: 'gpt-4o-mini', clientIp: '', userAgent: `Agent\u0000${'x'.repeat(1000)}` },
+      limits,
+    );
+    expect(input.uniqueId).toBe('bot');
+    expect(input.clientIp).toBeNull();
+    expect(input.userAgent).toHaveLength(512);
+    expect(input.userAgent!.startsWith('Agentxxx')).toBe(true);
+  });
+});

@@ -1,0 +1,100 @@
+// Conversation history: the owner's only, Pro only, newest first; gone with the chatbot.
+import { Code } from '@connectrpc/connect';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newOwner, rpcError, startChatStack, visitor, type ChatStack } from './harness.ts';
+
+let stack: ChatStack;
+beforeAll(async () => {
+  stack = await startChatStack();
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+const until = async (cond: () => Promise<boolean>, ms = 10_000) => {
+  const end = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+
+describe('conversation history', () => {
+  it('lists the conversations of a Pro owner\'s chatbot, most recently active first, and shows one with its messages', async () => {
+    const bot = await stack.newChatbot({ knowledge: ['Some knowledge.'] });
+    await stack.makePro(bot.ownerId);
+    stack.fake.setBehaviour({ reply: (body) => `Re: ${body.messages.at(-1)!.content}` });
+    await stack.client.sendMessage(visitor(bot.uniqueId, 'first in A', { sessionId: 'session-A', clientIp: '192.0.2.10', userAgent: 'Agent A' }));
+    await stack.client.sendMessage(visitor(bot.uniqueId, 'first in B', { sessionId: 'session-B', clientIp: '', userAgent: '' }));
+    await stack.client.sendMessage(visitor(bot.uniqueId, 'second in A', { sessionId: 'session-A' }));
+
+    const { conversations } = await stack.client.listConversations({ ownerId: bot.ownerId, chatbotId: bot.id });
+    expect(conversations.map((c) => [c.sessionId, c.messageCount, c.userIp, c.userAgent])).toEqual([
+      ['session-A', 4, '192.0.2.10', 'Agent A'],
+      ['session-B', 2, '', ''],
+    ]);
+    expect(conversations[0].messages).toEqual([]);
+    expect(conversations[0].updatedAt!.seconds).toBeGreaterThanOrEqual(conversations[0].createdAt!.seconds);
+
+    const { conversation } = await stack.client.getConversation({ ownerId: bot.ownerId, chatbotId: bot.id, conversationId: conversations[0].id });
+    expect(conversation?.messages.map((m) => [m.role, m.content])).toEqual([
+      ['user', 'first in A'],
+      ['assistant', 'Re: first in A'],
+      ['user', 'second in A'],
+      ['assistant', 'Re: second in A'],
+    ]);
+    expect(conversation?.messages.every((m) => m.timestamp && m.timestamp.seconds > 0n)).toBe(true);
+  });
+
+  it('is Pro only, enforced on the server', async () => {
+    const bot = await stack.newChatbot({ knowledge: ['Some knowledge.'] });
+    await stack.client.sendMessage(visitor(bot.uniqueId, 'hello', { sessionId: 'free-owner' }));
+    const conversation = await stack.parts.prisma.conversation.findFirstOrThrow({ where: { chatbotId: bot.id } });
+    for (const call of [
+      () => stack.client.listConversations({ ownerId: bot.ownerId, chatbotId: bot.id }),
+      () => stack.client.getConversation({ ownerId: bot.ownerId, chatbotId: bot.id, conversationId: conversation.id }),
+    ]) {
+      const err = await rpcError(call());
+      expect(err.code).toBe(Code.PermissionDenied);
+      expect(err.rawMessage).toBe('Conversation history is available on the Pro plan.');
+    }
+  });
+
+  it('answers NOT_FOUND for another owner\'s chatbot, an unknown chatbot, or a conversation of another chatbot', async () => {
+    const bot = await stack.newChatbot({ knowledge: ['Some knowledge.'] });
+    await stack.client.sendMessage(visitor(bot.uniqueId, 'hello'));
+    const conversation = await stack.parts.prisma.conversation.findFirstOrThrow({ where: { chatbotId: bot.id } });
+    const stranger = newOwner('stranger');
+    await stack.makePro(stranger);
+    const other = await stack.newChatbot();
+    await stack.makePro(other.ownerId);
+
+    const cases = [
+      [() => stack.client.listConversations({ ownerId: stranger, chatbotId: bot.id }), 'Chatbot not found'],
+      [() => stack.client.getConversation({ ownerId: stranger, chatbotId: bot.id, conversationId: conversation.id }), 'Chatbot not found'],
+      [() => stack.client.listConversations({ ownerId: stranger, chatbotId: 'not-a-uuid' }), 'Chatbot not found'],
+      [() => stack.client.listConversations({ ownerId: stranger, chatbotId: '00000000-0000-4000-8000-000000000000' }), 'Chatbot not found'],
+      [() => stack.client.getConversation({ ownerId: other.ownerId, chatbotId: other.id, conversationId: conversation.id }), 'Conversation not found'],
+      [() => stack.client.getConversation({ ownerId: other.ownerId, chatbotId: other.id, conversationId: 'nope' }), 'Conversation not found'],
+    ] as const;
+    for (const [call, message] of cases) {
+      const err = await rpcError(call());
+      expect(err.code).toBe(Code.NotFound);
+      expect(err.rawMessage).toBe(message);
+    }
+  });
+
+  it('removes a deleted chatbot\'s conversations when the chatbot service announces the deletion', async () => {
+    const bot = await stack.newChatbot({ knowledge: ['Some knowledge.'] });
+    const kept = await stack.newChatbot({ knowledge: ['Other knowledge.'] });
+    await stack.client.sendMessage(visitor(bot.uniqueId, 'one', { sessionId: 's1' }));
+    await stack.client.sendMessage(visitor(bot.uniqueId, 'two', { sessionId: 's2' }));
+    await stack.client.sendMessage(visitor(kept.uniqueId, 'three', { sessionId: 's1' }));
+    expect(await stack.parts.prisma.conversation.count({ where: { chatbotId: bot.id } })).toBe(2);
+
+    await stack.chatbots.deleteChatbot({ ownerId: bot.ownerId, chatbotId: bot.id });
+    await until(async () => (await stack.parts.prisma.conversation.count({ where: { chatbotId: bot.id } })) === 0);
+    expect(await stack.parts.prisma.message.count({ where: { conversation: { chatbotId: bot.id } } })).toBe(0);
+    expect(await stack.parts.prisma.conversation.count({ where: { chatbotId: kept.id } })).toBe(1);
+  });
+});
