@@ -1,11 +1,12 @@
-// Conversation history: the owner's only, Pro only, newest first; gone with the chatbot.
+// Conversation history: the owner's only, Pro only, newest first; gone with the chatbot. And the
+// chatbot service's counters, kept from the chat service's events.
 import { Code } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newOwner, rpcError, startChatStack, visitor, type ChatStack } from './harness.ts';
 
 let stack: ChatStack;
 beforeAll(async () => {
-  stack = await startChatStack();
+  stack = await startChatStack({}, { chatbotWorkers: true });
 });
 afterAll(async () => {
   await stack?.stop();
@@ -96,5 +97,16 @@ describe('conversation history', () => {
     await until(async () => (await stack.parts.prisma.conversation.count({ where: { chatbotId: bot.id } })) === 0);
     expect(await stack.parts.prisma.message.count({ where: { conversation: { chatbotId: bot.id } } })).toBe(0);
     expect(await stack.parts.prisma.conversation.count({ where: { chatbotId: kept.id } })).toBe(1);
+  });
+});
+
+describe('the chatbot\'s interactions', () => {
+  it('are counted by the chatbot service from each answer\'s ChatbotInteraction event', async () => {
+    const bot = await stack.newChatbot({ knowledge: ['Some knowledge.'] });
+    await stack.client.sendMessage(visitor(bot.uniqueId, 'one'));
+    await stack.client.sendMessage(visitor(bot.uniqueId, 'two'));
+    const counted = async () => (await stack.chatbots.getChatbot({ ownerId: bot.ownerId, chatbotId: bot.id })).chatbot!;
+    await until(async () => (await counted()).interactions === 2n);
+    expect((await counted()).lastInteraction).toBeDefined();
   });
 });

@@ -53,7 +53,10 @@ export interface ChatStack extends ChatUnderTest {
   stop: () => Promise<void>;
 }
 
-export async function startChatStack(env: Record<string, string | undefined> = {}): Promise<ChatStack> {
+export async function startChatStack(
+  env: Record<string, string | undefined> = {},
+  opts: { /** Run the chatbot service's ChatbotInteraction worker (off: the jobs stay to be inspected). */ chatbotWorkers?: boolean } = {},
+): Promise<ChatStack> {
   const { redisUrl } = await testInfra();
   const prefix = uniqueName('test');
   const stops: (() => Promise<unknown>)[] = [];
@@ -75,7 +78,7 @@ export async function startChatStack(env: Record<string, string | undefined> = {
     MEDIA_DIR: mediaDir,
     BILLING_URL: billingServer.url,
   });
-  const chatbot = await createChatbotService(chatbotConfig, { logger });
+  const chatbot = await createChatbotService(chatbotConfig, { logger, workers: opts.chatbotWorkers ?? false });
   const chatbotServer = await serveApp(chatbot.app);
 
   const fake = await startFakeOpenAI();
