@@ -301,6 +301,19 @@ describe('POST /api/chatbot/:id/profile-picture', () => {
     expectChatbot(read.body, { name: 'Support Bot', profilePicture: res.body.profilePicture });
   });
 
+  it.each([
+    ['JPEG', Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(64)]), 'jpg', 'image/jpeg'],
+    ['GIF', Buffer.concat([Buffer.from('GIF89a'), Buffer.alloc(64)]), 'gif', 'image/gif'],
+  ])('stores a %s under its own extension and type', async (_kind, bytes, ext, mime) => {
+    const { owner, chatbot } = await ownerWithChatbot();
+    const res = await upload(chatbot._id, pictureForm(bytes, { filename: `picture.${ext}`, type: mime }), owner.token);
+    expect(res.status).toBe(200);
+    expect(res.body.profilePicture).toMatch(new RegExp(`^/media/chatbots/[0-9a-f]{32}\\.${ext}$`));
+    const file = await fetchBytes(stack, res.body.profilePicture);
+    expect(file.status).toBe(200);
+    expect(file.headers.get('content-type')).toBe(mime);
+  });
+
   it('names the file by its content, not the name or type the browser sent', async () => {
     const { owner, chatbot } = await ownerWithChatbot();
     const res = await upload(chatbot._id, pictureForm(pngImage(), { filename: 'photo.gif', type: 'application/octet-stream' }), owner.token);
