@@ -101,25 +101,29 @@ describe('AddTextEntry', () => {
   });
 
   it('lets concurrent additions fill the chatbot but never past its total', async () => {
-    const { owner, chatbotId } = await newChatbot();
-    // Ten entries of 900 characters: only two fit in 2,500.
-    const results = await Promise.allSettled(
-      Array.from({ length: 10 }, (_, i) => svc.client.addTextEntry({ ownerId: owner, chatbotId, text: String(i).repeat(900) })),
+    // Three chatbots at once, ten entries of 900 characters each: only two fit in 2,500.
+    const bots = await Promise.all([newChatbot(), newChatbot(), newChatbot()]);
+    const results = await Promise.all(
+      bots.map(({ owner, chatbotId }) =>
+        Promise.allSettled(Array.from({ length: 10 }, (_, i) => svc.client.addTextEntry({ ownerId: owner, chatbotId, text: String(i).repeat(900) }))),
+      ),
     );
 
-    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(2);
-    for (const r of results) {
-      if (r.status === 'rejected') {
-        expect(r.reason).toBeInstanceOf(ConnectError);
-        expect((r.reason as ConnectError).rawMessage).toBe(KB_FULL);
+    for (const [b, { chatbotId }] of bots.entries()) {
+      expect(results[b].filter((r) => r.status === 'fulfilled')).toHaveLength(2);
+      for (const r of results[b]) {
+        if (r.status === 'rejected') {
+          expect(r.reason).toBeInstanceOf(ConnectError);
+          expect((r.reason as ConnectError).rawMessage).toBe(KB_FULL);
+        }
       }
+      expect(await knowledgeChars(chatbotId)).toBe(1800);
+      const entries = await svc.db.knowledgeEntry.findMany({ where: { chatbotId } });
+      expect(entries).toHaveLength(2);
+      // Chunks of refused entries were rolled back with them.
+      const chunkEntries = new Set((await svc.db.knowledgeChunk.findMany({ where: { chatbotId } })).map((c) => c.entryId));
+      expect([...chunkEntries].sort()).toEqual(entries.map((e) => e.id).sort());
     }
-    expect(await knowledgeChars(chatbotId)).toBe(1800);
-    const entries = await svc.db.knowledgeEntry.findMany({ where: { chatbotId } });
-    expect(entries).toHaveLength(2);
-    // Chunks of refused entries were rolled back with them.
-    const chunkEntries = new Set((await svc.db.knowledgeChunk.findMany({ where: { chatbotId } })).map((c) => c.entryId));
-    expect([...chunkEntries].sort()).toEqual(entries.map((e) => e.id).sort());
   });
 });
 

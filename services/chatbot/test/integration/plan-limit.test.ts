@@ -41,18 +41,23 @@ describe('the free plan', () => {
   });
 
   it('lets exactly one of ten concurrent creates by a free owner through', async () => {
-    const owner = newOwner('racer');
-    const results = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => svc.client.createChatbot({ ownerId: owner, name: `Bot ${i}` })));
+    // Three owners racing at once, so the check and the insert really interleave.
+    const owners = [newOwner('racer'), newOwner('racer'), newOwner('racer')];
+    const results = await Promise.all(
+      owners.map((owner) => Promise.allSettled(Array.from({ length: 10 }, (_, i) => svc.client.createChatbot({ ownerId: owner, name: `Bot ${i}` })))),
+    );
 
-    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
-    const refusals = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => r.reason as ConnectError);
-    expect(refusals).toHaveLength(9);
-    for (const err of refusals) {
-      expect(err).toBeInstanceOf(ConnectError);
-      expect(err.code).toBe(Code.FailedPrecondition);
-      expect(err.rawMessage).toBe(LIMIT_MESSAGE);
+    for (const [o, owner] of owners.entries()) {
+      expect(results[o].filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      const refusals = results[o].filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => r.reason as ConnectError);
+      expect(refusals).toHaveLength(9);
+      for (const err of refusals) {
+        expect(err).toBeInstanceOf(ConnectError);
+        expect(err.code).toBe(Code.FailedPrecondition);
+        expect(err.rawMessage).toBe(LIMIT_MESSAGE);
+      }
+      expect(await svc.db.chatbot.count({ where: { ownerId: owner } })).toBe(1);
     }
-    expect(await svc.db.chatbot.count({ where: { ownerId: owner } })).toBe(1);
   });
 });
 

@@ -199,6 +199,12 @@ describe('request bounds', () => {
     expect(await svc.db.knowledgeChunk.count({ where: { chatbotId } })).toBe(8);
   });
 
+  it('cuts a very long question instead of failing, even inside an emoji', async () => {
+    // 9 + 2 × 1200 UTF-16 units: the cut at 2,000 falls between the halves of an emoji.
+    expect(await search(chatbotId, `delivery ${'😀'.repeat(1200)}`)).toHaveLength(5);
+    expect(await search(chatbotId, `${'lorem '.repeat(400)}delivery`)).toEqual([]);
+  });
+
   it('answers NotFound for an unknown chatbot', async () => {
     await expectRpcError(svc.client.retrieve({ chatbotId: '00000000-0000-4000-8000-000000000000', query: 'delivery', k: 0 }), Code.NotFound, 'Chatbot not found');
   });
