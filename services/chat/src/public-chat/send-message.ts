@@ -11,12 +11,12 @@ import { ConnectError, type Client } from '@connectrpc/connect';
 import type { BillingService } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import type { ChatbotService, PublicChatbot } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import type { Logger } from '@parley/common/logger.ts';
-import { unavailableToUser } from '@parley/common/rpc-errors.ts';
+import { notFound, unavailableToUser } from '@parley/common/rpc-errors.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { Interaction, Usage } from '../usage/publishers.ts';
 import { buildPrompt, type PromptMessage } from './build-prompt.ts';
 import { loadRecentTurns, recordExchange } from './conversation-store.ts';
-import { getPublicChatbot } from './get-public-chatbot.ts';
+import { getPublicChatbot, isValidUniqueId, PUBLIC_CHATBOT_NOT_FOUND } from './get-public-chatbot.ts';
 import { LanguageModelError, type LanguageModel, type ModelAnswer } from './language-model.ts';
 import { parseMessageInput, type MessageInput, type RawMessageInput } from './message-input.ts';
 import { OFFLINE_PASSAGES, offlineAnswer } from './offline-answer.ts';
@@ -66,6 +66,8 @@ interface PreparedTurn {
 async function prepare(deps: PublicChatDeps, raw: RawMessageInput): Promise<PreparedTurn> {
   const receivedAt = new Date();
   const input = parseMessageInput(raw, deps.limits);
+  // Checked before the rate limit so that only a well-formed id ever names a Redis key.
+  if (!isValidUniqueId(input.uniqueId)) throw notFound(PUBLIC_CHATBOT_NOT_FOUND);
   try {
     await deps.rateLimiter.take({ uniqueId: input.uniqueId, clientIp: input.clientIp });
   } catch (err) {

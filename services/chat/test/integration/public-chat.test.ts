@@ -30,9 +30,13 @@ describe('GetPublicChatbot', () => {
       expect(err.code).toBe(Code.NotFound);
       expect(err.rawMessage).toBe('Chatbot not found or inactive');
     }
-    const err = await rpcError(stack.client.sendMessage(visitor(bot.uniqueId, 'hello')));
-    expect(err.code).toBe(Code.NotFound);
-    expect(err.rawMessage).toBe('Chatbot not found or inactive');
+    for (const uniqueId of [bot.uniqueId, 'x'.repeat(1000)]) {
+      const err = await rpcError(stack.client.sendMessage(visitor(uniqueId, 'hello')));
+      expect(err.code).toBe(Code.NotFound);
+      expect(err.rawMessage).toBe('Chatbot not found or inactive');
+    }
+    // A malformed id is refused before it could name a rate-limit counter.
+    expect(await stack.redis.keys(`${stack.prefix}:chat-rate:*${'x'.repeat(100)}*`)).toEqual([]);
   });
 });
 
@@ -205,6 +209,22 @@ describe('StreamMessage', () => {
     expect(usage[0].completionTokens).toBe(BigInt(fakeTokenCount(reply)));
     const stored = await stack.parts.prisma.message.findMany({ where: { conversation: { chatbotId: bot.id } }, orderBy: { id: 'asc' } });
     expect(stored.map((m) => m.content)).toEqual(['How long is delivery?', reply]);
+  });
+
+  it('finishes, stores and bills an answer whose visitor stopped reading half-way (the provider charged for it)', async () => {
+    const bot = await stack.newChatbot({ knowledge: ['Some knowledge.'] });
+    const reply = 'one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen';
+    stack.fake.setBehaviour({ reply, chunkDelayMs: 60 });
+    for await (const res of stack.client.streamMessage(visitor(bot.uniqueId, 'Count for me', { sessionId: 'gone-away' }))) {
+      if (res.event.case === 'delta') break;
+    }
+    const deadline = Date.now() + 10_000;
+    while ((await stack.usageJobs()).every((u) => u.chatbotId !== bot.id)) {
+      if (Date.now() > deadline) throw new Error('no UsageRecorded job');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const stored = await stack.parts.prisma.message.findMany({ where: { conversation: { chatbotId: bot.id, sessionId: 'gone-away' } }, orderBy: { id: 'asc' } });
+    expect(stored.map((m) => m.content)).toEqual(['Count for me', reply]);
   });
 
   it('refuses bad input before streaming anything', async () => {
