@@ -11,3 +11,12 @@ export function formatDate(iso: string): string {
   const date = new Date(iso);
   return Number.isNaN(date.getTime()) ? '—' : dateFormat.format(date);
 }
+
+const dateTimeFormat = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'short' });
+
+/** A date and time from an ISO timestamp, e.g. "Jan 5, 2025, 3:04 PM"; `fallback` when missing or unreadable. */
+export function formatDateTime(iso: string | null | undefined, fallback = '—'): string {
+  if (!iso) return fallback;
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? fallback : dateTimeFormat.format(date);
+}

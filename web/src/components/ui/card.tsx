@@ -1,7 +1,7 @@
-import type { HTMLAttributes, ReactNode } from 'react';
+import type { ComponentPropsWithRef, HTMLAttributes, ReactNode } from 'react';
 import { cn } from '../../lib/cn';
 
-export function Card({ className, ...rest }: HTMLAttributes<HTMLDivElement>) {
+export function Card({ className, ...rest }: ComponentPropsWithRef<'div'>) {
   return <div className={cn('rounded-2xl border border-gray-200 bg-white shadow-sm', className)} {...rest} />;
 }
 

@@ -5,10 +5,12 @@ import { ButtonLink } from '../../../components/ui/button-link';
 import { PageContainer } from '../../../components/ui/page-container';
 import { Spinner } from '../../../components/ui/spinner';
 import { graphqlErrorMessage } from '../../../lib/graphql-errors';
+import { useSession } from '../../../lib/session/session-context';
 import { ChatbotQuery } from '../graphql/chatbot-query';
 import { BasicSettingsForm } from './basic-settings-form';
 import { ChatbotProfileCard } from './chatbot-profile-card';
 import { ChatbotTabs } from './chatbot-tabs';
+import { ConversationHistory } from './conversation-history';
 import { KnowledgeBaseContent } from './knowledge-base-content';
 import { KnowledgeBaseForm } from './knowledge-base-form';
 
@@ -16,6 +18,7 @@ export const LOAD_CHATBOT_FAILED_MESSAGE = 'Failed to load chatbot';
 
 export function ChatbotDetailPage() {
   const { id = '' } = useParams();
+  const { user } = useSession();
   // Cached data shows at once; the network answer brings fresh interaction counts and dates.
   const { data, error, loading } = useQuery(ChatbotQuery, { variables: { id }, fetchPolicy: 'cache-and-network' });
   const chatbot = data?.chatbot;
@@ -42,13 +45,17 @@ export function ChatbotDetailPage() {
           <div className="mt-6 grid items-start gap-6 lg:grid-cols-3">
             <ChatbotProfileCard chatbot={chatbot} />
             <div className="min-w-0 lg:col-span-2">
-              <ChatbotTabs>
-                <div className="space-y-6">
-                  <BasicSettingsForm key={chatbot.id} chatbot={chatbot} />
-                  <KnowledgeBaseForm chatbotId={chatbot.id} />
-                  <KnowledgeBaseContent chatbotId={chatbot.id} knowledgeBase={chatbot.knowledgeBase} />
-                </div>
-              </ChatbotTabs>
+              <ChatbotTabs
+                historyLocked={user?.subscription !== 'pro'}
+                settings={
+                  <div className="space-y-6">
+                    <BasicSettingsForm key={chatbot.id} chatbot={chatbot} />
+                    <KnowledgeBaseForm chatbotId={chatbot.id} />
+                    <KnowledgeBaseContent chatbotId={chatbot.id} knowledgeBase={chatbot.knowledgeBase} />
+                  </div>
+                }
+                history={(open) => <ConversationHistory key={chatbot.id} chatbotId={chatbot.id} open={open} />}
+              />
             </div>
           </div>
         </>

@@ -1,45 +1,127 @@
-import type { ReactNode } from 'react';
+import { useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
+import { Link } from 'react-router-dom';
 import { LockIcon } from '../../../components/chatbots/chatbot-icons';
 import { Badge } from '../../../components/ui/badge';
+import { cn } from '../../../lib/cn';
 
-export const SETTINGS_TAB_ID = 'chatbot-tab-settings';
-export const SETTINGS_PANEL_ID = 'chatbot-panel-settings';
+export type ChatbotTab = 'settings' | 'history';
+
+const tabIds: Record<ChatbotTab, { tab: string; panel: string }> = {
+  settings: { tab: 'chatbot-tab-settings', panel: 'chatbot-panel-settings' },
+  history: { tab: 'chatbot-tab-history', panel: 'chatbot-panel-history' },
+};
+
+const tabClasses = '-mb-px inline-flex items-center gap-2 border-b-2 px-4 py-2.5 text-sm transition-colors';
+
+interface ChatbotTabsProps {
+  settings: ReactNode;
+  /** Rendered with whether the History tab is open, so it loads only once it is. */
+  history: (open: boolean) => ReactNode;
+  /** Conversation history is a Pro feature: other plans see the tab locked with a PRO badge. */
+  historyLocked: boolean;
+}
 
 /**
- * The detail page's tabs. Conversation history is not built yet, so its tab is shown locked with a
- * PRO badge for every plan; Settings is the only panel for now.
+ * The detail page's tabs, Settings (the default) and History. Both panels stay mounted once shown,
+ * so unsaved settings and the opened conversation survive switching back and forth.
  */
-export function ChatbotTabs({ children }: { children: ReactNode }) {
+export function ChatbotTabs({ settings, history, historyLocked }: ChatbotTabsProps) {
+  const [active, setActive] = useState<ChatbotTab>('settings');
+  const [historyShown, setHistoryShown] = useState(false);
+  const tabRefs = useRef<Partial<Record<ChatbotTab, HTMLButtonElement | null>>>({});
+  const tabs: ChatbotTab[] = historyLocked ? ['settings'] : ['settings', 'history'];
+
+  function select(tab: ChatbotTab) {
+    setActive(tab);
+    if (tab === 'history') setHistoryShown(true);
+  }
+
+  // Arrow keys move between the tabs, as in any tab list.
+  function handleKeyDown(event: KeyboardEvent<HTMLDivElement>) {
+    const step = event.key === 'ArrowRight' ? 1 : event.key === 'ArrowLeft' ? -1 : 0;
+    if (step === 0 || tabs.length < 2) return;
+    event.preventDefault();
+    const next = tabs[(tabs.indexOf(active) + step + tabs.length) % tabs.length];
+    select(next);
+    tabRefs.current[next]?.focus();
+  }
+
+  function tabProps(tab: ChatbotTab) {
+    const selected = active === tab;
+    return {
+      ref: (element: HTMLButtonElement | null) => {
+        tabRefs.current[tab] = element;
+      },
+      type: 'button' as const,
+      role: 'tab',
+      id: tabIds[tab].tab,
+      'aria-selected': selected,
+      'aria-controls': tabIds[tab].panel,
+      tabIndex: selected ? 0 : -1,
+      onClick: () => select(tab),
+      className: cn(
+        tabClasses,
+        selected
+          ? 'border-brand-600 font-semibold text-brand-700'
+          : 'border-transparent font-medium text-gray-600 hover:border-gray-300 hover:text-gray-900',
+      ),
+    };
+  }
+
   return (
     <div>
-      <div role="tablist" aria-label="Chatbot sections" className="flex gap-1 border-b border-gray-200">
-        <button
-          type="button"
-          role="tab"
-          id={SETTINGS_TAB_ID}
-          aria-selected="true"
-          aria-controls={SETTINGS_PANEL_ID}
-          className="-mb-px border-b-2 border-brand-600 px-4 py-2.5 text-sm font-semibold text-brand-700"
-        >
-          Settings
-        </button>
-        <button
-          type="button"
-          role="tab"
-          aria-selected="false"
-          aria-disabled="true"
-          disabled
-          title="Conversation history is a Pro feature"
-          className="-mb-px inline-flex cursor-not-allowed items-center gap-2 border-b-2 border-transparent px-4 py-2.5 text-sm font-medium text-gray-400"
-        >
-          <LockIcon className="size-3.5" />
-          History
-          <Badge tone="brand">PRO</Badge>
-        </button>
+      <div className="flex flex-wrap items-center justify-between gap-x-4 border-b border-gray-200">
+        <div role="tablist" aria-label="Chatbot sections" className="flex gap-1" onKeyDown={handleKeyDown}>
+          <button {...tabProps('settings')}>Settings</button>
+          {historyLocked ? (
+            <button
+              type="button"
+              role="tab"
+              id={tabIds.history.tab}
+              aria-selected="false"
+              aria-disabled="true"
+              aria-describedby="chatbot-history-locked-hint"
+              disabled
+              title="Conversation history is a Pro feature"
+              className={cn(tabClasses, 'cursor-not-allowed border-transparent font-medium text-gray-400')}
+            >
+              <LockIcon className="size-3.5" />
+              History
+              <Badge tone="brand">PRO</Badge>
+            </button>
+          ) : (
+            <button {...tabProps('history')}>History</button>
+          )}
+        </div>
+        {historyLocked ? (
+          <p id="chatbot-history-locked-hint" className="py-2 text-xs text-gray-500">
+            <Link to="/pricing" className="font-medium text-brand-700 hover:text-brand-800 hover:underline">
+              Upgrade to Pro
+            </Link>{' '}
+            to see your chatbot's conversations.
+          </p>
+        ) : null}
       </div>
-      <div role="tabpanel" id={SETTINGS_PANEL_ID} aria-labelledby={SETTINGS_TAB_ID} className="pt-6">
-        {children}
+      <div
+        role="tabpanel"
+        id={tabIds.settings.panel}
+        aria-labelledby={tabIds.settings.tab}
+        hidden={active !== 'settings'}
+        className="pt-6"
+      >
+        {settings}
       </div>
+      {!historyLocked ? (
+        <div
+          role="tabpanel"
+          id={tabIds.history.panel}
+          aria-labelledby={tabIds.history.tab}
+          hidden={active !== 'history'}
+          className="pt-6"
+        >
+          {historyShown ? history(active === 'history') : null}
+        </div>
+      ) : null}
     </div>
   );
 }

@@ -1,0 +1,190 @@
+import { fireEvent, screen, within } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { proUser, sampleChatbot, sampleKnowledgeBase } from '../../../test/chatbot-fixtures';
+import { graphqlError, mockLink, sampleUser, type Handler } from '../../../test/mock-link';
+import { renderApp } from '../../../test/render-app';
+
+function sampleConversation(overrides: Record<string, unknown> = {}) {
+  return {
+    __typename: 'Conversation' as const,
+    id: 'conv-1',
+    sessionId: 'abcdefgh12345',
+    createdAt: '2025-03-04T10:00:00.000Z',
+    updatedAt: '2025-03-04T10:05:00.000Z',
+    userIp: '203.0.113.7',
+    messageCount: 3,
+    ...overrides,
+  };
+}
+
+function message(role: 'user' | 'assistant' | 'system', content: string, timestamp: string | null = '2025-03-04T10:01:00.000Z') {
+  return { __typename: 'ChatMessage' as const, role, content, timestamp };
+}
+
+function openDetail(user: typeof sampleUser | typeof proUser, handlers: Record<string, Handler> = {}) {
+  localStorage.setItem('token', 'good');
+  const mock = mockLink({
+    Me: () => ({ data: { me: user } }),
+    Chatbots: () => ({ data: { chatbots: [sampleChatbot()] } }),
+    Chatbot: () => ({ data: { chatbot: { ...sampleChatbot(), knowledgeBase: sampleKnowledgeBase() } } }),
+    Conversations: () => ({
+      data: {
+        conversations: [
+          sampleConversation(),
+          sampleConversation({ id: 'conv-2', sessionId: 'zyxwvuts9876', userIp: null, messageCount: 1, updatedAt: '2025-03-01T08:00:00.000Z' }),
+        ],
+      },
+    }),
+    Conversation: ({ variables }) => ({
+      data: {
+        conversation: {
+          ...sampleConversation({ id: variables.id }),
+          userAgent: 'Mozilla/5.0 (iPhone)',
+          messages: [
+            message('system', 'Conversation started from the public page'),
+            message('user', 'When do you open?'),
+            message('assistant', 'We open at 9.', null),
+          ],
+        },
+      },
+    }),
+    ...handlers,
+  });
+  return { ...mock, ...renderApp('/chatbots/c1', mock.link) };
+}
+
+async function openHistory() {
+  const tab = await screen.findByRole('tab', { name: 'History' });
+  fireEvent.click(tab);
+  return tab;
+}
+
+const ops = (calls: ReturnType<typeof mockLink>['calls'], name: string) => calls.filter((c) => c.operationName === name);
+
+describe('History tab of the chatbot detail page', () => {
+  it('is locked with a PRO badge and an upgrade hint for a free owner, and loads nothing', async () => {
+    const { calls } = openDetail(sampleUser);
+    await screen.findByRole('heading', { level: 1, name: 'support bot' });
+    const history = screen.getByRole('tab', { name: /History/ });
+    expect(history.hasAttribute('disabled')).toBe(true);
+    expect(within(history).getByText('PRO')).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'Upgrade to Pro' }).getAttribute('href')).toBe('/pricing');
+    fireEvent.click(history);
+    expect(screen.getByRole('tab', { name: 'Settings' }).getAttribute('aria-selected')).toBe('true');
+    expect(screen.queryByText('Conversation History')).toBeNull();
+    expect(ops(calls, 'Conversations')).toHaveLength(0);
+  });
+
+  it('loads the list only when a pro owner opens the tab', async () => {
+    const { calls } = openDetail(proUser);
+    const tab = await screen.findByRole('tab', { name: 'History' });
+    expect(tab.hasAttribute('disabled')).toBe(false);
+    expect(screen.queryByText('PRO')).toBeNull();
+    expect(ops(calls, 'Conversations')).toHaveLength(0);
+
+    fireEvent.click(tab);
+    expect(tab.getAttribute('aria-selected')).toBe('true');
+    const list = await screen.findByRole('list', { name: 'Conversations' });
+    expect(ops(calls, 'Conversations')[0].variables).toEqual({ chatbotId: 'c1' });
+    expect(list.className).toContain('max-h-[500px]');
+    expect(list.className).toContain('overflow-y-auto');
+
+    const [first, second] = within(list).getAllByRole('listitem');
+    expect(first.textContent).toContain('Session ID: abcdefgh');
+    expect(first.textContent).not.toContain('abcdefgh1');
+    expect(first.textContent).toContain('3 messages');
+    expect(first.textContent).toContain('Mar 4, 2025');
+    expect(first.textContent).toContain('203.0.113.7');
+    expect(second.textContent).toContain('Session ID: zyxwvuts');
+    expect(second.textContent).toContain('1 message');
+    expect(second.textContent).toContain('Unknown user');
+    // Settings stay mounted but hidden.
+    expect((document.getElementById('chatbot-panel-settings') as HTMLElement).hidden).toBe(true);
+  });
+
+  it('shows a conversation: its session, dates, user agent and messages, and Back returns to the list', async () => {
+    const { calls } = openDetail(proUser);
+    await openHistory();
+    const list = await screen.findByRole('list', { name: 'Conversations' });
+    fireEvent.click(within(list).getAllByRole('button')[0]);
+
+    const messages = await screen.findByRole('list', { name: 'Messages' });
+    expect(ops(calls, 'Conversation')[0].variables).toEqual({ chatbotId: 'c1', id: 'conv-1' });
+    expect(screen.getByText('abcdefgh12345')).toBeTruthy();
+    const dateTime = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'short' });
+    expect(screen.getByText('Started').nextElementSibling?.textContent).toBe(dateTime.format(new Date('2025-03-04T10:00:00.000Z')));
+    expect(screen.getByText('Last Message').nextElementSibling?.textContent).toBe(dateTime.format(new Date('2025-03-04T10:05:00.000Z')));
+    expect(screen.getByText('User Agent').nextElementSibling?.textContent).toBe('Mozilla/5.0 (iPhone)');
+    expect(messages.className).toContain('max-h-[500px]');
+    expect(messages.className).toContain('overflow-y-auto');
+
+    const [system, user, assistant] = within(messages).getAllByRole('listitem');
+    expect(system.textContent).toContain('System Message:');
+    expect(system.className).toContain('items-center');
+    expect(user.textContent).toContain('When do you open?');
+    expect(user.className).toContain('items-end');
+    expect(assistant.textContent).toContain('We open at 9.');
+    expect(assistant.className).toContain('items-start');
+    expect(assistant.textContent).toContain('Unknown time');
+    expect(user.textContent).not.toContain('Unknown time');
+
+    fireEvent.click(screen.getByRole('button', { name: /Back/ }));
+    expect(await screen.findByRole('list', { name: 'Conversations' })).toBeTruthy();
+  });
+
+  it('shows "Unknown" for a conversation without a user agent', async () => {
+    openDetail(proUser, {
+      Conversation: () => ({ data: { conversation: { ...sampleConversation(), userAgent: null, messages: [] } } }),
+    });
+    await openHistory();
+    fireEvent.click((await screen.findAllByRole('button', { name: /Session ID/ }))[0]);
+    expect((await screen.findByText('User Agent')).nextElementSibling?.textContent).toBe('Unknown');
+  });
+
+  it('says so when the chatbot has no conversations', async () => {
+    openDetail(proUser, { Conversations: () => ({ data: { conversations: [] } }) });
+    await openHistory();
+    expect(await screen.findByText('No conversations found for this chatbot.')).toBeTruthy();
+  });
+
+  it("shows the server's list error, else the default", async () => {
+    openDetail(proUser, { Conversations: () => graphqlError('Conversation history is a Pro feature', 'FORBIDDEN') });
+    await openHistory();
+    expect((await screen.findByRole('alert')).textContent).toBe('Conversation history is a Pro feature');
+  });
+
+  it('falls back to "Failed to load conversation history"', async () => {
+    openDetail(proUser, {
+      Conversations: () => {
+        throw new Error('Failed to fetch');
+      },
+    });
+    await openHistory();
+    expect((await screen.findByRole('alert')).textContent).toBe('Failed to load conversation history');
+  });
+
+  it('falls back to "Failed to load conversation messages", and shows a server message when sent', async () => {
+    openDetail(proUser, {
+      Conversation: ({ variables }) => {
+        if (variables.id === 'conv-2') return graphqlError('Conversation not found', 'NOT_FOUND');
+        throw new Error('Failed to fetch');
+      },
+    });
+    await openHistory();
+    const buttons = await screen.findAllByRole('button', { name: /Session ID/ });
+    fireEvent.click(buttons[0]);
+    expect((await screen.findByRole('alert')).textContent).toBe('Failed to load conversation messages');
+    fireEvent.click(screen.getByRole('button', { name: /Back/ }));
+    fireEvent.click((await screen.findAllByRole('button', { name: /Session ID/ }))[1]);
+    expect((await screen.findByRole('alert')).textContent).toBe('Conversation not found');
+  });
+
+  it('keeps unsaved settings when switching to History and back', async () => {
+    openDetail(proUser);
+    const name = (await screen.findByLabelText('Chatbot Name')) as HTMLInputElement;
+    fireEvent.change(name, { target: { value: 'Draft name' } });
+    await openHistory();
+    fireEvent.click(screen.getByRole('tab', { name: 'Settings' }));
+    expect((screen.getByLabelText('Chatbot Name') as HTMLInputElement).value).toBe('Draft name');
+  });
+});

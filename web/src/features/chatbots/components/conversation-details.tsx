@@ -1,0 +1,119 @@
+import { useEffect, useRef, type ReactNode } from 'react';
+import { Alert } from '../../../components/ui/alert';
+import { Button } from '../../../components/ui/button';
+import { Card, CardBody, CardHeader } from '../../../components/ui/card';
+import { Spinner } from '../../../components/ui/spinner';
+import type { ConversationQuery } from '../../../gql/graphql';
+import { cn } from '../../../lib/cn';
+import { formatDateTime } from '../../../lib/format';
+import { useConversation } from '../hooks/use-conversation';
+
+type Message = ConversationQuery['conversation']['messages'][number];
+
+function Detail({ label, children, className }: { label: string; children: ReactNode; className?: string }) {
+  return (
+    <div className={cn('min-w-0', className)}>
+      <dt className="text-xs font-medium text-gray-500">{label}</dt>
+      <dd className="mt-0.5 text-sm break-words text-gray-900">{children}</dd>
+    </div>
+  );
+}
+
+function MessageTime({ timestamp, className }: { timestamp: string | null; className?: string }) {
+  return <p className={cn('mt-1 text-[11px] text-gray-400', className)}>{formatDateTime(timestamp, 'Unknown time')}</p>;
+}
+
+/** One message as the owner reviews it: visitor right, chatbot left, system notes centred. */
+function MessageItem({ message }: { message: Message }) {
+  if (message.role === 'system') {
+    return (
+      <li className="flex flex-col items-center">
+        <div className="max-w-[90%] rounded-lg border border-amber-200 bg-amber-50 px-3 py-2 text-center text-xs text-amber-900">
+          <span className="font-semibold">System Message:</span>{' '}
+          <span className="whitespace-pre-wrap break-words">{message.content}</span>
+        </div>
+        <MessageTime timestamp={message.timestamp} />
+      </li>
+    );
+  }
+  const fromUser = message.role === 'user';
+  return (
+    <li className={cn('flex flex-col', fromUser ? 'items-end pl-8' : 'items-start pr-8')}>
+      <span className="mb-1 text-[11px] font-medium text-gray-500">{fromUser ? 'Visitor' : 'Chatbot'}</span>
+      <div
+        className={cn(
+          'max-w-full rounded-2xl px-3.5 py-2 text-sm leading-6 whitespace-pre-wrap break-words',
+          fromUser ? 'rounded-br-md bg-brand-600 text-white' : 'rounded-bl-md border border-gray-200 bg-white text-gray-800',
+        )}
+      >
+        {message.content}
+      </div>
+      <MessageTime timestamp={message.timestamp} />
+    </li>
+  );
+}
+
+interface ConversationDetailsProps {
+  chatbotId: string;
+  conversationId: string;
+  onBack: () => void;
+}
+
+export function ConversationDetails({ chatbotId, conversationId, onBack }: ConversationDetailsProps) {
+  const { conversation, loading, error } = useConversation(chatbotId, conversationId);
+  const card = useRef<HTMLDivElement>(null);
+
+  // Picked from far down a long list (or on a phone), the details would start above the screen.
+  useEffect(() => {
+    card.current?.scrollIntoView?.({ block: 'nearest' });
+  }, []);
+
+  return (
+    <Card ref={card}>
+      <CardHeader
+        title="Conversation Details"
+        action={
+          <Button variant="secondary" size="sm" onClick={onBack}>
+            <span aria-hidden="true">←</span> Back
+          </Button>
+        }
+      />
+      <CardBody>
+        {loading ? (
+          <div className="flex justify-center py-10 text-brand-600">
+            <Spinner className="size-6" label="Loading conversation" />
+          </div>
+        ) : error ? (
+          <Alert>{error}</Alert>
+        ) : conversation ? (
+          <>
+            <dl className="grid gap-x-6 gap-y-3 sm:grid-cols-2">
+              <Detail label="Session ID" className="sm:col-span-2">
+                <span className="font-mono break-all">{conversation.sessionId}</span>
+              </Detail>
+              <Detail label="Started">{formatDateTime(conversation.createdAt)}</Detail>
+              <Detail label="Last Message">{formatDateTime(conversation.updatedAt)}</Detail>
+              <Detail label="User Agent" className="sm:col-span-2">
+                <span className="text-gray-700">{conversation.userAgent || 'Unknown'}</span>
+              </Detail>
+            </dl>
+            <h3 className="mt-6 text-sm font-semibold text-gray-900">Messages</h3>
+            {conversation.messages.length === 0 ? (
+              <p className="mt-2 text-sm text-gray-500">No messages in this conversation.</p>
+            ) : (
+              <ol
+                aria-label="Messages"
+                tabIndex={0}
+                className="mt-3 max-h-[500px] space-y-4 overflow-y-auto rounded-xl bg-gray-50 p-4 ring-1 ring-gray-200 ring-inset"
+              >
+                {conversation.messages.map((message, index) => (
+                  <MessageItem key={index} message={message} />
+                ))}
+              </ol>
+            )}
+          </>
+        ) : null}
+      </CardBody>
+    </Card>
+  );
+}

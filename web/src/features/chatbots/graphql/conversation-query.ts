@@ -1,0 +1,20 @@
+import { graphql } from '../../../gql';
+
+export const ConversationQuery = graphql(`
+  query Conversation($chatbotId: ID!, $id: ID!) {
+    conversation(chatbotId: $chatbotId, id: $id) {
+      id
+      sessionId
+      createdAt
+      updatedAt
+      userIp
+      userAgent
+      messageCount
+      messages {
+        role
+        content
+        timestamp
+      }
+    }
+  }
+`);
