@@ -75,6 +75,8 @@ describe("another owner's chatbot over REST", () => {
     ],
     ['POST /api/chatbot/:id/knowledge-base/text', () => call(`/api/chatbot/${aliceBot._id}/knowledge-base/text`, { body: { text: 'Injected.', append: true }, token: mallory.token })],
     ['DELETE /api/chatbot/:id/knowledge-base/text-entries/:entryId', () => call(entryPath(), { method: 'DELETE', token: mallory.token })],
+    ['GET /api/chatbot/:id/conversations', () => call(`/api/chatbot/${aliceBot._id}/conversations`, { token: mallory.token })],
+    ['GET /api/chatbot/:id/conversations/:conversationId', () => call(`/api/chatbot/${aliceBot._id}/conversations/${randomUUID()}`, { token: mallory.token })],
   ];
 
   it.each(attempts)('%s answers 404 "Chatbot not found"', async (_route, attempt) => {
@@ -119,6 +121,8 @@ describe("another owner's chatbot over GraphQL", () => {
       'mutation($id: ID!, $entryId: ID!) { deleteKnowledgeEntry(chatbotId: $id, entryId: $entryId) { text } }',
       () => ({ id: aliceBot._id, entryId: aliceBot.knowledgeBase.textEntries[0]._id }),
     ],
+    ['conversations', 'query($id: ID!) { conversations(chatbotId: $id) { id sessionId } }', () => ({ id: aliceBot._id })],
+    ['conversation', 'query($id: ID!, $cid: ID!) { conversation(chatbotId: $id, id: $cid) { id messages { content } } }', () => ({ id: aliceBot._id, cid: randomUUID() })],
   ];
 
   it.each(attempts)('%s fails with NOT_FOUND "Chatbot not found"', async (_name, query, variables) => {
