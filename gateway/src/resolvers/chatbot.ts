@@ -2,11 +2,16 @@
 import type { Resolvers } from '../generated/graphql.ts';
 import { chatbotView, knowledgeBaseView } from '../chatbots.ts';
 import { ownerId } from '../owners.ts';
+import { selectsField } from '../selection.ts';
 
 export const chatbotResolvers: Resolvers = {
   Query: {
-    chatbots: async (_parent, _args, ctx) => {
-      const { chatbots } = await ctx.clients.chatbot.listChatbots({ ownerId: await ownerId(ctx.clients, ctx.token) });
+    chatbots: async (_parent, _args, ctx, info) => {
+      // The knowledge bases come in the same call when the query wants them, never one call per chatbot.
+      const { chatbots } = await ctx.clients.chatbot.listChatbots({
+        ownerId: await ownerId(ctx.clients, ctx.token),
+        includeKnowledgeBase: selectsField(info, 'knowledgeBase'),
+      });
       return chatbots.map(chatbotView);
     },
     chatbot: async (_parent, { id }, ctx) => {
@@ -44,7 +49,7 @@ export const chatbotResolvers: Resolvers = {
     },
   },
   Chatbot: {
-    // Lists are read without the knowledge base; it is fetched only when a query selects it.
+    // Every read that can select the knowledge base loads it; this is a fallback for any that does not.
     knowledgeBase: async (chatbot, _args, ctx) => {
       if (chatbot.knowledgeBase) return chatbot.knowledgeBase;
       const { chatbot: full } = await ctx.clients.chatbot.getChatbot({ ownerId: await ownerId(ctx.clients, ctx.token), chatbotId: chatbot.id });

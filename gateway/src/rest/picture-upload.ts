@@ -3,6 +3,7 @@
 // by the chatbot service, from the content.
 import type { Request } from 'express';
 import busboy from 'busboy';
+import { formatBytes } from '@parley/common/bytes.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import { HttpError } from '../errors.ts';
 
@@ -10,7 +11,8 @@ export const PICTURE_FIELD = 'profilePicture';
 export const PICTURE_REQUIRED = 'Profile picture is required';
 export const NOT_MULTIPART = 'Profile picture must be sent as multipart/form-data';
 
-export const pictureTooLarge = (maxBytes: number) => `Profile picture must be at most ${Math.round((maxBytes / (1024 * 1024)) * 10) / 10} MB`;
+// The chatbot service words its own limit the same way.
+export const pictureTooLarge = (maxBytes: number) => `Profile picture must be at most ${formatBytes(maxBytes)}`;
 
 export function readPictureUpload(req: Request, maxBytes: number): Promise<Uint8Array> {
   if (!req.is('multipart/form-data')) return Promise.reject(new HttpError(415, NOT_MULTIPART));

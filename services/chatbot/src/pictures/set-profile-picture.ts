@@ -1,6 +1,7 @@
 // Replacing a chatbot's profile picture: check the content, write the new file, point the chatbot
 // at it, then remove the old file. The row is locked while it is repointed, so two concurrent
 // uploads each remove exactly the picture they replaced.
+import { formatBytes } from '@parley/common/bytes.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import { invalid, notFound } from '@parley/common/rpc-errors.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
@@ -45,11 +46,4 @@ export async function setProfilePicture(deps: SetProfilePictureDeps, input: Owne
     deps.logger.warn({ err: err.message, chatbotId }, 'could not remove the replaced profile picture'),
   );
   return picture;
-}
-
-function formatBytes(bytes: number): string {
-  const mb = bytes / (1024 * 1024);
-  if (Number.isInteger(mb)) return `${mb} MB`;
-  const kb = bytes / 1024;
-  return Number.isInteger(kb) ? `${kb} KB` : `${bytes} bytes`;
 }
