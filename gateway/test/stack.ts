@@ -90,18 +90,15 @@ export async function startStack(opts: StackOptions = {}) {
       { logger: silent('auth-test') },
     ),
   );
-  const billing = await serve(
-    await createBillingService(
-      readBillingConfig({
-        DATABASE_URL: billingSchema.databaseUrl,
-        REDIS_URL: redisUrl,
-        BILLING_DB_SCHEMA: billingSchema.schema,
-        QUEUE_PREFIX: prefix,
-        LOG_LEVEL: 'silent',
-      }),
-      { logger: silent('billing-test') },
-    ),
-  );
+  const billingConfig = readBillingConfig({
+    DATABASE_URL: billingSchema.databaseUrl,
+    REDIS_URL: redisUrl,
+    BILLING_DB_SCHEMA: billingSchema.schema,
+    QUEUE_PREFIX: prefix,
+    LOG_LEVEL: 'silent',
+  });
+  const billingParts = await createBillingService(billingConfig, { logger: silent('billing-test') });
+  const billing = await serve(billingParts);
   const mediaDir = mkdtempSync(join(tmpdir(), 'parley-media-'));
   const chatbot = await serve(
     await createChatbotService(
@@ -154,6 +151,14 @@ export async function startStack(opts: StackOptions = {}) {
     chatUrl: chat.url,
     /** The billing schema, for tests that change an owner's plan directly (as a payment would). */
     billingDatabase: billingSchema,
+    /** Billing's configuration and parts (its Prisma client and queue workers), for tests that stop and restart a worker. */
+    billingConfig,
+    billingParts,
+    /** The chat schema, for tests that look at stored conversations directly. */
+    chatDatabase: chatSchema,
+    /** Redis and the queue prefix every service of this stack uses, for tests that publish or inspect jobs. */
+    redisUrl,
+    queuePrefix: prefix,
     webDistDir,
     mediaDir,
     async close() {
