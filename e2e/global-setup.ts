@@ -1,6 +1,7 @@
 // Starts the whole product on its own ports, database and queue prefix for the end-to-end run.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { startFakeOpenAI } from '../services/common/src/testing/fake-openai.ts';
 import { startStack } from '../scripts/stack.ts';
 import { E2E_PORT_OFFSET } from './playwright.config.ts';
 
@@ -16,6 +17,16 @@ export default async function globalSetup() {
   const databaseUrl = new URL(base);
   databaseUrl.pathname = '/parley_e2e';
 
+  // The chat service talks to a local OpenAI-compatible fake through the real SDK. Its answers quote
+  // the question, and stream in small pieces slowly enough for the page to show them arriving.
+  const model = await startFakeOpenAI({
+    chunkDelayMs: 40,
+    reply: (body) => {
+      const question = [...body.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+      return `**Thanks for asking!** You asked: _${question}_. See [our site](https://example.com) for more.`;
+    },
+  });
+
   const stack = await startStack({
     portOffset: E2E_PORT_OFFSET,
     output: process.env.E2E_LOGS ? 'inherit' : 'quiet',
@@ -24,9 +35,13 @@ export default async function globalSetup() {
       QUEUE_PREFIX: `e2e${randomBytes(4).toString('hex')}`,
       LOG_LEVEL: 'warn',
       PORT: '',
+      OPENAI_API_KEY: 'e2e-key',
+      OPENAI_BASE_URL: model.url,
     },
   });
+  process.env.E2E_DATABASE_URL = databaseUrl.toString();
   return async () => {
     await stack.stop();
+    await model.close();
   };
 }
