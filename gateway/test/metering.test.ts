@@ -249,6 +249,22 @@ describe('usage metering across the queue', () => {
     // The tokens billed are exactly those the model reported, answer by answer.
     expect(records.map((r) => `${r.promptTokens}/${r.completionTokens}`).sort()).toEqual(reportedTokens(fake.requests));
 
+    // Concurrent messages of one session all land in its one conversation.
+    const { schema } = stack.chatDatabase;
+    const client = new pg.Client({ connectionString: stack.chatDatabase.databaseUrl });
+    await client.connect();
+    try {
+      const conversations = await client.query(
+        `SELECT "sessionId", "messageCount", (SELECT count(*)::int FROM "${schema}"."Message" m WHERE m."conversationId" = c.id) AS stored
+           FROM "${schema}"."Conversation" c WHERE "chatbotId" = $1 ORDER BY "sessionId"`,
+        [chatbot._id],
+      );
+      expect(conversations.rows).toHaveLength(40);
+      for (const row of conversations.rows) expect(row).toEqual({ sessionId: expect.stringMatching(/^burst-session-\d+$/), messageCount: 10, stored: 10 });
+    } finally {
+      await client.end();
+    }
+
     // The chatbot's counter, fed by ChatbotInteraction through the chatbot service's worker.
     const interactions = await waitFor(
       async () => (await call(`/api/chatbot/${chatbot._id}`, { token: owner.token })).body,

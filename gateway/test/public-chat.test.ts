@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIRequest } from '@parley/common/testing/fake-openai.ts';
+import { fakeTokenCount, startFakeOpenAI, type FakeOpenAI, type FakeOpenAIRequest } from '@parley/common/testing/fake-openai.ts';
 import { api, gql, type Stack, startStack } from './stack.ts';
 import { makePro, type Owner, pictureForm, PICTURE_URL, pngImage, postForm, registerOwner, UUID } from './chatbot-fixtures.ts';
 
@@ -380,6 +380,53 @@ describe('POST /api/chatbot/public/:uniqueId/chat (event stream)', () => {
     const list = await call(`/api/chatbot/${chatbot._id}/conversations`, { token: owner.token });
     expect(list.status).toBe(200);
     expect(list.body).toEqual([]);
+  });
+  it('finishes, stores and bills an answer the visitor stopped reading half-way', async () => {
+    const { owner, chatbot } = await ownerWithChatbot({ pro: true });
+    const full = Array.from({ length: 30 }, (_, i) => `part${i}`).join(' ');
+    fake.setBehaviour({ chunkDelayMs: 60, reply: () => full });
+    const leave = new AbortController();
+    const res = await fetch(`${stack.url}/api/chatbot/public/${chatbot.uniqueId}/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-forwarded-for': newVisitorIp() },
+      body: JSON.stringify({ message: 'Tell me a long story', sessionId: 'gone-session', model: 'gpt-4o-mini' }),
+      signal: leave.signal,
+    });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    let received = '';
+    while (!received.includes('event: delta')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      received += new TextDecoder().decode(value);
+    }
+    expect(received).toContain('event: delta');
+    expect(received).not.toContain('event: done');
+    leave.abort();
+
+    // The answer is stored whole once the model has finished...
+    const deadline = Date.now() + 15_000;
+    let list = await call(`/api/chatbot/${chatbot._id}/conversations`, { token: owner.token });
+    while (list.body.length === 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      list = await call(`/api/chatbot/${chatbot._id}/conversations`, { token: owner.token });
+    }
+    expect(list.body).toHaveLength(1);
+    const detail = await call(`/api/chatbot/${chatbot._id}/conversations/${list.body[0]._id}`, { token: owner.token });
+    expect(detail.body.messages.map((m: any) => [m.role, m.content])).toEqual([
+      ['user', 'Tell me a long story'],
+      ['assistant', full],
+    ]);
+    // ...and billed, as the provider charged for it.
+    const { schema } = stack.billingDatabase;
+    const usage = async () =>
+      query<{ completionTokens: number }>(stack.billingDatabase, `SELECT "completionTokens" FROM "${schema}"."UsageRecord" WHERE "userId" = $1`, [owner.userId]);
+    let records = await usage();
+    while (records.length === 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      records = await usage();
+    }
+    expect(records).toEqual([{ completionTokens: fakeTokenCount(full) }]);
   });
 });
 
