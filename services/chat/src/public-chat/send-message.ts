@@ -82,11 +82,16 @@ async function prepare(deps: PublicChatDeps, raw: RawMessageInput): Promise<Prep
     return { input, chatbot, receivedAt, prompt: null, passages };
   }
 
+  // The credit check, the knowledge and the history are independent, so they are fetched side by
+  // side; no credit still answers "unavailable" first, whatever the other two gave.
+  const context = settleLater(
+    Promise.all([
+      guard(deps, 'knowledge', () => loadPromptKnowledge(deps.chatbots, chatbot, input.message, deps.limits.promptKnowledgeChars)),
+      guard(deps, 'history', () => loadRecentTurns(deps.db, { chatbotId: chatbot.id, sessionId: input.sessionId }, deps.limits.historyChars)),
+    ]),
+  );
   await assertOwnerHasCredit(deps, chatbot.ownerId);
-  const [knowledge, history] = await Promise.all([
-    guard(deps, 'knowledge', () => loadPromptKnowledge(deps.chatbots, chatbot, input.message, deps.limits.promptKnowledgeChars)),
-    guard(deps, 'history', () => loadRecentTurns(deps.db, { chatbotId: chatbot.id, sessionId: input.sessionId }, deps.limits.historyChars)),
-  ]);
+  const [knowledge, history] = await context;
   const prompt = buildPrompt({
     botName: chatbot.name,
     language: chatbot.language,
@@ -97,6 +102,12 @@ async function prepare(deps: PublicChatDeps, raw: RawMessageInput): Promise<Prep
     message: input.message,
   });
   return { input, chatbot, receivedAt, prompt, passages: [] };
+}
+
+/** The same promise, marked handled: it is awaited later, or never when an earlier step throws. */
+function settleLater<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => {});
+  return promise;
 }
 
 /** A failing dependency (the chatbot service, the database) reaches the visitor as the clear "could not answer" error. */
@@ -145,9 +156,11 @@ async function finish(deps: PublicChatDeps, turn: PreparedTurn, text: string, us
   } catch (err) {
     log.error({ err: (err as Error).message }, 'storing the conversation failed');
   }
+  // The two events are independent: published side by side.
+  const published: Promise<void>[] = [];
   if (usage) {
     if (!usage.usageReported) log.warn('the provider reported no token usage; billing an estimate');
-    await deps
+    published.push(deps
       .publishUsage({
         requestId,
         ownerId: chatbot.ownerId,
@@ -158,11 +171,12 @@ async function finish(deps: PublicChatDeps, turn: PreparedTurn, text: string, us
         completionTokens: usage.completionTokens,
         occurredAt: answeredAt,
       })
-      .catch((err: Error) => log.error({ err: err.message, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens }, 'publishing UsageRecorded failed'));
+      .catch((err: Error) => log.error({ err: err.message, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens }, 'publishing UsageRecorded failed')));
   }
-  await deps
+  published.push(deps
     .publishInteraction({ requestId, chatbotId: chatbot.id, occurredAt: answeredAt })
-    .catch((err: Error) => log.error({ err: err.message }, 'publishing ChatbotInteraction failed'));
+    .catch((err: Error) => log.error({ err: err.message }, 'publishing ChatbotInteraction failed')));
+  await Promise.all(published);
   return { message: text, sessionId: input.sessionId };
 }
 
