@@ -110,6 +110,8 @@ test('a visitor chats with a bot: streamed answer, restored on reload, cleared, 
   await expect(page.getByText('When do you open?').first()).toBeVisible();
   await expect(page.getByText('Do you open on Sundays?').first()).toBeVisible();
   await expect(page.getByText('User Agent').first()).toBeVisible();
+  // Answers read as the visitor saw them: Markdown rendered, not raw asterisks.
+  await expect(page.locator('strong', { hasText: 'Thanks for asking!' }).first()).toBeVisible();
   await screenshot(page, 'chatbot-history');
   await page.getByRole('button', { name: 'Back' }).click();
   await expect(page.getByText(/Session ID/).first()).toBeVisible();

@@ -1,4 +1,4 @@
-import { useEffect, useRef, type ReactNode } from 'react';
+import { lazy, Suspense, useEffect, useRef, type ReactNode } from 'react';
 import { Alert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
 import { Card, CardBody, CardHeader } from '../../../components/ui/card';
@@ -9,6 +9,10 @@ import { formatDateTime } from '../../../lib/format';
 import { useConversation } from '../hooks/use-conversation';
 
 type Message = ConversationQuery['conversation']['messages'][number];
+
+// Chatbot answers are Markdown, shown as the visitor saw them. The renderer is loaded only when a
+// conversation is opened, so the rest of the dashboard does not carry it; until then, plain text.
+const MarkdownMessage = lazy(() => import('../../../components/markdown/markdown-message').then((m) => ({ default: m.MarkdownMessage })));
 
 function Detail({ label, children, className }: { label: string; children: ReactNode; className?: string }) {
   return (
@@ -42,11 +46,17 @@ function MessageItem({ message }: { message: Message }) {
       <span className="mb-1 text-[11px] font-medium text-gray-500">{fromUser ? 'Visitor' : 'Chatbot'}</span>
       <div
         className={cn(
-          'max-w-full rounded-2xl px-3.5 py-2 text-sm leading-6 whitespace-pre-wrap break-words',
-          fromUser ? 'rounded-br-md bg-brand-600 text-white' : 'rounded-bl-md border border-gray-200 bg-white text-gray-800',
+          'max-w-full rounded-2xl px-3.5 py-2 text-sm leading-6 break-words',
+          fromUser ? 'rounded-br-md bg-brand-600 text-white whitespace-pre-wrap' : 'rounded-bl-md border border-gray-200 bg-white text-gray-800',
         )}
       >
-        {message.content}
+        {fromUser ? (
+          message.content
+        ) : (
+          <Suspense fallback={<span className="whitespace-pre-wrap">{message.content}</span>}>
+            <MarkdownMessage content={message.content} />
+          </Suspense>
+        )}
       </div>
       <MessageTime timestamp={message.timestamp} />
     </li>

@@ -1,7 +1,7 @@
 import { ChatbotAvatar } from '../../../components/chatbots/chatbot-avatar';
 import type { ReactNode } from 'react';
 import type { PublicChatbot } from '../api/public-chat-api';
-import { MarkdownMessage } from './markdown-message';
+import { MarkdownMessage } from '../../../components/markdown/markdown-message';
 
 /** The visitor's own message: right-aligned, in the accent colour, as typed. */
 export function UserBubble({ content }: { content: string }) {
