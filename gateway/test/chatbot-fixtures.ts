@@ -1,9 +1,9 @@
 // What the chatbot contract tests share: owners, a plan change as a payment would make it, real
 // pictures and multipart uploads through the gateway.
-import { crc32, deflateSync } from 'node:zlib';
 import pg from 'pg';
 import { expect } from 'vitest';
 import { api, uniqueEmail, type ApiResponse, type Stack } from './stack.ts';
+export { pngImage } from '@parley/common/testing/png.ts';
 
 export const PASSWORD = 'secret-pass';
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -37,26 +37,6 @@ export async function makePro(stack: Stack, owner: Owner): Promise<void> {
   }
 }
 
-/** A real, valid PNG of the given size in one colour. */
-export function pngImage(width = 16, height = 16, rgb: [number, number, number] = [79, 70, 229]): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(body));
-    return Buffer.concat([len, body, crc]);
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header[8] = 8; // bit depth
-  header[9] = 2; // truecolour
-  const row = Buffer.concat([Buffer.from([0]), Buffer.concat(Array.from({ length: width }, () => Buffer.from(rgb)))]);
-  const pixels = deflateSync(Buffer.concat(Array.from({ length: height }, () => row)));
-  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  return Buffer.concat([signature, chunk('IHDR', header), chunk('IDAT', pixels), chunk('IEND', Buffer.alloc(0))]);
-}
 
 /** A multipart form with one file, as the web app's picture upload sends it. */
 export function pictureForm(content: Uint8Array, { field = 'profilePicture', filename = 'avatar.png', type = 'image/png' } = {}): FormData {

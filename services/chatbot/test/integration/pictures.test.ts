@@ -2,11 +2,11 @@
 // replaced and removed with the chatbot. The service runs with a 2 KB limit.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { crc32, deflateSync } from 'node:zlib';
 import { Code } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detectImageType } from '../../src/pictures/image-type.ts';
 import { expectRpcError, newOwner, startChatbotService, type TestChatbotService } from './harness.ts';
+import { pngImage } from '@parley/common/testing/png.ts';
 
 const MAX_BYTES = 2048;
 const TYPE_INVALID = 'Profile picture must be a JPEG, PNG or GIF image';
@@ -19,32 +19,8 @@ afterAll(async () => {
   await svc?.stop();
 });
 
-function pngChunk(type: string, data: Buffer): Buffer {
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(data.length);
-  const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(body));
-  return Buffer.concat([length, body, crc]);
-}
-
-/** A valid 1x1 RGBA PNG of one colour. */
-function png1x1(rgba: [number, number, number, number]): Buffer {
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(1, 0); // width
-  ihdr.writeUInt32BE(1, 4); // height
-  ihdr[8] = 8; // bit depth
-  ihdr[9] = 6; // colour type: RGBA
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    pngChunk('IHDR', ihdr),
-    pngChunk('IDAT', deflateSync(Buffer.from([0, ...rgba]))), // filter byte, then the pixel
-    pngChunk('IEND', Buffer.alloc(0)),
-  ]);
-}
-
-const RED = png1x1([255, 0, 0, 255]);
-const BLUE = png1x1([0, 0, 255, 255]);
+const RED = pngImage(1, 1, [255, 0, 0]);
+const BLUE = pngImage(1, 1, [0, 0, 255]);
 const GIF_1X1 = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 const JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10]), Buffer.from('JFIF\0'), Buffer.alloc(64), Buffer.from([0xff, 0xd9])]);
 

@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import { ButtonLink } from '../../../components/ui/button-link';
 import { PageContainer } from '../../../components/ui/page-container';
 import { ChatPreview } from './chat-preview';
+import { strokeIconProps } from '../../../components/ui/icon-props';
 
 interface Feature {
   title: string;
@@ -9,16 +10,7 @@ interface Feature {
   icon: ReactNode;
 }
 
-const iconProps = {
-  className: 'size-6',
-  viewBox: '0 0 24 24',
-  fill: 'none',
-  stroke: 'currentColor',
-  strokeWidth: 1.75,
-  strokeLinecap: 'round' as const,
-  strokeLinejoin: 'round' as const,
-  'aria-hidden': true,
-};
+const iconProps = { className: 'size-6', ...strokeIconProps };
 
 const FEATURES: Feature[] = [
   {

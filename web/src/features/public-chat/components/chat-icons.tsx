@@ -1,17 +1,9 @@
 // The chat page's own icons, drawn like the rest of Parley's (24px grid, 1.75 stroke).
-const iconProps = {
-  viewBox: '0 0 24 24',
-  fill: 'none',
-  stroke: 'currentColor',
-  strokeWidth: 1.75,
-  strokeLinecap: 'round' as const,
-  strokeLinejoin: 'round' as const,
-  'aria-hidden': true,
-};
+import { strokeIconProps } from '../../../components/ui/icon-props';
 
 export function CloseIcon({ className = 'size-5' }: { className?: string }) {
   return (
-    <svg className={className} {...iconProps}>
+    <svg className={className} {...strokeIconProps}>
       <path d="M6 6l12 12M18 6 6 18" />
     </svg>
   );
@@ -19,7 +11,7 @@ export function CloseIcon({ className = 'size-5' }: { className?: string }) {
 
 export function SendIcon({ className = 'size-5' }: { className?: string }) {
   return (
-    <svg className={className} {...iconProps}>
+    <svg className={className} {...strokeIconProps}>
       <path d="M5 12h9M4.6 4.3l15 7a.8.8 0 0 1 0 1.4l-15 7a.8.8 0 0 1-1.1-1l2.4-6.7-2.4-6.7a.8.8 0 0 1 1.1-1Z" />
     </svg>
   );
@@ -27,7 +19,7 @@ export function SendIcon({ className = 'size-5' }: { className?: string }) {
 
 export function AlertIcon({ className = 'size-6' }: { className?: string }) {
   return (
-    <svg className={className} {...iconProps}>
+    <svg className={className} {...strokeIconProps}>
       <circle cx="12" cy="12" r="9" />
       <path d="M12 7.5v5M12 16h.01" />
     </svg>
@@ -36,7 +28,7 @@ export function AlertIcon({ className = 'size-6' }: { className?: string }) {
 
 export function SparkIcon({ className = 'size-5' }: { className?: string }) {
   return (
-    <svg className={className} {...iconProps}>
+    <svg className={className} {...strokeIconProps}>
       <path d="M12 3v3M12 18v3M3 12h3M18 12h3M6.3 6.3l2.1 2.1M15.6 15.6l2.1 2.1M6.3 17.7l2.1-2.1M15.6 8.4l2.1-2.1" />
     </svg>
   );
