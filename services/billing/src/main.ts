@@ -1,20 +1,15 @@
 // Starts the billing service: validated config → database and migrations → server and workers;
 // SIGTERM drains requests, lets jobs in flight finish, then closes the pools.
 import { loadConfig } from '@parley/common/config.ts';
-import { createLogger } from '@parley/common/logger.ts';
-import { ensureDatabase, migrate } from '@parley/common/migrations.ts';
-import { runService } from '@parley/common/service.ts';
+import { migrateAndServe } from '@parley/common/service-main.ts';
 import { billingVars } from './config.ts';
 import { createBillingService, MIGRATIONS_DIR } from './service.ts';
 
 const config = loadConfig(billingVars);
-const logger = createLogger('billing', config.LOG_LEVEL);
-
-await ensureDatabase(config.DATABASE_URL);
-await migrate({
-  databaseUrl: config.DATABASE_URL,
-  schema: config.BILLING_DB_SCHEMA,
-  migrationsDir: MIGRATIONS_DIR,
-  log: (line) => logger.info(line),
+await migrateAndServe({
+  name: 'billing',
+  logLevel: config.LOG_LEVEL,
+  port: config.PORT,
+  database: { databaseUrl: config.DATABASE_URL, schema: config.BILLING_DB_SCHEMA, migrationsDir: MIGRATIONS_DIR },
+  build: (logger) => createBillingService(config, { logger }),
 });
-await runService({ name: 'billing', logger, port: config.PORT, build: () => createBillingService(config, { logger }) });
