@@ -1,0 +1,475 @@
+// Public chat benchmark (a script that prints figures, not a test). Starts the whole product with
+// startStack against a local fake of the OpenAI API (in this process), then measures through the
+// gateway's REST path POST /api/chatbot/public/{uniqueId}/chat:
+//   1. overhead: 50 concurrent visitors sending JSON messages to a zero-latency model: latency
+//      percentiles and requests per second (the model's own time measured apart and subtracted);
+//   2. first token: with a streaming model (first content after 50 + 20 ms), the time to the first
+//      `event: delta` through the gateway against the time to the first content chunk straight
+//      from the model, sequential and at 10 concurrent visitors;
+//   3. scaling: requests per second at 50 concurrent with one chat service instance, then two,
+//      behind a small round-robin proxy (this script's) that the gateway's CHAT_URL points at in
+//      both runs.
+//
+//   node bench/public-chat.ts            (or: npm run bench public-chat)
+//
+// Uses its own database (parley_bench_chat, dropped at the end; BENCH_KEEP=1 keeps it), ports
+// 300 above the defaults and its own queue prefix. BENCH_SCALE=0.1 runs a tenth of the requests;
+// BENCH_LOGS=1 shows the services' logs (BENCH_LOG_LEVEL, default warn); BENCH_PHASES=overhead
+// (or first-token, scaling, comma-separated) runs only those parts.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { Agent, createServer, request as httpRequest, type Server } from 'node:http';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { startFakeOpenAI, type FakeOpenAIRequest } from '../services/common/src/testing/fake-openai.ts';
+import { PROCESSES, root, startStack, type RunningStack } from '../scripts/stack.ts';
+
+const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/parley_test';
+const DATABASE = 'parley_bench_chat';
+const PORT_OFFSET = 300;
+/** The second chat service instance of the scaling run listens here (4003 + 310). */
+const SECOND_CHAT_PORT = 4003 + PORT_OFFSET + 10;
+const scale = Number(process.env.BENCH_SCALE ?? '1');
+const VISITORS = 50;
+const WARMUP = Math.max(50, Math.round(200 * scale));
+const MEASURED = Math.max(100, Math.round(3_000 * scale));
+const MODEL_SAMPLES = Math.max(100, Math.round(500 * scale));
+const FIRST_TOKEN_REQUESTS = Math.max(40, Math.round(200 * scale));
+const FIRST_TOKEN_CONCURRENT = 10;
+const STREAM_FIRST_DELAY_MS = 50;
+const STREAM_CHUNK_DELAY_MS = 20;
+/** No run may take longer than this, whatever happens. */
+const PHASE_DEADLINE_MS = 5 * 60_000;
+const phases = new Set((process.env.BENCH_PHASES ?? 'overhead,first-token,scaling').split(',').map((p) => p.trim()));
+
+const ms = (n: number) => n.toFixed(2);
+const sleep = (n: number) => new Promise<void>((r) => setTimeout(r, n));
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+function summary(values: number[]) {
+  const s = [...values].sort((a, b) => a - b);
+  return { p50: percentile(s, 50), p95: percentile(s, 95), p99: percentile(s, 99), max: s[s.length - 1], mean: s.reduce((a, b) => a + b, 0) / s.length };
+}
+
+// Deterministic visitors and messages: the same on every run.
+function mulberry32(seed: number) {
+  return () => {
+    seed |= 0;
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const rand = mulberry32(20261122);
+const QUESTIONS = [
+  'What are your opening hours?',
+  'Do you deliver on Sundays?',
+  'How much does the large plan cost?',
+  'Can I return an item after thirty days?',
+  'Where is your nearest shop?',
+  'Do you offer gift cards?',
+  'How do I reset my password?',
+  'Is there a student discount?',
+];
+const KNOWLEDGE = [
+  'Opening hours: Monday to Friday 9:00 to 18:00, Saturday 10:00 to 16:00. We are closed on Sundays and public holidays.',
+  'Delivery: orders placed before 14:00 ship the same day. Delivery takes one to three working days; there is no delivery on Sundays.',
+  'Plans: the small plan costs 9 euros a month, the large plan 29 euros a month. Students get 20 percent off either plan.',
+  'Returns: items can be returned within thirty days in their original packaging. After thirty days we offer store credit only.',
+  'Shops: our shops are in Lyon (12 rue de la République), Lille (3 place du Théâtre) and Nantes (8 quai de la Fosse). Gift cards are sold in every shop.',
+];
+
+interface Visitor {
+  sessionId: string;
+  ip: string;
+  sent: number;
+}
+const visitors: Visitor[] = Array.from({ length: VISITORS }, (_, i) => ({
+  sessionId: `bench-visitor-${i}-${Math.floor(rand() * 1e9).toString(36)}`,
+  ip: `10.42.${Math.floor(i / 200)}.${(i % 200) + 1}`,
+  sent: 0,
+}));
+const message = (v: Visitor) => `${QUESTIONS[(v.sent + v.ip.length) % QUESTIONS.length]} (${v.sent})`;
+
+// --- CPU accounting from /proc (clock ticks of 10 ms) ----------------------------------------------
+
+const TICK_MS = 10;
+function cpuTicks(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]); // utime + stime
+  } catch {
+    return 0;
+  }
+}
+function machineTicks(): { busy: number; total: number } {
+  const parts = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const total = parts.reduce((a, b) => a + b, 0);
+  return { busy: total - parts[3] - (parts[4] ?? 0), total };
+}
+/** The stack's processes: this process's children, named by the entry file they run. */
+function stackPids(extra: Record<string, number> = {}): Record<string, number> {
+  const out: Record<string, number> = { bench: process.pid };
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid !== process.pid) continue;
+      const cmd = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      const spec = PROCESSES.find((p) => cmd.includes(p.entry));
+      if (spec && !Object.values(extra).includes(Number(entry))) out[spec.name] = Number(entry);
+    } catch {
+      // gone
+    }
+  }
+  return { ...out, ...extra };
+}
+function cpuSnapshot(pids: Record<string, number>) {
+  return { at: performance.now(), machine: machineTicks(), procs: Object.fromEntries(Object.entries(pids).map(([n, pid]) => [n, cpuTicks(pid)])) };
+}
+/** CPU used per process between two snapshots, in cores (1.0 = one core busy all the time). */
+function cpuSplit(a: ReturnType<typeof cpuSnapshot>, b: ReturnType<typeof cpuSnapshot>): string {
+  const seconds = (b.at - a.at) / 1000;
+  const parts = Object.keys(a.procs).map((n) => `${n} ${((b.procs[n] - a.procs[n]) * TICK_MS / 1000 / seconds).toFixed(2)}`);
+  const machine = (b.machine.busy - a.machine.busy) / (b.machine.total - a.machine.total);
+  return `CPU (cores): ${parts.join(', ')}; whole machine ${(machine * 100).toFixed(0)}% busy of ${cpus().length} cores`;
+}
+
+// --- The round-robin proxy in front of the chat service instances ---------------------------------
+
+let proxyErrors = 0;
+function startProxy(): Promise<{ url: string; targets: URL[]; server: Server; dropIdle(): void; close(): Promise<void> }> {
+  const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
+  const targets: URL[] = [];
+  let next = 0;
+  const server = createServer((req, res) => {
+    const target = targets[next++ % targets.length];
+    const upstream = httpRequest(
+      { agent, host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host } },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      },
+    );
+    upstream.on('error', (err) => {
+      if (proxyErrors++ < 5) console.log(`  proxy: ${req.url} to ${target.host} failed: ${err.message}`);
+      if (!res.headersSent) res.writeHead(502).end();
+      else res.destroy();
+    });
+    res.on('close', () => {
+      if (!res.writableFinished) upstream.destroy();
+    });
+    req.pipe(upstream);
+  });
+  server.keepAliveTimeout = 60_000;
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      resolve({
+        url: `http://127.0.0.1:${port}`,
+        targets,
+        server,
+        // Idle connections may have been closed by the chat service meanwhile (its keep-alive timeout
+        // is 5 s): a request sent on one would fail, so they are dropped before each run.
+        dropIdle: () => {
+          for (const sockets of Object.values(agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
+        },
+        close: () =>
+          new Promise<void>((r) => {
+            server.close(() => r());
+            server.closeAllConnections();
+            agent.destroy();
+          }),
+      });
+    }),
+  );
+}
+
+// --- Requests -------------------------------------------------------------------------------------
+
+let gateway = '';
+let uniqueId = '';
+
+async function chatJson(v: Visitor): Promise<number> {
+  const t0 = performance.now();
+  const res = await fetch(`${gateway}/api/chatbot/public/${uniqueId}/chat`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': v.ip },
+    body: JSON.stringify({ sessionId: v.sessionId, message: message(v) }),
+  });
+  const body = (await res.json()) as { message?: string };
+  const elapsed = performance.now() - t0;
+  v.sent++;
+  if (res.status !== 200 || !body.message) throw new Error(`chat answered ${res.status}: ${JSON.stringify(body)}`);
+  return elapsed;
+}
+
+/** Reads a server-sent event stream; returns the time to the first chunk that `isFirst` accepts. */
+async function firstEventTime(res: Response, t0: number, isFirst: (text: string) => boolean): Promise<number> {
+  if (!res.body) throw new Error('no body');
+  const decoder = new TextDecoder();
+  let text = '';
+  let first = NaN;
+  for await (const chunk of res.body) {
+    text += decoder.decode(chunk as Uint8Array, { stream: true });
+    if (Number.isNaN(first) && isFirst(text)) first = performance.now() - t0;
+  }
+  if (Number.isNaN(first)) throw new Error(`no first event in: ${text.slice(0, 300)}`);
+  return first;
+}
+
+async function chatStream(v: Visitor): Promise<number> {
+  const t0 = performance.now();
+  const res = await fetch(`${gateway}/api/chatbot/public/${uniqueId}/chat`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-forwarded-for': v.ip },
+    body: JSON.stringify({ sessionId: v.sessionId, message: message(v) }),
+  });
+  v.sent++;
+  if (res.status !== 200) throw new Error(`chat answered ${res.status}: ${await res.text()}`);
+  return firstEventTime(res, t0, (text) => text.includes('event: delta'));
+}
+
+const hasContent = (text: string) => /"delta":\{"content":"[^"]/.test(text);
+
+/** The model called straight, with a request as the chat service sends it. */
+async function modelDirect(modelUrl: string, body: FakeOpenAIRequest, stream: boolean): Promise<number> {
+  const t0 = performance.now();
+  const res = await fetch(`${modelUrl}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer bench' },
+    body: JSON.stringify(stream ? { ...body, stream: true, stream_options: { include_usage: true } } : { ...body, stream: false }),
+  });
+  if (!stream) {
+    await res.json();
+    return performance.now() - t0;
+  }
+  return firstEventTime(res, t0, hasContent);
+}
+
+/** `count` requests shared by `concurrency` visitors, each sending one after another. */
+async function load(count: number, concurrency: number, send: (v: Visitor) => Promise<number>) {
+  const latencies: number[] = [];
+  const errors: string[] = [];
+  let issued = 0;
+  const deadline = Date.now() + PHASE_DEADLINE_MS;
+  const t0 = performance.now();
+  await Promise.all(
+    visitors.slice(0, concurrency).map(async (v) => {
+      while (issued < count && Date.now() < deadline) {
+        issued++;
+        try {
+          latencies.push(await send(v));
+        } catch (err) {
+          errors.push((err as Error).message);
+        }
+      }
+    }),
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  if (errors.length) console.log(`  ${errors.length} of ${issued} requests failed (first: ${errors[0]})`);
+  if (errors.length > count / 100) throw new Error(`${errors.length} of ${issued} requests failed`);
+  if (issued < count) throw new Error(`only ${issued} of ${count} requests within ${PHASE_DEADLINE_MS / 1000} s`);
+  return { latencies, errors: errors.length, seconds, rps: latencies.length / seconds };
+}
+
+async function api<T>(path: string, body: unknown, token?: string): Promise<T> {
+  const res = await fetch(`${gateway}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  const json = (await res.json()) as T;
+  if (!res.ok) throw new Error(`${path} answered ${res.status}: ${JSON.stringify(json)}`);
+  return json;
+}
+
+// --- The run ----------------------------------------------------------------------------------------
+
+const adminUrl = new URL(BASE_DATABASE_URL);
+adminUrl.pathname = '/postgres';
+const admin = new pg.Client({ connectionString: adminUrl.toString() });
+await admin.connect();
+await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
+await admin.query(`CREATE DATABASE ${DATABASE}`);
+const databaseUrl = new URL(BASE_DATABASE_URL);
+databaseUrl.pathname = `/${DATABASE}`;
+const db = new pg.Client({ connectionString: databaseUrl.toString() });
+
+const model = await startFakeOpenAI({ delayMs: 0, chunkDelayMs: 0 });
+const proxy = await startProxy();
+proxy.targets.push(new URL(`http://127.0.0.1:${4003 + PORT_OFFSET}`));
+const queuePrefix = `benchchat${randomBytes(4).toString('hex')}`;
+const stackEnv = (chatUrl?: string): NodeJS.ProcessEnv => ({
+  DATABASE_URL: databaseUrl.toString(),
+  QUEUE_PREFIX: queuePrefix,
+  LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+  PORT: '',
+  OPENAI_API_KEY: 'bench-key',
+  OPENAI_BASE_URL: model.url,
+  CHAT_RATE_PER_VISITOR: '1000000',
+  CHAT_RATE_PER_BOT: '10000000',
+  TRUST_PROXY: '1',
+  ...(chatUrl ? { CHAT_URL: chatUrl } : {}),
+});
+const start = (chatUrl?: string) => startStack({ portOffset: PORT_OFFSET, output: process.env.BENCH_LOGS ? 'inherit' : 'quiet', env: stackEnv(chatUrl) });
+
+let stack: RunningStack | undefined;
+let secondChat: ChildProcess | undefined;
+try {
+  console.log(`public chat benchmark: ${cpus().length} CPUs, Node ${process.version}, database ${DATABASE}, ${VISITORS} visitors`);
+  let startedAt = performance.now();
+  stack = await start();
+  gateway = stack.url.replace('localhost', '127.0.0.1');
+  console.log(`stack ready in ${((performance.now() - startedAt) / 1000).toFixed(1)} s (gateway ${gateway}, chat service direct)`);
+
+  // An owner, a chatbot with a few knowledge entries, and credit that never runs out.
+  const { token, user } = await api<{ token: string; user: { id: string } }>('/api/auth/register', {
+    email: `bench-${randomBytes(4).toString('hex')}@example.com`,
+    password: 'bench-password-2026',
+    password2: 'bench-password-2026',
+  });
+  const bot = await api<{ _id: string; uniqueId: string }>('/api/chatbot', { name: 'Bench shop assistant' }, token);
+  for (const text of KNOWLEDGE) await api(`/api/chatbot/${bot._id}/knowledge-base/text`, { text, append: true }, token);
+  uniqueId = bot.uniqueId;
+  await db.connect();
+  const { rowCount } = await db.query(`UPDATE billing."Account" SET "creditBalance" = 1000 WHERE "userId" = $1`, [user.id]);
+  if (rowCount !== 1) throw new Error('no billing account for the bench owner');
+
+  // 1. Overhead with a zero-latency model.
+  await load(WARMUP, VISITORS, chatJson);
+  const sentPrompt = model.requests[model.requests.length - 1];
+  model.requests.length = 0;
+  const modelAlone: number[] = [];
+  for (let i = 0; i < MODEL_SAMPLES; i++) modelAlone.push(await modelDirect(model.url, sentPrompt, false));
+  const modelConcurrent = await (async () => {
+    const out: number[] = [];
+    let i = 0;
+    await Promise.all(
+      Array.from({ length: VISITORS }, async () => {
+        while (i++ < MODEL_SAMPLES * 2) out.push(await modelDirect(model.url, sentPrompt, false));
+      }),
+    );
+    return out;
+  })();
+  const m1 = summary(modelAlone);
+  const m50 = summary(modelConcurrent);
+  console.log(
+    `model alone (the fake, zero delay, called from this process with the chat service's prompt of ${sentPrompt.messages.reduce((n, m) => n + m.content.length, 0)} chars): ` +
+      `sequential p50 ${ms(m1.p50)} ms, p99 ${ms(m1.p99)} ms; at ${VISITORS} concurrent p50 ${ms(m50.p50)} ms, p99 ${ms(m50.p99)} ms`,
+  );
+
+  if (phases.has('overhead')) {
+  const sequential = summary((await load(Math.round(MEASURED / 10), 1, chatJson)).latencies);
+  console.log(
+    `one visitor alone (${Math.round(MEASURED / 10)} sequential JSON messages): p50 ${ms(sequential.p50)} ms, p95 ${ms(sequential.p95)} ms, p99 ${ms(sequential.p99)} ms`,
+  );
+  const pids = stackPids();
+  const before = cpuSnapshot(pids);
+  const overhead = await load(MEASURED, VISITORS, chatJson);
+  const after = cpuSnapshot(pids);
+  model.requests.length = 0;
+  const o = summary(overhead.latencies);
+  console.log(
+    `overhead (${MEASURED} JSON messages, ${VISITORS} concurrent visitors, after ${WARMUP} warm-up): ` +
+      `p50 ${ms(o.p50)} ms, p95 ${ms(o.p95)} ms, p99 ${ms(o.p99)} ms, max ${ms(o.max)} ms, mean ${ms(o.mean)} ms; ${overhead.rps.toFixed(0)} requests/s`,
+  );
+  console.log(`  minus the model's own time (p50 ${ms(m1.p50)} ms): stack overhead p50 ≈ ${ms(o.p50 - m1.p50)} ms, p99 ≈ ${ms(o.p99 - m1.p50)} ms`);
+  console.log(`  ${cpuSplit(before, after)}`);
+  }
+
+  // 2. First token with a streaming model.
+  if (phases.has('first-token')) {
+  model.setBehaviour({ delayMs: STREAM_FIRST_DELAY_MS, chunkDelayMs: STREAM_CHUNK_DELAY_MS });
+  for (let i = 0; i < 10; i++) await chatStream(visitors[i]);
+  const gatewaySeq: number[] = [];
+  const directSeq: number[] = [];
+  for (let i = 0; i < FIRST_TOKEN_REQUESTS; i++) {
+    // Alternated, so both see the same background load.
+    directSeq.push(await modelDirect(model.url, sentPrompt, true));
+    gatewaySeq.push(await chatStream(visitors[i % VISITORS]));
+  }
+  const concurrentGateway = await load(FIRST_TOKEN_REQUESTS, FIRST_TOKEN_CONCURRENT, chatStream);
+  const concurrentDirect = await load(FIRST_TOKEN_REQUESTS, FIRST_TOKEN_CONCURRENT, () => modelDirect(model.url, sentPrompt, true));
+  model.requests.length = 0;
+  const firstToken = (label: string, gw: number[], direct: number[]) => {
+    const g = summary(gw);
+    const d = summary(direct);
+    const added = summary(gw.map((t) => t - d.p50));
+    console.log(
+      `first token, ${label}: through the gateway p50 ${ms(g.p50)} ms, p95 ${ms(g.p95)} ms; model direct p50 ${ms(d.p50)} ms, p95 ${ms(d.p95)} ms; ` +
+        `added by the stack p50 ${ms(added.p50)} ms, p95 ${ms(added.p95)} ms, max ${ms(added.max)} ms`,
+    );
+  };
+  console.log(`first token (model: first content after ${STREAM_FIRST_DELAY_MS} + ${STREAM_CHUNK_DELAY_MS} ms, then a chunk every ${STREAM_CHUNK_DELAY_MS} ms):`);
+  firstToken(`${FIRST_TOKEN_REQUESTS} sequential`, gatewaySeq, directSeq);
+  firstToken(`${FIRST_TOKEN_REQUESTS} at ${FIRST_TOKEN_CONCURRENT} concurrent`, concurrentGateway.latencies, concurrentDirect.latencies);
+  model.setBehaviour({ delayMs: 0, chunkDelayMs: 0 });
+  }
+
+  // 3. Scaling: the gateway talks to the chat service through the proxy, first to one instance, then two.
+  if (phases.has('scaling')) {
+  await stack.stop();
+  stack = undefined;
+  startedAt = performance.now();
+  stack = await start(proxy.url);
+  console.log(`stack restarted with CHAT_URL at the round-robin proxy in ${((performance.now() - startedAt) / 1000).toFixed(1)} s`);
+  const scaling: { instances: number; rps: number; p50: number; p99: number }[] = [];
+  for (const instances of [1, 2]) {
+    const extra: Record<string, number> = {};
+    if (instances === 2) {
+      const chat = PROCESSES.find((p) => p.name === 'chat')!;
+      const urls = Object.fromEntries(PROCESSES.filter((p) => p.urlVar).map((p) => [p.urlVar!, `http://127.0.0.1:${p.defaultPort + PORT_OFFSET}`]));
+      secondChat = spawn(process.execPath, [join(root, chat.entry)], {
+        cwd: root,
+        env: { ...process.env, ...urls, ...stackEnv(proxy.url), PORT: String(SECOND_CHAT_PORT) },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      secondChat.stderr!.on('data', (chunk: Buffer) => {
+        if (process.env.BENCH_LOGS || /error|fatal/i.test(chunk.toString())) process.stdout.write(`[chat-2] ${chunk.toString().slice(0, 500)}`);
+      });
+      const readyBy = Date.now() + 60_000;
+      for (;;) {
+        const ok = await fetch(`http://127.0.0.1:${SECOND_CHAT_PORT}/readyz`).then((r) => r.ok, () => false);
+        if (ok) break;
+        if (Date.now() > readyBy || secondChat.exitCode !== null) throw new Error('the second chat instance did not become ready');
+        await sleep(200);
+      }
+      proxy.targets.push(new URL(`http://127.0.0.1:${SECOND_CHAT_PORT}`));
+      extra['chat-2'] = secondChat.pid!;
+    }
+    proxy.dropIdle();
+    await load(WARMUP, VISITORS, chatJson);
+    const p = stackPids(extra);
+    const a = cpuSnapshot(p);
+    const run = await load(MEASURED, VISITORS, chatJson);
+    const b = cpuSnapshot(p);
+    model.requests.length = 0;
+    const s = summary(run.latencies);
+    scaling.push({ instances, rps: run.rps, p50: s.p50, p99: s.p99 });
+    console.log(`scaling, ${instances} chat instance${instances > 1 ? 's' : ''} behind the proxy: ${run.rps.toFixed(0)} requests/s, p50 ${ms(s.p50)} ms, p99 ${ms(s.p99)} ms`);
+    console.log(`  ${cpuSplit(a, b)}`);
+  }
+  console.log(`scaling ratio (2 instances / 1): ${(scaling[1].rps / scaling[0].rps).toFixed(2)}`);
+  }
+} finally {
+  if (secondChat && secondChat.exitCode === null) {
+    const exited = new Promise((r) => secondChat!.once('exit', r));
+    secondChat.kill('SIGTERM');
+    await Promise.race([exited, sleep(20_000)]);
+    if (secondChat.exitCode === null) secondChat.kill('SIGKILL');
+  }
+  await stack?.stop();
+  await proxy.close();
+  await model.close();
+  await db.end().catch(() => {});
+  if (process.env.BENCH_KEEP !== '1') await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
+  else console.log(`kept database ${DATABASE}`);
+  await admin.end();
+}
