@@ -21,10 +21,22 @@ import { updateChatbot } from './chatbots/update-chatbot.ts';
 import { addTextEntry, type AddTextEntryDeps } from './knowledge/add-text-entry.ts';
 import { deleteTextEntry } from './knowledge/delete-text-entry.ts';
 import { loadKnowledgeBase, loadKnowledgeBases, type KnowledgeBase } from './knowledge/knowledge-base.ts';
+import { getPromptKnowledge, type PromptKnowledgeDeps } from './knowledge/prompt-knowledge.ts';
 import { retrieve } from './knowledge/retrieve.ts';
 import { setProfilePicture, type SetProfilePictureDeps } from './pictures/set-profile-picture.ts';
 
-export type ChatbotRpcDeps = CreateChatbotDeps & DeleteChatbotDeps & AddTextEntryDeps & SetProfilePictureDeps;
+export type ChatbotRpcDeps = CreateChatbotDeps & DeleteChatbotDeps & AddTextEntryDeps & SetProfilePictureDeps & PromptKnowledgeDeps;
+
+function toPublicChatbotMessage(c: Chatbot) {
+  return create(PublicChatbotSchema, {
+    id: c.id,
+    ownerId: c.ownerId,
+    name: c.name,
+    profilePicture: c.profilePicture ?? '',
+    language: c.language,
+    knowledgeChars: BigInt(c.knowledgeChars),
+  });
+}
 
 export function toKnowledgeBaseMessage(kb: KnowledgeBase): KnowledgeBaseMessage {
   return create(KnowledgeBaseSchema, {
@@ -96,17 +108,16 @@ export function chatbotRoutes(deps: ChatbotRpcDeps) {
         return { knowledgeBase: toKnowledgeBaseMessage(await loadKnowledgeBase(db, chatbotId)) };
       },
       async getPublicChatbot(req) {
-        const c = await getPublicChatbot(db, req.uniqueId);
-        return {
-          chatbot: create(PublicChatbotSchema, {
-            id: c.id,
-            ownerId: c.ownerId,
-            name: c.name,
-            profilePicture: c.profilePicture ?? '',
-            language: c.language,
-            knowledgeChars: BigInt(c.knowledgeChars),
-          }),
-        };
+        return { chatbot: toPublicChatbotMessage(await getPublicChatbot(db, req.uniqueId)) };
+      },
+      async getPromptKnowledge(req) {
+        const { chatbot, passages, wholeKnowledge } = await getPromptKnowledge(deps, {
+          uniqueId: req.uniqueId,
+          query: req.query,
+          budgetChars: req.budgetChars,
+          k: req.k,
+        });
+        return { chatbot: toPublicChatbotMessage(chatbot), passages, wholeKnowledge };
       },
       async retrieve(req) {
         const chunks = await retrieve(db, { chatbotId: req.chatbotId, query: req.query, k: req.k });

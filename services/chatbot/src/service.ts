@@ -19,6 +19,7 @@ import { billingPlanLookup } from './chatbots/owner-plan.ts';
 import type { ChatbotConfig } from './config.ts';
 import { startChatbotInteractionWorker } from './interactions/chatbot-interaction.job.ts';
 import { recordInteraction } from './interactions/record-interaction.ts';
+import { knowledgeTextCache } from './knowledge/knowledge-text-cache.ts';
 import { chatbotRoutes, type ChatbotRpcDeps } from './rpc.ts';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
@@ -50,6 +51,7 @@ export async function createChatbotService(
     maxPictureBytes: config.MAX_PICTURE_BYTES,
     maxEntryChars: config.MAX_ENTRY_CHARS,
     maxKnowledgeChars: config.MAX_KNOWLEDGE_CHARS_PER_BOT,
+    knowledgeCache: knowledgeTextCache(),
   };
 
   const chatbotInteractionWorker =

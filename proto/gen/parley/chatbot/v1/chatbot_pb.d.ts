@@ -615,6 +615,74 @@ export declare type RetrieveResponse = Message<"parley.chatbot.v1.RetrieveRespon
 export declare const RetrieveResponseSchema: GenMessage<RetrieveResponse>;
 
 /**
+ * @generated from message parley.chatbot.v1.GetPromptKnowledgeRequest
+ */
+export declare type GetPromptKnowledgeRequest = Message<"parley.chatbot.v1.GetPromptKnowledgeRequest"> & {
+  /**
+   * @generated from field: string unique_id = 1;
+   */
+  uniqueId: string;
+
+  /**
+   * The visitor's message, for retrieval.
+   *
+   * @generated from field: string query = 2;
+   */
+  query: string;
+
+  /**
+   * The whole knowledge base is returned when it has at most this many characters (0: always retrieve).
+   *
+   * @generated from field: int32 budget_chars = 3;
+   */
+  budgetChars: number;
+
+  /**
+   * Chunks to retrieve otherwise (1-50; 0 means 5).
+   *
+   * @generated from field: int32 k = 4;
+   */
+  k: number;
+};
+
+/**
+ * Describes the message parley.chatbot.v1.GetPromptKnowledgeRequest.
+ * Use `create(GetPromptKnowledgeRequestSchema)` to create a new message.
+ */
+export declare const GetPromptKnowledgeRequestSchema: GenMessage<GetPromptKnowledgeRequest>;
+
+/**
+ * @generated from message parley.chatbot.v1.GetPromptKnowledgeResponse
+ */
+export declare type GetPromptKnowledgeResponse = Message<"parley.chatbot.v1.GetPromptKnowledgeResponse"> & {
+  /**
+   * @generated from field: parley.chatbot.v1.PublicChatbot chatbot = 1;
+   */
+  chatbot?: PublicChatbot | undefined;
+
+  /**
+   * Best first: the whole knowledge base as one passage, or the retrieved chunks; empty when the
+   * knowledge base is.
+   *
+   * @generated from field: repeated string passages = 2;
+   */
+  passages: string[];
+
+  /**
+   * True when passages is the whole knowledge base.
+   *
+   * @generated from field: bool whole_knowledge = 3;
+   */
+  wholeKnowledge: boolean;
+};
+
+/**
+ * Describes the message parley.chatbot.v1.GetPromptKnowledgeResponse.
+ * Use `create(GetPromptKnowledgeResponseSchema)` to create a new message.
+ */
+export declare const GetPromptKnowledgeResponseSchema: GenMessage<GetPromptKnowledgeResponse>;
+
+/**
  * Chatbots, their knowledge base and retrieval over it. Owned by the chatbot service.
  * Every owner call carries owner_id; a chatbot of another owner answers NOT_FOUND.
  *
@@ -706,6 +774,19 @@ export declare const ChatbotService: GenService<{
     methodKind: "unary";
     input: typeof RetrieveRequestSchema;
     output: typeof RetrieveResponseSchema;
+  },
+  /**
+   * What the public chat needs to answer one message, in one call: the public chatbot (as
+   * GetPublicChatbot, NOT_FOUND when unknown or inactive) and the knowledge for its prompt: the
+   * whole knowledge base when it fits budget_chars, otherwise the k chunks Retrieve ranks best for
+   * the query.
+   *
+   * @generated from rpc parley.chatbot.v1.ChatbotService.GetPromptKnowledge
+   */
+  getPromptKnowledge: {
+    methodKind: "unary";
+    input: typeof GetPromptKnowledgeRequestSchema;
+    output: typeof GetPromptKnowledgeResponseSchema;
   },
 }>;
 
