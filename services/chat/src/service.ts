@@ -21,6 +21,7 @@ import { PrismaClient } from './generated/prisma/client.ts';
 import { startChatbotDeletedWorker } from './conversations/chatbot-deleted.job.ts';
 import { deleteChatbotConversations } from './conversations/delete-conversations.ts';
 import { openAIModel, type LanguageModel } from './public-chat/language-model.ts';
+import { creditCache } from './public-chat/owner-credit.ts';
 import { redisRateLimiter } from './public-chat/rate-limit.ts';
 import { publishChatbotInteraction, publishUsageRecorded } from './usage/publishers.ts';
 import type { ChatConfig } from './config.ts';
@@ -68,6 +69,7 @@ export async function createChatService(
     logger,
     chatbots,
     billing,
+    creditCache: creditCache(),
     model,
     rateLimiter: redisRateLimiter(redis, {
       prefix: config.QUEUE_PREFIX,

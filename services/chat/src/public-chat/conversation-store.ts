@@ -1,7 +1,7 @@
 // A conversation's messages as the public chat reads and writes them: the recent turns for the
 // prompt, and each answered exchange (the visitor's message and the answer, stored together).
+import { randomUUID } from 'node:crypto';
 import type { PrismaClient } from '../generated/prisma/client.ts';
-import { Prisma } from '../generated/prisma/client.ts';
 import { fitHistory, type Turn } from './build-prompt.ts';
 
 /** Messages read for the prompt's history at most; the character budget usually stops sooner. */
@@ -14,13 +14,14 @@ export interface ConversationKey {
 
 export async function loadRecentTurns(db: PrismaClient, key: ConversationKey, budgetChars: number): Promise<Turn[]> {
   if (budgetChars <= 0) return [];
-  const rows = await db.message.findMany({
-    where: { conversation: { chatbotId: key.chatbotId, sessionId: key.sessionId }, role: { in: ['user', 'assistant'] } },
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    take: MAX_HISTORY_MESSAGES,
-    select: { role: true, content: true },
-  });
-  const turns = rows.reverse().map((r) => ({ role: r.role as Turn['role'], content: r.content }));
+  // One statement; the newest MAX_HISTORY_MESSAGES of the conversation, newest first.
+  const rows = await db.$queryRaw<{ role: Turn['role']; content: string }[]>`
+    SELECT m."role"::text AS "role", m."content"
+      FROM "Message" AS m JOIN "Conversation" AS c ON c."id" = m."conversationId"
+     WHERE c."chatbotId" = ${key.chatbotId}::uuid AND c."sessionId" = ${key.sessionId} AND m."role" IN ('user', 'assistant')
+     ORDER BY m."createdAt" DESC, m."id" DESC
+     LIMIT ${MAX_HISTORY_MESSAGES}`;
+  const turns = rows.reverse().map((r) => ({ role: r.role, content: r.content }));
   return fitHistory(turns, budgetChars);
 }
 
@@ -35,39 +36,25 @@ export interface Exchange extends ConversationKey {
 }
 
 /**
- * Stores both messages in one transaction, opening the conversation on its first exchange (with the
- * visitor's IP and user agent) and otherwise advancing its updatedAt and message count.
+ * Stores both messages in one statement (so atomically), opening the conversation on its first
+ * exchange (with the visitor's IP and user agent) and otherwise advancing its updatedAt and message
+ * count. Two first messages of one session at once meet in the unique (chatbotId, sessionId) index:
+ * the second updates the row the first created.
  */
 export async function recordExchange(db: PrismaClient, x: Exchange): Promise<void> {
-  const write = () =>
-    db.$transaction(async (tx) => {
-      const conversation = await tx.conversation.upsert({
-        where: { chatbotId_sessionId: { chatbotId: x.chatbotId, sessionId: x.sessionId } },
-        create: {
-          chatbotId: x.chatbotId,
-          ownerId: x.ownerId,
-          sessionId: x.sessionId,
-          userIp: x.clientIp,
-          userAgent: x.userAgent,
-          messageCount: 2,
-          createdAt: x.receivedAt,
-          updatedAt: x.answeredAt,
-        },
-        update: { messageCount: { increment: 2 }, updatedAt: x.answeredAt },
-        select: { id: true },
-      });
-      await tx.message.createMany({
-        data: [
-          { conversationId: conversation.id, role: 'user', content: x.message, createdAt: x.receivedAt },
-          { conversationId: conversation.id, role: 'assistant', content: x.answer, createdAt: x.answeredAt },
-        ],
-      });
-    });
-  try {
-    await write();
-  } catch (err) {
-    // Two first messages of one session at once: the loser of the insert race finds the row on retry.
-    if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') return void (await write());
-    throw err;
-  }
+  await db.$executeRaw`
+    WITH conversation AS (
+      INSERT INTO "Conversation" ("id", "chatbotId", "ownerId", "sessionId", "userIp", "userAgent", "messageCount", "createdAt", "updatedAt")
+      VALUES (${randomUUID()}::uuid, ${x.chatbotId}::uuid, ${x.ownerId}, ${x.sessionId}, ${x.clientIp}, ${x.userAgent}, 2,
+              ${x.receivedAt.toISOString()}::timestamptz, ${x.answeredAt.toISOString()}::timestamptz)
+      ON CONFLICT ("chatbotId", "sessionId") DO UPDATE
+        SET "messageCount" = "Conversation"."messageCount" + 2, "updatedAt" = EXCLUDED."updatedAt"
+      RETURNING "id"
+    )
+    INSERT INTO "Message" ("conversationId", "role", "content", "createdAt")
+    SELECT conversation."id", m."role"::"MessageRole", m."content", m."createdAt"
+      FROM conversation,
+           (VALUES (1, 'user', ${x.message}, ${x.receivedAt.toISOString()}::timestamptz),
+                   (2, 'assistant', ${x.answer}, ${x.answeredAt.toISOString()}::timestamptz)) AS m("order", "role", "content", "createdAt")
+     ORDER BY m."order"`;
 }

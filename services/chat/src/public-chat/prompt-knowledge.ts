@@ -1,6 +1,6 @@
 // The knowledge an answer is given: the whole knowledge base when it fits the prompt's budget,
 // otherwise the chunks the chatbot service's retrieval ranks best for the visitor's message.
-import type { Client } from '@connectrpc/connect';
+import { Code, ConnectError, type Client } from '@connectrpc/connect';
 import type { ChatbotService, PublicChatbot } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 
 /** Retrieval returns at most this many chunks per call. */
@@ -33,3 +33,33 @@ export async function retrievePassages(chatbots: Client<typeof ChatbotService>, 
   const { chunks } = await chatbots.retrieve({ chatbotId, query, k });
   return chunks.map((c) => c.content);
 }
+
+export interface ChatbotWithKnowledge {
+  chatbot: PublicChatbot;
+  /** Best first, as loadPromptKnowledge (budget > 0) or retrievePassages (budget 0) would give them. */
+  passages: string[];
+}
+
+/**
+ * The public chatbot and its prompt knowledge in one call to the chatbot service (GetPromptKnowledge).
+ * Null when that call failed in a way the two-call path (GetPublicChatbot, then GetChatbot or
+ * Retrieve) should answer instead, so a visitor sees exactly the errors that path gives: the
+ * chatbot service does not offer the call yet (an older version during a rollout), or the knowledge
+ * part failed. NOT_FOUND and an unreachable or slow chatbot service are thrown as they are: the
+ * two-call path would only answer the same after waiting again.
+ */
+export async function loadChatbotWithKnowledge(
+  chatbots: Client<typeof ChatbotService>,
+  input: { uniqueId: string; message: string; budgetChars: number; k: number },
+): Promise<ChatbotWithKnowledge | null> {
+  try {
+    const res = await chatbots.getPromptKnowledge({ uniqueId: input.uniqueId, query: input.message, budgetChars: input.budgetChars, k: input.k });
+    if (!res.chatbot) return null;
+    return { chatbot: res.chatbot, passages: res.passages };
+  } catch (err) {
+    if (err instanceof ConnectError && !ANSWERED_AS_IS.has(err.code)) return null;
+    throw err;
+  }
+}
+
+const ANSWERED_AS_IS = new Set([Code.NotFound, Code.Unavailable, Code.DeadlineExceeded, Code.Canceled]);

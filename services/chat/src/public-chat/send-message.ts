@@ -7,21 +7,21 @@
 // answer is finished even if the visitor has gone (a streamed answer left half-way is still stored
 // and billed, since the provider charged for it).
 import { randomUUID } from 'node:crypto';
-import { ConnectError, type Client } from '@connectrpc/connect';
+import { Code, ConnectError, type Client } from '@connectrpc/connect';
 import type { BillingService } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import type { ChatbotService, PublicChatbot } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import type { Logger } from '@parley/common/logger.ts';
 import { notFound, unavailableToUser } from '@parley/common/rpc-errors.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { Interaction, Usage } from '../usage/publishers.ts';
-import { buildPrompt, type PromptMessage } from './build-prompt.ts';
+import { buildPrompt, type PromptMessage, type Turn } from './build-prompt.ts';
 import { loadRecentTurns, recordExchange } from './conversation-store.ts';
-import { getPublicChatbot, isValidUniqueId, PUBLIC_CHATBOT_NOT_FOUND } from './get-public-chatbot.ts';
+import { CHATBOT_UNAVAILABLE, getPublicChatbot, isValidUniqueId, PUBLIC_CHATBOT_NOT_FOUND } from './get-public-chatbot.ts';
 import { LanguageModelError, type LanguageModel, type ModelAnswer } from './language-model.ts';
 import { parseMessageInput, type MessageInput, type RawMessageInput } from './message-input.ts';
 import { OFFLINE_PASSAGES, offlineAnswer } from './offline-answer.ts';
-import { assertOwnerHasCredit } from './owner-credit.ts';
-import { loadPromptKnowledge, retrievePassages } from './prompt-knowledge.ts';
+import { assertOwnerHasCredit, type CreditCache } from './owner-credit.ts';
+import { loadChatbotWithKnowledge, loadPromptKnowledge, retrievalK, retrievePassages, type ChatbotWithKnowledge } from './prompt-knowledge.ts';
 import type { ChatRateLimiter } from './rate-limit.ts';
 
 export const ANSWER_FAILED = 'The chatbot could not answer right now. Please try again.';
@@ -38,6 +38,8 @@ export interface PublicChatDeps {
   logger: Logger;
   chatbots: Client<typeof ChatbotService>;
   billing: Client<typeof BillingService>;
+  /** Reuses a high balance's "has credit" for up to 2 s (see owner-credit.ts); none: billing is asked every time. */
+  creditCache?: CreditCache;
   rateLimiter: ChatRateLimiter;
   /** Null: no model configured, the chatbots answer in offline mode. */
   model: LanguageModel | null;
@@ -75,6 +77,49 @@ async function prepare(deps: PublicChatDeps, raw: RawMessageInput): Promise<Prep
     deps.logger.warn({ err: (err as Error).message }, 'rate limit check failed');
     throw unavailableToUser(ANSWER_FAILED);
   }
+  // One call for the chatbot and its knowledge; the two-call path answers when that one cannot.
+  const k = deps.model ? retrievalK(deps.limits.promptKnowledgeChars) : OFFLINE_PASSAGES;
+  let combined: ChatbotWithKnowledge | null;
+  try {
+    combined = await loadChatbotWithKnowledge(deps.chatbots, {
+      uniqueId: input.uniqueId.trim(),
+      message: input.message,
+      // Offline mode always quotes retrieved passages.
+      budgetChars: deps.model ? deps.limits.promptKnowledgeChars : 0,
+      k,
+    });
+  } catch (err) {
+    if (err instanceof ConnectError && err.code === Code.NotFound) throw notFound(PUBLIC_CHATBOT_NOT_FOUND);
+    deps.logger.warn({ err: (err as Error).message }, 'chatbot GetPromptKnowledge failed');
+    throw unavailableToUser(CHATBOT_UNAVAILABLE);
+  }
+  if (!combined) return prepareInTwoCalls(deps, input, receivedAt);
+  const { chatbot, passages } = combined;
+  if (!deps.model) return { input, chatbot, receivedAt, prompt: null, passages };
+
+  // The credit check and the history are independent, so they are fetched side by side; no credit
+  // still answers "unavailable" first, whatever the history gave.
+  const history = settleLater(
+    guard(deps, 'history', () => loadRecentTurns(deps.db, { chatbotId: chatbot.id, sessionId: input.sessionId }, deps.limits.historyChars)),
+  );
+  await assertOwnerHasCredit(deps, chatbot.ownerId);
+  return { input, chatbot, receivedAt, prompt: promptFor(deps, input, chatbot, passages, await history), passages: [] };
+}
+
+function promptFor(deps: PublicChatDeps, input: MessageInput, chatbot: PublicChatbot, knowledge: string[], history: Turn[]): PromptMessage[] {
+  return buildPrompt({
+    botName: chatbot.name,
+    language: chatbot.language,
+    knowledge,
+    knowledgeChars: deps.limits.promptKnowledgeChars,
+    history,
+    historyChars: deps.limits.historyChars,
+    message: input.message,
+  });
+}
+
+/** The same turn through GetPublicChatbot, then GetChatbot or Retrieve (the path before GetPromptKnowledge). */
+async function prepareInTwoCalls(deps: PublicChatDeps, input: MessageInput, receivedAt: Date): Promise<PreparedTurn> {
   const chatbot = await getPublicChatbot(deps, input.uniqueId);
 
   if (!deps.model) {
@@ -92,16 +137,7 @@ async function prepare(deps: PublicChatDeps, raw: RawMessageInput): Promise<Prep
   );
   await assertOwnerHasCredit(deps, chatbot.ownerId);
   const [knowledge, history] = await context;
-  const prompt = buildPrompt({
-    botName: chatbot.name,
-    language: chatbot.language,
-    knowledge,
-    knowledgeChars: deps.limits.promptKnowledgeChars,
-    history,
-    historyChars: deps.limits.historyChars,
-    message: input.message,
-  });
-  return { input, chatbot, receivedAt, prompt, passages: [] };
+  return { input, chatbot, receivedAt, prompt: promptFor(deps, input, chatbot, knowledge, history), passages: [] };
 }
 
 /** The same promise, marked handled: it is awaited later, or never when an earlier step throws. */

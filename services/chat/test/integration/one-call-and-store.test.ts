@@ -1,0 +1,141 @@
+// The public chat's work per message: one chatbot-service call (GetPromptKnowledge), with the
+// two-call path (GetPublicChatbot, then GetChatbot or Retrieve) when that call is not offered; each
+// exchange stored by one statement, atomically, however many messages of one session arrive at once;
+// and the owner's credit re-checked at once when it is low.
+import { Code, ConnectError, type Client } from '@connectrpc/connect';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ChatbotService } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
+import { recordExchange, loadRecentTurns } from '../../src/public-chat/conversation-store.ts';
+import { sendMessage } from '../../src/public-chat/send-message.ts';
+import { createChatService, type ChatServiceParts } from '../../src/service.ts';
+import { logger, rpcError, startChatStack, visitor, type ChatStack } from './harness.ts';
+
+let stack: ChatStack;
+const services: ChatServiceParts[] = [];
+beforeAll(async () => {
+  stack = await startChatStack();
+});
+afterAll(async () => {
+  for (const parts of services) for (const close of parts.closers) await close();
+  await stack?.stop();
+});
+
+/** A chat service (not served) whose calls to the chatbot service are counted, and may be refused by name. */
+async function countingChat(refuse: string[] = []) {
+  const calls: string[] = [];
+  const chatbots = new Proxy(stack.chatbots, {
+    get(target, name: string) {
+      const method = (target as unknown as Record<string, (...args: unknown[]) => unknown>)[name];
+      return (...args: unknown[]) => {
+        calls.push(name);
+        if (refuse.includes(name)) return Promise.reject(new ConnectError(`${name} is not implemented`, Code.Unimplemented));
+        return method.apply(target, args);
+      };
+    },
+  }) as Client<typeof ChatbotService>;
+  const parts = await createChatService(stack.config, { logger, workers: false, chatbots });
+  services.push(parts);
+  return { parts, calls };
+}
+
+describe('one call to the chatbot service per message', () => {
+  it('asks GetPromptKnowledge only, and gives the model the same prompt as the two-call path', async () => {
+    const bot = await stack.newChatbot({ knowledge: ['We open at nine.', 'We close at five.'] });
+    const one = await countingChat();
+    const two = await countingChat(['getPromptKnowledge']);
+    stack.fake.requests.length = 0;
+    await sendMessage(one.parts.deps, visitor(bot.uniqueId, 'When do you open?', { sessionId: 'one' }));
+    await sendMessage(two.parts.deps, visitor(bot.uniqueId, 'When do you open?', { sessionId: 'two' }));
+    expect(one.calls).toEqual(['getPromptKnowledge']);
+    expect(two.calls).toEqual(['getPromptKnowledge', 'getPublicChatbot', 'getChatbot']);
+    expect(stack.fake.requests).toHaveLength(2);
+    expect(stack.fake.requests[0].messages).toEqual(stack.fake.requests[1].messages);
+    expect(stack.fake.requests[0].messages[0].content).toContain('We open at nine.\n\nWe close at five.');
+  });
+
+  it('answers NotFound for an unknown chatbot without a second call', async () => {
+    const one = await countingChat();
+    const err = await rpcError(sendMessage(one.parts.deps, visitor('no-such-bot', 'Hello?')));
+    expect(err.code).toBe(Code.NotFound);
+    expect(one.calls).toEqual(['getPromptKnowledge']);
+  });
+});
+
+describe('storing an exchange', () => {
+  it('opens the conversation once and keeps every message of concurrent exchanges of one session, each pair in order', async () => {
+    const db = stack.parts.prisma;
+    const chatbotId = crypto.randomUUID();
+    const base = Date.now();
+    const exchanges = Array.from({ length: 12 }, (_, i) => ({
+      chatbotId,
+      ownerId: 'owner-store',
+      sessionId: 'concurrent',
+      clientIp: `192.0.2.${i + 1}`,
+      userAgent: `Agent ${i}`,
+      message: `question ${i}`,
+      receivedAt: new Date(base + 10 * i),
+      answer: `answer ${i}`,
+      answeredAt: new Date(base + 10 * i + 5),
+    }));
+    await Promise.all(exchanges.map((x) => recordExchange(db, x)));
+
+    const conversations = await db.conversation.findMany({ where: { chatbotId }, include: { messages: { orderBy: { id: 'asc' } } } });
+    expect(conversations).toHaveLength(1);
+    const [c] = conversations;
+    expect(c.messageCount).toBe(24);
+    expect(c.ownerId).toBe('owner-store');
+    // The IP and user agent of the exchange that opened it (whichever won), never overwritten.
+    const opener = exchanges.find((x) => x.clientIp === c.userIp)!;
+    expect(c.userAgent).toBe(opener.userAgent);
+    expect(c.createdAt).toEqual(opener.receivedAt);
+    expect(c.messages).toHaveLength(24);
+    for (let i = 0; i < 24; i += 2) {
+      const [q, a] = [c.messages[i], c.messages[i + 1]];
+      expect([q.role, a.role]).toEqual(['user', 'assistant']);
+      const n = q.content.split(' ')[1];
+      expect(a.content).toBe(`answer ${n}`);
+      expect(q.createdAt).toEqual(exchanges[Number(n)].receivedAt);
+      expect(a.createdAt).toEqual(exchanges[Number(n)].answeredAt);
+    }
+    expect(c.updatedAt.getTime()).toBeGreaterThanOrEqual(base + 5);
+
+    // The history reads them back in order, newest last.
+    const turns = await loadRecentTurns(db, { chatbotId, sessionId: 'concurrent' }, 100_000);
+    expect(turns).toHaveLength(24);
+    expect(turns.map((t) => t.role)).toEqual(Array.from({ length: 24 }, (_, i) => (i % 2 ? 'assistant' : 'user')));
+  });
+
+  it('records a null IP and user agent, and keeps sessions of other chatbots apart', async () => {
+    const db = stack.parts.prisma;
+    const [a, b] = [crypto.randomUUID(), crypto.randomUUID()];
+    const at = new Date();
+    for (const chatbotId of [a, b]) {
+      await recordExchange(db, { chatbotId, ownerId: 'o', sessionId: 's', clientIp: null, userAgent: null, message: 'm', receivedAt: at, answer: 'r', answeredAt: at });
+    }
+    const rows = await db.conversation.findMany({ where: { chatbotId: { in: [a, b] } } });
+    expect(rows.map((r) => [r.messageCount, r.userIp, r.userAgent])).toEqual([
+      [2, null, null],
+      [2, null, null],
+    ]);
+  });
+});
+
+describe('the credit check', () => {
+  it('reuses a high balance for at most 2 s, and checks a low one on every message', async () => {
+    const bot = await stack.newChatbot({ knowledge: ['Some knowledge.'] });
+    await stack.setCredit(bot.ownerId, '5');
+    const { parts } = await countingChat();
+    await sendMessage(parts.deps, visitor(bot.uniqueId, 'Hello?'));
+    await stack.setCredit(bot.ownerId, '0');
+    // Within 2 s of a balance of 5, the answer may still be given...
+    await expect(sendMessage(parts.deps, visitor(bot.uniqueId, 'Hello?'))).resolves.toMatchObject({ message: expect.any(String) });
+    // ...and never after.
+    await new Promise((r) => setTimeout(r, 2_050));
+    expect((await rpcError(sendMessage(parts.deps, visitor(bot.uniqueId, 'Hello?')))).code).toBe(Code.Unavailable);
+    // A low balance is not reused: a zero shows at once.
+    await stack.setCredit(bot.ownerId, '0.05');
+    await sendMessage(parts.deps, visitor(bot.uniqueId, 'Hello?'));
+    await stack.setCredit(bot.ownerId, '0');
+    expect((await rpcError(sendMessage(parts.deps, visitor(bot.uniqueId, 'Hello?')))).code).toBe(Code.Unavailable);
+  });
+});
