@@ -21,6 +21,7 @@ import { PrismaClient } from './generated/prisma/client.ts';
 import { startChatbotDeletedWorker } from './conversations/chatbot-deleted.job.ts';
 import { deleteChatbotConversations } from './conversations/delete-conversations.ts';
 import { openAIModel, type LanguageModel } from './public-chat/language-model.ts';
+import { knownChatbots } from './public-chat/known-chatbots.ts';
 import { creditCache } from './public-chat/owner-credit.ts';
 import { redisRateLimiter } from './public-chat/rate-limit.ts';
 import { publishChatbotInteraction, publishUsageRecorded } from './usage/publishers.ts';
@@ -70,6 +71,7 @@ export async function createChatService(
     chatbots,
     billing,
     creditCache: creditCache(),
+    knownChatbots: knownChatbots(),
     model,
     rateLimiter: redisRateLimiter(redis, {
       prefix: config.QUEUE_PREFIX,

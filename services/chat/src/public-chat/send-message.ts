@@ -20,6 +20,7 @@ import { CHATBOT_UNAVAILABLE, getPublicChatbot, isValidUniqueId, PUBLIC_CHATBOT_
 import { LanguageModelError, type LanguageModel, type ModelAnswer } from './language-model.ts';
 import { parseMessageInput, type MessageInput, type RawMessageInput } from './message-input.ts';
 import { OFFLINE_PASSAGES, offlineAnswer } from './offline-answer.ts';
+import type { KnownChatbots } from './known-chatbots.ts';
 import { assertOwnerHasCredit, type CreditCache } from './owner-credit.ts';
 import { loadChatbotWithKnowledge, loadPromptKnowledge, retrievalK, retrievePassages, type ChatbotWithKnowledge } from './prompt-knowledge.ts';
 import type { ChatRateLimiter } from './rate-limit.ts';
@@ -40,6 +41,8 @@ export interface PublicChatDeps {
   billing: Client<typeof BillingService>;
   /** Reuses a high balance's "has credit" for up to 2 s (see owner-credit.ts); none: billing is asked every time. */
   creditCache?: CreditCache;
+  /** Lets the history and the credit check start before the chatbot service has answered (see known-chatbots.ts). */
+  knownChatbots?: KnownChatbots;
   rateLimiter: ChatRateLimiter;
   /** Null: no model configured, the chatbots answer in offline mode. */
   model: LanguageModel | null;
@@ -78,11 +81,16 @@ async function prepare(deps: PublicChatDeps, raw: RawMessageInput): Promise<Prep
     throw unavailableToUser(ANSWER_FAILED);
   }
   // One call for the chatbot and its knowledge; the two-call path answers when that one cannot.
+  const uniqueId = input.uniqueId.trim();
   const k = deps.model ? retrievalK(deps.limits.promptKnowledgeChars) : OFFLINE_PASSAGES;
+  // A chatbot answered before: its history and its owner's credit are read while the chatbot
+  // service answers, and used only if it confirms the same chatbot and owner.
+  const known = deps.model ? deps.knownChatbots?.get(uniqueId) : undefined;
+  const early = known ? { chatbot: known, ...historyAndCredit(deps, input, known) } : undefined;
   let combined: ChatbotWithKnowledge | null;
   try {
     combined = await loadChatbotWithKnowledge(deps.chatbots, {
-      uniqueId: input.uniqueId.trim(),
+      uniqueId,
       message: input.message,
       // Offline mode always quotes retrieved passages.
       budgetChars: deps.model ? deps.limits.promptKnowledgeChars : 0,
@@ -96,14 +104,24 @@ async function prepare(deps: PublicChatDeps, raw: RawMessageInput): Promise<Prep
   if (!combined) return prepareInTwoCalls(deps, input, receivedAt);
   const { chatbot, passages } = combined;
   if (!deps.model) return { input, chatbot, receivedAt, prompt: null, passages };
+  deps.knownChatbots?.set(uniqueId, chatbot);
 
   // The credit check and the history are independent, so they are fetched side by side; no credit
   // still answers "unavailable" first, whatever the history gave.
-  const history = settleLater(
-    guard(deps, 'history', () => loadRecentTurns(deps.db, { chatbotId: chatbot.id, sessionId: input.sessionId }, deps.limits.historyChars)),
-  );
-  await assertOwnerHasCredit(deps, chatbot.ownerId);
+  const same = early && early.chatbot.id === chatbot.id && early.chatbot.ownerId === chatbot.ownerId;
+  const { history, credit } = same ? early : historyAndCredit(deps, input, chatbot);
+  await credit;
   return { input, chatbot, receivedAt, prompt: promptFor(deps, input, chatbot, passages, await history), passages: [] };
+}
+
+/** The conversation's recent turns and the owner's credit check, started side by side (awaited later, or never). */
+function historyAndCredit(deps: PublicChatDeps, input: MessageInput, chatbot: { id: string; ownerId: string }) {
+  return {
+    history: settleLater(
+      guard(deps, 'history', () => loadRecentTurns(deps.db, { chatbotId: chatbot.id, sessionId: input.sessionId }, deps.limits.historyChars)),
+    ),
+    credit: settleLater(assertOwnerHasCredit(deps, chatbot.ownerId)),
+  };
 }
 
 function promptFor(deps: PublicChatDeps, input: MessageInput, chatbot: PublicChatbot, knowledge: string[], history: Turn[]): PromptMessage[] {

@@ -3,7 +3,7 @@
 // exchange stored by one statement, atomically, however many messages of one session arrive at once;
 // and the owner's credit re-checked at once when it is low.
 import { Code, ConnectError, type Client } from '@connectrpc/connect';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatbotService } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import { recordExchange, loadRecentTurns } from '../../src/public-chat/conversation-store.ts';
 import { sendMessage } from '../../src/public-chat/send-message.ts';
@@ -15,6 +15,7 @@ const services: ChatServiceParts[] = [];
 beforeAll(async () => {
   stack = await startChatStack();
 });
+beforeEach(() => stack.fake.reset());
 afterAll(async () => {
   for (const parts of services) for (const close of parts.closers) await close();
   await stack?.stop();
@@ -51,6 +52,23 @@ describe('one call to the chatbot service per message', () => {
     expect(stack.fake.requests).toHaveLength(2);
     expect(stack.fake.requests[0].messages).toEqual(stack.fake.requests[1].messages);
     expect(stack.fake.requests[0].messages[0].content).toContain('We open at nine.\n\nWe close at five.');
+  });
+
+  it('uses the history and credit read early for a known chatbot only when the chatbot service confirms it', async () => {
+    const bot = await stack.newChatbot({ knowledge: ['Some knowledge.'] });
+    const other = await stack.newChatbot({ knowledge: ['Other knowledge.'] });
+    await stack.setCredit(other.ownerId, '0');
+    const { parts } = await countingChat();
+    stack.fake.setBehaviour({ reply: (body) => `Re: ${body.messages.at(-1)!.content}` });
+    await sendMessage(parts.deps, visitor(bot.uniqueId, 'first', { sessionId: 'known' }));
+    await sendMessage(parts.deps, visitor(other.uniqueId, 'elsewhere', { sessionId: 'known' })).catch(() => {});
+    // A wrong name for the chatbot (as if it had changed): the early reads are dropped and done again.
+    parts.deps.knownChatbots!.set(bot.uniqueId, { id: other.id, ownerId: other.ownerId });
+    stack.fake.requests.length = 0;
+    await expect(sendMessage(parts.deps, visitor(bot.uniqueId, 'second', { sessionId: 'known' }))).resolves.toEqual({ message: 'Re: second', sessionId: 'known' });
+    expect(stack.fake.requests[0].messages.map((m) => m.content).slice(1)).toEqual(['first', 'Re: first', 'second']);
+    // Confirmed again: the right chatbot is known.
+    expect(parts.deps.knownChatbots!.get(bot.uniqueId)).toEqual({ id: bot.id, ownerId: bot.ownerId });
   });
 
   it('answers NotFound for an unknown chatbot without a second call', async () => {
