@@ -1,8 +1,11 @@
 // Public chat benchmark (a script that prints figures, not a test). Starts the whole product with
 // startStack against a local fake of the OpenAI API (in this process), then measures through the
 // gateway's REST path POST /api/chatbot/public/{uniqueId}/chat:
-//   1. overhead: 50 concurrent visitors sending JSON messages to a zero-latency model: latency
-//      percentiles and requests per second (the model's own time measured apart and subtracted);
+//   1. overhead: with a zero-latency model, (a) paced: 50 visitors who each send a message, wait
+//      for the whole answer, then read and type for 1–3 s before the next (the realistic load of 50
+//      concurrent visitors): latency percentiles minus the model's own time, and requests per
+//      second; (b) closed loop: 50 visitors resending at once with no pause (the saturation
+//      throughput, where latency is queueing);
 //   2. first token: with a streaming model (first content after 50 + 20 ms), the time to the first
 //      `event: delta` through the gateway against the time to the first content chunk straight
 //      from the model, sequential and at 10 concurrent visitors;
@@ -14,8 +17,8 @@
 //
 // Uses its own database (parley_bench_chat, dropped at the end; BENCH_KEEP=1 keeps it), ports
 // 300 above the defaults and its own queue prefix. BENCH_SCALE=0.1 runs a tenth of the requests;
-// BENCH_LOGS=1 shows the services' logs (BENCH_LOG_LEVEL, default warn); BENCH_PHASES=overhead
-// (or first-token, scaling, comma-separated) runs only those parts.
+// BENCH_LOGS=1 shows the services' logs (BENCH_LOG_LEVEL, default warn); BENCH_PHASES=paced
+// (or overhead, first-token, scaling, comma-separated) runs only those parts.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -42,7 +45,12 @@ const STREAM_FIRST_DELAY_MS = 50;
 const STREAM_CHUNK_DELAY_MS = 20;
 /** No run may take longer than this, whatever happens. */
 const PHASE_DEADLINE_MS = 5 * 60_000;
-const phases = new Set((process.env.BENCH_PHASES ?? 'overhead,first-token,scaling').split(',').map((p) => p.trim()));
+/** The paced run: each visitor reads and types for THINK_MIN_MS–THINK_MAX_MS between messages. */
+const PACED_SECONDS = Math.max(10, Math.round(40 * scale));
+const PACED_MAX = Math.max(150, Math.round(1_500 * scale));
+const THINK_MIN_MS = 1_000;
+const THINK_MAX_MS = 3_000;
+const phases = new Set((process.env.BENCH_PHASES ?? 'paced,overhead,first-token,scaling').split(',').map((p) => p.trim()));
 
 const ms = (n: number) => n.toFixed(2);
 const sleep = (n: number) => new Promise<void>((r) => setTimeout(r, n));
@@ -279,6 +287,39 @@ async function load(count: number, concurrency: number, send: (v: Visitor) => Pr
   return { latencies, errors: errors.length, seconds, rps: latencies.length / seconds };
 }
 
+/**
+ * Paced visitors: each starts at a random moment within the first think time, then sends a message,
+ * waits for the whole answer and thinks for a random THINK_MIN_MS–THINK_MAX_MS before the next,
+ * until PACED_SECONDS have passed or PACED_MAX messages were sent.
+ */
+async function paced(send: (v: Visitor) => Promise<number>) {
+  const think = mulberry32(7_2026);
+  const pause = () => THINK_MIN_MS + think() * (THINK_MAX_MS - THINK_MIN_MS);
+  const latencies: number[] = [];
+  const errors: string[] = [];
+  let issued = 0;
+  const t0 = performance.now();
+  const until = t0 + PACED_SECONDS * 1000;
+  await Promise.all(
+    visitors.map(async (v) => {
+      await sleep(think() * THINK_MAX_MS);
+      while (issued < PACED_MAX && performance.now() < until) {
+        issued++;
+        try {
+          latencies.push(await send(v));
+        } catch (err) {
+          errors.push((err as Error).message);
+        }
+        await sleep(pause());
+      }
+    }),
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  if (errors.length) console.log(`  ${errors.length} of ${issued} requests failed (first: ${errors[0]})`);
+  if (errors.length > issued / 100) throw new Error(`${errors.length} of ${issued} requests failed`);
+  return { latencies, seconds, rps: latencies.length / seconds };
+}
+
 async function api<T>(path: string, body: unknown, token?: string): Promise<T> {
   const res = await fetch(`${gateway}${path}`, {
     method: 'POST',
@@ -364,6 +405,20 @@ try {
     `model alone (the fake, zero delay, called from this process with the chat service's prompt of ${sentPrompt.messages.reduce((n, m) => n + m.content.length, 0)} chars): ` +
       `sequential p50 ${ms(m1.p50)} ms, p99 ${ms(m1.p99)} ms; at ${VISITORS} concurrent p50 ${ms(m50.p50)} ms, p99 ${ms(m50.p99)} ms`,
   );
+
+  if (phases.has('paced')) {
+  const pids = stackPids();
+  const before = cpuSnapshot(pids);
+  const run = await paced(chatJson);
+  const after = cpuSnapshot(pids);
+  model.requests.length = 0;
+  const p = summary(run.latencies.map((t) => t - m1.p50));
+  console.log(
+    `paced (${VISITORS} visitors, each thinking ${THINK_MIN_MS / 1000}–${THINK_MAX_MS / 1000} s between messages, ${run.latencies.length} JSON messages in ${run.seconds.toFixed(1)} s): ` +
+      `${run.rps.toFixed(1)} requests/s; stack overhead (latency minus the model's p50 ${ms(m1.p50)} ms) p50 ${ms(p.p50)} ms, p95 ${ms(p.p95)} ms, p99 ${ms(p.p99)} ms, max ${ms(p.max)} ms`,
+  );
+  console.log(`  ${cpuSplit(before, after)}`);
+  }
 
   if (phases.has('overhead')) {
   const sequential = summary((await load(Math.round(MEASURED / 10), 1, chatJson)).latencies);
