@@ -2,7 +2,7 @@
 // main.ts runs it; other packages' tests start it in-process the same way.
 import { fileURLToPath } from 'node:url';
 import { prismaAdapter } from '@parley/common/database.ts';
-import { createServiceApp } from '@parley/common/http.ts';
+import { createServiceApp, dataReadiness } from '@parley/common/http.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import { createProducer, QUEUES } from '@parley/common/queues.ts';
 import { createRedis } from '@parley/common/redis.ts';
@@ -39,10 +39,7 @@ export async function createAuthService(config: AuthConfig, opts: { logger: Logg
       sessionTtlSeconds: config.SESSION_TTL_SECONDS,
       publishUserRegistered: (user) => publishUserRegistered(userRegistered, user),
     }),
-    readiness: [
-      { name: 'database', check: () => db.$queryRaw`SELECT 1` },
-      { name: 'redis', check: () => redis.ping() },
-    ],
+    readiness: dataReadiness(db, redis),
   });
 
   return {

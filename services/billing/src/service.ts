@@ -3,7 +3,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Worker } from 'bullmq';
 import { prismaAdapter } from '@parley/common/database.ts';
-import { createServiceApp } from '@parley/common/http.ts';
+import { createServiceApp, dataReadiness } from '@parley/common/http.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import { createRedis } from '@parley/common/redis.ts';
 import type { ServiceParts } from '@parley/common/service.ts';
@@ -46,10 +46,7 @@ export async function createBillingService(
   const app = createServiceApp({
     logger,
     routes: billingRoutes(deps),
-    readiness: [
-      { name: 'database', check: () => prisma.$queryRaw`SELECT 1` },
-      { name: 'redis', check: () => redis.ping() },
-    ],
+    readiness: dataReadiness(prisma, redis),
   });
 
   return {

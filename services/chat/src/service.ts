@@ -11,7 +11,7 @@ import { ChatbotService } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import { ChatbotInteractionSchema } from '@parley/proto/parley/events/v1/chatbot_interaction_pb.js';
 import { UsageRecordedSchema } from '@parley/proto/parley/events/v1/usage_recorded_pb.js';
 import { prismaAdapter } from '@parley/common/database.ts';
-import { createServiceApp } from '@parley/common/http.ts';
+import { createServiceApp, dataReadiness } from '@parley/common/http.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import { createProducer, QUEUES } from '@parley/common/queues.ts';
 import { createRedis } from '@parley/common/redis.ts';
@@ -100,10 +100,7 @@ export async function createChatService(
   const app = createServiceApp({
     logger,
     routes: chatRoutes(deps),
-    readiness: [
-      { name: 'database', check: () => prisma.$queryRaw`SELECT 1` },
-      { name: 'redis', check: () => redis.ping() },
-    ],
+    readiness: dataReadiness(prisma, redis),
   });
 
   return {

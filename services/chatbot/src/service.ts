@@ -7,7 +7,7 @@ import type { Worker } from 'bullmq';
 import { BillingService } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import { ChatbotDeletedSchema } from '@parley/proto/parley/events/v1/chatbot_deleted_pb.js';
 import { prismaAdapter } from '@parley/common/database.ts';
-import { createServiceApp } from '@parley/common/http.ts';
+import { createServiceApp, dataReadiness } from '@parley/common/http.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import { createProducer, QUEUES } from '@parley/common/queues.ts';
 import { createRedis } from '@parley/common/redis.ts';
@@ -62,10 +62,7 @@ export async function createChatbotService(
   const app = createServiceApp({
     logger,
     routes: chatbotRoutes(deps),
-    readiness: [
-      { name: 'database', check: () => prisma.$queryRaw`SELECT 1` },
-      { name: 'redis', check: () => redis.ping() },
-    ],
+    readiness: dataReadiness(prisma, redis),
   });
 
   return {

@@ -10,6 +10,17 @@ import { errorInterceptor } from './rpc-errors.ts';
 /** A dependency that must answer for the service to be ready (its database, Redis). */
 export type ReadinessCheck = { name: string; check: () => Promise<unknown> };
 
+/** What every service's /readyz asks: its database and Redis both answer. */
+export function dataReadiness(
+  db: { $queryRaw(query: TemplateStringsArray, ...values: unknown[]): PromiseLike<unknown> },
+  redis: { ping(): Promise<unknown> },
+): ReadinessCheck[] {
+  return [
+    { name: 'database', check: async () => db.$queryRaw`SELECT 1` },
+    { name: 'redis', check: () => redis.ping() },
+  ];
+}
+
 export interface ServiceAppOptions {
   logger: Logger;
   routes: (router: ConnectRouter) => void;
