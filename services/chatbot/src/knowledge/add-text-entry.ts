@@ -1,13 +1,14 @@
 // Adding text to a chatbot's knowledge base. The entry and all its chunks are written in one
 // transaction before the call answers, so the text is searchable as soon as the owner sees it.
+import { randomUUID } from 'node:crypto';
 import { invalid, notFound } from '@parley/common/rpc-errors.ts';
 import type { KnowledgeEntry, PrismaClient } from '../generated/prisma/client.ts';
 import { CHATBOT_NOT_FOUND } from '../chatbots/chatbot-input.ts';
 import { parseOwnedRef, type OwnedChatbotRef } from '../chatbots/owned-chatbot.ts';
 import { chunkText } from './chunk-text.ts';
 import { entryTitle } from './entry-title.ts';
-import { insertChunks } from './index-chunks.ts';
-import { searchConfigFor } from './search-text.ts';
+import { chunkColumns, searchVectorSql } from './index-chunks.ts';
+import { searchConfigSql } from './search-text.ts';
 
 export const TEXT_REQUIRED = 'Text is required';
 export const entryTooLong = (max: number) => `Text entry is too long (maximum ${max.toLocaleString('en-US')} characters)`;
@@ -34,22 +35,53 @@ export async function addTextEntry(deps: AddTextEntryDeps, input: OwnedChatbotRe
   if (chars > deps.maxEntryChars) throw invalid(entryTooLong(deps.maxEntryChars));
   const chunks = chunkText(content);
 
-  return deps.db.$transaction(async (tx) => {
-    // FOR KEY SHARE: concurrent additions proceed side by side, while a language change (FOR
-    // UPDATE) waits for them, and they for it, so every chunk is indexed with the current language.
-    const [chatbot] = await tx.$queryRaw<{ language: string; knowledgeChars: number }[]>`
-      SELECT "language", "knowledgeChars" FROM "Chatbot"
-       WHERE "id" = ${chatbotId}::uuid AND "ownerId" = ${ownerId} FOR KEY SHARE`;
-    if (!chatbot) throw notFound(CHATBOT_NOT_FOUND);
-    if (chatbot.knowledgeChars + chars > deps.maxKnowledgeChars) throw invalid(knowledgeBaseFull(deps.maxKnowledgeChars));
+  const rows = chunkColumns(chunks);
 
-    const entry = await tx.knowledgeEntry.create({ data: { chatbotId, title: entryTitle(content), content } });
-    await insertChunks(tx, { entryId: entry.id, chatbotId, searchConfig: searchConfigFor(chatbot.language), chunks });
-    // The total is re-checked atomically last: the row lock it takes is held only until the commit.
-    const grown = await tx.$executeRaw`
-      UPDATE "Chatbot" SET "knowledgeChars" = "knowledgeChars" + ${chars}, "updatedAt" = now()
-       WHERE "id" = ${chatbotId}::uuid AND "knowledgeChars" + ${chars} <= ${deps.maxKnowledgeChars}`;
-    if (grown !== 1) throw invalid(knowledgeBaseFull(deps.maxKnowledgeChars));
-    return entry;
+  return deps.db.$transaction(async (tx) => {
+    // One statement, in this order:
+    // 1. the chatbot, FOR KEY SHARE: concurrent additions proceed side by side, while a language
+    //    change (FOR UPDATE) waits for them, and they for it, so every chunk is indexed with the
+    //    current language; the entry is written only if it fits;
+    // 2. the entry and its chunks, indexed under the chatbot's configuration;
+    // 3. last, once every chunk is written, the total, re-checked atomically: the row lock it
+    //    takes is held only until the commit.
+    const [added] = await tx.$queryRawUnsafe<(Partial<KnowledgeEntry> & { grown: number })[]>(
+      `WITH chatbot AS (
+         SELECT "language", "knowledgeChars" FROM "Chatbot"
+          WHERE "id" = $1::uuid AND "ownerId" = $2 FOR KEY SHARE
+       ), entry AS (
+         INSERT INTO "KnowledgeEntry" ("id", "chatbotId", "title", "content")
+         SELECT $3::uuid, $1::uuid, $4, $5 FROM chatbot WHERE chatbot."knowledgeChars" + $6 <= $7
+         RETURNING "id", "chatbotId", "title", "content", "createdAt"
+       ), chunks AS (
+         INSERT INTO "KnowledgeChunk" ("id", "entryId", "chatbotId", "position", "content", "searchConfig", "searchVector")
+         SELECT t.id, entry."id", $1::uuid, t.position, t.content, c.config, ${searchVectorSql('c.config', 't.latin', 't.cjk')}
+           FROM entry,
+                (SELECT ${searchConfigSql('"language"')} AS config FROM chatbot) AS c,
+                unnest($8::uuid[], $9::int[], $10::text[], $11::text[], $12::text[]) AS t(id, position, content, latin, cjk)
+         RETURNING 1
+       ), grown AS (
+         UPDATE "Chatbot" SET "knowledgeChars" = "knowledgeChars" + $6, "updatedAt" = now()
+          WHERE "id" = $1::uuid AND "knowledgeChars" + $6 <= $7 AND (SELECT count(*) FROM chunks) = cardinality($8::uuid[])
+         RETURNING 1
+       )
+       SELECT entry.*, (SELECT count(*) FROM grown)::int AS grown FROM chatbot LEFT JOIN entry ON true`,
+      chatbotId,
+      ownerId,
+      randomUUID(),
+      entryTitle(content),
+      content,
+      chars,
+      deps.maxKnowledgeChars,
+      rows.ids,
+      rows.positions,
+      rows.contents,
+      rows.latin,
+      rows.cjk,
+    );
+    if (!added) throw notFound(CHATBOT_NOT_FOUND);
+    if (!added.id || added.grown !== 1) throw invalid(knowledgeBaseFull(deps.maxKnowledgeChars));
+    const { grown: _, ...entry } = added;
+    return entry as KnowledgeEntry;
   });
 }

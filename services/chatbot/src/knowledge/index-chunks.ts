@@ -7,27 +7,21 @@ import { indexText } from './search-text.ts';
 
 type Tx = Prisma.TransactionClient;
 
-/** Inserts an entry's chunks, positions from 0, in one statement. */
-export async function insertChunks(
-  tx: Tx,
-  input: { entryId: string; chatbotId: string; searchConfig: string; chunks: string[] },
-): Promise<void> {
-  if (input.chunks.length === 0) return;
-  const prepared = input.chunks.map(indexText);
-  await tx.$executeRawUnsafe(
-    `INSERT INTO "KnowledgeChunk" ("id", "entryId", "chatbotId", "position", "content", "searchConfig", "searchVector")
-     SELECT t.id, $1::uuid, $2::uuid, t.position, t.content, $3::text,
-            to_tsvector($3::text::regconfig, t.latin) || to_tsvector('simple'::regconfig, t.cjk)
-       FROM unnest($4::uuid[], $5::int[], $6::text[], $7::text[], $8::text[]) AS t(id, position, content, latin, cjk)`,
-    input.entryId,
-    input.chatbotId,
-    input.searchConfig,
-    input.chunks.map(() => randomUUID()),
-    input.chunks.map((_, i) => i),
-    input.chunks,
-    prepared.map((p) => p.latin),
-    prepared.map((p) => p.cjk),
-  );
+/** A chunk's vector, from its text as prepared by indexText; the arguments are SQL expressions. */
+export function searchVectorSql(searchConfig: string, latin: string, cjk: string): string {
+  return `to_tsvector(${searchConfig}::regconfig, ${latin}) || to_tsvector('simple'::regconfig, ${cjk})`;
+}
+
+/** An entry's chunk rows as parallel arrays for unnest(): new ids, positions from 0, texts, index texts. */
+export function chunkColumns(chunks: string[]): { ids: string[]; positions: number[]; contents: string[]; latin: string[]; cjk: string[] } {
+  const prepared = chunks.map(indexText);
+  return {
+    ids: chunks.map(() => randomUUID()),
+    positions: chunks.map((_, i) => i),
+    contents: chunks,
+    latin: prepared.map((p) => p.latin),
+    cjk: prepared.map((p) => p.cjk),
+  };
 }
 
 const REINDEX_BATCH = 500;
@@ -46,7 +40,7 @@ export async function reindexChatbot(tx: Tx, chatbotId: string, searchConfig: st
     await tx.$executeRawUnsafe(
       `UPDATE "KnowledgeChunk" AS c
           SET "searchConfig" = $1::text,
-              "searchVector" = to_tsvector($1::text::regconfig, t.latin) || to_tsvector('simple'::regconfig, t.cjk)
+              "searchVector" = ${searchVectorSql('$1::text', 't.latin', 't.cjk')}
          FROM unnest($2::uuid[], $3::text[], $4::text[]) AS t(id, latin, cjk)
         WHERE c."id" = t.id`,
       searchConfig,

@@ -51,3 +51,8 @@ export function searchConfigFor(language: string): 'english' | 'french' | 'simpl
   if (language === 'english' || language === 'french') return language;
   return 'simple';
 }
+
+/** searchConfigFor in SQL, for statements that read the language themselves; `language` is an SQL expression. */
+export function searchConfigSql(language: string): string {
+  return `(CASE ${language} WHEN 'english' THEN 'english' WHEN 'french' THEN 'french' ELSE 'simple' END)`;
+}
