@@ -195,8 +195,9 @@ async function finish(deps: PublicChatDeps, turn: PreparedTurn, text: string, us
   const answeredAt = new Date();
   const requestId = randomUUID();
   const log = deps.logger.child({ requestId, chatbotId: chatbot.id });
-  try {
-    await recordExchange(deps.db, {
+  // Storing the exchange and publishing its two events are independent: all three go side by side.
+  const writes: Promise<void>[] = [
+    recordExchange(deps.db, {
       chatbotId: chatbot.id,
       ownerId: chatbot.ownerId,
       sessionId: input.sessionId,
@@ -206,15 +207,11 @@ async function finish(deps: PublicChatDeps, turn: PreparedTurn, text: string, us
       receivedAt: turn.receivedAt,
       answer: text,
       answeredAt,
-    });
-  } catch (err) {
-    log.error({ err: (err as Error).message }, 'storing the conversation failed');
-  }
-  // The two events are independent: published side by side.
-  const published: Promise<void>[] = [];
+    }).catch((err: Error) => log.error({ err: err.message }, 'storing the conversation failed')),
+  ];
   if (usage) {
     if (!usage.usageReported) log.warn('the provider reported no token usage; billing an estimate');
-    published.push(deps
+    writes.push(deps
       .publishUsage({
         requestId,
         ownerId: chatbot.ownerId,
@@ -227,10 +224,10 @@ async function finish(deps: PublicChatDeps, turn: PreparedTurn, text: string, us
       })
       .catch((err: Error) => log.error({ err: err.message, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens }, 'publishing UsageRecorded failed')));
   }
-  published.push(deps
+  writes.push(deps
     .publishInteraction({ requestId, chatbotId: chatbot.id, occurredAt: answeredAt })
     .catch((err: Error) => log.error({ err: err.message }, 'publishing ChatbotInteraction failed')));
-  await Promise.all(published);
+  await Promise.all(writes);
   return { message: text, sessionId: input.sessionId };
 }
 
