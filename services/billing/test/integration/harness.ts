@@ -1,12 +1,12 @@
 // Starts billing in-process for one test file: its own Postgres schema and BullMQ queue prefix, so
 // test files run in parallel without seeing each other's data.
-import type { Worker, Job } from 'bullmq';
 import { createLogger } from '@parley/common/logger.ts';
 import { createRedis, type Redis } from '@parley/common/redis.ts';
 import { createTestSchema, testInfra, uniqueName } from '@parley/common/testing/infra.ts';
 import { serveApp } from '@parley/common/testing/serve.ts';
 import { readBillingConfig, type BillingConfig } from '../../src/config.ts';
 import { createBillingService, MIGRATIONS_DIR, type BillingServiceParts } from '../../src/service.ts';
+export { jobSettled } from '@parley/common/testing/jobs.ts';
 
 export const logger = createLogger('billing-test', 'silent');
 
@@ -43,27 +43,6 @@ export async function startBilling(opts: { workers?: boolean } = {}): Promise<Bi
   };
 }
 
-/** Resolves when `worker` has finished the job with this id, completed or failed. */
-export function jobSettled(worker: Worker, jobId: string): Promise<{ state: 'completed' | 'failed'; job: Job; error?: Error }> {
-  return new Promise((resolve) => {
-    const onCompleted = (job: Job) => {
-      if (job.id !== jobId) return;
-      off();
-      resolve({ state: 'completed', job });
-    };
-    const onFailed = (job: Job | undefined, error: Error) => {
-      if (job?.id !== jobId) return;
-      off();
-      resolve({ state: 'failed', job, error });
-    };
-    const off = () => {
-      worker.off('completed', onCompleted);
-      worker.off('failed', onFailed);
-    };
-    worker.on('completed', onCompleted);
-    worker.on('failed', onFailed);
-  });
-}
 
 export async function counts(parts: BillingServiceParts, userId: string) {
   const [accounts, ledgerEntries] = await Promise.all([

@@ -2,7 +2,6 @@
 // counted once in its chatbot, whatever the duplicates, concurrency and deleted chatbots.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Job, Worker } from 'bullmq';
 import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { ChatbotInteractionSchema } from '@parley/proto/parley/events/v1/chatbot_interaction_pb.js';
@@ -10,6 +9,7 @@ import { createProducer, QUEUES, type Producer } from '@parley/common/queues.ts'
 import { recordInteraction } from '../../src/interactions/record-interaction.ts';
 import { createChatbotService } from '../../src/service.ts';
 import { logger, newOwner, startChatbotService, type TestChatbotService } from './harness.ts';
+import { jobSettled } from '@parley/common/testing/jobs.ts';
 
 let svc: TestChatbotService;
 let producer: Producer<typeof ChatbotInteractionSchema>;
@@ -29,27 +29,6 @@ const interaction = (requestId: string, chatbotId: string, occurredAt = new Date
 
 const worker = () => svc.parts.chatbotInteractionWorker!;
 
-/** Resolves when `w` has finished an attempt at the job with this id: completed or failed. */
-function jobSettled(w: Worker, jobId: string): Promise<{ state: 'completed' | 'failed'; job: Job; error?: Error }> {
-  return new Promise((resolve) => {
-    const onCompleted = (job: Job) => {
-      if (job.id !== jobId) return;
-      off();
-      resolve({ state: 'completed', job });
-    };
-    const onFailed = (job: Job | undefined, error: Error) => {
-      if (job?.id !== jobId) return;
-      off();
-      resolve({ state: 'failed', job, error });
-    };
-    const off = () => {
-      w.off('completed', onCompleted);
-      w.off('failed', onFailed);
-    };
-    w.on('completed', onCompleted);
-    w.on('failed', onFailed);
-  });
-}
 
 async function newChatbot(): Promise<string> {
   const { chatbot } = await svc.client.createChatbot({ ownerId: newOwner('interactions'), name: 'Counter' });
