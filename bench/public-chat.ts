@@ -28,6 +28,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { startFakeOpenAI, type FakeOpenAIRequest } from '../services/common/src/testing/fake-openai.ts';
 import { PROCESSES, root, startStack, type RunningStack } from '../scripts/stack.ts';
+import { mulberry32, percentile } from './stats.ts';
 
 const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/parley_test';
 const DATABASE = 'parley_bench_chat';
@@ -54,24 +55,12 @@ const phases = new Set((process.env.BENCH_PHASES ?? 'paced,overhead,first-token,
 
 const ms = (n: number) => n.toFixed(2);
 const sleep = (n: number) => new Promise<void>((r) => setTimeout(r, n));
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-}
 function summary(values: number[]) {
   const s = [...values].sort((a, b) => a - b);
   return { p50: percentile(s, 50), p95: percentile(s, 95), p99: percentile(s, 99), max: s[s.length - 1], mean: s.reduce((a, b) => a + b, 0) / s.length };
 }
 
 // Deterministic visitors and messages: the same on every run.
-function mulberry32(seed: number) {
-  return () => {
-    seed |= 0;
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rand = mulberry32(20261122);
 const QUESTIONS = [
   'What are your opening hours?',

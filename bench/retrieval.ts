@@ -19,6 +19,7 @@ import { createChatbot } from '../services/chatbot/src/chatbots/create-chatbot.t
 import { addTextEntry } from '../services/chatbot/src/knowledge/add-text-entry.ts';
 import { retrieve } from '../services/chatbot/src/knowledge/retrieve.ts';
 import { MIGRATIONS_DIR } from '../services/chatbot/src/service.ts';
+import { mulberry32, percentile } from './stats.ts';
 
 const databaseUrl = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/parley_bench';
 const scale = Number(process.env.BENCH_SCALE ?? '1');
@@ -38,15 +39,6 @@ const TARGET_ENTRIES_PER_S = 200;
 
 // Deterministic data: the same seed gives the same knowledge and queries on every run. Each use has
 // its own stream, so a run on a kept schema (BENCH_SCHEMA) times the very same queries.
-function mulberry32(seed: number) {
-  return () => {
-    seed |= 0;
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 type Rng = () => number;
 const SEED = 20250101;
 const pick = <T>(rng: Rng, list: readonly T[]) => list[Math.floor(rng() * list.length)];
@@ -122,9 +114,6 @@ function queryText(rng: Rng): string {
   return words.join(' ');
 }
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
 const ms = (n: number) => n.toFixed(2);
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;

@@ -26,6 +26,7 @@ import { createTestSchema, testInfra, uniqueName } from '@parley/common/testing/
 import { serveApp } from '@parley/common/testing/serve.ts';
 import { readChatConfig, type ChatConfig } from '../../src/config.ts';
 import { createChatService, MIGRATIONS_DIR, type ChatServiceParts } from '../../src/service.ts';
+export { rpcError } from '@parley/common/testing/rpc.ts';
 
 export const logger = createLogger('chat-test', process.env.TEST_LOG_LEVEL ?? 'silent');
 
@@ -170,16 +171,6 @@ export async function startChatStack(
   };
 }
 
-/** The ConnectError a call fails with (fails the test if it succeeds). */
-export async function rpcError(call: Promise<unknown>): Promise<ConnectError> {
-  try {
-    await call;
-  } catch (err) {
-    if (err instanceof ConnectError) return err;
-    throw err;
-  }
-  throw new Error('expected the call to fail');
-}
 
 let ownerSeq = 0;
 /** A fresh owner id for one test. */

@@ -23,6 +23,9 @@ import { chatbotDeletedJobId } from '../../src/chatbots/chatbot-deleted.publishe
 import { readChatbotConfig, type ChatbotConfig } from '../../src/config.ts';
 import type { PrismaClient } from '../../src/generated/prisma/client.ts';
 import { createChatbotService, MIGRATIONS_DIR, type ChatbotServiceParts } from '../../src/service.ts';
+import { rpcError } from '@parley/common/testing/rpc.ts';
+
+export { rpcError };
 
 export const logger = createLogger('chatbot-test', process.env.TEST_LOG_LEVEL ?? 'silent');
 
@@ -145,16 +148,6 @@ export async function startChatbotService(env: Record<string, string> = {}): Pro
   }
 }
 
-/** The ConnectError a call fails with (fails the test if it succeeds). */
-export async function rpcError(call: Promise<unknown>): Promise<ConnectError> {
-  try {
-    await call;
-  } catch (err) {
-    if (err instanceof ConnectError) return err;
-    throw err;
-  }
-  throw new Error('expected the call to fail');
-}
 
 /** Asserts that a call fails with exactly this Connect code and message; returns the error. */
 export async function expectRpcError(call: Promise<unknown>, code: Code, message: string): Promise<ConnectError> {
