@@ -22,6 +22,7 @@ import { startChatbotDeletedWorker } from './conversations/chatbot-deleted.job.t
 import { deleteChatbotConversations } from './conversations/delete-conversations.ts';
 import { openAIModel, type LanguageModel } from './public-chat/language-model.ts';
 import { knownChatbots } from './public-chat/known-chatbots.ts';
+import { promptCache } from './public-chat/prompt-cache.ts';
 import { creditCache } from './public-chat/owner-credit.ts';
 import { redisRateLimiter } from './public-chat/rate-limit.ts';
 import { publishChatbotInteraction, publishUsageRecorded } from './usage/publishers.ts';
@@ -72,6 +73,7 @@ export async function createChatService(
     billing,
     creditCache: creditCache(),
     knownChatbots: knownChatbots(),
+    promptCache: promptCache(),
     model,
     rateLimiter: redisRateLimiter(redis, {
       prefix: config.QUEUE_PREFIX,

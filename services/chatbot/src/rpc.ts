@@ -24,8 +24,16 @@ import { loadKnowledgeBase, loadKnowledgeBases, type KnowledgeBase } from './kno
 import { getPromptKnowledge, type PromptKnowledgeDeps } from './knowledge/prompt-knowledge.ts';
 import { retrieve } from './knowledge/retrieve.ts';
 import { setProfilePicture, type SetProfilePictureDeps } from './pictures/set-profile-picture.ts';
+import type { PublicChange } from './chatbots/public-revision.ts';
 
-export type ChatbotRpcDeps = CreateChatbotDeps & DeleteChatbotDeps & AddTextEntryDeps & SetProfilePictureDeps & PromptKnowledgeDeps;
+export type ChatbotRpcDeps = CreateChatbotDeps &
+  DeleteChatbotDeps &
+  AddTextEntryDeps &
+  SetProfilePictureDeps &
+  PromptKnowledgeDeps & {
+    /** Called after every committed change the public chat reads (see chatbots/public-revision.ts). */
+    publicChanged: PublicChange;
+  };
 
 function toPublicChatbotMessage(c: Chatbot) {
   return create(PublicChatbotSchema, {
@@ -88,23 +96,28 @@ export function chatbotRoutes(deps: ChatbotRpcDeps) {
           isActive: req.isActive,
           language: req.language,
         });
+        await deps.publicChanged(chatbot.id);
         return { chatbot: toChatbotMessage(chatbot, await loadKnowledgeBase(db, chatbot.id)) };
       },
       async deleteChatbot(req) {
         await deleteChatbot(deps, { ownerId: req.ownerId, chatbotId: req.chatbotId });
+        await deps.publicChanged(req.chatbotId);
         return {};
       },
       async setProfilePicture(req) {
         const profilePicture = await setProfilePicture(deps, { ownerId: req.ownerId, chatbotId: req.chatbotId, content: req.content });
+        await deps.publicChanged(req.chatbotId);
         return { profilePicture };
       },
       async addTextEntry(req) {
         const entry = await addTextEntry(deps, { ownerId: req.ownerId, chatbotId: req.chatbotId, text: req.text });
+        await deps.publicChanged(entry.chatbotId);
         return { knowledgeBase: toKnowledgeBaseMessage(await loadKnowledgeBase(db, entry.chatbotId)) };
       },
       async deleteTextEntry(req) {
         const chatbotId = req.chatbotId.trim().toLowerCase();
         await deleteTextEntry(db, { ownerId: req.ownerId, chatbotId, entryId: req.entryId });
+        await deps.publicChanged(chatbotId);
         return { knowledgeBase: toKnowledgeBaseMessage(await loadKnowledgeBase(db, chatbotId)) };
       },
       async getPublicChatbot(req) {

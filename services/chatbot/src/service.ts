@@ -20,6 +20,7 @@ import type { ChatbotConfig } from './config.ts';
 import { startChatbotInteractionWorker } from './interactions/chatbot-interaction.job.ts';
 import { recordInteraction } from './interactions/record-interaction.ts';
 import { knowledgeTextCache } from './knowledge/knowledge-text-cache.ts';
+import { redisPublicRevision } from './chatbots/public-revision.ts';
 import { chatbotRoutes, type ChatbotRpcDeps } from './rpc.ts';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
@@ -52,6 +53,7 @@ export async function createChatbotService(
     maxEntryChars: config.MAX_ENTRY_CHARS,
     maxKnowledgeChars: config.MAX_KNOWLEDGE_CHARS_PER_BOT,
     knowledgeCache: knowledgeTextCache(),
+    publicChanged: redisPublicRevision(redis, { prefix: config.QUEUE_PREFIX, logger }),
   };
 
   const chatbotInteractionWorker =

@@ -38,6 +38,8 @@ export interface ChatbotWithKnowledge {
   chatbot: PublicChatbot;
   /** Best first, as loadPromptKnowledge (budget > 0) or retrievePassages (budget 0) would give them. */
   passages: string[];
+  /** True when the passages are the whole knowledge base (not retrieved for this message). */
+  wholeKnowledge: boolean;
 }
 
 /**
@@ -55,7 +57,7 @@ export async function loadChatbotWithKnowledge(
   try {
     const res = await chatbots.getPromptKnowledge({ uniqueId: input.uniqueId, query: input.message, budgetChars: input.budgetChars, k: input.k });
     if (!res.chatbot) return null;
-    return { chatbot: res.chatbot, passages: res.passages };
+    return { chatbot: res.chatbot, passages: res.passages, wholeKnowledge: res.wholeKnowledge };
   } catch (err) {
     if (err instanceof ConnectError && !ANSWERED_AS_IS.has(err.code)) return null;
     throw err;

@@ -21,6 +21,7 @@ import { LanguageModelError, type LanguageModel, type ModelAnswer } from './lang
 import { parseMessageInput, type MessageInput, type RawMessageInput } from './message-input.ts';
 import { OFFLINE_PASSAGES, offlineAnswer } from './offline-answer.ts';
 import type { KnownChatbots } from './known-chatbots.ts';
+import type { PromptCache } from './prompt-cache.ts';
 import { assertOwnerHasCredit, type CreditCache } from './owner-credit.ts';
 import { loadChatbotWithKnowledge, loadPromptKnowledge, retrievalK, retrievePassages, type ChatbotWithKnowledge } from './prompt-knowledge.ts';
 import type { ChatRateLimiter } from './rate-limit.ts';
@@ -43,6 +44,8 @@ export interface PublicChatDeps {
   creditCache?: CreditCache;
   /** Lets the history and the credit check start before the chatbot service has answered (see known-chatbots.ts). */
   knownChatbots?: KnownChatbots;
+  /** Spares the chatbot service's call for a chatbot unchanged since its last message (see prompt-cache.ts). */
+  promptCache?: PromptCache;
   rateLimiter: ChatRateLimiter;
   /** Null: no model configured, the chatbots answer in offline mode. */
   model: LanguageModel | null;
@@ -73,38 +76,58 @@ async function prepare(deps: PublicChatDeps, raw: RawMessageInput): Promise<Prep
   const input = parseMessageInput(raw, deps.limits);
   // Checked before the rate limit so that only a well-formed id ever names a Redis key.
   if (!isValidUniqueId(input.uniqueId)) throw notFound(PUBLIC_CHATBOT_NOT_FOUND);
+  const uniqueId = input.uniqueId.trim();
+  const budgetChars = deps.model ? deps.limits.promptKnowledgeChars : 0; // offline mode always quotes retrieved passages
+  // What this instance knows of the chatbot from its earlier messages: the prompt knowledge it
+  // cached, or at least the chatbot's id and owner. Its history and its owner's credit are then
+  // read while the rate limits are counted (and the chatbot service answers, when it is asked),
+  // and used only once the chatbot is confirmed to be the same one.
+  const cached = deps.model ? deps.promptCache?.get(uniqueId) : undefined;
+  const known = cached?.chatbot ?? (deps.model ? deps.knownChatbots?.get(uniqueId) : undefined);
+  const early = known ? { chatbot: known, ...historyAndCredit(deps, input, known) } : undefined;
+  let revision: string | null | undefined;
   try {
-    await deps.rateLimiter.take({ uniqueId: input.uniqueId, clientIp: input.clientIp });
+    ({ revision } = await deps.rateLimiter.take({ uniqueId: input.uniqueId, clientIp: input.clientIp, revisionOf: known?.id }));
   } catch (err) {
     if (err instanceof ConnectError) throw err; // the visitor's limit
     deps.logger.warn({ err: (err as Error).message }, 'rate limit check failed');
     throw unavailableToUser(ANSWER_FAILED);
   }
-  // One call for the chatbot and its knowledge; the two-call path answers when that one cannot.
-  const uniqueId = input.uniqueId.trim();
-  const k = deps.model ? retrievalK(deps.limits.promptKnowledgeChars) : OFFLINE_PASSAGES;
-  // A chatbot answered before: its history and its owner's credit are read while the chatbot
-  // service answers, and used only if it confirms the same chatbot and owner.
-  const known = deps.model ? deps.knownChatbots?.get(uniqueId) : undefined;
-  const early = known ? { chatbot: known, ...historyAndCredit(deps, input, known) } : undefined;
+
   let combined: ChatbotWithKnowledge | null;
-  try {
-    combined = await loadChatbotWithKnowledge(deps.chatbots, {
-      uniqueId,
-      message: input.message,
-      // Offline mode always quotes retrieved passages.
-      budgetChars: deps.model ? deps.limits.promptKnowledgeChars : 0,
-      k,
-    });
-  } catch (err) {
-    if (err instanceof ConnectError && err.code === Code.NotFound) throw notFound(PUBLIC_CHATBOT_NOT_FOUND);
-    deps.logger.warn({ err: (err as Error).message }, 'chatbot GetPromptKnowledge failed');
-    throw unavailableToUser(CHATBOT_UNAVAILABLE);
+  if (cached && revision !== undefined && cached.revision === revision && cached.budgetChars === budgetChars) {
+    // Nothing the public chat reads of this chatbot has changed since it was cached.
+    combined = { chatbot: cached.chatbot, passages: cached.passages, wholeKnowledge: true };
+  } else {
+    // One call for the chatbot and its knowledge; the two-call path answers when that one cannot.
+    try {
+      combined = await loadChatbotWithKnowledge(deps.chatbots, {
+        uniqueId,
+        message: input.message,
+        budgetChars,
+        k: deps.model ? retrievalK(deps.limits.promptKnowledgeChars) : OFFLINE_PASSAGES,
+      });
+    } catch (err) {
+      if (err instanceof ConnectError && err.code === Code.NotFound) {
+        deps.promptCache?.delete(uniqueId);
+        throw notFound(PUBLIC_CHATBOT_NOT_FOUND);
+      }
+      deps.logger.warn({ err: (err as Error).message }, 'chatbot GetPromptKnowledge failed');
+      throw unavailableToUser(CHATBOT_UNAVAILABLE);
+    }
+    if (!combined) return prepareInTwoCalls(deps, input, receivedAt);
+    if (!deps.model) return { input, chatbot: combined.chatbot, receivedAt, prompt: null, passages: combined.passages };
+    deps.knownChatbots?.set(uniqueId, combined.chatbot);
+    // Kept under the revision read before this call, and only for the chatbot that revision was read
+    // for: a change committed meanwhile has set a newer one, so the next message fetches again.
+    if (combined.wholeKnowledge && revision !== undefined && combined.chatbot.id === known?.id) {
+      deps.promptCache?.set(uniqueId, { chatbot: combined.chatbot, passages: combined.passages, revision, budgetChars, storedAt: Date.now() });
+    } else {
+      deps.promptCache?.delete(uniqueId);
+    }
   }
-  if (!combined) return prepareInTwoCalls(deps, input, receivedAt);
   const { chatbot, passages } = combined;
   if (!deps.model) return { input, chatbot, receivedAt, prompt: null, passages };
-  deps.knownChatbots?.set(uniqueId, chatbot);
 
   // The credit check and the history are independent, so they are fetched side by side; no credit
   // still answers "unavailable" first, whatever the history gave.

@@ -71,6 +71,49 @@ describe('one call to the chatbot service per message', () => {
     expect(parts.deps.knownChatbots!.get(bot.uniqueId)).toEqual({ id: bot.id, ownerId: bot.ownerId });
   });
 
+  it('asks the chatbot service nothing for a chatbot unchanged since its last message, and sees every change on the next one', async () => {
+    const bot = await stack.newChatbot({ name: 'Front desk', knowledge: ['We open at nine.'] });
+    const { parts, calls } = await countingChat();
+    const ask = (message: string) => sendMessage(parts.deps, visitor(bot.uniqueId, message, { sessionId: `cache-${message.length}` }));
+    const systemPrompt = () => stack.fake.requests.at(-1)!.messages[0].content;
+
+    // The first message learns which chatbot the name is, the second caches under its revision.
+    await ask('one');
+    await ask('two');
+    expect(calls).toEqual(['getPromptKnowledge', 'getPromptKnowledge']);
+    stack.fake.requests.length = 0;
+    await ask('three');
+    await ask('four!');
+    expect(calls).toHaveLength(2);
+    expect(stack.fake.requests).toHaveLength(2);
+    expect(systemPrompt()).toContain('Front desk');
+    expect(systemPrompt()).toContain('We open at nine.');
+
+    // Each change through the chatbot service shows on the very next message.
+    await stack.chatbots.updateChatbot({ ownerId: bot.ownerId, chatbotId: bot.id, name: 'Reception' });
+    await ask('five!');
+    expect(systemPrompt()).toContain('Reception');
+    await stack.chatbots.addTextEntry({ ownerId: bot.ownerId, chatbotId: bot.id, text: 'We close at five.' });
+    await ask('six!!');
+    expect(systemPrompt()).toContain('We close at five.');
+    await stack.chatbots.updateChatbot({ ownerId: bot.ownerId, chatbotId: bot.id, language: 'french' });
+    await ask('seven');
+    expect(systemPrompt()).toContain('Always reply in French.');
+    await stack.chatbots.updateChatbot({ ownerId: bot.ownerId, chatbotId: bot.id, isActive: false });
+    expect((await rpcError(ask('eight!'))).code).toBe(Code.NotFound);
+    await stack.chatbots.updateChatbot({ ownerId: bot.ownerId, chatbotId: bot.id, isActive: true });
+    await ask('nine!!');
+    await stack.chatbots.deleteChatbot({ ownerId: bot.ownerId, chatbotId: bot.id });
+    expect((await rpcError(ask('ten!!!'))).code).toBe(Code.NotFound);
+  });
+
+  it('does not keep retrieved passages, which depend on the message', async () => {
+    const bot = await stack.newChatbot({ knowledge: ['x'.repeat(500)] });
+    const small = await stack.startChat({ PROMPT_KNOWLEDGE_CHARS: '100' });
+    for (const message of ['one', 'two', 'three']) await sendMessage(small.parts.deps, visitor(bot.uniqueId, message));
+    expect(small.parts.deps.promptCache!.get(bot.uniqueId)).toBeUndefined();
+  });
+
   it('answers NotFound for an unknown chatbot without a second call', async () => {
     const one = await countingChat();
     const err = await rpcError(sendMessage(one.parts.deps, visitor('no-such-bot', 'Hello?')));
