@@ -43,17 +43,69 @@ export const MAX_TOKENS = 1_000_000_000;
 
 export async function recordUsage(deps: RecordUsageDeps, input: RecordUsageInput): Promise<RecordUsageResult> {
   const usage = parseUsage(input);
+  const fast = await recordOnExistingAccount(deps.prisma, usage);
+  if (fast) return fast;
+  return recordOpeningAccount(deps, usage);
+}
+
+type ParsedUsage = ReturnType<typeof parseUsage>;
+
+/**
+ * The usual case, an owner whose account exists, in one statement (one round trip, committed on its
+ * own): the usage record, the debit and its ledger entry, or nothing at all when the request id was
+ * already recorded. Costs are computed by Postgres in NUMERIC: integer tokens × a price with 4
+ * decimals × 0.000001 is exact at 10 decimals (multiplying, unlike dividing, never rounds). A
+ * concurrent duplicate waits on the request id's unique index for the first one's commit and then
+ * inserts nothing, so it debits nothing; concurrent debits of one account queue on its row and each
+ * applies to the balance the previous one left. Null when there is no account yet.
+ */
+async function recordOnExistingAccount(db: PrismaClient, usage: ParsedUsage): Promise<RecordUsageResult | null> {
+  const [outcome] = await db.$queryRaw<(Partial<UsageRecord> & { priced: boolean; has_account: boolean })[]>`
+    WITH inserted AS (
+      INSERT INTO "UsageRecord" ("id", "requestId", "userId", "chatbotId", "chatbotName", "model",
+        "promptTokens", "completionTokens", "totalTokens", "promptCost", "completionCost", "totalCost", "occurredAt")
+      SELECT gen_random_uuid(), ${usage.requestId}, a."userId", ${usage.chatbotId}, ${usage.chatbotName}, p."modelId",
+        t.prompt, t.completion, t.prompt + t.completion,
+        t.prompt * p."inputPricePerMillion" * 0.000001,
+        t.completion * p."outputPricePerMillion" * 0.000001,
+        t.prompt * p."inputPricePerMillion" * 0.000001 + t.completion * p."outputPricePerMillion" * 0.000001,
+        ${usage.occurredAt.toISOString()}::timestamptz
+      FROM "ModelPrice" p, "Account" a, (SELECT ${usage.promptTokens}::integer AS prompt, ${usage.completionTokens}::integer AS completion) t
+      WHERE p."modelId" = ${usage.model} AND a."userId" = ${usage.userId}
+      ON CONFLICT ("requestId") DO NOTHING
+      RETURNING *
+    ), debit AS (
+      -- The balance may go negative: the answer was already given and must be paid for.
+      UPDATE "Account" AS a SET "creditBalance" = a."creditBalance" - i."totalCost", "updatedAt" = now()
+        FROM inserted AS i WHERE a."userId" = i."userId"
+      RETURNING a."userId"
+    ), ledger AS (
+      INSERT INTO "CreditLedgerEntry" ("id", "userId", "amount", "reason", "reference")
+      SELECT gen_random_uuid(), i."userId", -i."totalCost", ${USAGE_DEBIT_REASON}, 'usage:' || i."requestId" FROM inserted AS i
+      RETURNING "id"
+    )
+    SELECT i.*, EXISTS (SELECT 1 FROM "ModelPrice" WHERE "modelId" = ${usage.model}) AS priced,
+           EXISTS (SELECT 1 FROM "Account" WHERE "userId" = ${usage.userId}) AS has_account,
+           (SELECT count(*) FROM debit) + (SELECT count(*) FROM ledger) AS written
+      FROM (SELECT 1) AS one LEFT JOIN inserted AS i ON true`;
+  // A configuration problem, not a bad event: once the price is added, the failed job can be retried.
+  if (!outcome.priced) throw failedPrecondition(`unknown model "${usage.model}": it has no price in ModelPrice`);
+  if (outcome.id) {
+    const { priced: _priced, has_account: _hasAccount, written: _written, ...usageRecord } = outcome as typeof outcome & { written: unknown };
+    return { recorded: true, usageRecord: usageRecord as UsageRecord };
+  }
+  if (!outcome.has_account) return null;
+  return { recorded: false, usageRecord: await db.usageRecord.findUniqueOrThrow({ where: { requestId: usage.requestId } }) };
+}
+
+/** An owner without an account yet (usage reported before their signup was processed): opens it, then records and debits, in one transaction. */
+function recordOpeningAccount(deps: RecordUsageDeps, usage: ParsedUsage): Promise<RecordUsageResult> {
   return deps.prisma.$transaction(async (tx) => {
     const price = await tx.modelPrice.findUnique({ where: { modelId: usage.model } });
-    // A configuration problem, not a bad event: once the price is added, the failed job can be retried.
     if (!price) throw failedPrecondition(`unknown model "${usage.model}": it has no price in ModelPrice`);
 
-    // The balance may go negative: the answer was already given and must be paid for.
     await openAccountInTransaction(tx, usage.userId, deps.initialCredit);
 
-    // Costs are computed by Postgres in NUMERIC: integer tokens × a price with 4 decimals × 0.000001
-    // is exact at 10 decimals (multiplying, unlike dividing, never rounds). A concurrent duplicate
-    // waits here for the first one's commit and then inserts nothing.
     const inserted = await tx.$queryRaw<{ id: string }[]>`
       INSERT INTO "UsageRecord" ("id", "requestId", "userId", "chatbotId", "chatbotName", "model",
         "promptTokens", "completionTokens", "totalTokens", "promptCost", "completionCost", "totalCost", "occurredAt")

@@ -171,6 +171,18 @@ describe('duplicates', () => {
     expect(await balance('owner-race')).toBe('0.00955');
     expect(await billing.parts.prisma.creditLedgerEntry.count({ where: { userId: 'owner-race' } })).toBe(2);
   });
+  it('applies the use case once when 20 calls for the same request id race on an existing account', async () => {
+    await openAccount(deps(), 'owner-race-open');
+    const results = await Promise.all(Array.from({ length: 20 }, () => recordUsage(deps(), input('req-race-open', 'owner-race-open'))));
+    expect(results.filter((r) => r.recorded)).toHaveLength(1);
+    expect(new Set(results.map((r) => r.usageRecord.id)).size).toBe(1);
+    // What the recording call returns is the record as stored.
+    const stored = await billing.parts.prisma.usageRecord.findUniqueOrThrow({ where: { requestId: 'req-race-open' } });
+    expect(results.find((r) => r.recorded)!.usageRecord).toEqual(stored);
+    expect(await balance('owner-race-open')).toBe('0.00955');
+    expect(await billing.parts.prisma.creditLedgerEntry.count({ where: { userId: 'owner-race-open' } })).toBe(2);
+    await expectLedgerExplainsBalance('owner-race-open');
+  });
 });
 
 describe('many events', () => {
