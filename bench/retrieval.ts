@@ -17,7 +17,7 @@ import { ensureDatabase, migrate } from '../services/common/src/migrations.ts';
 import { PrismaClient } from '../services/chatbot/src/generated/prisma/client.ts';
 import { createChatbot } from '../services/chatbot/src/chatbots/create-chatbot.ts';
 import { addTextEntry } from '../services/chatbot/src/knowledge/add-text-entry.ts';
-import { retrieve } from '../services/chatbot/src/knowledge/retrieve.ts';
+import { retrieve, SEARCH_SESSION_SETTINGS } from '../services/chatbot/src/knowledge/retrieve.ts';
 import { MIGRATIONS_DIR } from '../services/chatbot/src/service.ts';
 import { mulberry32, percentile } from './stats.ts';
 
@@ -230,6 +230,8 @@ await ensureDatabase(databaseUrl);
 await migrate({ databaseUrl, schema, migrationsDir: MIGRATIONS_DIR });
 
 const db = new PrismaClient({ adapter: prismaAdapter({ databaseUrl, schema, poolSize: POOL_SIZE }) });
+// Searches run on sessions set up for them, as in the chatbot service.
+const search = new PrismaClient({ adapter: prismaAdapter({ databaseUrl, schema, poolSize: 2, settings: SEARCH_SESSION_SETTINGS }) });
 const admin = new pg.Client({ connectionString: databaseUrl });
 await admin.connect();
 
@@ -254,14 +256,14 @@ try {
 
   const queryRng = mulberry32(SEED + 3);
   const queries = Array.from({ length: QUERIES }, () => queryText(queryRng));
-  for (let i = 0; i < WARMUP_QUERIES; i++) await retrieve(db, { chatbotId: main.id, query: queryText(queryRng), k: K });
+  for (let i = 0; i < WARMUP_QUERIES; i++) await retrieve(search, { chatbotId: main.id, query: queryText(queryRng), k: K });
   const samples: number[] = [];
   let empty = 0;
   let hits = 0;
   for (const query of queries) {
     checkStop();
     const t0 = performance.now();
-    const chunks = await retrieve(db, { chatbotId: main.id, query, k: K });
+    const chunks = await retrieve(search, { chatbotId: main.id, query, k: K });
     samples.push(performance.now() - t0);
     if (chunks.length === 0) empty++;
     hits += chunks.length;
@@ -278,7 +280,7 @@ try {
   for (let i = 0; i < OTHER_QUERIES; i++) {
     checkStop();
     const t0 = performance.now();
-    await retrieve(db, { chatbotId: others[i % OTHER_BOTS].id, query: queries[i], k: K });
+    await retrieve(search, { chatbotId: others[i % OTHER_BOTS].id, query: queries[i], k: K });
     small.push(performance.now() - t0);
   }
   console.log(`retrieval, other chatbots (${OTHER_QUERIES} queries): ${describe(latencies(small))}`);
@@ -287,6 +289,7 @@ try {
   process.exitCode = 130;
 } finally {
   await db.$disconnect();
+  await search.$disconnect();
   if (process.env.BENCH_KEEP !== '1') {
     await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
     console.log(`dropped schema ${schema}`);

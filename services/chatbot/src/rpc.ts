@@ -133,7 +133,7 @@ export function chatbotRoutes(deps: ChatbotRpcDeps) {
         return { chatbot: toPublicChatbotMessage(chatbot), passages, wholeKnowledge };
       },
       async retrieve(req) {
-        const chunks = await retrieve(db, { chatbotId: req.chatbotId, query: req.query, k: req.k });
+        const chunks = await retrieve(deps.search, { chatbotId: req.chatbotId, query: req.query, k: req.k });
         return { chunks };
       },
     });

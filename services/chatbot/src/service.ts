@@ -20,8 +20,12 @@ import type { ChatbotConfig } from './config.ts';
 import { startChatbotInteractionWorker } from './interactions/chatbot-interaction.job.ts';
 import { recordInteraction } from './interactions/record-interaction.ts';
 import { knowledgeTextCache } from './knowledge/knowledge-text-cache.ts';
+import { SEARCH_SESSION_SETTINGS } from './knowledge/retrieve.ts';
 import { redisPublicRevision } from './chatbots/public-revision.ts';
 import { chatbotRoutes, type ChatbotRpcDeps } from './rpc.ts';
+
+/** Connections for knowledge searches, besides the service's main pool of 10. */
+const SEARCH_POOL_SIZE = 5;
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 
@@ -38,6 +42,10 @@ export async function createChatbotService(
 ): Promise<ChatbotServiceParts> {
   const { logger } = opts;
   const prisma = new PrismaClient({ adapter: prismaAdapter({ databaseUrl: config.DATABASE_URL, schema: config.CHATBOT_DB_SCHEMA }) });
+  // Knowledge searches run on sessions of their own, set up for them once (see retrieve.ts).
+  const search = new PrismaClient({
+    adapter: prismaAdapter({ databaseUrl: config.DATABASE_URL, schema: config.CHATBOT_DB_SCHEMA, poolSize: SEARCH_POOL_SIZE, settings: SEARCH_SESSION_SETTINGS }),
+  });
   const redis = createRedis(config.REDIS_URL);
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
   const chatbotDeleted = createProducer(redis, QUEUES.chatbotDeleted, ChatbotDeletedSchema, { prefix: config.QUEUE_PREFIX });
@@ -45,6 +53,7 @@ export async function createChatbotService(
 
   const deps: ChatbotRpcDeps = {
     db: prisma,
+    search,
     logger,
     ownerPlan: billingPlanLookup(billing, logger),
     publishChatbotDeleted: (chatbot) => publishChatbotDeleted(chatbotDeleted, chatbot),
@@ -78,6 +87,7 @@ export async function createChatbotService(
       () => chatbotDeleted.close(),
       () => redis.quit(),
       () => prisma.$disconnect(),
+      () => search.$disconnect(),
     ],
   };
 }

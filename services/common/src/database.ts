@@ -7,9 +7,16 @@ export interface DatabaseOptions {
   databaseUrl: string;
   schema: string;
   poolSize?: number;
+  /** Further settings for every session of the pool (name → value), e.g. for a pool that serves one kind of query. */
+  settings?: Record<string, string>;
 }
 
-export function prismaAdapter({ databaseUrl, schema, poolSize = 10 }: DatabaseOptions): PrismaPg {
+export function prismaAdapter({ databaseUrl, schema, poolSize = 10, settings = {} }: DatabaseOptions): PrismaPg {
   assertSchemaName(schema);
-  return new PrismaPg({ connectionString: databaseUrl, max: poolSize, options: `-c search_path="${schema}"` }, { schema });
+  const options = [`-c search_path="${schema}"`];
+  for (const [name, value] of Object.entries(settings)) {
+    if (!/^[a-z_]+$/.test(name) || !/^[A-Za-z0-9_.]+$/.test(value)) throw new Error(`Invalid session setting ${name}=${value}`);
+    options.push(`-c ${name}=${value}`);
+  }
+  return new PrismaPg({ connectionString: databaseUrl, max: poolSize, options: options.join(' ') }, { schema });
 }

@@ -10,6 +10,8 @@ import { retrieve } from './retrieve.ts';
 
 export interface PromptKnowledgeDeps {
   db: PrismaClient;
+  /** The search pool (see retrieve.ts). */
+  search: PrismaClient;
   knowledgeCache: KnowledgeTextCache;
 }
 
@@ -36,6 +38,6 @@ export async function getPromptKnowledge(
     }
     return { chatbot, passages: text.trim() ? [text] : [], wholeKnowledge: true };
   }
-  const chunks = await retrieve(deps.db, { chatbotId: chatbot.id, query: input.query, k: input.k });
+  const chunks = await retrieve(deps.search, { chatbotId: chatbot.id, query: input.query, k: input.k });
   return { chatbot, passages: chunks.map((c) => c.content), wholeKnowledge: false };
 }

@@ -26,8 +26,23 @@ const MAX_QUERY_CHARS = 2000;
 export const MAX_TERMS = 8;
 /** Rows read per level; at least 2 × MAX_K so the last level still leaves a choice. */
 export const CANDIDATES_PER_LEVEL = 100;
-/** work_mem for the search statement: the bitmap of a level beyond ~900 heap pages turns lossy. */
-const SEARCH_WORK_MEM = '64kB';
+/**
+ * The settings of every session that runs the search (the chatbot service's search pool; see
+ * searchSql for why): the levels must always come from the GIN index (the planner may prefer a
+ * sequential scan for a level it expects to match many rows, and then read the whole table when
+ * the match is rare); JIT compilation, triggered by those same estimates, costs more than the whole
+ * search, and so do parallel workers, which would also hand a level's rows over in no set order; a
+ * small work_mem lets the bitmap of a level matching much of the knowledge base (beyond ~900 heap
+ * pages) turn lossy (whole pages, rechecked on the few pages read before the level's limit) instead
+ * of listing every row. Set on the pool's sessions, so each search is one statement: no
+ * transaction to set them around it.
+ */
+export const SEARCH_SESSION_SETTINGS = {
+  enable_seqscan: 'off',
+  jit: 'off',
+  max_parallel_workers_per_gather: '0',
+  work_mem: '64kB',
+} as const;
 /** A term in at least this share of all chunks (the planner's statistics) is checked on the rows read, not in the index. */
 const DENSE_TERM_SHARE = 0.5;
 /** How long the statistics are reused before they are read again. */
@@ -41,6 +56,7 @@ export interface RetrievedChunk {
   score: number;
 }
 
+/** `db` must be a client whose sessions have SEARCH_SESSION_SETTINGS (the chatbot service's search pool). */
 export async function retrieve(db: PrismaClient, input: { chatbotId: string; query: string; k: number }): Promise<RetrievedChunk[]> {
   if (!isUuid(input.chatbotId)) throw notFound(CHATBOT_NOT_FOUND);
   const chatbotId = input.chatbotId.trim().toLowerCase();
@@ -71,20 +87,7 @@ export async function retrieve(db: PrismaClient, input: { chatbotId: string; que
     lexemes.map(tsqueryTerm),
     lexemes.map((l) => dense.has(l)),
   );
-  // The planner may prefer a sequential scan for a level it expects to match many rows, and then
-  // read the whole table when the match is rare; a level must always come from the GIN index. JIT
-  // compilation, triggered by those same estimates, costs more than the whole search, and so do
-  // parallel workers, which would also hand a level's rows over in no set order. A small work_mem
-  // lets the bitmap of a level matching much of the knowledge base turn lossy (whole pages,
-  // rechecked on the few pages read before the level's limit) instead of listing every row;
-  // everything else in the statement handles row addresses only. One statement sets all four.
-  const [, rows] = await db.$transaction([
-    db.$queryRawUnsafe(
-      `SELECT set_config('enable_seqscan', 'off', true), set_config('jit', 'off', true),
-              set_config('max_parallel_workers_per_gather', '0', true), set_config('work_mem', '${SEARCH_WORK_MEM}', true)`,
-    ),
-    db.$queryRawUnsafe<{ chunk_id: string; entry_id: string; content: string; score: number }[]>(sql, ...params),
-  ]);
+  const rows = await db.$queryRawUnsafe<{ chunk_id: string; entry_id: string; content: string; score: number }[]>(sql, ...params);
   return rows.map((r) => ({ chunkId: r.chunk_id, entryId: r.entry_id, content: r.content, score: Number(r.score) }));
 }
 

@@ -209,3 +209,16 @@ describe('request bounds', () => {
     await expectRpcError(svc.client.retrieve({ chatbotId: '00000000-0000-4000-8000-000000000000', query: 'delivery', k: 0 }), Code.NotFound, 'Chatbot not found');
   });
 });
+
+describe('the search pool', () => {
+  it('runs searches on sessions set up for them, apart from the main pool', async () => {
+    const setting = async (db: typeof svc.db, name: string) => (await db.$queryRawUnsafe<{ value: string }[]>(`SELECT current_setting('${name}') AS value`))[0].value;
+    const search = svc.parts.deps.search;
+    expect(await setting(search, 'enable_seqscan')).toBe('off');
+    expect(await setting(search, 'jit')).toBe('off');
+    expect(await setting(search, 'max_parallel_workers_per_gather')).toBe('0');
+    expect(await setting(search, 'work_mem')).toBe('64kB');
+    expect(await setting(search, 'search_path')).toBe(await setting(svc.db, 'search_path'));
+    expect(await setting(svc.db, 'enable_seqscan')).toBe('on');
+  });
+});
