@@ -18,7 +18,8 @@
 // Uses its own database (parley_bench_chat, dropped at the end; BENCH_KEEP=1 keeps it), ports
 // 300 above the defaults and its own queue prefix. BENCH_SCALE=0.1 runs a tenth of the requests;
 // BENCH_LOGS=1 shows the services' logs (BENCH_LOG_LEVEL, default warn); BENCH_PHASES=paced
-// (or overhead, first-token, scaling, comma-separated) runs only those parts.
+// (or overhead, first-token, scaling, comma-separated) runs only those parts; BENCH_PHASES=idle
+// measures what the stack's processes cost in 20 s with nobody chatting.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -394,6 +395,14 @@ try {
     `model alone (the fake, zero delay, called from this process with the chat service's prompt of ${sentPrompt.messages.reduce((n, m) => n + m.content.length, 0)} chars): ` +
       `sequential p50 ${ms(m1.p50)} ms, p99 ${ms(m1.p99)} ms; at ${VISITORS} concurrent p50 ${ms(m50.p50)} ms, p99 ${ms(m50.p99)} ms`,
   );
+
+  if (phases.has('idle')) {
+  // What the stack costs with nobody chatting (timers, queue workers, pools), for comparison.
+  const pids = stackPids();
+  const before = cpuSnapshot(pids);
+  await new Promise((r) => setTimeout(r, 20_000));
+  console.log(`idle for 20 s: ${cpuSplit(before, cpuSnapshot(pids))}`);
+  }
 
   if (phases.has('paced')) {
   const pids = stackPids();

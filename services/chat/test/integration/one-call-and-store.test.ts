@@ -107,6 +107,20 @@ describe('one call to the chatbot service per message', () => {
     expect((await rpcError(ask('ten!!!'))).code).toBe(Code.NotFound);
   });
 
+  it('shows a change on the next message of every chat instance that cached the chatbot', async () => {
+    const bot = await stack.newChatbot({ name: 'Front desk', knowledge: ['We open at nine.'] });
+    const instances = [stack, await stack.startChat({})];
+    const ask = (i: number, message: string) => sendMessage(instances[i].parts.deps, visitor(bot.uniqueId, message, { sessionId: `replica-${i}` }));
+    for (let i = 0; i < 2; i++) for (const message of ['one', 'two']) await ask(i, message);
+    for (let i = 0; i < 2; i++) expect(instances[i].parts.deps.promptCache!.get(bot.uniqueId)?.chatbot.name).toBe('Front desk');
+
+    await stack.chatbots.updateChatbot({ ownerId: bot.ownerId, chatbotId: bot.id, name: 'Reception' });
+    for (let i = 0; i < 2; i++) {
+      await ask(i, 'three');
+      expect(stack.fake.requests.at(-1)!.messages[0].content).toContain('Reception');
+    }
+  });
+
   it('does not keep retrieved passages, which depend on the message', async () => {
     const bot = await stack.newChatbot({ knowledge: ['x'.repeat(500)] });
     const small = await stack.startChat({ PROMPT_KNOWLEDGE_CHARS: '100' });
