@@ -18,6 +18,7 @@ import { publishChatbotDeleted } from './chatbots/chatbot-deleted.publisher.ts';
 import { billingPlanLookup } from './chatbots/owner-plan.ts';
 import type { ChatbotConfig } from './config.ts';
 import { startChatbotInteractionWorker } from './interactions/chatbot-interaction.job.ts';
+import { startPruningProcessedInteractions } from './interactions/prune-processed-interactions.ts';
 import { recordInteraction } from './interactions/record-interaction.ts';
 import { knowledgeTextCache } from './knowledge/knowledge-text-cache.ts';
 import { SEARCH_SESSION_SETTINGS } from './knowledge/retrieve.ts';
@@ -70,6 +71,9 @@ export async function createChatbotService(
       ? undefined
       : startChatbotInteractionWorker({ redis, logger, prefix: config.QUEUE_PREFIX, recordInteraction: (input) => recordInteraction({ db: prisma }, input) });
 
+  // With the workers: a process that counts interactions also forgets the old ones.
+  const stopPruning = opts.workers === false ? undefined : startPruningProcessedInteractions(prisma, logger);
+
   const app = createServiceApp({
     logger,
     routes: chatbotRoutes(deps),
@@ -84,6 +88,7 @@ export async function createChatbotService(
     closers: [
       // The worker first: close() waits for the jobs in flight to finish before it resolves.
       async () => chatbotInteractionWorker?.close(),
+      async () => stopPruning?.(),
       () => chatbotDeleted.close(),
       () => redis.quit(),
       () => prisma.$disconnect(),

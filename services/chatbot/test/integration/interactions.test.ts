@@ -6,6 +6,7 @@ import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { ChatbotInteractionSchema } from '@parley/proto/parley/events/v1/chatbot_interaction_pb.js';
 import { createProducer, QUEUES, type Producer } from '@parley/common/queues.ts';
+import { PROCESSED_INTERACTION_RETENTION_MS, pruneProcessedInteractions } from '../../src/interactions/prune-processed-interactions.ts';
 import { recordInteraction } from '../../src/interactions/record-interaction.ts';
 import { createChatbotService } from '../../src/service.ts';
 import { logger, newOwner, startChatbotService, type TestChatbotService } from './harness.ts';
@@ -147,5 +148,27 @@ describe('wiring', () => {
     } finally {
       for (const close of quiet.closers) await close();
     }
+  });
+});
+
+describe('pruning counted request ids', () => {
+  it('forgets the request ids counted before the cut-off, in batches, and keeps the recent ones', async () => {
+    const chatbotId = await newChatbot();
+    const old = Array.from({ length: 12 }, () => `old-${randomUUID()}`);
+    for (const requestId of old) await recordInteraction({ db: svc.db }, { requestId, chatbotId, occurredAt: new Date() });
+    const recent = `recent-${randomUUID()}`;
+    await recordInteraction({ db: svc.db }, { requestId: recent, chatbotId, occurredAt: new Date() });
+    const eightDaysAgo = new Date(Date.now() - 8 * 24 * 3600_000);
+    await svc.db.processedInteraction.updateMany({ where: { requestId: { in: old } }, data: { createdAt: eightDaysAgo } });
+
+    // Batches of 5: the 12 (and any older rows of this file's other tests) go in several statements.
+    const deleted = await pruneProcessedInteractions(svc.db, new Date(Date.now() - PROCESSED_INTERACTION_RETENTION_MS), 5);
+    expect(deleted).toBeGreaterThanOrEqual(12);
+    expect(await svc.db.processedInteraction.count({ where: { requestId: { in: old } } })).toBe(0);
+    expect(await svc.db.processedInteraction.count({ where: { requestId: recent } })).toBe(1);
+    // The counts themselves stay; a recent id is still a duplicate.
+    expect((await stats(chatbotId)).interactions).toBe(13);
+    expect(await recordInteraction({ db: svc.db }, { requestId: recent, chatbotId, occurredAt: new Date() })).toBe('duplicate');
+    expect(await pruneProcessedInteractions(svc.db, new Date(Date.now() - PROCESSED_INTERACTION_RETENTION_MS))).toBe(0);
   });
 });
