@@ -79,12 +79,14 @@ async function prepare(deps: PublicChatDeps, raw: RawMessageInput): Promise<Prep
   const uniqueId = input.uniqueId.trim();
   const budgetChars = deps.model ? deps.limits.promptKnowledgeChars : 0; // offline mode always quotes retrieved passages
   // What this instance knows of the chatbot from its earlier messages: the prompt knowledge it
-  // cached, or at least the chatbot's id and owner. Its history and its owner's credit are then
-  // read while the rate limits are counted (and the chatbot service answers, when it is asked),
-  // and used only once the chatbot is confirmed to be the same one.
+  // cached, or at least the chatbot's id and owner. The conversation's history is then read while
+  // the rate limits are counted, and the owner's credit checked once the message is admitted
+  // (while the chatbot service answers, when it is asked); both are used only once the chatbot is
+  // confirmed to be the same one. A refused message thus costs one indexed read at most, never a
+  // call to billing.
   const cached = deps.model ? deps.promptCache?.get(uniqueId) : undefined;
   const known = cached?.chatbot ?? (deps.model ? deps.knownChatbots?.get(uniqueId) : undefined);
-  const early = known ? { chatbot: known, ...historyAndCredit(deps, input, known) } : undefined;
+  const earlyHistory = known ? recentTurns(deps, input, known.id) : undefined;
   let revision: string | null | undefined;
   try {
     ({ revision } = await deps.rateLimiter.take({ uniqueId: input.uniqueId, clientIp: input.clientIp, revisionOf: known?.id }));
@@ -93,6 +95,7 @@ async function prepare(deps: PublicChatDeps, raw: RawMessageInput): Promise<Prep
     deps.logger.warn({ err: (err as Error).message }, 'rate limit check failed');
     throw unavailableToUser(ANSWER_FAILED);
   }
+  const earlyCredit = known ? settleLater(assertOwnerHasCredit(deps, known.ownerId)) : undefined;
 
   let combined: ChatbotWithKnowledge | null;
   if (cached && revision !== undefined && cached.revision === revision && cached.budgetChars === budgetChars) {
@@ -131,20 +134,16 @@ async function prepare(deps: PublicChatDeps, raw: RawMessageInput): Promise<Prep
 
   // The credit check and the history are independent, so they are fetched side by side; no credit
   // still answers "unavailable" first, whatever the history gave.
-  const same = early && early.chatbot.id === chatbot.id && early.chatbot.ownerId === chatbot.ownerId;
-  const { history, credit } = same ? early : historyAndCredit(deps, input, chatbot);
+  const same = known && known.id === chatbot.id && known.ownerId === chatbot.ownerId;
+  const history = same ? earlyHistory! : recentTurns(deps, input, chatbot.id);
+  const credit = same ? earlyCredit! : settleLater(assertOwnerHasCredit(deps, chatbot.ownerId));
   await credit;
   return { input, chatbot, receivedAt, prompt: promptFor(deps, input, chatbot, passages, await history), passages: [] };
 }
 
-/** The conversation's recent turns and the owner's credit check, started side by side (awaited later, or never). */
-function historyAndCredit(deps: PublicChatDeps, input: MessageInput, chatbot: { id: string; ownerId: string }) {
-  return {
-    history: settleLater(
-      guard(deps, 'history', () => loadRecentTurns(deps.db, { chatbotId: chatbot.id, sessionId: input.sessionId }, deps.limits.historyChars)),
-    ),
-    credit: settleLater(assertOwnerHasCredit(deps, chatbot.ownerId)),
-  };
+/** The conversation's recent turns, started now (awaited later, or never). */
+function recentTurns(deps: PublicChatDeps, input: MessageInput, chatbotId: string): Promise<Turn[]> {
+  return settleLater(guard(deps, 'history', () => loadRecentTurns(deps.db, { chatbotId, sessionId: input.sessionId }, deps.limits.historyChars)));
 }
 
 function promptFor(deps: PublicChatDeps, input: MessageInput, chatbot: PublicChatbot, knowledge: string[], history: Turn[]): PromptMessage[] {

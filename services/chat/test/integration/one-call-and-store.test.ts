@@ -4,7 +4,9 @@
 // and the owner's credit re-checked at once when it is low.
 import { Code, ConnectError, type Client } from '@connectrpc/connect';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { BillingService } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import type { ChatbotService } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
+import { createServiceClient } from '@parley/common/rpc-client.ts';
 import { recordExchange, loadRecentTurns } from '../../src/public-chat/conversation-store.ts';
 import { sendMessage } from '../../src/public-chat/send-message.ts';
 import { createChatService, type ChatServiceParts } from '../../src/service.ts';
@@ -212,5 +214,27 @@ describe('the credit check', () => {
     await sendMessage(parts.deps, visitor(bot.uniqueId, 'Hello?'));
     await stack.setCredit(bot.ownerId, '0');
     expect((await rpcError(sendMessage(parts.deps, visitor(bot.uniqueId, 'Hello?')))).code).toBe(Code.Unavailable);
+  });
+
+  it('is not asked for a message the rate limits refuse, even for a chatbot the instance knows', async () => {
+    const bot = await stack.newChatbot({ knowledge: ['Some knowledge.'] });
+    await stack.setCredit(bot.ownerId, '0.05'); // a low balance: checked with billing on every message
+    const accounts: string[] = [];
+    const billing = new Proxy(createServiceClient(BillingService, stack.config.BILLING_URL), {
+      get(target, name: string) {
+        const method = (target as unknown as Record<string, (...args: unknown[]) => unknown>)[name];
+        return (...args: unknown[]) => {
+          accounts.push(name);
+          return method.apply(target, args);
+        };
+      },
+    }) as Client<typeof BillingService>;
+    const { config } = await stack.startChat({ CHAT_RATE_PER_VISITOR: '2' });
+    const parts = await createChatService(config, { logger, workers: false, billing });
+    services.push(parts);
+    for (const message of ['one', 'two']) await sendMessage(parts.deps, visitor(bot.uniqueId, message, { clientIp: '198.51.100.9' }));
+    expect(accounts).toEqual(['getAccount', 'getAccount']);
+    expect((await rpcError(sendMessage(parts.deps, visitor(bot.uniqueId, 'three', { clientIp: '198.51.100.9' })))).code).toBe(Code.ResourceExhausted);
+    expect(accounts).toHaveLength(2);
   });
 });
