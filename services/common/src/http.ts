@@ -4,6 +4,7 @@ import express, { type Express, type Request } from 'express';
 import type { ConnectRouter, Interceptor } from '@connectrpc/connect';
 import { expressConnectMiddleware } from '@connectrpc/connect-express';
 import { REQUEST_ID_HEADER, runWithRequestId } from './context.ts';
+import { withDeadline } from './deadline.ts';
 import type { Logger } from './logger.ts';
 import { errorInterceptor } from './rpc-errors.ts';
 
@@ -53,7 +54,7 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
     const results = await Promise.all(
       opts.readiness.map(async ({ name, check }) => {
         try {
-          await withTimeout(check(), 2000);
+          await withDeadline(check(), 2000, 'timed out after 2000 ms');
           return [name, 'ok'] as const;
         } catch (err) {
           return [name, `error: ${(err as Error).message}`] as const;
@@ -79,14 +80,4 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
 
 export function clientIp(req: Request): string {
   return req.ip ?? req.socket.remoteAddress ?? '';
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout;
-  return Promise.race([
-    p.finally(() => clearTimeout(timer)),
-    new Promise<T>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
-    }),
-  ]);
 }

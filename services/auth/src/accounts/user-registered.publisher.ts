@@ -2,6 +2,7 @@
 import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { UserRegisteredSchema } from '@parley/proto/parley/events/v1/user_registered_pb.js';
+import { withDeadline } from '@parley/common/deadline.ts';
 import type { Producer } from '@parley/common/queues.ts';
 import type { AccountUser } from './account-user.ts';
 
@@ -20,15 +21,5 @@ export async function publishUserRegistered(producer: UserRegisteredProducer, us
     occurredAt: timestampFromDate(user.createdAt),
   });
   // The Redis client queues commands while disconnected; a deadline keeps Register from waiting on it.
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await Promise.race([
-      producer.publish(event, userRegisteredJobId(user.id)),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`publish timed out after ${PUBLISH_TIMEOUT_MS} ms`)), PUBLISH_TIMEOUT_MS);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
+  await withDeadline(producer.publish(event, userRegisteredJobId(user.id)), PUBLISH_TIMEOUT_MS, `publish timed out after ${PUBLISH_TIMEOUT_MS} ms`);
 }

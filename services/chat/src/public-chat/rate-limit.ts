@@ -7,6 +7,7 @@
 // @parley/common/public-revision.ts) when the caller knows the chatbot's id, so the chat service
 // can tell whether what it cached is current without another round trip.
 import { tooMany } from '@parley/common/rpc-errors.ts';
+import { withDeadline } from '@parley/common/deadline.ts';
 import { publicRevisionKey } from '@parley/common/public-revision.ts';
 import type { Redis } from '@parley/common/redis.ts';
 
@@ -60,6 +61,8 @@ export function redisRateLimiter(redis: Redis, opts: { prefix: string; limits: R
       if (revisionOf) keys.push(publicRevisionKey(opts.prefix, revisionOf));
       const [result, revision] = (await withDeadline(
         redis.eval(SCRIPT, keys.length, ...keys, opts.limits.perVisitor, opts.limits.perChatbot, WINDOW_MS),
+        REDIS_DEADLINE_MS,
+        `Redis did not answer within ${REDIS_DEADLINE_MS} ms`,
       )) as [number, string | null | undefined];
       if (result === 1) throw tooMany(VISITOR_RATE_LIMITED);
       if (result === 2) throw tooMany(CHATBOT_RATE_LIMITED);
@@ -70,17 +73,3 @@ export function redisRateLimiter(redis: Redis, opts: { prefix: string; limits: R
 
 /** The Redis client queues commands while disconnected; a visitor is not kept waiting on it. */
 const REDIS_DEADLINE_MS = 2000;
-
-async function withDeadline<T>(work: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      work,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`Redis did not answer within ${REDIS_DEADLINE_MS} ms`)), REDIS_DEADLINE_MS);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}

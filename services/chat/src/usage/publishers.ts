@@ -5,6 +5,7 @@ import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { ChatbotInteractionSchema } from '@parley/proto/parley/events/v1/chatbot_interaction_pb.js';
 import { UsageRecordedSchema } from '@parley/proto/parley/events/v1/usage_recorded_pb.js';
+import { withDeadline } from '@parley/common/deadline.ts';
 import type { Producer } from '@parley/common/queues.ts';
 
 export type UsageRecordedProducer = Producer<typeof UsageRecordedSchema>;
@@ -30,19 +31,7 @@ export interface Interaction {
 /** The Redis client queues commands while disconnected; a deadline keeps an answer from hanging on it. */
 const PUBLISH_TIMEOUT_MS = 3000;
 
-async function withDeadline(work: Promise<void>): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await Promise.race([
-      work,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`publish timed out after ${PUBLISH_TIMEOUT_MS} ms`)), PUBLISH_TIMEOUT_MS);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+const published = (work: Promise<void>) => withDeadline(work, PUBLISH_TIMEOUT_MS, `publish timed out after ${PUBLISH_TIMEOUT_MS} ms`);
 
 export function publishUsageRecorded(producer: UsageRecordedProducer, usage: Usage): Promise<void> {
   const event = create(UsageRecordedSchema, {
@@ -55,7 +44,7 @@ export function publishUsageRecorded(producer: UsageRecordedProducer, usage: Usa
     completionTokens: BigInt(usage.completionTokens),
     occurredAt: timestampFromDate(usage.occurredAt),
   });
-  return withDeadline(producer.publish(event, usage.requestId));
+  return published(producer.publish(event, usage.requestId));
 }
 
 export function publishChatbotInteraction(producer: ChatbotInteractionProducer, interaction: Interaction): Promise<void> {
@@ -64,5 +53,5 @@ export function publishChatbotInteraction(producer: ChatbotInteractionProducer, 
     chatbotId: interaction.chatbotId,
     occurredAt: timestampFromDate(interaction.occurredAt),
   });
-  return withDeadline(producer.publish(event, interaction.requestId));
+  return published(producer.publish(event, interaction.requestId));
 }

@@ -2,6 +2,7 @@
 import { create } from '@bufbuild/protobuf';
 import { timestampNow } from '@bufbuild/protobuf/wkt';
 import { ChatbotDeletedSchema } from '@parley/proto/parley/events/v1/chatbot_deleted_pb.js';
+import { withDeadline } from '@parley/common/deadline.ts';
 import type { Producer } from '@parley/common/queues.ts';
 
 export type ChatbotDeletedProducer = Producer<typeof ChatbotDeletedSchema>;
@@ -14,15 +15,5 @@ const PUBLISH_TIMEOUT_MS = 3000;
 export async function publishChatbotDeleted(producer: ChatbotDeletedProducer, chatbot: { id: string; ownerId: string }): Promise<void> {
   const event = create(ChatbotDeletedSchema, { chatbotId: chatbot.id, ownerId: chatbot.ownerId, occurredAt: timestampNow() });
   // The Redis client queues commands while disconnected; a deadline keeps the delete from hanging on it.
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await Promise.race([
-      producer.publish(event, chatbotDeletedJobId(chatbot.id)),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`publish timed out after ${PUBLISH_TIMEOUT_MS} ms`)), PUBLISH_TIMEOUT_MS);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
+  await withDeadline(producer.publish(event, chatbotDeletedJobId(chatbot.id)), PUBLISH_TIMEOUT_MS, `publish timed out after ${PUBLISH_TIMEOUT_MS} ms`);
 }
