@@ -2,7 +2,7 @@
 // credit: the usage record, the debit and its ledger entry are written in one transaction, once per
 // request id however often the event is delivered (retries, duplicates, concurrent workers).
 import { failedPrecondition, invalid } from '@parley/common/rpc-errors.ts';
-import type { PrismaClient, UsageRecord } from '../generated/prisma/client.ts';
+import { Prisma, type PrismaClient, type UsageRecord } from '../generated/prisma/client.ts';
 import { openAccountInTransaction } from '../accounts/open-account.ts';
 import { parseUserId } from '../accounts/user-id.ts';
 
@@ -53,60 +53,42 @@ type ParsedUsage = ReturnType<typeof parseUsage>;
 /**
  * The usual case, an owner whose account exists, in one statement (one round trip, committed on its
  * own): the usage record, the debit and its ledger entry, or nothing at all when the request id was
- * already recorded. Costs are computed by Postgres in NUMERIC: integer tokens × a price with 4
- * decimals × 0.000001 is exact at 10 decimals (multiplying, unlike dividing, never rounds). A
- * concurrent duplicate waits on the request id's unique index for the first one's commit and then
- * inserts nothing, so it debits nothing; concurrent debits of one account queue on its row and each
- * applies to the balance the previous one left. Null when there is no account yet.
+ * already recorded (a concurrent duplicate inserts no record, so it debits nothing); concurrent
+ * debits of one account queue on its row and each applies to the balance the previous one left.
+ * Null when there is no account yet.
  */
 async function recordOnExistingAccount(db: PrismaClient, usage: ParsedUsage): Promise<RecordUsageResult | null> {
   const [outcome] = await db.$queryRaw<(Partial<UsageRecord> & { priced: boolean; has_account: boolean })[]>`
-    WITH inserted AS (
-      INSERT INTO "UsageRecord" ("id", "requestId", "userId", "chatbotId", "chatbotName", "model",
-        "promptTokens", "completionTokens", "totalTokens", "promptCost", "completionCost", "totalCost", "occurredAt")
-      SELECT gen_random_uuid(), ${usage.requestId}, a."userId", ${usage.chatbotId}, ${usage.chatbotName}, p."modelId",
-        t.prompt, t.completion, t.prompt + t.completion,
-        t.prompt * p."inputPricePerMillion" * 0.000001,
-        t.completion * p."outputPricePerMillion" * 0.000001,
-        t.prompt * p."inputPricePerMillion" * 0.000001 + t.completion * p."outputPricePerMillion" * 0.000001,
-        ${usage.occurredAt.toISOString()}::timestamptz
-      FROM "ModelPrice" p, "Account" a, (SELECT ${usage.promptTokens}::integer AS prompt, ${usage.completionTokens}::integer AS completion) t
-      WHERE p."modelId" = ${usage.model} AND a."userId" = ${usage.userId}
-      ON CONFLICT ("requestId") DO NOTHING
-      RETURNING *
-    ), debit AS (
+    WITH inserted AS (${usageInsert(usage, true)}), debit AS (
       -- The balance may go negative: the answer was already given and must be paid for.
       UPDATE "Account" AS a SET "creditBalance" = a."creditBalance" - i."totalCost", "updatedAt" = now()
         FROM inserted AS i WHERE a."userId" = i."userId"
-      RETURNING a."userId"
     ), ledger AS (
       INSERT INTO "CreditLedgerEntry" ("id", "userId", "amount", "reason", "reference")
-      SELECT gen_random_uuid(), i."userId", -i."totalCost", ${USAGE_DEBIT_REASON}, 'usage:' || i."requestId" FROM inserted AS i
-      RETURNING "id"
+      SELECT gen_random_uuid(), i."userId", -i."totalCost", ${USAGE_DEBIT_REASON}, ${usageDebitReference(usage.requestId)} FROM inserted AS i
     )
     SELECT i.*, EXISTS (SELECT 1 FROM "ModelPrice" WHERE "modelId" = ${usage.model}) AS priced,
-           EXISTS (SELECT 1 FROM "Account" WHERE "userId" = ${usage.userId}) AS has_account,
-           (SELECT count(*) FROM debit) + (SELECT count(*) FROM ledger) AS written
+           EXISTS (SELECT 1 FROM "Account" WHERE "userId" = ${usage.userId}) AS has_account
       FROM (SELECT 1) AS one LEFT JOIN inserted AS i ON true`;
   // A configuration problem, not a bad event: once the price is added, the failed job can be retried.
   if (!outcome.priced) throw failedPrecondition(`unknown model "${usage.model}": it has no price in ModelPrice`);
   if (outcome.id) {
-    const { priced: _priced, has_account: _hasAccount, written: _written, ...usageRecord } = outcome as typeof outcome & { written: unknown };
+    const { priced: _priced, has_account: _hasAccount, ...usageRecord } = outcome;
     return { recorded: true, usageRecord: usageRecord as UsageRecord };
   }
   if (!outcome.has_account) return null;
   return { recorded: false, usageRecord: await db.usageRecord.findUniqueOrThrow({ where: { requestId: usage.requestId } }) };
 }
 
-/** An owner without an account yet (usage reported before their signup was processed): opens it, then records and debits, in one transaction. */
-function recordOpeningAccount(deps: RecordUsageDeps, usage: ParsedUsage): Promise<RecordUsageResult> {
-  return deps.prisma.$transaction(async (tx) => {
-    const price = await tx.modelPrice.findUnique({ where: { modelId: usage.model } });
-    if (!price) throw failedPrecondition(`unknown model "${usage.model}": it has no price in ModelPrice`);
-
-    await openAccountInTransaction(tx, usage.userId, deps.initialCredit);
-
-    const inserted = await tx.$queryRaw<{ id: string }[]>`
+/**
+ * The usage record, costed by Postgres from the model's price, or nothing when the request id is
+ * already recorded (or, with `existingAccountOnly`, when the owner has no account). Costs are
+ * computed in NUMERIC: integer tokens × a price with 4 decimals × 0.000001 is exact at 10 decimals
+ * (multiplying, unlike dividing, never rounds). A concurrent duplicate waits on the request id's
+ * unique index for the first one's commit and then inserts nothing.
+ */
+function usageInsert(usage: ParsedUsage, existingAccountOnly: boolean): Prisma.Sql {
+  return Prisma.sql`
       INSERT INTO "UsageRecord" ("id", "requestId", "userId", "chatbotId", "chatbotName", "model",
         "promptTokens", "completionTokens", "totalTokens", "promptCost", "completionCost", "totalCost", "occurredAt")
       SELECT gen_random_uuid(), ${usage.requestId}, ${usage.userId}, ${usage.chatbotId}, ${usage.chatbotName}, p."modelId",
@@ -117,8 +99,20 @@ function recordOpeningAccount(deps: RecordUsageDeps, usage: ParsedUsage): Promis
         ${usage.occurredAt.toISOString()}::timestamptz
       FROM "ModelPrice" p, (SELECT ${usage.promptTokens}::integer AS prompt, ${usage.completionTokens}::integer AS completion) t
       WHERE p."modelId" = ${usage.model}
+        ${existingAccountOnly ? Prisma.sql`AND EXISTS (SELECT 1 FROM "Account" WHERE "userId" = ${usage.userId})` : Prisma.empty}
       ON CONFLICT ("requestId") DO NOTHING
-      RETURNING "id"`;
+      RETURNING *`;
+}
+
+/** An owner without an account yet (usage reported before their signup was processed): opens it, then records and debits, in one transaction. */
+function recordOpeningAccount(deps: RecordUsageDeps, usage: ParsedUsage): Promise<RecordUsageResult> {
+  return deps.prisma.$transaction(async (tx) => {
+    const price = await tx.modelPrice.findUnique({ where: { modelId: usage.model } });
+    if (!price) throw failedPrecondition(`unknown model "${usage.model}": it has no price in ModelPrice`);
+
+    await openAccountInTransaction(tx, usage.userId, deps.initialCredit);
+
+    const inserted = await tx.$queryRaw<{ id: string }[]>(usageInsert(usage, false));
 
     const usageRecord = await tx.usageRecord.findUniqueOrThrow({ where: { requestId: usage.requestId } });
     if (inserted.length === 0) return { recorded: false, usageRecord };
