@@ -6,7 +6,7 @@ import { currentRequestId, runWithRequestId } from '../src/context.ts';
 import { createServiceApp } from '../src/http.ts';
 import { createLogger } from '../src/logger.ts';
 import { createServiceClient } from '../src/rpc-client.ts';
-import { invalid } from '../src/rpc-errors.ts';
+import { invalid, unavailableToUser, USER_MESSAGE_HEADER } from '../src/rpc-errors.ts';
 import { serveApp } from '../src/testing/serve.ts';
 
 let url: string;
@@ -23,6 +23,8 @@ beforeAll(async () => {
           if (req.token === 'slow') await new Promise((r) => setTimeout(r, 500));
           if (req.token === 'crash') throw new Error('secret internals');
           if (req.token === 'bad') throw invalid('Token is malformed');
+          if (req.token === 'busy') throw unavailableToUser('Busy right now');
+          if (req.token === 'big') return { user: create(UserSchema, { id: '2', name: 'é'.repeat(300_000) }) };
           return { user: create(UserSchema, { id: '1', name: currentRequestId() ?? '' }) };
         },
         async register() { throw new Error('unused'); },
@@ -54,6 +56,28 @@ describe('service app and clients', () => {
     expect(err).toBeInstanceOf(ConnectError);
     expect((err as ConnectError).code).toBe(Code.Internal);
     expect((err as ConnectError).rawMessage).toBe('Internal error');
+  });
+
+  it('carries error metadata and large answers through unary calls', async () => {
+    const client = createServiceClient(AuthService, url);
+    const err = await client.authenticate({ token: 'busy' }).catch((e: ConnectError) => e);
+    expect(err).toMatchObject({ code: Code.Unavailable, rawMessage: 'Busy right now' });
+    expect((err as ConnectError).metadata.get(USER_MESSAGE_HEADER)).toBe('true');
+    const big = await client.authenticate({ token: 'big' });
+    expect(big.user?.name).toBe('é'.repeat(300_000));
+  });
+
+  it('cancels a call when its signal aborts, and reports an unreachable service as unavailable', async () => {
+    const client = createServiceClient(AuthService, url);
+    const abort = new AbortController();
+    const call = client.authenticate({ token: 'slow' }, { signal: abort.signal });
+    setTimeout(() => abort.abort(), 20);
+    await expect(call).rejects.toMatchObject({ code: Code.Canceled });
+    const aborted = AbortSignal.abort();
+    await expect(client.authenticate({ token: 't' }, { signal: aborted })).rejects.toMatchObject({ code: Code.Canceled });
+    // Nothing listens on port 9 (discard) here.
+    const nowhere = createServiceClient(AuthService, 'http://127.0.0.1:9');
+    await expect(nowhere.authenticate({ token: 't' })).rejects.toMatchObject({ code: Code.Unavailable });
   });
 
   it('answers /healthz always and /readyz only when its dependencies answer', async () => {
