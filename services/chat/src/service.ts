@@ -25,6 +25,7 @@ import { knownChatbots } from './public-chat/known-chatbots.ts';
 import { promptCache } from './public-chat/prompt-cache.ts';
 import { creditCache } from './public-chat/owner-credit.ts';
 import { redisRateLimiter } from './public-chat/rate-limit.ts';
+import { EXCHANGE_POOL_SIZE, EXCHANGE_SESSION_SETTINGS } from './public-chat/conversation-store.ts';
 import { publishChatbotInteraction, publishUsageRecorded } from './usage/publishers.ts';
 import type { ChatConfig } from './config.ts';
 import { chatRoutes, type ChatRpcDeps } from './rpc.ts';
@@ -52,6 +53,11 @@ export async function createChatService(
 ): Promise<ChatServiceParts> {
   const { logger } = opts;
   const prisma = new PrismaClient({ adapter: prismaAdapter({ databaseUrl: config.DATABASE_URL, schema: config.CHAT_DB_SCHEMA }) });
+  // Answered exchanges are stored on sessions of their own that do not wait for the WAL flush (see
+  // EXCHANGE_SESSION_SETTINGS); every other write of the service keeps the main pool's durability.
+  const exchanges = new PrismaClient({
+    adapter: prismaAdapter({ databaseUrl: config.DATABASE_URL, schema: config.CHAT_DB_SCHEMA, poolSize: EXCHANGE_POOL_SIZE, settings: EXCHANGE_SESSION_SETTINGS }),
+  });
   const redis = createRedis(config.REDIS_URL);
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
   const usageRecorded = createProducer(redis, QUEUES.usageRecorded, UsageRecordedSchema, { prefix: config.QUEUE_PREFIX });
@@ -68,6 +74,7 @@ export async function createChatService(
 
   const deps: ChatRpcDeps = {
     db: prisma,
+    exchanges,
     logger,
     chatbots,
     billing,
@@ -117,6 +124,7 @@ export async function createChatService(
       () => chatbotInteraction.close(),
       () => redis.quit(),
       () => prisma.$disconnect(),
+      () => exchanges.$disconnect(),
     ],
   };
 }

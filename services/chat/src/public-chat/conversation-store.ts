@@ -4,6 +4,18 @@ import { randomUUID } from 'node:crypto';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import { fitHistory, type Turn } from './build-prompt.ts';
 
+/**
+ * The sessions that store answered exchanges commit without waiting for the WAL to reach the disk
+ * (ADR 0007). The exchange has already been answered when it is stored, so waiting for the flush
+ * only delayed the visitor (about 1 ms of each answer here); what it risks is bounded: if the
+ * database server itself crashes, the exchanges committed in its last moments (at most three
+ * wal_writer_delay, 0.6 s by default) are missing from the owner's history. Nothing is ever
+ * half-written: PostgreSQL replays the WAL up to a consistent point. Every other write of the
+ * service (deleting a deleted chatbot's conversations) keeps the default, as does billing.
+ */
+export const EXCHANGE_SESSION_SETTINGS = { synchronous_commit: 'off' };
+export const EXCHANGE_POOL_SIZE = 5;
+
 /** Messages read for the prompt's history at most; the character budget usually stops sooner. */
 const MAX_HISTORY_MESSAGES = 40;
 
@@ -42,6 +54,7 @@ export interface Exchange extends ConversationKey {
  * the second updates the row the first created.
  */
 export async function recordExchange(db: PrismaClient, x: Exchange): Promise<void> {
+  // `db` is the service's exchange pool (EXCHANGE_SESSION_SETTINGS) or, in tests, any client.
   await db.$executeRaw`
     WITH conversation AS (
       INSERT INTO "Conversation" ("id", "chatbotId", "ownerId", "sessionId", "userIp", "userAgent", "messageCount", "createdAt", "updatedAt")

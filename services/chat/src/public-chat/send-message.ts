@@ -37,6 +37,8 @@ export interface PublicChatLimits {
 
 export interface PublicChatDeps {
   db: PrismaClient;
+  /** Where answered exchanges are stored: a pool whose sessions commit without waiting for the flush (conversation-store.ts); none: `db`. */
+  exchanges?: PrismaClient;
   logger: Logger;
   chatbots: Client<typeof ChatbotService>;
   billing: Client<typeof BillingService>;
@@ -219,7 +221,7 @@ async function finish(deps: PublicChatDeps, turn: PreparedTurn, text: string, us
   const log = deps.logger.child({ requestId, chatbotId: chatbot.id });
   // Storing the exchange and publishing its two events are independent: all three go side by side.
   const writes: Promise<void>[] = [
-    recordExchange(deps.db, {
+    recordExchange(deps.exchanges ?? deps.db, {
       chatbotId: chatbot.id,
       ownerId: chatbot.ownerId,
       sessionId: input.sessionId,

@@ -195,6 +195,24 @@ describe('storing an exchange', () => {
       [2, null, null],
     ]);
   });
+
+  it('stores answered exchanges on sessions that do not wait for the flush, and nothing else there', async () => {
+    const setting = async (db: typeof stack.parts.prisma, name: string) =>
+      (await db.$queryRawUnsafe<{ value: string }[]>(`SELECT current_setting('${name}') AS value`))[0].value;
+    const { exchanges } = stack.parts.deps;
+    expect(exchanges).toBeDefined();
+    expect(await setting(exchanges!, 'synchronous_commit')).toBe('off');
+    expect(await setting(exchanges!, 'search_path')).toBe(await setting(stack.parts.prisma, 'search_path'));
+    expect(await setting(stack.parts.prisma, 'synchronous_commit')).toBe('on');
+
+    // A visitor's exchange goes through that pool: with it closed, the answer is still given but nothing is stored.
+    const { parts } = await countingChat();
+    const bot = await stack.newChatbot({ knowledge: ['We open at nine.'] });
+    const broken = { ...parts.deps, exchanges: { $executeRaw: () => Promise.reject(new Error('exchange pool used')) } as unknown as typeof exchanges };
+    const answer = await sendMessage(broken, visitor(bot.uniqueId, 'When do you open?', { sessionId: 'pool-check' }));
+    expect(answer.message).toContain('When do you open?');
+    expect(await stack.parts.prisma.conversation.count({ where: { chatbotId: bot.id, sessionId: 'pool-check' } })).toBe(0);
+  });
 });
 
 describe('the credit check', () => {
