@@ -3,6 +3,7 @@
 import express, { type Express, type Request } from 'express';
 import type { ConnectRouter, Interceptor } from '@connectrpc/connect';
 import { expressConnectMiddleware } from '@connectrpc/connect-express';
+import { unaryRoutes } from './connect-unary.ts';
 import { REQUEST_ID_HEADER, runWithRequestId } from './context.ts';
 import { withDeadline } from './deadline.ts';
 import type { Logger } from './logger.ts';
@@ -65,11 +66,23 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', checks: Object.fromEntries(results) });
   });
   opts.extend?.(app);
+  const readMaxBytes = 8 * 1024 * 1024;
+  // Binary unary calls (every call between the services) are answered by the lean handler when no
+  // interceptor beyond the error one is asked for; the rest by the generic Connect handler.
+  const lean = opts.interceptors?.length ? undefined : unaryRoutes();
+  if (lean) {
+    app.use(
+      lean.handler({
+        readMaxBytes,
+        onUnexpected: (err, procedure) => opts.logger.error({ err, procedure }, 'unhandled error in RPC'),
+      }),
+    );
+  }
   app.use(
     expressConnectMiddleware({
-      routes: opts.routes,
+      routes: (router) => opts.routes(lean ? lean.recording(router) : router),
       interceptors: [errorInterceptor(opts.logger), ...(opts.interceptors ?? [])],
-      readMaxBytes: 8 * 1024 * 1024,
+      readMaxBytes,
     }),
   );
   app.use((_req, res) => {

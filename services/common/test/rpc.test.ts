@@ -1,7 +1,9 @@
-import { create } from '@bufbuild/protobuf';
-import { Code, ConnectError } from '@connectrpc/connect';
-import { AuthService, UserSchema } from '@parley/proto/parley/auth/v1/auth_pb.js';
+import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+import { Code, ConnectError, createConnectRouter } from '@connectrpc/connect';
+import express from 'express';
+import { AuthenticateRequestSchema, AuthenticateResponseSchema, AuthService, UserSchema } from '@parley/proto/parley/auth/v1/auth_pb.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { unaryRoutes } from '../src/connect-unary.ts';
 import { currentRequestId, runWithRequestId } from '../src/context.ts';
 import { createServiceApp } from '../src/http.ts';
 import { createLogger } from '../src/logger.ts';
@@ -78,6 +80,65 @@ describe('service app and clients', () => {
     // Nothing listens on port 9 (discard) here.
     const nowhere = createServiceClient(AuthService, 'http://127.0.0.1:9');
     await expect(nowhere.authenticate({ token: 't' })).rejects.toMatchObject({ code: Code.Unavailable });
+  });
+
+  it('answers binary unary calls itself and everything else as the generic Connect handler does', async () => {
+    const path = `${url}/parley.auth.v1.AuthService/Authenticate`;
+    const binary = (body: Uint8Array, headers: Record<string, string> = {}) =>
+      fetch(path, { method: 'POST', headers: { 'content-type': 'application/proto', ...headers }, body: body as BodyInit });
+    // JSON (as curl or a browser client sends it) goes to the generic handler.
+    const json = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: 't' }) });
+    expect(json.status).toBe(200);
+    expect(((await json.json()) as { user: { id: string } }).user.id).toBe('1');
+    const jsonError = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: 'busy' }) });
+    const binaryError = await binary(toBinary(AuthenticateRequestSchema, create(AuthenticateRequestSchema, { token: 'busy' })));
+    for (const res of [jsonError, binaryError]) {
+      expect(res.status).toBe(503);
+      expect(res.headers.get('content-type')).toBe('application/json');
+      expect(res.headers.get(USER_MESSAGE_HEADER)).toBe('true');
+      expect(await res.json()).toEqual({ code: 'unavailable', message: 'Busy right now' });
+    }
+    // A body that is not the request message, and one over the size limit.
+    const garbage = await binary(new Uint8Array([0xff, 0xff, 0xff, 0xff, 0xff]));
+    expect(garbage.status).toBe(400);
+    expect(((await garbage.json()) as { code: string }).code).toBe('invalid_argument');
+    const huge = await binary(new Uint8Array(8 * 1024 * 1024 + 1));
+    expect(huge.status).toBe(429);
+    expect(((await huge.json()) as { code: string }).code).toBe('resource_exhausted');
+    // An unexpected failure is logged and answered as Internal, with nothing of its message.
+    const crash = await binary(toBinary(AuthenticateRequestSchema, create(AuthenticateRequestSchema, { token: 'crash' })));
+    expect(crash.status).toBe(500);
+    expect(await crash.json()).toEqual({ code: 'internal', message: 'Internal error' });
+    // A method the service does not have.
+    const unknown = await fetch(`${url}/parley.auth.v1.AuthService/Nothing`, { method: 'POST', headers: { 'content-type': 'application/proto' }, body: new Uint8Array() });
+    expect(unknown.status).toBe(404);
+  });
+
+  it('passes to the generic handler only what the lean one does not answer', async () => {
+    const lean = unaryRoutes();
+    lean.recording(createConnectRouter()).service(AuthService, { authenticate: async () => ({ user: create(UserSchema, { id: 'lean' }) }) });
+    const app = express();
+    app.use(lean.handler({ readMaxBytes: 1024, onUnexpected: () => {} }));
+    app.use((_req, res) => {
+      res.status(418).end();
+    });
+    const served = await serveApp(app);
+    try {
+      const path = `${served.url}/parley.auth.v1.AuthService/Authenticate`;
+      const body = toBinary(AuthenticateRequestSchema, create(AuthenticateRequestSchema, { token: 't' })) as BodyInit;
+      const ok = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/proto' }, body });
+      expect(ok.status).toBe(200);
+      expect(fromBinary(AuthenticateResponseSchema, new Uint8Array(await ok.arrayBuffer())).user?.id).toBe('lean');
+      const passed = await Promise.all([
+        fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }),
+        fetch(path, { method: 'POST', headers: { 'content-type': 'application/proto', 'content-encoding': 'gzip' }, body }),
+        fetch(path, { method: 'GET' }),
+        fetch(`${served.url}/parley.auth.v1.AuthService/Login`, { method: 'POST', headers: { 'content-type': 'application/proto' }, body }),
+      ]);
+      expect(passed.map((r) => r.status)).toEqual([418, 418, 418, 418]);
+    } finally {
+      await served.close();
+    }
   });
 
   it('answers /healthz always and /readyz only when its dependencies answer', async () => {
