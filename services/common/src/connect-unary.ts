@@ -15,6 +15,7 @@ import { create, fromBinary, toBinary, type DescMessage, type DescMethodUnary, t
 import { Code, ConnectError, createHandlerContext, type ConnectRouter, type HandlerContext } from '@connectrpc/connect';
 import { codeToHttpStatus, errorToJsonBytes, parseTimeout, trailerMux } from '@connectrpc/connect/protocol-connect';
 import type { RequestHandler } from 'express';
+import { headersFromNode } from './node-headers.ts';
 
 type UnaryMethodImpl = (request: unknown, context: HandlerContext) => unknown;
 
@@ -110,7 +111,7 @@ async function answer(
     requestMethod: 'POST',
     url,
     timeoutMs: timeout.timeoutMs,
-    requestHeader: toHeaders(requestHeaders),
+    requestHeader: headersFromNode(requestHeaders),
     responseHeader: { 'content-type': 'application/proto' },
   });
   // A caller that hangs up aborts the context, as the generic handler does.
@@ -171,11 +172,3 @@ const tooLarge = (max: number) => new ConnectError(`message size is larger than 
 
 const single = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
-function toHeaders(raw: IncomingHttpHeaders): Headers {
-  const headers = new Headers();
-  for (const [key, value] of Object.entries(raw)) {
-    if (Array.isArray(value)) for (const v of value) headers.append(key, v);
-    else if (value !== undefined) headers.set(key, value);
-  }
-  return headers;
-}

@@ -7,12 +7,13 @@
 // through async iterables, linked abort signals and a "sentinel" error it builds on every call,
 // which made a call between two services cost about twice the CPU of the HTTP exchange itself
 // (docs/benchmarks.md). Streaming calls still go through that transport.
-import { Agent, request, type IncomingHttpHeaders } from 'node:http';
+import { Agent, request } from 'node:http';
 import { create, fromBinary, toBinary, type DescMessage, type DescMethodUnary, type DescService, type MessageInitShape } from '@bufbuild/protobuf';
 import { Code, ConnectError, createClient, type Client, type Interceptor, type Transport, type UnaryResponse } from '@connectrpc/connect';
 import { codeFromHttpStatus, errorFromJsonBytes, trailerDemux } from '@connectrpc/connect/protocol-connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { currentRequestId, REQUEST_ID_HEADER } from './context.ts';
+import { headersFromNode } from './node-headers.ts';
 
 const requestIdInterceptor: Interceptor = (next) => async (req) => {
   const id = currentRequestId();
@@ -98,7 +99,7 @@ function unaryTransport(baseUrl: string, defaultTimeoutMs: number, streaming: Tr
           res.on('end', () => {
             if (settled) return;
             const bytes = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-            const [responseHeader, trailer] = trailerDemux(toHeaders(res.headers));
+            const [responseHeader, trailer] = trailerDemux(headersFromNode(res.headers));
             const status = res.statusCode ?? 0;
             const contentType = responseHeader.get('content-type') ?? '';
             try {
@@ -140,14 +141,6 @@ function errorOf(status: number, contentType: string, bytes: Uint8Array, header:
   }
 }
 
-function toHeaders(raw: IncomingHttpHeaders): Headers {
-  const headers = new Headers();
-  for (const [key, value] of Object.entries(raw)) {
-    if (Array.isArray(value)) for (const v of value) headers.append(key, v);
-    else if (value !== undefined) headers.set(key, value);
-  }
-  return headers;
-}
 
 function canceled(signal: AbortSignal): ConnectError {
   return ConnectError.from(signal.reason ?? new Error('This operation was aborted'), Code.Canceled);
