@@ -37,9 +37,12 @@ export function publicChatRoutes(clients: Clients, opts: PublicChatOptions): Rou
       clientIp: clientIp(req),
       userAgent: req.get('user-agent') ?? '',
     };
-    // The visitor leaving stops the answer (and the model call behind it).
+    // The visitor leaving stops the answer (and the model call behind it); a finished answer has
+    // nothing to stop (and aborting would only build an unused DOMException per message).
     const abort = new AbortController();
-    res.on('close', () => abort.abort());
+    res.on('close', () => {
+      if (!res.writableFinished) abort.abort();
+    });
     const callOptions = { timeoutMs: opts.timeoutMs, signal: abort.signal };
 
     if (!wantsEventStream(req)) {
