@@ -25,6 +25,7 @@ import { knownChatbots } from './public-chat/known-chatbots.ts';
 import { promptCache } from './public-chat/prompt-cache.ts';
 import { creditCache } from './public-chat/owner-credit.ts';
 import { redisRateLimiter } from './public-chat/rate-limit.ts';
+import { redisRecentTurns } from './public-chat/recent-turns.ts';
 import { EXCHANGE_POOL_SIZE, EXCHANGE_SESSION_SETTINGS } from './public-chat/conversation-store.ts';
 import { publishChatbotInteraction, publishUsageRecorded } from './usage/publishers.ts';
 import type { ChatConfig } from './config.ts';
@@ -72,6 +73,7 @@ export async function createChatService(
   } else model = null;
   if (!model) logger.warn('OPENAI_API_KEY is not set: chatbots answer in offline mode, quoting their knowledge base');
 
+  const recentTurns = redisRecentTurns(redis, config.QUEUE_PREFIX);
   const deps: ChatRpcDeps = {
     db: prisma,
     exchanges,
@@ -81,6 +83,7 @@ export async function createChatService(
     creditCache: creditCache(),
     knownChatbots: knownChatbots(),
     promptCache: promptCache(),
+    recentTurns,
     model,
     rateLimiter: redisRateLimiter(redis, {
       prefix: config.QUEUE_PREFIX,
@@ -104,6 +107,7 @@ export async function createChatService(
           logger,
           prefix: config.QUEUE_PREFIX,
           deleteConversations: (chatbotId) => deleteChatbotConversations(prisma, chatbotId),
+          forgetRecentTurns: (chatbotId) => recentTurns.forgetChatbot(chatbotId),
         });
 
   const app = createServiceApp({

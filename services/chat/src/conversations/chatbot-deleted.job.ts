@@ -1,4 +1,5 @@
-// Consumes the chatbot service's ChatbotDeleted events: removes the chatbot's conversations.
+// Consumes the chatbot service's ChatbotDeleted events: removes the chatbot's conversations, and
+// the recent turns kept for them in Redis.
 import type { Worker } from 'bullmq';
 import { ChatbotDeletedSchema, type ChatbotDeleted } from '@parley/proto/parley/events/v1/chatbot_deleted_pb.js';
 import type { Logger } from '@parley/common/logger.ts';
@@ -13,6 +14,8 @@ export interface ChatbotDeletedWorkerDeps {
   prefix: string;
   /** The use case (deleteChatbotConversations bound to the database). */
   deleteConversations: (chatbotId: string) => Promise<number>;
+  /** Drops the chatbot's kept recent turns (recent-turns.ts); none: nothing is kept. */
+  forgetRecentTurns?: (chatbotId: string) => Promise<number>;
   concurrency?: number;
 }
 
@@ -23,7 +26,8 @@ export function startChatbotDeletedWorker(deps: ChatbotDeletedWorkerDeps): Worke
     ChatbotDeletedSchema,
     async (event) => {
       const count = await deps.deleteConversations(event.chatbotId);
-      deps.logger.info({ chatbotId: event.chatbotId, conversations: count }, 'deleted chatbot\'s conversations removed');
+      const turns = (await deps.forgetRecentTurns?.(event.chatbotId)) ?? 0;
+      deps.logger.info({ chatbotId: event.chatbotId, conversations: count, recentTurns: turns }, 'deleted chatbot\'s conversations removed');
     },
     { prefix: deps.prefix, logger: deps.logger, concurrency: deps.concurrency },
   );

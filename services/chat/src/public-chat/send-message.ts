@@ -14,7 +14,7 @@ import type { Logger } from '@parley/common/logger.ts';
 import { notFound, unavailableToUser } from '@parley/common/rpc-errors.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { Interaction, Usage } from '../usage/publishers.ts';
-import { buildPrompt, type PromptMessage, type Turn } from './build-prompt.ts';
+import { buildPrompt, fitHistory, type PromptMessage, type Turn } from './build-prompt.ts';
 import { loadRecentTurns, recordExchange } from './conversation-store.ts';
 import { CHATBOT_UNAVAILABLE, getPublicChatbot, isValidUniqueId, PUBLIC_CHATBOT_NOT_FOUND } from './get-public-chatbot.ts';
 import { LanguageModelError, type LanguageModel, type ModelAnswer } from './language-model.ts';
@@ -25,6 +25,7 @@ import type { PromptCache } from './prompt-cache.ts';
 import { assertOwnerHasCredit, type CreditCache } from './owner-credit.ts';
 import { loadChatbotWithKnowledge, loadPromptKnowledge, retrievalK, retrievePassages, type ChatbotWithKnowledge } from './prompt-knowledge.ts';
 import type { ChatRateLimiter } from './rate-limit.ts';
+import { parseRecentTurns, type RecentTurns } from './recent-turns.ts';
 
 export const ANSWER_FAILED = 'The chatbot could not answer right now. Please try again.';
 
@@ -48,6 +49,8 @@ export interface PublicChatDeps {
   knownChatbots?: KnownChatbots;
   /** Spares the chatbot service's call for a chatbot unchanged since its last message (see prompt-cache.ts). */
   promptCache?: PromptCache;
+  /** Keeps each conversation's recent turns in Redis, where the rate-limit script reads them (see recent-turns.ts); none: every history is read from the database. */
+  recentTurns?: RecentTurns;
   rateLimiter: ChatRateLimiter;
   /** Null: no model configured, the chatbots answer in offline mode. */
   model: LanguageModel | null;
@@ -71,6 +74,8 @@ interface PreparedTurn {
   /** With a model: the prompt. Offline: the quoted passages. */
   prompt: PromptMessage[] | null;
   passages: string[];
+  /** The conversation's history the prompt was given (none offline). */
+  history: Turn[];
 }
 
 async function prepare(deps: PublicChatDeps, raw: RawMessageInput): Promise<PreparedTurn> {
@@ -81,17 +86,26 @@ async function prepare(deps: PublicChatDeps, raw: RawMessageInput): Promise<Prep
   const uniqueId = input.uniqueId.trim();
   const budgetChars = deps.model ? deps.limits.promptKnowledgeChars : 0; // offline mode always quotes retrieved passages
   // What this instance knows of the chatbot from its earlier messages: the prompt knowledge it
-  // cached, or at least the chatbot's id and owner. The conversation's history is then read while
-  // the rate limits are counted, and the owner's credit checked once the message is admitted
-  // (while the chatbot service answers, when it is asked); both are used only once the chatbot is
+  // cached, or at least the chatbot's id and owner. The rate-limit script then also reads the
+  // conversation's recent turns kept in Redis (without those, the history is read from the
+  // database alongside it), and the owner's credit is checked once the message is admitted (while
+  // the chatbot service answers, when it is asked); all are used only once the chatbot is
   // confirmed to be the same one. A refused message thus costs one indexed read at most, never a
   // call to billing.
   const cached = deps.model ? deps.promptCache?.get(uniqueId) : undefined;
   const known = cached?.chatbot ?? (deps.model ? deps.knownChatbots?.get(uniqueId) : undefined);
-  const earlyHistory = known ? recentTurns(deps, input, known.id) : undefined;
+  const earlyHistory = known && !deps.recentTurns ? recentTurns(deps, input, known.id) : undefined;
   let revision: string | null | undefined;
+  let kept: Turn[] | null = null;
   try {
-    ({ revision } = await deps.rateLimiter.take({ uniqueId: input.uniqueId, clientIp: input.clientIp, revisionOf: known?.id }));
+    const admission = await deps.rateLimiter.take({
+      uniqueId: input.uniqueId,
+      clientIp: input.clientIp,
+      revisionOf: known?.id,
+      sessionId: deps.recentTurns ? input.sessionId : undefined,
+    });
+    revision = admission.revision;
+    if (admission.turns) kept = parseRecentTurns(admission.turns);
   } catch (err) {
     if (err instanceof ConnectError) throw err; // the visitor's limit
     deps.logger.warn({ err: (err as Error).message }, 'rate limit check failed');
@@ -121,7 +135,7 @@ async function prepare(deps: PublicChatDeps, raw: RawMessageInput): Promise<Prep
       throw unavailableToUser(CHATBOT_UNAVAILABLE);
     }
     if (!combined) return prepareInTwoCalls(deps, input, receivedAt);
-    if (!deps.model) return { input, chatbot: combined.chatbot, receivedAt, prompt: null, passages: combined.passages };
+    if (!deps.model) return { input, chatbot: combined.chatbot, receivedAt, prompt: null, passages: combined.passages, history: [] };
     deps.knownChatbots?.set(uniqueId, combined.chatbot);
     // Kept under the revision read before this call, and only for the chatbot that revision was read
     // for: a change committed meanwhile has set a newer one, so the next message fetches again.
@@ -132,15 +146,16 @@ async function prepare(deps: PublicChatDeps, raw: RawMessageInput): Promise<Prep
     }
   }
   const { chatbot, passages } = combined;
-  if (!deps.model) return { input, chatbot, receivedAt, prompt: null, passages };
+  if (!deps.model) return { input, chatbot, receivedAt, prompt: null, passages, history: [] };
 
   // The credit check and the history are independent, so they are fetched side by side; no credit
   // still answers "unavailable" first, whatever the history gave.
   const same = known && known.id === chatbot.id && known.ownerId === chatbot.ownerId;
-  const history = same ? earlyHistory! : recentTurns(deps, input, chatbot.id);
+  const history = same && kept ? Promise.resolve(fitHistory(kept, deps.limits.historyChars)) : same && earlyHistory ? earlyHistory : recentTurns(deps, input, chatbot.id);
   const credit = same ? earlyCredit! : settleLater(assertOwnerHasCredit(deps, chatbot.ownerId));
   await credit;
-  return { input, chatbot, receivedAt, prompt: promptFor(deps, input, chatbot, passages, await history), passages: [] };
+  const turns = await history;
+  return { input, chatbot, receivedAt, prompt: promptFor(deps, input, chatbot, passages, turns), passages: [], history: turns };
 }
 
 /** The conversation's recent turns, started now (awaited later, or never). */
@@ -166,7 +181,7 @@ async function prepareInTwoCalls(deps: PublicChatDeps, input: MessageInput, rece
 
   if (!deps.model) {
     const passages = await guard(deps, 'retrieval', () => retrievePassages(deps.chatbots, chatbot.id, input.message, OFFLINE_PASSAGES));
-    return { input, chatbot, receivedAt, prompt: null, passages };
+    return { input, chatbot, receivedAt, prompt: null, passages, history: [] };
   }
 
   // The credit check, the knowledge and the history are independent, so they are fetched side by
@@ -179,7 +194,7 @@ async function prepareInTwoCalls(deps: PublicChatDeps, input: MessageInput, rece
   );
   await assertOwnerHasCredit(deps, chatbot.ownerId);
   const [knowledge, history] = await context;
-  return { input, chatbot, receivedAt, prompt: promptFor(deps, input, chatbot, knowledge, history), passages: [] };
+  return { input, chatbot, receivedAt, prompt: promptFor(deps, input, chatbot, knowledge, history), passages: [], history };
 }
 
 /** The same promise, marked handled: it is awaited later, or never when an earlier step throws. */
@@ -219,7 +234,7 @@ async function finish(deps: PublicChatDeps, turn: PreparedTurn, text: string, us
   const answeredAt = new Date();
   const requestId = randomUUID();
   const log = deps.logger.child({ requestId, chatbotId: chatbot.id });
-  // Storing the exchange and publishing its two events are independent: all three go side by side.
+  // Storing the exchange, publishing its two events and keeping the recent turns are independent: all go side by side.
   const writes: Promise<void>[] = [
     recordExchange(deps.exchanges ?? deps.db, {
       chatbotId: chatbot.id,
@@ -251,6 +266,17 @@ async function finish(deps: PublicChatDeps, turn: PreparedTurn, text: string, us
   writes.push(deps
     .publishInteraction({ requestId, chatbotId: chatbot.id, occurredAt: answeredAt })
     .catch((err: Error) => log.error({ err: err.message }, 'publishing ChatbotInteraction failed')));
+  if (turn.prompt && deps.recentTurns) {
+    // The next message's history: what this prompt was given, then this exchange. If it cannot be
+    // kept, the next message reads the history from the database (where the exchange is stored).
+    const turns: Turn[] = [...turn.history, { role: 'user', content: input.message }, { role: 'assistant', content: text }];
+    writes.push(
+      deps.recentTurns.keep(chatbot.id, input.sessionId, turns).catch((err: Error) => {
+        log.warn({ err: err.message }, 'keeping the recent turns failed');
+        return deps.recentTurns!.forget(chatbot.id, input.sessionId).catch(() => {});
+      }),
+    );
+  }
   await Promise.all(writes);
   return { message: text, sessionId: input.sessionId };
 }

@@ -3,6 +3,7 @@
 import { Code } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newOwner, rpcError, startChatStack, visitor, type ChatStack } from './harness.ts';
+import { recentTurnsKey } from '../../src/public-chat/recent-turns.ts';
 
 let stack: ChatStack;
 beforeAll(async () => {
@@ -92,11 +93,16 @@ describe('conversation history', () => {
     await stack.client.sendMessage(visitor(bot.uniqueId, 'two', { sessionId: 's2' }));
     await stack.client.sendMessage(visitor(kept.uniqueId, 'three', { sessionId: 's1' }));
     expect(await stack.parts.prisma.conversation.count({ where: { chatbotId: bot.id } })).toBe(2);
+    const turnKeys = (chatbotId: string) => stack.redis.keys(recentTurnsKey(stack.prefix, chatbotId, '*'));
+    expect(await turnKeys(bot.id)).toHaveLength(2);
 
     await stack.chatbots.deleteChatbot({ ownerId: bot.ownerId, chatbotId: bot.id });
     await until(async () => (await stack.parts.prisma.conversation.count({ where: { chatbotId: bot.id } })) === 0);
     expect(await stack.parts.prisma.message.count({ where: { conversation: { chatbotId: bot.id } } })).toBe(0);
     expect(await stack.parts.prisma.conversation.count({ where: { chatbotId: kept.id } })).toBe(1);
+    // ...and the recent turns kept for its conversations in Redis, not another chatbot's.
+    await until(async () => (await turnKeys(bot.id)).length === 0);
+    expect(await turnKeys(kept.id)).toHaveLength(1);
   });
 });
 

@@ -1,0 +1,81 @@
+// A conversation's recent turns, kept in Redis beside the stored conversation (ADR 0008): the
+// prompt's history for the next message is then read by the Redis script that already counts the
+// rate limits, instead of by a database query on every message. PostgreSQL stays the record (the
+// owner's history, and the fallback): a conversation whose turns are not in Redis (its first
+// message, one idle for longer than RECENT_TURNS_TTL_MS, or a Redis that lost its data) is read
+// from there, and its turns are kept again after that message's exchange.
+//
+// The entry holds the turns the prompt used (already fitted to the history budget) followed by the
+// new exchange, at most MAX_KEPT_MESSAGES; the next prompt fits them to the budget again. Two
+// messages of one session answered at the same moment each keep their own list, so the second to
+// finish wins and the other exchange is missing from the history shown to the model (it is stored
+// in the conversation all the same); the chat page sends one message at a time.
+import { withDeadline } from '@parley/common/deadline.ts';
+import type { Redis } from '@parley/common/redis.ts';
+import type { Turn } from './build-prompt.ts';
+
+/** The Redis client queues commands while disconnected; an answer is not kept waiting on it. */
+const REDIS_DEADLINE_MS = 2000;
+const TIMED_OUT = `Redis did not answer within ${REDIS_DEADLINE_MS} ms`;
+
+/** How long a conversation's turns are kept after its last exchange. */
+export const RECENT_TURNS_TTL_MS = 30 * 60_000;
+/** As many messages as the database read gives the prompt at most (conversation-store.ts). */
+export const MAX_KEPT_MESSAGES = 40;
+
+export function recentTurnsKey(prefix: string, chatbotId: string, sessionId: string): string {
+  return `${prefix}:chat-turns:${chatbotId}:${sessionId}`;
+}
+
+/** The turns an entry holds; null for an entry that is not a list of turns (never trusted blindly). */
+export function parseRecentTurns(raw: string): Turn[] | null {
+  try {
+    const value = JSON.parse(raw) as unknown;
+    if (!Array.isArray(value)) return null;
+    const turns: Turn[] = [];
+    for (const t of value) {
+      if (!t || typeof t !== 'object') return null;
+      const { role, content } = t as Record<string, unknown>;
+      if ((role !== 'user' && role !== 'assistant') || typeof content !== 'string') return null;
+      turns.push({ role, content });
+    }
+    return turns;
+  } catch {
+    return null;
+  }
+}
+
+export interface RecentTurns {
+  /** Keeps `turns` (the history the prompt used, then the new exchange) as the conversation's recent turns. */
+  keep(chatbotId: string, sessionId: string, turns: Turn[]): Promise<void>;
+  /** Drops what is kept for one conversation (after a failed keep, so that no older list stands). */
+  forget(chatbotId: string, sessionId: string): Promise<void>;
+  /** Forgets every conversation of a deleted chatbot; returns how many were kept. */
+  forgetChatbot(chatbotId: string): Promise<number>;
+}
+
+export function redisRecentTurns(redis: Redis, prefix: string): RecentTurns {
+  return {
+    async keep(chatbotId, sessionId, turns) {
+      const kept = turns.slice(-MAX_KEPT_MESSAGES).map(({ role, content }) => ({ role, content }));
+      await withDeadline(redis.set(recentTurnsKey(prefix, chatbotId, sessionId), JSON.stringify(kept), 'PX', RECENT_TURNS_TTL_MS), REDIS_DEADLINE_MS, TIMED_OUT);
+    },
+    async forget(chatbotId, sessionId) {
+      await withDeadline(redis.del(recentTurnsKey(prefix, chatbotId, sessionId)), REDIS_DEADLINE_MS, TIMED_OUT);
+    },
+    async forgetChatbot(chatbotId) {
+      // Only an id as chatbots have (no pattern characters). Deleting a chatbot is rare: a scan of
+      // the keyspace for its entries is affordable then.
+      if (!/^[0-9a-f-]{36}$/i.test(chatbotId)) return 0;
+      let removed = 0;
+      const match = `${recentTurnsKey(prefix, chatbotId, '')}*`;
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', match, 'COUNT', 1000);
+        cursor = next;
+        if (keys.length) removed += await redis.unlink(...keys);
+      } while (cursor !== '0');
+      return removed;
+    },
+  };
+}
