@@ -144,7 +144,7 @@ function cpuSplit(a: ReturnType<typeof cpuSnapshot>, b: ReturnType<typeof cpuSna
 
 let proxyErrors = 0;
 function startProxy(): Promise<{ url: string; targets: URL[]; server: Server; dropIdle(): void; close(): Promise<void> }> {
-  const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
+  const agent = new Agent({ keepAlive: true, maxSockets: Infinity, timeout: 5000 });
   const targets: URL[] = [];
   let next = 0;
   const server = createServer((req, res) => {
@@ -202,7 +202,7 @@ let uniqueId = '';
  * BENCH_CLIENT=fetch measures with `fetch` instead (as earlier figures were).
  */
 const useFetch = process.env.BENCH_CLIENT === 'fetch';
-const clientAgent = new Agent({ keepAlive: true, maxSockets: Infinity });
+const clientAgent = new Agent({ keepAlive: true, maxSockets: Infinity, timeout: 5000 });
 interface Posted {
   status: number;
   text: string;

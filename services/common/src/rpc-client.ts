@@ -45,7 +45,10 @@ export function createServiceClient<T extends DescService>(service: T, baseUrl: 
 }
 
 function unaryTransport(baseUrl: string, defaultTimeoutMs: number, streaming: Transport): Transport {
-  const agent = new Agent({ keepAlive: true });
+  // As Node's global agent: with a socket timeout set, the agent closes an idle connection a second
+  // before the server's announced keep-alive timeout (Keep-Alive: timeout=5), so a call is never
+  // written on a connection the server is closing (which would fail with ECONNRESET).
+  const agent = new Agent({ keepAlive: true, scheduling: 'lifo', timeout: 5000 });
   return {
     unary<I extends DescMessage, O extends DescMessage>(
       method: DescMethodUnary<I, O>,
