@@ -11,11 +11,13 @@
 //      from the model, sequential and at 10 concurrent visitors;
 //   3. scaling: requests per second at 50 concurrent with one chat service instance, then two,
 //      behind a small round-robin proxy (this script's) that the gateway's CHAT_URL points at in
-//      both runs.
+//      both runs; each with the whole stack running, and with the queue consumers paused (their
+//      jobs applied after the run), as if they ran on other machines.
 //
 //   node bench/public-chat.ts            (or: npm run bench public-chat)
 //
-// Uses its own database (parley_bench_chat, dropped at the end; BENCH_KEEP=1 keeps it), ports
+// Uses its own database (parley_bench_chat) and Redis key prefix, both dropped at the end
+// (BENCH_KEEP=1 keeps them), ports
 // 300 above the defaults and its own queue prefix. BENCH_SCALE=0.1 runs a tenth of the requests;
 // BENCH_CLIENT=fetch sends the requests with fetch instead of node:http (see `post` below);
 // BENCH_LOGS=1 shows the services' logs (BENCH_LOG_LEVEL, default warn); BENCH_PHASES=paced
@@ -27,7 +29,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, createServer, request as httpRequest, type Server } from 'node:http';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
+import { Queue } from 'bullmq';
 import pg from 'pg';
+import { QUEUES } from '../services/common/src/queues.ts';
+import { createRedis } from '../services/common/src/redis.ts';
 import { startFakeOpenAI, type FakeOpenAIRequest } from '../services/common/src/testing/fake-openai.ts';
 import { PROCESSES, root, startStack, type RunningStack } from '../scripts/stack.ts';
 import { mulberry32, percentile } from './stats.ts';
@@ -511,7 +516,24 @@ try {
   startedAt = performance.now();
   stack = await start(proxy.url);
   console.log(`stack restarted with CHAT_URL at the round-robin proxy in ${((performance.now() - startedAt) / 1000).toFixed(1)} s`);
-  const scaling: { instances: number; rps: number; p50: number; p99: number }[] = [];
+  // Each instance count is measured twice: with every process of the stack running, and with the
+  // queue consumers (billing's usage worker, the chatbot service's interaction worker) paused, as if
+  // they ran on other machines: their jobs wait in Redis and are applied once the run is over (the
+  // next run starts when both queues are empty again), so that run measures the answering path alone.
+  const consumerQueues = [QUEUES.usageRecorded, QUEUES.chatbotInteraction].map(
+    (name) => new Queue(name, { connection: { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' }, prefix: queuePrefix }),
+  );
+  const drained = async () => {
+    const deadline = Date.now() + PHASE_DEADLINE_MS;
+    for (;;) {
+      const counts = await Promise.all(consumerQueues.map((q) => q.getJobCounts()));
+      if (counts.every((c) => (c.waiting ?? 0) + (c.active ?? 0) + (c.paused ?? 0) + (c.prioritized ?? 0) === 0)) return;
+      if (Date.now() > deadline) throw new Error('the queue consumers did not catch up');
+      await sleep(200);
+    }
+  };
+  const scaling: Record<'all' | 'deferred', number[]> = { all: [], deferred: [] };
+  try {
   for (const instances of [1, 2]) {
     const extra: Record<string, number> = {};
     if (instances === 2) {
@@ -537,17 +559,31 @@ try {
     }
     proxy.dropIdle();
     await load(WARMUP, VISITORS, chatJson);
-    const p = stackPids(extra);
-    const a = cpuSnapshot(p);
-    const run = await load(MEASURED, VISITORS, chatJson);
-    const b = cpuSnapshot(p);
-    model.requests.length = 0;
-    const s = summary(run.latencies);
-    scaling.push({ instances, rps: run.rps, p50: s.p50, p99: s.p99 });
-    console.log(`scaling, ${instances} chat instance${instances > 1 ? 's' : ''} behind the proxy: ${run.rps.toFixed(0)} requests/s, p50 ${ms(s.p50)} ms, p99 ${ms(s.p99)} ms`);
-    console.log(`  ${cpuSplit(a, b)}`);
+    for (const mode of ['all', 'deferred'] as const) {
+      await drained();
+      if (mode === 'deferred') for (const q of consumerQueues) await q.pause();
+      const p = stackPids(extra);
+      const a = cpuSnapshot(p);
+      const run = await load(MEASURED, VISITORS, chatJson);
+      const b = cpuSnapshot(p);
+      if (mode === 'deferred') for (const q of consumerQueues) await q.resume();
+      model.requests.length = 0;
+      const s = summary(run.latencies);
+      scaling[mode].push(run.rps);
+      const label = mode === 'all' ? 'whole stack' : 'queue consumers paused';
+      console.log(`scaling, ${instances} chat instance${instances > 1 ? 's' : ''} behind the proxy, ${label}: ${run.rps.toFixed(0)} requests/s, p50 ${ms(s.p50)} ms, p99 ${ms(s.p99)} ms`);
+      console.log(`  ${cpuSplit(a, b)}`);
+    }
   }
-  console.log(`scaling ratio (2 instances / 1): ${(scaling[1].rps / scaling[0].rps).toFixed(2)}`);
+  await drained();
+  } finally {
+    for (const q of consumerQueues) await q.resume().catch(() => {});
+    for (const q of consumerQueues) await q.close();
+  }
+  console.log(
+    `scaling ratio (2 instances / 1): whole stack ${(scaling.all[1] / scaling.all[0]).toFixed(2)}; ` +
+      `queue consumers paused ${(scaling.deferred[1] / scaling.deferred[0]).toFixed(2)}`,
+  );
   }
 } finally {
   if (secondChat && secondChat.exitCode === null) {
@@ -561,7 +597,24 @@ try {
   await proxy.close();
   await model.close();
   await db.end().catch(() => {});
-  if (process.env.BENCH_KEEP !== '1') await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
-  else console.log(`kept database ${DATABASE}`);
+  if (process.env.BENCH_KEEP !== '1') {
+    await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
+    await dropRedisKeys(`${queuePrefix}:*`);
+  } else console.log(`kept database ${DATABASE} and Redis keys ${queuePrefix}:*`);
   await admin.end();
+}
+
+/** The run's queues, counters and kept turns, so that runs do not pile up in Redis. */
+async function dropRedisKeys(match: string): Promise<void> {
+  const redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', match, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length) await redis.unlink(...keys);
+    } while (cursor !== '0');
+  } finally {
+    await redis.quit();
+  }
 }
