@@ -90,8 +90,8 @@ async function prepare(deps: PublicChatDeps, raw: RawMessageInput): Promise<Prep
   // conversation's recent turns kept in Redis (without those, the history is read from the
   // database alongside it), and the owner's credit is checked once the message is admitted (while
   // the chatbot service answers, when it is asked); all are used only once the chatbot is
-  // confirmed to be the same one. A refused message thus costs one indexed read at most, never a
-  // call to billing.
+  // confirmed to be the same one. A refused message thus costs no call to billing (and no database
+  // read when the turns are kept in Redis).
   const cached = deps.model ? deps.promptCache?.get(uniqueId) : undefined;
   const known = cached?.chatbot ?? (deps.model ? deps.knownChatbots?.get(uniqueId) : undefined);
   const earlyHistory = known && !deps.recentTurns ? recentTurns(deps, input, known.id) : undefined;
@@ -151,7 +151,10 @@ async function prepare(deps: PublicChatDeps, raw: RawMessageInput): Promise<Prep
   // The credit check and the history are independent, so they are fetched side by side; no credit
   // still answers "unavailable" first, whatever the history gave.
   const same = known && known.id === chatbot.id && known.ownerId === chatbot.ownerId;
-  const history = same && kept ? Promise.resolve(fitHistory(kept, deps.limits.historyChars)) : same && earlyHistory ? earlyHistory : recentTurns(deps, input, chatbot.id);
+  let history: Promise<Turn[]>;
+  if (same && kept) history = Promise.resolve(fitHistory(kept, deps.limits.historyChars));
+  else if (same && earlyHistory) history = earlyHistory;
+  else history = recentTurns(deps, input, chatbot.id); // nothing usable kept: the database, alongside the credit check
   const credit = same ? earlyCredit! : settleLater(assertOwnerHasCredit(deps, chatbot.ownerId));
   await credit;
   const turns = await history;
