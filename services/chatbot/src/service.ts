@@ -19,6 +19,7 @@ import { billingPlanLookup } from './chatbots/owner-plan.ts';
 import type { ChatbotConfig } from './config.ts';
 import { startChatbotInteractionWorker } from './interactions/chatbot-interaction.job.ts';
 import { startPruningProcessedInteractions } from './interactions/prune-processed-interactions.ts';
+import { startChatbotDeletedRelay } from './chatbots/chatbot-deleted.outbox.ts';
 import { recordInteraction } from './interactions/record-interaction.ts';
 import { knowledgeTextCache } from './knowledge/knowledge-text-cache.ts';
 import { SEARCH_SESSION_SETTINGS } from './knowledge/retrieve.ts';
@@ -71,8 +72,10 @@ export async function createChatbotService(
       ? undefined
       : startChatbotInteractionWorker({ redis, logger, prefix: config.QUEUE_PREFIX, recordInteraction: (input) => recordInteraction({ db: prisma }, input) });
 
-  // With the workers: a process that counts interactions also forgets the old ones.
+  // With the workers: a process that counts interactions also forgets the old ones, and announces
+  // deletions its owner's call could not.
   const stopPruning = opts.workers === false ? undefined : startPruningProcessedInteractions(prisma, logger);
+  const stopRelay = opts.workers === false ? undefined : startChatbotDeletedRelay(prisma, deps.publishChatbotDeleted, logger);
 
   const app = createServiceApp({
     logger,
@@ -89,6 +92,7 @@ export async function createChatbotService(
       // The worker first: close() waits for the jobs in flight to finish before it resolves.
       async () => chatbotInteractionWorker?.close(),
       async () => stopPruning?.(),
+      async () => stopRelay?.(),
       () => chatbotDeleted.close(),
       () => redis.quit(),
       () => prisma.$disconnect(),

@@ -1,9 +1,10 @@
 // Announces a deleted chatbot so services holding data about it (conversations, usage) can react.
 import { create } from '@bufbuild/protobuf';
-import { timestampNow } from '@bufbuild/protobuf/wkt';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { ChatbotDeletedSchema } from '@parley/proto/parley/events/v1/chatbot_deleted_pb.js';
 import { withDeadline } from '@parley/common/deadline.ts';
 import type { Producer } from '@parley/common/queues.ts';
+import type { DeletedChatbot } from './chatbot-deleted.outbox.ts';
 
 export type ChatbotDeletedProducer = Producer<typeof ChatbotDeletedSchema>;
 
@@ -12,8 +13,8 @@ export const chatbotDeletedJobId = (chatbotId: string) => `chatbot-deleted.${cha
 
 const PUBLISH_TIMEOUT_MS = 3000;
 
-export async function publishChatbotDeleted(producer: ChatbotDeletedProducer, chatbot: { id: string; ownerId: string }): Promise<void> {
-  const event = create(ChatbotDeletedSchema, { chatbotId: chatbot.id, ownerId: chatbot.ownerId, occurredAt: timestampNow() });
+export async function publishChatbotDeleted(producer: ChatbotDeletedProducer, chatbot: DeletedChatbot): Promise<void> {
+  const event = create(ChatbotDeletedSchema, { chatbotId: chatbot.id, ownerId: chatbot.ownerId, occurredAt: timestampFromDate(chatbot.deletedAt) });
   // The Redis client queues commands while disconnected; a deadline keeps the delete from hanging on it.
   await withDeadline(producer.publish(event, chatbotDeletedJobId(chatbot.id)), PUBLISH_TIMEOUT_MS, `publish timed out after ${PUBLISH_TIMEOUT_MS} ms`);
 }

@@ -2,6 +2,8 @@
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { Code } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { relayChatbotDeleted } from '../../src/chatbots/chatbot-deleted.outbox.ts';
+import { deleteChatbot } from '../../src/chatbots/delete-chatbot.ts';
 import { expectRpcError, newOwner, startChatbotService, type TestChatbotService } from './harness.ts';
 
 let svc: TestChatbotService;
@@ -223,6 +225,36 @@ describe('DeleteChatbot', () => {
     expect(timestampDate(event!.occurredAt!).getTime()).toBeGreaterThanOrEqual(before - 1000);
     const keys = await svc.redis.keys(`${svc.config.QUEUE_PREFIX}:parley.chatbot-deleted:*`);
     expect(keys).toContain(`${svc.config.QUEUE_PREFIX}:parley.chatbot-deleted:chatbot-deleted.${created.id}`);
+  });
+
+  it('records the deletion in the outbox with the chatbot, and clears it once the event is published', async () => {
+    const owner = newOwner();
+    const created = await svc.createChatbot(owner);
+    await svc.client.deleteChatbot({ ownerId: owner, chatbotId: created.id });
+    expect(await svc.chatbotDeletedEvent(created.id)).toMatchObject({ chatbotId: created.id });
+    expect(await svc.db.chatbotDeletedOutbox.count({ where: { chatbotId: created.id } })).toBe(0);
+  });
+
+  it('keeps a deletion it could not announce in the outbox, and the relay announces it later, once', async () => {
+    const owner = newOwner();
+    const created = await svc.createChatbot(owner);
+    const down = { ...svc.parts.deps, publishChatbotDeleted: () => Promise.reject(new Error('Redis is unreachable')) };
+    await deleteChatbot(down, { ownerId: owner, chatbotId: created.id });
+    // Deleted for the owner, not announced yet, and remembered.
+    expect(await svc.db.chatbot.findUnique({ where: { id: created.id } })).toBeNull();
+    expect(await svc.chatbotDeletedEvent(created.id)).toBeUndefined();
+    const [waiting] = await svc.db.chatbotDeletedOutbox.findMany({ where: { chatbotId: created.id } });
+    expect(waiting).toMatchObject({ chatbotId: created.id, ownerId: owner });
+
+    // The relay leaves records younger than its cut-off to the owner's call...
+    expect(await relayChatbotDeleted(svc.db, svc.parts.deps.publishChatbotDeleted, new Date(waiting.deletedAt.getTime() - 1000))).toBe(0);
+    // ...and publishes the older ones, with the time of the deletion, then forgets them.
+    expect(await relayChatbotDeleted(svc.db, svc.parts.deps.publishChatbotDeleted, new Date(Date.now() + 1000))).toBeGreaterThanOrEqual(1);
+    const event = await svc.chatbotDeletedEvent(created.id);
+    expect(event).toMatchObject({ chatbotId: created.id, ownerId: owner });
+    expect(timestampDate(event!.occurredAt!).getTime()).toBe(waiting.deletedAt.getTime());
+    expect(await svc.db.chatbotDeletedOutbox.count({ where: { chatbotId: created.id } })).toBe(0);
+    expect(await relayChatbotDeleted(svc.db, svc.parts.deps.publishChatbotDeleted, new Date(Date.now() + 1000))).toBe(0);
   });
 
   it('answers NotFound the second time, without a second job', async () => {
