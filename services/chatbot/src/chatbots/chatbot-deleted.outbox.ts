@@ -5,6 +5,7 @@
 // conversations) always hear of it. A repeated publish is harmless: the job id is the chatbot's,
 // and the consumers' work is idempotent.
 import type { Logger } from '@parley/common/logger.ts';
+import { runPeriodically } from '@parley/common/periodic.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 
 export interface DeletedChatbot {
@@ -52,12 +53,5 @@ export function startChatbotDeletedRelay(db: PrismaClient, publish: PublishChatb
       running = false;
     }
   };
-  const first = setTimeout(relay, 5_000);
-  const every = setInterval(relay, RELAY_EVERY_MS);
-  first.unref();
-  every.unref();
-  return () => {
-    clearTimeout(first);
-    clearInterval(every);
-  };
+  return runPeriodically(relay, { firstAfterMs: 5_000, everyMs: RELAY_EVERY_MS });
 }

@@ -5,6 +5,7 @@
 // message forever. Every replica prunes; the batches skip rows another replica is deleting.
 import type { Logger } from '@parley/common/logger.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
+import { runPeriodically } from '@parley/common/periodic.ts';
 
 export const PROCESSED_INTERACTION_RETENTION_MS = 7 * 24 * 3600_000;
 const PRUNE_EVERY_MS = 3600_000;
@@ -35,12 +36,5 @@ export function startPruningProcessedInteractions(db: PrismaClient, logger: Logg
       },
       (err: Error) => logger.warn({ err: err.message }, 'pruning processed interactions failed'),
     );
-  const first = setTimeout(prune, 10_000);
-  const every = setInterval(prune, PRUNE_EVERY_MS);
-  first.unref();
-  every.unref();
-  return () => {
-    clearTimeout(first);
-    clearInterval(every);
-  };
+  return runPeriodically(prune, { firstAfterMs: 10_000, everyMs: PRUNE_EVERY_MS });
 }
