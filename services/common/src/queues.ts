@@ -4,6 +4,7 @@ import { Queue, Worker, UnrecoverableError, type Job, type JobsOptions } from 'b
 import { fromJson, toJson, type DescMessage, type JsonValue, type MessageShape } from '@bufbuild/protobuf';
 import type { Redis } from 'ioredis';
 import { runWithRequestId } from './context.ts';
+import { withDeadline } from './deadline.ts';
 import type { Logger } from './logger.ts';
 
 /**
@@ -31,8 +32,11 @@ const defaultJobOptions: JobsOptions = {
   removeOnFail: { age: 7 * 24 * 3600 },
 };
 
+/** The Redis client queues commands while disconnected; a deadline keeps a publisher from hanging on it. */
+export const PUBLISH_TIMEOUT_MS = 3000;
+
 export interface Producer<D extends DescMessage> {
-  /** Enqueues the event under `jobId`; the same id twice enqueues it once. */
+  /** Enqueues the event under `jobId`; the same id twice enqueues it once. Fails after PUBLISH_TIMEOUT_MS. */
   publish(event: MessageShape<D>, jobId: string): Promise<void>;
   close(): Promise<void>;
 }
@@ -46,7 +50,11 @@ export function createProducer<D extends DescMessage>(
   const queue = new Queue(name, { connection, prefix: opts.prefix ?? DEFAULT_QUEUE_PREFIX, defaultJobOptions });
   return {
     async publish(event, jobId) {
-      await queue.add(schema.typeName, toJson(schema, event) as object, { jobId: safeJobId(jobId) });
+      await withDeadline(
+        queue.add(schema.typeName, toJson(schema, event) as object, { jobId: safeJobId(jobId) }),
+        PUBLISH_TIMEOUT_MS,
+        `publish timed out after ${PUBLISH_TIMEOUT_MS} ms`,
+      );
     },
     close: () => queue.close(),
   };

@@ -8,9 +8,8 @@
 // can tell whether what it cached is current, and the conversation's recent turns (recent-turns.ts),
 // both without another round trip.
 import { tooMany } from '@parley/common/rpc-errors.ts';
-import { withDeadline } from '@parley/common/deadline.ts';
 import { publicRevisionKey } from '@parley/common/public-revision.ts';
-import type { Redis } from '@parley/common/redis.ts';
+import { withRedisDeadline, type Redis } from '@parley/common/redis.ts';
 import { recentTurnsKey } from './recent-turns.ts';
 
 export const VISITOR_RATE_LIMITED = 'You are sending messages too quickly. Please wait a minute and try again.';
@@ -70,10 +69,8 @@ export function redisRateLimiter(redis: Redis, opts: { prefix: string; limits: R
       const withTurns = Boolean(revisionOf && sessionId);
       if (revisionOf) keys.push(publicRevisionKey(opts.prefix, revisionOf));
       if (withTurns) keys.push(recentTurnsKey(opts.prefix, revisionOf!, sessionId!));
-      const [result, revision, turns] = (await withDeadline(
+      const [result, revision, turns] = (await withRedisDeadline(
         redis.eval(SCRIPT, keys.length, ...keys, opts.limits.perVisitor, opts.limits.perChatbot, WINDOW_MS),
-        REDIS_DEADLINE_MS,
-        `Redis did not answer within ${REDIS_DEADLINE_MS} ms`,
       )) as [number, string | null | undefined, string | null | undefined];
       if (result === 1) throw tooMany(VISITOR_RATE_LIMITED);
       if (result === 2) throw tooMany(CHATBOT_RATE_LIMITED);
@@ -81,6 +78,3 @@ export function redisRateLimiter(redis: Redis, opts: { prefix: string; limits: R
     },
   };
 }
-
-/** The Redis client queues commands while disconnected; a visitor is not kept waiting on it. */
-const REDIS_DEADLINE_MS = 2000;

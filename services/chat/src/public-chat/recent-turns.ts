@@ -10,13 +10,8 @@
 // messages of one session answered at the same moment each keep their own list, so the second to
 // finish wins and the other exchange is missing from the history shown to the model (it is stored
 // in the conversation all the same); the chat page sends one message at a time.
-import { withDeadline } from '@parley/common/deadline.ts';
-import type { Redis } from '@parley/common/redis.ts';
+import { withRedisDeadline, type Redis } from '@parley/common/redis.ts';
 import type { Turn } from './build-prompt.ts';
-
-/** The Redis client queues commands while disconnected; an answer is not kept waiting on it. */
-const REDIS_DEADLINE_MS = 2000;
-const TIMED_OUT = `Redis did not answer within ${REDIS_DEADLINE_MS} ms`;
 
 /** How long a conversation's turns are kept after its last exchange. */
 export const RECENT_TURNS_TTL_MS = 30 * 60_000;
@@ -58,10 +53,10 @@ export function redisRecentTurns(redis: Redis, prefix: string): RecentTurns {
   return {
     async keep(chatbotId, sessionId, turns) {
       const kept = turns.slice(-MAX_KEPT_MESSAGES).map(({ role, content }) => ({ role, content }));
-      await withDeadline(redis.set(recentTurnsKey(prefix, chatbotId, sessionId), JSON.stringify(kept), 'PX', RECENT_TURNS_TTL_MS), REDIS_DEADLINE_MS, TIMED_OUT);
+      await withRedisDeadline(redis.set(recentTurnsKey(prefix, chatbotId, sessionId), JSON.stringify(kept), 'PX', RECENT_TURNS_TTL_MS));
     },
     async forget(chatbotId, sessionId) {
-      await withDeadline(redis.del(recentTurnsKey(prefix, chatbotId, sessionId)), REDIS_DEADLINE_MS, TIMED_OUT);
+      await withRedisDeadline(redis.del(recentTurnsKey(prefix, chatbotId, sessionId)));
     },
     async forgetChatbot(chatbotId) {
       // Only an id as chatbots have (no pattern characters). Deleting a chatbot is rare: a scan of

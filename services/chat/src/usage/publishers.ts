@@ -5,7 +5,6 @@ import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { ChatbotInteractionSchema } from '@parley/proto/parley/events/v1/chatbot_interaction_pb.js';
 import { UsageRecordedSchema } from '@parley/proto/parley/events/v1/usage_recorded_pb.js';
-import { withDeadline } from '@parley/common/deadline.ts';
 import type { Producer } from '@parley/common/queues.ts';
 
 export type UsageRecordedProducer = Producer<typeof UsageRecordedSchema>;
@@ -28,11 +27,6 @@ export interface Interaction {
   occurredAt: Date;
 }
 
-/** The Redis client queues commands while disconnected; a deadline keeps an answer from hanging on it. */
-const PUBLISH_TIMEOUT_MS = 3000;
-
-const published = (work: Promise<void>) => withDeadline(work, PUBLISH_TIMEOUT_MS, `publish timed out after ${PUBLISH_TIMEOUT_MS} ms`);
-
 export function publishUsageRecorded(producer: UsageRecordedProducer, usage: Usage): Promise<void> {
   const event = create(UsageRecordedSchema, {
     requestId: usage.requestId,
@@ -44,7 +38,7 @@ export function publishUsageRecorded(producer: UsageRecordedProducer, usage: Usa
     completionTokens: BigInt(usage.completionTokens),
     occurredAt: timestampFromDate(usage.occurredAt),
   });
-  return published(producer.publish(event, usage.requestId));
+  return producer.publish(event, usage.requestId);
 }
 
 export function publishChatbotInteraction(producer: ChatbotInteractionProducer, interaction: Interaction): Promise<void> {
@@ -53,5 +47,5 @@ export function publishChatbotInteraction(producer: ChatbotInteractionProducer, 
     chatbotId: interaction.chatbotId,
     occurredAt: timestampFromDate(interaction.occurredAt),
   });
-  return published(producer.publish(event, interaction.requestId));
+  return producer.publish(event, interaction.requestId);
 }

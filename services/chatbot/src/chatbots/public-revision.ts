@@ -5,21 +5,20 @@
 // The change itself is already saved, so a failure here is logged, not thrown: the owner's request
 // succeeded. The chat service then keeps using what it cached for at most its cache's maximum age.
 import { randomUUID } from 'node:crypto';
-import { withDeadline } from '@parley/common/deadline.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import { PUBLIC_REVISION_TTL_MS, publicRevisionKey } from '@parley/common/public-revision.ts';
-import type { Redis } from '@parley/common/redis.ts';
+import { withRedisDeadline, type Redis } from '@parley/common/redis.ts';
 
 export type PublicChange = (chatbotId: string) => Promise<void>;
 
-/** The Redis client queues commands while disconnected; an owner is not kept waiting on it. */
+/** An owner's change is already saved: its announcement waits at most this long. */
 const DEADLINE_MS = 1000;
 
 export function redisPublicRevision(redis: Redis, opts: { prefix: string; logger: Logger }): PublicChange {
   return async (chatbotId) => {
     const key = publicRevisionKey(opts.prefix, chatbotId.trim().toLowerCase());
     try {
-      await withDeadline(redis.set(key, randomUUID(), 'PX', PUBLIC_REVISION_TTL_MS), DEADLINE_MS, `Redis did not answer within ${DEADLINE_MS} ms`);
+      await withRedisDeadline(redis.set(key, randomUUID(), 'PX', PUBLIC_REVISION_TTL_MS), DEADLINE_MS);
     } catch (err) {
       opts.logger.error({ err: (err as Error).message, chatbotId }, 'could not announce a public change of the chatbot');
     }
