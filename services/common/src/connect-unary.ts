@@ -14,7 +14,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { create, fromBinary, toBinary, type DescMessage, type DescMethodUnary, type DescService } from '@bufbuild/protobuf';
 import { Code, ConnectError, createHandlerContext, type ConnectRouter, type HandlerContext } from '@connectrpc/connect';
 import { codeToHttpStatus, errorToJsonBytes, parseTimeout, trailerMux } from '@connectrpc/connect/protocol-connect';
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import { headersFromNode } from './node-headers.ts';
 
 type UnaryMethodImpl = (request: unknown, context: HandlerContext) => unknown;
@@ -75,7 +75,8 @@ export function unaryRoutes(): UnaryRoutes {
         if (req.headers['content-type'] !== 'application/proto' || (encoding !== undefined && encoding !== 'identity')) return next();
 
         const declared = Number(req.headers['content-length'] ?? NaN);
-        if (declared > readMaxBytes) return answerError(res, tooLarge(readMaxBytes), new Headers());
+        // Not read at all: the connection cannot be reused.
+        if (declared > readMaxBytes) return answerError(res, tooLarge(readMaxBytes), { close: true });
         const chunks: Buffer[] = [];
         let size = 0;
         req.on('data', (chunk: Buffer) => {
@@ -86,7 +87,7 @@ export function unaryRoutes(): UnaryRoutes {
         req.on(
           'end',
           AsyncResource.bind(() => {
-            if (size > readMaxBytes) return answerError(res, tooLarge(readMaxBytes), new Headers());
+            if (size > readMaxBytes) return answerError(res, tooLarge(readMaxBytes));
             void answer(route, req.headers, req.url, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks), res, onUnexpected);
           }),
         );
@@ -100,7 +101,7 @@ async function answer(
   requestHeaders: IncomingHttpHeaders,
   url: string,
   body: Uint8Array,
-  res: Parameters<RequestHandler>[1],
+  res: Response,
   onUnexpected: (err: unknown, procedure: string) => void,
 ): Promise<void> {
   const timeout = parseTimeout(single(requestHeaders['connect-timeout-ms']) ?? null, Number.MAX_SAFE_INTEGER);
@@ -148,23 +149,21 @@ async function answer(
     context.abort('finished');
   }
   if (res.destroyed) return;
-  const headers = trailerMux(context.responseHeader, context.responseTrailer);
-  headers.set('content-length', String(bytes.byteLength));
-  const out: Record<string, string> = {};
-  headers.forEach((value, key) => (out[key] = value));
-  res.writeHead(status, out);
-  res.end(bytes);
+  send(res, status, trailerMux(context.responseHeader, context.responseTrailer), bytes);
 }
 
-function answerError(res: Parameters<RequestHandler>[1], error: ConnectError, headers: Headers): void {
-  const bytes = errorToJsonBytes(error, {});
-  headers.set('content-type', 'application/json');
-  headers.set('content-length', String(bytes.byteLength));
-  const out: Record<string, string> = {};
+/** An error decided before the call: its status, the error JSON, and no metadata. */
+function answerError(res: Response, error: ConnectError, opts: { close?: boolean } = {}): void {
+  const headers = new Headers({ 'content-type': 'application/json' });
+  if (opts.close) headers.set('connection', 'close');
+  send(res, codeToHttpStatus(error.code), headers, errorToJsonBytes(error, {}));
+}
+
+/** The whole answer in one write, with its length. */
+function send(res: Response, status: number, headers: Headers, bytes: Uint8Array): void {
+  const out: Record<string, string> = { 'content-length': String(bytes.byteLength) };
   headers.forEach((value, key) => (out[key] = value));
-  // The body is not read: the connection cannot be reused.
-  out.connection = 'close';
-  res.writeHead(codeToHttpStatus(error.code), out);
+  res.writeHead(status, out);
   res.end(bytes);
 }
 

@@ -120,7 +120,7 @@ function unaryTransport(baseUrl: string, defaultTimeoutMs: number, streaming: Tr
         req.end(body);
       });
     },
-    stream: (method, signal, timeoutMs, header, input, contextValues) => streaming.stream(method, signal, timeoutMs, header, input, contextValues),
+    stream: streaming.stream.bind(streaming),
   };
 }
 
@@ -143,7 +143,6 @@ function errorOf(status: number, contentType: string, bytes: Uint8Array, header:
     return err instanceof ConnectError ? err : fromStatus;
   }
 }
-
 
 function canceled(signal: AbortSignal): ConnectError {
   return ConnectError.from(signal.reason ?? new Error('This operation was aborted'), Code.Canceled);
