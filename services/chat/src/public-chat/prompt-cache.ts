@@ -8,6 +8,7 @@
 // MAX_AGE_MS whatever its revision, which bounds how long a change whose announcement failed can
 // go unseen. Bounded in entries and in characters; the least recently used go first.
 import type { PublicChatbot } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
+import { lru } from '@parley/common/lru.ts';
 
 export interface PromptCacheEntry {
   chatbot: PublicChatbot;
@@ -32,37 +33,22 @@ export function promptCache(opts: { maxEntries?: number; maxChars?: number; maxA
   const maxEntries = opts.maxEntries ?? 10_000;
   const maxChars = opts.maxChars ?? 20_000_000;
   const maxAgeMs = opts.maxAgeMs ?? PROMPT_CACHE_MAX_AGE_MS;
-  const entries = new Map<string, PromptCacheEntry & { chars: number }>();
-  let chars = 0;
-
-  const remove = (uniqueId: string) => {
-    const held = entries.get(uniqueId);
-    if (!held) return;
-    chars -= held.chars;
-    entries.delete(uniqueId);
-  };
+  const entries = lru<string, PromptCacheEntry>({
+    maxEntries,
+    maxSize: maxChars,
+    sizeOf: (entry) => entry.passages.reduce((n, p) => n + p.length, 0) + entry.chatbot.name.length,
+  });
 
   return {
     get(uniqueId, now = Date.now()) {
       const held = entries.get(uniqueId);
-      if (!held) return undefined;
-      if (now - held.storedAt >= maxAgeMs) {
-        remove(uniqueId);
+      if (held && now - held.storedAt >= maxAgeMs) {
+        entries.delete(uniqueId);
         return undefined;
       }
-      // Most recently used last.
-      entries.delete(uniqueId);
-      entries.set(uniqueId, held);
       return held;
     },
-    set(uniqueId, entry) {
-      remove(uniqueId);
-      const size = entry.passages.reduce((n, p) => n + p.length, 0) + entry.chatbot.name.length;
-      if (size > maxChars) return;
-      while (entries.size > 0 && (entries.size >= maxEntries || chars + size > maxChars)) remove(entries.keys().next().value!);
-      entries.set(uniqueId, { ...entry, chars: size });
-      chars += size;
-    },
-    delete: remove,
+    set: (uniqueId, entry) => entries.set(uniqueId, entry),
+    delete: (uniqueId) => entries.delete(uniqueId),
   };
 }

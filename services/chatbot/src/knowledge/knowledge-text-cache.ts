@@ -10,6 +10,8 @@
 // Bounded by the total characters held (least recently used out first); a text larger than the
 // whole bound is not kept.
 
+import { lru } from '@parley/common/lru.ts';
+
 export interface KnowledgeVersion {
   id: string;
   updatedAt: Date;
@@ -35,38 +37,15 @@ interface Held {
 const stampOf = (v: KnowledgeVersion) => `${v.updatedAt.getTime()}:${v.knowledgeChars}`;
 
 export function knowledgeTextCache(maxChars = DEFAULT_KNOWLEDGE_CACHE_CHARS): KnowledgeTextCache {
-  // A Map iterates in insertion order: re-inserting on use keeps the least recently used first.
-  const held = new Map<string, Held>();
-  let chars = 0;
-
-  const drop = (id: string) => {
-    const old = held.get(id);
-    if (!old) return;
-    held.delete(id);
-    chars -= old.text.length;
-  };
-
+  const held = lru<string, Held>({ maxSize: maxChars, sizeOf: (entry) => entry.text.length });
   return {
     get(version) {
       const entry = held.get(version.id);
-      if (!entry) return undefined;
-      if (entry.stamp !== stampOf(version)) return undefined;
-      held.delete(version.id);
-      held.set(version.id, entry);
-      return entry.text;
+      return entry && entry.stamp === stampOf(version) ? entry.text : undefined;
     },
-    set(version, text) {
-      drop(version.id);
-      if (text.length > maxChars) return;
-      held.set(version.id, { stamp: stampOf(version), text });
-      chars += text.length;
-      for (const id of held.keys()) {
-        if (chars <= maxChars) break;
-        drop(id);
-      }
-    },
+    set: (version, text) => held.set(version.id, { stamp: stampOf(version), text }),
     get size() {
-      return chars;
+      return held.totalSize;
     },
   };
 }
