@@ -32,7 +32,7 @@ import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import pg from 'pg';
 import { QUEUES } from '../services/common/src/queues.ts';
-import { createRedis } from '../services/common/src/redis.ts';
+import { createRedis, unlinkMatching } from '../services/common/src/redis.ts';
 import { startFakeOpenAI, type FakeOpenAIRequest } from '../services/common/src/testing/fake-openai.ts';
 import { PROCESSES, root, startStack, type RunningStack } from '../scripts/stack.ts';
 import { mulberry32, percentile } from './stats.ts';
@@ -608,12 +608,7 @@ try {
 async function dropRedisKeys(match: string): Promise<void> {
   const redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
   try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', match, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length) await redis.unlink(...keys);
-    } while (cursor !== '0');
+    await unlinkMatching(redis, match);
   } finally {
     await redis.quit();
   }

@@ -15,3 +15,15 @@ export function createRedis(url: string): Redis {
 export function withRedisDeadline<T>(command: Promise<T>, ms = 2000): Promise<T> {
   return withDeadline(command, ms, `Redis did not answer within ${ms} ms`);
 }
+
+/** Removes every key matching `match` (a SCAN pattern); returns how many were removed. O(keyspace): for rare clean-ups. */
+export async function unlinkMatching(redis: Redis, match: string): Promise<number> {
+  let removed = 0;
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', match, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length) removed += await redis.unlink(...keys);
+  } while (cursor !== '0');
+  return removed;
+}

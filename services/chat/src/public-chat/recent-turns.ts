@@ -10,7 +10,7 @@
 // messages of one session answered at the same moment each keep their own list, so the second to
 // finish wins and the other exchange is missing from the history shown to the model (it is stored
 // in the conversation all the same); the chat page sends one message at a time.
-import { withRedisDeadline, type Redis } from '@parley/common/redis.ts';
+import { unlinkMatching, withRedisDeadline, type Redis } from '@parley/common/redis.ts';
 import type { Turn } from './build-prompt.ts';
 
 /** How long a conversation's turns are kept after its last exchange. */
@@ -62,15 +62,7 @@ export function redisRecentTurns(redis: Redis, prefix: string): RecentTurns {
       // Only an id as chatbots have (no pattern characters). Deleting a chatbot is rare: a scan of
       // the keyspace for its entries is affordable then.
       if (!/^[0-9a-f-]{36}$/i.test(chatbotId)) return 0;
-      let removed = 0;
-      const match = `${recentTurnsKey(prefix, chatbotId, '')}*`;
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', match, 'COUNT', 1000);
-        cursor = next;
-        if (keys.length) removed += await redis.unlink(...keys);
-      } while (cursor !== '0');
-      return removed;
+      return unlinkMatching(redis, `${recentTurnsKey(prefix, chatbotId, '')}*`);
     },
   };
 }
