@@ -36,6 +36,13 @@ export declare type Account = Message<"parley.billing.v1.Account"> & {
    * @generated from field: google.protobuf.Timestamp last_credit_refill = 4;
    */
   lastCreditRefill?: Timestamp | undefined;
+
+  /**
+   * Credit held for answers being produced right now (exact decimal, "0" when none).
+   *
+   * @generated from field: string reserved_credit = 5;
+   */
+  reservedCredit: string;
 };
 
 /**
@@ -77,6 +84,544 @@ export declare type GetAccountResponse = Message<"parley.billing.v1.GetAccountRe
 export declare const GetAccountResponseSchema: GenMessage<GetAccountResponse>;
 
 /**
+ * @generated from message parley.billing.v1.GetUsageReportRequest
+ */
+export declare type GetUsageReportRequest = Message<"parley.billing.v1.GetUsageReportRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp start_time = 2;
+   */
+  startTime?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp end_time = 3;
+   */
+  endTime?: Timestamp | undefined;
+
+  /**
+   * Only this chatbot's usage; empty for all. Another owner's or an unknown id matches nothing.
+   *
+   * @generated from field: string chatbot_id = 4;
+   */
+  chatbotId: string;
+
+  /**
+   * How many of the newest records to list (1..MAX); 0 means the default cap.
+   *
+   * @generated from field: int32 limit = 5;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message parley.billing.v1.GetUsageReportRequest.
+ * Use `create(GetUsageReportRequestSchema)` to create a new message.
+ */
+export declare const GetUsageReportRequestSchema: GenMessage<GetUsageReportRequest>;
+
+/**
+ * @generated from message parley.billing.v1.UsageTotals
+ */
+export declare type UsageTotals = Message<"parley.billing.v1.UsageTotals"> & {
+  /**
+   * @generated from field: string total_cost = 1;
+   */
+  totalCost: string;
+
+  /**
+   * @generated from field: string total_prompt_cost = 2;
+   */
+  totalPromptCost: string;
+
+  /**
+   * @generated from field: string total_completion_cost = 3;
+   */
+  totalCompletionCost: string;
+
+  /**
+   * @generated from field: int64 total_tokens = 4 [jstype = JS_NUMBER];
+   */
+  totalTokens: bigint;
+
+  /**
+   * @generated from field: int64 total_prompt_tokens = 5 [jstype = JS_NUMBER];
+   */
+  totalPromptTokens: bigint;
+
+  /**
+   * @generated from field: int64 total_completion_tokens = 6 [jstype = JS_NUMBER];
+   */
+  totalCompletionTokens: bigint;
+
+  /**
+   * Usage records in the range, all of them (the listed ones may be capped).
+   *
+   * @generated from field: int64 request_count = 7 [jstype = JS_NUMBER];
+   */
+  requestCount: bigint;
+};
+
+/**
+ * Describes the message parley.billing.v1.UsageTotals.
+ * Use `create(UsageTotalsSchema)` to create a new message.
+ */
+export declare const UsageTotalsSchema: GenMessage<UsageTotals>;
+
+/**
+ * @generated from message parley.billing.v1.UsageRecord
+ */
+export declare type UsageRecord = Message<"parley.billing.v1.UsageRecord"> & {
+  /**
+   * @generated from field: string request_id = 1;
+   */
+  requestId: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp occurred_at = 2;
+   */
+  occurredAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: string chatbot_id = 3;
+   */
+  chatbotId: string;
+
+  /**
+   * The chatbot's name when it answered (the gateway shows the chatbot service's current one, or
+   * N/A once the chatbot is deleted).
+   *
+   * @generated from field: string chatbot_name = 4;
+   */
+  chatbotName: string;
+
+  /**
+   * @generated from field: string model = 5;
+   */
+  model: string;
+
+  /**
+   * @generated from field: string model_display_name = 6;
+   */
+  modelDisplayName: string;
+
+  /**
+   * @generated from field: int64 prompt_tokens = 7 [jstype = JS_NUMBER];
+   */
+  promptTokens: bigint;
+
+  /**
+   * @generated from field: int64 completion_tokens = 8 [jstype = JS_NUMBER];
+   */
+  completionTokens: bigint;
+
+  /**
+   * @generated from field: int64 total_tokens = 9 [jstype = JS_NUMBER];
+   */
+  totalTokens: bigint;
+
+  /**
+   * @generated from field: string prompt_cost = 10;
+   */
+  promptCost: string;
+
+  /**
+   * @generated from field: string completion_cost = 11;
+   */
+  completionCost: string;
+
+  /**
+   * @generated from field: string total_cost = 12;
+   */
+  totalCost: string;
+};
+
+/**
+ * Describes the message parley.billing.v1.UsageRecord.
+ * Use `create(UsageRecordSchema)` to create a new message.
+ */
+export declare const UsageRecordSchema: GenMessage<UsageRecord>;
+
+/**
+ * @generated from message parley.billing.v1.UsageDay
+ */
+export declare type UsageDay = Message<"parley.billing.v1.UsageDay"> & {
+  /**
+   * The calendar day (UTC), "YYYY-MM-DD".
+   *
+   * @generated from field: string date = 1;
+   */
+  date: string;
+
+  /**
+   * @generated from field: string total_cost = 2;
+   */
+  totalCost: string;
+
+  /**
+   * @generated from field: int64 total_tokens = 3 [jstype = JS_NUMBER];
+   */
+  totalTokens: bigint;
+
+  /**
+   * @generated from field: int64 request_count = 4 [jstype = JS_NUMBER];
+   */
+  requestCount: bigint;
+};
+
+/**
+ * Describes the message parley.billing.v1.UsageDay.
+ * Use `create(UsageDaySchema)` to create a new message.
+ */
+export declare const UsageDaySchema: GenMessage<UsageDay>;
+
+/**
+ * @generated from message parley.billing.v1.ChatbotCost
+ */
+export declare type ChatbotCost = Message<"parley.billing.v1.ChatbotCost"> & {
+  /**
+   * @generated from field: string chatbot_id = 1;
+   */
+  chatbotId: string;
+
+  /**
+   * @generated from field: string chatbot_name = 2;
+   */
+  chatbotName: string;
+
+  /**
+   * @generated from field: string total_cost = 3;
+   */
+  totalCost: string;
+
+  /**
+   * @generated from field: int64 request_count = 4 [jstype = JS_NUMBER];
+   */
+  requestCount: bigint;
+};
+
+/**
+ * Describes the message parley.billing.v1.ChatbotCost.
+ * Use `create(ChatbotCostSchema)` to create a new message.
+ */
+export declare const ChatbotCostSchema: GenMessage<ChatbotCost>;
+
+/**
+ * @generated from message parley.billing.v1.GetUsageReportResponse
+ */
+export declare type GetUsageReportResponse = Message<"parley.billing.v1.GetUsageReportResponse"> & {
+  /**
+   * @generated from field: parley.billing.v1.Account account = 1;
+   */
+  account?: Account | undefined;
+
+  /**
+   * @generated from field: parley.billing.v1.UsageTotals totals = 2;
+   */
+  totals?: UsageTotals | undefined;
+
+  /**
+   * Newest first, at most the request's limit.
+   *
+   * @generated from field: repeated parley.billing.v1.UsageRecord records = 3;
+   */
+  records: UsageRecord[];
+
+  /**
+   * One entry per day that has usage, oldest first.
+   *
+   * @generated from field: repeated parley.billing.v1.UsageDay days = 4;
+   */
+  days: UsageDay[];
+
+  /**
+   * One entry per chatbot that has usage in the range, costliest first.
+   *
+   * @generated from field: repeated parley.billing.v1.ChatbotCost chatbots = 5;
+   */
+  chatbots: ChatbotCost[];
+
+  /**
+   * The cap that applied to `records`.
+   *
+   * @generated from field: int32 limit = 6;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message parley.billing.v1.GetUsageReportResponse.
+ * Use `create(GetUsageReportResponseSchema)` to create a new message.
+ */
+export declare const GetUsageReportResponseSchema: GenMessage<GetUsageReportResponse>;
+
+/**
+ * @generated from message parley.billing.v1.CreateCustomerRequest
+ */
+export declare type CreateCustomerRequest = Message<"parley.billing.v1.CreateCustomerRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * The owner's email, given to Stripe for receipts.
+   *
+   * @generated from field: string email = 2;
+   */
+  email: string;
+};
+
+/**
+ * Describes the message parley.billing.v1.CreateCustomerRequest.
+ * Use `create(CreateCustomerRequestSchema)` to create a new message.
+ */
+export declare const CreateCustomerRequestSchema: GenMessage<CreateCustomerRequest>;
+
+/**
+ * @generated from message parley.billing.v1.CreateCustomerResponse
+ */
+export declare type CreateCustomerResponse = Message<"parley.billing.v1.CreateCustomerResponse"> & {
+  /**
+   * @generated from field: string customer_id = 1;
+   */
+  customerId: string;
+};
+
+/**
+ * Describes the message parley.billing.v1.CreateCustomerResponse.
+ * Use `create(CreateCustomerResponseSchema)` to create a new message.
+ */
+export declare const CreateCustomerResponseSchema: GenMessage<CreateCustomerResponse>;
+
+/**
+ * @generated from message parley.billing.v1.CreateCheckoutSessionRequest
+ */
+export declare type CreateCheckoutSessionRequest = Message<"parley.billing.v1.CreateCheckoutSessionRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string email = 2;
+   */
+  email: string;
+
+  /**
+   * @generated from field: parley.billing.v1.CheckoutProduct product = 3;
+   */
+  product: CheckoutProduct;
+
+  /**
+   * Already checked by the gateway to be on the product's own origin.
+   *
+   * @generated from field: string success_url = 4;
+   */
+  successUrl: string;
+
+  /**
+   * @generated from field: string cancel_url = 5;
+   */
+  cancelUrl: string;
+};
+
+/**
+ * Describes the message parley.billing.v1.CreateCheckoutSessionRequest.
+ * Use `create(CreateCheckoutSessionRequestSchema)` to create a new message.
+ */
+export declare const CreateCheckoutSessionRequestSchema: GenMessage<CreateCheckoutSessionRequest>;
+
+/**
+ * @generated from message parley.billing.v1.CreateCheckoutSessionResponse
+ */
+export declare type CreateCheckoutSessionResponse = Message<"parley.billing.v1.CreateCheckoutSessionResponse"> & {
+  /**
+   * Where the browser is sent: Stripe's hosted page, or the local test-mode page.
+   *
+   * @generated from field: string url = 1;
+   */
+  url: string;
+
+  /**
+   * @generated from field: string session_id = 2;
+   */
+  sessionId: string;
+};
+
+/**
+ * Describes the message parley.billing.v1.CreateCheckoutSessionResponse.
+ * Use `create(CreateCheckoutSessionResponseSchema)` to create a new message.
+ */
+export declare const CreateCheckoutSessionResponseSchema: GenMessage<CreateCheckoutSessionResponse>;
+
+/**
+ * @generated from message parley.billing.v1.GetTestCheckoutSessionRequest
+ */
+export declare type GetTestCheckoutSessionRequest = Message<"parley.billing.v1.GetTestCheckoutSessionRequest"> & {
+  /**
+   * @generated from field: string session_id = 1;
+   */
+  sessionId: string;
+};
+
+/**
+ * Describes the message parley.billing.v1.GetTestCheckoutSessionRequest.
+ * Use `create(GetTestCheckoutSessionRequestSchema)` to create a new message.
+ */
+export declare const GetTestCheckoutSessionRequestSchema: GenMessage<GetTestCheckoutSessionRequest>;
+
+/**
+ * @generated from message parley.billing.v1.GetTestCheckoutSessionResponse
+ */
+export declare type GetTestCheckoutSessionResponse = Message<"parley.billing.v1.GetTestCheckoutSessionResponse"> & {
+  /**
+   * @generated from field: string session_id = 1;
+   */
+  sessionId: string;
+
+  /**
+   * @generated from field: string user_id = 2;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string customer_id = 3;
+   */
+  customerId: string;
+
+  /**
+   * @generated from field: parley.billing.v1.CheckoutProduct product = 4;
+   */
+  product: CheckoutProduct;
+
+  /**
+   * What the page charges, in cents of US dollars.
+   *
+   * @generated from field: int64 amount_cents = 5 [jstype = JS_NUMBER];
+   */
+  amountCents: bigint;
+
+  /**
+   * @generated from field: string success_url = 6;
+   */
+  successUrl: string;
+
+  /**
+   * @generated from field: string cancel_url = 7;
+   */
+  cancelUrl: string;
+
+  /**
+   * Set once the Pay button completed it.
+   *
+   * @generated from field: bool completed = 8;
+   */
+  completed: boolean;
+};
+
+/**
+ * Describes the message parley.billing.v1.GetTestCheckoutSessionResponse.
+ * Use `create(GetTestCheckoutSessionResponseSchema)` to create a new message.
+ */
+export declare const GetTestCheckoutSessionResponseSchema: GenMessage<GetTestCheckoutSessionResponse>;
+
+/**
+ * @generated from message parley.billing.v1.ReserveCreditRequest
+ */
+export declare type ReserveCreditRequest = Message<"parley.billing.v1.ReserveCreditRequest"> & {
+  /**
+   * The answer's request id: the hold's key, and the UsageRecorded event that settles it.
+   *
+   * @generated from field: string request_id = 1;
+   */
+  requestId: string;
+
+  /**
+   * @generated from field: string user_id = 2;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string model = 3;
+   */
+  model: string;
+
+  /**
+   * Upper bounds of the answer's tokens; the hold is their cost at the model's price.
+   *
+   * @generated from field: int64 max_prompt_tokens = 4 [jstype = JS_NUMBER];
+   */
+  maxPromptTokens: bigint;
+
+  /**
+   * @generated from field: int64 max_completion_tokens = 5 [jstype = JS_NUMBER];
+   */
+  maxCompletionTokens: bigint;
+};
+
+/**
+ * Describes the message parley.billing.v1.ReserveCreditRequest.
+ * Use `create(ReserveCreditRequestSchema)` to create a new message.
+ */
+export declare const ReserveCreditRequestSchema: GenMessage<ReserveCreditRequest>;
+
+/**
+ * @generated from message parley.billing.v1.ReserveCreditResponse
+ */
+export declare type ReserveCreditResponse = Message<"parley.billing.v1.ReserveCreditResponse"> & {
+  /**
+   * The amount held (exact decimal).
+   *
+   * @generated from field: string amount = 1;
+   */
+  amount: string;
+};
+
+/**
+ * Describes the message parley.billing.v1.ReserveCreditResponse.
+ * Use `create(ReserveCreditResponseSchema)` to create a new message.
+ */
+export declare const ReserveCreditResponseSchema: GenMessage<ReserveCreditResponse>;
+
+/**
+ * @generated from message parley.billing.v1.ReleaseCreditRequest
+ */
+export declare type ReleaseCreditRequest = Message<"parley.billing.v1.ReleaseCreditRequest"> & {
+  /**
+   * @generated from field: string request_id = 1;
+   */
+  requestId: string;
+};
+
+/**
+ * Describes the message parley.billing.v1.ReleaseCreditRequest.
+ * Use `create(ReleaseCreditRequestSchema)` to create a new message.
+ */
+export declare const ReleaseCreditRequestSchema: GenMessage<ReleaseCreditRequest>;
+
+/**
+ * @generated from message parley.billing.v1.ReleaseCreditResponse
+ */
+export declare type ReleaseCreditResponse = Message<"parley.billing.v1.ReleaseCreditResponse"> & {
+  /**
+   * False when there was no open hold under this request id.
+   *
+   * @generated from field: bool released = 1;
+   */
+  released: boolean;
+};
+
+/**
+ * Describes the message parley.billing.v1.ReleaseCreditResponse.
+ * Use `create(ReleaseCreditResponseSchema)` to create a new message.
+ */
+export declare const ReleaseCreditResponseSchema: GenMessage<ReleaseCreditResponse>;
+
+/**
  * @generated from enum parley.billing.v1.Plan
  */
 export enum Plan {
@@ -102,7 +647,37 @@ export enum Plan {
 export declare const PlanSchema: GenEnum<Plan>;
 
 /**
- * Plans and credit. Owned by the billing service.
+ * @generated from enum parley.billing.v1.CheckoutProduct
+ */
+export enum CheckoutProduct {
+  /**
+   * @generated from enum value: CHECKOUT_PRODUCT_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The pro plan's monthly subscription (STRIPE_PRICE_PRO).
+   *
+   * @generated from enum value: CHECKOUT_PRODUCT_PRO_SUBSCRIPTION = 1;
+   */
+  PRO_SUBSCRIPTION = 1,
+
+  /**
+   * A credit top-up, paid once (STRIPE_PRICE_TOPUP).
+   *
+   * @generated from enum value: CHECKOUT_PRODUCT_CREDIT_TOPUP = 2;
+   */
+  CREDIT_TOPUP = 2,
+}
+
+/**
+ * Describes the enum parley.billing.v1.CheckoutProduct.
+ */
+export declare const CheckoutProductSchema: GenEnum<CheckoutProduct>;
+
+/**
+ * Plans and credit. Owned by the billing service. Money crosses this contract as exact decimal
+ * strings of US dollars ("0.01", "2", "0.0000015"), never as floating-point numbers.
  *
  * @generated from service parley.billing.v1.BillingService
  */
@@ -117,6 +692,73 @@ export declare const BillingService: GenService<{
     methodKind: "unary";
     input: typeof GetAccountRequestSchema;
     output: typeof GetAccountResponseSchema;
+  },
+  /**
+   * The owner's usage in [start_time, end_time]: totals computed by the database over the whole
+   * range, the newest records (capped), a per-day series and per-chatbot costs.
+   * INVALID_ARGUMENT for a missing or reversed range or one longer than the documented maximum.
+   *
+   * @generated from rpc parley.billing.v1.BillingService.GetUsageReport
+   */
+  getUsageReport: {
+    methodKind: "unary";
+    input: typeof GetUsageReportRequestSchema;
+    output: typeof GetUsageReportResponseSchema;
+  },
+  /**
+   * The owner's Stripe customer: created once, however often and however concurrently this is called.
+   *
+   * @generated from rpc parley.billing.v1.BillingService.CreateCustomer
+   */
+  createCustomer: {
+    methodKind: "unary";
+    input: typeof CreateCustomerRequestSchema;
+    output: typeof CreateCustomerResponseSchema;
+  },
+  /**
+   * A checkout for one of the two products the server sells (the pro subscription or a credit
+   * top-up), tied to the owner. Prices come from the server's configuration, never the caller.
+   *
+   * @generated from rpc parley.billing.v1.BillingService.CreateCheckoutSession
+   */
+  createCheckoutSession: {
+    methodKind: "unary";
+    input: typeof CreateCheckoutSessionRequestSchema;
+    output: typeof CreateCheckoutSessionResponseSchema;
+  },
+  /**
+   * Test mode only (no STRIPE_SECRET_KEY): what a local checkout page shows and completes.
+   * FAILED_PRECONDITION when billing talks to the real Stripe; NOT_FOUND for an unknown session.
+   *
+   * @generated from rpc parley.billing.v1.BillingService.GetTestCheckoutSession
+   */
+  getTestCheckoutSession: {
+    methodKind: "unary";
+    input: typeof GetTestCheckoutSessionRequestSchema;
+    output: typeof GetTestCheckoutSessionResponseSchema;
+  },
+  /**
+   * Holds the largest possible cost of one answer against the owner's available credit, atomically.
+   * RESOURCE_EXHAUSTED (with the user message metadata) when the available credit cannot cover it.
+   * The hold is settled by the answer's UsageRecorded event (same request id), released by
+   * ReleaseCredit when no answer was produced, and expires on its own otherwise.
+   *
+   * @generated from rpc parley.billing.v1.BillingService.ReserveCredit
+   */
+  reserveCredit: {
+    methodKind: "unary";
+    input: typeof ReserveCreditRequestSchema;
+    output: typeof ReserveCreditResponseSchema;
+  },
+  /**
+   * Releases a hold whose answer failed. Releasing an unknown or settled hold does nothing.
+   *
+   * @generated from rpc parley.billing.v1.BillingService.ReleaseCredit
+   */
+  releaseCredit: {
+    methodKind: "unary";
+    input: typeof ReleaseCreditRequestSchema;
+    output: typeof ReleaseCreditResponseSchema;
   },
 }>;
 

@@ -9,7 +9,7 @@ import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
  * Describes the file parley/billing/v1/billing.proto.
  */
 export const file_parley_billing_v1_billing = /*@__PURE__*/
-  fileDesc("Ch9wYXJsZXkvYmlsbGluZy92MS9iaWxsaW5nLnByb3RvEhFwYXJsZXkuYmlsbGluZy52MSKRAQoHQWNjb3VudBIPCgd1c2VyX2lkGAEgASgJEiUKBHBsYW4YAiABKA4yFy5wYXJsZXkuYmlsbGluZy52MS5QbGFuEhYKDmNyZWRpdF9iYWxhbmNlGAMgASgJEjYKEmxhc3RfY3JlZGl0X3JlZmlsbBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiJAoRR2V0QWNjb3VudFJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCSJBChJHZXRBY2NvdW50UmVzcG9uc2USKwoHYWNjb3VudBgBIAEoCzIaLnBhcmxleS5iaWxsaW5nLnYxLkFjY291bnQqOQoEUGxhbhIUChBQTEFOX1VOU1BFQ0lGSUVEEAASDQoJUExBTl9GUkVFEAESDAoIUExBTl9QUk8QAjJrCg5CaWxsaW5nU2VydmljZRJZCgpHZXRBY2NvdW50EiQucGFybGV5LmJpbGxpbmcudjEuR2V0QWNjb3VudFJlcXVlc3QaJS5wYXJsZXkuYmlsbGluZy52MS5HZXRBY2NvdW50UmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("Ch9wYXJsZXkvYmlsbGluZy92MS9iaWxsaW5nLnByb3RvEhFwYXJsZXkuYmlsbGluZy52MSKqAQoHQWNjb3VudBIPCgd1c2VyX2lkGAEgASgJEiUKBHBsYW4YAiABKA4yFy5wYXJsZXkuYmlsbGluZy52MS5QbGFuEhYKDmNyZWRpdF9iYWxhbmNlGAMgASgJEjYKEmxhc3RfY3JlZGl0X3JlZmlsbBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFwoPcmVzZXJ2ZWRfY3JlZGl0GAUgASgJIiQKEUdldEFjY291bnRSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkiQQoSR2V0QWNjb3VudFJlc3BvbnNlEisKB2FjY291bnQYASABKAsyGi5wYXJsZXkuYmlsbGluZy52MS5BY2NvdW50IqkBChVHZXRVc2FnZVJlcG9ydFJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIuCgpzdGFydF90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghlbmRfdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKY2hhdGJvdF9pZBgEIAEoCRINCgVsaW1pdBgFIAEoBSLWAQoLVXNhZ2VUb3RhbHMSEgoKdG90YWxfY29zdBgBIAEoCRIZChF0b3RhbF9wcm9tcHRfY29zdBgCIAEoCRIdChV0b3RhbF9jb21wbGV0aW9uX2Nvc3QYAyABKAkSGAoMdG90YWxfdG9rZW5zGAQgASgDQgIwAhIfChN0b3RhbF9wcm9tcHRfdG9rZW5zGAUgASgDQgIwAhIjChd0b3RhbF9jb21wbGV0aW9uX3Rva2VucxgGIAEoA0ICMAISGQoNcmVxdWVzdF9jb3VudBgHIAEoA0ICMAIivQIKC1VzYWdlUmVjb3JkEhIKCnJlcXVlc3RfaWQYASABKAkSLwoLb2NjdXJyZWRfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCmNoYXRib3RfaWQYAyABKAkSFAoMY2hhdGJvdF9uYW1lGAQgASgJEg0KBW1vZGVsGAUgASgJEhoKEm1vZGVsX2Rpc3BsYXlfbmFtZRgGIAEoCRIZCg1wcm9tcHRfdG9rZW5zGAcgASgDQgIwAhIdChFjb21wbGV0aW9uX3Rva2VucxgIIAEoA0ICMAISGAoMdG90YWxfdG9rZW5zGAkgASgDQgIwAhITCgtwcm9tcHRfY29zdBgKIAEoCRIXCg9jb21wbGV0aW9uX2Nvc3QYCyABKAkSEgoKdG90YWxfY29zdBgMIAEoCSJhCghVc2FnZURheRIMCgRkYXRlGAEgASgJEhIKCnRvdGFsX2Nvc3QYAiABKAkSGAoMdG90YWxfdG9rZW5zGAMgASgDQgIwAhIZCg1yZXF1ZXN0X2NvdW50GAQgASgDQgIwAiJmCgtDaGF0Ym90Q29zdBISCgpjaGF0Ym90X2lkGAEgASgJEhQKDGNoYXRib3RfbmFtZRgCIAEoCRISCgp0b3RhbF9jb3N0GAMgASgJEhkKDXJlcXVlc3RfY291bnQYBCABKANCAjACIpICChZHZXRVc2FnZVJlcG9ydFJlc3BvbnNlEisKB2FjY291bnQYASABKAsyGi5wYXJsZXkuYmlsbGluZy52MS5BY2NvdW50Ei4KBnRvdGFscxgCIAEoCzIeLnBhcmxleS5iaWxsaW5nLnYxLlVzYWdlVG90YWxzEi8KB3JlY29yZHMYAyADKAsyHi5wYXJsZXkuYmlsbGluZy52MS5Vc2FnZVJlY29yZBIpCgRkYXlzGAQgAygLMhsucGFybGV5LmJpbGxpbmcudjEuVXNhZ2VEYXkSMAoIY2hhdGJvdHMYBSADKAsyHi5wYXJsZXkuYmlsbGluZy52MS5DaGF0Ym90Q29zdBINCgVsaW1pdBgGIAEoBSI3ChVDcmVhdGVDdXN0b21lclJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRINCgVlbWFpbBgCIAEoCSItChZDcmVhdGVDdXN0b21lclJlc3BvbnNlEhMKC2N1c3RvbWVyX2lkGAEgASgJIpwBChxDcmVhdGVDaGVja291dFNlc3Npb25SZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSDQoFZW1haWwYAiABKAkSMwoHcHJvZHVjdBgDIAEoDjIiLnBhcmxleS5iaWxsaW5nLnYxLkNoZWNrb3V0UHJvZHVjdBITCgtzdWNjZXNzX3VybBgEIAEoCRISCgpjYW5jZWxfdXJsGAUgASgJIkAKHUNyZWF0ZUNoZWNrb3V0U2Vzc2lvblJlc3BvbnNlEgsKA3VybBgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJIjMKHUdldFRlc3RDaGVja291dFNlc3Npb25SZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAki5QEKHkdldFRlc3RDaGVja291dFNlc3Npb25SZXNwb25zZRISCgpzZXNzaW9uX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSEwoLY3VzdG9tZXJfaWQYAyABKAkSMwoHcHJvZHVjdBgEIAEoDjIiLnBhcmxleS5iaWxsaW5nLnYxLkNoZWNrb3V0UHJvZHVjdBIYCgxhbW91bnRfY2VudHMYBSABKANCAjACEhMKC3N1Y2Nlc3NfdXJsGAYgASgJEhIKCmNhbmNlbF91cmwYByABKAkSEQoJY29tcGxldGVkGAggASgIIowBChRSZXNlcnZlQ3JlZGl0UmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSDQoFbW9kZWwYAyABKAkSHQoRbWF4X3Byb21wdF90b2tlbnMYBCABKANCAjACEiEKFW1heF9jb21wbGV0aW9uX3Rva2VucxgFIAEoA0ICMAIiJwoVUmVzZXJ2ZUNyZWRpdFJlc3BvbnNlEg4KBmFtb3VudBgBIAEoCSIqChRSZWxlYXNlQ3JlZGl0UmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJIikKFVJlbGVhc2VDcmVkaXRSZXNwb25zZRIQCghyZWxlYXNlZBgBIAEoCCo5CgRQbGFuEhQKEFBMQU5fVU5TUEVDSUZJRUQQABINCglQTEFOX0ZSRUUQARIMCghQTEFOX1BSTxACKn0KD0NoZWNrb3V0UHJvZHVjdBIgChxDSEVDS09VVF9QUk9EVUNUX1VOU1BFQ0lGSUVEEAASJQohQ0hFQ0tPVVRfUFJPRFVDVF9QUk9fU1VCU0NSSVBUSU9OEAESIQodQ0hFQ0tPVVRfUFJPRFVDVF9DUkVESVRfVE9QVVAQAjL8BQoOQmlsbGluZ1NlcnZpY2USWQoKR2V0QWNjb3VudBIkLnBhcmxleS5iaWxsaW5nLnYxLkdldEFjY291bnRSZXF1ZXN0GiUucGFybGV5LmJpbGxpbmcudjEuR2V0QWNjb3VudFJlc3BvbnNlEmUKDkdldFVzYWdlUmVwb3J0EigucGFybGV5LmJpbGxpbmcudjEuR2V0VXNhZ2VSZXBvcnRSZXF1ZXN0GikucGFybGV5LmJpbGxpbmcudjEuR2V0VXNhZ2VSZXBvcnRSZXNwb25zZRJlCg5DcmVhdGVDdXN0b21lchIoLnBhcmxleS5iaWxsaW5nLnYxLkNyZWF0ZUN1c3RvbWVyUmVxdWVzdBopLnBhcmxleS5iaWxsaW5nLnYxLkNyZWF0ZUN1c3RvbWVyUmVzcG9uc2USegoVQ3JlYXRlQ2hlY2tvdXRTZXNzaW9uEi8ucGFybGV5LmJpbGxpbmcudjEuQ3JlYXRlQ2hlY2tvdXRTZXNzaW9uUmVxdWVzdBowLnBhcmxleS5iaWxsaW5nLnYxLkNyZWF0ZUNoZWNrb3V0U2Vzc2lvblJlc3BvbnNlEn0KFkdldFRlc3RDaGVja291dFNlc3Npb24SMC5wYXJsZXkuYmlsbGluZy52MS5HZXRUZXN0Q2hlY2tvdXRTZXNzaW9uUmVxdWVzdBoxLnBhcmxleS5iaWxsaW5nLnYxLkdldFRlc3RDaGVja291dFNlc3Npb25SZXNwb25zZRJiCg1SZXNlcnZlQ3JlZGl0EicucGFybGV5LmJpbGxpbmcudjEuUmVzZXJ2ZUNyZWRpdFJlcXVlc3QaKC5wYXJsZXkuYmlsbGluZy52MS5SZXNlcnZlQ3JlZGl0UmVzcG9uc2USYgoNUmVsZWFzZUNyZWRpdBInLnBhcmxleS5iaWxsaW5nLnYxLlJlbGVhc2VDcmVkaXRSZXF1ZXN0GigucGFybGV5LmJpbGxpbmcudjEuUmVsZWFzZUNyZWRpdFJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * Describes the message parley.billing.v1.Account.
@@ -33,6 +33,118 @@ export const GetAccountResponseSchema = /*@__PURE__*/
   messageDesc(file_parley_billing_v1_billing, 2);
 
 /**
+ * Describes the message parley.billing.v1.GetUsageReportRequest.
+ * Use `create(GetUsageReportRequestSchema)` to create a new message.
+ */
+export const GetUsageReportRequestSchema = /*@__PURE__*/
+  messageDesc(file_parley_billing_v1_billing, 3);
+
+/**
+ * Describes the message parley.billing.v1.UsageTotals.
+ * Use `create(UsageTotalsSchema)` to create a new message.
+ */
+export const UsageTotalsSchema = /*@__PURE__*/
+  messageDesc(file_parley_billing_v1_billing, 4);
+
+/**
+ * Describes the message parley.billing.v1.UsageRecord.
+ * Use `create(UsageRecordSchema)` to create a new message.
+ */
+export const UsageRecordSchema = /*@__PURE__*/
+  messageDesc(file_parley_billing_v1_billing, 5);
+
+/**
+ * Describes the message parley.billing.v1.UsageDay.
+ * Use `create(UsageDaySchema)` to create a new message.
+ */
+export const UsageDaySchema = /*@__PURE__*/
+  messageDesc(file_parley_billing_v1_billing, 6);
+
+/**
+ * Describes the message parley.billing.v1.ChatbotCost.
+ * Use `create(ChatbotCostSchema)` to create a new message.
+ */
+export const ChatbotCostSchema = /*@__PURE__*/
+  messageDesc(file_parley_billing_v1_billing, 7);
+
+/**
+ * Describes the message parley.billing.v1.GetUsageReportResponse.
+ * Use `create(GetUsageReportResponseSchema)` to create a new message.
+ */
+export const GetUsageReportResponseSchema = /*@__PURE__*/
+  messageDesc(file_parley_billing_v1_billing, 8);
+
+/**
+ * Describes the message parley.billing.v1.CreateCustomerRequest.
+ * Use `create(CreateCustomerRequestSchema)` to create a new message.
+ */
+export const CreateCustomerRequestSchema = /*@__PURE__*/
+  messageDesc(file_parley_billing_v1_billing, 9);
+
+/**
+ * Describes the message parley.billing.v1.CreateCustomerResponse.
+ * Use `create(CreateCustomerResponseSchema)` to create a new message.
+ */
+export const CreateCustomerResponseSchema = /*@__PURE__*/
+  messageDesc(file_parley_billing_v1_billing, 10);
+
+/**
+ * Describes the message parley.billing.v1.CreateCheckoutSessionRequest.
+ * Use `create(CreateCheckoutSessionRequestSchema)` to create a new message.
+ */
+export const CreateCheckoutSessionRequestSchema = /*@__PURE__*/
+  messageDesc(file_parley_billing_v1_billing, 11);
+
+/**
+ * Describes the message parley.billing.v1.CreateCheckoutSessionResponse.
+ * Use `create(CreateCheckoutSessionResponseSchema)` to create a new message.
+ */
+export const CreateCheckoutSessionResponseSchema = /*@__PURE__*/
+  messageDesc(file_parley_billing_v1_billing, 12);
+
+/**
+ * Describes the message parley.billing.v1.GetTestCheckoutSessionRequest.
+ * Use `create(GetTestCheckoutSessionRequestSchema)` to create a new message.
+ */
+export const GetTestCheckoutSessionRequestSchema = /*@__PURE__*/
+  messageDesc(file_parley_billing_v1_billing, 13);
+
+/**
+ * Describes the message parley.billing.v1.GetTestCheckoutSessionResponse.
+ * Use `create(GetTestCheckoutSessionResponseSchema)` to create a new message.
+ */
+export const GetTestCheckoutSessionResponseSchema = /*@__PURE__*/
+  messageDesc(file_parley_billing_v1_billing, 14);
+
+/**
+ * Describes the message parley.billing.v1.ReserveCreditRequest.
+ * Use `create(ReserveCreditRequestSchema)` to create a new message.
+ */
+export const ReserveCreditRequestSchema = /*@__PURE__*/
+  messageDesc(file_parley_billing_v1_billing, 15);
+
+/**
+ * Describes the message parley.billing.v1.ReserveCreditResponse.
+ * Use `create(ReserveCreditResponseSchema)` to create a new message.
+ */
+export const ReserveCreditResponseSchema = /*@__PURE__*/
+  messageDesc(file_parley_billing_v1_billing, 16);
+
+/**
+ * Describes the message parley.billing.v1.ReleaseCreditRequest.
+ * Use `create(ReleaseCreditRequestSchema)` to create a new message.
+ */
+export const ReleaseCreditRequestSchema = /*@__PURE__*/
+  messageDesc(file_parley_billing_v1_billing, 17);
+
+/**
+ * Describes the message parley.billing.v1.ReleaseCreditResponse.
+ * Use `create(ReleaseCreditResponseSchema)` to create a new message.
+ */
+export const ReleaseCreditResponseSchema = /*@__PURE__*/
+  messageDesc(file_parley_billing_v1_billing, 18);
+
+/**
  * Describes the enum parley.billing.v1.Plan.
  */
 export const PlanSchema = /*@__PURE__*/
@@ -45,7 +157,20 @@ export const Plan = /*@__PURE__*/
   tsEnum(PlanSchema);
 
 /**
- * Plans and credit. Owned by the billing service.
+ * Describes the enum parley.billing.v1.CheckoutProduct.
+ */
+export const CheckoutProductSchema = /*@__PURE__*/
+  enumDesc(file_parley_billing_v1_billing, 1);
+
+/**
+ * @generated from enum parley.billing.v1.CheckoutProduct
+ */
+export const CheckoutProduct = /*@__PURE__*/
+  tsEnum(CheckoutProductSchema);
+
+/**
+ * Plans and credit. Owned by the billing service. Money crosses this contract as exact decimal
+ * strings of US dollars ("0.01", "2", "0.0000015"), never as floating-point numbers.
  *
  * @generated from service parley.billing.v1.BillingService
  */
