@@ -622,6 +622,55 @@ export declare type ReleaseCreditResponse = Message<"parley.billing.v1.ReleaseCr
 export declare const ReleaseCreditResponseSchema: GenMessage<ReleaseCreditResponse>;
 
 /**
+ * @generated from message parley.billing.v1.GetBillingOptionsRequest
+ */
+export declare type GetBillingOptionsRequest = Message<"parley.billing.v1.GetBillingOptionsRequest"> & {
+};
+
+/**
+ * Describes the message parley.billing.v1.GetBillingOptionsRequest.
+ * Use `create(GetBillingOptionsRequestSchema)` to create a new message.
+ */
+export declare const GetBillingOptionsRequestSchema: GenMessage<GetBillingOptionsRequest>;
+
+/**
+ * @generated from message parley.billing.v1.GetBillingOptionsResponse
+ */
+export declare type GetBillingOptionsResponse = Message<"parley.billing.v1.GetBillingOptionsResponse"> & {
+  /**
+   * True when no Stripe key is configured: checkout runs on a local page and takes no real payment.
+   *
+   * @generated from field: bool test_mode = 1;
+   */
+  testMode: boolean;
+
+  /**
+   * The credit one top-up adds in test mode, and what the pages show (exact decimal dollars).
+   *
+   * @generated from field: string top_up_amount = 2;
+   */
+  topUpAmount: string;
+
+  /**
+   * The pro plan's monthly price and the credit it grants (exact decimal dollars).
+   *
+   * @generated from field: string pro_plan_price = 3;
+   */
+  proPlanPrice: string;
+
+  /**
+   * @generated from field: string pro_plan_credit = 4;
+   */
+  proPlanCredit: string;
+};
+
+/**
+ * Describes the message parley.billing.v1.GetBillingOptionsResponse.
+ * Use `create(GetBillingOptionsResponseSchema)` to create a new message.
+ */
+export declare const GetBillingOptionsResponseSchema: GenMessage<GetBillingOptionsResponse>;
+
+/**
  * @generated from enum parley.billing.v1.Plan
  */
 export enum Plan {
@@ -759,6 +808,16 @@ export declare const BillingService: GenService<{
     methodKind: "unary";
     input: typeof ReleaseCreditRequestSchema;
     output: typeof ReleaseCreditResponseSchema;
+  },
+  /**
+   * What the server sells and whether checkout is in test mode, for the pages' labels.
+   *
+   * @generated from rpc parley.billing.v1.BillingService.GetBillingOptions
+   */
+  getBillingOptions: {
+    methodKind: "unary";
+    input: typeof GetBillingOptionsRequestSchema;
+    output: typeof GetBillingOptionsResponseSchema;
   },
 }>;
 
