@@ -1,11 +1,10 @@
 // Starts the billing service: validated config → database and migrations → server and workers;
 // SIGTERM drains requests, lets jobs in flight finish, then closes the pools.
-import { loadConfig } from '@parley/common/config.ts';
 import { migrateAndServe } from '@parley/common/service-main.ts';
-import { billingVars } from './config.ts';
+import { loadBillingConfig } from './config.ts';
 import { createBillingService, MIGRATIONS_DIR } from './service.ts';
 
-const config = loadConfig(billingVars);
+const config = loadBillingConfig();
 await migrateAndServe({
   name: 'billing',
   logLevel: config.LOG_LEVEL,

@@ -1,12 +1,22 @@
 // The BillingService over ConnectRPC: maps proto messages to the use cases and back, nothing more.
 import type { ConnectRouter } from '@connectrpc/connect';
 import { create } from '@bufbuild/protobuf';
-import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { AccountSchema, BillingService, Plan, type Account as AccountMessage } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import type { Account, Plan as DbPlan } from './generated/prisma/client.ts';
 import { getAccount } from './accounts/get-account.ts';
 import type { OpenAccountDeps } from './accounts/open-account.ts';
+import { CheckoutProduct as CheckoutProductMessage } from '@parley/proto/parley/billing/v1/billing_pb.js';
+import type { CheckoutProduct } from './generated/prisma/client.ts';
+import { billingOptions } from './payments/billing-options.ts';
+import { createCheckoutSession } from './payments/create-checkout-session.ts';
+import { createCustomer } from './payments/create-customer.ts';
+import { getTestCheckoutSession } from './payments/get-test-checkout-session.ts';
+import type { PaymentsDeps } from './payments/payments-deps.ts';
 import { formatMoney } from './money.ts';
+import { getUsageReport } from './usage/usage-report.ts';
+import { reserveCredit } from './credit/reserve-credit.ts';
+import { releaseCredit } from './credit/release-credit.ts';
 
 const planToProto: Record<DbPlan, Plan> = { free: Plan.FREE, pro: Plan.PRO };
 
@@ -16,14 +26,98 @@ export function toAccountMessage(account: Account): AccountMessage {
     plan: planToProto[account.plan],
     creditBalance: formatMoney(account.creditBalance),
     lastCreditRefill: timestampFromDate(account.lastCreditRefill),
+    reservedCredit: formatMoney(account.reservedCredit),
   });
 }
 
-export function billingRoutes(deps: OpenAccountDeps) {
+const productFromProto: Partial<Record<CheckoutProductMessage, CheckoutProduct>> = {
+  [CheckoutProductMessage.PRO_SUBSCRIPTION]: 'pro_subscription',
+  [CheckoutProductMessage.CREDIT_TOPUP]: 'credit_topup',
+};
+const productToProto: Record<CheckoutProduct, CheckoutProductMessage> = {
+  pro_subscription: CheckoutProductMessage.PRO_SUBSCRIPTION,
+  credit_topup: CheckoutProductMessage.CREDIT_TOPUP,
+};
+
+export function billingRoutes(deps: OpenAccountDeps, payments: PaymentsDeps) {
   return (router: ConnectRouter) => {
     router.service(BillingService, {
       async getAccount(req) {
         return { account: toAccountMessage(await getAccount(deps, req.userId)) };
+      },
+      async createCustomer(req) {
+        return { customerId: await createCustomer(payments, { userId: req.userId, email: req.email }) };
+      },
+      async createCheckoutSession(req) {
+        return createCheckoutSession(payments, {
+          userId: req.userId,
+          email: req.email,
+          product: productFromProto[req.product],
+          successUrl: req.successUrl,
+          cancelUrl: req.cancelUrl,
+        });
+      },
+      async getTestCheckoutSession(req) {
+        const session = await getTestCheckoutSession(payments, req.sessionId);
+        return {
+          sessionId: session.id,
+          userId: session.userId,
+          customerId: session.customerId,
+          product: productToProto[session.product],
+          amountCents: BigInt(session.amountCents ?? 0),
+          successUrl: session.successUrl,
+          cancelUrl: session.cancelUrl,
+          completed: session.completedAt !== null,
+        };
+      },
+      async getBillingOptions() {
+        return billingOptions(payments);
+      },
+      async getUsageReport(req) {
+        const report = await getUsageReport(deps, {
+          userId: req.userId,
+          startTime: req.startTime && timestampDate(req.startTime),
+          endTime: req.endTime && timestampDate(req.endTime),
+          chatbotId: req.chatbotId,
+          limit: req.limit,
+        });
+        const { totals } = report;
+        return {
+          account: toAccountMessage(report.account),
+          totals: {
+            totalCost: formatMoney(totals.totalCost),
+            totalPromptCost: formatMoney(totals.promptCost),
+            totalCompletionCost: formatMoney(totals.completionCost),
+            totalTokens: BigInt(totals.totalTokens),
+            totalPromptTokens: BigInt(totals.promptTokens),
+            totalCompletionTokens: BigInt(totals.completionTokens),
+            requestCount: BigInt(totals.requestCount),
+          },
+          records: report.records.map((r) => ({
+            requestId: r.requestId,
+            occurredAt: timestampFromDate(r.occurredAt),
+            chatbotId: r.chatbotId,
+            chatbotName: r.chatbotName,
+            model: r.model,
+            modelDisplayName: r.modelDisplayName,
+            promptTokens: BigInt(r.promptTokens),
+            completionTokens: BigInt(r.completionTokens),
+            totalTokens: BigInt(r.totalTokens),
+            promptCost: r.promptCost,
+            completionCost: r.completionCost,
+            totalCost: r.totalCost,
+          })),
+          days: report.days.map((d) => ({ date: d.date, totalCost: formatMoney(d.totalCost), totalTokens: BigInt(d.totalTokens), requestCount: BigInt(d.requestCount) })),
+          chatbots: report.chatbots.map((c) => ({ chatbotId: c.chatbotId, chatbotName: c.chatbotName, totalCost: formatMoney(c.totalCost), requestCount: BigInt(c.requestCount) })),
+          limit: report.limit,
+        };
+      },
+      async reserveCredit(req) {
+        const { amount } = await reserveCredit(deps, req);
+        return { amount: formatMoney(amount) };
+      },
+      async releaseCredit(req) {
+        return releaseCredit(deps, req.requestId);
       },
     });
   };

@@ -5,6 +5,7 @@ import type { Worker } from 'bullmq';
 import { prismaAdapter } from '@parley/common/database.ts';
 import { createServiceApp, dataReadiness } from '@parley/common/http.ts';
 import type { Logger } from '@parley/common/logger.ts';
+import { runPeriodically } from '@parley/common/periodic.ts';
 import { createRedis } from '@parley/common/redis.ts';
 import type { ServiceParts } from '@parley/common/service.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
@@ -14,6 +15,11 @@ import type { BillingConfig } from './config.ts';
 import { billingRoutes } from './rpc.ts';
 import { recordUsage } from './usage/record-usage.ts';
 import { startUsageRecordedWorker } from './usage/usage-recorded.job.ts';
+import { applyStripeEvent } from './payments/apply-stripe-event.ts';
+import type { PaymentsDeps } from './payments/payments-deps.ts';
+import { createStripeClient } from './payments/stripe-client.ts';
+import { startStripeEventsWorker } from './payments/stripe-events.job.ts';
+import { CREDIT_HOLD_SWEEP_MS, sweepCreditHolds } from './credit/sweep-credit-holds.ts';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 
@@ -23,11 +29,15 @@ export interface BillingServiceParts extends ServiceParts {
   userRegisteredWorker?: Worker;
   /** The UsageRecorded worker, when workers were started. */
   usageRecordedWorker?: Worker;
+  /** The Stripe events worker, when workers were started. */
+  stripeEventsWorker?: Worker;
+  /** What the payment use cases run with (tests call them directly). */
+  payments: PaymentsDeps;
 }
 
 export async function createBillingService(
   config: BillingConfig,
-  opts: { logger: Logger; workers?: boolean },
+  opts: { logger: Logger; workers?: boolean; creditHoldSweepMs?: number },
 ): Promise<BillingServiceParts> {
   const { logger } = opts;
   const prisma = new PrismaClient({ adapter: prismaAdapter({ databaseUrl: config.DATABASE_URL, schema: config.BILLING_DB_SCHEMA }) });
@@ -42,10 +52,30 @@ export async function createBillingService(
   const usageRecordedWorker = workers
     ? startUsageRecordedWorker({ redis, logger, prefix: config.QUEUE_PREFIX, recordUsage: (input) => recordUsage(deps, input) })
     : undefined;
+  // No STRIPE_SECRET_KEY: test mode, checkout sessions are local and nothing reaches Stripe.
+  const payments: PaymentsDeps = { ...deps, stripe: createStripeClient(config), logger, config };
+  if (!payments.stripe) logger.info('no STRIPE_SECRET_KEY: checkout runs in test mode, no real payment is taken');
+  const stripeEventsWorker = workers
+    ? startStripeEventsWorker({ redis, logger, prefix: config.QUEUE_PREFIX, applyStripeEvent: (input) => applyStripeEvent(payments, input) })
+    : undefined;
+
+  // Expired credit holds are background work like the queue consumers: off with them.
+  const sweepEveryMs = opts.creditHoldSweepMs ?? CREDIT_HOLD_SWEEP_MS;
+  let creditHoldSweep: Promise<unknown> = Promise.resolve();
+  const stopCreditHoldSweeper = workers
+    ? runPeriodically(
+        () =>
+          (creditHoldSweep = sweepCreditHolds({ prisma }).then(
+            (released) => released > 0 && logger.info({ released }, 'expired credit holds released'),
+            (err: Error) => logger.error({ err: err.message }, 'sweeping expired credit holds failed; the next sweep retries'),
+          )),
+        { firstAfterMs: sweepEveryMs, everyMs: sweepEveryMs },
+      )
+    : undefined;
 
   const app = createServiceApp({
     logger,
-    routes: billingRoutes(deps),
+    routes: billingRoutes(deps, payments),
     readiness: dataReadiness(prisma, redis),
   });
 
@@ -54,9 +84,15 @@ export async function createBillingService(
     prisma,
     userRegisteredWorker,
     usageRecordedWorker,
+    stripeEventsWorker,
+    payments,
     closers: [
+      async () => {
+        stopCreditHoldSweeper?.();
+        await creditHoldSweep;
+      },
       // Workers first: close() waits for the jobs in flight to finish before it resolves.
-      async () => Promise.all([userRegisteredWorker?.close(), usageRecordedWorker?.close()]),
+      async () => Promise.all([userRegisteredWorker?.close(), usageRecordedWorker?.close(), stripeEventsWorker?.close()]),
       () => redis.quit(),
       () => prisma.$disconnect(),
     ],

@@ -1,6 +1,8 @@
 // Recording one answered message's use of a language model and paying for it from the owner's
-// credit: the usage record, the debit and its ledger entry are written in one transaction, once per
-// request id however often the event is delivered (retries, duplicates, concurrent workers).
+// credit: the usage record, its day in UsageDaily, the settlement of the answer's credit hold, the
+// debit and its ledger entry are written by one statement (in one transaction with the opening of
+// a missing account), once per request id however often the event is delivered (retries,
+// duplicates, concurrent workers).
 import { failedPrecondition, invalid } from '@parley/common/rpc-errors.ts';
 import { Prisma, type PrismaClient, type UsageRecord } from '../generated/prisma/client.ts';
 import { openAccountInTransaction } from '../accounts/open-account.ts';
@@ -52,43 +54,41 @@ type ParsedUsage = ReturnType<typeof parseUsage>;
 
 /**
  * The usual case, an owner whose account exists, in one statement (one round trip, committed on its
- * own): the usage record, the debit and its ledger entry, or nothing at all when the request id was
- * already recorded (a concurrent duplicate inserts no record, so it debits nothing); concurrent
- * debits of one account queue on its row and each applies to the balance the previous one left.
- * Null when there is no account yet.
+ * own). Null when there is no account yet.
  */
 async function recordOnExistingAccount(db: PrismaClient, usage: ParsedUsage): Promise<RecordUsageResult | null> {
-  const [outcome] = await db.$queryRaw<(Partial<UsageRecord> & { priced: boolean; has_account: boolean })[]>`
-    WITH inserted AS (${usageInsert(usage, true)}), debit AS (
-      -- The balance may go negative: the answer was already given and must be paid for.
-      UPDATE "Account" AS a SET "creditBalance" = a."creditBalance" - i."totalCost", "updatedAt" = now()
-        FROM inserted AS i WHERE a."userId" = i."userId"
-    ), ledger AS (
-      INSERT INTO "CreditLedgerEntry" ("id", "userId", "amount", "reason", "reference")
-      SELECT gen_random_uuid(), i."userId", -i."totalCost", ${USAGE_DEBIT_REASON}, ${usageDebitReference(usage.requestId)} FROM inserted AS i
-    )
-    SELECT i.*, EXISTS (SELECT 1 FROM "ModelPrice" WHERE "modelId" = ${usage.model}) AS priced,
-           EXISTS (SELECT 1 FROM "Account" WHERE "userId" = ${usage.userId}) AS has_account
-      FROM (SELECT 1) AS one LEFT JOIN inserted AS i ON true`;
+  const [outcome] = await db.$queryRaw<RecordOutcome[]>(recordStatement(usage));
   // A configuration problem, not a bad event: once the price is added, the failed job can be retried.
   if (!outcome.priced) throw failedPrecondition(`unknown model "${usage.model}": it has no price in ModelPrice`);
-  if (outcome.id) {
-    const { priced: _priced, has_account: _hasAccount, ...usageRecord } = outcome;
-    return { recorded: true, usageRecord: usageRecord as UsageRecord };
-  }
+  if (outcome.id) return { recorded: true, usageRecord: usageRecordOf(outcome) };
   if (!outcome.has_account) return null;
   return { recorded: false, usageRecord: await db.usageRecord.findUniqueOrThrow({ where: { requestId: usage.requestId } }) };
 }
 
+type RecordOutcome = Partial<UsageRecord> & { priced: boolean; has_account: boolean };
+
+function usageRecordOf(outcome: RecordOutcome): UsageRecord {
+  const { priced: _priced, has_account: _hasAccount, ...usageRecord } = outcome;
+  return usageRecord as UsageRecord;
+}
+
 /**
- * The usage record, costed by Postgres from the model's price, or nothing when the request id is
- * already recorded (or, with `existingAccountOnly`, when the owner has no account). Costs are
- * computed in NUMERIC: integer tokens × a price with 4 decimals × 0.000001 is exact at 10 decimals
+ * Billing's debit, written once for both paths: the usage record, costed by Postgres from the
+ * model's price; the owner's day in UsageDaily; the settlement of the answer's credit hold (deleted,
+ * and the account's reservedCredit lowered by it); the debit of the balance and its ledger entry.
+ * All of it or nothing: when the request id is already recorded (or the owner has no account) no
+ * record is inserted and every other step reads from that empty insert.
+ *
+ * Costs are NUMERIC: integer tokens × a price with 4 decimals × 0.000001 is exact at 10 decimals
  * (multiplying, unlike dividing, never rounds). A concurrent duplicate waits on the request id's
- * unique index for the first one's commit and then inserts nothing.
+ * unique index for the first one's commit and then inserts nothing, so it debits nothing; concurrent
+ * debits of one account queue on its row and each applies to the balance the previous one left.
+ * A hold released or swept at the same moment is deleted by one statement only, and only that one
+ * lowers reservedCredit.
  */
-function usageInsert(usage: ParsedUsage, existingAccountOnly: boolean): Prisma.Sql {
+function recordStatement(usage: ParsedUsage): Prisma.Sql {
   return Prisma.sql`
+    WITH inserted AS (
       INSERT INTO "UsageRecord" ("id", "requestId", "userId", "chatbotId", "chatbotName", "model",
         "promptTokens", "completionTokens", "totalTokens", "promptCost", "completionCost", "totalCost", "occurredAt")
       SELECT gen_random_uuid(), ${usage.requestId}, ${usage.userId}, ${usage.chatbotId}, ${usage.chatbotName}, p."modelId",
@@ -98,13 +98,42 @@ function usageInsert(usage: ParsedUsage, existingAccountOnly: boolean): Prisma.S
         t.prompt * p."inputPricePerMillion" * 0.000001 + t.completion * p."outputPricePerMillion" * 0.000001,
         ${usage.occurredAt.toISOString()}::timestamptz
       FROM "ModelPrice" p, (SELECT ${usage.promptTokens}::integer AS prompt, ${usage.completionTokens}::integer AS completion) t
-      WHERE p."modelId" = ${usage.model}
-        ${existingAccountOnly ? Prisma.sql`AND EXISTS (SELECT 1 FROM "Account" WHERE "userId" = ${usage.userId})` : Prisma.empty}
+      WHERE p."modelId" = ${usage.model} AND EXISTS (SELECT 1 FROM "Account" WHERE "userId" = ${usage.userId})
       ON CONFLICT ("requestId") DO NOTHING
-      RETURNING *`;
+      RETURNING *
+    ), daily AS (
+      INSERT INTO "UsageDaily" AS d ("userId", "chatbotId", "day", "requestCount", "promptTokens", "completionTokens", "promptCost", "completionCost")
+      SELECT i."userId", i."chatbotId", (i."occurredAt" AT TIME ZONE 'UTC')::date, 1, i."promptTokens", i."completionTokens", i."promptCost", i."completionCost"
+        FROM inserted AS i
+      ON CONFLICT ("userId", "day", "chatbotId") DO UPDATE SET
+        "requestCount" = d."requestCount" + 1,
+        "promptTokens" = d."promptTokens" + excluded."promptTokens",
+        "completionTokens" = d."completionTokens" + excluded."completionTokens",
+        "promptCost" = d."promptCost" + excluded."promptCost",
+        "completionCost" = d."completionCost" + excluded."completionCost"
+    ), settled AS (
+      DELETE FROM "CreditReservation" AS r USING inserted AS i
+       WHERE r."requestId" = i."requestId" AND r."userId" = i."userId"
+      RETURNING r."amount"
+    ), debit AS (
+      -- The balance may go negative: the answer was already given and must be paid for.
+      UPDATE "Account" AS a SET "creditBalance" = a."creditBalance" - i."totalCost",
+             "reservedCredit" = a."reservedCredit" - coalesce((SELECT "amount" FROM settled), 0),
+             "updatedAt" = now()
+        FROM inserted AS i WHERE a."userId" = i."userId"
+    ), ledger AS (
+      INSERT INTO "CreditLedgerEntry" ("id", "userId", "amount", "reason", "reference")
+      SELECT gen_random_uuid(), i."userId", -i."totalCost", ${USAGE_DEBIT_REASON}, ${usageDebitReference(usage.requestId)} FROM inserted AS i
+    )
+    SELECT i.*, EXISTS (SELECT 1 FROM "ModelPrice" WHERE "modelId" = ${usage.model}) AS priced,
+           EXISTS (SELECT 1 FROM "Account" WHERE "userId" = ${usage.userId}) AS has_account
+      FROM (SELECT 1) AS one LEFT JOIN inserted AS i ON true`;
 }
 
-/** An owner without an account yet (usage reported before their signup was processed): opens it, then records and debits, in one transaction. */
+/**
+ * An owner without an account yet (usage reported before their signup was processed): opens it,
+ * then runs the same statement, in one transaction.
+ */
 function recordOpeningAccount(deps: RecordUsageDeps, usage: ParsedUsage): Promise<RecordUsageResult> {
   return deps.prisma.$transaction(async (tx) => {
     const price = await tx.modelPrice.findUnique({ where: { modelId: usage.model } });
@@ -112,21 +141,9 @@ function recordOpeningAccount(deps: RecordUsageDeps, usage: ParsedUsage): Promis
 
     await openAccountInTransaction(tx, usage.userId, deps.initialCredit);
 
-    const inserted = await tx.$queryRaw<{ id: string }[]>(usageInsert(usage, false));
-
-    const usageRecord = await tx.usageRecord.findUniqueOrThrow({ where: { requestId: usage.requestId } });
-    if (inserted.length === 0) return { recorded: false, usageRecord };
-
-    await tx.account.update({ where: { userId: usage.userId }, data: { creditBalance: { decrement: usageRecord.totalCost } } });
-    await tx.creditLedgerEntry.create({
-      data: {
-        userId: usage.userId,
-        amount: usageRecord.totalCost.negated(),
-        reason: USAGE_DEBIT_REASON,
-        reference: usageDebitReference(usage.requestId),
-      },
-    });
-    return { recorded: true, usageRecord };
+    const [outcome] = await tx.$queryRaw<RecordOutcome[]>(recordStatement(usage));
+    if (outcome.id) return { recorded: true, usageRecord: usageRecordOf(outcome) };
+    return { recorded: false, usageRecord: await tx.usageRecord.findUniqueOrThrow({ where: { requestId: usage.requestId } }) };
   });
 }
 
@@ -144,14 +161,14 @@ export function parseUsage(input: RecordUsageInput) {
   return { requestId, userId, chatbotId, chatbotName, model, promptTokens, completionTokens, occurredAt };
 }
 
-function requiredText(raw: string, name: string, maxChars: number): string {
+export function requiredText(raw: string, name: string, maxChars: number): string {
   const value = raw.trim();
   if (!value) throw invalid(`${name} is required.`);
   if ([...value].length > maxChars) throw invalid(`${name} must be at most ${maxChars} characters.`);
   return value;
 }
 
-function tokenCount(raw: number | bigint, name: string): number {
+export function tokenCount(raw: number | bigint, name: string): number {
   const value = typeof raw === 'bigint' ? raw : Number.isInteger(raw) ? BigInt(raw) : undefined;
   if (value === undefined || value < 0n || value > BigInt(MAX_TOKENS)) {
     throw invalid(`${name} must be a whole number from 0 to ${MAX_TOKENS}, got ${String(raw)}.`);

@@ -19,11 +19,12 @@ export interface Billing {
   stop: () => Promise<void>;
 }
 
-export async function startBilling(opts: { workers?: boolean } = {}): Promise<Billing> {
+/** `env` adds to or overrides the environment billing's config is read from (e.g. STRIPE_SECRET_KEY). */
+export async function startBilling({ env, ...opts }: { workers?: boolean; creditHoldSweepMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<Billing> {
   const { redisUrl } = await testInfra();
   const db = await createTestSchema('billing', MIGRATIONS_DIR);
-  const config = readBillingConfig({ ...process.env, REDIS_URL: redisUrl, DATABASE_URL: db.databaseUrl, BILLING_DB_SCHEMA: db.schema, QUEUE_PREFIX: uniqueName('test') });
-  const parts = await createBillingService(config, { logger, workers: opts.workers });
+  const config = readBillingConfig({ ...process.env, REDIS_URL: redisUrl, DATABASE_URL: db.databaseUrl, BILLING_DB_SCHEMA: db.schema, QUEUE_PREFIX: uniqueName('test'), ...env });
+  const parts = await createBillingService(config, { logger, ...opts });
   const server = await serveApp(parts.app);
   const redis = createRedis(redisUrl);
   return {
