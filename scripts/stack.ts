@@ -47,6 +47,9 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
     ports.set(p.name, port);
     if (p.urlVar && !opts.env?.[p.urlVar]) baseEnv[p.urlVar] = `http://127.0.0.1:${port}`;
   }
+  // The gateway and billing must agree on the product's address (checkout pages and return URLs),
+  // and it must be where the gateway really listens.
+  baseEnv.PUBLIC_URL ||= `http://localhost:${ports.get('gateway')}`;
   const children: { name: string; child: ChildProcess }[] = [];
   let resolveExit!: (v: { name: string; code: number | null }) => void;
   const exited = new Promise<{ name: string; code: number | null }>((r) => (resolveExit = r));

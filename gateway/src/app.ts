@@ -4,6 +4,7 @@ import express, { type ErrorRequestHandler, type Express, type RequestHandler } 
 import helmet from 'helmet';
 import { currentRequestId, REQUEST_ID_HEADER, runWithRequestId } from '@parley/common/context.ts';
 import type { Logger } from '@parley/common/logger.ts';
+import { createRedis } from '@parley/common/redis.ts';
 import type { ServiceParts } from '@parley/common/service.ts';
 import { createClients } from './clients.ts';
 import type { GatewayConfig } from './config.ts';
@@ -12,10 +13,17 @@ import { createGraphQL } from './graphql.ts';
 import { healthRouter } from './health.ts';
 import { apiRouter } from './rest/api.ts';
 import { mediaRouter, webAppRouter } from './static.ts';
+import { createStripeEventIntake, webhookSecret } from './stripe-events.ts';
+import { testCheckoutRoutes } from './test-checkout.ts';
 
 export async function createGateway(config: GatewayConfig, { logger }: { logger: Logger }): Promise<ServiceParts> {
   const clients = createClients(config);
-  const graphql = await createGraphQL({ clients, logger, bodyLimit: config.BODY_LIMIT });
+  const graphql = await createGraphQL({ clients, logger, bodyLimit: config.BODY_LIMIT, publicUrl: config.PUBLIC_URL });
+  const redis = createRedis(config.REDIS_URL);
+  redis.on('error', (err) => logger.error({ err: err.message }, 'redis error'));
+  const { secret, generated } = webhookSecret(config.STRIPE_WEBHOOK_SECRET);
+  if (generated) logger.info('STRIPE_WEBHOOK_SECRET is not set: only test-mode checkout events signed by this process are accepted');
+  const stripeEvents = createStripeEventIntake({ redis, prefix: config.QUEUE_PREFIX, secret, logger });
 
   const app = express();
   app.disable('x-powered-by');
@@ -26,9 +34,19 @@ export async function createGateway(config: GatewayConfig, { logger }: { logger:
   app.use(healthRouter({ auth: config.AUTH_URL, billing: config.BILLING_URL, chatbot: config.CHATBOT_URL, chat: config.CHAT_URL }));
   app.use(
     '/api',
-    apiRouter({ clients, logger, bodyLimit: config.BODY_LIMIT, maxPictureBytes: config.MAX_PICTURE_BYTES, chatTimeoutMs: config.CHAT_TIMEOUT_MS }),
+    apiRouter({
+      clients,
+      logger,
+      bodyLimit: config.BODY_LIMIT,
+      maxPictureBytes: config.MAX_PICTURE_BYTES,
+      chatTimeoutMs: config.CHAT_TIMEOUT_MS,
+      publicUrl: config.PUBLIC_URL,
+      stripeEvents,
+    }),
   );
   app.use('/graphql', graphql.router);
+  // The test-mode checkout page (its forms carry no fields: the path says everything).
+  app.use('/checkout/test', testCheckoutRoutes(clients, stripeEvents, logger));
   app.use('/media', mediaRouter(config.MEDIA_DIR));
   app.use(webAppRouter(config.WEB_DIST_DIR));
   app.use((_req, res) => {
@@ -40,7 +58,7 @@ export async function createGateway(config: GatewayConfig, { logger }: { logger:
   };
   app.use(onError);
 
-  return { app, closers: [graphql.stop] };
+  return { app, closers: [graphql.stop, () => stripeEvents.close(), () => redis.quit()] };
 }
 
 /** Runs each request under its id (from x-request-id or new), echoes the id, and logs the request. */

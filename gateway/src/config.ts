@@ -1,6 +1,6 @@
 // The gateway's environment, validated at start (a bad value names the variable and stops the process).
 import { resolve } from 'node:path';
-import { commonVars, ConfigError, int, port, readConfig, serviceUrl, url } from '@parley/common/config.ts';
+import { commonVars, ConfigError, int, port, readConfig, serviceUrl, text, url } from '@parley/common/config.ts';
 
 const repoRoot = new URL('../../', import.meta.url).pathname;
 
@@ -11,6 +11,13 @@ const byteSize = (raw: string, name: string): string => {
 };
 
 const path = (raw: string): string => resolve(repoRoot, raw);
+
+const webhookSecret = (raw: string, name: string): string => {
+  // Stripe's signing secrets start with whsec_; whitespace would be a copy-and-paste mistake that
+  // makes every signature fail.
+  if (!/^whsec_\S+$/.test(raw)) throw new ConfigError(`${name} must be a Stripe webhook signing secret (whsec_... without spaces); the value is not shown`);
+  return raw;
+};
 
 export const gatewayVars = {
   PORT: { parse: port, default: '8080' },
@@ -30,6 +37,12 @@ export const gatewayVars = {
   // Largest picture upload read from a request; the chatbot service enforces its own limit too.
   MAX_PICTURE_BYTES: { parse: int(1, 100 * 1024 * 1024), default: String(2 * 1024 * 1024) },
   LOG_LEVEL: commonVars.LOG_LEVEL,
+  // Verified Stripe events are handed to billing through a queue in Redis.
+  REDIS_URL: commonVars.REDIS_URL,
+  QUEUE_PREFIX: { parse: text, default: 'parley' },
+  // Signing secret of the Stripe webhook endpoint. Unset: a random secret per process, so only this
+  // gateway's own test-mode checkout events verify (real Stripe deliveries are refused).
+  STRIPE_WEBHOOK_SECRET: { parse: webhookSecret, optional: true },
 };
 
 export type GatewayConfig = ReturnType<typeof readGatewayConfig>;

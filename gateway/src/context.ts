@@ -17,17 +17,20 @@ export interface GraphQLContext {
   logger: Logger;
   token: string | undefined;
   clientIp: string;
+  /** The product's own origin (PUBLIC_URL): checkout return URLs must be on it. */
+  publicUrl: string;
   /** The billing account of a user, fetched at most once per request. */
   account(userId: string): Promise<Account>;
 }
 
-export function graphQLContext(req: Request, clients: Clients, logger: Logger): GraphQLContext {
+export function graphQLContext(req: Request, clients: Clients, logger: Logger, publicUrl: string): GraphQLContext {
   const accounts = new Map<string, Promise<Account>>();
   return {
     clients,
     logger,
     token: bearerToken(req),
     clientIp: clientIp(req),
+    publicUrl,
     account(userId) {
       let account = accounts.get(userId);
       if (!account) {

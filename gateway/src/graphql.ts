@@ -12,6 +12,7 @@ import type { Clients } from './clients.ts';
 import { graphQLContext, type GraphQLContext } from './context.ts';
 import { bodyParserError, formatGraphQLError, toHttpError } from './errors.ts';
 import { authResolvers } from './resolvers/auth.ts';
+import { billingResolvers } from './resolvers/billing.ts';
 import { chatResolvers } from './resolvers/chat.ts';
 import { chatbotResolvers } from './resolvers/chatbot.ts';
 import { userResolvers } from './resolvers/user.ts';
@@ -25,9 +26,9 @@ export function loadTypeDefs(): string[] {
     .map((f) => readFileSync(join(schemaDir, f), 'utf8'));
 }
 
-export async function createGraphQL(opts: { clients: Clients; logger: Logger; bodyLimit: string }): Promise<{ router: Router; stop: () => Promise<void> }> {
+export async function createGraphQL(opts: { clients: Clients; logger: Logger; bodyLimit: string; publicUrl: string }): Promise<{ router: Router; stop: () => Promise<void> }> {
   const server = new ApolloServer<GraphQLContext>({
-    schema: makeExecutableSchema({ typeDefs: loadTypeDefs(), resolvers: [authResolvers, userResolvers, chatbotResolvers, chatResolvers] }),
+    schema: makeExecutableSchema({ typeDefs: loadTypeDefs(), resolvers: [authResolvers, userResolvers, chatbotResolvers, chatResolvers, billingResolvers] }),
     introspection: true,
     // Apollo's CSRF guard stays on: the web app always sends `content-type: application/json`.
     csrfPrevention: true,
@@ -41,7 +42,7 @@ export async function createGraphQL(opts: { clients: Clients; logger: Logger; bo
   const router = Router();
   router.use(
     express.json({ limit: opts.bodyLimit }),
-    expressMiddleware(server, { context: async ({ req }) => graphQLContext(req, opts.clients, opts.logger) }),
+    expressMiddleware(server, { context: async ({ req }) => graphQLContext(req, opts.clients, opts.logger, opts.publicUrl) }),
   );
   // Bodies Apollo never saw (malformed or too large) still get a GraphQL-shaped answer.
   const onError: ErrorRequestHandler = (err, _req, res, _next) => {

@@ -282,7 +282,7 @@ describe('POST /api/chatbot/public/:uniqueId/chat (JSON)', () => {
     expect((await chat(chatbot.uniqueId, 'Hello from elsewhere')).status).toBe(200);
   });
 
-  it('answers 503 "temporarily unavailable" when the owner has no credit left, without calling the model', async () => {
+  it('answers 503 "temporarily unavailable" when the owner has no credit left, or too little to hold an answer, without calling the model', async () => {
     const { owner, chatbot } = await ownerWithChatbot();
     expect((await chat(chatbot.uniqueId, 'Hi while in credit')).status).toBe(200);
     for (const balance of ['0', '-0.0000000001']) {
@@ -297,8 +297,14 @@ describe('POST /api/chatbot/public/:uniqueId/chat (JSON)', () => {
       expect(streamed.body).toEqual(UNAVAILABLE);
       expect(fake.requests.length).toBe(before);
     }
-    // The smallest credit is enough again.
+    // A positive balance too small to hold the answer's largest possible cost is refused too (the
+    // credit hold, issue 10: an answer is never given on credit the owner does not have)...
     await setCredit(owner, '0.0000000001');
+    const before = fake.requests.length;
+    expect((await chat(chatbot.uniqueId, 'Hi on a sliver of credit')).status).toBe(503);
+    expect(fake.requests.length).toBe(before);
+    // ...and enough for one answer is served again.
+    await setCredit(owner, '0.01');
     expect((await chat(chatbot.uniqueId, 'Hi again')).status).toBe(200);
   });
 

@@ -1,5 +1,7 @@
 // Starts the real auth and billing services in-process (fresh schemas, a unique queue/key prefix) and
 // the gateway in front of them, each on a random port, so test files run in parallel in isolation.
+// Billing and the gateway share one PUBLIC_URL and the stack's queue prefix, so checkout URLs and
+// Stripe events flow between them as in production.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,7 +68,12 @@ export interface StackOptions {
   /** The chat service's environment (OPENAI_BASE_URL and OPENAI_API_KEY point it at a fake model). */
   chatEnv?: Record<string, string>;
   gatewayEnv?: Record<string, string>;
+  /** Billing's environment (STRIPE_SECRET_KEY and STRIPE_API_BASE point it at a fake Stripe). */
+  billingEnv?: Record<string, string>;
 }
+
+/** The product's public address in a test stack: checkout return URLs must be on its origin. */
+export const TEST_PUBLIC_URL = 'http://localhost:8080';
 
 export async function startStack(opts: StackOptions = {}) {
   const { redisUrl } = await testInfra();
@@ -95,7 +102,9 @@ export async function startStack(opts: StackOptions = {}) {
     REDIS_URL: redisUrl,
     BILLING_DB_SCHEMA: billingSchema.schema,
     QUEUE_PREFIX: prefix,
+    PUBLIC_URL: TEST_PUBLIC_URL,
     LOG_LEVEL: 'silent',
+    ...opts.billingEnv,
   });
   const billingParts = await createBillingService(billingConfig, { logger: silent('billing-test') });
   const billing = await serve(billingParts);
@@ -131,7 +140,9 @@ export async function startStack(opts: StackOptions = {}) {
     ),
   );
   const webDistDir = fakeWebDist();
-  const gateway = await startGateway({
+  // Known to the tests, so they can sign deliveries as Stripe would.
+  const webhookSecret = `whsec_test_${prefix.replace(/[^A-Za-z0-9]/g, '')}`;
+  const gatewayEnv: Record<string, string> = {
     AUTH_URL: auth.url,
     BILLING_URL: billing.url,
     CHATBOT_URL: chatbot.url,
@@ -140,8 +151,13 @@ export async function startStack(opts: StackOptions = {}) {
     MEDIA_DIR: mediaDir,
     // Tests act as the one proxy in front of the gateway, choosing client IPs with X-Forwarded-For.
     TRUST_PROXY: '1',
+    REDIS_URL: redisUrl,
+    QUEUE_PREFIX: prefix,
+    PUBLIC_URL: TEST_PUBLIC_URL,
+    STRIPE_WEBHOOK_SECRET: webhookSecret,
     ...opts.gatewayEnv,
-  });
+  };
+  const gateway = await startGateway(gatewayEnv);
 
   return {
     url: gateway.url,
@@ -159,6 +175,11 @@ export async function startStack(opts: StackOptions = {}) {
     /** Redis and the queue prefix every service of this stack uses, for tests that publish or inspect jobs. */
     redisUrl,
     queuePrefix: prefix,
+    /** The gateway's STRIPE_WEBHOOK_SECRET (unless gatewayEnv replaced it). */
+    webhookSecret: gateway.config.STRIPE_WEBHOOK_SECRET,
+    publicUrl: TEST_PUBLIC_URL,
+    /** The gateway's environment, for tests that start a second gateway with one thing changed. */
+    gatewayEnv,
     webDistDir,
     mediaDir,
     async close() {

@@ -1,12 +1,15 @@
 // The /api router: JSON bodies, the documented paths, a JSON 404 for anything else, and the error
 // handler that turns every failure into `{ message }` through errors.ts.
-import express, { Router, type ErrorRequestHandler } from 'express';
+import express, { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
 import type { Logger } from '@parley/common/logger.ts';
 import type { Clients } from '../clients.ts';
 import { bodyParserError, toHttpError } from '../errors.ts';
+import type { StripeEventIntake } from '../stripe-events.ts';
 import { authRoutes } from './auth.ts';
 import { chatbotRoutes } from './chatbots.ts';
+import { paymentRoutes, webhookHandlers } from './payment.ts';
 import { publicChatRoutes } from './public-chat.ts';
+import { usageRoutes } from './usage.ts';
 
 export interface ApiOptions {
   clients: Clients;
@@ -14,15 +17,27 @@ export interface ApiOptions {
   bodyLimit: string;
   maxPictureBytes: number;
   chatTimeoutMs: number;
+  publicUrl: string;
+  stripeEvents: StripeEventIntake;
 }
+
+/** Answers about an owner's money and usage are theirs alone: never stored by a browser or a proxy. */
+const noStore: RequestHandler = (_req, res, next) => {
+  res.setHeader('Cache-Control', 'no-store');
+  next();
+};
 
 export function apiRouter(opts: ApiOptions): Router {
   const router = Router();
+  // Before the JSON parser: the signature is over the raw bytes Stripe sent.
+  router.post('/payment/webhook', ...webhookHandlers(opts.stripeEvents));
   router.use(express.json({ limit: opts.bodyLimit }));
   router.use('/auth', authRoutes(opts.clients));
   // Before the owner routes, so "public" is never read as a chatbot id.
   router.use('/chatbot/public', publicChatRoutes(opts.clients, { timeoutMs: opts.chatTimeoutMs, logger: opts.logger }));
   router.use('/chatbot', chatbotRoutes(opts.clients, { maxPictureBytes: opts.maxPictureBytes }));
+  router.use('/user', noStore, usageRoutes(opts.clients));
+  router.use('/payment', noStore, paymentRoutes(opts.clients, { publicUrl: opts.publicUrl }));
   router.use((_req, res) => {
     res.status(404).json({ message: 'Not found' });
   });
