@@ -9,5 +9,7 @@ export default defineConfig({
     environment: 'jsdom',
     include: ['src/**/*.test.{ts,tsx}'],
     setupFiles: ['src/test/setup.ts'],
+    // Above Testing Library's 5 s wait (src/test/setup.ts), so a missing element fails with its own message.
+    testTimeout: 15_000,
   },
 });

@@ -10,6 +10,7 @@ import { LandingPage } from '../features/landing/components/landing-page';
 import { PrivacyPage } from '../features/legal/components/privacy-page';
 import { TermsPage } from '../features/legal/components/terms-page';
 import { PricingPage } from '../features/pricing/components/pricing-page';
+import { UsagePage } from '../features/usage/components/usage-page';
 import { NotFoundPage } from './not-found-page';
 import { RequireAuth } from './require-auth';
 import { SiteLayout } from './site-layout';
@@ -32,6 +33,7 @@ export const routes: RouteObject[] = [
         element: <RequireAuth />,
         children: [
           { path: '/dashboard', element: <DashboardPage /> },
+          { path: '/usage', element: <UsagePage /> },
           { path: '/chatbots', element: <ChatbotsPage /> },
           { path: '/chatbots/create', element: <CreateChatbotPage /> },
           { path: '/chatbots/:id', element: <ChatbotDetailPage /> },

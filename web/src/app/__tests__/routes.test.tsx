@@ -2,6 +2,7 @@ import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { readToken } from '../../lib/token-storage';
 import { mockLink, sampleUser } from '../../test/mock-link';
+import { billingAnswers } from '../../test/usage-fixtures';
 import { renderApp } from '../../test/render-app';
 
 describe('routes and layout', () => {
@@ -12,7 +13,7 @@ describe('routes and layout', () => {
 
   it('shows a spinner while the stored session is checked, then the dashboard', async () => {
     localStorage.setItem('token', 'good');
-    renderApp('/dashboard', mockLink({ Me: () => ({ data: { me: { ...sampleUser, name: '' } } }) }).link);
+    renderApp('/dashboard', mockLink({ ...billingAnswers, Me: () => ({ data: { me: { ...sampleUser, name: '' } } }) }).link);
     expect(screen.getByRole('status').textContent).toBe('Loading');
     expect(await screen.findByText('Welcome back, User')).toBeTruthy();
   });

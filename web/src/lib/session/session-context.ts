@@ -12,6 +12,11 @@ export interface Session {
   signIn: (token: string, user: SessionUser) => void;
   /** Revokes the token on the server when possible, then always forgets the session locally. */
   logout: () => Promise<void>;
+  /**
+   * Asks the server for the signed-in user again, e.g. after a checkout changed the plan or credit.
+   * A failure keeps the user shown so far (only logged); resolves to the fresh user, or null.
+   */
+  refreshUser: () => Promise<SessionUser | null>;
 }
 
 export const SessionContext = createContext<Session | null>(null);

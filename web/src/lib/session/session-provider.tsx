@@ -75,9 +75,25 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     }
   }, [client]);
 
+  const refreshUser = useCallback(async (): Promise<SessionUser | null> => {
+    if (readToken() === null) return null;
+    const started = generation.current;
+    try {
+      const { data } = await client.query({ query: MeQuery, fetchPolicy: 'network-only' });
+      // Signed out or in as someone else meanwhile: this answer is not about the current session.
+      if (!data || generation.current !== started) return null;
+      const user = normalizeSessionUser(data.me);
+      setState((s) => (s.user ? { ...s, user } : s));
+      return user;
+    } catch (error) {
+      console.error('Failed to refresh the signed-in user', graphqlErrorCode(error) ?? error);
+      return null;
+    }
+  }, [client]);
+
   const session = useMemo<Session>(
-    () => ({ ...state, isAuthenticated: state.user !== null, signIn, logout }),
-    [state, signIn, logout],
+    () => ({ ...state, isAuthenticated: state.user !== null, signIn, logout, refreshUser }),
+    [state, signIn, logout, refreshUser],
   );
 
   return <SessionContext.Provider value={session}>{children}</SessionContext.Provider>;

@@ -2,6 +2,7 @@ import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { readToken } from '../../../lib/token-storage';
 import { graphqlError, mockLink, sampleUser } from '../../../test/mock-link';
+import { billingAnswers } from '../../../test/usage-fixtures';
 import { renderApp } from '../../../test/render-app';
 
 function fill(label: string, value: string) {
@@ -40,6 +41,9 @@ describe('Login page', () => {
   it('shows "Logging in..." while busy, then stores the token and opens the dashboard', async () => {
     let release!: () => void;
     const { link, calls } = mockLink({
+      ...billingAnswers,
+      // The dashboard asks for the user again when it opens.
+      Me: () => ({ data: { me: sampleUser } }),
       Login: () =>
         new Promise((resolve) => {
           release = () => resolve({ data: { login: { __typename: 'AuthPayload', token: 't-123', user: sampleUser } } });

@@ -2,10 +2,11 @@ import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { readToken } from '../../../lib/token-storage';
 import { graphqlError, mockLink, sampleUser, type Handler } from '../../../test/mock-link';
+import { billingAnswers } from '../../../test/usage-fixtures';
 import { renderApp } from '../../../test/render-app';
 
 function submit(values: { email: string; password: string; password2: string }, handlers: Record<string, Handler> = {}) {
-  const mock = mockLink(handlers);
+  const mock = mockLink({ ...billingAnswers, ...handlers });
   const app = renderApp('/register', mock.link);
   fireEvent.change(screen.getByLabelText('Email'), { target: { value: values.email } });
   fireEvent.change(screen.getByLabelText('Password'), { target: { value: values.password } });
@@ -54,7 +55,11 @@ describe('Register page', () => {
   it('stores the token and opens the dashboard on success', async () => {
     const { router, calls } = submit(
       { email: 'ada@example.com', password: 'secret1', password2: 'secret1' },
-      { Register: () => ({ data: { register: { __typename: 'AuthPayload', token: 't-new', user: sampleUser } } }) },
+      {
+        Register: () => ({ data: { register: { __typename: 'AuthPayload', token: 't-new', user: sampleUser } } }),
+        // The dashboard asks for the user again when it opens.
+        Me: () => ({ data: { me: sampleUser } }),
+      },
     );
     await waitFor(() => expect(router.state.location.pathname).toBe('/dashboard'));
     expect(readToken()).toBe('t-new');

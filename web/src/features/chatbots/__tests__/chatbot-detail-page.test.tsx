@@ -6,12 +6,17 @@ import { renderApp } from '../../../test/render-app';
 
 type KnowledgeBase = ReturnType<typeof sampleKnowledgeBase>;
 
+function monthlyCost(totalCost: string) {
+  return { __typename: 'UsageReport', overallUsage: { __typename: 'UsageTotals', totalCost } };
+}
+
 function openDetail(knowledgeBase: KnowledgeBase = sampleKnowledgeBase(), handlers: Record<string, Handler> = {}) {
   localStorage.setItem('token', 'good');
   const mock = mockLink({
     Me: () => ({ data: { me: sampleUser } }),
     Chatbots: () => ({ data: { chatbots: [sampleChatbot()] } }),
     Chatbot: () => ({ data: { chatbot: { ...sampleChatbot(), knowledgeBase } } }),
+    ChatbotMonthlyCost: () => ({ data: { usage: monthlyCost('0.0123456') } }),
     ...handlers,
   });
   return { ...mock, ...renderApp('/chatbots/c1', mock.link) };
@@ -48,6 +53,31 @@ describe('Chatbot detail page', () => {
     const file = document.querySelector('input[type=file]');
     expect(file?.getAttribute('accept')).toBe('image/jpeg,image/png,image/gif');
     expect(screen.getByRole('link', { name: /Open Chat/ }).getAttribute('href')).toBe('/chat/pub-c1');
+  });
+
+  it("shows Total Cost as this calendar month's cost for this chatbot, to 5 decimals", async () => {
+    const now = new Date(2025, 1, 10, 9, 30);
+    vi.useFakeTimers({ now, toFake: ['Date'] });
+    const { calls } = openDetail();
+    const row = (await screen.findByText('Total Cost')).parentElement as HTMLElement;
+    await waitFor(() => expect(within(row).getByText('$0.01235')).toBeTruthy());
+    expect(within(row).getByText('This month')).toBeTruthy();
+    expect(calls.filter((c) => c.operationName === 'ChatbotMonthlyCost').map((c) => c.variables)).toEqual([
+      {
+        chatbotId: 'c1',
+        startDate: new Date(2025, 1, 1, 0, 0, 0, 0).toISOString(),
+        endDate: new Date(2025, 1, 28, 23, 59, 59, 999).toISOString(),
+      },
+    ]);
+  });
+
+  it('shows "—" for Total Cost when the cost cannot be loaded (only logged)', async () => {
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    openDetail(undefined, { ChatbotMonthlyCost: () => graphqlError('Billing is unavailable', 'UNAVAILABLE') });
+    const row = (await screen.findByText('Total Cost')).parentElement as HTMLElement;
+    await waitFor(() => expect(logged).toHaveBeenCalledWith('Failed to load the chatbot cost', 'Billing is unavailable'));
+    expect(within(row).getByText('—')).toBeTruthy();
+    expect(screen.queryByRole('alert')).toBeNull();
   });
 
   it('shows "Chatbot not found" for an unknown or foreign chatbot', async () => {

@@ -2,6 +2,7 @@ import { fireEvent, screen, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { proUser, sampleChatbot, sampleKnowledgeBase } from '../../../test/chatbot-fixtures';
 import { graphqlError, mockLink, sampleUser, type Handler } from '../../../test/mock-link';
+import { billingAnswers } from '../../../test/usage-fixtures';
 import { renderApp } from '../../../test/render-app';
 
 function sampleConversation(overrides: Record<string, unknown> = {}) {
@@ -24,6 +25,7 @@ function message(role: 'user' | 'assistant' | 'system', content: string, timesta
 function openDetail(user: typeof sampleUser | typeof proUser, handlers: Record<string, Handler> = {}) {
   localStorage.setItem('token', 'good');
   const mock = mockLink({
+    ...billingAnswers,
     Me: () => ({ data: { me: user } }),
     Chatbots: () => ({ data: { chatbots: [sampleChatbot()] } }),
     Chatbot: () => ({ data: { chatbot: { ...sampleChatbot(), knowledgeBase: sampleKnowledgeBase() } } }),

@@ -2,11 +2,13 @@ import { act, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import { describe, expect, it } from 'vitest';
 import { proUser, sampleChatbot } from '../../../test/chatbot-fixtures';
 import { graphqlError, mockLink, sampleUser, type Handler } from '../../../test/mock-link';
+import { billingAnswers } from '../../../test/usage-fixtures';
 import { renderApp } from '../../../test/render-app';
 
 function openCreatePage(handlers: Record<string, Handler> = {}, user: typeof sampleUser | typeof proUser = sampleUser) {
   localStorage.setItem('token', 'good');
   const mock = mockLink({
+    ...billingAnswers,
     Me: () => ({ data: { me: user } }),
     Chatbots: () => ({ data: { chatbots: [] } }),
     ...handlers,

@@ -7,7 +7,8 @@ import { Button } from '../../../components/ui/button';
 import { buttonClasses } from '../../../components/ui/button-styles';
 import { Card, CardBody } from '../../../components/ui/card';
 import type { ChatbotSummary } from '../../../lib/chatbots/chatbot-list';
-import { formatDate } from '../../../lib/format';
+import { formatDate, formatDollars } from '../../../lib/format';
+import { useChatbotMonthlyCost } from '../hooks/use-chatbot-monthly-cost';
 import { PICTURE_ACCEPT, useUploadProfilePicture } from '../hooks/use-upload-profile-picture';
 
 function Row({ label, children }: { label: string; children: ReactNode }) {
@@ -16,6 +17,19 @@ function Row({ label, children }: { label: string; children: ReactNode }) {
       <dt className="shrink-0 text-sm text-gray-500">{label}</dt>
       <dd className="min-w-0 text-right text-sm font-medium text-gray-900">{children}</dd>
     </div>
+  );
+}
+
+/** This calendar month's cost to 5 decimals; "—" while unknown. */
+function MonthlyCost({ chatbotId }: { chatbotId: string }) {
+  const { cost, loading } = useChatbotMonthlyCost(chatbotId);
+  return (
+    <>
+      <span className={cost === null ? 'text-gray-400 tabular-nums' : 'tabular-nums'} aria-busy={loading || undefined}>
+        {cost === null ? '—' : formatDollars(cost, 5)}
+      </span>
+      <span className="block text-xs font-normal text-gray-500">This month</span>
+    </>
   );
 }
 
@@ -93,8 +107,7 @@ export function ChatbotProfileCard({ chatbot }: { chatbot: ChatbotSummary }) {
           <Row label="Created">{formatDate(chatbot.createdAt)}</Row>
           <Row label="Last Updated">{formatDate(chatbot.updatedAt)}</Row>
           <Row label="Total Cost">
-            <span className="tabular-nums">—</span>
-            <span className="block text-xs font-normal text-gray-500">Monthly cost coming soon</span>
+            <MonthlyCost chatbotId={chatbot.id} />
           </Row>
         </dl>
 

@@ -3,10 +3,17 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { proUser, sampleChatbot } from '../../../test/chatbot-fixtures';
 import { mockLink, sampleUser, type Handler } from '../../../test/mock-link';
 import { renderApp } from '../../../test/render-app';
+import { billingOptions, dashboardUsage } from '../../../test/usage-fixtures';
 
 function openDashboard(chatbots: ReturnType<typeof sampleChatbot>[], user: typeof sampleUser | typeof proUser = sampleUser, handlers: Record<string, Handler> = {}) {
   localStorage.setItem('token', 'good');
-  const mock = mockLink({ Me: () => ({ data: { me: user } }), Chatbots: () => ({ data: { chatbots } }), ...handlers });
+  const mock = mockLink({
+    Me: () => ({ data: { me: user } }),
+    Chatbots: () => ({ data: { chatbots } }),
+    DashboardUsage: () => ({ data: { usage: dashboardUsage('0.5', '2', [['c1', '0.12345']]) } }),
+    BillingOptions: () => ({ data: { billingOptions } }),
+    ...handlers,
+  });
   return { ...mock, ...renderApp('/dashboard', mock.link) };
 }
 
@@ -25,7 +32,7 @@ describe('Dashboard: My Chatbots', () => {
     expect(create.map((l) => [l.textContent, l.getAttribute('href')])).toEqual([['Create New Chatbot', '/chatbots/create']]);
   });
 
-  it('lists chatbots with avatar, dates, interactions, a cost slot and edit/delete', async () => {
+  it('lists chatbots with avatar, dates, interactions, the cost this month and edit/delete', async () => {
     openDashboard(
       [sampleChatbot({ name: 'support bot', interactions: 1, lastInteraction: '2025-04-02T12:00:00.000Z' })],
       proUser,
@@ -38,6 +45,7 @@ describe('Dashboard: My Chatbots', () => {
     expect(within(tile).getByText('1 interaction')).toBeTruthy();
     expect(within(tile).getByText('Last active Apr 2, 2025')).toBeTruthy();
     expect(within(tile).getByText('Cost this month')).toBeTruthy();
+    expect(await within(tile).findByText('$0.1235')).toBeTruthy();
     expect(within(tile).getByRole('link', { name: 'Edit support bot' }).getAttribute('href')).toBe('/chatbots/c1');
     expect(within(section()).getByRole('link', { name: 'Create New' }).getAttribute('href')).toBe('/chatbots/create');
     expect(within(section()).getByRole('link', { name: 'View all' }).getAttribute('href')).toBe('/chatbots');

@@ -1,9 +1,10 @@
 import type { ReactNode } from 'react';
-import { ButtonLink } from '../../../components/ui/button-link';
+import { Button } from '../../../components/ui/button';
 import { Card, CardBody, CardHeader } from '../../../components/ui/card';
+import type { CheckoutProduct } from '../../../lib/billing/checkout-request';
 import { formatDollars } from '../../../lib/format';
 import type { SessionUser } from '../../../lib/session/session-user';
-import { planLabel } from '../account-labels';
+import { planLabel, topUpLabel } from '../account-labels';
 
 function Row({ label, children }: { label: string; children: ReactNode }) {
   return (
@@ -14,17 +15,34 @@ function Row({ label, children }: { label: string; children: ReactNode }) {
   );
 }
 
-export function AccountOverviewCard({ user }: { user: SessionUser }) {
+interface AccountOverviewCardProps {
+  user: SessionUser;
+  /** The checkout being prepared, if any: its button says "Processing..." and all are disabled. */
+  pendingCheckout: CheckoutProduct | null;
+  onCheckout: (product: CheckoutProduct) => void;
+  /** What one top-up adds, when the server said; the button is then labelled with it. */
+  topUpAmount: string | null;
+  testMode: boolean;
+}
+
+export function AccountOverviewCard({ user, pendingCheckout, onCheckout, topUpAmount, testMode }: AccountOverviewCardProps) {
   const isPro = user.subscription === 'pro';
+  const busy = pendingCheckout !== null;
   return (
     <Card>
       <CardHeader
         title="Account Overview"
         action={
           isPro ? null : (
-            <ButtonLink to="/pricing" size="sm">
+            <Button
+              size="sm"
+              busy={pendingCheckout === 'pro'}
+              busyLabel="Processing..."
+              disabled={busy}
+              onClick={() => onCheckout('pro')}
+            >
               Upgrade Plan
-            </ButtonLink>
+            </Button>
           )
         }
       />
@@ -43,9 +61,24 @@ export function AccountOverviewCard({ user }: { user: SessionUser }) {
             </span>
           </Row>
           <Row label="Credit balance">
-            <span className="tabular-nums">{formatDollars(user.usage.creditBalance, 4)}</span>
+            <span className="inline-flex items-center gap-3">
+              <span className="tabular-nums">{formatDollars(user.usage.creditBalance, 4)}</span>
+              <Button
+                variant="secondary"
+                size="sm"
+                busy={pendingCheckout === 'credit_topup'}
+                busyLabel="Processing..."
+                disabled={busy}
+                onClick={() => onCheckout('credit_topup')}
+              >
+                {topUpLabel(topUpAmount)}
+              </Button>
+            </span>
           </Row>
         </dl>
+        {testMode ? (
+          <p className="pb-2 text-xs text-gray-500">Payments are in test mode — no real payment is taken.</p>
+        ) : null}
       </CardBody>
     </Card>
   );

@@ -1,11 +1,28 @@
+import { useMemo } from 'react';
+import { Alert } from '../../../components/ui/alert';
 import { PageContainer } from '../../../components/ui/page-container';
+import { useCheckout } from '../../../lib/billing/use-checkout';
 import { useSession } from '../../../lib/session/session-context';
 import { displayName } from '../account-labels';
+import { CHECKOUT_CONFIRMING_MESSAGE, useFreshAccount } from '../hooks/use-fresh-account';
+import { useBillingOptions } from '../hooks/use-billing-options';
+import { useMonthlyUsage } from '../hooks/use-monthly-usage';
 import { AccountOverviewCard } from './account-overview-card';
 import { MyChatbotsCard } from './my-chatbots-card';
+import { UsageStatisticsCard } from './usage-statistics-card';
 
 export function DashboardPage() {
   const { user } = useSession();
+  const monthly = useMonthlyUsage();
+  const billingOptions = useBillingOptions();
+  const { startCheckout, pending } = useCheckout();
+  const checkoutReturn = useFreshAccount(monthly.refetch);
+
+  const costs = useMemo(
+    () => (monthly.usage ? new Map(monthly.usage.usageByChatbot.map((c) => [c.chatbotId, c.totalCost])) : null),
+    [monthly.usage],
+  );
+
   // The route guard only renders this page for a signed-in user.
   if (!user) return null;
 
@@ -17,9 +34,26 @@ export function DashboardPage() {
         </h1>
         <p className="mt-1 text-sm text-gray-600">Here&apos;s an overview of your account.</p>
       </div>
+      {checkoutReturn.confirming ? (
+        <Alert tone="info" className="mb-6">
+          {CHECKOUT_CONFIRMING_MESSAGE}
+        </Alert>
+      ) : null}
+      {checkoutReturn.applied ? (
+        <Alert tone="success" className="mb-6">
+          {checkoutReturn.applied}
+        </Alert>
+      ) : null}
       <div className="grid gap-6 lg:grid-cols-2">
-        <AccountOverviewCard user={user} />
-        <MyChatbotsCard plan={user.subscription} />
+        <AccountOverviewCard
+          user={user}
+          pendingCheckout={pending}
+          onCheckout={(product) => void startCheckout(product)}
+          topUpAmount={billingOptions?.topUpAmount ?? null}
+          testMode={billingOptions?.testMode ?? false}
+        />
+        <UsageStatisticsCard usage={monthly.usage} loading={monthly.loading} />
+        <MyChatbotsCard plan={user.subscription} costs={costs} />
       </div>
     </PageContainer>
   );

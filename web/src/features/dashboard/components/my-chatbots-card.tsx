@@ -12,10 +12,14 @@ import { Spinner } from '../../../components/ui/spinner';
 import { useChatbots } from '../../../lib/chatbots/chatbots-context';
 import type { ChatbotSummary } from '../../../lib/chatbots/chatbot-list';
 import { canCreateChatbot, interactionsLabel } from '../../../lib/chatbots/chatbot-rules';
-import { formatDate } from '../../../lib/format';
+import { formatDate, formatDollars } from '../../../lib/format';
 import type { Plan } from '../../../lib/session/session-user';
 
-function ChatbotTile({ chatbot }: { chatbot: ChatbotSummary }) {
+/**
+ * One chatbot on the dashboard. `cost` is its spend this month; null while the month's usage is
+ * loading or could not be loaded (a chatbot without usage this month costs "0").
+ */
+function ChatbotTile({ chatbot, cost }: { chatbot: ChatbotSummary; cost: string | null }) {
   return (
     <li className="flex min-w-0 flex-col rounded-xl border border-gray-200 p-4">
       <div className="flex items-start gap-3">
@@ -43,17 +47,27 @@ function ChatbotTile({ chatbot }: { chatbot: ChatbotSummary }) {
         </div>
         <div className="text-right">
           <dt className="text-xs text-gray-500">Cost this month</dt>
-          <dd className="mt-0.5 font-medium text-gray-400 tabular-nums" title="Shown here soon">
-            —
-          </dd>
+          {cost === null ? (
+            <dd className="mt-0.5 font-medium text-gray-400 tabular-nums" title="Not available right now">
+              —
+            </dd>
+          ) : (
+            <dd className="mt-0.5 font-medium text-gray-900 tabular-nums">{formatDollars(cost, 4)}</dd>
+          )}
         </div>
       </dl>
     </li>
   );
 }
 
+interface MyChatbotsCardProps {
+  plan: Plan;
+  /** Each chatbot's cost this month by chatbot id; null until the month's usage is known. */
+  costs: ReadonlyMap<string, string> | null;
+}
+
 /** The dashboard's "My Chatbots" section, read from the shared chatbot list. */
-export function MyChatbotsCard({ plan }: { plan: Plan }) {
+export function MyChatbotsCard({ plan, costs }: MyChatbotsCardProps) {
   const { chatbots, loaded, error, refresh } = useChatbots();
 
   useEffect(() => {
@@ -94,7 +108,7 @@ export function MyChatbotsCard({ plan }: { plan: Plan }) {
         {chatbots.length > 0 ? (
           <ul className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
             {chatbots.map((chatbot) => (
-              <ChatbotTile key={chatbot.id} chatbot={chatbot} />
+              <ChatbotTile key={chatbot.id} chatbot={chatbot} cost={costs ? (costs.get(chatbot.id) ?? '0') : null} />
             ))}
           </ul>
         ) : null}

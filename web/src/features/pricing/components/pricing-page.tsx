@@ -1,5 +1,6 @@
 import { useNavigate } from 'react-router-dom';
 import { PageContainer } from '../../../components/ui/page-container';
+import { useCheckout } from '../../../lib/billing/use-checkout';
 import { useSession } from '../../../lib/session/session-context';
 import { FREE_PLAN, PRO_PLAN } from '../plans';
 import { PlanCard } from './plan-card';
@@ -7,6 +8,7 @@ import { PlanCard } from './plan-card';
 export function PricingPage() {
   const { user, isAuthenticated } = useSession();
   const navigate = useNavigate();
+  const { startCheckout, pending } = useCheckout();
   const isPro = user?.subscription === 'pro';
 
   function chooseFree() {
@@ -18,8 +20,7 @@ export function PricingPage() {
       navigate('/signup');
       return;
     }
-    // Checkout is not wired yet (a later issue): until then a signed-in user goes to the dashboard.
-    navigate('/dashboard');
+    void startCheckout('pro');
   }
 
   return (
@@ -44,6 +45,7 @@ export function PricingPage() {
           highlighted
           actionLabel={isPro ? 'Current Plan' : 'Upgrade Now'}
           disabled={isPro}
+          busy={pending === 'pro'}
           onAction={upgrade}
         />
       </div>

@@ -2,6 +2,7 @@ import { act, fireEvent, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { sampleChatbot } from '../../../test/chatbot-fixtures';
 import { graphqlError, mockLink, sampleUser, type Handler } from '../../../test/mock-link';
+import { billingAnswers } from '../../../test/usage-fixtures';
 import { renderApp } from '../../../test/render-app';
 
 function chatbotsAnswer(...chatbots: ReturnType<typeof sampleChatbot>[]): Handler {
@@ -21,6 +22,7 @@ describe('ChatbotsProvider (the shared chatbot list)', () => {
   it('is shared: the dashboard and /chatbots show the same list, fetched at most once per 2 s', async () => {
     localStorage.setItem('token', 'good');
     const mock = mockLink({
+      ...billingAnswers,
       Me: () => ({ data: { me: sampleUser } }),
       Chatbots: chatbotsAnswer(sampleChatbot({ name: 'Helper' })),
     });
@@ -68,6 +70,7 @@ describe('ChatbotsProvider (the shared chatbot list)', () => {
     localStorage.setItem('token', 'good');
     let owner = 'Ada';
     const mock = mockLink({
+      ...billingAnswers,
       Me: () => ({ data: { me: sampleUser } }),
       Logout: () => ({ data: { logout: true } }),
       Chatbots: () => ({ data: { chatbots: [sampleChatbot({ id: owner, name: `${owner}'s bot` })] } }),

@@ -1,0 +1,7 @@
+import { graphql } from '../../../gql';
+
+export const CreateCustomerMutation = graphql(`
+  mutation CreateCustomer {
+    createCustomer
+  }
+`);
