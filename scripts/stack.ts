@@ -1,5 +1,6 @@
 // Starts the whole product as child processes: every service and the gateway (which serves the
-// built web app and the API on one port). Used by `npm start` and by the end-to-end tests.
+// built web app and the API on one port), and restarts any that dies once the product runs.
+// Used by `npm start`, the end-to-end tests and the benchmarks.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
@@ -35,6 +36,7 @@ export interface StackOptions {
 export interface RunningStack {
   url: string;
   stop(): Promise<void>;
+  /** Settles only when the stack gives up: a process failed while starting, or kept crashing. */
   exited: Promise<{ name: string; code: number | null }>;
 }
 
@@ -50,50 +52,19 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
   // The gateway and billing must agree on the product's address (checkout pages and return URLs),
   // and it must be where the gateway really listens.
   baseEnv.PUBLIC_URL ||= `http://localhost:${ports.get('gateway')}`;
-  const children: { name: string; child: ChildProcess }[] = [];
-  let resolveExit!: (v: { name: string; code: number | null }) => void;
-  const exited = new Promise<{ name: string; code: number | null }>((r) => (resolveExit = r));
-  let stopping = false;
-
-  const stop = async () => {
-    stopping = true;
-    await Promise.all(
-      children.map(
-        ({ child }) =>
-          new Promise<void>((resolve) => {
-            if (child.exitCode !== null || child.signalCode !== null) return resolve();
-            const kill = setTimeout(() => child.kill('SIGKILL'), 20_000);
-            child.once('exit', () => {
-              clearTimeout(kill);
-              resolve();
-            });
-            child.kill('SIGTERM');
-          }),
-      ),
-    );
-  };
-
-  for (const p of PROCESSES) {
-    const port = ports.get(p.name)!;
-    const child = spawn(process.execPath, [join(root, p.entry)], {
+  const supervisor = supervise(
+    PROCESSES.map((p) => ({
+      name: p.name,
+      command: process.execPath,
+      args: [join(root, p.entry)],
       cwd: root,
-      env: { ...baseEnv, PORT: String(port) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push({ name: p.name, child });
-    for (const stream of [child.stdout!, child.stderr!]) {
-      const lines = createInterface({ input: stream });
-      lines.on('line', (line) => {
-        if (opts.output !== 'quiet') process.stdout.write(`[${p.name}] ${line}\n`);
-      });
-    }
-    child.once('exit', (code) => {
-      if (!stopping) resolveExit({ name: p.name, code });
-    });
-  }
+      env: { ...baseEnv, PORT: String(ports.get(p.name)) },
+    })),
+    { onLine: opts.output === 'quiet' ? undefined : (name, line) => process.stdout.write(`[${name}] ${line}\n`) },
+  );
 
   const deadline = Date.now() + (opts.readyTimeoutMs ?? 90_000);
-  const failed = exited.then(({ name, code }) => {
+  const failed = supervisor.exited.then(({ name, code }) => {
     throw new Error(`${name} exited with code ${code} while starting`);
   });
   try {
@@ -102,11 +73,138 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
       Promise.all(PROCESSES.map((p) => waitReady(`http://127.0.0.1:${ports.get(p.name)}/readyz`, deadline, p.name))),
     ]);
   } catch (err) {
-    await stop();
+    await supervisor.stop();
     throw err;
   }
   failed.catch(() => {});
-  return { url: `http://localhost:${ports.get('gateway')}`, stop, exited };
+  // A process that cannot start is a configuration error, reported at once; one that dies once the
+  // product runs is restarted, so one crash never takes the others down.
+  supervisor.restartFromNow();
+  return { url: `http://localhost:${ports.get('gateway')}`, stop: supervisor.stop, exited: supervisor.exited };
+}
+
+export interface SupervisedProcess {
+  name: string;
+  command: string;
+  args: string[];
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface SuperviseOptions {
+  /** Each line a process writes (stdout and stderr); output is dropped without it. */
+  onLine?: (name: string, line: string) => void;
+  /** Where restarts and giving up are reported. */
+  log?: (message: string) => void;
+  /** Restart unexpected exits from the start (startStack turns this on once everything is ready). */
+  restart?: boolean;
+  backoff?: { initialMs: number; maxMs: number; resetAfterMs: number };
+  /** Restarts in a row (each run shorter than resetAfterMs) before giving up and stopping everything. */
+  maxRestarts?: number;
+  /** How long a process gets to stop after SIGTERM before SIGKILL. */
+  killAfterMs?: number;
+}
+
+export interface Supervisor {
+  stop(): Promise<void>;
+  /** Settles once: on the first exit while restarts are off, or when a process keeps crashing. */
+  exited: Promise<{ name: string; code: number | null }>;
+  restartFromNow(): void;
+  /** The running process's id, undefined while it waits to be restarted. */
+  pid(name: string): number | undefined;
+}
+
+export const DEFAULT_BACKOFF = { initialMs: 250, maxMs: 10_000, resetAfterMs: 30_000 };
+
+/** Runs processes and keeps them running: an unexpected exit is restarted after a doubling backoff. */
+export function supervise(specs: SupervisedProcess[], opts: SuperviseOptions = {}): Supervisor {
+  const backoff = opts.backoff ?? DEFAULT_BACKOFF;
+  const maxRestarts = opts.maxRestarts ?? 10;
+  const log = opts.log ?? ((message: string) => process.stderr.write(`[stack] ${message}\n`));
+  let restart = opts.restart ?? false;
+  let stopping: Promise<void> | undefined;
+  let resolveExit!: (v: { name: string; code: number | null }) => void;
+  const exited = new Promise<{ name: string; code: number | null }>((r) => (resolveExit = r));
+
+  interface Slot {
+    spec: SupervisedProcess;
+    child?: ChildProcess;
+    startedAt: number;
+    crashes: number;
+    timer?: NodeJS.Timeout;
+  }
+  const slots = specs.map((spec): Slot => ({ spec, startedAt: 0, crashes: 0 }));
+
+  const launch = (slot: Slot) => {
+    const { spec } = slot;
+    const child = spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    slot.child = child;
+    slot.startedAt = Date.now();
+    for (const stream of [child.stdout!, child.stderr!]) {
+      const lines = createInterface({ input: stream });
+      lines.on('line', (line) => opts.onLine?.(spec.name, line));
+    }
+    let ended = false;
+    const onEnd = (code: number | null, signal: NodeJS.Signals | null) => {
+      if (ended) return;
+      ended = true;
+      slot.child = undefined;
+      if (stopping) return;
+      const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+      if (!restart) {
+        resolveExit({ name: spec.name, code });
+        return;
+      }
+      // Only quick crashes in a row make a crash loop; a process that stayed up a while starts over.
+      if (Date.now() - slot.startedAt >= backoff.resetAfterMs) slot.crashes = 0;
+      slot.crashes += 1;
+      if (slot.crashes > maxRestarts) {
+        log(`${spec.name} ${how}; it crashed ${slot.crashes} times in a row, giving up and stopping the stack`);
+        void stop().then(() => resolveExit({ name: spec.name, code }));
+        return;
+      }
+      const delay = Math.min(backoff.initialMs * 2 ** (slot.crashes - 1), backoff.maxMs);
+      log(`${spec.name} ${how}; restarting in ${delay} ms`);
+      slot.timer = setTimeout(() => {
+        slot.timer = undefined;
+        if (!stopping) launch(slot);
+      }, delay);
+    };
+    child.once('exit', onEnd);
+    // A process that could not be spawned at all emits only 'error' (and has no pid).
+    child.once('error', (err) => {
+      if (child.pid !== undefined) return;
+      log(`${spec.name} failed to start: ${err.message}`);
+      onEnd(null, null);
+    });
+  };
+
+  const stop = () =>
+    (stopping ??= Promise.all(
+      slots.map((slot) => {
+        clearTimeout(slot.timer);
+        const child = slot.child;
+        return new Promise<void>((resolve) => {
+          if (!child || child.exitCode !== null || child.signalCode !== null) return resolve();
+          const kill = setTimeout(() => child.kill('SIGKILL'), opts.killAfterMs ?? 20_000);
+          child.once('exit', () => {
+            clearTimeout(kill);
+            resolve();
+          });
+          child.kill('SIGTERM');
+        });
+      }),
+    ).then(() => {}));
+
+  for (const slot of slots) launch(slot);
+  return {
+    stop,
+    exited,
+    restartFromNow: () => {
+      restart = true;
+    },
+    pid: (name) => slots.find((s) => s.spec.name === name)?.child?.pid,
+  };
 }
 
 async function waitReady(url: string, deadline: number, name: string): Promise<void> {

@@ -21,7 +21,8 @@ const shutdown = async () => {
 };
 process.on('SIGINT', shutdown);
 process.on('SIGTERM', shutdown);
+// A process that dies is restarted by the stack; this settles only when one keeps crashing.
 const { name, code } = await stack.exited;
-console.error(`${name} exited unexpectedly (code ${code}); stopping the rest`);
+console.error(`${name} kept crashing (last exit code ${code}); Parley has stopped`);
 await stack.stop();
 process.exit(1);

@@ -5,7 +5,7 @@ import { parse } from 'yaml';
 import { DEPLOYABLES, envVarsRead, exists, read } from './repo.ts';
 
 const compose = parse(read('docker-compose.yml'), { merge: true }) as {
-  services: Record<string, { build?: { context: string; dockerfile: string }; environment?: Record<string, string>; healthcheck?: unknown; ports?: string[]; container_name?: string; depends_on?: Record<string, { condition: string }> }>;
+  services: Record<string, { build?: { context: string; dockerfile: string }; environment?: Record<string, string>; healthcheck?: unknown; ports?: string[]; container_name?: string; restart?: string; depends_on?: Record<string, { condition: string }> }>;
 };
 const nameOf = (dir: string) => dir.split('/').pop()!;
 
@@ -56,6 +56,10 @@ describe('docker-compose.yml', () => {
       expect(svc.container_name, `${name} has a fixed container name`).toBeUndefined();
     }
     expect(compose.services.gateway.ports).toEqual(['${PORT:-8080}:8080']);
+  });
+
+  it('restarts every container that dies', () => {
+    for (const [name, svc] of Object.entries(compose.services)) expect(svc.restart, `${name} restart policy`).toBe('unless-stopped');
   });
 
   it('starts services only after their database and Redis are healthy', () => {
