@@ -9,6 +9,7 @@ import { createRedis } from '@parley/common/redis.ts';
 import type { ServiceParts } from '@parley/common/service.ts';
 import { UserRegisteredSchema } from '@parley/proto/parley/events/v1/user_registered_pb.js';
 import type { AuthConfig } from './config.ts';
+import { createRegistrationThrottle } from './accounts/registration-throttle.ts';
 import { publishUserRegistered } from './accounts/user-registered.publisher.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
 import { authRoutes } from './rpc.ts';
@@ -25,9 +26,16 @@ export async function createAuthService(config: AuthConfig, opts: { logger: Logg
   const throttle = createLoginThrottle({
     redis,
     keyPrefix: `${config.QUEUE_PREFIX}:auth`,
-    maxFailuresPerAccount: config.LOGIN_MAX_FAILURES_PER_ACCOUNT,
+    maxFailuresPerIpAndAccount: config.LOGIN_MAX_FAILURES_PER_IP_AND_ACCOUNT,
     maxFailuresPerIp: config.LOGIN_MAX_FAILURES_PER_IP,
+    maxFailuresPerAccount: config.LOGIN_MAX_FAILURES_PER_ACCOUNT,
     windowSeconds: config.LOGIN_FAILURE_WINDOW_SECONDS,
+  });
+  const registrationThrottle = createRegistrationThrottle({
+    redis,
+    keyPrefix: `${config.QUEUE_PREFIX}:auth`,
+    maxPerIp: config.REGISTRATIONS_MAX_PER_IP,
+    windowSeconds: config.REGISTRATIONS_WINDOW_SECONDS,
   });
 
   const app = createServiceApp({
@@ -35,6 +43,7 @@ export async function createAuthService(config: AuthConfig, opts: { logger: Logg
     routes: authRoutes({
       db,
       throttle,
+      registrationThrottle,
       logger,
       sessionTtlSeconds: config.SESSION_TTL_SECONDS,
       publishUserRegistered: (user) => publishUserRegistered(userRegistered, user),

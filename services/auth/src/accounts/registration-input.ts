@@ -1,7 +1,7 @@
 // The validated input of Register. Messages are the product's own wording (see the spec's form
 // rules); the same checks run in the browser, but the server never relies on that.
 import { invalid } from '@parley/common/rpc-errors.ts';
-import { isValidEmail, MAX_EMAIL_LENGTH, normalizeEmail } from './email.ts';
+import { hasControlCharacters, isValidEmail, MAX_EMAIL_LENGTH, normalizeEmail } from './email.ts';
 
 export const MIN_PASSWORD_LENGTH = 6;
 // Argon2 hashes any length, but an unbounded password is a cheap way to make the server work hard.
@@ -26,6 +26,9 @@ export function parseRegistration(req: RegistrationRequest): RegistrationInput {
   const email = normalizeEmail(req.email);
   const { password } = req;
   if (!email || !password) throw invalid('Please enter all required fields');
+  if (hasControlCharacters(email) || hasControlCharacters(password) || hasControlCharacters(req.name)) {
+    throw invalid('Email, password and name must not contain control characters');
+  }
   if (email.length > MAX_EMAIL_LENGTH) throw invalid(`Email must be at most ${MAX_EMAIL_LENGTH} characters`);
   if (password.length > MAX_PASSWORD_LENGTH) throw invalid(`Password must be at most ${MAX_PASSWORD_LENGTH} characters`);
   if (password !== req.passwordConfirmation) throw invalid('Passwords do not match');

@@ -1,7 +1,7 @@
 import { invalid, unauthenticated } from '@parley/common/rpc-errors.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import { accountUserSelect, type AccountUser } from '../accounts/account-user.ts';
-import { MAX_EMAIL_LENGTH, normalizeEmail } from '../accounts/email.ts';
+import { hasControlCharacters, MAX_EMAIL_LENGTH, normalizeEmail } from '../accounts/email.ts';
 import { MAX_PASSWORD_LENGTH } from '../accounts/registration-input.ts';
 import { dummyPasswordHash, verifyPassword } from '../passwords/password-hash.ts';
 import type { LoginThrottle } from './login-throttle.ts';
@@ -11,6 +11,8 @@ export interface LoginDeps {
   db: PrismaClient;
   throttle: LoginThrottle;
   sessionTtlSeconds: number;
+  /** Argon2 verification; tests pass a counting wrapper. */
+  verifyPassword?: typeof verifyPassword;
 }
 
 export interface LoginRequest {
@@ -20,28 +22,38 @@ export interface LoginRequest {
 }
 
 export const INVALID_CREDENTIALS = 'Invalid credentials';
+export const CONTROL_CHARACTERS_IN_CREDENTIALS = 'Email and password must not contain control characters';
 
 /** Signs in with email and password; every kind of wrong credential gets the same answer. */
 export async function login(deps: LoginDeps, req: LoginRequest): Promise<StartedSession & { user: AccountUser }> {
   const email = normalizeEmail(req.email);
   const { password, clientIp } = req;
   if (!email || !password) throw invalid('Please enter all fields');
-  await deps.throttle.assertAllowed(email, clientIp);
+  if (hasControlCharacters(email) || hasControlCharacters(password)) throw invalid(CONTROL_CHARACTERS_IN_CREDENTIALS);
+  // Counted before the password is checked, so concurrent guesses cannot outrun the limit.
+  await deps.throttle.acquire(email, clientIp);
 
-  // Over-long input cannot match any stored account; it is refused without hashing it.
-  const plausible = email.length <= MAX_EMAIL_LENGTH && password.length <= MAX_PASSWORD_LENGTH;
-  const user = plausible
-    ? await deps.db.user.findUnique({ where: { email }, select: { ...accountUserSelect, passwordHash: true } })
-    : null;
-  // Unknown emails are verified against a dummy hash so both failures take about the same time.
-  const matches = plausible && (await verifyPassword(password, user?.passwordHash ?? (await dummyPasswordHash())));
-  if (!user || !matches) {
-    await deps.throttle.recordFailure(email, clientIp);
-    throw unauthenticated(INVALID_CREDENTIALS);
-  }
+  const user = await findByCredentials(deps, email, password);
+  if (!user) throw unauthenticated(INVALID_CREDENTIALS);
 
-  await deps.throttle.clearAccount(email);
+  await deps.throttle.succeeded(email, clientIp);
   const session = await startSession(deps.db, { userId: user.id, clientIp, ttlSeconds: deps.sessionTtlSeconds });
+  return { ...session, user };
+}
+
+/** The account with this normalised email and password, or null; not throttled (callers throttle). */
+export async function findByCredentials(
+  deps: Pick<LoginDeps, 'db' | 'verifyPassword'>,
+  email: string,
+  password: string,
+): Promise<AccountUser | null> {
+  // Over-long input cannot match any stored account; it is refused without hashing it.
+  if (email.length > MAX_EMAIL_LENGTH || password.length > MAX_PASSWORD_LENGTH) return null;
+  const user = await deps.db.user.findUnique({ where: { email }, select: { ...accountUserSelect, passwordHash: true } });
+  const verify = deps.verifyPassword ?? verifyPassword;
+  // Unknown emails are verified against a dummy hash so both failures take about the same time.
+  const matches = await verify(password, user?.passwordHash ?? (await dummyPasswordHash()));
+  if (!user || !matches) return null;
   const { passwordHash: _hash, ...account } = user;
-  return { ...session, user: account };
+  return account;
 }

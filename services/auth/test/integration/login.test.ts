@@ -1,14 +1,22 @@
 import { createHash } from 'node:crypto';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
-import { Code } from '@parley/common/rpc-errors.ts';
+import { Code, ConnectError } from '@parley/common/rpc-errors.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyPassword } from '../../src/passwords/password-hash.ts';
+import { createLoginThrottle } from '../../src/sessions/login-throttle.ts';
+import { login } from '../../src/sessions/login.ts';
 import { expectRpcError, startAuth, uniqueEmail, type AuthHarness } from './harness.ts';
 
 const THROTTLED = /^Too many failed login attempts\. Please try again in (\d+) minutes?\.$/;
 
 let h: AuthHarness;
 beforeAll(async () => {
-  h = await startAuth({ LOGIN_MAX_FAILURES_PER_ACCOUNT: '3', LOGIN_MAX_FAILURES_PER_IP: '6', LOGIN_FAILURE_WINDOW_SECONDS: '900' });
+  h = await startAuth({
+    LOGIN_MAX_FAILURES_PER_IP_AND_ACCOUNT: '3',
+    LOGIN_MAX_FAILURES_PER_IP: '6',
+    LOGIN_MAX_FAILURES_PER_ACCOUNT: '8',
+    LOGIN_FAILURE_WINDOW_SECONDS: '900',
+  });
 });
 afterAll(async () => {
   await h?.close();
@@ -78,20 +86,76 @@ describe('Login', () => {
 });
 
 describe('Login throttling', () => {
-  it('refuses an account after its maximum failures, even with the right password and from new IPs', async () => {
+  const pairKey = (ip: string, email: string) =>
+    `${h.prefix}:auth:login-failures:ip-account:${ip}:${createHash('sha256').update(email).digest('hex')}`;
+
+  it('checks at most the (IP, account) limit of 50 concurrent wrong passwords, and refuses the rest with ResourceExhausted', async () => {
     const email = await account();
+    const ip = freshIp();
+    let checks = 0;
+    const deps = {
+      db: h.db,
+      sessionTtlSeconds: 60,
+      // The service's own keys and limits, with Argon2 verification counted.
+      throttle: createLoginThrottle({
+        redis: h.redis,
+        keyPrefix: `${h.prefix}:auth`,
+        maxFailuresPerIpAndAccount: 3,
+        maxFailuresPerIp: 6,
+        maxFailuresPerAccount: 8,
+        windowSeconds: 900,
+      }),
+      verifyPassword: async (password: string, stored: string) => {
+        checks++;
+        return verifyPassword(password, stored);
+      },
+    };
+    const results = await Promise.allSettled(
+      Array.from({ length: 50 }, () => login(deps, { email, password: 'wrong-password', clientIp: ip })),
+    );
+    const codes = results.map((r) => (r.status === 'rejected' ? Code[(r.reason as ConnectError).code] : 'ok'));
+    expect(checks).toBe(3);
+    expect(codes.filter((c) => c === 'Unauthenticated')).toHaveLength(3);
+    expect(codes.filter((c) => c === 'ResourceExhausted')).toHaveLength(47);
+    // The owner, from another address, still signs in.
+    expect((await h.client.login({ email, password: 'secret1', clientIp: freshIp() })).user?.email).toBe(email);
+  });
+
+  it('holds over RPC too: of 50 concurrent wrong passwords from one IP, at most the limit get "Invalid credentials"', async () => {
+    const email = await account();
+    const ip = freshIp();
+    const results = await Promise.allSettled(
+      Array.from({ length: 50 }, () => h.client.login({ email, password: 'wrong-password', clientIp: ip })),
+    );
+    const codes = results.map((r) => (r.status === 'rejected' ? Code[(r.reason as ConnectError).code] : 'ok'));
+    expect(codes.filter((c) => c === 'Unauthenticated')).toHaveLength(3);
+    expect(codes.filter((c) => c === 'ResourceExhausted')).toHaveLength(47);
+    expect((await h.client.login({ email, password: 'secret1', clientIp: freshIp() })).user?.email).toBe(email);
+  });
+
+  it('blocks a guessing IP for an account, even with the right password, but not the owner elsewhere', async () => {
+    const email = await account();
+    const attacker = freshIp();
     for (let i = 0; i < 3; i++) {
-      await expectRpcError(h.client.login({ email, password: 'wrong-password', clientIp: freshIp() }), Code.Unauthenticated, 'Invalid credentials');
+      await expectRpcError(h.client.login({ email, password: 'wrong-password', clientIp: attacker }), Code.Unauthenticated, 'Invalid credentials');
     }
-    await expectRpcError(h.client.login({ email, password: 'secret1', clientIp: freshIp() }), Code.ResourceExhausted, THROTTLED);
     await expectRpcError(
-      h.client.login({ email: email.toUpperCase(), password: 'secret1', clientIp: freshIp() }),
+      h.client.login({ email: email.toUpperCase(), password: 'secret1', clientIp: attacker }),
       Code.ResourceExhausted,
       'Too many failed login attempts. Please try again in 15 minutes.',
     );
-    // Other accounts are unaffected.
+    expect((await h.client.login({ email, password: 'secret1', clientIp: freshIp() })).user?.email).toBe(email);
+    // Other accounts from the attacker's address are unaffected (its IP has 3 of its 6).
     const other = await account();
-    expect((await h.client.login({ email: other, password: 'secret1', clientIp: freshIp() })).token).toBeTruthy();
+    expect((await h.client.login({ email: other, password: 'secret1', clientIp: attacker })).token).toBeTruthy();
+  });
+
+  it('refuses an account after its global maximum of failures from many IPs', async () => {
+    const email = await account();
+    for (let i = 0; i < 8; i++) {
+      await expectRpcError(h.client.login({ email, password: 'wrong-password', clientIp: freshIp() }), Code.Unauthenticated, 'Invalid credentials');
+    }
+    await expectRpcError(h.client.login({ email, password: 'secret1', clientIp: freshIp() }), Code.ResourceExhausted, THROTTLED);
   });
 
   it('refuses an IP after its maximum failures, across accounts', async () => {
@@ -105,16 +169,19 @@ describe('Login throttling', () => {
     expect((await h.client.login({ email, password: 'secret1', clientIp: freshIp() })).user?.email).toBe(email);
   });
 
-  it('clears the account counter on a successful login', async () => {
+  it('clears the (IP, account) counter on a successful login, and does not count successes', async () => {
     const email = await account();
     const ip = freshIp();
-    for (let round = 0; round < 3; round++) {
+    for (let round = 0; round < 2; round++) {
       for (let i = 0; i < 2; i++) {
         await expectRpcError(h.client.login({ email, password: 'nope-nope', clientIp: ip }), Code.Unauthenticated, 'Invalid credentials');
       }
-      // 2 failures per round, 6 in all: without the reset the account limit (3) would block this.
-      expect((await h.client.login({ email, password: 'secret1', clientIp: freshIp() })).user?.email).toBe(email);
+      // 2 failures per round, 4 in all: without the reset the (IP, account) limit (3) would block this.
+      expect((await h.client.login({ email, password: 'secret1', clientIp: ip })).user?.email).toBe(email);
+      expect(await h.redis.get(pairKey(ip, email))).toBeNull();
     }
+    // The IP keeps its failures (they count across accounts), but not the successes.
+    expect(await h.redis.get(`${h.prefix}:auth:login-failures:ip:${ip}`)).toBe('4');
   });
 
   it('keeps its counters in Redis under the configured prefix, expiring with the window', async () => {
@@ -123,10 +190,11 @@ describe('Login throttling', () => {
     await expectRpcError(h.client.login({ email, password: 'nope-nope', clientIp: ip }), Code.Unauthenticated, 'Invalid credentials');
     const ipKey = `${h.prefix}:auth:login-failures:ip:${ip}`;
     expect(await h.redis.get(ipKey)).toBe('1');
+    expect(await h.redis.get(pairKey(ip, email))).toBe('1');
     const ttl = await h.redis.ttl(ipKey);
     expect(ttl).toBeGreaterThan(890);
     expect(ttl).toBeLessThanOrEqual(900);
-    const accountKeys = await h.redis.keys(`${h.prefix}:auth:login-failures:account:*`);
+    const accountKeys = await h.redis.keys(`${h.prefix}:auth:login-failures:*account*`);
     expect(accountKeys.length).toBeGreaterThan(0);
     expect(accountKeys.every((k) => !k.includes('@'))).toBe(true);
   });
@@ -137,8 +205,7 @@ describe('Login throttling', () => {
     for (let i = 0; i < 3; i++) {
       await expectRpcError(h.client.login({ email, password: 'nope-nope', clientIp: ip }), Code.Unauthenticated, 'Invalid credentials');
     }
-    // Only the account is blocked (the IP has 3 of its 6); shorten its window as if time had passed.
-    const key = `${h.prefix}:auth:login-failures:account:${createHash('sha256').update(email).digest('hex')}`;
+    const key = pairKey(ip, email);
     expect(await h.redis.get(key)).toBe('3');
     await h.redis.pexpire(key, 61_000);
     await expectRpcError(
@@ -155,5 +222,32 @@ describe('Login throttling', () => {
     await h.redis.pexpire(key, 1);
     await new Promise((r) => setTimeout(r, 20));
     expect((await h.client.login({ email, password: 'secret1', clientIp: ip })).user?.email).toBe(email);
+  });
+});
+
+describe('Control characters in credentials', () => {
+  it.each(['\u0000', '\u0007', '\n', '\u007f', '\u0085'])('refuses %j in the email or the password with InvalidArgument', async (c) => {
+    await expectRpcError(
+      h.client.login({ email: `ada${c}@example.com`, password: 'secret1', clientIp: freshIp() }),
+      Code.InvalidArgument,
+      'Email and password must not contain control characters',
+    );
+    await expectRpcError(
+      h.client.login({ email: 'ada@example.com', password: `secret${c}1`, clientIp: freshIp() }),
+      Code.InvalidArgument,
+      'Email and password must not contain control characters',
+    );
+  });
+
+  it('never fails concurrent normal logins sent alongside NUL logins', async () => {
+    const emails = await Promise.all(Array.from({ length: 5 }, () => account()));
+    const normal = emails.map((email) => h.client.login({ email, password: 'secret1', clientIp: freshIp() }));
+    const nul = emails.map((email) => h.client.login({ email: `${email}\u0000`, password: 'secret1', clientIp: freshIp() }));
+    const [ok, bad] = await Promise.all([Promise.allSettled(normal), Promise.allSettled(nul)]);
+    expect(ok.map((r) => r.status)).toEqual(emails.map(() => 'fulfilled'));
+    for (const r of bad) {
+      expect(r.status).toBe('rejected');
+      expect(Code[((r as PromiseRejectedResult).reason as ConnectError).code]).toBe('InvalidArgument');
+    }
   });
 });

@@ -5,7 +5,7 @@ import { createProducer, QUEUES } from '@parley/common/queues.ts';
 import { Code } from '@parley/common/rpc-errors.ts';
 import { UserRegisteredSchema } from '@parley/proto/parley/events/v1/user_registered_pb.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { register } from '../../src/accounts/register.ts';
+import { EMAIL_TAKEN, register } from '../../src/accounts/register.ts';
 import { publishUserRegistered, userRegisteredJobId } from '../../src/accounts/user-registered.publisher.ts';
 import { expectRpcError, startAuth, uniqueEmail, type AuthHarness } from './harness.ts';
 
@@ -81,12 +81,13 @@ describe('Register', () => {
     expect(await h.db.user.count({ where: { email } })).toBe(0);
   });
 
-  it('refuses an email that is already registered, whatever its case', async () => {
+  it('refuses an email that is already registered, whatever its case, unless the password is its own', async () => {
     const email = uniqueEmail('taken');
     await h.client.register(registration(email));
-    await expectRpcError(h.client.register(registration(email)), Code.AlreadyExists, 'An account with this email already exists');
+    const other = { password: 'other-pass', passwordConfirmation: 'other-pass' };
+    await expectRpcError(h.client.register(registration(email, other)), Code.AlreadyExists, 'An account with this email already exists');
     await expectRpcError(
-      h.client.register(registration(` ${email.toUpperCase()}`)),
+      h.client.register(registration(` ${email.toUpperCase()}`, other)),
       Code.AlreadyExists,
       'An account with this email already exists',
     );
@@ -96,7 +97,10 @@ describe('Register', () => {
   it('lets exactly one of several concurrent registrations of one address succeed', async () => {
     const email = uniqueEmail('race');
     const variants = [email, email.toUpperCase(), ` ${email}`, email.replace(/^./, (c) => c.toUpperCase())];
-    const results = await Promise.allSettled(variants.map((e) => h.client.register(registration(e))));
+    // Different passwords: a request that comes after the winner's commit with the same one would be a retried sign-up.
+    const results = await Promise.allSettled(
+      variants.map((e, i) => h.client.register(registration(e, { password: `secret${i}`, passwordConfirmation: `secret${i}` }))),
+    );
     const ok = results.filter((r) => r.status === 'fulfilled');
     const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     expect(ok).toHaveLength(1);
@@ -138,7 +142,13 @@ describe('UserRegistered', () => {
     const before = await h.queue.count();
     const email = uniqueEmail('count');
     await h.client.register(registration(email));
-    await expectRpcError(h.client.register(registration(email)), Code.AlreadyExists, 'An account with this email already exists');
+    await expectRpcError(
+      h.client.register(registration(email, { password: 'other-pass', passwordConfirmation: 'other-pass' })),
+      Code.AlreadyExists,
+      'An account with this email already exists',
+    );
+    // A retried sign-up signs in; the account was announced the first time.
+    await h.client.register(registration(email));
     await expectRpcError(h.client.register(registration('bad')), Code.InvalidArgument, 'Please enter a valid email address');
     expect(await h.queue.count()).toBe(before + 1);
     expect(await h.db.user.count()).toBe(await h.queue.count());
@@ -155,6 +165,8 @@ describe('Register when the queue is unavailable', () => {
         sessionTtlSeconds: 60,
         logger: logger as never,
         publishUserRegistered: () => Promise.reject(new Error('redis is down')),
+        registrationThrottle: { acquire: async () => {} },
+        throttle: { acquire: async () => {}, succeeded: async () => {} },
       },
       { email, password: 'secret1', passwordConfirmation: 'secret1', name: '', clientIp: '' },
     );
@@ -162,5 +174,63 @@ describe('Register when the queue is unavailable', () => {
     expect(await h.db.user.count({ where: { email } })).toBe(1);
     expect(logger.error).toHaveBeenCalledWith(expect.objectContaining({ userId: res.user.id }), 'could not publish UserRegistered');
     expect((await h.client.authenticate({ token: res.token })).user?.id).toBe(res.user.id);
+  });
+});
+
+describe('Register throttling', () => {
+  it('refuses an IP after 10 sign-ups in its window, with the wait, counting concurrent ones atomically', async () => {
+    const ip = '192.0.2.10';
+    const results = await Promise.allSettled(Array.from({ length: 14 }, () => h.client.register(registration(uniqueEmail('burst'), { clientIp: ip }))));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(10);
+    for (const r of results.filter((r): r is PromiseRejectedResult => r.status === 'rejected')) {
+      await expectRpcError(Promise.reject(r.reason), Code.ResourceExhausted, 'Too many sign-ups from this address. Please try again in 60 minutes.');
+    }
+    const ttl = await h.redis.ttl(`${h.prefix}:auth:registrations:ip:${ip}`);
+    expect(ttl).toBeGreaterThan(3590);
+    // Another address is unaffected.
+    expect((await h.client.register(registration(uniqueEmail(), { clientIp: '192.0.2.11' }))).token).toBeTruthy();
+  });
+});
+
+describe('Register retried after a failure', () => {
+  it('signs into the account it created when the same email and password come again', async () => {
+    const email = uniqueEmail('retry');
+    const first = await h.client.register(registration(email, { clientIp: '192.0.2.20' }));
+    const again = await h.client.register(registration(email.toUpperCase(), { clientIp: '192.0.2.20' }));
+    expect(again.user?.id).toBe(first.user!.id);
+    expect(again.token).not.toBe(first.token);
+    expect((await h.client.authenticate({ token: again.token })).user?.id).toBe(first.user!.id);
+    expect(await h.db.user.count({ where: { email } })).toBe(1);
+    expect(await h.db.session.count({ where: { user: { email } } })).toBe(2);
+  });
+
+  it('counts a retry with a wrong password as a failed login, so sign-up cannot be used to guess past the throttle', async () => {
+    const email = uniqueEmail('guess');
+    await h.client.register(registration(email));
+    const ip = '192.0.2.30';
+    const guesses = Array.from({ length: 8 }, (_, i) => registration(email, { password: `guess-${i}`, passwordConfirmation: `guess-${i}`, clientIp: ip }));
+    for (const guess of guesses) {
+      await expectRpcError(h.client.register(guess), Code.AlreadyExists, EMAIL_TAKEN);
+    }
+    // The (IP, account) limit (5) is used up: even the right password from that address is only told the address is taken.
+    await expectRpcError(h.client.register(registration(email, { clientIp: ip })), Code.AlreadyExists, EMAIL_TAKEN);
+    expect(await h.redis.get(`${h.prefix}:auth:login-failures:ip:${ip}`)).toBe('5');
+  });
+});
+
+describe('Register input hygiene', () => {
+  it.each([
+    { email: 'ada\u0000@example.com' },
+    { password: 'secret\u00001', passwordConfirmation: 'secret\u00001' },
+    { name: 'Ada\u0000' },
+    { name: 'Ada\u001b[31m' },
+  ])('refuses control characters in %j with InvalidArgument, before the database', async (override) => {
+    const email = uniqueEmail('nul');
+    await expectRpcError(
+      h.client.register({ ...registration(email), ...override }),
+      Code.InvalidArgument,
+      'Email, password and name must not contain control characters',
+    );
+    expect(await h.db.user.count({ where: { email } })).toBe(0);
   });
 });
