@@ -23,7 +23,6 @@ import { deleteChatbotConversations } from './conversations/delete-conversations
 import { openAIModel, type LanguageModel } from './public-chat/language-model.ts';
 import { knownChatbots } from './public-chat/known-chatbots.ts';
 import { promptCache } from './public-chat/prompt-cache.ts';
-import { creditCache } from './public-chat/owner-credit.ts';
 import { redisRateLimiter } from './public-chat/rate-limit.ts';
 import { redisRecentTurns } from './public-chat/recent-turns.ts';
 import { EXCHANGE_POOL_SIZE, EXCHANGE_SESSION_SETTINGS } from './public-chat/conversation-store.ts';
@@ -80,7 +79,6 @@ export async function createChatService(
     logger,
     chatbots,
     billing,
-    creditCache: creditCache(),
     knownChatbots: knownChatbots(),
     promptCache: promptCache(),
     recentTurns,

@@ -1,8 +1,8 @@
 // Which chatbot (id and owner) each recently answered uniqueId named, in process. A chatbot's
-// uniqueId, id and owner never change, so this is used only to START the history read and the
-// credit check while the chatbot service is still answering for the chatbot: their results are
-// used only when that answer (read fresh on every message) names the same id and owner; otherwise
-// they are dropped and done again. Bounded; the oldest names go first.
+// uniqueId, id and owner never change, so this is used only to START the history read while the
+// chatbot service is still answering for the chatbot: its result is used only when that answer
+// (read fresh on every message) names the same id and owner; otherwise it is dropped and done
+// again. Bounded; the oldest names go first.
 
 export interface KnownChatbot {
   id: string;

@@ -1,9 +1,10 @@
 // A visitor's message, answered from the chatbot's knowledge base. In order: validate the input,
-// count it against the rate limits, load the public chatbot, make sure its owner has credit, build
-// the prompt, call the model (or, with none configured, quote the knowledge in offline mode), and
-// only after a successful answer store both messages and publish the answer's events.
+// count it against the rate limits, load the public chatbot, build the prompt, hold the answer's
+// largest cost against its owner's credit (credit-hold.ts), call the model (or, with none
+// configured, quote the knowledge in offline mode, which bills nothing and holds nothing), and only
+// after a successful answer store both messages and publish the answer's events.
 //
-// A failed or timed-out answer stores nothing and bills nothing. Once the model has answered, the
+// A failed or timed-out answer stores nothing, bills nothing and releases its hold. Once the model has answered, the
 // answer is finished even if the visitor has gone (a streamed answer left half-way is still stored
 // and billed, since the provider charged for it).
 import { randomUUID } from 'node:crypto';
@@ -22,7 +23,7 @@ import { parseMessageInput, type MessageInput, type RawMessageInput } from './me
 import { OFFLINE_PASSAGES, offlineAnswer } from './offline-answer.ts';
 import type { KnownChatbots } from './known-chatbots.ts';
 import type { PromptCache } from './prompt-cache.ts';
-import { assertOwnerHasCredit, type CreditCache } from './owner-credit.ts';
+import { holdCredit, releaseCredit } from './credit-hold.ts';
 import { loadChatbotWithKnowledge, loadPromptKnowledge, retrievalK, retrievePassages, type ChatbotWithKnowledge } from './prompt-knowledge.ts';
 import type { ChatRateLimiter } from './rate-limit.ts';
 import { parseRecentTurns, type RecentTurns } from './recent-turns.ts';
@@ -43,9 +44,7 @@ export interface PublicChatDeps {
   logger: Logger;
   chatbots: Client<typeof ChatbotService>;
   billing: Client<typeof BillingService>;
-  /** Reuses a high balance's "has credit" for up to 2 s (see owner-credit.ts); none: billing is asked every time. */
-  creditCache?: CreditCache;
-  /** Lets the history and the credit check start before the chatbot service has answered (see known-chatbots.ts). */
+  /** Lets the history read start before the chatbot service has answered (see known-chatbots.ts). */
   knownChatbots?: KnownChatbots;
   /** Spares the chatbot service's call for a chatbot unchanged since its last message (see prompt-cache.ts). */
   promptCache?: PromptCache;
@@ -68,10 +67,12 @@ export type StreamEvent = { delta: string } | { done: SendMessageResult };
 
 /** Everything known before the answer is produced. */
 interface PreparedTurn {
+  /** The answer's id: its credit hold, UsageRecorded (and its job id) and ChatbotInteraction. */
+  requestId: string;
   input: MessageInput;
   chatbot: PublicChatbot;
   receivedAt: Date;
-  /** With a model: the prompt. Offline: the quoted passages. */
+  /** With a model: the prompt, whose answer's largest cost is held. Offline: the quoted passages. */
   prompt: PromptMessage[] | null;
   passages: string[];
   /** The conversation's history the prompt was given (none offline). */
@@ -80,6 +81,7 @@ interface PreparedTurn {
 
 async function prepare(deps: PublicChatDeps, raw: RawMessageInput): Promise<PreparedTurn> {
   const receivedAt = new Date();
+  const requestId = randomUUID();
   const input = parseMessageInput(raw, deps.limits);
   // Checked before the rate limit so that only a well-formed id ever names a Redis key.
   if (!isValidUniqueId(input.uniqueId)) throw notFound(PUBLIC_CHATBOT_NOT_FOUND);
@@ -88,10 +90,9 @@ async function prepare(deps: PublicChatDeps, raw: RawMessageInput): Promise<Prep
   // What this instance knows of the chatbot from its earlier messages: the prompt knowledge it
   // cached, or at least the chatbot's id and owner. The rate-limit script then also reads the
   // conversation's recent turns kept in Redis (without those, the history is read from the
-  // database alongside it), and the owner's credit is checked once the message is admitted (while
-  // the chatbot service answers, when it is asked); all are used only once the chatbot is
-  // confirmed to be the same one. A refused message thus costs no call to billing (and no database
-  // read when the turns are kept in Redis).
+  // database alongside it); both are used only once the chatbot is confirmed to be the same one.
+  // A refused message thus costs no call to billing (and no database read when the turns are kept
+  // in Redis). The credit hold needs the whole prompt, so it is taken last.
   const cached = deps.model ? deps.promptCache?.get(uniqueId) : undefined;
   const known = cached?.chatbot ?? (deps.model ? deps.knownChatbots?.get(uniqueId) : undefined);
   const earlyHistory = known && !deps.recentTurns ? recentTurns(deps, input, known.id) : undefined;
@@ -111,7 +112,6 @@ async function prepare(deps: PublicChatDeps, raw: RawMessageInput): Promise<Prep
     deps.logger.warn({ err: (err as Error).message }, 'rate limit check failed');
     throw unavailableToUser(ANSWER_FAILED);
   }
-  const earlyCredit = known ? settleLater(assertOwnerHasCredit(deps, known.ownerId)) : undefined;
 
   let combined: ChatbotWithKnowledge | null;
   if (cached && revision !== undefined && cached.revision === revision && cached.budgetChars === budgetChars) {
@@ -134,8 +134,8 @@ async function prepare(deps: PublicChatDeps, raw: RawMessageInput): Promise<Prep
       deps.logger.warn({ err: (err as Error).message }, 'chatbot GetPromptKnowledge failed');
       throw unavailableToUser(CHATBOT_UNAVAILABLE);
     }
-    if (!combined) return prepareInTwoCalls(deps, input, receivedAt);
-    if (!deps.model) return { input, chatbot: combined.chatbot, receivedAt, prompt: null, passages: combined.passages, history: [] };
+    if (!combined) return prepareInTwoCalls(deps, requestId, input, receivedAt);
+    if (!deps.model) return { requestId, input, chatbot: combined.chatbot, receivedAt, prompt: null, passages: combined.passages, history: [] };
     deps.knownChatbots?.set(uniqueId, combined.chatbot);
     // Kept under the revision read before this call, and only for the chatbot that revision was read
     // for: a change committed meanwhile has set a newer one, so the next message fetches again.
@@ -146,19 +146,26 @@ async function prepare(deps: PublicChatDeps, raw: RawMessageInput): Promise<Prep
     }
   }
   const { chatbot, passages } = combined;
-  if (!deps.model) return { input, chatbot, receivedAt, prompt: null, passages, history: [] };
+  if (!deps.model) return { requestId, input, chatbot, receivedAt, prompt: null, passages, history: [] };
 
-  // The credit check and the history are independent, so they are fetched side by side; no credit
-  // still answers "unavailable" first, whatever the history gave.
   const same = known && known.id === chatbot.id && known.ownerId === chatbot.ownerId;
-  let history: Promise<Turn[]>;
-  if (same && kept) history = Promise.resolve(fitHistory(kept, deps.limits.historyChars));
-  else if (same && earlyHistory) history = earlyHistory;
-  else history = recentTurns(deps, input, chatbot.id); // nothing usable kept: the database, alongside the credit check
-  const credit = same ? earlyCredit! : settleLater(assertOwnerHasCredit(deps, chatbot.ownerId));
-  await credit;
-  const turns = await history;
-  return { input, chatbot, receivedAt, prompt: promptFor(deps, input, chatbot, passages, turns), passages: [], history: turns };
+  let turns: Turn[];
+  if (same && kept) turns = fitHistory(kept, deps.limits.historyChars);
+  else if (same && earlyHistory) turns = await earlyHistory;
+  else turns = await recentTurns(deps, input, chatbot.id); // nothing usable kept: the database
+  return held(deps, { requestId, input, chatbot, receivedAt, prompt: promptFor(deps, input, chatbot, passages, turns), passages: [], history: turns });
+}
+
+/** The turn, once its answer's largest cost is held against the owner's credit. */
+async function held(deps: PublicChatDeps, turn: PreparedTurn): Promise<PreparedTurn> {
+  await holdCredit(deps, {
+    requestId: turn.requestId,
+    ownerId: turn.chatbot.ownerId,
+    model: turn.input.model,
+    prompt: turn.prompt!,
+    maxOutputTokens: deps.limits.maxOutputTokens,
+  });
+  return turn;
 }
 
 /** The conversation's recent turns, started now (awaited later, or never). */
@@ -179,25 +186,20 @@ function promptFor(deps: PublicChatDeps, input: MessageInput, chatbot: PublicCha
 }
 
 /** The same turn through GetPublicChatbot, then GetChatbot or Retrieve (the path before GetPromptKnowledge). */
-async function prepareInTwoCalls(deps: PublicChatDeps, input: MessageInput, receivedAt: Date): Promise<PreparedTurn> {
+async function prepareInTwoCalls(deps: PublicChatDeps, requestId: string, input: MessageInput, receivedAt: Date): Promise<PreparedTurn> {
   const chatbot = await getPublicChatbot(deps, input.uniqueId);
 
   if (!deps.model) {
     const passages = await guard(deps, 'retrieval', () => retrievePassages(deps.chatbots, chatbot.id, input.message, OFFLINE_PASSAGES));
-    return { input, chatbot, receivedAt, prompt: null, passages, history: [] };
+    return { requestId, input, chatbot, receivedAt, prompt: null, passages, history: [] };
   }
 
-  // The credit check, the knowledge and the history are independent, so they are fetched side by
-  // side; no credit still answers "unavailable" first, whatever the other two gave.
-  const context = settleLater(
-    Promise.all([
-      guard(deps, 'knowledge', () => loadPromptKnowledge(deps.chatbots, chatbot, input.message, deps.limits.promptKnowledgeChars)),
-      guard(deps, 'history', () => loadRecentTurns(deps.db, { chatbotId: chatbot.id, sessionId: input.sessionId }, deps.limits.historyChars)),
-    ]),
-  );
-  await assertOwnerHasCredit(deps, chatbot.ownerId);
-  const [knowledge, history] = await context;
-  return { input, chatbot, receivedAt, prompt: promptFor(deps, input, chatbot, knowledge, history), passages: [], history };
+  // The knowledge and the history are independent, so they are fetched side by side.
+  const [knowledge, history] = await Promise.all([
+    guard(deps, 'knowledge', () => loadPromptKnowledge(deps.chatbots, chatbot, input.message, deps.limits.promptKnowledgeChars)),
+    guard(deps, 'history', () => loadRecentTurns(deps.db, { chatbotId: chatbot.id, sessionId: input.sessionId }, deps.limits.historyChars)),
+  ]);
+  return held(deps, { requestId, input, chatbot, receivedAt, prompt: promptFor(deps, input, chatbot, knowledge, history), passages: [], history });
 }
 
 /** The same promise, marked handled: it is awaited later, or never when an earlier step throws. */
@@ -216,6 +218,7 @@ async function guard<T>(deps: PublicChatDeps, step: string, work: () => Promise<
   }
 }
 
+/** The model's answer to the held prompt; when there is none, the hold is released before the visitor hears of it. */
 async function callModel(deps: PublicChatDeps, turn: PreparedTurn, onDelta?: (delta: string) => void): Promise<ModelAnswer> {
   const model = deps.model!;
   const req = { messages: turn.prompt!, maxTokens: deps.limits.maxOutputTokens };
@@ -227,15 +230,15 @@ async function callModel(deps: PublicChatDeps, turn: PreparedTurn, onDelta?: (de
       { err: e.message, kind: err instanceof LanguageModelError ? err.kind : 'unexpected', status: err instanceof LanguageModelError ? err.status : undefined },
       'language model failed',
     );
+    await releaseCredit(deps, turn.requestId);
     throw unavailableToUser(ANSWER_FAILED);
   }
 }
 
 /** Stores the exchange and publishes its events. The answer is already the visitor's: failures are logged, not thrown. */
 async function finish(deps: PublicChatDeps, turn: PreparedTurn, text: string, usage: ModelAnswer | null): Promise<SendMessageResult> {
-  const { input, chatbot } = turn;
+  const { requestId, input, chatbot } = turn;
   const answeredAt = new Date();
-  const requestId = randomUUID();
   const log = deps.logger.child({ requestId, chatbotId: chatbot.id });
   // Storing the exchange, publishing its two events and keeping the recent turns are independent: all go side by side.
   const writes: Promise<void>[] = [

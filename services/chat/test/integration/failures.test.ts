@@ -75,8 +75,9 @@ describe('the language model fails', () => {
   });
 });
 
-describe('the owner has no credit left', () => {
-  it.each(['0', '-0.0000010000'])('answers "temporarily unavailable" at a balance of %s without calling the model', async (balance) => {
+describe('the owner\'s credit cannot cover an answer', () => {
+  // 0.0001 is less than the largest cost of one answer (its prompt and 800 output tokens), which must be held first.
+  it.each(['0', '-0.0000010000', '0.0001'])('answers "temporarily unavailable" at a balance of %s without calling the model', async (balance) => {
     const bot = await stack.newChatbot({ knowledge: ['Some knowledge.'] });
     await stack.setCredit(bot.ownerId, balance);
     const err = await rpcError(stack.client.sendMessage(visitor(bot.uniqueId, 'Hello?')));
@@ -93,7 +94,7 @@ describe('the owner has no credit left', () => {
     const bot = await stack.newChatbot({ knowledge: ['Some knowledge.'] });
     await stack.setCredit(bot.ownerId, '0');
     await rpcError(stack.client.sendMessage(visitor(bot.uniqueId, 'Hello?')));
-    await stack.setCredit(bot.ownerId, '0.0000000001');
+    await stack.setCredit(bot.ownerId, '0.01');
     await expect(stack.client.sendMessage(visitor(bot.uniqueId, 'Hello?'))).resolves.toMatchObject({ message: expect.any(String) });
   });
 });

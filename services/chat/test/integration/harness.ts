@@ -2,6 +2,7 @@
 // beside it and a fake OpenAI-compatible server reached through the real `openai` SDK. Each service
 // has its own Postgres schema and all share this file's own BullMQ queue prefix, so test files run
 // in parallel without seeing each other's data or jobs.
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,13 +43,21 @@ export interface ChatStack extends ChatUnderTest {
   chatbots: Client<typeof ChatbotService>;
   chatbot: ChatbotServiceParts;
   billing: BillingServiceParts;
+  /** Billing's RPCs, as the chat service calls them. */
+  billingClient: Client<typeof BillingService>;
   redis: Redis;
   /** Another chat service on the same chatbot, billing, fake and queue prefix, with other settings. */
   startChat: (env: Record<string, string | undefined>) => Promise<ChatUnderTest>;
   /** A new owner's chatbot with the given knowledge (one chatbot per owner: the free plan's limit). */
   newChatbot: (opts?: { name?: string; knowledge?: string[]; language?: string }) => Promise<{ ownerId: string; id: string; uniqueId: string }>;
   makePro: (ownerId: string) => Promise<void>;
+  /** Sets the owner's balance through a ledger entry of the difference, so the balance still equals the sum of its ledger. */
   setCredit: (ownerId: string, amount: string) => Promise<void>;
+  /**
+   * Applies the queued UsageRecorded events with billing's own worker (another billing instance):
+   * it runs until `during` has settled, if given, and then until the queue is empty.
+   */
+  applyUsage: (during?: Promise<unknown>) => Promise<void>;
   usageJobs: () => Promise<UsageRecorded[]>;
   interactionJobs: () => Promise<ChatbotInteraction[]>;
   stop: () => Promise<void>;
@@ -133,6 +142,7 @@ export async function startChatStack(
     chatbots,
     chatbot,
     billing,
+    billingClient,
     redis,
     startChat,
     newChatbot: async (opts = {}) => {
@@ -149,7 +159,30 @@ export async function startChatStack(
     },
     setCredit: async (ownerId, amount) => {
       await billingClient.getAccount({ userId: ownerId });
-      await billing.prisma.account.update({ where: { userId: ownerId }, data: { creditBalance: amount } });
+      await billing.prisma.$executeRaw`
+        WITH before AS (SELECT "creditBalance" FROM "Account" WHERE "userId" = ${ownerId}), updated AS (
+          UPDATE "Account" SET "creditBalance" = ${amount}::numeric WHERE "userId" = ${ownerId}
+        )
+        INSERT INTO "CreditLedgerEntry" ("id", "userId", "amount", "reason", "reference")
+        SELECT gen_random_uuid(), ${ownerId}, ${amount}::numeric - "creditBalance", 'test_adjustment', ${`test:${randomUUID()}`} FROM before`;
+    },
+    applyUsage: async (during) => {
+      const worker = await createBillingService(billingConfig, { logger });
+      const queue = new Queue(QUEUES.usageRecorded, { connection: redis, prefix });
+      try {
+        await during?.catch(() => {});
+        for (const deadline = Date.now() + 30_000; ; ) {
+          const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+          if (Object.values(counts).every((n) => n === 0)) break;
+          if (Date.now() > deadline) throw new Error(`UsageRecorded jobs still queued: ${JSON.stringify(counts)}`);
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        const failed = await queue.getJobs(['failed']);
+        if (failed.length) throw new Error(`UsageRecorded jobs failed: ${failed.map((j) => j.failedReason).join('; ')}`);
+      } finally {
+        await queue.close();
+        for (const close of worker.closers) await close();
+      }
     },
     usageJobs: () => jobs(QUEUES.usageRecorded, (d) => fromJson(UsageRecordedSchema, d)),
     interactionJobs: () => jobs(QUEUES.chatbotInteraction, (d) => fromJson(ChatbotInteractionSchema, d)),

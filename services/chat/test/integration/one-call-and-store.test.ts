@@ -1,7 +1,7 @@
 // The public chat's work per message: one chatbot-service call (GetPromptKnowledge), with the
 // two-call path (GetPublicChatbot, then GetChatbot or Retrieve) when that call is not offered; each
 // exchange stored by one statement, atomically, however many messages of one session arrive at once;
-// and the owner's credit re-checked at once when it is low.
+// and the owner's credit held with billing for every message, never from a cached balance.
 import { Code, ConnectError, type Client } from '@connectrpc/connect';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BillingService } from '@parley/proto/parley/billing/v1/billing_pb.js';
@@ -56,7 +56,7 @@ describe('one call to the chatbot service per message', () => {
     expect(stack.fake.requests[0].messages[0].content).toContain('We open at nine.\n\nWe close at five.');
   });
 
-  it('uses the history and credit read early for a known chatbot only when the chatbot service confirms it', async () => {
+  it('uses the history read early for a known chatbot, and holds the credit of its owner, only when the chatbot service confirms it', async () => {
     const bot = await stack.newChatbot({ knowledge: ['Some knowledge.'] });
     const other = await stack.newChatbot({ knowledge: ['Other knowledge.'] });
     await stack.setCredit(other.ownerId, '0');
@@ -64,7 +64,8 @@ describe('one call to the chatbot service per message', () => {
     stack.fake.setBehaviour({ reply: (body) => `Re: ${body.messages.at(-1)!.content}` });
     await sendMessage(parts.deps, visitor(bot.uniqueId, 'first', { sessionId: 'known' }));
     await sendMessage(parts.deps, visitor(other.uniqueId, 'elsewhere', { sessionId: 'known' })).catch(() => {});
-    // A wrong name for the chatbot (as if it had changed): the early reads are dropped and done again.
+    // A wrong name for the chatbot (as if it had changed): the early read is dropped and done again,
+    // and the hold is taken on the confirmed owner's credit (the wrong one has none).
     parts.deps.knownChatbots!.set(bot.uniqueId, { id: other.id, ownerId: other.ownerId });
     stack.fake.requests.length = 0;
     await expect(sendMessage(parts.deps, visitor(bot.uniqueId, 'second', { sessionId: 'known' }))).resolves.toEqual({ message: 'Re: second', sessionId: 'known' });
@@ -215,28 +216,21 @@ describe('storing an exchange', () => {
   });
 });
 
-describe('the credit check', () => {
-  it('reuses a high balance for at most 2 s, and checks a low one on every message', async () => {
+describe('the credit hold', () => {
+  it('is taken with billing for every message, so a balance spent to zero shows on the very next one', async () => {
     const bot = await stack.newChatbot({ knowledge: ['Some knowledge.'] });
     await stack.setCredit(bot.ownerId, '5');
     const { parts } = await countingChat();
     await sendMessage(parts.deps, visitor(bot.uniqueId, 'Hello?'));
     await stack.setCredit(bot.ownerId, '0');
-    // Within 2 s of a balance of 5, the answer may still be given...
+    expect((await rpcError(sendMessage(parts.deps, visitor(bot.uniqueId, 'Hello?')))).code).toBe(Code.Unavailable);
+    await stack.setCredit(bot.ownerId, '5');
     await expect(sendMessage(parts.deps, visitor(bot.uniqueId, 'Hello?'))).resolves.toMatchObject({ message: expect.any(String) });
-    // ...and never after.
-    await new Promise((r) => setTimeout(r, 2_050));
-    expect((await rpcError(sendMessage(parts.deps, visitor(bot.uniqueId, 'Hello?')))).code).toBe(Code.Unavailable);
-    // A low balance is not reused: a zero shows at once.
-    await stack.setCredit(bot.ownerId, '0.05');
-    await sendMessage(parts.deps, visitor(bot.uniqueId, 'Hello?'));
-    await stack.setCredit(bot.ownerId, '0');
-    expect((await rpcError(sendMessage(parts.deps, visitor(bot.uniqueId, 'Hello?')))).code).toBe(Code.Unavailable);
   });
 
   it('is not asked for a message the rate limits refuse, even for a chatbot the instance knows', async () => {
     const bot = await stack.newChatbot({ knowledge: ['Some knowledge.'] });
-    await stack.setCredit(bot.ownerId, '0.05'); // a low balance: checked with billing on every message
+    await stack.setCredit(bot.ownerId, '0.05');
     const accounts: string[] = [];
     const billing = new Proxy(createServiceClient(BillingService, stack.config.BILLING_URL), {
       get(target, name: string) {
@@ -251,7 +245,7 @@ describe('the credit check', () => {
     const parts = await createChatService(config, { logger, workers: false, billing });
     services.push(parts);
     for (const message of ['one', 'two']) await sendMessage(parts.deps, visitor(bot.uniqueId, message, { clientIp: '198.51.100.9' }));
-    expect(accounts).toEqual(['getAccount', 'getAccount']);
+    expect(accounts).toEqual(['reserveCredit', 'reserveCredit']);
     expect((await rpcError(sendMessage(parts.deps, visitor(bot.uniqueId, 'three', { clientIp: '198.51.100.9' })))).code).toBe(Code.ResourceExhausted);
     expect(accounts).toHaveLength(2);
   });

@@ -1,0 +1,76 @@
+// Before the model is called, the largest possible cost of the answer is held against the owner's
+// credit (billing's ReserveCredit, atomic against balance − credit already held), so of N messages
+// at once on a balance that covers k answers at most k are answered, whatever the chat instances.
+// No hold, no answer: the visitor gets "temporarily unavailable", as for an owner without credit.
+//
+// The hold is settled to the exact cost by the answer's UsageRecorded event (same request id, in
+// billing's debit statement), released here when the model fails, and expires in billing otherwise
+// (a crash, or a UsageRecorded that could not be published: it may still have reached the queue,
+// so its hold is left to cover it rather than released).
+import { Code, ConnectError, type Client } from '@connectrpc/connect';
+import type { BillingService } from '@parley/proto/parley/billing/v1/billing_pb.js';
+import type { Logger } from '@parley/common/logger.ts';
+import { unavailableToUser } from '@parley/common/rpc-errors.ts';
+import type { PromptMessage } from './build-prompt.ts';
+import { CHATBOT_UNAVAILABLE } from './get-public-chatbot.ts';
+
+/** Tokens a chat format adds around each message (OpenAI's: 3–4 with the role), and once more for the reply's priming; kept generous. */
+export const MESSAGE_OVERHEAD_TOKENS = 8;
+
+/**
+ * An upper bound of the prompt's tokens, without a tokenizer: a token of a byte-level BPE tokenizer
+ * (OpenAI's, Llama 3's; SentencePiece's byte fallback likewise) stands for at least one byte of
+ * text, so a text has at most as many tokens as UTF-8 bytes. The bound is loose (about four times
+ * the real count for English) but never too low, which is what a hold needs. Should a provider
+ * still report more, billing debits the exact reported cost all the same (the hold only limits
+ * how many answers start).
+ */
+export function maxPromptTokens(messages: PromptMessage[]): number {
+  let tokens = MESSAGE_OVERHEAD_TOKENS; // the reply's priming
+  for (const m of messages) tokens += Buffer.byteLength(m.content, 'utf8') + MESSAGE_OVERHEAD_TOKENS;
+  return tokens;
+}
+
+export interface CreditHoldDeps {
+  billing: Client<typeof BillingService>;
+  logger: Logger;
+}
+
+export interface CreditHold {
+  /** The answer's request id: the hold's key, then UsageRecorded's. */
+  requestId: string;
+  ownerId: string;
+  /** The billed model (the visitor's `model`), whose price the hold is counted at. */
+  model: string;
+  prompt: PromptMessage[];
+  maxOutputTokens: number;
+}
+
+/** Holds the answer's largest cost, or throws the visitor's "temporarily unavailable". */
+export async function holdCredit(deps: CreditHoldDeps, hold: CreditHold): Promise<void> {
+  try {
+    await deps.billing.reserveCredit({
+      requestId: hold.requestId,
+      userId: hold.ownerId,
+      model: hold.model,
+      maxPromptTokens: BigInt(maxPromptTokens(hold.prompt)),
+      maxCompletionTokens: BigInt(hold.maxOutputTokens),
+    });
+  } catch (err) {
+    if (!(err instanceof ConnectError && err.code === Code.ResourceExhausted)) {
+      deps.logger.warn({ err: (err as Error).message, requestId: hold.requestId }, 'billing ReserveCredit failed');
+      // Billing may have made the hold all the same (an answer lost on the way back): no answer follows, so it goes.
+      void releaseCredit(deps, hold.requestId);
+    }
+    throw unavailableToUser(CHATBOT_UNAVAILABLE);
+  }
+}
+
+/** Releases the hold of an answer that was not given. Never throws: an unreleased hold expires in billing. */
+export async function releaseCredit(deps: CreditHoldDeps, requestId: string): Promise<void> {
+  try {
+    await deps.billing.releaseCredit({ requestId });
+  } catch (err) {
+    deps.logger.warn({ err: (err as Error).message, requestId }, 'billing ReleaseCredit failed; the hold expires on its own');
+  }
+}
