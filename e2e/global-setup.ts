@@ -34,9 +34,13 @@ export default async function globalSetup() {
       DATABASE_URL: databaseUrl.toString(),
       QUEUE_PREFIX: `e2e${randomBytes(4).toString('hex')}`,
       LOG_LEVEL: 'warn',
+      // Every spec signs up from localhost.
+      REGISTRATIONS_MAX_PER_IP: '100000',
       PORT: '',
       OPENAI_API_KEY: 'e2e-key',
       OPENAI_BASE_URL: model.url,
+      // Checkout runs in test mode (no STRIPE_SECRET_KEY): its local page and return URLs live here.
+      PUBLIC_URL: `http://localhost:${8080 + E2E_PORT_OFFSET}`,
     },
   });
   process.env.E2E_DATABASE_URL = databaseUrl.toString();

@@ -18,7 +18,13 @@ import { testCheckoutRoutes } from './test-checkout.ts';
 
 export async function createGateway(config: GatewayConfig, { logger }: { logger: Logger }): Promise<ServiceParts> {
   const clients = createClients(config);
-  const graphql = await createGraphQL({ clients, logger, bodyLimit: config.BODY_LIMIT, publicUrl: config.PUBLIC_URL });
+  const graphql = await createGraphQL({
+    clients,
+    logger,
+    bodyLimit: config.BODY_LIMIT,
+    publicUrl: config.PUBLIC_URL,
+    production: config.NODE_ENV === 'production',
+  });
   const redis = createRedis(config.REDIS_URL);
   redis.on('error', (err) => logger.error({ err: err.message }, 'redis error'));
   const { secret, generated } = webhookSecret(config.STRIPE_WEBHOOK_SECRET);

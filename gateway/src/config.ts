@@ -21,6 +21,8 @@ const webhookSecret = (raw: string, name: string): string => {
 
 export const gatewayVars = {
   PORT: { parse: port, default: '8080' },
+  // "production" hides the GraphQL schema (no introspection, no field suggestions in errors).
+  NODE_ENV: { parse: text, default: 'development' },
   AUTH_URL: serviceUrl('AUTH_URL'),
   BILLING_URL: serviceUrl('BILLING_URL'),
   CHATBOT_URL: serviceUrl('CHATBOT_URL'),

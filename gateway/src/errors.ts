@@ -10,6 +10,8 @@ import type { Logger } from '@parley/common/logger.ts';
 
 export const UNAVAILABLE_MESSAGE = 'Service temporarily unavailable. Please try again.';
 export const INTERNAL_MESSAGE = 'Something went wrong. Please try again.';
+export const MALFORMED_URL = 'Malformed URL';
+export const BAD_CONTENT_ENCODING = 'Request body does not match its Content-Encoding';
 
 export type GraphQLErrorCode =
   | 'BAD_USER_INPUT'
@@ -54,6 +56,8 @@ export class HttpError extends Error {
 /** Maps any error to its status, code and user-facing message; logs what the user must not see. */
 export function mapError(err: unknown, logger: Logger): MappedError {
   if (err instanceof HttpError) return { status: err.status, code: 'BAD_USER_INPUT', message: err.message };
+  // Express throws it while decoding a path parameter such as `%ZZ`; its message echoes the input.
+  if (err instanceof URIError) return { status: 400, code: 'BAD_USER_INPUT', message: MALFORMED_URL };
   if (err instanceof ConnectError) {
     if (err.metadata.get(LIMIT_REACHED_HEADER) === 'true') return { status: 403, code: 'LIMIT_REACHED', message: err.rawMessage, limitReached: true };
     const known = userFacing[err.code];
@@ -108,7 +112,10 @@ export function formatGraphQLError(logger: Logger) {
 
 /** Errors of express.json() (malformed or oversized bodies), which never reach a service. */
 export function bodyParserError(err: unknown): { status: number; body: { message: string } } | undefined {
-  if (!err || typeof err !== 'object' || !('type' in err) || typeof err.type !== 'string') return undefined;
+  if (!err || typeof err !== 'object') return undefined;
+  // A gzip or deflate body that does not inflate: body-parser passes zlib's error on without a type.
+  if ('code' in err && typeof err.code === 'string' && err.code.startsWith('Z_')) return { status: 400, body: { message: BAD_CONTENT_ENCODING } };
+  if (!('type' in err) || typeof err.type !== 'string') return undefined;
   switch (err.type) {
     case 'entity.parse.failed':
       return { status: 400, body: { message: 'Malformed JSON body' } };

@@ -11,6 +11,7 @@ import type { Logger } from '@parley/common/logger.ts';
 import type { Clients } from './clients.ts';
 import { graphQLContext, type GraphQLContext } from './context.ts';
 import { bodyParserError, formatGraphQLError, toHttpError } from './errors.ts';
+import { cleanTextPlugin, LIMITS, noSubscriptions, operationLimits } from './graphql-limits.ts';
 import { authResolvers } from './resolvers/auth.ts';
 import { billingResolvers } from './resolvers/billing.ts';
 import { chatResolvers } from './resolvers/chat.ts';
@@ -26,20 +27,35 @@ export function loadTypeDefs(): string[] {
     .map((f) => readFileSync(join(schemaDir, f), 'utf8'));
 }
 
-export async function createGraphQL(opts: { clients: Clients; logger: Logger; bodyLimit: string; publicUrl: string }): Promise<{ router: Router; stop: () => Promise<void> }> {
+export async function createGraphQL(opts: {
+  clients: Clients;
+  logger: Logger;
+  bodyLimit: string;
+  publicUrl: string;
+  /** Production hides the schema: no introspection, no "did you mean" suggestions in errors. */
+  production: boolean;
+}): Promise<{ router: Router; stop: () => Promise<void> }> {
   const server = new ApolloServer<GraphQLContext>({
     schema: makeExecutableSchema({ typeDefs: loadTypeDefs(), resolvers: [authResolvers, userResolvers, chatbotResolvers, chatResolvers, billingResolvers] }),
-    introspection: true,
+    introspection: !opts.production,
+    hideSchemaDetailsFromClientErrors: opts.production,
+    parseOptions: { maxTokens: LIMITS.maxTokens },
+    validationRules: [noSubscriptions, operationLimits],
     // Apollo's CSRF guard stays on: the web app always sends `content-type: application/json`.
     csrfPrevention: true,
     includeStacktraceInErrorResponses: false,
     formatError: formatGraphQLError(opts.logger),
     // The hosted Sandbox landing page loads scripts from Apollo's CDN, which our CSP forbids.
-    plugins: [ApolloServerPluginLandingPageDisabled()],
+    plugins: [ApolloServerPluginLandingPageDisabled(), cleanTextPlugin],
     logger: opts.logger,
   });
   await server.start();
   const router = Router();
+  // Every answer is the signed-in owner's; Apollo marks successful ones itself, but not refusals.
+  router.use((_req, res, next) => {
+    res.setHeader('Cache-Control', 'no-store');
+    next();
+  });
   router.use(
     express.json({ limit: opts.bodyLimit }),
     expressMiddleware(server, { context: async ({ req }) => graphQLContext(req, opts.clients, opts.logger, opts.publicUrl) }),

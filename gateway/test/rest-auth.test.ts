@@ -1,7 +1,7 @@
 // Contract tests of the REST auth paths (spec §7) through the gateway, against the real auth and
 // billing services.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, startStack, uniqueEmail, type Stack } from './stack.ts';
+import { api, startGateway, startStack, uniqueEmail, type Stack } from './stack.ts';
 
 let stack: Stack;
 const password = 'secret-pass';
@@ -64,7 +64,9 @@ describe('POST /api/auth/register', () => {
 
   it('refuses a second account with the same email, whatever its case: 409', async () => {
     const { email } = await registered();
-    const res = await call('/api/auth/register', { body: { email: email.toUpperCase(), password, password2: password } });
+    // With the account's own password it would be a retried sign-up, which signs in.
+    const other = `${password}-other`;
+    const res = await call('/api/auth/register', { body: { email: email.toUpperCase(), password: other, password2: other } });
     expect(res.status).toBe(409);
     expect(res.body).toEqual({ message: 'An account with this email already exists' });
   });
@@ -77,6 +79,25 @@ describe('POST /api/auth/register', () => {
     const res = await call('/api/auth/register', { body });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ message });
+  });
+});
+
+describe('POST /api/auth/register while billing is down', () => {
+  it('answers 503, and the same request succeeds once billing is back', async () => {
+    // A gateway whose billing address refuses connections: auth commits the account, composing the user fails.
+    const down = await startGateway({ ...stack.gatewayEnv, BILLING_URL: 'http://127.0.0.1:1' });
+    try {
+      const email = uniqueEmail();
+      const body = { email, password, password2: password };
+      const failed = await api(down.url, '/api/auth/register', { body });
+      expect(failed.status).toBe(503);
+      expect(failed.body).toEqual({ message: 'Service temporarily unavailable. Please try again.' });
+      const retried = await call('/api/auth/register', { body });
+      expect(retried.status).toBe(201);
+      expectUserShape(retried.body.user, email);
+    } finally {
+      await down.close();
+    }
   });
 });
 

@@ -3,9 +3,11 @@
 import express, { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
 import type { Logger } from '@parley/common/logger.ts';
 import type { Clients } from '../clients.ts';
-import { bodyParserError, toHttpError } from '../errors.ts';
+import { invalid } from '@parley/common/rpc-errors.ts';
+import { bodyParserError, MALFORMED_URL, toHttpError } from '../errors.ts';
 import type { StripeEventIntake } from '../stripe-events.ts';
 import { authRoutes } from './auth.ts';
+import { isCleanText } from './input.ts';
 import { chatbotRoutes } from './chatbots.ts';
 import { paymentRoutes, webhookHandlers } from './payment.ts';
 import { publicChatRoutes } from './public-chat.ts';
@@ -21,14 +23,29 @@ export interface ApiOptions {
   stripeEvents: StripeEventIntake;
 }
 
-/** Answers about an owner's money and usage are theirs alone: never stored by a browser or a proxy. */
+/** API answers are one user's data (or a visitor's conversation): never stored by a browser or a proxy. */
 const noStore: RequestHandler = (_req, res, next) => {
   res.setHeader('Cache-Control', 'no-store');
   next();
 };
 
+/**
+ * Path ids are decoded by Express route by route; refusing a path that does not decode, or decodes
+ * to control characters, here answers every route the same way and keeps `%00` away from services.
+ */
+const cleanPath: RequestHandler = (req, _res, next) => {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(req.path);
+  } catch {
+    return next(invalid(MALFORMED_URL));
+  }
+  next(isCleanText(decoded) ? undefined : invalid(MALFORMED_URL));
+};
+
 export function apiRouter(opts: ApiOptions): Router {
   const router = Router();
+  router.use(noStore, cleanPath);
   // Before the JSON parser: the signature is over the raw bytes Stripe sent.
   router.post('/payment/webhook', ...webhookHandlers(opts.stripeEvents));
   router.use(express.json({ limit: opts.bodyLimit }));
@@ -36,8 +53,8 @@ export function apiRouter(opts: ApiOptions): Router {
   // Before the owner routes, so "public" is never read as a chatbot id.
   router.use('/chatbot/public', publicChatRoutes(opts.clients, { timeoutMs: opts.chatTimeoutMs, logger: opts.logger }));
   router.use('/chatbot', chatbotRoutes(opts.clients, { maxPictureBytes: opts.maxPictureBytes }));
-  router.use('/user', noStore, usageRoutes(opts.clients));
-  router.use('/payment', noStore, paymentRoutes(opts.clients, { publicUrl: opts.publicUrl }));
+  router.use('/user', usageRoutes(opts.clients));
+  router.use('/payment', paymentRoutes(opts.clients, { publicUrl: opts.publicUrl }));
   router.use((_req, res) => {
     res.status(404).json({ message: 'Not found' });
   });

@@ -1,8 +1,28 @@
 // Typing of REST JSON bodies. Presence and format rules belong to the services (they own the
-// messages); the gateway only refuses values of the wrong JSON type, which the services cannot see.
+// messages); the gateway only refuses values of the wrong JSON type, which the services cannot see,
+// and text no service should ever store (control characters, lone surrogates).
 import { invalid } from '@parley/common/rpc-errors.ts';
 
 export type JsonObject = Record<string, unknown>;
+
+export const CONTROL_CHARACTERS = 'Text must not contain control characters';
+
+// C0 controls except tab, newline and carriage return, and DEL. PostgreSQL refuses NUL in text, and
+// none of these belong in a name, an email, a message or knowledge text.
+const controlCharacter = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
+
+/**
+ * Whether a string is text the services may store: no control characters and no lone UTF-16
+ * surrogate (JSON can carry `"\ud800"`, which is no character at all and cannot be encoded as UTF-8).
+ */
+export function isCleanText(value: string): boolean {
+  return !controlCharacter.test(value) && value.isWellFormed();
+}
+
+function cleanText(value: string): string {
+  if (!isCleanText(value)) throw invalid(CONTROL_CHARACTERS);
+  return value;
+}
 
 /** The parsed body as an object; no body (or a non-JSON content type) counts as an empty one. */
 export function jsonObject(body: unknown): JsonObject {
@@ -16,7 +36,7 @@ export function stringField(body: JsonObject, name: string): string {
   const value = body[name];
   if (value === undefined || value === null) return '';
   if (typeof value !== 'string') throw invalid(`${name} must be a string`);
-  return value;
+  return cleanText(value);
 }
 
 /** An optional string field: undefined when absent. */
@@ -24,7 +44,7 @@ export function optionalString(body: JsonObject, name: string): string | undefin
   const value = body[name];
   if (value === undefined) return undefined;
   if (typeof value !== 'string') throw invalid(`${name} must be a string`);
-  return value;
+  return cleanText(value);
 }
 
 /** An optional boolean field: undefined when absent. */

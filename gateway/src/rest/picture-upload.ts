@@ -10,6 +10,7 @@ import { HttpError } from '../errors.ts';
 export const PICTURE_FIELD = 'profilePicture';
 export const PICTURE_REQUIRED = 'Profile picture is required';
 export const NOT_MULTIPART = 'Profile picture must be sent as multipart/form-data';
+export const UPLOAD_INCOMPLETE = 'The upload was incomplete';
 
 // The chatbot service words its own limit the same way.
 export const pictureTooLarge = (maxBytes: number) => `Profile picture must be at most ${formatBytes(maxBytes)}`;
@@ -36,7 +37,11 @@ export function readPictureUpload(req: Request, maxBytes: number): Promise<Uint8
       req.resume(); // drain the rest so the connection can answer
       reject(err);
     };
+    // A body cut short makes busboy emit on the parser AND on the file stream being read; an
+    // 'error' without a listener would crash the process, so every stream gets one.
+    const onStreamError = (err: Error) => fail(invalid(/^Unexpected end/.test(err.message) ? UPLOAD_INCOMPLETE : NOT_MULTIPART));
     parser.on('file', (name, stream) => {
+      stream.on('error', onStreamError);
       if (name !== PICTURE_FIELD || picture) {
         stream.resume();
         return;
@@ -48,14 +53,15 @@ export function readPictureUpload(req: Request, maxBytes: number): Promise<Uint8
         if (!stream.truncated) picture = Buffer.concat(chunks);
       });
     });
-    parser.on('error', () => fail(invalid(NOT_MULTIPART)));
+    parser.on('error', onStreamError);
     parser.on('close', () => {
       if (settled) return;
       if (!picture || picture.length === 0) return fail(invalid(PICTURE_REQUIRED));
       settled = true;
       resolve(picture);
     });
-    req.on('error', (err) => fail(err));
+    // The client hung up mid-body: no one will read the answer, but it must not count as our fault.
+    req.on('error', () => fail(invalid(UPLOAD_INCOMPLETE)));
     req.pipe(parser);
   });
 }
