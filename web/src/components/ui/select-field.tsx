@@ -5,18 +5,22 @@ import { fieldControlClasses } from './field-styles';
 interface SelectFieldProps extends SelectHTMLAttributes<HTMLSelectElement> {
   label: string;
   options: ReadonlyArray<{ value: string; label: string }>;
+  /** The label is read by screen readers only (a toolbar's compact picker). */
+  hideLabel?: boolean;
+  /** Classes added to the select itself (its height and width). */
+  controlClassName?: string;
 }
 
-export function SelectField({ label, options, className, id, ...rest }: SelectFieldProps) {
+export function SelectField({ label, options, hideLabel, controlClassName = 'h-11', className, id, ...rest }: SelectFieldProps) {
   const generatedId = useId();
   const selectId = id ?? generatedId;
   return (
     <div className={className}>
-      <label htmlFor={selectId} className="mb-1.5 block text-sm font-medium text-gray-800">
+      <label htmlFor={selectId} className={hideLabel ? 'sr-only' : 'mb-1.5 block text-sm font-medium text-gray-800'}>
         {label}
       </label>
       <div className="relative">
-        <select id={selectId} className={cn(fieldControlClasses, 'h-11 appearance-none pr-10')} {...rest}>
+        <select id={selectId} className={cn(fieldControlClasses, controlClassName, 'appearance-none pr-10')} {...rest}>
           {options.map((option) => (
             <option key={option.value} value={option.value}>
               {option.label}
