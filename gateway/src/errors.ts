@@ -53,6 +53,19 @@ export class HttpError extends Error {
   }
 }
 
+/** Node's errors for a connection that broke or never formed, as the kit's clients raise them on a call. */
+const CONNECTION_LOST = new Set(['ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ERR_STREAM_PREMATURE_CLOSE']);
+
+/**
+ * A call whose connection to the service was reset or closed under it (the service killed or
+ * restarting): both transports of the kit's clients raise it as Aborted with Node's socket error as
+ * the cause. Only that cause counts, so a service's own Internal (or Aborted) error stays a 500.
+ */
+function isConnectionLost(err: ConnectError): boolean {
+  const cause = err.cause as { code?: unknown } | undefined;
+  return typeof cause?.code === 'string' && CONNECTION_LOST.has(cause.code);
+}
+
 /** Maps any error to its status, code and user-facing message; logs what the user must not see. */
 export function mapError(err: unknown, logger: Logger): MappedError {
   if (err instanceof HttpError) return { status: err.status, code: 'BAD_USER_INPUT', message: err.message };
@@ -65,7 +78,7 @@ export function mapError(err: unknown, logger: Logger): MappedError {
     if (err.code === Code.Unavailable && err.metadata.get(USER_MESSAGE_HEADER) === 'true') {
       return { status: 503, code: 'SERVICE_UNAVAILABLE', message: err.rawMessage };
     }
-    if (err.code === Code.Unavailable || err.code === Code.DeadlineExceeded) {
+    if (err.code === Code.Unavailable || err.code === Code.DeadlineExceeded || isConnectionLost(err)) {
       logger.warn({ code: Code[err.code], err: err.rawMessage }, 'service unavailable');
       return { status: 503, code: 'SERVICE_UNAVAILABLE', message: UNAVAILABLE_MESSAGE };
     }
@@ -113,8 +126,9 @@ export function formatGraphQLError(logger: Logger) {
 /** Errors of express.json() (malformed or oversized bodies), which never reach a service. */
 export function bodyParserError(err: unknown): { status: number; body: { message: string } } | undefined {
   if (!err || typeof err !== 'object') return undefined;
-  // A gzip or deflate body that does not inflate: body-parser passes zlib's error on without a type.
-  if ('code' in err && typeof err.code === 'string' && err.code.startsWith('Z_')) return { status: 400, body: { message: BAD_CONTENT_ENCODING } };
+  // A gzip, deflate or br body that does not inflate: body-parser passes zlib's error on without a
+  // type (zlib's codes start Z_, brotli's decoder errors ERR__ERROR_, as in ERR__ERROR_FORMAT_PADDING_1).
+  if ('code' in err && typeof err.code === 'string' && /^(Z_|ERR__ERROR_)/.test(err.code)) return { status: 400, body: { message: BAD_CONTENT_ENCODING } };
   if (!('type' in err) || typeof err.type !== 'string') return undefined;
   switch (err.type) {
     case 'entity.parse.failed':

@@ -11,6 +11,7 @@ import { Code, ConnectError } from '@parley/common/rpc-errors.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import type { Clients } from './clients.ts';
 import { mapError } from './errors.ts';
+import { isCleanText } from './rest/input.ts';
 import type { StripeEventIntake } from './stripe-events.ts';
 
 export const TEST_MODE_LABEL = 'Test mode — no real payment';
@@ -98,6 +99,11 @@ export function testCheckoutRoutes(clients: Clients, intake: StripeEventIntake, 
 /** The session from billing, or a page already sent (404 when unknown or when billing is not in test mode). */
 async function findSession(clients: Clients, req: Request, res: Response, logger: Logger): Promise<GetTestCheckoutSessionResponse | undefined> {
   const sessionId = String(req.params.sessionId);
+  // No session id holds a control character; billing would fail on one (PostgreSQL refuses NUL).
+  if (!isCleanText(sessionId)) {
+    notFoundPage(res);
+    return undefined;
+  }
   try {
     return await clients.billing.getTestCheckoutSession({ sessionId });
   } catch (err) {

@@ -12,6 +12,8 @@ import { createRedis, type Redis } from '@parley/common/redis.ts';
 import { fakePromptTokens, fakeTokenCount, startFakeOpenAI, type FakeOpenAI, type FakeOpenAIRequest } from '@parley/common/testing/fake-openai.ts';
 import { recordUsage } from '@parley/billing/usage/record-usage.ts';
 import { startUsageRecordedWorker } from '@parley/billing/usage/usage-recorded.job.ts';
+import { DEV_SESSION_SECRET } from '@parley/chat/config.ts';
+import { sessionIds } from '@parley/chat/public-chat/session-id.ts';
 import { publishUsageRecorded } from '@parley/chat/usage/publishers.ts';
 import { api, type Stack, startStack } from './stack.ts';
 import { makePro, type Owner, registerOwner, UUID } from './chatbot-fixtures.ts';
@@ -155,6 +157,9 @@ const visitorIp = () => {
   return `10.${Math.floor(ipCounter / 65536) % 256}.${Math.floor(ipCounter / 256) % 256}.${ipCounter % 256}`;
 };
 
+/** The stack's chat service signs session ids with the development secret. */
+const issuedSessionIds = sessionIds(DEV_SESSION_SECRET);
+
 /** One visitor message, streamed or not; resolves with the answer's status and text. */
 async function chat(uniqueId: string, message: string, opts: { sessionId: string; ip: string; stream?: boolean }): Promise<{ status: number; message?: string }> {
   const res = await fetch(`${stack.url}/api/chatbot/public/${uniqueId}/chat`, {
@@ -178,8 +183,10 @@ async function chat(uniqueId: string, message: string, opts: { sessionId: string
 }
 
 /** `count` messages at once: `sessions` visitors, each with their own address and session. */
-function chatBurst(uniqueId: string, count: number, { sessions, tag }: { sessions: number; tag: string }) {
-  const visitors = Array.from({ length: sessions }, (_, i) => ({ sessionId: `${tag}-session-${i}`, ip: visitorIp() }));
+function chatBurst(uniqueId: string, count: number, { sessions }: { sessions: number }) {
+  // Ids the chat service issued, as each visitor's page holds after its first answer (a made-up id
+  // would open a new conversation per message).
+  const visitors = Array.from({ length: sessions }, () => ({ sessionId: issuedSessionIds.issue(), ip: visitorIp() }));
   return Array.from({ length: count }, (_, i) => {
     const visitor = visitors[i % sessions]!;
     // Different lengths, so the token counts differ from answer to answer.
@@ -233,7 +240,7 @@ describe('usage metering across the queue', () => {
     }
     fake.reset();
 
-    const results = await Promise.all(chatBurst(chatbot.uniqueId, 200, { sessions: 40, tag: 'burst' }));
+    const results = await Promise.all(chatBurst(chatbot.uniqueId, 200, { sessions: 40 }));
     expect(results.filter((r) => r.status !== 200)).toEqual([]);
     for (const r of results) expect(r.message).toMatch(/^Our opening hours are nine to five\. You asked: Question \d+/);
     expect(fake.requests).toHaveLength(200);
@@ -260,7 +267,7 @@ describe('usage metering across the queue', () => {
         [chatbot._id],
       );
       expect(conversations.rows).toHaveLength(40);
-      for (const row of conversations.rows) expect(row).toEqual({ sessionId: expect.stringMatching(/^burst-session-\d+$/), messageCount: 10, stored: 10 });
+      for (const row of conversations.rows) expect(row).toEqual({ sessionId: expect.stringMatching(/^[A-Za-z0-9_-]{38}$/), messageCount: 10, stored: 10 });
     } finally {
       await client.end();
     }
@@ -282,7 +289,7 @@ describe('usage metering across the queue', () => {
     fake.reset();
 
     // The first messages go out while billing's worker still runs...
-    const first = chatBurst(chatbot.uniqueId, 10, { sessions: 5, tag: 'before' });
+    const first = chatBurst(chatbot.uniqueId, 10, { sessions: 5 });
     expect(await waitFor(() => recordCount(owner), (n) => n > 0, 30_000)).toBeGreaterThan(0);
     // ...then it stops (close() lets the jobs in flight finish).
     const worker = stack.billingParts.usageRecordedWorker;
@@ -291,7 +298,7 @@ describe('usage metering across the queue', () => {
     expect((await Promise.all(first)).map((r) => r.status)).toEqual(Array(10).fill(200));
     const appliedBeforeStop = await recordCount(owner);
 
-    const rest = await Promise.all(chatBurst(chatbot.uniqueId, 40, { sessions: 10, tag: 'during' }));
+    const rest = await Promise.all(chatBurst(chatbot.uniqueId, 40, { sessions: 10 }));
     expect(rest.filter((r) => r.status !== 200)).toEqual([]);
     expect(fake.requests).toHaveLength(50);
 

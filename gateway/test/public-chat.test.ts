@@ -178,20 +178,26 @@ describe('GET /api/chatbot/public/:uniqueId', () => {
 });
 
 describe('POST /api/chatbot/public/:uniqueId/chat (JSON)', () => {
-  it("answers 200 { message, sessionId } with the model's answer and echoes a valid session id", async () => {
+  it("answers 200 { message, sessionId } with the model's answer and a server-issued session id, kept from then on", async () => {
     const { chatbot } = await ownerWithChatbot();
     const before = fake.requests.length;
+    // The page's own id is only a hint: the conversation gets an id the server issued (issue 11).
     const res = await chat(chatbot.uniqueId, '  What are your opening hours?  ', { sessionId: 'visitor-Session_01' });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     expect(res.body).toEqual({
       message: 'Fake answer number one two three four five six seven to: What are your opening hours?',
-      sessionId: 'visitor-Session_01',
+      sessionId: expect.stringMatching(/^[A-Za-z0-9_-]{38}$/),
     });
     // One model call, with the trimmed message last.
     expect(fake.requests.length).toBe(before + 1);
     const sent = fake.requests[before]!;
     expect(sent.messages.at(-1)).toEqual({ role: 'user', content: 'What are your opening hours?' });
+    // The issued id is the one kept: the next message continues the same conversation.
+    const next = await chat(chatbot.uniqueId, 'And on Sundays?', { sessionId: res.body.sessionId });
+    expect(next.status).toBe(200);
+    expect(next.body.sessionId).toBe(res.body.sessionId);
+    expect(fake.requests.at(-1)!.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
   });
 
   it.each([
@@ -200,6 +206,8 @@ describe('POST /api/chatbot/public/:uniqueId/chat (JSON)', () => {
     ['with spaces', 'not a session'],
     ['too long', 'x'.repeat(65)],
     ['with punctuation', 'abc.def'],
+    ['made up by the page', 'lk2j3h4g5f6d7'],
+    ['shaped like an issued one but unsigned', 'A'.repeat(38)],
   ])('gives a new session id when the one sent is %s', async (_label, sessionId) => {
     const { chatbot } = await ownerWithChatbot();
     const res = await chat(chatbot.uniqueId, 'Hi', { sessionId });
@@ -344,7 +352,7 @@ describe('POST /api/chatbot/public/:uniqueId/chat (event stream)', () => {
     const done = events.at(-1)!.data;
     expect(done).toEqual({
       message: 'Fake answer number one two three four five six seven to: Tell me everything about your product',
-      sessionId: 'stream-session',
+      sessionId: expect.stringMatching(/^[A-Za-z0-9_-]{38}$/),
     });
     expect(deltas.map((d) => d.data.delta).join('')).toBe(done.message);
   });
@@ -474,10 +482,13 @@ describe('conversation history', () => {
     const ipB = newVisitorIp();
     const a1 = await chat(chatbot.uniqueId, 'First question', { sessionId: 'session-a', ip: ipA, userAgent: 'VisitorA/1.0 (Test)' });
     expect(a1.status).toBe(200);
-    const a2 = await chat(chatbot.uniqueId, 'Second question', { sessionId: 'session-a', ip: ipA, userAgent: 'VisitorA/1.0 (Test)' });
+    // As the page does: the next message carries the session id the server answered with.
+    const sessionA = a1.body.sessionId as string;
+    const a2 = await chat(chatbot.uniqueId, 'Second question', { sessionId: sessionA, ip: ipA, userAgent: 'VisitorA/1.0 (Test)' });
     expect(a2.status).toBe(200);
     const b1 = await chat(chatbot.uniqueId, 'Streamed question', { sessionId: 'session-b', ip: ipB, userAgent: 'VisitorB/2.0', stream: true });
     expect(b1.status).toBe(200);
+    const sessionB = parseEvents(b1.body as string).at(-1)!.data.sessionId as string;
 
     const list = await call(`/api/chatbot/${chatbot._id}/conversations`, { token: owner.token });
     expect(list.status).toBe(200);
@@ -491,12 +502,12 @@ describe('conversation history', () => {
       expect(c.messages).toEqual([]);
     }
     const [b, a] = list.body;
-    expect(b).toMatchObject({ sessionId: 'session-b', userIp: ipB, userAgent: 'VisitorB/2.0', messageCount: 2 });
-    expect(a).toMatchObject({ sessionId: 'session-a', userIp: ipA, userAgent: 'VisitorA/1.0 (Test)', messageCount: 4 });
+    expect(b).toMatchObject({ sessionId: sessionB, userIp: ipB, userAgent: 'VisitorB/2.0', messageCount: 2 });
+    expect(a).toMatchObject({ sessionId: sessionA, userIp: ipA, userAgent: 'VisitorA/1.0 (Test)', messageCount: 4 });
 
     const detail = await call(`/api/chatbot/${chatbot._id}/conversations/${a._id}`, { token: owner.token });
     expect(detail.status).toBe(200);
-    expect(detail.body).toMatchObject({ _id: a._id, sessionId: 'session-a', userIp: ipA, userAgent: 'VisitorA/1.0 (Test)', messageCount: 4 });
+    expect(detail.body).toMatchObject({ _id: a._id, sessionId: sessionA, userIp: ipA, userAgent: 'VisitorA/1.0 (Test)', messageCount: 4 });
     expect(detail.body.messages.map((m: any) => ({ role: m.role, content: m.content }))).toEqual([
       { role: 'user', content: 'First question' },
       { role: 'assistant', content: a1.body.message },
@@ -520,8 +531,8 @@ describe('conversation history', () => {
     const gList = await gql(stack.url, CONVERSATIONS, { chatbotId: chatbot._id }, owner.token);
     expect(gList.body.errors).toBeUndefined();
     expect(gList.body.data.conversations.map((c: any) => [c.id, c.sessionId, c.userIp, c.messageCount])).toEqual([
-      [b._id, 'session-b', ipB, 2],
-      [a._id, 'session-a', ipA, 4],
+      [b._id, sessionB, ipB, 2],
+      [a._id, sessionA, ipA, 4],
     ]);
     const gOne = await gql(stack.url, CONVERSATION, { chatbotId: chatbot._id, id: a._id }, owner.token);
     expect(gOne.body.errors).toBeUndefined();
@@ -565,12 +576,15 @@ describe('conversation history', () => {
     const { owner, chatbot } = await ownerWithChatbot({ pro: true });
     // A second chatbot of the same owner whose conversations must stay.
     const kept = await createChatbot(owner, 'Kept');
+    const sessions: string[] = [];
     for (const [bot, session] of [
       [chatbot, 's1'],
       [chatbot, 's2'],
       [kept, 's1'],
     ] as const) {
-      expect((await chat(bot.uniqueId, 'Hello', { sessionId: session })).status).toBe(200);
+      const res = await chat(bot.uniqueId, 'Hello', { sessionId: session });
+      expect(res.status).toBe(200);
+      sessions.push(res.body.sessionId);
     }
     const { schema } = stack.chatDatabase;
     const count = async (chatbotId: string) => {
@@ -595,7 +609,7 @@ describe('conversation history', () => {
     expect(await totalMessages()).toBe(messagesBefore - 4);
     expect(await count(kept._id)).toEqual({ conversations: 1, messages: 2 });
     const list = await call(`/api/chatbot/${kept._id}/conversations`, { token: owner.token });
-    expect(list.body.map((c: any) => c.sessionId)).toEqual(['s1']);
+    expect(list.body.map((c: any) => c.sessionId)).toEqual([sessions[2]]);
     // And the deleted chatbot's history is no longer reachable.
     const gone = await call(`/api/chatbot/${chatbot._id}/conversations`, { token: owner.token });
     expect(gone.status).toBe(404);
