@@ -21,6 +21,7 @@ describe('readChatConfig', () => {
       CHAT_RATE_PER_VISITOR: 20,
       CHAT_RATE_PER_BOT: 300,
       RPC_TIMEOUT_MS: 5000,
+      SESSION_SECRET: 'parley-dev-session-secret',
     });
   });
 
@@ -37,6 +38,8 @@ describe('readChatConfig', () => {
     ['CHAT_RATE_PER_VISITOR', '0'],
     ['CHAT_DB_SCHEMA', 'Chat-Schema'],
     ['CHATBOT_URL', 'ftp://x'],
+    ['SESSION_SECRET', 'too-short'],
+    ['SESSION_SECRET', 'long enough but with spaces'],
   ])('names %s when it is invalid', (name, value) => {
     expect(() => readChatConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => readChatConfig({ [name]: value })).toThrow(name);

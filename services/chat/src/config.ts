@@ -13,6 +13,15 @@ const secret = (raw: string, name: string): string => {
   return raw;
 };
 
+/** The development default of SESSION_SECRET; the service warns when it runs with it. */
+export const DEV_SESSION_SECRET = 'parley-dev-session-secret';
+
+const signingSecret = (raw: string, name: string): string => {
+  secret(raw, name);
+  if (raw.length < 16) throw new ConfigError(`${name} must be at least 16 characters`);
+  return raw;
+};
+
 export const chatVars = {
   ...commonVars,
   PORT: { parse: port, default: '4003' },
@@ -40,6 +49,11 @@ export const chatVars = {
   CHAT_RATE_PER_VISITOR: { parse: int(1, 1_000_000), default: '20' },
   /** Messages one chatbot may receive per minute from all visitors together. */
   CHAT_RATE_PER_BOT: { parse: int(1, 10_000_000), default: '300' },
+  /**
+   * Signs the public chat's session ids (public-chat/session-id.ts). The same on every chat instance
+   * of a deployment, so any of them accepts the others' ids; the default is for development only.
+   */
+  SESSION_SECRET: { parse: signingSecret, default: DEV_SESSION_SECRET },
   /** Deadline of calls to other services (chatbot, billing). */
   RPC_TIMEOUT_MS: { parse: int(1, 600_000), default: '5000' },
 };

@@ -26,8 +26,9 @@ import { promptCache } from './public-chat/prompt-cache.ts';
 import { redisRateLimiter } from './public-chat/rate-limit.ts';
 import { redisRecentTurns } from './public-chat/recent-turns.ts';
 import { EXCHANGE_POOL_SIZE, EXCHANGE_SESSION_SETTINGS } from './public-chat/conversation-store.ts';
+import { sessionIds } from './public-chat/session-id.ts';
 import { publishChatbotInteraction, publishUsageRecorded } from './usage/publishers.ts';
-import type { ChatConfig } from './config.ts';
+import { DEV_SESSION_SECRET, type ChatConfig } from './config.ts';
 import { chatRoutes, type ChatRpcDeps } from './rpc.ts';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
@@ -72,6 +73,8 @@ export async function createChatService(
   } else model = null;
   if (!model) logger.warn('OPENAI_API_KEY is not set: chatbots answer in offline mode, quoting their knowledge base');
 
+  if (config.SESSION_SECRET === DEV_SESSION_SECRET) logger.warn('SESSION_SECRET is not set: public chat session ids are signed with the development default');
+
   const recentTurns = redisRecentTurns(redis, config.QUEUE_PREFIX);
   const deps: ChatRpcDeps = {
     db: prisma,
@@ -83,6 +86,7 @@ export async function createChatService(
     promptCache: promptCache(),
     recentTurns,
     model,
+    sessionIds: sessionIds(config.SESSION_SECRET),
     rateLimiter: redisRateLimiter(redis, {
       prefix: config.QUEUE_PREFIX,
       limits: { perVisitor: config.CHAT_RATE_PER_VISITOR, perChatbot: config.CHAT_RATE_PER_BOT },

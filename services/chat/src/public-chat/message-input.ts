@@ -1,7 +1,7 @@
 // Validation of a visitor's message at the RPC boundary, with the messages visitors see. Everything
 // here comes from the public internet (through the gateway), so it is bounded before use.
-import { randomBytes } from 'node:crypto';
 import { invalid } from '@parley/common/rpc-errors.ts';
+import type { SessionIds } from './session-id.ts';
 
 export const MESSAGE_REQUIRED = 'Message is required';
 export const messageTooLong = (maxChars: number) => `Message is too long (maximum ${maxChars.toLocaleString('en-US')} characters)`;
@@ -12,7 +12,6 @@ export const KNOWN_MODELS = ['gpt-4o-mini'] as const;
 export type KnownModel = (typeof KNOWN_MODELS)[number];
 export const DEFAULT_MODEL: KnownModel = 'gpt-4o-mini';
 
-const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const MAX_MODEL_ECHO_CHARS = 50;
 const MAX_IP_CHARS = 64;
 const MAX_USER_AGENT_CHARS = 512;
@@ -28,7 +27,7 @@ export interface RawMessageInput {
 
 export interface MessageInput {
   uniqueId: string;
-  /** The visitor's session id, or a new one when theirs was empty or not acceptable. */
+  /** The visitor's session id when this service issued it, else a new one (session-id.ts). */
   sessionId: string;
   message: string;
   model: KnownModel;
@@ -66,15 +65,9 @@ export function parseModel(raw: string): KnownModel {
   return model as KnownModel;
 }
 
-/** A new session id: 16 URL-safe random characters, the same alphabet the visitor's may use. */
-export function newSessionId(): string {
-  return randomBytes(12).toString('base64url');
-}
-
-/** The visitor's session id when acceptable (1–64 of A–Z, a–z, 0–9, _ and -), else a fresh one. */
-export function parseSessionId(raw: string): string {
-  const sessionId = raw.trim();
-  return SESSION_ID.test(sessionId) ? sessionId : newSessionId();
+/** The visitor's session id when this service issued it; anything else (empty, made up, forged) gets a new one. */
+export function parseSessionId(raw: string, ids: SessionIds): string {
+  return ids.accept(raw) ?? ids.issue();
 }
 
 const bounded = (raw: string, max: number): string | null => {
@@ -84,12 +77,12 @@ const bounded = (raw: string, max: number): string | null => {
   return value.length > max ? value.slice(0, max) : value;
 };
 
-export function parseMessageInput(raw: RawMessageInput, limits: MessageLimits): MessageInput {
+export function parseMessageInput(raw: RawMessageInput, limits: MessageLimits, ids: SessionIds): MessageInput {
   return {
     uniqueId: raw.uniqueId.trim(),
     message: parseMessage(raw.message, limits),
     model: parseModel(raw.model),
-    sessionId: parseSessionId(raw.sessionId),
+    sessionId: parseSessionId(raw.sessionId, ids),
     clientIp: bounded(raw.clientIp, MAX_IP_CHARS),
     userAgent: bounded(raw.userAgent, MAX_USER_AGENT_CHARS),
   };

@@ -26,6 +26,7 @@ import type { PromptCache } from './prompt-cache.ts';
 import { holdCredit, releaseCredit } from './credit-hold.ts';
 import { loadChatbotWithKnowledge, loadPromptKnowledge, retrievalK, retrievePassages, type ChatbotWithKnowledge } from './prompt-knowledge.ts';
 import type { ChatRateLimiter } from './rate-limit.ts';
+import type { SessionIds } from './session-id.ts';
 import { parseRecentTurns, type RecentTurns } from './recent-turns.ts';
 
 export const ANSWER_FAILED = 'The chatbot could not answer right now. Please try again.';
@@ -51,6 +52,8 @@ export interface PublicChatDeps {
   /** Keeps each conversation's recent turns in Redis, where the rate-limit script reads them (see recent-turns.ts); none: every history is read from the database. */
   recentTurns?: RecentTurns;
   rateLimiter: ChatRateLimiter;
+  /** Issues and recognises the conversations' session ids, so a visitor cannot choose (and so join) someone else's. */
+  sessionIds: SessionIds;
   /** Null: no model configured, the chatbots answer in offline mode. */
   model: LanguageModel | null;
   publishUsage: (usage: Usage) => Promise<void>;
@@ -82,7 +85,7 @@ interface PreparedTurn {
 async function prepare(deps: PublicChatDeps, raw: RawMessageInput): Promise<PreparedTurn> {
   const receivedAt = new Date();
   const requestId = randomUUID();
-  const input = parseMessageInput(raw, deps.limits);
+  const input = parseMessageInput(raw, deps.limits, deps.sessionIds);
   // Checked before the rate limit so that only a well-formed id ever names a Redis key.
   if (!isValidUniqueId(input.uniqueId)) throw notFound(PUBLIC_CHATBOT_NOT_FOUND);
   const uniqueId = input.uniqueId.trim();

@@ -2,7 +2,7 @@
 // chatbot service's counters, kept from the chat service's events.
 import { Code } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newOwner, rpcError, startChatStack, visitor, type ChatStack } from './harness.ts';
+import { newOwner, rpcError, session, startChatStack, visitor, type ChatStack } from './harness.ts';
 import { recentTurnsKey } from '../../src/public-chat/recent-turns.ts';
 
 let stack: ChatStack;
@@ -26,14 +26,14 @@ describe('conversation history', () => {
     const bot = await stack.newChatbot({ knowledge: ['Some knowledge.'] });
     await stack.makePro(bot.ownerId);
     stack.fake.setBehaviour({ reply: (body) => `Re: ${body.messages.at(-1)!.content}` });
-    await stack.client.sendMessage(visitor(bot.uniqueId, 'first in A', { sessionId: 'session-A', clientIp: '192.0.2.10', userAgent: 'Agent A' }));
-    await stack.client.sendMessage(visitor(bot.uniqueId, 'first in B', { sessionId: 'session-B', clientIp: '', userAgent: '' }));
-    await stack.client.sendMessage(visitor(bot.uniqueId, 'second in A', { sessionId: 'session-A' }));
+    await stack.client.sendMessage(visitor(bot.uniqueId, 'first in A', { sessionId: session('session-A'), clientIp: '192.0.2.10', userAgent: 'Agent A' }));
+    await stack.client.sendMessage(visitor(bot.uniqueId, 'first in B', { sessionId: session('session-B'), clientIp: '', userAgent: '' }));
+    await stack.client.sendMessage(visitor(bot.uniqueId, 'second in A', { sessionId: session('session-A') }));
 
     const { conversations } = await stack.client.listConversations({ ownerId: bot.ownerId, chatbotId: bot.id });
     expect(conversations.map((c) => [c.sessionId, c.messageCount, c.userIp, c.userAgent])).toEqual([
-      ['session-A', 4, '192.0.2.10', 'Agent A'],
-      ['session-B', 2, '', ''],
+      [session('session-A'), 4, '192.0.2.10', 'Agent A'],
+      [session('session-B'), 2, '', ''],
     ]);
     expect(conversations[0].messages).toEqual([]);
     expect(conversations[0].updatedAt!.seconds).toBeGreaterThanOrEqual(conversations[0].createdAt!.seconds);
@@ -50,7 +50,7 @@ describe('conversation history', () => {
 
   it('is Pro only, enforced on the server', async () => {
     const bot = await stack.newChatbot({ knowledge: ['Some knowledge.'] });
-    await stack.client.sendMessage(visitor(bot.uniqueId, 'hello', { sessionId: 'free-owner' }));
+    await stack.client.sendMessage(visitor(bot.uniqueId, 'hello', { sessionId: session('free-owner') }));
     const conversation = await stack.parts.prisma.conversation.findFirstOrThrow({ where: { chatbotId: bot.id } });
     for (const call of [
       () => stack.client.listConversations({ ownerId: bot.ownerId, chatbotId: bot.id }),
@@ -89,9 +89,9 @@ describe('conversation history', () => {
   it('removes a deleted chatbot\'s conversations when the chatbot service announces the deletion', async () => {
     const bot = await stack.newChatbot({ knowledge: ['Some knowledge.'] });
     const kept = await stack.newChatbot({ knowledge: ['Other knowledge.'] });
-    await stack.client.sendMessage(visitor(bot.uniqueId, 'one', { sessionId: 's1' }));
-    await stack.client.sendMessage(visitor(bot.uniqueId, 'two', { sessionId: 's2' }));
-    await stack.client.sendMessage(visitor(kept.uniqueId, 'three', { sessionId: 's1' }));
+    await stack.client.sendMessage(visitor(bot.uniqueId, 'one', { sessionId: session('s1') }));
+    await stack.client.sendMessage(visitor(bot.uniqueId, 'two', { sessionId: session('s2') }));
+    await stack.client.sendMessage(visitor(kept.uniqueId, 'three', { sessionId: session('s1') }));
     expect(await stack.parts.prisma.conversation.count({ where: { chatbotId: bot.id } })).toBe(2);
     const turnKeys = (chatbotId: string) => stack.redis.keys(recentTurnsKey(stack.prefix, chatbotId, '*'));
     expect(await turnKeys(bot.id)).toHaveLength(2);

@@ -7,7 +7,7 @@ import { USER_MESSAGE_HEADER } from '@parley/common/rpc-errors.ts';
 import { Prisma } from '@parley/billing/generated/prisma/client.ts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { maxPromptTokens } from '../../src/public-chat/credit-hold.ts';
-import { rpcError, startChatStack, visitor, type ChatStack, type ChatUnderTest } from './harness.ts';
+import { rpcError, session, startChatStack, visitor, type ChatStack, type ChatUnderTest } from './harness.ts';
 
 const UNAVAILABLE = 'This chatbot is temporarily unavailable. Please try again later.';
 const ANSWER_FAILED = 'The chatbot could not answer right now. Please try again.';
@@ -66,7 +66,7 @@ describe('holding credit before the model is called', () => {
     await stack.setCredit(bot.ownerId, start.toFixed());
 
     const results = await Promise.allSettled(
-      Array.from({ length: 100 }, (_, i) => chat.client.sendMessage(visitor(bot.uniqueId, QUESTION, { sessionId: `burst-${i}`, clientIp: `198.51.100.${i}` }))),
+      Array.from({ length: 100 }, (_, i) => chat.client.sendMessage(visitor(bot.uniqueId, QUESTION, { sessionId: session(`burst-${i}`), clientIp: `198.51.100.${i}` }))),
     );
     const answered = results.filter((r) => r.status === 'fulfilled');
     const refused = results.flatMap((r) => (r.status === 'rejected' ? [r.reason] : []));
@@ -103,7 +103,7 @@ describe('holding credit before the model is called', () => {
     const start = hold.mul(2);
     await stack.setCredit(bot.ownerId, start.toFixed());
     const burst = Promise.allSettled(
-      Array.from({ length: 100 }, (_, i) => chat.client.sendMessage(visitor(bot.uniqueId, QUESTION, { sessionId: `settling-${i}`, clientIp: `198.51.100.${i}` }))),
+      Array.from({ length: 100 }, (_, i) => chat.client.sendMessage(visitor(bot.uniqueId, QUESTION, { sessionId: session(`settling-${i}`), clientIp: `198.51.100.${i}` }))),
     );
     // Billing's usage worker settles answers while the others are still holding.
     await stack.applyUsage(burst);

@@ -25,7 +25,8 @@ import { createServiceClient } from '@parley/common/rpc-client.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '@parley/common/testing/fake-openai.ts';
 import { createTestSchema, testInfra, uniqueName } from '@parley/common/testing/infra.ts';
 import { serveApp } from '@parley/common/testing/serve.ts';
-import { readChatConfig, type ChatConfig } from '../../src/config.ts';
+import { DEV_SESSION_SECRET, readChatConfig, type ChatConfig } from '../../src/config.ts';
+import { sessionIds } from '../../src/public-chat/session-id.ts';
 import { createChatService, MIGRATIONS_DIR, type ChatServiceParts } from '../../src/service.ts';
 export { rpcError } from '@parley/common/testing/rpc.ts';
 
@@ -214,6 +215,20 @@ export function lastSystemPrompt(fake: FakeOpenAI): string {
   const last = fake.requests.at(-1);
   if (!last) throw new Error('the model was not called');
   return last.messages.find((m) => m.role === 'system')?.content ?? '';
+}
+
+const issuedIds = sessionIds(process.env.SESSION_SECRET || DEV_SESSION_SECRET);
+const sessionsByLabel = new Map<string, string>();
+
+/**
+ * A session id the chat service issued, one per label: what a visitor's page holds after its first
+ * answer. The service keeps only ids it signed (session-id.ts), so a made-up id would start a new
+ * conversation on every message.
+ */
+export function session(label: string): string {
+  let id = sessionsByLabel.get(label);
+  if (!id) sessionsByLabel.set(label, (id = issuedIds.issue()));
+  return id;
 }
 
 /** A visitor's message with the gateway's fields filled in. */

@@ -1,7 +1,7 @@
 // With no OPENAI_API_KEY the chatbots answer honestly in offline mode: labelled, quoting the
 // best-matching knowledge passages, at no cost.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startChatStack, visitor, type ChatStack } from './harness.ts';
+import { session, startChatStack, visitor, type ChatStack } from './harness.ts';
 
 let stack: ChatStack;
 beforeAll(async () => {
@@ -19,9 +19,9 @@ describe('offline mode', () => {
     });
     // Offline answers need no credit: even an owner at zero gets them.
     await stack.setCredit(bot.ownerId, '0');
-    const res = await stack.client.sendMessage(visitor(bot.uniqueId, 'What is the refund policy?', { sessionId: 'offline-1' }));
+    const res = await stack.client.sendMessage(visitor(bot.uniqueId, 'What is the refund policy?', { sessionId: session('offline-1') }));
 
-    expect(res.sessionId).toBe('offline-1');
+    expect(res.sessionId).toBe(session('offline-1'));
     expect(res.message).toMatch(/^\*\*Offline mode:\*\* no language model is connected/);
     expect(res.message).toContain('> Our refund policy: refunds are accepted within 30 days with a receipt.');
     expect(res.message).not.toContain('Miso');
@@ -56,6 +56,6 @@ describe('offline mode', () => {
     if (done?.case !== 'done') return;
     expect(deltas).toBe(done.value.message);
     expect(done.value.message).toContain('> Shipping is free above fifty dollars.');
-    expect(done.value.sessionId).toMatch(/^[A-Za-z0-9_-]{16}$/);
+    expect(done.value.sessionId).toMatch(/^[A-Za-z0-9_-]{38}$/);
   });
 });

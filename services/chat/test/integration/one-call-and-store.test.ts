@@ -10,7 +10,7 @@ import { createServiceClient } from '@parley/common/rpc-client.ts';
 import { recordExchange, loadRecentTurns } from '../../src/public-chat/conversation-store.ts';
 import { sendMessage } from '../../src/public-chat/send-message.ts';
 import { createChatService, type ChatServiceParts } from '../../src/service.ts';
-import { logger, rpcError, startChatStack, visitor, type ChatStack } from './harness.ts';
+import { logger, rpcError, session, startChatStack, visitor, type ChatStack } from './harness.ts';
 
 let stack: ChatStack;
 const services: ChatServiceParts[] = [];
@@ -47,8 +47,8 @@ describe('one call to the chatbot service per message', () => {
     const one = await countingChat();
     const two = await countingChat(['getPromptKnowledge']);
     stack.fake.requests.length = 0;
-    await sendMessage(one.parts.deps, visitor(bot.uniqueId, 'When do you open?', { sessionId: 'one' }));
-    await sendMessage(two.parts.deps, visitor(bot.uniqueId, 'When do you open?', { sessionId: 'two' }));
+    await sendMessage(one.parts.deps, visitor(bot.uniqueId, 'When do you open?', { sessionId: session('one') }));
+    await sendMessage(two.parts.deps, visitor(bot.uniqueId, 'When do you open?', { sessionId: session('two') }));
     expect(one.calls).toEqual(['getPromptKnowledge']);
     expect(two.calls).toEqual(['getPromptKnowledge', 'getPublicChatbot', 'getChatbot']);
     expect(stack.fake.requests).toHaveLength(2);
@@ -62,13 +62,13 @@ describe('one call to the chatbot service per message', () => {
     await stack.setCredit(other.ownerId, '0');
     const { parts } = await countingChat();
     stack.fake.setBehaviour({ reply: (body) => `Re: ${body.messages.at(-1)!.content}` });
-    await sendMessage(parts.deps, visitor(bot.uniqueId, 'first', { sessionId: 'known' }));
-    await sendMessage(parts.deps, visitor(other.uniqueId, 'elsewhere', { sessionId: 'known' })).catch(() => {});
+    await sendMessage(parts.deps, visitor(bot.uniqueId, 'first', { sessionId: session('known') }));
+    await sendMessage(parts.deps, visitor(other.uniqueId, 'elsewhere', { sessionId: session('known') })).catch(() => {});
     // A wrong name for the chatbot (as if it had changed): the early read is dropped and done again,
     // and the hold is taken on the confirmed owner's credit (the wrong one has none).
     parts.deps.knownChatbots!.set(bot.uniqueId, { id: other.id, ownerId: other.ownerId });
     stack.fake.requests.length = 0;
-    await expect(sendMessage(parts.deps, visitor(bot.uniqueId, 'second', { sessionId: 'known' }))).resolves.toEqual({ message: 'Re: second', sessionId: 'known' });
+    await expect(sendMessage(parts.deps, visitor(bot.uniqueId, 'second', { sessionId: session('known') }))).resolves.toEqual({ message: 'Re: second', sessionId: session('known') });
     expect(stack.fake.requests[0].messages.map((m) => m.content).slice(1)).toEqual(['first', 'Re: first', 'second']);
     // Confirmed again: the right chatbot is known.
     expect(parts.deps.knownChatbots!.get(bot.uniqueId)).toEqual({ id: bot.id, ownerId: bot.ownerId });
@@ -77,7 +77,7 @@ describe('one call to the chatbot service per message', () => {
   it('asks the chatbot service nothing for a chatbot unchanged since its last message, and sees every change on the next one', async () => {
     const bot = await stack.newChatbot({ name: 'Front desk', knowledge: ['We open at nine.'] });
     const { parts, calls } = await countingChat();
-    const ask = (message: string) => sendMessage(parts.deps, visitor(bot.uniqueId, message, { sessionId: `cache-${message.length}` }));
+    const ask = (message: string) => sendMessage(parts.deps, visitor(bot.uniqueId, message, { sessionId: session(`cache-${message.length}`) }));
     const systemPrompt = () => stack.fake.requests.at(-1)!.messages[0].content;
 
     // The first message learns which chatbot the name is, the second caches under its revision.
@@ -113,7 +113,7 @@ describe('one call to the chatbot service per message', () => {
   it('shows a change on the next message of every chat instance that cached the chatbot', async () => {
     const bot = await stack.newChatbot({ name: 'Front desk', knowledge: ['We open at nine.'] });
     const instances = [stack, await stack.startChat({})];
-    const ask = (i: number, message: string) => sendMessage(instances[i].parts.deps, visitor(bot.uniqueId, message, { sessionId: `replica-${i}` }));
+    const ask = (i: number, message: string) => sendMessage(instances[i].parts.deps, visitor(bot.uniqueId, message, { sessionId: session(`replica-${i}`) }));
     for (let i = 0; i < 2; i++) for (const message of ['one', 'two']) await ask(i, message);
     for (let i = 0; i < 2; i++) expect(instances[i].parts.deps.promptCache!.get(bot.uniqueId)?.chatbot.name).toBe('Front desk');
 
@@ -147,7 +147,7 @@ describe('storing an exchange', () => {
     const exchanges = Array.from({ length: 12 }, (_, i) => ({
       chatbotId,
       ownerId: 'owner-store',
-      sessionId: 'concurrent',
+      sessionId: session('concurrent'),
       clientIp: `192.0.2.${i + 1}`,
       userAgent: `Agent ${i}`,
       message: `question ${i}`,
@@ -178,7 +178,7 @@ describe('storing an exchange', () => {
     expect(c.updatedAt.getTime()).toBeGreaterThanOrEqual(base + 5);
 
     // The history reads them back in order, newest last.
-    const turns = await loadRecentTurns(db, { chatbotId, sessionId: 'concurrent' }, 100_000);
+    const turns = await loadRecentTurns(db, { chatbotId, sessionId: session('concurrent') }, 100_000);
     expect(turns).toHaveLength(24);
     expect(turns.map((t) => t.role)).toEqual(Array.from({ length: 24 }, (_, i) => (i % 2 ? 'assistant' : 'user')));
   });
@@ -188,7 +188,7 @@ describe('storing an exchange', () => {
     const [a, b] = [crypto.randomUUID(), crypto.randomUUID()];
     const at = new Date();
     for (const chatbotId of [a, b]) {
-      await recordExchange(db, { chatbotId, ownerId: 'o', sessionId: 's', clientIp: null, userAgent: null, message: 'm', receivedAt: at, answer: 'r', answeredAt: at });
+      await recordExchange(db, { chatbotId, ownerId: 'o', sessionId: session('s'), clientIp: null, userAgent: null, message: 'm', receivedAt: at, answer: 'r', answeredAt: at });
     }
     const rows = await db.conversation.findMany({ where: { chatbotId: { in: [a, b] } } });
     expect(rows.map((r) => [r.messageCount, r.userIp, r.userAgent])).toEqual([
@@ -210,9 +210,9 @@ describe('storing an exchange', () => {
     const { parts } = await countingChat();
     const bot = await stack.newChatbot({ knowledge: ['We open at nine.'] });
     const broken = { ...parts.deps, exchanges: { $executeRaw: () => Promise.reject(new Error('exchange pool used')) } as unknown as typeof exchanges };
-    const answer = await sendMessage(broken, visitor(bot.uniqueId, 'When do you open?', { sessionId: 'pool-check' }));
+    const answer = await sendMessage(broken, visitor(bot.uniqueId, 'When do you open?', { sessionId: session('pool-check') }));
     expect(answer.message).toContain('When do you open?');
-    expect(await stack.parts.prisma.conversation.count({ where: { chatbotId: bot.id, sessionId: 'pool-check' } })).toBe(0);
+    expect(await stack.parts.prisma.conversation.count({ where: { chatbotId: bot.id, sessionId: session('pool-check') } })).toBe(0);
   });
 });
 

@@ -1,7 +1,7 @@
 import { Code } from '@connectrpc/connect';
 import { fakePromptTokens, fakeTokenCount } from '@parley/common/testing/fake-openai.ts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { lastSystemPrompt, rpcError, startChatStack, visitor, type ChatStack, type ChatUnderTest } from './harness.ts';
+import { lastSystemPrompt, rpcError, session, startChatStack, visitor, type ChatStack, type ChatUnderTest } from './harness.ts';
 
 let stack: ChatStack;
 beforeAll(async () => {
@@ -45,8 +45,8 @@ describe('SendMessage', () => {
     const bot = await stack.newChatbot({ name: 'Opening Hours Bot', knowledge: ['The bakery opens at 7am and closes at 6pm.'] });
     stack.fake.setBehaviour({ reply: 'We open at 7am.' });
 
-    const res = await stack.client.sendMessage(visitor(bot.uniqueId, '  When do you open?  ', { sessionId: 'visitor-session_1', clientIp: '198.51.100.4', userAgent: 'TestBrowser/1.0' }));
-    expect(res).toMatchObject({ message: 'We open at 7am.', sessionId: 'visitor-session_1' });
+    const res = await stack.client.sendMessage(visitor(bot.uniqueId, '  When do you open?  ', { sessionId: session('visitor-session_1'), clientIp: '198.51.100.4', userAgent: 'TestBrowser/1.0' }));
+    expect(res).toMatchObject({ message: 'We open at 7am.', sessionId: session('visitor-session_1') });
 
     const request = stack.fake.requests.at(-1)!;
     expect(request.model).toBe('gpt-4o-mini');
@@ -59,7 +59,7 @@ describe('SendMessage', () => {
     expect(request.messages.at(-1)).toEqual({ role: 'user', content: 'When do you open?' });
 
     const conversation = await stack.parts.prisma.conversation.findUniqueOrThrow({
-      where: { chatbotId_sessionId: { chatbotId: bot.id, sessionId: 'visitor-session_1' } },
+      where: { chatbotId_sessionId: { chatbotId: bot.id, sessionId: session('visitor-session_1') } },
       include: { messages: { orderBy: { id: 'asc' } } },
     });
     expect(conversation).toMatchObject({ ownerId: bot.ownerId, userIp: '198.51.100.4', userAgent: 'TestBrowser/1.0', messageCount: 2 });
@@ -97,9 +97,9 @@ describe('SendMessage', () => {
   it('keeps one conversation per session, gives the model its recent turns, and keeps the first IP and user agent', async () => {
     const bot = await stack.newChatbot({ knowledge: ['Parking is free on Sundays.'] });
     stack.fake.setBehaviour({ reply: (body) => `Answer ${body.messages.length}` });
-    const first = await stack.client.sendMessage(visitor(bot.uniqueId, 'Is parking free?', { sessionId: 'sess-A', clientIp: '192.0.2.1', userAgent: 'First' }));
-    await stack.client.sendMessage(visitor(bot.uniqueId, 'And on Mondays?', { sessionId: 'sess-A', clientIp: '192.0.2.99', userAgent: 'Second' }));
-    await stack.client.sendMessage(visitor(bot.uniqueId, 'Other visitor', { sessionId: 'sess-B' }));
+    const first = await stack.client.sendMessage(visitor(bot.uniqueId, 'Is parking free?', { sessionId: session('sess-A'), clientIp: '192.0.2.1', userAgent: 'First' }));
+    await stack.client.sendMessage(visitor(bot.uniqueId, 'And on Mondays?', { sessionId: session('sess-A'), clientIp: '192.0.2.99', userAgent: 'Second' }));
+    await stack.client.sendMessage(visitor(bot.uniqueId, 'Other visitor', { sessionId: session('sess-B') }));
 
     const second = stack.fake.requests[1];
     expect(second.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
@@ -108,25 +108,42 @@ describe('SendMessage', () => {
     // Another session's turns never reach the prompt.
     expect(stack.fake.requests[2].messages.map((m) => m.role)).toEqual(['system', 'user']);
 
-    const conversations = await stack.parts.prisma.conversation.findMany({ where: { chatbotId: bot.id }, orderBy: { sessionId: 'asc' } });
+    const conversations = await stack.parts.prisma.conversation.findMany({ where: { chatbotId: bot.id }, orderBy: { createdAt: 'asc' } });
     expect(conversations.map((c) => [c.sessionId, c.messageCount, c.userIp, c.userAgent])).toEqual([
-      ['sess-A', 4, '192.0.2.1', 'First'],
-      ['sess-B', 2, '203.0.113.7', 'Mozilla/5.0 (test)'],
+      [session('sess-A'), 4, '192.0.2.1', 'First'],
+      [session('sess-B'), 2, '203.0.113.7', 'Mozilla/5.0 (test)'],
     ]);
   });
 
-  it('gives a new server-made session id when the visitor\'s is missing or not acceptable', async () => {
+  it('keeps only session ids it issued: any other starts a new conversation with a new id', async () => {
     const bot = await stack.newChatbot({ knowledge: ['x'] });
     const ids = new Set<string>();
-    for (const sessionId of ['', '   ', 'has space', 'x'.repeat(65), 'drop;table', 'ünïcode']) {
+    const unsigned = 'A'.repeat(38); // the signed ids' shape, without a valid signature
+    for (const sessionId of ['', '   ', 'has space', 'x'.repeat(65), 'drop;table', 'ünïcode', 'a'.repeat(64), 'lk2j3h4g5f6d7', unsigned]) {
       const res = await stack.client.sendMessage(visitor(bot.uniqueId, 'hi', { sessionId }));
-      expect(res.sessionId).toMatch(/^[A-Za-z0-9_-]{16}$/);
+      expect(res.sessionId).toMatch(/^[A-Za-z0-9_-]{38}$/);
       expect(res.sessionId).not.toBe(sessionId);
       ids.add(res.sessionId);
     }
-    expect(ids.size).toBe(6);
-    const longest = 'a'.repeat(64);
-    expect((await stack.client.sendMessage(visitor(bot.uniqueId, 'hi', { sessionId: longest }))).sessionId).toBe(longest);
+    expect(ids.size).toBe(9);
+    const issued = [...ids][0];
+    expect((await stack.client.sendMessage(visitor(bot.uniqueId, 'hi again', { sessionId: issued }))).sessionId).toBe(issued);
+    expect(await stack.parts.prisma.conversation.findFirstOrThrow({ where: { chatbotId: bot.id, sessionId: issued } })).toMatchObject({ messageCount: 4 });
+  });
+
+  it("never gives a visitor another visitor's turns for reusing the id that visitor sent", async () => {
+    const bot = await stack.newChatbot({ knowledge: ['Parking is free on Sundays.'] });
+    stack.fake.setBehaviour({ reply: (body) => `Answer ${body.messages.length}` });
+    stack.fake.reset();
+    // Visitor A's page sent its own id; the server answered with a new one, which A keeps using.
+    const a1 = await stack.client.sendMessage(visitor(bot.uniqueId, 'My order number is 4711', { sessionId: 'page-made-id1', clientIp: '192.0.2.1' }));
+    await stack.client.sendMessage(visitor(bot.uniqueId, 'And my address?', { sessionId: a1.sessionId, clientIp: '192.0.2.1' }));
+    // Visitor B sends the id A's page made up: a conversation of B's own, with none of A's turns.
+    const b = await stack.client.sendMessage(visitor(bot.uniqueId, 'What did I tell you?', { sessionId: 'page-made-id1', clientIp: '192.0.2.2' }));
+    expect(b.sessionId).not.toBe(a1.sessionId);
+    expect(stack.fake.requests.at(-1)!.messages.map((m) => m.role)).toEqual(['system', 'user']);
+    expect(JSON.stringify(stack.fake.requests.at(-1)!.messages)).not.toContain('4711');
+    expect(await stack.parts.prisma.conversation.count({ where: { chatbotId: bot.id, sessionId: 'page-made-id1' } })).toBe(0);
   });
 
   it('refuses empty, oversized and unknown-model messages clearly, without calling the model', async () => {
@@ -192,12 +209,12 @@ describe('StreamMessage', () => {
     stack.fake.setBehaviour({ reply, chunkDelayMs: 5 });
 
     const events = [];
-    for await (const res of stack.client.streamMessage(visitor(bot.uniqueId, 'How long is delivery?', { sessionId: 'stream-1' }))) events.push(res.event);
+    for await (const res of stack.client.streamMessage(visitor(bot.uniqueId, 'How long is delivery?', { sessionId: session('stream-1') }))) events.push(res.event);
 
     const deltas = events.filter((e) => e.case === 'delta').map((e) => e.value as string);
     expect(deltas.length).toBeGreaterThan(2);
     expect(deltas.join('')).toBe(reply);
-    expect(events.at(-1)).toMatchObject({ case: 'done', value: { message: reply, sessionId: 'stream-1' } });
+    expect(events.at(-1)).toMatchObject({ case: 'done', value: { message: reply, sessionId: session('stream-1') } });
     expect(events.filter((e) => e.case === 'done')).toHaveLength(1);
 
     const request = stack.fake.requests.at(-1)!;
@@ -215,7 +232,7 @@ describe('StreamMessage', () => {
     const bot = await stack.newChatbot({ knowledge: ['Some knowledge.'] });
     const reply = 'one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen';
     stack.fake.setBehaviour({ reply, chunkDelayMs: 60 });
-    for await (const res of stack.client.streamMessage(visitor(bot.uniqueId, 'Count for me', { sessionId: 'gone-away' }))) {
+    for await (const res of stack.client.streamMessage(visitor(bot.uniqueId, 'Count for me', { sessionId: session('gone-away') }))) {
       if (res.event.case === 'delta') break;
     }
     const deadline = Date.now() + 10_000;
@@ -223,7 +240,7 @@ describe('StreamMessage', () => {
       if (Date.now() > deadline) throw new Error('no UsageRecorded job');
       await new Promise((r) => setTimeout(r, 50));
     }
-    const stored = await stack.parts.prisma.message.findMany({ where: { conversation: { chatbotId: bot.id, sessionId: 'gone-away' } }, orderBy: { id: 'asc' } });
+    const stored = await stack.parts.prisma.message.findMany({ where: { conversation: { chatbotId: bot.id, sessionId: session('gone-away') } }, orderBy: { id: 'asc' } });
     expect(stored.map((m) => m.content)).toEqual(['Count for me', reply]);
   });
 

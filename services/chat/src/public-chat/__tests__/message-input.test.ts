@@ -1,6 +1,7 @@
 import { Code, ConnectError } from '@connectrpc/connect';
 import { describe, expect, it } from 'vitest';
 import { charCount, parseMessage, parseMessageInput, parseModel, parseSessionId } from '../message-input.ts';
+import { sessionIds } from '../session-id.ts';
 
 const limits = { maxMessageChars: 4000 };
 
@@ -49,18 +50,26 @@ describe('parseModel', () => {
 });
 
 describe('parseSessionId', () => {
-  it('keeps an acceptable session id', () => {
-    expect(parseSessionId('abc_DEF-123')).toBe('abc_DEF-123');
-    expect(parseSessionId(' lk2j3h4g5f6d7 ')).toBe('lk2j3h4g5f6d7');
-    expect(parseSessionId('a'.repeat(64))).toBe('a'.repeat(64));
+  const ids = sessionIds('test-session-secret-1');
+
+  it('issues unguessable ids in the spec\'s alphabet, and keeps one it issued', () => {
+    const issued = parseSessionId('', ids);
+    expect(issued).toMatch(/^[A-Za-z0-9_-]{38}$/);
+    expect(parseSessionId('', ids)).not.toBe(issued);
+    expect(parseSessionId(issued, ids)).toBe(issued);
+    expect(parseSessionId(` ${issued} `, ids)).toBe(issued);
   });
 
-  it('replaces a missing or unacceptable one with a new random id', () => {
-    for (const raw of ['', 'a b', 'a'.repeat(65), 'é', '../x', 'x:y']) {
-      const id = parseSessionId(raw);
-      expect(id).toMatch(/^[A-Za-z0-9_-]{16}$/);
+  it('replaces an id the visitor made up, changed, or got from another deployment', () => {
+    const issued = ids.issue();
+    const flipped = issued.slice(0, -1) + (issued.endsWith('A') ? 'B' : 'A');
+    const otherRandom = (issued.startsWith('A') ? 'B' : 'A') + issued.slice(1);
+    const elsewhere = sessionIds('another-deployment-secret').issue();
+    for (const raw of ['abc_DEF-123', 'lk2j3h4g5f6d7', 'a'.repeat(38), 'a'.repeat(64), 'a b', 'é', '../x', flipped, otherRandom, elsewhere, issued + 'x']) {
+      const id = parseSessionId(raw, ids);
+      expect(id).not.toBe(raw.trim());
+      expect(ids.accept(id)).toBe(id);
     }
-    expect(parseSessionId('')).not.toBe(parseSessionId(''));
   });
 });
 
@@ -69,6 +78,7 @@ describe('parseMessageInput', () => {
     const input = parseMessageInput(
       { uniqueId: ' bot ', sessionId: 's', message: 'hi', model: 'gpt-4o-mini', clientIp: '', userAgent: `Agent\u0000${'x'.repeat(1000)}` },
       limits,
+      sessionIds('test-session-secret-1'),
     );
     expect(input.uniqueId).toBe('bot');
     expect(input.clientIp).toBeNull();
