@@ -9,6 +9,8 @@ export async function getTestCheckoutSession(deps: Pick<PaymentsDeps, 'prisma' |
   const sessionId = rawSessionId.trim();
   if (!sessionId) throw invalid('session_id is required.');
   if (sessionId.length > 255) throw invalid('session_id must be at most 255 characters.');
+  // Every id billing issues is base64url with its prefix; anything else (a NUL included) is never looked up.
+  if (!/^[A-Za-z0-9_-]+$/.test(sessionId)) throw notFound('Checkout session not found.');
   const session = await deps.prisma.checkoutSession.findUnique({ where: { id: sessionId } });
   if (!session?.testMode) throw notFound('Checkout session not found.');
   return session;

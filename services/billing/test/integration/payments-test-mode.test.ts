@@ -95,5 +95,7 @@ describe('test mode', () => {
     expect(unknown.code).toBe(Code.NotFound);
     expect(unknown.rawMessage).toBe('Checkout session not found.');
     expect((await rpcError(client.getTestCheckoutSession({ sessionId: '' }))).code).toBe(Code.InvalidArgument);
+    // A control character never reaches the database (PostgreSQL refuses NUL in text).
+    expect((await rpcError(client.getTestCheckoutSession({ sessionId: 'cs_test_local_\u0000x' }))).code).toBe(Code.NotFound);
   });
 });
