@@ -380,6 +380,8 @@ const model = await startFakeOpenAI({ delayMs: 0, chunkDelayMs: 0 });
 const proxy = await startProxy();
 proxy.targets.push(new URL(`http://127.0.0.1:${4003 + PORT_OFFSET}`));
 const queuePrefix = `benchchat${randomBytes(4).toString('hex')}`;
+// One for the stack and the second chat instance, which must sign and check calls alike.
+const serviceSecret = process.env.SERVICE_SECRET || randomBytes(32).toString('base64url');
 const stackEnv = (chatUrl?: string): NodeJS.ProcessEnv => ({
   DATABASE_URL: databaseUrl.toString(),
   QUEUE_PREFIX: queuePrefix,
@@ -390,6 +392,7 @@ const stackEnv = (chatUrl?: string): NodeJS.ProcessEnv => ({
   CHAT_RATE_PER_VISITOR: '1000000',
   CHAT_RATE_PER_BOT: '10000000',
   TRUST_PROXY: '1',
+  SERVICE_SECRET: serviceSecret,
   ...(chatUrl ? { CHAT_URL: chatUrl } : {}),
 });
 const start = (chatUrl?: string) => startStack({ portOffset: PORT_OFFSET, output: process.env.BENCH_LOGS ? 'inherit' : 'quiet', env: stackEnv(chatUrl) });

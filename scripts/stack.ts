@@ -2,6 +2,7 @@
 // built web app and the API on one port), and restarts any that dies once the product runs.
 // Used by `npm start`, the end-to-end tests and the benchmarks.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 
@@ -52,6 +53,9 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
   // The gateway and billing must agree on the product's address (checkout pages and return URLs),
   // and it must be where the gateway really listens.
   baseEnv.PUBLIC_URL ||= `http://localhost:${ports.get('gateway')}`;
+  // The processes sign their calls to each other with this (docs/adr/0012-service-to-service-trust.md):
+  // a fresh random one per run unless set, so even `npm start` has no well-known secret.
+  baseEnv.SERVICE_SECRET ||= randomBytes(32).toString('base64url');
   const supervisor = supervise(
     PROCESSES.map((p) => ({
       name: p.name,

@@ -19,10 +19,11 @@ export interface ClientConfig {
   CHATBOT_URL: string;
   CHAT_URL: string;
   RPC_TIMEOUT_MS: number;
+  SERVICE_SECRET: string;
 }
 
 export function createClients(config: ClientConfig): Clients {
-  const opts = { timeoutMs: config.RPC_TIMEOUT_MS };
+  const opts = { timeoutMs: config.RPC_TIMEOUT_MS, credentials: { caller: 'gateway', secret: config.SERVICE_SECRET } } as const;
   return {
     auth: createServiceClient(AuthService, config.AUTH_URL, opts),
     billing: createServiceClient(BillingService, config.BILLING_URL, opts),

@@ -39,6 +39,8 @@ export const gatewayVars = {
   // Largest picture upload read from a request; the chatbot service enforces its own limit too.
   MAX_PICTURE_BYTES: { parse: int(1, 100 * 1024 * 1024), default: String(2 * 1024 * 1024) },
   LOG_LEVEL: commonVars.LOG_LEVEL,
+  // Signs the gateway's calls to the services (docs/adr/0012-service-to-service-trust.md).
+  SERVICE_SECRET: commonVars.SERVICE_SECRET,
   // Verified Stripe events are handed to billing through a queue in Redis.
   REDIS_URL: commonVars.REDIS_URL,
   QUEUE_PREFIX: { parse: text, default: 'parley' },

@@ -25,6 +25,12 @@ import { readGatewayConfig } from '../src/config.ts';
 
 const silent = (name: string) => createLogger(name, 'silent');
 
+/**
+ * The stack's SERVICE_SECRET: not the development default, so a process that forgot to sign its
+ * calls with its configured secret gets 401 here, and a gateway may run with NODE_ENV=production.
+ */
+export const TEST_SERVICE_SECRET = 'parley-gateway-test-stack-service-secret';
+
 /** A temporary built web app: index.html and one hashed asset. */
 export function fakeWebDist(): string {
   // Under a dot-directory, as a checkout may be (send's dotfile rules must not apply above the root).
@@ -38,7 +44,7 @@ export function fakeWebDist(): string {
 
 /** Starts a gateway in front of the given service URLs. */
 export async function startGateway(env: Record<string, string>) {
-  const config = readGatewayConfig({ LOG_LEVEL: 'silent', ...env });
+  const config = readGatewayConfig({ LOG_LEVEL: 'silent', SERVICE_SECRET: TEST_SERVICE_SECRET, ...env });
   const parts = await createGateway(config, { logger: silent('gateway-test') });
   const server = await serveApp(parts.app);
   return {
@@ -92,6 +98,7 @@ export async function startStack(opts: StackOptions = {}) {
         AUTH_DB_SCHEMA: authSchema.schema,
         QUEUE_PREFIX: prefix,
         LOG_LEVEL: 'silent',
+        SERVICE_SECRET: TEST_SERVICE_SECRET,
         // Every test signs up from 127.0.0.1; the per-IP sign-up limit is auth's own test's business.
         REGISTRATIONS_MAX_PER_IP: '100000',
         ...opts.authEnv,
@@ -106,6 +113,7 @@ export async function startStack(opts: StackOptions = {}) {
     QUEUE_PREFIX: prefix,
     PUBLIC_URL: TEST_PUBLIC_URL,
     LOG_LEVEL: 'silent',
+    SERVICE_SECRET: TEST_SERVICE_SECRET,
     ...opts.billingEnv,
   });
   const billingParts = await createBillingService(billingConfig, { logger: silent('billing-test') });
@@ -121,6 +129,7 @@ export async function startStack(opts: StackOptions = {}) {
         BILLING_URL: billing.url,
         MEDIA_DIR: mediaDir,
         LOG_LEVEL: 'silent',
+        SERVICE_SECRET: TEST_SERVICE_SECRET,
         ...opts.chatbotEnv,
       }),
       { logger: silent('chatbot-test') },
@@ -136,6 +145,7 @@ export async function startStack(opts: StackOptions = {}) {
         CHATBOT_URL: chatbot.url,
         BILLING_URL: billing.url,
         LOG_LEVEL: 'silent',
+        SERVICE_SECRET: TEST_SERVICE_SECRET,
         ...opts.chatEnv,
       }),
       { logger: silent('chat-test') },

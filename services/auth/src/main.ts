@@ -9,6 +9,7 @@ await migrateAndServe({
   name: 'auth',
   logLevel: config.LOG_LEVEL,
   port: config.PORT,
+  host: config.SERVICE_HOST,
   database: { databaseUrl: config.DATABASE_URL, schema: config.AUTH_DB_SCHEMA, migrationsDir: MIGRATIONS_DIR },
   build: (logger) => createAuthService(config, { logger }),
 });

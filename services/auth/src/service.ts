@@ -40,6 +40,7 @@ export async function createAuthService(config: AuthConfig, opts: { logger: Logg
 
   const app = createServiceApp({
     logger,
+    trust: { secret: config.SERVICE_SECRET, callers: ['gateway'] },
     routes: authRoutes({
       db,
       throttle,

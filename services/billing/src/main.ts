@@ -9,6 +9,7 @@ await migrateAndServe({
   name: 'billing',
   logLevel: config.LOG_LEVEL,
   port: config.PORT,
+  host: config.SERVICE_HOST,
   database: { databaseUrl: config.DATABASE_URL, schema: config.BILLING_DB_SCHEMA, migrationsDir: MIGRATIONS_DIR },
   build: (logger) => createBillingService(config, { logger }),
 });

@@ -75,6 +75,7 @@ export async function createBillingService(
 
   const app = createServiceApp({
     logger,
+    trust: { secret: config.SERVICE_SECRET, callers: ['gateway', 'chat', 'chatbot'] },
     routes: billingRoutes(deps, payments),
     readiness: dataReadiness(prisma, redis),
   });

@@ -10,6 +10,7 @@ await migrateAndServe({
   name: 'chat',
   logLevel: config.LOG_LEVEL,
   port: config.PORT,
+  host: config.SERVICE_HOST,
   database: { databaseUrl: config.DATABASE_URL, schema: config.CHAT_DB_SCHEMA, migrationsDir: MIGRATIONS_DIR },
   build: (logger) => createChatService(config, { logger }),
 });

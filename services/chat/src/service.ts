@@ -63,8 +63,9 @@ export async function createChatService(
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
   const usageRecorded = createProducer(redis, QUEUES.usageRecorded, UsageRecordedSchema, { prefix: config.QUEUE_PREFIX });
   const chatbotInteraction = createProducer(redis, QUEUES.chatbotInteraction, ChatbotInteractionSchema, { prefix: config.QUEUE_PREFIX });
-  const chatbots = opts.chatbots ?? createServiceClient(ChatbotService, config.CHATBOT_URL, { timeoutMs: config.RPC_TIMEOUT_MS });
-  const billing = opts.billing ?? createServiceClient(BillingService, config.BILLING_URL, { timeoutMs: config.RPC_TIMEOUT_MS });
+  const rpc = { timeoutMs: config.RPC_TIMEOUT_MS, credentials: { caller: 'chat', secret: config.SERVICE_SECRET } } as const;
+  const chatbots = opts.chatbots ?? createServiceClient(ChatbotService, config.CHATBOT_URL, rpc);
+  const billing = opts.billing ?? createServiceClient(BillingService, config.BILLING_URL, rpc);
 
   let model: LanguageModel | null;
   if (opts.model !== undefined) model = opts.model;
@@ -114,6 +115,7 @@ export async function createChatService(
 
   const app = createServiceApp({
     logger,
+    trust: { secret: config.SERVICE_SECRET, callers: ['gateway'] },
     routes: chatRoutes(deps),
     readiness: dataReadiness(prisma, redis),
   });

@@ -51,7 +51,10 @@ export async function createChatbotService(
   const redis = createRedis(config.REDIS_URL);
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
   const chatbotDeleted = createProducer(redis, QUEUES.chatbotDeleted, ChatbotDeletedSchema, { prefix: config.QUEUE_PREFIX });
-  const billing = opts.billing ?? createServiceClient(BillingService, config.BILLING_URL, { timeoutMs: config.RPC_TIMEOUT_MS });
+  const billing = opts.billing ?? createServiceClient(BillingService, config.BILLING_URL, {
+    timeoutMs: config.RPC_TIMEOUT_MS,
+    credentials: { caller: 'chatbot', secret: config.SERVICE_SECRET },
+  });
 
   const deps: ChatbotRpcDeps = {
     db: prisma,
@@ -79,6 +82,7 @@ export async function createChatbotService(
 
   const app = createServiceApp({
     logger,
+    trust: { secret: config.SERVICE_SECRET, callers: ['gateway', 'chat'] },
     routes: chatbotRoutes(deps),
     readiness: dataReadiness(prisma, redis),
   });

@@ -1,9 +1,11 @@
 // Environment validation: every process reads its settings through here, and a bad value stops the
 // process at start with a message that names the variable.
+import { DEVELOPMENT_SERVICE_SECRET } from './service-auth.ts';
 
 export class ConfigError extends Error {}
 
-type Parser<T> = (raw: string, name: string) => T;
+/** Parses one variable; `env` is the whole environment, for a rule that depends on another variable. */
+type Parser<T> = (raw: string, name: string, env: NodeJS.ProcessEnv) => T;
 
 export interface Var<T> {
   parse: Parser<T>;
@@ -58,7 +60,7 @@ export function readConfig<S extends Spec>(spec: S, env: NodeJS.ProcessEnv = pro
       }
       throw new ConfigError(`${name} is required but not set`);
     }
-    out[name] = v.parse(raw, name);
+    out[name] = v.parse(raw, name, env);
   }
   return out as Result<S>;
 }
@@ -76,11 +78,33 @@ export function loadConfig<S extends Spec>(spec: S, env: NodeJS.ProcessEnv = pro
   }
 }
 
+/** An interface address to listen on: an IP address or a host name. */
+export const host: Parser<string> = (raw, name) => {
+  if (!/^[A-Za-z0-9.:-]+$/.test(raw)) throw new ConfigError(`${name} must be an IP address or host name, got "${raw}"`);
+  return raw;
+};
+
+/**
+ * The deployment's service secret (service-auth.ts): 32+ characters. Unset outside production it is a
+ * fixed development secret; production refuses that one, so it must be set there.
+ */
+export const serviceSecret: Parser<string> = (raw, name, env) => {
+  if (env.NODE_ENV === 'production' && raw === DEVELOPMENT_SERVICE_SECRET) {
+    throw new ConfigError(`${name} is required in production (32 or more characters, the same for every process)`);
+  }
+  if (raw.length < 32) throw new ConfigError(`${name} must have at least 32 characters; the value is not shown`);
+  return raw;
+};
+
 /** Settings every service shares. Defaults let `npm start` run against local PostgreSQL and Redis. */
 export const commonVars = {
   DATABASE_URL: { parse: url(['postgres', 'postgresql']), default: 'postgresql://postgres@127.0.0.1:5432/parley' },
   REDIS_URL: { parse: url(['redis', 'rediss']), default: 'redis://127.0.0.1:6379' },
   LOG_LEVEL: { parse: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const), default: 'info' },
+  // Internal services answer only on loopback unless told otherwise (containers: 0.0.0.0 on the
+  // compose network); only the gateway is a public door.
+  SERVICE_HOST: { parse: host, default: '127.0.0.1' },
+  SERVICE_SECRET: { parse: serviceSecret, default: DEVELOPMENT_SERVICE_SECRET },
 } satisfies Spec;
 
 /** Where each service listens by default; `<SERVICE>_URL` points callers at it. */

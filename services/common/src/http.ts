@@ -8,6 +8,7 @@ import { REQUEST_ID_HEADER, runWithRequestId } from './context.ts';
 import { withDeadline } from './deadline.ts';
 import type { Logger } from './logger.ts';
 import { errorInterceptor } from './rpc-errors.ts';
+import { requireServiceToken, type ServiceTrust } from './service-auth.ts';
 
 /** A dependency that must answer for the service to be ready (its database, Redis). */
 export type ReadinessCheck = { name: string; check: () => Promise<unknown> };
@@ -27,6 +28,8 @@ export interface ServiceAppOptions {
   logger: Logger;
   routes: (router: ConnectRouter) => void;
   readiness: ReadinessCheck[];
+  /** Who may call: every route but /healthz and /readyz needs a service token (service-auth.ts). */
+  trust: ServiceTrust;
   interceptors?: Interceptor[];
   /** Extra plain HTTP routes (for example media files); mounted before the RPC routes. */
   extend?: (app: Express) => void;
@@ -65,6 +68,8 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
     const ready = results.every(([, s]) => s === 'ok');
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', checks: Object.fromEntries(results) });
   });
+  // Before every other route, so no handler runs for a caller without the deployment's secret.
+  app.use(requireServiceToken(opts.trust, (reason) => opts.logger.warn({ reason }, 'call refused: no valid service token')));
   opts.extend?.(app);
   const readMaxBytes = 8 * 1024 * 1024;
   // Binary unary calls (every call between the services) are answered by the lean handler when no

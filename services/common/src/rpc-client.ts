@@ -1,5 +1,6 @@
-// Connect clients for calling another service: every call carries the current request id and a
-// deadline, so a slow dependency cannot hold a request forever.
+// Connect clients for calling another service: every call carries the caller's service token
+// (service-auth.ts), the current request id and a deadline, so a slow dependency cannot hold a
+// request forever.
 //
 // Unary calls (nearly all calls between the services) speak the Connect protocol straight over a
 // keep-alive node:http agent: one request written in one piece (binary proto with its length), the
@@ -14,6 +15,7 @@ import { codeFromHttpStatus, errorFromJsonBytes, trailerDemux } from '@connectrp
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { currentRequestId, REQUEST_ID_HEADER } from './context.ts';
 import { headersFromNode } from './node-headers.ts';
+import { DEVELOPMENT_SERVICE_SECRET, serviceTokenSource, type ServiceCredentials } from './service-auth.ts';
 
 const requestIdInterceptor: Interceptor = (next) => async (req) => {
   const id = currentRequestId();
@@ -24,6 +26,12 @@ const requestIdInterceptor: Interceptor = (next) => async (req) => {
 export interface ServiceClientOptions {
   /** Deadline per call, in milliseconds. */
   timeoutMs?: number;
+  /**
+   * Who signs the calls: the calling process and the deployment's SERVICE_SECRET. Every service
+   * passes its own; tests and tools that stand in for the gateway may leave it out (the gateway with
+   * the development secret, which production refuses).
+   */
+  credentials?: ServiceCredentials;
 }
 
 /** The largest answer a unary call accepts (a chatbot's whole knowledge base fits many times over). */
@@ -34,17 +42,29 @@ const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 // server then answers uncompressed; servers still accept gzip from any older client that sends it).
 export function createServiceClient<T extends DescService>(service: T, baseUrl: string, opts: ServiceClientOptions = {}): Client<T> {
   const defaultTimeoutMs = opts.timeoutMs ?? 5000;
+  const authorization = bearer(opts.credentials ?? { caller: 'gateway', secret: DEVELOPMENT_SERVICE_SECRET });
   const streaming = createConnectTransport({
     baseUrl,
     httpVersion: '1.1',
     defaultTimeoutMs,
     acceptCompression: [],
-    interceptors: [requestIdInterceptor],
+    interceptors: [
+      requestIdInterceptor,
+      (next) => async (req) => {
+        req.header.set('authorization', authorization());
+        return next(req);
+      },
+    ],
   });
-  return createClient(service, unaryTransport(baseUrl.replace(/\/+$/, ''), defaultTimeoutMs, streaming));
+  return createClient(service, unaryTransport(baseUrl.replace(/\/+$/, ''), defaultTimeoutMs, authorization, streaming));
 }
 
-function unaryTransport(baseUrl: string, defaultTimeoutMs: number, streaming: Transport): Transport {
+function bearer(credentials: ServiceCredentials): () => string {
+  const token = serviceTokenSource(credentials);
+  return () => `Bearer ${token()}`;
+}
+
+function unaryTransport(baseUrl: string, defaultTimeoutMs: number, authorization: () => string, streaming: Transport): Transport {
   // As Node's global agent: with a socket timeout set, the agent closes an idle connection a second
   // before the server's announced keep-alive timeout (Keep-Alive: timeout=5), so a call is never
   // written on a connection the server is closing (which would fail with ECONNRESET).
@@ -66,6 +86,7 @@ function unaryTransport(baseUrl: string, defaultTimeoutMs: number, streaming: Tr
       headers['content-type'] = 'application/proto';
       headers['connect-protocol-version'] = '1';
       headers['content-length'] = String(body.byteLength);
+      headers.authorization = authorization();
       if (deadline !== undefined) headers['connect-timeout-ms'] = String(deadline);
       const requestId = currentRequestId();
       if (requestId) headers[REQUEST_ID_HEADER] = requestId;

@@ -16,13 +16,15 @@ export async function migrateAndServe(opts: {
   name: string;
   logLevel: string;
   port: number;
+  /** The interface to listen on (SERVICE_HOST): loopback by default, 0.0.0.0 in a container. */
+  host: string;
   database: ServiceSchema;
   build: (logger: Logger) => Promise<ServiceParts>;
 }): Promise<void> {
   const logger = createLogger(opts.name, opts.logLevel);
   try {
     await migrateSchema(opts.database, (line) => logger.info(line));
-    await runService({ name: opts.name, logger, port: opts.port, build: () => opts.build(logger) });
+    await runService({ name: opts.name, logger, port: opts.port, host: opts.host, build: () => opts.build(logger) });
   } catch (err) {
     logger.fatal({ err }, `${opts.name} service failed to start`);
     process.exit(1);

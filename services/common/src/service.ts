@@ -10,11 +10,12 @@ export interface ServiceParts {
   closers: Closer[];
 }
 
-export async function runService(opts: { name: string; logger: Logger; port: number; build: () => Promise<ServiceParts> }): Promise<void> {
+/** `host` is the interface to listen on: all of them unless given (the gateway is the public door). */
+export async function runService(opts: { name: string; logger: Logger; port: number; host?: string; build: () => Promise<ServiceParts> }): Promise<void> {
   const parts = await opts.build();
-  const server = await listen(parts.app, opts.port);
+  const server = await listen(parts.app, opts.port, opts.host);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : opts.port;
-  opts.logger.info({ port }, `${opts.name} service listening`);
+  opts.logger.info({ port, host: opts.host ?? '0.0.0.0' }, `${opts.name} service listening`);
   onShutdown(opts.logger, [() => closeServer(server), ...parts.closers]);
 }

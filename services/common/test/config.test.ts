@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { commonVars, ConfigError, int, port, readConfig, url } from '../src/config.ts';
+import { DEVELOPMENT_SERVICE_SECRET } from '../src/service-auth.ts';
 
 describe('readConfig', () => {
   it('applies defaults and parses values', () => {
@@ -21,6 +22,19 @@ describe('readConfig', () => {
 
   it('reports a required variable that is missing', () => {
     expect(() => readConfig({ SECRET: { parse: url(['https']) } }, {})).toThrowError(new ConfigError('SECRET is required but not set'));
+  });
+
+  it('listens on loopback and uses the development service secret by default, outside production only', () => {
+    const cfg = readConfig(commonVars, {});
+    expect(cfg.SERVICE_HOST).toBe('127.0.0.1');
+    expect(cfg.SERVICE_SECRET).toBe(DEVELOPMENT_SERVICE_SECRET);
+    const required = 'SERVICE_SECRET is required in production';
+    expect(() => readConfig(commonVars, { NODE_ENV: 'production' })).toThrowError(required);
+    expect(() => readConfig(commonVars, { NODE_ENV: 'production', SERVICE_SECRET: DEVELOPMENT_SERVICE_SECRET })).toThrowError(required);
+    const secret = 'x'.repeat(32);
+    expect(readConfig(commonVars, { NODE_ENV: 'production', SERVICE_SECRET: secret, SERVICE_HOST: '0.0.0.0' })).toMatchObject({ SERVICE_SECRET: secret, SERVICE_HOST: '0.0.0.0' });
+    expect(() => readConfig(commonVars, { SERVICE_SECRET: 'x'.repeat(31) })).toThrowError('SERVICE_SECRET must have at least 32 characters');
+    expect(() => readConfig(commonVars, { SERVICE_HOST: 'a b' })).toThrowError('SERVICE_HOST must be an IP address or host name');
   });
 
   it('bounds integers', () => {

@@ -9,15 +9,19 @@ import { createServiceApp } from '../src/http.ts';
 import { createLogger } from '../src/logger.ts';
 import { createServiceClient } from '../src/rpc-client.ts';
 import { invalid, unavailableToUser, USER_MESSAGE_HEADER } from '../src/rpc-errors.ts';
+import { DEVELOPMENT_SERVICE_SECRET, signServiceToken } from '../src/service-auth.ts';
 import { serveApp } from '../src/testing/serve.ts';
 
 let url: string;
 let close: () => Promise<void>;
 let healthy = true;
+/** What a raw call sends to pass the service token check (service-auth.test.ts covers the check). */
+const auth = () => ({ authorization: `Bearer ${signServiceToken({ caller: 'gateway', secret: DEVELOPMENT_SERVICE_SECRET })}` });
 
 beforeAll(async () => {
   const app = createServiceApp({
     logger: createLogger('test', 'silent'),
+    trust: { secret: DEVELOPMENT_SERVICE_SECRET, callers: ['gateway'] },
     readiness: [{ name: 'database', check: async () => { if (!healthy) throw new Error('down'); } }],
     routes: (router) =>
       router.service(AuthService, {
@@ -85,12 +89,12 @@ describe('service app and clients', () => {
   it('answers binary unary calls itself and everything else as the generic Connect handler does', async () => {
     const path = `${url}/parley.auth.v1.AuthService/Authenticate`;
     const binary = (body: Uint8Array, headers: Record<string, string> = {}) =>
-      fetch(path, { method: 'POST', headers: { 'content-type': 'application/proto', ...headers }, body: body as BodyInit });
+      fetch(path, { method: 'POST', headers: { 'content-type': 'application/proto', ...auth(), ...headers }, body: body as BodyInit });
     // JSON (as curl or a browser client sends it) goes to the generic handler.
-    const json = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: 't' }) });
+    const json = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', ...auth() }, body: JSON.stringify({ token: 't' }) });
     expect(json.status).toBe(200);
     expect(((await json.json()) as { user: { id: string } }).user.id).toBe('1');
-    const jsonError = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: 'busy' }) });
+    const jsonError = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', ...auth() }, body: JSON.stringify({ token: 'busy' }) });
     const binaryError = await binary(toBinary(AuthenticateRequestSchema, create(AuthenticateRequestSchema, { token: 'busy' })));
     for (const res of [jsonError, binaryError]) {
       expect(res.status).toBe(503);
@@ -110,7 +114,7 @@ describe('service app and clients', () => {
     expect(crash.status).toBe(500);
     expect(await crash.json()).toEqual({ code: 'internal', message: 'Internal error' });
     // A method the service does not have.
-    const unknown = await fetch(`${url}/parley.auth.v1.AuthService/Nothing`, { method: 'POST', headers: { 'content-type': 'application/proto' }, body: new Uint8Array() });
+    const unknown = await fetch(`${url}/parley.auth.v1.AuthService/Nothing`, { method: 'POST', headers: { 'content-type': 'application/proto', ...auth() }, body: new Uint8Array() });
     expect(unknown.status).toBe(404);
   });
 

@@ -2,6 +2,7 @@ import { Code } from '@parley/common/rpc-errors.ts';
 import { createServiceClient } from '@parley/common/rpc-client.ts';
 import { createLogger } from '@parley/common/logger.ts';
 import { createRedis } from '@parley/common/redis.ts';
+import { DEVELOPMENT_SERVICE_SECRET, signServiceToken } from '@parley/common/service-auth.ts';
 import { serveApp } from '@parley/common/testing/serve.ts';
 import { testInfra, uniqueName } from '@parley/common/testing/infra.ts';
 import { AuthService } from '@parley/proto/parley/auth/v1/auth_pb.js';
@@ -31,10 +32,12 @@ describe('health endpoints', () => {
     expect(await res.json()).toEqual({ status: 'ready', checks: { database: 'ok', redis: 'ok' } });
   });
 
-  it('answers unknown paths with a JSON 404', async () => {
-    const res = await fetch(`${h.url}/nope`);
+  it('answers unknown paths with a JSON 404 to a caller with service credentials, 401 to anyone else', async () => {
+    const token = signServiceToken({ caller: 'gateway', secret: DEVELOPMENT_SERVICE_SECRET });
+    const res = await fetch(`${h.url}/nope`, { headers: { authorization: `Bearer ${token}` } });
     expect(res.status).toBe(404);
     expect(await res.json()).toEqual({ message: 'Not found' });
+    expect((await fetch(`${h.url}/nope`)).status).toBe(401);
   });
 });
 

@@ -1,0 +1,90 @@
+// Service-to-service trust (docs/adr/0012-service-to-service-trust.md): every call between the
+// processes carries a short-lived token signed with the deployment's SERVICE_SECRET, naming the
+// caller; each service answers only the callers its call graph allows. A network peer without the
+// secret gets 401 and nothing else.
+//
+// The token: `<caller>.<unix seconds>.<base64url HMAC-SHA256(secret, "<caller>.<unix seconds>")>`,
+// sent as `Authorization: Bearer <token>`.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { RequestHandler } from 'express';
+
+/** The processes that call others. */
+export type Caller = 'gateway' | 'chat' | 'chatbot';
+
+/** Who signs a call: the calling process's name and the deployment's secret. */
+export interface ServiceCredentials {
+  caller: Caller;
+  secret: string;
+}
+
+/** Who a service answers: the deployment's secret and the callers its call graph allows. */
+export interface ServiceTrust {
+  secret: string;
+  callers: readonly Caller[];
+}
+
+/**
+ * The secret every process uses when SERVICE_SECRET is unset outside production (config.ts): for
+ * development and tests only, refused in production.
+ */
+export const DEVELOPMENT_SERVICE_SECRET = 'parley-development-service-secret-not-for-production';
+
+/** How far a token's time may be from the receiver's clock, either way (clock skew included). */
+export const TOKEN_WINDOW_SECONDS = 60;
+/** A client reuses its token this long, well inside the window. */
+const TOKEN_REUSE_SECONDS = 30;
+
+const mac = (secret: string, payload: string) => createHmac('sha256', secret).update(payload).digest('base64url');
+
+export function signServiceToken(credentials: ServiceCredentials, nowSeconds = Math.floor(Date.now() / 1000)): string {
+  const payload = `${credentials.caller}.${nowSeconds}`;
+  return `${payload}.${mac(credentials.secret, payload)}`;
+}
+
+/** A token per caller, renewed every TOKEN_REUSE_SECONDS: one HMAC per half minute, not per call. */
+export function serviceTokenSource(credentials: ServiceCredentials): () => string {
+  let token = '';
+  let signedAt = -Infinity;
+  return () => {
+    const now = Math.floor(Date.now() / 1000);
+    if (now - signedAt >= TOKEN_REUSE_SECONDS || now < signedAt) {
+      token = signServiceToken(credentials, now);
+      signedAt = now;
+    }
+    return token;
+  };
+}
+
+/** The caller a valid token names, or why it is refused (the reason is logged, never sent). */
+export function verifyServiceToken(
+  authorization: string | undefined,
+  trust: ServiceTrust,
+  nowSeconds = Math.floor(Date.now() / 1000),
+): { caller: Caller } | { refused: string } {
+  const m = /^Bearer ([a-z]{1,32})\.(\d{1,12})\.([A-Za-z0-9_-]{43})$/.exec(authorization ?? '');
+  if (!m) return { refused: authorization ? 'malformed service token' : 'no service token' };
+  const [, caller, seconds, signature] = m;
+  const expected = Buffer.from(mac(trust.secret, `${caller}.${seconds}`));
+  if (!timingSafeEqual(Buffer.from(signature), expected)) return { refused: 'bad signature' };
+  if (Math.abs(nowSeconds - Number(seconds)) > TOKEN_WINDOW_SECONDS) return { refused: 'expired service token' };
+  if (!trust.callers.includes(caller as Caller)) return { refused: `caller ${caller} not allowed` };
+  return { caller: caller as Caller };
+}
+
+/**
+ * Express middleware in front of every RPC route (the lean unary handler and the generic Connect
+ * handler alike): a call without a valid token is answered 401 with Connect's error JSON before its
+ * body is read, so the handler never runs.
+ */
+export function requireServiceToken(trust: ServiceTrust, onRefused: (reason: string) => void): RequestHandler {
+  if (trust.secret.length < 32) throw new Error('the service secret must have at least 32 characters');
+  const body = JSON.stringify({ code: 'unauthenticated', message: 'service credentials required' });
+  return (req, res, next) => {
+    const result = verifyServiceToken(req.headers.authorization, trust);
+    if ('caller' in result) return next();
+    onRefused(result.refused);
+    // The body is not read: the connection cannot be reused.
+    res.writeHead(401, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), connection: 'close' });
+    res.end(body);
+  };
+}

@@ -1,0 +1,162 @@
+// Service-to-service trust: no RPC route answers a caller without a valid service token, whichever
+// handler would serve it (the lean unary one, the generic Connect one, a streaming method).
+import { create, toBinary } from '@bufbuild/protobuf';
+import { Code } from '@connectrpc/connect';
+import { AuthenticateRequestSchema, AuthService, UserSchema } from '@parley/proto/parley/auth/v1/auth_pb.js';
+import { ChatService } from '@parley/proto/parley/chat/v1/chat_pb.js';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createServiceApp } from '../src/http.ts';
+import { createLogger } from '../src/logger.ts';
+import { createServiceClient } from '../src/rpc-client.ts';
+import {
+  DEVELOPMENT_SERVICE_SECRET,
+  requireServiceToken,
+  serviceTokenSource,
+  signServiceToken,
+  verifyServiceToken,
+  type ServiceTrust,
+} from '../src/service-auth.ts';
+import { serveApp } from '../src/testing/serve.ts';
+
+const secret = 'a-test-service-secret-of-forty-characters';
+const trust: ServiceTrust = { secret, callers: ['gateway', 'chat'] };
+const now = () => Math.floor(Date.now() / 1000);
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+let url: string;
+let close: () => Promise<void>;
+/** Handler runs: a refused call must never reach one. */
+let ran = 0;
+
+beforeAll(async () => {
+  const app = createServiceApp({
+    logger: createLogger('test', 'silent'),
+    readiness: [],
+    trust,
+    routes: (router) =>
+      router
+        .service(AuthService, {
+          async authenticate() {
+            ran++;
+            return { user: create(UserSchema, { id: 'u1' }) };
+          },
+        })
+        .service(ChatService, {
+          async *streamMessage() {
+            ran++;
+            yield { event: { case: 'delta', value: 'hi' } };
+          },
+        }),
+  });
+  ({ url, close } = await serveApp(app));
+});
+
+afterAll(() => close());
+
+beforeEach(() => {
+  ran = 0;
+});
+
+const unaryPath = () => `${url}/parley.auth.v1.AuthService/Authenticate`;
+const binaryBody = () => toBinary(AuthenticateRequestSchema, create(AuthenticateRequestSchema, { token: 't' })) as BodyInit;
+/** The three ways in: lean binary unary, generic JSON unary, a server stream. */
+const calls: [string, (headers: Record<string, string>) => Promise<Response>][] = [
+  ['lean binary unary', (headers) => fetch(unaryPath(), { method: 'POST', headers: { 'content-type': 'application/proto', ...headers }, body: binaryBody() })],
+  ['generic JSON unary', (headers) => fetch(unaryPath(), { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{"token":"t"}' })],
+  [
+    'server stream',
+    (headers) => {
+      // One Connect envelope: flags 0, a 4-byte length, the JSON message.
+      const json = Buffer.from('{"uniqueId":"x","message":"hi"}');
+      const envelope = Buffer.concat([Buffer.from([0, 0, 0, 0, json.length]), json]);
+      return fetch(`${url}/parley.chat.v1.ChatService/StreamMessage`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/connect+json', 'connect-protocol-version': '1', ...headers },
+        body: envelope,
+      });
+    },
+  ],
+];
+
+describe('service token check', () => {
+  it.each(calls)('answers a %s call without a token 401 in Connect error JSON, without running the handler', async (_name, call) => {
+    const res = await call({});
+    expect(res.status).toBe(401);
+    expect(res.headers.get('content-type')).toBe('application/json');
+    expect(await res.json()).toEqual({ code: 'unauthenticated', message: 'service credentials required' });
+    expect(ran).toBe(0);
+  });
+
+  it.each(calls)('answers a %s call with a valid token', async (_name, call) => {
+    const res = await call(bearer(signServiceToken({ caller: 'chat', secret })));
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+    expect(ran).toBe(1);
+  });
+
+  const valid = () => signServiceToken({ caller: 'gateway', secret });
+  it.each([
+    ['a wrong MAC', () => signServiceToken({ caller: 'gateway', secret: `${secret}-other` })],
+    ['a MAC of another caller', () => `chat.${now()}.${valid().split('.')[2]}`],
+    ['an expired timestamp', () => signServiceToken({ caller: 'gateway', secret }, now() - 61)],
+    ['a timestamp too far ahead', () => signServiceToken({ caller: 'gateway', secret }, now() + 61)],
+    ['a caller not allowed', () => signServiceToken({ caller: 'chatbot', secret })],
+    ['a malformed token', () => `${valid()}x`],
+    ['the development secret', () => signServiceToken({ caller: 'gateway', secret: DEVELOPMENT_SERVICE_SECRET })],
+  ])('refuses %s with 401', async (_name, token) => {
+    for (const [, call] of calls) {
+      const res = await call(bearer(token()));
+      expect(res.status).toBe(401);
+      expect(((await res.json()) as { code: string }).code).toBe('unauthenticated');
+    }
+    expect(ran).toBe(0);
+  });
+
+  it('accepts a token within the window either way', () => {
+    expect(verifyServiceToken(`Bearer ${signServiceToken({ caller: 'chat', secret }, now() - 60)}`, trust)).toEqual({ caller: 'chat' });
+    expect(verifyServiceToken(`Bearer ${signServiceToken({ caller: 'chat', secret }, now() + 60)}`, trust)).toEqual({ caller: 'chat' });
+    expect(verifyServiceToken(`Basic ${signServiceToken({ caller: 'chat', secret })}`, trust)).toEqual({ refused: 'malformed service token' });
+  });
+
+  it('leaves /healthz and /readyz open, and refuses any other path', async () => {
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    expect((await fetch(`${url}/anything`)).status).toBe(401);
+  });
+
+  it('refuses a secret shorter than 32 characters', () => {
+    expect(() => requireServiceToken({ secret: 'short', callers: ['gateway'] }, () => {})).toThrowError('at least 32 characters');
+  });
+});
+
+describe('service clients', () => {
+  it('sign unary and streaming calls with their credentials', async () => {
+    const auth = createServiceClient(AuthService, url, { credentials: { caller: 'chat', secret } });
+    expect((await auth.authenticate({ token: 't' })).user?.id).toBe('u1');
+    const chat = createServiceClient(ChatService, url, { credentials: { caller: 'gateway', secret } });
+    const events = [];
+    for await (const e of chat.streamMessage({ uniqueId: 'x', message: 'hi' })) events.push(e.event.value);
+    expect(events).toEqual(['hi']);
+    expect(ran).toBe(2);
+  });
+
+  it('get Unauthenticated, unary and streaming, with the wrong secret or as a caller not allowed', async () => {
+    for (const credentials of [{ caller: 'gateway', secret: `${secret}-other` }, { caller: 'chatbot', secret }] as const) {
+      const auth = createServiceClient(AuthService, url, { credentials });
+      await expect(auth.authenticate({ token: 't' })).rejects.toMatchObject({ code: Code.Unauthenticated });
+      const chat = createServiceClient(ChatService, url, { credentials });
+      const stream = async () => {
+        for await (const _ of chat.streamMessage({ uniqueId: 'x', message: 'hi' }));
+      };
+      await expect(stream()).rejects.toMatchObject({ code: Code.Unauthenticated });
+    }
+    expect(ran).toBe(0);
+  });
+
+  it('reuse a token for a while rather than signing every call', () => {
+    const next = serviceTokenSource({ caller: 'chat', secret });
+    const first = next();
+    expect(next()).toBe(first);
+    expect(verifyServiceToken(`Bearer ${first}`, trust)).toEqual({ caller: 'chat' });
+  });
+});
