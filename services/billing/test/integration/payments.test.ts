@@ -1,5 +1,6 @@
 // Checkout against Stripe: the real stripe SDK inside billing talks to the local fake Stripe API over
 // HTTP, so these tests see the form-encoded requests exactly as Stripe would receive them.
+import { DEVELOPMENT_SERVICE_SECRET, signServiceToken } from '@parley/common/service-auth.ts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Code, type Client } from '@connectrpc/connect';
 import { BillingService, CheckoutProduct, Plan } from '@parley/proto/parley/billing/v1/billing_pb.js';
@@ -162,7 +163,7 @@ describe('CreateCheckoutSession', () => {
     // The request as JSON with fields a client might try; the contract has no place for them.
     const res = await fetch(`${billing.url}/parley.billing.v1.BillingService/CreateCheckoutSession`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${signServiceToken({ caller: 'gateway', secret: DEVELOPMENT_SERVICE_SECRET })}` },
       body: JSON.stringify({
         userId: 'owner-forger',
         product: 'CHECKOUT_PRODUCT_CREDIT_TOPUP',
