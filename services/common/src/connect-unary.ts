@@ -16,6 +16,7 @@ import { Code, ConnectError, createHandlerContext, type ConnectRouter, type Hand
 import { codeToHttpStatus, errorToJsonBytes, parseTimeout, trailerMux } from '@connectrpc/connect/protocol-connect';
 import type { RequestHandler, Response } from 'express';
 import { headersFromNode } from './node-headers.ts';
+import { assertNoNul } from './text-hygiene.ts';
 
 type UnaryMethodImpl = (request: unknown, context: HandlerContext) => unknown;
 
@@ -130,6 +131,7 @@ async function answer(
     } catch (err) {
       throw new ConnectError(`parse binary: ${(err as Error).message}`, Code.InvalidArgument);
     }
+    assertNoNul(input);
     const output = await route.impl(input, context);
     bytes = toBinary(route.method.output, create(route.method.output, output as never));
   } catch (err) {

@@ -9,6 +9,7 @@ import { withDeadline } from './deadline.ts';
 import type { Logger } from './logger.ts';
 import { errorInterceptor } from './rpc-errors.ts';
 import { requireServiceToken, type ServiceTrust } from './service-auth.ts';
+import { noNulInterceptor } from './text-hygiene.ts';
 
 /** A dependency that must answer for the service to be ready (its database, Redis). */
 export type ReadinessCheck = { name: string; check: () => Promise<unknown> };
@@ -86,7 +87,7 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
   app.use(
     expressConnectMiddleware({
       routes: (router) => opts.routes(lean ? lean.recording(router) : router),
-      interceptors: [errorInterceptor(opts.logger), ...(opts.interceptors ?? [])],
+      interceptors: [errorInterceptor(opts.logger), noNulInterceptor, ...(opts.interceptors ?? [])],
       readMaxBytes,
     }),
   );

@@ -15,6 +15,8 @@ import { serveApp } from '../src/testing/serve.ts';
 let url: string;
 let close: () => Promise<void>;
 let healthy = true;
+/** How many Authenticate calls reached the handler. */
+let handled = 0;
 /** What a raw call sends to pass the service token check (service-auth.test.ts covers the check). */
 const auth = () => ({ authorization: `Bearer ${signServiceToken({ caller: 'gateway', secret: DEVELOPMENT_SERVICE_SECRET })}` });
 
@@ -26,6 +28,7 @@ beforeAll(async () => {
     routes: (router) =>
       router.service(AuthService, {
         async authenticate(req) {
+          handled += 1;
           if (req.token === 'slow') await new Promise((r) => setTimeout(r, 500));
           if (req.token === 'crash') throw new Error('secret internals');
           if (req.token === 'bad') throw invalid('Token is malformed');
@@ -44,6 +47,22 @@ beforeAll(async () => {
 afterAll(() => close());
 
 describe('service app and clients', () => {
+  it('refuses a NUL anywhere in a request before the handler runs, on the lean and the generic path', async () => {
+    const before = handled;
+    const client = createServiceClient(AuthService, url);
+    await expect(client.authenticate({ token: 'a\u0000b' })).rejects.toMatchObject({ code: Code.InvalidArgument, rawMessage: 'Text must not contain NUL characters.' });
+    const json = await fetch(`${url}/parley.auth.v1.AuthService/Authenticate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...auth() },
+      body: JSON.stringify({ token: 'a\u0000b' }),
+    });
+    expect(json.status).toBe(400);
+    expect(await json.json()).toMatchObject({ code: 'invalid_argument', message: 'Text must not contain NUL characters.' });
+    expect(handled).toBe(before);
+    // Other control characters are the gateway's to judge; a tab passes.
+    await expect(client.authenticate({ token: 'a\tb' })).resolves.toBeTruthy();
+  });
+
   it('carries the caller request id into the service', async () => {
     const client = createServiceClient(AuthService, url);
     const res = await runWithRequestId('req-abc-123', () => client.authenticate({ token: 't' }));

@@ -95,7 +95,8 @@ describe('test mode', () => {
     expect(unknown.code).toBe(Code.NotFound);
     expect(unknown.rawMessage).toBe('Checkout session not found.');
     expect((await rpcError(client.getTestCheckoutSession({ sessionId: '' }))).code).toBe(Code.InvalidArgument);
-    // A control character never reaches the database (PostgreSQL refuses NUL in text).
-    expect((await rpcError(client.getTestCheckoutSession({ sessionId: 'cs_test_local_\u0000x' }))).code).toBe(Code.NotFound);
+    // An id that is not base64url is never looked up (a NUL is refused earlier still, by the service kit).
+    expect((await rpcError(client.getTestCheckoutSession({ sessionId: 'cs_test_local_\u0001x' }))).code).toBe(Code.NotFound);
+    expect((await rpcError(client.getTestCheckoutSession({ sessionId: 'cs_test_local_\u0000x' }))).code).toBe(Code.InvalidArgument);
   });
 });
