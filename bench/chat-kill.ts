@@ -21,7 +21,6 @@
 // BENCH_KEEPALIVE=1 sends each visitor's messages on kept-alive connections.
 // Exits with code 1 when a target is missed.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, createServer, request as httpRequest, type Server } from 'node:http';
 import { cpus } from 'node:os';
 import { Queue } from 'bullmq';
@@ -29,7 +28,8 @@ import pg from 'pg';
 import { QUEUES } from '../services/common/src/queues.ts';
 import { createRedis, unlinkMatching } from '../services/common/src/redis.ts';
 import { startFakeOpenAI, type FakeOpenAIRequest } from '../services/common/src/testing/fake-openai.ts';
-import { PROCESSES, startStack, type RunningStack } from '../scripts/stack.ts';
+import { startStack, type RunningStack } from '../scripts/stack.ts';
+import { cpuTicks, freshDatabase, postJson, stackChildren } from './bench-stack.ts';
 import { mulberry32, percentile } from './stats.ts';
 
 const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/parley_test';
@@ -240,62 +240,17 @@ async function visitor(i: number): Promise<void> {
 // --- The stack's chat process ----------------------------------------------------------------------
 
 /** The chat service's pid: this process's child running its entry file (startStack spawns them directly). */
-function chatPid(): number | undefined {
-  const entry = PROCESSES.find((p) => p.name === 'chat')!.entry;
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === process.pid && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(entry)) return Number(pid);
-    } catch {
-      // gone
-    }
-  }
-  return undefined;
-}
+const chatPid = (): number | undefined => stackChildren().chat;
 
 /** CPU time (clock ticks of 10 ms) of each of the stack's processes, by name. */
-function stackTicks(): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[1]) !== process.pid) continue;
-      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      const spec = PROCESSES.find((p) => cmd.includes(p.entry));
-      if (spec) out[spec.name] = Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // gone
-    }
-  }
-  return out;
-}
+const stackTicks = (): Record<string, number> => Object.fromEntries(Object.entries(stackChildren()).map(([name, pid]) => [name, cpuTicks(pid)]));
 
-async function api<T>(path: string, body: unknown, token?: string): Promise<T> {
-  const res = await fetch(`${gateway}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify(body),
-  });
-  const json = (await res.json()) as T;
-  if (!res.ok) throw new Error(`${path} answered ${res.status}: ${JSON.stringify(json)}`);
-  return json;
-}
+const api = <T>(path: string, body: unknown, token?: string) => postJson<T>(gateway, path, body, token);
 
 // --- The run ---------------------------------------------------------------------------------------
 
-const adminUrl = new URL(BASE_DATABASE_URL);
-adminUrl.pathname = '/postgres';
-const admin = new pg.Client({ connectionString: adminUrl.toString() });
-await admin.connect();
-await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
-await admin.query(`CREATE DATABASE ${DATABASE}`);
-const databaseUrl = new URL(BASE_DATABASE_URL);
-databaseUrl.pathname = `/${DATABASE}`;
-const db = new pg.Client({ connectionString: databaseUrl.toString() });
+const { url: databaseUrl, admin } = await freshDatabase(BASE_DATABASE_URL, DATABASE);
+const db = new pg.Client({ connectionString: databaseUrl });
 
 const model = await startFakeOpenAI({ delayMs: MODEL_DELAY_MS, chunkDelayMs: MODEL_CHUNK_MS, reply: ANSWER });
 const provider = await startCountingProxy(new URL(model.url));
@@ -310,7 +265,7 @@ try {
     portOffset: PORT_OFFSET,
     output: process.env.BENCH_LOGS ? 'inherit' : 'quiet',
     env: {
-      DATABASE_URL: databaseUrl.toString(),
+      DATABASE_URL: databaseUrl,
       QUEUE_PREFIX: queuePrefix,
       LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
       PORT: '',

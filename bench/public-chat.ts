@@ -25,7 +25,7 @@
 // measures what the stack's processes cost in 20 s with nobody chatting.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { Agent, createServer, request as httpRequest, type Server } from 'node:http';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
@@ -35,6 +35,7 @@ import { QUEUES } from '../services/common/src/queues.ts';
 import { createRedis, unlinkMatching } from '../services/common/src/redis.ts';
 import { startFakeOpenAI, type FakeOpenAIRequest } from '../services/common/src/testing/fake-openai.ts';
 import { PROCESSES, root, startStack, type RunningStack } from '../scripts/stack.ts';
+import { cpuTicks, freshDatabase, postJson, stackChildren } from './bench-stack.ts';
 import { mulberry32, percentile } from './stats.ts';
 
 const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/parley_test';
@@ -102,15 +103,6 @@ const message = (v: Visitor) => `${QUESTIONS[(v.sent + v.ip.length) % QUESTIONS.
 // --- CPU accounting from /proc (clock ticks of 10 ms) ----------------------------------------------
 
 const TICK_MS = 10;
-function cpuTicks(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]); // utime + stime
-  } catch {
-    return 0;
-  }
-}
 function machineTicks(): { busy: number; total: number } {
   const parts = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
   const total = parts.reduce((a, b) => a + b, 0);
@@ -119,19 +111,7 @@ function machineTicks(): { busy: number; total: number } {
 /** The stack's processes: this process's children, named by the entry file they run. */
 function stackPids(extra: Record<string, number> = {}): Record<string, number> {
   const out: Record<string, number> = { bench: process.pid };
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid !== process.pid) continue;
-      const cmd = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      const spec = PROCESSES.find((p) => cmd.includes(p.entry));
-      if (spec && !Object.values(extra).includes(Number(entry))) out[spec.name] = Number(entry);
-    } catch {
-      // gone
-    }
-  }
+  for (const [name, pid] of Object.entries(stackChildren())) if (!Object.values(extra).includes(pid)) out[name] = pid;
   return { ...out, ...extra };
 }
 function cpuSnapshot(pids: Record<string, number>) {
@@ -353,28 +333,12 @@ async function paced(send: (v: Visitor) => Promise<number>) {
   return { latencies, seconds, rps: latencies.length / seconds };
 }
 
-async function api<T>(path: string, body: unknown, token?: string): Promise<T> {
-  const res = await fetch(`${gateway}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify(body),
-  });
-  const json = (await res.json()) as T;
-  if (!res.ok) throw new Error(`${path} answered ${res.status}: ${JSON.stringify(json)}`);
-  return json;
-}
+const api = <T>(path: string, body: unknown, token?: string) => postJson<T>(gateway, path, body, token);
 
 // --- The run ----------------------------------------------------------------------------------------
 
-const adminUrl = new URL(BASE_DATABASE_URL);
-adminUrl.pathname = '/postgres';
-const admin = new pg.Client({ connectionString: adminUrl.toString() });
-await admin.connect();
-await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
-await admin.query(`CREATE DATABASE ${DATABASE}`);
-const databaseUrl = new URL(BASE_DATABASE_URL);
-databaseUrl.pathname = `/${DATABASE}`;
-const db = new pg.Client({ connectionString: databaseUrl.toString() });
+const { url: databaseUrl, admin } = await freshDatabase(BASE_DATABASE_URL, DATABASE);
+const db = new pg.Client({ connectionString: databaseUrl });
 
 const model = await startFakeOpenAI({ delayMs: 0, chunkDelayMs: 0 });
 const proxy = await startProxy();
@@ -383,7 +347,7 @@ const queuePrefix = `benchchat${randomBytes(4).toString('hex')}`;
 // One for the stack and the second chat instance, which must sign and check calls alike.
 const serviceSecret = process.env.SERVICE_SECRET || randomBytes(32).toString('base64url');
 const stackEnv = (chatUrl?: string): NodeJS.ProcessEnv => ({
-  DATABASE_URL: databaseUrl.toString(),
+  DATABASE_URL: databaseUrl,
   QUEUE_PREFIX: queuePrefix,
   LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
   PORT: '',
