@@ -74,7 +74,7 @@ describe('Dashboard checkout', () => {
   });
 
   it('shows "Processing..." and disables the buttons while the checkout is created; a second click does nothing', async () => {
-    let answer: (value: ReturnType<Handler>) => void = () => undefined;
+    let answer: ((value: ReturnType<Handler>) => void) | undefined;
     const { calls } = openDashboard({ CreateCustomer: () => new Promise((resolve) => (answer = resolve)) });
     const upgrade = await screen.findByRole('button', { name: 'Upgrade Plan' });
     fireEvent.click(upgrade);
@@ -82,7 +82,9 @@ describe('Dashboard checkout', () => {
     const processing = (await screen.findByRole('button', { name: 'Processing...' })) as HTMLButtonElement;
     expect(processing.disabled).toBe(true);
     expect((screen.getByRole('button', { name: 'Top up $5.00' }) as HTMLButtonElement).disabled).toBe(true);
-    answer({ data: { createCustomer: true } });
+    // The request reaches the link a moment after the page shows it is waiting.
+    await waitFor(() => expect(answer).toBeDefined());
+    answer!({ data: { createCustomer: true } });
     await waitFor(() => expect(redirectTo).toHaveBeenCalledTimes(1));
     expect(calls.filter((c) => c.operationName === 'CreateCustomer')).toHaveLength(1);
   });

@@ -64,10 +64,12 @@ describe('Dashboard: Usage Statistics', () => {
 
   it('shows a spinner while loading, and nothing once loading failed (only logged)', async () => {
     const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    let fail: (value: ReturnType<Handler>) => void = () => undefined;
+    let fail: ((value: ReturnType<Handler>) => void) | undefined;
     openDashboard({ DashboardUsage: () => new Promise((resolve) => (fail = resolve)) });
     expect(await screen.findByText('Loading usage statistics')).toBeTruthy();
-    fail(graphqlError('Billing is unavailable', 'UNAVAILABLE'));
+    // The request reaches the link a moment after the page shows it is waiting.
+    await waitFor(() => expect(fail).toBeDefined());
+    fail!(graphqlError('Billing is unavailable', 'UNAVAILABLE'));
     await waitFor(() => expect(screen.queryByRole('heading', { name: 'Usage Statistics' })).toBeNull());
     expect(screen.queryByText('Loading usage statistics')).toBeNull();
     expect(screen.queryByRole('alert')).toBeNull();

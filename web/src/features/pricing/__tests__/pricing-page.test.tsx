@@ -75,7 +75,7 @@ describe('Pricing page', () => {
   });
 
   it('shows "Processing..." and disables Upgrade Now while the checkout is created', async () => {
-    let answer: (value: ReturnType<Handler>) => void = () => undefined;
+    let answer: ((value: ReturnType<Handler>) => void) | undefined;
     openPricingSignedIn({
       CreateCheckoutSession: () => new Promise((resolve) => (answer = resolve)),
     });
@@ -84,7 +84,9 @@ describe('Pricing page', () => {
     const processing = (await screen.findByRole('button', { name: 'Processing...' })) as HTMLButtonElement;
     expect(processing.disabled).toBe(true);
     expect(screen.queryByRole('button', { name: 'Upgrade Now' })).toBeNull();
-    answer({ data: { createCheckoutSession: { __typename: 'CheckoutSession', url: 'https://checkout.example/cs_2' } } });
+    // The request reaches the link a moment after the page shows it is waiting.
+    await waitFor(() => expect(answer).toBeDefined());
+    answer!({ data: { createCheckoutSession: { __typename: 'CheckoutSession', url: 'https://checkout.example/cs_2' } } });
     await waitFor(() => expect(redirectTo).toHaveBeenCalledWith('https://checkout.example/cs_2'));
   });
 

@@ -71,11 +71,13 @@ describe('Usage page (/usage)', () => {
   });
 
   it('shows "Loading usage data..." until the report arrives', async () => {
-    let answer: (value: ReturnType<Handler>) => void = () => undefined;
+    let answer: ((value: ReturnType<Handler>) => void) | undefined;
     openUsage(() => new Promise((resolve) => (answer = resolve)));
     expect(await screen.findByText('Loading usage data...')).toBeTruthy();
     expect(screen.getByRole('heading', { level: 1, name: 'Usage Details' })).toBeTruthy();
-    answer({ data: { usage: twoRequests() } });
+    // The page shows its loading text as it renders; the request reaches the link a moment later.
+    await waitFor(() => expect(answer).toBeDefined());
+    answer!({ data: { usage: twoRequests() } });
     expect(await screen.findByRole('heading', { name: 'Request History' })).toBeTruthy();
     expect(screen.queryByText('Loading usage data...')).toBeNull();
   });
