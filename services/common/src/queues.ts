@@ -17,6 +17,12 @@ export const QUEUES = {
   chatbotInteraction: 'parley.chatbot-interaction',
   chatbotDeleted: 'parley.chatbot-deleted',
   stripeEvents: 'parley.stripe-events',
+  /** Auth's own background job: look up the email, issue a reset token, send the mail. */
+  passwordResetRequested: 'parley.password-reset-requested',
+  /** AccountDeleted fans out: one queue per service that holds the owner's data. */
+  accountDeletedChatbot: 'parley.account-deleted.chatbot',
+  accountDeletedChat: 'parley.account-deleted.chat',
+  accountDeletedBilling: 'parley.account-deleted.billing',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];

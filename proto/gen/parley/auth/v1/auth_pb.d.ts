@@ -64,7 +64,7 @@ export declare type RegisterRequest = Message<"parley.auth.v1.RegisterRequest"> 
   passwordConfirmation: string;
 
   /**
-   * Optional display name; when empty the part of the email before "@" is used.
+   * Optional display name; may stay empty (the product then greets "User").
    *
    * @generated from field: string name = 4;
    */
@@ -223,6 +223,378 @@ export declare type AuthenticateResponse = Message<"parley.auth.v1.AuthenticateR
 export declare const AuthenticateResponseSchema: GenMessage<AuthenticateResponse>;
 
 /**
+ * @generated from message parley.auth.v1.RequestPasswordResetRequest
+ */
+export declare type RequestPasswordResetRequest = Message<"parley.auth.v1.RequestPasswordResetRequest"> & {
+  /**
+   * @generated from field: string email = 1;
+   */
+  email: string;
+
+  /**
+   * @generated from field: string client_ip = 2;
+   */
+  clientIp: string;
+};
+
+/**
+ * Describes the message parley.auth.v1.RequestPasswordResetRequest.
+ * Use `create(RequestPasswordResetRequestSchema)` to create a new message.
+ */
+export declare const RequestPasswordResetRequestSchema: GenMessage<RequestPasswordResetRequest>;
+
+/**
+ * @generated from message parley.auth.v1.RequestPasswordResetResponse
+ */
+export declare type RequestPasswordResetResponse = Message<"parley.auth.v1.RequestPasswordResetResponse"> & {
+};
+
+/**
+ * Describes the message parley.auth.v1.RequestPasswordResetResponse.
+ * Use `create(RequestPasswordResetResponseSchema)` to create a new message.
+ */
+export declare const RequestPasswordResetResponseSchema: GenMessage<RequestPasswordResetResponse>;
+
+/**
+ * @generated from message parley.auth.v1.ResetPasswordRequest
+ */
+export declare type ResetPasswordRequest = Message<"parley.auth.v1.ResetPasswordRequest"> & {
+  /**
+   * The token from the reset link.
+   *
+   * @generated from field: string token = 1;
+   */
+  token: string;
+
+  /**
+   * @generated from field: string password = 2;
+   */
+  password: string;
+
+  /**
+   * @generated from field: string password_confirmation = 3;
+   */
+  passwordConfirmation: string;
+};
+
+/**
+ * Describes the message parley.auth.v1.ResetPasswordRequest.
+ * Use `create(ResetPasswordRequestSchema)` to create a new message.
+ */
+export declare const ResetPasswordRequestSchema: GenMessage<ResetPasswordRequest>;
+
+/**
+ * @generated from message parley.auth.v1.ResetPasswordResponse
+ */
+export declare type ResetPasswordResponse = Message<"parley.auth.v1.ResetPasswordResponse"> & {
+};
+
+/**
+ * Describes the message parley.auth.v1.ResetPasswordResponse.
+ * Use `create(ResetPasswordResponseSchema)` to create a new message.
+ */
+export declare const ResetPasswordResponseSchema: GenMessage<ResetPasswordResponse>;
+
+/**
+ * @generated from message parley.auth.v1.UpdateProfileRequest
+ */
+export declare type UpdateProfileRequest = Message<"parley.auth.v1.UpdateProfileRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message parley.auth.v1.UpdateProfileRequest.
+ * Use `create(UpdateProfileRequestSchema)` to create a new message.
+ */
+export declare const UpdateProfileRequestSchema: GenMessage<UpdateProfileRequest>;
+
+/**
+ * @generated from message parley.auth.v1.UpdateProfileResponse
+ */
+export declare type UpdateProfileResponse = Message<"parley.auth.v1.UpdateProfileResponse"> & {
+  /**
+   * @generated from field: parley.auth.v1.User user = 1;
+   */
+  user?: User | undefined;
+};
+
+/**
+ * Describes the message parley.auth.v1.UpdateProfileResponse.
+ * Use `create(UpdateProfileResponseSchema)` to create a new message.
+ */
+export declare const UpdateProfileResponseSchema: GenMessage<UpdateProfileResponse>;
+
+/**
+ * @generated from message parley.auth.v1.ChangeEmailRequest
+ */
+export declare type ChangeEmailRequest = Message<"parley.auth.v1.ChangeEmailRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string current_password = 2;
+   */
+  currentPassword: string;
+
+  /**
+   * @generated from field: string new_email = 3;
+   */
+  newEmail: string;
+
+  /**
+   * @generated from field: string client_ip = 4;
+   */
+  clientIp: string;
+};
+
+/**
+ * Describes the message parley.auth.v1.ChangeEmailRequest.
+ * Use `create(ChangeEmailRequestSchema)` to create a new message.
+ */
+export declare const ChangeEmailRequestSchema: GenMessage<ChangeEmailRequest>;
+
+/**
+ * @generated from message parley.auth.v1.ChangeEmailResponse
+ */
+export declare type ChangeEmailResponse = Message<"parley.auth.v1.ChangeEmailResponse"> & {
+  /**
+   * @generated from field: parley.auth.v1.User user = 1;
+   */
+  user?: User | undefined;
+};
+
+/**
+ * Describes the message parley.auth.v1.ChangeEmailResponse.
+ * Use `create(ChangeEmailResponseSchema)` to create a new message.
+ */
+export declare const ChangeEmailResponseSchema: GenMessage<ChangeEmailResponse>;
+
+/**
+ * @generated from message parley.auth.v1.ChangePasswordRequest
+ */
+export declare type ChangePasswordRequest = Message<"parley.auth.v1.ChangePasswordRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string current_password = 2;
+   */
+  currentPassword: string;
+
+  /**
+   * @generated from field: string new_password = 3;
+   */
+  newPassword: string;
+
+  /**
+   * @generated from field: string new_password_confirmation = 4;
+   */
+  newPasswordConfirmation: string;
+
+  /**
+   * The session that stays signed in (the caller's own token).
+   *
+   * @generated from field: string keep_token = 5;
+   */
+  keepToken: string;
+
+  /**
+   * @generated from field: string client_ip = 6;
+   */
+  clientIp: string;
+};
+
+/**
+ * Describes the message parley.auth.v1.ChangePasswordRequest.
+ * Use `create(ChangePasswordRequestSchema)` to create a new message.
+ */
+export declare const ChangePasswordRequestSchema: GenMessage<ChangePasswordRequest>;
+
+/**
+ * @generated from message parley.auth.v1.ChangePasswordResponse
+ */
+export declare type ChangePasswordResponse = Message<"parley.auth.v1.ChangePasswordResponse"> & {
+  /**
+   * How many other sessions were revoked.
+   *
+   * @generated from field: int32 revoked_sessions = 1;
+   */
+  revokedSessions: number;
+};
+
+/**
+ * Describes the message parley.auth.v1.ChangePasswordResponse.
+ * Use `create(ChangePasswordResponseSchema)` to create a new message.
+ */
+export declare const ChangePasswordResponseSchema: GenMessage<ChangePasswordResponse>;
+
+/**
+ * @generated from message parley.auth.v1.SessionInfo
+ */
+export declare type SessionInfo = Message<"parley.auth.v1.SessionInfo"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 2;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp expires_at = 3;
+   */
+  expiresAt?: Timestamp | undefined;
+
+  /**
+   * The IP address the session signed in from, empty when unknown.
+   *
+   * @generated from field: string client_ip = 4;
+   */
+  clientIp: string;
+
+  /**
+   * True for the session of the token given in the request.
+   *
+   * @generated from field: bool current = 5;
+   */
+  current: boolean;
+};
+
+/**
+ * Describes the message parley.auth.v1.SessionInfo.
+ * Use `create(SessionInfoSchema)` to create a new message.
+ */
+export declare const SessionInfoSchema: GenMessage<SessionInfo>;
+
+/**
+ * @generated from message parley.auth.v1.ListSessionsRequest
+ */
+export declare type ListSessionsRequest = Message<"parley.auth.v1.ListSessionsRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * The caller's own token, to mark its session as current.
+   *
+   * @generated from field: string current_token = 2;
+   */
+  currentToken: string;
+};
+
+/**
+ * Describes the message parley.auth.v1.ListSessionsRequest.
+ * Use `create(ListSessionsRequestSchema)` to create a new message.
+ */
+export declare const ListSessionsRequestSchema: GenMessage<ListSessionsRequest>;
+
+/**
+ * @generated from message parley.auth.v1.ListSessionsResponse
+ */
+export declare type ListSessionsResponse = Message<"parley.auth.v1.ListSessionsResponse"> & {
+  /**
+   * @generated from field: repeated parley.auth.v1.SessionInfo sessions = 1;
+   */
+  sessions: SessionInfo[];
+};
+
+/**
+ * Describes the message parley.auth.v1.ListSessionsResponse.
+ * Use `create(ListSessionsResponseSchema)` to create a new message.
+ */
+export declare const ListSessionsResponseSchema: GenMessage<ListSessionsResponse>;
+
+/**
+ * @generated from message parley.auth.v1.RevokeOtherSessionsRequest
+ */
+export declare type RevokeOtherSessionsRequest = Message<"parley.auth.v1.RevokeOtherSessionsRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string keep_token = 2;
+   */
+  keepToken: string;
+};
+
+/**
+ * Describes the message parley.auth.v1.RevokeOtherSessionsRequest.
+ * Use `create(RevokeOtherSessionsRequestSchema)` to create a new message.
+ */
+export declare const RevokeOtherSessionsRequestSchema: GenMessage<RevokeOtherSessionsRequest>;
+
+/**
+ * @generated from message parley.auth.v1.RevokeOtherSessionsResponse
+ */
+export declare type RevokeOtherSessionsResponse = Message<"parley.auth.v1.RevokeOtherSessionsResponse"> & {
+  /**
+   * @generated from field: int32 revoked_sessions = 1;
+   */
+  revokedSessions: number;
+};
+
+/**
+ * Describes the message parley.auth.v1.RevokeOtherSessionsResponse.
+ * Use `create(RevokeOtherSessionsResponseSchema)` to create a new message.
+ */
+export declare const RevokeOtherSessionsResponseSchema: GenMessage<RevokeOtherSessionsResponse>;
+
+/**
+ * @generated from message parley.auth.v1.DeleteAccountRequest
+ */
+export declare type DeleteAccountRequest = Message<"parley.auth.v1.DeleteAccountRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string password = 2;
+   */
+  password: string;
+
+  /**
+   * @generated from field: string client_ip = 3;
+   */
+  clientIp: string;
+};
+
+/**
+ * Describes the message parley.auth.v1.DeleteAccountRequest.
+ * Use `create(DeleteAccountRequestSchema)` to create a new message.
+ */
+export declare const DeleteAccountRequestSchema: GenMessage<DeleteAccountRequest>;
+
+/**
+ * @generated from message parley.auth.v1.DeleteAccountResponse
+ */
+export declare type DeleteAccountResponse = Message<"parley.auth.v1.DeleteAccountResponse"> & {
+};
+
+/**
+ * Describes the message parley.auth.v1.DeleteAccountResponse.
+ * Use `create(DeleteAccountResponseSchema)` to create a new message.
+ */
+export declare const DeleteAccountResponseSchema: GenMessage<DeleteAccountResponse>;
+
+/**
  * Accounts and sessions. Owned by the auth service.
  *
  * @generated from service parley.auth.v1.AuthService
@@ -267,6 +639,90 @@ export declare const AuthService: GenService<{
     methodKind: "unary";
     input: typeof AuthenticateRequestSchema;
     output: typeof AuthenticateResponseSchema;
+  },
+  /**
+   * Starts a password reset: the same empty answer whether or not an account has that email (the
+   * lookup, the token and the mail happen later, in a background job). RESOURCE_EXHAUSTED when the
+   * email or the client IP has asked too often.
+   *
+   * @generated from rpc parley.auth.v1.AuthService.RequestPasswordReset
+   */
+  requestPasswordReset: {
+    methodKind: "unary";
+    input: typeof RequestPasswordResetRequestSchema;
+    output: typeof RequestPasswordResetResponseSchema;
+  },
+  /**
+   * Sets a new password with a reset token (single use, expiring) and revokes every session.
+   * INVALID_ARGUMENT with a message for a used, expired or unknown token or an invalid password.
+   *
+   * @generated from rpc parley.auth.v1.AuthService.ResetPassword
+   */
+  resetPassword: {
+    methodKind: "unary";
+    input: typeof ResetPasswordRequestSchema;
+    output: typeof ResetPasswordResponseSchema;
+  },
+  /**
+   * Changes the signed-in user's display name (may be empty: the product then says "User").
+   *
+   * @generated from rpc parley.auth.v1.AuthService.UpdateProfile
+   */
+  updateProfile: {
+    methodKind: "unary";
+    input: typeof UpdateProfileRequestSchema;
+    output: typeof UpdateProfileResponseSchema;
+  },
+  /**
+   * Changes the email; needs the current password. ALREADY_EXISTS when another account has it.
+   *
+   * @generated from rpc parley.auth.v1.AuthService.ChangeEmail
+   */
+  changeEmail: {
+    methodKind: "unary";
+    input: typeof ChangeEmailRequestSchema;
+    output: typeof ChangeEmailResponseSchema;
+  },
+  /**
+   * Changes the password; needs the current one. Every other session is revoked.
+   *
+   * @generated from rpc parley.auth.v1.AuthService.ChangePassword
+   */
+  changePassword: {
+    methodKind: "unary";
+    input: typeof ChangePasswordRequestSchema;
+    output: typeof ChangePasswordResponseSchema;
+  },
+  /**
+   * The user's sessions that are still valid, newest first.
+   *
+   * @generated from rpc parley.auth.v1.AuthService.ListSessions
+   */
+  listSessions: {
+    methodKind: "unary";
+    input: typeof ListSessionsRequestSchema;
+    output: typeof ListSessionsResponseSchema;
+  },
+  /**
+   * Revokes every session of the user except the one whose token is given.
+   *
+   * @generated from rpc parley.auth.v1.AuthService.RevokeOtherSessions
+   */
+  revokeOtherSessions: {
+    methodKind: "unary";
+    input: typeof RevokeOtherSessionsRequestSchema;
+    output: typeof RevokeOtherSessionsResponseSchema;
+  },
+  /**
+   * Deletes the account (needs the password): the user and its sessions at once, and an
+   * AccountDeleted event to every service that holds the owner's data (published through an outbox).
+   *
+   * @generated from rpc parley.auth.v1.AuthService.DeleteAccount
+   */
+  deleteAccount: {
+    methodKind: "unary";
+    input: typeof DeleteAccountRequestSchema;
+    output: typeof DeleteAccountResponseSchema;
   },
 }>;
 

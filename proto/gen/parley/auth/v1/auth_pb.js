@@ -9,7 +9,7 @@ import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
  * Describes the file parley/auth/v1/auth.proto.
  */
 export const file_parley_auth_v1_auth = /*@__PURE__*/
-  fileDesc("ChlwYXJsZXkvYXV0aC92MS9hdXRoLnByb3RvEg5wYXJsZXkuYXV0aC52MSJfCgRVc2VyEgoKAmlkGAEgASgJEg0KBWVtYWlsGAIgASgJEgwKBG5hbWUYAyABKAkSLgoKY3JlYXRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAicgoPUmVnaXN0ZXJSZXF1ZXN0Eg0KBWVtYWlsGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJEh0KFXBhc3N3b3JkX2NvbmZpcm1hdGlvbhgDIAEoCRIMCgRuYW1lGAQgASgJEhEKCWNsaWVudF9pcBgFIAEoCSJ1ChBSZWdpc3RlclJlc3BvbnNlEg0KBXRva2VuGAEgASgJEiIKBHVzZXIYAiABKAsyFC5wYXJsZXkuYXV0aC52MS5Vc2VyEi4KCmV4cGlyZXNfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkIKDExvZ2luUmVxdWVzdBINCgVlbWFpbBgBIAEoCRIQCghwYXNzd29yZBgCIAEoCRIRCgljbGllbnRfaXAYAyABKAkicgoNTG9naW5SZXNwb25zZRINCgV0b2tlbhgBIAEoCRIiCgR1c2VyGAIgASgLMhQucGFybGV5LmF1dGgudjEuVXNlchIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIeCg1Mb2dvdXRSZXF1ZXN0Eg0KBXRva2VuGAEgASgJIhAKDkxvZ291dFJlc3BvbnNlIiQKE0F1dGhlbnRpY2F0ZVJlcXVlc3QSDQoFdG9rZW4YASABKAkiOgoUQXV0aGVudGljYXRlUmVzcG9uc2USIgoEdXNlchgBIAEoCzIULnBhcmxleS5hdXRoLnYxLlVzZXIyxgIKC0F1dGhTZXJ2aWNlEk0KCFJlZ2lzdGVyEh8ucGFybGV5LmF1dGgudjEuUmVnaXN0ZXJSZXF1ZXN0GiAucGFybGV5LmF1dGgudjEuUmVnaXN0ZXJSZXNwb25zZRJECgVMb2dpbhIcLnBhcmxleS5hdXRoLnYxLkxvZ2luUmVxdWVzdBodLnBhcmxleS5hdXRoLnYxLkxvZ2luUmVzcG9uc2USRwoGTG9nb3V0Eh0ucGFybGV5LmF1dGgudjEuTG9nb3V0UmVxdWVzdBoeLnBhcmxleS5hdXRoLnYxLkxvZ291dFJlc3BvbnNlElkKDEF1dGhlbnRpY2F0ZRIjLnBhcmxleS5hdXRoLnYxLkF1dGhlbnRpY2F0ZVJlcXVlc3QaJC5wYXJsZXkuYXV0aC52MS5BdXRoZW50aWNhdGVSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("ChlwYXJsZXkvYXV0aC92MS9hdXRoLnByb3RvEg5wYXJsZXkuYXV0aC52MSJfCgRVc2VyEgoKAmlkGAEgASgJEg0KBWVtYWlsGAIgASgJEgwKBG5hbWUYAyABKAkSLgoKY3JlYXRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAicgoPUmVnaXN0ZXJSZXF1ZXN0Eg0KBWVtYWlsGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJEh0KFXBhc3N3b3JkX2NvbmZpcm1hdGlvbhgDIAEoCRIMCgRuYW1lGAQgASgJEhEKCWNsaWVudF9pcBgFIAEoCSJ1ChBSZWdpc3RlclJlc3BvbnNlEg0KBXRva2VuGAEgASgJEiIKBHVzZXIYAiABKAsyFC5wYXJsZXkuYXV0aC52MS5Vc2VyEi4KCmV4cGlyZXNfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkIKDExvZ2luUmVxdWVzdBINCgVlbWFpbBgBIAEoCRIQCghwYXNzd29yZBgCIAEoCRIRCgljbGllbnRfaXAYAyABKAkicgoNTG9naW5SZXNwb25zZRINCgV0b2tlbhgBIAEoCRIiCgR1c2VyGAIgASgLMhQucGFybGV5LmF1dGgudjEuVXNlchIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIeCg1Mb2dvdXRSZXF1ZXN0Eg0KBXRva2VuGAEgASgJIhAKDkxvZ291dFJlc3BvbnNlIiQKE0F1dGhlbnRpY2F0ZVJlcXVlc3QSDQoFdG9rZW4YASABKAkiOgoUQXV0aGVudGljYXRlUmVzcG9uc2USIgoEdXNlchgBIAEoCzIULnBhcmxleS5hdXRoLnYxLlVzZXIiPwobUmVxdWVzdFBhc3N3b3JkUmVzZXRSZXF1ZXN0Eg0KBWVtYWlsGAEgASgJEhEKCWNsaWVudF9pcBgCIAEoCSIeChxSZXF1ZXN0UGFzc3dvcmRSZXNldFJlc3BvbnNlIlYKFFJlc2V0UGFzc3dvcmRSZXF1ZXN0Eg0KBXRva2VuGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJEh0KFXBhc3N3b3JkX2NvbmZpcm1hdGlvbhgDIAEoCSIXChVSZXNldFBhc3N3b3JkUmVzcG9uc2UiNQoUVXBkYXRlUHJvZmlsZVJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIMCgRuYW1lGAIgASgJIjsKFVVwZGF0ZVByb2ZpbGVSZXNwb25zZRIiCgR1c2VyGAEgASgLMhQucGFybGV5LmF1dGgudjEuVXNlciJlChJDaGFuZ2VFbWFpbFJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIYChBjdXJyZW50X3Bhc3N3b3JkGAIgASgJEhEKCW5ld19lbWFpbBgDIAEoCRIRCgljbGllbnRfaXAYBCABKAkiOQoTQ2hhbmdlRW1haWxSZXNwb25zZRIiCgR1c2VyGAEgASgLMhQucGFybGV5LmF1dGgudjEuVXNlciKiAQoVQ2hhbmdlUGFzc3dvcmRSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSGAoQY3VycmVudF9wYXNzd29yZBgCIAEoCRIUCgxuZXdfcGFzc3dvcmQYAyABKAkSIQoZbmV3X3Bhc3N3b3JkX2NvbmZpcm1hdGlvbhgEIAEoCRISCgprZWVwX3Rva2VuGAUgASgJEhEKCWNsaWVudF9pcBgGIAEoCSIyChZDaGFuZ2VQYXNzd29yZFJlc3BvbnNlEhgKEHJldm9rZWRfc2Vzc2lvbnMYASABKAUinQEKC1Nlc3Npb25JbmZvEgoKAmlkGAEgASgJEi4KCmNyZWF0ZWRfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCWNsaWVudF9pcBgEIAEoCRIPCgdjdXJyZW50GAUgASgIIj0KE0xpc3RTZXNzaW9uc1JlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIVCg1jdXJyZW50X3Rva2VuGAIgASgJIkUKFExpc3RTZXNzaW9uc1Jlc3BvbnNlEi0KCHNlc3Npb25zGAEgAygLMhsucGFybGV5LmF1dGgudjEuU2Vzc2lvbkluZm8iQQoaUmV2b2tlT3RoZXJTZXNzaW9uc1JlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRISCgprZWVwX3Rva2VuGAIgASgJIjcKG1Jldm9rZU90aGVyU2Vzc2lvbnNSZXNwb25zZRIYChByZXZva2VkX3Nlc3Npb25zGAEgASgFIkwKFERlbGV0ZUFjY291bnRSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSEAoIcGFzc3dvcmQYAiABKAkSEQoJY2xpZW50X2lwGAMgASgJIhcKFURlbGV0ZUFjY291bnRSZXNwb25zZTLXCAoLQXV0aFNlcnZpY2USTQoIUmVnaXN0ZXISHy5wYXJsZXkuYXV0aC52MS5SZWdpc3RlclJlcXVlc3QaIC5wYXJsZXkuYXV0aC52MS5SZWdpc3RlclJlc3BvbnNlEkQKBUxvZ2luEhwucGFybGV5LmF1dGgudjEuTG9naW5SZXF1ZXN0Gh0ucGFybGV5LmF1dGgudjEuTG9naW5SZXNwb25zZRJHCgZMb2dvdXQSHS5wYXJsZXkuYXV0aC52MS5Mb2dvdXRSZXF1ZXN0Gh4ucGFybGV5LmF1dGgudjEuTG9nb3V0UmVzcG9uc2USWQoMQXV0aGVudGljYXRlEiMucGFybGV5LmF1dGgudjEuQXV0aGVudGljYXRlUmVxdWVzdBokLnBhcmxleS5hdXRoLnYxLkF1dGhlbnRpY2F0ZVJlc3BvbnNlEnEKFFJlcXVlc3RQYXNzd29yZFJlc2V0EisucGFybGV5LmF1dGgudjEuUmVxdWVzdFBhc3N3b3JkUmVzZXRSZXF1ZXN0GiwucGFybGV5LmF1dGgudjEuUmVxdWVzdFBhc3N3b3JkUmVzZXRSZXNwb25zZRJcCg1SZXNldFBhc3N3b3JkEiQucGFybGV5LmF1dGgudjEuUmVzZXRQYXNzd29yZFJlcXVlc3QaJS5wYXJsZXkuYXV0aC52MS5SZXNldFBhc3N3b3JkUmVzcG9uc2USXAoNVXBkYXRlUHJvZmlsZRIkLnBhcmxleS5hdXRoLnYxLlVwZGF0ZVByb2ZpbGVSZXF1ZXN0GiUucGFybGV5LmF1dGgudjEuVXBkYXRlUHJvZmlsZVJlc3BvbnNlElYKC0NoYW5nZUVtYWlsEiIucGFybGV5LmF1dGgudjEuQ2hhbmdlRW1haWxSZXF1ZXN0GiMucGFybGV5LmF1dGgudjEuQ2hhbmdlRW1haWxSZXNwb25zZRJfCg5DaGFuZ2VQYXNzd29yZBIlLnBhcmxleS5hdXRoLnYxLkNoYW5nZVBhc3N3b3JkUmVxdWVzdBomLnBhcmxleS5hdXRoLnYxLkNoYW5nZVBhc3N3b3JkUmVzcG9uc2USWQoMTGlzdFNlc3Npb25zEiMucGFybGV5LmF1dGgudjEuTGlzdFNlc3Npb25zUmVxdWVzdBokLnBhcmxleS5hdXRoLnYxLkxpc3RTZXNzaW9uc1Jlc3BvbnNlEm4KE1Jldm9rZU90aGVyU2Vzc2lvbnMSKi5wYXJsZXkuYXV0aC52MS5SZXZva2VPdGhlclNlc3Npb25zUmVxdWVzdBorLnBhcmxleS5hdXRoLnYxLlJldm9rZU90aGVyU2Vzc2lvbnNSZXNwb25zZRJcCg1EZWxldGVBY2NvdW50EiQucGFybGV5LmF1dGgudjEuRGVsZXRlQWNjb3VudFJlcXVlc3QaJS5wYXJsZXkuYXV0aC52MS5EZWxldGVBY2NvdW50UmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * Describes the message parley.auth.v1.User.
@@ -73,6 +73,125 @@ export const AuthenticateRequestSchema = /*@__PURE__*/
  */
 export const AuthenticateResponseSchema = /*@__PURE__*/
   messageDesc(file_parley_auth_v1_auth, 8);
+
+/**
+ * Describes the message parley.auth.v1.RequestPasswordResetRequest.
+ * Use `create(RequestPasswordResetRequestSchema)` to create a new message.
+ */
+export const RequestPasswordResetRequestSchema = /*@__PURE__*/
+  messageDesc(file_parley_auth_v1_auth, 9);
+
+/**
+ * Describes the message parley.auth.v1.RequestPasswordResetResponse.
+ * Use `create(RequestPasswordResetResponseSchema)` to create a new message.
+ */
+export const RequestPasswordResetResponseSchema = /*@__PURE__*/
+  messageDesc(file_parley_auth_v1_auth, 10);
+
+/**
+ * Describes the message parley.auth.v1.ResetPasswordRequest.
+ * Use `create(ResetPasswordRequestSchema)` to create a new message.
+ */
+export const ResetPasswordRequestSchema = /*@__PURE__*/
+  messageDesc(file_parley_auth_v1_auth, 11);
+
+/**
+ * Describes the message parley.auth.v1.ResetPasswordResponse.
+ * Use `create(ResetPasswordResponseSchema)` to create a new message.
+ */
+export const ResetPasswordResponseSchema = /*@__PURE__*/
+  messageDesc(file_parley_auth_v1_auth, 12);
+
+/**
+ * Describes the message parley.auth.v1.UpdateProfileRequest.
+ * Use `create(UpdateProfileRequestSchema)` to create a new message.
+ */
+export const UpdateProfileRequestSchema = /*@__PURE__*/
+  messageDesc(file_parley_auth_v1_auth, 13);
+
+/**
+ * Describes the message parley.auth.v1.UpdateProfileResponse.
+ * Use `create(UpdateProfileResponseSchema)` to create a new message.
+ */
+export const UpdateProfileResponseSchema = /*@__PURE__*/
+  messageDesc(file_parley_auth_v1_auth, 14);
+
+/**
+ * Describes the message parley.auth.v1.ChangeEmailRequest.
+ * Use `create(ChangeEmailRequestSchema)` to create a new message.
+ */
+export const ChangeEmailRequestSchema = /*@__PURE__*/
+  messageDesc(file_parley_auth_v1_auth, 15);
+
+/**
+ * Describes the message parley.auth.v1.ChangeEmailResponse.
+ * Use `create(ChangeEmailResponseSchema)` to create a new message.
+ */
+export const ChangeEmailResponseSchema = /*@__PURE__*/
+  messageDesc(file_parley_auth_v1_auth, 16);
+
+/**
+ * Describes the message parley.auth.v1.ChangePasswordRequest.
+ * Use `create(ChangePasswordRequestSchema)` to create a new message.
+ */
+export const ChangePasswordRequestSchema = /*@__PURE__*/
+  messageDesc(file_parley_auth_v1_auth, 17);
+
+/**
+ * Describes the message parley.auth.v1.ChangePasswordResponse.
+ * Use `create(ChangePasswordResponseSchema)` to create a new message.
+ */
+export const ChangePasswordResponseSchema = /*@__PURE__*/
+  messageDesc(file_parley_auth_v1_auth, 18);
+
+/**
+ * Describes the message parley.auth.v1.SessionInfo.
+ * Use `create(SessionInfoSchema)` to create a new message.
+ */
+export const SessionInfoSchema = /*@__PURE__*/
+  messageDesc(file_parley_auth_v1_auth, 19);
+
+/**
+ * Describes the message parley.auth.v1.ListSessionsRequest.
+ * Use `create(ListSessionsRequestSchema)` to create a new message.
+ */
+export const ListSessionsRequestSchema = /*@__PURE__*/
+  messageDesc(file_parley_auth_v1_auth, 20);
+
+/**
+ * Describes the message parley.auth.v1.ListSessionsResponse.
+ * Use `create(ListSessionsResponseSchema)` to create a new message.
+ */
+export const ListSessionsResponseSchema = /*@__PURE__*/
+  messageDesc(file_parley_auth_v1_auth, 21);
+
+/**
+ * Describes the message parley.auth.v1.RevokeOtherSessionsRequest.
+ * Use `create(RevokeOtherSessionsRequestSchema)` to create a new message.
+ */
+export const RevokeOtherSessionsRequestSchema = /*@__PURE__*/
+  messageDesc(file_parley_auth_v1_auth, 22);
+
+/**
+ * Describes the message parley.auth.v1.RevokeOtherSessionsResponse.
+ * Use `create(RevokeOtherSessionsResponseSchema)` to create a new message.
+ */
+export const RevokeOtherSessionsResponseSchema = /*@__PURE__*/
+  messageDesc(file_parley_auth_v1_auth, 23);
+
+/**
+ * Describes the message parley.auth.v1.DeleteAccountRequest.
+ * Use `create(DeleteAccountRequestSchema)` to create a new message.
+ */
+export const DeleteAccountRequestSchema = /*@__PURE__*/
+  messageDesc(file_parley_auth_v1_auth, 24);
+
+/**
+ * Describes the message parley.auth.v1.DeleteAccountResponse.
+ * Use `create(DeleteAccountResponseSchema)` to create a new message.
+ */
+export const DeleteAccountResponseSchema = /*@__PURE__*/
+  messageDesc(file_parley_auth_v1_auth, 25);
 
 /**
  * Accounts and sessions. Owned by the auth service.

@@ -671,6 +671,269 @@ export declare type GetBillingOptionsResponse = Message<"parley.billing.v1.GetBi
 export declare const GetBillingOptionsResponseSchema: GenMessage<GetBillingOptionsResponse>;
 
 /**
+ * @generated from message parley.billing.v1.CreatePortalSessionRequest
+ */
+export declare type CreatePortalSessionRequest = Message<"parley.billing.v1.CreatePortalSessionRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * Already checked by the gateway to be on the product's own origin.
+   *
+   * @generated from field: string return_url = 2;
+   */
+  returnUrl: string;
+};
+
+/**
+ * Describes the message parley.billing.v1.CreatePortalSessionRequest.
+ * Use `create(CreatePortalSessionRequestSchema)` to create a new message.
+ */
+export declare const CreatePortalSessionRequestSchema: GenMessage<CreatePortalSessionRequest>;
+
+/**
+ * @generated from message parley.billing.v1.CreatePortalSessionResponse
+ */
+export declare type CreatePortalSessionResponse = Message<"parley.billing.v1.CreatePortalSessionResponse"> & {
+  /**
+   * @generated from field: string url = 1;
+   */
+  url: string;
+};
+
+/**
+ * Describes the message parley.billing.v1.CreatePortalSessionResponse.
+ * Use `create(CreatePortalSessionResponseSchema)` to create a new message.
+ */
+export declare const CreatePortalSessionResponseSchema: GenMessage<CreatePortalSessionResponse>;
+
+/**
+ * @generated from message parley.billing.v1.GetTestPortalSessionRequest
+ */
+export declare type GetTestPortalSessionRequest = Message<"parley.billing.v1.GetTestPortalSessionRequest"> & {
+  /**
+   * @generated from field: string session_id = 1;
+   */
+  sessionId: string;
+};
+
+/**
+ * Describes the message parley.billing.v1.GetTestPortalSessionRequest.
+ * Use `create(GetTestPortalSessionRequestSchema)` to create a new message.
+ */
+export declare const GetTestPortalSessionRequestSchema: GenMessage<GetTestPortalSessionRequest>;
+
+/**
+ * @generated from message parley.billing.v1.GetTestPortalSessionResponse
+ */
+export declare type GetTestPortalSessionResponse = Message<"parley.billing.v1.GetTestPortalSessionResponse"> & {
+  /**
+   * @generated from field: string session_id = 1;
+   */
+  sessionId: string;
+
+  /**
+   * @generated from field: string user_id = 2;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string customer_id = 3;
+   */
+  customerId: string;
+
+  /**
+   * The subscription the page can cancel, and its Stripe status ("active", "canceled", ...).
+   *
+   * @generated from field: string subscription_id = 4;
+   */
+  subscriptionId: string;
+
+  /**
+   * @generated from field: string subscription_status = 5;
+   */
+  subscriptionStatus: string;
+
+  /**
+   * @generated from field: string return_url = 6;
+   */
+  returnUrl: string;
+};
+
+/**
+ * Describes the message parley.billing.v1.GetTestPortalSessionResponse.
+ * Use `create(GetTestPortalSessionResponseSchema)` to create a new message.
+ */
+export declare const GetTestPortalSessionResponseSchema: GenMessage<GetTestPortalSessionResponse>;
+
+/**
+ * @generated from message parley.billing.v1.SubscriptionRecord
+ */
+export declare type SubscriptionRecord = Message<"parley.billing.v1.SubscriptionRecord"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string status = 2;
+   */
+  status: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp status_at = 3;
+   */
+  statusAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 4;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message parley.billing.v1.SubscriptionRecord.
+ * Use `create(SubscriptionRecordSchema)` to create a new message.
+ */
+export declare const SubscriptionRecordSchema: GenMessage<SubscriptionRecord>;
+
+/**
+ * @generated from message parley.billing.v1.CreditLedgerRecord
+ */
+export declare type CreditLedgerRecord = Message<"parley.billing.v1.CreditLedgerRecord"> & {
+  /**
+   * Exact decimal dollars; positive for credit added, negative for credit taken.
+   *
+   * @generated from field: string amount = 1;
+   */
+  amount: string;
+
+  /**
+   * What it was for, e.g. "initial_credit", "credit_topup", "pro_subscription".
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 3;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message parley.billing.v1.CreditLedgerRecord.
+ * Use `create(CreditLedgerRecordSchema)` to create a new message.
+ */
+export declare const CreditLedgerRecordSchema: GenMessage<CreditLedgerRecord>;
+
+/**
+ * @generated from message parley.billing.v1.ExportOwnerDataRequest
+ */
+export declare type ExportOwnerDataRequest = Message<"parley.billing.v1.ExportOwnerDataRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+};
+
+/**
+ * Describes the message parley.billing.v1.ExportOwnerDataRequest.
+ * Use `create(ExportOwnerDataRequestSchema)` to create a new message.
+ */
+export declare const ExportOwnerDataRequestSchema: GenMessage<ExportOwnerDataRequest>;
+
+/**
+ * @generated from message parley.billing.v1.ExportOwnerDataResponse
+ */
+export declare type ExportOwnerDataResponse = Message<"parley.billing.v1.ExportOwnerDataResponse"> & {
+  /**
+   * @generated from field: parley.billing.v1.Account account = 1;
+   */
+  account?: Account | undefined;
+
+  /**
+   * The Stripe customer id, empty when none was created.
+   *
+   * @generated from field: string stripe_customer_id = 2;
+   */
+  stripeCustomerId: string;
+
+  /**
+   * @generated from field: repeated parley.billing.v1.SubscriptionRecord subscriptions = 3;
+   */
+  subscriptions: SubscriptionRecord[];
+
+  /**
+   * @generated from field: repeated parley.billing.v1.CreditLedgerRecord credit_ledger = 4;
+   */
+  creditLedger: CreditLedgerRecord[];
+};
+
+/**
+ * Describes the message parley.billing.v1.ExportOwnerDataResponse.
+ * Use `create(ExportOwnerDataResponseSchema)` to create a new message.
+ */
+export declare const ExportOwnerDataResponseSchema: GenMessage<ExportOwnerDataResponse>;
+
+/**
+ * @generated from message parley.billing.v1.ListUsageRecordsRequest
+ */
+export declare type ListUsageRecordsRequest = Message<"parley.billing.v1.ListUsageRecordsRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * The next_cursor of the previous page; empty for the first page.
+   *
+   * @generated from field: string cursor = 2;
+   */
+  cursor: string;
+
+  /**
+   * 1..1000; 0 means 500.
+   *
+   * @generated from field: int32 page_size = 3;
+   */
+  pageSize: number;
+};
+
+/**
+ * Describes the message parley.billing.v1.ListUsageRecordsRequest.
+ * Use `create(ListUsageRecordsRequestSchema)` to create a new message.
+ */
+export declare const ListUsageRecordsRequestSchema: GenMessage<ListUsageRecordsRequest>;
+
+/**
+ * @generated from message parley.billing.v1.ListUsageRecordsResponse
+ */
+export declare type ListUsageRecordsResponse = Message<"parley.billing.v1.ListUsageRecordsResponse"> & {
+  /**
+   * Oldest first.
+   *
+   * @generated from field: repeated parley.billing.v1.UsageRecord records = 1;
+   */
+  records: UsageRecord[];
+
+  /**
+   * Empty when this was the last page.
+   *
+   * @generated from field: string next_cursor = 2;
+   */
+  nextCursor: string;
+};
+
+/**
+ * Describes the message parley.billing.v1.ListUsageRecordsResponse.
+ * Use `create(ListUsageRecordsResponseSchema)` to create a new message.
+ */
+export declare const ListUsageRecordsResponseSchema: GenMessage<ListUsageRecordsResponse>;
+
+/**
  * @generated from enum parley.billing.v1.Plan
  */
 export enum Plan {
@@ -818,6 +1081,47 @@ export declare const BillingService: GenService<{
     methodKind: "unary";
     input: typeof GetBillingOptionsRequestSchema;
     output: typeof GetBillingOptionsResponseSchema;
+  },
+  /**
+   * Where a pro owner manages or cancels the subscription: Stripe's customer portal, or in test
+   * mode the gateway's local page. FAILED_PRECONDITION when the owner has no subscription to manage.
+   *
+   * @generated from rpc parley.billing.v1.BillingService.CreatePortalSession
+   */
+  createPortalSession: {
+    methodKind: "unary";
+    input: typeof CreatePortalSessionRequestSchema;
+    output: typeof CreatePortalSessionResponseSchema;
+  },
+  /**
+   * Test mode only: what the local portal page shows. FAILED_PRECONDITION with the real Stripe;
+   * NOT_FOUND for an unknown or expired session.
+   *
+   * @generated from rpc parley.billing.v1.BillingService.GetTestPortalSession
+   */
+  getTestPortalSession: {
+    methodKind: "unary";
+    input: typeof GetTestPortalSessionRequestSchema;
+    output: typeof GetTestPortalSessionResponseSchema;
+  },
+  /**
+   * Everything billing holds about the owner for their data export: the account, subscriptions and
+   * credit ledger at once, usage records a page at a time (keyset, oldest first).
+   *
+   * @generated from rpc parley.billing.v1.BillingService.ExportOwnerData
+   */
+  exportOwnerData: {
+    methodKind: "unary";
+    input: typeof ExportOwnerDataRequestSchema;
+    output: typeof ExportOwnerDataResponseSchema;
+  },
+  /**
+   * @generated from rpc parley.billing.v1.BillingService.ListUsageRecords
+   */
+  listUsageRecords: {
+    methodKind: "unary";
+    input: typeof ListUsageRecordsRequestSchema;
+    output: typeof ListUsageRecordsResponseSchema;
   },
 }>;
 
