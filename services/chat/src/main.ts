@@ -1,5 +1,5 @@
 // Starts the chat service: validated config → database and migrations → server and the
-// ChatbotDeleted worker; SIGTERM drains requests and jobs, then closes the pools.
+// ChatbotDeleted and AccountDeleted workers; SIGTERM drains requests and jobs, then closes the pools.
 import { loadConfig } from '@parley/common/config.ts';
 import { migrateAndServe } from '@parley/common/service-main.ts';
 import { chatVars } from './config.ts';

@@ -1,8 +1,8 @@
 // Builds the chat service from its configuration: database, Redis, the clients of the chatbot and
 // billing services, the language model (or offline mode), the event producers, the ChatbotDeleted
-// worker and the Express app. main.ts runs it; tests (the chat service's and other packages') start
-// it in-process the same way. It keeps no state of its own beyond its schema and Redis, so any
-// number of replicas can run side by side.
+// and AccountDeleted workers and the Express app. main.ts runs it; tests (the chat service's and
+// other packages') start it in-process the same way. It keeps no state of its own beyond its schema
+// and Redis, so any number of replicas can run side by side.
 import { fileURLToPath } from 'node:url';
 import type { Worker } from 'bullmq';
 import type { Client } from '@connectrpc/connect';
@@ -18,8 +18,10 @@ import { createRedis } from '@parley/common/redis.ts';
 import { createServiceClient } from '@parley/common/rpc-client.ts';
 import type { ServiceParts } from '@parley/common/service.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
+import { startAccountDeletedWorker } from './conversations/account-deleted.job.ts';
 import { startChatbotDeletedWorker } from './conversations/chatbot-deleted.job.ts';
 import { deleteChatbotConversations } from './conversations/delete-conversations.ts';
+import { deleteOwnerConversations } from './conversations/delete-owner-conversations.ts';
 import { openAIModel, type LanguageModel } from './public-chat/language-model.ts';
 import { knownChatbots } from './public-chat/known-chatbots.ts';
 import { promptCache } from './public-chat/prompt-cache.ts';
@@ -38,6 +40,8 @@ export interface ChatServiceParts extends ServiceParts {
   deps: ChatRpcDeps;
   /** The ChatbotDeleted worker, when workers were started. */
   chatbotDeletedWorker?: Worker;
+  /** The AccountDeleted worker (removes a deleted owner's conversations), when workers were started. */
+  accountDeletedWorker?: Worker;
 }
 
 export async function createChatService(
@@ -102,6 +106,7 @@ export async function createChatService(
     },
   };
 
+  const conversationsOfDeleted = { db: prisma, recentTurns };
   const chatbotDeletedWorker =
     opts.workers === false
       ? undefined
@@ -109,8 +114,16 @@ export async function createChatService(
           redis,
           logger,
           prefix: config.QUEUE_PREFIX,
-          deleteConversations: (chatbotId) => deleteChatbotConversations(prisma, chatbotId),
-          forgetRecentTurns: (chatbotId) => recentTurns.forgetChatbot(chatbotId),
+          deleteConversations: (chatbotId) => deleteChatbotConversations(conversationsOfDeleted, chatbotId),
+        });
+  const accountDeletedWorker =
+    opts.workers === false
+      ? undefined
+      : startAccountDeletedWorker({
+          redis,
+          logger,
+          prefix: config.QUEUE_PREFIX,
+          deleteOwnerConversations: (input) => deleteOwnerConversations(conversationsOfDeleted, input),
         });
 
   const app = createServiceApp({
@@ -125,9 +138,11 @@ export async function createChatService(
     prisma,
     deps,
     chatbotDeletedWorker,
+    accountDeletedWorker,
     closers: [
-      // Worker first: close() waits for the jobs in flight to finish before it resolves.
+      // Workers first: close() waits for the jobs in flight to finish before it resolves.
       async () => chatbotDeletedWorker?.close(),
+      async () => accountDeletedWorker?.close(),
       () => usageRecorded.close(),
       () => chatbotInteraction.close(),
       () => redis.quit(),

@@ -1,6 +1,6 @@
 // Builds the chatbot service from its configuration: database, Redis, the billing client, the
-// ChatbotDeleted producer, the ChatbotInteraction worker and the Express app. main.ts runs it;
-// tests (the chatbot service's and other packages') start it in-process the same way.
+// ChatbotDeleted producer, the ChatbotInteraction and AccountDeleted workers and the Express app.
+// main.ts runs it; tests (the chatbot service's and other packages') start it in-process the same way.
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@connectrpc/connect';
 import type { Worker } from 'bullmq';
@@ -20,6 +20,8 @@ import type { ChatbotConfig } from './config.ts';
 import { startChatbotInteractionWorker } from './interactions/chatbot-interaction.job.ts';
 import { startPruningProcessedInteractions } from './interactions/prune-processed-interactions.ts';
 import { startChatbotDeletedRelay } from './chatbots/chatbot-deleted.outbox.ts';
+import { startAccountDeletedWorker } from './chatbots/account-deleted.job.ts';
+import { deleteOwnerChatbots } from './chatbots/delete-owner-chatbots.ts';
 import { recordInteraction } from './interactions/record-interaction.ts';
 import { knowledgeTextCache } from './knowledge/knowledge-text-cache.ts';
 import { SEARCH_SESSION_SETTINGS } from './knowledge/retrieve.ts';
@@ -36,6 +38,8 @@ export interface ChatbotServiceParts extends ServiceParts {
   deps: ChatbotRpcDeps;
   /** The ChatbotInteraction worker, when workers were started. */
   chatbotInteractionWorker?: Worker;
+  /** The AccountDeleted worker (deletes a deleted owner's chatbots), when workers were started. */
+  accountDeletedWorker?: Worker;
 }
 
 export async function createChatbotService(
@@ -74,6 +78,10 @@ export async function createChatbotService(
     opts.workers === false
       ? undefined
       : startChatbotInteractionWorker({ redis, logger, prefix: config.QUEUE_PREFIX, recordInteraction: (input) => recordInteraction({ db: prisma }, input) });
+  const accountDeletedWorker =
+    opts.workers === false
+      ? undefined
+      : startAccountDeletedWorker({ redis, logger, prefix: config.QUEUE_PREFIX, deleteOwnerChatbots: (input) => deleteOwnerChatbots(deps, input) });
 
   // With the workers: a process that counts interactions also forgets the old ones, and announces
   // deletions its owner's call could not.
@@ -92,9 +100,11 @@ export async function createChatbotService(
     prisma,
     deps,
     chatbotInteractionWorker,
+    accountDeletedWorker,
     closers: [
-      // The worker first: close() waits for the jobs in flight to finish before it resolves.
+      // The workers first: close() waits for the jobs in flight to finish before it resolves.
       async () => chatbotInteractionWorker?.close(),
+      async () => accountDeletedWorker?.close(),
       async () => stopPruning?.(),
       async () => stopRelay?.(),
       () => chatbotDeleted.close(),

@@ -1,10 +1,11 @@
 // Consumes the chatbot service's ChatbotDeleted events: removes the chatbot's conversations, and
-// the recent turns kept for them in Redis.
+// the recent turns kept for them in Redis (delete-conversations.ts).
 import type { Worker } from 'bullmq';
 import { ChatbotDeletedSchema, type ChatbotDeleted } from '@parley/proto/parley/events/v1/chatbot_deleted_pb.js';
 import type { Logger } from '@parley/common/logger.ts';
 import { createWorker, QUEUES } from '@parley/common/queues.ts';
 import type { Redis } from '@parley/common/redis.ts';
+import type { ChatbotConversationsDeleted } from './delete-conversations.ts';
 
 export type ChatbotDeletedPayload = ChatbotDeleted;
 
@@ -12,10 +13,8 @@ export interface ChatbotDeletedWorkerDeps {
   redis: Redis;
   logger: Logger;
   prefix: string;
-  /** The use case (deleteChatbotConversations bound to the database). */
-  deleteConversations: (chatbotId: string) => Promise<number>;
-  /** Drops the chatbot's kept recent turns (recent-turns.ts); none: nothing is kept. */
-  forgetRecentTurns?: (chatbotId: string) => Promise<number>;
+  /** The use case (deleteChatbotConversations bound to the database and the recent turns). */
+  deleteConversations: (chatbotId: string) => Promise<ChatbotConversationsDeleted>;
   concurrency?: number;
 }
 
@@ -25,9 +24,8 @@ export function startChatbotDeletedWorker(deps: ChatbotDeletedWorkerDeps): Worke
     QUEUES.chatbotDeleted,
     ChatbotDeletedSchema,
     async (event) => {
-      const count = await deps.deleteConversations(event.chatbotId);
-      const turns = (await deps.forgetRecentTurns?.(event.chatbotId)) ?? 0;
-      deps.logger.info({ chatbotId: event.chatbotId, conversations: count, recentTurns: turns }, 'deleted chatbot\'s conversations removed');
+      const { conversations, recentTurns } = await deps.deleteConversations(event.chatbotId);
+      deps.logger.info({ chatbotId: event.chatbotId, conversations, recentTurns }, 'deleted chatbot\'s conversations removed');
     },
     { prefix: deps.prefix, logger: deps.logger, concurrency: deps.concurrency },
   );

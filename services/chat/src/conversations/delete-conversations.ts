@@ -1,11 +1,30 @@
-// A deleted chatbot's conversations go with it (their messages by the foreign key's cascade).
+// A deleted chatbot's conversations go with it (their messages by the foreign key's cascade), and so
+// do the recent turns kept for them in Redis. The one rule for "this chatbot is gone", used for a
+// ChatbotDeleted event and, per chatbot, for a deleted owner's AccountDeleted.
+//
+// The recent turns go first: an owner's chatbots are found from their conversations
+// (delete-owner-conversations.ts), so if a step fails the retry must still find the conversations.
 import type { PrismaClient } from '../generated/prisma/client.ts';
+import type { RecentTurns } from '../public-chat/recent-turns.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Returns how many conversations were removed; an id that cannot be a chatbot's removes nothing. */
-export async function deleteChatbotConversations(db: PrismaClient, chatbotId: string): Promise<number> {
-  if (!UUID.test(chatbotId)) return 0;
-  const { count } = await db.conversation.deleteMany({ where: { chatbotId: chatbotId.toLowerCase() } });
-  return count;
+export interface DeleteChatbotConversationsDeps {
+  db: PrismaClient;
+  /** Where recent turns are kept (recent-turns.ts); none: nothing is kept. */
+  recentTurns?: Pick<RecentTurns, 'forgetChatbot'>;
+}
+
+export interface ChatbotConversationsDeleted {
+  conversations: number;
+  recentTurns: number;
+}
+
+/** Returns what was removed; an id that cannot be a chatbot's removes nothing. */
+export async function deleteChatbotConversations(deps: DeleteChatbotConversationsDeps, rawChatbotId: string): Promise<ChatbotConversationsDeleted> {
+  if (!UUID.test(rawChatbotId)) return { conversations: 0, recentTurns: 0 };
+  const chatbotId = rawChatbotId.toLowerCase();
+  const recentTurns = (await deps.recentTurns?.forgetChatbot(chatbotId)) ?? 0;
+  const { count: conversations } = await deps.db.conversation.deleteMany({ where: { chatbotId } });
+  return { conversations, recentTurns };
 }

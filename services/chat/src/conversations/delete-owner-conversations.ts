@@ -1,0 +1,38 @@
+// A deleted account's conversations: the owner's chatbots are found from the conversations kept for
+// them, and each goes through the rule for a deleted chatbot (delete-conversations.ts), so its
+// conversations, messages and recent turns are removed exactly as on ChatbotDeleted. AccountDeleted
+// is delivered at least once, possibly twice at the same time: both deletions are idempotent.
+//
+// A chatbot still answering while this runs may open a conversation afterwards; the chatbot
+// service deletes the owner's chatbots on its own AccountDeleted, and that chatbot's ChatbotDeleted
+// then removes it.
+import { invalid } from '@parley/common/rpc-errors.ts';
+import { deleteChatbotConversations, type DeleteChatbotConversationsDeps } from './delete-conversations.ts';
+
+export type DeleteOwnerConversationsDeps = DeleteChatbotConversationsDeps;
+
+export interface DeleteOwnerConversationsInput {
+  /** Auth's user id: the ownerId the conversations were stored with. */
+  ownerId: string;
+}
+
+export interface OwnerConversationsDeleted {
+  chatbots: number;
+  conversations: number;
+  recentTurns: number;
+}
+
+export async function deleteOwnerConversations(deps: DeleteOwnerConversationsDeps, input: DeleteOwnerConversationsInput): Promise<OwnerConversationsDeleted> {
+  const ownerId = input.ownerId.trim();
+  if (!ownerId) throw invalid('user_id is required.');
+  // No index on ownerId: an account is deleted rarely, and a scan then costs less than an index
+  // kept up to date on every conversation opened.
+  const chatbots = await deps.db.conversation.groupBy({ by: ['chatbotId'], where: { ownerId } });
+  const deleted: OwnerConversationsDeleted = { chatbots: chatbots.length, conversations: 0, recentTurns: 0 };
+  for (const { chatbotId } of chatbots) {
+    const removed = await deleteChatbotConversations(deps, chatbotId);
+    deleted.conversations += removed.conversations;
+    deleted.recentTurns += removed.recentTurns;
+  }
+  return deleted;
+}
