@@ -1,8 +1,42 @@
 // The auth service's environment, validated at start (see @parley/common/config.ts).
-import { commonVars, ConfigError, int, port, readConfig } from '@parley/common/config.ts';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { commonVars, ConfigError, int, port, readConfig, text, url } from '@parley/common/config.ts';
+
+const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 
 const matching = (pattern: RegExp, what: string) => (raw: string, name: string): string => {
   if (!pattern.test(raw)) throw new ConfigError(`${name} must be ${what}, got "${raw}"`);
+  return raw;
+};
+
+/** A directory, made absolute; relative paths are taken from the repository root (the gateway reads the same one). */
+const directory = (raw: string, name: string): string => {
+  if (!raw.trim()) throw new ConfigError(`${name} must be a directory path`);
+  return resolve(repoRoot, raw);
+};
+
+/**
+ * An SMTP server's URL, or undefined when unset (then mails go to the local outbox), which production
+ * refuses: there, a reset mail must really go out. The value is never repeated in a message (it may
+ * hold a password).
+ */
+const smtpUrl = (raw: string, name: string, env: NodeJS.ProcessEnv): string | undefined => {
+  if (!raw) {
+    if (env.NODE_ENV === 'production') {
+      throw new ConfigError(`${name} must be set in production (e.g. smtp://user:password@mail.example.com:587): without it no mail, not even a password reset link, could be sent`);
+    }
+    return undefined;
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an smtp:// or smtps:// URL (e.g. smtp://user:password@mail.example.com:587)`);
+  }
+  if (parsed.protocol !== 'smtp:' && parsed.protocol !== 'smtps:') {
+    throw new ConfigError(`${name} must be an smtp:// or smtps:// URL (e.g. smtp://user:password@mail.example.com:587)`);
+  }
   return raw;
 };
 
@@ -21,6 +55,17 @@ export const authVars = {
   LOGIN_FAILURE_WINDOW_SECONDS: { parse: int(1, 7 * 24 * 3600), default: '900' },
   REGISTRATIONS_MAX_PER_IP: { parse: int(1, 1_000_000), default: '10' },
   REGISTRATIONS_WINDOW_SECONDS: { parse: int(1, 7 * 24 * 3600), default: '3600' },
+  /** Outgoing mail. Unset outside production, mails are written to MAIL_OUTBOX_DIR instead; production requires it. */
+  SMTP_URL: { parse: smtpUrl, default: '' },
+  MAIL_FROM: { parse: text, default: 'Parley <no-reply@parley.local>' },
+  /** Where mails go without SMTP_URL; the gateway shows them at {PUBLIC_URL}/dev/mail. */
+  MAIL_OUTBOX_DIR: { parse: directory, default: '.data/mail-outbox' },
+  /** The product's address, for the links in mails. */
+  PUBLIC_URL: { parse: url(['http', 'https']), default: 'http://localhost:8080' },
+  PASSWORD_RESET_TTL_SECONDS: { parse: int(60, 7 * 24 * 3600), default: '3600' },
+  PASSWORD_RESET_MAX_PER_EMAIL: { parse: int(1, 1_000_000), default: '3' },
+  PASSWORD_RESET_MAX_PER_IP: { parse: int(1, 1_000_000), default: '10' },
+  PASSWORD_RESET_WINDOW_SECONDS: { parse: int(1, 7 * 24 * 3600), default: '3600' },
 };
 
 export type AuthConfig = ReturnType<typeof readAuthConfig>;

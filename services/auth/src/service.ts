@@ -1,59 +1,119 @@
-// Builds the auth service: database, Redis, the UserRegistered producer and the Express app.
+// Builds the auth service: database, Redis, the producers, the mailer, the PasswordResetRequested
+// worker and the AccountDeleted relay (with the workers), and the Express app.
 // main.ts runs it; other packages' tests start it in-process the same way.
 import { fileURLToPath } from 'node:url';
+import type { Worker } from 'bullmq';
 import { prismaAdapter } from '@parley/common/database.ts';
 import { createServiceApp, dataReadiness } from '@parley/common/http.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import { createProducer, QUEUES } from '@parley/common/queues.ts';
 import { createRedis } from '@parley/common/redis.ts';
 import type { ServiceParts } from '@parley/common/service.ts';
+import { PasswordResetRequestedSchema } from '@parley/proto/parley/events/v1/password_reset_requested_pb.js';
 import { UserRegisteredSchema } from '@parley/proto/parley/events/v1/user_registered_pb.js';
 import type { AuthConfig } from './config.ts';
+import { startAccountDeletedRelay } from './accounts/account-deleted.outbox.ts';
+import { createAccountDeletedProducers, publishAccountDeleted } from './accounts/account-deleted.publisher.ts';
 import { createRegistrationThrottle } from './accounts/registration-throttle.ts';
 import { publishUserRegistered } from './accounts/user-registered.publisher.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
-import { authRoutes } from './rpc.ts';
+import { createMailer, type Mailer } from './mail/mailer.ts';
+import { createNotices } from './mail/notices.ts';
+import { issueReset, type IssueResetDeps } from './password-reset/issue-reset.ts';
+import { startPasswordResetRequestedWorker } from './password-reset/password-reset-requested.job.ts';
+import { publishPasswordResetRequested } from './password-reset/password-reset-requested.publisher.ts';
+import { createPasswordResetThrottle } from './password-reset/password-reset-throttle.ts';
+import { authRoutes, type AuthRpcDeps } from './rpc.ts';
 import { createLoginThrottle } from './sessions/login-throttle.ts';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 
-export async function createAuthService(config: AuthConfig, opts: { logger: Logger }): Promise<ServiceParts> {
+export interface AuthServiceParts extends ServiceParts {
+  /** What the RPCs run with (tests call the use cases directly). */
+  deps: AuthRpcDeps;
+  /** What the PasswordResetRequested job runs with. */
+  issueResetDeps: IssueResetDeps;
+  mailer: Mailer;
+  /** The PasswordResetRequested worker, when workers were started. */
+  passwordResetRequestedWorker?: Worker;
+}
+
+export async function createAuthService(config: AuthConfig, opts: { logger: Logger; workers?: boolean }): Promise<AuthServiceParts> {
   const { logger } = opts;
   const db = new PrismaClient({ adapter: prismaAdapter({ databaseUrl: config.DATABASE_URL, schema: config.AUTH_DB_SCHEMA }) });
   const redis = createRedis(config.REDIS_URL);
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
-  const userRegistered = createProducer(redis, QUEUES.userRegistered, UserRegisteredSchema, { prefix: config.QUEUE_PREFIX });
-  const throttle = createLoginThrottle({
-    redis,
-    keyPrefix: `${config.QUEUE_PREFIX}:auth`,
-    maxFailuresPerIpAndAccount: config.LOGIN_MAX_FAILURES_PER_IP_AND_ACCOUNT,
-    maxFailuresPerIp: config.LOGIN_MAX_FAILURES_PER_IP,
-    maxFailuresPerAccount: config.LOGIN_MAX_FAILURES_PER_ACCOUNT,
-    windowSeconds: config.LOGIN_FAILURE_WINDOW_SECONDS,
-  });
-  const registrationThrottle = createRegistrationThrottle({
-    redis,
-    keyPrefix: `${config.QUEUE_PREFIX}:auth`,
-    maxPerIp: config.REGISTRATIONS_MAX_PER_IP,
-    windowSeconds: config.REGISTRATIONS_WINDOW_SECONDS,
-  });
+  const prefix = config.QUEUE_PREFIX;
+  const userRegistered = createProducer(redis, QUEUES.userRegistered, UserRegisteredSchema, { prefix });
+  const passwordResetRequested = createProducer(redis, QUEUES.passwordResetRequested, PasswordResetRequestedSchema, { prefix });
+  const accountDeleted = createAccountDeletedProducers(redis, prefix);
+  const keyPrefix = `${prefix}:auth`;
+  const mailer = createMailer(config, logger);
+  const notices = createNotices(mailer, logger);
+
+  const deps: AuthRpcDeps = {
+    db,
+    logger,
+    notices,
+    publicUrl: config.PUBLIC_URL,
+    sessionTtlSeconds: config.SESSION_TTL_SECONDS,
+    throttle: createLoginThrottle({
+      redis,
+      keyPrefix,
+      maxFailuresPerIpAndAccount: config.LOGIN_MAX_FAILURES_PER_IP_AND_ACCOUNT,
+      maxFailuresPerIp: config.LOGIN_MAX_FAILURES_PER_IP,
+      maxFailuresPerAccount: config.LOGIN_MAX_FAILURES_PER_ACCOUNT,
+      windowSeconds: config.LOGIN_FAILURE_WINDOW_SECONDS,
+    }),
+    registrationThrottle: createRegistrationThrottle({
+      redis,
+      keyPrefix,
+      maxPerIp: config.REGISTRATIONS_MAX_PER_IP,
+      windowSeconds: config.REGISTRATIONS_WINDOW_SECONDS,
+    }),
+    passwordResetThrottle: createPasswordResetThrottle({
+      redis,
+      keyPrefix,
+      maxPerEmail: config.PASSWORD_RESET_MAX_PER_EMAIL,
+      maxPerIp: config.PASSWORD_RESET_MAX_PER_IP,
+      windowSeconds: config.PASSWORD_RESET_WINDOW_SECONDS,
+    }),
+    publishUserRegistered: (user) => publishUserRegistered(userRegistered, user),
+    publishPasswordResetRequested: (request) => publishPasswordResetRequested(passwordResetRequested, request),
+    publishAccountDeleted: (account) => publishAccountDeleted(accountDeleted, account),
+  };
+  const issueResetDeps: IssueResetDeps = { db, mailer, logger, publicUrl: config.PUBLIC_URL, ttlSeconds: config.PASSWORD_RESET_TTL_SECONDS };
+
+  // With the workers: a process that sends reset mails also announces deletions its owner's call could not.
+  const workers = opts.workers !== false;
+  const passwordResetRequestedWorker = workers
+    ? startPasswordResetRequestedWorker({ redis, logger, prefix, issueReset: (input) => issueReset(issueResetDeps, input) })
+    : undefined;
+  const stopRelay = workers ? startAccountDeletedRelay(db, deps.publishAccountDeleted, logger) : undefined;
 
   const app = createServiceApp({
     logger,
     trust: { secret: config.SERVICE_SECRET, callers: ['gateway'] },
-    routes: authRoutes({
-      db,
-      throttle,
-      registrationThrottle,
-      logger,
-      sessionTtlSeconds: config.SESSION_TTL_SECONDS,
-      publishUserRegistered: (user) => publishUserRegistered(userRegistered, user),
-    }),
+    routes: authRoutes(deps),
     readiness: dataReadiness(db, redis),
   });
 
   return {
     app,
-    closers: [() => userRegistered.close(), () => redis.quit(), () => db.$disconnect()],
+    deps,
+    issueResetDeps,
+    mailer,
+    passwordResetRequestedWorker,
+    closers: [
+      // The worker first: close() waits for the jobs in flight to finish before it resolves.
+      async () => passwordResetRequestedWorker?.close(),
+      async () => stopRelay?.(),
+      // Notices already committed to go out are sent before the mailer closes.
+      () => notices.settled(),
+      async () => mailer.close(),
+      () => Promise.all([userRegistered, passwordResetRequested, ...accountDeleted].map((p) => p.close())),
+      () => redis.quit(),
+      () => db.$disconnect(),
+    ],
   };
 }

@@ -36,5 +36,6 @@ export function parseRegistration(req: RegistrationRequest): RegistrationInput {
   if (!isValidEmail(email)) throw invalid('Please enter a valid email address');
   const name = req.name.trim();
   if (name.length > MAX_NAME_LENGTH) throw invalid(`Name must be at most ${MAX_NAME_LENGTH} characters`);
-  return { email, password, name: name || email.slice(0, email.indexOf('@')).slice(0, MAX_NAME_LENGTH) };
+  // An empty name stays empty: the product greets "User" then (spec), never the email's local part.
+  return { email, password, name };
 }

@@ -17,17 +17,17 @@ function messageOf(req: Partial<RegistrationRequest>): string {
 }
 
 describe('parseRegistration', () => {
-  it('normalises the email and defaults the name to its local part', () => {
+  it('normalises the email and leaves an empty name empty (the product then greets "User")', () => {
     expect(parseRegistration({ ...base, email: '  Ada.Lovelace@Example.COM ' })).toEqual({
       email: 'ada.lovelace@example.com',
       password: 'secret1',
-      name: 'ada.lovelace',
+      name: '',
     });
   });
 
-  it('keeps a given name, trimmed', () => {
+  it('keeps a given name, trimmed; a blank one is empty', () => {
     expect(parseRegistration({ ...base, name: '  Ada Lovelace  ' }).name).toBe('Ada Lovelace');
-    expect(parseRegistration({ ...base, name: '   ' }).name).toBe('ada');
+    expect(parseRegistration({ ...base, name: '   ' }).name).toBe('');
   });
 
   it('does not trim or change the password', () => {

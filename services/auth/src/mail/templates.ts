@@ -1,0 +1,73 @@
+// The mails auth sends, as pure functions: short, plain, branded "Parley", each with a text part
+// (what most clients and every spam filter read) and a simple HTML part with every value escaped.
+
+export interface MailContent {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+const escapeHtml = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+const SIGNATURE = '— The Parley team';
+
+/** Paragraphs of text: joined with blank lines for the text part, as <p>s (escaped) for the HTML part. */
+function mail(subject: string, paragraphs: (string | { link: string; label: string })[]): MailContent {
+  const text = [...paragraphs.map((p) => (typeof p === 'string' ? p : `${p.label}:\n${p.link}`)), SIGNATURE].join('\n\n');
+  const body = paragraphs
+    .map((p) =>
+      typeof p === 'string'
+        ? `<p>${escapeHtml(p)}</p>`
+        : `<p><a href="${escapeHtml(p.link)}" style="display:inline-block;padding:10px 16px;background:#4f46e5;color:#ffffff;border-radius:6px;text-decoration:none">${escapeHtml(p.label)}</a></p>\n<p style="font-size:13px;color:#6b7280">Or paste this address into your browser: ${escapeHtml(p.link)}</p>`,
+    )
+    .join('\n');
+  const html = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>
+<body style="font-family:system-ui,-apple-system,sans-serif;color:#111827;line-height:1.5;max-width:560px;margin:0 auto;padding:24px">
+<p style="font-size:20px;font-weight:600;margin:0 0 16px">Parley</p>
+${body}
+<p style="color:#6b7280">${escapeHtml(SIGNATURE)}</p>
+</body></html>`;
+  return { subject, text, html };
+}
+
+export function resetLink(publicUrl: string, token: string): string {
+  return `${publicUrl}/reset-password?token=${encodeURIComponent(token)}`;
+}
+
+export function passwordResetMail(input: { publicUrl: string; token: string; ttlSeconds: number }): MailContent {
+  return mail('Reset your Parley password', [
+    'Someone (hopefully you) asked to reset the password of your Parley account.',
+    { label: 'Choose a new password', link: resetLink(input.publicUrl, input.token) },
+    `The link works once and expires in ${duration(input.ttlSeconds)}.`,
+    "If you did not ask for this, you can ignore this mail: your password stays as it is.",
+  ]);
+}
+
+export function passwordChangedMail(input: { publicUrl: string }): MailContent {
+  return mail('Your Parley password was changed', [
+    'The password of your Parley account was just changed, and your other devices were signed out.',
+    `If this was not you, reset your password at once: ${input.publicUrl}/forgot-password`,
+  ]);
+}
+
+export function emailChangedMail(input: { newEmail: string }): MailContent {
+  return mail('Your Parley email address was changed', [
+    `Your Parley account now uses ${input.newEmail} instead of this address, which will no longer receive mail from us.`,
+    'If this was not you, please contact Parley support at once: someone else may have access to your account.',
+  ]);
+}
+
+export function accountDeletedMail(): MailContent {
+  return mail('Your Parley account was deleted', [
+    'Your Parley account has been deleted. Your chatbots, their knowledge and their conversations are being removed, and any subscription is cancelled.',
+    'Thank you for having used Parley. You are welcome back any time.',
+  ]);
+}
+
+function duration(seconds: number): string {
+  if (seconds % 3600 === 0) return seconds === 3600 ? '1 hour' : `${seconds / 3600} hours`;
+  const minutes = Math.round(seconds / 60);
+  return minutes === 1 ? '1 minute' : `${minutes} minutes`;
+}

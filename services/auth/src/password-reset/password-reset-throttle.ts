@@ -1,0 +1,36 @@
+// Reset requests are limited per email and per client IP in Redis, counted first and atomically
+// (the login throttle's script): a mailbox cannot be flooded with reset mails, nor the service used
+// to send mail in bulk. Counted whether or not an account has the email, so the limit reveals
+// nothing; emails appear in keys only as a hash.
+import { createHash } from 'node:crypto';
+import type { Redis } from '@parley/common/redis.ts';
+import { tooMany } from '@parley/common/rpc-errors.ts';
+import { acquireAttempt } from '../sessions/login-throttle.ts';
+
+export const TOO_MANY_RESET_REQUESTS = 'Too many reset requests. Please try again later.';
+
+export interface PasswordResetThrottleOptions {
+  redis: Redis;
+  /** Namespace of the keys, e.g. `parley:auth`. */
+  keyPrefix: string;
+  maxPerEmail: number;
+  maxPerIp: number;
+  windowSeconds: number;
+}
+
+export interface PasswordResetThrottle {
+  /** Counts one request, or throws ResourceExhausted (counting nothing) when a limit is used up. */
+  acquire(email: string, clientIp: string): Promise<void>;
+}
+
+export function createPasswordResetThrottle(opts: PasswordResetThrottleOptions): PasswordResetThrottle {
+  const base = `${opts.keyPrefix}:password-resets`;
+  return {
+    async acquire(email, clientIp) {
+      const limits: [string, number][] = [[`${base}:email:${createHash('sha256').update(email).digest('hex')}`, opts.maxPerEmail]];
+      // An empty IP means an internal caller (the gateway always passes the client's).
+      if (clientIp) limits.push([`${base}:ip:${clientIp.slice(0, 64)}`, opts.maxPerIp]);
+      if ((await acquireAttempt(opts.redis, limits, opts.windowSeconds * 1000)) > 0) throw tooMany(TOO_MANY_RESET_REQUESTS);
+    },
+  };
+}
