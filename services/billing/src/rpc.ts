@@ -2,8 +2,9 @@
 import type { ConnectRouter } from '@connectrpc/connect';
 import { create } from '@bufbuild/protobuf';
 import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
-import { AccountSchema, BillingService, Plan, type Account as AccountMessage } from '@parley/proto/parley/billing/v1/billing_pb.js';
+import { AccountSchema, BillingService, Plan, type Account as AccountMessage, type UsageRecord as UsageRecordMessage } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import type { Account, Plan as DbPlan } from './generated/prisma/client.ts';
+import { exportOwnerData } from './accounts/export-owner-data.ts';
 import { getAccount } from './accounts/get-account.ts';
 import type { OpenAccountDeps } from './accounts/open-account.ts';
 import { CheckoutProduct as CheckoutProductMessage } from '@parley/proto/parley/billing/v1/billing_pb.js';
@@ -11,10 +12,13 @@ import type { CheckoutProduct } from './generated/prisma/client.ts';
 import { billingOptions } from './payments/billing-options.ts';
 import { createCheckoutSession } from './payments/create-checkout-session.ts';
 import { createCustomer } from './payments/create-customer.ts';
+import { createPortalSession } from './payments/create-portal-session.ts';
 import { getTestCheckoutSession } from './payments/get-test-checkout-session.ts';
+import { getTestPortalSession } from './payments/get-test-portal-session.ts';
 import type { PaymentsDeps } from './payments/payments-deps.ts';
 import { formatMoney } from './money.ts';
-import { getUsageReport } from './usage/usage-report.ts';
+import { listUsageRecords } from './usage/list-usage-records.ts';
+import { getUsageReport, type ReportedUsageRecord } from './usage/usage-report.ts';
 import { reserveCredit } from './credit/reserve-credit.ts';
 import { releaseCredit } from './credit/release-credit.ts';
 
@@ -28,6 +32,23 @@ export function toAccountMessage(account: Account): AccountMessage {
     lastCreditRefill: timestampFromDate(account.lastCreditRefill),
     reservedCredit: formatMoney(account.reservedCredit),
   });
+}
+
+function toUsageRecordMessage(r: ReportedUsageRecord): Omit<UsageRecordMessage, '$typeName'> {
+  return {
+    requestId: r.requestId,
+    occurredAt: timestampFromDate(r.occurredAt),
+    chatbotId: r.chatbotId,
+    chatbotName: r.chatbotName,
+    model: r.model,
+    modelDisplayName: r.modelDisplayName,
+    promptTokens: BigInt(r.promptTokens),
+    completionTokens: BigInt(r.completionTokens),
+    totalTokens: BigInt(r.totalTokens),
+    promptCost: r.promptCost,
+    completionCost: r.completionCost,
+    totalCost: r.totalCost,
+  };
 }
 
 const productFromProto: Partial<Record<CheckoutProductMessage, CheckoutProduct>> = {
@@ -93,20 +114,7 @@ export function billingRoutes(deps: OpenAccountDeps, payments: PaymentsDeps) {
             totalCompletionTokens: BigInt(totals.completionTokens),
             requestCount: BigInt(totals.requestCount),
           },
-          records: report.records.map((r) => ({
-            requestId: r.requestId,
-            occurredAt: timestampFromDate(r.occurredAt),
-            chatbotId: r.chatbotId,
-            chatbotName: r.chatbotName,
-            model: r.model,
-            modelDisplayName: r.modelDisplayName,
-            promptTokens: BigInt(r.promptTokens),
-            completionTokens: BigInt(r.completionTokens),
-            totalTokens: BigInt(r.totalTokens),
-            promptCost: r.promptCost,
-            completionCost: r.completionCost,
-            totalCost: r.totalCost,
-          })),
+          records: report.records.map(toUsageRecordMessage),
           days: report.days.map((d) => ({ date: d.date, totalCost: formatMoney(d.totalCost), totalTokens: BigInt(d.totalTokens), requestCount: BigInt(d.requestCount) })),
           chatbots: report.chatbots.map((c) => ({ chatbotId: c.chatbotId, chatbotName: c.chatbotName, totalCost: formatMoney(c.totalCost), requestCount: BigInt(c.requestCount) })),
           limit: report.limit,
@@ -118,6 +126,30 @@ export function billingRoutes(deps: OpenAccountDeps, payments: PaymentsDeps) {
       },
       async releaseCredit(req) {
         return releaseCredit(deps, req.requestId);
+      },
+      async createPortalSession(req) {
+        return createPortalSession(payments, { userId: req.userId, returnUrl: req.returnUrl });
+      },
+      async getTestPortalSession(req) {
+        return getTestPortalSession(payments, req.sessionId);
+      },
+      async exportOwnerData(req) {
+        const data = await exportOwnerData(deps, req.userId);
+        return {
+          account: toAccountMessage(data.account),
+          stripeCustomerId: data.account.stripeCustomerId ?? '',
+          subscriptions: data.subscriptions.map((s) => ({
+            id: s.id,
+            status: s.status,
+            statusAt: timestampFromDate(s.statusAt),
+            createdAt: timestampFromDate(s.createdAt),
+          })),
+          creditLedger: data.creditLedger.map((e) => ({ amount: formatMoney(e.amount), reason: e.reason, createdAt: timestampFromDate(e.createdAt) })),
+        };
+      },
+      async listUsageRecords(req) {
+        const page = await listUsageRecords(deps, { userId: req.userId, cursor: req.cursor, pageSize: req.pageSize });
+        return { records: page.records.map(toUsageRecordMessage), nextCursor: page.nextCursor };
       },
     });
   };

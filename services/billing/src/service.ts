@@ -9,6 +9,8 @@ import { runPeriodically } from '@parley/common/periodic.ts';
 import { createRedis } from '@parley/common/redis.ts';
 import type { ServiceParts } from '@parley/common/service.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
+import { startAccountDeletedWorker } from './accounts/account-deleted.job.ts';
+import { deleteAccountData } from './accounts/delete-account-data.ts';
 import { openAccount, type OpenAccountDeps } from './accounts/open-account.ts';
 import { startUserRegisteredWorker } from './accounts/user-registered.job.ts';
 import type { BillingConfig } from './config.ts';
@@ -31,6 +33,8 @@ export interface BillingServiceParts extends ServiceParts {
   usageRecordedWorker?: Worker;
   /** The Stripe events worker, when workers were started. */
   stripeEventsWorker?: Worker;
+  /** The AccountDeleted worker, when workers were started. */
+  accountDeletedWorker?: Worker;
   /** What the payment use cases run with (tests call them directly). */
   payments: PaymentsDeps;
 }
@@ -57,6 +61,9 @@ export async function createBillingService(
   if (!payments.stripe) logger.info('no STRIPE_SECRET_KEY: checkout runs in test mode, no real payment is taken');
   const stripeEventsWorker = workers
     ? startStripeEventsWorker({ redis, logger, prefix: config.QUEUE_PREFIX, applyStripeEvent: (input) => applyStripeEvent(payments, input) })
+    : undefined;
+  const accountDeletedWorker = workers
+    ? startAccountDeletedWorker({ redis, logger, prefix: config.QUEUE_PREFIX, deleteAccountData: (userId) => deleteAccountData(payments, userId) })
     : undefined;
 
   // Expired credit holds are background work like the queue consumers: off with them.
@@ -86,6 +93,7 @@ export async function createBillingService(
     userRegisteredWorker,
     usageRecordedWorker,
     stripeEventsWorker,
+    accountDeletedWorker,
     payments,
     closers: [
       async () => {
@@ -93,7 +101,7 @@ export async function createBillingService(
         await creditHoldSweep;
       },
       // Workers first: close() waits for the jobs in flight to finish before it resolves.
-      async () => Promise.all([userRegisteredWorker?.close(), usageRecordedWorker?.close(), stripeEventsWorker?.close()]),
+      async () => Promise.all([userRegisteredWorker?.close(), usageRecordedWorker?.close(), stripeEventsWorker?.close(), accountDeletedWorker?.close()]),
       () => redis.quit(),
       () => prisma.$disconnect(),
     ],

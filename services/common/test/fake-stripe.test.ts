@@ -110,6 +110,56 @@ describe('the fake Stripe API through the stripe SDK', () => {
     expect(fake.cancelSubscription(subscriptionId)).toMatchObject({ type: 'customer.subscription.deleted', data: { object: { id: subscriptionId, status: 'canceled' } } });
     expect((await stripe.subscriptions.update(subscriptionId, { metadata: { note: 'x' } })).metadata).toEqual({ userId: 'u2', note: 'x' });
   });
+
+  it('opens a customer portal session for a known customer only', async () => {
+    const customer = await stripe.customers.create({});
+    const portal = await stripe.billingPortal.sessions.create({ customer: customer.id, return_url: 'http://localhost:8080/account' });
+    expect(portal).toMatchObject({ object: 'billing_portal.session', customer: customer.id, return_url: 'http://localhost:8080/account' });
+    expect(portal.id).toMatch(/^bps_/);
+    expect(portal.url).toBe(`${fake.url}/p/session/${portal.id}`);
+    expect(fake.portalSessions.get(portal.id)).toEqual(portal);
+    expect(fake.requestsTo('POST', '/v1/billing_portal/sessions')[0].params).toEqual({ customer: customer.id, return_url: 'http://localhost:8080/account' });
+
+    await expect(stripe.billingPortal.sessions.create({ customer: 'cus_nope' })).rejects.toMatchObject({ type: 'StripeInvalidRequestError', code: 'resource_missing' });
+    await expect(stripe.billingPortal.sessions.create({} as Stripe.BillingPortal.SessionCreateParams)).rejects.toThrow(/Missing required param: customer/);
+    expect(fake.portalSessions.size).toBe(1);
+  });
+
+  it('deletes a customer as Stripe does: their subscriptions canceled, then only `deleted: true` left, and a second delete is resource_missing', async () => {
+    const customer = await stripe.customers.create({ email: 'gone@example.com', metadata: { userId: 'u3' } });
+    const session = await stripe.checkout.sessions.create({
+      mode: 'subscription',
+      line_items: [{ price: FAKE_PRICE_PRO, quantity: 1 }],
+      customer: customer.id,
+      success_url: 'http://localhost:8080/',
+    });
+    const subscriptionId = fake.completeCheckoutSession(session.id).data.object.subscription as string;
+    const other = await stripe.customers.create({});
+
+    expect(await stripe.customers.del(customer.id)).toEqual({ id: customer.id, object: 'customer', deleted: true });
+    expect(await stripe.subscriptions.retrieve(subscriptionId)).toMatchObject({ status: 'canceled', customer: customer.id });
+    // Nothing personal is left at the fake: no email, no metadata.
+    expect(await stripe.customers.retrieve(customer.id)).toEqual({ id: customer.id, object: 'customer', deleted: true });
+    expect(fake.customers.get(other.id)).toMatchObject({ id: other.id, object: 'customer' });
+    expect(fake.customers.get(other.id)!.deleted).toBeUndefined();
+
+    await expect(stripe.customers.del(customer.id)).rejects.toMatchObject({ type: 'StripeInvalidRequestError', code: 'resource_missing', statusCode: 404 });
+    await expect(stripe.customers.del('cus_nope')).rejects.toMatchObject({ code: 'resource_missing' });
+    // A deleted customer can no longer check out or open the portal.
+    await expect(stripe.billingPortal.sessions.create({ customer: customer.id })).rejects.toMatchObject({ code: 'resource_missing' });
+    await expect(
+      stripe.checkout.sessions.create({ mode: 'payment', customer: customer.id, line_items: [{ price: FAKE_PRICE_TOPUP, quantity: 1 }], success_url: 'http://localhost:8080/' }),
+    ).rejects.toThrow(/No such customer/);
+  });
+
+  it('answers every request with the failure it is told to, until told otherwise', async () => {
+    const customer = await stripe.customers.create({});
+    fake.setBehaviour({ failWith: 500 });
+    await expect(stripe.customers.del(customer.id)).rejects.toBeInstanceOf(Stripe.errors.StripeAPIError);
+    expect(fake.customers.get(customer.id)!.deleted).toBeUndefined();
+    fake.setBehaviour({ failWith: null });
+    expect((await stripe.customers.del(customer.id)).deleted).toBe(true);
+  });
 });
 
 describe('events signed as Stripe signs them', () => {

@@ -1,10 +1,20 @@
 // Reading an owner's account. Auth's UserRegistered event may not have been applied yet (or may
-// have been lost), so a missing account is opened on the spot instead of answering "not found".
+// have been lost), so a missing account is opened on the spot instead of answering "not found";
+// only a deleted owner's account is "not found".
+import { notFound } from '@parley/common/rpc-errors.ts';
 import type { Account } from '../generated/prisma/client.ts';
+import { ACCOUNT_DELETED_MESSAGE, AccountDeletedError } from './deleted-account.ts';
 import { openAccount, type OpenAccountDeps } from './open-account.ts';
 import { parseUserId } from './user-id.ts';
 
 export async function getAccount(deps: OpenAccountDeps, rawUserId: string): Promise<Account> {
   const userId = parseUserId(rawUserId);
-  return (await deps.prisma.account.findUnique({ where: { userId } })) ?? openAccount(deps, userId);
+  const account = await deps.prisma.account.findUnique({ where: { userId } });
+  if (account) return account;
+  try {
+    return await openAccount(deps, userId);
+  } catch (err) {
+    if (err instanceof AccountDeletedError) throw notFound(ACCOUNT_DELETED_MESSAGE);
+    throw err;
+  }
 }

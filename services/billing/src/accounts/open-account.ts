@@ -1,7 +1,9 @@
 // Opening an owner's billing account: the free plan with the initial credit, and the ledger entry
 // that explains that credit. Runs once per user however many times it is called, including
-// concurrently (the UserRegistered event, its redeliveries and GetAccount may all race).
+// concurrently (the UserRegistered event, its redeliveries and GetAccount may all race). Never for
+// an owner who deleted their account: AccountDeletedError (deleted-account.ts).
 import { Prisma, type Account, type PrismaClient } from '../generated/prisma/client.ts';
+import { AccountDeletedError, isDeleted, lockOwner } from './deleted-account.ts';
 import { parseUserId } from './user-id.ts';
 
 export interface OpenAccountDeps {
@@ -25,9 +27,13 @@ export async function openAccount(deps: OpenAccountDeps, rawUserId: string): Pro
 
 /**
  * The same, as one step of a caller's transaction (recording usage opens a missing account before
- * debiting it). Returns whether this call created the account.
+ * debiting it). Returns whether this call created the account. Holds the owner's lock until the
+ * transaction ends, so an account deletion cannot run in between; throws AccountDeletedError for a
+ * deleted owner.
  */
 export async function openAccountInTransaction(tx: Prisma.TransactionClient, userId: string, initialCredit: string): Promise<boolean> {
+  await lockOwner(tx, userId);
+  if (await isDeleted(tx, userId)) throw new AccountDeletedError(userId);
   const credit = new Prisma.Decimal(initialCredit);
   // INSERT ... ON CONFLICT DO NOTHING: a concurrent opener waits for the first one's row and then
   // inserts nothing (count 0) instead of failing, so only the call that created the account

@@ -1,10 +1,12 @@
-// Consumes auth's UserRegistered events: opens the new owner's billing account.
+// Consumes auth's UserRegistered events: opens the new owner's billing account. A late one for an
+// owner who has deleted their account since is skipped: it must not open the account again.
 import { UnrecoverableError, type Worker } from 'bullmq';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { UserRegisteredSchema, type UserRegistered } from '@parley/proto/parley/events/v1/user_registered_pb.js';
 import type { Logger } from '@parley/common/logger.ts';
 import { createWorker, QUEUES } from '@parley/common/queues.ts';
 import type { Redis } from '@parley/common/redis.ts';
+import { AccountDeletedError } from './deleted-account.ts';
 
 export type UserRegisteredPayload = UserRegistered;
 
@@ -22,10 +24,14 @@ export function startUserRegisteredWorker(deps: UserRegisteredWorkerDeps): Worke
     deps.redis,
     QUEUES.userRegistered,
     UserRegisteredSchema,
-    async (event) => {
+    async (event, job) => {
       try {
         await deps.openAccount(event.userId);
       } catch (err) {
+        if (err instanceof AccountDeletedError) {
+          deps.logger.info({ jobId: job.id, userId: err.userId }, 'UserRegistered skipped: the owner has deleted their account');
+          return;
+        }
         // A payload that fails validation will fail the same way on every retry.
         if (err instanceof ConnectError && err.code === Code.InvalidArgument) throw new UnrecoverableError(`invalid UserRegistered: ${err.rawMessage}`);
         throw err;

@@ -7,9 +7,11 @@
 //   subscription; then the newest event; then, for one second's ties, a fixed ranking), so the
 //   end state is the same for every order of delivery. See docs/adr/0011.
 // Events of one owner are applied one at a time (their account row is locked first), so the plan
-// computed at the end of each sees every earlier event's subscription changes.
+// computed at the end of each sees every earlier event's subscription changes. Events about an owner
+// who deleted their account are recorded as processed and change nothing.
 import { invalid } from '@parley/common/rpc-errors.ts';
 import { Prisma } from '../generated/prisma/client.ts';
+import { AccountDeletedError } from '../accounts/deleted-account.ts';
 import { openAccountInTransaction } from '../accounts/open-account.ts';
 import { parseUserId } from '../accounts/user-id.ts';
 import type { PaymentsDeps } from './payments-deps.ts';
@@ -66,7 +68,14 @@ export async function applyStripeEvent(deps: ApplyStripeEventDeps, input: Stripe
         deps.logger.warn({ ...log, owner: effect.owner }, 'stripe event recorded, but names no known owner: nothing applied');
         return 'ignored';
       }
-      await openAccountInTransaction(tx, userId, deps.initialCredit);
+      try {
+        await openAccountInTransaction(tx, userId, deps.initialCredit);
+      } catch (err) {
+        if (!(err instanceof AccountDeletedError)) throw err;
+        // Recorded as processed (this transaction commits), and nothing of the owner comes back.
+        deps.logger.info({ ...log, userId }, 'stripe event recorded, but its owner has deleted their account: nothing applied');
+        return 'ignored';
+      }
       await tx.$queryRaw`SELECT 1 FROM "Account" WHERE "userId" = ${userId} FOR UPDATE`;
 
       switch (effect.kind) {

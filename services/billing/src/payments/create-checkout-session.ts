@@ -45,8 +45,8 @@ export async function createCheckoutSession(deps: PaymentsDeps, input: CreateChe
   const userId = parseUserId(input.userId);
   const product = input.product;
   if (product !== 'pro_subscription' && product !== 'credit_topup') throw invalid('product must be PRO_SUBSCRIPTION or CREDIT_TOPUP.');
-  const successUrl = returnUrl(input.successUrl, 'success_url');
-  const cancelUrl = returnUrl(input.cancelUrl, 'cancel_url');
+  const successUrl = parseReturnUrl(input.successUrl, 'success_url');
+  const cancelUrl = parseReturnUrl(input.cancelUrl, 'cancel_url');
 
   if (product === 'pro_subscription' && (await getAccount(deps, userId)).plan === 'pro') throw failedPrecondition(ALREADY_PRO_MESSAGE);
 
@@ -96,7 +96,7 @@ function testSession(deps: PaymentsDeps, product: CheckoutProduct): { id: string
 }
 
 /** The gateway has checked the origin; billing still refuses anything a browser should not be sent to. */
-function returnUrl(raw: string, name: string): string {
+export function parseReturnUrl(raw: string, name: string): string {
   let url: URL;
   try {
     url = new URL(raw.trim());

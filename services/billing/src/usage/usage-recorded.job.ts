@@ -1,6 +1,8 @@
 // Consumes the chat service's UsageRecorded events: records each answer's usage once and debits
 // the owner's credit. Database errors are rethrown so BullMQ retries them with backoff; an event
 // that can never succeed (bad payload, model without a price) fails at once, debiting nothing.
+// Usage arriving after its owner deleted their account is dropped (logged): it must not open the
+// account again.
 import { UnrecoverableError, type Worker } from 'bullmq';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
@@ -8,6 +10,7 @@ import { UsageRecordedSchema, type UsageRecorded } from '@parley/proto/parley/ev
 import type { Logger } from '@parley/common/logger.ts';
 import { createWorker, QUEUES } from '@parley/common/queues.ts';
 import type { Redis } from '@parley/common/redis.ts';
+import { AccountDeletedError } from '../accounts/deleted-account.ts';
 import type { RecordUsageInput } from './record-usage.ts';
 
 export type UsageRecordedPayload = UsageRecorded;
@@ -39,6 +42,10 @@ export function startUsageRecordedWorker(deps: UsageRecordedWorkerDeps): Worker 
           occurredAt: event.occurredAt ? timestampDate(event.occurredAt) : undefined,
         });
       } catch (err) {
+        if (err instanceof AccountDeletedError) {
+          deps.logger.warn({ jobId: job.id, requestId: event.requestId, ownerId: event.ownerId }, 'usage dropped: the owner has deleted their account');
+          return;
+        }
         if (err instanceof ConnectError && (err.code === Code.InvalidArgument || err.code === Code.FailedPrecondition)) {
           deps.logger.error(
             { jobId: job.id, requestId: event.requestId, ownerId: event.ownerId, model: event.model, reason: err.rawMessage },

@@ -3,7 +3,9 @@
 // (`metadata[userId]`, `line_items[0][price]`), the secret key (Bearer or Basic), Idempotency-Key
 // (the same key replays the first answer; with other parameters it is refused, as Stripe does) and
 // Stripe's error bodies. It knows a few prices and refuses what Stripe would refuse (an unknown
-// price or customer, a recurring price in payment mode). Every request is recorded for assertions.
+// price or customer, a recurring price in payment mode). Customers can be deleted (their
+// subscriptions are canceled, as Stripe does) and given customer portal sessions. Every request is
+// recorded for assertions.
 // Also: builders of Stripe event JSON and the Stripe-Signature header, signed exactly as Stripe signs
 // (the stripe SDK's generateTestHeaderString), for webhook tests and the test-mode checkout.
 import { randomBytes } from 'node:crypto';
@@ -59,10 +61,11 @@ export interface FakeStripe {
   apiKey: string;
   /** Every API request received, oldest first (idempotent replays included). */
   requests: FakeStripeRequest[];
-  /** The objects created, by id. */
+  /** The objects created, by id. A deleted customer stays as Stripe shows it: `{ id, object, deleted: true }`. */
   customers: Map<string, Json>;
   checkoutSessions: Map<string, Json>;
   subscriptions: Map<string, Json>;
+  portalSessions: Map<string, Json>;
   /** The requests to one path and method, e.g. requestsTo('POST', '/v1/customers'). */
   requestsTo(method: string, path: string): FakeStripeRequest[];
   /**
@@ -190,6 +193,7 @@ export async function startFakeStripe(
   const customers = new Map<string, Json>();
   const checkoutSessions = new Map<string, Json>();
   const subscriptions = new Map<string, Json>();
+  const portalSessions = new Map<string, Json>();
   /** A checkout session's line items and subscription metadata, kept beside it as Stripe does. */
   const lineItems = new Map<string, { items: { price: string; quantity: number }[]; subscriptionMetadata: Record<string, string> }>();
   /** Idempotency key → the first request's fingerprint and answer. */
@@ -211,12 +215,49 @@ export async function startFakeStripe(
     return customer;
   };
 
+  /** The customer, unless unknown or deleted (Stripe answers resource_missing for both). */
+  const liveCustomer = (id: string): Json | undefined => {
+    const customer = customers.get(id);
+    return customer && !customer.deleted ? customer : undefined;
+  };
+
+  /** Deleting a customer cancels their subscriptions at once; Stripe then shows only `deleted: true`. */
+  const deleteCustomer = (id: string): Json => {
+    if (!liveCustomer(id)) throw noSuch('customer', id);
+    for (const subscription of subscriptions.values()) if (subscription.customer === id) cancel(subscription.id as string);
+    const deleted: Json = { id, object: 'customer', deleted: true };
+    customers.set(id, deleted);
+    return deleted;
+  };
+
+  const createPortalSession = (params: Json): Json => {
+    const customer = optionalText(params, 'customer', 255);
+    if (customer === undefined) throw missing('customer');
+    if (!liveCustomer(customer)) throw noSuch('customer', customer, 'customer');
+    const id = fakeStripeId('bps');
+    const session: Json = {
+      id,
+      object: 'billing_portal.session',
+      configuration: 'bpc_fake_default',
+      created: now(),
+      customer,
+      flow: null,
+      livemode: false,
+      locale: null,
+      on_behalf_of: null,
+      return_url: urlParam(params, 'return_url') ?? null,
+      url: `${baseUrl}/p/session/${id}`,
+    };
+    portalSessions.set(id, session);
+    return session;
+  };
+
   const createCheckoutSession = (params: Json): Json => {
     const mode = params.mode;
     if (mode === undefined) throw missing('mode');
     if (mode !== 'payment' && mode !== 'subscription' && mode !== 'setup') throw invalidParam('mode', `Invalid mode: must be one of payment, setup, or subscription`);
     const customer = optionalText(params, 'customer', 255);
-    if (customer !== undefined && !customers.has(customer)) throw noSuch('customer', customer, 'customer');
+    if (customer !== undefined && !liveCustomer(customer)) throw noSuch('customer', customer, 'customer');
     if (params.subscription_data !== undefined && mode !== 'subscription') {
       throw invalidParam('subscription_data', 'You can only use `subscription_data` in `subscription` mode.');
     }
@@ -294,8 +335,10 @@ export async function startFakeStripe(
   const route = (method: string, path: string, params: Json): Json => {
     if (method === 'POST' && path === '/v1/customers') return createCustomer(params);
     if (method === 'POST' && path === '/v1/checkout/sessions') return createCheckoutSession(params);
+    if (method === 'POST' && path === '/v1/billing_portal/sessions') return createPortalSession(params);
     let m = /^\/v1\/customers\/([^/]+)$/.exec(path);
     if (m && method === 'GET') return customers.get(m[1]) ?? throwError(noSuch('customer', m[1]));
+    if (m && method === 'DELETE') return deleteCustomer(m[1]);
     m = /^\/v1\/checkout\/sessions\/([^/]+)$/.exec(path);
     if (m && method === 'GET') return checkoutSessions.get(m[1]) ?? throwError(noSuch('checkout.session', m[1]));
     m = /^\/v1\/subscriptions\/([^/]+)$/.exec(path);
@@ -391,6 +434,7 @@ export async function startFakeStripe(
     customers,
     checkoutSessions,
     subscriptions,
+    portalSessions,
     requestsTo: (method, path) => requests.filter((r) => r.method === method && r.path === path),
     completeCheckoutSession(sessionId, completeOpts = {}) {
       const session = checkoutSessions.get(sessionId);
@@ -432,6 +476,7 @@ export async function startFakeStripe(
       customers.clear();
       checkoutSessions.clear();
       subscriptions.clear();
+      portalSessions.clear();
       lineItems.clear();
       idempotent.clear();
     },

@@ -1106,7 +1106,7 @@ export declare const BillingService: GenService<{
   },
   /**
    * Everything billing holds about the owner for their data export: the account, subscriptions and
-   * credit ledger at once, usage records a page at a time (keyset, oldest first).
+   * credit ledger (but its usage debits) at once, usage records a page at a time (keyset, oldest first).
    *
    * @generated from rpc parley.billing.v1.BillingService.ExportOwnerData
    */
