@@ -1,5 +1,8 @@
 // Starts the whole product on its own ports, database and queue prefix for the end-to-end run.
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { startFakeOpenAI } from '../services/common/src/testing/fake-openai.ts';
 import { startStack } from '../scripts/stack.ts';
@@ -27,6 +30,7 @@ export default async function globalSetup() {
     },
   });
 
+  const mailOutboxDir = mkdtempSync(join(tmpdir(), 'parley-e2e-mail-'));
   const stack = await startStack({
     portOffset: E2E_PORT_OFFSET,
     output: process.env.E2E_LOGS ? 'inherit' : 'quiet',
@@ -41,11 +45,14 @@ export default async function globalSetup() {
       OPENAI_BASE_URL: model.url,
       // Checkout runs in test mode (no STRIPE_SECRET_KEY): its local page and return URLs live here.
       PUBLIC_URL: `http://localhost:${8080 + E2E_PORT_OFFSET}`,
+      // No SMTP server: auth writes mails to this folder and the gateway shows them at /dev/mail.
+      MAIL_OUTBOX_DIR: mailOutboxDir,
     },
   });
   process.env.E2E_DATABASE_URL = databaseUrl.toString();
   return async () => {
     await stack.stop();
     await model.close();
+    rmSync(mailOutboxDir, { recursive: true, force: true });
   };
 }

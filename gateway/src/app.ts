@@ -9,12 +9,14 @@ import type { ServiceParts } from '@parley/common/service.ts';
 import { createClients } from './clients.ts';
 import type { GatewayConfig } from './config.ts';
 import { toHttpError } from './errors.ts';
+import { devMailRoutes } from './dev-mail.ts';
 import { createGraphQL } from './graphql.ts';
 import { healthRouter } from './health.ts';
 import { apiRouter } from './rest/api.ts';
 import { mediaRouter, webAppRouter } from './static.ts';
 import { createStripeEventIntake, webhookSecret } from './stripe-events.ts';
 import { testCheckoutRoutes } from './test-checkout.ts';
+import { TEST_PORTAL_PATH, testPortalRoutes } from './test-portal.ts';
 
 export async function createGateway(config: GatewayConfig, { logger }: { logger: Logger }): Promise<ServiceParts> {
   const clients = createClients(config);
@@ -53,6 +55,9 @@ export async function createGateway(config: GatewayConfig, { logger }: { logger:
   app.use('/graphql', graphql.router);
   // The test-mode checkout page (its forms carry no fields: the path says everything).
   app.use('/checkout/test', testCheckoutRoutes(clients, stripeEvents, logger));
+  // The test-mode subscription management page (billing's test portal sessions point here).
+  app.use(TEST_PORTAL_PATH, testPortalRoutes(clients, stripeEvents, logger));
+  if (config.NODE_ENV !== 'production') app.use('/dev/mail', devMailRoutes(config.MAIL_OUTBOX_DIR));
   app.use('/media', mediaRouter(config.MEDIA_DIR));
   app.use(webAppRouter(config.WEB_DIST_DIR));
   app.use((_req, res) => {

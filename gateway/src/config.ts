@@ -29,6 +29,8 @@ export const gatewayVars = {
   CHAT_URL: serviceUrl('CHAT_URL'),
   PUBLIC_URL: { parse: url(['http', 'https']), default: 'http://localhost:8080' },
   MEDIA_DIR: { parse: path, default: '.data/media' },
+  // Where auth writes mails when no SMTP server is configured (development); served at /dev/mail.
+  MAIL_OUTBOX_DIR: { parse: path, default: '.data/mail-outbox' },
   WEB_DIST_DIR: { parse: path, default: 'web/dist' },
   // How many reverse proxies in front of the gateway may set X-Forwarded-For (0: use the socket address).
   TRUST_PROXY: { parse: int(0, 10), default: '0' },

@@ -12,6 +12,7 @@ import type { Clients } from './clients.ts';
 import { graphQLContext, type GraphQLContext } from './context.ts';
 import { bodyParserError, formatGraphQLError, toHttpError } from './errors.ts';
 import { cleanTextPlugin, LIMITS, noSubscriptions, operationLimits } from './graphql-limits.ts';
+import { accountResolvers } from './resolvers/account.ts';
 import { authResolvers } from './resolvers/auth.ts';
 import { billingResolvers } from './resolvers/billing.ts';
 import { chatResolvers } from './resolvers/chat.ts';
@@ -36,7 +37,7 @@ export async function createGraphQL(opts: {
   production: boolean;
 }): Promise<{ router: Router; stop: () => Promise<void> }> {
   const server = new ApolloServer<GraphQLContext>({
-    schema: makeExecutableSchema({ typeDefs: loadTypeDefs(), resolvers: [authResolvers, userResolvers, chatbotResolvers, chatResolvers, billingResolvers] }),
+    schema: makeExecutableSchema({ typeDefs: loadTypeDefs(), resolvers: [authResolvers, accountResolvers, userResolvers, chatbotResolvers, chatResolvers, billingResolvers] }),
     introspection: !opts.production,
     hideSchemaDetailsFromClientErrors: opts.production,
     parseOptions: { maxTokens: LIMITS.maxTokens },

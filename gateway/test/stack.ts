@@ -90,6 +90,8 @@ export async function startStack(opts: StackOptions = {}) {
     createTestSchema('gw_chatbot', CHATBOT_MIGRATIONS),
     createTestSchema('gw_chat', CHAT_MIGRATIONS),
   ]);
+  // Mails go to a temporary outbox unless a test gives auth an SMTP server; the gateway shows the same folder.
+  const mailOutboxDir = mkdtempSync(join(tmpdir(), 'parley-mail-'));
   const auth = await serve(
     await createAuthService(
       readAuthConfig({
@@ -101,6 +103,7 @@ export async function startStack(opts: StackOptions = {}) {
         SERVICE_SECRET: TEST_SERVICE_SECRET,
         // Every test signs up from 127.0.0.1; the per-IP sign-up limit is auth's own test's business.
         REGISTRATIONS_MAX_PER_IP: '100000',
+        MAIL_OUTBOX_DIR: mailOutboxDir,
         ...opts.authEnv,
       }),
       { logger: silent('auth-test') },
@@ -161,6 +164,7 @@ export async function startStack(opts: StackOptions = {}) {
     CHAT_URL: chat.url,
     WEB_DIST_DIR: webDistDir,
     MEDIA_DIR: mediaDir,
+    MAIL_OUTBOX_DIR: mailOutboxDir,
     // Tests act as the one proxy in front of the gateway, choosing client IPs with X-Forwarded-For.
     TRUST_PROXY: '1',
     REDIS_URL: redisUrl,
@@ -184,6 +188,9 @@ export async function startStack(opts: StackOptions = {}) {
     billingParts,
     /** The chat schema, for tests that look at stored conversations directly. */
     chatDatabase: chatSchema,
+    /** The auth and chatbot schemas, for tests that check what an account deletion left behind. */
+    authDatabase: authSchema,
+    chatbotDatabase: chatbotSchema,
     /** Redis and the queue prefix every service of this stack uses, for tests that publish or inspect jobs. */
     redisUrl,
     queuePrefix: prefix,
@@ -212,6 +219,7 @@ export async function startStack(opts: StackOptions = {}) {
       await Promise.all([authSchema.drop(), billingSchema.drop(), chatbotSchema.drop(), chatSchema.drop()]);
       rmSync(webDistDir, { recursive: true, force: true });
       rmSync(mediaDir, { recursive: true, force: true });
+      rmSync(mailOutboxDir, { recursive: true, force: true });
     },
   };
 }

@@ -6,6 +6,7 @@ import type { Clients } from '../clients.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import { bodyParserError, MALFORMED_URL, toHttpError } from '../errors.ts';
 import type { StripeEventIntake } from '../stripe-events.ts';
+import { accountRoutes, passwordResetRoutes, portalRoutes } from './account.ts';
 import { authRoutes } from './auth.ts';
 import { isCleanText } from './input.ts';
 import { chatbotRoutes } from './chatbots.ts';
@@ -49,12 +50,12 @@ export function apiRouter(opts: ApiOptions): Router {
   // Before the JSON parser: the signature is over the raw bytes Stripe sent.
   router.post('/payment/webhook', ...webhookHandlers(opts.stripeEvents));
   router.use(express.json({ limit: opts.bodyLimit }));
-  router.use('/auth', authRoutes(opts.clients));
+  router.use('/auth', authRoutes(opts.clients), passwordResetRoutes(opts.clients));
   // Before the owner routes, so "public" is never read as a chatbot id.
   router.use('/chatbot/public', publicChatRoutes(opts.clients, { timeoutMs: opts.chatTimeoutMs, logger: opts.logger }));
   router.use('/chatbot', chatbotRoutes(opts.clients, { maxPictureBytes: opts.maxPictureBytes }));
-  router.use('/user', usageRoutes(opts.clients));
-  router.use('/payment', paymentRoutes(opts.clients, { publicUrl: opts.publicUrl }));
+  router.use('/user', usageRoutes(opts.clients), accountRoutes(opts.clients, { logger: opts.logger }));
+  router.use('/payment', paymentRoutes(opts.clients, { publicUrl: opts.publicUrl }), portalRoutes(opts.clients, { publicUrl: opts.publicUrl }));
   router.use((_req, res) => {
     res.status(404).json({ message: 'Not found' });
   });

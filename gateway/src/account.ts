@@ -1,0 +1,106 @@
+// The account page, password reset and leaving, as the gateway sees them: thin calls shared by REST
+// and GraphQL. The auth service owns every rule and message; the gateway authenticates the token,
+// passes the user's id, the caller's token (the session that stays signed in) and the client's IP.
+import type { SessionInfo } from '@parley/proto/parley/auth/v1/auth_pb.js';
+import { isoDate } from './chatbots.ts';
+import type { Clients } from './clients.ts';
+import { authenticate } from './sessions.ts';
+import type { AuthUser } from './users.ts';
+
+/** The one answer to a reset request, whether or not an account has that email. */
+export const RESET_REQUESTED_MESSAGE = "If an account exists for that email, we've sent a link.";
+export const PASSWORD_RESET_MESSAGE = 'Your password has been reset. Please sign in with your new password.';
+export const ACCOUNT_DELETED_MESSAGE = 'Your account has been deleted.';
+
+/** Where the billing portal sends the owner back to. */
+export const ACCOUNT_PATH = '/account';
+
+export interface Caller {
+  token: string | undefined;
+  clientIp: string;
+}
+
+
+export async function requestPasswordReset(clients: Clients, input: { email: string; clientIp: string }): Promise<string> {
+  await clients.auth.requestPasswordReset({ email: input.email, clientIp: input.clientIp });
+  return RESET_REQUESTED_MESSAGE;
+}
+
+export async function resetPassword(clients: Clients, input: { token: string; password: string; password2: string }): Promise<string> {
+  await clients.auth.resetPassword({ token: input.token, password: input.password, passwordConfirmation: input.password2 });
+  return PASSWORD_RESET_MESSAGE;
+}
+
+export async function updateProfile(clients: Clients, caller: Caller, name: string): Promise<AuthUser> {
+  const user = await authenticate(clients, caller.token);
+  return signedInUser((await clients.auth.updateProfile({ userId: user.id, name })).user);
+}
+
+export async function changeEmail(clients: Clients, caller: Caller, input: { email: string; currentPassword: string }): Promise<AuthUser> {
+  const user = await authenticate(clients, caller.token);
+  const res = await clients.auth.changeEmail({ userId: user.id, newEmail: input.email, currentPassword: input.currentPassword, clientIp: caller.clientIp });
+  return signedInUser(res.user);
+}
+
+/** Returns how many other sessions were signed out. */
+export async function changePassword(
+  clients: Clients,
+  caller: Caller,
+  input: { currentPassword: string; password: string; password2: string },
+): Promise<number> {
+  const user = await authenticate(clients, caller.token);
+  const res = await clients.auth.changePassword({
+    userId: user.id,
+    currentPassword: input.currentPassword,
+    newPassword: input.password,
+    newPasswordConfirmation: input.password2,
+    keepToken: caller.token ?? '',
+    clientIp: caller.clientIp,
+  });
+  return res.revokedSessions;
+}
+
+export interface SessionView {
+  id: string;
+  createdAt: string;
+  expiresAt: string;
+  clientIp: string | null;
+  current: boolean;
+}
+
+const sessionView = (s: SessionInfo): SessionView => ({
+  id: s.id,
+  createdAt: isoDate(s.createdAt) ?? '',
+  expiresAt: isoDate(s.expiresAt) ?? '',
+  clientIp: s.clientIp || null,
+  current: s.current,
+});
+
+export async function listSessions(clients: Clients, caller: Caller): Promise<SessionView[]> {
+  const user = await authenticate(clients, caller.token);
+  const { sessions } = await clients.auth.listSessions({ userId: user.id, currentToken: caller.token ?? '' });
+  return sessions.map(sessionView);
+}
+
+export async function signOutOtherSessions(clients: Clients, caller: Caller): Promise<number> {
+  const user = await authenticate(clients, caller.token);
+  return (await clients.auth.revokeOtherSessions({ userId: user.id, keepToken: caller.token ?? '' })).revokedSessions;
+}
+
+/** Deletes the account; auth removes the user and its sessions at once and tells the other services. */
+export async function deleteAccount(clients: Clients, caller: Caller, password: string): Promise<void> {
+  const user = await authenticate(clients, caller.token);
+  await clients.auth.deleteAccount({ userId: user.id, password, clientIp: caller.clientIp });
+}
+
+/** The URL of the page where a pro owner manages or cancels the subscription. */
+export async function billingPortalUrl(clients: Clients, caller: Caller, publicUrl: string): Promise<string> {
+  const user = await authenticate(clients, caller.token);
+  const { url } = await clients.billing.createPortalSession({ userId: user.id, returnUrl: new URL(ACCOUNT_PATH, publicUrl).href });
+  return url;
+}
+
+function signedInUser(user: AuthUser | undefined): AuthUser {
+  if (!user) throw new Error('auth returned no user');
+  return user;
+}
