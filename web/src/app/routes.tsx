@@ -1,7 +1,9 @@
 import { Navigate, type RouteObject } from 'react-router-dom';
+import { AccountPage } from '../features/account/components/account-page';
 import { ForgotPasswordPage } from '../features/auth/components/forgot-password-page';
 import { LoginPage } from '../features/auth/components/login-page';
 import { RegisterPage } from '../features/auth/components/register-page';
+import { ResetPasswordPage } from '../features/auth/components/reset-password-page';
 import { ChatbotDetailPage } from '../features/chatbots/components/chatbot-detail-page';
 import { ChatbotsPage } from '../features/chatbots/components/chatbots-page';
 import { CreateChatbotPage } from '../features/chatbots/components/create-chatbot-page';
@@ -27,12 +29,14 @@ export const routes: RouteObject[] = [
       { path: '/register', element: <RegisterPage /> },
       { path: '/signup', element: <Navigate to="/register" replace /> },
       { path: '/forgot-password', element: <ForgotPasswordPage /> },
+      { path: '/reset-password', element: <ResetPasswordPage /> },
       { path: '/terms', element: <TermsPage /> },
       { path: '/privacy', element: <PrivacyPage /> },
       {
         element: <RequireAuth />,
         children: [
           { path: '/dashboard', element: <DashboardPage /> },
+          { path: '/account', element: <AccountPage /> },
           { path: '/usage', element: <UsagePage /> },
           { path: '/chatbots', element: <ChatbotsPage /> },
           { path: '/chatbots/create', element: <CreateChatbotPage /> },

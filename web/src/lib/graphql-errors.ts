@@ -42,3 +42,12 @@ export function graphqlErrorMessage(error: unknown): string | undefined {
 export function graphqlErrorExtension(error: unknown, key: string): unknown {
   return firstError(error)?.extensions?.[key];
 }
+
+/**
+ * What to tell the user about a failed operation: the server's message, which the gateway writes for
+ * users, or `fallback` when there is none (a network failure) or it hides an internal error.
+ */
+export function userFacingErrorMessage(error: unknown, fallback: string): string {
+  if (graphqlErrorCode(error) === 'INTERNAL_SERVER_ERROR') return fallback;
+  return graphqlErrorMessage(error) ?? fallback;
+}

@@ -1,4 +1,4 @@
-import { fireEvent, screen, waitFor } from '@testing-library/react';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { readToken } from '../../lib/token-storage';
 import { mockLink, sampleUser } from '../../test/mock-link';
@@ -35,6 +35,21 @@ describe('routes and layout', () => {
     expect(screen.getByText('Create and manage AI chatbots powered by OpenAI.')).toBeTruthy();
     expect(screen.getByRole('link', { name: 'Usage Details' }).getAttribute('href')).toBe('/usage');
     expect(screen.getByText(new RegExp(`${new Date().getFullYear()} Parley`))).toBeTruthy();
+  });
+
+  it('shows an Account link beside Dashboard when signed in', async () => {
+    localStorage.setItem('token', 'good');
+    renderApp('/pricing', mockLink({ Me: () => ({ data: { me: sampleUser } }) }).link);
+    expect((await screen.findByRole('link', { name: 'Account' })).getAttribute('href')).toBe('/account');
+    const header = within(screen.getByRole('banner'));
+    expect(header.getAllByRole('link').map((link) => link.textContent)).toEqual(['Parley', 'Pricing', 'Dashboard', 'Account']);
+  });
+
+  it('sends a signed-out visitor from /account to /login, and has no Account link for them', async () => {
+    const { router } = renderApp('/account', mockLink({}).link);
+    await waitFor(() => expect(router.state.location.pathname).toBe('/login'));
+    expect(await screen.findByRole('link', { name: 'Login' })).toBeTruthy();
+    expect(screen.queryByRole('link', { name: 'Account' })).toBeNull();
   });
 
   it('shows Dashboard and Logout when signed in; Logout signs out and goes to /login', async () => {

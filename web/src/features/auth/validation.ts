@@ -1,17 +1,15 @@
 // Client-side checks of spec §5, run before anything is sent. Each returns the message to show,
-// or null when the input may be submitted.
-
-export const MIN_PASSWORD_LENGTH = 6;
+// or null when the input may be submitted. The new-password rules themselves live in
+// lib/password-rules.ts, because the account page applies them too.
+import { REQUIRED_FIELDS_MESSAGE, validateNewPassword, type NewPasswordValues } from '../../lib/password-rules';
 
 export interface LoginValues {
   email: string;
   password: string;
 }
 
-export interface RegisterValues {
+export interface RegisterValues extends NewPasswordValues {
   email: string;
-  password: string;
-  password2: string;
 }
 
 export function validateLogin({ email, password }: LoginValues): string | null {
@@ -19,9 +17,19 @@ export function validateLogin({ email, password }: LoginValues): string | null {
   return null;
 }
 
-export function validateRegister({ email, password, password2 }: RegisterValues): string | null {
-  if (!email.trim() || !password) return 'Please enter all required fields';
-  if (password !== password2) return 'Passwords do not match';
-  if (password.length < MIN_PASSWORD_LENGTH) return `Password must be at least ${MIN_PASSWORD_LENGTH} characters`;
-  return null;
+export function validateRegister({ email, ...newPassword }: RegisterValues): string | null {
+  if (!email.trim()) return REQUIRED_FIELDS_MESSAGE;
+  return validateNewPassword(newPassword);
+}
+
+/** The reset link's form: a new password and its confirmation, judged as at registration. */
+export function validateResetPassword(values: NewPasswordValues): string | null {
+  return validateNewPassword(values);
+}
+
+export const EMAIL_REQUIRED_MESSAGE = 'Please enter your email address';
+
+/** The forgot-password form: only an email, which the browser's email check has already looked at. */
+export function validateForgotPassword(email: string): string | null {
+  return email.trim() ? null : EMAIL_REQUIRED_MESSAGE;
 }

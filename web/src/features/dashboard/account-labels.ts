@@ -1,10 +1,7 @@
 import { formatDollars } from '../../lib/format';
-import type { Plan } from '../../lib/session/session-user';
 
-/** How a plan is named on the dashboard: the plan value followed by " Plan", e.g. "free Plan". */
-export function planLabel(plan: Plan): string {
-  return `${plan} Plan`;
-}
+// The account page names the plan the same way, so the rule lives in lib.
+export { planLabel } from '../../lib/billing/plan-label';
 
 /** The name the greeting uses; users without a name are greeted as "User". */
 export function displayName(name: string | null | undefined): string {

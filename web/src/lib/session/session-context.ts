@@ -13,6 +13,13 @@ export interface Session {
   /** Revokes the token on the server when possible, then always forgets the session locally. */
   logout: () => Promise<void>;
   /**
+   * Forgets the session on this device only (token, user, cached data), without asking the server:
+   * for when the server has already ended it, e.g. the account was deleted or the password reset.
+   */
+  endLocally: () => Promise<void>;
+  /** Shows a user the server just answered with (a profile or email change) everywhere at once. */
+  updateUser: (user: SessionUser) => void;
+  /**
    * Asks the server for the signed-in user again, e.g. after a checkout changed the plan or credit.
    * A failure keeps the user shown so far (only logged); resolves to the fresh user, or null.
    */

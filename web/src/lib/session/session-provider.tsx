@@ -62,6 +62,13 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     setState({ user: normalizeSessionUser(user), loading: false, error: null });
   }, []);
 
+  const endLocally = useCallback(async () => {
+    generation.current += 1;
+    clearToken();
+    setState({ user: null, loading: false, error: null });
+    await client.clearStore();
+  }, [client]);
+
   const logout = useCallback(async () => {
     generation.current += 1;
     try {
@@ -69,11 +76,14 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     } catch {
       // Logging out must work even when the server cannot be reached or the token is already gone.
     } finally {
-      clearToken();
-      setState({ user: null, loading: false, error: null });
-      await client.clearStore();
+      await endLocally();
     }
-  }, [client]);
+  }, [client, endLocally]);
+
+  const updateUser = useCallback((user: SessionUser) => {
+    // Only the signed-in user can be updated: an answer arriving after a sign-out changes nothing.
+    setState((s) => (s.user && s.user.id === user.id ? { ...s, user: normalizeSessionUser(user) } : s));
+  }, []);
 
   const refreshUser = useCallback(async (): Promise<SessionUser | null> => {
     if (readToken() === null) return null;
@@ -92,8 +102,8 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   }, [client]);
 
   const session = useMemo<Session>(
-    () => ({ ...state, isAuthenticated: state.user !== null, signIn, logout, refreshUser }),
-    [state, signIn, logout, refreshUser],
+    () => ({ ...state, isAuthenticated: state.user !== null, signIn, logout, endLocally, updateUser, refreshUser }),
+    [state, signIn, logout, endLocally, updateUser, refreshUser],
   );
 
   return <SessionContext.Provider value={session}>{children}</SessionContext.Provider>;

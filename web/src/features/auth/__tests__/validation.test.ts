@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateLogin, validateRegister } from '../validation';
+import { validateForgotPassword, validateLogin, validateRegister, validateResetPassword } from '../validation';
 
 describe('validateLogin', () => {
   it.each([
@@ -33,5 +33,21 @@ describe('validateRegister', () => {
       'Password must be at least 6 characters',
     );
     expect(validateRegister({ ...valid, password: 'abcdef', password2: 'abcdef' })).toBeNull();
+  });
+});
+
+describe('validateResetPassword', () => {
+  it('applies the registration rules to the new password and its confirmation', () => {
+    expect(validateResetPassword({ password: '', password2: '' })).toBe('Please enter all required fields');
+    expect(validateResetPassword({ password: 'secret1', password2: '' })).toBe('Passwords do not match');
+    expect(validateResetPassword({ password: 'abcde', password2: 'abcde' })).toBe('Password must be at least 6 characters');
+    expect(validateResetPassword({ password: 'abcdef', password2: 'abcdef' })).toBeNull();
+  });
+});
+
+describe('validateForgotPassword', () => {
+  it('needs an email', () => {
+    expect(validateForgotPassword(' ')).toBe('Please enter your email address');
+    expect(validateForgotPassword('ada@example.com')).toBeNull();
   });
 });

@@ -3,6 +3,7 @@ import { Link, Navigate } from 'react-router-dom';
 import { Alert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
 import { TextField } from '../../../components/ui/text-field';
+import { useRouteNotice } from '../../../lib/route-notice';
 import { useSession } from '../../../lib/session/session-context';
 import { useLogin } from '../hooks/use-login';
 import { AuthCard, textLinkClasses } from './auth-card';
@@ -12,6 +13,8 @@ export function LoginPage() {
   const { login, loading, error } = useLogin();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
+  // E.g. "Your password has been reset..." after a reset link was used.
+  const notice = useRouteNotice();
 
   // Also how a successful submit reaches the dashboard: signing in re-renders this page signed in.
   if (session.isAuthenticated) return <Navigate to="/dashboard" replace />;
@@ -39,6 +42,7 @@ export function LoginPage() {
     >
       <form onSubmit={handleSubmit} className="space-y-5">
         {message ? <Alert tone={error ? 'error' : 'info'}>{message}</Alert> : null}
+        {notice && !error ? <Alert tone="success">{notice}</Alert> : null}
         <TextField
           label="Email"
           name="email"

@@ -3,9 +3,9 @@ import { Link, Navigate } from 'react-router-dom';
 import { Alert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
 import { TextField } from '../../../components/ui/text-field';
+import { MIN_PASSWORD_LENGTH } from '../../../lib/password-rules';
 import { useSession } from '../../../lib/session/session-context';
 import { useRegister } from '../hooks/use-register';
-import { MIN_PASSWORD_LENGTH } from '../validation';
 import { AuthCard, textLinkClasses } from './auth-card';
 
 export function RegisterPage() {

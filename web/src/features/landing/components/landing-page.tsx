@@ -1,8 +1,10 @@
 import type { ReactNode } from 'react';
+import { Alert } from '../../../components/ui/alert';
 import { ButtonLink } from '../../../components/ui/button-link';
 import { PageContainer } from '../../../components/ui/page-container';
 import { ChatPreview } from './chat-preview';
 import { strokeIconProps } from '../../../components/ui/icon-props';
+import { useRouteNotice } from '../../../lib/route-notice';
 
 interface Feature {
   title: string;
@@ -49,10 +51,19 @@ const FEATURES: Feature[] = [
 ];
 
 export function LandingPage() {
+  // E.g. "Your account has been deleted." after leaving from the account page.
+  const notice = useRouteNotice();
   return (
     <>
       <section className="relative overflow-hidden">
         <div className="absolute inset-x-0 top-0 -z-10 h-[32rem] bg-linear-to-b from-brand-50/70 to-white" />
+        {notice ? (
+          <PageContainer className="pt-6">
+            <Alert tone="success" className="mx-auto max-w-2xl text-center">
+              {notice}
+            </Alert>
+          </PageContainer>
+        ) : null}
         <PageContainer className="grid items-center gap-12 py-16 sm:py-20 lg:grid-cols-2 lg:gap-16 lg:py-24">
           <div className="text-center lg:text-left">
             <p className="inline-flex items-center gap-2 rounded-full border border-brand-200 bg-white px-3 py-1 text-xs font-medium text-brand-700">

@@ -1,3 +1,4 @@
+import { Link } from 'react-router-dom';
 import { LegalPage, LegalSection } from './legal-page';
 
 export function PrivacyPage() {
@@ -29,6 +30,23 @@ export function PrivacyPage() {
           To generate answers, a visitor&apos;s message and relevant parts of the chatbot&apos;s knowledge base are sent to
           our language model provider. Payments are processed by our payment provider. Each receives only what it needs
           to perform its service.
+        </p>
+      </LegalSection>
+      <LegalSection title="Your data and deleting your account">
+        <p>
+          You can download a copy of your data, and delete your account, at any time from the{' '}
+          <Link to="/account" className="rounded-sm font-medium text-brand-600 hover:text-brand-700">
+            Account page
+          </Link>{' '}
+          when you are signed in.
+        </p>
+        <p>
+          Deleting your account removes your chatbots, their knowledge, pictures and conversations, and your personal
+          data, and cancels your subscription.
+        </p>
+        <p>
+          Usage and payment records are kept only as anonymised accounting records, where the law requires us to keep
+          them.
         </p>
       </LegalSection>
       <LegalSection title="Age requirement">

@@ -119,4 +119,37 @@ describe('SessionProvider', () => {
     expect(state()).toBe('signed out: no error');
     expect(client.readQuery({ query: MeQuery })).toBeNull();
   });
+
+  it('endLocally forgets token, user and cache without asking the server', async () => {
+    writeToken('good-token');
+    const { calls, client, state, session } = renderSession({ Me: () => ({ data: { me: sampleUser } }) });
+    await waitFor(() => expect(state()).toBe('signed in as ada@example.com'));
+
+    await act(() => session().endLocally());
+
+    expect(calls.map((c) => c.operationName)).toEqual(['Me']);
+    expect(readToken()).toBeNull();
+    expect(state()).toBe('signed out: no error');
+    expect(client.readQuery({ query: MeQuery })).toBeNull();
+  });
+
+  it('updateUser shows the signed-in user as the server answered it, and ignores anyone else', async () => {
+    writeToken('good-token');
+    const { state, session } = renderSession({ Me: () => ({ data: { me: sampleUser } }) });
+    await waitFor(() => expect(state()).toBe('signed in as ada@example.com'));
+
+    act(() => session().updateUser({ ...sampleUser, email: 'grace@example.com', name: 'Grace' }));
+    expect(state()).toBe('signed in as grace@example.com');
+    expect(session().user?.name).toBe('Grace');
+
+    act(() => session().updateUser({ ...sampleUser, id: 'someone-else', email: 'eve@example.com' }));
+    expect(state()).toBe('signed in as grace@example.com');
+  });
+
+  it('updateUser changes nothing once signed out', async () => {
+    const { state, session } = renderSession({});
+    await waitFor(() => expect(state()).toBe('signed out: no error'));
+    act(() => session().updateUser(sampleUser));
+    expect(state()).toBe('signed out: no error');
+  });
 });

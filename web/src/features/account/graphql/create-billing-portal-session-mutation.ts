@@ -1,0 +1,7 @@
+import { graphql } from '../../../gql';
+
+export const CreateBillingPortalSessionMutation = graphql(`
+  mutation CreateBillingPortalSession {
+    createBillingPortalSession
+  }
+`);

@@ -1,0 +1,7 @@
+import { graphql } from '../../../gql';
+
+export const SignOutOtherSessionsMutation = graphql(`
+  mutation SignOutOtherSessions {
+    signOutOtherSessions
+  }
+`);

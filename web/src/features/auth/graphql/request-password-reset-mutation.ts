@@ -1,0 +1,7 @@
+import { graphql } from '../../../gql';
+
+export const RequestPasswordResetMutation = graphql(`
+  mutation RequestPasswordReset($email: String!) {
+    requestPasswordReset(email: $email)
+  }
+`);
