@@ -48,7 +48,7 @@ describe('register', () => {
     expect(user).toEqual({
       id: expect.any(String),
       email,
-      name: email.slice(0, email.indexOf('@')),
+      name: '',
       subscription: 'free',
       usage: { creditBalance: '0.01', lastCreditRefill: expect.any(String) },
     });
