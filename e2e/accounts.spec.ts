@@ -49,8 +49,8 @@ test('register, see the dashboard, log out, and log back in', async ({ page }) =
   await page.locator('form button[type="submit"]').click();
 
   await expect(page).toHaveURL(/\/dashboard$/);
-  const localPart = email.split('@')[0];
-  await expect(page.getByText(localPart, { exact: false }).first()).toBeVisible();
+  // Sign-up asks for no name, so the greeting falls back to "User" (spec §2); the account page sets one.
+  await expect(page.getByText('Welcome back, User')).toBeVisible();
   await expect(page.getByText(email).first()).toBeVisible();
   await expect(page.getByText('free Plan')).toBeVisible();
   await expect(page.getByRole('button', { name: 'Upgrade Plan' }).or(page.getByRole('link', { name: 'Upgrade Plan' })).first()).toBeVisible();
