@@ -1,6 +1,7 @@
 /// <reference lib="dom" />
 // Issue 16 in the browser: a forgotten password reset through the mail (read on the local outbox
 // page), the account page's changes, and deleting the account.
+import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
 import { PASSWORD, registerOwner, uniqueEmail } from './fixtures.ts';
 import { screenshot } from './screenshots.ts';
@@ -99,6 +100,14 @@ test('the account page changes the name, the email and the password, and signs o
   await passwordCard.getByRole('button', { name: /Change password|Save/ }).click();
   await expect(page.getByText(/^Password changed/)).toBeVisible();
   await screenshot(page, 'account-changed');
+
+  // Everything Parley holds about the owner, as one JSON file.
+  const download = page.waitForEvent('download');
+  await page.getByRole('region', { name: 'Your data' }).getByRole('button', { name: 'Download my data' }).click();
+  const file = await download;
+  expect(file.suggestedFilename()).toMatch(/^parley-data-\d{4}-\d{2}-\d{2}\.json$/);
+  const exported = JSON.parse(readFileSync(await file.path(), 'utf8'));
+  expect(exported.account).toMatchObject({ email: newEmail, name: 'Ada Lovelace' });
 
   await page.goto('/dashboard');
   await expect(page.getByText('Welcome back, Ada Lovelace')).toBeVisible();
