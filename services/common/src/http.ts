@@ -3,13 +3,13 @@
 import express, { type Express, type Request } from 'express';
 import type { ConnectRouter, Interceptor } from '@connectrpc/connect';
 import { expressConnectMiddleware } from '@connectrpc/connect-express';
-import { unaryRoutes } from './connect-unary.ts';
 import { REQUEST_ID_HEADER, runWithRequestId } from './context.ts';
 import { withDeadline } from './deadline.ts';
 import type { Logger } from './logger.ts';
 import { errorInterceptor } from './rpc-errors.ts';
 import { requireServiceToken, type ServiceTrust } from './service-auth.ts';
 import { noNulInterceptor } from './text-hygiene.ts';
+import { createLeanUnaryHandler, type UnaryTransportChoice } from './transport/lean-unary.ts';
 
 /** A dependency that must answer for the service to be ready (its database, Redis). */
 export type ReadinessCheck = { name: string; check: () => Promise<unknown> };
@@ -31,7 +31,10 @@ export interface ServiceAppOptions {
   readiness: ReadinessCheck[];
   /** Who may call: every route but /healthz and /readyz needs a service token (service-auth.ts). */
   trust: ServiceTrust;
+  /** Run around every call, after the kit's own (unexpected errors hidden, NUL refused), on either handler. */
   interceptors?: Interceptor[];
+  /** What answers binary unary calls: the lean handler unless 'library' is asked for. */
+  unaryTransport?: UnaryTransportChoice;
   /** Extra plain HTTP routes (for example media files); mounted before the RPC routes. */
   extend?: (app: Express) => void;
 }
@@ -73,21 +76,23 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
   app.use(requireServiceToken(opts.trust, (reason) => opts.logger.warn({ reason }, 'call refused: no valid service token')));
   opts.extend?.(app);
   const readMaxBytes = 8 * 1024 * 1024;
-  // Binary unary calls (every call between the services) are answered by the lean handler when no
-  // interceptor beyond the error one is asked for; the rest by the generic Connect handler.
-  const lean = opts.interceptors?.length ? undefined : unaryRoutes();
-  if (lean) {
-    app.use(
-      lean.handler({
-        readMaxBytes,
-        onUnexpected: (err, procedure) => opts.logger.error({ err, procedure }, 'unhandled error in RPC'),
-      }),
-    );
-  }
+  const interceptors = [errorInterceptor(opts.logger), noNulInterceptor, ...(opts.interceptors ?? [])];
+  // The one place the handler of binary unary calls (every call between the services) is chosen:
+  // the lean one, with the same interceptors, unless asked otherwise; the rest (JSON, compressed,
+  // GET, streaming) always goes to the generic Connect handler.
+  const lean =
+    opts.unaryTransport === 'library'
+      ? undefined
+      : createLeanUnaryHandler({
+          readMaxBytes,
+          interceptors,
+          onUnexpected: (err, procedure) => opts.logger.error({ err, procedure }, 'unhandled error in RPC'),
+        });
+  if (lean) app.use(lean.middleware);
   app.use(
     expressConnectMiddleware({
       routes: (router) => opts.routes(lean ? lean.recording(router) : router),
-      interceptors: [errorInterceptor(opts.logger), noNulInterceptor, ...(opts.interceptors ?? [])],
+      interceptors,
       readMaxBytes,
     }),
   );
