@@ -8,6 +8,7 @@ import { createServiceApp, dataReadiness } from '@parley/common/http.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import { createProducer, QUEUES } from '@parley/common/queues.ts';
 import { createRedis } from '@parley/common/redis.ts';
+import { redisKeys } from '@parley/common/redis-keys.ts';
 import type { ServiceParts } from '@parley/common/service.ts';
 import { PasswordResetRequestedSchema } from '@parley/proto/parley/events/v1/password_reset_requested_pb.js';
 import { UserRegisteredSchema } from '@parley/proto/parley/events/v1/user_registered_pb.js';
@@ -47,7 +48,7 @@ export async function createAuthService(config: AuthConfig, opts: { logger: Logg
   const userRegistered = createProducer(redis, QUEUES.userRegistered, UserRegisteredSchema, { prefix });
   const passwordResetRequested = createProducer(redis, QUEUES.passwordResetRequested, PasswordResetRequestedSchema, { prefix });
   const accountDeleted = createAccountDeletedProducers(redis, prefix);
-  const keyPrefix = `${prefix}:auth`;
+  const keys = redisKeys(prefix);
   const mailer = createMailer(config, logger);
   const notices = createNotices(mailer, logger);
 
@@ -59,7 +60,7 @@ export async function createAuthService(config: AuthConfig, opts: { logger: Logg
     sessionTtlSeconds: config.SESSION_TTL_SECONDS,
     throttle: createLoginThrottle({
       redis,
-      keyPrefix,
+      keys,
       maxFailuresPerIpAndAccount: config.LOGIN_MAX_FAILURES_PER_IP_AND_ACCOUNT,
       maxFailuresPerIp: config.LOGIN_MAX_FAILURES_PER_IP,
       maxFailuresPerAccount: config.LOGIN_MAX_FAILURES_PER_ACCOUNT,
@@ -67,13 +68,13 @@ export async function createAuthService(config: AuthConfig, opts: { logger: Logg
     }),
     registrationThrottle: createRegistrationThrottle({
       redis,
-      keyPrefix,
+      keys,
       maxPerIp: config.REGISTRATIONS_MAX_PER_IP,
       windowSeconds: config.REGISTRATIONS_WINDOW_SECONDS,
     }),
     passwordResetThrottle: createPasswordResetThrottle({
       redis,
-      keyPrefix,
+      keys,
       maxPerEmail: config.PASSWORD_RESET_MAX_PER_EMAIL,
       maxPerIp: config.PASSWORD_RESET_MAX_PER_IP,
       windowSeconds: config.PASSWORD_RESET_WINDOW_SECONDS,

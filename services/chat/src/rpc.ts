@@ -12,10 +12,10 @@ import {
 import type { Conversation, Message } from './generated/prisma/client.ts';
 import { getConversation } from './conversations/get-conversation.ts';
 import { listConversations, type ConversationsDeps } from './conversations/list-conversations.ts';
-import { getPublicChatbot } from './public-chat/get-public-chatbot.ts';
+import { loadChatbotProfile, type ChatbotProfileDeps } from './public-chat/chatbot-profile.ts';
 import { sendMessage, streamMessage, type PublicChatDeps } from './public-chat/send-message.ts';
 
-export type ChatRpcDeps = PublicChatDeps & ConversationsDeps;
+export type ChatRpcDeps = PublicChatDeps & ChatbotProfileDeps & ConversationsDeps;
 
 function toConversationMessage(c: Conversation, messages: Message[] = []): ConversationMessage {
   return create(ConversationSchema, {
@@ -34,9 +34,8 @@ export function chatRoutes(deps: ChatRpcDeps) {
   return (router: ConnectRouter) => {
     router.service(ChatService, {
       async getPublicChatbot(req) {
-        // Only the name and the picture: nothing about the owner or the knowledge leaves the service.
-        const chatbot = await getPublicChatbot(deps, req.uniqueId);
-        return { name: chatbot.name, profilePicture: chatbot.profilePicture };
+        const { name, profilePicture } = await loadChatbotProfile(deps, req.uniqueId);
+        return { name, profilePicture };
       },
       async sendMessage(req) {
         return sendMessage(deps, req);

@@ -1,8 +1,9 @@
 // Builds the chat service from its configuration: database, Redis, the clients of the chatbot and
 // billing services, the language model (or offline mode), the event producers, the ChatbotDeleted
 // and AccountDeleted workers and the Express app. main.ts runs it; tests (the chat service's and
-// other packages') start it in-process the same way. It keeps no state of its own beyond its schema
-// and Redis, so any number of replicas can run side by side.
+// other packages') start it in-process the same way. Beyond its schema and Redis it keeps only
+// bounded in-process caches that any replica may lose (docs/adr/0014-caches.md), so any number of
+// replicas can run side by side.
 import { fileURLToPath } from 'node:url';
 import type { Worker } from 'bullmq';
 import type { Client } from '@connectrpc/connect';
@@ -22,12 +23,15 @@ import { startAccountDeletedWorker } from './conversations/account-deleted.job.t
 import { startChatbotDeletedWorker } from './conversations/chatbot-deleted.job.ts';
 import { deleteChatbotConversations } from './conversations/delete-conversations.ts';
 import { deleteOwnerConversations } from './conversations/delete-owner-conversations.ts';
-import { openAIModel, type LanguageModel } from './public-chat/language-model.ts';
-import { knownChatbots } from './public-chat/known-chatbots.ts';
-import { promptCache } from './public-chat/prompt-cache.ts';
-import { redisRateLimiter } from './public-chat/rate-limit.ts';
-import { redisRecentTurns } from './public-chat/recent-turns.ts';
+import { redisAdmission } from './public-chat/admission.ts';
+import { chatbotContext } from './public-chat/chatbot-context.ts';
 import { EXCHANGE_POOL_SIZE, EXCHANGE_SESSION_SETTINGS } from './public-chat/conversation-store.ts';
+import { creditGate } from './public-chat/credit-hold.ts';
+import { historySource } from './public-chat/history-source.ts';
+import { openAIModel, type LanguageModel } from './public-chat/language-model.ts';
+import { OFFLINE_PASSAGES } from './public-chat/offline-answer.ts';
+import { recorder } from './public-chat/recorder.ts';
+import { redisRecentTurns } from './public-chat/recent-turns.ts';
 import { sessionIds } from './public-chat/session-id.ts';
 import { publishChatbotInteraction, publishUsageRecorded } from './usage/publishers.ts';
 import { DEV_SESSION_SECRET, type ChatConfig } from './config.ts';
@@ -37,6 +41,8 @@ export const MIGRATIONS_DIR = fileURLToPath(new URL('../prisma/migrations', impo
 
 export interface ChatServiceParts extends ServiceParts {
   prisma: PrismaClient;
+  /** The exchange pool (ADR 0007): answered exchanges only. */
+  exchanges: PrismaClient;
   deps: ChatRpcDeps;
   /** The ChatbotDeleted worker, when workers were started. */
   chatbotDeletedWorker?: Worker;
@@ -81,23 +87,32 @@ export async function createChatService(
   if (config.SESSION_SECRET === DEV_SESSION_SECRET) logger.warn('SESSION_SECRET is not set: public chat session ids are signed with the development default');
 
   const recentTurns = redisRecentTurns(redis, config.QUEUE_PREFIX);
+  const history = historySource({ db: prisma, recentTurns, prefix: config.QUEUE_PREFIX, budgetChars: config.HISTORY_CHARS, logger });
   const deps: ChatRpcDeps = {
     db: prisma,
-    exchanges,
     logger,
     chatbots,
     billing,
-    knownChatbots: knownChatbots(),
-    promptCache: promptCache(),
-    recentTurns,
-    model,
     sessionIds: sessionIds(config.SESSION_SECRET),
-    rateLimiter: redisRateLimiter(redis, {
+    admission: redisAdmission(redis, {
       prefix: config.QUEUE_PREFIX,
       limits: { perVisitor: config.CHAT_RATE_PER_VISITOR, perChatbot: config.CHAT_RATE_PER_BOT },
     }),
-    publishUsage: (usage) => publishUsageRecorded(usageRecorded, usage),
-    publishInteraction: (interaction) => publishChatbotInteraction(chatbotInteraction, interaction),
+    // With a model: the whole knowledge base when it fits the prompt's budget, else as many chunks as
+    // the chatbot service chooses for that budget (k 0). Offline mode always quotes retrieved passages.
+    chatbotContext: model
+      ? chatbotContext({ chatbotService: chatbots, logger, prefix: config.QUEUE_PREFIX, budgetChars: config.PROMPT_KNOWLEDGE_CHARS, k: 0, remember: true })
+      : chatbotContext({ chatbotService: chatbots, logger, prefix: config.QUEUE_PREFIX, budgetChars: 0, k: OFFLINE_PASSAGES, remember: false }),
+    history,
+    credit: creditGate({ billing, logger, maxOutputTokens: config.MAX_OUTPUT_TOKENS }),
+    model,
+    recorder: recorder({
+      exchanges,
+      history,
+      logger,
+      publishUsage: (usage) => publishUsageRecorded(usageRecorded, usage),
+      publishInteraction: (interaction) => publishChatbotInteraction(chatbotInteraction, interaction),
+    }),
     limits: {
       maxMessageChars: config.MAX_MESSAGE_CHARS,
       maxOutputTokens: config.MAX_OUTPUT_TOKENS,
@@ -136,6 +151,7 @@ export async function createChatService(
   return {
     app,
     prisma,
+    exchanges,
     deps,
     chatbotDeletedWorker,
     accountDeletedWorker,

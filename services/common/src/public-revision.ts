@@ -6,11 +6,9 @@
 //
 // A random token, not a counter: a key that expired or was lost and is set again can never come
 // back to a value an old cache entry was stored under. A missing key reads as null, a revision
-// like any other, so every later change still differs from it.
+// like any other, so every later change still differs from it. Its key: redisKeys(prefix).chatbotRevision.
+/** A public revision as read: the token, or null when the chatbot has none in Redis. */
+export type PublicRevision = string | null;
 
 /** How long a revision is kept after the chatbot's last change; caches must expire entries sooner. */
 export const PUBLIC_REVISION_TTL_MS = 30 * 24 * 3600_000;
-
-export function publicRevisionKey(prefix: string, chatbotId: string): string {
-  return `${prefix}:chatbot-revision:${chatbotId}`;
-}

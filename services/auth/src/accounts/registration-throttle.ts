@@ -1,5 +1,6 @@
 // Sign-ups are limited per client IP in Redis (so the limit holds across replicas): free accounts are
 // cheap to make, and each one costs an Argon2 hash and a billing account. Counted first, atomically.
+import type { RedisKeys } from '@parley/common/redis-keys.ts';
 import type { Redis } from '@parley/common/redis.ts';
 import { tooMany } from '@parley/common/rpc-errors.ts';
 import { acquireAttempt, throttledMessage } from '../sessions/login-throttle.ts';
@@ -7,7 +8,7 @@ import { acquireAttempt, throttledMessage } from '../sessions/login-throttle.ts'
 export interface RegistrationThrottleOptions {
   redis: Redis;
   /** Namespace of the keys, e.g. `parley:auth`. */
-  keyPrefix: string;
+  keys: RedisKeys;
   maxPerIp: number;
   windowSeconds: number;
 }
@@ -22,7 +23,7 @@ export function createRegistrationThrottle(opts: RegistrationThrottleOptions): R
     async acquire(clientIp) {
       // An empty IP means an internal caller (the gateway always passes the client's).
       if (!clientIp) return;
-      const key = `${opts.keyPrefix}:registrations:ip:${clientIp.slice(0, 64)}`;
+      const key = opts.keys.registrationsIp(clientIp.slice(0, 64));
       const blockedForMs = await acquireAttempt(opts.redis, [[key, opts.maxPerIp]], opts.windowSeconds * 1000);
       if (blockedForMs > 0) throw tooMany(throttledMessage(blockedForMs, 'sign-ups from this address'));
     },

@@ -9,6 +9,7 @@
 // - per account, from anywhere: a much higher ceiling against distributed guessing, high enough that
 //   one attacker address cannot lock the owner out.
 // Accounts appear in keys only as a hash of the normalised email, so addresses are not readable in Redis.
+import type { RedisKeys } from '@parley/common/redis-keys.ts';
 import { createHash } from 'node:crypto';
 import type { Redis } from '@parley/common/redis.ts';
 import { tooMany } from '@parley/common/rpc-errors.ts';
@@ -16,7 +17,7 @@ import { tooMany } from '@parley/common/rpc-errors.ts';
 export interface LoginThrottleOptions {
   redis: Redis;
   /** Namespace of the keys, e.g. `parley:auth`. */
-  keyPrefix: string;
+  keys: RedisKeys;
   maxFailuresPerIpAndAccount: number;
   maxFailuresPerIp: number;
   maxFailuresPerAccount: number;
@@ -69,16 +70,15 @@ export function throttledMessage(blockedForMs: number, what = 'failed login atte
 }
 
 export function createLoginThrottle(opts: LoginThrottleOptions): LoginThrottle {
-  const base = `${opts.keyPrefix}:login-failures`;
   const accountHash = (email: string) => createHash('sha256').update(email).digest('hex');
   // An empty IP means the caller did not pass one (an internal call): those share one "IP" for the
   // (IP, account) limit, and the per-IP limit does not apply.
   const ipPart = (ip: string) => ip.slice(0, 64);
   const keysOf = (email: string, clientIp: string): [string, number][] => {
     const account = accountHash(email);
-    const keys: [string, number][] = [[`${base}:ip-account:${ipPart(clientIp) || '-'}:${account}`, opts.maxFailuresPerIpAndAccount]];
-    if (clientIp) keys.push([`${base}:ip:${ipPart(clientIp)}`, opts.maxFailuresPerIp]);
-    keys.push([`${base}:account:${account}`, opts.maxFailuresPerAccount]);
+    const keys: [string, number][] = [[opts.keys.loginFailuresIpAccount(ipPart(clientIp), account), opts.maxFailuresPerIpAndAccount]];
+    if (clientIp) keys.push([opts.keys.loginFailuresIp(ipPart(clientIp)), opts.maxFailuresPerIp]);
+    keys.push([opts.keys.loginFailuresAccount(account), opts.maxFailuresPerAccount]);
     return keys;
   };
   const windowMs = opts.windowSeconds * 1000;

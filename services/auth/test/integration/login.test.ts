@@ -1,3 +1,4 @@
+import { redisKeys } from '@parley/common/redis-keys.ts';
 import { createHash } from 'node:crypto';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { Code, ConnectError } from '@parley/common/rpc-errors.ts';
@@ -99,7 +100,7 @@ describe('Login throttling', () => {
       // The service's own keys and limits, with Argon2 verification counted.
       throttle: createLoginThrottle({
         redis: h.redis,
-        keyPrefix: `${h.prefix}:auth`,
+        keys: redisKeys(h.prefix),
         maxFailuresPerIpAndAccount: 3,
         maxFailuresPerIp: 6,
         maxFailuresPerAccount: 8,

@@ -2,7 +2,7 @@
 // the recent turns of the conversation, each within its budget so a prompt's size is bounded
 // whatever the knowledge base or the conversation holds.
 
-export type Language = 'english' | 'french' | 'chinese';
+import type { LanguageName } from '@parley/proto/language.ts';
 
 export interface PromptMessage {
   role: 'system' | 'user' | 'assistant';
@@ -26,14 +26,14 @@ export interface PromptInput {
   message: string;
 }
 
-const LANGUAGE_NAMES: Record<Language, string> = {
+const LANGUAGE_NAMES: Record<LanguageName, string> = {
   english: 'English',
   french: 'French',
   chinese: 'Chinese (Simplified)',
 };
 
 export function languageName(language: string): string {
-  return LANGUAGE_NAMES[language as Language] ?? LANGUAGE_NAMES.english;
+  return LANGUAGE_NAMES[language as LanguageName] ?? LANGUAGE_NAMES.english;
 }
 
 export const languageInstruction = (language: string) => `Always reply in ${languageName(language)}.`;

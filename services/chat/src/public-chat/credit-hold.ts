@@ -10,9 +10,8 @@
 import { Code, ConnectError, type Client } from '@connectrpc/connect';
 import type { BillingService } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import type { Logger } from '@parley/common/logger.ts';
-import { unavailableToUser } from '@parley/common/rpc-errors.ts';
 import type { PromptMessage } from './build-prompt.ts';
-import { CHATBOT_UNAVAILABLE } from './get-public-chatbot.ts';
+import { chatbotUnavailable } from './visitor-errors.ts';
 
 /** Tokens a chat format adds around each message (OpenAI's: 3–4 with the role), and once more for the reply's priming; kept generous. */
 export const MESSAGE_OVERHEAD_TOKENS = 8;
@@ -31,11 +30,6 @@ export function maxPromptTokens(messages: PromptMessage[]): number {
   return tokens;
 }
 
-export interface CreditHoldDeps {
-  billing: Client<typeof BillingService>;
-  logger: Logger;
-}
-
 export interface CreditHold {
   /** The answer's request id: the hold's key, then UsageRecorded's. */
   requestId: string;
@@ -43,34 +37,42 @@ export interface CreditHold {
   /** The billed model (the visitor's `model`), whose price the hold is counted at. */
   model: string;
   prompt: PromptMessage[];
-  maxOutputTokens: number;
 }
 
-/** Holds the answer's largest cost, or throws the visitor's "temporarily unavailable". */
-export async function holdCredit(deps: CreditHoldDeps, hold: CreditHold): Promise<void> {
-  try {
-    await deps.billing.reserveCredit({
-      requestId: hold.requestId,
-      userId: hold.ownerId,
-      model: hold.model,
-      maxPromptTokens: BigInt(maxPromptTokens(hold.prompt)),
-      maxCompletionTokens: BigInt(hold.maxOutputTokens),
-    });
-  } catch (err) {
-    if (!(err instanceof ConnectError && err.code === Code.ResourceExhausted)) {
-      deps.logger.warn({ err: (err as Error).message, requestId: hold.requestId }, 'billing ReserveCredit failed');
-      // Billing may have made the hold all the same (an answer lost on the way back): no answer follows, so it goes.
-      void releaseCredit(deps, hold.requestId);
-    }
-    throw unavailableToUser(CHATBOT_UNAVAILABLE);
-  }
+export interface CreditGate {
+  /** Holds the answer's largest cost (its prompt and the output cap), or throws the visitor's "temporarily unavailable". */
+  hold(hold: CreditHold): Promise<void>;
+  /** Releases the hold of an answer that was not given. Never throws: an unreleased hold expires in billing. */
+  release(requestId: string): Promise<void>;
 }
 
-/** Releases the hold of an answer that was not given. Never throws: an unreleased hold expires in billing. */
-export async function releaseCredit(deps: CreditHoldDeps, requestId: string): Promise<void> {
-  try {
-    await deps.billing.releaseCredit({ requestId });
-  } catch (err) {
-    deps.logger.warn({ err: (err as Error).message, requestId }, 'billing ReleaseCredit failed; the hold expires on its own');
-  }
+export function creditGate(deps: { billing: Client<typeof BillingService>; logger: Logger; maxOutputTokens: number }): CreditGate {
+  const gate: CreditGate = {
+    async hold(hold) {
+      try {
+        await deps.billing.reserveCredit({
+          requestId: hold.requestId,
+          userId: hold.ownerId,
+          model: hold.model,
+          maxPromptTokens: BigInt(maxPromptTokens(hold.prompt)),
+          maxCompletionTokens: BigInt(deps.maxOutputTokens),
+        });
+      } catch (err) {
+        if (!(err instanceof ConnectError && err.code === Code.ResourceExhausted)) {
+          deps.logger.warn({ err: (err as Error).message, requestId: hold.requestId }, 'billing ReserveCredit failed');
+          // Billing may have made the hold all the same (an answer lost on the way back): no answer follows, so it goes.
+          void gate.release(hold.requestId);
+        }
+        throw chatbotUnavailable();
+      }
+    },
+    async release(requestId) {
+      try {
+        await deps.billing.releaseCredit({ requestId });
+      } catch (err) {
+        deps.logger.warn({ err: (err as Error).message, requestId }, 'billing ReleaseCredit failed; the hold expires on its own');
+      }
+    },
+  };
+  return gate;
 }

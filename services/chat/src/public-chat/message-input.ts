@@ -2,6 +2,7 @@
 // here comes from the public internet (through the gateway), so it is bounded before use.
 import { invalid } from '@parley/common/rpc-errors.ts';
 import type { SessionIds } from './session-id.ts';
+import { chatbotNotFound } from './visitor-errors.ts';
 
 export const MESSAGE_REQUIRED = 'Message is required';
 export const messageTooLong = (maxChars: number) => `Message is too long (maximum ${maxChars.toLocaleString('en-US')} characters)`;
@@ -26,6 +27,7 @@ export interface RawMessageInput {
 }
 
 export interface MessageInput {
+  /** Trimmed and well-formed (parseUniqueId): the only form that names a Redis key or reaches the chatbot service. */
   uniqueId: string;
   /** The visitor's session id when this service issued it, else a new one (session-id.ts). */
   sessionId: string;
@@ -54,6 +56,15 @@ export function parseMessage(raw: string, limits: MessageLimits): string {
   return message;
 }
 
+const UNIQUE_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** A chatbot's uniqueId, trimmed; anything that cannot be one is NOT_FOUND without being looked up (nor counted against a rate limit). */
+export function parseUniqueId(raw: string): string {
+  const uniqueId = raw.trim();
+  if (!UNIQUE_ID.test(uniqueId)) throw chatbotNotFound();
+  return uniqueId;
+}
+
 /** An empty model means the default; anything else must be one the server knows. */
 export function parseModel(raw: string): KnownModel {
   const model = raw.trim();
@@ -72,16 +83,20 @@ export function parseSessionId(raw: string, ids: SessionIds): string {
 
 const bounded = (raw: string, max: number): string | null => {
   // Control characters have no place in an address or a browser name, and must not reach logs or pages.
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
   const value = raw.replace(/[\u0000-\u001f\u007f]/g, '').trim();
   if (!value) return null;
   return value.length > max ? value.slice(0, max) : value;
 };
 
+/** Checked in this order: a bad message is INVALID_ARGUMENT even for an unknown chatbot. */
 export function parseMessageInput(raw: RawMessageInput, limits: MessageLimits, ids: SessionIds): MessageInput {
+  const message = parseMessage(raw.message, limits);
+  const model = parseModel(raw.model);
   return {
-    uniqueId: raw.uniqueId.trim(),
-    message: parseMessage(raw.message, limits),
-    model: parseModel(raw.model),
+    uniqueId: parseUniqueId(raw.uniqueId),
+    message,
+    model,
     sessionId: parseSessionId(raw.sessionId, ids),
     clientIp: bounded(raw.clientIp, MAX_IP_CHARS),
     userAgent: bounded(raw.userAgent, MAX_USER_AGENT_CHARS),

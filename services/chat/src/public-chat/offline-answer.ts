@@ -1,13 +1,13 @@
 // Without a language model (no OPENAI_API_KEY) a chatbot still answers, honestly: it says it is in
 // offline mode and quotes the passages of its knowledge base that best match the question. Nothing
 // is billed for it.
-import type { Language } from './build-prompt.ts';
+import type { LanguageName } from '@parley/proto/language.ts';
 
 /** Passages quoted in one offline answer, and the length each is cut to. */
 export const OFFLINE_PASSAGES = 3;
 const PASSAGE_MAX_CHARS = 700;
 
-const LABELS: Record<Language, { found: string; none: string }> = {
+const LABELS: Record<LanguageName, { found: string; none: string }> = {
   english: {
     found: '**Offline mode:** no language model is connected, so here are the passages of my knowledge base that best match your question.',
     none: '**Offline mode:** no language model is connected, and I found nothing in my knowledge base that matches your question.',
@@ -23,7 +23,7 @@ const LABELS: Record<Language, { found: string; none: string }> = {
 };
 
 export function offlineLabels(language: string) {
-  return LABELS[language as Language] ?? LABELS.english;
+  return LABELS[language as LanguageName] ?? LABELS.english;
 }
 
 const cut = (text: string): string => {

@@ -11,16 +11,13 @@
 // finish wins and the other exchange is missing from the history shown to the model (it is stored
 // in the conversation all the same); the chat page sends one message at a time.
 import { unlinkMatching, withRedisDeadline, type Redis } from '@parley/common/redis.ts';
+import { redisKeys } from '@parley/common/redis-keys.ts';
 import type { Turn } from './build-prompt.ts';
 
 /** How long a conversation's turns are kept after its last exchange. */
 export const RECENT_TURNS_TTL_MS = 30 * 60_000;
 /** As many messages as the database read gives the prompt at most (conversation-store.ts). */
 export const MAX_KEPT_MESSAGES = 40;
-
-export function recentTurnsKey(prefix: string, chatbotId: string, sessionId: string): string {
-  return `${prefix}:chat-turns:${chatbotId}:${sessionId}`;
-}
 
 /** The turns an entry holds; null for an entry that is not a list of turns (never trusted blindly). */
 export function parseRecentTurns(raw: string): Turn[] | null {
@@ -50,19 +47,20 @@ export interface RecentTurns {
 }
 
 export function redisRecentTurns(redis: Redis, prefix: string): RecentTurns {
+  const keys = redisKeys(prefix);
   return {
     async keep(chatbotId, sessionId, turns) {
       const kept = turns.slice(-MAX_KEPT_MESSAGES).map(({ role, content }) => ({ role, content }));
-      await withRedisDeadline(redis.set(recentTurnsKey(prefix, chatbotId, sessionId), JSON.stringify(kept), 'PX', RECENT_TURNS_TTL_MS));
+      await withRedisDeadline(redis.set(keys.chatTurns(chatbotId, sessionId), JSON.stringify(kept), 'PX', RECENT_TURNS_TTL_MS));
     },
     async forget(chatbotId, sessionId) {
-      await withRedisDeadline(redis.del(recentTurnsKey(prefix, chatbotId, sessionId)));
+      await withRedisDeadline(redis.del(keys.chatTurns(chatbotId, sessionId)));
     },
     async forgetChatbot(chatbotId) {
       // Only an id as chatbots have (no pattern characters). Deleting a chatbot is rare: a scan of
       // the keyspace for its entries is affordable then.
       if (!/^[0-9a-f-]{36}$/i.test(chatbotId)) return 0;
-      return unlinkMatching(redis, `${recentTurnsKey(prefix, chatbotId, '')}*`);
+      return unlinkMatching(redis, keys.chatTurnsOfChatbot(chatbotId));
     },
   };
 }

@@ -10,7 +10,8 @@ import { ChatbotDeletedSchema } from '@parley/proto/parley/events/v1/chatbot_del
 import { createProducer, QUEUES, type Producer } from '@parley/common/queues.ts';
 import { jobSettled } from '@parley/common/testing/jobs.ts';
 import { deleteOwnerConversations } from '../../src/conversations/delete-owner-conversations.ts';
-import { recentTurnsKey, redisRecentTurns } from '../../src/public-chat/recent-turns.ts';
+import { redisKeys } from '@parley/common/redis-keys.ts';
+import { redisRecentTurns } from '../../src/public-chat/recent-turns.ts';
 import { sendMessage } from '../../src/public-chat/send-message.ts';
 import { session, startChatStack, visitor, type ChatStack } from './harness.ts';
 
@@ -71,7 +72,7 @@ async function ownerWithConversations(name: string, chatbots: number) {
 async function held(conversations: Conversation[]) {
   const where = { OR: conversations.map((c) => ({ chatbotId: c.chatbotId, sessionId: session(c.label) })) };
   const stored = await stack.parts.prisma.conversation.findMany({ where, select: { id: true } });
-  const keys = conversations.map((c) => recentTurnsKey(stack.prefix, c.chatbotId, session(c.label)));
+  const keys = conversations.map((c) => redisKeys(stack.prefix).chatTurns(c.chatbotId, session(c.label)));
   return {
     conversations: stored.length,
     messages: await stack.parts.prisma.message.count({ where: { conversation: where } }),

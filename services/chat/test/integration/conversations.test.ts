@@ -3,7 +3,7 @@
 import { Code } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newOwner, rpcError, session, startChatStack, visitor, type ChatStack } from './harness.ts';
-import { recentTurnsKey } from '../../src/public-chat/recent-turns.ts';
+import { redisKeys } from '@parley/common/redis-keys.ts';
 
 let stack: ChatStack;
 beforeAll(async () => {
@@ -93,7 +93,7 @@ describe('conversation history', () => {
     await stack.client.sendMessage(visitor(bot.uniqueId, 'two', { sessionId: session('s2') }));
     await stack.client.sendMessage(visitor(kept.uniqueId, 'three', { sessionId: session('s1') }));
     expect(await stack.parts.prisma.conversation.count({ where: { chatbotId: bot.id } })).toBe(2);
-    const turnKeys = (chatbotId: string) => stack.redis.keys(recentTurnsKey(stack.prefix, chatbotId, '*'));
+    const turnKeys = (chatbotId: string) => stack.redis.keys(redisKeys(stack.prefix).chatTurns(chatbotId, '*'));
     expect(await turnKeys(bot.id)).toHaveLength(2);
 
     await stack.chatbots.deleteChatbot({ ownerId: bot.ownerId, chatbotId: bot.id });

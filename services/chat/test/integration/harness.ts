@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
-import { ConnectError, type Client } from '@connectrpc/connect';
+import type { Client } from '@connectrpc/connect';
 import { fromJson, type JsonValue } from '@bufbuild/protobuf';
 import { BillingService } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import { ChatService } from '@parley/proto/parley/chat/v1/chat_pb.js';

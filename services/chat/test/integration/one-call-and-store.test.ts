@@ -1,5 +1,5 @@
-// The public chat's work per message: one chatbot-service call (GetPromptKnowledge), with the
-// two-call path (GetPublicChatbot, then GetChatbot or Retrieve) when that call is not offered; each
+// The public chat's work per message: one chatbot-service call (GetPromptKnowledge, the only path:
+// the two-call path of GetPublicChatbot, then GetChatbot or Retrieve, is retired); each
 // exchange stored by one statement, atomically, however many messages of one session arrive at once;
 // and the owner's credit held with billing for every message, never from a cached balance.
 import { Code, ConnectError, type Client } from '@connectrpc/connect';
@@ -7,8 +7,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BillingService } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import type { ChatbotService } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import { createServiceClient } from '@parley/common/rpc-client.ts';
+import { redisKeys } from '@parley/common/redis-keys.ts';
 import { recordExchange, loadRecentTurns } from '../../src/public-chat/conversation-store.ts';
+import { recorder } from '../../src/public-chat/recorder.ts';
 import { sendMessage } from '../../src/public-chat/send-message.ts';
+import { CHATBOT_UNAVAILABLE } from '../../src/public-chat/visitor-errors.ts';
 import { createChatService, type ChatServiceParts } from '../../src/service.ts';
 import { logger, rpcError, session, startChatStack, visitor, type ChatStack } from './harness.ts';
 
@@ -42,18 +45,24 @@ async function countingChat(refuse: string[] = []) {
 }
 
 describe('one call to the chatbot service per message', () => {
-  it('asks GetPromptKnowledge only, and gives the model the same prompt as the two-call path', async () => {
+  it('asks GetPromptKnowledge only, and gives the model the whole knowledge base', async () => {
     const bot = await stack.newChatbot({ knowledge: ['We open at nine.', 'We close at five.'] });
     const one = await countingChat();
-    const two = await countingChat(['getPromptKnowledge']);
     stack.fake.requests.length = 0;
     await sendMessage(one.parts.deps, visitor(bot.uniqueId, 'When do you open?', { sessionId: session('one') }));
-    await sendMessage(two.parts.deps, visitor(bot.uniqueId, 'When do you open?', { sessionId: session('two') }));
     expect(one.calls).toEqual(['getPromptKnowledge']);
-    expect(two.calls).toEqual(['getPromptKnowledge', 'getPublicChatbot', 'getChatbot']);
-    expect(stack.fake.requests).toHaveLength(2);
-    expect(stack.fake.requests[0].messages).toEqual(stack.fake.requests[1].messages);
+    expect(stack.fake.requests).toHaveLength(1);
     expect(stack.fake.requests[0].messages[0].content).toContain('We open at nine.\n\nWe close at five.');
+  });
+
+  it('answers "temporarily unavailable" when the chatbot service does not offer GetPromptKnowledge, asking nothing else', async () => {
+    const bot = await stack.newChatbot({ knowledge: ['We open at nine.'] });
+    const old = await countingChat(['getPromptKnowledge']);
+    stack.fake.requests.length = 0;
+    const err = await rpcError(sendMessage(old.parts.deps, visitor(bot.uniqueId, 'When do you open?', { sessionId: session('two') })));
+    expect(err).toMatchObject({ code: Code.Unavailable, rawMessage: CHATBOT_UNAVAILABLE });
+    expect(old.calls).toEqual(['getPromptKnowledge']);
+    expect(stack.fake.requests).toHaveLength(0);
   });
 
   it('uses the history read early for a known chatbot, and holds the credit of its owner, only when the chatbot service confirms it', async () => {
@@ -66,12 +75,12 @@ describe('one call to the chatbot service per message', () => {
     await sendMessage(parts.deps, visitor(other.uniqueId, 'elsewhere', { sessionId: session('known') })).catch(() => {});
     // A wrong name for the chatbot (as if it had changed): the early read is dropped and done again,
     // and the hold is taken on the confirmed owner's credit (the wrong one has none).
-    parts.deps.knownChatbots!.set(bot.uniqueId, { id: other.id, ownerId: other.ownerId });
+    parts.deps.chatbotContext.caches.known.set(bot.uniqueId, null, { id: other.id, ownerId: other.ownerId });
     stack.fake.requests.length = 0;
     await expect(sendMessage(parts.deps, visitor(bot.uniqueId, 'second', { sessionId: session('known') }))).resolves.toEqual({ message: 'Re: second', sessionId: session('known') });
     expect(stack.fake.requests[0].messages.map((m) => m.content).slice(1)).toEqual(['first', 'Re: first', 'second']);
     // Confirmed again: the right chatbot is known.
-    expect(parts.deps.knownChatbots!.get(bot.uniqueId)).toEqual({ id: bot.id, ownerId: bot.ownerId });
+    expect(parts.deps.chatbotContext.caches.known.get(bot.uniqueId, null)).toEqual({ id: bot.id, ownerId: bot.ownerId });
   });
 
   it('asks the chatbot service nothing for a chatbot unchanged since its last message, and sees every change on the next one', async () => {
@@ -115,7 +124,9 @@ describe('one call to the chatbot service per message', () => {
     const instances = [stack, await stack.startChat({})];
     const ask = (i: number, message: string) => sendMessage(instances[i].parts.deps, visitor(bot.uniqueId, message, { sessionId: session(`replica-${i}`) }));
     for (let i = 0; i < 2; i++) for (const message of ['one', 'two']) await ask(i, message);
-    for (let i = 0; i < 2; i++) expect(instances[i].parts.deps.promptCache!.get(bot.uniqueId)?.chatbot.name).toBe('Front desk');
+    // Held under the revision the chatbot service set last.
+    const revision = await stack.redis.get(redisKeys(stack.prefix).chatbotRevision(bot.id));
+    for (let i = 0; i < 2; i++) expect(instances[i].parts.deps.chatbotContext.caches.prompts.get(bot.uniqueId, revision)?.chatbot.name).toBe('Front desk');
 
     await stack.chatbots.updateChatbot({ ownerId: bot.ownerId, chatbotId: bot.id, name: 'Reception' });
     for (let i = 0; i < 2; i++) {
@@ -128,7 +139,7 @@ describe('one call to the chatbot service per message', () => {
     const bot = await stack.newChatbot({ knowledge: ['x'.repeat(500)] });
     const small = await stack.startChat({ PROMPT_KNOWLEDGE_CHARS: '100' });
     for (const message of ['one', 'two', 'three']) await sendMessage(small.parts.deps, visitor(bot.uniqueId, message));
-    expect(small.parts.deps.promptCache!.get(bot.uniqueId)).toBeUndefined();
+    expect(small.parts.deps.chatbotContext.caches.prompts.size).toBe(0);
   });
 
   it('answers NotFound for an unknown chatbot without a second call', async () => {
@@ -200,16 +211,19 @@ describe('storing an exchange', () => {
   it('stores answered exchanges on sessions that do not wait for the flush, and nothing else there', async () => {
     const setting = async (db: typeof stack.parts.prisma, name: string) =>
       (await db.$queryRawUnsafe<{ value: string }[]>(`SELECT current_setting('${name}') AS value`))[0].value;
-    const { exchanges } = stack.parts.deps;
-    expect(exchanges).toBeDefined();
-    expect(await setting(exchanges!, 'synchronous_commit')).toBe('off');
-    expect(await setting(exchanges!, 'search_path')).toBe(await setting(stack.parts.prisma, 'search_path'));
+    const { exchanges } = stack.parts;
+    expect(await setting(exchanges, 'synchronous_commit')).toBe('off');
+    expect(await setting(exchanges, 'search_path')).toBe(await setting(stack.parts.prisma, 'search_path'));
     expect(await setting(stack.parts.prisma, 'synchronous_commit')).toBe('on');
 
     // A visitor's exchange goes through that pool: with it closed, the answer is still given but nothing is stored.
     const { parts } = await countingChat();
     const bot = await stack.newChatbot({ knowledge: ['We open at nine.'] });
-    const broken = { ...parts.deps, exchanges: { $executeRaw: () => Promise.reject(new Error('exchange pool used')) } as unknown as typeof exchanges };
+    const brokenPool = { $executeRaw: () => Promise.reject(new Error('exchange pool used')) } as unknown as typeof exchanges;
+    const broken = {
+      ...parts.deps,
+      recorder: recorder({ exchanges: brokenPool, history: parts.deps.history, logger, publishUsage: async () => {}, publishInteraction: async () => {} }),
+    };
     const answer = await sendMessage(broken, visitor(bot.uniqueId, 'When do you open?', { sessionId: session('pool-check') }));
     expect(answer.message).toContain('When do you open?');
     expect(await stack.parts.prisma.conversation.count({ where: { chatbotId: bot.id, sessionId: session('pool-check') } })).toBe(0);

@@ -6,7 +6,8 @@
 // succeeded. The chat service then keeps using what it cached for at most its cache's maximum age.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@parley/common/logger.ts';
-import { PUBLIC_REVISION_TTL_MS, publicRevisionKey } from '@parley/common/public-revision.ts';
+import { PUBLIC_REVISION_TTL_MS } from '@parley/common/public-revision.ts';
+import { redisKeys } from '@parley/common/redis-keys.ts';
 import { withRedisDeadline, type Redis } from '@parley/common/redis.ts';
 
 export type PublicChange = (chatbotId: string) => Promise<void>;
@@ -15,8 +16,9 @@ export type PublicChange = (chatbotId: string) => Promise<void>;
 const DEADLINE_MS = 1000;
 
 export function redisPublicRevision(redis: Redis, opts: { prefix: string; logger: Logger }): PublicChange {
+  const keys = redisKeys(opts.prefix);
   return async (chatbotId) => {
-    const key = publicRevisionKey(opts.prefix, chatbotId.trim().toLowerCase());
+    const key = keys.chatbotRevision(chatbotId.trim().toLowerCase());
     try {
       await withRedisDeadline(redis.set(key, randomUUID(), 'PX', PUBLIC_REVISION_TTL_MS), DEADLINE_MS);
     } catch (err) {

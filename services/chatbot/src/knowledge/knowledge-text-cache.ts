@@ -5,12 +5,12 @@
 // caller reads the chatbot row (on every message, from the database) BEFORE the knowledge, so a text
 // is never served for a newer version of the row than the one it was read after. Nothing is shared
 // between replicas, and nothing has to be invalidated: a stale entry is simply never asked for again
-// and ages out of the LRU.
+// and ages out of the LRU (the kit's one cache, keyed by the row's version as its validity token).
 //
 // Bounded by the total characters held (least recently used out first); a text larger than the
 // whole bound is not kept.
 
-import { lru } from '@parley/common/lru.ts';
+import { cache } from '@parley/common/cache.ts';
 
 export interface KnowledgeVersion {
   id: string;
@@ -29,21 +29,13 @@ export interface KnowledgeTextCache {
   readonly size: number;
 }
 
-interface Held {
-  stamp: string;
-  text: string;
-}
-
 const stampOf = (v: KnowledgeVersion) => `${v.updatedAt.getTime()}:${v.knowledgeChars}`;
 
 export function knowledgeTextCache(maxChars = DEFAULT_KNOWLEDGE_CACHE_CHARS): KnowledgeTextCache {
-  const held = lru<string, Held>({ maxSize: maxChars, sizeOf: (entry) => entry.text.length });
+  const held = cache<string, string, string>({ maxSize: maxChars, sizeOf: (text) => text.length });
   return {
-    get(version) {
-      const entry = held.get(version.id);
-      return entry && entry.stamp === stampOf(version) ? entry.text : undefined;
-    },
-    set: (version, text) => held.set(version.id, { stamp: stampOf(version), text }),
+    get: (version) => held.get(version.id, stampOf(version)),
+    set: (version, text) => held.set(version.id, stampOf(version), text),
     get size() {
       return held.totalSize;
     },

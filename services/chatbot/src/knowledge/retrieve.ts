@@ -11,6 +11,7 @@
 // therefore never missed; only ties at the last level are a sample. "At least j of n" is a
 // threshold expression over the terms (see atLeast), for which GIN enumerates only the n-j+1
 // rarest terms' postings.
+import { cache } from '@parley/common/cache.ts';
 import { invalid, notFound } from '@parley/common/rpc-errors.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import { CHATBOT_NOT_FOUND, isUuid } from '../chatbots/chatbot-input.ts';
@@ -138,16 +139,19 @@ export function searchSql(chatbotId: string, k: number, terms: string[], dense: 
   return { sql, params };
 }
 
-const termStats = new WeakMap<PrismaClient, { readAt: number; dense: Set<string> }>();
+// One entry per database client (tests run several), read again every TERM_STATS_TTL_MS.
+const termStats = cache<PrismaClient, Set<string>>({ maxEntries: 16, maxAgeMs: TERM_STATS_TTL_MS });
 
 /**
  * The lexemes in at least DENSE_TERM_SHARE of all chunks, from the planner's statistics (the most
  * common elements ANALYZE keeps for the vector column), read again every TERM_STATS_TTL_MS. They
  * only steer how a level is looked up, never what it matches; without statistics there are none.
  */
-async function denseTerms(db: PrismaClient): Promise<Set<string>> {
-  const cached = termStats.get(db);
-  if (cached && Date.now() - cached.readAt < TERM_STATS_TTL_MS) return cached.dense;
+function denseTerms(db: PrismaClient): Promise<Set<string>> {
+  return termStats.getOrLoad(db, null, () => readDenseTerms(db));
+}
+
+async function readDenseTerms(db: PrismaClient): Promise<Set<string>> {
   let dense = new Set<string>();
   try {
     const rows = await db.$queryRawUnsafe<{ lexeme: string }[]>(
@@ -161,7 +165,6 @@ async function denseTerms(db: PrismaClient): Promise<Set<string>> {
   } catch {
     // No statistics (or no right to read them): every level is looked up with all its terms.
   }
-  termStats.set(db, { readAt: Date.now(), dense });
   return dense;
 }
 

@@ -1,7 +1,7 @@
 // Every committed change the public chat reads of a chatbot gives it a new public revision in
 // Redis, before the owner's call returns, so the chat service's caches see it on the next message.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { publicRevisionKey } from '@parley/common/public-revision.ts';
+import { redisKeys } from '@parley/common/redis-keys.ts';
 import { pngImage } from '@parley/common/testing/png.ts';
 import { newOwner, startChatbotService, type TestChatbotService } from './harness.ts';
 
@@ -13,7 +13,7 @@ afterAll(async () => {
   await svc?.stop();
 });
 
-const revision = (chatbotId: string) => svc.redis.get(publicRevisionKey(svc.config.QUEUE_PREFIX, chatbotId));
+const revision = (chatbotId: string) => svc.redis.get(redisKeys(svc.config.QUEUE_PREFIX).chatbotRevision(chatbotId));
 
 describe('public revision', () => {
   it('changes after every change to what the public chat reads, and only then', async () => {
@@ -25,7 +25,7 @@ describe('public revision', () => {
       expect(now).toMatch(/^[0-9a-f-]{36}$/);
       expect(seen.has(now)).toBe(false);
       seen.add(now);
-      const ttl = await svc.redis.pttl(publicRevisionKey(svc.config.QUEUE_PREFIX, bot.id));
+      const ttl = await svc.redis.pttl(redisKeys(svc.config.QUEUE_PREFIX).chatbotRevision(bot.id));
       expect(ttl).toBeGreaterThan(24 * 3600_000);
     };
 

@@ -1,0 +1,93 @@
+// The chatbot context's own rules, against a scripted chatbot service: what is kept and under which
+// revision, and which visitor error each failure of GetPromptKnowledge becomes.
+import { Code, ConnectError, type Client } from '@connectrpc/connect';
+import { create } from '@bufbuild/protobuf';
+import { describe, expect, it } from 'vitest';
+import { GetPromptKnowledgeResponseSchema, PublicChatbotSchema, type ChatbotService } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
+import { createLogger } from '@parley/common/logger.ts';
+import { chatbotContext, type Sighting } from '../chatbot-context.ts';
+import { ANSWER_FAILED, CHATBOT_UNAVAILABLE, PUBLIC_CHATBOT_NOT_FOUND } from '../visitor-errors.ts';
+
+const logger = createLogger('chatbot-context-test', 'silent');
+const bot = create(PublicChatbotSchema, { id: 'b1', ownerId: 'o1', name: 'Bot', language: 'english' });
+
+function scripted(answers: (() => unknown)[], remember = true) {
+  const calls: unknown[] = [];
+  const chatbotService = {
+    getPromptKnowledge: async (req: unknown) => {
+      calls.push(req);
+      const next = answers.shift();
+      if (!next) throw new Error('no more answers');
+      return next();
+    },
+  } as unknown as Client<typeof ChatbotService>;
+  const context = chatbotContext({ chatbotService, logger, prefix: 'p', budgetChars: 1000, k: 0, remember });
+  return { context, calls };
+}
+
+const whole = () => create(GetPromptKnowledgeResponseSchema, { chatbot: bot, passages: ['All of it.'], wholeKnowledge: true });
+const retrieved = () => create(GetPromptKnowledgeResponseSchema, { chatbot: bot, passages: ['A chunk.'], wholeKnowledge: false });
+const seen = (revision: string | null): Sighting => ({ chatbot: { id: 'b1', ownerId: 'o1' }, revision, keptTurns: null });
+const input = { uniqueId: 'u1', message: 'hi' };
+
+describe('chatbotContext', () => {
+  it('asks with its budget, learns the chatbot, then keeps a whole-knowledge answer under the revision read before the call', async () => {
+    const { context, calls } = scripted([whole, whole]);
+    await context.load(input, null);
+    expect(calls).toEqual([expect.objectContaining({ uniqueId: 'u1', query: 'hi', budgetChars: 1000, k: 0 })]);
+    expect(context.known('u1')).toEqual({ id: 'b1', ownerId: 'o1' });
+    // Not kept yet: no revision was read for it.
+    expect(context.caches.prompts.size).toBe(0);
+    await context.load(input, seen('r1'));
+    expect(await context.load(input, seen('r1'))).toEqual({ chatbot: bot, passages: ['All of it.'] });
+    expect(calls).toHaveLength(2);
+    expect(context.revisionKey('b1')).toBe('p:chatbot-revision:b1');
+  });
+
+  it('asks again under another revision, and never keeps retrieved chunks', async () => {
+    const { context, calls } = scripted([whole, retrieved, retrieved]);
+    await context.load(input, seen('r1'));
+    await context.load(input, seen('r2'));
+    expect(context.caches.prompts.size).toBe(0);
+    await context.load(input, seen('r2'));
+    expect(calls).toHaveLength(3);
+  });
+
+  it('keeps nothing for a revision read for another chatbot, nor in offline mode', async () => {
+    const other = scripted([whole]);
+    await other.context.load(input, { ...seen('r1'), chatbot: { id: 'b0', ownerId: 'o1' } });
+    expect(other.context.caches.prompts.size).toBe(0);
+    const offline = scripted([whole], false);
+    await offline.context.load(input, seen('r1'));
+    expect(offline.context.known('u1')).toBeUndefined();
+    expect(offline.context.caches.prompts.size).toBe(0);
+  });
+
+  it('uses what it holds only when the revision was read for the chatbot held', async () => {
+    const { context, calls } = scripted([whole, whole]);
+    await context.load(input, seen(null));
+    expect(context.caches.prompts.size).toBe(1);
+    // Another chatbot's (missing) revision is also null: not a reason to trust the entry.
+    await context.load(input, { ...seen(null), chatbot: { id: 'b0', ownerId: 'o0' } });
+    expect(calls).toHaveLength(2);
+  });
+
+  it.each([
+    [Code.NotFound, Code.NotFound, PUBLIC_CHATBOT_NOT_FOUND],
+    [Code.Unavailable, Code.Unavailable, CHATBOT_UNAVAILABLE],
+    [Code.DeadlineExceeded, Code.Unavailable, CHATBOT_UNAVAILABLE],
+    [Code.Unimplemented, Code.Unavailable, CHATBOT_UNAVAILABLE],
+    [Code.Internal, Code.Unavailable, ANSWER_FAILED],
+  ])('turns a chatbot service failure %s into %s "%s"', async (failure, code, message) => {
+    const { context } = scripted([() => Promise.reject(new ConnectError('x', failure))]);
+    await expect(context.load(input, null)).rejects.toMatchObject({ code, rawMessage: message });
+  });
+
+  it('forgets what it kept for a chatbot that is gone', async () => {
+    const { context } = scripted([whole, () => Promise.reject(new ConnectError('gone', Code.NotFound))]);
+    await context.load(input, seen('r1'));
+    expect(context.caches.prompts.size).toBe(1);
+    await expect(context.load(input, seen('r2'))).rejects.toMatchObject({ code: Code.NotFound });
+    expect(context.caches.prompts.size).toBe(0);
+  });
+});

@@ -1,0 +1,126 @@
+// Which chatbot a message is for, and the knowledge its prompt is given: one call to the chatbot
+// service (GetPromptKnowledge, which alone decides between the whole knowledge base and retrieved
+// chunks), read through two in-process caches (@parley/common/cache.ts; docs/adr/0014-caches.md):
+//
+// - known: the id and owner each uniqueId named when last answered. They never change for a
+//   uniqueId, but are only a guess until the chatbot service confirms them: they name the Redis keys
+//   the admission script reads along (this chatbot's public revision, the conversation's kept turns).
+// - prompts: a whole-knowledge answer, under the public revision read (for the known chatbot) before
+//   the call that fetched it (ADR 0006). The chatbot service sets a new revision after every change
+//   the public chat reads, so a change shows on the very next message; a change committed while the
+//   call was in flight has set a newer revision, so a stale answer is never stored as current.
+//   Entries also go after 60 s, which bounds a change whose revision could not be set. Retrieved
+//   chunks depend on the message and are never kept.
+//
+// Offline mode (no model) always retrieves OFFLINE_PASSAGES and keeps nothing.
+import { Code, ConnectError, type Client } from '@connectrpc/connect';
+import type { ChatbotService, PublicChatbot } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
+import { cache, type Cache } from '@parley/common/cache.ts';
+import type { Logger } from '@parley/common/logger.ts';
+import type { PublicRevision } from '@parley/common/public-revision.ts';
+import { redisKeys } from '@parley/common/redis-keys.ts';
+import { answerFailed, chatbotNotFound, chatbotUnavailable } from './visitor-errors.ts';
+
+export interface KnownChatbot {
+  id: string;
+  ownerId: string;
+}
+
+export const sameChatbot = (a: KnownChatbot, b: KnownChatbot) => a.id === b.id && a.ownerId === b.ownerId;
+
+/** What the admission script read for the chatbot this instance knew under the message's uniqueId. */
+export interface Sighting {
+  chatbot: KnownChatbot;
+  revision: PublicRevision;
+  /** The conversation's turns as kept in Redis (history-source.ts), null when none. */
+  keptTurns: string | null;
+}
+
+export interface PromptContext {
+  chatbot: PublicChatbot;
+  /** Best first: the whole knowledge base as one passage, or the chunks retrieved for this message. */
+  passages: string[];
+}
+
+export interface ChatbotContext {
+  /** The chatbot this instance last answered for under `uniqueId`, if any (unconfirmed). */
+  known(uniqueId: string): KnownChatbot | undefined;
+  /** The Redis key of a chatbot's public revision, for the admission script to read along. */
+  revisionKey(chatbotId: string): string;
+  /** The chatbot and its prompt knowledge: held under the sighting's revision, or one GetPromptKnowledge call. */
+  load(input: { uniqueId: string; message: string }, sighting: Sighting | null): Promise<PromptContext>;
+  /** For tests and diagnostics. */
+  readonly caches: { known: Cache<string, KnownChatbot>; prompts: Cache<string, PromptContext, PublicRevision> };
+}
+
+export const PROMPT_CACHE_MAX_AGE_MS = 60_000;
+
+export interface ChatbotContextOptions {
+  chatbotService: Client<typeof ChatbotService>;
+  logger: Logger;
+  /** The deployment's Redis key prefix (QUEUE_PREFIX). */
+  prefix: string;
+  /** The whole knowledge base is asked for when it has at most this many characters (0: always retrieve). */
+  budgetChars: number;
+  /** Chunks to retrieve otherwise; 0 leaves it to the chatbot service. */
+  k: number;
+  /** False (offline mode): nothing is kept, every message asks the chatbot service. */
+  remember: boolean;
+  maxChatbots?: number;
+  maxChars?: number;
+  maxAgeMs?: number;
+}
+
+/** A chatbot service that could not serve the call (down, slow, too old to offer it); any other failure happened while answering. */
+const CANNOT_SERVE = new Set([Code.Unavailable, Code.DeadlineExceeded, Code.Canceled, Code.Unimplemented]);
+
+export function chatbotContext(opts: ChatbotContextOptions): ChatbotContext {
+  const keys = redisKeys(opts.prefix);
+  const maxEntries = opts.remember ? (opts.maxChatbots ?? 10_000) : 0;
+  const known = cache<string, KnownChatbot>({ maxEntries });
+  const prompts = cache<string, PromptContext, PublicRevision>({
+    maxEntries,
+    maxSize: opts.maxChars ?? 20_000_000,
+    sizeOf: (c) => c.passages.reduce((n, p) => n + p.length, 0) + c.chatbot.name.length,
+    maxAgeMs: opts.maxAgeMs ?? PROMPT_CACHE_MAX_AGE_MS,
+  });
+
+  async function ask(uniqueId: string, message: string) {
+    let answer;
+    try {
+      answer = await opts.chatbotService.getPromptKnowledge({ uniqueId, query: message, budgetChars: opts.budgetChars, k: opts.k });
+    } catch (err) {
+      if (err instanceof ConnectError && err.code === Code.NotFound) {
+        prompts.delete(uniqueId);
+        throw chatbotNotFound();
+      }
+      opts.logger.warn({ err: (err as Error).message }, 'chatbot GetPromptKnowledge failed');
+      throw err instanceof ConnectError && !CANNOT_SERVE.has(err.code) ? answerFailed() : chatbotUnavailable();
+    }
+    if (!answer.chatbot) {
+      opts.logger.warn('chatbot GetPromptKnowledge answered without a chatbot');
+      throw chatbotUnavailable();
+    }
+    return { chatbot: answer.chatbot, passages: answer.passages, wholeKnowledge: answer.wholeKnowledge };
+  }
+
+  return {
+    known: (uniqueId) => known.get(uniqueId, null),
+    revisionKey: (chatbotId) => keys.chatbotRevision(chatbotId),
+    async load({ uniqueId, message }, sighting) {
+      // Held under the revision just read, and that revision read for the very chatbot held.
+      const held = sighting ? prompts.get(uniqueId, sighting.revision) : undefined;
+      if (held && sighting && held.chatbot.id === sighting.chatbot.id) return held;
+      const { chatbot, passages, wholeKnowledge } = await ask(uniqueId, message);
+      const context = { chatbot, passages };
+      if (opts.remember) {
+        known.set(uniqueId, null, { id: chatbot.id, ownerId: chatbot.ownerId });
+        // Kept only under a revision read for this very chatbot, before the call.
+        if (wholeKnowledge && sighting && sighting.chatbot.id === chatbot.id) prompts.set(uniqueId, sighting.revision, context);
+        else prompts.delete(uniqueId);
+      }
+      return context;
+    },
+    caches: { known, prompts },
+  };
+}

@@ -1,0 +1,47 @@
+// The conversation's history for the prompt: the recent turns kept in Redis (recent-turns.ts, ADR
+// 0008), which the admission script reads along for a chatbot this instance knows, or else the
+// stored conversation in PostgreSQL (its first message here, a session idle past the Redis entry's
+// expiry, a malformed entry, Redis having lost it). Kept turns are trusted only when they were read
+// for the very chatbot the chatbot service confirmed, and are fitted to the budget again.
+import { redisKeys } from '@parley/common/redis-keys.ts';
+import type { Logger } from '@parley/common/logger.ts';
+import type { PrismaClient } from '../generated/prisma/client.ts';
+import { fitHistory, type Turn } from './build-prompt.ts';
+import { sameChatbot, type KnownChatbot, type Sighting } from './chatbot-context.ts';
+import { loadRecentTurns } from './conversation-store.ts';
+import { parseRecentTurns, type RecentTurns } from './recent-turns.ts';
+import { answerFailed } from './visitor-errors.ts';
+
+export interface HistorySource {
+  /** The Redis key the admission script reads along for (chatbot, session). */
+  keptKey(chatbotId: string, sessionId: string): string;
+  /** The turns for the prompt, within the history budget, oldest first. */
+  load(chatbot: KnownChatbot, sessionId: string, sighting: Sighting | null): Promise<Turn[]>;
+  /** Keeps the next message's history; when that fails, forgets the entry so no older list stands. Never throws. */
+  remember(chatbotId: string, sessionId: string, turns: Turn[], log: Logger): Promise<void>;
+}
+
+export function historySource(deps: { db: PrismaClient; recentTurns: RecentTurns; prefix: string; budgetChars: number; logger: Logger }): HistorySource {
+  const keys = redisKeys(deps.prefix);
+  return {
+    keptKey: (chatbotId, sessionId) => keys.chatTurns(chatbotId, sessionId),
+    async load(chatbot, sessionId, sighting) {
+      const kept = sighting?.keptTurns && sameChatbot(sighting.chatbot, chatbot) ? parseRecentTurns(sighting.keptTurns) : null;
+      if (kept) return fitHistory(kept, deps.budgetChars);
+      try {
+        return await loadRecentTurns(deps.db, { chatbotId: chatbot.id, sessionId }, deps.budgetChars);
+      } catch (err) {
+        deps.logger.warn({ err: (err as Error).message, step: 'history' }, 'public chat dependency failed');
+        throw answerFailed();
+      }
+    },
+    async remember(chatbotId, sessionId, turns, log) {
+      try {
+        await deps.recentTurns.keep(chatbotId, sessionId, turns);
+      } catch (err) {
+        log.warn({ err: (err as Error).message }, 'keeping the recent turns failed');
+        await deps.recentTurns.forget(chatbotId, sessionId).catch(() => {});
+      }
+    },
+  };
+}

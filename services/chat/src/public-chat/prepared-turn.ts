@@ -1,0 +1,30 @@
+// Everything known about one visitor's message before its answer is produced: either a prompt for
+// the model (whose largest cost is already held) or, in offline mode, the passages to quote.
+import type { PublicChatbot } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
+import type { PromptMessage, Turn } from './build-prompt.ts';
+import type { LanguageModel } from './language-model.ts';
+import type { MessageInput } from './message-input.ts';
+
+interface TurnBase {
+  /** The answer's id: its credit hold, UsageRecorded (and its job id) and ChatbotInteraction. */
+  requestId: string;
+  input: MessageInput;
+  chatbot: PublicChatbot;
+  receivedAt: Date;
+}
+
+export interface ModelTurn extends TurnBase {
+  kind: 'model';
+  model: LanguageModel;
+  prompt: PromptMessage[];
+  /** The conversation's history the prompt was given. */
+  history: Turn[];
+}
+
+export interface OfflineTurn extends TurnBase {
+  kind: 'offline';
+  /** The retrieved passages the answer quotes. */
+  passages: string[];
+}
+
+export type PreparedTurn = ModelTurn | OfflineTurn;

@@ -1,0 +1,68 @@
+// What an answered message leaves behind, once the visitor has the answer (or is about to): the
+// exchange stored (conversation-store.ts, on the exchange pool of ADR 0007), UsageRecorded (with a
+// model) and ChatbotInteraction published, and the next message's history kept in Redis. The four
+// writes are independent and go side by side; the answer is already the visitor's, so a failure is
+// logged, never thrown (a missing UsageRecorded leaves its hold to cover it until billing's sweep).
+import type { Logger } from '@parley/common/logger.ts';
+import type { PrismaClient } from '../generated/prisma/client.ts';
+import type { Interaction, Usage } from '../usage/publishers.ts';
+import type { Turn } from './build-prompt.ts';
+import { recordExchange } from './conversation-store.ts';
+import type { HistorySource } from './history-source.ts';
+import type { ModelAnswer } from './language-model.ts';
+import type { PreparedTurn } from './prepared-turn.ts';
+
+export interface Recorder {
+  /** `usage`: the model's answer (billed); null offline (nothing billed). */
+  record(turn: PreparedTurn, text: string, usage: ModelAnswer | null): Promise<void>;
+}
+
+export interface RecorderDeps {
+  /** The exchange pool (ADR 0007). */
+  exchanges: PrismaClient;
+  history: Pick<HistorySource, 'remember'>;
+  publishUsage: (usage: Usage) => Promise<void>;
+  publishInteraction: (interaction: Interaction) => Promise<void>;
+  logger: Logger;
+}
+
+export function recorder(deps: RecorderDeps): Recorder {
+  return {
+    async record(turn, text, usage) {
+      const { requestId, input, chatbot } = turn;
+      const answeredAt = new Date();
+      const log = deps.logger.child({ requestId, chatbotId: chatbot.id });
+      const writes: Promise<void>[] = [
+        recordExchange(deps.exchanges, {
+          chatbotId: chatbot.id,
+          ownerId: chatbot.ownerId,
+          sessionId: input.sessionId,
+          clientIp: input.clientIp,
+          userAgent: input.userAgent,
+          message: input.message,
+          receivedAt: turn.receivedAt,
+          answer: text,
+          answeredAt,
+        }).catch((err: Error) => log.error({ err: err.message }, 'storing the conversation failed')),
+        deps
+          .publishInteraction({ requestId, chatbotId: chatbot.id, occurredAt: answeredAt })
+          .catch((err: Error) => log.error({ err: err.message }, 'publishing ChatbotInteraction failed')),
+      ];
+      if (usage) {
+        if (!usage.usageReported) log.warn('the provider reported no token usage; billing an estimate');
+        const { promptTokens, completionTokens } = usage;
+        writes.push(
+          deps
+            .publishUsage({ requestId, ownerId: chatbot.ownerId, chatbotId: chatbot.id, chatbotName: chatbot.name, model: input.model, promptTokens, completionTokens, occurredAt: answeredAt })
+            .catch((err: Error) => log.error({ err: err.message, promptTokens, completionTokens }, 'publishing UsageRecorded failed')),
+        );
+      }
+      if (turn.kind === 'model') {
+        // The next message's history: what this prompt was given, then this exchange.
+        const turns: Turn[] = [...turn.history, { role: 'user', content: input.message }, { role: 'assistant', content: text }];
+        writes.push(deps.history.remember(chatbot.id, input.sessionId, turns, log));
+      }
+      await Promise.all(writes);
+    },
+  };
+}

@@ -1,0 +1,45 @@
+// Every Redis key the services build, in one place (docs/adr/0014-caches.md lists what each holds).
+// A key is `<prefix>:<family>:<part>:...`: the prefix is the deployment's QUEUE_PREFIX (BullMQ's
+// own keys live under `<prefix>:<queue name>:` and are BullMQ's business), the family says what the
+// key holds. NEVER rename a family or reorder parts: live keys are stored under them, and a renamed
+// one silently loses them (rate windows restart, a revision reads as missing, kept turns are read
+// from the database again, throttles forget their blocks).
+//
+// The builders join parts as given: callers normalise them (lower-case ids, bounded addresses,
+// hashed emails) and only well-formed values name a key.
+
+export const REDIS_KEY_FAMILIES = {
+  chatRate: 'chat-rate',
+  chatbotRevision: 'chatbot-revision',
+  chatTurns: 'chat-turns',
+  auth: 'auth',
+} as const;
+
+const join = (...parts: string[]) => parts.join(':');
+
+export function redisKeys(prefix: string) {
+  const f = REDIS_KEY_FAMILIES;
+  return {
+    /** Messages one visitor (IP, or "unknown") sent one chatbot in the current window (chat). */
+    chatRateVisitor: (uniqueId: string, visitor: string) => join(prefix, f.chatRate, 'visitor', uniqueId, visitor),
+    /** Messages one chatbot received from everyone in the current window (chat). */
+    chatRateChatbot: (uniqueId: string) => join(prefix, f.chatRate, 'chatbot', uniqueId),
+    /** A chatbot's public revision (set by chatbot, read by chat; ADR 0006). */
+    chatbotRevision: (chatbotId: string) => join(prefix, f.chatbotRevision, chatbotId),
+    /** A conversation's recent turns (chat; ADR 0008). */
+    chatTurns: (chatbotId: string, sessionId: string) => join(prefix, f.chatTurns, chatbotId, sessionId),
+    /** A SCAN pattern for every conversation's turns of one chatbot (its id must hold no pattern characters). */
+    chatTurnsOfChatbot: (chatbotId: string) => `${join(prefix, f.chatTurns, chatbotId)}:*`,
+    /** Failed logins per (IP or "-", account hash), per IP, per account hash (auth). */
+    loginFailuresIpAccount: (ip: string, accountHash: string) => join(prefix, f.auth, 'login-failures', 'ip-account', ip || '-', accountHash),
+    loginFailuresIp: (ip: string) => join(prefix, f.auth, 'login-failures', 'ip', ip),
+    loginFailuresAccount: (accountHash: string) => join(prefix, f.auth, 'login-failures', 'account', accountHash),
+    /** Sign-ups per IP (auth). */
+    registrationsIp: (ip: string) => join(prefix, f.auth, 'registrations', 'ip', ip),
+    /** Password reset requests per email hash and per IP (auth). */
+    passwordResetsEmail: (emailHash: string) => join(prefix, f.auth, 'password-resets', 'email', emailHash),
+    passwordResetsIp: (ip: string) => join(prefix, f.auth, 'password-resets', 'ip', ip),
+  };
+}
+
+export type RedisKeys = ReturnType<typeof redisKeys>;
