@@ -1,6 +1,6 @@
 // Builds the gateway: one Express app serving the REST paths, GraphQL, media and the web app on one
 // origin. Tests start it on a random port with serveApp.
-import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import helmet from 'helmet';
 import { currentRequestId, REQUEST_ID_HEADER, runWithRequestId } from '@parley/common/context.ts';
 import type { Logger } from '@parley/common/logger.ts';

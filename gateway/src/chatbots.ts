@@ -3,10 +3,9 @@
 import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
 import type { Chatbot, KnowledgeBase } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import { Code, ConnectError } from '@parley/common/rpc-errors.ts';
+import { languageEnum, languageFields, languageName, readLanguage, type Language, type LanguageName } from '@parley/proto/language.ts';
 
-export type Language = 'english' | 'french' | 'chinese';
-
-export interface KnowledgeEntryView {
+export interface TextEntryView {
   id: string;
   title: string;
   content: string;
@@ -15,7 +14,7 @@ export interface KnowledgeEntryView {
 
 export interface KnowledgeBaseView {
   text: string;
-  textEntries: KnowledgeEntryView[];
+  textEntries: TextEntryView[];
 }
 
 export interface ChatbotView {
@@ -24,7 +23,7 @@ export interface ChatbotView {
   name: string;
   profilePicture: string | null;
   isActive: boolean;
-  language: Language;
+  language: LanguageName;
   interactions: number;
   lastInteraction: string | null;
   createdAt: string;
@@ -51,13 +50,27 @@ export function chatbotView(chatbot: Chatbot | undefined): ChatbotView {
     name: chatbot.name,
     profilePicture: chatbot.profilePicture || null,
     isActive: chatbot.isActive,
-    language: chatbot.language as Language,
+    language: languageView(chatbot),
     interactions: Number(chatbot.interactions),
     lastInteraction: isoDate(chatbot.lastInteraction),
     createdAt: isoDate(chatbot.createdAt)!,
     updatedAt: isoDate(chatbot.updatedAt)!,
     knowledgeBase: chatbot.knowledgeBase ? knowledgeBaseView(chatbot.knowledgeBase) : undefined,
   };
+}
+
+/** The chatbot's language, the enum field preferred (readLanguage); the chatbot service only stores known ones. */
+const languageView = (chatbot: Chatbot) => (readLanguage(chatbot) ?? '') as LanguageName;
+
+/**
+ * The language fields of an UpdateChatbot request from what the owner typed: both fields for a
+ * language the product knows; otherwise the text as typed, for the chatbot service to refuse with
+ * its own message (it owns the rule).
+ */
+export function languageChange(typed: string | undefined): { primaryLanguage?: Language; language?: string } {
+  if (typed === undefined) return {};
+  const known = languageName(languageEnum(typed));
+  return known ? languageFields(known) : { language: typed };
 }
 
 /** The knowledge base as REST clients read it: entries carry `_id`. */

@@ -124,7 +124,7 @@ describe('the account page', () => {
     const laptop = (await login(owner.email, PASSWORD)).body.token as string;
     const phone = (await login(owner.email, PASSWORD)).body.token as string;
 
-    let me = await gql(ME, {}, owner.token);
+    const me = await gql(ME, {}, owner.token);
     expect(me.body.data.me.name).toBe('');
     expect(Date.parse(me.body.data.me.createdAt)).toBeGreaterThan(Date.now() - 60_000);
 

@@ -94,7 +94,7 @@ const describeRequest = (r: FuzzRequest) => {
 
 function fail(r: FuzzRequest, why: string) {
   if (failures.length < 50) failures.push(`${why}: ${describeRequest(r)}`);
-  else failures.length === 50 && failures.push('…');
+  else if (failures.length === 50) failures.push('…');
 }
 
 async function send(r: FuzzRequest): Promise<void> {
@@ -369,8 +369,8 @@ function operations(): Array<{ query: string; vars: Record<string, fc.Arbitrary<
     { query: 'mutation ($id: ID!, $input: UpdateChatbotInput!) { updateChatbot(id: $id, input: $input) { id name } }', vars: { id, input: input(['name', 'isActive', 'language']) } },
     // Never with a real chatbot of A or B's: see the REST DELETE.
     { query: 'mutation ($id: ID!) { deleteChatbot(id: $id) }', vars: { id: badValue.filter((v) => v !== targetId && v !== otherId) } },
-    { query: 'mutation ($c: ID!, $t: String!) { addKnowledgeText(chatbotId: $c, text: $t) { text } }', vars: { c: id, t: badValue } },
-    { query: 'mutation ($c: ID!, $e: ID!) { deleteKnowledgeEntry(chatbotId: $c, entryId: $e) { text } }', vars: { c: id, e: id } },
+    { query: 'mutation ($c: ID!, $t: String!) { addTextEntry(chatbotId: $c, text: $t) { text } }', vars: { c: id, t: badValue } },
+    { query: 'mutation ($c: ID!, $e: ID!) { deleteTextEntry(chatbotId: $c, entryId: $e) { text } }', vars: { c: id, e: id } },
     { query: 'query ($c: ID!) { conversations(chatbotId: $c) { id sessionId messageCount } }', vars: { c: id } },
     { query: 'query ($c: ID!, $id: ID!) { conversation(chatbotId: $c, id: $id) { id messages { role content } } }', vars: { c: id, id } },
     { query: 'query ($s: DateTime!, $e: DateTime!, $c: ID) { usage(startDate: $s, endDate: $e, chatbotId: $c) { subscription overallUsage { totalCost } recentRequests { requestId } dailyUsage { date } } }', vars: { s: fc.oneof(dateValue, badValue), e: fc.oneof(dateValue, badValue), c: id } },

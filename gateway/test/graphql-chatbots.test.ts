@@ -21,9 +21,9 @@ const CHATBOT = `query($id: ID!) { chatbot(id: $id) { ${CHATBOT_FIELDS} } }`;
 const CREATE = `mutation($input: CreateChatbotInput!) { createChatbot(input: $input) { ${CHATBOT_FIELDS} } }`;
 const UPDATE = `mutation($id: ID!, $input: UpdateChatbotInput!) { updateChatbot(id: $id, input: $input) { ${CHATBOT_FIELDS} } }`;
 const DELETE = 'mutation($id: ID!) { deleteChatbot(id: $id) }';
-const ADD_TEXT = 'mutation($chatbotId: ID!, $text: String!) { addKnowledgeText(chatbotId: $chatbotId, text: $text) { text textEntries { id title content createdAt } } }';
+const ADD_TEXT = 'mutation($chatbotId: ID!, $text: String!) { addTextEntry(chatbotId: $chatbotId, text: $text) { text textEntries { id title content createdAt } } }';
 const DELETE_ENTRY =
-  'mutation($chatbotId: ID!, $entryId: ID!) { deleteKnowledgeEntry(chatbotId: $chatbotId, entryId: $entryId) { text textEntries { id title content createdAt } } }';
+  'mutation($chatbotId: ID!, $entryId: ID!) { deleteTextEntry(chatbotId: $chatbotId, entryId: $entryId) { text textEntries { id title content createdAt } } }';
 
 const run = (query: string, variables: Record<string, unknown> = {}, token?: string) => gql(stack.url, query, variables, token);
 
@@ -141,9 +141,9 @@ describe('chatbots and chatbot', () => {
 
   it('chatbot(id) returns the chatbot with its knowledge base', async () => {
     const { owner, chatbot } = await ownerWithChatbot();
-    const { addKnowledgeText } = await ok(ADD_TEXT, { chatbotId: chatbot.id, text: 'We ship worldwide.' }, owner.token);
+    const { addTextEntry } = await ok(ADD_TEXT, { chatbotId: chatbot.id, text: 'We ship worldwide.' }, owner.token);
     const { chatbot: read } = await ok(CHATBOT, { id: chatbot.id }, owner.token);
-    expect(read).toEqual({ ...chatbot, updatedAt: read.updatedAt, knowledgeBase: addKnowledgeText });
+    expect(read).toEqual({ ...chatbot, updatedAt: read.updatedAt, knowledgeBase: addTextEntry });
     expect(read.knowledgeBase.textEntries).toHaveLength(1);
   });
 
@@ -198,23 +198,23 @@ describe('deleteChatbot', () => {
   });
 });
 
-describe('addKnowledgeText and deleteKnowledgeEntry', () => {
+describe('addTextEntry and deleteTextEntry', () => {
   it('adds entries titled by their first words and deletes one', async () => {
     const { owner, chatbot } = await ownerWithChatbot();
     const long = 'Returns are accepted within thirty days of delivery with the original receipt.';
-    const first = (await ok(ADD_TEXT, { chatbotId: chatbot.id, text: `\n ${long} ` }, owner.token)).addKnowledgeText;
+    const first = (await ok(ADD_TEXT, { chatbotId: chatbot.id, text: `\n ${long} ` }, owner.token)).addTextEntry;
     expect(first).toEqual({
       text: long,
       textEntries: [{ id: expect.stringMatching(UUID), title: 'Returns are accepted within thirty days of delivery…', content: long, createdAt: expect.any(String) }],
     });
-    const second = (await ok(ADD_TEXT, { chatbotId: chatbot.id, text: 'Gift cards never expire.' }, owner.token)).addKnowledgeText;
+    const second = (await ok(ADD_TEXT, { chatbotId: chatbot.id, text: 'Gift cards never expire.' }, owner.token)).addTextEntry;
     expect(second.text).toBe(`${long}\n\nGift cards never expire.`);
     expect(second.textEntries).toHaveLength(2);
     expect(second.textEntries[0]).toEqual(first.textEntries[0]);
 
-    const { deleteKnowledgeEntry } = await ok(DELETE_ENTRY, { chatbotId: chatbot.id, entryId: first.textEntries[0].id }, owner.token);
-    expect(deleteKnowledgeEntry).toEqual({ text: 'Gift cards never expire.', textEntries: [second.textEntries[1]] });
-    expect((await ok(CHATBOT, { id: chatbot.id }, owner.token)).chatbot.knowledgeBase).toEqual(deleteKnowledgeEntry);
+    const { deleteTextEntry } = await ok(DELETE_ENTRY, { chatbotId: chatbot.id, entryId: first.textEntries[0].id }, owner.token);
+    expect(deleteTextEntry).toEqual({ text: 'Gift cards never expire.', textEntries: [second.textEntries[1]] });
+    expect((await ok(CHATBOT, { id: chatbot.id }, owner.token)).chatbot.knowledgeBase).toEqual(deleteTextEntry);
   });
 
   it.each(['', ' \n '])('refuses the text %j with BAD_USER_INPUT "Text is required"', async (text) => {
@@ -222,12 +222,12 @@ describe('addKnowledgeText and deleteKnowledgeEntry', () => {
     expectError(await run(ADD_TEXT, { chatbotId: chatbot.id, text }, owner.token), 'Text is required', 'BAD_USER_INPUT', 400);
   });
 
-  it('addKnowledgeText fails with NOT_FOUND for an unknown chatbot', async () => {
+  it('addTextEntry fails with NOT_FOUND for an unknown chatbot', async () => {
     const owner = await registerOwner(stack, 'gql');
     expectError(await run(ADD_TEXT, { chatbotId: randomUUID(), text: 'Hello' }, owner.token), 'Chatbot not found', 'NOT_FOUND', 404);
   });
 
-  it.each([['unknown', () => randomUUID()], ['malformed', () => 'entry']])('deleteKnowledgeEntry fails with NOT_FOUND "Text entry not found" for an %s entry', async (_kind, entryId) => {
+  it.each([['unknown', () => randomUUID()], ['malformed', () => 'entry']])('deleteTextEntry fails with NOT_FOUND "Text entry not found" for an %s entry', async (_kind, entryId) => {
     const { owner, chatbot } = await ownerWithChatbot();
     await ok(ADD_TEXT, { chatbotId: chatbot.id, text: 'Kept.' }, owner.token);
     expectError(await run(DELETE_ENTRY, { chatbotId: chatbot.id, entryId: entryId() }, owner.token), 'Text entry not found', 'NOT_FOUND', 404);
@@ -243,8 +243,8 @@ describe('authentication', () => {
     ['createChatbot', CREATE, { input: { name: 'Bot' } }],
     ['updateChatbot', UPDATE, { id, input: { name: 'Bot' } }],
     ['deleteChatbot', DELETE, { id }],
-    ['addKnowledgeText', ADD_TEXT, { chatbotId: id, text: 'Hello' }],
-    ['deleteKnowledgeEntry', DELETE_ENTRY, { chatbotId: id, entryId: randomUUID() }],
+    ['addTextEntry', ADD_TEXT, { chatbotId: id, text: 'Hello' }],
+    ['deleteTextEntry', DELETE_ENTRY, { chatbotId: id, entryId: randomUUID() }],
   ];
 
   it.each(operations)('%s without a token fails with UNAUTHENTICATED "Not authorized, no token"', async (_name, query, variables) => {

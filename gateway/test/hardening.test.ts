@@ -214,13 +214,13 @@ describe('control characters in text', () => {
   });
 
   it('GraphQL knowledge text with NUL answers 400, and clean text is added', async () => {
-    const query = 'mutation ($id: ID!, $text: String!) { addKnowledgeText(chatbotId: $id, text: $text) { text } }';
+    const query = 'mutation ($id: ID!, $text: String!) { addTextEntry(chatbotId: $id, text: $text) { text } }';
     const bad = await gql(stack.url, query, { id: chatbotId, text: 'Facts\u0000' }, owner.token);
     expect(bad.status).toBe(400);
     expect(bad.body.errors[0].message).toBe('Text must not contain control characters');
     const good = await gql(stack.url, query, { id: chatbotId, text: 'Facts\tmore' }, owner.token);
     expect(good.body.errors).toBeUndefined();
-    expect(good.body.data.addKnowledgeText.text).toContain('Facts\tmore');
+    expect(good.body.data.addTextEntry.text).toContain('Facts\tmore');
   });
 
   it('GraphQL nested input objects are checked too', async () => {

@@ -115,10 +115,10 @@ describe("another owner's chatbot over GraphQL", () => {
       () => ({ id: aliceBot._id }),
     ],
     ['deleteChatbot', 'mutation($id: ID!) { deleteChatbot(id: $id) }', () => ({ id: aliceBot._id })],
-    ['addKnowledgeText', 'mutation($id: ID!) { addKnowledgeText(chatbotId: $id, text: "Injected.") { text } }', () => ({ id: aliceBot._id })],
+    ['addTextEntry', 'mutation($id: ID!) { addTextEntry(chatbotId: $id, text: "Injected.") { text } }', () => ({ id: aliceBot._id })],
     [
-      'deleteKnowledgeEntry',
-      'mutation($id: ID!, $entryId: ID!) { deleteKnowledgeEntry(chatbotId: $id, entryId: $entryId) { text } }',
+      'deleteTextEntry',
+      'mutation($id: ID!, $entryId: ID!) { deleteTextEntry(chatbotId: $id, entryId: $entryId) { text } }',
       () => ({ id: aliceBot._id, entryId: aliceBot.knowledgeBase.textEntries[0]._id }),
     ],
     ['conversations', 'query($id: ID!) { conversations(chatbotId: $id) { id sessionId } }', () => ({ id: aliceBot._id })],

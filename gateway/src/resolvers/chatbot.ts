@@ -1,6 +1,6 @@
 // GraphQL counterparts of /api/chatbot/*: the same service calls, the same messages.
 import type { Resolvers } from '../generated/graphql.ts';
-import { chatbotView, knowledgeBaseView } from '../chatbots.ts';
+import { chatbotView, knowledgeBaseView, languageChange } from '../chatbots.ts';
 import { ownerId } from '../owners.ts';
 import { selectsField } from '../selection.ts';
 
@@ -31,7 +31,7 @@ export const chatbotResolvers: Resolvers = {
         // GraphQL null means "not given", like an absent field.
         name: input.name ?? undefined,
         isActive: input.isActive ?? undefined,
-        language: input.language ?? undefined,
+        ...languageChange(input.language ?? undefined),
       });
       return chatbotView(chatbot);
     },
@@ -39,11 +39,11 @@ export const chatbotResolvers: Resolvers = {
       await ctx.clients.chatbot.deleteChatbot({ ownerId: await ownerId(ctx.clients, ctx.token), chatbotId: id });
       return true;
     },
-    addKnowledgeText: async (_parent, { chatbotId, text }, ctx) => {
+    addTextEntry: async (_parent, { chatbotId, text }, ctx) => {
       const { knowledgeBase } = await ctx.clients.chatbot.addTextEntry({ ownerId: await ownerId(ctx.clients, ctx.token), chatbotId, text });
       return knowledgeBaseView(knowledgeBase);
     },
-    deleteKnowledgeEntry: async (_parent, { chatbotId, entryId }, ctx) => {
+    deleteTextEntry: async (_parent, { chatbotId, entryId }, ctx) => {
       const { knowledgeBase } = await ctx.clients.chatbot.deleteTextEntry({ ownerId: await ownerId(ctx.clients, ctx.token), chatbotId, entryId });
       return knowledgeBaseView(knowledgeBase);
     },

@@ -2,7 +2,7 @@
 // for the signed-in owner; another owner's chatbot answers 404 (the chatbot service decides).
 import { Router, type Request } from 'express';
 import type { Clients } from '../clients.ts';
-import { chatbotView, knowledgeBaseView, restChatbot, restKnowledgeBase } from '../chatbots.ts';
+import { chatbotView, knowledgeBaseView, languageChange, restChatbot, restKnowledgeBase } from '../chatbots.ts';
 import { conversationView, restConversation } from '../conversations.ts';
 import { bearerToken } from '../context.ts';
 import { ownerId } from '../owners.ts';
@@ -34,7 +34,7 @@ export function chatbotRoutes(clients: Clients, opts: { maxPictureBytes: number 
 
   router.put('/:id', async (req, res) => {
     const body = jsonObject(req.body);
-    const changes = { name: optionalString(body, 'name'), isActive: optionalBoolean(body, 'isActive'), language: optionalString(body, 'language') };
+    const changes = { name: optionalString(body, 'name'), isActive: optionalBoolean(body, 'isActive'), ...languageChange(optionalString(body, 'language')) };
     const { chatbot } = await clients.chatbot.updateChatbot({ ownerId: await owner(req), chatbotId: req.params.id, ...changes });
     res.json(restChatbot(chatbotView(chatbot)));
   });

@@ -9,6 +9,7 @@ export const CONTROL_CHARACTERS = 'Text must not contain control characters';
 
 // C0 controls except tab, newline and carriage return, and DEL. PostgreSQL refuses NUL in text, and
 // none of these belong in a name, an email, a message or knowledge text.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const controlCharacter = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
 
 /**

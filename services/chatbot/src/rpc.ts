@@ -11,29 +11,21 @@ import {
   type Chatbot as ChatbotMessage,
   type KnowledgeBase as KnowledgeBaseMessage,
 } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
+import { languageFields, readLanguage, type LanguageName } from '@parley/proto/language.ts';
 import type { Chatbot } from './generated/prisma/client.ts';
 import { createChatbot, type CreateChatbotDeps } from './chatbots/create-chatbot.ts';
-import { deleteChatbot, type DeleteChatbotDeps } from './chatbots/delete-chatbot.ts';
 import { getPublicChatbot } from './chatbots/get-public-chatbot.ts';
 import { listChatbots } from './chatbots/list-chatbots.ts';
 import { findOwnedChatbot } from './chatbots/owned-chatbot.ts';
-import { updateChatbot } from './chatbots/update-chatbot.ts';
-import { addTextEntry, type AddTextEntryDeps } from './knowledge/add-text-entry.ts';
-import { deleteTextEntry } from './knowledge/delete-text-entry.ts';
+import { ownerChanges, type OwnerChangesDeps } from './chatbots/owner-changes.ts';
 import { loadKnowledgeBase, loadKnowledgeBases, type KnowledgeBase } from './knowledge/knowledge-base.ts';
 import { getPromptKnowledge, type PromptKnowledgeDeps } from './knowledge/prompt-knowledge.ts';
 import { retrieve } from './knowledge/retrieve.ts';
-import { setProfilePicture, type SetProfilePictureDeps } from './pictures/set-profile-picture.ts';
-import type { PublicChange } from './chatbots/public-revision.ts';
 
-export type ChatbotRpcDeps = CreateChatbotDeps &
-  DeleteChatbotDeps &
-  AddTextEntryDeps &
-  SetProfilePictureDeps &
-  PromptKnowledgeDeps & {
-    /** Called after every committed change the public chat reads (see chatbots/public-revision.ts). */
-    publicChanged: PublicChange;
-  };
+export type ChatbotRpcDeps = CreateChatbotDeps & OwnerChangesDeps & PromptKnowledgeDeps;
+
+/** The stored language (always one of LANGUAGE_NAMES: chatbot-input.ts validates every write), in both fields. */
+const languageOf = (c: Chatbot) => languageFields(c.language as LanguageName);
 
 function toPublicChatbotMessage(c: Chatbot) {
   return create(PublicChatbotSchema, {
@@ -41,7 +33,7 @@ function toPublicChatbotMessage(c: Chatbot) {
     ownerId: c.ownerId,
     name: c.name,
     profilePicture: c.profilePicture ?? '',
-    language: c.language,
+    ...languageOf(c),
     knowledgeChars: BigInt(c.knowledgeChars),
   });
 }
@@ -49,7 +41,7 @@ function toPublicChatbotMessage(c: Chatbot) {
 export function toKnowledgeBaseMessage(kb: KnowledgeBase): KnowledgeBaseMessage {
   return create(KnowledgeBaseSchema, {
     text: kb.text,
-    textEntries: kb.entries.map((e) =>
+    textEntries: kb.textEntries.map((e) =>
       create(TextEntrySchema, { id: e.id, title: e.title, content: e.content, createdAt: timestampFromDate(e.createdAt) }),
     ),
   });
@@ -63,7 +55,7 @@ export function toChatbotMessage(c: Chatbot, kb?: KnowledgeBase): ChatbotMessage
     name: c.name,
     profilePicture: c.profilePicture ?? '',
     isActive: c.isActive,
-    language: c.language,
+    ...languageOf(c),
     interactions: BigInt(c.interactions),
     lastInteraction: c.lastInteraction ? timestampFromDate(c.lastInteraction) : undefined,
     createdAt: timestampFromDate(c.createdAt),
@@ -74,6 +66,7 @@ export function toChatbotMessage(c: Chatbot, kb?: KnowledgeBase): ChatbotMessage
 
 export function chatbotRoutes(deps: ChatbotRpcDeps) {
   const { db } = deps;
+  const changes = ownerChanges(deps);
   return (router: ConnectRouter) => {
     router.service(ChatbotService, {
       async createChatbot(req) {
@@ -81,7 +74,12 @@ export function chatbotRoutes(deps: ChatbotRpcDeps) {
       },
       async listChatbots(req) {
         const chatbots = await listChatbots(db, req.ownerId);
-        const kbs = req.includeKnowledgeBase ? await loadKnowledgeBases(db, chatbots.map((c) => c.id)) : undefined;
+        const kbs = req.includeKnowledgeBase
+          ? await loadKnowledgeBases(
+              db,
+              chatbots.map((c) => c.id),
+            )
+          : undefined;
         return { chatbots: chatbots.map((c) => toChatbotMessage(c, kbs?.get(c.id))) };
       },
       async getChatbot(req) {
@@ -89,36 +87,31 @@ export function chatbotRoutes(deps: ChatbotRpcDeps) {
         return { chatbot: toChatbotMessage(chatbot, await loadKnowledgeBase(db, chatbot.id)) };
       },
       async updateChatbot(req) {
-        const chatbot = await updateChatbot(db, {
+        const { chatbot, knowledgeBase } = await changes.updateChatbot({
           ownerId: req.ownerId,
           chatbotId: req.chatbotId,
           name: req.name,
           isActive: req.isActive,
-          language: req.language,
+          language: readLanguage(req),
         });
-        await deps.publicChanged(chatbot.id);
-        return { chatbot: toChatbotMessage(chatbot, await loadKnowledgeBase(db, chatbot.id)) };
+        return { chatbot: toChatbotMessage(chatbot, knowledgeBase) };
       },
       async deleteChatbot(req) {
-        await deleteChatbot(deps, { ownerId: req.ownerId, chatbotId: req.chatbotId });
-        await deps.publicChanged(req.chatbotId);
+        await changes.deleteChatbot({ ownerId: req.ownerId, chatbotId: req.chatbotId });
         return {};
       },
       async setProfilePicture(req) {
-        const profilePicture = await setProfilePicture(deps, { ownerId: req.ownerId, chatbotId: req.chatbotId, content: req.content });
-        await deps.publicChanged(req.chatbotId);
-        return { profilePicture };
+        return {
+          profilePicture: await changes.setProfilePicture({ ownerId: req.ownerId, chatbotId: req.chatbotId, content: req.content }),
+        };
       },
       async addTextEntry(req) {
-        const entry = await addTextEntry(deps, { ownerId: req.ownerId, chatbotId: req.chatbotId, text: req.text });
-        await deps.publicChanged(entry.chatbotId);
-        return { knowledgeBase: toKnowledgeBaseMessage(await loadKnowledgeBase(db, entry.chatbotId)) };
+        const knowledgeBase = await changes.addTextEntry({ ownerId: req.ownerId, chatbotId: req.chatbotId, text: req.text });
+        return { knowledgeBase: toKnowledgeBaseMessage(knowledgeBase) };
       },
       async deleteTextEntry(req) {
-        const chatbotId = req.chatbotId.trim().toLowerCase();
-        await deleteTextEntry(db, { ownerId: req.ownerId, chatbotId, entryId: req.entryId });
-        await deps.publicChanged(chatbotId);
-        return { knowledgeBase: toKnowledgeBaseMessage(await loadKnowledgeBase(db, chatbotId)) };
+        const knowledgeBase = await changes.deleteTextEntry({ ownerId: req.ownerId, chatbotId: req.chatbotId, entryId: req.entryId });
+        return { knowledgeBase: toKnowledgeBaseMessage(knowledgeBase) };
       },
       async getPublicChatbot(req) {
         return { chatbot: toPublicChatbotMessage(await getPublicChatbot(db, req.uniqueId)) };

@@ -23,7 +23,7 @@ export function sampleKnowledgeBase(entries: Array<{ id: string; content: string
     __typename: 'KnowledgeBase' as const,
     text: entries.map((e) => e.content).join('\n\n'),
     textEntries: entries.map((e) => ({
-      __typename: 'KnowledgeEntry' as const,
+      __typename: 'TextEntry' as const,
       id: e.id,
       title: e.content.split(/\s+/).slice(0, 5).join(' '),
       content: e.content,

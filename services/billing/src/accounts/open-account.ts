@@ -2,7 +2,8 @@
 // that explains that credit. Runs once per user however many times it is called, including
 // concurrently (the UserRegistered event, its redeliveries and GetAccount may all race). Never for
 // an owner who deleted their account: AccountDeletedError (deleted-account.ts).
-import { Prisma, type Account, type PrismaClient } from '../generated/prisma/client.ts';
+import type { Account, Prisma, PrismaClient } from '../generated/prisma/client.ts';
+import { grantCredit } from '../credit/grant-credit.ts';
 import { AccountDeletedError, isDeleted, lockOwner } from './deleted-account.ts';
 import { parseUserId } from './user-id.ts';
 
@@ -34,15 +35,12 @@ export async function openAccount(deps: OpenAccountDeps, rawUserId: string): Pro
 export async function openAccountInTransaction(tx: Prisma.TransactionClient, userId: string, initialCredit: string): Promise<boolean> {
   await lockOwner(tx, userId);
   if (await isDeleted(tx, userId)) throw new AccountDeletedError(userId);
-  const credit = new Prisma.Decimal(initialCredit);
   // INSERT ... ON CONFLICT DO NOTHING: a concurrent opener waits for the first one's row and then
   // inserts nothing (count 0) instead of failing, so only the call that created the account
-  // writes the ledger entry.
-  const { count } = await tx.account.createMany({ data: [{ userId, creditBalance: credit }], skipDuplicates: true });
+  // grants the signup credit (its balance starts at 0 and changes only with the ledger).
+  const { count } = await tx.account.createMany({ data: [{ userId, creditBalance: 0 }], skipDuplicates: true });
   if (count === 1) {
-    await tx.creditLedgerEntry.create({
-      data: { userId, amount: credit, reason: SIGNUP_CREDIT_REASON, reference: signupCreditReference(userId) },
-    });
+    await grantCredit(tx, { userId, amount: initialCredit, reason: SIGNUP_CREDIT_REASON, reference: signupCreditReference(userId) });
   }
   return count === 1;
 }

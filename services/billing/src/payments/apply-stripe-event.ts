@@ -15,6 +15,7 @@ import { AccountDeletedError } from '../accounts/deleted-account.ts';
 import { openAccountInTransaction } from '../accounts/open-account.ts';
 import { parseUserId } from '../accounts/user-id.ts';
 import type { PaymentsDeps } from './payments-deps.ts';
+import { grantCredit } from '../credit/grant-credit.ts';
 
 export interface StripeEventInput {
   /** Stripe's event id, also in the payload. */
@@ -82,13 +83,13 @@ export async function applyStripeEvent(deps: ApplyStripeEventDeps, input: Stripe
         case 'pro_subscription':
           await proposeStatus(tx, effect.subscriptionId, userId, 'active', event.created);
           if (new Prisma.Decimal(deps.config.PRO_PLAN_CREDIT).gt(0)) {
-            await grantCredit(tx, userId, deps.config.PRO_PLAN_CREDIT, PRO_CREDIT_REASON, proCreditReference(effect.subscriptionId));
+            await grantCredit(tx, { userId, amount: deps.config.PRO_PLAN_CREDIT, reason: PRO_CREDIT_REASON, reference: proCreditReference(effect.subscriptionId) });
           }
           await refreshPlan(tx, userId);
           await markCompleted(tx, effect.sessionId);
           break;
         case 'topup':
-          if (effect.amount !== '0.00') await grantCredit(tx, userId, effect.amount, TOPUP_REASON, topupReference(effect.sessionId));
+          if (effect.amount !== '0.00') await grantCredit(tx, { userId, amount: effect.amount, reason: TOPUP_REASON, reference: topupReference(effect.sessionId) });
           await markCompleted(tx, effect.sessionId);
           break;
         case 'subscription_status':
@@ -155,8 +156,8 @@ export function parseStripeEvent(input: StripeEventInput): ParsedEvent {
 
 function effectOf(event: ParsedEvent): Effect {
   switch (event.type) {
+    // The second: a payment method that settles later (bank debits) completes unpaid, then sends it.
     case 'checkout.session.completed':
-    // A payment method that settles later (bank debits) completes unpaid, then sends this.
     case 'checkout.session.async_payment_succeeded':
       return checkoutEffect(requiredObject(event));
     case 'customer.subscription.created':
@@ -245,19 +246,6 @@ async function proposeStatus(tx: Prisma.TransactionClient, subscriptionId: strin
 async function refreshPlan(tx: Prisma.TransactionClient, userId: string): Promise<void> {
   const pro = await tx.subscription.count({ where: { userId, status: { in: PRO_STATUSES } } });
   await tx.account.update({ where: { userId }, data: { plan: pro > 0 ? 'pro' : 'free' } });
-}
-
-/** Adds credit with its ledger entry in one statement, or nothing when the reference was already granted. */
-async function grantCredit(tx: Prisma.TransactionClient, userId: string, amount: string, reason: string, reference: string): Promise<void> {
-  await tx.$executeRaw`
-    WITH entry AS (
-      INSERT INTO "CreditLedgerEntry" ("id", "userId", "amount", "reason", "reference")
-      VALUES (gen_random_uuid(), ${userId}, ${amount}::numeric, ${reason}, ${reference})
-      ON CONFLICT ("reference") DO NOTHING
-      RETURNING "userId", "amount"
-    )
-    UPDATE "Account" AS a SET "creditBalance" = a."creditBalance" + e."amount", "lastCreditRefill" = now(), "updatedAt" = now()
-      FROM entry AS e WHERE a."userId" = e."userId"`;
 }
 
 async function markCompleted(tx: Prisma.TransactionClient, sessionId: string): Promise<void> {

@@ -45,18 +45,17 @@ export const MAX_TOKENS = 1_000_000_000;
 
 export async function recordUsage(deps: RecordUsageDeps, input: RecordUsageInput): Promise<RecordUsageResult> {
   const usage = parseUsage(input);
-  const fast = await recordOnExistingAccount(deps.prisma, usage);
-  if (fast) return fast;
-  return recordOpeningAccount(deps, usage);
+  return (await recordOnce(deps.prisma, usage)) ?? recordOpeningAccount(deps, usage);
 }
 
 type ParsedUsage = ReturnType<typeof parseUsage>;
 
 /**
- * The usual case, an owner whose account exists, in one statement (one round trip, committed on its
- * own). Null when there is no account yet.
+ * The debit statement and what its outcome means, for both paths: on its own (the usual case, an
+ * owner whose account exists: one round trip, committed on its own) or inside the transaction that
+ * opens the account. Null when there is no account yet (nothing was written).
  */
-async function recordOnExistingAccount(db: PrismaClient, usage: ParsedUsage): Promise<RecordUsageResult | null> {
+async function recordOnce(db: PrismaClient | Prisma.TransactionClient, usage: ParsedUsage): Promise<RecordUsageResult | null> {
   const [outcome] = await db.$queryRaw<RecordOutcome[]>(recordStatement(usage));
   // A configuration problem, not a bad event: once the price is added, the failed job can be retried.
   if (!outcome.priced) throw failedPrecondition(`unknown model "${usage.model}": it has no price in ModelPrice`);
@@ -132,18 +131,15 @@ function recordStatement(usage: ParsedUsage): Prisma.Sql {
 
 /**
  * An owner without an account yet (usage reported before their signup was processed): opens it,
- * then runs the same statement, in one transaction.
+ * then runs the same statement, in one transaction (an unknown model undoes the opening with it).
  */
 function recordOpeningAccount(deps: RecordUsageDeps, usage: ParsedUsage): Promise<RecordUsageResult> {
   return deps.prisma.$transaction(async (tx) => {
-    const price = await tx.modelPrice.findUnique({ where: { modelId: usage.model } });
-    if (!price) throw failedPrecondition(`unknown model "${usage.model}": it has no price in ModelPrice`);
-
     await openAccountInTransaction(tx, usage.userId, deps.initialCredit);
-
-    const [outcome] = await tx.$queryRaw<RecordOutcome[]>(recordStatement(usage));
-    if (outcome.id) return { recorded: true, usageRecord: usageRecordOf(outcome) };
-    return { recorded: false, usageRecord: await tx.usageRecord.findUniqueOrThrow({ where: { requestId: usage.requestId } }) };
+    const result = await recordOnce(tx, usage);
+    // The account was opened (or found) under the owner's lock in this transaction.
+    if (!result) throw new Error(`no billing account for "${usage.userId}" right after opening it`);
+    return result;
   });
 }
 

@@ -1,12 +1,11 @@
 // Validation of chatbot input at the RPC boundary, with the messages owners see.
 import { invalid, notFound } from '@parley/common/rpc-errors.ts';
+import { isLanguageName, type LanguageName } from '@parley/proto/language.ts';
 
 export const CHATBOT_NOT_FOUND = 'Chatbot not found';
 export const NAME_REQUIRED = 'Name is required';
 export const NAME_MAX_CHARS = 100;
 export const NAME_TOO_LONG = `Name must be at most ${NAME_MAX_CHARS} characters`;
-export const LANGUAGES = ['english', 'french', 'chinese'] as const;
-export type Language = (typeof LANGUAGES)[number];
 export const LANGUAGE_INVALID = 'Language must be english, french or chinese';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -37,8 +36,8 @@ export function parseName(raw: string): string {
   return name;
 }
 
-export function parseLanguage(raw: string): Language {
+export function parseLanguage(raw: string): LanguageName {
   const language = raw.trim().toLowerCase();
-  if (!(LANGUAGES as readonly string[]).includes(language)) throw invalid(LANGUAGE_INVALID);
-  return language as Language;
+  if (!isLanguageName(language)) throw invalid(LANGUAGE_INVALID);
+  return language;
 }

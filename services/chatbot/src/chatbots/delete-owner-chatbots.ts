@@ -1,17 +1,13 @@
-// A deleted account's chatbots go one by one through the owner's own deletion (delete-chatbot.ts),
+// A deleted account's chatbots go one by one through the owner's own deletion (owner-changes.ts),
 // so each one's knowledge, picture file, ChatbotDeleted event (through the outbox) and public
 // revision are handled exactly as when the owner deletes it. AccountDeleted is delivered at least
 // once and possibly twice at the same time: a chatbot another delivery has just deleted is "not
 // found" here and skipped, and a delivery that finds nothing left does nothing.
 import { Code, ConnectError } from '@connectrpc/connect';
 import { parseOwnerId } from './chatbot-input.ts';
-import { deleteChatbot, type DeleteChatbotDeps } from './delete-chatbot.ts';
-import type { PublicChange } from './public-revision.ts';
+import { ownerChanges, type OwnerChangesDeps } from './owner-changes.ts';
 
-export interface DeleteOwnerChatbotsDeps extends DeleteChatbotDeps {
-  /** Called after each deletion, as the owner's DeleteChatbot call does (public-revision.ts). */
-  publicChanged: PublicChange;
-}
+export type DeleteOwnerChatbotsDeps = OwnerChangesDeps;
 
 export interface DeleteOwnerChatbotsInput {
   ownerId: string;
@@ -23,6 +19,7 @@ const BATCH = 100;
 /** Returns how many chatbots this call deleted (0 when another delivery or the owner got there first). */
 export async function deleteOwnerChatbots(deps: DeleteOwnerChatbotsDeps, input: DeleteOwnerChatbotsInput): Promise<number> {
   const ownerId = parseOwnerId(input.ownerId);
+  const { deleteChatbot } = ownerChanges(deps);
   let deleted = 0;
   // Rounds until none is left, so a chatbot created while the first round ran is deleted too.
   for (;;) {
@@ -30,12 +27,11 @@ export async function deleteOwnerChatbots(deps: DeleteOwnerChatbotsDeps, input: 
     if (chatbots.length === 0) return deleted;
     for (const { id: chatbotId } of chatbots) {
       try {
-        await deleteChatbot(deps, { ownerId, chatbotId });
+        await deleteChatbot({ ownerId, chatbotId });
       } catch (err) {
         if (err instanceof ConnectError && err.code === Code.NotFound) continue;
         throw err;
       }
-      await deps.publicChanged(chatbotId);
       deleted++;
     }
   }

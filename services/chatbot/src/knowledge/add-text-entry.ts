@@ -2,7 +2,7 @@
 // transaction before the call answers, so the text is searchable as soon as the owner sees it.
 import { randomUUID } from 'node:crypto';
 import { invalid, notFound } from '@parley/common/rpc-errors.ts';
-import type { KnowledgeEntry, PrismaClient } from '../generated/prisma/client.ts';
+import type { PrismaClient, TextEntry } from '../generated/prisma/client.ts';
 import { CHATBOT_NOT_FOUND } from '../chatbots/chatbot-input.ts';
 import { parseOwnedRef, type OwnedChatbotRef } from '../chatbots/owned-chatbot.ts';
 import { chunkText } from './chunk-text.ts';
@@ -27,7 +27,7 @@ export const charCount = (text: string) => {
   return n;
 };
 
-export async function addTextEntry(deps: AddTextEntryDeps, input: OwnedChatbotRef & { text: string }): Promise<KnowledgeEntry> {
+export async function addTextEntry(deps: AddTextEntryDeps, input: OwnedChatbotRef & { text: string }): Promise<TextEntry> {
   const { ownerId, chatbotId } = parseOwnedRef(input);
   const content = input.text.trim();
   if (!content) throw invalid(TEXT_REQUIRED);
@@ -45,7 +45,7 @@ export async function addTextEntry(deps: AddTextEntryDeps, input: OwnedChatbotRe
     // 2. the entry and its chunks, indexed under the chatbot's configuration;
     // 3. last, once every chunk is written, the total, re-checked atomically: the row lock it
     //    takes is held only until the commit.
-    const [added] = await tx.$queryRawUnsafe<(Partial<KnowledgeEntry> & { grown: number })[]>(
+    const [added] = await tx.$queryRawUnsafe<(Partial<TextEntry> & { grown: number })[]>(
       `WITH chatbot AS (
          SELECT "language", "knowledgeChars" FROM "Chatbot"
           WHERE "id" = $1::uuid AND "ownerId" = $2 FOR KEY SHARE
@@ -82,6 +82,6 @@ export async function addTextEntry(deps: AddTextEntryDeps, input: OwnedChatbotRe
     if (!added) throw notFound(CHATBOT_NOT_FOUND);
     if (!added.id || added.grown !== 1) throw invalid(knowledgeBaseFull(deps.maxKnowledgeChars));
     const { grown: _, ...entry } = added;
-    return entry as KnowledgeEntry;
+    return entry as TextEntry;
   });
 }

@@ -1,4 +1,4 @@
-// Removing one entry (and its chunks, by cascade) from a chatbot's knowledge base.
+// Removing one text entry (and its chunks, by cascade) from a chatbot's knowledge base.
 import { notFound } from '@parley/common/rpc-errors.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import { isUuid } from '../chatbots/chatbot-input.ts';
@@ -6,7 +6,8 @@ import { findOwnedChatbot, type OwnedChatbotRef } from '../chatbots/owned-chatbo
 
 export const ENTRY_NOT_FOUND = 'Text entry not found';
 
-export async function deleteTextEntry(db: PrismaClient, input: OwnedChatbotRef & { entryId: string }): Promise<void> {
+/** Returns the chatbot's id, as stored. */
+export async function deleteTextEntry(db: PrismaClient, input: OwnedChatbotRef & { entryId: string }): Promise<string> {
   const chatbot = await findOwnedChatbot(db, input);
   if (!isUuid(input.entryId)) throw notFound(ENTRY_NOT_FOUND);
   const entryId = input.entryId.trim().toLowerCase();
@@ -19,5 +20,6 @@ export async function deleteTextEntry(db: PrismaClient, input: OwnedChatbotRef &
       UPDATE "Chatbot" SET "knowledgeChars" = GREATEST(0, "knowledgeChars" - ${deleted.chars}), "updatedAt" = now()
        WHERE "id" = ${chatbot.id}::uuid`;
   });
+  return chatbot.id;
 }
 

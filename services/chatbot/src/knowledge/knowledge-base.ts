@@ -1,23 +1,23 @@
-// A chatbot's knowledge base as owners see it: every entry, oldest first, and their combined text.
-import type { KnowledgeEntry, PrismaClient } from '../generated/prisma/client.ts';
+// A chatbot's knowledge base as owners see it: every text entry, oldest first, and their combined text.
+import type { PrismaClient, TextEntry } from '../generated/prisma/client.ts';
 
 export interface KnowledgeBase {
   text: string;
-  entries: KnowledgeEntry[];
+  textEntries: TextEntry[];
 }
 
 export const ENTRY_SEPARATOR = '\n\n';
 
-export function knowledgeBaseOf(entries: KnowledgeEntry[]): KnowledgeBase {
-  return { text: entries.map((e) => e.content).join(ENTRY_SEPARATOR), entries };
+export function knowledgeBaseOf(textEntries: TextEntry[]): KnowledgeBase {
+  return { text: textEntries.map((e) => e.content).join(ENTRY_SEPARATOR), textEntries };
 }
 
 /** The knowledge bases of several chatbots in one query, keyed by chatbot id (empty ones included). */
 export async function loadKnowledgeBases(db: PrismaClient, chatbotIds: string[]): Promise<Map<string, KnowledgeBase>> {
   const entries = chatbotIds.length
-    ? await db.knowledgeEntry.findMany({ where: { chatbotId: { in: chatbotIds } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] })
+    ? await db.textEntry.findMany({ where: { chatbotId: { in: chatbotIds } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] })
     : [];
-  const byChatbot = new Map<string, KnowledgeEntry[]>(chatbotIds.map((id) => [id, []]));
+  const byChatbot = new Map<string, TextEntry[]>(chatbotIds.map((id) => [id, []]));
   for (const entry of entries) byChatbot.get(entry.chatbotId)?.push(entry);
   return new Map([...byChatbot].map(([id, list]) => [id, knowledgeBaseOf(list)]));
 }

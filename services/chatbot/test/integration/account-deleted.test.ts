@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { AccountDeletedSchema } from '@parley/proto/parley/events/v1/account_deleted_pb.js';
-import { publicRevisionKey } from '@parley/common/public-revision.ts';
+import { redisKeys } from '@parley/common/redis-keys.ts';
 import { createProducer, QUEUES, type Producer } from '@parley/common/queues.ts';
 import { jobSettled } from '@parley/common/testing/jobs.ts';
 import { pngImage } from '@parley/common/testing/png.ts';
@@ -29,7 +29,7 @@ afterAll(async () => {
 
 const worker = () => svc.parts.accountDeletedWorker!;
 const pictureFile = (url: string) => join(svc.config.MEDIA_DIR, 'chatbots', url.split('/').pop()!);
-const revision = (chatbotId: string) => svc.redis.get(publicRevisionKey(svc.config.QUEUE_PREFIX, chatbotId));
+const revision = (chatbotId: string) => svc.redis.get(redisKeys(svc.config.QUEUE_PREFIX).chatbotRevision(chatbotId));
 
 /** Publishes AccountDeleted under `jobId` and waits for the worker's attempt at it. */
 async function deliver(userId: string, jobId: string) {
@@ -58,7 +58,7 @@ async function held(ownerId: string, ids: string[], pictures: string[]) {
   const files = await Promise.all(pictures.map((p) => readFile(pictureFile(p)).then(() => true, (err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? false : Promise.reject(err)))));
   return {
     chatbots: await svc.db.chatbot.count({ where: { ownerId } }),
-    entries: await svc.db.knowledgeEntry.count({ where: { chatbotId: { in: ids } } }),
+    entries: await svc.db.textEntry.count({ where: { chatbotId: { in: ids } } }),
     chunks: await svc.db.knowledgeChunk.count({ where: { chatbotId: { in: ids } } }),
     pictureFiles: files.filter(Boolean).length,
     waitingInOutbox: await svc.db.chatbotDeletedOutbox.count({ where: { chatbotId: { in: ids } } }),

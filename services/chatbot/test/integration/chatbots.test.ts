@@ -1,6 +1,7 @@
 // Creating, listing, reading, updating and deleting chatbots.
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { Code } from '@connectrpc/connect';
+import { Language } from '@parley/proto/language.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { relayChatbotDeleted } from '../../src/chatbots/chatbot-deleted.outbox.ts';
 import { deleteChatbot } from '../../src/chatbots/delete-chatbot.ts';
@@ -158,6 +159,23 @@ describe('UpdateChatbot', () => {
     expect(stored).toMatchObject({ name: 'After', isActive: true, language: 'chinese' });
   });
 
+  it('fills both language fields, and reads the enum first (the string is deprecated)', async () => {
+    const owner = newOwner();
+    const created = await svc.createChatbot(owner, 'Both');
+    expect(created).toMatchObject({ language: 'english', primaryLanguage: Language.ENGLISH });
+
+    const french = (await svc.client.updateChatbot({ ownerId: owner, chatbotId: created.id, primaryLanguage: Language.FRENCH })).chatbot!;
+    expect(french).toMatchObject({ language: 'french', primaryLanguage: Language.FRENCH });
+    // A writer filling both with different values: the enum wins.
+    const chinese = (await svc.client.updateChatbot({ ownerId: owner, chatbotId: created.id, primaryLanguage: Language.CHINESE, language: 'english' })).chatbot!;
+    expect(chinese).toMatchObject({ language: 'chinese', primaryLanguage: Language.CHINESE });
+    // UNSPECIFIED is "not set": the string is read, as from a writer that predates the enum.
+    const english = (await svc.client.updateChatbot({ ownerId: owner, chatbotId: created.id, primaryLanguage: Language.UNSPECIFIED, language: 'English' })).chatbot!;
+    expect(english).toMatchObject({ language: 'english', primaryLanguage: Language.ENGLISH });
+    const { chatbot: shown } = await svc.client.getPublicChatbot({ uniqueId: created.uniqueId });
+    expect(shown).toMatchObject({ language: 'english', primaryLanguage: Language.ENGLISH });
+  });
+
   it('refuses an unknown language and a blank or overlong name, changing nothing', async () => {
     const owner = newOwner();
     const created = await svc.createChatbot(owner, 'Stable');
@@ -203,12 +221,12 @@ describe('DeleteChatbot', () => {
     await svc.client.deleteChatbot({ ownerId: owner, chatbotId: created.id });
 
     expect(await svc.db.chatbot.findUnique({ where: { id: created.id } })).toBeNull();
-    expect(await svc.db.knowledgeEntry.count({ where: { chatbotId: created.id } })).toBe(0);
+    expect(await svc.db.textEntry.count({ where: { chatbotId: created.id } })).toBe(0);
     expect(await svc.db.knowledgeChunk.count({ where: { chatbotId: created.id } })).toBe(0);
     await expectRpcError(svc.client.getChatbot({ ownerId: owner, chatbotId: created.id }), Code.NotFound, 'Chatbot not found');
     expect((await svc.client.listChatbots({ ownerId: owner })).chatbots).toEqual([]);
     // Another owner's chatbot is untouched.
-    expect(await svc.db.knowledgeEntry.count({ where: { chatbotId: keep.id } })).toBe(1);
+    expect(await svc.db.textEntry.count({ where: { chatbotId: keep.id } })).toBe(1);
     expect(await svc.db.knowledgeChunk.count({ where: { chatbotId: keep.id } })).toBeGreaterThan(1);
   });
 

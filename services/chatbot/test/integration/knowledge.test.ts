@@ -59,14 +59,14 @@ describe('AddTextEntry', () => {
   it.each([[''], ['   '], [' \n\t ']])('refuses the blank text %j with "Text is required"', async (text) => {
     const { owner, chatbotId } = await newChatbot();
     await expectRpcError(svc.client.addTextEntry({ ownerId: owner, chatbotId, text }), Code.InvalidArgument, 'Text is required');
-    expect(await svc.db.knowledgeEntry.count({ where: { chatbotId } })).toBe(0);
+    expect(await svc.db.textEntry.count({ where: { chatbotId } })).toBe(0);
   });
 
   it('accepts an entry of exactly the maximum (after trimming) and refuses one character more', async () => {
     const { owner, chatbotId } = await newChatbot();
     await svc.client.addTextEntry({ ownerId: owner, chatbotId, text: `  ${'a'.repeat(MAX_ENTRY)}  ` });
     await expectRpcError(svc.client.addTextEntry({ ownerId: owner, chatbotId, text: 'b'.repeat(MAX_ENTRY + 1) }), Code.InvalidArgument, ENTRY_TOO_LONG);
-    expect(await svc.db.knowledgeEntry.count({ where: { chatbotId } })).toBe(1);
+    expect(await svc.db.textEntry.count({ where: { chatbotId } })).toBe(1);
     expect(await knowledgeChars(chatbotId)).toBe(MAX_ENTRY);
   });
 
@@ -118,7 +118,7 @@ describe('AddTextEntry', () => {
         }
       }
       expect(await knowledgeChars(chatbotId)).toBe(1800);
-      const entries = await svc.db.knowledgeEntry.findMany({ where: { chatbotId } });
+      const entries = await svc.db.textEntry.findMany({ where: { chatbotId } });
       expect(entries).toHaveLength(2);
       // Chunks of refused entries were rolled back with them.
       const chunkEntries = new Set((await svc.db.knowledgeChunk.findMany({ where: { chatbotId } })).map((c) => c.entryId));
@@ -140,7 +140,7 @@ describe('DeleteTextEntry', () => {
 
     expect(knowledgeBase!.text).toBe('Keep this.\n\nKeep that.');
     expect(knowledgeBase!.textEntries.map((e) => e.content)).toEqual(['Keep this.', 'Keep that.']);
-    expect(await svc.db.knowledgeEntry.count({ where: { id: removed.id } })).toBe(0);
+    expect(await svc.db.textEntry.count({ where: { id: removed.id } })).toBe(0);
     expect(await svc.db.knowledgeChunk.count({ where: { entryId: removed.id } })).toBe(0);
     expect(await knowledgeChars(chatbotId)).toBe(20);
     expect((await svc.client.retrieve({ chatbotId, query: 'remove', k: 0 })).chunks).toEqual([]);

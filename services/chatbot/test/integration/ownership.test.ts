@@ -65,7 +65,7 @@ describe("another owner's chatbot", () => {
   it("cannot delete the owner's entry through a chatbot of the intruder's own", async () => {
     const own = await svc.createChatbot(intruder, 'Intruder bot');
     await expectRpcError(svc.client.deleteTextEntry({ ownerId: intruder, chatbotId: own.id, entryId }), Code.NotFound, 'Text entry not found');
-    expect(await svc.db.knowledgeEntry.count({ where: { id: entryId } })).toBe(1);
+    expect(await svc.db.textEntry.count({ where: { id: entryId } })).toBe(1);
   });
 });
 

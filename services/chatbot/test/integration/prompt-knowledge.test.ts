@@ -43,6 +43,18 @@ describe('GetPromptKnowledge', () => {
     }
   });
 
+  it('chooses how many chunks when asked for 0: as many as fill the budget (one per 400 characters), 5 without a budget', async () => {
+    const { bot } = await chatbotWith(Array.from({ length: 7 }, (_, i) => `Opening hours, note ${i}: we open at ${i + 8}.`));
+    const best = async (k: number) => (await svc.client.retrieve({ chatbotId: bot.id, query: 'opening hours', k })).chunks.map((c) => c.content);
+    const overBudget = await ask(bot.uniqueId, 'opening hours', 100, 0);
+    expect(overBudget.wholeKnowledge).toBe(false);
+    expect(overBudget.passages).toEqual(await best(1));
+    expect((await ask(bot.uniqueId, 'opening hours', 1, 0)).passages).toEqual(await best(1));
+    const noBudget = await ask(bot.uniqueId, 'opening hours', 0, 0);
+    expect(noBudget.passages).toHaveLength(5);
+    expect(noBudget.passages).toEqual(await best(5));
+  });
+
   it('answers no passages for an empty knowledge base', async () => {
     const { bot } = await chatbotWith([]);
     expect((await ask(bot.uniqueId)).passages).toEqual([]);

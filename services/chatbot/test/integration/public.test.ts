@@ -1,5 +1,6 @@
 // The public face of a chatbot, looked up by its uniqueId for the public chat page.
 import { Code } from '@connectrpc/connect';
+import { Language } from '@parley/proto/language.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectRpcError, newOwner, startChatbotService, type TestChatbotService } from './harness.ts';
 
@@ -33,6 +34,7 @@ describe('GetPublicChatbot', () => {
       name: 'Front desk',
       profilePicture,
       language: 'french',
+      primaryLanguage: Language.FRENCH,
       // Characters, not UTF-16 units: "Bonjour 😀" is 9, the note 21.
       knowledgeChars: 30,
     });

@@ -22,6 +22,7 @@ export function ChatbotsProvider({ children }: { children: ReactNode }) {
   const [state, dispatch] = useReducer(chatbotListReducer, emptyChatbotList);
   // One throttle per signed-in user: a fetch still running for the previous user must not make the
   // next user's first fetch look like a call to skip.
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- userId is the reason for a new throttle, not an input to it
   const throttle = useMemo(() => createThrottle(CHATBOTS_REFRESH_INTERVAL_MS), [userId]);
   // Whose list is wanted now; an answer that arrives for anyone else is dropped.
   const wantedUser = useRef<string | null>(null);

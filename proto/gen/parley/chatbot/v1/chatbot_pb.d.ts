@@ -2,7 +2,7 @@
 // @generated from file parley/chatbot/v1/chatbot.proto (package parley.chatbot.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 
@@ -12,6 +12,8 @@ import type { Timestamp } from "@bufbuild/protobuf/wkt";
 export declare const file_parley_chatbot_v1_chatbot: GenFile;
 
 /**
+ * One text an owner added to a chatbot's knowledge base (a "text entry", docs/glossary.md).
+ *
  * @generated from message parley.chatbot.v1.TextEntry
  */
 export declare type TextEntry = Message<"parley.chatbot.v1.TextEntry"> & {
@@ -102,9 +104,10 @@ export declare type Chatbot = Message<"parley.chatbot.v1.Chatbot"> & {
   isActive: boolean;
 
   /**
-   * english, french or chinese.
+   * english, french or chinese. Deprecated: read primary_language.
    *
-   * @generated from field: string language = 7;
+   * @generated from field: string language = 7 [deprecated = true];
+   * @deprecated
    */
   language: string;
 
@@ -134,6 +137,13 @@ export declare type Chatbot = Message<"parley.chatbot.v1.Chatbot"> & {
    * @generated from field: parley.chatbot.v1.KnowledgeBase knowledge_base = 12;
    */
   knowledgeBase?: KnowledgeBase | undefined;
+
+  /**
+   * The chatbot's language (never LANGUAGE_UNSPECIFIED from the chatbot service).
+   *
+   * @generated from field: parley.chatbot.v1.Language primary_language = 13;
+   */
+  primaryLanguage: Language;
 };
 
 /**
@@ -278,9 +288,17 @@ export declare type UpdateChatbotRequest = Message<"parley.chatbot.v1.UpdateChat
   isActive?: boolean | undefined;
 
   /**
-   * @generated from field: optional string language = 5;
+   * Deprecated: set primary_language; a reader takes primary_language when it is set.
+   *
+   * @generated from field: optional string language = 5 [deprecated = true];
+   * @deprecated
    */
   language?: string | undefined;
+
+  /**
+   * @generated from field: optional parley.chatbot.v1.Language primary_language = 6;
+   */
+  primaryLanguage?: Language | undefined;
 };
 
 /**
@@ -505,7 +523,10 @@ export declare type PublicChatbot = Message<"parley.chatbot.v1.PublicChatbot"> &
   profilePicture: string;
 
   /**
-   * @generated from field: string language = 5;
+   * Deprecated: read primary_language.
+   *
+   * @generated from field: string language = 5 [deprecated = true];
+   * @deprecated
    */
   language: string;
 
@@ -515,6 +536,11 @@ export declare type PublicChatbot = Message<"parley.chatbot.v1.PublicChatbot"> &
    * @generated from field: int64 knowledge_chars = 6 [jstype = JS_NUMBER];
    */
   knowledgeChars: bigint;
+
+  /**
+   * @generated from field: parley.chatbot.v1.Language primary_language = 7;
+   */
+  primaryLanguage: Language;
 };
 
 /**
@@ -638,7 +664,8 @@ export declare type GetPromptKnowledgeRequest = Message<"parley.chatbot.v1.GetPr
   budgetChars: number;
 
   /**
-   * Chunks to retrieve otherwise (1-50; 0 means 5).
+   * Chunks to retrieve otherwise (1-50). 0: the chatbot service chooses, as many as fill
+   * budget_chars with room to choose (one per 400 characters, 1-50), or 5 when budget_chars is 0.
    *
    * @generated from field: int32 k = 4;
    */
@@ -681,6 +708,40 @@ export declare type GetPromptKnowledgeResponse = Message<"parley.chatbot.v1.GetP
  * Use `create(GetPromptKnowledgeResponseSchema)` to create a new message.
  */
 export declare const GetPromptKnowledgeResponseSchema: GenMessage<GetPromptKnowledgeResponse>;
+
+/**
+ * A chatbot's language: the language it replies in and the text-search configuration of its
+ * knowledge. Fields of this type supersede the older free-string `language` fields beside them
+ * (CONTRIBUTING.md, "Evolving a contract"): servers fill both, readers prefer this one.
+ *
+ * @generated from enum parley.chatbot.v1.Language
+ */
+export enum Language {
+  /**
+   * @generated from enum value: LANGUAGE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: LANGUAGE_ENGLISH = 1;
+   */
+  ENGLISH = 1,
+
+  /**
+   * @generated from enum value: LANGUAGE_FRENCH = 2;
+   */
+  FRENCH = 2,
+
+  /**
+   * @generated from enum value: LANGUAGE_CHINESE = 3;
+   */
+  CHINESE = 3,
+}
+
+/**
+ * Describes the enum parley.chatbot.v1.Language.
+ */
+export declare const LanguageSchema: GenEnum<Language>;
 
 /**
  * Chatbots, their knowledge base and retrieval over it. Owned by the chatbot service.

@@ -132,15 +132,15 @@ describe('Chatbot detail page', () => {
     fireEvent.change(textarea, { target: { value: '   \n ' } });
     expect(add.hasAttribute('disabled')).toBe(true);
     fireEvent.submit(textarea.closest('form') as HTMLFormElement);
-    expect(calls.some((c) => c.operationName === 'AddKnowledgeText')).toBe(false);
+    expect(calls.some((c) => c.operationName === 'AddTextEntry')).toBe(false);
     fireEvent.change(textarea, { target: { value: 'We open at 9.' } });
     expect(add.hasAttribute('disabled')).toBe(false);
   });
 
   it('adds text: clears the textarea, shows the banner and the new entry and preview', async () => {
     const { calls } = openDetail(undefined, {
-      AddKnowledgeText: () => ({
-        data: { addKnowledgeText: sampleKnowledgeBase([{ id: 'k1', content: 'We open at 9 every weekday.' }]) },
+      AddTextEntry: () => ({
+        data: { addTextEntry: sampleKnowledgeBase([{ id: 'k1', content: 'We open at 9 every weekday.' }]) },
       }),
     });
     const textarea = (await screen.findByLabelText('Text Content')) as HTMLTextAreaElement;
@@ -148,7 +148,7 @@ describe('Chatbot detail page', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Add Text' }));
     expect(await screen.findByText('Text added to knowledge base successfully')).toBeTruthy();
     expect(textarea.value).toBe('');
-    expect(calls.find((c) => c.operationName === 'AddKnowledgeText')?.variables).toEqual({
+    expect(calls.find((c) => c.operationName === 'AddTextEntry')?.variables).toEqual({
       chatbotId: 'c1',
       text: 'We open at 9 every weekday.',
     });
@@ -158,7 +158,7 @@ describe('Chatbot detail page', () => {
   });
 
   it("shows the add-text error and keeps the text", async () => {
-    openDetail(undefined, { AddKnowledgeText: () => graphqlError('Text is too long', 'BAD_USER_INPUT') });
+    openDetail(undefined, { AddTextEntry: () => graphqlError('Text is too long', 'BAD_USER_INPUT') });
     const textarea = (await screen.findByLabelText('Text Content')) as HTMLTextAreaElement;
     fireEvent.change(textarea, { target: { value: 'hello' } });
     fireEvent.click(screen.getByRole('button', { name: 'Add Text' }));
@@ -166,14 +166,14 @@ describe('Chatbot detail page', () => {
     expect(textarea.value).toBe('hello');
   });
 
-  it('deletes a knowledge entry after confirmation', async () => {
+  it('deletes a text entry after confirmation', async () => {
     const confirm = vi.spyOn(window, 'confirm').mockReturnValue(true);
     const kb = sampleKnowledgeBase([
       { id: 'k1', content: 'First fact here.' },
       { id: 'k2', content: 'Second fact here.' },
     ]);
     const { calls } = openDetail(kb, {
-      DeleteKnowledgeEntry: () => ({ data: { deleteKnowledgeEntry: sampleKnowledgeBase([{ id: 'k2', content: 'Second fact here.' }]) } }),
+      DeleteTextEntry: () => ({ data: { deleteTextEntry: sampleKnowledgeBase([{ id: 'k2', content: 'Second fact here.' }]) } }),
     });
     const entry = (await screen.findByRole('heading', { name: 'First fact here.' })).closest('li') as HTMLElement;
     fireEvent.click(within(entry).getByRole('button', { name: 'Delete' }));
@@ -182,13 +182,13 @@ describe('Chatbot detail page', () => {
     );
     expect(await screen.findByText('Text entry deleted successfully')).toBeTruthy();
     expect(screen.queryByRole('heading', { name: 'First fact here.' })).toBeNull();
-    expect(calls.find((c) => c.operationName === 'DeleteKnowledgeEntry')?.variables).toEqual({ chatbotId: 'c1', entryId: 'k1' });
+    expect(calls.find((c) => c.operationName === 'DeleteTextEntry')?.variables).toEqual({ chatbotId: 'c1', entryId: 'k1' });
   });
 
   it('falls back to "Failed to delete text entry"', async () => {
     vi.spyOn(window, 'confirm').mockReturnValue(true);
     openDetail(sampleKnowledgeBase([{ id: 'k1', content: 'Fact.' }]), {
-      DeleteKnowledgeEntry: () => {
+      DeleteTextEntry: () => {
         throw new Error('Failed to fetch');
       },
     });

@@ -3,7 +3,7 @@ import { Button } from '../../../components/ui/button';
 import { Card, CardBody, CardHeader } from '../../../components/ui/card';
 import type { KnowledgeBaseFieldsFragment } from '../../../gql/graphql';
 import { formatDate } from '../../../lib/format';
-import { useDeleteKnowledgeEntry } from '../hooks/use-delete-knowledge-entry';
+import { useDeleteTextEntry } from '../hooks/use-delete-text-entry';
 
 interface KnowledgeBaseContentProps {
   chatbotId: string;
@@ -12,7 +12,7 @@ interface KnowledgeBaseContentProps {
 
 /** The entries one by one (each deletable) and the combined text the chatbot actually reads. */
 export function KnowledgeBaseContent({ chatbotId, knowledgeBase }: KnowledgeBaseContentProps) {
-  const { deleteEntry, deletingId, error, success } = useDeleteKnowledgeEntry(chatbotId);
+  const { deleteEntry, deletingId, error, success } = useDeleteTextEntry(chatbotId);
   const entries = knowledgeBase.textEntries;
 
   return (

@@ -3,11 +3,11 @@ import { Alert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
 import { Card, CardBody, CardHeader } from '../../../components/ui/card';
 import { TextareaField } from '../../../components/ui/textarea-field';
-import { useAddKnowledgeText } from '../hooks/use-add-knowledge-text';
+import { useAddTextEntry } from '../hooks/use-add-text-entry';
 
 /** Adds a block of text to the chatbot's knowledge base; empty text cannot be submitted. */
 export function KnowledgeBaseForm({ chatbotId }: { chatbotId: string }) {
-  const { addText, loading, error, success } = useAddKnowledgeText(chatbotId);
+  const { addText, loading, error, success } = useAddTextEntry(chatbotId);
   const [text, setText] = useState('');
   const isEmpty = !text.trim();
 

@@ -2,7 +2,7 @@ import { useMutation } from '@apollo/client/react';
 import { useState } from 'react';
 import { graphqlErrorMessage } from '../../../lib/graphql-errors';
 import { useFlashMessage } from '../../../lib/use-flash-message';
-import { DeleteKnowledgeEntryMutation } from '../graphql/delete-knowledge-entry-mutation';
+import { DeleteTextEntryMutation } from '../graphql/delete-text-entry-mutation';
 import { writeKnowledgeBase } from './write-knowledge-base';
 
 export const DELETE_ENTRY_CONFIRMATION =
@@ -10,9 +10,9 @@ export const DELETE_ENTRY_CONFIRMATION =
 export const DELETE_ENTRY_FAILED_MESSAGE = 'Failed to delete text entry';
 export const ENTRY_DELETED_MESSAGE = 'Text entry deleted successfully';
 
-/** Confirms and deletes one knowledge entry; knows which entry is being deleted so only its button spins. */
-export function useDeleteKnowledgeEntry(chatbotId: string) {
-  const [mutate] = useMutation(DeleteKnowledgeEntryMutation);
+/** Confirms and deletes one text entry; knows which entry is being deleted so only its button spins. */
+export function useDeleteTextEntry(chatbotId: string) {
+  const [mutate] = useMutation(DeleteTextEntryMutation);
   const [deletingId, setDeletingId] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const success = useFlashMessage();
@@ -26,7 +26,7 @@ export function useDeleteKnowledgeEntry(chatbotId: string) {
       await mutate({
         variables: { chatbotId, entryId },
         update(cache, { data }) {
-          if (data) writeKnowledgeBase(cache, chatbotId, data.deleteKnowledgeEntry);
+          if (data) writeKnowledgeBase(cache, chatbotId, data.deleteTextEntry);
         },
       });
       success.show(ENTRY_DELETED_MESSAGE);

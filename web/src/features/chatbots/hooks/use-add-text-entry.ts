@@ -2,15 +2,15 @@ import { useMutation } from '@apollo/client/react';
 import { useState } from 'react';
 import { graphqlErrorMessage } from '../../../lib/graphql-errors';
 import { useFlashMessage } from '../../../lib/use-flash-message';
-import { AddKnowledgeTextMutation } from '../graphql/add-knowledge-text-mutation';
+import { AddTextEntryMutation } from '../graphql/add-text-entry-mutation';
 import { writeKnowledgeBase } from './write-knowledge-base';
 
 export const ADD_TEXT_FAILED_MESSAGE = 'Failed to add text to knowledge base';
 export const TEXT_ADDED_MESSAGE = 'Text added to knowledge base successfully';
 
 /** Appends text to the chatbot's knowledge base and puts the new knowledge base in the cache. */
-export function useAddKnowledgeText(chatbotId: string) {
-  const [mutate, { loading }] = useMutation(AddKnowledgeTextMutation);
+export function useAddTextEntry(chatbotId: string) {
+  const [mutate, { loading }] = useMutation(AddTextEntryMutation);
   const [error, setError] = useState<string | null>(null);
   const success = useFlashMessage();
 
@@ -23,7 +23,7 @@ export function useAddKnowledgeText(chatbotId: string) {
       await mutate({
         variables: { chatbotId, text },
         update(cache, { data }) {
-          if (data) writeKnowledgeBase(cache, chatbotId, data.addKnowledgeText);
+          if (data) writeKnowledgeBase(cache, chatbotId, data.addTextEntry);
         },
       });
       success.show(TEXT_ADDED_MESSAGE);
