@@ -1,24 +1,10 @@
-// Chat service killed mid-run (issue 11's failure-mode target; a script that prints figures, not a
-// test). Starts the whole product with startStack (which supervises its processes) against the fake
-// OpenAI API, then 200 visitors each send 5 messages in sequence through the gateway's public chat
-// path (half as JSON, half as server-sent events), pausing 0.3–1 s between messages (2–4 s after a
-// refusal). Once a third of
-// the messages have been answered, the chat service is killed with SIGKILL; the supervisor restarts
-// it. Recorded per message: a 200 answer, a clear refusal (503 with the JSON message, or an
-// `event: error` with its message inside a stream that had started) or anything else (must be 0).
-// After the usage queue has drained, the database says what was billed:
-//   - usage records of the run's owner, duplicates by request id (must be 0) and their ledger debits;
-//   - completions the fake provider served (paid) against usage records: the difference (paid and
-//     not billed) must not exceed the answers in flight at the kill (a model call started, its
-//     visitor's answer not yet received);
-//   - credit holds left (a killed answer's hold is swept only after billing's 10-minute expiry);
-//   - the owner's balance against the sum of their ledger.
+// Chat service killed mid-run (issue 11's failure-mode target; prints figures, not a test): 200
+// visitors × 5 messages through the gateway's public chat, SIGKILL to the chat service once a third are
+// answered, then the database says what was billed. Every message must end as an answer or a clear
+// refusal, usage is billed once, and paid-not-billed answers stay within those in flight at the kill.
+// Method, environment variables (BENCH_KEEP, BENCH_LOGS, BENCH_KEEPALIVE) and results: docs/benchmarks.md.
 //
 //   node bench/chat-kill.ts            (or: npm run bench chat-kill)
-//
-// Uses its own database (parley_bench_kill), queue prefix and ports 300 above the defaults, all
-// dropped at the end (BENCH_KEEP=1 keeps them). BENCH_LOGS=1 shows the services' logs;
-// BENCH_KEEPALIVE=1 sends each visitor's messages on kept-alive connections.
 // Exits with code 1 when a target is missed.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Agent, createServer, request as httpRequest, type Server } from 'node:http';
@@ -56,7 +42,6 @@ const CLIENT_TIMEOUT_MS = 90_000;
 /** Enough for well over 1,000 answers (each holds about $0.002 at gpt-4o-mini's price, and costs less). */
 const BENCH_CREDIT = '10';
 const DRAIN_DEADLINE_MS = 3 * 60_000;
-const UNAVAILABLE = 'Service temporarily unavailable. Please try again.';
 
 const sleep = (n: number) => new Promise<void>((r) => setTimeout(r, n));
 const rand = mulberry32(20261124);
@@ -144,13 +129,22 @@ const sent: Sent[] = [];
 let settledCount = 0;
 let onSettled: (() => void) | undefined;
 
-const QUESTIONS = ['What are your opening hours?', 'Do you deliver on Sundays?', 'How much does the large plan cost?', 'Can I return an item after thirty days?', 'Do you offer gift cards?'];
+const QUESTIONS = [
+  'What are your opening hours?',
+  'Do you deliver on Sundays?',
+  'How much does the large plan cost?',
+  'Can I return an item after thirty days?',
+  'Do you offer gift cards?',
+];
 const KNOWLEDGE = [
   'Opening hours: Monday to Friday 9:00 to 18:00, Saturday 10:00 to 16:00. We are closed on Sundays and public holidays.',
   'Delivery: orders placed before 14:00 ship the same day. Delivery takes one to three working days; there is no delivery on Sundays.',
   'Plans: the small plan costs 9 euros a month, the large plan 29 euros a month. Returns are accepted within thirty days; gift cards are sold in every shop.',
 ];
-const ANSWER = Array.from({ length: ANSWER_WORDS }, (_, i) => ['We', 'are', 'open', 'from', 'nine', 'to', 'six', 'on', 'weekdays', 'and'][i % 10]).join(' ') + '.';
+const ANSWER =
+  Array.from({ length: ANSWER_WORDS }, (_, i) => ['We', 'are', 'open', 'from', 'nine', 'to', 'six', 'on', 'weekdays', 'and'][i % 10]).join(
+    ' ',
+  ) + '.';
 
 // A connection per message: on a kept-alive one, a message sent just as the gateway closes the idle
 // connection fails with "socket hang up" before it reaches the gateway (a browser would resend it),
@@ -160,14 +154,18 @@ const clientAgent = new Agent({ keepAlive: process.env.BENCH_KEEPALIVE === '1', 
 function post(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const payload = Buffer.from(body);
-    const req = httpRequest(url, { method: 'POST', agent: clientAgent, headers: { ...headers, 'content-length': String(payload.length) } }, (res) => {
-      res.setEncoding('utf8');
-      let text = '';
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-      res.on('error', reject);
-      res.on('aborted', () => reject(new Error(`response aborted after ${text.length} chars (status ${res.statusCode})`)));
-    });
+    const req = httpRequest(
+      url,
+      { method: 'POST', agent: clientAgent, headers: { ...headers, 'content-length': String(payload.length) } },
+      (res) => {
+        res.setEncoding('utf8');
+        let text = '';
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        res.on('error', reject);
+        res.on('aborted', () => reject(new Error(`response aborted after ${text.length} chars (status ${res.statusCode})`)));
+      },
+    );
     req.setTimeout(CLIENT_TIMEOUT_MS, () => req.destroy(new Error(`no answer within ${CLIENT_TIMEOUT_MS} ms`)));
     req.on('error', (err) => reject(new Error(`${err.message}${req.reusedSocket ? ' (on a reused connection)' : ''}`)));
     req.end(payload);
@@ -190,18 +188,24 @@ function classify(stream: boolean, status: number, text: string): { outcome: Out
   if (!stream) {
     try {
       const body = JSON.parse(text) as { message?: unknown; sessionId?: unknown };
-      if (typeof body.message === 'string' && body.message && typeof body.sessionId === 'string') return { outcome: 'answered', detail: '', sessionId: body.sessionId };
+      if (typeof body.message === 'string' && body.message && typeof body.sessionId === 'string')
+        return { outcome: 'answered', detail: '', sessionId: body.sessionId };
     } catch {
       // below
     }
     return { outcome: 'other', detail: short };
   }
-  const events = [...text.matchAll(/event: (\w+)\ndata: (.*)\n\n/g)].map((m) => ({ name: m[1], data: JSON.parse(m[2]) as { message?: string; sessionId?: string } }));
+  const events = [...text.matchAll(/event: (\w+)\ndata: (.*)\n\n/g)].map((m) => ({
+    name: m[1],
+    data: JSON.parse(m[2]) as { message?: string; sessionId?: string },
+  }));
   const last = events[events.length - 1];
-  if (last?.name === 'done' && last.data.message && last.data.sessionId) return { outcome: 'answered', detail: '', sessionId: last.data.sessionId };
+  if (last?.name === 'done' && last.data.message && last.data.sessionId)
+    return { outcome: 'answered', detail: '', sessionId: last.data.sessionId };
   // A stream that failed after it had started can only end with an error event; its message must be
   // the clear "unavailable" one, not the generic "something went wrong" of an unexpected error.
-  if (last?.name === 'error' && last.data.message && !/something went wrong/i.test(last.data.message)) return { outcome: 'stream-error', detail: last.data.message };
+  if (last?.name === 'error' && last.data.message && !/something went wrong/i.test(last.data.message))
+    return { outcome: 'stream-error', detail: last.data.message };
   return { outcome: 'other', detail: short.slice(-200) };
 }
 
@@ -243,7 +247,8 @@ async function visitor(i: number): Promise<void> {
 const chatPid = (): number | undefined => stackChildren().chat;
 
 /** CPU time (clock ticks of 10 ms) of each of the stack's processes, by name. */
-const stackTicks = (): Record<string, number> => Object.fromEntries(Object.entries(stackChildren()).map(([name, pid]) => [name, cpuTicks(pid)]));
+const stackTicks = (): Record<string, number> =>
+  Object.fromEntries(Object.entries(stackChildren()).map(([name, pid]) => [name, cpuTicks(pid)]));
 
 const api = <T>(path: string, body: unknown, token?: string) => postJson<T>(gateway, path, body, token);
 
@@ -259,7 +264,9 @@ const usageQueue = new Queue(QUEUES.usageRecorded, { connection: { url: REDIS_UR
 let stack: RunningStack | undefined;
 let failedTargets = 0;
 try {
-  console.log(`chat-kill benchmark: ${cpus().length} CPUs, Node ${process.version}, database ${DATABASE}, ${VISITORS} visitors × ${MESSAGES_PER_VISITOR} messages (half JSON, half streamed)`);
+  console.log(
+    `chat-kill benchmark: ${cpus().length} CPUs, Node ${process.version}, database ${DATABASE}, ${VISITORS} visitors × ${MESSAGES_PER_VISITOR} messages (half JSON, half streamed)`,
+  );
   const startedAt = performance.now();
   stack = await startStack({
     portOffset: PORT_OFFSET,
@@ -294,7 +301,10 @@ try {
   uniqueId = bot.uniqueId;
   await db.connect();
   await db.query('BEGIN');
-  const { rowCount } = await db.query(`UPDATE billing."Account" SET "creditBalance" = "creditBalance" + $2::numeric WHERE "userId" = $1`, [user.id, BENCH_CREDIT]);
+  const { rowCount } = await db.query(`UPDATE billing."Account" SET "creditBalance" = "creditBalance" + $2::numeric WHERE "userId" = $1`, [
+    user.id,
+    BENCH_CREDIT,
+  ]);
   if (rowCount !== 1) throw new Error('no billing account for the bench owner');
   await db.query(
     `INSERT INTO billing."CreditLedgerEntry" (id, "userId", amount, reason, reference) VALUES ($1, $2, $3::numeric, 'bench_credit', $4)`,
@@ -303,7 +313,11 @@ try {
   await db.query('COMMIT');
 
   // One answer first, so that the run starts with everything connected and warm.
-  const warmed = await post(`${gateway}/api/chatbot/public/${uniqueId}/chat`, { 'content-type': 'application/json' }, JSON.stringify({ message: 'Hello [warm.0]' }));
+  const warmed = await post(
+    `${gateway}/api/chatbot/public/${uniqueId}/chat`,
+    { 'content-type': 'application/json' },
+    JSON.stringify({ message: 'Hello [warm.0]' }),
+  );
   const warm = classify(false, warmed.status, warmed.text);
   if (warm.outcome !== 'answered') throw new Error(`the warm-up message was not answered: ${warm.detail}`);
 
@@ -319,7 +333,9 @@ try {
       kill = { at: performance.now(), pid: pidBefore, modelCallsOpen: modelCalls.filter((c) => c.outcome === 'open').length };
       const ticks = stackTicks();
       const seconds = (kill.at - runStart) / 1000;
-      cpuBeforeKill = Object.keys(ticks).map((n) => `${n} ${(((ticks[n] - (ticksStart[n] ?? 0)) * 10) / 1000 / seconds).toFixed(2)}`).join(', ');
+      cpuBeforeKill = Object.keys(ticks)
+        .map((n) => `${n} ${(((ticks[n] - (ticksStart[n] ?? 0)) * 10) / 1000 / seconds).toFixed(2)}`)
+        .join(', ');
       process.kill(pidBefore, 'SIGKILL');
       resolve();
     };
@@ -333,7 +349,10 @@ try {
   if (kill) {
     // Back when the supervisor's new process answers /readyz.
     for (;;) {
-      const ok = await fetch(`http://127.0.0.1:${CHAT_PORT}/readyz`, { signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false);
+      const ok = await fetch(`http://127.0.0.1:${CHAT_PORT}/readyz`, { signal: AbortSignal.timeout(1000) }).then(
+        (r) => r.ok,
+        () => false,
+      );
       pidAfter = chatPid();
       if (ok && pidAfter && pidAfter !== kill.pid) {
         restartedAt = performance.now();
@@ -362,7 +381,8 @@ try {
 
   // --- The figures --------------------------------------------------------------------------------
   const runMessages = sent;
-  const by = (o: Outcome, stream?: boolean) => runMessages.filter((s) => s.outcome === o && (stream === undefined || s.stream === stream)).length;
+  const by = (o: Outcome, stream?: boolean) =>
+    runMessages.filter((s) => s.outcome === o && (stream === undefined || s.stream === stream)).length;
   const others = runMessages.filter((s) => s.outcome === 'other');
   const runCalls = modelCalls.filter((c) => c.key !== 'warm.0');
   const served = runCalls.filter((c) => c.outcome === 'served').length;
@@ -377,7 +397,9 @@ try {
     `SELECT count(*) AS n, count(DISTINCT "requestId") AS requests, coalesce(sum("totalCost"), 0)::text AS cost FROM billing."UsageRecord" WHERE "userId" = $1 AND "chatbotId" = $2`,
     [user.id, bot._id],
   );
-  const [dupRows] = await q<{ n: string }>(`SELECT count(*) AS n FROM (SELECT "requestId" FROM billing."UsageRecord" GROUP BY 1 HAVING count(*) > 1) d`);
+  const [dupRows] = await q<{ n: string }>(
+    `SELECT count(*) AS n FROM (SELECT "requestId" FROM billing."UsageRecord" GROUP BY 1 HAVING count(*) > 1) d`,
+  );
   const [debits] = await q<{ n: string; sum: string }>(
     `SELECT count(*) AS n, coalesce(-sum(amount), 0)::text AS sum FROM billing."CreditLedgerEntry" WHERE "userId" = $1 AND reason = 'usage'`,
     [user.id],
@@ -399,8 +421,10 @@ try {
   const paid = served + cut;
   const paidNotBilled = paid - billed;
 
-  console.log(`run: ${runMessages.length} messages in ${runSeconds.toFixed(1)} s; the model: headers after ${MODEL_DELAY_MS} ms, then 20 chunks ${MODEL_CHUNK_MS} ms apart; ` +
-    `this process (visitors, the provider and its proxy) used ${benchCores.toFixed(2)} cores`);
+  console.log(
+    `run: ${runMessages.length} messages in ${runSeconds.toFixed(1)} s; the model: headers after ${MODEL_DELAY_MS} ms, then 20 chunks ${MODEL_CHUNK_MS} ms apart; ` +
+      `this process (visitors, the provider and its proxy) used ${benchCores.toFixed(2)} cores`,
+  );
   if (kill) {
     console.log(
       `kill: SIGKILL to the chat service (pid ${kill.pid}) after ${KILL_AFTER} outcomes, ${((kill.at - runStart) / 1000).toFixed(1)} s into the run; ` +
@@ -414,10 +438,13 @@ try {
       `${by('stream-error')} streams ended by a clear error event; ${others.length} other`,
   );
   const messages = new Map<string, number>();
-  for (const s of runMessages) if (s.outcome !== 'answered' && s.outcome !== 'other') messages.set(s.detail, (messages.get(s.detail) ?? 0) + 1);
+  for (const s of runMessages)
+    if (s.outcome !== 'answered' && s.outcome !== 'other') messages.set(s.detail, (messages.get(s.detail) ?? 0) + 1);
   for (const [text, n] of messages) console.log(`  ${n} × "${text}"`);
   for (const s of others.slice(0, 5)) {
-    const when = kill ? `, sent ${((s.sentAt - kill.at) / 1000).toFixed(2)} s after the kill, ended after ${((s.doneAt - s.sentAt) / 1000).toFixed(2)} s` : '';
+    const when = kill
+      ? `, sent ${((s.sentAt - kill.at) / 1000).toFixed(2)} s after the kill, ended after ${((s.doneAt - s.sentAt) / 1000).toFixed(2)} s`
+      : '';
     console.log(`  other: ${s.key}${s.stream ? ' (stream)' : ''}${when}: ${s.detail}`);
   }
   const latency = (list: Sent[]) => {
@@ -435,7 +462,9 @@ try {
   const perVisitor = Array.from({ length: VISITORS }, (_, i) => runMessages.filter((s) => s.visitor === i));
   const visitorsAllClear = perVisitor.filter((ms) => ms.length === MESSAGES_PER_VISITOR && ms.every((s) => s.outcome !== 'other')).length;
   const visitorsHit = perVisitor.filter((ms) => ms.some((s) => s.outcome !== 'answered')).length;
-  console.log(`visitors: ${visitorsAllClear} of ${VISITORS} got an answer or a clear refusal for every message; ${visitorsHit} had at least one refused`);
+  console.log(
+    `visitors: ${visitorsAllClear} of ${VISITORS} got an answer or a clear refusal for every message; ${visitorsHit} had at least one refused`,
+  );
   console.log(
     `provider: ${runCalls.length} completions requested, ${served} served whole, ${cut} cut off by the kill (paid for the tokens sent), ${stillOpen} still open`,
   );
@@ -459,7 +488,10 @@ try {
   };
   console.log('targets:');
   check(Boolean(kill) && Boolean(restartedAt), 'the chat service was killed mid-run and came back');
-  check(runMessages.length === TOTAL && others.length === 0, `every message answered or clearly refused (${others.length} other of ${runMessages.length})`);
+  check(
+    runMessages.length === TOTAL && others.length === 0,
+    `every message answered or clearly refused (${others.length} other of ${runMessages.length})`,
+  );
   check(Number(dupRows.n) === 0 && Number(debits.n) === Number(records.n), 'no usage record doubled (one per request id, one debit each)');
   check(billed >= answered, `no answered message unbilled (${answered} answered, ${billed} billed)`);
   check(billed <= served, `nothing billed that the provider did not serve (${billed} billed, ${served} served whole)`);

@@ -65,7 +65,13 @@ const ms = (n: number) => n.toFixed(2);
 const sleep = (n: number) => new Promise<void>((r) => setTimeout(r, n));
 function summary(values: number[]) {
   const s = [...values].sort((a, b) => a - b);
-  return { p50: percentile(s, 50), p95: percentile(s, 95), p99: percentile(s, 99), max: s[s.length - 1], mean: s.reduce((a, b) => a + b, 0) / s.length };
+  return {
+    p50: percentile(s, 50),
+    p95: percentile(s, 95),
+    p99: percentile(s, 99),
+    max: s[s.length - 1],
+    mean: s.reduce((a, b) => a + b, 0) / s.length,
+  };
 }
 
 // Deterministic visitors and messages: the same on every run.
@@ -115,12 +121,16 @@ function stackPids(extra: Record<string, number> = {}): Record<string, number> {
   return { ...out, ...extra };
 }
 function cpuSnapshot(pids: Record<string, number>) {
-  return { at: performance.now(), machine: machineTicks(), procs: Object.fromEntries(Object.entries(pids).map(([n, pid]) => [n, cpuTicks(pid)])) };
+  return {
+    at: performance.now(),
+    machine: machineTicks(),
+    procs: Object.fromEntries(Object.entries(pids).map(([n, pid]) => [n, cpuTicks(pid)])),
+  };
 }
 /** CPU used per process between two snapshots, in cores (1.0 = one core busy all the time). */
 function cpuSplit(a: ReturnType<typeof cpuSnapshot>, b: ReturnType<typeof cpuSnapshot>): string {
   const seconds = (b.at - a.at) / 1000;
-  const parts = Object.keys(a.procs).map((n) => `${n} ${((b.procs[n] - a.procs[n]) * TICK_MS / 1000 / seconds).toFixed(2)}`);
+  const parts = Object.keys(a.procs).map((n) => `${n} ${(((b.procs[n] - a.procs[n]) * TICK_MS) / 1000 / seconds).toFixed(2)}`);
   const machine = (b.machine.busy - a.machine.busy) / (b.machine.total - a.machine.total);
   return `CPU (cores): ${parts.join(', ')}; whole machine ${(machine * 100).toFixed(0)}% busy of ${cpus().length} cores`;
 }
@@ -135,7 +145,14 @@ function startProxy(): Promise<{ url: string; targets: URL[]; server: Server; dr
   const server = createServer((req, res) => {
     const target = targets[next++ % targets.length];
     const upstream = httpRequest(
-      { agent, host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host } },
+      {
+        agent,
+        host: target.hostname,
+        port: target.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, host: target.host },
+      },
       (up) => {
         res.writeHead(up.statusCode ?? 502, up.headers);
         up.pipe(res);
@@ -198,22 +215,31 @@ function post(url: string, headers: Record<string, string>, body: string, isFirs
   if (useFetch) return postWithFetch(url, headers, body, isFirst);
   return new Promise((resolve, reject) => {
     const payload = Buffer.from(body);
-    const req = httpRequest(url, { method: 'POST', agent: clientAgent, headers: { ...headers, 'content-length': String(payload.length) } }, (res) => {
-      res.setEncoding('utf8');
-      let text = '';
-      let firstAt = NaN;
-      res.on('data', (chunk: string) => {
-        text += chunk;
-        if (isFirst && Number.isNaN(firstAt) && isFirst(text)) firstAt = performance.now();
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text, firstAt }));
-      res.on('error', reject);
-    });
+    const req = httpRequest(
+      url,
+      { method: 'POST', agent: clientAgent, headers: { ...headers, 'content-length': String(payload.length) } },
+      (res) => {
+        res.setEncoding('utf8');
+        let text = '';
+        let firstAt = NaN;
+        res.on('data', (chunk: string) => {
+          text += chunk;
+          if (isFirst && Number.isNaN(firstAt) && isFirst(text)) firstAt = performance.now();
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text, firstAt }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
 }
-async function postWithFetch(url: string, headers: Record<string, string>, body: string, isFirst?: (text: string) => boolean): Promise<Posted> {
+async function postWithFetch(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  isFirst?: (text: string) => boolean,
+): Promise<Posted> {
   const res = await fetch(url, { method: 'POST', headers, body });
   if (!res.body) return { status: res.status, text: '', firstAt: NaN };
   const decoder = new TextDecoder();
@@ -359,12 +385,15 @@ const stackEnv = (chatUrl?: string): NodeJS.ProcessEnv => ({
   SERVICE_SECRET: serviceSecret,
   ...(chatUrl ? { CHAT_URL: chatUrl } : {}),
 });
-const start = (chatUrl?: string) => startStack({ portOffset: PORT_OFFSET, output: process.env.BENCH_LOGS ? 'inherit' : 'quiet', env: stackEnv(chatUrl) });
+const start = (chatUrl?: string) =>
+  startStack({ portOffset: PORT_OFFSET, output: process.env.BENCH_LOGS ? 'inherit' : 'quiet', env: stackEnv(chatUrl) });
 
 let stack: RunningStack | undefined;
 let secondChat: ChildProcess | undefined;
 try {
-  console.log(`public chat benchmark: ${cpus().length} CPUs, Node ${process.version}, database ${DATABASE}, ${VISITORS} visitors, client ${useFetch ? 'fetch' : 'node:http'}`);
+  console.log(
+    `public chat benchmark: ${cpus().length} CPUs, Node ${process.version}, database ${DATABASE}, ${VISITORS} visitors, client ${useFetch ? 'fetch' : 'node:http'}`,
+  );
   let startedAt = performance.now();
   stack = await start();
   gateway = stack.url.replace('localhost', '127.0.0.1');
@@ -407,150 +436,162 @@ try {
   );
 
   if (phases.has('idle')) {
-  // What the stack costs with nobody chatting (timers, queue workers, pools), for comparison.
-  const pids = stackPids();
-  const before = cpuSnapshot(pids);
-  await new Promise((r) => setTimeout(r, 20_000));
-  console.log(`idle for 20 s: ${cpuSplit(before, cpuSnapshot(pids))}`);
+    // What the stack costs with nobody chatting (timers, queue workers, pools), for comparison.
+    const pids = stackPids();
+    const before = cpuSnapshot(pids);
+    await new Promise((r) => setTimeout(r, 20_000));
+    console.log(`idle for 20 s: ${cpuSplit(before, cpuSnapshot(pids))}`);
   }
 
   if (phases.has('paced')) {
-  const pids = stackPids();
-  const before = cpuSnapshot(pids);
-  const run = await paced(chatJson);
-  const after = cpuSnapshot(pids);
-  model.requests.length = 0;
-  const p = summary(run.latencies.map((t) => t - m1.p50));
-  console.log(
-    `paced (${VISITORS} visitors, each thinking ${THINK_MIN_MS / 1000}–${THINK_MAX_MS / 1000} s between messages, ${run.latencies.length} JSON messages in ${run.seconds.toFixed(1)} s): ` +
-      `${run.rps.toFixed(1)} requests/s; stack overhead (latency minus the model's p50 ${ms(m1.p50)} ms) p50 ${ms(p.p50)} ms, p95 ${ms(p.p95)} ms, p99 ${ms(p.p99)} ms, max ${ms(p.max)} ms`,
-  );
-  console.log(`  ${cpuSplit(before, after)}`);
+    const pids = stackPids();
+    const before = cpuSnapshot(pids);
+    const run = await paced(chatJson);
+    const after = cpuSnapshot(pids);
+    model.requests.length = 0;
+    const p = summary(run.latencies.map((t) => t - m1.p50));
+    console.log(
+      `paced (${VISITORS} visitors, each thinking ${THINK_MIN_MS / 1000}–${THINK_MAX_MS / 1000} s between messages, ${run.latencies.length} JSON messages in ${run.seconds.toFixed(1)} s): ` +
+        `${run.rps.toFixed(1)} requests/s; stack overhead (latency minus the model's p50 ${ms(m1.p50)} ms) p50 ${ms(p.p50)} ms, p95 ${ms(p.p95)} ms, p99 ${ms(p.p99)} ms, max ${ms(p.max)} ms`,
+    );
+    console.log(`  ${cpuSplit(before, after)}`);
   }
 
   if (phases.has('overhead')) {
-  const sequential = summary((await load(Math.round(MEASURED / 10), 1, chatJson)).latencies);
-  console.log(
-    `one visitor alone (${Math.round(MEASURED / 10)} sequential JSON messages): p50 ${ms(sequential.p50)} ms, p95 ${ms(sequential.p95)} ms, p99 ${ms(sequential.p99)} ms`,
-  );
-  const pids = stackPids();
-  const before = cpuSnapshot(pids);
-  const overhead = await load(MEASURED, VISITORS, chatJson);
-  const after = cpuSnapshot(pids);
-  model.requests.length = 0;
-  const o = summary(overhead.latencies);
-  console.log(
-    `overhead (${MEASURED} JSON messages, ${VISITORS} concurrent visitors, after ${WARMUP} warm-up): ` +
-      `p50 ${ms(o.p50)} ms, p95 ${ms(o.p95)} ms, p99 ${ms(o.p99)} ms, max ${ms(o.max)} ms, mean ${ms(o.mean)} ms; ${overhead.rps.toFixed(0)} requests/s`,
-  );
-  console.log(`  minus the model's own time (p50 ${ms(m1.p50)} ms): stack overhead p50 ≈ ${ms(o.p50 - m1.p50)} ms, p99 ≈ ${ms(o.p99 - m1.p50)} ms`);
-  console.log(`  ${cpuSplit(before, after)}`);
+    const sequential = summary((await load(Math.round(MEASURED / 10), 1, chatJson)).latencies);
+    console.log(
+      `one visitor alone (${Math.round(MEASURED / 10)} sequential JSON messages): p50 ${ms(sequential.p50)} ms, p95 ${ms(sequential.p95)} ms, p99 ${ms(sequential.p99)} ms`,
+    );
+    const pids = stackPids();
+    const before = cpuSnapshot(pids);
+    const overhead = await load(MEASURED, VISITORS, chatJson);
+    const after = cpuSnapshot(pids);
+    model.requests.length = 0;
+    const o = summary(overhead.latencies);
+    console.log(
+      `overhead (${MEASURED} JSON messages, ${VISITORS} concurrent visitors, after ${WARMUP} warm-up): ` +
+        `p50 ${ms(o.p50)} ms, p95 ${ms(o.p95)} ms, p99 ${ms(o.p99)} ms, max ${ms(o.max)} ms, mean ${ms(o.mean)} ms; ${overhead.rps.toFixed(0)} requests/s`,
+    );
+    console.log(
+      `  minus the model's own time (p50 ${ms(m1.p50)} ms): stack overhead p50 ≈ ${ms(o.p50 - m1.p50)} ms, p99 ≈ ${ms(o.p99 - m1.p50)} ms`,
+    );
+    console.log(`  ${cpuSplit(before, after)}`);
   }
 
   // 2. First token with a streaming model.
   if (phases.has('first-token')) {
-  model.setBehaviour({ delayMs: STREAM_FIRST_DELAY_MS, chunkDelayMs: STREAM_CHUNK_DELAY_MS });
-  for (let i = 0; i < 10; i++) await chatStream(visitors[i]);
-  const gatewaySeq: number[] = [];
-  const directSeq: number[] = [];
-  for (let i = 0; i < FIRST_TOKEN_REQUESTS; i++) {
-    // Alternated, so both see the same background load.
-    directSeq.push(await modelDirect(model.url, sentPrompt, true));
-    gatewaySeq.push(await chatStream(visitors[i % VISITORS]));
-  }
-  const concurrentGateway = await load(FIRST_TOKEN_REQUESTS, FIRST_TOKEN_CONCURRENT, chatStream);
-  const concurrentDirect = await load(FIRST_TOKEN_REQUESTS, FIRST_TOKEN_CONCURRENT, () => modelDirect(model.url, sentPrompt, true));
-  model.requests.length = 0;
-  const firstToken = (label: string, gw: number[], direct: number[]) => {
-    const g = summary(gw);
-    const d = summary(direct);
-    const added = summary(gw.map((t) => t - d.p50));
+    model.setBehaviour({ delayMs: STREAM_FIRST_DELAY_MS, chunkDelayMs: STREAM_CHUNK_DELAY_MS });
+    for (let i = 0; i < 10; i++) await chatStream(visitors[i]);
+    const gatewaySeq: number[] = [];
+    const directSeq: number[] = [];
+    for (let i = 0; i < FIRST_TOKEN_REQUESTS; i++) {
+      // Alternated, so both see the same background load.
+      directSeq.push(await modelDirect(model.url, sentPrompt, true));
+      gatewaySeq.push(await chatStream(visitors[i % VISITORS]));
+    }
+    const concurrentGateway = await load(FIRST_TOKEN_REQUESTS, FIRST_TOKEN_CONCURRENT, chatStream);
+    const concurrentDirect = await load(FIRST_TOKEN_REQUESTS, FIRST_TOKEN_CONCURRENT, () => modelDirect(model.url, sentPrompt, true));
+    model.requests.length = 0;
+    const firstToken = (label: string, gw: number[], direct: number[]) => {
+      const g = summary(gw);
+      const d = summary(direct);
+      const added = summary(gw.map((t) => t - d.p50));
+      console.log(
+        `first token, ${label}: through the gateway p50 ${ms(g.p50)} ms, p95 ${ms(g.p95)} ms; model direct p50 ${ms(d.p50)} ms, p95 ${ms(d.p95)} ms; ` +
+          `added by the stack p50 ${ms(added.p50)} ms, p95 ${ms(added.p95)} ms, max ${ms(added.max)} ms`,
+      );
+    };
     console.log(
-      `first token, ${label}: through the gateway p50 ${ms(g.p50)} ms, p95 ${ms(g.p95)} ms; model direct p50 ${ms(d.p50)} ms, p95 ${ms(d.p95)} ms; ` +
-        `added by the stack p50 ${ms(added.p50)} ms, p95 ${ms(added.p95)} ms, max ${ms(added.max)} ms`,
+      `first token (model: first content after ${STREAM_FIRST_DELAY_MS} + ${STREAM_CHUNK_DELAY_MS} ms, then a chunk every ${STREAM_CHUNK_DELAY_MS} ms):`,
     );
-  };
-  console.log(`first token (model: first content after ${STREAM_FIRST_DELAY_MS} + ${STREAM_CHUNK_DELAY_MS} ms, then a chunk every ${STREAM_CHUNK_DELAY_MS} ms):`);
-  firstToken(`${FIRST_TOKEN_REQUESTS} sequential`, gatewaySeq, directSeq);
-  firstToken(`${FIRST_TOKEN_REQUESTS} at ${FIRST_TOKEN_CONCURRENT} concurrent`, concurrentGateway.latencies, concurrentDirect.latencies);
-  model.setBehaviour({ delayMs: 0, chunkDelayMs: 0 });
+    firstToken(`${FIRST_TOKEN_REQUESTS} sequential`, gatewaySeq, directSeq);
+    firstToken(`${FIRST_TOKEN_REQUESTS} at ${FIRST_TOKEN_CONCURRENT} concurrent`, concurrentGateway.latencies, concurrentDirect.latencies);
+    model.setBehaviour({ delayMs: 0, chunkDelayMs: 0 });
   }
 
   // 3. Scaling: the gateway talks to the chat service through the proxy, first to one instance, then two.
   if (phases.has('scaling')) {
-  await stack.stop();
-  stack = undefined;
-  startedAt = performance.now();
-  stack = await start(proxy.url);
-  console.log(`stack restarted with CHAT_URL at the round-robin proxy in ${((performance.now() - startedAt) / 1000).toFixed(1)} s`);
-  // Each instance count is measured twice: with every process of the stack running, and with the
-  // queue consumers (billing's usage worker, the chatbot service's interaction worker) paused, as if
-  // they ran on other machines: their jobs wait in Redis and are applied once the run is over (the
-  // next run starts when both queues are empty again), so that run measures the answering path alone.
-  const consumerQueues = [QUEUES.usageRecorded, QUEUES.chatbotInteraction].map(
-    (name) => new Queue(name, { connection: { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' }, prefix: queuePrefix }),
-  );
-  const drained = async () => {
-    const deadline = Date.now() + PHASE_DEADLINE_MS;
-    for (;;) {
-      const counts = await Promise.all(consumerQueues.map((q) => q.getJobCounts()));
-      if (counts.every((c) => (c.waiting ?? 0) + (c.active ?? 0) + (c.paused ?? 0) + (c.prioritized ?? 0) === 0)) return;
-      if (Date.now() > deadline) throw new Error('the queue consumers did not catch up');
-      await sleep(200);
-    }
-  };
-  const scaling: Record<'all' | 'deferred', number[]> = { all: [], deferred: [] };
-  try {
-  for (const instances of [1, 2]) {
-    const extra: Record<string, number> = {};
-    if (instances === 2) {
-      const chat = PROCESSES.find((p) => p.name === 'chat')!;
-      const urls = Object.fromEntries(PROCESSES.filter((p) => p.urlVar).map((p) => [p.urlVar!, `http://127.0.0.1:${p.defaultPort + PORT_OFFSET}`]));
-      secondChat = spawn(process.execPath, [join(root, chat.entry)], {
-        cwd: root,
-        env: { ...process.env, ...urls, ...stackEnv(proxy.url), PORT: String(SECOND_CHAT_PORT) },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
-      secondChat.stderr!.on('data', (chunk: Buffer) => {
-        if (process.env.BENCH_LOGS || /error|fatal/i.test(chunk.toString())) process.stdout.write(`[chat-2] ${chunk.toString().slice(0, 500)}`);
-      });
-      const readyBy = Date.now() + 60_000;
+    await stack.stop();
+    stack = undefined;
+    startedAt = performance.now();
+    stack = await start(proxy.url);
+    console.log(`stack restarted with CHAT_URL at the round-robin proxy in ${((performance.now() - startedAt) / 1000).toFixed(1)} s`);
+    // Each instance count is measured twice: with every process of the stack running, and with the
+    // queue consumers (billing's usage worker, the chatbot service's interaction worker) paused, as if
+    // they ran on other machines: their jobs wait in Redis and are applied once the run is over (the
+    // next run starts when both queues are empty again), so that run measures the answering path alone.
+    const consumerQueues = [QUEUES.usageRecorded, QUEUES.chatbotInteraction].map(
+      (name) => new Queue(name, { connection: { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' }, prefix: queuePrefix }),
+    );
+    const drained = async () => {
+      const deadline = Date.now() + PHASE_DEADLINE_MS;
       for (;;) {
-        const ok = await fetch(`http://127.0.0.1:${SECOND_CHAT_PORT}/readyz`).then((r) => r.ok, () => false);
-        if (ok) break;
-        if (Date.now() > readyBy || secondChat.exitCode !== null) throw new Error('the second chat instance did not become ready');
+        const counts = await Promise.all(consumerQueues.map((q) => q.getJobCounts()));
+        if (counts.every((c) => (c.waiting ?? 0) + (c.active ?? 0) + (c.paused ?? 0) + (c.prioritized ?? 0) === 0)) return;
+        if (Date.now() > deadline) throw new Error('the queue consumers did not catch up');
         await sleep(200);
       }
-      proxy.targets.push(new URL(`http://127.0.0.1:${SECOND_CHAT_PORT}`));
-      extra['chat-2'] = secondChat.pid!;
-    }
-    proxy.dropIdle();
-    await load(WARMUP, VISITORS, chatJson);
-    for (const mode of ['all', 'deferred'] as const) {
+    };
+    const scaling: Record<'all' | 'deferred', number[]> = { all: [], deferred: [] };
+    try {
+      for (const instances of [1, 2]) {
+        const extra: Record<string, number> = {};
+        if (instances === 2) {
+          const chat = PROCESSES.find((p) => p.name === 'chat')!;
+          const urls = Object.fromEntries(
+            PROCESSES.filter((p) => p.urlVar).map((p) => [p.urlVar!, `http://127.0.0.1:${p.defaultPort + PORT_OFFSET}`]),
+          );
+          secondChat = spawn(process.execPath, [join(root, chat.entry)], {
+            cwd: root,
+            env: { ...process.env, ...urls, ...stackEnv(proxy.url), PORT: String(SECOND_CHAT_PORT) },
+            stdio: ['ignore', 'ignore', 'pipe'],
+          });
+          secondChat.stderr!.on('data', (chunk: Buffer) => {
+            if (process.env.BENCH_LOGS || /error|fatal/i.test(chunk.toString()))
+              process.stdout.write(`[chat-2] ${chunk.toString().slice(0, 500)}`);
+          });
+          const readyBy = Date.now() + 60_000;
+          for (;;) {
+            const ok = await fetch(`http://127.0.0.1:${SECOND_CHAT_PORT}/readyz`).then(
+              (r) => r.ok,
+              () => false,
+            );
+            if (ok) break;
+            if (Date.now() > readyBy || secondChat.exitCode !== null) throw new Error('the second chat instance did not become ready');
+            await sleep(200);
+          }
+          proxy.targets.push(new URL(`http://127.0.0.1:${SECOND_CHAT_PORT}`));
+          extra['chat-2'] = secondChat.pid!;
+        }
+        proxy.dropIdle();
+        await load(WARMUP, VISITORS, chatJson);
+        for (const mode of ['all', 'deferred'] as const) {
+          await drained();
+          if (mode === 'deferred') for (const q of consumerQueues) await q.pause();
+          const p = stackPids(extra);
+          const a = cpuSnapshot(p);
+          const run = await load(MEASURED, VISITORS, chatJson);
+          const b = cpuSnapshot(p);
+          if (mode === 'deferred') for (const q of consumerQueues) await q.resume();
+          model.requests.length = 0;
+          const s = summary(run.latencies);
+          scaling[mode].push(run.rps);
+          const label = mode === 'all' ? 'whole stack' : 'queue consumers paused';
+          console.log(
+            `scaling, ${instances} chat instance${instances > 1 ? 's' : ''} behind the proxy, ${label}: ${run.rps.toFixed(0)} requests/s, p50 ${ms(s.p50)} ms, p99 ${ms(s.p99)} ms`,
+          );
+          console.log(`  ${cpuSplit(a, b)}`);
+        }
+      }
       await drained();
-      if (mode === 'deferred') for (const q of consumerQueues) await q.pause();
-      const p = stackPids(extra);
-      const a = cpuSnapshot(p);
-      const run = await load(MEASURED, VISITORS, chatJson);
-      const b = cpuSnapshot(p);
-      if (mode === 'deferred') for (const q of consumerQueues) await q.resume();
-      model.requests.length = 0;
-      const s = summary(run.latencies);
-      scaling[mode].push(run.rps);
-      const label = mode === 'all' ? 'whole stack' : 'queue consumers paused';
-      console.log(`scaling, ${instances} chat instance${instances > 1 ? 's' : ''} behind the proxy, ${label}: ${run.rps.toFixed(0)} requests/s, p50 ${ms(s.p50)} ms, p99 ${ms(s.p99)} ms`);
-      console.log(`  ${cpuSplit(a, b)}`);
+    } finally {
+      for (const q of consumerQueues) await q.resume().catch(() => {});
+      for (const q of consumerQueues) await q.close();
     }
-  }
-  await drained();
-  } finally {
-    for (const q of consumerQueues) await q.resume().catch(() => {});
-    for (const q of consumerQueues) await q.close();
-  }
-  console.log(
-    `scaling ratio (2 instances / 1): whole stack ${(scaling.all[1] / scaling.all[0]).toFixed(2)}; ` +
-      `queue consumers paused ${(scaling.deferred[1] / scaling.deferred[0]).toFixed(2)}`,
-  );
+    console.log(
+      `scaling ratio (2 instances / 1): whole stack ${(scaling.all[1] / scaling.all[0]).toFixed(2)}; ` +
+        `queue consumers paused ${(scaling.deferred[1] / scaling.deferred[0]).toFixed(2)}`,
+    );
   }
 } finally {
   if (secondChat && secondChat.exitCode === null) {

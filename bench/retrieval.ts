@@ -45,7 +45,38 @@ const pick = <T>(rng: Rng, list: readonly T[]) => list[Math.floor(rng() * list.l
 
 // A vocabulary of 4,000 made-up words used with Zipf frequencies (a handful of words everywhere, a
 // long tail of rare ones), plus real English function words the english configuration drops.
-const SYLLABLES = ['ka', 'lo', 'mi', 'ren', 'tas', 'vel', 'dor', 'pin', 'sul', 'gra', 'ne', 'to', 'bri', 'man', 'cor', 'fi', 'lu', 'sen', 'tar', 'zo', 'qui', 'ham', 'ber', 'lin', 'ost', 'ra', 'del', 'nu', 'pe', 'shi'];
+const SYLLABLES = [
+  'ka',
+  'lo',
+  'mi',
+  'ren',
+  'tas',
+  'vel',
+  'dor',
+  'pin',
+  'sul',
+  'gra',
+  'ne',
+  'to',
+  'bri',
+  'man',
+  'cor',
+  'fi',
+  'lu',
+  'sen',
+  'tar',
+  'zo',
+  'qui',
+  'ham',
+  'ber',
+  'lin',
+  'ost',
+  'ra',
+  'del',
+  'nu',
+  'pe',
+  'shi',
+];
 const SUFFIXES = ['', '', '', 's', 'ing', 'ed', 'er', 'ion', 'ly', 'ment'];
 const VOCABULARY_SIZE = 4_000;
 const vocabulary: string[] = [];
@@ -105,9 +136,12 @@ function queryText(rng: Rng): string {
   const words: string[] = [];
   for (let i = 0; i < n; i++) {
     const r = rng();
-    if (r < 0.35) words.push(vocabulary[Math.floor(rng() * 100)]); // common
-    else if (r < 0.75) words.push(vocabulary[1_000 + Math.floor(rng() * 3_000)]); // rare
-    else if (r < 0.9) words.push(zipfWord(rng)); // as written
+    if (r < 0.35)
+      words.push(vocabulary[Math.floor(rng() * 100)]); // common
+    else if (r < 0.75)
+      words.push(vocabulary[1_000 + Math.floor(rng() * 3_000)]); // rare
+    else if (r < 0.9)
+      words.push(zipfWord(rng)); // as written
     else words.push(pick(rng, FUNCTION_WORDS)); // dropped as a stop word
   }
   if (rng() < 0.05) words.push('zzyzxq'); // a word in no chunk
@@ -117,7 +151,10 @@ function queryText(rng: Rng): string {
 const ms = (n: number) => n.toFixed(2);
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
-const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 const verdict = (met: boolean) => (scale === 1 ? (met ? 'met' : 'NOT met') : 'not comparable at this scale');
 
 function latencies(samples: number[]) {
@@ -162,13 +199,15 @@ async function ingest() {
   const proOwner = async () => 'pro' as const;
   const main = await createChatbot({ db, ownerPlan: proOwner }, { ownerId: 'bench-main', name: 'Main' });
   const others = [];
-  for (let i = 0; i < OTHER_BOTS; i++) others.push(await createChatbot({ db, ownerPlan: proOwner }, { ownerId: `bench-other-${i}`, name: `Other ${i}` }));
+  for (let i = 0; i < OTHER_BOTS; i++)
+    others.push(await createChatbot({ db, ownerPlan: proOwner }, { ownerId: `bench-other-${i}`, name: `Other ${i}` }));
 
   // Entries of all chatbots, interleaved as they would arrive from many owners.
   const textRng = mulberry32(SEED + 1);
   const jobs: { ownerId: string; chatbotId: string; text: string }[] = [];
   for (let i = 0; i < MAIN_ENTRIES; i++) jobs.push({ ownerId: main.ownerId, chatbotId: main.id, text: entryText(textRng) });
-  for (const bot of others) for (let i = 0; i < OTHER_ENTRIES; i++) jobs.push({ ownerId: bot.ownerId, chatbotId: bot.id, text: entryText(textRng) });
+  for (const bot of others)
+    for (let i = 0; i < OTHER_ENTRIES; i++) jobs.push({ ownerId: bot.ownerId, chatbotId: bot.id, text: entryText(textRng) });
   const shuffleRng = mulberry32(SEED + 2);
   for (let i = jobs.length - 1; i > 0; i--) {
     const j = Math.floor(shuffleRng() * (i + 1));

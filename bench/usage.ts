@@ -44,7 +44,10 @@ const DAY_MS = 86_400_000;
 const ms = (n: number) => n.toFixed(2);
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
-const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 const verdict = (met: boolean) => (scale === 1 ? (met ? 'met' : 'NOT met') : 'not comparable at this scale');
 
 function latencies(samples: number[]) {
@@ -99,7 +102,9 @@ async function seed(now: number) {
   const owners = [OWNER, ...Array.from({ length: OTHER_OWNERS }, (_, i) => `bench-other-${i}`)];
   await admin.query(`INSERT INTO "Account" ("userId", "creditBalance", "updatedAt") SELECT unnest($1::text[]), 1000, now()`, [owners]);
   const started = performance.now();
-  console.log(`seeding ${int(RECORDS)} records for ${OWNER} and ${int(OTHER_RECORDS)} for each of ${OTHER_OWNERS} other owners (load average ${load()})`);
+  console.log(
+    `seeding ${int(RECORDS)} records for ${OWNER} and ${int(OTHER_RECORDS)} for each of ${OTHER_OWNERS} other owners (load average ${load()})`,
+  );
   await seedOwner(OWNER, RECORDS, from, now);
   for (const other of owners.slice(1)) await seedOwner(other, OTHER_RECORDS, from, now);
   // The rollup as recordUsage keeps it (the same query as the migration that created it).
@@ -189,7 +194,12 @@ try {
     const call = async () => {
       const { start, end } = range(kind.days);
       const t0 = performance.now();
-      const report = await client.getUsageReport({ userId: OWNER, startTime: timestampFromDate(start), endTime: timestampFromDate(end), chatbotId: kind.chatbotId });
+      const report = await client.getUsageReport({
+        userId: OWNER,
+        startTime: timestampFromDate(start),
+        endTime: timestampFromDate(end),
+        chatbotId: kind.chatbotId,
+      });
       const elapsed = performance.now() - t0;
       records = report.records.length;
       requests = Number(report.totals?.requestCount ?? 0);
@@ -208,7 +218,10 @@ try {
     for (let i = 0; i < Math.min(ITERATIONS, 100); i++) {
       const { start, end } = range(kind.days);
       const t0 = performance.now();
-      await getUsageReport({ prisma: billing.prisma, initialCredit: '0.01' }, { userId: OWNER, startTime: start, endTime: end, chatbotId: kind.chatbotId });
+      await getUsageReport(
+        { prisma: billing.prisma, initialCredit: '0.01' },
+        { userId: OWNER, startTime: start, endTime: end, chatbotId: kind.chatbotId },
+      );
       direct.push(performance.now() - t0);
     }
     const l = latencies(samples);
@@ -232,4 +245,3 @@ try {
   } else console.log(`kept schema ${schema} (BENCH_SCHEMA=${schema} times the reports again)`);
   await admin.end();
 }
-

@@ -25,7 +25,11 @@ test('pricing shows the two plans and sends a signed-out upgrade to sign-up', as
   await expect(page.getByText('$10', { exact: false }).first()).toBeVisible();
   await expect(page.getByText('Unlimited chatbots', { exact: false })).toBeVisible();
   await screenshot(page, 'pricing');
-  await page.getByRole('button', { name: 'Upgrade Now' }).or(page.getByRole('link', { name: 'Upgrade Now' })).first().click();
+  await page
+    .getByRole('button', { name: 'Upgrade Now' })
+    .or(page.getByRole('link', { name: 'Upgrade Now' }))
+    .first()
+    .click();
   await expect(page).toHaveURL(/\/(signup|register)$/);
 });
 
@@ -53,13 +57,23 @@ test('register, see the dashboard, log out, and log back in', async ({ page }) =
   await expect(page.getByText('Welcome back, User')).toBeVisible();
   await expect(page.getByText(email).first()).toBeVisible();
   await expect(page.getByText('free Plan')).toBeVisible();
-  await expect(page.getByRole('button', { name: 'Upgrade Plan' }).or(page.getByRole('link', { name: 'Upgrade Plan' })).first()).toBeVisible();
+  await expect(
+    page
+      .getByRole('button', { name: 'Upgrade Plan' })
+      .or(page.getByRole('link', { name: 'Upgrade Plan' }))
+      .first(),
+  ).toBeVisible();
   await expect(page.getByText('0.0100').first()).toBeVisible();
   expect(await page.evaluate(() => localStorage.getItem('token'))).toBeTruthy();
   await screenshot(page, 'dashboard');
 
   await page.getByRole('button', { name: 'Logout' }).click();
-  await expect(page.getByRole('link', { name: 'Login' }).or(page.getByRole('button', { name: 'Login' })).first()).toBeVisible();
+  await expect(
+    page
+      .getByRole('link', { name: 'Login' })
+      .or(page.getByRole('button', { name: 'Login' }))
+      .first(),
+  ).toBeVisible();
   expect(await page.evaluate(() => localStorage.getItem('token'))).toBeNull();
 
   await page.goto('/dashboard');

@@ -25,7 +25,13 @@ function dollars(amount: string, places: number): string {
 interface UsageReport {
   currentCreditBalance: string;
   overallUsage: { totalCost: string; totalRequests: number };
-  recentRequests: { totalCost: string; promptTokens: number; completionTokens: number; totalTokens: number; chatbot: { name: string } | null }[];
+  recentRequests: {
+    totalCost: string;
+    promptTokens: number;
+    completionTokens: number;
+    totalTokens: number;
+    chatbot: { name: string } | null;
+  }[];
   usageByChatbot: { chatbotId: string; totalCost: string }[];
 }
 
@@ -91,7 +97,11 @@ test('a new owner upgrades and tops up through test-mode checkout, and reads wha
   const second = await request.post('/api/chatbot', { headers, data: { name: 'Second bot' } });
   expect(second.status()).toBe(201);
   await page.goto(`/chatbots/${bot._id}`);
-  await page.getByRole('tab', { name: /History/ }).or(page.getByRole('button', { name: /^History/ })).first().click();
+  await page
+    .getByRole('tab', { name: /History/ })
+    .or(page.getByRole('button', { name: /^History/ }))
+    .first()
+    .click();
   await expect(page.getByText('No conversations found for this chatbot.')).toBeVisible();
 
   // A top-up from the dashboard adds exactly its amount.
@@ -144,7 +154,10 @@ test('a new owner upgrades and tops up through test-mode checkout, and reads wha
   await page.getByRole('button', { name: 'Export CSV' }).click();
   const file = await download;
   expect(file.suggestedFilename()).toMatch(/^usage_data_\d{4}-\d{2}-\d{2}\.csv$/);
-  const csv = readFileSync((await file.path())!, 'utf8').replace(/^\uFEFF/, '').trim().split(/\r?\n/);
+  const csv = readFileSync((await file.path())!, 'utf8')
+    .replace(/^\uFEFF/, '')
+    .trim()
+    .split(/\r?\n/);
   expect(csv[0]).toBe('Date,Chatbot,Model,Prompt Tokens,Completion Tokens,Total Tokens,Cost ($)');
   expect(csv).toHaveLength(3);
   const newest = month.recentRequests[0];

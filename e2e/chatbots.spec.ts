@@ -10,7 +10,11 @@ test('an owner builds a chatbot: create, rename, status, language, knowledge, pi
   await page.goto('/chatbots');
   await expect(page.getByText('No chatbots yet')).toBeVisible();
   await expect(page.getByText('Create your first chatbot to get started')).toBeVisible();
-  await page.getByRole('link', { name: 'Create New Chatbot' }).or(page.getByRole('button', { name: 'Create New Chatbot' })).first().click();
+  await page
+    .getByRole('link', { name: 'Create New Chatbot' })
+    .or(page.getByRole('button', { name: 'Create New Chatbot' }))
+    .first()
+    .click();
 
   await expect(page).toHaveURL(/\/chatbots\/create$/);
   await page.getByRole('button', { name: 'Create Chatbot' }).click();
@@ -87,6 +91,9 @@ test('an owner builds a chatbot: create, rename, status, language, knowledge, pi
   await expect(openChat).toHaveAttribute('href', /^\/chat\/[A-Za-z0-9_-]{16,}$/);
   await screenshot(page, 'chatbots-list');
 
-  await page.getByRole('button', { name: /delete/i }).first().click();
+  await page
+    .getByRole('button', { name: /delete/i })
+    .first()
+    .click();
   await expect(page.getByText('No chatbots yet')).toBeVisible();
 });

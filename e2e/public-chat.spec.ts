@@ -37,7 +37,11 @@ async function makePro(email: string): Promise<void> {
   }
 }
 
-test('a visitor chats with a bot: streamed answer, restored on reload, cleared, and an inactive bot', async ({ page, context, request }) => {
+test('a visitor chats with a bot: streamed answer, restored on reload, cleared, and an inactive bot', async ({
+  page,
+  context,
+  request,
+}) => {
   await registerOwner(page);
   const token = await ownerToken(page);
   const bot = await createBot(request, token, 'Acme Support', 'Acme opens at nine in the morning and closes at six in the evening.');
@@ -102,7 +106,11 @@ test('a visitor chats with a bot: streamed answer, restored on reload, cleared, 
   }, token);
   await makePro(email);
   await page.reload();
-  await page.getByRole('tab', { name: /History/ }).or(page.getByRole('button', { name: /^History/ })).first().click();
+  await page
+    .getByRole('tab', { name: /History/ })
+    .or(page.getByRole('button', { name: /^History/ }))
+    .first()
+    .click();
   const session = page.getByText(/Session ID/).first();
   await expect(session).toBeVisible();
   await expect(page.getByText(/2 messages|4 messages/).first()).toBeVisible();

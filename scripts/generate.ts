@@ -31,12 +31,23 @@ const prismaEnv = { PRISMA_SCHEMA_ENGINE_BINARY: '/bin/false', CHECKPOINT_DISABL
 for (const service of ['auth', 'billing', 'chatbot', 'chat']) {
   const dir = `services/${service}`;
   if (!existsSync(join(root, dir, 'prisma/schema.prisma'))) continue;
-  step(`${service} Prisma client`, [`${dir}/prisma/schema.prisma`], `${dir}/src/generated/prisma`, dir,
-    ['npx', 'prisma', 'generate', '--schema', 'prisma/schema.prisma'], prismaEnv);
+  step(
+    `${service} Prisma client`,
+    [`${dir}/prisma/schema.prisma`],
+    `${dir}/src/generated/prisma`,
+    dir,
+    ['npx', 'prisma', 'generate', '--schema', 'prisma/schema.prisma'],
+    prismaEnv,
+  );
 }
 for (const pkg of ['gateway', 'web']) {
   if (!existsSync(join(root, pkg, 'codegen.ts'))) continue;
   const out = pkg === 'web' ? 'web/src/gql' : 'gateway/src/generated';
-  step(`${pkg} GraphQL types`, ['gateway/src/schema', `${pkg}/codegen.ts`, ...(pkg === 'web' ? ['web/src'] : [])], out, pkg,
-    ['npx', 'graphql-codegen', '--config', 'codegen.ts', '--silent']);
+  step(`${pkg} GraphQL types`, ['gateway/src/schema', `${pkg}/codegen.ts`, ...(pkg === 'web' ? ['web/src'] : [])], out, pkg, [
+    'npx',
+    'graphql-codegen',
+    '--config',
+    'codegen.ts',
+    '--silent',
+  ]);
 }

@@ -34,8 +34,12 @@ export async function ensureServices(): Promise<void> {
     console.log('› Redis is not answering: starting it');
     tryRun('redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no');
   }
-  for (const [name, url] of [['PostgreSQL', db], ['Redis', redis]] as const) {
-    if (!(await answers(url))) throw new Error(`${name} does not answer at ${url}: start it or set ${name === 'Redis' ? 'REDIS_URL' : 'DATABASE_URL'}`);
+  for (const [name, url] of [
+    ['PostgreSQL', db],
+    ['Redis', redis],
+  ] as const) {
+    if (!(await answers(url)))
+      throw new Error(`${name} does not answer at ${url}: start it or set ${name === 'Redis' ? 'REDIS_URL' : 'DATABASE_URL'}`);
   }
 }
 
@@ -43,7 +47,8 @@ export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
 export function ensureChromium(): void {
   if (existsSync(CHROMIUM)) return;
-  console.log('› installing Debian\'s Chromium for the end-to-end tests');
-  if (process.getuid?.() !== 0) throw new Error(`Chromium is missing at ${CHROMIUM}: run "sudo apt-get install -y chromium" (or set CHROMIUM_PATH)`);
+  console.log("› installing Debian's Chromium for the end-to-end tests");
+  if (process.getuid?.() !== 0)
+    throw new Error(`Chromium is missing at ${CHROMIUM}: run "sudo apt-get install -y chromium" (or set CHROMIUM_PATH)`);
   execSync('apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-liberation', { stdio: 'inherit' });
 }

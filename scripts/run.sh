@@ -36,6 +36,21 @@ ensure_deps() {
   fi
 }
 
+# ESLint and Prettier have their own install in tools/lint (typescript-eslint needs TypeScript 6's JS
+# API; the repo builds with TypeScript 7). Same stamp rule as above.
+lint_hash() {
+  cat tools/lint/package.json tools/lint/package-lock.json 2>/dev/null | sha256sum | cut -d' ' -f1
+}
+
+ensure_lint_tools() {
+  local stamp="tools/lint/node_modules/.parley-install-stamp"
+  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$(lint_hash)" ]; then
+    echo "› installing lint tools into tools/lint" >&2
+    (cd tools/lint && npm install --no-audit --no-fund >&2)
+    lint_hash > "$stamp"
+  fi
+}
+
 generate() {
   node scripts/generate.ts
 }
@@ -47,10 +62,12 @@ case "$step" in
   setup)     ensure_deps; generate ;;
   generate)  ensure_deps; generate ;;
   start)     ensure_deps; generate; exec node scripts/start.ts "$@" ;;
-  test)      ensure_deps; generate; exec node scripts/test.ts "$@" ;;
+  test)      ensure_deps; ensure_lint_tools; generate; exec node scripts/test.ts "$@" ;;
+  lint)      ensure_lint_tools; exec node scripts/lint.ts "$@" ;;
+  format)    ensure_lint_tools; exec node scripts/lint.ts --write "$@" ;;
   migrate)   ensure_deps; generate; exec node scripts/migrate-all.ts "$@" ;;
   typecheck) ensure_deps; generate; exec node scripts/typecheck.ts "$@" ;;
   bench)     ensure_deps; generate; exec node "bench/$1.ts" "${@:2}" ;;
   node)      exec node "$@" ;;
-  *) echo "usage: scripts/run.sh setup|generate|start|test|migrate|typecheck|bench NAME|node ARGS" >&2; exit 2 ;;
+  *) echo "usage: scripts/run.sh setup|generate|start|test|lint [PATHS]|format [PATHS]|migrate|typecheck|bench NAME|node ARGS" >&2; exit 2 ;;
 esac

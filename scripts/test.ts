@@ -1,9 +1,9 @@
 // `npm test`: every check and test of the product, in one run, ending with "N passed, N failed".
 //   1. local PostgreSQL, Redis and Chromium are present (started/installed when missing)
-//   2. typecheck (server and web), web build
+//   2. typecheck (server and web), lint (Prettier and ESLint, scripts/lint.ts), web build
 //   3. vitest: unit, integration (real PostgreSQL and Redis), contract and repository tests
 //   4. Playwright end-to-end in Debian's Chromium against the whole running stack
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildWebIfStale } from './web-build.ts';
@@ -38,12 +38,24 @@ let failed = 0;
 
 if (!onlyE2e) {
   // Each typecheck counts as one check in the closing tally.
-  for (const [name, project] of [['typecheck (server)', 'tsconfig.json'], ['typecheck (web)', 'web/tsconfig.json']]) {
+  for (const [name, project] of [
+    ['typecheck (server)', 'tsconfig.json'],
+    ['typecheck (web)', 'web/tsconfig.json'],
+  ]) {
     if (step(name, 'npx', ['tsc', '-p', project])) passed += 1;
     else failed += 1;
   }
+  // Lint counts as one check too: formatting, and the rules and import boundaries of tools/lint/config.js.
+  if (step('lint (Prettier, ESLint)', 'node', ['scripts/lint.ts'])) passed += 1;
+  else failed += 1;
   const vitestJson = join(reports, 'vitest.json');
-  step('unit, integration and contract tests (vitest)', 'npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`]);
+  step('unit, integration and contract tests (vitest)', 'npx', [
+    'vitest',
+    'run',
+    '--reporter=default',
+    '--reporter=json',
+    `--outputFile.json=${vitestJson}`,
+  ]);
   if (existsSync(vitestJson)) {
     const r = JSON.parse(readFileSync(vitestJson, 'utf8'));
     passed += r.numPassedTests;
@@ -57,7 +69,7 @@ if (!skipE2e) {
   buildWebIfStale();
   ensureChromium();
   const pwJson = join(reports, 'playwright.json');
-  const ok = step('end-to-end tests (Playwright, Chromium)', 'npx', ['playwright', 'test', '--config', 'e2e/playwright.config.ts'],);
+  const ok = step('end-to-end tests (Playwright, Chromium)', 'npx', ['playwright', 'test', '--config', 'e2e/playwright.config.ts']);
   if (existsSync(pwJson)) {
     const r = JSON.parse(readFileSync(pwJson, 'utf8'));
     passed += r.stats.expected;

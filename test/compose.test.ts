@@ -5,7 +5,18 @@ import { parse } from 'yaml';
 import { DEPLOYABLES, envVarsRead, exists, read } from './repo.ts';
 
 const compose = parse(read('docker-compose.yml'), { merge: true }) as {
-  services: Record<string, { build?: { context: string; dockerfile: string }; environment?: Record<string, string>; healthcheck?: unknown; ports?: string[]; container_name?: string; restart?: string; depends_on?: Record<string, { condition: string }> }>;
+  services: Record<
+    string,
+    {
+      build?: { context: string; dockerfile: string };
+      environment?: Record<string, string>;
+      healthcheck?: unknown;
+      ports?: string[];
+      container_name?: string;
+      restart?: string;
+      depends_on?: Record<string, { condition: string }>;
+    }
+  >;
 };
 const nameOf = (dir: string) => dir.split('/').pop()!;
 

@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { root } from './repo.ts';
 
 const proto = join(root, 'proto');
-const buf = (args: string[], cwd = proto) => execFileSync(join(root, 'node_modules/.bin/buf'), args, { cwd, encoding: 'utf8', stdio: 'pipe' });
+const buf = (args: string[], cwd = proto) =>
+  execFileSync(join(root, 'node_modules/.bin/buf'), args, { cwd, encoding: 'utf8', stdio: 'pipe' });
 
 function files(dir: string): Map<string, string> {
   const out = new Map<string, string>();
@@ -49,7 +50,10 @@ describe('proto contracts', () => {
     } catch {
       return expect(true).toBe(true); // the first commit has nothing to break
     }
-    const hasProto = execFileSync('git', ['ls-tree', '-r', '--name-only', previous, 'proto/parley'], { cwd: root, encoding: 'utf8' }).trim();
+    const hasProto = execFileSync('git', ['ls-tree', '-r', '--name-only', previous, 'proto/parley'], {
+      cwd: root,
+      encoding: 'utf8',
+    }).trim();
     if (!hasProto) return;
     expect(() => buf(['breaking', '--against', `${root}.git#ref=${previous},subdir=proto`])).not.toThrow();
   });

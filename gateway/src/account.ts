@@ -20,7 +20,6 @@ export interface Caller {
   clientIp: string;
 }
 
-
 export async function requestPasswordReset(clients: Clients, input: { email: string; clientIp: string }): Promise<string> {
   await clients.auth.requestPasswordReset({ email: input.email, clientIp: input.clientIp });
   return RESET_REQUESTED_MESSAGE;
@@ -38,7 +37,12 @@ export async function updateProfile(clients: Clients, caller: Caller, name: stri
 
 export async function changeEmail(clients: Clients, caller: Caller, input: { email: string; currentPassword: string }): Promise<AuthUser> {
   const user = await authenticate(clients, caller.token);
-  const res = await clients.auth.changeEmail({ userId: user.id, newEmail: input.email, currentPassword: input.currentPassword, clientIp: caller.clientIp });
+  const res = await clients.auth.changeEmail({
+    userId: user.id,
+    newEmail: input.email,
+    currentPassword: input.currentPassword,
+    clientIp: caller.clientIp,
+  });
   return signedInUser(res.user);
 }
 

@@ -9,7 +9,8 @@ import type { Clients } from './clients.ts';
 import { authenticate } from './sessions.ts';
 
 export const UNKNOWN_MODE_MESSAGE = 'Unknown checkout mode';
-export const MISMATCHED_METADATA_MESSAGE = 'Checkout metadata does not match the mode: a subscription is the pro plan, a payment is a credit top-up';
+export const MISMATCHED_METADATA_MESSAGE =
+  'Checkout metadata does not match the mode: a subscription is the pro plan, a payment is a credit top-up';
 
 /** The spec's payload, typed; lineItems are accepted and ignored (the server decides what is sold). */
 export interface CheckoutRequest {
@@ -29,7 +30,8 @@ export function selectProduct(req: Pick<CheckoutRequest, 'mode' | 'metadata'>): 
   const plan = req.metadata?.plan ?? undefined;
   switch (req.mode) {
     case 'subscription':
-      if ((type === undefined || type === 'subscription') && (plan === undefined || plan === 'pro')) return CheckoutProduct.PRO_SUBSCRIPTION;
+      if ((type === undefined || type === 'subscription') && (plan === undefined || plan === 'pro'))
+        return CheckoutProduct.PRO_SUBSCRIPTION;
       throw invalid(MISMATCHED_METADATA_MESSAGE);
     case 'payment':
       if (type === 'credit_topup' && plan === undefined) return CheckoutProduct.CREDIT_TOPUP;
@@ -78,7 +80,12 @@ export async function createCustomer(clients: Clients, token: string | undefined
 }
 
 /** A checkout session for the signed-in owner; resolves with where the browser is to be sent. */
-export async function createCheckoutSession(clients: Clients, token: string | undefined, req: CheckoutRequest, publicUrl: string): Promise<string> {
+export async function createCheckoutSession(
+  clients: Clients,
+  token: string | undefined,
+  req: CheckoutRequest,
+  publicUrl: string,
+): Promise<string> {
   // Who is asking is settled before the payload is judged: signed out is 401, whatever it says.
   const user = await authenticate(clients, token);
   const product = selectProduct(req);

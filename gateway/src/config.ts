@@ -15,7 +15,8 @@ const path = (raw: string): string => resolve(repoRoot, raw);
 const webhookSecret = (raw: string, name: string): string => {
   // Stripe's signing secrets start with whsec_; whitespace would be a copy-and-paste mistake that
   // makes every signature fail.
-  if (!/^whsec_\S+$/.test(raw)) throw new ConfigError(`${name} must be a Stripe webhook signing secret (whsec_... without spaces); the value is not shown`);
+  if (!/^whsec_\S+$/.test(raw))
+    throw new ConfigError(`${name} must be a Stripe webhook signing secret (whsec_... without spaces); the value is not shown`);
   return raw;
 };
 

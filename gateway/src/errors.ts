@@ -54,7 +54,16 @@ export class HttpError extends Error {
 }
 
 /** Node's errors for a connection that broke or never formed, as the kit's clients raise them on a call. */
-const CONNECTION_LOST = new Set(['ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ERR_STREAM_PREMATURE_CLOSE']);
+const CONNECTION_LOST = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ERR_STREAM_PREMATURE_CLOSE',
+]);
 
 /**
  * A call whose connection to the service was reset or closed under it (the service killed or
@@ -72,7 +81,8 @@ export function mapError(err: unknown, logger: Logger): MappedError {
   // Express throws it while decoding a path parameter such as `%ZZ`; its message echoes the input.
   if (err instanceof URIError) return { status: 400, code: 'BAD_USER_INPUT', message: MALFORMED_URL };
   if (err instanceof ConnectError) {
-    if (err.metadata.get(LIMIT_REACHED_HEADER) === 'true') return { status: 403, code: 'LIMIT_REACHED', message: err.rawMessage, limitReached: true };
+    if (err.metadata.get(LIMIT_REACHED_HEADER) === 'true')
+      return { status: 403, code: 'LIMIT_REACHED', message: err.rawMessage, limitReached: true };
     const known = userFacing[err.code];
     if (known) return { ...known, message: err.rawMessage };
     if (err.code === Code.Unavailable && err.metadata.get(USER_MESSAGE_HEADER) === 'true') {
@@ -128,7 +138,8 @@ export function bodyParserError(err: unknown): { status: number; body: { message
   if (!err || typeof err !== 'object') return undefined;
   // A gzip, deflate or br body that does not inflate: body-parser passes zlib's error on without a
   // type (zlib's codes start Z_, brotli's decoder errors ERR__ERROR_, as in ERR__ERROR_FORMAT_PADDING_1).
-  if ('code' in err && typeof err.code === 'string' && /^(Z_|ERR__ERROR_)/.test(err.code)) return { status: 400, body: { message: BAD_CONTENT_ENCODING } };
+  if ('code' in err && typeof err.code === 'string' && /^(Z_|ERR__ERROR_)/.test(err.code))
+    return { status: 400, body: { message: BAD_CONTENT_ENCODING } };
   if (!('type' in err) || typeof err.type !== 'string') return undefined;
   switch (err.type) {
     case 'entity.parse.failed':

@@ -61,7 +61,13 @@ export const operationLimits: ValidationRule = (context: ValidationContext): AST
       context.reportError(new GraphQLError(message, { nodes: node }));
       throw new LimitExceeded();
     };
-    const walk = (selectionSet: SelectionSetNode, parent: GraphQLCompositeType, depth: number, weight: number, spreads: ReadonlySet<string>): void => {
+    const walk = (
+      selectionSet: SelectionSetNode,
+      parent: GraphQLCompositeType,
+      depth: number,
+      weight: number,
+      spreads: ReadonlySet<string>,
+    ): void => {
       for (const selection of selectionSet.selections) {
         if (selection.kind === Kind.FIELD) {
           // Introspection is cheap (no service behind it) and is off in production.

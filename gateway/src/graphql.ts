@@ -37,7 +37,10 @@ export async function createGraphQL(opts: {
   production: boolean;
 }): Promise<{ router: Router; stop: () => Promise<void> }> {
   const server = new ApolloServer<GraphQLContext>({
-    schema: makeExecutableSchema({ typeDefs: loadTypeDefs(), resolvers: [authResolvers, accountResolvers, userResolvers, chatbotResolvers, chatResolvers, billingResolvers] }),
+    schema: makeExecutableSchema({
+      typeDefs: loadTypeDefs(),
+      resolvers: [authResolvers, accountResolvers, userResolvers, chatbotResolvers, chatResolvers, billingResolvers],
+    }),
     introspection: !opts.production,
     hideSchemaDetailsFromClientErrors: opts.production,
     parseOptions: { maxTokens: LIMITS.maxTokens },

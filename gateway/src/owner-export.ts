@@ -74,7 +74,12 @@ async function head(clients: Clients, token: string | undefined, now: Date) {
       creditBalance: account?.creditBalance ?? '0',
       lastCreditRefill: isoDate(account?.lastCreditRefill),
       stripeCustomerId: billing.stripeCustomerId || null,
-      subscriptions: billing.subscriptions.map((s) => ({ id: s.id, status: s.status, statusAt: isoDate(s.statusAt), createdAt: isoDate(s.createdAt) })),
+      subscriptions: billing.subscriptions.map((s) => ({
+        id: s.id,
+        status: s.status,
+        statusAt: isoDate(s.statusAt),
+        createdAt: isoDate(s.createdAt),
+      })),
       creditLedger: billing.creditLedger.map((e) => ({ amount: e.amount, reason: e.reason, createdAt: isoDate(e.createdAt) })),
     },
     chatbots: chatbots.map((c) => exportedChatbot(chatbotView(c))),
@@ -86,7 +91,13 @@ async function head(clients: Clients, token: string | undefined, now: Date) {
  * Writes the owner's export to `res` as an attachment. A failure before the first byte is thrown (a
  * clean error answer); one after it cuts the download off, so a browser never saves a half file as whole.
  */
-export async function sendOwnerExport(clients: Clients, token: string | undefined, res: Response, logger: Logger, now = new Date()): Promise<void> {
+export async function sendOwnerExport(
+  clients: Clients,
+  token: string | undefined,
+  res: Response,
+  logger: Logger,
+  now = new Date(),
+): Promise<void> {
   const { userId, document, firstPage } = await head(clients, token, now);
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Disposition', `attachment; filename="${exportFileName(now)}"`);

@@ -3,7 +3,9 @@
 import type { FragmentDefinitionNode, GraphQLResolveInfo, SelectionSetNode } from 'graphql';
 
 export function selectsField(info: GraphQLResolveInfo, field: string): boolean {
-  return info.fieldNodes.some((node) => node.selectionSet !== undefined && inSelection(node.selectionSet, field, info.fragments, new Set()));
+  return info.fieldNodes.some(
+    (node) => node.selectionSet !== undefined && inSelection(node.selectionSet, field, info.fragments, new Set()),
+  );
 }
 
 function inSelection(set: SelectionSetNode, field: string, fragments: Record<string, FragmentDefinitionNode>, seen: Set<string>): boolean {

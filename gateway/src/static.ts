@@ -37,7 +37,10 @@ export function webAppRouter(distDir: string): Router {
     // Missing files under /assets are real 404s, not pages.
     if (req.path.startsWith('/assets/')) return next();
     const page = chatPage.test(req.path) ? 'chat.html' : 'index.html';
-    const found = await stat(join(distDir, page)).then((s) => s.isFile(), () => false);
+    const found = await stat(join(distDir, page)).then(
+      (s) => s.isFile(),
+      () => false,
+    );
     if (!found) {
       res.status(503).type('text/plain').send('The web app is not built yet. Run `npm run build --workspace web`, then reload.\n');
       return;

@@ -80,7 +80,12 @@ export function testCheckoutRoutes(clients: Clients, intake: StripeEventIntake, 
       await intake.receive(payload, signature);
     } catch (err) {
       const { status, message } = mapError(err, logger);
-      page(res, status, 'Payment not completed', `<h1 style="${h1}">Payment not completed</h1><p>${escapeHtml(message)}</p>${backLink(session.cancelUrl)}`);
+      page(
+        res,
+        status,
+        'Payment not completed',
+        `<h1 style="${h1}">Payment not completed</h1><p>${escapeHtml(message)}</p>${backLink(session.cancelUrl)}`,
+      );
       return;
     }
     res.redirect(303, session.successUrl);
@@ -97,7 +102,12 @@ export function testCheckoutRoutes(clients: Clients, intake: StripeEventIntake, 
 }
 
 /** The session from billing, or a page already sent (404 when unknown or when billing is not in test mode). */
-async function findSession(clients: Clients, req: Request, res: Response, logger: Logger): Promise<GetTestCheckoutSessionResponse | undefined> {
+async function findSession(
+  clients: Clients,
+  req: Request,
+  res: Response,
+  logger: Logger,
+): Promise<GetTestCheckoutSessionResponse | undefined> {
   const sessionId = String(req.params.sessionId);
   // No session id holds a control character; billing would fail on one (PostgreSQL refuses NUL).
   if (!isCleanText(sessionId)) {
@@ -118,7 +128,12 @@ async function findSession(clients: Clients, req: Request, res: Response, logger
 }
 
 function notFoundPage(res: Response) {
-  page(res, 404, 'Checkout not found', `<h1 style="${h1}">Checkout not found</h1><p>This checkout does not exist, or payments are not in test mode.</p>`);
+  page(
+    res,
+    404,
+    'Checkout not found',
+    `<h1 style="${h1}">Checkout not found</h1><p>This checkout does not exist, or payments are not in test mode.</p>`,
+  );
 }
 
 const h1 = 'font-size:1.375rem;margin:0 0 .75rem';

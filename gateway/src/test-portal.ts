@@ -80,7 +80,12 @@ export function testPortalRoutes(clients: Clients, intake: StripeEventIntake, lo
         await intake.receive(payload, signature);
       } catch (err) {
         const { status, message } = mapError(err, logger);
-        page(res, status, 'Subscription not canceled', `<h1 style="${h1}">Subscription not canceled</h1><p>${escapeHtml(message)}</p>${returnLink(session.returnUrl)}`);
+        page(
+          res,
+          status,
+          'Subscription not canceled',
+          `<h1 style="${h1}">Subscription not canceled</h1><p>${escapeHtml(message)}</p>${returnLink(session.returnUrl)}`,
+        );
         return;
       }
     }
@@ -92,7 +97,12 @@ export function testPortalRoutes(clients: Clients, intake: StripeEventIntake, lo
 }
 
 /** The session from billing, or a page already sent (404 when unknown, expired or when billing is not in test mode). */
-async function findSession(clients: Clients, req: Request, res: Response, logger: Logger): Promise<GetTestPortalSessionResponse | undefined> {
+async function findSession(
+  clients: Clients,
+  req: Request,
+  res: Response,
+  logger: Logger,
+): Promise<GetTestPortalSessionResponse | undefined> {
   const sessionId = String(req.params.sessionId);
   // No session id holds a control character; billing would refuse one.
   if (!isCleanText(sessionId)) {
@@ -117,12 +127,18 @@ function unavailablePage(res: Response, err: unknown, logger: Logger) {
 }
 
 function notFoundPage(res: Response) {
-  page(res, 404, 'Page not found', `<h1 style="${h1}">Page not found</h1><p>This link has expired or does not exist, or payments are not in test mode.</p>`);
+  page(
+    res,
+    404,
+    'Page not found',
+    `<h1 style="${h1}">Page not found</h1><p>This link has expired or does not exist, or payments are not in test mode.</p>`,
+  );
 }
 
 const h1 = 'font-size:1.375rem;margin:0 0 .75rem';
 const button = 'display:inline-block;border:0;border-radius:.5rem;padding:.75rem 1.5rem;font-size:1rem;font-weight:600;cursor:pointer';
-const link = 'display:inline-block;border-radius:.5rem;padding:.75rem 1.5rem;font-size:1rem;font-weight:600;background:#e5e7eb;color:#111827;text-decoration:none';
+const link =
+  'display:inline-block;border-radius:.5rem;padding:.75rem 1.5rem;font-size:1rem;font-weight:600;background:#e5e7eb;color:#111827;text-decoration:none';
 
 const planLabel = (plan: Plan) => (plan === Plan.PRO ? 'Parley Pro' : 'Free');
 

@@ -84,7 +84,8 @@ export function parseIsoDate(raw: unknown, edge: 'start' | 'end'): Date {
   const day = Number(d);
   // Rejects 2025-02-30 and 25:00, which Date would silently roll over.
   const calendar = new Date(Date.UTC(year, month - 1, day));
-  if (calendar.getUTCFullYear() !== year || calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day) throw invalid(BAD_DATES_MESSAGE);
+  if (calendar.getUTCFullYear() !== year || calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day)
+    throw invalid(BAD_DATES_MESSAGE);
   if (h === undefined) {
     return edge === 'start' ? calendar : new Date(calendar.getTime() + 24 * 3600 * 1000 - 1);
   }
@@ -145,8 +146,18 @@ export function usageReportView(report: GetUsageReportResponse, currentNames: Re
     },
     recentRequests: report.records.map((r) => usageRequestView(r, nameOf(r.chatbotId))),
     recentRequestsLimit: report.limit,
-    dailyUsage: report.days.map((d) => ({ date: d.date, totalCost: d.totalCost, totalTokens: count(d.totalTokens), requests: count(d.requestCount) })),
-    usageByChatbot: report.chatbots.map((c) => ({ chatbotId: c.chatbotId, name: nameOf(c.chatbotId), totalCost: c.totalCost, requests: count(c.requestCount) })),
+    dailyUsage: report.days.map((d) => ({
+      date: d.date,
+      totalCost: d.totalCost,
+      totalTokens: count(d.totalTokens),
+      requests: count(d.requestCount),
+    })),
+    usageByChatbot: report.chatbots.map((c) => ({
+      chatbotId: c.chatbotId,
+      name: nameOf(c.chatbotId),
+      totalCost: c.totalCost,
+      requests: count(c.requestCount),
+    })),
   };
 }
 
@@ -174,7 +185,8 @@ function usageRequestView(record: UsageRecord, currentName: string | null): Usag
  */
 export const money = (amount: string): number => {
   const n = Number(amount);
-  if (amount.trim() === '' || !Number.isFinite(n)) throw new ConnectError(`billing returned an amount that is not a decimal: "${amount}"`, Code.Internal);
+  if (amount.trim() === '' || !Number.isFinite(n))
+    throw new ConnectError(`billing returned an amount that is not a decimal: "${amount}"`, Code.Internal);
   return n;
 };
 
@@ -203,7 +215,17 @@ export function restUsageReport(view: UsageReportView) {
       totalCost: money(r.totalCost),
     })),
     recentRequestsLimit: view.recentRequestsLimit,
-    dailyUsage: view.dailyUsage.map((d) => ({ date: d.date, totalCost: money(d.totalCost), totalTokens: d.totalTokens, requests: d.requests })),
-    usageByChatbot: view.usageByChatbot.map((c) => ({ chatbotId: c.chatbotId, name: c.name, totalCost: money(c.totalCost), requests: c.requests })),
+    dailyUsage: view.dailyUsage.map((d) => ({
+      date: d.date,
+      totalCost: money(d.totalCost),
+      totalTokens: d.totalTokens,
+      requests: d.requests,
+    })),
+    usageByChatbot: view.usageByChatbot.map((c) => ({
+      chatbotId: c.chatbotId,
+      name: c.name,
+      totalCost: money(c.totalCost),
+      requests: c.requests,
+    })),
   };
 }

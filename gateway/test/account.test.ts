@@ -97,7 +97,9 @@ describe('password reset by email', () => {
     const again = await call('/api/auth/reset-password', { body: { token, password: 'new-pass-2', password2: 'new-pass-2' } });
     expect(again.status).toBe(400);
     expect(again.body.message).toBe('This reset link has already been used.');
-    const forged = await call('/api/auth/reset-password', { body: { token: 'x'.repeat(43), password: 'new-pass-2', password2: 'new-pass-2' } });
+    const forged = await call('/api/auth/reset-password', {
+      body: { token: 'x'.repeat(43), password: 'new-pass-2', password2: 'new-pass-2' },
+    });
     expect(forged.status).toBe(400);
     expect(forged.body.message).toBe('This reset link is invalid.');
 
@@ -128,17 +130,33 @@ describe('the account page', () => {
     expect(me.body.data.me.name).toBe('');
     expect(Date.parse(me.body.data.me.createdAt)).toBeGreaterThan(Date.now() - 60_000);
 
-    const renamed = await gql('mutation ($name: String!) { updateProfile(name: $name) { name } }', { name: '  Ada Lovelace ' }, owner.token);
+    const renamed = await gql(
+      'mutation ($name: String!) { updateProfile(name: $name) { name } }',
+      { name: '  Ada Lovelace ' },
+      owner.token,
+    );
     expect(renamed.body.data.updateProfile.name).toBe('Ada Lovelace');
     expect((await call('/api/auth/current', { token: owner.token })).body.name).toBe('Ada Lovelace');
 
     const newEmail = uniqueEmail('moved');
-    const wrong = await call('/api/user/email', { method: 'PUT', token: owner.token, body: { email: newEmail, currentPassword: 'not-it' } });
+    const wrong = await call('/api/user/email', {
+      method: 'PUT',
+      token: owner.token,
+      body: { email: newEmail, currentPassword: 'not-it' },
+    });
     expect(wrong.status).toBe(400);
     expect(wrong.body.message).toBe('Current password is incorrect');
-    const taken = await call('/api/user/email', { method: 'PUT', token: owner.token, body: { email: (await registerOwner(stack, 'taken')).email, currentPassword: PASSWORD } });
+    const taken = await call('/api/user/email', {
+      method: 'PUT',
+      token: owner.token,
+      body: { email: (await registerOwner(stack, 'taken')).email, currentPassword: PASSWORD },
+    });
     expect(taken.status).toBe(409);
-    const moved = await call('/api/user/email', { method: 'PUT', token: owner.token, body: { email: newEmail, currentPassword: PASSWORD } });
+    const moved = await call('/api/user/email', {
+      method: 'PUT',
+      token: owner.token,
+      body: { email: newEmail, currentPassword: PASSWORD },
+    });
     expect(moved.status).toBe(200);
     expect(moved.body.email).toBe(newEmail);
     await smtp.waitForMail((m) => m.to.includes(owner.email) && /email/i.test(m.subject));
@@ -154,7 +172,11 @@ describe('the account page', () => {
     expect((await call('/api/auth/current', { token: laptop })).status).toBe(200);
 
     const tablet = (await login(newEmail, PASSWORD)).body.token as string;
-    const changed = await call('/api/user/password', { method: 'PUT', token: laptop, body: { currentPassword: PASSWORD, password: 'brand-new', password2: 'brand-new' } });
+    const changed = await call('/api/user/password', {
+      method: 'PUT',
+      token: laptop,
+      body: { currentPassword: PASSWORD, password: 'brand-new', password2: 'brand-new' },
+    });
     expect(changed.status).toBe(200);
     expect(changed.body.revokedSessions).toBe(1);
     expect((await call('/api/auth/current', { token: tablet })).status).toBe(401);
@@ -163,7 +185,13 @@ describe('the account page', () => {
   });
 
   it('refuses every account call without a valid token', async () => {
-    for (const [method, path] of [['PUT', '/api/user/profile'], ['GET', '/api/user/sessions'], ['DELETE', '/api/user/account'], ['GET', '/api/user/export'], ['POST', '/api/payment/portal-session']] as const) {
+    for (const [method, path] of [
+      ['PUT', '/api/user/profile'],
+      ['GET', '/api/user/sessions'],
+      ['DELETE', '/api/user/account'],
+      ['GET', '/api/user/export'],
+      ['POST', '/api/payment/portal-session'],
+    ] as const) {
       const res = await call(path, { method, token: 'forged-token', body: method === 'GET' ? undefined : {} });
       expect(res.status, `${method} ${path}`).toBe(401);
     }
@@ -183,8 +211,17 @@ async function ownerWithData(tag: string): Promise<Owner & { chatbotId: string }
   const created = await call('/api/chatbot', { token: owner.token, body: { name: 'Front desk' } });
   expect(created.status).toBe(201);
   const chatbot = created.body;
-  expect((await call(`/api/chatbot/${chatbot._id}/knowledge-base/text`, { token: owner.token, body: { text: 'We open at nine.', append: true } })).status).toBe(200);
-  expect((await postForm(stack, `/api/chatbot/${chatbot._id}/profile-picture`, pictureForm(pngImage()), { token: owner.token })).status).toBe(200);
+  expect(
+    (
+      await call(`/api/chatbot/${chatbot._id}/knowledge-base/text`, {
+        token: owner.token,
+        body: { text: 'We open at nine.', append: true },
+      })
+    ).status,
+  ).toBe(200);
+  expect(
+    (await postForm(stack, `/api/chatbot/${chatbot._id}/profile-picture`, pictureForm(pngImage()), { token: owner.token })).status,
+  ).toBe(200);
   const chat = await call(`/api/chatbot/public/${chatbot.uniqueId}/chat`, { body: { message: 'When do you open?', model: 'gpt-4o-mini' } });
   expect(chat.status).toBe(200);
   await eventually(
@@ -218,7 +255,8 @@ describe('deleting an account', () => {
     users: (await rows(stack.authDatabase, 'SELECT 1 FROM $schema."User" WHERE id = $1', [owner.userId])).length,
     sessions: (await rows(stack.authDatabase, 'SELECT 1 FROM $schema."Session" WHERE "userId" = $1', [owner.userId])).length,
     chatbots: (await rows(stack.chatbotDatabase, 'SELECT 1 FROM $schema."Chatbot" WHERE "ownerId" = $1', [owner.userId])).length,
-    knowledge: (await rows(stack.chatbotDatabase, 'SELECT 1 FROM $schema."KnowledgeEntry" WHERE "chatbotId" = $1', [owner.chatbotId])).length,
+    knowledge: (await rows(stack.chatbotDatabase, 'SELECT 1 FROM $schema."KnowledgeEntry" WHERE "chatbotId" = $1', [owner.chatbotId]))
+      .length,
     conversations: (await rows(stack.chatDatabase, 'SELECT 1 FROM $schema."Conversation" WHERE "ownerId" = $1', [owner.userId])).length,
     accounts: (await rows(stack.billingDatabase, 'SELECT 1 FROM $schema."Account" WHERE "userId" = $1', [owner.userId])).length,
     usage: (await rows(stack.billingDatabase, 'SELECT 1 FROM $schema."UsageRecord" WHERE "userId" = $1', [owner.userId])).length,
@@ -240,10 +278,27 @@ describe('deleting an account', () => {
     expect((await call('/api/auth/current', { token: owner.token })).status).toBe(401);
     expect((await login(owner.email, PASSWORD)).status).toBe(401);
 
-    const gone = { users: 0, sessions: 0, chatbots: 0, knowledge: 0, conversations: 0, accounts: 0, usage: 0, pictures: picturesBefore - 1 };
-    await eventually(() => remaining(owner), (r) => JSON.stringify(r) === JSON.stringify(gone), 'the data to be gone everywhere');
+    const gone = {
+      users: 0,
+      sessions: 0,
+      chatbots: 0,
+      knowledge: 0,
+      conversations: 0,
+      accounts: 0,
+      usage: 0,
+      pictures: picturesBefore - 1,
+    };
+    await eventually(
+      () => remaining(owner),
+      (r) => JSON.stringify(r) === JSON.stringify(gone),
+      'the data to be gone everywhere',
+    );
     // The usage ledger stays only as an anonymised accounting record: same cost, no owner, no name.
-    const anonymised = await rows(stack.billingDatabase, 'SELECT "userId", "chatbotName" FROM $schema."UsageRecord" WHERE "chatbotId" = $1', [owner.chatbotId]);
+    const anonymised = await rows(
+      stack.billingDatabase,
+      'SELECT "userId", "chatbotName" FROM $schema."UsageRecord" WHERE "chatbotId" = $1',
+      [owner.chatbotId],
+    );
     expect(anonymised).toHaveLength(1);
     expect(anonymised[0].userId).not.toBe(owner.userId);
     expect(anonymised[0].chatbotName).toBe('');
@@ -259,12 +314,18 @@ describe('deleting an account', () => {
       await producer.publish(event, `retry-${owner.userId}`);
       await producer.close();
       const queue = new Queue(name, { connection: redis, prefix: stack.queuePrefix });
-      const job = await eventually(() => queue.getJob(`retry-${owner.userId}`), (j) => !!j && j.finishedOn !== undefined, `the retried job on ${name}`);
+      const job = await eventually(
+        () => queue.getJob(`retry-${owner.userId}`),
+        (j) => !!j && j.finishedOn !== undefined,
+        `the retried job on ${name}`,
+      );
       expect(job?.failedReason, name).toBeUndefined();
       await queue.close();
     }
     expect(await remaining(owner)).toEqual(gone);
-    expect(await rows(stack.billingDatabase, 'SELECT 1 FROM $schema."UsageRecord" WHERE "chatbotId" = $1', [owner.chatbotId])).toHaveLength(1);
+    expect(await rows(stack.billingDatabase, 'SELECT 1 FROM $schema."UsageRecord" WHERE "chatbotId" = $1', [owner.chatbotId])).toHaveLength(
+      1,
+    );
   });
 });
 

@@ -51,9 +51,11 @@ export async function billingQuery<T = any>(stack: Stack, sql: string, params: u
 }
 
 export async function accountRow(stack: Stack, owner: Owner): Promise<{ plan: string; creditBalance: string }> {
-  const [row] = await billingQuery(stack, `SELECT plan::text AS plan, "creditBalance"::text AS "creditBalance" FROM $schema."Account" WHERE "userId" = $1`, [
-    owner.userId,
-  ]);
+  const [row] = await billingQuery(
+    stack,
+    `SELECT plan::text AS plan, "creditBalance"::text AS "creditBalance" FROM $schema."Account" WHERE "userId" = $1`,
+    [owner.userId],
+  );
   return row;
 }
 
@@ -87,7 +89,9 @@ export async function publishUsage(stack: Stack, owner: Owner, events: UsageEven
 }
 
 export async function usageRecordCount(stack: Stack, owner: Owner): Promise<number> {
-  const [row] = await billingQuery<{ n: number }>(stack, `SELECT count(*)::int AS n FROM $schema."UsageRecord" WHERE "userId" = $1`, [owner.userId]);
+  const [row] = await billingQuery<{ n: number }>(stack, `SELECT count(*)::int AS n FROM $schema."UsageRecord" WHERE "userId" = $1`, [
+    owner.userId,
+  ]);
   return row!.n;
 }
 

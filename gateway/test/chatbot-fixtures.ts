@@ -37,7 +37,6 @@ export async function makePro(stack: Stack, owner: Owner): Promise<void> {
   }
 }
 
-
 /** A multipart form with one file, as the web app's picture upload sends it. */
 export function pictureForm(content: Uint8Array, { field = 'profilePicture', filename = 'avatar.png', type = 'image/png' } = {}): FormData {
   const form = new FormData();
@@ -46,7 +45,12 @@ export function pictureForm(content: Uint8Array, { field = 'profilePicture', fil
 }
 
 /** POSTs a form (or any body) to the gateway; fetch sets the multipart boundary itself. */
-export async function postForm(stack: Stack, path: string, body: FormData | string, opts: { token?: string; headers?: Record<string, string> } = {}): Promise<ApiResponse> {
+export async function postForm(
+  stack: Stack,
+  path: string,
+  body: FormData | string,
+  opts: { token?: string; headers?: Record<string, string> } = {},
+): Promise<ApiResponse> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   const res = await fetch(stack.url + path, { method: 'POST', headers, body });

@@ -54,16 +54,24 @@ beforeAll(async () => {
   publicBotId = publicBot._id;
   publicUniqueId = publicBot.uniqueId;
   otherId = (await create(ownerB, 'Other'))._id;
-  const kb = await api(stack.url, `/api/chatbot/${targetId}/knowledge-base/text`, { body: { text: 'Opening hours are 9 to 5.', append: true }, token: ownerA.token });
+  const kb = await api(stack.url, `/api/chatbot/${targetId}/knowledge-base/text`, {
+    body: { text: 'Opening hours are 9 to 5.', append: true },
+    token: ownerA.token,
+  });
   expect(kb.status).toBe(200);
   entryId = kb.body.knowledgeBase.textEntries[0]._id;
-  const chat = await api(stack.url, `/api/chatbot/public/${publicUniqueId}/chat`, { body: { sessionId: 'fuzz-session', message: 'hi', model: 'gpt-4o-mini' } });
+  const chat = await api(stack.url, `/api/chatbot/public/${publicUniqueId}/chat`, {
+    body: { sessionId: 'fuzz-session', message: 'hi', model: 'gpt-4o-mini' },
+  });
   expect(chat.status).toBe(200);
   const conversations = await api(stack.url, `/api/chatbot/${publicBotId}/conversations`, { token: ownerA.token });
   expect(conversations.status).toBe(200);
   conversationId = conversations.body[0]._id;
   expect((await api(stack.url, '/api/payment/create-customer', { method: 'POST', token: ownerB.token })).status).toBe(200);
-  const session = await api(stack.url, '/api/payment/create-checkout-session', { body: { mode: 'payment', metadata: { type: 'credit_topup' } }, token: ownerB.token });
+  const session = await api(stack.url, '/api/payment/create-checkout-session', {
+    body: { mode: 'payment', metadata: { type: 'credit_topup' } },
+    token: ownerB.token,
+  });
   expect(session.status).toBe(200);
   checkoutSessionId = new URL(session.body.url).pathname.split('/').pop()!;
 }, 60_000);
@@ -128,7 +136,8 @@ async function send(r: FuzzRequest): Promise<void> {
     // The test checkout page is for a browser: its refusals are HTML pages (a malformed URL is JSON).
     if (r.path.startsWith('/checkout/test') && type.includes('text/html')) return;
     if (graphql) {
-      if (!Array.isArray(body?.errors) || typeof body.errors[0]?.message !== 'string') fail(r, `${res.status} without errors[]: ${text.slice(0, 200)}`);
+      if (!Array.isArray(body?.errors) || typeof body.errors[0]?.message !== 'string')
+        fail(r, `${res.status} without errors[]: ${text.slice(0, 200)}`);
     } else if (typeof body?.message !== 'string') fail(r, `${res.status} without a JSON message: ${text.slice(0, 200)}`);
     return;
   }
@@ -136,7 +145,8 @@ async function send(r: FuzzRequest): Promise<void> {
   if (graphql && Array.isArray(body?.errors)) {
     for (const e of body.errors) {
       const status = e?.extensions?.http?.status;
-      if (e?.extensions?.code === 'INTERNAL_SERVER_ERROR' || (typeof status === 'number' && status >= 500)) return fail(r, `GraphQL error ${JSON.stringify(e).slice(0, 200)}`);
+      if (e?.extensions?.code === 'INTERNAL_SERVER_ERROR' || (typeof status === 'number' && status >= 500))
+        return fail(r, `GraphQL error ${JSON.stringify(e).slice(0, 200)}`);
     }
   }
   if (type.includes('text/event-stream') && /^event: error$/m.test(text)) fail(r, `stream ended in an error event: ${text.slice(-200)}`);
@@ -161,7 +171,27 @@ const nastyString = fc.oneof(
   fc.string(),
   fc.string({ unit: 'binary' }),
   fc.string({ unit: fc.oneof(controlChar, loneSurrogate, fc.constantFrom('a', ' ', '\n', '%', '"', '\\', '/', '😀', '\u202e')) }),
-  fc.constantFrom('', ' ', 'null', 'undefined', 'NaN', '0', '-1', '1e309', 'true', '[]', '{}', "'; DROP TABLE users; --", '<script>alert(1)</script>', '../../etc/passwd', '%00', '\u0000', '\uD800', 'a@b', 'a'.repeat(300)),
+  fc.constantFrom(
+    '',
+    ' ',
+    'null',
+    'undefined',
+    'NaN',
+    '0',
+    '-1',
+    '1e309',
+    'true',
+    '[]',
+    '{}',
+    "'; DROP TABLE users; --",
+    '<script>alert(1)</script>',
+    '../../etc/passwd',
+    '%00',
+    '\u0000',
+    '\uD800',
+    'a@b',
+    'a'.repeat(300),
+  ),
 );
 /** Strings past what a field holds, under and over the 100kb body limit (rare: they cost time). */
 const hugeString = fc.constantFrom('x'.repeat(5_000), 'é'.repeat(30_000), 'y'.repeat(90_000), 'z'.repeat(150_000));
@@ -182,19 +212,55 @@ const realOrBadId = (real: string[]) =>
     { arbitrary: fc.constantFrom(...real), weight: 3 },
     { arbitrary: nastyString.map(encodeText), weight: 4 },
     // Sent raw: broken percent-encodings, encoded separators and dots, a very long id.
-    { arbitrary: fc.constantFrom('%ZZ', '%E0%A4%A', '%', '%2F', '..%2F..', '%2e%2e', '%C0%AF', '%FF%FE', '%ED%A0%80', '%u0000', 'a'.repeat(5000), '00000000-0000-0000-0000-000000000000', '1', '-1', '0x1'), weight: 3 },
+    {
+      arbitrary: fc.constantFrom(
+        '%ZZ',
+        '%E0%A4%A',
+        '%',
+        '%2F',
+        '..%2F..',
+        '%2e%2e',
+        '%C0%AF',
+        '%FF%FE',
+        '%ED%A0%80',
+        '%u0000',
+        'a'.repeat(5000),
+        '00000000-0000-0000-0000-000000000000',
+        '1',
+        '-1',
+        '0x1',
+      ),
+      weight: 3,
+    },
   );
 
-const identity = () => fc.constantFrom<string | undefined>(ownerA.token, ownerB.token, undefined, 'not-a-token', `${ownerA.token}x`, 'Bearer', ' ', 'a'.repeat(4000));
-const authHeaders = (token: string | undefined): Record<string, string> => (token === undefined ? {} : { authorization: token.startsWith('Bearer') ? token : `Bearer ${token}` });
+const identity = () =>
+  fc.constantFrom<string | undefined>(
+    ownerA.token,
+    ownerB.token,
+    undefined,
+    'not-a-token',
+    `${ownerA.token}x`,
+    'Bearer',
+    ' ',
+    'a'.repeat(4000),
+  );
+const authHeaders = (token: string | undefined): Record<string, string> =>
+  token === undefined ? {} : { authorization: token.startsWith('Bearer') ? token : `Bearer ${token}` };
 
 /** A JSON body: an object of the path's fields with bad values, or something that is not an object at all. */
 const jsonBody = (fields: string[]) =>
   fc.oneof(
-    { arbitrary: fc.record(Object.fromEntries(fields.map((f) => [f, badValue])), { requiredKeys: [] }).map((o) => JSON.stringify(o)), weight: 8 },
+    {
+      arbitrary: fc.record(Object.fromEntries(fields.map((f) => [f, badValue])), { requiredKeys: [] }).map((o) => JSON.stringify(o)),
+      weight: 8,
+    },
     { arbitrary: badValue.map((v) => JSON.stringify(v) ?? 'undefined'), weight: 2 },
     // Not JSON at all, or cut short.
-    { arbitrary: fc.constantFrom('{', '{"a":', '[1,', '{"name":"x"', 'nul', "{'a':1}", '{"a":1}}', '\u0000', '{"a":"\\u00"}', ''), weight: 2 },
+    {
+      arbitrary: fc.constantFrom('{', '{"a":', '[1,', '{"name":"x"', 'nul', "{'a':1}", '{"a":1}}', '\u0000', '{"a":"\\u00"}', ''),
+      weight: 2,
+    },
     { arbitrary: fc.string({ unit: 'binary' }), weight: 1 },
   );
 
@@ -236,7 +302,13 @@ function restRoutes(): Route[] {
     { method: 'GET', path: at((id) => `/api/chatbot/${id}`, botIds) },
     { method: 'PUT', path: at((id) => `/api/chatbot/${id}`, botIds), fields: ['name', 'isActive', 'language'] },
     // Never a real chatbot of the caller's: deleting it would turn the rest of the run into 404s.
-    { method: 'DELETE', path: at((id) => `/api/chatbot/${id}`, realOrBadId([otherId]).filter((id) => id !== targetId)) },
+    {
+      method: 'DELETE',
+      path: at(
+        (id) => `/api/chatbot/${id}`,
+        realOrBadId([otherId]).filter((id) => id !== targetId),
+      ),
+    },
     { method: 'POST', path: at((id) => `/api/chatbot/${id}/knowledge-base/text`, botIds), fields: ['text', 'append'] },
     { method: 'DELETE', path: at((id, e) => `/api/chatbot/${id}/knowledge-base/text-entries/${e}`, botIds, entryIds) },
     { method: 'GET', path: at((id) => `/api/chatbot/${id}/conversations`, botIds) },
@@ -246,18 +318,48 @@ function restRoutes(): Route[] {
     { method: 'POST', path: at((id) => `/api/chatbot/public/${id}/chat`, uniqueIds), fields: ['sessionId', 'message', 'model'], sse: true },
     { method: 'GET', path: fc.constant('/api/user/usage'), query: ['startDate', 'endDate', 'chatbotId'] },
     { method: 'POST', path: fc.constant('/api/payment/create-customer') },
-    { method: 'POST', path: fc.constant('/api/payment/create-checkout-session'), fields: ['mode', 'metadata', 'successUrl', 'cancelUrl', 'lineItems'] },
+    {
+      method: 'POST',
+      path: fc.constant('/api/payment/create-checkout-session'),
+      fields: ['mode', 'metadata', 'successUrl', 'cancelUrl', 'lineItems'],
+    },
     { method: 'GET', path: fc.constant('/api/payment/options') },
     { method: 'POST', path: fc.constant('/api/payment/webhook'), fields: ['id', 'type', 'data'] },
     // Paths and methods that do not exist.
     { method: 'PATCH', path: at((id) => `/api/chatbot/${id}`, botIds), fields: ['name'] },
-    { method: 'GET', path: fc.constantFrom('/api', '/api/', '/api/auth', '/api/nope', '/api/auth/login', '/api/chatbot/public', '/api/chatbot//conversations', '/api/%ZZ', '/api/user/usage/x') },
+    {
+      method: 'GET',
+      path: fc.constantFrom(
+        '/api',
+        '/api/',
+        '/api/auth',
+        '/api/nope',
+        '/api/auth/login',
+        '/api/chatbot/public',
+        '/api/chatbot//conversations',
+        '/api/%ZZ',
+        '/api/user/usage/x',
+      ),
+    },
   ];
 }
 
 const dateValue = fc.oneof(
   fc.date({ min: new Date(-8.64e15), max: new Date(8.64e15) }).map((d) => (Number.isNaN(d.getTime()) ? 'Invalid Date' : d.toISOString())),
-  fc.constantFrom('2024-13-45', '2024-02-30T25:61:00Z', '0000-00-00', '99999-01-01', '+275760-09-13T00:00:00.001Z', 'yesterday', '1700000000', '', '%ZZ', '%00', 'T', '2024-01-01T00:00:00+99:00'),
+  fc.constantFrom(
+    '2024-13-45',
+    '2024-02-30T25:61:00Z',
+    '0000-00-00',
+    '99999-01-01',
+    '+275760-09-13T00:00:00.001Z',
+    'yesterday',
+    '1700000000',
+    '',
+    '%ZZ',
+    '%00',
+    'T',
+    '2024-01-01T00:00:00+99:00',
+  ),
   nastyString.map(encodeText),
 );
 
@@ -296,20 +398,40 @@ function multipartRequest(): fc.Arbitrary<FuzzRequest> {
       field: fc.constantFrom('profilePicture', 'profilePicture', 'picture', '', 'profilePicture"; x="'),
       filename: fc.constantFrom('avatar.png', '', '../../x.png', 'a\u00e9.png', 'x'.repeat(500)),
       partType: fc.constantFrom('image/png', 'text/plain', 'application/octet-stream', ''),
-      content: fc.oneof(fc.constant(png), fc.uint8Array({ maxLength: 2048 }).map((a) => Buffer.from(a)), fc.constant(Buffer.alloc(MAX_PICTURE_BYTES + 10, 1)), fc.constant(Buffer.alloc(0))),
+      content: fc.oneof(
+        fc.constant(png),
+        fc.uint8Array({ maxLength: 2048 }).map((a) => Buffer.from(a)),
+        fc.constant(Buffer.alloc(MAX_PICTURE_BYTES + 10, 1)),
+        fc.constant(Buffer.alloc(0)),
+      ),
       cut: fc.option(fc.nat(), { nil: undefined }),
-      boundaryHeader: fc.constantFrom('multipart/form-data; boundary=BOUNDARY', 'multipart/form-data; boundary=BOUNDARY', 'multipart/form-data', 'multipart/form-data; boundary=', 'multipart/form-data; boundary=OTHER', 'multipart/mixed; boundary=BOUNDARY', 'image/png'),
+      boundaryHeader: fc.constantFrom(
+        'multipart/form-data; boundary=BOUNDARY',
+        'multipart/form-data; boundary=BOUNDARY',
+        'multipart/form-data',
+        'multipart/form-data; boundary=',
+        'multipart/form-data; boundary=OTHER',
+        'multipart/mixed; boundary=BOUNDARY',
+        'image/png',
+      ),
       files: fc.integer({ min: 0, max: 3 }),
     })
     .map(({ id, token, field, filename, partType, content, cut, boundaryHeader, files }) => {
       const part = Buffer.concat([
-        Buffer.from(`--BOUNDARY\r\nContent-Disposition: form-data; name="${field}"; filename="${filename}"\r\n${partType ? `Content-Type: ${partType}\r\n` : ''}\r\n`),
+        Buffer.from(
+          `--BOUNDARY\r\nContent-Disposition: form-data; name="${field}"; filename="${filename}"\r\n${partType ? `Content-Type: ${partType}\r\n` : ''}\r\n`,
+        ),
         content,
         Buffer.from('\r\n'),
       ]);
       let body = Buffer.concat([...Array.from({ length: files }, () => part), Buffer.from('--BOUNDARY--\r\n')]);
       if (cut !== undefined) body = body.subarray(0, cut % (body.length + 1));
-      return { method: 'POST', path: `/api/chatbot/${id}/profile-picture`, headers: { ...authHeaders(token), 'content-type': boundaryHeader }, body: new Uint8Array(body) as Uint8Array<ArrayBuffer> };
+      return {
+        method: 'POST',
+        path: `/api/chatbot/${id}/profile-picture`,
+        headers: { ...authHeaders(token), 'content-type': boundaryHeader },
+        body: new Uint8Array(body) as Uint8Array<ArrayBuffer>,
+      };
     });
 }
 
@@ -317,7 +439,16 @@ function multipartRequest(): fc.Arbitrary<FuzzRequest> {
 function rawRequest(): fc.Arbitrary<FuzzRequest> {
   return fc
     .record({
-      path: fc.constantFrom('/api/auth/login', '/api/auth/register', '/api/chatbot', `/api/chatbot/${targetId}`, `/api/chatbot/public/${publicUniqueId}/chat`, '/api/payment/create-checkout-session', '/api/payment/webhook', '/graphql'),
+      path: fc.constantFrom(
+        '/api/auth/login',
+        '/api/auth/register',
+        '/api/chatbot',
+        `/api/chatbot/${targetId}`,
+        `/api/chatbot/public/${publicUniqueId}/chat`,
+        '/api/payment/create-checkout-session',
+        '/api/payment/webhook',
+        '/graphql',
+      ),
       method: fc.constantFrom('POST', 'PUT', 'GET', 'DELETE', 'OPTIONS', 'HEAD'),
       bytes: fc.oneof(
         fc.uint8Array({ maxLength: 512 }),
@@ -348,7 +479,12 @@ function checkoutRequest(): fc.Arbitrary<FuzzRequest> {
       action: fc.constantFrom('', '/pay', '/cancel', '/other'),
       method: fc.constantFrom('GET', 'POST', 'PUT'),
     })
-    .map(({ id, action, method }) => ({ method, path: `/checkout/test/${id}${action}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: method === 'GET' ? undefined : '' }));
+    .map(({ id, action, method }) => ({
+      method,
+      path: `/checkout/test/${id}${action}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: method === 'GET' ? undefined : '',
+    }));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -356,43 +492,122 @@ function checkoutRequest(): fc.Arbitrary<FuzzRequest> {
 // and the limits (deep, wide, fragment cycles, random token soup), and bad envelopes.
 
 function operations(): Array<{ query: string; vars: Record<string, fc.Arbitrary<unknown>> }> {
-  const id = fc.oneof({ arbitrary: fc.constantFrom(targetId, otherId, entryId, conversationId), weight: 2 }, { arbitrary: badValue, weight: 3 });
-  const input = (fields: string[]) => fc.oneof({ arbitrary: fc.record(Object.fromEntries(fields.map((f) => [f, badValue])), { requiredKeys: [] }), weight: 4 }, { arbitrary: badValue, weight: 1 });
+  const id = fc.oneof(
+    { arbitrary: fc.constantFrom(targetId, otherId, entryId, conversationId), weight: 2 },
+    { arbitrary: badValue, weight: 3 },
+  );
+  const input = (fields: string[]) =>
+    fc.oneof(
+      { arbitrary: fc.record(Object.fromEntries(fields.map((f) => [f, badValue])), { requiredKeys: [] }), weight: 4 },
+      { arbitrary: badValue, weight: 1 },
+    );
   return [
     { query: '{ me { id email name subscription usage { creditBalance lastCreditRefill } } }', vars: {} },
-    { query: 'mutation ($input: RegisterInput!) { register(input: $input) { token user { id } } }', vars: { input: input(['email', 'password', 'password2']) } },
+    {
+      query: 'mutation ($input: RegisterInput!) { register(input: $input) { token user { id } } }',
+      vars: { input: input(['email', 'password', 'password2']) },
+    },
     { query: 'mutation ($input: LoginInput!) { login(input: $input) { token } }', vars: { input: input(['email', 'password']) } },
     { query: 'mutation { logout }', vars: {} },
     { query: '{ chatbots { id uniqueId name knowledgeBase { text textEntries { id title } } } }', vars: {} },
     { query: 'query ($id: ID!) { chatbot(id: $id) { id name language isActive } }', vars: { id } },
     { query: 'mutation ($input: CreateChatbotInput!) { createChatbot(input: $input) { id } }', vars: { input: input(['name']) } },
-    { query: 'mutation ($id: ID!, $input: UpdateChatbotInput!) { updateChatbot(id: $id, input: $input) { id name } }', vars: { id, input: input(['name', 'isActive', 'language']) } },
+    {
+      query: 'mutation ($id: ID!, $input: UpdateChatbotInput!) { updateChatbot(id: $id, input: $input) { id name } }',
+      vars: { id, input: input(['name', 'isActive', 'language']) },
+    },
     // Never with a real chatbot of A or B's: see the REST DELETE.
     { query: 'mutation ($id: ID!) { deleteChatbot(id: $id) }', vars: { id: badValue.filter((v) => v !== targetId && v !== otherId) } },
     { query: 'mutation ($c: ID!, $t: String!) { addTextEntry(chatbotId: $c, text: $t) { text } }', vars: { c: id, t: badValue } },
     { query: 'mutation ($c: ID!, $e: ID!) { deleteTextEntry(chatbotId: $c, entryId: $e) { text } }', vars: { c: id, e: id } },
     { query: 'query ($c: ID!) { conversations(chatbotId: $c) { id sessionId messageCount } }', vars: { c: id } },
     { query: 'query ($c: ID!, $id: ID!) { conversation(chatbotId: $c, id: $id) { id messages { role content } } }', vars: { c: id, id } },
-    { query: 'query ($s: DateTime!, $e: DateTime!, $c: ID) { usage(startDate: $s, endDate: $e, chatbotId: $c) { subscription overallUsage { totalCost } recentRequests { requestId } dailyUsage { date } } }', vars: { s: fc.oneof(dateValue, badValue), e: fc.oneof(dateValue, badValue), c: id } },
+    {
+      query:
+        'query ($s: DateTime!, $e: DateTime!, $c: ID) { usage(startDate: $s, endDate: $e, chatbotId: $c) { subscription overallUsage { totalCost } recentRequests { requestId } dailyUsage { date } } }',
+      vars: { s: fc.oneof(dateValue, badValue), e: fc.oneof(dateValue, badValue), c: id },
+    },
     { query: '{ billingOptions { testMode topUpAmount proPlanPrice proPlanCredit } }', vars: {} },
     { query: 'mutation { createCustomer }', vars: {} },
-    { query: 'mutation ($input: CreateCheckoutSessionInput!) { createCheckoutSession(input: $input) { url } }', vars: { input: input(['mode', 'lineItems', 'metadata', 'successUrl', 'cancelUrl']) } },
+    {
+      query: 'mutation ($input: CreateCheckoutSessionInput!) { createCheckoutSession(input: $input) { url } }',
+      vars: { input: input(['mode', 'lineItems', 'metadata', 'successUrl', 'cancelUrl']) },
+    },
   ];
 }
 
-const FIELDS = ['me', 'chatbots', 'chatbot', 'id', 'name', 'knowledgeBase', 'textEntries', 'usage', 'billingOptions', '__typename', '__schema', 'conversations'];
-const TOKENS = ['{', '}', '(', ')', ':', '$', '...', '!', '=', '[', ']', '@skip(if: true)', '@include(if: $x)', 'query', 'mutation', 'subscription', 'fragment F on Query', 'fragment F on Chatbot', 'on', '"str"', '"""block"""', '1', '-1.5e10', 'null', 'true', '#comment\n', ',', '\u0000', '"\\u0000"', '"\\uD800"'];
+const FIELDS = [
+  'me',
+  'chatbots',
+  'chatbot',
+  'id',
+  'name',
+  'knowledgeBase',
+  'textEntries',
+  'usage',
+  'billingOptions',
+  '__typename',
+  '__schema',
+  'conversations',
+];
+const TOKENS = [
+  '{',
+  '}',
+  '(',
+  ')',
+  ':',
+  '$',
+  '...',
+  '!',
+  '=',
+  '[',
+  ']',
+  '@skip(if: true)',
+  '@include(if: $x)',
+  'query',
+  'mutation',
+  'subscription',
+  'fragment F on Query',
+  'fragment F on Chatbot',
+  'on',
+  '"str"',
+  '"""block"""',
+  '1',
+  '-1.5e10',
+  'null',
+  'true',
+  '#comment\n',
+  ',',
+  '\u0000',
+  '"\\u0000"',
+  '"\\uD800"',
+];
 
 function graphqlDocument(): fc.Arbitrary<string> {
   return fc.oneof(
     // Random token soup.
     fc.array(fc.constantFrom(...TOKENS, ...FIELDS), { maxLength: 60 }).map((t) => t.join(' ')),
     // Deep: the same field nested up to well past the depth and token limits.
-    fc.tuple(fc.constantFrom('me', 'chatbots', 'knowledgeBase', '__typename'), fc.integer({ min: 1, max: 1500 })).map(([f, d]) => `{ ${`${f} { `.repeat(d)}id${' }'.repeat(d)} }`),
+    fc
+      .tuple(fc.constantFrom('me', 'chatbots', 'knowledgeBase', '__typename'), fc.integer({ min: 1, max: 1500 }))
+      .map(([f, d]) => `{ ${`${f} { `.repeat(d)}id${' }'.repeat(d)} }`),
     // Wide: many aliases of a root field.
-    fc.tuple(fc.constantFrom('me { id }', 'chatbots { id }', 'billingOptions { testMode }', '__typename', 'chatbots { knowledgeBase { textEntries { id } } }'), fc.integer({ min: 1, max: 400 })).map(([f, n]) => `{ ${Array.from({ length: n }, (_, i) => `a${i}: ${f}`).join(' ')} }`),
+    fc
+      .tuple(
+        fc.constantFrom(
+          'me { id }',
+          'chatbots { id }',
+          'billingOptions { testMode }',
+          '__typename',
+          'chatbots { knowledgeBase { textEntries { id } } }',
+        ),
+        fc.integer({ min: 1, max: 400 }),
+      )
+      .map(([f, n]) => `{ ${Array.from({ length: n }, (_, i) => `a${i}: ${f}`).join(' ')} }`),
     // Fragments spread many times, or in a cycle.
-    fc.integer({ min: 1, max: 300 }).map((n) => `{ chatbots { ...F } } fragment F on Chatbot { ${'id ...G '.repeat(n)} } fragment G on Chatbot { name }`),
+    fc
+      .integer({ min: 1, max: 300 })
+      .map((n) => `{ chatbots { ...F } } fragment F on Chatbot { ${'id ...G '.repeat(n)} } fragment G on Chatbot { name }`),
     fc.constant('{ chatbots { ...A } } fragment A on Chatbot { ...B } fragment B on Chatbot { ...A }'),
     // Deeply nested list and object arguments.
     fc.integer({ min: 1, max: 2000 }).map((d) => `{ chatbot(id: ${'['.repeat(d)}"x"${']'.repeat(d)}) { id } }`),
@@ -402,18 +617,25 @@ function graphqlDocument(): fc.Arbitrary<string> {
     fc.integer({ min: 1, max: 500 }).map((n) => `{ me ${'@skip(if: false) '.repeat(n)} { id } }`),
     fc.integer({ min: 1, max: 500 }).map((n) => `query (${Array.from({ length: n }, (_, i) => `$v${i}: String`).join(' ')}) { me { id } }`),
     // Introspection, deep.
-    fc.integer({ min: 1, max: 30 }).map((d) => `{ __schema { types { ${'fields { type { ofType { '.repeat(d)} name ${'} } }'.repeat(d)} } } }`),
+    fc
+      .integer({ min: 1, max: 30 })
+      .map((d) => `{ __schema { types { ${'fields { type { ofType { '.repeat(d)} name ${'} } }'.repeat(d)} } } }`),
   );
 }
 
 function graphqlRequest(): fc.Arbitrary<FuzzRequest> {
   const ops = operations();
-  const known = fc.integer({ min: 0, max: ops.length - 1 }).chain((i) => fc.record(ops[i].vars, { requiredKeys: [] }).map((vars) => ({ query: ops[i].query, variables: vars as unknown })));
+  const known = fc
+    .integer({ min: 0, max: ops.length - 1 })
+    .chain((i) => fc.record(ops[i].vars, { requiredKeys: [] }).map((vars) => ({ query: ops[i].query, variables: vars as unknown })));
   const envelope = fc.oneof(
     { arbitrary: known, weight: 10 },
     { arbitrary: graphqlDocument().map((query) => ({ query, variables: {} as unknown })), weight: 6 },
     // Envelopes that are wrong in themselves: no query, a query that is not a string, variables that are not an object, a batch.
-    { arbitrary: fc.record({ query: badValue, variables: badValue, operationName: badValue, extensions: badValue }, { requiredKeys: [] }), weight: 3 },
+    {
+      arbitrary: fc.record({ query: badValue, variables: badValue, operationName: badValue, extensions: badValue }, { requiredKeys: [] }),
+      weight: 3,
+    },
   );
   return fc
     .record({
@@ -429,7 +651,11 @@ function graphqlRequest(): fc.Arbitrary<FuzzRequest> {
         const e = envelope as Record<string, unknown>;
         const q = `query=${encodeText(typeof e.query === 'string' ? e.query : (JSON.stringify(e.query) ?? ''))}&variables=${encodeText(JSON.stringify(e.variables) ?? '')}`;
         // Apollo's CSRF guard needs a header on a GET; sometimes it is there.
-        return { method: 'GET', path: `/graphql?${q.length > 8000 ? q.slice(0, 8000) : q}`, headers: batch ? headers : { ...headers, 'apollo-require-preflight': 'true' } };
+        return {
+          method: 'GET',
+          path: `/graphql?${q.length > 8000 ? q.slice(0, 8000) : q}`,
+          headers: batch ? headers : { ...headers, 'apollo-require-preflight': 'true' },
+        };
       }
       headers['content-type'] = how === 'text' ? 'text/plain' : 'application/json';
       return { method: 'POST', path: '/graphql', headers, body: how === 'broken' ? json.slice(0, Math.floor(json.length / 2)) : json };
@@ -439,8 +665,18 @@ function graphqlRequest(): fc.Arbitrary<FuzzRequest> {
 /** What this suite found once, sent every run whatever the generators become. */
 const regressions = (): FuzzRequest[] => [
   // A br body that does not decode was a 500 (brotli's error codes are not zlib's Z_ ones).
-  { method: 'POST', path: '/api/auth/login', headers: { 'content-type': 'application/json', 'content-encoding': 'br' }, body: '{"email":"a@example.com"}' },
-  { method: 'POST', path: '/graphql', headers: { 'content-type': 'application/json', 'content-encoding': 'br' }, body: '{"query":"{ me { id } }"}' },
+  {
+    method: 'POST',
+    path: '/api/auth/login',
+    headers: { 'content-type': 'application/json', 'content-encoding': 'br' },
+    body: '{"email":"a@example.com"}',
+  },
+  {
+    method: 'POST',
+    path: '/graphql',
+    headers: { 'content-type': 'application/json', 'content-encoding': 'br' },
+    body: '{"query":"{ me { id } }"}',
+  },
   { method: 'POST', path: '/api/payment/webhook', headers: { 'content-type': 'application/json', 'content-encoding': 'br' }, body: '{}' },
   // A NUL in a test checkout session id reached billing's database and was a 500.
   { method: 'GET', path: '/checkout/test/%00' },
@@ -453,7 +689,11 @@ it('thousands of bad requests over every REST path, the checkout pages and Graph
   const started = Date.now();
   const routes = restRoutes();
   const sample = <T>(arb: fc.Arbitrary<T>, numRuns: number, salt: number) => fc.sample(arb, { seed: SEED + salt, numRuns });
-  const restPicks = sample(fc.integer({ min: 0, max: routes.length - 1 }).chain((i) => restRequest(routes[i]).map((r) => [i, r] as const)), RUNS.rest, 1);
+  const restPicks = sample(
+    fc.integer({ min: 0, max: routes.length - 1 }).chain((i) => restRequest(routes[i]).map((r) => [i, r] as const)),
+    RUNS.rest,
+    1,
+  );
   const rest = restPicks.map(([, r]) => r);
   const families = [
     regressions(),
@@ -477,8 +717,13 @@ it('thousands of bad requests over every REST path, the checkout pages and Graph
   expect(login.status).toBe(200);
   expect((await api(stack.url, `/api/chatbot/${targetId}`, { token: login.body.token })).status).toBe(200);
 
-  const byStatus = [...statuses.entries()].sort(([a], [b]) => a - b).map(([s, n]) => `${s}:${n}`).join(' ');
-  console.log(`fuzz: ${sent} requests in ${((Date.now() - started) / 1000).toFixed(1)}s (seed ${SEED}); statuses ${byStatus}; failures ${failures.length}`);
+  const byStatus = [...statuses.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([s, n]) => `${s}:${n}`)
+    .join(' ');
+  console.log(
+    `fuzz: ${sent} requests in ${((Date.now() - started) / 1000).toFixed(1)}s (seed ${SEED}); statuses ${byStatus}; failures ${failures.length}`,
+  );
   expect(failures).toEqual([]);
   expect(sent).toBeGreaterThanOrEqual(5000);
   // Throttles are raised for the run: 429s must not be what most paths answered.

@@ -66,7 +66,12 @@ describe('register', () => {
     const { email } = await register();
     // With the account's own password it would be a retried sign-up, which signs in.
     const other = `${password}-other`;
-    expectError(await run(REGISTER, { input: { email, password: other, password2: other } }), 'An account with this email already exists', 'CONFLICT', 409);
+    expectError(
+      await run(REGISTER, { input: { email, password: other, password2: other } }),
+      'An account with this email already exists',
+      'CONFLICT',
+      409,
+    );
   });
 
   it('refuses input of the wrong type before any resolver runs', async () => {
@@ -145,6 +150,8 @@ describe('the endpoint', () => {
     expect(parse.body.errors[0].extensions).toEqual({ code: 'GRAPHQL_PARSE_FAILED', http: { status: 400 } });
     const malformed = await api(stack.url, '/graphql', { rawBody: '{"query": ' });
     expect(malformed.status).toBe(400);
-    expect(malformed.body).toEqual({ errors: [{ message: 'Malformed JSON body', extensions: { code: 'BAD_REQUEST', http: { status: 400 } } }] });
+    expect(malformed.body).toEqual({
+      errors: [{ message: 'Malformed JSON body', extensions: { code: 'BAD_REQUEST', http: { status: 400 } } }],
+    });
   });
 });

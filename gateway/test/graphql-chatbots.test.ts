@@ -21,7 +21,8 @@ const CHATBOT = `query($id: ID!) { chatbot(id: $id) { ${CHATBOT_FIELDS} } }`;
 const CREATE = `mutation($input: CreateChatbotInput!) { createChatbot(input: $input) { ${CHATBOT_FIELDS} } }`;
 const UPDATE = `mutation($id: ID!, $input: UpdateChatbotInput!) { updateChatbot(id: $id, input: $input) { ${CHATBOT_FIELDS} } }`;
 const DELETE = 'mutation($id: ID!) { deleteChatbot(id: $id) }';
-const ADD_TEXT = 'mutation($chatbotId: ID!, $text: String!) { addTextEntry(chatbotId: $chatbotId, text: $text) { text textEntries { id title content createdAt } } }';
+const ADD_TEXT =
+  'mutation($chatbotId: ID!, $text: String!) { addTextEntry(chatbotId: $chatbotId, text: $text) { text textEntries { id title content createdAt } } }';
 const DELETE_ENTRY =
   'mutation($chatbotId: ID!, $entryId: ID!) { deleteTextEntry(chatbotId: $chatbotId, entryId: $entryId) { text textEntries { id title content createdAt } } }';
 
@@ -36,7 +37,13 @@ async function ok(query: string, variables: Record<string, unknown>, token: stri
 }
 
 /** Asserts the response failed with one error carrying this message, code and status. */
-function expectError(res: { status: number; body: any }, message: string, code: string, status: number, extra: Record<string, unknown> = {}) {
+function expectError(
+  res: { status: number; body: any },
+  message: string,
+  code: string,
+  status: number,
+  extra: Record<string, unknown> = {},
+) {
   expect(res.status).toBe(200);
   expect(res.body.data).toBeNull();
   expect(res.body.errors).toHaveLength(1);
@@ -99,9 +106,15 @@ describe('createChatbot', () => {
 
   it("refuses a free owner's second chatbot with LIMIT_REACHED and limitReached", async () => {
     const { owner, chatbot } = await ownerWithChatbot();
-    expectError(await run(CREATE, { input: { name: 'Second' } }, owner.token), 'Free users can only create one chatbot.', 'LIMIT_REACHED', 403, {
-      limitReached: true,
-    });
+    expectError(
+      await run(CREATE, { input: { name: 'Second' } }, owner.token),
+      'Free users can only create one chatbot.',
+      'LIMIT_REACHED',
+      403,
+      {
+        limitReached: true,
+      },
+    );
     expect((await ok(CHATBOTS, {}, owner.token)).chatbots.map((c: any) => c.id)).toEqual([chatbot.id]);
   });
 
@@ -129,7 +142,14 @@ describe('chatbots and chatbot', () => {
       name: 'First',
       knowledgeBase: {
         text: 'Parking is behind the building.',
-        textEntries: [{ id: expect.stringMatching(UUID), title: 'Parking is behind the building.', content: 'Parking is behind the building.', createdAt: expect.any(String) }],
+        textEntries: [
+          {
+            id: expect.stringMatching(UUID),
+            title: 'Parking is behind the building.',
+            content: 'Parking is behind the building.',
+            createdAt: expect.any(String),
+          },
+        ],
       },
     });
   });
@@ -147,7 +167,10 @@ describe('chatbots and chatbot', () => {
     expect(read.knowledgeBase.textEntries).toHaveLength(1);
   });
 
-  it.each([['unknown', () => randomUUID()], ['malformed', () => 'nope']])('chatbot(id) fails with NOT_FOUND for an %s id', async (_kind, id) => {
+  it.each([
+    ['unknown', () => randomUUID()],
+    ['malformed', () => 'nope'],
+  ])('chatbot(id) fails with NOT_FOUND for an %s id', async (_kind, id) => {
     const owner = await registerOwner(stack, 'gql');
     expectError(await run(CHATBOT, { id: id() }, owner.token), 'Chatbot not found', 'NOT_FOUND', 404);
   });
@@ -156,7 +179,11 @@ describe('chatbots and chatbot', () => {
 describe('updateChatbot', () => {
   it('changes name, isActive and language', async () => {
     const { owner, chatbot } = await ownerWithChatbot();
-    const { updateChatbot } = await ok(UPDATE, { id: chatbot.id, input: { name: ' Renamed ', isActive: false, language: 'french' } }, owner.token);
+    const { updateChatbot } = await ok(
+      UPDATE,
+      { id: chatbot.id, input: { name: ' Renamed ', isActive: false, language: 'french' } },
+      owner.token,
+    );
     expectChatbot(updateChatbot, { name: 'Renamed', isActive: false, language: 'french' });
     expect(updateChatbot.id).toBe(chatbot.id);
     expect((await ok(CHATBOT, { id: chatbot.id }, owner.token)).chatbot).toEqual(updateChatbot);
@@ -170,7 +197,12 @@ describe('updateChatbot', () => {
 
   it('refuses a blank name with BAD_USER_INPUT and changes nothing', async () => {
     const { owner, chatbot } = await ownerWithChatbot();
-    expectError(await run(UPDATE, { id: chatbot.id, input: { name: ' ', language: 'french' } }, owner.token), 'Name is required', 'BAD_USER_INPUT', 400);
+    expectError(
+      await run(UPDATE, { id: chatbot.id, input: { name: ' ', language: 'french' } }, owner.token),
+      'Name is required',
+      'BAD_USER_INPUT',
+      400,
+    );
     expect((await ok(CHATBOT, { id: chatbot.id }, owner.token)).chatbot).toEqual(chatbot);
   });
 
@@ -205,7 +237,14 @@ describe('addTextEntry and deleteTextEntry', () => {
     const first = (await ok(ADD_TEXT, { chatbotId: chatbot.id, text: `\n ${long} ` }, owner.token)).addTextEntry;
     expect(first).toEqual({
       text: long,
-      textEntries: [{ id: expect.stringMatching(UUID), title: 'Returns are accepted within thirty days of delivery…', content: long, createdAt: expect.any(String) }],
+      textEntries: [
+        {
+          id: expect.stringMatching(UUID),
+          title: 'Returns are accepted within thirty days of delivery…',
+          content: long,
+          createdAt: expect.any(String),
+        },
+      ],
     });
     const second = (await ok(ADD_TEXT, { chatbotId: chatbot.id, text: 'Gift cards never expire.' }, owner.token)).addTextEntry;
     expect(second.text).toBe(`${long}\n\nGift cards never expire.`);
@@ -227,10 +266,18 @@ describe('addTextEntry and deleteTextEntry', () => {
     expectError(await run(ADD_TEXT, { chatbotId: randomUUID(), text: 'Hello' }, owner.token), 'Chatbot not found', 'NOT_FOUND', 404);
   });
 
-  it.each([['unknown', () => randomUUID()], ['malformed', () => 'entry']])('deleteTextEntry fails with NOT_FOUND "Text entry not found" for an %s entry', async (_kind, entryId) => {
+  it.each([
+    ['unknown', () => randomUUID()],
+    ['malformed', () => 'entry'],
+  ])('deleteTextEntry fails with NOT_FOUND "Text entry not found" for an %s entry', async (_kind, entryId) => {
     const { owner, chatbot } = await ownerWithChatbot();
     await ok(ADD_TEXT, { chatbotId: chatbot.id, text: 'Kept.' }, owner.token);
-    expectError(await run(DELETE_ENTRY, { chatbotId: chatbot.id, entryId: entryId() }, owner.token), 'Text entry not found', 'NOT_FOUND', 404);
+    expectError(
+      await run(DELETE_ENTRY, { chatbotId: chatbot.id, entryId: entryId() }, owner.token),
+      'Text entry not found',
+      'NOT_FOUND',
+      404,
+    );
     expect((await ok(CHATBOT, { id: chatbot.id }, owner.token)).chatbot.knowledgeBase.text).toBe('Kept.');
   });
 });
@@ -252,6 +299,11 @@ describe('authentication', () => {
   });
 
   it.each(operations)('%s with a forged token fails with UNAUTHENTICATED', async (_name, query, variables) => {
-    expectError(await run(query, variables, 'forged-token-0123456789abcdef'), 'Session expired. Please login again.', 'UNAUTHENTICATED', 401);
+    expectError(
+      await run(query, variables, 'forged-token-0123456789abcdef'),
+      'Session expired. Please login again.',
+      'UNAUTHENTICATED',
+      401,
+    );
   });
 });

@@ -14,7 +14,8 @@ const schema = buildSchema(`
   type Node { id: ID!, child: Node, children: [Node!]! }
 `);
 
-const errorsOf = (source: string, on = schema) => validate(on, parse(source), [...specifiedRules, noSubscriptions, operationLimits]).map((e) => e.message);
+const errorsOf = (source: string, on = schema) =>
+  validate(on, parse(source), [...specifiedRules, noSubscriptions, operationLimits]).map((e) => e.message);
 /** node, then child fields, then the id leaf: `depth` levels in all. */
 const nested = (depth: number) => `{ node { ${'child { '.repeat(depth - 2)}id${' }'.repeat(depth - 2)} } }`;
 const fields = (count: number, name = 'id') => Array.from({ length: count }, (_, i) => `f${i}: ${name}`).join(' ');
@@ -32,26 +33,37 @@ describe('operation limits', () => {
 
   it('bounds root fields, aliases included', () => {
     expect(errorsOf(`{ ${fields(LIMITS.maxRootFields, 'node { id }')} }`)).toEqual([]);
-    expect(errorsOf(`{ ${fields(LIMITS.maxRootFields + 1, 'node { id }')} }`)).toEqual([`An operation may ask for at most ${LIMITS.maxRootFields} root fields`]);
+    expect(errorsOf(`{ ${fields(LIMITS.maxRootFields + 1, 'node { id }')} }`)).toEqual([
+      `An operation may ask for at most ${LIMITS.maxRootFields} root fields`,
+    ]);
   });
 
   it('bounds all fields, counting a fragment each time it is spread', () => {
     const half = Math.floor(LIMITS.maxFields / 2);
     // node + 74 fields, spread twice under two roots: 2 × (1 + 74) = 150.
     expect(errorsOf(`{ a: node { ...F } b: node { ...F } } fragment F on Node { ${fields(half - 1)} }`)).toEqual([]);
-    expect(errorsOf(`{ a: node { ...F } b: node { ...F } } fragment F on Node { ${fields(half)} }`)).toEqual([`An operation may select at most ${LIMITS.maxFields} fields`]);
+    expect(errorsOf(`{ a: node { ...F } b: node { ...F } } fragment F on Node { ${fields(half)} }`)).toEqual([
+      `An operation may select at most ${LIMITS.maxFields} fields`,
+    ]);
   });
 
   it('weighs fields inside lists by the lists around them', () => {
     // 1 + 10 + 100 + 1000 = 1111: allowed; one more list level costs 10000.
     expect(errorsOf('{ nodes { children { children { id } } } }')).toEqual([]);
-    expect(errorsOf('{ nodes { children { children { children { id } } } } }')).toEqual(['The operation asks for too much at once; split it into smaller ones']);
+    expect(errorsOf('{ nodes { children { children { children { id } } } } }')).toEqual([
+      'The operation asks for too much at once; split it into smaller ones',
+    ]);
   });
 
   it('a fragment bomb is refused without expanding it', () => {
-    const levels = Array.from({ length: 30 }, (_, i) => `fragment L${i} on Node { a: child { ...L${i + 1} } b: child { ...L${i + 1} } }`).join(' ');
+    const levels = Array.from(
+      { length: 30 },
+      (_, i) => `fragment L${i} on Node { a: child { ...L${i + 1} } b: child { ...L${i + 1} } }`,
+    ).join(' ');
     const started = Date.now();
-    expect(errorsOf(`{ node { ...L0 } } ${levels} fragment L30 on Node { id }`)).toContain(`Fields may be nested at most ${LIMITS.maxDepth} deep`);
+    expect(errorsOf(`{ node { ...L0 } } ${levels} fragment L30 on Node { id }`)).toContain(
+      `Fields may be nested at most ${LIMITS.maxDepth} deep`,
+    );
     expect(Date.now() - started).toBeLessThan(1000);
   });
 

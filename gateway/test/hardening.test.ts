@@ -27,7 +27,12 @@ afterAll(async () => {
  * reads the answer until the server closes. `declaredLength` may exceed the body: the client then
  * hangs up mid-body and no answer is expected.
  */
-function rawRequest(path: string, headers: Record<string, string>, body: Buffer, declaredLength = body.length): Promise<{ status: number; body: any } | undefined> {
+function rawRequest(
+  path: string,
+  headers: Record<string, string>,
+  body: Buffer,
+  declaredLength = body.length,
+): Promise<{ status: number; body: any } | undefined> {
   const { hostname, port } = new URL(stack.url);
   return new Promise((resolve, reject) => {
     const socket = connect({ host: hostname, port: Number(port) });
@@ -73,7 +78,10 @@ describe('truncated multipart uploads', () => {
     ['ends right after the part headers', Buffer.from(partHead('profilePicture'))],
     ['ends inside the part headers', Buffer.from(partHead('profilePicture').slice(0, 60))],
     ['ends inside a part of another field', Buffer.concat([Buffer.from(partHead('somethingElse')), png.subarray(0, 10)])],
-    ['ends after a complete part, before the next', Buffer.concat([Buffer.from(partHead('profilePicture')), png, Buffer.from(`\r\n--${BOUNDARY}\r\n`)])],
+    [
+      'ends after a complete part, before the next',
+      Buffer.concat([Buffer.from(partHead('profilePicture')), png, Buffer.from(`\r\n--${BOUNDARY}\r\n`)]),
+    ],
   ];
 
   it.each(shapes)('a body that %s answers 400 and the gateway stays up', async (_shape, body) => {
@@ -119,16 +127,23 @@ describe('malformed URLs', () => {
     ['GET', '/api/chatbot/public/%00'],
     ['POST', '/api/chatbot/public/%00/chat'],
   ])('%s %s (a control character in a path id) answers 400 "Malformed URL"', async (method, path) => {
-    const res = await api(stack.url, path, { method, token: owner.token, body: method === 'GET' ? undefined : { name: 'x', sessionId: 's', message: 'hi', model: 'gpt-4o-mini' } });
+    const res = await api(stack.url, path, {
+      method,
+      token: owner.token,
+      body: method === 'GET' ? undefined : { name: 'x', sessionId: 's', message: 'hi', model: 'gpt-4o-mini' },
+    });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ message: 'Malformed URL' });
   });
 
-  it.each(['/api/user/usage?chatbotId=%00', '/api/user/usage?startDate=%00'])('GET %s (a control character in the query) answers 400', async (path) => {
-    const res = await api(stack.url, path, { token: owner.token });
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: expect.any(String) });
-  });
+  it.each(['/api/user/usage?chatbotId=%00', '/api/user/usage?startDate=%00'])(
+    'GET %s (a control character in the query) answers 400',
+    async (path) => {
+      const res = await api(stack.url, path, { token: owner.token });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ message: expect.any(String) });
+    },
+  );
 
   it('the test checkout page answers a malformed session id with 400 "Malformed URL"', async () => {
     const res = await api(stack.url, '/checkout/test/%ZZ');
@@ -136,22 +151,32 @@ describe('malformed URLs', () => {
     expect(res.body).toEqual({ message: 'Malformed URL' });
   });
 
-  it.each(['/media/%ZZ', '/media/chatbots/%ZZ.png', '/chat/%ZZ', '/dashboard/%ZZ', '/assets/%ZZ'])('GET %s is never a 5xx', async (path) => {
-    const res = await api(stack.url, path);
-    expect(res.status).toBeLessThan(500);
-  });
+  it.each(['/media/%ZZ', '/media/chatbots/%ZZ.png', '/chat/%ZZ', '/dashboard/%ZZ', '/assets/%ZZ'])(
+    'GET %s is never a 5xx',
+    async (path) => {
+      const res = await api(stack.url, path);
+      expect(res.status).toBeLessThan(500);
+    },
+  );
 });
 
 describe('content encodings', () => {
   it('a gzip Content-Encoding on a body that is not gzip answers 400', async () => {
-    const res = await api(stack.url, '/api/auth/login', { rawBody: '{"email":"a@example.com","password":"x"}', headers: { 'content-encoding': 'gzip' } });
+    const res = await api(stack.url, '/api/auth/login', {
+      rawBody: '{"email":"a@example.com","password":"x"}',
+      headers: { 'content-encoding': 'gzip' },
+    });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ message: 'Request body does not match its Content-Encoding' });
   });
 
   it('a truncated gzip body answers 400', async () => {
     const zipped = gzipSync('{"email":"a@example.com","password":"secret-pass"}');
-    const res = await rawRequest('/api/auth/login', { 'content-type': 'application/json', 'content-encoding': 'gzip' }, zipped.subarray(0, zipped.length - 6));
+    const res = await rawRequest(
+      '/api/auth/login',
+      { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      zipped.subarray(0, zipped.length - 6),
+    );
     expect(res?.status).toBe(400);
     expect(res?.body).toEqual({ message: 'Request body does not match its Content-Encoding' });
   });
@@ -185,11 +210,21 @@ describe('control characters in text', () => {
   });
 
   it.each([
-    ['POST /api/auth/register', '/api/auth/register', 'POST', () => ({ email: 'a\u0000@example.com', password: 'secret-pass', password2: 'secret-pass' })],
+    [
+      'POST /api/auth/register',
+      '/api/auth/register',
+      'POST',
+      () => ({ email: 'a\u0000@example.com', password: 'secret-pass', password2: 'secret-pass' }),
+    ],
     ['POST /api/chatbot', '/api/chatbot', 'POST', () => ({ name: 'Bot\u0000' })],
     ['PUT /api/chatbot/:id', '/api/chatbot/:id', 'PUT', () => ({ name: 'Bot\u0000' })],
     ['POST knowledge text', '/api/chatbot/:id/knowledge-base/text', 'POST', () => ({ text: 'Facts\u0000', append: true })],
-    ['POST public chat message', '/api/chatbot/public/:id/chat', 'POST', () => ({ sessionId: 's1', message: 'hi\u0000', model: 'gpt-4o-mini' })],
+    [
+      'POST public chat message',
+      '/api/chatbot/public/:id/chat',
+      'POST',
+      () => ({ sessionId: 's1', message: 'hi\u0000', model: 'gpt-4o-mini' }),
+    ],
   ])('%s with NUL answers 400', async (_name, path, method, body) => {
     const res = await api(stack.url, path.replace(':id', chatbotId), { method, body: body(), token: owner.token });
     expect(res.status).toBe(400);
@@ -197,20 +232,31 @@ describe('control characters in text', () => {
   });
 
   it('tabs and newlines are text', async () => {
-    const res = await api(stack.url, '/api/chatbot/' + chatbotId + '/knowledge-base/text', { body: { text: 'line one\n\tline two\r\n', append: true }, token: owner.token });
+    const res = await api(stack.url, '/api/chatbot/' + chatbotId + '/knowledge-base/text', {
+      body: { text: 'line one\n\tline two\r\n', append: true },
+      token: owner.token,
+    });
     expect(res.status).toBe(200);
   });
 
   it.each(bad)('GraphQL variables with %s answer 400 BAD_USER_INPUT', async (_what, text) => {
-    const res = await gql(stack.url, 'mutation ($input: LoginInput!) { login(input: $input) { token } }', { input: { email: `x${text}@example.com`, password: 'secret-pass' } });
+    const res = await gql(stack.url, 'mutation ($input: LoginInput!) { login(input: $input) { token } }', {
+      input: { email: `x${text}@example.com`, password: 'secret-pass' },
+    });
     expect(res.status).toBe(400);
-    expect(res.body.errors[0]).toMatchObject({ message: 'Text must not contain control characters', extensions: { code: 'BAD_USER_INPUT' } });
+    expect(res.body.errors[0]).toMatchObject({
+      message: 'Text must not contain control characters',
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
   });
 
   it('GraphQL string literals with NUL answer 400', async () => {
     const res = await gql(stack.url, 'mutation { createChatbot(input: { name: "Bot\\u0000" }) { id } }', {}, owner.token);
     expect(res.status).toBe(400);
-    expect(res.body.errors[0]).toMatchObject({ message: 'Text must not contain control characters', extensions: { code: 'BAD_USER_INPUT' } });
+    expect(res.body.errors[0]).toMatchObject({
+      message: 'Text must not contain control characters',
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
   });
 
   it('GraphQL knowledge text with NUL answers 400, and clean text is added', async () => {
@@ -224,7 +270,12 @@ describe('control characters in text', () => {
   });
 
   it('GraphQL nested input objects are checked too', async () => {
-    const res = await gql(stack.url, 'mutation ($input: CreateChatbotInput!) { createChatbot(input: $input) { id } }', { input: { name: 'Bot\u0000' } }, owner.token);
+    const res = await gql(
+      stack.url,
+      'mutation ($input: CreateChatbotInput!) { createChatbot(input: $input) { id } }',
+      { input: { name: 'Bot\u0000' } },
+      owner.token,
+    );
     expect(res.status).toBe(400);
     expect(res.body.errors[0].message).toBe('Text must not contain control characters');
   });
@@ -269,7 +320,10 @@ describe('GraphQL limits', () => {
     const aliases = Array.from({ length: 100 }, (_, i) => `m${i}: me { id }`).join(' ');
     const res = await gql(stack.url, `{ ${aliases} }`, {}, owner.token);
     expect(res.status).toBe(400);
-    expect(res.body.errors[0]).toMatchObject({ message: 'An operation may ask for at most 20 root fields', extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } });
+    expect(res.body.errors[0]).toMatchObject({
+      message: 'An operation may ask for at most 20 root fields',
+      extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+    });
     expect(res.body.data).toBeUndefined();
   });
 

@@ -25,7 +25,9 @@ describe('request bodies', () => {
   });
 
   it('answers a body over BODY_LIMIT with 413 "Request body too large"', async () => {
-    const res = await api(stack.url, '/api/auth/register', { body: { email: 'a@example.com', password: 'x'.repeat(2000), password2: 'x' } });
+    const res = await api(stack.url, '/api/auth/register', {
+      body: { email: 'a@example.com', password: 'x'.repeat(2000), password2: 'x' },
+    });
     expect(res.status).toBe(413);
     expect(res.body).toEqual({ message: 'Request body too large' });
   });
@@ -43,7 +45,10 @@ describe('request bodies', () => {
   });
 
   it('reads a body sent without a JSON content type as empty, so the service explains what is missing', async () => {
-    const res = await api(stack.url, '/api/auth/login', { rawBody: 'email=a@example.com', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await api(stack.url, '/api/auth/login', {
+      rawBody: 'email=a@example.com',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ message: 'Please enter all fields' });
   });
@@ -98,7 +103,10 @@ describe('headers', () => {
       res.writeHead(503).end();
     });
     await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
-    const gateway = await startGateway({ AUTH_URL: `http://127.0.0.1:${(fake.address() as AddressInfo).port}`, BILLING_URL: stack.billingUrl });
+    const gateway = await startGateway({
+      AUTH_URL: `http://127.0.0.1:${(fake.address() as AddressInfo).port}`,
+      BILLING_URL: stack.billingUrl,
+    });
     try {
       const res = await api(gateway.url, '/api/auth/login', {
         body: { email: 'a@example.com', password: 'secret-pass' },

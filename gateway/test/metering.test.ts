@@ -9,7 +9,13 @@ import { UsageRecordedSchema } from '@parley/proto/parley/events/v1/usage_record
 import { createLogger } from '@parley/common/logger.ts';
 import { createProducer, QUEUES, safeJobId } from '@parley/common/queues.ts';
 import { createRedis, type Redis } from '@parley/common/redis.ts';
-import { fakePromptTokens, fakeTokenCount, startFakeOpenAI, type FakeOpenAI, type FakeOpenAIRequest } from '@parley/common/testing/fake-openai.ts';
+import {
+  fakePromptTokens,
+  fakeTokenCount,
+  startFakeOpenAI,
+  type FakeOpenAI,
+  type FakeOpenAIRequest,
+} from '@parley/common/testing/fake-openai.ts';
 import { recordUsage } from '@parley/billing/usage/record-usage.ts';
 import { startUsageRecordedWorker } from '@parley/billing/usage/usage-recorded.job.ts';
 import { DEV_SESSION_SECRET } from '@parley/chat/config.ts';
@@ -120,7 +126,10 @@ const usageLedger = (owner: Owner) =>
 async function setCredit(owner: Owner, amount: string) {
   // Reading the user makes sure billing has opened the account.
   expect((await call('/api/auth/current', { token: owner.token })).status).toBe(200);
-  const rows = await billingQuery(`UPDATE $schema."Account" SET "creditBalance" = $2 WHERE "userId" = $1 RETURNING "userId"`, [owner.userId, amount]);
+  const rows = await billingQuery(`UPDATE $schema."Account" SET "creditBalance" = $2 WHERE "userId" = $1 RETURNING "userId"`, [
+    owner.userId,
+    amount,
+  ]);
   expect(rows).toHaveLength(1);
 }
 
@@ -144,7 +153,10 @@ async function proOwnerWithKnowledgeableChatbot(credit: string) {
   const created = await call('/api/chatbot', { body: { name: 'Metered Bot' }, token: owner.token });
   expect(created.status).toBe(201);
   const knowledge = await call(`/api/chatbot/${created.body._id}/knowledge-base/text`, {
-    body: { text: 'The shop opens from nine to five on weekdays and from ten to two on Saturdays. Returns are accepted for 30 days.', append: true },
+    body: {
+      text: 'The shop opens from nine to five on weekdays and from ten to two on Saturdays. Returns are accepted for 30 days.',
+      append: true,
+    },
     token: owner.token,
   });
   expect(knowledge.status).toBe(200);
@@ -161,7 +173,11 @@ const visitorIp = () => {
 const issuedSessionIds = sessionIds(DEV_SESSION_SECRET);
 
 /** One visitor message, streamed or not; resolves with the answer's status and text. */
-async function chat(uniqueId: string, message: string, opts: { sessionId: string; ip: string; stream?: boolean }): Promise<{ status: number; message?: string }> {
+async function chat(
+  uniqueId: string,
+  message: string,
+  opts: { sessionId: string; ip: string; stream?: boolean },
+): Promise<{ status: number; message?: string }> {
   const res = await fetch(`${stack.url}/api/chatbot/public/${uniqueId}/chat`, {
     method: 'POST',
     headers: {
@@ -229,133 +245,157 @@ async function expectExactDebits(owner: Owner, initial: string, expectedCount: n
 }
 
 describe('usage metering across the queue', () => {
-  it('bills 200 concurrent answers exactly once each, to the exact balance, and counts 200 interactions', { timeout: 180_000 }, async () => {
-    const initial = '5.0000000000';
-    const { owner, chatbot } = await proOwnerWithKnowledgeableChatbot(initial);
+  it(
+    'bills 200 concurrent answers exactly once each, to the exact balance, and counts 200 interactions',
+    { timeout: 180_000 },
+    async () => {
+      const initial = '5.0000000000';
+      const { owner, chatbot } = await proOwnerWithKnowledgeableChatbot(initial);
 
-    // Failed answers first: they must bill nothing (the exact count below would show them).
-    fake.setBehaviour({ failWith: 500 });
-    for (let i = 0; i < 3; i++) {
-      expect((await chat(chatbot.uniqueId, `Failing ${i}`, { sessionId: 'failing', ip: visitorIp(), stream: i === 1 })).status).toBe(503);
-    }
-    fake.reset();
+      // Failed answers first: they must bill nothing (the exact count below would show them).
+      fake.setBehaviour({ failWith: 500 });
+      for (let i = 0; i < 3; i++) {
+        expect((await chat(chatbot.uniqueId, `Failing ${i}`, { sessionId: 'failing', ip: visitorIp(), stream: i === 1 })).status).toBe(503);
+      }
+      fake.reset();
 
-    const results = await Promise.all(chatBurst(chatbot.uniqueId, 200, { sessions: 40 }));
-    expect(results.filter((r) => r.status !== 200)).toEqual([]);
-    for (const r of results) expect(r.message).toMatch(/^Our opening hours are nine to five\. You asked: Question \d+/);
-    expect(fake.requests).toHaveLength(200);
-    // Every prompt carried the knowledge base.
-    for (const body of fake.requests) expect(body.messages.map((m) => m.content).join('\n')).toContain('Returns are accepted for 30 days');
+      const results = await Promise.all(chatBurst(chatbot.uniqueId, 200, { sessions: 40 }));
+      expect(results.filter((r) => r.status !== 200)).toEqual([]);
+      for (const r of results) expect(r.message).toMatch(/^Our opening hours are nine to five\. You asked: Question \d+/);
+      expect(fake.requests).toHaveLength(200);
+      // Every prompt carried the knowledge base.
+      for (const body of fake.requests)
+        expect(body.messages.map((m) => m.content).join('\n')).toContain('Returns are accepted for 30 days');
 
-    const count = await waitFor(() => recordCount(owner), (n) => n >= 200);
-    expect(count).toBe(200);
-    // Nothing more arrives later (no double billing, no failed answer billed).
-    await sleep(1500);
-    const { records } = await expectExactDebits(owner, initial, 200);
-    for (const r of records) expect(r).toMatchObject({ chatbotId: chatbot._id, chatbotName: 'Metered Bot' });
-    // The tokens billed are exactly those the model reported, answer by answer.
-    expect(records.map((r) => `${r.promptTokens}/${r.completionTokens}`).sort()).toEqual(reportedTokens(fake.requests));
-
-    // Concurrent messages of one session all land in its one conversation.
-    const { schema } = stack.chatDatabase;
-    const client = new pg.Client({ connectionString: stack.chatDatabase.databaseUrl });
-    await client.connect();
-    try {
-      const conversations = await client.query(
-        `SELECT "sessionId", "messageCount", (SELECT count(*)::int FROM "${schema}"."Message" m WHERE m."conversationId" = c.id) AS stored
-           FROM "${schema}"."Conversation" c WHERE "chatbotId" = $1 ORDER BY "sessionId"`,
-        [chatbot._id],
+      const count = await waitFor(
+        () => recordCount(owner),
+        (n) => n >= 200,
       );
-      expect(conversations.rows).toHaveLength(40);
-      for (const row of conversations.rows) expect(row).toEqual({ sessionId: expect.stringMatching(/^[A-Za-z0-9_-]{38}$/), messageCount: 10, stored: 10 });
-    } finally {
-      await client.end();
-    }
+      expect(count).toBe(200);
+      // Nothing more arrives later (no double billing, no failed answer billed).
+      await sleep(1500);
+      const { records } = await expectExactDebits(owner, initial, 200);
+      for (const r of records) expect(r).toMatchObject({ chatbotId: chatbot._id, chatbotName: 'Metered Bot' });
+      // The tokens billed are exactly those the model reported, answer by answer.
+      expect(records.map((r) => `${r.promptTokens}/${r.completionTokens}`).sort()).toEqual(reportedTokens(fake.requests));
 
-    // The chatbot's counter, fed by ChatbotInteraction through the chatbot service's worker.
-    const interactions = await waitFor(
-      async () => (await call(`/api/chatbot/${chatbot._id}`, { token: owner.token })).body,
-      (c) => c.interactions >= 200,
-    );
-    expect(interactions.interactions).toBe(200);
-    expect(interactions.lastInteraction).toEqual(expect.any(String));
-    await sleep(500);
-    expect((await call(`/api/chatbot/${chatbot._id}`, { token: owner.token })).body.interactions).toBe(200);
-  });
+      // Concurrent messages of one session all land in its one conversation.
+      const { schema } = stack.chatDatabase;
+      const client = new pg.Client({ connectionString: stack.chatDatabase.databaseUrl });
+      await client.connect();
+      try {
+        const conversations = await client.query(
+          `SELECT "sessionId", "messageCount", (SELECT count(*)::int FROM "${schema}"."Message" m WHERE m."conversationId" = c.id) AS stored
+           FROM "${schema}"."Conversation" c WHERE "chatbotId" = $1 ORDER BY "sessionId"`,
+          [chatbot._id],
+        );
+        expect(conversations.rows).toHaveLength(40);
+        for (const row of conversations.rows)
+          expect(row).toEqual({ sessionId: expect.stringMatching(/^[A-Za-z0-9_-]{38}$/), messageCount: 10, stored: 10 });
+      } finally {
+        await client.end();
+      }
 
-  it('keeps usage waiting while billing is stopped and applies it exactly once after a restart; a duplicate changes nothing', { timeout: 180_000 }, async () => {
-    const initial = '2.5000000000';
-    const { owner, chatbot } = await proOwnerWithKnowledgeableChatbot(initial);
-    fake.reset();
+      // The chatbot's counter, fed by ChatbotInteraction through the chatbot service's worker.
+      const interactions = await waitFor(
+        async () => (await call(`/api/chatbot/${chatbot._id}`, { token: owner.token })).body,
+        (c) => c.interactions >= 200,
+      );
+      expect(interactions.interactions).toBe(200);
+      expect(interactions.lastInteraction).toEqual(expect.any(String));
+      await sleep(500);
+      expect((await call(`/api/chatbot/${chatbot._id}`, { token: owner.token })).body.interactions).toBe(200);
+    },
+  );
 
-    // The first messages go out while billing's worker still runs...
-    const first = chatBurst(chatbot.uniqueId, 10, { sessions: 5 });
-    expect(await waitFor(() => recordCount(owner), (n) => n > 0, 30_000)).toBeGreaterThan(0);
-    // ...then it stops (close() lets the jobs in flight finish).
-    const worker = stack.billingParts.usageRecordedWorker;
-    expect(worker).toBeDefined();
-    await worker!.close();
-    expect((await Promise.all(first)).map((r) => r.status)).toEqual(Array(10).fill(200));
-    const appliedBeforeStop = await recordCount(owner);
+  it(
+    'keeps usage waiting while billing is stopped and applies it exactly once after a restart; a duplicate changes nothing',
+    { timeout: 180_000 },
+    async () => {
+      const initial = '2.5000000000';
+      const { owner, chatbot } = await proOwnerWithKnowledgeableChatbot(initial);
+      fake.reset();
 
-    const rest = await Promise.all(chatBurst(chatbot.uniqueId, 40, { sessions: 10 }));
-    expect(rest.filter((r) => r.status !== 200)).toEqual([]);
-    expect(fake.requests).toHaveLength(50);
+      // The first messages go out while billing's worker still runs...
+      const first = chatBurst(chatbot.uniqueId, 10, { sessions: 5 });
+      expect(
+        await waitFor(
+          () => recordCount(owner),
+          (n) => n > 0,
+          30_000,
+        ),
+      ).toBeGreaterThan(0);
+      // ...then it stops (close() lets the jobs in flight finish).
+      const worker = stack.billingParts.usageRecordedWorker;
+      expect(worker).toBeDefined();
+      await worker!.close();
+      expect((await Promise.all(first)).map((r) => r.status)).toEqual(Array(10).fill(200));
+      const appliedBeforeStop = await recordCount(owner);
 
-    // Nothing is applied while billing is stopped: the events wait in Redis.
-    await sleep(1500);
-    expect(await recordCount(owner)).toBe(appliedBeforeStop);
-    expect(appliedBeforeStop).toBeLessThan(50);
-    expect(await usageQueue.getWaitingCount()).toBe(50 - appliedBeforeStop);
-    const balanceWhileStopped = units(await balance(owner));
+      const rest = await Promise.all(chatBurst(chatbot.uniqueId, 40, { sessions: 10 }));
+      expect(rest.filter((r) => r.status !== 200)).toEqual([]);
+      expect(fake.requests).toHaveLength(50);
 
-    // A new worker, started as billing's service starts it.
-    const deps = { prisma: stack.billingParts.prisma, initialCredit: stack.billingConfig.INITIAL_CREDIT };
-    const restarted = startUsageRecordedWorker({
-      redis,
-      logger: createLogger('billing-test-restarted', 'silent'),
-      prefix: stack.queuePrefix,
-      recordUsage: (input) => recordUsage(deps, input),
-    });
-    restartedWorkers.push(restarted);
+      // Nothing is applied while billing is stopped: the events wait in Redis.
+      await sleep(1500);
+      expect(await recordCount(owner)).toBe(appliedBeforeStop);
+      expect(appliedBeforeStop).toBeLessThan(50);
+      expect(await usageQueue.getWaitingCount()).toBe(50 - appliedBeforeStop);
+      const balanceWhileStopped = units(await balance(owner));
 
-    expect(await waitFor(() => recordCount(owner), (n) => n >= 50)).toBe(50);
-    await sleep(1000);
-    const { records, total } = await expectExactDebits(owner, initial, 50);
-    expect(records.map((r) => `${r.promptTokens}/${r.completionTokens}`).sort()).toEqual(reportedTokens(fake.requests));
-    expect(units(await balance(owner))).toBeLessThan(balanceWhileStopped);
-    expect(await usageQueue.getWaitingCount()).toBe(0);
+      // A new worker, started as billing's service starts it.
+      const deps = { prisma: stack.billingParts.prisma, initialCredit: stack.billingConfig.INITIAL_CREDIT };
+      const restarted = startUsageRecordedWorker({
+        redis,
+        logger: createLogger('billing-test-restarted', 'silent'),
+        prefix: stack.queuePrefix,
+        recordUsage: (input) => recordUsage(deps, input),
+      });
+      restartedWorkers.push(restarted);
 
-    // The same event again: once under its own job id (the queue keeps it once) and once under
-    // another job id, which reaches the worker and must be recognised by its request id.
-    const original = records[17]!;
-    const usage = {
-      requestId: original.requestId,
-      ownerId: owner.userId,
-      chatbotId: original.chatbotId,
-      chatbotName: original.chatbotName,
-      model: original.model,
-      promptTokens: original.promptTokens,
-      completionTokens: original.completionTokens,
-      occurredAt: original.occurredAt,
-    };
-    const producer = createProducer(redis, QUEUES.usageRecorded, UsageRecordedSchema, { prefix: stack.queuePrefix });
-    const redeliveredJobId = `${original.requestId}-redelivered`;
-    try {
-      await publishUsageRecorded(producer, usage);
-      await publishUsageRecorded({ publish: (event) => producer.publish(event, redeliveredJobId), close: producer.close }, usage);
-    } finally {
-      await producer.close();
-    }
-    const state = await waitFor(
-      async () => (await usageQueue.getJob(safeJobId(redeliveredJobId)))?.getState(),
-      (s) => s === 'completed' || s === 'failed',
-      30_000,
-    );
-    expect(state).toBe('completed');
-    expect(await (await usageQueue.getJob(safeJobId(original.requestId)))?.getState()).toBe('completed');
-    await sleep(500);
-    const after = await expectExactDebits(owner, initial, 50);
-    expect(after.total).toBe(total);
-  });
+      expect(
+        await waitFor(
+          () => recordCount(owner),
+          (n) => n >= 50,
+        ),
+      ).toBe(50);
+      await sleep(1000);
+      const { records, total } = await expectExactDebits(owner, initial, 50);
+      expect(records.map((r) => `${r.promptTokens}/${r.completionTokens}`).sort()).toEqual(reportedTokens(fake.requests));
+      expect(units(await balance(owner))).toBeLessThan(balanceWhileStopped);
+      expect(await usageQueue.getWaitingCount()).toBe(0);
+
+      // The same event again: once under its own job id (the queue keeps it once) and once under
+      // another job id, which reaches the worker and must be recognised by its request id.
+      const original = records[17]!;
+      const usage = {
+        requestId: original.requestId,
+        ownerId: owner.userId,
+        chatbotId: original.chatbotId,
+        chatbotName: original.chatbotName,
+        model: original.model,
+        promptTokens: original.promptTokens,
+        completionTokens: original.completionTokens,
+        occurredAt: original.occurredAt,
+      };
+      const producer = createProducer(redis, QUEUES.usageRecorded, UsageRecordedSchema, { prefix: stack.queuePrefix });
+      const redeliveredJobId = `${original.requestId}-redelivered`;
+      try {
+        await publishUsageRecorded(producer, usage);
+        await publishUsageRecorded({ publish: (event) => producer.publish(event, redeliveredJobId), close: producer.close }, usage);
+      } finally {
+        await producer.close();
+      }
+      const state = await waitFor(
+        async () => (await usageQueue.getJob(safeJobId(redeliveredJobId)))?.getState(),
+        (s) => s === 'completed' || s === 'failed',
+        30_000,
+      );
+      expect(state).toBe('completed');
+      expect(await (await usageQueue.getJob(safeJobId(original.requestId)))?.getState()).toBe('completed');
+      await sleep(500);
+      const after = await expectExactDebits(owner, initial, 50);
+      expect(after.total).toBe(total);
+    },
+  );
 });

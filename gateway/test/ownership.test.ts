@@ -67,16 +67,31 @@ describe("another owner's chatbot over REST", () => {
   const entryPath = () => `/api/chatbot/${aliceBot._id}/knowledge-base/text-entries/${aliceBot.knowledgeBase.textEntries[0]._id}`;
   const attempts: [string, () => Promise<{ status: number; body: any }>][] = [
     ['GET /api/chatbot/:id', () => call(`/api/chatbot/${aliceBot._id}`, { token: mallory.token })],
-    ['PUT /api/chatbot/:id', () => call(`/api/chatbot/${aliceBot._id}`, { method: 'PUT', body: { name: 'Pwned', isActive: false, language: 'chinese' }, token: mallory.token })],
+    [
+      'PUT /api/chatbot/:id',
+      () =>
+        call(`/api/chatbot/${aliceBot._id}`, {
+          method: 'PUT',
+          body: { name: 'Pwned', isActive: false, language: 'chinese' },
+          token: mallory.token,
+        }),
+    ],
     ['DELETE /api/chatbot/:id', () => call(`/api/chatbot/${aliceBot._id}`, { method: 'DELETE', token: mallory.token })],
     [
       'POST /api/chatbot/:id/profile-picture',
-      () => postForm(stack, `/api/chatbot/${aliceBot._id}/profile-picture`, pictureForm(pngImage(4, 4, [255, 0, 0])), { token: mallory.token }),
+      () =>
+        postForm(stack, `/api/chatbot/${aliceBot._id}/profile-picture`, pictureForm(pngImage(4, 4, [255, 0, 0])), { token: mallory.token }),
     ],
-    ['POST /api/chatbot/:id/knowledge-base/text', () => call(`/api/chatbot/${aliceBot._id}/knowledge-base/text`, { body: { text: 'Injected.', append: true }, token: mallory.token })],
+    [
+      'POST /api/chatbot/:id/knowledge-base/text',
+      () => call(`/api/chatbot/${aliceBot._id}/knowledge-base/text`, { body: { text: 'Injected.', append: true }, token: mallory.token }),
+    ],
     ['DELETE /api/chatbot/:id/knowledge-base/text-entries/:entryId', () => call(entryPath(), { method: 'DELETE', token: mallory.token })],
     ['GET /api/chatbot/:id/conversations', () => call(`/api/chatbot/${aliceBot._id}/conversations`, { token: mallory.token })],
-    ['GET /api/chatbot/:id/conversations/:conversationId', () => call(`/api/chatbot/${aliceBot._id}/conversations/${randomUUID()}`, { token: mallory.token })],
+    [
+      'GET /api/chatbot/:id/conversations/:conversationId',
+      () => call(`/api/chatbot/${aliceBot._id}/conversations/${randomUUID()}`, { token: mallory.token }),
+    ],
   ];
 
   it.each(attempts)('%s answers 404 "Chatbot not found"', async (_route, attempt) => {
@@ -122,7 +137,11 @@ describe("another owner's chatbot over GraphQL", () => {
       () => ({ id: aliceBot._id, entryId: aliceBot.knowledgeBase.textEntries[0]._id }),
     ],
     ['conversations', 'query($id: ID!) { conversations(chatbotId: $id) { id sessionId } }', () => ({ id: aliceBot._id })],
-    ['conversation', 'query($id: ID!, $cid: ID!) { conversation(chatbotId: $id, id: $cid) { id messages { content } } }', () => ({ id: aliceBot._id, cid: randomUUID() })],
+    [
+      'conversation',
+      'query($id: ID!, $cid: ID!) { conversation(chatbotId: $id, id: $cid) { id messages { content } } }',
+      () => ({ id: aliceBot._id, cid: randomUUID() }),
+    ],
   ];
 
   it.each(attempts)('%s fails with NOT_FOUND "Chatbot not found"', async (_name, query, variables) => {
@@ -138,7 +157,7 @@ describe("another owner's chatbot over GraphQL", () => {
 });
 
 describe('malformed chatbot ids', () => {
-  const ids = ['not-a-uuid', '..%2F..', '..%2F..%2Fauth%2Fcurrent', '%2E%2E%2F%2E%2E%2Fetc%2Fpasswd', `${randomUUID()}x`, "1' OR '1'='1", ];
+  const ids = ['not-a-uuid', '..%2F..', '..%2F..%2Fauth%2Fcurrent', '%2E%2E%2F%2E%2E%2Fetc%2Fpasswd', `${randomUUID()}x`, "1' OR '1'='1"];
 
   it.each(ids)('REST routes answer 404 "Chatbot not found" for %s', async (id) => {
     expectNotFound(await call(`/api/chatbot/${id}`, { token: alice.token }));
@@ -166,7 +185,10 @@ describe('malformed chatbot ids', () => {
   });
 
   it('a traversing entry id answers 404 "Text entry not found"', async () => {
-    const res = await call(`/api/chatbot/${aliceBot._id}/knowledge-base/text-entries/..%2F..%2F..`, { method: 'DELETE', token: alice.token });
+    const res = await call(`/api/chatbot/${aliceBot._id}/knowledge-base/text-entries/..%2F..%2F..`, {
+      method: 'DELETE',
+      token: alice.token,
+    });
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ message: 'Text entry not found' });
   });

@@ -21,7 +21,12 @@ import { api, gql, startGateway, type Stack, startStack } from './stack.ts';
 import { type Owner, registerOwner } from './chatbot-fixtures.ts';
 import { accountRow, billingQuery, sleep, units, waitFor } from './billing-fixtures.ts';
 import { MISMATCHED_METADATA_MESSAGE, UNKNOWN_MODE_MESSAGE } from '../src/checkout.ts';
-import { INVALID_SIGNATURE_MESSAGE, MISSING_SIGNATURE_MESSAGE, NOT_ACCEPTED_MESSAGE, STALE_SIGNATURE_MESSAGE } from '../src/stripe-events.ts';
+import {
+  INVALID_SIGNATURE_MESSAGE,
+  MISSING_SIGNATURE_MESSAGE,
+  NOT_ACCEPTED_MESSAGE,
+  STALE_SIGNATURE_MESSAGE,
+} from '../src/stripe-events.ts';
 
 let fake: FakeStripe;
 let stack: Stack;
@@ -31,7 +36,12 @@ let stripeQueue: Queue;
 beforeAll(async () => {
   fake = await startFakeStripe();
   stack = await startStack({
-    billingEnv: { STRIPE_SECRET_KEY: FAKE_STRIPE_KEY, STRIPE_API_BASE: fake.url, STRIPE_PRICE_PRO: FAKE_PRICE_PRO, STRIPE_PRICE_TOPUP: FAKE_PRICE_TOPUP },
+    billingEnv: {
+      STRIPE_SECRET_KEY: FAKE_STRIPE_KEY,
+      STRIPE_API_BASE: fake.url,
+      STRIPE_PRICE_PRO: FAKE_PRICE_PRO,
+      STRIPE_PRICE_TOPUP: FAKE_PRICE_TOPUP,
+    },
   });
   redis = createRedis(stack.redisUrl);
   stripeQueue = new Queue(QUEUES.stripeEvents, { connection: redis, prefix: stack.queuePrefix });
@@ -46,10 +56,15 @@ afterAll(async () => {
 
 const call = (path: string, opts: Parameters<typeof api>[2] = {}) => api(stack.url, path, opts);
 const PUBLIC = () => stack.publicUrl;
-const proCheckout = { mode: 'subscription', lineItems: [{ price: 'price_whatever_the_client_says', quantity: 99 }], metadata: { type: 'subscription', plan: 'pro' } };
+const proCheckout = {
+  mode: 'subscription',
+  lineItems: [{ price: 'price_whatever_the_client_says', quantity: 99 }],
+  metadata: { type: 'subscription', plan: 'pro' },
+};
 const topUpCheckout = { mode: 'payment', lineItems: [{ price: FAKE_PRICE_PRO, quantity: 7 }], metadata: { type: 'credit_topup' } };
 
-const customersOf = (owner: Owner) => [...fake.customers.values()].filter((c) => (c.metadata as Record<string, string>).userId === owner.userId);
+const customersOf = (owner: Owner) =>
+  [...fake.customers.values()].filter((c) => (c.metadata as Record<string, string>).userId === owner.userId);
 const sessionIdOf = (url: string) => new URL(url).pathname.split('/').pop()!;
 
 describe('POST /api/payment/create-customer', () => {
@@ -67,7 +82,9 @@ describe('POST /api/payment/create-customer', () => {
 
   it('creates one customer for ten concurrent calls', async () => {
     const owner = await registerOwner(stack, 'concurrent');
-    const results = await Promise.all(Array.from({ length: 10 }, () => call('/api/payment/create-customer', { method: 'POST', token: owner.token })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => call('/api/payment/create-customer', { method: 'POST', token: owner.token })),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(10).fill(200));
     expect(new Set(results.map((r) => r.body.customerId)).size).toBe(1);
     expect(customersOf(owner)).toHaveLength(1);
@@ -219,7 +236,12 @@ describe('GraphQL createCustomer and createCheckoutSession', () => {
     const ok = await gql(stack.url, MUTATION, { input: { ...topUpCheckout, cancelUrl: `${PUBLIC()}/dashboard` } }, owner.token);
     expect(ok.body.errors).toBeUndefined();
     const session = fake.checkoutSessions.get(sessionIdOf(ok.body.data.createCheckoutSession.url))!;
-    expect(session).toMatchObject({ client_reference_id: owner.userId, mode: 'payment', amount_total: 500, cancel_url: `${PUBLIC()}/dashboard` });
+    expect(session).toMatchObject({
+      client_reference_id: owner.userId,
+      mode: 'payment',
+      amount_total: 500,
+      cancel_url: `${PUBLIC()}/dashboard`,
+    });
 
     const unknown = await gql(stack.url, MUTATION, { input: { mode: 'setup' } }, owner.token);
     expect(unknown.body.errors[0]).toMatchObject({ message: UNKNOWN_MODE_MESSAGE, extensions: { code: 'BAD_USER_INPUT' } });
@@ -248,7 +270,11 @@ describe('POST /api/payment/webhook', () => {
       [owner.userId],
     );
   const processed = async (eventId: string) =>
-    (await billingQuery<{ n: number }>(stack, `SELECT count(*)::int AS n FROM $schema."ProcessedStripeEvent" WHERE "eventId" = $1`, [eventId]))[0]!.n;
+    (
+      await billingQuery<{ n: number }>(stack, `SELECT count(*)::int AS n FROM $schema."ProcessedStripeEvent" WHERE "eventId" = $1`, [
+        eventId,
+      ])
+    )[0]!.n;
 
   async function expectRefused(payload: string, signature: string | undefined, message: string, eventId?: string) {
     const res = await deliver(payload, signature);
@@ -270,7 +296,12 @@ describe('POST /api/payment/webhook', () => {
     expect(tampered).not.toBe(payload);
     await expectRefused(tampered, signStripePayload(payload, stack.webhookSecret!), INVALID_SIGNATURE_MESSAGE, event.id);
     // A delivery signed six minutes ago (Stripe's tolerance is five): a replay.
-    await expectRefused(payload, signStripePayload(payload, stack.webhookSecret!, Math.floor(Date.now() / 1000) - 360), STALE_SIGNATURE_MESSAGE, event.id);
+    await expectRefused(
+      payload,
+      signStripePayload(payload, stack.webhookSecret!, Math.floor(Date.now() / 1000) - 360),
+      STALE_SIGNATURE_MESSAGE,
+      event.id,
+    );
     // Correctly signed, but not an event.
     await expectRefused('not json', signStripePayload('not json', stack.webhookSecret!), 'The event is not valid JSON');
     const noId = JSON.stringify({ object: 'event', type: 'checkout.session.completed' });
@@ -296,7 +327,10 @@ describe('POST /api/payment/webhook', () => {
     const job = await stripeQueue.getJob(event.id);
     expect(job?.data).toMatchObject({ eventId: event.id, type: 'checkout.session.completed', payload });
 
-    const after = await waitFor(() => accountRow(stack, owner), (a) => a.plan === 'pro');
+    const after = await waitFor(
+      () => accountRow(stack, owner),
+      (a) => a.plan === 'pro',
+    );
     expect(after.plan).toBe('pro');
     expect(units(after.creditBalance) - units(before.creditBalance)).toBe(units('2.00'));
     expect((await call('/api/auth/current', { token: owner.token })).body.subscription).toBe('pro');
@@ -306,10 +340,15 @@ describe('POST /api/payment/webhook', () => {
       const again = await deliver(payload, signStripePayload(payload, stack.webhookSecret!));
       expect(again.status).toBe(200);
     }
-    await waitFor(async () => (await stripeQueue.getJob(event.id))?.getState(), (s) => s === 'completed');
+    await waitFor(
+      async () => (await stripeQueue.getJob(event.id))?.getState(),
+      (s) => s === 'completed',
+    );
     await sleep(500);
     expect(await accountRow(stack, owner)).toEqual(after);
-    expect(await ledger(owner)).toEqual([expect.objectContaining({ amount: expect.stringMatching(/^2(\.0+)?$/), reason: 'pro_plan_credit' })]);
+    expect(await ledger(owner)).toEqual([
+      expect.objectContaining({ amount: expect.stringMatching(/^2(\.0+)?$/), reason: 'pro_plan_credit' }),
+    ]);
     expect(await processed(event.id)).toBe(1);
   });
 
@@ -319,7 +358,10 @@ describe('POST /api/payment/webhook', () => {
     const before = await accountRow(stack, owner);
     const payload = stripeEventPayload(event);
     expect((await deliver(payload, signStripePayload(payload, stack.webhookSecret!))).status).toBe(200);
-    const after = await waitFor(() => accountRow(stack, owner), (a) => a.creditBalance !== before.creditBalance);
+    const after = await waitFor(
+      () => accountRow(stack, owner),
+      (a) => a.creditBalance !== before.creditBalance,
+    );
     expect(units(after.creditBalance) - units(before.creditBalance)).toBe(units('5.00'));
     expect(after.plan).toBe('free');
   });
@@ -330,7 +372,12 @@ describe('POST /api/payment/webhook', () => {
     const event = stripeEvent('invoice.paid', { id: 'in_123', object: 'invoice', customer: 'cus_x' });
     const payload = stripeEventPayload(event);
     expect((await deliver(payload, signStripePayload(payload, stack.webhookSecret!))).status).toBe(200);
-    expect(await waitFor(() => processed(event.id), (n) => n === 1)).toBe(1);
+    expect(
+      await waitFor(
+        () => processed(event.id),
+        (n) => n === 1,
+      ),
+    ).toBe(1);
     expect(await accountRow(stack, owner)).toEqual(before);
   });
 
@@ -340,7 +387,10 @@ describe('POST /api/payment/webhook', () => {
     try {
       const event = stripeEvent('invoice.paid', { id: 'in_456', object: 'invoice' });
       const payload = stripeEventPayload(event);
-      const res = await api(offline.url, '/api/payment/webhook', { rawBody: payload, headers: { 'stripe-signature': signStripePayload(payload, stack.webhookSecret!) } });
+      const res = await api(offline.url, '/api/payment/webhook', {
+        rawBody: payload,
+        headers: { 'stripe-signature': signStripePayload(payload, stack.webhookSecret!) },
+      });
       expect(res.status).toBe(503);
       expect(res.body).toEqual({ message: NOT_ACCEPTED_MESSAGE });
     } finally {

@@ -230,17 +230,23 @@ describe('POST /api/chatbot/public/:uniqueId/chat (JSON)', () => {
     expect(res.body.message).toMatch(/to: No model given$/);
   });
 
-  it.each([[''], ['   '], ['\n\t ']])('refuses the empty message %j with 400 "Message is required" without calling the model', async (message) => {
-    const { chatbot } = await ownerWithChatbot();
-    const before = fake.requests.length;
-    const res = await chat(chatbot.uniqueId, message);
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: 'Message is required' });
-    const missing = await call(`/api/chatbot/public/${chatbot.uniqueId}/chat`, { body: {}, headers: { 'x-forwarded-for': newVisitorIp() } });
-    expect(missing.status).toBe(400);
-    expect(missing.body).toEqual({ message: 'Message is required' });
-    expect(fake.requests.length).toBe(before);
-  });
+  it.each([[''], ['   '], ['\n\t ']])(
+    'refuses the empty message %j with 400 "Message is required" without calling the model',
+    async (message) => {
+      const { chatbot } = await ownerWithChatbot();
+      const before = fake.requests.length;
+      const res = await chat(chatbot.uniqueId, message);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ message: 'Message is required' });
+      const missing = await call(`/api/chatbot/public/${chatbot.uniqueId}/chat`, {
+        body: {},
+        headers: { 'x-forwarded-for': newVisitorIp() },
+      });
+      expect(missing.status).toBe(400);
+      expect(missing.body).toEqual({ message: 'Message is required' });
+      expect(fake.requests.length).toBe(before);
+    },
+  );
 
   it.each([[42], [true], [['Hi']], [{ text: 'Hi' }]])('refuses a message of the wrong JSON type (%j) with 400', async (message) => {
     const { chatbot } = await ownerWithChatbot();
@@ -434,7 +440,11 @@ describe('POST /api/chatbot/public/:uniqueId/chat (event stream)', () => {
     // ...and billed, as the provider charged for it.
     const { schema } = stack.billingDatabase;
     const usage = async () =>
-      query<{ completionTokens: number }>(stack.billingDatabase, `SELECT "completionTokens" FROM "${schema}"."UsageRecord" WHERE "userId" = $1`, [owner.userId]);
+      query<{ completionTokens: number }>(
+        stack.billingDatabase,
+        `SELECT "completionTokens" FROM "${schema}"."UsageRecord" WHERE "userId" = $1`,
+        [owner.userId],
+      );
     let records = await usage();
     while (records.length === 0 && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 100));
@@ -486,7 +496,12 @@ describe('conversation history', () => {
     const sessionA = a1.body.sessionId as string;
     const a2 = await chat(chatbot.uniqueId, 'Second question', { sessionId: sessionA, ip: ipA, userAgent: 'VisitorA/1.0 (Test)' });
     expect(a2.status).toBe(200);
-    const b1 = await chat(chatbot.uniqueId, 'Streamed question', { sessionId: 'session-b', ip: ipB, userAgent: 'VisitorB/2.0', stream: true });
+    const b1 = await chat(chatbot.uniqueId, 'Streamed question', {
+      sessionId: 'session-b',
+      ip: ipB,
+      userAgent: 'VisitorB/2.0',
+      stream: true,
+    });
     expect(b1.status).toBe(200);
     const sessionB = parseEvents(b1.body as string).at(-1)!.data.sessionId as string;
 
@@ -494,7 +509,16 @@ describe('conversation history', () => {
     expect(list.status).toBe(200);
     expect(list.body).toHaveLength(2);
     for (const c of list.body) {
-      expect(Object.keys(c).sort()).toEqual(['_id', 'createdAt', 'messageCount', 'messages', 'sessionId', 'updatedAt', 'userAgent', 'userIp']);
+      expect(Object.keys(c).sort()).toEqual([
+        '_id',
+        'createdAt',
+        'messageCount',
+        'messages',
+        'sessionId',
+        'updatedAt',
+        'userAgent',
+        'userIp',
+      ]);
       expect(c._id).toMatch(UUID);
       isoString(c.createdAt);
       isoString(c.updatedAt);
@@ -597,7 +621,8 @@ describe('conversation history', () => {
       return row!;
     };
     expect(await count(chatbot._id)).toEqual({ conversations: 2, messages: 4 });
-    const totalMessages = async () => (await query<{ n: number }>(stack.chatDatabase, `SELECT count(*)::int AS n FROM "${schema}"."Message"`))[0]!.n;
+    const totalMessages = async () =>
+      (await query<{ n: number }>(stack.chatDatabase, `SELECT count(*)::int AS n FROM "${schema}"."Message"`))[0]!.n;
     const messagesBefore = await totalMessages();
 
     expect((await call(`/api/chatbot/${chatbot._id}`, { method: 'DELETE', token: owner.token })).status).toBe(200);

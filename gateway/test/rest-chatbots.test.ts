@@ -33,7 +33,10 @@ async function ownerWithChatbot(name = 'Support Bot') {
 const isoString = (value: string) => expect(new Date(value).toISOString()).toBe(value);
 
 /** The exact shape of spec §3, for a chatbot nobody has chatted with. */
-function expectChatbot(chatbot: any, fields: { name: string; profilePicture?: string | null; isActive?: boolean; language?: string; knowledgeBase?: unknown }) {
+function expectChatbot(
+  chatbot: any,
+  fields: { name: string; profilePicture?: string | null; isActive?: boolean; language?: string; knowledgeBase?: unknown },
+) {
   expect(chatbot).toEqual({
     _id: expect.stringMatching(UUID),
     uniqueId: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
@@ -140,7 +143,10 @@ describe('GET /api/chatbot', () => {
     const first = await createChatbot(owner, 'First');
     const second = await createChatbot(owner, 'Second');
     const third = await createChatbot(owner, 'Third');
-    const added = await call(`/api/chatbot/${second._id}/knowledge-base/text`, { body: { text: 'Opening hours are nine to five.', append: true }, token: owner.token });
+    const added = await call(`/api/chatbot/${second._id}/knowledge-base/text`, {
+      body: { text: 'Opening hours are nine to five.', append: true },
+      token: owner.token,
+    });
     expect(added.status).toBe(200);
     await ownerWithChatbot('Somebody Else');
 
@@ -153,7 +159,14 @@ describe('GET /api/chatbot', () => {
       name: 'Second',
       knowledgeBase: {
         text: 'Opening hours are nine to five.',
-        textEntries: [{ _id: expect.stringMatching(UUID), title: 'Opening hours are nine to five.', content: 'Opening hours are nine to five.', createdAt: expect.any(String) }],
+        textEntries: [
+          {
+            _id: expect.stringMatching(UUID),
+            title: 'Opening hours are nine to five.',
+            content: 'Opening hours are nine to five.',
+            createdAt: expect.any(String),
+          },
+        ],
       },
     });
     isoString(res.body[1].knowledgeBase.textEntries[0].createdAt);
@@ -169,7 +182,10 @@ describe('GET /api/chatbot/:id', () => {
     expect(res.body).toEqual(chatbot);
   });
 
-  it.each([['unknown', () => randomUUID()], ['malformed', () => 'not-a-uuid']])('answers 404 "Chatbot not found" for an %s id', async (_kind, id) => {
+  it.each([
+    ['unknown', () => randomUUID()],
+    ['malformed', () => 'not-a-uuid'],
+  ])('answers 404 "Chatbot not found" for an %s id', async (_kind, id) => {
     const owner = await registerOwner(stack);
     const res = await call(`/api/chatbot/${id()}`, { token: owner.token });
     expect(res.status).toBe(404);
@@ -187,7 +203,11 @@ describe('GET /api/chatbot/:id', () => {
 describe('PUT /api/chatbot/:id', () => {
   it('changes name, isActive and language and returns the updated chatbot', async () => {
     const { owner, chatbot } = await ownerWithChatbot();
-    const res = await call(`/api/chatbot/${chatbot._id}`, { method: 'PUT', body: { name: '  Renamed  ', isActive: false, language: 'french' }, token: owner.token });
+    const res = await call(`/api/chatbot/${chatbot._id}`, {
+      method: 'PUT',
+      body: { name: '  Renamed  ', isActive: false, language: 'french' },
+      token: owner.token,
+    });
     expect(res.status).toBe(200);
     expectChatbot(res.body, { name: 'Renamed', isActive: false, language: 'french' });
     expect(res.body._id).toBe(chatbot._id);
@@ -204,13 +224,20 @@ describe('PUT /api/chatbot/:id', () => {
     expect(lang.body).toMatchObject({ name: 'Keep Me', isActive: true, language: 'chinese' });
     const active = await call(`/api/chatbot/${chatbot._id}`, { method: 'PUT', body: { isActive: false }, token: owner.token });
     expect(active.body).toMatchObject({ name: 'Keep Me', isActive: false, language: 'chinese' });
-    const back = await call(`/api/chatbot/${chatbot._id}`, { method: 'PUT', body: { isActive: true, language: 'english' }, token: owner.token });
+    const back = await call(`/api/chatbot/${chatbot._id}`, {
+      method: 'PUT',
+      body: { isActive: true, language: 'english' },
+      token: owner.token,
+    });
     expect(back.body).toMatchObject({ name: 'Keep Me', isActive: true, language: 'english' });
   });
 
   it('keeps the knowledge base through a language change', async () => {
     const { owner, chatbot } = await ownerWithChatbot();
-    const added = await call(`/api/chatbot/${chatbot._id}/knowledge-base/text`, { body: { text: 'Refunds within thirty days.', append: true }, token: owner.token });
+    const added = await call(`/api/chatbot/${chatbot._id}/knowledge-base/text`, {
+      body: { text: 'Refunds within thirty days.', append: true },
+      token: owner.token,
+    });
     const res = await call(`/api/chatbot/${chatbot._id}`, { method: 'PUT', body: { language: 'french' }, token: owner.token });
     expect(res.status).toBe(200);
     expect(res.body.knowledgeBase).toEqual(added.body.knowledgeBase);
@@ -235,7 +262,11 @@ describe('PUT /api/chatbot/:id', () => {
 
   it('refuses a valid change mixed with an invalid one, applying neither', async () => {
     const { owner, chatbot } = await ownerWithChatbot();
-    const res = await call(`/api/chatbot/${chatbot._id}`, { method: 'PUT', body: { name: 'New Name', language: 'klingon' }, token: owner.token });
+    const res = await call(`/api/chatbot/${chatbot._id}`, {
+      method: 'PUT',
+      body: { name: 'New Name', language: 'klingon' },
+      token: owner.token,
+    });
     expect(res.status).toBe(400);
     expect((await call(`/api/chatbot/${chatbot._id}`, { token: owner.token })).body.name).toBe('Support Bot');
   });
@@ -316,7 +347,11 @@ describe('POST /api/chatbot/:id/profile-picture', () => {
 
   it('names the file by its content, not the name or type the browser sent', async () => {
     const { owner, chatbot } = await ownerWithChatbot();
-    const res = await upload(chatbot._id, pictureForm(pngImage(), { filename: 'photo.gif', type: 'application/octet-stream' }), owner.token);
+    const res = await upload(
+      chatbot._id,
+      pictureForm(pngImage(), { filename: 'photo.gif', type: 'application/octet-stream' }),
+      owner.token,
+    );
     expect(res.status).toBe(200);
     expect(res.body.profilePicture).toMatch(PICTURE_URL);
   });
@@ -366,7 +401,10 @@ describe('POST /api/chatbot/:id/profile-picture', () => {
 
   it('refuses a JSON body with 415', async () => {
     const { owner, chatbot } = await ownerWithChatbot();
-    const res = await call(`/api/chatbot/${chatbot._id}/profile-picture`, { body: { profilePicture: 'data:image/png;base64,AAAA' }, token: owner.token });
+    const res = await call(`/api/chatbot/${chatbot._id}/profile-picture`, {
+      body: { profilePicture: 'data:image/png;base64,AAAA' },
+      token: owner.token,
+    });
     expect(res.status).toBe(415);
     expect(res.body).toEqual({ message: 'Profile picture must be sent as multipart/form-data' });
   });
@@ -400,7 +438,8 @@ describe('POST /api/chatbot/:id/profile-picture', () => {
 });
 
 describe('POST /api/chatbot/:id/knowledge-base/text', () => {
-  const addText = (chatbotId: string, body: unknown, token: string) => call(`/api/chatbot/${chatbotId}/knowledge-base/text`, { body, token });
+  const addText = (chatbotId: string, body: unknown, token: string) =>
+    call(`/api/chatbot/${chatbotId}/knowledge-base/text`, { body, token });
 
   it('adds entries titled by their first words; text combines them oldest first', async () => {
     const { owner, chatbot } = await ownerWithChatbot();
@@ -410,7 +449,14 @@ describe('POST /api/chatbot/:id/knowledge-base/text', () => {
     expect(first.body).toEqual({
       knowledgeBase: {
         text: long,
-        textEntries: [{ _id: expect.stringMatching(UUID), title: 'Our support team answers every email within one…', content: long, createdAt: expect.any(String) }],
+        textEntries: [
+          {
+            _id: expect.stringMatching(UUID),
+            title: 'Our support team answers every email within one…',
+            content: long,
+            createdAt: expect.any(String),
+          },
+        ],
       },
     });
     isoString(first.body.knowledgeBase.textEntries[0].createdAt);
@@ -466,20 +512,32 @@ describe('DELETE /api/chatbot/:id/knowledge-base/text-entries/:entryId', () => {
     const added = await call(path, { body: { text: 'Third fact.', append: true }, token: owner.token });
     const [first, second, third] = added.body.knowledgeBase.textEntries;
 
-    const res = await call(`/api/chatbot/${chatbot._id}/knowledge-base/text-entries/${second._id}`, { method: 'DELETE', token: owner.token });
+    const res = await call(`/api/chatbot/${chatbot._id}/knowledge-base/text-entries/${second._id}`, {
+      method: 'DELETE',
+      token: owner.token,
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ knowledgeBase: { text: 'First fact.\n\nThird fact.', textEntries: [first, third] } });
     expect((await call(`/api/chatbot/${chatbot._id}`, { token: owner.token })).body.knowledgeBase).toEqual(res.body.knowledgeBase);
 
-    const again = await call(`/api/chatbot/${chatbot._id}/knowledge-base/text-entries/${second._id}`, { method: 'DELETE', token: owner.token });
+    const again = await call(`/api/chatbot/${chatbot._id}/knowledge-base/text-entries/${second._id}`, {
+      method: 'DELETE',
+      token: owner.token,
+    });
     expect(again.status).toBe(404);
     expect(again.body).toEqual({ message: 'Text entry not found' });
   });
 
-  it.each([['unknown', () => randomUUID()], ['malformed', () => 'entry-1']])('answers 404 "Text entry not found" for an %s entry id', async (_kind, entryId) => {
+  it.each([
+    ['unknown', () => randomUUID()],
+    ['malformed', () => 'entry-1'],
+  ])('answers 404 "Text entry not found" for an %s entry id', async (_kind, entryId) => {
     const { owner, chatbot } = await ownerWithChatbot();
     await call(`/api/chatbot/${chatbot._id}/knowledge-base/text`, { body: { text: 'Kept.', append: true }, token: owner.token });
-    const res = await call(`/api/chatbot/${chatbot._id}/knowledge-base/text-entries/${entryId()}`, { method: 'DELETE', token: owner.token });
+    const res = await call(`/api/chatbot/${chatbot._id}/knowledge-base/text-entries/${entryId()}`, {
+      method: 'DELETE',
+      token: owner.token,
+    });
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ message: 'Text entry not found' });
     expect((await call(`/api/chatbot/${chatbot._id}`, { token: owner.token })).body.knowledgeBase.text).toBe('Kept.');
@@ -490,7 +548,10 @@ describe('DELETE /api/chatbot/:id/knowledge-base/text-entries/:entryId', () => {
     await makePro(stack, owner);
     const a = await createChatbot(owner, 'A');
     const b = await createChatbot(owner, 'B');
-    const added = await call(`/api/chatbot/${a._id}/knowledge-base/text`, { body: { text: 'Belongs to A.', append: true }, token: owner.token });
+    const added = await call(`/api/chatbot/${a._id}/knowledge-base/text`, {
+      body: { text: 'Belongs to A.', append: true },
+      token: owner.token,
+    });
     const entryId = added.body.knowledgeBase.textEntries[0]._id;
     const res = await call(`/api/chatbot/${b._id}/knowledge-base/text-entries/${entryId}`, { method: 'DELETE', token: owner.token });
     expect(res.status).toBe(404);
@@ -539,5 +600,4 @@ describe('authentication', () => {
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ message: 'Session expired. Please login again.' });
   });
-
 });

@@ -34,9 +34,13 @@ async function callEveryMethod(headers: Record<string, string>): Promise<Respons
       if (method.methodKind === 'server_streaming') {
         const json = Buffer.from('{}');
         const envelope = Buffer.concat([Buffer.from([0, 0, 0, 0, json.length]), json]);
-        answers.push(await fetch(path, { method: 'POST', headers: { 'content-type': 'application/connect+json', ...headers }, body: envelope }));
+        answers.push(
+          await fetch(path, { method: 'POST', headers: { 'content-type': 'application/connect+json', ...headers }, body: envelope }),
+        );
       } else {
-        answers.push(await fetch(path, { method: 'POST', headers: { 'content-type': 'application/proto', ...headers }, body: new Uint8Array() }));
+        answers.push(
+          await fetch(path, { method: 'POST', headers: { 'content-type': 'application/proto', ...headers }, body: new Uint8Array() }),
+        );
         answers.push(await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{}' }));
       }
     }

@@ -14,7 +14,9 @@ afterAll(async () => {
 });
 
 it('refuses a token once its session has expired', async () => {
-  const reg = await api(stack.url, '/api/auth/register', { body: { email: uniqueEmail('ttl'), password: 'secret-pass', password2: 'secret-pass' } });
+  const reg = await api(stack.url, '/api/auth/register', {
+    body: { email: uniqueEmail('ttl'), password: 'secret-pass', password2: 'secret-pass' },
+  });
   expect(reg.status).toBe(201);
   const { token } = reg.body;
   // Valid at first, so the refusal below is the expiry and nothing else.

@@ -72,7 +72,11 @@ describe('billing options in test mode', () => {
     expect(graphql.body.errors).toBeUndefined();
     const options = graphql.body.data.billingOptions;
     expect(options.testMode).toBe(true);
-    expect([units(options.topUpAmount), units(options.proPlanPrice), units(options.proPlanCredit)]).toEqual([units('5'), units('10'), units('2')]);
+    expect([units(options.topUpAmount), units(options.proPlanPrice), units(options.proPlanCredit)]).toEqual([
+      units('5'),
+      units('10'),
+      units('2'),
+    ]);
   });
 });
 
@@ -100,9 +104,16 @@ describe('test-mode checkout', () => {
     // Through the webhook's queue, under the event id Stripe's would have.
     const job = await stripeQueue.getJob(`evt_test_${session.sessionId}`);
     expect(job?.data).toMatchObject({ eventId: `evt_test_${session.sessionId}`, type: 'checkout.session.completed' });
-    expect(JSON.parse(job!.data.payload).data.object).toMatchObject({ id: session.sessionId, client_reference_id: owner.userId, mode: 'subscription' });
+    expect(JSON.parse(job!.data.payload).data.object).toMatchObject({
+      id: session.sessionId,
+      client_reference_id: owner.userId,
+      mode: 'subscription',
+    });
 
-    const after = await waitFor(() => accountRow(stack, owner), (a) => a.plan === 'pro');
+    const after = await waitFor(
+      () => accountRow(stack, owner),
+      (a) => a.plan === 'pro',
+    );
     expect(after.plan).toBe('pro');
     expect(units(after.creditBalance) - units(before.creditBalance)).toBe(units('2.00'));
     expect((await call('/api/auth/current', { token: owner.token })).body.subscription).toBe('pro');
@@ -111,7 +122,10 @@ describe('test-mode checkout', () => {
     expect((await call('/api/chatbot', { body: { name: 'Second' }, token: owner.token })).status).toBe(201);
 
     // The page knows it was paid; paying again (a double click, a back button) changes nothing.
-    await waitFor(async () => (await browse(session.path)).html, (html) => html.includes('already been paid'));
+    await waitFor(
+      async () => (await browse(session.path)).html,
+      (html) => html.includes('already been paid'),
+    );
     expect((await browse(session.path)).html).toContain('This checkout has already been paid.');
     expect((await browse(`${session.path}/pay`, 'POST')).status).toBe(303);
     await sleep(500);
@@ -129,7 +143,10 @@ describe('test-mode checkout', () => {
 
     const [first, second] = await Promise.all([browse(`${session.path}/pay`, 'POST'), browse(`${session.path}/pay`, 'POST')]);
     expect([first.status, second.status]).toEqual([303, 303]);
-    const after = await waitFor(() => accountRow(stack, owner), (a) => a.creditBalance !== before.creditBalance);
+    const after = await waitFor(
+      () => accountRow(stack, owner),
+      (a) => a.creditBalance !== before.creditBalance,
+    );
     await sleep(500);
     expect(await accountRow(stack, owner)).toEqual(after);
     expect(units(after.creditBalance) - units(before.creditBalance)).toBe(units('5.00'));
@@ -168,7 +185,10 @@ describe('test-mode checkout', () => {
     const payload = stripeEventPayload(event);
     expect(stack.webhookSecret).toBeUndefined();
     for (const secret of ['whsec_test', 'whsec_', `whsec_test_${stack.queuePrefix}`]) {
-      const res = await call('/api/payment/webhook', { rawBody: payload, headers: { 'stripe-signature': signStripePayload(payload, secret) } });
+      const res = await call('/api/payment/webhook', {
+        rawBody: payload,
+        headers: { 'stripe-signature': signStripePayload(payload, secret) },
+      });
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ message: INVALID_SIGNATURE_MESSAGE });
     }

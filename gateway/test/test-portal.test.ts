@@ -58,8 +58,17 @@ async function makeProThroughCheckout(owner: Owner): Promise<string> {
   expect(res.status).toBe(200);
   const path = new URL(res.body.url).pathname;
   expect((await browse(`${path}/pay`, 'POST')).status).toBe(303);
-  expect((await waitFor(() => accountRow(stack, owner), (a) => a.plan === 'pro')).plan).toBe('pro');
-  const [subscription] = await billingQuery<{ id: string }>(stack, `SELECT id FROM $schema."Subscription" WHERE "userId" = $1`, [owner.userId]);
+  expect(
+    (
+      await waitFor(
+        () => accountRow(stack, owner),
+        (a) => a.plan === 'pro',
+      )
+    ).plan,
+  ).toBe('pro');
+  const [subscription] = await billingQuery<{ id: string }>(stack, `SELECT id FROM $schema."Subscription" WHERE "userId" = $1`, [
+    owner.userId,
+  ]);
   return subscription.id;
 }
 
@@ -75,7 +84,9 @@ async function portalPath(owner: Owner, returnUrl: string): Promise<string> {
 /** The queued Stripe events that cancel this subscription. */
 async function cancelEventsFor(subscriptionId: string) {
   const jobs = await stripeQueue.getJobs(['waiting', 'active', 'delayed', 'completed', 'failed']);
-  return jobs.filter((job) => job.data.type === 'customer.subscription.deleted' && JSON.parse(job.data.payload).data.object.id === subscriptionId);
+  return jobs.filter(
+    (job) => job.data.type === 'customer.subscription.deleted' && JSON.parse(job.data.payload).data.object.id === subscriptionId,
+  );
 }
 
 describe('test-mode portal', () => {
@@ -105,11 +116,20 @@ describe('test-mode portal', () => {
     expect(first.headers.get('location')).toBe(returnUrl);
     const job = await stripeQueue.getJob(portalCancelEventId(subscriptionId));
     expect(job?.data).toMatchObject({ eventId: portalCancelEventId(subscriptionId), type: 'customer.subscription.deleted' });
-    expect(JSON.parse(job!.data.payload).data.object).toMatchObject({ id: subscriptionId, status: 'canceled', metadata: { userId: owner.userId } });
+    expect(JSON.parse(job!.data.payload).data.object).toMatchObject({
+      id: subscriptionId,
+      status: 'canceled',
+      metadata: { userId: owner.userId },
+    });
 
-    const after = await waitFor(() => accountRow(stack, owner), (a) => a.plan === 'free');
+    const after = await waitFor(
+      () => accountRow(stack, owner),
+      (a) => a.plan === 'free',
+    );
     expect(after.plan).toBe('free');
-    expect(await billingQuery(stack, `SELECT status FROM $schema."Subscription" WHERE id = $1`, [subscriptionId])).toEqual([{ status: 'canceled' }]);
+    expect(await billingQuery(stack, `SELECT status FROM $schema."Subscription" WHERE id = $1`, [subscriptionId])).toEqual([
+      { status: 'canceled' },
+    ]);
     expect((await call('/api/auth/current', { token: owner.token })).body.subscription).toBe('free');
     expect(await cancelEventsFor(subscriptionId)).toHaveLength(1);
 
@@ -129,9 +149,16 @@ describe('test-mode portal', () => {
     const owner = await registerOwner(stack, 'portal-expired');
     const subscriptionId = await makeProThroughCheckout(owner);
     const expired = await portalPath(owner, `${stack.publicUrl}/account`);
-    await billingQuery(stack, `UPDATE $schema."PortalSession" SET "expiresAt" = now() - interval '1 second' WHERE id = $1`, [expired.split('/').pop()]);
+    await billingQuery(stack, `UPDATE $schema."PortalSession" SET "expiresAt" = now() - interval '1 second' WHERE id = $1`, [
+      expired.split('/').pop(),
+    ]);
 
-    for (const path of [expired, '/billing/test-portal/bps_test_doesnotexist', `/billing/test-portal/${'x'.repeat(300)}`, '/billing/test-portal/%3Cscript%3E']) {
+    for (const path of [
+      expired,
+      '/billing/test-portal/bps_test_doesnotexist',
+      `/billing/test-portal/${'x'.repeat(300)}`,
+      '/billing/test-portal/%3Cscript%3E',
+    ]) {
       const page = await browse(path);
       expect(page.status).toBe(404);
       expect(page.headers.get('content-type')).toMatch(/^text\/html/);

@@ -23,7 +23,8 @@ type Recorded = UsageEvent & { requestId: string; owner: 'owner' | 'other'; key:
 const recorded: Recorded[] = [];
 
 const call = (path: string, opts: Parameters<typeof api>[2] = {}) => api(stack.url, path, opts);
-const usage = (token: string | undefined, params: Record<string, string>) => call(`/api/user/usage?${new URLSearchParams(params)}`, { token });
+const usage = (token: string | undefined, params: Record<string, string>) =>
+  call(`/api/user/usage?${new URLSearchParams(params)}`, { token });
 const range = (startDate: Date, endDate: Date, extra: Record<string, string> = {}) => ({
   startDate: startDate.toISOString(),
   endDate: endDate.toISOString(),
@@ -59,15 +60,34 @@ beforeAll(async () => {
   ];
   for (const [key, promptTokens, completionTokens, occurredAt] of plan) {
     const who = key === 'others' ? other : owner;
-    const event = { chatbotId: chatbots[key]._id, chatbotName: chatbots[key].name, promptTokens, completionTokens, occurredAt, requestId: randomUUID() };
+    const event = {
+      chatbotId: chatbots[key]._id,
+      chatbotName: chatbots[key].name,
+      promptTokens,
+      completionTokens,
+      occurredAt,
+      requestId: randomUUID(),
+    };
     await publishUsage(stack, who, [event]);
     recorded.push({ ...event, owner: key === 'others' ? 'other' : 'owner', key });
   }
-  expect(await waitFor(() => usageRecordCount(stack, owner), (n) => n >= 8)).toBe(8);
-  expect(await waitFor(() => usageRecordCount(stack, other), (n) => n >= 1)).toBe(1);
+  expect(
+    await waitFor(
+      () => usageRecordCount(stack, owner),
+      (n) => n >= 8,
+    ),
+  ).toBe(8);
+  expect(
+    await waitFor(
+      () => usageRecordCount(stack, other),
+      (n) => n >= 1,
+    ),
+  ).toBe(1);
 
   // After the usage: the report names chatbots as they are now, and a deleted one as N/A (null).
-  expect((await call(`/api/chatbot/${chatbots.alpha._id}`, { method: 'PUT', body: { name: 'Alpha Renamed' }, token: owner.token })).status).toBe(200);
+  expect(
+    (await call(`/api/chatbot/${chatbots.alpha._id}`, { method: 'PUT', body: { name: 'Alpha Renamed' }, token: owner.token })).status,
+  ).toBe(200);
   chatbots.alpha.name = 'Alpha Renamed';
   expect((await call(`/api/chatbot/${chatbots.gamma._id}`, { method: 'DELETE', token: owner.token })).status).toBe(200);
 }, 120_000);
@@ -151,14 +171,32 @@ describe('GET /api/user/usage', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(Object.keys(res.body).sort()).toEqual(
-      ['currentCreditBalance', 'dailyUsage', 'overallUsage', 'recentRequests', 'recentRequestsLimit', 'subscription', 'usageByChatbot'].sort(),
+      [
+        'currentCreditBalance',
+        'dailyUsage',
+        'overallUsage',
+        'recentRequests',
+        'recentRequestsLimit',
+        'subscription',
+        'usageByChatbot',
+      ].sort(),
     );
     expect(Object.keys(res.body.overallUsage).sort()).toEqual(
-      ['totalCompletionCost', 'totalCompletionTokens', 'totalCost', 'totalPromptCost', 'totalPromptTokens', 'totalRequests', 'totalTokens'].sort(),
+      [
+        'totalCompletionCost',
+        'totalCompletionTokens',
+        'totalCost',
+        'totalPromptCost',
+        'totalPromptTokens',
+        'totalRequests',
+        'totalTokens',
+      ].sort(),
     );
     expect(res.body.recentRequests.length).toBeGreaterThan(0);
     for (const r of res.body.recentRequests) {
-      expect(Object.keys(r).sort()).toEqual(['chatbot', 'completionTokens', 'model', 'promptTokens', 'timestamp', 'totalCost', 'totalTokens'].sort());
+      expect(Object.keys(r).sort()).toEqual(
+        ['chatbot', 'completionTokens', 'model', 'promptTokens', 'timestamp', 'totalCost', 'totalTokens'].sort(),
+      );
       if (r.chatbot) expect(Object.keys(r.chatbot).sort()).toEqual(['_id', 'name']);
       expect(Object.keys(r.model)).toEqual(['displayName']);
       for (const k of ['promptTokens', 'completionTokens', 'totalTokens', 'totalCost']) expect(typeof r[k]).toBe('number');
@@ -178,12 +216,18 @@ describe('GET /api/user/usage', () => {
     expectReport(res.body, want);
     // The deleted chatbot's usage stays in the totals; the renamed one shows its new name.
     expect(res.body.recentRequests.filter((r: { chatbot: unknown }) => r.chatbot === null)).toHaveLength(1);
-    expect(res.body.usageByChatbot.find((c: { chatbotId: string }) => c.chatbotId === chatbots.gamma._id)).toMatchObject({ name: null, requests: 1 });
+    expect(res.body.usageByChatbot.find((c: { chatbotId: string }) => c.chatbotId === chatbots.gamma._id)).toMatchObject({
+      name: null,
+      requests: 1,
+    });
     expect(res.body.recentRequests[0].chatbot).toEqual({ _id: chatbots.alpha._id, name: 'Alpha Renamed' });
   });
 
   it('matches the balance and plan that /api/auth/current shows', async () => {
-    const [report, current] = await Promise.all([usage(owner.token, range(ago(DAY), now)), call('/api/auth/current', { token: owner.token })]);
+    const [report, current] = await Promise.all([
+      usage(owner.token, range(ago(DAY), now)),
+      call('/api/auth/current', { token: owner.token }),
+    ]);
     expect(report.body.currentCreditBalance).toBe(current.body.usage.creditBalance);
     expect(report.body.subscription).toBe(current.body.subscription);
     const otherReport = await usage(other.token, range(ago(DAY), now));
@@ -192,14 +236,22 @@ describe('GET /api/user/usage', () => {
 
   it('selects by range: a week, a year, and bare dates covering whole UTC days', async () => {
     const week = await usage(owner.token, range(ago(7 * DAY), now));
-    expectReport(week.body, expected((r) => r.occurredAt >= ago(7 * DAY)));
+    expectReport(
+      week.body,
+      expected((r) => r.occurredAt >= ago(7 * DAY)),
+    );
     expect(week.body.overallUsage.totalRequests).toBe(5);
 
     const year = await usage(owner.token, range(ago(365 * DAY), now));
-    expectReport(year.body, expected((r) => r.occurredAt >= ago(365 * DAY)));
+    expectReport(
+      year.body,
+      expected((r) => r.occurredAt >= ago(365 * DAY)),
+    );
     expect(year.body.overallUsage.totalRequests).toBe(7);
 
-    const day = ago(2 * DAY).toISOString().slice(0, 10);
+    const day = ago(2 * DAY)
+      .toISOString()
+      .slice(0, 10);
     const bare = await usage(owner.token, { startDate: day, endDate: day });
     expect(bare.status).toBe(200);
     const want = expected((r) => r.occurredAt.toISOString().slice(0, 10) === day);
@@ -211,18 +263,27 @@ describe('GET /api/user/usage', () => {
     const one = recorded.find((r) => r.key === 'beta' && r.promptTokens === 55)!;
     const res = await usage(owner.token, range(one.occurredAt, one.occurredAt));
     expect(res.status).toBe(200);
-    expectReport(res.body, expected((r) => r.requestId === one.requestId));
+    expectReport(
+      res.body,
+      expected((r) => r.requestId === one.requestId),
+    );
     const before = await usage(owner.token, range(new Date(one.occurredAt.getTime() - 60_000), new Date(one.occurredAt.getTime() - 1)));
     expect(before.body.overallUsage.totalRequests).toBe(0);
   });
 
   it("filters by chatbot: the owner's own, a deleted one's records, and nothing for another owner's or an unknown id", async () => {
     const alpha = await usage(owner.token, range(ago(30 * DAY), now, { chatbotId: chatbots.alpha._id }));
-    expectReport(alpha.body, expected((r) => r.key === 'alpha' && r.occurredAt >= ago(30 * DAY)));
+    expectReport(
+      alpha.body,
+      expected((r) => r.key === 'alpha' && r.occurredAt >= ago(30 * DAY)),
+    );
     expect(alpha.body.overallUsage.totalRequests).toBe(3);
 
     const gamma = await usage(owner.token, range(ago(30 * DAY), now, { chatbotId: chatbots.gamma._id }));
-    expectReport(gamma.body, expected((r) => r.key === 'gamma'));
+    expectReport(
+      gamma.body,
+      expected((r) => r.key === 'gamma'),
+    );
     expect(gamma.body.recentRequests[0].chatbot).toBeNull();
 
     for (const chatbotId of [chatbots.others._id, randomUUID(), 'not-a-chatbot']) {
@@ -243,7 +304,7 @@ describe('GET /api/user/usage', () => {
     }
   });
 
-  it("shows each owner only their own usage", async () => {
+  it('shows each owner only their own usage', async () => {
     const res = await usage(other.token, range(ago(30 * DAY), now));
     expect(res.body.overallUsage.totalRequests).toBe(1);
     expect(res.body.recentRequests).toEqual([
@@ -321,7 +382,10 @@ describe('GraphQL usage', () => {
       [...want.rows].sort((a, b) => b.occurredAt.getTime() - a.occurredAt.getTime()).map((r) => r.requestId),
     );
     expect(
-      report.recentRequests.map(({ requestId: _id, totalCost, ...r }: { requestId: string; totalCost: string }) => ({ ...r, totalCost: Number(totalCost) })),
+      report.recentRequests.map(({ requestId: _id, totalCost, ...r }: { requestId: string; totalCost: string }) => ({
+        ...r,
+        totalCost: Number(totalCost),
+      })),
     ).toEqual(rest.recentRequests);
     expect(Number(report.currentCreditBalance)).toBe(rest.currentCreditBalance);
     const byRequest = new Map(want.rows.map((r) => [r.requestId, costUnits(r).prompt + costUnits(r).completion]));

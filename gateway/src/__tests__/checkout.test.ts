@@ -65,11 +65,21 @@ describe('returnUrl', () => {
 });
 
 describe('the test-mode checkout event', () => {
-  const base = { sessionId: 'cs_test_abc', userId: 'u1', customerId: 'cus_1', successUrl: `${PUBLIC}/dashboard`, cancelUrl: `${PUBLIC}/pricing` };
+  const base = {
+    sessionId: 'cs_test_abc',
+    userId: 'u1',
+    customerId: 'cus_1',
+    successUrl: `${PUBLIC}/dashboard`,
+    cancelUrl: `${PUBLIC}/pricing`,
+  };
   const now = new Date('2025-01-02T03:04:05Z');
 
   it('is checkout.session.completed for the pro subscription, with a subscription id', () => {
-    const session = create(GetTestCheckoutSessionResponseSchema, { ...base, product: CheckoutProduct.PRO_SUBSCRIPTION, amountCents: 1000n });
+    const session = create(GetTestCheckoutSessionResponseSchema, {
+      ...base,
+      product: CheckoutProduct.PRO_SUBSCRIPTION,
+      amountCents: 1000n,
+    });
     const event = completedCheckoutEvent(session, now);
     expect(event).toMatchObject({ id: 'evt_test_cs_test_abc', type: 'checkout.session.completed', created: 1735787045, livemode: false });
     expect(event.data.object).toMatchObject({
@@ -90,7 +100,12 @@ describe('the test-mode checkout event', () => {
   it('is a paid one-off payment for a top-up, without a subscription', () => {
     const session = create(GetTestCheckoutSessionResponseSchema, { ...base, product: CheckoutProduct.CREDIT_TOPUP, amountCents: 505n });
     const event = completedCheckoutEvent(session, now);
-    expect(event.data.object).toMatchObject({ mode: 'payment', metadata: { userId: 'u1', type: 'credit_topup' }, amount_total: 505, subscription: null });
+    expect(event.data.object).toMatchObject({
+      mode: 'payment',
+      metadata: { userId: 'u1', type: 'credit_topup' },
+      amount_total: 505,
+      subscription: null,
+    });
     expect(productLabel(session)).toBe('Credit top-up — $5.05');
   });
 

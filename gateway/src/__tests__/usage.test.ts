@@ -5,7 +5,15 @@ import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { describe, expect, it } from 'vitest';
 import { GetUsageReportResponseSchema, Plan } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import { ConnectError } from '@parley/common/rpc-errors.ts';
-import { BAD_DATES_MESSAGE, money, parseIsoDate, parseUsageQuery, restUsageReport, REVERSED_RANGE_MESSAGE, usageReportView } from '../usage.ts';
+import {
+  BAD_DATES_MESSAGE,
+  money,
+  parseIsoDate,
+  parseUsageQuery,
+  restUsageReport,
+  REVERSED_RANGE_MESSAGE,
+  usageReportView,
+} from '../usage.ts';
 
 const refused = (fn: () => unknown) => {
   try {
@@ -32,12 +40,23 @@ describe('parseIsoDate', () => {
     expect(parseIsoDate('2024-02-29', 'end').toISOString()).toBe('2024-02-29T23:59:59.999Z');
   });
 
-  it.each(['', 'yesterday', '2025-13-01', '2025-02-29', '2025-02-30', '2025-04-31', '2025-01-01T24:00Z', '2025-01-01T10:60Z', '2025-01-01T10:00:61Z', '2025-1-1', '1714000000000', '2025-01-01T10:00+25:00', '2025-01-01 10:00'])(
-    'refuses %j',
-    (raw) => {
-      expect(refused(() => parseIsoDate(raw, 'start'))).toBe(BAD_DATES_MESSAGE);
-    },
-  );
+  it.each([
+    '',
+    'yesterday',
+    '2025-13-01',
+    '2025-02-29',
+    '2025-02-30',
+    '2025-04-31',
+    '2025-01-01T24:00Z',
+    '2025-01-01T10:60Z',
+    '2025-01-01T10:00:61Z',
+    '2025-1-1',
+    '1714000000000',
+    '2025-01-01T10:00+25:00',
+    '2025-01-01 10:00',
+  ])('refuses %j', (raw) => {
+    expect(refused(() => parseIsoDate(raw, 'start'))).toBe(BAD_DATES_MESSAGE);
+  });
 
   it('refuses what is not a string (missing, repeated query parameters)', () => {
     expect(refused(() => parseIsoDate(undefined, 'start'))).toBe(BAD_DATES_MESSAGE);
@@ -54,7 +73,9 @@ describe('parseUsageQuery', () => {
 
   it('refuses a start after the end, and a chatbot id that is not a string', () => {
     expect(refused(() => parseUsageQuery({ startDate: '2025-01-02', endDate: '2025-01-01T23:59:59Z' }))).toBe(REVERSED_RANGE_MESSAGE);
-    expect(refused(() => parseUsageQuery({ startDate: '2025-01-01', endDate: '2025-01-02', chatbotId: ['a', 'b'] }))).toBe('chatbotId must be a string');
+    expect(refused(() => parseUsageQuery({ startDate: '2025-01-01', endDate: '2025-01-02', chatbotId: ['a', 'b'] }))).toBe(
+      'chatbotId must be a string',
+    );
   });
 });
 
@@ -101,7 +122,14 @@ describe('usageReportView and restUsageReport', () => {
         completionCost: '0.0000012',
         totalCost: '0.00000195',
       },
-      { requestId: 'r1', occurredAt: timestampFromDate(at), chatbotId: 'gone', chatbotName: 'Deleted', model: 'gpt-4o-mini', totalCost: '0.0000010' },
+      {
+        requestId: 'r1',
+        occurredAt: timestampFromDate(at),
+        chatbotId: 'gone',
+        chatbotName: 'Deleted',
+        model: 'gpt-4o-mini',
+        totalCost: '0.0000010',
+      },
     ],
     days: [{ date: '2025-05-06', totalCost: '0.0000030', totalTokens: 13n, requestCount: 2n }],
     chatbots: [
@@ -112,7 +140,7 @@ describe('usageReportView and restUsageReport', () => {
   });
   const view = usageReportView(report, new Map([['live', 'Current name']]));
 
-  it("names each chatbot by its current name, and a deleted one null; the model by its display name or id", () => {
+  it('names each chatbot by its current name, and a deleted one null; the model by its display name or id', () => {
     expect(view.recentRequests.map((r) => r.chatbot)).toEqual([{ _id: 'live', name: 'Current name' }, null]);
     expect(view.recentRequests.map((r) => r.model)).toEqual([{ displayName: 'GPT-4o mini' }, { displayName: 'gpt-4o-mini' }]);
     expect(view.usageByChatbot.map((c) => c.name)).toEqual(['Current name', null]);
@@ -123,7 +151,15 @@ describe('usageReportView and restUsageReport', () => {
   it('answers REST with exactly the spec keys plus the additive ones, money as numbers', () => {
     const rest = restUsageReport(view);
     expect(Object.keys(rest).sort()).toEqual(
-      ['subscription', 'currentCreditBalance', 'overallUsage', 'recentRequests', 'recentRequestsLimit', 'dailyUsage', 'usageByChatbot'].sort(),
+      [
+        'subscription',
+        'currentCreditBalance',
+        'overallUsage',
+        'recentRequests',
+        'recentRequestsLimit',
+        'dailyUsage',
+        'usageByChatbot',
+      ].sort(),
     );
     expect(rest.overallUsage).toEqual({
       totalCost: 0.000003,

@@ -44,7 +44,11 @@ export const chatbotResolvers: Resolvers = {
       return knowledgeBaseView(knowledgeBase);
     },
     deleteTextEntry: async (_parent, { chatbotId, entryId }, ctx) => {
-      const { knowledgeBase } = await ctx.clients.chatbot.deleteTextEntry({ ownerId: await ownerId(ctx.clients, ctx.token), chatbotId, entryId });
+      const { knowledgeBase } = await ctx.clients.chatbot.deleteTextEntry({
+        ownerId: await ownerId(ctx.clients, ctx.token),
+        chatbotId,
+        entryId,
+      });
       return knowledgeBaseView(knowledgeBase);
     },
   },
@@ -52,7 +56,10 @@ export const chatbotResolvers: Resolvers = {
     // Every read that can select the knowledge base loads it; this is a fallback for any that does not.
     knowledgeBase: async (chatbot, _args, ctx) => {
       if (chatbot.knowledgeBase) return chatbot.knowledgeBase;
-      const { chatbot: full } = await ctx.clients.chatbot.getChatbot({ ownerId: await ownerId(ctx.clients, ctx.token), chatbotId: chatbot.id });
+      const { chatbot: full } = await ctx.clients.chatbot.getChatbot({
+        ownerId: await ownerId(ctx.clients, ctx.token),
+        chatbotId: chatbot.id,
+      });
       return chatbotView(full).knowledgeBase ?? knowledgeBaseView(undefined);
     },
   },

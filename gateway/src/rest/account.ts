@@ -65,7 +65,10 @@ export function accountRoutes(clients: Clients, opts: { logger: Logger }): Route
   });
   router.put('/email', async (req, res) => {
     const body = jsonObject(req.body);
-    const user = await changeEmail(clients, caller(req), { email: stringField(body, 'email'), currentPassword: stringField(body, 'currentPassword') });
+    const user = await changeEmail(clients, caller(req), {
+      email: stringField(body, 'email'),
+      currentPassword: stringField(body, 'currentPassword'),
+    });
     res.json(restUser(await composeUser(clients, user)));
   });
   router.put('/password', async (req, res) => {

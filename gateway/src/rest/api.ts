@@ -55,7 +55,11 @@ export function apiRouter(opts: ApiOptions): Router {
   router.use('/chatbot/public', publicChatRoutes(opts.clients, { timeoutMs: opts.chatTimeoutMs, logger: opts.logger }));
   router.use('/chatbot', chatbotRoutes(opts.clients, { maxPictureBytes: opts.maxPictureBytes }));
   router.use('/user', usageRoutes(opts.clients), accountRoutes(opts.clients, { logger: opts.logger }));
-  router.use('/payment', paymentRoutes(opts.clients, { publicUrl: opts.publicUrl }), portalRoutes(opts.clients, { publicUrl: opts.publicUrl }));
+  router.use(
+    '/payment',
+    paymentRoutes(opts.clients, { publicUrl: opts.publicUrl }),
+    portalRoutes(opts.clients, { publicUrl: opts.publicUrl }),
+  );
   router.use((_req, res) => {
     res.status(404).json({ message: 'Not found' });
   });

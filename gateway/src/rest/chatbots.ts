@@ -34,7 +34,11 @@ export function chatbotRoutes(clients: Clients, opts: { maxPictureBytes: number 
 
   router.put('/:id', async (req, res) => {
     const body = jsonObject(req.body);
-    const changes = { name: optionalString(body, 'name'), isActive: optionalBoolean(body, 'isActive'), ...languageChange(optionalString(body, 'language')) };
+    const changes = {
+      name: optionalString(body, 'name'),
+      isActive: optionalBoolean(body, 'isActive'),
+      ...languageChange(optionalString(body, 'language')),
+    };
     const { chatbot } = await clients.chatbot.updateChatbot({ ownerId: await owner(req), chatbotId: req.params.id, ...changes });
     res.json(restChatbot(chatbotView(chatbot)));
   });
@@ -55,7 +59,11 @@ export function chatbotRoutes(clients: Clients, opts: { maxPictureBytes: number 
   router.post('/:id/knowledge-base/text', async (req, res) => {
     const body = jsonObject(req.body);
     if (optionalBoolean(body, 'append') === false) throw invalid(APPEND_ONLY);
-    const { knowledgeBase } = await clients.chatbot.addTextEntry({ ownerId: await owner(req), chatbotId: req.params.id, text: stringField(body, 'text') });
+    const { knowledgeBase } = await clients.chatbot.addTextEntry({
+      ownerId: await owner(req),
+      chatbotId: req.params.id,
+      text: stringField(body, 'text'),
+    });
     res.json({ knowledgeBase: restKnowledgeBase(knowledgeBaseView(knowledgeBase)) });
   });
 

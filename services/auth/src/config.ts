@@ -5,10 +5,12 @@ import { commonVars, ConfigError, int, port, readConfig, text, url } from '@parl
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 
-const matching = (pattern: RegExp, what: string) => (raw: string, name: string): string => {
-  if (!pattern.test(raw)) throw new ConfigError(`${name} must be ${what}, got "${raw}"`);
-  return raw;
-};
+const matching =
+  (pattern: RegExp, what: string) =>
+  (raw: string, name: string): string => {
+    if (!pattern.test(raw)) throw new ConfigError(`${name} must be ${what}, got "${raw}"`);
+    return raw;
+  };
 
 /** A directory, made absolute; relative paths are taken from the repository root (the gateway reads the same one). */
 const directory = (raw: string, name: string): string => {
@@ -24,7 +26,9 @@ const directory = (raw: string, name: string): string => {
 const smtpUrl = (raw: string, name: string, env: NodeJS.ProcessEnv): string | undefined => {
   if (!raw) {
     if (env.NODE_ENV === 'production') {
-      throw new ConfigError(`${name} must be set in production (e.g. smtp://user:password@mail.example.com:587): without it no mail, not even a password reset link, could be sent`);
+      throw new ConfigError(
+        `${name} must be set in production (e.g. smtp://user:password@mail.example.com:587): without it no mail, not even a password reset link, could be sent`,
+      );
     }
     return undefined;
   }

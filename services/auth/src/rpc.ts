@@ -25,7 +25,8 @@ export type AuthRpcDeps = RegisterDeps &
   ChangePasswordDeps &
   DeleteAccountDeps;
 
-const toUser = (u: AccountUser): User => create(UserSchema, { id: u.id, email: u.email, name: u.name, createdAt: timestampFromDate(u.createdAt) });
+const toUser = (u: AccountUser): User =>
+  create(UserSchema, { id: u.id, email: u.email, name: u.name, createdAt: timestampFromDate(u.createdAt) });
 
 export function authRoutes(deps: AuthRpcDeps) {
   return (router: ConnectRouter) => {
@@ -63,7 +64,12 @@ export function authRoutes(deps: AuthRpcDeps) {
         return { user: toUser(await updateProfile(deps.db, { userId: req.userId, name: req.name })) };
       },
       async changeEmail(req) {
-        const user = await changeEmail(deps, { userId: req.userId, currentPassword: req.currentPassword, newEmail: req.newEmail, clientIp: req.clientIp });
+        const user = await changeEmail(deps, {
+          userId: req.userId,
+          currentPassword: req.currentPassword,
+          newEmail: req.newEmail,
+          clientIp: req.clientIp,
+        });
         return { user: toUser(user) };
       },
       async changePassword(req) {

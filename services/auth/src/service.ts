@@ -83,7 +83,13 @@ export async function createAuthService(config: AuthConfig, opts: { logger: Logg
     publishPasswordResetRequested: (request) => publishPasswordResetRequested(passwordResetRequested, request),
     publishAccountDeleted: (account) => publishAccountDeleted(accountDeleted, account),
   };
-  const issueResetDeps: IssueResetDeps = { db, mailer, logger, publicUrl: config.PUBLIC_URL, ttlSeconds: config.PASSWORD_RESET_TTL_SECONDS };
+  const issueResetDeps: IssueResetDeps = {
+    db,
+    mailer,
+    logger,
+    publicUrl: config.PUBLIC_URL,
+    ttlSeconds: config.PASSWORD_RESET_TTL_SECONDS,
+  };
 
   // With the workers: a process that sends reset mails also announces deletions its owner's call could not.
   const workers = opts.workers !== false;

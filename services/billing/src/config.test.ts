@@ -22,7 +22,7 @@ describe('readBillingConfig', () => {
   });
 
   describe('payments', () => {
-    it('runs in test mode with the spec\'s amounts when nothing is set', () => {
+    it("runs in test mode with the spec's amounts when nothing is set", () => {
       expect(readBillingConfig({})).toMatchObject({
         STRIPE_SECRET_KEY: undefined,
         STRIPE_API_BASE: undefined,
@@ -34,8 +34,18 @@ describe('readBillingConfig', () => {
     });
 
     it('takes a Stripe key with both price ids and an API base', () => {
-      const config = readBillingConfig({ STRIPE_SECRET_KEY: 'sk_test_123', STRIPE_PRICE_PRO: 'price_pro', STRIPE_PRICE_TOPUP: 'price_topup', STRIPE_API_BASE: 'http://127.0.0.1:12111' });
-      expect(config).toMatchObject({ STRIPE_SECRET_KEY: 'sk_test_123', STRIPE_PRICE_PRO: 'price_pro', STRIPE_PRICE_TOPUP: 'price_topup', STRIPE_API_BASE: 'http://127.0.0.1:12111' });
+      const config = readBillingConfig({
+        STRIPE_SECRET_KEY: 'sk_test_123',
+        STRIPE_PRICE_PRO: 'price_pro',
+        STRIPE_PRICE_TOPUP: 'price_topup',
+        STRIPE_API_BASE: 'http://127.0.0.1:12111',
+      });
+      expect(config).toMatchObject({
+        STRIPE_SECRET_KEY: 'sk_test_123',
+        STRIPE_PRICE_PRO: 'price_pro',
+        STRIPE_PRICE_TOPUP: 'price_topup',
+        STRIPE_API_BASE: 'http://127.0.0.1:12111',
+      });
     });
 
     it.each([

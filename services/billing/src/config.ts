@@ -29,19 +29,25 @@ export function centsOf(amount: string): number {
   return Number(whole) * 100 + Number(fraction.padEnd(2, '0'));
 }
 
-const stripeId = (prefix: string) => (raw: string, name: string): string => {
-  if (!/^[A-Za-z0-9_]{1,255}$/.test(raw)) throw new ConfigError(`${name} must be a Stripe id (e.g. "${prefix}_..."), got "${raw}"`);
-  return raw;
-};
+const stripeId =
+  (prefix: string) =>
+  (raw: string, name: string): string => {
+    if (!/^[A-Za-z0-9_]{1,255}$/.test(raw)) throw new ConfigError(`${name} must be a Stripe id (e.g. "${prefix}_..."), got "${raw}"`);
+    return raw;
+  };
 
 const secretKey = (raw: string, name: string): string => {
   // A publishable key (pk_...) here is a common mistake: it cannot create checkouts.
-  if (!/^(sk|rk)_[A-Za-z0-9_]+$/.test(raw)) throw new ConfigError(`${name} must be a Stripe secret or restricted key ("sk_..." or "rk_..."), got a value starting "${raw.slice(0, 3)}" (not shown further)`);
+  if (!/^(sk|rk)_[A-Za-z0-9_]+$/.test(raw))
+    throw new ConfigError(
+      `${name} must be a Stripe secret or restricted key ("sk_..." or "rk_..."), got a value starting "${raw.slice(0, 3)}" (not shown further)`,
+    );
   return raw;
 };
 
 const schemaName = (raw: string, name: string): string => {
-  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw)) throw new ConfigError(`${name} must be a Postgres schema name (lower case, digits, _), got "${raw}"`);
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw))
+    throw new ConfigError(`${name} must be a Postgres schema name (lower case, digits, _), got "${raw}"`);
   return raw;
 };
 

@@ -2,7 +2,13 @@
 import type { ConnectRouter } from '@connectrpc/connect';
 import { create } from '@bufbuild/protobuf';
 import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
-import { AccountSchema, BillingService, Plan, type Account as AccountMessage, type UsageRecord as UsageRecordMessage } from '@parley/proto/parley/billing/v1/billing_pb.js';
+import {
+  AccountSchema,
+  BillingService,
+  Plan,
+  type Account as AccountMessage,
+  type UsageRecord as UsageRecordMessage,
+} from '@parley/proto/parley/billing/v1/billing_pb.js';
 import type { Account, Plan as DbPlan } from './generated/prisma/client.ts';
 import { exportOwnerData } from './accounts/export-owner-data.ts';
 import { getAccount } from './accounts/get-account.ts';
@@ -115,8 +121,18 @@ export function billingRoutes(deps: OpenAccountDeps, payments: PaymentsDeps) {
             requestCount: BigInt(totals.requestCount),
           },
           records: report.records.map(toUsageRecordMessage),
-          days: report.days.map((d) => ({ date: d.date, totalCost: formatMoney(d.totalCost), totalTokens: BigInt(d.totalTokens), requestCount: BigInt(d.requestCount) })),
-          chatbots: report.chatbots.map((c) => ({ chatbotId: c.chatbotId, chatbotName: c.chatbotName, totalCost: formatMoney(c.totalCost), requestCount: BigInt(c.requestCount) })),
+          days: report.days.map((d) => ({
+            date: d.date,
+            totalCost: formatMoney(d.totalCost),
+            totalTokens: BigInt(d.totalTokens),
+            requestCount: BigInt(d.requestCount),
+          })),
+          chatbots: report.chatbots.map((c) => ({
+            chatbotId: c.chatbotId,
+            chatbotName: c.chatbotName,
+            totalCost: formatMoney(c.totalCost),
+            requestCount: BigInt(c.requestCount),
+          })),
           limit: report.limit,
         };
       },
@@ -144,7 +160,11 @@ export function billingRoutes(deps: OpenAccountDeps, payments: PaymentsDeps) {
             statusAt: timestampFromDate(s.statusAt),
             createdAt: timestampFromDate(s.createdAt),
           })),
-          creditLedger: data.creditLedger.map((e) => ({ amount: formatMoney(e.amount), reason: e.reason, createdAt: timestampFromDate(e.createdAt) })),
+          creditLedger: data.creditLedger.map((e) => ({
+            amount: formatMoney(e.amount),
+            reason: e.reason,
+            createdAt: timestampFromDate(e.createdAt),
+          })),
         };
       },
       async listUsageRecords(req) {

@@ -60,10 +60,20 @@ export async function createBillingService(
   const payments: PaymentsDeps = { ...deps, stripe: createStripeClient(config), logger, config };
   if (!payments.stripe) logger.info('no STRIPE_SECRET_KEY: checkout runs in test mode, no real payment is taken');
   const stripeEventsWorker = workers
-    ? startStripeEventsWorker({ redis, logger, prefix: config.QUEUE_PREFIX, applyStripeEvent: (input) => applyStripeEvent(payments, input) })
+    ? startStripeEventsWorker({
+        redis,
+        logger,
+        prefix: config.QUEUE_PREFIX,
+        applyStripeEvent: (input) => applyStripeEvent(payments, input),
+      })
     : undefined;
   const accountDeletedWorker = workers
-    ? startAccountDeletedWorker({ redis, logger, prefix: config.QUEUE_PREFIX, deleteAccountData: (userId) => deleteAccountData(payments, userId) })
+    ? startAccountDeletedWorker({
+        redis,
+        logger,
+        prefix: config.QUEUE_PREFIX,
+        deleteAccountData: (userId) => deleteAccountData(payments, userId),
+      })
     : undefined;
 
   // Expired credit holds are background work like the queue consumers: off with them.
@@ -101,7 +111,13 @@ export async function createBillingService(
         await creditHoldSweep;
       },
       // Workers first: close() waits for the jobs in flight to finish before it resolves.
-      async () => Promise.all([userRegisteredWorker?.close(), usageRecordedWorker?.close(), stripeEventsWorker?.close(), accountDeletedWorker?.close()]),
+      async () =>
+        Promise.all([
+          userRegisteredWorker?.close(),
+          usageRecordedWorker?.close(),
+          stripeEventsWorker?.close(),
+          accountDeletedWorker?.close(),
+        ]),
       () => redis.quit(),
       () => prisma.$disconnect(),
     ],

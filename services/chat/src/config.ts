@@ -4,7 +4,8 @@
 import { commonVars, ConfigError, int, readConfig, port, serviceUrl, text, url } from '@parley/common/config.ts';
 
 const schemaName = (raw: string, name: string): string => {
-  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw)) throw new ConfigError(`${name} must be a Postgres schema name (lower case, digits, _), got "${raw}"`);
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw))
+    throw new ConfigError(`${name} must be a Postgres schema name (lower case, digits, _), got "${raw}"`);
   return raw;
 };
 

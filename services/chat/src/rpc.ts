@@ -26,7 +26,9 @@ function toConversationMessage(c: Conversation, messages: Message[] = []): Conve
     userIp: c.userIp ?? '',
     userAgent: c.userAgent ?? '',
     messageCount: c.messageCount,
-    messages: messages.map((m) => create(ChatMessageSchema, { role: m.role, content: m.content, timestamp: timestampFromDate(m.createdAt) })),
+    messages: messages.map((m) =>
+      create(ChatMessageSchema, { role: m.role, content: m.content, timestamp: timestampFromDate(m.createdAt) }),
+    ),
   });
 }
 
@@ -52,7 +54,11 @@ export function chatRoutes(deps: ChatRpcDeps) {
         return { conversations: conversations.map((c) => toConversationMessage(c)) };
       },
       async getConversation(req) {
-        const conversation = await getConversation(deps, { ownerId: req.ownerId, chatbotId: req.chatbotId, conversationId: req.conversationId });
+        const conversation = await getConversation(deps, {
+          ownerId: req.ownerId,
+          chatbotId: req.chatbotId,
+          conversationId: req.conversationId,
+        });
         return { conversation: toConversationMessage(conversation, conversation.messages) };
       },
     });

@@ -67,7 +67,12 @@ export async function createChatService(
   // Answered exchanges are stored on sessions of their own that do not wait for the WAL flush (see
   // EXCHANGE_SESSION_SETTINGS); every other write of the service keeps the main pool's durability.
   const exchanges = new PrismaClient({
-    adapter: prismaAdapter({ databaseUrl: config.DATABASE_URL, schema: config.CHAT_DB_SCHEMA, poolSize: EXCHANGE_POOL_SIZE, settings: EXCHANGE_SESSION_SETTINGS }),
+    adapter: prismaAdapter({
+      databaseUrl: config.DATABASE_URL,
+      schema: config.CHAT_DB_SCHEMA,
+      poolSize: EXCHANGE_POOL_SIZE,
+      settings: EXCHANGE_SESSION_SETTINGS,
+    }),
   });
   const redis = createRedis(config.REDIS_URL);
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
@@ -80,11 +85,17 @@ export async function createChatService(
   let model: LanguageModel | null;
   if (opts.model !== undefined) model = opts.model;
   else if (config.OPENAI_API_KEY) {
-    model = openAIModel({ apiKey: config.OPENAI_API_KEY, baseURL: config.OPENAI_BASE_URL, model: config.OPENAI_MODEL, timeoutMs: config.OPENAI_TIMEOUT_MS });
+    model = openAIModel({
+      apiKey: config.OPENAI_API_KEY,
+      baseURL: config.OPENAI_BASE_URL,
+      model: config.OPENAI_MODEL,
+      timeoutMs: config.OPENAI_TIMEOUT_MS,
+    });
   } else model = null;
   if (!model) logger.warn('OPENAI_API_KEY is not set: chatbots answer in offline mode, quoting their knowledge base');
 
-  if (config.SESSION_SECRET === DEV_SESSION_SECRET) logger.warn('SESSION_SECRET is not set: public chat session ids are signed with the development default');
+  if (config.SESSION_SECRET === DEV_SESSION_SECRET)
+    logger.warn('SESSION_SECRET is not set: public chat session ids are signed with the development default');
 
   const recentTurns = redisRecentTurns(redis, config.QUEUE_PREFIX);
   const history = historySource({ db: prisma, recentTurns, prefix: config.QUEUE_PREFIX, budgetChars: config.HISTORY_CHARS, logger });
@@ -101,8 +112,22 @@ export async function createChatService(
     // With a model: the whole knowledge base when it fits the prompt's budget, else as many chunks as
     // the chatbot service chooses for that budget (k 0). Offline mode always quotes retrieved passages.
     chatbotContext: model
-      ? chatbotContext({ chatbotService: chatbots, logger, prefix: config.QUEUE_PREFIX, budgetChars: config.PROMPT_KNOWLEDGE_CHARS, k: 0, remember: true })
-      : chatbotContext({ chatbotService: chatbots, logger, prefix: config.QUEUE_PREFIX, budgetChars: 0, k: OFFLINE_PASSAGES, remember: false }),
+      ? chatbotContext({
+          chatbotService: chatbots,
+          logger,
+          prefix: config.QUEUE_PREFIX,
+          budgetChars: config.PROMPT_KNOWLEDGE_CHARS,
+          k: 0,
+          remember: true,
+        })
+      : chatbotContext({
+          chatbotService: chatbots,
+          logger,
+          prefix: config.QUEUE_PREFIX,
+          budgetChars: 0,
+          k: OFFLINE_PASSAGES,
+          remember: false,
+        }),
     history,
     credit: creditGate({ billing, logger, maxOutputTokens: config.MAX_OUTPUT_TOKENS }),
     model,

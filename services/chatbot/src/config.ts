@@ -7,7 +7,8 @@ import { commonVars, ConfigError, int, port, readConfig, serviceUrl, text } from
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 
 const schemaName = (raw: string, name: string): string => {
-  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw)) throw new ConfigError(`${name} must be a Postgres schema name (lower case, digits, _), got "${raw}"`);
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw))
+    throw new ConfigError(`${name} must be a Postgres schema name (lower case, digits, _), got "${raw}"`);
   return raw;
 };
 

@@ -50,15 +50,22 @@ export async function createChatbotService(
   const prisma = new PrismaClient({ adapter: prismaAdapter({ databaseUrl: config.DATABASE_URL, schema: config.CHATBOT_DB_SCHEMA }) });
   // Knowledge searches run on sessions of their own, set up for them once (see retrieve.ts).
   const search = new PrismaClient({
-    adapter: prismaAdapter({ databaseUrl: config.DATABASE_URL, schema: config.CHATBOT_DB_SCHEMA, poolSize: SEARCH_POOL_SIZE, settings: SEARCH_SESSION_SETTINGS }),
+    adapter: prismaAdapter({
+      databaseUrl: config.DATABASE_URL,
+      schema: config.CHATBOT_DB_SCHEMA,
+      poolSize: SEARCH_POOL_SIZE,
+      settings: SEARCH_SESSION_SETTINGS,
+    }),
   });
   const redis = createRedis(config.REDIS_URL);
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
   const chatbotDeleted = createProducer(redis, QUEUES.chatbotDeleted, ChatbotDeletedSchema, { prefix: config.QUEUE_PREFIX });
-  const billing = opts.billing ?? createServiceClient(BillingService, config.BILLING_URL, {
-    timeoutMs: config.RPC_TIMEOUT_MS,
-    credentials: { caller: 'chatbot', secret: config.SERVICE_SECRET },
-  });
+  const billing =
+    opts.billing ??
+    createServiceClient(BillingService, config.BILLING_URL, {
+      timeoutMs: config.RPC_TIMEOUT_MS,
+      credentials: { caller: 'chatbot', secret: config.SERVICE_SECRET },
+    });
 
   const deps: ChatbotRpcDeps = {
     db: prisma,
@@ -77,11 +84,21 @@ export async function createChatbotService(
   const chatbotInteractionWorker =
     opts.workers === false
       ? undefined
-      : startChatbotInteractionWorker({ redis, logger, prefix: config.QUEUE_PREFIX, recordInteraction: (input) => recordInteraction({ db: prisma }, input) });
+      : startChatbotInteractionWorker({
+          redis,
+          logger,
+          prefix: config.QUEUE_PREFIX,
+          recordInteraction: (input) => recordInteraction({ db: prisma }, input),
+        });
   const accountDeletedWorker =
     opts.workers === false
       ? undefined
-      : startAccountDeletedWorker({ redis, logger, prefix: config.QUEUE_PREFIX, deleteOwnerChatbots: (input) => deleteOwnerChatbots(deps, input) });
+      : startAccountDeletedWorker({
+          redis,
+          logger,
+          prefix: config.QUEUE_PREFIX,
+          deleteOwnerChatbots: (input) => deleteOwnerChatbots(deps, input),
+        });
 
   // With the workers: a process that counts interactions also forgets the old ones, and announces
   // deletions its owner's call could not.

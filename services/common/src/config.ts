@@ -13,18 +13,20 @@ export interface Var<T> {
   optional?: boolean;
 }
 
-export const url = (protocols: string[]): Parser<string> => (raw, name) => {
-  let parsed: URL;
-  try {
-    parsed = new URL(raw);
-  } catch {
-    throw new ConfigError(`${name} must be a URL, got "${raw}"`);
-  }
-  if (!protocols.includes(parsed.protocol.replace(/:$/, ''))) {
-    throw new ConfigError(`${name} must be a ${protocols.join(' or ')} URL, got "${raw}"`);
-  }
-  return raw.replace(/\/$/, '');
-};
+export const url =
+  (protocols: string[]): Parser<string> =>
+  (raw, name) => {
+    let parsed: URL;
+    try {
+      parsed = new URL(raw);
+    } catch {
+      throw new ConfigError(`${name} must be a URL, got "${raw}"`);
+    }
+    if (!protocols.includes(parsed.protocol.replace(/:$/, ''))) {
+      throw new ConfigError(`${name} must be a ${protocols.join(' or ')} URL, got "${raw}"`);
+    }
+    return raw.replace(/\/$/, '');
+  };
 
 export const port: Parser<number> = (raw, name) => {
   const n = Number(raw);
@@ -32,18 +34,22 @@ export const port: Parser<number> = (raw, name) => {
   return n;
 };
 
-export const int = (min: number, max: number): Parser<number> => (raw, name) => {
-  const n = Number(raw);
-  if (!/^-?\d+$/.test(raw) || n < min || n > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  return n;
-};
+export const int =
+  (min: number, max: number): Parser<number> =>
+  (raw, name) => {
+    const n = Number(raw);
+    if (!/^-?\d+$/.test(raw) || n < min || n > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+    return n;
+  };
 
 export const text: Parser<string> = (raw) => raw;
 
-export const oneOf = <T extends string>(values: readonly T[]): Parser<T> => (raw, name) => {
-  if (!values.includes(raw as T)) throw new ConfigError(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
-  return raw as T;
-};
+export const oneOf =
+  <T extends string>(values: readonly T[]): Parser<T> =>
+  (raw, name) => {
+    if (!values.includes(raw as T)) throw new ConfigError(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
+    return raw as T;
+  };
 
 type Spec = Record<string, Var<unknown>>;
 type Result<S extends Spec> = { [K in keyof S]: S[K] extends Var<infer T> ? (S[K]['optional'] extends true ? T | undefined : T) : never };

@@ -48,7 +48,11 @@ export function onShutdown(logger: Logger, steps: Closer[], { deadlineMs = 15_00
 }
 
 /** Listens on `port` (0 for a random one) and resolves with the server once it is accepting. */
-export function listen(app: { listen: (port: number, host: string, cb: () => void) => Server }, port: number, host = '0.0.0.0'): Promise<Server> {
+export function listen(
+  app: { listen: (port: number, host: string, cb: () => void) => Server },
+  port: number,
+  host = '0.0.0.0',
+): Promise<Server> {
   return new Promise((resolve) => {
     const server = app.listen(port, host, () => resolve(server));
   });

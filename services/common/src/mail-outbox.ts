@@ -70,7 +70,10 @@ async function listIds(dir: string): Promise<string[]> {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw err;
   }
-  return names.filter((n) => n.endsWith('.json')).map((n) => n.slice(0, -'.json'.length)).filter(isOutboxMailId);
+  return names
+    .filter((n) => n.endsWith('.json'))
+    .map((n) => n.slice(0, -'.json'.length))
+    .filter(isOutboxMailId);
 }
 
 async function readIfExists(path: string): Promise<Buffer | null> {

@@ -71,7 +71,7 @@ export async function migrate({ databaseUrl, schema, migrationsDir, log = () => 
         await client.query('COMMIT');
       } catch (err) {
         await client.query('ROLLBACK');
-        throw new Error(`migration ${m.name} failed in schema ${schema}: ${(err as Error).message}`);
+        throw new Error(`migration ${m.name} failed in schema ${schema}: ${(err as Error).message}`, { cause: err });
       }
       applied.push(m.name);
       log(`applied ${schema}/${m.name}`);
@@ -93,10 +93,11 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
   try {
     await client.connect();
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-    if (!rowCount) await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`).catch((err: { code?: string }) => {
-      // created meanwhile by another process: duplicate_database, or the catalog's unique index
-      if (err.code !== '42P04' && err.code !== '23505') throw err;
-    });
+    if (!rowCount)
+      await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`).catch((err: { code?: string }) => {
+        // created meanwhile by another process: duplicate_database, or the catalog's unique index
+        if (err.code !== '42P04' && err.code !== '23505') throw err;
+      });
   } finally {
     await client.end().catch(() => {});
   }

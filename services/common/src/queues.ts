@@ -100,7 +100,9 @@ export function createWorker<D extends DescMessage>(
     },
     { connection, prefix: opts.prefix ?? DEFAULT_QUEUE_PREFIX, concurrency: opts.concurrency ?? 4, autorun: true },
   );
-  worker.on('failed', (job, err) => opts.logger.warn({ queue: name, jobId: job?.id, attempts: job?.attemptsMade, err: err.message }, 'job failed'));
+  worker.on('failed', (job, err) =>
+    opts.logger.warn({ queue: name, jobId: job?.id, attempts: job?.attemptsMade, err: err.message }, 'job failed'),
+  );
   worker.on('error', (err) => opts.logger.error({ queue: name, err: err.message }, 'worker error'));
   return worker;
 }

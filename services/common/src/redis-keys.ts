@@ -31,7 +31,8 @@ export function redisKeys(prefix: string) {
     /** A SCAN pattern for every conversation's turns of one chatbot (its id must hold no pattern characters). */
     chatTurnsOfChatbot: (chatbotId: string) => `${join(prefix, f.chatTurns, chatbotId)}:*`,
     /** Failed logins per (IP or "-", account hash), per IP, per account hash (auth). */
-    loginFailuresIpAccount: (ip: string, accountHash: string) => join(prefix, f.auth, 'login-failures', 'ip-account', ip || '-', accountHash),
+    loginFailuresIpAccount: (ip: string, accountHash: string) =>
+      join(prefix, f.auth, 'login-failures', 'ip-account', ip || '-', accountHash),
     loginFailuresIp: (ip: string) => join(prefix, f.auth, 'login-failures', 'ip', ip),
     loginFailuresAccount: (accountHash: string) => join(prefix, f.auth, 'login-failures', 'account', accountHash),
     /** Sign-ups per IP (auth). */

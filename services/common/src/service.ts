@@ -11,7 +11,13 @@ export interface ServiceParts {
 }
 
 /** `host` is the interface to listen on: all of them unless given (the gateway is the public door). */
-export async function runService(opts: { name: string; logger: Logger; port: number; host?: string; build: () => Promise<ServiceParts> }): Promise<void> {
+export async function runService(opts: {
+  name: string;
+  logger: Logger;
+  port: number;
+  host?: string;
+  build: () => Promise<ServiceParts>;
+}): Promise<void> {
   const parts = await opts.build();
   const server = await listen(parts.app, opts.port, opts.host);
   const address = server.address();

@@ -32,8 +32,13 @@ describe('readConfig', () => {
     expect(() => readConfig(commonVars, { NODE_ENV: 'production' })).toThrowError(required);
     expect(() => readConfig(commonVars, { NODE_ENV: 'production', SERVICE_SECRET: DEVELOPMENT_SERVICE_SECRET })).toThrowError(required);
     const secret = 'x'.repeat(32);
-    expect(readConfig(commonVars, { NODE_ENV: 'production', SERVICE_SECRET: secret, SERVICE_HOST: '0.0.0.0' })).toMatchObject({ SERVICE_SECRET: secret, SERVICE_HOST: '0.0.0.0' });
-    expect(() => readConfig(commonVars, { SERVICE_SECRET: 'x'.repeat(31) })).toThrowError('SERVICE_SECRET must have at least 32 characters');
+    expect(readConfig(commonVars, { NODE_ENV: 'production', SERVICE_SECRET: secret, SERVICE_HOST: '0.0.0.0' })).toMatchObject({
+      SERVICE_SECRET: secret,
+      SERVICE_HOST: '0.0.0.0',
+    });
+    expect(() => readConfig(commonVars, { SERVICE_SECRET: 'x'.repeat(31) })).toThrowError(
+      'SERVICE_SECRET must have at least 32 characters',
+    );
     expect(() => readConfig(commonVars, { SERVICE_HOST: 'a b' })).toThrowError('SERVICE_HOST must be an IP address or host name');
   });
 
@@ -43,7 +48,10 @@ describe('readConfig', () => {
 
   it('makes a process exit with a message naming the variable', () => {
     const script = `import { loadConfig, commonVars } from ${JSON.stringify(new URL('../src/config.ts', import.meta.url).pathname)}; loadConfig(commonVars); console.log('started');`;
-    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, REDIS_URL: 'http://wrong' }, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      env: { ...process.env, REDIS_URL: 'http://wrong' },
+      encoding: 'utf8',
+    });
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('Invalid environment: REDIS_URL must be a redis or rediss URL');
     expect(r.stdout).not.toContain('started');

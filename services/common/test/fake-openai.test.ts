@@ -49,13 +49,19 @@ describe('fake OpenAI', () => {
     expect(chunks.every((c) => c.object === 'chat.completion.chunk')).toBe(true);
     const text = chunks.flatMap((c) => c.choices.map((ch: { delta: { content?: string } }) => ch.delta.content ?? '')).join('');
     expect(text).toBe(reply);
-    expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: fakePromptTokens(messages), completion_tokens: fakeTokenCount(reply) } });
+    expect(chunks.at(-1)).toMatchObject({
+      choices: [],
+      usage: { prompt_tokens: fakePromptTokens(messages), completion_tokens: fakeTokenCount(reply) },
+    });
     expect(chunks.at(-2).choices[0].finish_reason).toBe('stop');
   });
 
   it('sends no usage chunk unless asked', async () => {
     const res = await post({ model: 'gpt-4o-mini', messages, stream: true });
-    const chunks = (await res.text()).split('\n\n').filter((e) => e && e !== 'data: [DONE]').map((e) => JSON.parse(e.slice(6)));
+    const chunks = (await res.text())
+      .split('\n\n')
+      .filter((e) => e && e !== 'data: [DONE]')
+      .map((e) => JSON.parse(e.slice(6)));
     expect(chunks.some((c) => 'usage' in c)).toBe(false);
   });
 

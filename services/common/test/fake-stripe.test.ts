@@ -31,7 +31,11 @@ beforeEach(() => fake.reset());
 
 describe('parseStripeForm', () => {
   it('nests bracketed keys and turns indexed hashes into arrays, as Stripe does', () => {
-    expect(parseStripeForm('mode=payment&line_items[0][price]=p&line_items[0][quantity]=1&line_items[1][price]=q&metadata[userId]=u%201&expand[]=a&expand[]=b')).toEqual({
+    expect(
+      parseStripeForm(
+        'mode=payment&line_items[0][price]=p&line_items[0][quantity]=1&line_items[1][price]=q&metadata[userId]=u%201&expand[]=a&expand[]=b',
+      ),
+    ).toEqual({
       mode: 'payment',
       line_items: [{ price: 'p', quantity: '1' }, { price: 'q' }],
       metadata: { userId: 'u 1' },
@@ -57,7 +61,14 @@ describe('the fake Stripe API through the stripe SDK', () => {
       success_url: 'http://localhost:8080/dashboard',
       cancel_url: 'http://localhost:8080/pricing',
     });
-    expect(session).toMatchObject({ object: 'checkout.session', mode: 'subscription', customer: customer.id, amount_total: 1000, status: 'open', payment_status: 'unpaid' });
+    expect(session).toMatchObject({
+      object: 'checkout.session',
+      mode: 'subscription',
+      customer: customer.id,
+      amount_total: 1000,
+      status: 'open',
+      payment_status: 'unpaid',
+    });
     expect(session.url).toBe(`${fake.url}/c/pay/${session.id}`);
     expect((await stripe.checkout.sessions.retrieve(session.id)).id).toBe(session.id);
 
@@ -81,11 +92,19 @@ describe('the fake Stripe API through the stripe SDK', () => {
     const wrongKey = new Stripe('sk_test_wrong', { host: fake.host, port: fake.port, protocol: 'http', maxNetworkRetries: 0 });
     await expect(wrongKey.customers.create({})).rejects.toBeInstanceOf(Stripe.errors.StripeAuthenticationError);
 
-    const session = (params: Stripe.Checkout.SessionCreateParams) => stripe.checkout.sessions.create({ success_url: 'http://localhost:8080/', ...params });
-    await expect(session({ mode: 'payment', line_items: [{ price: 'price_nope', quantity: 1 }] })).rejects.toMatchObject({ type: 'StripeInvalidRequestError', code: 'resource_missing' });
+    const session = (params: Stripe.Checkout.SessionCreateParams) =>
+      stripe.checkout.sessions.create({ success_url: 'http://localhost:8080/', ...params });
+    await expect(session({ mode: 'payment', line_items: [{ price: 'price_nope', quantity: 1 }] })).rejects.toMatchObject({
+      type: 'StripeInvalidRequestError',
+      code: 'resource_missing',
+    });
     await expect(session({ mode: 'payment', line_items: [{ price: FAKE_PRICE_PRO, quantity: 1 }] })).rejects.toThrow(/recurring price/);
-    await expect(session({ mode: 'subscription', line_items: [{ price: FAKE_PRICE_TOPUP, quantity: 1 }] })).rejects.toThrow(/recurring price/);
-    await expect(session({ mode: 'payment', customer: 'cus_nope', line_items: [{ price: FAKE_PRICE_TOPUP, quantity: 1 }] })).rejects.toThrow(/No such customer/);
+    await expect(session({ mode: 'subscription', line_items: [{ price: FAKE_PRICE_TOPUP, quantity: 1 }] })).rejects.toThrow(
+      /recurring price/,
+    );
+    await expect(
+      session({ mode: 'payment', customer: 'cus_nope', line_items: [{ price: FAKE_PRICE_TOPUP, quantity: 1 }] }),
+    ).rejects.toThrow(/No such customer/);
     await expect(
       session({ mode: 'payment', line_items: [{ price: FAKE_PRICE_TOPUP, quantity: 1 }], subscription_data: { metadata: { a: 'b' } } }),
     ).rejects.toThrow(/subscription_data/);
@@ -103,11 +122,21 @@ describe('the fake Stripe API through the stripe SDK', () => {
       success_url: 'http://localhost:8080/',
     });
     const completed = fake.completeCheckoutSession(session.id);
-    expect(completed).toMatchObject({ type: 'checkout.session.completed', data: { object: { id: session.id, status: 'complete', payment_status: 'paid' } } });
+    expect(completed).toMatchObject({
+      type: 'checkout.session.completed',
+      data: { object: { id: session.id, status: 'complete', payment_status: 'paid' } },
+    });
     const subscriptionId = completed.data.object.subscription as string;
-    expect(await stripe.subscriptions.retrieve(subscriptionId)).toMatchObject({ status: 'active', metadata: { userId: 'u2' }, customer: customer.id });
+    expect(await stripe.subscriptions.retrieve(subscriptionId)).toMatchObject({
+      status: 'active',
+      metadata: { userId: 'u2' },
+      customer: customer.id,
+    });
 
-    expect(fake.cancelSubscription(subscriptionId)).toMatchObject({ type: 'customer.subscription.deleted', data: { object: { id: subscriptionId, status: 'canceled' } } });
+    expect(fake.cancelSubscription(subscriptionId)).toMatchObject({
+      type: 'customer.subscription.deleted',
+      data: { object: { id: subscriptionId, status: 'canceled' } },
+    });
     expect((await stripe.subscriptions.update(subscriptionId, { metadata: { note: 'x' } })).metadata).toEqual({ userId: 'u2', note: 'x' });
   });
 
@@ -118,10 +147,18 @@ describe('the fake Stripe API through the stripe SDK', () => {
     expect(portal.id).toMatch(/^bps_/);
     expect(portal.url).toBe(`${fake.url}/p/session/${portal.id}`);
     expect(fake.portalSessions.get(portal.id)).toEqual(portal);
-    expect(fake.requestsTo('POST', '/v1/billing_portal/sessions')[0].params).toEqual({ customer: customer.id, return_url: 'http://localhost:8080/account' });
+    expect(fake.requestsTo('POST', '/v1/billing_portal/sessions')[0].params).toEqual({
+      customer: customer.id,
+      return_url: 'http://localhost:8080/account',
+    });
 
-    await expect(stripe.billingPortal.sessions.create({ customer: 'cus_nope' })).rejects.toMatchObject({ type: 'StripeInvalidRequestError', code: 'resource_missing' });
-    await expect(stripe.billingPortal.sessions.create({} as Stripe.BillingPortal.SessionCreateParams)).rejects.toThrow(/Missing required param: customer/);
+    await expect(stripe.billingPortal.sessions.create({ customer: 'cus_nope' })).rejects.toMatchObject({
+      type: 'StripeInvalidRequestError',
+      code: 'resource_missing',
+    });
+    await expect(stripe.billingPortal.sessions.create({} as Stripe.BillingPortal.SessionCreateParams)).rejects.toThrow(
+      /Missing required param: customer/,
+    );
     expect(fake.portalSessions.size).toBe(1);
   });
 
@@ -143,12 +180,21 @@ describe('the fake Stripe API through the stripe SDK', () => {
     expect(fake.customers.get(other.id)).toMatchObject({ id: other.id, object: 'customer' });
     expect(fake.customers.get(other.id)!.deleted).toBeUndefined();
 
-    await expect(stripe.customers.del(customer.id)).rejects.toMatchObject({ type: 'StripeInvalidRequestError', code: 'resource_missing', statusCode: 404 });
+    await expect(stripe.customers.del(customer.id)).rejects.toMatchObject({
+      type: 'StripeInvalidRequestError',
+      code: 'resource_missing',
+      statusCode: 404,
+    });
     await expect(stripe.customers.del('cus_nope')).rejects.toMatchObject({ code: 'resource_missing' });
     // A deleted customer can no longer check out or open the portal.
     await expect(stripe.billingPortal.sessions.create({ customer: customer.id })).rejects.toMatchObject({ code: 'resource_missing' });
     await expect(
-      stripe.checkout.sessions.create({ mode: 'payment', customer: customer.id, line_items: [{ price: FAKE_PRICE_TOPUP, quantity: 1 }], success_url: 'http://localhost:8080/' }),
+      stripe.checkout.sessions.create({
+        mode: 'payment',
+        customer: customer.id,
+        line_items: [{ price: FAKE_PRICE_TOPUP, quantity: 1 }],
+        success_url: 'http://localhost:8080/',
+      }),
     ).rejects.toThrow(/No such customer/);
   });
 
@@ -179,15 +225,28 @@ describe('events signed as Stripe signs them', () => {
       expect(verified.id).toBe(event.id);
       expect(verified.type).toBe(event.type);
     }
-    expect(events[1].data.object).toMatchObject({ mode: 'payment', amount_total: 500, currency: 'usd', payment_status: 'paid', metadata: { userId: 'u', type: 'credit_topup' } });
-    expect(events[0].data.object).toMatchObject({ mode: 'subscription', subscription: 'sub_1', client_reference_id: 'u', metadata: { type: 'subscription', plan: 'pro' } });
+    expect(events[1].data.object).toMatchObject({
+      mode: 'payment',
+      amount_total: 500,
+      currency: 'usd',
+      payment_status: 'paid',
+      metadata: { userId: 'u', type: 'credit_topup' },
+    });
+    expect(events[0].data.object).toMatchObject({
+      mode: 'subscription',
+      subscription: 'sub_1',
+      client_reference_id: 'u',
+      metadata: { type: 'subscription', plan: 'pro' },
+    });
   });
 
   it('a wrong secret, a changed body or an old timestamp fails verification', () => {
     const payload = stripeEventPayload(topUpCheckoutCompletedEvent({ userId: 'u', customerId: 'cus_1', amountTotal: 500 }));
     const verify = (body: string, header: string) => () => stripe.webhooks.constructEvent(body, header, secret);
     expect(verify(payload, signStripePayload(payload, 'whsec_other'))).toThrow(Stripe.errors.StripeSignatureVerificationError);
-    expect(verify(payload.replace('500', '50000'), signStripePayload(payload, secret))).toThrow(Stripe.errors.StripeSignatureVerificationError);
+    expect(verify(payload.replace('500', '50000'), signStripePayload(payload, secret))).toThrow(
+      Stripe.errors.StripeSignatureVerificationError,
+    );
     const tenMinutesAgo = Math.floor(Date.now() / 1000) - 600;
     expect(verify(payload, signStripePayload(payload, secret, tenMinutesAgo))).toThrow(/tolerance/);
   });

@@ -2,7 +2,15 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isOutboxMailId, newOutboxMailId, readOutbox, readOutboxMail, readOutboxRawMail, writeOutboxMail, type OutboxMail } from '../src/mail-outbox.ts';
+import {
+  isOutboxMailId,
+  newOutboxMailId,
+  readOutbox,
+  readOutboxMail,
+  readOutboxRawMail,
+  writeOutboxMail,
+  type OutboxMail,
+} from '../src/mail-outbox.ts';
 
 let root: string;
 beforeAll(async () => {
@@ -24,7 +32,9 @@ const mail = (at: Date, subject: string): OutboxMail => ({
 
 describe('mail outbox', () => {
   it('makes filename-safe ids that sort by time', () => {
-    const ids = [new Date('2020-01-01T00:00:00Z'), new Date('2026-11-24T13:00:00.001Z'), new Date('2026-11-24T13:00:00.002Z')].map((d) => newOutboxMailId(d));
+    const ids = [new Date('2020-01-01T00:00:00Z'), new Date('2026-11-24T13:00:00.001Z'), new Date('2026-11-24T13:00:00.002Z')].map((d) =>
+      newOutboxMailId(d),
+    );
     for (const id of ids) expect(id).toMatch(/^[0-9a-z]{13}-[0-9a-f]{12}$/);
     expect([...ids].sort()).toEqual(ids);
     expect(newOutboxMailId()).not.toBe(newOutboxMailId());

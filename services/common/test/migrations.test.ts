@@ -51,7 +51,9 @@ describe('migrate', () => {
     await expect(migrate({ databaseUrl, schema, migrationsDir: dir })).rejects.toThrow(/20260103000000_bad failed/);
     const c = client();
     await c.connect();
-    const cols = await c.query(`SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'thing'`, [schema]);
+    const cols = await c.query(`SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'thing'`, [
+      schema,
+    ]);
     expect(cols.rows.map((r) => r.column_name)).not.toContain('ok');
     await c.end();
     addMigration('20260103000000_bad', 'ALTER TABLE "thing" ADD COLUMN "ok" INTEGER;');

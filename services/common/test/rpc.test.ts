@@ -24,7 +24,14 @@ beforeAll(async () => {
   const app = createServiceApp({
     logger: createLogger('test', 'silent'),
     trust: { secret: DEVELOPMENT_SERVICE_SECRET, callers: ['gateway'] },
-    readiness: [{ name: 'database', check: async () => { if (!healthy) throw new Error('down'); } }],
+    readiness: [
+      {
+        name: 'database',
+        check: async () => {
+          if (!healthy) throw new Error('down');
+        },
+      },
+    ],
     routes: (router) =>
       router.service(AuthService, {
         async authenticate(req) {
@@ -33,9 +40,15 @@ beforeAll(async () => {
           if (req.token === 'busy') throw unavailableToUser('Busy right now');
           return { user: create(UserSchema, { id: '1', name: currentRequestId() ?? '' }) };
         },
-        async register() { throw new Error('unused'); },
-        async login() { throw new Error('unused'); },
-        async logout() { return {}; },
+        async register() {
+          throw new Error('unused');
+        },
+        async login() {
+          throw new Error('unused');
+        },
+        async logout() {
+          return {};
+        },
       }),
   });
   ({ url, close } = await serveApp(app));
@@ -48,7 +61,10 @@ describe('service app', () => {
   it('refuses a NUL anywhere in a request before the handler runs, on the lean and the generic path', async () => {
     const before = handled;
     const client = createServiceClient(AuthService, url);
-    await expect(client.authenticate({ token: 'a\u0000b' })).rejects.toMatchObject({ code: Code.InvalidArgument, rawMessage: 'Text must not contain NUL characters.' });
+    await expect(client.authenticate({ token: 'a\u0000b' })).rejects.toMatchObject({
+      code: Code.InvalidArgument,
+      rawMessage: 'Text must not contain NUL characters.',
+    });
     const json = await fetch(`${url}/parley.auth.v1.AuthService/Authenticate`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...auth() },
@@ -66,10 +82,18 @@ describe('service app', () => {
     const binary = (body: Uint8Array, headers: Record<string, string> = {}) =>
       fetch(path, { method: 'POST', headers: { 'content-type': 'application/proto', ...auth(), ...headers }, body: body as BodyInit });
     // JSON (as curl or a browser client sends it) goes to the generic handler.
-    const json = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', ...auth() }, body: JSON.stringify({ token: 't' }) });
+    const json = await fetch(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...auth() },
+      body: JSON.stringify({ token: 't' }),
+    });
     expect(json.status).toBe(200);
     expect(((await json.json()) as { user: { id: string } }).user.id).toBe('1');
-    const jsonError = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', ...auth() }, body: JSON.stringify({ token: 'busy' }) });
+    const jsonError = await fetch(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...auth() },
+      body: JSON.stringify({ token: 'busy' }),
+    });
     const binaryError = await binary(toBinary(AuthenticateRequestSchema, create(AuthenticateRequestSchema, { token: 'busy' })));
     for (const res of [jsonError, binaryError]) {
       expect(res.status).toBe(503);
@@ -89,13 +113,19 @@ describe('service app', () => {
     expect(crash.status).toBe(500);
     expect(await crash.json()).toEqual({ code: 'internal', message: 'Internal error' });
     // A method the service does not have.
-    const unknown = await fetch(`${url}/parley.auth.v1.AuthService/Nothing`, { method: 'POST', headers: { 'content-type': 'application/proto', ...auth() }, body: new Uint8Array() });
+    const unknown = await fetch(`${url}/parley.auth.v1.AuthService/Nothing`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/proto', ...auth() },
+      body: new Uint8Array(),
+    });
     expect(unknown.status).toBe(404);
   });
 
   it('passes to the generic handler only what the lean one does not answer', async () => {
     const lean = createLeanUnaryHandler({ readMaxBytes: 1024, onUnexpected: () => {} });
-    lean.recording(createConnectRouter()).service(AuthService, { authenticate: async () => ({ user: create(UserSchema, { id: 'lean' }) }) });
+    lean
+      .recording(createConnectRouter())
+      .service(AuthService, { authenticate: async () => ({ user: create(UserSchema, { id: 'lean' }) }) });
     const app = express();
     app.use(lean.middleware);
     app.use((_req, res) => {

@@ -61,8 +61,14 @@ const unaryPath = () => `${url}/parley.auth.v1.AuthService/Authenticate`;
 const binaryBody = () => toBinary(AuthenticateRequestSchema, create(AuthenticateRequestSchema, { token: 't' })) as BodyInit;
 /** The three ways in: lean binary unary, generic JSON unary, a server stream. */
 const calls: [string, (headers: Record<string, string>) => Promise<Response>][] = [
-  ['lean binary unary', (headers) => fetch(unaryPath(), { method: 'POST', headers: { 'content-type': 'application/proto', ...headers }, body: binaryBody() })],
-  ['generic JSON unary', (headers) => fetch(unaryPath(), { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{"token":"t"}' })],
+  [
+    'lean binary unary',
+    (headers) => fetch(unaryPath(), { method: 'POST', headers: { 'content-type': 'application/proto', ...headers }, body: binaryBody() }),
+  ],
+  [
+    'generic JSON unary',
+    (headers) => fetch(unaryPath(), { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{"token":"t"}' }),
+  ],
   [
     'server stream',
     (headers) => {
@@ -115,7 +121,9 @@ describe('service token check', () => {
   it('accepts a token within the window either way', () => {
     expect(verifyServiceToken(`Bearer ${signServiceToken({ caller: 'chat', secret }, now() - 60)}`, trust)).toEqual({ caller: 'chat' });
     expect(verifyServiceToken(`Bearer ${signServiceToken({ caller: 'chat', secret }, now() + 60)}`, trust)).toEqual({ caller: 'chat' });
-    expect(verifyServiceToken(`Basic ${signServiceToken({ caller: 'chat', secret })}`, trust)).toEqual({ refused: 'malformed service token' });
+    expect(verifyServiceToken(`Basic ${signServiceToken({ caller: 'chat', secret })}`, trust)).toEqual({
+      refused: 'malformed service token',
+    });
   });
 
   it('leaves /healthz and /readyz open, and refuses any other path', async () => {
@@ -141,7 +149,10 @@ describe('service clients', () => {
   });
 
   it('get Unauthenticated, unary and streaming, with the wrong secret or as a caller not allowed', async () => {
-    for (const credentials of [{ caller: 'gateway', secret: `${secret}-other` }, { caller: 'chatbot', secret }] as const) {
+    for (const credentials of [
+      { caller: 'gateway', secret: `${secret}-other` },
+      { caller: 'chatbot', secret },
+    ] as const) {
       const auth = createServiceClient(AuthService, url, { credentials });
       await expect(auth.authenticate({ token: 't' })).rejects.toMatchObject({ code: Code.Unauthenticated });
       const chat = createServiceClient(ChatService, url, { credentials });

@@ -18,9 +18,20 @@ const send = (opts: SendMailOptions, url = smtp.url) => {
 describe('SMTP catcher', () => {
   it('receives a mail over plain smtp:// and parses its parts', async () => {
     expect(smtp.url).toMatch(/^smtp:\/\/127\.0\.0\.1:\d+$/);
-    await send({ from: 'Parley <no-reply@parley.local>', to: ['ada@example.com', 'Grace <grace@example.com>'], subject: 'Hello', text: 'Hi there', html: '<p>Hi there</p>' });
+    await send({
+      from: 'Parley <no-reply@parley.local>',
+      to: ['ada@example.com', 'Grace <grace@example.com>'],
+      subject: 'Hello',
+      text: 'Hi there',
+      html: '<p>Hi there</p>',
+    });
     const mail = await smtp.waitForMail((m) => m.subject === 'Hello');
-    expect(mail).toMatchObject({ from: 'Parley <no-reply@parley.local>', to: ['ada@example.com', 'grace@example.com'], subject: 'Hello', html: '<p>Hi there</p>' });
+    expect(mail).toMatchObject({
+      from: 'Parley <no-reply@parley.local>',
+      to: ['ada@example.com', 'grace@example.com'],
+      subject: 'Hello',
+      html: '<p>Hi there</p>',
+    });
     expect(mail.text.trim()).toBe('Hi there');
     expect(smtp.mails).toContain(mail);
   });

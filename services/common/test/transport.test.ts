@@ -133,7 +133,10 @@ describe.each(pairings)('client $client → server $server', ({ client: unaryTra
     // is the caller's fault for the lean handler (InvalidArgument), Internal for the library's.
     const garbage = await fetch(`${server.url}/parley.auth.v1.AuthService/Authenticate`, {
       method: 'POST',
-      headers: { 'content-type': 'application/proto', authorization: `Bearer ${signServiceToken({ caller: 'gateway', secret: DEVELOPMENT_SERVICE_SECRET })}` },
+      headers: {
+        'content-type': 'application/proto',
+        authorization: `Bearer ${signServiceToken({ caller: 'gateway', secret: DEVELOPMENT_SERVICE_SECRET })}`,
+      },
       body: new Uint8Array([0xff, 0xff, 0xff, 0xff]),
     });
     expect(((await garbage.json()) as { code: string }).code).toBe(serverTransport === 'lean' ? 'invalid_argument' : 'internal');
@@ -293,12 +296,30 @@ describe('a server that answers garbage, to either client', () => {
         socket.end('this is not HTTP at all\r\n\r\n');
       }),
     );
-    await listen('a body that is not the message', http((res) => res.writeHead(200, { 'content-type': 'application/proto' }).end(Buffer.from([0xff, 0xff, 0xff, 0xff]))));
-    await listen('a web page', http((res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<h1>hello</h1>')));
-    await listen('a proxy error page', http((res) => res.writeHead(502, { 'content-type': 'text/html' }).end('<h1>Bad gateway</h1>')));
-    await listen('JSON that is not a Connect error', http((res) => res.writeHead(503, { 'content-type': 'application/json' }).end('{"oops":true}')));
-    await listen('broken JSON', http((res) => res.writeHead(400, { 'content-type': 'application/json' }).end('{"code":')));
-    await listen('a compressed answer', http((res) => res.writeHead(200, { 'content-type': 'application/proto', 'content-encoding': 'gzip' }).end(Buffer.from([1, 2, 3]))));
+    await listen(
+      'a body that is not the message',
+      http((res) => res.writeHead(200, { 'content-type': 'application/proto' }).end(Buffer.from([0xff, 0xff, 0xff, 0xff]))),
+    );
+    await listen(
+      'a web page',
+      http((res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<h1>hello</h1>')),
+    );
+    await listen(
+      'a proxy error page',
+      http((res) => res.writeHead(502, { 'content-type': 'text/html' }).end('<h1>Bad gateway</h1>')),
+    );
+    await listen(
+      'JSON that is not a Connect error',
+      http((res) => res.writeHead(503, { 'content-type': 'application/json' }).end('{"oops":true}')),
+    );
+    await listen(
+      'broken JSON',
+      http((res) => res.writeHead(400, { 'content-type': 'application/json' }).end('{"code":')),
+    );
+    await listen(
+      'a compressed answer',
+      http((res) => res.writeHead(200, { 'content-type': 'application/proto', 'content-encoding': 'gzip' }).end(Buffer.from([1, 2, 3]))),
+    );
     await listen(
       'fewer bytes than promised',
       http((res) => {

@@ -44,9 +44,7 @@ export function SiteFooter() {
             <FooterLink to="/terms">Terms of Service</FooterLink>
           </FooterColumn>
         </div>
-        <p className="mt-10 border-t border-gray-200 pt-6 text-sm text-gray-500">
-          &copy; {year} Parley. All rights reserved.
-        </p>
+        <p className="mt-10 border-t border-gray-200 pt-6 text-sm text-gray-500">&copy; {year} Parley. All rights reserved.</p>
       </div>
     </footer>
   );

@@ -23,9 +23,9 @@ describe('mail settings', () => {
   it('refuses to start in production without SMTP_URL, with a message that says why', () => {
     expect(() => readAuthConfig({ NODE_ENV: 'production', SERVICE_SECRET: 's'.repeat(40) })).toThrow(ConfigError);
     expect(() => readAuthConfig({ NODE_ENV: 'production', SERVICE_SECRET: 's'.repeat(40) })).toThrow(/^SMTP_URL must be set in production/);
-    expect(readAuthConfig({ NODE_ENV: 'production', SERVICE_SECRET: 's'.repeat(40), SMTP_URL: 'smtp://u:p@mail.example.com:587' }).SMTP_URL).toBe(
-      'smtp://u:p@mail.example.com:587',
-    );
+    expect(
+      readAuthConfig({ NODE_ENV: 'production', SERVICE_SECRET: 's'.repeat(40), SMTP_URL: 'smtp://u:p@mail.example.com:587' }).SMTP_URL,
+    ).toBe('smtp://u:p@mail.example.com:587');
   });
 
   it('accepts smtp:// and smtps:// URLs only, without repeating the value (it may hold a password)', () => {

@@ -27,7 +27,11 @@ export async function announceAccountDeleted(db: PrismaClient, publish: PublishA
 
 /** Announces the deletions recorded before `olderThan` that are still waiting; returns how many were published. */
 export async function relayAccountDeleted(db: PrismaClient, publish: PublishAccountDeleted, olderThan: Date): Promise<number> {
-  const waiting = await db.accountDeletedOutbox.findMany({ where: { deletedAt: { lt: olderThan } }, orderBy: { deletedAt: 'asc' }, take: BATCH });
+  const waiting = await db.accountDeletedOutbox.findMany({
+    where: { deletedAt: { lt: olderThan } },
+    orderBy: { deletedAt: 'asc' },
+    take: BATCH,
+  });
   let published = 0;
   for (const row of waiting) {
     await announceAccountDeleted(db, publish, { userId: row.userId, deletedAt: row.deletedAt });

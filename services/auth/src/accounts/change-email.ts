@@ -28,7 +28,11 @@ export async function changeEmail(deps: ChangeEmailDeps, req: ChangeEmailRequest
   const userId = parseUserId(req.userId);
   if (!req.currentPassword) throw invalid('Please enter all required fields');
   const newEmail = parseNewEmail(req.newEmail);
-  const user = await checkCurrentPassword(deps, { userId, password: req.currentPassword, clientIp: req.clientIp }, CURRENT_PASSWORD_INCORRECT);
+  const user = await checkCurrentPassword(
+    deps,
+    { userId, password: req.currentPassword, clientIp: req.clientIp },
+    CURRENT_PASSWORD_INCORRECT,
+  );
   if (newEmail === user.email) return user;
 
   let updated: AccountUser;

@@ -17,7 +17,7 @@ export function isValidEmail(email: string): boolean {
 
 // C0 and C1 controls and DEL: never part of an address, name or password typed by a person, and NUL
 // is refused by PostgreSQL in a way that fails the whole batch a query was sent in.
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
+const CONTROL_CHARACTERS = /\p{Cc}/u; // U+0000–U+001F, U+007F–U+009F
 
 export function hasControlCharacters(text: string): boolean {
   return CONTROL_CHARACTERS.test(text);

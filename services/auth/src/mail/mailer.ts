@@ -45,7 +45,15 @@ export function createMailer(
       const info = await transport.sendMail({ to: mail.to, subject: mail.subject, text: mail.text, html: mail.html, date });
       await writeOutboxMail(
         dir,
-        { id: newOutboxMailId(date), date: date.toISOString(), from: config.MAIL_FROM, to: [mail.to], subject: mail.subject, text: mail.text, html: mail.html },
+        {
+          id: newOutboxMailId(date),
+          date: date.toISOString(),
+          from: config.MAIL_FROM,
+          to: [mail.to],
+          subject: mail.subject,
+          text: mail.text,
+          html: mail.html,
+        },
         info.message as Buffer,
       );
     },

@@ -41,7 +41,7 @@ export function passwordResetMail(input: { publicUrl: string; token: string; ttl
     'Someone (hopefully you) asked to reset the password of your Parley account.',
     { label: 'Choose a new password', link: resetLink(input.publicUrl, input.token) },
     `The link works once and expires in ${duration(input.ttlSeconds)}.`,
-    "If you did not ask for this, you can ignore this mail: your password stays as it is.",
+    'If you did not ask for this, you can ignore this mail: your password stays as it is.',
   ]);
 }
 

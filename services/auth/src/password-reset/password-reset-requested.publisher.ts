@@ -15,7 +15,10 @@ export interface PasswordResetRequest {
 }
 
 /** Every request is its own job (a random id): two requests are two mails, within the throttle's limits. */
-export async function publishPasswordResetRequested(producer: PasswordResetRequestedProducer, request: PasswordResetRequest): Promise<void> {
+export async function publishPasswordResetRequested(
+  producer: PasswordResetRequestedProducer,
+  request: PasswordResetRequest,
+): Promise<void> {
   const event = create(PasswordResetRequestedSchema, {
     email: request.email,
     clientIp: request.clientIp,

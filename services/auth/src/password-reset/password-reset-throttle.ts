@@ -27,7 +27,9 @@ export interface PasswordResetThrottle {
 export function createPasswordResetThrottle(opts: PasswordResetThrottleOptions): PasswordResetThrottle {
   return {
     async acquire(email, clientIp) {
-      const limits: [string, number][] = [[opts.keys.passwordResetsEmail(createHash('sha256').update(email).digest('hex')), opts.maxPerEmail]];
+      const limits: [string, number][] = [
+        [opts.keys.passwordResetsEmail(createHash('sha256').update(email).digest('hex')), opts.maxPerEmail],
+      ];
       // An empty IP means an internal caller (the gateway always passes the client's).
       if (clientIp) limits.push([opts.keys.passwordResetsIp(clientIp.slice(0, 64)), opts.maxPerIp]);
       if ((await acquireAttempt(opts.redis, limits, opts.windowSeconds * 1000)) > 0) throw tooMany(TOO_MANY_RESET_REQUESTS);

@@ -54,7 +54,10 @@ export async function resetPassword(deps: ResetPasswordDeps, req: ResetPasswordR
   const userId = found.user.id;
   await deps.db.$transaction(async (tx) => {
     const now = new Date();
-    const consumed = await tx.passwordResetToken.updateMany({ where: { tokenHash, usedAt: null, expiresAt: { gt: now } }, data: { usedAt: now } });
+    const consumed = await tx.passwordResetToken.updateMany({
+      where: { tokenHash, usedAt: null, expiresAt: { gt: now } },
+      data: { usedAt: now },
+    });
     if (consumed.count !== 1) {
       // Used (or expired) since it was read: say which, as if it had been so from the start.
       const current = await tx.passwordResetToken.findUnique({ where: { tokenHash }, select: { usedAt: true, expiresAt: true } });

@@ -32,7 +32,11 @@ export async function changePassword(deps: ChangePasswordDeps, req: ChangePasswo
   const userId = parseUserId(req.userId);
   if (!req.currentPassword) throw invalid('Please enter all required fields');
   const password = parseNewPassword(req.newPassword, req.newPasswordConfirmation);
-  const user = await checkCurrentPassword(deps, { userId, password: req.currentPassword, clientIp: req.clientIp }, CURRENT_PASSWORD_INCORRECT);
+  const user = await checkCurrentPassword(
+    deps,
+    { userId, password: req.currentPassword, clientIp: req.clientIp },
+    CURRENT_PASSWORD_INCORRECT,
+  );
 
   const passwordHash = await hashPassword(password);
   const now = new Date();

@@ -42,10 +42,15 @@ export function parsePasswordHash(stored: string): ParsedHash {
   const tag = Buffer.from(m[6], 'base64');
   if (
     version !== VERSION ||
-    memory < 8 * parallelism || memory > 1024 * 1024 ||
-    passes < 1 || passes > 100 ||
-    parallelism < 1 || parallelism > 64 ||
-    nonce.length < 8 || tag.length < 16 || tag.length > 128
+    memory < 8 * parallelism ||
+    memory > 1024 * 1024 ||
+    passes < 1 ||
+    passes > 100 ||
+    parallelism < 1 ||
+    parallelism > 64 ||
+    nonce.length < 8 ||
+    tag.length < 16 ||
+    tag.length > 128
   ) {
     throw new Error('unsupported password hash parameters');
   }

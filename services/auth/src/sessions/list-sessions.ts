@@ -12,7 +12,11 @@ export interface SessionSummary {
 }
 
 /** The user's sessions that still sign in (not revoked, not expired), newest first. */
-export async function listSessions(db: PrismaClient, req: { userId: string; currentToken: string }, now = new Date()): Promise<SessionSummary[]> {
+export async function listSessions(
+  db: PrismaClient,
+  req: { userId: string; currentToken: string },
+  now = new Date(),
+): Promise<SessionSummary[]> {
   const userId = parseUserId(req.userId);
   const currentHash = req.currentToken ? hashSessionToken(req.currentToken) : null;
   const sessions = await db.session.findMany({
@@ -20,5 +24,11 @@ export async function listSessions(db: PrismaClient, req: { userId: string; curr
     orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
     select: { id: true, createdAt: true, expiresAt: true, clientIp: true, tokenHash: true },
   });
-  return sessions.map((s) => ({ id: s.id, createdAt: s.createdAt, expiresAt: s.expiresAt, clientIp: s.clientIp ?? '', current: s.tokenHash === currentHash }));
+  return sessions.map((s) => ({
+    id: s.id,
+    createdAt: s.createdAt,
+    expiresAt: s.expiresAt,
+    clientIp: s.clientIp ?? '',
+    current: s.tokenHash === currentHash,
+  }));
 }

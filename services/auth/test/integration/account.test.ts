@@ -43,8 +43,16 @@ describe('UpdateProfile', () => {
 
   it('refuses over-long names and control characters, and unknown users', async () => {
     const { userId } = await account();
-    await expectRpcError(h.client.updateProfile({ userId, name: 'n'.repeat(101) }), Code.InvalidArgument, 'Name must be at most 100 characters');
-    await expectRpcError(h.client.updateProfile({ userId, name: 'Ada\u001b[31m' }), Code.InvalidArgument, 'Name must not contain control characters');
+    await expectRpcError(
+      h.client.updateProfile({ userId, name: 'n'.repeat(101) }),
+      Code.InvalidArgument,
+      'Name must be at most 100 characters',
+    );
+    await expectRpcError(
+      h.client.updateProfile({ userId, name: 'Ada\u001b[31m' }),
+      Code.InvalidArgument,
+      'Name must not contain control characters',
+    );
     expect((await h.client.updateProfile({ userId, name: 'n'.repeat(100) })).user?.name).toHaveLength(100);
     await expectRpcError(h.client.updateProfile({ userId: randomUUID(), name: 'X' }), Code.NotFound, 'Account not found');
     await expectRpcError(h.client.updateProfile({ userId: 'not-a-uuid', name: 'X' }), Code.NotFound, 'Account not found');
@@ -55,14 +63,23 @@ describe('ChangeEmail', () => {
   it('needs the current password, then changes the email and tells the old address', async () => {
     const { email, userId } = await account();
     const newEmail = uniqueEmail('moved');
-    await expectRpcError(h.client.changeEmail({ userId, currentPassword: 'wrong-one', newEmail, clientIp: freshIp() }), Code.InvalidArgument, WRONG);
+    await expectRpcError(
+      h.client.changeEmail({ userId, currentPassword: 'wrong-one', newEmail, clientIp: freshIp() }),
+      Code.InvalidArgument,
+      WRONG,
+    );
     expect((await h.db.user.findUniqueOrThrow({ where: { id: userId } })).email).toBe(email);
 
     await h.client.requestPasswordReset({ email, clientIp: freshIp() });
     await h.smtp!.waitForMail(mailTo(email, 'Reset your Parley password'));
     await expect.poll(() => h.db.passwordResetToken.count({ where: { userId, mailedAt: { not: null } } })).toBe(1);
 
-    const res = await h.client.changeEmail({ userId, currentPassword: 'secret1', newEmail: ` ${newEmail.toUpperCase()} `, clientIp: freshIp() });
+    const res = await h.client.changeEmail({
+      userId,
+      currentPassword: 'secret1',
+      newEmail: ` ${newEmail.toUpperCase()} `,
+      clientIp: freshIp(),
+    });
     expect(res.user).toMatchObject({ id: userId, email: newEmail });
     expect((await h.client.login({ email: newEmail, password: 'secret1', clientIp: freshIp() })).user?.id).toBe(userId);
     await expectRpcError(h.client.login({ email, password: 'secret1', clientIp: freshIp() }), Code.Unauthenticated, 'Invalid credentials');
@@ -97,16 +114,28 @@ describe('ChangeEmail', () => {
       ['ada\u0001@example.com', 'Email must not contain control characters'],
     ];
     for (const [newEmail, message] of cases) {
-      await expectRpcError(h.client.changeEmail({ userId, currentPassword: 'secret1', newEmail, clientIp: freshIp() }), Code.InvalidArgument, message);
+      await expectRpcError(
+        h.client.changeEmail({ userId, currentPassword: 'secret1', newEmail, clientIp: freshIp() }),
+        Code.InvalidArgument,
+        message,
+      );
     }
-    await expectRpcError(h.client.changeEmail({ userId, currentPassword: '', newEmail: uniqueEmail(), clientIp: freshIp() }), Code.InvalidArgument, 'Please enter all required fields');
+    await expectRpcError(
+      h.client.changeEmail({ userId, currentPassword: '', newEmail: uniqueEmail(), clientIp: freshIp() }),
+      Code.InvalidArgument,
+      'Please enter all required fields',
+    );
   });
 
   it('counts wrong current passwords with the login throttle, so the form cannot be used to guess', async () => {
     const { userId } = await account();
     const ip = freshIp();
     for (let i = 0; i < 3; i++) {
-      await expectRpcError(h.client.changeEmail({ userId, currentPassword: `guess-${i}`, newEmail: uniqueEmail(), clientIp: ip }), Code.InvalidArgument, WRONG);
+      await expectRpcError(
+        h.client.changeEmail({ userId, currentPassword: `guess-${i}`, newEmail: uniqueEmail(), clientIp: ip }),
+        Code.InvalidArgument,
+        WRONG,
+      );
     }
     // The (IP, account) limit (3) is used up: even the right password is refused from that address.
     await expectRpcError(
@@ -116,7 +145,11 @@ describe('ChangeEmail', () => {
     );
     // ... and the same counter stops a login from there.
     const { email } = await h.db.user.findUniqueOrThrow({ where: { id: userId } });
-    await expectRpcError(h.client.login({ email, password: 'secret1', clientIp: ip }), Code.ResourceExhausted, /^Too many failed login attempts/);
+    await expectRpcError(
+      h.client.login({ email, password: 'secret1', clientIp: ip }),
+      Code.ResourceExhausted,
+      /^Too many failed login attempts/,
+    );
   });
 });
 
@@ -130,7 +163,14 @@ describe('ChangePassword', () => {
     await h.db.session.update({ where: { tokenHash: hashSessionToken(expired.token) }, data: { expiresAt: new Date(Date.now() - 1000) } });
     await expectRpcError(h.client.authenticate({ token: expired.token }), Code.Unauthenticated, EXPIRED);
 
-    const request = { userId, currentPassword: 'secret1', newPassword: 'new-secret', newPasswordConfirmation: 'new-secret', keepToken: token, clientIp: freshIp() };
+    const request = {
+      userId,
+      currentPassword: 'secret1',
+      newPassword: 'new-secret',
+      newPasswordConfirmation: 'new-secret',
+      keepToken: token,
+      clientIp: freshIp(),
+    };
     await expectRpcError(h.client.changePassword({ ...request, currentPassword: 'wrong-one' }), Code.InvalidArgument, WRONG);
     // Nothing changed by the refused attempt.
     expect((await h.client.authenticate({ token: second.token })).user?.id).toBe(userId);
@@ -168,7 +208,14 @@ describe('ChangePassword', () => {
     await h.client.requestPasswordReset({ email, clientIp: freshIp() });
     const mail = await h.smtp!.waitForMail(mailTo(email, 'Reset your Parley password'));
     const resetToken = new URL(mail.text.match(/https?:\/\/\S+reset-password\S+/)![0]).searchParams.get('token')!;
-    await h.client.changePassword({ userId, currentPassword: 'secret1', newPassword: 'new-secret', newPasswordConfirmation: 'new-secret', keepToken: token, clientIp: freshIp() });
+    await h.client.changePassword({
+      userId,
+      currentPassword: 'secret1',
+      newPassword: 'new-secret',
+      newPasswordConfirmation: 'new-secret',
+      keepToken: token,
+      clientIp: freshIp(),
+    });
     await expectRpcError(
       h.client.resetPassword({ token: resetToken, password: 'evil-secret', passwordConfirmation: 'evil-secret' }),
       Code.InvalidArgument,
@@ -224,7 +271,14 @@ describe('notices', () => {
     const failing = createNotices({ send: () => Promise.reject(new Error('mail server down')), close: () => {} }, logger);
     const revoked = await changePassword(
       { ...h.parts.deps, logger, notices: failing },
-      { userId, currentPassword: 'secret1', newPassword: 'new-secret', newPasswordConfirmation: 'new-secret', keepToken: token, clientIp: freshIp() },
+      {
+        userId,
+        currentPassword: 'secret1',
+        newPassword: 'new-secret',
+        newPasswordConfirmation: 'new-secret',
+        keepToken: token,
+        clientIp: freshIp(),
+      },
     );
     expect(revoked).toBe(0);
     await failing.settled();

@@ -8,7 +8,12 @@ import { AccountDeletedSchema } from '@parley/proto/parley/events/v1/account_del
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { relayAccountDeleted } from '../../src/accounts/account-deleted.outbox.ts';
-import { ACCOUNT_DELETED_QUEUES, accountDeletedJobId, createAccountDeletedProducers, publishAccountDeleted } from '../../src/accounts/account-deleted.publisher.ts';
+import {
+  ACCOUNT_DELETED_QUEUES,
+  accountDeletedJobId,
+  createAccountDeletedProducers,
+  publishAccountDeleted,
+} from '../../src/accounts/account-deleted.publisher.ts';
 import { deleteAccount } from '../../src/accounts/delete-account.ts';
 import { expectRpcError, startAuth, uniqueEmail, type AuthHarness } from './harness.ts';
 
@@ -31,7 +36,9 @@ async function account() {
   const userId = reg.user!.id;
   await h.client.login({ email, password: 'secret1', clientIp: freshIp() });
   // An outstanding reset link, which must go with the account.
-  await h.db.passwordResetToken.create({ data: { userId, tokenHash: randomUUID(), jobId: randomUUID(), expiresAt: new Date(Date.now() + 3600_000) } });
+  await h.db.passwordResetToken.create({
+    data: { userId, tokenHash: randomUUID(), jobId: randomUUID(), expiresAt: new Date(Date.now() + 3600_000) },
+  });
   return { email, token: reg.token, userId };
 }
 
@@ -72,17 +79,33 @@ describe('DeleteAccount', () => {
   it('needs the password, counting wrong ones with the login throttle', async () => {
     const { userId } = await account();
     const ip = freshIp();
-    await expectRpcError(h.client.deleteAccount({ userId, password: '', clientIp: ip }), Code.InvalidArgument, 'Please enter your password');
+    await expectRpcError(
+      h.client.deleteAccount({ userId, password: '', clientIp: ip }),
+      Code.InvalidArgument,
+      'Please enter your password',
+    );
     for (let i = 0; i < 3; i++) {
-      await expectRpcError(h.client.deleteAccount({ userId, password: `guess-${i}`, clientIp: ip }), Code.InvalidArgument, 'Password is incorrect');
+      await expectRpcError(
+        h.client.deleteAccount({ userId, password: `guess-${i}`, clientIp: ip }),
+        Code.InvalidArgument,
+        'Password is incorrect',
+      );
     }
-    await expectRpcError(h.client.deleteAccount({ userId, password: 'secret1', clientIp: ip }), Code.ResourceExhausted, /^Too many failed login attempts/);
+    await expectRpcError(
+      h.client.deleteAccount({ userId, password: 'secret1', clientIp: ip }),
+      Code.ResourceExhausted,
+      /^Too many failed login attempts/,
+    );
     expect(await h.db.user.count({ where: { id: userId } })).toBe(1);
     expect((await jobsFor(userId)).every((j) => j === undefined)).toBe(true);
   });
 
   it('answers NotFound for an unknown user, and the second time, without another job', async () => {
-    await expectRpcError(h.client.deleteAccount({ userId: randomUUID(), password: 'secret1', clientIp: freshIp() }), Code.NotFound, 'Account not found');
+    await expectRpcError(
+      h.client.deleteAccount({ userId: randomUUID(), password: 'secret1', clientIp: freshIp() }),
+      Code.NotFound,
+      'Account not found',
+    );
     const { userId } = await account();
     await h.client.deleteAccount({ userId, password: 'secret1', clientIp: freshIp() });
     await expectRpcError(h.client.deleteAccount({ userId, password: 'secret1', clientIp: freshIp() }), Code.NotFound, 'Account not found');
@@ -94,7 +117,9 @@ describe('DeleteAccount', () => {
 
   it('lets exactly one of two concurrent deletions through', async () => {
     const { userId } = await account();
-    const results = await Promise.allSettled([1, 2].map(() => h.client.deleteAccount({ userId, password: 'secret1', clientIp: freshIp() })));
+    const results = await Promise.allSettled(
+      [1, 2].map(() => h.client.deleteAccount({ userId, password: 'secret1', clientIp: freshIp() })),
+    );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     const [failed] = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     await expectRpcError(Promise.reject(failed.reason), Code.NotFound, 'Account not found');
@@ -110,7 +135,10 @@ describe('DeleteAccount when the queues are unreachable', () => {
     const down = createAccountDeletedProducers(closed, h.prefix);
     await closed.quit();
     const logger = createLogger('auth-test', 'silent');
-    await deleteAccount({ ...h.parts.deps, logger, publishAccountDeleted: (account) => publishAccountDeleted(down, account) }, { userId, password: 'secret1', clientIp: freshIp() });
+    await deleteAccount(
+      { ...h.parts.deps, logger, publishAccountDeleted: (account) => publishAccountDeleted(down, account) },
+      { userId, password: 'secret1', clientIp: freshIp() },
+    );
 
     // Deleted for the owner, not announced yet, and remembered.
     expect(await h.db.user.findUnique({ where: { id: userId } })).toBeNull();

@@ -47,14 +47,30 @@ describe('Login', () => {
   });
 
   it('requires email and password', async () => {
-    await expectRpcError(h.client.login({ email: '', password: 'x', clientIp: freshIp() }), Code.InvalidArgument, 'Please enter all fields');
-    await expectRpcError(h.client.login({ email: '  ', password: 'x', clientIp: freshIp() }), Code.InvalidArgument, 'Please enter all fields');
-    await expectRpcError(h.client.login({ email: 'a@b.co', password: '', clientIp: freshIp() }), Code.InvalidArgument, 'Please enter all fields');
+    await expectRpcError(
+      h.client.login({ email: '', password: 'x', clientIp: freshIp() }),
+      Code.InvalidArgument,
+      'Please enter all fields',
+    );
+    await expectRpcError(
+      h.client.login({ email: '  ', password: 'x', clientIp: freshIp() }),
+      Code.InvalidArgument,
+      'Please enter all fields',
+    );
+    await expectRpcError(
+      h.client.login({ email: 'a@b.co', password: '', clientIp: freshIp() }),
+      Code.InvalidArgument,
+      'Please enter all fields',
+    );
   });
 
   it('answers a wrong password and an unknown email the same way', async () => {
     const email = await account();
-    await expectRpcError(h.client.login({ email, password: 'wrong-password', clientIp: freshIp() }), Code.Unauthenticated, 'Invalid credentials');
+    await expectRpcError(
+      h.client.login({ email, password: 'wrong-password', clientIp: freshIp() }),
+      Code.Unauthenticated,
+      'Invalid credentials',
+    );
     await expectRpcError(
       h.client.login({ email: uniqueEmail('nobody'), password: 'secret1', clientIp: freshIp() }),
       Code.Unauthenticated,
@@ -138,7 +154,11 @@ describe('Login throttling', () => {
     const email = await account();
     const attacker = freshIp();
     for (let i = 0; i < 3; i++) {
-      await expectRpcError(h.client.login({ email, password: 'wrong-password', clientIp: attacker }), Code.Unauthenticated, 'Invalid credentials');
+      await expectRpcError(
+        h.client.login({ email, password: 'wrong-password', clientIp: attacker }),
+        Code.Unauthenticated,
+        'Invalid credentials',
+      );
     }
     await expectRpcError(
       h.client.login({ email: email.toUpperCase(), password: 'secret1', clientIp: attacker }),
@@ -154,7 +174,11 @@ describe('Login throttling', () => {
   it('refuses an account after its global maximum of failures from many IPs', async () => {
     const email = await account();
     for (let i = 0; i < 8; i++) {
-      await expectRpcError(h.client.login({ email, password: 'wrong-password', clientIp: freshIp() }), Code.Unauthenticated, 'Invalid credentials');
+      await expectRpcError(
+        h.client.login({ email, password: 'wrong-password', clientIp: freshIp() }),
+        Code.Unauthenticated,
+        'Invalid credentials',
+      );
     }
     await expectRpcError(h.client.login({ email, password: 'secret1', clientIp: freshIp() }), Code.ResourceExhausted, THROTTLED);
   });
@@ -162,7 +186,11 @@ describe('Login throttling', () => {
   it('refuses an IP after its maximum failures, across accounts', async () => {
     const ip = freshIp();
     for (let i = 0; i < 6; i++) {
-      await expectRpcError(h.client.login({ email: uniqueEmail('spray'), password: 'guess1', clientIp: ip }), Code.Unauthenticated, 'Invalid credentials');
+      await expectRpcError(
+        h.client.login({ email: uniqueEmail('spray'), password: 'guess1', clientIp: ip }),
+        Code.Unauthenticated,
+        'Invalid credentials',
+      );
     }
     const email = await account();
     await expectRpcError(h.client.login({ email, password: 'secret1', clientIp: ip }), Code.ResourceExhausted, THROTTLED);

@@ -73,10 +73,18 @@ describe('password reset, end to end through SMTP', () => {
     }
     expect(await h.db.session.count({ where: { userId, revokedAt: null } })).toBe(0);
     expect((await h.client.login({ email, password: 'new-secret', clientIp: freshIp() })).user?.id).toBe(userId);
-    await expectRpcError(h.client.login({ email, password: 'old-secret', clientIp: freshIp() }), Code.Unauthenticated, 'Invalid credentials');
+    await expectRpcError(
+      h.client.login({ email, password: 'old-secret', clientIp: freshIp() }),
+      Code.Unauthenticated,
+      'Invalid credentials',
+    );
 
     // The link works once.
-    await expectRpcError(h.client.resetPassword({ token, password: 'third-secret', passwordConfirmation: 'third-secret' }), Code.InvalidArgument, RESET_LINK_USED);
+    await expectRpcError(
+      h.client.resetPassword({ token, password: 'third-secret', passwordConfirmation: 'third-secret' }),
+      Code.InvalidArgument,
+      RESET_LINK_USED,
+    );
     expect((await h.client.login({ email, password: 'new-secret', clientIp: freshIp() })).user?.id).toBe(userId);
 
     // The owner is told the password changed.
@@ -88,10 +96,24 @@ describe('password reset, end to end through SMTP', () => {
     const { email, userId } = await account();
     const token = await requestResetMail(email);
     await h.db.passwordResetToken.updateMany({ where: { userId }, data: { expiresAt: new Date(Date.now() - 1000) } });
-    await expectRpcError(h.client.resetPassword({ token, password: 'new-secret', passwordConfirmation: 'new-secret' }), Code.InvalidArgument, RESET_LINK_EXPIRED);
+    await expectRpcError(
+      h.client.resetPassword({ token, password: 'new-secret', passwordConfirmation: 'new-secret' }),
+      Code.InvalidArgument,
+      RESET_LINK_EXPIRED,
+    );
 
-    for (const forged of [newResetToken(), '', 'x'.repeat(500), (token[0] === 'A' ? 'B' : 'A') + token.slice(1), createHash('sha256').update(token).digest('hex')]) {
-      await expectRpcError(h.client.resetPassword({ token: forged, password: 'new-secret', passwordConfirmation: 'new-secret' }), Code.InvalidArgument, RESET_LINK_INVALID);
+    for (const forged of [
+      newResetToken(),
+      '',
+      'x'.repeat(500),
+      (token[0] === 'A' ? 'B' : 'A') + token.slice(1),
+      createHash('sha256').update(token).digest('hex'),
+    ]) {
+      await expectRpcError(
+        h.client.resetPassword({ token: forged, password: 'new-secret', passwordConfirmation: 'new-secret' }),
+        Code.InvalidArgument,
+        RESET_LINK_INVALID,
+      );
     }
     // Nothing changed.
     expect((await h.client.login({ email, password: 'old-secret', clientIp: freshIp() })).user?.id).toBe(userId);
@@ -137,14 +159,34 @@ describe('password reset, end to end through SMTP', () => {
     await h.smtp!.waitForMail((m) => isResetMailTo(email)(m) && !m.text.includes(first));
     const second = tokenOf(h.smtp!.mails.filter(isResetMailTo(email)).find((m) => !m.text.includes(first))!);
     await h.client.resetPassword({ token: second, password: 'new-secret', passwordConfirmation: 'new-secret' });
-    await expectRpcError(h.client.resetPassword({ token: first, password: 'evil-secret', passwordConfirmation: 'evil-secret' }), Code.InvalidArgument, RESET_LINK_USED);
+    await expectRpcError(
+      h.client.resetPassword({ token: first, password: 'evil-secret', passwordConfirmation: 'evil-secret' }),
+      Code.InvalidArgument,
+      RESET_LINK_USED,
+    );
   });
 
   it('validates the email of a request like sign-in does', async () => {
-    await expectRpcError(h.client.requestPasswordReset({ email: '  ', clientIp: freshIp() }), Code.InvalidArgument, 'Please enter your email');
-    await expectRpcError(h.client.requestPasswordReset({ email: 'ada\u0001@example.com', clientIp: freshIp() }), Code.InvalidArgument, 'Email must not contain control characters');
-    await expectRpcError(h.client.requestPasswordReset({ email: `${'a'.repeat(250)}@example.com`, clientIp: freshIp() }), Code.InvalidArgument, 'Email must be at most 254 characters');
-    await expectRpcError(h.client.requestPasswordReset({ email: 'not-an-email', clientIp: freshIp() }), Code.InvalidArgument, 'Please enter a valid email address');
+    await expectRpcError(
+      h.client.requestPasswordReset({ email: '  ', clientIp: freshIp() }),
+      Code.InvalidArgument,
+      'Please enter your email',
+    );
+    await expectRpcError(
+      h.client.requestPasswordReset({ email: 'ada\u0001@example.com', clientIp: freshIp() }),
+      Code.InvalidArgument,
+      'Email must not contain control characters',
+    );
+    await expectRpcError(
+      h.client.requestPasswordReset({ email: `${'a'.repeat(250)}@example.com`, clientIp: freshIp() }),
+      Code.InvalidArgument,
+      'Email must be at most 254 characters',
+    );
+    await expectRpcError(
+      h.client.requestPasswordReset({ email: 'not-an-email', clientIp: freshIp() }),
+      Code.InvalidArgument,
+      'Please enter a valid email address',
+    );
   });
 });
 
@@ -164,7 +206,11 @@ describe('a retried reset job', () => {
     await h.smtp!.waitForMail((m) => isResetMailTo(email)(m) && !m.text.includes(firstToken));
     expect(mailsTo()).toBe(2);
     expect(await h.db.passwordResetToken.count({ where: { userId } })).toBe(1);
-    await expectRpcError(h.client.resetPassword({ token: firstToken, password: 'new-secret', passwordConfirmation: 'new-secret' }), Code.InvalidArgument, RESET_LINK_INVALID);
+    await expectRpcError(
+      h.client.resetPassword({ token: firstToken, password: 'new-secret', passwordConfirmation: 'new-secret' }),
+      Code.InvalidArgument,
+      RESET_LINK_INVALID,
+    );
 
     // Once recorded as sent, a further retry sends nothing.
     expect(await issueReset(h.parts.issueResetDeps, { email, jobId })).toBe('already-sent');
@@ -204,7 +250,9 @@ describe('enumeration', () => {
     expect(Math.abs(mk - mu) < 5 || Math.max(mk, mu) / Math.min(mk, mu) < 1.5, `medians: known ${mk} ms, unknown ${mu} ms`).toBe(true);
 
     // Every request was queued alike; once the queue has drained, the known email got its mails and the unknown none.
-    await expect.poll(async () => (await queue.getJobCounts('wait', 'active', 'delayed')), { timeout: 30_000, interval: 100 }).toEqual({ wait: 0, active: 0, delayed: 0 });
+    await expect
+      .poll(async () => await queue.getJobCounts('wait', 'active', 'delayed'), { timeout: 30_000, interval: 100 })
+      .toEqual({ wait: 0, active: 0, delayed: 0 });
     expect(await queue.getJobCounts('failed')).toEqual({ failed: 0 });
     expect(h.smtp!.mails.filter(isResetMailTo(known))).toHaveLength(31);
     expect(h.smtp!.mails.filter((m) => m.to.includes(unknown))).toHaveLength(0);
@@ -214,7 +262,10 @@ describe('enumeration', () => {
 describe('request throttling', () => {
   let t: AuthHarness;
   beforeAll(async () => {
-    t = await startAuth({ PASSWORD_RESET_MAX_PER_EMAIL: '2', PASSWORD_RESET_MAX_PER_IP: '3', PASSWORD_RESET_WINDOW_SECONDS: '600' }, { workers: false });
+    t = await startAuth(
+      { PASSWORD_RESET_MAX_PER_EMAIL: '2', PASSWORD_RESET_MAX_PER_IP: '3', PASSWORD_RESET_WINDOW_SECONDS: '600' },
+      { workers: false },
+    );
   });
   afterAll(async () => {
     await t?.close();
@@ -237,7 +288,9 @@ describe('request throttling', () => {
     const queue = t.queueOf(QUEUES.passwordResetRequested);
     const before = await queue.count();
     const ip = '203.0.113.50';
-    const results = await Promise.allSettled(Array.from({ length: 6 }, () => t.client.requestPasswordReset({ email: uniqueEmail('spray'), clientIp: ip })));
+    const results = await Promise.allSettled(
+      Array.from({ length: 6 }, () => t.client.requestPasswordReset({ email: uniqueEmail('spray'), clientIp: ip })),
+    );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(3);
     for (const r of results.filter((r): r is PromiseRejectedResult => r.status === 'rejected')) {
       await expectRpcError(Promise.reject(r.reason), Code.ResourceExhausted, TOO_MANY);

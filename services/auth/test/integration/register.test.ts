@@ -181,10 +181,16 @@ describe('Register when the queue is unavailable', () => {
 describe('Register throttling', () => {
   it('refuses an IP after 10 sign-ups in its window, with the wait, counting concurrent ones atomically', async () => {
     const ip = '192.0.2.10';
-    const results = await Promise.allSettled(Array.from({ length: 14 }, () => h.client.register(registration(uniqueEmail('burst'), { clientIp: ip }))));
+    const results = await Promise.allSettled(
+      Array.from({ length: 14 }, () => h.client.register(registration(uniqueEmail('burst'), { clientIp: ip }))),
+    );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(10);
     for (const r of results.filter((r): r is PromiseRejectedResult => r.status === 'rejected')) {
-      await expectRpcError(Promise.reject(r.reason), Code.ResourceExhausted, 'Too many sign-ups from this address. Please try again in 60 minutes.');
+      await expectRpcError(
+        Promise.reject(r.reason),
+        Code.ResourceExhausted,
+        'Too many sign-ups from this address. Please try again in 60 minutes.',
+      );
     }
     const ttl = await h.redis.ttl(`${h.prefix}:auth:registrations:ip:${ip}`);
     expect(ttl).toBeGreaterThan(3590);
@@ -209,7 +215,9 @@ describe('Register retried after a failure', () => {
     const email = uniqueEmail('guess');
     await h.client.register(registration(email));
     const ip = '192.0.2.30';
-    const guesses = Array.from({ length: 8 }, (_, i) => registration(email, { password: `guess-${i}`, passwordConfirmation: `guess-${i}`, clientIp: ip }));
+    const guesses = Array.from({ length: 8 }, (_, i) =>
+      registration(email, { password: `guess-${i}`, passwordConfirmation: `guess-${i}`, clientIp: ip }),
+    );
     for (const guess of guesses) {
       await expectRpcError(h.client.register(guess), Code.AlreadyExists, EMAIL_TAKEN);
     }

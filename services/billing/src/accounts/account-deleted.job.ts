@@ -29,7 +29,8 @@ export function startAccountDeletedWorker(deps: AccountDeletedWorkerDeps): Worke
       try {
         await deps.deleteAccountData(event.userId);
       } catch (err) {
-        if (err instanceof ConnectError && err.code === Code.InvalidArgument) throw new UnrecoverableError(`invalid AccountDeleted: ${err.rawMessage}`);
+        if (err instanceof ConnectError && err.code === Code.InvalidArgument)
+          throw new UnrecoverableError(`invalid AccountDeleted: ${err.rawMessage}`);
         throw err;
       }
     },

@@ -45,7 +45,10 @@ export async function deleteAccountData(deps: DeleteAccountDataDeps, rawUserId: 
     async (tx): Promise<DeleteAccountDataOutcome> => {
       await lockOwner(tx, userId);
       // The tombstone first: from here on nothing can open the account again.
-      const { count: tombstoned } = await tx.deletedAccount.createMany({ data: [{ userId, anonymousId: randomUUID() }], skipDuplicates: true });
+      const { count: tombstoned } = await tx.deletedAccount.createMany({
+        data: [{ userId, anonymousId: randomUUID() }],
+        skipDuplicates: true,
+      });
       const { anonymousId } = await tx.deletedAccount.findUniqueOrThrow({ where: { userId } });
       const [current] = await tx.$queryRaw<{ creditBalance: string }[]>`
         SELECT "creditBalance"::text AS "creditBalance" FROM "Account" WHERE "userId" = ${userId} FOR UPDATE`;
@@ -84,7 +87,10 @@ export async function deleteAccountData(deps: DeleteAccountDataDeps, rawUserId: 
     },
     { timeout: 60_000 },
   );
-  deps.logger.info({ userId, outcome }, outcome === 'deleted' ? 'account data deleted, usage ledger anonymised' : 'account data already deleted');
+  deps.logger.info(
+    { userId, outcome },
+    outcome === 'deleted' ? 'account data deleted, usage ledger anonymised' : 'account data already deleted',
+  );
   return outcome;
 }
 
@@ -107,7 +113,8 @@ async function removeAtStripe(deps: DeleteAccountDataDeps, stripe: Stripe, userI
       } catch (err) {
         if (isResourceMissing(err)) return;
         // Stripe refuses to cancel a subscription that has already ended; that one is done.
-        if (err instanceof Stripe.errors.StripeInvalidRequestError && (await stripe.subscriptions.retrieve(id)).status === 'canceled') return;
+        if (err instanceof Stripe.errors.StripeInvalidRequestError && (await stripe.subscriptions.retrieve(id)).status === 'canceled')
+          return;
         throw err;
       }
     });

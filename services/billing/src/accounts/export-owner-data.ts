@@ -20,7 +20,10 @@ export async function exportOwnerData(deps: OpenAccountDeps, rawUserId: string):
   const account = await getAccount(deps, userId);
   const [subscriptions, creditLedger] = await Promise.all([
     deps.prisma.subscription.findMany({ where: { userId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
-    deps.prisma.creditLedgerEntry.findMany({ where: { userId, reason: { not: USAGE_DEBIT_REASON } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
+    deps.prisma.creditLedgerEntry.findMany({
+      where: { userId, reason: { not: USAGE_DEBIT_REASON } },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    }),
   ]);
   return { account, subscriptions, creditLedger };
 }

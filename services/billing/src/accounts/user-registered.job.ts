@@ -33,7 +33,8 @@ export function startUserRegisteredWorker(deps: UserRegisteredWorkerDeps): Worke
           return;
         }
         // A payload that fails validation will fail the same way on every retry.
-        if (err instanceof ConnectError && err.code === Code.InvalidArgument) throw new UnrecoverableError(`invalid UserRegistered: ${err.rawMessage}`);
+        if (err instanceof ConnectError && err.code === Code.InvalidArgument)
+          throw new UnrecoverableError(`invalid UserRegistered: ${err.rawMessage}`);
         throw err;
       }
     },

@@ -32,7 +32,9 @@ export interface StripeEventInput {
  */
 export type StripeEventOutcome = 'applied' | 'already_applied' | 'ignored';
 
-export type ApplyStripeEventDeps = Pick<PaymentsDeps, 'prisma' | 'initialCredit' | 'logger'> & { config: Pick<PaymentsDeps['config'], 'PRO_PLAN_CREDIT'> };
+export type ApplyStripeEventDeps = Pick<PaymentsDeps, 'prisma' | 'initialCredit' | 'logger'> & {
+  config: Pick<PaymentsDeps['config'], 'PRO_PLAN_CREDIT'>;
+};
 
 /** Subscription statuses in which the owner is on the pro plan (past_due: Stripe is still retrying the payment). */
 export const PRO_STATUSES = ['active', 'trialing', 'past_due'];
@@ -83,13 +85,19 @@ export async function applyStripeEvent(deps: ApplyStripeEventDeps, input: Stripe
         case 'pro_subscription':
           await proposeStatus(tx, effect.subscriptionId, userId, 'active', event.created);
           if (new Prisma.Decimal(deps.config.PRO_PLAN_CREDIT).gt(0)) {
-            await grantCredit(tx, { userId, amount: deps.config.PRO_PLAN_CREDIT, reason: PRO_CREDIT_REASON, reference: proCreditReference(effect.subscriptionId) });
+            await grantCredit(tx, {
+              userId,
+              amount: deps.config.PRO_PLAN_CREDIT,
+              reason: PRO_CREDIT_REASON,
+              reference: proCreditReference(effect.subscriptionId),
+            });
           }
           await refreshPlan(tx, userId);
           await markCompleted(tx, effect.sessionId);
           break;
         case 'topup':
-          if (effect.amount !== '0.00') await grantCredit(tx, { userId, amount: effect.amount, reason: TOPUP_REASON, reference: topupReference(effect.sessionId) });
+          if (effect.amount !== '0.00')
+            await grantCredit(tx, { userId, amount: effect.amount, reason: TOPUP_REASON, reference: topupReference(effect.sessionId) });
           await markCompleted(tx, effect.sessionId);
           break;
         case 'subscription_status':
@@ -186,7 +194,8 @@ function checkoutEffect(session: Json): Effect {
     return { kind: 'pro_subscription', sessionId, subscriptionId, owner };
   }
   if (session.mode === 'payment' && metadata.type === 'credit_topup') {
-    if (session.payment_status !== 'paid') return { kind: 'nothing', reason: `top-up not paid (payment_status ${String(session.payment_status)})` };
+    if (session.payment_status !== 'paid')
+      return { kind: 'nothing', reason: `top-up not paid (payment_status ${String(session.payment_status)})` };
     // Credit is in US dollars: a charge in another currency cannot be credited one for one.
     if (session.currency !== undefined && session.currency !== null && session.currency !== 'usd') {
       throw invalid(`a top-up paid in ${String(session.currency)} cannot be credited in US dollars.`);
@@ -206,7 +215,12 @@ function subscriptionEffect(subscription: Json, deleted: boolean): Effect {
   const status = deleted ? 'canceled' : text(subscription.status);
   if (!status || !/^[a-z_]{1,40}$/.test(status)) throw invalid('the subscription has no valid status.');
   const metadata = isObject(subscription.metadata) ? subscription.metadata : {};
-  return { kind: 'subscription_status', subscriptionId, status, owner: { userId: text(metadata.userId), customerId: idOf(subscription.customer), subscriptionId } };
+  return {
+    kind: 'subscription_status',
+    subscriptionId,
+    status,
+    owner: { userId: text(metadata.userId), customerId: idOf(subscription.customer), subscriptionId },
+  };
 }
 
 /** Whole cents as an exact decimal string of dollars (1234 → "12.34"). */
@@ -233,7 +247,13 @@ const rankOf = (column: string) =>
  * Records what an event says a subscription's status is. The row keeps the greatest proposal by
  * (canceled, Stripe time, rank): a max, so any order of the same events gives the same row.
  */
-async function proposeStatus(tx: Prisma.TransactionClient, subscriptionId: string, userId: string, status: string, at: Date): Promise<void> {
+async function proposeStatus(
+  tx: Prisma.TransactionClient,
+  subscriptionId: string,
+  userId: string,
+  status: string,
+  at: Date,
+): Promise<void> {
   await tx.$executeRaw`
     INSERT INTO "Subscription" ("id", "userId", "status", "statusAt", "updatedAt")
     VALUES (${subscriptionId}, ${userId}, ${status}, ${at.toISOString()}::timestamptz, now())

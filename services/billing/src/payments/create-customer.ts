@@ -37,7 +37,10 @@ export async function createCustomer(deps: PaymentsDeps, input: CreateCustomerIn
       const customerId = deps.stripe
         ? (
             await callStripe(deps.logger, 'create customer', () =>
-              deps.stripe!.customers.create({ ...(email && { email }), metadata: { userId } }, { idempotencyKey: customerIdempotencyKey(userId) }),
+              deps.stripe!.customers.create(
+                { ...(email && { email }), metadata: { userId } },
+                { idempotencyKey: customerIdempotencyKey(userId) },
+              ),
             )
           ).id
         : `cus_test_${randomBytes(12).toString('hex')}`;

@@ -4,7 +4,10 @@ import { failedPrecondition, invalid, notFound } from '@parley/common/rpc-errors
 import type { CheckoutSession } from '../generated/prisma/client.ts';
 import type { PaymentsDeps } from './payments-deps.ts';
 
-export async function getTestCheckoutSession(deps: Pick<PaymentsDeps, 'prisma' | 'stripe'>, rawSessionId: string): Promise<CheckoutSession> {
+export async function getTestCheckoutSession(
+  deps: Pick<PaymentsDeps, 'prisma' | 'stripe'>,
+  rawSessionId: string,
+): Promise<CheckoutSession> {
   if (deps.stripe) throw failedPrecondition('Test checkout is only available in test mode (without STRIPE_SECRET_KEY).');
   const sessionId = rawSessionId.trim();
   if (!sessionId) throw invalid('session_id is required.');

@@ -15,7 +15,10 @@ export interface TestPortalSession {
 
 const NOT_FOUND = 'Portal session not found.';
 
-export async function getTestPortalSession(deps: Pick<PaymentsDeps, 'prisma' | 'stripe'>, rawSessionId: string): Promise<TestPortalSession> {
+export async function getTestPortalSession(
+  deps: Pick<PaymentsDeps, 'prisma' | 'stripe'>,
+  rawSessionId: string,
+): Promise<TestPortalSession> {
   if (deps.stripe) throw failedPrecondition('The test portal is only available in test mode (without STRIPE_SECRET_KEY).');
   const sessionId = rawSessionId.trim();
   if (!sessionId) throw invalid('session_id is required.');

@@ -30,7 +30,10 @@ export async function callStripe<T>(logger: Logger, what: string, call: () => Pr
     return await call();
   } catch (err) {
     if (err instanceof Stripe.errors.StripeError) {
-      logger.error({ err: err.message, type: err.type, code: err.code, statusCode: err.statusCode, requestId: err.requestId }, `stripe: ${what} failed`);
+      logger.error(
+        { err: err.message, type: err.type, code: err.code, statusCode: err.statusCode, requestId: err.requestId },
+        `stripe: ${what} failed`,
+      );
       throw unavailable('The payment provider is unavailable. Please try again.');
     }
     throw err;

@@ -30,7 +30,10 @@ export function startStripeEventsWorker(deps: StripeEventsWorkerDeps): Worker {
         await deps.applyStripeEvent({ eventId: event.eventId, type: event.type, payload: event.payload });
       } catch (err) {
         if (err instanceof ConnectError && err.code === Code.InvalidArgument) {
-          deps.logger.error({ jobId: job.id, eventId: event.eventId, type: event.type, reason: err.rawMessage }, 'stripe event not applied: it cannot be, nothing was changed');
+          deps.logger.error(
+            { jobId: job.id, eventId: event.eventId, type: event.type, reason: err.rawMessage },
+            'stripe event not applied: it cannot be, nothing was changed',
+          );
           throw new UnrecoverableError(`StripeEventReceived not applied: ${err.rawMessage}`);
         }
         throw err;

@@ -43,7 +43,10 @@ export function startUsageRecordedWorker(deps: UsageRecordedWorkerDeps): Worker 
         });
       } catch (err) {
         if (err instanceof AccountDeletedError) {
-          deps.logger.warn({ jobId: job.id, requestId: event.requestId, ownerId: event.ownerId }, 'usage dropped: the owner has deleted their account');
+          deps.logger.warn(
+            { jobId: job.id, requestId: event.requestId, ownerId: event.ownerId },
+            'usage dropped: the owner has deleted their account',
+          );
           return;
         }
         if (err instanceof ConnectError && (err.code === Code.InvalidArgument || err.code === Code.FailedPrecondition)) {

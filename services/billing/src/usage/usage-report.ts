@@ -102,10 +102,12 @@ export function parseReportQuery(input: UsageReportInput) {
   if (!startTime || !endTime) throw invalid('start_time and end_time are required.');
   for (const time of [startTime, endTime]) {
     const ms = time.getTime();
-    if (Number.isNaN(ms) || ms < EARLIEST || ms > LATEST) throw invalid('start_time and end_time must be between 1970-01-01 and 9999-12-31.');
+    if (Number.isNaN(ms) || ms < EARLIEST || ms > LATEST)
+      throw invalid('start_time and end_time must be between 1970-01-01 and 9999-12-31.');
   }
   if (startTime > endTime) throw invalid('start_time must not be after end_time.');
-  if (endTime.getTime() - startTime.getTime() > MAX_RANGE_DAYS * DAY_MS) throw invalid(`The date range may be at most ${MAX_RANGE_DAYS} days.`);
+  if (endTime.getTime() - startTime.getTime() > MAX_RANGE_DAYS * DAY_MS)
+    throw invalid(`The date range may be at most ${MAX_RANGE_DAYS} days.`);
   const chatbotId = input.chatbotId?.trim() || undefined;
   if (chatbotId && chatbotId.length > 100) throw invalid('chatbot_id must be at most 100 characters.');
   const rawLimit = input.limit ?? 0;
@@ -203,7 +205,12 @@ async function usageSummary(db: PrismaClient, query: ReportQuery): Promise<Pick<
       .map((row) => ({ date: row.date!, totalCost: cost(row), totalTokens: tokens(row), requestCount: Number(row.requests) })),
     chatbots: rows
       .filter((row) => row.kind === 'chatbot')
-      .map((row) => ({ chatbotId: row.chatbotId!, chatbotName: row.chatbotName ?? '', totalCost: cost(row), requestCount: Number(row.requests) })),
+      .map((row) => ({
+        chatbotId: row.chatbotId!,
+        chatbotName: row.chatbotName ?? '',
+        totalCost: cost(row),
+        requestCount: Number(row.requests),
+      })),
   };
 }
 

@@ -44,7 +44,12 @@ let usageRecorded: Producer<typeof UsageRecordedSchema>;
 beforeAll(async () => {
   fake = await startFakeStripe();
   billing = await startBilling({
-    env: { STRIPE_SECRET_KEY: FAKE_STRIPE_KEY, STRIPE_API_BASE: fake.url, STRIPE_PRICE_PRO: FAKE_PRICE_PRO, STRIPE_PRICE_TOPUP: FAKE_PRICE_TOPUP },
+    env: {
+      STRIPE_SECRET_KEY: FAKE_STRIPE_KEY,
+      STRIPE_API_BASE: fake.url,
+      STRIPE_PRICE_PRO: FAKE_PRICE_PRO,
+      STRIPE_PRICE_TOPUP: FAKE_PRICE_TOPUP,
+    },
   });
   client = createServiceClient(BillingService, billing.url, { timeoutMs: 20_000 });
   const prefix = { prefix: billing.config.QUEUE_PREFIX };
@@ -64,7 +69,8 @@ beforeEach(() => fake.setBehaviour({ failWith: null, delayMs: 0 }));
 const prisma = () => billing.parts.prisma;
 const newOwner = () => `owner-${randomUUID()}`;
 const deleted = (userId: string) => create(AccountDeletedSchema, { userId, occurredAt: timestampNow() });
-const applyEvent = (event: StripeEventJson) => applyStripeEvent(billing.parts.payments, { eventId: event.id, type: event.type, payload: stripeEventPayload(event) });
+const applyEvent = (event: StripeEventJson) =>
+  applyStripeEvent(billing.parts.payments, { eventId: event.id, type: event.type, payload: stripeEventPayload(event) });
 
 /** Publishes AccountDeleted under `jobId` and waits for the worker's attempt at it. */
 async function deliver(userId: string, jobId = randomUUID()) {
@@ -106,11 +112,27 @@ async function seedOwner(): Promise<Seeded> {
   for (const [i, requestId] of requestIds.entries()) {
     await recordUsage(
       { prisma: prisma(), initialCredit: billing.config.INITIAL_CREDIT },
-      { requestId, ownerId: userId, chatbotId: `bot-${i % 2}`, chatbotName: `Bot of ${userId}`, model: 'gpt-4o-mini', promptTokens: 1000, completionTokens: 500, occurredAt: new Date(days[i]) },
+      {
+        requestId,
+        ownerId: userId,
+        chatbotId: `bot-${i % 2}`,
+        chatbotName: `Bot of ${userId}`,
+        model: 'gpt-4o-mini',
+        promptTokens: 1000,
+        completionTokens: 500,
+        occurredAt: new Date(days[i]),
+      },
     );
   }
   await client.reserveCredit({ requestId: randomUUID(), userId, model: 'gpt-4o-mini', maxPromptTokens: 100n, maxCompletionTokens: 100n });
-  await prisma().portalSession.create({ data: { id: `bps_test_${randomUUID()}`, userId, returnUrl: 'http://localhost:8080/account', expiresAt: new Date(Date.now() + 3600_000) } });
+  await prisma().portalSession.create({
+    data: {
+      id: `bps_test_${randomUUID()}`,
+      userId,
+      returnUrl: 'http://localhost:8080/account',
+      expiresAt: new Date(Date.now() + 3600_000),
+    },
+  });
 
   const account = await prisma().account.findUniqueOrThrow({ where: { userId } });
   const [subscription] = await prisma().subscription.findMany({ where: { userId } });
@@ -161,9 +183,15 @@ async function anonymised(userId: string) {
 describe('AccountDeleted', () => {
   it('cancels the subscription and deletes the customer at Stripe, removes the owner from every table and keeps only anonymised accounting records', async () => {
     const owner = await seedOwner();
-    const ledgerBefore = await prisma().creditLedgerEntry.findMany({ where: { userId: owner.userId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+    const ledgerBefore = await prisma().creditLedgerEntry.findMany({
+      where: { userId: owner.userId },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    });
     const usageBefore = await prisma().usageRecord.findMany({ where: { userId: owner.userId }, orderBy: { occurredAt: 'asc' } });
-    const dailyBefore = await prisma().usageDaily.findMany({ where: { userId: owner.userId }, orderBy: [{ day: 'asc' }, { chatbotId: 'asc' }] });
+    const dailyBefore = await prisma().usageDaily.findMany({
+      where: { userId: owner.userId },
+      orderBy: [{ day: 'asc' }, { chatbotId: 'asc' }],
+    });
     const balanceBefore = (await prisma().account.findUniqueOrThrow({ where: { userId: owner.userId } })).creditBalance;
     expect(dailyBefore).toHaveLength(3);
     expect(Object.keys(await mentionsOf(owner.userId)).length).toBeGreaterThan(3);
@@ -366,7 +394,15 @@ describe('after the deletion, late arrivals do not bring the owner back', () => 
   });
 
   it('ReserveCredit and CreateCustomer are refused (FAILED_PRECONDITION)', async () => {
-    const hold = await rpcError(client.reserveCredit({ requestId: randomUUID(), userId: owner.userId, model: 'gpt-4o-mini', maxPromptTokens: 1n, maxCompletionTokens: 1n }));
+    const hold = await rpcError(
+      client.reserveCredit({
+        requestId: randomUUID(),
+        userId: owner.userId,
+        model: 'gpt-4o-mini',
+        maxPromptTokens: 1n,
+        maxCompletionTokens: 1n,
+      }),
+    );
     expect(hold.code).toBe(Code.FailedPrecondition);
     expect(hold.rawMessage).toBe(ACCOUNT_DELETED_MESSAGE);
     expect((await rpcError(client.createCustomer({ userId: owner.userId }))).code).toBe(Code.FailedPrecondition);
@@ -374,7 +410,12 @@ describe('after the deletion, late arrivals do not bring the owner back', () => 
   });
 
   it('Stripe events about the owner are recorded as processed and change nothing', async () => {
-    const byUserId = subscriptionUpdatedEvent({ subscriptionId: owner.subscriptionId, customerId: owner.customerId, userId: owner.userId, status: 'active' });
+    const byUserId = subscriptionUpdatedEvent({
+      subscriptionId: owner.subscriptionId,
+      customerId: owner.customerId,
+      userId: owner.userId,
+      status: 'active',
+    });
     const byCustomer = subscriptionUpdatedEvent({ subscriptionId: owner.subscriptionId, customerId: owner.customerId, status: 'past_due' });
     expect(await applyEvent(byUserId)).toBe('ignored');
     expect(await applyEvent(byCustomer)).toBe('ignored');
@@ -395,7 +436,9 @@ describe('after the deletion, late arrivals do not bring the owner back', () => 
     const results = await Promise.allSettled([
       ...Array.from({ length: 5 }, () => openAccount(deps, racing)),
       deleteAccountData(billing.parts.payments, racing),
-      ...Array.from({ length: 5 }, () => reserveCredit(deps, { requestId: randomUUID(), userId: racing, model: 'gpt-4o-mini', maxPromptTokens: 1, maxCompletionTokens: 1 })),
+      ...Array.from({ length: 5 }, () =>
+        reserveCredit(deps, { requestId: randomUUID(), userId: racing, model: 'gpt-4o-mini', maxPromptTokens: 1, maxCompletionTokens: 1 }),
+      ),
     ]);
     expect(results[5]).toEqual({ status: 'fulfilled', value: 'deleted' });
     expect(await prisma().account.count({ where: { userId: racing } })).toBe(0);

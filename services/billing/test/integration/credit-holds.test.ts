@@ -26,7 +26,8 @@ const db = () => billing.parts.prisma;
 const HOLD = { model: 'gpt-4o-mini', maxPromptTokens: 1000n, maxCompletionTokens: 1000n };
 const HOLD_AMOUNT = '0.00075';
 
-const reserve = (requestId: string, userId: string, hold: Partial<typeof HOLD> = {}) => client.reserveCredit({ requestId, userId, ...HOLD, ...hold });
+const reserve = (requestId: string, userId: string, hold: Partial<typeof HOLD> = {}) =>
+  client.reserveCredit({ requestId, userId, ...HOLD, ...hold });
 
 const account = (userId: string) => db().account.findUniqueOrThrow({ where: { userId } });
 
@@ -36,13 +37,24 @@ async function setBalance(userId: string, target: string) {
   await db().$transaction(async (tx) => {
     const { creditBalance } = await tx.account.findUniqueOrThrow({ where: { userId } });
     const change = new Prisma.Decimal(target).minus(creditBalance);
-    await tx.creditLedgerEntry.create({ data: { userId, amount: change, reason: 'test_adjustment', reference: `test:${userId}:${target}` } });
+    await tx.creditLedgerEntry.create({
+      data: { userId, amount: change, reason: 'test_adjustment', reference: `test:${userId}:${target}` },
+    });
     await tx.account.update({ where: { userId }, data: { creditBalance: target } });
   });
 }
 
 const answer = (requestId: string, ownerId: string, promptTokens: number, completionTokens: number) =>
-  recordUsage(deps(), { requestId, ownerId, chatbotId: 'bot', chatbotName: 'Bot', model: 'gpt-4o-mini', promptTokens, completionTokens, occurredAt: new Date() });
+  recordUsage(deps(), {
+    requestId,
+    ownerId,
+    chatbotId: 'bot',
+    chatbotName: 'Bot',
+    model: 'gpt-4o-mini',
+    promptTokens,
+    completionTokens,
+    occurredAt: new Date(),
+  });
 
 beforeAll(async () => {
   // The periodic sweep is off here (workers: false) so that the tests below control every sweep.
@@ -80,7 +92,9 @@ describe('ReserveCredit', () => {
     await setBalance('exact-holder', '1000');
     expect((await reserve('tiny', 'exact-holder', { maxPromptTokens: 1n, maxCompletionTokens: 0n })).amount).toBe('0.00000015');
     expect((await reserve('zero', 'exact-holder', { maxPromptTokens: 0n, maxCompletionTokens: 0n })).amount).toBe('0');
-    expect((await reserve('huge', 'exact-holder', { maxPromptTokens: 1_000_000_000n, maxCompletionTokens: 1_000_000_000n })).amount).toBe('750');
+    expect((await reserve('huge', 'exact-holder', { maxPromptTokens: 1_000_000_000n, maxCompletionTokens: 1_000_000_000n })).amount).toBe(
+      '750',
+    );
     expect((await account('exact-holder')).reservedCredit.toFixed()).toBe('750.00000015');
   });
 
@@ -134,12 +148,17 @@ describe('ReserveCredit', () => {
 
   it('refuses an owner whose balance is below zero, even for a hold of nothing', async () => {
     await setBalance('in-debt', '-0.001');
-    expect((await rpcError(reserve('debt', 'in-debt', { maxPromptTokens: 0n, maxCompletionTokens: 0n }))).code).toBe(Code.ResourceExhausted);
+    expect((await rpcError(reserve('debt', 'in-debt', { maxPromptTokens: 0n, maxCompletionTokens: 0n }))).code).toBe(
+      Code.ResourceExhausted,
+    );
   });
 
   it('opens the account of an owner without one, then holds against its initial credit', async () => {
     expect((await reserve('first-ever', 'brand-new')).amount).toBe(HOLD_AMOUNT);
-    expect(await account('brand-new')).toMatchObject({ creditBalance: new Prisma.Decimal('0.01'), reservedCredit: new Prisma.Decimal(HOLD_AMOUNT) });
+    expect(await account('brand-new')).toMatchObject({
+      creditBalance: new Prisma.Decimal('0.01'),
+      reservedCredit: new Prisma.Decimal(HOLD_AMOUNT),
+    });
     await expectLedgerInvariant(db());
   });
 
@@ -218,7 +237,9 @@ describe('concurrent answers never overdraw', () => {
     expect(answered).toBeGreaterThan(0);
     expect(answered).toBeLessThanOrEqual(10);
     const after = await account(owner);
-    expect(after.creditBalance.toFixed()).toBe(new Prisma.Decimal('0.0075').minus(new Prisma.Decimal(HOLD_AMOUNT).times(answered)).toFixed());
+    expect(after.creditBalance.toFixed()).toBe(
+      new Prisma.Decimal('0.0075').minus(new Prisma.Decimal(HOLD_AMOUNT).times(answered)).toFixed(),
+    );
     expect(after.creditBalance.isNegative()).toBe(false);
     expect(after.reservedCredit.toFixed()).toBe('0');
     await expectLedgerInvariant(db());
@@ -261,7 +282,11 @@ describe('settlement by the usage record', () => {
   it('settles or releases a hold once when the usage and a release race for it', async () => {
     await setBalance('race-settle', '1');
     for (let i = 0; i < 20; i++) await reserve(`rs-${i}`, 'race-settle');
-    await Promise.all(Array.from({ length: 20 }, (_, i) => Promise.all([answer(`rs-${i}`, 'race-settle', 10, 10), client.releaseCredit({ requestId: `rs-${i}` })])));
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        Promise.all([answer(`rs-${i}`, 'race-settle', 10, 10), client.releaseCredit({ requestId: `rs-${i}` })]),
+      ),
+    );
     expect((await account('race-settle')).reservedCredit.toFixed()).toBe('0');
     await expectLedgerInvariant(db());
   });
@@ -302,8 +327,17 @@ describe('expiry', () => {
   it('sweeps only expired holds, lowering each owner’s reservedCredit by the sum of theirs', async () => {
     await setBalance('expiring-1', '1');
     await setBalance('expiring-2', '1');
-    for (const [id, owner] of [['exp-a', 'expiring-1'], ['exp-b', 'expiring-1'], ['exp-c', 'expiring-1'], ['exp-d', 'expiring-2']]) await reserve(id, owner);
-    await db().creditReservation.updateMany({ where: { requestId: { in: ['exp-a', 'exp-b', 'exp-d'] } }, data: { expiresAt: new Date(Date.now() - 1) } });
+    for (const [id, owner] of [
+      ['exp-a', 'expiring-1'],
+      ['exp-b', 'expiring-1'],
+      ['exp-c', 'expiring-1'],
+      ['exp-d', 'expiring-2'],
+    ])
+      await reserve(id, owner);
+    await db().creditReservation.updateMany({
+      where: { requestId: { in: ['exp-a', 'exp-b', 'exp-d'] } },
+      data: { expiresAt: new Date(Date.now() - 1) },
+    });
 
     expect(await sweepCreditHolds({ prisma: db() })).toBe(3);
     expect((await account('expiring-1')).reservedCredit.toFixed()).toBe(HOLD_AMOUNT); // exp-c is still open
@@ -328,7 +362,10 @@ describe('expiry', () => {
       await openAccount(sweptDeps, 'forgotten');
       const sweptClient = createServiceClient(BillingService, swept.url);
       await sweptClient.reserveCredit({ requestId: 'forgotten-hold', userId: 'forgotten', ...HOLD });
-      await swept.parts.prisma.creditReservation.update({ where: { requestId: 'forgotten-hold' }, data: { expiresAt: new Date(Date.now() - 1) } });
+      await swept.parts.prisma.creditReservation.update({
+        where: { requestId: 'forgotten-hold' },
+        data: { expiresAt: new Date(Date.now() - 1) },
+      });
       await expect.poll(() => swept.parts.prisma.creditReservation.count(), { timeout: 5_000 }).toBe(0);
       expect((await swept.parts.prisma.account.findUniqueOrThrow({ where: { userId: 'forgotten' } })).reservedCredit.toFixed()).toBe('0');
     } finally {

@@ -86,7 +86,9 @@ describe('concurrency', () => {
   it('20 parallel openAccount calls, mixed with GetAccount, never fail and open one account', async () => {
     const deps = { prisma: billing.parts.prisma, initialCredit: billing.config.INITIAL_CREDIT };
     const calls = Array.from({ length: 20 }, (_, i) =>
-      i % 2 ? openAccount(deps, 'racer-2').then((a) => a.creditBalance.toFixed()) : client.getAccount({ userId: 'racer-2' }).then((r) => r.account?.creditBalance),
+      i % 2
+        ? openAccount(deps, 'racer-2').then((a) => a.creditBalance.toFixed())
+        : client.getAccount({ userId: 'racer-2' }).then((r) => r.account?.creditBalance),
     );
     expect(await Promise.all(calls)).toEqual(Array(20).fill('0.01'));
     expect(await counts(billing.parts, 'racer-2')).toEqual({ accounts: 1, ledgerEntries: 1 });

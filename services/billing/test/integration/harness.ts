@@ -20,10 +20,20 @@ export interface Billing {
 }
 
 /** `env` adds to or overrides the environment billing's config is read from (e.g. STRIPE_SECRET_KEY). */
-export async function startBilling({ env, ...opts }: { workers?: boolean; creditHoldSweepMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<Billing> {
+export async function startBilling({
+  env,
+  ...opts
+}: { workers?: boolean; creditHoldSweepMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<Billing> {
   const { redisUrl } = await testInfra();
   const db = await createTestSchema('billing', MIGRATIONS_DIR);
-  const config = readBillingConfig({ ...process.env, REDIS_URL: redisUrl, DATABASE_URL: db.databaseUrl, BILLING_DB_SCHEMA: db.schema, QUEUE_PREFIX: uniqueName('test'), ...env });
+  const config = readBillingConfig({
+    ...process.env,
+    REDIS_URL: redisUrl,
+    DATABASE_URL: db.databaseUrl,
+    BILLING_DB_SCHEMA: db.schema,
+    QUEUE_PREFIX: uniqueName('test'),
+    ...env,
+  });
   const parts = await createBillingService(config, { logger, ...opts });
   const server = await serveApp(parts.app);
   const redis = createRedis(redisUrl);
@@ -43,7 +53,6 @@ export async function startBilling({ env, ...opts }: { workers?: boolean; credit
     },
   };
 }
-
 
 export async function counts(parts: BillingServiceParts, userId: string) {
   const [accounts, ledgerEntries] = await Promise.all([

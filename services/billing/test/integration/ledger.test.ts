@@ -34,7 +34,9 @@ describe('the money invariants', () => {
   it('fail on reserved credit that no hold explains, naming the account', async () => {
     await billing.parts.prisma.account.update({ where: { userId: 'fine-2' }, data: { reservedCredit: '0.001' } });
     await expect(expectHoldsInvariant(billing.parts.prisma)).rejects.toThrow(/fine-2/);
-    await billing.parts.prisma.creditReservation.create({ data: { requestId: 'explains-it', userId: 'fine-2', amount: '0.001', expiresAt: new Date() } });
+    await billing.parts.prisma.creditReservation.create({
+      data: { requestId: 'explains-it', userId: 'fine-2', amount: '0.001', expiresAt: new Date() },
+    });
     await expectHoldsInvariant(billing.parts.prisma);
   });
 });

@@ -26,11 +26,21 @@ afterAll(async () => {
   await billing?.stop();
 });
 
-const apply = (event: StripeEventJson) => applyStripeEvent(billing.parts.payments, { eventId: event.id, type: event.type, payload: stripeEventPayload(event) });
+const apply = (event: StripeEventJson) =>
+  applyStripeEvent(billing.parts.payments, { eventId: event.id, type: event.type, payload: stripeEventPayload(event) });
 const record = (ownerId: string, occurredAt: Date, chatbotName = 'Support bot') =>
   recordUsage(
     { prisma: billing.parts.prisma, initialCredit: billing.config.INITIAL_CREDIT },
-    { requestId: randomUUID(), ownerId, chatbotId: 'bot-1', chatbotName, model: 'gpt-4o-mini', promptTokens: 1000, completionTokens: 500, occurredAt },
+    {
+      requestId: randomUUID(),
+      ownerId,
+      chatbotId: 'bot-1',
+      chatbotName,
+      model: 'gpt-4o-mini',
+      promptTokens: 1000,
+      completionTokens: 500,
+      occurredAt,
+    },
   );
 
 /** Every page of the owner's usage records, following the cursors. */
@@ -49,7 +59,12 @@ async function allPages(userId: string, pageSize: number): Promise<UsageRecord[]
 describe('ExportOwnerData', () => {
   it('answers the account, the Stripe customer, the subscriptions and the whole ledger, oldest first', async () => {
     const userId = 'export-pro';
-    const { sessionId } = await client.createCheckoutSession({ userId, product: CheckoutProduct.PRO_SUBSCRIPTION, successUrl: `${PUBLIC_URL}/dashboard`, cancelUrl: `${PUBLIC_URL}/pricing` });
+    const { sessionId } = await client.createCheckoutSession({
+      userId,
+      product: CheckoutProduct.PRO_SUBSCRIPTION,
+      successUrl: `${PUBLIC_URL}/dashboard`,
+      cancelUrl: `${PUBLIC_URL}/pricing`,
+    });
     const { customerId } = await client.getTestCheckoutSession({ sessionId });
     await apply(subscriptionCheckoutCompletedEvent({ userId, customerId, subscriptionId: `sub_test_${sessionId}`, sessionId }));
     await record(userId, new Date('2026-01-02T03:04:05.678Z'));
@@ -83,14 +98,25 @@ describe('ExportOwnerData', () => {
 });
 
 describe('ListUsageRecords', () => {
-  it('pages over all of the owner\'s records oldest first, neither skipping nor repeating one, ties included', async () => {
+  it("pages over all of the owner's records oldest first, neither skipping nor repeating one, ties included", async () => {
     const userId = 'export-usage';
     const tie = new Date('2026-02-01T00:00:00.000Z');
-    const times = [tie, tie, tie, new Date('2026-01-15T12:00:00.000Z'), new Date('2026-02-03T08:00:00.000Z'), tie, new Date('2025-12-31T23:59:59.999Z')];
+    const times = [
+      tie,
+      tie,
+      tie,
+      new Date('2026-01-15T12:00:00.000Z'),
+      new Date('2026-02-03T08:00:00.000Z'),
+      tie,
+      new Date('2025-12-31T23:59:59.999Z'),
+    ];
     for (const at of times) await record(userId, at, 'Sales bot');
     await record('export-someone-else', tie);
 
-    const expected = await billing.parts.prisma.usageRecord.findMany({ where: { userId }, orderBy: [{ occurredAt: 'asc' }, { id: 'asc' }] });
+    const expected = await billing.parts.prisma.usageRecord.findMany({
+      where: { userId },
+      orderBy: [{ occurredAt: 'asc' }, { id: 'asc' }],
+    });
     const pages = await allPages(userId, 3);
     expect(pages.map((p) => p.length)).toEqual([3, 3, 1]);
     const listed = pages.flat();
@@ -116,7 +142,10 @@ describe('ListUsageRecords', () => {
     const first = await client.listUsageRecords({ userId, pageSize: 4 });
     const late = await record(userId, new Date('2026-03-01T00:00:00.000Z'));
     const rest = await client.listUsageRecords({ userId, cursor: first.nextCursor, pageSize: 10 });
-    expect([...first.records, ...rest.records].map((r) => r.requestId)).toEqual([...expected.map((r) => r.requestId), late.usageRecord.requestId]);
+    expect([...first.records, ...rest.records].map((r) => r.requestId)).toEqual([
+      ...expected.map((r) => r.requestId),
+      late.usageRecord.requestId,
+    ]);
     expect(rest.nextCursor).toBe('');
   });
 

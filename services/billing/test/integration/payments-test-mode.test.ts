@@ -5,7 +5,12 @@ import { Code, type Client } from '@connectrpc/connect';
 import { BillingService, CheckoutProduct, Plan } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import { createServiceClient } from '@parley/common/rpc-client.ts';
 import { rpcError } from '@parley/common/testing/rpc.ts';
-import { stripeEventPayload, subscriptionCheckoutCompletedEvent, topUpCheckoutCompletedEvent, type StripeEventJson } from '@parley/common/testing/fake-stripe.ts';
+import {
+  stripeEventPayload,
+  subscriptionCheckoutCompletedEvent,
+  topUpCheckoutCompletedEvent,
+  type StripeEventJson,
+} from '@parley/common/testing/fake-stripe.ts';
 import { applyStripeEvent } from '../../src/payments/apply-stripe-event.ts';
 import { expectLedgerInvariant } from './ledger.ts';
 import { startBilling, type Billing } from './harness.ts';
@@ -19,7 +24,9 @@ let client: Client<typeof BillingService>;
 
 beforeAll(async () => {
   // Empty values count as unset, whatever the developer's environment holds.
-  billing = await startBilling({ env: { STRIPE_SECRET_KEY: '', STRIPE_API_BASE: '', PUBLIC_URL, CREDIT_TOPUP_AMOUNT: '7.5', PRO_PLAN_PRICE: '' } });
+  billing = await startBilling({
+    env: { STRIPE_SECRET_KEY: '', STRIPE_API_BASE: '', PUBLIC_URL, CREDIT_TOPUP_AMOUNT: '7.5', PRO_PLAN_PRICE: '' },
+  });
   client = createServiceClient(BillingService, billing.url);
 });
 
@@ -27,22 +34,35 @@ afterAll(async () => {
   await billing?.stop();
 });
 
-const apply = (event: StripeEventJson) => applyStripeEvent(billing.parts.payments, { eventId: event.id, type: event.type, payload: stripeEventPayload(event) });
+const apply = (event: StripeEventJson) =>
+  applyStripeEvent(billing.parts.payments, { eventId: event.id, type: event.type, payload: stripeEventPayload(event) });
 
 describe('test mode', () => {
   it('GetBillingOptions says test mode, with the configured amounts', async () => {
-    expect(await client.getBillingOptions({})).toMatchObject({ testMode: true, topUpAmount: '7.5', proPlanPrice: '10', proPlanCredit: '2' });
+    expect(await client.getBillingOptions({})).toMatchObject({
+      testMode: true,
+      topUpAmount: '7.5',
+      proPlanPrice: '10',
+      proPlanCredit: '2',
+    });
   });
 
   it('makes one local customer however many calls race', async () => {
     const results = await Promise.all(Array.from({ length: 20 }, () => client.createCustomer({ userId: 'tm-race' })));
     expect(new Set(results.map((r) => r.customerId)).size).toBe(1);
     expect(results[0].customerId).toMatch(/^cus_test_[0-9a-f]{24}$/);
-    expect((await billing.parts.prisma.account.findUniqueOrThrow({ where: { userId: 'tm-race' } })).stripeCustomerId).toBe(results[0].customerId);
+    expect((await billing.parts.prisma.account.findUniqueOrThrow({ where: { userId: 'tm-race' } })).stripeCustomerId).toBe(
+      results[0].customerId,
+    );
   });
 
-  it('creates a local pro checkout on the product\'s own test page, which GetTestCheckoutSession describes', async () => {
-    const { sessionId, url } = await client.createCheckoutSession({ userId: 'tm-pro', product: CheckoutProduct.PRO_SUBSCRIPTION, successUrl: SUCCESS_URL, cancelUrl: CANCEL_URL });
+  it("creates a local pro checkout on the product's own test page, which GetTestCheckoutSession describes", async () => {
+    const { sessionId, url } = await client.createCheckoutSession({
+      userId: 'tm-pro',
+      product: CheckoutProduct.PRO_SUBSCRIPTION,
+      successUrl: SUCCESS_URL,
+      cancelUrl: CANCEL_URL,
+    });
     // 128 random bits, base64url: 22 characters.
     expect(sessionId).toMatch(/^cs_test_local_[A-Za-z0-9_-]{22}$/);
     expect(url).toBe(`${PUBLIC_URL}/checkout/test/${sessionId}`);
@@ -63,13 +83,23 @@ describe('test mode', () => {
   });
 
   it('prices a top-up at CREDIT_TOPUP_AMOUNT, and its completion credits what was paid and marks the session completed', async () => {
-    const { sessionId } = await client.createCheckoutSession({ userId: 'tm-topup', product: CheckoutProduct.CREDIT_TOPUP, successUrl: SUCCESS_URL, cancelUrl: CANCEL_URL });
+    const { sessionId } = await client.createCheckoutSession({
+      userId: 'tm-topup',
+      product: CheckoutProduct.CREDIT_TOPUP,
+      successUrl: SUCCESS_URL,
+      cancelUrl: CANCEL_URL,
+    });
     const session = await client.getTestCheckoutSession({ sessionId });
     expect(session.product).toBe(CheckoutProduct.CREDIT_TOPUP);
     expect(session.amountCents).toBe(750n);
 
     // What the gateway's Pay button sends down the webhook path.
-    const event = topUpCheckoutCompletedEvent({ userId: session.userId, customerId: session.customerId, sessionId, amountTotal: Number(session.amountCents) });
+    const event = topUpCheckoutCompletedEvent({
+      userId: session.userId,
+      customerId: session.customerId,
+      sessionId,
+      amountTotal: Number(session.amountCents),
+    });
     expect(await apply(event)).toBe('applied');
     expect(await apply(event)).toBe('already_applied');
     expect((await client.getTestCheckoutSession({ sessionId })).completed).toBe(true);
@@ -77,14 +107,35 @@ describe('test mode', () => {
   });
 
   it('a completed test pro checkout makes the owner pro with the pro credit', async () => {
-    const { sessionId } = await client.createCheckoutSession({ userId: 'tm-upgrade', product: CheckoutProduct.PRO_SUBSCRIPTION, successUrl: SUCCESS_URL, cancelUrl: CANCEL_URL });
+    const { sessionId } = await client.createCheckoutSession({
+      userId: 'tm-upgrade',
+      product: CheckoutProduct.PRO_SUBSCRIPTION,
+      successUrl: SUCCESS_URL,
+      cancelUrl: CANCEL_URL,
+    });
     const session = await client.getTestCheckoutSession({ sessionId });
-    expect(await apply(subscriptionCheckoutCompletedEvent({ userId: session.userId, customerId: session.customerId, sessionId, subscriptionId: 'sub_test_local_1' }))).toBe('applied');
+    expect(
+      await apply(
+        subscriptionCheckoutCompletedEvent({
+          userId: session.userId,
+          customerId: session.customerId,
+          sessionId,
+          subscriptionId: 'sub_test_local_1',
+        }),
+      ),
+    ).toBe('applied');
     const { account } = await client.getAccount({ userId: 'tm-upgrade' });
     expect(account).toMatchObject({ plan: Plan.PRO, creditBalance: '2.01' });
     expect((await client.getTestCheckoutSession({ sessionId })).completed).toBe(true);
 
-    const again = await rpcError(client.createCheckoutSession({ userId: 'tm-upgrade', product: CheckoutProduct.PRO_SUBSCRIPTION, successUrl: SUCCESS_URL, cancelUrl: CANCEL_URL }));
+    const again = await rpcError(
+      client.createCheckoutSession({
+        userId: 'tm-upgrade',
+        product: CheckoutProduct.PRO_SUBSCRIPTION,
+        successUrl: SUCCESS_URL,
+        cancelUrl: CANCEL_URL,
+      }),
+    );
     expect(again.code).toBe(Code.FailedPrecondition);
     expect(again.rawMessage).toBe('You are already on the Pro plan.');
     await expectLedgerInvariant(billing.parts.prisma);

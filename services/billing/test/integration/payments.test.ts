@@ -6,7 +6,14 @@ import { Code, type Client } from '@connectrpc/connect';
 import { BillingService, CheckoutProduct, Plan } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import { createServiceClient } from '@parley/common/rpc-client.ts';
 import { rpcError } from '@parley/common/testing/rpc.ts';
-import { FAKE_PRICE_PRO, FAKE_PRICE_TOPUP, FAKE_STRIPE_KEY, startFakeStripe, stripeEventPayload, type FakeStripe } from '@parley/common/testing/fake-stripe.ts';
+import {
+  FAKE_PRICE_PRO,
+  FAKE_PRICE_TOPUP,
+  FAKE_STRIPE_KEY,
+  startFakeStripe,
+  stripeEventPayload,
+  type FakeStripe,
+} from '@parley/common/testing/fake-stripe.ts';
 import Stripe from 'stripe';
 import { applyStripeEvent } from '../../src/payments/apply-stripe-event.ts';
 import { expectLedgerInvariant } from './ledger.ts';
@@ -22,7 +29,12 @@ let client: Client<typeof BillingService>;
 beforeAll(async () => {
   fake = await startFakeStripe();
   billing = await startBilling({
-    env: { STRIPE_SECRET_KEY: FAKE_STRIPE_KEY, STRIPE_API_BASE: fake.url, STRIPE_PRICE_PRO: FAKE_PRICE_PRO, STRIPE_PRICE_TOPUP: FAKE_PRICE_TOPUP },
+    env: {
+      STRIPE_SECRET_KEY: FAKE_STRIPE_KEY,
+      STRIPE_API_BASE: fake.url,
+      STRIPE_PRICE_PRO: FAKE_PRICE_PRO,
+      STRIPE_PRICE_TOPUP: FAKE_PRICE_TOPUP,
+    },
   });
   client = createServiceClient(BillingService, billing.url, { timeoutMs: 20_000 });
 });
@@ -34,15 +46,19 @@ afterAll(async () => {
 
 beforeEach(() => fake.setBehaviour({ failWith: null, delayMs: 0 }));
 
-const customerRequestsFor = (userId: string) => fake.requestsTo('POST', '/v1/customers').filter((r) => (r.params.metadata as Record<string, string>)?.userId === userId);
-const sessionRequestsFor = (userId: string) => fake.requestsTo('POST', '/v1/checkout/sessions').filter((r) => r.params.client_reference_id === userId);
+const customerRequestsFor = (userId: string) =>
+  fake.requestsTo('POST', '/v1/customers').filter((r) => (r.params.metadata as Record<string, string>)?.userId === userId);
+const sessionRequestsFor = (userId: string) =>
+  fake.requestsTo('POST', '/v1/checkout/sessions').filter((r) => r.params.client_reference_id === userId);
 const account = (userId: string) => billing.parts.prisma.account.findUniqueOrThrow({ where: { userId } });
 
 describe('CreateCustomer', () => {
   it('creates one Stripe customer when 20 calls race for an owner without an account, and every call answers its id', async () => {
     // Slow Stripe down so the racing calls really overlap the first one's creation.
     fake.setBehaviour({ delayMs: 150 });
-    const results = await Promise.all(Array.from({ length: 20 }, () => client.createCustomer({ userId: 'owner-race', email: 'race@example.com' })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => client.createCustomer({ userId: 'owner-race', email: 'race@example.com' })),
+    );
 
     const ids = new Set(results.map((r) => r.customerId));
     expect(ids.size).toBe(1);
@@ -50,7 +66,10 @@ describe('CreateCustomer', () => {
     expect(customerId).toMatch(/^cus_[A-Za-z0-9]+$/);
     expect(customerRequestsFor('owner-race')).toHaveLength(1);
     expect(fake.customers.get(customerId!)).toMatchObject({ email: 'race@example.com', metadata: { userId: 'owner-race' } });
-    expect(customerRequestsFor('owner-race')[0]).toMatchObject({ idempotencyKey: 'customer:owner-race', params: { email: 'race@example.com', metadata: { userId: 'owner-race' } } });
+    expect(customerRequestsFor('owner-race')[0]).toMatchObject({
+      idempotencyKey: 'customer:owner-race',
+      params: { email: 'race@example.com', metadata: { userId: 'owner-race' } },
+    });
 
     // Stored on the account, which was opened on the way (with its signup credit in the ledger).
     const stored = await account('owner-race');
@@ -73,7 +92,10 @@ describe('CreateCustomer', () => {
   it('gets the customer Stripe already made under the same idempotency key (a crash between creating and storing it)', async () => {
     // As if an earlier attempt created the customer at Stripe and died before its transaction committed.
     const stripe = new Stripe(FAKE_STRIPE_KEY, { host: fake.host, port: fake.port, protocol: 'http' });
-    const orphan = await stripe.customers.create({ email: 'crash@example.com', metadata: { userId: 'owner-crash' } }, { idempotencyKey: 'customer:owner-crash' });
+    const orphan = await stripe.customers.create(
+      { email: 'crash@example.com', metadata: { userId: 'owner-crash' } },
+      { idempotencyKey: 'customer:owner-crash' },
+    );
 
     const { customerId } = await client.createCustomer({ userId: 'owner-crash', email: 'crash@example.com' });
     expect(customerId).toBe(orphan.id);
@@ -85,7 +107,9 @@ describe('CreateCustomer', () => {
     const err = await rpcError(client.createCustomer({ userId: 'owner-stripe-down' }));
     expect(err.code).toBe(Code.Unavailable);
     expect(err.rawMessage).toBe('The payment provider is unavailable. Please try again.');
-    expect((await billing.parts.prisma.account.findUnique({ where: { userId: 'owner-stripe-down' } }))?.stripeCustomerId ?? null).toBeNull();
+    expect(
+      (await billing.parts.prisma.account.findUnique({ where: { userId: 'owner-stripe-down' } }))?.stripeCustomerId ?? null,
+    ).toBeNull();
 
     fake.setBehaviour({ failWith: null });
     expect((await client.createCustomer({ userId: 'owner-stripe-down' })).customerId).toMatch(/^cus_/);
@@ -141,7 +165,12 @@ describe('CreateCheckoutSession', () => {
   it('sells a credit top-up as a one-time payment of the top-up price, and a pro owner may buy one', async () => {
     await client.createCustomer({ userId: 'owner-topup' });
     await billing.parts.prisma.account.update({ where: { userId: 'owner-topup' }, data: { plan: 'pro' } });
-    const { sessionId } = await client.createCheckoutSession({ userId: 'owner-topup', product: CheckoutProduct.CREDIT_TOPUP, successUrl: SUCCESS_URL, cancelUrl: CANCEL_URL });
+    const { sessionId } = await client.createCheckoutSession({
+      userId: 'owner-topup',
+      product: CheckoutProduct.CREDIT_TOPUP,
+      successUrl: SUCCESS_URL,
+      cancelUrl: CANCEL_URL,
+    });
 
     const requests = sessionRequestsFor('owner-topup');
     expect(requests).toHaveLength(1);
@@ -163,7 +192,10 @@ describe('CreateCheckoutSession', () => {
     // The request as JSON with fields a client might try; the contract has no place for them.
     const res = await fetch(`${billing.url}/parley.billing.v1.BillingService/CreateCheckoutSession`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${signServiceToken({ caller: 'gateway', secret: DEVELOPMENT_SERVICE_SECRET })}` },
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${signServiceToken({ caller: 'gateway', secret: DEVELOPMENT_SERVICE_SECRET })}`,
+      },
       body: JSON.stringify({
         userId: 'owner-forger',
         product: 'CHECKOUT_PRODUCT_CREDIT_TOPUP',
@@ -182,7 +214,9 @@ describe('CreateCheckoutSession', () => {
       expect(res.status).toBe(400);
       expect(sessionRequestsFor('owner-forger')).toHaveLength(0);
     }
-    const prices = fake.requestsTo('POST', '/v1/checkout/sessions').flatMap((r) => (r.params.line_items as { price: string; quantity: string }[]).map((i) => `${i.price}×${i.quantity}`));
+    const prices = fake
+      .requestsTo('POST', '/v1/checkout/sessions')
+      .flatMap((r) => (r.params.line_items as { price: string; quantity: string }[]).map((i) => `${i.price}×${i.quantity}`));
     expect(new Set(prices)).toEqual(new Set([`${FAKE_PRICE_PRO}×1`, `${FAKE_PRICE_TOPUP}×1`]));
   });
 
@@ -190,7 +224,12 @@ describe('CreateCheckoutSession', () => {
     await client.createCustomer({ userId: 'owner-already-pro' });
     await billing.parts.prisma.account.update({ where: { userId: 'owner-already-pro' }, data: { plan: 'pro' } });
     const err = await rpcError(
-      client.createCheckoutSession({ userId: 'owner-already-pro', product: CheckoutProduct.PRO_SUBSCRIPTION, successUrl: SUCCESS_URL, cancelUrl: CANCEL_URL }),
+      client.createCheckoutSession({
+        userId: 'owner-already-pro',
+        product: CheckoutProduct.PRO_SUBSCRIPTION,
+        successUrl: SUCCESS_URL,
+        cancelUrl: CANCEL_URL,
+      }),
     );
     expect(err.code).toBe(Code.FailedPrecondition);
     expect(err.rawMessage).toBe('You are already on the Pro plan.');
@@ -205,7 +244,13 @@ describe('CreateCheckoutSession', () => {
   ])('refuses %s with INVALID_ARGUMENT, without calling Stripe', async (_name, change, message) => {
     const before = fake.requests.length;
     const err = await rpcError(
-      client.createCheckoutSession({ userId: 'owner-bad-input', product: CheckoutProduct.CREDIT_TOPUP, successUrl: SUCCESS_URL, cancelUrl: CANCEL_URL, ...change }),
+      client.createCheckoutSession({
+        userId: 'owner-bad-input',
+        product: CheckoutProduct.CREDIT_TOPUP,
+        successUrl: SUCCESS_URL,
+        cancelUrl: CANCEL_URL,
+        ...change,
+      }),
     );
     expect(err.code).toBe(Code.InvalidArgument);
     expect(err.rawMessage).toMatch(message);
@@ -215,7 +260,14 @@ describe('CreateCheckoutSession', () => {
   it('answers UNAVAILABLE when Stripe refuses the session, and stores none', async () => {
     await client.createCustomer({ userId: 'owner-refused' });
     fake.setBehaviour({ failWith: 400 });
-    const err = await rpcError(client.createCheckoutSession({ userId: 'owner-refused', product: CheckoutProduct.CREDIT_TOPUP, successUrl: SUCCESS_URL, cancelUrl: CANCEL_URL }));
+    const err = await rpcError(
+      client.createCheckoutSession({
+        userId: 'owner-refused',
+        product: CheckoutProduct.CREDIT_TOPUP,
+        successUrl: SUCCESS_URL,
+        cancelUrl: CANCEL_URL,
+      }),
+    );
     expect(err.code).toBe(Code.Unavailable);
     expect(await billing.parts.prisma.checkoutSession.count({ where: { userId: 'owner-refused' } })).toBe(0);
   });
@@ -231,7 +283,12 @@ describe('CreateCheckoutSession', () => {
 
 describe('a checkout from start to Stripe event', () => {
   it('the events of a session billing created make its owner pro with the pro credit, and the cancellation makes them free with the credit kept', async () => {
-    const { sessionId } = await client.createCheckoutSession({ userId: 'owner-loop', product: CheckoutProduct.PRO_SUBSCRIPTION, successUrl: SUCCESS_URL, cancelUrl: CANCEL_URL });
+    const { sessionId } = await client.createCheckoutSession({
+      userId: 'owner-loop',
+      product: CheckoutProduct.PRO_SUBSCRIPTION,
+      successUrl: SUCCESS_URL,
+      cancelUrl: CANCEL_URL,
+    });
     const completed = fake.completeCheckoutSession(sessionId);
     const apply = (event: ReturnType<FakeStripe['completeCheckoutSession']>) =>
       applyStripeEvent(billing.parts.payments, { eventId: event.id, type: event.type, payload: stripeEventPayload(event) });
@@ -250,14 +307,26 @@ describe('a checkout from start to Stripe event', () => {
     expect((await account('owner-loop')).creditBalance.toFixed()).toBe('2.01');
 
     // Cancelled, the owner may buy the pro plan again.
-    await client.createCheckoutSession({ userId: 'owner-loop', product: CheckoutProduct.PRO_SUBSCRIPTION, successUrl: SUCCESS_URL, cancelUrl: CANCEL_URL });
+    await client.createCheckoutSession({
+      userId: 'owner-loop',
+      product: CheckoutProduct.PRO_SUBSCRIPTION,
+      successUrl: SUCCESS_URL,
+      cancelUrl: CANCEL_URL,
+    });
     expect(sessionRequestsFor('owner-loop')).toHaveLength(2);
   });
 
   it('a paid top-up credits exactly what Stripe charged', async () => {
-    const { sessionId } = await client.createCheckoutSession({ userId: 'owner-loop-topup', product: CheckoutProduct.CREDIT_TOPUP, successUrl: SUCCESS_URL, cancelUrl: CANCEL_URL });
+    const { sessionId } = await client.createCheckoutSession({
+      userId: 'owner-loop-topup',
+      product: CheckoutProduct.CREDIT_TOPUP,
+      successUrl: SUCCESS_URL,
+      cancelUrl: CANCEL_URL,
+    });
     const event = fake.completeCheckoutSession(sessionId);
-    expect(await applyStripeEvent(billing.parts.payments, { eventId: event.id, type: event.type, payload: stripeEventPayload(event) })).toBe('applied');
+    expect(
+      await applyStripeEvent(billing.parts.payments, { eventId: event.id, type: event.type, payload: stripeEventPayload(event) }),
+    ).toBe('applied');
     expect((await account('owner-loop-topup')).creditBalance.toFixed()).toBe('5.01');
     expect(await account('owner-loop-topup')).toMatchObject({ plan: 'free' });
     await expectLedgerInvariant(billing.parts.prisma);

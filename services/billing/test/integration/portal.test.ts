@@ -95,7 +95,9 @@ describe('test mode', () => {
     expect(await apply(billing, subscriptionDeletedEvent({ subscriptionId, customerId, userId: 'tp-pro' }))).toBe('applied');
     expect(await client.getTestPortalSession({ sessionId })).toMatchObject({ subscriptionId, subscriptionStatus: 'canceled' });
     // A canceled subscription can still be looked at.
-    expect((await client.createPortalSession({ userId: 'tp-pro', returnUrl: RETURN_URL })).url).toMatch(/\/billing\/test-portal\/bps_test_/);
+    expect((await client.createPortalSession({ userId: 'tp-pro', returnUrl: RETURN_URL })).url).toMatch(
+      /\/billing\/test-portal\/bps_test_/,
+    );
   });
 
   it('answers NOT_FOUND for an unknown, malformed or expired session, and INVALID_ARGUMENT for none', async () => {
@@ -129,7 +131,13 @@ describe('with Stripe', () => {
   beforeAll(async () => {
     fake = await startFakeStripe();
     billing = await startBilling({
-      env: { STRIPE_SECRET_KEY: FAKE_STRIPE_KEY, STRIPE_API_BASE: fake.url, STRIPE_PRICE_PRO: FAKE_PRICE_PRO, STRIPE_PRICE_TOPUP: FAKE_PRICE_TOPUP, PUBLIC_URL },
+      env: {
+        STRIPE_SECRET_KEY: FAKE_STRIPE_KEY,
+        STRIPE_API_BASE: fake.url,
+        STRIPE_PRICE_PRO: FAKE_PRICE_PRO,
+        STRIPE_PRICE_TOPUP: FAKE_PRICE_TOPUP,
+        PUBLIC_URL,
+      },
     });
     client = createServiceClient(BillingService, billing.url, { timeoutMs: 20_000 });
   });
@@ -163,7 +171,9 @@ describe('with Stripe', () => {
   it('refuses an owner without a subscription before asking Stripe', async () => {
     await client.createCustomer({ userId: 'sp-customer-only' });
     const calls = fake.requestsTo('POST', '/v1/billing_portal/sessions').length;
-    expect((await rpcError(client.createPortalSession({ userId: 'sp-customer-only', returnUrl: RETURN_URL }))).rawMessage).toBe(NO_SUBSCRIPTION_MESSAGE);
+    expect((await rpcError(client.createPortalSession({ userId: 'sp-customer-only', returnUrl: RETURN_URL }))).rawMessage).toBe(
+      NO_SUBSCRIPTION_MESSAGE,
+    );
     expect(fake.requestsTo('POST', '/v1/billing_portal/sessions')).toHaveLength(calls);
   });
 

@@ -67,12 +67,40 @@ const T0 = 1_900_000_000;
  */
 function story(run: string) {
   const id = (name: string) => `${name}_${run}`;
-  const owners = { A: id('owner-a'), B: id('owner-b'), C: id('owner-c'), D: id('owner-d'), E: id('owner-e'), F: id('owner-f'), G: id('owner-g'), H: id('owner-h') };
+  const owners = {
+    A: id('owner-a'),
+    B: id('owner-b'),
+    C: id('owner-c'),
+    D: id('owner-d'),
+    E: id('owner-e'),
+    F: id('owner-f'),
+    G: id('owner-g'),
+    H: id('owner-h'),
+  };
   const cus = (o: keyof typeof owners) => id(`cus_${o}`);
-  const sessions = { A: id('cs_a'), B: id('cs_b'), C: id('cs_c'), C1: id('cs_c1'), C2: id('cs_c2'), D: id('cs_d'), E: id('cs_e'), F: id('cs_f'), G: id('cs_g'), H1: id('cs_h1'), H2: id('cs_h2') };
+  const sessions = {
+    A: id('cs_a'),
+    B: id('cs_b'),
+    C: id('cs_c'),
+    C1: id('cs_c1'),
+    C2: id('cs_c2'),
+    D: id('cs_d'),
+    E: id('cs_e'),
+    F: id('cs_f'),
+    G: id('cs_g'),
+    H1: id('cs_h1'),
+    H2: id('cs_h2'),
+  };
   const pro = (o: keyof typeof owners, session: string, subscriptionId: string, at: number) =>
     subscriptionCheckoutCompletedEvent({ userId: owners[o], customerId: cus(o), subscriptionId, sessionId: session, created: at });
-  const unpaidTopUp = topUpCheckoutCompletedEvent({ userId: owners.E, customerId: cus('E'), sessionId: sessions.E, amountTotal: 700, paymentStatus: 'unpaid', created: T0 + 5 });
+  const unpaidTopUp = topUpCheckoutCompletedEvent({
+    userId: owners.E,
+    customerId: cus('E'),
+    sessionId: sessions.E,
+    amountTotal: 700,
+    paymentStatus: 'unpaid',
+    created: T0 + 5,
+  });
   const events: StripeEventJson[] = [
     // A: subscribes, later cancels → free, the pro credit kept.
     pro('A', sessions.A, id('sub_a'), T0 + 10),
@@ -83,12 +111,33 @@ function story(run: string) {
     // C: two top-ups and a subscription that goes past due and recovers → pro.
     topUpCheckoutCompletedEvent({ userId: owners.C, customerId: cus('C'), sessionId: sessions.C1, amountTotal: 500, created: T0 + 1 }),
     pro('C', sessions.C, id('sub_c'), T0 + 10),
-    subscriptionUpdatedEvent({ subscriptionId: id('sub_c'), customerId: cus('C'), userId: owners.C, status: 'past_due', previousStatus: 'active', created: T0 + 100 }),
-    subscriptionUpdatedEvent({ subscriptionId: id('sub_c'), customerId: cus('C'), userId: owners.C, status: 'active', previousStatus: 'past_due', created: T0 + 200 }),
+    subscriptionUpdatedEvent({
+      subscriptionId: id('sub_c'),
+      customerId: cus('C'),
+      userId: owners.C,
+      status: 'past_due',
+      previousStatus: 'active',
+      created: T0 + 100,
+    }),
+    subscriptionUpdatedEvent({
+      subscriptionId: id('sub_c'),
+      customerId: cus('C'),
+      userId: owners.C,
+      status: 'active',
+      previousStatus: 'past_due',
+      created: T0 + 200,
+    }),
     topUpCheckoutCompletedEvent({ userId: owners.C, customerId: cus('C'), sessionId: sessions.C2, amountTotal: 1234, created: T0 + 300 }),
     // D: the payment fails for good → unpaid ends pro.
     pro('D', sessions.D, id('sub_d'), T0 + 10),
-    subscriptionUpdatedEvent({ subscriptionId: id('sub_d'), customerId: cus('D'), userId: owners.D, status: 'unpaid', previousStatus: 'past_due', created: T0 + 100 }),
+    subscriptionUpdatedEvent({
+      subscriptionId: id('sub_d'),
+      customerId: cus('D'),
+      userId: owners.D,
+      status: 'unpaid',
+      previousStatus: 'past_due',
+      created: T0 + 100,
+    }),
     // E: a top-up paid by bank debit: completed unpaid, then the payment succeeds → credited once.
     unpaidTopUp,
     {
@@ -118,7 +167,9 @@ type Story = ReturnType<typeof story>;
 /** What a run must end with, before any delivery (F is known to billing by its customer id; checkouts exist). */
 async function prepare(s: Story): Promise<void> {
   await billing.parts.prisma.account.create({ data: { userId: s.owners.F, creditBalance: '0.01', stripeCustomerId: `cus_F_${s.run}` } });
-  await billing.parts.prisma.creditLedgerEntry.create({ data: { userId: s.owners.F, amount: '0.01', reason: 'signup_credit', reference: `signup:${s.owners.F}` } });
+  await billing.parts.prisma.creditLedgerEntry.create({
+    data: { userId: s.owners.F, amount: '0.01', reason: 'signup_credit', reference: `signup:${s.owners.F}` },
+  });
   const owner = (key: string) => s.owners[key.slice(0, 1) as keyof Story['owners']];
   await billing.parts.prisma.checkoutSession.createMany({
     data: Object.entries(s.sessions).map(([key, id]) => ({
@@ -148,7 +199,10 @@ async function outcome(s: Story) {
     accounts: accounts.map((a) => ({ owner: strip(a.userId), plan: a.plan, balance: a.creditBalance.toFixed() })),
     ledger: ledger.map((e) => `${strip(e.userId)} ${e.reason} ${strip(e.reference)} ${e.amount.toFixed()}`).sort(),
     subscriptions: subscriptions.map((x) => `${strip(x.id)} ${strip(x.userId)} ${x.status}`).sort(),
-    completedSessions: sessions.filter((x) => x.completedAt).map((x) => strip(x.id)).sort(),
+    completedSessions: sessions
+      .filter((x) => x.completedAt)
+      .map((x) => strip(x.id))
+      .sort(),
     processed,
   };
 }
@@ -260,7 +314,9 @@ describe('the same events in any order, any number of times', () => {
     account = await billing.parts.prisma.account.findUniqueOrThrow({ where: { userId: s.owners.B } });
     expect(account.plan).toBe('free');
     expect(account.creditBalance.toFixed()).toBe('2.01');
-    expect(await billing.parts.prisma.subscription.findUniqueOrThrow({ where: { id: `sub_b_${s.run}` } })).toMatchObject({ status: 'canceled' });
+    expect(await billing.parts.prisma.subscription.findUniqueOrThrow({ where: { id: `sub_b_${s.run}` } })).toMatchObject({
+      status: 'canceled',
+    });
   });
 });
 
@@ -294,14 +350,27 @@ describe('subscription status', () => {
   });
 });
 
-describe('one owner\'s events at the same time', () => {
+describe("one owner's events at the same time", () => {
   it('a cancellation and a new subscription applied concurrently leave the owner pro (the plan sees both)', async () => {
     const owners = Array.from({ length: 30 }, (_, i) => `owner-resubscribe-${i}`);
-    await Promise.all(owners.map((userId) => apply(subscriptionCheckoutCompletedEvent({ userId, customerId: `cus_${userId}`, subscriptionId: `sub_old_${userId}`, created: T0 }))));
+    await Promise.all(
+      owners.map((userId) =>
+        apply(
+          subscriptionCheckoutCompletedEvent({ userId, customerId: `cus_${userId}`, subscriptionId: `sub_old_${userId}`, created: T0 }),
+        ),
+      ),
+    );
     await Promise.all(
       owners.flatMap((userId) => [
         apply(subscriptionDeletedEvent({ subscriptionId: `sub_old_${userId}`, customerId: `cus_${userId}`, userId, created: T0 + 10 })),
-        apply(subscriptionCheckoutCompletedEvent({ userId, customerId: `cus_${userId}`, subscriptionId: `sub_new_${userId}`, created: T0 + 10 })),
+        apply(
+          subscriptionCheckoutCompletedEvent({
+            userId,
+            customerId: `cus_${userId}`,
+            subscriptionId: `sub_new_${userId}`,
+            created: T0 + 10,
+          }),
+        ),
       ]),
     );
     const accounts = await billing.parts.prisma.account.findMany({ where: { userId: { in: owners } } });
@@ -315,12 +384,19 @@ describe('events billing does not apply', () => {
     const event = stripeEvent('charge.refunded', { id: 'ch_1', object: 'charge', metadata: { userId: 'owner-unknown-type' } });
     expect(await apply(event)).toBe('ignored');
     expect(await apply(event)).toBe('already_applied');
-    expect(await billing.parts.prisma.processedStripeEvent.findUnique({ where: { eventId: event.id } })).toMatchObject({ type: 'charge.refunded' });
+    expect(await billing.parts.prisma.processedStripeEvent.findUnique({ where: { eventId: event.id } })).toMatchObject({
+      type: 'charge.refunded',
+    });
     expect(await billing.parts.prisma.account.count({ where: { userId: 'owner-unknown-type' } })).toBe(0);
   });
 
   it('records a top-up checkout completed unpaid without crediting it', async () => {
-    const event = topUpCheckoutCompletedEvent({ userId: 'owner-unpaid', customerId: 'cus_unpaid', amountTotal: 500, paymentStatus: 'unpaid' });
+    const event = topUpCheckoutCompletedEvent({
+      userId: 'owner-unpaid',
+      customerId: 'cus_unpaid',
+      amountTotal: 500,
+      paymentStatus: 'unpaid',
+    });
     expect(await apply(event)).toBe('ignored');
     expect(await billing.parts.prisma.creditLedgerEntry.count({ where: { userId: 'owner-unpaid' } })).toBe(0);
   });
@@ -340,9 +416,25 @@ describe('events billing does not apply', () => {
     ['a payload of another type', { ...input(good), type: 'customer.subscription.deleted' }, /does not match type/],
     ['no created time', { ...input(good), payload: JSON.stringify({ ...good, created: 'yesterday' }) }, /created/],
     ['a checkout without its object', { ...input(good), payload: JSON.stringify({ ...good, data: {} }) }, /data\.object/],
-    ['a top-up without a whole amount of cents', { ...input(good), payload: JSON.stringify({ ...good, data: { object: { ...object, amount_total: 5.5 } } }) }, /amount_total/],
-    ['a top-up paid in euros', { ...input(good), payload: JSON.stringify({ ...good, data: { object: { ...object, currency: 'eur' } } }) }, /eur/],
-    ['a subscription without a status', { ...input(good), type: 'customer.subscription.updated', payload: JSON.stringify({ ...good, type: 'customer.subscription.updated', data: { object: { id: 'sub_x' } } }) }, /status/],
+    [
+      'a top-up without a whole amount of cents',
+      { ...input(good), payload: JSON.stringify({ ...good, data: { object: { ...object, amount_total: 5.5 } } }) },
+      /amount_total/,
+    ],
+    [
+      'a top-up paid in euros',
+      { ...input(good), payload: JSON.stringify({ ...good, data: { object: { ...object, currency: 'eur' } } }) },
+      /eur/,
+    ],
+    [
+      'a subscription without a status',
+      {
+        ...input(good),
+        type: 'customer.subscription.updated',
+        payload: JSON.stringify({ ...good, type: 'customer.subscription.updated', data: { object: { id: 'sub_x' } } }),
+      },
+      /status/,
+    ],
   ])('fails %s at once through the worker, recording and crediting nothing', async (_name, job, reason) => {
     const jobId = `malformed-${Math.random().toString(36).slice(2)}`;
     const settled = jobSettled(billing.parts.stripeEventsWorker!, jobId);

@@ -13,7 +13,11 @@ import { jobSettled, logger, startBilling, type Billing } from './harness.ts';
 
 const OCCURRED_AT = new Date('2026-03-01T12:34:56.789Z');
 
-const event = (requestId: string, ownerId: string, overrides: Partial<{ promptTokens: number; completionTokens: number; model: string }> = {}) =>
+const event = (
+  requestId: string,
+  ownerId: string,
+  overrides: Partial<{ promptTokens: number; completionTokens: number; model: string }> = {},
+) =>
   create(UsageRecordedSchema, {
     requestId,
     ownerId,
@@ -188,7 +192,11 @@ describe('duplicates', () => {
 describe('many events', () => {
   it('200 distinct events published at once are all recorded, and the balance drops by exactly their sum', async () => {
     const owner = 'owner-many';
-    const usages = Array.from({ length: 200 }, (_, i) => ({ requestId: `req-many-${i}`, promptTokens: 1000 + i * 37, completionTokens: 1 + i * 11 }));
+    const usages = Array.from({ length: 200 }, (_, i) => ({
+      requestId: `req-many-${i}`,
+      promptTokens: 1000 + i * 37,
+      completionTokens: 1 + i * 11,
+    }));
     await Promise.all(usages.map((u) => producer.publish(event(u.requestId, owner, u), u.requestId)));
 
     await expect.poll(() => billing.parts.prisma.usageRecord.count({ where: { userId: owner } }), { timeout: 20_000 }).toBe(200);
@@ -202,7 +210,11 @@ describe('many events', () => {
 
   it('loses and repeats nothing when the worker stops midway and is started again', async () => {
     const owner = 'owner-restart';
-    const usages = Array.from({ length: 40 }, (_, i) => ({ requestId: `req-restart-${i}`, promptTokens: 2000 + i, completionTokens: 300 + i }));
+    const usages = Array.from({ length: 40 }, (_, i) => ({
+      requestId: `req-restart-${i}`,
+      promptTokens: 2000 + i,
+      completionTokens: 300 + i,
+    }));
     const slowRecord = async (usage: RecordUsageInput) => {
       await new Promise((r) => setTimeout(r, 40));
       return recordUsage(deps(), usage);
@@ -211,7 +223,14 @@ describe('many events', () => {
 
     // The service's own worker stands aside so the test controls who takes the jobs.
     await billing.parts.usageRecordedWorker!.pause();
-    const start = () => startUsageRecordedWorker({ redis: billing.redis, logger, prefix: billing.config.QUEUE_PREFIX, recordUsage: slowRecord, concurrency: 2 });
+    const start = () =>
+      startUsageRecordedWorker({
+        redis: billing.redis,
+        logger,
+        prefix: billing.config.QUEUE_PREFIX,
+        recordUsage: slowRecord,
+        concurrency: 2,
+      });
     const first = start();
     let second: ReturnType<typeof start> | undefined;
     try {
@@ -243,7 +262,9 @@ describe('many events', () => {
     const worker = startUsageRecordedWorker({ redis: billing.redis, logger, prefix: billing.config.QUEUE_PREFIX, recordUsage: flaky });
     try {
       const failedOnce = jobSettled(worker, 'req-flaky');
-      const completed = new Promise<number>((resolve) => worker.on('completed', (job) => job.id === 'req-flaky' && resolve(job.attemptsMade)));
+      const completed = new Promise<number>((resolve) =>
+        worker.on('completed', (job) => job.id === 'req-flaky' && resolve(job.attemptsMade)),
+      );
       await producer.publish(event('req-flaky', 'owner-flaky'), 'req-flaky');
       expect((await failedOnce).state).toBe('failed'); // the first attempt, scheduled again with backoff
       expect(await completed).toBe(2);
@@ -262,7 +283,11 @@ describe('events that cannot be applied', () => {
     const queue = new Queue(QUEUES.usageRecorded, { connection: billing.redis, prefix: billing.config.QUEUE_PREFIX });
     try {
       const settled = jobSettled(billing.parts.usageRecordedWorker!, 'req-garbage');
-      await queue.add('parley.events.v1.UsageRecorded', { requestId: 'req-garbage', ownerId: 'owner-bad', promptTokens: 'lots' }, { jobId: 'req-garbage', attempts: 5 });
+      await queue.add(
+        'parley.events.v1.UsageRecorded',
+        { requestId: 'req-garbage', ownerId: 'owner-bad', promptTokens: 'lots' },
+        { jobId: 'req-garbage', attempts: 5 },
+      );
       const { state, job, error } = await settled;
       expect(state).toBe('failed');
       expect(error?.name).toBe('UnrecoverableError');

@@ -46,7 +46,14 @@ function seeded(seed: number): () => number {
   };
 }
 let sequence = 0;
-const usage = (ownerId: string, chatbotId: string, chatbotName: string, occurredAt: string, promptTokens: number, completionTokens: number): Usage => ({
+const usage = (
+  ownerId: string,
+  chatbotId: string,
+  chatbotName: string,
+  occurredAt: string,
+  promptTokens: number,
+  completionTokens: number,
+): Usage => ({
   requestId: `req-${String(++sequence).padStart(5, '0')}`,
   ownerId,
   chatbotId,
@@ -138,7 +145,9 @@ const random: Usage[] = [];
   while (times.size < 400) times.add(from + Math.floor(rng() * 20 * 86_400_000));
   for (const t of times) {
     const bot = Math.floor(rng() * 3);
-    random.push(usage('cyd', `bot-${bot}`, `Bot ${bot}`, new Date(t).toISOString(), 1 + Math.floor(rng() * 5000), Math.floor(rng() * 2000)));
+    random.push(
+      usage('cyd', `bot-${bot}`, `Bot ${bot}`, new Date(t).toISOString(), 1 + Math.floor(rng() * 5000), Math.floor(rng() * 2000)),
+    );
   }
   // An answer of no output: its completion cost is zero.
   random.push(usage('cyd', 'bot-0', 'Bot 0', '2026-06-10T10:10:10.010Z', 5, 0));
@@ -226,8 +235,25 @@ describe('GetUsageReport: sums', () => {
   it('lists the records newest first with their model and exact costs', async () => {
     const got = await report('ann', at('2026-03-04T00:00:00Z'), at('2026-03-05T00:00:00Z'));
     expect(got.records.map((r) => ({ ...r, $typeName: undefined, occurredAt: timestampDate(r.occurredAt!).toISOString() }))).toEqual([
-      expect.objectContaining({ occurredAt: '2026-03-05T00:00:00.000Z', chatbotId: 'beta', chatbotName: 'Beta', model: 'gpt-4o-mini', modelDisplayName: 'GPT-4o mini', promptTokens: 7n, completionTokens: 7000n, totalTokens: 7007n, promptCost: '0.00000105', completionCost: '0.0042', totalCost: '0.00420105' }),
-      expect.objectContaining({ occurredAt: '2026-03-04T23:00:00.000Z', chatbotId: 'alpha', chatbotName: 'Alpha v2', totalCost: '0.00015045' }),
+      expect.objectContaining({
+        occurredAt: '2026-03-05T00:00:00.000Z',
+        chatbotId: 'beta',
+        chatbotName: 'Beta',
+        model: 'gpt-4o-mini',
+        modelDisplayName: 'GPT-4o mini',
+        promptTokens: 7n,
+        completionTokens: 7000n,
+        totalTokens: 7007n,
+        promptCost: '0.00000105',
+        completionCost: '0.0042',
+        totalCost: '0.00420105',
+      }),
+      expect.objectContaining({
+        occurredAt: '2026-03-04T23:00:00.000Z',
+        chatbotId: 'alpha',
+        chatbotName: 'Alpha v2',
+        totalCost: '0.00015045',
+      }),
       expect.objectContaining({ occurredAt: '2026-03-04T08:00:00.000Z', chatbotId: 'beta', totalCost: '0.00029205' }),
     ]);
   });
@@ -238,7 +264,11 @@ describe('GetUsageReport: sums', () => {
     expect(got.records).toHaveLength(401);
     for (const r of got.records) {
       const s = stored.get(r.requestId)!;
-      expect([r.promptCost, r.completionCost, r.totalCost]).toEqual([formatMoney(s.promptCost), formatMoney(s.completionCost), formatMoney(s.totalCost)]);
+      expect([r.promptCost, r.completionCost, r.totalCost]).toEqual([
+        formatMoney(s.promptCost),
+        formatMoney(s.completionCost),
+        formatMoney(s.totalCost),
+      ]);
     }
     expect(got.records.some((r) => r.completionCost === '0')).toBe(true); // zero, without decimals
   });
@@ -250,11 +280,14 @@ describe('GetUsageReport: sums', () => {
       const a = from + Math.floor(rng() * 23 * 86_400_000);
       const b = from + Math.floor(rng() * 23 * 86_400_000);
       // Some ends on a record's own millisecond and some on midnight, where off-by-one errors live.
-      const snap = (t: number) => (i % 3 === 0 ? random[Math.floor(rng() * random.length)].occurredAt.getTime() : i % 3 === 1 ? t - (t % 86_400_000) : t);
+      const snap = (t: number) =>
+        i % 3 === 0 ? random[Math.floor(rng() * random.length)].occurredAt.getTime() : i % 3 === 1 ? t - (t % 86_400_000) : t;
       const [start, end] = [snap(a), snap(b)].sort((x, y) => x - y).map((t) => new Date(t));
       const chatbotId = i % 4 === 0 ? `bot-${i % 3}` : '';
       const got = await report('cyd', start, end, { chatbotId, limit: 50 });
-      expect(actual(got), `${start.toISOString()} → ${end.toISOString()} ${chatbotId}`).toEqual(expected(random, 'cyd', start, end, chatbotId, 50));
+      expect(actual(got), `${start.toISOString()} → ${end.toISOString()} ${chatbotId}`).toEqual(
+        expected(random, 'cyd', start, end, chatbotId, 50),
+      );
     }
   });
 
@@ -337,13 +370,41 @@ describe('GetUsageReport: bad input', () => {
     ['no start time', { userId: 'ann', endTime: end }, 'start_time and end_time are required.'],
     ['no end time', { userId: 'ann', startTime: start }, 'start_time and end_time are required.'],
     ['start after end', { userId: 'ann', startTime: end, endTime: start }, 'start_time must not be after end_time.'],
-    ['a range of 400 days and 1 ms', { userId: 'ann', startTime: start, endTime: timestampFromDate(new Date(at('2026-03-01T00:00:00Z').getTime() + 400 * 86_400_000 + 1)) }, 'The date range may be at most 400 days.'],
-    ['a time before 1970', { userId: 'ann', startTime: timestampFromDate(at('1969-12-31T00:00:00Z')), endTime: end }, 'start_time and end_time must be between 1970-01-01 and 9999-12-31.'],
-    ['a time beyond year 9999', { userId: 'ann', startTime: start, endTime: { seconds: 400_000_000_000n, nanos: 0 } }, 'start_time and end_time must be between 1970-01-01 and 9999-12-31.'],
-    ['a negative limit', { userId: 'ann', startTime: start, endTime: end, limit: -1 }, 'limit must be a whole number from 1 to 10000 (0 for the default, 1000).'],
-    ['a limit above 10,000', { userId: 'ann', startTime: start, endTime: end, limit: 10_001 }, 'limit must be a whole number from 1 to 10000 (0 for the default, 1000).'],
+    [
+      'a range of 400 days and 1 ms',
+      {
+        userId: 'ann',
+        startTime: start,
+        endTime: timestampFromDate(new Date(at('2026-03-01T00:00:00Z').getTime() + 400 * 86_400_000 + 1)),
+      },
+      'The date range may be at most 400 days.',
+    ],
+    [
+      'a time before 1970',
+      { userId: 'ann', startTime: timestampFromDate(at('1969-12-31T00:00:00Z')), endTime: end },
+      'start_time and end_time must be between 1970-01-01 and 9999-12-31.',
+    ],
+    [
+      'a time beyond year 9999',
+      { userId: 'ann', startTime: start, endTime: { seconds: 400_000_000_000n, nanos: 0 } },
+      'start_time and end_time must be between 1970-01-01 and 9999-12-31.',
+    ],
+    [
+      'a negative limit',
+      { userId: 'ann', startTime: start, endTime: end, limit: -1 },
+      'limit must be a whole number from 1 to 10000 (0 for the default, 1000).',
+    ],
+    [
+      'a limit above 10,000',
+      { userId: 'ann', startTime: start, endTime: end, limit: 10_001 },
+      'limit must be a whole number from 1 to 10000 (0 for the default, 1000).',
+    ],
     ['no user id', { userId: ' ', startTime: start, endTime: end }, 'user_id is required.'],
-    ['a chatbot id of 101 characters', { userId: 'ann', startTime: start, endTime: end, chatbotId: 'c'.repeat(101) }, 'chatbot_id must be at most 100 characters.'],
+    [
+      'a chatbot id of 101 characters',
+      { userId: 'ann', startTime: start, endTime: end, chatbotId: 'c'.repeat(101) },
+      'chatbot_id must be at most 100 characters.',
+    ],
   ])('refuses %s with InvalidArgument', async (_label, request, message) => {
     const err = await rpcError(client.getUsageReport(request));
     expect(err.code).toBe(Code.InvalidArgument);
@@ -359,9 +420,13 @@ describe('GetUsageReport: bad input', () => {
 describe('the UsageDaily rollup', () => {
   it('stays exact when 50 usages of one chatbot and day are recorded at once, each of them twice', async () => {
     await openAccount(deps(), 'dee');
-    const burst = Array.from({ length: 50 }, (_, i) => usage('dee', 'busy', 'Busy', `2026-07-01T12:00:${String(i).padStart(2, '0')}.000Z`, 100 + i, 10 * i));
+    const burst = Array.from({ length: 50 }, (_, i) =>
+      usage('dee', 'busy', 'Busy', `2026-07-01T12:00:${String(i).padStart(2, '0')}.000Z`, 100 + i, 10 * i),
+    );
     await Promise.all([...burst, ...burst].map((u) => recordUsage(deps(), { ...u, model: 'gpt-4o-mini' })));
-    const daily = await billing.parts.prisma.usageDaily.findUniqueOrThrow({ where: { userId_day_chatbotId: { userId: 'dee', day: at('2026-07-01'), chatbotId: 'busy' } } });
+    const daily = await billing.parts.prisma.usageDaily.findUniqueOrThrow({
+      where: { userId_day_chatbotId: { userId: 'dee', day: at('2026-07-01'), chatbotId: 'busy' } },
+    });
     expect(daily.requestCount).toBe(50);
     expect(daily.promptTokens).toBe(BigInt(50 * 100 + (49 * 50) / 2));
     const whole = [at('2026-07-01T00:00:00Z'), at('2026-07-01T23:59:59.999Z')] as const;

@@ -139,7 +139,13 @@ describe('graceful stop', () => {
       await new Promise((r) => setTimeout(r, 50));
       return openAccount(deps(), userId);
     };
-    const first = startUserRegisteredWorker({ redis: billing.redis, logger, prefix: billing.config.QUEUE_PREFIX, openAccount: slowOpen, concurrency: 2 });
+    const first = startUserRegisteredWorker({
+      redis: billing.redis,
+      logger,
+      prefix: billing.config.QUEUE_PREFIX,
+      openAccount: slowOpen,
+      concurrency: 2,
+    });
     let second: ReturnType<typeof startUserRegisteredWorker> | undefined;
     try {
       const firstDone = jobSettled(first, `user-registered.${ids[0]}`);
@@ -150,7 +156,13 @@ describe('graceful stop', () => {
       expect(before).toBeGreaterThan(0);
       expect(before).toBeLessThan(ids.length); // stopped midway: the rest waits in the queue
 
-      second = startUserRegisteredWorker({ redis: billing.redis, logger, prefix: billing.config.QUEUE_PREFIX, openAccount: slowOpen, concurrency: 2 });
+      second = startUserRegisteredWorker({
+        redis: billing.redis,
+        logger,
+        prefix: billing.config.QUEUE_PREFIX,
+        openAccount: slowOpen,
+        concurrency: 2,
+      });
       await expect.poll(() => billing.parts.prisma.account.count({ where: { userId: { in: ids } } }), { timeout: 15_000 }).toBe(ids.length);
       expect(await billing.parts.prisma.creditLedgerEntry.count({ where: { userId: { in: ids } } })).toBe(ids.length);
     } finally {

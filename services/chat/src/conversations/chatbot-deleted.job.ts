@@ -25,7 +25,7 @@ export function startChatbotDeletedWorker(deps: ChatbotDeletedWorkerDeps): Worke
     ChatbotDeletedSchema,
     async (event) => {
       const { conversations, recentTurns } = await deps.deleteConversations(event.chatbotId);
-      deps.logger.info({ chatbotId: event.chatbotId, conversations, recentTurns }, 'deleted chatbot\'s conversations removed');
+      deps.logger.info({ chatbotId: event.chatbotId, conversations, recentTurns }, "deleted chatbot's conversations removed");
     },
     { prefix: deps.prefix, logger: deps.logger, concurrency: deps.concurrency },
   );

@@ -21,7 +21,10 @@ export interface ChatbotConversationsDeleted {
 }
 
 /** Returns what was removed; an id that cannot be a chatbot's removes nothing. */
-export async function deleteChatbotConversations(deps: DeleteChatbotConversationsDeps, rawChatbotId: string): Promise<ChatbotConversationsDeleted> {
+export async function deleteChatbotConversations(
+  deps: DeleteChatbotConversationsDeps,
+  rawChatbotId: string,
+): Promise<ChatbotConversationsDeleted> {
   if (!UUID.test(rawChatbotId)) return { conversations: 0, recentTurns: 0 };
   const chatbotId = rawChatbotId.toLowerCase();
   const recentTurns = (await deps.recentTurns?.forgetChatbot(chatbotId)) ?? 0;

@@ -22,7 +22,10 @@ export interface OwnerConversationsDeleted {
   recentTurns: number;
 }
 
-export async function deleteOwnerConversations(deps: DeleteOwnerConversationsDeps, input: DeleteOwnerConversationsInput): Promise<OwnerConversationsDeleted> {
+export async function deleteOwnerConversations(
+  deps: DeleteOwnerConversationsDeps,
+  input: DeleteOwnerConversationsInput,
+): Promise<OwnerConversationsDeleted> {
   const ownerId = input.ownerId.trim();
   if (!ownerId) throw invalid('user_id is required.');
   // No index on ownerId: an account is deleted rarely, and a scan then costs less than an index

@@ -21,7 +21,13 @@ export interface HistorySource {
   remember(chatbotId: string, sessionId: string, turns: Turn[], log: Logger): Promise<void>;
 }
 
-export function historySource(deps: { db: PrismaClient; recentTurns: RecentTurns; prefix: string; budgetChars: number; logger: Logger }): HistorySource {
+export function historySource(deps: {
+  db: PrismaClient;
+  recentTurns: RecentTurns;
+  prefix: string;
+  budgetChars: number;
+  logger: Logger;
+}): HistorySource {
   const keys = redisKeys(deps.prefix);
   return {
     keptKey: (chatbotId, sessionId) => keys.chatTurns(chatbotId, sessionId),

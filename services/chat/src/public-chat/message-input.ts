@@ -52,7 +52,8 @@ export const charCount = (text: string): number => {
 export function parseMessage(raw: string, limits: MessageLimits): string {
   const message = raw.trim();
   if (!message) throw invalid(MESSAGE_REQUIRED);
-  if (message.length > limits.maxMessageChars && charCount(message) > limits.maxMessageChars) throw invalid(messageTooLong(limits.maxMessageChars));
+  if (message.length > limits.maxMessageChars && charCount(message) > limits.maxMessageChars)
+    throw invalid(messageTooLong(limits.maxMessageChars));
   return message;
 }
 

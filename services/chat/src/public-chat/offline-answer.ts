@@ -13,7 +13,8 @@ const LABELS: Record<LanguageName, { found: string; none: string }> = {
     none: '**Offline mode:** no language model is connected, and I found nothing in my knowledge base that matches your question.',
   },
   french: {
-    found: "**Mode hors ligne :** aucun modèle de langage n'est connecté ; voici les passages de ma base de connaissances qui correspondent le mieux à votre question.",
+    found:
+      "**Mode hors ligne :** aucun modèle de langage n'est connecté ; voici les passages de ma base de connaissances qui correspondent le mieux à votre question.",
     none: "**Mode hors ligne :** aucun modèle de langage n'est connecté, et je n'ai rien trouvé dans ma base de connaissances qui corresponde à votre question.",
   },
   chinese: {
@@ -38,7 +39,12 @@ export function offlineAnswer(passages: string[], language: string): string {
     .map((p) => p.trim())
     .filter(Boolean)
     .slice(0, OFFLINE_PASSAGES)
-    .map((p) => cut(p).split('\n').map((line) => `> ${line}`).join('\n'));
+    .map((p) =>
+      cut(p)
+        .split('\n')
+        .map((line) => `> ${line}`)
+        .join('\n'),
+    );
   if (!quoted.length) return labels.none;
   return [labels.found, ...quoted].join('\n\n');
 }

@@ -53,7 +53,16 @@ export function recorder(deps: RecorderDeps): Recorder {
         const { promptTokens, completionTokens } = usage;
         writes.push(
           deps
-            .publishUsage({ requestId, ownerId: chatbot.ownerId, chatbotId: chatbot.id, chatbotName: chatbot.name, model: input.model, promptTokens, completionTokens, occurredAt: answeredAt })
+            .publishUsage({
+              requestId,
+              ownerId: chatbot.ownerId,
+              chatbotId: chatbot.id,
+              chatbotName: chatbot.name,
+              model: input.model,
+              promptTokens,
+              completionTokens,
+              occurredAt: answeredAt,
+            })
             .catch((err: Error) => log.error({ err: err.message, promptTokens, completionTokens }, 'publishing UsageRecorded failed')),
         );
       }

@@ -112,7 +112,11 @@ async function callModel(deps: PublicChatDeps, turn: ModelTurn, onDelta?: (delta
     return onDelta ? await turn.model.stream(req, onDelta) : await turn.model.complete(req);
   } catch (err) {
     deps.logger.warn(
-      { err: (err as Error).message, kind: err instanceof LanguageModelError ? err.kind : 'unexpected', status: err instanceof LanguageModelError ? err.status : undefined },
+      {
+        err: (err as Error).message,
+        kind: err instanceof LanguageModelError ? err.kind : 'unexpected',
+        status: err instanceof LanguageModelError ? err.status : undefined,
+      },
       'language model failed',
     );
     await deps.credit.release(turn.requestId);

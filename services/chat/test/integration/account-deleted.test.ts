@@ -103,7 +103,10 @@ describe('AccountDeleted', () => {
     const kept = await ownerWithConversations('bystander', 1);
     const keptBefore = await held(kept.conversations);
 
-    const [a, b] = await Promise.all([deliver(gone.ownerId, `account-deleted.${gone.ownerId}.a`), deliver(gone.ownerId, `account-deleted.${gone.ownerId}.b`)]);
+    const [a, b] = await Promise.all([
+      deliver(gone.ownerId, `account-deleted.${gone.ownerId}.a`),
+      deliver(gone.ownerId, `account-deleted.${gone.ownerId}.b`),
+    ]);
     expect([a.state, b.state]).toEqual(['completed', 'completed']);
     expect(await held(gone.conversations)).toEqual(nothing);
 
@@ -123,7 +126,9 @@ describe('AccountDeleted', () => {
         return real.forgetChatbot(chatbotId);
       },
     };
-    await expect(deleteOwnerConversations({ db: stack.parts.prisma, recentTurns: flaky }, { ownerId: gone.ownerId })).rejects.toThrow('Redis is unreachable');
+    await expect(deleteOwnerConversations({ db: stack.parts.prisma, recentTurns: flaky }, { ownerId: gone.ownerId })).rejects.toThrow(
+      'Redis is unreachable',
+    );
     expect(await held(gone.conversations)).toEqual({ conversations: 2, messages: 4, recentTurns: 2 });
 
     // The retry still finds the chatbot whose turns were not forgotten, through its conversations.
@@ -139,7 +144,10 @@ describe('AccountDeleted', () => {
     const owner = await ownerWithConversations('one-bot', 2);
     const [removed, left] = owner.chatbotIds;
     const settled = jobSettled(stack.parts.chatbotDeletedWorker!, `chatbot-deleted.${removed}`);
-    await chatbotDeleted.publish(create(ChatbotDeletedSchema, { chatbotId: removed, ownerId: owner.ownerId, occurredAt: timestampFromDate(new Date()) }), `chatbot-deleted.${removed}`);
+    await chatbotDeleted.publish(
+      create(ChatbotDeletedSchema, { chatbotId: removed, ownerId: owner.ownerId, occurredAt: timestampFromDate(new Date()) }),
+      `chatbot-deleted.${removed}`,
+    );
     expect((await settled).state).toBe('completed');
 
     expect(await held(owner.conversations.filter((c) => c.chatbotId === removed))).toEqual(nothing);

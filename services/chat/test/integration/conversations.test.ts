@@ -22,11 +22,13 @@ const until = async (cond: () => Promise<boolean>, ms = 10_000) => {
 };
 
 describe('conversation history', () => {
-  it('lists the conversations of a Pro owner\'s chatbot, most recently active first, and shows one with its messages', async () => {
+  it("lists the conversations of a Pro owner's chatbot, most recently active first, and shows one with its messages", async () => {
     const bot = await stack.newChatbot({ knowledge: ['Some knowledge.'] });
     await stack.makePro(bot.ownerId);
     stack.fake.setBehaviour({ reply: (body) => `Re: ${body.messages.at(-1)!.content}` });
-    await stack.client.sendMessage(visitor(bot.uniqueId, 'first in A', { sessionId: session('session-A'), clientIp: '192.0.2.10', userAgent: 'Agent A' }));
+    await stack.client.sendMessage(
+      visitor(bot.uniqueId, 'first in A', { sessionId: session('session-A'), clientIp: '192.0.2.10', userAgent: 'Agent A' }),
+    );
     await stack.client.sendMessage(visitor(bot.uniqueId, 'first in B', { sessionId: session('session-B'), clientIp: '', userAgent: '' }));
     await stack.client.sendMessage(visitor(bot.uniqueId, 'second in A', { sessionId: session('session-A') }));
 
@@ -38,7 +40,11 @@ describe('conversation history', () => {
     expect(conversations[0].messages).toEqual([]);
     expect(conversations[0].updatedAt!.seconds).toBeGreaterThanOrEqual(conversations[0].createdAt!.seconds);
 
-    const { conversation } = await stack.client.getConversation({ ownerId: bot.ownerId, chatbotId: bot.id, conversationId: conversations[0].id });
+    const { conversation } = await stack.client.getConversation({
+      ownerId: bot.ownerId,
+      chatbotId: bot.id,
+      conversationId: conversations[0].id,
+    });
     expect(conversation?.messages.map((m) => [m.role, m.content])).toEqual([
       ['user', 'first in A'],
       ['assistant', 'Re: first in A'],
@@ -62,7 +68,7 @@ describe('conversation history', () => {
     }
   });
 
-  it('answers NOT_FOUND for another owner\'s chatbot, an unknown chatbot, or a conversation of another chatbot', async () => {
+  it("answers NOT_FOUND for another owner's chatbot, an unknown chatbot, or a conversation of another chatbot", async () => {
     const bot = await stack.newChatbot({ knowledge: ['Some knowledge.'] });
     await stack.client.sendMessage(visitor(bot.uniqueId, 'hello'));
     const conversation = await stack.parts.prisma.conversation.findFirstOrThrow({ where: { chatbotId: bot.id } });
@@ -76,8 +82,14 @@ describe('conversation history', () => {
       [() => stack.client.getConversation({ ownerId: stranger, chatbotId: bot.id, conversationId: conversation.id }), 'Chatbot not found'],
       [() => stack.client.listConversations({ ownerId: stranger, chatbotId: 'not-a-uuid' }), 'Chatbot not found'],
       [() => stack.client.listConversations({ ownerId: stranger, chatbotId: '00000000-0000-4000-8000-000000000000' }), 'Chatbot not found'],
-      [() => stack.client.getConversation({ ownerId: other.ownerId, chatbotId: other.id, conversationId: conversation.id }), 'Conversation not found'],
-      [() => stack.client.getConversation({ ownerId: other.ownerId, chatbotId: other.id, conversationId: 'nope' }), 'Conversation not found'],
+      [
+        () => stack.client.getConversation({ ownerId: other.ownerId, chatbotId: other.id, conversationId: conversation.id }),
+        'Conversation not found',
+      ],
+      [
+        () => stack.client.getConversation({ ownerId: other.ownerId, chatbotId: other.id, conversationId: 'nope' }),
+        'Conversation not found',
+      ],
     ] as const;
     for (const [call, message] of cases) {
       const err = await rpcError(call());
@@ -86,7 +98,7 @@ describe('conversation history', () => {
     }
   });
 
-  it('removes a deleted chatbot\'s conversations when the chatbot service announces the deletion', async () => {
+  it("removes a deleted chatbot's conversations when the chatbot service announces the deletion", async () => {
     const bot = await stack.newChatbot({ knowledge: ['Some knowledge.'] });
     const kept = await stack.newChatbot({ knowledge: ['Other knowledge.'] });
     await stack.client.sendMessage(visitor(bot.uniqueId, 'one', { sessionId: session('s1') }));
@@ -106,8 +118,8 @@ describe('conversation history', () => {
   });
 });
 
-describe('the chatbot\'s interactions', () => {
-  it('are counted by the chatbot service from each answer\'s ChatbotInteraction event', async () => {
+describe("the chatbot's interactions", () => {
+  it("are counted by the chatbot service from each answer's ChatbotInteraction event", async () => {
     const bot = await stack.newChatbot({ knowledge: ['Some knowledge.'] });
     await stack.client.sendMessage(visitor(bot.uniqueId, 'one'));
     await stack.client.sendMessage(visitor(bot.uniqueId, 'two'));

@@ -52,7 +52,13 @@ async function chatbotWithHoldAmount() {
   const prompt = stack.fake.requests[0].messages.map((m) => ({ role: m.role as 'system' | 'user', content: m.content }));
   stack.fake.reset();
   await stack.setCredit(bot.ownerId, '10');
-  const probe = { requestId: `probe-${bot.id}`, userId: bot.ownerId, model: 'gpt-4o-mini', maxPromptTokens: BigInt(maxPromptTokens(prompt)), maxCompletionTokens: 800n };
+  const probe = {
+    requestId: `probe-${bot.id}`,
+    userId: bot.ownerId,
+    model: 'gpt-4o-mini',
+    maxPromptTokens: BigInt(maxPromptTokens(prompt)),
+    maxCompletionTokens: 800n,
+  };
   const { amount } = await stack.billingClient.reserveCredit(probe);
   expect(await stack.billingClient.releaseCredit({ requestId: probe.requestId })).toMatchObject({ released: true });
   return { bot, hold: new Prisma.Decimal(amount) };
@@ -66,7 +72,9 @@ describe('holding credit before the model is called', () => {
     await stack.setCredit(bot.ownerId, start.toFixed());
 
     const results = await Promise.allSettled(
-      Array.from({ length: 100 }, (_, i) => chat.client.sendMessage(visitor(bot.uniqueId, QUESTION, { sessionId: session(`burst-${i}`), clientIp: `198.51.100.${i}` }))),
+      Array.from({ length: 100 }, (_, i) =>
+        chat.client.sendMessage(visitor(bot.uniqueId, QUESTION, { sessionId: session(`burst-${i}`), clientIp: `198.51.100.${i}` })),
+      ),
     );
     const answered = results.filter((r) => r.status === 'fulfilled');
     const refused = results.flatMap((r) => (r.status === 'rejected' ? [r.reason] : []));
@@ -103,7 +111,9 @@ describe('holding credit before the model is called', () => {
     const start = hold.mul(2);
     await stack.setCredit(bot.ownerId, start.toFixed());
     const burst = Promise.allSettled(
-      Array.from({ length: 100 }, (_, i) => chat.client.sendMessage(visitor(bot.uniqueId, QUESTION, { sessionId: session(`settling-${i}`), clientIp: `198.51.100.${i}` }))),
+      Array.from({ length: 100 }, (_, i) =>
+        chat.client.sendMessage(visitor(bot.uniqueId, QUESTION, { sessionId: session(`settling-${i}`), clientIp: `198.51.100.${i}` })),
+      ),
     );
     // Billing's usage worker settles answers while the others are still holding.
     await stack.applyUsage(burst);
@@ -169,9 +179,11 @@ describe('releasing the hold of an answer not given', () => {
     const bot = await stack.newChatbot({ knowledge: KNOWLEDGE });
     await stack.setCredit(bot.ownerId, '0.5');
     stack.fake.setBehaviour({ reply: 'one two three four five six seven eight nine ten eleven twelve', chunkDelayMs: 300 });
-    const err = await rpcError((async () => {
-      for await (const _ of impatient.client.streamMessage(visitor(bot.uniqueId, QUESTION))) void _;
-    })());
+    const err = await rpcError(
+      (async () => {
+        for await (const _ of impatient.client.streamMessage(visitor(bot.uniqueId, QUESTION))) void _;
+      })(),
+    );
     expect(err).toMatchObject({ code: Code.Unavailable, rawMessage: ANSWER_FAILED });
     await expectReleased(bot, '0.5');
   });

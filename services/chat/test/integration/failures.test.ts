@@ -33,17 +33,20 @@ const drain = async (stream: AsyncIterable<unknown>) => {
 };
 
 describe('the language model fails', () => {
-  it.each([500, 429, 401, 400])('answers UNAVAILABLE with a message for the visitor when the provider answers %i, and bills nothing', async (status) => {
-    const bot = await stack.newChatbot({ knowledge: ['Some knowledge.'] });
-    stack.fake.setBehaviour({ failWith: status });
-    const err = await rpcError(stack.client.sendMessage(visitor(bot.uniqueId, 'Hello?')));
-    expect(err.code).toBe(Code.Unavailable);
-    expect(err.rawMessage).toBe(ANSWER_FAILED);
-    expect(err.metadata.get(USER_MESSAGE_HEADER)).toBe('true');
-    // No retry: one call, so a failure is never paid for twice.
-    expect(stack.fake.requests).toHaveLength(1);
-    await expectNothingKept(bot);
-  });
+  it.each([500, 429, 401, 400])(
+    'answers UNAVAILABLE with a message for the visitor when the provider answers %i, and bills nothing',
+    async (status) => {
+      const bot = await stack.newChatbot({ knowledge: ['Some knowledge.'] });
+      stack.fake.setBehaviour({ failWith: status });
+      const err = await rpcError(stack.client.sendMessage(visitor(bot.uniqueId, 'Hello?')));
+      expect(err.code).toBe(Code.Unavailable);
+      expect(err.rawMessage).toBe(ANSWER_FAILED);
+      expect(err.metadata.get(USER_MESSAGE_HEADER)).toBe('true');
+      // No retry: one call, so a failure is never paid for twice.
+      expect(stack.fake.requests).toHaveLength(1);
+      await expectNothingKept(bot);
+    },
+  );
 
   it('gives up after OPENAI_TIMEOUT_MS, and bills nothing', async () => {
     const bot = await stack.newChatbot({ knowledge: ['Some knowledge.'] });
@@ -75,20 +78,23 @@ describe('the language model fails', () => {
   });
 });
 
-describe('the owner\'s credit cannot cover an answer', () => {
+describe("the owner's credit cannot cover an answer", () => {
   // 0.0001 is less than the largest cost of one answer (its prompt and 800 output tokens), which must be held first.
-  it.each(['0', '-0.0000010000', '0.0001'])('answers "temporarily unavailable" at a balance of %s without calling the model', async (balance) => {
-    const bot = await stack.newChatbot({ knowledge: ['Some knowledge.'] });
-    await stack.setCredit(bot.ownerId, balance);
-    const err = await rpcError(stack.client.sendMessage(visitor(bot.uniqueId, 'Hello?')));
-    expect(err.code).toBe(Code.Unavailable);
-    expect(err.rawMessage).toBe(UNAVAILABLE);
-    expect(err.metadata.get(USER_MESSAGE_HEADER)).toBe('true');
-    const streamErr = await rpcError(drain(stack.client.streamMessage(visitor(bot.uniqueId, 'Hello?'))));
-    expect(streamErr.rawMessage).toBe(UNAVAILABLE);
-    expect(stack.fake.requests).toHaveLength(0);
-    await expectNothingKept(bot);
-  });
+  it.each(['0', '-0.0000010000', '0.0001'])(
+    'answers "temporarily unavailable" at a balance of %s without calling the model',
+    async (balance) => {
+      const bot = await stack.newChatbot({ knowledge: ['Some knowledge.'] });
+      await stack.setCredit(bot.ownerId, balance);
+      const err = await rpcError(stack.client.sendMessage(visitor(bot.uniqueId, 'Hello?')));
+      expect(err.code).toBe(Code.Unavailable);
+      expect(err.rawMessage).toBe(UNAVAILABLE);
+      expect(err.metadata.get(USER_MESSAGE_HEADER)).toBe('true');
+      const streamErr = await rpcError(drain(stack.client.streamMessage(visitor(bot.uniqueId, 'Hello?'))));
+      expect(streamErr.rawMessage).toBe(UNAVAILABLE);
+      expect(stack.fake.requests).toHaveLength(0);
+      await expectNothingKept(bot);
+    },
+  );
 
   it('answers again once credit is back', async () => {
     const bot = await stack.newChatbot({ knowledge: ['Some knowledge.'] });
@@ -131,7 +137,12 @@ describe('rate limits', () => {
     const bot = await stack.newChatbot({ knowledge: ['Some knowledge.'] });
     await limited.client.sendMessage(visitor(bot.uniqueId, 'one', { clientIp: '10.1.1.1' }));
     await replica.client.sendMessage(visitor(bot.uniqueId, 'two', { clientIp: '10.1.1.1' }));
-    const err = await rpcError(replica.client.streamMessage(visitor(bot.uniqueId, 'three', { clientIp: '10.1.1.1' }))[Symbol.asyncIterator]().next());
+    const err = await rpcError(
+      replica.client
+        .streamMessage(visitor(bot.uniqueId, 'three', { clientIp: '10.1.1.1' }))
+        [Symbol.asyncIterator]()
+        .next(),
+    );
     expect(err.code).toBe(Code.ResourceExhausted);
   });
 

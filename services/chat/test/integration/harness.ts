@@ -50,7 +50,11 @@ export interface ChatStack extends ChatUnderTest {
   /** Another chat service on the same chatbot, billing, fake and queue prefix, with other settings. */
   startChat: (env: Record<string, string | undefined>) => Promise<ChatUnderTest>;
   /** A new owner's chatbot with the given knowledge (one chatbot per owner: the free plan's limit). */
-  newChatbot: (opts?: { name?: string; knowledge?: string[]; language?: string }) => Promise<{ ownerId: string; id: string; uniqueId: string }>;
+  newChatbot: (opts?: {
+    name?: string;
+    knowledge?: string[];
+    language?: string;
+  }) => Promise<{ ownerId: string; id: string; uniqueId: string }>;
   makePro: (ownerId: string) => Promise<void>;
   /** Sets the owner's balance through a ledger entry of the difference, so the balance still equals the sum of its ledger. */
   setCredit: (ownerId: string, amount: string) => Promise<void>;
@@ -73,7 +77,13 @@ export async function startChatStack(
   const stops: (() => Promise<unknown>)[] = [];
 
   const billingDb = await createTestSchema('billing', BILLING_MIGRATIONS_DIR);
-  const billingConfig = readBillingConfig({ ...process.env, REDIS_URL: redisUrl, DATABASE_URL: billingDb.databaseUrl, BILLING_DB_SCHEMA: billingDb.schema, QUEUE_PREFIX: prefix });
+  const billingConfig = readBillingConfig({
+    ...process.env,
+    REDIS_URL: redisUrl,
+    DATABASE_URL: billingDb.databaseUrl,
+    BILLING_DB_SCHEMA: billingDb.schema,
+    QUEUE_PREFIX: prefix,
+  });
   // No billing workers: the UsageRecorded jobs the chat service publishes stay in the queue to be inspected.
   const billing = await createBillingService(billingConfig, { logger, workers: false });
   const billingServer = await serveApp(billing.app);
@@ -172,7 +182,7 @@ export async function startChatStack(
       const queue = new Queue(QUEUES.usageRecorded, { connection: redis, prefix });
       try {
         await during?.catch(() => {});
-        for (const deadline = Date.now() + 30_000; ; ) {
+        for (const deadline = Date.now() + 30_000; ;) {
           const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
           if (Object.values(counts).every((n) => n === 0)) break;
           if (Date.now() > deadline) throw new Error(`UsageRecorded jobs still queued: ${JSON.stringify(counts)}`);
@@ -205,7 +215,6 @@ export async function startChatStack(
   };
 }
 
-
 let ownerSeq = 0;
 /** A fresh owner id for one test. */
 export const newOwner = (label = 'owner') => `${label}-${process.pid}-${++ownerSeq}-${Math.random().toString(36).slice(2, 8)}`;
@@ -232,7 +241,11 @@ export function session(label: string): string {
 }
 
 /** A visitor's message with the gateway's fields filled in. */
-export const visitor = (uniqueId: string, message: string, extra: Partial<{ sessionId: string; model: string; clientIp: string; userAgent: string }> = {}) => ({
+export const visitor = (
+  uniqueId: string,
+  message: string,
+  extra: Partial<{ sessionId: string; model: string; clientIp: string; userAgent: string }> = {},
+) => ({
   uniqueId,
   message,
   sessionId: extra.sessionId ?? '',

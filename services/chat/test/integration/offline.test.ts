@@ -40,17 +40,22 @@ describe('offline mode', () => {
     ]);
   });
 
-  it('says so, labelled and in the chatbot\'s language, when nothing matches', async () => {
+  it("says so, labelled and in the chatbot's language, when nothing matches", async () => {
     const bot = await stack.newChatbot({ knowledge: ['La boutique ouvre à neuf heures.'], language: 'french' });
     const res = await stack.client.sendMessage(visitor(bot.uniqueId, 'xylophone zeppelin'));
-    expect(res.message).toBe("**Mode hors ligne :** aucun modèle de langage n'est connecté, et je n'ai rien trouvé dans ma base de connaissances qui corresponde à votre question.");
+    expect(res.message).toBe(
+      "**Mode hors ligne :** aucun modèle de langage n'est connecté, et je n'ai rien trouvé dans ma base de connaissances qui corresponde à votre question.",
+    );
   });
 
   it('streams the offline answer, then done', async () => {
     const bot = await stack.newChatbot({ knowledge: ['Shipping is free above fifty dollars.'] });
     const events = [];
     for await (const res of stack.client.streamMessage(visitor(bot.uniqueId, 'Is shipping free?'))) events.push(res.event);
-    const deltas = events.filter((e) => e.case === 'delta').map((e) => e.value as string).join('');
+    const deltas = events
+      .filter((e) => e.case === 'delta')
+      .map((e) => e.value as string)
+      .join('');
     const done = events.at(-1);
     expect(done?.case).toBe('done');
     if (done?.case !== 'done') return;

@@ -77,7 +77,10 @@ describe('one call to the chatbot service per message', () => {
     // and the hold is taken on the confirmed owner's credit (the wrong one has none).
     parts.deps.chatbotContext.caches.known.set(bot.uniqueId, null, { id: other.id, ownerId: other.ownerId });
     stack.fake.requests.length = 0;
-    await expect(sendMessage(parts.deps, visitor(bot.uniqueId, 'second', { sessionId: session('known') }))).resolves.toEqual({ message: 'Re: second', sessionId: session('known') });
+    await expect(sendMessage(parts.deps, visitor(bot.uniqueId, 'second', { sessionId: session('known') }))).resolves.toEqual({
+      message: 'Re: second',
+      sessionId: session('known'),
+    });
     expect(stack.fake.requests[0].messages.map((m) => m.content).slice(1)).toEqual(['first', 'Re: first', 'second']);
     // Confirmed again: the right chatbot is known.
     expect(parts.deps.chatbotContext.caches.known.get(bot.uniqueId, null)).toEqual({ id: bot.id, ownerId: bot.ownerId });
@@ -86,7 +89,8 @@ describe('one call to the chatbot service per message', () => {
   it('asks the chatbot service nothing for a chatbot unchanged since its last message, and sees every change on the next one', async () => {
     const bot = await stack.newChatbot({ name: 'Front desk', knowledge: ['We open at nine.'] });
     const { parts, calls } = await countingChat();
-    const ask = (message: string) => sendMessage(parts.deps, visitor(bot.uniqueId, message, { sessionId: session(`cache-${message.length}`) }));
+    const ask = (message: string) =>
+      sendMessage(parts.deps, visitor(bot.uniqueId, message, { sessionId: session(`cache-${message.length}`) }));
     const systemPrompt = () => stack.fake.requests.at(-1)!.messages[0].content;
 
     // The first message learns which chatbot the name is, the second caches under its revision.
@@ -122,11 +126,13 @@ describe('one call to the chatbot service per message', () => {
   it('shows a change on the next message of every chat instance that cached the chatbot', async () => {
     const bot = await stack.newChatbot({ name: 'Front desk', knowledge: ['We open at nine.'] });
     const instances = [stack, await stack.startChat({})];
-    const ask = (i: number, message: string) => sendMessage(instances[i].parts.deps, visitor(bot.uniqueId, message, { sessionId: session(`replica-${i}`) }));
+    const ask = (i: number, message: string) =>
+      sendMessage(instances[i].parts.deps, visitor(bot.uniqueId, message, { sessionId: session(`replica-${i}`) }));
     for (let i = 0; i < 2; i++) for (const message of ['one', 'two']) await ask(i, message);
     // Held under the revision the chatbot service set last.
     const revision = await stack.redis.get(redisKeys(stack.prefix).chatbotRevision(bot.id));
-    for (let i = 0; i < 2; i++) expect(instances[i].parts.deps.chatbotContext.caches.prompts.get(bot.uniqueId, revision)?.chatbot.name).toBe('Front desk');
+    for (let i = 0; i < 2; i++)
+      expect(instances[i].parts.deps.chatbotContext.caches.prompts.get(bot.uniqueId, revision)?.chatbot.name).toBe('Front desk');
 
     await stack.chatbots.updateChatbot({ ownerId: bot.ownerId, chatbotId: bot.id, name: 'Reception' });
     for (let i = 0; i < 2; i++) {
@@ -199,7 +205,17 @@ describe('storing an exchange', () => {
     const [a, b] = [crypto.randomUUID(), crypto.randomUUID()];
     const at = new Date();
     for (const chatbotId of [a, b]) {
-      await recordExchange(db, { chatbotId, ownerId: 'o', sessionId: session('s'), clientIp: null, userAgent: null, message: 'm', receivedAt: at, answer: 'r', answeredAt: at });
+      await recordExchange(db, {
+        chatbotId,
+        ownerId: 'o',
+        sessionId: session('s'),
+        clientIp: null,
+        userAgent: null,
+        message: 'm',
+        receivedAt: at,
+        answer: 'r',
+        answeredAt: at,
+      });
     }
     const rows = await db.conversation.findMany({ where: { chatbotId: { in: [a, b] } } });
     expect(rows.map((r) => [r.messageCount, r.userIp, r.userAgent])).toEqual([
@@ -222,7 +238,13 @@ describe('storing an exchange', () => {
     const brokenPool = { $executeRaw: () => Promise.reject(new Error('exchange pool used')) } as unknown as typeof exchanges;
     const broken = {
       ...parts.deps,
-      recorder: recorder({ exchanges: brokenPool, history: parts.deps.history, logger, publishUsage: async () => {}, publishInteraction: async () => {} }),
+      recorder: recorder({
+        exchanges: brokenPool,
+        history: parts.deps.history,
+        logger,
+        publishUsage: async () => {},
+        publishInteraction: async () => {},
+      }),
     };
     const answer = await sendMessage(broken, visitor(bot.uniqueId, 'When do you open?', { sessionId: session('pool-check') }));
     expect(answer.message).toContain('When do you open?');
@@ -260,7 +282,9 @@ describe('the credit hold', () => {
     services.push(parts);
     for (const message of ['one', 'two']) await sendMessage(parts.deps, visitor(bot.uniqueId, message, { clientIp: '198.51.100.9' }));
     expect(accounts).toEqual(['reserveCredit', 'reserveCredit']);
-    expect((await rpcError(sendMessage(parts.deps, visitor(bot.uniqueId, 'three', { clientIp: '198.51.100.9' })))).code).toBe(Code.ResourceExhausted);
+    expect((await rpcError(sendMessage(parts.deps, visitor(bot.uniqueId, 'three', { clientIp: '198.51.100.9' })))).code).toBe(
+      Code.ResourceExhausted,
+    );
     expect(accounts).toHaveLength(2);
   });
 });

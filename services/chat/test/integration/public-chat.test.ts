@@ -19,7 +19,11 @@ describe('GetPublicChatbot', () => {
     expect(res.name).toBe('Sales Helper');
     expect(res.profilePicture).toBe('');
     // Nothing else travels: the response message has exactly these two fields.
-    expect(Object.keys(res).filter((k) => !k.startsWith('$')).sort()).toEqual(['name', 'profilePicture']);
+    expect(
+      Object.keys(res)
+        .filter((k) => !k.startsWith('$'))
+        .sort(),
+    ).toEqual(['name', 'profilePicture']);
   });
 
   it('answers NOT_FOUND "Chatbot not found or inactive" for an unknown or inactive chatbot', async () => {
@@ -45,7 +49,13 @@ describe('SendMessage', () => {
     const bot = await stack.newChatbot({ name: 'Opening Hours Bot', knowledge: ['The bakery opens at 7am and closes at 6pm.'] });
     stack.fake.setBehaviour({ reply: 'We open at 7am.' });
 
-    const res = await stack.client.sendMessage(visitor(bot.uniqueId, '  When do you open?  ', { sessionId: session('visitor-session_1'), clientIp: '198.51.100.4', userAgent: 'TestBrowser/1.0' }));
+    const res = await stack.client.sendMessage(
+      visitor(bot.uniqueId, '  When do you open?  ', {
+        sessionId: session('visitor-session_1'),
+        clientIp: '198.51.100.4',
+        userAgent: 'TestBrowser/1.0',
+      }),
+    );
     expect(res).toMatchObject({ message: 'We open at 7am.', sessionId: session('visitor-session_1') });
 
     const request = stack.fake.requests.at(-1)!;
@@ -70,7 +80,7 @@ describe('SendMessage', () => {
     expect(conversation.messages[1].createdAt.getTime()).toBeGreaterThanOrEqual(conversation.messages[0].createdAt.getTime());
   });
 
-  it('publishes UsageRecorded with the provider\'s exact token counts and ChatbotInteraction with the same server-made request id', async () => {
+  it("publishes UsageRecorded with the provider's exact token counts and ChatbotInteraction with the same server-made request id", async () => {
     const bot = await stack.newChatbot({ name: 'Metered', knowledge: ['Tickets cost ten euros.'] });
     const reply = 'Tickets cost ten euros each.';
     stack.fake.setBehaviour({ reply });
@@ -97,8 +107,12 @@ describe('SendMessage', () => {
   it('keeps one conversation per session, gives the model its recent turns, and keeps the first IP and user agent', async () => {
     const bot = await stack.newChatbot({ knowledge: ['Parking is free on Sundays.'] });
     stack.fake.setBehaviour({ reply: (body) => `Answer ${body.messages.length}` });
-    const first = await stack.client.sendMessage(visitor(bot.uniqueId, 'Is parking free?', { sessionId: session('sess-A'), clientIp: '192.0.2.1', userAgent: 'First' }));
-    await stack.client.sendMessage(visitor(bot.uniqueId, 'And on Mondays?', { sessionId: session('sess-A'), clientIp: '192.0.2.99', userAgent: 'Second' }));
+    const first = await stack.client.sendMessage(
+      visitor(bot.uniqueId, 'Is parking free?', { sessionId: session('sess-A'), clientIp: '192.0.2.1', userAgent: 'First' }),
+    );
+    await stack.client.sendMessage(
+      visitor(bot.uniqueId, 'And on Mondays?', { sessionId: session('sess-A'), clientIp: '192.0.2.99', userAgent: 'Second' }),
+    );
     await stack.client.sendMessage(visitor(bot.uniqueId, 'Other visitor', { sessionId: session('sess-B') }));
 
     const second = stack.fake.requests[1];
@@ -128,7 +142,9 @@ describe('SendMessage', () => {
     expect(ids.size).toBe(9);
     const issued = [...ids][0];
     expect((await stack.client.sendMessage(visitor(bot.uniqueId, 'hi again', { sessionId: issued }))).sessionId).toBe(issued);
-    expect(await stack.parts.prisma.conversation.findFirstOrThrow({ where: { chatbotId: bot.id, sessionId: issued } })).toMatchObject({ messageCount: 4 });
+    expect(await stack.parts.prisma.conversation.findFirstOrThrow({ where: { chatbotId: bot.id, sessionId: issued } })).toMatchObject({
+      messageCount: 4,
+    });
   });
 
   it("never gives a visitor another visitor's turns for reusing the id that visitor sent", async () => {
@@ -136,10 +152,14 @@ describe('SendMessage', () => {
     stack.fake.setBehaviour({ reply: (body) => `Answer ${body.messages.length}` });
     stack.fake.reset();
     // Visitor A's page sent its own id; the server answered with a new one, which A keeps using.
-    const a1 = await stack.client.sendMessage(visitor(bot.uniqueId, 'My order number is 4711', { sessionId: 'page-made-id1', clientIp: '192.0.2.1' }));
+    const a1 = await stack.client.sendMessage(
+      visitor(bot.uniqueId, 'My order number is 4711', { sessionId: 'page-made-id1', clientIp: '192.0.2.1' }),
+    );
     await stack.client.sendMessage(visitor(bot.uniqueId, 'And my address?', { sessionId: a1.sessionId, clientIp: '192.0.2.1' }));
     // Visitor B sends the id A's page made up: a conversation of B's own, with none of A's turns.
-    const b = await stack.client.sendMessage(visitor(bot.uniqueId, 'What did I tell you?', { sessionId: 'page-made-id1', clientIp: '192.0.2.2' }));
+    const b = await stack.client.sendMessage(
+      visitor(bot.uniqueId, 'What did I tell you?', { sessionId: 'page-made-id1', clientIp: '192.0.2.2' }),
+    );
     expect(b.sessionId).not.toBe(a1.sessionId);
     expect(stack.fake.requests.at(-1)!.messages.map((m) => m.role)).toEqual(['system', 'user']);
     expect(JSON.stringify(stack.fake.requests.at(-1)!.messages)).not.toContain('4711');
@@ -164,7 +184,7 @@ describe('SendMessage', () => {
     expect(stack.fake.requests).toHaveLength(1);
   });
 
-  it('tells the model to reply in the chatbot\'s language', async () => {
+  it("tells the model to reply in the chatbot's language", async () => {
     const french = await stack.newChatbot({ knowledge: ['La boutique ouvre à neuf heures.'], language: 'french' });
     await stack.client.sendMessage(visitor(french.uniqueId, 'Quand ouvrez-vous ?'));
     expect(lastSystemPrompt(stack.fake)).toContain('Always reply in French.');
@@ -189,7 +209,8 @@ describe('knowledge in the prompt', () => {
   });
 
   it('includes the best retrieved chunks, within the budget, when the knowledge base is larger', async () => {
-    const filler = (topic: string) => Array.from({ length: 12 }, (_, i) => `Paragraph ${i} about ${topic} and nothing of interest.`).join(' ');
+    const filler = (topic: string) =>
+      Array.from({ length: 12 }, (_, i) => `Paragraph ${i} about ${topic} and nothing of interest.`).join(' ');
     const bot = await stack.newChatbot({
       knowledge: [filler('gardening'), 'The submarine museum is open on Tuesdays only.', filler('astronomy')],
     });
@@ -209,7 +230,8 @@ describe('StreamMessage', () => {
     stack.fake.setBehaviour({ reply, chunkDelayMs: 5 });
 
     const events = [];
-    for await (const res of stack.client.streamMessage(visitor(bot.uniqueId, 'How long is delivery?', { sessionId: session('stream-1') }))) events.push(res.event);
+    for await (const res of stack.client.streamMessage(visitor(bot.uniqueId, 'How long is delivery?', { sessionId: session('stream-1') })))
+      events.push(res.event);
 
     const deltas = events.filter((e) => e.case === 'delta').map((e) => e.value as string);
     expect(deltas.length).toBeGreaterThan(2);
@@ -240,15 +262,20 @@ describe('StreamMessage', () => {
       if (Date.now() > deadline) throw new Error('no UsageRecorded job');
       await new Promise((r) => setTimeout(r, 50));
     }
-    const stored = await stack.parts.prisma.message.findMany({ where: { conversation: { chatbotId: bot.id, sessionId: session('gone-away') } }, orderBy: { id: 'asc' } });
+    const stored = await stack.parts.prisma.message.findMany({
+      where: { conversation: { chatbotId: bot.id, sessionId: session('gone-away') } },
+      orderBy: { id: 'asc' },
+    });
     expect(stored.map((m) => m.content)).toEqual(['Count for me', reply]);
   });
 
   it('refuses bad input before streaming anything', async () => {
     const bot = await stack.newChatbot({ knowledge: ['x'] });
-    const err = await rpcError((async () => {
-      for await (const _ of stack.client.streamMessage(visitor(bot.uniqueId, '   '))) void _;
-    })());
+    const err = await rpcError(
+      (async () => {
+        for await (const _ of stack.client.streamMessage(visitor(bot.uniqueId, '   '))) void _;
+      })(),
+    );
     expect(err.code).toBe(Code.InvalidArgument);
     expect(err.rawMessage).toBe('Message is required');
   });

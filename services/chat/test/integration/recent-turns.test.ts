@@ -16,7 +16,8 @@ afterAll(async () => {
 });
 
 /** `label` names a session the service issued (harness.ts). */
-const send = (uniqueId: string, message: string, label: string) => sendMessage(stack.parts.deps, visitor(uniqueId, message, { sessionId: session(label) }));
+const send = (uniqueId: string, message: string, label: string) =>
+  sendMessage(stack.parts.deps, visitor(uniqueId, message, { sessionId: session(label) }));
 /** The conversation turns (neither the system prompt nor the new message) the model was last given. */
 const lastHistory = () => {
   const messages = stack.fake.requests[stack.fake.requests.length - 1].messages;
@@ -45,7 +46,12 @@ describe('recent turns kept in Redis', () => {
     await stack.parts.prisma.message.deleteMany({ where: { conversation: { chatbotId: bot.id, sessionId: session('redis-1') } } });
     await send(bot.uniqueId, 'And on Sundays?', 'redis-1');
     expect(lastHistory()).toEqual(['user: When do you open?', answer('When do you open?')]);
-    expect(await kept(bot.id, 'redis-1')).toEqual(['user: When do you open?', answer('When do you open?'), 'user: And on Sundays?', answer('And on Sundays?')]);
+    expect(await kept(bot.id, 'redis-1')).toEqual([
+      'user: When do you open?',
+      answer('When do you open?'),
+      'user: And on Sundays?',
+      answer('And on Sundays?'),
+    ]);
   });
 
   it('reads the history from the database when nothing usable is kept, and keeps it again', async () => {

@@ -32,12 +32,15 @@ export function startAccountDeletedWorker(deps: AccountDeletedWorkerDeps): Worke
         deleted = await deps.deleteOwnerChatbots({ ownerId: event.userId });
       } catch (err) {
         if (err instanceof ConnectError && err.code === Code.InvalidArgument) {
-          deps.logger.error({ jobId: job.id, userId: event.userId, reason: err.rawMessage }, 'deleted account\'s chatbots not removed: invalid event');
+          deps.logger.error(
+            { jobId: job.id, userId: event.userId, reason: err.rawMessage },
+            "deleted account's chatbots not removed: invalid event",
+          );
           throw new UnrecoverableError(`AccountDeleted not applied: ${err.rawMessage}`);
         }
         throw err;
       }
-      deps.logger.info({ userId: event.userId, chatbots: deleted }, 'deleted account\'s chatbots removed');
+      deps.logger.info({ userId: event.userId, chatbots: deleted }, "deleted account's chatbots removed");
     },
     { prefix: deps.prefix, logger: deps.logger, concurrency: deps.concurrency },
   );

@@ -29,7 +29,11 @@ export async function announceChatbotDeleted(db: PrismaClient, publish: PublishC
 
 /** Announces the deletions recorded before `olderThan` that are still waiting; returns how many were published. */
 export async function relayChatbotDeleted(db: PrismaClient, publish: PublishChatbotDeleted, olderThan: Date): Promise<number> {
-  const waiting = await db.chatbotDeletedOutbox.findMany({ where: { deletedAt: { lt: olderThan } }, orderBy: { deletedAt: 'asc' }, take: BATCH });
+  const waiting = await db.chatbotDeletedOutbox.findMany({
+    where: { deletedAt: { lt: olderThan } },
+    orderBy: { deletedAt: 'asc' },
+    take: BATCH,
+  });
   let published = 0;
   for (const row of waiting) {
     await announceChatbotDeleted(db, publish, { id: row.chatbotId, ownerId: row.ownerId, deletedAt: row.deletedAt });

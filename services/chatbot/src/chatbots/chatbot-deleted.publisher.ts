@@ -11,7 +11,11 @@ export type ChatbotDeletedProducer = Producer<typeof ChatbotDeletedSchema>;
 export const chatbotDeletedJobId = (chatbotId: string) => `chatbot-deleted.${chatbotId}`;
 
 export async function publishChatbotDeleted(producer: ChatbotDeletedProducer, chatbot: DeletedChatbot): Promise<void> {
-  const event = create(ChatbotDeletedSchema, { chatbotId: chatbot.id, ownerId: chatbot.ownerId, occurredAt: timestampFromDate(chatbot.deletedAt) });
+  const event = create(ChatbotDeletedSchema, {
+    chatbotId: chatbot.id,
+    ownerId: chatbot.ownerId,
+    occurredAt: timestampFromDate(chatbot.deletedAt),
+  });
   // Fails after the kit's publish deadline, so a Redis outage cannot hang the owner's delete.
   await producer.publish(event, chatbotDeletedJobId(chatbot.id));
 }

@@ -36,12 +36,19 @@ export function startChatbotInteractionWorker(deps: ChatbotInteractionWorkerDeps
         });
       } catch (err) {
         if (err instanceof ConnectError && err.code === Code.InvalidArgument) {
-          deps.logger.error({ jobId: job.id, requestId: event.requestId, chatbotId: event.chatbotId, reason: err.rawMessage }, 'interaction not counted: invalid event');
+          deps.logger.error(
+            { jobId: job.id, requestId: event.requestId, chatbotId: event.chatbotId, reason: err.rawMessage },
+            'interaction not counted: invalid event',
+          );
           throw new UnrecoverableError(`ChatbotInteraction not applied: ${err.rawMessage}`);
         }
         throw err;
       }
-      if (result === 'unknownChatbot') deps.logger.info({ requestId: event.requestId, chatbotId: event.chatbotId }, 'interaction for an unknown or deleted chatbot ignored');
+      if (result === 'unknownChatbot')
+        deps.logger.info(
+          { requestId: event.requestId, chatbotId: event.chatbotId },
+          'interaction for an unknown or deleted chatbot ignored',
+        );
     },
     { prefix: deps.prefix, logger: deps.logger, concurrency: deps.concurrency },
   );

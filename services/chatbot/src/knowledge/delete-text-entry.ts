@@ -22,4 +22,3 @@ export async function deleteTextEntry(db: PrismaClient, input: OwnedChatbotRef &
   });
   return chatbot.id;
 }
-

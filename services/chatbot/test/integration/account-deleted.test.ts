@@ -55,7 +55,14 @@ async function ownerWithChatbots(label: string, count: number) {
 
 /** What the database and MEDIA_DIR hold of these chatbots. */
 async function held(ownerId: string, ids: string[], pictures: string[]) {
-  const files = await Promise.all(pictures.map((p) => readFile(pictureFile(p)).then(() => true, (err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? false : Promise.reject(err)))));
+  const files = await Promise.all(
+    pictures.map((p) =>
+      readFile(pictureFile(p)).then(
+        () => true,
+        (err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? false : Promise.reject(err)),
+      ),
+    ),
+  );
   return {
     chatbots: await svc.db.chatbot.count({ where: { ownerId } }),
     entries: await svc.db.textEntry.count({ where: { chatbotId: { in: ids } } }),
@@ -101,12 +108,19 @@ describe('AccountDeleted', () => {
     const gone = await ownerWithChatbots('twice', 2);
     const kept = await ownerWithChatbots('bystander', 1);
     const pictures = gone.chatbots.map((c) => c.picture);
-    const keptBefore = await held(kept.ownerId, kept.ids, kept.chatbots.map((c) => c.picture));
+    const keptBefore = await held(
+      kept.ownerId,
+      kept.ids,
+      kept.chatbots.map((c) => c.picture),
+    );
 
     // Two deliveries of one event under different job ids (a re-publish after a lost acknowledgement),
     // published together so the worker's concurrent slots may take both at once (the exact race is
     // the next test's).
-    const [a, b] = await Promise.all([deliver(gone.ownerId, `account-deleted.${gone.ownerId}.a`), deliver(gone.ownerId, `account-deleted.${gone.ownerId}.b`)]);
+    const [a, b] = await Promise.all([
+      deliver(gone.ownerId, `account-deleted.${gone.ownerId}.a`),
+      deliver(gone.ownerId, `account-deleted.${gone.ownerId}.b`),
+    ]);
     expect([a.state, b.state]).toEqual(['completed', 'completed']);
     const after = await held(gone.ownerId, gone.ids, pictures);
     expect(after).toEqual(nothing);
@@ -119,7 +133,13 @@ describe('AccountDeleted', () => {
       const jobs = await svc.redis.keys(`${svc.config.QUEUE_PREFIX}:parley.chatbot-deleted:chatbot-deleted.${id}*`);
       expect(jobs).toHaveLength(1);
     }
-    expect(await held(kept.ownerId, kept.ids, kept.chatbots.map((c) => c.picture))).toEqual(keptBefore);
+    expect(
+      await held(
+        kept.ownerId,
+        kept.ids,
+        kept.chatbots.map((c) => c.picture),
+      ),
+    ).toEqual(keptBefore);
   });
 
   it('deletes each chatbot exactly once when the use case runs twice at the same moment', async () => {
@@ -129,13 +149,23 @@ describe('AccountDeleted', () => {
       deleteOwnerChatbots(svc.parts.deps, { ownerId: gone.ownerId }),
     ]);
     expect(counts[0] + counts[1]).toBe(3);
-    expect(await held(gone.ownerId, gone.ids, gone.chatbots.map((c) => c.picture))).toEqual(nothing);
+    expect(
+      await held(
+        gone.ownerId,
+        gone.ids,
+        gone.chatbots.map((c) => c.picture),
+      ),
+    ).toEqual(nothing);
     expect(await deleteOwnerChatbots(svc.parts.deps, { ownerId: gone.ownerId })).toBe(0);
   });
 
   it('fails an event without a user id at once, deleting nothing', async () => {
     const kept = await ownerWithChatbots('blank', 1);
-    const before = await held(kept.ownerId, kept.ids, kept.chatbots.map((c) => c.picture));
+    const before = await held(
+      kept.ownerId,
+      kept.ids,
+      kept.chatbots.map((c) => c.picture),
+    );
 
     const settled = await deliver('  ', 'account-deleted.blank');
 
@@ -143,6 +173,12 @@ describe('AccountDeleted', () => {
     expect(settled.error?.message).toBe('AccountDeleted not applied: owner_id is required.');
     // Not retried: the job is failed for good, not waiting for another attempt.
     expect(await settled.job.getState()).toBe('failed');
-    expect(await held(kept.ownerId, kept.ids, kept.chatbots.map((c) => c.picture))).toEqual(before);
+    expect(
+      await held(
+        kept.ownerId,
+        kept.ids,
+        kept.chatbots.map((c) => c.picture),
+      ),
+    ).toEqual(before);
   });
 });

@@ -68,7 +68,11 @@ describe('CreateChatbot', () => {
     const owner = await proOwner();
     const { chatbot } = await svc.client.createChatbot({ ownerId: owner, name: 'n'.repeat(100) });
     expect(chatbot!.name).toBe('n'.repeat(100));
-    await expectRpcError(svc.client.createChatbot({ ownerId: owner, name: 'n'.repeat(101) }), Code.InvalidArgument, 'Name must be at most 100 characters');
+    await expectRpcError(
+      svc.client.createChatbot({ ownerId: owner, name: 'n'.repeat(101) }),
+      Code.InvalidArgument,
+      'Name must be at most 100 characters',
+    );
     expect(await svc.db.chatbot.count({ where: { ownerId: owner } })).toBe(1);
   });
 
@@ -115,7 +119,14 @@ describe('GetChatbot', () => {
     const owner = newOwner();
     const created = await svc.createChatbot(owner, 'Helper');
     const { chatbot } = await svc.client.getChatbot({ ownerId: owner, chatbotId: created.id });
-    expect(chatbot).toMatchObject({ id: created.id, uniqueId: created.uniqueId, ownerId: owner, name: 'Helper', isActive: true, language: 'english' });
+    expect(chatbot).toMatchObject({
+      id: created.id,
+      uniqueId: created.uniqueId,
+      ownerId: owner,
+      name: 'Helper',
+      isActive: true,
+      language: 'english',
+    });
     expect(chatbot!.knowledgeBase).toMatchObject({ text: '', textEntries: [] });
   });
 
@@ -152,7 +163,8 @@ describe('UpdateChatbot', () => {
     const french = (await svc.client.updateChatbot({ ownerId: owner, chatbotId: created.id, language: 'French' })).chatbot!;
     expect(french).toMatchObject({ name: 'After', isActive: false, language: 'french' });
 
-    const chinese = (await svc.client.updateChatbot({ ownerId: owner, chatbotId: created.id, language: 'chinese', isActive: true })).chatbot!;
+    const chinese = (await svc.client.updateChatbot({ ownerId: owner, chatbotId: created.id, language: 'chinese', isActive: true }))
+      .chatbot!;
     expect(chinese).toMatchObject({ name: 'After', isActive: true, language: 'chinese' });
 
     const stored = (await svc.client.getChatbot({ ownerId: owner, chatbotId: created.id })).chatbot!;
@@ -167,10 +179,14 @@ describe('UpdateChatbot', () => {
     const french = (await svc.client.updateChatbot({ ownerId: owner, chatbotId: created.id, primaryLanguage: Language.FRENCH })).chatbot!;
     expect(french).toMatchObject({ language: 'french', primaryLanguage: Language.FRENCH });
     // A writer filling both with different values: the enum wins.
-    const chinese = (await svc.client.updateChatbot({ ownerId: owner, chatbotId: created.id, primaryLanguage: Language.CHINESE, language: 'english' })).chatbot!;
+    const chinese = (
+      await svc.client.updateChatbot({ ownerId: owner, chatbotId: created.id, primaryLanguage: Language.CHINESE, language: 'english' })
+    ).chatbot!;
     expect(chinese).toMatchObject({ language: 'chinese', primaryLanguage: Language.CHINESE });
     // UNSPECIFIED is "not set": the string is read, as from a writer that predates the enum.
-    const english = (await svc.client.updateChatbot({ ownerId: owner, chatbotId: created.id, primaryLanguage: Language.UNSPECIFIED, language: 'English' })).chatbot!;
+    const english = (
+      await svc.client.updateChatbot({ ownerId: owner, chatbotId: created.id, primaryLanguage: Language.UNSPECIFIED, language: 'English' })
+    ).chatbot!;
     expect(english).toMatchObject({ language: 'english', primaryLanguage: Language.ENGLISH });
     const { chatbot: shown } = await svc.client.getPublicChatbot({ uniqueId: created.uniqueId });
     expect(shown).toMatchObject({ language: 'english', primaryLanguage: Language.ENGLISH });
@@ -189,7 +205,11 @@ describe('UpdateChatbot', () => {
       Code.InvalidArgument,
       'Language must be english, french or chinese',
     );
-    await expectRpcError(svc.client.updateChatbot({ ownerId: owner, chatbotId: created.id, name: '  ', isActive: false }), Code.InvalidArgument, 'Name is required');
+    await expectRpcError(
+      svc.client.updateChatbot({ ownerId: owner, chatbotId: created.id, name: '  ', isActive: false }),
+      Code.InvalidArgument,
+      'Name is required',
+    );
     await expectRpcError(
       svc.client.updateChatbot({ ownerId: owner, chatbotId: created.id, name: 'x'.repeat(101) }),
       Code.InvalidArgument,

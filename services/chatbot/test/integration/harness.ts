@@ -77,7 +77,13 @@ export async function startChatbotService(env: Record<string, string> = {}): Pro
 
     const billingDb = await createTestSchema('billing', BILLING_MIGRATIONS_DIR);
     cleanups.push(() => billingDb.drop());
-    const billingConfig = readBillingConfig({ ...process.env, REDIS_URL: redisUrl, DATABASE_URL: billingDb.databaseUrl, BILLING_DB_SCHEMA: billingDb.schema, QUEUE_PREFIX: prefix });
+    const billingConfig = readBillingConfig({
+      ...process.env,
+      REDIS_URL: redisUrl,
+      DATABASE_URL: billingDb.databaseUrl,
+      BILLING_DB_SCHEMA: billingDb.schema,
+      QUEUE_PREFIX: prefix,
+    });
     const billing = await createBillingService(billingConfig, { logger, workers: false });
     cleanups.push(async () => {
       for (const close of billing.closers) await close();
@@ -147,7 +153,6 @@ export async function startChatbotService(env: Record<string, string> = {}): Pro
     throw err;
   }
 }
-
 
 /** Asserts that a call fails with exactly this Connect code and message; returns the error. */
 export async function expectRpcError(call: Promise<unknown>, code: Code, message: string): Promise<ConnectError> {

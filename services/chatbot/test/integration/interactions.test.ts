@@ -30,7 +30,6 @@ const interaction = (requestId: string, chatbotId: string, occurredAt = new Date
 
 const worker = () => svc.parts.chatbotInteractionWorker!;
 
-
 async function newChatbot(): Promise<string> {
   const { chatbot } = await svc.client.createChatbot({ ownerId: newOwner('interactions'), name: 'Counter' });
   return chatbot!.id;
@@ -71,7 +70,9 @@ describe('ChatbotInteraction', () => {
   it('counts 20 concurrent deliveries of the same request once', async () => {
     const chatbotId = await newChatbot();
     const results = await Promise.all(
-      Array.from({ length: 20 }, () => recordInteraction({ db: svc.parts.prisma }, { requestId: 'int-race', chatbotId, occurredAt: new Date() })),
+      Array.from({ length: 20 }, () =>
+        recordInteraction({ db: svc.parts.prisma }, { requestId: 'int-race', chatbotId, occurredAt: new Date() }),
+      ),
     );
     expect(results.filter((r) => r === 'counted')).toHaveLength(1);
     expect(results.filter((r) => r === 'duplicate')).toHaveLength(19);

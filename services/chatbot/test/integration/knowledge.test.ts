@@ -30,7 +30,11 @@ describe('AddTextEntry', () => {
   it('stores the trimmed text as an entry and answers the whole knowledge base', async () => {
     const { owner, chatbotId } = await newChatbot();
     const before = Date.now();
-    const { knowledgeBase } = await svc.client.addTextEntry({ ownerId: owner, chatbotId, text: '  We open at nine and close at five on weekdays.\n' });
+    const { knowledgeBase } = await svc.client.addTextEntry({
+      ownerId: owner,
+      chatbotId,
+      text: '  We open at nine and close at five on weekdays.\n',
+    });
 
     expect(knowledgeBase!.text).toBe('We open at nine and close at five on weekdays.');
     expect(knowledgeBase!.textEntries).toHaveLength(1);
@@ -65,7 +69,11 @@ describe('AddTextEntry', () => {
   it('accepts an entry of exactly the maximum (after trimming) and refuses one character more', async () => {
     const { owner, chatbotId } = await newChatbot();
     await svc.client.addTextEntry({ ownerId: owner, chatbotId, text: `  ${'a'.repeat(MAX_ENTRY)}  ` });
-    await expectRpcError(svc.client.addTextEntry({ ownerId: owner, chatbotId, text: 'b'.repeat(MAX_ENTRY + 1) }), Code.InvalidArgument, ENTRY_TOO_LONG);
+    await expectRpcError(
+      svc.client.addTextEntry({ ownerId: owner, chatbotId, text: 'b'.repeat(MAX_ENTRY + 1) }),
+      Code.InvalidArgument,
+      ENTRY_TOO_LONG,
+    );
     expect(await svc.db.textEntry.count({ where: { chatbotId } })).toBe(1);
     expect(await knowledgeChars(chatbotId)).toBe(MAX_ENTRY);
   });
@@ -75,7 +83,11 @@ describe('AddTextEntry', () => {
     const { knowledgeBase } = await svc.client.addTextEntry({ ownerId: owner, chatbotId, text: '🤖'.repeat(MAX_ENTRY) });
     expect(knowledgeBase!.textEntries[0].content).toBe('🤖'.repeat(MAX_ENTRY));
     expect(await knowledgeChars(chatbotId)).toBe(MAX_ENTRY);
-    await expectRpcError(svc.client.addTextEntry({ ownerId: owner, chatbotId, text: '🤖'.repeat(MAX_ENTRY + 1) }), Code.InvalidArgument, ENTRY_TOO_LONG);
+    await expectRpcError(
+      svc.client.addTextEntry({ ownerId: owner, chatbotId, text: '🤖'.repeat(MAX_ENTRY + 1) }),
+      Code.InvalidArgument,
+      ENTRY_TOO_LONG,
+    );
   });
 
   it('refuses an entry that would take the chatbot past its total, and accepts one that just fits', async () => {
@@ -105,7 +117,9 @@ describe('AddTextEntry', () => {
     const bots = await Promise.all([newChatbot(), newChatbot(), newChatbot()]);
     const results = await Promise.all(
       bots.map(({ owner, chatbotId }) =>
-        Promise.allSettled(Array.from({ length: 10 }, (_, i) => svc.client.addTextEntry({ ownerId: owner, chatbotId, text: String(i).repeat(900) }))),
+        Promise.allSettled(
+          Array.from({ length: 10 }, (_, i) => svc.client.addTextEntry({ ownerId: owner, chatbotId, text: String(i).repeat(900) })),
+        ),
       ),
     );
 
@@ -182,7 +196,9 @@ describe('DeleteTextEntry', () => {
     const entryId = knowledgeBase!.textEntries[0].id;
 
     await expectRpcError(svc.client.deleteTextEntry({ ownerId: owner, chatbotId: b.id, entryId }), Code.NotFound, 'Text entry not found');
-    expect((await svc.client.getChatbot({ ownerId: owner, chatbotId: a.id })).chatbot!.knowledgeBase!.textEntries.map((e) => e.id)).toEqual([entryId]);
+    expect((await svc.client.getChatbot({ ownerId: owner, chatbotId: a.id })).chatbot!.knowledgeBase!.textEntries.map((e) => e.id)).toEqual(
+      [entryId],
+    );
     expect(await knowledgeChars(a.id)).toBe(13);
   });
 });

@@ -53,7 +53,13 @@ describe("another owner's chatbot", () => {
     for (const call of Object.values(calls)) await expectRpcError(call(), Code.NotFound, NOT_FOUND);
 
     const { chatbot: after } = await svc.client.getChatbot({ ownerId: owner, chatbotId: chatbot.id });
-    expect(after).toMatchObject({ name: 'Mine', isActive: true, language: 'english', ownerId: owner, profilePicture: before.profilePicture });
+    expect(after).toMatchObject({
+      name: 'Mine',
+      isActive: true,
+      language: 'english',
+      ownerId: owner,
+      profilePicture: before.profilePicture,
+    });
     expect(after!.knowledgeBase!.textEntries.map((e) => e.id)).toEqual([entryId]);
     expect(after!.knowledgeBase!.text).toBe('Our shop opens at nine.');
     expect(await svc.db.chatbot.findUniqueOrThrow({ where: { id: chatbot.id } })).toEqual(before);
@@ -64,7 +70,11 @@ describe("another owner's chatbot", () => {
 
   it("cannot delete the owner's entry through a chatbot of the intruder's own", async () => {
     const own = await svc.createChatbot(intruder, 'Intruder bot');
-    await expectRpcError(svc.client.deleteTextEntry({ ownerId: intruder, chatbotId: own.id, entryId }), Code.NotFound, 'Text entry not found');
+    await expectRpcError(
+      svc.client.deleteTextEntry({ ownerId: intruder, chatbotId: own.id, entryId }),
+      Code.NotFound,
+      'Text entry not found',
+    );
     expect(await svc.db.textEntry.count({ where: { id: entryId } })).toBe(1);
   });
 });
@@ -80,6 +90,10 @@ describe('malformed chatbot ids', () => {
 
   it('is NotFound to Retrieve', async () => {
     for (const chatbotId of ids) await expectRpcError(svc.client.retrieve({ chatbotId, query: 'hours', k: 0 }), Code.NotFound, NOT_FOUND);
-    await expectRpcError(svc.client.retrieve({ chatbotId: '00000000-0000-4000-8000-000000000000', query: 'hours', k: 0 }), Code.NotFound, NOT_FOUND);
+    await expectRpcError(
+      svc.client.retrieve({ chatbotId: '00000000-0000-4000-8000-000000000000', query: 'hours', k: 0 }),
+      Code.NotFound,
+      NOT_FOUND,
+    );
   });
 });

@@ -22,7 +22,12 @@ afterAll(async () => {
 const RED = pngImage(1, 1, [255, 0, 0]);
 const BLUE = pngImage(1, 1, [0, 0, 255]);
 const GIF_1X1 = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
-const JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10]), Buffer.from('JFIF\0'), Buffer.alloc(64), Buffer.from([0xff, 0xd9])]);
+const JPEG = Buffer.concat([
+  Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10]),
+  Buffer.from('JFIF\0'),
+  Buffer.alloc(64),
+  Buffer.from([0xff, 0xd9]),
+]);
 
 const STORED = /^\/media\/chatbots\/([0-9a-f]{32})\.(png|jpg|gif)$/;
 const fileOf = (url: string) => join(svc.config.MEDIA_DIR, 'chatbots', url.split('/').pop()!);

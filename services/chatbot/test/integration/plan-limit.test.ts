@@ -44,7 +44,9 @@ describe('the free plan', () => {
     // Three owners racing at once, so the check and the insert really interleave.
     const owners = [newOwner('racer'), newOwner('racer'), newOwner('racer')];
     const results = await Promise.all(
-      owners.map((owner) => Promise.allSettled(Array.from({ length: 10 }, (_, i) => svc.client.createChatbot({ ownerId: owner, name: `Bot ${i}` })))),
+      owners.map((owner) =>
+        Promise.allSettled(Array.from({ length: 10 }, (_, i) => svc.client.createChatbot({ ownerId: owner, name: `Bot ${i}` }))),
+      ),
     );
 
     for (const [o, owner] of owners.entries()) {

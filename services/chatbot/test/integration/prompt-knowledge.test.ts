@@ -33,7 +33,11 @@ describe('GetPromptKnowledge', () => {
   });
 
   it('answers the chunks Retrieve ranks best when the knowledge base is over the budget (or the budget is 0)', async () => {
-    const { bot } = await chatbotWith(['Our opening hours are nine to five.', 'Parking is free behind the shop.', 'Gift cards are sold at the counter.']);
+    const { bot } = await chatbotWith([
+      'Our opening hours are nine to five.',
+      'Parking is free behind the shop.',
+      'Gift cards are sold at the counter.',
+    ]);
     const retrieved = await svc.client.retrieve({ chatbotId: bot.id, query: 'opening hours', k: 2 });
     for (const budgetChars of [10, 0]) {
       const res = await ask(bot.uniqueId, 'opening hours', budgetChars, 2);
@@ -45,7 +49,8 @@ describe('GetPromptKnowledge', () => {
 
   it('chooses how many chunks when asked for 0: as many as fill the budget (one per 400 characters), 5 without a budget', async () => {
     const { bot } = await chatbotWith(Array.from({ length: 7 }, (_, i) => `Opening hours, note ${i}: we open at ${i + 8}.`));
-    const best = async (k: number) => (await svc.client.retrieve({ chatbotId: bot.id, query: 'opening hours', k })).chunks.map((c) => c.content);
+    const best = async (k: number) =>
+      (await svc.client.retrieve({ chatbotId: bot.id, query: 'opening hours', k })).chunks.map((c) => c.content);
     const overBudget = await ask(bot.uniqueId, 'opening hours', 100, 0);
     expect(overBudget.wholeKnowledge).toBe(false);
     expect(overBudget.passages).toEqual(await best(1));
@@ -71,7 +76,7 @@ describe('GetPromptKnowledge', () => {
     expect((await ask(bot.uniqueId)).passages).toEqual(['Something.']);
   });
 
-  it('never answers a cached text after the knowledge base changed (the cache is keyed by the row\'s updatedAt)', async () => {
+  it("never answers a cached text after the knowledge base changed (the cache is keyed by the row's updatedAt)", async () => {
     const { owner, bot } = await chatbotWith(['First.']);
     expect((await ask(bot.uniqueId)).passages).toEqual(['First.']);
     const cache = svc.parts.deps.knowledgeCache;

@@ -77,7 +77,16 @@ describe('GetPublicChatbot', () => {
 
   it('is NotFound for unknown or malformed ids, and for the internal id', async () => {
     const created = await svc.createChatbot(newOwner());
-    for (const uniqueId of ['', '   ', 'AAAAAAAAAAAAAAAAAAAAAA', created.id, '../etc/passwd', 'a'.repeat(65), "x' OR '1'='1", created.uniqueId.slice(0, -1)]) {
+    for (const uniqueId of [
+      '',
+      '   ',
+      'AAAAAAAAAAAAAAAAAAAAAA',
+      created.id,
+      '../etc/passwd',
+      'a'.repeat(65),
+      "x' OR '1'='1",
+      created.uniqueId.slice(0, -1),
+    ]) {
       await expectRpcError(svc.client.getPublicChatbot({ uniqueId }), Code.NotFound, NOT_FOUND);
     }
   });

@@ -85,7 +85,11 @@ describe('chunking and ranking', () => {
   it('finds text as soon as AddTextEntry has answered', async () => {
     const owner = newOwner();
     const chatbot = await svc.createChatbot(owner);
-    const { knowledgeBase } = await svc.client.addTextEntry({ ownerId: owner, chatbotId: chatbot.id, text: 'Parking is free behind the library.' });
+    const { knowledgeBase } = await svc.client.addTextEntry({
+      ownerId: owner,
+      chatbotId: chatbot.id,
+      text: 'Parking is free behind the library.',
+    });
     const chunks = await search(chatbot.id, 'Where can I park?');
     expect(chunks.map((c) => c.entryId)).toEqual([knowledgeBase!.textEntries[0].id]);
   });
@@ -113,7 +117,9 @@ describe('languages', () => {
   it('stems French for a French chatbot, and not for an English one', async () => {
     const text = 'La boutique est fermée le dimanche.';
     const french = await chatbotWith([text], 'french');
-    expect(await svc.db.knowledgeChunk.findFirst({ where: { chatbotId: french.chatbotId }, select: { searchConfig: true } })).toEqual({ searchConfig: 'french' });
+    expect(await svc.db.knowledgeChunk.findFirst({ where: { chatbotId: french.chatbotId }, select: { searchConfig: true } })).toEqual({
+      searchConfig: 'french',
+    });
     expect((await search(french.chatbotId, 'fermer')).map((c) => c.content)).toEqual([text]);
 
     const english = await chatbotWith([text]);
@@ -154,7 +160,9 @@ describe('languages', () => {
     expect((await search(chatbotId, 'the')).length).toBeGreaterThan(0);
 
     await svc.client.updateChatbot({ ownerId: owner, chatbotId, language: 'french' });
-    expect(new Set((await svc.db.knowledgeChunk.findMany({ where: { chatbotId } })).map((c) => c.searchConfig))).toEqual(new Set(['french']));
+    expect(new Set((await svc.db.knowledgeChunk.findMany({ where: { chatbotId } })).map((c) => c.searchConfig))).toEqual(
+      new Set(['french']),
+    );
     await svc.client.updateChatbot({ ownerId: owner, chatbotId, language: 'english' });
     expect(await search(chatbotId, 'running')).toHaveLength(1);
     expect(await search(chatbotId, 'the')).toEqual([]);
@@ -195,7 +203,7 @@ describe('request bounds', () => {
 
   it('takes quotes and tsquery operators in a query literally', async () => {
     expect(await search(chatbotId, "delivery's & | ! (costs) :* 'euros'")).toHaveLength(5);
-    expect(await search(chatbotId, "'; DROP TABLE \"KnowledgeChunk\"; --")).toEqual([]);
+    expect(await search(chatbotId, '\'; DROP TABLE "KnowledgeChunk"; --')).toEqual([]);
     expect(await svc.db.knowledgeChunk.count({ where: { chatbotId } })).toBe(8);
   });
 
@@ -206,13 +214,18 @@ describe('request bounds', () => {
   });
 
   it('answers NotFound for an unknown chatbot', async () => {
-    await expectRpcError(svc.client.retrieve({ chatbotId: '00000000-0000-4000-8000-000000000000', query: 'delivery', k: 0 }), Code.NotFound, 'Chatbot not found');
+    await expectRpcError(
+      svc.client.retrieve({ chatbotId: '00000000-0000-4000-8000-000000000000', query: 'delivery', k: 0 }),
+      Code.NotFound,
+      'Chatbot not found',
+    );
   });
 });
 
 describe('the search pool', () => {
   it('runs searches on sessions set up for them, apart from the main pool', async () => {
-    const setting = async (db: typeof svc.db, name: string) => (await db.$queryRawUnsafe<{ value: string }[]>(`SELECT current_setting('${name}') AS value`))[0].value;
+    const setting = async (db: typeof svc.db, name: string) =>
+      (await db.$queryRawUnsafe<{ value: string }[]>(`SELECT current_setting('${name}') AS value`))[0].value;
     const search = svc.parts.deps.search;
     expect(await setting(search, 'enable_seqscan')).toBe('off');
     expect(await setting(search, 'jit')).toBe('off');

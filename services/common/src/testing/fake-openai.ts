@@ -58,11 +58,13 @@ const DEFAULTS: FakeOpenAIBehaviour = { delayMs: 0, failWith: null, reply: defau
 
 /** Splits an answer into streamed pieces of a few words each (whitespace kept, so they join back exactly). */
 export function fakeChunks(text: string): string[] {
-  return text.match(/\S+\s*|\s+/g)?.reduce<string[]>((out, word, i) => {
-    if (i % 3 === 0) out.push(word);
-    else out[out.length - 1] += word;
-    return out;
-  }, []) ?? [];
+  return (
+    text.match(/\S+\s*|\s+/g)?.reduce<string[]>((out, word, i) => {
+      if (i % 3 === 0) out.push(word);
+      else out[out.length - 1] += word;
+      return out;
+    }, []) ?? []
+  );
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -102,7 +104,8 @@ export async function startFakeOpenAI(opts: Partial<FakeOpenAIBehaviour> & { por
     if (b.delayMs) await sleep(b.delayMs);
     if (res.destroyed) return;
     if (!req.headers.authorization?.startsWith('Bearer ')) return sendError(res, 401, 'Missing API key', 'authentication_error');
-    if (b.failWith) return sendError(res, b.failWith, `Fake failure ${b.failWith}`, b.failWith >= 500 ? 'server_error' : 'invalid_request_error');
+    if (b.failWith)
+      return sendError(res, b.failWith, `Fake failure ${b.failWith}`, b.failWith >= 500 ? 'server_error' : 'invalid_request_error');
 
     const text = typeof b.reply === 'function' ? b.reply(body) : b.reply;
     const usage = {

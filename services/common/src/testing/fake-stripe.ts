@@ -106,8 +106,10 @@ class StripeApiError extends Error {
   }
 }
 
-const missing = (param: string) => new StripeApiError(400, 'invalid_request_error', `Missing required param: ${param}.`, param, 'parameter_missing');
-const invalidParam = (param: string, message: string) => new StripeApiError(400, 'invalid_request_error', message, param, 'parameter_invalid_string');
+const missing = (param: string) =>
+  new StripeApiError(400, 'invalid_request_error', `Missing required param: ${param}.`, param, 'parameter_missing');
+const invalidParam = (param: string, message: string) =>
+  new StripeApiError(400, 'invalid_request_error', message, param, 'parameter_invalid_string');
 const noSuch = (kind: string, id: string, param?: string) =>
   new StripeApiError(param ? 400 : 404, 'invalid_request_error', `No such ${kind}: '${id}'`, param ?? 'id', 'resource_missing');
 
@@ -145,7 +147,14 @@ function arraysFromIndices(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value;
   const entries = Object.entries(value as Json).map(([k, v]) => [k, arraysFromIndices(v)] as const);
   const keys = entries.map(([k]) => k);
-  if (keys.length > 0 && keys.every((k) => /^\d+$/.test(k)) && keys.map(Number).sort((a, b) => a - b).every((n, i) => n === i)) {
+  if (
+    keys.length > 0 &&
+    keys.every((k) => /^\d+$/.test(k)) &&
+    keys
+      .map(Number)
+      .sort((a, b) => a - b)
+      .every((n, i) => n === i)
+  ) {
     return entries.sort((a, b) => Number(a[0]) - Number(b[0])).map(([, v]) => v);
   }
   return Object.fromEntries(entries);
@@ -162,12 +171,14 @@ const optionalText = (params: Json, name: string, max = 5000): string | undefine
 /** Stripe's metadata rules: at most 50 keys of up to 40 characters, string values of up to 500. */
 function metadataOf(value: unknown, param: string): Record<string, string> {
   if (value === undefined || value === '') return {};
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidParam(param, `Invalid object: ${param} must be a hash.`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw invalidParam(param, `Invalid object: ${param} must be a hash.`);
   const entries = Object.entries(value as Json);
   if (entries.length > 50) throw invalidParam(param, `Invalid ${param}: at most 50 keys.`);
   for (const [k, v] of entries) {
     if (k.length > 40) throw invalidParam(`${param}[${k}]`, `Invalid ${param}: keys must be at most 40 characters.`);
-    if (typeof v !== 'string' || v.length > 500) throw invalidParam(`${param}[${k}]`, `Invalid ${param}: values must be strings of at most 500 characters.`);
+    if (typeof v !== 'string' || v.length > 500)
+      throw invalidParam(`${param}[${k}]`, `Invalid ${param}: values must be strings of at most 500 characters.`);
   }
   // An empty value unsets the key.
   return Object.fromEntries(entries.filter(([, v]) => v !== '')) as Record<string, string>;
@@ -255,13 +266,15 @@ export async function startFakeStripe(
   const createCheckoutSession = (params: Json): Json => {
     const mode = params.mode;
     if (mode === undefined) throw missing('mode');
-    if (mode !== 'payment' && mode !== 'subscription' && mode !== 'setup') throw invalidParam('mode', `Invalid mode: must be one of payment, setup, or subscription`);
+    if (mode !== 'payment' && mode !== 'subscription' && mode !== 'setup')
+      throw invalidParam('mode', `Invalid mode: must be one of payment, setup, or subscription`);
     const customer = optionalText(params, 'customer', 255);
     if (customer !== undefined && !liveCustomer(customer)) throw noSuch('customer', customer, 'customer');
     if (params.subscription_data !== undefined && mode !== 'subscription') {
       throw invalidParam('subscription_data', 'You can only use `subscription_data` in `subscription` mode.');
     }
-    const subscriptionMetadata = params.subscription_data === undefined ? {} : metadataOf((params.subscription_data as Json).metadata, 'subscription_data[metadata]');
+    const subscriptionMetadata =
+      params.subscription_data === undefined ? {} : metadataOf((params.subscription_data as Json).metadata, 'subscription_data[metadata]');
 
     const rawItems = params.line_items;
     if (mode !== 'setup' && rawItems === undefined) throw missing('line_items');
@@ -278,9 +291,18 @@ export async function startFakeStripe(
         throw invalidParam(`line_items[${i}][quantity]`, 'Invalid integer: quantity must be a positive integer.');
       }
       if (mode === 'payment' && price.recurring) {
-        throw invalidParam(`line_items[${i}][price]`, 'You specified `payment` mode but passed a recurring price. Either switch to `subscription` mode or use only one-time prices.');
+        throw invalidParam(
+          `line_items[${i}][price]`,
+          'You specified `payment` mode but passed a recurring price. Either switch to `subscription` mode or use only one-time prices.',
+        );
       }
-      return { price: priceId, quantity, amount: price.unit_amount * quantity, currency: price.currency, recurring: price.recurring !== null };
+      return {
+        price: priceId,
+        quantity,
+        amount: price.unit_amount * quantity,
+        currency: price.currency,
+        recurring: price.recurring !== null,
+      };
     });
     if (mode === 'subscription' && !items.some((i) => i.recurring)) {
       throw invalidParam('line_items', 'You must provide at least one recurring price in `subscription` mode when using prices.');
@@ -317,9 +339,11 @@ export async function startFakeStripe(
   const updateSubscription = (id: string, params: Json): Json => {
     const subscription = subscriptions.get(id);
     if (!subscription) throw noSuch('subscription', id);
-    if (params.metadata !== undefined) subscription.metadata = { ...(subscription.metadata as Json), ...metadataOf(params.metadata, 'metadata') };
+    if (params.metadata !== undefined)
+      subscription.metadata = { ...(subscription.metadata as Json), ...metadataOf(params.metadata, 'metadata') };
     if (params.cancel_at_period_end !== undefined) {
-      if (params.cancel_at_period_end !== 'true' && params.cancel_at_period_end !== 'false') throw invalidParam('cancel_at_period_end', 'Invalid boolean');
+      if (params.cancel_at_period_end !== 'true' && params.cancel_at_period_end !== 'false')
+        throw invalidParam('cancel_at_period_end', 'Invalid boolean');
       subscription.cancel_at_period_end = params.cancel_at_period_end === 'true';
     }
     return subscription;
@@ -349,11 +373,18 @@ export async function startFakeStripe(
   };
 
   const send = (res: ServerResponse, status: number, body: string, extra: Record<string, string> = {}) => {
-    res.writeHead(status, { 'content-type': 'application/json', 'request-id': fakeStripeId('req'), 'stripe-version': FAKE_STRIPE_API_VERSION, ...extra });
+    res.writeHead(status, {
+      'content-type': 'application/json',
+      'request-id': fakeStripeId('req'),
+      'stripe-version': FAKE_STRIPE_API_VERSION,
+      ...extra,
+    });
     res.end(body);
   };
   const errorBody = (err: StripeApiError) =>
-    JSON.stringify({ error: { type: err.type, message: err.message, ...(err.param && { param: err.param }), ...(err.code && { code: err.code }) } });
+    JSON.stringify({
+      error: { type: err.type, message: err.message, ...(err.param && { param: err.param }), ...(err.code && { code: err.code }) },
+    });
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -376,14 +407,29 @@ export async function startFakeStripe(
 
     const auth = header(req, 'authorization');
     // Stripe takes the key as a Bearer token (the SDK) or as the Basic user name (curl -u sk_...:).
-    const key = auth?.startsWith('Basic ') ? Buffer.from(auth.slice(6), 'base64').toString('utf8').split(':')[0] : auth?.replace(/^Bearer /, '');
+    const key = auth?.startsWith('Basic ')
+      ? Buffer.from(auth.slice(6), 'base64').toString('utf8').split(':')[0]
+      : auth?.replace(/^Bearer /, '');
     if (key !== apiKey) {
       const message = auth ? `Invalid API Key provided: ${(key ?? '').slice(0, 8)}****` : 'You did not provide an API key.';
       return send(res, 401, JSON.stringify({ error: { type: 'invalid_request_error', message } }));
     }
-    if (b.failWith) return send(res, b.failWith, errorBody(new StripeApiError(b.failWith, b.failWith >= 500 ? 'api_error' : 'invalid_request_error', `Fake failure ${b.failWith}`)));
-    if (method === 'POST' && req.headers['content-type'] && !String(req.headers['content-type']).startsWith('application/x-www-form-urlencoded')) {
-      return send(res, 400, errorBody(new StripeApiError(400, 'invalid_request_error', 'Invalid request: the body must be application/x-www-form-urlencoded.')));
+    if (b.failWith)
+      return send(
+        res,
+        b.failWith,
+        errorBody(new StripeApiError(b.failWith, b.failWith >= 500 ? 'api_error' : 'invalid_request_error', `Fake failure ${b.failWith}`)),
+      );
+    if (
+      method === 'POST' &&
+      req.headers['content-type'] &&
+      !String(req.headers['content-type']).startsWith('application/x-www-form-urlencoded')
+    ) {
+      return send(
+        res,
+        400,
+        errorBody(new StripeApiError(400, 'invalid_request_error', 'Invalid request: the body must be application/x-www-form-urlencoded.')),
+      );
     }
 
     const fingerprint = `${method} ${url.pathname} ${rawBody}`;
@@ -449,7 +495,10 @@ export async function startFakeStripe(
             customer: session.customer,
             status: 'active',
             metadata: lineItems.get(sessionId)?.subscriptionMetadata ?? {},
-            items: { object: 'list', data: lineItems.get(sessionId)?.items.map((i) => ({ price: { id: i.price }, quantity: i.quantity })) ?? [] },
+            items: {
+              object: 'list',
+              data: lineItems.get(sessionId)?.items.map((i) => ({ price: { id: i.price }, quantity: i.quantity })) ?? [],
+            },
             cancel_at_period_end: false,
             canceled_at: null,
             ended_at: null,
@@ -515,7 +564,11 @@ export interface StripeEventJson {
 }
 
 /** The envelope of any event around its object; `id` and `created` default to a new id and now. */
-export function stripeEvent(type: string, object: Json, opts: { id?: string; created?: number; previousAttributes?: Json } = {}): StripeEventJson {
+export function stripeEvent(
+  type: string,
+  object: Json,
+  opts: { id?: string; created?: number; previousAttributes?: Json } = {},
+): StripeEventJson {
   return {
     id: opts.id ?? fakeStripeId('evt'),
     object: 'event',
@@ -590,9 +643,14 @@ export function topUpCheckoutCompletedEvent(
 }
 
 /** customer.subscription.deleted: the subscription ended (canceled). */
-export function subscriptionDeletedEvent(o: EventTiming & { subscriptionId: string; customerId: string; userId?: string }): StripeEventJson {
+export function subscriptionDeletedEvent(
+  o: EventTiming & { subscriptionId: string; customerId: string; userId?: string },
+): StripeEventJson {
   const at = o.created ?? now();
-  return stripeEvent('customer.subscription.deleted', subscriptionObject({ ...o, status: 'canceled', canceledAt: at }), { id: o.eventId, created: at });
+  return stripeEvent('customer.subscription.deleted', subscriptionObject({ ...o, status: 'canceled', canceledAt: at }), {
+    id: o.eventId,
+    created: at,
+  });
 }
 
 /** customer.subscription.updated with the subscription's new status (e.g. past_due, unpaid, canceled, active). */
@@ -649,7 +707,14 @@ export function checkoutSessionObject(o: {
 }
 
 /** A subscription object as Stripe puts it in events; `metadata.userId` as billing sets it through subscription_data. */
-export function subscriptionObject(o: { subscriptionId: string; customerId: string; userId?: string; status: string; canceledAt?: number | null; created?: number }): Json {
+export function subscriptionObject(o: {
+  subscriptionId: string;
+  customerId: string;
+  userId?: string;
+  status: string;
+  canceledAt?: number | null;
+  created?: number;
+}): Json {
   return {
     id: o.subscriptionId,
     object: 'subscription',

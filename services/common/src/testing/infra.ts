@@ -32,6 +32,7 @@ async function resolveInfra(): Promise<TestInfra> {
       throw new Error(
         'Integration tests need PostgreSQL and Redis: set DATABASE_URL and REDIS_URL (npm test sets them to the local ' +
           `services) or provide a container runtime for Testcontainers. Testcontainers said: ${(err as Error).message}`,
+        { cause: err },
       );
     }
   }
@@ -44,7 +45,10 @@ export function uniqueName(prefix: string): string {
 }
 
 /** A fresh schema with the service's migrations applied; `drop()` removes it. */
-export async function createTestSchema(prefix: string, migrationsDir: string): Promise<{ databaseUrl: string; schema: string; drop: () => Promise<void> }> {
+export async function createTestSchema(
+  prefix: string,
+  migrationsDir: string,
+): Promise<{ databaseUrl: string; schema: string; drop: () => Promise<void> }> {
   const { databaseUrl } = await testInfra();
   const schema = uniqueName(`t_${prefix}`);
   await migrate({ databaseUrl, schema, migrationsDir });

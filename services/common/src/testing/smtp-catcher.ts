@@ -87,7 +87,11 @@ export async function startSmtpCatcher(): Promise<SmtpCatcher> {
         };
         const timer = setTimeout(() => {
           arrived.off('mail', onMail);
-          reject(new Error(`no matching mail within ${timeoutMs} ms (${mails.length} received: ${mails.map((m) => m.subject).join('; ') || 'none'})`));
+          reject(
+            new Error(
+              `no matching mail within ${timeoutMs} ms (${mails.length} received: ${mails.map((m) => m.subject).join('; ') || 'none'})`,
+            ),
+          );
         }, timeoutMs);
         arrived.on('mail', onMail);
       });

@@ -8,7 +8,15 @@
 // GET stay with the library (rpc-client.ts and http.ts make that choice, each in one place).
 import { AsyncResource } from 'node:async_hooks';
 import { Agent, request, type IncomingHttpHeaders } from 'node:http';
-import { create, fromBinary, toBinary, type DescMessage, type DescMethodUnary, type DescService, type MessageInitShape } from '@bufbuild/protobuf';
+import {
+  create,
+  fromBinary,
+  toBinary,
+  type DescMessage,
+  type DescMethodUnary,
+  type DescService,
+  type MessageInitShape,
+} from '@bufbuild/protobuf';
 import {
   appendHeaders,
   Code,
@@ -24,7 +32,15 @@ import {
   type UnaryResponse,
 } from '@connectrpc/connect';
 import { mergeNonProtocolHeaders } from '@connectrpc/connect/protocol';
-import { codeToHttpStatus, errorFromJsonBytes, errorToJsonBytes, parseTimeout, trailerDemux, trailerMux, validateResponseWithCompression } from '@connectrpc/connect/protocol-connect';
+import {
+  codeToHttpStatus,
+  errorFromJsonBytes,
+  errorToJsonBytes,
+  parseTimeout,
+  trailerDemux,
+  trailerMux,
+  validateResponseWithCompression,
+} from '@connectrpc/connect/protocol-connect';
 import type { RequestHandler, Response } from 'express';
 import { headersFromNode } from '../node-headers.ts';
 
@@ -75,7 +91,10 @@ export function createLeanUnaryTransport(opts: LeanClientOptions): Pick<Transpor
       // it is not aborted when the call succeeds: that abort built a DOMException on every call.
       const controller = new AbortController();
       const onAbort = () => controller.abort(signal!.reason);
-      const timer = deadline === undefined ? undefined : setTimeout(() => controller.abort(new ConnectError('the operation timed out', Code.DeadlineExceeded)), deadline);
+      const timer =
+        deadline === undefined
+          ? undefined
+          : setTimeout(() => controller.abort(new ConnectError('the operation timed out', Code.DeadlineExceeded)), deadline);
       if (signal?.aborted) onAbort();
       else signal?.addEventListener('abort', onAbort, { once: true });
       const done = () => {
@@ -112,7 +131,8 @@ function send(agent: Agent, req: UnaryRequest, readMaxBytes: number): Promise<Un
   const { method, signal } = req;
   return new Promise<UnaryResponse>((resolve, reject) => {
     if (signal.aborted) return reject(aborted(signal));
-    if (req.requestMethod !== 'POST') return reject(new ConnectError(`the lean transport sends POST only, not ${req.requestMethod}`, Code.Internal));
+    if (req.requestMethod !== 'POST')
+      return reject(new ConnectError(`the lean transport sends POST only, not ${req.requestMethod}`, Code.Internal));
     const body = toBinary(method.input, req.message);
     const headers: Record<string, string> = {};
     req.header.forEach((value, key) => (headers[key] = value));
@@ -158,7 +178,8 @@ function send(agent: Agent, req: UnaryRequest, readMaxBytes: number): Promise<Un
         if (settled) return;
         const bytes = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
         try {
-          if (declared !== undefined && size !== declared) throw new ConnectError(`protocol error: promised ${declared} bytes, received ${size}`, Code.InvalidArgument);
+          if (declared !== undefined && size !== declared)
+            throw new ConnectError(`protocol error: promised ${declared} bytes, received ${size}`, Code.InvalidArgument);
           if (verdict.isUnaryError) throw errorFromJsonBytes(bytes, appendHeaders(header, trailer), verdict.unaryError);
           const message = parseBinary(method.output, bytes, Code.Internal);
           settle(() => resolve({ stream: false, service: method.parent, method, header, message, trailer }));
@@ -268,13 +289,23 @@ function recordService(routes: Map<string, UnaryRoute>, service: DescService, im
   for (const method of service.methods) {
     const impl = implementation[method.localName];
     if (method.methodKind === 'unary' && typeof impl === 'function') {
-      routes.set(`/${service.typeName}/${method.name}`, { method: method as DescMethodUnary, impl: (impl as UnaryMethodImpl).bind(implementation) });
+      routes.set(`/${service.typeName}/${method.name}`, {
+        method: method as DescMethodUnary,
+        impl: (impl as UnaryMethodImpl).bind(implementation),
+      });
     }
   }
 }
 
 /** One call, as the library's Connect handler answers it (protocol-connect/handler-factory). */
-async function answer(route: UnaryRoute, requestHeaders: IncomingHttpHeaders, url: string, body: Uint8Array, res: Response, opts: LeanHandlerOptions): Promise<void> {
+async function answer(
+  route: UnaryRoute,
+  requestHeaders: IncomingHttpHeaders,
+  url: string,
+  body: Uint8Array,
+  res: Response,
+  opts: LeanHandlerOptions,
+): Promise<void> {
   const { method } = route;
   const timeout = parseTimeout(single(requestHeaders['connect-timeout-ms']) ?? null, Number.MAX_SAFE_INTEGER);
   const context = createHandlerContext({
@@ -304,9 +335,15 @@ async function answer(route: UnaryRoute, requestHeaders: IncomingHttpHeaders, ur
       method,
       header: context.responseHeader,
       trailer: context.responseTrailer,
-      message: create(method.output, (await route.impl(req.message, { ...context, requestHeader: req.header, signal: req.signal, values: req.contextValues })) as never),
+      message: create(
+        method.output,
+        (await route.impl(req.message, { ...context, requestHeader: req.header, signal: req.signal, values: req.contextValues })) as never,
+      ),
     });
-    const result = await applyInterceptors(implementation, opts.interceptors)({
+    const result = await applyInterceptors(
+      implementation,
+      opts.interceptors,
+    )({
       stream: false,
       service: method.parent,
       method,
@@ -381,6 +418,11 @@ function parseBinary<D extends DescMessage>(schema: D, bytes: Uint8Array, code: 
 }
 
 const tooLarge = (max: number, size?: number) =>
-  new ConnectError(size === undefined ? `message size is larger than configured readMaxBytes ${max}` : `message size ${size} is larger than configured readMaxBytes ${max}`, Code.ResourceExhausted);
+  new ConnectError(
+    size === undefined
+      ? `message size is larger than configured readMaxBytes ${max}`
+      : `message size ${size} is larger than configured readMaxBytes ${max}`,
+    Code.ResourceExhausted,
+  );
 
 const single = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);

@@ -60,9 +60,7 @@ const components: Components = {
       {children}
     </pre>
   ),
-  code: ({ children }) => (
-    <code className="rounded bg-gray-100 px-1 py-0.5 font-mono text-[0.85em] text-gray-800">{children}</code>
-  ),
+  code: ({ children }) => <code className="rounded bg-gray-100 px-1 py-0.5 font-mono text-[0.85em] text-gray-800">{children}</code>,
 };
 
 /** An assistant answer rendered as Markdown, safely. */

@@ -18,10 +18,7 @@ interface AlertProps {
 /** A message box; errors are announced immediately (role="alert"), others politely. */
 export function Alert({ tone = 'error', children, className }: AlertProps) {
   return (
-    <div
-      role={tone === 'error' ? 'alert' : 'status'}
-      className={cn('rounded-lg border px-4 py-3 text-sm', tones[tone], className)}
-    >
+    <div role={tone === 'error' ? 'alert' : 'status'} className={cn('rounded-lg border px-4 py-3 text-sm', tones[tone], className)}>
       {children}
     </div>
   );

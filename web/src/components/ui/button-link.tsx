@@ -11,7 +11,11 @@ interface ButtonLinkProps extends LinkProps {
 export function ButtonLink({ variant = 'primary', size = 'md', fullWidth = false, className, ...rest }: ButtonLinkProps) {
   return (
     <Link
-      className={buttonClasses(variant, size, [fullWidth ? 'w-full' : '', typeof className === 'string' ? className : ''].filter(Boolean).join(' '))}
+      className={buttonClasses(
+        variant,
+        size,
+        [fullWidth ? 'w-full' : '', typeof className === 'string' ? className : ''].filter(Boolean).join(' '),
+      )}
       {...rest}
     />
   );

@@ -10,8 +10,7 @@ const base =
 
 const variants: Record<ButtonVariant, string> = {
   primary: 'bg-brand-600 text-white shadow-sm hover:bg-brand-700 disabled:hover:bg-brand-600',
-  secondary:
-    'border border-gray-300 bg-white text-gray-800 shadow-sm hover:bg-gray-50 hover:border-gray-400 disabled:hover:bg-white',
+  secondary: 'border border-gray-300 bg-white text-gray-800 shadow-sm hover:bg-gray-50 hover:border-gray-400 disabled:hover:bg-white',
   ghost: 'text-gray-700 hover:bg-gray-100 hover:text-gray-900',
   danger: 'bg-red-600 text-white shadow-sm hover:bg-red-700 disabled:hover:bg-red-600',
 };

@@ -21,12 +21,7 @@ export function TextField({ label, labelAction, hint, className, id, ...rest }: 
         </label>
         {labelAction}
       </div>
-      <input
-        id={inputId}
-        aria-describedby={hintId}
-        className={cn(fieldControlClasses, 'h-11')}
-        {...rest}
-      />
+      <input id={inputId} aria-describedby={hintId} className={cn(fieldControlClasses, 'h-11')} {...rest} />
       {hint ? (
         <p id={hintId} className="mt-1.5 text-xs text-gray-500">
           {hint}

@@ -5,15 +5,7 @@ import { formatDecimal } from '../../lib/format';
 type UsageRequest = UsageReportQuery['usage']['recentRequests'][number];
 
 /** Spec §3's columns, in order. */
-export const USAGE_CSV_HEADER = [
-  'Date',
-  'Chatbot',
-  'Model',
-  'Prompt Tokens',
-  'Completion Tokens',
-  'Total Tokens',
-  'Cost ($)',
-] as const;
+export const USAGE_CSV_HEADER = ['Date', 'Chatbot', 'Model', 'Prompt Tokens', 'Completion Tokens', 'Total Tokens', 'Cost ($)'] as const;
 
 /** Shown for a usage record whose chatbot was deleted or whose model is unknown. */
 export const NOT_AVAILABLE = 'N/A';

@@ -40,7 +40,7 @@ describe('csvField', () => {
     ['@SUM(A1:A2)', "'@SUM(A1:A2)"],
     ['\tcmd', "'\tcmd"],
     ['\r=1', `"'\r=1"`],
-    ['=cmd|\' /C calc\'!A0', `'=cmd|' /C calc'!A0`],
+    ["=cmd|' /C calc'!A0", `'=cmd|' /C calc'!A0`],
   ])('defuses a formula-looking text %j with a leading apostrophe', (text, expected) => {
     expect(csvField(text)).toBe(expected);
   });
@@ -58,7 +58,12 @@ describe('csvField', () => {
 
 describe('toCsv', () => {
   it('joins fields with commas and ends every record with CRLF', () => {
-    expect(toCsv([['a', 'b'], [1, 'x,y']])).toBe('a,b\r\n1,"x,y"\r\n');
+    expect(
+      toCsv([
+        ['a', 'b'],
+        [1, 'x,y'],
+      ]),
+    ).toBe('a,b\r\n1,"x,y"\r\n');
   });
 
   it('keeps empty fields so every record has the same number of fields', () => {

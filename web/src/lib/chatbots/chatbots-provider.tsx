@@ -29,18 +29,21 @@ export function ChatbotsProvider({ children }: { children: ReactNode }) {
 
   // The user is passed in, not read from the ref: a page's refresh can start before this
   // provider's effect has recorded the newly signed-in user.
-  const fetchChatbots = useCallback(async (forUser: string) => {
-    dispatch({ type: 'fetchStarted' });
-    try {
-      const { data } = await client.query({ query: ChatbotsQuery, fetchPolicy: 'network-only' });
-      if (!data) throw new Error('empty chatbots response');
-      if (wantedUser.current === forUser) dispatch({ type: 'fetchSucceeded', chatbots: data.chatbots });
-    } catch (error) {
-      if (wantedUser.current === forUser) {
-        dispatch({ type: 'fetchFailed', error: graphqlErrorMessage(error) ?? FETCH_CHATBOTS_FAILED_MESSAGE });
+  const fetchChatbots = useCallback(
+    async (forUser: string) => {
+      dispatch({ type: 'fetchStarted' });
+      try {
+        const { data } = await client.query({ query: ChatbotsQuery, fetchPolicy: 'network-only' });
+        if (!data) throw new Error('empty chatbots response');
+        if (wantedUser.current === forUser) dispatch({ type: 'fetchSucceeded', chatbots: data.chatbots });
+      } catch (error) {
+        if (wantedUser.current === forUser) {
+          dispatch({ type: 'fetchFailed', error: graphqlErrorMessage(error) ?? FETCH_CHATBOTS_FAILED_MESSAGE });
+        }
       }
-    }
-  }, [client]);
+    },
+    [client],
+  );
 
   const refresh = useCallback(async () => {
     if (userId !== null) await throttle.run(() => fetchChatbots(userId));
@@ -55,15 +58,9 @@ export function ChatbotsProvider({ children }: { children: ReactNode }) {
   }, [userId, throttle, fetchChatbots]);
 
   const add = useCallback((chatbot: ChatbotSummary) => dispatch({ type: 'added', chatbot }), []);
-  const update = useCallback(
-    (chatbot: Pick<ChatbotSummary, 'id'> & Partial<ChatbotSummary>) => dispatch({ type: 'updated', chatbot }),
-    [],
-  );
+  const update = useCallback((chatbot: Pick<ChatbotSummary, 'id'> & Partial<ChatbotSummary>) => dispatch({ type: 'updated', chatbot }), []);
   const remove = useCallback((id: string) => dispatch({ type: 'removed', id }), []);
 
-  const store = useMemo<ChatbotsStore>(
-    () => ({ ...state, refresh, add, update, remove }),
-    [state, refresh, add, update, remove],
-  );
+  const store = useMemo<ChatbotsStore>(() => ({ ...state, refresh, add, update, remove }), [state, refresh, add, update, remove]);
   return <ChatbotsContext.Provider value={store}>{children}</ChatbotsContext.Provider>;
 }

@@ -51,7 +51,16 @@ describe('parseRegistration', () => {
   });
 
   it('requires a well-formed email', () => {
-    for (const email of ['ada', 'ada@', '@example.com', 'ada@example', 'ada @example.com', 'ada@exa mple.com', 'a@b@c.com', 'ada@-example.com']) {
+    for (const email of [
+      'ada',
+      'ada@',
+      '@example.com',
+      'ada@example',
+      'ada @example.com',
+      'ada@exa mple.com',
+      'a@b@c.com',
+      'ada@-example.com',
+    ]) {
       expect(messageOf({ email }), email).toBe('Please enter a valid email address');
     }
   });
@@ -71,6 +80,7 @@ describe('email helpers', () => {
     expect(normalizeEmail('  MiXeD@Case.Org\n')).toBe('mixed@case.org');
   });
   it('accepts ordinary addresses', () => {
-    for (const e of ['a@b.co', 'first.last+tag@sub.example.org', "o'brien@example.ie", 'x_y-z@ex-ample.com']) expect(isValidEmail(e), e).toBe(true);
+    for (const e of ['a@b.co', 'first.last+tag@sub.example.org', "o'brien@example.ie", 'x_y-z@ex-ample.com'])
+      expect(isValidEmail(e), e).toBe(true);
   });
 });

@@ -38,7 +38,10 @@ describe('parseUsage', () => {
   });
 
   it('accepts zero and the largest token counts', () => {
-    expect(parseUsage({ ...valid, promptTokens: 0n, completionTokens: BigInt(MAX_TOKENS) })).toMatchObject({ promptTokens: 0, completionTokens: MAX_TOKENS });
+    expect(parseUsage({ ...valid, promptTokens: 0n, completionTokens: BigInt(MAX_TOKENS) })).toMatchObject({
+      promptTokens: 0,
+      completionTokens: MAX_TOKENS,
+    });
   });
 
   it.each([

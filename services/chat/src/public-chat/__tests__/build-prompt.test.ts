@@ -1,10 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { buildPrompt, fitHistory, fitKnowledge, languageInstruction, systemPrompt, type Turn } from '../build-prompt.ts';
 
-const base = { botName: 'Helper', language: 'english', knowledge: ['Fact A.'], knowledgeChars: 1000, history: [] as Turn[], historyChars: 1000, message: 'Question?' };
+const base = {
+  botName: 'Helper',
+  language: 'english',
+  knowledge: ['Fact A.'],
+  knowledgeChars: 1000,
+  history: [] as Turn[],
+  historyChars: 1000,
+  message: 'Question?',
+};
 
 describe('buildPrompt', () => {
-  it('gives the model the chatbot\'s name, the rules, the language and the knowledge, then the visitor\'s message', () => {
+  it("gives the model the chatbot's name, the rules, the language and the knowledge, then the visitor's message", () => {
     const prompt = buildPrompt(base);
     expect(prompt.map((m) => m.role)).toEqual(['system', 'user']);
     const system = prompt[0].content;
@@ -33,7 +41,11 @@ describe('buildPrompt', () => {
       { role: 'user', content: 'Hi' },
       { role: 'assistant', content: 'Hello!' },
     ];
-    expect(buildPrompt({ ...base, history }).map((m) => m.content).slice(1)).toEqual(['Hi', 'Hello!', 'Question?']);
+    expect(
+      buildPrompt({ ...base, history })
+        .map((m) => m.content)
+        .slice(1),
+    ).toEqual(['Hi', 'Hello!', 'Question?']);
   });
 });
 

@@ -20,7 +20,10 @@ describe('maxPromptTokens', () => {
       language: 'chinese',
       knowledge: ['商店九点开门。', 'We open at nine, 😀 every day.'],
       knowledgeChars: 1000,
-      history: [{ role: 'user', content: 'Bonjour, ça va ?' }, { role: 'assistant', content: 'Oui.' }],
+      history: [
+        { role: 'user', content: 'Bonjour, ça va ?' },
+        { role: 'assistant', content: 'Oui.' },
+      ],
       historyChars: 1000,
       message: 'When?',
     });

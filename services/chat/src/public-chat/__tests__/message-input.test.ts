@@ -21,11 +21,15 @@ describe('parseMessage', () => {
   });
 
   it('refuses an empty or whitespace message', () => {
-    for (const raw of ['', '   ', '\n\t']) expect(failure(() => parseMessage(raw, limits))).toEqual({ code: Code.InvalidArgument, message: 'Message is required' });
+    for (const raw of ['', '   ', '\n\t'])
+      expect(failure(() => parseMessage(raw, limits))).toEqual({ code: Code.InvalidArgument, message: 'Message is required' });
   });
 
   it('refuses a message over the limit, counted in characters, with the limit in the message', () => {
-    expect(failure(() => parseMessage('a'.repeat(4001), limits))).toEqual({ code: Code.InvalidArgument, message: 'Message is too long (maximum 4,000 characters)' });
+    expect(failure(() => parseMessage('a'.repeat(4001), limits))).toEqual({
+      code: Code.InvalidArgument,
+      message: 'Message is too long (maximum 4,000 characters)',
+    });
     expect(parseMessage('a'.repeat(4000), limits)).toHaveLength(4000);
     expect(parseMessage('😀'.repeat(4000), limits)).toHaveLength(8000);
     expect(failure(() => parseMessage('xx', { maxMessageChars: 1 })).message).toBe('Message is too long (maximum 1 characters)');
@@ -52,7 +56,7 @@ describe('parseModel', () => {
 describe('parseSessionId', () => {
   const ids = sessionIds('test-session-secret-1');
 
-  it('issues unguessable ids in the spec\'s alphabet, and keeps one it issued', () => {
+  it("issues unguessable ids in the spec's alphabet, and keeps one it issued", () => {
     const issued = parseSessionId('', ids);
     expect(issued).toMatch(/^[A-Za-z0-9_-]{38}$/);
     expect(parseSessionId('', ids)).not.toBe(issued);
@@ -65,7 +69,19 @@ describe('parseSessionId', () => {
     const flipped = issued.slice(0, -1) + (issued.endsWith('A') ? 'B' : 'A');
     const otherRandom = (issued.startsWith('A') ? 'B' : 'A') + issued.slice(1);
     const elsewhere = sessionIds('another-deployment-secret').issue();
-    for (const raw of ['abc_DEF-123', 'lk2j3h4g5f6d7', 'a'.repeat(38), 'a'.repeat(64), 'a b', 'é', '../x', flipped, otherRandom, elsewhere, issued + 'x']) {
+    for (const raw of [
+      'abc_DEF-123',
+      'lk2j3h4g5f6d7',
+      'a'.repeat(38),
+      'a'.repeat(64),
+      'a b',
+      'é',
+      '../x',
+      flipped,
+      otherRandom,
+      elsewhere,
+      issued + 'x',
+    ]) {
       const id = parseSessionId(raw, ids);
       expect(id).not.toBe(raw.trim());
       expect(ids.accept(id)).toBe(id);
@@ -74,7 +90,7 @@ describe('parseSessionId', () => {
 });
 
 describe('parseMessageInput', () => {
-  it('bounds the gateway\'s IP and user agent, and takes empty ones as unknown', () => {
+  it("bounds the gateway's IP and user agent, and takes empty ones as unknown", () => {
     const input = parseMessageInput(
       { uniqueId: ' bot ', sessionId: 's', message: 'hi', model: 'gpt-4o-mini', clientIp: '', userAgent: `Agent\u0000${'x'.repeat(1000)}` },
       limits,

@@ -16,7 +16,7 @@ describe('offlineAnswer', () => {
     expect(answer).not.toContain('x'.repeat(701));
   });
 
-  it('speaks the chatbot\'s language, and says when nothing matched', () => {
+  it("speaks the chatbot's language, and says when nothing matched", () => {
     expect(offlineAnswer([], 'chinese')).toBe('**离线模式：**未连接语言模型，知识库中没有找到与您的问题相关的内容。');
     expect(offlineAnswer(['Bonjour'], 'french')).toMatch(/^\*\*Mode hors ligne :\*\*/);
     expect(offlineAnswer([' '], 'english')).toMatch(/I found nothing/);

@@ -23,7 +23,10 @@ describe('parseOwnerId', () => {
   it('refuses a missing or overlong id', () => {
     expect(errorOf(() => parseOwnerId(' '))).toEqual({ code: Code.InvalidArgument, message: 'owner_id is required.' });
     expect(parseOwnerId('u'.repeat(100))).toHaveLength(100);
-    expect(errorOf(() => parseOwnerId('u'.repeat(101)))).toEqual({ code: Code.InvalidArgument, message: 'owner_id must be at most 100 characters.' });
+    expect(errorOf(() => parseOwnerId('u'.repeat(101)))).toEqual({
+      code: Code.InvalidArgument,
+      message: 'owner_id must be at most 100 characters.',
+    });
   });
 });
 
@@ -34,7 +37,10 @@ describe('parseChatbotId', () => {
 
   it('answers anything else as an unknown chatbot', () => {
     for (const raw of ['', 'abc', `${UUID}x`, UUID.replace(/-/g, ''), `'; DROP TABLE "Chatbot"; --`, `${UUID.slice(0, -1)}g`]) {
-      expect(errorOf(() => parseChatbotId(raw)), raw).toEqual({ code: Code.NotFound, message: 'Chatbot not found' });
+      expect(
+        errorOf(() => parseChatbotId(raw)),
+        raw,
+      ).toEqual({ code: Code.NotFound, message: 'Chatbot not found' });
     }
   });
 });
@@ -54,14 +60,18 @@ describe('parseName', () => {
   });
 
   it('requires a name that is not blank', () => {
-    for (const raw of ['', '   ', '\n\t']) expect(errorOf(() => parseName(raw))).toEqual({ code: Code.InvalidArgument, message: 'Name is required' });
+    for (const raw of ['', '   ', '\n\t'])
+      expect(errorOf(() => parseName(raw))).toEqual({ code: Code.InvalidArgument, message: 'Name is required' });
   });
 
   it('allows 100 characters, counting an emoji as one', () => {
     expect(parseName('n'.repeat(100))).toHaveLength(100);
     expect(parseName('🤖'.repeat(100))).toBe('🤖'.repeat(100));
     expect(parseName(` ${'n'.repeat(100)} `)).toHaveLength(100);
-    expect(errorOf(() => parseName('n'.repeat(101)))).toEqual({ code: Code.InvalidArgument, message: 'Name must be at most 100 characters' });
+    expect(errorOf(() => parseName('n'.repeat(101)))).toEqual({
+      code: Code.InvalidArgument,
+      message: 'Name must be at most 100 characters',
+    });
     expect(errorOf(() => parseName('🤖'.repeat(101))).message).toBe('Name must be at most 100 characters');
   });
 });
@@ -75,7 +85,10 @@ describe('parseLanguage', () => {
 
   it('refuses anything else', () => {
     for (const raw of ['', 'spanish', 'en', 'zh', 'english,french']) {
-      expect(errorOf(() => parseLanguage(raw)), raw).toEqual({ code: Code.InvalidArgument, message: 'Language must be english, french or chinese' });
+      expect(
+        errorOf(() => parseLanguage(raw)),
+        raw,
+      ).toEqual({ code: Code.InvalidArgument, message: 'Language must be english, french or chinese' });
     }
   });
 });

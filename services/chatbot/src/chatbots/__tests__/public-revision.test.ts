@@ -20,7 +20,10 @@ describe('redisPublicRevision', () => {
 
   it('logs instead of failing the owner when Redis errs or does not answer within a second', async () => {
     const log = logger();
-    const failing = redisPublicRevision({ set: async () => Promise.reject(new Error('READONLY')) } as unknown as Redis, { prefix: 'p', logger: log });
+    const failing = redisPublicRevision({ set: async () => Promise.reject(new Error('READONLY')) } as unknown as Redis, {
+      prefix: 'p',
+      logger: log,
+    });
     await expect(failing('id')).resolves.toBeUndefined();
     vi.useFakeTimers();
     try {

@@ -44,7 +44,15 @@ describe('atLeast', () => {
 describe('searchSql', () => {
   it('has one level per term, from all terms down to one, and binds the terms as parameters', () => {
     const { sql, params } = searchSql('chatbot-id', 5, ["'a'", "'b'", "'c'"]);
-    expect(params).toEqual(['chatbot-id', 5, ["'a'", "'b'", "'c'"], "'a' | 'b' | 'c'", "('a' & 'b' & 'c')", "('a' & ('b' | 'c')) | ('b' & 'c')", "'a' | 'b' | 'c'"]);
+    expect(params).toEqual([
+      'chatbot-id',
+      5,
+      ["'a'", "'b'", "'c'"],
+      "'a' | 'b' | 'c'",
+      "('a' & 'b' & 'c')",
+      "('a' & ('b' | 'c')) | ('b' & 'c')",
+      "'a' | 'b' | 'c'",
+    ]);
     expect(sql).toContain('l0 AS (');
     expect(sql).toContain('l2 AS (');
     expect(sql).not.toContain('l3 AS (');

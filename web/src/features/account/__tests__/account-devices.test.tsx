@@ -51,7 +51,9 @@ describe('Account page: devices', () => {
   });
 
   it("shows the server's message when signing out fails", async () => {
-    openAccountPage({ SignOutOtherSessions: () => graphqlError('Service temporarily unavailable. Please try again.', 'SERVICE_UNAVAILABLE') });
+    openAccountPage({
+      SignOutOtherSessions: () => graphqlError('Service temporarily unavailable. Please try again.', 'SERVICE_UNAVAILABLE'),
+    });
     const devices = await accountSection('Devices');
     await devices.findAllByRole('listitem');
     fireEvent.click(devices.getByRole('button', { name: 'Sign out of all other devices' }));

@@ -43,7 +43,7 @@ describe('Account page: plan', () => {
     await waitFor(() => expect(redirectTo).toHaveBeenCalledWith('http://localhost/billing/portal/bps_1'));
   });
 
-  it("shows why the billing portal could not be opened, and the button works again", async () => {
+  it('shows why the billing portal could not be opened, and the button works again', async () => {
     openAccountPage({
       ...proAnswers,
       CreateBillingPortalSession: () => graphqlError('No subscription to manage.', 'BAD_USER_INPUT'),

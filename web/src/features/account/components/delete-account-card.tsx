@@ -25,12 +25,11 @@ export function DeleteAccountCard() {
           </span>
           <div className="space-y-2">
             <p>
-              Deleting your account removes your chatbots, their knowledge and pictures, their conversations, and your
-              personal data. Your subscription is cancelled. This cannot be undone.
+              Deleting your account removes your chatbots, their knowledge and pictures, their conversations, and your personal data. Your
+              subscription is cancelled. This cannot be undone.
             </p>
             <p className="text-red-800">
-              Usage and payment records are kept only as anonymised accounting records where the law requires it, as
-              the{' '}
+              Usage and payment records are kept only as anonymised accounting records where the law requires it, as the{' '}
               <Link to="/privacy" className="rounded-sm font-medium underline underline-offset-2 hover:text-red-950">
                 Privacy Policy
               </Link>{' '}

@@ -16,10 +16,7 @@ export function ProfileCard({ name, createdAt }: { name: string; createdAt: stri
   }
 
   return (
-    <AccountSection
-      title="Profile"
-      description={createdAt ? `Member since ${formatDate(createdAt)}` : 'How Parley addresses you.'}
-    >
+    <AccountSection title="Profile" description={createdAt ? `Member since ${formatDate(createdAt)}` : 'How Parley addresses you.'}>
       <form onSubmit={handleSubmit} className="space-y-4">
         <FormOutcome error={error} success={success} />
         <TextField

@@ -10,8 +10,7 @@ export function YourDataCard() {
       <div className="space-y-4">
         <FormOutcome error={error} />
         <p className="text-sm text-gray-600">
-          Download everything Parley holds about you — your account, your chatbots with their knowledge, and your
-          usage — as one JSON file.
+          Download everything Parley holds about you — your account, your chatbots with their knowledge, and your usage — as one JSON file.
         </p>
         <div className="flex justify-end">
           <Button variant="secondary" onClick={() => void downloadData()} busy={downloading} busyLabel="Preparing...">

@@ -57,4 +57,3 @@ describe('Forgot password page', () => {
     expect(calls).toHaveLength(0);
   });
 });
-

@@ -10,7 +10,11 @@ function fill(label: string, value: string) {
   fireEvent.change(screen.getByLabelText(label), { target: { value } });
 }
 
-function submit(values: { password: string; password2: string }, handlers: Record<string, Handler> = {}, path = '/reset-password?token=tok-123') {
+function submit(
+  values: { password: string; password2: string },
+  handlers: Record<string, Handler> = {},
+  path = '/reset-password?token=tok-123',
+) {
   const mock = mockLink(handlers);
   const app = renderApp(path, mock.link);
   fill('New password', values.password);

@@ -29,9 +29,7 @@ describe('validateRegister', () => {
   });
 
   it('requires at least 6 characters', () => {
-    expect(validateRegister({ ...valid, password: 'abcde', password2: 'abcde' })).toBe(
-      'Password must be at least 6 characters',
-    );
+    expect(validateRegister({ ...valid, password: 'abcde', password2: 'abcde' })).toBe('Password must be at least 6 characters');
     expect(validateRegister({ ...valid, password: 'abcdef', password2: 'abcdef' })).toBeNull();
   });
 });

@@ -25,5 +25,4 @@ export function AuthCard({ title, subtitle, children, footer }: AuthCardProps) {
   );
 }
 
-export const textLinkClasses =
-  'font-medium text-brand-600 hover:text-brand-700 hover:underline underline-offset-2 rounded-sm';
+export const textLinkClasses = 'font-medium text-brand-600 hover:text-brand-700 hover:underline underline-offset-2 rounded-sm';

@@ -54,11 +54,7 @@ export function ResetPasswordPage() {
   }
 
   return (
-    <AuthCard
-      title="Choose a new password"
-      subtitle="Other devices will be signed out once it is changed."
-      footer={footer}
-    >
+    <AuthCard title="Choose a new password" subtitle="Other devices will be signed out once it is changed." footer={footer}>
       <form onSubmit={handleSubmit} className="space-y-5">
         {error ? (
           <Alert>

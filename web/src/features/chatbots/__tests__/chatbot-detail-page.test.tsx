@@ -157,7 +157,7 @@ describe('Chatbot detail page', () => {
     expect(screen.queryByText('No text knowledge added yet.')).toBeNull();
   });
 
-  it("shows the add-text error and keeps the text", async () => {
+  it('shows the add-text error and keeps the text', async () => {
     openDetail(undefined, { AddTextEntry: () => graphqlError('Text is too long', 'BAD_USER_INPUT') });
     const textarea = (await screen.findByLabelText('Text Content')) as HTMLTextAreaElement;
     fireEvent.change(textarea, { target: { value: 'hello' } });
@@ -177,9 +177,7 @@ describe('Chatbot detail page', () => {
     });
     const entry = (await screen.findByRole('heading', { name: 'First fact here.' })).closest('li') as HTMLElement;
     fireEvent.click(within(entry).getByRole('button', { name: 'Delete' }));
-    expect(confirm).toHaveBeenCalledWith(
-      'Are you sure you want to delete this knowledge base entry? This action cannot be undone.',
-    );
+    expect(confirm).toHaveBeenCalledWith('Are you sure you want to delete this knowledge base entry? This action cannot be undone.');
     expect(await screen.findByText('Text entry deleted successfully')).toBeTruthy();
     expect(screen.queryByRole('heading', { name: 'First fact here.' })).toBeNull();
     expect(calls.find((c) => c.operationName === 'DeleteTextEntry')?.variables).toEqual({ chatbotId: 'c1', entryId: 'k1' });
@@ -229,12 +227,16 @@ describe('Chatbot detail page', () => {
       vi.fn(async () => new Response(JSON.stringify({ message: 'Profile picture must be at most 2 MB' }), { status: 400 })),
     );
     openDetail();
-    const input = (await screen.findByRole('button', { name: 'Save Picture' })) && (document.querySelector('input[type=file]') as HTMLInputElement);
+    const input =
+      (await screen.findByRole('button', { name: 'Save Picture' })) && (document.querySelector('input[type=file]') as HTMLInputElement);
     fireEvent.change(input, { target: { files: [new File(['x'], 'big.png', { type: 'image/png' })] } });
     fireEvent.click(screen.getByRole('button', { name: 'Save Picture' }));
     expect((await screen.findByRole('alert')).textContent).toBe('Profile picture must be at most 2 MB');
 
-    vi.stubGlobal('fetch', vi.fn(async () => new Response('<html>', { status: 502 })));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => new Response('<html>', { status: 502 })),
+    );
     fireEvent.click(screen.getByRole('button', { name: 'Save Picture' }));
     await waitFor(() => expect(screen.getByRole('alert').textContent).toBe('Failed to upload profile picture'));
     vi.unstubAllGlobals();

@@ -4,7 +4,11 @@ import { proUser, sampleChatbot } from '../../../test/chatbot-fixtures';
 import { graphqlError, mockLink, sampleUser, type Handler } from '../../../test/mock-link';
 import { renderApp } from '../../../test/render-app';
 
-function openChatbots(chatbots: ReturnType<typeof sampleChatbot>[], user: typeof sampleUser | typeof proUser = sampleUser, handlers: Record<string, Handler> = {}) {
+function openChatbots(
+  chatbots: ReturnType<typeof sampleChatbot>[],
+  user: typeof sampleUser | typeof proUser = sampleUser,
+  handlers: Record<string, Handler> = {},
+) {
   localStorage.setItem('token', 'good');
   const mock = mockLink({ Me: () => ({ data: { me: user } }), Chatbots: () => ({ data: { chatbots } }), ...handlers });
   return { ...mock, ...renderApp('/chatbots', mock.link) };

@@ -33,7 +33,13 @@ function openDetail(user: typeof sampleUser | typeof proUser, handlers: Record<s
       data: {
         conversations: [
           sampleConversation(),
-          sampleConversation({ id: 'conv-2', sessionId: 'zyxwvuts9876', userIp: null, messageCount: 1, updatedAt: '2025-03-01T08:00:00.000Z' }),
+          sampleConversation({
+            id: 'conv-2',
+            sessionId: 'zyxwvuts9876',
+            userIp: null,
+            messageCount: 1,
+            updatedAt: '2025-03-01T08:00:00.000Z',
+          }),
         ],
       },
     }),

@@ -35,9 +35,7 @@ export function ChatbotDetailPage() {
         </div>
       ) : null}
 
-      {!chatbot && !loading && error ? (
-        <Alert className="mt-6">{graphqlErrorMessage(error) ?? LOAD_CHATBOT_FAILED_MESSAGE}</Alert>
-      ) : null}
+      {!chatbot && !loading && error ? <Alert className="mt-6">{graphqlErrorMessage(error) ?? LOAD_CHATBOT_FAILED_MESSAGE}</Alert> : null}
 
       {chatbot ? (
         <>

@@ -88,9 +88,7 @@ export function ChatbotProfileCard({ chatbot }: { chatbot: ChatbotSummary }) {
             Save Picture
           </Button>
         </div>
-        <p className="mt-2 text-xs text-gray-500">
-          {picked ? `Selected: ${picked.name}` : 'JPEG, PNG or GIF, up to 2 MB.'}
-        </p>
+        <p className="mt-2 text-xs text-gray-500">{picked ? `Selected: ${picked.name}` : 'JPEG, PNG or GIF, up to 2 MB.'}</p>
         {error ? <Alert className="mt-3 w-full text-left">{error}</Alert> : null}
         {success ? (
           <Alert tone="success" className="mt-3 w-full text-left">

@@ -102,23 +102,11 @@ export function ChatbotTabs({ settings, history, historyLocked }: ChatbotTabsPro
           </p>
         ) : null}
       </div>
-      <div
-        role="tabpanel"
-        id={tabIds.settings.panel}
-        aria-labelledby={tabIds.settings.tab}
-        hidden={active !== 'settings'}
-        className="pt-6"
-      >
+      <div role="tabpanel" id={tabIds.settings.panel} aria-labelledby={tabIds.settings.tab} hidden={active !== 'settings'} className="pt-6">
         {settings}
       </div>
       {!historyLocked ? (
-        <div
-          role="tabpanel"
-          id={tabIds.history.panel}
-          aria-labelledby={tabIds.history.tab}
-          hidden={active !== 'history'}
-          className="pt-6"
-        >
+        <div role="tabpanel" id={tabIds.history.panel} aria-labelledby={tabIds.history.tab} hidden={active !== 'history'} className="pt-6">
           {historyShown ? history(active === 'history') : null}
         </div>
       ) : null}

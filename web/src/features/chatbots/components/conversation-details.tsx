@@ -33,8 +33,7 @@ function MessageItem({ message }: { message: Message }) {
     return (
       <li className="flex flex-col items-center">
         <div className="max-w-[90%] rounded-lg border border-amber-200 bg-amber-50 px-3 py-2 text-center text-xs text-amber-900">
-          <span className="font-semibold">System Message:</span>{' '}
-          <span className="whitespace-pre-wrap break-words">{message.content}</span>
+          <span className="font-semibold">System Message:</span> <span className="whitespace-pre-wrap break-words">{message.content}</span>
         </div>
         <MessageTime timestamp={message.timestamp} />
       </li>
@@ -47,7 +46,9 @@ function MessageItem({ message }: { message: Message }) {
       <div
         className={cn(
           'max-w-full rounded-2xl px-3.5 py-2 text-sm leading-6 break-words',
-          fromUser ? 'rounded-br-md bg-brand-600 text-white whitespace-pre-wrap' : 'rounded-bl-md border border-gray-200 bg-white text-gray-800',
+          fromUser
+            ? 'rounded-br-md bg-brand-600 text-white whitespace-pre-wrap'
+            : 'rounded-bl-md border border-gray-200 bg-white text-gray-800',
         )}
       >
         {fromUser ? (

@@ -25,9 +25,7 @@ export function CreateChatbotPage() {
       <div className="mx-auto max-w-xl">
         <BackLink to="/chatbots">Back to My Chatbots</BackLink>
         <h1 className="mt-6 text-2xl font-semibold tracking-tight text-gray-900 sm:text-3xl">New chatbot</h1>
-        <p className="mt-1 text-sm text-gray-600">
-          Give it a name now; its language, picture and knowledge can be set up next.
-        </p>
+        <p className="mt-1 text-sm text-gray-600">Give it a name now; its language, picture and knowledge can be set up next.</p>
         <Card className="mt-8">
           <CardBody className="p-6 sm:p-8">
             <form onSubmit={handleSubmit} className="space-y-5" noValidate>

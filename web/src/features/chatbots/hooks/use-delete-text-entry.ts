@@ -5,8 +5,7 @@ import { useFlashMessage } from '../../../lib/use-flash-message';
 import { DeleteTextEntryMutation } from '../graphql/delete-text-entry-mutation';
 import { writeKnowledgeBase } from './write-knowledge-base';
 
-export const DELETE_ENTRY_CONFIRMATION =
-  'Are you sure you want to delete this knowledge base entry? This action cannot be undone.';
+export const DELETE_ENTRY_CONFIRMATION = 'Are you sure you want to delete this knowledge base entry? This action cannot be undone.';
 export const DELETE_ENTRY_FAILED_MESSAGE = 'Failed to delete text entry';
 export const ENTRY_DELETED_MESSAGE = 'Text entry deleted successfully';
 

@@ -18,7 +18,9 @@ function openDashboard(handlers: Record<string, Handler>, path = '/dashboard') {
     DashboardUsage: () => ({ data: { usage: dashboardUsage('0', '0.01') } }),
     BillingOptions: () => ({ data: { billingOptions } }),
     CreateCustomer: () => ({ data: { createCustomer: true } }),
-    CreateCheckoutSession: () => ({ data: { createCheckoutSession: { __typename: 'CheckoutSession', url: 'http://localhost/checkout/cs_1' } } }),
+    CreateCheckoutSession: () => ({
+      data: { createCheckoutSession: { __typename: 'CheckoutSession', url: 'http://localhost/checkout/cs_1' } },
+    }),
     ...handlers,
   });
   return { ...mock, ...renderApp(path, mock.link) };

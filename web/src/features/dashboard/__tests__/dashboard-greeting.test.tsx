@@ -6,10 +6,7 @@ import { billingAnswers } from '../../../test/usage-fixtures';
 
 function openDashboard(me: typeof sampleUser) {
   localStorage.setItem('token', 'good');
-  renderApp(
-    '/dashboard',
-    mockLink({ ...billingAnswers, Chatbots: () => ({ data: { chatbots: [] } }), Me: () => ({ data: { me } }) }).link,
-  );
+  renderApp('/dashboard', mockLink({ ...billingAnswers, Chatbots: () => ({ data: { chatbots: [] } }), Me: () => ({ data: { me } }) }).link);
 }
 
 describe('Dashboard greeting', () => {

@@ -5,7 +5,11 @@ import { mockLink, sampleUser, type Handler } from '../../../test/mock-link';
 import { renderApp } from '../../../test/render-app';
 import { billingOptions, dashboardUsage } from '../../../test/usage-fixtures';
 
-function openDashboard(chatbots: ReturnType<typeof sampleChatbot>[], user: typeof sampleUser | typeof proUser = sampleUser, handlers: Record<string, Handler> = {}) {
+function openDashboard(
+  chatbots: ReturnType<typeof sampleChatbot>[],
+  user: typeof sampleUser | typeof proUser = sampleUser,
+  handlers: Record<string, Handler> = {},
+) {
   localStorage.setItem('token', 'good');
   const mock = mockLink({
     Me: () => ({ data: { me: user } }),
@@ -33,10 +37,7 @@ describe('Dashboard: My Chatbots', () => {
   });
 
   it('lists chatbots with avatar, dates, interactions, the cost this month and edit/delete', async () => {
-    openDashboard(
-      [sampleChatbot({ name: 'support bot', interactions: 1, lastInteraction: '2025-04-02T12:00:00.000Z' })],
-      proUser,
-    );
+    openDashboard([sampleChatbot({ name: 'support bot', interactions: 1, lastInteraction: '2025-04-02T12:00:00.000Z' })], proUser);
     const name = await screen.findByRole('link', { name: 'support bot' });
     const tile = name.closest('li') as HTMLElement;
     expect(name.getAttribute('href')).toBe('/chatbots/c1');

@@ -44,7 +44,11 @@ describe('Dashboard: Usage Statistics', () => {
     expect(bar.getAttribute('aria-valuenow')).toBe('0');
     expect(bar.getAttribute('data-tone')).toBe('green');
     expect(within(card()).getByText('0% of your credit balance used this month')).toBeTruthy();
-    expect(within(card()).getByRole('link', { name: /Usage Details/ }).getAttribute('href')).toBe('/usage');
+    expect(
+      within(card())
+        .getByRole('link', { name: /Usage Details/ })
+        .getAttribute('href'),
+    ).toBe('/usage');
   });
 
   it.each([

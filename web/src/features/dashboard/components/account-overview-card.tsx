@@ -34,13 +34,7 @@ export function AccountOverviewCard({ user, pendingCheckout, onCheckout, topUpAm
         title="Account Overview"
         action={
           isPro ? null : (
-            <Button
-              size="sm"
-              busy={pendingCheckout === 'pro'}
-              busyLabel="Processing..."
-              disabled={busy}
-              onClick={() => onCheckout('pro')}
-            >
+            <Button size="sm" busy={pendingCheckout === 'pro'} busyLabel="Processing..." disabled={busy} onClick={() => onCheckout('pro')}>
               Upgrade Plan
             </Button>
           )
@@ -76,9 +70,7 @@ export function AccountOverviewCard({ user, pendingCheckout, onCheckout, topUpAm
             </span>
           </Row>
         </dl>
-        {testMode ? (
-          <p className="pb-2 text-xs text-gray-500">Payments are in test mode — no real payment is taken.</p>
-        ) : null}
+        {testMode ? <p className="pb-2 text-xs text-gray-500">Payments are in test mode — no real payment is taken.</p> : null}
       </CardBody>
     </Card>
   );

@@ -29,9 +29,7 @@ export function DashboardPage() {
   return (
     <PageContainer className="py-8 sm:py-10">
       <div className="mb-8">
-        <h1 className="text-2xl font-semibold tracking-tight text-gray-900 sm:text-3xl">
-          Welcome back, {displayName(user.name)}
-        </h1>
+        <h1 className="text-2xl font-semibold tracking-tight text-gray-900 sm:text-3xl">Welcome back, {displayName(user.name)}</h1>
         <p className="mt-1 text-sm text-gray-600">Here&apos;s an overview of your account.</p>
       </div>
       {checkoutReturn.confirming ? (

@@ -41,9 +41,7 @@ function ChatbotTile({ chatbot, cost }: { chatbot: ChatbotSummary; cost: string 
         <div>
           <dt className="text-xs text-gray-500">Usage</dt>
           <dd className="mt-0.5 font-medium text-gray-900">{interactionsLabel(chatbot.interactions)}</dd>
-          {chatbot.lastInteraction ? (
-            <dd className="text-xs text-gray-500">Last active {formatDate(chatbot.lastInteraction)}</dd>
-          ) : null}
+          {chatbot.lastInteraction ? <dd className="text-xs text-gray-500">Last active {formatDate(chatbot.lastInteraction)}</dd> : null}
         </div>
         <div className="text-right">
           <dt className="text-xs text-gray-500">Cost this month</dt>

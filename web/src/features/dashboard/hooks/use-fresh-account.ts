@@ -1,10 +1,6 @@
 import { useEffect, useEffectEvent, useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
-import {
-  accountBeforeCheckout,
-  accountChanged,
-  forgetAccountBeforeCheckout,
-} from '../../../lib/billing/account-before-checkout';
+import { accountBeforeCheckout, accountChanged, forgetAccountBeforeCheckout } from '../../../lib/billing/account-before-checkout';
 import { CHECKOUT_SUCCESS_PARAM, CHECKOUT_SUCCESS_VALUE } from '../../../lib/billing/checkout-request';
 import { useSession } from '../../../lib/session/session-context';
 import { useFlashMessage } from '../../../lib/use-flash-message';

@@ -7,9 +7,7 @@ export function ChatPreview() {
       <div className="absolute -inset-4 -z-10 rounded-[2rem] bg-linear-to-tr from-brand-100 via-white to-brand-50 blur-2xl" />
       <div className="overflow-hidden rounded-2xl border border-gray-200 bg-white shadow-xl shadow-brand-900/5">
         <div className="flex items-center gap-3 border-b border-gray-100 px-4 py-3">
-          <span className="flex size-9 items-center justify-center rounded-full bg-brand-100 text-sm font-semibold text-brand-700">
-            AC
-          </span>
+          <span className="flex size-9 items-center justify-center rounded-full bg-brand-100 text-sm font-semibold text-brand-700">AC</span>
           <div>
             <p className="text-sm font-semibold text-gray-900">Acme Support</p>
             <p className="flex items-center gap-1.5 text-xs text-gray-500">
@@ -27,9 +25,7 @@ export function ChatPreview() {
               Returns are accepted within 45 days with a receipt. After that we can offer store credit.
             </div>
           </div>
-          <div className="ml-auto w-fit max-w-[80%] rounded-2xl rounded-br-md bg-brand-600 px-3.5 py-2 text-white">
-            Great, thanks!
-          </div>
+          <div className="ml-auto w-fit max-w-[80%] rounded-2xl rounded-br-md bg-brand-600 px-3.5 py-2 text-white">Great, thanks!</div>
         </div>
         <div className="flex items-center gap-2 border-t border-gray-100 px-4 py-3">
           <div className="h-9 flex-1 rounded-lg border border-gray-200 bg-white px-3 text-sm leading-9 text-gray-400">

@@ -17,8 +17,7 @@ const iconProps = { className: 'size-6', ...strokeIconProps };
 const FEATURES: Feature[] = [
   {
     title: 'Custom knowledge base',
-    description:
-      'Add your own text — product details, FAQs, policies — and your chatbot answers from what you taught it.',
+    description: 'Add your own text — product details, FAQs, policies — and your chatbot answers from what you taught it.',
     icon: (
       <svg {...iconProps}>
         <path d="M4 19.5V5a2 2 0 0 1 2-2h13v15H6a2 2 0 0 0-2 2Zm0 0A2 2 0 0 0 6 22h13v-4" />
@@ -28,8 +27,7 @@ const FEATURES: Feature[] = [
   },
   {
     title: 'Easy deployment',
-    description:
-      'Every chatbot gets a unique shareable URL. Send the link and anyone can start chatting — no install, no code.',
+    description: 'Every chatbot gets a unique shareable URL. Send the link and anyone can start chatting — no install, no code.',
     icon: (
       <svg {...iconProps}>
         <path d="M10 14a5 5 0 0 0 7.07 0l3-3a5 5 0 0 0-7.07-7.07l-1.5 1.5" />
@@ -39,8 +37,7 @@ const FEATURES: Feature[] = [
   },
   {
     title: 'Powered by ChatGPT',
-    description:
-      "Answers are written by OpenAI's ChatGPT models, grounded in your knowledge so they stay accurate and on-topic.",
+    description: "Answers are written by OpenAI's ChatGPT models, grounded in your knowledge so they stay accurate and on-topic.",
     icon: (
       <svg {...iconProps}>
         <path d="M12 3l1.9 5.1L19 10l-5.1 1.9L12 17l-1.9-5.1L5 10l5.1-1.9L12 3Z" />
@@ -74,8 +71,8 @@ export function LandingPage() {
               Create AI Chatbots with Your Knowledge
             </h1>
             <p className="mx-auto mt-6 max-w-xl text-lg text-pretty text-gray-600 lg:mx-0">
-              Turn your documents and know-how into a chatbot that answers your customers around the clock. Build it in
-              minutes, share it with a link.
+              Turn your documents and know-how into a chatbot that answers your customers around the clock. Build it in minutes, share it
+              with a link.
             </p>
             <div className="mt-8 flex flex-col justify-center gap-3 sm:flex-row lg:justify-start">
               <ButtonLink to="/register" size="lg">

@@ -13,10 +13,7 @@ export function LegalPage({ title, intro, children }: LegalPageProps) {
   return (
     <PageContainer className="py-12 sm:py-16">
       <article className="mx-auto max-w-3xl">
-        <Link
-          to="/"
-          className="inline-flex items-center gap-1.5 rounded-sm text-sm font-medium text-brand-600 hover:text-brand-700"
-        >
+        <Link to="/" className="inline-flex items-center gap-1.5 rounded-sm text-sm font-medium text-brand-600 hover:text-brand-700">
           <span aria-hidden="true">←</span> Back to Home
         </Link>
         <h1 className="mt-6 text-3xl font-semibold tracking-tight text-gray-900 sm:text-4xl">{title}</h1>

@@ -27,19 +27,13 @@ export function PricingPage() {
     <PageContainer className="py-12 sm:py-16">
       <div className="mx-auto max-w-2xl text-center">
         <p className="text-sm font-semibold text-brand-600">Pricing</p>
-        <h1 className="mt-2 text-3xl font-semibold tracking-tight text-gray-900 sm:text-4xl">
-          Simple plans that grow with you
-        </h1>
+        <h1 className="mt-2 text-3xl font-semibold tracking-tight text-gray-900 sm:text-4xl">Simple plans that grow with you</h1>
         <p className="mt-4 text-base text-gray-600">
           Start for free with one chatbot. Upgrade when you need more chatbots, more credit and priority help.
         </p>
       </div>
       <div className="mx-auto mt-12 grid max-w-4xl gap-8 md:grid-cols-2">
-        <PlanCard
-          plan={FREE_PLAN}
-          actionLabel={isAuthenticated ? 'Go to Dashboard' : 'Get Started'}
-          onAction={chooseFree}
-        />
+        <PlanCard plan={FREE_PLAN} actionLabel={isAuthenticated ? 'Go to Dashboard' : 'Get Started'} onAction={chooseFree} />
         <PlanCard
           plan={PRO_PLAN}
           highlighted

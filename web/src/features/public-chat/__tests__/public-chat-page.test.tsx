@@ -282,8 +282,16 @@ describe('public chat page', () => {
   });
 
   it.each([
-    ['an error status with a message', () => json({ message: 'Too many messages. Please wait a minute.' }, 429), 'Too many messages. Please wait a minute.'],
-    ['an error status without a message', () => new Response('<html>Bad gateway</html>', { status: 502 }), 'Failed to get response from chatbot'],
+    [
+      'an error status with a message',
+      () => json({ message: 'Too many messages. Please wait a minute.' }, 429),
+      'Too many messages. Please wait a minute.',
+    ],
+    [
+      'an error status without a message',
+      () => new Response('<html>Bad gateway</html>', { status: 502 }),
+      'Failed to get response from chatbot',
+    ],
     ['a network failure', () => new TypeError('Failed to fetch'), 'Failed to get response from chatbot'],
   ])('replaces the page with the send error on %s', async (_case, reply, text) => {
     const answer = reply();
@@ -352,7 +360,7 @@ describe('public chat page', () => {
     expect(container.querySelectorAll('a[href^="javascript:"], a[href^="data:"]')).toHaveLength(0);
   });
 
-  it('shows the visitor\'s own text as typed, never as Markdown or HTML', async () => {
+  it("shows the visitor's own text as typed, never as Markdown or HTML", async () => {
     mockApi([json({ message: 'ok', sessionId: 'local-session1' })]);
     const { container } = await openChat();
     type('**not bold** <img src=x>');

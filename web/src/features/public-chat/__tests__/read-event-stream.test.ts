@@ -19,9 +19,7 @@ async function collect(chunks: string[]) {
 
 describe('readEventStream', () => {
   it('reads events split anywhere across chunks, with any line ending', async () => {
-    expect(
-      await collect(['event: del', 'ta\r\ndata: {"delta":"a"}\r', '\n\r\n: keep-alive\n\nevent: done\rdata: {"x":1}\r\r']),
-    ).toEqual([
+    expect(await collect(['event: del', 'ta\r\ndata: {"delta":"a"}\r', '\n\r\n: keep-alive\n\nevent: done\rdata: {"x":1}\r\r'])).toEqual([
       { event: 'delta', data: '{"delta":"a"}' },
       { event: 'done', data: '{"x":1}' },
     ]);

@@ -1,13 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { PublicChatError, SEND_MESSAGE_FAILED_MESSAGE, sendChatMessage } from '../api/public-chat-api';
-import {
-  clearMessages,
-  loadMessages,
-  loadSessionId,
-  saveMessages,
-  saveSessionId,
-  type ChatMessage,
-} from '../chat-storage';
+import { clearMessages, loadMessages, loadSessionId, saveMessages, saveSessionId, type ChatMessage } from '../chat-storage';
 
 interface Conversation {
   sessionId: string;

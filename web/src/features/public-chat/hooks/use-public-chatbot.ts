@@ -1,10 +1,7 @@
 import { useEffect, useState } from 'react';
 import { fetchPublicChatbot, LOAD_CHATBOT_FAILED_MESSAGE, PublicChatError, type PublicChatbot } from '../api/public-chat-api';
 
-type PublicChatbotState =
-  | { status: 'loading' }
-  | { status: 'ready'; chatbot: PublicChatbot }
-  | { status: 'error'; error: string };
+type PublicChatbotState = { status: 'loading' } | { status: 'ready'; chatbot: PublicChatbot } | { status: 'error'; error: string };
 
 /** Loads the chatbot's public face (name, picture); an unknown or inactive chatbot is an error. */
 export function usePublicChatbot(uniqueId: string): PublicChatbotState {

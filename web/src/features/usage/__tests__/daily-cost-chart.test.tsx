@@ -9,7 +9,10 @@ class FixedSizeObserver {
     this.callback = callback;
   }
   observe(target: Element) {
-    this.callback([{ target, contentRect: { width: 600, height: 260 } } as unknown as ResizeObserverEntry], this as unknown as ResizeObserver);
+    this.callback(
+      [{ target, contentRect: { width: 600, height: 260 } } as unknown as ResizeObserverEntry],
+      this as unknown as ResizeObserver,
+    );
   }
   unobserve() {}
   disconnect() {}
@@ -18,7 +21,17 @@ class FixedSizeObserver {
 describe('DailyCostChart', () => {
   beforeEach(() => {
     vi.stubGlobal('ResizeObserver', FixedSizeObserver);
-    vi.spyOn(HTMLElement.prototype, 'getBoundingClientRect').mockReturnValue({ width: 600, height: 260, top: 0, left: 0, right: 600, bottom: 260, x: 0, y: 0, toJSON: () => ({}) });
+    vi.spyOn(HTMLElement.prototype, 'getBoundingClientRect').mockReturnValue({
+      width: 600,
+      height: 260,
+      top: 0,
+      left: 0,
+      right: 600,
+      bottom: 260,
+      x: 0,
+      y: 0,
+      toJSON: () => ({}),
+    });
   });
   afterEach(() => {
     vi.unstubAllGlobals();
@@ -35,9 +48,7 @@ describe('DailyCostChart', () => {
         ]}
       />,
     );
-    expect(container.querySelector('figcaption')?.textContent).toBe(
-      'Cost per day (UTC) over 3 days; highest $0.00040 on Jun 14, 2025.',
-    );
+    expect(container.querySelector('figcaption')?.textContent).toBe('Cost per day (UTC) over 3 days; highest $0.00040 on Jun 14, 2025.');
     expect(container.querySelector('svg.recharts-surface')).not.toBeNull();
   });
 });

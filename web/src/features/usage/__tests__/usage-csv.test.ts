@@ -12,7 +12,14 @@ describe('usageCsv (spec §3)', () => {
   it("has the spec's columns and one row per record, cost to 5 decimals", () => {
     const csv = usageCsv([
       usageRequest(),
-      usageRequest({ requestId: 'r2', timestamp: '2025-03-05T08:30:00.000Z', totalCost: '0.0000125', promptTokens: 5, completionTokens: 7, totalTokens: 12 }),
+      usageRequest({
+        requestId: 'r2',
+        timestamp: '2025-03-05T08:30:00.000Z',
+        totalCost: '0.0000125',
+        promptTokens: 5,
+        completionTokens: 7,
+        totalTokens: 12,
+      }),
     ]);
     expect(csv).toBe(
       `${HEADER}\r\n` +
@@ -23,7 +30,12 @@ describe('usageCsv (spec §3)', () => {
 
   it('rounds the cost exactly, half away from zero', () => {
     const csv = usageCsv([usageRequest({ totalCost: '0.000155' }), usageRequest({ totalCost: '2' })]) ?? '';
-    expect(csv.split('\r\n').slice(1, 3).map((line) => line.split(',').at(-1))).toEqual(['0.00016', '2.00000']);
+    expect(
+      csv
+        .split('\r\n')
+        .slice(1, 3)
+        .map((line) => line.split(',').at(-1)),
+    ).toEqual(['0.00016', '2.00000']);
   });
 
   it('shows N/A for a deleted chatbot and an unknown model', () => {

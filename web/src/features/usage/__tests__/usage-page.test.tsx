@@ -32,8 +32,24 @@ function openUsage(usage: Handler) {
 const twoRequests = () =>
   usageReport(
     [
-      usageRequest({ requestId: 'r2', timestamp: '2025-06-14T09:00:00.000Z', totalCost: '0.0004012', promptTokens: 1000, completionTokens: 200, totalTokens: 1200 }),
-      usageRequest({ requestId: 'r1', timestamp: '2025-06-12T09:00:00.000Z', chatbot: null, model: null, totalCost: '0.000155', promptTokens: 1400, completionTokens: 400, totalTokens: 1800 }),
+      usageRequest({
+        requestId: 'r2',
+        timestamp: '2025-06-14T09:00:00.000Z',
+        totalCost: '0.0004012',
+        promptTokens: 1000,
+        completionTokens: 200,
+        totalTokens: 1200,
+      }),
+      usageRequest({
+        requestId: 'r1',
+        timestamp: '2025-06-12T09:00:00.000Z',
+        chatbot: null,
+        model: null,
+        totalCost: '0.000155',
+        promptTokens: 1400,
+        completionTokens: 400,
+        totalTokens: 1800,
+      }),
     ],
     {
       totals: {
@@ -85,9 +101,7 @@ describe('Usage page (/usage)', () => {
   it('asks for the last 30 days by default, with a Back to Dashboard link', async () => {
     const { calls } = openUsage(() => ({ data: { usage: twoRequests() } }));
     await screen.findByRole('heading', { name: 'Request History' });
-    expect(usageCalls(calls)).toEqual([
-      { startDate: new Date(2025, 4, 15, 12, 0, 0).toISOString(), endDate: NOW.toISOString() },
-    ]);
+    expect(usageCalls(calls)).toEqual([{ startDate: new Date(2025, 4, 15, 12, 0, 0).toISOString(), endDate: NOW.toISOString() }]);
     expect((screen.getByLabelText('Time range') as HTMLSelectElement).value).toBe('month');
     expect(screen.getByRole('link', { name: /Back to Dashboard/ }).getAttribute('href')).toBe('/dashboard');
   });
@@ -116,17 +130,17 @@ describe('Usage page (/usage)', () => {
     expect(requests.textContent).not.toContain('showing latest');
 
     const table = screen.getByRole('table');
-    expect(within(table).getAllByRole('columnheader').map((h) => h.textContent)).toEqual([
-      'Date',
-      'Chatbot',
-      'Model',
-      'Input Tokens',
-      'Output Tokens',
-      'Total Tokens',
-      'Cost',
-    ]);
+    expect(
+      within(table)
+        .getAllByRole('columnheader')
+        .map((h) => h.textContent),
+    ).toEqual(['Date', 'Chatbot', 'Model', 'Input Tokens', 'Output Tokens', 'Total Tokens', 'Cost']);
     const rows = within(table).getAllByRole('row').slice(1);
-    const cells = rows.map((row) => within(row).getAllByRole('cell').map((c) => c.textContent));
+    const cells = rows.map((row) =>
+      within(row)
+        .getAllByRole('cell')
+        .map((c) => c.textContent),
+    );
     expect(cells[0]?.slice(1)).toEqual(['support bot', 'GPT-4o mini', '1,000', '200', '1,200', '$0.00040']);
     expect(cells[1]?.slice(1)).toEqual(['N/A', 'N/A', '1,400', '400', '1,800', '$0.00016']);
     expect(cells[0]?.[0]).toMatch(/Jun 14, 2025/);
@@ -138,16 +152,19 @@ describe('Usage page (/usage)', () => {
     expect(card.textContent).toContain('Input (prompt)$0.00030');
     expect(card.textContent).toContain('Output (completion)$0.00026');
     const byChatbot = within(card).getByRole('list', { name: 'Cost by chatbot' });
-    expect(within(byChatbot).getAllByRole('listitem').map((li) => li.textContent)).toEqual([
-      'support bot$0.000401 request',
-      'N/A$0.000161 request',
-    ]);
+    expect(
+      within(byChatbot)
+        .getAllByRole('listitem')
+        .map((li) => li.textContent),
+    ).toEqual(['support bot$0.000401 request', 'N/A$0.000161 request']);
   });
 
   it('charts every day of the range, zero on days without usage', async () => {
     openUsage(() => ({ data: { usage: twoRequests() } }));
     const chart = await screen.findByRole('list', { name: 'Cost per day points' });
-    const points = within(chart).getAllByRole('listitem').map((li) => li.textContent);
+    const points = within(chart)
+      .getAllByRole('listitem')
+      .map((li) => li.textContent);
     // From the UTC day 30 days back to today's UTC day, inclusive.
     const first = new Date(2025, 4, 15, 12).toISOString().slice(0, 10);
     const last = NOW.toISOString().slice(0, 10);
@@ -170,9 +187,9 @@ describe('Usage page (/usage)', () => {
   });
 
   it('asks again for the chosen range: last 7 days, last year', async () => {
-    const { calls } = openUsage(({ variables }) =>
-      ({ data: { usage: variables.startDate === new Date(2024, 5, 15, 12).toISOString() ? usageReport([]) : twoRequests() } }),
-    );
+    const { calls } = openUsage(({ variables }) => ({
+      data: { usage: variables.startDate === new Date(2024, 5, 15, 12).toISOString() ? usageReport([]) : twoRequests() },
+    }));
     await screen.findByRole('heading', { name: 'Request History' });
 
     fireEvent.change(screen.getByLabelText('Time range'), { target: { value: 'week' } });
@@ -203,7 +220,9 @@ describe('Usage page (/usage)', () => {
 
   it('shows the server message when the report fails, and tries again on request', async () => {
     let fail = true;
-    const { calls } = openUsage(() => (fail ? graphqlError('startDate must be before endDate', 'BAD_USER_INPUT') : { data: { usage: twoRequests() } }));
+    const { calls } = openUsage(() =>
+      fail ? graphqlError('startDate must be before endDate', 'BAD_USER_INPUT') : { data: { usage: twoRequests() } },
+    );
     expect((await screen.findByRole('alert')).textContent).toContain('startDate must be before endDate');
     fail = false;
     fireEvent.click(screen.getByRole('button', { name: 'Try Again' }));

@@ -51,9 +51,7 @@ export function RequestHistoryTable({ report }: { report: UsageReport }) {
                 <td className="px-4 py-3 text-right text-gray-600 tabular-nums">{formatCount(request.promptTokens)}</td>
                 <td className="px-4 py-3 text-right text-gray-600 tabular-nums">{formatCount(request.completionTokens)}</td>
                 <td className="px-4 py-3 text-right text-gray-900 tabular-nums">{formatCount(request.totalTokens)}</td>
-                <td className="py-3 pr-6 pl-4 text-right font-medium text-gray-900 tabular-nums">
-                  {formatDollars(request.totalCost, 5)}
-                </td>
+                <td className="py-3 pr-6 pl-4 text-right font-medium text-gray-900 tabular-nums">{formatDollars(request.totalCost, 5)}</td>
               </tr>
             ))}
           </tbody>

@@ -34,10 +34,7 @@ function NoUsage() {
 export function UsagePage() {
   const [range, setRange] = useState<UsageRange>(DEFAULT_USAGE_RANGE);
   const { report, period, loading, error, retry } = useUsageReport(range);
-  const points = useMemo(
-    () => (report ? dailyCostSeries(report.dailyUsage, period.start, period.end) : []),
-    [report, period],
-  );
+  const points = useMemo(() => (report ? dailyCostSeries(report.dailyUsage, period.start, period.end) : []), [report, period]);
 
   return (
     <PageContainer className="py-8 sm:py-10">

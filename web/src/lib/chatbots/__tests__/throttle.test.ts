@@ -6,9 +6,7 @@ describe('createThrottle (2000 ms)', () => {
   afterEach(() => vi.useRealTimers());
 
   function countingTask(durationMs = 0) {
-    const task = vi.fn(() =>
-      durationMs > 0 ? new Promise<void>((resolve) => setTimeout(resolve, durationMs)) : Promise.resolve(),
-    );
+    const task = vi.fn(() => (durationMs > 0 ? new Promise<void>((resolve) => setTimeout(resolve, durationMs)) : Promise.resolve()));
     return task;
   }
 
