@@ -4,7 +4,7 @@
 // again until it succeeds, so every service that holds the owner's data hears of it. A repeated
 // publish is harmless: the job id is the account's, and the consumers' work is idempotent.
 import type { Logger } from '@parley/common/logger.ts';
-import { runPeriodically } from '@parley/common/periodic.ts';
+import { relayOutbox, startOutboxRelay, type Outbox } from '@parley/common/outbox.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 
 export interface DeletedAccount {
@@ -14,46 +14,28 @@ export interface DeletedAccount {
 
 export type PublishAccountDeleted = (account: DeletedAccount) => Promise<void>;
 
-/** How long the owner's call has to publish before the relay takes a record over. */
-const RELAY_AFTER_MS = 30_000;
-const RELAY_EVERY_MS = 30_000;
-const BATCH = 100;
-
 /** Publishes the event, then removes the record; a failure leaves the record for the relay. */
-export async function announceAccountDeleted(db: PrismaClient, publish: PublishAccountDeleted, account: DeletedAccount): Promise<void> {
-  await publish(account);
-  await db.accountDeletedOutbox.deleteMany({ where: { userId: account.userId } });
+export async function announceAccountDeleted(db: PrismaClient, publish: PublishAccountDeleted, record: DeletedAccount): Promise<void> {
+  await publish(record);
+  await db.accountDeletedOutbox.deleteMany({ where: { userId: record.userId } });
+}
+
+/** The outbox of the AccountDeleted events, for the kit's relay. */
+export function accountDeletedOutbox(db: PrismaClient, publish: PublishAccountDeleted): Outbox<DeletedAccount> {
+  return {
+    event: 'AccountDeleted',
+    waiting: async (olderThan, limit) =>
+      (await db.accountDeletedOutbox.findMany({ where: { deletedAt: { lt: olderThan } }, orderBy: { deletedAt: 'asc' }, take: limit })).map(
+        (row) => ({ userId: row.userId, deletedAt: row.deletedAt }),
+      ),
+    announce: (record) => announceAccountDeleted(db, publish, record),
+  };
 }
 
 /** Announces the deletions recorded before `olderThan` that are still waiting; returns how many were published. */
-export async function relayAccountDeleted(db: PrismaClient, publish: PublishAccountDeleted, olderThan: Date): Promise<number> {
-  const waiting = await db.accountDeletedOutbox.findMany({
-    where: { deletedAt: { lt: olderThan } },
-    orderBy: { deletedAt: 'asc' },
-    take: BATCH,
-  });
-  let published = 0;
-  for (const row of waiting) {
-    await announceAccountDeleted(db, publish, { userId: row.userId, deletedAt: row.deletedAt });
-    published++;
-  }
-  return published;
-}
+export const relayAccountDeleted = (db: PrismaClient, publish: PublishAccountDeleted, olderThan: Date) =>
+  relayOutbox(accountDeletedOutbox(db, publish), olderThan);
 
-/** Relays waiting deletions now and then every RELAY_EVERY_MS until the returned function is called. */
-export function startAccountDeletedRelay(db: PrismaClient, publish: PublishAccountDeleted, logger: Logger): () => void {
-  let running = false;
-  const relay = async () => {
-    if (running) return;
-    running = true;
-    try {
-      const published = await relayAccountDeleted(db, publish, new Date(Date.now() - RELAY_AFTER_MS));
-      if (published > 0) logger.info({ published }, 'relayed AccountDeleted events');
-    } catch (err) {
-      logger.warn({ err: (err as Error).message }, 'relaying AccountDeleted events failed; retrying later');
-    } finally {
-      running = false;
-    }
-  };
-  return runPeriodically(relay, { firstAfterMs: 5_000, everyMs: RELAY_EVERY_MS });
-}
+/** Relays waiting deletions in the background until the returned function is called. */
+export const startAccountDeletedRelay = (db: PrismaClient, publish: PublishAccountDeleted, logger: Logger) =>
+  startOutboxRelay(accountDeletedOutbox(db, publish), logger);

@@ -5,7 +5,7 @@
 // conversations) always hear of it. A repeated publish is harmless: the job id is the chatbot's,
 // and the consumers' work is idempotent.
 import type { Logger } from '@parley/common/logger.ts';
-import { runPeriodically } from '@parley/common/periodic.ts';
+import { relayOutbox, startOutboxRelay, type Outbox } from '@parley/common/outbox.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 
 export interface DeletedChatbot {
@@ -16,46 +16,28 @@ export interface DeletedChatbot {
 
 export type PublishChatbotDeleted = (chatbot: DeletedChatbot) => Promise<void>;
 
-/** How long the owner's call has to publish before the relay takes a record over. */
-const RELAY_AFTER_MS = 30_000;
-const RELAY_EVERY_MS = 30_000;
-const BATCH = 100;
-
 /** Publishes the event, then removes the record; a failure leaves the record for the relay. */
-export async function announceChatbotDeleted(db: PrismaClient, publish: PublishChatbotDeleted, chatbot: DeletedChatbot): Promise<void> {
-  await publish(chatbot);
-  await db.chatbotDeletedOutbox.deleteMany({ where: { chatbotId: chatbot.id } });
+export async function announceChatbotDeleted(db: PrismaClient, publish: PublishChatbotDeleted, record: DeletedChatbot): Promise<void> {
+  await publish(record);
+  await db.chatbotDeletedOutbox.deleteMany({ where: { chatbotId: record.id } });
+}
+
+/** The outbox of the ChatbotDeleted events, for the kit's relay. */
+export function chatbotDeletedOutbox(db: PrismaClient, publish: PublishChatbotDeleted): Outbox<DeletedChatbot> {
+  return {
+    event: 'ChatbotDeleted',
+    waiting: async (olderThan, limit) =>
+      (await db.chatbotDeletedOutbox.findMany({ where: { deletedAt: { lt: olderThan } }, orderBy: { deletedAt: 'asc' }, take: limit })).map(
+        (row) => ({ id: row.chatbotId, ownerId: row.ownerId, deletedAt: row.deletedAt }),
+      ),
+    announce: (record) => announceChatbotDeleted(db, publish, record),
+  };
 }
 
 /** Announces the deletions recorded before `olderThan` that are still waiting; returns how many were published. */
-export async function relayChatbotDeleted(db: PrismaClient, publish: PublishChatbotDeleted, olderThan: Date): Promise<number> {
-  const waiting = await db.chatbotDeletedOutbox.findMany({
-    where: { deletedAt: { lt: olderThan } },
-    orderBy: { deletedAt: 'asc' },
-    take: BATCH,
-  });
-  let published = 0;
-  for (const row of waiting) {
-    await announceChatbotDeleted(db, publish, { id: row.chatbotId, ownerId: row.ownerId, deletedAt: row.deletedAt });
-    published++;
-  }
-  return published;
-}
+export const relayChatbotDeleted = (db: PrismaClient, publish: PublishChatbotDeleted, olderThan: Date) =>
+  relayOutbox(chatbotDeletedOutbox(db, publish), olderThan);
 
-/** Relays waiting deletions now and then every RELAY_EVERY_MS until the returned function is called. */
-export function startChatbotDeletedRelay(db: PrismaClient, publish: PublishChatbotDeleted, logger: Logger): () => void {
-  let running = false;
-  const relay = async () => {
-    if (running) return;
-    running = true;
-    try {
-      const published = await relayChatbotDeleted(db, publish, new Date(Date.now() - RELAY_AFTER_MS));
-      if (published > 0) logger.info({ published }, 'relayed ChatbotDeleted events');
-    } catch (err) {
-      logger.warn({ err: (err as Error).message }, 'relaying ChatbotDeleted events failed; retrying later');
-    } finally {
-      running = false;
-    }
-  };
-  return runPeriodically(relay, { firstAfterMs: 5_000, everyMs: RELAY_EVERY_MS });
-}
+/** Relays waiting deletions in the background until the returned function is called. */
+export const startChatbotDeletedRelay = (db: PrismaClient, publish: PublishChatbotDeleted, logger: Logger) =>
+  startOutboxRelay(chatbotDeletedOutbox(db, publish), logger);
