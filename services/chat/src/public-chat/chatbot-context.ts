@@ -1,18 +1,9 @@
-// Which chatbot a message is for, and the knowledge its prompt is given: one call to the chatbot
-// service (GetPromptKnowledge, which alone decides between the whole knowledge base and retrieved
-// chunks), read through two in-process caches (@parley/common/cache.ts; docs/adr/0014-caches.md):
-//
-// - known: the id and owner each uniqueId named when last answered. They never change for a
-//   uniqueId, but are only a guess until the chatbot service confirms them: they name the Redis keys
-//   the admission script reads along (this chatbot's public revision, the conversation's kept turns).
-// - prompts: a whole-knowledge answer, under the public revision read (for the known chatbot) before
-//   the call that fetched it (ADR 0006). The chatbot service sets a new revision after every change
-//   the public chat reads, so a change shows on the very next message; a change committed while the
-//   call was in flight has set a newer revision, so a stale answer is never stored as current.
-//   Entries also go after 60 s, which bounds a change whose revision could not be set. Retrieved
-//   chunks depend on the message and are never kept.
-//
-// Offline mode (no model) always retrieves OFFLINE_PASSAGES and keeps nothing.
+// Which chatbot a message is for, and its prompt's knowledge: one GetPromptKnowledge call (the chatbot
+// service alone decides whole knowledge or retrieved chunks), read through two caches: `known`
+// (uniqueId → id and owner, only a guess naming the Redis keys admission reads along) and `prompts`
+// (a whole-knowledge answer under the public revision read before fetching it, 60 s at most).
+// What each holds and what invalidates it: docs/adr/0014-caches.md. Retrieved chunks and offline
+// mode's passages depend on the message and are never kept.
 import { Code, ConnectError, type Client } from '@connectrpc/connect';
 import type { ChatbotService, PublicChatbot } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import { cache, type Cache } from '@parley/common/cache.ts';

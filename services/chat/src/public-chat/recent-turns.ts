@@ -1,15 +1,8 @@
-// A conversation's recent turns, kept in Redis beside the stored conversation (ADR 0008): the
-// prompt's history for the next message is then read by the Redis script that already counts the
-// rate limits, instead of by a database query on every message. PostgreSQL stays the record (the
-// owner's history, and the fallback): a conversation whose turns are not in Redis (its first
-// message, one idle for longer than RECENT_TURNS_TTL_MS, or a Redis that lost its data) is read
-// from there, and its turns are kept again after that message's exchange.
-//
-// The entry holds the turns the prompt used (already fitted to the history budget) followed by the
-// new exchange, at most MAX_KEPT_MESSAGES; the next prompt fits them to the budget again. Two
-// messages of one session answered at the same moment each keep their own list, so the second to
-// finish wins and the other exchange is missing from the history shown to the model (it is stored
-// in the conversation all the same); the chat page sends one message at a time.
+// A conversation's recent turns, kept in Redis beside the stored conversation (ADR 0008), so the
+// admission script that counts the rate limits also reads the next prompt's history. PostgreSQL stays
+// the record and the fallback (first message, idle past RECENT_TURNS_TTL_MS, Redis lost its data).
+// Two messages of one session answered at once: the second to finish wins the kept list (both are
+// stored in the conversation); the chat page sends one message at a time.
 import { unlinkMatching, withRedisDeadline, type Redis } from '@parley/common/redis.ts';
 import { redisKeys } from '@parley/common/redis-keys.ts';
 import type { Turn } from './build-prompt.ts';

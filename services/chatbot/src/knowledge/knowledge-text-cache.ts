@@ -1,14 +1,8 @@
 // The combined knowledge text of recently asked chatbots, kept in process so that a public chat
-// message does not read every knowledge entry again. An entry is valid only for the exact version of
-// the chatbot row it was read for: (id, updatedAt, knowledgeChars). Every knowledge change (adding
-// or deleting an entry) moves updatedAt to the database's now() and changes knowledgeChars, and the
-// caller reads the chatbot row (on every message, from the database) BEFORE the knowledge, so a text
-// is never served for a newer version of the row than the one it was read after. Nothing is shared
-// between replicas, and nothing has to be invalidated: a stale entry is simply never asked for again
-// and ages out of the LRU (the kit's one cache, keyed by the row's version as its validity token).
-//
-// Bounded by the total characters held (least recently used out first); a text larger than the
-// whole bound is not kept.
+// message does not read every entry again. Each text is held under the chatbot row's version
+// (updatedAt, knowledgeChars) as its validity token; the caller reads the row first on every call, so
+// a text is never served for a newer version than it was read for, and nothing needs invalidating
+// (docs/adr/0014-caches.md). Bounded by the characters held; a text larger than the bound is not kept.
 
 import { cache } from '@parley/common/cache.ts';
 
