@@ -4,13 +4,12 @@
 // loopback socket with no proxy in between), since the mails carry working reset links.
 import { Router, type Request } from 'express';
 import { readOutbox, type OutboxMail } from '@parley/common/mail-outbox.ts';
+import { escapeHtml } from './html-page.ts';
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 const SHOWN = 50;
 
 const isLocal = (req: Request) => LOOPBACK.has(req.socket.remoteAddress ?? '') && !req.headers['x-forwarded-for'];
-
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** The text part, escaped, with its web addresses made links. */
 function linkify(text: string): string {

@@ -12,9 +12,8 @@ import type { Logger } from '@parley/common/logger.ts';
 import type { Clients } from './clients.ts';
 import { mapError } from './errors.ts';
 import { isCleanText } from './rest/input.ts';
+import { button, escapeHtml, h1, page, testModeBadge } from './html-page.ts';
 import type { StripeEventIntake } from './stripe-events.ts';
-
-export const TEST_MODE_LABEL = 'Test mode — no real payment';
 
 /** The event Stripe sends when a checkout is paid, for a test-mode session. */
 export function completedCheckoutEvent(session: GetTestCheckoutSessionResponse, now: Date) {
@@ -136,15 +135,12 @@ function notFoundPage(res: Response) {
   );
 }
 
-const h1 = 'font-size:1.375rem;margin:0 0 .75rem';
-const button = 'display:inline-block;border:0;border-radius:.5rem;padding:.75rem 1.5rem;font-size:1rem;font-weight:600;cursor:pointer';
-
 function checkoutBody(session: GetTestCheckoutSessionResponse): string {
   const action = `/checkout/test/${encodeURIComponent(session.sessionId)}`;
   const paid = session.completed
     ? '<p style="color:#166534;background:#dcfce7;border-radius:.5rem;padding:.5rem .75rem">This checkout has already been paid.</p>'
     : '';
-  return `<p style="display:inline-block;margin:0 0 1rem;padding:.25rem .75rem;border-radius:999px;background:#fef3c7;color:#92400e;font-weight:700">${escapeHtml(TEST_MODE_LABEL)}</p>
+  return `${testModeBadge()}
 <h1 style="${h1}">Parley checkout</h1>
 <p style="font-size:1.125rem;margin:0 0 .5rem" data-product>${escapeHtml(productLabel(session))}</p>
 <p style="color:#4b5563;margin:0 0 1.5rem">Nothing is charged: this page stands in for Stripe while no Stripe key is configured. Pay completes the checkout as a real payment would.</p>
@@ -156,21 +152,4 @@ ${paid}<div style="display:flex;gap:.75rem;flex-wrap:wrap">
 
 function backLink(url: string): string {
   return `<p><a href="${escapeHtml(url)}">Back</a></p>`;
-}
-
-function page(res: Response, status: number, title: string, body: string) {
-  res
-    .status(status)
-    .type('html')
-    .send(
-      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)} · Parley</title></head>
-<body style="margin:0;min-height:100vh;display:flex;align-items:center;justify-content:center;background:#f3f4f6;font-family:system-ui,-apple-system,'Segoe UI',sans-serif;color:#111827">
-<main style="background:#fff;border-radius:1rem;box-shadow:0 10px 30px rgba(0,0,0,.08);padding:2rem;max-width:28rem;width:calc(100% - 2rem)">
-${body}
-</main></body></html>`,
-    );
-}
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }

@@ -13,8 +13,8 @@ import type { Logger } from '@parley/common/logger.ts';
 import type { Clients } from './clients.ts';
 import { mapError } from './errors.ts';
 import { isCleanText } from './rest/input.ts';
+import { button, escapeHtml, h1, page, testModeBadge } from './html-page.ts';
 import type { StripeEventIntake } from './stripe-events.ts';
-import { escapeHtml, TEST_MODE_LABEL } from './test-checkout.ts';
 
 /** Where the router is mounted; the session's url (billing's testPortalPath) points under it. */
 export const TEST_PORTAL_PATH = '/billing/test-portal';
@@ -135,8 +135,6 @@ function notFoundPage(res: Response) {
   );
 }
 
-const h1 = 'font-size:1.375rem;margin:0 0 .75rem';
-const button = 'display:inline-block;border:0;border-radius:.5rem;padding:.75rem 1.5rem;font-size:1rem;font-weight:600;cursor:pointer';
 const link =
   'display:inline-block;border-radius:.5rem;padding:.75rem 1.5rem;font-size:1rem;font-weight:600;background:#e5e7eb;color:#111827;text-decoration:none';
 
@@ -152,7 +150,7 @@ function portalBody(session: GetTestPortalSessionResponse, plan: Plan): string {
     session.subscriptionStatus === 'canceled'
       ? '<p style="color:#166534;background:#dcfce7;border-radius:.5rem;padding:.5rem .75rem">This subscription has been canceled.</p>'
       : '';
-  return `<p style="display:inline-block;margin:0 0 1rem;padding:.25rem .75rem;border-radius:999px;background:#fef3c7;color:#92400e;font-weight:700">${escapeHtml(TEST_MODE_LABEL)}</p>
+  return `${testModeBadge()}
 <h1 style="${h1}">Manage your plan</h1>
 <p style="font-size:1.125rem;margin:0 0 .5rem" data-plan>Plan: ${escapeHtml(planLabel(plan))}</p>
 <p style="margin:0 0 .5rem" data-subscription-status>Subscription status: ${escapeHtml(status)}</p>
@@ -164,17 +162,4 @@ ${cancel}<a href="${escapeHtml(session.returnUrl)}" style="${link}">Return to Pa
 
 function returnLink(url: string): string {
   return `<p><a href="${escapeHtml(url)}">Return to Parley</a></p>`;
-}
-
-function page(res: Response, status: number, title: string, body: string) {
-  res
-    .status(status)
-    .type('html')
-    .send(
-      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)} · Parley</title></head>
-<body style="margin:0;min-height:100vh;display:flex;align-items:center;justify-content:center;background:#f3f4f6;font-family:system-ui,-apple-system,'Segoe UI',sans-serif;color:#111827">
-<main style="background:#fff;border-radius:1rem;box-shadow:0 10px 30px rgba(0,0,0,.08);padding:2rem;max-width:28rem;width:calc(100% - 2rem)">
-${body}
-</main></body></html>`,
-    );
 }
