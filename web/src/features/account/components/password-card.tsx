@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { Button } from '../../../components/ui/button';
+import { NewPasswordFields } from '../../../components/ui/new-password-fields';
 import { TextField } from '../../../components/ui/text-field';
-import { MIN_PASSWORD_LENGTH } from '../../../lib/password-rules';
 import { useChangePassword } from '../hooks/use-change-password';
 import { AccountSection, FormOutcome } from './account-section';
 
@@ -32,23 +32,7 @@ export function PasswordCard() {
           value={currentPassword}
           onChange={(e) => setCurrentPassword(e.target.value)}
         />
-        <TextField
-          label="New password"
-          name="password"
-          type="password"
-          autoComplete="new-password"
-          hint={`At least ${MIN_PASSWORD_LENGTH} characters.`}
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
-        />
-        <TextField
-          label="Confirm new password"
-          name="password2"
-          type="password"
-          autoComplete="new-password"
-          value={password2}
-          onChange={(e) => setPassword2(e.target.value)}
-        />
+        <NewPasswordFields password={password} password2={password2} onPasswordChange={setPassword} onPassword2Change={setPassword2} />
         <div className="flex justify-end">
           <Button type="submit" busy={saving} busyLabel="Saving...">
             Change password

@@ -2,8 +2,8 @@ import { useState, type FormEvent } from 'react';
 import { Link, Navigate } from 'react-router-dom';
 import { Alert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
+import { NewPasswordFields } from '../../../components/ui/new-password-fields';
 import { TextField } from '../../../components/ui/text-field';
-import { MIN_PASSWORD_LENGTH } from '../../../lib/password-rules';
 import { useSession } from '../../../lib/session/session-context';
 import { useRegister } from '../hooks/use-register';
 import { AuthCard, textLinkClasses } from './auth-card';
@@ -47,22 +47,13 @@ export function RegisterPage() {
           value={email}
           onChange={(e) => setEmail(e.target.value)}
         />
-        <TextField
+        <NewPasswordFields
           label="Password"
-          name="password"
-          type="password"
-          autoComplete="new-password"
-          hint={`At least ${MIN_PASSWORD_LENGTH} characters.`}
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
-        />
-        <TextField
-          label="Confirm password"
-          name="password2"
-          type="password"
-          autoComplete="new-password"
-          value={password2}
-          onChange={(e) => setPassword2(e.target.value)}
+          confirmLabel="Confirm password"
+          password={password}
+          password2={password2}
+          onPasswordChange={setPassword}
+          onPassword2Change={setPassword2}
         />
         <Button type="submit" size="lg" fullWidth busy={loading} busyLabel="Creating account...">
           Create account

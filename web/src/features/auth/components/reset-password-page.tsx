@@ -2,8 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router-dom';
 import { Alert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
-import { TextField } from '../../../components/ui/text-field';
-import { MIN_PASSWORD_LENGTH } from '../../../lib/password-rules';
+import { NewPasswordFields } from '../../../components/ui/new-password-fields';
 import { withNotice } from '../../../lib/route-notice';
 import { useResetPassword } from '../hooks/use-reset-password';
 import { AuthCard, textLinkClasses } from './auth-card';
@@ -66,23 +65,7 @@ export function ResetPasswordPage() {
             ) : null}
           </Alert>
         ) : null}
-        <TextField
-          label="New password"
-          name="password"
-          type="password"
-          autoComplete="new-password"
-          hint={`At least ${MIN_PASSWORD_LENGTH} characters.`}
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
-        />
-        <TextField
-          label="Confirm new password"
-          name="password2"
-          type="password"
-          autoComplete="new-password"
-          value={password2}
-          onChange={(e) => setPassword2(e.target.value)}
-        />
+        <NewPasswordFields password={password} password2={password2} onPasswordChange={setPassword} onPassword2Change={setPassword2} />
         <Button type="submit" size="lg" fullWidth busy={loading} busyLabel="Saving...">
           Reset password
         </Button>
