@@ -1,7 +1,11 @@
 // The gateway's few server-rendered pages (test-mode checkout and plan management, the local mail
 // outbox): one escaping rule, one page shell and the shared styles. Inline styles only: the CSP
 // forbids inline scripts and these pages need none.
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
+import type { Logger } from '@parley/common/logger.ts';
+import { Code, ConnectError } from '@parley/common/rpc-errors.ts';
+import { mapError } from './errors.ts';
+import { isCleanText } from './rest/input.ts';
 
 export const TEST_MODE_LABEL = 'Test mode — no real payment';
 
@@ -29,4 +33,35 @@ export function page(res: Response, status: number, title: string, body: string)
 ${body}
 </main></body></html>`,
     );
+}
+
+/**
+ * A test-mode page's session (its path's `sessionId`) from billing, or undefined with a page already
+ * sent: `notFound` when the id is malformed, unknown, expired or billing is not in test mode, else
+ * a page titled `unavailable` with the mapped message.
+ */
+export async function testSession<T>(
+  req: Request,
+  res: Response,
+  logger: Logger,
+  load: (sessionId: string) => Promise<T>,
+  pages: { notFound: (res: Response) => void; unavailable: string },
+): Promise<T | undefined> {
+  const sessionId = String(req.params.sessionId);
+  // No session id holds a control character; billing would refuse one (PostgreSQL refuses NUL).
+  if (!isCleanText(sessionId)) {
+    pages.notFound(res);
+    return undefined;
+  }
+  try {
+    return await load(sessionId);
+  } catch (err) {
+    if (err instanceof ConnectError && [Code.NotFound, Code.FailedPrecondition, Code.InvalidArgument].includes(err.code)) {
+      pages.notFound(res);
+      return undefined;
+    }
+    const { status, message } = mapError(err, logger);
+    page(res, status, pages.unavailable, `<h1 style="${h1}">${escapeHtml(pages.unavailable)}</h1><p>${escapeHtml(message)}</p>`);
+    return undefined;
+  }
 }

@@ -7,12 +7,10 @@
 import { Router, type Request, type Response } from 'express';
 import Stripe from 'stripe';
 import { CheckoutProduct, type GetTestCheckoutSessionResponse } from '@parley/proto/parley/billing/v1/billing_pb.js';
-import { Code, ConnectError } from '@parley/common/rpc-errors.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import type { Clients } from './clients.ts';
 import { mapError } from './errors.ts';
-import { isCleanText } from './rest/input.ts';
-import { button, escapeHtml, h1, page, testModeBadge } from './html-page.ts';
+import { button, escapeHtml, h1, page, testModeBadge, testSession } from './html-page.ts';
 import type { StripeEventIntake } from './stripe-events.ts';
 
 /** The event Stripe sends when a checkout is paid, for a test-mode session. */
@@ -56,6 +54,12 @@ export function productLabel(session: Pick<GetTestCheckoutSessionResponse, 'prod
     : `Credit top-up — ${dollars(session.amountCents)}`;
 }
 
+const findSession = (clients: Clients, req: Request, res: Response, logger: Logger) =>
+  testSession(req, res, logger, (sessionId) => clients.billing.getTestCheckoutSession({ sessionId }), {
+    notFound: notFoundPage,
+    unavailable: 'Checkout unavailable',
+  });
+
 export function testCheckoutRoutes(clients: Clients, intake: StripeEventIntake, logger: Logger): Router {
   const router = Router();
   // The page and its answers are per session and change once paid.
@@ -98,32 +102,6 @@ export function testCheckoutRoutes(clients: Clients, intake: StripeEventIntake, 
 
   router.use((_req, res) => notFoundPage(res));
   return router;
-}
-
-/** The session from billing, or a page already sent (404 when unknown or when billing is not in test mode). */
-async function findSession(
-  clients: Clients,
-  req: Request,
-  res: Response,
-  logger: Logger,
-): Promise<GetTestCheckoutSessionResponse | undefined> {
-  const sessionId = String(req.params.sessionId);
-  // No session id holds a control character; billing would fail on one (PostgreSQL refuses NUL).
-  if (!isCleanText(sessionId)) {
-    notFoundPage(res);
-    return undefined;
-  }
-  try {
-    return await clients.billing.getTestCheckoutSession({ sessionId });
-  } catch (err) {
-    if (err instanceof ConnectError && [Code.NotFound, Code.FailedPrecondition, Code.InvalidArgument].includes(err.code)) {
-      notFoundPage(res);
-      return undefined;
-    }
-    const { status, message } = mapError(err, logger);
-    page(res, status, 'Checkout unavailable', `<h1 style="${h1}">Checkout unavailable</h1><p>${escapeHtml(message)}</p>`);
-    return undefined;
-  }
 }
 
 function notFoundPage(res: Response) {

@@ -8,12 +8,10 @@
 import { Router, type Request, type Response } from 'express';
 import Stripe from 'stripe';
 import { Plan, type GetTestPortalSessionResponse } from '@parley/proto/parley/billing/v1/billing_pb.js';
-import { Code, ConnectError } from '@parley/common/rpc-errors.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import type { Clients } from './clients.ts';
 import { mapError } from './errors.ts';
-import { isCleanText } from './rest/input.ts';
-import { button, escapeHtml, h1, page, testModeBadge } from './html-page.ts';
+import { button, escapeHtml, h1, page, testModeBadge, testSession } from './html-page.ts';
 import type { StripeEventIntake } from './stripe-events.ts';
 
 /** Where the router is mounted; the session's url (billing's testPortalPath) points under it. */
@@ -48,6 +46,12 @@ export function subscriptionCanceledEvent(session: GetTestPortalSessionResponse,
 }
 
 const canCancel = (session: GetTestPortalSessionResponse) => session.subscriptionId !== '' && session.subscriptionStatus !== 'canceled';
+
+const findSession = (clients: Clients, req: Request, res: Response, logger: Logger) =>
+  testSession(req, res, logger, (sessionId) => clients.billing.getTestPortalSession({ sessionId }), {
+    notFound: notFoundPage,
+    unavailable: 'Plan page unavailable',
+  });
 
 export function testPortalRoutes(clients: Clients, intake: StripeEventIntake, logger: Logger): Router {
   const router = Router();
@@ -94,31 +98,6 @@ export function testPortalRoutes(clients: Clients, intake: StripeEventIntake, lo
 
   router.use((_req, res) => notFoundPage(res));
   return router;
-}
-
-/** The session from billing, or a page already sent (404 when unknown, expired or when billing is not in test mode). */
-async function findSession(
-  clients: Clients,
-  req: Request,
-  res: Response,
-  logger: Logger,
-): Promise<GetTestPortalSessionResponse | undefined> {
-  const sessionId = String(req.params.sessionId);
-  // No session id holds a control character; billing would refuse one.
-  if (!isCleanText(sessionId)) {
-    notFoundPage(res);
-    return undefined;
-  }
-  try {
-    return await clients.billing.getTestPortalSession({ sessionId });
-  } catch (err) {
-    if (err instanceof ConnectError && [Code.NotFound, Code.FailedPrecondition, Code.InvalidArgument].includes(err.code)) {
-      notFoundPage(res);
-      return undefined;
-    }
-    unavailablePage(res, err, logger);
-    return undefined;
-  }
 }
 
 function unavailablePage(res: Response, err: unknown, logger: Logger) {
