@@ -2,7 +2,7 @@
 // message naming it.
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { commonVars, ConfigError, int, port, readConfig, serviceUrl, text } from '@parley/common/config.ts';
+import { commonVars, ConfigError, int, oneOf, port, readConfig, serviceUrl, text, url } from '@parley/common/config.ts';
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 
@@ -29,6 +29,27 @@ export const chatbotVars = {
   MAX_PICTURE_BYTES: { parse: int(1, 100 * 1024 * 1024), default: String(2 * 1024 * 1024) },
   MAX_ENTRY_CHARS: { parse: int(1, 10_000_000), default: '100000' },
   MAX_KNOWLEDGE_CHARS_PER_BOT: { parse: int(1, 2_000_000_000), default: '5000000' },
+  /** Largest uploaded knowledge file (docs: "Knowledge from files"); the gateway refuses larger ones first. */
+  MAX_UPLOAD_BYTES: { parse: int(1, 200 * 1024 * 1024), default: String(20 * 1024 * 1024) },
+  /** Largest text a file or web page may add as one entry. */
+  MAX_DOCUMENT_CHARS: { parse: int(1, 100_000_000), default: '2000000' },
+  /** A parse (in a worker thread) is stopped after this long, and may use at most KNOWLEDGE_PARSE_MEMORY_MB of heap. */
+  KNOWLEDGE_PARSE_TIMEOUT_MS: { parse: int(100, 600_000), default: '60000' },
+  KNOWLEDGE_PARSE_MEMORY_MB: { parse: int(32, 4096), default: '256' },
+  /** Per web request: its deadline and the largest body read. */
+  KNOWLEDGE_FETCH_TIMEOUT_MS: { parse: int(100, 120_000), default: '10000' },
+  KNOWLEDGE_FETCH_MAX_BYTES: { parse: int(1024, 100 * 1024 * 1024), default: String(5 * 1024 * 1024) },
+  /** 1: web pages on private, loopback and link-local addresses may be fetched (tests and local use only). */
+  KNOWLEDGE_URL_ALLOW_PRIVATE: { parse: oneOf(['0', '1'] as const), default: '0' },
+  /** How often a website entry with auto-sync on is fetched again. */
+  KNOWLEDGE_SYNC_INTERVAL_MS: { parse: int(60_000, 30 * 24 * 3600_000), default: String(24 * 3600_000) },
+  /** Background jobs (parse, fetch) run side by side per process. */
+  KNOWLEDGE_INGEST_CONCURRENCY: { parse: int(1, 32), default: '2' },
+  /** An OpenAI-compatible API (…/v1) with /embeddings, e.g. OpenAI's or Ollama's; unset: full-text retrieval only (ADR 0015). */
+  EMBEDDINGS_URL: { parse: url(['http', 'https']), optional: true },
+  EMBEDDINGS_API_KEY: { parse: text, optional: true },
+  /** The embeddings model, e.g. text-embedding-3-small or nomic-embed-text; required with EMBEDDINGS_URL. */
+  EMBEDDINGS_MODEL: { parse: text, optional: true },
   /** Deadline of calls to other services (billing). */
   RPC_TIMEOUT_MS: { parse: int(1, 600_000), default: '5000' },
 };

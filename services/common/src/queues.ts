@@ -23,6 +23,10 @@ export const QUEUES = {
   accountDeletedChatbot: 'parley.account-deleted.chatbot',
   accountDeletedChat: 'parley.account-deleted.chat',
   accountDeletedBilling: 'parley.account-deleted.billing',
+  /** The chatbot service's own background jobs: parse an uploaded file, fetch or crawl a web page, re-fetch one. */
+  knowledgeIngest: 'parley.knowledge-ingest',
+  /** The chatbot service's own background jobs: embed an entry's chunks (only with an embeddings model). */
+  knowledgeEmbed: 'parley.knowledge-embed',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];

@@ -42,6 +42,20 @@ export declare type GetPublicChatbotResponse = Message<"parley.chat.v1.GetPublic
    * @generated from field: string profile_picture = 2;
    */
   profilePicture: string;
+
+  /**
+   * The first assistant bubble; empty when the owner set none.
+   *
+   * @generated from field: string welcome_message = 3;
+   */
+  welcomeMessage: string;
+
+  /**
+   * Questions a visitor can send with one click.
+   *
+   * @generated from field: repeated string suggested_questions = 4;
+   */
+  suggestedQuestions: string[];
 };
 
 /**
@@ -154,6 +168,14 @@ export declare type SendMessageResponse = Message<"parley.chat.v1.SendMessageRes
    * @generated from field: string session_id = 2;
    */
   sessionId: string;
+
+  /**
+   * The knowledge entries the answer drew on, in the order the answer first cites them (its
+   * [n] markers are renumbered to match); empty when it used none.
+   *
+   * @generated from field: repeated parley.chat.v1.Source sources = 3;
+   */
+  sources: Source[];
 };
 
 /**
@@ -161,6 +183,34 @@ export declare type SendMessageResponse = Message<"parley.chat.v1.SendMessageRes
  * Use `create(SendMessageResponseSchema)` to create a new message.
  */
 export declare const SendMessageResponseSchema: GenMessage<SendMessageResponse>;
+
+/**
+ * @generated from message parley.chat.v1.Source
+ */
+export declare type Source = Message<"parley.chat.v1.Source"> & {
+  /**
+   * @generated from field: string entry_id = 1;
+   */
+  entryId: string;
+
+  /**
+   * @generated from field: string title = 2;
+   */
+  title: string;
+
+  /**
+   * A website entry's address; empty otherwise.
+   *
+   * @generated from field: string url = 3;
+   */
+  url: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.Source.
+ * Use `create(SourceSchema)` to create a new message.
+ */
+export declare const SourceSchema: GenMessage<Source>;
 
 /**
  * @generated from message parley.chat.v1.StreamMessageResponse

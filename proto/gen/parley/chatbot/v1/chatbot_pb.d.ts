@@ -12,7 +12,42 @@ import type { Timestamp } from "@bufbuild/protobuf/wkt";
 export declare const file_parley_chatbot_v1_chatbot: GenFile;
 
 /**
- * One text an owner added to a chatbot's knowledge base (a "text entry", docs/glossary.md).
+ * Where an entry's text came from.
+ *
+ * @generated from message parley.chatbot.v1.EntrySource
+ */
+export declare type EntrySource = Message<"parley.chatbot.v1.EntrySource"> & {
+  /**
+   * text (typed by the owner), file, url or qa.
+   *
+   * @generated from field: string type = 1;
+   */
+  type: string;
+
+  /**
+   * The uploaded file's name (file only).
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * The page's address (url only).
+   *
+   * @generated from field: string url = 3;
+   */
+  url: string;
+};
+
+/**
+ * Describes the message parley.chatbot.v1.EntrySource.
+ * Use `create(EntrySourceSchema)` to create a new message.
+ */
+export declare const EntrySourceSchema: GenMessage<EntrySource>;
+
+/**
+ * One text an owner added to a chatbot's knowledge base (a "text entry", docs/glossary.md): typed,
+ * parsed from a file, fetched from a web page, or a Q&A pair.
  *
  * @generated from message parley.chatbot.v1.TextEntry
  */
@@ -28,6 +63,8 @@ export declare type TextEntry = Message<"parley.chatbot.v1.TextEntry"> & {
   title: string;
 
   /**
+   * The entry's text (for a Q&A pair, the answer); empty while processing or failed.
+   *
    * @generated from field: string content = 3;
    */
   content: string;
@@ -36,6 +73,56 @@ export declare type TextEntry = Message<"parley.chatbot.v1.TextEntry"> & {
    * @generated from field: google.protobuf.Timestamp created_at = 4;
    */
   createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: parley.chatbot.v1.EntrySource source = 5;
+   */
+  source?: EntrySource | undefined;
+
+  /**
+   * processing, ready or failed. Only ready entries are searched and answered from.
+   *
+   * @generated from field: string status = 6;
+   */
+  status: string;
+
+  /**
+   * Why the entry failed ("This PDF is password-protected", ...); empty otherwise.
+   *
+   * @generated from field: string error = 7;
+   */
+  error: string;
+
+  /**
+   * The question of a Q&A pair; empty otherwise.
+   *
+   * @generated from field: string question = 8;
+   */
+  question: string;
+
+  /**
+   * A website entry re-fetched on a schedule.
+   *
+   * @generated from field: bool auto_sync = 9;
+   */
+  autoSync: boolean;
+
+  /**
+   * When a website entry was last fetched, and whether that fetch changed its content.
+   *
+   * @generated from field: optional google.protobuf.Timestamp last_synced_at = 10;
+   */
+  lastSyncedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: optional bool last_sync_changed = 11;
+   */
+  lastSyncChanged?: boolean | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp updated_at = 12;
+   */
+  updatedAt?: Timestamp | undefined;
 };
 
 /**
@@ -144,6 +231,13 @@ export declare type Chatbot = Message<"parley.chatbot.v1.Chatbot"> & {
    * @generated from field: parley.chatbot.v1.Language primary_language = 13;
    */
   primaryLanguage: Language;
+
+  /**
+   * The bot's own voice (see Voice).
+   *
+   * @generated from field: parley.chatbot.v1.Voice voice = 14;
+   */
+  voice?: Voice | undefined;
 };
 
 /**
@@ -151,6 +245,118 @@ export declare type Chatbot = Message<"parley.chatbot.v1.Chatbot"> & {
  * Use `create(ChatbotSchema)` to create a new message.
  */
 export declare const ChatbotSchema: GenMessage<Chatbot>;
+
+/**
+ * How a chatbot speaks, in its owner's hands. Empty strings and an absent temperature mean the
+ * product's defaults.
+ *
+ * @generated from message parley.chatbot.v1.Voice
+ */
+export declare type Voice = Message<"parley.chatbot.v1.Voice"> & {
+  /**
+   * The owner's guidance for answers, kept below the product's own rules.
+   *
+   * @generated from field: string instructions = 1;
+   */
+  instructions: string;
+
+  /**
+   * 0 to 1.5; absent: the product's default.
+   *
+   * @generated from field: optional double temperature = 2;
+   */
+  temperature?: number | undefined;
+
+  /**
+   * The first assistant bubble on the public page.
+   *
+   * @generated from field: string welcome_message = 3;
+   */
+  welcomeMessage: string;
+
+  /**
+   * Up to 4 short questions shown as chips on the public page.
+   *
+   * @generated from field: repeated string suggested_questions = 4;
+   */
+  suggestedQuestions: string[];
+
+  /**
+   * Said when the knowledge base has no answer.
+   *
+   * @generated from field: string no_answer_message = 5;
+   */
+  noAnswerMessage: string;
+};
+
+/**
+ * Describes the message parley.chatbot.v1.Voice.
+ * Use `create(VoiceSchema)` to create a new message.
+ */
+export declare const VoiceSchema: GenMessage<Voice>;
+
+/**
+ * A change to a chatbot's voice: only the fields set are changed.
+ *
+ * @generated from message parley.chatbot.v1.VoiceChange
+ */
+export declare type VoiceChange = Message<"parley.chatbot.v1.VoiceChange"> & {
+  /**
+   * @generated from field: optional string instructions = 1;
+   */
+  instructions?: string | undefined;
+
+  /**
+   * @generated from field: optional double temperature = 2;
+   */
+  temperature?: number | undefined;
+
+  /**
+   * Back to the product's default temperature (temperature is then ignored).
+   *
+   * @generated from field: bool clear_temperature = 3;
+   */
+  clearTemperature: boolean;
+
+  /**
+   * @generated from field: optional string welcome_message = 4;
+   */
+  welcomeMessage?: string | undefined;
+
+  /**
+   * Replaces the list when present.
+   *
+   * @generated from field: parley.chatbot.v1.SuggestedQuestions suggested_questions = 5;
+   */
+  suggestedQuestions?: SuggestedQuestions | undefined;
+
+  /**
+   * @generated from field: optional string no_answer_message = 6;
+   */
+  noAnswerMessage?: string | undefined;
+};
+
+/**
+ * Describes the message parley.chatbot.v1.VoiceChange.
+ * Use `create(VoiceChangeSchema)` to create a new message.
+ */
+export declare const VoiceChangeSchema: GenMessage<VoiceChange>;
+
+/**
+ * @generated from message parley.chatbot.v1.SuggestedQuestions
+ */
+export declare type SuggestedQuestions = Message<"parley.chatbot.v1.SuggestedQuestions"> & {
+  /**
+   * @generated from field: repeated string questions = 1;
+   */
+  questions: string[];
+};
+
+/**
+ * Describes the message parley.chatbot.v1.SuggestedQuestions.
+ * Use `create(SuggestedQuestionsSchema)` to create a new message.
+ */
+export declare const SuggestedQuestionsSchema: GenMessage<SuggestedQuestions>;
 
 /**
  * @generated from message parley.chatbot.v1.CreateChatbotRequest
@@ -299,6 +505,11 @@ export declare type UpdateChatbotRequest = Message<"parley.chatbot.v1.UpdateChat
    * @generated from field: optional parley.chatbot.v1.Language primary_language = 6;
    */
   primaryLanguage?: Language | undefined;
+
+  /**
+   * @generated from field: parley.chatbot.v1.VoiceChange voice = 7;
+   */
+  voice?: VoiceChange | undefined;
 };
 
 /**
@@ -541,6 +752,11 @@ export declare type PublicChatbot = Message<"parley.chatbot.v1.PublicChatbot"> &
    * @generated from field: parley.chatbot.v1.Language primary_language = 7;
    */
   primaryLanguage: Language;
+
+  /**
+   * @generated from field: parley.chatbot.v1.Voice voice = 8;
+   */
+  voice?: Voice | undefined;
 };
 
 /**
@@ -688,19 +904,35 @@ export declare type GetPromptKnowledgeResponse = Message<"parley.chatbot.v1.GetP
   chatbot?: PublicChatbot | undefined;
 
   /**
-   * Best first: the whole knowledge base as one passage, or the retrieved chunks; empty when the
-   * knowledge base is.
+   * Deprecated: read knowledge. The same texts: the whole knowledge base as one passage, or the
+   * retrieved chunks.
    *
-   * @generated from field: repeated string passages = 2;
+   * @generated from field: repeated string passages = 2 [deprecated = true];
+   * @deprecated
    */
   passages: string[];
 
   /**
-   * True when passages is the whole knowledge base.
+   * True when knowledge is the whole knowledge base.
    *
    * @generated from field: bool whole_knowledge = 3;
    */
   wholeKnowledge: boolean;
+
+  /**
+   * Best first: every ready entry (oldest first) when the whole knowledge base fits, otherwise the
+   * retrieved chunks; empty when the knowledge base is. Each names its entry, for citations.
+   *
+   * @generated from field: repeated parley.chatbot.v1.KnowledgePassage knowledge = 4;
+   */
+  knowledge: KnowledgePassage[];
+
+  /**
+   * Present when a Q&A pair matches the query: its answer is the reply.
+   *
+   * @generated from field: parley.chatbot.v1.QaMatch qa_match = 5;
+   */
+  qaMatch?: QaMatch | undefined;
 };
 
 /**
@@ -708,6 +940,333 @@ export declare type GetPromptKnowledgeResponse = Message<"parley.chatbot.v1.GetP
  * Use `create(GetPromptKnowledgeResponseSchema)` to create a new message.
  */
 export declare const GetPromptKnowledgeResponseSchema: GenMessage<GetPromptKnowledgeResponse>;
+
+/**
+ * @generated from message parley.chatbot.v1.KnowledgePassage
+ */
+export declare type KnowledgePassage = Message<"parley.chatbot.v1.KnowledgePassage"> & {
+  /**
+   * @generated from field: string text = 1;
+   */
+  text: string;
+
+  /**
+   * @generated from field: string entry_id = 2;
+   */
+  entryId: string;
+
+  /**
+   * The entry's title (a file's name, a page's title, a Q&A question, or the first words).
+   *
+   * @generated from field: string title = 3;
+   */
+  title: string;
+
+  /**
+   * The page's address for a website entry; empty otherwise.
+   *
+   * @generated from field: string url = 4;
+   */
+  url: string;
+};
+
+/**
+ * Describes the message parley.chatbot.v1.KnowledgePassage.
+ * Use `create(KnowledgePassageSchema)` to create a new message.
+ */
+export declare const KnowledgePassageSchema: GenMessage<KnowledgePassage>;
+
+/**
+ * @generated from message parley.chatbot.v1.QaMatch
+ */
+export declare type QaMatch = Message<"parley.chatbot.v1.QaMatch"> & {
+  /**
+   * @generated from field: string entry_id = 1;
+   */
+  entryId: string;
+
+  /**
+   * @generated from field: string question = 2;
+   */
+  question: string;
+
+  /**
+   * @generated from field: string answer = 3;
+   */
+  answer: string;
+};
+
+/**
+ * Describes the message parley.chatbot.v1.QaMatch.
+ * Use `create(QaMatchSchema)` to create a new message.
+ */
+export declare const QaMatchSchema: GenMessage<QaMatch>;
+
+/**
+ * @generated from message parley.chatbot.v1.AddFileEntryResponse
+ */
+export declare type AddFileEntryResponse = Message<"parley.chatbot.v1.AddFileEntryResponse"> & {
+  /**
+   * @generated from field: parley.chatbot.v1.TextEntry entry = 1;
+   */
+  entry?: TextEntry | undefined;
+
+  /**
+   * @generated from field: parley.chatbot.v1.KnowledgeBase knowledge_base = 2;
+   */
+  knowledgeBase?: KnowledgeBase | undefined;
+};
+
+/**
+ * Describes the message parley.chatbot.v1.AddFileEntryResponse.
+ * Use `create(AddFileEntryResponseSchema)` to create a new message.
+ */
+export declare const AddFileEntryResponseSchema: GenMessage<AddFileEntryResponse>;
+
+/**
+ * @generated from message parley.chatbot.v1.AddUrlEntryResponse
+ */
+export declare type AddUrlEntryResponse = Message<"parley.chatbot.v1.AddUrlEntryResponse"> & {
+  /**
+   * @generated from field: parley.chatbot.v1.TextEntry entry = 1;
+   */
+  entry?: TextEntry | undefined;
+
+  /**
+   * @generated from field: parley.chatbot.v1.KnowledgeBase knowledge_base = 2;
+   */
+  knowledgeBase?: KnowledgeBase | undefined;
+};
+
+/**
+ * Describes the message parley.chatbot.v1.AddUrlEntryResponse.
+ * Use `create(AddUrlEntryResponseSchema)` to create a new message.
+ */
+export declare const AddUrlEntryResponseSchema: GenMessage<AddUrlEntryResponse>;
+
+/**
+ * @generated from message parley.chatbot.v1.AddQaEntryResponse
+ */
+export declare type AddQaEntryResponse = Message<"parley.chatbot.v1.AddQaEntryResponse"> & {
+  /**
+   * @generated from field: parley.chatbot.v1.TextEntry entry = 1;
+   */
+  entry?: TextEntry | undefined;
+
+  /**
+   * @generated from field: parley.chatbot.v1.KnowledgeBase knowledge_base = 2;
+   */
+  knowledgeBase?: KnowledgeBase | undefined;
+};
+
+/**
+ * Describes the message parley.chatbot.v1.AddQaEntryResponse.
+ * Use `create(AddQaEntryResponseSchema)` to create a new message.
+ */
+export declare const AddQaEntryResponseSchema: GenMessage<AddQaEntryResponse>;
+
+/**
+ * @generated from message parley.chatbot.v1.RefreshEntryResponse
+ */
+export declare type RefreshEntryResponse = Message<"parley.chatbot.v1.RefreshEntryResponse"> & {
+  /**
+   * @generated from field: parley.chatbot.v1.TextEntry entry = 1;
+   */
+  entry?: TextEntry | undefined;
+
+  /**
+   * @generated from field: parley.chatbot.v1.KnowledgeBase knowledge_base = 2;
+   */
+  knowledgeBase?: KnowledgeBase | undefined;
+};
+
+/**
+ * Describes the message parley.chatbot.v1.RefreshEntryResponse.
+ * Use `create(RefreshEntryResponseSchema)` to create a new message.
+ */
+export declare const RefreshEntryResponseSchema: GenMessage<RefreshEntryResponse>;
+
+/**
+ * @generated from message parley.chatbot.v1.SetEntryAutoSyncResponse
+ */
+export declare type SetEntryAutoSyncResponse = Message<"parley.chatbot.v1.SetEntryAutoSyncResponse"> & {
+  /**
+   * @generated from field: parley.chatbot.v1.TextEntry entry = 1;
+   */
+  entry?: TextEntry | undefined;
+
+  /**
+   * @generated from field: parley.chatbot.v1.KnowledgeBase knowledge_base = 2;
+   */
+  knowledgeBase?: KnowledgeBase | undefined;
+};
+
+/**
+ * Describes the message parley.chatbot.v1.SetEntryAutoSyncResponse.
+ * Use `create(SetEntryAutoSyncResponseSchema)` to create a new message.
+ */
+export declare const SetEntryAutoSyncResponseSchema: GenMessage<SetEntryAutoSyncResponse>;
+
+/**
+ * @generated from message parley.chatbot.v1.AddFileEntryRequest
+ */
+export declare type AddFileEntryRequest = Message<"parley.chatbot.v1.AddFileEntryRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string chatbot_id = 2;
+   */
+  chatbotId: string;
+
+  /**
+   * As the owner's browser sent it; only shown, never trusted for the type.
+   *
+   * @generated from field: string file_name = 3;
+   */
+  fileName: string;
+
+  /**
+   * @generated from field: bytes content = 4;
+   */
+  content: Uint8Array;
+};
+
+/**
+ * Describes the message parley.chatbot.v1.AddFileEntryRequest.
+ * Use `create(AddFileEntryRequestSchema)` to create a new message.
+ */
+export declare const AddFileEntryRequestSchema: GenMessage<AddFileEntryRequest>;
+
+/**
+ * @generated from message parley.chatbot.v1.AddUrlEntryRequest
+ */
+export declare type AddUrlEntryRequest = Message<"parley.chatbot.v1.AddUrlEntryRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string chatbot_id = 2;
+   */
+  chatbotId: string;
+
+  /**
+   * @generated from field: string url = 3;
+   */
+  url: string;
+
+  /**
+   * The pages of the same site too (its sitemap, else its links; robots.txt respected).
+   *
+   * @generated from field: bool crawl = 4;
+   */
+  crawl: boolean;
+
+  /**
+   * Pages at most when crawling (1-100; 0: 20).
+   *
+   * @generated from field: int32 max_pages = 5;
+   */
+  maxPages: number;
+};
+
+/**
+ * Describes the message parley.chatbot.v1.AddUrlEntryRequest.
+ * Use `create(AddUrlEntryRequestSchema)` to create a new message.
+ */
+export declare const AddUrlEntryRequestSchema: GenMessage<AddUrlEntryRequest>;
+
+/**
+ * @generated from message parley.chatbot.v1.AddQaEntryRequest
+ */
+export declare type AddQaEntryRequest = Message<"parley.chatbot.v1.AddQaEntryRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string chatbot_id = 2;
+   */
+  chatbotId: string;
+
+  /**
+   * @generated from field: string question = 3;
+   */
+  question: string;
+
+  /**
+   * @generated from field: string answer = 4;
+   */
+  answer: string;
+};
+
+/**
+ * Describes the message parley.chatbot.v1.AddQaEntryRequest.
+ * Use `create(AddQaEntryRequestSchema)` to create a new message.
+ */
+export declare const AddQaEntryRequestSchema: GenMessage<AddQaEntryRequest>;
+
+/**
+ * @generated from message parley.chatbot.v1.RefreshEntryRequest
+ */
+export declare type RefreshEntryRequest = Message<"parley.chatbot.v1.RefreshEntryRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string chatbot_id = 2;
+   */
+  chatbotId: string;
+
+  /**
+   * @generated from field: string entry_id = 3;
+   */
+  entryId: string;
+};
+
+/**
+ * Describes the message parley.chatbot.v1.RefreshEntryRequest.
+ * Use `create(RefreshEntryRequestSchema)` to create a new message.
+ */
+export declare const RefreshEntryRequestSchema: GenMessage<RefreshEntryRequest>;
+
+/**
+ * @generated from message parley.chatbot.v1.SetEntryAutoSyncRequest
+ */
+export declare type SetEntryAutoSyncRequest = Message<"parley.chatbot.v1.SetEntryAutoSyncRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string chatbot_id = 2;
+   */
+  chatbotId: string;
+
+  /**
+   * @generated from field: string entry_id = 3;
+   */
+  entryId: string;
+
+  /**
+   * @generated from field: bool auto_sync = 4;
+   */
+  autoSync: boolean;
+};
+
+/**
+ * Describes the message parley.chatbot.v1.SetEntryAutoSyncRequest.
+ * Use `create(SetEntryAutoSyncRequestSchema)` to create a new message.
+ */
+export declare const SetEntryAutoSyncRequestSchema: GenMessage<SetEntryAutoSyncRequest>;
 
 /**
  * A chatbot's language: the language it replies in and the text-search configuration of its
@@ -848,6 +1407,59 @@ export declare const ChatbotService: GenService<{
     methodKind: "unary";
     input: typeof GetPromptKnowledgeRequestSchema;
     output: typeof GetPromptKnowledgeResponseSchema;
+  },
+  /**
+   * A file (PDF, DOCX, TXT, Markdown or HTML, recognised by content) as a new entry in status
+   * "processing"; a background job parses it into "ready" or "failed" with an error.
+   *
+   * @generated from rpc parley.chatbot.v1.ChatbotService.AddFileEntry
+   */
+  addFileEntry: {
+    methodKind: "unary";
+    input: typeof AddFileEntryRequestSchema;
+    output: typeof AddFileEntryResponseSchema;
+  },
+  /**
+   * A web page, or with crawl the pages of its site, as entries in status "processing" (the
+   * response carries the first page's entry; a crawl adds the others as it finds them).
+   *
+   * @generated from rpc parley.chatbot.v1.ChatbotService.AddUrlEntry
+   */
+  addUrlEntry: {
+    methodKind: "unary";
+    input: typeof AddUrlEntryRequestSchema;
+    output: typeof AddUrlEntryResponseSchema;
+  },
+  /**
+   * An owner-written answer to a question: ready at once, and it wins when a visitor asks that
+   * question or a close paraphrase.
+   *
+   * @generated from rpc parley.chatbot.v1.ChatbotService.AddQaEntry
+   */
+  addQaEntry: {
+    methodKind: "unary";
+    input: typeof AddQaEntryRequestSchema;
+    output: typeof AddQaEntryResponseSchema;
+  },
+  /**
+   * Fetches a website entry again in the background; the entry then tells whether its content changed.
+   *
+   * @generated from rpc parley.chatbot.v1.ChatbotService.RefreshEntry
+   */
+  refreshEntry: {
+    methodKind: "unary";
+    input: typeof RefreshEntryRequestSchema;
+    output: typeof RefreshEntryResponseSchema;
+  },
+  /**
+   * Turns the scheduled re-sync of a website entry on or off.
+   *
+   * @generated from rpc parley.chatbot.v1.ChatbotService.SetEntryAutoSync
+   */
+  setEntryAutoSync: {
+    methodKind: "unary";
+    input: typeof SetEntryAutoSyncRequestSchema;
+    output: typeof SetEntryAutoSyncResponseSchema;
   },
 }>;
 

@@ -9,196 +9,308 @@ import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
  * Describes the file parley/chatbot/v1/chatbot.proto.
  */
 export const file_parley_chatbot_v1_chatbot = /*@__PURE__*/
-  fileDesc("Ch9wYXJsZXkvY2hhdGJvdC92MS9jaGF0Ym90LnByb3RvEhFwYXJsZXkuY2hhdGJvdC52MSJnCglUZXh0RW50cnkSCgoCaWQYASABKAkSDQoFdGl0bGUYAiABKAkSDwoHY29udGVudBgDIAEoCRIuCgpjcmVhdGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJRCg1Lbm93bGVkZ2VCYXNlEgwKBHRleHQYASABKAkSMgoMdGV4dF9lbnRyaWVzGAIgAygLMhwucGFybGV5LmNoYXRib3QudjEuVGV4dEVudHJ5IsUDCgdDaGF0Ym90EgoKAmlkGAEgASgJEhEKCXVuaXF1ZV9pZBgCIAEoCRIQCghvd25lcl9pZBgDIAEoCRIMCgRuYW1lGAQgASgJEhcKD3Byb2ZpbGVfcGljdHVyZRgFIAEoCRIRCglpc19hY3RpdmUYBiABKAgSFAoIbGFuZ3VhZ2UYByABKAlCAhgBEhgKDGludGVyYWN0aW9ucxgIIAEoA0ICMAISOQoQbGFzdF9pbnRlcmFjdGlvbhgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBARIuCgpjcmVhdGVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI4Cg5rbm93bGVkZ2VfYmFzZRgMIAEoCzIgLnBhcmxleS5jaGF0Ym90LnYxLktub3dsZWRnZUJhc2USNQoQcHJpbWFyeV9sYW5ndWFnZRgNIAEoDjIbLnBhcmxleS5jaGF0Ym90LnYxLkxhbmd1YWdlQhMKEV9sYXN0X2ludGVyYWN0aW9uIjYKFENyZWF0ZUNoYXRib3RSZXF1ZXN0EhAKCG93bmVyX2lkGAEgASgJEgwKBG5hbWUYAiABKAkiRAoVQ3JlYXRlQ2hhdGJvdFJlc3BvbnNlEisKB2NoYXRib3QYASABKAsyGi5wYXJsZXkuY2hhdGJvdC52MS5DaGF0Ym90IkcKE0xpc3RDaGF0Ym90c1JlcXVlc3QSEAoIb3duZXJfaWQYASABKAkSHgoWaW5jbHVkZV9rbm93bGVkZ2VfYmFzZRgCIAEoCCJEChRMaXN0Q2hhdGJvdHNSZXNwb25zZRIsCghjaGF0Ym90cxgBIAMoCzIaLnBhcmxleS5jaGF0Ym90LnYxLkNoYXRib3QiOQoRR2V0Q2hhdGJvdFJlcXVlc3QSEAoIb3duZXJfaWQYASABKAkSEgoKY2hhdGJvdF9pZBgCIAEoCSJBChJHZXRDaGF0Ym90UmVzcG9uc2USKwoHY2hhdGJvdBgBIAEoCzIaLnBhcmxleS5jaGF0Ym90LnYxLkNoYXRib3Qi9wEKFFVwZGF0ZUNoYXRib3RSZXF1ZXN0EhAKCG93bmVyX2lkGAEgASgJEhIKCmNoYXRib3RfaWQYAiABKAkSEQoEbmFtZRgDIAEoCUgAiAEBEhYKCWlzX2FjdGl2ZRgEIAEoCEgBiAEBEhkKCGxhbmd1YWdlGAUgASgJQgIYAUgCiAEBEjoKEHByaW1hcnlfbGFuZ3VhZ2UYBiABKA4yGy5wYXJsZXkuY2hhdGJvdC52MS5MYW5ndWFnZUgDiAEBQgcKBV9uYW1lQgwKCl9pc19hY3RpdmVCCwoJX2xhbmd1YWdlQhMKEV9wcmltYXJ5X2xhbmd1YWdlIkQKFVVwZGF0ZUNoYXRib3RSZXNwb25zZRIrCgdjaGF0Ym90GAEgASgLMhoucGFybGV5LmNoYXRib3QudjEuQ2hhdGJvdCI8ChREZWxldGVDaGF0Ym90UmVxdWVzdBIQCghvd25lcl9pZBgBIAEoCRISCgpjaGF0Ym90X2lkGAIgASgJIhcKFURlbGV0ZUNoYXRib3RSZXNwb25zZSJRChhTZXRQcm9maWxlUGljdHVyZVJlcXVlc3QSEAoIb3duZXJfaWQYASABKAkSEgoKY2hhdGJvdF9pZBgCIAEoCRIPCgdjb250ZW50GAMgASgMIjQKGVNldFByb2ZpbGVQaWN0dXJlUmVzcG9uc2USFwoPcHJvZmlsZV9waWN0dXJlGAEgASgJIkkKE0FkZFRleHRFbnRyeVJlcXVlc3QSEAoIb3duZXJfaWQYASABKAkSEgoKY2hhdGJvdF9pZBgCIAEoCRIMCgR0ZXh0GAMgASgJIlAKFEFkZFRleHRFbnRyeVJlc3BvbnNlEjgKDmtub3dsZWRnZV9iYXNlGAEgASgLMiAucGFybGV5LmNoYXRib3QudjEuS25vd2xlZGdlQmFzZSJQChZEZWxldGVUZXh0RW50cnlSZXF1ZXN0EhAKCG93bmVyX2lkGAEgASgJEhIKCmNoYXRib3RfaWQYAiABKAkSEAoIZW50cnlfaWQYAyABKAkiUwoXRGVsZXRlVGV4dEVudHJ5UmVzcG9uc2USOAoOa25vd2xlZGdlX2Jhc2UYASABKAsyIC5wYXJsZXkuY2hhdGJvdC52MS5Lbm93bGVkZ2VCYXNlIiwKF0dldFB1YmxpY0NoYXRib3RSZXF1ZXN0EhEKCXVuaXF1ZV9pZBgBIAEoCSK+AQoNUHVibGljQ2hhdGJvdBIKCgJpZBgBIAEoCRIQCghvd25lcl9pZBgCIAEoCRIMCgRuYW1lGAMgASgJEhcKD3Byb2ZpbGVfcGljdHVyZRgEIAEoCRIUCghsYW5ndWFnZRgFIAEoCUICGAESGwoPa25vd2xlZGdlX2NoYXJzGAYgASgDQgIwAhI1ChBwcmltYXJ5X2xhbmd1YWdlGAcgASgOMhsucGFybGV5LmNoYXRib3QudjEuTGFuZ3VhZ2UiTQoYR2V0UHVibGljQ2hhdGJvdFJlc3BvbnNlEjEKB2NoYXRib3QYASABKAsyIC5wYXJsZXkuY2hhdGJvdC52MS5QdWJsaWNDaGF0Ym90Ij8KD1JldHJpZXZlUmVxdWVzdBISCgpjaGF0Ym90X2lkGAEgASgJEg0KBXF1ZXJ5GAIgASgJEgkKAWsYAyABKAUiVAoOUmV0cmlldmVkQ2h1bmsSEAoIZW50cnlfaWQYASABKAkSEAoIY2h1bmtfaWQYAiABKAkSDwoHY29udGVudBgDIAEoCRINCgVzY29yZRgEIAEoAiJFChBSZXRyaWV2ZVJlc3BvbnNlEjEKBmNodW5rcxgBIAMoCzIhLnBhcmxleS5jaGF0Ym90LnYxLlJldHJpZXZlZENodW5rIl4KGUdldFByb21wdEtub3dsZWRnZVJlcXVlc3QSEQoJdW5pcXVlX2lkGAEgASgJEg0KBXF1ZXJ5GAIgASgJEhQKDGJ1ZGdldF9jaGFycxgDIAEoBRIJCgFrGAQgASgFInoKGkdldFByb21wdEtub3dsZWRnZVJlc3BvbnNlEjEKB2NoYXRib3QYASABKAsyIC5wYXJsZXkuY2hhdGJvdC52MS5QdWJsaWNDaGF0Ym90EhAKCHBhc3NhZ2VzGAIgAygJEhcKD3dob2xlX2tub3dsZWRnZRgDIAEoCCplCghMYW5ndWFnZRIYChRMQU5HVUFHRV9VTlNQRUNJRklFRBAAEhQKEExBTkdVQUdFX0VOR0xJU0gQARITCg9MQU5HVUFHRV9GUkVOQ0gQAhIUChBMQU5HVUFHRV9DSElORVNFEAMy6AgKDkNoYXRib3RTZXJ2aWNlEmIKDUNyZWF0ZUNoYXRib3QSJy5wYXJsZXkuY2hhdGJvdC52MS5DcmVhdGVDaGF0Ym90UmVxdWVzdBooLnBhcmxleS5jaGF0Ym90LnYxLkNyZWF0ZUNoYXRib3RSZXNwb25zZRJfCgxMaXN0Q2hhdGJvdHMSJi5wYXJsZXkuY2hhdGJvdC52MS5MaXN0Q2hhdGJvdHNSZXF1ZXN0GicucGFybGV5LmNoYXRib3QudjEuTGlzdENoYXRib3RzUmVzcG9uc2USWQoKR2V0Q2hhdGJvdBIkLnBhcmxleS5jaGF0Ym90LnYxLkdldENoYXRib3RSZXF1ZXN0GiUucGFybGV5LmNoYXRib3QudjEuR2V0Q2hhdGJvdFJlc3BvbnNlEmIKDVVwZGF0ZUNoYXRib3QSJy5wYXJsZXkuY2hhdGJvdC52MS5VcGRhdGVDaGF0Ym90UmVxdWVzdBooLnBhcmxleS5jaGF0Ym90LnYxLlVwZGF0ZUNoYXRib3RSZXNwb25zZRJiCg1EZWxldGVDaGF0Ym90EicucGFybGV5LmNoYXRib3QudjEuRGVsZXRlQ2hhdGJvdFJlcXVlc3QaKC5wYXJsZXkuY2hhdGJvdC52MS5EZWxldGVDaGF0Ym90UmVzcG9uc2USbgoRU2V0UHJvZmlsZVBpY3R1cmUSKy5wYXJsZXkuY2hhdGJvdC52MS5TZXRQcm9maWxlUGljdHVyZVJlcXVlc3QaLC5wYXJsZXkuY2hhdGJvdC52MS5TZXRQcm9maWxlUGljdHVyZVJlc3BvbnNlEl8KDEFkZFRleHRFbnRyeRImLnBhcmxleS5jaGF0Ym90LnYxLkFkZFRleHRFbnRyeVJlcXVlc3QaJy5wYXJsZXkuY2hhdGJvdC52MS5BZGRUZXh0RW50cnlSZXNwb25zZRJoCg9EZWxldGVUZXh0RW50cnkSKS5wYXJsZXkuY2hhdGJvdC52MS5EZWxldGVUZXh0RW50cnlSZXF1ZXN0GioucGFybGV5LmNoYXRib3QudjEuRGVsZXRlVGV4dEVudHJ5UmVzcG9uc2USawoQR2V0UHVibGljQ2hhdGJvdBIqLnBhcmxleS5jaGF0Ym90LnYxLkdldFB1YmxpY0NoYXRib3RSZXF1ZXN0GisucGFybGV5LmNoYXRib3QudjEuR2V0UHVibGljQ2hhdGJvdFJlc3BvbnNlElMKCFJldHJpZXZlEiIucGFybGV5LmNoYXRib3QudjEuUmV0cmlldmVSZXF1ZXN0GiMucGFybGV5LmNoYXRib3QudjEuUmV0cmlldmVSZXNwb25zZRJxChJHZXRQcm9tcHRLbm93bGVkZ2USLC5wYXJsZXkuY2hhdGJvdC52MS5HZXRQcm9tcHRLbm93bGVkZ2VSZXF1ZXN0Gi0ucGFybGV5LmNoYXRib3QudjEuR2V0UHJvbXB0S25vd2xlZGdlUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("Ch9wYXJsZXkvY2hhdGJvdC92MS9jaGF0Ym90LnByb3RvEhFwYXJsZXkuY2hhdGJvdC52MSI2CgtFbnRyeVNvdXJjZRIMCgR0eXBlGAEgASgJEgwKBG5hbWUYAiABKAkSCwoDdXJsGAMgASgJIo0DCglUZXh0RW50cnkSCgoCaWQYASABKAkSDQoFdGl0bGUYAiABKAkSDwoHY29udGVudBgDIAEoCRIuCgpjcmVhdGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgZzb3VyY2UYBSABKAsyHi5wYXJsZXkuY2hhdGJvdC52MS5FbnRyeVNvdXJjZRIOCgZzdGF0dXMYBiABKAkSDQoFZXJyb3IYByABKAkSEAoIcXVlc3Rpb24YCCABKAkSEQoJYXV0b19zeW5jGAkgASgIEjcKDmxhc3Rfc3luY2VkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgAiAEBEh4KEWxhc3Rfc3luY19jaGFuZ2VkGAsgASgISAGIAQESLgoKdXBkYXRlZF9hdBgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCEQoPX2xhc3Rfc3luY2VkX2F0QhQKEl9sYXN0X3N5bmNfY2hhbmdlZCJRCg1Lbm93bGVkZ2VCYXNlEgwKBHRleHQYASABKAkSMgoMdGV4dF9lbnRyaWVzGAIgAygLMhwucGFybGV5LmNoYXRib3QudjEuVGV4dEVudHJ5Iu4DCgdDaGF0Ym90EgoKAmlkGAEgASgJEhEKCXVuaXF1ZV9pZBgCIAEoCRIQCghvd25lcl9pZBgDIAEoCRIMCgRuYW1lGAQgASgJEhcKD3Byb2ZpbGVfcGljdHVyZRgFIAEoCRIRCglpc19hY3RpdmUYBiABKAgSFAoIbGFuZ3VhZ2UYByABKAlCAhgBEhgKDGludGVyYWN0aW9ucxgIIAEoA0ICMAISOQoQbGFzdF9pbnRlcmFjdGlvbhgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBARIuCgpjcmVhdGVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI4Cg5rbm93bGVkZ2VfYmFzZRgMIAEoCzIgLnBhcmxleS5jaGF0Ym90LnYxLktub3dsZWRnZUJhc2USNQoQcHJpbWFyeV9sYW5ndWFnZRgNIAEoDjIbLnBhcmxleS5jaGF0Ym90LnYxLkxhbmd1YWdlEicKBXZvaWNlGA4gASgLMhgucGFybGV5LmNoYXRib3QudjEuVm9pY2VCEwoRX2xhc3RfaW50ZXJhY3Rpb24imAEKBVZvaWNlEhQKDGluc3RydWN0aW9ucxgBIAEoCRIYCgt0ZW1wZXJhdHVyZRgCIAEoAUgAiAEBEhcKD3dlbGNvbWVfbWVzc2FnZRgDIAEoCRIbChNzdWdnZXN0ZWRfcXVlc3Rpb25zGAQgAygJEhkKEW5vX2Fuc3dlcl9tZXNzYWdlGAUgASgJQg4KDF90ZW1wZXJhdHVyZSKqAgoLVm9pY2VDaGFuZ2USGQoMaW5zdHJ1Y3Rpb25zGAEgASgJSACIAQESGAoLdGVtcGVyYXR1cmUYAiABKAFIAYgBARIZChFjbGVhcl90ZW1wZXJhdHVyZRgDIAEoCBIcCg93ZWxjb21lX21lc3NhZ2UYBCABKAlIAogBARJCChNzdWdnZXN0ZWRfcXVlc3Rpb25zGAUgASgLMiUucGFybGV5LmNoYXRib3QudjEuU3VnZ2VzdGVkUXVlc3Rpb25zEh4KEW5vX2Fuc3dlcl9tZXNzYWdlGAYgASgJSAOIAQFCDwoNX2luc3RydWN0aW9uc0IOCgxfdGVtcGVyYXR1cmVCEgoQX3dlbGNvbWVfbWVzc2FnZUIUChJfbm9fYW5zd2VyX21lc3NhZ2UiJwoSU3VnZ2VzdGVkUXVlc3Rpb25zEhEKCXF1ZXN0aW9ucxgBIAMoCSI2ChRDcmVhdGVDaGF0Ym90UmVxdWVzdBIQCghvd25lcl9pZBgBIAEoCRIMCgRuYW1lGAIgASgJIkQKFUNyZWF0ZUNoYXRib3RSZXNwb25zZRIrCgdjaGF0Ym90GAEgASgLMhoucGFybGV5LmNoYXRib3QudjEuQ2hhdGJvdCJHChNMaXN0Q2hhdGJvdHNSZXF1ZXN0EhAKCG93bmVyX2lkGAEgASgJEh4KFmluY2x1ZGVfa25vd2xlZGdlX2Jhc2UYAiABKAgiRAoUTGlzdENoYXRib3RzUmVzcG9uc2USLAoIY2hhdGJvdHMYASADKAsyGi5wYXJsZXkuY2hhdGJvdC52MS5DaGF0Ym90IjkKEUdldENoYXRib3RSZXF1ZXN0EhAKCG93bmVyX2lkGAEgASgJEhIKCmNoYXRib3RfaWQYAiABKAkiQQoSR2V0Q2hhdGJvdFJlc3BvbnNlEisKB2NoYXRib3QYASABKAsyGi5wYXJsZXkuY2hhdGJvdC52MS5DaGF0Ym90IqYCChRVcGRhdGVDaGF0Ym90UmVxdWVzdBIQCghvd25lcl9pZBgBIAEoCRISCgpjaGF0Ym90X2lkGAIgASgJEhEKBG5hbWUYAyABKAlIAIgBARIWCglpc19hY3RpdmUYBCABKAhIAYgBARIZCghsYW5ndWFnZRgFIAEoCUICGAFIAogBARI6ChBwcmltYXJ5X2xhbmd1YWdlGAYgASgOMhsucGFybGV5LmNoYXRib3QudjEuTGFuZ3VhZ2VIA4gBARItCgV2b2ljZRgHIAEoCzIeLnBhcmxleS5jaGF0Ym90LnYxLlZvaWNlQ2hhbmdlQgcKBV9uYW1lQgwKCl9pc19hY3RpdmVCCwoJX2xhbmd1YWdlQhMKEV9wcmltYXJ5X2xhbmd1YWdlIkQKFVVwZGF0ZUNoYXRib3RSZXNwb25zZRIrCgdjaGF0Ym90GAEgASgLMhoucGFybGV5LmNoYXRib3QudjEuQ2hhdGJvdCI8ChREZWxldGVDaGF0Ym90UmVxdWVzdBIQCghvd25lcl9pZBgBIAEoCRISCgpjaGF0Ym90X2lkGAIgASgJIhcKFURlbGV0ZUNoYXRib3RSZXNwb25zZSJRChhTZXRQcm9maWxlUGljdHVyZVJlcXVlc3QSEAoIb3duZXJfaWQYASABKAkSEgoKY2hhdGJvdF9pZBgCIAEoCRIPCgdjb250ZW50GAMgASgMIjQKGVNldFByb2ZpbGVQaWN0dXJlUmVzcG9uc2USFwoPcHJvZmlsZV9waWN0dXJlGAEgASgJIkkKE0FkZFRleHRFbnRyeVJlcXVlc3QSEAoIb3duZXJfaWQYASABKAkSEgoKY2hhdGJvdF9pZBgCIAEoCRIMCgR0ZXh0GAMgASgJIlAKFEFkZFRleHRFbnRyeVJlc3BvbnNlEjgKDmtub3dsZWRnZV9iYXNlGAEgASgLMiAucGFybGV5LmNoYXRib3QudjEuS25vd2xlZGdlQmFzZSJQChZEZWxldGVUZXh0RW50cnlSZXF1ZXN0EhAKCG93bmVyX2lkGAEgASgJEhIKCmNoYXRib3RfaWQYAiABKAkSEAoIZW50cnlfaWQYAyABKAkiUwoXRGVsZXRlVGV4dEVudHJ5UmVzcG9uc2USOAoOa25vd2xlZGdlX2Jhc2UYASABKAsyIC5wYXJsZXkuY2hhdGJvdC52MS5Lbm93bGVkZ2VCYXNlIiwKF0dldFB1YmxpY0NoYXRib3RSZXF1ZXN0EhEKCXVuaXF1ZV9pZBgBIAEoCSLnAQoNUHVibGljQ2hhdGJvdBIKCgJpZBgBIAEoCRIQCghvd25lcl9pZBgCIAEoCRIMCgRuYW1lGAMgASgJEhcKD3Byb2ZpbGVfcGljdHVyZRgEIAEoCRIUCghsYW5ndWFnZRgFIAEoCUICGAESGwoPa25vd2xlZGdlX2NoYXJzGAYgASgDQgIwAhI1ChBwcmltYXJ5X2xhbmd1YWdlGAcgASgOMhsucGFybGV5LmNoYXRib3QudjEuTGFuZ3VhZ2USJwoFdm9pY2UYCCABKAsyGC5wYXJsZXkuY2hhdGJvdC52MS5Wb2ljZSJNChhHZXRQdWJsaWNDaGF0Ym90UmVzcG9uc2USMQoHY2hhdGJvdBgBIAEoCzIgLnBhcmxleS5jaGF0Ym90LnYxLlB1YmxpY0NoYXRib3QiPwoPUmV0cmlldmVSZXF1ZXN0EhIKCmNoYXRib3RfaWQYASABKAkSDQoFcXVlcnkYAiABKAkSCQoBaxgDIAEoBSJUCg5SZXRyaWV2ZWRDaHVuaxIQCghlbnRyeV9pZBgBIAEoCRIQCghjaHVua19pZBgCIAEoCRIPCgdjb250ZW50GAMgASgJEg0KBXNjb3JlGAQgASgCIkUKEFJldHJpZXZlUmVzcG9uc2USMQoGY2h1bmtzGAEgAygLMiEucGFybGV5LmNoYXRib3QudjEuUmV0cmlldmVkQ2h1bmsiXgoZR2V0UHJvbXB0S25vd2xlZGdlUmVxdWVzdBIRCgl1bmlxdWVfaWQYASABKAkSDQoFcXVlcnkYAiABKAkSFAoMYnVkZ2V0X2NoYXJzGAMgASgFEgkKAWsYBCABKAUi5AEKGkdldFByb21wdEtub3dsZWRnZVJlc3BvbnNlEjEKB2NoYXRib3QYASABKAsyIC5wYXJsZXkuY2hhdGJvdC52MS5QdWJsaWNDaGF0Ym90EhQKCHBhc3NhZ2VzGAIgAygJQgIYARIXCg93aG9sZV9rbm93bGVkZ2UYAyABKAgSNgoJa25vd2xlZGdlGAQgAygLMiMucGFybGV5LmNoYXRib3QudjEuS25vd2xlZGdlUGFzc2FnZRIsCghxYV9tYXRjaBgFIAEoCzIaLnBhcmxleS5jaGF0Ym90LnYxLlFhTWF0Y2giTgoQS25vd2xlZGdlUGFzc2FnZRIMCgR0ZXh0GAEgASgJEhAKCGVudHJ5X2lkGAIgASgJEg0KBXRpdGxlGAMgASgJEgsKA3VybBgEIAEoCSI9CgdRYU1hdGNoEhAKCGVudHJ5X2lkGAEgASgJEhAKCHF1ZXN0aW9uGAIgASgJEg4KBmFuc3dlchgDIAEoCSJ9ChRBZGRGaWxlRW50cnlSZXNwb25zZRIrCgVlbnRyeRgBIAEoCzIcLnBhcmxleS5jaGF0Ym90LnYxLlRleHRFbnRyeRI4Cg5rbm93bGVkZ2VfYmFzZRgCIAEoCzIgLnBhcmxleS5jaGF0Ym90LnYxLktub3dsZWRnZUJhc2UifAoTQWRkVXJsRW50cnlSZXNwb25zZRIrCgVlbnRyeRgBIAEoCzIcLnBhcmxleS5jaGF0Ym90LnYxLlRleHRFbnRyeRI4Cg5rbm93bGVkZ2VfYmFzZRgCIAEoCzIgLnBhcmxleS5jaGF0Ym90LnYxLktub3dsZWRnZUJhc2UiewoSQWRkUWFFbnRyeVJlc3BvbnNlEisKBWVudHJ5GAEgASgLMhwucGFybGV5LmNoYXRib3QudjEuVGV4dEVudHJ5EjgKDmtub3dsZWRnZV9iYXNlGAIgASgLMiAucGFybGV5LmNoYXRib3QudjEuS25vd2xlZGdlQmFzZSJ9ChRSZWZyZXNoRW50cnlSZXNwb25zZRIrCgVlbnRyeRgBIAEoCzIcLnBhcmxleS5jaGF0Ym90LnYxLlRleHRFbnRyeRI4Cg5rbm93bGVkZ2VfYmFzZRgCIAEoCzIgLnBhcmxleS5jaGF0Ym90LnYxLktub3dsZWRnZUJhc2UigQEKGFNldEVudHJ5QXV0b1N5bmNSZXNwb25zZRIrCgVlbnRyeRgBIAEoCzIcLnBhcmxleS5jaGF0Ym90LnYxLlRleHRFbnRyeRI4Cg5rbm93bGVkZ2VfYmFzZRgCIAEoCzIgLnBhcmxleS5jaGF0Ym90LnYxLktub3dsZWRnZUJhc2UiXwoTQWRkRmlsZUVudHJ5UmVxdWVzdBIQCghvd25lcl9pZBgBIAEoCRISCgpjaGF0Ym90X2lkGAIgASgJEhEKCWZpbGVfbmFtZRgDIAEoCRIPCgdjb250ZW50GAQgASgMImkKEkFkZFVybEVudHJ5UmVxdWVzdBIQCghvd25lcl9pZBgBIAEoCRISCgpjaGF0Ym90X2lkGAIgASgJEgsKA3VybBgDIAEoCRINCgVjcmF3bBgEIAEoCBIRCgltYXhfcGFnZXMYBSABKAUiWwoRQWRkUWFFbnRyeVJlcXVlc3QSEAoIb3duZXJfaWQYASABKAkSEgoKY2hhdGJvdF9pZBgCIAEoCRIQCghxdWVzdGlvbhgDIAEoCRIOCgZhbnN3ZXIYBCABKAkiTQoTUmVmcmVzaEVudHJ5UmVxdWVzdBIQCghvd25lcl9pZBgBIAEoCRISCgpjaGF0Ym90X2lkGAIgASgJEhAKCGVudHJ5X2lkGAMgASgJImQKF1NldEVudHJ5QXV0b1N5bmNSZXF1ZXN0EhAKCG93bmVyX2lkGAEgASgJEhIKCmNoYXRib3RfaWQYAiABKAkSEAoIZW50cnlfaWQYAyABKAkSEQoJYXV0b19zeW5jGAQgASgIKmUKCExhbmd1YWdlEhgKFExBTkdVQUdFX1VOU1BFQ0lGSUVEEAASFAoQTEFOR1VBR0VfRU5HTElTSBABEhMKD0xBTkdVQUdFX0ZSRU5DSBACEhQKEExBTkdVQUdFX0NISU5FU0UQAzLQDAoOQ2hhdGJvdFNlcnZpY2USYgoNQ3JlYXRlQ2hhdGJvdBInLnBhcmxleS5jaGF0Ym90LnYxLkNyZWF0ZUNoYXRib3RSZXF1ZXN0GigucGFybGV5LmNoYXRib3QudjEuQ3JlYXRlQ2hhdGJvdFJlc3BvbnNlEl8KDExpc3RDaGF0Ym90cxImLnBhcmxleS5jaGF0Ym90LnYxLkxpc3RDaGF0Ym90c1JlcXVlc3QaJy5wYXJsZXkuY2hhdGJvdC52MS5MaXN0Q2hhdGJvdHNSZXNwb25zZRJZCgpHZXRDaGF0Ym90EiQucGFybGV5LmNoYXRib3QudjEuR2V0Q2hhdGJvdFJlcXVlc3QaJS5wYXJsZXkuY2hhdGJvdC52MS5HZXRDaGF0Ym90UmVzcG9uc2USYgoNVXBkYXRlQ2hhdGJvdBInLnBhcmxleS5jaGF0Ym90LnYxLlVwZGF0ZUNoYXRib3RSZXF1ZXN0GigucGFybGV5LmNoYXRib3QudjEuVXBkYXRlQ2hhdGJvdFJlc3BvbnNlEmIKDURlbGV0ZUNoYXRib3QSJy5wYXJsZXkuY2hhdGJvdC52MS5EZWxldGVDaGF0Ym90UmVxdWVzdBooLnBhcmxleS5jaGF0Ym90LnYxLkRlbGV0ZUNoYXRib3RSZXNwb25zZRJuChFTZXRQcm9maWxlUGljdHVyZRIrLnBhcmxleS5jaGF0Ym90LnYxLlNldFByb2ZpbGVQaWN0dXJlUmVxdWVzdBosLnBhcmxleS5jaGF0Ym90LnYxLlNldFByb2ZpbGVQaWN0dXJlUmVzcG9uc2USXwoMQWRkVGV4dEVudHJ5EiYucGFybGV5LmNoYXRib3QudjEuQWRkVGV4dEVudHJ5UmVxdWVzdBonLnBhcmxleS5jaGF0Ym90LnYxLkFkZFRleHRFbnRyeVJlc3BvbnNlEmgKD0RlbGV0ZVRleHRFbnRyeRIpLnBhcmxleS5jaGF0Ym90LnYxLkRlbGV0ZVRleHRFbnRyeVJlcXVlc3QaKi5wYXJsZXkuY2hhdGJvdC52MS5EZWxldGVUZXh0RW50cnlSZXNwb25zZRJrChBHZXRQdWJsaWNDaGF0Ym90EioucGFybGV5LmNoYXRib3QudjEuR2V0UHVibGljQ2hhdGJvdFJlcXVlc3QaKy5wYXJsZXkuY2hhdGJvdC52MS5HZXRQdWJsaWNDaGF0Ym90UmVzcG9uc2USUwoIUmV0cmlldmUSIi5wYXJsZXkuY2hhdGJvdC52MS5SZXRyaWV2ZVJlcXVlc3QaIy5wYXJsZXkuY2hhdGJvdC52MS5SZXRyaWV2ZVJlc3BvbnNlEnEKEkdldFByb21wdEtub3dsZWRnZRIsLnBhcmxleS5jaGF0Ym90LnYxLkdldFByb21wdEtub3dsZWRnZVJlcXVlc3QaLS5wYXJsZXkuY2hhdGJvdC52MS5HZXRQcm9tcHRLbm93bGVkZ2VSZXNwb25zZRJfCgxBZGRGaWxlRW50cnkSJi5wYXJsZXkuY2hhdGJvdC52MS5BZGRGaWxlRW50cnlSZXF1ZXN0GicucGFybGV5LmNoYXRib3QudjEuQWRkRmlsZUVudHJ5UmVzcG9uc2USXAoLQWRkVXJsRW50cnkSJS5wYXJsZXkuY2hhdGJvdC52MS5BZGRVcmxFbnRyeVJlcXVlc3QaJi5wYXJsZXkuY2hhdGJvdC52MS5BZGRVcmxFbnRyeVJlc3BvbnNlElkKCkFkZFFhRW50cnkSJC5wYXJsZXkuY2hhdGJvdC52MS5BZGRRYUVudHJ5UmVxdWVzdBolLnBhcmxleS5jaGF0Ym90LnYxLkFkZFFhRW50cnlSZXNwb25zZRJfCgxSZWZyZXNoRW50cnkSJi5wYXJsZXkuY2hhdGJvdC52MS5SZWZyZXNoRW50cnlSZXF1ZXN0GicucGFybGV5LmNoYXRib3QudjEuUmVmcmVzaEVudHJ5UmVzcG9uc2USawoQU2V0RW50cnlBdXRvU3luYxIqLnBhcmxleS5jaGF0Ym90LnYxLlNldEVudHJ5QXV0b1N5bmNSZXF1ZXN0GisucGFybGV5LmNoYXRib3QudjEuU2V0RW50cnlBdXRvU3luY1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
+
+/**
+ * Describes the message parley.chatbot.v1.EntrySource.
+ * Use `create(EntrySourceSchema)` to create a new message.
+ */
+export const EntrySourceSchema = /*@__PURE__*/
+  messageDesc(file_parley_chatbot_v1_chatbot, 0);
 
 /**
  * Describes the message parley.chatbot.v1.TextEntry.
  * Use `create(TextEntrySchema)` to create a new message.
  */
 export const TextEntrySchema = /*@__PURE__*/
-  messageDesc(file_parley_chatbot_v1_chatbot, 0);
+  messageDesc(file_parley_chatbot_v1_chatbot, 1);
 
 /**
  * Describes the message parley.chatbot.v1.KnowledgeBase.
  * Use `create(KnowledgeBaseSchema)` to create a new message.
  */
 export const KnowledgeBaseSchema = /*@__PURE__*/
-  messageDesc(file_parley_chatbot_v1_chatbot, 1);
+  messageDesc(file_parley_chatbot_v1_chatbot, 2);
 
 /**
  * Describes the message parley.chatbot.v1.Chatbot.
  * Use `create(ChatbotSchema)` to create a new message.
  */
 export const ChatbotSchema = /*@__PURE__*/
-  messageDesc(file_parley_chatbot_v1_chatbot, 2);
+  messageDesc(file_parley_chatbot_v1_chatbot, 3);
+
+/**
+ * Describes the message parley.chatbot.v1.Voice.
+ * Use `create(VoiceSchema)` to create a new message.
+ */
+export const VoiceSchema = /*@__PURE__*/
+  messageDesc(file_parley_chatbot_v1_chatbot, 4);
+
+/**
+ * Describes the message parley.chatbot.v1.VoiceChange.
+ * Use `create(VoiceChangeSchema)` to create a new message.
+ */
+export const VoiceChangeSchema = /*@__PURE__*/
+  messageDesc(file_parley_chatbot_v1_chatbot, 5);
+
+/**
+ * Describes the message parley.chatbot.v1.SuggestedQuestions.
+ * Use `create(SuggestedQuestionsSchema)` to create a new message.
+ */
+export const SuggestedQuestionsSchema = /*@__PURE__*/
+  messageDesc(file_parley_chatbot_v1_chatbot, 6);
 
 /**
  * Describes the message parley.chatbot.v1.CreateChatbotRequest.
  * Use `create(CreateChatbotRequestSchema)` to create a new message.
  */
 export const CreateChatbotRequestSchema = /*@__PURE__*/
-  messageDesc(file_parley_chatbot_v1_chatbot, 3);
+  messageDesc(file_parley_chatbot_v1_chatbot, 7);
 
 /**
  * Describes the message parley.chatbot.v1.CreateChatbotResponse.
  * Use `create(CreateChatbotResponseSchema)` to create a new message.
  */
 export const CreateChatbotResponseSchema = /*@__PURE__*/
-  messageDesc(file_parley_chatbot_v1_chatbot, 4);
+  messageDesc(file_parley_chatbot_v1_chatbot, 8);
 
 /**
  * Describes the message parley.chatbot.v1.ListChatbotsRequest.
  * Use `create(ListChatbotsRequestSchema)` to create a new message.
  */
 export const ListChatbotsRequestSchema = /*@__PURE__*/
-  messageDesc(file_parley_chatbot_v1_chatbot, 5);
+  messageDesc(file_parley_chatbot_v1_chatbot, 9);
 
 /**
  * Describes the message parley.chatbot.v1.ListChatbotsResponse.
  * Use `create(ListChatbotsResponseSchema)` to create a new message.
  */
 export const ListChatbotsResponseSchema = /*@__PURE__*/
-  messageDesc(file_parley_chatbot_v1_chatbot, 6);
+  messageDesc(file_parley_chatbot_v1_chatbot, 10);
 
 /**
  * Describes the message parley.chatbot.v1.GetChatbotRequest.
  * Use `create(GetChatbotRequestSchema)` to create a new message.
  */
 export const GetChatbotRequestSchema = /*@__PURE__*/
-  messageDesc(file_parley_chatbot_v1_chatbot, 7);
+  messageDesc(file_parley_chatbot_v1_chatbot, 11);
 
 /**
  * Describes the message parley.chatbot.v1.GetChatbotResponse.
  * Use `create(GetChatbotResponseSchema)` to create a new message.
  */
 export const GetChatbotResponseSchema = /*@__PURE__*/
-  messageDesc(file_parley_chatbot_v1_chatbot, 8);
+  messageDesc(file_parley_chatbot_v1_chatbot, 12);
 
 /**
  * Describes the message parley.chatbot.v1.UpdateChatbotRequest.
  * Use `create(UpdateChatbotRequestSchema)` to create a new message.
  */
 export const UpdateChatbotRequestSchema = /*@__PURE__*/
-  messageDesc(file_parley_chatbot_v1_chatbot, 9);
+  messageDesc(file_parley_chatbot_v1_chatbot, 13);
 
 /**
  * Describes the message parley.chatbot.v1.UpdateChatbotResponse.
  * Use `create(UpdateChatbotResponseSchema)` to create a new message.
  */
 export const UpdateChatbotResponseSchema = /*@__PURE__*/
-  messageDesc(file_parley_chatbot_v1_chatbot, 10);
+  messageDesc(file_parley_chatbot_v1_chatbot, 14);
 
 /**
  * Describes the message parley.chatbot.v1.DeleteChatbotRequest.
  * Use `create(DeleteChatbotRequestSchema)` to create a new message.
  */
 export const DeleteChatbotRequestSchema = /*@__PURE__*/
-  messageDesc(file_parley_chatbot_v1_chatbot, 11);
+  messageDesc(file_parley_chatbot_v1_chatbot, 15);
 
 /**
  * Describes the message parley.chatbot.v1.DeleteChatbotResponse.
  * Use `create(DeleteChatbotResponseSchema)` to create a new message.
  */
 export const DeleteChatbotResponseSchema = /*@__PURE__*/
-  messageDesc(file_parley_chatbot_v1_chatbot, 12);
+  messageDesc(file_parley_chatbot_v1_chatbot, 16);
 
 /**
  * Describes the message parley.chatbot.v1.SetProfilePictureRequest.
  * Use `create(SetProfilePictureRequestSchema)` to create a new message.
  */
 export const SetProfilePictureRequestSchema = /*@__PURE__*/
-  messageDesc(file_parley_chatbot_v1_chatbot, 13);
+  messageDesc(file_parley_chatbot_v1_chatbot, 17);
 
 /**
  * Describes the message parley.chatbot.v1.SetProfilePictureResponse.
  * Use `create(SetProfilePictureResponseSchema)` to create a new message.
  */
 export const SetProfilePictureResponseSchema = /*@__PURE__*/
-  messageDesc(file_parley_chatbot_v1_chatbot, 14);
+  messageDesc(file_parley_chatbot_v1_chatbot, 18);
 
 /**
  * Describes the message parley.chatbot.v1.AddTextEntryRequest.
  * Use `create(AddTextEntryRequestSchema)` to create a new message.
  */
 export const AddTextEntryRequestSchema = /*@__PURE__*/
-  messageDesc(file_parley_chatbot_v1_chatbot, 15);
+  messageDesc(file_parley_chatbot_v1_chatbot, 19);
 
 /**
  * Describes the message parley.chatbot.v1.AddTextEntryResponse.
  * Use `create(AddTextEntryResponseSchema)` to create a new message.
  */
 export const AddTextEntryResponseSchema = /*@__PURE__*/
-  messageDesc(file_parley_chatbot_v1_chatbot, 16);
+  messageDesc(file_parley_chatbot_v1_chatbot, 20);
 
 /**
  * Describes the message parley.chatbot.v1.DeleteTextEntryRequest.
  * Use `create(DeleteTextEntryRequestSchema)` to create a new message.
  */
 export const DeleteTextEntryRequestSchema = /*@__PURE__*/
-  messageDesc(file_parley_chatbot_v1_chatbot, 17);
+  messageDesc(file_parley_chatbot_v1_chatbot, 21);
 
 /**
  * Describes the message parley.chatbot.v1.DeleteTextEntryResponse.
  * Use `create(DeleteTextEntryResponseSchema)` to create a new message.
  */
 export const DeleteTextEntryResponseSchema = /*@__PURE__*/
-  messageDesc(file_parley_chatbot_v1_chatbot, 18);
+  messageDesc(file_parley_chatbot_v1_chatbot, 22);
 
 /**
  * Describes the message parley.chatbot.v1.GetPublicChatbotRequest.
  * Use `create(GetPublicChatbotRequestSchema)` to create a new message.
  */
 export const GetPublicChatbotRequestSchema = /*@__PURE__*/
-  messageDesc(file_parley_chatbot_v1_chatbot, 19);
+  messageDesc(file_parley_chatbot_v1_chatbot, 23);
 
 /**
  * Describes the message parley.chatbot.v1.PublicChatbot.
  * Use `create(PublicChatbotSchema)` to create a new message.
  */
 export const PublicChatbotSchema = /*@__PURE__*/
-  messageDesc(file_parley_chatbot_v1_chatbot, 20);
+  messageDesc(file_parley_chatbot_v1_chatbot, 24);
 
 /**
  * Describes the message parley.chatbot.v1.GetPublicChatbotResponse.
  * Use `create(GetPublicChatbotResponseSchema)` to create a new message.
  */
 export const GetPublicChatbotResponseSchema = /*@__PURE__*/
-  messageDesc(file_parley_chatbot_v1_chatbot, 21);
+  messageDesc(file_parley_chatbot_v1_chatbot, 25);
 
 /**
  * Describes the message parley.chatbot.v1.RetrieveRequest.
  * Use `create(RetrieveRequestSchema)` to create a new message.
  */
 export const RetrieveRequestSchema = /*@__PURE__*/
-  messageDesc(file_parley_chatbot_v1_chatbot, 22);
+  messageDesc(file_parley_chatbot_v1_chatbot, 26);
 
 /**
  * Describes the message parley.chatbot.v1.RetrievedChunk.
  * Use `create(RetrievedChunkSchema)` to create a new message.
  */
 export const RetrievedChunkSchema = /*@__PURE__*/
-  messageDesc(file_parley_chatbot_v1_chatbot, 23);
+  messageDesc(file_parley_chatbot_v1_chatbot, 27);
 
 /**
  * Describes the message parley.chatbot.v1.RetrieveResponse.
  * Use `create(RetrieveResponseSchema)` to create a new message.
  */
 export const RetrieveResponseSchema = /*@__PURE__*/
-  messageDesc(file_parley_chatbot_v1_chatbot, 24);
+  messageDesc(file_parley_chatbot_v1_chatbot, 28);
 
 /**
  * Describes the message parley.chatbot.v1.GetPromptKnowledgeRequest.
  * Use `create(GetPromptKnowledgeRequestSchema)` to create a new message.
  */
 export const GetPromptKnowledgeRequestSchema = /*@__PURE__*/
-  messageDesc(file_parley_chatbot_v1_chatbot, 25);
+  messageDesc(file_parley_chatbot_v1_chatbot, 29);
 
 /**
  * Describes the message parley.chatbot.v1.GetPromptKnowledgeResponse.
  * Use `create(GetPromptKnowledgeResponseSchema)` to create a new message.
  */
 export const GetPromptKnowledgeResponseSchema = /*@__PURE__*/
-  messageDesc(file_parley_chatbot_v1_chatbot, 26);
+  messageDesc(file_parley_chatbot_v1_chatbot, 30);
+
+/**
+ * Describes the message parley.chatbot.v1.KnowledgePassage.
+ * Use `create(KnowledgePassageSchema)` to create a new message.
+ */
+export const KnowledgePassageSchema = /*@__PURE__*/
+  messageDesc(file_parley_chatbot_v1_chatbot, 31);
+
+/**
+ * Describes the message parley.chatbot.v1.QaMatch.
+ * Use `create(QaMatchSchema)` to create a new message.
+ */
+export const QaMatchSchema = /*@__PURE__*/
+  messageDesc(file_parley_chatbot_v1_chatbot, 32);
+
+/**
+ * Describes the message parley.chatbot.v1.AddFileEntryResponse.
+ * Use `create(AddFileEntryResponseSchema)` to create a new message.
+ */
+export const AddFileEntryResponseSchema = /*@__PURE__*/
+  messageDesc(file_parley_chatbot_v1_chatbot, 33);
+
+/**
+ * Describes the message parley.chatbot.v1.AddUrlEntryResponse.
+ * Use `create(AddUrlEntryResponseSchema)` to create a new message.
+ */
+export const AddUrlEntryResponseSchema = /*@__PURE__*/
+  messageDesc(file_parley_chatbot_v1_chatbot, 34);
+
+/**
+ * Describes the message parley.chatbot.v1.AddQaEntryResponse.
+ * Use `create(AddQaEntryResponseSchema)` to create a new message.
+ */
+export const AddQaEntryResponseSchema = /*@__PURE__*/
+  messageDesc(file_parley_chatbot_v1_chatbot, 35);
+
+/**
+ * Describes the message parley.chatbot.v1.RefreshEntryResponse.
+ * Use `create(RefreshEntryResponseSchema)` to create a new message.
+ */
+export const RefreshEntryResponseSchema = /*@__PURE__*/
+  messageDesc(file_parley_chatbot_v1_chatbot, 36);
+
+/**
+ * Describes the message parley.chatbot.v1.SetEntryAutoSyncResponse.
+ * Use `create(SetEntryAutoSyncResponseSchema)` to create a new message.
+ */
+export const SetEntryAutoSyncResponseSchema = /*@__PURE__*/
+  messageDesc(file_parley_chatbot_v1_chatbot, 37);
+
+/**
+ * Describes the message parley.chatbot.v1.AddFileEntryRequest.
+ * Use `create(AddFileEntryRequestSchema)` to create a new message.
+ */
+export const AddFileEntryRequestSchema = /*@__PURE__*/
+  messageDesc(file_parley_chatbot_v1_chatbot, 38);
+
+/**
+ * Describes the message parley.chatbot.v1.AddUrlEntryRequest.
+ * Use `create(AddUrlEntryRequestSchema)` to create a new message.
+ */
+export const AddUrlEntryRequestSchema = /*@__PURE__*/
+  messageDesc(file_parley_chatbot_v1_chatbot, 39);
+
+/**
+ * Describes the message parley.chatbot.v1.AddQaEntryRequest.
+ * Use `create(AddQaEntryRequestSchema)` to create a new message.
+ */
+export const AddQaEntryRequestSchema = /*@__PURE__*/
+  messageDesc(file_parley_chatbot_v1_chatbot, 40);
+
+/**
+ * Describes the message parley.chatbot.v1.RefreshEntryRequest.
+ * Use `create(RefreshEntryRequestSchema)` to create a new message.
+ */
+export const RefreshEntryRequestSchema = /*@__PURE__*/
+  messageDesc(file_parley_chatbot_v1_chatbot, 41);
+
+/**
+ * Describes the message parley.chatbot.v1.SetEntryAutoSyncRequest.
+ * Use `create(SetEntryAutoSyncRequestSchema)` to create a new message.
+ */
+export const SetEntryAutoSyncRequestSchema = /*@__PURE__*/
+  messageDesc(file_parley_chatbot_v1_chatbot, 42);
 
 /**
  * Describes the enum parley.chatbot.v1.Language.
