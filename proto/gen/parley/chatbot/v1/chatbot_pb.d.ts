@@ -757,6 +757,14 @@ export declare type PublicChatbot = Message<"parley.chatbot.v1.PublicChatbot"> &
    * @generated from field: parley.chatbot.v1.Voice voice = 8;
    */
   voice?: Voice | undefined;
+
+  /**
+   * Ready Q&A pairs: while there are any, GetPromptKnowledge must be called for every message
+   * (a pair matches a message, not a chatbot), so a caller holds no knowledge for the chatbot.
+   *
+   * @generated from field: int32 qa_pairs = 9;
+   */
+  qaPairs: number;
 };
 
 /**
