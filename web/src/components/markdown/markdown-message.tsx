@@ -1,4 +1,4 @@
-import Markdown, { type Components, type UrlTransform } from 'react-markdown';
+import Markdown, { type Components, type Options, type UrlTransform } from 'react-markdown';
 
 const SAFE_PROTOCOLS = new Set(['http:', 'https:', 'mailto:']);
 
@@ -63,10 +63,10 @@ const components: Components = {
   code: ({ children }) => <code className="rounded bg-gray-100 px-1 py-0.5 font-mono text-[0.85em] text-gray-800">{children}</code>,
 };
 
-/** An assistant answer rendered as Markdown, safely. */
-export function MarkdownMessage({ content }: { content: string }) {
+/** An assistant answer rendered as Markdown, safely; `remarkPlugins` may add syntax (citation badges), never raw HTML. */
+export function MarkdownMessage({ content, remarkPlugins }: { content: string; remarkPlugins?: Options['remarkPlugins'] }) {
   return (
-    <Markdown components={components} urlTransform={safeUrl}>
+    <Markdown components={components} urlTransform={safeUrl} remarkPlugins={remarkPlugins}>
       {content}
     </Markdown>
   );

@@ -1,12 +1,19 @@
 // What the public chat page keeps in localStorage (spec §4, §9): the session id per chatbot, and the
 // messages per chatbot and session, so a reload shows the same conversation. Storage can throw
 // (private mode, quota, disabled), and a broken storage must only mean "nothing remembered".
+// An answer keeps the sources it cited; the chatbot's welcome is kept as the first message (marked
+// `welcome`) once the visitor has written, so a restored conversation starts as it was seen.
+import { readSources, type ChatSource } from './chat-sources';
 
 export type ChatRole = 'user' | 'assistant';
 
 export interface ChatMessage {
   role: ChatRole;
   content: string;
+  /** An answer's citations, when it has any. */
+  sources?: ChatSource[];
+  /** The chatbot's welcome: shown, never sent, not counted as a message. */
+  welcome?: true;
 }
 
 const SESSION_ID_LENGTH = 13;
@@ -69,13 +76,24 @@ function isChatMessage(value: unknown): value is ChatMessage {
   return (role === 'user' || role === 'assistant') && typeof content === 'string';
 }
 
+/** A message as the page keeps it: only the fields it knows, and no empty source list. */
+function toChatMessage({ role, content, sources, welcome }: ChatMessage): ChatMessage {
+  if (role === 'user') return { role, content };
+  if (welcome === true) return { role, content, welcome };
+  const cited = readSources(sources);
+  return cited.length > 0 ? { role, content, sources: cited } : { role, content };
+}
+
 /** The stored messages of a session; anything unreadable is dropped rather than shown. */
 export function loadMessages(uniqueId: string, sessionId: string): ChatMessage[] {
   const raw = read(messagesKey(uniqueId, sessionId));
   if (!raw) return [];
   try {
     const parsed: unknown = JSON.parse(raw);
-    return Array.isArray(parsed) ? parsed.filter(isChatMessage).map(({ role, content }) => ({ role, content })) : [];
+    if (!Array.isArray(parsed)) return [];
+    const messages = parsed.filter(isChatMessage).map(toChatMessage);
+    // A welcome counts only as the first bubble.
+    return messages.filter((message, index) => !message.welcome || index === 0);
   } catch {
     return [];
   }

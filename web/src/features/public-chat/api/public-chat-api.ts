@@ -1,20 +1,29 @@
 // The public chat page's REST client: same-origin, JSON, and never a sign-in token (spec §7).
+import { readSources, type ChatSource } from '../chat-sources';
 import { readEventStream } from './read-event-stream';
 
 export const LOAD_CHATBOT_FAILED_MESSAGE = 'Chatbot not found or inactive';
 export const SEND_MESSAGE_FAILED_MESSAGE = 'Failed to get response from chatbot';
 /** The model the public page asks for (spec §9). */
 export const CHAT_MODEL = 'gpt-4o-mini';
+/** The page shows at most this many suggested questions, as the server stores them. */
+export const MAX_SUGGESTED_QUESTIONS = 4;
 
 export interface PublicChatbot {
   name: string;
   /** A URL path such as "/media/chatbots/…", or null for the initials avatar. */
   profilePicture: string | null;
+  /** The owner's greeting, shown as the first assistant bubble; null when there is none. */
+  welcomeMessage: string | null;
+  /** Questions a visitor can send with one click before asking anything. */
+  suggestedQuestions: string[];
 }
 
 export interface ChatReply {
   message: string;
   sessionId: string;
+  /** What the answer cites: its `[n]` markers are sources[n - 1]. */
+  sources: ChatSource[];
 }
 
 /** A failure whose message is meant for the visitor: the server's own text, or the default. */
@@ -54,7 +63,19 @@ function isAbort(error: unknown): boolean {
   return error instanceof DOMException && error.name === 'AbortError';
 }
 
-/** GET /api/chatbot/public/{uniqueId}: the name and picture the page shows. */
+function nonEmpty(value: unknown): string | null {
+  return typeof value === 'string' && value.trim() ? value.trim() : null;
+}
+
+function suggestedQuestions(value: unknown): string[] {
+  if (!Array.isArray(value)) return [];
+  return value
+    .map(nonEmpty)
+    .filter((question): question is string => question !== null)
+    .slice(0, MAX_SUGGESTED_QUESTIONS);
+}
+
+/** GET /api/chatbot/public/{uniqueId}: the name, picture, welcome and suggested questions the page shows. */
 export async function fetchPublicChatbot(uniqueId: string, signal?: AbortSignal): Promise<PublicChatbot> {
   let response: Response;
   try {
@@ -68,12 +89,21 @@ export async function fetchPublicChatbot(uniqueId: string, signal?: AbortSignal)
     throw new PublicChatError((!response.ok && serverMessage(body)) || LOAD_CHATBOT_FAILED_MESSAGE);
   }
   const picture = body.profilePicture;
-  return { name: body.name, profilePicture: typeof picture === 'string' && picture ? picture : null };
+  return {
+    name: body.name,
+    profilePicture: typeof picture === 'string' && picture ? picture : null,
+    welcomeMessage: nonEmpty(body.welcomeMessage),
+    suggestedQuestions: suggestedQuestions(body.suggestedQuestions),
+  };
 }
 
 function toReply(body: unknown, sessionId: string): ChatReply {
   if (!isRecord(body) || typeof body.message !== 'string') throw new PublicChatError(SEND_MESSAGE_FAILED_MESSAGE);
-  return { message: body.message, sessionId: typeof body.sessionId === 'string' && body.sessionId ? body.sessionId : sessionId };
+  return {
+    message: body.message,
+    sessionId: typeof body.sessionId === 'string' && body.sessionId ? body.sessionId : sessionId,
+    sources: readSources(body.sources),
+  };
 }
 
 export interface SendChatMessageInput {
@@ -87,7 +117,8 @@ export interface SendChatMessageInput {
 
 /**
  * POST /api/chatbot/public/{uniqueId}/chat, asking for a stream: `delta` events carry the answer
- * piece by piece, `done` the full text and the session id to keep, `error` a failure mid-answer.
+ * piece by piece, `done` the full text (its citation markers renumbered), the session id to keep and
+ * the sources cited, `error` a failure mid-answer.
  * Failures before the stream starts are a plain JSON error; a plain JSON answer is accepted too.
  */
 export async function sendChatMessage({ uniqueId, message, sessionId, onDelta, signal }: SendChatMessageInput): Promise<ChatReply> {

@@ -3,6 +3,8 @@ import { ChatbotAvatar } from '../../../components/chatbots/chatbot-avatar';
 import type { PublicChatbot } from '../api/public-chat-api';
 import type { ChatMessage } from '../chat-storage';
 import { AssistantBubble, AssistantRow, UserBubble } from './message-bubble';
+import { MessageSources } from './message-sources';
+import { SuggestedQuestions } from './suggested-questions';
 import { TypingIndicator } from './typing-indicator';
 
 interface ChatMessagesProps {
@@ -10,10 +12,16 @@ interface ChatMessagesProps {
   messages: ChatMessage[];
   /** The answer so far while a reply is pending ("" before its first words); null otherwise. */
   streaming: string | null;
+  /** The chatbot's suggested questions, offered until the visitor writes; [] once they have. */
+  suggestions: string[];
+  onPickSuggestion: (question: string) => void;
 }
 
-/** The scrolling conversation; it follows the newest message, including an answer as it streams. */
-export function ChatMessages({ chatbot, messages, streaming }: ChatMessagesProps) {
+/**
+ * The scrolling conversation; it follows the newest message, including an answer as it streams.
+ * The suggested questions sit under the welcome (or the empty state), just above the field.
+ */
+export function ChatMessages({ chatbot, messages, streaming, suggestions, onPickSuggestion }: ChatMessagesProps) {
   const scroller = useRef<HTMLDivElement>(null);
 
   useLayoutEffect(() => {
@@ -30,23 +38,33 @@ export function ChatMessages({ chatbot, messages, streaming }: ChatMessagesProps
           <ChatbotAvatar name={chatbot.name} src={chatbot.profilePicture} size="lg" />
           <p className="mt-5 text-xl font-semibold tracking-tight text-gray-900">Ask me anything!</p>
           <p className="mt-1.5 max-w-xs text-sm text-gray-500">Send a message below to start chatting with {chatbot.name}.</p>
+          <SuggestedQuestions questions={suggestions} onPick={onPickSuggestion} className="mt-6 max-w-md justify-center" />
         </div>
       ) : (
-        <div role="log" aria-label="Conversation" className="mx-auto w-full max-w-3xl space-y-4 px-4 py-6 sm:px-6">
-          {messages.map((message, index) =>
-            message.role === 'user' ? (
-              <UserBubble key={index} content={message.content} />
-            ) : (
-              <AssistantRow key={index} chatbot={chatbot}>
-                <AssistantBubble name={chatbot.name} content={message.content} />
+        <div className="mx-auto w-full max-w-3xl px-4 py-6 sm:px-6">
+          <div role="log" aria-label="Conversation" className="space-y-4">
+            {messages.map((message, index) =>
+              message.role === 'user' ? (
+                <UserBubble key={index} content={message.content} />
+              ) : (
+                <AssistantRow key={index} chatbot={chatbot}>
+                  <AssistantBubble name={chatbot.name} content={message.content} sources={message.sources} />
+                  {message.sources?.length ? <MessageSources sources={message.sources} /> : null}
+                </AssistantRow>
+              ),
+            )}
+            {streaming !== null ? (
+              <AssistantRow chatbot={chatbot}>
+                {streaming ? (
+                  <AssistantBubble name={chatbot.name} content={streaming} streaming />
+                ) : (
+                  <TypingIndicator name={chatbot.name} />
+                )}
               </AssistantRow>
-            ),
-          )}
-          {streaming !== null ? (
-            <AssistantRow chatbot={chatbot}>
-              {streaming ? <AssistantBubble name={chatbot.name} content={streaming} streaming /> : <TypingIndicator name={chatbot.name} />}
-            </AssistantRow>
-          ) : null}
+            ) : null}
+          </div>
+          {/* Aligned with the bubbles: past the avatar (size-8) and its gap. */}
+          <SuggestedQuestions questions={suggestions} onPick={onPickSuggestion} className="mt-4 pl-[2.625rem] sm:pr-16" />
         </div>
       )}
     </div>

@@ -1,7 +1,8 @@
 import { ChatbotAvatar } from '../../../components/chatbots/chatbot-avatar';
 import type { ReactNode } from 'react';
 import type { PublicChatbot } from '../api/public-chat-api';
-import { MarkdownMessage } from '../../../components/markdown/markdown-message';
+import type { ChatSource } from '../chat-sources';
+import { CitedAnswer } from './cited-answer';
 
 /** The visitor's own message: right-aligned, in the accent colour, as typed. */
 export function UserBubble({ content }: { content: string }) {
@@ -18,21 +19,29 @@ export function UserBubble({ content }: { content: string }) {
 /** The chatbot's side: its avatar and a left-aligned bubble (an answer, or the typing dots). */
 export function AssistantRow({ chatbot, children }: { chatbot: PublicChatbot; children: ReactNode }) {
   return (
-    <div className="flex items-end gap-2.5 pr-6 sm:pr-16">
+    <div data-testid="assistant-message" className="flex items-end gap-2.5 pr-6 sm:pr-16">
       <ChatbotAvatar name={chatbot.name} src={chatbot.profilePicture} size="xs" className="mb-0.5" />
       <div className="min-w-0">{children}</div>
     </div>
   );
 }
 
-export function AssistantBubble({ name, content, streaming = false }: { name: string; content: string; streaming?: boolean }) {
+interface AssistantBubbleProps {
+  name: string;
+  content: string;
+  /** The answer's citations: its [n] markers become badges (none while it streams). */
+  sources?: ChatSource[];
+  streaming?: boolean;
+}
+
+export function AssistantBubble({ name, content, sources = [], streaming = false }: AssistantBubbleProps) {
   return (
     <div
       aria-busy={streaming || undefined}
       className="rounded-2xl rounded-bl-md border border-gray-200 bg-white px-4 py-2.5 text-[15px] leading-6 break-words text-gray-800 shadow-xs"
     >
       <span className="sr-only">{name}: </span>
-      <MarkdownMessage content={content} />
+      <CitedAnswer content={content} sources={sources} />
     </div>
   );
 }

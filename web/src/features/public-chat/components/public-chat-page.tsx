@@ -34,7 +34,8 @@ export function PublicChatPage({ uniqueId, reload = reloadPage }: PublicChatPage
 }
 
 function ChatWindow({ uniqueId, chatbot, reload }: { uniqueId: string; chatbot: PublicChatbot; reload: () => void }) {
-  const { messages, streaming, pending, error, send, clear } = useChatSession(uniqueId);
+  const { messages, started, streaming, pending, error, send, clear } = useChatSession(uniqueId, chatbot.welcomeMessage);
+  const suggestions = started || pending ? [] : chatbot.suggestedQuestions;
 
   useEffect(() => {
     document.title = chatbot.name;
@@ -44,9 +45,15 @@ function ChatWindow({ uniqueId, chatbot, reload }: { uniqueId: string; chatbot: 
 
   return (
     <div className="flex h-dvh flex-col bg-gray-50">
-      <ChatHeader chatbot={chatbot} onClear={clear} canClear={!pending && messages.length > 0} />
+      <ChatHeader chatbot={chatbot} onClear={clear} canClear={!pending && started} />
       <main className="flex min-h-0 flex-1 flex-col">
-        <ChatMessages chatbot={chatbot} messages={messages} streaming={streaming} />
+        <ChatMessages
+          chatbot={chatbot}
+          messages={messages}
+          streaming={streaming}
+          suggestions={suggestions}
+          onPickSuggestion={(question) => void send(question)}
+        />
       </main>
       <footer className="shrink-0 border-t border-gray-200 bg-white pb-[env(safe-area-inset-bottom)]">
         <ChatComposer onSend={send} pending={pending} />

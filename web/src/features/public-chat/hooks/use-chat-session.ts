@@ -1,5 +1,6 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { PublicChatError, SEND_MESSAGE_FAILED_MESSAGE, sendChatMessage } from '../api/public-chat-api';
+import type { ChatSource } from '../chat-sources';
 import { clearMessages, loadMessages, loadSessionId, saveMessages, saveSessionId, type ChatMessage } from '../chat-storage';
 
 interface Conversation {
@@ -7,12 +8,23 @@ interface Conversation {
   messages: ChatMessage[];
 }
 
+function answer(content: string, sources: ChatSource[]): ChatMessage {
+  return sources.length > 0 ? { role: 'assistant', content, sources } : { role: 'assistant', content };
+}
+
+/** The conversation as shown: a fresh one opens with the chatbot's current welcome, if it has one. */
+function shownMessages(messages: ChatMessage[], welcomeMessage: string | null): ChatMessage[] {
+  if (messages.length > 0 || !welcomeMessage) return messages;
+  return [{ role: 'assistant', content: welcomeMessage, welcome: true }];
+}
+
 /**
  * One visitor's conversation with a chatbot (spec §4): the session id and messages kept in
  * localStorage, one reply at a time, the answer shown as it streams in. A failed send is fatal to
- * the page (it offers Try Again), so `error` is set and nothing else changes.
+ * the page (it offers Try Again), so `error` is set and nothing else changes. The welcome is only
+ * shown (never sent); it is kept with the conversation from the visitor's first message on.
  */
-export function useChatSession(uniqueId: string) {
+export function useChatSession(uniqueId: string, welcomeMessage: string | null = null) {
   const [conversation, setConversation] = useState<Conversation>(() => {
     const sessionId = loadSessionId(uniqueId);
     return { sessionId, messages: loadMessages(uniqueId, sessionId) };
@@ -38,7 +50,10 @@ export function useChatSession(uniqueId: string) {
       const controller = new AbortController();
       abortRef.current = controller;
       const { sessionId } = conversation;
-      setConversation((c) => ({ ...c, messages: [...c.messages, { role: 'user', content: message }] }));
+      setConversation((c) => ({
+        ...c,
+        messages: [...shownMessages(c.messages, welcomeMessage), { role: 'user', content: message }],
+      }));
       setStreaming('');
       try {
         const reply = await sendChatMessage({
@@ -55,7 +70,7 @@ export function useChatSession(uniqueId: string) {
         }
         setConversation((c) => ({
           sessionId: reply.sessionId,
-          messages: [...c.messages, { role: 'assistant', content: reply.message }],
+          messages: [...c.messages, answer(reply.message, reply.sources)],
         }));
         return true;
       } catch (failure) {
@@ -67,7 +82,7 @@ export function useChatSession(uniqueId: string) {
         if (!controller.signal.aborted) setStreaming(null);
       }
     },
-    [uniqueId, conversation],
+    [uniqueId, conversation, welcomeMessage],
   );
 
   const clear = useCallback(() => {
@@ -76,9 +91,14 @@ export function useChatSession(uniqueId: string) {
     setConversation((c) => ({ ...c, messages: [] }));
   }, [uniqueId, conversation.sessionId]);
 
+  // Memoised so the list only changes (and scrolls) when the conversation does.
+  const messages = useMemo(() => shownMessages(conversation.messages, welcomeMessage), [conversation.messages, welcomeMessage]);
+
   return {
     sessionId: conversation.sessionId,
-    messages: conversation.messages,
+    messages,
+    /** Whether the visitor has written anything yet (suggested questions and Clear depend on it). */
+    started: conversation.messages.some((message) => message.role === 'user'),
     streaming,
     pending: streaming !== null,
     error,
