@@ -1,26 +1,8 @@
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { sampleChatbot, sampleKnowledgeBase } from '../../../test/chatbot-fixtures';
-import { graphqlError, mockLink, sampleUser, type Handler } from '../../../test/mock-link';
-import { renderApp } from '../../../test/render-app';
-
-type KnowledgeBase = ReturnType<typeof sampleKnowledgeBase>;
-
-function monthlyCost(totalCost: string) {
-  return { __typename: 'UsageReport', overallUsage: { __typename: 'UsageTotals', totalCost } };
-}
-
-function openDetail(knowledgeBase: KnowledgeBase = sampleKnowledgeBase(), handlers: Record<string, Handler> = {}) {
-  localStorage.setItem('token', 'good');
-  const mock = mockLink({
-    Me: () => ({ data: { me: sampleUser } }),
-    Chatbots: () => ({ data: { chatbots: [sampleChatbot()] } }),
-    Chatbot: () => ({ data: { chatbot: { ...sampleChatbot(), knowledgeBase } } }),
-    ChatbotMonthlyCost: () => ({ data: { usage: monthlyCost('0.0123456') } }),
-    ...handlers,
-  });
-  return { ...mock, ...renderApp('/chatbots/c1', mock.link) };
-}
+import { sampleChatbot } from '../../../test/chatbot-fixtures';
+import { graphqlError } from '../../../test/mock-link';
+import { knowledgeBaseOf as sampleKnowledgeBase, openDetail } from './detail-page-fixtures';
 
 describe('Chatbot detail page', () => {
   afterEach(() => {
@@ -52,6 +34,7 @@ describe('Chatbot detail page', () => {
     expect(screen.getByText('No text knowledge added yet.')).toBeTruthy();
     const file = document.querySelector('input[type=file]');
     expect(file?.getAttribute('accept')).toBe('image/jpeg,image/png,image/gif');
+    expect(screen.getByRole('heading', { name: 'Bot voice' })).toBeTruthy();
     expect(screen.getByRole('link', { name: /Open Chat/ }).getAttribute('href')).toBe('/chat/pub-c1');
   });
 

@@ -1,9 +1,10 @@
 import { fireEvent, screen, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { proUser, sampleChatbot, sampleKnowledgeBase } from '../../../test/chatbot-fixtures';
+import { proUser, sampleChatbot } from '../../../test/chatbot-fixtures';
 import { graphqlError, mockLink, sampleUser, type Handler } from '../../../test/mock-link';
 import { billingAnswers } from '../../../test/usage-fixtures';
 import { renderApp } from '../../../test/render-app';
+import { detailChatbot, knowledgeBaseOf } from './detail-page-fixtures';
 
 function sampleConversation(overrides: Record<string, unknown> = {}) {
   return {
@@ -28,7 +29,7 @@ function openDetail(user: typeof sampleUser | typeof proUser, handlers: Record<s
     ...billingAnswers,
     Me: () => ({ data: { me: user } }),
     Chatbots: () => ({ data: { chatbots: [sampleChatbot()] } }),
-    Chatbot: () => ({ data: { chatbot: { ...sampleChatbot(), knowledgeBase: sampleKnowledgeBase() } } }),
+    Chatbot: () => ({ data: { chatbot: { ...detailChatbot(), knowledgeBase: knowledgeBaseOf() } } }),
     Conversations: () => ({
       data: {
         conversations: [

@@ -7,7 +7,9 @@ import { Spinner } from '../../../components/ui/spinner';
 import { graphqlErrorMessage } from '../../../lib/graphql-errors';
 import { useSession } from '../../../lib/session/session-context';
 import { ChatbotQuery } from '../graphql/chatbot-query';
+import { useKnowledgePolling } from '../hooks/use-knowledge-polling';
 import { BasicSettingsForm } from './basic-settings-form';
+import { BotVoiceForm } from './bot-voice-form';
 import { ChatbotProfileCard } from './chatbot-profile-card';
 import { ChatbotTabs } from './chatbot-tabs';
 import { ConversationHistory } from './conversation-history';
@@ -20,8 +22,12 @@ export function ChatbotDetailPage() {
   const { id = '' } = useParams();
   const { user } = useSession();
   // Cached data shows at once; the network answer brings fresh interaction counts and dates.
-  const { data, error, loading } = useQuery(ChatbotQuery, { variables: { id }, fetchPolicy: 'cache-and-network' });
+  const { data, error, loading, startPolling, stopPolling } = useQuery(ChatbotQuery, {
+    variables: { id },
+    fetchPolicy: 'cache-and-network',
+  });
   const chatbot = data?.chatbot;
+  useKnowledgePolling(chatbot?.knowledgeBase, startPolling, stopPolling);
 
   return (
     <PageContainer className="py-8 sm:py-10">
@@ -48,6 +54,7 @@ export function ChatbotDetailPage() {
                 settings={
                   <div className="space-y-6">
                     <BasicSettingsForm key={chatbot.id} chatbot={chatbot} />
+                    <BotVoiceForm key={`voice-${chatbot.id}`} chatbot={chatbot} />
                     <KnowledgeBaseForm chatbotId={chatbot.id} />
                     <KnowledgeBaseContent chatbotId={chatbot.id} knowledgeBase={chatbot.knowledgeBase} />
                   </div>

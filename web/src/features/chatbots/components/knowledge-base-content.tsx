@@ -1,16 +1,18 @@
 import { Alert } from '../../../components/ui/alert';
-import { Button } from '../../../components/ui/button';
 import { Card, CardBody, CardHeader } from '../../../components/ui/card';
 import type { KnowledgeBaseFieldsFragment } from '../../../gql/graphql';
-import { formatDate } from '../../../lib/format';
 import { useDeleteTextEntry } from '../hooks/use-delete-text-entry';
+import { KnowledgeEntryItem } from './knowledge-entry-item';
 
 interface KnowledgeBaseContentProps {
   chatbotId: string;
   knowledgeBase: KnowledgeBaseFieldsFragment;
 }
 
-/** The entries one by one (each deletable) and the combined text the chatbot actually reads. */
+/**
+ * The entries one by one (each deletable, with its source and status) and the combined text of the
+ * ready ones, which is what the chatbot actually reads.
+ */
 export function KnowledgeBaseContent({ chatbotId, knowledgeBase }: KnowledgeBaseContentProps) {
   const { deleteEntry, deletingId, error, success } = useDeleteTextEntry(chatbotId);
   const entries = knowledgeBase.textEntries;
@@ -31,25 +33,14 @@ export function KnowledgeBaseContent({ chatbotId, knowledgeBase }: KnowledgeBase
           ) : (
             <ul className="mt-3 space-y-3">
               {entries.map((entry) => (
-                <li key={entry.id} className="rounded-xl border border-gray-200 p-4">
-                  <div className="flex items-start justify-between gap-3">
-                    <div className="min-w-0">
-                      <h4 className="text-sm font-medium break-words text-gray-900">{entry.title}</h4>
-                      <p className="mt-0.5 text-xs text-gray-500">{formatDate(entry.createdAt)}</p>
-                    </div>
-                    <Button
-                      variant="ghost"
-                      size="sm"
-                      className="shrink-0 text-red-600 hover:bg-red-50 hover:text-red-700"
-                      onClick={() => void deleteEntry(entry.id)}
-                      disabled={deletingId !== null}
-                      busy={deletingId === entry.id}
-                    >
-                      Delete
-                    </Button>
-                  </div>
-                  <p className="mt-2 line-clamp-4 text-sm whitespace-pre-wrap break-words text-gray-700">{entry.content}</p>
-                </li>
+                <KnowledgeEntryItem
+                  key={entry.id}
+                  chatbotId={chatbotId}
+                  entry={entry}
+                  onDelete={() => void deleteEntry(entry.id)}
+                  deleteDisabled={deletingId !== null}
+                  deleting={deletingId === entry.id}
+                />
               ))}
             </ul>
           )}

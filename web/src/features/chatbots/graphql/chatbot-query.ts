@@ -4,6 +4,7 @@ export const ChatbotQuery = graphql(`
   query Chatbot($id: ID!) {
     chatbot(id: $id) {
       ...ChatbotSummary
+      ...ChatbotVoice
       knowledgeBase {
         ...KnowledgeBaseFields
       }

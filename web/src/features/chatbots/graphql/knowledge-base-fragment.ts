@@ -4,10 +4,7 @@ export const KnowledgeBaseFieldsFragment = graphql(`
   fragment KnowledgeBaseFields on KnowledgeBase {
     text
     textEntries {
-      id
-      title
-      content
-      createdAt
+      ...TextEntryFields
     }
   }
 `);

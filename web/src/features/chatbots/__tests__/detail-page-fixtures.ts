@@ -1,0 +1,90 @@
+import { sampleChatbot } from '../../../test/chatbot-fixtures';
+import { mockLink, sampleUser, type Handler } from '../../../test/mock-link';
+import { renderApp } from '../../../test/render-app';
+
+// The detail page's chatbot and knowledge entries as the gateway answers them since issue 13: every
+// entry carries its source and status, and the chatbot its voice.
+
+export function sampleVoice(overrides: Record<string, unknown> = {}) {
+  return {
+    instructions: '',
+    temperature: null as number | null,
+    welcomeMessage: '',
+    suggestedQuestions: [] as string[],
+    noAnswerMessage: '',
+    ...overrides,
+  };
+}
+
+export function detailChatbot(overrides: Record<string, unknown> = {}) {
+  return sampleChatbot({ ...sampleVoice(), ...overrides });
+}
+
+export interface EntryOverrides {
+  id: string;
+  content?: string;
+  title?: string;
+  source?: { type: string; name?: string | null; url?: string | null };
+  status?: string;
+  error?: string | null;
+  question?: string | null;
+  autoSync?: boolean;
+  lastSyncedAt?: string | null;
+  lastSyncChanged?: boolean | null;
+}
+
+export function sampleEntry({ source = { type: 'text' }, content = '', ...rest }: EntryOverrides) {
+  return {
+    __typename: 'TextEntry' as const,
+    title: content.split(/\s+/).slice(0, 5).join(' '),
+    content,
+    createdAt: '2025-03-06T10:00:00.000Z',
+    updatedAt: '2025-03-06T10:00:00.000Z',
+    source: { __typename: 'EntrySource' as const, type: source.type, name: source.name ?? null, url: source.url ?? null },
+    status: 'ready',
+    error: null as string | null,
+    question: null as string | null,
+    autoSync: false,
+    lastSyncedAt: null as string | null,
+    lastSyncChanged: null as boolean | null,
+    ...rest,
+  };
+}
+
+export function knowledgeBaseOf(entries: EntryOverrides[] = []) {
+  const all = entries.map(sampleEntry);
+  return {
+    __typename: 'KnowledgeBase' as const,
+    text: all
+      .filter((e) => e.status === 'ready')
+      .map((e) => e.content)
+      .join('\n\n'),
+    textEntries: all,
+  };
+}
+
+/** The answer of addUrlEntry, addQaEntry, refreshTextEntry and setTextEntryAutoSync. */
+export function entryResult(entry: EntryOverrides, knowledgeBase: ReturnType<typeof knowledgeBaseOf>) {
+  return { __typename: 'KnowledgeEntryResult' as const, entry: sampleEntry(entry), knowledgeBase };
+}
+
+function monthlyCost(totalCost: string) {
+  return { __typename: 'UsageReport', overallUsage: { __typename: 'UsageTotals', totalCost } };
+}
+
+/** Opens /chatbots/c1 signed in, the chatbot holding `knowledgeBase`; `handlers` add or replace answers. */
+export function openDetail(
+  knowledgeBase: ReturnType<typeof knowledgeBaseOf> = knowledgeBaseOf(),
+  handlers: Record<string, Handler> = {},
+  chatbot: Record<string, unknown> = {},
+) {
+  localStorage.setItem('token', 'good');
+  const mock = mockLink({
+    Me: () => ({ data: { me: sampleUser } }),
+    Chatbots: () => ({ data: { chatbots: [sampleChatbot()] } }),
+    Chatbot: () => ({ data: { chatbot: { ...detailChatbot(chatbot), knowledgeBase } } }),
+    ChatbotMonthlyCost: () => ({ data: { usage: monthlyCost('0.0123456') } }),
+    ...handlers,
+  });
+  return { ...mock, ...renderApp('/chatbots/c1', mock.link) };
+}
