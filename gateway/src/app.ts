@@ -18,6 +18,9 @@ import { createStripeEventIntake, webhookSecret } from './stripe-events.ts';
 import { testCheckoutRoutes } from './test-checkout.ts';
 import { TEST_PORTAL_PATH, testPortalRoutes } from './test-portal.ts';
 
+/** The least time the chatbot service gets to take in an uploaded file. */
+const UPLOAD_RPC_TIMEOUT_MS = 30_000;
+
 export async function createGateway(config: GatewayConfig, { logger }: { logger: Logger }): Promise<ServiceParts> {
   const clients = createClients(config);
   const graphql = await createGraphQL({
@@ -47,6 +50,9 @@ export async function createGateway(config: GatewayConfig, { logger }: { logger:
       logger,
       bodyLimit: config.BODY_LIMIT,
       maxPictureBytes: config.MAX_PICTURE_BYTES,
+      maxUploadBytes: config.MAX_UPLOAD_BYTES,
+      // Handing over a file of up to MAX_UPLOAD_BYTES (it is stored before the answer) takes longer than an ordinary call.
+      uploadTimeoutMs: Math.max(config.RPC_TIMEOUT_MS, UPLOAD_RPC_TIMEOUT_MS),
       chatTimeoutMs: config.CHAT_TIMEOUT_MS,
       publicUrl: config.PUBLIC_URL,
       stripeEvents,

@@ -1,15 +1,30 @@
 // Chatbots as the product shows them, from the chatbot service's messages. REST and GraphQL share
 // these views; only the id field's name differs (`_id` in REST, as spec §3 names it).
 import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
-import type { Chatbot, KnowledgeBase } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
+import type { Chatbot, KnowledgeBase, TextEntry, Voice } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import { Code, ConnectError } from '@parley/common/rpc-errors.ts';
 import { languageEnum, languageFields, languageName, readLanguage, type Language, type LanguageName } from '@parley/proto/language.ts';
+
+/** Where an entry's text came from: `name` for a file, `url` for a web page, each only when it has one. */
+export interface EntrySourceView {
+  type: string;
+  name?: string;
+  url?: string;
+}
 
 export interface TextEntryView {
   id: string;
   title: string;
   content: string;
   createdAt: string;
+  updatedAt: string;
+  source: EntrySourceView;
+  status: string;
+  error: string | null;
+  question: string | null;
+  autoSync: boolean;
+  lastSyncedAt: string | null;
+  lastSyncChanged: boolean | null;
 }
 
 export interface KnowledgeBaseView {
@@ -17,7 +32,16 @@ export interface KnowledgeBaseView {
   textEntries: TextEntryView[];
 }
 
-export interface ChatbotView {
+/** How the chatbot speaks (Voice in chatbot.proto): empty strings and a null temperature are the product's defaults. */
+export interface VoiceView {
+  instructions: string;
+  temperature: number | null;
+  welcomeMessage: string;
+  suggestedQuestions: string[];
+  noAnswerMessage: string;
+}
+
+export interface ChatbotView extends VoiceView {
   id: string;
   uniqueId: string;
   name: string;
@@ -34,10 +58,45 @@ export interface ChatbotView {
 
 export const isoDate = (ts: Timestamp | undefined): string | null => (ts ? timestampDate(ts).toISOString() : null);
 
-export function knowledgeBaseView(kb: KnowledgeBase | undefined): KnowledgeBaseView {
+export function textEntryView(entry: TextEntry | undefined): TextEntryView {
+  // A contract violation, not a user error: it surfaces as a logged 500.
+  if (!entry) throw new ConnectError('chatbot service returned no entry', Code.Internal);
+  const createdAt = isoDate(entry.createdAt)!;
+  const source = entry.source;
   return {
-    text: kb?.text ?? '',
-    textEntries: (kb?.textEntries ?? []).map((e) => ({ id: e.id, title: e.title, content: e.content, createdAt: isoDate(e.createdAt)! })),
+    id: entry.id,
+    title: entry.title,
+    content: entry.content,
+    createdAt,
+    // An entry never changed since it was added may come without one.
+    updatedAt: isoDate(entry.updatedAt) ?? createdAt,
+    // Typed text is what an entry without a source or status always was: ready at once.
+    source: { type: source?.type || 'text', ...(source?.name ? { name: source.name } : {}), ...(source?.url ? { url: source.url } : {}) },
+    status: entry.status || 'ready',
+    error: entry.error || null,
+    question: entry.question || null,
+    autoSync: entry.autoSync,
+    lastSyncedAt: isoDate(entry.lastSyncedAt),
+    lastSyncChanged: entry.lastSyncChanged ?? null,
+  };
+}
+
+export function knowledgeBaseView(kb: KnowledgeBase | undefined): KnowledgeBaseView {
+  return { text: kb?.text ?? '', textEntries: (kb?.textEntries ?? []).map(textEntryView) };
+}
+
+/** An entry the owner just added or changed, and the knowledge base it is now part of. */
+export function knowledgeEntryResultView(res: { entry?: TextEntry; knowledgeBase?: KnowledgeBase }) {
+  return { entry: textEntryView(res.entry), knowledgeBase: knowledgeBaseView(res.knowledgeBase) };
+}
+
+export function voiceView(voice: Voice | undefined): VoiceView {
+  return {
+    instructions: voice?.instructions ?? '',
+    temperature: voice?.temperature ?? null,
+    welcomeMessage: voice?.welcomeMessage ?? '',
+    suggestedQuestions: [...(voice?.suggestedQuestions ?? [])],
+    noAnswerMessage: voice?.noAnswerMessage ?? '',
   };
 }
 
@@ -55,6 +114,7 @@ export function chatbotView(chatbot: Chatbot | undefined): ChatbotView {
     lastInteraction: isoDate(chatbot.lastInteraction),
     createdAt: isoDate(chatbot.createdAt)!,
     updatedAt: isoDate(chatbot.updatedAt)!,
+    ...voiceView(chatbot.voice),
     knowledgeBase: chatbot.knowledgeBase ? knowledgeBaseView(chatbot.knowledgeBase) : undefined,
   };
 }
@@ -73,9 +133,56 @@ export function languageChange(typed: string | undefined): { primaryLanguage?: L
   return known ? languageFields(known) : { language: typed };
 }
 
+/** What the owner asked to change in the voice; undefined leaves a field as it is, a null temperature resets it. */
+export interface VoiceInput {
+  instructions?: string;
+  temperature?: number | null;
+  welcomeMessage?: string;
+  suggestedQuestions?: string[];
+  noAnswerMessage?: string;
+}
+
+/** The `voice` of an UpdateChatbot request (VoiceChange), absent when nothing in it changes. The values are the service's to check. */
+export function voiceChange(input: VoiceInput) {
+  const { instructions, temperature, welcomeMessage, suggestedQuestions, noAnswerMessage } = input;
+  if ([instructions, temperature, welcomeMessage, suggestedQuestions, noAnswerMessage].every((v) => v === undefined)) return {};
+  return {
+    voice: {
+      instructions,
+      temperature: temperature ?? undefined,
+      clearTemperature: temperature === null,
+      welcomeMessage,
+      suggestedQuestions: suggestedQuestions && { questions: suggestedQuestions },
+      noAnswerMessage,
+    },
+  };
+}
+
+const INT32_MAX = 2 ** 31 - 1;
+
+/**
+ * AddUrlEntry's max_pages from what the owner gave: on the wire 0 means "not given" (the default),
+ * so a typed 0 or less travels as -1 and a number beyond int32 as its largest, both for the chatbot
+ * service to refuse with its own message (it owns the 1–100 rule).
+ */
+export function maxPagesField(typed: number | null | undefined): number {
+  if (typed === undefined || typed === null) return 0;
+  return typed < 1 ? -1 : Math.min(typed, INT32_MAX);
+}
+
+/** An entry as REST clients read it: `_id`. */
+export function restTextEntry({ id, ...rest }: TextEntryView) {
+  return { _id: id, ...rest };
+}
+
 /** The knowledge base as REST clients read it: entries carry `_id`. */
 export function restKnowledgeBase(kb: KnowledgeBaseView) {
-  return { text: kb.text, textEntries: kb.textEntries.map(({ id, ...rest }) => ({ _id: id, ...rest })) };
+  return { text: kb.text, textEntries: kb.textEntries.map(restTextEntry) };
+}
+
+/** The answer of every REST path that adds or changes one entry: `{ entry, knowledgeBase }`. */
+export function restKnowledgeEntryResult(res: { entry: TextEntryView; knowledgeBase: KnowledgeBaseView }) {
+  return { entry: restTextEntry(res.entry), knowledgeBase: restKnowledgeBase(res.knowledgeBase) };
 }
 
 /** The chatbot as REST clients read it (spec §3): `_id`, and the knowledge base always present. */

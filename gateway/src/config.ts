@@ -41,6 +41,9 @@ export const gatewayVars = {
   BODY_LIMIT: { parse: byteSize, default: '100kb' },
   // Largest picture upload read from a request; the chatbot service enforces its own limit too.
   MAX_PICTURE_BYTES: { parse: int(1, 100 * 1024 * 1024), default: String(2 * 1024 * 1024) },
+  // Largest knowledge file (PDF, DOCX, ...) read from a request (413 "File too large" past it); the
+  // chatbot service reads the same variable and enforces it too.
+  MAX_UPLOAD_BYTES: { parse: int(1, 200 * 1024 * 1024), default: String(20 * 1024 * 1024) },
   LOG_LEVEL: commonVars.LOG_LEVEL,
   // Signs the gateway's calls to the services (docs/adr/0012-service-to-service-trust.md).
   SERVICE_SECRET: commonVars.SERVICE_SECRET,

@@ -46,6 +46,11 @@ const exportedChatbot = (view: ChatbotView) => ({
   lastInteraction: view.lastInteraction,
   createdAt: view.createdAt,
   updatedAt: view.updatedAt,
+  instructions: view.instructions,
+  temperature: view.temperature,
+  welcomeMessage: view.welcomeMessage,
+  suggestedQuestions: view.suggestedQuestions,
+  noAnswerMessage: view.noAnswerMessage,
   knowledgeBase: { textEntries: view.knowledgeBase?.textEntries ?? [] },
 });
 

@@ -15,7 +15,8 @@ afterAll(async () => {
 });
 
 const KB_FIELDS = 'knowledgeBase { text textEntries { id title content createdAt } }';
-const CHATBOT_FIELDS = `id uniqueId name profilePicture isActive language interactions lastInteraction createdAt updatedAt ${KB_FIELDS}`;
+const VOICE_FIELDS = 'instructions temperature welcomeMessage suggestedQuestions noAnswerMessage';
+const CHATBOT_FIELDS = `id uniqueId name profilePicture isActive language interactions lastInteraction createdAt updatedAt ${VOICE_FIELDS} ${KB_FIELDS}`;
 const CHATBOTS = `query { chatbots { ${CHATBOT_FIELDS} } }`;
 const CHATBOT = `query($id: ID!) { chatbot(id: $id) { ${CHATBOT_FIELDS} } }`;
 const CREATE = `mutation($input: CreateChatbotInput!) { createChatbot(input: $input) { ${CHATBOT_FIELDS} } }`;
@@ -73,6 +74,11 @@ function expectChatbot(chatbot: any, fields: { name: string; isActive?: boolean;
     lastInteraction: null,
     createdAt: expect.any(String),
     updatedAt: expect.any(String),
+    instructions: '',
+    temperature: null,
+    welcomeMessage: '',
+    suggestedQuestions: [],
+    noAnswerMessage: '',
     knowledgeBase: fields.knowledgeBase ?? { text: '', textEntries: [] },
   });
   expect(new Date(chatbot.createdAt).toISOString()).toBe(chatbot.createdAt);

@@ -133,14 +133,17 @@ async function setCredit(owner: Owner, balance: string) {
 
 const isoString = (value: string) => expect(new Date(value).toISOString()).toBe(value);
 
+// What the public lookup shows (issue 13 added the welcome message and the suggested questions).
+const PUBLIC_KEYS = ['name', 'profilePicture', 'suggestedQuestions', 'welcomeMessage'];
+
 describe('GET /api/chatbot/public/:uniqueId', () => {
-  it('answers exactly { name, profilePicture } with null when there is no picture', async () => {
+  it('answers exactly { name, profilePicture, welcomeMessage, suggestedQuestions }, with null when there is no picture', async () => {
     const { chatbot } = await ownerWithChatbot({ name: 'Public Face' });
     const res = await call(`/api/chatbot/public/${chatbot.uniqueId}`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(Object.keys(res.body).sort()).toEqual(['name', 'profilePicture']);
-    expect(res.body).toEqual({ name: 'Public Face', profilePicture: null });
+    expect(Object.keys(res.body).sort()).toEqual(PUBLIC_KEYS);
+    expect(res.body).toEqual({ name: 'Public Face', profilePicture: null, welcomeMessage: '', suggestedQuestions: [] });
   });
 
   it("carries the picture's URL once one is set, and still nothing else", async () => {
@@ -149,8 +152,8 @@ describe('GET /api/chatbot/public/:uniqueId', () => {
     expect(upload.status).toBe(200);
     const res = await call(`/api/chatbot/public/${chatbot.uniqueId}`);
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual(['name', 'profilePicture']);
-    expect(res.body).toEqual({ name: 'Pictured', profilePicture: upload.body.profilePicture });
+    expect(Object.keys(res.body).sort()).toEqual(PUBLIC_KEYS);
+    expect(res.body).toEqual({ name: 'Pictured', profilePicture: upload.body.profilePicture, welcomeMessage: '', suggestedQuestions: [] });
     expect(res.body.profilePicture).toMatch(PICTURE_URL);
   });
 
@@ -178,7 +181,7 @@ describe('GET /api/chatbot/public/:uniqueId', () => {
 });
 
 describe('POST /api/chatbot/public/:uniqueId/chat (JSON)', () => {
-  it("answers 200 { message, sessionId } with the model's answer and a server-issued session id, kept from then on", async () => {
+  it("answers 200 { message, sessionId, sources } with the model's answer and a server-issued session id, kept from then on", async () => {
     const { chatbot } = await ownerWithChatbot();
     const before = fake.requests.length;
     // The page's own id is only a hint: the conversation gets an id the server issued (issue 11).
@@ -188,6 +191,8 @@ describe('POST /api/chatbot/public/:uniqueId/chat (JSON)', () => {
     expect(res.body).toEqual({
       message: 'Fake answer number one two three four five six seven to: What are your opening hours?',
       sessionId: expect.stringMatching(/^[A-Za-z0-9_-]{38}$/),
+      // The chatbot has no knowledge: nothing to cite.
+      sources: [],
     });
     // One model call, with the trimmed message last.
     expect(fake.requests.length).toBe(before + 1);
@@ -212,7 +217,7 @@ describe('POST /api/chatbot/public/:uniqueId/chat (JSON)', () => {
     const { chatbot } = await ownerWithChatbot();
     const res = await chat(chatbot.uniqueId, 'Hi', { sessionId });
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual(['message', 'sessionId']);
+    expect(Object.keys(res.body).sort()).toEqual(['message', 'sessionId', 'sources']);
     expect(res.body.sessionId).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
     expect(res.body.sessionId).not.toBe(sessionId);
     // And a fresh one each time.
@@ -359,6 +364,7 @@ describe('POST /api/chatbot/public/:uniqueId/chat (event stream)', () => {
     expect(done).toEqual({
       message: 'Fake answer number one two three four five six seven to: Tell me everything about your product',
       sessionId: expect.stringMatching(/^[A-Za-z0-9_-]{38}$/),
+      sources: [],
     });
     expect(deltas.map((d) => d.data.delta).join('')).toBe(done.message);
   });

@@ -30,6 +30,21 @@ async function ownerWithChatbot(name = 'Support Bot') {
   return { owner, chatbot: await createChatbot(owner, name) };
 }
 
+/** A typed text entry as REST shows it: issue 13's fields with the values typed text always has. */
+const typedEntry = (fields: { title: string; content: string }) => ({
+  _id: expect.stringMatching(UUID),
+  ...fields,
+  createdAt: expect.any(String),
+  updatedAt: expect.any(String),
+  source: { type: 'text' },
+  status: 'ready',
+  error: null,
+  question: null,
+  autoSync: false,
+  lastSyncedAt: null,
+  lastSyncChanged: null,
+});
+
 const isoString = (value: string) => expect(new Date(value).toISOString()).toBe(value);
 
 /** The exact shape of spec §3, for a chatbot nobody has chatted with. */
@@ -48,6 +63,11 @@ function expectChatbot(
     lastInteraction: null,
     createdAt: expect.any(String),
     updatedAt: expect.any(String),
+    instructions: '',
+    temperature: null,
+    welcomeMessage: '',
+    suggestedQuestions: [],
+    noAnswerMessage: '',
     knowledgeBase: fields.knowledgeBase ?? { text: '', textEntries: [] },
   });
   isoString(chatbot.createdAt);
@@ -159,14 +179,7 @@ describe('GET /api/chatbot', () => {
       name: 'Second',
       knowledgeBase: {
         text: 'Opening hours are nine to five.',
-        textEntries: [
-          {
-            _id: expect.stringMatching(UUID),
-            title: 'Opening hours are nine to five.',
-            content: 'Opening hours are nine to five.',
-            createdAt: expect.any(String),
-          },
-        ],
+        textEntries: [typedEntry({ title: 'Opening hours are nine to five.', content: 'Opening hours are nine to five.' })],
       },
     });
     isoString(res.body[1].knowledgeBase.textEntries[0].createdAt);
@@ -449,14 +462,7 @@ describe('POST /api/chatbot/:id/knowledge-base/text', () => {
     expect(first.body).toEqual({
       knowledgeBase: {
         text: long,
-        textEntries: [
-          {
-            _id: expect.stringMatching(UUID),
-            title: 'Our support team answers every email within one…',
-            content: long,
-            createdAt: expect.any(String),
-          },
-        ],
+        textEntries: [typedEntry({ title: 'Our support team answers every email within one…', content: long })],
       },
     });
     isoString(first.body.knowledgeBase.textEntries[0].createdAt);
@@ -466,7 +472,7 @@ describe('POST /api/chatbot/:id/knowledge-base/text', () => {
     expect(second.body.knowledgeBase.text).toBe(`${long}\n\nShipping is free.`);
     expect(second.body.knowledgeBase.textEntries).toEqual([
       first.body.knowledgeBase.textEntries[0],
-      { _id: expect.stringMatching(UUID), title: 'Shipping is free.', content: 'Shipping is free.', createdAt: expect.any(String) },
+      typedEntry({ title: 'Shipping is free.', content: 'Shipping is free.' }),
     ]);
 
     const read = await call(`/api/chatbot/${chatbot._id}`, { token: owner.token });

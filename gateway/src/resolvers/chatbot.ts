@@ -1,6 +1,7 @@
-// GraphQL counterparts of /api/chatbot/*: the same service calls, the same messages.
+// GraphQL counterparts of /api/chatbot/*: the same service calls, the same messages. Files are
+// uploaded through REST only (POST /api/chatbot/{id}/knowledge-base/files).
 import type { Resolvers } from '../generated/graphql.ts';
-import { chatbotView, knowledgeBaseView, languageChange } from '../chatbots.ts';
+import { chatbotView, knowledgeBaseView, knowledgeEntryResultView, languageChange, maxPagesField, voiceChange } from '../chatbots.ts';
 import { ownerId } from '../owners.ts';
 import { selectsField } from '../selection.ts';
 
@@ -32,6 +33,14 @@ export const chatbotResolvers: Resolvers = {
         name: input.name ?? undefined,
         isActive: input.isActive ?? undefined,
         ...languageChange(input.language ?? undefined),
+        ...voiceChange({
+          instructions: input.instructions ?? undefined,
+          // The one field where null says something: back to the product's default.
+          temperature: input.temperature,
+          welcomeMessage: input.welcomeMessage ?? undefined,
+          suggestedQuestions: input.suggestedQuestions ?? undefined,
+          noAnswerMessage: input.noAnswerMessage ?? undefined,
+        }),
       });
       return chatbotView(chatbot);
     },
@@ -50,6 +59,33 @@ export const chatbotResolvers: Resolvers = {
         entryId,
       });
       return knowledgeBaseView(knowledgeBase);
+    },
+    addUrlEntry: async (_parent, { chatbotId, url, crawl, maxPages }, ctx) => {
+      const added = await ctx.clients.chatbot.addUrlEntry({
+        ownerId: await ownerId(ctx.clients, ctx.token),
+        chatbotId,
+        url,
+        crawl: crawl ?? false,
+        maxPages: maxPagesField(maxPages),
+      });
+      return knowledgeEntryResultView(added);
+    },
+    addQaEntry: async (_parent, { chatbotId, question, answer }, ctx) => {
+      const added = await ctx.clients.chatbot.addQaEntry({ ownerId: await ownerId(ctx.clients, ctx.token), chatbotId, question, answer });
+      return knowledgeEntryResultView(added);
+    },
+    refreshTextEntry: async (_parent, { chatbotId, entryId }, ctx) => {
+      const refreshed = await ctx.clients.chatbot.refreshEntry({ ownerId: await ownerId(ctx.clients, ctx.token), chatbotId, entryId });
+      return knowledgeEntryResultView(refreshed);
+    },
+    setTextEntryAutoSync: async (_parent, { chatbotId, entryId, autoSync }, ctx) => {
+      const changed = await ctx.clients.chatbot.setEntryAutoSync({
+        ownerId: await ownerId(ctx.clients, ctx.token),
+        chatbotId,
+        entryId,
+        autoSync,
+      });
+      return knowledgeEntryResultView(changed);
     },
   },
   Chatbot: {

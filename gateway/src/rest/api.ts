@@ -19,6 +19,8 @@ export interface ApiOptions {
   logger: Logger;
   bodyLimit: string;
   maxPictureBytes: number;
+  maxUploadBytes: number;
+  uploadTimeoutMs: number;
   chatTimeoutMs: number;
   publicUrl: string;
   stripeEvents: StripeEventIntake;
@@ -53,7 +55,7 @@ export function apiRouter(opts: ApiOptions): Router {
   router.use('/auth', authRoutes(opts.clients), passwordResetRoutes(opts.clients));
   // Before the owner routes, so "public" is never read as a chatbot id.
   router.use('/chatbot/public', publicChatRoutes(opts.clients, { timeoutMs: opts.chatTimeoutMs, logger: opts.logger }));
-  router.use('/chatbot', chatbotRoutes(opts.clients, { maxPictureBytes: opts.maxPictureBytes }));
+  router.use('/chatbot', chatbotRoutes(opts.clients, opts));
   router.use('/user', usageRoutes(opts.clients), accountRoutes(opts.clients, { logger: opts.logger }));
   router.use(
     '/payment',

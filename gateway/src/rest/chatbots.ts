@@ -1,18 +1,47 @@
-// REST paths of spec §7 for an owner's chatbots, their pictures and knowledge base. Every path acts
-// for the signed-in owner; another owner's chatbot answers 404 (the chatbot service decides).
+// REST paths of spec §7 for an owner's chatbots, their pictures and knowledge base (typed text, files,
+// web pages and Q&A pairs: issue 13). Every path acts for the signed-in owner; another owner's
+// chatbot answers 404 (the chatbot service decides, and owns every rule on the values).
 import { Router, type Request } from 'express';
 import type { Clients } from '../clients.ts';
-import { chatbotView, knowledgeBaseView, languageChange, restChatbot, restKnowledgeBase } from '../chatbots.ts';
+import {
+  chatbotView,
+  knowledgeBaseView,
+  knowledgeEntryResultView,
+  languageChange,
+  maxPagesField,
+  restChatbot,
+  restKnowledgeBase,
+  restKnowledgeEntryResult,
+  voiceChange,
+} from '../chatbots.ts';
 import { conversationView, restConversation } from '../conversations.ts';
 import { bearerToken } from '../context.ts';
 import { ownerId } from '../owners.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
-import { jsonObject, optionalBoolean, optionalString, stringField } from './input.ts';
+import {
+  booleanField,
+  jsonObject,
+  optionalBoolean,
+  optionalInteger,
+  optionalNumberOrNull,
+  optionalString,
+  optionalStringArray,
+  stringField,
+} from './input.ts';
+import { readKnowledgeUpload } from './knowledge-upload.ts';
 import { readPictureUpload } from './picture-upload.ts';
 
 export const APPEND_ONLY = 'append must be true: text is added to the knowledge base as a new entry';
 
-export function chatbotRoutes(clients: Clients, opts: { maxPictureBytes: number }): Router {
+export interface ChatbotRouteOptions {
+  maxPictureBytes: number;
+  /** Largest knowledge file read from a request (413 past it). */
+  maxUploadBytes: number;
+  /** Deadline of the call that hands an uploaded file to the chatbot service. */
+  uploadTimeoutMs: number;
+}
+
+export function chatbotRoutes(clients: Clients, opts: ChatbotRouteOptions): Router {
   const router = Router();
   const owner = (req: Request) => ownerId(clients, bearerToken(req));
 
@@ -38,6 +67,13 @@ export function chatbotRoutes(clients: Clients, opts: { maxPictureBytes: number 
       name: optionalString(body, 'name'),
       isActive: optionalBoolean(body, 'isActive'),
       ...languageChange(optionalString(body, 'language')),
+      ...voiceChange({
+        instructions: optionalString(body, 'instructions'),
+        temperature: optionalNumberOrNull(body, 'temperature'),
+        welcomeMessage: optionalString(body, 'welcomeMessage'),
+        suggestedQuestions: optionalStringArray(body, 'suggestedQuestions'),
+        noAnswerMessage: optionalString(body, 'noAnswerMessage'),
+      }),
     };
     const { chatbot } = await clients.chatbot.updateChatbot({ ownerId: await owner(req), chatbotId: req.params.id, ...changes });
     res.json(restChatbot(chatbotView(chatbot)));
@@ -65,6 +101,62 @@ export function chatbotRoutes(clients: Clients, opts: { maxPictureBytes: number 
       text: stringField(body, 'text'),
     });
     res.json({ knowledgeBase: restKnowledgeBase(knowledgeBaseView(knowledgeBase)) });
+  });
+
+  router.post('/:id/knowledge-base/files', async (req, res) => {
+    // Who is asking is settled before the upload is read.
+    const id = await owner(req);
+    const file = await readKnowledgeUpload(req, opts.maxUploadBytes);
+    const added = await clients.chatbot.addFileEntry(
+      { ownerId: id, chatbotId: req.params.id, fileName: file.name, content: file.content },
+      { timeoutMs: opts.uploadTimeoutMs },
+    );
+    // Accepted: the entry is parsed in the background (status "processing").
+    res.status(202).json(restKnowledgeEntryResult(knowledgeEntryResultView(added)));
+  });
+
+  router.post('/:id/knowledge-base/urls', async (req, res) => {
+    const body = jsonObject(req.body);
+    const added = await clients.chatbot.addUrlEntry({
+      ownerId: await owner(req),
+      chatbotId: req.params.id,
+      url: stringField(body, 'url'),
+      crawl: optionalBoolean(body, 'crawl') ?? false,
+      maxPages: maxPagesField(optionalInteger(body, 'maxPages')),
+    });
+    res.status(202).json(restKnowledgeEntryResult(knowledgeEntryResultView(added)));
+  });
+
+  router.post('/:id/knowledge-base/qa', async (req, res) => {
+    const body = jsonObject(req.body);
+    const added = await clients.chatbot.addQaEntry({
+      ownerId: await owner(req),
+      chatbotId: req.params.id,
+      question: stringField(body, 'question'),
+      answer: stringField(body, 'answer'),
+    });
+    res.status(201).json(restKnowledgeEntryResult(knowledgeEntryResultView(added)));
+  });
+
+  router.post('/:id/knowledge-base/text-entries/:entryId/refresh', async (req, res) => {
+    const refreshed = await clients.chatbot.refreshEntry({
+      ownerId: await owner(req),
+      chatbotId: req.params.id,
+      entryId: req.params.entryId,
+    });
+    // Accepted: the page is fetched again in the background.
+    res.status(202).json(restKnowledgeEntryResult(knowledgeEntryResultView(refreshed)));
+  });
+
+  router.put('/:id/knowledge-base/text-entries/:entryId', async (req, res) => {
+    const body = jsonObject(req.body);
+    const changed = await clients.chatbot.setEntryAutoSync({
+      ownerId: await owner(req),
+      chatbotId: req.params.id,
+      entryId: req.params.entryId,
+      autoSync: booleanField(body, 'autoSync'),
+    });
+    res.json(restKnowledgeEntryResult(knowledgeEntryResultView(changed)));
   });
 
   router.delete('/:id/knowledge-base/text-entries/:entryId', async (req, res) => {

@@ -55,3 +55,34 @@ export function optionalBoolean(body: JsonObject, name: string): boolean | undef
   if (typeof value !== 'boolean') throw invalid(`${name} must be true or false`);
   return value;
 }
+
+/** An optional number that may be null (null has a meaning of its own, such as "back to the default"). */
+export function optionalNumberOrNull(body: JsonObject, name: string): number | null | undefined {
+  const value = body[name];
+  if (value === undefined || value === null) return value;
+  if (typeof value !== 'number') throw invalid(`${name} must be a number or null`);
+  return value;
+}
+
+/** An optional whole number: undefined when absent. */
+export function optionalInteger(body: JsonObject, name: string): number | undefined {
+  const value = body[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value)) throw invalid(`${name} must be a whole number`);
+  return value;
+}
+
+/** An optional array of strings: undefined when absent. */
+export function optionalStringArray(body: JsonObject, name: string): string[] | undefined {
+  const value = body[name];
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) throw invalid(`${name} must be an array of strings`);
+  return value.map(cleanText);
+}
+
+/** A boolean field that must be there. */
+export function booleanField(body: JsonObject, name: string): boolean {
+  const value = optionalBoolean(body, name);
+  if (value === undefined) throw invalid(`${name} must be true or false`);
+  return value;
+}

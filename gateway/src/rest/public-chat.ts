@@ -1,14 +1,18 @@
-// The public chat paths (spec §7), used by the chat page without signing in:
-//   GET  /api/chatbot/public/{uniqueId}        → { name, profilePicture }
-//   POST /api/chatbot/public/{uniqueId}/chat   → { message, sessionId }
+// The public chat paths (spec §7, with issue 13's additions), used by the chat page without signing in:
+//   GET  /api/chatbot/public/{uniqueId}        → { name, profilePicture, welcomeMessage, suggestedQuestions }
+//   POST /api/chatbot/public/{uniqueId}/chat   → { message, sessionId, sources }
+// sources are the knowledge entries the answer cites, [{ entryId, title, url? }] (url for a web page
+// only), in the order of the answer's [n] markers; [] when it cites none.
 // With `Accept: text/event-stream` the answer streams as server-sent events:
-//   event: delta  data: {"delta":"..."}                        (repeated)
-//   event: done   data: {"message":"...","sessionId":"..."}    (last)
-//   event: error  data: {"message":"..."}                      (instead of done, if it fails midway)
+//   event: delta  data: {"delta":"..."}                                     (repeated)
+//   event: done   data: {"message":"...","sessionId":"...","sources":[...]} (last; the message may
+//                 differ from the deltas joined: its markers are renumbered to match sources)
+//   event: error  data: {"message":"..."}                                   (instead of done, if it fails midway)
 // A failure before the first event is an ordinary JSON error with its status.
 import { Router, type Request, type Response } from 'express';
 import { clientIp } from '@parley/common/http.ts';
 import type { Logger } from '@parley/common/logger.ts';
+import type { SendMessageResponse } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import type { Clients } from '../clients.ts';
 import { mapError } from '../errors.ts';
 import { jsonObject, stringField } from './input.ts';
@@ -23,8 +27,10 @@ export function publicChatRoutes(clients: Clients, opts: PublicChatOptions): Rou
   const router = Router();
 
   router.get('/:uniqueId', async (req, res) => {
-    const { name, profilePicture } = await clients.chat.getPublicChatbot({ uniqueId: req.params.uniqueId });
-    res.json({ name, profilePicture: profilePicture || null });
+    const { name, profilePicture, welcomeMessage, suggestedQuestions } = await clients.chat.getPublicChatbot({
+      uniqueId: req.params.uniqueId,
+    });
+    res.json({ name, profilePicture: profilePicture || null, welcomeMessage, suggestedQuestions });
   });
 
   router.post('/:uniqueId/chat', async (req, res) => {
@@ -46,8 +52,7 @@ export function publicChatRoutes(clients: Clients, opts: PublicChatOptions): Rou
     const callOptions = { timeoutMs: opts.timeoutMs, signal: abort.signal };
 
     if (!wantsEventStream(req)) {
-      const { message, sessionId } = await clients.chat.sendMessage(input, callOptions);
-      res.json({ message, sessionId });
+      res.json(chatReply(await clients.chat.sendMessage(input, callOptions)));
       return;
     }
 
@@ -60,7 +65,7 @@ export function publicChatRoutes(clients: Clients, opts: PublicChatOptions): Rou
       for (let step = first; !step.done; step = await events.next()) {
         const { event } = step.value;
         if (event.case === 'delta') sendEvent(res, 'delta', { delta: event.value });
-        else if (event.case === 'done') sendEvent(res, 'done', { message: event.value.message, sessionId: event.value.sessionId });
+        else if (event.case === 'done') sendEvent(res, 'done', chatReply(event.value));
       }
     } catch (err) {
       if (!abort.signal.aborted) sendEvent(res, 'error', { message: mapError(err, opts.logger).message });
@@ -69,6 +74,15 @@ export function publicChatRoutes(clients: Clients, opts: PublicChatOptions): Rou
   });
 
   return router;
+}
+
+/** The reply as the page reads it, as JSON and as the done event: `url` only for a source that has one. */
+function chatReply({ message, sessionId, sources }: SendMessageResponse) {
+  return {
+    message,
+    sessionId,
+    sources: sources.map(({ entryId, title, url }) => (url ? { entryId, title, url } : { entryId, title })),
+  };
 }
 
 function wantsEventStream(req: Request): boolean {
