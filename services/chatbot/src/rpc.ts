@@ -5,27 +5,45 @@ import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import {
   ChatbotSchema,
   ChatbotService,
+  EntrySourceSchema,
   KnowledgeBaseSchema,
+  KnowledgePassageSchema,
   PublicChatbotSchema,
+  QaMatchSchema,
   TextEntrySchema,
+  VoiceSchema,
   type Chatbot as ChatbotMessage,
   type KnowledgeBase as KnowledgeBaseMessage,
+  type TextEntry as TextEntryMessage,
 } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import { languageFields, readLanguage, type LanguageName } from '@parley/proto/language.ts';
-import type { Chatbot } from './generated/prisma/client.ts';
+import type { Chatbot, PrismaClient, TextEntry } from './generated/prisma/client.ts';
 import { createChatbot, type CreateChatbotDeps } from './chatbots/create-chatbot.ts';
 import { getPublicChatbot } from './chatbots/get-public-chatbot.ts';
 import { listChatbots } from './chatbots/list-chatbots.ts';
 import { findOwnedChatbot } from './chatbots/owned-chatbot.ts';
-import { ownerChanges, type OwnerChangesDeps } from './chatbots/owner-changes.ts';
+import { ownerChanges, type EntryChange, type OwnerChangesDeps } from './chatbots/owner-changes.ts';
 import { loadKnowledgeBase, loadKnowledgeBases, type KnowledgeBase } from './knowledge/knowledge-base.ts';
 import { getPromptKnowledge, type PromptKnowledgeDeps } from './knowledge/prompt-knowledge.ts';
-import { retrieve } from './knowledge/retrieve.ts';
 
-export type ChatbotRpcDeps = CreateChatbotDeps & OwnerChangesDeps & PromptKnowledgeDeps;
+export type ChatbotRpcDeps = CreateChatbotDeps &
+  OwnerChangesDeps &
+  PromptKnowledgeDeps & {
+    /** The search pool (see knowledge/retrieve.ts), for tests that look at its sessions. */
+    search: PrismaClient;
+  };
 
 /** The stored language (always one of LANGUAGE_NAMES: chatbot-input.ts validates every write), in both fields. */
 const languageOf = (c: Chatbot) => languageFields(c.language as LanguageName);
+
+const voiceOf = (c: Chatbot) =>
+  create(VoiceSchema, {
+    instructions: c.instructions,
+    temperature: c.temperature ?? undefined,
+    welcomeMessage: c.welcomeMessage,
+    suggestedQuestions: c.suggestedQuestions,
+    noAnswerMessage: c.noAnswerMessage,
+  });
 
 function toPublicChatbotMessage(c: Chatbot) {
   return create(PublicChatbotSchema, {
@@ -35,17 +53,36 @@ function toPublicChatbotMessage(c: Chatbot) {
     profilePicture: c.profilePicture ?? '',
     ...languageOf(c),
     knowledgeChars: BigInt(c.knowledgeChars),
+    voice: voiceOf(c),
+    qaPairs: c.qaPairs,
+  });
+}
+
+export function toTextEntryMessage(e: TextEntry): TextEntryMessage {
+  return create(TextEntrySchema, {
+    id: e.id,
+    title: e.title,
+    content: e.content,
+    createdAt: timestampFromDate(e.createdAt),
+    updatedAt: timestampFromDate(e.updatedAt),
+    source: create(EntrySourceSchema, { type: e.sourceType, name: e.sourceName ?? '', url: e.sourceUrl ?? '' }),
+    status: e.status,
+    error: e.error ?? '',
+    question: e.question ?? '',
+    autoSync: e.autoSync,
+    lastSyncedAt: e.lastSyncedAt ? timestampFromDate(e.lastSyncedAt) : undefined,
+    lastSyncChanged: e.lastSyncChanged ?? undefined,
   });
 }
 
 export function toKnowledgeBaseMessage(kb: KnowledgeBase): KnowledgeBaseMessage {
-  return create(KnowledgeBaseSchema, {
-    text: kb.text,
-    textEntries: kb.textEntries.map((e) =>
-      create(TextEntrySchema, { id: e.id, title: e.title, content: e.content, createdAt: timestampFromDate(e.createdAt) }),
-    ),
-  });
+  return create(KnowledgeBaseSchema, { text: kb.text, textEntries: kb.textEntries.map(toTextEntryMessage) });
 }
+
+const toEntryChangeMessage = ({ entry, knowledgeBase }: EntryChange) => ({
+  entry: toTextEntryMessage(entry),
+  knowledgeBase: toKnowledgeBaseMessage(knowledgeBase),
+});
 
 export function toChatbotMessage(c: Chatbot, kb?: KnowledgeBase): ChatbotMessage {
   return create(ChatbotSchema, {
@@ -61,6 +98,7 @@ export function toChatbotMessage(c: Chatbot, kb?: KnowledgeBase): ChatbotMessage
     createdAt: timestampFromDate(c.createdAt),
     updatedAt: timestampFromDate(c.updatedAt),
     knowledgeBase: kb ? toKnowledgeBaseMessage(kb) : undefined,
+    voice: voiceOf(c),
   });
 }
 
@@ -93,6 +131,7 @@ export function chatbotRoutes(deps: ChatbotRpcDeps) {
           name: req.name,
           isActive: req.isActive,
           language: readLanguage(req),
+          voice: req.voice,
         });
         return { chatbot: toChatbotMessage(chatbot, knowledgeBase) };
       },
@@ -117,17 +156,52 @@ export function chatbotRoutes(deps: ChatbotRpcDeps) {
         return { chatbot: toPublicChatbotMessage(await getPublicChatbot(db, req.uniqueId)) };
       },
       async getPromptKnowledge(req) {
-        const { chatbot, passages, wholeKnowledge } = await getPromptKnowledge(deps, {
+        const { chatbot, knowledge, passages, wholeKnowledge, qaMatch } = await getPromptKnowledge(deps, {
           uniqueId: req.uniqueId,
           query: req.query,
           budgetChars: req.budgetChars,
           k: req.k,
         });
-        return { chatbot: toPublicChatbotMessage(chatbot), passages, wholeKnowledge };
+        return {
+          chatbot: toPublicChatbotMessage(chatbot),
+          knowledge: knowledge.map((p) => create(KnowledgePassageSchema, p)),
+          passages,
+          wholeKnowledge,
+          qaMatch: qaMatch ? create(QaMatchSchema, qaMatch) : undefined,
+        };
       },
       async retrieve(req) {
-        const chunks = await retrieve(deps.search, { chatbotId: req.chatbotId, query: req.query, k: req.k });
+        const chunks = await deps.retrieveChunks({ chatbotId: req.chatbotId, query: req.query, k: req.k });
         return { chunks };
+      },
+      async addFileEntry(req) {
+        return toEntryChangeMessage(
+          await changes.addFileEntry({ ownerId: req.ownerId, chatbotId: req.chatbotId, fileName: req.fileName, content: req.content }),
+        );
+      },
+      async addUrlEntry(req) {
+        return toEntryChangeMessage(
+          await changes.addUrlEntry({
+            ownerId: req.ownerId,
+            chatbotId: req.chatbotId,
+            url: req.url,
+            crawl: req.crawl,
+            maxPages: req.maxPages,
+          }),
+        );
+      },
+      async addQaEntry(req) {
+        return toEntryChangeMessage(
+          await changes.addQaEntry({ ownerId: req.ownerId, chatbotId: req.chatbotId, question: req.question, answer: req.answer }),
+        );
+      },
+      async refreshEntry(req) {
+        return toEntryChangeMessage(await changes.refreshEntry({ ownerId: req.ownerId, chatbotId: req.chatbotId, entryId: req.entryId }));
+      },
+      async setEntryAutoSync(req) {
+        return toEntryChangeMessage(
+          await changes.setEntryAutoSync({ ownerId: req.ownerId, chatbotId: req.chatbotId, entryId: req.entryId, autoSync: req.autoSync }),
+        );
       },
     });
   };

@@ -1,5 +1,6 @@
 // Builds the chatbot service from its configuration: database, Redis, the billing client, the
-// ChatbotDeleted producer, the ChatbotInteraction and AccountDeleted workers and the Express app.
+// ChatbotDeleted and knowledge-ingest producers, embeddings, the ChatbotInteraction, AccountDeleted
+// and knowledge-ingest workers (with the ingest relay and the website re-sync) and the Express app.
 // main.ts runs it; tests (the chatbot service's and other packages') start it in-process the same way.
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@connectrpc/connect';
@@ -23,6 +24,12 @@ import { startChatbotDeletedRelay } from './chatbots/chatbot-deleted.outbox.ts';
 import { startAccountDeletedWorker } from './chatbots/account-deleted.job.ts';
 import { deleteOwnerChatbots } from './chatbots/delete-owner-chatbots.ts';
 import { recordInteraction } from './interactions/record-interaction.ts';
+import { knowledgeEmbeddings, type KnowledgeEmbeddings } from './knowledge/embeddings/knowledge-embeddings.ts';
+import { startAutoSync } from './knowledge/ingest/auto-sync.ts';
+import { defaultSources, ingestEntry, type IngestDeps } from './knowledge/ingest/ingest-entry.ts';
+import { startIngestRelay } from './knowledge/ingest/ingest-relay.ts';
+import { ingestProducer } from './knowledge/ingest/ingest-requests.ts';
+import { startKnowledgeIngestWorker } from './knowledge/ingest/knowledge-ingest.job.ts';
 import { knowledgeTextCache } from './knowledge/knowledge-text-cache.ts';
 import { SEARCH_SESSION_SETTINGS } from './knowledge/retrieve.ts';
 import { redisPublicRevision } from './chatbots/public-revision.ts';
@@ -40,7 +47,16 @@ export interface ChatbotServiceParts extends ServiceParts {
   chatbotInteractionWorker?: Worker;
   /** The AccountDeleted worker (deletes a deleted owner's chatbots), when workers were started. */
   accountDeletedWorker?: Worker;
+  /** The knowledge-ingest worker (parses files, fetches pages), when workers were started. */
+  knowledgeIngestWorker?: Worker;
+  /** What the ingest worker runs, for tests that drive a job by hand. */
+  ingestDeps: IngestDeps;
+  /** Retrieval and the embed worker (knowledge/embeddings/knowledge-embeddings.ts). */
+  embeddings: KnowledgeEmbeddings;
 }
+
+/** Room for the largest upload in an AddFileEntry call, besides the rest of the message. */
+const UPLOAD_MESSAGE_OVERHEAD_BYTES = 1024 * 1024;
 
 export async function createChatbotService(
   config: ChatbotConfig,
@@ -60,6 +76,10 @@ export async function createChatbotService(
   const redis = createRedis(config.REDIS_URL);
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
   const chatbotDeleted = createProducer(redis, QUEUES.chatbotDeleted, ChatbotDeletedSchema, { prefix: config.QUEUE_PREFIX });
+  const knowledgeIngest = ingestProducer(redis, config.QUEUE_PREFIX);
+  const workers = opts.workers !== false;
+  const embeddings = knowledgeEmbeddings(config, { db: prisma, search, redis, logger, workers });
+  const publicChanged = redisPublicRevision(redis, { prefix: config.QUEUE_PREFIX, logger });
   const billing =
     opts.billing ??
     createServiceClient(BillingService, config.BILLING_URL, {
@@ -78,7 +98,31 @@ export async function createChatbotService(
     maxEntryChars: config.MAX_ENTRY_CHARS,
     maxKnowledgeChars: config.MAX_KNOWLEDGE_CHARS_PER_BOT,
     knowledgeCache: knowledgeTextCache(),
-    publicChanged: redisPublicRevision(redis, { prefix: config.QUEUE_PREFIX, logger }),
+    publicChanged,
+    maxUploadBytes: config.MAX_UPLOAD_BYTES,
+    publishIngest: knowledgeIngest.publish,
+    retrieveChunks: embeddings.retrieve,
+    entryIndexed: embeddings.entryIndexed,
+  };
+  const ingestDeps: IngestDeps = {
+    db: prisma,
+    logger,
+    sources: defaultSources,
+    maxKnowledgeChars: config.MAX_KNOWLEDGE_CHARS_PER_BOT,
+    maxDocumentChars: config.MAX_DOCUMENT_CHARS,
+    parseLimits: {
+      timeoutMs: config.KNOWLEDGE_PARSE_TIMEOUT_MS,
+      memoryMb: config.KNOWLEDGE_PARSE_MEMORY_MB,
+      maxChars: config.MAX_DOCUMENT_CHARS,
+    },
+    fetchOptions: {
+      allowPrivate: config.KNOWLEDGE_URL_ALLOW_PRIVATE === '1',
+      timeoutMs: config.KNOWLEDGE_FETCH_TIMEOUT_MS,
+      maxBytes: config.KNOWLEDGE_FETCH_MAX_BYTES,
+    },
+    publicChanged,
+    entryIndexed: embeddings.entryIndexed,
+    publishIngest: knowledgeIngest.publish,
   };
 
   const chatbotInteractionWorker =
@@ -100,16 +144,33 @@ export async function createChatbotService(
           deleteOwnerChatbots: (input) => deleteOwnerChatbots(deps, input),
         });
 
-  // With the workers: a process that counts interactions also forgets the old ones, and announces
-  // deletions its owner's call could not.
+  const knowledgeIngestWorker = workers
+    ? startKnowledgeIngestWorker({
+        redis,
+        logger,
+        prefix: config.QUEUE_PREFIX,
+        concurrency: config.KNOWLEDGE_INGEST_CONCURRENCY,
+        ingestEntry: (request, attempt) => ingestEntry(ingestDeps, request, attempt),
+      })
+    : undefined;
+
+  // With the workers: a process that counts interactions also forgets the old ones, announces
+  // deletions its owner's call could not, queues entries whose job was lost and re-syncs websites.
   const stopPruning = opts.workers === false ? undefined : startPruningProcessedInteractions(prisma, logger);
   const stopRelay = opts.workers === false ? undefined : startChatbotDeletedRelay(prisma, deps.publishChatbotDeleted, logger);
+  const stopIngestRelay = workers
+    ? startIngestRelay({ db: prisma, logger, publishIngest: knowledgeIngest.publish, jobState: knowledgeIngest.jobState })
+    : undefined;
+  const stopAutoSync = workers
+    ? startAutoSync({ db: prisma, logger, publishIngest: knowledgeIngest.publish, intervalMs: config.KNOWLEDGE_SYNC_INTERVAL_MS })
+    : undefined;
 
   const app = createServiceApp({
     logger,
     trust: { secret: config.SERVICE_SECRET, callers: ['gateway', 'chat'] },
     routes: chatbotRoutes(deps),
     readiness: dataReadiness(prisma, redis),
+    readMaxBytes: config.MAX_UPLOAD_BYTES + UPLOAD_MESSAGE_OVERHEAD_BYTES,
   });
 
   return {
@@ -118,12 +179,20 @@ export async function createChatbotService(
     deps,
     chatbotInteractionWorker,
     accountDeletedWorker,
+    knowledgeIngestWorker,
+    ingestDeps,
+    embeddings,
     closers: [
       // The workers first: close() waits for the jobs in flight to finish before it resolves.
+      async () => knowledgeIngestWorker?.close(),
       async () => chatbotInteractionWorker?.close(),
       async () => accountDeletedWorker?.close(),
       async () => stopPruning?.(),
       async () => stopRelay?.(),
+      async () => stopIngestRelay?.(),
+      async () => stopAutoSync?.(),
+      () => embeddings.close(),
+      () => knowledgeIngest.close(),
       () => chatbotDeleted.close(),
       () => redis.quit(),
       () => prisma.$disconnect(),

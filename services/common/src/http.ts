@@ -37,7 +37,11 @@ export interface ServiceAppOptions {
   unaryTransport?: UnaryTransportChoice;
   /** Extra plain HTTP routes (for example media files); mounted before the RPC routes. */
   extend?: (app: Express) => void;
+  /** The largest request body read (DEFAULT_READ_MAX_BYTES unless a service takes larger uploads). */
+  readMaxBytes?: number;
 }
+
+export const DEFAULT_READ_MAX_BYTES = 8 * 1024 * 1024;
 
 export function createServiceApp(opts: ServiceAppOptions): Express {
   const app = express();
@@ -75,7 +79,7 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
   // Before every other route, so no handler runs for a caller without the deployment's secret.
   app.use(requireServiceToken(opts.trust, (reason) => opts.logger.warn({ reason }, 'call refused: no valid service token')));
   opts.extend?.(app);
-  const readMaxBytes = 8 * 1024 * 1024;
+  const readMaxBytes = opts.readMaxBytes ?? DEFAULT_READ_MAX_BYTES;
   const interceptors = [errorInterceptor(opts.logger), noNulInterceptor, ...(opts.interceptors ?? [])];
   // The one place the handler of binary unary calls (every call between the services) is chosen:
   // the lean one, with the same interceptors, unless asked otherwise; the rest (JSON, compressed,

@@ -41,3 +41,69 @@ export function parseLanguage(raw: string): LanguageName {
   if (!isLanguageName(language)) throw invalid(LANGUAGE_INVALID);
   return language;
 }
+
+export const INSTRUCTIONS_MAX_CHARS = 4000;
+export const INSTRUCTIONS_TOO_LONG = 'Instructions are too long (maximum 4,000 characters)';
+export const TEMPERATURE_INVALID = 'Temperature must be a number from 0 to 1.5';
+export const MAX_TEMPERATURE = 1.5;
+export const WELCOME_MAX_CHARS = 500;
+export const WELCOME_TOO_LONG = 'Welcome message is too long (maximum 500 characters)';
+export const MAX_SUGGESTED_QUESTIONS = 4;
+export const TOO_MANY_SUGGESTED_QUESTIONS = 'At most 4 suggested questions';
+export const SUGGESTED_QUESTION_MAX_CHARS = 120;
+export const SUGGESTED_QUESTION_TOO_LONG = 'Each suggested question must be at most 120 characters';
+export const NO_ANSWER_MAX_CHARS = 500;
+export const NO_ANSWER_TOO_LONG = 'No-answer message is too long (maximum 500 characters)';
+
+/** A change of the bot's voice as the proto's VoiceChange carries it: only the fields present change. */
+export interface VoiceChangeInput {
+  instructions?: string;
+  temperature?: number;
+  clearTemperature?: boolean;
+  welcomeMessage?: string;
+  suggestedQuestions?: { questions: string[] };
+  noAnswerMessage?: string;
+}
+
+/** The validated change, as the Chatbot row's columns (undefined: unchanged; temperature null: the product's default). */
+export interface VoiceUpdate {
+  instructions?: string;
+  temperature?: number | null;
+  welcomeMessage?: string;
+  suggestedQuestions?: string[];
+  noAnswerMessage?: string;
+}
+
+const chars = (s: string) => [...s].length;
+
+function parseText(raw: string | undefined, max: number, tooLong: string): string | undefined {
+  if (raw === undefined) return undefined;
+  const text = raw.trim();
+  if (chars(text) > max) throw invalid(tooLong);
+  return text;
+}
+
+export function parseVoiceChange(change: VoiceChangeInput | undefined): VoiceUpdate {
+  if (!change) return {};
+  let temperature: number | null | undefined;
+  if (change.clearTemperature) temperature = null;
+  else if (change.temperature !== undefined) {
+    const t = change.temperature;
+    if (typeof t !== 'number' || !Number.isFinite(t) || t < 0 || t > MAX_TEMPERATURE) throw invalid(TEMPERATURE_INVALID);
+    temperature = t;
+  }
+  let suggestedQuestions: string[] | undefined;
+  if (change.suggestedQuestions) {
+    // Empty ones are dropped before counting: a form's blank rows are not questions.
+    suggestedQuestions = change.suggestedQuestions.questions.map((q) => q.trim()).filter(Boolean);
+    if (suggestedQuestions.length > MAX_SUGGESTED_QUESTIONS) throw invalid(TOO_MANY_SUGGESTED_QUESTIONS);
+    if (suggestedQuestions.some((q) => chars(q) > SUGGESTED_QUESTION_MAX_CHARS)) throw invalid(SUGGESTED_QUESTION_TOO_LONG);
+  }
+  return {
+    instructions: parseText(change.instructions, INSTRUCTIONS_MAX_CHARS, INSTRUCTIONS_TOO_LONG),
+    temperature,
+    welcomeMessage: parseText(change.welcomeMessage, WELCOME_MAX_CHARS, WELCOME_TOO_LONG),
+    suggestedQuestions,
+    noAnswerMessage: parseText(change.noAnswerMessage, NO_ANSWER_MAX_CHARS, NO_ANSWER_TOO_LONG),
+  };
+}

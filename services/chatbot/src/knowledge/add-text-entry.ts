@@ -1,6 +1,7 @@
 // Adding text to a chatbot's knowledge base. The entry and all its chunks are written in one
 // transaction before the call answers, so the text is searchable as soon as the owner sees it.
-import { randomUUID } from 'node:crypto';
+// Q&A pairs (add-qa-entry.ts) are written by the same statement: they too are ready at once.
+import { createHash, randomUUID } from 'node:crypto';
 import { invalid, notFound } from '@parley/common/rpc-errors.ts';
 import type { PrismaClient, TextEntry } from '../generated/prisma/client.ts';
 import { CHATBOT_NOT_FOUND } from '../chatbots/chatbot-input.ts';
@@ -8,6 +9,7 @@ import { parseOwnedRef, type OwnedChatbotRef } from '../chatbots/owned-chatbot.t
 import { chunkText } from './chunk-text.ts';
 import { entryTitle } from './entry-title.ts';
 import { chunkColumns, searchVectorSql } from './index-chunks.ts';
+import { SOURCE_TYPE } from './knowledge-base.ts';
 import { searchConfigSql } from './search-text.ts';
 
 export const TEXT_REQUIRED = 'Text is required';
@@ -27,15 +29,33 @@ export const charCount = (text: string) => {
   return n;
 };
 
+/** The SHA-256 of an entry's content, so a re-fetched page tells whether it changed. */
+export const contentHash = (content: string) => createHash('sha256').update(content).digest('hex');
+
 export async function addTextEntry(deps: AddTextEntryDeps, input: OwnedChatbotRef & { text: string }): Promise<TextEntry> {
-  const { ownerId, chatbotId } = parseOwnedRef(input);
+  const ref = parseOwnedRef(input);
   const content = input.text.trim();
   if (!content) throw invalid(TEXT_REQUIRED);
-  const chars = charCount(content);
-  if (chars > deps.maxEntryChars) throw invalid(entryTooLong(deps.maxEntryChars));
-  const chunks = chunkText(content);
+  if (charCount(content) > deps.maxEntryChars) throw invalid(entryTooLong(deps.maxEntryChars));
+  return insertReadyEntry(deps, { ...ref, title: entryTitle(content), content, indexed: content, sourceType: SOURCE_TYPE.text });
+}
 
-  const rows = chunkColumns(chunks);
+export interface ReadyEntryInput extends OwnedChatbotRef {
+  title: string;
+  /** What is answered from and counted against the chatbot's knowledge characters. */
+  content: string;
+  /** What is chunked and searched (a Q&A pair's question and answer). */
+  indexed: string;
+  sourceType: string;
+  question?: string;
+}
+
+/** Writes an entry that is ready at once, with its chunks, under the knowledge cap; a Q&A pair also counts in qaPairs. */
+export async function insertReadyEntry(deps: AddTextEntryDeps, input: ReadyEntryInput): Promise<TextEntry> {
+  const { ownerId, chatbotId, content } = input;
+  const chars = charCount(content);
+  const rows = chunkColumns(chunkText(input.indexed));
+  const qaPairs = input.sourceType === SOURCE_TYPE.qa ? 1 : 0;
 
   return deps.db.$transaction(async (tx) => {
     // One statement, in this order:
@@ -50,9 +70,9 @@ export async function addTextEntry(deps: AddTextEntryDeps, input: OwnedChatbotRe
          SELECT "language", "knowledgeChars" FROM "Chatbot"
           WHERE "id" = $1::uuid AND "ownerId" = $2 FOR KEY SHARE
        ), entry AS (
-         INSERT INTO "KnowledgeEntry" ("id", "chatbotId", "title", "content")
-         SELECT $3::uuid, $1::uuid, $4, $5 FROM chatbot WHERE chatbot."knowledgeChars" + $6 <= $7
-         RETURNING "id", "chatbotId", "title", "content", "createdAt"
+         INSERT INTO "KnowledgeEntry" ("id", "chatbotId", "title", "content", "sourceType", "question", "contentHash")
+         SELECT $3::uuid, $1::uuid, $4, $5, $13, $14, $15 FROM chatbot WHERE chatbot."knowledgeChars" + $6 <= $7
+         RETURNING *
        ), chunks AS (
          INSERT INTO "KnowledgeChunk" ("id", "entryId", "chatbotId", "position", "content", "searchConfig", "searchVector")
          SELECT t.id, entry."id", $1::uuid, t.position, t.content, c.config, ${searchVectorSql('c.config', 't.latin', 't.cjk')}
@@ -61,7 +81,7 @@ export async function addTextEntry(deps: AddTextEntryDeps, input: OwnedChatbotRe
                 unnest($8::uuid[], $9::int[], $10::text[], $11::text[], $12::text[]) AS t(id, position, content, latin, cjk)
          RETURNING 1
        ), grown AS (
-         UPDATE "Chatbot" SET "knowledgeChars" = "knowledgeChars" + $6, "updatedAt" = now()
+         UPDATE "Chatbot" SET "knowledgeChars" = "knowledgeChars" + $6, "qaPairs" = "qaPairs" + $16, "updatedAt" = now()
           WHERE "id" = $1::uuid AND "knowledgeChars" + $6 <= $7 AND (SELECT count(*) FROM chunks) = cardinality($8::uuid[])
          RETURNING 1
        )
@@ -69,7 +89,7 @@ export async function addTextEntry(deps: AddTextEntryDeps, input: OwnedChatbotRe
       chatbotId,
       ownerId,
       randomUUID(),
-      entryTitle(content),
+      input.title,
       content,
       chars,
       deps.maxKnowledgeChars,
@@ -78,6 +98,10 @@ export async function addTextEntry(deps: AddTextEntryDeps, input: OwnedChatbotRe
       rows.contents,
       rows.latin,
       rows.cjk,
+      input.sourceType,
+      input.question ?? null,
+      contentHash(content),
+      qaPairs,
     );
     if (!added) throw notFound(CHATBOT_NOT_FOUND);
     if (!added.id || added.grown !== 1) throw invalid(knowledgeBaseFull(deps.maxKnowledgeChars));

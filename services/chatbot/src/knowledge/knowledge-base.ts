@@ -1,4 +1,6 @@
-// A chatbot's knowledge base as owners see it: every text entry, oldest first, and their combined text.
+// A chatbot's knowledge base as owners see it: every entry, oldest first, whatever its status (so
+// the owner sees what is still processing and what failed), and the combined text of the ready
+// ones, the only ones answered from.
 import type { PrismaClient, TextEntry } from '../generated/prisma/client.ts';
 
 export interface KnowledgeBase {
@@ -8,8 +10,21 @@ export interface KnowledgeBase {
 
 export const ENTRY_SEPARATOR = '\n\n';
 
+/** The entry statuses (proto TextEntry.status). */
+export const ENTRY_STATUS = { processing: 'processing', ready: 'ready', failed: 'failed' } as const;
+/** Where an entry's text came from (proto EntrySource.type). */
+export const SOURCE_TYPE = { text: 'text', file: 'file', url: 'url', qa: 'qa' } as const;
+
+export const isReady = (e: Pick<TextEntry, 'status'>) => e.status === ENTRY_STATUS.ready;
+
 export function knowledgeBaseOf(textEntries: TextEntry[]): KnowledgeBase {
-  return { text: textEntries.map((e) => e.content).join(ENTRY_SEPARATOR), textEntries };
+  return {
+    text: textEntries
+      .filter(isReady)
+      .map((e) => e.content)
+      .join(ENTRY_SEPARATOR),
+    textEntries,
+  };
 }
 
 /** The knowledge bases of several chatbots in one query, keyed by chatbot id (empty ones included). */

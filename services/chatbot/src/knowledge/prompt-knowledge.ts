@@ -1,28 +1,44 @@
-// What the public chat needs to answer one message, in one call: the public chatbot and the
-// knowledge for its prompt. The rule lives here only: the whole knowledge base when it fits the
-// caller's budget (from the in-process cache when this version of the chatbot was read before),
-// otherwise the chunks retrieval ranks best for the visitor's message, as many as the budget has
-// room for unless the caller asks for a number.
+// What the public chat needs to answer one message, in one call: the public chatbot, the knowledge
+// for its prompt and, when the chatbot has Q&A pairs, the pair the message asks (its answer is the
+// reply). The rule lives here only: the whole knowledge base when it fits the caller's budget, one
+// passage per ready entry (from the in-process cache when this version of the chatbot was read
+// before), otherwise the chunks retrieval ranks best for the visitor's message, as many as the
+// budget has room for unless the caller asks for a number. Every passage names its entry (id,
+// title, a website entry's address) so the reply can cite it.
 import type { Chatbot, PrismaClient } from '../generated/prisma/client.ts';
 import { getPublicChatbot } from '../chatbots/get-public-chatbot.ts';
+import { qaText } from './add-qa-entry.ts';
 import { DEFAULT_CHUNKING } from './chunk-text.ts';
-import { loadKnowledgeBase } from './knowledge-base.ts';
+import type { RetrieveChunks } from './embeddings/knowledge-embeddings.ts';
+import { ENTRY_SEPARATOR, ENTRY_STATUS, SOURCE_TYPE } from './knowledge-base.ts';
 import type { KnowledgeTextCache } from './knowledge-text-cache.ts';
-import { DEFAULT_K, MAX_K, retrieve } from './retrieve.ts';
+import { matchQaPair, type QaMatch } from './qa-match.ts';
+import { DEFAULT_K, MAX_K } from './retrieve.ts';
 
 export interface PromptKnowledgeDeps {
   db: PrismaClient;
-  /** The search pool (see retrieve.ts). */
-  search: PrismaClient;
+  /** Retrieval (full-text, or hybrid with embeddings): embeddings/knowledge-embeddings.ts. */
+  retrieveChunks: RetrieveChunks;
   knowledgeCache: KnowledgeTextCache;
+}
+
+export interface KnowledgePassage {
+  text: string;
+  entryId: string;
+  title: string;
+  /** A website entry's address; empty otherwise. */
+  url: string;
 }
 
 export interface PromptKnowledge {
   chatbot: Chatbot;
   /** Best first; empty when the knowledge base is. */
+  knowledge: KnowledgePassage[];
+  /** Deprecated form of `knowledge`: the whole knowledge base as one passage, or the retrieved chunks. */
   passages: string[];
-  /** True when passages are the whole knowledge base (the same for every message until a change). */
+  /** True when knowledge is the whole knowledge base (the same for every message until a change). */
   wholeKnowledge: boolean;
+  qaMatch?: QaMatch;
 }
 
 /** Chunks asked for per character of budget: half a chunk each, so there is choice when some do not fit. */
@@ -39,18 +55,48 @@ export async function getPromptKnowledge(
   input: { uniqueId: string; query: string; budgetChars: number; k: number },
 ): Promise<PromptKnowledge> {
   // The row first, on every call: whether the chatbot is active is always current, and the cached
-  // text is looked up by the version of the row just read.
+  // passages are looked up by the version of the row just read.
   const chatbot = await getPublicChatbot(deps.db, input.uniqueId);
-  if (chatbot.knowledgeChars <= 0) return { chatbot, passages: [], wholeKnowledge: true };
+  const qaMatch = chatbot.qaPairs > 0 ? await matchQaPair(deps.db, { chatbotId: chatbot.id, message: input.query }) : undefined;
+  if (chatbot.knowledgeChars <= 0) return { chatbot, knowledge: [], passages: [], wholeKnowledge: true, qaMatch };
   if (chatbot.knowledgeChars <= input.budgetChars) {
-    let text = deps.knowledgeCache.get(chatbot);
-    if (text === undefined) {
-      text = (await loadKnowledgeBase(deps.db, chatbot.id)).text;
-      deps.knowledgeCache.set(chatbot, text);
+    let knowledge = deps.knowledgeCache.get(chatbot);
+    if (knowledge === undefined) {
+      knowledge = await wholeKnowledge(deps.db, chatbot.id);
+      deps.knowledgeCache.set(chatbot, knowledge);
     }
-    return { chatbot, passages: text.trim() ? [text] : [], wholeKnowledge: true };
+    const text = knowledge.map((p) => p.text).join(ENTRY_SEPARATOR);
+    return { chatbot, knowledge, passages: text.trim() ? [text] : [], wholeKnowledge: true, qaMatch };
   }
   const k = input.k === 0 ? retrievalK(input.budgetChars) : input.k;
-  const chunks = await retrieve(deps.search, { chatbotId: chatbot.id, query: input.query, k });
-  return { chatbot, passages: chunks.map((c) => c.content), wholeKnowledge: false };
+  const chunks = await deps.retrieveChunks({ chatbotId: chatbot.id, query: input.query, k });
+  const entries = chunks.length
+    ? await deps.db.textEntry.findMany({
+        where: { id: { in: [...new Set(chunks.map((c) => c.entryId))] } },
+        select: { id: true, title: true, sourceUrl: true },
+      })
+    : [];
+  const byId = new Map(entries.map((e) => [e.id, e]));
+  const knowledge = chunks.map((c) => ({
+    text: c.content,
+    entryId: c.entryId,
+    title: byId.get(c.entryId)?.title ?? '',
+    url: byId.get(c.entryId)?.sourceUrl ?? '',
+  }));
+  return { chatbot, knowledge, passages: chunks.map((c) => c.content), wholeKnowledge: false, qaMatch };
+}
+
+/** Every ready entry, oldest first, as one passage (a Q&A pair with its question). */
+async function wholeKnowledge(db: PrismaClient, chatbotId: string): Promise<KnowledgePassage[]> {
+  const entries = await db.textEntry.findMany({
+    where: { chatbotId, status: ENTRY_STATUS.ready },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    select: { id: true, title: true, content: true, sourceType: true, sourceUrl: true, question: true },
+  });
+  return entries.map((e) => ({
+    text: e.sourceType === SOURCE_TYPE.qa && e.question ? qaText(e.question, e.content) : e.content,
+    entryId: e.id,
+    title: e.title,
+    url: e.sourceUrl ?? '',
+  }));
 }

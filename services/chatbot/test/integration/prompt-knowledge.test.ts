@@ -82,7 +82,7 @@ describe('GetPromptKnowledge', () => {
     const cache = svc.parts.deps.knowledgeCache;
     const row = await svc.db.chatbot.findUniqueOrThrow({ where: { id: bot.id } });
     // Served from the cache while the row is unchanged: the database no longer decides the text.
-    cache.set(row, 'From the cache.');
+    cache.set(row, [{ text: 'From the cache.', entryId: 'cached', title: 'Cached', url: '' }]);
     expect((await ask(bot.uniqueId)).passages).toEqual(['From the cache.']);
 
     const { knowledgeBase } = await svc.client.addTextEntry({ ownerId: owner, chatbotId: bot.id, text: 'Second.' });

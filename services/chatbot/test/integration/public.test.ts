@@ -26,8 +26,9 @@ describe('GetPublicChatbot', () => {
 
     const { chatbot } = await svc.client.getPublicChatbot({ uniqueId: created.uniqueId });
 
-    const { $typeName, ...fields } = chatbot!;
+    const { $typeName, voice, ...fields } = chatbot!;
     expect($typeName).toBe('parley.chatbot.v1.PublicChatbot');
+    expect(voice).toMatchObject({ instructions: '', welcomeMessage: '', suggestedQuestions: [], noAnswerMessage: '' });
     expect({ ...fields, knowledgeChars: Number(fields.knowledgeChars) }).toEqual({
       id: created.id,
       ownerId: owner,
@@ -37,6 +38,7 @@ describe('GetPublicChatbot', () => {
       primaryLanguage: Language.FRENCH,
       // Characters, not UTF-16 units: "Bonjour 😀" is 9, the note 21.
       knowledgeChars: 30,
+      qaPairs: 0,
     });
     const serialised = JSON.stringify(fields, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
     expect(serialised).not.toContain('Secret');
