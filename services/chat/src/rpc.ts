@@ -36,8 +36,8 @@ export function chatRoutes(deps: ChatRpcDeps) {
   return (router: ConnectRouter) => {
     router.service(ChatService, {
       async getPublicChatbot(req) {
-        const { name, profilePicture } = await loadChatbotProfile(deps, req.uniqueId);
-        return { name, profilePicture };
+        const { name, profilePicture, welcomeMessage, suggestedQuestions } = await loadChatbotProfile(deps, req.uniqueId);
+        return { name, profilePicture, welcomeMessage, suggestedQuestions };
       },
       async sendMessage(req) {
         return sendMessage(deps, req);

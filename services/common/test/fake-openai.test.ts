@@ -1,5 +1,16 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { fakeChunks, fakePromptTokens, fakeTokenCount, startFakeOpenAI, type FakeOpenAI } from '../src/testing/fake-openai.ts';
+import { fakeEmbedding } from '../src/testing/fake-embedding.ts';
+import {
+  echoReply,
+  fakeChunks,
+  fakePromptTokens,
+  fakeTokenCount,
+  groundedReply,
+  promptPassages,
+  startFakeOpenAI,
+  type FakeOpenAI,
+  type FakeOpenAIRequest,
+} from '../src/testing/fake-openai.ts';
 
 let fake: FakeOpenAI;
 beforeAll(async () => {
@@ -79,5 +90,131 @@ describe('fake OpenAI', () => {
     expect(fakeTokenCount('')).toBe(0);
     expect(fakeTokenCount('abcde')).toBe(2);
     expect(fakeChunks('a  b c\nd e f g').join('')).toBe('a  b c\nd e f g');
+  });
+
+  it('answers from the prompt by default: the passage sharing the most words with the question, cited', async () => {
+    const system = [
+      'You are "Shop".',
+      '<knowledge_base>',
+      '[1] Hours\nThe bakery opens at seven in the morning. It closes at six.',
+      '',
+      '---',
+      '',
+      '[2] Refunds\nRefunds are accepted within thirty days with a receipt. Store credit otherwise.',
+      '</knowledge_base>',
+    ].join('\n');
+    const res = await post({
+      model: 'gpt-4o-mini',
+      messages: [
+        { role: 'system', content: system },
+        { role: 'user', content: 'Are refunds accepted without a receipt?' },
+      ],
+    });
+    const body = await res.json();
+    expect(body.choices[0].message.content).toBe('Refunds are accepted within thirty days with a receipt. [2]');
+  });
+});
+
+describe('groundedReply', () => {
+  const request = (system: string, question: string, history: { role: string; content: string }[] = []): FakeOpenAIRequest => ({
+    model: 'gpt-4o-mini',
+    messages: [{ role: 'system', content: system }, ...history, { role: 'user', content: question }],
+  });
+  const kb = (...passages: string[]) => `Rules.\n\n<knowledge_base>\n${passages.join('\n\n---\n\n')}\n</knowledge_base>`;
+
+  it('needs two shared words that say something, and prefers the passage sharing most', () => {
+    const system = kb('[1] A\nShipping is free above fifty dollars.', '[2] B\nShipping abroad costs twenty dollars per parcel.');
+    expect(groundedReply(request(system, 'How much is shipping abroad per parcel?'))).toBe(
+      'Shipping abroad costs twenty dollars per parcel. [2]',
+    );
+    expect(groundedReply(request(system, 'Is shipping free?'))).toBe('Shipping is free above fifty dollars. [1]');
+    // One shared word, or only trivial ones, is not enough.
+    expect(groundedReply(request(system, 'What about shipping?'))).toBe("I don't know.");
+    expect(groundedReply(request(system, 'is the what'))).toBe("I don't know.");
+  });
+
+  it("answers with the owner's no-answer message when the prompt carries one", () => {
+    const system = `Rules.\n<no_answer>\nPlease write to help@example.com.\n</no_answer>\n${kb('[1] A\nWe sell bread.')}`;
+    expect(groundedReply(request(system, 'Do you repair bicycles?'))).toBe('Please write to help@example.com.');
+    expect(groundedReply(request('', 'anything'))).toBe("I don't know.");
+  });
+
+  it('answers the last user message, cuts the first sentence at 200 characters, and reads Chinese punctuation', () => {
+    const long = `${'Bread '.repeat(60)}is baked daily.`;
+    const system = kb(`[1] Long\n${long}`, '[2] 中文\n商店九点开门。周日休息。');
+    expect(groundedReply(request(system, 'Is bread baked daily?'))).toBe(`${[...long].slice(0, 200).join('').trimEnd()} [1]`);
+    const history = [
+      { role: 'user', content: 'Is bread baked daily?' },
+      { role: 'assistant', content: 'Yes.' },
+    ];
+    expect(groundedReply(request(system, 'unrelated words here', history))).toBe("I don't know.");
+    expect(groundedReply(request(kb('[1] x\n商店九点开门。周日休息。'), '商店九点开门 周日休息'))).toBe('商店九点开门。 [1]');
+  });
+
+  it('reads the numbered passages of the prompt, a separator inside a passage included', () => {
+    expect(promptPassages(kb('[1] T\nOne', '[2]\nTwo', 'tail of two'))).toEqual([
+      { n: 1, text: 'One' },
+      { n: 2, text: 'Two\n\n---\n\ntail of two' },
+    ]);
+    expect(promptPassages('<knowledge_base>\n(The knowledge base is empty.)\n</knowledge_base>')).toEqual([]);
+  });
+
+  it('still offers the echo of earlier versions', () => {
+    expect(echoReply(request('', 'Hi'))).toBe('This is a test answer to: Hi');
+  });
+});
+
+describe('fake embeddings', () => {
+  let fake: FakeOpenAI;
+  beforeAll(async () => {
+    fake = await startFakeOpenAI();
+  });
+  afterAll(async () => {
+    await fake.close();
+  });
+
+  const embed = (body: unknown) =>
+    fetch(`${fake.url}/embeddings`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sk-test' },
+      body: JSON.stringify(body),
+    });
+
+  it("answers OpenAI's list of embeddings, one per input, in order, with fakeEmbedding's vectors", async () => {
+    const res = await embed({ model: 'text-embedding-3-small', input: ['first text', 'second'], encoding_format: 'float' });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      object: 'list',
+      data: [
+        { object: 'embedding', index: 0, embedding: fakeEmbedding('first text') },
+        { object: 'embedding', index: 1, embedding: fakeEmbedding('second') },
+      ],
+      model: 'text-embedding-3-small',
+      usage: {
+        prompt_tokens: fakeTokenCount('first text') + fakeTokenCount('second'),
+        total_tokens: fakeTokenCount('first text') + fakeTokenCount('second'),
+      },
+    });
+    expect(fake.embeddingRequests).toHaveLength(1);
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it('takes one string, a number of dimensions, and base64 as the SDK asks by default', async () => {
+    const one = await (await embed({ model: 'm', input: 'alone', dimensions: 8 })).json();
+    expect(one.data).toEqual([{ object: 'embedding', index: 0, embedding: fakeEmbedding('alone', 8) }]);
+    const packed = await (await embed({ model: 'm', input: ['x'], encoding_format: 'base64' })).json();
+    const bytes = Buffer.from(packed.data[0].embedding, 'base64');
+    const floats = Array.from(new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4));
+    expect(floats).toEqual(fakeEmbedding('x').map((v) => Math.fround(v)));
+  });
+
+  it('refuses a malformed request, and fails on demand', async () => {
+    expect((await embed({ model: 'm', input: [] })).status).toBe(400);
+    expect((await embed({ model: 'm', input: [1] })).status).toBe(400);
+    expect((await embed({ input: 'x' })).status).toBe(400);
+    fake.setBehaviour({ embeddingsFailWith: 503 });
+    expect((await embed({ model: 'm', input: 'x' })).status).toBe(503);
+    fake.reset();
+    expect((await embed({ model: 'm', input: 'x' })).status).toBe(200);
   });
 });

@@ -3,13 +3,15 @@
 // (uniqueId → id and owner, only a guess naming the Redis keys admission reads along) and `prompts`
 // (a whole-knowledge answer under the public revision read before fetching it, 60 s at most).
 // What each holds and what invalidates it: docs/adr/0014-caches.md. Retrieved chunks and offline
-// mode's passages depend on the message and are never kept.
+// mode's passages depend on the message and are never kept, nor is a chatbot with Q&A pairs (a
+// pair matches a message, not a chatbot: every message must be asked about).
 import { Code, ConnectError, type Client } from '@connectrpc/connect';
 import type { ChatbotService, PublicChatbot } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import { cache, type Cache } from '@parley/common/cache.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import type { PublicRevision } from '@parley/common/public-revision.ts';
 import { redisKeys } from '@parley/common/redis-keys.ts';
+import type { CitablePassage } from './citations.ts';
 import { answerFailed, chatbotNotFound, chatbotUnavailable } from './visitor-errors.ts';
 
 export interface KnownChatbot {
@@ -27,10 +29,23 @@ export interface Sighting {
   keptTurns: string | null;
 }
 
+/** A passage of the prompt's knowledge and the entry it comes from. */
+export interface Passage extends CitablePassage {
+  text: string;
+}
+
+/** The owner's answer to a question the visitor's message matched: it is the reply. */
+export interface QaAnswer {
+  entryId: string;
+  question: string;
+  answer: string;
+}
+
 export interface PromptContext {
   chatbot: PublicChatbot;
-  /** Best first: the whole knowledge base as one passage, or the chunks retrieved for this message. */
-  passages: string[];
+  /** Best first: every ready entry when the whole knowledge base fits, or the chunks retrieved for this message. */
+  knowledge: Passage[];
+  qaMatch: QaAnswer | null;
 }
 
 export interface ChatbotContext {
@@ -72,7 +87,7 @@ export function chatbotContext(opts: ChatbotContextOptions): ChatbotContext {
   const prompts = cache<string, PromptContext, PublicRevision>({
     maxEntries,
     maxSize: opts.maxChars ?? 20_000_000,
-    sizeOf: (c) => c.passages.reduce((n, p) => n + p.length, 0) + c.chatbot.name.length,
+    sizeOf: (c) => c.knowledge.reduce((n, p) => n + p.text.length + p.title.length + p.url.length, 0) + c.chatbot.name.length,
     maxAgeMs: opts.maxAgeMs ?? PROMPT_CACHE_MAX_AGE_MS,
   });
 
@@ -92,7 +107,13 @@ export function chatbotContext(opts: ChatbotContextOptions): ChatbotContext {
       opts.logger.warn('chatbot GetPromptKnowledge answered without a chatbot');
       throw chatbotUnavailable();
     }
-    return { chatbot: answer.chatbot, passages: answer.passages, wholeKnowledge: answer.wholeKnowledge };
+    // A chatbot service that does not fill `knowledge` yet: its passages, which name no entry (no citations).
+    const knowledge: Passage[] = answer.knowledge.length
+      ? answer.knowledge.map(({ text, entryId, title, url }) => ({ text, entryId, title, url }))
+      : answer.passages.map((text) => ({ text, entryId: '', title: '', url: '' }));
+    const qa = answer.qaMatch;
+    const qaMatch = qa?.entryId && qa.answer.trim() ? { entryId: qa.entryId, question: qa.question, answer: qa.answer } : null;
+    return { context: { chatbot: answer.chatbot, knowledge, qaMatch }, wholeKnowledge: answer.wholeKnowledge };
   }
 
   return {
@@ -102,12 +123,14 @@ export function chatbotContext(opts: ChatbotContextOptions): ChatbotContext {
       // Held under the revision just read, and that revision read for the very chatbot held.
       const held = sighting ? prompts.get(uniqueId, sighting.revision) : undefined;
       if (held && sighting && held.chatbot.id === sighting.chatbot.id) return held;
-      const { chatbot, passages, wholeKnowledge } = await ask(uniqueId, message);
-      const context = { chatbot, passages };
+      const { context, wholeKnowledge } = await ask(uniqueId, message);
+      const { chatbot } = context;
       if (opts.remember) {
         known.set(uniqueId, null, { id: chatbot.id, ownerId: chatbot.ownerId });
-        // Kept only under a revision read for this very chatbot, before the call.
-        if (wholeKnowledge && sighting && sighting.chatbot.id === chatbot.id) prompts.set(uniqueId, sighting.revision, context);
+        // Kept only under a revision read for this very chatbot, before the call, and never while a
+        // Q&A pair could match the next message.
+        const keep = wholeKnowledge && chatbot.qaPairs === 0 && !context.qaMatch && sighting && sighting.chatbot.id === chatbot.id;
+        if (keep) prompts.set(uniqueId, sighting.revision, context);
         else prompts.delete(uniqueId);
       }
       return context;

@@ -19,6 +19,8 @@ export interface HistorySource {
   load(chatbot: KnownChatbot, sessionId: string, sighting: Sighting | null): Promise<Turn[]>;
   /** Keeps the next message's history; when that fails, forgets the entry so no older list stands. Never throws. */
   remember(chatbotId: string, sessionId: string, turns: Turn[], log: Logger): Promise<void>;
+  /** Drops the kept turns, so the next message reads the stored conversation (after an exchange recorded without its history). Never throws. */
+  forget(chatbotId: string, sessionId: string, log: Logger): Promise<void>;
 }
 
 export function historySource(deps: {
@@ -48,6 +50,11 @@ export function historySource(deps: {
         log.warn({ err: (err as Error).message }, 'keeping the recent turns failed');
         await deps.recentTurns.forget(chatbotId, sessionId).catch(() => {});
       }
+    },
+    async forget(chatbotId, sessionId, log) {
+      await deps.recentTurns
+        .forget(chatbotId, sessionId)
+        .catch((err: Error) => log.warn({ err: err.message }, 'forgetting the recent turns failed'));
     },
   };
 }

@@ -8,6 +8,8 @@ import type { PromptMessage } from './build-prompt.ts';
 export interface ModelRequest {
   messages: PromptMessage[];
   maxTokens: number;
+  /** The sampling temperature; undefined: the provider's default. */
+  temperature?: number;
   /** Aborts the call (for example when the service shuts down). */
   signal?: AbortSignal;
 }
@@ -48,6 +50,9 @@ export interface OpenAIModelOptions {
   timeoutMs: number;
 }
 
+/** The request's sampling settings: only those set, so an unset one stays the provider's default. */
+const sampling = (req: ModelRequest) => (req.temperature === undefined ? {} : { temperature: req.temperature });
+
 export function openAIModel(opts: OpenAIModelOptions): LanguageModel {
   const client = new OpenAI({ apiKey: opts.apiKey, baseURL: opts.baseURL, timeout: opts.timeoutMs, maxRetries: 0 });
 
@@ -78,7 +83,7 @@ export function openAIModel(opts: OpenAIModelOptions): LanguageModel {
     complete: (req) =>
       guarded(req, async (signal) => {
         const completion = await client.chat.completions.create(
-          { model: opts.model, messages: req.messages, max_tokens: req.maxTokens },
+          { model: opts.model, messages: req.messages, max_tokens: req.maxTokens, ...sampling(req) },
           { signal },
         );
         return answerOf(req, completion.choices[0]?.message?.content ?? '', completion.usage);
@@ -87,7 +92,14 @@ export function openAIModel(opts: OpenAIModelOptions): LanguageModel {
     stream: (req, onDelta) =>
       guarded(req, async (signal) => {
         const stream = await client.chat.completions.create(
-          { model: opts.model, messages: req.messages, max_tokens: req.maxTokens, stream: true, stream_options: { include_usage: true } },
+          {
+            model: opts.model,
+            messages: req.messages,
+            max_tokens: req.maxTokens,
+            ...sampling(req),
+            stream: true,
+            stream_options: { include_usage: true },
+          },
           { signal },
         );
         let text = '';

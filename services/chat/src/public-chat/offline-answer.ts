@@ -1,7 +1,8 @@
 // Without a language model (no OPENAI_API_KEY) a chatbot still answers, honestly: it says it is in
-// offline mode and quotes the passages of its knowledge base that best match the question. Nothing
-// is billed for it.
+// offline mode and quotes the passages of its knowledge base that best match the question, citing
+// the entries it quotes as any answer does (citations.ts). Nothing is billed for it.
 import type { LanguageName } from '@parley/proto/language.ts';
+import { citationNumbering, type CitablePassage, type CitedAnswer } from './citations.ts';
 
 /** Passages quoted in one offline answer, and the length each is cut to. */
 export const OFFLINE_PASSAGES = 3;
@@ -32,19 +33,26 @@ const cut = (text: string): string => {
   return chars.length > PASSAGE_MAX_CHARS ? `${chars.slice(0, PASSAGE_MAX_CHARS).join('').trimEnd()}…` : chars.join('');
 };
 
-/** A Markdown answer (the chat page renders Markdown): the label, then each passage as a quote. */
-export function offlineAnswer(passages: string[], language: string): string {
+/**
+ * A Markdown answer (the chat page renders Markdown): the label, then each passage as a quote ending
+ * with its entry's marker, numbered as a model's answer is (citations.ts); the quoted text itself is
+ * left as it is, and a passage that names no entry is quoted uncited.
+ */
+export function offlineAnswer(passages: (CitablePassage & { text: string })[], language: string): CitedAnswer {
   const labels = offlineLabels(language);
   const quoted = passages
-    .map((p) => p.trim())
-    .filter(Boolean)
-    .slice(0, OFFLINE_PASSAGES)
-    .map((p) =>
-      cut(p)
-        .split('\n')
-        .map((line) => `> ${line}`)
-        .join('\n'),
-    );
-  if (!quoted.length) return labels.none;
-  return [labels.found, ...quoted].join('\n\n');
+    .map((p) => ({ ...p, text: p.text.trim() }))
+    .filter((p) => p.text)
+    .slice(0, OFFLINE_PASSAGES);
+  if (!quoted.length) return { message: labels.none, sources: [] };
+  const numbering = citationNumbering();
+  const quotes = quoted.map((p) => {
+    const n = numbering.numberOf(p);
+    const quote = cut(p.text)
+      .split('\n')
+      .map((line) => `> ${line}`)
+      .join('\n');
+    return n === null ? quote : `${quote} [${n}]`;
+  });
+  return { message: [labels.found, ...quotes].join('\n\n'), sources: numbering.sources };
 }

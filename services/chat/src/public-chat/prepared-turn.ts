@@ -1,7 +1,9 @@
-// Everything known about one visitor's message before its answer is produced: either a prompt for
-// the model (whose largest cost is already held) or, in offline mode, the passages to quote.
+// Everything known about one visitor's message before its answer is produced: a prompt for the model
+// (whose largest cost is already held), the owner's answer to a Q&A pair the message matched, or,
+// in offline mode, the passages to quote.
 import type { PublicChatbot } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import type { PromptMessage, Turn } from './build-prompt.ts';
+import type { Passage, QaAnswer } from './chatbot-context.ts';
 import type { LanguageModel } from './language-model.ts';
 import type { MessageInput } from './message-input.ts';
 
@@ -17,6 +19,8 @@ export interface ModelTurn extends TurnBase {
   kind: 'model';
   model: LanguageModel;
   prompt: PromptMessage[];
+  /** The passages the prompt numbers ([1] is passages[0]), for the answer's citations. */
+  passages: Passage[];
   /** The conversation's history the prompt was given. */
   history: Turn[];
 }
@@ -24,7 +28,13 @@ export interface ModelTurn extends TurnBase {
 export interface OfflineTurn extends TurnBase {
   kind: 'offline';
   /** The retrieved passages the answer quotes. */
-  passages: string[];
+  passages: Passage[];
 }
 
-export type PreparedTurn = ModelTurn | OfflineTurn;
+/** A message that matched one of the owner's Q&A pairs: the owner's answer, verbatim, with no model and no cost. */
+export interface QaTurn extends TurnBase {
+  kind: 'qa';
+  qa: QaAnswer;
+}
+
+export type PreparedTurn = ModelTurn | OfflineTurn | QaTurn;

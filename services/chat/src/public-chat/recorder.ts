@@ -13,14 +13,14 @@ import type { ModelAnswer } from './language-model.ts';
 import type { PreparedTurn } from './prepared-turn.ts';
 
 export interface Recorder {
-  /** `usage`: the model's answer (billed); null offline (nothing billed). */
+  /** `text`: the answer as the visitor sees it. `usage`: the model's (billed); null offline or for a Q&A answer (nothing billed). */
   record(turn: PreparedTurn, text: string, usage: ModelAnswer | null): Promise<void>;
 }
 
 export interface RecorderDeps {
   /** The exchange pool (ADR 0007). */
   exchanges: PrismaClient;
-  history: Pick<HistorySource, 'remember'>;
+  history: Pick<HistorySource, 'remember' | 'forget'>;
   publishUsage: (usage: Usage) => Promise<void>;
   publishInteraction: (interaction: Interaction) => Promise<void>;
   logger: Logger;
@@ -70,6 +70,9 @@ export function recorder(deps: RecorderDeps): Recorder {
         // The next message's history: what this prompt was given, then this exchange.
         const turns: Turn[] = [...turn.history, { role: 'user', content: input.message }, { role: 'assistant', content: text }];
         writes.push(deps.history.remember(chatbot.id, input.sessionId, turns, log));
+      } else if (turn.kind === 'qa') {
+        // A Q&A answer loads no history, so it cannot extend what is kept: the next message reads the stored conversation.
+        writes.push(deps.history.forget(chatbot.id, input.sessionId, log));
       }
       await Promise.all(writes);
     },

@@ -9,8 +9,10 @@
 //   5. credit      ONE ReserveCredit call to billing: the answer's largest cost held (credit-hold.ts, ADR 0010)
 // then the model (one call; on failure one ReleaseCredit), then the recorder (recorder.ts): ONE
 // database statement (the exchange), two queue publishes (UsageRecorded, ChatbotInteraction) and one
-// Redis SET (the kept turns), side by side. Offline mode (no model): steps 1–3 (GetPromptKnowledge
-// on every message), no history, no credit, no model; the exchange and ChatbotInteraction only.
+// Redis SET (the kept turns), side by side. The answer's [n] markers become its sources (citations.ts).
+// A message that matches one of the owner's Q&A pairs (step 3 says so) is answered with the owner's
+// answer, verbatim and citing that pair: steps 1–3 only, no history, no credit, no model; the
+// exchange and ChatbotInteraction only. Offline mode (no model) likewise, quoting the passages.
 // A refused message (limits, unknown chatbot, no credit) stops at its step and writes nothing.
 //
 // A failed or timed-out answer stores nothing, bills nothing and releases its hold. Once the model
@@ -23,6 +25,7 @@ import type { Logger } from '@parley/common/logger.ts';
 import type { Admission } from './admission.ts';
 import { buildPrompt } from './build-prompt.ts';
 import type { ChatbotContext, Sighting } from './chatbot-context.ts';
+import { citeSources, type CitedAnswer, type Source } from './citations.ts';
 import type { CreditGate } from './credit-hold.ts';
 import type { HistorySource } from './history-source.ts';
 import { LanguageModelError, type LanguageModel, type ModelAnswer } from './language-model.ts';
@@ -55,8 +58,10 @@ export interface PublicChatDeps {
 }
 
 export interface SendMessageResult {
+  /** The answer as the visitor finally sees it (and as it is recorded): its markers renumbered to `sources`. */
   message: string;
   sessionId: string;
+  sources: Source[];
 }
 
 export type StreamEvent = { delta: string } | { done: SendMessageResult };
@@ -66,22 +71,24 @@ async function prepare(deps: PublicChatDeps, raw: RawMessageInput): Promise<Prep
   const requestId = randomUUID();
   const input = parseMessageInput(raw, deps.limits, deps.sessionIds);
   const sighting = await admit(deps, input);
-  const { chatbot, passages } = await deps.chatbotContext.load(input, sighting);
+  const { chatbot, knowledge, qaMatch } = await deps.chatbotContext.load(input, sighting);
+  if (qaMatch) return { kind: 'qa', requestId, input, chatbot, receivedAt, qa: qaMatch };
   const model = deps.model;
-  if (!model) return { kind: 'offline', requestId, input, chatbot, receivedAt, passages };
+  if (!model) return { kind: 'offline', requestId, input, chatbot, receivedAt, passages: knowledge };
 
   const history = await deps.history.load(chatbot, input.sessionId, sighting);
-  const prompt = buildPrompt({
+  const { messages: prompt, passages } = buildPrompt({
     botName: chatbot.name,
     language: readLanguage(chatbot) ?? DEFAULT_LANGUAGE,
-    knowledge: passages,
+    voice: { instructions: chatbot.voice?.instructions ?? '', noAnswerMessage: chatbot.voice?.noAnswerMessage ?? '' },
+    knowledge,
     knowledgeChars: deps.limits.promptKnowledgeChars,
     history,
     historyChars: deps.limits.historyChars,
     message: input.message,
   });
   await deps.credit.hold({ requestId, ownerId: chatbot.ownerId, model: input.model, prompt });
-  return { kind: 'model', model, requestId, input, chatbot, receivedAt, prompt, history };
+  return { kind: 'model', model, requestId, input, chatbot, receivedAt, prompt, passages, history };
 }
 
 /**
@@ -107,7 +114,8 @@ async function admit(deps: PublicChatDeps, input: MessageInput): Promise<Sightin
 
 /** The model's answer to the held prompt; when there is none, the hold is released before the visitor hears of it. */
 async function callModel(deps: PublicChatDeps, turn: ModelTurn, onDelta?: (delta: string) => void): Promise<ModelAnswer> {
-  const req = { messages: turn.prompt, maxTokens: deps.limits.maxOutputTokens };
+  // The owner's temperature when set; otherwise none is sent and the provider's default applies.
+  const req = { messages: turn.prompt, maxTokens: deps.limits.maxOutputTokens, temperature: turn.chatbot.voice?.temperature };
   try {
     return onDelta ? await turn.model.stream(req, onDelta) : await turn.model.complete(req);
   } catch (err) {
@@ -124,19 +132,25 @@ async function callModel(deps: PublicChatDeps, turn: ModelTurn, onDelta?: (delta
   }
 }
 
-/** The answer's text (streamed through `onDelta` as it comes), recorded before it is returned. */
+/**
+ * The answer (the model's streamed through `onDelta` as it comes, markers as the model wrote them),
+ * then its citations, recorded as the visitor finally sees it before it is returned.
+ */
 async function answer(deps: PublicChatDeps, turn: PreparedTurn, onDelta?: (delta: string) => void): Promise<SendMessageResult> {
-  let text: string;
+  let cited: CitedAnswer;
   let usage: ModelAnswer | null = null;
-  if (turn.kind === 'offline') {
-    text = offlineAnswer(turn.passages, readLanguage(turn.chatbot) ?? DEFAULT_LANGUAGE);
-    onDelta?.(text);
-  } else {
+  if (turn.kind === 'model') {
     usage = await callModel(deps, turn, onDelta);
-    text = usage.text;
+    cited = citeSources(usage.text, turn.passages);
+  } else {
+    cited =
+      turn.kind === 'qa'
+        ? { message: turn.qa.answer, sources: [{ entryId: turn.qa.entryId, title: turn.qa.question, url: '' }] }
+        : offlineAnswer(turn.passages, readLanguage(turn.chatbot) ?? DEFAULT_LANGUAGE);
+    onDelta?.(cited.message);
   }
-  await deps.recorder.record(turn, text, usage);
-  return { message: text, sessionId: turn.input.sessionId };
+  await deps.recorder.record(turn, cited.message, usage);
+  return { ...cited, sessionId: turn.input.sessionId };
 }
 
 export async function sendMessage(deps: PublicChatDeps, raw: RawMessageInput): Promise<SendMessageResult> {

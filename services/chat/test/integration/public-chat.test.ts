@@ -13,17 +13,29 @@ afterAll(async () => {
 beforeEach(() => stack.fake.reset());
 
 describe('GetPublicChatbot', () => {
-  it('answers only the name and the picture of an active chatbot', async () => {
+  it('answers only the name, the picture, the welcome message and the suggested questions of an active chatbot', async () => {
     const bot = await stack.newChatbot({ name: 'Sales Helper', knowledge: ['Our shop opens at nine.'] });
     const res = await stack.client.getPublicChatbot({ uniqueId: bot.uniqueId });
-    expect(res.name).toBe('Sales Helper');
-    expect(res.profilePicture).toBe('');
-    // Nothing else travels: the response message has exactly these two fields.
+    expect(res).toMatchObject({ name: 'Sales Helper', profilePicture: '', welcomeMessage: '', suggestedQuestions: [] });
+    // Nothing else travels: the response message has exactly these four fields.
     expect(
       Object.keys(res)
         .filter((k) => !k.startsWith('$'))
         .sort(),
-    ).toEqual(['name', 'profilePicture']);
+    ).toEqual(['name', 'profilePicture', 'suggestedQuestions', 'welcomeMessage']);
+
+    await stack.chatbots.updateChatbot({
+      ownerId: bot.ownerId,
+      chatbotId: bot.id,
+      voice: {
+        welcomeMessage: 'Hi! Ask me anything.',
+        suggestedQuestions: { questions: ['When do you open?', 'Do you deliver?'] },
+        instructions: 'Secret.',
+      },
+    });
+    const voiced = await stack.client.getPublicChatbot({ uniqueId: bot.uniqueId });
+    expect(voiced).toMatchObject({ welcomeMessage: 'Hi! Ask me anything.', suggestedQuestions: ['When do you open?', 'Do you deliver?'] });
+    expect(JSON.stringify(voiced)).not.toContain('Secret.');
   });
 
   it('answers NOT_FOUND "Chatbot not found or inactive" for an unknown or inactive chatbot', async () => {

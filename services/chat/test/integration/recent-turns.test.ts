@@ -2,6 +2,7 @@
 // there, read by the rate-limit script, and from the database only when nothing usable is kept.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { redisKeys } from '@parley/common/redis-keys.ts';
+import { echoReply } from '@parley/common/testing/fake-openai.ts';
 import { MAX_KEPT_MESSAGES, RECENT_TURNS_TTL_MS } from '../../src/public-chat/recent-turns.ts';
 import { sendMessage } from '../../src/public-chat/send-message.ts';
 import { session, startChatStack, visitor, type ChatStack } from './harness.ts';
@@ -10,7 +11,11 @@ let stack: ChatStack;
 beforeAll(async () => {
   stack = await startChatStack();
 });
-beforeEach(() => stack.fake.reset());
+// Answers tied to their question, so each kept turn can be told apart.
+beforeEach(() => {
+  stack.fake.reset();
+  stack.fake.setBehaviour({ reply: echoReply });
+});
 afterAll(async () => {
   await stack?.stop();
 });
@@ -63,6 +68,7 @@ describe('recent turns kept in Redis', () => {
       if (lost === null) await stack.redis.del(key);
       else await stack.redis.set(key, lost);
       stack.fake.reset();
+      stack.fake.setBehaviour({ reply: echoReply });
       await send(bot.uniqueId, 'three', 'db-1');
       expect(lastHistory().slice(0, 4)).toEqual(['user: one', answer('one'), 'user: two', answer('two')]);
       expect((await kept(bot.id, 'db-1'))!.slice(-2)).toEqual(['user: three', answer('three')]);

@@ -1,9 +1,13 @@
-// A local stand-in for an OpenAI-compatible Chat Completions API, for tests, benchmarks and the
-// end-to-end suite: POST /v1/chat/completions answered plainly or as server-sent events exactly as
-// OpenAI streams them (content deltas, then a usage chunk with `choices: []` when
-// stream_options.include_usage is set, then `data: [DONE]`). Token counts are rough (a token per
-// four characters) but exact for a given text, so a test can predict them.
+// A local stand-in for an OpenAI-compatible API, for tests, benchmarks and the end-to-end suite:
+// POST /v1/chat/completions answered plainly or as server-sent events exactly as OpenAI streams
+// them (content deltas, then a usage chunk with `choices: []` when stream_options.include_usage is
+// set, then `data: [DONE]`), and POST /v1/embeddings with fakeEmbedding's vectors. Token counts are
+// rough (a token per four characters) but exact for a given text, so a test can predict them.
+// By default it answers like a model that follows the chat service's prompt (groundedReply): from
+// the numbered passage that shares the most words with the question, citing it, or with the
+// no-answer message when none does, so citations can be tested end to end.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { fakeEmbedding } from './fake-embedding.ts';
 
 export interface FakeOpenAIMessage {
   role: string;
@@ -29,13 +33,24 @@ export interface FakeOpenAIBehaviour {
   reply: string | ((body: FakeOpenAIRequest) => string);
   /** Wait between streamed chunks, in ms. */
   chunkDelayMs: number;
+  /** Answer every embeddings request with this HTTP status (chat completions keep `failWith`). */
+  embeddingsFailWith: number | null;
+}
+
+export interface FakeEmbeddingsRequest {
+  model: string;
+  input: string | string[];
+  encoding_format?: 'float' | 'base64';
+  dimensions?: number;
 }
 
 export interface FakeOpenAI {
   /** Base URL for the SDK, ending in /v1. */
   url: string;
-  /** Every request body received, oldest first. */
+  /** Every chat completion request body received, oldest first. */
   requests: FakeOpenAIRequest[];
+  /** Every embeddings request body received, oldest first. */
+  embeddingRequests: FakeEmbeddingsRequest[];
   /** Changes what the following requests get; unspecified fields keep their value. */
   setBehaviour(change: Partial<FakeOpenAIBehaviour>): void;
   /** Back to the defaults, and forgets the recorded requests. */
@@ -49,12 +64,67 @@ export const fakeTokenCount = (text: string): number => Math.ceil([...text].leng
 /** The prompt tokens the fake reports for a request: every message's content counted together. */
 export const fakePromptTokens = (messages: FakeOpenAIMessage[]): number => fakeTokenCount(messages.map((m) => m.content).join(''));
 
-const defaultReply = (body: FakeOpenAIRequest): string => {
-  const last = [...body.messages].reverse().find((m) => m.role === 'user');
-  return `This is a test answer to: ${last?.content ?? ''}`;
+const lastUserMessage = (body: FakeOpenAIRequest): string => [...body.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+
+/** The answer of earlier versions: the question echoed, for tests that want an answer tied to the question alone. */
+export const echoReply = (body: FakeOpenAIRequest): string => `This is a test answer to: ${lastUserMessage(body)}`;
+
+/** Words too common to show that a passage is about the question. */
+const TRIVIAL = new Set(
+  (
+    'the and for are but not you your yours our ours out was were has have had can could does did doing with from this that these those ' +
+    'what when where which who whom whose why how there their them they then than into onto about over under also just only very any all ' +
+    "some more most such its it's his her him she will would shall should may might must been being let get got per via yes"
+  ).split(' '),
+);
+
+/** Lower-cased words of three letters or more that say something (any script's letters and digits). */
+const contentWords = (text: string): Set<string> =>
+  new Set((text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => [...w].length >= 3 && !TRIVIAL.has(w)));
+
+/** The passages of a system prompt as the chat service numbers them: `[n] title` on a line, then the text. */
+export function promptPassages(system: string): { n: number; text: string }[] {
+  const block = /<knowledge_base>\n([\s\S]*)\n<\/knowledge_base>/.exec(system)?.[1] ?? '';
+  const passages: { n: number; text: string }[] = [];
+  for (const part of block.split('\n\n---\n\n')) {
+    const numbered = /^\[(\d+)\][^\n]*\n([\s\S]*)$/.exec(part);
+    if (numbered) passages.push({ n: Number(numbered[1]), text: numbered[2] });
+    // A passage whose own text held the separator: the rest still belongs to it.
+    else if (passages.length) passages[passages.length - 1].text += `\n\n---\n\n${part}`;
+  }
+  return passages;
+}
+
+const firstSentence = (text: string): string => {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  const sentence = /^.*?(?:[.!?](?=\s|$)|[。！？])/u.exec(flat)?.[0] ?? flat;
+  const chars = [...sentence];
+  return chars.length > 200 ? chars.slice(0, 200).join('').trimEnd() : sentence;
 };
 
-const DEFAULTS: FakeOpenAIBehaviour = { delayMs: 0, failWith: null, reply: defaultReply, chunkDelayMs: 0 };
+/**
+ * A deterministic answer from the prompt, as a model following the chat service's rules would give:
+ * the numbered passage sharing the most words (at least two, not trivial ones) with the visitor's
+ * last message, answered with its first sentence (200 characters at most) and its marker; with no
+ * such passage, the owner's no-answer message when the prompt carries one, else "I don't know."
+ */
+export function groundedReply(body: FakeOpenAIRequest): string {
+  const system = body.messages.find((m) => m.role === 'system')?.content ?? '';
+  const question = contentWords(lastUserMessage(body));
+  let best: { n: number; text: string; shared: number } | null = null;
+  for (const passage of promptPassages(system)) {
+    let shared = 0;
+    for (const word of contentWords(passage.text)) if (question.has(word)) shared++;
+    if (shared >= 2 && (!best || shared > best.shared)) best = { ...passage, shared };
+  }
+  if (best) return `${firstSentence(best.text)} [${best.n}]`;
+  return /<no_answer>\n([\s\S]*?)\n<\/no_answer>/.exec(system)?.[1] ?? "I don't know.";
+}
+
+const DEFAULTS: FakeOpenAIBehaviour = { delayMs: 0, failWith: null, reply: groundedReply, chunkDelayMs: 0, embeddingsFailWith: null };
+
+/** An embedding as OpenAI's base64 encoding carries it: the float32 values, little-endian. */
+const base64Embedding = (vector: number[]): string => Buffer.from(new Float32Array(vector).buffer).toString('base64');
 
 /** Splits an answer into streamed pieces of a few words each (whitespace kept, so they join back exactly). */
 export function fakeChunks(text: string): string[] {
@@ -73,6 +143,7 @@ export async function startFakeOpenAI(opts: Partial<FakeOpenAIBehaviour> & { por
   const { port = 0, host = '127.0.0.1', ...initial } = opts;
   let behaviour: FakeOpenAIBehaviour = { ...DEFAULTS, ...initial };
   const requests: FakeOpenAIRequest[] = [];
+  const embeddingRequests: FakeEmbeddingsRequest[] = [];
   let seq = 0;
 
   const sendError = (res: ServerResponse, status: number, message: string, type = 'invalid_request_error') => {
@@ -87,6 +158,7 @@ export async function startFakeOpenAI(opts: Partial<FakeOpenAIBehaviour> & { por
       res.end(JSON.stringify({ object: 'list', data: [{ id: 'gpt-4o-mini', object: 'model', created: 0, owned_by: 'fake' }] }));
       return;
     }
+    if (req.method === 'POST' && path === '/v1/embeddings') return embeddings(req, res);
     if (req.method !== 'POST' || path !== '/v1/chat/completions') return sendError(res, 404, `Unknown path ${req.method} ${path}`);
 
     const chunks: Buffer[] = [];
@@ -153,6 +225,43 @@ export async function startFakeOpenAI(opts: Partial<FakeOpenAIBehaviour> & { por
     res.end('data: [DONE]\n\n');
   };
 
+  const embeddings = async (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    let body: FakeEmbeddingsRequest;
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as FakeEmbeddingsRequest;
+      const inputs = Array.isArray(body.input) ? body.input : [body.input];
+      if (!inputs.length || !inputs.every((i) => typeof i === 'string')) throw new Error('input must be a string or an array of strings');
+      if (typeof body.model !== 'string' || !body.model) throw new Error('model is required');
+      if (body.dimensions !== undefined && !(Number.isInteger(body.dimensions) && body.dimensions > 0))
+        throw new Error('dimensions must be a positive integer');
+    } catch (err) {
+      return sendError(res, 400, `Invalid body: ${(err as Error).message}`);
+    }
+    embeddingRequests.push(body);
+    const b = behaviour;
+    if (b.delayMs) await sleep(b.delayMs);
+    if (res.destroyed) return;
+    if (!req.headers.authorization?.startsWith('Bearer ')) return sendError(res, 401, 'Missing API key', 'authentication_error');
+    if (b.embeddingsFailWith) return sendError(res, b.embeddingsFailWith, `Fake failure ${b.embeddingsFailWith}`, 'server_error');
+
+    const inputs = Array.isArray(body.input) ? body.input : [body.input];
+    const tokens = inputs.reduce((n, text) => n + fakeTokenCount(text), 0);
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(
+      JSON.stringify({
+        object: 'list',
+        data: inputs.map((text, index) => {
+          const vector = fakeEmbedding(text, body.dimensions);
+          return { object: 'embedding', index, embedding: body.encoding_format === 'base64' ? base64Embedding(vector) : vector };
+        }),
+        model: body.model,
+        usage: { prompt_tokens: tokens, total_tokens: tokens },
+      }),
+    );
+  };
+
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((err: Error) => {
       if (!res.headersSent) sendError(res, 500, err.message, 'server_error');
@@ -169,12 +278,14 @@ export async function startFakeOpenAI(opts: Partial<FakeOpenAIBehaviour> & { por
   return {
     url: `http://${host}:${address.port}/v1`,
     requests,
+    embeddingRequests,
     setBehaviour(change) {
       behaviour = { ...behaviour, ...change };
     },
     reset() {
       behaviour = { ...DEFAULTS, ...initial };
       requests.length = 0;
+      embeddingRequests.length = 0;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -26,6 +26,7 @@ function scripted(answers: (() => unknown)[], remember = true) {
 }
 
 const whole = () => create(GetPromptKnowledgeResponseSchema, { chatbot: bot, passages: ['All of it.'], wholeKnowledge: true });
+const allOfIt = [{ text: 'All of it.', entryId: '', title: '', url: '' }];
 const retrieved = () => create(GetPromptKnowledgeResponseSchema, { chatbot: bot, passages: ['A chunk.'], wholeKnowledge: false });
 const seen = (revision: string | null): Sighting => ({ chatbot: { id: 'b1', ownerId: 'o1' }, revision, keptTurns: null });
 const input = { uniqueId: 'u1', message: 'hi' };
@@ -39,7 +40,7 @@ describe('chatbotContext', () => {
     // Not kept yet: no revision was read for it.
     expect(context.caches.prompts.size).toBe(0);
     await context.load(input, seen('r1'));
-    expect(await context.load(input, seen('r1'))).toEqual({ chatbot: bot, passages: ['All of it.'] });
+    expect(await context.load(input, seen('r1'))).toEqual({ chatbot: bot, knowledge: allOfIt, qaMatch: null });
     expect(calls).toHaveLength(2);
     expect(context.revisionKey('b1')).toBe('p:chatbot-revision:b1');
   });
@@ -81,6 +82,36 @@ describe('chatbotContext', () => {
   ])('turns a chatbot service failure %s into %s "%s"', async (failure, code, message) => {
     const { context } = scripted([() => Promise.reject(new ConnectError('x', failure))]);
     await expect(context.load(input, null)).rejects.toMatchObject({ code, rawMessage: message });
+  });
+
+  it('reads the knowledge with the entry each passage comes from, or the passages of an older chatbot service (uncitable)', async () => {
+    const knowledge = [
+      { text: 'We open at nine.', entryId: 'e1', title: 'Hours', url: '' },
+      { text: 'Refunds in 30 days.', entryId: 'e2', title: 'Refunds', url: 'https://shop.example/refunds' },
+    ];
+    const cited = () =>
+      create(GetPromptKnowledgeResponseSchema, { chatbot: bot, passages: knowledge.map((k) => k.text), knowledge, wholeKnowledge: true });
+    const { context } = scripted([cited, whole]);
+    expect((await context.load(input, null)).knowledge).toEqual(knowledge);
+    expect((await context.load(input, null)).knowledge).toEqual(allOfIt);
+  });
+
+  it('passes on a Q&A match, and holds nothing for a chatbot with Q&A pairs, since any message may match one', async () => {
+    const withPairs = create(PublicChatbotSchema, { ...bot, qaPairs: 2 });
+    const qaMatch = { entryId: 'qa1', question: 'Do you ship abroad?', answer: 'Yes, to 30 countries.' };
+    const matched = () =>
+      create(GetPromptKnowledgeResponseSchema, { chatbot: withPairs, passages: ['All.'], wholeKnowledge: true, qaMatch });
+    const unmatched = () => create(GetPromptKnowledgeResponseSchema, { chatbot: withPairs, passages: ['All.'], wholeKnowledge: true });
+    const { context, calls } = scripted([matched, unmatched, unmatched]);
+    expect((await context.load(input, seen('r1'))).qaMatch).toEqual(qaMatch);
+    expect((await context.load(input, seen('r1'))).qaMatch).toBeNull();
+    expect(context.caches.prompts.size).toBe(0);
+    await context.load(input, seen('r1'));
+    expect(calls).toHaveLength(3);
+    // A chatbot without pairs is held again.
+    const plain = scripted([whole]);
+    await plain.context.load(input, seen('r1'));
+    expect(plain.context.caches.prompts.size).toBe(1);
   });
 
   it('forgets what it kept for a chatbot that is gone', async () => {

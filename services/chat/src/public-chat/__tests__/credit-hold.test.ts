@@ -15,10 +15,14 @@ describe('maxPromptTokens', () => {
   });
 
   it('is at least the chars/4 estimate and the count of anything that splits text into byte-level tokens', () => {
-    const prompt = buildPrompt({
+    const { messages: prompt } = buildPrompt({
       botName: 'Shop',
       language: 'chinese',
-      knowledge: ['商店九点开门。', 'We open at nine, 😀 every day.'],
+      voice: { instructions: '', noAnswerMessage: '' },
+      knowledge: [
+        { title: '营业时间', text: '商店九点开门。' },
+        { title: 'Hours', text: 'We open at nine, 😀 every day.' },
+      ],
       knowledgeChars: 1000,
       history: [
         { role: 'user', content: 'Bonjour, ça va ?' },

@@ -1,0 +1,174 @@
+// The turn's own rules with every collaborator scripted: which steps a Q&A answer, a model answer and
+// an offline answer take, what is cited, what is recorded, and the owner's temperature.
+import { create } from '@bufbuild/protobuf';
+import { describe, expect, it } from 'vitest';
+import { PublicChatbotSchema, VoiceSchema } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
+import { createLogger } from '@parley/common/logger.ts';
+import type { ChatbotContext, Passage, PromptContext, QaAnswer } from '../chatbot-context.ts';
+import type { LanguageModel, ModelAnswer, ModelRequest } from '../language-model.ts';
+import type { PreparedTurn } from '../prepared-turn.ts';
+import { sendMessage, streamMessage, type PublicChatDeps, type StreamEvent } from '../send-message.ts';
+import { sessionIds } from '../session-id.ts';
+
+const hours: Passage = { text: 'We open at nine.', entryId: 'e-hours', title: 'Hours', url: '' };
+const refunds: Passage = { text: 'Refunds within 30 days.', entryId: 'e-refunds', title: 'Refunds', url: 'https://shop.example/refunds' };
+const qaPair: QaAnswer = { entryId: 'e-qa', question: 'Do you ship abroad?', answer: 'Yes, to 30 countries [1].' };
+
+function scripted(opts: { knowledge?: Passage[]; qaMatch?: QaAnswer | null; reply?: string; temperature?: number; offline?: boolean }) {
+  const calls: string[] = [];
+  const recorded: { turn: PreparedTurn; text: string; usage: ModelAnswer | null }[] = [];
+  const requests: ModelRequest[] = [];
+  const chatbot = create(PublicChatbotSchema, {
+    id: 'b1',
+    ownerId: 'o1',
+    name: 'Shop',
+    language: 'english',
+    voice: create(VoiceSchema, { instructions: 'Be brief.', noAnswerMessage: 'Ask us by mail.', temperature: opts.temperature }),
+  });
+  const context: PromptContext = { chatbot, knowledge: opts.knowledge ?? [hours, refunds], qaMatch: opts.qaMatch ?? null };
+  const answerOf = (): ModelAnswer => ({ text: opts.reply ?? 'Nine [1].', promptTokens: 10, completionTokens: 3, usageReported: true });
+  const model: LanguageModel = {
+    complete: async (req) => {
+      calls.push('model');
+      requests.push(req);
+      return answerOf();
+    },
+    stream: async (req, onDelta) => {
+      calls.push('model');
+      requests.push(req);
+      const { text } = answerOf();
+      for (const piece of text.match(/.{1,3}/gs) ?? []) onDelta(piece);
+      return answerOf();
+    },
+  };
+  const deps: PublicChatDeps = {
+    logger: createLogger('send-message-test', 'silent'),
+    sessionIds: sessionIds('a-test-secret-of-some-length'),
+    admission: {
+      admit: async () => {
+        calls.push('admission');
+        return [];
+      },
+    },
+    chatbotContext: {
+      known: () => undefined,
+      revisionKey: (id: string) => `rev:${id}`,
+      load: async () => {
+        calls.push('chatbot');
+        return context;
+      },
+    } as unknown as ChatbotContext,
+    history: {
+      keptKey: () => 'kept',
+      load: async () => {
+        calls.push('history');
+        return [];
+      },
+      remember: async () => {},
+      forget: async () => {},
+    },
+    credit: {
+      hold: async () => {
+        calls.push('credit');
+      },
+      release: async () => {
+        calls.push('release');
+      },
+    },
+    model: opts.offline ? null : model,
+    recorder: {
+      record: async (turn, text, usage) => {
+        calls.push('record');
+        recorded.push({ turn, text, usage });
+      },
+    },
+    limits: { maxMessageChars: 1000, maxOutputTokens: 100, promptKnowledgeChars: 5000, historyChars: 1000 },
+  };
+  return { deps, calls, recorded, requests };
+}
+
+const message = (text = 'When do you open?') => ({ uniqueId: 'u1', sessionId: '', message: text, model: '', clientIp: '', userAgent: '' });
+
+async function collect(events: AsyncGenerator<StreamEvent>) {
+  const deltas: string[] = [];
+  for await (const event of events) {
+    if ('delta' in event) deltas.push(event.delta);
+    else return { deltas, done: event.done };
+  }
+  throw new Error('no done event');
+}
+
+describe('a Q&A answer', () => {
+  it("is the owner's answer verbatim, citing the pair, with no history, no credit and no model", async () => {
+    const { deps, calls, recorded } = scripted({ qaMatch: qaPair });
+    const result = await sendMessage(deps, message('Do you ship abroad?'));
+    expect(result).toMatchObject({
+      message: 'Yes, to 30 countries [1].',
+      sources: [{ entryId: 'e-qa', title: 'Do you ship abroad?', url: '' }],
+    });
+    expect(calls).toEqual(['admission', 'chatbot', 'record']);
+    expect(recorded[0]).toMatchObject({ text: 'Yes, to 30 countries [1].', usage: null, turn: { kind: 'qa' } });
+  });
+
+  it('wins in offline mode too, and streams as one delta then done', async () => {
+    const { deps, calls } = scripted({ qaMatch: qaPair, offline: true });
+    const { deltas, done } = await collect(streamMessage(deps, message('Do you ship abroad?')));
+    expect(deltas).toEqual(['Yes, to 30 countries [1].']);
+    expect(done.sources).toEqual([{ entryId: 'e-qa', title: 'Do you ship abroad?', url: '' }]);
+    expect(calls).toEqual(['admission', 'chatbot', 'record']);
+  });
+});
+
+describe('a model answer', () => {
+  it('numbers the knowledge in the prompt, then cites the passages the answer tagged, renumbered', async () => {
+    const { deps, calls, recorded, requests } = scripted({ reply: 'Refunds take 30 days [2]. We open at nine [1][7].' });
+    const result = await sendMessage(deps, message());
+    expect(result.message).toBe('Refunds take 30 days [1]. We open at nine [2].');
+    expect(result.sources).toEqual([
+      { entryId: 'e-refunds', title: 'Refunds', url: 'https://shop.example/refunds' },
+      { entryId: 'e-hours', title: 'Hours', url: '' },
+    ]);
+    expect(calls).toEqual(['admission', 'chatbot', 'history', 'credit', 'model', 'record']);
+    const system = requests[0].messages[0].content;
+    expect(system).toContain('[1] Hours\nWe open at nine.');
+    expect(system).toContain('[2] Refunds\nRefunds within 30 days.');
+    expect(system).toContain('<owner_instructions>');
+    expect(system).toContain('<no_answer>\nAsk us by mail.\n</no_answer>');
+    // What the visitor finally sees is what is recorded; the usage is the model's.
+    expect(recorded[0].text).toBe(result.message);
+    expect(recorded[0].usage?.text).toBe('Refunds take 30 days [2]. We open at nine [1][7].');
+  });
+
+  it('cites nothing when the answer tags nothing', async () => {
+    const { deps } = scripted({ reply: 'Ask us by mail.' });
+    expect(await sendMessage(deps, message())).toMatchObject({ message: 'Ask us by mail.', sources: [] });
+  });
+
+  it("streams the model's words as they come, and the rewritten message with its sources in done", async () => {
+    const { deps, recorded } = scripted({ reply: 'Refunds [2].' });
+    const { deltas, done } = await collect(streamMessage(deps, message()));
+    expect(deltas.join('')).toBe('Refunds [2].');
+    expect(done).toMatchObject({ message: 'Refunds [1].', sources: [{ entryId: 'e-refunds' }] });
+    expect(recorded[0].text).toBe('Refunds [1].');
+  });
+
+  it("passes the owner's temperature, and none when the owner set none", async () => {
+    const warm = scripted({ temperature: 1.2 });
+    await sendMessage(warm.deps, message());
+    expect(warm.requests[0].temperature).toBe(1.2);
+    const plain = scripted({});
+    await sendMessage(plain.deps, message());
+    expect(plain.requests[0].temperature).toBeUndefined();
+  });
+});
+
+describe('an offline answer', () => {
+  it('quotes and cites the passages, with no history, no credit and no model', async () => {
+    const { deps, calls } = scripted({ offline: true });
+    const result = await sendMessage(deps, message());
+    expect(result.message).toContain('> We open at nine. [1]');
+    expect(result.message).toContain('> Refunds within 30 days. [2]');
+    expect(result.sources.map((s) => s.entryId)).toEqual(['e-hours', 'e-refunds']);
+    expect(calls).toEqual(['admission', 'chatbot', 'record']);
+  });
+});
