@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { startFakeOpenAI } from '../services/common/src/testing/fake-openai.ts';
+import { groundedReply, startFakeOpenAI } from '../services/common/src/testing/fake-openai.ts';
 import { startStack } from '../scripts/stack.ts';
 import { E2E_PORT_OFFSET } from './playwright.config.ts';
 
@@ -20,11 +20,15 @@ export default async function globalSetup() {
   const databaseUrl = new URL(base);
   databaseUrl.pathname = '/parley_e2e';
 
-  // The chat service talks to a local OpenAI-compatible fake through the real SDK. Its answers quote
-  // the question, and stream in small pieces slowly enough for the page to show them arriving.
+  // The chat service talks to a local OpenAI-compatible fake through the real SDK. Its answers cite
+  // the knowledge passage that shares words with the question when there is one (as a model tags
+  // what it used), otherwise quote the question in Markdown; they stream in small pieces slowly
+  // enough for the page to show them arriving.
   const model = await startFakeOpenAI({
     chunkDelayMs: 40,
     reply: (body) => {
+      const grounded = groundedReply(body);
+      if (/\[\d+\]/.test(grounded)) return grounded;
       const question = [...body.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
       return `**Thanks for asking!** You asked: _${question}_. See [our site](https://example.com) for more.`;
     },
@@ -47,6 +51,8 @@ export default async function globalSetup() {
       PUBLIC_URL: `http://localhost:${8080 + E2E_PORT_OFFSET}`,
       // No SMTP server: auth writes mails to this folder and the gateway shows them at /dev/mail.
       MAIL_OUTBOX_DIR: mailOutboxDir,
+      // The knowledge spec serves its website from 127.0.0.1.
+      KNOWLEDGE_URL_ALLOW_PRIVATE: '1',
     },
   });
   process.env.E2E_DATABASE_URL = databaseUrl.toString();

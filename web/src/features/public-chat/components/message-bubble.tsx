@@ -19,8 +19,8 @@ export function UserBubble({ content }: { content: string }) {
 /** The chatbot's side: its avatar and a left-aligned bubble (an answer, or the typing dots). */
 export function AssistantRow({ chatbot, children }: { chatbot: PublicChatbot; children: ReactNode }) {
   return (
-    <div data-testid="assistant-message" className="flex items-end gap-2.5 pr-6 sm:pr-16">
-      <ChatbotAvatar name={chatbot.name} src={chatbot.profilePicture} size="xs" className="mb-0.5" />
+    <div data-testid="assistant-message" className="flex items-start gap-2.5 pr-6 sm:pr-16">
+      <ChatbotAvatar name={chatbot.name} src={chatbot.profilePicture} size="xs" className="mt-1.5" />
       <div className="min-w-0">{children}</div>
     </div>
   );

@@ -44,10 +44,10 @@ export function MessageSources({ sources }: { sources: ChatSource[] }) {
         id={listId}
         hidden={!open}
         aria-label="Sources"
-        className="mt-1 space-y-0.5 rounded-xl border border-gray-200 bg-white p-1.5 text-sm shadow-xs"
+        className="mt-0.5 space-y-0.5 border-l-2 border-gray-200 pl-2 text-[13px]"
       >
         {sources.map((source, index) => (
-          <li key={index} className="flex min-w-0 items-center gap-2 rounded-lg px-2 py-1.5">
+          <li key={index} className="flex min-w-0 items-center gap-2 px-1 py-1">
             <span
               aria-hidden="true"
               className="inline-flex size-5 shrink-0 items-center justify-center rounded-full bg-brand-50 text-[11px] font-semibold text-brand-700 tabular-nums ring-1 ring-brand-200 ring-inset"
