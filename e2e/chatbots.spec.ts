@@ -71,7 +71,9 @@ test('an owner builds a chatbot: create, rename, status, language, knowledge, pi
   await expect(page.getByRole('button', { name: 'Delete' })).toHaveCount(1);
 
   // picture: a real PNG is saved and shown
-  await page.locator('input[type="file"]').setInputFiles({ name: 'avatar.png', mimeType: 'image/png', buffer: pngImage() });
+  await page
+    .locator('input[type="file"][accept*="image"]')
+    .setInputFiles({ name: 'avatar.png', mimeType: 'image/png', buffer: pngImage() });
   await page.getByRole('button', { name: 'Save Picture' }).click();
   await expect(page.getByText('Profile picture updated successfully')).toBeVisible();
   await page.reload();
