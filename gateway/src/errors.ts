@@ -44,16 +44,6 @@ const userFacing: Partial<Record<Code, { status: number; code: GraphQLErrorCode 
   [Code.ResourceExhausted]: { status: 429, code: 'TOO_MANY_REQUESTS' },
 };
 
-/**
- * Refusals whose HTTP status says more than their Connect code's (the code stays the service's
- * contract): an entry still being processed is a conflict with its state (FAILED_PRECONDITION, 409),
- * and a file past the chatbot service's own size limit is as "too large" as one past the gateway's.
- */
-const byMessage = new Map<string, { status: number; code: GraphQLErrorCode }>([
-  ['This entry is still being processed', { status: 409, code: 'CONFLICT' }],
-  ['File too large', { status: 413, code: 'BAD_USER_INPUT' }],
-]);
-
 /** A refusal decided by the gateway itself with an HTTP status no Connect code stands for (413, 415). */
 export class HttpError extends Error {
   readonly status: number;
@@ -94,7 +84,9 @@ export function mapError(err: unknown, logger: Logger): MappedError {
     if (err.metadata.get(LIMIT_REACHED_HEADER) === 'true')
       return { status: 403, code: 'LIMIT_REACHED', message: err.rawMessage, limitReached: true };
     const known = userFacing[err.code];
-    if (known) return { ...(byMessage.get(err.rawMessage) ?? known), message: err.rawMessage };
+    if (known) return { ...known, message: err.rawMessage };
+    // A service's own conflict (rpc-errors.ts conflict); the same code with a socket error is a lost connection, below.
+    if (err.code === Code.Aborted && !isConnectionLost(err)) return { status: 409, code: 'CONFLICT', message: err.rawMessage };
     if (err.code === Code.Unavailable && err.metadata.get(USER_MESSAGE_HEADER) === 'true') {
       return { status: 503, code: 'SERVICE_UNAVAILABLE', message: err.rawMessage };
     }

@@ -4,7 +4,7 @@ import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { describe, expect, it } from 'vitest';
 import { ChatbotSchema, TextEntrySchema } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
-import { Code, ConnectError, failedPrecondition, invalid } from '@parley/common/rpc-errors.ts';
+import { Code, ConnectError, conflict, failedPrecondition } from '@parley/common/rpc-errors.ts';
 import { createLogger } from '@parley/common/logger.ts';
 import { chatbotView, maxPagesField, restTextEntry, textEntryView, voiceChange } from '../chatbots.ts';
 import { mapError } from '../errors.ts';
@@ -117,14 +117,23 @@ describe('maxPagesField', () => {
 
 describe("statuses of issue 13's refusals", () => {
   const logger = createLogger('test', 'silent');
-  it('an entry still being processed is 409 CONFLICT; other failed preconditions stay 400', () => {
-    expect(mapError(failedPrecondition('This entry is still being processed'), logger)).toMatchObject({ status: 409, code: 'CONFLICT' });
+  it("a service's conflict (ABORTED) is 409 CONFLICT; a failed precondition stays 400", () => {
+    expect(mapError(conflict('This entry is still being processed'), logger)).toMatchObject({
+      status: 409,
+      code: 'CONFLICT',
+      message: 'This entry is still being processed',
+    });
     expect(mapError(failedPrecondition('Something else'), logger)).toMatchObject({ status: 400, code: 'BAD_USER_INPUT' });
   });
 
-  it("the service's own size refusal is 413, whatever the code; a message named like an object property is not special", () => {
-    expect(mapError(invalid('File too large'), logger)).toMatchObject({ status: 413, message: 'File too large' });
-    expect(mapError(invalid('constructor'), logger)).toMatchObject({ status: 400, message: 'constructor' });
-    expect(mapError(new ConnectError('File too large', Code.Internal), logger)).toMatchObject({ status: 500 });
+  it('an ABORTED call whose connection was reset is the service being unavailable, not a conflict', () => {
+    const lost = new ConnectError(
+      'socket hang up',
+      Code.Aborted,
+      undefined,
+      undefined,
+      Object.assign(new Error('reset'), { code: 'ECONNRESET' }),
+    );
+    expect(mapError(lost, logger)).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' });
   });
 });

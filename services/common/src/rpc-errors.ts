@@ -14,6 +14,12 @@ export const forbidden = (message: string) => new ConnectError(message, Code.Per
 export const tooMany = (message: string) => new ConnectError(message, Code.ResourceExhausted);
 export const failedPrecondition = (message: string) => new ConnectError(message, Code.FailedPrecondition);
 export const unavailable = (message: string) => new ConnectError(message, Code.Unavailable);
+/**
+ * The call conflicts with the current state of what it acts on (a refresh of an entry still being
+ * processed): ABORTED, as gRPC names a conflict; HTTP 409 at the gateway, which tells it from a lost
+ * connection (also ABORTED, with a socket error as its cause).
+ */
+export const conflict = (message: string) => new ConnectError(message, Code.Aborted);
 
 /**
  * Error metadata marking an UNAVAILABLE error whose message is written for the user (a chatbot whose

@@ -1,7 +1,7 @@
 // The owner's controls of a website entry: fetch it again now, and the scheduled re-sync on or off.
 // A refresh leaves the entry as it is (ready entries keep answering from their content) and queues
 // the fetch; the entry then tells when it was fetched and whether its content changed.
-import { failedPrecondition, invalid, notFound } from '@parley/common/rpc-errors.ts';
+import { conflict, invalid, notFound } from '@parley/common/rpc-errors.ts';
 import type { PrismaClient, TextEntry } from '../generated/prisma/client.ts';
 import { isUuid } from '../chatbots/chatbot-input.ts';
 import { findOwnedChatbot, type OwnedChatbotRef } from '../chatbots/owned-chatbot.ts';
@@ -28,7 +28,7 @@ async function findWebsiteEntry(db: PrismaClient, input: EntryRef): Promise<Text
 /** Queues a fetch of the entry (a failed one is tried again); answers the entry as it is. */
 export async function refreshEntry(deps: EntryJobDeps, input: EntryRef): Promise<TextEntry> {
   const entry = await findWebsiteEntry(deps.db, input);
-  if (entry.status === ENTRY_STATUS.processing) throw failedPrecondition(ENTRY_PROCESSING);
+  if (entry.status === ENTRY_STATUS.processing) throw conflict(ENTRY_PROCESSING);
   // Unlike a new entry's, this job has no relay: a failure is the owner's to retry, so it is answered.
   await deps.publishIngest({ chatbotId: entry.chatbotId, entryId: entry.id, kind: INGEST_KIND.refresh }, ingestJobId.refresh(entry.id));
   return entry;
