@@ -274,7 +274,7 @@ describe('RefreshEntry and SetEntryAutoSync', () => {
       ONLY_WEBSITE_ENTRIES,
     );
     const { entry } = await svc.client.addUrlEntry({ ...ref, url: `${site.origin}/slow` });
-    await expectRpcError(svc.client.refreshEntry({ ...ref, entryId: entry!.id }), Code.FailedPrecondition, ENTRY_PROCESSING);
+    await expectRpcError(svc.client.refreshEntry({ ...ref, entryId: entry!.id }), Code.Aborted, ENTRY_PROCESSING);
     const { entry: synced } = await svc.client.setEntryAutoSync({ ...ref, entryId: entry!.id, autoSync: true });
     expect(synced!.autoSync).toBe(true);
   });
