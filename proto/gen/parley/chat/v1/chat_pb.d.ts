@@ -176,6 +176,13 @@ export declare type SendMessageResponse = Message<"parley.chat.v1.SendMessageRes
    * @generated from field: repeated parley.chat.v1.Source sources = 3;
    */
   sources: Source[];
+
+  /**
+   * The stored answer's id, for feedback (RateMessage).
+   *
+   * @generated from field: string message_id = 4;
+   */
+  messageId: string;
 };
 
 /**
@@ -264,6 +271,18 @@ export declare type ChatMessage = Message<"parley.chat.v1.ChatMessage"> & {
    * @generated from field: google.protobuf.Timestamp timestamp = 3;
    */
   timestamp?: Timestamp | undefined;
+
+  /**
+   * @generated from field: string id = 4;
+   */
+  id: string;
+
+  /**
+   * up, down, or empty when the visitor did not rate it (assistant messages only).
+   *
+   * @generated from field: string rating = 5;
+   */
+  rating: string;
 };
 
 /**
@@ -409,6 +428,639 @@ export declare type GetConversationResponse = Message<"parley.chat.v1.GetConvers
 export declare const GetConversationResponseSchema: GenMessage<GetConversationResponse>;
 
 /**
+ * @generated from message parley.chat.v1.RateMessageRequest
+ */
+export declare type RateMessageRequest = Message<"parley.chat.v1.RateMessageRequest"> & {
+  /**
+   * @generated from field: string unique_id = 1;
+   */
+  uniqueId: string;
+
+  /**
+   * @generated from field: string session_id = 2;
+   */
+  sessionId: string;
+
+  /**
+   * @generated from field: string message_id = 3;
+   */
+  messageId: string;
+
+  /**
+   * up or down.
+   *
+   * @generated from field: string rating = 4;
+   */
+  rating: string;
+
+  /**
+   * @generated from field: string client_ip = 5;
+   */
+  clientIp: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.RateMessageRequest.
+ * Use `create(RateMessageRequestSchema)` to create a new message.
+ */
+export declare const RateMessageRequestSchema: GenMessage<RateMessageRequest>;
+
+/**
+ * @generated from message parley.chat.v1.RateMessageResponse
+ */
+export declare type RateMessageResponse = Message<"parley.chat.v1.RateMessageResponse"> & {
+  /**
+   * @generated from field: string message_id = 1;
+   */
+  messageId: string;
+
+  /**
+   * @generated from field: string rating = 2;
+   */
+  rating: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.RateMessageResponse.
+ * Use `create(RateMessageResponseSchema)` to create a new message.
+ */
+export declare const RateMessageResponseSchema: GenMessage<RateMessageResponse>;
+
+/**
+ * @generated from message parley.chat.v1.GetAnalyticsRequest
+ */
+export declare type GetAnalyticsRequest = Message<"parley.chat.v1.GetAnalyticsRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string chatbot_id = 2;
+   */
+  chatbotId: string;
+
+  /**
+   * Inclusive UTC days, YYYY-MM-DD; at most 400 days.
+   *
+   * @generated from field: string start_date = 3;
+   */
+  startDate: string;
+
+  /**
+   * @generated from field: string end_date = 4;
+   */
+  endDate: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.GetAnalyticsRequest.
+ * Use `create(GetAnalyticsRequestSchema)` to create a new message.
+ */
+export declare const GetAnalyticsRequestSchema: GenMessage<GetAnalyticsRequest>;
+
+/**
+ * @generated from message parley.chat.v1.GetAnalyticsSummaryRequest
+ */
+export declare type GetAnalyticsSummaryRequest = Message<"parley.chat.v1.GetAnalyticsSummaryRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string start_date = 2;
+   */
+  startDate: string;
+
+  /**
+   * @generated from field: string end_date = 3;
+   */
+  endDate: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.GetAnalyticsSummaryRequest.
+ * Use `create(GetAnalyticsSummaryRequestSchema)` to create a new message.
+ */
+export declare const GetAnalyticsSummaryRequestSchema: GenMessage<GetAnalyticsSummaryRequest>;
+
+/**
+ * @generated from message parley.chat.v1.AnalyticsDay
+ */
+export declare type AnalyticsDay = Message<"parley.chat.v1.AnalyticsDay"> & {
+  /**
+   * YYYY-MM-DD (UTC).
+   *
+   * @generated from field: string date = 1;
+   */
+  date: string;
+
+  /**
+   * @generated from field: int32 conversations = 2;
+   */
+  conversations: number;
+
+  /**
+   * @generated from field: int32 messages = 3;
+   */
+  messages: number;
+
+  /**
+   * @generated from field: int32 unique_visitors = 4;
+   */
+  uniqueVisitors: number;
+};
+
+/**
+ * Describes the message parley.chat.v1.AnalyticsDay.
+ * Use `create(AnalyticsDaySchema)` to create a new message.
+ */
+export declare const AnalyticsDaySchema: GenMessage<AnalyticsDay>;
+
+/**
+ * @generated from message parley.chat.v1.AnalyticsTotals
+ */
+export declare type AnalyticsTotals = Message<"parley.chat.v1.AnalyticsTotals"> & {
+  /**
+   * @generated from field: int32 conversations = 1;
+   */
+  conversations: number;
+
+  /**
+   * @generated from field: int32 messages = 2;
+   */
+  messages: number;
+
+  /**
+   * Distinct visitors over the whole range.
+   *
+   * @generated from field: int32 unique_visitors = 3;
+   */
+  uniqueVisitors: number;
+
+  /**
+   * Messages the knowledge answered (answered / messages is the share).
+   *
+   * @generated from field: int32 answered = 4;
+   */
+  answered: number;
+
+  /**
+   * @generated from field: int32 thumbs_up = 5;
+   */
+  thumbsUp: number;
+
+  /**
+   * @generated from field: int32 thumbs_down = 6;
+   */
+  thumbsDown: number;
+
+  /**
+   * Median time to answer, ms; 0 without messages.
+   *
+   * @generated from field: int32 median_answer_ms = 7;
+   */
+  medianAnswerMs: number;
+};
+
+/**
+ * Describes the message parley.chat.v1.AnalyticsTotals.
+ * Use `create(AnalyticsTotalsSchema)` to create a new message.
+ */
+export declare const AnalyticsTotalsSchema: GenMessage<AnalyticsTotals>;
+
+/**
+ * @generated from message parley.chat.v1.AskedQuestion
+ */
+export declare type AskedQuestion = Message<"parley.chat.v1.AskedQuestion"> & {
+  /**
+   * A representative question of the group.
+   *
+   * @generated from field: string question = 1;
+   */
+  question: string;
+
+  /**
+   * @generated from field: int32 count = 2;
+   */
+  count: number;
+};
+
+/**
+ * Describes the message parley.chat.v1.AskedQuestion.
+ * Use `create(AskedQuestionSchema)` to create a new message.
+ */
+export declare const AskedQuestionSchema: GenMessage<AskedQuestion>;
+
+/**
+ * @generated from message parley.chat.v1.GetAnalyticsResponse
+ */
+export declare type GetAnalyticsResponse = Message<"parley.chat.v1.GetAnalyticsResponse"> & {
+  /**
+   * @generated from field: parley.chat.v1.Analytics analytics = 1;
+   */
+  analytics?: Analytics | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.GetAnalyticsResponse.
+ * Use `create(GetAnalyticsResponseSchema)` to create a new message.
+ */
+export declare const GetAnalyticsResponseSchema: GenMessage<GetAnalyticsResponse>;
+
+/**
+ * @generated from message parley.chat.v1.GetAnalyticsSummaryResponse
+ */
+export declare type GetAnalyticsSummaryResponse = Message<"parley.chat.v1.GetAnalyticsSummaryResponse"> & {
+  /**
+   * @generated from field: parley.chat.v1.Analytics analytics = 1;
+   */
+  analytics?: Analytics | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.GetAnalyticsSummaryResponse.
+ * Use `create(GetAnalyticsSummaryResponseSchema)` to create a new message.
+ */
+export declare const GetAnalyticsSummaryResponseSchema: GenMessage<GetAnalyticsSummaryResponse>;
+
+/**
+ * @generated from message parley.chat.v1.Analytics
+ */
+export declare type Analytics = Message<"parley.chat.v1.Analytics"> & {
+  /**
+   * @generated from field: parley.chat.v1.AnalyticsTotals totals = 1;
+   */
+  totals?: AnalyticsTotals | undefined;
+
+  /**
+   * True for a pro owner: the fields below are filled.
+   *
+   * @generated from field: bool full = 2;
+   */
+  full: boolean;
+
+  /**
+   * Every day of the range, zeros included.
+   *
+   * @generated from field: repeated parley.chat.v1.AnalyticsDay days = 3;
+   */
+  days: AnalyticsDay[];
+
+  /**
+   * Messages per hour of the day (UTC), 24 values.
+   *
+   * @generated from field: repeated int32 busiest_hours = 4;
+   */
+  busiestHours: number[];
+
+  /**
+   * The most asked questions, similar ones grouped, most first (at most 10).
+   *
+   * @generated from field: repeated parley.chat.v1.AskedQuestion top_questions = 5;
+   */
+  topQuestions: AskedQuestion[];
+};
+
+/**
+ * Describes the message parley.chat.v1.Analytics.
+ * Use `create(AnalyticsSchema)` to create a new message.
+ */
+export declare const AnalyticsSchema: GenMessage<Analytics>;
+
+/**
+ * @generated from message parley.chat.v1.UnansweredQuestion
+ */
+export declare type UnansweredQuestion = Message<"parley.chat.v1.UnansweredQuestion"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string question = 2;
+   */
+  question: string;
+
+  /**
+   * @generated from field: int32 count = 3;
+   */
+  count: number;
+
+  /**
+   * A few of the visitors' own wordings, newest first.
+   *
+   * @generated from field: repeated string examples = 4;
+   */
+  examples: string[];
+
+  /**
+   * @generated from field: google.protobuf.Timestamp last_seen = 5;
+   */
+  lastSeen?: Timestamp | undefined;
+
+  /**
+   * open, resolved or dismissed.
+   *
+   * @generated from field: string status = 6;
+   */
+  status: string;
+
+  /**
+   * The Q&A entry that answered it (resolved only).
+   *
+   * @generated from field: string answer_entry_id = 7;
+   */
+  answerEntryId: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.UnansweredQuestion.
+ * Use `create(UnansweredQuestionSchema)` to create a new message.
+ */
+export declare const UnansweredQuestionSchema: GenMessage<UnansweredQuestion>;
+
+/**
+ * @generated from message parley.chat.v1.ListUnansweredQuestionsRequest
+ */
+export declare type ListUnansweredQuestionsRequest = Message<"parley.chat.v1.ListUnansweredQuestionsRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string chatbot_id = 2;
+   */
+  chatbotId: string;
+
+  /**
+   * open (default), resolved, dismissed or all.
+   *
+   * @generated from field: string status = 3;
+   */
+  status: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.ListUnansweredQuestionsRequest.
+ * Use `create(ListUnansweredQuestionsRequestSchema)` to create a new message.
+ */
+export declare const ListUnansweredQuestionsRequestSchema: GenMessage<ListUnansweredQuestionsRequest>;
+
+/**
+ * @generated from message parley.chat.v1.ListUnansweredQuestionsResponse
+ */
+export declare type ListUnansweredQuestionsResponse = Message<"parley.chat.v1.ListUnansweredQuestionsResponse"> & {
+  /**
+   * @generated from field: repeated parley.chat.v1.UnansweredQuestion questions = 1;
+   */
+  questions: UnansweredQuestion[];
+};
+
+/**
+ * Describes the message parley.chat.v1.ListUnansweredQuestionsResponse.
+ * Use `create(ListUnansweredQuestionsResponseSchema)` to create a new message.
+ */
+export declare const ListUnansweredQuestionsResponseSchema: GenMessage<ListUnansweredQuestionsResponse>;
+
+/**
+ * @generated from message parley.chat.v1.AnswerUnansweredQuestionRequest
+ */
+export declare type AnswerUnansweredQuestionRequest = Message<"parley.chat.v1.AnswerUnansweredQuestionRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string chatbot_id = 2;
+   */
+  chatbotId: string;
+
+  /**
+   * @generated from field: string question_id = 3;
+   */
+  questionId: string;
+
+  /**
+   * @generated from field: string answer = 4;
+   */
+  answer: string;
+
+  /**
+   * The question as the Q&A pair will hold it; empty: the group's question.
+   *
+   * @generated from field: string question = 5;
+   */
+  question: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.AnswerUnansweredQuestionRequest.
+ * Use `create(AnswerUnansweredQuestionRequestSchema)` to create a new message.
+ */
+export declare const AnswerUnansweredQuestionRequestSchema: GenMessage<AnswerUnansweredQuestionRequest>;
+
+/**
+ * @generated from message parley.chat.v1.AnswerUnansweredQuestionResponse
+ */
+export declare type AnswerUnansweredQuestionResponse = Message<"parley.chat.v1.AnswerUnansweredQuestionResponse"> & {
+  /**
+   * @generated from field: parley.chat.v1.UnansweredQuestion question = 1;
+   */
+  question?: UnansweredQuestion | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.AnswerUnansweredQuestionResponse.
+ * Use `create(AnswerUnansweredQuestionResponseSchema)` to create a new message.
+ */
+export declare const AnswerUnansweredQuestionResponseSchema: GenMessage<AnswerUnansweredQuestionResponse>;
+
+/**
+ * @generated from message parley.chat.v1.DismissUnansweredQuestionRequest
+ */
+export declare type DismissUnansweredQuestionRequest = Message<"parley.chat.v1.DismissUnansweredQuestionRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string chatbot_id = 2;
+   */
+  chatbotId: string;
+
+  /**
+   * @generated from field: string question_id = 3;
+   */
+  questionId: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.DismissUnansweredQuestionRequest.
+ * Use `create(DismissUnansweredQuestionRequestSchema)` to create a new message.
+ */
+export declare const DismissUnansweredQuestionRequestSchema: GenMessage<DismissUnansweredQuestionRequest>;
+
+/**
+ * @generated from message parley.chat.v1.DismissUnansweredQuestionResponse
+ */
+export declare type DismissUnansweredQuestionResponse = Message<"parley.chat.v1.DismissUnansweredQuestionResponse"> & {
+  /**
+   * @generated from field: parley.chat.v1.UnansweredQuestion question = 1;
+   */
+  question?: UnansweredQuestion | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.DismissUnansweredQuestionResponse.
+ * Use `create(DismissUnansweredQuestionResponseSchema)` to create a new message.
+ */
+export declare const DismissUnansweredQuestionResponseSchema: GenMessage<DismissUnansweredQuestionResponse>;
+
+/**
+ * @generated from message parley.chat.v1.CountUnansweredQuestionsRequest
+ */
+export declare type CountUnansweredQuestionsRequest = Message<"parley.chat.v1.CountUnansweredQuestionsRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.CountUnansweredQuestionsRequest.
+ * Use `create(CountUnansweredQuestionsRequestSchema)` to create a new message.
+ */
+export declare const CountUnansweredQuestionsRequestSchema: GenMessage<CountUnansweredQuestionsRequest>;
+
+/**
+ * @generated from message parley.chat.v1.CountUnansweredQuestionsResponse
+ */
+export declare type CountUnansweredQuestionsResponse = Message<"parley.chat.v1.CountUnansweredQuestionsResponse"> & {
+  /**
+   * chatbot id → open groups (chatbots with none are absent).
+   *
+   * @generated from field: map<string, int32> open_by_chatbot = 1;
+   */
+  openByChatbot: { [key: string]: number };
+};
+
+/**
+ * Describes the message parley.chat.v1.CountUnansweredQuestionsResponse.
+ * Use `create(CountUnansweredQuestionsResponseSchema)` to create a new message.
+ */
+export declare const CountUnansweredQuestionsResponseSchema: GenMessage<CountUnansweredQuestionsResponse>;
+
+/**
+ * @generated from message parley.chat.v1.ExportConversationsRequest
+ */
+export declare type ExportConversationsRequest = Message<"parley.chat.v1.ExportConversationsRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string chatbot_id = 2;
+   */
+  chatbotId: string;
+
+  /**
+   * Optional inclusive UTC days (YYYY-MM-DD): conversations with a message in the range.
+   *
+   * @generated from field: string start_date = 3;
+   */
+  startDate: string;
+
+  /**
+   * @generated from field: string end_date = 4;
+   */
+  endDate: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.ExportConversationsRequest.
+ * Use `create(ExportConversationsRequestSchema)` to create a new message.
+ */
+export declare const ExportConversationsRequestSchema: GenMessage<ExportConversationsRequest>;
+
+/**
+ * @generated from message parley.chat.v1.ExportRow
+ */
+export declare type ExportRow = Message<"parley.chat.v1.ExportRow"> & {
+  /**
+   * @generated from field: string conversation_id = 1;
+   */
+  conversationId: string;
+
+  /**
+   * @generated from field: string session_id = 2;
+   */
+  sessionId: string;
+
+  /**
+   * @generated from field: string user_ip = 3;
+   */
+  userIp: string;
+
+  /**
+   * @generated from field: string user_agent = 4;
+   */
+  userAgent: string;
+
+  /**
+   * @generated from field: string message_id = 5;
+   */
+  messageId: string;
+
+  /**
+   * @generated from field: string role = 6;
+   */
+  role: string;
+
+  /**
+   * @generated from field: string content = 7;
+   */
+  content: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp timestamp = 8;
+   */
+  timestamp?: Timestamp | undefined;
+
+  /**
+   * @generated from field: string rating = 9;
+   */
+  rating: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.ExportRow.
+ * Use `create(ExportRowSchema)` to create a new message.
+ */
+export declare const ExportRowSchema: GenMessage<ExportRow>;
+
+/**
+ * @generated from message parley.chat.v1.ExportConversationsResponse
+ */
+export declare type ExportConversationsResponse = Message<"parley.chat.v1.ExportConversationsResponse"> & {
+  /**
+   * @generated from field: repeated parley.chat.v1.ExportRow rows = 1;
+   */
+  rows: ExportRow[];
+};
+
+/**
+ * Describes the message parley.chat.v1.ExportConversationsResponse.
+ * Use `create(ExportConversationsResponseSchema)` to create a new message.
+ */
+export declare const ExportConversationsResponseSchema: GenMessage<ExportConversationsResponse>;
+
+/**
  * Public chat and conversation history. Owned by the chat service, which keeps no state of its own
  * beyond its schema and Redis, so it scales on its own.
  *
@@ -466,6 +1118,87 @@ export declare const ChatService: GenService<{
     methodKind: "unary";
     input: typeof GetConversationRequestSchema;
     output: typeof GetConversationResponseSchema;
+  },
+  /**
+   * A visitor's thumbs up or down on an answer of their own conversation (NOT_FOUND otherwise);
+   * one rating per message, changeable; counted against the visitor's rate limit like a message.
+   *
+   * @generated from rpc parley.chat.v1.ChatService.RateMessage
+   */
+  rateMessage: {
+    methodKind: "unary";
+    input: typeof RateMessageRequestSchema;
+    output: typeof RateMessageResponseSchema;
+  },
+  /**
+   * A chatbot's analytics for a range of days (UTC). Pro: everything; free: totals only
+   * (`full` false), the rest empty. Another owner's chatbot is NOT_FOUND.
+   *
+   * @generated from rpc parley.chat.v1.ChatService.GetAnalytics
+   */
+  getAnalytics: {
+    methodKind: "unary";
+    input: typeof GetAnalyticsRequestSchema;
+    output: typeof GetAnalyticsResponseSchema;
+  },
+  /**
+   * The same figures summed over all the owner's chatbots (chatbot_id empty in the request).
+   *
+   * @generated from rpc parley.chat.v1.ChatService.GetAnalyticsSummary
+   */
+  getAnalyticsSummary: {
+    methodKind: "unary";
+    input: typeof GetAnalyticsSummaryRequestSchema;
+    output: typeof GetAnalyticsSummaryResponseSchema;
+  },
+  /**
+   * The questions a chatbot could not answer, grouped (open first, most asked first). Pro only.
+   *
+   * @generated from rpc parley.chat.v1.ChatService.ListUnansweredQuestions
+   */
+  listUnansweredQuestions: {
+    methodKind: "unary";
+    input: typeof ListUnansweredQuestionsRequestSchema;
+    output: typeof ListUnansweredQuestionsResponseSchema;
+  },
+  /**
+   * Answers a group with one Q&A pair (AddQaEntry on the chatbot service) and marks it resolved.
+   *
+   * @generated from rpc parley.chat.v1.ChatService.AnswerUnansweredQuestion
+   */
+  answerUnansweredQuestion: {
+    methodKind: "unary";
+    input: typeof AnswerUnansweredQuestionRequestSchema;
+    output: typeof AnswerUnansweredQuestionResponseSchema;
+  },
+  /**
+   * @generated from rpc parley.chat.v1.ChatService.DismissUnansweredQuestion
+   */
+  dismissUnansweredQuestion: {
+    methodKind: "unary";
+    input: typeof DismissUnansweredQuestionRequestSchema;
+    output: typeof DismissUnansweredQuestionResponseSchema;
+  },
+  /**
+   * Open groups per chatbot of the owner (for the chatbot cards); every plan.
+   *
+   * @generated from rpc parley.chat.v1.ChatService.CountUnansweredQuestions
+   */
+  countUnansweredQuestions: {
+    methodKind: "unary";
+    input: typeof CountUnansweredQuestionsRequestSchema;
+    output: typeof CountUnansweredQuestionsResponseSchema;
+  },
+  /**
+   * Every conversation of a chatbot with every message, oldest first, in pages of rows, streamed
+   * (never built whole). Pro only.
+   *
+   * @generated from rpc parley.chat.v1.ChatService.ExportConversations
+   */
+  exportConversations: {
+    methodKind: "server_streaming";
+    input: typeof ExportConversationsRequestSchema;
+    output: typeof ExportConversationsResponseSchema;
   },
 }>;
 

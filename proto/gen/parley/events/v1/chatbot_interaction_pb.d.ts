@@ -32,6 +32,55 @@ export declare type ChatbotInteraction = Message<"parley.events.v1.ChatbotIntera
    * @generated from field: google.protobuf.Timestamp occurred_at = 3;
    */
   occurredAt?: Timestamp | undefined;
+
+  /**
+   * What analytics needs (issue 15); the chat service also publishes the same event to
+   * parley.chatbot-interaction.analytics, consumed by its own analytics worker.
+   *
+   * @generated from field: string owner_id = 4;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string session_id = 5;
+   */
+  sessionId: string;
+
+  /**
+   * SHA-256 (hex) of the visitor's IP address with the service's secret: counts unique visitors
+   * without keeping the address.
+   *
+   * @generated from field: string visitor_hash = 6;
+   */
+  visitorHash: string;
+
+  /**
+   * The visitor's message.
+   *
+   * @generated from field: string question = 7;
+   */
+  question: string;
+
+  /**
+   * The answer cited at least one source (or was a Q&A pair's answer): the knowledge answered it.
+   *
+   * @generated from field: bool answered = 8;
+   */
+  answered: boolean;
+
+  /**
+   * From the message's arrival to the recorded answer.
+   *
+   * @generated from field: int32 answer_ms = 9;
+   */
+  answerMs: number;
+
+  /**
+   * When the message arrived.
+   *
+   * @generated from field: google.protobuf.Timestamp received_at = 10;
+   */
+  receivedAt?: Timestamp | undefined;
 };
 
 /**
