@@ -81,6 +81,14 @@ export declare type ChatbotInteraction = Message<"parley.events.v1.ChatbotIntera
    * @generated from field: google.protobuf.Timestamp received_at = 10;
    */
   receivedAt?: Timestamp | undefined;
+
+  /**
+   * The chatbot's language (english, french or chinese): the text-search configuration similar
+   * questions are grouped under.
+   *
+   * @generated from field: string language = 11;
+   */
+  language: string;
 };
 
 /**
