@@ -3,15 +3,27 @@
 // (private mode, quota, disabled), and a broken storage must only mean "nothing remembered".
 // An answer keeps the sources it cited; the chatbot's welcome is kept as the first message (marked
 // `welcome`) once the visitor has written, so a restored conversation starts as it was seen.
+// An answer the server stored keeps its id and the visitor's thumbs (issue 15); conversations saved
+// before that simply have neither, and load as they were.
 import { readSources, type ChatSource } from './chat-sources';
 
 export type ChatRole = 'user' | 'assistant';
+/** A visitor's thumbs on an answer, in the feedback API's words. */
+export type ChatRating = 'up' | 'down';
+
+export function isChatRating(value: unknown): value is ChatRating {
+  return value === 'up' || value === 'down';
+}
 
 export interface ChatMessage {
   role: ChatRole;
   content: string;
   /** An answer's citations, when it has any. */
   sources?: ChatSource[];
+  /** The stored answer's id: only an answer that has one can be rated. */
+  messageId?: string;
+  /** The visitor's thumbs on this answer, as last chosen. */
+  rating?: ChatRating;
   /** The chatbot's welcome: shown, never sent, not counted as a message. */
   welcome?: true;
 }
@@ -76,12 +88,18 @@ function isChatMessage(value: unknown): value is ChatMessage {
   return (role === 'user' || role === 'assistant') && typeof content === 'string';
 }
 
-/** A message as the page keeps it: only the fields it knows, and no empty source list. */
-function toChatMessage({ role, content, sources, welcome }: ChatMessage): ChatMessage {
+/** A message as the page keeps it: only the fields it knows, no empty source list, no rating without an id. */
+export function toChatMessage({ role, content, sources, messageId, rating, welcome }: ChatMessage): ChatMessage {
   if (role === 'user') return { role, content };
   if (welcome === true) return { role, content, welcome };
+  const message: ChatMessage = { role, content };
   const cited = readSources(sources);
-  return cited.length > 0 ? { role, content, sources: cited } : { role, content };
+  if (cited.length > 0) message.sources = cited;
+  if (typeof messageId === 'string' && messageId) {
+    message.messageId = messageId;
+    if (isChatRating(rating)) message.rating = rating;
+  }
+  return message;
 }
 
 /** The stored messages of a session; anything unreadable is dropped rather than shown. */

@@ -41,8 +41,11 @@ export function json(body: unknown, status = 200) {
 
 export const chatbot = { name: 'acme support', profilePicture: null };
 
-/** Answers the chatbot load with `load` and each chat POST with the next of `replies`. */
-export function mockApi(replies: Array<Response | (() => Response) | Error>, load: (() => Response) | Error = () => json(chatbot)) {
+/** Answers the chatbot load with `load` and each POST (chat or feedback) with the next of `replies`. */
+export function mockApi(
+  replies: Array<Response | (() => Response | Promise<Response>) | Error>,
+  load: (() => Response) | Error = () => json(chatbot),
+) {
   const calls: Call[] = [];
   const fetchMock = vi.fn(async (url: string, init: RequestInit = {}) => {
     calls.push({ url, init });

@@ -1,9 +1,11 @@
 // The public chat page's REST client: same-origin, JSON, and never a sign-in token (spec §7).
 import { readSources, type ChatSource } from '../chat-sources';
+import type { ChatRating } from '../chat-storage';
 import { readEventStream } from './read-event-stream';
 
 export const LOAD_CHATBOT_FAILED_MESSAGE = 'Chatbot not found or inactive';
 export const SEND_MESSAGE_FAILED_MESSAGE = 'Failed to get response from chatbot';
+export const FEEDBACK_FAILED_MESSAGE = "Couldn't save your feedback";
 /** The model the public page asks for (spec §9). */
 export const CHAT_MODEL = 'gpt-4o-mini';
 /** The page shows at most this many suggested questions, as the server stores them. */
@@ -24,6 +26,8 @@ export interface ChatReply {
   sessionId: string;
   /** What the answer cites: its `[n]` markers are sources[n - 1]. */
   sources: ChatSource[];
+  /** The stored answer's id, which feedback refers to; null when the server sent none. */
+  messageId: string | null;
 }
 
 /** A failure whose message is meant for the visitor: the server's own text, or the default. */
@@ -103,6 +107,7 @@ function toReply(body: unknown, sessionId: string): ChatReply {
     message: body.message,
     sessionId: typeof body.sessionId === 'string' && body.sessionId ? body.sessionId : sessionId,
     sources: readSources(body.sources),
+    messageId: nonEmpty(body.messageId),
   };
 }
 
@@ -117,8 +122,8 @@ export interface SendChatMessageInput {
 
 /**
  * POST /api/chatbot/public/{uniqueId}/chat, asking for a stream: `delta` events carry the answer
- * piece by piece, `done` the full text (its citation markers renumbered), the session id to keep and
- * the sources cited, `error` a failure mid-answer.
+ * piece by piece, `done` the full text (its citation markers renumbered), the session id to keep,
+ * the sources cited and the stored answer's id, `error` a failure mid-answer.
  * Failures before the stream starts are a plain JSON error; a plain JSON answer is accepted too.
  */
 export async function sendChatMessage({ uniqueId, message, sessionId, onDelta, signal }: SendChatMessageInput): Promise<ChatReply> {
@@ -163,4 +168,30 @@ export async function sendChatMessage({ uniqueId, message, sessionId, onDelta, s
   }
   // The connection closed before `done`: the answer is incomplete.
   throw new PublicChatError(SEND_MESSAGE_FAILED_MESSAGE);
+}
+
+export interface SendFeedbackInput {
+  uniqueId: string;
+  sessionId: string;
+  messageId: string;
+  rating: ChatRating;
+}
+
+/**
+ * POST /api/chatbot/public/{uniqueId}/feedback: the visitor's thumbs on one answer of their own
+ * conversation (one rating per answer; a new one replaces it). Any failure is the one inline message,
+ * since the visitor can only try again.
+ */
+export async function sendFeedback({ uniqueId, sessionId, messageId, rating }: SendFeedbackInput): Promise<void> {
+  let response: Response;
+  try {
+    response = await fetch(`${chatbotPath(uniqueId)}/feedback`, {
+      method: 'POST',
+      headers: JSON_HEADERS,
+      body: JSON.stringify({ sessionId, messageId, rating }),
+    });
+  } catch {
+    throw new PublicChatError(FEEDBACK_FAILED_MESSAGE);
+  }
+  if (!response.ok) throw new PublicChatError(FEEDBACK_FAILED_MESSAGE);
 }

@@ -58,3 +58,19 @@ export function ExternalLinkIcon({ className = 'size-3.5' }: { className?: strin
     </svg>
   );
 }
+
+export function ThumbUpIcon({ className = 'size-4' }: { className?: string }) {
+  return (
+    <svg className={className} {...strokeIconProps}>
+      <path d="M7 10v11M7 10H4.5a1.5 1.5 0 0 0-1.5 1.5v8A1.5 1.5 0 0 0 4.5 21H17a2 2 0 0 0 2-1.7l1.2-7A2 2 0 0 0 18.2 10H14V5.5A2.5 2.5 0 0 0 11.5 3L7 10Z" />
+    </svg>
+  );
+}
+
+export function ThumbDownIcon({ className = 'size-4' }: { className?: string }) {
+  return (
+    <svg className={className} {...strokeIconProps}>
+      <path d="M17 14V3M17 14h2.5a1.5 1.5 0 0 0 1.5-1.5v-8A1.5 1.5 0 0 0 19.5 3H7a2 2 0 0 0-2 1.7l-1.2 7A2 2 0 0 0 5.8 14H10v4.5a2.5 2.5 0 0 0 2.5 2.5L17 14Z" />
+    </svg>
+  );
+}

@@ -1,8 +1,9 @@
 import { useLayoutEffect, useRef } from 'react';
 import { ChatbotAvatar } from '../../../components/chatbots/chatbot-avatar';
 import type { PublicChatbot } from '../api/public-chat-api';
-import type { ChatMessage } from '../chat-storage';
+import type { ChatMessage, ChatRating } from '../chat-storage';
 import { AssistantBubble, AssistantRow, UserBubble } from './message-bubble';
+import { MessageFeedback } from './message-feedback';
 import { MessageSources } from './message-sources';
 import { SuggestedQuestions } from './suggested-questions';
 import { TypingIndicator } from './typing-indicator';
@@ -15,13 +16,16 @@ interface ChatMessagesProps {
   /** The chatbot's suggested questions, offered until the visitor writes; [] once they have. */
   suggestions: string[];
   onPickSuggestion: (question: string) => void;
+  /** Rates a stored answer; resolves to whether the server kept it. */
+  onRate: (messageId: string, rating: ChatRating) => Promise<boolean>;
 }
 
 /**
  * The scrolling conversation; it follows the newest message, including an answer as it streams.
  * The suggested questions sit under the welcome (or the empty state), just above the field.
+ * Only a stored answer (one with an id) has thumbs: never the welcome or the answer still streaming.
  */
-export function ChatMessages({ chatbot, messages, streaming, suggestions, onPickSuggestion }: ChatMessagesProps) {
+export function ChatMessages({ chatbot, messages, streaming, suggestions, onPickSuggestion, onRate }: ChatMessagesProps) {
   const scroller = useRef<HTMLDivElement>(null);
 
   useLayoutEffect(() => {
@@ -43,16 +47,23 @@ export function ChatMessages({ chatbot, messages, streaming, suggestions, onPick
       ) : (
         <div className="mx-auto w-full max-w-3xl px-4 py-6 sm:px-6">
           <div role="log" aria-label="Conversation" className="space-y-4">
-            {messages.map((message, index) =>
-              message.role === 'user' ? (
-                <UserBubble key={index} content={message.content} />
-              ) : (
+            {messages.map((message, index) => {
+              if (message.role === 'user') return <UserBubble key={index} content={message.content} />;
+              const { messageId } = message;
+              const feedback = messageId ? (
+                <MessageFeedback rating={message.rating} onRate={(rating) => onRate(messageId, rating)} />
+              ) : null;
+              return (
                 <AssistantRow key={index} chatbot={chatbot}>
                   <AssistantBubble name={chatbot.name} content={message.content} sources={message.sources} />
-                  {message.sources?.length ? <MessageSources sources={message.sources} /> : null}
+                  {message.sources?.length ? (
+                    <MessageSources sources={message.sources} actions={feedback} />
+                  ) : (
+                    feedback && <div className="mt-1">{feedback}</div>
+                  )}
                 </AssistantRow>
-              ),
-            )}
+              );
+            })}
             {streaming !== null ? (
               <AssistantRow chatbot={chatbot}>
                 {streaming ? (

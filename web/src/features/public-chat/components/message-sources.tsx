@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState } from 'react';
+import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
 import { cn } from '../../../lib/cn';
 import type { ChatSource } from '../chat-sources';
 import { ChevronDownIcon, DocumentIcon, ExternalLinkIcon } from './chat-icons';
@@ -14,9 +14,9 @@ function hostOf(url: string): string {
 /**
  * What an answer drew on, under its bubble: a compact "Sources (n)" toggle opening a numbered list
  * whose numbers match the badges in the answer. Web pages are links (a new tab); files and Q&A
- * answers are named only, since the visitor cannot open them.
+ * answers are named only, since the visitor cannot open them. `actions` (the thumbs) sit beside the toggle.
  */
-export function MessageSources({ sources }: { sources: ChatSource[] }) {
+export function MessageSources({ sources, actions }: { sources: ChatSource[]; actions?: ReactNode }) {
   const [open, setOpen] = useState(false);
   const listId = useId();
   const list = useRef<HTMLOListElement>(null);
@@ -28,17 +28,20 @@ export function MessageSources({ sources }: { sources: ChatSource[] }) {
 
   return (
     <div className="mt-1.5">
-      <button
-        type="button"
-        aria-expanded={open}
-        aria-controls={listId}
-        onClick={() => setOpen((current) => !current)}
-        className="inline-flex items-center gap-1 rounded-full px-2 py-1 text-xs font-medium text-gray-500 transition-colors hover:bg-gray-100 hover:text-gray-800"
-      >
-        <DocumentIcon className="size-3.5" />
-        Sources ({sources.length})
-        <ChevronDownIcon className={cn('size-3.5 transition-transform', open && 'rotate-180')} />
-      </button>
+      <div className="flex flex-wrap items-center gap-1">
+        <button
+          type="button"
+          aria-expanded={open}
+          aria-controls={listId}
+          onClick={() => setOpen((current) => !current)}
+          className="inline-flex items-center gap-1 rounded-full px-2 py-1 text-xs font-medium text-gray-500 transition-colors hover:bg-gray-100 hover:text-gray-800"
+        >
+          <DocumentIcon className="size-3.5" />
+          Sources ({sources.length})
+          <ChevronDownIcon className={cn('size-3.5 transition-transform', open && 'rotate-180')} />
+        </button>
+        {actions}
+      </div>
       <ol
         ref={list}
         id={listId}

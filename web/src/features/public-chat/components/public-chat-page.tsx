@@ -34,7 +34,7 @@ export function PublicChatPage({ uniqueId, reload = reloadPage }: PublicChatPage
 }
 
 function ChatWindow({ uniqueId, chatbot, reload }: { uniqueId: string; chatbot: PublicChatbot; reload: () => void }) {
-  const { messages, started, streaming, pending, error, send, clear } = useChatSession(uniqueId, chatbot.welcomeMessage);
+  const { messages, started, streaming, pending, error, send, rate, clear } = useChatSession(uniqueId, chatbot.welcomeMessage);
   const suggestions = started || pending ? [] : chatbot.suggestedQuestions;
 
   useEffect(() => {
@@ -53,6 +53,7 @@ function ChatWindow({ uniqueId, chatbot, reload }: { uniqueId: string; chatbot: 
           streaming={streaming}
           suggestions={suggestions}
           onPickSuggestion={(question) => void send(question)}
+          onRate={rate}
         />
       </main>
       <footer className="shrink-0 border-t border-gray-200 bg-white pb-[env(safe-area-inset-bottom)]">

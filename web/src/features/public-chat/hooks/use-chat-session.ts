@@ -1,15 +1,29 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { PublicChatError, SEND_MESSAGE_FAILED_MESSAGE, sendChatMessage } from '../api/public-chat-api';
-import type { ChatSource } from '../chat-sources';
-import { clearMessages, loadMessages, loadSessionId, saveMessages, saveSessionId, type ChatMessage } from '../chat-storage';
+import { PublicChatError, SEND_MESSAGE_FAILED_MESSAGE, sendChatMessage, sendFeedback } from '../api/public-chat-api';
+import {
+  clearMessages,
+  loadMessages,
+  loadSessionId,
+  saveMessages,
+  saveSessionId,
+  toChatMessage,
+  type ChatMessage,
+  type ChatRating,
+} from '../chat-storage';
 
 interface Conversation {
   sessionId: string;
   messages: ChatMessage[];
 }
 
-function answer(content: string, sources: ChatSource[]): ChatMessage {
-  return sources.length > 0 ? { role: 'assistant', content, sources } : { role: 'assistant', content };
+/** The conversation with the answer `messageId` rated `rating` (none: unrated); the same one when nothing changes. */
+function withRating(conversation: Conversation, messageId: string, rating: ChatRating | undefined): Conversation {
+  const { messages } = conversation;
+  const index = messages.findIndex((message) => message.messageId === messageId);
+  if (index === -1 || messages[index].rating === rating) return conversation;
+  const rated: ChatMessage = { ...messages[index], rating };
+  if (!rating) delete rated.rating;
+  return { ...conversation, messages: messages.map((message, i) => (i === index ? rated : message)) };
 }
 
 /** The conversation as shown: a fresh one opens with the chatbot's current welcome, if it has one. */
@@ -23,6 +37,7 @@ function shownMessages(messages: ChatMessage[], welcomeMessage: string | null): 
  * localStorage, one reply at a time, the answer shown as it streams in. A failed send is fatal to
  * the page (it offers Try Again), so `error` is set and nothing else changes. The welcome is only
  * shown (never sent); it is kept with the conversation from the visitor's first message on.
+ * Thumbs on an answer show at once and are kept with it; a failed save puts the old rating back.
  */
 export function useChatSession(uniqueId: string, welcomeMessage: string | null = null) {
   const [conversation, setConversation] = useState<Conversation>(() => {
@@ -70,7 +85,10 @@ export function useChatSession(uniqueId: string, welcomeMessage: string | null =
         }
         setConversation((c) => ({
           sessionId: reply.sessionId,
-          messages: [...c.messages, answer(reply.message, reply.sources)],
+          messages: [
+            ...c.messages,
+            toChatMessage({ role: 'assistant', content: reply.message, sources: reply.sources, messageId: reply.messageId ?? undefined }),
+          ],
         }));
         return true;
       } catch (failure) {
@@ -83,6 +101,23 @@ export function useChatSession(uniqueId: string, welcomeMessage: string | null =
       }
     },
     [uniqueId, conversation, welcomeMessage],
+  );
+
+  /** Rates one answer (optimistically); whether the server kept it. */
+  const rate = useCallback(
+    async (messageId: string, rating: ChatRating): Promise<boolean> => {
+      const { sessionId, messages } = conversation;
+      const previous = messages.find((message) => message.messageId === messageId)?.rating;
+      setConversation((c) => withRating(c, messageId, rating));
+      try {
+        await sendFeedback({ uniqueId, sessionId, messageId, rating });
+        return true;
+      } catch {
+        setConversation((c) => withRating(c, messageId, previous));
+        return false;
+      }
+    },
+    [uniqueId, conversation],
   );
 
   const clear = useCallback(() => {
@@ -103,6 +138,7 @@ export function useChatSession(uniqueId: string, welcomeMessage: string | null =
     pending: streaming !== null,
     error,
     send,
+    rate,
     clear,
   };
 }
