@@ -14,6 +14,7 @@ export function sampleChatbot(overrides: Record<string, unknown> = {}) {
     lastInteraction: null as string | null,
     createdAt: '2025-03-04T10:00:00.000Z',
     updatedAt: '2025-03-05T10:00:00.000Z',
+    openUnansweredQuestions: 0,
     ...overrides,
   };
 }

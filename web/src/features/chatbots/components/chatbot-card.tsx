@@ -3,6 +3,7 @@ import { ChatbotAvatar } from '../../../components/chatbots/chatbot-avatar';
 import { ExternalLinkIcon } from '../../../components/chatbots/chatbot-icons';
 import { DeleteChatbotButton } from '../../../components/chatbots/delete-chatbot-button';
 import { EditChatbotLink } from '../../../components/chatbots/edit-chatbot-link';
+import { UnansweredCountBadge } from '../../../components/chatbots/unanswered-count-badge';
 import { Badge } from '../../../components/ui/badge';
 import type { ChatbotSummary } from '../../../lib/chatbots/chatbot-list';
 import { interactionsLabel } from '../../../lib/chatbots/chatbot-rules';
@@ -34,6 +35,7 @@ export function ChatbotCard({ chatbot }: { chatbot: ChatbotSummary }) {
       <p className="mt-4 flex flex-wrap gap-x-3 gap-y-1 text-sm text-gray-600">
         <span className="font-medium text-gray-900">{interactionsLabel(chatbot.interactions)}</span>
         {chatbot.lastInteraction ? <span>Last active {formatDate(chatbot.lastInteraction)}</span> : null}
+        <UnansweredCountBadge count={chatbot.openUnansweredQuestions} />
       </p>
 
       <div className="relative z-10 mt-5 flex items-center justify-between gap-2 border-t border-gray-100 pt-3">

@@ -8,6 +8,7 @@ import { graphqlErrorMessage } from '../../../lib/graphql-errors';
 import { useSession } from '../../../lib/session/session-context';
 import { ChatbotQuery } from '../graphql/chatbot-query';
 import { useKnowledgePolling } from '../hooks/use-knowledge-polling';
+import { AnalyticsTab } from './analytics-tab';
 import { BasicSettingsForm } from './basic-settings-form';
 import { BotVoiceForm } from './bot-voice-form';
 import { ChatbotProfileCard } from './chatbot-profile-card';
@@ -59,7 +60,8 @@ export function ChatbotDetailPage() {
                     <KnowledgeBaseContent chatbotId={chatbot.id} knowledgeBase={chatbot.knowledgeBase} />
                   </div>
                 }
-                history={(open) => <ConversationHistory key={chatbot.id} chatbotId={chatbot.id} open={open} />}
+                analytics={(open) => <AnalyticsTab key={chatbot.id} chatbotId={chatbot.id} open={open} />}
+                history={(open) => <ConversationHistory key={chatbot.id} chatbotId={chatbot.id} chatbotName={chatbot.name} open={open} />}
               />
             </div>
           </div>

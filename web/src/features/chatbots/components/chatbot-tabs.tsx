@@ -4,10 +4,11 @@ import { LockIcon } from '../../../components/chatbots/chatbot-icons';
 import { Badge } from '../../../components/ui/badge';
 import { cn } from '../../../lib/cn';
 
-export type ChatbotTab = 'settings' | 'history';
+export type ChatbotTab = 'settings' | 'analytics' | 'history';
 
 const tabIds: Record<ChatbotTab, { tab: string; panel: string }> = {
   settings: { tab: 'chatbot-tab-settings', panel: 'chatbot-panel-settings' },
+  analytics: { tab: 'chatbot-tab-analytics', panel: 'chatbot-panel-analytics' },
   history: { tab: 'chatbot-tab-history', panel: 'chatbot-panel-history' },
 };
 
@@ -15,6 +16,8 @@ const tabClasses = '-mb-px inline-flex items-center gap-2 border-b-2 px-4 py-2.5
 
 interface ChatbotTabsProps {
   settings: ReactNode;
+  /** Rendered with whether the Analytics tab is open, so it loads only once it is. */
+  analytics: (open: boolean) => ReactNode;
   /** Rendered with whether the History tab is open, so it loads only once it is. */
   history: (open: boolean) => ReactNode;
   /** Conversation history is a Pro feature: other plans see the tab locked with a PRO badge. */
@@ -22,18 +25,18 @@ interface ChatbotTabsProps {
 }
 
 /**
- * The detail page's tabs, Settings (the default) and History. Both panels stay mounted once shown,
- * so unsaved settings and the opened conversation survive switching back and forth.
+ * The detail page's tabs, Settings (the default), Analytics and History. Every panel stays mounted
+ * once shown, so unsaved settings, the chosen range and the opened conversation survive switching.
  */
-export function ChatbotTabs({ settings, history, historyLocked }: ChatbotTabsProps) {
+export function ChatbotTabs({ settings, analytics, history, historyLocked }: ChatbotTabsProps) {
   const [active, setActive] = useState<ChatbotTab>('settings');
-  const [historyShown, setHistoryShown] = useState(false);
+  const [shown, setShown] = useState<ReadonlySet<ChatbotTab>>(() => new Set(['settings']));
   const tabRefs = useRef<Partial<Record<ChatbotTab, HTMLButtonElement | null>>>({});
-  const tabs: ChatbotTab[] = historyLocked ? ['settings'] : ['settings', 'history'];
+  const tabs: ChatbotTab[] = historyLocked ? ['settings', 'analytics'] : ['settings', 'analytics', 'history'];
 
   function select(tab: ChatbotTab) {
     setActive(tab);
-    if (tab === 'history') setHistoryShown(true);
+    setShown((before) => (before.has(tab) ? before : new Set([...before, tab])));
   }
 
   // Arrow keys move between the tabs, as in any tab list.
@@ -73,6 +76,7 @@ export function ChatbotTabs({ settings, history, historyLocked }: ChatbotTabsPro
       <div className="flex flex-wrap items-center justify-between gap-x-4 border-b border-gray-200">
         <div role="tablist" aria-label="Chatbot sections" className="flex gap-1" onKeyDown={handleKeyDown}>
           <button {...tabProps('settings')}>Settings</button>
+          <button {...tabProps('analytics')}>Analytics</button>
           {historyLocked ? (
             <button
               type="button"
@@ -105,9 +109,18 @@ export function ChatbotTabs({ settings, history, historyLocked }: ChatbotTabsPro
       <div role="tabpanel" id={tabIds.settings.panel} aria-labelledby={tabIds.settings.tab} hidden={active !== 'settings'} className="pt-6">
         {settings}
       </div>
+      <div
+        role="tabpanel"
+        id={tabIds.analytics.panel}
+        aria-labelledby={tabIds.analytics.tab}
+        hidden={active !== 'analytics'}
+        className="pt-6"
+      >
+        {shown.has('analytics') ? analytics(active === 'analytics') : null}
+      </div>
       {!historyLocked ? (
         <div role="tabpanel" id={tabIds.history.panel} aria-labelledby={tabIds.history.tab} hidden={active !== 'history'} className="pt-6">
-          {historyShown ? history(active === 'history') : null}
+          {shown.has('history') ? history(active === 'history') : null}
         </div>
       ) : null}
     </div>

@@ -1,4 +1,5 @@
 import { lazy, Suspense, useEffect, useRef, type ReactNode } from 'react';
+import { ThumbDownIcon, ThumbUpIcon } from '../../../components/analytics/analytics-icons';
 import { Alert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
 import { Card, CardBody, CardHeader } from '../../../components/ui/card';
@@ -23,8 +24,31 @@ function Detail({ label, children, className }: { label: string; children: React
   );
 }
 
-function MessageTime({ timestamp, className }: { timestamp: string | null; className?: string }) {
-  return <p className={cn('mt-1 text-[11px] text-gray-400', className)}>{formatDateTime(timestamp, 'Unknown time')}</p>;
+/** `inline` when it sits in a row with the rating, which carries the spacing above. */
+function MessageTime({ timestamp, inline = false }: { timestamp: string | null; inline?: boolean }) {
+  return <p className={cn('text-[11px] text-gray-400', !inline && 'mt-1')}>{formatDateTime(timestamp, 'Unknown time')}</p>;
+}
+
+export const RATED_GOOD_LABEL = 'Rated good answer';
+export const RATED_BAD_LABEL = 'Rated bad answer';
+
+/** The visitor's thumbs on an answer, beside its time; nothing when it was not rated. */
+function MessageRating({ rating }: { rating: string | null | undefined }) {
+  if (rating !== 'up' && rating !== 'down') return null;
+  const good = rating === 'up';
+  return (
+    <span
+      role="img"
+      aria-label={good ? RATED_GOOD_LABEL : RATED_BAD_LABEL}
+      title={good ? RATED_GOOD_LABEL : RATED_BAD_LABEL}
+      className={cn(
+        'inline-flex size-5 items-center justify-center rounded-full ring-1 ring-inset',
+        good ? 'bg-green-50 text-green-600 ring-green-200' : 'bg-red-50 text-red-600 ring-red-200',
+      )}
+    >
+      {good ? <ThumbUpIcon className="size-3" /> : <ThumbDownIcon className="size-3" />}
+    </span>
+  );
 }
 
 /** One message as the owner reviews it: visitor right, chatbot left, system notes centred. */
@@ -59,7 +83,14 @@ function MessageItem({ message }: { message: Message }) {
           </Suspense>
         )}
       </div>
-      <MessageTime timestamp={message.timestamp} />
+      {fromUser ? (
+        <MessageTime timestamp={message.timestamp} />
+      ) : (
+        <div className="mt-1 flex items-center gap-2">
+          <MessageTime timestamp={message.timestamp} inline />
+          <MessageRating rating={message.rating} />
+        </div>
+      )}
     </li>
   );
 }
@@ -118,7 +149,7 @@ export function ConversationDetails({ chatbotId, conversationId, onBack }: Conve
                 className="mt-3 max-h-[500px] space-y-4 overflow-y-auto rounded-xl bg-gray-50 p-4 ring-1 ring-gray-200 ring-inset"
               >
                 {conversation.messages.map((message, index) => (
-                  <MessageItem key={index} message={message} />
+                  <MessageItem key={message.id ?? `at-${index}`} message={message} />
                 ))}
               </ol>
             )}

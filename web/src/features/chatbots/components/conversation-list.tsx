@@ -4,7 +4,9 @@ import { Badge } from '../../../components/ui/badge';
 import { Card, CardBody, CardHeader } from '../../../components/ui/card';
 import { Spinner } from '../../../components/ui/spinner';
 import { formatDateTime } from '../../../lib/format';
+import { useConversationExport } from '../hooks/use-conversation-export';
 import { useConversations } from '../hooks/use-conversations';
+import { ExportConversationsButtons } from './export-conversations-buttons';
 
 /** How much of a session id the list shows (spec §9). */
 export const SESSION_ID_SHOWN = 8;
@@ -15,17 +17,26 @@ export function messageCountLabel(count: number): string {
 
 interface ConversationListProps {
   chatbotId: string;
+  chatbotName: string;
   open: boolean;
   onSelect: (conversationId: string) => void;
 }
 
-export function ConversationList({ chatbotId, open, onSelect }: ConversationListProps) {
+export function ConversationList({ chatbotId, chatbotName, open, onSelect }: ConversationListProps) {
   const { conversations, loading, error } = useConversations(chatbotId, open);
+  const exporter = useConversationExport(chatbotId, chatbotName);
 
   return (
     <Card>
       <CardHeader title="Conversation History" description="What visitors asked on the public chat page, most recent first." />
       <CardBody>
+        {conversations.length > 0 ? (
+          <div className="mb-4 flex flex-col gap-3 rounded-xl bg-gray-50 px-4 py-3 ring-1 ring-gray-200 ring-inset sm:flex-row sm:items-center sm:justify-between">
+            <p className="text-sm text-gray-600">Export every conversation with its messages and ratings.</p>
+            <ExportConversationsButtons downloading={exporter.downloading} onDownload={(format) => void exporter.download(format)} />
+          </div>
+        ) : null}
+        {exporter.error ? <Alert className="mb-4">{exporter.error}</Alert> : null}
         {loading ? (
           <div className="flex justify-center py-10 text-brand-600">
             <Spinner className="size-6" label="Loading conversations" />

@@ -11,9 +11,11 @@ export const ConversationQuery = graphql(`
       userAgent
       messageCount
       messages {
+        id
         role
         content
         timestamp
+        rating
       }
     }
   }

@@ -8,6 +8,7 @@ import { CHECKOUT_CONFIRMING_MESSAGE, useFreshAccount } from '../hooks/use-fresh
 import { useBillingOptions } from '../hooks/use-billing-options';
 import { useMonthlyUsage } from '../hooks/use-monthly-usage';
 import { AccountOverviewCard } from './account-overview-card';
+import { AnalyticsSummaryCard } from './analytics-summary-card';
 import { MyChatbotsCard } from './my-chatbots-card';
 import { UsageStatisticsCard } from './usage-statistics-card';
 
@@ -51,6 +52,7 @@ export function DashboardPage() {
           testMode={billingOptions?.testMode ?? false}
         />
         <UsageStatisticsCard usage={monthly.usage} loading={monthly.loading} />
+        <AnalyticsSummaryCard />
         <MyChatbotsCard plan={user.subscription} costs={costs} />
       </div>
     </PageContainer>

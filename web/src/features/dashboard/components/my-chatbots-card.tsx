@@ -5,6 +5,7 @@ import { PlusIcon } from '../../../components/chatbots/chatbot-icons';
 import { ChatbotsEmptyState } from '../../../components/chatbots/chatbots-empty-state';
 import { DeleteChatbotButton } from '../../../components/chatbots/delete-chatbot-button';
 import { EditChatbotLink } from '../../../components/chatbots/edit-chatbot-link';
+import { UnansweredCountBadge } from '../../../components/chatbots/unanswered-count-badge';
 import { Alert } from '../../../components/ui/alert';
 import { ButtonLink } from '../../../components/ui/button-link';
 import { Card, CardBody, CardHeader } from '../../../components/ui/card';
@@ -31,6 +32,7 @@ function ChatbotTile({ chatbot, cost }: { chatbot: ChatbotSummary; cost: string 
             </Link>
           </h3>
           <p className="mt-0.5 text-xs text-gray-500">Created on {formatDate(chatbot.createdAt)}</p>
+          <UnansweredCountBadge count={chatbot.openUnansweredQuestions} className="mt-1.5" />
         </div>
         <div className="-mt-1 -mr-1 flex shrink-0 items-center">
           <EditChatbotLink id={chatbot.id} name={chatbot.name} />

@@ -14,5 +14,6 @@ export const ChatbotSummaryFragment = graphql(`
     lastInteraction
     createdAt
     updatedAt
+    openUnansweredQuestions
   }
 `);
