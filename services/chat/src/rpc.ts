@@ -9,9 +9,18 @@ import {
   SendMessageResponseSchema,
   type Conversation as ConversationMessage,
 } from '@parley/proto/parley/chat/v1/chat_pb.js';
-import type { Conversation, Message } from './generated/prisma/client.ts';
+import type { Conversation, Message, QuestionCluster } from './generated/prisma/client.ts';
 import { getConversation } from './conversations/get-conversation.ts';
 import { listConversations, type ConversationsDeps } from './conversations/list-conversations.ts';
+import { exportConversations } from './export/export-conversations.ts';
+import { getAnalytics, getAnalyticsSummary } from './insights/get-analytics.ts';
+import {
+  answerUnansweredQuestion,
+  countUnansweredQuestions,
+  dismissUnansweredQuestion,
+  listUnansweredQuestions,
+} from './insights/unanswered-questions.ts';
+import { rateMessage } from './feedback/rate-message.ts';
 import { loadChatbotProfile, type ChatbotProfileDeps } from './public-chat/chatbot-profile.ts';
 import { sendMessage, streamMessage, type PublicChatDeps } from './public-chat/send-message.ts';
 
@@ -27,10 +36,26 @@ function toConversationMessage(c: Conversation, messages: Message[] = []): Conve
     userAgent: c.userAgent ?? '',
     messageCount: c.messageCount,
     messages: messages.map((m) =>
-      create(ChatMessageSchema, { role: m.role, content: m.content, timestamp: timestampFromDate(m.createdAt) }),
+      create(ChatMessageSchema, {
+        id: m.id.toString(),
+        role: m.role,
+        content: m.content,
+        timestamp: timestampFromDate(m.createdAt),
+        rating: m.rating ?? '',
+      }),
     ),
   });
 }
+
+const toUnansweredQuestion = (g: QuestionCluster) => ({
+  id: g.id,
+  question: g.question,
+  count: g.count,
+  examples: g.examples,
+  lastSeen: timestampFromDate(g.lastSeen),
+  status: g.status,
+  answerEntryId: g.answerEntryId ?? '',
+});
 
 export function chatRoutes(deps: ChatRpcDeps) {
   return (router: ConnectRouter) => {
@@ -49,6 +74,9 @@ export function chatRoutes(deps: ChatRpcDeps) {
             : { event: { case: 'done' as const, value: create(SendMessageResponseSchema, event.done) } };
         }
       },
+      async rateMessage(req) {
+        return rateMessage(deps, req);
+      },
       async listConversations(req) {
         const conversations = await listConversations(deps, { ownerId: req.ownerId, chatbotId: req.chatbotId });
         return { conversations: conversations.map((c) => toConversationMessage(c)) };
@@ -60,6 +88,40 @@ export function chatRoutes(deps: ChatRpcDeps) {
           conversationId: req.conversationId,
         });
         return { conversation: toConversationMessage(conversation, conversation.messages) };
+      },
+      async getAnalytics(req) {
+        return { analytics: await getAnalytics(deps, req) };
+      },
+      async getAnalyticsSummary(req) {
+        return { analytics: await getAnalyticsSummary(deps, req) };
+      },
+      async listUnansweredQuestions(req) {
+        const questions = await listUnansweredQuestions(deps, req);
+        return { questions: questions.map(toUnansweredQuestion) };
+      },
+      async answerUnansweredQuestion(req) {
+        return { question: toUnansweredQuestion(await answerUnansweredQuestion(deps, req)) };
+      },
+      async dismissUnansweredQuestion(req) {
+        return { question: toUnansweredQuestion(await dismissUnansweredQuestion(deps, req)) };
+      },
+      async countUnansweredQuestions(req) {
+        return { openByChatbot: await countUnansweredQuestions(deps, req) };
+      },
+      async *exportConversations(req) {
+        // Access and dates are checked before the first page, so a refusal arrives before any row.
+        const pages = await exportConversations(deps, req);
+        for await (const rows of pages) {
+          yield {
+            rows: rows.map((r) => ({
+              ...r,
+              userIp: r.userIp ?? '',
+              userAgent: r.userAgent ?? '',
+              timestamp: timestampFromDate(r.timestamp),
+              rating: r.rating ?? '',
+            })),
+          };
+        }
       },
     });
   };

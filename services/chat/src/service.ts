@@ -19,6 +19,9 @@ import { createRedis } from '@parley/common/redis.ts';
 import { createServiceClient } from '@parley/common/rpc-client.ts';
 import type { ServiceParts } from '@parley/common/service.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
+import { startAnalyticsWorker } from './analytics/analytics-interaction.job.ts';
+import { startPruningProcessedAnalyticsEvents } from './analytics/prune-processed-analytics-events.ts';
+import { recordAnalytics } from './analytics/record-analytics.ts';
 import { startAccountDeletedWorker } from './conversations/account-deleted.job.ts';
 import { startChatbotDeletedWorker } from './conversations/chatbot-deleted.job.ts';
 import { deleteChatbotConversations } from './conversations/delete-conversations.ts';
@@ -33,7 +36,7 @@ import { OFFLINE_PASSAGES } from './public-chat/offline-answer.ts';
 import { recorder } from './public-chat/recorder.ts';
 import { redisRecentTurns } from './public-chat/recent-turns.ts';
 import { sessionIds } from './public-chat/session-id.ts';
-import { publishChatbotInteraction, publishUsageRecorded } from './usage/publishers.ts';
+import { chatbotInteractionPublisher, publishUsageRecorded } from './usage/publishers.ts';
 import { DEV_SESSION_SECRET, type ChatConfig } from './config.ts';
 import { chatRoutes, type ChatRpcDeps } from './rpc.ts';
 
@@ -48,6 +51,8 @@ export interface ChatServiceParts extends ServiceParts {
   chatbotDeletedWorker?: Worker;
   /** The AccountDeleted worker (removes a deleted owner's conversations), when workers were started. */
   accountDeletedWorker?: Worker;
+  /** The analytics worker (counts answered messages in the chatbot's figures and question groups), when workers were started. */
+  analyticsWorker?: Worker;
 }
 
 export async function createChatService(
@@ -78,6 +83,9 @@ export async function createChatService(
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
   const usageRecorded = createProducer(redis, QUEUES.usageRecorded, UsageRecordedSchema, { prefix: config.QUEUE_PREFIX });
   const chatbotInteraction = createProducer(redis, QUEUES.chatbotInteraction, ChatbotInteractionSchema, { prefix: config.QUEUE_PREFIX });
+  const analyticsInteraction = createProducer(redis, QUEUES.chatbotInteractionAnalytics, ChatbotInteractionSchema, {
+    prefix: config.QUEUE_PREFIX,
+  });
   const rpc = { timeoutMs: config.RPC_TIMEOUT_MS, credentials: { caller: 'chat', secret: config.SERVICE_SECRET } } as const;
   const chatbots = opts.chatbots ?? createServiceClient(ChatbotService, config.CHATBOT_URL, rpc);
   const billing = opts.billing ?? createServiceClient(BillingService, config.BILLING_URL, rpc);
@@ -136,7 +144,7 @@ export async function createChatService(
       history,
       logger,
       publishUsage: (usage) => publishUsageRecorded(usageRecorded, usage),
-      publishInteraction: (interaction) => publishChatbotInteraction(chatbotInteraction, interaction),
+      publishInteraction: chatbotInteractionPublisher([chatbotInteraction, analyticsInteraction], config.SESSION_SECRET),
     }),
     limits: {
       maxMessageChars: config.MAX_MESSAGE_CHARS,
@@ -166,6 +174,12 @@ export async function createChatService(
           deleteOwnerConversations: (input) => deleteOwnerConversations(conversationsOfDeleted, input),
         });
 
+  const analyticsWorker =
+    opts.workers === false
+      ? undefined
+      : startAnalyticsWorker({ redis, logger, prefix: config.QUEUE_PREFIX, recordAnalytics: (event) => recordAnalytics(prisma, event) });
+  const stopPruning = opts.workers === false ? undefined : startPruningProcessedAnalyticsEvents(prisma, logger);
+
   const app = createServiceApp({
     logger,
     trust: { secret: config.SERVICE_SECRET, callers: ['gateway'] },
@@ -180,12 +194,16 @@ export async function createChatService(
     deps,
     chatbotDeletedWorker,
     accountDeletedWorker,
+    analyticsWorker,
     closers: [
       // Workers first: close() waits for the jobs in flight to finish before it resolves.
       async () => chatbotDeletedWorker?.close(),
       async () => accountDeletedWorker?.close(),
+      async () => analyticsWorker?.close(),
+      async () => stopPruning?.(),
       () => usageRecorded.close(),
       () => chatbotInteraction.close(),
+      () => analyticsInteraction.close(),
       () => redis.quit(),
       () => prisma.$disconnect(),
       () => exchanges.$disconnect(),

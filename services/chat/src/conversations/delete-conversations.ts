@@ -6,6 +6,7 @@
 // (delete-owner-conversations.ts), so if a step fails the retry must still find the conversations.
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { RecentTurns } from '../public-chat/recent-turns.ts';
+import { deleteChatbotAnalytics } from '../analytics/delete-analytics.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -28,6 +29,7 @@ export async function deleteChatbotConversations(
   if (!UUID.test(rawChatbotId)) return { conversations: 0, recentTurns: 0 };
   const chatbotId = rawChatbotId.toLowerCase();
   const recentTurns = (await deps.recentTurns?.forgetChatbot(chatbotId)) ?? 0;
+  await deleteChatbotAnalytics(deps.db, chatbotId);
   const { count: conversations } = await deps.db.conversation.deleteMany({ where: { chatbotId } });
   return { conversations, recentTurns };
 }

@@ -7,6 +7,7 @@
 // service deletes the owner's chatbots on its own AccountDeleted, and that chatbot's ChatbotDeleted
 // then removes it.
 import { invalid } from '@parley/common/rpc-errors.ts';
+import { chatbotsWithAnalytics } from '../analytics/delete-analytics.ts';
 import { deleteChatbotConversations, type DeleteChatbotConversationsDeps } from './delete-conversations.ts';
 
 export type DeleteOwnerConversationsDeps = DeleteChatbotConversationsDeps;
@@ -30,7 +31,11 @@ export async function deleteOwnerConversations(
   if (!ownerId) throw invalid('user_id is required.');
   // No index on ownerId: an account is deleted rarely, and a scan then costs less than an index
   // kept up to date on every conversation opened.
-  const chatbots = await deps.db.conversation.groupBy({ by: ['chatbotId'], where: { ownerId } });
+  const withConversations = await deps.db.conversation.groupBy({ by: ['chatbotId'], where: { ownerId } });
+  // A chatbot may have analytics left when its conversations are gone (a step failed before).
+  const chatbots = [...new Set([...withConversations.map((c) => c.chatbotId), ...(await chatbotsWithAnalytics(deps.db, ownerId))])].map(
+    (chatbotId) => ({ chatbotId }),
+  );
   const deleted: OwnerConversationsDeleted = { chatbots: chatbots.length, conversations: 0, recentTurns: 0 };
   for (const { chatbotId } of chatbots) {
     const removed = await deleteChatbotConversations(deps, chatbotId);

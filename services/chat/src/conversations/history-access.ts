@@ -26,6 +26,21 @@ export interface HistoryAccessDeps {
 
 /** Returns the chatbot's id (normalised) when the owner may read its history; throws otherwise. */
 export async function assertHistoryAccess(deps: HistoryAccessDeps, input: { ownerId: string; chatbotId: string }): Promise<string> {
+  const { chatbotId, pro } = await chatbotAccess(deps, input, HISTORY_UNAVAILABLE);
+  if (!pro) throw forbidden(HISTORY_PRO_ONLY);
+  return chatbotId;
+}
+
+/**
+ * The owner's chatbot (its id, normalised) and whether the owner is on Pro, for every owner-only read
+ * of the chat service (history, analytics, unanswered questions): NOT_FOUND for another owner's
+ * chatbot, UNAVAILABLE with `unavailableMessage` when either service cannot answer.
+ */
+export async function chatbotAccess(
+  deps: HistoryAccessDeps,
+  input: { ownerId: string; chatbotId: string },
+  unavailableMessage: string,
+): Promise<{ chatbotId: string; pro: boolean }> {
   const ownerId = input.ownerId.trim();
   if (!ownerId) throw invalid('owner_id is required.');
   if (!isUuid(input.chatbotId)) throw notFound(CHATBOT_NOT_FOUND);
@@ -37,13 +52,12 @@ export async function assertHistoryAccess(deps: HistoryAccessDeps, input: { owne
   ]);
   if (owned.status === 'rejected') {
     deps.logger.warn({ err: (owned.reason as Error).message }, 'chatbot ListChatbots failed');
-    throw unavailable(HISTORY_UNAVAILABLE);
+    throw unavailable(unavailableMessage);
   }
   if (!owned.value.chatbots.some((c) => c.id === chatbotId)) throw notFound(CHATBOT_NOT_FOUND);
   if (plan.status === 'rejected') {
     deps.logger.warn({ err: (plan.reason as Error).message }, 'billing GetAccount failed');
-    throw unavailable(HISTORY_UNAVAILABLE);
+    throw unavailable(unavailableMessage);
   }
-  if (plan.value.account?.plan !== Plan.PRO) throw forbidden(HISTORY_PRO_ONLY);
-  return chatbotId;
+  return { chatbotId, pro: plan.value.account?.plan === Plan.PRO };
 }

@@ -45,17 +45,20 @@ export interface Exchange extends ConversationKey {
   receivedAt: Date;
   answer: string;
   answeredAt: Date;
+  /** Whether the knowledge answered (a cited source or a Q&A pair): kept on the answer for its rating. */
+  answered: boolean;
 }
 
 /**
  * Stores both messages in one statement (so atomically), opening the conversation on its first
  * exchange (with the visitor's IP and user agent) and otherwise advancing its updatedAt and message
  * count. Two first messages of one session at once meet in the unique (chatbotId, sessionId) index:
- * the second updates the row the first created.
+ * the second updates the row the first created. Returns the stored answer's id (what the visitor
+ * rates it by), read back from the same statement.
  */
-export async function recordExchange(db: PrismaClient, x: Exchange): Promise<void> {
+export async function recordExchange(db: PrismaClient, x: Exchange): Promise<string> {
   // `db` is the service's exchange pool (EXCHANGE_SESSION_SETTINGS) or, in tests, any client.
-  await db.$executeRaw`
+  const rows = await db.$queryRaw<{ id: bigint; role: string }[]>`
     WITH conversation AS (
       INSERT INTO "Conversation" ("id", "chatbotId", "ownerId", "sessionId", "userIp", "userAgent", "messageCount", "createdAt", "updatedAt")
       VALUES (${randomUUID()}::uuid, ${x.chatbotId}::uuid, ${x.ownerId}, ${x.sessionId}, ${x.clientIp}, ${x.userAgent}, 2,
@@ -64,10 +67,15 @@ export async function recordExchange(db: PrismaClient, x: Exchange): Promise<voi
         SET "messageCount" = "Conversation"."messageCount" + 2, "updatedAt" = EXCLUDED."updatedAt"
       RETURNING "id"
     )
-    INSERT INTO "Message" ("conversationId", "role", "content", "createdAt")
-    SELECT conversation."id", m."role"::"MessageRole", m."content", m."createdAt"
+    INSERT INTO "Message" ("conversationId", "role", "content", "createdAt", "answered")
+    SELECT conversation."id", m."role"::"MessageRole", m."content", m."createdAt", m."answered"
       FROM conversation,
-           (VALUES (1, 'user', ${x.message}, ${x.receivedAt.toISOString()}::timestamptz),
-                   (2, 'assistant', ${x.answer}, ${x.answeredAt.toISOString()}::timestamptz)) AS m("order", "role", "content", "createdAt")
-     ORDER BY m."order"`;
+           (VALUES (1, 'user', ${x.message}, ${x.receivedAt.toISOString()}::timestamptz, NULL::boolean),
+                   (2, 'assistant', ${x.answer}, ${x.answeredAt.toISOString()}::timestamptz, ${x.answered}::boolean))
+             AS m("order", "role", "content", "createdAt", "answered")
+     ORDER BY m."order"
+    RETURNING "id", "role"::text AS "role"`;
+  const answer = rows.find((r) => r.role === 'assistant');
+  if (!answer) throw new Error('the stored exchange returned no answer');
+  return answer.id.toString();
 }

@@ -1,20 +1,26 @@
 // What an answered message leaves behind, once the visitor has the answer (or is about to): the
 // exchange stored (conversation-store.ts, on the exchange pool of ADR 0007), UsageRecorded (with a
-// model) and ChatbotInteraction published, and the next message's history kept in Redis. The four
-// writes are independent and go side by side; the answer is already the visitor's, so a failure is
-// logged, never thrown (a missing UsageRecorded leaves its hold to cover it until billing's sweep).
+// model) and ChatbotInteraction published (what analytics counts: usage/publishers.ts), and the next
+// message's history kept in Redis. The writes are independent and go side by side; the answer is
+// already the visitor's, so a failure is logged, never thrown (a missing UsageRecorded leaves its
+// hold to cover it until billing's sweep; an exchange not stored leaves the answer without an id).
+import { DEFAULT_LANGUAGE, readLanguage } from '@parley/proto/language.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { Interaction, Usage } from '../usage/publishers.ts';
 import type { Turn } from './build-prompt.ts';
+import type { CitedAnswer } from './citations.ts';
 import { recordExchange } from './conversation-store.ts';
 import type { HistorySource } from './history-source.ts';
 import type { ModelAnswer } from './language-model.ts';
 import type { PreparedTurn } from './prepared-turn.ts';
 
 export interface Recorder {
-  /** `text`: the answer as the visitor sees it. `usage`: the model's (billed); null offline or for a Q&A answer (nothing billed). */
-  record(turn: PreparedTurn, text: string, usage: ModelAnswer | null): Promise<void>;
+  /**
+   * `answer`: as the visitor sees it. `usage`: the model's (billed); null offline or for a Q&A answer
+   * (nothing billed). Resolves to the stored answer's id, empty when it could not be stored.
+   */
+  record(turn: PreparedTurn, answer: CitedAnswer, usage: ModelAnswer | null): Promise<string>;
 }
 
 export interface RecorderDeps {
@@ -28,10 +34,14 @@ export interface RecorderDeps {
 
 export function recorder(deps: RecorderDeps): Recorder {
   return {
-    async record(turn, text, usage) {
+    async record(turn, answer, usage) {
       const { requestId, input, chatbot } = turn;
+      const text = answer.message;
       const answeredAt = new Date();
+      // The knowledge answered: the answer cites a source, or is the owner's answer to a Q&A pair.
+      const answered = turn.kind === 'qa' || answer.sources.length > 0;
       const log = deps.logger.child({ requestId, chatbotId: chatbot.id });
+      let messageId = '';
       const writes: Promise<void>[] = [
         recordExchange(deps.exchanges, {
           chatbotId: chatbot.id,
@@ -43,9 +53,26 @@ export function recorder(deps: RecorderDeps): Recorder {
           receivedAt: turn.receivedAt,
           answer: text,
           answeredAt,
-        }).catch((err: Error) => log.error({ err: err.message }, 'storing the conversation failed')),
+          answered,
+        }).then(
+          (id) => {
+            messageId = id;
+          },
+          (err: Error) => log.error({ err: err.message }, 'storing the conversation failed'),
+        ),
         deps
-          .publishInteraction({ requestId, chatbotId: chatbot.id, occurredAt: answeredAt })
+          .publishInteraction({
+            requestId,
+            chatbotId: chatbot.id,
+            ownerId: chatbot.ownerId,
+            sessionId: input.sessionId,
+            clientIp: input.clientIp,
+            question: input.message,
+            answered,
+            receivedAt: turn.receivedAt,
+            occurredAt: answeredAt,
+            language: readLanguage(chatbot) ?? DEFAULT_LANGUAGE,
+          })
           .catch((err: Error) => log.error({ err: err.message }, 'publishing ChatbotInteraction failed')),
       ];
       if (usage) {
@@ -75,6 +102,7 @@ export function recorder(deps: RecorderDeps): Recorder {
         writes.push(deps.history.forget(chatbot.id, input.sessionId, log));
       }
       await Promise.all(writes);
+      return messageId;
     },
   };
 }

@@ -8,8 +8,9 @@
 //   4. history     the kept turns when read for this chatbot, else ONE database read (history-source.ts)
 //   5. credit      ONE ReserveCredit call to billing: the answer's largest cost held (credit-hold.ts, ADR 0010)
 // then the model (one call; on failure one ReleaseCredit), then the recorder (recorder.ts): ONE
-// database statement (the exchange), two queue publishes (UsageRecorded, ChatbotInteraction) and one
-// Redis SET (the kept turns), side by side. The answer's [n] markers become its sources (citations.ts).
+// database statement (the exchange, whose answer's id the visitor rates it by), the queue publishes
+// (UsageRecorded; ChatbotInteraction to the chatbot service and to analytics) and one Redis SET (the
+// kept turns), side by side. The answer's [n] markers become its sources (citations.ts).
 // A message that matches one of the owner's Q&A pairs (step 3 says so) is answered with the owner's
 // answer, verbatim and citing that pair: steps 1–3 only, no history, no credit, no model; the
 // exchange and ChatbotInteraction only. Offline mode (no model) likewise, quoting the passages.
@@ -62,6 +63,8 @@ export interface SendMessageResult {
   message: string;
   sessionId: string;
   sources: Source[];
+  /** The stored answer's id, what the visitor rates it by (RateMessage); empty when it could not be stored. */
+  messageId: string;
 }
 
 export type StreamEvent = { delta: string } | { done: SendMessageResult };
@@ -149,8 +152,8 @@ async function answer(deps: PublicChatDeps, turn: PreparedTurn, onDelta?: (delta
         : offlineAnswer(turn.passages, readLanguage(turn.chatbot) ?? DEFAULT_LANGUAGE);
     onDelta?.(cited.message);
   }
-  await deps.recorder.record(turn, cited.message, usage);
-  return { ...cited, sessionId: turn.input.sessionId };
+  const messageId = await deps.recorder.record(turn, cited, usage);
+  return { ...cited, sessionId: turn.input.sessionId, messageId };
 }
 
 export async function sendMessage(deps: PublicChatDeps, raw: RawMessageInput): Promise<SendMessageResult> {

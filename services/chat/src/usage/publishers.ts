@@ -1,6 +1,8 @@
 // The events an answered message produces: UsageRecorded for billing (only when the language model
-// was used) and ChatbotInteraction for the chatbot's counters. Both carry the answer's request id,
-// a server-generated UUID that is also the job id, so a repeated publish cannot bill or count twice.
+// was used) and ChatbotInteraction, published twice: for the chatbot's counters (the chatbot
+// service) and for this service's own analytics worker. All carry the answer's request id, a
+// server-generated UUID that is also the job id, so a repeated publish cannot bill or count twice.
+import { createHmac } from 'node:crypto';
 import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { ChatbotInteractionSchema } from '@parley/proto/parley/events/v1/chatbot_interaction_pb.js';
@@ -24,7 +26,19 @@ export interface Usage {
 export interface Interaction {
   requestId: string;
   chatbotId: string;
+  ownerId: string;
+  sessionId: string;
+  /** The visitor's address; only its keyed hash leaves the service. Null when the gateway could not tell. */
+  clientIp: string | null;
+  /** The visitor's message. */
+  question: string;
+  /** The knowledge answered it: the answer cited a source, or was a Q&A pair's answer. */
+  answered: boolean;
+  receivedAt: Date;
+  /** When the answer was recorded. */
   occurredAt: Date;
+  /** The chatbot's language name (english, french or chinese). */
+  language: string;
 }
 
 export function publishUsageRecorded(producer: UsageRecordedProducer, usage: Usage): Promise<void> {
@@ -41,11 +55,37 @@ export function publishUsageRecorded(producer: UsageRecordedProducer, usage: Usa
   return producer.publish(event, usage.requestId);
 }
 
-export function publishChatbotInteraction(producer: ChatbotInteractionProducer, interaction: Interaction): Promise<void> {
-  const event = create(ChatbotInteractionSchema, {
-    requestId: interaction.requestId,
-    chatbotId: interaction.chatbotId,
-    occurredAt: timestampFromDate(interaction.occurredAt),
-  });
-  return producer.publish(event, interaction.requestId);
+/**
+ * A visitor for analytics: HMAC-SHA256 of their address under the deployment's SESSION_SECRET (hex),
+ * so unique visitors can be counted without the address being kept, and the hash cannot be reversed
+ * by trying every IPv4 address without the secret. Visitors of unknown address count as one, as the
+ * rate limits count them.
+ */
+export function visitorHash(secret: string, clientIp: string | null): string {
+  return createHmac('sha256', secret)
+    .update(clientIp ?? 'unknown')
+    .digest('hex');
+}
+
+/** Publishes each answered message's ChatbotInteraction to every given queue, under the same job id. */
+export function chatbotInteractionPublisher(producers: readonly ChatbotInteractionProducer[], secret: string) {
+  return async (interaction: Interaction): Promise<void> => {
+    const event = create(ChatbotInteractionSchema, {
+      requestId: interaction.requestId,
+      chatbotId: interaction.chatbotId,
+      occurredAt: timestampFromDate(interaction.occurredAt),
+      ownerId: interaction.ownerId,
+      sessionId: interaction.sessionId,
+      visitorHash: visitorHash(secret, interaction.clientIp),
+      question: interaction.question,
+      answered: interaction.answered,
+      answerMs: Math.max(0, interaction.occurredAt.getTime() - interaction.receivedAt.getTime()),
+      receivedAt: timestampFromDate(interaction.receivedAt),
+      language: interaction.language,
+    });
+    // Side by side; both are attempted even when one fails, and the first failure is reported.
+    const results = await Promise.allSettled(producers.map((p) => p.publish(event, interaction.requestId)));
+    const failed = results.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  };
 }

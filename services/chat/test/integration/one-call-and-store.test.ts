@@ -82,6 +82,7 @@ describe('one call to the chatbot service per message', () => {
       message: 'Re: second',
       sessionId: session('known'),
       sources: [],
+      messageId: expect.stringMatching(/^[1-9][0-9]*$/),
     });
     expect(stack.fake.requests[0].messages.map((m) => m.content).slice(1)).toEqual(['first', 'Re: first', 'second']);
     // Confirmed again: the right chatbot is known.
@@ -173,6 +174,7 @@ describe('storing an exchange', () => {
       receivedAt: new Date(base + 10 * i),
       answer: `answer ${i}`,
       answeredAt: new Date(base + 10 * i + 5),
+      answered: true,
     }));
     await Promise.all(exchanges.map((x) => recordExchange(db, x)));
 
@@ -217,6 +219,7 @@ describe('storing an exchange', () => {
         receivedAt: at,
         answer: 'r',
         answeredAt: at,
+        answered: false,
       });
     }
     const rows = await db.conversation.findMany({ where: { chatbotId: { in: [a, b] } } });
@@ -237,7 +240,7 @@ describe('storing an exchange', () => {
     // A visitor's exchange goes through that pool: with it closed, the answer is still given but nothing is stored.
     const { parts } = await countingChat();
     const bot = await stack.newChatbot({ knowledge: ['We open at nine.'] });
-    const brokenPool = { $executeRaw: () => Promise.reject(new Error('exchange pool used')) } as unknown as typeof exchanges;
+    const brokenPool = { $queryRaw: () => Promise.reject(new Error('exchange pool used')) } as unknown as typeof exchanges;
     const broken = {
       ...parts.deps,
       recorder: recorder({

@@ -77,9 +77,10 @@ function scripted(opts: { knowledge?: Passage[]; qaMatch?: QaAnswer | null; repl
     },
     model: opts.offline ? null : model,
     recorder: {
-      record: async (turn, text, usage) => {
+      record: async (turn, answer, usage) => {
         calls.push('record');
-        recorded.push({ turn, text, usage });
+        recorded.push({ turn, text: answer.message, usage });
+        return '1';
       },
     },
     limits: { maxMessageChars: 1000, maxOutputTokens: 100, promptKnowledgeChars: 5000, historyChars: 1000 },

@@ -1,0 +1,144 @@
+// A visitor's thumbs up or down on an answer of their own conversation. The visitor is whoever holds
+// the conversation's session id (session-id.ts), so the message must be an answer in the conversation
+// of that session with that chatbot; anything else, including an id that is not one, is the same
+// NOT_FOUND, so a visitor learns nothing of other conversations. A rating counts against the
+// visitor's rate limit exactly like a message (admission.ts).
+//
+// One transaction stores the rating and moves the day's thumbs (analytics/aggregates.ts), so the two
+// never disagree; a rating can be changed, and the same rating again changes nothing. A new thumbs
+// down also files the visitor's question among the unanswered ones (analytics/question-clusters.ts).
+import { Code, ConnectError, type Client } from '@connectrpc/connect';
+import { DEFAULT_LANGUAGE, readLanguage } from '@parley/proto/language.ts';
+import type { ChatbotService, PublicChatbot } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
+import type { Logger } from '@parley/common/logger.ts';
+import { invalid, notFound } from '@parley/common/rpc-errors.ts';
+import type { PrismaClient } from '../generated/prisma/client.ts';
+import { applyRating, type Rating } from '../analytics/aggregates.ts';
+import { addQuestion } from '../analytics/question-clusters.ts';
+import type { Admission } from '../public-chat/admission.ts';
+import { parseUniqueId } from '../public-chat/message-input.ts';
+import type { SessionIds } from '../public-chat/session-id.ts';
+import { answerFailed, chatbotNotFound, chatbotUnavailable } from '../public-chat/visitor-errors.ts';
+
+export const RATING_INVALID = 'Rating must be up or down';
+export const MESSAGE_NOT_FOUND = 'Message not found';
+
+export const RATINGS: readonly Rating[] = ['up', 'down'];
+
+const MAX_IP_CHARS = 64;
+/** A message id is a positive bigint (Message.id); anything longer cannot be one. */
+const MESSAGE_ID = /^[1-9][0-9]{0,18}$/;
+const MAX_MESSAGE_ID = 2n ** 63n - 1n;
+
+export interface RawRating {
+  uniqueId: string;
+  sessionId: string;
+  messageId: string;
+  rating: string;
+  clientIp: string;
+}
+
+export interface RatingInput {
+  uniqueId: string;
+  sessionId: string;
+  messageId: bigint;
+  rating: Rating;
+  clientIp: string | null;
+}
+
+export interface RateMessageDeps {
+  /** The main pool: a rating keeps the default durability (unlike an exchange, ADR 0007). */
+  db: PrismaClient;
+  logger: Logger;
+  sessionIds: SessionIds;
+  admission: Admission;
+  chatbots: Client<typeof ChatbotService>;
+}
+
+export interface RateMessageResult {
+  messageId: string;
+  rating: Rating;
+}
+
+/**
+ * Validated in this order, before anything is counted: a bad rating is INVALID_ARGUMENT, then an
+ * impossible chatbot, session or message id is NOT_FOUND (a session id this service did not issue
+ * owns no conversation).
+ */
+export function parseRating(raw: RawRating, ids: SessionIds): RatingInput {
+  const rating = raw.rating.trim().toLowerCase();
+  if (!(RATINGS as readonly string[]).includes(rating)) throw invalid(RATING_INVALID);
+  const uniqueId = parseUniqueId(raw.uniqueId);
+  const sessionId = ids.accept(raw.sessionId);
+  const id = raw.messageId.trim();
+  if (!sessionId || !MESSAGE_ID.test(id) || BigInt(id) > MAX_MESSAGE_ID) throw notFound(MESSAGE_NOT_FOUND);
+  return { uniqueId, sessionId, messageId: BigInt(id), rating: rating as Rating, clientIp: clientIpOf(raw.clientIp) };
+}
+
+/** The visitor's address as the chat counts it (message-input.ts): control characters out, trimmed, bounded; empty is unknown. */
+function clientIpOf(raw: string): string | null {
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  const value = raw.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  return value ? value.slice(0, MAX_IP_CHARS) : null;
+}
+
+/** The chatbot behind the uniqueId, as the public page sees it: unknown or inactive is NOT_FOUND. */
+async function publicChatbot(deps: RateMessageDeps, uniqueId: string): Promise<PublicChatbot> {
+  try {
+    const { chatbot } = await deps.chatbots.getPublicChatbot({ uniqueId });
+    if (!chatbot) throw chatbotNotFound();
+    return chatbot;
+  } catch (err) {
+    if (err instanceof ConnectError && err.code === Code.NotFound) throw chatbotNotFound();
+    deps.logger.warn({ err: (err as Error).message }, 'chatbot GetPublicChatbot failed');
+    throw chatbotUnavailable();
+  }
+}
+
+export async function rateMessage(deps: RateMessageDeps, raw: RawRating): Promise<RateMessageResult> {
+  const input = parseRating(raw, deps.sessionIds);
+  try {
+    await deps.admission.admit(input, []);
+  } catch (err) {
+    if (err instanceof ConnectError) throw err; // the visitor's limit
+    deps.logger.warn({ err: (err as Error).message }, 'rate limit check failed');
+    throw answerFailed();
+  }
+  const chatbot = await publicChatbot(deps, input.uniqueId);
+  const language = readLanguage(chatbot) ?? DEFAULT_LANGUAGE;
+
+  await deps.db.$transaction(async (tx) => {
+    // The answer, locked, only within the visitor's own conversation with this chatbot.
+    const [message] = await tx.$queryRaw<{ rating: string | null; createdAt: Date; conversationId: string; answered: boolean | null }[]>`
+      SELECT m."rating", m."createdAt", m."conversationId", m."answered"
+        FROM "Message" AS m JOIN "Conversation" AS c ON c."id" = m."conversationId"
+       WHERE m."id" = ${input.messageId.toString()}::bigint AND m."role" = 'assistant'
+         AND c."chatbotId" = ${chatbot.id}::uuid AND c."sessionId" = ${input.sessionId}
+         FOR UPDATE OF m`;
+    if (!message) throw notFound(MESSAGE_NOT_FOUND);
+    const from = message.rating === 'up' || message.rating === 'down' ? message.rating : null;
+    if (from === input.rating) return;
+
+    await tx.$executeRaw`UPDATE "Message" SET "rating" = ${input.rating}, "ratedAt" = now() WHERE "id" = ${input.messageId.toString()}::bigint`;
+    await applyRating(tx, { chatbotId: chatbot.id, ownerId: chatbot.ownerId, day: message.createdAt, from, to: input.rating });
+    // An answer the knowledge did not give is already among the unanswered (the analytics worker filed it).
+    if (input.rating !== 'down' || message.answered === false) return;
+    // The question the answer was given to: the visitor's message just before it.
+    const [question] = await tx.$queryRaw<{ content: string; createdAt: Date }[]>`
+      SELECT "content", "createdAt" FROM "Message"
+       WHERE "conversationId" = ${message.conversationId}::uuid AND "role" = 'user' AND "id" < ${input.messageId.toString()}::bigint
+       ORDER BY "id" DESC
+       LIMIT 1`;
+    if (question) {
+      await addQuestion(tx, {
+        chatbotId: chatbot.id,
+        ownerId: chatbot.ownerId,
+        kind: 'unanswered',
+        question: question.content,
+        language,
+        at: question.createdAt,
+      });
+    }
+  });
+  return { messageId: input.messageId.toString(), rating: input.rating };
+}
