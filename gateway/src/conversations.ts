@@ -5,10 +5,17 @@ import { isoDate } from './chatbots.ts';
 
 export type MessageRole = 'user' | 'assistant' | 'system';
 
+/** A visitor's thumbs on an answer. */
+export type MessageRating = 'up' | 'down';
+
 export interface ChatMessageView {
+  /** Null for messages stored before ids were shown. */
+  id: string | null;
   role: MessageRole;
   content: string;
   timestamp: string | null;
+  /** Null when the visitor did not rate it (and for every visitor message). */
+  rating: MessageRating | null;
 }
 
 export interface ConversationView {
@@ -24,7 +31,15 @@ export interface ConversationView {
 
 const roleOf = (role: string): MessageRole => (role === 'user' || role === 'assistant' ? role : 'system');
 
-const messageView = (m: ChatMessage): ChatMessageView => ({ role: roleOf(m.role), content: m.content, timestamp: isoDate(m.timestamp) });
+const ratingOf = (rating: string): MessageRating | null => (rating === 'up' || rating === 'down' ? rating : null);
+
+const messageView = (m: ChatMessage): ChatMessageView => ({
+  id: m.id || null,
+  role: roleOf(m.role),
+  content: m.content,
+  timestamp: isoDate(m.timestamp),
+  rating: ratingOf(m.rating),
+});
 
 export function conversationView(c: Conversation | undefined): ConversationView {
   if (!c) throw new ConnectError('chat service returned no conversation', Code.Internal);

@@ -17,6 +17,7 @@ import { authResolvers } from './resolvers/auth.ts';
 import { billingResolvers } from './resolvers/billing.ts';
 import { chatResolvers } from './resolvers/chat.ts';
 import { chatbotResolvers } from './resolvers/chatbot.ts';
+import { insightResolvers } from './resolvers/insights.ts';
 import { userResolvers } from './resolvers/user.ts';
 
 const schemaDir = new URL('./schema/', import.meta.url).pathname;
@@ -27,6 +28,17 @@ export function loadTypeDefs(): string[] {
     .sort()
     .map((f) => readFileSync(join(schemaDir, f), 'utf8'));
 }
+
+/** Every resolver map, merged into one schema by @graphql-tools. */
+export const resolvers = [
+  authResolvers,
+  accountResolvers,
+  userResolvers,
+  chatbotResolvers,
+  chatResolvers,
+  billingResolvers,
+  insightResolvers,
+];
 
 export async function createGraphQL(opts: {
   clients: Clients;
@@ -39,7 +51,7 @@ export async function createGraphQL(opts: {
   const server = new ApolloServer<GraphQLContext>({
     schema: makeExecutableSchema({
       typeDefs: loadTypeDefs(),
-      resolvers: [authResolvers, accountResolvers, userResolvers, chatbotResolvers, chatResolvers, billingResolvers],
+      resolvers,
     }),
     introspection: !opts.production,
     hideSchemaDetailsFromClientErrors: opts.production,

@@ -317,6 +317,17 @@ function restRoutes(): Route[] {
     { method: 'POST', path: at((id) => `/api/chatbot/public/${id}/chat`, uniqueIds), fields: ['sessionId', 'message', 'model'] },
     { method: 'POST', path: at((id) => `/api/chatbot/public/${id}/chat`, uniqueIds), fields: ['sessionId', 'message', 'model'], sse: true },
     { method: 'GET', path: fc.constant('/api/user/usage'), query: ['startDate', 'endDate', 'chatbotId'] },
+    // Issue 15: feedback, analytics, unanswered questions.
+    { method: 'POST', path: at((id) => `/api/chatbot/public/${id}/feedback`, uniqueIds), fields: ['sessionId', 'messageId', 'rating'] },
+    { method: 'GET', path: at((id) => `/api/chatbot/${id}/analytics`, botIds), query: ['startDate', 'endDate'] },
+    { method: 'GET', path: fc.constant('/api/analytics/summary'), query: ['startDate', 'endDate'] },
+    { method: 'GET', path: at((id) => `/api/chatbot/${id}/unanswered-questions`, botIds), query: ['status'] },
+    {
+      method: 'POST',
+      path: at((id, q) => `/api/chatbot/${id}/unanswered-questions/${q}/answer`, botIds, conversationIds),
+      fields: ['answer', 'question'],
+    },
+    { method: 'POST', path: at((id, q) => `/api/chatbot/${id}/unanswered-questions/${q}/dismiss`, botIds, conversationIds) },
     { method: 'POST', path: fc.constant('/api/payment/create-customer') },
     {
       method: 'POST',
@@ -528,6 +539,23 @@ function operations(): Array<{ query: string; vars: Record<string, fc.Arbitrary<
       vars: { s: fc.oneof(dateValue, badValue), e: fc.oneof(dateValue, badValue), c: id },
     },
     { query: '{ billingOptions { testMode topUpAmount proPlanPrice proPlanCredit } }', vars: {} },
+    {
+      query:
+        'query ($c: ID!, $s: String, $e: String) { analytics(chatbotId: $c, startDate: $s, endDate: $e) { startDate totals { answeredShare } days { date } } }',
+      vars: { c: id, s: fc.oneof(dateValue, badValue), e: fc.oneof(dateValue, badValue) },
+    },
+    {
+      query: 'query ($s: String, $e: String) { analyticsSummary(startDate: $s, endDate: $e) { endDate full busiestHours } }',
+      vars: { s: fc.oneof(dateValue, badValue), e: fc.oneof(dateValue, badValue) },
+    },
+    { query: 'query ($c: ID!, $s: String) { unansweredQuestions(chatbotId: $c, status: $s) { id count } }', vars: { c: id, s: badValue } },
+    {
+      query:
+        'mutation ($c: ID!, $q: ID!, $a: String!, $t: String) { answerUnansweredQuestion(chatbotId: $c, id: $q, answer: $a, question: $t) { id } }',
+      vars: { c: id, q: id, a: badValue, t: badValue },
+    },
+    { query: 'mutation ($c: ID!, $q: ID!) { dismissUnansweredQuestion(chatbotId: $c, id: $q) { id } }', vars: { c: id, q: id } },
+    { query: '{ chatbots { id openUnansweredQuestions } }', vars: {} },
     { query: 'mutation { createCustomer }', vars: {} },
     {
       query: 'mutation ($input: CreateCheckoutSessionInput!) { createCheckoutSession(input: $input) { url } }',

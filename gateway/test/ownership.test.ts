@@ -92,6 +92,23 @@ describe("another owner's chatbot over REST", () => {
       'GET /api/chatbot/:id/conversations/:conversationId',
       () => call(`/api/chatbot/${aliceBot._id}/conversations/${randomUUID()}`, { token: mallory.token }),
     ],
+    ['GET /api/chatbot/:id/analytics', () => call(`/api/chatbot/${aliceBot._id}/analytics`, { token: mallory.token })],
+    [
+      'GET /api/chatbot/:id/unanswered-questions',
+      () => call(`/api/chatbot/${aliceBot._id}/unanswered-questions`, { token: mallory.token }),
+    ],
+    [
+      'POST /api/chatbot/:id/unanswered-questions/:questionId/answer',
+      () =>
+        call(`/api/chatbot/${aliceBot._id}/unanswered-questions/${randomUUID()}/answer`, {
+          body: { answer: 'Injected.' },
+          token: mallory.token,
+        }),
+    ],
+    [
+      'POST /api/chatbot/:id/unanswered-questions/:questionId/dismiss',
+      () => call(`/api/chatbot/${aliceBot._id}/unanswered-questions/${randomUUID()}/dismiss`, { body: {}, token: mallory.token }),
+    ],
   ];
 
   it.each(attempts)('%s answers 404 "Chatbot not found"', async (_route, attempt) => {
@@ -142,6 +159,18 @@ describe("another owner's chatbot over GraphQL", () => {
       'query($id: ID!, $cid: ID!) { conversation(chatbotId: $id, id: $cid) { id messages { content } } }',
       () => ({ id: aliceBot._id, cid: randomUUID() }),
     ],
+    ['analytics', 'query($id: ID!) { analytics(chatbotId: $id) { totals { messages } } }', () => ({ id: aliceBot._id })],
+    ['unansweredQuestions', 'query($id: ID!) { unansweredQuestions(chatbotId: $id) { id question } }', () => ({ id: aliceBot._id })],
+    [
+      'answerUnansweredQuestion',
+      'mutation($id: ID!, $qid: ID!) { answerUnansweredQuestion(chatbotId: $id, id: $qid, answer: "Injected.") { id } }',
+      () => ({ id: aliceBot._id, qid: randomUUID() }),
+    ],
+    [
+      'dismissUnansweredQuestion',
+      'mutation($id: ID!, $qid: ID!) { dismissUnansweredQuestion(chatbotId: $id, id: $qid) { id } }',
+      () => ({ id: aliceBot._id, qid: randomUUID() }),
+    ],
   ];
 
   it.each(attempts)('%s fails with NOT_FOUND "Chatbot not found"', async (_name, query, variables) => {
@@ -151,8 +180,10 @@ describe("another owner's chatbot over GraphQL", () => {
   });
 
   it("Mallory's chatbots do not include it", async () => {
-    const res = await gql(stack.url, '{ chatbots { id name knowledgeBase { text } } }', {}, mallory.token);
-    expect(res.body).toEqual({ data: { chatbots: [{ id: malloryBot._id, name: 'Mallory Bot', knowledgeBase: { text: '' } }] } });
+    const res = await gql(stack.url, '{ chatbots { id name knowledgeBase { text } openUnansweredQuestions } }', {}, mallory.token);
+    expect(res.body).toEqual({
+      data: { chatbots: [{ id: malloryBot._id, name: 'Mallory Bot', knowledgeBase: { text: '' }, openUnansweredQuestions: 0 }] },
+    });
   });
 });
 

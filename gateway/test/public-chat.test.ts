@@ -181,7 +181,7 @@ describe('GET /api/chatbot/public/:uniqueId', () => {
 });
 
 describe('POST /api/chatbot/public/:uniqueId/chat (JSON)', () => {
-  it("answers 200 { message, sessionId, sources } with the model's answer and a server-issued session id, kept from then on", async () => {
+  it("answers 200 { message, sessionId, sources, messageId } with the model's answer and a server-issued session id, kept from then on", async () => {
     const { chatbot } = await ownerWithChatbot();
     const before = fake.requests.length;
     // The page's own id is only a hint: the conversation gets an id the server issued (issue 11).
@@ -193,6 +193,8 @@ describe('POST /api/chatbot/public/:uniqueId/chat (JSON)', () => {
       sessionId: expect.stringMatching(/^[A-Za-z0-9_-]{38}$/),
       // The chatbot has no knowledge: nothing to cite.
       sources: [],
+      // The stored answer's id, for feedback.
+      messageId: expect.stringMatching(/^[1-9]\d*$/),
     });
     // One model call, with the trimmed message last.
     expect(fake.requests.length).toBe(before + 1);
@@ -217,7 +219,7 @@ describe('POST /api/chatbot/public/:uniqueId/chat (JSON)', () => {
     const { chatbot } = await ownerWithChatbot();
     const res = await chat(chatbot.uniqueId, 'Hi', { sessionId });
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual(['message', 'sessionId', 'sources']);
+    expect(Object.keys(res.body).sort()).toEqual(['message', 'messageId', 'sessionId', 'sources']);
     expect(res.body.sessionId).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
     expect(res.body.sessionId).not.toBe(sessionId);
     // And a fresh one each time.
@@ -365,6 +367,7 @@ describe('POST /api/chatbot/public/:uniqueId/chat (event stream)', () => {
       message: 'Fake answer number one two three four five six seven to: Tell me everything about your product',
       sessionId: expect.stringMatching(/^[A-Za-z0-9_-]{38}$/),
       sources: [],
+      messageId: expect.stringMatching(/^\d+$/),
     });
     expect(deltas.map((d) => d.data.delta).join('')).toBe(done.message);
   });
@@ -461,7 +464,7 @@ describe('POST /api/chatbot/public/:uniqueId/chat (event stream)', () => {
 });
 
 const CONVERSATIONS = `query ($chatbotId: ID!) { conversations(chatbotId: $chatbotId) { id sessionId createdAt updatedAt userIp userAgent messageCount messages { role content timestamp } } }`;
-const CONVERSATION = `query ($chatbotId: ID!, $id: ID!) { conversation(chatbotId: $chatbotId, id: $id) { id sessionId userIp userAgent messageCount messages { role content timestamp } } }`;
+const CONVERSATION = `query ($chatbotId: ID!, $id: ID!) { conversation(chatbotId: $chatbotId, id: $id) { id sessionId userIp userAgent messageCount messages { id role content timestamp rating } } }`;
 
 describe('conversation history', () => {
   it('is refused to a free owner with 403, over REST and GraphQL', async () => {
@@ -545,7 +548,8 @@ describe('conversation history', () => {
       { role: 'assistant', content: a2.body.message },
     ]);
     for (const m of detail.body.messages) {
-      expect(Object.keys(m).sort()).toEqual(['content', 'role', 'timestamp']);
+      expect(Object.keys(m).sort()).toEqual(['content', 'id', 'rating', 'role', 'timestamp']);
+      expect(m.rating).toBeNull();
       isoString(m.timestamp);
     }
     const times = detail.body.messages.map((m: any) => Date.parse(m.timestamp));

@@ -98,7 +98,7 @@ describe('sources of a public answer', () => {
     const res = await chat(chatbot.uniqueId, 'When do you open and how much is shipping?');
     expect(res.status).toBe(200);
     const body = await res.json();
-    expect(Object.keys(body).sort()).toEqual(['message', 'sessionId', 'sources']);
+    expect(Object.keys(body).sort()).toEqual(['message', 'messageId', 'sessionId', 'sources']);
     expect(body.message).toBe('We open at nine [1]. Shipping is free [2].');
     expect(body.sources).toEqual([
       { entryId: hoursEntry._id, title: hoursEntry.title },
@@ -109,7 +109,7 @@ describe('sources of a public answer', () => {
   it('an answer that cites nothing has sources []', async () => {
     const { chatbot } = await chatbotWithKnowledge();
     const body = await (await chat(chatbot.uniqueId, 'Say something uncited')).json();
-    expect(body).toEqual({ message: 'I can only say hello.', sessionId: expect.any(String), sources: [] });
+    expect(body).toEqual({ message: 'I can only say hello.', sessionId: expect.any(String), sources: [], messageId: expect.any(String) });
   });
 
   it('the event stream ends with a done event carrying the same message and sources', async () => {
@@ -125,6 +125,7 @@ describe('sources of a public answer', () => {
         { entryId: hoursEntry._id, title: hoursEntry.title },
         { entryId: shippingEntry._id, title: shippingEntry.title },
       ],
+      messageId: expect.any(String),
     });
   });
 
@@ -141,6 +142,7 @@ describe('sources of a public answer', () => {
       message: 'Nine to five, Monday to Friday.',
       sessionId: expect.any(String),
       sources: [{ entryId: qa.body.entry._id, title: 'What are your opening hours?' }],
+      messageId: expect.any(String),
     });
     expect(fake.requests.length).toBe(before);
     const streamed = doneEvent(await (await chat(chatbot.uniqueId, 'What are your opening hours?', true)).text());

@@ -98,5 +98,7 @@ export const chatbotResolvers: Resolvers = {
       });
       return chatbotView(full).knowledgeBase ?? knowledgeBaseView(undefined);
     },
+    // One CountUnansweredQuestions call per request, however many chatbots the query lists.
+    openUnansweredQuestions: async (chatbot, _args, ctx) => (await ctx.openUnansweredQuestions()).get(chatbot.id) ?? 0,
   },
 };

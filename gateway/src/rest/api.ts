@@ -7,11 +7,14 @@ import { invalid } from '@parley/common/rpc-errors.ts';
 import { bodyParserError, MALFORMED_URL, toHttpError } from '../errors.ts';
 import type { StripeEventIntake } from '../stripe-events.ts';
 import { accountRoutes, passwordResetRoutes, portalRoutes } from './account.ts';
+import { analyticsSummaryRoutes, chatbotAnalyticsRoutes } from './analytics.ts';
 import { authRoutes } from './auth.ts';
 import { isCleanText } from './input.ts';
 import { chatbotRoutes } from './chatbots.ts';
+import { conversationExportRoutes } from './conversation-export.ts';
 import { paymentRoutes, webhookHandlers } from './payment.ts';
 import { publicChatRoutes } from './public-chat.ts';
+import { unansweredQuestionRoutes } from './unanswered-questions.ts';
 import { usageRoutes } from './usage.ts';
 
 export interface ApiOptions {
@@ -55,7 +58,10 @@ export function apiRouter(opts: ApiOptions): Router {
   router.use('/auth', authRoutes(opts.clients), passwordResetRoutes(opts.clients));
   // Before the owner routes, so "public" is never read as a chatbot id.
   router.use('/chatbot/public', publicChatRoutes(opts.clients, { timeoutMs: opts.chatTimeoutMs, logger: opts.logger }));
-  router.use('/chatbot', chatbotRoutes(opts.clients, opts));
+  // The export before the owner routes, so "export" is never read as a conversation id.
+  router.use('/chatbot', conversationExportRoutes(opts.clients, { logger: opts.logger }));
+  router.use('/chatbot', chatbotRoutes(opts.clients, opts), chatbotAnalyticsRoutes(opts.clients), unansweredQuestionRoutes(opts.clients));
+  router.use('/analytics', analyticsSummaryRoutes(opts.clients));
   router.use('/user', usageRoutes(opts.clients), accountRoutes(opts.clients, { logger: opts.logger }));
   router.use(
     '/payment',

@@ -1,13 +1,16 @@
-// The public chat paths (spec §7, with issue 13's additions), used by the chat page without signing in:
-//   GET  /api/chatbot/public/{uniqueId}        → { name, profilePicture, welcomeMessage, suggestedQuestions }
-//   POST /api/chatbot/public/{uniqueId}/chat   → { message, sessionId, sources }
+// The public chat paths (spec §7, with issues 13 and 15's additions), used by the chat page without signing in:
+//   GET  /api/chatbot/public/{uniqueId}          → { name, profilePicture, welcomeMessage, suggestedQuestions }
+//   POST /api/chatbot/public/{uniqueId}/chat     → { message, sessionId, sources, messageId }
+//   POST /api/chatbot/public/{uniqueId}/feedback   { sessionId, messageId, rating: "up" | "down" } → { messageId, rating }
 // sources are the knowledge entries the answer cites, [{ entryId, title, url? }] (url for a web page
-// only), in the order of the answer's [n] markers; [] when it cites none.
+// only), in the order of the answer's [n] markers; [] when it cites none. messageId is the stored
+// answer's id, which feedback rates (only an answer of the visitor's own conversation: 404 otherwise;
+// one rating per answer, changeable; counted against the visitor's chat rate limit).
 // With `Accept: text/event-stream` the answer streams as server-sent events:
-//   event: delta  data: {"delta":"..."}                                     (repeated)
-//   event: done   data: {"message":"...","sessionId":"...","sources":[...]} (last; the message may
-//                 differ from the deltas joined: its markers are renumbered to match sources)
-//   event: error  data: {"message":"..."}                                   (instead of done, if it fails midway)
+//   event: delta  data: {"delta":"..."}                                                   (repeated)
+//   event: done   data: {"message":"...","sessionId":"...","sources":[...],"messageId":"..."} (last; the message
+//                 may differ from the deltas joined: its markers are renumbered to match sources)
+//   event: error  data: {"message":"..."}                                                 (instead of done, if it fails midway)
 // A failure before the first event is an ordinary JSON error with its status.
 import { Router, type Request, type Response } from 'express';
 import { clientIp } from '@parley/common/http.ts';
@@ -73,15 +76,29 @@ export function publicChatRoutes(clients: Clients, opts: PublicChatOptions): Rou
     res.end();
   });
 
+  router.post('/:uniqueId/feedback', async (req, res) => {
+    const body = jsonObject(req.body);
+    // The chat service owns every rule: the rating's values, whose message it is, the rate limit.
+    const rated = await clients.chat.rateMessage({
+      uniqueId: req.params.uniqueId,
+      sessionId: stringField(body, 'sessionId'),
+      messageId: stringField(body, 'messageId'),
+      rating: stringField(body, 'rating'),
+      clientIp: clientIp(req),
+    });
+    res.json({ messageId: rated.messageId, rating: rated.rating });
+  });
+
   return router;
 }
 
 /** The reply as the page reads it, as JSON and as the done event: `url` only for a source that has one. */
-function chatReply({ message, sessionId, sources }: SendMessageResponse) {
+function chatReply({ message, sessionId, sources, messageId }: SendMessageResponse) {
   return {
     message,
     sessionId,
     sources: sources.map(({ entryId, title, url }) => (url ? { entryId, title, url } : { entryId, title })),
+    messageId,
   };
 }
 
