@@ -1,41 +1,9 @@
 /// <reference lib="dom" />
 // The public chat page against the whole running stack (the chat service calls a local fake of the
 // OpenAI API through the real SDK), and the History tab a pro owner reads afterwards.
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
-import pg from 'pg';
-import { registerOwner } from './fixtures.ts';
+import { expect, test } from '@playwright/test';
+import { createBot, makePro, ownerToken, registerOwner } from './fixtures.ts';
 import { screenshot } from './screenshots.ts';
-
-async function ownerToken(page: Page): Promise<string> {
-  const token = await page.evaluate(() => localStorage.getItem('token'));
-  expect(token).toBeTruthy();
-  return token!;
-}
-
-async function createBot(request: APIRequestContext, token: string, name: string, knowledge: string) {
-  const headers = { authorization: `Bearer ${token}` };
-  const created = await request.post('/api/chatbot', { headers, data: { name } });
-  expect(created.status()).toBe(201);
-  const bot = (await created.json()) as { _id: string; uniqueId: string };
-  const added = await request.post(`/api/chatbot/${bot._id}/knowledge-base/text`, { headers, data: { text: knowledge, append: true } });
-  expect(added.status()).toBe(200);
-  return bot;
-}
-
-/** Moves an owner to the pro plan in billing's own data, as a completed checkout will. */
-async function makePro(email: string): Promise<void> {
-  const client = new pg.Client({ connectionString: process.env.E2E_DATABASE_URL });
-  await client.connect();
-  try {
-    const { rowCount } = await client.query(
-      `UPDATE billing."Account" SET plan = 'pro' WHERE "userId" = (SELECT id::text FROM auth."User" WHERE email = $1)`,
-      [email.toLowerCase()],
-    );
-    expect(rowCount).toBe(1);
-  } finally {
-    await client.end();
-  }
-}
 
 test('a visitor chats with a bot: streamed answer, restored on reload, cleared, and an inactive bot', async ({
   page,
