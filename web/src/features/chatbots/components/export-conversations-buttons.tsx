@@ -23,7 +23,7 @@ interface ExportConversationsButtonsProps {
 /** Every conversation with every message, as a spreadsheet (CSV) or one JSON object per line (JSONL). */
 export function ExportConversationsButtons({ downloading, onDownload }: ExportConversationsButtonsProps) {
   return (
-    <div className="flex flex-wrap items-center gap-2">
+    <div className="flex shrink-0 flex-wrap items-center gap-2">
       {formats.map(({ format, label }) => (
         <Button
           key={format}
