@@ -67,6 +67,7 @@ test('a visitor rates an answer; the owner reads it, opens Analytics, answers an
 
   // Export: every message of the conversation, as CSV.
   await page.getByRole('tab', { name: /History/ }).click();
+  await page.getByRole('button', { name: 'Back', exact: true }).click();
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
   const csv = await readFile((await download.path())!, 'utf8');
   expect(csv.split('\n')[0]).toContain('content');
