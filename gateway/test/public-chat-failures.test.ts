@@ -185,9 +185,9 @@ describe('what counts as a lost connection', () => {
     expect(mapError(withCause(Code.Aborted, reset), logger)).toMatchObject({ status: 503, message: UNAVAILABLE_MESSAGE });
   });
 
-  it("is not a service's own Internal or Aborted error", () => {
+  it("is not a service's own Internal or Aborted error (Aborted is its conflict, 409)", () => {
     expect(mapError(new ConnectError('Internal error', Code.Internal), logger)).toMatchObject({ status: 500, message: INTERNAL_MESSAGE });
-    expect(mapError(new ConnectError('conflict', Code.Aborted), logger)).toMatchObject({ status: 500, message: INTERNAL_MESSAGE });
+    expect(mapError(new ConnectError('conflict', Code.Aborted), logger)).toMatchObject({ status: 409, message: 'conflict' });
     expect(mapError(withCause(Code.Internal, new Error('no code')), logger)).toMatchObject({ status: 500 });
   });
 });
