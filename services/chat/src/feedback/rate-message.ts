@@ -16,7 +16,7 @@ import type { PrismaClient } from '../generated/prisma/client.ts';
 import { applyRating, type Rating } from '../analytics/aggregates.ts';
 import { addQuestion } from '../analytics/question-clusters.ts';
 import type { Admission } from '../public-chat/admission.ts';
-import { parseUniqueId } from '../public-chat/message-input.ts';
+import { parseClientIp, parseUniqueId } from '../public-chat/message-input.ts';
 import type { SessionIds } from '../public-chat/session-id.ts';
 import { answerFailed, chatbotNotFound, chatbotUnavailable } from '../public-chat/visitor-errors.ts';
 
@@ -25,7 +25,6 @@ export const MESSAGE_NOT_FOUND = 'Message not found';
 
 export const RATINGS: readonly Rating[] = ['up', 'down'];
 
-const MAX_IP_CHARS = 64;
 /** A message id is a positive bigint (Message.id); anything longer cannot be one. */
 const MESSAGE_ID = /^[1-9][0-9]{0,18}$/;
 const MAX_MESSAGE_ID = 2n ** 63n - 1n;
@@ -72,14 +71,7 @@ export function parseRating(raw: RawRating, ids: SessionIds): RatingInput {
   const sessionId = ids.accept(raw.sessionId);
   const id = raw.messageId.trim();
   if (!sessionId || !MESSAGE_ID.test(id) || BigInt(id) > MAX_MESSAGE_ID) throw notFound(MESSAGE_NOT_FOUND);
-  return { uniqueId, sessionId, messageId: BigInt(id), rating: rating as Rating, clientIp: clientIpOf(raw.clientIp) };
-}
-
-/** The visitor's address as the chat counts it (message-input.ts): control characters out, trimmed, bounded; empty is unknown. */
-function clientIpOf(raw: string): string | null {
-  // eslint-disable-next-line no-control-regex -- matching control characters is the point
-  const value = raw.replace(/[\u0000-\u001f\u007f]/g, '').trim();
-  return value ? value.slice(0, MAX_IP_CHARS) : null;
+  return { uniqueId, sessionId, messageId: BigInt(id), rating: rating as Rating, clientIp: parseClientIp(raw.clientIp) };
 }
 
 /** The chatbot behind the uniqueId, as the public page sees it: unknown or inactive is NOT_FOUND. */

@@ -90,6 +90,9 @@ const bounded = (raw: string, max: number): string | null => {
   return value.length > max ? value.slice(0, max) : value;
 };
 
+/** The visitor's address as the chat counts it (rate limits, the conversation, feedback); empty is unknown. */
+export const parseClientIp = (raw: string): string | null => bounded(raw, MAX_IP_CHARS);
+
 /** Checked in this order: a bad message is INVALID_ARGUMENT even for an unknown chatbot. */
 export function parseMessageInput(raw: RawMessageInput, limits: MessageLimits, ids: SessionIds): MessageInput {
   const message = parseMessage(raw.message, limits);
@@ -99,7 +102,7 @@ export function parseMessageInput(raw: RawMessageInput, limits: MessageLimits, i
     message,
     model,
     sessionId: parseSessionId(raw.sessionId, ids),
-    clientIp: bounded(raw.clientIp, MAX_IP_CHARS),
+    clientIp: parseClientIp(raw.clientIp),
     userAgent: bounded(raw.userAgent, MAX_USER_AGENT_CHARS),
   };
 }
