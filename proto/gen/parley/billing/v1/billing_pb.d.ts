@@ -579,6 +579,19 @@ export declare type ReserveCreditResponse = Message<"parley.billing.v1.ReserveCr
    * @generated from field: string amount = 1;
    */
   amount: string;
+
+  /**
+   * The model's prices the hold was counted at, dollars per million tokens (exact decimals), so a
+   * caller can tell the answer's exact cost from its usage (a chatbot's daily spend limit).
+   *
+   * @generated from field: string input_price_per_million = 2;
+   */
+  inputPricePerMillion: string;
+
+  /**
+   * @generated from field: string output_price_per_million = 3;
+   */
+  outputPricePerMillion: string;
 };
 
 /**

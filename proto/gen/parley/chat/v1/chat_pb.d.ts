@@ -19,6 +19,22 @@ export declare type GetPublicChatbotRequest = Message<"parley.chat.v1.GetPublicC
    * @generated from field: string unique_id = 1;
    */
   uniqueId: string;
+
+  /**
+   * Where the request came from (issue 14): the host name of the web site whose page sent it when
+   * that is not Parley's own (from the Origin header, lower case); empty for Parley's own pages and
+   * for a request without an Origin.
+   *
+   * @generated from field: string site_host = 2;
+   */
+  siteHost: string;
+
+  /**
+   * True when Parley's own page is the embed page (/embed/{uniqueId}) inside the widget.
+   *
+   * @generated from field: bool embedded = 3;
+   */
+  embedded: boolean;
 };
 
 /**
@@ -56,6 +72,34 @@ export declare type GetPublicChatbotResponse = Message<"parley.chat.v1.GetPublic
    * @generated from field: repeated string suggested_questions = 4;
    */
   suggestedQuestions: string[];
+
+  /**
+   * How the page and the widget look (hide_branding false while the owner is not pro).
+   *
+   * @generated from field: parley.chat.v1.PublicAppearance appearance = 5;
+   */
+  appearance?: PublicAppearance | undefined;
+
+  /**
+   * Host names the embed page may be framed by (its frame-ancestors); empty: anywhere.
+   *
+   * @generated from field: repeated string allowed_domains = 6;
+   */
+  allowedDomains: string[];
+
+  /**
+   * A new conversation's first message must carry a solved challenge (CreateChallenge).
+   *
+   * @generated from field: bool proof_of_work = 7;
+   */
+  proofOfWork: boolean;
+
+  /**
+   * False when the owner switched the standalone page off.
+   *
+   * @generated from field: bool standalone_page = 8;
+   */
+  standalonePage: boolean;
 };
 
 /**
@@ -63,6 +107,111 @@ export declare type GetPublicChatbotResponse = Message<"parley.chat.v1.GetPublic
  * Use `create(GetPublicChatbotResponseSchema)` to create a new message.
  */
 export declare const GetPublicChatbotResponseSchema: GenMessage<GetPublicChatbotResponse>;
+
+/**
+ * @generated from message parley.chat.v1.PublicAppearance
+ */
+export declare type PublicAppearance = Message<"parley.chat.v1.PublicAppearance"> & {
+  /**
+   * "#rrggbb"; empty: the product's colour.
+   *
+   * @generated from field: string primary_color = 1;
+   */
+  primaryColor: string;
+
+  /**
+   * "left" or "right".
+   *
+   * @generated from field: string position = 2;
+   */
+  position: string;
+
+  /**
+   * @generated from field: string launcher_label = 3;
+   */
+  launcherLabel: string;
+
+  /**
+   * @generated from field: bool hide_branding = 4;
+   */
+  hideBranding: boolean;
+};
+
+/**
+ * Describes the message parley.chat.v1.PublicAppearance.
+ * Use `create(PublicAppearanceSchema)` to create a new message.
+ */
+export declare const PublicAppearanceSchema: GenMessage<PublicAppearance>;
+
+/**
+ * @generated from message parley.chat.v1.CreateChallengeRequest
+ */
+export declare type CreateChallengeRequest = Message<"parley.chat.v1.CreateChallengeRequest"> & {
+  /**
+   * @generated from field: string unique_id = 1;
+   */
+  uniqueId: string;
+
+  /**
+   * Where the request came from (issue 14): the host name of the web site whose page sent it when
+   * that is not Parley's own (from the Origin header, lower case); empty for Parley's own pages and
+   * for a request without an Origin.
+   *
+   * @generated from field: string site_host = 2;
+   */
+  siteHost: string;
+
+  /**
+   * True when Parley's own page is the embed page (/embed/{uniqueId}) inside the widget.
+   *
+   * @generated from field: bool embedded = 3;
+   */
+  embedded: boolean;
+};
+
+/**
+ * Describes the message parley.chat.v1.CreateChallengeRequest.
+ * Use `create(CreateChallengeRequestSchema)` to create a new message.
+ */
+export declare const CreateChallengeRequestSchema: GenMessage<CreateChallengeRequest>;
+
+/**
+ * An ALTCHA challenge (its JSON field names: algorithm, challenge, maxnumber, salt, signature).
+ *
+ * @generated from message parley.chat.v1.CreateChallengeResponse
+ */
+export declare type CreateChallengeResponse = Message<"parley.chat.v1.CreateChallengeResponse"> & {
+  /**
+   * @generated from field: string algorithm = 1;
+   */
+  algorithm: string;
+
+  /**
+   * @generated from field: string challenge = 2;
+   */
+  challenge: string;
+
+  /**
+   * @generated from field: int64 max_number = 3 [jstype = JS_NUMBER];
+   */
+  maxNumber: bigint;
+
+  /**
+   * @generated from field: string salt = 4;
+   */
+  salt: string;
+
+  /**
+   * @generated from field: string signature = 5;
+   */
+  signature: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.CreateChallengeResponse.
+ * Use `create(CreateChallengeResponseSchema)` to create a new message.
+ */
+export declare const CreateChallengeResponseSchema: GenMessage<CreateChallengeResponse>;
 
 /**
  * @generated from message parley.chat.v1.SendMessageRequest
@@ -104,6 +253,43 @@ export declare type SendMessageRequest = Message<"parley.chat.v1.SendMessageRequ
    * @generated from field: string user_agent = 6;
    */
   userAgent: string;
+
+  /**
+   * Where the request came from (issue 14): the host name of the web site whose page sent it when
+   * that is not Parley's own (from the Origin header, lower case); empty for Parley's own pages and
+   * for a request without an Origin.
+   *
+   * @generated from field: string site_host = 7;
+   */
+  siteHost: string;
+
+  /**
+   * True when Parley's own page is the embed page (/embed/{uniqueId}) inside the widget.
+   *
+   * @generated from field: bool embedded = 8;
+   */
+  embedded: boolean;
+
+  /**
+   * What the host page told the widget about its visitor (Parley.identify); kept with a new
+   * conversation and shown in the owner's history. Empty when not told.
+   *
+   * @generated from field: string visitor_id = 9;
+   */
+  visitorId: string;
+
+  /**
+   * @generated from field: string visitor_name = 10;
+   */
+  visitorName: string;
+
+  /**
+   * The solved challenge (the ALTCHA payload, base64 JSON) for a new conversation's first message
+   * when the chatbot asks for proof of work; empty otherwise.
+   *
+   * @generated from field: string proof_of_work = 11;
+   */
+  proofOfWork: string;
 };
 
 /**
@@ -147,6 +333,43 @@ export declare type StreamMessageRequest = Message<"parley.chat.v1.StreamMessage
    * @generated from field: string user_agent = 6;
    */
   userAgent: string;
+
+  /**
+   * Where the request came from (issue 14): the host name of the web site whose page sent it when
+   * that is not Parley's own (from the Origin header, lower case); empty for Parley's own pages and
+   * for a request without an Origin.
+   *
+   * @generated from field: string site_host = 7;
+   */
+  siteHost: string;
+
+  /**
+   * True when Parley's own page is the embed page (/embed/{uniqueId}) inside the widget.
+   *
+   * @generated from field: bool embedded = 8;
+   */
+  embedded: boolean;
+
+  /**
+   * What the host page told the widget about its visitor (Parley.identify); kept with a new
+   * conversation and shown in the owner's history. Empty when not told.
+   *
+   * @generated from field: string visitor_id = 9;
+   */
+  visitorId: string;
+
+  /**
+   * @generated from field: string visitor_name = 10;
+   */
+  visitorName: string;
+
+  /**
+   * The solved challenge (the ALTCHA payload, base64 JSON) for a new conversation's first message
+   * when the chatbot asks for proof of work; empty otherwise.
+   *
+   * @generated from field: string proof_of_work = 11;
+   */
+  proofOfWork: string;
 };
 
 /**
@@ -340,6 +563,18 @@ export declare type Conversation = Message<"parley.chat.v1.Conversation"> & {
    * @generated from field: repeated parley.chat.v1.ChatMessage messages = 8;
    */
   messages: ChatMessage[];
+
+  /**
+   * What the host page told the widget about the visitor; empty when not told.
+   *
+   * @generated from field: string visitor_id = 9;
+   */
+  visitorId: string;
+
+  /**
+   * @generated from field: string visitor_name = 10;
+   */
+  visitorName: string;
 };
 
 /**
@@ -457,6 +692,22 @@ export declare type RateMessageRequest = Message<"parley.chat.v1.RateMessageRequ
    * @generated from field: string client_ip = 5;
    */
   clientIp: string;
+
+  /**
+   * Where the request came from (issue 14): the host name of the web site whose page sent it when
+   * that is not Parley's own (from the Origin header, lower case); empty for Parley's own pages and
+   * for a request without an Origin.
+   *
+   * @generated from field: string site_host = 6;
+   */
+  siteHost: string;
+
+  /**
+   * True when Parley's own page is the embed page (/embed/{uniqueId}) inside the widget.
+   *
+   * @generated from field: bool embedded = 7;
+   */
+  embedded: boolean;
 };
 
 /**
@@ -1036,6 +1287,16 @@ export declare type ExportRow = Message<"parley.chat.v1.ExportRow"> & {
    * @generated from field: string rating = 9;
    */
   rating: string;
+
+  /**
+   * @generated from field: string visitor_id = 10;
+   */
+  visitorId: string;
+
+  /**
+   * @generated from field: string visitor_name = 11;
+   */
+  visitorName: string;
 };
 
 /**
@@ -1077,6 +1338,16 @@ export declare const ChatService: GenService<{
     methodKind: "unary";
     input: typeof GetPublicChatbotRequestSchema;
     output: typeof GetPublicChatbotResponseSchema;
+  },
+  /**
+   * A proof-of-work challenge for a chatbot that asks for one (VisitorLimits.proof_of_work).
+   *
+   * @generated from rpc parley.chat.v1.ChatService.CreateChallenge
+   */
+  createChallenge: {
+    methodKind: "unary";
+    input: typeof CreateChallengeRequestSchema;
+    output: typeof CreateChallengeResponseSchema;
   },
   /**
    * A visitor's message, answered from the chatbot's knowledge base.

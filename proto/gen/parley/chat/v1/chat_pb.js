@@ -9,7 +9,7 @@ import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
  * Describes the file parley/chat/v1/chat.proto.
  */
 export const file_parley_chat_v1_chat = /*@__PURE__*/
-  fileDesc("ChlwYXJsZXkvY2hhdC92MS9jaGF0LnByb3RvEg5wYXJsZXkuY2hhdC52MSIsChdHZXRQdWJsaWNDaGF0Ym90UmVxdWVzdBIRCgl1bmlxdWVfaWQYASABKAkidwoYR2V0UHVibGljQ2hhdGJvdFJlc3BvbnNlEgwKBG5hbWUYASABKAkSFwoPcHJvZmlsZV9waWN0dXJlGAIgASgJEhcKD3dlbGNvbWVfbWVzc2FnZRgDIAEoCRIbChNzdWdnZXN0ZWRfcXVlc3Rpb25zGAQgAygJIoIBChJTZW5kTWVzc2FnZVJlcXVlc3QSEQoJdW5pcXVlX2lkGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkSDwoHbWVzc2FnZRgDIAEoCRINCgVtb2RlbBgEIAEoCRIRCgljbGllbnRfaXAYBSABKAkSEgoKdXNlcl9hZ2VudBgGIAEoCSKEAQoUU3RyZWFtTWVzc2FnZVJlcXVlc3QSEQoJdW5pcXVlX2lkGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkSDwoHbWVzc2FnZRgDIAEoCRINCgVtb2RlbBgEIAEoCRIRCgljbGllbnRfaXAYBSABKAkSEgoKdXNlcl9hZ2VudBgGIAEoCSJ3ChNTZW5kTWVzc2FnZVJlc3BvbnNlEg8KB21lc3NhZ2UYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCRInCgdzb3VyY2VzGAMgAygLMhYucGFybGV5LmNoYXQudjEuU291cmNlEhIKCm1lc3NhZ2VfaWQYBCABKAkiNgoGU291cmNlEhAKCGVudHJ5X2lkGAEgASgJEg0KBXRpdGxlGAIgASgJEgsKA3VybBgDIAEoCSJmChVTdHJlYW1NZXNzYWdlUmVzcG9uc2USDwoFZGVsdGEYASABKAlIABIzCgRkb25lGAIgASgLMiMucGFybGV5LmNoYXQudjEuU2VuZE1lc3NhZ2VSZXNwb25zZUgAQgcKBWV2ZW50IncKC0NoYXRNZXNzYWdlEgwKBHJvbGUYASABKAkSDwoHY29udGVudBgCIAEoCRItCgl0aW1lc3RhbXAYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgoKAmlkGAQgASgJEg4KBnJhdGluZxgFIAEoCSL5AQoMQ29udmVyc2F0aW9uEgoKAmlkGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkSLgoKY3JlYXRlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHdXNlcl9pcBgFIAEoCRISCgp1c2VyX2FnZW50GAYgASgJEhUKDW1lc3NhZ2VfY291bnQYByABKAUSLQoIbWVzc2FnZXMYCCADKAsyGy5wYXJsZXkuY2hhdC52MS5DaGF0TWVzc2FnZSJAChhMaXN0Q29udmVyc2F0aW9uc1JlcXVlc3QSEAoIb3duZXJfaWQYASABKAkSEgoKY2hhdGJvdF9pZBgCIAEoCSJQChlMaXN0Q29udmVyc2F0aW9uc1Jlc3BvbnNlEjMKDWNvbnZlcnNhdGlvbnMYASADKAsyHC5wYXJsZXkuY2hhdC52MS5Db252ZXJzYXRpb24iVwoWR2V0Q29udmVyc2F0aW9uUmVxdWVzdBIQCghvd25lcl9pZBgBIAEoCRISCgpjaGF0Ym90X2lkGAIgASgJEhcKD2NvbnZlcnNhdGlvbl9pZBgDIAEoCSJNChdHZXRDb252ZXJzYXRpb25SZXNwb25zZRIyCgxjb252ZXJzYXRpb24YASABKAsyHC5wYXJsZXkuY2hhdC52MS5Db252ZXJzYXRpb24icgoSUmF0ZU1lc3NhZ2VSZXF1ZXN0EhEKCXVuaXF1ZV9pZBgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJEhIKCm1lc3NhZ2VfaWQYAyABKAkSDgoGcmF0aW5nGAQgASgJEhEKCWNsaWVudF9pcBgFIAEoCSI5ChNSYXRlTWVzc2FnZVJlc3BvbnNlEhIKCm1lc3NhZ2VfaWQYASABKAkSDgoGcmF0aW5nGAIgASgJImEKE0dldEFuYWx5dGljc1JlcXVlc3QSEAoIb3duZXJfaWQYASABKAkSEgoKY2hhdGJvdF9pZBgCIAEoCRISCgpzdGFydF9kYXRlGAMgASgJEhAKCGVuZF9kYXRlGAQgASgJIlQKGkdldEFuYWx5dGljc1N1bW1hcnlSZXF1ZXN0EhAKCG93bmVyX2lkGAEgASgJEhIKCnN0YXJ0X2RhdGUYAiABKAkSEAoIZW5kX2RhdGUYAyABKAkiXgoMQW5hbHl0aWNzRGF5EgwKBGRhdGUYASABKAkSFQoNY29udmVyc2F0aW9ucxgCIAEoBRIQCghtZXNzYWdlcxgDIAEoBRIXCg91bmlxdWVfdmlzaXRvcnMYBCABKAUipwEKD0FuYWx5dGljc1RvdGFscxIVCg1jb252ZXJzYXRpb25zGAEgASgFEhAKCG1lc3NhZ2VzGAIgASgFEhcKD3VuaXF1ZV92aXNpdG9ycxgDIAEoBRIQCghhbnN3ZXJlZBgEIAEoBRIRCgl0aHVtYnNfdXAYBSABKAUSEwoLdGh1bWJzX2Rvd24YBiABKAUSGAoQbWVkaWFuX2Fuc3dlcl9tcxgHIAEoBSIwCg1Bc2tlZFF1ZXN0aW9uEhAKCHF1ZXN0aW9uGAEgASgJEg0KBWNvdW50GAIgASgFIkQKFEdldEFuYWx5dGljc1Jlc3BvbnNlEiwKCWFuYWx5dGljcxgBIAEoCzIZLnBhcmxleS5jaGF0LnYxLkFuYWx5dGljcyJLChtHZXRBbmFseXRpY3NTdW1tYXJ5UmVzcG9uc2USLAoJYW5hbHl0aWNzGAEgASgLMhkucGFybGV5LmNoYXQudjEuQW5hbHl0aWNzIsMBCglBbmFseXRpY3MSLwoGdG90YWxzGAEgASgLMh8ucGFybGV5LmNoYXQudjEuQW5hbHl0aWNzVG90YWxzEgwKBGZ1bGwYAiABKAgSKgoEZGF5cxgDIAMoCzIcLnBhcmxleS5jaGF0LnYxLkFuYWx5dGljc0RheRIVCg1idXNpZXN0X2hvdXJzGAQgAygFEjQKDXRvcF9xdWVzdGlvbnMYBSADKAsyHS5wYXJsZXkuY2hhdC52MS5Bc2tlZFF1ZXN0aW9uIqsBChJVbmFuc3dlcmVkUXVlc3Rpb24SCgoCaWQYASABKAkSEAoIcXVlc3Rpb24YAiABKAkSDQoFY291bnQYAyABKAUSEAoIZXhhbXBsZXMYBCADKAkSLQoJbGFzdF9zZWVuGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIOCgZzdGF0dXMYBiABKAkSFwoPYW5zd2VyX2VudHJ5X2lkGAcgASgJIlYKHkxpc3RVbmFuc3dlcmVkUXVlc3Rpb25zUmVxdWVzdBIQCghvd25lcl9pZBgBIAEoCRISCgpjaGF0Ym90X2lkGAIgASgJEg4KBnN0YXR1cxgDIAEoCSJYCh9MaXN0VW5hbnN3ZXJlZFF1ZXN0aW9uc1Jlc3BvbnNlEjUKCXF1ZXN0aW9ucxgBIAMoCzIiLnBhcmxleS5jaGF0LnYxLlVuYW5zd2VyZWRRdWVzdGlvbiJ+Ch9BbnN3ZXJVbmFuc3dlcmVkUXVlc3Rpb25SZXF1ZXN0EhAKCG93bmVyX2lkGAEgASgJEhIKCmNoYXRib3RfaWQYAiABKAkSEwoLcXVlc3Rpb25faWQYAyABKAkSDgoGYW5zd2VyGAQgASgJEhAKCHF1ZXN0aW9uGAUgASgJIlgKIEFuc3dlclVuYW5zd2VyZWRRdWVzdGlvblJlc3BvbnNlEjQKCHF1ZXN0aW9uGAEgASgLMiIucGFybGV5LmNoYXQudjEuVW5hbnN3ZXJlZFF1ZXN0aW9uIl0KIERpc21pc3NVbmFuc3dlcmVkUXVlc3Rpb25SZXF1ZXN0EhAKCG93bmVyX2lkGAEgASgJEhIKCmNoYXRib3RfaWQYAiABKAkSEwoLcXVlc3Rpb25faWQYAyABKAkiWQohRGlzbWlzc1VuYW5zd2VyZWRRdWVzdGlvblJlc3BvbnNlEjQKCHF1ZXN0aW9uGAEgASgLMiIucGFybGV5LmNoYXQudjEuVW5hbnN3ZXJlZFF1ZXN0aW9uIjMKH0NvdW50VW5hbnN3ZXJlZFF1ZXN0aW9uc1JlcXVlc3QSEAoIb3duZXJfaWQYASABKAkitgEKIENvdW50VW5hbnN3ZXJlZFF1ZXN0aW9uc1Jlc3BvbnNlElwKD29wZW5fYnlfY2hhdGJvdBgBIAMoCzJDLnBhcmxleS5jaGF0LnYxLkNvdW50VW5hbnN3ZXJlZFF1ZXN0aW9uc1Jlc3BvbnNlLk9wZW5CeUNoYXRib3RFbnRyeRo0ChJPcGVuQnlDaGF0Ym90RW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgFOgI4ASJoChpFeHBvcnRDb252ZXJzYXRpb25zUmVxdWVzdBIQCghvd25lcl9pZBgBIAEoCRISCgpjaGF0Ym90X2lkGAIgASgJEhIKCnN0YXJ0X2RhdGUYAyABKAkSEAoIZW5kX2RhdGUYBCABKAkizwEKCUV4cG9ydFJvdxIXCg9jb252ZXJzYXRpb25faWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCRIPCgd1c2VyX2lwGAMgASgJEhIKCnVzZXJfYWdlbnQYBCABKAkSEgoKbWVzc2FnZV9pZBgFIAEoCRIMCgRyb2xlGAYgASgJEg8KB2NvbnRlbnQYByABKAkSLQoJdGltZXN0YW1wGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIOCgZyYXRpbmcYCSABKAkiRgobRXhwb3J0Q29udmVyc2F0aW9uc1Jlc3BvbnNlEicKBHJvd3MYASADKAsyGS5wYXJsZXkuY2hhdC52MS5FeHBvcnRSb3cyjAsKC0NoYXRTZXJ2aWNlEmUKEEdldFB1YmxpY0NoYXRib3QSJy5wYXJsZXkuY2hhdC52MS5HZXRQdWJsaWNDaGF0Ym90UmVxdWVzdBooLnBhcmxleS5jaGF0LnYxLkdldFB1YmxpY0NoYXRib3RSZXNwb25zZRJWCgtTZW5kTWVzc2FnZRIiLnBhcmxleS5jaGF0LnYxLlNlbmRNZXNzYWdlUmVxdWVzdBojLnBhcmxleS5jaGF0LnYxLlNlbmRNZXNzYWdlUmVzcG9uc2USXgoNU3RyZWFtTWVzc2FnZRIkLnBhcmxleS5jaGF0LnYxLlN0cmVhbU1lc3NhZ2VSZXF1ZXN0GiUucGFybGV5LmNoYXQudjEuU3RyZWFtTWVzc2FnZVJlc3BvbnNlMAESaAoRTGlzdENvbnZlcnNhdGlvbnMSKC5wYXJsZXkuY2hhdC52MS5MaXN0Q29udmVyc2F0aW9uc1JlcXVlc3QaKS5wYXJsZXkuY2hhdC52MS5MaXN0Q29udmVyc2F0aW9uc1Jlc3BvbnNlEmIKD0dldENvbnZlcnNhdGlvbhImLnBhcmxleS5jaGF0LnYxLkdldENvbnZlcnNhdGlvblJlcXVlc3QaJy5wYXJsZXkuY2hhdC52MS5HZXRDb252ZXJzYXRpb25SZXNwb25zZRJWCgtSYXRlTWVzc2FnZRIiLnBhcmxleS5jaGF0LnYxLlJhdGVNZXNzYWdlUmVxdWVzdBojLnBhcmxleS5jaGF0LnYxLlJhdGVNZXNzYWdlUmVzcG9uc2USWQoMR2V0QW5hbHl0aWNzEiMucGFybGV5LmNoYXQudjEuR2V0QW5hbHl0aWNzUmVxdWVzdBokLnBhcmxleS5jaGF0LnYxLkdldEFuYWx5dGljc1Jlc3BvbnNlEm4KE0dldEFuYWx5dGljc1N1bW1hcnkSKi5wYXJsZXkuY2hhdC52MS5HZXRBbmFseXRpY3NTdW1tYXJ5UmVxdWVzdBorLnBhcmxleS5jaGF0LnYxLkdldEFuYWx5dGljc1N1bW1hcnlSZXNwb25zZRJ6ChdMaXN0VW5hbnN3ZXJlZFF1ZXN0aW9ucxIuLnBhcmxleS5jaGF0LnYxLkxpc3RVbmFuc3dlcmVkUXVlc3Rpb25zUmVxdWVzdBovLnBhcmxleS5jaGF0LnYxLkxpc3RVbmFuc3dlcmVkUXVlc3Rpb25zUmVzcG9uc2USfQoYQW5zd2VyVW5hbnN3ZXJlZFF1ZXN0aW9uEi8ucGFybGV5LmNoYXQudjEuQW5zd2VyVW5hbnN3ZXJlZFF1ZXN0aW9uUmVxdWVzdBowLnBhcmxleS5jaGF0LnYxLkFuc3dlclVuYW5zd2VyZWRRdWVzdGlvblJlc3BvbnNlEoABChlEaXNtaXNzVW5hbnN3ZXJlZFF1ZXN0aW9uEjAucGFybGV5LmNoYXQudjEuRGlzbWlzc1VuYW5zd2VyZWRRdWVzdGlvblJlcXVlc3QaMS5wYXJsZXkuY2hhdC52MS5EaXNtaXNzVW5hbnN3ZXJlZFF1ZXN0aW9uUmVzcG9uc2USfQoYQ291bnRVbmFuc3dlcmVkUXVlc3Rpb25zEi8ucGFybGV5LmNoYXQudjEuQ291bnRVbmFuc3dlcmVkUXVlc3Rpb25zUmVxdWVzdBowLnBhcmxleS5jaGF0LnYxLkNvdW50VW5hbnN3ZXJlZFF1ZXN0aW9uc1Jlc3BvbnNlEnAKE0V4cG9ydENvbnZlcnNhdGlvbnMSKi5wYXJsZXkuY2hhdC52MS5FeHBvcnRDb252ZXJzYXRpb25zUmVxdWVzdBorLnBhcmxleS5jaGF0LnYxLkV4cG9ydENvbnZlcnNhdGlvbnNSZXNwb25zZTABYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("ChlwYXJsZXkvY2hhdC92MS9jaGF0LnByb3RvEg5wYXJsZXkuY2hhdC52MSJRChdHZXRQdWJsaWNDaGF0Ym90UmVxdWVzdBIRCgl1bmlxdWVfaWQYASABKAkSEQoJc2l0ZV9ob3N0GAIgASgJEhAKCGVtYmVkZGVkGAMgASgIIvYBChhHZXRQdWJsaWNDaGF0Ym90UmVzcG9uc2USDAoEbmFtZRgBIAEoCRIXCg9wcm9maWxlX3BpY3R1cmUYAiABKAkSFwoPd2VsY29tZV9tZXNzYWdlGAMgASgJEhsKE3N1Z2dlc3RlZF9xdWVzdGlvbnMYBCADKAkSNAoKYXBwZWFyYW5jZRgFIAEoCzIgLnBhcmxleS5jaGF0LnYxLlB1YmxpY0FwcGVhcmFuY2USFwoPYWxsb3dlZF9kb21haW5zGAYgAygJEhUKDXByb29mX29mX3dvcmsYByABKAgSFwoPc3RhbmRhbG9uZV9wYWdlGAggASgIImoKEFB1YmxpY0FwcGVhcmFuY2USFQoNcHJpbWFyeV9jb2xvchgBIAEoCRIQCghwb3NpdGlvbhgCIAEoCRIWCg5sYXVuY2hlcl9sYWJlbBgDIAEoCRIVCg1oaWRlX2JyYW5kaW5nGAQgASgIIlAKFkNyZWF0ZUNoYWxsZW5nZVJlcXVlc3QSEQoJdW5pcXVlX2lkGAEgASgJEhEKCXNpdGVfaG9zdBgCIAEoCRIQCghlbWJlZGRlZBgDIAEoCCJ4ChdDcmVhdGVDaGFsbGVuZ2VSZXNwb25zZRIRCglhbGdvcml0aG0YASABKAkSEQoJY2hhbGxlbmdlGAIgASgJEhYKCm1heF9udW1iZXIYAyABKANCAjACEgwKBHNhbHQYBCABKAkSEQoJc2lnbmF0dXJlGAUgASgJIugBChJTZW5kTWVzc2FnZVJlcXVlc3QSEQoJdW5pcXVlX2lkGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkSDwoHbWVzc2FnZRgDIAEoCRINCgVtb2RlbBgEIAEoCRIRCgljbGllbnRfaXAYBSABKAkSEgoKdXNlcl9hZ2VudBgGIAEoCRIRCglzaXRlX2hvc3QYByABKAkSEAoIZW1iZWRkZWQYCCABKAgSEgoKdmlzaXRvcl9pZBgJIAEoCRIUCgx2aXNpdG9yX25hbWUYCiABKAkSFQoNcHJvb2Zfb2Zfd29yaxgLIAEoCSLqAQoUU3RyZWFtTWVzc2FnZVJlcXVlc3QSEQoJdW5pcXVlX2lkGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkSDwoHbWVzc2FnZRgDIAEoCRINCgVtb2RlbBgEIAEoCRIRCgljbGllbnRfaXAYBSABKAkSEgoKdXNlcl9hZ2VudBgGIAEoCRIRCglzaXRlX2hvc3QYByABKAkSEAoIZW1iZWRkZWQYCCABKAgSEgoKdmlzaXRvcl9pZBgJIAEoCRIUCgx2aXNpdG9yX25hbWUYCiABKAkSFQoNcHJvb2Zfb2Zfd29yaxgLIAEoCSJ3ChNTZW5kTWVzc2FnZVJlc3BvbnNlEg8KB21lc3NhZ2UYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCRInCgdzb3VyY2VzGAMgAygLMhYucGFybGV5LmNoYXQudjEuU291cmNlEhIKCm1lc3NhZ2VfaWQYBCABKAkiNgoGU291cmNlEhAKCGVudHJ5X2lkGAEgASgJEg0KBXRpdGxlGAIgASgJEgsKA3VybBgDIAEoCSJmChVTdHJlYW1NZXNzYWdlUmVzcG9uc2USDwoFZGVsdGEYASABKAlIABIzCgRkb25lGAIgASgLMiMucGFybGV5LmNoYXQudjEuU2VuZE1lc3NhZ2VSZXNwb25zZUgAQgcKBWV2ZW50IncKC0NoYXRNZXNzYWdlEgwKBHJvbGUYASABKAkSDwoHY29udGVudBgCIAEoCRItCgl0aW1lc3RhbXAYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgoKAmlkGAQgASgJEg4KBnJhdGluZxgFIAEoCSKjAgoMQ29udmVyc2F0aW9uEgoKAmlkGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkSLgoKY3JlYXRlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHdXNlcl9pcBgFIAEoCRISCgp1c2VyX2FnZW50GAYgASgJEhUKDW1lc3NhZ2VfY291bnQYByABKAUSLQoIbWVzc2FnZXMYCCADKAsyGy5wYXJsZXkuY2hhdC52MS5DaGF0TWVzc2FnZRISCgp2aXNpdG9yX2lkGAkgASgJEhQKDHZpc2l0b3JfbmFtZRgKIAEoCSJAChhMaXN0Q29udmVyc2F0aW9uc1JlcXVlc3QSEAoIb3duZXJfaWQYASABKAkSEgoKY2hhdGJvdF9pZBgCIAEoCSJQChlMaXN0Q29udmVyc2F0aW9uc1Jlc3BvbnNlEjMKDWNvbnZlcnNhdGlvbnMYASADKAsyHC5wYXJsZXkuY2hhdC52MS5Db252ZXJzYXRpb24iVwoWR2V0Q29udmVyc2F0aW9uUmVxdWVzdBIQCghvd25lcl9pZBgBIAEoCRISCgpjaGF0Ym90X2lkGAIgASgJEhcKD2NvbnZlcnNhdGlvbl9pZBgDIAEoCSJNChdHZXRDb252ZXJzYXRpb25SZXNwb25zZRIyCgxjb252ZXJzYXRpb24YASABKAsyHC5wYXJsZXkuY2hhdC52MS5Db252ZXJzYXRpb24ilwEKElJhdGVNZXNzYWdlUmVxdWVzdBIRCgl1bmlxdWVfaWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCRISCgptZXNzYWdlX2lkGAMgASgJEg4KBnJhdGluZxgEIAEoCRIRCgljbGllbnRfaXAYBSABKAkSEQoJc2l0ZV9ob3N0GAYgASgJEhAKCGVtYmVkZGVkGAcgASgIIjkKE1JhdGVNZXNzYWdlUmVzcG9uc2USEgoKbWVzc2FnZV9pZBgBIAEoCRIOCgZyYXRpbmcYAiABKAkiYQoTR2V0QW5hbHl0aWNzUmVxdWVzdBIQCghvd25lcl9pZBgBIAEoCRISCgpjaGF0Ym90X2lkGAIgASgJEhIKCnN0YXJ0X2RhdGUYAyABKAkSEAoIZW5kX2RhdGUYBCABKAkiVAoaR2V0QW5hbHl0aWNzU3VtbWFyeVJlcXVlc3QSEAoIb3duZXJfaWQYASABKAkSEgoKc3RhcnRfZGF0ZRgCIAEoCRIQCghlbmRfZGF0ZRgDIAEoCSJeCgxBbmFseXRpY3NEYXkSDAoEZGF0ZRgBIAEoCRIVCg1jb252ZXJzYXRpb25zGAIgASgFEhAKCG1lc3NhZ2VzGAMgASgFEhcKD3VuaXF1ZV92aXNpdG9ycxgEIAEoBSKnAQoPQW5hbHl0aWNzVG90YWxzEhUKDWNvbnZlcnNhdGlvbnMYASABKAUSEAoIbWVzc2FnZXMYAiABKAUSFwoPdW5pcXVlX3Zpc2l0b3JzGAMgASgFEhAKCGFuc3dlcmVkGAQgASgFEhEKCXRodW1ic191cBgFIAEoBRITCgt0aHVtYnNfZG93bhgGIAEoBRIYChBtZWRpYW5fYW5zd2VyX21zGAcgASgFIjAKDUFza2VkUXVlc3Rpb24SEAoIcXVlc3Rpb24YASABKAkSDQoFY291bnQYAiABKAUiRAoUR2V0QW5hbHl0aWNzUmVzcG9uc2USLAoJYW5hbHl0aWNzGAEgASgLMhkucGFybGV5LmNoYXQudjEuQW5hbHl0aWNzIksKG0dldEFuYWx5dGljc1N1bW1hcnlSZXNwb25zZRIsCglhbmFseXRpY3MYASABKAsyGS5wYXJsZXkuY2hhdC52MS5BbmFseXRpY3MiwwEKCUFuYWx5dGljcxIvCgZ0b3RhbHMYASABKAsyHy5wYXJsZXkuY2hhdC52MS5BbmFseXRpY3NUb3RhbHMSDAoEZnVsbBgCIAEoCBIqCgRkYXlzGAMgAygLMhwucGFybGV5LmNoYXQudjEuQW5hbHl0aWNzRGF5EhUKDWJ1c2llc3RfaG91cnMYBCADKAUSNAoNdG9wX3F1ZXN0aW9ucxgFIAMoCzIdLnBhcmxleS5jaGF0LnYxLkFza2VkUXVlc3Rpb24iqwEKElVuYW5zd2VyZWRRdWVzdGlvbhIKCgJpZBgBIAEoCRIQCghxdWVzdGlvbhgCIAEoCRINCgVjb3VudBgDIAEoBRIQCghleGFtcGxlcxgEIAMoCRItCglsYXN0X3NlZW4YBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg4KBnN0YXR1cxgGIAEoCRIXCg9hbnN3ZXJfZW50cnlfaWQYByABKAkiVgoeTGlzdFVuYW5zd2VyZWRRdWVzdGlvbnNSZXF1ZXN0EhAKCG93bmVyX2lkGAEgASgJEhIKCmNoYXRib3RfaWQYAiABKAkSDgoGc3RhdHVzGAMgASgJIlgKH0xpc3RVbmFuc3dlcmVkUXVlc3Rpb25zUmVzcG9uc2USNQoJcXVlc3Rpb25zGAEgAygLMiIucGFybGV5LmNoYXQudjEuVW5hbnN3ZXJlZFF1ZXN0aW9uIn4KH0Fuc3dlclVuYW5zd2VyZWRRdWVzdGlvblJlcXVlc3QSEAoIb3duZXJfaWQYASABKAkSEgoKY2hhdGJvdF9pZBgCIAEoCRITCgtxdWVzdGlvbl9pZBgDIAEoCRIOCgZhbnN3ZXIYBCABKAkSEAoIcXVlc3Rpb24YBSABKAkiWAogQW5zd2VyVW5hbnN3ZXJlZFF1ZXN0aW9uUmVzcG9uc2USNAoIcXVlc3Rpb24YASABKAsyIi5wYXJsZXkuY2hhdC52MS5VbmFuc3dlcmVkUXVlc3Rpb24iXQogRGlzbWlzc1VuYW5zd2VyZWRRdWVzdGlvblJlcXVlc3QSEAoIb3duZXJfaWQYASABKAkSEgoKY2hhdGJvdF9pZBgCIAEoCRITCgtxdWVzdGlvbl9pZBgDIAEoCSJZCiFEaXNtaXNzVW5hbnN3ZXJlZFF1ZXN0aW9uUmVzcG9uc2USNAoIcXVlc3Rpb24YASABKAsyIi5wYXJsZXkuY2hhdC52MS5VbmFuc3dlcmVkUXVlc3Rpb24iMwofQ291bnRVbmFuc3dlcmVkUXVlc3Rpb25zUmVxdWVzdBIQCghvd25lcl9pZBgBIAEoCSK2AQogQ291bnRVbmFuc3dlcmVkUXVlc3Rpb25zUmVzcG9uc2USXAoPb3Blbl9ieV9jaGF0Ym90GAEgAygLMkMucGFybGV5LmNoYXQudjEuQ291bnRVbmFuc3dlcmVkUXVlc3Rpb25zUmVzcG9uc2UuT3BlbkJ5Q2hhdGJvdEVudHJ5GjQKEk9wZW5CeUNoYXRib3RFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAU6AjgBImgKGkV4cG9ydENvbnZlcnNhdGlvbnNSZXF1ZXN0EhAKCG93bmVyX2lkGAEgASgJEhIKCmNoYXRib3RfaWQYAiABKAkSEgoKc3RhcnRfZGF0ZRgDIAEoCRIQCghlbmRfZGF0ZRgEIAEoCSL5AQoJRXhwb3J0Um93EhcKD2NvbnZlcnNhdGlvbl9pZBgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJEg8KB3VzZXJfaXAYAyABKAkSEgoKdXNlcl9hZ2VudBgEIAEoCRISCgptZXNzYWdlX2lkGAUgASgJEgwKBHJvbGUYBiABKAkSDwoHY29udGVudBgHIAEoCRItCgl0aW1lc3RhbXAYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg4KBnJhdGluZxgJIAEoCRISCgp2aXNpdG9yX2lkGAogASgJEhQKDHZpc2l0b3JfbmFtZRgLIAEoCSJGChtFeHBvcnRDb252ZXJzYXRpb25zUmVzcG9uc2USJwoEcm93cxgBIAMoCzIZLnBhcmxleS5jaGF0LnYxLkV4cG9ydFJvdzLwCwoLQ2hhdFNlcnZpY2USZQoQR2V0UHVibGljQ2hhdGJvdBInLnBhcmxleS5jaGF0LnYxLkdldFB1YmxpY0NoYXRib3RSZXF1ZXN0GigucGFybGV5LmNoYXQudjEuR2V0UHVibGljQ2hhdGJvdFJlc3BvbnNlEmIKD0NyZWF0ZUNoYWxsZW5nZRImLnBhcmxleS5jaGF0LnYxLkNyZWF0ZUNoYWxsZW5nZVJlcXVlc3QaJy5wYXJsZXkuY2hhdC52MS5DcmVhdGVDaGFsbGVuZ2VSZXNwb25zZRJWCgtTZW5kTWVzc2FnZRIiLnBhcmxleS5jaGF0LnYxLlNlbmRNZXNzYWdlUmVxdWVzdBojLnBhcmxleS5jaGF0LnYxLlNlbmRNZXNzYWdlUmVzcG9uc2USXgoNU3RyZWFtTWVzc2FnZRIkLnBhcmxleS5jaGF0LnYxLlN0cmVhbU1lc3NhZ2VSZXF1ZXN0GiUucGFybGV5LmNoYXQudjEuU3RyZWFtTWVzc2FnZVJlc3BvbnNlMAESaAoRTGlzdENvbnZlcnNhdGlvbnMSKC5wYXJsZXkuY2hhdC52MS5MaXN0Q29udmVyc2F0aW9uc1JlcXVlc3QaKS5wYXJsZXkuY2hhdC52MS5MaXN0Q29udmVyc2F0aW9uc1Jlc3BvbnNlEmIKD0dldENvbnZlcnNhdGlvbhImLnBhcmxleS5jaGF0LnYxLkdldENvbnZlcnNhdGlvblJlcXVlc3QaJy5wYXJsZXkuY2hhdC52MS5HZXRDb252ZXJzYXRpb25SZXNwb25zZRJWCgtSYXRlTWVzc2FnZRIiLnBhcmxleS5jaGF0LnYxLlJhdGVNZXNzYWdlUmVxdWVzdBojLnBhcmxleS5jaGF0LnYxLlJhdGVNZXNzYWdlUmVzcG9uc2USWQoMR2V0QW5hbHl0aWNzEiMucGFybGV5LmNoYXQudjEuR2V0QW5hbHl0aWNzUmVxdWVzdBokLnBhcmxleS5jaGF0LnYxLkdldEFuYWx5dGljc1Jlc3BvbnNlEm4KE0dldEFuYWx5dGljc1N1bW1hcnkSKi5wYXJsZXkuY2hhdC52MS5HZXRBbmFseXRpY3NTdW1tYXJ5UmVxdWVzdBorLnBhcmxleS5jaGF0LnYxLkdldEFuYWx5dGljc1N1bW1hcnlSZXNwb25zZRJ6ChdMaXN0VW5hbnN3ZXJlZFF1ZXN0aW9ucxIuLnBhcmxleS5jaGF0LnYxLkxpc3RVbmFuc3dlcmVkUXVlc3Rpb25zUmVxdWVzdBovLnBhcmxleS5jaGF0LnYxLkxpc3RVbmFuc3dlcmVkUXVlc3Rpb25zUmVzcG9uc2USfQoYQW5zd2VyVW5hbnN3ZXJlZFF1ZXN0aW9uEi8ucGFybGV5LmNoYXQudjEuQW5zd2VyVW5hbnN3ZXJlZFF1ZXN0aW9uUmVxdWVzdBowLnBhcmxleS5jaGF0LnYxLkFuc3dlclVuYW5zd2VyZWRRdWVzdGlvblJlc3BvbnNlEoABChlEaXNtaXNzVW5hbnN3ZXJlZFF1ZXN0aW9uEjAucGFybGV5LmNoYXQudjEuRGlzbWlzc1VuYW5zd2VyZWRRdWVzdGlvblJlcXVlc3QaMS5wYXJsZXkuY2hhdC52MS5EaXNtaXNzVW5hbnN3ZXJlZFF1ZXN0aW9uUmVzcG9uc2USfQoYQ291bnRVbmFuc3dlcmVkUXVlc3Rpb25zEi8ucGFybGV5LmNoYXQudjEuQ291bnRVbmFuc3dlcmVkUXVlc3Rpb25zUmVxdWVzdBowLnBhcmxleS5jaGF0LnYxLkNvdW50VW5hbnN3ZXJlZFF1ZXN0aW9uc1Jlc3BvbnNlEnAKE0V4cG9ydENvbnZlcnNhdGlvbnMSKi5wYXJsZXkuY2hhdC52MS5FeHBvcnRDb252ZXJzYXRpb25zUmVxdWVzdBorLnBhcmxleS5jaGF0LnYxLkV4cG9ydENvbnZlcnNhdGlvbnNSZXNwb25zZTABYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * Describes the message parley.chat.v1.GetPublicChatbotRequest.
@@ -26,235 +26,256 @@ export const GetPublicChatbotResponseSchema = /*@__PURE__*/
   messageDesc(file_parley_chat_v1_chat, 1);
 
 /**
+ * Describes the message parley.chat.v1.PublicAppearance.
+ * Use `create(PublicAppearanceSchema)` to create a new message.
+ */
+export const PublicAppearanceSchema = /*@__PURE__*/
+  messageDesc(file_parley_chat_v1_chat, 2);
+
+/**
+ * Describes the message parley.chat.v1.CreateChallengeRequest.
+ * Use `create(CreateChallengeRequestSchema)` to create a new message.
+ */
+export const CreateChallengeRequestSchema = /*@__PURE__*/
+  messageDesc(file_parley_chat_v1_chat, 3);
+
+/**
+ * Describes the message parley.chat.v1.CreateChallengeResponse.
+ * Use `create(CreateChallengeResponseSchema)` to create a new message.
+ */
+export const CreateChallengeResponseSchema = /*@__PURE__*/
+  messageDesc(file_parley_chat_v1_chat, 4);
+
+/**
  * Describes the message parley.chat.v1.SendMessageRequest.
  * Use `create(SendMessageRequestSchema)` to create a new message.
  */
 export const SendMessageRequestSchema = /*@__PURE__*/
-  messageDesc(file_parley_chat_v1_chat, 2);
+  messageDesc(file_parley_chat_v1_chat, 5);
 
 /**
  * Describes the message parley.chat.v1.StreamMessageRequest.
  * Use `create(StreamMessageRequestSchema)` to create a new message.
  */
 export const StreamMessageRequestSchema = /*@__PURE__*/
-  messageDesc(file_parley_chat_v1_chat, 3);
+  messageDesc(file_parley_chat_v1_chat, 6);
 
 /**
  * Describes the message parley.chat.v1.SendMessageResponse.
  * Use `create(SendMessageResponseSchema)` to create a new message.
  */
 export const SendMessageResponseSchema = /*@__PURE__*/
-  messageDesc(file_parley_chat_v1_chat, 4);
+  messageDesc(file_parley_chat_v1_chat, 7);
 
 /**
  * Describes the message parley.chat.v1.Source.
  * Use `create(SourceSchema)` to create a new message.
  */
 export const SourceSchema = /*@__PURE__*/
-  messageDesc(file_parley_chat_v1_chat, 5);
+  messageDesc(file_parley_chat_v1_chat, 8);
 
 /**
  * Describes the message parley.chat.v1.StreamMessageResponse.
  * Use `create(StreamMessageResponseSchema)` to create a new message.
  */
 export const StreamMessageResponseSchema = /*@__PURE__*/
-  messageDesc(file_parley_chat_v1_chat, 6);
+  messageDesc(file_parley_chat_v1_chat, 9);
 
 /**
  * Describes the message parley.chat.v1.ChatMessage.
  * Use `create(ChatMessageSchema)` to create a new message.
  */
 export const ChatMessageSchema = /*@__PURE__*/
-  messageDesc(file_parley_chat_v1_chat, 7);
+  messageDesc(file_parley_chat_v1_chat, 10);
 
 /**
  * Describes the message parley.chat.v1.Conversation.
  * Use `create(ConversationSchema)` to create a new message.
  */
 export const ConversationSchema = /*@__PURE__*/
-  messageDesc(file_parley_chat_v1_chat, 8);
+  messageDesc(file_parley_chat_v1_chat, 11);
 
 /**
  * Describes the message parley.chat.v1.ListConversationsRequest.
  * Use `create(ListConversationsRequestSchema)` to create a new message.
  */
 export const ListConversationsRequestSchema = /*@__PURE__*/
-  messageDesc(file_parley_chat_v1_chat, 9);
+  messageDesc(file_parley_chat_v1_chat, 12);
 
 /**
  * Describes the message parley.chat.v1.ListConversationsResponse.
  * Use `create(ListConversationsResponseSchema)` to create a new message.
  */
 export const ListConversationsResponseSchema = /*@__PURE__*/
-  messageDesc(file_parley_chat_v1_chat, 10);
+  messageDesc(file_parley_chat_v1_chat, 13);
 
 /**
  * Describes the message parley.chat.v1.GetConversationRequest.
  * Use `create(GetConversationRequestSchema)` to create a new message.
  */
 export const GetConversationRequestSchema = /*@__PURE__*/
-  messageDesc(file_parley_chat_v1_chat, 11);
+  messageDesc(file_parley_chat_v1_chat, 14);
 
 /**
  * Describes the message parley.chat.v1.GetConversationResponse.
  * Use `create(GetConversationResponseSchema)` to create a new message.
  */
 export const GetConversationResponseSchema = /*@__PURE__*/
-  messageDesc(file_parley_chat_v1_chat, 12);
+  messageDesc(file_parley_chat_v1_chat, 15);
 
 /**
  * Describes the message parley.chat.v1.RateMessageRequest.
  * Use `create(RateMessageRequestSchema)` to create a new message.
  */
 export const RateMessageRequestSchema = /*@__PURE__*/
-  messageDesc(file_parley_chat_v1_chat, 13);
+  messageDesc(file_parley_chat_v1_chat, 16);
 
 /**
  * Describes the message parley.chat.v1.RateMessageResponse.
  * Use `create(RateMessageResponseSchema)` to create a new message.
  */
 export const RateMessageResponseSchema = /*@__PURE__*/
-  messageDesc(file_parley_chat_v1_chat, 14);
+  messageDesc(file_parley_chat_v1_chat, 17);
 
 /**
  * Describes the message parley.chat.v1.GetAnalyticsRequest.
  * Use `create(GetAnalyticsRequestSchema)` to create a new message.
  */
 export const GetAnalyticsRequestSchema = /*@__PURE__*/
-  messageDesc(file_parley_chat_v1_chat, 15);
+  messageDesc(file_parley_chat_v1_chat, 18);
 
 /**
  * Describes the message parley.chat.v1.GetAnalyticsSummaryRequest.
  * Use `create(GetAnalyticsSummaryRequestSchema)` to create a new message.
  */
 export const GetAnalyticsSummaryRequestSchema = /*@__PURE__*/
-  messageDesc(file_parley_chat_v1_chat, 16);
+  messageDesc(file_parley_chat_v1_chat, 19);
 
 /**
  * Describes the message parley.chat.v1.AnalyticsDay.
  * Use `create(AnalyticsDaySchema)` to create a new message.
  */
 export const AnalyticsDaySchema = /*@__PURE__*/
-  messageDesc(file_parley_chat_v1_chat, 17);
+  messageDesc(file_parley_chat_v1_chat, 20);
 
 /**
  * Describes the message parley.chat.v1.AnalyticsTotals.
  * Use `create(AnalyticsTotalsSchema)` to create a new message.
  */
 export const AnalyticsTotalsSchema = /*@__PURE__*/
-  messageDesc(file_parley_chat_v1_chat, 18);
+  messageDesc(file_parley_chat_v1_chat, 21);
 
 /**
  * Describes the message parley.chat.v1.AskedQuestion.
  * Use `create(AskedQuestionSchema)` to create a new message.
  */
 export const AskedQuestionSchema = /*@__PURE__*/
-  messageDesc(file_parley_chat_v1_chat, 19);
+  messageDesc(file_parley_chat_v1_chat, 22);
 
 /**
  * Describes the message parley.chat.v1.GetAnalyticsResponse.
  * Use `create(GetAnalyticsResponseSchema)` to create a new message.
  */
 export const GetAnalyticsResponseSchema = /*@__PURE__*/
-  messageDesc(file_parley_chat_v1_chat, 20);
+  messageDesc(file_parley_chat_v1_chat, 23);
 
 /**
  * Describes the message parley.chat.v1.GetAnalyticsSummaryResponse.
  * Use `create(GetAnalyticsSummaryResponseSchema)` to create a new message.
  */
 export const GetAnalyticsSummaryResponseSchema = /*@__PURE__*/
-  messageDesc(file_parley_chat_v1_chat, 21);
+  messageDesc(file_parley_chat_v1_chat, 24);
 
 /**
  * Describes the message parley.chat.v1.Analytics.
  * Use `create(AnalyticsSchema)` to create a new message.
  */
 export const AnalyticsSchema = /*@__PURE__*/
-  messageDesc(file_parley_chat_v1_chat, 22);
+  messageDesc(file_parley_chat_v1_chat, 25);
 
 /**
  * Describes the message parley.chat.v1.UnansweredQuestion.
  * Use `create(UnansweredQuestionSchema)` to create a new message.
  */
 export const UnansweredQuestionSchema = /*@__PURE__*/
-  messageDesc(file_parley_chat_v1_chat, 23);
+  messageDesc(file_parley_chat_v1_chat, 26);
 
 /**
  * Describes the message parley.chat.v1.ListUnansweredQuestionsRequest.
  * Use `create(ListUnansweredQuestionsRequestSchema)` to create a new message.
  */
 export const ListUnansweredQuestionsRequestSchema = /*@__PURE__*/
-  messageDesc(file_parley_chat_v1_chat, 24);
+  messageDesc(file_parley_chat_v1_chat, 27);
 
 /**
  * Describes the message parley.chat.v1.ListUnansweredQuestionsResponse.
  * Use `create(ListUnansweredQuestionsResponseSchema)` to create a new message.
  */
 export const ListUnansweredQuestionsResponseSchema = /*@__PURE__*/
-  messageDesc(file_parley_chat_v1_chat, 25);
+  messageDesc(file_parley_chat_v1_chat, 28);
 
 /**
  * Describes the message parley.chat.v1.AnswerUnansweredQuestionRequest.
  * Use `create(AnswerUnansweredQuestionRequestSchema)` to create a new message.
  */
 export const AnswerUnansweredQuestionRequestSchema = /*@__PURE__*/
-  messageDesc(file_parley_chat_v1_chat, 26);
+  messageDesc(file_parley_chat_v1_chat, 29);
 
 /**
  * Describes the message parley.chat.v1.AnswerUnansweredQuestionResponse.
  * Use `create(AnswerUnansweredQuestionResponseSchema)` to create a new message.
  */
 export const AnswerUnansweredQuestionResponseSchema = /*@__PURE__*/
-  messageDesc(file_parley_chat_v1_chat, 27);
+  messageDesc(file_parley_chat_v1_chat, 30);
 
 /**
  * Describes the message parley.chat.v1.DismissUnansweredQuestionRequest.
  * Use `create(DismissUnansweredQuestionRequestSchema)` to create a new message.
  */
 export const DismissUnansweredQuestionRequestSchema = /*@__PURE__*/
-  messageDesc(file_parley_chat_v1_chat, 28);
+  messageDesc(file_parley_chat_v1_chat, 31);
 
 /**
  * Describes the message parley.chat.v1.DismissUnansweredQuestionResponse.
  * Use `create(DismissUnansweredQuestionResponseSchema)` to create a new message.
  */
 export const DismissUnansweredQuestionResponseSchema = /*@__PURE__*/
-  messageDesc(file_parley_chat_v1_chat, 29);
+  messageDesc(file_parley_chat_v1_chat, 32);
 
 /**
  * Describes the message parley.chat.v1.CountUnansweredQuestionsRequest.
  * Use `create(CountUnansweredQuestionsRequestSchema)` to create a new message.
  */
 export const CountUnansweredQuestionsRequestSchema = /*@__PURE__*/
-  messageDesc(file_parley_chat_v1_chat, 30);
+  messageDesc(file_parley_chat_v1_chat, 33);
 
 /**
  * Describes the message parley.chat.v1.CountUnansweredQuestionsResponse.
  * Use `create(CountUnansweredQuestionsResponseSchema)` to create a new message.
  */
 export const CountUnansweredQuestionsResponseSchema = /*@__PURE__*/
-  messageDesc(file_parley_chat_v1_chat, 31);
+  messageDesc(file_parley_chat_v1_chat, 34);
 
 /**
  * Describes the message parley.chat.v1.ExportConversationsRequest.
  * Use `create(ExportConversationsRequestSchema)` to create a new message.
  */
 export const ExportConversationsRequestSchema = /*@__PURE__*/
-  messageDesc(file_parley_chat_v1_chat, 32);
+  messageDesc(file_parley_chat_v1_chat, 35);
 
 /**
  * Describes the message parley.chat.v1.ExportRow.
  * Use `create(ExportRowSchema)` to create a new message.
  */
 export const ExportRowSchema = /*@__PURE__*/
-  messageDesc(file_parley_chat_v1_chat, 33);
+  messageDesc(file_parley_chat_v1_chat, 36);
 
 /**
  * Describes the message parley.chat.v1.ExportConversationsResponse.
  * Use `create(ExportConversationsResponseSchema)` to create a new message.
  */
 export const ExportConversationsResponseSchema = /*@__PURE__*/
-  messageDesc(file_parley_chat_v1_chat, 34);
+  messageDesc(file_parley_chat_v1_chat, 37);
 
 /**
  * Public chat and conversation history. Owned by the chat service, which keeps no state of its own

@@ -238,6 +238,27 @@ export declare type Chatbot = Message<"parley.chatbot.v1.Chatbot"> & {
    * @generated from field: parley.chatbot.v1.Voice voice = 14;
    */
   voice?: Voice | undefined;
+
+  /**
+   * How the public page and the widget look (issue 14).
+   *
+   * @generated from field: parley.chatbot.v1.Appearance appearance = 15;
+   */
+  appearance?: Appearance | undefined;
+
+  /**
+   * Where the chatbot may run.
+   *
+   * @generated from field: parley.chatbot.v1.Embedding embedding = 16;
+   */
+  embedding?: Embedding | undefined;
+
+  /**
+   * What visitors may spend.
+   *
+   * @generated from field: parley.chatbot.v1.VisitorLimits limits = 17;
+   */
+  limits?: VisitorLimits | undefined;
 };
 
 /**
@@ -245,6 +266,110 @@ export declare type Chatbot = Message<"parley.chatbot.v1.Chatbot"> & {
  * Use `create(ChatbotSchema)` to create a new message.
  */
 export declare const ChatbotSchema: GenMessage<Chatbot>;
+
+/**
+ * How the public page and the widget look. Empty strings mean the product's defaults.
+ *
+ * @generated from message parley.chatbot.v1.Appearance
+ */
+export declare type Appearance = Message<"parley.chatbot.v1.Appearance"> & {
+  /**
+   * "#rrggbb" (lower case); empty: the product's colour.
+   *
+   * @generated from field: string primary_color = 1;
+   */
+  primaryColor: string;
+
+  /**
+   * Where the widget's launcher sits: "left" or "right" (the default).
+   *
+   * @generated from field: string position = 2;
+   */
+  position: string;
+
+  /**
+   * The launcher's text (at most 40 characters); empty: an icon only, named "Chat with {name}".
+   *
+   * @generated from field: string launcher_label = 3;
+   */
+  launcherLabel: string;
+
+  /**
+   * Hides the "Powered by Parley" badge. Pro only: refused for a free owner, and read as false
+   * by the public lookup while the owner is not pro.
+   *
+   * @generated from field: bool hide_branding = 4;
+   */
+  hideBranding: boolean;
+};
+
+/**
+ * Describes the message parley.chatbot.v1.Appearance.
+ * Use `create(AppearanceSchema)` to create a new message.
+ */
+export declare const AppearanceSchema: GenMessage<Appearance>;
+
+/**
+ * Where the chatbot may run.
+ *
+ * @generated from message parley.chatbot.v1.Embedding
+ */
+export declare type Embedding = Message<"parley.chatbot.v1.Embedding"> & {
+  /**
+   * Host names (lower case, no scheme, port or path; at most 20) the widget may run on and whose
+   * pages may call the chat API; empty: anywhere.
+   *
+   * @generated from field: repeated string allowed_domains = 1;
+   */
+  allowedDomains: string[];
+
+  /**
+   * The standalone public page (/chat/{uniqueId}); when off, only the widget answers. Default on.
+   *
+   * @generated from field: bool standalone_page = 2;
+   */
+  standalonePage: boolean;
+};
+
+/**
+ * Describes the message parley.chatbot.v1.Embedding.
+ * Use `create(EmbeddingSchema)` to create a new message.
+ */
+export declare const EmbeddingSchema: GenMessage<Embedding>;
+
+/**
+ * What visitors may spend, in the owner's hands; absent fields mean no limit.
+ *
+ * @generated from message parley.chatbot.v1.VisitorLimits
+ */
+export declare type VisitorLimits = Message<"parley.chatbot.v1.VisitorLimits"> & {
+  /**
+   * Messages one visitor (by address) may send the chatbot per UTC day (1-10,000).
+   *
+   * @generated from field: optional int32 visitor_messages_per_day = 1;
+   */
+  visitorMessagesPerDay?: number | undefined;
+
+  /**
+   * Dollars the chatbot may spend per UTC day, exact decimal ("5.00"; 0.01-10,000.00).
+   *
+   * @generated from field: optional string daily_spend_limit = 2;
+   */
+  dailySpendLimit?: string | undefined;
+
+  /**
+   * An invisible proof-of-work challenge (ALTCHA) before a new conversation's first message.
+   *
+   * @generated from field: bool proof_of_work = 3;
+   */
+  proofOfWork: boolean;
+};
+
+/**
+ * Describes the message parley.chatbot.v1.VisitorLimits.
+ * Use `create(VisitorLimitsSchema)` to create a new message.
+ */
+export declare const VisitorLimitsSchema: GenMessage<VisitorLimits>;
 
 /**
  * How a chatbot speaks, in its owner's hands. Empty strings and an absent temperature mean the
@@ -510,6 +635,21 @@ export declare type UpdateChatbotRequest = Message<"parley.chatbot.v1.UpdateChat
    * @generated from field: parley.chatbot.v1.VoiceChange voice = 7;
    */
   voice?: VoiceChange | undefined;
+
+  /**
+   * @generated from field: parley.chatbot.v1.AppearanceChange appearance = 8;
+   */
+  appearance?: AppearanceChange | undefined;
+
+  /**
+   * @generated from field: parley.chatbot.v1.EmbeddingChange embedding = 9;
+   */
+  embedding?: EmbeddingChange | undefined;
+
+  /**
+   * @generated from field: parley.chatbot.v1.VisitorLimitsChange limits = 10;
+   */
+  limits?: VisitorLimitsChange | undefined;
 };
 
 /**
@@ -517,6 +657,121 @@ export declare type UpdateChatbotRequest = Message<"parley.chatbot.v1.UpdateChat
  * Use `create(UpdateChatbotRequestSchema)` to create a new message.
  */
 export declare const UpdateChatbotRequestSchema: GenMessage<UpdateChatbotRequest>;
+
+/**
+ * A change to a chatbot's appearance: only the fields set are changed.
+ *
+ * @generated from message parley.chatbot.v1.AppearanceChange
+ */
+export declare type AppearanceChange = Message<"parley.chatbot.v1.AppearanceChange"> & {
+  /**
+   * @generated from field: optional string primary_color = 1;
+   */
+  primaryColor?: string | undefined;
+
+  /**
+   * @generated from field: optional string position = 2;
+   */
+  position?: string | undefined;
+
+  /**
+   * @generated from field: optional string launcher_label = 3;
+   */
+  launcherLabel?: string | undefined;
+
+  /**
+   * true is refused for a free owner (PERMISSION_DENIED with the pro-only message).
+   *
+   * @generated from field: optional bool hide_branding = 4;
+   */
+  hideBranding?: boolean | undefined;
+};
+
+/**
+ * Describes the message parley.chatbot.v1.AppearanceChange.
+ * Use `create(AppearanceChangeSchema)` to create a new message.
+ */
+export declare const AppearanceChangeSchema: GenMessage<AppearanceChange>;
+
+/**
+ * A change to where a chatbot may run: only the fields set are changed.
+ *
+ * @generated from message parley.chatbot.v1.EmbeddingChange
+ */
+export declare type EmbeddingChange = Message<"parley.chatbot.v1.EmbeddingChange"> & {
+  /**
+   * Replaces the list when present.
+   *
+   * @generated from field: parley.chatbot.v1.AllowedDomains allowed_domains = 1;
+   */
+  allowedDomains?: AllowedDomains | undefined;
+
+  /**
+   * @generated from field: optional bool standalone_page = 2;
+   */
+  standalonePage?: boolean | undefined;
+};
+
+/**
+ * Describes the message parley.chatbot.v1.EmbeddingChange.
+ * Use `create(EmbeddingChangeSchema)` to create a new message.
+ */
+export declare const EmbeddingChangeSchema: GenMessage<EmbeddingChange>;
+
+/**
+ * @generated from message parley.chatbot.v1.AllowedDomains
+ */
+export declare type AllowedDomains = Message<"parley.chatbot.v1.AllowedDomains"> & {
+  /**
+   * @generated from field: repeated string domains = 1;
+   */
+  domains: string[];
+};
+
+/**
+ * Describes the message parley.chatbot.v1.AllowedDomains.
+ * Use `create(AllowedDomainsSchema)` to create a new message.
+ */
+export declare const AllowedDomainsSchema: GenMessage<AllowedDomains>;
+
+/**
+ * A change to a chatbot's visitor limits: only the fields set are changed; a clear_ flag removes
+ * that limit (the value is then ignored).
+ *
+ * @generated from message parley.chatbot.v1.VisitorLimitsChange
+ */
+export declare type VisitorLimitsChange = Message<"parley.chatbot.v1.VisitorLimitsChange"> & {
+  /**
+   * @generated from field: optional int32 visitor_messages_per_day = 1;
+   */
+  visitorMessagesPerDay?: number | undefined;
+
+  /**
+   * @generated from field: bool clear_visitor_messages_per_day = 2;
+   */
+  clearVisitorMessagesPerDay: boolean;
+
+  /**
+   * @generated from field: optional string daily_spend_limit = 3;
+   */
+  dailySpendLimit?: string | undefined;
+
+  /**
+   * @generated from field: bool clear_daily_spend_limit = 4;
+   */
+  clearDailySpendLimit: boolean;
+
+  /**
+   * @generated from field: optional bool proof_of_work = 5;
+   */
+  proofOfWork?: boolean | undefined;
+};
+
+/**
+ * Describes the message parley.chatbot.v1.VisitorLimitsChange.
+ * Use `create(VisitorLimitsChangeSchema)` to create a new message.
+ */
+export declare const VisitorLimitsChangeSchema: GenMessage<VisitorLimitsChange>;
 
 /**
  * @generated from message parley.chatbot.v1.UpdateChatbotResponse
@@ -765,6 +1020,23 @@ export declare type PublicChatbot = Message<"parley.chatbot.v1.PublicChatbot"> &
    * @generated from field: int32 qa_pairs = 9;
    */
   qaPairs: number;
+
+  /**
+   * hide_branding already reads false while the owner is not pro.
+   *
+   * @generated from field: parley.chatbot.v1.Appearance appearance = 10;
+   */
+  appearance?: Appearance | undefined;
+
+  /**
+   * @generated from field: parley.chatbot.v1.Embedding embedding = 11;
+   */
+  embedding?: Embedding | undefined;
+
+  /**
+   * @generated from field: parley.chatbot.v1.VisitorLimits limits = 12;
+   */
+  limits?: VisitorLimits | undefined;
 };
 
 /**
