@@ -21,7 +21,7 @@ import type { ServiceParts } from '@parley/common/service.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
 import { startAnalyticsWorker } from './analytics/analytics-interaction.job.ts';
 import { startPruningProcessedAnalyticsEvents } from './analytics/prune-processed-analytics-events.ts';
-import { recordAnalytics } from './analytics/record-analytics.ts';
+import { recordAnalyticsBatch } from './analytics/record-analytics.ts';
 import { startAccountDeletedWorker } from './conversations/account-deleted.job.ts';
 import { startChatbotDeletedWorker } from './conversations/chatbot-deleted.job.ts';
 import { deleteChatbotConversations } from './conversations/delete-conversations.ts';
@@ -177,7 +177,12 @@ export async function createChatService(
   const analyticsWorker =
     opts.workers === false
       ? undefined
-      : startAnalyticsWorker({ redis, logger, prefix: config.QUEUE_PREFIX, recordAnalytics: (event) => recordAnalytics(prisma, event) });
+      : startAnalyticsWorker({
+          redis,
+          logger,
+          prefix: config.QUEUE_PREFIX,
+          recordAnalytics: (batch) => recordAnalyticsBatch(prisma, batch),
+        });
   const stopPruning = opts.workers === false ? undefined : startPruningProcessedAnalyticsEvents(prisma, logger);
 
   const app = createServiceApp({

@@ -55,20 +55,87 @@ export async function addQuestions(
   input: Omit<QuestionInput, 'kind'>,
   kinds: readonly QuestionKind[],
 ): Promise<(QuestionAdded | null)[]> {
-  const run = async (tx: Prisma.TransactionClient) => {
-    const question = input.question.trim().replace(/\s+/g, ' ');
-    const lexemes = await questionLexemes(tx, question, input.language);
-    const added: (QuestionAdded | null)[] = [];
-    for (const kind of kinds) added.push(lexemes.length ? await addToGroup(tx, { ...input, kind, question }, lexemes) : null);
-    return added;
-  };
+  const run = async (tx: Prisma.TransactionClient) => (await addQuestionBatch(tx, [{ ...input, kinds }]))[0];
   return '$transaction' in db ? db.$transaction(run) : run(db);
 }
 
-async function addToGroup(tx: Prisma.TransactionClient, input: QuestionInput, lexemes: string[]): Promise<QuestionAdded> {
-  const { chatbotId, kind, at, question } = input;
+/** One question of a batch, counted in the groups of each of its kinds. */
+export interface QuestionBatchItem extends Omit<QuestionInput, 'kind'> {
+  kinds: readonly QuestionKind[];
+}
 
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`parley-question-cluster:${chatbotId}:${kind}`}))`;
+/** The questions of a batch that share a chatbot, a kind and their lexemes: they join the same group. */
+interface SameQuestions {
+  chatbotId: string;
+  ownerId: string;
+  kind: QuestionKind;
+  lexemes: string[];
+  /** Their wordings, oldest first. */
+  wordings: string[];
+  latest: Date;
+  /** How many were asked on each day (YYYY-MM-DD). */
+  days: Map<string, number>;
+  /** Where each one's result goes: [item, kind index]. */
+  places: [number, number][];
+}
+
+/**
+ * Counts a batch of questions (in their order, oldest first) in the open transaction: the same as
+ * counting them one by one, with what they share done once: their lexemes in one statement, each
+ * chatbot-kind's lock taken once (in key order, as every batch takes them), and the questions of
+ * one chatbot and kind with the same lexemes counted in their group together. Returns, per item,
+ * its group per kind (null for a question with nothing to group by).
+ */
+export async function addQuestionBatch(
+  tx: Prisma.TransactionClient,
+  items: readonly QuestionBatchItem[],
+): Promise<(QuestionAdded | null)[][]> {
+  const questions = items.map((item) => item.question.trim().replace(/\s+/g, ' '));
+  const lexemes = await questionLexemesOf(
+    tx,
+    items.map((item, i) => ({ question: questions[i], language: item.language })),
+  );
+  const results: (QuestionAdded | null)[][] = items.map((item) => item.kinds.map(() => null));
+  const same = new Map<string, SameQuestions>();
+  items.forEach((item, i) => {
+    if (lexemes[i].length === 0) return;
+    item.kinds.forEach((kind, k) => {
+      const key = `${item.chatbotId}|${kind}|${lexemes[i].join(' ')}`;
+      let group = same.get(key);
+      if (!group) {
+        group = {
+          chatbotId: item.chatbotId,
+          ownerId: item.ownerId,
+          kind,
+          lexemes: lexemes[i],
+          wordings: [],
+          latest: item.at,
+          days: new Map(),
+          places: [],
+        };
+        same.set(key, group);
+      }
+      group.wordings.push(questions[i]);
+      if (item.at > group.latest) group.latest = item.at;
+      const day = dayString(item.at);
+      group.days.set(day, (group.days.get(day) ?? 0) + 1);
+      group.places.push([i, k]);
+    });
+  });
+  const locks = [...new Set([...same.values()].map((g) => `parley-question-cluster:${g.chatbotId}:${g.kind}`))].sort();
+  for (const lock of locks) await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${lock}))`;
+  for (const group of same.values()) {
+    const added = await addToGroup(tx, group);
+    group.places.forEach(([i, k], n) => {
+      results[i][k] = { clusterId: added.clusterId, created: added.created && n === 0 };
+    });
+  }
+  return results;
+}
+
+async function addToGroup(tx: Prisma.TransactionClient, group: SameQuestions): Promise<QuestionAdded> {
+  const { chatbotId, kind, lexemes, wordings, latest } = group;
+  const count = wordings.length;
   const [best] = await tx.$queryRaw<{ id: string; examples: string[]; dice: number }[]>`
     SELECT "id", "examples",
            (2.0 * cardinality(ARRAY(SELECT unnest("lexemes") INTERSECT SELECT unnest(${lexemes}::text[])))
@@ -84,26 +151,33 @@ async function addToGroup(tx: Prisma.TransactionClient, input: QuestionInput, le
     clusterId = randomUUID();
     await tx.$executeRaw`
       INSERT INTO "QuestionCluster" ("id", "chatbotId", "ownerId", "kind", "question", "lexemes", "count", "examples", "lastSeen")
-      VALUES (${clusterId}::uuid, ${chatbotId}::uuid, ${input.ownerId}, ${kind}, ${question}, ${lexemes}::text[], 1,
-              ${[question]}::text[], ${at.toISOString()}::timestamptz)`;
+      VALUES (${clusterId}::uuid, ${chatbotId}::uuid, ${group.ownerId}, ${kind}, ${wordings[0]}, ${lexemes}::text[], ${count}::int,
+              ${withExamples([], wordings)}::text[], ${latest.toISOString()}::timestamptz)`;
   } else {
     clusterId = best.id;
     // A resolved unanswered group whose question still went unanswered reopens (its Q&A answer did
     // not catch this wording); a dismissed one stays dismissed and keeps counting.
     await tx.$executeRaw`
       UPDATE "QuestionCluster"
-         SET "count" = "count" + 1,
-             "examples" = ${withExample(best.examples, question)}::text[],
-             "lastSeen" = GREATEST("lastSeen", ${at.toISOString()}::timestamptz),
+         SET "count" = "count" + ${count}::int,
+             "examples" = ${withExamples(best.examples, wordings)}::text[],
+             "lastSeen" = GREATEST("lastSeen", ${latest.toISOString()}::timestamptz),
              "status" = CASE WHEN "kind" = 'unanswered' AND "status" = 'resolved' THEN 'open' ELSE "status" END
        WHERE "id" = ${clusterId}::uuid`;
   }
   if (kind === 'asked') {
-    await tx.$executeRaw`
-      INSERT INTO "QuestionClusterDay" ("clusterId", "day", "count") VALUES (${clusterId}::uuid, ${dayString(at)}::date, 1)
-      ON CONFLICT ("clusterId", "day") DO UPDATE SET "count" = "QuestionClusterDay"."count" + 1`;
+    for (const [day, asked] of [...group.days].sort()) {
+      await tx.$executeRaw`
+        INSERT INTO "QuestionClusterDay" ("clusterId", "day", "count") VALUES (${clusterId}::uuid, ${day}::date, ${asked}::int)
+        ON CONFLICT ("clusterId", "day") DO UPDATE SET "count" = "QuestionClusterDay"."count" + ${asked}::int`;
+    }
   }
   return { clusterId, created };
+}
+
+/** The examples after each wording in turn (oldest first) was added with withExample. */
+function withExamples(examples: readonly string[], wordings: readonly string[]): string[] {
+  return wordings.reduce<string[]>((kept, wording) => withExample(kept, wording), [...examples]);
 }
 
 /** The examples with `question` first, without another wording equal to it, at most MAX_EXAMPLES. */
@@ -193,21 +267,35 @@ const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+/gu;
  * ("what is it?") is grouped by its normalised text, kept as its one "lexeme".
  */
 export async function questionLexemes(db: Db, question: string, language: string): Promise<string[]> {
-  const config = searchConfigFor(language);
-  const grams = new Set<string>();
-  const latin = question.replace(CJK_RUN, (run) => {
-    const chars = [...run];
-    if (chars.length === 1) grams.add(chars[0]);
-    for (let i = 0; i + 1 < chars.length; i++) grams.add(chars[i] + chars[i + 1]);
-    return ' ';
+  const [lexemes] = await questionLexemesOf(db, [{ question, language }]);
+  return lexemes;
+}
+
+/** questionLexemes of several questions in one statement, in their order. */
+export async function questionLexemesOf(db: Db, questions: readonly { question: string; language: string }[]): Promise<string[][]> {
+  if (questions.length === 0) return [];
+  const split = questions.map(({ question, language }) => {
+    const config = searchConfigFor(language);
+    const grams = new Set<string>();
+    const latin = question.replace(CJK_RUN, (run) => {
+      const chars = [...run];
+      if (chars.length === 1) grams.add(chars[0]);
+      for (let i = 0; i + 1 < chars.length; i++) grams.add(chars[i] + chars[i + 1]);
+      return ' ';
+    });
+    return { question, config, latin, grams };
   });
-  const [row] = await db.$queryRaw<{ lexemes: string[] }[]>`
-    SELECT COALESCE(tsvector_to_array(to_tsvector(${config}::regconfig, ${latin})), '{}') AS lexemes`;
-  const fillers = QUESTION_FILLERS[config];
-  const lexemes = new Set([...row.lexemes.filter((l) => !fillers.has(l)), ...grams]);
-  if (lexemes.size === 0) {
-    const text = normalisedText(question);
-    return text ? [text] : [];
-  }
-  return [...lexemes].sort();
+  const rows = await db.$queryRaw<{ lexemes: string[] }[]>`
+    SELECT COALESCE(tsvector_to_array(to_tsvector(c::regconfig, q)), '{}') AS lexemes
+      FROM unnest(${split.map((q) => q.config)}::text[], ${split.map((q) => q.latin)}::text[]) WITH ORDINALITY AS t(c, q, i)
+     ORDER BY i`;
+  return split.map(({ question, config, grams }, i) => {
+    const fillers = QUESTION_FILLERS[config];
+    const lexemes = new Set([...rows[i].lexemes.filter((l) => !fillers.has(l)), ...grams]);
+    if (lexemes.size === 0) {
+      const text = normalisedText(question);
+      return text ? [text] : [];
+    }
+    return [...lexemes].sort();
+  });
 }

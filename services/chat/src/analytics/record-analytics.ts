@@ -1,14 +1,15 @@
-// Counts one answered visitor message (a ChatbotInteraction event) in its chatbot's analytics, once
+// Counts answered visitor messages (ChatbotInteraction events) in their chatbot's analytics, each once
 // per request id however often the event is delivered (retries, duplicates, concurrent workers):
 // the day's figures (aggregates.ts), the conversation and the visitor when first seen (the visitor's
 // day also set in their year of days, which distinct visitors of a range are counted from), and the
 // question in the most asked groups and, when the knowledge could not answer it, in the unanswered
-// ones (question-clusters.ts). All in one transaction, so a failure counts nothing and the retry
-// counts everything.
+// ones (question-clusters.ts). A batch of events in one transaction (the worker gathers what arrives
+// at once: a busy chatbot's events cost a few statements per batch, not ten per message), so a
+// failure counts nothing and the retry counts everything.
 import { invalid } from '@parley/common/rpc-errors.ts';
-import type { PrismaClient } from '../generated/prisma/client.ts';
-import { ANSWER_MS_BUCKETS, HOURS_PER_DAY, addToDay, answerMsBucket, dayString, oneAt, utcDay, yearDays } from './aggregates.ts';
-import { addQuestions } from './question-clusters.ts';
+import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
+import { ANSWER_MS_BUCKETS, HOURS_PER_DAY, addToDay, answerMsBucket, dayString, yearDays, type DayIncrement } from './aggregates.ts';
+import { addQuestionBatch } from './question-clusters.ts';
 
 /** The ChatbotInteraction event, decoded. */
 export interface AnalyticsEventInput {
@@ -32,62 +33,173 @@ export type RecordAnalyticsResult = 'counted' | 'duplicate';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Bound on one transaction: rows of a busy chatbot's day are taken one event at a time. */
+/** Bound on one transaction: rows of a busy chatbot's day are taken one batch at a time. */
 const TRANSACTION_TIMEOUT_MS = 20_000;
 
+export type AnalyticsEvent = ReturnType<typeof parseAnalyticsEvent>;
+
 export async function recordAnalytics(db: PrismaClient, input: AnalyticsEventInput): Promise<RecordAnalyticsResult> {
-  const event = parseAnalyticsEvent(input);
-  const { chatbotId, ownerId, at } = event;
-  const day = utcDay(at);
-  const [ofYear] = yearDays(day, day);
+  const [result] = await recordAnalyticsBatch(db, [parseAnalyticsEvent(input)]);
+  return result;
+}
+
+/**
+ * Counts a batch of events in ONE transaction, each once, with what the events of the batch share
+ * written once: one claim, session, visitor and visitor-year statement for all of them, one row
+ * update per chatbot-day, and one grouping per distinct question (question-clusters.ts). The
+ * figures are those of counting the events one by one (the same rows, the same increments); the
+ * worker (analytics-interaction.job.ts) gathers the events it receives at once into a batch.
+ * A failure counts none of the batch, and each event's retry counts it.
+ */
+export async function recordAnalyticsBatch(db: PrismaClient, batch: readonly AnalyticsEvent[]): Promise<RecordAnalyticsResult[]> {
+  if (batch.length === 0) return [];
   return db.$transaction(
     async (tx) => {
-      // The claim, the conversation and the visitor in one statement: a concurrent duplicate waits
-      // on the claim for the first one's commit, then claims nothing. A new session or visitor row
-      // is what makes the day count one more conversation or visitor, and sets the day's bit in the
-      // visitor's year (OR: concurrent days of one visitor wait on the row, then both count).
-      const [seen] = await tx.$queryRaw<{ claimed: number; session: number; visitor: number }[]>`
-        WITH claimed AS (
-          INSERT INTO "ProcessedAnalyticsEvent" ("requestId") VALUES (${event.requestId}) ON CONFLICT DO NOTHING RETURNING 1
-        ), session AS (
-          INSERT INTO "AnalyticsSession" ("chatbotId", "sessionId", "firstDay")
-          SELECT ${chatbotId}::uuid, ${event.sessionId}, ${dayString(day)}::date
-           WHERE EXISTS (SELECT 1 FROM claimed) AND ${event.sessionId} <> ''
-          ON CONFLICT DO NOTHING RETURNING 1
-        ), visitor AS (
-          INSERT INTO "AnalyticsVisitor" ("chatbotId", "day", "visitorHash")
-          SELECT ${chatbotId}::uuid, ${dayString(day)}::date, ${event.visitorHash}
-           WHERE EXISTS (SELECT 1 FROM claimed) AND ${event.visitorHash} <> ''
-          ON CONFLICT DO NOTHING RETURNING 1
-        ), visitor_year AS (
-          INSERT INTO "AnalyticsVisitorYear" AS y ("chatbotId", "year", "visitorHash", "days")
-          SELECT ${chatbotId}::uuid, ${ofYear.year}::int, ${event.visitorHash}, ${ofYear.mask}::bit(366)
-           WHERE EXISTS (SELECT 1 FROM visitor)
-          ON CONFLICT ("chatbotId", "year", "visitorHash") DO UPDATE SET "days" = y."days" | EXCLUDED."days"
-        )
-        SELECT (SELECT count(*) FROM claimed)::int AS claimed, (SELECT count(*) FROM session)::int AS session,
-               (SELECT count(*) FROM visitor)::int AS visitor`;
-      if (seen.claimed === 0) return 'duplicate';
-
-      await addToDay(
-        tx,
-        { chatbotId, ownerId, day },
-        {
-          conversations: seen.session,
-          messages: 1,
-          answered: event.answered ? 1 : 0,
-          uniqueVisitors: seen.visitor,
-          answerMsBuckets: oneAt(ANSWER_MS_BUCKETS.length, answerMsBucket(event.answerMs)),
-          hours: oneAt(HOURS_PER_DAY, at.getUTCHours()),
-        },
+      // The claims: a request id already counted (or claimed by a concurrent batch, which this one
+      // waits on) claims nothing; one repeated inside the batch counts once, in its first place.
+      const claimed = new Set(
+        (
+          await tx.$queryRaw<{ requestId: string }[]>`
+            INSERT INTO "ProcessedAnalyticsEvent" ("requestId")
+            SELECT DISTINCT r FROM unnest(${batch.map((e) => e.requestId)}::text[]) AS r ORDER BY r
+            ON CONFLICT DO NOTHING RETURNING "requestId"`
+        ).map((r) => r.requestId),
       );
-      // After the day's row, as applyRating's callers do: the same lock order everywhere.
-      const question = { chatbotId, ownerId, question: event.question, language: event.language, at };
-      await addQuestions(tx, question, event.answered ? ['asked'] : ['asked', 'unanswered']);
-      return 'counted';
+      const counted: AnalyticsEvent[] = [];
+      const results = batch.map((event): RecordAnalyticsResult => {
+        if (!claimed.delete(event.requestId)) return 'duplicate';
+        counted.push(event);
+        return 'counted';
+      });
+      if (counted.length === 0) return results;
+      // Oldest first, so a session or visitor first seen in the batch is counted on its first day.
+      counted.sort((a, b) => a.at.getTime() - b.at.getTime());
+
+      // A new session or visitor row is what makes its day count one more conversation or visitor.
+      // Each key once (a session at its first day in the batch), inserted in key order like every
+      // batch, so two batches of other instances never wait on each other's rows crosswise.
+      const sessions = firstByKey(
+        counted.filter((e) => e.sessionId !== ''),
+        (e) => `${e.chatbotId}|${e.sessionId}`,
+      );
+      const newSessions = await tx.$queryRaw<{ chatbotId: string; day: string }[]>`
+        INSERT INTO "AnalyticsSession" ("chatbotId", "sessionId", "firstDay")
+        SELECT c::uuid, s, d::date
+          FROM unnest(${sessions.map((e) => e.chatbotId)}::text[], ${sessions.map((e) => e.sessionId)}::text[],
+                      ${sessions.map((e) => dayString(e.at))}::text[]) WITH ORDINALITY AS t(c, s, d, i)
+         ORDER BY i
+        ON CONFLICT DO NOTHING RETURNING "chatbotId"::text AS "chatbotId", to_char("firstDay", 'YYYY-MM-DD') AS day`;
+      const visitors = firstByKey(
+        counted.filter((e) => e.visitorHash !== ''),
+        (e) => `${e.chatbotId}|${dayString(e.at)}|${e.visitorHash}`,
+      );
+      const newVisitors = await tx.$queryRaw<{ chatbotId: string; day: string; visitorHash: string }[]>`
+        INSERT INTO "AnalyticsVisitor" ("chatbotId", "day", "visitorHash")
+        SELECT c::uuid, d::date, v
+          FROM unnest(${visitors.map((e) => e.chatbotId)}::text[], ${visitors.map((e) => dayString(e.at))}::text[],
+                      ${visitors.map((e) => e.visitorHash)}::text[]) WITH ORDINALITY AS t(c, d, v, i)
+         ORDER BY i
+        ON CONFLICT DO NOTHING RETURNING "chatbotId"::text AS "chatbotId", to_char("day", 'YYYY-MM-DD') AS day, "visitorHash"`;
+      await setVisitorYears(tx, newVisitors);
+
+      // The days' rows, in key order (as every batch takes them, so two batches never deadlock).
+      const days = new Map<string, { chatbotId: string; ownerId: string; day: Date; inc: Required<DayIncrement> }>();
+      const dayOf = (chatbotId: string, day: string, ownerId = '') => {
+        const key = `${chatbotId}|${day}`;
+        let row = days.get(key);
+        if (!row) {
+          row = { chatbotId, ownerId, day: new Date(`${day}T00:00:00Z`), inc: emptyIncrement() };
+          days.set(key, row);
+        }
+        if (ownerId) row.ownerId = ownerId;
+        return row.inc;
+      };
+      for (const e of counted) {
+        const inc = dayOf(e.chatbotId, dayString(e.at), e.ownerId);
+        inc.messages += 1;
+        inc.answered += e.answered ? 1 : 0;
+        inc.answerMsBuckets[answerMsBucket(e.answerMs)] += 1;
+        inc.hours[e.at.getUTCHours()] += 1;
+      }
+      for (const s of newSessions) dayOf(s.chatbotId, s.day).conversations += 1;
+      for (const v of newVisitors) dayOf(v.chatbotId, v.day).uniqueVisitors += 1;
+      for (const key of [...days.keys()].sort()) {
+        const { chatbotId, ownerId, day, inc } = days.get(key)!;
+        await addToDay(tx, { chatbotId, ownerId, day }, inc);
+      }
+
+      // After the days' rows, as applyRating's callers do: the same lock order everywhere.
+      await addQuestionBatch(
+        tx,
+        counted.map((e) => ({
+          chatbotId: e.chatbotId,
+          ownerId: e.ownerId,
+          question: e.question,
+          language: e.language,
+          at: e.at,
+          kinds: e.answered ? (['asked'] as const) : (['asked', 'unanswered'] as const),
+        })),
+      );
+      return results;
     },
     { timeout: TRANSACTION_TIMEOUT_MS, maxWait: TRANSACTION_TIMEOUT_MS },
   );
+}
+
+/** The first event of each key (events oldest first), in key order. */
+function firstByKey(events: readonly AnalyticsEvent[], key: (e: AnalyticsEvent) => string): AnalyticsEvent[] {
+  const first = new Map<string, AnalyticsEvent>();
+  for (const e of events) if (!first.has(key(e))) first.set(key(e), e);
+  return [...first.keys()].sort().map((k) => first.get(k)!);
+}
+
+function emptyIncrement(): Required<DayIncrement> {
+  return {
+    conversations: 0,
+    messages: 0,
+    answered: 0,
+    uniqueVisitors: 0,
+    thumbsUp: 0,
+    thumbsDown: 0,
+    answerMsBuckets: new Array<number>(ANSWER_MS_BUCKETS.length).fill(0),
+    hours: new Array<number>(HOURS_PER_DAY).fill(0),
+  };
+}
+
+/**
+ * Sets each new visitor-day's bit in the visitor's year (OR: a concurrent day of the same visitor
+ * waits on the row, then both count). Days of one visitor's year in the batch are joined first: one
+ * statement may not update a row twice.
+ */
+async function setVisitorYears(tx: Prisma.TransactionClient, newVisitors: { chatbotId: string; day: string; visitorHash: string }[]) {
+  const years = new Map<string, { chatbotId: string; year: number; visitorHash: string; mask: string }>();
+  for (const v of newVisitors) {
+    const day = new Date(`${v.day}T00:00:00Z`);
+    const [ofYear] = yearDays(day, day);
+    const key = `${v.chatbotId}|${ofYear.year}|${v.visitorHash}`;
+    const seen = years.get(key);
+    years.set(key, {
+      chatbotId: v.chatbotId,
+      year: ofYear.year,
+      visitorHash: v.visitorHash,
+      mask: seen ? orMasks(seen.mask, ofYear.mask) : ofYear.mask,
+    });
+  }
+  if (years.size === 0) return;
+  const rows = [...years.keys()].sort().map((k) => years.get(k)!);
+  await tx.$executeRaw`
+    INSERT INTO "AnalyticsVisitorYear" AS y ("chatbotId", "year", "visitorHash", "days")
+    SELECT c::uuid, yr, v, m::bit(366)
+      FROM unnest(${rows.map((r) => r.chatbotId)}::text[], ${rows.map((r) => r.year)}::int[],
+                  ${rows.map((r) => r.visitorHash)}::text[], ${rows.map((r) => r.mask)}::text[]) WITH ORDINALITY AS t(c, yr, v, m, i)
+     ORDER BY i
+    ON CONFLICT ("chatbotId", "year", "visitorHash") DO UPDATE SET "days" = y."days" | EXCLUDED."days"`;
+}
+
+function orMasks(a: string, b: string): string {
+  let out = '';
+  for (let i = 0; i < a.length; i++) out += a[i] === '1' || b[i] === '1' ? '1' : '0';
+  return out;
 }
 
 /** Validates the event; a bad one throws InvalidArgument (it would fail the same way on every retry). */

@@ -16,9 +16,9 @@ import type { PrismaClient } from '../../generated/prisma/client.ts';
 import { deleteChatbotConversations } from '../../conversations/delete-conversations.ts';
 import { deleteOwnerConversations } from '../../conversations/delete-owner-conversations.ts';
 import { ANSWER_MS_BUCKETS, HOURS_PER_DAY, YEAR_BITS, answerMsBucket, applyRating, dayString, utcDay, yearDays } from '../aggregates.ts';
-import { startAnalyticsWorker } from '../analytics-interaction.job.ts';
+import { batcher, startAnalyticsWorker } from '../analytics-interaction.job.ts';
 import { pruneProcessedAnalyticsEvents } from '../prune-processed-analytics-events.ts';
-import { recordAnalytics, type AnalyticsEventInput } from '../record-analytics.ts';
+import { parseAnalyticsEvent, recordAnalytics, recordAnalyticsBatch, type AnalyticsEventInput } from '../record-analytics.ts';
 import { testDb } from './test-db.ts';
 
 let db: PrismaClient;
@@ -235,6 +235,56 @@ describe('recordAnalytics', () => {
   });
 });
 
+describe('counting in batches', () => {
+  /**
+   * A chatbot's question groups as the owner sees them: kind, count, status and examples, by first
+   * wording. The examples as a set: wordings of one batch (one moment) join their group together.
+   */
+  const groups = async (chatbotId: string) =>
+    (await db.questionCluster.findMany({ where: { chatbotId }, orderBy: [{ kind: 'asc' }, { question: 'asc' }] })).map((c) => ({
+      kind: c.kind,
+      question: c.question,
+      count: c.count,
+      examples: [...c.examples].sort(),
+      status: c.status,
+    }));
+
+  it('gives the same figures and groups as counting the events one by one, each event once', async () => {
+    const [oneByOne, batched] = [randomUUID(), randomUUID()];
+    // In time order, as they arrive: a conversation counts on the day of its first message.
+    const events = seededEvents(oneByOne, 'owner-batches', 120, 23).sort((a, b) => a.receivedAt!.getTime() - b.receivedAt!.getTime());
+    for (const e of events) await recordAnalytics(db, e);
+    const again = events.map((e) => ({ ...e, chatbotId: batched, requestId: randomUUID() }));
+    // Batches of uneven sizes, one of them with a repeated event inside and one redelivered whole.
+    const parsed = again.map(parseAnalyticsEvent);
+    const batches = [parsed.slice(0, 1), [...parsed.slice(1, 40), parsed[5]], parsed.slice(40, 97), parsed.slice(97)];
+    const results = [];
+    for (const batch of batches) results.push(...(await recordAnalyticsBatch(db, batch)));
+    expect(results.filter((r) => r === 'duplicate')).toHaveLength(1);
+    expect(await recordAnalyticsBatch(db, parsed.slice(40, 97))).toEqual(new Array(57).fill('duplicate'));
+
+    expect(await storedDays(batched)).toEqual(directCount(again));
+    expect(await storedDays(batched)).toEqual(await storedDays(oneByOne));
+    expect(await storedVisitorYears(batched)).toEqual(directVisitorYears(again));
+    expect(await groups(batched)).toEqual(await groups(oneByOne));
+    expect((await groups(batched)).length).toBeGreaterThan(2);
+  });
+
+  it('counts an event that fails alone without failing the rest of its batch', async () => {
+    const counted: string[] = [];
+    const gather = batcher<string>(
+      async (items) => {
+        if (items.includes('bad')) throw new Error('bad item');
+        counted.push(...items);
+      },
+      { size: 3, waitMs: 5 },
+    );
+    const outcomes = await Promise.allSettled(['a', 'bad', 'b', 'c'].map((item) => gather.add(item)));
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect(counted.sort()).toEqual(['a', 'b', 'c']);
+  });
+});
+
 describe('yearDays', () => {
   it('gives a mask per year a range touches, bit i the day i of the year', () => {
     const at = (d: string) => new Date(`${d}T00:00:00Z`);
@@ -257,7 +307,13 @@ describe('the analytics worker', () => {
     const redis = createRedis(redisUrl);
     const prefix = uniqueName('test');
     const logger = createLogger('analytics-test', 'silent');
-    const worker = startAnalyticsWorker({ redis, logger, prefix, concurrency: 8, recordAnalytics: (e) => recordAnalytics(db, e) });
+    const worker = startAnalyticsWorker({
+      redis,
+      logger,
+      prefix,
+      concurrency: 8,
+      recordAnalytics: (batch) => recordAnalyticsBatch(db, batch),
+    });
     const producer = createProducer(redis, QUEUES.chatbotInteractionAnalytics, ChatbotInteractionSchema, { prefix });
     const queue = new Queue(QUEUES.chatbotInteractionAnalytics, { connection: redis, prefix });
     try {
