@@ -1,7 +1,15 @@
 // Chatbots as the product shows them, from the chatbot service's messages. REST and GraphQL share
 // these views; only the id field's name differs (`_id` in REST, as spec §3 names it).
 import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
-import type { Chatbot, KnowledgeBase, TextEntry, Voice } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
+import type {
+  Appearance,
+  Chatbot,
+  Embedding,
+  KnowledgeBase,
+  TextEntry,
+  VisitorLimits,
+  Voice,
+} from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import { Code, ConnectError } from '@parley/common/rpc-errors.ts';
 import { languageEnum, languageFields, languageName, readLanguage, type Language, type LanguageName } from '@parley/proto/language.ts';
 
@@ -41,7 +49,32 @@ export interface VoiceView {
   noAnswerMessage: string;
 }
 
-export interface ChatbotView extends VoiceView {
+export type LauncherPosition = 'left' | 'right';
+
+/** How the public page and the widget look (Appearance in chatbot.proto); a null colour is the product's. */
+export interface AppearanceView {
+  primaryColor: string | null;
+  position: LauncherPosition;
+  launcherLabel: string;
+  hideBranding: boolean;
+}
+
+/** What visitors may spend; a null limit is no limit, dollars an exact decimal ("5.00"). */
+export interface VisitorLimitsView {
+  visitorMessagesPerDay: number | null;
+  dailySpendLimit: string | null;
+  proofOfWork: boolean;
+}
+
+/** Appearance, where the chatbot may run and what its visitors may spend (issue 14). */
+export interface EmbedSettingsView {
+  appearance: AppearanceView;
+  allowedDomains: string[];
+  standalonePage: boolean;
+  limits: VisitorLimitsView;
+}
+
+export interface ChatbotView extends VoiceView, EmbedSettingsView {
   id: string;
   uniqueId: string;
   name: string;
@@ -115,7 +148,35 @@ export function chatbotView(chatbot: Chatbot | undefined): ChatbotView {
     createdAt: isoDate(chatbot.createdAt)!,
     updatedAt: isoDate(chatbot.updatedAt)!,
     ...voiceView(chatbot.voice),
+    ...embedSettingsView(chatbot),
     knowledgeBase: chatbot.knowledgeBase ? knowledgeBaseView(chatbot.knowledgeBase) : undefined,
+  };
+}
+
+export function appearanceView(appearance: Appearance | undefined): AppearanceView {
+  return {
+    primaryColor: appearance?.primaryColor || null,
+    position: appearance?.position === 'left' ? 'left' : 'right',
+    launcherLabel: appearance?.launcherLabel ?? '',
+    hideBranding: appearance?.hideBranding ?? false,
+  };
+}
+
+/**
+ * The settings as the owner reads them. A chatbot service that sends no embedding or limits
+ * predates them: the standalone page was then always on, and nothing was limited.
+ */
+export function embedSettingsView(chatbot: { appearance?: Appearance; embedding?: Embedding; limits?: VisitorLimits }): EmbedSettingsView {
+  const { embedding, limits } = chatbot;
+  return {
+    appearance: appearanceView(chatbot.appearance),
+    allowedDomains: [...(embedding?.allowedDomains ?? [])],
+    standalonePage: embedding?.standalonePage ?? true,
+    limits: {
+      visitorMessagesPerDay: limits?.visitorMessagesPerDay ?? null,
+      dailySpendLimit: limits?.dailySpendLimit ?? null,
+      proofOfWork: limits?.proofOfWork ?? false,
+    },
   };
 }
 
@@ -158,7 +219,74 @@ export function voiceChange(input: VoiceInput) {
   };
 }
 
+/** What the owner asked to change in the appearance; undefined leaves a field as it is, a null colour resets it. */
+export interface AppearanceInput {
+  primaryColor?: string | null;
+  position?: string;
+  launcherLabel?: string;
+  hideBranding?: boolean;
+}
+
+/** What the owner asked to change in the limits; undefined leaves a limit as it is, null removes it. */
+export interface VisitorLimitsInput {
+  visitorMessagesPerDay?: number | null;
+  /** Dollars as typed: a JSON number or a string (the chatbot service owns the rule). */
+  dailySpendLimit?: number | string | null;
+  proofOfWork?: boolean;
+}
+
+export interface EmbedSettingsInput {
+  appearance?: AppearanceInput;
+  allowedDomains?: string[];
+  standalonePage?: boolean;
+  limits?: VisitorLimitsInput;
+}
+
+const allUndefined = (values: unknown[]) => values.every((v) => v === undefined);
+
+/**
+ * The `appearance`, `embedding` and `limits` of an UpdateChatbot request (AppearanceChange,
+ * EmbeddingChange, VisitorLimitsChange), each absent when nothing in it changes. The values are the
+ * service's to check: a whole number beyond int32 or a fraction travels as one it refuses.
+ */
+export function embedSettingsChange(input: EmbedSettingsInput) {
+  const { appearance = {}, allowedDomains, standalonePage, limits = {} } = input;
+  const { visitorMessagesPerDay: perDay, dailySpendLimit: dollars } = limits;
+  return {
+    ...(allUndefined(Object.values(appearance))
+      ? {}
+      : {
+          appearance: {
+            primaryColor: appearance.primaryColor === null ? '' : appearance.primaryColor,
+            position: appearance.position,
+            launcherLabel: appearance.launcherLabel,
+            hideBranding: appearance.hideBranding,
+          },
+        }),
+    ...(allUndefined([allowedDomains, standalonePage])
+      ? {}
+      : { embedding: { allowedDomains: allowedDomains && { domains: allowedDomains }, standalonePage } }),
+    ...(allUndefined(Object.values(limits))
+      ? {}
+      : {
+          limits: {
+            visitorMessagesPerDay: perDay === null || perDay === undefined ? undefined : int32Field(perDay),
+            clearVisitorMessagesPerDay: perDay === null,
+            dailySpendLimit: dollars === null || dollars === undefined ? undefined : String(dollars),
+            clearDailySpendLimit: dollars === null,
+            proofOfWork: limits.proofOfWork,
+          },
+        }),
+  };
+}
+
 const INT32_MAX = 2 ** 31 - 1;
+
+/** A whole number as an int32 field; a fraction as -1 and a number beyond int32 as its bound, for the service to refuse. */
+function int32Field(typed: number): number {
+  if (!Number.isInteger(typed)) return -1;
+  return Math.max(-INT32_MAX, Math.min(typed, INT32_MAX));
+}
 
 /**
  * AddUrlEntry's max_pages from what the owner gave: on the wire 0 means "not given" (the default),

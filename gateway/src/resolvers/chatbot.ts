@@ -1,7 +1,15 @@
 // GraphQL counterparts of /api/chatbot/*: the same service calls, the same messages. Files are
 // uploaded through REST only (POST /api/chatbot/{id}/knowledge-base/files).
 import type { Resolvers } from '../generated/graphql.ts';
-import { chatbotView, knowledgeBaseView, knowledgeEntryResultView, languageChange, maxPagesField, voiceChange } from '../chatbots.ts';
+import {
+  chatbotView,
+  embedSettingsChange,
+  knowledgeBaseView,
+  knowledgeEntryResultView,
+  languageChange,
+  maxPagesField,
+  voiceChange,
+} from '../chatbots.ts';
 import { ownerId } from '../owners.ts';
 import { selectsField } from '../selection.ts';
 
@@ -40,6 +48,26 @@ export const chatbotResolvers: Resolvers = {
           welcomeMessage: input.welcomeMessage ?? undefined,
           suggestedQuestions: input.suggestedQuestions ?? undefined,
           noAnswerMessage: input.noAnswerMessage ?? undefined,
+        }),
+        // Here too null says something for the colour (the product's) and a limit (none).
+        ...embedSettingsChange({
+          appearance: input.appearance
+            ? {
+                primaryColor: input.appearance.primaryColor,
+                position: input.appearance.position ?? undefined,
+                launcherLabel: input.appearance.launcherLabel ?? undefined,
+                hideBranding: input.appearance.hideBranding ?? undefined,
+              }
+            : undefined,
+          allowedDomains: input.allowedDomains ?? undefined,
+          standalonePage: input.standalonePage ?? undefined,
+          limits: input.limits
+            ? {
+                visitorMessagesPerDay: input.limits.visitorMessagesPerDay,
+                dailySpendLimit: input.limits.dailySpendLimit,
+                proofOfWork: input.limits.proofOfWork ?? undefined,
+              }
+            : undefined,
         }),
       });
       return chatbotView(chatbot);

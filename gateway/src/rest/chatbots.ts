@@ -1,10 +1,13 @@
 // REST paths of spec §7 for an owner's chatbots, their pictures and knowledge base (typed text, files,
-// web pages and Q&A pairs: issue 13). Every path acts for the signed-in owner; another owner's
-// chatbot answers 404 (the chatbot service decides, and owns every rule on the values).
+// web pages and Q&A pairs: issue 13; appearance, allowed domains and visitor limits: issue 14). Every
+// path acts for the signed-in owner; another owner's chatbot answers 404 (the chatbot service
+// decides, and owns every rule on the values).
 import { Router, type Request } from 'express';
 import type { Clients } from '../clients.ts';
 import {
   chatbotView,
+  embedSettingsChange,
+  type EmbedSettingsInput,
   knowledgeBaseView,
   knowledgeEntryResultView,
   languageChange,
@@ -27,11 +30,58 @@ import {
   optionalString,
   optionalStringArray,
   stringField,
+  type JsonObject,
 } from './input.ts';
 import { readKnowledgeUpload } from './knowledge-upload.ts';
 import { readPictureUpload } from './picture-upload.ts';
 
 export const APPEND_ONLY = 'append must be true: text is added to the knowledge base as a new entry';
+
+/**
+ * An optional nested object of the body, its fields named by their path ("appearance.position") so
+ * input.ts's messages say which field is wrong.
+ */
+function nestedObject(body: JsonObject, name: string): JsonObject | undefined {
+  const value = body[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid(`${name} must be an object`);
+  return Object.fromEntries(Object.entries(value).map(([key, v]) => [`${name}.${key}`, v]));
+}
+
+/** A field of several JSON types, or null; undefined when absent. */
+function optionalOfTypes<T>(body: JsonObject, name: string, types: ('string' | 'number')[], message: string): T | null | undefined {
+  const value = body[name];
+  if (value === undefined || value === null) return value;
+  if (!(types as string[]).includes(typeof value)) throw invalid(`${name} must be ${message}`);
+  return value as T;
+}
+
+/** The issue 14 fields of PUT /api/chatbot/{id}, typed; partial at every level. */
+function embedSettingsInput(body: JsonObject): EmbedSettingsInput {
+  const appearance = nestedObject(body, 'appearance');
+  const limits = nestedObject(body, 'limits');
+  return {
+    appearance: appearance && {
+      // Null: the product's colour.
+      primaryColor: optionalOfTypes<string>(appearance, 'appearance.primaryColor', ['string'], 'a string or null'),
+      position: optionalString(appearance, 'appearance.position'),
+      launcherLabel: optionalString(appearance, 'appearance.launcherLabel'),
+      hideBranding: optionalBoolean(appearance, 'appearance.hideBranding'),
+    },
+    allowedDomains: optionalStringArray(body, 'allowedDomains'),
+    standalonePage: optionalBoolean(body, 'standalonePage'),
+    limits: limits && {
+      visitorMessagesPerDay: optionalOfTypes<number>(limits, 'limits.visitorMessagesPerDay', ['number'], 'a number or null'),
+      dailySpendLimit: optionalOfTypes<number | string>(
+        limits,
+        'limits.dailySpendLimit',
+        ['number', 'string'],
+        'a number, a string or null',
+      ),
+      proofOfWork: optionalBoolean(limits, 'limits.proofOfWork'),
+    },
+  };
+}
 
 export interface ChatbotRouteOptions {
   maxPictureBytes: number;
@@ -74,6 +124,7 @@ export function chatbotRoutes(clients: Clients, opts: ChatbotRouteOptions): Rout
         suggestedQuestions: optionalStringArray(body, 'suggestedQuestions'),
         noAnswerMessage: optionalString(body, 'noAnswerMessage'),
       }),
+      ...embedSettingsChange(embedSettingsInput(body)),
     };
     const { chatbot } = await clients.chatbot.updateChatbot({ ownerId: await owner(req), chatbotId: req.params.id, ...changes });
     res.json(restChatbot(chatbotView(chatbot)));

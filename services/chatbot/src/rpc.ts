@@ -3,7 +3,9 @@ import type { ConnectRouter } from '@connectrpc/connect';
 import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import {
+  AppearanceSchema,
   ChatbotSchema,
+  EmbeddingSchema,
   ChatbotService,
   EntrySourceSchema,
   KnowledgeBaseSchema,
@@ -11,6 +13,7 @@ import {
   PublicChatbotSchema,
   QaMatchSchema,
   TextEntrySchema,
+  VisitorLimitsSchema,
   VoiceSchema,
   type Chatbot as ChatbotMessage,
   type KnowledgeBase as KnowledgeBaseMessage,
@@ -45,6 +48,23 @@ const voiceOf = (c: Chatbot) =>
     noAnswerMessage: c.noAnswerMessage,
   });
 
+// Appearance, where it may run and what visitors may spend (embed-settings.ts); hideBranding as the
+// row holds it (the public lookup has already read it as the public sees it).
+const embedSettingsOf = (c: Chatbot) => ({
+  appearance: create(AppearanceSchema, {
+    primaryColor: c.primaryColor,
+    position: c.position,
+    launcherLabel: c.launcherLabel,
+    hideBranding: c.hideBranding,
+  }),
+  embedding: create(EmbeddingSchema, { allowedDomains: c.allowedDomains ?? [], standalonePage: c.standalonePage }),
+  limits: create(VisitorLimitsSchema, {
+    visitorMessagesPerDay: c.visitorMessagesPerDay ?? undefined,
+    dailySpendLimit: c.dailySpendLimit?.toFixed(2),
+    proofOfWork: c.proofOfWork,
+  }),
+});
+
 function toPublicChatbotMessage(c: Chatbot) {
   return create(PublicChatbotSchema, {
     id: c.id,
@@ -55,6 +75,7 @@ function toPublicChatbotMessage(c: Chatbot) {
     knowledgeChars: BigInt(c.knowledgeChars),
     voice: voiceOf(c),
     qaPairs: c.qaPairs,
+    ...embedSettingsOf(c),
   });
 }
 
@@ -99,6 +120,7 @@ export function toChatbotMessage(c: Chatbot, kb?: KnowledgeBase): ChatbotMessage
     updatedAt: timestampFromDate(c.updatedAt),
     knowledgeBase: kb ? toKnowledgeBaseMessage(kb) : undefined,
     voice: voiceOf(c),
+    ...embedSettingsOf(c),
   });
 }
 
@@ -132,6 +154,9 @@ export function chatbotRoutes(deps: ChatbotRpcDeps) {
           isActive: req.isActive,
           language: readLanguage(req),
           voice: req.voice,
+          appearance: req.appearance,
+          embedding: req.embedding,
+          limits: req.limits,
         });
         return { chatbot: toChatbotMessage(chatbot, knowledgeBase) };
       },
@@ -153,7 +178,7 @@ export function chatbotRoutes(deps: ChatbotRpcDeps) {
         return { knowledgeBase: toKnowledgeBaseMessage(knowledgeBase) };
       },
       async getPublicChatbot(req) {
-        return { chatbot: toPublicChatbotMessage(await getPublicChatbot(db, req.uniqueId)) };
+        return { chatbot: toPublicChatbotMessage(await getPublicChatbot(deps, req.uniqueId)) };
       },
       async getPromptKnowledge(req) {
         const { chatbot, knowledge, passages, wholeKnowledge, qaMatch } = await getPromptKnowledge(deps, {

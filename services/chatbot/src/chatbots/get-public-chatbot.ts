@@ -1,14 +1,37 @@
-// The public face of a chatbot, looked up by its unguessable uniqueId for the public chat page.
+// The public face of a chatbot, looked up by its unguessable uniqueId for the public chat page. The
+// badge stays hidden only while the owner is pro: an owner who hid it and then left the pro plan
+// shows it again, without any change to the row. Billing is asked only for chatbots that hide it.
 import { notFound } from '@parley/common/rpc-errors.ts';
 import type { Chatbot, PrismaClient } from '../generated/prisma/client.ts';
+import type { OwnerPlanLookup } from './owner-plan.ts';
 
 export const PUBLIC_CHATBOT_NOT_FOUND = 'Chatbot not found or inactive';
 
-export async function getPublicChatbot(db: PrismaClient, rawUniqueId: string): Promise<Chatbot> {
+export interface PublicChatbotDeps {
+  db: PrismaClient;
+  ownerPlan: OwnerPlanLookup;
+}
+
+/**
+ * The active chatbot, its hideBranding read as the public sees it. `branding: false` is for callers
+ * that show nothing (a message's knowledge, on every message): no billing call, hideBranding false.
+ */
+export async function getPublicChatbot(deps: PublicChatbotDeps, rawUniqueId: string, opts: { branding?: boolean } = {}): Promise<Chatbot> {
   const uniqueId = rawUniqueId.trim();
   // Anything that cannot be one of our ids is not looked up at all.
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(uniqueId)) throw notFound(PUBLIC_CHATBOT_NOT_FOUND);
-  const chatbot = await db.chatbot.findUnique({ where: { uniqueId } });
+  const chatbot = await deps.db.chatbot.findUnique({ where: { uniqueId } });
   if (!chatbot || !chatbot.isActive) throw notFound(PUBLIC_CHATBOT_NOT_FOUND);
-  return chatbot;
+  if (!chatbot.hideBranding) return chatbot;
+  return { ...chatbot, hideBranding: opts.branding === false ? false : await ownerIsPro(deps.ownerPlan, chatbot.ownerId) };
+}
+
+/** A visitor's page must not fail over the badge: billing unreachable reads as not pro (the badge shows). */
+async function ownerIsPro(ownerPlan: OwnerPlanLookup, ownerId: string): Promise<boolean> {
+  try {
+    return (await ownerPlan(ownerId)) === 'pro';
+  } catch {
+    // ownerPlan has logged why.
+    return false;
+  }
 }

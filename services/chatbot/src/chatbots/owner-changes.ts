@@ -15,9 +15,10 @@ import { setProfilePicture, type SetProfilePictureDeps } from '../pictures/set-p
 import { deleteChatbot, type DeleteChatbotDeps } from './delete-chatbot.ts';
 import type { OwnedChatbotRef } from './owned-chatbot.ts';
 import type { PublicChange } from './public-revision.ts';
-import { updateChatbot, type UpdateChatbotInput } from './update-chatbot.ts';
+import { updateChatbot, type UpdateChatbotDeps, type UpdateChatbotInput } from './update-chatbot.ts';
 
-export type OwnerChangesDeps = DeleteChatbotDeps &
+export type OwnerChangesDeps = UpdateChatbotDeps &
+  DeleteChatbotDeps &
   AddTextEntryDeps &
   AddFileEntryDeps &
   SetProfilePictureDeps & {
@@ -72,7 +73,7 @@ export function ownerChanges(deps: OwnerChangesDeps): OwnerChanges {
   };
   return {
     async updateChatbot(input) {
-      const chatbot = await updateChatbot(db, input);
+      const chatbot = await updateChatbot(deps, input);
       await publicChanged(chatbot.id);
       return { chatbot, knowledgeBase: await loadKnowledgeBase(db, chatbot.id) };
     },

@@ -1,38 +1,50 @@
-// Renaming, (de)activating, changing a chatbot's language and its voice. A new language re-indexes the
+// Renaming, (de)activating, changing a chatbot's language, its voice, its appearance, where it may
+// run and its visitor limits (embed-settings.ts; hiding the badge is asked of billing first, pro
+// only, and only when the change turns it on). A new language re-indexes the
 // chatbot's chunks with its text-search configuration in the same transaction, so searches never
 // mix stemmings. The row lock (FOR UPDATE) waits for knowledge being added (which holds FOR KEY
 // SHARE) and holds new additions back until the re-index is committed.
-import { notFound } from '@parley/common/rpc-errors.ts';
+import { forbidden, notFound } from '@parley/common/rpc-errors.ts';
 import type { Chatbot, PrismaClient } from '../generated/prisma/client.ts';
 import { reindexChatbot } from '../knowledge/index-chunks.ts';
 import { searchConfigFor } from '../knowledge/search-text.ts';
 import { CHATBOT_NOT_FOUND, parseLanguage, parseName, parseVoiceChange, type VoiceChangeInput } from './chatbot-input.ts';
+import { HIDE_BRANDING_PRO_ONLY, parseEmbedSettingsChange, type EmbedSettingsChange } from './embed-settings.ts';
 import { parseOwnedRef, type OwnedChatbotRef } from './owned-chatbot.ts';
+import type { OwnerPlanLookup } from './owner-plan.ts';
 
-export interface UpdateChatbotInput extends OwnedChatbotRef {
+export interface UpdateChatbotInput extends OwnedChatbotRef, EmbedSettingsChange {
   name?: string;
   isActive?: boolean;
   language?: string;
   voice?: VoiceChangeInput;
 }
 
+export interface UpdateChatbotDeps {
+  db: PrismaClient;
+  ownerPlan: OwnerPlanLookup;
+}
+
 /** Generous: re-indexing a full knowledge base (5M characters) takes seconds, not minutes. */
 const REINDEX_TIMEOUT_MS = 120_000;
 
-export async function updateChatbot(db: PrismaClient, input: UpdateChatbotInput): Promise<Chatbot> {
+export async function updateChatbot(deps: UpdateChatbotDeps, input: UpdateChatbotInput): Promise<Chatbot> {
   const { ownerId, chatbotId } = parseOwnedRef(input);
   const name = input.name === undefined ? undefined : parseName(input.name);
   const language = input.language === undefined ? undefined : parseLanguage(input.language);
   const voice = parseVoiceChange(input.voice);
+  const embed = parseEmbedSettingsChange(input);
+  // Asked before the transaction: no lock is held while waiting on another service.
+  if (embed.hideBranding && (await deps.ownerPlan(ownerId)) !== 'pro') throw forbidden(HIDE_BRANDING_PRO_ONLY);
 
-  return db.$transaction(
+  return deps.db.$transaction(
     async (tx) => {
       const [current] = await tx.$queryRaw<{ language: string }[]>`
         SELECT "language" FROM "Chatbot" WHERE "id" = ${chatbotId}::uuid AND "ownerId" = ${ownerId} FOR UPDATE`;
       if (!current) throw notFound(CHATBOT_NOT_FOUND);
       const chatbot = await tx.chatbot.update({
         where: { id: chatbotId },
-        data: { name, isActive: input.isActive, language, ...voice },
+        data: { name, isActive: input.isActive, language, ...voice, ...embed },
       });
       if (language && searchConfigFor(language) !== searchConfigFor(current.language)) {
         await reindexChatbot(tx, chatbotId, searchConfigFor(language));

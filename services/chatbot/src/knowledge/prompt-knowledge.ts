@@ -6,7 +6,7 @@
 // budget has room for unless the caller asks for a number. Every passage names its entry (id,
 // title, a website entry's address) so the reply can cite it.
 import type { Chatbot, PrismaClient } from '../generated/prisma/client.ts';
-import { getPublicChatbot } from '../chatbots/get-public-chatbot.ts';
+import { getPublicChatbot, type PublicChatbotDeps } from '../chatbots/get-public-chatbot.ts';
 import { qaText } from './add-qa-entry.ts';
 import { DEFAULT_CHUNKING } from './chunk-text.ts';
 import type { RetrieveChunks } from './embeddings/knowledge-embeddings.ts';
@@ -15,8 +15,7 @@ import type { KnowledgeTextCache } from './knowledge-text-cache.ts';
 import { matchQaPair, type QaMatch } from './qa-match.ts';
 import { DEFAULT_K, MAX_K } from './retrieve.ts';
 
-export interface PromptKnowledgeDeps {
-  db: PrismaClient;
+export interface PromptKnowledgeDeps extends PublicChatbotDeps {
   /** Retrieval (full-text, or hybrid with embeddings): embeddings/knowledge-embeddings.ts. */
   retrieveChunks: RetrieveChunks;
   knowledgeCache: KnowledgeTextCache;
@@ -55,8 +54,9 @@ export async function getPromptKnowledge(
   input: { uniqueId: string; query: string; budgetChars: number; k: number },
 ): Promise<PromptKnowledge> {
   // The row first, on every call: whether the chatbot is active is always current, and the cached
-  // passages are looked up by the version of the row just read.
-  const chatbot = await getPublicChatbot(deps.db, input.uniqueId);
+  // passages are looked up by the version of the row just read. Nothing here is shown, so the badge
+  // is not read (no billing call on a visitor's message).
+  const chatbot = await getPublicChatbot(deps, input.uniqueId, { branding: false });
   const qaMatch = chatbot.qaPairs > 0 ? await matchQaPair(deps.db, { chatbotId: chatbot.id, message: input.query }) : undefined;
   if (chatbot.knowledgeChars <= 0) return { chatbot, knowledge: [], passages: [], wholeKnowledge: true, qaMatch };
   if (chatbot.knowledgeChars <= input.budgetChars) {

@@ -26,7 +26,8 @@ describe('GetPublicChatbot', () => {
 
     const { chatbot } = await svc.client.getPublicChatbot({ uniqueId: created.uniqueId });
 
-    const { $typeName, voice, ...fields } = chatbot!;
+    // Appearance, embedding and limits: see src/chatbots/__tests__/embed-settings.test.ts.
+    const { $typeName, voice, appearance: _a, embedding: _e, limits: _l, ...fields } = chatbot!;
     expect($typeName).toBe('parley.chatbot.v1.PublicChatbot');
     expect(voice).toMatchObject({ instructions: '', welcomeMessage: '', suggestedQuestions: [], noAnswerMessage: '' });
     expect({ ...fields, knowledgeChars: Number(fields.knowledgeChars) }).toEqual({
