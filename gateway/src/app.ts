@@ -13,7 +13,8 @@ import { devMailRoutes } from './dev-mail.ts';
 import { createGraphQL } from './graphql.ts';
 import { healthRouter } from './health.ts';
 import { apiRouter } from './rest/api.ts';
-import { mediaRouter, webAppRouter } from './static.ts';
+import { publicChatCors } from './rest/public-chat.ts';
+import { chatbotEmbedDomains, mediaRouter, webAppRouter } from './static.ts';
 import { createStripeEventIntake, webhookSecret } from './stripe-events.ts';
 import { testCheckoutRoutes } from './test-checkout.ts';
 import { TEST_PORTAL_PATH, testPortalRoutes } from './test-portal.ts';
@@ -43,6 +44,8 @@ export async function createGateway(config: GatewayConfig, { logger }: { logger:
   app.use(requestContext(logger));
   app.use(securityHeaders(config.PUBLIC_URL));
   app.use(healthRouter({ auth: config.AUTH_URL, billing: config.BILLING_URL, chatbot: config.CHATBOT_URL, chat: config.CHAT_URL }));
+  // Before the API's own parsing and checks, so host pages can read every answer of the public paths.
+  app.use('/api/chatbot/public', publicChatCors);
   app.use(
     '/api',
     apiRouter({
@@ -65,7 +68,7 @@ export async function createGateway(config: GatewayConfig, { logger }: { logger:
   app.use(TEST_PORTAL_PATH, testPortalRoutes(clients, stripeEvents, logger));
   if (config.NODE_ENV !== 'production') app.use('/dev/mail', devMailRoutes(config.MAIL_OUTBOX_DIR));
   app.use('/media', mediaRouter(config.MEDIA_DIR));
-  app.use(webAppRouter(config.WEB_DIST_DIR));
+  app.use(webAppRouter(config.WEB_DIST_DIR, { embedDomains: chatbotEmbedDomains(clients, logger) }));
   app.use((_req, res) => {
     res.status(404).json({ message: 'Not found' });
   });

@@ -25,6 +25,9 @@ export interface ConversationView {
   updatedAt: string;
   userIp: string | null;
   userAgent: string | null;
+  /** What the host page told the widget about the visitor (Parley.identify); null when not told. */
+  visitorId: string | null;
+  visitorName: string | null;
   messageCount: number;
   messages: ChatMessageView[];
 }
@@ -50,6 +53,8 @@ export function conversationView(c: Conversation | undefined): ConversationView 
     updatedAt: isoDate(c.updatedAt)!,
     userIp: c.userIp || null,
     userAgent: c.userAgent || null,
+    visitorId: c.visitorId || null,
+    visitorName: c.visitorName || null,
     messageCount: c.messageCount,
     messages: c.messages.map(messageView),
   };

@@ -87,6 +87,8 @@ describe('conversation export', () => {
         ['user', '+1', null],
       ],
     );
+    // What a host page told the widget (issue 14): a name a spreadsheet would run is made inert too.
+    await chat(`UPDATE "Conversation" SET "visitorId" = 'customer-42', "visitorName" = '=Zoë' WHERE "id" = $1`, [first]);
     second = await conversation(
       chatbotId,
       owner,
@@ -105,7 +107,11 @@ describe('conversation export', () => {
     expect(res.headers.get('content-disposition')).toBe('attachment; filename="cafe-support-bot-conversations.csv"');
     expect(res.headers.get('cache-control')).toBe('no-store');
     const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(await res.arrayBuffer());
-    expect(text.startsWith('\ufeffconversation_id,session_id,user_ip,user_agent,message_id,role,content,timestamp,rating\r\n')).toBe(true);
+    expect(
+      text.startsWith(
+        '\ufeffconversation_id,session_id,user_ip,user_agent,message_id,role,content,timestamp,rating,visitorId,visitorName\r\n',
+      ),
+    ).toBe(true);
     expect(text).toContain(',"He said ""hi"", then left",');
     expect(text).toContain(`,"'=HYPERLINK(""http://evil.example"",""x"")",`);
     const records = parseCsv(text.slice(1));
@@ -119,6 +125,8 @@ describe('conversation export', () => {
       'content',
       'timestamp',
       'rating',
+      'visitor_id',
+      'visitor_name',
     ]);
     const rows = records.slice(1);
     expect(rows.map((r) => [r[0], r[1], r[2], r[3], r[5], r[6], r[7], r[8]])).toEqual([
@@ -170,6 +178,7 @@ describe('conversation export', () => {
       [second, 'session-two', '', '', 'assistant', 'answer', '2026-02-03T10:00:02.000Z', ''],
     ]);
     expect(rows.every((r) => /^\d+$/.test(r[4]))).toBe(true);
+    expect(rows.map((r) => r.slice(9))).toEqual([...Array(8).fill(['customer-42', "'=Zoë"]), ['', ''], ['', '']]);
   });
 
   it('downloads JSONL: one object per message, the same fields in camelCase, the content as written', async () => {
@@ -194,11 +203,21 @@ describe('conversation export', () => {
       'content',
       'timestamp',
       'rating',
+      'visitorId',
+      'visitorName',
     ]);
     expect(lines[1]).toMatchObject({ conversationId: first, role: 'assistant', content: 'line one\nline two\r\nline three', rating: 'up' });
     expect(lines[2].content).toBe('=HYPERLINK("http://evil.example","x")');
     expect(lines[3]).toMatchObject({ content: 'Ünïcødé 日本語 🙂', rating: 'down', timestamp: '2026-02-01T10:00:04.000Z' });
-    expect(lines[8]).toMatchObject({ conversationId: second, userIp: null, userAgent: null, rating: null });
+    expect(lines[8]).toMatchObject({
+      conversationId: second,
+      userIp: null,
+      userAgent: null,
+      rating: null,
+      visitorId: null,
+      visitorName: null,
+    });
+    expect(lines[0]).toMatchObject({ visitorId: 'customer-42', visitorName: '=Zoë' });
   });
 
   it('takes a date range: conversations with a message in it', async () => {
@@ -210,7 +229,7 @@ describe('conversation export', () => {
     expect(lines.map((l) => l.content)).toEqual(['plain', 'answer']);
     const empty = await download(chatbotId, owner, 'format=csv&startDate=2026-03-01');
     expect(new TextDecoder('utf-8', { ignoreBOM: true }).decode(await empty.arrayBuffer()).split('\r\n')).toEqual([
-      '\ufeffconversation_id,session_id,user_ip,user_agent,message_id,role,content,timestamp,rating',
+      '\ufeffconversation_id,session_id,user_ip,user_agent,message_id,role,content,timestamp,rating,visitorId,visitorName',
       '',
     ]);
   });

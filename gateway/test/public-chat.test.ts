@@ -133,17 +133,19 @@ async function setCredit(owner: Owner, balance: string) {
 
 const isoString = (value: string) => expect(new Date(value).toISOString()).toBe(value);
 
-// What the public lookup shows (issue 13 added the welcome message and the suggested questions).
-const PUBLIC_KEYS = ['name', 'profilePicture', 'suggestedQuestions', 'welcomeMessage'];
+// What the public lookup shows (issue 13 added the welcome message and the suggested questions,
+// issue 14 the appearance and proof of work; widget-edge.test.ts has their cases).
+const PUBLIC_KEYS = ['appearance', 'name', 'profilePicture', 'proofOfWork', 'suggestedQuestions', 'welcomeMessage'];
+const DEFAULT_LOOK = { appearance: { primaryColor: null, position: 'right', launcherLabel: '', hideBranding: false }, proofOfWork: false };
 
 describe('GET /api/chatbot/public/:uniqueId', () => {
-  it('answers exactly { name, profilePicture, welcomeMessage, suggestedQuestions }, with null when there is no picture', async () => {
+  it('answers exactly { name, profilePicture, welcomeMessage, suggestedQuestions, appearance, proofOfWork }, with null when there is no picture', async () => {
     const { chatbot } = await ownerWithChatbot({ name: 'Public Face' });
     const res = await call(`/api/chatbot/public/${chatbot.uniqueId}`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     expect(Object.keys(res.body).sort()).toEqual(PUBLIC_KEYS);
-    expect(res.body).toEqual({ name: 'Public Face', profilePicture: null, welcomeMessage: '', suggestedQuestions: [] });
+    expect(res.body).toEqual({ name: 'Public Face', profilePicture: null, welcomeMessage: '', suggestedQuestions: [], ...DEFAULT_LOOK });
   });
 
   it("carries the picture's URL once one is set, and still nothing else", async () => {
@@ -153,7 +155,13 @@ describe('GET /api/chatbot/public/:uniqueId', () => {
     const res = await call(`/api/chatbot/public/${chatbot.uniqueId}`);
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(PUBLIC_KEYS);
-    expect(res.body).toEqual({ name: 'Pictured', profilePicture: upload.body.profilePicture, welcomeMessage: '', suggestedQuestions: [] });
+    expect(res.body).toEqual({
+      name: 'Pictured',
+      profilePicture: upload.body.profilePicture,
+      welcomeMessage: '',
+      suggestedQuestions: [],
+      ...DEFAULT_LOOK,
+    });
     expect(res.body.profilePicture).toMatch(PICTURE_URL);
   });
 
@@ -527,6 +535,8 @@ describe('conversation history', () => {
         'updatedAt',
         'userAgent',
         'userIp',
+        'visitorId',
+        'visitorName',
       ]);
       expect(c._id).toMatch(UUID);
       isoString(c.createdAt);

@@ -66,7 +66,9 @@ describe('GET /api/chatbot/public/:uniqueId', () => {
     const { owner, chatbot } = await ownerWithChatbot();
     const before = await call(`/api/chatbot/public/${chatbot.uniqueId}`);
     expect(before.status).toBe(200);
-    expect(before.body).toEqual({ name: 'Shop Bot', profilePicture: null, welcomeMessage: '', suggestedQuestions: [] });
+    // Issue 14's appearance and proof of work, at their defaults (widget-edge.test.ts has their cases).
+    const look = { appearance: { primaryColor: null, position: 'right', launcherLabel: '', hideBranding: false }, proofOfWork: false };
+    expect(before.body).toEqual({ name: 'Shop Bot', profilePicture: null, welcomeMessage: '', suggestedQuestions: [], ...look });
 
     const voice = { welcomeMessage: 'Hello! How can I help?', suggestedQuestions: ['When do you open?', 'Is shipping free?'] };
     const put = await call(`/api/chatbot/${chatbot._id}`, {
@@ -77,7 +79,7 @@ describe('GET /api/chatbot/public/:uniqueId', () => {
     expect(put.status).toBe(200);
     const after = await call(`/api/chatbot/public/${chatbot.uniqueId}`);
     // The owner's instructions are never shown to visitors.
-    expect(after.body).toEqual({ name: 'Shop Bot', profilePicture: null, ...voice });
+    expect(after.body).toEqual({ name: 'Shop Bot', profilePicture: null, ...voice, ...look });
   });
 });
 

@@ -57,7 +57,10 @@ export function apiRouter(opts: ApiOptions): Router {
   router.use(express.json({ limit: opts.bodyLimit }));
   router.use('/auth', authRoutes(opts.clients), passwordResetRoutes(opts.clients));
   // Before the owner routes, so "public" is never read as a chatbot id.
-  router.use('/chatbot/public', publicChatRoutes(opts.clients, { timeoutMs: opts.chatTimeoutMs, logger: opts.logger }));
+  router.use(
+    '/chatbot/public',
+    publicChatRoutes(opts.clients, { timeoutMs: opts.chatTimeoutMs, logger: opts.logger, publicUrl: opts.publicUrl }),
+  );
   // The export before the owner routes, so "export" is never read as a conversation id.
   router.use('/chatbot', conversationExportRoutes(opts.clients, { logger: opts.logger }));
   router.use('/chatbot', chatbotRoutes(opts.clients, opts), chatbotAnalyticsRoutes(opts.clients), unansweredQuestionRoutes(opts.clients));

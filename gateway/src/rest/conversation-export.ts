@@ -8,7 +8,9 @@
 //
 // CSV: RFC 4180 (csv-stringify; CRLF, quotes where needed), a header row, a UTF-8 BOM so spreadsheet
 // programs read non-ASCII text right, and cells that a spreadsheet would run as a formula prefixed
-// with '. JSONL: one JSON object per message, the same fields in camelCase.
+// with '. JSONL: one JSON object per message, the same fields in camelCase. The visitor's id and name
+// (issue 14: what the host page told the widget) come last in both, under the product's own names
+// visitorId and visitorName, so files read by position before them keep their columns.
 import { once } from 'node:events';
 import { Router, type Request } from 'express';
 import { stringify } from 'csv-stringify/sync';
@@ -36,6 +38,8 @@ export const CSV_COLUMNS = [
   'content',
   'timestamp',
   'rating',
+  'visitor_id',
+  'visitor_name',
 ] as const;
 
 const CONTENT_TYPES: Record<ExportFormat, string> = {
@@ -54,6 +58,8 @@ export interface ExportRecord {
   content: string;
   timestamp: string | null;
   rating: 'up' | 'down' | null;
+  visitorId: string | null;
+  visitorName: string | null;
 }
 
 export const exportRecord = (r: ExportRow): ExportRecord => ({
@@ -66,6 +72,8 @@ export const exportRecord = (r: ExportRow): ExportRecord => ({
   content: r.content,
   timestamp: isoDate(r.timestamp),
   rating: r.rating === 'up' || r.rating === 'down' ? r.rating : null,
+  visitorId: r.visitorId || null,
+  visitorName: r.visitorName || null,
 });
 
 /**
@@ -75,9 +83,19 @@ export const exportRecord = (r: ExportRow): ExportRecord => ({
 export const inertCell = (value: string): string => (/^[=+\-@\t\r]/.test(value) ? `'${value}` : value);
 
 const csvCells = (r: ExportRecord): string[] =>
-  [r.conversationId, r.sessionId, r.userIp, r.userAgent, r.messageId, r.role, r.content, r.timestamp, r.rating].map((v) =>
-    inertCell(v ?? ''),
-  );
+  [
+    r.conversationId,
+    r.sessionId,
+    r.userIp,
+    r.userAgent,
+    r.messageId,
+    r.role,
+    r.content,
+    r.timestamp,
+    r.rating,
+    r.visitorId,
+    r.visitorName,
+  ].map((v) => inertCell(v ?? ''));
 
 /** One page of rows in the format; the first page of a CSV file starts with the BOM and the header row. */
 export function formatPage(format: ExportFormat, records: ExportRecord[], first: boolean): string {

@@ -1,7 +1,12 @@
-// The public chat paths (spec §7, with issues 13 and 15's additions), used by the chat page without signing in:
-//   GET  /api/chatbot/public/{uniqueId}          → { name, profilePicture, welcomeMessage, suggestedQuestions }
-//   POST /api/chatbot/public/{uniqueId}/chat     → { message, sessionId, sources, messageId }
-//   POST /api/chatbot/public/{uniqueId}/feedback   { sessionId, messageId, rating: "up" | "down" } → { messageId, rating }
+// The public chat paths (spec §7, with issues 13, 14 and 15's additions), used by the chat page, the
+// embed page (/embed/{uniqueId}, inside the widget) and host pages, without signing in:
+//   GET  /api/chatbot/public/{uniqueId}            → { name, profilePicture, welcomeMessage, suggestedQuestions,
+//                                                      appearance: { primaryColor, position, launcherLabel, hideBranding },
+//                                                      proofOfWork }
+//   GET  /api/chatbot/public/{uniqueId}/challenge  → { algorithm, challenge, maxnumber, salt, signature } (ALTCHA)
+//   POST /api/chatbot/public/{uniqueId}/chat         { message, sessionId?, model?, visitor?: { id?, name? }, proofOfWork? }
+//                                                  → { message, sessionId, sources, messageId }
+//   POST /api/chatbot/public/{uniqueId}/feedback     { sessionId, messageId, rating: "up" | "down" } → { messageId, rating }
 // sources are the knowledge entries the answer cites, [{ entryId, title, url? }] (url for a web page
 // only), in the order of the answer's [n] markers; [] when it cites none. messageId is the stored
 // answer's id, which feedback rates (only an answer of the visitor's own conversation: 404 otherwise;
@@ -12,32 +17,112 @@
 //                 may differ from the deltas joined: its markers are renumbered to match sources)
 //   event: error  data: {"message":"..."}                                                 (instead of done, if it fails midway)
 // A failure before the first event is an ordinary JSON error with its status.
-import { Router, type Request, type Response } from 'express';
+//
+// Every call says where it came from (issue 14): the site (siteHost, from the Origin header) and
+// whether Parley's page is the embed page (the header X-Parley-Embed: 1). The chat service decides
+// from them whether the chatbot may answer there (403 otherwise). Host pages on any origin call these
+// paths, so they (and only they) answer CORS: any origin, no credentials; refusals stay readable.
+import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { clientIp } from '@parley/common/http.ts';
 import type { Logger } from '@parley/common/logger.ts';
-import type { SendMessageResponse } from '@parley/proto/parley/chat/v1/chat_pb.js';
+import { invalid } from '@parley/common/rpc-errors.ts';
+import type { GetPublicChatbotResponse, PublicAppearance, SendMessageResponse } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import type { Clients } from '../clients.ts';
 import { mapError } from '../errors.ts';
-import { jsonObject, stringField } from './input.ts';
+import { jsonObject, stringField, type JsonObject } from './input.ts';
 
 export interface PublicChatOptions {
   /** Deadline of one answer. */
   timeoutMs: number;
   logger: Logger;
+  /** The product's public address: a request from its origin is from Parley's own pages. */
+  publicUrl: string;
 }
+
+/** The header the embed page sends on its API calls. */
+export const EMBED_HEADER = 'X-Parley-Embed';
+
+/**
+ * The site of an Origin that names none (a sandboxed frame, a file, a data: URL: the browser sends
+ * "null") or cannot be read, or that is not a web page's (http/https). It is from another site, so it
+ * is served where the chatbot runs anywhere; and as it can never be a host name (a space and
+ * parentheses), no allowed-domains list matches it, so a chatbot kept to its domains refuses it.
+ */
+export const UNKNOWN_SITE = '(unknown site)';
+
+/**
+ * Where a public call came from (the product's rule, common to every public path): "" for no Origin
+ * and for Parley's own origins (the public URL's, or the request's own); else the Origin's host name
+ * in lower case, without its port (allowed domains are host names: a site's ports are one site).
+ */
+export function siteHost(origin: string | undefined, ownOrigins: readonly string[]): string {
+  if (origin === undefined || origin === '') return '';
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return UNKNOWN_SITE;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return UNKNOWN_SITE;
+  // URL lower-cases the host and drops a default port, so the comparison is of origins, not spellings.
+  if (ownOrigins.some((own) => originOf(own) === url.origin)) return '';
+  return url.hostname;
+}
+
+function originOf(address: string): string | undefined {
+  try {
+    return new URL(address).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The request's site and whether it came from the embed page, as the chat service's calls take them. */
+function requestSite(req: Request, publicUrl: string): { siteHost: string; embedded: boolean } {
+  return {
+    siteHost: siteHost(req.get('origin'), [publicUrl, `${req.protocol}://${req.get('host') ?? ''}`]),
+    embedded: req.get(EMBED_HEADER) === '1',
+  };
+}
+
+/**
+ * CORS for the public paths only: any origin may call them (the chatbot's allowed domains are the
+ * chat service's check, not the browser's), without credentials, and every answer, a refusal too,
+ * is readable by the calling page. A preflight is answered here.
+ */
+export const publicChatCors: RequestHandler = (req, res, next) => {
+  res.setHeader('Access-Control-Allow-Origin', '*');
+  if (req.method !== 'OPTIONS') return next();
+  res.setHeader('Access-Control-Allow-Methods', 'GET, POST');
+  res.setHeader('Access-Control-Allow-Headers', `Content-Type, Accept, ${EMBED_HEADER}`);
+  res.setHeader('Access-Control-Max-Age', '600');
+  res.status(204).end();
+};
 
 export function publicChatRoutes(clients: Clients, opts: PublicChatOptions): Router {
   const router = Router();
 
   router.get('/:uniqueId', async (req, res) => {
-    const { name, profilePicture, welcomeMessage, suggestedQuestions } = await clients.chat.getPublicChatbot({
-      uniqueId: req.params.uniqueId,
+    const chatbot = await clients.chat.getPublicChatbot({ uniqueId: req.params.uniqueId, ...requestSite(req, opts.publicUrl) });
+    res.json(publicChatbot(chatbot));
+  });
+
+  router.get('/:uniqueId/challenge', async (req, res) => {
+    const challenge = await clients.chat.createChallenge({ uniqueId: req.params.uniqueId, ...requestSite(req, opts.publicUrl) });
+    // ALTCHA's own field names: the widget hands this object to its solver as it is.
+    res.json({
+      algorithm: challenge.algorithm,
+      challenge: challenge.challenge,
+      // int64 reaches JavaScript as a bigint (protobuf-es ignores jstype JS_NUMBER), which JSON cannot carry.
+      maxnumber: Number(challenge.maxNumber),
+      salt: challenge.salt,
+      signature: challenge.signature,
     });
-    res.json({ name, profilePicture: profilePicture || null, welcomeMessage, suggestedQuestions });
   });
 
   router.post('/:uniqueId/chat', async (req, res) => {
     const body = jsonObject(req.body);
+    const visitor = visitorField(body);
     const input = {
       uniqueId: req.params.uniqueId,
       sessionId: stringField(body, 'sessionId'),
@@ -45,6 +130,10 @@ export function publicChatRoutes(clients: Clients, opts: PublicChatOptions): Rou
       model: stringField(body, 'model'),
       clientIp: clientIp(req),
       userAgent: req.get('user-agent') ?? '',
+      ...requestSite(req, opts.publicUrl),
+      visitorId: visitor.id,
+      visitorName: visitor.name,
+      proofOfWork: stringField(body, 'proofOfWork'),
     };
     // The visitor leaving stops the answer (and the model call behind it); a finished answer has
     // nothing to stop (and aborting would only build an unused DOMException per message).
@@ -85,11 +174,50 @@ export function publicChatRoutes(clients: Clients, opts: PublicChatOptions): Rou
       messageId: stringField(body, 'messageId'),
       rating: stringField(body, 'rating'),
       clientIp: clientIp(req),
+      ...requestSite(req, opts.publicUrl),
     });
     res.json({ messageId: rated.messageId, rating: rated.rating });
   });
 
   return router;
+}
+
+/** The public lookup as the page and the widget read it. */
+function publicChatbot({ name, profilePicture, welcomeMessage, suggestedQuestions, appearance, proofOfWork }: GetPublicChatbotResponse) {
+  return {
+    name,
+    profilePicture: profilePicture || null,
+    welcomeMessage,
+    suggestedQuestions,
+    appearance: publicAppearance(appearance),
+    proofOfWork,
+  };
+}
+
+/** The appearance with the product's defaults for what is not set (no colour: the product's own). */
+function publicAppearance(a: PublicAppearance | undefined) {
+  return {
+    primaryColor: a?.primaryColor || null,
+    position: a?.position === 'left' ? 'left' : 'right',
+    launcherLabel: a?.launcherLabel ?? '',
+    hideBranding: a?.hideBranding ?? false,
+  };
+}
+
+/**
+ * What the host page told the widget about its visitor (Parley.identify): `visitor: { id?, name? }`,
+ * each "" when not told. Lengths are the chat service's rule; only JSON types are checked here.
+ */
+function visitorField(body: JsonObject): { id: string; name: string } {
+  const value = body.visitor;
+  if (value === undefined || value === null) return { id: '', name: '' };
+  if (typeof value !== 'object' || Array.isArray(value)) throw invalid('visitor must be an object');
+  const visitor = value as JsonObject;
+  for (const key of ['id', 'name'] as const) {
+    const field = visitor[key];
+    if (field !== undefined && field !== null && typeof field !== 'string') throw invalid(`visitor.${key} must be a string`);
+  }
+  return { id: stringField(visitor, 'id'), name: stringField(visitor, 'name') };
 }
 
 /** The reply as the page reads it, as JSON and as the done event: `url` only for a source that has one. */

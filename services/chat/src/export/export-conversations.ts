@@ -42,6 +42,9 @@ export interface ExportRow {
   content: string;
   timestamp: Date;
   rating: string | null;
+  /** What the host page told the widget about the visitor (Parley.identify); null when not told. */
+  visitorId: string | null;
+  visitorName: string | null;
 }
 
 /** A range of UTC instants, [from, to); either side open. */
@@ -86,6 +89,8 @@ interface PageRow {
   content: string;
   createdAt: Date;
   rating: string | null;
+  visitorId: string | null;
+  visitorName: string | null;
 }
 
 /**
@@ -99,7 +104,7 @@ async function readPage(db: PrismaClient, chatbotId: string, range: ExportRange,
   const afterId = after?.conversationId ?? null;
   return db.$queryRaw<PageRow[]>`
     WITH candidates AS (
-      SELECT c."id", c."sessionId", c."userIp", c."userAgent",
+      SELECT c."id", c."sessionId", c."userIp", c."userAgent", c."visitorId", c."visitorName",
              CASE WHEN c."id" = ${afterId}::uuid THEN 0 ELSE c."messageCount" END AS "pending"
         FROM "Conversation" AS c
        WHERE c."chatbotId" = ${chatbotId}::uuid
@@ -121,7 +126,8 @@ async function readPage(db: PrismaClient, chatbotId: string, range: ExportRange,
        WHERE "before" < ${size}
     )
     SELECT page."id" AS "conversationId", page."sessionId", page."userIp", page."userAgent",
-           m."id" AS "messageId", m."role"::text AS "role", m."content", m."createdAt", m."rating"
+           m."id" AS "messageId", m."role"::text AS "role", m."content", m."createdAt", m."rating",
+           page."visitorId", page."visitorName"
       FROM page
       JOIN LATERAL (
         SELECT m."id", m."role", m."content", m."createdAt", m."rating"
@@ -146,6 +152,8 @@ const toExportRow = (r: PageRow): ExportRow => ({
   content: r.content,
   timestamp: r.createdAt,
   rating: r.rating,
+  visitorId: r.visitorId,
+  visitorName: r.visitorName,
 });
 
 /** The rows of the pages after `after` (null: from the start), one page at a time. */
