@@ -51,6 +51,10 @@ const exportedChatbot = (view: ChatbotView) => ({
   welcomeMessage: view.welcomeMessage,
   suggestedQuestions: view.suggestedQuestions,
   noAnswerMessage: view.noAnswerMessage,
+  appearance: view.appearance,
+  allowedDomains: view.allowedDomains,
+  standalonePage: view.standalonePage,
+  limits: view.limits,
   knowledgeBase: { textEntries: view.knowledgeBase?.textEntries ?? [] },
 });
 

@@ -244,6 +244,13 @@ describe("the owner's data export", () => {
     expect(data.billing.subscription).toBe('free');
     expect(data.chatbots).toHaveLength(1);
     expect(data.chatbots[0].knowledgeBase.textEntries[0].content).toBe('We open at nine.');
+    // The bot's widget settings go with it (issue 14).
+    expect(data.chatbots[0]).toMatchObject({
+      appearance: { position: 'right', hideBranding: false },
+      allowedDomains: [],
+      standalonePage: true,
+      limits: { visitorMessagesPerDay: 100, dailySpendLimit: '5.00', proofOfWork: false },
+    });
     expect(data.usageRecords).toHaveLength(1);
     expect(data.usageRecords[0]).toMatchObject({ chatbotId: owner.chatbotId, model: 'gpt-4o-mini' });
     expect(typeof data.usageRecords[0].totalCost).toBe('string');
