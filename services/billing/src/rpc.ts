@@ -137,8 +137,12 @@ export function billingRoutes(deps: OpenAccountDeps, payments: PaymentsDeps) {
         };
       },
       async reserveCredit(req) {
-        const { amount } = await reserveCredit(deps, req);
-        return { amount: formatMoney(amount) };
+        const held = await reserveCredit(deps, req);
+        return {
+          amount: formatMoney(held.amount),
+          inputPricePerMillion: formatMoney(held.inputPricePerMillion),
+          outputPricePerMillion: formatMoney(held.outputPricePerMillion),
+        };
       },
       async releaseCredit(req) {
         return releaseCredit(deps, req.requestId);

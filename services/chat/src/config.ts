@@ -17,6 +17,9 @@ const secret = (raw: string, name: string): string => {
 /** The development default of SESSION_SECRET; the service warns when it runs with it. */
 export const DEV_SESSION_SECRET = 'parley-dev-session-secret';
 
+/** The development default of ALTCHA_HMAC_KEY; the service warns when it runs with it. */
+export const DEV_ALTCHA_HMAC_KEY = 'parley-dev-altcha-hmac-key';
+
 const signingSecret = (raw: string, name: string): string => {
   secret(raw, name);
   if (raw.length < 16) throw new ConfigError(`${name} must be at least 16 characters`);
@@ -55,6 +58,12 @@ export const chatVars = {
    * of a deployment, so any of them accepts the others' ids; the default is for development only.
    */
   SESSION_SECRET: { parse: signingSecret, default: DEV_SESSION_SECRET },
+  /**
+   * Signs the proof-of-work challenges (public-chat/proof-of-work.ts). The same on every chat
+   * instance of a deployment, so any of them accepts a challenge another handed out; the default is
+   * for development only.
+   */
+  ALTCHA_HMAC_KEY: { parse: signingSecret, default: DEV_ALTCHA_HMAC_KEY },
   /** Deadline of calls to other services (chatbot, billing). */
   RPC_TIMEOUT_MS: { parse: int(1, 600_000), default: '5000' },
 };

@@ -22,6 +22,7 @@ import {
 } from './insights/unanswered-questions.ts';
 import { rateMessage } from './feedback/rate-message.ts';
 import { loadChatbotProfile, type ChatbotProfileDeps } from './public-chat/chatbot-profile.ts';
+import { createChallenge } from './public-chat/create-challenge.ts';
 import { sendMessage, streamMessage, type PublicChatDeps } from './public-chat/send-message.ts';
 
 export type ChatRpcDeps = PublicChatDeps & ChatbotProfileDeps & ConversationsDeps;
@@ -34,6 +35,8 @@ function toConversationMessage(c: Conversation, messages: Message[] = []): Conve
     updatedAt: timestampFromDate(c.updatedAt),
     userIp: c.userIp ?? '',
     userAgent: c.userAgent ?? '',
+    visitorId: c.visitorId ?? '',
+    visitorName: c.visitorName ?? '',
     messageCount: c.messageCount,
     messages: messages.map((m) =>
       create(ChatMessageSchema, {
@@ -61,8 +64,21 @@ export function chatRoutes(deps: ChatRpcDeps) {
   return (router: ConnectRouter) => {
     router.service(ChatService, {
       async getPublicChatbot(req) {
-        const { name, profilePicture, welcomeMessage, suggestedQuestions } = await loadChatbotProfile(deps, req.uniqueId);
-        return { name, profilePicture, welcomeMessage, suggestedQuestions };
+        const profile = await loadChatbotProfile(deps, req);
+        return {
+          name: profile.name,
+          profilePicture: profile.profilePicture,
+          welcomeMessage: profile.welcomeMessage,
+          suggestedQuestions: profile.suggestedQuestions,
+          appearance: profile.appearance,
+          allowedDomains: profile.allowedDomains,
+          proofOfWork: profile.proofOfWork,
+          standalonePage: profile.standalonePage,
+        };
+      },
+      async createChallenge(req) {
+        const { algorithm, challenge, maxNumber, salt, signature } = await createChallenge(deps, req);
+        return { algorithm, challenge, maxNumber: BigInt(maxNumber), salt, signature };
       },
       async sendMessage(req) {
         return sendMessage(deps, req);
@@ -119,6 +135,8 @@ export function chatRoutes(deps: ChatRpcDeps) {
               userAgent: r.userAgent ?? '',
               timestamp: timestampFromDate(r.timestamp),
               rating: r.rating ?? '',
+              visitorId: r.visitorId ?? '',
+              visitorName: r.visitorName ?? '',
             })),
           };
         }

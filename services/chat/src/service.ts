@@ -30,14 +30,16 @@ import { redisAdmission } from './public-chat/admission.ts';
 import { chatbotContext } from './public-chat/chatbot-context.ts';
 import { EXCHANGE_POOL_SIZE, EXCHANGE_SESSION_SETTINGS } from './public-chat/conversation-store.ts';
 import { creditGate } from './public-chat/credit-hold.ts';
+import { redisDailyLimits } from './public-chat/daily-limits.ts';
 import { historySource } from './public-chat/history-source.ts';
 import { openAIModel, type LanguageModel } from './public-chat/language-model.ts';
 import { OFFLINE_PASSAGES } from './public-chat/offline-answer.ts';
+import { altchaProofOfWork } from './public-chat/proof-of-work.ts';
 import { recorder } from './public-chat/recorder.ts';
 import { redisRecentTurns } from './public-chat/recent-turns.ts';
 import { sessionIds } from './public-chat/session-id.ts';
-import { chatbotInteractionPublisher, publishUsageRecorded } from './usage/publishers.ts';
-import { DEV_SESSION_SECRET, type ChatConfig } from './config.ts';
+import { chatbotInteractionPublisher, publishUsageRecorded, visitorHash } from './usage/publishers.ts';
+import { DEV_ALTCHA_HMAC_KEY, DEV_SESSION_SECRET, type ChatConfig } from './config.ts';
 import { chatRoutes, type ChatRpcDeps } from './rpc.ts';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
@@ -104,9 +106,16 @@ export async function createChatService(
 
   if (config.SESSION_SECRET === DEV_SESSION_SECRET)
     logger.warn('SESSION_SECRET is not set: public chat session ids are signed with the development default');
+  if (config.ALTCHA_HMAC_KEY === DEV_ALTCHA_HMAC_KEY)
+    logger.warn('ALTCHA_HMAC_KEY is not set: proof-of-work challenges are signed with the development default');
 
   const recentTurns = redisRecentTurns(redis, config.QUEUE_PREFIX);
   const history = historySource({ db: prisma, recentTurns, prefix: config.QUEUE_PREFIX, budgetChars: config.HISTORY_CHARS, logger });
+  // A visitor of the daily limits is the visitor analytics counts: one keyed hash of the address.
+  const dailyLimits = redisDailyLimits(redis, {
+    prefix: config.QUEUE_PREFIX,
+    visitorOf: (clientIp) => visitorHash(config.SESSION_SECRET, clientIp),
+  });
   const deps: ChatRpcDeps = {
     db: prisma,
     logger,
@@ -136,12 +145,15 @@ export async function createChatService(
           k: OFFLINE_PASSAGES,
           remember: false,
         }),
+    proofOfWork: altchaProofOfWork(redis, { prefix: config.QUEUE_PREFIX, hmacKey: config.ALTCHA_HMAC_KEY }),
+    dailyLimits,
     history,
     credit: creditGate({ billing, logger, maxOutputTokens: config.MAX_OUTPUT_TOKENS }),
     model,
     recorder: recorder({
       exchanges,
       history,
+      dailySpend: dailyLimits,
       logger,
       publishUsage: (usage) => publishUsageRecorded(usageRecorded, usage),
       publishInteraction: chatbotInteractionPublisher([chatbotInteraction, analyticsInteraction], config.SESSION_SECRET),

@@ -21,16 +21,25 @@ export interface ReserveCreditInput {
   maxCompletionTokens: number | bigint;
 }
 
-export async function reserveCredit(deps: OpenAccountDeps, input: ReserveCreditInput): Promise<{ amount: Prisma.Decimal }> {
+/** The amount held and the model's prices it was counted at (dollars per million tokens), so a caller can tell an answer's exact cost. */
+export interface HeldCredit {
+  amount: Prisma.Decimal;
+  inputPricePerMillion: Prisma.Decimal;
+  outputPricePerMillion: Prisma.Decimal;
+}
+
+export async function reserveCredit(deps: OpenAccountDeps, input: ReserveCreditInput): Promise<HeldCredit> {
   const hold = parseHold(input);
   let outcome = await holdOnExistingAccount(deps, hold);
   if (!outcome.has_account && outcome.price !== null) {
     await openAccount(deps, hold.userId);
     outcome = await holdOnExistingAccount(deps, hold);
   }
-  if (outcome.price === null) throw failedPrecondition(`unknown model "${hold.model}": it has no price in ModelPrice`);
-  if (outcome.held) return { amount: outcome.held };
-  if (outcome.existing) return { amount: outcome.existing };
+  if (outcome.price === null || outcome.input_price === null || outcome.output_price === null)
+    throw failedPrecondition(`unknown model "${hold.model}": it has no price in ModelPrice`);
+  const prices = { inputPricePerMillion: outcome.input_price, outputPricePerMillion: outcome.output_price };
+  if (outcome.held) return { amount: outcome.held, ...prices };
+  if (outcome.existing) return { amount: outcome.existing, ...prices };
   if (outcome.answered) throw failedPrecondition('This request has already been answered.');
   throw new ConnectError(NOT_ENOUGH_CREDIT, Code.ResourceExhausted, { [USER_MESSAGE_HEADER]: 'true' });
 }
@@ -44,6 +53,9 @@ interface HoldOutcome {
   existing: Prisma.Decimal | null;
   /** The hold's amount at the model's price; null for a model without a price. */
   price: Prisma.Decimal | null;
+  /** The model's prices, dollars per million tokens; null for a model without a price. */
+  input_price: Prisma.Decimal | null;
+  output_price: Prisma.Decimal | null;
   has_account: boolean;
   /** The request id's usage was already recorded (the hold was settled). */
   answered: boolean;
@@ -59,7 +71,16 @@ async function holdOnExistingAccount(deps: OpenAccountDeps, hold: ParsedHold): P
     if (!isUniqueViolation(err)) throw err;
     const existing = await deps.prisma.creditReservation.findUnique({ where: { requestId: hold.requestId } });
     if (existing?.userId !== hold.userId) throw failedPrecondition('request_id is already used by another hold.');
-    return { held: null, existing: existing.amount, price: existing.amount, has_account: true, answered: false };
+    const price = await deps.prisma.modelPrice.findUnique({ where: { modelId: hold.model } });
+    return {
+      held: null,
+      existing: existing.amount,
+      price: existing.amount,
+      input_price: price?.inputPricePerMillion ?? null,
+      output_price: price?.outputPricePerMillion ?? null,
+      has_account: true,
+      answered: false,
+    };
   }
 }
 
@@ -75,7 +96,8 @@ function holdStatement(hold: ParsedHold): Prisma.Sql {
   return Prisma.sql`
     WITH price AS (
       SELECT ${hold.maxPromptTokens}::numeric * "inputPricePerMillion" * 0.000001
-           + ${hold.maxCompletionTokens}::numeric * "outputPricePerMillion" * 0.000001 AS amount
+           + ${hold.maxCompletionTokens}::numeric * "outputPricePerMillion" * 0.000001 AS amount,
+             "inputPricePerMillion" AS input_price, "outputPricePerMillion" AS output_price
         FROM "ModelPrice" WHERE "modelId" = ${hold.model}
     ), existing AS (
       SELECT "amount" FROM "CreditReservation" WHERE "requestId" = ${hold.requestId} AND "userId" = ${hold.userId}
@@ -94,6 +116,7 @@ function holdStatement(hold: ParsedHold): Prisma.Sql {
       RETURNING "amount"
     )
     SELECT (SELECT "amount" FROM held) AS held, (SELECT "amount" FROM existing) AS existing, (SELECT amount FROM price) AS price,
+           (SELECT input_price FROM price) AS input_price, (SELECT output_price FROM price) AS output_price,
            EXISTS (SELECT 1 FROM "Account" WHERE "userId" = ${hold.userId}) AS has_account,
            EXISTS (SELECT 1 FROM answered) AS answered`;
 }

@@ -2,7 +2,8 @@
 // the conversation's session id (session-id.ts), so the message must be an answer in the conversation
 // of that session with that chatbot; anything else, including an id that is not one, is the same
 // NOT_FOUND, so a visitor learns nothing of other conversations. A rating counts against the
-// visitor's rate limit exactly like a message (admission.ts).
+// visitor's rate limit exactly like a message (admission.ts), and is refused where the chatbot may
+// not run (visitor-site.ts), like a message.
 //
 // One transaction stores the rating and moves the day's thumbs (analytics/aggregates.ts), so the two
 // never disagree; a rating can be changed, and the same rating again changes nothing. A new thumbs
@@ -19,6 +20,7 @@ import type { Admission } from '../public-chat/admission.ts';
 import { parseClientIp, parseUniqueId } from '../public-chat/message-input.ts';
 import type { SessionIds } from '../public-chat/session-id.ts';
 import { answerFailed, chatbotNotFound, chatbotUnavailable } from '../public-chat/visitor-errors.ts';
+import { checkSite, parseVisitorSite } from '../public-chat/visitor-site.ts';
 
 export const RATING_INVALID = 'Rating must be up or down';
 export const MESSAGE_NOT_FOUND = 'Message not found';
@@ -35,6 +37,9 @@ export interface RawRating {
   messageId: string;
   rating: string;
   clientIp: string;
+  /** Where the request came from (visitor-site.ts); absent reads as Parley's own page. */
+  siteHost?: string;
+  embedded?: boolean;
 }
 
 export interface RatingInput {
@@ -97,6 +102,7 @@ export async function rateMessage(deps: RateMessageDeps, raw: RawRating): Promis
     throw answerFailed();
   }
   const chatbot = await publicChatbot(deps, input.uniqueId);
+  checkSite(parseVisitorSite(raw), chatbot);
   const language = readLanguage(chatbot) ?? DEFAULT_LANGUAGE;
 
   await deps.db.$transaction(async (tx) => {

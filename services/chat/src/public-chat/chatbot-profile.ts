@@ -1,15 +1,26 @@
-// The chat page's header and greeting: a chatbot's name, picture, welcome message and suggested
-// questions, by its uniqueId, from the chatbot service. Nothing about the owner or the knowledge
-// leaves the chat service (the RPC layer maps only these four).
+// The chat page's and the widget's header and greeting: a chatbot's name, picture, welcome message,
+// suggested questions, how it looks and where it may run, by its uniqueId, from the chatbot service.
+// Nothing about the owner, the knowledge or the spend limits leaves the chat service (the RPC layer
+// maps only these fields). A site the chatbot may not run on gets the refusal, not the profile.
 import { Code, ConnectError, type Client } from '@connectrpc/connect';
-import type { ChatbotService } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
+import type { ChatbotService, PublicChatbot } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import type { Logger } from '@parley/common/logger.ts';
 import { parseUniqueId } from './message-input.ts';
 import { chatbotNotFound, chatbotUnavailable } from './visitor-errors.ts';
+import { checkSite, embeddingOf, parseVisitorSite } from './visitor-site.ts';
 
 export interface ChatbotProfileDeps {
   chatbots: Client<typeof ChatbotService>;
   logger: Logger;
+}
+
+export interface PublicAppearance {
+  /** "#rrggbb"; empty: the product's colour. */
+  primaryColor: string;
+  position: 'left' | 'right';
+  launcherLabel: string;
+  /** Already false while the owner is not pro (the chatbot service's rule). */
+  hideBranding: boolean;
 }
 
 export interface ChatbotProfile {
@@ -17,22 +28,54 @@ export interface ChatbotProfile {
   profilePicture: string;
   welcomeMessage: string;
   suggestedQuestions: string[];
+  appearance: PublicAppearance;
+  /** The embed page's frame-ancestors; empty: anywhere. */
+  allowedDomains: string[];
+  /** A new conversation's first message must carry a solved challenge. */
+  proofOfWork: boolean;
+  standalonePage: boolean;
 }
 
-export async function loadChatbotProfile(deps: ChatbotProfileDeps, rawUniqueId: string): Promise<ChatbotProfile> {
-  const uniqueId = parseUniqueId(rawUniqueId);
+/** Where a public call came from, as the gateway tells it (visitor-site.ts). */
+export interface PublicCall {
+  uniqueId: string;
+  siteHost?: string;
+  embedded?: boolean;
+}
+
+/** The active chatbot behind a public call, once the call's site is allowed: unknown or inactive is NOT_FOUND, a site it may not run on PERMISSION_DENIED. */
+export async function loadPublicChatbot(deps: ChatbotProfileDeps, call: PublicCall): Promise<PublicChatbot> {
+  const uniqueId = parseUniqueId(call.uniqueId);
+  let chatbot: PublicChatbot | undefined;
   try {
-    const { chatbot } = await deps.chatbots.getPublicChatbot({ uniqueId });
-    if (!chatbot) throw chatbotNotFound();
-    return {
-      name: chatbot.name,
-      profilePicture: chatbot.profilePicture,
-      welcomeMessage: chatbot.voice?.welcomeMessage ?? '',
-      suggestedQuestions: chatbot.voice?.suggestedQuestions ?? [],
-    };
+    ({ chatbot } = await deps.chatbots.getPublicChatbot({ uniqueId }));
   } catch (err) {
     if (err instanceof ConnectError && err.code === Code.NotFound) throw chatbotNotFound();
     deps.logger.warn({ err: (err as Error).message }, 'chatbot GetPublicChatbot failed');
     throw chatbotUnavailable();
   }
+  if (!chatbot) throw chatbotNotFound();
+  checkSite(parseVisitorSite(call), chatbot);
+  return chatbot;
+}
+
+export async function loadChatbotProfile(deps: ChatbotProfileDeps, call: PublicCall): Promise<ChatbotProfile> {
+  const chatbot = await loadPublicChatbot(deps, call);
+  const appearance = chatbot.appearance;
+  const embedding = embeddingOf(chatbot);
+  return {
+    name: chatbot.name,
+    profilePicture: chatbot.profilePicture,
+    welcomeMessage: chatbot.voice?.welcomeMessage ?? '',
+    suggestedQuestions: chatbot.voice?.suggestedQuestions ?? [],
+    appearance: {
+      primaryColor: appearance?.primaryColor ?? '',
+      position: appearance?.position === 'left' ? 'left' : 'right',
+      launcherLabel: appearance?.launcherLabel ?? '',
+      hideBranding: appearance?.hideBranding ?? false,
+    },
+    allowedDomains: [...embedding.allowedDomains],
+    proofOfWork: chatbot.limits?.proofOfWork ?? false,
+    standalonePage: embedding.standalonePage,
+  };
 }

@@ -41,6 +41,9 @@ export interface Exchange extends ConversationKey {
   ownerId: string;
   clientIp: string | null;
   userAgent: string | null;
+  /** What the host page told of its visitor; kept when the exchange opens the conversation. Absent: not told. */
+  visitorId?: string | null;
+  visitorName?: string | null;
   message: string;
   receivedAt: Date;
   answer: string;
@@ -51,7 +54,7 @@ export interface Exchange extends ConversationKey {
 
 /**
  * Stores both messages in one statement (so atomically), opening the conversation on its first
- * exchange (with the visitor's IP and user agent) and otherwise advancing its updatedAt and message
+ * exchange (with the visitor's IP and user agent, and the id and name the host page told) and otherwise advancing its updatedAt and message
  * count. Two first messages of one session at once meet in the unique (chatbotId, sessionId) index:
  * the second updates the row the first created. Returns the stored answer's id (what the visitor
  * rates it by), read back from the same statement.
@@ -60,8 +63,10 @@ export async function recordExchange(db: PrismaClient, x: Exchange): Promise<str
   // `db` is the service's exchange pool (EXCHANGE_SESSION_SETTINGS) or, in tests, any client.
   const rows = await db.$queryRaw<{ id: bigint; role: string }[]>`
     WITH conversation AS (
-      INSERT INTO "Conversation" ("id", "chatbotId", "ownerId", "sessionId", "userIp", "userAgent", "messageCount", "createdAt", "updatedAt")
-      VALUES (${randomUUID()}::uuid, ${x.chatbotId}::uuid, ${x.ownerId}, ${x.sessionId}, ${x.clientIp}, ${x.userAgent}, 2,
+      INSERT INTO "Conversation" ("id", "chatbotId", "ownerId", "sessionId", "userIp", "userAgent", "visitorId", "visitorName",
+                                  "messageCount", "createdAt", "updatedAt")
+      VALUES (${randomUUID()}::uuid, ${x.chatbotId}::uuid, ${x.ownerId}, ${x.sessionId}, ${x.clientIp}, ${x.userAgent},
+              ${x.visitorId ?? null}, ${x.visitorName ?? null}, 2,
               ${x.receivedAt.toISOString()}::timestamptz, ${x.answeredAt.toISOString()}::timestamptz)
       ON CONFLICT ("chatbotId", "sessionId") DO UPDATE
         SET "messageCount" = "Conversation"."messageCount" + 2, "updatedAt" = EXCLUDED."updatedAt"

@@ -39,9 +39,17 @@ export interface CreditHold {
   prompt: PromptMessage[];
 }
 
+/** What billing held, as it said (exact decimal dollars). */
+export interface HeldCredit {
+  amount: string;
+  /** The model's prices the hold was counted at, dollars per million tokens; empty from a billing that does not say. */
+  inputPricePerMillion: string;
+  outputPricePerMillion: string;
+}
+
 export interface CreditGate {
   /** Holds the answer's largest cost (its prompt and the output cap), or throws the visitor's "temporarily unavailable". */
-  hold(hold: CreditHold): Promise<void>;
+  hold(hold: CreditHold): Promise<HeldCredit>;
   /** Releases the hold of an answer that was not given. Never throws: an unreleased hold expires in billing. */
   release(requestId: string): Promise<void>;
 }
@@ -50,13 +58,14 @@ export function creditGate(deps: { billing: Client<typeof BillingService>; logge
   const gate: CreditGate = {
     async hold(hold) {
       try {
-        await deps.billing.reserveCredit({
+        const held = await deps.billing.reserveCredit({
           requestId: hold.requestId,
           userId: hold.ownerId,
           model: hold.model,
           maxPromptTokens: BigInt(maxPromptTokens(hold.prompt)),
           maxCompletionTokens: BigInt(deps.maxOutputTokens),
         });
+        return { amount: held.amount, inputPricePerMillion: held.inputPricePerMillion, outputPricePerMillion: held.outputPricePerMillion };
       } catch (err) {
         if (!(err instanceof ConnectError && err.code === Code.ResourceExhausted)) {
           deps.logger.warn({ err: (err as Error).message, requestId: hold.requestId }, 'billing ReserveCredit failed');

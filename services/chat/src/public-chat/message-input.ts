@@ -3,10 +3,14 @@
 import { invalid } from '@parley/common/rpc-errors.ts';
 import type { SessionIds } from './session-id.ts';
 import { chatbotNotFound } from './visitor-errors.ts';
+import { parseVisitorSite, type VisitorSite } from './visitor-site.ts';
 
 export const MESSAGE_REQUIRED = 'Message is required';
 export const messageTooLong = (maxChars: number) => `Message is too long (maximum ${maxChars.toLocaleString('en-US')} characters)`;
 export const unknownModel = (model: string) => `Unknown model: ${model}`;
+export const MAX_VISITOR_FIELD_CHARS = 200;
+export const visitorIdTooLong = `Visitor id is too long (maximum ${MAX_VISITOR_FIELD_CHARS} characters)`;
+export const visitorNameTooLong = `Visitor name is too long (maximum ${MAX_VISITOR_FIELD_CHARS} characters)`;
 
 /** The models the server knows; the chat page always sends gpt-4o-mini. */
 export const KNOWN_MODELS = ['gpt-4o-mini'] as const;
@@ -24,6 +28,12 @@ export interface RawMessageInput {
   model: string;
   clientIp: string;
   userAgent: string;
+  /** Issue 14's fields; absent reads as empty (Parley's own page, nothing told, no proof). */
+  siteHost?: string;
+  embedded?: boolean;
+  visitorId?: string;
+  visitorName?: string;
+  proofOfWork?: string;
 }
 
 export interface MessageInput {
@@ -36,6 +46,15 @@ export interface MessageInput {
   /** Empty strings become null: "unknown". */
   clientIp: string | null;
   userAgent: string | null;
+  /** The visitor's session id was not this service's: the message opens a new conversation. */
+  newConversation: boolean;
+  /** Where the request came from (visitor-site.ts). */
+  site: VisitorSite;
+  /** What the host page told the widget about its visitor (kept with a new conversation); null when not told. */
+  visitorId: string | null;
+  visitorName: string | null;
+  /** The solved proof-of-work challenge (proof-of-work.ts); empty when none was sent. */
+  proofOfWork: string;
 }
 
 export interface MessageLimits {
@@ -93,16 +112,39 @@ const bounded = (raw: string, max: number): string | null => {
 /** The visitor's address as the chat counts it (rate limits, the conversation, feedback); empty is unknown. */
 export const parseClientIp = (raw: string): string | null => bounded(raw, MAX_IP_CHARS);
 
+/**
+ * What the host page says about its visitor (Parley.identify): control characters are stripped
+ * (a name pasted with a line break is still that name, and nothing invisible reaches the owner's
+ * history or the export), then trimmed; past 200 characters it is refused rather than cut, since a
+ * cut id could name someone else. Empty is "not told".
+ */
+export function parseVisitorField(raw: string | undefined, tooLong: string): string | null {
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  const value = (raw ?? '').replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trim();
+  if (!value) return null;
+  if (value.length > MAX_VISITOR_FIELD_CHARS && charCount(value) > MAX_VISITOR_FIELD_CHARS) throw invalid(tooLong);
+  return value;
+}
+
 /** Checked in this order: a bad message is INVALID_ARGUMENT even for an unknown chatbot. */
 export function parseMessageInput(raw: RawMessageInput, limits: MessageLimits, ids: SessionIds): MessageInput {
   const message = parseMessage(raw.message, limits);
   const model = parseModel(raw.model);
+  const visitorId = parseVisitorField(raw.visitorId, visitorIdTooLong);
+  const visitorName = parseVisitorField(raw.visitorName, visitorNameTooLong);
+  const uniqueId = parseUniqueId(raw.uniqueId);
+  const continued = ids.accept(raw.sessionId);
   return {
-    uniqueId: parseUniqueId(raw.uniqueId),
+    uniqueId,
     message,
     model,
-    sessionId: parseSessionId(raw.sessionId, ids),
+    sessionId: continued ?? ids.issue(),
+    newConversation: continued === null,
     clientIp: parseClientIp(raw.clientIp),
     userAgent: bounded(raw.userAgent, MAX_USER_AGENT_CHARS),
+    site: parseVisitorSite(raw),
+    visitorId,
+    visitorName,
+    proofOfWork: raw.proofOfWork ?? '',
   };
 }

@@ -2,19 +2,34 @@
 // the whole turn before the model, each step owned by one collaborator:
 //
 //   1. input       validated once here (message-input.ts); a malformed uniqueId never names a key
-//   2. admission   ONE Redis round trip: counts the rate limits and, for a chatbot this instance knows,
-//                  reads its public revision and the conversation's kept turns (admission.ts)
-//   3. chatbot     held under that revision (no call), else ONE GetPromptKnowledge call (chatbot-context.ts)
-//   4. history     the kept turns when read for this chatbot, else ONE database read (history-source.ts)
-//   5. credit      ONE ReserveCredit call to billing: the answer's largest cost held (credit-hold.ts, ADR 0010)
-// then the model (one call; on failure one ReleaseCredit), then the recorder (recorder.ts): ONE
-// database statement (the exchange, whose answer's id the visitor rates it by), the queue publishes
-// (UsageRecorded; ChatbotInteraction to the chatbot service and to analytics) and one Redis SET (the
-// kept turns), side by side. The answer's [n] markers become its sources (citations.ts).
-// A message that matches one of the owner's Q&A pairs (step 3 says so) is answered with the owner's
-// answer, verbatim and citing that pair: steps 1–3 only, no history, no credit, no model; the
+//   2. admission   ONE Redis round trip: counts the per-minute rate limits and, for a chatbot this
+//                  instance knows, reads its public revision and the conversation's kept turns (admission.ts)
+//   3. chatbot     held under that revision (no call), else ONE GetPromptKnowledge call (chatbot-context.ts);
+//                  then, with no I/O, where it may run: the request's site (visitor-site.ts, 403)
+//   4. proof       a new conversation's first message on a chatbot that asks for proof of work: the
+//                  solved challenge checked, then ONE Redis SET NX so it is used once (proof-of-work.ts, 403)
+//   5. day limits  ONE Redis script: the visitor's messages today and, for an answer that may cost,
+//                  the chatbot's spend today under its cap; the message counted (daily-limits.ts, 429).
+//                  No call for a chatbot without limits.
+//   6. history     the kept turns when read for this chatbot, else ONE database read (history-source.ts)
+//   7. credit      ONE ReserveCredit call to billing: the answer's largest cost held (credit-hold.ts, ADR 0010);
+//                  with a spend cap, ONE Redis script then counts that amount in the day's spend, or
+//                  refuses (429) and releases the hold, so spent + held never passes the cap
+// then the model (one call; on failure one ReleaseCredit and the day's reservation taken back), then
+// the recorder (recorder.ts): ONE database statement (the exchange, whose answer's id the visitor
+// rates it by; a new conversation keeps the visitor's id and name), the queue publishes
+// (UsageRecorded; ChatbotInteraction to the chatbot service and to analytics), one Redis SET (the
+// kept turns) and, with a spend cap, one Redis INCRBY (the reservation becomes the answer's exact
+// cost), side by side. The answer's [n] markers become its sources (citations.ts).
+//
+// What a message costs the owner: a model answer is billed its exact token cost (billing, from
+// UsageRecorded) and counts that much in the chatbot's spend today. A message that matches one of
+// the owner's Q&A pairs (step 3 says so) is answered with the owner's answer, verbatim and citing
+// that pair: steps 1–5 only (no spend check, it costs nothing), no history, no credit, no model; the
 // exchange and ChatbotInteraction only. Offline mode (no model) likewise, quoting the passages.
-// A refused message (limits, unknown chatbot, no credit) stops at its step and writes nothing.
+// Both still count against the visitor's messages today.
+// A refused message (rate or day limits, site, proof, unknown chatbot, no credit) stops at its step
+// and writes nothing; one refused by a day limit counts nothing there either.
 //
 // A failed or timed-out answer stores nothing, bills nothing and releases its hold. Once the model
 // has answered, the answer is finished even if the visitor has gone (a streamed answer left
@@ -22,20 +37,24 @@
 import { DEFAULT_LANGUAGE, readLanguage } from '@parley/proto/language.ts';
 import { randomUUID } from 'node:crypto';
 import { ConnectError } from '@connectrpc/connect';
+import type { PublicChatbot } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import type { Logger } from '@parley/common/logger.ts';
 import type { Admission } from './admission.ts';
 import { buildPrompt } from './build-prompt.ts';
 import type { ChatbotContext, Sighting } from './chatbot-context.ts';
 import { citeSources, type CitedAnswer, type Source } from './citations.ts';
-import type { CreditGate } from './credit-hold.ts';
+import type { CreditGate, HeldCredit } from './credit-hold.ts';
+import { limitsOf, toPico, utcDay, type ChatbotLimits, type DailyLimits, type DayCount, type SpendReservation } from './daily-limits.ts';
 import type { HistorySource } from './history-source.ts';
 import { LanguageModelError, type LanguageModel, type ModelAnswer } from './language-model.ts';
 import { parseMessageInput, type MessageInput, type RawMessageInput } from './message-input.ts';
 import { offlineAnswer } from './offline-answer.ts';
 import type { ModelTurn, PreparedTurn } from './prepared-turn.ts';
+import type { ProofOfWork } from './proof-of-work.ts';
 import type { Recorder } from './recorder.ts';
 import type { SessionIds } from './session-id.ts';
 import { answerFailed } from './visitor-errors.ts';
+import { checkSite } from './visitor-site.ts';
 
 export interface PublicChatLimits {
   maxMessageChars: number;
@@ -50,6 +69,8 @@ export interface PublicChatDeps {
   sessionIds: SessionIds;
   admission: Admission;
   chatbotContext: ChatbotContext;
+  proofOfWork: ProofOfWork;
+  dailyLimits: DailyLimits;
   history: HistorySource;
   credit: CreditGate;
   /** Null: no model configured, the chatbots answer in offline mode. */
@@ -75,8 +96,18 @@ async function prepare(deps: PublicChatDeps, raw: RawMessageInput): Promise<Prep
   const input = parseMessageInput(raw, deps.limits, deps.sessionIds);
   const sighting = await admit(deps, input);
   const { chatbot, knowledge, qaMatch } = await deps.chatbotContext.load(input, sighting);
+  checkSite(input.site, chatbot);
+  const limits = chatbotLimits(deps, chatbot);
+  if (limits.proofOfWork && input.newConversation) await redeemProof(deps, input.proofOfWork);
+  const model = qaMatch ? null : deps.model;
+  const counted = await countToday(deps, {
+    chatbotId: chatbot.id,
+    clientIp: input.clientIp,
+    day: utcDay(receivedAt),
+    limits,
+    mayCost: !!model,
+  });
   if (qaMatch) return { kind: 'qa', requestId, input, chatbot, receivedAt, qa: qaMatch };
-  const model = deps.model;
   if (!model) return { kind: 'offline', requestId, input, chatbot, receivedAt, passages: knowledge };
 
   const history = await deps.history.load(chatbot, input.sessionId, sighting);
@@ -90,8 +121,59 @@ async function prepare(deps: PublicChatDeps, raw: RawMessageInput): Promise<Prep
     historyChars: deps.limits.historyChars,
     message: input.message,
   });
-  await deps.credit.hold({ requestId, ownerId: chatbot.ownerId, model: input.model, prompt });
-  return { kind: 'model', model, requestId, input, chatbot, receivedAt, prompt, passages, history };
+  const held = await deps.credit.hold({ requestId, ownerId: chatbot.ownerId, model: input.model, prompt });
+  const spend = limits.dailySpendCap === null ? null : await reserveSpend(deps, requestId, counted, limits.dailySpendCap, held);
+  return { kind: 'model', model, requestId, input, chatbot, receivedAt, prompt, passages, history, spend };
+}
+
+/** A Redis failure on the way to an answer: logged, and the visitor told the chatbot could not answer; a refusal passes through. */
+function redisStep(deps: PublicChatDeps, what: string) {
+  return (err: unknown): never => {
+    if (err instanceof ConnectError) throw err; // the visitor's refusal
+    deps.logger.warn({ err: (err as Error).message }, `${what} failed`);
+    throw answerFailed();
+  };
+}
+
+/** The chatbot's limits; a spend cap that is not an amount (a chatbot service bug) stops its answers rather than lifting the cap. */
+function chatbotLimits(deps: PublicChatDeps, chatbot: PublicChatbot): ChatbotLimits {
+  try {
+    return limitsOf(chatbot);
+  } catch (err) {
+    deps.logger.error({ err: (err as Error).message, chatbotId: chatbot.id }, "the chatbot's limits cannot be read");
+    throw answerFailed();
+  }
+}
+
+function redeemProof(deps: PublicChatDeps, payload: string): Promise<void> {
+  return deps.proofOfWork.redeem(payload).catch(redisStep(deps, 'the proof-of-work check'));
+}
+
+function countToday(deps: PublicChatDeps, q: Parameters<DailyLimits['admit']>[0]): Promise<DayCount> {
+  return deps.dailyLimits.admit(q).catch(redisStep(deps, 'the daily limits check'));
+}
+
+/**
+ * Counts the amount billing just held in the chatbot's spend today, at the prices it was held at;
+ * when the cap refuses it (or it cannot be counted), the credit hold is released before the visitor hears.
+ */
+async function reserveSpend(
+  deps: PublicChatDeps,
+  requestId: string,
+  counted: DayCount,
+  cap: bigint,
+  held: HeldCredit,
+): Promise<SpendReservation> {
+  try {
+    const prices =
+      held.inputPricePerMillion && held.outputPricePerMillion
+        ? { inputPerMillion: toPico(held.inputPricePerMillion), outputPerMillion: toPico(held.outputPricePerMillion) }
+        : null;
+    return await deps.dailyLimits.reserve({ counted, cap, amount: toPico(held.amount), prices });
+  } catch (err) {
+    await deps.credit.release(requestId);
+    return redisStep(deps, "reserving the day's spend")(err);
+  }
 }
 
 /**
@@ -130,7 +212,7 @@ async function callModel(deps: PublicChatDeps, turn: ModelTurn, onDelta?: (delta
       },
       'language model failed',
     );
-    await deps.credit.release(turn.requestId);
+    await Promise.all([deps.credit.release(turn.requestId), turn.spend && deps.dailyLimits.takeBack(turn.spend, deps.logger)]);
     throw answerFailed();
   }
 }

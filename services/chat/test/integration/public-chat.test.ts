@@ -17,12 +17,21 @@ describe('GetPublicChatbot', () => {
     const bot = await stack.newChatbot({ name: 'Sales Helper', knowledge: ['Our shop opens at nine.'] });
     const res = await stack.client.getPublicChatbot({ uniqueId: bot.uniqueId });
     expect(res).toMatchObject({ name: 'Sales Helper', profilePicture: '', welcomeMessage: '', suggestedQuestions: [] });
-    // Nothing else travels: the response message has exactly these four fields.
+    // Nothing else travels: the response message has exactly these fields (issue 14 added how it looks and where it runs).
     expect(
       Object.keys(res)
         .filter((k) => !k.startsWith('$'))
         .sort(),
-    ).toEqual(['name', 'profilePicture', 'suggestedQuestions', 'welcomeMessage']);
+    ).toEqual([
+      'allowedDomains',
+      'appearance',
+      'name',
+      'profilePicture',
+      'proofOfWork',
+      'standalonePage',
+      'suggestedQuestions',
+      'welcomeMessage',
+    ]);
 
     await stack.chatbots.updateChatbot({
       ownerId: bot.ownerId,

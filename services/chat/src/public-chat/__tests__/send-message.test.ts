@@ -67,9 +67,29 @@ function scripted(opts: { knowledge?: Passage[]; qaMatch?: QaAnswer | null; repl
       remember: async () => {},
       forget: async () => {},
     },
+    proofOfWork: {
+      challenge: async () => {
+        throw new Error('not asked here');
+      },
+      redeem: async () => {
+        calls.push('proof');
+      },
+    },
+    dailyLimits: {
+      admit: async (q) => {
+        calls.push('day-limits');
+        return { chatbotId: q.chatbotId, day: q.day, visitorKey: null };
+      },
+      reserve: async () => {
+        throw new Error('no cap here');
+      },
+      settle: async () => {},
+      takeBack: async () => {},
+    },
     credit: {
       hold: async () => {
         calls.push('credit');
+        return { amount: '0.001', inputPricePerMillion: '0.15', outputPricePerMillion: '0.6' };
       },
       release: async () => {
         calls.push('release');
@@ -107,7 +127,7 @@ describe('a Q&A answer', () => {
       message: 'Yes, to 30 countries [1].',
       sources: [{ entryId: 'e-qa', title: 'Do you ship abroad?', url: '' }],
     });
-    expect(calls).toEqual(['admission', 'chatbot', 'record']);
+    expect(calls).toEqual(['admission', 'chatbot', 'day-limits', 'record']);
     expect(recorded[0]).toMatchObject({ text: 'Yes, to 30 countries [1].', usage: null, turn: { kind: 'qa' } });
   });
 
@@ -116,7 +136,7 @@ describe('a Q&A answer', () => {
     const { deltas, done } = await collect(streamMessage(deps, message('Do you ship abroad?')));
     expect(deltas).toEqual(['Yes, to 30 countries [1].']);
     expect(done.sources).toEqual([{ entryId: 'e-qa', title: 'Do you ship abroad?', url: '' }]);
-    expect(calls).toEqual(['admission', 'chatbot', 'record']);
+    expect(calls).toEqual(['admission', 'chatbot', 'day-limits', 'record']);
   });
 });
 
@@ -129,7 +149,7 @@ describe('a model answer', () => {
       { entryId: 'e-refunds', title: 'Refunds', url: 'https://shop.example/refunds' },
       { entryId: 'e-hours', title: 'Hours', url: '' },
     ]);
-    expect(calls).toEqual(['admission', 'chatbot', 'history', 'credit', 'model', 'record']);
+    expect(calls).toEqual(['admission', 'chatbot', 'day-limits', 'history', 'credit', 'model', 'record']);
     const system = requests[0].messages[0].content;
     expect(system).toContain('[1] Hours\nWe open at nine.');
     expect(system).toContain('[2] Refunds\nRefunds within 30 days.');
@@ -170,6 +190,6 @@ describe('an offline answer', () => {
     expect(result.message).toContain('> We open at nine. [1]');
     expect(result.message).toContain('> Refunds within 30 days. [2]');
     expect(result.sources.map((s) => s.entryId)).toEqual(['e-hours', 'e-refunds']);
-    expect(calls).toEqual(['admission', 'chatbot', 'record']);
+    expect(calls).toEqual(['admission', 'chatbot', 'day-limits', 'record']);
   });
 });
