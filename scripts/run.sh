@@ -62,7 +62,11 @@ case "$step" in
   setup)     ensure_deps; generate ;;
   generate)  ensure_deps; generate ;;
   start)     ensure_deps; generate; exec node scripts/start.ts "$@" ;;
-  test)      ensure_deps; ensure_lint_tools; generate; exec node scripts/test.ts "$@" ;;
+  # The web build (the one Playwright uses) and its size budgets first; the tests run either way.
+  test)      ensure_deps; ensure_lint_tools; generate
+             budgets=0; node scripts/check-bundle-size.ts --build || budgets=1
+             node scripts/test.ts "$@" || exit $?
+             [ "$budgets" = 0 ] || echo "bundle size budgets exceeded (scripts/check-bundle-size.ts, above)" >&2; exit "$budgets" ;;
   lint)      ensure_lint_tools; exec node scripts/lint.ts "$@" ;;
   format)    ensure_lint_tools; exec node scripts/lint.ts --write "$@" ;;
   migrate)   ensure_deps; generate; exec node scripts/migrate-all.ts "$@" ;;

@@ -1,17 +1,19 @@
 import { fileURLToPath } from 'node:url';
 import tailwindcss from '@tailwindcss/vite';
 import react from '@vitejs/plugin-react';
-import { defineConfig, type Connect, type Plugin } from 'vite';
+import { build, defineConfig, type Connect, type Plugin } from 'vite';
 
 // In development the API and the uploaded media live on the gateway; proxying keeps the app
 // same-origin, exactly as in production where the gateway serves web/dist itself.
 const gateway = process.env.GATEWAY_URL ?? 'http://localhost:8080';
 
+const root = fileURLToPath(new URL('.', import.meta.url));
+
 // Two pages: the app (index.html) and the public chat (chat.html), which must stay small and free
-// of the dashboard's code. The gateway serves chat.html for /chat/*; the dev and preview servers
-// do the same here.
+// of the dashboard's code. The gateway serves chat.html for /chat/* and for the widget's iframe,
+// /embed/* (issue 14); the dev and preview servers do the same here.
 const chatPage: Connect.NextHandleFunction = (req, _res, next) => {
-  if (req.method === 'GET' && req.url && /^\/chat\/[^/?]+\/?(\?|$)/.test(req.url)) req.url = '/chat.html';
+  if (req.method === 'GET' && req.url && /^\/(chat|embed)\/[^/?]+\/?(\?|$)/.test(req.url)) req.url = '/chat.html';
   next();
 };
 
@@ -27,9 +29,37 @@ function publicChatPage(): Plugin {
   };
 }
 
+// widget.js, the loader host pages include (issue 14): its own build after the app's, into the same
+// folder under a stable name (the snippet on owners' sites never changes), as one classic script
+// without dependencies. Part of every `vite build`, so whatever builds web/dist builds it too.
+function widgetScript(): Plugin {
+  let outDir = 'dist';
+  return {
+    name: 'parley-widget-script',
+    apply: 'build',
+    configResolved(config) {
+      outDir = config.build.outDir;
+    },
+    async closeBundle() {
+      await build({
+        configFile: false,
+        root,
+        logLevel: 'warn',
+        publicDir: false,
+        build: {
+          outDir,
+          emptyOutDir: false,
+          target: 'es2020',
+          lib: { entry: 'src/widget/widget.ts', formats: ['iife'], name: 'ParleyWidget', fileName: () => 'widget.js' },
+        },
+      });
+    },
+  };
+}
+
 export default defineConfig({
-  root: fileURLToPath(new URL('.', import.meta.url)),
-  plugins: [react(), tailwindcss(), publicChatPage()],
+  root,
+  plugins: [react(), tailwindcss(), publicChatPage(), widgetScript()],
   build: {
     outDir: 'dist',
     emptyOutDir: true,

@@ -6,15 +6,13 @@ const sources = [
   { entryId: 'b', title: 'Second', url: 'https://example.com/b' },
 ];
 
-/** Text pieces as themselves, badges as <title of their source>. */
+/** Text pieces as themselves, citations as <title of their source>. */
 function shape(text: string) {
-  return splitMarkers(text, sources).map((node) =>
-    node.type === 'text' ? node.value : `<${(node.data?.hProperties as { title: string }).title}>`,
-  );
+  return splitMarkers(text, sources).map((piece) => (typeof piece === 'string' ? piece : `<${piece.source.title}>`));
 }
 
 describe('splitMarkers', () => {
-  it('turns markers that name a source into badges and keeps the text around them', () => {
+  it('turns markers that name a source into citations and keeps the text around them', () => {
     expect(shape('Open at 9 [1]. Closed Sundays [2][1].')).toEqual([
       'Open at 9 ',
       '<First>',
@@ -23,11 +21,12 @@ describe('splitMarkers', () => {
       '<First>',
       '.',
     ]);
+    expect(splitMarkers('[2]', sources)).toEqual([{ number: 2, source: sources[1] }]);
   });
 
   it('leaves markers without a source, [0] and text without markers as they are', () => {
     expect(shape('See [3] and [0].')).toEqual(['See [3] and [0].']);
     expect(shape('[1]')).toEqual(['<First>']);
-    expect(splitMarkers('No markers [a].', [])).toEqual([{ type: 'text', value: 'No markers [a].' }]);
+    expect(splitMarkers('No markers [a].', [])).toEqual(['No markers [a].']);
   });
 });

@@ -39,7 +39,8 @@ describe('public chat page: welcome, suggested questions and sources', () => {
   it('opens with the welcome as the first assistant bubble, without sending or storing it', async () => {
     const { calls } = mockApi([], () => json(welcoming));
     await openChat();
-    expect(within(log()).getByText('orders').tagName).toBe('STRONG');
+    // Markdown (loaded on demand: plain text until then).
+    expect((await within(log()).findByText('orders')).tagName).toBe('STRONG');
     expect(screen.queryByText('Ask me anything!')).toBeNull();
     expect((screen.getByRole('button', { name: 'Clear conversation' }) as HTMLButtonElement).disabled).toBe(true);
     expect(calls).toHaveLength(1);

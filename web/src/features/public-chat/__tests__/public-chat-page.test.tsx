@@ -60,7 +60,7 @@ describe('public chat page', () => {
     await stream.emit('done', { message: 'We open at **9am**.', sessionId: 'server-session' });
     await stream.close();
     await waitFor(() => expect(field().disabled).toBe(false));
-    expect(screen.getByText('9am').tagName).toBe('STRONG');
+    expect((await screen.findByText('9am')).tagName).toBe('STRONG');
     expect(document.activeElement).toBe(field());
 
     // The server's session id replaces the local one, and the conversation moves with it.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { uniqueIdFromPath } from '../unique-id-from-path';
+import { isEmbedPath, uniqueIdFromPath } from '../unique-id-from-path';
 
 describe('uniqueIdFromPath', () => {
   it.each([
@@ -11,7 +11,20 @@ describe('uniqueIdFromPath', () => {
     ['/chat/a/b', ''],
     ['/dashboard', ''],
     ['/chat/%E0%A4%A', ''],
+    ['/embed/abc123', 'abc123'],
+    ['/embed/abc123/', 'abc123'],
+    ['/embed/', ''],
+    ['/embed/a/b', ''],
+    ['/embedded/abc123', ''],
   ])('%s → "%s"', (path, id) => {
     expect(uniqueIdFromPath(path)).toBe(id);
+  });
+});
+
+describe('isEmbedPath', () => {
+  it('is true for the widget iframe only', () => {
+    expect(isEmbedPath('/embed/abc123')).toBe(true);
+    expect(isEmbedPath('/chat/abc123')).toBe(false);
+    expect(isEmbedPath('/embed/')).toBe(false);
   });
 });

@@ -1,6 +1,10 @@
 // The public chat page's REST client: same-origin, JSON, and never a sign-in token (spec §7).
+// Inside the widget (the /embed/{uniqueId} page) every call says so with `X-Parley-Embed: 1`, which
+// the gateway turns into `embedded` for the site rule (issue 14).
+import { readAppearance, type Appearance } from '../appearance';
 import { readSources, type ChatSource } from '../chat-sources';
 import type { ChatRating } from '../chat-storage';
+import type { Visitor } from '../embed-messages';
 import { readEventStream } from './read-event-stream';
 
 export const LOAD_CHATBOT_FAILED_MESSAGE = 'Chatbot not found or inactive';
@@ -19,6 +23,9 @@ export interface PublicChatbot {
   welcomeMessage: string | null;
   /** Questions a visitor can send with one click before asking anything. */
   suggestedQuestions: string[];
+  appearance: Appearance;
+  /** A new conversation's first message must carry a solved challenge (see proof-of-work.ts). */
+  proofOfWork: boolean;
 }
 
 export interface ChatReply {
@@ -36,6 +43,12 @@ export class PublicChatError extends Error {
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
+export const EMBED_HEADER = 'x-parley-embed';
+
+/** What every call sends: JSON, and the embed page's mark when it is one. */
+function headersFor(embedded: boolean | undefined, extra?: Record<string, string>): Record<string, string> {
+  return { ...JSON_HEADERS, ...(embedded ? { [EMBED_HEADER]: '1' } : {}), ...extra };
+}
 
 function chatbotPath(uniqueId: string): string {
   return `/api/chatbot/public/${encodeURIComponent(uniqueId)}`;
@@ -79,11 +92,20 @@ function suggestedQuestions(value: unknown): string[] {
     .slice(0, MAX_SUGGESTED_QUESTIONS);
 }
 
-/** GET /api/chatbot/public/{uniqueId}: the name, picture, welcome and suggested questions the page shows. */
-export async function fetchPublicChatbot(uniqueId: string, signal?: AbortSignal): Promise<PublicChatbot> {
+export interface RequestOptions {
+  /** The call comes from the embed page inside the widget. */
+  embedded?: boolean;
+  signal?: AbortSignal;
+}
+
+/**
+ * GET /api/chatbot/public/{uniqueId}: the name, picture, welcome, suggested questions and appearance
+ * the page shows, and whether a new conversation needs proof of work.
+ */
+export async function fetchPublicChatbot(uniqueId: string, { embedded, signal }: RequestOptions = {}): Promise<PublicChatbot> {
   let response: Response;
   try {
-    response = await fetch(chatbotPath(uniqueId), { headers: JSON_HEADERS, signal });
+    response = await fetch(chatbotPath(uniqueId), { headers: headersFor(embedded), signal });
   } catch (error) {
     if (isAbort(error)) throw error;
     throw new PublicChatError(LOAD_CHATBOT_FAILED_MESSAGE);
@@ -98,7 +120,41 @@ export async function fetchPublicChatbot(uniqueId: string, signal?: AbortSignal)
     profilePicture: typeof picture === 'string' && picture ? picture : null,
     welcomeMessage: nonEmpty(body.welcomeMessage),
     suggestedQuestions: suggestedQuestions(body.suggestedQuestions),
+    appearance: readAppearance(body.appearance),
+    proofOfWork: body.proofOfWork === true,
   };
+}
+
+/** An ALTCHA (v1) challenge, as GET /api/chatbot/public/{uniqueId}/challenge answers it. */
+export interface Challenge {
+  algorithm: string;
+  challenge: string;
+  maxnumber: number;
+  salt: string;
+  signature: string;
+}
+
+function readChallenge(body: unknown): Challenge | null {
+  if (!isRecord(body)) return null;
+  const { algorithm, challenge, maxnumber, salt, signature } = body;
+  if (typeof algorithm !== 'string' || typeof challenge !== 'string' || typeof salt !== 'string' || typeof signature !== 'string')
+    return null;
+  return { algorithm, challenge, salt, signature, maxnumber: typeof maxnumber === 'number' && maxnumber > 0 ? maxnumber : 1e6 };
+}
+
+/** GET /api/chatbot/public/{uniqueId}/challenge: a proof-of-work challenge for a new conversation. */
+export async function fetchChallenge(uniqueId: string, { embedded, signal }: RequestOptions = {}): Promise<Challenge> {
+  let response: Response;
+  try {
+    response = await fetch(`${chatbotPath(uniqueId)}/challenge`, { headers: headersFor(embedded), signal });
+  } catch (error) {
+    if (isAbort(error)) throw error;
+    throw new PublicChatError(SEND_MESSAGE_FAILED_MESSAGE);
+  }
+  const body = await readJson(response);
+  const challenge = response.ok ? readChallenge(body) : null;
+  if (!challenge) throw new PublicChatError((!response.ok && serverMessage(body)) || SEND_MESSAGE_FAILED_MESSAGE);
+  return challenge;
 }
 
 function toReply(body: unknown, sessionId: string): ChatReply {
@@ -118,6 +174,11 @@ export interface SendChatMessageInput {
   /** Called with each piece of the answer as it streams in. */
   onDelta: (delta: string) => void;
   signal?: AbortSignal;
+  embedded?: boolean;
+  /** Who the host page says the visitor is (the widget's identify). */
+  visitor?: Visitor | null;
+  /** The solved challenge (base64 ALTCHA payload), on a new conversation's first message when required. */
+  proofOfWork?: string;
 }
 
 /**
@@ -126,13 +187,20 @@ export interface SendChatMessageInput {
  * the sources cited and the stored answer's id, `error` a failure mid-answer.
  * Failures before the stream starts are a plain JSON error; a plain JSON answer is accepted too.
  */
-export async function sendChatMessage({ uniqueId, message, sessionId, onDelta, signal }: SendChatMessageInput): Promise<ChatReply> {
+export async function sendChatMessage(input: SendChatMessageInput): Promise<ChatReply> {
+  const { uniqueId, message, sessionId, onDelta, signal, embedded, visitor, proofOfWork } = input;
   let response: Response;
   try {
     response = await fetch(`${chatbotPath(uniqueId)}/chat`, {
       method: 'POST',
-      headers: { ...JSON_HEADERS, accept: 'text/event-stream' },
-      body: JSON.stringify({ message, sessionId, model: CHAT_MODEL }),
+      headers: headersFor(embedded, { accept: 'text/event-stream' }),
+      body: JSON.stringify({
+        message,
+        sessionId,
+        model: CHAT_MODEL,
+        ...(visitor ? { visitor } : {}),
+        ...(proofOfWork ? { proofOfWork } : {}),
+      }),
       signal,
     });
   } catch (error) {
@@ -175,6 +243,7 @@ export interface SendFeedbackInput {
   sessionId: string;
   messageId: string;
   rating: ChatRating;
+  embedded?: boolean;
 }
 
 /**
@@ -182,12 +251,12 @@ export interface SendFeedbackInput {
  * conversation (one rating per answer; a new one replaces it). Any failure is the one inline message,
  * since the visitor can only try again.
  */
-export async function sendFeedback({ uniqueId, sessionId, messageId, rating }: SendFeedbackInput): Promise<void> {
+export async function sendFeedback({ uniqueId, sessionId, messageId, rating, embedded }: SendFeedbackInput): Promise<void> {
   let response: Response;
   try {
     response = await fetch(`${chatbotPath(uniqueId)}/feedback`, {
       method: 'POST',
-      headers: JSON_HEADERS,
+      headers: headersFor(embedded),
       body: JSON.stringify({ sessionId, messageId, rating }),
     });
   } catch {

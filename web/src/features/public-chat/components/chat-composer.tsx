@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { cn } from '../../../lib/cn';
+import { CHAT_FIELD_ID } from '../hooks/use-embed-host';
 import { SendIcon } from './chat-icons';
 
 interface ChatComposerProps {
@@ -44,12 +45,12 @@ export function ChatComposer({ onSend, pending }: ChatComposerProps) {
 
   return (
     <form onSubmit={handleSubmit} className="mx-auto flex w-full max-w-3xl items-end gap-2 px-4 py-3 sm:px-6 sm:py-4">
-      <label htmlFor="chat-message" className="sr-only">
+      <label htmlFor={CHAT_FIELD_ID} className="sr-only">
         Message
       </label>
       <textarea
         ref={field}
-        id="chat-message"
+        id={CHAT_FIELD_ID}
         rows={1}
         value={text}
         onChange={(event) => setText(event.target.value)}
@@ -71,7 +72,7 @@ export function ChatComposer({ onSend, pending }: ChatComposerProps) {
         aria-label="Send message"
         title="Send"
         className={cn(
-          'inline-flex size-11 shrink-0 items-center justify-center rounded-full bg-brand-600 text-white shadow-sm transition-colors',
+          'inline-flex size-11 shrink-0 items-center justify-center rounded-full bg-brand-600 text-[var(--color-on-brand,#fff)] shadow-sm transition-colors',
           'hover:bg-brand-700 disabled:cursor-not-allowed disabled:bg-gray-200 disabled:text-gray-400 disabled:shadow-none',
         )}
       >

@@ -1,14 +1,19 @@
 import { ChatbotAvatar } from '../../../components/chatbots/chatbot-avatar';
 import type { PublicChatbot } from '../api/public-chat-api';
-import { CloseIcon } from './chat-icons';
+import { ChevronDownIcon, CloseIcon } from './chat-icons';
 
 interface ChatHeaderProps {
   chatbot: PublicChatbot;
   onClear: () => void;
   canClear: boolean;
+  /** In the widget: closes the panel (the host page gets the close message). */
+  onClose?: () => void;
 }
 
-export function ChatHeader({ chatbot, onClear, canClear }: ChatHeaderProps) {
+const iconButtonClass =
+  'inline-flex size-10 shrink-0 items-center justify-center rounded-full text-gray-500 transition-colors hover:bg-gray-100 hover:text-gray-900 disabled:cursor-not-allowed disabled:opacity-40 disabled:hover:bg-transparent disabled:hover:text-gray-500';
+
+export function ChatHeader({ chatbot, onClear, canClear, onClose }: ChatHeaderProps) {
   return (
     <header className="shrink-0 border-b border-gray-200 bg-white/90 backdrop-blur supports-[backdrop-filter]:bg-white/75">
       <div className="mx-auto flex w-full max-w-3xl items-center gap-3 px-4 py-3 sm:px-6">
@@ -26,10 +31,15 @@ export function ChatHeader({ chatbot, onClear, canClear }: ChatHeaderProps) {
           disabled={!canClear}
           aria-label="Clear conversation"
           title="Clear conversation"
-          className="inline-flex size-10 shrink-0 items-center justify-center rounded-full text-gray-500 transition-colors hover:bg-gray-100 hover:text-gray-900 disabled:cursor-not-allowed disabled:opacity-40 disabled:hover:bg-transparent disabled:hover:text-gray-500"
+          className={iconButtonClass}
         >
           <CloseIcon />
         </button>
+        {onClose ? (
+          <button type="button" onClick={onClose} aria-label="Close chat" title="Close chat" className={iconButtonClass}>
+            <ChevronDownIcon className="size-5" />
+          </button>
+        ) : null}
       </div>
     </header>
   );

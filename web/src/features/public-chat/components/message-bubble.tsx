@@ -4,11 +4,11 @@ import type { PublicChatbot } from '../api/public-chat-api';
 import type { ChatSource } from '../chat-sources';
 import { CitedAnswer } from './cited-answer';
 
-/** The visitor's own message: right-aligned, in the accent colour, as typed. */
+/** The visitor's own message: right-aligned, in the accent colour (the owner's, when set), as typed. */
 export function UserBubble({ content }: { content: string }) {
   return (
     <div className="flex justify-end pl-10 sm:pl-16">
-      <div className="max-w-full rounded-2xl rounded-br-md bg-brand-600 px-4 py-2.5 text-[15px] leading-6 whitespace-pre-wrap break-words text-white shadow-xs">
+      <div className="max-w-full rounded-2xl rounded-br-md bg-brand-600 px-4 py-2.5 text-[15px] leading-6 whitespace-pre-wrap break-words text-[var(--color-on-brand,#fff)] shadow-xs">
         <span className="sr-only">You: </span>
         {content}
       </div>

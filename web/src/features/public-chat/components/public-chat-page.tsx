@@ -1,12 +1,16 @@
-import { useEffect } from 'react';
+import { useEffect, type CSSProperties } from 'react';
 import { Spinner } from '../../../components/ui/spinner';
 import type { PublicChatbot } from '../api/public-chat-api';
+import { accentVariables } from '../appearance';
+import type { Visitor } from '../embed-messages';
 import { useChatSession } from '../hooks/use-chat-session';
+import { useEmbedHost } from '../hooks/use-embed-host';
 import { usePublicChatbot } from '../hooks/use-public-chatbot';
 import { ChatComposer } from './chat-composer';
 import { ChatErrorScreen } from './chat-error-screen';
 import { ChatHeader } from './chat-header';
 import { ChatMessages } from './chat-messages';
+import { PoweredByParley } from './powered-by-parley';
 
 function reloadPage() {
   window.location.reload();
@@ -14,13 +18,20 @@ function reloadPage() {
 
 interface PublicChatPageProps {
   uniqueId: string;
+  /** The /embed/{uniqueId} page inside the widget: a close button, Esc closes, calls marked as embedded. */
+  embedded?: boolean;
   /** What Try Again does: reload the page (replaceable in tests, where jsdom cannot reload). */
   reload?: () => void;
 }
 
-/** The full-screen public chat for /chat/{uniqueId}: no site header or footer, no sign-in. */
-export function PublicChatPage({ uniqueId, reload = reloadPage }: PublicChatPageProps) {
-  const state = usePublicChatbot(uniqueId);
+/**
+ * The full-screen public chat for /chat/{uniqueId} and, inside the widget, /embed/{uniqueId}: no
+ * site header or footer, no sign-in, in the owner's colour with the "Powered by Parley" badge
+ * unless a pro owner hid it.
+ */
+export function PublicChatPage({ uniqueId, embedded = false, reload = reloadPage }: PublicChatPageProps) {
+  const host = useEmbedHost(embedded);
+  const state = usePublicChatbot(uniqueId, embedded);
 
   if (state.status === 'loading') {
     return (
@@ -29,23 +40,47 @@ export function PublicChatPage({ uniqueId, reload = reloadPage }: PublicChatPage
       </div>
     );
   }
-  if (state.status === 'error') return <ChatErrorScreen message={state.error} onRetry={reload} />;
-  return <ChatWindow uniqueId={uniqueId} chatbot={state.chatbot} reload={reload} />;
+  if (state.status === 'error') return <ChatErrorScreen message={state.error} onRetry={reload} onClose={host.close} />;
+  return (
+    <div className="contents" style={accentVariables(state.chatbot.appearance.primaryColor) as CSSProperties}>
+      <ChatWindow
+        uniqueId={uniqueId}
+        chatbot={state.chatbot}
+        reload={reload}
+        embedded={embedded}
+        visitor={host.visitor}
+        onClose={host.close}
+      />
+    </div>
+  );
 }
 
-function ChatWindow({ uniqueId, chatbot, reload }: { uniqueId: string; chatbot: PublicChatbot; reload: () => void }) {
-  const { messages, started, streaming, pending, error, send, rate, clear } = useChatSession(uniqueId, chatbot.welcomeMessage);
+interface ChatWindowProps {
+  uniqueId: string;
+  chatbot: PublicChatbot;
+  reload: () => void;
+  embedded: boolean;
+  visitor: Visitor | null;
+  onClose?: () => void;
+}
+
+function ChatWindow({ uniqueId, chatbot, reload, embedded, visitor, onClose }: ChatWindowProps) {
+  const { messages, started, streaming, pending, error, send, rate, clear } = useChatSession(uniqueId, chatbot.welcomeMessage, {
+    embedded,
+    visitor,
+    proofOfWork: chatbot.proofOfWork,
+  });
   const suggestions = started || pending ? [] : chatbot.suggestedQuestions;
 
   useEffect(() => {
     document.title = chatbot.name;
   }, [chatbot.name]);
 
-  if (error) return <ChatErrorScreen message={error} onRetry={reload} />;
+  if (error) return <ChatErrorScreen message={error} onRetry={reload} onClose={onClose} />;
 
   return (
     <div className="flex h-dvh flex-col bg-gray-50">
-      <ChatHeader chatbot={chatbot} onClear={clear} canClear={!pending && started} />
+      <ChatHeader chatbot={chatbot} onClear={clear} canClear={!pending && started} onClose={onClose} />
       <main className="flex min-h-0 flex-1 flex-col">
         <ChatMessages
           chatbot={chatbot}
@@ -58,6 +93,7 @@ function ChatWindow({ uniqueId, chatbot, reload }: { uniqueId: string; chatbot: 
       </main>
       <footer className="shrink-0 border-t border-gray-200 bg-white pb-[env(safe-area-inset-bottom)]">
         <ChatComposer onSend={send} pending={pending} />
+        {chatbot.appearance.hideBranding ? null : <PoweredByParley />}
       </footer>
     </div>
   );

@@ -10,6 +10,8 @@ import {
   type ChatMessage,
   type ChatRating,
 } from '../chat-storage';
+import type { Visitor } from '../embed-messages';
+import { solveProofOfWork } from '../proof-of-work';
 
 interface Conversation {
   sessionId: string;
@@ -32,14 +34,25 @@ function shownMessages(messages: ChatMessage[], welcomeMessage: string | null): 
   return [{ role: 'assistant', content: welcomeMessage, welcome: true }];
 }
 
+export interface ChatSessionOptions {
+  /** The page is the embed page inside the widget: every call says so. */
+  embedded?: boolean;
+  /** Who the host page says the visitor is; sent with every message. */
+  visitor?: Visitor | null;
+  /** The chatbot wants a solved challenge before a new conversation's first message. */
+  proofOfWork?: boolean;
+}
+
 /**
  * One visitor's conversation with a chatbot (spec §4): the session id and messages kept in
  * localStorage, one reply at a time, the answer shown as it streams in. A failed send is fatal to
  * the page (it offers Try Again), so `error` is set and nothing else changes. The welcome is only
  * shown (never sent); it is kept with the conversation from the visitor's first message on.
  * Thumbs on an answer show at once and are kept with it; a failed save puts the old rating back.
+ * A conversation is new until the visitor has written in it: only then is proof of work solved.
  */
-export function useChatSession(uniqueId: string, welcomeMessage: string | null = null) {
+export function useChatSession(uniqueId: string, welcomeMessage: string | null = null, options: ChatSessionOptions = {}) {
+  const { embedded = false, visitor = null, proofOfWork = false } = options;
   const [conversation, setConversation] = useState<Conversation>(() => {
     const sessionId = loadSessionId(uniqueId);
     return { sessionId, messages: loadMessages(uniqueId, sessionId) };
@@ -65,16 +78,21 @@ export function useChatSession(uniqueId: string, welcomeMessage: string | null =
       const controller = new AbortController();
       abortRef.current = controller;
       const { sessionId } = conversation;
+      const isNew = !conversation.messages.some((m) => m.role === 'user');
       setConversation((c) => ({
         ...c,
         messages: [...shownMessages(c.messages, welcomeMessage), { role: 'user', content: message }],
       }));
       setStreaming('');
       try {
+        const solved = proofOfWork && isNew ? await solveProofOfWork(uniqueId, { embedded, signal: controller.signal }) : undefined;
         const reply = await sendChatMessage({
           uniqueId,
           message,
           sessionId,
+          embedded,
+          visitor,
+          proofOfWork: solved,
           signal: controller.signal,
           onDelta: (delta) => setStreaming((current) => (current ?? '') + delta),
         });
@@ -100,7 +118,7 @@ export function useChatSession(uniqueId: string, welcomeMessage: string | null =
         if (!controller.signal.aborted) setStreaming(null);
       }
     },
-    [uniqueId, conversation, welcomeMessage],
+    [uniqueId, conversation, welcomeMessage, embedded, visitor, proofOfWork],
   );
 
   /** Rates one answer (optimistically); whether the server kept it. */
@@ -110,14 +128,14 @@ export function useChatSession(uniqueId: string, welcomeMessage: string | null =
       const previous = messages.find((message) => message.messageId === messageId)?.rating;
       setConversation((c) => withRating(c, messageId, rating));
       try {
-        await sendFeedback({ uniqueId, sessionId, messageId, rating });
+        await sendFeedback({ uniqueId, sessionId, messageId, rating, embedded });
         return true;
       } catch {
         setConversation((c) => withRating(c, messageId, previous));
         return false;
       }
     },
-    [uniqueId, conversation],
+    [uniqueId, conversation, embedded],
   );
 
   const clear = useCallback(() => {

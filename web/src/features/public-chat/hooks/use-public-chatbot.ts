@@ -3,8 +3,8 @@ import { fetchPublicChatbot, LOAD_CHATBOT_FAILED_MESSAGE, PublicChatError, type 
 
 type PublicChatbotState = { status: 'loading' } | { status: 'ready'; chatbot: PublicChatbot } | { status: 'error'; error: string };
 
-/** Loads the chatbot's public face (name, picture); an unknown or inactive chatbot is an error. */
-export function usePublicChatbot(uniqueId: string): PublicChatbotState {
+/** Loads the chatbot's public face (name, picture, appearance); an unknown or inactive chatbot is an error. */
+export function usePublicChatbot(uniqueId: string, embedded = false): PublicChatbotState {
   const [state, setState] = useState<PublicChatbotState>({ status: 'loading' });
 
   useEffect(() => {
@@ -14,7 +14,7 @@ export function usePublicChatbot(uniqueId: string): PublicChatbotState {
     }
     const controller = new AbortController();
     setState({ status: 'loading' });
-    fetchPublicChatbot(uniqueId, controller.signal).then(
+    fetchPublicChatbot(uniqueId, { embedded, signal: controller.signal }).then(
       (chatbot) => setState({ status: 'ready', chatbot }),
       (error: unknown) => {
         if (controller.signal.aborted) return;
@@ -22,7 +22,7 @@ export function usePublicChatbot(uniqueId: string): PublicChatbotState {
       },
     );
     return () => controller.abort();
-  }, [uniqueId]);
+  }, [uniqueId, embedded]);
 
   return state;
 }

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { readEmbedMessage, readVisitor } from '../embed-messages';
+
+describe('readVisitor', () => {
+  it('keeps a trimmed id and name, reads a numeric id as text and cuts each to 200 characters', () => {
+    expect(readVisitor({ id: ' 42 ', name: ' Ada Lovelace ' })).toEqual({ id: '42', name: 'Ada Lovelace' });
+    expect(readVisitor({ id: 42 })).toEqual({ id: '42' });
+    expect(readVisitor({ name: 'x'.repeat(250) })?.name).toHaveLength(200);
+  });
+
+  it('is null when it names nobody', () => {
+    expect(readVisitor({})).toBeNull();
+    expect(readVisitor({ id: '  ', name: { first: 'Ada' } })).toBeNull();
+    expect(readVisitor('Ada')).toBeNull();
+    expect(readVisitor(null)).toBeNull();
+  });
+});
+
+describe('readEmbedMessage', () => {
+  it('reads the four messages of the widget and the embed page', () => {
+    expect(readEmbedMessage({ type: 'parley:identify', visitor: { id: 'u1', extra: 'dropped' } })).toEqual({
+      type: 'parley:identify',
+      visitor: { id: 'u1' },
+    });
+    expect(readEmbedMessage({ type: 'parley:open' })).toEqual({ type: 'parley:open' });
+    expect(readEmbedMessage({ type: 'parley:ready', more: 1 })).toEqual({ type: 'parley:ready' });
+    expect(readEmbedMessage({ type: 'parley:close' })).toEqual({ type: 'parley:close' });
+  });
+
+  it('ignores anything else', () => {
+    expect(readEmbedMessage({ type: 'parley:identify', visitor: {} })).toBeNull();
+    expect(readEmbedMessage({ type: 'parley:destroy' })).toBeNull();
+    expect(readEmbedMessage('parley:close')).toBeNull();
+    expect(readEmbedMessage(null)).toBeNull();
+  });
+});
