@@ -52,3 +52,55 @@ export async function makePro(email: string): Promise<void> {
     await client.end();
   }
 }
+
+/** Changes a chatbot through PUT /api/chatbot/{id} (issue 14's appearance, allowedDomains, standalonePage, limits among them). */
+export async function updateBot(request: APIRequestContext, token: string, id: string, data: Record<string, unknown>) {
+  return request.put(`/api/chatbot/${id}`, { headers: { authorization: `Bearer ${token}` }, data });
+}
+
+/** The signed-in owner's credit balance in dollars, through GraphQL. */
+async function creditBalance(page: Page): Promise<number> {
+  const token = await ownerToken(page);
+  const res = await page.request.post('/graphql', {
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    data: { query: '{ me { usage { creditBalance } } }' },
+  });
+  const body = (await res.json()) as { data?: { me: { usage: { creditBalance: string } } } };
+  return Number(body.data?.me.usage.creditBalance ?? 'NaN');
+}
+
+/** Adds $5.00 of credit through the dashboard's test-mode checkout, as an owner who tops up does, and waits for it to arrive. */
+export async function topUpCredit(page: Page): Promise<void> {
+  await page.goto('/dashboard');
+  const before = await creditBalance(page);
+  await page.getByRole('button', { name: 'Top up $5.00' }).click();
+  await page.waitForURL(/\/checkout\/test\//);
+  await page.getByRole('button', { name: 'Pay' }).click();
+  await page.waitForURL(/\/dashboard/);
+  await expect.poll(() => creditBalance(page), { timeout: 15_000 }).toBeGreaterThanOrEqual(before + 5);
+}
+
+export interface UsageTotals {
+  totalRequests: number;
+  /** Exact decimal dollars. */
+  totalCost: string;
+}
+
+/** What the owner has been billed since the start of this UTC month (usage records arrive through a queue: poll). */
+export async function ownerUsage(request: APIRequestContext, token: string): Promise<UsageTotals> {
+  const now = new Date();
+  const res = await request.post('/graphql', {
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    data: {
+      query: 'query ($s: DateTime!, $e: DateTime!) { usage(startDate: $s, endDate: $e) { overallUsage { totalRequests totalCost } } }',
+      variables: {
+        s: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)).toISOString(),
+        e: new Date(Date.now() + 60_000).toISOString(),
+      },
+    },
+  });
+  expect(res.status()).toBe(200);
+  const body = (await res.json()) as { data?: { usage: { overallUsage: UsageTotals } }; errors?: unknown };
+  expect(body.errors).toBeUndefined();
+  return body.data!.usage.overallUsage;
+}

@@ -14,6 +14,8 @@ function sampleConversation(overrides: Record<string, unknown> = {}) {
     createdAt: '2025-03-04T10:00:00.000Z',
     updatedAt: '2025-03-04T10:05:00.000Z',
     userIp: '203.0.113.7',
+    visitorId: null,
+    visitorName: null,
     messageCount: 3,
     ...overrides,
   };
@@ -186,6 +188,32 @@ describe('History tab of the chatbot detail page', () => {
     fireEvent.click(screen.getByRole('button', { name: /Back/ }));
     fireEvent.click((await screen.findAllByRole('button', { name: /Session ID/ }))[1]);
     expect((await screen.findByRole('alert')).textContent).toBe('Conversation not found');
+  });
+
+  it('shows the visitor the host page named (Parley.identify) in the list and the details', async () => {
+    const named = sampleConversation({ visitorId: '42', visitorName: 'Jane Doe' });
+    openDetail(proUser, {
+      Conversations: () => ({ data: { conversations: [named, sampleConversation({ id: 'conv-2', visitorId: 'u-7' })] } }),
+      Conversation: () => ({ data: { conversation: { ...named, userAgent: null, messages: [message('user', 'Hi')] } } }),
+    });
+    await openHistory();
+    const list = await screen.findByRole('list', { name: 'Conversations' });
+    const [first, second] = within(list).getAllByRole('listitem');
+    expect(within(first).getByText('Jane Doe · id 42')).toBeTruthy();
+    expect(within(second).getByText('id u-7')).toBeTruthy();
+    fireEvent.click(within(first).getByRole('button'));
+    await screen.findByRole('list', { name: 'Messages' });
+    expect(screen.getByText('Visitor', { selector: 'dt' }).nextElementSibling?.textContent).toBe('Jane Doe · id 42');
+  });
+
+  it('shows no visitor line for an anonymous conversation', async () => {
+    openDetail(proUser);
+    await openHistory();
+    const list = await screen.findByRole('list', { name: 'Conversations' });
+    expect(within(list).queryByText(/ · id |^id /)).toBeNull();
+    fireEvent.click(within(list).getAllByRole('button')[0]);
+    await screen.findByRole('list', { name: 'Messages' });
+    expect(screen.queryByText('Visitor', { selector: 'dt' })).toBeNull();
   });
 
   it('keeps unsaved settings when switching to History and back', async () => {

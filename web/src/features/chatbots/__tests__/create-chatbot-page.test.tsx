@@ -4,7 +4,7 @@ import { proUser, sampleChatbot } from '../../../test/chatbot-fixtures';
 import { graphqlError, mockLink, sampleUser, type Handler } from '../../../test/mock-link';
 import { billingAnswers } from '../../../test/usage-fixtures';
 import { renderApp } from '../../../test/render-app';
-import { sampleVoice } from './detail-page-fixtures';
+import { sampleEmbed, sampleVoice } from './detail-page-fixtures';
 
 function openCreatePage(handlers: Record<string, Handler> = {}, user: typeof sampleUser | typeof proUser = sampleUser) {
   localStorage.setItem('token', 'good');
@@ -84,7 +84,14 @@ describe('Create Chatbot page', () => {
         Chatbots: () => ({ data: { chatbots: [sampleChatbot({ id: 'old', name: 'Older bot' })] } }),
         CreateChatbot: () => new Promise((resolve) => (answer = resolve)).then(() => ({ data: { createChatbot: created } })),
         Chatbot: () => ({
-          data: { chatbot: { ...created, ...sampleVoice(), knowledgeBase: { __typename: 'KnowledgeBase', text: '', textEntries: [] } } },
+          data: {
+            chatbot: {
+              ...created,
+              ...sampleVoice(),
+              ...sampleEmbed(),
+              knowledgeBase: { __typename: 'KnowledgeBase', text: '', textEntries: [] },
+            },
+          },
         }),
       },
       proUser,

@@ -3,7 +3,7 @@ import { mockLink, sampleUser, type Handler } from '../../../test/mock-link';
 import { renderApp } from '../../../test/render-app';
 
 // The detail page's chatbot and knowledge entries as the gateway answers them since issue 13: every
-// entry carries its source and status, and the chatbot its voice.
+// entry carries its source and status, and the chatbot its voice and (issue 14) its embed settings.
 
 export function sampleVoice(overrides: Record<string, unknown> = {}) {
   return {
@@ -16,8 +16,36 @@ export function sampleVoice(overrides: Record<string, unknown> = {}) {
   };
 }
 
+/** The Embed tab's fields with the product's defaults (issue 14); `appearance`/`limits` overrides merge into them. */
+export function sampleEmbed(
+  overrides: { appearance?: Record<string, unknown>; limits?: Record<string, unknown>; [key: string]: unknown } = {},
+) {
+  const { appearance, limits, ...rest } = overrides;
+  return {
+    appearance: {
+      __typename: 'Appearance' as const,
+      primaryColor: null as string | null,
+      position: 'right',
+      launcherLabel: '',
+      hideBranding: false,
+      ...appearance,
+    },
+    allowedDomains: [] as string[],
+    standalonePage: true,
+    limits: {
+      __typename: 'VisitorLimits' as const,
+      visitorMessagesPerDay: 100 as number | null,
+      dailySpendLimit: '5.00' as string | null,
+      proofOfWork: false,
+      ...limits,
+    },
+    ...rest,
+  };
+}
+
 export function detailChatbot(overrides: Record<string, unknown> = {}) {
-  return sampleChatbot({ ...sampleVoice(), ...overrides });
+  const { appearance, limits, ...rest } = overrides as { appearance?: Record<string, unknown>; limits?: Record<string, unknown> };
+  return sampleChatbot({ ...sampleVoice(), ...sampleEmbed({ appearance, limits }), ...rest });
 }
 
 export interface EntryOverrides {

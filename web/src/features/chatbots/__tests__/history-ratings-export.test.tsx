@@ -17,6 +17,8 @@ const conversation = {
   createdAt: '2025-03-04T10:00:00.000Z',
   updatedAt: '2025-03-04T10:05:00.000Z',
   userIp: '203.0.113.7',
+  visitorId: null,
+  visitorName: null,
   messageCount: 4,
 };
 

@@ -14,6 +14,7 @@ import { BotVoiceForm } from './bot-voice-form';
 import { ChatbotProfileCard } from './chatbot-profile-card';
 import { ChatbotTabs } from './chatbot-tabs';
 import { ConversationHistory } from './conversation-history';
+import { EmbedTab } from './embed-tab';
 import { KnowledgeBaseContent } from './knowledge-base-content';
 import { KnowledgeBaseForm } from './knowledge-base-form';
 
@@ -60,6 +61,7 @@ export function ChatbotDetailPage() {
                     <KnowledgeBaseContent chatbotId={chatbot.id} knowledgeBase={chatbot.knowledgeBase} />
                   </div>
                 }
+                embed={<EmbedTab key={chatbot.id} chatbot={chatbot} chatbotName={chatbot.name} />}
                 analytics={(open) => <AnalyticsTab key={chatbot.id} chatbotId={chatbot.id} open={open} />}
                 history={(open) => <ConversationHistory key={chatbot.id} chatbotId={chatbot.id} chatbotName={chatbot.name} open={open} />}
               />

@@ -4,10 +4,11 @@ import { LockIcon } from '../../../components/chatbots/chatbot-icons';
 import { Badge } from '../../../components/ui/badge';
 import { cn } from '../../../lib/cn';
 
-export type ChatbotTab = 'settings' | 'analytics' | 'history';
+export type ChatbotTab = 'settings' | 'embed' | 'analytics' | 'history';
 
 const tabIds: Record<ChatbotTab, { tab: string; panel: string }> = {
   settings: { tab: 'chatbot-tab-settings', panel: 'chatbot-panel-settings' },
+  embed: { tab: 'chatbot-tab-embed', panel: 'chatbot-panel-embed' },
   analytics: { tab: 'chatbot-tab-analytics', panel: 'chatbot-panel-analytics' },
   history: { tab: 'chatbot-tab-history', panel: 'chatbot-panel-history' },
 };
@@ -16,6 +17,8 @@ const tabClasses = '-mb-px inline-flex items-center gap-2 border-b-2 px-4 py-2.5
 
 interface ChatbotTabsProps {
   settings: ReactNode;
+  /** The Embed tab; mounted once first shown (its preview loads the chat page). */
+  embed: ReactNode;
   /** Rendered with whether the Analytics tab is open, so it loads only once it is. */
   analytics: (open: boolean) => ReactNode;
   /** Rendered with whether the History tab is open, so it loads only once it is. */
@@ -25,14 +28,14 @@ interface ChatbotTabsProps {
 }
 
 /**
- * The detail page's tabs, Settings (the default), Analytics and History. Every panel stays mounted
+ * The detail page's tabs, Settings (the default), Embed, Analytics and History. Every panel stays mounted
  * once shown, so unsaved settings, the chosen range and the opened conversation survive switching.
  */
-export function ChatbotTabs({ settings, analytics, history, historyLocked }: ChatbotTabsProps) {
+export function ChatbotTabs({ settings, embed, analytics, history, historyLocked }: ChatbotTabsProps) {
   const [active, setActive] = useState<ChatbotTab>('settings');
   const [shown, setShown] = useState<ReadonlySet<ChatbotTab>>(() => new Set(['settings']));
   const tabRefs = useRef<Partial<Record<ChatbotTab, HTMLButtonElement | null>>>({});
-  const tabs: ChatbotTab[] = historyLocked ? ['settings', 'analytics'] : ['settings', 'analytics', 'history'];
+  const tabs: ChatbotTab[] = historyLocked ? ['settings', 'embed', 'analytics'] : ['settings', 'embed', 'analytics', 'history'];
 
   function select(tab: ChatbotTab) {
     setActive(tab);
@@ -76,6 +79,7 @@ export function ChatbotTabs({ settings, analytics, history, historyLocked }: Cha
       <div className="flex flex-wrap items-center justify-between gap-x-4 border-b border-gray-200">
         <div role="tablist" aria-label="Chatbot sections" className="flex gap-1" onKeyDown={handleKeyDown}>
           <button {...tabProps('settings')}>Settings</button>
+          <button {...tabProps('embed')}>Embed</button>
           <button {...tabProps('analytics')}>Analytics</button>
           {historyLocked ? (
             <button
@@ -108,6 +112,9 @@ export function ChatbotTabs({ settings, analytics, history, historyLocked }: Cha
       </div>
       <div role="tabpanel" id={tabIds.settings.panel} aria-labelledby={tabIds.settings.tab} hidden={active !== 'settings'} className="pt-6">
         {settings}
+      </div>
+      <div role="tabpanel" id={tabIds.embed.panel} aria-labelledby={tabIds.embed.tab} hidden={active !== 'embed'} className="pt-6">
+        {shown.has('embed') ? embed : null}
       </div>
       <div
         role="tabpanel"

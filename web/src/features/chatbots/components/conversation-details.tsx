@@ -8,6 +8,7 @@ import type { ConversationQuery } from '../../../gql/graphql';
 import { cn } from '../../../lib/cn';
 import { formatDateTime } from '../../../lib/format';
 import { useConversation } from '../hooks/use-conversation';
+import { visitorLabel } from '../visitor-label';
 
 type Message = ConversationQuery['conversation']['messages'][number];
 
@@ -104,6 +105,7 @@ interface ConversationDetailsProps {
 export function ConversationDetails({ chatbotId, conversationId, onBack }: ConversationDetailsProps) {
   const { conversation, loading, error } = useConversation(chatbotId, conversationId);
   const card = useRef<HTMLDivElement>(null);
+  const visitor = conversation ? visitorLabel(conversation) : null;
 
   // Picked from far down a long list (or on a phone), the details would start above the screen.
   useEffect(() => {
@@ -133,6 +135,11 @@ export function ConversationDetails({ chatbotId, conversationId, onBack }: Conve
               <Detail label="Session ID" className="sm:col-span-2">
                 <span className="font-mono break-all">{conversation.sessionId}</span>
               </Detail>
+              {visitor ? (
+                <Detail label="Visitor" className="sm:col-span-2">
+                  {visitor}
+                </Detail>
+              ) : null}
               <Detail label="Started">{formatDateTime(conversation.createdAt)}</Detail>
               <Detail label="Last Message">{formatDateTime(conversation.updatedAt)}</Detail>
               <Detail label="User Agent" className="sm:col-span-2">

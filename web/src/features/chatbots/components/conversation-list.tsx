@@ -6,6 +6,7 @@ import { Spinner } from '../../../components/ui/spinner';
 import { formatDateTime } from '../../../lib/format';
 import { useConversationExport } from '../hooks/use-conversation-export';
 import { useConversations } from '../hooks/use-conversations';
+import { visitorLabel } from '../visitor-label';
 import { ExportConversationsButtons } from './export-conversations-buttons';
 
 /** How much of a session id the list shows (spec §9). */
@@ -52,26 +53,30 @@ export function ConversationList({ chatbotId, chatbotName, open, onSelect }: Con
           </div>
         ) : (
           <ul aria-label="Conversations" className="-mx-1 max-h-[500px] space-y-2 overflow-y-auto px-1 py-1">
-            {conversations.map((conversation) => (
-              <li key={conversation.id}>
-                <button
-                  type="button"
-                  onClick={() => onSelect(conversation.id)}
-                  className="group w-full rounded-xl border border-gray-200 bg-white px-4 py-3 text-left transition-colors hover:border-brand-300 hover:bg-brand-50/40"
-                >
-                  <span className="flex items-center justify-between gap-3">
-                    <span className="min-w-0 text-sm font-medium text-gray-900">
-                      Session ID: <span className="font-mono">{conversation.sessionId.slice(0, SESSION_ID_SHOWN)}</span>
+            {conversations.map((conversation) => {
+              const visitor = visitorLabel(conversation);
+              return (
+                <li key={conversation.id}>
+                  <button
+                    type="button"
+                    onClick={() => onSelect(conversation.id)}
+                    className="group w-full rounded-xl border border-gray-200 bg-white px-4 py-3 text-left transition-colors hover:border-brand-300 hover:bg-brand-50/40"
+                  >
+                    <span className="flex items-center justify-between gap-3">
+                      <span className="min-w-0 text-sm font-medium text-gray-900">
+                        Session ID: <span className="font-mono">{conversation.sessionId.slice(0, SESSION_ID_SHOWN)}</span>
+                      </span>
+                      <Badge tone="neutral">{messageCountLabel(conversation.messageCount)}</Badge>
                     </span>
-                    <Badge tone="neutral">{messageCountLabel(conversation.messageCount)}</Badge>
-                  </span>
-                  <span className="mt-1 flex flex-wrap gap-x-4 gap-y-0.5 text-xs text-gray-500">
-                    <span>{formatDateTime(conversation.updatedAt)}</span>
-                    <span className="break-all">{conversation.userIp || 'Unknown user'}</span>
-                  </span>
-                </button>
-              </li>
-            ))}
+                    {visitor ? <span className="mt-0.5 block text-sm break-words text-gray-700">{visitor}</span> : null}
+                    <span className="mt-1 flex flex-wrap gap-x-4 gap-y-0.5 text-xs text-gray-500">
+                      <span>{formatDateTime(conversation.updatedAt)}</span>
+                      <span className="break-all">{conversation.userIp || 'Unknown user'}</span>
+                    </span>
+                  </button>
+                </li>
+              );
+            })}
           </ul>
         )}
       </CardBody>

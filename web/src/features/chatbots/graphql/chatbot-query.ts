@@ -5,6 +5,7 @@ export const ChatbotQuery = graphql(`
     chatbot(id: $id) {
       ...ChatbotSummary
       ...ChatbotVoice
+      ...ChatbotEmbed
       knowledgeBase {
         ...KnowledgeBaseFields
       }

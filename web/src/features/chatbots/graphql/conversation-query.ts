@@ -9,6 +9,8 @@ export const ConversationQuery = graphql(`
       updatedAt
       userIp
       userAgent
+      visitorId
+      visitorName
       messageCount
       messages {
         id

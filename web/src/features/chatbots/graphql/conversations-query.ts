@@ -10,6 +10,8 @@ export const ConversationsQuery = graphql(`
       createdAt
       updatedAt
       userIp
+      visitorId
+      visitorName
       messageCount
     }
   }
