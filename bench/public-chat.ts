@@ -21,8 +21,9 @@
 // 300 above the defaults and its own queue prefix. BENCH_SCALE=0.1 runs a tenth of the requests;
 // BENCH_CLIENT=fetch sends the requests with fetch instead of node:http (see `post` below);
 // BENCH_LOGS=1 shows the services' logs (BENCH_LOG_LEVEL, default warn); BENCH_PHASES=paced
-// (or overhead, first-token, scaling, comma-separated) runs only those parts; BENCH_PHASES=idle
-// measures what the stack's processes cost in 20 s with nobody chatting.
+// (or overhead, consumers, first-token, scaling, comma-separated) runs only those parts; BENCH_PHASES=idle
+// measures what the stack's processes cost in 20 s with nobody chatting; BENCH_PHASES=consumers
+// measures issue 15's analytics consumer running against paused, in one run (not in the default set).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -486,6 +487,57 @@ try {
     console.log(`  ${cpuSplit(before, after)}`);
   }
 
+  // 1b. What issue 15's analytics consumer costs the answers, in one run: the same one-visitor and
+  // closed-loop measurements with the chat service's analytics worker running and paused (its jobs
+  // wait in Redis, then are applied before the next round), alternated twice so both see the same
+  // machine. The analytics event is published in both (that is part of the answer's path).
+  if (phases.has('consumers')) {
+    const analytics = new Queue(QUEUES.chatbotInteractionAnalytics, {
+      connection: { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' },
+      prefix: queuePrefix,
+    });
+    const drained = async () => {
+      for (const deadline = Date.now() + PHASE_DEADLINE_MS; ; await sleep(200)) {
+        const c = await analytics.getJobCounts();
+        if ((c.waiting ?? 0) + (c.active ?? 0) + (c.paused ?? 0) + (c.prioritized ?? 0) === 0) return;
+        if (Date.now() > deadline) throw new Error('the analytics consumer did not catch up');
+      }
+    };
+    const rounds: Record<'running' | 'paused', { one: number[]; rps: number[]; p50: number[] }> = {
+      running: { one: [], rps: [], p50: [] },
+      paused: { one: [], rps: [], p50: [] },
+    };
+    try {
+      // A closed loop first, unreported: the processes' code warmed up before the first round counts.
+      await load(MEASURED, VISITORS, chatJson);
+      for (const mode of ['running', 'paused', 'paused', 'running'] as const) {
+        await drained();
+        if (mode === 'paused') await analytics.pause();
+        const one = summary((await load(Math.round(MEASURED / 10), 1, chatJson)).latencies);
+        const loop = await load(MEASURED, VISITORS, chatJson);
+        model.requests.length = 0;
+        if (mode === 'paused') await analytics.resume();
+        rounds[mode].one.push(one.p50);
+        rounds[mode].rps.push(loop.rps);
+        rounds[mode].p50.push(summary(loop.latencies).p50);
+        console.log(
+          `analytics consumer ${mode}: one visitor p50 ${ms(one.p50)} ms; ${VISITORS} visitors ${loop.rps.toFixed(0)} requests/s, p50 ${ms(summary(loop.latencies).p50)} ms`,
+        );
+      }
+      const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+      const [r, p] = [rounds.running, rounds.paused];
+      console.log(
+        `  analytics consumer running vs paused (means of two rounds): one visitor p50 ${ms(mean(r.one))} vs ${ms(mean(p.one))} ms ` +
+          `(${mean(r.one) - mean(p.one) >= 0 ? '+' : ''}${ms(mean(r.one) - mean(p.one))} ms); ${mean(r.rps).toFixed(0)} vs ${mean(p.rps).toFixed(0)} requests/s ` +
+          `(${(((mean(r.rps) - mean(p.rps)) / mean(p.rps)) * 100).toFixed(1)} %)`,
+      );
+    } finally {
+      await analytics.resume().catch(() => undefined);
+      await drained().catch(() => undefined);
+      await analytics.close();
+    }
+  }
+
   // 2. First token with a streaming model.
   if (phases.has('first-token')) {
     model.setBehaviour({ delayMs: STREAM_FIRST_DELAY_MS, chunkDelayMs: STREAM_CHUNK_DELAY_MS });
@@ -525,10 +577,11 @@ try {
     stack = await start(proxy.url);
     console.log(`stack restarted with CHAT_URL at the round-robin proxy in ${((performance.now() - startedAt) / 1000).toFixed(1)} s`);
     // Each instance count is measured twice: with every process of the stack running, and with the
-    // queue consumers (billing's usage worker, the chatbot service's interaction worker) paused, as if
+    // queue consumers (billing's usage worker, the chatbot service's interaction worker, the chat
+    // service's analytics worker) paused, as if
     // they ran on other machines: their jobs wait in Redis and are applied once the run is over (the
     // next run starts when both queues are empty again), so that run measures the answering path alone.
-    const consumerQueues = [QUEUES.usageRecorded, QUEUES.chatbotInteraction].map(
+    const consumerQueues = [QUEUES.usageRecorded, QUEUES.chatbotInteraction, QUEUES.chatbotInteractionAnalytics].map(
       (name) => new Queue(name, { connection: { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' }, prefix: queuePrefix }),
     );
     const drained = async () => {

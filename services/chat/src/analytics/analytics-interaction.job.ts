@@ -30,8 +30,13 @@ export interface AnalyticsWorkerDeps {
 
 /** The largest batch (and the jobs the worker takes at once). */
 export const BATCH_SIZE = 50;
-/** A quiet chatbot's event is counted within this; a busy one's batches fill before it. */
-export const BATCH_WAIT_MS = 25;
+/**
+ * A quiet chatbot's event is counted within this; a busy one's batches fill before it. Half a second
+ * is nothing to an owner reading figures, and it is what keeps the consumer out of the answers' way:
+ * `BENCH_PHASES=consumers node bench/public-chat.ts` measured running vs paused 227 vs 227 requests/s
+ * and one visitor's p50 +0.7 ms at 500 ms, against −8 % and +2.6 ms at 25 ms (docs/benchmarks.md).
+ */
+export const BATCH_WAIT_MS = 500;
 
 export function startAnalyticsWorker(deps: AnalyticsWorkerDeps): Worker {
   const concurrency = deps.concurrency ?? BATCH_SIZE;
