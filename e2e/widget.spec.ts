@@ -5,8 +5,8 @@
 // stops visitors at the owner's daily limits with nothing billed, and works from the keyboard. The
 // owner's side: the Embed tab, the Pro-only badge, and the identified visitor in History.
 //
-// The widget keeps its launcher in a CLOSED shadow root; every page here opens shadow roots instead
-// (an init script), which isolates the same CSS but lets the test look inside.
+// The widget keeps its launcher in an open shadow root (isolated CSS all the same), which Playwright's
+// locators pierce.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, test, type APIRequestContext, type FrameLocator, type Page } from '@playwright/test';
@@ -68,15 +68,6 @@ test.beforeAll(async () => {
   host = await startHostPage(new URL(test.info().project.use.baseURL!).origin);
 });
 test.afterAll(async () => host?.close());
-
-test.beforeEach(async ({ context }) => {
-  await context.addInitScript(() => {
-    const attach = Element.prototype.attachShadow;
-    Element.prototype.attachShadow = function (init: ShadowRootInit) {
-      return attach.call(this, { ...init, mode: 'open' });
-    };
-  });
-});
 
 const launcherOf = (page: Page) => page.locator('[data-parley-widget] button.launcher');
 const panelOf = (page: Page) => page.locator('[data-parley-widget] .panel');

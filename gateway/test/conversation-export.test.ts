@@ -109,7 +109,7 @@ describe('conversation export', () => {
     const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(await res.arrayBuffer());
     expect(
       text.startsWith(
-        '\ufeffconversation_id,session_id,user_ip,user_agent,message_id,role,content,timestamp,rating,visitorId,visitorName\r\n',
+        '\ufeffconversation_id,session_id,user_ip,user_agent,message_id,role,content,timestamp,rating,visitor_id,visitor_name\r\n',
       ),
     ).toBe(true);
     expect(text).toContain(',"He said ""hi"", then left",');
@@ -229,7 +229,7 @@ describe('conversation export', () => {
     expect(lines.map((l) => l.content)).toEqual(['plain', 'answer']);
     const empty = await download(chatbotId, owner, 'format=csv&startDate=2026-03-01');
     expect(new TextDecoder('utf-8', { ignoreBOM: true }).decode(await empty.arrayBuffer()).split('\r\n')).toEqual([
-      '\ufeffconversation_id,session_id,user_ip,user_agent,message_id,role,content,timestamp,rating,visitorId,visitorName',
+      '\ufeffconversation_id,session_id,user_ip,user_agent,message_id,role,content,timestamp,rating,visitor_id,visitor_name',
       '',
     ]);
   });

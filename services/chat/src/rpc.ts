@@ -12,7 +12,7 @@ import {
 import type { Conversation, Message, QuestionCluster } from './generated/prisma/client.ts';
 import { getConversation } from './conversations/get-conversation.ts';
 import { listConversations, type ConversationsDeps } from './conversations/list-conversations.ts';
-import { exportConversations } from './export/export-conversations.ts';
+import { exportConversations, type ExportDeps } from './export/export-conversations.ts';
 import { getAnalytics, getAnalyticsSummary } from './insights/get-analytics.ts';
 import {
   answerUnansweredQuestion,
@@ -25,7 +25,7 @@ import { loadChatbotProfile, type ChatbotProfileDeps } from './public-chat/chatb
 import { createChallenge } from './public-chat/create-challenge.ts';
 import { sendMessage, streamMessage, type PublicChatDeps } from './public-chat/send-message.ts';
 
-export type ChatRpcDeps = PublicChatDeps & ChatbotProfileDeps & ConversationsDeps;
+export type ChatRpcDeps = PublicChatDeps & ChatbotProfileDeps & ConversationsDeps & Pick<ExportDeps, 'exportDb'>;
 
 function toConversationMessage(c: Conversation, messages: Message[] = []): ConversationMessage {
   return create(ConversationSchema, {

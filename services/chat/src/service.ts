@@ -11,13 +11,14 @@ import { BillingService } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import { ChatbotService } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import { ChatbotInteractionSchema } from '@parley/proto/parley/events/v1/chatbot_interaction_pb.js';
 import { UsageRecordedSchema } from '@parley/proto/parley/events/v1/usage_recorded_pb.js';
-import { prismaAdapter } from '@parley/common/database.ts';
+import { pgPool, prismaAdapter } from '@parley/common/database.ts';
 import { createServiceApp, dataReadiness } from '@parley/common/http.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import { createProducer, QUEUES } from '@parley/common/queues.ts';
 import { createRedis } from '@parley/common/redis.ts';
 import { createServiceClient } from '@parley/common/rpc-client.ts';
 import type { ServiceParts } from '@parley/common/service.ts';
+import type pg from 'pg';
 import { PrismaClient } from './generated/prisma/client.ts';
 import { startAnalyticsWorker } from './analytics/analytics-interaction.job.ts';
 import { startPruningProcessedAnalyticsEvents } from './analytics/prune-processed-analytics-events.ts';
@@ -48,6 +49,8 @@ export interface ChatServiceParts extends ServiceParts {
   prisma: PrismaClient;
   /** The exchange pool (ADR 0007): answered exchanges only. */
   exchanges: PrismaClient;
+  /** The export's reads (pg alone: Prisma holds several copies of each page). */
+  exportDb: pg.Pool;
   deps: ChatRpcDeps;
   /** The ChatbotDeleted worker, when workers were started. */
   chatbotDeletedWorker?: Worker;
@@ -116,8 +119,10 @@ export async function createChatService(
     prefix: config.QUEUE_PREFIX,
     visitorOf: (clientIp) => visitorHash(config.SESSION_SECRET, clientIp),
   });
+  const exportDb = pgPool({ databaseUrl: config.DATABASE_URL, schema: config.CHAT_DB_SCHEMA, poolSize: 2 });
   const deps: ChatRpcDeps = {
     db: prisma,
+    exportDb,
     logger,
     chatbots,
     billing,
@@ -208,6 +213,7 @@ export async function createChatService(
     app,
     prisma,
     exchanges,
+    exportDb,
     deps,
     chatbotDeletedWorker,
     accountDeletedWorker,
@@ -224,6 +230,7 @@ export async function createChatService(
       () => redis.quit(),
       () => prisma.$disconnect(),
       () => exchanges.$disconnect(),
+      () => exportDb.end(),
     ],
   };
 }

@@ -9,7 +9,7 @@
 // nor makes it appear twice. Ordering by creation would read better but has no index to page on
 // (the (chatbotId, updatedAt) one moves under a live chatbot): measured, each page then sorts all the
 // chatbot's conversations, hundreds of ms at 100,000.
-import type { PrismaClient } from '../generated/prisma/client.ts';
+import type pg from 'pg';
 import { Code, ConnectError, forbidden, invalid } from '@parley/common/rpc-errors.ts';
 import { assertHistoryAccess, type HistoryAccessDeps } from '../conversations/history-access.ts';
 
@@ -22,7 +22,10 @@ export const EXPORT_PAGE_SIZE = 1000;
 
 const DAY_MS = 86_400_000;
 
-export type ExportDeps = HistoryAccessDeps & { db: PrismaClient };
+/** What reads the pages: the chat service's plain pg pool (pgPool in database.ts), not Prisma, for memory. */
+export type ExportDb = Pick<pg.Pool, 'query'>;
+
+export type ExportDeps = HistoryAccessDeps & { exportDb: ExportDb };
 
 export interface ExportInput {
   ownerId: string;
@@ -99,31 +102,41 @@ interface PageRow {
  * (conversationId, createdAt) index. The candidates stop once their message counts fill a page, so a
  * page reads about as many messages as it returns.
  */
-async function readPage(db: PrismaClient, chatbotId: string, range: ExportRange, after: Cursor | null, size: number): Promise<PageRow[]> {
-  const afterSession = after?.sessionId ?? null;
-  const afterId = after?.conversationId ?? null;
-  return db.$queryRaw<PageRow[]>`
+async function readPage(db: ExportDb, chatbotId: string, range: ExportRange, after: Cursor | null, size: number): Promise<PageRow[]> {
+  const values = [
+    chatbotId,
+    after?.conversationId ?? null,
+    after?.sessionId ?? null,
+    range.from,
+    range.to,
+    size + 1,
+    size,
+    after?.messageCreatedAt ?? null,
+    after?.messageId.toString() ?? null,
+  ];
+  const { rows } = await db.query<Omit<PageRow, 'messageId'> & { messageId: string }>(
+    `
     WITH candidates AS (
       SELECT c."id", c."sessionId", c."userIp", c."userAgent", c."visitorId", c."visitorName",
-             CASE WHEN c."id" = ${afterId}::uuid THEN 0 ELSE c."messageCount" END AS "pending"
+             CASE WHEN c."id" = $2::uuid THEN 0 ELSE c."messageCount" END AS "pending"
         FROM "Conversation" AS c
-       WHERE c."chatbotId" = ${chatbotId}::uuid
-         AND (${afterSession}::text IS NULL OR c."sessionId" >= ${afterSession}::text)
-         AND (${range.from}::timestamptz IS NULL OR c."updatedAt" >= ${range.from}::timestamptz)
-         AND (${range.to}::timestamptz IS NULL OR c."createdAt" < ${range.to}::timestamptz)
-         AND (${range.from}::timestamptz IS NULL AND ${range.to}::timestamptz IS NULL OR EXISTS (
+       WHERE c."chatbotId" = $1::uuid
+         AND ($3::text IS NULL OR c."sessionId" >= $3::text)
+         AND ($4::timestamptz IS NULL OR c."updatedAt" >= $4::timestamptz)
+         AND ($5::timestamptz IS NULL OR c."createdAt" < $5::timestamptz)
+         AND ($4::timestamptz IS NULL AND $5::timestamptz IS NULL OR EXISTS (
                SELECT 1 FROM "Message" AS r
                 WHERE r."conversationId" = c."id"
-                  AND r."createdAt" >= coalesce(${range.from}::timestamptz, '-infinity')
-                  AND r."createdAt" < coalesce(${range.to}::timestamptz, 'infinity')))
+                  AND r."createdAt" >= coalesce($4::timestamptz, '-infinity')
+                  AND r."createdAt" < coalesce($5::timestamptz, 'infinity')))
        ORDER BY c."sessionId"
-       LIMIT ${size + 1}
+       LIMIT $6::int
     ), page AS (
       SELECT * FROM (
         SELECT candidates.*, coalesce(sum("pending") OVER (ORDER BY "sessionId" ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS "before"
           FROM candidates
       ) AS counted
-       WHERE "before" < ${size}
+       WHERE "before" < $7::int
     )
     SELECT page."id" AS "conversationId", page."sessionId", page."userIp", page."userAgent",
            m."id" AS "messageId", m."role"::text AS "role", m."content", m."createdAt", m."rating",
@@ -133,13 +146,17 @@ async function readPage(db: PrismaClient, chatbotId: string, range: ExportRange,
         SELECT m."id", m."role", m."content", m."createdAt", m."rating"
           FROM "Message" AS m
          WHERE m."conversationId" = page."id"
-           AND (page."id" IS DISTINCT FROM ${afterId}::uuid
-                OR (m."createdAt", m."id") > (${after?.messageCreatedAt ?? null}::timestamptz, ${after?.messageId ?? null}::bigint))
+           AND (page."id" IS DISTINCT FROM $2::uuid
+                OR (m."createdAt", m."id") > ($8::timestamptz, $9::bigint))
          ORDER BY m."createdAt", m."id"
-         LIMIT ${size}
+         LIMIT $7::int
       ) AS m ON true
      ORDER BY page."sessionId", m."createdAt", m."id"
-     LIMIT ${size}`;
+     LIMIT $7::int`,
+    values,
+  );
+  // bigint ids arrive as text (pg's default for int8).
+  return rows.map((r) => ({ ...r, messageId: BigInt(r.messageId) }));
 }
 
 const toExportRow = (r: PageRow): ExportRow => ({
@@ -158,7 +175,7 @@ const toExportRow = (r: PageRow): ExportRow => ({
 
 /** The rows of the pages after `after` (null: from the start), one page at a time. */
 export async function* exportPages(
-  db: PrismaClient,
+  db: ExportDb,
   chatbotId: string,
   range: ExportRange,
   pageSize = EXPORT_PAGE_SIZE,
@@ -193,5 +210,5 @@ export async function exportConversations(deps: ExportDeps, input: ExportInput):
     if (err instanceof ConnectError && err.code === Code.PermissionDenied) throw forbidden(EXPORT_PRO_ONLY);
     throw err;
   }
-  return exportPages(deps.db, chatbotId, range);
+  return exportPages(deps.exportDb, chatbotId, range);
 }

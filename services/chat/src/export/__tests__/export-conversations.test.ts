@@ -45,7 +45,7 @@ async function expected(chatbotId: string) {
 async function exported(chatbotId: string, pageSize: number, range = parseExportRange()) {
   const ids: string[] = [];
   const sizes: number[] = [];
-  for await (const rows of exportPages(stack.parts.prisma, chatbotId, range, pageSize)) {
+  for await (const rows of exportPages(stack.parts.exportDb, chatbotId, range, pageSize)) {
     sizes.push(rows.length);
     ids.push(...rows.map((r) => r.messageId));
   }
@@ -79,7 +79,7 @@ describe('conversation export', () => {
     await seed(bot.id, bot.ownerId, 2, 2, new Date('2026-03-05T10:00:00Z'), 'mar5');
     const sessions = async (start: string, end: string) => {
       const rows = [];
-      for await (const page of exportPages(stack.parts.prisma, bot.id, parseExportRange(start, end), 3)) rows.push(...page);
+      for await (const page of exportPages(stack.parts.exportDb, bot.id, parseExportRange(start, end), 3)) rows.push(...page);
       return rows.map((r) => r.sessionId);
     };
     // mar3-1 starts at 23:59:59.985 on 3 March and its second message comes on the 4th: it is whole in either day.
