@@ -136,7 +136,8 @@ test('a host page embeds the widget: the launcher opens the chat in the bot’s 
   await expect(frame.getByTestId('assistant-message').last()).toContainText(/two working days|You asked/);
   await expect(frame.getByPlaceholder('Type your message...')).toBeEnabled();
   await frame.getByPlaceholder('Type your message...').fill('x');
-  expect(await backgroundOf(frame.getByRole('button', { name: 'Send message' }))).toBe(rgb(color));
+  // Polled: the button's colour changes with a transition once it is enabled.
+  await expect.poll(() => backgroundOf(frame.getByRole('button', { name: 'Send message' }))).toBe(rgb(color));
   await frame.getByPlaceholder('Type your message...').fill('');
   await screenshot(visitor, 'widget-open');
 

@@ -32,7 +32,8 @@ export function redisKeys(prefix: string) {
     /** A SCAN pattern for every conversation's turns of one chatbot (its id must hold no pattern characters). */
     chatTurnsOfChatbot: (chatbotId: string) => `${join(prefix, f.chatTurns, chatbotId)}:*`,
     /** Messages one visitor (salted hash of the address) sent one chatbot on one UTC day (chat; issue 14). */
-    chatLimitVisitorDay: (chatbotId: string, day: string, visitorHash: string) => join(prefix, f.chatLimit, 'visitor', chatbotId, day, visitorHash),
+    chatLimitVisitorDay: (chatbotId: string, day: string, visitorHash: string) =>
+      join(prefix, f.chatLimit, 'visitor', chatbotId, day, visitorHash),
     /** Pico-dollars one chatbot spent or holds on one UTC day (chat; issue 14). */
     chatLimitSpendDay: (chatbotId: string, day: string) => join(prefix, f.chatLimit, 'spend', chatbotId, day),
     /** A proof-of-work challenge already used, by its signature (chat; issue 14). */
