@@ -6,7 +6,7 @@
 // iframe is created, hidden, once the host page is idle, so a click only shows it.
 // The host page's API: window.Parley.open(), .close(), .identify({ id?, name? }). Calls made before
 // the script has loaded wait in window.ParleyQueue as [method, ...args] (see README).
-import { textColorOn } from '../features/public-chat/appearance';
+import { textColorOn } from '../lib/text-color-on';
 import { readEmbedMessage, readVisitor, type EmbedMessage, type Visitor } from '../features/public-chat/embed-messages';
 import { WIDGET_CSS } from './widget-styles';
 import { embedUrl, isFromFrame, lookupUrl, readLookup, readWidgetConfig, type Lookup, type WidgetConfig } from './widget-config';

@@ -60,17 +60,6 @@ export function previewColor(typed: string): string {
   return color && /^#[0-9a-f]{6}$/.test(color) ? color : DEFAULT_PRIMARY_COLOR;
 }
 
-/** White or near-black text, whichever reads better on `hex` (WCAG relative luminance). */
-export function readableTextOn(hex: string): string {
-  const channel = (i: number) => {
-    const c = parseInt(hex.slice(i, i + 2), 16) / 255;
-    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-  };
-  const luminance = 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5);
-  // Contrast against white (1.05 / (L + 0.05)) beats contrast against #111827 (about L + 0.05 / 0.06) below ~0.18.
-  return luminance > 0.18 ? '#111827' : '#ffffff';
-}
-
 /**
  * The host names typed, one per line (commas and spaces separate too). A pasted address keeps only
  * its host name, so "https://shop.example.com/cart" becomes "shop.example.com"; duplicates go.

@@ -1,5 +1,6 @@
 // The chatbot's appearance as the public lookup reports it (issue 14), read defensively: anything
 // missing or malformed means Parley's own look. Plain data, no React: the widget bundles it too.
+import { textColorOn } from '../../lib/text-color-on';
 
 export interface Appearance {
   /** "#rrggbb", or null for Parley's own colour. */
@@ -28,17 +29,6 @@ export function readAppearance(value: unknown): Appearance {
     launcherLabel: typeof launcherLabel === 'string' ? launcherLabel.trim().slice(0, MAX_LAUNCHER_LABEL_LENGTH) : '',
     hideBranding: hideBranding === true,
   };
-}
-
-/** Black or white, whichever reads better on `color` ("#rrggbb"), by WCAG relative luminance. */
-export function textColorOn(color: string): '#ffffff' | '#111827' {
-  const channel = (offset: number) => {
-    const value = parseInt(color.slice(offset, offset + 2), 16) / 255;
-    return value <= 0.03928 ? value / 12.92 : ((value + 0.055) / 1.055) ** 2.4;
-  };
-  const luminance = 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5);
-  // The luminance where white and near-black text have the same contrast ratio.
-  return luminance > 0.18 ? '#111827' : '#ffffff';
 }
 
 /**

@@ -1,6 +1,7 @@
 import { ChatIcon } from '../../../components/chatbots/chatbot-icons';
 import { cn } from '../../../lib/cn';
-import { previewColor, readableTextOn, type AppearanceForm } from '../embed-settings';
+import { textColorOn } from '../../../lib/text-color-on';
+import { previewColor, type AppearanceForm } from '../embed-settings';
 
 interface EmbedPreviewProps {
   uniqueId: string;
@@ -36,7 +37,7 @@ export function EmbedPreview({ uniqueId, chatbotName, appearance, revision }: Em
         <div
           role="img"
           aria-label={`Launcher preview: ${label || `Chat with ${chatbotName}`}`}
-          style={{ backgroundColor: color, color: readableTextOn(color) }}
+          style={{ backgroundColor: color, color: textColorOn(color) }}
           className={cn(
             'absolute bottom-3 inline-flex h-11 max-w-[calc(100%-1.5rem)] items-center gap-2 rounded-full text-sm font-semibold shadow-lg',
             left ? 'left-3' : 'right-3',

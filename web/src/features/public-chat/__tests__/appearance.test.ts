@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { accentVariables, DEFAULT_APPEARANCE, readAppearance, textColorOn } from '../appearance';
+import { textColorOn } from '../../../lib/text-color-on';
+import { accentVariables, DEFAULT_APPEARANCE, readAppearance } from '../appearance';
 
 describe('readAppearance', () => {
   it('reads what the lookup sends', () => {
