@@ -2,7 +2,7 @@
 // that a visitor rated down), kept by the analytics worker; the owner answers a group with one Q&A
 // pair on the chatbot service, which then answers the next similar question verbatim, or dismisses
 // it. Listing and acting are Pro only; the count of open groups on the chatbot cards is every plan's.
-import { forbidden, invalid, notFound, unavailable } from '@parley/common/rpc-errors.ts';
+import { conflict, forbidden, invalid, notFound, unavailable } from '@parley/common/rpc-errors.ts';
 import type { QuestionCluster } from '../generated/prisma/client.ts';
 import { chatbotAccess, isUuid } from '../conversations/history-access.ts';
 import type { InsightsDeps } from './get-analytics.ts';
@@ -11,6 +11,7 @@ export const UNANSWERED_PRO_ONLY = 'Upgrade to Pro to see unanswered questions';
 export const UNANSWERED_UNAVAILABLE = 'Could not load unanswered questions. Please try again.';
 export const QUESTION_NOT_FOUND = 'Unanswered question not found';
 export const ANSWER_REQUIRED = 'Answer is required';
+export const ALREADY_ANSWERED = 'This question has already been answered.';
 export const BAD_STATUS = 'Status must be open, resolved, dismissed or all';
 
 const STATUSES = ['open', 'resolved', 'dismissed'] as const;
@@ -73,16 +74,29 @@ export async function answerUnansweredQuestion(
   if (!answer) throw invalid(ANSWER_REQUIRED);
   const chatbotId = await proChatbot(deps, input);
   const group = await findGroup(deps, chatbotId, input.questionId);
-  const { entry } = await deps.chatbots.addQaEntry({
-    ownerId: input.ownerId.trim(),
-    chatbotId,
-    question: input.question?.trim() || group.question,
-    answer,
+  // The group is claimed before the pair is added: of two answers at once (two tabs, a double click)
+  // one adds its pair and the other is told, so a group never gets two pairs for one wording. A group
+  // the worker reopened (a new wording its pair did not catch) can be answered again.
+  const claimed = await deps.db.questionCluster.updateMany({
+    where: { id: group.id, status: { not: 'resolved' } },
+    data: { status: 'resolved' },
   });
-  return deps.db.questionCluster.update({
-    where: { id: group.id },
-    data: { status: 'resolved', answerEntryId: entry?.id ?? null },
-  });
+  if (claimed.count === 0) throw conflict(ALREADY_ANSWERED);
+  let entryId: string | null;
+  try {
+    const { entry } = await deps.chatbots.addQaEntry({
+      ownerId: input.ownerId.trim(),
+      chatbotId,
+      question: input.question?.trim() || group.question,
+      answer,
+    });
+    entryId = entry?.id ?? null;
+  } catch (err) {
+    // No pair: the group goes back to what it was, for the owner to try again.
+    await deps.db.questionCluster.update({ where: { id: group.id }, data: { status: group.status } });
+    throw err;
+  }
+  return deps.db.questionCluster.update({ where: { id: group.id }, data: { answerEntryId: entryId } });
 }
 
 export async function dismissUnansweredQuestion(

@@ -60,7 +60,13 @@ describe('the unanswered-question loop', () => {
       answer,
     });
     expect(resolved).toMatchObject({ id: questions[0].id, status: 'resolved' });
+    // Answered again (a second tab): refused, no second pair.
+    const again = await rpcError(
+      stack.client.answerUnansweredQuestion({ ownerId: bot.ownerId, chatbotId: bot.id, questionId: questions[0].id, answer }),
+    );
+    expect([again.code, again.rawMessage]).toEqual([Code.Aborted, 'This question has already been answered.']);
     const { chatbot } = await stack.chatbots.getChatbot({ ownerId: bot.ownerId, chatbotId: bot.id });
+    expect(chatbot!.knowledgeBase!.textEntries.filter((e) => e.content === answer)).toHaveLength(1);
     expect(chatbot!.knowledgeBase!.textEntries.find((e) => e.id === resolved!.answerEntryId)).toMatchObject({
       question: 'Do you repair bicycles?',
       content: answer,
@@ -89,6 +95,22 @@ describe('the unanswered-question loop', () => {
 
     const badStatus = await rpcError(stack.client.listUnansweredQuestions({ ownerId: bot.ownerId, chatbotId: bot.id, status: 'closed' }));
     expect([badStatus.code, badStatus.rawMessage]).toEqual([Code.InvalidArgument, 'Status must be open, resolved, dismissed or all']);
+  });
+
+  it('answers a group once when two answers arrive at once: one Q&A pair, the other told', async () => {
+    const bot = await stack.newChatbot({ knowledge: KNOWLEDGE });
+    await stack.makePro(bot.ownerId);
+    await stack.client.sendMessage(visitor(bot.uniqueId, 'Do you deliver on Sundays?', { sessionId: session('twice-1') }));
+    const [group] = await groupsAfter(bot, 1);
+    const answer = 'No, we deliver Monday to Saturday.';
+    const outcomes = await Promise.allSettled(
+      [1, 2].map(() => stack.client.answerUnansweredQuestion({ ownerId: bot.ownerId, chatbotId: bot.id, questionId: group.id, answer })),
+    );
+    expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const refused = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected')!.reason as { code: Code; rawMessage: string };
+    expect([refused.code, refused.rawMessage]).toEqual([Code.Aborted, 'This question has already been answered.']);
+    const { chatbot } = await stack.chatbots.getChatbot({ ownerId: bot.ownerId, chatbotId: bot.id });
+    expect(chatbot!.knowledgeBase!.textEntries.filter((e) => e.content === answer)).toHaveLength(1);
   });
 
   it("is Pro only except the count, and another owner's chatbot or group is NOT_FOUND", async () => {
