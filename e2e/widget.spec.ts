@@ -338,6 +338,8 @@ test('keyboard: Tab reaches the launcher, Enter opens the chat with the focus in
   await expect
     .poll(() => visitor.evaluate(() => document.querySelector('[data-parley-widget]')?.shadowRoot?.activeElement?.tagName ?? null))
     .toBe('IFRAME');
+  // Inside the frame the field takes the focus once the chat is on screen (the embed page's "ready").
+  await expect(chatFrame(visitor).getByPlaceholder('Type your message...')).toBeFocused();
   await visitor.keyboard.type('Hello');
   await expect(chatFrame(visitor).getByPlaceholder('Type your message...')).toHaveValue('Hello');
 

@@ -30,8 +30,8 @@ interface PublicChatPageProps {
  * unless a pro owner hid it.
  */
 export function PublicChatPage({ uniqueId, embedded = false, reload = reloadPage }: PublicChatPageProps) {
-  const host = useEmbedHost(embedded);
   const state = usePublicChatbot(uniqueId, embedded);
+  const host = useEmbedHost(embedded, state.status !== 'loading');
 
   if (state.status === 'loading') {
     return (

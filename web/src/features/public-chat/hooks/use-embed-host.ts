@@ -11,12 +11,14 @@ function postToHost(message: EmbedMessage): void {
 }
 
 /**
- * The embed page's side of the widget (see embed-messages.ts): says it is ready, takes the visitor
- * from the host page's identify, focuses the field when the panel opens, and asks the widget to
- * close on the close button or Esc. Messages from anyone but the parent window are ignored.
- * Off (no listeners, no visitor) on the public page.
+ * The embed page's side of the widget (see embed-messages.ts): says it is ready once the page is
+ * (`ready`: the chat, with its field, or its error is on screen — so the widget's "open", sent again
+ * on "ready", finds the field to focus even when the panel was opened while the page was loading),
+ * takes the visitor from the host page's identify, focuses the field when the panel opens, and asks
+ * the widget to close on the close button or Esc. Messages from anyone but the parent window are
+ * ignored. Off (no listeners, no visitor) on the public page.
  */
-export function useEmbedHost(enabled: boolean) {
+export function useEmbedHost(enabled: boolean, ready: boolean) {
   const [visitor, setVisitor] = useState<Visitor | null>(null);
 
   const close = useCallback(() => postToHost({ type: 'parley:close' }), []);
@@ -34,12 +36,15 @@ export function useEmbedHost(enabled: boolean) {
     }
     window.addEventListener('message', onMessage);
     document.addEventListener('keydown', onKeyDown);
-    postToHost({ type: 'parley:ready' });
     return () => {
       window.removeEventListener('message', onMessage);
       document.removeEventListener('keydown', onKeyDown);
     };
   }, [enabled, close]);
+
+  useEffect(() => {
+    if (enabled && ready) postToHost({ type: 'parley:ready' });
+  }, [enabled, ready]);
 
   return { visitor: enabled ? visitor : null, close: enabled ? close : undefined };
 }
