@@ -260,6 +260,7 @@ test('a pro owner hides the badge; a free owner cannot, on the server or in the 
 test('past the visitor’s daily messages, or the chatbot’s daily spend, the widget says so and nothing is billed', async ({
   page,
   context,
+  browser,
   request,
 }) => {
   await registerOwner(page);
@@ -296,9 +297,12 @@ test('past the visitor’s daily messages, or the chatbot’s daily spend, the w
   expect(knowledge.status()).toBe(200);
   const billedBefore = (await ownerUsage(request, token)).totalRequests;
 
-  await visitor.reload();
-  await launcherOf(visitor).click();
-  const spendFrame = chatFrame(visitor);
+  // A fresh browser (nothing remembered); the visitor limit is lifted, so only the spend cap can refuse.
+  const other = await browser.newContext();
+  const spender = await other.newPage();
+  await spender.goto(host.url(bot.uniqueId));
+  await launcherOf(spender).click();
+  const spendFrame = chatFrame(spender);
   let answered = 0;
   for (let attempt = 0; attempt < 6; attempt += 1) {
     await ask(spendFrame, `質問${attempt}：${'配送について教えてください。'.repeat(250)}`);
@@ -311,6 +315,7 @@ test('past the visitor’s daily messages, or the chatbot’s daily spend, the w
   await expect(spendFrame.getByText(DAILY_LIMIT)).toBeVisible();
   test.info().annotations.push({ type: 'answers before the spend cap', description: String(answered) });
   await expectBilledRequests(request, token, billedBefore + answered);
+  await other.close();
 });
 
 test('keyboard: Tab reaches the launcher, Enter opens the chat with the focus inside, Esc closes it and the focus returns', async ({

@@ -22,8 +22,10 @@ export function ChatComposer({ onSend, pending }: ChatComposerProps) {
   }, [pending]);
 
   function submit() {
-    if (pending || !text.trim()) return;
-    const sent = text;
+    // The field's own value: a key pressed right after the text changed (a fast typist, a phone's
+    // autocomplete) may arrive before React has rendered that text into `text`.
+    const sent = field.current?.value ?? text;
+    if (pending || !sent.trim()) return;
     setText('');
     void onSend(sent);
   }
