@@ -17,7 +17,7 @@
 // schema is created and dropped at the end (BENCH_KEEP=1 keeps it; BENCH_SCHEMA=<kept schema> times
 // again without seeding). BENCH_SCALE=0.1 seeds a tenth; BENCH_ITERATIONS (default 200) calls per range.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { cpus, loadavg, totalmem } from 'node:os';
+import { cpus, totalmem } from 'node:os';
 import express from 'express';
 import pg from 'pg';
 import type { Client } from '@connectrpc/connect';
@@ -32,7 +32,7 @@ import { ANSWER_MS_BUCKETS, YEAR_BITS } from '../services/chat/src/analytics/agg
 import { readChatConfig } from '../services/chat/src/config.ts';
 import { getAnalytics } from '../services/chat/src/insights/get-analytics.ts';
 import { createChatService, MIGRATIONS_DIR } from '../services/chat/src/service.ts';
-import { percentile } from './stats.ts';
+import { int, latencies, load, mb, ms, stopOnSignal, verdict as verdictAt } from './stats.ts';
 
 const databaseUrl = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/parley_bench';
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -50,31 +50,9 @@ const OWNER = 'bench-analytics-owner';
 const CHATBOT = '00000000-0000-4000-8000-00000000a001';
 const DAY_MS = 86_400_000;
 
-const ms = (n: number) => n.toFixed(2);
-const int = (n: number) => Math.round(n).toLocaleString('en-US');
-const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
-const load = () =>
-  loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ');
-const verdict = (met: boolean) => (scale === 1 ? (met ? 'met' : 'NOT met') : 'not comparable at this scale');
-
-function latencies(samples: number[]) {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return { p50: percentile(sorted, 50), p95: percentile(sorted, 95), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] };
-}
-
-let stopping = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (stopping) process.exit(130);
-    stopping = true;
-    console.log(`\n${signal}: stopping, then cleaning up (again to quit at once)`);
-  });
-}
-function checkStop() {
-  if (stopping) throw new Error('interrupted');
-}
+const verdict = (met: boolean) => verdictAt(scale, met);
+const stop = stopOnSignal();
+const checkStop = stop.check;
 
 const reuse = process.env.BENCH_SCHEMA;
 const schema = reuse ?? `bench_analytics_${randomBytes(4).toString('hex')}`;
@@ -304,7 +282,7 @@ try {
     );
   }
 } catch (error) {
-  if (!stopping) throw error;
+  if (!stop.stopped()) throw error;
   process.exitCode = 130;
 } finally {
   await server.close();

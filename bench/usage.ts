@@ -12,7 +12,7 @@
 // seeding). BENCH_SCALE=0.1 seeds a tenth of the records (the target applies to the full data set);
 // BENCH_ITERATIONS (default 200) sets the reports timed per kind.
 import { randomBytes } from 'node:crypto';
-import { cpus, loadavg, totalmem } from 'node:os';
+import { cpus, totalmem } from 'node:os';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import express from 'express';
 import pg from 'pg';
@@ -24,7 +24,7 @@ import { serveApp } from '../services/common/src/testing/serve.ts';
 import { readBillingConfig } from '../services/billing/src/config.ts';
 import { createBillingService, MIGRATIONS_DIR } from '../services/billing/src/service.ts';
 import { getUsageReport } from '../services/billing/src/usage/usage-report.ts';
-import { mulberry32, percentile } from './stats.ts';
+import { int, latencies, load, mb, ms, mulberry32, stopOnSignal, verdict as verdictAt } from './stats.ts';
 
 const databaseUrl = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/parley_bench';
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -41,31 +41,9 @@ const OWNER = 'bench-owner';
 const ONE_CHATBOT = `${OWNER}-bot-0`;
 const DAY_MS = 86_400_000;
 
-const ms = (n: number) => n.toFixed(2);
-const int = (n: number) => Math.round(n).toLocaleString('en-US');
-const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
-const load = () =>
-  loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ');
-const verdict = (met: boolean) => (scale === 1 ? (met ? 'met' : 'NOT met') : 'not comparable at this scale');
-
-function latencies(samples: number[]) {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return { p50: percentile(sorted, 50), p95: percentile(sorted, 95), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] };
-}
-
-let stopping = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (stopping) process.exit(130);
-    stopping = true;
-    console.log(`\n${signal}: stopping, then cleaning up (again to quit at once)`);
-  });
-}
-function checkStop() {
-  if (stopping) throw new Error('interrupted');
-}
+const verdict = (met: boolean) => verdictAt(scale, met);
+const stop = stopOnSignal();
+const checkStop = stop.check;
 
 const reuse = process.env.BENCH_SCHEMA;
 const schema = reuse ?? `bench_usage_${randomBytes(4).toString('hex')}`;
@@ -234,7 +212,7 @@ try {
     );
   }
 } catch (error) {
-  if (!stopping) throw error;
+  if (!stop.stopped()) throw error;
   process.exitCode = 130;
 } finally {
   await server.close();
