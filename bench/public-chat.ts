@@ -23,7 +23,9 @@
 // BENCH_LOGS=1 shows the services' logs (BENCH_LOG_LEVEL, default warn); BENCH_PHASES=paced
 // (or overhead, consumers, first-token, scaling, comma-separated) runs only those parts; BENCH_PHASES=idle
 // measures what the stack's processes cost in 20 s with nobody chatting; BENCH_PHASES=consumers
-// measures issue 15's analytics consumer running against paused, in one run (not in the default set).
+// measures issue 15's analytics consumer running against paused, in one run (not in the default set);
+// BENCH_PHASES=memory the processes' memory settings against the runtimes' own sizing, in one run
+// (not in the default set).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -35,7 +37,7 @@ import pg from 'pg';
 import { QUEUES } from '../services/common/src/queues.ts';
 import { createRedis, unlinkMatching } from '../services/common/src/redis.ts';
 import { startFakeOpenAI, type FakeOpenAIRequest } from '../services/common/src/testing/fake-openai.ts';
-import { PROCESSES, root, startStack, type RunningStack } from '../scripts/stack.ts';
+import { PROCESS_MEMORY, PROCESSES, root, startStack, type RunningStack, type StackOptions } from '../scripts/stack.ts';
 import { cpuTicks, freshDatabase, postJson, stackChildren } from './bench-stack.ts';
 import { mulberry32, percentile } from './stats.ts';
 
@@ -386,8 +388,8 @@ const stackEnv = (chatUrl?: string): NodeJS.ProcessEnv => ({
   SERVICE_SECRET: serviceSecret,
   ...(chatUrl ? { CHAT_URL: chatUrl } : {}),
 });
-const start = (chatUrl?: string) =>
-  startStack({ portOffset: PORT_OFFSET, output: process.env.BENCH_LOGS ? 'inherit' : 'quiet', env: stackEnv(chatUrl) });
+const start = (chatUrl?: string, memory?: StackOptions['memory']) =>
+  startStack({ memory, portOffset: PORT_OFFSET, output: process.env.BENCH_LOGS ? 'inherit' : 'quiet', env: stackEnv(chatUrl) });
 
 let stack: RunningStack | undefined;
 let secondChat: ChildProcess | undefined;
@@ -538,6 +540,48 @@ try {
     }
   }
 
+  // 1c. What the processes' memory settings (PROCESS_MEMORY in scripts/stack.ts) cost the answers and
+  // what they save, in one run: the stack restarted with them and with the runtimes' own sizing,
+  // alternated twice (ending with them, for the phases after). Each round warms up, measures one
+  // visitor alone and the closed loop, then reads each process's RSS peak since it started (VmHWM).
+  if (phases.has('memory')) {
+    type Round = { one: number[]; rps: number[]; peaks: Record<string, number>[] };
+    const rounds: Record<'parley' | 'runtime-defaults', Round> = {
+      parley: { one: [], rps: [], peaks: [] },
+      'runtime-defaults': { one: [], rps: [], peaks: [] },
+    };
+    const peakRss = (pid: number) => Number(/^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+    const label = { parley: "Parley's memory settings", 'runtime-defaults': "the runtimes' own sizing" };
+    for (const memory of ['parley', 'runtime-defaults', 'runtime-defaults', 'parley'] as const) {
+      await stack.stop();
+      stack = undefined;
+      stack = await start(undefined, memory);
+      await load(WARMUP, VISITORS, chatJson);
+      const one = summary((await load(Math.round(MEASURED / 10), 1, chatJson)).latencies);
+      const loop = await load(MEASURED, VISITORS, chatJson);
+      model.requests.length = 0;
+      const peaks = Object.fromEntries(Object.entries(stackChildren()).map(([name, pid]) => [name, peakRss(pid)]));
+      rounds[memory].one.push(one.p50);
+      rounds[memory].rps.push(loop.rps);
+      rounds[memory].peaks.push(peaks);
+      console.log(
+        `${label[memory]}: one visitor p50 ${ms(one.p50)} ms; ${VISITORS} visitors ${loop.rps.toFixed(0)} requests/s, p50 ${ms(summary(loop.latencies).p50)} ms; ` +
+          `peak RSS ${Object.entries(peaks)
+            .map(([name, mb]) => `${name} ${mb.toFixed(0)} MB`)
+            .join(', ')}`,
+      );
+    }
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const [p, d] = [rounds.parley, rounds['runtime-defaults']];
+    console.log(
+      `  Parley's settings vs the runtimes' own (means of two rounds): one visitor p50 ${ms(mean(p.one))} vs ${ms(mean(d.one))} ms; ` +
+        `${mean(p.rps).toFixed(0)} vs ${mean(d.rps).toFixed(0)} requests/s (${(((mean(p.rps) - mean(d.rps)) / mean(d.rps)) * 100).toFixed(1)} %); peak RSS ` +
+        Object.keys(p.peaks[0])
+          .map((name) => `${name} ${mean(p.peaks.map((x) => x[name])).toFixed(0)} vs ${mean(d.peaks.map((x) => x[name])).toFixed(0)} MB`)
+          .join(', '),
+    );
+  }
+
   // 2. First token with a streaming model.
   if (phases.has('first-token')) {
     model.setBehaviour({ delayMs: STREAM_FIRST_DELAY_MS, chunkDelayMs: STREAM_CHUNK_DELAY_MS });
@@ -602,9 +646,9 @@ try {
           const urls = Object.fromEntries(
             PROCESSES.filter((p) => p.urlVar).map((p) => [p.urlVar!, `http://127.0.0.1:${p.defaultPort + PORT_OFFSET}`]),
           );
-          secondChat = spawn(process.execPath, [join(root, chat.entry)], {
+          secondChat = spawn(process.execPath, [...PROCESS_MEMORY.nodeFlags, join(root, chat.entry)], {
             cwd: root,
-            env: { ...process.env, ...urls, ...stackEnv(proxy.url), PORT: String(SECOND_CHAT_PORT) },
+            env: { ...process.env, ...PROCESS_MEMORY.env, ...urls, ...stackEnv(proxy.url), PORT: String(SECOND_CHAT_PORT) },
             stdio: ['ignore', 'ignore', 'pipe'],
           });
           secondChat.stderr!.on('data', (chunk: Buffer) => {

@@ -25,7 +25,25 @@ export const PROCESSES: ProcessSpec[] = [
   { name: 'gateway', entry: 'gateway/src/main.ts', defaultPort: 8080 },
 ];
 
+/**
+ * How every process of the product holds its memory (docs/adr/0020-process-memory.md). Left to
+ * themselves on a machine with this much memory, V8 gives each process a young generation of
+ * 2 × 64 MB and lets the old one grow to several times what survived its last collection, and glibc
+ * gives threads arenas of their own: one export took the gateway from ≈ 160 to ≈ 460 MB, a busy public
+ * chat the chat service to ≈ 450 MB. These keep the young generation at 2 × 8 MB, the old generation's
+ * growth at 30 %, two malloc arenas, and TypeScript stripped once into a compile cache instead of by
+ * a compiler loaded into every process. The price is about a tenth of the public chat's closed-loop
+ * throughput on 2 cores (more frequent young collections). Measured with `node bench/export.ts` and
+ * `BENCH_PHASES=memory node bench/public-chat.ts` (docs/benchmarks.md).
+ */
+export const PROCESS_MEMORY = {
+  nodeFlags: ['--max-semi-space-size=8', '--heap-growing-percent=30'],
+  env: { MALLOC_ARENA_MAX: '2', NODE_COMPILE_CACHE: join(root, 'node_modules', '.cache', 'node-compile-cache') },
+};
+
 export interface StackOptions {
+  /** 'runtime-defaults' runs the processes without PROCESS_MEMORY, for a benchmark to compare. */
+  memory?: 'parley' | 'runtime-defaults';
   env?: NodeJS.ProcessEnv;
   /** Added to every default port, so a test stack can run beside a development one. */
   portOffset?: number;
@@ -56,13 +74,14 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
   // The processes sign their calls to each other with this (docs/adr/0012-service-to-service-trust.md):
   // a fresh random one per run unless set, so even `npm start` has no well-known secret.
   baseEnv.SERVICE_SECRET ||= randomBytes(32).toString('base64url');
+  const memory = opts.memory === 'runtime-defaults' ? { nodeFlags: [], env: {} } : PROCESS_MEMORY;
   const supervisor = supervise(
     PROCESSES.map((p) => ({
       name: p.name,
       command: process.execPath,
-      args: [join(root, p.entry)],
+      args: [...memory.nodeFlags, join(root, p.entry)],
       cwd: root,
-      env: { ...baseEnv, PORT: String(ports.get(p.name)) },
+      env: { ...baseEnv, ...memory.env, PORT: String(ports.get(p.name)) },
     })),
     { onLine: opts.output === 'quiet' ? undefined : (name, line) => process.stdout.write(`[${name}] ${line}\n`) },
   );
