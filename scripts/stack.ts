@@ -29,16 +29,23 @@ export const PROCESSES: ProcessSpec[] = [
  * How every process of the product holds its memory (docs/adr/0020-process-memory.md). Left to
  * themselves on a machine with this much memory, V8 gives each process a young generation of
  * 2 × 64 MB and lets the old one grow to several times what survived its last collection, and glibc
- * gives threads arenas of their own: one export took the gateway from ≈ 160 to ≈ 460 MB, a busy public
- * chat the chat service to ≈ 450 MB. These keep the young generation at 2 × 8 MB, the old generation's
- * growth at 30 %, two malloc arenas, and TypeScript stripped once into a compile cache instead of by
- * a compiler loaded into every process. The price is about a tenth of the public chat's closed-loop
+ * keeps freed memory in per-thread arenas: one export took the gateway from ≈ 160 to ≈ 460 MB, a busy
+ * public chat the chat service to ≈ 450 MB. These keep the young generation at 2 × 8 MB, the old
+ * generation's growth at 30 %, glibc at two arenas with large blocks given back when freed, and
+ * TypeScript stripped once into a compile cache rather than by a compiler loaded into every process
+ * (the first start after a change writes it). The price is about a tenth of the public chat's closed-loop
  * throughput on 2 cores (more frequent young collections). Measured with `node bench/export.ts` and
  * `BENCH_PHASES=memory node bench/public-chat.ts` (docs/benchmarks.md).
  */
 export const PROCESS_MEMORY = {
   nodeFlags: ['--max-semi-space-size=8', '--heap-growing-percent=30'],
-  env: { MALLOC_ARENA_MAX: '2', NODE_COMPILE_CACHE: join(root, 'node_modules', '.cache', 'node-compile-cache') },
+  env: {
+    MALLOC_ARENA_MAX: '2',
+    // Blocks of 128 KiB and more (large Buffers) are mapped on their own and given back when freed,
+    // instead of glibc raising the threshold and keeping them in an arena.
+    MALLOC_MMAP_THRESHOLD_: '131072',
+    NODE_COMPILE_CACHE: join(root, 'node_modules', '.cache', 'node-compile-cache'),
+  },
 };
 
 export interface StackOptions {
