@@ -1,5 +1,5 @@
 // Conversations as owners read them in the History tab, from the chat service's messages.
-import type { ChatMessage, Conversation } from '@parley/proto/parley/chat/v1/chat_pb.js';
+import type { ChatMessage, Conversation, Source } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { Code, ConnectError } from '@parley/common/rpc-errors.ts';
 import { isoDate } from './chatbots.ts';
 
@@ -16,7 +16,20 @@ export interface ChatMessageView {
   timestamp: string | null;
   /** Null when the visitor did not rate it (and for every visitor message). */
   rating: MessageRating | null;
+  /** What an answer cited, in the order its [n] markers number them; [] when it cited none. */
+  sources: AnswerSourceView[];
 }
+
+export interface AnswerSourceView {
+  entryId: string;
+  title: string;
+  /** A website entry's address; absent otherwise. */
+  url?: string;
+}
+
+/** An answer's sources as clients read them, in a chat reply and in History: `url` only for a source that has one. */
+export const answerSources = (sources: Source[]): AnswerSourceView[] =>
+  sources.map(({ entryId, title, url }) => (url ? { entryId, title, url } : { entryId, title }));
 
 export interface ConversationView {
   id: string;
@@ -42,6 +55,7 @@ const messageView = (m: ChatMessage): ChatMessageView => ({
   content: m.content,
   timestamp: isoDate(m.timestamp),
   rating: ratingOf(m.rating),
+  sources: answerSources(m.sources),
 });
 
 export function conversationView(c: Conversation | undefined): ConversationView {

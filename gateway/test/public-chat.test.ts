@@ -472,7 +472,7 @@ describe('POST /api/chatbot/public/:uniqueId/chat (event stream)', () => {
 });
 
 const CONVERSATIONS = `query ($chatbotId: ID!) { conversations(chatbotId: $chatbotId) { id sessionId createdAt updatedAt userIp userAgent messageCount messages { role content timestamp } } }`;
-const CONVERSATION = `query ($chatbotId: ID!, $id: ID!) { conversation(chatbotId: $chatbotId, id: $id) { id sessionId userIp userAgent messageCount messages { id role content timestamp rating } } }`;
+const CONVERSATION = `query ($chatbotId: ID!, $id: ID!) { conversation(chatbotId: $chatbotId, id: $id) { id sessionId userIp userAgent messageCount messages { id role content timestamp rating sources { entryId title url } } } }`;
 
 describe('conversation history', () => {
   it('is refused to a free owner with 403, over REST and GraphQL', async () => {
@@ -505,6 +505,11 @@ describe('conversation history', () => {
 
   it("lists a pro owner's conversations, most recent first, and shows one with its messages in order", async () => {
     const { owner, chatbot } = await ownerWithChatbot({ pro: true });
+    const text = 'We open at nine every weekday.';
+    const added = await call(`/api/chatbot/${chatbot._id}/knowledge-base/text`, { body: { text, append: true }, token: owner.token });
+    expect(added.status).toBe(200);
+    // The first answer cites the one passage; the others cite nothing.
+    fake.setBehaviour({ reply: (body) => (body.messages.at(-1)?.content === 'First question' ? 'We open at nine. [1]' : reply(body)) });
     const ipA = newVisitorIp();
     const ipB = newVisitorIp();
     const a1 = await chat(chatbot.uniqueId, 'First question', { sessionId: 'session-a', ip: ipA, userAgent: 'VisitorA/1.0 (Test)' });
@@ -557,8 +562,11 @@ describe('conversation history', () => {
       { role: 'user', content: 'Second question' },
       { role: 'assistant', content: a2.body.message },
     ]);
+    // Each answer with what it cited, as the visitor's reply gave it.
+    expect(detail.body.messages.map((m: any) => m.sources)).toEqual([[], a1.body.sources, [], a2.body.sources]);
+    expect(a1.body.sources).toEqual([{ entryId: expect.any(String), title: expect.any(String) }]);
     for (const m of detail.body.messages) {
-      expect(Object.keys(m).sort()).toEqual(['content', 'id', 'rating', 'role', 'timestamp']);
+      expect(Object.keys(m).sort()).toEqual(['content', 'id', 'rating', 'role', 'sources', 'timestamp']);
       expect(m.rating).toBeNull();
       isoString(m.timestamp);
     }
@@ -580,7 +588,10 @@ describe('conversation history', () => {
     ]);
     const gOne = await gql(stack.url, CONVERSATION, { chatbotId: chatbot._id, id: a._id }, owner.token);
     expect(gOne.body.errors).toBeUndefined();
-    expect(gOne.body.data.conversation.messages).toEqual(detail.body.messages);
+    // The same messages; a source without an address has url null there, absent over REST.
+    expect(gOne.body.data.conversation.messages).toEqual(
+      detail.body.messages.map((m: any) => ({ ...m, sources: m.sources.map((s: any) => ({ url: null, ...s })) })),
+    );
   });
 
   it("answers 404 for another owner's chatbot and for an unknown conversation", async () => {

@@ -28,6 +28,7 @@ import type { Logger } from '@parley/common/logger.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import type { GetPublicChatbotResponse, PublicAppearance, SendMessageResponse } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import type { Clients } from '../clients.ts';
+import { answerSources } from '../conversations.ts';
 import { mapError } from '../errors.ts';
 import { jsonObject, stringField, type JsonObject } from './input.ts';
 
@@ -225,7 +226,7 @@ function chatReply({ message, sessionId, sources, messageId }: SendMessageRespon
   return {
     message,
     sessionId,
-    sources: sources.map(({ entryId, title, url }) => (url ? { entryId, title, url } : { entryId, title })),
+    sources: answerSources(sources),
     messageId,
   };
 }

@@ -1,7 +1,9 @@
 // A conversation's messages as the public chat reads and writes them: the recent turns for the
 // prompt, and each answered exchange (the visitor's message and the answer, stored together).
 import { randomUUID } from 'node:crypto';
+import { storedSources } from '../conversations/message-sources.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
+import type { Source } from './citations.ts';
 import { fitHistory, type Turn } from './build-prompt.ts';
 
 /**
@@ -50,6 +52,8 @@ export interface Exchange extends ConversationKey {
   answeredAt: Date;
   /** Whether the knowledge answered (a cited source or a Q&A pair): kept on the answer for its rating. */
   answered: boolean;
+  /** What the answer cites, in the order of its [n] markers: kept for the owner's History. */
+  sources: Source[];
 }
 
 /**
@@ -72,12 +76,13 @@ export async function recordExchange(db: PrismaClient, x: Exchange): Promise<str
         SET "messageCount" = "Conversation"."messageCount" + 2, "updatedAt" = EXCLUDED."updatedAt"
       RETURNING "id"
     )
-    INSERT INTO "Message" ("conversationId", "role", "content", "createdAt", "answered")
-    SELECT conversation."id", m."role"::"MessageRole", m."content", m."createdAt", m."answered"
+    INSERT INTO "Message" ("conversationId", "role", "content", "createdAt", "answered", "sources")
+    SELECT conversation."id", m."role"::"MessageRole", m."content", m."createdAt", m."answered", m."sources"
       FROM conversation,
-           (VALUES (1, 'user', ${x.message}, ${x.receivedAt.toISOString()}::timestamptz, NULL::boolean),
-                   (2, 'assistant', ${x.answer}, ${x.answeredAt.toISOString()}::timestamptz, ${x.answered}::boolean))
-             AS m("order", "role", "content", "createdAt", "answered")
+           (VALUES (1, 'user', ${x.message}, ${x.receivedAt.toISOString()}::timestamptz, NULL::boolean, NULL::jsonb),
+                   (2, 'assistant', ${x.answer}, ${x.answeredAt.toISOString()}::timestamptz, ${x.answered}::boolean,
+                    ${storedSources(x.sources)}::jsonb))
+             AS m("order", "role", "content", "createdAt", "answered", "sources")
      ORDER BY m."order"
     RETURNING "id", "role"::text AS "role"`;
   const answer = rows.find((r) => r.role === 'assistant');

@@ -60,6 +60,7 @@ export function recorder(deps: RecorderDeps): Recorder {
           answer: text,
           answeredAt,
           answered,
+          sources: answer.sources,
         }).then(
           (id) => {
             messageId = id;

@@ -55,6 +55,18 @@ describe('citations', () => {
     ]);
     const stored = await stack.parts.prisma.message.findMany({ where: { conversation: { chatbotId: bot.id } }, orderBy: { id: 'asc' } });
     expect(stored.map((m) => m.content)).toEqual(['Are refunds accepted without a receipt?', res.message]);
+
+    // The owner's History shows the answer with what it cited, numbered as the visitor saw it.
+    await stack.makePro(bot.ownerId);
+    const { conversation } = await stack.client.getConversation({
+      ownerId: bot.ownerId,
+      chatbotId: bot.id,
+      conversationId: stored[0].conversationId,
+    });
+    expect(conversation!.messages.map((m) => [m.role, m.sources.map(({ entryId, title, url }) => ({ entryId, title, url }))])).toEqual([
+      ['user', []],
+      ['assistant', [{ entryId: refunds.id, title: refunds.title, url: '' }]],
+    ]);
   });
 
   it("cites nothing when the knowledge has no answer, and gives the owner's no-answer message verbatim", async () => {

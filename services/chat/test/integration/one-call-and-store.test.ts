@@ -175,6 +175,14 @@ describe('storing an exchange', () => {
       answer: `answer ${i}`,
       answeredAt: new Date(base + 10 * i + 5),
       answered: true,
+      // Every other answer cites a file and a web page; the rest cite nothing.
+      sources:
+        i % 2
+          ? []
+          : [
+              { entryId: `file-${i}`, title: `Returns policy ${i}.pdf`, url: '' },
+              { entryId: `page-${i}`, title: 'Shipping', url: `https://shop.example.com/shipping?i=${i}` },
+            ],
     }));
     await Promise.all(exchanges.map((x) => recordExchange(db, x)));
 
@@ -195,6 +203,16 @@ describe('storing an exchange', () => {
       expect(a.content).toBe(`answer ${n}`);
       expect(q.createdAt).toEqual(exchanges[Number(n)].receivedAt);
       expect(a.createdAt).toEqual(exchanges[Number(n)].answeredAt);
+      // The answer keeps what it cited, in order (a file has no address); the question keeps nothing.
+      expect(q.sources).toBeNull();
+      expect(a.sources).toEqual(
+        Number(n) % 2
+          ? null
+          : [
+              { entryId: `file-${n}`, title: `Returns policy ${n}.pdf` },
+              { entryId: `page-${n}`, title: 'Shipping', url: `https://shop.example.com/shipping?i=${n}` },
+            ],
+      );
     }
     expect(c.updatedAt.getTime()).toBeGreaterThanOrEqual(base + 5);
 
@@ -220,6 +238,7 @@ describe('storing an exchange', () => {
         answer: 'r',
         answeredAt: at,
         answered: false,
+        sources: [],
       });
     }
     const rows = await db.conversation.findMany({ where: { chatbotId: { in: [a, b] } } });

@@ -506,6 +506,14 @@ export declare type ChatMessage = Message<"parley.chat.v1.ChatMessage"> & {
    * @generated from field: string rating = 5;
    */
   rating: string;
+
+  /**
+   * What an answer cited, in the order its [n] markers number them; empty when it cited none (and for
+   * answers stored before they were kept).
+   *
+   * @generated from field: repeated parley.chat.v1.Source sources = 6;
+   */
+  sources: Source[];
 };
 
 /**
