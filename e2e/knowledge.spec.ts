@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, test } from '@playwright/test';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { registerOwner } from './fixtures.ts';
+import { makePro, registerOwner } from './fixtures.ts';
 import { screenshot } from './screenshots.ts';
 
 async function warrantyPdf(): Promise<Buffer> {
@@ -53,7 +53,7 @@ test('an owner adds a PDF and a web page, sets the voice; a visitor asks, sees s
   context,
 }) => {
   page.on('dialog', (dialog) => void dialog.accept());
-  await registerOwner(page);
+  const email = await registerOwner(page);
   await page.goto('/chatbots/create');
   await page.getByLabel('Name').fill('Zephyr Help');
   await page.getByRole('button', { name: 'Create Chatbot' }).click();
@@ -110,4 +110,23 @@ test('an owner adds a PDF and a web page, sets the voice; a visitor asks, sees s
   await second.getByRole('button', { name: /Sources \(1\)/ }).click();
   await expect(second.getByRole('link', { name: 'Shipping policy' })).toHaveAttribute('href', `${siteUrl}/shipping`);
   await screenshot(visitor, 'public-chat-sources');
+
+  // The (pro) owner reads the conversation in History as the visitor saw it: badges and sources.
+  await makePro(email);
+  await page.reload();
+  await page.getByRole('tab', { name: /History/ }).click();
+  await page
+    .getByText(/Session ID/)
+    .first()
+    .click();
+  const messages = page.getByRole('list', { name: 'Messages' });
+  const reviewed = messages.getByRole('listitem').last();
+  await expect(reviewed).toContainText('Lyon warehouse');
+  await expect(reviewed.locator('[data-citation="1"]')).toHaveAttribute('title', 'Shipping policy');
+  await expect(reviewed).not.toContainText('[1]');
+  await reviewed.getByRole('button', { name: 'Sources (1)' }).click();
+  await expect(reviewed.getByRole('link', { name: 'Shipping policy' })).toHaveAttribute('href', `${siteUrl}/shipping`);
+  await messages.getByRole('listitem').nth(1).getByRole('button', { name: 'Sources (1)' }).click();
+  await expect(messages.getByText('Zephyr Warranty Guide')).toBeVisible();
+  await screenshot(page, 'history-sources');
 });

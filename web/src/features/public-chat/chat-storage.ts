@@ -5,7 +5,7 @@
 // `welcome`) once the visitor has written, so a restored conversation starts as it was seen.
 // An answer the server stored keeps its id and the visitor's thumbs (issue 15); conversations saved
 // before that simply have neither, and load as they were.
-import { readSources, type ChatSource } from './chat-sources';
+import { readSources, type ChatSource } from '../../components/citations/chat-sources';
 
 export type ChatRole = 'user' | 'assistant';
 /** A visitor's thumbs on an answer, in the feedback API's words. */

@@ -21,8 +21,10 @@ function sampleConversation(overrides: Record<string, unknown> = {}) {
   };
 }
 
+let messageIds = 0;
+
 function message(role: 'user' | 'assistant' | 'system', content: string, timestamp: string | null = '2025-03-04T10:01:00.000Z') {
-  return { __typename: 'ChatMessage' as const, role, content, timestamp };
+  return { __typename: 'ChatMessage' as const, id: `m${++messageIds}`, role, content, timestamp, rating: null, sources: [] };
 }
 
 function openDetail(user: typeof sampleUser | typeof proUser, handlers: Record<string, Handler> = {}) {

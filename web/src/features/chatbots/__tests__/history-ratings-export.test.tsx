@@ -22,8 +22,11 @@ const conversation = {
   messageCount: 4,
 };
 
-function message(id: string, role: 'user' | 'assistant', content: string, rating: string | null = null) {
-  return { __typename: 'ChatMessage' as const, id, role, content, timestamp: '2025-03-04T10:01:00.000Z', rating };
+type Source = { entryId: string; title: string; url: string | null };
+
+function message(id: string, role: 'user' | 'assistant', content: string, rating: string | null = null, sources: Source[] = []) {
+  const withType = sources.map((s) => ({ __typename: 'AnswerSource' as const, ...s }));
+  return { __typename: 'ChatMessage' as const, id, role, content, timestamp: '2025-03-04T10:01:00.000Z', rating, sources: withType };
 }
 
 function openHistory() {
@@ -41,7 +44,10 @@ function openHistory() {
           userAgent: 'Mozilla/5.0',
           messages: [
             message('m1', 'user', 'When do you open?'),
-            message('m2', 'assistant', 'At 9.', 'up'),
+            message('m2', 'assistant', 'At 9 [1], Saturdays at 10 [2].', 'up', [
+              { entryId: 'e1', title: 'Opening hours.pdf', url: null },
+              { entryId: 'e2', title: 'Weekend hours', url: 'https://shop.example.com/hours' },
+            ]),
             message('m3', 'user', 'And on Sunday?'),
             message('m4', 'assistant', 'I do not know.', 'down'),
             message('m5', 'assistant', 'Anything else?'),
@@ -67,6 +73,31 @@ describe('History tab: ratings', () => {
     expect(within(good).getByRole('img', { name: 'Rated good answer' })).toBeTruthy();
     expect(within(bad).getByRole('img', { name: 'Rated bad answer' })).toBeTruthy();
     expect(within(unrated).queryByRole('img')).toBeNull();
+  });
+});
+
+describe('History tab: sources', () => {
+  it("shows an answer's [n] markers as badges and what it cited, numbered alike, as the visitor saw it", async () => {
+    openHistory();
+    fireEvent.click(within(await showList()).getByRole('button'));
+    const [, cited, , uncited] = within(await screen.findByRole('list', { name: 'Messages' })).getAllByRole('listitem');
+    await waitFor(() => expect(cited.querySelectorAll('[data-citation]')).toHaveLength(2));
+    expect([...cited.querySelectorAll('[data-citation]')].map((b) => [b.textContent, b.getAttribute('title')])).toEqual([
+      ['source 1', 'Opening hours.pdf'],
+      ['source 2', 'Weekend hours'],
+    ]);
+    expect(cited.textContent).not.toContain('[1]');
+    const toggle = within(cited).getByRole('button', { name: 'Sources (2)' });
+    expect(toggle.getAttribute('aria-expanded')).toBe('false');
+    fireEvent.click(toggle);
+    const list = within(cited).getByRole('list', { name: 'Sources' });
+    expect(within(list).getByText('Opening hours.pdf').closest('a')).toBeNull();
+    expect(
+      within(list)
+        .getByRole('link', { name: /Weekend hours/ })
+        .getAttribute('href'),
+    ).toBe('https://shop.example.com/hours');
+    expect(within(uncited).queryByRole('button', { name: /Sources/ })).toBeNull();
   });
 });
 

@@ -1,5 +1,8 @@
-import { lazy, Suspense, useEffect, useRef, type ReactNode } from 'react';
+import { useEffect, useRef, type ReactNode } from 'react';
 import { ThumbDownIcon, ThumbUpIcon } from '../../../components/analytics/analytics-icons';
+import { readSources } from '../../../components/citations/chat-sources';
+import { CitedAnswer } from '../../../components/citations/cited-answer';
+import { MessageSources } from '../../../components/citations/message-sources';
 import { Alert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
 import { Card, CardBody, CardHeader } from '../../../components/ui/card';
@@ -11,10 +14,6 @@ import { useConversation } from '../hooks/use-conversation';
 import { visitorLabel } from '../visitor-label';
 
 type Message = ConversationQuery['conversation']['messages'][number];
-
-// Chatbot answers are Markdown, shown as the visitor saw them. The renderer is loaded only when a
-// conversation is opened, so the rest of the dashboard does not carry it; until then, plain text.
-const MarkdownMessage = lazy(() => import('../../../components/markdown/markdown-message').then((m) => ({ default: m.MarkdownMessage })));
 
 function Detail({ label, children, className }: { label: string; children: ReactNode; className?: string }) {
   return (
@@ -65,6 +64,7 @@ function MessageItem({ message }: { message: Message }) {
     );
   }
   const fromUser = message.role === 'user';
+  const sources = readSources(message.sources);
   return (
     <li className={cn('flex flex-col', fromUser ? 'items-end pl-8' : 'items-start pr-8')}>
       <span className="mb-1 text-[11px] font-medium text-gray-500">{fromUser ? 'Visitor' : 'Chatbot'}</span>
@@ -76,21 +76,19 @@ function MessageItem({ message }: { message: Message }) {
             : 'rounded-bl-md border border-gray-200 bg-white text-gray-800',
         )}
       >
-        {fromUser ? (
-          message.content
-        ) : (
-          <Suspense fallback={<span className="whitespace-pre-wrap">{message.content}</span>}>
-            <MarkdownMessage content={message.content} />
-          </Suspense>
-        )}
+        {/* An answer as the visitor saw it: Markdown (its renderer loaded only when needed) with its [n] markers as badges. */}
+        {fromUser ? message.content : <CitedAnswer content={message.content} sources={sources} />}
       </div>
       {fromUser ? (
         <MessageTime timestamp={message.timestamp} />
       ) : (
-        <div className="mt-1 flex items-center gap-2">
-          <MessageTime timestamp={message.timestamp} inline />
-          <MessageRating rating={message.rating} />
-        </div>
+        <>
+          <div className="mt-1 flex items-center gap-2">
+            <MessageTime timestamp={message.timestamp} inline />
+            <MessageRating rating={message.rating} />
+          </div>
+          {sources.length > 0 && <MessageSources sources={sources} />}
+        </>
       )}
     </li>
   );

@@ -18,6 +18,11 @@ export const ConversationQuery = graphql(`
         content
         timestamp
         rating
+        sources {
+          entryId
+          title
+          url
+        }
       }
     }
   }

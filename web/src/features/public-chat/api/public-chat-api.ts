@@ -2,7 +2,7 @@
 // Inside the widget (the /embed/{uniqueId} page) every call says so with `X-Parley-Embed: 1`, which
 // the gateway turns into `embedded` for the site rule (issue 14).
 import { readAppearance, type Appearance } from '../appearance';
-import { readSources, type ChatSource } from '../chat-sources';
+import { readSources, type ChatSource } from '../../../components/citations/chat-sources';
 import type { ChatRating } from '../chat-storage';
 import type { Visitor } from '../embed-messages';
 import { readEventStream } from './read-event-stream';

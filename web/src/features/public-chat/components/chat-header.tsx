@@ -1,6 +1,7 @@
 import { ChatbotAvatar } from '../../../components/chatbots/chatbot-avatar';
 import type { PublicChatbot } from '../api/public-chat-api';
-import { ChevronDownIcon, CloseIcon } from './chat-icons';
+import { ChevronDownIcon } from '../../../components/citations/source-icons';
+import { CloseIcon } from './chat-icons';
 
 interface ChatHeaderProps {
   chatbot: PublicChatbot;

@@ -4,7 +4,7 @@ import type { PublicChatbot } from '../api/public-chat-api';
 import type { ChatMessage, ChatRating } from '../chat-storage';
 import { AssistantBubble, AssistantRow, UserBubble } from './message-bubble';
 import { MessageFeedback } from './message-feedback';
-import { MessageSources } from './message-sources';
+import { MessageSources } from '../../../components/citations/message-sources';
 import { SuggestedQuestions } from './suggested-questions';
 import { TypingIndicator } from './typing-indicator';
 

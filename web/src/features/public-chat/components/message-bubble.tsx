@@ -1,8 +1,8 @@
 import { ChatbotAvatar } from '../../../components/chatbots/chatbot-avatar';
 import type { ReactNode } from 'react';
 import type { PublicChatbot } from '../api/public-chat-api';
-import type { ChatSource } from '../chat-sources';
-import { CitedAnswer } from './cited-answer';
+import type { ChatSource } from '../../../components/citations/chat-sources';
+import { CitedAnswer } from '../../../components/citations/cited-answer';
 
 /** The visitor's own message: right-aligned, in the accent colour (the owner's, when set), as typed. */
 export function UserBubble({ content }: { content: string }) {

@@ -1,5 +1,5 @@
-// The sources a public answer cites (issue 13): `[n]` in the answer is sources[n - 1]. The same
-// shape arrives from the server and comes back from localStorage, so both pass through one reader.
+// The sources an answer cites (issue 13): `[n]` in the answer is sources[n - 1]. The same shape
+// arrives from the server (a reply, the owner's History) and comes back from localStorage, so all pass through one reader.
 
 export interface ChatSource {
   entryId: string;

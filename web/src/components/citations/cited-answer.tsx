@@ -1,12 +1,12 @@
 import { lazy, Suspense, type ReactNode } from 'react';
-import { looksLikeMarkdown } from '../../../components/markdown/looks-like-markdown';
-import type { ChatSource } from '../chat-sources';
-import { CITATION_BADGE_CLASS, splitMarkers } from '../citation-markers';
+import { looksLikeMarkdown } from '../markdown/looks-like-markdown';
+import type { ChatSource } from './chat-sources';
+import { CITATION_BADGE_CLASS, splitMarkers } from './citation-markers';
 
 // The Markdown renderer is the heaviest thing the page could carry, and most answers are plain
 // sentences: it is downloaded only once an answer (or the welcome) looks like Markdown, and the
 // answer shows as plain text meanwhile.
-const MarkdownMessage = lazy(() => import('../../../components/markdown/markdown-message').then((m) => ({ default: m.MarkdownMessage })));
+const MarkdownMessage = lazy(() => import('../markdown/markdown-message').then((m) => ({ default: m.MarkdownMessage })));
 
 /** The text with its `[n]` markers as badges (a marker with no source stays text). */
 function withCitations(text: string, sources: ChatSource[]): ReactNode {

@@ -1,7 +1,7 @@
 import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
-import { cn } from '../../../lib/cn';
-import type { ChatSource } from '../chat-sources';
-import { ChevronDownIcon, DocumentIcon, ExternalLinkIcon } from './chat-icons';
+import { cn } from '../../lib/cn';
+import type { ChatSource } from './chat-sources';
+import { ChevronDownIcon, DocumentIcon, ExternalLinkIcon } from './source-icons';
 
 function hostOf(url: string): string {
   try {
