@@ -136,7 +136,7 @@ describe('unansweredQuestionView', () => {
 });
 
 describe('conversation messages', () => {
-  it('carry their id and rating (null when not rated), in REST and GraphQL alike', () => {
+  it('carry their id, rating (null when not rated) and cited sources (url only when there is one)', () => {
     const at = timestampFromDate(new Date('2026-03-01T10:00:00.000Z'));
     const conversation = create(ConversationSchema, {
       id: 'c1',
@@ -146,14 +146,34 @@ describe('conversation messages', () => {
       messageCount: 3,
       messages: [
         create(ChatMessageSchema, { id: '11', role: 'user', content: 'Hi', timestamp: at }),
-        create(ChatMessageSchema, { id: '12', role: 'assistant', content: 'Hello', timestamp: at, rating: 'down' }),
+        create(ChatMessageSchema, {
+          id: '12',
+          role: 'assistant',
+          content: 'Hello [1][2]',
+          timestamp: at,
+          rating: 'down',
+          sources: [
+            { entryId: 'e1', title: 'Guide.pdf', url: '' },
+            { entryId: 'e2', title: 'Shipping', url: 'https://shop.example.com/shipping' },
+          ],
+        }),
         create(ChatMessageSchema, { role: 'assistant', content: 'Old', timestamp: at }),
       ],
     });
     expect(restConversation(conversationView(conversation)).messages).toEqual([
-      { id: '11', role: 'user', content: 'Hi', timestamp: '2026-03-01T10:00:00.000Z', rating: null },
-      { id: '12', role: 'assistant', content: 'Hello', timestamp: '2026-03-01T10:00:00.000Z', rating: 'down' },
-      { id: null, role: 'assistant', content: 'Old', timestamp: '2026-03-01T10:00:00.000Z', rating: null },
+      { id: '11', role: 'user', content: 'Hi', timestamp: '2026-03-01T10:00:00.000Z', rating: null, sources: [] },
+      {
+        id: '12',
+        role: 'assistant',
+        content: 'Hello [1][2]',
+        timestamp: '2026-03-01T10:00:00.000Z',
+        rating: 'down',
+        sources: [
+          { entryId: 'e1', title: 'Guide.pdf' },
+          { entryId: 'e2', title: 'Shipping', url: 'https://shop.example.com/shipping' },
+        ],
+      },
+      { id: null, role: 'assistant', content: 'Old', timestamp: '2026-03-01T10:00:00.000Z', rating: null, sources: [] },
     ]);
   });
 });
