@@ -106,6 +106,8 @@ export interface DailyLimits {
   settle(reservation: SpendReservation, usage: { promptTokens: number; completionTokens: number }, log: Logger): Promise<void>;
   /** The reservation of an answer not given goes. Never throws (logged). */
   takeBack(reservation: SpendReservation, log: Logger): Promise<void>;
+  /** A counted message that got no answer (no credit, the model failed) no longer counts. Never throws (logged). */
+  uncount(counted: DayCount, log: Logger): Promise<void>;
 }
 
 // value > limit for decimal integer strings (limit >= 0, value possibly negative), exact at any size.
@@ -192,6 +194,14 @@ export function redisDailyLimits(
         await withRedisDeadline(redis.decrby(reservation.key, reservation.amount.toString()));
       } catch (err) {
         log.warn({ err: (err as Error).message }, "taking back the day's spend failed; the held amount stays counted");
+      }
+    },
+    async uncount(counted, log) {
+      if (!counted.visitorKey) return;
+      try {
+        await withRedisDeadline(redis.decr(counted.visitorKey));
+      } catch (err) {
+        log.warn({ err: (err as Error).message }, "giving back the visitor's message failed; it stays counted today");
       }
     },
   };

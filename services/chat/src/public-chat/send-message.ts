@@ -15,7 +15,8 @@
 //   7. credit      ONE ReserveCredit call to billing: the answer's largest cost held (credit-hold.ts, ADR 0010);
 //                  with a spend cap, ONE Redis script then counts that amount in the day's spend, or
 //                  refuses (429) and releases the hold, so spent + held never passes the cap
-// then the model (one call; on failure one ReleaseCredit and the day's reservation taken back), then
+// then the model (one call; on failure one ReleaseCredit, the day's reservation and the visitor's
+// message taken back), then
 // the recorder (recorder.ts): ONE database statement (the exchange, whose answer's id the visitor
 // rates it by; a new conversation keeps the visitor's id and name), the queue publishes
 // (UsageRecorded; ChatbotInteraction to the chatbot service and to analytics), one Redis SET (the
@@ -29,7 +30,8 @@
 // exchange and ChatbotInteraction only. Offline mode (no model) likewise, quoting the passages.
 // Both still count against the visitor's messages today.
 // A refused message (rate or day limits, site, proof, unknown chatbot, no credit) stops at its step
-// and writes nothing; one refused by a day limit counts nothing there either.
+// and writes nothing; one refused by a day limit or left without an answer after step 5 (no credit,
+// the history unreadable, the model failed) counts nothing against the visitor's messages today.
 //
 // A failed or timed-out answer stores nothing, bills nothing and releases its hold. Once the model
 // has answered, the answer is finished even if the visitor has gone (a streamed answer left
@@ -110,20 +112,28 @@ async function prepare(deps: PublicChatDeps, raw: RawMessageInput): Promise<Prep
   if (qaMatch) return { kind: 'qa', requestId, input, chatbot, receivedAt, qa: qaMatch };
   if (!model) return { kind: 'offline', requestId, input, chatbot, receivedAt, passages: knowledge };
 
-  const history = await deps.history.load(chatbot, input.sessionId, sighting);
-  const { messages: prompt, passages } = buildPrompt({
-    botName: chatbot.name,
-    language: readLanguage(chatbot) ?? DEFAULT_LANGUAGE,
-    voice: { instructions: chatbot.voice?.instructions ?? '', noAnswerMessage: chatbot.voice?.noAnswerMessage ?? '' },
-    knowledge,
-    knowledgeChars: deps.limits.promptKnowledgeChars,
-    history,
-    historyChars: deps.limits.historyChars,
-    message: input.message,
-  });
-  const held = await deps.credit.hold({ requestId, ownerId: chatbot.ownerId, model: input.model, prompt });
+  // From here a failure (the history unreadable, no credit) leaves the visitor without an answer: the
+  // message no longer counts today. A spend-cap refusal takes it back in the same script (reserve).
+  let history: ModelTurn['history'], prompt: ModelTurn['prompt'], passages: ModelTurn['passages'], held: HeldCredit;
+  try {
+    history = await deps.history.load(chatbot, input.sessionId, sighting);
+    ({ messages: prompt, passages } = buildPrompt({
+      botName: chatbot.name,
+      language: readLanguage(chatbot) ?? DEFAULT_LANGUAGE,
+      voice: { instructions: chatbot.voice?.instructions ?? '', noAnswerMessage: chatbot.voice?.noAnswerMessage ?? '' },
+      knowledge,
+      knowledgeChars: deps.limits.promptKnowledgeChars,
+      history,
+      historyChars: deps.limits.historyChars,
+      message: input.message,
+    }));
+    held = await deps.credit.hold({ requestId, ownerId: chatbot.ownerId, model: input.model, prompt });
+  } catch (err) {
+    await deps.dailyLimits.uncount(counted, deps.logger);
+    throw err;
+  }
   const spend = limits.dailySpendCap === null ? null : await reserveSpend(deps, requestId, counted, limits.dailySpendCap, held);
-  return { kind: 'model', model, requestId, input, chatbot, receivedAt, prompt, passages, history, spend };
+  return { kind: 'model', model, requestId, input, chatbot, receivedAt, prompt, passages, history, spend, counted };
 }
 
 /** A Redis failure on the way to an answer: logged, and the visitor told the chatbot could not answer; a refusal passes through. */
@@ -212,7 +222,11 @@ async function callModel(deps: PublicChatDeps, turn: ModelTurn, onDelta?: (delta
       },
       'language model failed',
     );
-    await Promise.all([deps.credit.release(turn.requestId), turn.spend && deps.dailyLimits.takeBack(turn.spend, deps.logger)]);
+    await Promise.all([
+      deps.credit.release(turn.requestId),
+      turn.spend && deps.dailyLimits.takeBack(turn.spend, deps.logger),
+      deps.dailyLimits.uncount(turn.counted, deps.logger),
+    ]);
     throw answerFailed();
   }
 }

@@ -48,6 +48,22 @@ describe("a visitor's messages today", () => {
     expect(await stack.billing.prisma.creditReservation.count({ where: { userId: bot.ownerId } })).toBe(2);
     await expect(stack.client.sendMessage(visitor(bot.uniqueId, QUESTION, { clientIp: '203.0.113.99' }))).resolves.toBeTruthy();
   });
+
+  it('do not count a message left without an answer: no credit, or the model failing', async () => {
+    const bot = await stack.newChatbot({ knowledge: KNOWLEDGE });
+    await stack.chatbots.updateChatbot({ ownerId: bot.ownerId, chatbotId: bot.id, limits: { visitorMessagesPerDay: 2 } });
+    const ask = () => stack.client.sendMessage(visitor(bot.uniqueId, QUESTION, { clientIp: '203.0.113.50' }));
+    await stack.setCredit(bot.ownerId, '0');
+    for (let i = 0; i < 3; i++) expect((await rpcError(ask())).code).not.toBe(Code.ResourceExhausted);
+    await stack.setCredit(bot.ownerId, '10');
+    stack.fake.setBehaviour({ failWith: 500 });
+    for (let i = 0; i < 3; i++) expect((await rpcError(ask())).code).toBe(Code.Unavailable);
+    stack.fake.reset();
+    // The owner's two messages a day are all still there.
+    await ask();
+    await ask();
+    expect((await rpcError(ask())).code).toBe(Code.ResourceExhausted);
+  });
 });
 
 describe('the public lookup and the challenge', () => {

@@ -149,6 +149,21 @@ describe('reserve, settle and take back', () => {
     expect(await redis.get(visitorKey)).toBe('2');
   });
 
+  it("gives a visitor's message back (an answer that never came), and does nothing for one not counted", async () => {
+    const chatbotId = bot();
+    const q = { chatbotId, clientIp: '198.51.100.2', day: DAY, limits: only({ visitorMessagesPerDay: 2 }), mayCost: true };
+    const visitorKey = keys.chatLimitVisitorDay(chatbotId, DAY, visitorOf('198.51.100.2'));
+    const counted = await limits.admit(q);
+    await limits.admit(q);
+    await refusal(limits.admit(q));
+    await limits.uncount(counted, log);
+    expect(await redis.get(visitorKey)).toBe('1');
+    await limits.admit(q);
+    expect(await redis.get(visitorKey)).toBe('2');
+    await limits.uncount({ chatbotId, day: DAY, visitorKey: null }, log);
+    expect(await redis.get(visitorKey)).toBe('2');
+  });
+
   it('compares amounts exactly past 2^53 pico-dollars (caps above about $9,007)', async () => {
     const chatbotId = bot();
     const cap = toPico('10000.00');

@@ -85,6 +85,7 @@ function scripted(opts: { knowledge?: Passage[]; qaMatch?: QaAnswer | null; repl
       },
       settle: async () => {},
       takeBack: async () => {},
+      uncount: async () => {},
     },
     credit: {
       hold: async () => {
