@@ -47,10 +47,14 @@ describe('Dashboard: analytics summary', () => {
     vi.useFakeTimers({ now: new Date('2025-06-30T12:00:00Z'), toFake: ['Date'] });
     const { calls } = openDashboard(proUser);
     await screen.findByRole('heading', { name: 'Analytics' });
-    expect(calls.find((c) => c.operationName === 'AnalyticsSummary')?.variables).toEqual({
-      startDate: '2025-06-01',
-      endDate: '2025-06-30',
-    });
+    // The card's heading may be on screen before its query is sent (a loaded machine): wait for both.
+    await waitFor(() =>
+      expect(calls.find((c) => c.operationName === 'AnalyticsSummary')?.variables).toEqual({
+        startDate: '2025-06-01',
+        endDate: '2025-06-30',
+      }),
+    );
+    expect(await within(card()).findByRole('region', { name: 'Conversations' })).toBeTruthy();
     expect(within(within(card()).getByRole('region', { name: 'Conversations' })).getByText('12')).toBeTruthy();
     await waitFor(() => expect(card().querySelector('svg.recharts-surface')).not.toBeNull());
     expect(within(card()).queryByRole('link', { name: 'Upgrade to Pro' })).toBeNull();
