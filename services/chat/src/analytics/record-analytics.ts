@@ -28,8 +28,11 @@ export interface AnalyticsEventInput {
   language: string;
 }
 
-/** `counted` the first time; `duplicate` for a request id already counted. */
-export type RecordAnalyticsResult = 'counted' | 'duplicate';
+/**
+ * `counted` the first time; `duplicate` for a request id already counted; `chatbot-deleted` for an
+ * event of a chatbot whose deletion was applied (DeletedChatbot), which counts nothing.
+ */
+export type RecordAnalyticsResult = 'counted' | 'duplicate' | 'chatbot-deleted';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -65,9 +68,18 @@ export async function recordAnalyticsBatch(db: PrismaClient, batch: readonly Ana
             ON CONFLICT DO NOTHING RETURNING "requestId"`
         ).map((r) => r.requestId),
       );
+      // A chatbot deleted since its events were queued: its figures are gone and stay gone.
+      const deleted = new Set(
+        (
+          await tx.$queryRaw<{ chatbotId: string }[]>`
+            SELECT "chatbotId"::text AS "chatbotId" FROM "DeletedChatbot"
+             WHERE "chatbotId" = ANY(${[...new Set(batch.map((e) => e.chatbotId))]}::uuid[])`
+        ).map((r) => r.chatbotId),
+      );
       const counted: AnalyticsEvent[] = [];
       const results = batch.map((event): RecordAnalyticsResult => {
         if (!claimed.delete(event.requestId)) return 'duplicate';
+        if (deleted.has(event.chatbotId)) return 'chatbot-deleted';
         counted.push(event);
         return 'counted';
       });

@@ -2,7 +2,9 @@
 // do the recent turns kept for them in Redis. The one rule for "this chatbot is gone", used for a
 // ChatbotDeleted event and, per chatbot, for a deleted owner's AccountDeleted.
 //
-// The recent turns go first: an owner's chatbots are found from their conversations
+// The chatbot is marked deleted first (DeletedChatbot), so an analytics event still queued for it
+// counts nothing afterwards (record-analytics.ts) rather than recreating the figures deleted here.
+// The recent turns go next: an owner's chatbots are found from their conversations
 // (delete-owner-conversations.ts), so if a step fails the retry must still find the conversations.
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { RecentTurns } from '../public-chat/recent-turns.ts';
@@ -28,6 +30,7 @@ export async function deleteChatbotConversations(
 ): Promise<ChatbotConversationsDeleted> {
   if (!UUID.test(rawChatbotId)) return { conversations: 0, recentTurns: 0 };
   const chatbotId = rawChatbotId.toLowerCase();
+  await deps.db.deletedChatbot.createMany({ data: [{ chatbotId }], skipDuplicates: true });
   const recentTurns = (await deps.recentTurns?.forgetChatbot(chatbotId)) ?? 0;
   await deleteChatbotAnalytics(deps.db, chatbotId);
   const { count: conversations } = await deps.db.conversation.deleteMany({ where: { chatbotId } });

@@ -418,5 +418,21 @@ describe('housekeeping', () => {
     expect(await db.analyticsDay.count({ where: { chatbotId: kept } })).toBe(1);
     expect(await db.analyticsVisitorYear.count({ where: { chatbotId: kept } })).toBe(1);
     expect(await db.questionCluster.count({ where: { chatbotId: kept } })).toBe(2);
+
+    // An event still queued for a deleted chatbot (alone or beside another's) counts nothing, ever.
+    const late = await recordAnalyticsBatch(db, [
+      parseAnalyticsEvent(event(deleted, 'owner-deleted-bot')),
+      parseAnalyticsEvent(event(ownersBot, 'owner-deleted')),
+      parseAnalyticsEvent(event(kept, 'owner-kept')),
+    ]);
+    expect(late).toEqual(['chatbot-deleted', 'chatbot-deleted', 'counted']);
+    for (const chatbotId of [deleted, ownersBot]) {
+      expect(await db.analyticsDay.count({ where: { chatbotId } })).toBe(0);
+      expect(await db.analyticsSession.count({ where: { chatbotId } })).toBe(0);
+      expect(await db.questionCluster.count({ where: { chatbotId } })).toBe(0);
+    }
+    expect((await db.analyticsDay.findFirstOrThrow({ where: { chatbotId: kept } })).messages).toBe(2);
+    // Deleting again (a redelivered ChatbotDeleted) is still idempotent.
+    await deleteChatbotConversations({ db }, deleted);
   });
 });
