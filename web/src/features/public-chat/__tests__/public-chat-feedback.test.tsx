@@ -167,7 +167,8 @@ describe('public chat page: feedback on answers', () => {
     expect(pressed(bad())).toBe('false');
     expect(screen.getByText("Couldn't save your feedback")).toBeTruthy();
     expect(screen.queryByText('Thanks for the feedback')).toBeNull();
-    expect(stored()).toContainEqual({ role: 'assistant', content: 'An answer.', messageId: 'm-1', rating: 'up' });
+    // Saved by an effect after the render: waited for, as on a slow machine it can come later.
+    await waitFor(() => expect(stored()).toContainEqual({ role: 'assistant', content: 'An answer.', messageId: 'm-1', rating: 'up' }));
     // The page itself carries on: the failure is only the inline line.
     expect(screen.queryByRole('alert')).toBeNull();
     expect(field().disabled).toBe(false);
@@ -185,7 +186,8 @@ describe('public chat page: feedback on answers', () => {
     fireEvent.click(bad());
     await screen.findByText("Couldn't save your feedback");
     expect(pressed(bad())).toBe('false');
-    expect(stored()).toContainEqual({ role: 'assistant', content: 'An answer.', messageId: 'm-1' });
+    // Saved by an effect after the render: waited for, as on a slow machine it can come later.
+    await waitFor(() => expect(stored()).toContainEqual({ role: 'assistant', content: 'An answer.', messageId: 'm-1' }));
   });
 
   it('restores ratings from storage, and still loads a conversation saved before feedback existed', async () => {
@@ -214,7 +216,7 @@ describe('public chat page: feedback on answers', () => {
     fireEvent.click(within(rated).getByRole('button', { name: 'Good answer' }));
     await within(rated).findByText('Thanks for the feedback');
     expect(bodyOf(posts()[0])).toEqual({ sessionId: 'local-session1', messageId: 'm-7', rating: 'up' });
-    expect(stored()).toContainEqual({ role: 'assistant', content: 'Rated answer', messageId: 'm-7', rating: 'up' });
+    await waitFor(() => expect(stored()).toContainEqual({ role: 'assistant', content: 'Rated answer', messageId: 'm-7', rating: 'up' }));
     expect(stored()).toContainEqual({ role: 'assistant', content: 'Old answer without an id' });
   });
 });
