@@ -2,6 +2,7 @@
 // and Redis: every conversation of the owner's chatbots goes with its messages and the recent turns
 // kept for it, by the same rule as a ChatbotDeleted event; another owner's stay; repeated,
 // concurrent and retried deliveries end the same way.
+import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
@@ -65,7 +66,26 @@ async function ownerWithConversations(name: string, chatbots: number) {
       conversations.push({ chatbotId: bot.id, label });
     }
   }
+  await analyticsCounted();
   return { ownerId, chatbotIds: bots.map((b) => b.id), conversations };
+}
+
+/**
+ * Waits until the analytics worker has counted every queued answer: a batch still in flight while a
+ * chatbot is deleted could write its figures back after they were removed (ADR 18's one-transaction
+ * window), and these tests are about the deletion and its retry, not that race.
+ */
+async function analyticsCounted() {
+  const queue = new Queue(QUEUES.chatbotInteractionAnalytics, { connection: stack.redis, prefix: stack.prefix });
+  try {
+    for (const deadline = Date.now() + 15_000; ; await new Promise((r) => setTimeout(r, 50))) {
+      const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+      if (Object.values(counts).every((n) => n === 0)) return;
+      if (Date.now() > deadline) throw new Error('the analytics worker did not catch up');
+    }
+  } finally {
+    await queue.close();
+  }
 }
 
 /** What the database and Redis hold of these conversations. */
