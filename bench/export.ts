@@ -113,27 +113,29 @@ const start = (memory: Memory) =>
 let stack: RunningStack | undefined;
 try {
   console.log(`conversation export benchmark, ${new Date().toISOString()}, ${cpus().length} CPUs, database ${DATABASE}`);
+  await db.connect();
   const summaries: string[] = [];
   for (const memory of ['runtime-defaults', 'parley'] as const) {
     stack = await start(memory);
     const gateway = stack.url.replace('localhost', '127.0.0.1');
     const api = <T>(path: string, body: unknown, token?: string) => postJson<T>(gateway, path, body, token);
-    if (!reuse && memory === 'runtime-defaults') {
+    // The first stack signs the owner up and seeds the data (unless BENCH_REUSE); the second reuses it.
+    const setUp = !reuse && memory === 'runtime-defaults';
+    if (setUp) {
       await api('/api/auth/register', { email: OWNER_EMAIL, password: OWNER_PASSWORD, password2: OWNER_PASSWORD });
     }
     const { token, user } = await api<{ token: string; user: { id: string } }>('/api/auth/login', {
       email: OWNER_EMAIL,
       password: OWNER_PASSWORD,
     });
-    if (!reuse && memory === 'runtime-defaults') {
+    if (setUp) {
       await api('/api/chatbot', { name: 'Bench Support Bot' }, token);
-      await db.connect();
       const { rowCount } = await db.query(`UPDATE billing."Account" SET "plan" = 'pro' WHERE "userId" = $1`, [user.id]);
       if (rowCount !== 1) throw new Error('no billing account for the bench owner');
-    } else if (memory === 'runtime-defaults') await db.connect();
+    }
     const { rows: bots } = await db.query<{ id: string }>(`SELECT "id" FROM chatbot."Chatbot" WHERE "ownerId" = $1`, [user.id]);
     const chatbotId = bots[0].id;
-    if (!reuse && memory === 'runtime-defaults') await seed(db, chatbotId, user.id);
+    if (setUp) await seed(db, chatbotId, user.id);
     const { rows } = await db.query<{ messages: number; size: number }>(
       `SELECT (SELECT count(*) FROM chat."Message")::int AS messages, pg_total_relation_size('chat."Message"')::float8 AS size`,
     );

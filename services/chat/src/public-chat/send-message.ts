@@ -43,7 +43,7 @@ import type { PublicChatbot } from '@parley/proto/parley/chatbot/v1/chatbot_pb.j
 import type { Logger } from '@parley/common/logger.ts';
 import type { Admission } from './admission.ts';
 import { buildPrompt } from './build-prompt.ts';
-import type { ChatbotContext, Sighting } from './chatbot-context.ts';
+import type { ChatbotContext, Passage, Sighting } from './chatbot-context.ts';
 import { citeSources, type CitedAnswer, type Source } from './citations.ts';
 import type { CreditGate, HeldCredit } from './credit-hold.ts';
 import { limitsOf, toPico, utcDay, type ChatbotLimits, type DailyLimits, type DayCount, type SpendReservation } from './daily-limits.ts';
@@ -114,26 +114,38 @@ async function prepare(deps: PublicChatDeps, raw: RawMessageInput): Promise<Prep
 
   // From here a failure (the history unreadable, no credit) leaves the visitor without an answer: the
   // message no longer counts today. A spend-cap refusal takes it back in the same script (reserve).
-  let history: ModelTurn['history'], prompt: ModelTurn['prompt'], passages: ModelTurn['passages'], held: HeldCredit;
-  try {
-    history = await deps.history.load(chatbot, input.sessionId, sighting);
-    ({ messages: prompt, passages } = buildPrompt({
-      botName: chatbot.name,
-      language: readLanguage(chatbot) ?? DEFAULT_LANGUAGE,
-      voice: { instructions: chatbot.voice?.instructions ?? '', noAnswerMessage: chatbot.voice?.noAnswerMessage ?? '' },
-      knowledge,
-      knowledgeChars: deps.limits.promptKnowledgeChars,
-      history,
-      historyChars: deps.limits.historyChars,
-      message: input.message,
-    }));
-    held = await deps.credit.hold({ requestId, ownerId: chatbot.ownerId, model: input.model, prompt });
-  } catch (err) {
-    await deps.dailyLimits.uncount(counted, deps.logger);
-    throw err;
-  }
+  const { history, prompt, passages, held } = await promptAndHold(deps, requestId, input, chatbot, knowledge, sighting).catch(
+    async (err: unknown) => {
+      await deps.dailyLimits.uncount(counted, deps.logger);
+      throw err;
+    },
+  );
   const spend = limits.dailySpendCap === null ? null : await reserveSpend(deps, requestId, counted, limits.dailySpendCap, held);
   return { kind: 'model', model, requestId, input, chatbot, receivedAt, prompt, passages, history, spend, counted };
+}
+
+/** Steps 6 and 7 before the spend cap: the history, the prompt built from it, and the credit held for its answer. */
+async function promptAndHold(
+  deps: PublicChatDeps,
+  requestId: string,
+  input: MessageInput,
+  chatbot: PublicChatbot,
+  knowledge: Passage[],
+  sighting: Sighting | null,
+) {
+  const history = await deps.history.load(chatbot, input.sessionId, sighting);
+  const { messages: prompt, passages } = buildPrompt({
+    botName: chatbot.name,
+    language: readLanguage(chatbot) ?? DEFAULT_LANGUAGE,
+    voice: { instructions: chatbot.voice?.instructions ?? '', noAnswerMessage: chatbot.voice?.noAnswerMessage ?? '' },
+    knowledge,
+    knowledgeChars: deps.limits.promptKnowledgeChars,
+    history,
+    historyChars: deps.limits.historyChars,
+    message: input.message,
+  });
+  const held = await deps.credit.hold({ requestId, ownerId: chatbot.ownerId, model: input.model, prompt });
+  return { history, prompt, passages, held };
 }
 
 /** A Redis failure on the way to an answer: logged, and the visitor told the chatbot could not answer; a refusal passes through. */
