@@ -58,7 +58,9 @@ describe('password reset, end to end through SMTP', () => {
     expect(mail.text).toContain('you can ignore this mail');
     const token = tokenOf(mail);
 
-    // Only the hash is stored, with an expiry an hour away.
+    // Only the hash is stored, with an expiry an hour away. The worker records the send just after the SMTP
+    // server accepted the mail, so the row is read once it has.
+    await expect.poll(() => h.db.passwordResetToken.count({ where: { userId, mailedAt: { not: null } } })).toBe(1);
     const row = await h.db.passwordResetToken.findFirstOrThrow({ where: { userId } });
     expect(row.tokenHash).toBe(createHash('sha256').update(token).digest('hex'));
     expect(row.expiresAt.getTime() - row.createdAt.getTime()).toBe(3600 * 1000);
