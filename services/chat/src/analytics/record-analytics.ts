@@ -10,6 +10,7 @@ import { invalid } from '@parley/common/rpc-errors.ts';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
 import { ANSWER_MS_BUCKETS, HOURS_PER_DAY, addToDay, answerMsBucket, dayString, yearDays, type DayIncrement } from './aggregates.ts';
 import { addQuestionBatch } from './question-clusters.ts';
+import { lockDeletedChatbots } from '../conversations/deleted-chatbots.ts';
 
 /** The ChatbotInteraction event, decoded. */
 export interface AnalyticsEventInput {
@@ -58,6 +59,12 @@ export async function recordAnalyticsBatch(db: PrismaClient, batch: readonly Ana
   if (batch.length === 0) return [];
   return db.$transaction(
     async (tx) => {
+      // A chatbot deleted since its events were queued: its figures are gone and stay gone
+      // (taking its lock first, before anything is written).
+      const deleted = await lockDeletedChatbots(
+        tx,
+        batch.map((e) => e.chatbotId),
+      );
       // The claims: a request id already counted (or claimed by a concurrent batch, which this one
       // waits on) claims nothing; one repeated inside the batch counts once, in its first place.
       const claimed = new Set(
@@ -67,14 +74,6 @@ export async function recordAnalyticsBatch(db: PrismaClient, batch: readonly Ana
             SELECT DISTINCT r FROM unnest(${batch.map((e) => e.requestId)}::text[]) AS r ORDER BY r
             ON CONFLICT DO NOTHING RETURNING "requestId"`
         ).map((r) => r.requestId),
-      );
-      // A chatbot deleted since its events were queued: its figures are gone and stay gone.
-      const deleted = new Set(
-        (
-          await tx.$queryRaw<{ chatbotId: string }[]>`
-            SELECT "chatbotId"::text AS "chatbotId" FROM "DeletedChatbot"
-             WHERE "chatbotId" = ANY(${[...new Set(batch.map((e) => e.chatbotId))]}::uuid[])`
-        ).map((r) => r.chatbotId),
       );
       const counted: AnalyticsEvent[] = [];
       const results = batch.map((event): RecordAnalyticsResult => {

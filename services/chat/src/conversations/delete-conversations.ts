@@ -2,13 +2,14 @@
 // do the recent turns kept for them in Redis. The one rule for "this chatbot is gone", used for a
 // ChatbotDeleted event and, per chatbot, for a deleted owner's AccountDeleted.
 //
-// The chatbot is marked deleted first (DeletedChatbot), so an analytics event still queued for it
-// counts nothing afterwards (record-analytics.ts) rather than recreating the figures deleted here.
+// The chatbot is marked deleted first (deleted-chatbots.ts), so an analytics event still queued for
+// it, or a visitor's rating, counts nothing afterwards rather than recreating the figures deleted here.
 // The recent turns go next: an owner's chatbots are found from their conversations
 // (delete-owner-conversations.ts), so if a step fails the retry must still find the conversations.
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { RecentTurns } from '../public-chat/recent-turns.ts';
 import { deleteChatbotAnalytics } from '../analytics/delete-analytics.ts';
+import { recordChatbotDeleted } from './deleted-chatbots.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -30,7 +31,7 @@ export async function deleteChatbotConversations(
 ): Promise<ChatbotConversationsDeleted> {
   if (!UUID.test(rawChatbotId)) return { conversations: 0, recentTurns: 0 };
   const chatbotId = rawChatbotId.toLowerCase();
-  await deps.db.deletedChatbot.createMany({ data: [{ chatbotId }], skipDuplicates: true });
+  await recordChatbotDeleted(deps.db, chatbotId);
   const recentTurns = (await deps.recentTurns?.forgetChatbot(chatbotId)) ?? 0;
   await deleteChatbotAnalytics(deps.db, chatbotId);
   const { count: conversations } = await deps.db.conversation.deleteMany({ where: { chatbotId } });

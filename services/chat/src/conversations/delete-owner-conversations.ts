@@ -3,9 +3,9 @@
 // conversations, messages and recent turns are removed exactly as on ChatbotDeleted. AccountDeleted
 // is delivered at least once, possibly twice at the same time: both deletions are idempotent.
 //
-// A chatbot still answering while this runs may open a conversation afterwards; the chatbot
-// service deletes the owner's chatbots on its own AccountDeleted, and that chatbot's ChatbotDeleted
-// then removes it.
+// A chatbot found here stores no exchange once it is deleted (conversation-store.ts); one not
+// found here (no conversation or analytics yet) is deleted by its ChatbotDeleted, which the chatbot
+// service sends for each of the owner's chatbots on its own AccountDeleted.
 import { invalid } from '@parley/common/rpc-errors.ts';
 import { chatbotsWithAnalytics } from '../analytics/delete-analytics.ts';
 import { deleteChatbotConversations, type DeleteChatbotConversationsDeps } from './delete-conversations.ts';

@@ -15,6 +15,7 @@ import type { Logger } from '@parley/common/logger.ts';
 import { invalid, notFound } from '@parley/common/rpc-errors.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import { applyRating, type Rating } from '../analytics/aggregates.ts';
+import { lockDeletedChatbots } from '../conversations/deleted-chatbots.ts';
 import { addQuestion } from '../analytics/question-clusters.ts';
 import type { Admission } from '../public-chat/admission.ts';
 import { parseClientIp, parseUniqueId } from '../public-chat/message-input.ts';
@@ -106,6 +107,8 @@ export async function rateMessage(deps: RateMessageDeps, raw: RawRating): Promis
   const language = readLanguage(chatbot) ?? DEFAULT_LANGUAGE;
 
   await deps.db.$transaction(async (tx) => {
+    // A chatbot deleted since it was looked up keeps no rating (its figures are gone and stay gone).
+    if ((await lockDeletedChatbots(tx, [chatbot.id])).size > 0) throw chatbotNotFound();
     // The answer, locked, only within the visitor's own conversation with this chatbot.
     const [message] = await tx.$queryRaw<{ rating: string | null; createdAt: Date; conversationId: string; answered: boolean | null }[]>`
       SELECT m."rating", m."createdAt", m."conversationId", m."answered"

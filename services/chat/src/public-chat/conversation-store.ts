@@ -61,17 +61,21 @@ export interface Exchange extends ConversationKey {
  * exchange (with the visitor's IP and user agent, and the id and name the host page told) and otherwise advancing its updatedAt and message
  * count. Two first messages of one session at once meet in the unique (chatbotId, sessionId) index:
  * the second updates the row the first created. Returns the stored answer's id (what the visitor
- * rates it by), read back from the same statement.
+ * rates it by), read back from the same statement; null when the chatbot was deleted while it
+ * answered (DeletedChatbot, recorded before its conversations are deleted): nothing is stored, so
+ * the deletion is not undone. Only a statement already running when the deletion is recorded, and
+ * still uncommitted when the conversations are deleted, could store one (ADR 18).
  */
-export async function recordExchange(db: PrismaClient, x: Exchange): Promise<string> {
+export async function recordExchange(db: PrismaClient, x: Exchange): Promise<string | null> {
   // `db` is the service's exchange pool (EXCHANGE_SESSION_SETTINGS) or, in tests, any client.
   const rows = await db.$queryRaw<{ id: bigint; role: string }[]>`
     WITH conversation AS (
       INSERT INTO "Conversation" ("id", "chatbotId", "ownerId", "sessionId", "userIp", "userAgent", "visitorId", "visitorName",
                                   "messageCount", "createdAt", "updatedAt")
-      VALUES (${randomUUID()}::uuid, ${x.chatbotId}::uuid, ${x.ownerId}, ${x.sessionId}, ${x.clientIp}, ${x.userAgent},
-              ${x.visitorId ?? null}, ${x.visitorName ?? null}, 2,
-              ${x.receivedAt.toISOString()}::timestamptz, ${x.answeredAt.toISOString()}::timestamptz)
+      SELECT ${randomUUID()}::uuid, ${x.chatbotId}::uuid, ${x.ownerId}, ${x.sessionId}, ${x.clientIp}, ${x.userAgent},
+             ${x.visitorId ?? null}, ${x.visitorName ?? null}, 2,
+             ${x.receivedAt.toISOString()}::timestamptz, ${x.answeredAt.toISOString()}::timestamptz
+       WHERE NOT EXISTS (SELECT 1 FROM "DeletedChatbot" WHERE "chatbotId" = ${x.chatbotId}::uuid)
       ON CONFLICT ("chatbotId", "sessionId") DO UPDATE
         SET "messageCount" = "Conversation"."messageCount" + 2, "updatedAt" = EXCLUDED."updatedAt"
       RETURNING "id"
@@ -85,6 +89,7 @@ export async function recordExchange(db: PrismaClient, x: Exchange): Promise<str
              AS m("order", "role", "content", "createdAt", "answered", "sources")
      ORDER BY m."order"
     RETURNING "id", "role"::text AS "role"`;
+  if (rows.length === 0) return null;
   const answer = rows.find((r) => r.role === 'assistant');
   if (!answer) throw new Error('the stored exchange returned no answer');
   return answer.id.toString();

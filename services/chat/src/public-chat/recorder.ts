@@ -4,7 +4,8 @@
 // published (what analytics counts: usage/publishers.ts), the next message's history kept in Redis,
 // and the answer's reservation in the chatbot's spend today settled to its exact cost (daily-limits.ts). The writes are independent and go side by side; the answer is
 // already the visitor's, so a failure is logged, never thrown (a missing UsageRecorded leaves its
-// hold to cover it until billing's sweep; an exchange not stored leaves the answer without an id).
+// hold to cover it until billing's sweep; an exchange not stored, or not stored because the chatbot
+// was deleted meanwhile, leaves the answer without an id).
 import { DEFAULT_LANGUAGE, readLanguage } from '@parley/proto/language.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
@@ -63,7 +64,8 @@ export function recorder(deps: RecorderDeps): Recorder {
           sources: answer.sources,
         }).then(
           (id) => {
-            messageId = id;
+            if (id === null) log.info('the chatbot was deleted while it answered: the exchange is not stored');
+            messageId = id ?? '';
           },
           (err: Error) => log.error({ err: err.message }, 'storing the conversation failed'),
         ),

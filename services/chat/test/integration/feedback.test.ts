@@ -11,7 +11,9 @@ import { ChatbotInteractionSchema, type ChatbotInteraction } from '@parley/proto
 import { QUEUES } from '@parley/common/queues.ts';
 import { VISITOR_RATE_LIMITED } from '../../src/public-chat/admission.ts';
 import { MESSAGE_NOT_FOUND, RATING_INVALID } from '../../src/feedback/rate-message.ts';
+import { deleteChatbotConversations } from '../../src/conversations/delete-conversations.ts';
 import { rpcError, session, startChatStack, visitor, type ChatStack } from './harness.ts';
+import { blockedBy, holdRows } from './held-rows.ts';
 
 let stack: ChatStack;
 beforeAll(async () => {
@@ -132,6 +134,33 @@ describe('one rating per message', () => {
     expect(answer.rating).toBe('down');
     const [row] = await day(bot.id);
     expect(row.day.toISOString().slice(0, 10)).toBe(answer.createdAt.toISOString().slice(0, 10));
+  });
+});
+
+describe('a chatbot deleted while an answer is rated', () => {
+  it('keeps no rating: the deletion waits for the rating and deletes its figures after it', async () => {
+    const bot = await stack.newChatbot({ knowledge: ['The shop closes at six.'] });
+    const sessionId = session('fb-deleted');
+    const { messageId } = await stack.client.sendMessage(visitor(bot.uniqueId, 'When does the shop close?', { sessionId }));
+    const db = stack.parts.prisma;
+    // Another transaction holds the answer's row, so the rating stops there, mid-way.
+    const held = await holdRows(db, (tx) => tx.$queryRaw`SELECT 1 FROM "Message" WHERE "id" = ${messageId}::bigint FOR UPDATE`);
+
+    const rated = stack.client.rateMessage(rating(bot.uniqueId, sessionId, messageId, 'up'));
+    await expect.poll(() => blockedBy(db, [held.pid])).toHaveLength(1);
+    const [ratingPid] = await blockedBy(db, [held.pid]);
+    const deleting = deleteChatbotConversations({ db }, bot.id);
+    await expect.poll(() => blockedBy(db, [held.pid, ratingPid])).toHaveLength(2);
+    await held.release();
+    await expect(rated).resolves.toMatchObject({ messageId, rating: 'up' });
+    await deleting;
+
+    expect(await stored(bot.id)).toEqual([]);
+    expect(await day(bot.id)).toEqual([]);
+    // Rated again, the deleted chatbot's answer is not found.
+    await expect(rpcError(stack.client.rateMessage(rating(bot.uniqueId, sessionId, messageId, 'down')))).resolves.toMatchObject({
+      code: Code.NotFound,
+    });
   });
 });
 

@@ -8,6 +8,7 @@ import { BillingService } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import type { ChatbotService } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import { createServiceClient } from '@parley/common/rpc-client.ts';
 import { redisKeys } from '@parley/common/redis-keys.ts';
+import { deleteChatbotConversations } from '../../src/conversations/delete-conversations.ts';
 import { recordExchange, loadRecentTurns } from '../../src/public-chat/conversation-store.ts';
 import { recorder } from '../../src/public-chat/recorder.ts';
 import { sendMessage } from '../../src/public-chat/send-message.ts';
@@ -273,6 +274,33 @@ describe('storing an exchange', () => {
     const answer = await sendMessage(broken, visitor(bot.uniqueId, 'When do you open?', { sessionId: session('pool-check') }));
     expect(answer.message).not.toBe('');
     expect(await stack.parts.prisma.conversation.count({ where: { chatbotId: bot.id, sessionId: session('pool-check') } })).toBe(0);
+  });
+
+  it('stores nothing for a chatbot deleted while it answered, and the visitor still has the answer', async () => {
+    const db = stack.parts.prisma;
+    const bot = await stack.newChatbot({ knowledge: ['We open at nine.'] });
+    const sessionId = session('deleted-meanwhile');
+    await stack.client.sendMessage(visitor(bot.uniqueId, 'Hello?', { sessionId }));
+    expect(await db.conversation.count({ where: { chatbotId: bot.id } })).toBe(1);
+
+    // The model answers slowly; the owner deletes the chatbot while it does.
+    stack.fake.setBehaviour({ delayMs: 600 });
+    const asked = stack.fake.requests.length;
+    const answering = stack.client.sendMessage(visitor(bot.uniqueId, 'When do you open?', { sessionId }));
+    await expect.poll(() => stack.fake.requests.length).toBe(asked + 1);
+    await deleteChatbotConversations({ db }, bot.id);
+    const answer = await answering;
+    expect(answer.message).not.toBe('');
+    expect(answer.messageId).toBe('');
+    expect(await db.conversation.count({ where: { chatbotId: bot.id } })).toBe(0);
+    expect(await db.message.count({ where: { conversation: { chatbotId: bot.id } } })).toBe(0);
+    // A first exchange of another session is not stored either.
+    const exchange = { chatbotId: bot.id, ownerId: bot.ownerId, sessionId: session('deleted-new'), clientIp: null, userAgent: null };
+    const at = new Date();
+    expect(
+      await recordExchange(db, { ...exchange, message: 'm', receivedAt: at, answer: 'r', answeredAt: at, answered: false, sources: [] }),
+    ).toBeNull();
+    expect(await db.conversation.count({ where: { chatbotId: bot.id } })).toBe(0);
   });
 });
 

@@ -19,6 +19,7 @@ import { ANSWER_MS_BUCKETS, HOURS_PER_DAY, YEAR_BITS, answerMsBucket, applyRatin
 import { batcher, startAnalyticsWorker } from '../analytics-interaction.job.ts';
 import { pruneProcessedAnalyticsEvents } from '../prune-processed-analytics-events.ts';
 import { parseAnalyticsEvent, recordAnalytics, recordAnalyticsBatch, type AnalyticsEventInput } from '../record-analytics.ts';
+import { blockedBy, holdRows } from '../../../test/integration/held-rows.ts';
 import { testDb } from './test-db.ts';
 
 let db: PrismaClient;
@@ -434,5 +435,31 @@ describe('housekeeping', () => {
     expect((await db.analyticsDay.findFirstOrThrow({ where: { chatbotId: kept } })).messages).toBe(2);
     // Deleting again (a redelivered ChatbotDeleted) is still idempotent.
     await deleteChatbotConversations({ db }, deleted);
+  });
+
+  it('a batch already counting when its chatbot is deleted is deleted after it, not written back', async () => {
+    const [chatbotId, ownerId] = [randomUUID(), 'owner-deleted-mid-batch'];
+    await recordAnalytics(db, event(chatbotId, ownerId));
+    // Another transaction holds the chatbot's day row, so the next batch stops there, mid-way
+    // (its new session and visitor already inserted, not yet committed).
+    const held = await holdRows(db, (tx) => tx.$queryRaw`SELECT 1 FROM "AnalyticsDay" WHERE "chatbotId" = ${chatbotId}::uuid FOR UPDATE`);
+
+    const counting = recordAnalyticsBatch(db, [
+      parseAnalyticsEvent(event(chatbotId, ownerId, { sessionId: 'session-2', visitorHash: 'c'.repeat(64) })),
+    ]);
+    await expect.poll(() => blockedBy(db, [held.pid])).toHaveLength(1);
+    const [batchPid] = await blockedBy(db, [held.pid]);
+    // The deletion waits for the batch (without the chatbot's lock it would delete around it).
+    const deleting = deleteChatbotConversations({ db }, chatbotId);
+    await expect.poll(() => blockedBy(db, [held.pid, batchPid])).toHaveLength(2);
+    await held.release();
+    expect(await counting).toEqual(['counted']);
+    await deleting;
+
+    expect(await db.analyticsDay.count({ where: { chatbotId } })).toBe(0);
+    expect(await db.analyticsSession.count({ where: { chatbotId } })).toBe(0);
+    expect(await db.analyticsVisitor.count({ where: { chatbotId } })).toBe(0);
+    expect(await db.analyticsVisitorYear.count({ where: { chatbotId } })).toBe(0);
+    expect(await db.questionCluster.count({ where: { chatbotId } })).toBe(0);
   });
 });
