@@ -15,6 +15,13 @@ test('a visitor chats with a bot: streamed answer, restored on reload, cleared, 
   const bot = await createBot(request, token, 'Acme Support', 'Acme opens at nine in the morning and closes at six in the evening.');
 
   const visitor = await context.newPage();
+  // The page runs on React 18 (ADR 21): nothing it does may throw or log an error (the browser's own
+  // line for a refused request aside: the inactive bot below is a 404 on purpose).
+  const errors: string[] = [];
+  visitor.on('pageerror', (err) => errors.push(err.message));
+  visitor.on('console', (message) => {
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) errors.push(message.text());
+  });
   await visitor.goto(`/chat/${bot.uniqueId}`);
   await expect(visitor.getByRole('heading', { name: 'Acme Support' })).toBeVisible();
   await expect(visitor.getByText('Ask me anything!')).toBeVisible();
@@ -103,4 +110,5 @@ test('a visitor chats with a bot: streamed answer, restored on reload, cleared, 
   expect(on.status()).toBe(200);
   await visitor.getByRole('button', { name: 'Try Again' }).click();
   await expect(visitor.getByText('Ask me anything!')).toBeVisible();
+  expect(errors).toEqual([]);
 });

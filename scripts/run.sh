@@ -34,6 +34,22 @@ ensure_deps() {
     npm install --no-audit --no-fund >&2
     manifest_hash > "$stamp"
   fi
+  ensure_chat_runtime
+}
+
+# The public chat page is built with React 18 (ADR 21), which has its own install in web/chat-runtime
+# (the app keeps React 19 and one version of a package per tree). Same stamp rule as above.
+chat_runtime_hash() {
+  cat web/chat-runtime/package.json web/chat-runtime/package-lock.json | sha256sum | cut -d' ' -f1
+}
+
+ensure_chat_runtime() {
+  local stamp="web/chat-runtime/node_modules/.parley-install-stamp"
+  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$(chat_runtime_hash)" ]; then
+    echo "› installing the public chat page's React into web/chat-runtime" >&2
+    (cd web/chat-runtime && npm install --no-audit --no-fund >&2)
+    chat_runtime_hash > "$stamp"
+  fi
 }
 
 # ESLint and Prettier have their own install in tools/lint (typescript-eslint needs TypeScript 6's JS
