@@ -1,14 +1,12 @@
 // Every conversation of one of the owner's chatbots with every message, for the owner's download
 // (issue 15). Same access as history (owner, Pro). The rows come a page at a time by keyset
 // pagination, so a chatbot with millions of messages is never held in memory and each page is one
-// query on indexes whose cost does not grow with how far the export has got: conversations in the
-// order of their session id (the unique (chatbotId, sessionId) index), each one's messages in the
-// order they were sent (createdAt, id).
+// query on indexes whose cost does not grow with how far the export has got: conversations oldest
+// first (the (chatbotId, createdAt, id) index), each one's messages in the order they were sent
+// (createdAt, id).
 //
-// The session id never changes, so a visitor writing during the export neither moves a conversation
-// nor makes it appear twice. Ordering by creation would read better but has no index to page on
-// (the (chatbotId, updatedAt) one moves under a live chatbot): measured, each page then sorts all the
-// chatbot's conversations, hundreds of ms at 100,000.
+// A conversation's creation never changes, so a visitor writing during the export neither moves a
+// conversation nor makes it appear twice; one opened during the export comes at the end.
 import type pg from 'pg';
 import { Code, ConnectError, forbidden, invalid } from '@parley/common/rpc-errors.ts';
 import { assertHistoryAccess, type HistoryAccessDeps } from '../conversations/history-access.ts';
@@ -76,7 +74,7 @@ export function parseExportRange(startDate = '', endDate = ''): ExportRange {
 
 /** Where the previous page stopped: its last row's conversation and message. */
 interface Cursor {
-  sessionId: string;
+  conversationCreatedAt: Date;
   conversationId: string;
   messageCreatedAt: Date;
   messageId: bigint;
@@ -84,6 +82,7 @@ interface Cursor {
 
 interface PageRow {
   conversationId: string;
+  conversationCreatedAt: Date;
   sessionId: string;
   userIp: string | null;
   userAgent: string | null;
@@ -98,7 +97,7 @@ interface PageRow {
 
 /**
  * One page: the conversations from the cursor's on (its own included, for its remaining messages,
- * and `size` more) along the (chatbotId, sessionId) index, then their messages through the
+ * and `size` more) along the (chatbotId, createdAt, id) index, then their messages through the
  * (conversationId, createdAt) index. The candidates stop once their message counts fill a page, so a
  * page reads about as many messages as it returns.
  */
@@ -106,7 +105,7 @@ async function readPage(db: ExportDb, chatbotId: string, range: ExportRange, aft
   const values = [
     chatbotId,
     after?.conversationId ?? null,
-    after?.sessionId ?? null,
+    after?.conversationCreatedAt ?? null,
     range.from,
     range.to,
     size + 1,
@@ -117,11 +116,11 @@ async function readPage(db: ExportDb, chatbotId: string, range: ExportRange, aft
   const { rows } = await db.query<Omit<PageRow, 'messageId'> & { messageId: string }>(
     `
     WITH candidates AS (
-      SELECT c."id", c."sessionId", c."userIp", c."userAgent", c."visitorId", c."visitorName",
+      SELECT c."id", c."createdAt", c."sessionId", c."userIp", c."userAgent", c."visitorId", c."visitorName",
              CASE WHEN c."id" = $2::uuid THEN 0 ELSE c."messageCount" END AS "pending"
         FROM "Conversation" AS c
        WHERE c."chatbotId" = $1::uuid
-         AND ($3::text IS NULL OR c."sessionId" >= $3::text)
+         AND ($3::timestamptz IS NULL OR (c."createdAt", c."id") >= ($3::timestamptz, $2::uuid))
          AND ($4::timestamptz IS NULL OR c."updatedAt" >= $4::timestamptz)
          AND ($5::timestamptz IS NULL OR c."createdAt" < $5::timestamptz)
          AND ($4::timestamptz IS NULL AND $5::timestamptz IS NULL OR EXISTS (
@@ -129,16 +128,16 @@ async function readPage(db: ExportDb, chatbotId: string, range: ExportRange, aft
                 WHERE r."conversationId" = c."id"
                   AND r."createdAt" >= coalesce($4::timestamptz, '-infinity')
                   AND r."createdAt" < coalesce($5::timestamptz, 'infinity')))
-       ORDER BY c."sessionId"
+       ORDER BY c."createdAt", c."id"
        LIMIT $6::int
     ), page AS (
       SELECT * FROM (
-        SELECT candidates.*, coalesce(sum("pending") OVER (ORDER BY "sessionId" ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS "before"
+        SELECT candidates.*, coalesce(sum("pending") OVER (ORDER BY "createdAt", "id" ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS "before"
           FROM candidates
       ) AS counted
        WHERE "before" < $7::int
     )
-    SELECT page."id" AS "conversationId", page."sessionId", page."userIp", page."userAgent",
+    SELECT page."id" AS "conversationId", page."createdAt" AS "conversationCreatedAt", page."sessionId", page."userIp", page."userAgent",
            m."id" AS "messageId", m."role"::text AS "role", m."content", m."createdAt", m."rating",
            page."visitorId", page."visitorName"
       FROM page
@@ -151,7 +150,7 @@ async function readPage(db: ExportDb, chatbotId: string, range: ExportRange, aft
          ORDER BY m."createdAt", m."id"
          LIMIT $7::int
       ) AS m ON true
-     ORDER BY page."sessionId", m."createdAt", m."id"
+     ORDER BY page."createdAt", page."id", m."createdAt", m."id"
      LIMIT $7::int`,
     values,
   );
@@ -188,7 +187,7 @@ export async function* exportPages(
     if (rows.length === 0) return;
     const last = rows[rows.length - 1];
     after = {
-      sessionId: last.sessionId,
+      conversationCreatedAt: last.conversationCreatedAt,
       conversationId: last.conversationId,
       messageCreatedAt: last.createdAt,
       messageId: last.messageId,

@@ -13,7 +13,9 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-/** A conversation of one visitor question and its answer, told (or not) who the visitor is. */
+let opened = 0;
+
+/** A conversation of one visitor question and its answer, told (or not) who the visitor is; each opened a second after the last. */
 async function conversation(
   bot: { id: string; ownerId: string },
   sessionId: string,
@@ -25,6 +27,7 @@ async function conversation(
       ownerId: bot.ownerId,
       sessionId,
       messageCount: 2,
+      createdAt: new Date(Date.UTC(2026, 10, 1) + ++opened * 1000),
       ...visitor,
       messages: {
         create: [
@@ -59,14 +62,14 @@ describe("the visitor's identity", () => {
 
     const rows: ExportRow[] = [];
     for await (const page of stack.client.exportConversations({ ownerId: bot.ownerId, chatbotId: bot.id })) rows.push(...page.rows);
-    // Sessions in order: anonymous, name-only, told; two messages each.
+    // Conversations oldest first: told, name-only, anonymous; two messages each.
     expect(rows.map((r) => [r.sessionId, r.role, r.visitorId, r.visitorName])).toEqual([
-      ['session-anonymous', 'user', '', ''],
-      ['session-anonymous', 'assistant', '', ''],
-      ['session-name-only', 'user', '', 'Ada'],
-      ['session-name-only', 'assistant', '', 'Ada'],
       ['session-told', 'user', 'customer-42', 'Zoë Müller'],
       ['session-told', 'assistant', 'customer-42', 'Zoë Müller'],
+      ['session-name-only', 'user', '', 'Ada'],
+      ['session-name-only', 'assistant', '', 'Ada'],
+      ['session-anonymous', 'user', '', ''],
+      ['session-anonymous', 'assistant', '', ''],
     ]);
   });
 });

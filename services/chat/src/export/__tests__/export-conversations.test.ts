@@ -1,5 +1,5 @@
 // The conversation export: owner and Pro only, every message of every conversation exactly once in
-// order (conversations by session, messages as sent) across pages, the date range, and the rows as
+// order (conversations oldest first, messages as sent) across pages, the date range, and the rows as
 // the RPC streams them.
 import { Code } from '@connectrpc/connect';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
@@ -38,7 +38,7 @@ async function expected(chatbotId: string) {
   const rows = await stack.parts.prisma.$queryRaw<{ id: bigint }[]>`
     SELECT m."id" FROM "Message" m JOIN "Conversation" c ON c."id" = m."conversationId"
      WHERE c."chatbotId" = ${chatbotId}::uuid
-     ORDER BY c."sessionId", m."createdAt", m."id"`;
+     ORDER BY c."createdAt", c."id", m."createdAt", m."id"`;
   return rows.map((r) => r.id.toString());
 }
 
@@ -53,15 +53,17 @@ async function exported(chatbotId: string, pageSize: number, range = parseExport
 }
 
 describe('conversation export', () => {
-  it('yields every message exactly once, conversations in session order, messages as sent, across pages of any size', async () => {
+  it('yields every message exactly once, conversations oldest first, messages as sent, across pages of any size', async () => {
     const bot = await stack.newChatbot();
     const start = new Date('2026-01-01T00:00:00Z');
     await seed(bot.id, bot.ownerId, 40, 3, start, 'a');
     // Single-message conversations and one long one spanning pages.
     await seed(bot.id, bot.ownerId, 5, 1, new Date(start.getTime() - 5_000), 'b');
     await seed(bot.id, bot.ownerId, 1, 23, new Date(start.getTime() + 10_500), 'c');
+    // Conversations opened at the same moment as others (their order: by id).
+    await seed(bot.id, bot.ownerId, 3, 2, start, 'd');
     const want = await expected(bot.id);
-    expect(want).toHaveLength(40 * 3 + 5 + 23);
+    expect(want).toHaveLength(40 * 3 + 5 + 23 + 3 * 2);
     for (const size of [1, 2, 7, 1000]) {
       const { ids, sizes } = await exported(bot.id, size);
       expect(ids).toEqual(want);
