@@ -9,13 +9,17 @@ type Totals = AnalyticsFieldsFragment['totals'];
 
 function Figure({ label, icon, value, detail }: { label: string; icon: ReactNode; value: ReactNode; detail?: ReactNode }) {
   return (
-    <section aria-label={label} className="min-w-0 rounded-2xl border border-gray-200 bg-white p-4 shadow-sm">
-      <div className="flex items-center justify-between gap-2">
-        <h3 className="truncate text-sm font-medium text-gray-500">{label}</h3>
+    // A label too long for a narrow card wraps; the figures sit at the bottom, so a row's figures
+    // line up whatever its labels (a card without a detail keeps the detail's line).
+    <section aria-label={label} className="flex min-w-0 flex-col rounded-2xl border border-gray-200 bg-white p-4 shadow-sm">
+      <div className="flex items-start justify-between gap-2">
+        <h3 className="pt-1.5 text-sm leading-5 font-medium text-gray-500">{label}</h3>
         <span className="inline-flex size-8 shrink-0 items-center justify-center rounded-full bg-brand-50 text-brand-600">{icon}</span>
       </div>
-      <p className="mt-2 text-2xl font-semibold tracking-tight text-gray-900 tabular-nums">{value}</p>
-      {detail ? <p className="mt-0.5 truncate text-xs text-gray-500 tabular-nums">{detail}</p> : null}
+      <div className="mt-auto pt-2">
+        <p className="text-2xl font-semibold tracking-tight text-gray-900 tabular-nums">{value}</p>
+        <p className="mt-0.5 truncate text-xs text-gray-500 tabular-nums">{detail ?? '\u00a0'}</p>
+      </div>
     </section>
   );
 }
