@@ -31,7 +31,7 @@ export async function recordChatbotDeleted(db: PrismaClient, chatbotId: string):
  */
 export async function lockDeletedChatbots(tx: Tx, chatbotIds: readonly string[]): Promise<Set<string>> {
   const ids = [...new Set(chatbotIds.map((id) => id.toLowerCase()))].sort();
-  // One by one in id order, as every writer takes them, so two deletions never wait on writers crosswise.
+  // One by one in id order, as every writer takes them, so writers queued behind two deletions cannot deadlock.
   for (const id of ids) await tx.$executeRaw`SELECT pg_advisory_xact_lock_shared(hashtextextended(${lockKey(id)}, 0))`;
   const rows = await tx.$queryRaw<{ chatbotId: string }[]>`
     SELECT "chatbotId"::text AS "chatbotId" FROM "DeletedChatbot" WHERE "chatbotId" = ANY(${ids}::uuid[])`;
