@@ -21,50 +21,37 @@ ensure_node() {
   fi
 }
 
-manifest_hash() {
-  { cat package.json */package.json services/*/package.json; cat package-lock.json 2>/dev/null || true; } | sha256sum | cut -d' ' -f1
+# The hash of the given files (those that exist), to tell whether an install is still current.
+files_hash() {
+  { cat "$@" 2>/dev/null || true; } | sha256sum | cut -d' ' -f1
+}
+
+# Runs `npm install` in DIR when FILES (its manifests) changed since the last install there; a stamp
+# in DIR/node_modules holds their hash. `npm ci` fails on this registry for lockfiles naming other
+# platforms' builds; `npm install` with the lockfile present installs the same tree.
+install_when_changed() {
+  local dir="$1" what="$2"
+  shift 2
+  local stamp="$dir/node_modules/.parley-install-stamp"
+  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$(files_hash "$@")" ]; then
+    echo "› installing $what" >&2
+    (cd "$dir" && npm install --no-audit --no-fund >&2)
+    files_hash "$@" > "$stamp"
+  fi
 }
 
 ensure_deps() {
-  local stamp="node_modules/.parley-install-stamp"
-  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$(manifest_hash)" ]; then
-    echo "› installing dependencies" >&2
-    # `npm ci` fails on this registry for lockfiles naming other platforms' builds; `npm install`
-    # with the lockfile present installs the same tree.
-    npm install --no-audit --no-fund >&2
-    manifest_hash > "$stamp"
-  fi
-  ensure_chat_runtime
-}
-
-# The public chat page is built with React 18 (ADR 21), which has its own install in web/chat-runtime
-# (the app keeps React 19 and one version of a package per tree). Same stamp rule as above.
-chat_runtime_hash() {
-  cat web/chat-runtime/package.json web/chat-runtime/package-lock.json | sha256sum | cut -d' ' -f1
-}
-
-ensure_chat_runtime() {
-  local stamp="web/chat-runtime/node_modules/.parley-install-stamp"
-  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$(chat_runtime_hash)" ]; then
-    echo "› installing the public chat page's React into web/chat-runtime" >&2
-    (cd web/chat-runtime && npm install --no-audit --no-fund >&2)
-    chat_runtime_hash > "$stamp"
-  fi
+  install_when_changed . "dependencies" package.json */package.json services/*/package.json package-lock.json
+  # The public chat page is built with React 18 (ADR 21), which has its own install (the app keeps
+  # React 19, and npm keeps one version of a package per tree).
+  install_when_changed web/chat-runtime "the public chat page's React into web/chat-runtime" \
+    web/chat-runtime/package.json web/chat-runtime/package-lock.json
 }
 
 # ESLint and Prettier have their own install in tools/lint (typescript-eslint needs TypeScript 6's JS
-# API; the repo builds with TypeScript 7). Same stamp rule as above.
-lint_hash() {
-  cat tools/lint/package.json tools/lint/package-lock.json 2>/dev/null | sha256sum | cut -d' ' -f1
-}
-
+# API; the repo builds with TypeScript 7).
 ensure_lint_tools() {
-  local stamp="tools/lint/node_modules/.parley-install-stamp"
-  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$(lint_hash)" ]; then
-    echo "› installing lint tools into tools/lint" >&2
-    (cd tools/lint && npm install --no-audit --no-fund >&2)
-    lint_hash > "$stamp"
-  fi
+  install_when_changed tools/lint "lint tools into tools/lint" tools/lint/package.json tools/lint/package-lock.json
 }
 
 generate() {

@@ -71,9 +71,9 @@ async function ownerWithConversations(name: string, chatbots: number) {
 }
 
 /**
- * Waits until the analytics worker has counted every queued answer: a batch still in flight while a
- * chatbot is deleted could write its figures back after they were removed (ADR 18's one-transaction
- * window), and these tests are about the deletion and its retry, not that race.
+ * Waits until the analytics worker has counted every queued answer, so each deletion below meets
+ * settled figures (a batch in flight while a chatbot is deleted has its own test in
+ * record-analytics.test.ts); these tests are about the deletion and its retry.
  */
 async function analyticsCounted() {
   const queue = new Queue(QUEUES.chatbotInteractionAnalytics, { connection: stack.redis, prefix: stack.prefix });
