@@ -16,7 +16,7 @@ import {
   type FakeOpenAI,
   type FakeOpenAIRequest,
 } from '@parley/common/testing/fake-openai.ts';
-import { recordUsage } from '@parley/billing/usage/record-usage.ts';
+import { recordUsageBatch } from '@parley/billing/usage/record-usage.ts';
 import { startUsageRecordedWorker } from '@parley/billing/usage/usage-recorded.job.ts';
 import { DEV_SESSION_SECRET } from '@parley/chat/config.ts';
 import { sessionIds } from '@parley/chat/public-chat/session-id.ts';
@@ -349,7 +349,7 @@ describe('usage metering across the queue', () => {
         redis,
         logger: createLogger('billing-test-restarted', 'silent'),
         prefix: stack.queuePrefix,
-        recordUsage: (input) => recordUsage(deps, input),
+        recordUsageBatch: (usages) => recordUsageBatch(deps, usages),
       });
       restartedWorkers.push(restarted);
 

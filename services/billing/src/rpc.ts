@@ -25,7 +25,7 @@ import type { PaymentsDeps } from './payments/payments-deps.ts';
 import { formatMoney } from './money.ts';
 import { listUsageRecords } from './usage/list-usage-records.ts';
 import { getUsageReport, type ReportedUsageRecord } from './usage/usage-report.ts';
-import { reserveCredit } from './credit/reserve-credit.ts';
+import type { CreditHolds } from './credit/reserve-credit.ts';
 import { releaseCredit } from './credit/release-credit.ts';
 
 const planToProto: Record<DbPlan, Plan> = { free: Plan.FREE, pro: Plan.PRO };
@@ -66,7 +66,7 @@ const productToProto: Record<CheckoutProduct, CheckoutProductMessage> = {
   credit_topup: CheckoutProductMessage.CREDIT_TOPUP,
 };
 
-export function billingRoutes(deps: OpenAccountDeps, payments: PaymentsDeps) {
+export function billingRoutes(deps: OpenAccountDeps, payments: PaymentsDeps, holds: CreditHolds) {
   return (router: ConnectRouter) => {
     router.service(BillingService, {
       async getAccount(req) {
@@ -137,7 +137,7 @@ export function billingRoutes(deps: OpenAccountDeps, payments: PaymentsDeps) {
         };
       },
       async reserveCredit(req) {
-        const held = await reserveCredit(deps, req);
+        const held = await holds.reserve(req);
         return {
           amount: formatMoney(held.amount),
           inputPricePerMillion: formatMoney(held.inputPricePerMillion),

@@ -15,12 +15,13 @@ import { openAccount, type OpenAccountDeps } from './accounts/open-account.ts';
 import { startUserRegisteredWorker } from './accounts/user-registered.job.ts';
 import type { BillingConfig } from './config.ts';
 import { billingRoutes } from './rpc.ts';
-import { recordUsage } from './usage/record-usage.ts';
+import { recordUsageBatch } from './usage/record-usage.ts';
 import { startUsageRecordedWorker } from './usage/usage-recorded.job.ts';
 import { applyStripeEvent } from './payments/apply-stripe-event.ts';
 import type { PaymentsDeps } from './payments/payments-deps.ts';
 import { createStripeClient } from './payments/stripe-client.ts';
 import { startStripeEventsWorker } from './payments/stripe-events.job.ts';
+import { creditHolds } from './credit/reserve-credit.ts';
 import { CREDIT_HOLD_SWEEP_MS, sweepCreditHolds } from './credit/sweep-credit-holds.ts';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
@@ -54,7 +55,7 @@ export async function createBillingService(
     ? startUserRegisteredWorker({ redis, logger, prefix: config.QUEUE_PREFIX, openAccount: (userId) => openAccount(deps, userId) })
     : undefined;
   const usageRecordedWorker = workers
-    ? startUsageRecordedWorker({ redis, logger, prefix: config.QUEUE_PREFIX, recordUsage: (input) => recordUsage(deps, input) })
+    ? startUsageRecordedWorker({ redis, logger, prefix: config.QUEUE_PREFIX, recordUsageBatch: (usages) => recordUsageBatch(deps, usages) })
     : undefined;
   // No STRIPE_SECRET_KEY: test mode, checkout sessions are local and nothing reaches Stripe.
   const payments: PaymentsDeps = { ...deps, stripe: createStripeClient(config), logger, config };
@@ -93,7 +94,7 @@ export async function createBillingService(
   const app = createServiceApp({
     logger,
     trust: { secret: config.SERVICE_SECRET, callers: ['gateway', 'chat', 'chatbot'] },
-    routes: billingRoutes(deps, payments),
+    routes: billingRoutes(deps, payments, creditHolds(deps)),
     readiness: dataReadiness(prisma, redis),
   });
 

@@ -44,3 +44,48 @@ export function batcher<T>(flush: (items: T[]) => Promise<unknown>, opts: { size
     },
   };
 }
+
+/**
+ * Group commit: calls that arrive while a flush is running wait for it, then go together in the next
+ * flush (up to `max` items), so N calls at once on one row cost a few statements, not N queued on
+ * the row's lock. An idle call is flushed at once (after the current turn of the event loop, which
+ * gathers calls made in the same turn): one caller alone waits for nothing. `flush` answers each
+ * item in order; when a whole flush fails (a deadlock, a lost connection), its items are flushed one
+ * by one, so each settles by its own outcome.
+ */
+export function groupCommit<T, R>(flush: (items: T[]) => Promise<R[]>, opts: { max: number }) {
+  let pending: { item: T; resolve: (result: R) => void; reject: (err: unknown) => void }[] = [];
+  let running = false;
+
+  const run = async () => {
+    while (pending.length > 0) {
+      const batch = pending.slice(0, opts.max);
+      pending = pending.slice(opts.max);
+      try {
+        const results = await flush(batch.map((p) => p.item));
+        batch.forEach((p, i) => p.resolve(results[i]));
+      } catch (err) {
+        if (batch.length === 1) batch[0].reject(err);
+        else
+          for (const p of batch) {
+            await flush([p.item]).then(
+              ([result]) => p.resolve(result),
+              (failure: unknown) => p.reject(failure),
+            );
+          }
+      }
+    }
+    running = false;
+  };
+
+  return {
+    add(item: T): Promise<R> {
+      return new Promise<R>((resolve, reject) => {
+        pending.push({ item, resolve, reject });
+        if (running) return;
+        running = true;
+        setImmediate(() => void run());
+      });
+    },
+  };
+}

@@ -1,5 +1,6 @@
 // Releasing the credit hold of an answer that was not produced (the model failed, the visitor left):
-// the hold is deleted and the owner's reservedCredit lowered by its amount, in one statement.
+// the hold is deleted and the owner's reservedCredit lowered by its amount, in one statement (the
+// release_credit function: the owner's account row locked first, as every writer of money does).
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import { requiredText } from '../usage/record-usage.ts';
 
@@ -10,11 +11,6 @@ import { requiredText } from '../usage/record-usage.ts';
  */
 export async function releaseCredit(deps: { prisma: PrismaClient }, rawRequestId: string): Promise<{ released: boolean }> {
   const requestId = requiredText(rawRequestId, 'request_id', 200);
-  const released = await deps.prisma.$executeRaw`
-    WITH released AS (
-      DELETE FROM "CreditReservation" WHERE "requestId" = ${requestId} RETURNING "userId", "amount"
-    )
-    UPDATE "Account" AS a SET "reservedCredit" = a."reservedCredit" - r."amount", "updatedAt" = now()
-      FROM released AS r WHERE a."userId" = r."userId"`;
-  return { released: released > 0 };
+  const [{ released }] = await deps.prisma.$queryRaw<{ released: boolean }[]>`SELECT release_credit(${requestId}) AS released`;
+  return { released };
 }

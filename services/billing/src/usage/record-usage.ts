@@ -1,10 +1,10 @@
 // Recording one answered message's use of a language model and paying for it from the owner's
 // credit: the usage record, its day in UsageDaily, the settlement of the answer's credit hold, the
-// debit and its ledger entry are written by one statement (in one transaction with the opening of
-// a missing account), once per request id however often the event is delivered (retries,
-// duplicates, concurrent workers).
+// debit and its ledger entry are written by one statement for a whole batch of answers (in one
+// transaction with the opening of a missing account), once per request id however often the event
+// is delivered (retries, duplicates, concurrent workers).
 import { failedPrecondition, invalid } from '@parley/common/rpc-errors.ts';
-import { Prisma, type PrismaClient, type UsageRecord } from '../generated/prisma/client.ts';
+import type { Prisma, PrismaClient, UsageRecord } from '../generated/prisma/client.ts';
 import { openAccountInTransaction } from '../accounts/open-account.ts';
 import { parseUserId } from '../accounts/user-id.ts';
 
@@ -34,7 +34,7 @@ export interface RecordUsageResult {
 
 export const USAGE_DEBIT_REASON = 'usage';
 
-/** The ledger's idempotency key for the debit of one answer. */
+/** The ledger's idempotency key for the debit of one answer (settle_usage writes the same). */
 export const usageDebitReference = (requestId: string) => `usage:${requestId}`;
 
 /**
@@ -45,88 +45,66 @@ export const MAX_TOKENS = 1_000_000_000;
 
 export async function recordUsage(deps: RecordUsageDeps, input: RecordUsageInput): Promise<RecordUsageResult> {
   const usage = parseUsage(input);
-  return (await recordOnce(deps.prisma, usage)) ?? recordOpeningAccount(deps, usage);
+  const [outcome] = await settle(deps.prisma, [usage]);
+  if (outcome === 'no-account') return recordOpeningAccount(deps, usage);
+  return resultOf(deps.prisma, usage, outcome);
+}
+
+/** What recording one usage in a batch came to: recorded, or already recorded before (duplicate). */
+export type BatchOutcome = 'recorded' | 'duplicate';
+
+/**
+ * Records a batch of usages (the usage worker's jobs that arrive at once) in ONE statement, each
+ * once: the owners' account rows are updated once per owner, however many of their answers the
+ * batch settles. An owner without an account yet has it opened and their usage recorded on its own
+ * (recordUsage). Throws when the batch cannot be written (the caller records each on its own then).
+ */
+export async function recordUsageBatch(deps: RecordUsageDeps, usages: readonly ParsedUsage[]): Promise<(BatchOutcome | Error)[]> {
+  const outcomes = await settle(deps.prisma, usages);
+  return Promise.all(
+    usages.map(async (usage, i): Promise<BatchOutcome | Error> => {
+      const outcome = outcomes[i];
+      if (outcome === 'recorded' || outcome === 'duplicate') return outcome;
+      if (outcome === 'unpriced') return unpriced(usage);
+      try {
+        return (await recordOpeningAccount(deps, usage)).recorded ? 'recorded' : 'duplicate';
+      } catch (err) {
+        return err as Error;
+      }
+    }),
+  );
 }
 
 type ParsedUsage = ReturnType<typeof parseUsage>;
+type SettleOutcome = BatchOutcome | 'no-account' | 'unpriced';
 
 /**
- * The debit statement and what its outcome means, for both paths: on its own (the usual case, an
- * owner whose account exists: one round trip, committed on its own) or inside the transaction that
- * opens the account. Null when there is no account yet (nothing was written).
+ * Billing's debit (the settle_usage function of the migration "money_in_batches"): the usage records,
+ * costed by Postgres from the model's price; their days in UsageDaily; the settlement of their credit
+ * holds (deleted, and the accounts' reservedCredit lowered by them); the debits and their ledger
+ * entries. All of it or nothing, each request id once: a concurrent duplicate waits on the request
+ * id's unique index for the first one's commit and then inserts nothing, so it debits nothing. The
+ * owners' account rows are locked first, in order, as every writer of money does. Outcomes in the
+ * order of `usages`.
  */
-async function recordOnce(db: PrismaClient | Prisma.TransactionClient, usage: ParsedUsage): Promise<RecordUsageResult | null> {
-  const [outcome] = await db.$queryRaw<RecordOutcome[]>(recordStatement(usage));
-  // A configuration problem, not a bad event: once the price is added, the failed job can be retried.
-  if (!outcome.priced) throw failedPrecondition(`unknown model "${usage.model}": it has no price in ModelPrice`);
-  if (outcome.id) return { recorded: true, usageRecord: usageRecordOf(outcome) };
-  if (!outcome.has_account) return null;
-  return { recorded: false, usageRecord: await db.usageRecord.findUniqueOrThrow({ where: { requestId: usage.requestId } }) };
+async function settle(db: PrismaClient | Prisma.TransactionClient, usages: readonly ParsedUsage[]): Promise<SettleOutcome[]> {
+  const rows = await db.$queryRaw<{ o_request_id: string; o_outcome: SettleOutcome }[]>`
+    SELECT * FROM settle_usage(${JSON.stringify(usages.map((u) => ({ ...u, occurredAt: u.occurredAt.toISOString() })))}::jsonb)`;
+  const byRequest = new Map(rows.map((r) => [r.o_request_id, r.o_outcome]));
+  return usages.map((u) => byRequest.get(u.requestId) ?? 'duplicate');
 }
 
-type RecordOutcome = Partial<UsageRecord> & { priced: boolean; has_account: boolean };
+/** A configuration problem, not a bad event: once the price is added, the failed job can be retried. */
+const unpriced = (usage: ParsedUsage) => failedPrecondition(`unknown model "${usage.model}": it has no price in ModelPrice`);
 
-function usageRecordOf(outcome: RecordOutcome): UsageRecord {
-  const { priced: _priced, has_account: _hasAccount, ...usageRecord } = outcome;
-  return usageRecord as UsageRecord;
-}
-
-/**
- * Billing's debit, written once for both paths: the usage record, costed by Postgres from the
- * model's price; the owner's day in UsageDaily; the settlement of the answer's credit hold (deleted,
- * and the account's reservedCredit lowered by it); the debit of the balance and its ledger entry.
- * All of it or nothing: when the request id is already recorded (or the owner has no account) no
- * record is inserted and every other step reads from that empty insert.
- *
- * Costs are NUMERIC: integer tokens × a price with 4 decimals × 0.000001 is exact at 10 decimals
- * (multiplying, unlike dividing, never rounds). A concurrent duplicate waits on the request id's
- * unique index for the first one's commit and then inserts nothing, so it debits nothing; concurrent
- * debits of one account queue on its row and each applies to the balance the previous one left.
- * A hold released or swept at the same moment is deleted by one statement only, and only that one
- * lowers reservedCredit.
- */
-function recordStatement(usage: ParsedUsage): Prisma.Sql {
-  return Prisma.sql`
-    WITH inserted AS (
-      INSERT INTO "UsageRecord" ("id", "requestId", "userId", "chatbotId", "chatbotName", "model",
-        "promptTokens", "completionTokens", "totalTokens", "promptCost", "completionCost", "totalCost", "occurredAt")
-      SELECT gen_random_uuid(), ${usage.requestId}, ${usage.userId}, ${usage.chatbotId}, ${usage.chatbotName}, p."modelId",
-        t.prompt, t.completion, t.prompt + t.completion,
-        t.prompt * p."inputPricePerMillion" * 0.000001,
-        t.completion * p."outputPricePerMillion" * 0.000001,
-        t.prompt * p."inputPricePerMillion" * 0.000001 + t.completion * p."outputPricePerMillion" * 0.000001,
-        ${usage.occurredAt.toISOString()}::timestamptz
-      FROM "ModelPrice" p, (SELECT ${usage.promptTokens}::integer AS prompt, ${usage.completionTokens}::integer AS completion) t
-      WHERE p."modelId" = ${usage.model} AND EXISTS (SELECT 1 FROM "Account" WHERE "userId" = ${usage.userId})
-      ON CONFLICT ("requestId") DO NOTHING
-      RETURNING *
-    ), daily AS (
-      INSERT INTO "UsageDaily" AS d ("userId", "chatbotId", "day", "requestCount", "promptTokens", "completionTokens", "promptCost", "completionCost")
-      SELECT i."userId", i."chatbotId", (i."occurredAt" AT TIME ZONE 'UTC')::date, 1, i."promptTokens", i."completionTokens", i."promptCost", i."completionCost"
-        FROM inserted AS i
-      ON CONFLICT ("userId", "day", "chatbotId") DO UPDATE SET
-        "requestCount" = d."requestCount" + 1,
-        "promptTokens" = d."promptTokens" + excluded."promptTokens",
-        "completionTokens" = d."completionTokens" + excluded."completionTokens",
-        "promptCost" = d."promptCost" + excluded."promptCost",
-        "completionCost" = d."completionCost" + excluded."completionCost"
-    ), settled AS (
-      DELETE FROM "CreditReservation" AS r USING inserted AS i
-       WHERE r."requestId" = i."requestId" AND r."userId" = i."userId"
-      RETURNING r."amount"
-    ), debit AS (
-      -- The balance may go negative: the answer was already given and must be paid for.
-      UPDATE "Account" AS a SET "creditBalance" = a."creditBalance" - i."totalCost",
-             "reservedCredit" = a."reservedCredit" - coalesce((SELECT "amount" FROM settled), 0),
-             "updatedAt" = now()
-        FROM inserted AS i WHERE a."userId" = i."userId"
-    ), ledger AS (
-      INSERT INTO "CreditLedgerEntry" ("id", "userId", "amount", "reason", "reference")
-      SELECT gen_random_uuid(), i."userId", -i."totalCost", ${USAGE_DEBIT_REASON}, ${usageDebitReference(usage.requestId)} FROM inserted AS i
-    )
-    SELECT i.*, EXISTS (SELECT 1 FROM "ModelPrice" WHERE "modelId" = ${usage.model}) AS priced,
-           EXISTS (SELECT 1 FROM "Account" WHERE "userId" = ${usage.userId}) AS has_account
-      FROM (SELECT 1) AS one LEFT JOIN inserted AS i ON true`;
+async function resultOf(
+  db: PrismaClient | Prisma.TransactionClient,
+  usage: ParsedUsage,
+  outcome: SettleOutcome,
+): Promise<RecordUsageResult> {
+  if (outcome === 'unpriced') throw unpriced(usage);
+  const usageRecord = await db.usageRecord.findUniqueOrThrow({ where: { requestId: usage.requestId } });
+  return { recorded: outcome === 'recorded', usageRecord };
 }
 
 /**
@@ -136,10 +114,10 @@ function recordStatement(usage: ParsedUsage): Prisma.Sql {
 function recordOpeningAccount(deps: RecordUsageDeps, usage: ParsedUsage): Promise<RecordUsageResult> {
   return deps.prisma.$transaction(async (tx) => {
     await openAccountInTransaction(tx, usage.userId, deps.initialCredit);
-    const result = await recordOnce(tx, usage);
+    const [outcome] = await settle(tx, [usage]);
     // The account was opened (or found) under the owner's lock in this transaction.
-    if (!result) throw new Error(`no billing account for "${usage.userId}" right after opening it`);
-    return result;
+    if (outcome === 'no-account') throw new Error(`no billing account for "${usage.userId}" right after opening it`);
+    return resultOf(tx, usage, outcome);
   });
 }
 

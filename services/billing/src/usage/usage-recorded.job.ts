@@ -1,37 +1,48 @@
 // Consumes the chat service's UsageRecorded events: records each answer's usage once and debits
-// the owner's credit. Database errors are rethrown so BullMQ retries them with backoff; an event
-// that can never succeed (bad payload, model without a price) fails at once, debiting nothing.
-// Usage arriving after its owner deleted their account is dropped (logged): it must not open the
-// account again.
+// the owner's credit. The worker takes up to USAGE_BATCH_MAX jobs at once, and the events that arrive
+// while a batch is being written go together in the next one (group commit): one statement per
+// batch, one update of each owner's account row per batch, however busy their chatbots. Database
+// errors are rethrown so BullMQ retries them with backoff (a batch that fails is written again one
+// event at a time, so one bad event fails alone); an event that can never succeed (bad payload,
+// model without a price) fails at once, debiting nothing. Usage arriving after its owner deleted
+// their account is dropped (logged): it must not open the account again.
 import { UnrecoverableError, type Worker } from 'bullmq';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { UsageRecordedSchema, type UsageRecorded } from '@parley/proto/parley/events/v1/usage_recorded_pb.js';
+import { groupCommit } from '@parley/common/batcher.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import { createWorker, QUEUES } from '@parley/common/queues.ts';
 import type { Redis } from '@parley/common/redis.ts';
 import { AccountDeletedError } from '../accounts/deleted-account.ts';
-import type { RecordUsageInput } from './record-usage.ts';
+import { parseUsage, type BatchOutcome } from './record-usage.ts';
 
 export type UsageRecordedPayload = UsageRecorded;
+
+/** The jobs the worker takes at once, and so the largest batch. */
+export const USAGE_BATCH_MAX = 50;
+
+type ParsedUsage = ReturnType<typeof parseUsage>;
 
 export interface UsageRecordedWorkerDeps {
   redis: Redis;
   logger: Logger;
   prefix: string;
-  /** The use case (recordUsage bound to its dependencies). */
-  recordUsage: (input: RecordUsageInput) => Promise<unknown>;
+  /** The use case (recordUsageBatch bound to its dependencies): an outcome or an error per usage, in order. */
+  recordUsageBatch: (usages: ParsedUsage[]) => Promise<(BatchOutcome | Error)[]>;
   concurrency?: number;
 }
 
 export function startUsageRecordedWorker(deps: UsageRecordedWorkerDeps): Worker {
+  const concurrency = deps.concurrency ?? USAGE_BATCH_MAX;
+  const batches = groupCommit(deps.recordUsageBatch, { max: concurrency });
   return createWorker(
     deps.redis,
     QUEUES.usageRecorded,
     UsageRecordedSchema,
     async (event, job) => {
       try {
-        await deps.recordUsage({
+        const usage = parseUsage({
           requestId: event.requestId,
           ownerId: event.ownerId,
           chatbotId: event.chatbotId,
@@ -41,6 +52,8 @@ export function startUsageRecordedWorker(deps: UsageRecordedWorkerDeps): Worker 
           completionTokens: event.completionTokens,
           occurredAt: event.occurredAt ? timestampDate(event.occurredAt) : undefined,
         });
+        const outcome = await batches.add(usage);
+        if (outcome instanceof Error) throw outcome;
       } catch (err) {
         if (err instanceof AccountDeletedError) {
           deps.logger.warn(
@@ -59,6 +72,6 @@ export function startUsageRecordedWorker(deps: UsageRecordedWorkerDeps): Worker 
         throw err;
       }
     },
-    { prefix: deps.prefix, logger: deps.logger, concurrency: deps.concurrency },
+    { prefix: deps.prefix, logger: deps.logger, concurrency },
   );
 }

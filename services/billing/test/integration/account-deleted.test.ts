@@ -30,7 +30,7 @@ import { ACCOUNT_DELETED_MESSAGE } from '../../src/accounts/deleted-account.ts';
 import { openAccount } from '../../src/accounts/open-account.ts';
 import { applyStripeEvent } from '../../src/payments/apply-stripe-event.ts';
 import { recordUsage } from '../../src/usage/record-usage.ts';
-import { reserveCredit } from '../../src/credit/reserve-credit.ts';
+import { creditHolds } from '../../src/credit/reserve-credit.ts';
 import { expectHoldsInvariant, expectLedgerInvariant } from './ledger.ts';
 import { jobSettled, startBilling, type Billing } from './harness.ts';
 
@@ -437,7 +437,13 @@ describe('after the deletion, late arrivals do not bring the owner back', () => 
       ...Array.from({ length: 5 }, () => openAccount(deps, racing)),
       deleteAccountData(billing.parts.payments, racing),
       ...Array.from({ length: 5 }, () =>
-        reserveCredit(deps, { requestId: randomUUID(), userId: racing, model: 'gpt-4o-mini', maxPromptTokens: 1, maxCompletionTokens: 1 }),
+        creditHolds(deps).reserve({
+          requestId: randomUUID(),
+          userId: racing,
+          model: 'gpt-4o-mini',
+          maxPromptTokens: 1,
+          maxCompletionTokens: 1,
+        }),
       ),
     ]);
     expect(results[5]).toEqual({ status: 'fulfilled', value: 'deleted' });

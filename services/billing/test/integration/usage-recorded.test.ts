@@ -7,7 +7,7 @@ import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { UsageRecordedSchema } from '@parley/proto/parley/events/v1/usage_recorded_pb.js';
 import { createProducer, QUEUES, type Producer } from '@parley/common/queues.ts';
 import { openAccount } from '../../src/accounts/open-account.ts';
-import { recordUsage, type RecordUsageInput } from '../../src/usage/record-usage.ts';
+import { parseUsage, recordUsage, recordUsageBatch, type RecordUsageInput } from '../../src/usage/record-usage.ts';
 import { startUsageRecordedWorker } from '../../src/usage/usage-recorded.job.ts';
 import { jobSettled, logger, startBilling, type Billing } from './harness.ts';
 
@@ -215,9 +215,9 @@ describe('many events', () => {
       promptTokens: 2000 + i,
       completionTokens: 300 + i,
     }));
-    const slowRecord = async (usage: RecordUsageInput) => {
+    const slowRecord = async (batch: ReturnType<typeof parseUsage>[]) => {
       await new Promise((r) => setTimeout(r, 40));
-      return recordUsage(deps(), usage);
+      return recordUsageBatch(deps(), batch);
     };
     const count = () => billing.parts.prisma.usageRecord.count({ where: { userId: owner } });
 
@@ -228,7 +228,7 @@ describe('many events', () => {
         redis: billing.redis,
         logger,
         prefix: billing.config.QUEUE_PREFIX,
-        recordUsage: slowRecord,
+        recordUsageBatch: slowRecord,
         concurrency: 2,
       });
     const first = start();
@@ -255,11 +255,11 @@ describe('many events', () => {
   it('retries a job whose database step failed, and applies it once', async () => {
     await billing.parts.usageRecordedWorker!.pause();
     let calls = 0;
-    const flaky = async (usage: RecordUsageInput) => {
+    const flaky = async (batch: ReturnType<typeof parseUsage>[]) => {
       if (++calls === 1) throw new Error('Connection terminated unexpectedly');
-      return recordUsage(deps(), usage);
+      return recordUsageBatch(deps(), batch);
     };
-    const worker = startUsageRecordedWorker({ redis: billing.redis, logger, prefix: billing.config.QUEUE_PREFIX, recordUsage: flaky });
+    const worker = startUsageRecordedWorker({ redis: billing.redis, logger, prefix: billing.config.QUEUE_PREFIX, recordUsageBatch: flaky });
     try {
       const failedOnce = jobSettled(worker, 'req-flaky');
       const completed = new Promise<number>((resolve) =>
