@@ -26,12 +26,26 @@
 // measures issue 15's analytics consumer running against paused, in one run (not in the default set);
 // BENCH_PHASES=memory the processes' memory settings against the runtimes' own sizing, in one run
 // (not in the default set).
+//
+// Two phases measure the product against references, each round on a fresh database, queue prefix
+// and stack (not in the default set; with only these, no stack is started for the others):
+//   - BENCH_PHASES=floor: Parley against the floor (bench/floor.ts: one process doing one Redis round
+//     trip, one SQL read, the model and one SQL write), alternated (Parley, floor, Parley, floor),
+//     with a zero-latency model: one visitor alone (overhead p50), then 50 visitors in a closed loop
+//     (requests/s, CPU per message of the measured processes plus every PostgreSQL and Redis server
+//     process), and the processes' RSS at rest; then the ratios Parley ÷ floor.
+//   - BENCH_PHASES=one-owner: 200 visitors at once on the one bench chatbot, then 50, with the model
+//     answering after 50 ms: requests/s, latency percentiles, p99 ÷ p50 and fairness between visitors.
+// BENCH_BASE=/path/to/another/checkout (set up with `npm run setup`) adds that checkout's stack to
+// both phases, started with its own scripts/stack.ts, alternated with this one (base, this, …), and
+// prints the ratios this ÷ base.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, createServer, request as httpRequest, type Server } from 'node:http';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Queue } from 'bullmq';
 import pg from 'pg';
 import { QUEUES } from '../services/common/src/queues.ts';
@@ -39,6 +53,7 @@ import { createRedis, unlinkMatching } from '../services/common/src/redis.ts';
 import { startFakeOpenAI, type FakeOpenAIRequest } from '../services/common/src/testing/fake-openai.ts';
 import { PROCESS_MEMORY, PROCESSES, root, startStack, type RunningStack, type StackOptions } from '../scripts/stack.ts';
 import { cpuTicks, freshDatabase, postJson, stackChildren } from './bench-stack.ts';
+import { startFloor } from './floor.ts';
 import { mulberry32, percentile } from './stats.ts';
 
 const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/parley_test';
@@ -62,6 +77,14 @@ const PACED_SECONDS = Math.max(10, Math.round(40 * scale));
 const PACED_MAX = Math.max(150, Math.round(1_500 * scale));
 const THINK_MIN_MS = 1_000;
 const THINK_MAX_MS = 3_000;
+/** The one-owner phase: this many visitors at once on the one chatbot, the model answering after a delay. */
+const ONE_OWNER_VISITORS = 200;
+const ONE_OWNER_MESSAGES = Math.max(400, Math.round(3_000 * scale));
+const ONE_OWNER_MODEL_DELAY_MS = 50;
+/** Sequential messages of the one visitor alone in the floor phase. */
+const ONE_VISITOR = Math.max(30, Math.round(300 * scale));
+const BENCH_BASE = process.env.BENCH_BASE;
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const phases = new Set((process.env.BENCH_PHASES ?? 'paced,overhead,first-token,scaling').split(',').map((p) => p.trim()));
 
 const ms = (n: number) => n.toFixed(2);
@@ -101,12 +124,22 @@ interface Visitor {
   sessionId: string;
   ip: string;
   sent: number;
+  /** Continues the conversation the server's answer names, as the chat page does (the other phases start one per message). */
+  keepSession?: boolean;
 }
 const visitors: Visitor[] = Array.from({ length: VISITORS }, (_, i) => ({
   sessionId: `bench-visitor-${i}-${Math.floor(rand() * 1e9).toString(36)}`,
   ip: `10.42.${Math.floor(i / 200)}.${(i % 200) + 1}`,
   sent: 0,
 }));
+/** New visitors for a round of the floor and one-owner phases, each with its own address and conversation. */
+const freshVisitors = (n: number): Visitor[] =>
+  Array.from({ length: n }, (_, i) => ({
+    sessionId: `bench-${randomBytes(6).toString('hex')}`,
+    ip: `10.43.${Math.floor(i / 200)}.${(i % 200) + 1}`,
+    sent: 0,
+    keepSession: true,
+  }));
 const message = (v: Visitor) => `${QUESTIONS[(v.sent + v.ip.length) % QUESTIONS.length]} (${v.sent})`;
 
 // --- CPU accounting from /proc (clock ticks of 10 ms) ----------------------------------------------
@@ -264,8 +297,9 @@ async function chatJson(v: Visitor): Promise<number> {
   );
   const elapsed = performance.now() - t0;
   v.sent++;
-  const body = JSON.parse(res.text) as { message?: string };
+  const body = JSON.parse(res.text) as { message?: string; sessionId?: string };
   if (res.status !== 200 || !body.message) throw new Error(`chat answered ${res.status}: ${res.text.slice(0, 300)}`);
+  if (v.keepSession && body.sessionId) v.sessionId = body.sessionId;
   return elapsed;
 }
 
@@ -303,30 +337,36 @@ async function modelDirect(modelUrl: string, body: FakeOpenAIRequest, stream: bo
   return res.firstAt - t0;
 }
 
-/** `count` requests shared by `concurrency` visitors, each sending one after another. */
-async function load(count: number, concurrency: number, send: (v: Visitor) => Promise<number>) {
+/** `count` requests shared by `concurrency` visitors (of `among`), each sending one after another. */
+async function load(count: number, concurrency: number, send: (v: Visitor) => Promise<number>, among = visitors) {
   const latencies: number[] = [];
+  /** Each visitor's latencies (those with at least one answer). */
+  const perVisitor: number[][] = [];
   const errors: string[] = [];
   let issued = 0;
   const deadline = Date.now() + PHASE_DEADLINE_MS;
   const t0 = performance.now();
   await Promise.all(
-    visitors.slice(0, concurrency).map(async (v) => {
+    among.slice(0, concurrency).map(async (v) => {
+      const mine: number[] = [];
       while (issued < count && Date.now() < deadline) {
         issued++;
         try {
-          latencies.push(await send(v));
+          const t = await send(v);
+          latencies.push(t);
+          mine.push(t);
         } catch (err) {
           errors.push((err as Error).message);
         }
       }
+      if (mine.length) perVisitor.push(mine);
     }),
   );
   const seconds = (performance.now() - t0) / 1000;
   if (errors.length) console.log(`  ${errors.length} of ${issued} requests failed (first: ${errors[0]})`);
   if (errors.length > count / 100) throw new Error(`${errors.length} of ${issued} requests failed`);
   if (issued < count) throw new Error(`only ${issued} of ${count} requests within ${PHASE_DEADLINE_MS / 1000} s`);
-  return { latencies, errors: errors.length, seconds, rps: latencies.length / seconds };
+  return { latencies, perVisitor, errors: errors.length, seconds, rps: latencies.length / seconds };
 }
 
 /**
@@ -366,13 +406,16 @@ const api = <T>(path: string, body: unknown, token?: string) => postJson<T>(gate
 
 // --- The run ----------------------------------------------------------------------------------------
 
+/** The base checkout's own startStack (BENCH_BASE), loaded before anything is created. */
+const startBase = BENCH_BASE
+  ? ((await import(pathToFileURL(join(BENCH_BASE, 'scripts/stack.ts')).href)) as { startStack: typeof startStack }).startStack
+  : undefined;
 const { url: databaseUrl, admin } = await freshDatabase(BASE_DATABASE_URL, DATABASE);
-const db = new pg.Client({ connectionString: databaseUrl });
 
 const model = await startFakeOpenAI({ delayMs: 0, chunkDelayMs: 0 });
 const proxy = await startProxy();
 proxy.targets.push(new URL(`http://127.0.0.1:${4003 + PORT_OFFSET}`));
-const queuePrefix = `benchchat${randomBytes(4).toString('hex')}`;
+let queuePrefix = `benchchat${randomBytes(4).toString('hex')}`;
 // One for the stack and the second chat instance, which must sign and check calls alike.
 const serviceSecret = process.env.SERVICE_SECRET || randomBytes(32).toString('base64url');
 const stackEnv = (chatUrl?: string): NodeJS.ProcessEnv => ({
@@ -391,24 +434,16 @@ const stackEnv = (chatUrl?: string): NodeJS.ProcessEnv => ({
 const start = (chatUrl?: string, memory?: StackOptions['memory']) =>
   startStack({ memory, portOffset: PORT_OFFSET, output: process.env.BENCH_LOGS ? 'inherit' : 'quiet', env: stackEnv(chatUrl) });
 
-let stack: RunningStack | undefined;
-let secondChat: ChildProcess | undefined;
-try {
-  console.log(
-    `public chat benchmark: ${cpus().length} CPUs, Node ${process.version}, database ${DATABASE}, ${VISITORS} visitors, client ${useFetch ? 'fetch' : 'node:http'}`,
-  );
-  let startedAt = performance.now();
-  stack = await start();
-  gateway = stack.url.replace('localhost', '127.0.0.1');
-  console.log(`stack ready in ${((performance.now() - startedAt) / 1000).toFixed(1)} s (gateway ${gateway}, chat service direct)`);
+const BOT_NAME = 'Bench shop assistant';
 
-  // An owner, a chatbot with a few knowledge entries, and credit that never runs out.
+/** An owner, a chatbot with a few knowledge entries, and credit that never runs out, on the stack at `gateway`; sets `uniqueId`. */
+async function prepareOwner(): Promise<void> {
   const { token, user } = await api<{ token: string; user: { id: string } }>('/api/auth/register', {
     email: `bench-${randomBytes(4).toString('hex')}@example.com`,
     password: 'bench-password-2026',
     password2: 'bench-password-2026',
   });
-  const bot = await api<{ _id: string; uniqueId: string }>('/api/chatbot', { name: 'Bench shop assistant' }, token);
+  const bot = await api<{ _id: string; uniqueId: string }>('/api/chatbot', { name: BOT_NAME }, token);
   for (const text of KNOWLEDGE) await api(`/api/chatbot/${bot._id}/knowledge-base/text`, { text, append: true }, token);
   // Thousands of messages from one address: without the daily visitor and spend limits (issue 14's
   // defaults would stop the bench; bench/visitor-limits.ts measures what they cost).
@@ -419,9 +454,300 @@ try {
   });
   if (!unlimited.ok) throw new Error(`could not lift the bench chatbot's limits: ${unlimited.status}`);
   uniqueId = bot.uniqueId;
+  // Billing opens the account when it hears of the new user (a queue): given 10 s to do so.
+  const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
-  const { rowCount } = await db.query(`UPDATE billing."Account" SET "creditBalance" = 1000 WHERE "userId" = $1`, [user.id]);
-  if (rowCount !== 1) throw new Error('no billing account for the bench owner');
+  try {
+    for (const deadline = Date.now() + 10_000; ; await sleep(200)) {
+      const { rowCount } = await db.query(`UPDATE billing."Account" SET "creditBalance" = 1000 WHERE "userId" = $1`, [user.id]);
+      if (rowCount === 1) break;
+      if (Date.now() > deadline) throw new Error('no billing account for the bench owner');
+    }
+  } finally {
+    await db.end();
+  }
+}
+
+let stack: RunningStack | undefined;
+let secondChat: ChildProcess | undefined;
+
+// --- The floor and one-owner phases: rounds on fresh databases, alternated --------------------------
+
+type Kind = 'this' | 'base' | 'floor';
+const classic = [...phases].some((p) => p !== 'floor' && p !== 'one-owner');
+/** Every Redis key prefix of the run (each round of the floor and one-owner phases has its own). */
+const prefixes = [queuePrefix];
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const ratio = (a: number, b: number) => (a / b).toFixed(2);
+
+/** A fresh database and key prefix, nothing running on them: no round sees another's rows or queues. */
+async function freshRound(): Promise<void> {
+  await stack?.stop();
+  stack = undefined;
+  for (const sockets of Object.values(clientAgent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
+  await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${DATABASE}`);
+  queuePrefix = `benchchat${randomBytes(4).toString('hex')}`;
+  prefixes.push(queuePrefix);
+}
+
+/** This checkout's stack or the base checkout's (its own scripts/stack.ts), set up with the bench's owner and chatbot. */
+async function startParley(kind: 'this' | 'base'): Promise<void> {
+  await freshRound();
+  const begun = performance.now();
+  const starter = kind === 'base' ? startBase! : startStack;
+  stack = await starter({ portOffset: PORT_OFFSET, output: process.env.BENCH_LOGS ? 'inherit' : 'quiet', env: stackEnv() });
+  gateway = stack.url.replace('localhost', '127.0.0.1');
+  await prepareOwner();
+  const found = Object.keys(stackChildren()).length;
+  if (found !== PROCESSES.length) throw new Error(`found ${found} of the stack's ${PROCESSES.length} processes in /proc`);
+  console.log(`  (${kind}: stack ready in ${((performance.now() - begun) / 1000).toFixed(1)} s)`);
+}
+
+/** True once the round's queues hold no waiting or active job (the consumers' share of the messages is done). */
+async function queuesDrained(queues: Queue[], timeoutMs = 60_000): Promise<boolean> {
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await sleep(100)) {
+    const counts = await Promise.all(queues.map((q) => q.getJobCounts()));
+    if (counts.every((c) => (c.waiting ?? 0) + (c.active ?? 0) + (c.paused ?? 0) + (c.prioritized ?? 0) === 0)) return true;
+  }
+  return false;
+}
+
+/** Every PostgreSQL and Redis server process; a backend of another database than the bench's is told apart. */
+function serverProcesses(): Map<number, string> {
+  const out = new Map<number, string>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const comm = readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
+      if (comm === 'redis-server') out.set(Number(entry), 'redis');
+      if (comm !== 'postgres') continue;
+      // A backend's title: "postgres: [cluster: ]user database host(port) state".
+      const title = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      const db = /^postgres: (?:\S+: )?\S+ (\S+) (?:\[local\]|\S+\(\d+\))/.exec(title)?.[1];
+      out.set(Number(entry), db && db !== DATABASE ? 'postgres-other' : 'postgres');
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+/** CPU ticks by pid of the measured processes (named) and of the database servers. */
+function tickSnapshot(measured: Record<string, number>): Map<number, { group: string; ticks: number }> {
+  const groups = serverProcesses();
+  for (const [name, pid] of Object.entries(measured)) groups.set(pid, name);
+  return new Map([...groups].map(([pid, group]) => [pid, { group, ticks: cpuTicks(pid) }]));
+}
+/**
+ * CPU ms per message by group between two snapshots. A process that started in between counts from
+ * zero; one that ended in between (a short-lived backend) is missed.
+ */
+function cpuPerMessage(a: ReturnType<typeof tickSnapshot>, b: ReturnType<typeof tickSnapshot>, messages: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [pid, { group, ticks }] of b) out[group] = (out[group] ?? 0) + ((ticks - (a.get(pid)?.ticks ?? 0)) * TICK_MS) / messages;
+  return out;
+}
+const rssMb = (pid: number) => Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+const promptChars = () => mean(model.requests.map((r) => r.messages.reduce((n, m) => n + m.content.length, 0)));
+
+interface FloorRound {
+  rps: number;
+  /** CPU ms per message: the measured processes by name, postgres (all of it), postgres-other (its other databases' backends), redis. */
+  cpu: Record<string, number>;
+  cpuTotal: number;
+  oneP50: number;
+  rss: number;
+}
+
+/**
+ * One round against whatever `gateway` and `uniqueId` point at: warm-up, the processes' RSS at rest,
+ * one visitor alone, then VISITORS in a closed loop with the CPU of `measured` and of the database
+ * servers, over the loop and until the round's queues are drained (their consumers' work is the messages').
+ */
+async function floorRound(label: string, measured: () => Record<string, number>): Promise<FloorRound> {
+  const queues = Object.values(QUEUES).map((name) => new Queue(name, { connection: { url: REDIS_URL }, prefix: queuePrefix }));
+  try {
+    const crowd = freshVisitors(VISITORS);
+    await load(WARMUP, VISITORS, chatJson, crowd);
+    await queuesDrained(queues);
+    await sleep(1000);
+    const pids = measured();
+    const rssSplit = Object.entries(pids).map(([name, pid]) => [name, rssMb(pid)] as const);
+    const one = summary((await load(ONE_VISITOR, 1, chatJson, freshVisitors(1))).latencies);
+    model.requests.length = 0;
+    const before = tickSnapshot(pids);
+    const loop = await load(MEASURED, VISITORS, chatJson, crowd);
+    const loopEnd = performance.now();
+    const drained = await queuesDrained(queues);
+    const drainSeconds = (performance.now() - loopEnd) / 1000;
+    const cpu = cpuPerMessage(before, tickSnapshot(pids), loop.latencies.length);
+    const prompt = promptChars();
+    model.requests.length = 0;
+    cpu.postgres = (cpu.postgres ?? 0) + (cpu['postgres-other'] ?? 0);
+    const cpuTotal = Object.entries(cpu).reduce((n, [group, v]) => (group === 'postgres-other' ? n : n + v), 0);
+    const rss = rssSplit.reduce((n, [, v]) => n + v, 0);
+    const l = summary(loop.latencies);
+    console.log(
+      `  ${label}: ${loop.rps.toFixed(0)} requests/s (${loop.latencies.length} at ${VISITORS} concurrent, p50 ${ms(l.p50)} ms); ` +
+        `one visitor p50 ${ms(one.p50)} ms, p99 ${ms(one.p99)} ms; RSS at rest ${rss.toFixed(0)} MB` +
+        (rssSplit.length > 1 ? ` (${rssSplit.map(([n, v]) => `${n} ${v.toFixed(0)}`).join(', ')})` : '') +
+        `; prompt ${prompt.toFixed(0)} chars`,
+    );
+    console.log(
+      `    CPU ${ms(cpuTotal)} ms/message: ${Object.keys(pids)
+        .map((n) => `${n} ${ms(cpu[n] ?? 0)}`)
+        .join(
+          ', ',
+        )}, postgres ${ms(cpu.postgres)} (other databases' backends ${ms(cpu['postgres-other'] ?? 0)}), redis ${ms(cpu.redis ?? 0)}` +
+        (drained
+          ? drainSeconds > 0.5
+            ? ` (queues drained ${drainSeconds.toFixed(1)} s after the loop)`
+            : ''
+          : ' (queues NOT drained within 60 s)'),
+    );
+    return { rps: loop.rps, cpu, cpuTotal, oneP50: one.p50, rss };
+  } finally {
+    await Promise.all(queues.map((q) => q.close()));
+  }
+}
+
+async function floorPhase(): Promise<void> {
+  model.setBehaviour({ delayMs: 0, chunkDelayMs: 0 });
+  const order: Kind[] = BENCH_BASE ? ['base', 'this', 'floor', 'base', 'this', 'floor'] : ['this', 'floor', 'this', 'floor'];
+  console.log(
+    `floor (model: zero delay; each round: ${WARMUP} warm-up messages, RSS at rest, ${ONE_VISITOR} sequential from one visitor, ` +
+      `${MEASURED} at ${VISITORS} concurrent with the CPU of the processes, PostgreSQL and Redis until the queues are drained; rounds ${order.join(', ')}):`,
+  );
+  const rounds: Record<Kind, FloorRound[]> = { this: [], base: [], floor: [] };
+  for (const kind of order) {
+    const n = rounds[kind].length + 1;
+    if (kind !== 'floor') {
+      await startParley(kind);
+      rounds[kind].push(await floorRound(`${kind} ${n}`, () => stackChildren()));
+      continue;
+    }
+    await freshRound();
+    const floor = await startFloor({
+      databaseUrl,
+      redisUrl: REDIS_URL,
+      modelUrl: model.url,
+      botName: BOT_NAME,
+      knowledge: KNOWLEDGE.map((text) => ({ title: `${text.split(' ').slice(0, 8).join(' ')}…`, text })),
+      ratePerMinute: 1_000_000,
+      keyPrefix: queuePrefix,
+    });
+    try {
+      gateway = floor.url;
+      uniqueId = floor.uniqueId;
+      rounds.floor.push(await floorRound(`floor ${n}`, () => ({ floor: floor.pid })));
+    } finally {
+      await floor.stop();
+    }
+  }
+  const compare = (label: string, a: FloorRound[], b: FloorRound[]) => {
+    const [ra, rb] = [a.map((r) => r.rps), b.map((r) => r.rps)];
+    const [ca, cb] = [a.map((r) => r.cpuTotal), b.map((r) => r.cpuTotal)];
+    const [oa, ob] = [a.map((r) => r.oneP50), b.map((r) => r.oneP50)];
+    const [ma, mb] = [a.map((r) => r.rss), b.map((r) => r.rss)];
+    console.log(
+      `  ${label} (means of ${a.length} rounds): requests/s ${ratio(mean(ra), mean(rb))} (${mean(ra).toFixed(0)} vs ${mean(rb).toFixed(0)}); ` +
+        `CPU per message ${ratio(mean(ca), mean(cb))} (${ms(mean(ca))} vs ${ms(mean(cb))} ms); ` +
+        `overhead p50 ${ratio(mean(oa), mean(ob))} (${ms(mean(oa))} vs ${ms(mean(ob))} ms); RSS at rest ${ratio(mean(ma), mean(mb))} (${mean(ma).toFixed(0)} vs ${mean(mb).toFixed(0)} MB)`,
+    );
+  };
+  compare('Parley (this) ÷ floor', rounds.this, rounds.floor);
+  if (BENCH_BASE) {
+    compare('Parley (base) ÷ floor', rounds.base, rounds.floor);
+    compare('this ÷ base', rounds.this, rounds.base);
+  }
+}
+
+interface OneOwnerRun {
+  rps: number;
+  p50: number;
+  p99: number;
+  fairness: number;
+}
+
+async function oneOwnerPhase(): Promise<void> {
+  const order: Kind[] = BENCH_BASE ? ['base', 'this', 'base', 'this'] : ['this'];
+  console.log(
+    `one owner (model answers after ${ONE_OWNER_MODEL_DELAY_MS} ms; each round: warm-up, then ${ONE_OWNER_MESSAGES} messages from ${ONE_OWNER_VISITORS} ` +
+      `visitors at once on the one chatbot, then ${ONE_OWNER_MESSAGES} from ${VISITORS}; fairness = slowest visitor's mean latency ÷ fastest's; rounds ${order.join(', ')}):`,
+  );
+  const runs: Record<string, OneOwnerRun[]> = {};
+  try {
+    const seen: Record<string, number> = {};
+    for (const kind of order) {
+      await startParley(kind as 'this' | 'base');
+      const n = (seen[kind] = (seen[kind] ?? 0) + 1);
+      model.setBehaviour({ delayMs: ONE_OWNER_MODEL_DELAY_MS, chunkDelayMs: 0 });
+      const crowd = freshVisitors(ONE_OWNER_VISITORS);
+      await load(Math.max(WARMUP, ONE_OWNER_VISITORS), ONE_OWNER_VISITORS, chatJson, crowd);
+      const atConcurrency: number[] = [];
+      for (const concurrency of [ONE_OWNER_VISITORS, VISITORS]) {
+        const run = await load(ONE_OWNER_MESSAGES, concurrency, chatJson, crowd);
+        model.requests.length = 0;
+        const l = summary(run.latencies);
+        const means = run.perVisitor.map(mean);
+        const fairness = Math.max(...means) / Math.min(...means);
+        (runs[`${kind} ${concurrency}`] ??= []).push({ rps: run.rps, p50: l.p50, p99: l.p99, fairness });
+        atConcurrency.push(run.rps);
+        console.log(
+          `  ${kind} ${n}, ${concurrency} visitors: ${run.rps.toFixed(0)} requests/s; latency p50 ${ms(l.p50)} ms, p95 ${ms(l.p95)} ms, ` +
+            `p99 ${ms(l.p99)} ms, max ${ms(l.max)} ms; p99 ÷ p50 ${ratio(l.p99, l.p50)}; fairness ${ratio(Math.max(...means), Math.min(...means))} ` +
+            `(${run.perVisitor.length} visitors, ${ms(Math.min(...means))}–${ms(Math.max(...means))} ms)`,
+        );
+      }
+      console.log(`  ${kind} ${n}: requests/s at ${ONE_OWNER_VISITORS} ÷ at ${VISITORS} = ${ratio(atConcurrency[0], atConcurrency[1])}`);
+      model.setBehaviour({ delayMs: 0 });
+    }
+  } finally {
+    model.setBehaviour({ delayMs: 0 });
+  }
+  if (!BENCH_BASE) return;
+  for (const concurrency of [ONE_OWNER_VISITORS, VISITORS]) {
+    const [t, b] = [runs[`this ${concurrency}`], runs[`base ${concurrency}`]];
+    const m = (rs: OneOwnerRun[], k: keyof OneOwnerRun) => mean(rs.map((r) => r[k]));
+    console.log(
+      `  this ÷ base at ${concurrency} visitors (means of ${t.length} rounds): requests/s ${ratio(m(t, 'rps'), m(b, 'rps'))}, ` +
+        `p50 ${ratio(m(t, 'p50'), m(b, 'p50'))}, p99 ${ratio(m(t, 'p99'), m(b, 'p99'))}, fairness ${ratio(m(t, 'fairness'), m(b, 'fairness'))}`,
+    );
+  }
+}
+
+try {
+  console.log(
+    `public chat benchmark: ${cpus().length} CPUs, Node ${process.version}, database ${DATABASE}, ${VISITORS} visitors, client ${useFetch ? 'fetch' : 'node:http'}`,
+  );
+  if (classic) await classicPhases();
+  if (phases.has('floor')) await floorPhase();
+  if (phases.has('one-owner')) await oneOwnerPhase();
+} finally {
+  if (secondChat && secondChat.exitCode === null) {
+    const exited = new Promise((r) => secondChat!.once('exit', r));
+    secondChat.kill('SIGTERM');
+    await Promise.race([exited, sleep(20_000)]);
+    if (secondChat.exitCode === null) secondChat.kill('SIGKILL');
+  }
+  await stack?.stop();
+  clientAgent.destroy();
+  await proxy.close();
+  await model.close();
+  if (process.env.BENCH_KEEP !== '1') {
+    await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
+    for (const prefix of prefixes) await dropRedisKeys(`${prefix}:*`);
+  } else console.log(`kept database ${DATABASE} and Redis keys ${prefixes.map((p) => `${p}:*`).join(', ')}`);
+  await admin.end();
+}
+
+/** The phases on one stack started once (paced, overhead, first-token, scaling and the others but floor and one-owner). */
+async function classicPhases(): Promise<void> {
+  let startedAt = performance.now();
+  stack = await start();
+  gateway = stack.url.replace('localhost', '127.0.0.1');
+  console.log(`stack ready in ${((performance.now() - startedAt) / 1000).toFixed(1)} s (gateway ${gateway}, chat service direct)`);
+  await prepareOwner();
 
   // 1. Overhead with a zero-latency model.
   await load(WARMUP, VISITORS, chatJson);
@@ -698,23 +1024,6 @@ try {
         `queue consumers paused ${(scaling.deferred[1] / scaling.deferred[0]).toFixed(2)}`,
     );
   }
-} finally {
-  if (secondChat && secondChat.exitCode === null) {
-    const exited = new Promise((r) => secondChat!.once('exit', r));
-    secondChat.kill('SIGTERM');
-    await Promise.race([exited, sleep(20_000)]);
-    if (secondChat.exitCode === null) secondChat.kill('SIGKILL');
-  }
-  await stack?.stop();
-  clientAgent.destroy();
-  await proxy.close();
-  await model.close();
-  await db.end().catch(() => {});
-  if (process.env.BENCH_KEEP !== '1') {
-    await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
-    await dropRedisKeys(`${queuePrefix}:*`);
-  } else console.log(`kept database ${DATABASE} and Redis keys ${queuePrefix}:*`);
-  await admin.end();
 }
 
 /** The run's queues, counters and kept turns, so that runs do not pile up in Redis. */
