@@ -158,7 +158,6 @@ export async function createChatService(
     recorder: recorder({
       exchanges,
       history,
-      dailySpend: dailyLimits,
       logger,
       publishUsage: (usage) => publishUsageRecorded(usageRecorded, usage),
       publishInteraction: chatbotInteractionPublisher([chatbotInteraction, analyticsInteraction], config.SESSION_SECRET),

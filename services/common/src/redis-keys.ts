@@ -35,7 +35,6 @@ export function redisKeys(prefix: string) {
     chatLimitVisitorDay: (chatbotId: string, day: string, visitorHash: string) =>
       join(prefix, f.chatLimit, 'visitor', chatbotId, day, visitorHash),
     /** Pico-dollars one chatbot spent or holds on one UTC day (chat; issue 14). */
-    chatLimitSpendDay: (chatbotId: string, day: string) => join(prefix, f.chatLimit, 'spend', chatbotId, day),
     /** A proof-of-work challenge already used, by its signature (chat; issue 14). */
     chatLimitChallengeUsed: (signature: string) => join(prefix, f.chatLimit, 'challenge', signature),
     /** Failed logins per (IP or "-", account hash), per IP, per account hash (auth). */

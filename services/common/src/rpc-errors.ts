@@ -30,6 +30,12 @@ export const USER_MESSAGE_HEADER = 'user-message';
 /** Error metadata set to "true" when a create is refused by the owner's plan limit (spec: limitReached). */
 export const LIMIT_REACHED_HEADER = 'limit-reached';
 
+/**
+ * Error metadata set to "true" on billing's RESOURCE_EXHAUSTED when a credit hold is refused by the
+ * chatbot's daily spend limit rather than by the owner's credit (the visitor hears the day's limit).
+ */
+export const SPEND_LIMIT_REACHED_HEADER = 'spend-limit-reached';
+
 export const unavailableToUser = (message: string) => new ConnectError(message, Code.Unavailable, { [USER_MESSAGE_HEADER]: 'true' });
 
 export function errorInterceptor(logger: Logger): Interceptor {

@@ -9,7 +9,14 @@
 // in arrival order under the owners' account locks, so one owner's busy chatbots queue on one lock
 // per batch, not per message (docs/adr/0022-money-in-batches.md).
 import { groupCommit } from '@parley/common/batcher.ts';
-import { Code, ConnectError, failedPrecondition, invalid, USER_MESSAGE_HEADER } from '@parley/common/rpc-errors.ts';
+import {
+  Code,
+  ConnectError,
+  failedPrecondition,
+  invalid,
+  SPEND_LIMIT_REACHED_HEADER,
+  USER_MESSAGE_HEADER,
+} from '@parley/common/rpc-errors.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 import { openAccount, type OpenAccountDeps } from '../accounts/open-account.ts';
 import { parseUserId } from '../accounts/user-id.ts';
@@ -23,8 +30,6 @@ export const HOLD_BATCH_MAX = 100;
 
 export const NOT_ENOUGH_CREDIT = 'Not enough credit.';
 export const SPEND_LIMIT_REACHED = "The chatbot's daily spend limit is reached.";
-/** Error metadata set to "true" when a hold is refused by the chatbot's daily spend limit (not the owner's credit). */
-export const SPEND_LIMIT_REACHED_HEADER = 'spend-limit-reached';
 
 /** Largest daily spend limit accepted, in dollars: far above any chatbot's, and exact in NUMERIC(20,10). */
 const MAX_SPEND_LIMIT = new Prisma.Decimal('1000000000');

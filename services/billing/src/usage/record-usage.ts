@@ -91,7 +91,13 @@ async function settle(db: PrismaClient | Prisma.TransactionClient, usages: reado
   const rows = await db.$queryRaw<{ o_request_id: string; o_outcome: SettleOutcome }[]>`
     SELECT * FROM settle_usage(${JSON.stringify(usages.map((u) => ({ ...u, occurredAt: u.occurredAt.toISOString() })))}::jsonb)`;
   const byRequest = new Map(rows.map((r) => [r.o_request_id, r.o_outcome]));
-  return usages.map((u) => byRequest.get(u.requestId) ?? 'duplicate');
+  // A request id given twice is written once, for its first place; the others are duplicates.
+  const seen = new Set<string>();
+  return usages.map((u) => {
+    if (seen.has(u.requestId)) return 'duplicate';
+    seen.add(u.requestId);
+    return byRequest.get(u.requestId) ?? 'duplicate';
+  });
 }
 
 /** A configuration problem, not a bad event: once the price is added, the failed job can be retried. */

@@ -5,7 +5,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Code, type Client } from '@connectrpc/connect';
 import { BillingService } from '@parley/proto/parley/billing/v1/billing_pb.js';
-import { USER_MESSAGE_HEADER } from '@parley/common/rpc-errors.ts';
+import { SPEND_LIMIT_REACHED_HEADER, USER_MESSAGE_HEADER } from '@parley/common/rpc-errors.ts';
 import { createServiceClient } from '@parley/common/rpc-client.ts';
 import { rpcError } from '@parley/common/testing/rpc.ts';
 import { Prisma } from '../../src/generated/prisma/client.ts';
@@ -13,7 +13,7 @@ import { openAccount } from '../../src/accounts/open-account.ts';
 import { CREDIT_HOLD_TTL_MS } from '../../src/credit/reserve-credit.ts';
 import { releaseCredit } from '../../src/credit/release-credit.ts';
 import { sweepCreditHolds } from '../../src/credit/sweep-credit-holds.ts';
-import { recordUsage } from '../../src/usage/record-usage.ts';
+import { parseUsage, recordUsage, recordUsageBatch } from '../../src/usage/record-usage.ts';
 import { startBilling, type Billing } from './harness.ts';
 import { expectHoldsInvariant, expectLedgerInvariant } from './ledger.ts';
 
@@ -242,6 +242,213 @@ describe('concurrent answers never overdraw', () => {
     );
     expect(after.creditBalance.isNegative()).toBe(false);
     expect(after.reservedCredit.toFixed()).toBe('0');
+    await expectLedgerInvariant(db());
+  });
+});
+
+describe("a chatbot's daily spend limit", () => {
+  const capped = (requestId: string, userId: string, chatbotId: string, dailySpendLimit: string) =>
+    client.reserveCredit({ requestId, userId, ...HOLD, chatbotId, dailySpendLimit });
+  const usageOf = (requestId: string, ownerId: string, chatbotId: string, promptTokens: number, completionTokens: number) =>
+    parseUsage({
+      requestId,
+      ownerId,
+      chatbotId,
+      chatbotName: 'Bot',
+      model: 'gpt-4o-mini',
+      promptTokens,
+      completionTokens,
+      occurredAt: new Date(),
+    });
+  /** The chatbot's spend today and its open holds of today, read in one snapshot. */
+  const spentAndHeld = async (chatbotId: string) => {
+    const [row] = await db().$queryRaw<{ spent: Prisma.Decimal; held: Prisma.Decimal }[]>`
+      SELECT coalesce((SELECT sum("promptCost" + "completionCost") FROM "UsageDaily"
+                        WHERE "chatbotId" = ${chatbotId} AND "day" = (now() AT TIME ZONE 'UTC')::date), 0) AS spent,
+             coalesce((SELECT sum("amount") FROM "CreditReservation"
+                        WHERE "chatbotId" = ${chatbotId} AND "day" = (now() AT TIME ZONE 'UTC')::date), 0) AS held`;
+    return row;
+  };
+
+  it('of 100 concurrent holds on a limit covering exactly 7, exactly 7 succeed; the others are refused as the limit, never as credit', async () => {
+    const owner = 'cap-crowd';
+    await setBalance(owner, '100');
+    const results = await Promise.allSettled(
+      Array.from({ length: 100 }, (_, i) => capped(`cap-crowd-${i}`, owner, 'bot-crowd', '0.00525')),
+    );
+    const held = results.filter((r) => r.status === 'fulfilled');
+    expect(held).toHaveLength(7);
+    for (const r of results)
+      if (r.status === 'rejected') {
+        expect(r.reason).toMatchObject({ code: Code.ResourceExhausted });
+        expect(r.reason.metadata.get(SPEND_LIMIT_REACHED_HEADER)).toBe('true');
+      }
+    expect((await spentAndHeld('bot-crowd')).held.toFixed()).toBe('0.00525');
+    // Another chatbot of the same owner has a day of its own.
+    await expect(capped('cap-crowd-other', owner, 'bot-crowd-other', '0.00525')).resolves.toBeTruthy();
+  });
+
+  it('counts settled answers at their exact cost, releases give their room back, and spent + held never passes the limit while holds, settlements in batches and releases race', async () => {
+    const owner = 'cap-race';
+    const bot = 'bot-race';
+    await setBalance(owner, '100');
+    const limit = new Prisma.Decimal('0.0075'); // 10 holds when nothing is spent
+    let watching = true;
+    const peaks: Prisma.Decimal[] = [];
+    const watcher = (async () => {
+      while (watching) {
+        const { spent, held } = await spentAndHeld(bot);
+        peaks.push(spent.plus(held));
+      }
+    })();
+    // Eight visitors, ten messages each, one after another: settlements free room as they go.
+    const outcomes = (
+      await Promise.all(
+        Array.from({ length: 8 }, async (_, v) => {
+          const mine: string[] = [];
+          for (let m = 0; m < 10; m++) {
+            const i = v * 10 + m;
+            const requestId = `cap-race-${i}`;
+            try {
+              await capped(requestId, owner, bot, limit.toFixed());
+            } catch (err) {
+              expect(err).toMatchObject({ code: Code.ResourceExhausted });
+              mine.push('refused');
+              continue;
+            }
+            if (i % 4 === 0) {
+              await client.releaseCredit({ requestId });
+              mine.push('released');
+              continue;
+            }
+            // The answer's real use: half its hold, so settling leaves room for part of another.
+            const [outcome] = await recordUsageBatch(deps(), [usageOf(requestId, owner, bot, 500, 500)]);
+            expect(outcome).toBe('recorded');
+            mine.push('answered');
+          }
+          return mine;
+        }),
+      )
+    ).flat();
+    watching = false;
+    await watcher;
+    const answered = outcomes.filter((o) => o === 'answered').length;
+    // More holds than the limit covers at once: settled answers (at half their hold) and releases gave room back.
+    expect(outcomes.filter((o) => o !== 'refused').length).toBeGreaterThan(10);
+    for (const peak of peaks) expect(peak.lte(limit)).toBe(true);
+    const { spent, held } = await spentAndHeld(bot);
+    expect(held.toFixed()).toBe('0');
+    expect(spent.toFixed()).toBe(new Prisma.Decimal('0.000375').times(answered).toFixed());
+    expect(spent.lte(limit)).toBe(true);
+    await expectLedgerInvariant(db());
+  });
+
+  it('refuses a limit that is not an amount, and one without its chatbot, with INVALID_ARGUMENT, holding nothing', async () => {
+    await setBalance('cap-bad', '1');
+    for (const [chatbotId, limit] of [
+      ['bot', '-1'],
+      ['bot', '1e3'],
+      ['bot', 'five'],
+      ['', '5.00'],
+    ]) {
+      const err = await rpcError(capped(`cap-bad-${limit}-${chatbotId}`, 'cap-bad', chatbotId, limit));
+      expect(err.code).toBe(Code.InvalidArgument);
+    }
+    expect(await db().creditReservation.count({ where: { userId: 'cap-bad' } })).toBe(0);
+  });
+
+  it("counts yesterday's open holds on yesterday, not today", async () => {
+    const owner = 'cap-days';
+    await setBalance(owner, '1');
+    await capped('cap-days-1', owner, 'bot-days', '0.00075');
+    await db().$executeRaw`UPDATE "CreditReservation" SET "day" = "day" - 1 WHERE "requestId" = 'cap-days-1'`;
+    await expect(capped('cap-days-2', owner, 'bot-days', '0.00075')).resolves.toBeTruthy();
+    expect((await rpcError(capped('cap-days-3', owner, 'bot-days', '0.00075'))).code).toBe(Code.ResourceExhausted);
+  });
+});
+
+describe('settlement in batches', () => {
+  it('records a batch once per request id, duplicates inside it and repeats included, with one debit per answer', async () => {
+    const owner = 'batch-owner';
+    await setBalance(owner, '1');
+    for (let i = 0; i < 5; i++) await reserve(`batch-${i}`, owner);
+    const usages = Array.from({ length: 5 }, (_, i) =>
+      parseUsage({
+        requestId: `batch-${i}`,
+        ownerId: owner,
+        chatbotId: 'bot',
+        chatbotName: 'Bot',
+        model: 'gpt-4o-mini',
+        promptTokens: 1000,
+        completionTokens: 1000,
+        occurredAt: new Date(),
+      }),
+    );
+    expect(await recordUsageBatch(deps(), [...usages, usages[0], usages[3]])).toEqual([
+      'recorded',
+      'recorded',
+      'recorded',
+      'recorded',
+      'recorded',
+      'duplicate',
+      'duplicate',
+    ]);
+    expect(await recordUsageBatch(deps(), usages)).toEqual(Array(5).fill('duplicate'));
+    const after = await account(owner);
+    expect(after.creditBalance.toFixed()).toBe('0.99625'); // 1 − 5 × 0.00075
+    expect(after.reservedCredit.toFixed()).toBe('0');
+    await expectLedgerInvariant(db());
+  });
+
+  it('opens a missing account on the way, and fails alone an answer of a model without a price', async () => {
+    const usage = (requestId: string, ownerId: string, model = 'gpt-4o-mini') =>
+      parseUsage({
+        requestId,
+        ownerId,
+        chatbotId: 'bot',
+        chatbotName: 'Bot',
+        model,
+        promptTokens: 10,
+        completionTokens: 10,
+        occurredAt: new Date(),
+      });
+    await setBalance('batch-known', '1');
+    const outcomes = await recordUsageBatch(deps(), [
+      usage('b-1', 'batch-known'),
+      usage('b-2', 'batch-new'),
+      usage('b-3', 'batch-known', 'no-such-model'),
+    ]);
+    expect(outcomes.slice(0, 2)).toEqual(['recorded', 'recorded']);
+    expect(outcomes[2]).toMatchObject({ code: Code.FailedPrecondition });
+    expect(await db().usageRecord.count({ where: { userId: { in: ['batch-known', 'batch-new'] } } })).toBe(2);
+    await expectLedgerInvariant(db());
+  });
+
+  it('settles concurrent batches of the same owners without deadlock or double debit', async () => {
+    const owners = ['dl-a', 'dl-b', 'dl-c'];
+    for (const o of owners) await setBalance(o, '1');
+    const usage = (i: number, ownerId: string) =>
+      parseUsage({
+        requestId: `dl-${i}-${ownerId}`,
+        ownerId,
+        chatbotId: 'bot',
+        chatbotName: 'Bot',
+        model: 'gpt-4o-mini',
+        promptTokens: 1000,
+        completionTokens: 1000,
+        occurredAt: new Date(),
+      });
+    // Each batch names the owners in another order, and each answer is in two batches.
+    const batches = Array.from({ length: 12 }, (_, b) =>
+      Array.from({ length: 10 }, (_, i) => usage((b * 5 + i) % 60, owners[(b + i) % 3])),
+    );
+    await Promise.all(batches.map((batch) => recordUsageBatch(deps(), batch)));
+    const records = await db().usageRecord.count({ where: { userId: { in: owners } } });
+    const total = owners.length;
+    expect(total).toBe(3);
+    const balances = await Promise.all(owners.map(async (o) => (await account(o)).creditBalance));
+    const spent = balances.reduce((sum, b) => sum.plus(new Prisma.Decimal(1).minus(b)), new Prisma.Decimal(0));
+    expect(spent.toFixed()).toBe(new Prisma.Decimal(HOLD_AMOUNT).times(records).toFixed());
     await expectLedgerInvariant(db());
   });
 });

@@ -1,16 +1,21 @@
 // Before the model is called, the largest possible cost of the answer is held against the owner's
-// credit (billing's ReserveCredit, atomic against balance − credit already held), so of N messages
-// at once on a balance that covers k answers at most k are answered, whatever the chat instances.
-// No hold, no answer: the visitor gets "temporarily unavailable", as for an owner without credit.
+// credit and the chatbot's spend today (billing's ReserveCredit, atomic against balance − credit
+// already held, and against the chatbot's daily spend limit: spent + held), so of N messages at once
+// on a balance or a limit that covers k answers at most k are answered, whatever the chat instances.
+// Billing decides every money rule; this service only passes the chatbot's limit along. No hold, no
+// answer: the visitor gets "temporarily unavailable", as for an owner without credit, or the day's
+// limit (429) when the chatbot's daily spend limit refused it.
 //
 // The hold is settled to the exact cost by the answer's UsageRecorded event (same request id, in
 // billing's debit statement), released here when the model fails, and expires in billing otherwise
 // (a crash, or a UsageRecorded that could not be published: it may still have reached the queue,
 // so its hold is left to cover it rather than released).
 import { Code, ConnectError, type Client } from '@connectrpc/connect';
+import { SPEND_LIMIT_REACHED_HEADER } from '@parley/common/rpc-errors.ts';
 import type { BillingService } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import type { Logger } from '@parley/common/logger.ts';
 import type { PromptMessage } from './build-prompt.ts';
+import { dailyLimitReached } from './daily-limits.ts';
 import { chatbotUnavailable } from './visitor-errors.ts';
 
 /** Tokens a chat format adds around each message (OpenAI's: 3–4 with the role), and once more for the reply's priming; kept generous. */
@@ -37,19 +42,14 @@ export interface CreditHold {
   /** The billed model (the visitor's `model`), whose price the hold is counted at. */
   model: string;
   prompt: PromptMessage[];
-}
-
-/** What billing held, as it said (exact decimal dollars). */
-export interface HeldCredit {
-  amount: string;
-  /** The model's prices the hold was counted at, dollars per million tokens; empty from a billing that does not say. */
-  inputPricePerMillion: string;
-  outputPricePerMillion: string;
+  chatbotId: string;
+  /** The chatbot's daily spend limit as the chatbot service sends it (exact decimal dollars); null: none. */
+  dailySpendLimit: string | null;
 }
 
 export interface CreditGate {
-  /** Holds the answer's largest cost (its prompt and the output cap), or throws the visitor's "temporarily unavailable". */
-  hold(hold: CreditHold): Promise<HeldCredit>;
+  /** Holds the answer's largest cost (its prompt and the output cap), or throws the visitor's refusal. */
+  hold(hold: CreditHold): Promise<void>;
   /** Releases the hold of an answer that was not given. Never throws: an unreleased hold expires in billing. */
   release(requestId: string): Promise<void>;
 }
@@ -58,16 +58,19 @@ export function creditGate(deps: { billing: Client<typeof BillingService>; logge
   const gate: CreditGate = {
     async hold(hold) {
       try {
-        const held = await deps.billing.reserveCredit({
+        await deps.billing.reserveCredit({
           requestId: hold.requestId,
           userId: hold.ownerId,
           model: hold.model,
           maxPromptTokens: BigInt(maxPromptTokens(hold.prompt)),
           maxCompletionTokens: BigInt(deps.maxOutputTokens),
+          chatbotId: hold.chatbotId,
+          dailySpendLimit: hold.dailySpendLimit ?? '',
         });
-        return { amount: held.amount, inputPricePerMillion: held.inputPricePerMillion, outputPricePerMillion: held.outputPricePerMillion };
       } catch (err) {
-        if (!(err instanceof ConnectError && err.code === Code.ResourceExhausted)) {
+        const refused = err instanceof ConnectError && err.code === Code.ResourceExhausted;
+        if (refused && err.metadata.get(SPEND_LIMIT_REACHED_HEADER) === 'true') throw dailyLimitReached();
+        if (!refused) {
           deps.logger.warn({ err: (err as Error).message, requestId: hold.requestId }, 'billing ReserveCredit failed');
           // Billing may have made the hold all the same (an answer lost on the way back): no answer follows, so it goes.
           void gate.release(hold.requestId);

@@ -4,7 +4,7 @@
 import type { PublicChatbot } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import type { PromptMessage, Turn } from './build-prompt.ts';
 import type { Passage, QaAnswer } from './chatbot-context.ts';
-import type { DayCount, SpendReservation } from './daily-limits.ts';
+import type { DayCount } from './daily-limits.ts';
 import type { LanguageModel } from './language-model.ts';
 import type { MessageInput } from './message-input.ts';
 
@@ -24,8 +24,6 @@ export interface ModelTurn extends TurnBase {
   passages: Passage[];
   /** The conversation's history the prompt was given. */
   history: Turn[];
-  /** The held amount counted in the chatbot's spend today (daily-limits.ts); null when it has no cap. */
-  spend: SpendReservation | null;
   /** The visitor's message as counted today (daily-limits.ts), given back when the model gives no answer. */
   counted: DayCount;
 }

@@ -1,8 +1,9 @@
 // What an answered message leaves behind, once the visitor has the answer (or is about to): the
 // exchange stored (conversation-store.ts, on the exchange pool of ADR 0007; a new conversation with
-// what the host page told of its visitor), UsageRecorded (with a model) and ChatbotInteraction
-// published (what analytics counts: usage/publishers.ts), the next message's history kept in Redis,
-// and the answer's reservation in the chatbot's spend today settled to its exact cost (daily-limits.ts). The writes are independent and go side by side; the answer is
+// what the host page told of its visitor), UsageRecorded (with a model: billing settles the hold and
+// counts the exact cost in the chatbot's spend today) and ChatbotInteraction published (what
+// analytics counts: usage/publishers.ts), and the next message's history kept in Redis. The writes
+// are independent and go side by side; the answer is
 // already the visitor's, so a failure is logged, never thrown (a missing UsageRecorded leaves its
 // hold to cover it until billing's sweep; an exchange not stored, or not stored because the chatbot
 // was deleted meanwhile, leaves the answer without an id).
@@ -13,7 +14,6 @@ import type { Interaction, Usage } from '../usage/publishers.ts';
 import type { Turn } from './build-prompt.ts';
 import type { CitedAnswer } from './citations.ts';
 import { recordExchange } from './conversation-store.ts';
-import type { DailyLimits } from './daily-limits.ts';
 import type { HistorySource } from './history-source.ts';
 import type { ModelAnswer } from './language-model.ts';
 import type { PreparedTurn } from './prepared-turn.ts';
@@ -32,8 +32,6 @@ export interface RecorderDeps {
   history: Pick<HistorySource, 'remember' | 'forget'>;
   publishUsage: (usage: Usage) => Promise<void>;
   publishInteraction: (interaction: Interaction) => Promise<void>;
-  /** Settles a model answer's reservation in its chatbot's spend today (absent: no chatbot has a spend cap). */
-  dailySpend?: Pick<DailyLimits, 'settle'>;
   logger: Logger;
 }
 
@@ -101,9 +99,6 @@ export function recorder(deps: RecorderDeps): Recorder {
             })
             .catch((err: Error) => log.error({ err: err.message, promptTokens, completionTokens }, 'publishing UsageRecorded failed')),
         );
-      }
-      if (turn.kind === 'model' && turn.spend && usage && deps.dailySpend) {
-        writes.push(deps.dailySpend.settle(turn.spend, usage, log));
       }
       if (turn.kind === 'model') {
         // The next message's history: what this prompt was given, then this exchange.

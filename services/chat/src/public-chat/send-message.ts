@@ -8,30 +8,29 @@
 //                  then, with no I/O, where it may run: the request's site (visitor-site.ts, 403)
 //   4. proof       a new conversation's first message on a chatbot that asks for proof of work: the
 //                  solved challenge checked, then ONE Redis SET NX so it is used once (proof-of-work.ts, 403)
-//   5. day limits  ONE Redis script: the visitor's messages today and, for an answer that may cost,
-//                  the chatbot's spend today under its cap; the message counted (daily-limits.ts, 429).
-//                  No call for a chatbot without limits.
+//   5. day limit   ONE Redis script: the visitor's messages today, the message counted (daily-limits.ts,
+//                  429). No call for a chatbot without a visitor limit.
 //   6. history     the kept turns when read for this chatbot, else ONE database read (history-source.ts)
-//   7. credit      ONE ReserveCredit call to billing: the answer's largest cost held (credit-hold.ts, ADR 0010);
-//                  with a spend cap, ONE Redis script then counts that amount in the day's spend, or
-//                  refuses (429) and releases the hold, so spent + held never passes the cap
-// then the model (one call; on failure one ReleaseCredit, the day's reservation and the visitor's
-// message taken back), then
+//   7. credit      ONE ReserveCredit call to billing: the answer's largest cost held against the
+//                  owner's credit and the chatbot's daily spend limit, both billing's rules
+//                  (credit-hold.ts, ADR 0010 and 0022; the limit refuses with the day's 429)
+// then the model (one call; on failure one ReleaseCredit and the visitor's message taken back), then
 // the recorder (recorder.ts): ONE database statement (the exchange, whose answer's id the visitor
 // rates it by; a new conversation keeps the visitor's id and name), the queue publishes
-// (UsageRecorded; ChatbotInteraction to the chatbot service and to analytics), one Redis SET (the
-// kept turns) and, with a spend cap, one Redis INCRBY (the reservation becomes the answer's exact
-// cost), side by side. The answer's [n] markers become its sources (citations.ts).
+// (UsageRecorded, which settles the hold and counts the answer's exact cost in the chatbot's spend
+// today; ChatbotInteraction for analytics) and one Redis SET (the kept turns), side by side. The
+// answer's [n] markers become its sources (citations.ts).
 //
 // What a message costs the owner: a model answer is billed its exact token cost (billing, from
 // UsageRecorded) and counts that much in the chatbot's spend today. A message that matches one of
 // the owner's Q&A pairs (step 3 says so) is answered with the owner's answer, verbatim and citing
-// that pair: steps 1–5 only (no spend check, it costs nothing), no history, no credit, no model; the
+// that pair: steps 1–5 only (no spend limit, it costs nothing), no history, no credit, no model; the
 // exchange and ChatbotInteraction only. Offline mode (no model) likewise, quoting the passages.
 // Both still count against the visitor's messages today.
-// A refused message (rate or day limits, site, proof, unknown chatbot, no credit) stops at its step
-// and writes nothing; one refused by a day limit or left without an answer after step 5 (no credit,
-// the history unreadable, the model failed) counts nothing against the visitor's messages today.
+// A refused message (rate or day limits, site, proof, unknown chatbot, no credit, the spend limit)
+// stops at its step and writes nothing; one refused by a day limit or left without an answer after
+// step 5 (no credit, the spend limit, the history unreadable, the model failed) counts nothing
+// against the visitor's messages today.
 //
 // A failed or timed-out answer stores nothing, bills nothing and releases its hold. Once the model
 // has answered, the answer is finished even if the visitor has gone (a streamed answer left
@@ -45,8 +44,8 @@ import type { Admission } from './admission.ts';
 import { buildPrompt } from './build-prompt.ts';
 import type { ChatbotContext, Passage, Sighting } from './chatbot-context.ts';
 import { citeSources, type CitedAnswer, type Source } from './citations.ts';
-import type { CreditGate, HeldCredit } from './credit-hold.ts';
-import { limitsOf, toPico, utcDay, type ChatbotLimits, type DailyLimits, type DayCount, type SpendReservation } from './daily-limits.ts';
+import type { CreditGate } from './credit-hold.ts';
+import { limitsOf, utcDay, type ChatbotLimits, type DailyLimits, type DayCount } from './daily-limits.ts';
 import type { HistorySource } from './history-source.ts';
 import { LanguageModelError, type LanguageModel, type ModelAnswer } from './language-model.ts';
 import { parseMessageInput, type MessageInput, type RawMessageInput } from './message-input.ts';
@@ -99,37 +98,31 @@ async function prepare(deps: PublicChatDeps, raw: RawMessageInput): Promise<Prep
   const sighting = await admit(deps, input);
   const { chatbot, knowledge, qaMatch } = await deps.chatbotContext.load(input, sighting);
   checkSite(input.site, chatbot);
-  const limits = chatbotLimits(deps, chatbot);
+  const limits = limitsOf(chatbot);
   if (limits.proofOfWork && input.newConversation) await redeemProof(deps, input.proofOfWork);
   const model = qaMatch ? null : deps.model;
-  const counted = await countToday(deps, {
-    chatbotId: chatbot.id,
-    clientIp: input.clientIp,
-    day: utcDay(receivedAt),
-    limits,
-    mayCost: !!model,
-  });
+  const counted = await countToday(deps, { chatbotId: chatbot.id, clientIp: input.clientIp, day: utcDay(receivedAt), limits });
   if (qaMatch) return { kind: 'qa', requestId, input, chatbot, receivedAt, qa: qaMatch };
   if (!model) return { kind: 'offline', requestId, input, chatbot, receivedAt, passages: knowledge };
 
-  // From here a failure (the history unreadable, no credit) leaves the visitor without an answer: the
-  // message no longer counts today. A spend-cap refusal takes it back in the same script (reserve).
-  const { history, prompt, passages, held } = await promptAndHold(deps, requestId, input, chatbot, knowledge, sighting).catch(
+  // From here a failure (the history unreadable, no credit, the spend limit) leaves the visitor
+  // without an answer: the message no longer counts today.
+  const { history, prompt, passages } = await promptAndHold(deps, requestId, input, chatbot, limits, knowledge, sighting).catch(
     async (err: unknown) => {
       await deps.dailyLimits.uncount(counted, deps.logger);
       throw err;
     },
   );
-  const spend = limits.dailySpendCap === null ? null : await reserveSpend(deps, requestId, counted, limits.dailySpendCap, held);
-  return { kind: 'model', model, requestId, input, chatbot, receivedAt, prompt, passages, history, spend, counted };
+  return { kind: 'model', model, requestId, input, chatbot, receivedAt, prompt, passages, history, counted };
 }
 
-/** Steps 6 and 7 before the spend cap: the history, the prompt built from it, and the credit held for its answer. */
+/** Steps 6 and 7: the history, the prompt built from it, and the credit held for its answer. */
 async function promptAndHold(
   deps: PublicChatDeps,
   requestId: string,
   input: MessageInput,
   chatbot: PublicChatbot,
+  limits: ChatbotLimits,
   knowledge: Passage[],
   sighting: Sighting | null,
 ) {
@@ -144,8 +137,15 @@ async function promptAndHold(
     historyChars: deps.limits.historyChars,
     message: input.message,
   });
-  const held = await deps.credit.hold({ requestId, ownerId: chatbot.ownerId, model: input.model, prompt });
-  return { history, prompt, passages, held };
+  await deps.credit.hold({
+    requestId,
+    ownerId: chatbot.ownerId,
+    model: input.model,
+    prompt,
+    chatbotId: chatbot.id,
+    dailySpendLimit: limits.dailySpendLimit,
+  });
+  return { history, prompt, passages };
 }
 
 /** A Redis failure on the way to an answer: logged, and the visitor told the chatbot could not answer; a refusal passes through. */
@@ -157,45 +157,12 @@ function redisStep(deps: PublicChatDeps, what: string) {
   };
 }
 
-/** The chatbot's limits; a spend cap that is not an amount (a chatbot service bug) stops its answers rather than lifting the cap. */
-function chatbotLimits(deps: PublicChatDeps, chatbot: PublicChatbot): ChatbotLimits {
-  try {
-    return limitsOf(chatbot);
-  } catch (err) {
-    deps.logger.error({ err: (err as Error).message, chatbotId: chatbot.id }, "the chatbot's limits cannot be read");
-    throw answerFailed();
-  }
-}
-
 function redeemProof(deps: PublicChatDeps, payload: string): Promise<void> {
   return deps.proofOfWork.redeem(payload).catch(redisStep(deps, 'the proof-of-work check'));
 }
 
 function countToday(deps: PublicChatDeps, q: Parameters<DailyLimits['admit']>[0]): Promise<DayCount> {
   return deps.dailyLimits.admit(q).catch(redisStep(deps, 'the daily limits check'));
-}
-
-/**
- * Counts the amount billing just held in the chatbot's spend today, at the prices it was held at;
- * when the cap refuses it (or it cannot be counted), the credit hold is released before the visitor hears.
- */
-async function reserveSpend(
-  deps: PublicChatDeps,
-  requestId: string,
-  counted: DayCount,
-  cap: bigint,
-  held: HeldCredit,
-): Promise<SpendReservation> {
-  try {
-    const prices =
-      held.inputPricePerMillion && held.outputPricePerMillion
-        ? { inputPerMillion: toPico(held.inputPricePerMillion), outputPerMillion: toPico(held.outputPricePerMillion) }
-        : null;
-    return await deps.dailyLimits.reserve({ counted, cap, amount: toPico(held.amount), prices });
-  } catch (err) {
-    await deps.credit.release(requestId);
-    return redisStep(deps, "reserving the day's spend")(err);
-  }
 }
 
 /**
@@ -234,11 +201,7 @@ async function callModel(deps: PublicChatDeps, turn: ModelTurn, onDelta?: (delta
       },
       'language model failed',
     );
-    await Promise.all([
-      deps.credit.release(turn.requestId),
-      turn.spend && deps.dailyLimits.takeBack(turn.spend, deps.logger),
-      deps.dailyLimits.uncount(turn.counted, deps.logger),
-    ]);
+    await Promise.all([deps.credit.release(turn.requestId), deps.dailyLimits.uncount(turn.counted, deps.logger)]);
     throw answerFailed();
   }
 }

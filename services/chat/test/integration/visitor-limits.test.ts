@@ -1,11 +1,10 @@
-// Issue 14's refusals through the chat service's RPCs, with the real chatbot service (its limits,
-// embedding and defaults) and the real billing service: the day's spend is billing's own debit, to
-// the pico-dollar; a visitor past the owner's limit gets the 429 and nothing is held; the site rule
-// and the proof-of-work challenge on the public lookup.
+// The visitor limits' refusals through the chat service's RPCs, with the real chatbot service (its
+// limits, embedding and defaults) and the real billing service: the chatbot's daily spend limit is
+// billing's, counted from its own debits and open holds; a visitor past the owner's limit gets the
+// 429 and nothing is held; the site rule and the proof-of-work challenge on the public lookup.
 import { Code } from '@connectrpc/connect';
-import { redisKeys } from '@parley/common/redis-keys.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toPico, utcDay } from '../../src/public-chat/daily-limits.ts';
+import { DAILY_LIMIT_REACHED } from '../../src/public-chat/daily-limits.ts';
 import { rpcError, startChatStack, visitor, type ChatStack } from './harness.ts';
 
 const QUESTION = 'When does the museum open?';
@@ -19,17 +18,34 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-describe("the chatbot's spend today", () => {
-  it("is billing's exact debit of each answer, at the prices ReserveCredit named (the default cap of $5.00 applies)", async () => {
+describe("the chatbot's daily spend limit", () => {
+  it("refuses with the day's 429 once billing's debits and open holds of today leave no room for another answer", async () => {
     const bot = await stack.newChatbot({ knowledge: KNOWLEDGE });
     await stack.setCredit(bot.ownerId, '10');
-    for (let i = 0; i < 3; i++) await stack.client.sendMessage(visitor(bot.uniqueId, `${QUESTION} (${i})`));
+    await stack.chatbots.updateChatbot({ ownerId: bot.ownerId, chatbotId: bot.id, limits: { dailySpendLimit: '0.01' } });
+    // Long answers, so that about twenty of them spend the cent.
+    stack.fake.setBehaviour({ reply: 'The museum opens at ten and closes at six. '.repeat(70) });
+    let answered = 0;
+    let refusal: unknown;
+    for (let i = 0; i < 100 && !refusal; i++) {
+      await stack.client.sendMessage(visitor(bot.uniqueId, `${QUESTION} (${i})`, { clientIp: `198.51.100.${i + 1}` })).then(
+        () => answered++,
+        (err: unknown) => (refusal = err),
+      );
+      if (i % 3 === 2) await stack.applyUsage(); // some answers settled, some still held
+    }
+    stack.fake.reset();
+    expect(answered).toBeGreaterThan(0);
+    expect(refusal).toMatchObject({ code: Code.ResourceExhausted, rawMessage: DAILY_LIMIT_REACHED });
     await stack.applyUsage();
     const records = await stack.billing.prisma.usageRecord.findMany({ where: { userId: bot.ownerId } });
-    expect(records).toHaveLength(3);
-    const debited = records.reduce((sum, r) => sum + toPico(r.totalCost.toFixed()), 0n);
-    const key = redisKeys(stack.prefix).chatLimitSpendDay(bot.id, utcDay(new Date()));
-    expect(await stack.redis.get(key)).toBe(debited.toString());
+    expect(records).toHaveLength(answered);
+    const spent = records.reduce((sum, r) => sum + Number(r.totalCost), 0);
+    expect(spent).toBeLessThanOrEqual(0.01);
+    expect(await stack.billing.prisma.creditReservation.count({ where: { userId: bot.ownerId } })).toBe(0);
+    // A higher limit lets the chatbot answer again the same day.
+    await stack.chatbots.updateChatbot({ ownerId: bot.ownerId, chatbotId: bot.id, limits: { dailySpendLimit: '5.00' } });
+    await expect(stack.client.sendMessage(visitor(bot.uniqueId, QUESTION))).resolves.toBeTruthy();
   });
 });
 

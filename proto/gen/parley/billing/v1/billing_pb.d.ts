@@ -561,6 +561,22 @@ export declare type ReserveCreditRequest = Message<"parley.billing.v1.ReserveCre
    * @generated from field: int64 max_completion_tokens = 5 [jstype = JS_NUMBER];
    */
   maxCompletionTokens: bigint;
+
+  /**
+   * The chatbot that answers: the hold counts in its spend today.
+   *
+   * @generated from field: string chatbot_id = 6;
+   */
+  chatbotId: string;
+
+  /**
+   * The chatbot's daily spend limit (exact decimal dollars); empty: none. With one, the hold is made
+   * only while the chatbot's spend today plus its open holds plus this one stay within it, else
+   * RESOURCE_EXHAUSTED with the `spend-limit-reached` error metadata.
+   *
+   * @generated from field: string daily_spend_limit = 7;
+   */
+  dailySpendLimit: string;
 };
 
 /**
@@ -581,8 +597,7 @@ export declare type ReserveCreditResponse = Message<"parley.billing.v1.ReserveCr
   amount: string;
 
   /**
-   * The model's prices the hold was counted at, dollars per million tokens (exact decimals), so a
-   * caller can tell the answer's exact cost from its usage (a chatbot's daily spend limit).
+   * The model's prices the hold was counted at, dollars per million tokens (exact decimals).
    *
    * @generated from field: string input_price_per_million = 2;
    */
@@ -1063,8 +1078,10 @@ export declare const BillingService: GenService<{
     output: typeof GetTestCheckoutSessionResponseSchema;
   },
   /**
-   * Holds the largest possible cost of one answer against the owner's available credit, atomically.
-   * RESOURCE_EXHAUSTED (with the user message metadata) when the available credit cannot cover it.
+   * Holds the largest possible cost of one answer against the owner's available credit and, with a
+   * daily spend limit, the chatbot's spend today, atomically. RESOURCE_EXHAUSTED (with the user
+   * message metadata) when the available credit cannot cover it; RESOURCE_EXHAUSTED with the
+   * `spend-limit-reached` metadata when the chatbot's limit cannot.
    * The hold is settled by the answer's UsageRecorded event (same request id), released by
    * ReleaseCredit when no answer was produced, and expires on its own otherwise.
    *

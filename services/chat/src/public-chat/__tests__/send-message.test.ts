@@ -80,17 +80,11 @@ function scripted(opts: { knowledge?: Passage[]; qaMatch?: QaAnswer | null; repl
         calls.push('day-limits');
         return { chatbotId: q.chatbotId, day: q.day, visitorKey: null };
       },
-      reserve: async () => {
-        throw new Error('no cap here');
-      },
-      settle: async () => {},
-      takeBack: async () => {},
       uncount: async () => {},
     },
     credit: {
       hold: async () => {
         calls.push('credit');
-        return { amount: '0.001', inputPricePerMillion: '0.15', outputPricePerMillion: '0.6' };
       },
       release: async () => {
         calls.push('release');
