@@ -11,5 +11,5 @@ await migrateAndServe({
   port: config.PORT,
   host: config.SERVICE_HOST,
   database: { databaseUrl: config.DATABASE_URL, schema: config.AUTH_DB_SCHEMA, migrationsDir: MIGRATIONS_DIR },
-  build: (logger) => createAuthService(config, { logger }),
+  build: (logger) => createAuthService(config, { logger, workers: config.WORKERS === 'on' }),
 });

@@ -22,7 +22,9 @@ describe('readChatConfig', () => {
       CHAT_RATE_PER_BOT: 300,
       RPC_TIMEOUT_MS: 5000,
       SESSION_SECRET: 'parley-dev-session-secret',
+      WORKERS: 'on',
     });
+    expect(readChatConfig({ WORKERS: 'off' }).WORKERS).toBe('off');
   });
 
   it('takes an OpenAI-compatible endpoint', () => {
@@ -38,6 +40,7 @@ describe('readChatConfig', () => {
     ['CHAT_RATE_PER_VISITOR', '0'],
     ['CHAT_DB_SCHEMA', 'Chat-Schema'],
     ['CHATBOT_URL', 'ftp://x'],
+    ['WORKERS', 'sometimes'],
     ['SESSION_SECRET', 'too-short'],
     ['SESSION_SECRET', 'long enough but with spaces'],
   ])('names %s when it is invalid', (name, value) => {

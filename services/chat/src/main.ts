@@ -12,5 +12,5 @@ await migrateAndServe({
   port: config.PORT,
   host: config.SERVICE_HOST,
   database: { databaseUrl: config.DATABASE_URL, schema: config.CHAT_DB_SCHEMA, migrationsDir: MIGRATIONS_DIR },
-  build: (logger) => createChatService(config, { logger }),
+  build: (logger) => createChatService(config, { logger, workers: config.WORKERS === 'on' }),
 });

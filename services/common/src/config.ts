@@ -111,6 +111,9 @@ export const commonVars = {
   // compose network); only the gateway is a public door.
   SERVICE_HOST: { parse: host, default: '127.0.0.1' },
   SERVICE_SECRET: { parse: serviceSecret, default: DEVELOPMENT_SERVICE_SECRET },
+  // off: the process serves its RPCs only, with no queue consumers and no periodic sweeps, so an
+  // operator can run the background work on processes (or machines) of its own.
+  WORKERS: { parse: oneOf(['on', 'off'] as const), default: 'on' },
 } satisfies Spec;
 
 /** Where each service listens by default; `<SERVICE>_URL` points callers at it. */
