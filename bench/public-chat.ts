@@ -947,13 +947,16 @@ async function classicPhases(): Promise<void> {
     stack = await start(proxy.url);
     console.log(`stack restarted with CHAT_URL at the round-robin proxy in ${((performance.now() - startedAt) / 1000).toFixed(1)} s`);
     // Each instance count is measured twice: with every process of the stack running, and with the
-    // queue consumers (billing's usage worker, the chatbot service's interaction worker, the chat
+    // queue consumers (billing's usage worker, the chatbot service's interaction workers, the chat
     // service's analytics worker) paused, as if
     // they ran on other machines: their jobs wait in Redis and are applied once the run is over (the
     // next run starts when both queues are empty again), so that run measures the answering path alone.
-    const consumerQueues = [QUEUES.usageRecorded, QUEUES.chatbotInteraction, QUEUES.chatbotInteractionAnalytics].map(
-      (name) => new Queue(name, { connection: { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' }, prefix: queuePrefix }),
-    );
+    const consumerQueues = [
+      QUEUES.usageRecorded,
+      QUEUES.chatbotInteraction,
+      QUEUES.chatbotInteractionsCounted,
+      QUEUES.chatbotInteractionAnalytics,
+    ].map((name) => new Queue(name, { connection: { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' }, prefix: queuePrefix }));
     const drained = async () => {
       const deadline = Date.now() + PHASE_DEADLINE_MS;
       for (;;) {

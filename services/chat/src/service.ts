@@ -10,6 +10,7 @@ import type { Client } from '@connectrpc/connect';
 import { BillingService } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import { ChatbotService } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import { ChatbotInteractionSchema } from '@parley/proto/parley/events/v1/chatbot_interaction_pb.js';
+import { ChatbotInteractionsCountedSchema } from '@parley/proto/parley/events/v1/chatbot_interactions_counted_pb.js';
 import { UsageRecordedSchema } from '@parley/proto/parley/events/v1/usage_recorded_pb.js';
 import { pgPool, prismaAdapter } from '@parley/common/database.ts';
 import { createServiceApp, dataReadiness } from '@parley/common/http.ts';
@@ -21,6 +22,11 @@ import type { ServiceParts } from '@parley/common/service.ts';
 import type pg from 'pg';
 import { PrismaClient } from './generated/prisma/client.ts';
 import { startAnalyticsWorker } from './analytics/analytics-interaction.job.ts';
+import {
+  announceInteractionsCounted,
+  interactionsCountedPublisher,
+  startChatbotInteractionsCountedRelay,
+} from './analytics/chatbot-interactions-counted.outbox.ts';
 import { startPruningProcessedAnalyticsEvents } from './analytics/prune-processed-analytics-events.ts';
 import { recordAnalyticsBatch } from './analytics/record-analytics.ts';
 import { startAccountDeletedWorker } from './conversations/account-deleted.job.ts';
@@ -87,10 +93,14 @@ export async function createChatService(
   const redis = createRedis(config.REDIS_URL);
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
   const usageRecorded = createProducer(redis, QUEUES.usageRecorded, UsageRecordedSchema, { prefix: config.QUEUE_PREFIX });
-  const chatbotInteraction = createProducer(redis, QUEUES.chatbotInteraction, ChatbotInteractionSchema, { prefix: config.QUEUE_PREFIX });
   const analyticsInteraction = createProducer(redis, QUEUES.chatbotInteractionAnalytics, ChatbotInteractionSchema, {
     prefix: config.QUEUE_PREFIX,
   });
+  // The chatbot's interaction counter: one event per chatbot and analytics batch (ADR 23).
+  const interactionsCounted = createProducer(redis, QUEUES.chatbotInteractionsCounted, ChatbotInteractionsCountedSchema, {
+    prefix: config.QUEUE_PREFIX,
+  });
+  const publishInteractionsCounted = interactionsCountedPublisher(interactionsCounted);
   const rpc = { timeoutMs: config.RPC_TIMEOUT_MS, credentials: { caller: 'chat', secret: config.SERVICE_SECRET } } as const;
   const chatbots = opts.chatbots ?? createServiceClient(ChatbotService, config.CHATBOT_URL, rpc);
   const billing = opts.billing ?? createServiceClient(BillingService, config.BILLING_URL, rpc);
@@ -160,7 +170,7 @@ export async function createChatService(
       history,
       logger,
       publishUsage: (usage) => publishUsageRecorded(usageRecorded, usage),
-      publishInteraction: chatbotInteractionPublisher([chatbotInteraction, analyticsInteraction], config.SESSION_SECRET),
+      publishInteraction: chatbotInteractionPublisher(analyticsInteraction, config.SESSION_SECRET),
     }),
     limits: {
       maxMessageChars: config.MAX_MESSAGE_CHARS,
@@ -197,9 +207,15 @@ export async function createChatService(
           redis,
           logger,
           prefix: config.QUEUE_PREFIX,
-          recordAnalytics: (batch) => recordAnalyticsBatch(prisma, batch),
+          recordAnalytics: (batch) =>
+            recordAnalyticsBatch(prisma, batch, (records) =>
+              announceInteractionsCounted({ db: prisma, publish: publishInteractionsCounted, logger }, records),
+            ),
         });
   const stopPruning = opts.workers === false ? undefined : startPruningProcessedAnalyticsEvents(prisma, logger);
+  // Publishes the chatbots' counted interactions a batch could not (ChatbotInteractionsCountedOutbox).
+  const stopInteractionsRelay =
+    opts.workers === false ? undefined : startChatbotInteractionsCountedRelay(prisma, publishInteractionsCounted, logger);
 
   const app = createServiceApp({
     logger,
@@ -223,9 +239,10 @@ export async function createChatService(
       async () => accountDeletedWorker?.close(),
       async () => analyticsWorker?.close(),
       async () => stopPruning?.(),
+      async () => stopInteractionsRelay?.(),
       () => usageRecorded.close(),
-      () => chatbotInteraction.close(),
       () => analyticsInteraction.close(),
+      () => interactionsCounted.close(),
       () => redis.quit(),
       () => prisma.$disconnect(),
       () => exchanges.$disconnect(),

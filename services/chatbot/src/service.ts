@@ -1,6 +1,6 @@
 // Builds the chatbot service from its configuration: database, Redis, the billing client, the
-// ChatbotDeleted and knowledge-ingest producers, embeddings, the ChatbotInteraction, AccountDeleted
-// and knowledge-ingest workers (with the ingest relay and the website re-sync) and the Express app.
+// ChatbotDeleted and knowledge-ingest producers, embeddings, the ChatbotInteractionsCounted,
+// ChatbotInteraction, AccountDeleted and knowledge-ingest workers (with the ingest relay and the website re-sync) and the Express app.
 // main.ts runs it; tests (the chatbot service's and other packages') start it in-process the same way.
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@connectrpc/connect';
@@ -18,7 +18,9 @@ import { PrismaClient } from './generated/prisma/client.ts';
 import { publishChatbotDeleted } from './chatbots/chatbot-deleted.publisher.ts';
 import { billingPlanLookup } from './chatbots/owner-plan.ts';
 import type { ChatbotConfig } from './config.ts';
+import { addCountedInteractions } from './interactions/add-counted-interactions.ts';
 import { startChatbotInteractionWorker } from './interactions/chatbot-interaction.job.ts';
+import { startChatbotInteractionsCountedWorker } from './interactions/chatbot-interactions-counted.job.ts';
 import { startPruningProcessedInteractions } from './interactions/prune-processed-interactions.ts';
 import { startChatbotDeletedRelay } from './chatbots/chatbot-deleted.outbox.ts';
 import { startAccountDeletedWorker } from './chatbots/account-deleted.job.ts';
@@ -43,7 +45,9 @@ export const MIGRATIONS_DIR = fileURLToPath(new URL('../prisma/migrations', impo
 export interface ChatbotServiceParts extends ServiceParts {
   prisma: PrismaClient;
   deps: ChatbotRpcDeps;
-  /** The ChatbotInteraction worker, when workers were started. */
+  /** The ChatbotInteractionsCounted worker (the chatbot's interactions, per analytics batch), when workers were started. */
+  interactionsCountedWorker?: Worker;
+  /** The ChatbotInteraction worker (per message, for the jobs queued before ADR 23), when workers were started. */
   chatbotInteractionWorker?: Worker;
   /** The AccountDeleted worker (deletes a deleted owner's chatbots), when workers were started. */
   accountDeletedWorker?: Worker;
@@ -125,6 +129,17 @@ export async function createChatbotService(
     publishIngest: knowledgeIngest.publish,
   };
 
+  // The chatbot's interactions, reported by the chat service's analytics worker per chatbot and batch.
+  const interactionsCountedWorker =
+    opts.workers === false
+      ? undefined
+      : startChatbotInteractionsCountedWorker({
+          redis,
+          logger,
+          prefix: config.QUEUE_PREFIX,
+          addCountedInteractions: (input) => addCountedInteractions({ db: prisma }, input),
+        });
+  // Kept after ADR 23: the per-message jobs a chat service queued before its upgrade are still counted.
   const chatbotInteractionWorker =
     opts.workers === false
       ? undefined
@@ -177,6 +192,7 @@ export async function createChatbotService(
     app,
     prisma,
     deps,
+    interactionsCountedWorker,
     chatbotInteractionWorker,
     accountDeletedWorker,
     knowledgeIngestWorker,
@@ -185,6 +201,7 @@ export async function createChatbotService(
     closers: [
       // The workers first: close() waits for the jobs in flight to finish before it resolves.
       async () => knowledgeIngestWorker?.close(),
+      async () => interactionsCountedWorker?.close(),
       async () => chatbotInteractionWorker?.close(),
       async () => accountDeletedWorker?.close(),
       async () => stopPruning?.(),

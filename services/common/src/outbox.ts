@@ -10,6 +10,11 @@ import { runPeriodically } from './periodic.ts';
 export const RELAY_AFTER_MS = 30_000;
 export const RELAY_EVERY_MS = 30_000;
 export const RELAY_BATCH = 100;
+/**
+ * Most records one pass publishes, page after page of RELAY_BATCH while pages come back full: a
+ * backlog left by a long outage drains within a few passes, not RELAY_BATCH records per pass.
+ */
+export const RELAY_PASS_LIMIT = 10_000;
 
 export interface Outbox<R> {
   /** The event's name, for logs. */
@@ -20,14 +25,20 @@ export interface Outbox<R> {
   announce(record: R): Promise<void>;
 }
 
-/** Announces the records written before `olderThan` that are still waiting; returns how many were published. */
+/**
+ * Announces the records written before `olderThan` that are still waiting, a page at a time (at most
+ * RELAY_PASS_LIMIT); returns how many were published.
+ */
 export async function relayOutbox<R>(outbox: Outbox<R>, olderThan: Date): Promise<number> {
   let published = 0;
-  for (const record of await outbox.waiting(olderThan, RELAY_BATCH)) {
-    await outbox.announce(record);
-    published++;
+  for (;;) {
+    const page = await outbox.waiting(olderThan, RELAY_BATCH);
+    for (const record of page) {
+      await outbox.announce(record);
+      published++;
+    }
+    if (page.length < RELAY_BATCH || published >= RELAY_PASS_LIMIT) return published;
   }
-  return published;
 }
 
 /** Relays waiting records now and then every RELAY_EVERY_MS (one pass at a time) until the returned function is called. */

@@ -14,6 +14,10 @@ import type { Logger } from './logger.ts';
 export const QUEUES = {
   userRegistered: 'parley.user-registered',
   usageRecorded: 'parley.usage-recorded',
+  /**
+   * ChatbotInteraction per answered message, for the chatbot's counter. No longer published (ADR 23:
+   * the counter is fed by chatbotInteractionsCounted); the chatbot service still consumes what waits in it.
+   */
   chatbotInteraction: 'parley.chatbot-interaction',
   chatbotDeleted: 'parley.chatbot-deleted',
   stripeEvents: 'parley.stripe-events',
@@ -29,6 +33,8 @@ export const QUEUES = {
   chatbotInteractionAnalytics: 'parley.chatbot-interaction.analytics',
   /** The chatbot service's own background jobs: embed an entry's chunks (only with an embeddings model). */
   knowledgeEmbed: 'parley.knowledge-embed',
+  /** ChatbotInteractionsCounted: the chat service's analytics worker tells the chatbot service how many answered messages of a chatbot it counted (ADR 23). */
+  chatbotInteractionsCounted: 'parley.chatbot-interactions-counted',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];

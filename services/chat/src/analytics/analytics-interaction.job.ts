@@ -1,5 +1,7 @@
 // Consumes the chat service's own copy of ChatbotInteraction (parley.chatbot-interaction.analytics):
-// each answered message is counted once in its chatbot's analytics (record-analytics.ts). The
+// each answered message is counted once in its chatbot's analytics (record-analytics.ts), and in its
+// chatbot's interactions through one ChatbotInteractionsCounted event per chatbot and batch (ADR 23),
+// so the chatbot's counter lags the answer by up to BATCH_WAIT_MS too. The
 // worker takes up to BATCH_SIZE jobs at once and counts the events that arrive together in one
 // batch (one transaction), so a busy chatbot's analytics cost a few statements per batch instead of
 // about ten per message, next to the answers on the same cores. A batch's database error fails each
@@ -61,6 +63,7 @@ export function startAnalyticsWorker(deps: AnalyticsWorkerDeps): Worker {
           receivedAt: event.receivedAt ? timestampDate(event.receivedAt) : undefined,
           occurredAt: event.occurredAt ? timestampDate(event.occurredAt) : undefined,
           language: event.language,
+          interactionsViaAnalytics: event.interactionsViaAnalytics,
         });
       } catch (err) {
         if (err instanceof ConnectError && err.code === Code.InvalidArgument) {

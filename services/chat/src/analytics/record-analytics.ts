@@ -3,14 +3,17 @@
 // the day's figures (aggregates.ts), the conversation and the visitor when first seen (the visitor's
 // day also set in their year of days, which distinct visitors of a range are counted from), and the
 // question in the most asked groups and, when the knowledge could not answer it, in the unanswered
-// ones (question-clusters.ts). A batch of events in one transaction (the worker gathers what arrives
-// at once: a busy chatbot's events cost a few statements per batch, not ten per message), so a
-// failure counts nothing and the retry counts everything.
+// ones (question-clusters.ts). The same transaction records how many of the batch's messages each
+// chatbot had, for the chatbot service's interaction counter (chatbot-interactions-counted.outbox.ts,
+// ADR 23). A batch of events in one transaction (the worker gathers what arrives at once: a busy
+// chatbot's events cost a few statements per batch, not ten per message), so a failure counts
+// nothing and the retry counts everything.
 import { invalid } from '@parley/common/rpc-errors.ts';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
 import { ANSWER_MS_BUCKETS, HOURS_PER_DAY, addToDay, answerMsBucket, dayString, yearDays, type DayIncrement } from './aggregates.ts';
 import { addQuestionBatch } from './question-clusters.ts';
 import { lockDeletedChatbots } from '../conversations/deleted-chatbots.ts';
+import { recordInteractionsCounted, type InteractionsCounted } from './chatbot-interactions-counted.outbox.ts';
 
 /** The ChatbotInteraction event, decoded. */
 export interface AnalyticsEventInput {
@@ -27,6 +30,12 @@ export interface AnalyticsEventInput {
   receivedAt: Date | undefined;
   occurredAt: Date | undefined;
   language: string;
+  /**
+   * The chat service published the event to analytics alone, so analytics also counts it in the
+   * chatbot's interactions; false for an event of an earlier chat service, which the chatbot service
+   * counts from its own copy (parley.chatbot-interaction).
+   */
+  interactionsViaAnalytics: boolean;
 }
 
 /**
@@ -42,8 +51,15 @@ const TRANSACTION_TIMEOUT_MS = 20_000;
 
 export type AnalyticsEvent = ReturnType<typeof parseAnalyticsEvent>;
 
-export async function recordAnalytics(db: PrismaClient, input: AnalyticsEventInput): Promise<RecordAnalyticsResult> {
-  const [result] = await recordAnalyticsBatch(db, [parseAnalyticsEvent(input)]);
+/** Publishes the batch's ChatbotInteractionsCounted records once its transaction has committed (never fails). */
+export type AnnounceInteractionsCounted = (records: InteractionsCounted[]) => Promise<void>;
+
+export async function recordAnalytics(
+  db: PrismaClient,
+  input: AnalyticsEventInput,
+  announce?: AnnounceInteractionsCounted,
+): Promise<RecordAnalyticsResult> {
+  const [result] = await recordAnalyticsBatch(db, [parseAnalyticsEvent(input)], announce);
   return result;
 }
 
@@ -53,11 +69,17 @@ export async function recordAnalytics(db: PrismaClient, input: AnalyticsEventInp
  * update per chatbot-day, and one grouping per distinct question (question-clusters.ts). The
  * figures are those of counting the events one by one (the same rows, the same increments); the
  * worker (analytics-interaction.job.ts) gathers the events it receives at once into a batch.
- * A failure counts none of the batch, and each event's retry counts it.
+ * The transaction also writes one ChatbotInteractionsCounted outbox record per chatbot of the
+ * counted events, which `announce` publishes after the commit (without it, the records wait for the
+ * relay). A failure counts none of the batch and records nothing, and each event's retry counts it.
  */
-export async function recordAnalyticsBatch(db: PrismaClient, batch: readonly AnalyticsEvent[]): Promise<RecordAnalyticsResult[]> {
+export async function recordAnalyticsBatch(
+  db: PrismaClient,
+  batch: readonly AnalyticsEvent[],
+  announce?: AnnounceInteractionsCounted,
+): Promise<RecordAnalyticsResult[]> {
   if (batch.length === 0) return [];
-  return db.$transaction(
+  const { results, interactionsCounted } = await db.$transaction(
     async (tx) => {
       // A chatbot deleted since its events were queued: its figures are gone and stay gone
       // (taking its lock first, before anything is written).
@@ -82,7 +104,7 @@ export async function recordAnalyticsBatch(db: PrismaClient, batch: readonly Ana
         counted.push(event);
         return 'counted';
       });
-      if (counted.length === 0) return results;
+      if (counted.length === 0) return { results, interactionsCounted: [] };
       // Oldest first, so a session or visitor first seen in the batch is counted on its first day.
       counted.sort((a, b) => a.at.getTime() - b.at.getTime());
 
@@ -151,10 +173,18 @@ export async function recordAnalyticsBatch(db: PrismaClient, batch: readonly Ana
           kinds: e.answered ? (['asked'] as const) : (['asked', 'unanswered'] as const),
         })),
       );
-      return results;
+
+      // The chatbots' interaction counters: new rows with fresh ids, so no lock is waited on.
+      const interactionsCounted = await recordInteractionsCounted(
+        tx,
+        counted.filter((e) => e.interactionsViaAnalytics),
+      );
+      return { results, interactionsCounted };
     },
     { timeout: TRANSACTION_TIMEOUT_MS, maxWait: TRANSACTION_TIMEOUT_MS },
   );
+  if (announce && interactionsCounted.length > 0) await announce(interactionsCounted);
+  return results;
 }
 
 /** The first event of each key (events oldest first), in key order. */
@@ -223,6 +253,7 @@ export function parseAnalyticsEvent(input: AnalyticsEventInput) {
   if (!ownerId) throw invalid('owner_id is required.');
   const at = [input.receivedAt, input.occurredAt].find((d) => d && !Number.isNaN(d.getTime()));
   if (!at) throw invalid('received_at is required.');
+  const occurredAt = input.occurredAt && !Number.isNaN(input.occurredAt.getTime()) ? input.occurredAt : at;
   return {
     requestId,
     chatbotId: input.chatbotId.trim().toLowerCase(),
@@ -233,6 +264,9 @@ export function parseAnalyticsEvent(input: AnalyticsEventInput) {
     answered: input.answered,
     answerMs: input.answerMs,
     at,
+    /** When the answer was recorded (else when the message arrived): the chatbot's last interaction. */
+    occurredAt,
     language: input.language.trim().toLowerCase(),
+    interactionsViaAnalytics: input.interactionsViaAnalytics,
   };
 }

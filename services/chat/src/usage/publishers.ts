@@ -1,7 +1,9 @@
 // The events an answered message produces: UsageRecorded for billing (only when the language model
-// was used) and ChatbotInteraction, published twice: for the chatbot's counters (the chatbot
-// service) and for this service's own analytics worker. All carry the answer's request id, a
-// server-generated UUID that is also the job id, so a repeated publish cannot bill or count twice.
+// was used) and ChatbotInteraction, for this service's own analytics worker, which also counts the
+// message in the chatbot's interactions (one ChatbotInteractionsCounted per chatbot and batch, ADR 23;
+// it is no longer published to parley.chatbot-interaction for the chatbot service). Both carry the
+// answer's request id, a server-generated UUID that is also the job id, so a repeated publish cannot
+// bill or count twice.
 import { createHmac } from 'node:crypto';
 import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
@@ -67,8 +69,12 @@ export function visitorHash(secret: string, clientIp: string | null): string {
     .digest('hex');
 }
 
-/** Publishes each answered message's ChatbotInteraction to every given queue, under the same job id. */
-export function chatbotInteractionPublisher(producers: readonly ChatbotInteractionProducer[], secret: string) {
+/**
+ * Publishes each answered message's ChatbotInteraction to the analytics queue, under its request id,
+ * marked as counted in the chatbot's interactions by analytics (an event of an earlier chat service,
+ * also published to parley.chatbot-interaction, is not).
+ */
+export function chatbotInteractionPublisher(producer: ChatbotInteractionProducer, secret: string) {
   return async (interaction: Interaction): Promise<void> => {
     const event = create(ChatbotInteractionSchema, {
       requestId: interaction.requestId,
@@ -82,10 +88,8 @@ export function chatbotInteractionPublisher(producers: readonly ChatbotInteracti
       answerMs: Math.max(0, interaction.occurredAt.getTime() - interaction.receivedAt.getTime()),
       receivedAt: timestampFromDate(interaction.receivedAt),
       language: interaction.language,
+      interactionsViaAnalytics: true,
     });
-    // Side by side; both are attempted even when one fails, and the first failure is reported.
-    const results = await Promise.allSettled(producers.map((p) => p.publish(event, interaction.requestId)));
-    const failed = results.find((r) => r.status === 'rejected');
-    if (failed) throw failed.reason;
+    await producer.publish(event, interaction.requestId);
   };
 }

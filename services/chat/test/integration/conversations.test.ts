@@ -119,7 +119,7 @@ describe('conversation history', () => {
 });
 
 describe("the chatbot's interactions", () => {
-  it("are counted by the chatbot service from each answer's ChatbotInteraction event", async () => {
+  it("are counted by the chatbot service from the analytics worker's ChatbotInteractionsCounted, once per answer", async () => {
     const bot = await stack.newChatbot({ knowledge: ['Some knowledge.'] });
     await stack.client.sendMessage(visitor(bot.uniqueId, 'one'));
     await stack.client.sendMessage(visitor(bot.uniqueId, 'two'));

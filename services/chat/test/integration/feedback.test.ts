@@ -1,6 +1,6 @@
 // A visitor's thumbs on an answer, end to end: the answer's id in the reply (JSON and stream), only
 // the visitor's own answers rateable, one rating per message moving the day's counters once, the
-// visitor's rate limit, and the ChatbotInteraction events analytics counts from, on both queues.
+// visitor's rate limit, and the ChatbotInteraction events analytics counts from, on its queue alone.
 import { createHmac } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { fromJson, type JsonValue } from '@bufbuild/protobuf';
@@ -36,8 +36,9 @@ const stored = (chatbotId: string) =>
 
 const day = async (chatbotId: string) => stack.parts.prisma.analyticsDay.findMany({ where: { chatbotId } });
 
-async function analyticsJobs(): Promise<ChatbotInteraction[]> {
-  const queue = new Queue(QUEUES.chatbotInteractionAnalytics, { connection: stack.redis, prefix: stack.prefix });
+/** What waits in the chatbot service's per-message queue, which the chat service no longer feeds (ADR 23). */
+async function perMessageCounterJobs(): Promise<ChatbotInteraction[]> {
+  const queue = new Queue(QUEUES.chatbotInteraction, { connection: stack.redis, prefix: stack.prefix });
   try {
     const jobs = await queue.getJobs(['waiting', 'delayed', 'active', 'completed', 'failed', 'prioritized']);
     return jobs.map((j) => fromJson(ChatbotInteractionSchema, j.data as JsonValue));
@@ -180,7 +181,7 @@ describe('the rate limit', () => {
 });
 
 describe('ChatbotInteraction', () => {
-  it('goes to both queues under the request id, with what analytics needs', async () => {
+  it('goes to the analytics queue alone under the request id, with what analytics needs, marked as counting the interaction', async () => {
     const bot = await stack.newChatbot({ knowledge: ['Refunds are accepted within thirty days with a receipt.'] });
     const sessionId = session('fb-events');
     const before = Date.now();
@@ -192,9 +193,8 @@ describe('ChatbotInteraction', () => {
       events
         .filter((e) => e.chatbotId === bot.id)
         .sort((a, b) => timestampDate(a.receivedAt!).getTime() - timestampDate(b.receivedAt!).getTime());
-    const counters = forBot(await stack.interactionJobs());
-    const analytics = forBot(await analyticsJobs());
-    expect(analytics).toEqual(counters);
+    const analytics = forBot(await stack.interactionJobs());
+    expect(forBot(await perMessageCounterJobs())).toEqual([]);
     expect(analytics.map((e) => ({ question: e.question, answered: e.answered }))).toEqual([
       { question: 'Are refunds accepted without a receipt?', answered: true },
       { question: 'Do you repair bicycles?', answered: false },
@@ -206,6 +206,7 @@ describe('ChatbotInteraction', () => {
         sessionId,
         visitorHash: createHmac('sha256', secret).update('203.0.113.7').digest('hex'),
         language: 'english',
+        interactionsViaAnalytics: true,
       });
       const receivedAt = timestampDate(e.receivedAt!).getTime();
       const occurredAt = timestampDate(e.occurredAt!).getTime();

@@ -64,13 +64,17 @@ export interface ChatStack extends ChatUnderTest {
    */
   applyUsage: (during?: Promise<unknown>) => Promise<void>;
   usageJobs: () => Promise<UsageRecorded[]>;
+  /** The ChatbotInteraction events published, to the analytics queue (the only one since ADR 23). */
   interactionJobs: () => Promise<ChatbotInteraction[]>;
   stop: () => Promise<void>;
 }
 
 export async function startChatStack(
   env: Record<string, string | undefined> = {},
-  opts: { /** Run the chatbot service's ChatbotInteraction worker (off: the jobs stay to be inspected). */ chatbotWorkers?: boolean } = {},
+  opts: {
+    /** Run the chatbot service's workers, which count the analytics worker's ChatbotInteractionsCounted (off: the jobs stay to be inspected). */
+    chatbotWorkers?: boolean;
+  } = {},
 ): Promise<ChatStack> {
   const { redisUrl } = await testInfra();
   const prefix = uniqueName('test');
@@ -196,7 +200,7 @@ export async function startChatStack(
       }
     },
     usageJobs: () => jobs(QUEUES.usageRecorded, (d) => fromJson(UsageRecordedSchema, d)),
-    interactionJobs: () => jobs(QUEUES.chatbotInteraction, (d) => fromJson(ChatbotInteractionSchema, d)),
+    interactionJobs: () => jobs(QUEUES.chatbotInteractionAnalytics, (d) => fromJson(ChatbotInteractionSchema, d)),
     stop: async () => {
       for (const stop of stops.reverse()) await stop();
       await chatbotServer.close();

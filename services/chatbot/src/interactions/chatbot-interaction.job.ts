@@ -1,6 +1,12 @@
-// Consumes the chat service's ChatbotInteraction events: counts each answered message once in its
-// chatbot's interactions. Database errors are rethrown so BullMQ retries them with backoff; a bad
-// event fails at once; an event for a deleted chatbot is acknowledged and ignored.
+// Consumes the chat service's ChatbotInteraction events (parley.chatbot-interaction): counts each
+// answered message once in its chatbot's interactions. The chat service no longer publishes to this
+// queue: its analytics worker counts the messages and reports them per chatbot and batch
+// (ChatbotInteractionsCounted, chatbot-interactions-counted.job.ts; ADR 23). This worker STAYS, so
+// the jobs queued by a chat service from before that change (waiting in Redis, or retried, during
+// and after an upgrade) are still counted; those events are not counted again by the analytics
+// worker, which counts only the ones marked interactions_via_analytics. Database errors are
+// rethrown so BullMQ retries them with backoff; a bad event fails at once; an event for a deleted
+// chatbot is acknowledged and ignored.
 import { UnrecoverableError, type Worker } from 'bullmq';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { timestampDate } from '@bufbuild/protobuf/wkt';

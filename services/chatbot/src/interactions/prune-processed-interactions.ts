@@ -1,8 +1,10 @@
-// The request ids of counted ChatbotInteraction events are needed only while the same event can
-// still arrive again: BullMQ ignores a repeated job id for a day (completed jobs are kept that
-// long), and a failing job's retries end within about 20 minutes (12 attempts, exponential backoff
-// from 500 ms). Kept 7 days, they are then deleted, so the table does not grow with every answered
-// message forever. Every replica prunes; the batches skip rows another replica is deleting.
+// The ids of counted ChatbotInteraction events (request ids) and ChatbotInteractionsCounted events
+// (the chat service's outbox record ids) are needed only while the same event can still arrive
+// again: BullMQ ignores a repeated job id for a day (completed jobs are kept that long), a failing
+// job's retries end within about 20 minutes (12 attempts, exponential backoff from 500 ms), and the
+// chat service's outbox relay publishes a record again about 30 s after a publish whose record
+// could not be removed. Kept 7 days, they are then deleted, so the table does not grow with every
+// answered message forever. Every replica prunes; the batches skip rows another replica is deleting.
 import type { Logger } from '@parley/common/logger.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import { runPeriodically } from '@parley/common/periodic.ts';

@@ -12,8 +12,10 @@ import type { Timestamp } from "@bufbuild/protobuf/wkt";
 export declare const file_parley_events_v1_chatbot_interaction: GenFile;
 
 /**
- * Published by the chat service for each answered message; the chatbot service counts it once
- * (request_id is unique) in the chatbot's interactions and last-interaction time.
+ * Published by the chat service for each answered message. Once the chatbot service counted it
+ * in the chatbot's interactions and last-interaction time from parley.chatbot-interaction (once per
+ * request_id); since ADR 23 the event goes to parley.chatbot-interaction.analytics alone, and the
+ * analytics worker counts the chatbot's interactions too (interactions_via_analytics).
  *
  * @generated from message parley.events.v1.ChatbotInteraction
  */
@@ -89,6 +91,16 @@ export declare type ChatbotInteraction = Message<"parley.events.v1.ChatbotIntera
    * @generated from field: string language = 11;
    */
   language: string;
+
+  /**
+   * Set by the chat service since ADR 23, which publishes the event to the analytics queue only: its
+   * analytics worker counts the message in the chatbot's interactions (ChatbotInteractionsCounted).
+   * Unset on an event of an earlier chat service, which also published it to
+   * parley.chatbot-interaction, where the chatbot service counts it: analytics must not count it again.
+   *
+   * @generated from field: bool interactions_via_analytics = 12;
+   */
+  interactionsViaAnalytics: boolean;
 };
 
 /**

@@ -60,6 +60,7 @@ function event(chatbotId: string, ownerId: string, over: Partial<AnalyticsEventI
     receivedAt: new Date('2026-11-20T09:15:00Z'),
     occurredAt: new Date('2026-11-20T09:15:01Z'),
     language: 'english',
+    interactionsViaAnalytics: true,
     ...over,
   };
 }

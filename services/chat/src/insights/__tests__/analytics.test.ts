@@ -52,6 +52,7 @@ function events(bot: { id: string; ownerId: string }, n: number, seed: number, v
       receivedAt: at,
       occurredAt: at,
       language: 'english',
+      interactionsViaAnalytics: true,
       at,
       rating,
     };
