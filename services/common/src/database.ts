@@ -1,7 +1,10 @@
 // One Prisma client per service, bound to the service's own Postgres schema through the pg driver
 // adapter (the `?schema=` URL parameter is ignored at run time, so the schema is passed explicitly).
+// Every pool counts the statements its connections send (parley_sql_statements_total, metrics.ts):
+// Prisma's queries and transactions' BEGIN and COMMIT alike, each query the driver sends counted once.
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
+import { counter } from './metrics.ts';
 import { assertSchemaName } from './migrations.ts';
 
 export interface DatabaseOptions {
@@ -12,8 +15,14 @@ export interface DatabaseOptions {
   settings?: Record<string, string>;
 }
 
+const sqlStatements = counter(
+  'parley_sql_statements_total',
+  'Statements sent to PostgreSQL by the pools of this process (each query the driver sends, BEGIN and COMMIT included), by schema.',
+  ['schema'],
+);
+
 export function prismaAdapter({ databaseUrl, schema, poolSize = 10, settings = {} }: DatabaseOptions): PrismaPg {
-  return new PrismaPg({ connectionString: databaseUrl, max: poolSize, options: sessionOptions(schema, settings) }, { schema });
+  return new PrismaPg(poolConfig({ databaseUrl, schema, poolSize, settings }), { schema });
 }
 
 /**
@@ -23,7 +32,28 @@ export function prismaAdapter({ databaseUrl, schema, poolSize = 10, settings = {
  * (measured: docs/benchmarks.md, issue 15 export).
  */
 export function pgPool({ databaseUrl, schema, poolSize = 2, settings = {} }: DatabaseOptions): pg.Pool {
-  return new pg.Pool({ connectionString: databaseUrl, max: poolSize, options: sessionOptions(schema, settings) });
+  return new pg.Pool(poolConfig({ databaseUrl, schema, poolSize, settings }));
+}
+
+/**
+ * The settings of every pool of a service. The adapter builds its pool from them (and again should
+ * Prisma reconnect), so the count is wired into the config: pg-pool calls `onConnect` with each new
+ * connection before handing it out, and from then on each of its queries is counted.
+ */
+function poolConfig({ databaseUrl, schema, poolSize, settings }: Required<DatabaseOptions>): pg.PoolConfig {
+  const statements = sqlStatements.series({ schema });
+  return {
+    connectionString: databaseUrl,
+    max: poolSize,
+    options: sessionOptions(schema, settings),
+    onConnect: (client) => {
+      const query = client.query;
+      client.query = function (this: pg.ClientBase, ...args: unknown[]) {
+        statements.inc();
+        return Reflect.apply(query, this, args);
+      } as typeof client.query;
+    },
+  };
 }
 
 function sessionOptions(schema: string, settings: Record<string, string>): string {

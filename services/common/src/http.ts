@@ -1,11 +1,13 @@
-// The Express app every service is built on: request ids, JSON access logs, health endpoints and
-// the ConnectRPC routes of the service.
+// The Express app every service is built on: request ids, JSON access logs, health endpoints, the
+// process's counters (/metrics) and the ConnectRPC routes of the service.
 import express, { type Express, type Request } from 'express';
+import type { DescMethod } from '@bufbuild/protobuf';
 import type { ConnectRouter, Interceptor } from '@connectrpc/connect';
 import { expressConnectMiddleware } from '@connectrpc/connect-express';
 import { REQUEST_ID_HEADER, runWithRequestId } from './context.ts';
 import { withDeadline } from './deadline.ts';
 import type { Logger } from './logger.ts';
+import { counter, METRICS_CONTENT_TYPE, metricsText, type CounterSeries } from './metrics.ts';
 import { errorInterceptor } from './rpc-errors.ts';
 import { requireServiceToken, type ServiceTrust } from './service-auth.ts';
 import { noNulInterceptor } from './text-hygiene.ts';
@@ -29,7 +31,7 @@ export interface ServiceAppOptions {
   logger: Logger;
   routes: (router: ConnectRouter) => void;
   readiness: ReadinessCheck[];
-  /** Who may call: every route but /healthz and /readyz needs a service token (service-auth.ts). */
+  /** Who may call: every route but /healthz, /readyz and /metrics needs a service token (service-auth.ts). */
   trust: ServiceTrust;
   /** Run around every call, after the kit's own (unexpected errors hidden, NUL refused), on either handler. */
   interceptors?: Interceptor[];
@@ -43,6 +45,27 @@ export interface ServiceAppOptions {
 
 export const DEFAULT_READ_MAX_BYTES = 8 * 1024 * 1024;
 
+const rpcServed = counter(
+  'parley_rpc_served_total',
+  'RPC calls this process received past the service-token check (answered or refused), by service and method.',
+  ['service', 'method'],
+);
+const servedSeries = new WeakMap<DescMethod, CounterSeries>();
+
+/** Counts each call with a valid service token, unary and streaming alike, before the kit's own checks. */
+const servedInterceptor: Interceptor = (next) => (req) => {
+  let series = servedSeries.get(req.method);
+  if (!series) {
+    series = rpcServed.series({ service: req.method.parent.typeName, method: req.method.name });
+    servedSeries.set(req.method, series);
+  }
+  series.inc();
+  return next(req);
+};
+
+/** Paths answered without a service token and left out of the access log (probes and scrapes). */
+const OPEN_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
 export function createServiceApp(opts: ServiceAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -50,7 +73,7 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
     runWithRequestId(req.header(REQUEST_ID_HEADER), () => {
       const started = process.hrtime.bigint();
       res.on('finish', () => {
-        if (req.path === '/healthz' || req.path === '/readyz') return;
+        if (OPEN_PATHS.has(req.path)) return;
         opts.logger.info(
           { method: req.method, path: req.path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 },
           'request',
@@ -76,11 +99,16 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
     const ready = results.every(([, s]) => s === 'ok');
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', checks: Object.fromEntries(results) });
   });
+  // The process's counters (metrics.ts), like the probes open to anyone who reaches the internal
+  // port: counts of statements, calls and jobs, nothing of their contents.
+  app.get('/metrics', (_req, res) => {
+    res.type(METRICS_CONTENT_TYPE).send(metricsText());
+  });
   // Before every other route, so no handler runs for a caller without the deployment's secret.
   app.use(requireServiceToken(opts.trust, (reason) => opts.logger.warn({ reason }, 'call refused: no valid service token')));
   opts.extend?.(app);
   const readMaxBytes = opts.readMaxBytes ?? DEFAULT_READ_MAX_BYTES;
-  const interceptors = [errorInterceptor(opts.logger), noNulInterceptor, ...(opts.interceptors ?? [])];
+  const interceptors = [servedInterceptor, errorInterceptor(opts.logger), noNulInterceptor, ...(opts.interceptors ?? [])];
   // The one place the handler of binary unary calls (every call between the services) is chosen:
   // the lean one, with the same interceptors, unless asked otherwise; the rest (JSON, compressed,
   // GET, streaming) always goes to the generic Connect handler.

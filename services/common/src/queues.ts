@@ -1,11 +1,13 @@
 // Queues between services (BullMQ on Redis). Each job's payload is a proto event message in its
-// JSON form, so producer and consumer share one contract.
+// JSON form, so producer and consumer share one contract. Producers and workers count what they do
+// (metrics.ts): jobs published, processed and failed, by queue.
 import { Queue, Worker, UnrecoverableError, type Job, type JobsOptions } from 'bullmq';
 import { fromJson, toJson, type DescMessage, type JsonValue, type MessageShape } from '@bufbuild/protobuf';
 import type { Redis } from 'ioredis';
 import { runWithRequestId } from './context.ts';
 import { withDeadline } from './deadline.ts';
 import type { Logger } from './logger.ts';
+import { counter } from './metrics.ts';
 
 /**
  * Queue names. NEVER rename a value: jobs already waiting in Redis are stored under these names,
@@ -53,6 +55,18 @@ const defaultJobOptions: JobsOptions = {
 /** The Redis client queues commands while disconnected; a deadline keeps a publisher from hanging on it. */
 export const PUBLISH_TIMEOUT_MS = 3000;
 
+const jobsPublished = counter(
+  'parley_queue_jobs_published_total',
+  'Jobs this process added to a queue (a job id added again counts again, though the queue keeps it once), by queue.',
+  ['queue'],
+);
+const jobsProcessed = counter('parley_queue_jobs_processed_total', "Jobs this process's workers completed, by queue.", ['queue']);
+const jobsFailed = counter(
+  'parley_queue_jobs_failed_total',
+  "Attempts of a job that failed in this process's workers (retried or not), by queue.",
+  ['queue'],
+);
+
 export interface Producer<D extends DescMessage> {
   /** Enqueues the event under `jobId`; the same id twice enqueues it once. Fails after PUBLISH_TIMEOUT_MS. */
   publish(event: MessageShape<D>, jobId: string): Promise<void>;
@@ -66,6 +80,7 @@ export function createProducer<D extends DescMessage>(
   opts: { prefix?: string } = {},
 ): Producer<D> {
   const queue = new Queue(name, { connection, prefix: opts.prefix ?? DEFAULT_QUEUE_PREFIX, defaultJobOptions });
+  const published = jobsPublished.series({ queue: name });
   return {
     async publish(event, jobId) {
       await withDeadline(
@@ -73,6 +88,7 @@ export function createProducer<D extends DescMessage>(
         PUBLISH_TIMEOUT_MS,
         `publish timed out after ${PUBLISH_TIMEOUT_MS} ms`,
       );
+      published.inc();
     },
     close: () => queue.close(),
   };
@@ -99,6 +115,8 @@ export function createWorker<D extends DescMessage>(
   handler: EventHandler<D>,
   opts: WorkerOptions,
 ): Worker {
+  const processed = jobsProcessed.series({ queue: name });
+  const failed = jobsFailed.series({ queue: name });
   const worker = new Worker(
     name,
     async (job) => {
@@ -110,11 +128,18 @@ export function createWorker<D extends DescMessage>(
       }
       await runWithRequestId(job.id, () => handler(event, job));
     },
-    { connection, prefix: opts.prefix ?? DEFAULT_QUEUE_PREFIX, concurrency: opts.concurrency ?? 4, autorun: true },
+    {
+      connection,
+      prefix: opts.prefix ?? DEFAULT_QUEUE_PREFIX,
+      concurrency: opts.concurrency ?? 4,
+      autorun: true,
+    },
   );
-  worker.on('failed', (job, err) =>
-    opts.logger.warn({ queue: name, jobId: job?.id, attempts: job?.attemptsMade, err: err.message }, 'job failed'),
-  );
+  worker.on('completed', () => processed.inc());
+  worker.on('failed', (job, err) => {
+    failed.inc();
+    opts.logger.warn({ queue: name, jobId: job?.id, attempts: job?.attemptsMade, err: err.message }, 'job failed');
+  });
   worker.on('error', (err) => opts.logger.error({ queue: name, err: err.message }, 'worker error'));
   return worker;
 }

@@ -4,6 +4,7 @@ import { UserRegisteredSchema, type UserRegistered } from '@parley/proto/parley/
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/logger.ts';
+import { metricsText } from '../src/metrics.ts';
 import { createProducer, createWorker, QUEUES } from '../src/queues.ts';
 import { createRedis, type Redis } from '../src/redis.ts';
 import { testInfra, uniqueName } from '../src/testing/infra.ts';
@@ -62,5 +63,37 @@ describe('queues', () => {
     expect(calls).toBe(0);
     await worker.close();
     await q.close();
+  });
+
+  it('counts the jobs it publishes, completes and fails, by queue', async () => {
+    const count = (metric: string) =>
+      Number(
+        metricsText()
+          .split('\n')
+          .find((l) => l.startsWith(`${metric}{queue="${QUEUES.userRegistered}"} `))
+          ?.split(' ')[1] ?? 0,
+      );
+    const before = ['published', 'processed', 'failed'].map((m) => count(`parley_queue_jobs_${m}_total`));
+    let calls = 0;
+    const worker = createWorker(
+      redis,
+      QUEUES.userRegistered,
+      UserRegisteredSchema,
+      async () => {
+        calls++;
+        if (calls === 1) throw new Error('once');
+      },
+      { prefix, logger },
+    );
+    const producer = createProducer(redis, QUEUES.userRegistered, UserRegisteredSchema, { prefix });
+    const event = create(UserRegisteredSchema, { userId: 'u-2', email: 'b@example.com', name: 'b', occurredAt: timestampNow() });
+    await producer.publish(event, 'user-registered.u-2');
+    await producer.publish(event, 'user-registered.u-3');
+    // The first attempt fails and is retried (after the queue's backoff).
+    await until(() => count('parley_queue_jobs_processed_total') - before[1] === 2);
+    const after = ['published', 'processed', 'failed'].map((m) => count(`parley_queue_jobs_${m}_total`));
+    expect(after.map((n, i) => n - before[i])).toEqual([2, 2, 1]);
+    await worker.close();
+    await producer.close();
   });
 });

@@ -126,9 +126,10 @@ describe('service token check', () => {
     });
   });
 
-  it('leaves /healthz and /readyz open, and refuses any other path', async () => {
+  it('leaves /healthz, /readyz and /metrics open, and refuses any other path', async () => {
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    expect((await fetch(`${url}/metrics`)).status).toBe(200);
     expect((await fetch(`${url}/anything`)).status).toBe(401);
   });
 
