@@ -114,6 +114,10 @@ export const commonVars = {
   // off: the process serves its RPCs only, with no queue consumers and no periodic sweeps, so an
   // operator can run the background work on processes (or machines) of its own.
   WORKERS: { parse: oneOf(['on', 'off'] as const), default: 'on' },
+  // Queue workers (queues.ts): how long an idle one blocks on Redis before asking again (a new job
+  // wakes it at once), and how often each looks for jobs a stopped worker left half done.
+  QUEUE_IDLE_WAIT_SECONDS: { parse: int(1, 3600), default: '5' },
+  QUEUE_STALLED_CHECK_SECONDS: { parse: int(1, 3600), default: '30' },
 } satisfies Spec;
 
 /** Where each service listens by default; `<SERVICE>_URL` points callers at it. */

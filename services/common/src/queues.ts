@@ -4,6 +4,7 @@
 import { Queue, Worker, UnrecoverableError, type Job, type JobsOptions } from 'bullmq';
 import { fromJson, toJson, type DescMessage, type JsonValue, type MessageShape } from '@bufbuild/protobuf';
 import type { Redis } from 'ioredis';
+import { commonVars, readConfig } from './config.ts';
 import { runWithRequestId } from './context.ts';
 import { withDeadline } from './deadline.ts';
 import type { Logger } from './logger.ts';
@@ -107,6 +108,21 @@ export interface WorkerOptions {
 
 export type EventHandler<D extends DescMessage> = (event: MessageShape<D>, job: Job) => Promise<void>;
 
+/**
+ * How every worker of a process waits and looks after its jobs, from QUEUE_IDLE_WAIT_SECONDS and
+ * QUEUE_STALLED_CHECK_SECONDS (commonVars: each service validates them at start). An idle worker
+ * blocks on Redis that long before asking again (a job added wakes it at once, so this only sets how
+ * often an idle process polls); every stalled-check interval it takes back the jobs of a worker that
+ * stopped mid-job, which are retried.
+ */
+export function workerTiming(env: NodeJS.ProcessEnv = process.env): { idleWaitSeconds: number; stalledCheckMs: number } {
+  const { QUEUE_IDLE_WAIT_SECONDS, QUEUE_STALLED_CHECK_SECONDS } = readConfig(
+    { QUEUE_IDLE_WAIT_SECONDS: commonVars.QUEUE_IDLE_WAIT_SECONDS, QUEUE_STALLED_CHECK_SECONDS: commonVars.QUEUE_STALLED_CHECK_SECONDS },
+    env,
+  );
+  return { idleWaitSeconds: QUEUE_IDLE_WAIT_SECONDS, stalledCheckMs: QUEUE_STALLED_CHECK_SECONDS * 1000 };
+}
+
 /** A worker that decodes each job's proto payload and hands it to `handler` (a use case). */
 export function createWorker<D extends DescMessage>(
   connection: Redis,
@@ -115,6 +131,7 @@ export function createWorker<D extends DescMessage>(
   handler: EventHandler<D>,
   opts: WorkerOptions,
 ): Worker {
+  const timing = workerTiming();
   const processed = jobsProcessed.series({ queue: name });
   const failed = jobsFailed.series({ queue: name });
   const worker = new Worker(
@@ -133,6 +150,8 @@ export function createWorker<D extends DescMessage>(
       prefix: opts.prefix ?? DEFAULT_QUEUE_PREFIX,
       concurrency: opts.concurrency ?? 4,
       autorun: true,
+      drainDelay: timing.idleWaitSeconds,
+      stalledInterval: timing.stalledCheckMs,
     },
   );
   worker.on('completed', () => processed.inc());

@@ -5,7 +5,7 @@ import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/logger.ts';
 import { metricsText } from '../src/metrics.ts';
-import { createProducer, createWorker, QUEUES } from '../src/queues.ts';
+import { createProducer, createWorker, QUEUES, workerTiming } from '../src/queues.ts';
 import { createRedis, type Redis } from '../src/redis.ts';
 import { testInfra, uniqueName } from '../src/testing/infra.ts';
 
@@ -95,5 +95,14 @@ describe('queues', () => {
     expect(after.map((n, i) => n - before[i])).toEqual([2, 2, 1]);
     await worker.close();
     await producer.close();
+  });
+
+  it('waits and checks for stalled jobs as QUEUE_IDLE_WAIT_SECONDS and QUEUE_STALLED_CHECK_SECONDS say', () => {
+    expect(workerTiming({})).toEqual({ idleWaitSeconds: 5, stalledCheckMs: 30_000 });
+    expect(workerTiming({ QUEUE_IDLE_WAIT_SECONDS: '60', QUEUE_STALLED_CHECK_SECONDS: '120' })).toEqual({
+      idleWaitSeconds: 60,
+      stalledCheckMs: 120_000,
+    });
+    expect(() => workerTiming({ QUEUE_IDLE_WAIT_SECONDS: '0' })).toThrowError('QUEUE_IDLE_WAIT_SECONDS must be an integer from 1 to 3600');
   });
 });
