@@ -63,7 +63,8 @@ describe('Dashboard: analytics summary', () => {
   it('shows a free owner the totals and an upgrade hint', async () => {
     openDashboard(sampleUser);
     await screen.findByRole('heading', { name: 'Analytics' });
-    expect(within(card()).getByRole('region', { name: 'Messages' }).textContent).toContain('1,234');
+    // The heading may be on screen before the figures (a loaded machine): wait for them.
+    expect((await within(card()).findByRole('region', { name: 'Messages' })).textContent).toContain('1,234');
     expect(within(card()).getByRole('link', { name: 'Upgrade to Pro' }).getAttribute('href')).toBe('/pricing');
     expect(card().querySelector('figure')).toBeNull();
   });
