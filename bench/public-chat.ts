@@ -338,7 +338,14 @@ async function modelDirect(modelUrl: string, body: FakeOpenAIRequest, stream: bo
 }
 
 /** `count` requests shared by `concurrency` visitors (of `among`), each sending one after another. */
-async function load(count: number, concurrency: number, send: (v: Visitor) => Promise<number>, among = visitors) {
+/** `failuresAreFigures`: failed requests are reported as a figure of the run instead of stopping the benchmark. */
+async function load(
+  count: number,
+  concurrency: number,
+  send: (v: Visitor) => Promise<number>,
+  among = visitors,
+  failuresAreFigures = false,
+) {
   const latencies: number[] = [];
   /** Each visitor's latencies (those with at least one answer). */
   const perVisitor: number[][] = [];
@@ -364,7 +371,7 @@ async function load(count: number, concurrency: number, send: (v: Visitor) => Pr
   );
   const seconds = (performance.now() - t0) / 1000;
   if (errors.length) console.log(`  ${errors.length} of ${issued} requests failed (first: ${errors[0]})`);
-  if (errors.length > count / 100) throw new Error(`${errors.length} of ${issued} requests failed`);
+  if (!failuresAreFigures && errors.length > count / 100) throw new Error(`${errors.length} of ${issued} requests failed`);
   if (issued < count) throw new Error(`only ${issued} of ${count} requests within ${PHASE_DEADLINE_MS / 1000} s`);
   return { latencies, perVisitor, errors: errors.length, seconds, rps: latencies.length / seconds };
 }
@@ -686,7 +693,7 @@ async function oneOwnerPhase(): Promise<void> {
       await load(Math.max(WARMUP, ONE_OWNER_VISITORS), ONE_OWNER_VISITORS, chatJson, crowd);
       const atConcurrency: number[] = [];
       for (const concurrency of [ONE_OWNER_VISITORS, VISITORS]) {
-        const run = await load(ONE_OWNER_MESSAGES, concurrency, chatJson, crowd);
+        const run = await load(ONE_OWNER_MESSAGES, concurrency, chatJson, crowd, true);
         model.requests.length = 0;
         const l = summary(run.latencies);
         const means = run.perVisitor.map(mean);
@@ -696,7 +703,7 @@ async function oneOwnerPhase(): Promise<void> {
         console.log(
           `  ${kind} ${n}, ${concurrency} visitors: ${run.rps.toFixed(0)} requests/s; latency p50 ${ms(l.p50)} ms, p95 ${ms(l.p95)} ms, ` +
             `p99 ${ms(l.p99)} ms, max ${ms(l.max)} ms; p99 ÷ p50 ${ratio(l.p99, l.p50)}; fairness ${ratio(Math.max(...means), Math.min(...means))} ` +
-            `(${run.perVisitor.length} visitors, ${ms(Math.min(...means))}–${ms(Math.max(...means))} ms)`,
+            `(${run.perVisitor.length} visitors, ${ms(Math.min(...means))}–${ms(Math.max(...means))} ms); ${run.errors} failed`,
         );
       }
       console.log(`  ${kind} ${n}: requests/s at ${ONE_OWNER_VISITORS} ÷ at ${VISITORS} = ${ratio(atConcurrency[0], atConcurrency[1])}`);
