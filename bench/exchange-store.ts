@@ -11,15 +11,15 @@
 // dropped at the end. BENCH_EXCHANGES (default 4000) per variant, after 400 warm-up exchanges each.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { prismaAdapter } from '../services/common/src/database.ts';
+import { pgPool } from '../services/common/src/database.ts';
 import { ensureDatabase, migrate } from '../services/common/src/migrations.ts';
-import { PrismaClient } from '../services/chat/src/generated/prisma/client.ts';
 import { storedSources } from '../services/chat/src/conversations/message-sources.ts';
 import {
   EXCHANGE_POOL_SIZE,
   EXCHANGE_SESSION_SETTINGS,
   recordExchange,
   type Exchange,
+  type ExchangePool,
 } from '../services/chat/src/public-chat/conversation-store.ts';
 import { MIGRATIONS_DIR } from '../services/chat/src/service.ts';
 import { latencies, load, ms, mulberry32 } from './stats.ts';
@@ -33,14 +33,12 @@ const SESSIONS_PER_CHATBOT = 20;
 const DELETED_CHATBOTS = 10_000;
 
 /** The statement before the deleted-chatbot check (commit 7d1179b): the baseline. */
-async function recordExchangeBefore(db: PrismaClient, x: Exchange): Promise<string> {
-  const rows = await db.$queryRaw<{ id: bigint; role: string }[]>`
-    WITH conversation AS (
+async function recordExchangeBefore(db: ExchangePool, x: Exchange): Promise<string> {
+  const { rows } = await db.query<{ id: string; role: string }>(
+    `WITH conversation AS (
       INSERT INTO "Conversation" ("id", "chatbotId", "ownerId", "sessionId", "userIp", "userAgent", "visitorId", "visitorName",
                                   "messageCount", "createdAt", "updatedAt")
-      VALUES (${randomUUID()}::uuid, ${x.chatbotId}::uuid, ${x.ownerId}, ${x.sessionId}, ${x.clientIp}, ${x.userAgent},
-              ${x.visitorId ?? null}, ${x.visitorName ?? null}, 2,
-              ${x.receivedAt.toISOString()}::timestamptz, ${x.answeredAt.toISOString()}::timestamptz)
+      VALUES ($1::uuid, $2::uuid, $3, $4, $5, $6, $7, $8, 2, $9::timestamptz, $10::timestamptz)
       ON CONFLICT ("chatbotId", "sessionId") DO UPDATE
         SET "messageCount" = "Conversation"."messageCount" + 2, "updatedAt" = EXCLUDED."updatedAt"
       RETURNING "id"
@@ -48,13 +46,29 @@ async function recordExchangeBefore(db: PrismaClient, x: Exchange): Promise<stri
     INSERT INTO "Message" ("conversationId", "role", "content", "createdAt", "answered", "sources")
     SELECT conversation."id", m."role"::"MessageRole", m."content", m."createdAt", m."answered", m."sources"
       FROM conversation,
-           (VALUES (1, 'user', ${x.message}, ${x.receivedAt.toISOString()}::timestamptz, NULL::boolean, NULL::jsonb),
-                   (2, 'assistant', ${x.answer}, ${x.answeredAt.toISOString()}::timestamptz, ${x.answered}::boolean,
-                    ${storedSources(x.sources)}::jsonb))
+           (VALUES (1, 'user', $11, $9::timestamptz, NULL::boolean, NULL::jsonb),
+                   (2, 'assistant', $12, $10::timestamptz, $13::boolean, $14::jsonb))
              AS m("order", "role", "content", "createdAt", "answered", "sources")
      ORDER BY m."order"
-    RETURNING "id", "role"::text AS "role"`;
-  return rows.find((r) => r.role === 'assistant')!.id.toString();
+    RETURNING "id", "role"::text AS "role"`,
+    [
+      randomUUID(),
+      x.chatbotId,
+      x.ownerId,
+      x.sessionId,
+      x.clientIp,
+      x.userAgent,
+      x.visitorId ?? null,
+      x.visitorName ?? null,
+      x.receivedAt.toISOString(),
+      x.answeredAt.toISOString(),
+      x.message,
+      x.answer,
+      x.answered,
+      storedSources(x.sources),
+    ],
+  );
+  return rows.find((r) => r.role === 'assistant')!.id;
 }
 
 const variants = { before: recordExchangeBefore, after: recordExchange } as const;
@@ -63,13 +77,9 @@ type Variant = keyof typeof variants;
 const schema = `bench_exchange_${process.pid}`;
 await ensureDatabase(databaseUrl);
 await migrate({ databaseUrl, schema, migrationsDir: MIGRATIONS_DIR });
-const db = new PrismaClient({
-  adapter: prismaAdapter({ databaseUrl, schema, poolSize: EXCHANGE_POOL_SIZE, settings: EXCHANGE_SESSION_SETTINGS }),
-});
+const db = pgPool({ databaseUrl, schema, poolSize: EXCHANGE_POOL_SIZE, settings: EXCHANGE_SESSION_SETTINGS });
 try {
-  await db.$executeRawUnsafe(
-    `INSERT INTO "DeletedChatbot" ("chatbotId") SELECT gen_random_uuid() FROM generate_series(1, ${DELETED_CHATBOTS})`,
-  );
+  await db.query(`INSERT INTO "DeletedChatbot" ("chatbotId") SELECT gen_random_uuid() FROM generate_series(1, ${DELETED_CHATBOTS})`);
   const chatbots = Array.from({ length: CHATBOTS }, () => randomUUID());
   const random = mulberry32(15);
   const exchange = (): Exchange => {
@@ -129,7 +139,7 @@ try {
     );
   }
 } finally {
-  await db.$disconnect();
+  await db.end();
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);

@@ -54,7 +54,7 @@ export const MIGRATIONS_DIR = fileURLToPath(new URL('../prisma/migrations', impo
 export interface ChatServiceParts extends ServiceParts {
   prisma: PrismaClient;
   /** The exchange pool (ADR 0007): answered exchanges only. */
-  exchanges: PrismaClient;
+  exchanges: pg.Pool;
   /** The export's reads (pg alone: Prisma holds several copies of each page). */
   exportDb: pg.Pool;
   deps: ChatRpcDeps;
@@ -82,14 +82,14 @@ export async function createChatService(
   const prisma = new PrismaClient({ adapter: prismaAdapter({ databaseUrl: config.DATABASE_URL, schema: config.CHAT_DB_SCHEMA }) });
   // Answered exchanges are stored on sessions of their own that do not wait for the WAL flush (see
   // EXCHANGE_SESSION_SETTINGS); every other write of the service keeps the main pool's durability.
-  const exchanges = new PrismaClient({
-    adapter: prismaAdapter({
-      databaseUrl: config.DATABASE_URL,
-      schema: config.CHAT_DB_SCHEMA,
-      poolSize: EXCHANGE_POOL_SIZE,
-      settings: EXCHANGE_SESSION_SETTINGS,
-    }),
+  const exchanges = pgPool({
+    databaseUrl: config.DATABASE_URL,
+    schema: config.CHAT_DB_SCHEMA,
+    poolSize: EXCHANGE_POOL_SIZE,
+    settings: EXCHANGE_SESSION_SETTINGS,
   });
+  // An idle session the server ended (a restart) is dropped from the pool, as Prisma's adapter does.
+  exchanges.on('error', (err) => logger.warn({ err: err.message }, 'exchange pool: idle session failed'));
   const redis = createRedis(config.REDIS_URL);
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
   const usageRecorded = createProducer(redis, QUEUES.usageRecorded, UsageRecordedSchema, { prefix: config.QUEUE_PREFIX });
@@ -245,7 +245,7 @@ export async function createChatService(
       () => interactionsCounted.close(),
       () => redis.quit(),
       () => prisma.$disconnect(),
-      () => exchanges.$disconnect(),
+      () => exchanges.end(),
       () => exportDb.end(),
     ],
   };

@@ -1,6 +1,7 @@
 // A conversation's messages as the public chat reads and writes them: the recent turns for the
 // prompt, and each answered exchange (the visitor's message and the answer, stored together).
 import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
 import { storedSources } from '../conversations/message-sources.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { Source } from './citations.ts';
@@ -17,6 +18,14 @@ import { fitHistory, type Turn } from './build-prompt.ts';
  */
 export const EXCHANGE_SESSION_SETTINGS = { synchronous_commit: 'off' };
 export const EXCHANGE_POOL_SIZE = 5;
+
+/**
+ * Where exchanges are stored: the service's exchange pool, a plain pg pool (pgPool with
+ * EXCHANGE_SESSION_SETTINGS), or in tests any pool. The one statement below needs nothing of Prisma,
+ * whose raw query costs about 120 µs of the service's CPU against 50 µs through the driver alone
+ * (3,000 statements of the same shape, 10 at a time).
+ */
+export type ExchangePool = Pick<pg.Pool, 'query'>;
 
 /** Messages read for the prompt's history at most; the character budget usually stops sooner. */
 const MAX_HISTORY_MESSAGES = 40;
@@ -66,16 +75,13 @@ export interface Exchange extends ConversationKey {
  * the deletion is not undone. Only a statement already running when the deletion is recorded, and
  * still uncommitted when the conversations are deleted, could store one (ADR 18).
  */
-export async function recordExchange(db: PrismaClient, x: Exchange): Promise<string | null> {
-  // `db` is the service's exchange pool (EXCHANGE_SESSION_SETTINGS) or, in tests, any client.
-  const rows = await db.$queryRaw<{ id: bigint; role: string }[]>`
-    WITH conversation AS (
+export async function recordExchange(db: ExchangePool, x: Exchange): Promise<string | null> {
+  const { rows } = await db.query<{ id: string; role: string }>(
+    `WITH conversation AS (
       INSERT INTO "Conversation" ("id", "chatbotId", "ownerId", "sessionId", "userIp", "userAgent", "visitorId", "visitorName",
                                   "messageCount", "createdAt", "updatedAt")
-      SELECT ${randomUUID()}::uuid, ${x.chatbotId}::uuid, ${x.ownerId}, ${x.sessionId}, ${x.clientIp}, ${x.userAgent},
-             ${x.visitorId ?? null}, ${x.visitorName ?? null}, 2,
-             ${x.receivedAt.toISOString()}::timestamptz, ${x.answeredAt.toISOString()}::timestamptz
-       WHERE NOT EXISTS (SELECT 1 FROM "DeletedChatbot" WHERE "chatbotId" = ${x.chatbotId}::uuid)
+      SELECT $1::uuid, $2::uuid, $3, $4, $5, $6, $7, $8, 2, $9::timestamptz, $10::timestamptz
+       WHERE NOT EXISTS (SELECT 1 FROM "DeletedChatbot" WHERE "chatbotId" = $2::uuid)
       ON CONFLICT ("chatbotId", "sessionId") DO UPDATE
         SET "messageCount" = "Conversation"."messageCount" + 2, "updatedAt" = EXCLUDED."updatedAt"
       RETURNING "id"
@@ -83,14 +89,30 @@ export async function recordExchange(db: PrismaClient, x: Exchange): Promise<str
     INSERT INTO "Message" ("conversationId", "role", "content", "createdAt", "answered", "sources")
     SELECT conversation."id", m."role"::"MessageRole", m."content", m."createdAt", m."answered", m."sources"
       FROM conversation,
-           (VALUES (1, 'user', ${x.message}, ${x.receivedAt.toISOString()}::timestamptz, NULL::boolean, NULL::jsonb),
-                   (2, 'assistant', ${x.answer}, ${x.answeredAt.toISOString()}::timestamptz, ${x.answered}::boolean,
-                    ${storedSources(x.sources)}::jsonb))
+           (VALUES (1, 'user', $11, $9::timestamptz, NULL::boolean, NULL::jsonb),
+                   (2, 'assistant', $12, $10::timestamptz, $13::boolean, $14::jsonb))
              AS m("order", "role", "content", "createdAt", "answered", "sources")
      ORDER BY m."order"
-    RETURNING "id", "role"::text AS "role"`;
+    RETURNING "id", "role"::text AS "role"`,
+    [
+      randomUUID(),
+      x.chatbotId,
+      x.ownerId,
+      x.sessionId,
+      x.clientIp,
+      x.userAgent,
+      x.visitorId ?? null,
+      x.visitorName ?? null,
+      x.receivedAt.toISOString(),
+      x.answeredAt.toISOString(),
+      x.message,
+      x.answer,
+      x.answered,
+      storedSources(x.sources),
+    ],
+  );
   if (rows.length === 0) return null;
   const answer = rows.find((r) => r.role === 'assistant');
   if (!answer) throw new Error('the stored exchange returned no answer');
-  return answer.id.toString();
+  return answer.id;
 }

@@ -9,11 +9,10 @@
 // was deleted meanwhile, leaves the answer without an id).
 import { DEFAULT_LANGUAGE, readLanguage } from '@parley/proto/language.ts';
 import type { Logger } from '@parley/common/logger.ts';
-import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { Interaction, Usage } from '../usage/publishers.ts';
 import type { Turn } from './build-prompt.ts';
 import type { CitedAnswer } from './citations.ts';
-import { recordExchange } from './conversation-store.ts';
+import { recordExchange, type ExchangePool } from './conversation-store.ts';
 import type { HistorySource } from './history-source.ts';
 import type { ModelAnswer } from './language-model.ts';
 import type { PreparedTurn } from './prepared-turn.ts';
@@ -28,7 +27,7 @@ export interface Recorder {
 
 export interface RecorderDeps {
   /** The exchange pool (ADR 0007). */
-  exchanges: PrismaClient;
+  exchanges: ExchangePool;
   history: Pick<HistorySource, 'remember' | 'forget'>;
   publishUsage: (usage: Usage) => Promise<void>;
   publishInteraction: (interaction: Interaction) => Promise<void>;

@@ -10,7 +10,8 @@
 //                  solved challenge checked, then ONE Redis SET NX so it is used once (proof-of-work.ts, 403)
 //   5. day limit   ONE Redis script: the visitor's messages today, the message counted (daily-limits.ts,
 //                  429). No call for a chatbot without a visitor limit.
-//   6. history     the kept turns when read for this chatbot, else ONE database read (history-source.ts)
+//   6. history     none for a new conversation; the kept turns when read for this chatbot, else ONE
+//                  database read (history-source.ts)
 //   7. credit      ONE ReserveCredit call to billing: the answer's largest cost held against the
 //                  owner's credit and the chatbot's daily spend limit, both billing's rules
 //                  (credit-hold.ts, ADR 0010 and 0022; the limit refuses with the day's 429)
@@ -126,7 +127,7 @@ async function promptAndHold(
   knowledge: Passage[],
   sighting: Sighting | null,
 ) {
-  const history = await deps.history.load(chatbot, input.sessionId, sighting);
+  const history = await deps.history.load(chatbot, input, sighting);
   const { messages: prompt, passages } = buildPrompt({
     botName: chatbot.name,
     language: readLanguage(chatbot) ?? DEFAULT_LANGUAGE,

@@ -185,7 +185,7 @@ describe('storing an exchange', () => {
               { entryId: `page-${i}`, title: 'Shipping', url: `https://shop.example.com/shipping?i=${i}` },
             ],
     }));
-    await Promise.all(exchanges.map((x) => recordExchange(db, x)));
+    await Promise.all(exchanges.map((x) => recordExchange(stack.parts.exchanges, x)));
 
     const conversations = await db.conversation.findMany({ where: { chatbotId }, include: { messages: { orderBy: { id: 'asc' } } } });
     expect(conversations).toHaveLength(1);
@@ -228,7 +228,7 @@ describe('storing an exchange', () => {
     const [a, b] = [crypto.randomUUID(), crypto.randomUUID()];
     const at = new Date();
     for (const chatbotId of [a, b]) {
-      await recordExchange(db, {
+      await recordExchange(stack.parts.exchanges, {
         chatbotId,
         ownerId: 'o',
         sessionId: session('s'),
@@ -253,14 +253,16 @@ describe('storing an exchange', () => {
     const setting = async (db: typeof stack.parts.prisma, name: string) =>
       (await db.$queryRawUnsafe<{ value: string }[]>(`SELECT current_setting('${name}') AS value`))[0].value;
     const { exchanges } = stack.parts;
-    expect(await setting(exchanges, 'synchronous_commit')).toBe('off');
-    expect(await setting(exchanges, 'search_path')).toBe(await setting(stack.parts.prisma, 'search_path'));
+    const exchangeSetting = async (name: string) =>
+      (await exchanges.query<{ value: string }>(`SELECT current_setting('${name}') AS value`)).rows[0].value;
+    expect(await exchangeSetting('synchronous_commit')).toBe('off');
+    expect(await exchangeSetting('search_path')).toBe(await setting(stack.parts.prisma, 'search_path'));
     expect(await setting(stack.parts.prisma, 'synchronous_commit')).toBe('on');
 
     // A visitor's exchange goes through that pool: with it closed, the answer is still given but nothing is stored.
     const { parts } = await countingChat();
     const bot = await stack.newChatbot({ knowledge: ['We open at nine.'] });
-    const brokenPool = { $queryRaw: () => Promise.reject(new Error('exchange pool used')) } as unknown as typeof exchanges;
+    const brokenPool = { query: () => Promise.reject(new Error('exchange pool used')) } as unknown as typeof exchanges;
     const broken = {
       ...parts.deps,
       recorder: recorder({
@@ -298,7 +300,15 @@ describe('storing an exchange', () => {
     const exchange = { chatbotId: bot.id, ownerId: bot.ownerId, sessionId: session('deleted-new'), clientIp: null, userAgent: null };
     const at = new Date();
     expect(
-      await recordExchange(db, { ...exchange, message: 'm', receivedAt: at, answer: 'r', answeredAt: at, answered: false, sources: [] }),
+      await recordExchange(stack.parts.exchanges, {
+        ...exchange,
+        message: 'm',
+        receivedAt: at,
+        answer: 'r',
+        answeredAt: at,
+        answered: false,
+        sources: [],
+      }),
     ).toBeNull();
     expect(await db.conversation.count({ where: { chatbotId: bot.id } })).toBe(0);
   });

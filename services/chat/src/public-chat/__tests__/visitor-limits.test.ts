@@ -19,7 +19,7 @@ import { createLogger } from '@parley/common/logger.ts';
 import { redisKeys } from '@parley/common/redis-keys.ts';
 import { createRedis, unlinkMatching, type Redis } from '@parley/common/redis.ts';
 import { testInfra, uniqueName } from '@parley/common/testing/infra.ts';
-import type { PrismaClient } from '../../generated/prisma/client.ts';
+import type { ExchangePool } from '../conversation-store.ts';
 import { visitorHash } from '../../usage/publishers.ts';
 import type { Usage } from '../../usage/publishers.ts';
 import type { ChatbotContext, Passage, QaAnswer } from '../chatbot-context.ts';
@@ -126,11 +126,11 @@ function world(chatbot: PublicChatbot, opts: { qaMatch?: QaAnswer | null; failMo
   };
   const dailyLimits = redisDailyLimits(redis, { prefix, visitorOf: (ip) => visitorHash(SECRET, ip) });
   const exchanges = {
-    $queryRaw: async (_: TemplateStringsArray, ...values: unknown[]) => {
+    query: async (_: string, values: unknown[]) => {
       w.exchanges.push(values);
-      return [{ id: BigInt(w.exchanges.length), role: 'assistant' }];
+      return { rows: [{ id: String(w.exchanges.length), role: 'assistant' }] };
     },
-  } as unknown as PrismaClient;
+  } as unknown as ExchangePool;
   const history = { keptKey: () => 'kept', load: async () => [], remember: async () => {}, forget: async () => {} };
   w.deps = {
     logger,
