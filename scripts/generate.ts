@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeQueryCompilerFile } from './prisma-wasm-file.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 
@@ -40,6 +41,10 @@ for (const service of ['auth', 'billing', 'chatbot', 'chat']) {
     prismaEnv,
   );
 }
+
+// Each Prisma client reads its query compiler's wasm from a file (scripts/prisma-wasm-file.ts).
+for (const service of ['auth', 'billing', 'chatbot', 'chat']) await writeQueryCompilerFile(service);
+
 for (const pkg of ['gateway', 'web']) {
   if (!existsSync(join(root, pkg, 'codegen.ts'))) continue;
   const out = pkg === 'web' ? 'web/src/gql' : 'gateway/src/generated';

@@ -36,9 +36,12 @@ export const PROCESSES: ProcessSpec[] = [
  * (the first start after a change writes it). The price is about a tenth of the public chat's closed-loop
  * throughput on 2 cores (more frequent young collections). Measured with `node bench/export.ts` and
  * `BENCH_PHASES=memory node bench/public-chat.ts` (docs/benchmarks.md).
+ * `--expose-gc` lets each process, once quiet after a burst of work, run one collection that gives
+ * back what the burst left (services/common/src/rest-memory.ts): ≈ 20–25 MB a process at rest
+ * (`BENCH_PHASES=floor node bench/public-chat.ts`).
  */
 export const PROCESS_MEMORY = {
-  nodeFlags: ['--max-semi-space-size=8', '--heap-growing-percent=30'],
+  nodeFlags: ['--max-semi-space-size=8', '--heap-growing-percent=30', '--expose-gc'],
   env: {
     MALLOC_ARENA_MAX: '2',
     // Blocks of 128 KiB and more (large Buffers) are mapped on their own and given back when freed,

@@ -5,12 +5,13 @@
 import { randomBytes } from 'node:crypto';
 import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
-import Stripe from 'stripe';
+import type StripeSdk from 'stripe';
 import { StripeEventReceivedSchema } from '@parley/proto/parley/events/v1/stripe_event_received_pb.js';
 import type { Logger } from '@parley/common/logger.ts';
 import { createProducer, QUEUES, type Producer } from '@parley/common/queues.ts';
 import type { Redis } from '@parley/common/redis.ts';
 import { HttpError } from './errors.ts';
+import { stripeSdk } from './stripe-sdk.ts';
 
 export const MISSING_SIGNATURE_MESSAGE = 'Missing Stripe-Signature header';
 export const INVALID_SIGNATURE_MESSAGE = 'Invalid Stripe signature';
@@ -42,7 +43,7 @@ export function createStripeEventIntake(opts: { redis: Redis; prefix: string; se
     secret: opts.secret,
     async receive(rawBody, signatureHeader) {
       const payload = typeof rawBody === 'string' ? rawBody : rawBody.toString('utf8');
-      const event = verify(payload, signatureHeader, opts.secret);
+      const event = verify(await stripeSdk(), payload, signatureHeader, opts.secret);
       try {
         await producer.publish(
           create(StripeEventReceivedSchema, { eventId: event.id, type: event.type, payload, receivedAt: timestampFromDate(new Date()) }),
@@ -61,7 +62,12 @@ export function createStripeEventIntake(opts: { redis: Redis; prefix: string; se
 }
 
 /** The verified event's id and type; HttpError 400 for anything Stripe would not have sent. */
-function verify(payload: string, signatureHeader: string | undefined, secret: string): { id: string; type: string } {
+function verify(
+  Stripe: typeof StripeSdk,
+  payload: string,
+  signatureHeader: string | undefined,
+  secret: string,
+): { id: string; type: string } {
   if (!signatureHeader) throw new HttpError(400, MISSING_SIGNATURE_MESSAGE);
   let event: unknown;
   try {

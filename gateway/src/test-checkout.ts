@@ -5,13 +5,13 @@
 // browser redirect (no bearer token): the unguessable session id is the capability, as on Stripe's
 // hosted page. Plain HTML forms, inline styles only (the CSP forbids inline scripts).
 import { Router, type Request, type Response } from 'express';
-import Stripe from 'stripe';
 import { CheckoutProduct, type GetTestCheckoutSessionResponse } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import type { Logger } from '@parley/common/logger.ts';
 import type { Clients } from './clients.ts';
 import { mapError } from './errors.ts';
 import { button, escapeHtml, h1, page, testModeBadge, testSession } from './html-page.ts';
 import type { StripeEventIntake } from './stripe-events.ts';
+import { stripeSdk } from './stripe-sdk.ts';
 
 /** The event Stripe sends when a checkout is paid, for a test-mode session. */
 export function completedCheckoutEvent(session: GetTestCheckoutSessionResponse, now: Date) {
@@ -78,7 +78,7 @@ export function testCheckoutRoutes(clients: Clients, intake: StripeEventIntake, 
     const session = await findSession(clients, req, res, logger);
     if (!session) return;
     const payload = JSON.stringify(completedCheckoutEvent(session, new Date()));
-    const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: intake.secret });
+    const signature = (await stripeSdk()).webhooks.generateTestHeaderString({ payload, secret: intake.secret });
     try {
       await intake.receive(payload, signature);
     } catch (err) {

@@ -6,13 +6,13 @@
 // unguessable session id is the capability, as on Stripe's hosted portal. Plain HTML forms, inline
 // styles only (the CSP forbids inline scripts).
 import { Router, type Request, type Response } from 'express';
-import Stripe from 'stripe';
 import { Plan, type GetTestPortalSessionResponse } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import type { Logger } from '@parley/common/logger.ts';
 import type { Clients } from './clients.ts';
 import { mapError } from './errors.ts';
 import { button, escapeHtml, h1, page, testModeBadge, testSession } from './html-page.ts';
 import type { StripeEventIntake } from './stripe-events.ts';
+import { stripeSdk } from './stripe-sdk.ts';
 
 /** Where the router is mounted; the session's url (billing's testPortalPath) points under it. */
 export const TEST_PORTAL_PATH = '/billing/test-portal';
@@ -79,7 +79,7 @@ export function testPortalRoutes(clients: Clients, intake: StripeEventIntake, lo
     if (!session) return;
     if (canCancel(session)) {
       const payload = JSON.stringify(subscriptionCanceledEvent(session, new Date()));
-      const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: intake.secret });
+      const signature = (await stripeSdk()).webhooks.generateTestHeaderString({ payload, secret: intake.secret });
       try {
         await intake.receive(payload, signature);
       } catch (err) {

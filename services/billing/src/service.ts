@@ -58,7 +58,7 @@ export async function createBillingService(
     ? startUsageRecordedWorker({ redis, logger, prefix: config.QUEUE_PREFIX, recordUsageBatch: (usages) => recordUsageBatch(deps, usages) })
     : undefined;
   // No STRIPE_SECRET_KEY: test mode, checkout sessions are local and nothing reaches Stripe.
-  const payments: PaymentsDeps = { ...deps, stripe: createStripeClient(config), logger, config };
+  const payments: PaymentsDeps = { ...deps, stripe: await createStripeClient(config), logger, config };
   if (!payments.stripe) logger.info('no STRIPE_SECRET_KEY: checkout runs in test mode, no real payment is taken');
   const stripeEventsWorker = workers
     ? startStripeEventsWorker({

@@ -2,6 +2,7 @@
 import type { Express } from 'express';
 import { closeServer, listen, onShutdown, type Closer } from './lifecycle.ts';
 import type { Logger } from './logger.ts';
+import { collectAtRest, exposedGc } from './rest-memory.ts';
 
 /** A built service: its Express app and what must be closed, in order, after the server stops. */
 export interface ServiceParts {
@@ -23,5 +24,8 @@ export async function runService(opts: {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : opts.port;
   opts.logger.info({ port, host: opts.host ?? '0.0.0.0' }, `${opts.name} service listening`);
-  onShutdown(opts.logger, [() => closeServer(server), ...parts.closers]);
+  // Started with PROCESS_MEMORY (scripts/stack.ts), the process gives back at rest what a burst of
+  // work left behind (docs/adr/0020-process-memory.md).
+  const stopCollecting = collectAtRest({ gc: exposedGc(), logger: opts.logger });
+  onShutdown(opts.logger, [async () => stopCollecting(), () => closeServer(server), ...parts.closers]);
 }

@@ -9,10 +9,10 @@
 // Idempotent: a redelivery finds the tombstone and no account, and does nothing. Concurrent deliveries
 // queue on the owner's lock (the one openAccountInTransaction takes), so only the first anonymises.
 import { randomUUID } from 'node:crypto';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import type { Logger } from '@parley/common/logger.ts';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
-import { callStripe } from '../payments/stripe-client.ts';
+import { callStripe, stripeSdk } from '../payments/stripe-client.ts';
 import { lockOwner } from './deleted-account.ts';
 import { signupCreditReference } from './open-account.ts';
 import { parseUserId } from './user-id.ts';
@@ -105,6 +105,8 @@ async function deleteOwnerRows(tx: Prisma.TransactionClient, userId: string): Pr
 
 /** Cancels the owner's live subscriptions, then deletes their customer. What is already gone counts as done. */
 async function removeAtStripe(deps: DeleteAccountDataDeps, stripe: Stripe, userId: string, customerId: string | null): Promise<void> {
+  const { errors } = await stripeSdk();
+  const isResourceMissing = (err: unknown) => err instanceof errors.StripeError && err.code === 'resource_missing';
   const subscriptions = await deps.prisma.subscription.findMany({ where: { userId, status: { not: 'canceled' } }, select: { id: true } });
   for (const { id } of subscriptions) {
     await callStripe(deps.logger, 'cancel subscription', async () => {
@@ -113,8 +115,7 @@ async function removeAtStripe(deps: DeleteAccountDataDeps, stripe: Stripe, userI
       } catch (err) {
         if (isResourceMissing(err)) return;
         // Stripe refuses to cancel a subscription that has already ended; that one is done.
-        if (err instanceof Stripe.errors.StripeInvalidRequestError && (await stripe.subscriptions.retrieve(id)).status === 'canceled')
-          return;
+        if (err instanceof errors.StripeInvalidRequestError && (await stripe.subscriptions.retrieve(id)).status === 'canceled') return;
         throw err;
       }
     });
@@ -129,5 +130,3 @@ async function removeAtStripe(deps: DeleteAccountDataDeps, stripe: Stripe, userI
     });
   }
 }
-
-const isResourceMissing = (err: unknown) => err instanceof Stripe.errors.StripeError && err.code === 'resource_missing';

@@ -6,8 +6,7 @@ import { findOwnedChatbot, type OwnedChatbotRef } from '../chatbots/owned-chatbo
 import { queueFirstJob, type EntryJobDeps } from './add-file-entry.ts';
 import { INGEST_KIND } from './ingest/ingest-requests.ts';
 import { ENTRY_STATUS, SOURCE_TYPE } from './knowledge-base.ts';
-import { DEFAULT_MAX_PAGES, MAX_PAGES_LIMIT } from './sources/crawl.ts';
-import { normalizeUrl } from './sources/safe-fetch.ts';
+import { DEFAULT_MAX_PAGES, MAX_PAGES_LIMIT, normalizeUrl } from './sources/web-source.ts';
 import { SourceError } from './sources/source-error.ts';
 
 export const MAX_PAGES_OUT_OF_RANGE = `maxPages must be between 1 and ${MAX_PAGES_LIMIT}`;

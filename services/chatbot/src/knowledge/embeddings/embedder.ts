@@ -1,7 +1,7 @@
 // The one client of the embeddings endpoint: any OpenAI-compatible API (…/v1/embeddings, e.g.
 // OpenAI's or Ollama's), through the openai SDK. No retries here: the embed job is retried by its
 // queue, and a visitor's question falls back to full-text search rather than wait (ADR 0015).
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { ConfigError } from '@parley/common/config.ts';
 import type { ChatbotConfig } from '../../config.ts';
 
@@ -30,10 +30,16 @@ export function embedderFromConfig(
 }
 
 export function openAiEmbedder(opts: { baseURL: string; apiKey?: string; model: string }): Embedder {
-  const client = new OpenAI({ baseURL: opts.baseURL, apiKey: opts.apiKey ?? 'none', maxRetries: 0, timeout: BATCH_TIMEOUT_MS });
+  // The openai SDK (≈ 240 modules) is loaded by the first embedding, not when the service starts.
+  let loading: Promise<OpenAI> | undefined;
+  const openai = () =>
+    (loading ??= import('openai').then(
+      ({ default: Sdk }) => new Sdk({ baseURL: opts.baseURL, apiKey: opts.apiKey ?? 'none', maxRetries: 0, timeout: BATCH_TIMEOUT_MS }),
+    ));
   return {
     model: opts.model,
     async embed(texts, callOpts = {}) {
+      const client = await openai();
       const vectors: number[][] = [];
       for (let i = 0; i < texts.length; i += EMBED_BATCH) {
         const input = texts.slice(i, i + EMBED_BATCH);

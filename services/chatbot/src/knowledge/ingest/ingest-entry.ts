@@ -8,10 +8,11 @@ import type { Logger } from '@parley/common/logger.ts';
 import type { TextEntry } from '../../generated/prisma/client.ts';
 import { isUuid } from '../../chatbots/chatbot-input.ts';
 import type { PublicChange } from '../../chatbots/public-revision.ts';
-import { DEFAULT_MAX_PAGES, discoverPages } from '../sources/crawl.ts';
+import type { discoverPages } from '../sources/crawl.ts';
 import { parseFile } from '../sources/parse-file.ts';
 import type { WebFetchOptions } from '../sources/safe-fetch.ts';
-import { fetchPage, NO_TEXT as NO_TEXT_ON_PAGE } from '../sources/fetch-page.ts';
+import type { fetchPage } from '../sources/fetch-page.ts';
+import { DEFAULT_MAX_PAGES, NO_TEXT as NO_TEXT_ON_PAGE } from '../sources/web-source.ts';
 import { FILE_ERRORS, SOURCE_FAILED, SourceError } from '../sources/source-error.ts';
 import { ENTRY_STATUS, SOURCE_TYPE } from '../knowledge-base.ts';
 import { INGEST_KIND, ingestJobId, type IngestRequest, type PublishIngest } from './ingest-requests.ts';
@@ -33,7 +34,13 @@ export interface KnowledgeSources {
   discoverPages: typeof discoverPages;
 }
 
-export const defaultSources: KnowledgeSources = { parseFile, fetchPage, discoverPages };
+// The fetcher and the crawler (undici, linkedom, Readability, fast-xml-parser) are loaded by the first
+// web entry, not when the service starts: ≈ 300 modules a process that never fetches a page would hold.
+export const defaultSources: KnowledgeSources = {
+  parseFile,
+  fetchPage: async (...args) => (await import('../sources/fetch-page.ts')).fetchPage(...args),
+  discoverPages: async (...args) => (await import('../sources/crawl.ts')).discoverPages(...args),
+};
 
 export interface IngestDeps extends WriteEntryDeps {
   logger: Logger;

@@ -13,8 +13,7 @@ import { SourceError } from './source-error.ts';
 const robotsParser = robotsParserModule as unknown as typeof robotsParserModule.default;
 
 export const BLOCKED_BY_ROBOTS = "Blocked by the site's robots.txt";
-export const DEFAULT_MAX_PAGES = 20;
-export const MAX_PAGES_LIMIT = 100;
+export { DEFAULT_MAX_PAGES, MAX_PAGES_LIMIT } from './web-source.ts';
 
 /** Sitemap files read per crawl (index files included), and pages fetched side by side to follow links. */
 const MAX_SITEMAPS = 20;

@@ -7,7 +7,9 @@ import { safeFetch, type WebFetchOptions } from './safe-fetch.ts';
 import { SourceError } from './source-error.ts';
 
 export const UNSUPPORTED_CONTENT = 'Unsupported content type';
-export const NO_TEXT = 'No text found on this page';
+import { NO_TEXT } from './web-source.ts';
+
+export { NO_TEXT };
 
 export interface WebPage {
   /** The final address, after redirects. */

@@ -8,12 +8,14 @@ import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { Agent, buildConnector, interceptors, request, type Dispatcher } from 'undici';
 import { SourceError } from './source-error.ts';
+import { INVALID_URL, normalizeUrl } from './web-source.ts';
+
+export { INVALID_URL, normalizeUrl } from './web-source.ts';
 
 /** Who we say we are, to sites and their robots.txt. */
 export const USER_AGENT = 'ParleyBot/1.0 (+https://parley.example/bot)';
 export const MAX_REDIRECTS = 5;
 
-export const INVALID_URL = 'Enter a valid http or https address';
 export const ADDRESS_NOT_ALLOWED = 'This address is not allowed';
 export const TOO_SLOW = 'The page took too long to answer';
 export const TOO_LARGE = 'Page too large';
@@ -42,19 +44,6 @@ export interface FetchedPage {
   /** The charset parameter of the content type, when there was one. */
   charset?: string;
   body: Buffer;
-}
-
-/** The owner's address, trimmed and without its fragment; anything but an http(s) address with a host is refused. */
-export function normalizeUrl(raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw.trim());
-  } catch {
-    throw new SourceError(INVALID_URL);
-  }
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) throw new SourceError(INVALID_URL);
-  url.hash = '';
-  return url.href;
 }
 
 /**
