@@ -27,6 +27,10 @@ export interface RestMemoryOptions {
   costShare?: number;
   /** Read the committed heap size (tests). */
   heapBytes?: () => number;
+  /** The process's CPU time so far, in ms (tests). */
+  cpuMs?: () => number;
+  /** A monotonic clock, in ms (tests). */
+  nowMs?: () => number;
 }
 
 const CHECK_EVERY_MS = 250;
@@ -45,43 +49,56 @@ const cpuMs = () => {
  * Without `gc` (a process started without PROCESS_MEMORY's `--expose-gc`) it does nothing.
  */
 export function collectAtRest(opts: Partial<RestMemoryOptions> = {}): () => void {
+  const check = restMemoryCheck(opts);
+  if (!check) return () => {};
+  const timer = setInterval(check, opts.checkEveryMs ?? CHECK_EVERY_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/**
+ * One check, run every `checkEveryMs`: counts the quiet checks in a row and collects when there are
+ * enough, the heap grew since the last collection and the last one's cost has been waited out. Null
+ * without `gc`. Its clocks and heap are options, so tests drive it check by check.
+ */
+export function restMemoryCheck(opts: Partial<RestMemoryOptions> = {}): (() => void) | null {
   const gc = opts.gc;
-  if (!gc) return () => {};
+  if (!gc) return null;
   const checkEveryMs = opts.checkEveryMs ?? CHECK_EVERY_MS;
   const quietCpuMs = checkEveryMs * (opts.quietCpuShare ?? QUIET_CPU_SHARE);
   const quietTicks = opts.quietTicks ?? QUIET_TICKS;
   const growthBytes = opts.growthBytes ?? GROWTH_BYTES;
   const costShare = opts.costShare ?? COST_SHARE;
   const heapBytes = opts.heapBytes ?? (() => process.memoryUsage().heapTotal);
+  const cpu = opts.cpuMs ?? cpuMs;
+  const nowMs = opts.nowMs ?? (() => performance.now());
 
-  let lastCpu = cpuMs();
+  let lastCpu = cpu();
   let quiet = 0;
   // The heap right after the last collection; the first one measures from the start.
   let baseline = 0;
   let notBefore = 0;
-  const timer = setInterval(() => {
-    const now = cpuMs();
+  return () => {
+    const now = cpu();
     const used = now - lastCpu;
     lastCpu = now;
     quiet = used < quietCpuMs ? quiet + 1 : 0;
-    if (quiet < quietTicks || performance.now() < notBefore) return;
+    if (quiet < quietTicks || nowMs() < notBefore) return;
     const heap = heapBytes();
     if (heap - baseline < growthBytes) return;
-    const started = performance.now();
+    const started = nowMs();
     gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
-    const after = cpuMs();
+    const after = cpu();
     const cost = after - now;
     lastCpu = after;
     quiet = 0;
     baseline = heapBytes();
-    notBefore = performance.now() + cost / costShare;
+    notBefore = nowMs() + cost / costShare;
     opts.logger?.debug(
-      { heapBefore: heap, heapAfter: baseline, cpuMs: Math.round(cost), ms: Math.round(performance.now() - started) },
+      { heapBefore: heap, heapAfter: baseline, cpuMs: Math.round(cost), ms: Math.round(nowMs() - started) },
       'memory given back at rest',
     );
-  }, checkEveryMs);
-  timer.unref();
-  return () => clearInterval(timer);
+  };
 }
 
 /** The gc() that `--expose-gc` put on the global object (V8 makes it non-deletable). */
