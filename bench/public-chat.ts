@@ -16,9 +16,9 @@
 //
 //   node bench/public-chat.ts            (or: npm run bench public-chat)
 //
-// Uses its own database (parley_bench_chat) and Redis key prefix, both dropped at the end
+// Uses its own database (parley_bench_chat, or BENCH_DATABASE) and Redis key prefix, both dropped at the end
 // (BENCH_KEEP=1 keeps them), ports
-// 300 above the defaults and its own queue prefix. BENCH_SCALE=0.1 runs a tenth of the requests;
+// 300 above the defaults (or BENCH_PORT_OFFSET) and its own queue prefix. BENCH_SCALE=0.1 runs a tenth of the requests;
 // BENCH_CLIENT=fetch sends the requests with fetch instead of node:http (see `post` below);
 // BENCH_LOGS=1 shows the services' logs (BENCH_LOG_LEVEL, default warn); BENCH_PHASES=paced
 // (or overhead, consumers, first-token, scaling, comma-separated) runs only those parts; BENCH_PHASES=idle
@@ -57,8 +57,10 @@ import { startFloor } from './floor.ts';
 import { mulberry32, percentile } from './stats.ts';
 
 const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/parley_test';
-const DATABASE = 'parley_bench_chat';
-const PORT_OFFSET = 300;
+// BENCH_DATABASE and BENCH_PORT_OFFSET let two runs share a machine without dropping each other's database.
+const DATABASE = process.env.BENCH_DATABASE ?? 'parley_bench_chat';
+if (!/^[a-z_][a-z0-9_]*$/.test(DATABASE)) throw new Error(`BENCH_DATABASE must be a plain database name, got "${DATABASE}"`);
+const PORT_OFFSET = Number(process.env.BENCH_PORT_OFFSET ?? '300');
 /** The second chat service instance of the scaling run listens here (4003 + 310). */
 const SECOND_CHAT_PORT = 4003 + PORT_OFFSET + 10;
 const scale = Number(process.env.BENCH_SCALE ?? '1');
