@@ -130,6 +130,7 @@ export async function createChatService(
     visitorOf: (clientIp) => visitorHash(config.SESSION_SECRET, clientIp),
   });
   const exportDb = pgPool({ databaseUrl: config.DATABASE_URL, schema: config.CHAT_DB_SCHEMA, poolSize: 2 });
+  exportDb.on('error', (err) => logger.warn({ err: err.message }, 'export pool: idle session failed'));
   const deps: ChatRpcDeps = {
     db: prisma,
     exportDb,

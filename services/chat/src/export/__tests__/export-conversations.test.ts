@@ -139,4 +139,13 @@ describe('conversation export', () => {
       expect([err.code, err.rawMessage]).toEqual([Code.InvalidArgument, message]);
     }
   });
+
+  it('drops an idle session the server ended (a restart) and goes on, instead of crashing the service', async () => {
+    const pool = stack.parts.exportDb;
+    const { rows } = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    const idle = pool.totalCount;
+    await stack.parts.prisma.$queryRaw`SELECT pg_terminate_backend(${rows[0].pid}::int)`;
+    await expect.poll(() => pool.totalCount).toBe(idle - 1);
+    await expect(pool.query('SELECT 1 AS one')).resolves.toMatchObject({ rows: [{ one: 1 }] });
+  });
 });
