@@ -87,9 +87,13 @@ async function backgroundOf(locator: ReturnType<Page['locator']>): Promise<strin
 async function ask(frame: FrameLocator, text: string): Promise<void> {
   const input = frame.getByPlaceholder('Type your message...');
   await expect(input).toBeEnabled();
-  await input.fill(text);
-  // The field must hold the text before Enter (a fill that did not arrive would fail here, clearly).
-  await expect(input).toHaveValue(text);
+  // The field must hold the text before Enter. Now and then a fill never reaches the cross-origin
+  // chat frame (no input event fires in it, the field stays empty and focused): fill again until the
+  // field holds the text; a field that never does still fails here, clearly.
+  await expect(async () => {
+    if ((await input.inputValue()) !== text) await input.fill(text);
+    await expect(input).toHaveValue(text, { timeout: 2_000 });
+  }).toPass({ timeout: 20_000 });
   await input.press('Enter');
 }
 
