@@ -275,6 +275,9 @@ test('past the visitor’s daily messages, or the chatbot’s daily spend, the w
   // Two messages a day for each visitor.
   const bot = await createBot(request, token, 'Limited Helper', 'Acme opens at nine in the morning.');
   expect((await updateBot(request, token, bot._id, { limits: { visitorMessagesPerDay: 2 } })).status()).toBe(200);
+  // The visitor's tab alone: with the owner's tab still open, typed text now and then never reached
+  // the cross-origin chat frame (as in the keyboard test below).
+  await page.close();
   const visitor = await context.newPage();
   await visitor.goto(host.url(bot.uniqueId));
   await launcherOf(visitor).click();
