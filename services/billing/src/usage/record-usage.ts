@@ -75,7 +75,8 @@ export async function recordUsageBatch(deps: RecordUsageDeps, usages: readonly P
   );
 }
 
-type ParsedUsage = ReturnType<typeof parseUsage>;
+/** A validated usage event (parseUsage). */
+export type ParsedUsage = ReturnType<typeof parseUsage>;
 type SettleOutcome = BatchOutcome | 'no-account' | 'unpriced';
 
 /**

@@ -15,14 +15,12 @@ import type { Logger } from '@parley/common/logger.ts';
 import { createWorker, QUEUES } from '@parley/common/queues.ts';
 import type { Redis } from '@parley/common/redis.ts';
 import { AccountDeletedError } from '../accounts/deleted-account.ts';
-import { parseUsage, type BatchOutcome } from './record-usage.ts';
+import { parseUsage, type BatchOutcome, type ParsedUsage } from './record-usage.ts';
 
 export type UsageRecordedPayload = UsageRecorded;
 
 /** The jobs the worker takes at once, and so the largest batch. */
 export const USAGE_BATCH_MAX = 50;
-
-type ParsedUsage = ReturnType<typeof parseUsage>;
 
 export interface UsageRecordedWorkerDeps {
   redis: Redis;

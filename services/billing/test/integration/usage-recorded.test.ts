@@ -7,7 +7,7 @@ import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { UsageRecordedSchema } from '@parley/proto/parley/events/v1/usage_recorded_pb.js';
 import { createProducer, QUEUES, type Producer } from '@parley/common/queues.ts';
 import { openAccount } from '../../src/accounts/open-account.ts';
-import { parseUsage, recordUsage, recordUsageBatch, type RecordUsageInput } from '../../src/usage/record-usage.ts';
+import { recordUsage, recordUsageBatch, type ParsedUsage, type RecordUsageInput } from '../../src/usage/record-usage.ts';
 import { startUsageRecordedWorker } from '../../src/usage/usage-recorded.job.ts';
 import { jobSettled, logger, startBilling, type Billing } from './harness.ts';
 
@@ -215,7 +215,7 @@ describe('many events', () => {
       promptTokens: 2000 + i,
       completionTokens: 300 + i,
     }));
-    const slowRecord = async (batch: ReturnType<typeof parseUsage>[]) => {
+    const slowRecord = async (batch: ParsedUsage[]) => {
       await new Promise((r) => setTimeout(r, 40));
       return recordUsageBatch(deps(), batch);
     };
@@ -255,7 +255,7 @@ describe('many events', () => {
   it('retries a job whose database step failed, and applies it once', async () => {
     await billing.parts.usageRecordedWorker!.pause();
     let calls = 0;
-    const flaky = async (batch: ReturnType<typeof parseUsage>[]) => {
+    const flaky = async (batch: ParsedUsage[]) => {
       if (++calls === 1) throw new Error('Connection terminated unexpectedly');
       return recordUsageBatch(deps(), batch);
     };

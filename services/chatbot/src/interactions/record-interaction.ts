@@ -3,6 +3,7 @@
 import { invalid } from '@parley/common/rpc-errors.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import { isUuid } from '../chatbots/chatbot-input.ts';
+import { addCountedInteractions } from './add-counted-interactions.ts';
 
 export interface RecordInteractionDeps {
   db: PrismaClient;
@@ -22,24 +23,8 @@ export async function recordInteraction(deps: RecordInteractionDeps, input: Reco
   const { requestId, chatbotId, occurredAt } = parseInteraction(input);
   // A chatbot id that is not a UUID names no chatbot: nothing to count, nothing to retry.
   if (!chatbotId) return 'unknownChatbot';
-  // One statement, so atomic: the request id is claimed and the chatbot counted together. A
-  // concurrent duplicate waits on the claim for the first one's commit, then claims (and counts)
-  // nothing. Events may arrive out of order: the last interaction only moves forward.
-  const [row] = await deps.db.$queryRaw<{ claimed: number; updated: number }[]>`
-    WITH claimed AS (
-      INSERT INTO "ProcessedInteraction" ("requestId") VALUES (${requestId}) ON CONFLICT ("requestId") DO NOTHING
-      RETURNING 1
-    ), updated AS (
-      UPDATE "Chatbot"
-         SET "interactions" = "interactions" + 1,
-             "lastInteraction" = GREATEST("lastInteraction", ${occurredAt.toISOString()}::timestamptz)
-       WHERE "id" = ${chatbotId}::uuid AND EXISTS (SELECT 1 FROM claimed)
-      RETURNING 1
-    )
-    SELECT (SELECT count(*) FROM claimed)::int AS claimed, (SELECT count(*) FROM updated)::int AS updated`;
-  if (row.claimed === 0) return 'duplicate';
-  // A deleted chatbot: the request id stays recorded, so a redelivery is a cheap duplicate.
-  return row.updated === 0 ? 'unknownChatbot' : 'counted';
+  // One message is a count of one under its own request id: the same claim and the same update.
+  return addCountedInteractions(deps, { id: requestId, chatbotId, count: 1, lastInteractionAt: occurredAt });
 }
 
 /** Validates the event; a bad one throws InvalidArgument (it would fail the same way on every retry). */
