@@ -14,11 +14,13 @@ export default async function globalSetup() {
   admin.pathname = '/postgres';
   const client = new pg.Client({ connectionString: admin.toString() });
   await client.connect();
-  await client.query('DROP DATABASE IF EXISTS parley_e2e WITH (FORCE)');
-  await client.query('CREATE DATABASE parley_e2e');
+  // Its own database, named after the port offset when that is moved (another checkout's run).
+  const database = E2E_PORT_OFFSET === 100 ? 'parley_e2e' : `parley_e2e_${E2E_PORT_OFFSET}`;
+  await client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+  await client.query(`CREATE DATABASE ${database}`);
   await client.end();
   const databaseUrl = new URL(base);
-  databaseUrl.pathname = '/parley_e2e';
+  databaseUrl.pathname = `/${database}`;
 
   // The chat service talks to a local OpenAI-compatible fake through the real SDK. Its answers cite
   // the knowledge passage that shares words with the question when there is one (as a model tags

@@ -3,8 +3,11 @@ import { CHROMIUM } from '../scripts/machine.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 
-/** The end-to-end stack runs on its own ports (default ports + 100), beside a development one. */
-export const E2E_PORT_OFFSET = 100;
+/**
+ * The end-to-end stack runs on its own ports (default ports + 100), beside a development one;
+ * `E2E_PORT_OFFSET` moves them, so that two checkouts can run their end-to-end tests at once.
+ */
+export const E2E_PORT_OFFSET = Number(process.env.E2E_PORT_OFFSET || 100);
 const E2E_PORT = 8080 + E2E_PORT_OFFSET;
 
 export default defineConfig({
