@@ -81,19 +81,25 @@ interface SameQuestions {
 
 /**
  * Counts a batch of questions (in their order, oldest first) in the open transaction: the same as
- * counting them one by one, with what they share done once: their lexemes in one statement, each
- * chatbot-kind's lock taken once (in key order, as every batch takes them), and the questions of
- * one chatbot and kind with the same lexemes counted in their group together. Returns, per item,
- * its group per kind (null for a question with nothing to group by).
+ * counting them one by one, in three statements whatever the batch holds:
+ * 1. their lexemes, and each chatbot-kind's lock (in key order, as every batch takes them);
+ * 2. for each set of same questions (one chatbot, one kind, the same lexemes), the groups alike
+ *    enough to join, read after the locks are held;
+ * 3. the groups started, the groups joined and the asked groups' days, written together.
+ * Which group each set joins is decided here, in order, as one-by-one counting would: a set may join
+ * a group an earlier set of the batch started or grew (its count and examples as they now are).
+ * Returns, per item, its group per kind (null for a question with nothing to group by).
  */
 export async function addQuestionBatch(
   tx: Prisma.TransactionClient,
   items: readonly QuestionBatchItem[],
 ): Promise<(QuestionAdded | null)[][]> {
   const questions = items.map((item) => item.question.trim().replace(/\s+/g, ' '));
+  const locks = [...new Set(items.flatMap((item) => item.kinds.map((kind) => `parley-question-cluster:${item.chatbotId}:${kind}`)))].sort();
   const lexemes = await questionLexemesOf(
     tx,
     items.map((item, i) => ({ question: questions[i], language: item.language })),
+    locks,
   );
   const results: (QuestionAdded | null)[][] = items.map((item) => item.kinds.map(() => null));
   const same = new Map<string, SameQuestions>();
@@ -122,57 +128,196 @@ export async function addQuestionBatch(
       group.places.push([i, k]);
     });
   });
-  const locks = [...new Set([...same.values()].map((g) => `parley-question-cluster:${g.chatbotId}:${g.kind}`))].sort();
-  for (const lock of locks) await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${lock}))`;
-  for (const group of same.values()) {
-    const added = await addToGroup(tx, group);
-    group.places.forEach(([i, k], n) => {
-      results[i][k] = { clusterId: added.clusterId, created: added.created && n === 0 };
+  const sets = [...same.values()];
+  if (sets.length === 0) return results;
+
+  const candidates = await groupsAlike(tx, sets);
+  // The groups as counting one set after another leaves them: those read, then those started here.
+  const groups = new Map<string, GroupState>();
+  const started: GroupState[] = [];
+  const days = new Map<string, { clusterId: string; day: string; count: number }>();
+  sets.forEach((set, n) => {
+    const options: GroupState[] = candidates[n].map((c) => {
+      let group = groups.get(c.id);
+      if (!group) {
+        group = { ...c, created: false, order: -1, joined: 0, latest: null };
+        groups.set(c.id, group);
+      }
+      return group;
     });
-  }
+    for (const group of started) {
+      if (group.chatbotId === set.chatbotId && group.kind === set.kind && dice(group.lexemes, set.lexemes) >= QUESTION_SIMILARITY) {
+        options.push(group);
+      }
+    }
+    const best = options
+      .map((group) => ({ group, dice: dice(group.lexemes, set.lexemes) }))
+      .sort(
+        (a, b) =>
+          b.dice - a.dice || b.group.count - a.group.count || a.group.order - b.group.order || a.group.createdAt - b.group.createdAt,
+      )[0]?.group;
+    let group: GroupState;
+    if (best) {
+      group = best;
+      group.count += set.wordings.length;
+      group.joined += set.wordings.length;
+      group.examples = withExamples(group.examples, set.wordings);
+      if (!group.latest || set.latest > group.latest) group.latest = set.latest;
+    } else {
+      group = {
+        id: randomUUID(),
+        chatbotId: set.chatbotId,
+        ownerId: set.ownerId,
+        kind: set.kind,
+        question: set.wordings[0],
+        lexemes: set.lexemes,
+        count: set.wordings.length,
+        examples: withExamples([], set.wordings),
+        createdAt: 0,
+        created: true,
+        order: started.length,
+        joined: set.wordings.length,
+        latest: set.latest,
+      };
+      started.push(group);
+    }
+    if (set.kind === 'asked') {
+      for (const [day, asked] of set.days) {
+        const key = `${group.id}|${day}`;
+        const row = days.get(key) ?? { clusterId: group.id, day, count: 0 };
+        row.count += asked;
+        days.set(key, row);
+      }
+    }
+    set.places.forEach(([i, k], m) => {
+      results[i][k] = { clusterId: group.id, created: !best && m === 0 };
+    });
+  });
+  await writeGroups(
+    tx,
+    started,
+    [...groups.values()].filter((g) => g.joined > 0),
+    [...days.values()].sort((a, b) => (a.clusterId + a.day < b.clusterId + b.day ? -1 : 1)),
+  );
   return results;
 }
 
-async function addToGroup(tx: Prisma.TransactionClient, group: SameQuestions): Promise<QuestionAdded> {
-  const { chatbotId, kind, lexemes, wordings, latest } = group;
-  const count = wordings.length;
-  const [best] = await tx.$queryRaw<{ id: string; examples: string[]; dice: number }[]>`
-    SELECT "id", "examples",
-           (2.0 * cardinality(ARRAY(SELECT unnest("lexemes") INTERSECT SELECT unnest(${lexemes}::text[])))
-             / (cardinality("lexemes") + ${lexemes.length}::int))::float8 AS dice
-      FROM "QuestionCluster"
-     WHERE "chatbotId" = ${chatbotId}::uuid AND "lexemes" && ${lexemes}::text[] AND "kind" = ${kind}
-     ORDER BY dice DESC, "count" DESC, "createdAt" ASC
-     LIMIT 1`;
+/** A group read or started by a batch, as the batch leaves it. */
+interface GroupState {
+  id: string;
+  chatbotId: string;
+  ownerId: string;
+  kind: QuestionKind;
+  question: string;
+  lexemes: string[];
+  count: number;
+  examples: string[];
+  /** Read groups: when created (ms); started ones order after every read one by `order`. */
+  createdAt: number;
+  created: boolean;
+  /** -1 for a group read; the place among the batch's started groups otherwise. */
+  order: number;
+  /** Questions of this batch counted in it. */
+  joined: number;
+  /** The latest of this batch's questions counted in it. */
+  latest: Date | null;
+}
 
-  let clusterId: string;
-  const created = !best || best.dice < QUESTION_SIMILARITY;
-  if (created) {
-    clusterId = randomUUID();
-    await tx.$executeRaw`
+/** Dice's coefficient of two sorted, distinct lexeme lists, as the SQL of groupsAlike computes it. */
+function dice(a: readonly string[], b: readonly string[]): number {
+  const set = new Set(a);
+  const shared = b.filter((l) => set.has(l)).length;
+  return (2.0 * shared) / (a.length + b.length);
+}
+
+/** For each set, in order, the groups of its chatbot and kind alike enough to join (one statement). */
+async function groupsAlike(
+  tx: Prisma.TransactionClient,
+  sets: readonly SameQuestions[],
+): Promise<Omit<GroupState, 'created' | 'order' | 'joined' | 'latest'>[][]> {
+  const rows = await tx.$queryRaw<
+    {
+      n: bigint;
+      id: string;
+      chatbotId: string;
+      ownerId: string;
+      kind: QuestionKind;
+      question: string;
+      lexemes: string[];
+      count: number;
+      examples: string[];
+      createdAt: Date;
+    }[]
+  >`
+    SELECT s.n, g."id"::text AS id, g."chatbotId"::text AS "chatbotId", g."ownerId", g."kind", g."question", g."lexemes", g."count",
+           g."examples", g."createdAt"
+      FROM jsonb_to_recordset(${JSON.stringify(sets.map((s, n) => ({ n, c: s.chatbotId, k: s.kind, l: s.lexemes })))}::jsonb)
+           AS s(n int, c uuid, k text, l text[])
+      JOIN "QuestionCluster" g ON g."chatbotId" = s.c AND g."kind" = s.k AND g."lexemes" && s.l
+     WHERE (2.0 * cardinality(ARRAY(SELECT unnest(g."lexemes") INTERSECT SELECT unnest(s.l))) / (cardinality(g."lexemes") + cardinality(s.l)))::float8
+           >= ${QUESTION_SIMILARITY}::float8`;
+  const out = sets.map(() => [] as Omit<GroupState, 'created' | 'order' | 'joined' | 'latest'>[]);
+  for (const row of rows) {
+    out[Number(row.n)].push({
+      id: row.id,
+      chatbotId: row.chatbotId,
+      ownerId: row.ownerId,
+      kind: row.kind,
+      question: row.question,
+      lexemes: row.lexemes,
+      count: row.count,
+      examples: row.examples,
+      createdAt: row.createdAt.getTime(),
+    });
+  }
+  return out;
+}
+
+/**
+ * One statement: the groups started (with their counts, examples and last seen), the groups joined
+ * (a resolved unanswered group whose question still went unanswered reopens: its Q&A answer did not
+ * catch this wording; a dismissed one stays dismissed and keeps counting), and the asked groups' days.
+ */
+async function writeGroups(
+  tx: Prisma.TransactionClient,
+  started: readonly GroupState[],
+  joined: readonly GroupState[],
+  days: readonly { clusterId: string; day: string; count: number }[],
+): Promise<void> {
+  const startedRows = started.map((g) => ({
+    id: g.id,
+    c: g.chatbotId,
+    o: g.ownerId,
+    k: g.kind,
+    q: g.question,
+    l: g.lexemes,
+    n: g.count,
+    e: g.examples,
+    s: g.latest!.toISOString(),
+  }));
+  const joinedRows = joined
+    .filter((g) => !g.created)
+    .sort((a, b) => (a.id < b.id ? -1 : 1))
+    .map((g) => ({ id: g.id, n: g.joined, e: g.examples, s: g.latest!.toISOString() }));
+  await tx.$executeRaw`
+    WITH started AS (
       INSERT INTO "QuestionCluster" ("id", "chatbotId", "ownerId", "kind", "question", "lexemes", "count", "examples", "lastSeen")
-      VALUES (${clusterId}::uuid, ${chatbotId}::uuid, ${group.ownerId}, ${kind}, ${wordings[0]}, ${lexemes}::text[], ${count}::int,
-              ${withExamples([], wordings)}::text[], ${latest.toISOString()}::timestamptz)`;
-  } else {
-    clusterId = best.id;
-    // A resolved unanswered group whose question still went unanswered reopens (its Q&A answer did
-    // not catch this wording); a dismissed one stays dismissed and keeps counting.
-    await tx.$executeRaw`
-      UPDATE "QuestionCluster"
-         SET "count" = "count" + ${count}::int,
-             "examples" = ${withExamples(best.examples, wordings)}::text[],
-             "lastSeen" = GREATEST("lastSeen", ${latest.toISOString()}::timestamptz),
-             "status" = CASE WHEN "kind" = 'unanswered' AND "status" = 'resolved' THEN 'open' ELSE "status" END
-       WHERE "id" = ${clusterId}::uuid`;
-  }
-  if (kind === 'asked') {
-    for (const [day, asked] of [...group.days].sort()) {
-      await tx.$executeRaw`
-        INSERT INTO "QuestionClusterDay" ("clusterId", "day", "count") VALUES (${clusterId}::uuid, ${day}::date, ${asked}::int)
-        ON CONFLICT ("clusterId", "day") DO UPDATE SET "count" = "QuestionClusterDay"."count" + ${asked}::int`;
-    }
-  }
-  return { clusterId, created };
+      SELECT t.id, t.c, t.o, t.k, t.q, t.l, t.n, t.e, t.s
+        FROM jsonb_to_recordset(${JSON.stringify(startedRows)}::jsonb)
+             AS t(id uuid, c uuid, o text, k text, q text, l text[], n int, e text[], s timestamptz)
+    ), joined AS (
+      UPDATE "QuestionCluster" AS g
+         SET "count" = g."count" + t.n,
+             "examples" = t.e,
+             "lastSeen" = GREATEST(g."lastSeen", t.s),
+             "status" = CASE WHEN g."kind" = 'unanswered' AND g."status" = 'resolved' THEN 'open' ELSE g."status" END
+        FROM jsonb_to_recordset(${JSON.stringify(joinedRows)}::jsonb) AS t(id uuid, n int, e text[], s timestamptz)
+       WHERE g."id" = t.id
+    )
+    INSERT INTO "QuestionClusterDay" ("clusterId", "day", "count")
+    SELECT t.id, t.d, t.n FROM jsonb_to_recordset(${JSON.stringify(days.map((d) => ({ id: d.clusterId, d: d.day, n: d.count })))}::jsonb)
+           AS t(id uuid, d date, n int)
+    ON CONFLICT ("clusterId", "day") DO UPDATE SET "count" = "QuestionClusterDay"."count" + EXCLUDED."count"`;
 }
 
 /** The examples after each wording in turn (oldest first) was added with withExample. */
@@ -271,8 +416,15 @@ export async function questionLexemes(db: Db, question: string, language: string
   return lexemes;
 }
 
-/** questionLexemes of several questions in one statement, in their order. */
-export async function questionLexemesOf(db: Db, questions: readonly { question: string; language: string }[]): Promise<string[][]> {
+/**
+ * questionLexemes of several questions in one statement, in their order; the statement first takes
+ * the transaction-level advisory `locks` given, in their order.
+ */
+export async function questionLexemesOf(
+  db: Db,
+  questions: readonly { question: string; language: string }[],
+  locks: readonly string[] = [],
+): Promise<string[][]> {
   if (questions.length === 0) return [];
   const split = questions.map(({ question, language }) => {
     const config = searchConfigFor(language);
@@ -286,8 +438,12 @@ export async function questionLexemesOf(db: Db, questions: readonly { question: 
     return { question, config, latin, grams };
   });
   const rows = await db.$queryRaw<{ lexemes: string[] }[]>`
-    SELECT COALESCE(tsvector_to_array(to_tsvector(c::regconfig, q)), '{}') AS lexemes
-      FROM unnest(${split.map((q) => q.config)}::text[], ${split.map((q) => q.latin)}::text[]) WITH ORDINALITY AS t(c, q, i)
+    WITH locked AS MATERIALIZED (
+      SELECT count(pg_advisory_xact_lock(hashtext(l))) AS n
+        FROM (SELECT l FROM unnest(${locks}::text[]) WITH ORDINALITY AS k(l, i) ORDER BY i) AS ordered
+    )
+    SELECT COALESCE(tsvector_to_array(to_tsvector(c::regconfig, q)), '{}') AS lexemes, locked.n
+      FROM unnest(${split.map((q) => q.config)}::text[], ${split.map((q) => q.latin)}::text[]) WITH ORDINALITY AS t(c, q, i), locked
      ORDER BY i`;
   return split.map(({ question, config, grams }, i) => {
     const fillers = QUESTION_FILLERS[config];

@@ -66,7 +66,7 @@ export async function recordAnalytics(
 /**
  * Counts a batch of events in ONE transaction, each once, with what the events of the batch share
  * written once: one claim, session, visitor and visitor-year statement for all of them, one row
- * update per chatbot-day, and one grouping per distinct question (question-clusters.ts). The
+ * update per chatbot-day, and the questions' grouping in three statements (question-clusters.ts). The
  * figures are those of counting the events one by one (the same rows, the same increments); the
  * worker (analytics-interaction.job.ts) gathers the events it receives at once into a batch.
  * The transaction also writes one ChatbotInteractionsCounted outbox record per chatbot of the

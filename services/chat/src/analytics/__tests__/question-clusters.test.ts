@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 import {
   addQuestion,
+  addQuestionBatch,
   MAX_EXAMPLES,
   normalisedText,
   QUESTION_SIMILARITY,
@@ -157,6 +158,88 @@ describe('a group over time', () => {
     expect(groups).toHaveLength(1);
     expect(groups[0].count).toBe(8);
     expect(groups[0].examples).toEqual(['Do you deliver on Sundays?']);
+  });
+
+  it('counts a batch as it counts its questions one by one, in three statements', async () => {
+    const [oneByOne, batched] = [randomUUID(), randomUUID()];
+    const day = (d: number, h = 10) => new Date(Date.UTC(2026, 10, 20 + d, h));
+    // Wordings with different lexemes that join each other (a set joining the group an earlier set
+    // of the same batch started), repeats, two days, both kinds, one wording with nothing to group by.
+    const items = [
+      { question: 'opening hours please', at: day(0), kinds: ['asked'] },
+      { question: 'opening hours?', at: day(0, 11), kinds: ['asked', 'unanswered'] },
+      { question: 'when are you open', at: day(1), kinds: ['asked'] },
+      { question: 'shipping price', at: day(0, 12), kinds: ['asked', 'unanswered'] },
+      { question: '?!', at: day(0), kinds: ['asked'] },
+      { question: 'How much does shipping cost?', at: day(1, 9), kinds: ['asked'] },
+      { question: 'Opening hours', at: day(1, 8), kinds: ['unanswered'] },
+      { question: 'refund policy', at: day(1, 7), kinds: ['asked'] },
+    ] as const;
+    // An unanswered group resolved before the batch, which the batch reopens.
+    for (const chatbotId of [oneByOne, batched]) {
+      const before = await addQuestion(db, {
+        chatbotId,
+        ownerId: 'o',
+        kind: 'unanswered',
+        question: 'shipping price?',
+        language: 'english',
+        at: day(-1),
+      });
+      await db.questionCluster.update({ where: { id: before!.clusterId }, data: { status: 'resolved' } });
+    }
+    const single: (string | null)[][] = [];
+    for (const item of items) {
+      const added = [];
+      for (const kind of item.kinds)
+        added.push(
+          await addQuestion(db, { chatbotId: oneByOne, ownerId: 'o', kind, question: item.question, language: 'english', at: item.at }),
+        );
+      single.push(added.map((a) => a?.clusterId ?? null));
+    }
+    const statements: string[] = [];
+    const counted = db.$extends({
+      query: {
+        $allOperations: ({ args, query, operation }) => {
+          statements.push(operation);
+          return query(args);
+        },
+      },
+    });
+    const batch = await counted.$transaction((tx) =>
+      addQuestionBatch(
+        tx as never,
+        items.map((item) => ({ chatbotId: batched, ownerId: 'o', language: 'english', ...item })),
+      ),
+    );
+    expect(statements.filter((op) => op.startsWith('$queryRaw') || op.startsWith('$executeRaw'))).toHaveLength(3);
+
+    // The same partition into groups, the same group started first.
+    const shape = (ids: (string | null)[][]) => {
+      const names = new Map<string, number>();
+      return ids.map((row) => row.map((id) => (id === null ? null : (names.get(id) ?? names.set(id, names.size).get(id)))));
+    };
+    expect(shape(batch.map((row) => row.map((a) => a?.clusterId ?? null)))).toEqual(shape(single));
+    const state = async (chatbotId: string) =>
+      (
+        await db.questionCluster.findMany({
+          where: { chatbotId },
+          include: { days: { orderBy: { day: 'asc' } } },
+          orderBy: [{ kind: 'asc' }, { question: 'asc' }],
+        })
+      ).map((c) => ({
+        kind: c.kind,
+        question: c.question,
+        lexemes: c.lexemes,
+        count: c.count,
+        examples: c.examples,
+        lastSeen: c.lastSeen,
+        status: c.status,
+        days: c.days.map((d) => [d.day.toISOString().slice(0, 10), d.count]),
+      }));
+    const expected = await state(oneByOne);
+    expect(await state(batched)).toEqual(expected);
+    expect(expected.find((g) => g.question === 'shipping price?')).toMatchObject({ status: 'open', count: 2 });
+    expect(expected.find((g) => g.kind === 'asked' && g.question === 'opening hours please')).toMatchObject({ count: 3 });
   });
 
   it('runs inside a caller’s transaction', async () => {
