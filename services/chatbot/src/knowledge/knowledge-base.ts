@@ -8,6 +8,15 @@ export interface KnowledgeBase {
   textEntries: TextEntry[];
 }
 
+/** One passage of knowledge for a prompt: a ready entry's text or one of its chunks, named for citations. */
+export interface KnowledgePassage {
+  text: string;
+  entryId: string;
+  title: string;
+  /** A website entry's address; empty otherwise. */
+  url: string;
+}
+
 export const ENTRY_SEPARATOR = '\n\n';
 
 /** The entry statuses (proto TextEntry.status). */

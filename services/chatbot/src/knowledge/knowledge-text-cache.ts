@@ -6,7 +6,7 @@
 // (docs/adr/0014-caches.md). Bounded by the characters held; a list larger than the bound is not kept.
 
 import { cache } from '@parley/common/cache.ts';
-import type { KnowledgePassage } from './prompt-knowledge.ts';
+import type { KnowledgePassage } from './knowledge-base.ts';
 
 export interface KnowledgeVersion {
   id: string;

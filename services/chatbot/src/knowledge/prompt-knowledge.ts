@@ -9,24 +9,15 @@ import type { Chatbot, PrismaClient } from '../generated/prisma/client.ts';
 import { getPublicChatbot, type PublicChatbotDeps } from '../chatbots/get-public-chatbot.ts';
 import { qaText } from './add-qa-entry.ts';
 import { DEFAULT_CHUNKING } from './chunk-text.ts';
-import type { RetrieveChunks } from './embeddings/knowledge-embeddings.ts';
-import { ENTRY_SEPARATOR, ENTRY_STATUS, SOURCE_TYPE } from './knowledge-base.ts';
+import { ENTRY_SEPARATOR, ENTRY_STATUS, SOURCE_TYPE, type KnowledgePassage } from './knowledge-base.ts';
 import type { KnowledgeTextCache } from './knowledge-text-cache.ts';
 import { matchQaPair, type QaMatch } from './qa-match.ts';
-import { DEFAULT_K, MAX_K } from './retrieve.ts';
+import { DEFAULT_K, MAX_K, type RetrieveChunks } from './retrieve.ts';
 
 export interface PromptKnowledgeDeps extends PublicChatbotDeps {
   /** Retrieval (full-text, or hybrid with embeddings): embeddings/knowledge-embeddings.ts. */
   retrieveChunks: RetrieveChunks;
   knowledgeCache: KnowledgeTextCache;
-}
-
-export interface KnowledgePassage {
-  text: string;
-  entryId: string;
-  title: string;
-  /** A website entry's address; empty otherwise. */
-  url: string;
 }
 
 export interface PromptKnowledge {

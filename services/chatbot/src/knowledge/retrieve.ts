@@ -57,6 +57,9 @@ export interface RetrievedChunk {
   score: number;
 }
 
+/** A retrieval: full-text (retrieve below) or hybrid (embeddings/hybrid-retrieve.ts). */
+export type RetrieveChunks = (input: { chatbotId: string; query: string; k: number }) => Promise<RetrievedChunk[]>;
+
 /** `db` must be a client whose sessions have SEARCH_SESSION_SETTINGS (the chatbot service's search pool). */
 export async function retrieve(db: PrismaClient, input: { chatbotId: string; query: string; k: number }): Promise<RetrievedChunk[]> {
   if (!isUuid(input.chatbotId)) throw notFound(CHATBOT_NOT_FOUND);

@@ -5,8 +5,7 @@
 // full-text search alone (logged at most once a minute), never failing the visitor (ADR 0015).
 import type { Logger } from '@parley/common/logger.ts';
 import { isUuid } from '../../chatbots/chatbot-input.ts';
-import { DEFAULT_K, MAX_K, type RetrievedChunk } from '../retrieve.ts';
-import type { RetrieveChunks } from './knowledge-embeddings.ts';
+import { DEFAULT_K, MAX_K, type RetrievedChunk, type RetrieveChunks } from '../retrieve.ts';
 import { QUERY_TIMEOUT_MS } from './embedder.ts';
 
 /** The usual constant of reciprocal rank fusion (Cormack et al., 2009). */

@@ -10,14 +10,12 @@ import { runPeriodically } from '@parley/common/periodic.ts';
 import { createProducer, QUEUES } from '@parley/common/queues.ts';
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 import type { ChatbotConfig } from '../../config.ts';
-import { retrieve, type RetrievedChunk } from '../retrieve.ts';
+import { retrieve, type RetrieveChunks } from '../retrieve.ts';
 import { embedderFromConfig } from './embedder.ts';
 import { embedEntry, entriesToEmbed } from './embed-entry.ts';
 import { hybridRetrieve } from './hybrid-retrieve.ts';
 import { embedJobId, startKnowledgeEmbedWorker } from './knowledge-embed.job.ts';
 import { vectorIndex } from './vector-index.ts';
-
-export type RetrieveChunks = (input: { chatbotId: string; query: string; k: number }) => Promise<RetrievedChunk[]>;
 
 export interface KnowledgeEmbeddings {
   /** Full-text, or hybrid (full-text and vector, fused) when an embeddings model is configured. */
