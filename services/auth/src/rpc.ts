@@ -3,7 +3,7 @@ import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { ConnectRouter } from '@connectrpc/connect';
 import { AuthService, SessionInfoSchema, UserSchema, type User } from '@parley/proto/parley/auth/v1/auth_pb.js';
-import type { AccountUser } from './accounts/account-user.ts';
+import type { AccountUser } from './core/account-user.ts';
 import { changeEmail, type ChangeEmailDeps } from './accounts/change-email.ts';
 import { deleteAccount, type DeleteAccountDeps } from './accounts/delete-account.ts';
 import { register, type RegisterDeps } from './accounts/register.ts';

@@ -25,7 +25,7 @@ import { startPasswordResetRequestedWorker } from './password-reset/password-res
 import { publishPasswordResetRequested } from './password-reset/password-reset-requested.publisher.ts';
 import { createPasswordResetThrottle } from './password-reset/password-reset-throttle.ts';
 import { authRoutes, type AuthRpcDeps } from './rpc.ts';
-import { createLoginThrottle } from './sessions/login-throttle.ts';
+import { createLoginThrottle } from './core/login-throttle.ts';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 

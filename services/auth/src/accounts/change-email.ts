@@ -5,9 +5,9 @@ import { alreadyExists, invalid } from '@parley/common/rpc-errors.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 import type { Notices } from '../mail/notices.ts';
 import { emailChangedMail } from '../mail/templates.ts';
-import { accountUserSelect, type AccountUser } from './account-user.ts';
-import { checkCurrentPassword, type CurrentPasswordDeps } from './current-password.ts';
-import { parseNewEmail, parseUserId } from './profile-input.ts';
+import { accountUserSelect, type AccountUser } from '../core/account-user.ts';
+import { checkCurrentPassword, type CurrentPasswordDeps } from '../core/current-password.ts';
+import { parseNewEmail, parseUserId } from '../core/profile-input.ts';
 import { EMAIL_TAKEN } from './register.ts';
 
 export const CURRENT_PASSWORD_INCORRECT = 'Current password is incorrect';

@@ -7,8 +7,8 @@ import { invalid, notFound } from '@parley/common/rpc-errors.ts';
 import type { Notices } from '../mail/notices.ts';
 import { accountDeletedMail } from '../mail/templates.ts';
 import { announceAccountDeleted, type PublishAccountDeleted } from './account-deleted.outbox.ts';
-import { checkCurrentPassword, type CurrentPasswordDeps } from './current-password.ts';
-import { ACCOUNT_NOT_FOUND, parseUserId } from './profile-input.ts';
+import { checkCurrentPassword, type CurrentPasswordDeps } from '../core/current-password.ts';
+import { ACCOUNT_NOT_FOUND, parseUserId } from '../core/profile-input.ts';
 
 export const PASSWORD_INCORRECT = 'Password is incorrect';
 

@@ -1,12 +1,12 @@
 import { alreadyExists, Code, ConnectError } from '@parley/common/rpc-errors.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
-import { hashPassword } from '../passwords/password-hash.ts';
-import type { LoginThrottle } from '../sessions/login-throttle.ts';
+import { hashPassword } from '../core/password-hash.ts';
+import type { LoginThrottle } from '../core/login-throttle.ts';
 import { findByCredentials, type LoginDeps } from '../sessions/login.ts';
 import { startSession, type StartedSession } from '../sessions/start-session.ts';
-import { accountUserSelect, type AccountUser } from './account-user.ts';
-import { parseRegistration, type RegistrationInput, type RegistrationRequest } from './registration-input.ts';
+import { accountUserSelect, type AccountUser } from '../core/account-user.ts';
+import { parseRegistration, type RegistrationInput, type RegistrationRequest } from '../core/registration-input.ts';
 import type { RegistrationThrottle } from './registration-throttle.ts';
 
 export interface RegisterDeps {

@@ -3,7 +3,7 @@
 import type { RedisKeys } from '@parley/common/redis-keys.ts';
 import type { Redis } from '@parley/common/redis.ts';
 import { tooMany } from '@parley/common/rpc-errors.ts';
-import { acquireAttempt, throttledMessage } from '../sessions/login-throttle.ts';
+import { acquireAttempt, throttledMessage } from '../core/login-throttle.ts';
 
 export interface RegistrationThrottleOptions {
   redis: Redis;

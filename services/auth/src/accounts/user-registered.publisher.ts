@@ -3,7 +3,7 @@ import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { UserRegisteredSchema } from '@parley/proto/parley/events/v1/user_registered_pb.js';
 import type { Producer } from '@parley/common/queues.ts';
-import type { AccountUser } from './account-user.ts';
+import type { AccountUser } from '../core/account-user.ts';
 
 export type UserRegisteredProducer = Producer<typeof UserRegisteredSchema>;
 

@@ -6,7 +6,7 @@ import type { RedisKeys } from '@parley/common/redis-keys.ts';
 import { createHash } from 'node:crypto';
 import type { Redis } from '@parley/common/redis.ts';
 import { tooMany } from '@parley/common/rpc-errors.ts';
-import { acquireAttempt } from '../sessions/login-throttle.ts';
+import { acquireAttempt } from '../core/login-throttle.ts';
 
 export const TOO_MANY_RESET_REQUESTS = 'Too many reset requests. Please try again later.';
 

@@ -3,11 +3,11 @@
 // changes, the user's other reset links stop working and every session is signed out.
 import type { Logger } from '@parley/common/logger.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
-import { hasControlCharacters } from '../accounts/email.ts';
+import { hasControlCharacters } from '../core/email.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { Notices } from '../mail/notices.ts';
 import { passwordChangedMail } from '../mail/templates.ts';
-import { hashPassword } from '../passwords/password-hash.ts';
+import { hashPassword } from '../core/password-hash.ts';
 import { parseNewPassword } from '../passwords/new-password.ts';
 import { hashResetToken, MAX_RESET_TOKEN_LENGTH } from './reset-token.ts';
 

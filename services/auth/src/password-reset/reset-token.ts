@@ -1,6 +1,6 @@
 // Reset tokens are made and stored like session tokens (sessions/session-token.ts): 32 random bytes
 // in the link, only their SHA-256 in the database, so a leaked row cannot reset anyone's password.
-import { hashSessionToken, newSessionToken } from '../sessions/session-token.ts';
+import { hashSessionToken, newSessionToken } from '../core/session-token.ts';
 
 export const newResetToken = newSessionToken;
 export const hashResetToken = hashSessionToken;

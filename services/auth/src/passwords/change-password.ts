@@ -2,13 +2,13 @@
 // session is signed out (a stolen session stops working), the caller's own one stays.
 import type { Logger } from '@parley/common/logger.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
-import { checkCurrentPassword, type CurrentPasswordDeps } from '../accounts/current-password.ts';
+import { checkCurrentPassword, type CurrentPasswordDeps } from '../core/current-password.ts';
 import { CURRENT_PASSWORD_INCORRECT } from '../accounts/change-email.ts';
-import { parseUserId } from '../accounts/profile-input.ts';
+import { parseUserId } from '../core/profile-input.ts';
 import type { Notices } from '../mail/notices.ts';
 import { passwordChangedMail } from '../mail/templates.ts';
-import { hashSessionToken } from '../sessions/session-token.ts';
-import { hashPassword } from './password-hash.ts';
+import { hashSessionToken } from '../core/session-token.ts';
+import { hashPassword } from '../core/password-hash.ts';
 import { parseNewPassword } from './new-password.ts';
 
 export interface ChangePasswordDeps extends CurrentPasswordDeps {

@@ -1,8 +1,8 @@
 // The rules for a new password wherever one is chosen after sign-up (reset, change), with the same
 // messages as registration (accounts/registration-input.ts).
 import { invalid } from '@parley/common/rpc-errors.ts';
-import { hasControlCharacters } from '../accounts/email.ts';
-import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../accounts/registration-input.ts';
+import { hasControlCharacters } from '../core/email.ts';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../core/registration-input.ts';
 
 /** Returns the password unchanged (never trimmed), or throws InvalidArgument with the message to show. */
 export function parseNewPassword(password: string, confirmation: string): string {

@@ -1,7 +1,7 @@
 import { unauthenticated } from '@parley/common/rpc-errors.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
-import { accountUserSelect, type AccountUser } from '../accounts/account-user.ts';
-import { hashSessionToken } from './session-token.ts';
+import { accountUserSelect, type AccountUser } from '../core/account-user.ts';
+import { hashSessionToken } from '../core/session-token.ts';
 
 export const SESSION_INVALID = 'Session expired. Please login again.';
 

@@ -1,6 +1,6 @@
 import type { PrismaClient } from '../generated/prisma/client.ts';
-import { parseUserId } from '../accounts/profile-input.ts';
-import { hashSessionToken } from './session-token.ts';
+import { parseUserId } from '../core/profile-input.ts';
+import { hashSessionToken } from '../core/session-token.ts';
 
 export interface SessionSummary {
   id: string;

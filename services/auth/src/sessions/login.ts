@@ -1,10 +1,10 @@
 import { invalid, unauthenticated } from '@parley/common/rpc-errors.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
-import { accountUserSelect, type AccountUser } from '../accounts/account-user.ts';
-import { hasControlCharacters, MAX_EMAIL_LENGTH, normalizeEmail } from '../accounts/email.ts';
-import { MAX_PASSWORD_LENGTH } from '../accounts/registration-input.ts';
-import { dummyPasswordHash, verifyPassword } from '../passwords/password-hash.ts';
-import type { LoginThrottle } from './login-throttle.ts';
+import { accountUserSelect, type AccountUser } from '../core/account-user.ts';
+import { hasControlCharacters, MAX_EMAIL_LENGTH, normalizeEmail } from '../core/email.ts';
+import { MAX_PASSWORD_LENGTH } from '../core/registration-input.ts';
+import { dummyPasswordHash, verifyPassword } from '../core/password-hash.ts';
+import type { LoginThrottle } from '../core/login-throttle.ts';
 import { startSession, type StartedSession } from './start-session.ts';
 
 export interface LoginDeps {

@@ -1,6 +1,6 @@
 import type { PrismaClient } from '../generated/prisma/client.ts';
-import { parseUserId } from '../accounts/profile-input.ts';
-import { hashSessionToken } from './session-token.ts';
+import { parseUserId } from '../core/profile-input.ts';
+import { hashSessionToken } from '../core/session-token.ts';
 
 /**
  * "Sign out of all other devices": revokes the user's live sessions except the one of `keepToken`.

@@ -1,5 +1,5 @@
 import type { Prisma } from '../generated/prisma/client.ts';
-import { hashSessionToken, newSessionToken } from './session-token.ts';
+import { hashSessionToken, newSessionToken } from '../core/session-token.ts';
 
 export interface StartedSession {
   token: string;

@@ -6,7 +6,7 @@ import type { Logger } from '@parley/common/logger.ts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createNotices } from '../../src/mail/notices.ts';
 import { changePassword } from '../../src/passwords/change-password.ts';
-import { hashSessionToken } from '../../src/sessions/session-token.ts';
+import { hashSessionToken } from '../../src/core/session-token.ts';
 import { expectRpcError, startAuth, uniqueEmail, type AuthHarness } from './harness.ts';
 
 const WRONG = 'Current password is incorrect';

@@ -3,8 +3,8 @@ import { createHash } from 'node:crypto';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { Code, ConnectError } from '@parley/common/rpc-errors.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyPassword } from '../../src/passwords/password-hash.ts';
-import { createLoginThrottle } from '../../src/sessions/login-throttle.ts';
+import { verifyPassword } from '../../src/core/password-hash.ts';
+import { createLoginThrottle } from '../../src/core/login-throttle.ts';
 import { login } from '../../src/sessions/login.ts';
 import { expectRpcError, startAuth, uniqueEmail, type AuthHarness } from './harness.ts';
 

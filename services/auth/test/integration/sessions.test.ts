@@ -1,6 +1,6 @@
 import { Code } from '@parley/common/rpc-errors.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newSessionToken } from '../../src/sessions/session-token.ts';
+import { newSessionToken } from '../../src/core/session-token.ts';
 import { expectRpcError, startAuth, uniqueEmail, type AuthHarness } from './harness.ts';
 
 const EXPIRED = 'Session expired. Please login again.';

@@ -3,8 +3,8 @@
 // password past the login's limits; a right password gives the attempt back, as a login does.
 import { invalid, notFound } from '@parley/common/rpc-errors.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
-import { verifyPassword } from '../passwords/password-hash.ts';
-import type { LoginThrottle } from '../sessions/login-throttle.ts';
+import { verifyPassword } from './password-hash.ts';
+import type { LoginThrottle } from './login-throttle.ts';
 import { accountUserSelect, type AccountUser } from './account-user.ts';
 import { ACCOUNT_NOT_FOUND } from './profile-input.ts';
 import { MAX_PASSWORD_LENGTH } from './registration-input.ts';
