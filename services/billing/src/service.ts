@@ -11,7 +11,7 @@ import type { ServiceParts } from '@parley/common/service.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
 import { startAccountDeletedWorker } from './accounts/account-deleted.job.ts';
 import { deleteAccountData } from './accounts/delete-account-data.ts';
-import { openAccount, type OpenAccountDeps } from './accounts/open-account.ts';
+import { openAccount, type OpenAccountDeps } from './core/open-account.ts';
 import { startUserRegisteredWorker } from './accounts/user-registered.job.ts';
 import type { BillingConfig } from './config.ts';
 import { billingRoutes } from './rpc.ts';

@@ -13,9 +13,9 @@ import type Stripe from 'stripe';
 import type { Logger } from '@parley/common/logger.ts';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
 import { callStripe, stripeSdk } from '../payments/stripe-client.ts';
-import { lockOwner } from './deleted-account.ts';
-import { signupCreditReference } from './open-account.ts';
-import { parseUserId } from './user-id.ts';
+import { lockOwner } from '../core/deleted-account.ts';
+import { signupCreditReference } from '../core/open-account.ts';
+import { parseUserId } from '../core/user-id.ts';
 
 export interface DeleteAccountDataDeps {
   prisma: PrismaClient;

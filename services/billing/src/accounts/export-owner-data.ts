@@ -3,10 +3,10 @@
 // events told them, and the credit ledger, oldest first, but for its usage debits (one per answer:
 // the usage records say the same, and would make this one message unbounded).
 import type { Account, CreditLedgerEntry, Subscription } from '../generated/prisma/client.ts';
-import { getAccount } from './get-account.ts';
-import type { OpenAccountDeps } from './open-account.ts';
+import { getAccount } from '../core/get-account.ts';
+import type { OpenAccountDeps } from '../core/open-account.ts';
 import { USAGE_DEBIT_REASON } from '../usage/record-usage.ts';
-import { parseUserId } from './user-id.ts';
+import { parseUserId } from '../core/user-id.ts';
 
 export interface OwnerData {
   account: Account;

@@ -6,7 +6,7 @@ import { UserRegisteredSchema, type UserRegistered } from '@parley/proto/parley/
 import type { Logger } from '@parley/common/logger.ts';
 import { createWorker, QUEUES } from '@parley/common/queues.ts';
 import type { Redis } from '@parley/common/redis.ts';
-import { AccountDeletedError } from './deleted-account.ts';
+import { AccountDeletedError } from '../core/deleted-account.ts';
 
 export type UserRegisteredPayload = UserRegistered;
 

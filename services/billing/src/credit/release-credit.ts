@@ -2,7 +2,7 @@
 // the hold is deleted and the owner's reservedCredit lowered by its amount, in one statement (the
 // release_credit function: the owner's account row locked first, as every writer of money does).
 import type { PrismaClient } from '../generated/prisma/client.ts';
-import { requiredText } from '../usage/record-usage.ts';
+import { requiredText } from '../core/usage-input.ts';
 
 /**
  * False when there is no open hold under this request id: never held, already released, swept, or

@@ -18,9 +18,9 @@ import {
   USER_MESSAGE_HEADER,
 } from '@parley/common/rpc-errors.ts';
 import { Prisma } from '../generated/prisma/client.ts';
-import { openAccount, type OpenAccountDeps } from '../accounts/open-account.ts';
-import { parseUserId } from '../accounts/user-id.ts';
-import { requiredText, tokenCount } from '../usage/record-usage.ts';
+import { openAccount, type OpenAccountDeps } from '../core/open-account.ts';
+import { parseUserId } from '../core/user-id.ts';
+import { requiredText, tokenCount } from '../core/usage-input.ts';
 
 /** How long a hold lives when neither its usage record nor a release comes (the chat service crashed mid-answer). */
 export const CREDIT_HOLD_TTL_MS = 10 * 60_000;

@@ -11,11 +11,11 @@
 // who deleted their account are recorded as processed and change nothing.
 import { invalid } from '@parley/common/rpc-errors.ts';
 import { Prisma } from '../generated/prisma/client.ts';
-import { AccountDeletedError } from '../accounts/deleted-account.ts';
-import { openAccountInTransaction } from '../accounts/open-account.ts';
-import { parseUserId } from '../accounts/user-id.ts';
+import { AccountDeletedError } from '../core/deleted-account.ts';
+import { openAccountInTransaction } from '../core/open-account.ts';
+import { parseUserId } from '../core/user-id.ts';
 import type { PaymentsDeps } from './payments-deps.ts';
-import { grantCredit } from '../credit/grant-credit.ts';
+import { grantCredit } from '../core/grant-credit.ts';
 
 export interface StripeEventInput {
   /** Stripe's event id, also in the payload. */

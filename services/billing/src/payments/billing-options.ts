@@ -1,7 +1,7 @@
 // What the server sells and whether checkout takes real payments, for the pages' labels (the
 // pricing page, the top-up control, the test-mode banner). Amounts as exact decimal strings.
 import { Prisma } from '../generated/prisma/client.ts';
-import { formatMoney } from '../money.ts';
+import { formatMoney } from '../core/money.ts';
 import type { PaymentsDeps } from './payments-deps.ts';
 
 export function billingOptions(deps: Pick<PaymentsDeps, 'stripe' | 'config'>) {

@@ -6,8 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { failedPrecondition, invalid, unavailable } from '@parley/common/rpc-errors.ts';
 import type { CheckoutProduct } from '../generated/prisma/client.ts';
-import { getAccount } from '../accounts/get-account.ts';
-import { parseUserId } from '../accounts/user-id.ts';
+import { getAccount } from '../core/get-account.ts';
+import { parseUserId } from '../core/user-id.ts';
 import { centsOf } from '../config.ts';
 import { createCustomer } from './create-customer.ts';
 import type { PaymentsDeps } from './payments-deps.ts';

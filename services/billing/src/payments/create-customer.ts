@@ -4,8 +4,8 @@
 // of creating their own; Stripe's idempotency key covers a crash between creating and storing it.
 import { randomBytes } from 'node:crypto';
 import { invalid } from '@parley/common/rpc-errors.ts';
-import { openAccountInTransaction } from '../accounts/open-account.ts';
-import { parseUserId } from '../accounts/user-id.ts';
+import { openAccountInTransaction } from '../core/open-account.ts';
+import { parseUserId } from '../core/user-id.ts';
 import type { PaymentsDeps } from './payments-deps.ts';
 import { callStripe } from './stripe-client.ts';
 

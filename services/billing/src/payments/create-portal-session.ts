@@ -3,8 +3,8 @@
 // random id is the page's capability for an hour. Only for an owner with a subscription to manage.
 import { randomBytes } from 'node:crypto';
 import { failedPrecondition, unavailable } from '@parley/common/rpc-errors.ts';
-import { getAccount } from '../accounts/get-account.ts';
-import { parseUserId } from '../accounts/user-id.ts';
+import { getAccount } from '../core/get-account.ts';
+import { parseUserId } from '../core/user-id.ts';
 import { parseReturnUrl } from './create-checkout-session.ts';
 import type { PaymentsDeps } from './payments-deps.ts';
 import { callStripe } from './stripe-client.ts';

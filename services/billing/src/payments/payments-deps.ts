@@ -1,7 +1,7 @@
 // What the payment use cases need: the database, the Stripe client (null in TEST MODE) and the
 // part of billing's configuration that says what is sold and for how much.
 import type { Logger } from '@parley/common/logger.ts';
-import type { OpenAccountDeps } from '../accounts/open-account.ts';
+import type { OpenAccountDeps } from '../core/open-account.ts';
 import type { BillingConfig } from '../config.ts';
 import type { Stripe } from './stripe-client.ts';
 

@@ -4,7 +4,7 @@
 // what the first one does. The cursor is opaque to callers (base64url JSON of that last row's key).
 import { invalid } from '@parley/common/rpc-errors.ts';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
-import { parseUserId } from '../accounts/user-id.ts';
+import { parseUserId } from '../core/user-id.ts';
 import type { ReportedUsageRecord } from './usage-report.ts';
 
 export const DEFAULT_PAGE_SIZE = 500;

@@ -5,8 +5,9 @@
 // is delivered (retries, duplicates, concurrent workers).
 import { failedPrecondition, invalid } from '@parley/common/rpc-errors.ts';
 import type { Prisma, PrismaClient, UsageRecord } from '../generated/prisma/client.ts';
-import { openAccountInTransaction } from '../accounts/open-account.ts';
-import { parseUserId } from '../accounts/user-id.ts';
+import { openAccountInTransaction } from '../core/open-account.ts';
+import { requiredText, tokenCount } from '../core/usage-input.ts';
+import { parseUserId } from '../core/user-id.ts';
 
 export interface RecordUsageDeps {
   prisma: PrismaClient;
@@ -36,12 +37,6 @@ export const USAGE_DEBIT_REASON = 'usage';
 
 /** The ledger's idempotency key for the debit of one answer (settle_usage writes the same). */
 export const usageDebitReference = (requestId: string) => `usage:${requestId}`;
-
-/**
- * Tokens per field of one answer. Far above any model's context window, and low enough that the
- * counts fit INTEGER columns and the cost fits NUMERIC(20,10) at any stored price.
- */
-export const MAX_TOKENS = 1_000_000_000;
 
 export async function recordUsage(deps: RecordUsageDeps, input: RecordUsageInput): Promise<RecordUsageResult> {
   const usage = parseUsage(input);
@@ -140,19 +135,4 @@ export function parseUsage(input: RecordUsageInput) {
   const occurredAt = input.occurredAt;
   if (!occurredAt || Number.isNaN(occurredAt.getTime())) throw invalid('occurred_at is required.');
   return { requestId, userId, chatbotId, chatbotName, model, promptTokens, completionTokens, occurredAt };
-}
-
-export function requiredText(raw: string, name: string, maxChars: number): string {
-  const value = raw.trim();
-  if (!value) throw invalid(`${name} is required.`);
-  if ([...value].length > maxChars) throw invalid(`${name} must be at most ${maxChars} characters.`);
-  return value;
-}
-
-export function tokenCount(raw: number | bigint, name: string): number {
-  const value = typeof raw === 'bigint' ? raw : Number.isInteger(raw) ? BigInt(raw) : undefined;
-  if (value === undefined || value < 0n || value > BigInt(MAX_TOKENS)) {
-    throw invalid(`${name} must be a whole number from 0 to ${MAX_TOKENS}, got ${String(raw)}.`);
-  }
-  return Number(value);
 }

@@ -14,7 +14,7 @@ import { groupCommit } from '@parley/common/batcher.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import { createWorker, QUEUES } from '@parley/common/queues.ts';
 import type { Redis } from '@parley/common/redis.ts';
-import { AccountDeletedError } from '../accounts/deleted-account.ts';
+import { AccountDeletedError } from '../core/deleted-account.ts';
 import { parseUsage, type BatchOutcome, type ParsedUsage } from './record-usage.ts';
 
 export type UsageRecordedPayload = UsageRecorded;

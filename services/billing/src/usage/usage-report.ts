@@ -4,9 +4,9 @@
 // year of heavy usage costs a few thousand rows, not a million.
 import { invalid } from '@parley/common/rpc-errors.ts';
 import { Prisma, type Account, type PrismaClient } from '../generated/prisma/client.ts';
-import { getAccount } from '../accounts/get-account.ts';
-import type { OpenAccountDeps } from '../accounts/open-account.ts';
-import { parseUserId } from '../accounts/user-id.ts';
+import { getAccount } from '../core/get-account.ts';
+import type { OpenAccountDeps } from '../core/open-account.ts';
+import { parseUserId } from '../core/user-id.ts';
 
 /** The longest range a report covers ("Last year" is 365 days; a leap year and some slack fit). */
 export const MAX_RANGE_DAYS = 400;

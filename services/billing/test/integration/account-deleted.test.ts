@@ -26,8 +26,8 @@ import {
   type StripeEventJson,
 } from '@parley/common/testing/fake-stripe.ts';
 import { ACCOUNT_CLOSED_REASON, deleteAccountData } from '../../src/accounts/delete-account-data.ts';
-import { ACCOUNT_DELETED_MESSAGE } from '../../src/accounts/deleted-account.ts';
-import { openAccount } from '../../src/accounts/open-account.ts';
+import { ACCOUNT_DELETED_MESSAGE } from '../../src/core/deleted-account.ts';
+import { openAccount } from '../../src/core/open-account.ts';
 import { applyStripeEvent } from '../../src/payments/apply-stripe-event.ts';
 import { recordUsage } from '../../src/usage/record-usage.ts';
 import { creditHolds } from '../../src/credit/reserve-credit.ts';

@@ -9,7 +9,7 @@ import { SPEND_LIMIT_REACHED_HEADER, USER_MESSAGE_HEADER } from '@parley/common/
 import { createServiceClient } from '@parley/common/rpc-client.ts';
 import { rpcError } from '@parley/common/testing/rpc.ts';
 import { Prisma } from '../../src/generated/prisma/client.ts';
-import { openAccount } from '../../src/accounts/open-account.ts';
+import { openAccount } from '../../src/core/open-account.ts';
 import { CREDIT_HOLD_TTL_MS } from '../../src/credit/reserve-credit.ts';
 import { releaseCredit } from '../../src/credit/release-credit.ts';
 import { sweepCreditHolds } from '../../src/credit/sweep-credit-holds.ts';

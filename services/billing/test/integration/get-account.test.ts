@@ -7,7 +7,7 @@ import { BillingService, Plan } from '@parley/proto/parley/billing/v1/billing_pb
 import { UserRegisteredSchema } from '@parley/proto/parley/events/v1/user_registered_pb.js';
 import { createProducer, QUEUES } from '@parley/common/queues.ts';
 import { createServiceClient } from '@parley/common/rpc-client.ts';
-import { openAccount } from '../../src/accounts/open-account.ts';
+import { openAccount } from '../../src/core/open-account.ts';
 import { counts, jobSettled, startBilling, type Billing } from './harness.ts';
 
 let billing: Billing;

@@ -1,7 +1,7 @@
 // The invariant helpers themselves: they must fail on a balance the ledger does not explain and on
 // reserved credit without holds, or the tests that rely on them would prove nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openAccount } from '../../src/accounts/open-account.ts';
+import { openAccount } from '../../src/core/open-account.ts';
 import { startBilling, type Billing } from './harness.ts';
 import { expectHoldsInvariant, expectLedgerInvariant } from './ledger.ts';
 

@@ -6,7 +6,7 @@ import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { UsageRecordedSchema } from '@parley/proto/parley/events/v1/usage_recorded_pb.js';
 import { createProducer, QUEUES, type Producer } from '@parley/common/queues.ts';
-import { openAccount } from '../../src/accounts/open-account.ts';
+import { openAccount } from '../../src/core/open-account.ts';
 import { recordUsage, recordUsageBatch, type ParsedUsage, type RecordUsageInput } from '../../src/usage/record-usage.ts';
 import { startUsageRecordedWorker } from '../../src/usage/usage-recorded.job.ts';
 import { jobSettled, logger, startBilling, type Billing } from './harness.ts';

@@ -5,7 +5,7 @@ import { create } from '@bufbuild/protobuf';
 import { timestampNow } from '@bufbuild/protobuf/wkt';
 import { UserRegisteredSchema } from '@parley/proto/parley/events/v1/user_registered_pb.js';
 import { createProducer, QUEUES, type Producer } from '@parley/common/queues.ts';
-import { openAccount } from '../../src/accounts/open-account.ts';
+import { openAccount } from '../../src/core/open-account.ts';
 import { startUserRegisteredWorker } from '../../src/accounts/user-registered.job.ts';
 import { counts, jobSettled, logger, startBilling, type Billing } from './harness.ts';
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Code, ConnectError } from '@connectrpc/connect';
-import { MAX_TOKENS, parseUsage, type RecordUsageInput } from '../record-usage.ts';
+import { MAX_TOKENS } from '../../core/usage-input.ts';
+import { parseUsage, type RecordUsageInput } from '../record-usage.ts';
 
 const valid: RecordUsageInput = {
   requestId: ' req-1 ',

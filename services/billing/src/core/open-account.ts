@@ -3,7 +3,7 @@
 // concurrently (the UserRegistered event, its redeliveries and GetAccount may all race). Never for
 // an owner who deleted their account: AccountDeletedError (deleted-account.ts).
 import type { Account, Prisma, PrismaClient } from '../generated/prisma/client.ts';
-import { grantCredit } from '../credit/grant-credit.ts';
+import { grantCredit } from './grant-credit.ts';
 import { AccountDeletedError, isDeleted, lockOwner } from './deleted-account.ts';
 import { parseUserId } from './user-id.ts';
 

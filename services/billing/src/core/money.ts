@@ -1,5 +1,5 @@
 // Money crosses the RPC boundary as an exact decimal string of US dollars.
-import type { Prisma } from './generated/prisma/client.ts';
+import type { Prisma } from '../generated/prisma/client.ts';
 
 /**
  * The rule: plain decimal notation, no exponent, no trailing zeros ("0.01", "2", "0.0000001").
