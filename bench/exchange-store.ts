@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { pgPool } from '../services/common/src/database.ts';
 import { ensureDatabase, migrate } from '../services/common/src/migrations.ts';
-import { storedSources } from '../services/chat/src/conversations/message-sources.ts';
+import { storedSources } from '../services/chat/src/public-chat/message-sources.ts';
 import {
   EXCHANGE_POOL_SIZE,
   EXCHANGE_SESSION_SETTINGS,

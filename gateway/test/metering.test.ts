@@ -19,7 +19,7 @@ import {
 import { recordUsageBatch } from '@parley/billing/usage/record-usage.ts';
 import { startUsageRecordedWorker } from '@parley/billing/usage/usage-recorded.job.ts';
 import { DEV_SESSION_SECRET } from '@parley/chat/config.ts';
-import { sessionIds } from '@parley/chat/public-chat/session-id.ts';
+import { sessionIds } from '@parley/chat/core/session-id.ts';
 import { publishUsageRecorded } from '@parley/chat/usage/publishers.ts';
 import { api, type Stack, startStack } from './stack.ts';
 import { makePro, type Owner, registerOwner, UUID } from './chatbot-fixtures.ts';

@@ -11,7 +11,7 @@ import {
 } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import type { Conversation, Message, QuestionCluster } from './generated/prisma/client.ts';
 import { getConversation } from './conversations/get-conversation.ts';
-import { readStoredSources } from './conversations/message-sources.ts';
+import { readStoredSources } from './public-chat/message-sources.ts';
 import { listConversations, type ConversationsDeps } from './conversations/list-conversations.ts';
 import { exportConversations, type ExportDeps } from './export/export-conversations.ts';
 import { getAnalytics, getAnalyticsSummary } from './insights/get-analytics.ts';

@@ -33,7 +33,7 @@ import { startAccountDeletedWorker } from './conversations/account-deleted.job.t
 import { startChatbotDeletedWorker } from './conversations/chatbot-deleted.job.ts';
 import { deleteChatbotConversations } from './conversations/delete-conversations.ts';
 import { deleteOwnerConversations } from './conversations/delete-owner-conversations.ts';
-import { redisAdmission } from './public-chat/admission.ts';
+import { redisAdmission } from './core/admission.ts';
 import { chatbotContext } from './public-chat/chatbot-context.ts';
 import { EXCHANGE_POOL_SIZE, EXCHANGE_SESSION_SETTINGS } from './public-chat/conversation-store.ts';
 import { creditGate } from './public-chat/credit-hold.ts';
@@ -44,7 +44,7 @@ import { OFFLINE_PASSAGES } from './public-chat/offline-answer.ts';
 import { altchaProofOfWork } from './public-chat/proof-of-work.ts';
 import { recorder } from './public-chat/recorder.ts';
 import { redisRecentTurns } from './public-chat/recent-turns.ts';
-import { sessionIds } from './public-chat/session-id.ts';
+import { sessionIds } from './core/session-id.ts';
 import { chatbotInteractionPublisher, publishUsageRecorded, visitorHash } from './usage/publishers.ts';
 import { DEV_ALTCHA_HMAC_KEY, DEV_SESSION_SECRET, type ChatConfig } from './config.ts';
 import { chatRoutes, type ChatRpcDeps } from './rpc.ts';

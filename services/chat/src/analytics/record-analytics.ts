@@ -12,7 +12,7 @@ import { invalid } from '@parley/common/rpc-errors.ts';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
 import { ANSWER_MS_BUCKETS, HOURS_PER_DAY, addToDay, answerMsBucket, dayString, yearDays, type DayIncrement } from './aggregates.ts';
 import { addQuestionBatch } from './question-clusters.ts';
-import { lockDeletedChatbots } from '../conversations/deleted-chatbots.ts';
+import { lockDeletedChatbots } from '../core/deleted-chatbots.ts';
 import { recordInteractionsCounted, type InteractionsCounted } from './chatbot-interactions-counted.outbox.ts';
 
 /** The ChatbotInteraction event, decoded. */

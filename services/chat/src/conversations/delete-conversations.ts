@@ -9,7 +9,7 @@
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { RecentTurns } from '../public-chat/recent-turns.ts';
 import { deleteChatbotAnalytics } from '../analytics/delete-analytics.ts';
-import { recordChatbotDeleted } from './deleted-chatbots.ts';
+import { recordChatbotDeleted } from '../core/deleted-chatbots.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

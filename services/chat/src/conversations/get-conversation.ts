@@ -1,6 +1,6 @@
 // One conversation of one of the owner's chatbots, with its messages in the order they were sent.
 import { notFound } from '@parley/common/rpc-errors.ts';
-import { assertHistoryAccess, isUuid } from './history-access.ts';
+import { assertHistoryAccess, isUuid } from '../core/history-access.ts';
 import type { ConversationsDeps } from './list-conversations.ts';
 
 export const CONVERSATION_NOT_FOUND = 'Conversation not found';

@@ -1,6 +1,6 @@
 // The conversations of one of the owner's chatbots, most recently active first.
 import type { PrismaClient } from '../generated/prisma/client.ts';
-import { assertHistoryAccess, type HistoryAccessDeps } from './history-access.ts';
+import { assertHistoryAccess, type HistoryAccessDeps } from '../core/history-access.ts';
 
 /** The history tab lists sessions without paging; this bounds one answer. */
 export const MAX_LISTED_CONVERSATIONS = 1000;

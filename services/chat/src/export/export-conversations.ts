@@ -9,7 +9,7 @@
 // conversation nor makes it appear twice; one opened during the export comes at the end.
 import type pg from 'pg';
 import { Code, ConnectError, forbidden, invalid } from '@parley/common/rpc-errors.ts';
-import { assertHistoryAccess, type HistoryAccessDeps } from '../conversations/history-access.ts';
+import { assertHistoryAccess, type HistoryAccessDeps } from '../core/history-access.ts';
 
 export const EXPORT_PRO_ONLY = 'Upgrade to Pro to export conversations';
 export const DATES_FORMAT = 'Dates must be YYYY-MM-DD';

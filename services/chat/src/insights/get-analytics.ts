@@ -7,7 +7,7 @@ import { Plan } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import { invalid, unavailable } from '@parley/common/rpc-errors.ts';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
 import { ANSWER_MS_BUCKETS, HOURS_PER_DAY, medianAnswerMs, yearDays } from '../analytics/aggregates.ts';
-import { chatbotAccess, type HistoryAccessDeps } from '../conversations/history-access.ts';
+import { chatbotAccess, type HistoryAccessDeps } from '../core/history-access.ts';
 import { eachDay, isoDay, parseDayRange, type DayRange } from './date-range.ts';
 
 export const ANALYTICS_UNAVAILABLE = 'Could not load analytics. Please try again.';

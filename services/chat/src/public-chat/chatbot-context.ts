@@ -12,7 +12,7 @@ import type { Logger } from '@parley/common/logger.ts';
 import type { PublicRevision } from '@parley/common/public-revision.ts';
 import { redisKeys } from '@parley/common/redis-keys.ts';
 import type { CitablePassage } from './citations.ts';
-import { answerFailed, chatbotNotFound, chatbotUnavailable } from './visitor-errors.ts';
+import { answerFailed, chatbotNotFound, chatbotUnavailable } from '../core/visitor-errors.ts';
 
 export interface KnownChatbot {
   id: string;

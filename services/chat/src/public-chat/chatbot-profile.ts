@@ -5,9 +5,9 @@
 import { Code, ConnectError, type Client } from '@connectrpc/connect';
 import type { ChatbotService, PublicChatbot } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import type { Logger } from '@parley/common/logger.ts';
-import { parseUniqueId } from './message-input.ts';
-import { chatbotNotFound, chatbotUnavailable } from './visitor-errors.ts';
-import { checkSite, embeddingOf, parseVisitorSite } from './visitor-site.ts';
+import { parseUniqueId } from '../core/message-input.ts';
+import { chatbotNotFound, chatbotUnavailable } from '../core/visitor-errors.ts';
+import { checkSite, embeddingOf, parseVisitorSite } from '../core/visitor-site.ts';
 
 export interface ChatbotProfileDeps {
   chatbots: Client<typeof ChatbotService>;

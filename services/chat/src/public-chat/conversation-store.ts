@@ -2,7 +2,7 @@
 // prompt, and each answered exchange (the visitor's message and the answer, stored together).
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { storedSources } from '../conversations/message-sources.ts';
+import { storedSources } from './message-sources.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { Source } from './citations.ts';
 import { fitHistory, type Turn } from './build-prompt.ts';

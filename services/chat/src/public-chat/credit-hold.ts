@@ -16,7 +16,7 @@ import type { BillingService } from '@parley/proto/parley/billing/v1/billing_pb.
 import type { Logger } from '@parley/common/logger.ts';
 import type { PromptMessage } from './build-prompt.ts';
 import { dailyLimitReached } from './daily-limits.ts';
-import { chatbotUnavailable } from './visitor-errors.ts';
+import { chatbotUnavailable } from '../core/visitor-errors.ts';
 
 /** Tokens a chat format adds around each message (OpenAI's: 3–4 with the role), and once more for the reply's priming; kept generous. */
 export const MESSAGE_OVERHEAD_TOKENS = 8;

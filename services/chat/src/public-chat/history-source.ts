@@ -10,9 +10,9 @@ import type { PrismaClient } from '../generated/prisma/client.ts';
 import { fitHistory, type Turn } from './build-prompt.ts';
 import { sameChatbot, type KnownChatbot, type Sighting } from './chatbot-context.ts';
 import { loadRecentTurns } from './conversation-store.ts';
-import type { MessageInput } from './message-input.ts';
+import type { MessageInput } from '../core/message-input.ts';
 import { parseRecentTurns, type RecentTurns } from './recent-turns.ts';
-import { answerFailed } from './visitor-errors.ts';
+import { answerFailed } from '../core/visitor-errors.ts';
 
 export interface HistorySource {
   /** The Redis key the admission script reads along for (chatbot, session). */

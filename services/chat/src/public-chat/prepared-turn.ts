@@ -6,7 +6,7 @@ import type { PromptMessage, Turn } from './build-prompt.ts';
 import type { Passage, QaAnswer } from './chatbot-context.ts';
 import type { DayCount } from './daily-limits.ts';
 import type { LanguageModel } from './language-model.ts';
-import type { MessageInput } from './message-input.ts';
+import type { MessageInput } from '../core/message-input.ts';
 
 interface TurnBase {
   /** The answer's id: its credit hold, UsageRecorded (and its job id) and ChatbotInteraction. */

@@ -41,7 +41,7 @@ import { randomUUID } from 'node:crypto';
 import { ConnectError } from '@connectrpc/connect';
 import type { PublicChatbot } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import type { Logger } from '@parley/common/logger.ts';
-import type { Admission } from './admission.ts';
+import type { Admission } from '../core/admission.ts';
 import { buildPrompt } from './build-prompt.ts';
 import type { ChatbotContext, Passage, Sighting } from './chatbot-context.ts';
 import { citeSources, type CitedAnswer, type Source } from './citations.ts';
@@ -49,14 +49,14 @@ import type { CreditGate } from './credit-hold.ts';
 import { limitsOf, utcDay, type ChatbotLimits, type DailyLimits, type DayCount } from './daily-limits.ts';
 import type { HistorySource } from './history-source.ts';
 import { LanguageModelError, type LanguageModel, type ModelAnswer } from './language-model.ts';
-import { parseMessageInput, type MessageInput, type RawMessageInput } from './message-input.ts';
+import { parseMessageInput, type MessageInput, type RawMessageInput } from '../core/message-input.ts';
 import { offlineAnswer } from './offline-answer.ts';
 import type { ModelTurn, PreparedTurn } from './prepared-turn.ts';
 import type { ProofOfWork } from './proof-of-work.ts';
 import type { Recorder } from './recorder.ts';
-import type { SessionIds } from './session-id.ts';
-import { answerFailed } from './visitor-errors.ts';
-import { checkSite } from './visitor-site.ts';
+import type { SessionIds } from '../core/session-id.ts';
+import { answerFailed } from '../core/visitor-errors.ts';
+import { checkSite } from '../core/visitor-site.ts';
 
 export interface PublicChatLimits {
   maxMessageChars: number;

@@ -9,7 +9,7 @@ import { Code } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChatbotInteractionSchema, type ChatbotInteraction } from '@parley/proto/parley/events/v1/chatbot_interaction_pb.js';
 import { QUEUES } from '@parley/common/queues.ts';
-import { VISITOR_RATE_LIMITED } from '../../src/public-chat/admission.ts';
+import { VISITOR_RATE_LIMITED } from '../../src/core/admission.ts';
 import { MESSAGE_NOT_FOUND, RATING_INVALID } from '../../src/feedback/rate-message.ts';
 import { deleteChatbotConversations } from '../../src/conversations/delete-conversations.ts';
 import { rpcError, session, startChatStack, visitor, type ChatStack } from './harness.ts';

@@ -26,7 +26,7 @@ import { startFakeOpenAI, type FakeOpenAI } from '@parley/common/testing/fake-op
 import { createTestSchema, testInfra, uniqueName } from '@parley/common/testing/infra.ts';
 import { serveApp } from '@parley/common/testing/serve.ts';
 import { DEV_SESSION_SECRET, readChatConfig, type ChatConfig } from '../../src/config.ts';
-import { sessionIds } from '../../src/public-chat/session-id.ts';
+import { sessionIds } from '../../src/core/session-id.ts';
 import { createChatService, MIGRATIONS_DIR, type ChatServiceParts } from '../../src/service.ts';
 export { rpcError } from '@parley/common/testing/rpc.ts';
 

@@ -12,7 +12,7 @@ import { deleteChatbotConversations } from '../../src/conversations/delete-conve
 import { recordExchange, loadRecentTurns } from '../../src/public-chat/conversation-store.ts';
 import { recorder } from '../../src/public-chat/recorder.ts';
 import { sendMessage } from '../../src/public-chat/send-message.ts';
-import { CHATBOT_UNAVAILABLE } from '../../src/public-chat/visitor-errors.ts';
+import { CHATBOT_UNAVAILABLE } from '../../src/core/visitor-errors.ts';
 import { createChatService, type ChatServiceParts } from '../../src/service.ts';
 import { logger, rpcError, session, startChatStack, visitor, type ChatStack } from './harness.ts';
 

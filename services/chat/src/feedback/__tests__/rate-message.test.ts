@@ -1,7 +1,7 @@
 // The rating's validation: what is INVALID_ARGUMENT, what is the one NOT_FOUND, and what reaches the rate limit.
 import { Code, ConnectError } from '@connectrpc/connect';
 import { describe, expect, it } from 'vitest';
-import { sessionIds } from '../../public-chat/session-id.ts';
+import { sessionIds } from '../../core/session-id.ts';
 import { MESSAGE_NOT_FOUND, parseRating, RATING_INVALID, type RawRating } from '../rate-message.ts';
 
 const ids = sessionIds('test-secret');

@@ -8,7 +8,7 @@ import type { ChatbotContext, Passage, PromptContext, QaAnswer } from '../chatbo
 import type { LanguageModel, ModelAnswer, ModelRequest } from '../language-model.ts';
 import type { PreparedTurn } from '../prepared-turn.ts';
 import { sendMessage, streamMessage, type PublicChatDeps, type StreamEvent } from '../send-message.ts';
-import { sessionIds } from '../session-id.ts';
+import { sessionIds } from '../../core/session-id.ts';
 
 const hours: Passage = { text: 'We open at nine.', entryId: 'e-hours', title: 'Hours', url: '' };
 const refunds: Passage = { text: 'Refunds within 30 days.', entryId: 'e-refunds', title: 'Refunds', url: 'https://shop.example/refunds' };

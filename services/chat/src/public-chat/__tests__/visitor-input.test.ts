@@ -12,9 +12,9 @@ import {
 } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import { createLogger } from '@parley/common/logger.ts';
 import { loadChatbotProfile } from '../chatbot-profile.ts';
-import { parseMessageInput, visitorIdTooLong, visitorNameTooLong } from '../message-input.ts';
-import { sessionIds } from '../session-id.ts';
-import { SITE_NOT_ALLOWED } from '../visitor-site.ts';
+import { parseMessageInput, visitorIdTooLong, visitorNameTooLong } from '../../core/message-input.ts';
+import { sessionIds } from '../../core/session-id.ts';
+import { SITE_NOT_ALLOWED } from '../../core/visitor-site.ts';
 
 const ids = sessionIds('test-session-secret-1');
 const raw = { uniqueId: 'bot', sessionId: '', message: 'hi', model: '', clientIp: '', userAgent: '' };

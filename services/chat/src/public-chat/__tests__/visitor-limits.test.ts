@@ -29,9 +29,9 @@ import type { LanguageModel } from '../language-model.ts';
 import { altchaProofOfWork, PROOF_OF_WORK_FAILED, type ProofOfWork } from '../proof-of-work.ts';
 import { recorder } from '../recorder.ts';
 import { sendMessage, type PublicChatDeps } from '../send-message.ts';
-import { sessionIds } from '../session-id.ts';
-import { ANSWER_FAILED } from '../visitor-errors.ts';
-import { SITE_NOT_ALLOWED } from '../visitor-site.ts';
+import { sessionIds } from '../../core/session-id.ts';
+import { ANSWER_FAILED } from '../../core/visitor-errors.ts';
+import { SITE_NOT_ALLOWED } from '../../core/visitor-site.ts';
 
 const SECRET = 'a-test-secret-of-some-length';
 const HMAC_KEY = 'a-test-altcha-key-of-some-length';

@@ -2,7 +2,7 @@
 // { entryId, title, url? } in the order the answer's [n] markers number them (citations.ts), so the
 // owner's History shows the answer as the visitor saw it. Written once with the answer; read back
 // defensively, since the column is JSON to the database.
-import type { Source } from '../public-chat/citations.ts';
+import type { Source } from './citations.ts';
 
 interface StoredSource {
   entryId: string;
