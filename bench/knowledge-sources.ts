@@ -16,7 +16,7 @@ import { createLogger } from '../services/common/src/logger.ts';
 import { ensureDatabase, migrate } from '../services/common/src/migrations.ts';
 import { readChatbotConfig } from '../services/chatbot/src/config.ts';
 import { createChatbot } from '../services/chatbot/src/chatbots/create-chatbot.ts';
-import { ownerChanges } from '../services/chatbot/src/chatbots/owner-changes.ts';
+import { ownerChanges } from '../services/chatbot/src/owner-changes.ts';
 import { createChatbotService, MIGRATIONS_DIR } from '../services/chatbot/src/service.ts';
 import { generatedSite, startTestSite } from '../services/chatbot/src/knowledge/sources/__tests__/test-site.ts';
 

@@ -24,10 +24,10 @@ import type { Chatbot, PrismaClient, TextEntry } from './generated/prisma/client
 import { createChatbot, type CreateChatbotDeps } from './chatbots/create-chatbot.ts';
 import { getPublicChatbot } from './chatbots/get-public-chatbot.ts';
 import { listChatbots } from './chatbots/list-chatbots.ts';
-import { findOwnedChatbot } from './chatbots/owned-chatbot.ts';
-import { ownerChanges, type EntryChange, type OwnerChangesDeps } from './chatbots/owner-changes.ts';
+import { findOwnedChatbot } from './core/owned-chatbot.ts';
+import { ownerChanges, type EntryChange, type OwnerChangesDeps } from './owner-changes.ts';
 import { loadKnowledgeBase, loadKnowledgeBases, type KnowledgeBase } from './knowledge/knowledge-base.ts';
-import { getPromptKnowledge, type PromptKnowledgeDeps } from './knowledge/prompt-knowledge.ts';
+import { getPromptKnowledge, type PromptKnowledgeDeps } from './prompt-knowledge.ts';
 
 export type ChatbotRpcDeps = CreateChatbotDeps &
   OwnerChangesDeps &

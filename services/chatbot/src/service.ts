@@ -23,8 +23,8 @@ import { startChatbotInteractionWorker } from './interactions/chatbot-interactio
 import { startChatbotInteractionsCountedWorker } from './interactions/chatbot-interactions-counted.job.ts';
 import { startPruningProcessedInteractions } from './interactions/prune-processed-interactions.ts';
 import { startChatbotDeletedRelay } from './chatbots/chatbot-deleted.outbox.ts';
-import { startAccountDeletedWorker } from './chatbots/account-deleted.job.ts';
-import { deleteOwnerChatbots } from './chatbots/delete-owner-chatbots.ts';
+import { startAccountDeletedWorker } from './account-deleted.job.ts';
+import { deleteOwnerChatbots } from './delete-owner-chatbots.ts';
 import { recordInteraction } from './interactions/record-interaction.ts';
 import { knowledgeEmbeddings, type KnowledgeEmbeddings } from './knowledge/embeddings/knowledge-embeddings.ts';
 import { startAutoSync } from './knowledge/ingest/auto-sync.ts';
@@ -34,7 +34,7 @@ import { ingestProducer } from './knowledge/ingest/ingest-requests.ts';
 import { startKnowledgeIngestWorker } from './knowledge/ingest/knowledge-ingest.job.ts';
 import { knowledgeTextCache } from './knowledge/knowledge-text-cache.ts';
 import { SEARCH_SESSION_SETTINGS } from './knowledge/retrieve.ts';
-import { redisPublicRevision } from './chatbots/public-revision.ts';
+import { redisPublicRevision } from './core/public-revision.ts';
 import { chatbotRoutes, type ChatbotRpcDeps } from './rpc.ts';
 
 /** Connections for knowledge searches, besides the service's main pool of 10. */

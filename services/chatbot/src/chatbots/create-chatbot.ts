@@ -2,7 +2,7 @@
 // a per-owner advisory lock in one transaction, so two concurrent creates cannot both pass it.
 import { Code, ConnectError, LIMIT_REACHED_HEADER } from '@parley/common/rpc-errors.ts';
 import type { Chatbot, PrismaClient } from '../generated/prisma/client.ts';
-import { parseName, parseOwnerId } from './chatbot-input.ts';
+import { parseName, parseOwnerId } from '../core/chatbot-input.ts';
 import type { OwnerPlanLookup } from './owner-plan.ts';
 import { newUniqueId } from './unique-id.ts';
 

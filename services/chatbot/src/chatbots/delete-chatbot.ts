@@ -6,9 +6,9 @@ import type { Logger } from '@parley/common/logger.ts';
 import { notFound } from '@parley/common/rpc-errors.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import { removePicture } from '../pictures/picture-files.ts';
-import { CHATBOT_NOT_FOUND } from './chatbot-input.ts';
+import { CHATBOT_NOT_FOUND } from '../core/chatbot-input.ts';
 import { announceChatbotDeleted, type PublishChatbotDeleted } from './chatbot-deleted.outbox.ts';
-import { parseOwnedRef, type OwnedChatbotRef } from './owned-chatbot.ts';
+import { parseOwnedRef, type OwnedChatbotRef } from '../core/owned-chatbot.ts';
 
 export interface DeleteChatbotDeps {
   db: PrismaClient;

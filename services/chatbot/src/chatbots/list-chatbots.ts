@@ -1,5 +1,5 @@
 import type { Chatbot, PrismaClient } from '../generated/prisma/client.ts';
-import { parseOwnerId } from './chatbot-input.ts';
+import { parseOwnerId } from '../core/chatbot-input.ts';
 
 /** The owner's chatbots, newest first. */
 export async function listChatbots(db: PrismaClient, rawOwnerId: string): Promise<Chatbot[]> {

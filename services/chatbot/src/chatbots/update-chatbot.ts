@@ -8,9 +8,9 @@ import { forbidden, notFound } from '@parley/common/rpc-errors.ts';
 import type { Chatbot, PrismaClient } from '../generated/prisma/client.ts';
 import { reindexChatbot } from '../knowledge/index-chunks.ts';
 import { searchConfigFor } from '../knowledge/search-text.ts';
-import { CHATBOT_NOT_FOUND, parseLanguage, parseName, parseVoiceChange, type VoiceChangeInput } from './chatbot-input.ts';
+import { CHATBOT_NOT_FOUND, parseLanguage, parseName, parseVoiceChange, type VoiceChangeInput } from '../core/chatbot-input.ts';
 import { HIDE_BRANDING_PRO_ONLY, parseEmbedSettingsChange, type EmbedSettingsChange } from './embed-settings.ts';
-import { parseOwnedRef, type OwnedChatbotRef } from './owned-chatbot.ts';
+import { parseOwnedRef, type OwnedChatbotRef } from '../core/owned-chatbot.ts';
 import type { OwnerPlanLookup } from './owner-plan.ts';
 
 export interface UpdateChatbotInput extends OwnedChatbotRef, EmbedSettingsChange {

@@ -6,7 +6,7 @@
 import { invalid } from '@parley/common/rpc-errors.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import type { PrismaClient, TextEntry } from '../generated/prisma/client.ts';
-import { findOwnedChatbot, type OwnedChatbotRef } from '../chatbots/owned-chatbot.ts';
+import { findOwnedChatbot, type OwnedChatbotRef } from '../core/owned-chatbot.ts';
 import { INGEST_KIND, ingestJobId, type PublishIngest } from './ingest/ingest-requests.ts';
 import { MAX_TITLE_CHARS } from './ingest/write-entry.ts';
 import { ENTRY_STATUS, SOURCE_TYPE } from './knowledge-base.ts';

@@ -3,7 +3,7 @@
 // matching a question is answered with its answer (qa-match.ts).
 import { invalid } from '@parley/common/rpc-errors.ts';
 import type { TextEntry } from '../generated/prisma/client.ts';
-import { parseOwnedRef, type OwnedChatbotRef } from '../chatbots/owned-chatbot.ts';
+import { parseOwnedRef, type OwnedChatbotRef } from '../core/owned-chatbot.ts';
 import { charCount, insertReadyEntry, type AddTextEntryDeps } from './add-text-entry.ts';
 import { ENTRY_SEPARATOR, SOURCE_TYPE } from './knowledge-base.ts';
 

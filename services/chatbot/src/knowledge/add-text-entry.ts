@@ -4,8 +4,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { invalid, notFound } from '@parley/common/rpc-errors.ts';
 import type { PrismaClient, TextEntry } from '../generated/prisma/client.ts';
-import { CHATBOT_NOT_FOUND } from '../chatbots/chatbot-input.ts';
-import { parseOwnedRef, type OwnedChatbotRef } from '../chatbots/owned-chatbot.ts';
+import { CHATBOT_NOT_FOUND } from '../core/chatbot-input.ts';
+import { parseOwnedRef, type OwnedChatbotRef } from '../core/owned-chatbot.ts';
 import { chunkText } from './chunk-text.ts';
 import { entryTitle } from './entry-title.ts';
 import { chunkColumns, searchVectorSql } from './index-chunks.ts';

@@ -2,7 +2,7 @@
 // by the ingest job (ingest/ingest-entry.ts), which also adds the other pages a crawl finds.
 import { invalid } from '@parley/common/rpc-errors.ts';
 import type { TextEntry } from '../generated/prisma/client.ts';
-import { findOwnedChatbot, type OwnedChatbotRef } from '../chatbots/owned-chatbot.ts';
+import { findOwnedChatbot, type OwnedChatbotRef } from '../core/owned-chatbot.ts';
 import { queueFirstJob, type EntryJobDeps } from './add-file-entry.ts';
 import { INGEST_KIND } from './ingest/ingest-requests.ts';
 import { ENTRY_STATUS, SOURCE_TYPE } from './knowledge-base.ts';

@@ -14,7 +14,7 @@
 import { cache } from '@parley/common/cache.ts';
 import { invalid, notFound } from '@parley/common/rpc-errors.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
-import { CHATBOT_NOT_FOUND, isUuid } from '../chatbots/chatbot-input.ts';
+import { CHATBOT_NOT_FOUND, isUuid } from '../core/chatbot-input.ts';
 import { queryText, searchConfigSql } from './search-text.ts';
 
 export const QUERY_REQUIRED = 'Query is required';

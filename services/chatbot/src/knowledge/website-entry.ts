@@ -3,8 +3,8 @@
 // the fetch; the entry then tells when it was fetched and whether its content changed.
 import { conflict, invalid, notFound } from '@parley/common/rpc-errors.ts';
 import type { PrismaClient, TextEntry } from '../generated/prisma/client.ts';
-import { isUuid } from '../chatbots/chatbot-input.ts';
-import { findOwnedChatbot, type OwnedChatbotRef } from '../chatbots/owned-chatbot.ts';
+import { isUuid } from '../core/chatbot-input.ts';
+import { findOwnedChatbot, type OwnedChatbotRef } from '../core/owned-chatbot.ts';
 import type { EntryJobDeps } from './add-file-entry.ts';
 import { ENTRY_NOT_FOUND } from './delete-text-entry.ts';
 import { INGEST_KIND, ingestJobId } from './ingest/ingest-requests.ts';

@@ -5,8 +5,8 @@ import { formatBytes } from '@parley/common/bytes.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import { invalid, notFound } from '@parley/common/rpc-errors.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
-import { CHATBOT_NOT_FOUND } from '../chatbots/chatbot-input.ts';
-import { parseOwnedRef, type OwnedChatbotRef } from '../chatbots/owned-chatbot.ts';
+import { CHATBOT_NOT_FOUND } from '../core/chatbot-input.ts';
+import { parseOwnedRef, type OwnedChatbotRef } from '../core/owned-chatbot.ts';
 import { detectImageType } from './image-type.ts';
 import { removePicture, writePicture } from './picture-files.ts';
 

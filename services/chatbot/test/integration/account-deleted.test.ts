@@ -11,7 +11,7 @@ import { redisKeys } from '@parley/common/redis-keys.ts';
 import { createProducer, QUEUES, type Producer } from '@parley/common/queues.ts';
 import { jobSettled } from '@parley/common/testing/jobs.ts';
 import { pngImage } from '@parley/common/testing/png.ts';
-import { deleteOwnerChatbots } from '../../src/chatbots/delete-owner-chatbots.ts';
+import { deleteOwnerChatbots } from '../../src/delete-owner-chatbots.ts';
 import { newOwner, startChatbotService, type TestChatbotService } from './harness.ts';
 
 let svc: TestChatbotService;

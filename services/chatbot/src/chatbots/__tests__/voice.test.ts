@@ -13,7 +13,7 @@ import {
   TEMPERATURE_INVALID,
   TOO_MANY_SUGGESTED_QUESTIONS,
   WELCOME_TOO_LONG,
-} from '../chatbot-input.ts';
+} from '../../core/chatbot-input.ts';
 
 const questions = (...q: string[]) => ({ questions: q });
 const message = (fn: () => unknown) => {

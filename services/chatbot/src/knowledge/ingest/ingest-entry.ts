@@ -6,8 +6,8 @@
 // work, does nothing.
 import type { Logger } from '@parley/common/logger.ts';
 import type { TextEntry } from '../../generated/prisma/client.ts';
-import { isUuid } from '../../chatbots/chatbot-input.ts';
-import type { PublicChange } from '../../chatbots/public-revision.ts';
+import { isUuid } from '../../core/chatbot-input.ts';
+import type { PublicChange } from '../../core/public-revision.ts';
 import type { discoverPages } from '../sources/crawl.ts';
 import { parseFile } from '../sources/parse-file.ts';
 import type { WebFetchOptions } from '../sources/safe-fetch.ts';

@@ -3,19 +3,19 @@
 // (public-revision.ts), so a visitor's next message sees it (ADR 6). Every such change goes through
 // here, whoever asks for it (the owner's RPC, the AccountDeleted worker), so none can skip the
 // announcement and the RPC layer only maps.
-import type { Chatbot, TextEntry } from '../generated/prisma/client.ts';
-import { addFileEntry, type AddFileEntryDeps } from '../knowledge/add-file-entry.ts';
-import { addQaEntry } from '../knowledge/add-qa-entry.ts';
-import { addTextEntry, type AddTextEntryDeps } from '../knowledge/add-text-entry.ts';
-import { addUrlEntry } from '../knowledge/add-url-entry.ts';
-import { deleteTextEntry } from '../knowledge/delete-text-entry.ts';
-import { loadKnowledgeBase, type KnowledgeBase } from '../knowledge/knowledge-base.ts';
-import { refreshEntry, setEntryAutoSync, type EntryRef } from '../knowledge/website-entry.ts';
-import { setProfilePicture, type SetProfilePictureDeps } from '../pictures/set-profile-picture.ts';
-import { deleteChatbot, type DeleteChatbotDeps } from './delete-chatbot.ts';
-import type { OwnedChatbotRef } from './owned-chatbot.ts';
-import type { PublicChange } from './public-revision.ts';
-import { updateChatbot, type UpdateChatbotDeps, type UpdateChatbotInput } from './update-chatbot.ts';
+import type { Chatbot, TextEntry } from './generated/prisma/client.ts';
+import { addFileEntry, type AddFileEntryDeps } from './knowledge/add-file-entry.ts';
+import { addQaEntry } from './knowledge/add-qa-entry.ts';
+import { addTextEntry, type AddTextEntryDeps } from './knowledge/add-text-entry.ts';
+import { addUrlEntry } from './knowledge/add-url-entry.ts';
+import { deleteTextEntry } from './knowledge/delete-text-entry.ts';
+import { loadKnowledgeBase, type KnowledgeBase } from './knowledge/knowledge-base.ts';
+import { refreshEntry, setEntryAutoSync, type EntryRef } from './knowledge/website-entry.ts';
+import { setProfilePicture, type SetProfilePictureDeps } from './pictures/set-profile-picture.ts';
+import { deleteChatbot, type DeleteChatbotDeps } from './chatbots/delete-chatbot.ts';
+import type { OwnedChatbotRef } from './core/owned-chatbot.ts';
+import type { PublicChange } from './core/public-revision.ts';
+import { updateChatbot, type UpdateChatbotDeps, type UpdateChatbotInput } from './chatbots/update-chatbot.ts';
 
 export type OwnerChangesDeps = UpdateChatbotDeps &
   DeleteChatbotDeps &

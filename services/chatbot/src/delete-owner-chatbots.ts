@@ -4,7 +4,7 @@
 // once and possibly twice at the same time: a chatbot another delivery has just deleted is "not
 // found" here and skipped, and a delivery that finds nothing left does nothing.
 import { Code, ConnectError } from '@connectrpc/connect';
-import { parseOwnerId } from './chatbot-input.ts';
+import { parseOwnerId } from './core/chatbot-input.ts';
 import { ownerChanges, type OwnerChangesDeps } from './owner-changes.ts';
 
 export type DeleteOwnerChatbotsDeps = OwnerChangesDeps;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { retrievalK } from '../prompt-knowledge.ts';
-import { DEFAULT_K, MAX_K } from '../retrieve.ts';
+import { DEFAULT_K, MAX_K } from '../knowledge/retrieve.ts';
 
 describe('retrievalK', () => {
   it('asks one chunk per 400 characters of budget, between 1 and MAX_K', () => {

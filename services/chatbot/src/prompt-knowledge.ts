@@ -5,14 +5,14 @@
 // before), otherwise the chunks retrieval ranks best for the visitor's message, as many as the
 // budget has room for unless the caller asks for a number. Every passage names its entry (id,
 // title, a website entry's address) so the reply can cite it.
-import type { Chatbot, PrismaClient } from '../generated/prisma/client.ts';
-import { getPublicChatbot, type PublicChatbotDeps } from '../chatbots/get-public-chatbot.ts';
-import { qaText } from './add-qa-entry.ts';
-import { DEFAULT_CHUNKING } from './chunk-text.ts';
-import { ENTRY_SEPARATOR, ENTRY_STATUS, SOURCE_TYPE, type KnowledgePassage } from './knowledge-base.ts';
-import type { KnowledgeTextCache } from './knowledge-text-cache.ts';
-import { matchQaPair, type QaMatch } from './qa-match.ts';
-import { DEFAULT_K, MAX_K, type RetrieveChunks } from './retrieve.ts';
+import type { Chatbot, PrismaClient } from './generated/prisma/client.ts';
+import { getPublicChatbot, type PublicChatbotDeps } from './chatbots/get-public-chatbot.ts';
+import { qaText } from './knowledge/add-qa-entry.ts';
+import { DEFAULT_CHUNKING } from './knowledge/chunk-text.ts';
+import { ENTRY_SEPARATOR, ENTRY_STATUS, SOURCE_TYPE, type KnowledgePassage } from './knowledge/knowledge-base.ts';
+import type { KnowledgeTextCache } from './knowledge/knowledge-text-cache.ts';
+import { matchQaPair, type QaMatch } from './knowledge/qa-match.ts';
+import { DEFAULT_K, MAX_K, type RetrieveChunks } from './knowledge/retrieve.ts';
 
 export interface PromptKnowledgeDeps extends PublicChatbotDeps {
   /** Retrieval (full-text, or hybrid with embeddings): embeddings/knowledge-embeddings.ts. */
