@@ -54,7 +54,7 @@ export const chatVars = {
   /** Messages one chatbot may receive per minute from all visitors together. */
   CHAT_RATE_PER_BOT: { parse: int(1, 10_000_000), default: '300' },
   /**
-   * Signs the public chat's session ids (public-chat/session-id.ts). The same on every chat instance
+   * Signs the public chat's session ids (core/session-id.ts). The same on every chat instance
    * of a deployment, so any of them accepts the others' ids; the default is for development only.
    */
   SESSION_SECRET: { parse: signingSecret, default: DEV_SESSION_SECRET },

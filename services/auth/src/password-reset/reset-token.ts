@@ -1,4 +1,4 @@
-// Reset tokens are made and stored like session tokens (sessions/session-token.ts): 32 random bytes
+// Reset tokens are made and stored like session tokens (core/session-token.ts): 32 random bytes
 // in the link, only their SHA-256 in the database, so a leaked row cannot reset anyone's password.
 import { hashSessionToken, newSessionToken } from '../core/session-token.ts';
 

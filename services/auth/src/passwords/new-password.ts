@@ -1,5 +1,5 @@
 // The rules for a new password wherever one is chosen after sign-up (reset, change), with the same
-// messages as registration (accounts/registration-input.ts).
+// messages as registration (core/registration-input.ts).
 import { invalid } from '@parley/common/rpc-errors.ts';
 import { hasControlCharacters } from '../core/email.ts';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../core/registration-input.ts';
