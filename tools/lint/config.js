@@ -77,6 +77,36 @@ const boundaries = [
   },
 ];
 
+// Layers inside a service (docs/adr/0024-layers-in-a-service.md). Each service's src/ has a bottom
+// layer, core/ (ids, input rules, ownership checks, types several capabilities share), and capability
+// folders above it, listed here bottom up; a folder imports only its own code, the layers below it,
+// generated/ and config.ts, so capabilities never import each other in a circle. A folder in no
+// layer stands on core/ alone. What needs two capabilities of one layer, or a layer above, sits at
+// the src/ top level beside rpc.ts and service.ts, which import anything.
+export const layers = {
+  auth: [['mail'], ['sessions'], ['accounts'], ['passwords'], ['password-reset']],
+  billing: [['credit', 'payments', 'usage'], ['accounts']],
+  chat: [['analytics', 'usage'], ['public-chat'], ['conversations'], ['export', 'feedback', 'insights']],
+  chatbot: [['interactions', 'knowledge', 'pictures'], ['chatbots']],
+};
+
+const layerZones = Object.entries(layers).flatMap(([service, capabilities]) => {
+  const src = `services/${service}/src`;
+  const zone = (folder, below) => ({
+    target: `${src}/${folder}`,
+    from: src,
+    except: [folder, ...below, 'generated', 'config.ts'].map((path) => `./${path}`),
+    message: `${folder}/ imports only ${below.length ? below.map((f) => `${f}/`).join(', ') + ', ' : ''}generated/ and config.ts of its service (layers in tools/lint/config.js); what needs more goes beside rpc.ts.`,
+  });
+  const listed = ['core', ...capabilities.flat()];
+  const unlisted = foldersIn(src).filter((name) => !listed.includes(name) && name !== 'generated' && name !== '__tests__');
+  return [
+    zone('core', []),
+    ...capabilities.flatMap((layer, i) => layer.map((folder) => zone(folder, ['core', ...capabilities.slice(0, i).flat()]))),
+    ...unlisted.map((folder) => zone(folder, ['core'])),
+  ];
+});
+
 export default defineConfig(
   {
     ignores: [
@@ -113,7 +143,7 @@ export default defineConfig(
         'error',
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', ignoreRestSiblings: true },
       ],
-      'import-x/no-restricted-paths': ['error', { basePath: root, zones: boundaries }],
+      'import-x/no-restricted-paths': ['error', { basePath: root, zones: [...boundaries, ...layerZones] }],
       // A cycle makes load order matter and hides which module owns what.
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
       'import-x/no-self-import': 'error',
@@ -128,6 +158,12 @@ export default defineConfig(
       'react-hooks/rules-of-hooks': 'error',
       'react-hooks/exhaustive-deps': 'error',
     },
+  },
+  // A unit test may compose capabilities as service.ts does (seed through one, check another); the
+  // boundaries between packages still hold.
+  {
+    files: ['services/*/src/**/__tests__/**'],
+    rules: { 'import-x/no-restricted-paths': ['error', { basePath: root, zones: boundaries }] },
   },
   // Tests read untyped JSON bodies and build partial fakes; `any` there costs less than a cast per line.
   {
