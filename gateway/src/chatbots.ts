@@ -119,7 +119,7 @@ export function knowledgeBaseView(kb: KnowledgeBase | undefined): KnowledgeBaseV
 }
 
 /** An entry the owner just added or changed, and the knowledge base it is now part of. */
-export function knowledgeEntryResultView(res: { entry?: TextEntry; knowledgeBase?: KnowledgeBase }) {
+export function textEntryResultView(res: { entry?: TextEntry; knowledgeBase?: KnowledgeBase }) {
   return { entry: textEntryView(res.entry), knowledgeBase: knowledgeBaseView(res.knowledgeBase) };
 }
 
@@ -309,7 +309,7 @@ export function restKnowledgeBase(kb: KnowledgeBaseView) {
 }
 
 /** The answer of every REST path that adds or changes one entry: `{ entry, knowledgeBase }`. */
-export function restKnowledgeEntryResult(res: { entry: TextEntryView; knowledgeBase: KnowledgeBaseView }) {
+export function restTextEntryResult(res: { entry: TextEntryView; knowledgeBase: KnowledgeBaseView }) {
   return { entry: restTextEntry(res.entry), knowledgeBase: restKnowledgeBase(res.knowledgeBase) };
 }
 

@@ -5,7 +5,7 @@ import {
   chatbotView,
   embedSettingsChange,
   knowledgeBaseView,
-  knowledgeEntryResultView,
+  textEntryResultView,
   languageChange,
   maxPagesField,
   voiceChange,
@@ -96,15 +96,15 @@ export const chatbotResolvers: Resolvers = {
         crawl: crawl ?? false,
         maxPages: maxPagesField(maxPages),
       });
-      return knowledgeEntryResultView(added);
+      return textEntryResultView(added);
     },
     addQaEntry: async (_parent, { chatbotId, question, answer }, ctx) => {
       const added = await ctx.clients.chatbot.addQaEntry({ ownerId: await ownerId(ctx.clients, ctx.token), chatbotId, question, answer });
-      return knowledgeEntryResultView(added);
+      return textEntryResultView(added);
     },
     refreshTextEntry: async (_parent, { chatbotId, entryId }, ctx) => {
       const refreshed = await ctx.clients.chatbot.refreshEntry({ ownerId: await ownerId(ctx.clients, ctx.token), chatbotId, entryId });
-      return knowledgeEntryResultView(refreshed);
+      return textEntryResultView(refreshed);
     },
     setTextEntryAutoSync: async (_parent, { chatbotId, entryId, autoSync }, ctx) => {
       const changed = await ctx.clients.chatbot.setEntryAutoSync({
@@ -113,7 +113,7 @@ export const chatbotResolvers: Resolvers = {
         entryId,
         autoSync,
       });
-      return knowledgeEntryResultView(changed);
+      return textEntryResultView(changed);
     },
   },
   Chatbot: {

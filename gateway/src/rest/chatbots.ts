@@ -9,12 +9,12 @@ import {
   embedSettingsChange,
   type EmbedSettingsInput,
   knowledgeBaseView,
-  knowledgeEntryResultView,
+  textEntryResultView,
   languageChange,
   maxPagesField,
   restChatbot,
   restKnowledgeBase,
-  restKnowledgeEntryResult,
+  restTextEntryResult,
   voiceChange,
 } from '../chatbots.ts';
 import { conversationView, restConversation } from '../conversations.ts';
@@ -163,7 +163,7 @@ export function chatbotRoutes(clients: Clients, opts: ChatbotRouteOptions): Rout
       { timeoutMs: opts.uploadTimeoutMs },
     );
     // Accepted: the entry is parsed in the background (status "processing").
-    res.status(202).json(restKnowledgeEntryResult(knowledgeEntryResultView(added)));
+    res.status(202).json(restTextEntryResult(textEntryResultView(added)));
   });
 
   router.post('/:id/knowledge-base/urls', async (req, res) => {
@@ -175,7 +175,7 @@ export function chatbotRoutes(clients: Clients, opts: ChatbotRouteOptions): Rout
       crawl: optionalBoolean(body, 'crawl') ?? false,
       maxPages: maxPagesField(optionalInteger(body, 'maxPages')),
     });
-    res.status(202).json(restKnowledgeEntryResult(knowledgeEntryResultView(added)));
+    res.status(202).json(restTextEntryResult(textEntryResultView(added)));
   });
 
   router.post('/:id/knowledge-base/qa', async (req, res) => {
@@ -186,7 +186,7 @@ export function chatbotRoutes(clients: Clients, opts: ChatbotRouteOptions): Rout
       question: stringField(body, 'question'),
       answer: stringField(body, 'answer'),
     });
-    res.status(201).json(restKnowledgeEntryResult(knowledgeEntryResultView(added)));
+    res.status(201).json(restTextEntryResult(textEntryResultView(added)));
   });
 
   router.post('/:id/knowledge-base/text-entries/:entryId/refresh', async (req, res) => {
@@ -196,7 +196,7 @@ export function chatbotRoutes(clients: Clients, opts: ChatbotRouteOptions): Rout
       entryId: req.params.entryId,
     });
     // Accepted: the page is fetched again in the background.
-    res.status(202).json(restKnowledgeEntryResult(knowledgeEntryResultView(refreshed)));
+    res.status(202).json(restTextEntryResult(textEntryResultView(refreshed)));
   });
 
   router.put('/:id/knowledge-base/text-entries/:entryId', async (req, res) => {
@@ -207,7 +207,7 @@ export function chatbotRoutes(clients: Clients, opts: ChatbotRouteOptions): Rout
       entryId: req.params.entryId,
       autoSync: booleanField(body, 'autoSync'),
     });
-    res.json(restKnowledgeEntryResult(knowledgeEntryResultView(changed)));
+    res.json(restTextEntryResult(textEntryResultView(changed)));
   });
 
   router.delete('/:id/knowledge-base/text-entries/:entryId', async (req, res) => {

@@ -93,7 +93,7 @@ export function knowledgeBaseOf(entries: EntryOverrides[] = []) {
 
 /** The answer of addUrlEntry, addQaEntry, refreshTextEntry and setTextEntryAutoSync. */
 export function entryResult(entry: EntryOverrides, knowledgeBase: ReturnType<typeof knowledgeBaseOf>) {
-  return { __typename: 'KnowledgeEntryResult' as const, entry: sampleEntry(entry), knowledgeBase };
+  return { __typename: 'TextEntryResult' as const, entry: sampleEntry(entry), knowledgeBase };
 }
 
 function monthlyCost(totalCost: string) {

@@ -2,7 +2,7 @@ import { Alert } from '../../../components/ui/alert';
 import { Card, CardBody, CardHeader } from '../../../components/ui/card';
 import type { KnowledgeBaseFieldsFragment } from '../../../gql/graphql';
 import { useDeleteTextEntry } from '../hooks/use-delete-text-entry';
-import { KnowledgeEntryItem } from './knowledge-entry-item';
+import { TextEntryItem } from './text-entry-item';
 
 interface KnowledgeBaseContentProps {
   chatbotId: string;
@@ -33,7 +33,7 @@ export function KnowledgeBaseContent({ chatbotId, knowledgeBase }: KnowledgeBase
           ) : (
             <ul className="mt-3 space-y-3">
               {entries.map((entry) => (
-                <KnowledgeEntryItem
+                <TextEntryItem
                   key={entry.id}
                   chatbotId={chatbotId}
                   entry={entry}

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { graphqlErrorMessage } from '../../../lib/graphql-errors';
 import { useFlashMessage } from '../../../lib/use-flash-message';
 import { AddQaEntryMutation } from '../graphql/add-qa-entry-mutation';
-import { writeKnowledgeEntryResult } from './write-knowledge-entry-result';
+import { writeTextEntryResult } from './write-text-entry-result';
 
 export const QA_ADDED_MESSAGE = 'Q&A pair added';
 export const ADD_QA_FAILED_MESSAGE = 'Failed to add Q&A pair';
@@ -24,7 +24,7 @@ export function useAddQaEntry(chatbotId: string) {
       await mutate({
         variables: { chatbotId, question: question.trim(), answer: answer.trim() },
         update(cache, { data }) {
-          if (data) writeKnowledgeEntryResult(cache, chatbotId, data.addQaEntry);
+          if (data) writeTextEntryResult(cache, chatbotId, data.addQaEntry);
         },
       });
       success.show(QA_ADDED_MESSAGE);

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { graphqlErrorMessage } from '../../../lib/graphql-errors';
 import { useFlashMessage } from '../../../lib/use-flash-message';
 import { AddUrlEntryMutation } from '../graphql/add-url-entry-mutation';
-import { writeKnowledgeEntryResult } from './write-knowledge-entry-result';
+import { writeTextEntryResult } from './write-text-entry-result';
 
 export const WEBSITE_ADDED_MESSAGE = 'Website added — processing…';
 export const ADD_WEBSITE_FAILED_MESSAGE = 'Failed to add website';
@@ -38,7 +38,7 @@ export function useAddUrlEntry(chatbotId: string) {
       await mutate({
         variables: { chatbotId, url: url.trim(), crawl, maxPages: crawl ? maxPages : undefined },
         update(cache, { data }) {
-          if (data) writeKnowledgeEntryResult(cache, chatbotId, data.addUrlEntry);
+          if (data) writeTextEntryResult(cache, chatbotId, data.addUrlEntry);
         },
       });
       success.show(WEBSITE_ADDED_MESSAGE);

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { graphqlErrorMessage } from '../../../lib/graphql-errors';
 import { RefreshTextEntryMutation } from '../graphql/refresh-text-entry-mutation';
 import { SetTextEntryAutoSyncMutation } from '../graphql/set-text-entry-auto-sync-mutation';
-import { writeKnowledgeEntryResult } from './write-knowledge-entry-result';
+import { writeTextEntryResult } from './write-text-entry-result';
 
 export const REFRESH_FAILED_MESSAGE = 'Failed to refresh website';
 export const AUTO_SYNC_FAILED_MESSAGE = 'Failed to change auto-sync';
@@ -24,7 +24,7 @@ export function useWebsiteEntryActions(chatbotId: string, entryId: string) {
       await refreshMutate({
         variables: { chatbotId, entryId },
         update(cache, { data }) {
-          if (data) writeKnowledgeEntryResult(cache, chatbotId, data.refreshTextEntry);
+          if (data) writeTextEntryResult(cache, chatbotId, data.refreshTextEntry);
         },
       });
       return true;
@@ -41,7 +41,7 @@ export function useWebsiteEntryActions(chatbotId: string, entryId: string) {
       await autoSyncMutate({
         variables: { chatbotId, entryId, autoSync },
         update(cache, { data }) {
-          if (data) writeKnowledgeEntryResult(cache, chatbotId, data.setTextEntryAutoSync);
+          if (data) writeTextEntryResult(cache, chatbotId, data.setTextEntryAutoSync);
         },
       });
       return true;

@@ -1,8 +1,8 @@
 import type { ApolloCache } from '@apollo/client';
-import type { KnowledgeEntryResultFieldsFragment } from '../../../gql/graphql';
+import type { TextEntryResultFieldsFragment } from '../../../gql/graphql';
 import { writeKnowledgeBase } from './write-knowledge-base';
 
 /** An entry mutation answers with the entry and the whole new knowledge base; the knowledge base replaces the chatbot's. */
-export function writeKnowledgeEntryResult(cache: ApolloCache, chatbotId: string, result: KnowledgeEntryResultFieldsFragment) {
+export function writeTextEntryResult(cache: ApolloCache, chatbotId: string, result: TextEntryResultFieldsFragment) {
   writeKnowledgeBase(cache, chatbotId, result.knowledgeBase);
 }

@@ -8,7 +8,7 @@ import { formatDate } from '../../../lib/format';
 import { useWebsiteEntryActions } from '../hooks/use-website-entry-actions';
 import { formatRelativeTime } from '../relative-time';
 
-export type KnowledgeEntry = KnowledgeBaseFieldsFragment['textEntries'][number];
+export type TextEntry = KnowledgeBaseFieldsFragment['textEntries'][number];
 
 const pill = 'inline-flex items-center gap-1.5 rounded-full px-2 py-0.5 text-xs font-medium whitespace-nowrap ring-1 ring-inset';
 
@@ -31,7 +31,7 @@ function displayUrl(url: string): string {
 }
 
 /** Where the entry came from: Text, the file's name, the page (a link) or Q&A. */
-function SourceBadge({ source }: { source: KnowledgeEntry['source'] }) {
+function SourceBadge({ source }: { source: TextEntry['source'] }) {
   const badge = cn(pill, 'max-w-full bg-gray-100 text-gray-700 ring-gray-200');
   if (source.type === 'file')
     return (
@@ -65,7 +65,7 @@ function SourceBadge({ source }: { source: KnowledgeEntry['source'] }) {
 }
 
 /** "Last checked 5 minutes ago — updated", Refresh and the daily Auto-sync switch of a website entry. */
-function WebsiteControls({ chatbotId, entry }: { chatbotId: string; entry: KnowledgeEntry }) {
+function WebsiteControls({ chatbotId, entry }: { chatbotId: string; entry: TextEntry }) {
   const { refresh, refreshing, setAutoSync, savingAutoSync, error } = useWebsiteEntryActions(chatbotId, entry.id);
   const processing = entry.status === 'processing';
   const change = entry.lastSyncChanged === null ? '' : entry.lastSyncChanged ? ' — updated' : ' — unchanged';
@@ -99,16 +99,16 @@ function WebsiteControls({ chatbotId, entry }: { chatbotId: string; entry: Knowl
   );
 }
 
-interface KnowledgeEntryItemProps {
+interface TextEntryItemProps {
   chatbotId: string;
-  entry: KnowledgeEntry;
+  entry: TextEntry;
   onDelete: () => void;
   deleting: boolean;
   deleteDisabled: boolean;
 }
 
 /** One knowledge entry: its source and status, what it holds, and for a website how fresh it is. */
-export function KnowledgeEntryItem({ chatbotId, entry, onDelete, deleting, deleteDisabled }: KnowledgeEntryItemProps) {
+export function TextEntryItem({ chatbotId, entry, onDelete, deleting, deleteDisabled }: TextEntryItemProps) {
   const isQa = entry.source.type === 'qa';
   return (
     <li className="rounded-xl border border-gray-200 p-4">
