@@ -10,7 +10,9 @@ import type {
   VisitorLimits,
   Voice,
 } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
+import type { PublicAppearance } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { Code, ConnectError } from '@parley/common/rpc-errors.ts';
+import { readAppearance, type LauncherPosition } from '@parley/proto/appearance.ts';
 import { languageEnum, languageFields, languageName, readLanguage, type Language, type LanguageName } from '@parley/proto/language.ts';
 
 /** Where an entry's text came from: `name` for a file, `url` for a web page, each only when it has one. */
@@ -48,8 +50,6 @@ export interface VoiceView {
   suggestedQuestions: string[];
   noAnswerMessage: string;
 }
-
-export type LauncherPosition = 'left' | 'right';
 
 /** How the public page and the widget look (Appearance in chatbot.proto); a null colour is the product's. */
 export interface AppearanceView {
@@ -153,13 +153,10 @@ export function chatbotView(chatbot: Chatbot | undefined): ChatbotView {
   };
 }
 
-export function appearanceView(appearance: Appearance | undefined): AppearanceView {
-  return {
-    primaryColor: appearance?.primaryColor || null,
-    position: appearance?.position === 'left' ? 'left' : 'right',
-    launcherLabel: appearance?.launcherLabel ?? '',
-    hideBranding: appearance?.hideBranding ?? false,
-  };
+/** The appearance with the product's defaults for what is not set (readAppearance); no colour is the product's. */
+export function appearanceView(appearance: Appearance | PublicAppearance | undefined): AppearanceView {
+  const settings = readAppearance(appearance);
+  return { ...settings, primaryColor: settings.primaryColor || null };
 }
 
 /**

@@ -26,7 +26,8 @@ import { Router, type Request, type RequestHandler, type Response } from 'expres
 import { clientIp } from '@parley/common/http.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
-import type { GetPublicChatbotResponse, PublicAppearance, SendMessageResponse } from '@parley/proto/parley/chat/v1/chat_pb.js';
+import type { GetPublicChatbotResponse, SendMessageResponse } from '@parley/proto/parley/chat/v1/chat_pb.js';
+import { appearanceView } from '../chatbots.ts';
 import type { Clients } from '../clients.ts';
 import { answerSources } from '../conversations.ts';
 import { mapError } from '../errors.ts';
@@ -190,18 +191,8 @@ function publicChatbot({ name, profilePicture, welcomeMessage, suggestedQuestion
     profilePicture: profilePicture || null,
     welcomeMessage,
     suggestedQuestions,
-    appearance: publicAppearance(appearance),
+    appearance: appearanceView(appearance),
     proofOfWork,
-  };
-}
-
-/** The appearance with the product's defaults for what is not set (no colour: the product's own). */
-function publicAppearance(a: PublicAppearance | undefined) {
-  return {
-    primaryColor: a?.primaryColor || null,
-    position: a?.position === 'left' ? 'left' : 'right',
-    launcherLabel: a?.launcherLabel ?? '',
-    hideBranding: a?.hideBranding ?? false,
   };
 }
 

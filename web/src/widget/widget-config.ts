@@ -1,5 +1,6 @@
 // The widget's pure parts: what the script tag says, and what the public lookup answered.
 import { readAppearance, type Appearance } from '../features/public-chat/appearance';
+import { PUBLIC_CHATBOT_NOT_FOUND } from '../features/public-chat/not-found';
 
 export interface WidgetConfig {
   /** Parley's origin, from the script's own address (the host page may be anywhere). */
@@ -28,7 +29,6 @@ export function embedUrl({ origin, uniqueId }: WidgetConfig): string {
 }
 
 export const NOT_AVAILABLE_MESSAGE = 'This chatbot is not available on this website.';
-const NOT_FOUND_MESSAGE = 'Chatbot not found or inactive';
 
 /**
  * What the lookup means for the widget: the chatbot's name and appearance; a refusal (403: not on
@@ -47,7 +47,7 @@ function message(body: unknown): string | null {
 
 export function readLookup(status: number, body: unknown): Lookup {
   if (status === 403) return { status: 'refused', message: message(body) ?? NOT_AVAILABLE_MESSAGE, appearance: readAppearance(null) };
-  if (status === 404) return { status: 'refused', message: message(body) ?? NOT_FOUND_MESSAGE, appearance: readAppearance(null) };
+  if (status === 404) return { status: 'refused', message: message(body) ?? PUBLIC_CHATBOT_NOT_FOUND, appearance: readAppearance(null) };
   const name = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).name : undefined;
   if (status >= 200 && status < 300 && typeof name === 'string') {
     return { status: 'ready', name, appearance: readAppearance((body as Record<string, unknown>).appearance) };

@@ -1,8 +1,8 @@
 // Validation of a visitor's message at the RPC boundary, with the messages visitors see. Everything
 // here comes from the public internet (through the gateway), so it is bounded before use.
+import { parseUniqueId } from '@parley/common/public-chatbot.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import type { SessionIds } from './session-id.ts';
-import { chatbotNotFound } from './visitor-errors.ts';
 import { parseVisitorSite, type VisitorSite } from './visitor-site.ts';
 
 export const MESSAGE_REQUIRED = 'Message is required';
@@ -74,15 +74,6 @@ export function parseMessage(raw: string, limits: MessageLimits): string {
   if (message.length > limits.maxMessageChars && charCount(message) > limits.maxMessageChars)
     throw invalid(messageTooLong(limits.maxMessageChars));
   return message;
-}
-
-const UNIQUE_ID = /^[A-Za-z0-9_-]{1,64}$/;
-
-/** A chatbot's uniqueId, trimmed; anything that cannot be one is NOT_FOUND without being looked up (nor counted against a rate limit). */
-export function parseUniqueId(raw: string): string {
-  const uniqueId = raw.trim();
-  if (!UNIQUE_ID.test(uniqueId)) throw chatbotNotFound();
-  return uniqueId;
 }
 
 /** An empty model means the default; anything else must be one the server knows. */

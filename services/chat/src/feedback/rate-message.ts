@@ -12,15 +12,16 @@ import { Code, ConnectError, type Client } from '@connectrpc/connect';
 import { DEFAULT_LANGUAGE, readLanguage } from '@parley/proto/language.ts';
 import type { ChatbotService, PublicChatbot } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import type { Logger } from '@parley/common/logger.ts';
+import { parseUniqueId, publicChatbotNotFound } from '@parley/common/public-chatbot.ts';
 import { invalid, notFound } from '@parley/common/rpc-errors.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import { applyRating, type Rating } from '../analytics/aggregates.ts';
 import { lockDeletedChatbots } from '../core/deleted-chatbots.ts';
 import { addQuestion } from '../analytics/question-clusters.ts';
 import type { Admission } from '../core/admission.ts';
-import { parseClientIp, parseUniqueId } from '../core/message-input.ts';
+import { parseClientIp } from '../core/message-input.ts';
 import type { SessionIds } from '../core/session-id.ts';
-import { answerFailed, chatbotNotFound, chatbotUnavailable } from '../core/visitor-errors.ts';
+import { answerFailed, chatbotUnavailable } from '../core/visitor-errors.ts';
 import { checkSite, parseVisitorSite } from '../core/visitor-site.ts';
 
 export const RATING_INVALID = 'Rating must be up or down';
@@ -84,10 +85,10 @@ export function parseRating(raw: RawRating, ids: SessionIds): RatingInput {
 async function publicChatbot(deps: RateMessageDeps, uniqueId: string): Promise<PublicChatbot> {
   try {
     const { chatbot } = await deps.chatbots.getPublicChatbot({ uniqueId });
-    if (!chatbot) throw chatbotNotFound();
+    if (!chatbot) throw publicChatbotNotFound();
     return chatbot;
   } catch (err) {
-    if (err instanceof ConnectError && err.code === Code.NotFound) throw chatbotNotFound();
+    if (err instanceof ConnectError && err.code === Code.NotFound) throw publicChatbotNotFound();
     deps.logger.warn({ err: (err as Error).message }, 'chatbot GetPublicChatbot failed');
     throw chatbotUnavailable();
   }
@@ -108,7 +109,7 @@ export async function rateMessage(deps: RateMessageDeps, raw: RawRating): Promis
 
   await deps.db.$transaction(async (tx) => {
     // A chatbot deleted since it was looked up keeps no rating (its figures are gone and stay gone).
-    if ((await lockDeletedChatbots(tx, [chatbot.id])).size > 0) throw chatbotNotFound();
+    if ((await lockDeletedChatbots(tx, [chatbot.id])).size > 0) throw publicChatbotNotFound();
     // The answer, locked, only within the visitor's own conversation with this chatbot.
     const [message] = await tx.$queryRaw<{ rating: string | null; createdAt: Date; conversationId: string; answered: boolean | null }[]>`
       SELECT m."rating", m."createdAt", m."conversationId", m."answered"

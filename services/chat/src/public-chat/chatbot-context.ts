@@ -9,10 +9,11 @@ import { Code, ConnectError, type Client } from '@connectrpc/connect';
 import type { ChatbotService, PublicChatbot } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import { cache, type Cache } from '@parley/common/cache.ts';
 import type { Logger } from '@parley/common/logger.ts';
+import { publicChatbotNotFound } from '@parley/common/public-chatbot.ts';
 import type { PublicRevision } from '@parley/common/public-revision.ts';
 import { redisKeys } from '@parley/common/redis-keys.ts';
 import type { CitablePassage } from './citations.ts';
-import { answerFailed, chatbotNotFound, chatbotUnavailable } from '../core/visitor-errors.ts';
+import { answerFailed, chatbotUnavailable } from '../core/visitor-errors.ts';
 
 export interface KnownChatbot {
   id: string;
@@ -98,7 +99,7 @@ export function chatbotContext(opts: ChatbotContextOptions): ChatbotContext {
     } catch (err) {
       if (err instanceof ConnectError && err.code === Code.NotFound) {
         prompts.delete(uniqueId);
-        throw chatbotNotFound();
+        throw publicChatbotNotFound();
       }
       opts.logger.warn({ err: (err as Error).message }, 'chatbot GetPromptKnowledge failed');
       throw err instanceof ConnectError && !CANNOT_SERVE.has(err.code) ? answerFailed() : chatbotUnavailable();

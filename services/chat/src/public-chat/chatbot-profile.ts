@@ -3,10 +3,11 @@
 // Nothing about the owner, the knowledge or the spend limits leaves the chat service (the RPC layer
 // maps only these fields). A site the chatbot may not run on gets the refusal, not the profile.
 import { Code, ConnectError, type Client } from '@connectrpc/connect';
+import { readAppearance, type AppearanceSettings } from '@parley/proto/appearance.ts';
 import type { ChatbotService, PublicChatbot } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import type { Logger } from '@parley/common/logger.ts';
-import { parseUniqueId } from '../core/message-input.ts';
-import { chatbotNotFound, chatbotUnavailable } from '../core/visitor-errors.ts';
+import { parseUniqueId, publicChatbotNotFound } from '@parley/common/public-chatbot.ts';
+import { chatbotUnavailable } from '../core/visitor-errors.ts';
 import { checkSite, embeddingOf, parseVisitorSite } from '../core/visitor-site.ts';
 
 export interface ChatbotProfileDeps {
@@ -14,21 +15,13 @@ export interface ChatbotProfileDeps {
   logger: Logger;
 }
 
-export interface PublicAppearance {
-  /** "#rrggbb"; empty: the product's colour. */
-  primaryColor: string;
-  position: 'left' | 'right';
-  launcherLabel: string;
-  /** Already false while the owner is not pro (the chatbot service's rule). */
-  hideBranding: boolean;
-}
-
 export interface ChatbotProfile {
   name: string;
   profilePicture: string;
   welcomeMessage: string;
   suggestedQuestions: string[];
-  appearance: PublicAppearance;
+  /** hideBranding is already false while the owner is not pro (the chatbot service's rule). */
+  appearance: AppearanceSettings;
   /** The embed page's frame-ancestors; empty: anywhere. */
   allowedDomains: string[];
   /** A new conversation's first message must carry a solved challenge. */
@@ -50,30 +43,24 @@ export async function loadPublicChatbot(deps: ChatbotProfileDeps, call: PublicCa
   try {
     ({ chatbot } = await deps.chatbots.getPublicChatbot({ uniqueId }));
   } catch (err) {
-    if (err instanceof ConnectError && err.code === Code.NotFound) throw chatbotNotFound();
+    if (err instanceof ConnectError && err.code === Code.NotFound) throw publicChatbotNotFound();
     deps.logger.warn({ err: (err as Error).message }, 'chatbot GetPublicChatbot failed');
     throw chatbotUnavailable();
   }
-  if (!chatbot) throw chatbotNotFound();
+  if (!chatbot) throw publicChatbotNotFound();
   checkSite(parseVisitorSite(call), chatbot);
   return chatbot;
 }
 
 export async function loadChatbotProfile(deps: ChatbotProfileDeps, call: PublicCall): Promise<ChatbotProfile> {
   const chatbot = await loadPublicChatbot(deps, call);
-  const appearance = chatbot.appearance;
   const embedding = embeddingOf(chatbot);
   return {
     name: chatbot.name,
     profilePicture: chatbot.profilePicture,
     welcomeMessage: chatbot.voice?.welcomeMessage ?? '',
     suggestedQuestions: chatbot.voice?.suggestedQuestions ?? [],
-    appearance: {
-      primaryColor: appearance?.primaryColor ?? '',
-      position: appearance?.position === 'left' ? 'left' : 'right',
-      launcherLabel: appearance?.launcherLabel ?? '',
-      hideBranding: appearance?.hideBranding ?? false,
-    },
+    appearance: readAppearance(chatbot.appearance),
     allowedDomains: [...embedding.allowedDomains],
     proofOfWork: chatbot.limits?.proofOfWork ?? false,
     standalonePage: embedding.standalonePage,

@@ -1,10 +1,10 @@
 // Creating a chatbot. The free plan allows one chatbot per owner; the check and the insert run under
 // a per-owner advisory lock in one transaction, so two concurrent creates cannot both pass it.
+import { newUniqueId } from '@parley/common/public-chatbot.ts';
 import { Code, ConnectError, LIMIT_REACHED_HEADER } from '@parley/common/rpc-errors.ts';
 import type { Chatbot, PrismaClient } from '../generated/prisma/client.ts';
 import { parseName, parseOwnerId } from '../core/chatbot-input.ts';
 import type { OwnerPlanLookup } from './owner-plan.ts';
-import { newUniqueId } from './unique-id.ts';
 
 export const FREE_PLAN_CHATBOTS = 1;
 export const FREE_LIMIT_MESSAGE = 'Free users can only create one chatbot.';

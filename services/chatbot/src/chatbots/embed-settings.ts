@@ -2,6 +2,7 @@
 // changes validated with the messages owners see, as the Chatbot row's columns. Pure: whether the
 // owner may hide the badge is the plan's question, asked by update-chatbot.ts.
 import { domainToASCII } from 'node:url';
+import { isLauncherPosition, type LauncherPosition } from '@parley/proto/appearance.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
 
 export const PRIMARY_COLOR_INVALID = 'Primary colour must be a colour like #1a73e8.';
@@ -16,9 +17,6 @@ export const MAX_VISITOR_MESSAGES_PER_DAY = 10_000;
 export const VISITOR_MESSAGES_INVALID = `Messages per visitor per day must be a whole number from 1 to ${MAX_VISITOR_MESSAGES_PER_DAY}.`;
 export const DAILY_SPEND_INVALID = 'Daily spend limit must be between 0.01 and 10000.00 dollars.';
 export const HIDE_BRANDING_PRO_ONLY = 'Hiding the Parley badge is a Pro feature.';
-
-export const POSITIONS = ['left', 'right'] as const;
-export type Position = (typeof POSITIONS)[number];
 
 const MAX_DAILY_SPEND_CENTS = 1_000_000;
 
@@ -54,7 +52,7 @@ export interface EmbedSettingsChange {
 /** The validated change, as the Chatbot row's columns (undefined: unchanged; a null limit: no limit). */
 export interface EmbedSettingsUpdate {
   primaryColor?: string;
-  position?: Position;
+  position?: LauncherPosition;
   launcherLabel?: string;
   hideBranding?: boolean;
   allowedDomains?: string[];
@@ -74,10 +72,10 @@ export function parsePrimaryColor(raw: string): string {
   return color;
 }
 
-export function parsePosition(raw: string): Position {
+export function parsePosition(raw: string): LauncherPosition {
   const position = raw.trim().toLowerCase();
-  if (!(POSITIONS as readonly string[]).includes(position)) throw invalid(POSITION_INVALID);
-  return position as Position;
+  if (!isLauncherPosition(position)) throw invalid(POSITION_INVALID);
+  return position;
 }
 
 // Control characters (a line break, a NUL PostgreSQL would refuse) have no place on a button.

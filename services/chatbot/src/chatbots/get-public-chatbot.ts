@@ -1,11 +1,9 @@
 // The public face of a chatbot, looked up by its unguessable uniqueId for the public chat page. The
 // badge stays hidden only while the owner is pro: an owner who hid it and then left the pro plan
 // shows it again, without any change to the row. Billing is asked only for chatbots that hide it.
-import { notFound } from '@parley/common/rpc-errors.ts';
+import { parseUniqueId, publicChatbotNotFound } from '@parley/common/public-chatbot.ts';
 import type { Chatbot, PrismaClient } from '../generated/prisma/client.ts';
 import type { OwnerPlanLookup } from './owner-plan.ts';
-
-export const PUBLIC_CHATBOT_NOT_FOUND = 'Chatbot not found or inactive';
 
 export interface PublicChatbotDeps {
   db: PrismaClient;
@@ -17,11 +15,10 @@ export interface PublicChatbotDeps {
  * that show nothing (a message's knowledge, on every message): no billing call, hideBranding false.
  */
 export async function getPublicChatbot(deps: PublicChatbotDeps, rawUniqueId: string, opts: { branding?: boolean } = {}): Promise<Chatbot> {
-  const uniqueId = rawUniqueId.trim();
   // Anything that cannot be one of our ids is not looked up at all.
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(uniqueId)) throw notFound(PUBLIC_CHATBOT_NOT_FOUND);
+  const uniqueId = parseUniqueId(rawUniqueId);
   const chatbot = await deps.db.chatbot.findUnique({ where: { uniqueId } });
-  if (!chatbot || !chatbot.isActive) throw notFound(PUBLIC_CHATBOT_NOT_FOUND);
+  if (!chatbot || !chatbot.isActive) throw publicChatbotNotFound();
   if (!chatbot.hideBranding) return chatbot;
   return { ...chatbot, hideBranding: opts.branding === false ? false : await ownerIsPro(deps.ownerPlan, chatbot.ownerId) };
 }

@@ -12,6 +12,7 @@ export interface Appearance {
   hideBranding: boolean;
 }
 
+/** The gateway's appearance for a chatbot that set nothing, copied (test/shared-copies.test.ts keeps it equal). */
 export const DEFAULT_APPEARANCE: Appearance = { primaryColor: null, position: 'right', launcherLabel: '', hideBranding: false };
 
 const MAX_LAUNCHER_LABEL_LENGTH = 40;

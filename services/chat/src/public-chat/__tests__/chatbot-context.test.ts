@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { GetPromptKnowledgeResponseSchema, PublicChatbotSchema, type ChatbotService } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import { createLogger } from '@parley/common/logger.ts';
 import { chatbotContext, type Sighting } from '../chatbot-context.ts';
-import { ANSWER_FAILED, CHATBOT_UNAVAILABLE, PUBLIC_CHATBOT_NOT_FOUND } from '../../core/visitor-errors.ts';
+import { PUBLIC_CHATBOT_NOT_FOUND } from '@parley/common/public-chatbot.ts';
+import { ANSWER_FAILED, CHATBOT_UNAVAILABLE } from '../../core/visitor-errors.ts';
 
 const logger = createLogger('chatbot-context-test', 'silent');
 const bot = create(PublicChatbotSchema, { id: 'b1', ownerId: 'o1', name: 'Bot', language: 'english' });

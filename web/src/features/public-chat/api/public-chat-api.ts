@@ -5,9 +5,9 @@ import { readAppearance, type Appearance } from '../appearance';
 import { readSources, type ChatSource } from '../../../components/citations/chat-sources';
 import type { ChatRating } from '../chat-storage';
 import type { Visitor } from '../embed-messages';
+import { PUBLIC_CHATBOT_NOT_FOUND } from '../not-found';
 import { readEventStream } from './read-event-stream';
 
-export const LOAD_CHATBOT_FAILED_MESSAGE = 'Chatbot not found or inactive';
 export const SEND_MESSAGE_FAILED_MESSAGE = 'Failed to get response from chatbot';
 export const FEEDBACK_FAILED_MESSAGE = "Couldn't save your feedback";
 /** The model the public page asks for (spec §9). */
@@ -108,11 +108,11 @@ export async function fetchPublicChatbot(uniqueId: string, { embedded, signal }:
     response = await fetch(chatbotPath(uniqueId), { headers: headersFor(embedded), signal });
   } catch (error) {
     if (isAbort(error)) throw error;
-    throw new PublicChatError(LOAD_CHATBOT_FAILED_MESSAGE);
+    throw new PublicChatError(PUBLIC_CHATBOT_NOT_FOUND);
   }
   const body = await readJson(response);
   if (!response.ok || !isRecord(body) || typeof body.name !== 'string') {
-    throw new PublicChatError((!response.ok && serverMessage(body)) || LOAD_CHATBOT_FAILED_MESSAGE);
+    throw new PublicChatError((!response.ok && serverMessage(body)) || PUBLIC_CHATBOT_NOT_FOUND);
   }
   const picture = body.profilePicture;
   return {

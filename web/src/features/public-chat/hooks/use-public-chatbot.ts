@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
-import { fetchPublicChatbot, LOAD_CHATBOT_FAILED_MESSAGE, PublicChatError, type PublicChatbot } from '../api/public-chat-api';
+import { fetchPublicChatbot, PublicChatError, type PublicChatbot } from '../api/public-chat-api';
+import { PUBLIC_CHATBOT_NOT_FOUND } from '../not-found';
 
 type PublicChatbotState = { status: 'loading' } | { status: 'ready'; chatbot: PublicChatbot } | { status: 'error'; error: string };
 
@@ -9,7 +10,7 @@ export function usePublicChatbot(uniqueId: string, embedded = false): PublicChat
 
   useEffect(() => {
     if (!uniqueId) {
-      setState({ status: 'error', error: LOAD_CHATBOT_FAILED_MESSAGE });
+      setState({ status: 'error', error: PUBLIC_CHATBOT_NOT_FOUND });
       return;
     }
     const controller = new AbortController();
@@ -18,7 +19,7 @@ export function usePublicChatbot(uniqueId: string, embedded = false): PublicChat
       (chatbot) => setState({ status: 'ready', chatbot }),
       (error: unknown) => {
         if (controller.signal.aborted) return;
-        setState({ status: 'error', error: error instanceof PublicChatError ? error.message : LOAD_CHATBOT_FAILED_MESSAGE });
+        setState({ status: 'error', error: error instanceof PublicChatError ? error.message : PUBLIC_CHATBOT_NOT_FOUND });
       },
     );
     return () => controller.abort();
