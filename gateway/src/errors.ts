@@ -5,7 +5,7 @@
 // answered with a generic message, never a stack.
 import type { GraphQLFormattedError } from 'graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
-import { Code, ConnectError, LIMIT_REACHED_HEADER, USER_MESSAGE_HEADER } from '@parley/common/rpc-errors.ts';
+import { Code, ConnectError, PLAN_LIMIT_HEADER, USER_MESSAGE_HEADER } from '@parley/common/rpc-errors.ts';
 import type { Logger } from '@parley/common/logger.ts';
 
 export const UNAVAILABLE_MESSAGE = 'Service temporarily unavailable. Please try again.';
@@ -81,7 +81,7 @@ export function mapError(err: unknown, logger: Logger): MappedError {
   // Express throws it while decoding a path parameter such as `%ZZ`; its message echoes the input.
   if (err instanceof URIError) return { status: 400, code: 'BAD_USER_INPUT', message: MALFORMED_URL };
   if (err instanceof ConnectError) {
-    if (err.metadata.get(LIMIT_REACHED_HEADER) === 'true')
+    if (err.metadata.get(PLAN_LIMIT_HEADER) === 'true')
       return { status: 403, code: 'LIMIT_REACHED', message: err.rawMessage, limitReached: true };
     const known = userFacing[err.code];
     if (known) return { ...known, message: err.rawMessage };

@@ -21,7 +21,7 @@ import {
 import type { ApolloServerPlugin } from '@apollo/server';
 import { CONTROL_CHARACTERS, isCleanText } from './rest/input.ts';
 
-export const LIMITS = {
+export const OPERATION_BOUNDS = {
   /** Tokens in one document: bounds the parser's recursion, so deep nesting is a syntax error, not a stack overflow. */
   maxTokens: 2000,
   /** Nesting of fields (a root field is depth 1). */
@@ -44,13 +44,13 @@ export const noSubscriptions: ValidationRule = (context) => ({
   },
 });
 
-class LimitExceeded extends Error {}
+class BoundExceeded extends Error {}
 
 /**
  * Refuses an operation that is too deep, too wide or too costly, counting through fragments. The
  * walk stops at the first limit passed, so its own work is bounded however the document is built.
  */
-export const operationLimits: ValidationRule = (context: ValidationContext): ASTVisitor => ({
+export const operationBounds: ValidationRule = (context: ValidationContext): ASTVisitor => ({
   OperationDefinition(node) {
     const root = context.getSchema().getRootType(node.operation);
     if (!root) return false;
@@ -59,7 +59,7 @@ export const operationLimits: ValidationRule = (context: ValidationContext): AST
     let cost = 0;
     const refuse = (message: string): never => {
       context.reportError(new GraphQLError(message, { nodes: node }));
-      throw new LimitExceeded();
+      throw new BoundExceeded();
     };
     const walk = (
       selectionSet: SelectionSetNode,
@@ -75,10 +75,11 @@ export const operationLimits: ValidationRule = (context: ValidationContext): AST
           fields += 1;
           cost += weight;
           if (depth === 1) rootFields += 1;
-          if (rootFields > LIMITS.maxRootFields) refuse(`An operation may ask for at most ${LIMITS.maxRootFields} root fields`);
-          if (depth > LIMITS.maxDepth) refuse(`Fields may be nested at most ${LIMITS.maxDepth} deep`);
-          if (fields > LIMITS.maxFields) refuse(`An operation may select at most ${LIMITS.maxFields} fields`);
-          if (cost > LIMITS.maxCost) refuse('The operation asks for too much at once; split it into smaller ones');
+          if (rootFields > OPERATION_BOUNDS.maxRootFields)
+            refuse(`An operation may ask for at most ${OPERATION_BOUNDS.maxRootFields} root fields`);
+          if (depth > OPERATION_BOUNDS.maxDepth) refuse(`Fields may be nested at most ${OPERATION_BOUNDS.maxDepth} deep`);
+          if (fields > OPERATION_BOUNDS.maxFields) refuse(`An operation may select at most ${OPERATION_BOUNDS.maxFields} fields`);
+          if (cost > OPERATION_BOUNDS.maxCost) refuse('The operation asks for too much at once; split it into smaller ones');
           if (!selection.selectionSet) continue;
           // Unknown fields are reported by graphql's own rules; their subtree is not weighed.
           const def = isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[selection.name.value] : undefined;
@@ -102,7 +103,7 @@ export const operationLimits: ValidationRule = (context: ValidationContext): AST
     try {
       walk(node.selectionSet, root, 1, 1, new Set());
     } catch (err) {
-      if (!(err instanceof LimitExceeded)) throw err;
+      if (!(err instanceof BoundExceeded)) throw err;
     }
     return false;
   },

@@ -11,7 +11,7 @@ import type { Logger } from '@parley/common/logger.ts';
 import type { Clients } from './clients.ts';
 import { graphQLContext, type GraphQLContext } from './context.ts';
 import { bodyParserError, formatGraphQLError, toHttpError } from './errors.ts';
-import { cleanTextPlugin, LIMITS, noSubscriptions, operationLimits } from './graphql-limits.ts';
+import { cleanTextPlugin, OPERATION_BOUNDS, noSubscriptions, operationBounds } from './graphql-limits.ts';
 import { accountResolvers } from './resolvers/account.ts';
 import { authResolvers } from './resolvers/auth.ts';
 import { billingResolvers } from './resolvers/billing.ts';
@@ -55,8 +55,8 @@ export async function createGraphQL(opts: {
     }),
     introspection: !opts.production,
     hideSchemaDetailsFromClientErrors: opts.production,
-    parseOptions: { maxTokens: LIMITS.maxTokens },
-    validationRules: [noSubscriptions, operationLimits],
+    parseOptions: { maxTokens: OPERATION_BOUNDS.maxTokens },
+    validationRules: [noSubscriptions, operationBounds],
     // Apollo's CSRF guard stays on: the web app always sends `content-type: application/json`.
     csrfPrevention: true,
     includeStacktraceInErrorResponses: false,

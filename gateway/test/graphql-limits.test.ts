@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSchema, parse, specifiedRules, validate } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { LIMITS, noSubscriptions, operationLimits } from '../src/graphql-limits.ts';
+import { OPERATION_BOUNDS, noSubscriptions, operationBounds } from '../src/graphql-limits.ts';
 import { loadTypeDefs } from '../src/graphql.ts';
 
 const schema = buildSchema(`
@@ -15,35 +15,35 @@ const schema = buildSchema(`
 `);
 
 const errorsOf = (source: string, on = schema) =>
-  validate(on, parse(source), [...specifiedRules, noSubscriptions, operationLimits]).map((e) => e.message);
+  validate(on, parse(source), [...specifiedRules, noSubscriptions, operationBounds]).map((e) => e.message);
 /** node, then child fields, then the id leaf: `depth` levels in all. */
 const nested = (depth: number) => `{ node { ${'child { '.repeat(depth - 2)}id${' }'.repeat(depth - 2)} } }`;
 const fields = (count: number, name = 'id') => Array.from({ length: count }, (_, i) => `f${i}: ${name}`).join(' ');
 
 describe('operation limits', () => {
   it('allows the maximum depth and refuses one more', () => {
-    expect(errorsOf(nested(LIMITS.maxDepth))).toEqual([]);
-    expect(errorsOf(nested(LIMITS.maxDepth + 1))).toEqual([`Fields may be nested at most ${LIMITS.maxDepth} deep`]);
+    expect(errorsOf(nested(OPERATION_BOUNDS.maxDepth))).toEqual([]);
+    expect(errorsOf(nested(OPERATION_BOUNDS.maxDepth + 1))).toEqual([`Fields may be nested at most ${OPERATION_BOUNDS.maxDepth} deep`]);
   });
 
   it('counts depth through fragments and inline fragments', () => {
     const query = `{ node { ...A } } fragment A on Node { child { ... on Node { child { ...B } } } } fragment B on Node { ${'child { '.repeat(8)}id${' }'.repeat(8)} }`;
-    expect(errorsOf(query)).toEqual([`Fields may be nested at most ${LIMITS.maxDepth} deep`]);
+    expect(errorsOf(query)).toEqual([`Fields may be nested at most ${OPERATION_BOUNDS.maxDepth} deep`]);
   });
 
   it('bounds root fields, aliases included', () => {
-    expect(errorsOf(`{ ${fields(LIMITS.maxRootFields, 'node { id }')} }`)).toEqual([]);
-    expect(errorsOf(`{ ${fields(LIMITS.maxRootFields + 1, 'node { id }')} }`)).toEqual([
-      `An operation may ask for at most ${LIMITS.maxRootFields} root fields`,
+    expect(errorsOf(`{ ${fields(OPERATION_BOUNDS.maxRootFields, 'node { id }')} }`)).toEqual([]);
+    expect(errorsOf(`{ ${fields(OPERATION_BOUNDS.maxRootFields + 1, 'node { id }')} }`)).toEqual([
+      `An operation may ask for at most ${OPERATION_BOUNDS.maxRootFields} root fields`,
     ]);
   });
 
   it('bounds all fields, counting a fragment each time it is spread', () => {
-    const half = Math.floor(LIMITS.maxFields / 2);
+    const half = Math.floor(OPERATION_BOUNDS.maxFields / 2);
     // node + 74 fields, spread twice under two roots: 2 × (1 + 74) = 150.
     expect(errorsOf(`{ a: node { ...F } b: node { ...F } } fragment F on Node { ${fields(half - 1)} }`)).toEqual([]);
     expect(errorsOf(`{ a: node { ...F } b: node { ...F } } fragment F on Node { ${fields(half)} }`)).toEqual([
-      `An operation may select at most ${LIMITS.maxFields} fields`,
+      `An operation may select at most ${OPERATION_BOUNDS.maxFields} fields`,
     ]);
   });
 
@@ -62,7 +62,7 @@ describe('operation limits', () => {
     ).join(' ');
     const started = Date.now();
     expect(errorsOf(`{ node { ...L0 } } ${levels} fragment L30 on Node { id }`)).toContain(
-      `Fields may be nested at most ${LIMITS.maxDepth} deep`,
+      `Fields may be nested at most ${OPERATION_BOUNDS.maxDepth} deep`,
     );
     expect(Date.now() - started).toBeLessThan(1000);
   });
@@ -109,7 +109,7 @@ describe("the web app's operations", () => {
       }
     }
     const source = [op, ...fragments.filter((f) => [...used].some((name) => new RegExp(`fragment\\s+${name}\\b`).test(f)))].join('\n');
-    expect(parse(source, { maxTokens: LIMITS.maxTokens })).toBeTruthy();
+    expect(parse(source, { maxTokens: OPERATION_BOUNDS.maxTokens })).toBeTruthy();
     expect(errorsOf(source, gatewaySchema)).toEqual([]);
   });
 });

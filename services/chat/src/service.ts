@@ -37,7 +37,7 @@ import { redisAdmission } from './core/admission.ts';
 import { chatbotContext } from './public-chat/chatbot-context.ts';
 import { EXCHANGE_POOL_SIZE, EXCHANGE_SESSION_SETTINGS } from './public-chat/conversation-store.ts';
 import { creditGate } from './public-chat/credit-hold.ts';
-import { redisDailyLimits } from './public-chat/daily-limits.ts';
+import { redisDailyMessageCounter } from './public-chat/daily-limits.ts';
 import { historySource } from './public-chat/history-source.ts';
 import { openAIModel, type LanguageModel } from './public-chat/language-model.ts';
 import { OFFLINE_PASSAGES } from './public-chat/offline-answer.ts';
@@ -125,7 +125,7 @@ export async function createChatService(
   const recentTurns = redisRecentTurns(redis, config.QUEUE_PREFIX);
   const history = historySource({ db: prisma, recentTurns, prefix: config.QUEUE_PREFIX, budgetChars: config.HISTORY_CHARS, logger });
   // A visitor of the daily limits is the visitor analytics counts: one keyed hash of the address.
-  const dailyLimits = redisDailyLimits(redis, {
+  const dailyMessages = redisDailyMessageCounter(redis, {
     prefix: config.QUEUE_PREFIX,
     visitorOf: (clientIp) => visitorHash(config.SESSION_SECRET, clientIp),
   });
@@ -140,7 +140,7 @@ export async function createChatService(
     sessionIds: sessionIds(config.SESSION_SECRET),
     admission: redisAdmission(redis, {
       prefix: config.QUEUE_PREFIX,
-      limits: { perVisitor: config.CHAT_RATE_PER_VISITOR, perChatbot: config.CHAT_RATE_PER_BOT },
+      rateLimits: { perVisitor: config.CHAT_RATE_PER_VISITOR, perChatbot: config.CHAT_RATE_PER_BOT },
     }),
     // With a model: the whole knowledge base when it fits the prompt's budget, else as many chunks as
     // the chatbot service chooses for that budget (k 0). Offline mode always quotes retrieved passages.
@@ -162,7 +162,7 @@ export async function createChatService(
           remember: false,
         }),
     proofOfWork: altchaProofOfWork(redis, { prefix: config.QUEUE_PREFIX, hmacKey: config.ALTCHA_HMAC_KEY }),
-    dailyLimits,
+    dailyMessages,
     history,
     credit: creditGate({ billing, logger, maxOutputTokens: config.MAX_OUTPUT_TOKENS }),
     model,
@@ -173,7 +173,7 @@ export async function createChatService(
       publishUsage: (usage) => publishUsageRecorded(usageRecorded, usage),
       publishInteraction: chatbotInteractionPublisher(analyticsInteraction, config.SESSION_SECRET),
     }),
-    limits: {
+    bounds: {
       maxMessageChars: config.MAX_MESSAGE_CHARS,
       maxOutputTokens: config.MAX_OUTPUT_TOKENS,
       promptKnowledgeChars: config.PROMPT_KNOWLEDGE_CHARS,

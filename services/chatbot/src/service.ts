@@ -114,7 +114,7 @@ export async function createChatbotService(
     sources: defaultSources,
     maxKnowledgeChars: config.MAX_KNOWLEDGE_CHARS_PER_BOT,
     maxDocumentChars: config.MAX_DOCUMENT_CHARS,
-    parseLimits: {
+    parseBounds: {
       timeoutMs: config.KNOWLEDGE_PARSE_TIMEOUT_MS,
       memoryMb: config.KNOWLEDGE_PARSE_MEMORY_MB,
       maxChars: config.MAX_DOCUMENT_CHARS,

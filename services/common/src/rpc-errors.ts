@@ -28,7 +28,7 @@ export const conflict = (message: string) => new ConnectError(message, Code.Abor
  */
 export const USER_MESSAGE_HEADER = 'user-message';
 /** Error metadata set to "true" when a create is refused by the owner's plan limit (spec: limitReached). */
-export const LIMIT_REACHED_HEADER = 'limit-reached';
+export const PLAN_LIMIT_HEADER = 'limit-reached';
 
 /**
  * Error metadata set to "true" on billing's RESOURCE_EXHAUSTED when a credit hold is refused by the

@@ -13,7 +13,7 @@ import { createServiceApp } from '../src/http.ts';
 import { listen } from '../src/lifecycle.ts';
 import { createLogger } from '../src/logger.ts';
 import { createServiceClient, type ServiceClientOptions } from '../src/rpc-client.ts';
-import { LIMIT_REACHED_HEADER, unavailableToUser, USER_MESSAGE_HEADER } from '../src/rpc-errors.ts';
+import { PLAN_LIMIT_HEADER, unavailableToUser, USER_MESSAGE_HEADER } from '../src/rpc-errors.ts';
 import { DEVELOPMENT_SERVICE_SECRET, signServiceToken } from '../src/service-auth.ts';
 import { NUL_REFUSED } from '../src/text-hygiene.ts';
 import type { UnaryTransportChoice } from '../src/transport/lean-unary.ts';
@@ -55,7 +55,7 @@ async function startServer(unaryTransport: UnaryTransportChoice) {
             case 'busy':
               throw unavailableToUser('Busy right now');
             case 'limit':
-              throw new ConnectError('Free plan limit reached', Code.FailedPrecondition, { [LIMIT_REACHED_HEADER]: 'true' });
+              throw new ConnectError('Free plan limit reached', Code.FailedPrecondition, { [PLAN_LIMIT_HEADER]: 'true' });
             case 'crash':
               throw new Error('secret internals');
             case 'slow':
@@ -175,7 +175,7 @@ describe.each(pairings)('client $client → server $server', ({ client: unaryTra
     expect(busy.metadata.get(USER_MESSAGE_HEADER)).toBe('true');
     const limit = await failure(client.authenticate({ token: 'limit' }));
     expect(limit).toMatchObject({ code: Code.FailedPrecondition, rawMessage: 'Free plan limit reached' });
-    expect(limit.metadata.get(LIMIT_REACHED_HEADER)).toBe('true');
+    expect(limit.metadata.get(PLAN_LIMIT_HEADER)).toBe('true');
     const crash = await failure(client.authenticate({ token: 'crash' }));
     expect(crash).toMatchObject({ code: Code.Internal, rawMessage: 'Internal error' });
     const nul = await failure(client.authenticate({ token: 'a\u0000b' }));

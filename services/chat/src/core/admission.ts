@@ -46,7 +46,7 @@ export interface Admission {
   admit(visitor: { uniqueId: string; clientIp: string | null }, alsoRead: readonly string[]): Promise<(string | null)[]>;
 }
 
-export function redisAdmission(redis: Redis, opts: { prefix: string; limits: RateLimits }): Admission {
+export function redisAdmission(redis: Redis, opts: { prefix: string; rateLimits: RateLimits }): Admission {
   const keys = redisKeys(opts.prefix);
   return {
     async admit({ uniqueId, clientIp }, alsoRead) {
@@ -54,7 +54,7 @@ export function redisAdmission(redis: Redis, opts: { prefix: string; limits: Rat
       const counters = [keys.chatRateVisitor(uniqueId, clientIp ?? 'unknown'), keys.chatRateChatbot(uniqueId)];
       const all = [...counters, ...alsoRead];
       const [result, ...values] = (await withRedisDeadline(
-        redis.eval(SCRIPT, all.length, ...all, opts.limits.perVisitor, opts.limits.perChatbot, WINDOW_MS),
+        redis.eval(SCRIPT, all.length, ...all, opts.rateLimits.perVisitor, opts.rateLimits.perChatbot, WINDOW_MS),
       )) as [number, ...(string | null | undefined)[]];
       if (result === 1) throw tooMany(VISITOR_RATE_LIMITED);
       if (result === 2) throw tooMany(CHATBOT_RATE_LIMITED);

@@ -57,7 +57,7 @@ export interface MessageInput {
   proofOfWork: string;
 }
 
-export interface MessageLimits {
+export interface MessageBounds {
   maxMessageChars: number;
 }
 
@@ -68,11 +68,11 @@ export const charCount = (text: string): number => {
   return n;
 };
 
-export function parseMessage(raw: string, limits: MessageLimits): string {
+export function parseMessage(raw: string, bounds: MessageBounds): string {
   const message = raw.trim();
   if (!message) throw invalid(MESSAGE_REQUIRED);
-  if (message.length > limits.maxMessageChars && charCount(message) > limits.maxMessageChars)
-    throw invalid(messageTooLong(limits.maxMessageChars));
+  if (message.length > bounds.maxMessageChars && charCount(message) > bounds.maxMessageChars)
+    throw invalid(messageTooLong(bounds.maxMessageChars));
   return message;
 }
 
@@ -118,8 +118,8 @@ export function parseVisitorField(raw: string | undefined, tooLong: string): str
 }
 
 /** Checked in this order: a bad message is INVALID_ARGUMENT even for an unknown chatbot. */
-export function parseMessageInput(raw: RawMessageInput, limits: MessageLimits, ids: SessionIds): MessageInput {
-  const message = parseMessage(raw.message, limits);
+export function parseMessageInput(raw: RawMessageInput, bounds: MessageBounds, ids: SessionIds): MessageInput {
+  const message = parseMessage(raw.message, bounds);
   const model = parseModel(raw.model);
   const visitorId = parseVisitorField(raw.visitorId, visitorIdTooLong);
   const visitorName = parseVisitorField(raw.visitorName, visitorNameTooLong);

@@ -35,7 +35,7 @@ export function maxPromptTokens(messages: PromptMessage[]): number {
   return tokens;
 }
 
-export interface CreditHold {
+export interface CreditReservation {
   /** The answer's request id: the hold's key, then UsageRecorded's. */
   requestId: string;
   ownerId: string;
@@ -49,31 +49,31 @@ export interface CreditHold {
 
 export interface CreditGate {
   /** Holds the answer's largest cost (its prompt and the output cap), or throws the visitor's refusal. */
-  hold(hold: CreditHold): Promise<void>;
+  reserve(reservation: CreditReservation): Promise<void>;
   /** Releases the hold of an answer that was not given. Never throws: an unreleased hold expires in billing. */
   release(requestId: string): Promise<void>;
 }
 
 export function creditGate(deps: { billing: Client<typeof BillingService>; logger: Logger; maxOutputTokens: number }): CreditGate {
   const gate: CreditGate = {
-    async hold(hold) {
+    async reserve(reservation) {
       try {
         await deps.billing.reserveCredit({
-          requestId: hold.requestId,
-          userId: hold.ownerId,
-          model: hold.model,
-          maxPromptTokens: BigInt(maxPromptTokens(hold.prompt)),
+          requestId: reservation.requestId,
+          userId: reservation.ownerId,
+          model: reservation.model,
+          maxPromptTokens: BigInt(maxPromptTokens(reservation.prompt)),
           maxCompletionTokens: BigInt(deps.maxOutputTokens),
-          chatbotId: hold.chatbotId,
-          dailySpendLimit: hold.dailySpendLimit ?? '',
+          chatbotId: reservation.chatbotId,
+          dailySpendLimit: reservation.dailySpendLimit ?? '',
         });
       } catch (err) {
         const refused = err instanceof ConnectError && err.code === Code.ResourceExhausted;
         if (refused && err.metadata.get(SPEND_LIMIT_REACHED_HEADER) === 'true') throw dailyLimitReached();
         if (!refused) {
-          deps.logger.warn({ err: (err as Error).message, requestId: hold.requestId }, 'billing ReserveCredit failed');
+          deps.logger.warn({ err: (err as Error).message, requestId: reservation.requestId }, 'billing ReserveCredit failed');
           // Billing may have made the hold all the same (an answer lost on the way back): no answer follows, so it goes.
-          void gate.release(hold.requestId);
+          void gate.release(reservation.requestId);
         }
         throw chatbotUnavailable();
       }

@@ -24,15 +24,15 @@ export const DAY_KEY_TTL_MS = 48 * 60 * 60_000;
 /** The UTC day a message counts on: "YYYY-MM-DD". */
 export const utcDay = (at: Date): string => at.toISOString().slice(0, 10);
 
-export interface ChatbotLimits {
+export interface VisitorLimits {
   visitorMessagesPerDay: number | null;
   /** Exact decimal dollars as the chatbot service sends them, for billing's hold; null: none. */
   dailySpendLimit: string | null;
   proofOfWork: boolean;
 }
 
-/** A chatbot's limits as the chatbot service sends them; absent (an older chatbot service) is none. */
-export function limitsOf(chatbot: Pick<PublicChatbot, 'limits'>): ChatbotLimits {
+/** A chatbot's visitor limits as the chatbot service sends them; absent (an older chatbot service) is none. */
+export function visitorLimitsOf(chatbot: Pick<PublicChatbot, 'limits'>): VisitorLimits {
   const limits = chatbot.limits;
   const perDay = limits?.visitorMessagesPerDay;
   return {
@@ -49,12 +49,12 @@ export interface DayCount {
   visitorKey: string | null;
 }
 
-export interface DailyLimits {
+export interface DailyMessageCounter {
   /**
    * Checks and counts one message of the visitor (by address) for the chatbot on `day`, or throws
    * RESOURCE_EXHAUSTED with the visitor's message.
    */
-  admit(q: { chatbotId: string; clientIp: string | null; day: string; limits: ChatbotLimits }): Promise<DayCount>;
+  admit(q: { chatbotId: string; clientIp: string | null; day: string; visitorLimits: VisitorLimits }): Promise<DayCount>;
   /** A counted message that got no answer (no credit, the spend limit, the model failed) no longer counts. Never throws (logged). */
   uncount(counted: DayCount, log: Logger): Promise<void>;
 }
@@ -67,18 +67,18 @@ if redis.call('INCR', KEYS[1]) == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 0
 `;
 
-export function redisDailyLimits(
+export function redisDailyMessageCounter(
   redis: Redis,
   opts: {
     prefix: string;
     /** The visitor as analytics counts them (usage/publishers.ts visitorHash): one salted hash of the address. */
     visitorOf: (clientIp: string | null) => string;
   },
-): DailyLimits {
+): DailyMessageCounter {
   const keys = redisKeys(opts.prefix);
   return {
-    async admit({ chatbotId, clientIp, day, limits }) {
-      const perDay = limits.visitorMessagesPerDay;
+    async admit({ chatbotId, clientIp, day, visitorLimits }) {
+      const perDay = visitorLimits.visitorMessagesPerDay;
       if (perDay === null) return { chatbotId, day, visitorKey: null };
       const visitorKey = keys.chatLimitVisitorDay(chatbotId, day, opts.visitorOf(clientIp));
       const result = await withRedisDeadline(redis.eval(ADMIT, 1, visitorKey, String(perDay), DAY_KEY_TTL_MS));

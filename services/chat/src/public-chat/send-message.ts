@@ -46,7 +46,7 @@ import { buildPrompt } from './build-prompt.ts';
 import type { ChatbotContext, Passage, Sighting } from './chatbot-context.ts';
 import { citeSources, type CitedAnswer, type Source } from './citations.ts';
 import type { CreditGate } from './credit-hold.ts';
-import { limitsOf, utcDay, type ChatbotLimits, type DailyLimits, type DayCount } from './daily-limits.ts';
+import { visitorLimitsOf, utcDay, type VisitorLimits, type DailyMessageCounter, type DayCount } from './daily-limits.ts';
 import type { HistorySource } from './history-source.ts';
 import { LanguageModelError, type LanguageModel, type ModelAnswer } from './language-model.ts';
 import { parseMessageInput, type MessageInput, type RawMessageInput } from '../core/message-input.ts';
@@ -58,7 +58,7 @@ import type { SessionIds } from '../core/session-id.ts';
 import { answerFailed } from '../core/visitor-errors.ts';
 import { checkSite } from '../core/visitor-site.ts';
 
-export interface PublicChatLimits {
+export interface PublicChatBounds {
   maxMessageChars: number;
   maxOutputTokens: number;
   promptKnowledgeChars: number;
@@ -72,13 +72,13 @@ export interface PublicChatDeps {
   admission: Admission;
   chatbotContext: ChatbotContext;
   proofOfWork: ProofOfWork;
-  dailyLimits: DailyLimits;
+  dailyMessages: DailyMessageCounter;
   history: HistorySource;
   credit: CreditGate;
   /** Null: no model configured, the chatbots answer in offline mode. */
   model: LanguageModel | null;
   recorder: Recorder;
-  limits: PublicChatLimits;
+  bounds: PublicChatBounds;
 }
 
 export interface SendMessageResult {
@@ -95,22 +95,22 @@ export type StreamEvent = { delta: string } | { done: SendMessageResult };
 async function prepare(deps: PublicChatDeps, raw: RawMessageInput): Promise<PreparedTurn> {
   const receivedAt = new Date();
   const requestId = randomUUID();
-  const input = parseMessageInput(raw, deps.limits, deps.sessionIds);
+  const input = parseMessageInput(raw, deps.bounds, deps.sessionIds);
   const sighting = await admit(deps, input);
   const { chatbot, knowledge, qaMatch } = await deps.chatbotContext.load(input, sighting);
   checkSite(input.site, chatbot);
-  const limits = limitsOf(chatbot);
-  if (limits.proofOfWork && input.newConversation) await redeemProof(deps, input.proofOfWork);
+  const visitorLimits = visitorLimitsOf(chatbot);
+  if (visitorLimits.proofOfWork && input.newConversation) await redeemProof(deps, input.proofOfWork);
   const model = qaMatch ? null : deps.model;
-  const counted = await countToday(deps, { chatbotId: chatbot.id, clientIp: input.clientIp, day: utcDay(receivedAt), limits });
+  const counted = await countToday(deps, { chatbotId: chatbot.id, clientIp: input.clientIp, day: utcDay(receivedAt), visitorLimits });
   if (qaMatch) return { kind: 'qa', requestId, input, chatbot, receivedAt, qa: qaMatch };
   if (!model) return { kind: 'offline', requestId, input, chatbot, receivedAt, passages: knowledge };
 
   // From here a failure (the history unreadable, no credit, the spend limit) leaves the visitor
   // without an answer: the message no longer counts today.
-  const { history, prompt, passages } = await promptAndHold(deps, requestId, input, chatbot, limits, knowledge, sighting).catch(
+  const { history, prompt, passages } = await promptAndReserve(deps, requestId, input, chatbot, visitorLimits, knowledge, sighting).catch(
     async (err: unknown) => {
-      await deps.dailyLimits.uncount(counted, deps.logger);
+      await deps.dailyMessages.uncount(counted, deps.logger);
       throw err;
     },
   );
@@ -118,12 +118,12 @@ async function prepare(deps: PublicChatDeps, raw: RawMessageInput): Promise<Prep
 }
 
 /** Steps 6 and 7: the history, the prompt built from it, and the credit held for its answer. */
-async function promptAndHold(
+async function promptAndReserve(
   deps: PublicChatDeps,
   requestId: string,
   input: MessageInput,
   chatbot: PublicChatbot,
-  limits: ChatbotLimits,
+  visitorLimits: VisitorLimits,
   knowledge: Passage[],
   sighting: Sighting | null,
 ) {
@@ -133,18 +133,18 @@ async function promptAndHold(
     language: readLanguage(chatbot) ?? DEFAULT_LANGUAGE,
     voice: { instructions: chatbot.voice?.instructions ?? '', noAnswerMessage: chatbot.voice?.noAnswerMessage ?? '' },
     knowledge,
-    knowledgeChars: deps.limits.promptKnowledgeChars,
+    knowledgeChars: deps.bounds.promptKnowledgeChars,
     history,
-    historyChars: deps.limits.historyChars,
+    historyChars: deps.bounds.historyChars,
     message: input.message,
   });
-  await deps.credit.hold({
+  await deps.credit.reserve({
     requestId,
     ownerId: chatbot.ownerId,
     model: input.model,
     prompt,
     chatbotId: chatbot.id,
-    dailySpendLimit: limits.dailySpendLimit,
+    dailySpendLimit: visitorLimits.dailySpendLimit,
   });
   return { history, prompt, passages };
 }
@@ -162,8 +162,8 @@ function redeemProof(deps: PublicChatDeps, payload: string): Promise<void> {
   return deps.proofOfWork.redeem(payload).catch(redisStep(deps, 'the proof-of-work check'));
 }
 
-function countToday(deps: PublicChatDeps, q: Parameters<DailyLimits['admit']>[0]): Promise<DayCount> {
-  return deps.dailyLimits.admit(q).catch(redisStep(deps, 'the daily limits check'));
+function countToday(deps: PublicChatDeps, q: Parameters<DailyMessageCounter['admit']>[0]): Promise<DayCount> {
+  return deps.dailyMessages.admit(q).catch(redisStep(deps, 'the daily limits check'));
 }
 
 /**
@@ -190,7 +190,7 @@ async function admit(deps: PublicChatDeps, input: MessageInput): Promise<Sightin
 /** The model's answer to the held prompt; when there is none, the hold is released before the visitor hears of it. */
 async function callModel(deps: PublicChatDeps, turn: ModelTurn, onDelta?: (delta: string) => void): Promise<ModelAnswer> {
   // The owner's temperature when set; otherwise none is sent and the provider's default applies.
-  const req = { messages: turn.prompt, maxTokens: deps.limits.maxOutputTokens, temperature: turn.chatbot.voice?.temperature };
+  const req = { messages: turn.prompt, maxTokens: deps.bounds.maxOutputTokens, temperature: turn.chatbot.voice?.temperature };
   try {
     return onDelta ? await turn.model.stream(req, onDelta) : await turn.model.complete(req);
   } catch (err) {
@@ -202,7 +202,7 @@ async function callModel(deps: PublicChatDeps, turn: ModelTurn, onDelta?: (delta
       },
       'language model failed',
     );
-    await Promise.all([deps.credit.release(turn.requestId), deps.dailyLimits.uncount(turn.counted, deps.logger)]);
+    await Promise.all([deps.credit.release(turn.requestId), deps.dailyMessages.uncount(turn.counted, deps.logger)]);
     throw answerFailed();
   }
 }

@@ -1,21 +1,17 @@
 // Creating a chatbot. The free plan allows one chatbot per owner; the check and the insert run under
 // a per-owner advisory lock in one transaction, so two concurrent creates cannot both pass it.
 import { newUniqueId } from '@parley/common/public-chatbot.ts';
-import { Code, ConnectError, LIMIT_REACHED_HEADER } from '@parley/common/rpc-errors.ts';
+import { Code, ConnectError, PLAN_LIMIT_HEADER } from '@parley/common/rpc-errors.ts';
 import type { Chatbot, PrismaClient } from '../generated/prisma/client.ts';
 import { parseName, parseOwnerId } from '../core/chatbot-input.ts';
 import type { OwnerPlanLookup } from './owner-plan.ts';
 
 export const FREE_PLAN_CHATBOTS = 1;
-export const FREE_LIMIT_MESSAGE = 'Free users can only create one chatbot.';
-// The error carries LIMIT_REACHED_HEADER metadata, so the gateway can answer
+export const PLAN_LIMIT_MESSAGE = 'Free users can only create one chatbot.';
+// The error carries PLAN_LIMIT_HEADER metadata, so the gateway can answer
 // `{ message, limitReached: true }` without parsing the message.
-export function limitReachedError(): ConnectError {
-  return new ConnectError(FREE_LIMIT_MESSAGE, Code.FailedPrecondition, { [LIMIT_REACHED_HEADER]: 'true' });
-}
-
-export function isLimitReached(err: unknown): boolean {
-  return err instanceof ConnectError && err.metadata.get(LIMIT_REACHED_HEADER) === 'true';
+export function planLimitError(): ConnectError {
+  return new ConnectError(PLAN_LIMIT_MESSAGE, Code.FailedPrecondition, { [PLAN_LIMIT_HEADER]: 'true' });
 }
 
 export interface CreateChatbotDeps {
@@ -32,7 +28,7 @@ export async function createChatbot(deps: CreateChatbotDeps, input: { ownerId: s
     if (plan === 'free') {
       await tx.$queryRaw`SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(hashtext('parley.chatbot-create'), hashtext(${ownerId}))) AS l`;
       const owned = await tx.chatbot.count({ where: { ownerId } });
-      if (owned >= FREE_PLAN_CHATBOTS) throw limitReachedError();
+      if (owned >= FREE_PLAN_CHATBOTS) throw planLimitError();
     }
     return tx.chatbot.create({ data: { ownerId, name, uniqueId: newUniqueId() } });
   });

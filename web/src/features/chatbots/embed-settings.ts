@@ -25,7 +25,7 @@ export interface PlacementForm {
   standalonePage: boolean;
 }
 
-export interface LimitsForm {
+export interface VisitorLimitsForm {
   /** As typed; "" is no limit. */
   visitorMessagesPerDay: string;
   /** Dollars as typed; "" is no limit. */
@@ -42,7 +42,7 @@ export function placementFormOf(chatbot: ChatbotEmbedFragment): PlacementForm {
   return { allowedDomains: chatbot.allowedDomains.join('\n'), standalonePage: chatbot.standalonePage };
 }
 
-export function limitsFormOf(chatbot: ChatbotEmbedFragment): LimitsForm {
+export function visitorLimitsFormOf(chatbot: ChatbotEmbedFragment): VisitorLimitsForm {
   const { visitorMessagesPerDay, dailySpendLimit, proofOfWork } = chatbot.limits;
   return { visitorMessagesPerDay: visitorMessagesPerDay?.toString() ?? '', dailySpendLimit: dailySpendLimit ?? '', proofOfWork };
 }
@@ -105,7 +105,7 @@ export function placementChange(saved: ChatbotEmbedFragment, form: PlacementForm
 }
 
 /** The limits that differ from the saved ones (null removes a limit), or the message of a count that is not a whole number. */
-export function limitsChange(saved: ChatbotEmbedFragment, form: LimitsForm): { change?: VisitorLimitsInput; error?: string } {
+export function visitorLimitsChange(saved: ChatbotEmbedFragment, form: VisitorLimitsForm): { change?: VisitorLimitsInput; error?: string } {
   const change: VisitorLimitsInput = {};
   const messages = form.visitorMessagesPerDay.trim();
   if (messages && !/^\d+$/.test(messages)) return { error: VISITOR_MESSAGES_NOT_WHOLE_MESSAGE };

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { charCount, parseMessage, parseMessageInput, parseModel, parseSessionId } from '../message-input.ts';
 import { sessionIds } from '../session-id.ts';
 
-const limits = { maxMessageChars: 4000 };
+const bounds = { maxMessageChars: 4000 };
 
 const failure = (fn: () => unknown) => {
   try {
@@ -17,21 +17,21 @@ const failure = (fn: () => unknown) => {
 
 describe('parseMessage', () => {
   it('trims the message', () => {
-    expect(parseMessage('  hello \n', limits)).toBe('hello');
+    expect(parseMessage('  hello \n', bounds)).toBe('hello');
   });
 
   it('refuses an empty or whitespace message', () => {
     for (const raw of ['', '   ', '\n\t'])
-      expect(failure(() => parseMessage(raw, limits))).toEqual({ code: Code.InvalidArgument, message: 'Message is required' });
+      expect(failure(() => parseMessage(raw, bounds))).toEqual({ code: Code.InvalidArgument, message: 'Message is required' });
   });
 
   it('refuses a message over the limit, counted in characters, with the limit in the message', () => {
-    expect(failure(() => parseMessage('a'.repeat(4001), limits))).toEqual({
+    expect(failure(() => parseMessage('a'.repeat(4001), bounds))).toEqual({
       code: Code.InvalidArgument,
       message: 'Message is too long (maximum 4,000 characters)',
     });
-    expect(parseMessage('a'.repeat(4000), limits)).toHaveLength(4000);
-    expect(parseMessage('😀'.repeat(4000), limits)).toHaveLength(8000);
+    expect(parseMessage('a'.repeat(4000), bounds)).toHaveLength(4000);
+    expect(parseMessage('😀'.repeat(4000), bounds)).toHaveLength(8000);
     expect(failure(() => parseMessage('xx', { maxMessageChars: 1 })).message).toBe('Message is too long (maximum 1 characters)');
   });
 
@@ -93,7 +93,7 @@ describe('parseMessageInput', () => {
   it("bounds the gateway's IP and user agent, and takes empty ones as unknown", () => {
     const input = parseMessageInput(
       { uniqueId: ' bot ', sessionId: 's', message: 'hi', model: 'gpt-4o-mini', clientIp: '', userAgent: `Agent\u0000${'x'.repeat(1000)}` },
-      limits,
+      bounds,
       sessionIds('test-session-secret-1'),
     );
     expect(input.uniqueId).toBe('bot');

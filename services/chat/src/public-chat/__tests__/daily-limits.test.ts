@@ -9,7 +9,14 @@ import { createLogger } from '@parley/common/logger.ts';
 import { redisKeys } from '@parley/common/redis-keys.ts';
 import { createRedis, unlinkMatching, type Redis } from '@parley/common/redis.ts';
 import { testInfra, uniqueName } from '@parley/common/testing/infra.ts';
-import { DAILY_LIMIT_REACHED, limitsOf, redisDailyLimits, utcDay, type ChatbotLimits, type DailyLimits } from '../daily-limits.ts';
+import {
+  DAILY_LIMIT_REACHED,
+  visitorLimitsOf,
+  redisDailyMessageCounter,
+  utcDay,
+  type VisitorLimits,
+  type DailyMessageCounter,
+} from '../daily-limits.ts';
 
 const log = createLogger('daily-limits-test', 'silent');
 
@@ -19,9 +26,13 @@ describe("a chatbot's limits", () => {
   });
 
   it("reads a chatbot's limits, absent ones as none, the spend limit as given (billing reads the amount)", () => {
-    expect(limitsOf(create(PublicChatbotSchema, {}))).toEqual({ visitorMessagesPerDay: null, dailySpendLimit: null, proofOfWork: false });
+    expect(visitorLimitsOf(create(PublicChatbotSchema, {}))).toEqual({
+      visitorMessagesPerDay: null,
+      dailySpendLimit: null,
+      proofOfWork: false,
+    });
     const limits = create(VisitorLimitsSchema, { visitorMessagesPerDay: 100, dailySpendLimit: '5.00', proofOfWork: true });
-    expect(limitsOf(create(PublicChatbotSchema, { limits }))).toEqual({
+    expect(visitorLimitsOf(create(PublicChatbotSchema, { limits }))).toEqual({
       visitorMessagesPerDay: 100,
       dailySpendLimit: '5.00',
       proofOfWork: true,
@@ -31,13 +42,13 @@ describe("a chatbot's limits", () => {
 
 let redis: Redis;
 let prefix: string;
-let limits: DailyLimits;
+let limits: DailyMessageCounter;
 let keys: ReturnType<typeof redisKeys>;
 const DAY = '2026-11-25';
 let seq = 0;
 const bot = () => `bot-${++seq}`;
 const visitorOf = (ip: string | null) => `h(${ip ?? 'unknown'})`;
-const only = (l: Partial<ChatbotLimits>): ChatbotLimits => ({
+const only = (l: Partial<VisitorLimits>): VisitorLimits => ({
   visitorMessagesPerDay: null,
   dailySpendLimit: null,
   proofOfWork: false,
@@ -56,7 +67,7 @@ beforeAll(async () => {
   redis = createRedis((await testInfra()).redisUrl);
   prefix = uniqueName('test-limits');
   keys = redisKeys(prefix);
-  limits = redisDailyLimits(redis, { prefix, visitorOf });
+  limits = redisDailyMessageCounter(redis, { prefix, visitorOf });
 });
 afterAll(async () => {
   await unlinkMatching(redis, `${prefix}:*`);
@@ -66,7 +77,7 @@ afterAll(async () => {
 describe('admit', () => {
   it("counts a visitor's messages up to the limit, refuses past it without counting, and other visitors and days apart", async () => {
     const chatbotId = bot();
-    const q = { chatbotId, clientIp: '203.0.113.7', day: DAY, limits: only({ visitorMessagesPerDay: 3 }) };
+    const q = { chatbotId, clientIp: '203.0.113.7', day: DAY, visitorLimits: only({ visitorMessagesPerDay: 3 }) };
     for (let i = 0; i < 3; i++) await limits.admit(q);
     const err = await refusal(limits.admit(q));
     expect(err.code).toBe(Code.ResourceExhausted);
@@ -81,20 +92,20 @@ describe('admit', () => {
   });
 
   it('makes no Redis call for a chatbot without a visitor limit, whatever its spend limit', async () => {
-    const noRedis = redisDailyLimits(new Proxy({} as Redis, { get: () => () => Promise.reject(new Error('Redis was called')) }), {
+    const noRedis = redisDailyMessageCounter(new Proxy({} as Redis, { get: () => () => Promise.reject(new Error('Redis was called')) }), {
       prefix,
       visitorOf,
     });
     const q = { chatbotId: bot(), clientIp: null, day: DAY };
-    await expect(noRedis.admit({ ...q, limits: only({}) })).resolves.toMatchObject({ visitorKey: null });
-    await expect(noRedis.admit({ ...q, limits: only({ dailySpendLimit: '1.00' }) })).resolves.toMatchObject({ visitorKey: null });
+    await expect(noRedis.admit({ ...q, visitorLimits: only({}) })).resolves.toMatchObject({ visitorKey: null });
+    await expect(noRedis.admit({ ...q, visitorLimits: only({ dailySpendLimit: '1.00' }) })).resolves.toMatchObject({ visitorKey: null });
   });
 });
 
 describe('uncount', () => {
   it("gives a visitor's message back (an answer that never came), and does nothing for one not counted", async () => {
     const chatbotId = bot();
-    const q = { chatbotId, clientIp: '198.51.100.2', day: DAY, limits: only({ visitorMessagesPerDay: 2 }) };
+    const q = { chatbotId, clientIp: '198.51.100.2', day: DAY, visitorLimits: only({ visitorMessagesPerDay: 2 }) };
     const visitorKey = keys.chatLimitVisitorDay(chatbotId, DAY, visitorOf('198.51.100.2'));
     const counted = await limits.admit(q);
     await limits.admit(q);

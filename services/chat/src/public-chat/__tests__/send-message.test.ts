@@ -75,7 +75,7 @@ function scripted(opts: { knowledge?: Passage[]; qaMatch?: QaAnswer | null; repl
         calls.push('proof');
       },
     },
-    dailyLimits: {
+    dailyMessages: {
       admit: async (q) => {
         calls.push('day-limits');
         return { chatbotId: q.chatbotId, day: q.day, visitorKey: null };
@@ -83,7 +83,7 @@ function scripted(opts: { knowledge?: Passage[]; qaMatch?: QaAnswer | null; repl
       uncount: async () => {},
     },
     credit: {
-      hold: async () => {
+      reserve: async () => {
         calls.push('credit');
       },
       release: async () => {
@@ -98,7 +98,7 @@ function scripted(opts: { knowledge?: Passage[]; qaMatch?: QaAnswer | null; repl
         return '1';
       },
     },
-    limits: { maxMessageChars: 1000, maxOutputTokens: 100, promptKnowledgeChars: 5000, historyChars: 1000 },
+    bounds: { maxMessageChars: 1000, maxOutputTokens: 100, promptKnowledgeChars: 5000, historyChars: 1000 },
   };
   return { deps, calls, recorded, requests };
 }

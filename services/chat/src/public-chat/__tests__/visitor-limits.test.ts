@@ -24,7 +24,7 @@ import { visitorHash } from '../../usage/publishers.ts';
 import type { Usage } from '../../usage/publishers.ts';
 import type { ChatbotContext, Passage, QaAnswer } from '../chatbot-context.ts';
 import { creditGate } from '../credit-hold.ts';
-import { DAILY_LIMIT_REACHED, redisDailyLimits, utcDay } from '../daily-limits.ts';
+import { DAILY_LIMIT_REACHED, redisDailyMessageCounter, utcDay } from '../daily-limits.ts';
 import type { LanguageModel } from '../language-model.ts';
 import { altchaProofOfWork, PROOF_OF_WORK_FAILED, type ProofOfWork } from '../proof-of-work.ts';
 import { recorder } from '../recorder.ts';
@@ -124,7 +124,7 @@ function world(chatbot: PublicChatbot, opts: { qaMatch?: QaAnswer | null; failMo
       throw new Error('not streamed here');
     },
   };
-  const dailyLimits = redisDailyLimits(redis, { prefix, visitorOf: (ip) => visitorHash(SECRET, ip) });
+  const dailyMessages = redisDailyMessageCounter(redis, { prefix, visitorOf: (ip) => visitorHash(SECRET, ip) });
   const exchanges = {
     query: async (_: string, values: unknown[]) => {
       w.exchanges.push(values);
@@ -142,7 +142,7 @@ function world(chatbot: PublicChatbot, opts: { qaMatch?: QaAnswer | null; failMo
       load: async () => ({ chatbot, knowledge, qaMatch: opts.qaMatch ?? null }),
     } as unknown as ChatbotContext,
     proofOfWork,
-    dailyLimits,
+    dailyMessages,
     history,
     credit: creditGate({ billing, logger, maxOutputTokens: 100 }),
     model,
@@ -155,7 +155,7 @@ function world(chatbot: PublicChatbot, opts: { qaMatch?: QaAnswer | null; failMo
       },
       publishInteraction: async () => {},
     }),
-    limits: { maxMessageChars: 1000, maxOutputTokens: 100, promptKnowledgeChars: 5000, historyChars: 1000 },
+    bounds: { maxMessageChars: 1000, maxOutputTokens: 100, promptKnowledgeChars: 5000, historyChars: 1000 },
   };
   return w;
 }

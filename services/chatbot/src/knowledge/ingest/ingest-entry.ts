@@ -45,7 +45,7 @@ export const defaultSources: KnowledgeSources = {
 export interface IngestDeps extends WriteEntryDeps {
   logger: Logger;
   sources: KnowledgeSources;
-  parseLimits: { timeoutMs: number; memoryMb: number; maxChars: number };
+  parseBounds: { timeoutMs: number; memoryMb: number; maxChars: number };
   fetchOptions: WebFetchOptions;
   publicChanged: PublicChange;
   /** Queues the embedding of an entry's new chunks (embeddings/knowledge-embeddings.ts). */
@@ -110,7 +110,7 @@ async function ingestFile(deps: IngestDeps, entry: TextEntry): Promise<CompleteO
   const upload = await deps.db.knowledgeUpload.findUnique({ where: { entryId: entry.id } });
   if (!upload) throw new Error(`the upload of entry ${entry.id} is missing`);
   const name = entry.sourceName ?? entry.title;
-  const parsed = await deps.sources.parseFile(new Uint8Array(upload.content), name, deps.parseLimits);
+  const parsed = await deps.sources.parseFile(new Uint8Array(upload.content), name, deps.parseBounds);
   if (!parsed.text.trim()) throw new SourceError(FILE_ERRORS.noText);
   return completeEntry(deps, { entryId: entry.id, title: fileTitle(parsed.title, name), text: parsed.text });
 }

@@ -8,7 +8,7 @@ import { FILE_ERRORS, SourceError } from './source-error.ts';
 
 export type { ParsedFile } from './parse-worker.ts';
 
-export interface ParseLimits {
+export interface ParseBounds {
   timeoutMs: number;
   memoryMb: number;
   /** Longest text kept, in characters (MAX_DOCUMENT_CHARS). */
@@ -19,13 +19,13 @@ const WORKER_URL = new URL('./parse-worker.ts', import.meta.url);
 /** How often the worker's ArrayBuffer memory is checked (the check interrupts even a busy worker). */
 const MEMORY_POLL_MS = 25;
 
-export function parseFile(content: Uint8Array, fileName: string, limits: ParseLimits): Promise<ParsedFile> {
+export function parseFile(content: Uint8Array, fileName: string, bounds: ParseBounds): Promise<ParsedFile> {
   // A view into a larger buffer would be copied whole into the worker: copy just the file.
   const bytes = content.byteLength === content.buffer.byteLength ? content : content.slice();
-  const request: ParseRequest = { parleyParseFile: true, content: bytes, fileName, maxChars: limits.maxChars, memoryMb: limits.memoryMb };
+  const request: ParseRequest = { parleyParseFile: true, content: bytes, fileName, maxChars: bounds.maxChars, memoryMb: bounds.memoryMb };
   const worker = new Worker(WORKER_URL, {
     workerData: request,
-    resourceLimits: { maxOldGenerationSizeMb: limits.memoryMb, maxYoungGenerationSizeMb: Math.min(16, Math.ceil(limits.memoryMb / 8)) },
+    resourceLimits: { maxOldGenerationSizeMb: bounds.memoryMb, maxYoungGenerationSizeMb: Math.min(16, Math.ceil(bounds.memoryMb / 8)) },
   });
   return new Promise<ParsedFile>((resolve, reject) => {
     let settled = false;
@@ -38,10 +38,10 @@ export function parseFile(content: Uint8Array, fileName: string, limits: ParseLi
       outcome();
     };
     const fail = (message: string) => settle(() => reject(new SourceError(message)));
-    const timer = setTimeout(() => fail(FILE_ERRORS.tooSlow), limits.timeoutMs);
+    const timer = setTimeout(() => fail(FILE_ERRORS.tooSlow), bounds.timeoutMs);
     const poll = setInterval(() => {
       worker.getHeapStatistics().then(
-        (stats) => stats.external_memory > limits.memoryMb * 1024 * 1024 && fail(FILE_ERRORS.tooMuchMemory),
+        (stats) => stats.external_memory > bounds.memoryMb * 1024 * 1024 && fail(FILE_ERRORS.tooMuchMemory),
         () => {}, // not started yet, or already gone: the events below settle
       );
     }, MEMORY_POLL_MS);

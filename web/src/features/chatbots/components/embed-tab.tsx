@@ -3,7 +3,7 @@ import type { ChatbotEmbedFragment } from '../../../gql/graphql';
 import { useSession } from '../../../lib/session/session-context';
 import { appearanceFormOf, type AppearanceForm } from '../embed-settings';
 import { EmbedAppearanceCard } from './embed-appearance-card';
-import { EmbedLimitsCard } from './embed-limits-card';
+import { EmbedVisitorLimitsCard } from './embed-visitor-limits-card';
 import { EmbedPlacementCard } from './embed-placement-card';
 import { EmbedPreview } from './embed-preview';
 import { EmbedSnippetCard } from './embed-snippet-card';
@@ -41,7 +41,7 @@ export function EmbedTab({ chatbot, chatbotName }: { chatbot: ChatbotEmbedFragme
         }
       />
       <EmbedPlacementCard chatbot={chatbot} />
-      <EmbedLimitsCard chatbot={chatbot} />
+      <EmbedVisitorLimitsCard chatbot={chatbot} />
     </div>
   );
 }

@@ -7,7 +7,7 @@ import { CreateChatbotMutation } from '../graphql/create-chatbot-mutation';
 
 export const NAME_REQUIRED_MESSAGE = 'Name is required';
 export const CREATE_CHATBOT_FAILED_MESSAGE = 'Failed to create chatbot';
-export const LIMIT_REACHED_MESSAGE = 'Free users can only create one chatbot.';
+export const PLAN_LIMIT_MESSAGE = 'Free users can only create one chatbot.';
 
 export interface CreateChatbotError {
   message: string;
@@ -15,7 +15,7 @@ export interface CreateChatbotError {
   limitReached: boolean;
 }
 
-function isLimitReached(error: unknown): boolean {
+function isPlanLimitError(error: unknown): boolean {
   return graphqlErrorCode(error) === 'LIMIT_REACHED' || graphqlErrorExtension(error, 'limitReached') === true;
 }
 
@@ -39,8 +39,8 @@ export function useCreateChatbot() {
       return data.createChatbot;
     } catch (failure) {
       setError(
-        isLimitReached(failure)
-          ? { message: LIMIT_REACHED_MESSAGE, limitReached: true }
+        isPlanLimitError(failure)
+          ? { message: PLAN_LIMIT_MESSAGE, limitReached: true }
           : { message: graphqlErrorMessage(failure) ?? CREATE_CHATBOT_FAILED_MESSAGE, limitReached: false },
       );
       return null;

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { detectFileType } from '../detect-file-type.ts';
 import { parseFile } from '../parse-file.ts';
 
-const limits = { timeoutMs: 20_000, memoryMb: 128, maxChars: 2_000_000 };
+const bounds = { timeoutMs: 20_000, memoryMb: 128, maxChars: 2_000_000 };
 const utf8 = (text: string) => new TextEncoder().encode(text);
 const fixture = (name: string) => new Uint8Array(readFileSync(new URL(`fixtures/${name}`, import.meta.url)));
 const failure = (promise: Promise<unknown>) =>
@@ -211,11 +211,11 @@ describe('detectFileType', () => {
 describe('parseFile', () => {
   it('reads a PDF: its title and its text', async () => {
     const file = await pdf([['Opening hours', 'Monday to Friday,   9 to 5']], 'Shop guide');
-    expect(await parseFile(file, 'guide.pdf', limits)).toEqual({ title: 'Shop guide', text: 'Opening hours\nMonday to Friday, 9 to 5' });
+    expect(await parseFile(file, 'guide.pdf', bounds)).toEqual({ title: 'Shop guide', text: 'Opening hours\nMonday to Friday, 9 to 5' });
   });
 
   it('names an untitled PDF after its file', async () => {
-    expect(await parseFile(await pdf([['Hello']]), 'C:\\Users\\me\\price list.v2.pdf', limits)).toEqual({
+    expect(await parseFile(await pdf([['Hello']]), 'C:\\Users\\me\\price list.v2.pdf', bounds)).toEqual({
       title: 'price list.v2',
       text: 'Hello',
     });
@@ -227,7 +227,7 @@ describe('parseFile', () => {
     );
     const file = await pdf(pages);
     const started = performance.now();
-    const { text } = await parseFile(file, 'book.pdf', limits);
+    const { text } = await parseFile(file, 'book.pdf', bounds);
     const ms = performance.now() - started;
     console.log(`100-page PDF (${(file.length / 1024).toFixed(0)} KiB, 4,000 lines) parsed in ${ms.toFixed(0)} ms`);
     const paragraphs = text.split('\n\n');
@@ -237,58 +237,58 @@ describe('parseFile', () => {
   });
 
   it('refuses a password-protected PDF', async () => {
-    expect(await failure(parseFile(fixture('password-protected.pdf'), 'secret.pdf', limits))).toBe('This PDF is password-protected');
+    expect(await failure(parseFile(fixture('password-protected.pdf'), 'secret.pdf', bounds))).toBe('This PDF is password-protected');
   });
 
   it('finds no text in a scanned PDF (a page with only a drawing)', async () => {
     const doc = await PDFDocument.create();
     doc.addPage().drawRectangle({ x: 50, y: 50, width: 300, height: 400, color: rgb(0.2, 0.2, 0.2) });
-    expect(await failure(parseFile(await doc.save(), 'scan.pdf', limits))).toBe('No text found — is it a scanned image?');
+    expect(await failure(parseFile(await doc.save(), 'scan.pdf', bounds))).toBe('No text found — is it a scanned image?');
   });
 
   it('calls a truncated PDF damaged', async () => {
     const file = await pdf([['Hello'], ['World']]);
-    expect(await failure(parseFile(file.slice(0, Math.floor(file.length / 2)), 'cut.pdf', limits))).toBe(
+    expect(await failure(parseFile(file.slice(0, Math.floor(file.length / 2)), 'cut.pdf', bounds))).toBe(
       'This file could not be read — is it damaged?',
     );
   });
 
   it('refuses binary files whatever their name', async () => {
-    expect(await failure(parseFile(PNG, 'photo.pdf', limits))).toBe('Unsupported file type');
-    expect(await failure(parseFile(noise(64 * 1024), 'notes.txt', limits))).toBe('Unsupported file type');
+    expect(await failure(parseFile(PNG, 'photo.pdf', bounds))).toBe('Unsupported file type');
+    expect(await failure(parseFile(noise(64 * 1024), 'notes.txt', bounds))).toBe('Unsupported file type');
   });
 
   it('reads a DOCX: its title and its paragraphs', async () => {
     const file = await docx(['Returns are free within 30 days.', 'Keep the receipt.'], 'Returns policy');
-    expect(await parseFile(file, 'returns.docx', limits)).toEqual({
+    expect(await parseFile(file, 'returns.docx', bounds)).toEqual({
       title: 'Returns policy',
       text: 'Returns are free within 30 days.\n\nKeep the receipt.',
     });
-    expect((await parseFile(await docx(['Hi']), 'notes.docx', limits)).title).toBe('notes');
+    expect((await parseFile(await docx(['Hi']), 'notes.docx', bounds)).title).toBe('notes');
   });
 
   it('refuses a DOCX zip bomb (1 GiB document.xml) at once, by its declared size', async () => {
     const bomb = await docxBomb();
     expect(bomb.length).toBeLessThan(2 * 1024 * 1024);
     const started = performance.now();
-    expect(await failure(parseFile(bomb, 'bomb.docx', limits))).toBe('This file needs too much memory to read');
+    expect(await failure(parseFile(bomb, 'bomb.docx', bounds))).toBe('This file needs too much memory to read');
     expect(performance.now() - started).toBeLessThan(5_000);
     // The process is fine and parses the next file.
-    expect((await parseFile(utf8('still here'), 'next.txt', limits)).text).toBe('still here');
+    expect((await parseFile(utf8('still here'), 'next.txt', bounds)).text).toBe('still here');
   });
 
   it('stops a DOCX zip bomb that lies about its size at the memory limit', async () => {
     const bomb = await docxBomb(4096);
     const started = performance.now();
-    expect(await failure(parseFile(bomb, 'liar.docx', { ...limits, memoryMb: 64 }))).toBe('This file needs too much memory to read');
+    expect(await failure(parseFile(bomb, 'liar.docx', { ...bounds, memoryMb: 64 }))).toBe('This file needs too much memory to read');
     console.log(`DOCX bomb with a false size stopped in ${(performance.now() - started).toFixed(0)} ms`);
     expect(process.memoryUsage().rss).toBeLessThan(1024 ** 3);
-    expect((await parseFile(utf8('still here'), 'next.txt', limits)).text).toBe('still here');
+    expect((await parseFile(utf8('still here'), 'next.txt', bounds)).text).toBe('still here');
   });
 
   it('stops a PDF whose page inflates to 1 GiB at the memory limit', async () => {
     const started = performance.now();
-    expect(await failure(parseFile(await pdfBomb(1024), 'bomb.pdf', { ...limits, memoryMb: 64 }))).toBe(
+    expect(await failure(parseFile(await pdfBomb(1024), 'bomb.pdf', { ...bounds, memoryMb: 64 }))).toBe(
       'This file needs too much memory to read',
     );
     console.log(`PDF deflate bomb stopped in ${(performance.now() - started).toFixed(0)} ms`);
@@ -296,12 +296,12 @@ describe('parseFile', () => {
 
   it('stops a parse that takes longer than the time limit', async () => {
     const file = await pdf(Array.from({ length: 100 }, (_, p) => Array.from({ length: 40 }, (_, l) => `Page ${p + 1} line ${l + 1}`)));
-    expect(await failure(parseFile(file, 'slow.pdf', { ...limits, timeoutMs: 100 }))).toBe('This file took too long to read');
+    expect(await failure(parseFile(file, 'slow.pdf', { ...bounds, timeoutMs: 100 }))).toBe('This file took too long to read');
   });
 
   it('reads Markdown as it is, titled by its first heading, newlines and spaces normalised', async () => {
     const file = utf8('\ufeffIntro line\r\n\r\n\r\n\r\n## Opening   hours ##\r\nMonday\u0007 to Friday\t\r\n');
-    expect(await parseFile(file, 'hours.md', limits)).toEqual({
+    expect(await parseFile(file, 'hours.md', bounds)).toEqual({
       title: 'Opening hours',
       text: 'Intro line\n\n## Opening hours ##\nMonday to Friday',
     });
@@ -309,7 +309,7 @@ describe('parseFile', () => {
 
   it('reads plain text (UTF-16 too), titled by the file name', async () => {
     const file = new Uint8Array([0xff, 0xfe, ...Buffer.from('Grüße aus Köln', 'utf16le')]);
-    expect(await parseFile(file, 'greeting.txt', limits)).toEqual({ title: 'greeting', text: 'Grüße aus Köln' });
+    expect(await parseFile(file, 'greeting.txt', bounds)).toEqual({ title: 'greeting', text: 'Grüße aus Köln' });
   });
 
   it('reads an HTML file without its menus and footer', async () => {
@@ -317,7 +317,7 @@ describe('parseFile', () => {
       <nav><a href="/">Home</a> <a href="/shop">Shop menu</a></nav>
       <article><h1>Delivery</h1><p>${'We deliver within two days across the country. '.repeat(12)}</p></article>
       <footer>Copyright Example Shop</footer></body></html>`;
-    const { title, text } = await parseFile(utf8(html), 'delivery.html', limits);
+    const { title, text } = await parseFile(utf8(html), 'delivery.html', bounds);
     expect(title).toBe('Delivery');
     expect(text).toContain('We deliver within two days');
     expect(text).not.toContain('Shop menu');
@@ -325,18 +325,18 @@ describe('parseFile', () => {
   });
 
   it('says when a file has no text', async () => {
-    expect(await failure(parseFile(utf8(' \n\t\n '), 'empty.txt', limits))).toBe('No text found in this file');
-    expect(await failure(parseFile(await docx(['']), 'empty.docx', limits))).toBe('No text found in this file');
+    expect(await failure(parseFile(utf8(' \n\t\n '), 'empty.txt', bounds))).toBe('No text found in this file');
+    expect(await failure(parseFile(await docx(['']), 'empty.docx', bounds))).toBe('No text found in this file');
   });
 
   it('refuses text longer than maxChars, counting characters', async () => {
-    expect(await failure(parseFile(utf8('a'.repeat(1001)), 'long.txt', { ...limits, maxChars: 1000 }))).toBe(
+    expect(await failure(parseFile(utf8('a'.repeat(1001)), 'long.txt', { ...bounds, maxChars: 1000 }))).toBe(
       'Document is too long (maximum 1,000 characters)',
     );
-    expect((await parseFile(utf8('é'.repeat(1000)), 'accents.txt', { ...limits, maxChars: 1000 })).text).toHaveLength(1000);
+    expect((await parseFile(utf8('é'.repeat(1000)), 'accents.txt', { ...bounds, maxChars: 1000 })).text).toHaveLength(1000);
     const book = await pdf(Array.from({ length: 10 }, () => ['x'.repeat(80)]));
-    expect(await failure(parseFile(book, 'book.pdf', { ...limits, maxChars: 300 }))).toBe('Document is too long (maximum 300 characters)');
-    expect(await failure(parseFile(utf8('a'.repeat(2_000_001)), 'huge.txt', limits))).toBe(
+    expect(await failure(parseFile(book, 'book.pdf', { ...bounds, maxChars: 300 }))).toBe('Document is too long (maximum 300 characters)');
+    expect(await failure(parseFile(utf8('a'.repeat(2_000_001)), 'huge.txt', bounds))).toBe(
       'Document is too long (maximum 2,000,000 characters)',
     );
   });

@@ -5,7 +5,7 @@ import { Card, CardBody, CardHeader } from '../../../components/ui/card';
 import { fieldControlClasses } from '../../../components/ui/field-styles';
 import type { ChatbotEmbedFragment } from '../../../gql/graphql';
 import { cn } from '../../../lib/cn';
-import { limitsChange, limitsFormOf, MAX_VISITOR_MESSAGES_PER_DAY, type LimitsForm } from '../embed-settings';
+import { visitorLimitsChange, visitorLimitsFormOf, MAX_VISITOR_MESSAGES_PER_DAY, type VisitorLimitsForm } from '../embed-settings';
 import { useUpdateChatbotEmbed } from '../hooks/use-update-chatbot-embed';
 import { checkboxClasses } from './embed-appearance-card';
 
@@ -14,14 +14,14 @@ import { checkboxClasses } from './embed-appearance-card';
  * invisible proof-of-work check. Past a limit visitors are asked to come back tomorrow and nothing
  * is billed. The service checks the ranges.
  */
-export function EmbedLimitsCard({ chatbot }: { chatbot: ChatbotEmbedFragment }) {
+export function EmbedVisitorLimitsCard({ chatbot }: { chatbot: ChatbotEmbedFragment }) {
   const { saveEmbed, fail, loading, error, success } = useUpdateChatbotEmbed(chatbot.id);
-  const [form, setForm] = useState<LimitsForm>(() => limitsFormOf(chatbot));
+  const [form, setForm] = useState<VisitorLimitsForm>(() => visitorLimitsFormOf(chatbot));
   const id = useId();
-  const pending = limitsChange(chatbot, form);
+  const pending = visitorLimitsChange(chatbot, form);
   const dirty = Boolean(pending.change ?? pending.error);
 
-  function change(patch: Partial<LimitsForm>) {
+  function change(patch: Partial<VisitorLimitsForm>) {
     setForm((current) => ({ ...current, ...patch }));
   }
 
@@ -30,7 +30,7 @@ export function EmbedLimitsCard({ chatbot }: { chatbot: ChatbotEmbedFragment }) 
     if (pending.error) return fail(pending.error);
     if (!pending.change) return;
     const saved = await saveEmbed({ limits: pending.change });
-    if (saved) setForm(limitsFormOf(saved));
+    if (saved) setForm(visitorLimitsFormOf(saved));
   }
 
   return (
