@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 // the defaults (node environment). Integration tests read DATABASE_URL and REDIS_URL.
 export default defineConfig({
   test: {
-    projects: ['services/*', 'gateway', 'web', 'test'],
+    projects: ['services/*', 'gateway', 'web', 'web/chat-page', 'test'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

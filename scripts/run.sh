@@ -42,10 +42,10 @@ install_when_changed() {
 
 ensure_deps() {
   install_when_changed . "dependencies" package.json */package.json services/*/package.json package-lock.json
-  # The public chat page is built with React 18 (ADR 21), which has its own install (the app keeps
+  # The public chat page is its own package on React 18 (ADR 21), with its own install (the app keeps
   # React 19, and npm keeps one version of a package per tree).
-  install_when_changed web/chat-runtime "the public chat page's React into web/chat-runtime" \
-    web/chat-runtime/package.json web/chat-runtime/package-lock.json
+  install_when_changed web/chat-page "the public chat page (web/chat-page)" \
+    web/chat-page/package.json web/chat-page/package-lock.json
 }
 
 # ESLint and Prettier have their own install in tools/lint (typescript-eslint needs TypeScript 6's JS

@@ -1,6 +1,6 @@
 // `npm test`: every check and test of the product, in one run, ending with "N passed, N failed".
 //   1. local PostgreSQL, Redis and Chromium are present (started/installed when missing)
-//   2. typecheck (server and web), lint (Prettier and ESLint, scripts/lint.ts), web build
+//   2. typecheck (server, web app, public chat page), lint (Prettier and ESLint, scripts/lint.ts), web build
 //   3. vitest: unit, integration (real PostgreSQL and Redis), contract and repository tests
 //   4. Playwright end-to-end in Debian's Chromium against the whole running stack
 import { spawnSync } from 'node:child_process';
@@ -41,6 +41,7 @@ if (!onlyE2e) {
   for (const [name, project] of [
     ['typecheck (server)', 'tsconfig.json'],
     ['typecheck (web)', 'web/tsconfig.json'],
+    ['typecheck (public chat page)', 'web/chat-page/tsconfig.json'],
   ]) {
     if (step(name, 'npx', ['tsc', '-p', project])) passed += 1;
     else failed += 1;

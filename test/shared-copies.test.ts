@@ -7,8 +7,8 @@ import { appearanceView } from '../gateway/src/chatbots.ts';
 import { PUBLIC_CHATBOT_NOT_FOUND } from '../services/common/src/public-chatbot.ts';
 import { root } from './repo.ts';
 
-/** A web module, loaded by vitest (the web's extensionless imports are not the root project's to type-check). */
-const webModule = (path: string): Promise<Record<string, unknown>> => import(join(root, 'web/src', path));
+/** A module of the web app's public chat page, loaded by vitest (the web's extensionless imports are not the root project's to type-check). */
+const webModule = (path: string): Promise<Record<string, unknown>> => import(join(root, 'web/chat-page/src', path));
 
 describe('values the web app copies', () => {
   it("shows the services' text for an unknown or inactive chatbot", async () => {

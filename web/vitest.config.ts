@@ -5,6 +5,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
   plugins: [react()],
+  // As in vite.config.ts: the chat page's shared components get the app's React and Markdown renderer.
+  resolve: { dedupe: ['react', 'react-dom', 'markdown-to-jsx'] },
   test: {
     environment: 'jsdom',
     include: ['src/**/*.test.{ts,tsx}'],

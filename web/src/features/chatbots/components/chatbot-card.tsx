@@ -1,5 +1,5 @@
 import { Link } from 'react-router-dom';
-import { ChatbotAvatar } from '../../../components/chatbots/chatbot-avatar';
+import { ChatbotAvatar } from '../../../../chat-page/src/components/chatbots/chatbot-avatar';
 import { ExternalLinkIcon } from '../../../components/chatbots/chatbot-icons';
 import { DeleteChatbotButton } from '../../../components/chatbots/delete-chatbot-button';
 import { EditChatbotLink } from '../../../components/chatbots/edit-chatbot-link';

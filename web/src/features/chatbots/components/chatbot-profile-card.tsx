@@ -1,5 +1,5 @@
 import { useEffect, useState, type ChangeEvent, type ReactNode } from 'react';
-import { ChatbotAvatar } from '../../../components/chatbots/chatbot-avatar';
+import { ChatbotAvatar } from '../../../../chat-page/src/components/chatbots/chatbot-avatar';
 import { ExternalLinkIcon } from '../../../components/chatbots/chatbot-icons';
 import { Alert } from '../../../components/ui/alert';
 import { Badge } from '../../../components/ui/badge';

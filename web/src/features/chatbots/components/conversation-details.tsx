@@ -1,8 +1,8 @@
 import { useEffect, useRef, type ReactNode } from 'react';
 import { ThumbDownIcon, ThumbUpIcon } from '../../../components/analytics/analytics-icons';
-import { readSources } from '../../../components/citations/chat-sources';
-import { CitedAnswer } from '../../../components/citations/cited-answer';
-import { MessageSources } from '../../../components/citations/message-sources';
+import { readSources } from '../../../../chat-page/src/components/citations/chat-sources';
+import { CitedAnswer } from '../../../../chat-page/src/components/citations/cited-answer';
+import { MessageSources } from '../../../../chat-page/src/components/citations/message-sources';
 import { Alert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
 import { Card, CardBody, CardHeader } from '../../../components/ui/card';

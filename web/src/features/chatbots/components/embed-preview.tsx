@@ -1,6 +1,6 @@
 import { ChatIcon } from '../../../components/chatbots/chatbot-icons';
 import { cn } from '../../../lib/cn';
-import { textColorOn } from '../../../lib/text-color-on';
+import { textColorOn } from '../../../../chat-page/src/lib/text-color-on';
 import { previewColor, type AppearanceForm } from '../embed-settings';
 
 interface EmbedPreviewProps {

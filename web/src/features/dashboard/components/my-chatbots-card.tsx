@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { Link } from 'react-router-dom';
-import { ChatbotAvatar } from '../../../components/chatbots/chatbot-avatar';
+import { ChatbotAvatar } from '../../../../chat-page/src/components/chatbots/chatbot-avatar';
 import { PlusIcon } from '../../../components/chatbots/chatbot-icons';
 import { ChatbotsEmptyState } from '../../../components/chatbots/chatbots-empty-state';
 import { DeleteChatbotButton } from '../../../components/chatbots/delete-chatbot-button';

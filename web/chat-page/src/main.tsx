@@ -3,9 +3,9 @@
 // widget's iframe at /embed/{uniqueId} (issue 14).
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { PublicChatPage } from '../features/public-chat/components/public-chat-page';
-import { isEmbedPath, uniqueIdFromPath } from '../features/public-chat/unique-id-from-path';
-import '../index.css';
+import { PublicChatPage } from './features/public-chat/components/public-chat-page';
+import { isEmbedPath, uniqueIdFromPath } from './features/public-chat/unique-id-from-path';
+import './index.css';
 
 const root = document.getElementById('root');
 if (!root) throw new Error('chat.html has no #root element');

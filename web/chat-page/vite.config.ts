@@ -1,0 +1,89 @@
+import { fileURLToPath } from 'node:url';
+import tailwindcss from '@tailwindcss/vite';
+import react from '@vitejs/plugin-react';
+import { build, defineConfig, type Connect, type Plugin } from 'vite';
+
+// The public chat page (chat.html) and widget.js, built into the web app's web/dist, which the
+// gateway serves: chat.html for /chat/{uniqueId} and the widget's iframe /embed/{uniqueId}, its
+// scripts under /assets, and /widget.js. The web app's build runs this one after its own (so
+// whatever builds web/dist builds these too); `vite build` here builds them alone.
+// React is this package's own install, React 18, whose react-dom is about 24 KB gzip smaller than
+// React 19's: that brings the page within its 60 KB budget (ADR 21). The page calls nothing React 19
+// added (scripts/check-bundle-size.ts fails `npm test` otherwise).
+
+// In development the API and the uploaded media live on the gateway.
+const gateway = process.env.GATEWAY_URL ?? 'http://localhost:8080';
+
+const root = fileURLToPath(new URL('.', import.meta.url));
+const outDir = fileURLToPath(new URL('../dist', import.meta.url));
+
+/** The dev and preview servers answer /chat/{uniqueId} and /embed/{uniqueId} with chat.html, as the gateway does. */
+const chatPage: Connect.NextHandleFunction = (req, _res, next) => {
+  if (req.method === 'GET' && req.url && /^\/(chat|embed)\/[^/?]+\/?(\?|$)/.test(req.url)) req.url = '/chat.html';
+  next();
+};
+
+function publicChatRoutes(): Plugin {
+  return {
+    name: 'parley-public-chat-routes',
+    configureServer(server) {
+      server.middlewares.use(chatPage);
+    },
+    configurePreviewServer(server) {
+      server.middlewares.use(chatPage);
+    },
+  };
+}
+
+// widget.js, the loader host pages include: under a stable name (the snippet on owners' sites never
+// changes), as one classic script without dependencies, built after the page into the same folder.
+function widgetScript(): Plugin {
+  let folder = outDir;
+  return {
+    name: 'parley-widget-script',
+    apply: 'build',
+    configResolved(config) {
+      folder = config.build.outDir;
+    },
+    async closeBundle() {
+      await build({
+        configFile: false,
+        root,
+        logLevel: 'warn',
+        publicDir: false,
+        build: {
+          outDir: folder,
+          emptyOutDir: false,
+          target: 'es2020',
+          lib: { entry: 'src/widget/widget.ts', formats: ['iife'], name: 'ParleyWidget', fileName: () => 'widget.js' },
+        },
+      });
+    },
+  };
+}
+
+export default defineConfig({
+  root,
+  plugins: [react(), tailwindcss(), publicChatRoutes(), widgetScript()],
+  // The web app's favicon, in development; its build copies web/public into web/dist.
+  publicDir: '../public',
+  build: {
+    outDir,
+    // The web app's build empties the folder before this build adds the page to it.
+    emptyOutDir: false,
+    copyPublicDir: false,
+    rolldownOptions: {
+      input: { chat: fileURLToPath(new URL('chat.html', import.meta.url)) },
+      // React in a chunk of its own: it changes less often than the page.
+      output: { codeSplitting: { groups: [{ name: 'react', test: /node_modules[\\/](react|react-dom|scheduler)[\\/]/ }] } },
+    },
+  },
+  server: {
+    // The web app's dev server is on 5173 and sends /chat/* and /embed/* here.
+    port: 5174,
+    proxy: {
+      '/api': gateway,
+      '/media': gateway,
+    },
+  },
+});
