@@ -25,7 +25,9 @@ const features = foldersIn('web/src/features/');
 
 // Which folder may import which (import-x/no-restricted-paths resolves every import, package names
 // like @parley/billing included, and compares real paths). Imports flow one way:
-// web app → features → shared web code; service → service kit (services/common) and proto.
+// web app → features → shared web code; service → service kit (services/common) and proto. The public
+// chat page (web/chat-page, on React 18, ADR 21) imports nothing from the dashboard (web/src, on React 19),
+// which may use only the page's shared components and helpers.
 const boundaries = [
   // A service talks to another only over RPC or a queue, never by importing its code; the kit
   // serves every service and so imports none. Tests may start other services in-process.
@@ -54,9 +56,28 @@ const boundaries = [
     message: 'The gateway reaches services through their clients (proto), never their code.',
   },
   {
-    target: 'web/src',
+    target: ['web/src', 'web/chat-page'],
     from: ['services', 'gateway', 'proto'],
     message: 'The web app talks to the gateway over HTTP only.',
+  },
+  {
+    target: 'web/chat-page',
+    from: 'web/src',
+    message:
+      'The public chat page runs on React 18 and must stay small: it imports nothing from the dashboard (web/src). ' +
+      'Give the page its own copy, or move the module into web/chat-page/src/components or src/lib (ADR 21).',
+  },
+  {
+    target: 'web/src',
+    from: 'web/chat-page',
+    except: ['./src/components', './src/lib'],
+    message: 'The dashboard uses only the chat page’s shared components and helpers (web/chat-page/src/components and src/lib).',
+  },
+  {
+    target: ['web/chat-page/src/components', 'web/chat-page/src/lib'],
+    from: 'web/chat-page/src',
+    except: ['./components', './lib'],
+    message: 'The chat page’s shared components and helpers must not depend on the page, the widget or their entry.',
   },
   // Features never import each other: shared code moves to web/src/lib or web/src/components.
   ...features.map((name) => ({
@@ -67,12 +88,12 @@ const boundaries = [
   })),
   {
     target: 'web/src/features',
-    from: ['web/src/app', 'web/src/chat'],
-    message: 'Features are composed by web/src/app and web/src/chat, not the other way round.',
+    from: 'web/src/app',
+    message: 'Features are composed by web/src/app, not the other way round.',
   },
   {
     target: ['web/src/lib', 'web/src/components'],
-    from: ['web/src/features', 'web/src/app', 'web/src/chat'],
+    from: ['web/src/features', 'web/src/app'],
     message: 'Shared web code must not depend on a feature or on the app shell.',
   },
 ];
@@ -134,7 +155,10 @@ export default defineConfig(
       'import-x/extensions': ['.ts', '.tsx', '.js', '.mjs', '.cjs'],
       'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },
       'import-x/resolver-next': [
-        createTypeScriptImportResolver({ project: ['tsconfig.json', 'web/tsconfig.json'], noWarnOnMultipleProjects: true }),
+        createTypeScriptImportResolver({
+          project: ['tsconfig.json', 'web/tsconfig.json', 'web/chat-page/tsconfig.json'],
+          noWarnOnMultipleProjects: true,
+        }),
       ],
     },
     rules: {
@@ -150,7 +174,7 @@ export default defineConfig(
     },
   },
   {
-    files: ['web/src/**/*.{ts,tsx}'],
+    files: ['web/src/**/*.{ts,tsx}', 'web/chat-page/src/**/*.{ts,tsx}'],
     languageOptions: { globals: globals.browser },
     plugins: { 'react-hooks': reactHooks },
     // The two classic hook rules; the plugin's React Compiler rules (recommended-latest) are not on yet.
