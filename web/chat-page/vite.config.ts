@@ -35,8 +35,9 @@ function publicChatRoutes(): Plugin {
   };
 }
 
-// widget.js, the loader host pages include: under a stable name (the snippet on owners' sites never
-// changes), as one classic script without dependencies, built after the page into the same folder.
+// widget.js, the loader host pages include (ADR 19): under a stable name (the snippet on owners'
+// sites never changes), as one classic script without dependencies, built after the page into the
+// same folder.
 function widgetScript(): Plugin {
   let folder = outDir;
   return {
