@@ -51,4 +51,21 @@ describe('DailyCostChart', () => {
     expect(container.querySelector('figcaption')?.textContent).toBe('Cost per day (UTC) over 3 days; highest $0.00040 on Jun 14, 2025.');
     expect(container.querySelector('svg.recharts-surface')).not.toBeNull();
   });
+
+  it('labels the cost axis without repeating a value at fractions of a cent', () => {
+    const { container } = render(
+      <DailyCostChart
+        points={[
+          { date: '2025-06-12', cost: 0.0000062, requests: 1, tokens: 60 },
+          { date: '2025-06-13', cost: 0.0000155, requests: 2, tokens: 150 },
+          { date: '2025-06-14', cost: 0.0000031, requests: 1, tokens: 30 },
+        ]}
+      />,
+    );
+    const labels = [...container.querySelectorAll('.recharts-yAxis-tick-labels .recharts-cartesian-axis-tick-value')].map(
+      (tick) => tick.textContent,
+    );
+    expect(new Set(labels).size).toBe(labels.length);
+    expect(labels).toEqual(['$0.000000', '$0.000005', '$0.000010', '$0.000015', '$0.000020']);
+  });
 });

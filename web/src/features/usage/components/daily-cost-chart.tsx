@@ -2,6 +2,7 @@
 // of every other page's download.
 import { Bar, BarChart, CartesianGrid, Tooltip, XAxis, YAxis, type TooltipContentProps } from 'recharts';
 import { formatCount, formatDollars } from '../../../lib/format';
+import { costAxis, costAxisLabel } from '../cost-axis';
 import type { DailyCostPoint } from '../daily-series';
 
 const dayLabel = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
@@ -9,13 +10,6 @@ const fullDayLabel = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', tim
 
 function utcDate(day: string): Date {
   return new Date(`${day}T00:00:00Z`);
-}
-
-/** Enough decimals that small daily costs do not all read "$0.00" on the axis. */
-function axisDecimals(max: number): number {
-  if (max >= 1) return 2;
-  if (max >= 0.01) return 3;
-  return 5;
 }
 
 function ChartTooltip({ active, payload }: TooltipContentProps) {
@@ -34,7 +28,8 @@ function ChartTooltip({ active, payload }: TooltipContentProps) {
 
 export default function DailyCostChart({ points }: { points: DailyCostPoint[] }) {
   const max = points.reduce((highest, point) => Math.max(highest, point.cost), 0);
-  const decimals = axisDecimals(max);
+  const axis = costAxis(max);
+  const widestLabel = costAxisLabel(axis.ticks[axis.ticks.length - 1], axis.decimals);
   const busiest = points.find((point) => point.cost === max);
   return (
     // At least 260px tall, and as tall as the card beside it (the Cost Breakdown) when that is taller.
@@ -59,12 +54,16 @@ export default function DailyCostChart({ points }: { points: DailyCostPoint[] })
           minTickGap={24}
         />
         <YAxis
-          tickFormatter={(value: number) => `$${value.toFixed(decimals)}`}
+          // Every tick: there are at most nine, and a hidden one could leave two labels that look alike.
+          ticks={axis.ticks}
+          interval={0}
+          domain={[0, axis.ticks[axis.ticks.length - 1]]}
+          tickFormatter={(value: number) => costAxisLabel(value, axis.decimals)}
           tick={{ fontSize: 12, fill: 'var(--color-gray-500)' }}
           tickLine={false}
           axisLine={false}
-          width={decimals === 5 ? 72 : 56}
-          allowDecimals
+          // About 7px a character at 12px, and room before the bars.
+          width={Math.max(56, widestLabel.length * 7 + 16)}
         />
         <Tooltip content={ChartTooltip} cursor={{ fill: 'var(--color-brand-50)' }} />
         {/* Daily totals are separate amounts, so bars rather than a line that suggests a flow between days. */}
