@@ -33,7 +33,7 @@ export function devMailRoutes(outboxDir: string): Router {
     }
     const mails = await readOutbox(outboxDir, { limit: SHOWN });
     res.setHeader('Cache-Control', 'no-store');
-    res.type('html').send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Parley — local mail outbox</title></head>
+    res.type('html').send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Local mail outbox — Parley</title></head>
 <body style="font-family:system-ui,sans-serif;background:#f9fafb;margin:0;padding:24px;color:#111827">
 <main style="max-width:760px;margin:0 auto">
 <h1 style="font-size:24px;margin:0 0 4px">Local mail outbox</h1>

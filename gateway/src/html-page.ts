@@ -27,7 +27,7 @@ export function page(res: Response, status: number, title: string, body: string)
     .status(status)
     .type('html')
     .send(
-      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)} · Parley</title></head>
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)} — Parley</title></head>
 <body style="margin:0;min-height:100vh;display:flex;align-items:center;justify-content:center;background:#f3f4f6;font-family:system-ui,-apple-system,'Segoe UI',sans-serif;color:#111827">
 <main style="background:#fff;border-radius:1rem;box-shadow:0 10px 30px rgba(0,0,0,.08);padding:2rem;max-width:28rem;width:calc(100% - 2rem)">
 ${body}

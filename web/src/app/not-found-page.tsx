@@ -1,6 +1,8 @@
 import { ButtonLink } from '../components/ui/button-link';
+import { useDocumentTitle } from '../lib/use-document-title';
 
 export function NotFoundPage() {
+  useDocumentTitle('Page not found');
   return (
     <div className="flex flex-1 flex-col items-center justify-center px-4 py-24 text-center">
       <p className="text-sm font-semibold text-brand-600">404</p>

@@ -1,6 +1,7 @@
 import { PageContainer } from '../../../components/ui/page-container';
 import { Spinner } from '../../../components/ui/spinner';
 import { useSession } from '../../../lib/session/session-context';
+import { useDocumentTitle } from '../../../lib/use-document-title';
 import { useAccountDetails } from '../hooks/use-account-details';
 import { DeleteAccountCard } from './delete-account-card';
 import { DevicesCard } from './devices-card';
@@ -12,6 +13,7 @@ import { YourDataCard } from './your-data-card';
 
 /** /account: the owner's profile, sign-in, devices, plan and data, and leaving. */
 export function AccountPage() {
+  useDocumentTitle('Account');
   const { user } = useSession();
   const details = useAccountDetails();
 

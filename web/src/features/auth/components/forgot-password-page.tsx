@@ -3,12 +3,14 @@ import { Link } from 'react-router-dom';
 import { Alert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
 import { TextField } from '../../../components/ui/text-field';
+import { useDocumentTitle } from '../../../lib/use-document-title';
 import { useRequestPasswordReset } from '../hooks/use-request-password-reset';
 import { AuthCard, textLinkClasses } from './auth-card';
 
 // The answer is the same for every email, so this page reveals nothing about who has an account.
 // The form stays after sending, so a mistyped address can be corrected and sent again.
 export function ForgotPasswordPage() {
+  useDocumentTitle('Forgot password');
   const { requestReset, loading, sent, error } = useRequestPasswordReset();
   const [email, setEmail] = useState('');
 

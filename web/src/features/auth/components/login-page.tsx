@@ -5,10 +5,12 @@ import { Button } from '../../../components/ui/button';
 import { TextField } from '../../../components/ui/text-field';
 import { useRouteNotice } from '../../../lib/route-notice';
 import { useSession } from '../../../lib/session/session-context';
+import { useDocumentTitle } from '../../../lib/use-document-title';
 import { useLogin } from '../hooks/use-login';
 import { AuthCard, textLinkClasses } from './auth-card';
 
 export function LoginPage() {
+  useDocumentTitle('Sign in');
   const session = useSession();
   const { login, loading, error } = useLogin();
   const [email, setEmail] = useState('');

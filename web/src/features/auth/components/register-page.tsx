@@ -5,10 +5,12 @@ import { Button } from '../../../components/ui/button';
 import { NewPasswordFields } from '../../../components/ui/new-password-fields';
 import { TextField } from '../../../components/ui/text-field';
 import { useSession } from '../../../lib/session/session-context';
+import { useDocumentTitle } from '../../../lib/use-document-title';
 import { useRegister } from '../hooks/use-register';
 import { AuthCard, textLinkClasses } from './auth-card';
 
 export function RegisterPage() {
+  useDocumentTitle('Sign up');
   const session = useSession();
   const { register, loading, error } = useRegister();
   const [email, setEmail] = useState('');

@@ -4,6 +4,7 @@ import { Alert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
 import { NewPasswordFields } from '../../../components/ui/new-password-fields';
 import { withNotice } from '../../../lib/route-notice';
+import { useDocumentTitle } from '../../../lib/use-document-title';
 import { useResetPassword } from '../hooks/use-reset-password';
 import { AuthCard, textLinkClasses } from './auth-card';
 
@@ -19,6 +20,7 @@ function RequestNewLink() {
 
 /** Where the emailed link lands: /reset-password?token=… */
 export function ResetPasswordPage() {
+  useDocumentTitle('Reset password');
   const [params] = useSearchParams();
   const token = params.get('token')?.trim() ?? '';
   const navigate = useNavigate();

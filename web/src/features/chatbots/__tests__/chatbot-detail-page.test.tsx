@@ -38,6 +38,17 @@ describe('Chatbot detail page', () => {
     expect(screen.getByRole('link', { name: /Open Chat/ }).getAttribute('href')).toBe('/chat/pub-c1');
   });
 
+  it('names the browser tab after the open tab and the chatbot', async () => {
+    document.title = '';
+    openDetail();
+    const embed = await screen.findByRole('tab', { name: 'Embed' });
+    expect(document.title).toBe('Settings · support bot — Parley');
+    fireEvent.click(embed);
+    await waitFor(() => expect(document.title).toBe('Embed · support bot — Parley'));
+    fireEvent.click(screen.getByRole('tab', { name: 'Analytics' }));
+    await waitFor(() => expect(document.title).toBe('Analytics · support bot — Parley'));
+  });
+
   it("shows Total Cost as this calendar month's cost for this chatbot, to 5 decimals", async () => {
     const now = new Date(2025, 1, 10, 9, 30);
     vi.useFakeTimers({ now, toFake: ['Date'] });

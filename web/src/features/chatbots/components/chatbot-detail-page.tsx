@@ -1,4 +1,5 @@
 import { useQuery } from '@apollo/client/react';
+import { useState } from 'react';
 import { useParams } from 'react-router-dom';
 import { Alert } from '../../../components/ui/alert';
 import { ButtonLink } from '../../../components/ui/button-link';
@@ -6,13 +7,14 @@ import { PageContainer } from '../../../components/ui/page-container';
 import { Spinner } from '../../../components/ui/spinner';
 import { graphqlErrorMessage } from '../../../lib/graphql-errors';
 import { useSession } from '../../../lib/session/session-context';
+import { useDocumentTitle } from '../../../lib/use-document-title';
 import { ChatbotQuery } from '../graphql/chatbot-query';
 import { useKnowledgePolling } from '../hooks/use-knowledge-polling';
 import { AnalyticsTab } from './analytics-tab';
 import { BasicSettingsForm } from './basic-settings-form';
 import { BotVoiceForm } from './bot-voice-form';
 import { ChatbotProfileCard } from './chatbot-profile-card';
-import { ChatbotTabs } from './chatbot-tabs';
+import { chatbotTabLabels, ChatbotTabs, type ChatbotTab } from './chatbot-tabs';
 import { ConversationHistory } from './conversation-history';
 import { EmbedTab } from './embed-tab';
 import { KnowledgeBaseContent } from './knowledge-base-content';
@@ -30,6 +32,9 @@ export function ChatbotDetailPage() {
   });
   const chatbot = data?.chatbot;
   useKnowledgePolling(chatbot?.knowledgeBase, startPolling, stopPolling);
+  const [tab, setTab] = useState<ChatbotTab>('settings');
+  // "Embed · Acme Support — Parley": the open tab first, then the chatbot (its public page is "Acme Support — Parley").
+  useDocumentTitle(chatbot ? `${chatbotTabLabels[tab]} · ${chatbot.name}` : 'Chatbot');
 
   return (
     <PageContainer className="py-8 sm:py-10">
@@ -53,6 +58,7 @@ export function ChatbotDetailPage() {
             <div className="min-w-0 lg:col-span-2">
               <ChatbotTabs
                 historyLocked={user?.subscription !== 'pro'}
+                onTabChange={setTab}
                 settings={
                   <div className="space-y-6">
                     <BasicSettingsForm key={chatbot.id} chatbot={chatbot} />

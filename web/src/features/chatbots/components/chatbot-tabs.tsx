@@ -1,4 +1,4 @@
-import { useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { Link } from 'react-router-dom';
 import { LockIcon } from '../../../components/chatbots/chatbot-icons';
 import { Badge } from '../../../components/ui/badge';
@@ -25,17 +25,30 @@ interface ChatbotTabsProps {
   history: (open: boolean) => ReactNode;
   /** Conversation history is a Pro feature: other plans see the tab locked with a PRO badge. */
   historyLocked: boolean;
+  /** Told which tab is open, first and on every change (the page names the browser tab after it). */
+  onTabChange?: (tab: ChatbotTab) => void;
 }
+
+export const chatbotTabLabels: Record<ChatbotTab, string> = {
+  settings: 'Settings',
+  embed: 'Embed',
+  analytics: 'Analytics',
+  history: 'History',
+};
 
 /**
  * The detail page's tabs, Settings (the default), Embed, Analytics and History. Every panel stays mounted
  * once shown, so unsaved settings, the chosen range and the opened conversation survive switching.
  */
-export function ChatbotTabs({ settings, embed, analytics, history, historyLocked }: ChatbotTabsProps) {
+export function ChatbotTabs({ settings, embed, analytics, history, historyLocked, onTabChange }: ChatbotTabsProps) {
   const [active, setActive] = useState<ChatbotTab>('settings');
   const [shown, setShown] = useState<ReadonlySet<ChatbotTab>>(() => new Set(['settings']));
   const tabRefs = useRef<Partial<Record<ChatbotTab, HTMLButtonElement | null>>>({});
   const tabs: ChatbotTab[] = historyLocked ? ['settings', 'embed', 'analytics'] : ['settings', 'embed', 'analytics', 'history'];
+
+  useEffect(() => {
+    onTabChange?.(active);
+  }, [active, onTabChange]);
 
   function select(tab: ChatbotTab) {
     setActive(tab);
@@ -78,9 +91,9 @@ export function ChatbotTabs({ settings, embed, analytics, history, historyLocked
     <div>
       <div className="flex flex-wrap items-center justify-between gap-x-4 border-b border-gray-200">
         <div role="tablist" aria-label="Chatbot sections" className="flex gap-1" onKeyDown={handleKeyDown}>
-          <button {...tabProps('settings')}>Settings</button>
-          <button {...tabProps('embed')}>Embed</button>
-          <button {...tabProps('analytics')}>Analytics</button>
+          <button {...tabProps('settings')}>{chatbotTabLabels.settings}</button>
+          <button {...tabProps('embed')}>{chatbotTabLabels.embed}</button>
+          <button {...tabProps('analytics')}>{chatbotTabLabels.analytics}</button>
           {historyLocked ? (
             <button
               type="button"
@@ -98,7 +111,7 @@ export function ChatbotTabs({ settings, embed, analytics, history, historyLocked
               <Badge tone="brand">PRO</Badge>
             </button>
           ) : (
-            <button {...tabProps('history')}>History</button>
+            <button {...tabProps('history')}>{chatbotTabLabels.history}</button>
           )}
         </div>
         {historyLocked ? (

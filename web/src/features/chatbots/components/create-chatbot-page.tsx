@@ -6,10 +6,12 @@ import { ButtonLink } from '../../../components/ui/button-link';
 import { Card, CardBody } from '../../../components/ui/card';
 import { PageContainer } from '../../../components/ui/page-container';
 import { TextField } from '../../../components/ui/text-field';
+import { useDocumentTitle } from '../../../lib/use-document-title';
 import { useCreateChatbot } from '../hooks/use-create-chatbot';
 import { BackLink } from './back-link';
 
 export function CreateChatbotPage() {
+  useDocumentTitle('New chatbot');
   const navigate = useNavigate();
   const { createChatbot, nameChanged, loading, error } = useCreateChatbot();
   const [name, setName] = useState('');

@@ -3,6 +3,7 @@ import { Alert } from '../../../components/ui/alert';
 import { PageContainer } from '../../../components/ui/page-container';
 import { useCheckout } from '../../../lib/billing/use-checkout';
 import { useSession } from '../../../lib/session/session-context';
+import { useDocumentTitle } from '../../../lib/use-document-title';
 import { displayName } from '../account-labels';
 import { CHECKOUT_CONFIRMING_MESSAGE, useFreshAccount } from '../hooks/use-fresh-account';
 import { useBillingOptions } from '../hooks/use-billing-options';
@@ -13,6 +14,7 @@ import { MyChatbotsCard } from './my-chatbots-card';
 import { UsageStatisticsCard } from './usage-statistics-card';
 
 export function DashboardPage() {
+  useDocumentTitle('Dashboard');
   const { user } = useSession();
   const monthly = useMonthlyUsage();
   const billingOptions = useBillingOptions();

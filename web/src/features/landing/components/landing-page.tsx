@@ -5,6 +5,7 @@ import { PageContainer } from '../../../components/ui/page-container';
 import { ChatPreview } from './chat-preview';
 import { strokeIconProps } from '../../../components/ui/icon-props';
 import { useRouteNotice } from '../../../lib/route-notice';
+import { useDocumentTitle } from '../../../lib/use-document-title';
 
 interface Feature {
   title: string;
@@ -48,6 +49,7 @@ const FEATURES: Feature[] = [
 ];
 
 export function LandingPage() {
+  useDocumentTitle('AI Chatbots with Your Knowledge');
   // E.g. "Your account has been deleted." after leaving from the account page.
   const notice = useRouteNotice();
   return (

@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import { Link } from 'react-router-dom';
 import { PageContainer } from '../../../components/ui/page-container';
+import { useDocumentTitle } from '../../../lib/use-document-title';
 
 interface LegalPageProps {
   title: string;
@@ -10,6 +11,7 @@ interface LegalPageProps {
 
 /** The frame of the Terms and Privacy pages: a readable column with a Back to Home link. */
 export function LegalPage({ title, intro, children }: LegalPageProps) {
+  useDocumentTitle(title);
   return (
     <PageContainer className="py-12 sm:py-16">
       <article className="mx-auto max-w-3xl">

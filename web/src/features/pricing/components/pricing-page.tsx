@@ -2,10 +2,12 @@ import { useNavigate } from 'react-router-dom';
 import { PageContainer } from '../../../components/ui/page-container';
 import { useCheckout } from '../../../lib/billing/use-checkout';
 import { useSession } from '../../../lib/session/session-context';
+import { useDocumentTitle } from '../../../lib/use-document-title';
 import { FREE_PLAN, PRO_PLAN } from '../plans';
 import { PlanCard } from './plan-card';
 
 export function PricingPage() {
+  useDocumentTitle('Pricing');
   const { user, isAuthenticated } = useSession();
   const navigate = useNavigate();
   const { startCheckout, pending } = useCheckout();

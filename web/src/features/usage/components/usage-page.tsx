@@ -5,6 +5,7 @@ import { ButtonLink } from '../../../components/ui/button-link';
 import { PageContainer } from '../../../components/ui/page-container';
 import { Spinner } from '../../../components/ui/spinner';
 import { formatDate } from '../../../lib/format';
+import { useDocumentTitle } from '../../../lib/use-document-title';
 import { dailyCostSeries } from '../daily-series';
 import { useUsageReport } from '../hooks/use-usage-report';
 import { DEFAULT_USAGE_RANGE, type UsageRange } from '../usage-range';
@@ -32,6 +33,7 @@ function NoUsage() {
 
 /** /usage (spec §2): what the owner's chatbots cost over the last week, month or year. */
 export function UsagePage() {
+  useDocumentTitle('Usage');
   const [range, setRange] = useState<UsageRange>(DEFAULT_USAGE_RANGE);
   const { report, period, loading, error, retry } = useUsageReport(range);
   const points = useMemo(() => (report ? dailyCostSeries(report.dailyUsage, period.start, period.end) : []), [report, period]);

@@ -1,5 +1,6 @@
-import { useEffect, type CSSProperties } from 'react';
+import type { CSSProperties } from 'react';
 import { Spinner } from '../../../components/ui/spinner';
+import { useDocumentTitle } from '../../../lib/use-document-title';
 import type { PublicChatbot } from '../api/public-chat-api';
 import { accentVariables } from '../appearance';
 import type { Visitor } from '../embed-messages';
@@ -72,9 +73,7 @@ function ChatWindow({ uniqueId, chatbot, reload, embedded, visitor, onClose }: C
   });
   const suggestions = started || pending ? [] : chatbot.suggestedQuestions;
 
-  useEffect(() => {
-    document.title = chatbot.name;
-  }, [chatbot.name]);
+  useDocumentTitle(chatbot.name);
 
   if (error) return <ChatErrorScreen message={error} onRetry={reload} onClose={onClose} />;
 
