@@ -68,7 +68,7 @@ export function MessageSources({ sources, actions }: { sources: ChatSource[]; ac
                 <span className="truncate underline decoration-brand-300 underline-offset-2 group-hover:decoration-brand-600">
                   {source.title}
                 </span>
-                <span className="hidden shrink-0 text-xs font-normal text-gray-400 sm:inline">{hostOf(source.url)}</span>
+                <span className="hidden shrink-0 text-xs font-normal text-gray-500 sm:inline">{hostOf(source.url)}</span>
                 <ExternalLinkIcon className="size-3.5 shrink-0 text-gray-400" />
               </a>
             ) : (

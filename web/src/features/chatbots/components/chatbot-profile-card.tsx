@@ -25,7 +25,7 @@ function MonthlyCost({ chatbotId }: { chatbotId: string }) {
   const { cost, loading } = useChatbotMonthlyCost(chatbotId);
   return (
     <>
-      <span className={cost === null ? 'text-gray-400 tabular-nums' : 'tabular-nums'} aria-busy={loading || undefined}>
+      <span className={cost === null ? 'text-gray-500 tabular-nums' : 'tabular-nums'} aria-busy={loading || undefined}>
         {cost === null ? '—' : formatDollars(cost, 5)}
       </span>
       <span className="block text-xs font-normal text-gray-500">This month</span>

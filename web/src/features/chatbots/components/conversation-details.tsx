@@ -26,7 +26,7 @@ function Detail({ label, children, className }: { label: string; children: React
 
 /** `inline` when it sits in a row with the rating, which carries the spacing above. */
 function MessageTime({ timestamp, inline = false }: { timestamp: string | null; inline?: boolean }) {
-  return <p className={cn('text-[11px] text-gray-400', !inline && 'mt-1')}>{formatDateTime(timestamp, 'Unknown time')}</p>;
+  return <p className={cn('text-[11px] text-gray-500', !inline && 'mt-1')}>{formatDateTime(timestamp, 'Unknown time')}</p>;
 }
 
 export const RATED_GOOD_LABEL = 'Rated good answer';

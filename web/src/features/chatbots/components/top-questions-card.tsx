@@ -19,7 +19,7 @@ export function TopQuestionsCard({ questions }: { questions: AskedQuestion[] }) 
               <li key={`${index}-${question.question}`} className="min-w-0">
                 <div className="flex items-baseline justify-between gap-3 text-sm">
                   <span className="min-w-0 break-words text-gray-800">
-                    <span className="mr-1.5 text-xs text-gray-400 tabular-nums">{index + 1}.</span>
+                    <span className="mr-1.5 text-xs text-gray-500 tabular-nums">{index + 1}.</span>
                     {question.question}
                   </span>
                   <span

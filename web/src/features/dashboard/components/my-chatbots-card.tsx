@@ -48,7 +48,7 @@ function ChatbotTile({ chatbot, cost }: { chatbot: ChatbotSummary; cost: string 
         <div className="text-right">
           <dt className="text-xs text-gray-500">Cost this month</dt>
           {cost === null ? (
-            <dd className="mt-0.5 font-medium text-gray-400 tabular-nums" title="Not available right now">
+            <dd className="mt-0.5 font-medium text-gray-500 tabular-nums" title="Not available right now">
               —
             </dd>
           ) : (

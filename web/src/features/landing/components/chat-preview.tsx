@@ -28,7 +28,7 @@ export function ChatPreview() {
           <div className="ml-auto w-fit max-w-[80%] rounded-2xl rounded-br-md bg-brand-600 px-3.5 py-2 text-white">Great, thanks!</div>
         </div>
         <div className="flex items-center gap-2 border-t border-gray-100 px-4 py-3">
-          <div className="h-9 flex-1 rounded-lg border border-gray-200 bg-white px-3 text-sm leading-9 text-gray-400">
+          <div className="h-9 flex-1 rounded-lg border border-gray-200 bg-white px-3 text-sm leading-9 text-gray-500">
             Type your message...
           </div>
           <span className="flex size-9 items-center justify-center rounded-lg bg-brand-600 text-white">

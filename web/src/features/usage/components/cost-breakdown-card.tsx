@@ -20,7 +20,7 @@ function CostRow({ label, amount, percent, dotClass }: { label: string; amount: 
       </dt>
       <dd className="text-sm font-medium text-gray-900 tabular-nums">
         {formatDollars(amount, 5)}
-        <span className="ml-2 text-xs font-normal text-gray-400">{Math.round(percent)}%</span>
+        <span className="ml-2 text-xs font-normal text-gray-500">{Math.round(percent)}%</span>
       </dd>
     </div>
   );
@@ -59,7 +59,7 @@ export function CostBreakdownCard({ report }: { report: UsageReport }) {
               {chatbots.map((chatbot) => (
                 <li key={chatbot.chatbotId}>
                   <div className="flex items-baseline justify-between gap-3 text-sm">
-                    <span className={`min-w-0 truncate ${chatbot.name ? 'font-medium text-gray-900' : 'text-gray-400'}`}>
+                    <span className={`min-w-0 truncate ${chatbot.name ? 'font-medium text-gray-900' : 'text-gray-500'}`}>
                       {chatbot.name ?? NOT_AVAILABLE}
                     </span>
                     <span className="shrink-0 font-medium text-gray-900 tabular-nums">{formatDollars(chatbot.totalCost, 5)}</span>

@@ -43,10 +43,10 @@ export function RequestHistoryTable({ report }: { report: UsageReport }) {
               <tr key={request.requestId} className="hover:bg-gray-50">
                 <td className="py-3 pr-4 pl-6 whitespace-nowrap text-gray-600">{formatDateTime(request.timestamp)}</td>
                 <td className="max-w-[14rem] truncate px-4 py-3 font-medium text-gray-900" title={request.chatbot?.name}>
-                  {request.chatbot?.name ?? <span className="font-normal text-gray-400">{NOT_AVAILABLE}</span>}
+                  {request.chatbot?.name ?? <span className="font-normal text-gray-500">{NOT_AVAILABLE}</span>}
                 </td>
                 <td className="px-4 py-3 whitespace-nowrap text-gray-600">
-                  {request.model?.displayName ?? <span className="text-gray-400">{NOT_AVAILABLE}</span>}
+                  {request.model?.displayName ?? <span className="text-gray-500">{NOT_AVAILABLE}</span>}
                 </td>
                 <td className="px-4 py-3 text-right text-gray-600 tabular-nums">{formatCount(request.promptTokens)}</td>
                 <td className="px-4 py-3 text-right text-gray-600 tabular-nums">{formatCount(request.completionTokens)}</td>

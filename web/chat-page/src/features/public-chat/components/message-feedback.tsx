@@ -69,7 +69,7 @@ function ThumbButton({ label, pressed, onClick, children }: { label: string; pre
       className={cn(
         'inline-flex size-7 items-center justify-center rounded-full transition-colors',
         'focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-brand-500',
-        pressed ? 'bg-brand-50 text-brand-700 ring-1 ring-brand-200 ring-inset' : 'text-gray-400 hover:bg-gray-100 hover:text-gray-700',
+        pressed ? 'bg-brand-50 text-brand-700 ring-1 ring-brand-200 ring-inset' : 'text-gray-500 hover:bg-gray-100 hover:text-gray-700',
       )}
     >
       {children}
