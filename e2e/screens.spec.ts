@@ -1,0 +1,145 @@
+/// <reference lib="dom" />
+// Every screen, as a person and a screen reader meet it: its own browser-tab title ("… — Parley")
+// and no serious or critical accessibility problem that axe can find (colour contrast among them),
+// signed out, as a free owner with a chatbot that has knowledge and usage, and as a pro owner.
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type Page } from '@playwright/test';
+import { createBot, makePro, ownerToken, ownerUsage, registerOwner, uniqueEmail } from './fixtures.ts';
+import { screenshot } from './screenshots.ts';
+
+/** Asserts the screen's title, then that axe reports nothing serious or critical on it. */
+async function expectScreen(page: Page, title: string): Promise<void> {
+  await expect(page).toHaveTitle(title);
+  // Transitions settle first, so contrast is measured on the colours a person ends up seeing (endless
+  // ones, a spinner's, never finish).
+  await page.evaluate(() =>
+    Promise.all(
+      document
+        .getAnimations()
+        .filter((animation) => animation.effect?.getComputedTiming().endTime !== Infinity)
+        .map((animation) => animation.finished.catch(() => undefined)),
+    ),
+  );
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  const serious = violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => ({
+      rule: violation.id,
+      help: violation.help,
+      nodes: violation.nodes.map((node) => `${node.target.join(' ')}: ${node.failureSummary ?? ''}`),
+    }));
+  expect.soft(serious, `axe on ${title}`).toEqual([]);
+}
+
+test('signed-out screens: landing, pricing, sign in and up, password reset, legal pages and 404', async ({ page }) => {
+  test.setTimeout(120_000);
+  await page.goto('/');
+  await expect(page.getByRole('heading', { level: 1, name: 'Create AI Chatbots with Your Knowledge' })).toBeVisible();
+  await expectScreen(page, 'AI Chatbots with Your Knowledge — Parley');
+  await screenshot(page, 'screens-landing');
+
+  const screens: Array<[path: string, heading: string, title: string]> = [
+    ['/pricing', 'Simple plans that grow with you', 'Pricing — Parley'],
+    ['/login', 'Welcome back', 'Sign in — Parley'],
+    ['/register', 'Create an account', 'Sign up — Parley'],
+    ['/forgot-password', 'Reset your password', 'Forgot password — Parley'],
+    ['/reset-password?token=not-a-real-token', 'Choose a new password', 'Reset password — Parley'],
+    ['/terms', 'Terms and Conditions', 'Terms and Conditions — Parley'],
+    ['/privacy', 'Privacy Policy', 'Privacy Policy — Parley'],
+    ['/no-such-page', 'Page not found', 'Page not found — Parley'],
+  ];
+  for (const [path, heading, title] of screens) {
+    await page.goto(path);
+    await expect(page.getByRole('heading', { level: 1, name: heading })).toBeVisible();
+    await expectScreen(page, title);
+  }
+});
+
+test('an owner’s screens, the chatbot’s tabs and its public page, free and then pro', async ({ page, context, request }) => {
+  // Some twenty screens, each read whole by axe.
+  test.setTimeout(240_000);
+  const email = await registerOwner(page, uniqueEmail('screens'));
+  const token = await ownerToken(page);
+  const bot = await createBot(request, token, 'Acme Support', 'Acme opens at nine in the morning and closes at six in the evening.');
+  const qa = await request.post(`/api/chatbot/${bot._id}/knowledge-base/qa`, {
+    headers: { authorization: `Bearer ${token}` },
+    data: { question: 'Do you sell gift cards?', answer: 'Yes, from $10 at the front desk.' },
+  });
+  expect(qa.status()).toBe(201);
+
+  // The public page, with a conversation on it (the usage and analytics screens then have figures).
+  const visitor = await context.newPage();
+  await visitor.goto(`/chat/${bot.uniqueId}`);
+  await expect(visitor.getByRole('heading', { name: 'Acme Support' })).toBeVisible();
+  await expectScreen(visitor, 'Acme Support — Parley');
+  const input = visitor.getByPlaceholder('Type your message...');
+  await input.fill('When does Acme open in the morning?');
+  await input.press('Enter');
+  await expect(visitor.getByTestId('assistant-message').last()).toContainText('nine in the morning');
+  await expect(input).toBeEnabled();
+  await expectScreen(visitor, 'Acme Support — Parley');
+  await screenshot(visitor, 'screens-public-chat');
+  await visitor.close();
+  await expect.poll(async () => (await ownerUsage(request, token)).totalRequests, { timeout: 20_000 }).toBeGreaterThan(0);
+
+  await page.goto('/dashboard');
+  await expect(page.getByRole('heading', { level: 1, name: /Welcome back/ })).toBeVisible();
+  await expect(page.getByText('Acme Support').first()).toBeVisible();
+  await expectScreen(page, 'Dashboard — Parley');
+
+  await page.goto('/account');
+  await expect(page.getByRole('heading', { level: 1, name: 'Account' })).toBeVisible();
+  await expect(page.getByLabel('Loading account')).toHaveCount(0);
+  await expectScreen(page, 'Account — Parley');
+
+  await page.goto('/usage');
+  await expect(page.getByRole('heading', { level: 1, name: 'Usage Details' })).toBeVisible();
+  await expect(page.getByRole('cell', { name: 'Acme Support' }).first()).toBeVisible();
+  await expect(page.locator('.recharts-surface').first()).toBeVisible();
+  await expectScreen(page, 'Usage — Parley');
+  await screenshot(page, 'screens-usage');
+
+  await page.goto('/chatbots');
+  await expect(page.getByRole('heading', { level: 1, name: 'My Chatbots' })).toBeVisible();
+  await expect(page.getByText('Acme Support').first()).toBeVisible();
+  await expectScreen(page, 'My Chatbots — Parley');
+
+  await page.goto('/chatbots/create');
+  await expect(page.getByRole('heading', { level: 1, name: 'New chatbot' })).toBeVisible();
+  await expectScreen(page, 'New chatbot — Parley');
+
+  // The chatbot's tabs on the free plan: its knowledge sources, Embed (appearance, placement, limits),
+  // Analytics with its upgrade prompt, and History locked.
+  await page.goto(`/chatbots/${bot._id}`);
+  await expect(page.getByRole('heading', { level: 1, name: 'Acme Support' })).toBeVisible();
+  await expect(page.getByText('Do you sell gift cards?').first()).toBeVisible();
+  await expectScreen(page, 'Settings · Acme Support — Parley');
+  for (const source of ['File', 'Website', 'Q&A', 'Text']) {
+    await page.getByRole('tab', { name: source, exact: true }).click();
+    await expect(page.getByRole('tab', { name: source, exact: true })).toHaveAttribute('aria-selected', 'true');
+    await expectScreen(page, 'Settings · Acme Support — Parley');
+  }
+  await page.getByRole('tab', { name: 'Embed' }).click();
+  await expect(page.getByRole('heading', { name: 'Appearance' })).toBeVisible();
+  await expectScreen(page, 'Embed · Acme Support — Parley');
+  await page.getByRole('tab', { name: 'Analytics' }).click();
+  await expect(page.getByRole('region', { name: 'Conversations', exact: true })).toBeVisible();
+  await expectScreen(page, 'Analytics · Acme Support — Parley');
+
+  // Pro: the full analytics and the History tab with the visitor's conversation.
+  await makePro(email);
+  await page.reload();
+  await expect(page.getByRole('heading', { level: 1, name: 'Acme Support' })).toBeVisible();
+  await page.getByRole('tab', { name: 'Analytics' }).click();
+  await expect(page.locator('#chatbot-panel-analytics .recharts-surface').first()).toBeVisible();
+  await expectScreen(page, 'Analytics · Acme Support — Parley');
+  await screenshot(page, 'screens-analytics');
+  await page.getByRole('tab', { name: 'History' }).click();
+  await page
+    .getByText(/Session ID/)
+    .first()
+    .click();
+  await expect(page.locator('#chatbot-panel-history').getByText('When does Acme open in the morning?').first()).toBeVisible();
+  await expectScreen(page, 'History · Acme Support — Parley');
+  await screenshot(page, 'screens-history');
+});
