@@ -53,6 +53,11 @@ test('signed-out screens: landing, pricing, sign in and up, password reset, lega
     await expect(page.getByRole('heading', { level: 1, name: heading })).toBeVisible();
     await expectScreen(page, title);
   }
+
+  // The public chat page of a chatbot that does not exist: the page's own title, its error and Try Again.
+  await page.goto('/chat/no-such-chatbot');
+  await expect(page.getByText('Chatbot not found or inactive')).toBeVisible();
+  await expectScreen(page, 'Chat — Parley');
 });
 
 test('an owner’s screens, the chatbot’s tabs and its public page, free and then pro', async ({ page, context, request }) => {
