@@ -23,6 +23,22 @@ describe('routes and layout', () => {
     await waitFor(() => expect(router.state.location.pathname).toBe('/register'));
   });
 
+  it.each([
+    ['/', 'AI Chatbots with Your Knowledge — Parley'],
+    ['/pricing', 'Pricing — Parley'],
+    ['/login', 'Sign in — Parley'],
+    ['/register', 'Sign up — Parley'],
+    ['/forgot-password', 'Forgot password — Parley'],
+    ['/reset-password?token=t', 'Reset password — Parley'],
+    ['/terms', 'Terms and Conditions — Parley'],
+    ['/privacy', 'Privacy Policy — Parley'],
+    ['/no-such-page', 'Page not found — Parley'],
+  ])('names the browser tab of %s "%s"', async (path, title) => {
+    document.title = '';
+    renderApp(path, mockLink({}).link);
+    await waitFor(() => expect(document.title).toBe(title));
+  });
+
   it('shows a 404 page for an unknown route', () => {
     renderApp('/no-such-page', mockLink({}).link);
     expect(screen.getByRole('heading', { name: 'Page not found' })).toBeTruthy();
