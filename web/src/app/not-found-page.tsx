@@ -1,5 +1,5 @@
 import { ButtonLink } from '../components/ui/button-link';
-import { useDocumentTitle } from '../lib/use-document-title';
+import { useDocumentTitle } from '../../chat-page/src/lib/use-document-title';
 
 export function NotFoundPage() {
   useDocumentTitle('Page not found');

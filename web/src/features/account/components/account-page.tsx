@@ -1,7 +1,7 @@
 import { PageContainer } from '../../../components/ui/page-container';
 import { Spinner } from '../../../components/ui/spinner';
 import { useSession } from '../../../lib/session/session-context';
-import { useDocumentTitle } from '../../../lib/use-document-title';
+import { useDocumentTitle } from '../../../../chat-page/src/lib/use-document-title';
 import { useAccountDetails } from '../hooks/use-account-details';
 import { DeleteAccountCard } from './delete-account-card';
 import { DevicesCard } from './devices-card';

@@ -3,7 +3,7 @@ import { Link } from 'react-router-dom';
 import { Alert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
 import { TextField } from '../../../components/ui/text-field';
-import { useDocumentTitle } from '../../../lib/use-document-title';
+import { useDocumentTitle } from '../../../../chat-page/src/lib/use-document-title';
 import { useRequestPasswordReset } from '../hooks/use-request-password-reset';
 import { AuthCard, textLinkClasses } from './auth-card';
 

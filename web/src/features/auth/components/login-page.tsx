@@ -5,7 +5,7 @@ import { Button } from '../../../components/ui/button';
 import { TextField } from '../../../components/ui/text-field';
 import { useRouteNotice } from '../../../lib/route-notice';
 import { useSession } from '../../../lib/session/session-context';
-import { useDocumentTitle } from '../../../lib/use-document-title';
+import { useDocumentTitle } from '../../../../chat-page/src/lib/use-document-title';
 import { useLogin } from '../hooks/use-login';
 import { AuthCard, textLinkClasses } from './auth-card';
 

@@ -4,7 +4,7 @@ import { Alert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
 import { NewPasswordFields } from '../../../components/ui/new-password-fields';
 import { withNotice } from '../../../lib/route-notice';
-import { useDocumentTitle } from '../../../lib/use-document-title';
+import { useDocumentTitle } from '../../../../chat-page/src/lib/use-document-title';
 import { useResetPassword } from '../hooks/use-reset-password';
 import { AuthCard, textLinkClasses } from './auth-card';
 

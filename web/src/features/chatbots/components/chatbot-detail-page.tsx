@@ -7,7 +7,7 @@ import { PageContainer } from '../../../components/ui/page-container';
 import { Spinner } from '../../../components/ui/spinner';
 import { graphqlErrorMessage } from '../../../lib/graphql-errors';
 import { useSession } from '../../../lib/session/session-context';
-import { useDocumentTitle } from '../../../lib/use-document-title';
+import { useDocumentTitle } from '../../../../chat-page/src/lib/use-document-title';
 import { ChatbotQuery } from '../graphql/chatbot-query';
 import { useKnowledgePolling } from '../hooks/use-knowledge-polling';
 import { AnalyticsTab } from './analytics-tab';

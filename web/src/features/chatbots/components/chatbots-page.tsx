@@ -9,7 +9,7 @@ import { Spinner } from '../../../components/ui/spinner';
 import { useChatbots } from '../../../lib/chatbots/chatbots-context';
 import { canCreateChatbot } from '../../../lib/chatbots/chatbot-rules';
 import { useSession } from '../../../lib/session/session-context';
-import { useDocumentTitle } from '../../../lib/use-document-title';
+import { useDocumentTitle } from '../../../../chat-page/src/lib/use-document-title';
 import { ChatbotCard } from './chatbot-card';
 
 export const FREE_PLAN_NOTICE = 'Free plan: you can have one chatbot. Upgrade to Pro for unlimited chatbots.';

@@ -6,7 +6,7 @@ import { ButtonLink } from '../../../components/ui/button-link';
 import { Card, CardBody } from '../../../components/ui/card';
 import { PageContainer } from '../../../components/ui/page-container';
 import { TextField } from '../../../components/ui/text-field';
-import { useDocumentTitle } from '../../../lib/use-document-title';
+import { useDocumentTitle } from '../../../../chat-page/src/lib/use-document-title';
 import { useCreateChatbot } from '../hooks/use-create-chatbot';
 import { BackLink } from './back-link';
 

@@ -3,7 +3,7 @@ import { Alert } from '../../../components/ui/alert';
 import { PageContainer } from '../../../components/ui/page-container';
 import { useCheckout } from '../../../lib/billing/use-checkout';
 import { useSession } from '../../../lib/session/session-context';
-import { useDocumentTitle } from '../../../lib/use-document-title';
+import { useDocumentTitle } from '../../../../chat-page/src/lib/use-document-title';
 import { displayName } from '../account-labels';
 import { CHECKOUT_CONFIRMING_MESSAGE, useFreshAccount } from '../hooks/use-fresh-account';
 import { useBillingOptions } from '../hooks/use-billing-options';

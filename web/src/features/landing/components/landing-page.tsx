@@ -5,7 +5,7 @@ import { PageContainer } from '../../../components/ui/page-container';
 import { ChatPreview } from './chat-preview';
 import { strokeIconProps } from '../../../components/ui/icon-props';
 import { useRouteNotice } from '../../../lib/route-notice';
-import { useDocumentTitle } from '../../../lib/use-document-title';
+import { useDocumentTitle } from '../../../../chat-page/src/lib/use-document-title';
 
 interface Feature {
   title: string;

@@ -2,7 +2,7 @@ import { useNavigate } from 'react-router-dom';
 import { PageContainer } from '../../../components/ui/page-container';
 import { useCheckout } from '../../../lib/billing/use-checkout';
 import { useSession } from '../../../lib/session/session-context';
-import { useDocumentTitle } from '../../../lib/use-document-title';
+import { useDocumentTitle } from '../../../../chat-page/src/lib/use-document-title';
 import { FREE_PLAN, PRO_PLAN } from '../plans';
 import { PlanCard } from './plan-card';
 

@@ -5,7 +5,7 @@ import { ButtonLink } from '../../../components/ui/button-link';
 import { PageContainer } from '../../../components/ui/page-container';
 import { Spinner } from '../../../components/ui/spinner';
 import { formatDate } from '../../../lib/format';
-import { useDocumentTitle } from '../../../lib/use-document-title';
+import { useDocumentTitle } from '../../../../chat-page/src/lib/use-document-title';
 import { dailyCostSeries } from '../daily-series';
 import { useUsageReport } from '../hooks/use-usage-report';
 import { DEFAULT_USAGE_RANGE, type UsageRange } from '../usage-range';
