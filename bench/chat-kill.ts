@@ -1,4 +1,4 @@
-// Chat service killed mid-run (issue 11's failure-mode target; prints figures, not a test): 200
+// Chat service killed mid-run (a failure-mode check; prints figures, not a test): 200
 // visitors × 5 messages through the gateway's public chat, SIGKILL to the chat service once a third are
 // answered, then the database says what was billed. Every message must end as an answer or a clear
 // refusal, usage is billed once, and paid-not-billed answers stay within those in flight at the kill.
@@ -298,7 +298,7 @@ try {
   });
   const bot = await api<{ _id: string; uniqueId: string }>('/api/chatbot', { name: 'Bench shop assistant' }, token);
   for (const text of KNOWLEDGE) await api(`/api/chatbot/${bot._id}/knowledge-base/text`, { text, append: true }, token);
-  // Thousands of messages from one address: without issue 14's daily visitor and spend limits.
+  // Thousands of messages from one address: without the daily visitor and spend limits (docs/product.md, Visitor limits).
   const unlimited = await fetch(`${gateway}/api/chatbot/${bot._id}`, {
     method: 'PUT',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },

@@ -14,7 +14,7 @@
 // DATABASE_URL's server is used (default postgresql://postgres@127.0.0.1:5432) with a database of
 // its own (parley_bench_export, dropped at the end unless BENCH_KEEP=1; BENCH_REUSE=1 exports a kept
 // one again without seeding); the stack listens 400 above the default ports. BENCH_SCALE=0.1 seeds a tenth.
-// Targets (issue 15): ≥ 20,000 messages/s and peak RSS ≤ 200 MB for 100,000 conversations.
+// Targets (ADR 20): ≥ 20,000 messages/s and peak RSS ≤ 200 MB for 100,000 conversations.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';

@@ -23,7 +23,7 @@
 // BENCH_LOGS=1 shows the services' logs (BENCH_LOG_LEVEL, default warn); BENCH_PHASES=paced
 // (or overhead, consumers, first-token, scaling, comma-separated) runs only those parts; BENCH_PHASES=idle
 // measures what the stack's processes cost in 20 s with nobody chatting; BENCH_PHASES=consumers
-// measures issue 15's analytics consumer running against paused, in one run (not in the default set);
+// measures the analytics consumer (ADR 18) running against paused, in one run (not in the default set);
 // BENCH_PHASES=memory the processes' memory settings against the runtimes' own sizing, in one run
 // (not in the default set).
 //
@@ -454,7 +454,7 @@ async function prepareOwner(): Promise<void> {
   });
   const bot = await api<{ _id: string; uniqueId: string }>('/api/chatbot', { name: BOT_NAME }, token);
   for (const text of KNOWLEDGE) await api(`/api/chatbot/${bot._id}/knowledge-base/text`, { text, append: true }, token);
-  // Thousands of messages from one address: without the daily visitor and spend limits (issue 14's
+  // Thousands of messages from one address: without the daily visitor and spend limits (their
   // defaults would stop the bench; bench/visitor-limits.ts measures what they cost).
   const unlimited = await fetch(`${gateway}/api/chatbot/${bot._id}`, {
     method: 'PUT',
@@ -824,7 +824,7 @@ async function classicPhases(): Promise<void> {
     console.log(`  ${cpuSplit(before, after)}`);
   }
 
-  // 1b. What issue 15's analytics consumer costs the answers, in one run: the same one-visitor and
+  // 1b. What the analytics consumer (ADR 18) costs the answers, in one run: the same one-visitor and
   // closed-loop measurements with the chat service's analytics worker running and paused (its jobs
   // wait in Redis, then are applied before the next round), alternated twice so both see the same
   // machine. The analytics event is published in both (that is part of the answer's path).

@@ -1,4 +1,4 @@
-// Visitor limits benchmark (a script that prints figures, not a test): what issue 14's daily limits
+// Visitor limits benchmark (a script that prints figures, not a test): what the daily limits (ADR 19)
 // add to a public chat message. In one run, the same message (SendMessage over Connect, as the
 // gateway calls it) on two chatbots of the same owner, alternated message by message so both see the
 // same background load: one without limits (none: no Redis call for them), one with the product's

@@ -1,4 +1,4 @@
-// Widget benchmark (issue 14; a script that prints figures, not a test): the time from a click on
+// Widget benchmark (ADR 19; a script that prints figures, not a test): the time from a click on
 // the launcher to a usable chat input (the field inside the iframe visible and enabled), in Debian's
 // Chromium with the CPU throttled 4× (CDP Emulation.setCPUThrottlingRate), and the gzip sizes of
 // what visitors download (scripts/check-bundle-size.ts).

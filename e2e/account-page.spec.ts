@@ -1,5 +1,5 @@
 /// <reference lib="dom" />
-// Issue 16 in the browser: a forgotten password reset through the mail (read on the local outbox
+// Accounts in the browser (docs/product.md, Password reset and the account page): a forgotten password reset through the mail (read on the local outbox
 // page), the account page's changes, and deleting the account.
 import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';

@@ -38,7 +38,7 @@ test('register, see the dashboard, log out, and log back in', async ({ page }) =
   await expect(page.getByText('Create an account').first()).toBeVisible();
   await screenshot(page, 'register');
 
-  // client-side validation from spec §5
+  // client-side validation (docs/product.md, Accounts and sessions)
   await page.locator('input[name="email"]').fill(email);
   await page.locator('input[name="password"]').fill('abc');
   await page.locator('input[name="password2"]').fill('abd');
@@ -53,7 +53,7 @@ test('register, see the dashboard, log out, and log back in', async ({ page }) =
   await page.locator('form button[type="submit"]').click();
 
   await expect(page).toHaveURL(/\/dashboard$/);
-  // Sign-up asks for no name, so the greeting falls back to "User" (spec §2); the account page sets one.
+  // Sign-up asks for no name, so the greeting falls back to "User" (docs/product.md, Dashboard); the account page sets one.
   await expect(page.getByText('Welcome back, User')).toBeVisible();
   await expect(page.getByText(email).first()).toBeVisible();
   await expect(page.getByText('free Plan')).toBeVisible();

@@ -53,7 +53,7 @@ export async function makePro(email: string): Promise<void> {
   }
 }
 
-/** Changes a chatbot through PUT /api/chatbot/{id} (issue 14's appearance, allowedDomains, standalonePage, limits among them). */
+/** Changes a chatbot through PUT /api/chatbot/{id} (appearance, allowedDomains, standalonePage, limits among them). */
 export async function updateBot(request: APIRequestContext, token: string, id: string, data: Record<string, unknown>) {
   return request.put(`/api/chatbot/${id}`, { headers: { authorization: `Bearer ${token}` }, data });
 }

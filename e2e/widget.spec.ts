@@ -1,5 +1,5 @@
 /// <reference lib="dom" />
-// The embeddable widget against the whole running stack (issue 14): a host page on another local
+// The embeddable widget against the whole running stack (docs/product.md, The widget): a host page on another local
 // origin (127.0.0.1 on a port of its own, while Parley is localhost) pastes the owner's snippet; the
 // widget opens the chat in its panel with the bot's colours, refuses a site that is not allowed,
 // stops visitors at the owner's daily limits with nothing billed, and works from the keyboard. The

@@ -1,4 +1,4 @@
-// The size budgets of what visitors download (issue 14), checked on the built web/dist:
+// The size budgets of what visitors download (ADR 21), checked on the built web/dist:
 //   - the public chat page (chat.html): its entry script, every module it imports statically and
 //     every modulepreload link, gzip-compressed; what it loads later with import() (the Markdown
 //     renderer, the proof-of-work solver) is not counted, since most visitors never load it;
@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
 const KIB = 1024;
-// Issue 14's targets, in KB of 1,000 bytes as it counts them.
+// The product's targets (docs/product.md, The widget), in KB of 1,000 bytes as it counts them.
 const CHAT_PAGE_BUDGET = 60_000;
 const WIDGET_BUDGET = 10_000;
 

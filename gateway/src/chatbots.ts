@@ -1,5 +1,5 @@
 // Chatbots as the product shows them, from the chatbot service's messages. REST and GraphQL share
-// these views; only the id field's name differs (`_id` in REST, as spec §3 names it).
+// these views; only the id field's name differs (`_id` in REST, docs/product.md, Chatbots).
 import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
 import type {
   Appearance,
@@ -66,7 +66,7 @@ export interface VisitorLimitsView {
   proofOfWork: boolean;
 }
 
-/** Appearance, where the chatbot may run and what its visitors may spend (issue 14). */
+/** Appearance, where the chatbot may run and what its visitors may spend (docs/product.md, The widget). */
 export interface EmbedSettingsView {
   appearance: AppearanceView;
   allowedDomains: string[];
@@ -310,7 +310,7 @@ export function restTextEntryResult(res: { entry: TextEntryView; knowledgeBase: 
   return { entry: restTextEntry(res.entry), knowledgeBase: restKnowledgeBase(res.knowledgeBase) };
 }
 
-/** The chatbot as REST clients read it (spec §3): `_id`, and the knowledge base always present. */
+/** The chatbot as REST clients read it (docs/product.md, Chatbots): `_id`, and the knowledge base always present. */
 export function restChatbot(view: ChatbotView) {
   const { id, knowledgeBase, ...rest } = view;
   return { _id: id, ...rest, knowledgeBase: restKnowledgeBase(knowledgeBase ?? { text: '', textEntries: [] }) };

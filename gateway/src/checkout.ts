@@ -1,5 +1,5 @@
 // Checkout as the gateway sees it, shared by REST and GraphQL: the owner's Stripe customer, and a
-// checkout session for one of the two products the server sells. The client's spec §7 payload only
+// checkout session for one of the two products the server sells. The client's checkout payload only
 // SELECTS the product (mode and metadata); price, quantity and amount are billing's configuration,
 // and the return URLs must be on the product's own origin, so a checkout can never redirect a
 // browser anywhere else.
@@ -12,7 +12,7 @@ export const UNKNOWN_MODE_MESSAGE = 'Unknown checkout mode';
 export const MISMATCHED_METADATA_MESSAGE =
   'Checkout metadata does not match the mode: a subscription is the pro plan, a payment is a credit top-up';
 
-/** The spec's payload, typed; lineItems are accepted and ignored (the server decides what is sold). */
+/** The checkout payload (docs/product.md, Plans, credit and checkout), typed; lineItems are accepted and ignored (the server decides what is sold). */
 export interface CheckoutRequest {
   mode: string;
   metadata?: { type?: string | null; plan?: string | null } | null;

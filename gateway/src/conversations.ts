@@ -74,7 +74,7 @@ export function conversationView(c: Conversation | undefined): ConversationView 
   };
 }
 
-/** The conversation as REST clients read it (spec §3): `_id`. */
+/** The conversation as REST clients read it (docs/product.md, Conversation history): `_id`. */
 export function restConversation(view: ConversationView) {
   const { id, ...rest } = view;
   return { _id: id, ...rest };

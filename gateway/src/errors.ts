@@ -28,7 +28,7 @@ export interface MappedError {
   status: number;
   code: GraphQLErrorCode;
   message: string;
-  /** The owner's plan does not allow this (spec: the create-error response may carry limitReached). */
+  /** The owner's plan does not allow this (docs/product.md, Chatbots: a refused create carries limitReached). */
   limitReached?: true;
 }
 
@@ -118,7 +118,7 @@ const apolloStatus: Record<string, number> = {
 
 /**
  * Apollo's formatError hook. Errors thrown by resolvers (ConnectErrors from services or from the
- * gateway's checks) get the spec's message and a code; Apollo's own request errors keep theirs.
+ * gateway's checks) get the product's message (docs/product.md, Messages) and a code; Apollo's own request errors keep theirs.
  * extensions.http.status is informative: the HTTP response itself stays 200 for resolver errors, as
  * GraphQL clients expect.
  */

@@ -1,7 +1,7 @@
 // The built web app and uploaded media. Hashed files under /assets never change, so they are cached
 // for a year; the HTML pages are revalidated on every load so a new deployment is picked up at once.
 // The web app has two pages: index.html (the site and the owner's dashboard) and chat.html (the
-// public chat, a separate small bundle), served for /chat/* and for /embed/{uniqueId} (issue 14: the
+// public chat, a separate small bundle), served for /chat/* and for /embed/{uniqueId} (the
 // same page inside the widget's frame on the owner's site; the app tells the two apart by the path).
 // The embed page may be framed by the chatbot's allowed domains only: its Content-Security-Policy's
 // frame-ancestors lists them (any site when the list is empty), and it has no X-Frame-Options.

@@ -32,7 +32,7 @@ export interface UsageTotalsView {
 export interface UsageRequestView {
   requestId: string;
   timestamp: string;
-  /** `_id` as spec §3 names it, in REST and GraphQL alike. */
+  /** `_id` as docs/product.md (Usage) names it, in REST and GraphQL alike. */
   chatbot: { _id: string; name: string } | null;
   model: { displayName: string } | null;
   promptTokens: number;
@@ -179,7 +179,7 @@ function usageRequestView(record: UsageRecord, currentName: string | null): Usag
 }
 
 /**
- * An exact decimal string as a JSON number, for REST clients (spec §3 reads amounts as numbers).
+ * An exact decimal string as a JSON number, for REST clients (docs/product.md, Usage: amounts are numbers).
  * Number() parses the decimal text directly ("0.0000015" → 1.5e-6), the nearest double, with no
  * intermediate rounding; the exact value stays in billing and in GraphQL's Decimal strings.
  */
@@ -190,7 +190,7 @@ export const money = (amount: string): number => {
   return n;
 };
 
-/** The spec's Usage response (keys verbatim, `_id` for the chatbot) plus the additive fields. */
+/** The Usage response (docs/product.md, Usage) (keys verbatim, `_id` for the chatbot) plus the additive fields. */
 export function restUsageReport(view: UsageReportView) {
   const totals = view.overallUsage;
   return {

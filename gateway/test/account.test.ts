@@ -1,4 +1,4 @@
-// Accounts end to end through the gateway (issue 16): password reset by a real mail through a local
+// Accounts end to end through the gateway (docs/product.md, Password reset and the account page, Account deletion): password reset by a real mail through a local
 // SMTP server, the account page's changes and sessions, the owner's data export, and account
 // deletion removing the owner's data from every service's schema (checked in the database), also
 // when the AccountDeleted event is delivered again.
@@ -244,7 +244,7 @@ describe("the owner's data export", () => {
     expect(data.billing.subscription).toBe('free');
     expect(data.chatbots).toHaveLength(1);
     expect(data.chatbots[0].knowledgeBase.textEntries[0].content).toBe('We open at nine.');
-    // The bot's widget settings go with it (issue 14).
+    // The bot's widget settings go with it.
     expect(data.chatbots[0]).toMatchObject({
       appearance: { position: 'right', hideBranding: false },
       allowedDomains: [],

@@ -87,7 +87,7 @@ describe('conversation export', () => {
         ['user', '+1', null],
       ],
     );
-    // What a host page told the widget (issue 14): a name a spreadsheet would run is made inert too.
+    // What a host page told the widget (Parley.identify): a name a spreadsheet would run is made inert too.
     await chat(`UPDATE "Conversation" SET "visitorId" = 'customer-42', "visitorName" = '=Zoë' WHERE "id" = $1`, [first]);
     second = await conversation(
       chatbotId,

@@ -1,4 +1,4 @@
-// What the contract tests of issue 14's chatbot settings share: a new chatbot's settings as the
+// What the contract tests of the chatbot's embed settings share: a new chatbot's settings as the
 // owner reads them (REST and GraphQL alike), and the GraphQL selection of them.
 export const DEFAULT_EMBED_SETTINGS = {
   appearance: { primaryColor: null, position: 'right', launcherLabel: '', hideBranding: false },

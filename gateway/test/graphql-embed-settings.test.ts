@@ -1,4 +1,4 @@
-// Contract tests of issue 14's chatbot settings in GraphQL: Chatbot.appearance, allowedDomains,
+// Contract tests of the chatbot's embed settings in GraphQL: Chatbot.appearance, allowedDomains,
 // standalonePage and limits, updateChatbot's inputs (null resets the colour and removes a limit,
 // otherwise means "not given"), the chatbot service's messages as BAD_USER_INPUT and the pro-only
 // badge as FORBIDDEN, all the same as REST answers.

@@ -1,7 +1,7 @@
-// The chat service dying under visitors who are waiting for an answer (issue 11, failure modes):
+// The chat service dying under visitors who are waiting for an answer (failure modes):
 // the gateway reaches the real chat service through a TCP relay this test controls, and the relay's
 // connections are reset (or closed) mid-answer, as when the chat process is killed. Every visitor in flight
-// gets the spec's clear 503 (or, once the event stream has started, its `error` event), never a 500.
+// gets the clear 503 (docs/product.md, Messages) (or, once the event stream has started, its `error` event), never a 500.
 import { createServer, Socket, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAI } from '@parley/common/testing/fake-openai.ts';

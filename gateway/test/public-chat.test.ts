@@ -1,4 +1,4 @@
-// Contract tests of the public chat (spec §3 "Public chat reply", §7, §8) and of the owner's
+// Contract tests of the public chat (docs/product.md, Public chat and Messages) and of the owner's
 // conversation history, through the gateway against the real auth, billing, chatbot and chat
 // services, with a fake OpenAI-compatible model started here.
 import { randomUUID } from 'node:crypto';
@@ -133,8 +133,8 @@ async function setCredit(owner: Owner, balance: string) {
 
 const isoString = (value: string) => expect(new Date(value).toISOString()).toBe(value);
 
-// What the public lookup shows (issue 13 added the welcome message and the suggested questions,
-// issue 14 the appearance and proof of work; widget-edge.test.ts has their cases).
+// What the public lookup shows (the welcome message, the suggested questions,
+// the appearance and proof of work; widget-edge.test.ts has their cases).
 const PUBLIC_KEYS = ['appearance', 'name', 'profilePicture', 'proofOfWork', 'suggestedQuestions', 'welcomeMessage'];
 const DEFAULT_LOOK = { appearance: { primaryColor: null, position: 'right', launcherLabel: '', hideBranding: false }, proofOfWork: false };
 
@@ -192,7 +192,7 @@ describe('POST /api/chatbot/public/:uniqueId/chat (JSON)', () => {
   it("answers 200 { message, sessionId, sources, messageId } with the model's answer and a server-issued session id, kept from then on", async () => {
     const { chatbot } = await ownerWithChatbot();
     const before = fake.requests.length;
-    // The page's own id is only a hint: the conversation gets an id the server issued (issue 11).
+    // The page's own id is only a hint: the conversation gets an id the server issued, so no visitor can guess another's.
     const res = await chat(chatbot.uniqueId, '  What are your opening hours?  ', { sessionId: 'visitor-Session_01' });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
@@ -327,7 +327,7 @@ describe('POST /api/chatbot/public/:uniqueId/chat (JSON)', () => {
       expect(fake.requests.length).toBe(before);
     }
     // A positive balance too small to hold the answer's largest possible cost is refused too (the
-    // credit hold, issue 10: an answer is never given on credit the owner does not have)...
+    // credit hold, ADR 10: an answer is never given on credit the owner does not have)...
     await setCredit(owner, '0.0000000001');
     const before = fake.requests.length;
     expect((await chat(chatbot.uniqueId, 'Hi on a sliver of credit')).status).toBe(503);

@@ -1,4 +1,4 @@
-// Contract tests of the REST auth paths (spec §7) through the gateway, against the real auth and
+// Contract tests of the REST auth paths (docs/product.md, Accounts and sessions) through the gateway, against the real auth and
 // billing services.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startGateway, startStack, uniqueEmail, type Stack } from './stack.ts';

@@ -1,4 +1,4 @@
-// Contract tests of the owner's chatbot REST paths (spec §3, §5, §7, §8) through the gateway, against
+// Contract tests of the owner's chatbot REST paths (docs/product.md, Chatbots, Knowledge base, Messages) through the gateway, against
 // the real auth, billing and chatbot services.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,7 +31,7 @@ async function ownerWithChatbot(name = 'Support Bot') {
   return { owner, chatbot: await createChatbot(owner, name) };
 }
 
-/** A typed text entry as REST shows it: issue 13's fields with the values typed text always has. */
+/** A typed text entry as REST shows it: the knowledge-source fields with the values typed text always has. */
 const typedEntry = (fields: { title: string; content: string }) => ({
   _id: expect.stringMatching(UUID),
   ...fields,
@@ -48,7 +48,7 @@ const typedEntry = (fields: { title: string; content: string }) => ({
 
 const isoString = (value: string) => expect(new Date(value).toISOString()).toBe(value);
 
-/** The exact shape of spec §3, for a chatbot nobody has chatted with. */
+/** The exact shape of docs/product.md (Chatbots), for a chatbot nobody has chatted with. */
 function expectChatbot(
   chatbot: any,
   fields: { name: string; profilePicture?: string | null; isActive?: boolean; language?: string; knowledgeBase?: unknown },

@@ -1,4 +1,4 @@
-// Contract tests of issue 14's chatbot settings on the owner's REST paths: PUT /api/chatbot/{id}
+// Contract tests of the chatbot's embed settings on the owner's REST paths: PUT /api/chatbot/{id}
 // takes appearance, allowedDomains, standalonePage and limits (partial at every level), the chatbot
 // JSON of GET, PUT and the list carries them, wrong JSON types are 400 with the field named, the
 // chatbot service's refusals keep their messages, and hiding the badge is pro only (403).

@@ -1,5 +1,5 @@
 // GET /api/user/usage and GraphQL `usage` against the real stack: usage recorded by billing's worker
-// from real UsageRecorded events, then read back through the gateway. Shape exactly as spec §3 (plus
+// from real UsageRecorded events, then read back through the gateway. Shape exactly as docs/product.md, Usage (plus
 // the additive fields), exact sums, ranges, the chatbot filter, ownership, deleted and renamed
 // chatbots, bad input and sign-in.
 import { randomUUID } from 'node:crypto';
@@ -166,7 +166,7 @@ function expectReport(body: any, want: ReturnType<typeof expected>) {
 }
 
 describe('GET /api/user/usage', () => {
-  it("answers the spec's Usage response exactly, plus the additive fields, and is never cached", async () => {
+  it("answers the Usage response exactly, plus the additive fields, and is never cached", async () => {
     const res = await usage(owner.token, range(ago(30 * DAY), now));
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');

@@ -1,4 +1,4 @@
-// Contract tests of the widget's public edge (issue 14) through the gateway, against the real auth,
+// Contract tests of the widget's public edge (docs/product.md, The widget) through the gateway, against the real auth,
 // billing, chatbot and chat services and a fake model: the public lookup's appearance, CORS on the
 // public paths only, the site a call comes from (Origin, X-Parley-Embed) and its refusal, the
 // proof-of-work challenge, the embed page's framing policy, /widget.js's caching, and the visitor's

@@ -1,5 +1,5 @@
 // The one definition of a chatbot's language on the services' side: the names the product uses
-// (spec §9: english, french, chinese), the proto enum that carries them across contracts, and the
+// (docs/product.md, Chatbots: english, french, chinese), the proto enum that carries them across contracts, and the
 // mapping between the two. While the old free-string fields live beside the enum ones (see
 // CONTRIBUTING.md, "Evolving a contract"), writers fill both and readers go through readLanguage.
 import { Language } from '../gen/parley/chatbot/v1/chatbot_pb.js';

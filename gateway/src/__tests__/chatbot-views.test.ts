@@ -1,5 +1,5 @@
 // The views and request pieces chatbots.ts shares between REST and GraphQL, and the statuses
-// errors.ts gives issue 13's refusals: pure, no services.
+// errors.ts gives the knowledge sources' refusals: pure, no services.
 import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { describe, expect, it } from 'vitest';
@@ -115,7 +115,7 @@ describe('maxPagesField', () => {
   });
 });
 
-describe("statuses of issue 13's refusals", () => {
+describe("statuses of the knowledge sources' refusals", () => {
   const logger = createLogger('test', 'silent');
   it("a service's conflict (ABORTED) is 409 CONFLICT; a failed precondition stays 400", () => {
     expect(mapError(conflict('This entry is still being processed'), logger)).toMatchObject({

@@ -1,4 +1,4 @@
-// The views and request pieces chatbots.ts shares between REST and GraphQL for issue 14's settings
+// The views and request pieces chatbots.ts shares between REST and GraphQL for the embed settings
 // (appearance, allowed domains, standalone page, visitor limits): pure, no services.
 import { create } from '@bufbuild/protobuf';
 import { describe, expect, it } from 'vitest';

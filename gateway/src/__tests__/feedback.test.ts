@@ -1,4 +1,4 @@
-// Contract tests of issue 15's feedback through the gateway, against the real services and a fake
+// Contract tests of the visitors' feedback (docs/product.md, Feedback, analytics and unanswered questions) through the gateway, against the real services and a fake
 // OpenAI-compatible model: the messageId of the chat reply and the streamed done event, rating it
 // (POST /api/chatbot/public/{uniqueId}/feedback), the refusals (404 for anything not the visitor's own
 // answer, 400 for a bad rating or a wrong JSON type, 429 with the chat's message), and the rating

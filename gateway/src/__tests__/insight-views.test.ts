@@ -1,4 +1,4 @@
-// Issue 15's views and GraphQL wiring, pure (services faked): the analytics range and its 30-day
+// The owner insights' views and GraphQL wiring, pure (services faked): the analytics range and its 30-day
 // default, the answered share, the unanswered-question and message views, and the open-question
 // counter of a list of chatbots resolved with ONE CountUnansweredQuestions call per request.
 import { create } from '@bufbuild/protobuf';

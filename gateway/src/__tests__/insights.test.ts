@@ -1,4 +1,4 @@
-// Contract tests of issue 15's owner insights through the gateway, against the real services (the
+// Contract tests of the owner insights (docs/product.md, Feedback, analytics and unanswered questions) through the gateway, against the real services (the
 // chat service's analytics worker included) and a fake OpenAI-compatible model that cites the
 // knowledge for some questions and nothing for others: analytics of a chatbot and the summary (REST
 // and GraphQL, pro and free, the default range, the dates' refusals), and the unanswered-question

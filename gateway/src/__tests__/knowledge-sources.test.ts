@@ -1,4 +1,4 @@
-// Contract tests of issue 13's owner paths through the gateway, against the real auth, billing and
+// Contract tests of the knowledge-source paths (docs/product.md, Knowledge base) through the gateway, against the real auth, billing and
 // chatbot services (their workers included) and a small website served here: knowledge from files,
 // web pages and Q&A pairs (REST and GraphQL), refresh and auto-sync, each bot's voice, and the
 // refusals the gateway decides itself (wrong JSON types, oversized or broken uploads).

@@ -1,4 +1,4 @@
-// Contract tests of issue 13's public additions through the gateway, against the real services and
+// Contract tests of the public chat's sources, welcome message and suggested questions through the gateway, against the real services and
 // a fake OpenAI-compatible model started here: the public lookup's welcome message and suggested
 // questions, and the sources of an answer in the JSON reply and the streamed done event.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -66,7 +66,7 @@ describe('GET /api/chatbot/public/:uniqueId', () => {
     const { owner, chatbot } = await ownerWithChatbot();
     const before = await call(`/api/chatbot/public/${chatbot.uniqueId}`);
     expect(before.status).toBe(200);
-    // Issue 14's appearance and proof of work, at their defaults (widget-edge.test.ts has their cases).
+    // The appearance and proof of work, at their defaults (widget-edge.test.ts has their cases).
     const look = { appearance: { primaryColor: null, position: 'right', launcherLabel: '', hideBranding: false }, proofOfWork: false };
     expect(before.body).toEqual({ name: 'Shop Bot', profilePicture: null, welcomeMessage: '', suggestedQuestions: [], ...look });
 

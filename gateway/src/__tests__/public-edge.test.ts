@@ -1,4 +1,4 @@
-// The widget's public edge as pure rules (issue 14): which site a public call comes from, and which
+// The widget's public edge as pure rules (docs/product.md, The widget): which site a public call comes from, and which
 // pages may frame the embed page.
 import { describe, expect, it } from 'vitest';
 import { siteHost, UNKNOWN_SITE } from '../rest/public-chat.ts';

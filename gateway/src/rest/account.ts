@@ -1,4 +1,4 @@
-// REST twins of the account page and password reset (issue 16), beside spec §7's paths:
+// REST twins of the account page and password reset (docs/product.md, Password reset and the account page):
 //   POST /api/auth/forgot-password { email }            → { message } (the same whatever the email)
 //   POST /api/auth/reset-password { token, password, password2 } → { message }
 //   PUT  /api/user/profile { name }                     → the user

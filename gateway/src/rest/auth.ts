@@ -1,4 +1,4 @@
-// REST paths of spec §7 for accounts and sessions: /api/auth/{register,login,current,logout}.
+// REST paths (docs/product.md, REST API) for accounts and sessions: /api/auth/{register,login,current,logout}.
 import { Router } from 'express';
 import { clientIp } from '@parley/common/http.ts';
 import type { Clients } from '../clients.ts';

@@ -1,5 +1,5 @@
-// REST paths of spec §7 for an owner's chatbots, their pictures and knowledge base (typed text, files,
-// web pages and Q&A pairs: issue 13; appearance, allowed domains and visitor limits: issue 14). Every
+// REST paths (docs/product.md, REST API) for an owner's chatbots, their pictures and knowledge base (typed text, files,
+// web pages and Q&A pairs; appearance, allowed domains and visitor limits). Every
 // path acts for the signed-in owner; another owner's chatbot answers 404 (the chatbot service
 // decides, and owns every rule on the values).
 import { Router, type Request } from 'express';
@@ -56,7 +56,7 @@ function optionalOfTypes<T>(body: JsonObject, name: string, types: ('string' | '
   return value as T;
 }
 
-/** The issue 14 fields of PUT /api/chatbot/{id}, typed; partial at every level. */
+/** The embed settings of PUT /api/chatbot/{id}, typed; partial at every level. */
 function embedSettingsInput(body: JsonObject): EmbedSettingsInput {
   const appearance = nestedObject(body, 'appearance');
   const limits = nestedObject(body, 'limits');

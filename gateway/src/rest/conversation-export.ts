@@ -1,4 +1,4 @@
-// GET /api/chatbot/{id}/conversations/export?format=csv|jsonl[&startDate&endDate] (issue 15): every
+// GET /api/chatbot/{id}/conversations/export?format=csv|jsonl[&startDate&endDate] (docs/product.md, Conversation export): every
 // conversation of the owner's chatbot with every message, one row per message, as a download. The
 // chat service decides access (owner, Pro) and the dates, and streams pages of rows; each page is
 // written as it arrives, waiting for the browser to take it (backpressure), so the file is never
@@ -9,7 +9,7 @@
 // CSV: RFC 4180 (Papa Parse's unparse; CRLF, quotes where needed), a header row, a UTF-8 BOM so spreadsheet
 // programs read non-ASCII text right, and cells that a spreadsheet would run as a formula prefixed
 // with '. JSONL: one JSON object per message, the same fields in camelCase. The visitor's id and name
-// (issue 14: what the host page told the widget) come last in both (CSV visitor_id, visitor_name),
+// (what the host page told the widget) come last in both (CSV visitor_id, visitor_name),
 // so files read by position before them keep their columns. Papa Parse rather than csv-stringify:
 // for 100,000 messages it took this process from 120 to 179 MB where csv-stringify reached 317 MB
 // (the garbage of its character-by-character writing; docs/benchmarks.md).

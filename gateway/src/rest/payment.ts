@@ -1,4 +1,4 @@
-// POST /api/payment/{create-customer,create-checkout-session} (spec §7) for the signed-in owner,
+// POST /api/payment/{create-customer,create-checkout-session} (docs/product.md, Plans, credit and checkout) for the signed-in owner,
 // GET /api/payment/options (what is sold, and whether checkout is in test mode), and
 // POST /api/payment/webhook, where Stripe delivers its events (verified on the raw body, queued for
 // billing, acknowledged at once).

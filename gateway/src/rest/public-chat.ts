@@ -1,4 +1,4 @@
-// The public chat paths (spec §7, with issues 13, 14 and 15's additions), used by the chat page, the
+// The public chat paths (docs/product.md, Public chat and The widget), used by the chat page, the
 // embed page (/embed/{uniqueId}, inside the widget) and host pages, without signing in:
 //   GET  /api/chatbot/public/{uniqueId}            → { name, profilePicture, welcomeMessage, suggestedQuestions,
 //                                                      appearance: { primaryColor, position, launcherLabel, hideBranding },
@@ -18,7 +18,7 @@
 //   event: error  data: {"message":"..."}                                                 (instead of done, if it fails midway)
 // A failure before the first event is an ordinary JSON error with its status.
 //
-// Every call says where it came from (issue 14): the site (siteHost, from the Origin header) and
+// Every call says where it came from (ADR 19): the site (siteHost, from the Origin header) and
 // whether Parley's page is the embed page (the header X-Parley-Embed: 1). The chat service decides
 // from them whether the chatbot may answer there (403 otherwise). Host pages on any origin call these
 // paths, so they (and only they) answer CORS: any origin, no credentials; refusals stay readable.

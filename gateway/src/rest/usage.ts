@@ -1,5 +1,5 @@
-// GET /api/user/usage (spec §7): the signed-in owner's usage between two ISO dates, optionally for
-// one chatbot, as the spec's Usage response plus the additive fields (see ../usage.ts).
+// GET /api/user/usage (docs/product.md, Usage): the signed-in owner's usage between two ISO dates, optionally for
+// one chatbot, as the Usage response plus the additive fields (see ../usage.ts).
 import { Router } from 'express';
 import type { Clients } from '../clients.ts';
 import { bearerToken } from '../context.ts';

@@ -22,7 +22,7 @@ describe('readBillingConfig', () => {
   });
 
   describe('payments', () => {
-    it("runs in test mode with the spec's amounts when nothing is set", () => {
+    it("runs in test mode with the product's amounts when nothing is set", () => {
       expect(readBillingConfig({})).toMatchObject({
         STRIPE_SECRET_KEY: undefined,
         STRIPE_API_BASE: undefined,

@@ -67,11 +67,11 @@ export const billingVars = {
   STRIPE_PRICE_TOPUP: { parse: stripeId('price'), optional: true },
   /** The product's own origin: test-mode checkout pages live under it. */
   PUBLIC_URL: { parse: url(['http', 'https']), default: 'http://localhost:8080' },
-  /** Credit granted once per pro subscription (the spec's $2.00). */
+  /** Credit granted once per pro subscription (the pro plan's $2.00, docs/product.md, Plans, credit and checkout). */
   PRO_PLAN_CREDIT: { parse: decimalAmount, default: '2.00' },
   /** What one test-mode top-up charges and credits, and what the pages show. */
   CREDIT_TOPUP_AMOUNT: { parse: chargeAmount, default: '5.00' },
-  /** What the test-mode page charges for a month of pro (the spec's $10). */
+  /** What the test-mode page charges for a month of pro (the pro plan's $10). */
   PRO_PLAN_PRICE: { parse: chargeAmount, default: '10.00' },
 };
 

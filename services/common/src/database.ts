@@ -29,7 +29,7 @@ export function prismaAdapter({ databaseUrl, schema, poolSize = 10, settings = {
  * A plain pg pool on the service's schema, for the one kind of query Prisma is not built for: reading
  * a large table through in pages (an export). Prisma's raw queries hold several copies of each page's
  * rows on their way to the caller; the driver alone keeps the reader's memory to about one page
- * (measured: docs/benchmarks.md, issue 15 export).
+ * (measured: docs/benchmarks.md, the conversation export).
  */
 export function pgPool({ databaseUrl, schema, poolSize = 2, settings = {} }: DatabaseOptions): pg.Pool {
   return new pg.Pool(poolConfig({ databaseUrl, schema, poolSize, settings }));

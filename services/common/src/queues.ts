@@ -32,7 +32,7 @@ export const QUEUES = {
   accountDeletedBilling: 'parley.account-deleted.billing',
   /** The chatbot service's own background jobs: parse an uploaded file, fetch or crawl a web page, re-fetch one. */
   knowledgeIngest: 'parley.knowledge-ingest',
-  /** ChatbotInteraction again, for the chat service's own analytics worker (issue 15). */
+  /** ChatbotInteraction again, for the chat service's own analytics worker (ADR 18, ADR 23). */
   chatbotInteractionAnalytics: 'parley.chatbot-interaction.analytics',
   /** The chatbot service's own background jobs: embed an entry's chunks (only with an embeddings model). */
   knowledgeEmbed: 'parley.knowledge-embed',

@@ -31,11 +31,11 @@ export function redisKeys(prefix: string) {
     chatTurns: (chatbotId: string, sessionId: string) => join(prefix, f.chatTurns, chatbotId, sessionId),
     /** A SCAN pattern for every conversation's turns of one chatbot (its id must hold no pattern characters). */
     chatTurnsOfChatbot: (chatbotId: string) => `${join(prefix, f.chatTurns, chatbotId)}:*`,
-    /** Messages one visitor (salted hash of the address) sent one chatbot on one UTC day (chat; issue 14). */
+    /** Messages one visitor (salted hash of the address) sent one chatbot on one UTC day (chat; ADR 19). */
     chatLimitVisitorDay: (chatbotId: string, day: string, visitorHash: string) =>
       join(prefix, f.chatLimit, 'visitor', chatbotId, day, visitorHash),
-    /** Pico-dollars one chatbot spent or holds on one UTC day (chat; issue 14). */
-    /** A proof-of-work challenge already used, by its signature (chat; issue 14). */
+    /** Pico-dollars one chatbot spent or holds on one UTC day (chat; ADR 19). */
+    /** A proof-of-work challenge already used, by its signature (chat; ADR 19). */
     chatLimitChallengeUsed: (signature: string) => join(prefix, f.chatLimit, 'challenge', signature),
     /** Failed logins per (IP or "-", account hash), per IP, per account hash (auth). */
     loginFailuresIpAccount: (ip: string, accountHash: string) =>

@@ -27,7 +27,7 @@ export const conflict = (message: string) => new ConnectError(message, Code.Abor
  * generic "temporarily unavailable" text.
  */
 export const USER_MESSAGE_HEADER = 'user-message';
-/** Error metadata set to "true" when a create is refused by the owner's plan limit (spec: limitReached). */
+/** Error metadata set to "true" when a create is refused by the owner's plan limit (the REST answer's limitReached). */
 export const PLAN_LIMIT_HEADER = 'limit-reached';
 
 /**

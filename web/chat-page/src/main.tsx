@@ -1,6 +1,6 @@
 // The public chat page's own entry (chat.html): a small React root without the owner dashboard,
 // Apollo or the router, so visitors download only what the chat needs. The same page is the
-// widget's iframe at /embed/{uniqueId} (issue 14).
+// widget's iframe at /embed/{uniqueId}.
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { PublicChatPage } from './features/public-chat/components/public-chat-page';

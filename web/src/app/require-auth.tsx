@@ -2,7 +2,7 @@ import { Navigate, Outlet, useLocation } from 'react-router-dom';
 import { Spinner } from '../components/ui/spinner';
 import { useSession } from '../lib/session/session-context';
 
-/** The protected-route guard of spec §2: spinner while loading, /login when signed out, else the page. */
+/** The protected-route guard (docs/product.md, Screens and routes): spinner while loading, /login when signed out, else the page. */
 export function RequireAuth() {
   const { loading, isAuthenticated } = useSession();
   const location = useLocation();

@@ -1,5 +1,5 @@
 // The current calendar month in the browser's time zone, as the dashboard and the chatbot detail
-// page bill it (spec §7: "the current calendar month", "first to last day of the current month").
+// page bill it (docs/product.md, Usage: the current calendar month, first to last day).
 
 /** The first day of `now`'s month, 00:00 local time. */
 export function startOfMonth(now: Date): Date {

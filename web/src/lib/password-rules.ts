@@ -1,4 +1,4 @@
-// The password rules of spec §5, shared by registration, the reset link and the account page so a
+// The password rules (docs/product.md, Accounts and sessions), shared by registration, the reset link and the account page so a
 // new password is judged the same way wherever it is chosen. Each check returns the message to
 // show, or null when the input may be submitted.
 

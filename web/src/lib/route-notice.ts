@@ -25,7 +25,7 @@ function noticeOf(state: unknown): string | null {
 
 /**
  * The notice this page was opened with, shown as a success banner that hides itself after 3
- * seconds (spec §9). It is read once: it is dropped from the history entry, so a reload or coming
+ * seconds (docs/product.md, Constants). It is read once: it is dropped from the history entry, so a reload or coming
  * Back does not show it again.
  */
 export function useRouteNotice(): string | null {

@@ -1,4 +1,4 @@
-// The session token lives in localStorage under "token" (spec §3). Storage can throw (private
+// The session token lives in localStorage under "token" (docs/product.md, Accounts and sessions). Storage can throw (private
 // mode, disabled storage), and a broken storage must read as "signed out", not crash the app.
 const TOKEN_KEY = 'token';
 

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 
-/** Spec §9: success banners disappear after this many milliseconds. */
+/** docs/product.md, Constants: success banners disappear after this many milliseconds. */
 export const SUCCESS_BANNER_MS = 3000;
 
 /** A message that hides itself after `durationMs`; showing a new one restarts the clock. */

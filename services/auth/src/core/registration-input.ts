@@ -1,5 +1,5 @@
-// The validated input of Register. Messages are the product's own wording (see the spec's form
-// rules); the same checks run in the browser, but the server never relies on that.
+// The validated input of Register. Messages are the product's own wording (docs/product.md, Accounts
+// and sessions); the same checks run in the browser, but the server never relies on that.
 import { invalid } from '@parley/common/rpc-errors.ts';
 import { hasControlCharacters, isValidEmail, MAX_EMAIL_LENGTH, normalizeEmail } from './email.ts';
 

@@ -32,7 +32,7 @@ export interface CreateCheckoutSessionResult {
 
 export const ALREADY_PRO_MESSAGE = 'You are already on the Pro plan.';
 
-/** The metadata `type` of each product, as the spec's checkout payload names it. */
+/** The metadata `type` of each product, as the checkout payload names it (docs/product.md, Plans, credit and checkout). */
 export const CHECKOUT_TYPE: Record<CheckoutProduct, 'subscription' | 'credit_topup'> = {
   pro_subscription: 'subscription',
   credit_topup: 'credit_topup',

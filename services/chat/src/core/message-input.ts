@@ -28,7 +28,7 @@ export interface RawMessageInput {
   model: string;
   clientIp: string;
   userAgent: string;
-  /** Issue 14's fields; absent reads as empty (Parley's own page, nothing told, no proof). */
+  /** Where it came from and who sent it (ADR 19); absent reads as empty (Parley's own page, nothing told, no proof). */
   siteHost?: string;
   embedded?: boolean;
   visitorId?: string;

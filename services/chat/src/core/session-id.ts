@@ -10,7 +10,7 @@ import { createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:
 const RANDOM_BYTES = 12; // 16 base64url characters
 const RANDOM_CHARS = 16;
 const MAC_CHARS = 22;
-/** Within the spec's session id alphabet (A–Z, a–z, 0–9, _ and -), at a length of its own. */
+/** Within the session id alphabet a page may send (A–Z, a–z, 0–9, _ and -), at a length of its own. */
 const SIGNED_ID = new RegExp(`^[A-Za-z0-9_-]{${RANDOM_CHARS + MAC_CHARS}}$`);
 /** Keeps this key apart from anything else the same secret may ever sign. */
 const PURPOSE = 'parley/chat/session-id/v1';

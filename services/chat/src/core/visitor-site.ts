@@ -1,4 +1,4 @@
-// Where a chatbot may run (issue 14): the one rule, applied to every public call about a chatbot
+// Where a chatbot may run (ADR 19): the one rule, applied to every public call about a chatbot
 // (its public lookup, a message, a rating, a proof-of-work challenge) as soon as the chatbot is known.
 // The gateway tells where a request came from: `siteHost`, the host name of another web site whose
 // page sent it (from its Origin, lower case), empty for Parley's own pages and for a request without

@@ -1,5 +1,5 @@
 // Every conversation of one of the owner's chatbots with every message, for the owner's download
-// (issue 15). Same access as history (owner, Pro). The rows come a page at a time by keyset
+// (docs/product.md, Conversation export). Same access as history (owner, Pro). The rows come a page at a time by keyset
 // pagination, so a chatbot with millions of messages is never held in memory and each page is one
 // query on indexes whose cost does not grow with how far the export has got: conversations oldest
 // first (the (chatbotId, createdAt, id) index), each one's messages in the order they were sent
@@ -18,8 +18,8 @@ export const END_BEFORE_START = 'The end date must not be before the start date'
 /**
  * Rows per page (one query, one streamed response). Measured with `node bench/export.ts` (100,000
  * conversations, Parley's memory settings, same data): 250 rows gave 70–75,000 CSV messages/s and a
- * chat service peak of 170–189 MB; 1,000 rows 62–66,000 messages/s and 195–199 MB (issue 15's bound
- * is 200 MB), as larger pages leave more garbage per page between collections.
+ * chat service peak of 170–189 MB; 1,000 rows 62–66,000 messages/s and 195–199 MB (the export's bound
+ * is 200 MB, ADR 20), as larger pages leave more garbage per page between collections.
  */
 export const EXPORT_PAGE_SIZE = 250;
 

@@ -1,4 +1,4 @@
-// An invisible proof-of-work before a new conversation's first message (issue 14), for a chatbot
+// An invisible proof-of-work before a new conversation's first message (ADR 19), for a chatbot
 // whose owner asks for it (limits.proofOfWork): the page fetches an ALTCHA challenge (v1, signed with
 // this service's ALTCHA_HMAC_KEY, valid 10 minutes), the browser finds the number behind it (about
 // 25,000 SHA-256 hashes on average, well under a second), and the message carries the solution. A

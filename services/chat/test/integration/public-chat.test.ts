@@ -17,7 +17,7 @@ describe('GetPublicChatbot', () => {
     const bot = await stack.newChatbot({ name: 'Sales Helper', knowledge: ['Our shop opens at nine.'] });
     const res = await stack.client.getPublicChatbot({ uniqueId: bot.uniqueId });
     expect(res).toMatchObject({ name: 'Sales Helper', profilePicture: '', welcomeMessage: '', suggestedQuestions: [] });
-    // Nothing else travels: the response message has exactly these fields (issue 14 added how it looks and where it runs).
+    // Nothing else travels: the response message has exactly these fields (how it looks and where it runs among them).
     expect(
       Object.keys(res)
         .filter((k) => !k.startsWith('$'))

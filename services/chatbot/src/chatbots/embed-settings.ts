@@ -1,4 +1,4 @@
-// A chatbot's appearance, where it may run and what its visitors may spend (issue 14): the owner's
+// A chatbot's appearance, where it may run and what its visitors may spend (ADR 19): the owner's
 // changes validated with the messages owners see, as the Chatbot row's columns. Pure: whether the
 // owner may hide the badge is the plan's question, asked by update-chatbot.ts.
 import { domainToASCII } from 'node:url';

@@ -1,4 +1,4 @@
-// widget.js (issue 14): `<script src="{origin}/widget.js" data-chatbot="{uniqueId}" defer>` adds a
+// widget.js (docs/product.md, The widget): `<script src="{origin}/widget.js" data-chatbot="{uniqueId}" defer>` adds a
 // launcher to any page; it opens a panel with Parley's chat (the /embed/{uniqueId} page) in an
 // iframe. Vanilla TypeScript without dependencies, built on its own (vite.config.ts) to a stable,
 // tiny file. The launcher lives in a shadow root (isolated from the host page's CSS both ways; open,

@@ -1,7 +1,7 @@
 import { MIN_PASSWORD_LENGTH } from '../../lib/password-rules';
 import { TextField } from './text-field';
 
-// A new password and its confirmation (fields `password` and `password2`, as the spec's forms name
+// A new password and its confirmation (fields `password` and `password2`, as the product's forms name
 // them), with the length hint: sign-up, password reset and the account page's password change.
 export function NewPasswordFields(props: {
   password: string;

@@ -1,4 +1,4 @@
-// Client-side checks of spec §5, run before anything is sent. Each returns the message to show,
+// Client-side checks (docs/product.md, Accounts and sessions), run before anything is sent. Each returns the message to show,
 // or null when the input may be submitted. The new-password rules themselves live in
 // lib/password-rules.ts, because the account page applies them too.
 import { REQUIRED_FIELDS_MESSAGE, validateNewPassword, type NewPasswordValues } from '../../lib/password-rules';

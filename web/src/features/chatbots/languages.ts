@@ -1,6 +1,6 @@
 import type { Language } from '../../gql/graphql';
 
-/** The chatbot's primary language options (spec §9), in the order the select shows them. */
+/** The chatbot's primary language options (docs/product.md, Chatbots), in the order the select shows them. */
 export const LANGUAGE_OPTIONS: ReadonlyArray<{ value: Language; label: string }> = [
   { value: 'english', label: 'English' },
   { value: 'french', label: 'French' },

@@ -1,6 +1,6 @@
-// The Usage Statistics card's credit bar (spec §2, §5, §9).
+// The Usage Statistics card's credit bar (docs/product.md, Dashboard).
 
-/** Assumed when the balance is missing, as for a newly registered user (spec §3). */
+/** Assumed when the balance is missing, as for a newly registered user (docs/product.md, Plans, credit and checkout). */
 export const FALLBACK_CREDIT_BALANCE = 0.01;
 export const GREEN_UP_TO_PERCENT = 30;
 export const YELLOW_UP_TO_PERCENT = 70;

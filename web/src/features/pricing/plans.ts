@@ -1,4 +1,4 @@
-// The two plans of spec §9. Prices are display text only: what a checkout charges is decided by the server.
+// The two plans (docs/product.md, Plans, credit and checkout). Prices are display text only: what a checkout charges is decided by the server.
 
 export interface PlanOffer {
   id: 'free' | 'pro';

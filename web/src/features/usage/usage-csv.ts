@@ -4,14 +4,14 @@ import { formatDecimal } from '../../lib/format';
 
 type UsageRequest = UsageReportQuery['usage']['recentRequests'][number];
 
-/** Spec §3's columns, in order. */
+/** The export's columns, in order (docs/product.md, Usage). */
 export const USAGE_CSV_HEADER = ['Date', 'Chatbot', 'Model', 'Prompt Tokens', 'Completion Tokens', 'Total Tokens', 'Cost ($)'] as const;
 
 /** Shown for a usage record whose chatbot was deleted or whose model is unknown. */
 export const NOT_AVAILABLE = 'N/A';
 
 /**
- * The usage records as a CSV document (spec §3), or null when there is nothing to export. Dates are
+ * The usage records as a CSV document (docs/product.md, Usage), or null when there is nothing to export. Dates are
  * ISO 8601 instants (UTC), so the file reads the same in every time zone and spreadsheet.
  */
 export function usageCsv(requests: ReadonlyArray<UsageRequest>): string | null {

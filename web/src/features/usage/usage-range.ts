@@ -1,4 +1,4 @@
-// The usage page's time ranges (spec §2, §7): now minus 7 days, 1 month or 1 year, up to now.
+// The usage page's time ranges (docs/product.md, Usage): now minus 7 days, 1 month or 1 year, up to now.
 
 export type UsageRange = 'week' | 'month' | 'year';
 

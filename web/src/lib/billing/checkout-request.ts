@@ -8,7 +8,7 @@ export const CHECKOUT_SUCCESS_PARAM = 'checkout';
 export const CHECKOUT_SUCCESS_VALUE = 'success';
 
 /**
- * The spec §7 checkout payload. The server decides the real price and quantity; these fields only
+ * The checkout payload (docs/product.md, Plans, credit and checkout). The server decides the real price and quantity; these fields only
  * say which product is meant. Payment returns to the dashboard; cancelling returns to this page.
  */
 export function checkoutRequest(product: CheckoutProduct, page: { origin: string; href: string }): CreateCheckoutSessionInput {

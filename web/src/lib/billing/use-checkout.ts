@@ -11,7 +11,7 @@ import { CreateCustomerMutation } from './graphql/create-customer-mutation';
 export const CHECKOUT_FAILED_MESSAGE = 'Failed to initiate checkout. Please try again.';
 
 /**
- * Starts a checkout (spec §4): ask for the owner's customer record, create the checkout session,
+ * Starts a checkout (docs/product.md, Plans, credit and checkout): ask for the owner's customer record, create the checkout session,
  * then send the browser to it. `pending` names the product being prepared, so its button can show
  * "Processing..." and every checkout button can stay disabled; a failure is an alert.
  */

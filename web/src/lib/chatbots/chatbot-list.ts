@@ -21,7 +21,7 @@ export type ChatbotListAction =
 
 export const emptyChatbotList: ChatbotListState = { chatbots: [], loaded: false, loading: false, error: null };
 
-/** The list transitions of spec §4: create appends, update replaces the matching item, delete removes it. */
+/** The list transitions (docs/product.md, Chatbots): create appends, update replaces the matching item, delete removes it. */
 export function chatbotListReducer(state: ChatbotListState, action: ChatbotListAction): ChatbotListState {
   switch (action.type) {
     case 'fetchStarted':

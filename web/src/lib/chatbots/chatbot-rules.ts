@@ -6,7 +6,7 @@ export function interactionsLabel(count: number): string {
 }
 
 /**
- * Whether the UI offers to create another chatbot (spec §6): pro owners always, free owners only
+ * Whether the UI offers to create another chatbot (docs/product.md, Plans, credit and checkout): pro owners always, free owners only
  * while they have none. The server enforces the limit; this only avoids offering what will fail.
  */
 export function canCreateChatbot(plan: Plan, chatbotCount: number): boolean {

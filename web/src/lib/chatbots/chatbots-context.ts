@@ -2,7 +2,7 @@ import { createContext, useContext } from 'react';
 import type { ChatbotListState, ChatbotSummary } from './chatbot-list';
 
 export interface ChatbotsStore extends ChatbotListState {
-  /** Fetches the list again, throttled (spec §4); safe to call from every page that shows it. */
+  /** Fetches the list again, throttled (docs/product.md, Chatbots); safe to call from every page that shows it. */
   refresh: () => Promise<void>;
   /** Local updates after a mutation succeeded, so no refetch is needed. */
   add: (chatbot: ChatbotSummary) => void;

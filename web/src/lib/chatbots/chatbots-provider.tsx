@@ -8,11 +8,11 @@ import { ChatbotsQuery } from './graphql/chatbots-query';
 import { createThrottle } from './throttle';
 
 export const FETCH_CHATBOTS_FAILED_MESSAGE = 'Failed to fetch chatbots';
-/** Spec §9: the chatbot list is fetched at most once per this many milliseconds. */
+/** docs/product.md, Constants: the chatbot list is fetched at most once per this many milliseconds. */
 export const CHATBOTS_REFRESH_INTERVAL_MS = 2000;
 
 /**
- * The signed-in owner's chatbots, shared by the dashboard and /chatbots (spec §4 "Chatbot list"):
+ * The signed-in owner's chatbots, shared by the dashboard and /chatbots (docs/product.md, Chatbots):
  * loaded when the user signs in, cleared when they sign out, refreshed at most every 2 s.
  */
 export function ChatbotsProvider({ children }: { children: ReactNode }) {

@@ -9,7 +9,7 @@ export interface Throttle {
   cancel: () => void;
 }
 
-/** The list-refresh rule of spec §4: at most one fetch per `intervalMs`, none while one is running. */
+/** The list-refresh rule (docs/product.md, Chatbots): at most one fetch per `intervalMs`, none while one is running. */
 export function createThrottle(intervalMs: number, now: () => number = Date.now): Throttle {
   let lastStart: number | null = null;
   let running: Promise<void> | null = null;

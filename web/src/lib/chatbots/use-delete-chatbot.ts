@@ -8,7 +8,7 @@ export const DELETE_CHATBOT_FAILED_MESSAGE = 'Failed to delete chatbot';
 
 /**
  * Asks for confirmation, deletes the chatbot and drops it from the list and the cache. A failure is
- * only logged (spec §8): the card simply stays.
+ * only logged (docs/product.md, Messages): the card simply stays.
  */
 export function useDeleteChatbot() {
   const store = useChatbots();

@@ -17,7 +17,7 @@ interface SessionState {
 }
 
 /**
- * Owns the session rules of spec §4: restore the stored token by asking for `me`, sign in after
+ * Owns the session rules (docs/product.md, Accounts and sessions): restore the stored token by asking for `me`, sign in after
  * login/registration, and sign out (server first, then always locally).
  */
 export function SessionProvider({ children }: { children: ReactNode }) {

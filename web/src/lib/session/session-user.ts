@@ -3,7 +3,7 @@ import type { SessionUserFragment } from '../../gql/graphql';
 export type SessionUser = SessionUserFragment;
 export type Plan = SessionUser['subscription'];
 
-/** Starting credit the client assumes when the server reports none (spec §3, §9). */
+/** Starting credit the client assumes when the server reports none (docs/product.md, Plans, credit and checkout). */
 export const DEFAULT_CREDIT_BALANCE = '0.01';
 
 /**

@@ -21,7 +21,7 @@ export declare type GetPublicChatbotRequest = Message<"parley.chat.v1.GetPublicC
   uniqueId: string;
 
   /**
-   * Where the request came from (issue 14): the host name of the web site whose page sent it when
+   * Where the request came from (ADR 19): the host name of the web site whose page sent it when
    * that is not Parley's own (from the Origin header, lower case); empty for Parley's own pages and
    * for a request without an Origin.
    *
@@ -153,7 +153,7 @@ export declare type CreateChallengeRequest = Message<"parley.chat.v1.CreateChall
   uniqueId: string;
 
   /**
-   * Where the request came from (issue 14): the host name of the web site whose page sent it when
+   * Where the request came from (ADR 19): the host name of the web site whose page sent it when
    * that is not Parley's own (from the Origin header, lower case); empty for Parley's own pages and
    * for a request without an Origin.
    *
@@ -255,7 +255,7 @@ export declare type SendMessageRequest = Message<"parley.chat.v1.SendMessageRequ
   userAgent: string;
 
   /**
-   * Where the request came from (issue 14): the host name of the web site whose page sent it when
+   * Where the request came from (ADR 19): the host name of the web site whose page sent it when
    * that is not Parley's own (from the Origin header, lower case); empty for Parley's own pages and
    * for a request without an Origin.
    *
@@ -335,7 +335,7 @@ export declare type StreamMessageRequest = Message<"parley.chat.v1.StreamMessage
   userAgent: string;
 
   /**
-   * Where the request came from (issue 14): the host name of the web site whose page sent it when
+   * Where the request came from (ADR 19): the host name of the web site whose page sent it when
    * that is not Parley's own (from the Origin header, lower case); empty for Parley's own pages and
    * for a request without an Origin.
    *
@@ -702,7 +702,7 @@ export declare type RateMessageRequest = Message<"parley.chat.v1.RateMessageRequ
   clientIp: string;
 
   /**
-   * Where the request came from (issue 14): the host name of the web site whose page sent it when
+   * Where the request came from (ADR 19): the host name of the web site whose page sent it when
    * that is not Parley's own (from the Origin header, lower case); empty for Parley's own pages and
    * for a request without an Origin.
    *

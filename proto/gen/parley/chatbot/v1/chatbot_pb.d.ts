@@ -240,7 +240,7 @@ export declare type Chatbot = Message<"parley.chatbot.v1.Chatbot"> & {
   voice?: Voice | undefined;
 
   /**
-   * How the public page and the widget look (issue 14).
+   * How the public page and the widget look.
    *
    * @generated from field: parley.chatbot.v1.Appearance appearance = 15;
    */

@@ -36,7 +36,7 @@ export declare type ChatbotInteraction = Message<"parley.events.v1.ChatbotIntera
   occurredAt?: Timestamp | undefined;
 
   /**
-   * What analytics needs (issue 15); the chat service also publishes the same event to
+   * What analytics needs (ADR 18); the chat service also publishes the same event to
    * parley.chatbot-interaction.analytics, consumed by its own analytics worker.
    *
    * @generated from field: string owner_id = 4;

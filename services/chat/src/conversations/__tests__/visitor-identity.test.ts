@@ -1,4 +1,4 @@
-// What the host page told the widget about its visitor (issue 14), as the owner reads it back: the
+// What the host page told the widget about its visitor (Parley.identify), as the owner reads it back: the
 // conversations list, one conversation, and the export's rows. The columns are written here directly
 // (the recorder that fills them is the public chat's); absent values read as "".
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

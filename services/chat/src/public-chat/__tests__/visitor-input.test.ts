@@ -1,4 +1,4 @@
-// What a message carries beyond its text since issue 14: the visitor's id and name, where it came
+// What a message carries beyond its text: the visitor's id and name, where it came
 // from, whether it opens a conversation; and the public lookup's new fields and its site rule.
 import { create } from '@bufbuild/protobuf';
 import { Code, ConnectError, type Client } from '@connectrpc/connect';

@@ -1,4 +1,4 @@
-// A chatbot's appearance, where it may run and its visitor limits (issue 14): validated with the
+// A chatbot's appearance, where it may run and its visitor limits (ADR 19): validated with the
 // owner's messages, stored by UpdateChatbot (only the fields sent change), answered in Chatbot and
 // PublicChatbot (GetPublicChatbot and GetPromptKnowledge), the badge hidden only for a pro owner, and
 // every change announced with a new public revision.

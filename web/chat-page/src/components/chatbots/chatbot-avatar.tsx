@@ -1,6 +1,6 @@
 import { cn } from '../../lib/cn';
 
-/** The avatar's fallback: the first two letters of the name, in capitals (spec §2). */
+/** The avatar's fallback: the first two letters of the name, in capitals (docs/product.md, Chatbots). */
 export function chatbotInitials(name: string): string {
   return name.trim().slice(0, 2).toUpperCase();
 }

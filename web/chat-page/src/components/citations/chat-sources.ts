@@ -1,4 +1,4 @@
-// The sources an answer cites (issue 13): `[n]` in the answer is sources[n - 1]. The same shape
+// The sources an answer cites (ADR 16): `[n]` in the answer is sources[n - 1]. The same shape
 // arrives from the server (a reply, the owner's History) and comes back from localStorage, so all pass through one reader.
 
 export interface ChatSource {

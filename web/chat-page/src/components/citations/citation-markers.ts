@@ -1,4 +1,4 @@
-// The answer's `[n]` markers as small superscript badges (issue 13). The server renumbers them so
+// The answer's `[n]` markers as small superscript badges (ADR 16). The server renumbers them so
 // [1] is the first source; a marker with no source behind it stays plain text. Only prose is split:
 // the Markdown renderer hands over text outside code and links (renderText), and a plain answer is
 // all prose.

@@ -1,4 +1,4 @@
-// The chatbot's appearance as the public lookup reports it (issue 14), read defensively: anything
+// The chatbot's appearance as the public lookup reports it, read defensively: anything
 // missing or malformed means Parley's own look. Plain data, no React: the widget bundles it too.
 import { textColorOn } from '../../lib/text-color-on';
 

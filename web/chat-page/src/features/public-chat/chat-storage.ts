@@ -1,9 +1,9 @@
-// What the public chat page keeps in localStorage (spec §4, §9): the session id per chatbot, and the
+// What the public chat page keeps in localStorage (docs/product.md, Public chat): the session id per chatbot, and the
 // messages per chatbot and session, so a reload shows the same conversation. Storage can throw
 // (private mode, quota, disabled), and a broken storage must only mean "nothing remembered".
 // An answer keeps the sources it cited; the chatbot's welcome is kept as the first message (marked
 // `welcome`) once the visitor has written, so a restored conversation starts as it was seen.
-// An answer the server stored keeps its id and the visitor's thumbs (issue 15); conversations saved
+// An answer the server stored keeps its id and the visitor's thumbs; conversations saved
 // before that simply have neither, and load as they were.
 import { readSources, type ChatSource } from '../../components/citations/chat-sources';
 

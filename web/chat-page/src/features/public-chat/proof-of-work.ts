@@ -1,4 +1,4 @@
-// Proof of work (issue 14): when the chatbot asks for it, a new conversation's first message carries
+// Proof of work (ADR 19): when the chatbot asks for it, a new conversation's first message carries
 // a solved ALTCHA v1 challenge, so a scripted flood costs its sender CPU. The solver is loaded only
 // here, when it is needed; the payload is what altcha-lib's verifySolution reads: base64 of the JSON
 // { algorithm, challenge, number, salt, signature }.

@@ -1,5 +1,5 @@
 // chat.html serves two addresses: the public page /chat/{uniqueId} and the widget's iframe
-// /embed/{uniqueId} (issue 14), which is the same chat with the embed page's few differences.
+// /embed/{uniqueId}, which is the same chat with the embed page's few differences.
 const CHAT_PATH = /^\/(chat|embed)\/([^/]+)\/?$/;
 
 /** The chatbot's public id from /chat/{uniqueId} or /embed/{uniqueId} (a trailing slash allowed); "" when there is none. */

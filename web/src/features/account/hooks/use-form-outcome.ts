@@ -4,7 +4,7 @@ import { useFlashMessage } from '../../../lib/use-flash-message';
 
 /**
  * What one account form says after a submit: an error that stays until the next try, or a success
- * banner that hides itself after 3 seconds (spec §9). Each mutation hook owns one.
+ * banner that hides itself after 3 seconds (docs/product.md, Constants). Each mutation hook owns one.
  */
 export function useFormOutcome() {
   const success = useFlashMessage();

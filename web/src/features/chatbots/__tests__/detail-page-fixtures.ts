@@ -2,8 +2,8 @@ import { sampleChatbot } from '../../../test/chatbot-fixtures';
 import { mockLink, sampleUser, type Handler } from '../../../test/mock-link';
 import { renderApp } from '../../../test/render-app';
 
-// The detail page's chatbot and knowledge entries as the gateway answers them since issue 13: every
-// entry carries its source and status, and the chatbot its voice and (issue 14) its embed settings.
+// The detail page's chatbot and knowledge entries as the gateway answers them: every
+// entry carries its source and status, and the chatbot its voice and its embed settings.
 
 export function sampleVoice(overrides: Record<string, unknown> = {}) {
   return {
@@ -16,7 +16,7 @@ export function sampleVoice(overrides: Record<string, unknown> = {}) {
   };
 }
 
-/** The Embed tab's fields with the product's defaults (issue 14); `appearance`/`limits` overrides merge into them. */
+/** The Embed tab's fields with the product's defaults; `appearance`/`limits` overrides merge into them. */
 export function sampleEmbed(
   overrides: { appearance?: Record<string, unknown>; limits?: Record<string, unknown>; [key: string]: unknown } = {},
 ) {

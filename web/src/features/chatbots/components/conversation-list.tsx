@@ -9,7 +9,7 @@ import { useConversations } from '../hooks/use-conversations';
 import { visitorLabel } from '../visitor-label';
 import { ExportConversationsButtons } from './export-conversations-buttons';
 
-/** How much of a session id the list shows (spec §9). */
+/** How much of a session id the list shows (docs/product.md, Conversation history). */
 export const SESSION_ID_SHOWN = 8;
 
 export function messageCountLabel(count: number): string {

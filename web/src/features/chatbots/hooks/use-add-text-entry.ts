@@ -15,7 +15,7 @@ export function useAddTextEntry(chatbotId: string) {
   const success = useFlashMessage();
 
   async function addText(text: string): Promise<boolean> {
-    // Spec §5: an empty text is ignored, not answered with an error.
+    // docs/product.md, Knowledge base: an empty text is ignored, not answered with an error.
     if (!text.trim() || loading) return false;
     setError(null);
     success.clear();

@@ -5,9 +5,9 @@ import { graphqlErrorMessage } from '../../../lib/graphql-errors';
 import { ChatbotMonthlyCostQuery } from '../graphql/chatbot-monthly-cost-query';
 
 /**
- * What the chatbot cost this calendar month (spec §7: first to last day of the month, with
+ * What the chatbot cost this calendar month (docs/product.md, Usage: first to last day of the month, with
  * chatbotId); the server totals the whole month, so a capped request list cannot undercount. Null
- * while loading or after a failure, which is only logged (spec §8).
+ * while loading or after a failure, which is only logged (docs/product.md, Messages).
  */
 export function useChatbotMonthlyCost(chatbotId: string) {
   const [month] = useState(() => {

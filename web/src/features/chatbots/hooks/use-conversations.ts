@@ -7,7 +7,7 @@ export const CONVERSATIONS_FAILED_MESSAGE = 'Failed to load conversation history
 
 /**
  * The chatbot's conversations, most recent first. Loaded only while the History tab is open and
- * only for the Pro plan (spec §4); opening the tab again refreshes the list.
+ * only for the Pro plan (docs/product.md, Conversation history); opening the tab again refreshes the list.
  */
 export function useConversations(chatbotId: string, open: boolean) {
   const { user } = useSession();

@@ -47,7 +47,7 @@ export function useCreateChatbot() {
     }
   }
 
-  /** Typing a name clears "Name is required" (spec §5); a server's answer stays until the next submit. */
+  /** Typing a name clears "Name is required" (docs/product.md, Chatbots); a server's answer stays until the next submit. */
   function nameChanged(name: string) {
     if (error?.message === NAME_REQUIRED_MESSAGE && name.trim()) setError(null);
   }

@@ -6,7 +6,7 @@ import { useFlashMessage } from '../../../lib/use-flash-message';
 
 export const UPLOAD_PICTURE_FAILED_MESSAGE = 'Failed to upload profile picture';
 export const PICTURE_UPDATED_MESSAGE = 'Profile picture updated successfully';
-/** The image types the picker offers and the server accepts (spec §5). */
+/** The image types the picker offers and the server accepts (docs/product.md, Chatbots). */
 export const PICTURE_ACCEPT = 'image/jpeg,image/png,image/gif';
 
 /**

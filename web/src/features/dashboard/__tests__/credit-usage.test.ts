@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { creditBarTone, creditPercentUsed } from '../credit-usage';
 
-describe('creditPercentUsed (spec §5)', () => {
+describe('creditPercentUsed', () => {
   it('is round(cost used / credit balance × 100)', () => {
     expect(creditPercentUsed('0.25', '1')).toBe(25);
     expect(creditPercentUsed('0.0012', '0.01')).toBe(12);
@@ -28,7 +28,7 @@ describe('creditPercentUsed (spec §5)', () => {
   });
 });
 
-describe('creditBarTone (spec §9: 30 and 70 percent)', () => {
+describe('creditBarTone (30 and 70 percent)', () => {
   it('is green up to 30, yellow up to 70, red above', () => {
     expect([0, 30, 31, 70, 71, 100].map(creditBarTone)).toEqual(['green', 'green', 'yellow', 'yellow', 'red', 'red']);
   });

@@ -45,7 +45,7 @@ export function CreditBar({ percent }: { percent: number }) {
 }
 
 /**
- * Usage Statistics (spec §2): the credit balance and this month's spend, 4 decimals. Spinner while
+ * Usage Statistics (docs/product.md, Dashboard): the credit balance and this month's spend, 4 decimals. Spinner while
  * loading; when the usage could not be loaded there is no card at all (the failure is only logged).
  */
 export function UsageStatisticsCard({ usage, loading }: { usage: MonthlyUsage | null; loading: boolean }) {

@@ -6,7 +6,7 @@ import { DashboardUsageQuery } from '../graphql/dashboard-usage-query';
 
 /**
  * This calendar month's usage, from its first day (00:00 local) to now, asked afresh each time the
- * dashboard opens. A failure is only logged (spec §4, §8): loading ends and the card stays away.
+ * dashboard opens. A failure is only logged (docs/product.md, Dashboard): loading ends and the card stays away.
  */
 export function useMonthlyUsage() {
   // Fixed at mount: a new "now" on every render would be a new query on every render.

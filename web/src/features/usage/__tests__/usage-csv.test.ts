@@ -4,12 +4,12 @@ import { usageCsv, usageCsvFileName } from '../usage-csv';
 
 const HEADER = 'Date,Chatbot,Model,Prompt Tokens,Completion Tokens,Total Tokens,Cost ($)';
 
-describe('usageCsv (spec §3)', () => {
+describe('usageCsv', () => {
   it('exports nothing when there are no records', () => {
     expect(usageCsv([])).toBeNull();
   });
 
-  it("has the spec's columns and one row per record, cost to 5 decimals", () => {
+  it("has the export's columns and one row per record, cost to 5 decimals", () => {
     const csv = usageCsv([
       usageRequest(),
       usageRequest({

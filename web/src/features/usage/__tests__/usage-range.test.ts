@@ -5,7 +5,7 @@ function local(date: Date) {
   return [date.getFullYear(), date.getMonth() + 1, date.getDate(), date.getHours(), date.getMinutes()];
 }
 
-describe('usage ranges (spec §2, §7)', () => {
+describe('usage ranges', () => {
   it('offers Last 7 days, Last 30 days (the default) and Last year', () => {
     expect(USAGE_RANGES.map((r) => [r.value, r.label])).toEqual([
       ['week', 'Last 7 days'],

@@ -9,7 +9,7 @@ type UsageRequest = UsageReportQuery['usage']['recentRequests'][number];
 // A byte-order mark, so spreadsheet programs read the file as UTF-8 (chatbot names need not be ASCII).
 const UTF8_BOM = '\uFEFF';
 
-/** Export CSV (spec §3): the listed usage records as usage_data_{date}.csv; disabled with nothing to export. */
+/** Export CSV (docs/product.md, Usage): the listed usage records as usage_data_{date}.csv; disabled with nothing to export. */
 export function ExportCsvButton({ requests }: { requests: ReadonlyArray<UsageRequest> | undefined }) {
   function exportCsv() {
     const csv = usageCsv(requests ?? []);

@@ -31,7 +31,7 @@ function NoUsage() {
   );
 }
 
-/** /usage (spec §2): what the owner's chatbots cost over the last week, month or year. */
+/** /usage (docs/product.md, Usage): what the owner's chatbots cost over the last week, month or year. */
 export function UsagePage() {
   useDocumentTitle('Usage');
   const [range, setRange] = useState<UsageRange>(DEFAULT_USAGE_RANGE);

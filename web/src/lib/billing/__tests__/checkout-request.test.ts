@@ -3,7 +3,7 @@ import { checkoutRequest } from '../checkout-request';
 
 const page = { origin: 'https://parley.example', href: 'https://parley.example/pricing' };
 
-describe('checkoutRequest (spec §7)', () => {
+describe('checkoutRequest', () => {
   it('asks for the pro subscription, returning to the dashboard or, when cancelled, to this page', () => {
     expect(checkoutRequest('pro', page)).toEqual({
       mode: 'subscription',

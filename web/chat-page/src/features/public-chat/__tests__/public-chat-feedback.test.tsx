@@ -1,4 +1,4 @@
-// Thumbs on the public page's answers (issue 15): only a stored answer can be rated, the choice shows at
+// Thumbs on the public page's answers: only a stored answer can be rated, the choice shows at
 // once and can change, a failed save puts the old one back, and the rating is kept with the conversation.
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';

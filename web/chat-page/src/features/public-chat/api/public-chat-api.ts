@@ -1,6 +1,6 @@
-// The public chat page's REST client: same-origin, JSON, and never a sign-in token (spec §7).
+// The public chat page's REST client: same-origin, JSON, and never a sign-in token (docs/product.md, Public chat).
 // Inside the widget (the /embed/{uniqueId} page) every call says so with `X-Parley-Embed: 1`, which
-// the gateway turns into `embedded` for the site rule (issue 14).
+// the gateway turns into `embedded` for the site rule (ADR 19).
 import { readAppearance, type Appearance } from '../appearance';
 import { readSources, type ChatSource } from '../../../components/citations/chat-sources';
 import type { ChatRating } from '../chat-storage';
@@ -10,7 +10,7 @@ import { readEventStream } from './read-event-stream';
 
 export const SEND_MESSAGE_FAILED_MESSAGE = 'Failed to get response from chatbot';
 export const FEEDBACK_FAILED_MESSAGE = "Couldn't save your feedback";
-/** The model the public page asks for (spec §9). */
+/** The model the public page asks for (docs/product.md, Public chat). */
 export const CHAT_MODEL = 'gpt-4o-mini';
 /** The page shows at most this many suggested questions, as the server stores them. */
 export const MAX_SUGGESTED_QUESTIONS = 4;

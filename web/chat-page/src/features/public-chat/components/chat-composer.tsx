@@ -6,7 +6,7 @@ import { SendIcon } from './chat-icons';
 interface ChatComposerProps {
   /** Resolves to true once the message was sent; the typed text is then cleared. */
   onSend: (text: string) => Promise<boolean> | boolean;
-  /** While a reply is pending the field and the button are disabled (spec §5). */
+  /** While a reply is pending the field and the button are disabled (docs/product.md, Public chat). */
   pending: boolean;
 }
 

@@ -9,7 +9,7 @@ interface ChatErrorScreenProps {
 }
 
 /**
- * What replaces the whole page when the chatbot cannot load or a reply fails (spec §2): the
+ * What replaces the whole page when the chatbot cannot load or a reply fails (docs/product.md, Public chat): the
  * server's own message when it sent one (a refusal, a visitor's daily limit), and Try Again.
  */
 export function ChatErrorScreen({ message, onRetry, onClose }: ChatErrorScreenProps) {

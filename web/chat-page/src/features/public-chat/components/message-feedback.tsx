@@ -21,7 +21,7 @@ const STATUS_TEXT: Record<Status, string> = {
 };
 
 /**
- * Thumbs up / down under an answer (issue 15). The choice can be changed; one save at a time, so a
+ * Thumbs up / down under an answer. The choice can be changed; one save at a time, so a
  * late failure can never undo a newer choice. The outcome is a short line the screen reader reads too.
  */
 export function MessageFeedback({ rating, onRate }: MessageFeedbackProps) {

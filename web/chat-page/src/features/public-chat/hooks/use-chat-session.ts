@@ -44,7 +44,7 @@ export interface ChatSessionOptions {
 }
 
 /**
- * One visitor's conversation with a chatbot (spec §4): the session id and messages kept in
+ * One visitor's conversation with a chatbot (docs/product.md, Public chat): the session id and messages kept in
  * localStorage, one reply at a time, the answer shown as it streams in. A failed send is fatal to
  * the page (it offers Try Again), so `error` is set and nothing else changes. The welcome is only
  * shown (never sent); it is kept with the conversation from the visitor's first message on.
