@@ -166,7 +166,7 @@ function expectReport(body: any, want: ReturnType<typeof expected>) {
 }
 
 describe('GET /api/user/usage', () => {
-  it("answers the Usage response exactly, plus the additive fields, and is never cached", async () => {
+  it('answers the Usage response exactly, plus the additive fields, and is never cached', async () => {
     const res = await usage(owner.token, range(ago(30 * DAY), now));
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');

@@ -34,7 +34,6 @@ export function redisKeys(prefix: string) {
     /** Messages one visitor (salted hash of the address) sent one chatbot on one UTC day (chat; ADR 19). */
     chatLimitVisitorDay: (chatbotId: string, day: string, visitorHash: string) =>
       join(prefix, f.chatLimit, 'visitor', chatbotId, day, visitorHash),
-    /** Pico-dollars one chatbot spent or holds on one UTC day (chat; ADR 19). */
     /** A proof-of-work challenge already used, by its signature (chat; ADR 19). */
     chatLimitChallengeUsed: (signature: string) => join(prefix, f.chatLimit, 'challenge', signature),
     /** Failed logins per (IP or "-", account hash), per IP, per account hash (auth). */

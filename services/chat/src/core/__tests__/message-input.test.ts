@@ -56,7 +56,7 @@ describe('parseModel', () => {
 describe('parseSessionId', () => {
   const ids = sessionIds('test-session-secret-1');
 
-  it("issues unguessable ids in the session id alphabet, and keeps one it issued", () => {
+  it('issues unguessable ids in the session id alphabet, and keeps one it issued', () => {
     const issued = parseSessionId('', ids);
     expect(issued).toMatch(/^[A-Za-z0-9_-]{38}$/);
     expect(parseSessionId('', ids)).not.toBe(issued);
