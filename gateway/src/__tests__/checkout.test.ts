@@ -20,7 +20,7 @@ const messageOf = (fn: () => unknown) => {
 };
 
 describe('selectProduct', () => {
-  it('reads the spec payloads of the pro subscription and of a credit top-up', () => {
+  it('reads the checkout payloads of the pro subscription and of a credit top-up', () => {
     expect(selectProduct({ mode: 'subscription', metadata: { type: 'subscription', plan: 'pro' } })).toBe(CheckoutProduct.PRO_SUBSCRIPTION);
     expect(selectProduct({ mode: 'subscription' })).toBe(CheckoutProduct.PRO_SUBSCRIPTION);
     expect(selectProduct({ mode: 'subscription', metadata: { type: null, plan: null } })).toBe(CheckoutProduct.PRO_SUBSCRIPTION);

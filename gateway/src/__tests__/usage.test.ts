@@ -148,7 +148,7 @@ describe('usageReportView and restUsageReport', () => {
     expect(view.recentRequests[0]!.timestamp).toBe('2025-05-06T07:08:09.010Z');
   });
 
-  it('answers REST with exactly the spec keys plus the additive ones, money as numbers', () => {
+  it('answers REST with exactly the usage response keys plus the additive ones, money as numbers', () => {
     const rest = restUsageReport(view);
     expect(Object.keys(rest).sort()).toEqual(
       [

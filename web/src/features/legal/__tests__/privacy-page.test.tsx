@@ -17,7 +17,7 @@ describe('Privacy page', () => {
     expect(screen.getByText(/kept only as anonymised accounting records, where the law requires/)).toBeTruthy();
   });
 
-  it('keeps the age requirement of the spec', () => {
+  it('keeps the age requirement: not for anyone under 18', () => {
     renderApp('/privacy', mockLink({}).link);
     expect(screen.getByText(/Parley is not intended for anyone under 18/)).toBeTruthy();
   });
