@@ -38,6 +38,8 @@ const OUTSIDE_REFERENCES: [string, RegExp][] = [
   ['a section of an outside specification', new RegExp(`\\bspec(ification)?\\s*${SECTION_SIGN}`, 'i')],
   ['a numbered issue', new RegExp(['\\bissues?', '\\s+#?\\d+'].join(''), 'i')],
   ['an issue by number sign', new RegExp(['\\b(issue|ticket)', '\\s*#\\d+'].join(''), 'i')],
+  ['the product specification kept outside', new RegExp(['\\bproduct[- ]', 'spec\\b'].join(''), 'i')],
+  ['a document beside the repository', new RegExp(['\\.\\./', 'shared/'].join(''))],
 ];
 
 /** The first outside reference in a text, with its line, or undefined. */
@@ -64,7 +66,9 @@ describe('references to documents outside the repository', () => {
     expect(outsideReference(['(iss', 'ue 14)'].join(''))?.what).toBe('a numbered issue');
     expect(outsideReference([`since Iss`, `ues 13 and 14`].join(''))).toBeDefined();
     expect(outsideReference(['fixes iss', 'ue #12'].join(''))).toBeDefined();
-    expect(outsideReference('the server issues unguessable ids; colour #112233')).toBeUndefined();
+    expect(outsideReference(['the product', ' spec names it'].join(''))).toBeDefined();
+    expect(outsideReference(['see ../sha', 'red/docs/conventions.md'].join(''))).toBeDefined();
+    expect(outsideReference('the server issues unguessable ids; colour #112233; e2e/widget.spec.ts')).toBeUndefined();
   });
 
   it.each(textFiles.filter((f) => !CANNOT_CHANGE.has(f)))('%s has none', (file) => {
