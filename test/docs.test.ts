@@ -94,8 +94,10 @@ const anchorOf = (heading: string) =>
 
 const headingsOf = (markdown: string) => [...markdown.matchAll(/^#{1,6}\s+(.+?)\s*#*$/gm)].map((m) => m[1].replace(/`/g, ''));
 
+/** Markdown without its fenced code blocks. */
+const withoutFences = (markdown: string) => markdown.replace(/^```[\s\S]*?^```/gm, '');
 /** Markdown without its code (fenced blocks and inline spans), where brackets are not links. */
-const withoutCode = (markdown: string) => markdown.replace(/^```[\s\S]*?^```/gm, '').replace(/`[^`\n]*`/g, '');
+const withoutCode = (markdown: string) => withoutFences(markdown).replace(/`[^`\n]*`/g, '');
 
 /** The relative links of a Markdown text: `[text](target)` outside code, without external URLs. */
 const relativeLinks = (markdown: string) =>
@@ -120,6 +122,25 @@ describe('links in the docs', () => {
         expect(headingsOf(read(resolved)).map(anchorOf), `${file} links to ${target}: no such heading`).toContain(anchor);
       }
     }
+  });
+});
+
+describe('paths named in the docs', () => {
+  // The docs name files as `path/from/the/root`; each must be there. What a build or an install writes
+  // (dist, node_modules) is not, and a path with a placeholder (<name>, {id}, *) names no one file.
+  const named = DOCS.flatMap((file) =>
+    [...withoutFences(read(file)).matchAll(/`((?:docs|services|gateway|web|proto|scripts|test|tools|bench|e2e)\/[^`\s]+)`/g)]
+      .map((m) => m[1].replace(/[:#].*$/, ''))
+      .filter((path) => !/[<>{}*…]|(^|\/)(dist|node_modules)(\/|$)/.test(path))
+      .map((path) => ({ file, path })),
+  );
+
+  it('finds them', () => {
+    expect(named.length).toBeGreaterThan(50);
+  });
+
+  it('every one exists', () => {
+    expect(named.filter(({ path }) => !exists(path)).map(({ file, path }) => `${file}: ${path}`)).toEqual([]);
   });
 });
 
