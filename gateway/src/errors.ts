@@ -12,6 +12,9 @@ export const UNAVAILABLE_MESSAGE = 'Service temporarily unavailable. Please try 
 export const INTERNAL_MESSAGE = 'Something went wrong. Please try again.';
 export const MALFORMED_URL = 'Malformed URL';
 export const BAD_CONTENT_ENCODING = 'Request body does not match its Content-Encoding';
+/** A GraphQL request nesting deeper than graphql-limits.ts allows, refused before it is parsed. */
+export const valuesNestedTooDeep = (max: number) => `Lists and input objects may be nested at most ${max} deep`;
+export const selectionSetsNestedTooDeep = (max: number) => `Selection sets may be nested at most ${max} deep`;
 
 export type GraphQLErrorCode =
   | 'BAD_USER_INPUT'

@@ -19,6 +19,8 @@ import {
   type ValidationRule,
 } from 'graphql';
 import type { ApolloServerPlugin } from '@apollo/server';
+import type { RequestHandler } from 'express';
+import { HttpError, selectionSetsNestedTooDeep, valuesNestedTooDeep } from './errors.ts';
 import { CONTROL_CHARACTERS, isCleanText } from './rest/input.ts';
 
 export const OPERATION_BOUNDS = {
@@ -32,6 +34,13 @@ export const OPERATION_BOUNDS = {
   maxFields: 150,
   /** Fields weighted by the lists around them (each list counts as LIST_SIZE items). */
   maxCost: 2000,
+  /** Lists and input objects inside one another, in arguments, variable definitions and variables. */
+  maxValueDepth: 10,
+  /**
+   * Selection sets inside one another as written. Inline fragments nest them without adding field
+   * depth, hence twice maxDepth; the field depth itself is checked once the document is parsed.
+   */
+  maxSelectionSetDepth: 20,
 };
 
 /** The assumed length of a list when weighing an operation (an owner has few chatbots, a knowledge base few entries). */
@@ -138,4 +147,107 @@ export const cleanTextPlugin: ApolloServerPlugin = {
       },
     };
   },
+};
+
+/**
+ * How deep a document nests, read from its text: selection sets (`{` outside parentheses) and
+ * values (`[` and `{` inside them: list and object arguments, variable definitions' types and
+ * defaults). Strings and comments are skipped; unbalanced brackets are left to the parser to report.
+ * graphql's parser recurses once per level (maxTokens alone lets `[[[[…` overflow the stack before
+ * the token limit is reached), so this runs before it. Linear, no recursion.
+ */
+export function documentNesting(source: string): { selectionSets: number; values: number } {
+  const open: Array<'selection' | 'value'> = [];
+  let parentheses = 0;
+  let selectionSets = 0;
+  let values = 0;
+  let selectionDepth = 0;
+  let valueDepth = 0;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === '#') {
+      while (i < source.length && source[i] !== '\n' && source[i] !== '\r') i++;
+    } else if (c === '"') {
+      if (source.startsWith('"""', i)) {
+        // A block string ends at the next unescaped """ (\""" is an escaped one).
+        i += 3;
+        while (i < source.length && !source.startsWith('"""', i)) i += source.startsWith('\\"""', i) ? 4 : 1;
+        i += 2;
+      } else {
+        // A string ends at its closing quote, or (unterminated: a syntax error) at the line's end.
+        i++;
+        while (i < source.length && source[i] !== '"' && source[i] !== '\n' && source[i] !== '\r') i += source[i] === '\\' ? 2 : 1;
+      }
+    } else if (c === '(') {
+      parentheses++;
+    } else if (c === ')') {
+      parentheses = Math.max(0, parentheses - 1);
+    } else if (c === '[' || c === '{') {
+      const kind = c === '{' && parentheses === 0 ? 'selection' : 'value';
+      open.push(kind);
+      if (kind === 'selection') selectionSets = Math.max(selectionSets, ++selectionDepth);
+      else values = Math.max(values, ++valueDepth);
+    } else if (c === ']' || c === '}') {
+      const kind = open.pop();
+      if (kind === 'selection') selectionDepth--;
+      else if (kind === 'value') valueDepth--;
+    }
+  }
+  return { selectionSets, values };
+}
+
+/** How deep arrays and objects nest in a JSON value (a scalar is 0); stops counting past `max`. */
+export function jsonDepth(value: unknown, max: number): number {
+  let deepest = 0;
+  const pending: Array<[unknown, number]> = [[value, 0]];
+  while (pending.length) {
+    const [node, depth] = pending.pop()!;
+    if (!node || typeof node !== 'object') continue;
+    deepest = Math.max(deepest, depth + 1);
+    if (deepest > max) return deepest;
+    for (const child of Object.values(node)) pending.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
+/** What is wrong with one GraphQL request's nesting (its query text and its variables), if anything. */
+function nestingRefusal(request: unknown): string | undefined {
+  if (!request || typeof request !== 'object') return undefined;
+  const { query, variables } = request as { query?: unknown; variables?: unknown };
+  if (typeof query === 'string') {
+    const nesting = documentNesting(query);
+    if (nesting.values > OPERATION_BOUNDS.maxValueDepth) return valuesNestedTooDeep(OPERATION_BOUNDS.maxValueDepth);
+    if (nesting.selectionSets > OPERATION_BOUNDS.maxSelectionSetDepth)
+      return selectionSetsNestedTooDeep(OPERATION_BOUNDS.maxSelectionSetDepth);
+  }
+  let parsed = variables;
+  if (typeof variables === 'string') {
+    // A GET request's variables, as Apollo will read them; a malformed one is Apollo's to refuse.
+    try {
+      parsed = JSON.parse(variables);
+    } catch {
+      return undefined;
+    }
+  }
+  // The variables object holds the values; each value's own lists and objects are what is counted.
+  if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
+    if (Object.values(parsed).some((v) => jsonDepth(v, OPERATION_BOUNDS.maxValueDepth) > OPERATION_BOUNDS.maxValueDepth))
+      return valuesNestedTooDeep(OPERATION_BOUNDS.maxValueDepth);
+  }
+  return undefined;
+}
+
+/**
+ * Refuses, before graphql parses it, a request whose document or variables nest deeper than OPERATION_BOUNDS
+ * allows: the parser, validation and the gateway's own checks recurse once per level, and a deep
+ * enough request would otherwise end in the runtime's stack overflow instead of a clear 400.
+ */
+export const refuseDeepNesting: RequestHandler = (req, _res, next) => {
+  const payload: unknown = req.method === 'GET' ? req.query : req.body;
+  const requests = Array.isArray(payload) ? payload : [payload];
+  for (const request of requests) {
+    const refusal = nestingRefusal(request);
+    if (refusal) return next(new HttpError(400, refusal));
+  }
+  next();
 };

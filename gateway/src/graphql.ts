@@ -11,7 +11,7 @@ import type { Logger } from '@parley/common/logger.ts';
 import type { Clients } from './clients.ts';
 import { graphQLContext, type GraphQLContext } from './context.ts';
 import { bodyParserError, formatGraphQLError, toHttpError } from './errors.ts';
-import { cleanTextPlugin, OPERATION_BOUNDS, noSubscriptions, operationBounds } from './graphql-limits.ts';
+import { cleanTextPlugin, noSubscriptions, OPERATION_BOUNDS, operationBounds, refuseDeepNesting } from './graphql-limits.ts';
 import { accountResolvers } from './resolvers/account.ts';
 import { authResolvers } from './resolvers/auth.ts';
 import { billingResolvers } from './resolvers/billing.ts';
@@ -74,9 +74,10 @@ export async function createGraphQL(opts: {
   });
   router.use(
     express.json({ limit: opts.bodyLimit }),
+    refuseDeepNesting,
     expressMiddleware(server, { context: async ({ req }) => graphQLContext(req, opts.clients, opts.logger, opts.publicUrl) }),
   );
-  // Bodies Apollo never saw (malformed or too large) still get a GraphQL-shaped answer.
+  // Bodies Apollo never saw (malformed, too large or nested too deep) still get a GraphQL-shaped answer.
   const onError: ErrorRequestHandler = (err, _req, res, _next) => {
     const { status, body } = bodyParserError(err) ?? toHttpError(err, opts.logger);
     const code = status < 500 ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR';

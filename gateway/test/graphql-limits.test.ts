@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSchema, parse, specifiedRules, validate } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { OPERATION_BOUNDS, noSubscriptions, operationBounds } from '../src/graphql-limits.ts';
+import { documentNesting, jsonDepth, OPERATION_BOUNDS, noSubscriptions, operationBounds } from '../src/graphql-limits.ts';
 import { loadTypeDefs } from '../src/graphql.ts';
 
 const schema = buildSchema(`
@@ -82,6 +82,30 @@ describe('operation limits', () => {
   });
 });
 
+describe('nesting read from the text, before parsing', () => {
+  it('counts selection sets outside parentheses and lists and objects inside them', () => {
+    expect(documentNesting('{ a { b { c } } }')).toEqual({ selectionSets: 3, values: 0 });
+    expect(documentNesting('query ($v: [[ID!]!] = [[1]]) { a(x: {y: [{z: 1}]}) { b } }')).toEqual({ selectionSets: 2, values: 3 });
+    expect(documentNesting('{ a(x: [[[')).toEqual({ selectionSets: 1, values: 3 });
+    expect(documentNesting('{ a @d(x: {y: [1]}) { b } }')).toEqual({ selectionSets: 2, values: 2 });
+  });
+
+  it('skips strings, block strings (with their escaped quotes) and comments', () => {
+    expect(documentNesting('{ a(x: "[[{{\\"[[") }')).toEqual({ selectionSets: 1, values: 0 });
+    expect(documentNesting('{ a(x: """ [[ \\""" {{ """) }')).toEqual({ selectionSets: 1, values: 0 });
+    expect(documentNesting('{ # [[[[ {{{{\n a }')).toEqual({ selectionSets: 1, values: 0 });
+    // An unterminated string ends with its line, as graphql's lexer reads it.
+    expect(documentNesting('{ a(x: "[[\n [[ ]] ) }')).toEqual({ selectionSets: 1, values: 2 });
+  });
+
+  it('counts JSON nesting without recursing, and stops past the bound', () => {
+    expect(jsonDepth('x', 10)).toBe(0);
+    expect(jsonDepth({ a: [1, { b: [] }] }, 10)).toBe(4);
+    const deep = JSON.parse(`${'['.repeat(100_000)}${']'.repeat(100_000)}`);
+    expect(jsonDepth(deep, 10)).toBe(11);
+  });
+});
+
 describe("the web app's operations", () => {
   // Operations live in features/*/graphql, shared fragments in lib/*/graphql.
   const webSrc = new URL('../../web/src/', import.meta.url).pathname;
@@ -110,6 +134,9 @@ describe("the web app's operations", () => {
     }
     const source = [op, ...fragments.filter((f) => [...used].some((name) => new RegExp(`fragment\\s+${name}\\b`).test(f)))].join('\n');
     expect(parse(source, { maxTokens: OPERATION_BOUNDS.maxTokens })).toBeTruthy();
+    const nesting = documentNesting(source);
+    expect(nesting.values).toBeLessThanOrEqual(OPERATION_BOUNDS.maxValueDepth);
+    expect(nesting.selectionSets).toBeLessThanOrEqual(OPERATION_BOUNDS.maxSelectionSetDepth);
     expect(errorsOf(source, gatewaySchema)).toEqual([]);
   });
 });

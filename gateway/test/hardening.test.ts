@@ -5,6 +5,7 @@ import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pictureForm, pngImage, postForm, registerOwner, type Owner } from './chatbot-fixtures.ts';
+import { OPERATION_BOUNDS } from '../src/graphql-limits.ts';
 import { api, gql, startGateway, startStack, type Stack } from './stack.ts';
 
 let stack: Stack;
@@ -306,6 +307,79 @@ describe('GraphQL limits', () => {
     const res = await gql(stack.url, `{ chatbot(id: ${'['.repeat(900)}1${']'.repeat(900)}) { id } }`, {}, owner.token);
     expect(res.status).toBe(400);
     expect(JSON.stringify(res.body)).not.toMatch(/call stack/i);
+  });
+
+  const VALUES_TOO_DEEP = `Lists and input objects may be nested at most ${OPERATION_BOUNDS.maxValueDepth} deep`;
+  const SELECTIONS_TOO_DEEP = `Selection sets may be nested at most ${OPERATION_BOUNDS.maxSelectionSetDepth} deep`;
+  /** A runtime's own words or a stack frame: never in an answer. */
+  const RUNTIME_LEAK = /call stack|RangeError|TypeError|at Object\.|at async|node:internal|\.ts:\d/;
+  const refusal = (message: string) => ({ errors: [{ message, extensions: { code: 'BAD_REQUEST', http: { status: 400 } } }] });
+
+  it.each([
+    ['an unclosed list argument', `query{chatbot(id:${'['.repeat(5000)}]`, VALUES_TOO_DEEP],
+    ['5,000 nested lists, closed', `{ chatbot(id: ${'['.repeat(5000)}"x"${']'.repeat(5000)}) { id } }`, VALUES_TOO_DEEP],
+    [
+      '5,000 nested input objects',
+      `mutation { createChatbot(input: ${'{name: '.repeat(5000)}"x"${'}'.repeat(5000)}) { id } }`,
+      VALUES_TOO_DEEP,
+    ],
+    ['a variable typed as 5,000 nested lists', `query ($id: ${'['.repeat(5000)}ID${']'.repeat(5000)}) { me { id } }`, VALUES_TOO_DEEP],
+    ['a directive argument', `{ me @skip(if: ${'['.repeat(3000)}) { id } }`, VALUES_TOO_DEEP],
+    ['5,000 nested selection sets, unclosed', `{${'me{'.repeat(5000)}`, SELECTIONS_TOO_DEEP],
+    ['5,000 nested inline fragments', `{ ${'... on Query { '.repeat(5000)}me { id }${' }'.repeat(5000)} }`, SELECTIONS_TOO_DEEP],
+  ])('refuses %s with 400 naming the limit, before parsing it', async (_what, query, message) => {
+    const res = await gql(stack.url, query, {}, owner.token);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(refusal(message));
+    expect(JSON.stringify(res.body)).not.toMatch(RUNTIME_LEAK);
+  });
+
+  it('counts list and object nesting up to the limit as usual, and refuses one level more', async () => {
+    const lists = (depth: number) => `{ chatbot(id: ${'['.repeat(depth)}"x"${']'.repeat(depth)}) { id } }`;
+    const atLimit = await gql(stack.url, lists(OPERATION_BOUNDS.maxValueDepth), {}, owner.token);
+    expect(atLimit.status).toBe(400);
+    expect(atLimit.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    const past = await gql(stack.url, lists(OPERATION_BOUNDS.maxValueDepth + 1), {}, owner.token);
+    expect(past.status).toBe(400);
+    expect(past.body).toEqual(refusal(VALUES_TOO_DEEP));
+  });
+
+  it('does not count brackets and braces inside strings and comments', async () => {
+    const email = `${'['.repeat(40)}${'{'.repeat(40)}@example.com`;
+    const res = await gql(
+      stack.url,
+      `mutation { # ${'['.repeat(40)}\n login(input: { email: ${JSON.stringify(email)}, password: """${'{'.repeat(40)} \\""" [""" }) { token } }`,
+    );
+    // Parsed and run: the login itself is what fails.
+    expect(res.body.errors).toHaveLength(1);
+    expect(res.body.errors[0]).toMatchObject({ message: 'Invalid credentials', extensions: { code: 'UNAUTHENTICATED' } });
+  });
+
+  it('refuses variables nested past the limit, in a POST body and in a GET query string', async () => {
+    const deep = (depth: number) => `${'{"name":'.repeat(depth)}"x"${'}'.repeat(depth)}`;
+    const query = 'mutation ($input: CreateChatbotInput!) { createChatbot(input: $input) { id } }';
+    for (const depth of [OPERATION_BOUNDS.maxValueDepth + 1, 5000]) {
+      const res = await api(stack.url, '/graphql', {
+        rawBody: `{"query":${JSON.stringify(query)},"variables":{"input":${deep(depth)}}}`,
+        token: owner.token,
+      });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual(refusal(VALUES_TOO_DEEP));
+    }
+    const get = await api(
+      stack.url,
+      `/graphql?query=${encodeURIComponent('query ($id: ID!) { chatbot(id: $id) { id } }')}&variables=${encodeURIComponent(`{"id":${'['.repeat(1000)}1${']'.repeat(1000)}}`)}`,
+      { token: owner.token, headers: { 'apollo-require-preflight': 'true' } },
+    );
+    expect(get.status).toBe(400);
+    expect(get.body).toEqual(refusal(VALUES_TOO_DEEP));
+    // At the limit the variable reaches graphql's own checks (an input object is no string).
+    const atLimit = await api(stack.url, '/graphql', {
+      rawBody: `{"query":${JSON.stringify(query)},"variables":{"input":{"name":${deep(OPERATION_BOUNDS.maxValueDepth - 1)}}}}`,
+      token: owner.token,
+    });
+    expect(atLimit.status).toBe(400);
+    expect(atLimit.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
   });
 
   it('refuses 1,000 aliases of me with 400 (too many tokens to even parse)', async () => {
