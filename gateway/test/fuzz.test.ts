@@ -2,7 +2,8 @@
 // fixed seed so a failure replays, over every REST path, the checkout pages and GraphQL, signed in as
 // an owner, as another owner and anonymously. Every answer must be below 500; every 4xx must say why
 // in JSON (`{ message }` for REST, `errors[]` for GraphQL); GraphQL errors inside a 200 must not be
-// 5xx either; and at the end every service still answers and a normal request works.
+// 5xx either; no answer may carry the runtime's own words or a stack frame; and at the end every
+// service still answers and a normal request works.
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAI } from '@parley/common/testing/fake-openai.ts';
@@ -91,6 +92,12 @@ interface FuzzRequest {
   body?: string | Uint8Array<ArrayBuffer>;
 }
 
+/**
+ * What only the runtime or a stack trace says: its messages, error class names, stack frames and
+ * source paths. No answer may carry one, whatever was sent (no generated input contains these words).
+ */
+const RUNTIME_LEAK = /Maximum call stack|RangeError|TypeError|is not valid JSON|at Object\.|at async |node:internal|\/src\/|\.ts:\d/;
+
 let sent = 0;
 const statuses = new Map<number, number>();
 const failures: string[] = [];
@@ -120,6 +127,8 @@ async function send(r: FuzzRequest): Promise<void> {
   const text = await res.text();
   statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
   if (res.status >= 500) return fail(r, `${res.status} ${text.slice(0, 200)}`);
+  const leak = RUNTIME_LEAK.exec(text);
+  if (leak) return fail(r, `${res.status} carries "${leak[0]}": ${text.slice(Math.max(0, leak.index - 100), leak.index + 100)}`);
   // A HEAD answer has the headers of the GET but no body.
   if (r.method === 'HEAD') return;
   const type = res.headers.get('content-type') ?? '';
@@ -690,6 +699,56 @@ function graphqlRequest(): fc.Arbitrary<FuzzRequest> {
     });
 }
 
+/**
+ * Values nested far past any limit, which recursive code (a parser, a validator, a walk over the
+ * input) meets as a stack overflow: lists, objects and selection sets thousands deep in GraphQL
+ * documents (closed or not), in variables and in every REST path's JSON body. Built as text, at
+ * depths around where the runtime's stack runs out, under the 100 kB body limit.
+ */
+function nestedValueRequests(): FuzzRequest[] {
+  const depths = [11, 1000, 2000, 5000, 20_000];
+  const headers = { ...authHeaders(ownerA.token), 'content-type': 'application/json' };
+  const lists = (d: number, inner = '"x"') => `${'['.repeat(d)}${inner}${']'.repeat(d)}`;
+  const objects = (d: number, key: string, inner = '"x"') => `${`{"${key}":`.repeat(d)}${inner}${'}'.repeat(d)}`;
+  const requests: FuzzRequest[] = [];
+  const graphql = (query: string, variables = '{}', extensions = '{}') =>
+    requests.push({
+      method: 'POST',
+      path: '/graphql',
+      headers,
+      body: `{"query":${JSON.stringify(query)},"variables":${variables},"extensions":${extensions}}`,
+    });
+  for (const d of depths) {
+    graphql(`query{chatbot(id:${'['.repeat(d)}]`);
+    graphql(`{ chatbot(id: ${'['.repeat(d)}"x"${']'.repeat(d)}) { id } }`);
+    graphql(`mutation { createChatbot(input: ${'{name: '.repeat(d)}"x"${'}'.repeat(d)}) { id } }`);
+    graphql(`mutation { createChatbot(input: ${'{name: '.repeat(d)}`);
+    graphql(`query ($id: ${'['.repeat(d)}ID${']'.repeat(d)}) { chatbot(id: $id) { id } }`);
+    graphql(`{ me @skip(if: ${'['.repeat(d)}) { id } }`);
+    graphql(`{${'me{'.repeat(d)}`);
+    graphql(`{ ${'... on Query { '.repeat(Math.min(d, 5000))}me { id }${' }'.repeat(Math.min(d, 5000))} }`);
+    graphql('query ($id: ID!) { chatbot(id: $id) { id } }', `{"id":${lists(d)}}`);
+    graphql('mutation ($input: CreateChatbotInput!) { createChatbot(input: $input) { id } }', `{"input":${objects(d, 'name')}}`);
+    graphql('{ me { id } }', `{"v":${objects(d, 'a')}}`, objects(d, 'persistedQuery'));
+    const get = `query=${encodeText('query ($id: ID!) { chatbot(id: $id) { id } }')}&variables=${encodeText(`{"id":${lists(Math.min(d, 1000))}}`)}`;
+    requests.push({
+      method: 'GET',
+      path: `/graphql?${get}`,
+      headers: { ...authHeaders(ownerA.token), 'apollo-require-preflight': 'true' },
+    });
+  }
+  for (const route of restRoutes().filter((r) => r.fields)) {
+    // The route's own paths (a real id among them), each with every field nested, and the body itself.
+    for (const path of fc.sample(route.path, { seed: SEED, numRuns: 2 })) {
+      for (const d of depths) {
+        const bodies = [lists(d), objects(d, 'a'), ...route.fields!.flatMap((f) => [`{"${f}":${lists(d)}}`, `{"${f}":${objects(d, f)}}`])];
+        for (const body of bodies) requests.push({ method: route.method, path, headers, body });
+      }
+    }
+  }
+  return requests;
+}
+
 /** What this suite found once, sent every run whatever the generators become. */
 const regressions = (): FuzzRequest[] => [
   // A br body that does not decode was a 500 (brotli's error codes are not zlib's Z_ ones).
@@ -725,6 +784,7 @@ it('thousands of bad requests over every REST path, the checkout pages and Graph
   const rest = restPicks.map(([, r]) => r);
   const families = [
     regressions(),
+    nestedValueRequests(),
     rest,
     sample(multipartRequest(), RUNS.multipart, 2),
     sample(rawRequest(), RUNS.raw, 3),
