@@ -125,11 +125,22 @@ function start(config: WidgetConfig): void {
     panel.hidden = false;
     launcher.setAttribute('aria-expanded', 'true');
     if (frame) {
-      frame.focus();
-      post({ type: 'parley:open' });
+      // A frame still loading is focused once its page says it is ready (below).
+      if (frameReady) focusChat();
     } else {
       panel.querySelector('button')?.focus();
     }
+  }
+
+  /**
+   * Moves the focus into the chat: the iframe, then (the embed page's side) its message field. Only
+   * once the embed page is ready: an iframe focused while its cross-origin page was still loading
+   * showed, now and then in Chromium, a focused field that no typed text reached (not even after a
+   * click in it), as if the browser kept the keyboard on the host page.
+   */
+  function focusChat(): void {
+    frame?.focus();
+    post({ type: 'parley:open' });
   }
 
   function close(): void {
@@ -152,7 +163,7 @@ function start(config: WidgetConfig): void {
     if (message?.type === 'parley:ready') {
       frameReady = true;
       if (visitor) post({ type: 'parley:identify', visitor });
-      if (isOpen) post({ type: 'parley:open' });
+      if (isOpen) focusChat();
     } else if (message?.type === 'parley:close') {
       close();
     }
