@@ -311,6 +311,9 @@ test('past the visitor’s daily messages, or the chatbot’s daily spend, the w
     const answer = spendFrame.getByTestId('assistant-message').nth(answered);
     const limit = spendFrame.getByText(DAILY_LIMIT);
     await expect(answer.or(limit).first()).toBeVisible({ timeout: 20_000 });
+    // An answer shows while it streams; it is over once the field is usable again, or the refusal
+    // replaces the chat.
+    await expect(limit.or(spendFrame.locator('textarea#chat-message:enabled'))).toBeVisible({ timeout: 20_000 });
     if (await limit.isVisible()) break;
     answered += 1;
   }
