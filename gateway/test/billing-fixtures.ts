@@ -5,7 +5,7 @@ import pg from 'pg';
 import { UsageRecordedSchema } from '@parley/proto/parley/events/v1/usage_recorded_pb.js';
 import { createProducer, QUEUES } from '@parley/common/queues.ts';
 import { createRedis } from '@parley/common/redis.ts';
-import { publishUsageRecorded } from '@parley/chat/usage/publishers.ts';
+import { usageRecordedEvent } from '@parley/chat/usage/publishers.ts';
 import type { Owner } from './chatbot-fixtures.ts';
 import type { Stack } from './stack.ts';
 
@@ -79,7 +79,7 @@ export async function publishUsage(stack: Stack, owner: Owner, events: UsageEven
     for (const e of events) {
       const requestId = e.requestId ?? randomUUID();
       ids.push(requestId);
-      await publishUsageRecorded(producer, { ...e, requestId, ownerId: owner.userId, model: 'gpt-4o-mini' });
+      await producer.publish(usageRecordedEvent({ ...e, requestId, ownerId: owner.userId, model: 'gpt-4o-mini' }), requestId);
     }
     return ids;
   } finally {

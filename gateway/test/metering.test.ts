@@ -3,6 +3,7 @@
 // the owner exactly (NUMERIC(20,10), checked here with integer arithmetic, never floats), and the
 // chatbot's interaction counter fed by ChatbotInteraction.
 import { Queue, type Worker } from 'bullmq';
+import { fromJson } from '@bufbuild/protobuf';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageRecordedSchema } from '@parley/proto/parley/events/v1/usage_recorded_pb.js';
@@ -20,7 +21,8 @@ import { recordUsageBatch } from '@parley/billing/usage/record-usage.ts';
 import { startUsageRecordedWorker } from '@parley/billing/usage/usage-recorded.job.ts';
 import { DEV_SESSION_SECRET } from '@parley/chat/config.ts';
 import { sessionIds } from '@parley/chat/core/session-id.ts';
-import { publishUsageRecorded } from '@parley/chat/usage/publishers.ts';
+import { usageRecordedEvent } from '@parley/chat/usage/publishers.ts';
+import { usageRecordedBatch } from '@parley/proto/event-batches.ts';
 import { api, type Stack, startStack } from './stack.ts';
 import { makePro, type Owner, registerOwner, UUID } from './chatbot-fixtures.ts';
 
@@ -57,6 +59,16 @@ afterAll(async () => {
 });
 
 const call = (path: string, opts: Parameters<typeof api>[2] = {}) => api(stack.url, path, opts);
+/** UsageRecorded events waiting in the queue: a batch job's (the chat service's) and single ones. */
+const waitingUsageEvents = async () =>
+  (await usageQueue.getWaiting()).reduce(
+    (n, job) =>
+      n +
+      (job.name === usageRecordedBatch.schema.typeName
+        ? usageRecordedBatch.unwrap(fromJson(usageRecordedBatch.schema, job.data)).length
+        : 1),
+    0,
+  );
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 // ---- exact money: dollars as integer units of 1e-10 (NUMERIC(20,10)) ----
@@ -340,7 +352,7 @@ describe('usage metering across the queue', () => {
       await sleep(1500);
       expect(await recordCount(owner)).toBe(appliedBeforeStop);
       expect(appliedBeforeStop).toBeLessThan(50);
-      expect(await usageQueue.getWaitingCount()).toBe(50 - appliedBeforeStop);
+      expect(await waitingUsageEvents()).toBe(50 - appliedBeforeStop);
       const balanceWhileStopped = units(await balance(owner));
 
       // A new worker, started as billing's service starts it.
@@ -363,10 +375,10 @@ describe('usage metering across the queue', () => {
       const { records, total } = await expectExactDebits(owner, initial, 50);
       expect(records.map((r) => `${r.promptTokens}/${r.completionTokens}`).sort()).toEqual(reportedTokens(fake.requests));
       expect(units(await balance(owner))).toBeLessThan(balanceWhileStopped);
-      expect(await usageQueue.getWaitingCount()).toBe(0);
+      expect(await waitingUsageEvents()).toBe(0);
 
-      // The same event again: once under its own job id (the queue keeps it once) and once under
-      // another job id, which reaches the worker and must be recognised by its request id.
+      // The same event again, under its own request id and under another job id: each reaches the
+      // worker and must be recognised by its request id.
       const original = records[17]!;
       const usage = {
         requestId: original.requestId,
@@ -380,19 +392,21 @@ describe('usage metering across the queue', () => {
       };
       const producer = createProducer(redis, QUEUES.usageRecorded, UsageRecordedSchema, { prefix: stack.queuePrefix });
       const redeliveredJobId = `${original.requestId}-redelivered`;
+      // The chat service published it in a batch; here it comes again alone, under its request id and under another job id.
       try {
-        await publishUsageRecorded(producer, usage);
-        await publishUsageRecorded({ publish: (event) => producer.publish(event, redeliveredJobId), close: producer.close }, usage);
+        await producer.publish(usageRecordedEvent(usage), original.requestId);
+        await producer.publish(usageRecordedEvent(usage), redeliveredJobId);
       } finally {
         await producer.close();
       }
-      const state = await waitFor(
-        async () => (await usageQueue.getJob(safeJobId(redeliveredJobId)))?.getState(),
-        (s) => s === 'completed' || s === 'failed',
-        30_000,
-      );
-      expect(state).toBe('completed');
-      expect(await (await usageQueue.getJob(safeJobId(original.requestId)))?.getState()).toBe('completed');
+      for (const jobId of [original.requestId, redeliveredJobId]) {
+        const state = await waitFor(
+          async () => (await usageQueue.getJob(safeJobId(jobId)))?.getState(),
+          (s) => s === 'completed' || s === 'failed',
+          30_000,
+        );
+        expect(state).toBe('completed');
+      }
       await sleep(500);
       const after = await expectExactDebits(owner, initial, 50);
       expect(after.total).toBe(total);

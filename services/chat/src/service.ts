@@ -9,13 +9,12 @@ import type { Worker } from 'bullmq';
 import type { Client } from '@connectrpc/connect';
 import { BillingService } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import { ChatbotService } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
-import { ChatbotInteractionSchema } from '@parley/proto/parley/events/v1/chatbot_interaction_pb.js';
 import { ChatbotInteractionsCountedSchema } from '@parley/proto/parley/events/v1/chatbot_interactions_counted_pb.js';
-import { UsageRecordedSchema } from '@parley/proto/parley/events/v1/usage_recorded_pb.js';
+import { chatbotInteractionBatch, usageRecordedBatch } from '@parley/proto/event-batches.ts';
 import { pgPool, prismaAdapter } from '@parley/common/database.ts';
 import { createServiceApp, dataReadiness } from '@parley/common/http.ts';
 import type { Logger } from '@parley/common/logger.ts';
-import { createProducer, QUEUES } from '@parley/common/queues.ts';
+import { createBatchProducer, createProducer, QUEUES } from '@parley/common/queues.ts';
 import { createRedis } from '@parley/common/redis.ts';
 import { createServiceClient } from '@parley/common/rpc-client.ts';
 import type { ServiceParts } from '@parley/common/service.ts';
@@ -49,6 +48,15 @@ import { chatbotInteractionPublisher, publishUsageRecorded, visitorHash } from '
 import { DEV_ALTCHA_HMAC_KEY, DEV_SESSION_SECRET, type ChatConfig } from './config.ts';
 import { chatRoutes, type ChatRpcDeps } from './rpc.ts';
 
+/**
+ * How long an answer's UsageRecorded and ChatbotInteraction wait for others to share their jobs
+ * (ADR 29). The answer never waits for them (the recorder does not await the publish); billing
+ * settles and analytics counts this much later. At 250 answers a second a batch holds about five.
+ */
+export const EVENT_BATCH_WAIT_MS = 20;
+/** The most events of one job. */
+export const EVENT_BATCH_MAX = 100;
+
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 
 export interface ChatServiceParts extends ServiceParts {
@@ -64,6 +72,8 @@ export interface ChatServiceParts extends ServiceParts {
   accountDeletedWorker?: Worker;
   /** The analytics worker (counts answered messages in the chatbot's figures and question groups), when workers were started. */
   analyticsWorker?: Worker;
+  /** Publishes the answers' UsageRecorded and ChatbotInteraction events gathered so far (ADR 29), and waits for them. */
+  flushEvents(): Promise<void>;
 }
 
 export async function createChatService(
@@ -92,10 +102,10 @@ export async function createChatService(
   exchanges.on('error', (err) => logger.warn({ err: err.message }, 'exchange pool: idle session failed'));
   const redis = createRedis(config.REDIS_URL);
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
-  const usageRecorded = createProducer(redis, QUEUES.usageRecorded, UsageRecordedSchema, { prefix: config.QUEUE_PREFIX });
-  const analyticsInteraction = createProducer(redis, QUEUES.chatbotInteractionAnalytics, ChatbotInteractionSchema, {
-    prefix: config.QUEUE_PREFIX,
-  });
+  // What answers leave for billing and analytics, gathered for EVENT_BATCH_WAIT_MS into one job per queue (ADR 29).
+  const batching = { prefix: config.QUEUE_PREFIX, waitMs: EVENT_BATCH_WAIT_MS, maxEvents: EVENT_BATCH_MAX, logger };
+  const usageRecorded = createBatchProducer(redis, QUEUES.usageRecorded, usageRecordedBatch, batching);
+  const analyticsInteraction = createBatchProducer(redis, QUEUES.chatbotInteractionAnalytics, chatbotInteractionBatch, batching);
   // The chatbot's interaction counter: one event per chatbot and analytics batch (ADR 23).
   const interactionsCounted = createProducer(redis, QUEUES.chatbotInteractionsCounted, ChatbotInteractionsCountedSchema, {
     prefix: config.QUEUE_PREFIX,
@@ -234,6 +244,9 @@ export async function createChatService(
     chatbotDeletedWorker,
     accountDeletedWorker,
     analyticsWorker,
+    flushEvents: async () => {
+      await Promise.all([usageRecorded.flush(), analyticsInteraction.flush()]);
+    },
     closers: [
       // Workers first: close() waits for the jobs in flight to finish before it resolves.
       async () => chatbotDeletedWorker?.close(),

@@ -1,6 +1,7 @@
 // Queues between services (BullMQ on Redis). Each job's payload is a proto event message in its
 // JSON form, so producer and consumer share one contract. Producers and workers count what they do
 // (metrics.ts): jobs published, processed and failed, by queue.
+import { createHash } from 'node:crypto';
 import { Queue, Worker, UnrecoverableError, type Job, type JobsOptions } from 'bullmq';
 import { fromJson, toJson, type DescMessage, type JsonValue, type MessageShape } from '@bufbuild/protobuf';
 import type { Redis } from 'ioredis';
@@ -95,15 +96,109 @@ export function createProducer<D extends DescMessage>(
   };
 }
 
+/**
+ * A batch message of a queue's events (`repeated` of the event), and how to wrap and unwrap it: the
+ * form a BatchProducer publishes and a worker given it reads beside the single events.
+ */
+export interface EventBatch<D extends DescMessage, B extends DescMessage> {
+  schema: B;
+  wrap(events: MessageShape<D>[]): MessageShape<B>;
+  unwrap(batch: MessageShape<B>): MessageShape<D>[];
+}
+
+export interface BatchProducer<D extends DescMessage> {
+  /**
+   * Adds the event (its id, the one a single job would have had) to the batch being gathered, which
+   * is published within `waitMs`. Returns at once: a batch that cannot be published is logged with
+   * its events' ids (nothing is thrown to the caller, whose answer is already given).
+   */
+  publish(event: MessageShape<D>, id: string): void;
+  /** Publishes what is gathered now, and resolves once every batch so far is published (or logged as failed). */
+  flush(): Promise<void>;
+  /** Flushes, then closes the queue (at shutdown, after the last answer). */
+  close(): Promise<void>;
+}
+
+/**
+ * A producer that publishes the events arriving within `waitMs` of each other (up to `maxEvents`)
+ * as one job of their batch message (ADR 29): under load, one job stands for many events, and its
+ * Redis commands and its consumer's fetch and completion with it. The job's id is a hash of its
+ * events' ids, so a publish retried after a timeout adds it once; consumers apply each event once
+ * by its own id, so a batch delivered again, or an event also published alone, changes nothing.
+ * A batch whose publish fails is tried once more, then logged with every id it carried.
+ */
+export function createBatchProducer<D extends DescMessage, B extends DescMessage>(
+  connection: Redis,
+  name: QueueName,
+  batch: EventBatch<D, B>,
+  opts: { prefix?: string; waitMs: number; maxEvents: number; logger: Logger },
+): BatchProducer<D> {
+  const queue = new Queue(name, { connection, prefix: opts.prefix ?? DEFAULT_QUEUE_PREFIX, defaultJobOptions });
+  const published = jobsPublished.series({ queue: name });
+  let gathered: { event: MessageShape<D>; id: string }[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  const inFlight = new Set<Promise<void>>();
+
+  const add = async (events: { event: MessageShape<D>; id: string }[]) => {
+    const ids = events.map((e) => e.id);
+    const jobId = `batch-${createHash('sha256').update(ids.join('\n')).digest('hex').slice(0, 40)}`;
+    const data = toJson(batch.schema, batch.wrap(events.map((e) => e.event))) as object;
+    return withDeadline(
+      queue.add(batch.schema.typeName, data, { jobId }),
+      PUBLISH_TIMEOUT_MS,
+      `publish timed out after ${PUBLISH_TIMEOUT_MS} ms`,
+    );
+  };
+  const publishGathered = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    const events = gathered;
+    gathered = [];
+    if (events.length === 0) return;
+    const publishing = add(events)
+      .catch(() => add(events))
+      .then(
+        () => published.inc(),
+        (err: Error) =>
+          opts.logger.error({ queue: name, ids: events.map((e) => e.id), err: err.message }, 'publishing a batch of events failed'),
+      )
+      .finally(() => inFlight.delete(publishing));
+    inFlight.add(publishing);
+  };
+
+  return {
+    publish(event, id) {
+      gathered.push({ event, id });
+      if (gathered.length >= opts.maxEvents) publishGathered();
+      else timer ??= setTimeout(publishGathered, opts.waitMs);
+    },
+    async flush() {
+      publishGathered();
+      await Promise.all(inFlight);
+    },
+    async close() {
+      await this.flush();
+      await queue.close();
+    },
+  };
+}
+
 /** BullMQ job ids may not contain ':' and may not be plain integers. */
 export function safeJobId(id: string): string {
   return id.replace(/:/g, '_');
 }
 
-export interface WorkerOptions {
+export interface WorkerOptions<D extends DescMessage = DescMessage, B extends DescMessage = DescMessage> {
   prefix?: string;
   concurrency?: number;
   logger: Logger;
+  /**
+   * The queue's batch message, read beside single events: each event of a batch job goes to the
+   * handler on its own, side by side. An event whose handler fails for good (UnrecoverableError) is
+   * logged and left; any other failure fails the job, which is retried whole (handlers are
+   * idempotent by the event's id, so the events already applied change nothing).
+   */
+  batch?: EventBatch<D, B>;
 }
 
 export type EventHandler<D extends DescMessage> = (event: MessageShape<D>, job: Job) => Promise<void>;
@@ -124,12 +219,12 @@ export function workerTiming(env: NodeJS.ProcessEnv = process.env): { idleWaitSe
 }
 
 /** A worker that decodes each job's proto payload and hands it to `handler` (a use case). */
-export function createWorker<D extends DescMessage>(
+export function createWorker<D extends DescMessage, B extends DescMessage = DescMessage>(
   connection: Redis,
   name: QueueName,
   schema: D,
   handler: EventHandler<D>,
-  opts: WorkerOptions,
+  opts: WorkerOptions<D, B>,
 ): Worker {
   const timing = workerTiming();
   const processed = jobsProcessed.series({ queue: name });
@@ -137,6 +232,22 @@ export function createWorker<D extends DescMessage>(
   const worker = new Worker(
     name,
     async (job) => {
+      const { batch } = opts;
+      if (batch && job.name === batch.schema.typeName) {
+        let events: MessageShape<D>[];
+        try {
+          events = batch.unwrap(fromJson(batch.schema, job.data as JsonValue));
+        } catch (err) {
+          throw new UnrecoverableError(`invalid ${batch.schema.typeName} payload: ${(err as Error).message}`);
+        }
+        const outcomes = await runWithRequestId(job.id, () => Promise.allSettled(events.map((event) => handler(event, job))));
+        const failures = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as Error] : []));
+        for (const err of failures.filter((f) => f instanceof UnrecoverableError))
+          opts.logger.error({ queue: name, jobId: job.id, err: err.message }, 'an event of a batch can never be applied: left');
+        const retryable = failures.find((f) => !(f instanceof UnrecoverableError));
+        if (retryable) throw retryable;
+        return;
+      }
       let event: MessageShape<D>;
       try {
         event = fromJson(schema, job.data as JsonValue);

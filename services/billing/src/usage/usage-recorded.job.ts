@@ -10,6 +10,7 @@ import { UnrecoverableError, type Worker } from 'bullmq';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { UsageRecordedSchema, type UsageRecorded } from '@parley/proto/parley/events/v1/usage_recorded_pb.js';
+import { usageRecordedBatch } from '@parley/proto/event-batches.ts';
 import { groupCommit } from '@parley/common/batcher.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import { createWorker, QUEUES } from '@parley/common/queues.ts';
@@ -70,6 +71,7 @@ export function startUsageRecordedWorker(deps: UsageRecordedWorkerDeps): Worker 
         throw err;
       }
     },
-    { prefix: deps.prefix, logger: deps.logger, concurrency },
+    // The chat service publishes its events in batches (ADR 29): each goes through the same path.
+    { prefix: deps.prefix, logger: deps.logger, concurrency, batch: usageRecordedBatch },
   );
 }

@@ -2,10 +2,11 @@
 // paid for exactly, whatever the duplicates, concurrency, restarts and bad events.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from 'bullmq';
-import { create } from '@bufbuild/protobuf';
+import { create, fromJson, toJson } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { UsageRecordedSchema } from '@parley/proto/parley/events/v1/usage_recorded_pb.js';
-import { createProducer, QUEUES, type Producer } from '@parley/common/queues.ts';
+import { usageRecordedBatch } from '@parley/proto/event-batches.ts';
+import { createBatchProducer, createProducer, QUEUES, type Producer } from '@parley/common/queues.ts';
 import { openAccount } from '../../src/core/open-account.ts';
 import { recordUsage, recordUsageBatch, type ParsedUsage, type RecordUsageInput } from '../../src/usage/record-usage.ts';
 import { startUsageRecordedWorker } from '../../src/usage/usage-recorded.job.ts';
@@ -273,6 +274,89 @@ describe('many events', () => {
     } finally {
       await worker.close();
       billing.parts.usageRecordedWorker!.resume();
+    }
+  });
+});
+
+describe('batches of events (as the chat service publishes them)', () => {
+  const batchProducer = () =>
+    createBatchProducer(billing.redis, QUEUES.usageRecorded, usageRecordedBatch, {
+      prefix: billing.config.QUEUE_PREFIX,
+      waitMs: 60_000,
+      maxEvents: 100,
+      logger,
+    });
+
+  it('applies each event of a batch once, and a batch delivered again, or an event also published alone, changes nothing', async () => {
+    const events = [
+      event('req-batch-1', 'owner-batch'),
+      event('req-batch-2', 'owner-batch', { promptTokens: 7 }),
+      event('req-batch-3', 'owner-batch-2'),
+    ];
+    const queue = new Queue(QUEUES.usageRecorded, { connection: billing.redis, prefix: billing.config.QUEUE_PREFIX });
+    try {
+      const batches = batchProducer();
+      events.forEach((e) => batches.publish(e, e.requestId));
+      await batches.close();
+      const [job] = (await queue.getJobs(['waiting', 'active', 'completed'])).filter((j) => j.name === usageRecordedBatch.schema.typeName);
+      expect(job).toBeDefined();
+      expect(usageRecordedBatch.unwrap(fromJson(usageRecordedBatch.schema, job.data)).map((u) => u.requestId)).toEqual(
+        events.map((e) => e.requestId),
+      );
+      for (let state = ''; state !== 'completed'; await new Promise((r) => setTimeout(r, 20))) {
+        state = await queue.getJobState(job.id!);
+        expect(state).not.toBe('failed');
+      }
+
+      // The same batch under another job id, and one of its events alone.
+      const again = jobSettled(billing.parts.usageRecordedWorker!, 'batch-again');
+      await queue.add(job.name, job.data, { jobId: 'batch-again' });
+      expect((await again).state).toBe('completed');
+      const alone = jobSettled(billing.parts.usageRecordedWorker!, 'req-batch-2.alone');
+      await producer.publish(events[1], 'req-batch-2.alone');
+      expect((await alone).state).toBe('completed');
+    } finally {
+      await queue.close();
+    }
+    for (const e of events) expect(await billing.parts.prisma.usageRecord.count({ where: { requestId: e.requestId } })).toBe(1);
+    expect(await balance('owner-batch')).toBe(dollars(INITIAL_UNITS - costUnits(1000, 500) - costUnits(7, 500)));
+    expect(await balance('owner-batch-2')).toBe(dollars(INITIAL_UNITS - costUnits(1000, 500)));
+    await expectLedgerExplainsBalance('owner-batch');
+    await expectLedgerExplainsBalance('owner-batch-2');
+  });
+
+  it('applies the other events of a batch when one can never be applied, and completes the job', async () => {
+    await openAccount(deps(), 'owner-batch-bad');
+    const queue = new Queue(QUEUES.usageRecorded, { connection: billing.redis, prefix: billing.config.QUEUE_PREFIX });
+    try {
+      const data = usageRecordedBatch.wrap([
+        event('req-batch-ok', 'owner-batch-bad'),
+        event('req-batch-unpriced', 'owner-batch-bad', { model: 'gpt-9-ultra' }),
+      ]);
+      const settled = jobSettled(billing.parts.usageRecordedWorker!, 'batch-with-bad');
+      await queue.add(usageRecordedBatch.schema.typeName, toJson(usageRecordedBatch.schema, data) as object, { jobId: 'batch-with-bad' });
+      expect((await settled).state).toBe('completed');
+    } finally {
+      await queue.close();
+    }
+    expect(await billing.parts.prisma.usageRecord.count({ where: { requestId: 'req-batch-ok' } })).toBe(1);
+    expect(await billing.parts.prisma.usageRecord.count({ where: { requestId: 'req-batch-unpriced' } })).toBe(0);
+    expect(await balance('owner-batch-bad')).toBe(dollars(INITIAL_UNITS - costUnits(1000, 500)));
+    await expectLedgerExplainsBalance('owner-batch-bad');
+  });
+
+  it('fails a batch job whose payload is not a batch without retrying, and debits nothing', async () => {
+    const queue = new Queue(QUEUES.usageRecorded, { connection: billing.redis, prefix: billing.config.QUEUE_PREFIX });
+    try {
+      const settled = jobSettled(billing.parts.usageRecordedWorker!, 'batch-garbage');
+      await queue.add(usageRecordedBatch.schema.typeName, { usages: 'lots' }, { jobId: 'batch-garbage', attempts: 5 });
+      const { state, job, error } = await settled;
+      expect(state).toBe('failed');
+      expect(error?.name).toBe('UnrecoverableError');
+      expect(error?.message).toMatch(/invalid parley.events.v1.UsageRecordedBatch payload/);
+      expect(job.attemptsMade).toBe(1);
+    } finally {
+      await queue.close();
     }
   });
 });

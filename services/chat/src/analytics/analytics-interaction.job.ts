@@ -11,6 +11,7 @@ import { UnrecoverableError, type Worker } from 'bullmq';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { ChatbotInteractionSchema, type ChatbotInteraction } from '@parley/proto/parley/events/v1/chatbot_interaction_pb.js';
+import { chatbotInteractionBatch } from '@parley/proto/event-batches.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import { batcher } from '@parley/common/batcher.ts';
 import { createWorker, QUEUES } from '@parley/common/queues.ts';
@@ -77,6 +78,7 @@ export function startAnalyticsWorker(deps: AnalyticsWorkerDeps): Worker {
       }
       await batches.add(parsed);
     },
-    { prefix: deps.prefix, logger: deps.logger, concurrency },
+    // The chat service publishes its events in batches (ADR 29): each goes through the same path.
+    { prefix: deps.prefix, logger: deps.logger, concurrency, batch: chatbotInteractionBatch },
   );
 }

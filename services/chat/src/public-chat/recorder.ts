@@ -3,10 +3,11 @@
 // what the host page told of its visitor), UsageRecorded (with a model: billing settles the hold and
 // counts the exact cost in the chatbot's spend today) and ChatbotInteraction published (what
 // analytics counts: usage/publishers.ts), and the next message's history kept in Redis. The writes
-// are independent and go side by side; the answer is
-// already the visitor's, so a failure is logged, never thrown (a missing UsageRecorded leaves its
-// hold to cover it until billing's sweep; an exchange not stored, or not stored because the chatbot
-// was deleted meanwhile, leaves the answer without an id).
+// are independent and go side by side; the answer waits for the exchange and the history, not for
+// the events, which join their batch and are published within a few milliseconds (ADR 29). The
+// answer is already the visitor's, so a failure is logged, never thrown (a missing UsageRecorded
+// leaves its hold to cover it until billing's sweep; an exchange not stored, or not stored because
+// the chatbot was deleted meanwhile, leaves the answer without an id).
 import { DEFAULT_LANGUAGE, readLanguage } from '@parley/proto/language.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import type { Interaction, Usage } from '../usage/publishers.ts';
@@ -29,8 +30,10 @@ export interface RecorderDeps {
   /** The exchange pool (ADR 0007). */
   exchanges: ExchangePool;
   history: Pick<HistorySource, 'remember' | 'forget'>;
-  publishUsage: (usage: Usage) => Promise<void>;
-  publishInteraction: (interaction: Interaction) => Promise<void>;
+  /** Joins the usage to its batch; never throws (a batch that cannot be published is logged). */
+  publishUsage: (usage: Usage) => void;
+  /** Joins the interaction to its batch; never throws. */
+  publishInteraction: (interaction: Interaction) => void;
   logger: Logger;
 }
 
@@ -66,37 +69,42 @@ export function recorder(deps: RecorderDeps): Recorder {
           },
           (err: Error) => log.error({ err: err.message }, 'storing the conversation failed'),
         ),
-        deps
-          .publishInteraction({
-            requestId,
-            chatbotId: chatbot.id,
-            ownerId: chatbot.ownerId,
-            sessionId: input.sessionId,
-            clientIp: input.clientIp,
-            question: input.message,
-            answered,
-            receivedAt: turn.receivedAt,
-            occurredAt: answeredAt,
-            language: readLanguage(chatbot) ?? DEFAULT_LANGUAGE,
-          })
-          .catch((err: Error) => log.error({ err: err.message }, 'publishing ChatbotInteraction failed')),
       ];
+      // Joining a batch does not fail; a fault here must not fail an answer the visitor already has.
+      const publish = (what: string, send: () => void) => {
+        try {
+          send();
+        } catch (err) {
+          log.error({ err: (err as Error).message }, `publishing ${what} failed`);
+        }
+      };
+      publish('ChatbotInteraction', () =>
+        deps.publishInteraction({
+          requestId,
+          chatbotId: chatbot.id,
+          ownerId: chatbot.ownerId,
+          sessionId: input.sessionId,
+          clientIp: input.clientIp,
+          question: input.message,
+          answered,
+          receivedAt: turn.receivedAt,
+          occurredAt: answeredAt,
+          language: readLanguage(chatbot) ?? DEFAULT_LANGUAGE,
+        }),
+      );
       if (usage) {
         if (!usage.usageReported) log.warn('the provider reported no token usage; billing an estimate');
-        const { promptTokens, completionTokens } = usage;
-        writes.push(
-          deps
-            .publishUsage({
-              requestId,
-              ownerId: chatbot.ownerId,
-              chatbotId: chatbot.id,
-              chatbotName: chatbot.name,
-              model: input.model,
-              promptTokens,
-              completionTokens,
-              occurredAt: answeredAt,
-            })
-            .catch((err: Error) => log.error({ err: err.message, promptTokens, completionTokens }, 'publishing UsageRecorded failed')),
+        publish('UsageRecorded', () =>
+          deps.publishUsage({
+            requestId,
+            ownerId: chatbot.ownerId,
+            chatbotId: chatbot.id,
+            chatbotName: chatbot.name,
+            model: input.model,
+            promptTokens: usage.promptTokens,
+            completionTokens: usage.completionTokens,
+            occurredAt: answeredAt,
+          }),
         );
       }
       if (turn.kind === 'model') {

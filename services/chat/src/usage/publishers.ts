@@ -2,17 +2,18 @@
 // was used) and ChatbotInteraction, for this service's own analytics worker, which also counts the
 // message in the chatbot's interactions (one ChatbotInteractionsCounted per chatbot and batch, ADR 23;
 // it is no longer published to parley.chatbot-interaction for the chatbot service). Both carry the
-// answer's request id, a server-generated UUID that is also the job id, so a repeated publish cannot
-// bill or count twice.
+// answer's request id, a server-generated UUID by which their consumers apply each once, so a
+// repeated publish cannot bill or count twice; they travel in batches of the answers that ended
+// together (ADR 29).
 import { createHmac } from 'node:crypto';
 import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { ChatbotInteractionSchema } from '@parley/proto/parley/events/v1/chatbot_interaction_pb.js';
 import { UsageRecordedSchema } from '@parley/proto/parley/events/v1/usage_recorded_pb.js';
-import type { Producer } from '@parley/common/queues.ts';
+import type { BatchProducer } from '@parley/common/queues.ts';
 
-export type UsageRecordedProducer = Producer<typeof UsageRecordedSchema>;
-export type ChatbotInteractionProducer = Producer<typeof ChatbotInteractionSchema>;
+export type UsageRecordedProducer = BatchProducer<typeof UsageRecordedSchema>;
+export type ChatbotInteractionProducer = BatchProducer<typeof ChatbotInteractionSchema>;
 
 export interface Usage {
   requestId: string;
@@ -43,8 +44,9 @@ export interface Interaction {
   language: string;
 }
 
-export function publishUsageRecorded(producer: UsageRecordedProducer, usage: Usage): Promise<void> {
-  const event = create(UsageRecordedSchema, {
+/** The UsageRecorded event of an answer's usage. */
+export function usageRecordedEvent(usage: Usage) {
+  return create(UsageRecordedSchema, {
     requestId: usage.requestId,
     ownerId: usage.ownerId,
     chatbotId: usage.chatbotId,
@@ -54,7 +56,10 @@ export function publishUsageRecorded(producer: UsageRecordedProducer, usage: Usa
     completionTokens: BigInt(usage.completionTokens),
     occurredAt: timestampFromDate(usage.occurredAt),
   });
-  return producer.publish(event, usage.requestId);
+}
+
+export function publishUsageRecorded(producer: UsageRecordedProducer, usage: Usage): void {
+  producer.publish(usageRecordedEvent(usage), usage.requestId);
 }
 
 /**
@@ -75,7 +80,7 @@ export function visitorHash(secret: string, clientIp: string | null): string {
  * also published to parley.chatbot-interaction, is not).
  */
 export function chatbotInteractionPublisher(producer: ChatbotInteractionProducer, secret: string) {
-  return async (interaction: Interaction): Promise<void> => {
+  return (interaction: Interaction): void => {
     const event = create(ChatbotInteractionSchema, {
       requestId: interaction.requestId,
       chatbotId: interaction.chatbotId,
@@ -90,6 +95,6 @@ export function chatbotInteractionPublisher(producer: ChatbotInteractionProducer
       language: interaction.language,
       interactionsViaAnalytics: true,
     });
-    await producer.publish(event, interaction.requestId);
+    producer.publish(event, interaction.requestId);
   };
 }

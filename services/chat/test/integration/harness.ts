@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import type { Client } from '@connectrpc/connect';
-import { fromJson, type JsonValue } from '@bufbuild/protobuf';
+import { fromJson, type DescMessage, type JsonValue, type MessageShape } from '@bufbuild/protobuf';
 import { BillingService } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import { ChatService } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { ChatbotService } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
@@ -19,7 +19,8 @@ import { createBillingService, MIGRATIONS_DIR as BILLING_MIGRATIONS_DIR, type Bi
 import { readChatbotConfig } from '@parley/chatbot/config.ts';
 import { createChatbotService, MIGRATIONS_DIR as CHATBOT_MIGRATIONS_DIR, type ChatbotServiceParts } from '@parley/chatbot/service.ts';
 import { createLogger } from '@parley/common/logger.ts';
-import { QUEUES } from '@parley/common/queues.ts';
+import { QUEUES, type EventBatch } from '@parley/common/queues.ts';
+import { chatbotInteractionBatch, usageRecordedBatch } from '@parley/proto/event-batches.ts';
 import { createRedis, type Redis } from '@parley/common/redis.ts';
 import { createServiceClient } from '@parley/common/rpc-client.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '@parley/common/testing/fake-openai.ts';
@@ -108,6 +109,7 @@ export async function startChatStack(
 
   const fake = await startFakeOpenAI();
   const chatDbs: { drop: () => Promise<void> }[] = [];
+  const chatInstances: ChatServiceParts[] = [];
 
   const startChat = async (overrides: Record<string, string | undefined>): Promise<ChatUnderTest> => {
     const db = await createTestSchema('chat', MIGRATIONS_DIR);
@@ -127,6 +129,7 @@ export async function startChatStack(
     for (const [k, v] of Object.entries(merged)) if (v === undefined) delete merged[k];
     const config = readChatConfig(merged);
     const parts = await createChatService(config, { logger });
+    chatInstances.push(parts);
     const server = await serveApp(parts.app);
     stops.push(async () => {
       await server.close();
@@ -140,15 +143,21 @@ export async function startChatStack(
   const billingClient = createServiceClient(BillingService, billingServer.url);
   const redis = createRedis(redisUrl);
 
-  const jobs = async <T>(queueName: string, decode: (data: JsonValue) => T): Promise<T[]> => {
+  /** The events on a queue, each of a batch job (ADR 29) on its own, after every chat instance published what it gathered. */
+  const jobs = async <T>(queueName: string, decode: (job: { name: string; data: JsonValue }) => T[]): Promise<T[]> => {
+    for (const instance of chatInstances) await instance.flushEvents();
     const queue = new Queue(queueName, { connection: redis, prefix });
     try {
       const list = await queue.getJobs(['waiting', 'delayed', 'active', 'completed', 'failed', 'prioritized']);
-      return list.map((j) => decode(j.data as JsonValue));
+      return list.flatMap((j) => decode({ name: j.name, data: j.data as JsonValue }));
     } finally {
       await queue.close();
     }
   };
+  const events =
+    <D extends DescMessage, B extends DescMessage>(schema: D, batch: EventBatch<D, B>) =>
+    (job: { name: string; data: JsonValue }): MessageShape<D>[] =>
+      job.name === batch.schema.typeName ? batch.unwrap(fromJson(batch.schema, job.data)) : [fromJson(schema, job.data)];
 
   return {
     ...main,
@@ -186,6 +195,7 @@ export async function startChatStack(
       const queue = new Queue(QUEUES.usageRecorded, { connection: redis, prefix });
       try {
         await during?.catch(() => {});
+        for (const instance of chatInstances) await instance.flushEvents();
         for (const deadline = Date.now() + 30_000; ;) {
           const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
           if (Object.values(counts).every((n) => n === 0)) break;
@@ -199,8 +209,8 @@ export async function startChatStack(
         for (const close of worker.closers) await close();
       }
     },
-    usageJobs: () => jobs(QUEUES.usageRecorded, (d) => fromJson(UsageRecordedSchema, d)),
-    interactionJobs: () => jobs(QUEUES.chatbotInteractionAnalytics, (d) => fromJson(ChatbotInteractionSchema, d)),
+    usageJobs: () => jobs(QUEUES.usageRecorded, events(UsageRecordedSchema, usageRecordedBatch)),
+    interactionJobs: () => jobs(QUEUES.chatbotInteractionAnalytics, events(ChatbotInteractionSchema, chatbotInteractionBatch)),
     stop: async () => {
       for (const stop of stops.reverse()) await stop();
       await chatbotServer.close();

@@ -109,3 +109,23 @@ export declare type ChatbotInteraction = Message<"parley.events.v1.ChatbotIntera
  */
 export declare const ChatbotInteractionSchema: GenMessage<ChatbotInteraction>;
 
+/**
+ * The ChatbotInteraction events of one chat replica's answers that ended within a few milliseconds
+ * of each other, published as one job to parley.chatbot-interaction.analytics (ADR 29): each is
+ * counted on its own, once by its request_id.
+ *
+ * @generated from message parley.events.v1.ChatbotInteractionBatch
+ */
+export declare type ChatbotInteractionBatch = Message<"parley.events.v1.ChatbotInteractionBatch"> & {
+  /**
+   * @generated from field: repeated parley.events.v1.ChatbotInteraction interactions = 1;
+   */
+  interactions: ChatbotInteraction[];
+};
+
+/**
+ * Describes the message parley.events.v1.ChatbotInteractionBatch.
+ * Use `create(ChatbotInteractionBatchSchema)` to create a new message.
+ */
+export declare const ChatbotInteractionBatchSchema: GenMessage<ChatbotInteractionBatch>;
+

@@ -9,7 +9,7 @@ import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
  * Describes the file parley/events/v1/chatbot_interaction.proto.
  */
 export const file_parley_events_v1_chatbot_interaction = /*@__PURE__*/
-  fileDesc("CipwYXJsZXkvZXZlbnRzL3YxL2NoYXRib3RfaW50ZXJhY3Rpb24ucHJvdG8SEHBhcmxleS5ldmVudHMudjEixwIKEkNoYXRib3RJbnRlcmFjdGlvbhISCgpyZXF1ZXN0X2lkGAEgASgJEhIKCmNoYXRib3RfaWQYAiABKAkSLwoLb2NjdXJyZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhAKCG93bmVyX2lkGAQgASgJEhIKCnNlc3Npb25faWQYBSABKAkSFAoMdmlzaXRvcl9oYXNoGAYgASgJEhAKCHF1ZXN0aW9uGAcgASgJEhAKCGFuc3dlcmVkGAggASgIEhEKCWFuc3dlcl9tcxgJIAEoBRIvCgtyZWNlaXZlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIbGFuZ3VhZ2UYCyABKAkSIgoaaW50ZXJhY3Rpb25zX3ZpYV9hbmFseXRpY3MYDCABKAhiBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("CipwYXJsZXkvZXZlbnRzL3YxL2NoYXRib3RfaW50ZXJhY3Rpb24ucHJvdG8SEHBhcmxleS5ldmVudHMudjEixwIKEkNoYXRib3RJbnRlcmFjdGlvbhISCgpyZXF1ZXN0X2lkGAEgASgJEhIKCmNoYXRib3RfaWQYAiABKAkSLwoLb2NjdXJyZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhAKCG93bmVyX2lkGAQgASgJEhIKCnNlc3Npb25faWQYBSABKAkSFAoMdmlzaXRvcl9oYXNoGAYgASgJEhAKCHF1ZXN0aW9uGAcgASgJEhAKCGFuc3dlcmVkGAggASgIEhEKCWFuc3dlcl9tcxgJIAEoBRIvCgtyZWNlaXZlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIbGFuZ3VhZ2UYCyABKAkSIgoaaW50ZXJhY3Rpb25zX3ZpYV9hbmFseXRpY3MYDCABKAgiVQoXQ2hhdGJvdEludGVyYWN0aW9uQmF0Y2gSOgoMaW50ZXJhY3Rpb25zGAEgAygLMiQucGFybGV5LmV2ZW50cy52MS5DaGF0Ym90SW50ZXJhY3Rpb25iBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * Describes the message parley.events.v1.ChatbotInteraction.
@@ -17,4 +17,11 @@ export const file_parley_events_v1_chatbot_interaction = /*@__PURE__*/
  */
 export const ChatbotInteractionSchema = /*@__PURE__*/
   messageDesc(file_parley_events_v1_chatbot_interaction, 0);
+
+/**
+ * Describes the message parley.events.v1.ChatbotInteractionBatch.
+ * Use `create(ChatbotInteractionBatchSchema)` to create a new message.
+ */
+export const ChatbotInteractionBatchSchema = /*@__PURE__*/
+  messageDesc(file_parley_events_v1_chatbot_interaction, 1);
 

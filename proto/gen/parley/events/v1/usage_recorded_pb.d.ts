@@ -69,3 +69,23 @@ export declare type UsageRecorded = Message<"parley.events.v1.UsageRecorded"> & 
  */
 export declare const UsageRecordedSchema: GenMessage<UsageRecorded>;
 
+/**
+ * The UsageRecorded events of one chat replica's answers that ended within a few milliseconds of
+ * each other, published as one job (ADR 29): billing applies each on its own, once by its request_id,
+ * exactly as if it had come alone; a batch delivered again changes nothing.
+ *
+ * @generated from message parley.events.v1.UsageRecordedBatch
+ */
+export declare type UsageRecordedBatch = Message<"parley.events.v1.UsageRecordedBatch"> & {
+  /**
+   * @generated from field: repeated parley.events.v1.UsageRecorded usages = 1;
+   */
+  usages: UsageRecorded[];
+};
+
+/**
+ * Describes the message parley.events.v1.UsageRecordedBatch.
+ * Use `create(UsageRecordedBatchSchema)` to create a new message.
+ */
+export declare const UsageRecordedBatchSchema: GenMessage<UsageRecordedBatch>;
+

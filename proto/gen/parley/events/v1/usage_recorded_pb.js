@@ -9,7 +9,7 @@ import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
  * Describes the file parley/events/v1/usage_recorded.proto.
  */
 export const file_parley_events_v1_usage_recorded = /*@__PURE__*/
-  fileDesc("CiVwYXJsZXkvZXZlbnRzL3YxL3VzYWdlX3JlY29yZGVkLnByb3RvEhBwYXJsZXkuZXZlbnRzLnYxItkBCg1Vc2FnZVJlY29yZGVkEhIKCnJlcXVlc3RfaWQYASABKAkSEAoIb3duZXJfaWQYAiABKAkSEgoKY2hhdGJvdF9pZBgDIAEoCRIUCgxjaGF0Ym90X25hbWUYBCABKAkSDQoFbW9kZWwYBSABKAkSGQoNcHJvbXB0X3Rva2VucxgGIAEoA0ICMAISHQoRY29tcGxldGlvbl90b2tlbnMYByABKANCAjACEi8KC29jY3VycmVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcGIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("CiVwYXJsZXkvZXZlbnRzL3YxL3VzYWdlX3JlY29yZGVkLnByb3RvEhBwYXJsZXkuZXZlbnRzLnYxItkBCg1Vc2FnZVJlY29yZGVkEhIKCnJlcXVlc3RfaWQYASABKAkSEAoIb3duZXJfaWQYAiABKAkSEgoKY2hhdGJvdF9pZBgDIAEoCRIUCgxjaGF0Ym90X25hbWUYBCABKAkSDQoFbW9kZWwYBSABKAkSGQoNcHJvbXB0X3Rva2VucxgGIAEoA0ICMAISHQoRY29tcGxldGlvbl90b2tlbnMYByABKANCAjACEi8KC29jY3VycmVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJFChJVc2FnZVJlY29yZGVkQmF0Y2gSLwoGdXNhZ2VzGAEgAygLMh8ucGFybGV5LmV2ZW50cy52MS5Vc2FnZVJlY29yZGVkYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * Describes the message parley.events.v1.UsageRecorded.
@@ -17,4 +17,11 @@ export const file_parley_events_v1_usage_recorded = /*@__PURE__*/
  */
 export const UsageRecordedSchema = /*@__PURE__*/
   messageDesc(file_parley_events_v1_usage_recorded, 0);
+
+/**
+ * Describes the message parley.events.v1.UsageRecordedBatch.
+ * Use `create(UsageRecordedBatchSchema)` to create a new message.
+ */
+export const UsageRecordedBatchSchema = /*@__PURE__*/
+  messageDesc(file_parley_events_v1_usage_recorded, 1);
 
