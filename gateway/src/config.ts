@@ -1,6 +1,6 @@
 // The gateway's environment, validated at start (a bad value names the variable and stops the process).
 import { resolve } from 'node:path';
-import { commonVars, ConfigError, int, port, readConfig, serviceUrl, text, url } from '@parley/common/config.ts';
+import { commonVars, ConfigError, int, port, readConfig, serviceUrl, shutdownVars, text, url } from '@parley/common/config.ts';
 
 const repoRoot = new URL('../../', import.meta.url).pathname;
 
@@ -53,6 +53,8 @@ export const gatewayVars = {
   // Signing secret of the Stripe webhook endpoint. Unset: a random secret per process, so only this
   // gateway's own test-mode checkout events verify (real Stripe deliveries are refused).
   STRIPE_WEBHOOK_SECRET: { parse: webhookSecret, optional: true },
+  // How the gateway stops: SHUTDOWN_DRAIN_MS, SHUTDOWN_TIMEOUT_MS (its streamed answers finish first).
+  ...shutdownVars,
 };
 
 export type GatewayConfig = ReturnType<typeof readGatewayConfig>;

@@ -12,7 +12,7 @@ import { ChatbotService } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import { ChatbotInteractionSchema } from '@parley/proto/parley/events/v1/chatbot_interaction_pb.js';
 import { ChatbotInteractionsCountedSchema } from '@parley/proto/parley/events/v1/chatbot_interactions_counted_pb.js';
 import { UsageRecordedSchema } from '@parley/proto/parley/events/v1/usage_recorded_pb.js';
-import { pgPool, prismaAdapter } from '@parley/common/database.ts';
+import { pgPool, poolShare, prismaAdapter } from '@parley/common/database.ts';
 import { createServiceApp, dataReadiness } from '@parley/common/http.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import { createProducer, QUEUES } from '@parley/common/queues.ts';
@@ -35,7 +35,7 @@ import { deleteChatbotConversations } from './conversations/delete-conversations
 import { deleteOwnerConversations } from './conversations/delete-owner-conversations.ts';
 import { redisAdmission } from './core/admission.ts';
 import { chatbotContext } from './public-chat/chatbot-context.ts';
-import { EXCHANGE_POOL_SIZE, EXCHANGE_SESSION_SETTINGS } from './public-chat/conversation-store.ts';
+import { EXCHANGE_POOL_SHARE, EXCHANGE_SESSION_SETTINGS } from './public-chat/conversation-store.ts';
 import { creditGate } from './public-chat/credit-hold.ts';
 import { redisDailyMessageCounter } from './public-chat/daily-limits.ts';
 import { historySource } from './public-chat/history-source.ts';
@@ -48,6 +48,9 @@ import { sessionIds } from './core/session-id.ts';
 import { chatbotInteractionPublisher, publishUsageRecorded, visitorHash } from './usage/publishers.ts';
 import { DEV_ALTCHA_HMAC_KEY, DEV_SESSION_SECRET, type ChatConfig } from './config.ts';
 import { chatRoutes, type ChatRpcDeps } from './rpc.ts';
+
+/** The export pool's size as a share of DATABASE_POOL_MAX: 2 at the default 10 (one export reads on one connection). */
+const EXPORT_POOL_SHARE = 0.2;
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 
@@ -79,13 +82,15 @@ export async function createChatService(
   },
 ): Promise<ChatServiceParts> {
   const { logger } = opts;
-  const prisma = new PrismaClient({ adapter: prismaAdapter({ databaseUrl: config.DATABASE_URL, schema: config.CHAT_DB_SCHEMA }) });
+  const prisma = new PrismaClient({
+    adapter: prismaAdapter({ databaseUrl: config.DATABASE_URL, schema: config.CHAT_DB_SCHEMA, poolSize: config.DATABASE_POOL_MAX }),
+  });
   // Answered exchanges are stored on sessions of their own that do not wait for the WAL flush (see
   // EXCHANGE_SESSION_SETTINGS); every other write of the service keeps the main pool's durability.
   const exchanges = pgPool({
     databaseUrl: config.DATABASE_URL,
     schema: config.CHAT_DB_SCHEMA,
-    poolSize: EXCHANGE_POOL_SIZE,
+    poolSize: poolShare(config.DATABASE_POOL_MAX, EXCHANGE_POOL_SHARE),
     settings: EXCHANGE_SESSION_SETTINGS,
   });
   // An idle session the server ended (a restart) is dropped from the pool, as Prisma's adapter does.
@@ -129,7 +134,11 @@ export async function createChatService(
     prefix: config.QUEUE_PREFIX,
     visitorOf: (clientIp) => visitorHash(config.SESSION_SECRET, clientIp),
   });
-  const exportDb = pgPool({ databaseUrl: config.DATABASE_URL, schema: config.CHAT_DB_SCHEMA, poolSize: 2 });
+  const exportDb = pgPool({
+    databaseUrl: config.DATABASE_URL,
+    schema: config.CHAT_DB_SCHEMA,
+    poolSize: poolShare(config.DATABASE_POOL_MAX, EXPORT_POOL_SHARE),
+  });
   exportDb.on('error', (err) => logger.warn({ err: err.message }, 'export pool: idle session failed'));
   const deps: ChatRpcDeps = {
     db: prisma,
@@ -220,10 +229,17 @@ export async function createChatService(
 
   const app = createServiceApp({
     logger,
-    trust: { secret: config.SERVICE_SECRET, callers: ['gateway'] },
+    trust: { secret: config.SERVICE_SECRET, previousSecret: config.SERVICE_SECRET_PREVIOUS, callers: ['gateway'] },
     routes: chatRoutes(deps),
     readiness: dataReadiness(prisma, redis),
   });
+
+  // No new job and no new sweep; the jobs in hand finish.
+  const stopBackground = async () => {
+    stopPruning?.();
+    stopInteractionsRelay?.();
+    await Promise.all([chatbotDeletedWorker?.close(), accountDeletedWorker?.close(), analyticsWorker?.close()]);
+  };
 
   return {
     app,
@@ -234,13 +250,10 @@ export async function createChatService(
     chatbotDeletedWorker,
     accountDeletedWorker,
     analyticsWorker,
+    background: [stopBackground],
     closers: [
       // Workers first: close() waits for the jobs in flight to finish before it resolves.
-      async () => chatbotDeletedWorker?.close(),
-      async () => accountDeletedWorker?.close(),
-      async () => analyticsWorker?.close(),
-      async () => stopPruning?.(),
-      async () => stopInteractionsRelay?.(),
+      stopBackground,
       () => usageRecorded.close(),
       () => analyticsInteraction.close(),
       () => interactionsCounted.close(),
