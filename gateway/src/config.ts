@@ -1,6 +1,6 @@
 // The gateway's environment, validated at start (a bad value names the variable and stops the process).
 import { resolve } from 'node:path';
-import { commonVars, ConfigError, int, port, readConfig, serviceUrl, shutdownVars, text, url } from '@parley/common/config.ts';
+import { commonVars, ConfigError, int, port, readConfig, serviceUrl, text, url } from '@parley/common/config.ts';
 
 const repoRoot = new URL('../../', import.meta.url).pathname;
 
@@ -54,7 +54,8 @@ export const gatewayVars = {
   // gateway's own test-mode checkout events verify (real Stripe deliveries are refused).
   STRIPE_WEBHOOK_SECRET: { parse: webhookSecret, optional: true },
   // How the gateway stops: SHUTDOWN_DRAIN_MS, SHUTDOWN_TIMEOUT_MS (its streamed answers finish first).
-  ...shutdownVars,
+  SHUTDOWN_DRAIN_MS: commonVars.SHUTDOWN_DRAIN_MS,
+  SHUTDOWN_TIMEOUT_MS: commonVars.SHUTDOWN_TIMEOUT_MS,
 };
 
 export type GatewayConfig = ReturnType<typeof readGatewayConfig>;

@@ -120,18 +120,6 @@ export const previousServiceSecret: Parser<string> = (raw, name, env) => {
   return raw;
 };
 
-/**
- * How a process stops (lifecycle.ts), the same for every service and the gateway. SHUTDOWN_DRAIN_MS:
- * how long it keeps serving after SIGTERM with its readiness failing, so the load balancer stops
- * sending before the listener closes (0 locally, a few seconds behind one). SHUTDOWN_TIMEOUT_MS: how
- * long, after that, the answers and jobs in flight may take; the default is longer than the gateway's
- * CHAT_TIMEOUT_MS (60 s) and the model's OPENAI_TIMEOUT_MS (30 s).
- */
-export const shutdownVars = {
-  SHUTDOWN_DRAIN_MS: { parse: int(0, 600_000), default: '0' },
-  SHUTDOWN_TIMEOUT_MS: { parse: int(1000, 3_600_000), default: '65000' },
-} satisfies Spec;
-
 /** Settings every service shares. Defaults let `npm start` run against local PostgreSQL and Redis. */
 export const commonVars = {
   DATABASE_URL: { parse: url(['postgres', 'postgresql']), default: 'postgresql://postgres@127.0.0.1:5432/parley' },
@@ -148,7 +136,13 @@ export const commonVars = {
   // The size of the service's main connection pool; a service's further pools take a share of it
   // (database.ts, poolShare): the connection budget is in docs/adr/0025-process-lifecycle.md.
   DATABASE_POOL_MAX: { parse: int(1, 1000), default: '10' },
-  ...shutdownVars,
+  // How a process stops (lifecycle.ts), the same for every service and the gateway. SHUTDOWN_DRAIN_MS:
+  // how long it keeps serving after SIGTERM with its readiness failing, so the load balancer stops
+  // sending before the listener closes (0 locally, a few seconds behind one). SHUTDOWN_TIMEOUT_MS: how
+  // long, after that, the answers and jobs in flight may take; the default is longer than the gateway's
+  // CHAT_TIMEOUT_MS (60 s) and the model's OPENAI_TIMEOUT_MS (30 s).
+  SHUTDOWN_DRAIN_MS: { parse: int(0, 600_000), default: '0' },
+  SHUTDOWN_TIMEOUT_MS: { parse: int(1000, 3_600_000), default: '65000' },
   // off: the process serves its RPCs only, with no queue consumers and no periodic sweeps, so an
   // operator can run the background work on processes (or machines) of its own.
   WORKERS: { parse: oneOf(['on', 'off'] as const), default: 'on' },
