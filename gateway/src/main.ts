@@ -8,6 +8,12 @@ import { gatewayVars } from './config.ts';
 
 const config = loadConfig(gatewayVars);
 const logger = createLogger('gateway', config.LOG_LEVEL);
+// A streamed answer may last CHAT_TIMEOUT_MS; a shorter shutdown deadline would cut it on a rollout.
+if (config.SHUTDOWN_TIMEOUT_MS <= config.CHAT_TIMEOUT_MS)
+  logger.warn(
+    { SHUTDOWN_TIMEOUT_MS: config.SHUTDOWN_TIMEOUT_MS, CHAT_TIMEOUT_MS: config.CHAT_TIMEOUT_MS },
+    'SHUTDOWN_TIMEOUT_MS is not longer than CHAT_TIMEOUT_MS: a rollout may cut answers still streaming',
+  );
 await runService({
   name: 'gateway',
   logger,
