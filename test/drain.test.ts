@@ -19,8 +19,8 @@ const DATABASE = 'parley_test_drain';
 const QUEUE_PREFIX = `drain${randomBytes(3).toString('hex')}`;
 /** Answers streamed at once through each signal. */
 const ANSWERS = 4;
-/** The model's answer: sixty words, streamed three at a time with a pause between pieces. */
-const REPLY = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ');
+/** The model's answer: 120 words, streamed three at a time with a pause between pieces (some 6 s in all). */
+const REPLY = Array.from({ length: 120 }, (_, i) => `word${i}`).join(' ');
 const CHUNK_DELAY_MS = 150;
 
 let stack: RunningStack | undefined;
@@ -230,6 +230,13 @@ afterAll(async () => {
 }, 90_000);
 
 describe('a rollout cuts no answer', () => {
+  it('every process answers its probes on its own port once started', async () => {
+    for (const { name } of PROCESSES) {
+      for (const path of ['/healthz', '/startupz', '/readyz'])
+        expect(await probe(portOf(name), path), `${name} ${path}`).toEqual({ status: 200 });
+    }
+  });
+
   it('SIGTERM to the chat service mid-stream: every answer finishes and is billed once', async () => {
     await drainDuring('chat', '1');
     expect((await settledUsage()).length).toBe(ANSWERS);
