@@ -67,6 +67,8 @@ export interface RunningStack {
   stop(): Promise<void>;
   /** Settles only when the stack gives up: a process failed while starting, or kept crashing. */
   exited: Promise<{ name: string; code: number | null }>;
+  /** A process's id (undefined while it waits to be restarted), for a test that signals one. */
+  pid(name: string): number | undefined;
 }
 
 export async function startStack(opts: StackOptions = {}): Promise<RunningStack> {
@@ -113,7 +115,7 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
   // A process that cannot start is a configuration error, reported at once; one that dies once the
   // product runs is restarted, so one crash never takes the others down.
   supervisor.restartFromNow();
-  return { url: `http://localhost:${ports.get('gateway')}`, stop: supervisor.stop, exited: supervisor.exited };
+  return { url: `http://localhost:${ports.get('gateway')}`, stop: supervisor.stop, exited: supervisor.exited, pid: supervisor.pid };
 }
 
 export interface SupervisedProcess {

@@ -43,7 +43,7 @@ export async function createGateway(config: GatewayConfig, { logger }: { logger:
   app.set('trust proxy', config.TRUST_PROXY);
   app.use(requestContext(logger));
   app.use(securityHeaders(config.PUBLIC_URL));
-  app.use(healthRouter({ auth: config.AUTH_URL, billing: config.BILLING_URL, chatbot: config.CHATBOT_URL, chat: config.CHAT_URL }));
+  app.use(healthRouter({ redis }));
   // Before the API's own parsing and checks, so host pages can read every answer of the public paths.
   app.use('/api/chatbot/public', publicChatCors);
   app.use(

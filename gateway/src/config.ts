@@ -53,6 +53,9 @@ export const gatewayVars = {
   // Signing secret of the Stripe webhook endpoint. Unset: a random secret per process, so only this
   // gateway's own test-mode checkout events verify (real Stripe deliveries are refused).
   STRIPE_WEBHOOK_SECRET: { parse: webhookSecret, optional: true },
+  // How the gateway stops: SHUTDOWN_DRAIN_MS, SHUTDOWN_TIMEOUT_MS (its streamed answers finish first).
+  SHUTDOWN_DRAIN_MS: commonVars.SHUTDOWN_DRAIN_MS,
+  SHUTDOWN_TIMEOUT_MS: commonVars.SHUTDOWN_TIMEOUT_MS,
 };
 
 export type GatewayConfig = ReturnType<typeof readGatewayConfig>;

@@ -7,9 +7,8 @@ import { createAuthService, MIGRATIONS_DIR } from './service.ts';
 const config = loadConfig(authVars);
 await migrateAndServe({
   name: 'auth',
-  logLevel: config.LOG_LEVEL,
   port: config.PORT,
-  host: config.SERVICE_HOST,
+  settings: config,
   database: { databaseUrl: config.DATABASE_URL, schema: config.AUTH_DB_SCHEMA, migrationsDir: MIGRATIONS_DIR },
   build: (logger) => createAuthService(config, { logger, workers: config.WORKERS === 'on' }),
 });

@@ -41,7 +41,9 @@ export interface AuthServiceParts extends ServiceParts {
 
 export async function createAuthService(config: AuthConfig, opts: { logger: Logger; workers?: boolean }): Promise<AuthServiceParts> {
   const { logger } = opts;
-  const db = new PrismaClient({ adapter: prismaAdapter({ databaseUrl: config.DATABASE_URL, schema: config.AUTH_DB_SCHEMA }) });
+  const db = new PrismaClient({
+    adapter: prismaAdapter({ databaseUrl: config.DATABASE_URL, schema: config.AUTH_DB_SCHEMA, poolSize: config.DATABASE_POOL_MAX }),
+  });
   const redis = createRedis(config.REDIS_URL);
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
   const prefix = config.QUEUE_PREFIX;
@@ -100,10 +102,16 @@ export async function createAuthService(config: AuthConfig, opts: { logger: Logg
 
   const app = createServiceApp({
     logger,
-    trust: { secret: config.SERVICE_SECRET, callers: ['gateway'] },
+    trust: { secret: config.SERVICE_SECRET, previousSecret: config.SERVICE_SECRET_PREVIOUS, callers: ['gateway'] },
     routes: authRoutes(deps),
     readiness: dataReadiness(db, redis),
   });
+
+  // The worker takes no new job (it finishes the one in hand) and the relay stops.
+  const stopBackground = async () => {
+    stopRelay?.();
+    await passwordResetRequestedWorker?.close();
+  };
 
   return {
     app,
@@ -111,10 +119,10 @@ export async function createAuthService(config: AuthConfig, opts: { logger: Logg
     issueResetDeps,
     mailer,
     passwordResetRequestedWorker,
+    background: [stopBackground],
     closers: [
       // The worker first: close() waits for the jobs in flight to finish before it resolves.
-      async () => passwordResetRequestedWorker?.close(),
-      async () => stopRelay?.(),
+      stopBackground,
       // Notices already committed to go out are sent before the mailer closes.
       () => notices.settled(),
       async () => mailer.close(),

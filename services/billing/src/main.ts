@@ -7,9 +7,8 @@ import { createBillingService, MIGRATIONS_DIR } from './service.ts';
 const config = loadBillingConfig();
 await migrateAndServe({
   name: 'billing',
-  logLevel: config.LOG_LEVEL,
   port: config.PORT,
-  host: config.SERVICE_HOST,
+  settings: config,
   database: { databaseUrl: config.DATABASE_URL, schema: config.BILLING_DB_SCHEMA, migrationsDir: MIGRATIONS_DIR },
   build: (logger) => createBillingService(config, { logger, workers: config.WORKERS === 'on' }),
 });

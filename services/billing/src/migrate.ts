@@ -1,8 +1,11 @@
-// `npm run migrate`: applies billing's pending migrations to its schema and exits.
-import { loadConfig } from '@parley/common/config.ts';
+// `node services/billing/src/migrate.ts` (or `npm run migrate -w @parley/billing`): applies billing's pending
+// migrations to its schema and exits, 0 when the schema is up to date, 1 when a migration failed.
+// It reads only DATABASE_URL and BILLING_DB_SCHEMA, so a one-shot migration job needs nothing else; the
+// migration lock lets it run beside replicas that still migrate at start.
+import { commonVars, loadConfig } from '@parley/common/config.ts';
 import { migrateCommand } from '@parley/common/service-main.ts';
 import { billingVars } from './config.ts';
 import { MIGRATIONS_DIR } from './service.ts';
 
-const config = loadConfig(billingVars);
+const config = loadConfig({ DATABASE_URL: commonVars.DATABASE_URL, BILLING_DB_SCHEMA: billingVars.BILLING_DB_SCHEMA });
 await migrateCommand('billing', { databaseUrl: config.DATABASE_URL, schema: config.BILLING_DB_SCHEMA, migrationsDir: MIGRATIONS_DIR });

@@ -45,7 +45,9 @@ export async function createBillingService(
   opts: { logger: Logger; workers?: boolean; creditHoldSweepMs?: number },
 ): Promise<BillingServiceParts> {
   const { logger } = opts;
-  const prisma = new PrismaClient({ adapter: prismaAdapter({ databaseUrl: config.DATABASE_URL, schema: config.BILLING_DB_SCHEMA }) });
+  const prisma = new PrismaClient({
+    adapter: prismaAdapter({ databaseUrl: config.DATABASE_URL, schema: config.BILLING_DB_SCHEMA, poolSize: config.DATABASE_POOL_MAX }),
+  });
   const redis = createRedis(config.REDIS_URL);
   redis.on('error', (err) => logger.error({ err: err.message }, 'redis error'));
   const deps: OpenAccountDeps = { prisma, initialCredit: config.INITIAL_CREDIT };
@@ -93,10 +95,22 @@ export async function createBillingService(
 
   const app = createServiceApp({
     logger,
-    trust: { secret: config.SERVICE_SECRET, callers: ['gateway', 'chat', 'chatbot'] },
+    trust: { secret: config.SERVICE_SECRET, previousSecret: config.SERVICE_SECRET_PREVIOUS, callers: ['gateway', 'chat', 'chatbot'] },
     routes: billingRoutes(deps, payments, creditHolds(deps)),
     readiness: dataReadiness(prisma, redis),
   });
+
+  // No new job and no new sweep; the job in hand and a sweep under way finish.
+  const stopBackground = async () => {
+    stopCreditHoldSweeper?.();
+    await Promise.all([
+      creditHoldSweep,
+      userRegisteredWorker?.close(),
+      usageRecordedWorker?.close(),
+      stripeEventsWorker?.close(),
+      accountDeletedWorker?.close(),
+    ]);
+  };
 
   return {
     app,
@@ -106,19 +120,10 @@ export async function createBillingService(
     stripeEventsWorker,
     accountDeletedWorker,
     payments,
+    background: [stopBackground],
     closers: [
-      async () => {
-        stopCreditHoldSweeper?.();
-        await creditHoldSweep;
-      },
       // Workers first: close() waits for the jobs in flight to finish before it resolves.
-      async () =>
-        Promise.all([
-          userRegisteredWorker?.close(),
-          usageRecordedWorker?.close(),
-          stripeEventsWorker?.close(),
-          accountDeletedWorker?.close(),
-        ]),
+      stopBackground,
       () => redis.quit(),
       () => prisma.$disconnect(),
     ],

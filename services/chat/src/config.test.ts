@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '@parley/common/config.ts';
-import { readChatConfig } from './config.ts';
+import { DEV_ALTCHA_HMAC_KEY, DEV_SESSION_SECRET, readChatConfig } from './config.ts';
 
 describe('readChatConfig', () => {
   it('has defaults that run against local services, in offline mode', () => {
@@ -25,6 +25,21 @@ describe('readChatConfig', () => {
       WORKERS: 'on',
     });
     expect(readChatConfig({ WORKERS: 'off' }).WORKERS).toBe('off');
+  });
+
+  it('refuses in production the development SESSION_SECRET and ALTCHA_HMAC_KEY, naming the variable', () => {
+    const production = { NODE_ENV: 'production', SERVICE_SECRET: 's'.repeat(32) };
+    const secrets = { SESSION_SECRET: 'a-session-secret-of-this-deployment', ALTCHA_HMAC_KEY: 'an-altcha-key-of-this-deployment' };
+    expect(readChatConfig({ ...production, ...secrets })).toMatchObject(secrets);
+    for (const name of ['SESSION_SECRET', 'ALTCHA_HMAC_KEY'] as const) {
+      const message = `${name} is required in production (16 or more characters, the same on every chat instance): the development default is refused`;
+      // Unset (the default applies) or set to either development default.
+      expect(() => readChatConfig({ ...production, ...secrets, [name]: '' })).toThrowError(new ConfigError(message));
+      expect(() => readChatConfig({ ...production, ...secrets, [name]: DEV_SESSION_SECRET })).toThrowError(message);
+      expect(() => readChatConfig({ ...production, ...secrets, [name]: DEV_ALTCHA_HMAC_KEY })).toThrowError(message);
+    }
+    // Outside production the defaults still run (with a warning at start).
+    expect(readChatConfig({})).toMatchObject({ SESSION_SECRET: DEV_SESSION_SECRET, ALTCHA_HMAC_KEY: DEV_ALTCHA_HMAC_KEY });
   });
 
   it('takes an OpenAI-compatible endpoint', () => {

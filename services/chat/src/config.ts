@@ -14,13 +14,21 @@ const secret = (raw: string, name: string): string => {
   return raw;
 };
 
-/** The development default of SESSION_SECRET; the service warns when it runs with it. */
+/** The development default of SESSION_SECRET; the service warns when it runs with it, and production refuses it. */
 export const DEV_SESSION_SECRET = 'parley-dev-session-secret';
 
-/** The development default of ALTCHA_HMAC_KEY; the service warns when it runs with it. */
+/** The development default of ALTCHA_HMAC_KEY; the service warns when it runs with it, and production refuses it. */
 export const DEV_ALTCHA_HMAC_KEY = 'parley-dev-altcha-hmac-key';
 
-const signingSecret = (raw: string, name: string): string => {
+const DEVELOPMENT_DEFAULTS = new Set([DEV_SESSION_SECRET, DEV_ALTCHA_HMAC_KEY]);
+
+/** A secret the chat instances share. Production refuses the development default, as it does SERVICE_SECRET's. */
+const signingSecret = (raw: string, name: string, env: NodeJS.ProcessEnv): string => {
+  if (env.NODE_ENV === 'production' && DEVELOPMENT_DEFAULTS.has(raw)) {
+    throw new ConfigError(
+      `${name} is required in production (16 or more characters, the same on every chat instance): the development default is refused`,
+    );
+  }
   secret(raw, name);
   if (raw.length < 16) throw new ConfigError(`${name} must be at least 16 characters`);
   return raw;

@@ -8,9 +8,8 @@ import { createChatService, MIGRATIONS_DIR } from './service.ts';
 const config = loadConfig(chatVars);
 await migrateAndServe({
   name: 'chat',
-  logLevel: config.LOG_LEVEL,
   port: config.PORT,
-  host: config.SERVICE_HOST,
+  settings: config,
   database: { databaseUrl: config.DATABASE_URL, schema: config.CHAT_DB_SCHEMA, migrationsDir: MIGRATIONS_DIR },
   build: (logger) => createChatService(config, { logger, workers: config.WORKERS === 'on' }),
 });

@@ -11,7 +11,7 @@ import { BillingService } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import { ChatbotService } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import { ChatbotInteractionsCountedSchema } from '@parley/proto/parley/events/v1/chatbot_interactions_counted_pb.js';
 import { chatbotInteractionBatch, usageRecordedBatch } from '@parley/proto/event-batches.ts';
-import { pgPool, prismaAdapter } from '@parley/common/database.ts';
+import { pgPool, poolShare, prismaAdapter } from '@parley/common/database.ts';
 import { createServiceApp, dataReadiness } from '@parley/common/http.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import { createBatchProducer, createProducer, QUEUES } from '@parley/common/queues.ts';
@@ -34,7 +34,7 @@ import { deleteChatbotConversations } from './conversations/delete-conversations
 import { deleteOwnerConversations } from './conversations/delete-owner-conversations.ts';
 import { redisAdmission } from './core/admission.ts';
 import { chatbotContext } from './public-chat/chatbot-context.ts';
-import { EXCHANGE_POOL_SIZE, EXCHANGE_SESSION_SETTINGS } from './public-chat/conversation-store.ts';
+import { EXCHANGE_POOL_SHARE, EXCHANGE_SESSION_SETTINGS } from './public-chat/conversation-store.ts';
 import { creditGate } from './public-chat/credit-hold.ts';
 import { redisDailyMessageCounter } from './public-chat/daily-limits.ts';
 import { historySource } from './public-chat/history-source.ts';
@@ -56,6 +56,8 @@ import { chatRoutes, type ChatRpcDeps } from './rpc.ts';
 export const EVENT_BATCH_WAIT_MS = 20;
 /** The most events of one job. */
 export const EVENT_BATCH_MAX = 100;
+/** The export pool's size as a share of DATABASE_POOL_MAX: 2 at the default 10 (one export reads on one connection). */
+const EXPORT_POOL_SHARE = 0.2;
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 
@@ -89,13 +91,15 @@ export async function createChatService(
   },
 ): Promise<ChatServiceParts> {
   const { logger } = opts;
-  const prisma = new PrismaClient({ adapter: prismaAdapter({ databaseUrl: config.DATABASE_URL, schema: config.CHAT_DB_SCHEMA }) });
+  const prisma = new PrismaClient({
+    adapter: prismaAdapter({ databaseUrl: config.DATABASE_URL, schema: config.CHAT_DB_SCHEMA, poolSize: config.DATABASE_POOL_MAX }),
+  });
   // Answered exchanges are stored on sessions of their own that do not wait for the WAL flush (see
   // EXCHANGE_SESSION_SETTINGS); every other write of the service keeps the main pool's durability.
   const exchanges = pgPool({
     databaseUrl: config.DATABASE_URL,
     schema: config.CHAT_DB_SCHEMA,
-    poolSize: EXCHANGE_POOL_SIZE,
+    poolSize: poolShare(config.DATABASE_POOL_MAX, EXCHANGE_POOL_SHARE),
     settings: EXCHANGE_SESSION_SETTINGS,
   });
   // An idle session the server ended (a restart) is dropped from the pool, as Prisma's adapter does.
@@ -139,7 +143,11 @@ export async function createChatService(
     prefix: config.QUEUE_PREFIX,
     visitorOf: (clientIp) => visitorHash(config.SESSION_SECRET, clientIp),
   });
-  const exportDb = pgPool({ databaseUrl: config.DATABASE_URL, schema: config.CHAT_DB_SCHEMA, poolSize: 2 });
+  const exportDb = pgPool({
+    databaseUrl: config.DATABASE_URL,
+    schema: config.CHAT_DB_SCHEMA,
+    poolSize: poolShare(config.DATABASE_POOL_MAX, EXPORT_POOL_SHARE),
+  });
   exportDb.on('error', (err) => logger.warn({ err: err.message }, 'export pool: idle session failed'));
   const deps: ChatRpcDeps = {
     db: prisma,
@@ -230,10 +238,17 @@ export async function createChatService(
 
   const app = createServiceApp({
     logger,
-    trust: { secret: config.SERVICE_SECRET, callers: ['gateway'] },
+    trust: { secret: config.SERVICE_SECRET, previousSecret: config.SERVICE_SECRET_PREVIOUS, callers: ['gateway'] },
     routes: chatRoutes(deps),
     readiness: dataReadiness(prisma, redis),
   });
+
+  // No new job and no new sweep; the jobs in hand finish.
+  const stopBackground = async () => {
+    stopPruning?.();
+    stopInteractionsRelay?.();
+    await Promise.all([chatbotDeletedWorker?.close(), accountDeletedWorker?.close(), analyticsWorker?.close()]);
+  };
 
   return {
     app,
@@ -247,13 +262,10 @@ export async function createChatService(
     flushEvents: async () => {
       await Promise.all([usageRecorded.flush(), analyticsInteraction.flush()]);
     },
+    background: [stopBackground],
     closers: [
       // Workers first: close() waits for the jobs in flight to finish before it resolves.
-      async () => chatbotDeletedWorker?.close(),
-      async () => accountDeletedWorker?.close(),
-      async () => analyticsWorker?.close(),
-      async () => stopPruning?.(),
-      async () => stopInteractionsRelay?.(),
+      stopBackground,
       () => usageRecorded.close(),
       () => analyticsInteraction.close(),
       () => interactionsCounted.close(),

@@ -8,9 +8,8 @@ import { createChatbotService, MIGRATIONS_DIR } from './service.ts';
 const config = loadConfig(chatbotVars);
 await migrateAndServe({
   name: 'chatbot',
-  logLevel: config.LOG_LEVEL,
   port: config.PORT,
-  host: config.SERVICE_HOST,
+  settings: config,
   database: { databaseUrl: config.DATABASE_URL, schema: config.CHATBOT_DB_SCHEMA, migrationsDir: MIGRATIONS_DIR },
   build: (logger) => createChatbotService(config, { logger, workers: config.WORKERS === 'on' }),
 });

@@ -1,8 +1,11 @@
-// `npm run migrate`: applies chatbot's pending migrations to its schema and exits.
-import { loadConfig } from '@parley/common/config.ts';
+// `node services/chatbot/src/migrate.ts` (or `npm run migrate -w @parley/chatbot`): applies chatbot's pending
+// migrations to its schema and exits, 0 when the schema is up to date, 1 when a migration failed.
+// It reads only DATABASE_URL and CHATBOT_DB_SCHEMA, so a one-shot migration job needs nothing else; the
+// migration lock lets it run beside replicas that still migrate at start.
+import { commonVars, loadConfig } from '@parley/common/config.ts';
 import { migrateCommand } from '@parley/common/service-main.ts';
 import { chatbotVars } from './config.ts';
 import { MIGRATIONS_DIR } from './service.ts';
 
-const config = loadConfig(chatbotVars);
+const config = loadConfig({ DATABASE_URL: commonVars.DATABASE_URL, CHATBOT_DB_SCHEMA: chatbotVars.CHATBOT_DB_SCHEMA });
 await migrateCommand('chatbot', { databaseUrl: config.DATABASE_URL, schema: config.CHATBOT_DB_SCHEMA, migrationsDir: MIGRATIONS_DIR });

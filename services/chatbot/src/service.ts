@@ -7,7 +7,7 @@ import type { Client } from '@connectrpc/connect';
 import type { Worker } from 'bullmq';
 import { BillingService } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import { ChatbotDeletedSchema } from '@parley/proto/parley/events/v1/chatbot_deleted_pb.js';
-import { prismaAdapter } from '@parley/common/database.ts';
+import { poolShare, prismaAdapter } from '@parley/common/database.ts';
 import { createServiceApp, dataReadiness } from '@parley/common/http.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import { createProducer, QUEUES } from '@parley/common/queues.ts';
@@ -37,8 +37,8 @@ import { SEARCH_SESSION_SETTINGS } from './knowledge/retrieve.ts';
 import { redisPublicRevision } from './core/public-revision.ts';
 import { chatbotRoutes, type ChatbotRpcDeps } from './rpc.ts';
 
-/** Connections for knowledge searches, besides the service's main pool of 10. */
-const SEARCH_POOL_SIZE = 5;
+/** Connections for knowledge searches, besides the main pool: a share of DATABASE_POOL_MAX (5 at the default 10). */
+const SEARCH_POOL_SHARE = 0.5;
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 
@@ -67,13 +67,15 @@ export async function createChatbotService(
   opts: { logger: Logger; billing?: Client<typeof BillingService>; workers?: boolean },
 ): Promise<ChatbotServiceParts> {
   const { logger } = opts;
-  const prisma = new PrismaClient({ adapter: prismaAdapter({ databaseUrl: config.DATABASE_URL, schema: config.CHATBOT_DB_SCHEMA }) });
+  const prisma = new PrismaClient({
+    adapter: prismaAdapter({ databaseUrl: config.DATABASE_URL, schema: config.CHATBOT_DB_SCHEMA, poolSize: config.DATABASE_POOL_MAX }),
+  });
   // Knowledge searches run on sessions of their own, set up for them once (see retrieve.ts).
   const search = new PrismaClient({
     adapter: prismaAdapter({
       databaseUrl: config.DATABASE_URL,
       schema: config.CHATBOT_DB_SCHEMA,
-      poolSize: SEARCH_POOL_SIZE,
+      poolSize: poolShare(config.DATABASE_POOL_MAX, SEARCH_POOL_SHARE),
       settings: SEARCH_SESSION_SETTINGS,
     }),
   });
@@ -182,11 +184,23 @@ export async function createChatbotService(
 
   const app = createServiceApp({
     logger,
-    trust: { secret: config.SERVICE_SECRET, callers: ['gateway', 'chat'] },
+    trust: { secret: config.SERVICE_SECRET, previousSecret: config.SERVICE_SECRET_PREVIOUS, callers: ['gateway', 'chat'] },
     routes: chatbotRoutes(deps),
     readiness: dataReadiness(prisma, redis),
     readMaxBytes: config.MAX_UPLOAD_BYTES + UPLOAD_MESSAGE_OVERHEAD_BYTES,
   });
+
+  // No new job and no new sweep; the jobs in hand finish.
+  const stopBackground = async () => {
+    for (const stop of [stopPruning, stopRelay, stopIngestRelay, stopAutoSync]) stop?.();
+    await Promise.all([
+      knowledgeIngestWorker?.close(),
+      interactionsCountedWorker?.close(),
+      chatbotInteractionWorker?.close(),
+      accountDeletedWorker?.close(),
+      embeddings.stopBackground(),
+    ]);
+  };
 
   return {
     app,
@@ -198,16 +212,10 @@ export async function createChatbotService(
     knowledgeIngestWorker,
     ingestDeps,
     embeddings,
+    background: [stopBackground],
     closers: [
       // The workers first: close() waits for the jobs in flight to finish before it resolves.
-      async () => knowledgeIngestWorker?.close(),
-      async () => interactionsCountedWorker?.close(),
-      async () => chatbotInteractionWorker?.close(),
-      async () => accountDeletedWorker?.close(),
-      async () => stopPruning?.(),
-      async () => stopRelay?.(),
-      async () => stopIngestRelay?.(),
-      async () => stopAutoSync?.(),
+      stopBackground,
       () => embeddings.close(),
       () => knowledgeIngest.close(),
       () => chatbotDeleted.close(),

@@ -84,6 +84,12 @@ export function loadConfig<S extends Spec>(spec: S, env: NodeJS.ProcessEnv = pro
   }
 }
 
+/** A switch: "true" or "false". */
+export const bool: Parser<boolean> = (raw, name) => {
+  if (raw !== 'true' && raw !== 'false') throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+  return raw === 'true';
+};
+
 /** An interface address to listen on: an IP address or a host name. */
 export const host: Parser<string> = (raw, name) => {
   if (!/^[A-Za-z0-9.:-]+$/.test(raw)) throw new ConfigError(`${name} must be an IP address or host name, got "${raw}"`);
@@ -102,6 +108,18 @@ export const serviceSecret: Parser<string> = (raw, name, env) => {
   return raw;
 };
 
+/**
+ * A second service secret a service also accepts (never signs with), so the secret rotates without
+ * downtime (docs/adr/0025-process-lifecycle.md): the same rules as SERVICE_SECRET.
+ */
+export const previousServiceSecret: Parser<string> = (raw, name, env) => {
+  if (env.NODE_ENV === 'production' && raw === DEVELOPMENT_SERVICE_SECRET) {
+    throw new ConfigError(`${name} must not be the development secret in production`);
+  }
+  if (raw.length < 32) throw new ConfigError(`${name} must have at least 32 characters; the value is not shown`);
+  return raw;
+};
+
 /** Settings every service shares. Defaults let `npm start` run against local PostgreSQL and Redis. */
 export const commonVars = {
   DATABASE_URL: { parse: url(['postgres', 'postgresql']), default: 'postgresql://postgres@127.0.0.1:5432/parley' },
@@ -111,6 +129,20 @@ export const commonVars = {
   // compose network); only the gateway is a public door.
   SERVICE_HOST: { parse: host, default: '127.0.0.1' },
   SERVICE_SECRET: { parse: serviceSecret, default: DEVELOPMENT_SERVICE_SECRET },
+  SERVICE_SECRET_PREVIOUS: { parse: previousServiceSecret, optional: true },
+  // false: the process does not migrate its schema at start; the one-shot migration command
+  // (`node services/<name>/src/migrate.ts`) does, before the rollout.
+  MIGRATE_ON_START: { parse: bool, default: 'true' },
+  // The size of the service's main connection pool; a service's further pools take a share of it
+  // (database.ts, poolShare): the connection budget is in docs/adr/0025-process-lifecycle.md.
+  DATABASE_POOL_MAX: { parse: int(1, 1000), default: '10' },
+  // How a process stops (lifecycle.ts), the same for every service and the gateway. SHUTDOWN_DRAIN_MS:
+  // how long it keeps serving after SIGTERM with its readiness failing, so the load balancer stops
+  // sending before the listener closes (0 locally, a few seconds behind one). SHUTDOWN_TIMEOUT_MS: how
+  // long, after that, the answers and jobs in flight may take; the default is longer than the gateway's
+  // CHAT_TIMEOUT_MS (60 s) and the model's OPENAI_TIMEOUT_MS (30 s).
+  SHUTDOWN_DRAIN_MS: { parse: int(0, 600_000), default: '0' },
+  SHUTDOWN_TIMEOUT_MS: { parse: int(1000, 3_600_000), default: '65000' },
   // off: the process serves its RPCs only, with no queue consumers and no periodic sweeps, so an
   // operator can run the background work on processes (or machines) of its own.
   WORKERS: { parse: oneOf(['on', 'off'] as const), default: 'on' },

@@ -21,6 +21,15 @@ const sqlStatements = counter(
   ['schema'],
 );
 
+/**
+ * The size of a service's further pool as a share of DATABASE_POOL_MAX (the main pool's size), at
+ * least one connection: chat's exchange pool is half of it and its export pool a fifth, the chatbot
+ * service's search pool half (docs/adr/0025-process-lifecycle.md, the connection budget).
+ */
+export function poolShare(poolMax: number, share: number): number {
+  return Math.max(1, Math.ceil(poolMax * share));
+}
+
 export function prismaAdapter({ databaseUrl, schema, poolSize = 10, settings = {} }: DatabaseOptions): PrismaPg {
   return new PrismaPg(poolConfig({ databaseUrl, schema, poolSize, settings }), { schema });
 }

@@ -17,9 +17,14 @@ export interface ServiceCredentials {
   secret: string;
 }
 
-/** Who a service answers: the deployment's secret and the callers its call graph allows. */
+/**
+ * Who a service answers: the deployment's secret and the callers its call graph allows. A token
+ * signed with `previousSecret` (SERVICE_SECRET_PREVIOUS) is accepted too, so the secret can rotate
+ * while processes with the old and the new one run side by side (docs/adr/0025-process-lifecycle.md).
+ */
 export interface ServiceTrust {
   secret: string;
+  previousSecret?: string;
   callers: readonly Caller[];
 }
 
@@ -64,8 +69,8 @@ export function verifyServiceToken(
   const m = /^Bearer ([a-z]{1,32})\.(\d{1,12})\.([A-Za-z0-9_-]{43})$/.exec(authorization ?? '');
   if (!m) return { refused: authorization ? 'malformed service token' : 'no service token' };
   const [, caller, seconds, signature] = m;
-  const expected = Buffer.from(mac(trust.secret, `${caller}.${seconds}`));
-  if (!timingSafeEqual(Buffer.from(signature), expected)) return { refused: 'bad signature' };
+  const signed = (secret: string) => timingSafeEqual(Buffer.from(signature), Buffer.from(mac(secret, `${caller}.${seconds}`)));
+  if (!signed(trust.secret) && !(trust.previousSecret && signed(trust.previousSecret))) return { refused: 'bad signature' };
   if (Math.abs(nowSeconds - Number(seconds)) > TOKEN_WINDOW_SECONDS) return { refused: 'expired service token' };
   if (!trust.callers.includes(caller as Caller)) return { refused: `caller ${caller} not allowed` };
   return { caller: caller as Caller };
@@ -77,7 +82,8 @@ export function verifyServiceToken(
  * body is read, so the handler never runs.
  */
 export function requireServiceToken(trust: ServiceTrust, onRefused: (reason: string) => void): RequestHandler {
-  if (trust.secret.length < 32) throw new Error('the service secret must have at least 32 characters');
+  if (trust.secret.length < 32 || (trust.previousSecret !== undefined && trust.previousSecret.length < 32))
+    throw new Error('the service secret must have at least 32 characters');
   const body = JSON.stringify({ code: 'unauthenticated', message: 'service credentials required' });
   return (req, res, next) => {
     const result = verifyServiceToken(req.headers.authorization, trust);

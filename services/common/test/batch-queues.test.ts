@@ -34,7 +34,7 @@ function freshQueue() {
   return { prefix, queue };
 }
 
-const usage = (requestId: string) => create(UsageRecordedSchema, { requestId, ownerId: 'owner-1', model: 'gpt-4o-mini', promptTokens: 3 });
+const usage = (requestId: string) => create(UsageRecordedSchema, { requestId, ownerId: 'owner-1', model: 'gpt-4o-mini', promptTokens: 3n });
 
 const batchedIds = async (queue: Queue) =>
   (await queue.getJobs(['waiting', 'active', 'completed', 'failed'])).map((j) =>

@@ -42,6 +42,45 @@ describe('readConfig', () => {
     expect(() => readConfig(commonVars, { SERVICE_HOST: 'a b' })).toThrowError('SERVICE_HOST must be an IP address or host name');
   });
 
+  it('takes the process knobs: MIGRATE_ON_START, DATABASE_POOL_MAX, SHUTDOWN_*, SERVICE_SECRET_PREVIOUS', () => {
+    expect(readConfig(commonVars, {})).toMatchObject({
+      MIGRATE_ON_START: true,
+      DATABASE_POOL_MAX: 10,
+      SHUTDOWN_DRAIN_MS: 0,
+      SHUTDOWN_TIMEOUT_MS: 65000,
+      SERVICE_SECRET_PREVIOUS: undefined,
+      WORKERS: 'on',
+    });
+    const previous = 'p'.repeat(32);
+    expect(
+      readConfig(commonVars, {
+        MIGRATE_ON_START: 'false',
+        DATABASE_POOL_MAX: '4',
+        SHUTDOWN_DRAIN_MS: '5000',
+        SERVICE_SECRET_PREVIOUS: previous,
+      }),
+    ).toMatchObject({ MIGRATE_ON_START: false, DATABASE_POOL_MAX: 4, SHUTDOWN_DRAIN_MS: 5000, SERVICE_SECRET_PREVIOUS: previous });
+  });
+
+  it.each([
+    [{ DATABASE_POOL_MAX: '0' }, 'DATABASE_POOL_MAX must be an integer from 1 to 1000, got "0"'],
+    [{ DATABASE_POOL_MAX: '-3' }, 'DATABASE_POOL_MAX must be an integer from 1 to 1000'],
+    [{ DATABASE_POOL_MAX: 'ten' }, 'DATABASE_POOL_MAX must be an integer from 1 to 1000'],
+    [{ DATABASE_POOL_MAX: '2.5' }, 'DATABASE_POOL_MAX must be an integer from 1 to 1000'],
+    [{ DATABASE_POOL_MAX: '5000' }, 'DATABASE_POOL_MAX must be an integer from 1 to 1000'],
+    [{ MIGRATE_ON_START: 'no' }, 'MIGRATE_ON_START must be true or false, got "no"'],
+    [{ SHUTDOWN_DRAIN_MS: '-1' }, 'SHUTDOWN_DRAIN_MS must be an integer'],
+    [{ SHUTDOWN_TIMEOUT_MS: '10' }, 'SHUTDOWN_TIMEOUT_MS must be an integer from 1000'],
+    [{ WORKERS: 'maybe' }, 'WORKERS must be one of on, off'],
+    [{ SERVICE_SECRET_PREVIOUS: 'short' }, 'SERVICE_SECRET_PREVIOUS must have at least 32 characters'],
+    [
+      { NODE_ENV: 'production', SERVICE_SECRET: 'x'.repeat(32), SERVICE_SECRET_PREVIOUS: DEVELOPMENT_SERVICE_SECRET },
+      'SERVICE_SECRET_PREVIOUS must not be the development secret in production',
+    ],
+  ])('refuses %o', (env, message) => {
+    expect(() => readConfig(commonVars, env)).toThrowError(message);
+  });
+
   it('bounds integers', () => {
     expect(() => readConfig({ N: { parse: int(1, 5), default: '9' } }, {})).toThrowError('N must be an integer from 1 to 5');
   });

@@ -133,6 +133,25 @@ describe('service token check', () => {
     expect((await fetch(`${url}/anything`)).status).toBe(401);
   });
 
+  it('accepts SERVICE_SECRET_PREVIOUS besides the secret, whichever of the two is the newer, and refuses any other', () => {
+    const older = 'the-older-service-secret-of-forty-characters';
+    const newer = 'the-newer-service-secret-of-forty-characters';
+    const token = (s: string) => `Bearer ${signServiceToken({ caller: 'chat', secret: s })}`;
+    const callers = ['chat'] as const;
+    // Halfway through a rotation: some processes sign with the newer secret, some still with the older.
+    for (const receiver of [
+      { secret: newer, previousSecret: older, callers },
+      { secret: older, previousSecret: newer, callers },
+    ]) {
+      expect(verifyServiceToken(token(newer), receiver)).toEqual({ caller: 'chat' });
+      expect(verifyServiceToken(token(older), receiver)).toEqual({ caller: 'chat' });
+      expect(verifyServiceToken(token(secret), receiver)).toEqual({ refused: 'bad signature' });
+    }
+    // Once the rotation is over (no previous secret), the older one is refused.
+    expect(verifyServiceToken(token(older), { secret: newer, callers })).toEqual({ refused: 'bad signature' });
+    expect(() => requireServiceToken({ secret: newer, previousSecret: 'short', callers }, () => {})).toThrowError('at least 32 characters');
+  });
+
   it('refuses a secret shorter than 32 characters', () => {
     expect(() => requireServiceToken({ secret: 'short', callers: ['gateway'] }, () => {})).toThrowError('at least 32 characters');
   });

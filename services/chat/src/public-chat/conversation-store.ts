@@ -17,6 +17,9 @@ import { fitHistory, type Turn } from './build-prompt.ts';
  * service (deleting a deleted chatbot's conversations) keeps the default, as does billing.
  */
 export const EXCHANGE_SESSION_SETTINGS = { synchronous_commit: 'off' };
+/** The exchange pool's size as a share of DATABASE_POOL_MAX (database.ts, poolShare): 5 at the default 10. */
+export const EXCHANGE_POOL_SHARE = 0.5;
+/** Its size at the default DATABASE_POOL_MAX, as bench/exchange-store.ts measures it. */
 export const EXCHANGE_POOL_SIZE = 5;
 
 /**

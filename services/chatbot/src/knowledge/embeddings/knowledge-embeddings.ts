@@ -24,6 +24,8 @@ export interface KnowledgeEmbeddings {
   entryIndexed(entry: { chatbotId: string; entryId: string }): Promise<void>;
   /** The embed worker, when workers were started and a model is configured. */
   worker?: Worker;
+  /** Stops the sweep and the embed worker (it finishes the job in hand): the process takes no new work. */
+  stopBackground(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -42,6 +44,7 @@ export function knowledgeEmbeddings(
     return {
       retrieve: (input) => retrieve(parts.search, input),
       entryIndexed: async () => {},
+      stopBackground: async () => {},
       close: async () => {},
     };
   }
@@ -88,6 +91,10 @@ export function knowledgeEmbeddings(
       }
     },
     worker,
+    async stopBackground() {
+      stopSweep?.();
+      await worker?.close();
+    },
     async close() {
       stopSweep?.();
       await worker?.close();
