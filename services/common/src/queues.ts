@@ -1,14 +1,18 @@
 // Queues between services (BullMQ on Redis). Each job's payload is a proto event message in its
 // JSON form, so producer and consumer share one contract. Producers and workers count what they do
-// (metrics.ts): jobs published, processed and failed, by queue.
+// (metrics.ts): jobs published, processed and failed, by queue; each process reports, when scraped,
+// the depth of the queues it consumes. A job carries the trace context of the work that published
+// it in BullMQ's own telemetry field of the job's options (stored with the job by the same command,
+// outside the payload), and its worker continues that trace.
 import { Queue, Worker, UnrecoverableError, type Job, type JobsOptions } from 'bullmq';
 import { fromJson, toJson, type DescMessage, type JsonValue, type MessageShape } from '@bufbuild/protobuf';
 import type { Redis } from 'ioredis';
 import { commonVars, readConfig } from './config.ts';
-import { runWithRequestId } from './context.ts';
+import { currentTrace, formatTraceparent, parseTraceparent, runWithRequestId } from './context.ts';
 import { withDeadline } from './deadline.ts';
 import type { Logger } from './logger.ts';
-import { counter } from './metrics.ts';
+import { counter, gauge } from './metrics.ts';
+import { startSpan } from './tracing.ts';
 
 /**
  * Queue names. NEVER rename a value: jobs already waiting in Redis are stored under these names,
@@ -84,8 +88,12 @@ export function createProducer<D extends DescMessage>(
   const published = jobsPublished.series({ queue: name });
   return {
     async publish(event, jobId) {
+      const trace = currentTrace();
       await withDeadline(
-        queue.add(schema.typeName, toJson(schema, event) as object, { jobId: safeJobId(jobId) }),
+        queue.add(schema.typeName, toJson(schema, event) as object, {
+          jobId: safeJobId(jobId),
+          ...(trace ? { telemetry: { metadata: formatTraceparent(trace) } } : {}),
+        }),
         PUBLISH_TIMEOUT_MS,
         `publish timed out after ${PUBLISH_TIMEOUT_MS} ms`,
       );
@@ -143,7 +151,18 @@ export function createWorker<D extends DescMessage>(
       } catch (err) {
         throw new UnrecoverableError(`invalid ${schema.typeName} payload: ${(err as Error).message}`);
       }
-      await runWithRequestId(job.id, () => handler(event, job));
+      // The job continues the trace of the work that published it (a new trace without one).
+      const span = startSpan(`process ${name}`, 'consumer', parseTraceparent(job.opts.telemetry?.metadata), {
+        'messaging.system': 'bullmq',
+        'messaging.destination.name': name,
+      });
+      try {
+        await runWithRequestId(job.id, () => handler(event, job), span.context);
+        span.end();
+      } catch (err) {
+        span.end(undefined, (err as Error).message);
+        throw err;
+      }
     },
     {
       connection,
@@ -154,6 +173,14 @@ export function createWorker<D extends DescMessage>(
       stalledInterval: timing.stalledCheckMs,
     },
   );
+  const watched = { name, connection, prefix: opts.prefix ?? DEFAULT_QUEUE_PREFIX };
+  consumedQueues.add(watched);
+  worker.on('closed', () => {
+    consumedQueues.delete(watched);
+    const key = `${watched.prefix}:${name}`;
+    void depthReaders.get(key)?.close();
+    depthReaders.delete(key);
+  });
   worker.on('completed', () => processed.inc());
   worker.on('failed', (job, err) => {
     failed.inc();
@@ -162,3 +189,60 @@ export function createWorker<D extends DescMessage>(
   worker.on('error', (err) => opts.logger.error({ queue: name, err: err.message }, 'worker error'));
   return worker;
 }
+
+// --- Depth, computed when scraped --------------------------------------------------------------------
+
+/** The queues this process's workers consume: their depth is what /metrics reports for the process. */
+const consumedQueues = new Set<{ name: QueueName; connection: Redis; prefix: string }>();
+/** One Queue per consumed queue, opened at the first scrape on the worker's connection. */
+const depthReaders = new Map<string, Queue>();
+
+const DEPTH_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
+/** A scrape does not wait on an unreachable Redis longer than this. */
+const DEPTH_TIMEOUT_MS = 2000;
+
+/**
+ * Reads the depth of every consumed queue once per scrape (a few Redis commands per queue, only when
+ * scraped, never per message), for both gauges: the second one's collect waits for the same read.
+ */
+let depthRead: Promise<void> | undefined;
+const readDepth = () => (depthRead ??= collectDepth().finally(() => (depthRead = undefined)));
+
+async function collectDepth(): Promise<void> {
+  queueJobs.reset();
+  oldestWaiting.reset();
+  await Promise.all(
+    [...consumedQueues].map(async ({ name, connection, prefix }) => {
+      const key = `${prefix}:${name}`;
+      let queue = depthReaders.get(key);
+      if (!queue) {
+        queue = new Queue(name, { connection, prefix });
+        depthReaders.set(key, queue);
+      }
+      try {
+        const [counts, oldest] = await withDeadline(
+          Promise.all([queue.getJobCounts(...DEPTH_STATES), queue.getJobs(['wait'], 0, 0, true)]),
+          DEPTH_TIMEOUT_MS,
+          `queue depth not read within ${DEPTH_TIMEOUT_MS} ms`,
+        );
+        for (const state of DEPTH_STATES) queueJobs.labels(name, state).set(counts[state] ?? 0);
+        oldestWaiting.labels(name).set(oldest[0] ? Math.max(0, (Date.now() - oldest[0].timestamp) / 1000) : 0);
+      } catch {
+        // Redis unreachable: the queue is left out of this scrape (its series absent, not a false 0).
+      }
+    }),
+  );
+}
+
+const queueJobs = gauge(
+  'parley_queue_jobs',
+  'Jobs in a queue this process consumes, by queue and state (waiting, active, delayed, failed), read from Redis when scraped.',
+  ['queue', 'state'],
+  readDepth,
+);
+const oldestWaiting = gauge(
+  'parley_queue_oldest_waiting_age_seconds',
+  'Age of the oldest job waiting in a queue this process consumes (0 when none waits), read from Redis when scraped.',
+  ['queue'],
+  readDepth,
+);

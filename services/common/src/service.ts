@@ -3,6 +3,7 @@ import type { Express } from 'express';
 import { closeServer, listen, onShutdown, type Closer } from './lifecycle.ts';
 import type { Logger } from './logger.ts';
 import { collectAtRest, exposedGc } from './rest-memory.ts';
+import { startTracing } from './tracing.ts';
 
 /** A built service: its Express app and what must be closed, in order, after the server stops. */
 export interface ServiceParts {
@@ -19,6 +20,8 @@ export async function runService(opts: {
   host?: string;
   build: () => Promise<ServiceParts>;
 }): Promise<void> {
+  // Spans go over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set; the last closer sends what is left.
+  const stopTracing = await startTracing(opts.name);
   const parts = await opts.build();
   const server = await listen(parts.app, opts.port, opts.host);
   const address = server.address();
@@ -27,5 +30,5 @@ export async function runService(opts: {
   // Started with PROCESS_MEMORY (scripts/stack.ts), the process gives back at rest what a burst of
   // work left behind (docs/adr/0020-process-memory.md).
   const stopCollecting = collectAtRest({ gc: exposedGc(), logger: opts.logger });
-  onShutdown(opts.logger, [async () => stopCollecting(), () => closeServer(server), ...parts.closers]);
+  onShutdown(opts.logger, [async () => stopCollecting(), () => closeServer(server), ...parts.closers, stopTracing]);
 }

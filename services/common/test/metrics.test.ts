@@ -25,7 +25,7 @@ const valueOf = (text: string, series: string) =>
   );
 
 describe('counters', () => {
-  it('are served in Prometheus text format, with label values escaped', () => {
+  it('are served in Prometheus text format, with label values escaped', async () => {
     const name = uniqueName('parley_test_things').replace(/-/g, '_') + '_total';
     const things = counter(name, 'Things counted.\nTwo lines of help, a \\ too.', ['kind', 'queue']);
     things.series({ kind: 'plain', queue: 'a' }).inc();
@@ -33,7 +33,7 @@ describe('counters', () => {
     odd.inc(2);
     odd.inc();
     expect(odd.value).toBe(3);
-    expect(linesOf(metricsText(), name)).toEqual([
+    expect(linesOf(await metricsText(), name).sort()).toEqual([
       `# HELP ${name} Things counted.\\nTwo lines of help, a \\\\ too.`,
       `# TYPE ${name} counter`,
       `${name}{kind="odd \\"quoted\\" \\\\ \\n",queue="b"} 3`,
@@ -41,11 +41,11 @@ describe('counters', () => {
     ]);
   });
 
-  it('are one per name: asking again continues the same series, asking with other labels is refused', () => {
+  it('are one per name: asking again continues the same series, asking with other labels is refused', async () => {
     const name = `${uniqueName('parley_test_again')}_total`;
     counter(name, 'Again.', ['queue']).series({ queue: 'q' }).inc();
     counter(name, 'Again.', ['queue']).series({ queue: 'q' }).inc();
-    expect(valueOf(metricsText(), `${name}{queue="q"}`)).toBe(2);
+    expect(valueOf(await metricsText(), `${name}{queue="q"}`)).toBe(2);
     expect(() => counter(name, 'Again.', ['other'])).toThrowError(/already registered/);
     expect(() => counter('not a name', 'x', [])).toThrowError(/invalid metric name/);
   });
@@ -117,7 +117,7 @@ describe('database pools', () => {
       await client.query('SELECT 2');
       await client.query('COMMIT');
       client.release();
-      expect(valueOf(metricsText(), series)).toBe(4);
+      expect(valueOf(await metricsText(), series)).toBe(4);
     } finally {
       await pool.end();
     }
@@ -129,7 +129,7 @@ describe('database pools', () => {
       const tx = await adapter.startTransaction();
       await tx.executeRaw({ sql: 'COMMIT', args: [], argTypes: [] });
       await tx.commit();
-      expect(valueOf(metricsText(), series)).toBe(4 + 3);
+      expect(valueOf(await metricsText(), series)).toBe(4 + 3);
     } finally {
       await adapter.dispose();
     }
