@@ -157,7 +157,14 @@ export function createWorker<D extends DescMessage>(
         'messaging.destination.name': name,
       });
       try {
-        await runWithRequestId(job.id, () => handler(event, job), span.context);
+        await runWithRequestId(
+          job.id,
+          async () => {
+            await handler(event, job);
+            opts.logger.debug({ queue: name, jobId: job.id }, 'job processed');
+          },
+          span.context,
+        );
         span.end();
       } catch (err) {
         span.end(undefined, (err as Error).message);

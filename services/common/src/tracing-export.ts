@@ -1,6 +1,7 @@
 // The OTLP half of tracing.ts, imported only when OTEL_EXPORTER_OTLP_ENDPOINT is set: spans are
-// recorded by OpenTelemetry's SDK and sent in batches over OTLP/HTTP (the exporter reads the
-// endpoint and its other OTEL_EXPORTER_OTLP_* settings from the environment itself). The current span
+// recorded by OpenTelemetry's SDK and sent in batches over OTLP/HTTP in JSON to the endpoint's
+// /v1/traces (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as it is; the exporter reads its other
+// OTEL_EXPORTER_OTLP_* settings, such as headers, from the environment itself). The current span
 // stays in context.ts: each span is started with its parent's ids as a remote parent, so the SDK
 // needs no context manager of its own.
 import { ROOT_CONTEXT, SpanKind as OtelSpanKind, SpanStatusCode, trace, type SpanContext } from '@opentelemetry/api';
@@ -18,10 +19,10 @@ const KINDS: Record<SpanKind, OtelSpanKind> = {
   consumer: OtelSpanKind.CONSUMER,
 };
 
-export function otlpRecorder(opts: { serviceName: string; instanceId: string }): SpanRecorder {
+export function otlpRecorder(opts: { serviceName: string; instanceId: string; endpoint: string; tracesEndpoint?: string }): SpanRecorder {
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: `parley-${opts.serviceName}`, 'service.instance.id': opts.instanceId }),
-    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
+    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url: opts.tracesEndpoint || `${opts.endpoint.replace(/\/+$/, '')}/v1/traces` }))],
   });
   const tracer = provider.getTracer('parley');
   return {

@@ -43,7 +43,7 @@ export async function startTracing(serviceName: string, env: NodeJS.ProcessEnv =
   const { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint } = readConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: { parse: url(['http', 'https']), optional: true } }, env);
   if (!endpoint || recorder) return async () => {};
   const { otlpRecorder } = await import('./tracing-export.ts');
-  const started = otlpRecorder({ serviceName, instanceId: instanceId(env) });
+  const started = otlpRecorder({ serviceName, instanceId: instanceId(env), endpoint, tracesEndpoint: env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT });
   recorder = started;
   return async () => {
     if (recorder === started) recorder = undefined;
