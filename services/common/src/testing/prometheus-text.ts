@@ -20,7 +20,8 @@ const HELP = new RegExp(`^# HELP (${NAME}) (.*)$`);
 const TYPE = new RegExp(`^# TYPE (${NAME}) (counter|gauge|histogram|summary|untyped)$`);
 const SAMPLE = new RegExp(`^(${NAME})(?:\\{(.*)\\})? (\\S+)(?: -?\\d+)?$`);
 const LABEL = /^([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\\n]|\\[\\"n])*)"(?:,|$)/;
-const VALUE = /^(?:[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)|[-+]?Inf|NaN)$/;
+/** As Prometheus reads a value (Go's ParseFloat): a number, or Inf and NaN in any case (prom-client writes "Nan"). */
+const VALUE = /^(?:[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)|[-+]?inf(?:inity)?|nan)$/i;
 /** The series a histogram or summary family writes under names of its own. */
 const SUFFIXES = ['_bucket', '_sum', '_count'];
 
@@ -58,7 +59,7 @@ export function parsePrometheusText(text: string): Map<string, Family> {
         labels[l[1]] = l[2].replace(/\\(["\\n])/g, (_, c: string) => (c === 'n' ? '\n' : c));
         rest = rest.slice(l[0].length);
       }
-      owner.samples.push({ name, labels, value: Number(value.replace(/^([-+]?)Inf$/, '$1Infinity')) });
+      owner.samples.push({ name, labels, value: /nan/i.test(value) ? Number.NaN : /inf/i.test(value) ? (value.startsWith('-') ? -Infinity : Infinity) : Number(value) });
     } else throw new Error(`${where}: not a HELP, TYPE or sample line`);
   }
   return families;
