@@ -44,7 +44,8 @@ async function startReceiver(): Promise<string> {
         for (const rs of body.resourceSpans) {
           const service = rs.resource.attributes.find((a) => a.key === 'service.name')?.value.stringValue ?? '';
           for (const ss of rs.scopeSpans)
-            for (const s of ss.spans) spans.push({ traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId ?? '', name: s.name, service });
+            for (const s of ss.spans)
+              spans.push({ traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId ?? '', name: s.name, service });
         }
       }
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
@@ -126,7 +127,12 @@ beforeAll(async () => {
     password2: 'observability-password-2026',
   });
   const bot = await api<{ _id: string; uniqueId: string }>('POST', '/api/chatbot', { name: 'Observed assistant' }, token);
-  await api('POST', `/api/chatbot/${bot._id}/knowledge-base/text`, { text: 'Opening hours: every day from 9:00 to 18:00.', append: true }, token);
+  await api(
+    'POST',
+    `/api/chatbot/${bot._id}/knowledge-base/text`,
+    { text: 'Opening hours: every day from 9:00 to 18:00.', append: true },
+    token,
+  );
   uniqueId = bot.uniqueId;
   const db = new pg.Client({ connectionString: databaseUrl.toString() });
   await db.connect();
@@ -154,7 +160,10 @@ describe('one public chat message, observed', () => {
     const procedure = { route: 'parley.chat.v1.ChatService/SendMessage', method: 'POST', status: '200' };
     const chatMetrics = `http://127.0.0.1:${port('chat')}/metrics`;
     const count = 'parley_http_request_duration_seconds_count';
-    const before = [sampleValue(await scrape(gatewayMetrics), count, route) ?? 0, sampleValue(await scrape(chatMetrics), count, procedure) ?? 0];
+    const before = [
+      sampleValue(await scrape(gatewayMetrics), count, route) ?? 0,
+      sampleValue(await scrape(chatMetrics), count, procedure) ?? 0,
+    ];
 
     await api('POST', `/api/chatbot/public/${uniqueId}/chat`, { message: 'When are you open?' });
 
@@ -170,7 +179,13 @@ describe('one public chat message, observed', () => {
     expect(sampleValue(chat, 'parley_model_tokens_total', { kind: 'completion' })).toBeGreaterThan(0);
     expect(sampleValue(chat, 'parley_chat_answers_in_flight', { mode: 'json' })).toBe(0);
     expect(sampleValue(chat, 'parley_db_pool_connections', { schema: 'chat', pool: 'prisma', state: 'open' })).toBeGreaterThan(0);
-    expect(sampleValue(gateway, 'parley_rpc_client_duration_seconds_count', { service: 'parley.chat.v1.ChatService', method: 'SendMessage', code: 'ok' })).toBeGreaterThanOrEqual(1);
+    expect(
+      sampleValue(gateway, 'parley_rpc_client_duration_seconds_count', {
+        service: 'parley.chat.v1.ChatService',
+        method: 'SendMessage',
+        code: 'ok',
+      }),
+    ).toBeGreaterThanOrEqual(1);
     // Billing consumes the usage queue: its depth is on billing's /metrics.
     const billing = await scrape(`http://127.0.0.1:${port('billing')}/metrics`);
     expect(sampleValue(billing, 'parley_queue_jobs', { queue: 'parley.usage-recorded', state: 'failed' })).toBe(0);
@@ -183,7 +198,11 @@ describe('one public chat message, observed', () => {
     const traceId = randomBytes(16).toString('hex');
     const res = await fetch(`${gatewayUrl}/api/chatbot/public/${uniqueId}/chat`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream', traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+        traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`,
+      },
       body: JSON.stringify({ message: 'Are you open on Sundays?' }),
     });
     expect(res.status).toBe(200);
@@ -192,7 +211,9 @@ describe('one public chat message, observed', () => {
     const lines = (process: string) => logs.filter((l) => l.process === process && l.line.traceId === traceId).map((l) => l.line);
     await until("the gateway's request line", () => lines('gateway').find((l) => l.msg === 'request'));
     await until("the chat service's request line", () => lines('chat').find((l) => l.msg === 'request'));
-    const consumed = await until("the usage job's consumer line", () => lines('billing').find((l) => l.msg === 'job processed' && l.queue === 'parley.usage-recorded'));
+    const consumed = await until("the usage job's consumer line", () =>
+      lines('billing').find((l) => l.msg === 'job processed' && l.queue === 'parley.usage-recorded'),
+    );
     expect(consumed.instance).toEqual(expect.any(String));
     // Every line of the message is stamped with its process's instance.
     for (const line of [...lines('gateway'), ...lines('chat')]) expect(line.instance).toEqual(expect.any(String));
@@ -200,13 +221,19 @@ describe('one public chat message, observed', () => {
     const traced = await until('the spans of the message', () => {
       const of = spans.filter((s) => s.traceId === traceId);
       const services = new Set(of.map((s) => s.service));
-      return ['parley-gateway', 'parley-chat', 'parley-billing'].every((s) => services.has(s)) && of.some((s) => s.name === 'language model') ? of : undefined;
+      return ['parley-gateway', 'parley-chat', 'parley-billing'].every((s) => services.has(s)) &&
+        of.some((s) => s.name === 'language model')
+        ? of
+        : undefined;
     });
     // The gateway's request span continues the caller's; every other span has a parent in the trace.
     const ids = new Set(traced.map((s) => s.spanId));
     const root = traced.find((s) => s.service === 'parley-gateway' && s.name.startsWith('POST '))!;
     expect(root.name).toBe('POST /api/chatbot/public/:uniqueid/chat');
-    for (const s of traced) if (s !== root) expect(ids.has(s.parentSpanId), `${s.service} ${s.name} has its parent in the trace`).toBe(true);
-    expect(traced.map((s) => s.name)).toEqual(expect.arrayContaining(['parley.chat.v1.ChatService/StreamMessage', 'process parley.usage-recorded']));
+    for (const s of traced)
+      if (s !== root) expect(ids.has(s.parentSpanId), `${s.service} ${s.name} has its parent in the trace`).toBe(true);
+    expect(traced.map((s) => s.name)).toEqual(
+      expect.arrayContaining(['parley.chat.v1.ChatService/StreamMessage', 'process parley.usage-recorded']),
+    );
   });
 });

@@ -108,7 +108,11 @@ function requestContext(logger: Logger): RequestHandler {
         res.on('close', () => {
           const route = routeTemplate(req);
           requestDuration.labels(route, req.method, String(res.statusCode)).observe(seconds());
-          span.end({ 'http.route': route, 'http.response.status_code': res.statusCode }, res.statusCode >= 500 ? `status ${res.statusCode}` : undefined, `${req.method} ${route}`);
+          span.end(
+            { 'http.route': route, 'http.response.status_code': res.statusCode },
+            res.statusCode >= 500 ? `status ${res.statusCode}` : undefined,
+            `${req.method} ${route}`,
+          );
         });
         res.on('finish', () => {
           if (path === '/healthz' || path === '/readyz') return;

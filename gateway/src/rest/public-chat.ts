@@ -226,7 +226,11 @@ function chatReply({ message, sessionId, sources, messageId }: SendMessageRespon
 }
 
 /** Answers this gateway is streaming to visitors right now (each one an open SSE response). */
-const openAnswers = gauge('parley_gateway_sse_answers_open', 'Public chat answers this gateway is streaming to visitors now (open SSE responses).', []);
+const openAnswers = gauge(
+  'parley_gateway_sse_answers_open',
+  'Public chat answers this gateway is streaming to visitors now (open SSE responses).',
+  [],
+);
 
 function wantsEventStream(req: Request): boolean {
   return /\btext\/event-stream\b/i.test(req.get('accept') ?? '');

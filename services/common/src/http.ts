@@ -7,7 +7,15 @@ import { expressConnectMiddleware } from '@connectrpc/connect-express';
 import { currentRequest, parseTraceparent, REQUEST_ID_HEADER, runWithRequestId, setCurrentRoute, TRACEPARENT_HEADER } from './context.ts';
 import { withDeadline } from './deadline.ts';
 import type { Logger } from './logger.ts';
-import { collectProcessMetrics, counter, histogram, METRICS_CONTENT_TYPE, metricsText, requestedNames, type CounterSeries } from './metrics.ts';
+import {
+  collectProcessMetrics,
+  counter,
+  histogram,
+  METRICS_CONTENT_TYPE,
+  metricsText,
+  requestedNames,
+  type CounterSeries,
+} from './metrics.ts';
 import { errorInterceptor } from './rpc-errors.ts';
 import { requireServiceToken, type ServiceTrust } from './service-auth.ts';
 import { startSpan } from './tracing.ts';
@@ -99,7 +107,11 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
           // A path no route knows is 'other': the label never holds what a caller made up.
           const route = request?.route ?? (OPEN_PATHS.has(path) ? path : 'other');
           requestDuration.labels(route, req.method, String(res.statusCode)).observe(seconds());
-          span.end({ 'http.route': route, 'http.response.status_code': res.statusCode }, res.statusCode >= 500 ? `status ${res.statusCode}` : undefined, route);
+          span.end(
+            { 'http.route': route, 'http.response.status_code': res.statusCode },
+            res.statusCode >= 500 ? `status ${res.statusCode}` : undefined,
+            route,
+          );
         });
         res.on('finish', () => {
           if (OPEN_PATHS.has(path)) return;

@@ -44,7 +44,8 @@ function once<M extends Metric>(name: string, help: string, labelNames: readonly
   if (!METRIC_NAME.test(name)) throw new Error(`invalid metric name ${name}`);
   const known = registered.get(name);
   if (known) {
-    if (known.help !== help || known.labelNames !== labelNames.join()) throw new Error(`metric ${name} is already registered with other help or labels`);
+    if (known.help !== help || known.labelNames !== labelNames.join())
+      throw new Error(`metric ${name} is already registered with other help or labels`);
     return known.metric as M;
   }
   const metric = make();
@@ -77,7 +78,12 @@ export function counter<L extends string>(name: string, help: string, labelNames
 export const DURATION_BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 /** The process's histogram `name` (`<namespace>_<what>_seconds`). */
-export function histogram<L extends string>(name: string, help: string, labelNames: readonly L[], buckets = DURATION_BUCKETS): Histogram<L> {
+export function histogram<L extends string>(
+  name: string,
+  help: string,
+  labelNames: readonly L[],
+  buckets = DURATION_BUCKETS,
+): Histogram<L> {
   return once(name, help, labelNames, () => new Histogram({ name, help, labelNames, buckets, registers: [registry] }));
 }
 

@@ -22,7 +22,9 @@ const KINDS: Record<SpanKind, OtelSpanKind> = {
 export function otlpRecorder(opts: { serviceName: string; instanceId: string; endpoint: string; tracesEndpoint?: string }): SpanRecorder {
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: `parley-${opts.serviceName}`, 'service.instance.id': opts.instanceId }),
-    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url: opts.tracesEndpoint || `${opts.endpoint.replace(/\/+$/, '')}/v1/traces` }))],
+    spanProcessors: [
+      new BatchSpanProcessor(new OTLPTraceExporter({ url: opts.tracesEndpoint || `${opts.endpoint.replace(/\/+$/, '')}/v1/traces` })),
+    ],
   });
   const tracer = provider.getTracer('parley');
   return {

@@ -40,10 +40,18 @@ export function startSpan(name: string, kind: SpanKind, parent: TraceContext | u
  * start); returns what flushes it at shutdown. Called once by a process's start (service.ts).
  */
 export async function startTracing(serviceName: string, env: NodeJS.ProcessEnv = process.env): Promise<() => Promise<void>> {
-  const { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint } = readConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: { parse: url(['http', 'https']), optional: true } }, env);
+  const { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint } = readConfig(
+    { OTEL_EXPORTER_OTLP_ENDPOINT: { parse: url(['http', 'https']), optional: true } },
+    env,
+  );
   if (!endpoint || recorder) return async () => {};
   const { otlpRecorder } = await import('./tracing-export.ts');
-  const started = otlpRecorder({ serviceName, instanceId: instanceId(env), endpoint, tracesEndpoint: env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT });
+  const started = otlpRecorder({
+    serviceName,
+    instanceId: instanceId(env),
+    endpoint,
+    tracesEndpoint: env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+  });
   recorder = started;
   return async () => {
     if (recorder === started) recorder = undefined;
@@ -68,7 +76,11 @@ const rpcClientDuration = histogram(
  */
 export const traceInterceptor: Interceptor = (next) => async (req) => {
   const procedure = `${req.service.typeName}/${req.method.name}`;
-  const span = startSpan(procedure, 'client', currentTrace(), { 'rpc.system': 'connect_rpc', 'rpc.service': req.service.typeName, 'rpc.method': req.method.name });
+  const span = startSpan(procedure, 'client', currentTrace(), {
+    'rpc.system': 'connect_rpc',
+    'rpc.service': req.service.typeName,
+    'rpc.method': req.method.name,
+  });
   req.header.set(TRACEPARENT_HEADER, formatTraceparent(span.context));
   const started = process.hrtime.bigint();
   const observe = (code: string) =>
@@ -87,4 +99,5 @@ export const traceInterceptor: Interceptor = (next) => async (req) => {
 };
 
 /** A Connect code as the protocol spells it: `not_found`, `deadline_exceeded`. */
-const connectCodeName = (code: Code): string => (Code[code] ?? 'unknown').replace(/[A-Z]/g, (c, at: number) => (at ? '_' : '') + c.toLowerCase());
+const connectCodeName = (code: Code): string =>
+  (Code[code] ?? 'unknown').replace(/[A-Z]/g, (c, at: number) => (at ? '_' : '') + c.toLowerCase());

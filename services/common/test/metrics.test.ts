@@ -102,7 +102,13 @@ describe('a service', () => {
     expect(histogram.type).toBe('histogram');
     expect(histogram.samples.every((s) => !s.labels.route.includes('12345'))).toBe(true);
     // The calling side: the client's own histogram, by procedure and Connect code.
-    expect(sampleValue(after, 'parley_rpc_client_duration_seconds_count', { service: 'parley.auth.v1.AuthService', method: 'Authenticate', code: 'ok' })).toBeGreaterThanOrEqual(1);
+    expect(
+      sampleValue(after, 'parley_rpc_client_duration_seconds_count', {
+        service: 'parley.auth.v1.AuthService',
+        method: 'Authenticate',
+        code: 'ok',
+      }),
+    ).toBeGreaterThanOrEqual(1);
     // Node's own metrics, under their usual names.
     expect(after.get('process_resident_memory_bytes')?.type).toBe('gauge');
     expect(after.get('nodejs_heap_size_used_bytes')?.type).toBe('gauge');
@@ -156,7 +162,9 @@ describe('database pools', () => {
       await pool.end();
     }
     // An ended pool leaves the metric.
-    expect(sampleValue(parsePrometheusText(await metricsText()), 'parley_db_pool_connections', { schema, pool: 'pg', state: 'open' })).toBeUndefined();
+    expect(
+      sampleValue(parsePrometheusText(await metricsText()), 'parley_db_pool_connections', { schema, pool: 'pg', state: 'open' }),
+    ).toBeUndefined();
 
     // Prisma's adapter builds its own pool from the same settings: its queries and transactions count too.
     const adapter = await prismaAdapter({ databaseUrl, schema }).connect();

@@ -114,7 +114,8 @@ describe('queues', () => {
     try {
       const waiting = `parley_queue_jobs{queue="${QUEUES.chatbotDeleted}",state="waiting"}`;
       expect(series(await metricsText(), waiting)).toBe(0);
-      for (const id of ['a', 'b', 'c']) await producer.publish(create(ChatbotDeletedSchema, { chatbotId: id, occurredAt: timestampNow() }), `chatbot-deleted.${id}`);
+      for (const id of ['a', 'b', 'c'])
+        await producer.publish(create(ChatbotDeletedSchema, { chatbotId: id, occurredAt: timestampNow() }), `chatbot-deleted.${id}`);
       const text = await metricsText();
       expect(series(text, waiting)).toBe(3);
       expect(series(text, `parley_queue_jobs{queue="${QUEUES.chatbotDeleted}",state="failed"}`)).toBe(0);

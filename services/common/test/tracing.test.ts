@@ -76,7 +76,11 @@ describe('trace context', () => {
     const caller: TraceContext = { traceId: TRACE, spanId: PARENT, flags: '01' };
     for (const transport of ['lean', 'library'] as const) {
       seen.length = 0;
-      await runWithRequestId('req-1', () => createServiceClient(AuthService, url, { unaryTransport: transport }).authenticate({ token: 't' }), caller);
+      await runWithRequestId(
+        'req-1',
+        () => createServiceClient(AuthService, url, { unaryTransport: transport }).authenticate({ token: 't' }),
+        caller,
+      );
       expect(seen[0]?.traceId, transport).toBe(TRACE);
       // The service's span is its own, neither the caller's nor all zeros.
       expect(seen[0]?.spanId).toMatch(/^[0-9a-f]{16}$/);
@@ -84,7 +88,8 @@ describe('trace context', () => {
     }
     const inside = lines.filter((l) => l.msg === 'inside the call');
     expect(inside).toHaveLength(2);
-    for (const line of inside) expect(line).toMatchObject({ traceId: TRACE, requestId: 'req-1', instance: instanceId(), service: 'traced' });
+    for (const line of inside)
+      expect(line).toMatchObject({ traceId: TRACE, requestId: 'req-1', instance: instanceId(), service: 'traced' });
   });
 
   it('starts a new trace for a call that brings none', async () => {
@@ -121,7 +126,7 @@ describe('a queue job', () => {
       const event = create(ChatbotDeletedSchema, { chatbotId: 'c1', ownerId: 'o1', occurredAt: timestampNow() });
       await runWithRequestId('req-2', () => producer.publish(event, 'chatbot-deleted.c1'), { traceId: TRACE, spanId: PARENT, flags: '01' });
       await producer.publish({ ...event, chatbotId: 'c2' }, 'chatbot-deleted.c2');
-      for (const end = Date.now() + 10_000; traces.length < 2 && Date.now() < end; ) await new Promise((r) => setTimeout(r, 20));
+      for (const end = Date.now() + 10_000; traces.length < 2 && Date.now() < end;) await new Promise((r) => setTimeout(r, 20));
       expect(traces.map((t) => t?.traceId)).toContain(TRACE);
       // Published outside any request: a trace of its own.
       expect(traces.find((t) => t?.traceId !== TRACE)?.traceId).toMatch(/^[0-9a-f]{32}$/);

@@ -59,7 +59,11 @@ export function parsePrometheusText(text: string): Map<string, Family> {
         labels[l[1]] = l[2].replace(/\\(["\\n])/g, (_, c: string) => (c === 'n' ? '\n' : c));
         rest = rest.slice(l[0].length);
       }
-      owner.samples.push({ name, labels, value: /nan/i.test(value) ? Number.NaN : /inf/i.test(value) ? (value.startsWith('-') ? -Infinity : Infinity) : Number(value) });
+      owner.samples.push({
+        name,
+        labels,
+        value: /nan/i.test(value) ? Number.NaN : /inf/i.test(value) ? (value.startsWith('-') ? -Infinity : Infinity) : Number(value),
+      });
     } else throw new Error(`${where}: not a HELP, TYPE or sample line`);
   }
   return families;
