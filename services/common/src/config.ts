@@ -127,6 +127,8 @@ export const commonVars = {
   QUEUE_STALLED_CHECK_SECONDS: { parse: int(1, 3600), default: '30' },
   // This process among its replicas, in every log line and exported span (a pod's name in Kubernetes).
   INSTANCE_ID: { parse: instanceName, default: `${hostname()}-${process.pid}` },
+  // Where spans go over OTLP/HTTP (tracing.ts); unset, no span leaves the process.
+  OTEL_EXPORTER_OTLP_ENDPOINT: { parse: url(['http', 'https']), optional: true },
 } satisfies Spec;
 
 /** Where each service listens by default; `<SERVICE>_URL` points callers at it. */

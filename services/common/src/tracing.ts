@@ -4,7 +4,7 @@
 // none of OpenTelemetry's SDK is loaded; with it, tracing-export.ts is imported at start and every span
 // is also recorded and sent over OTLP (docs/adr/0026-metrics-and-trace-context.md).
 import { Code, ConnectError, type Interceptor } from '@connectrpc/connect';
-import { commonVars, readConfig, url } from './config.ts';
+import { commonVars, readConfig } from './config.ts';
 import { currentTrace, formatTraceparent, newSpanId, newTraceId, TRACEPARENT_HEADER, type TraceContext } from './context.ts';
 import { histogram } from './metrics.ts';
 
@@ -36,12 +36,12 @@ export function startSpan(name: string, kind: SpanKind, parent: TraceContext | u
 }
 
 /**
- * Loads the exporter when OTEL_EXPORTER_OTLP_ENDPOINT is set (validated here: a bad value stops the
- * start); returns what flushes it at shutdown. Called once by a process's start (service.ts).
+ * Loads the exporter when OTEL_EXPORTER_OTLP_ENDPOINT is set (validated at start with the process's
+ * other settings, and again here); returns what flushes it at shutdown. Called once by a process's start (service.ts).
  */
 export async function startTracing(serviceName: string, env: NodeJS.ProcessEnv = process.env): Promise<() => Promise<void>> {
   const { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint } = readConfig(
-    { OTEL_EXPORTER_OTLP_ENDPOINT: { parse: url(['http', 'https']), optional: true } },
+    { OTEL_EXPORTER_OTLP_ENDPOINT: commonVars.OTEL_EXPORTER_OTLP_ENDPOINT },
     env,
   );
   if (!endpoint || recorder) return async () => {};
