@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { Writable } from 'node:stream';
 import { create } from '@bufbuild/protobuf';
 import { timestampNow } from '@bufbuild/protobuf/wkt';
@@ -150,5 +151,28 @@ describe('settings', () => {
     expect(instanceId({})).toMatch(new RegExp(`-${process.pid}$`));
     const stop = await startTracing('test', {});
     await stop();
+  });
+});
+
+describe('without OTEL_EXPORTER_OTLP_ENDPOINT', () => {
+  it("loads none of OpenTelemetry's SDK or exporter, and with it loads them", () => {
+    // A process of its own that records every module it resolves, starts tracing, and serves a call.
+    const script = `
+      import { registerHooks } from 'node:module';
+      const loaded = new Set();
+      registerHooks({ resolve(specifier, context, next) { const r = next(specifier, context); loaded.add(r.url); return r; } });
+      const { startTracing } = await import(${JSON.stringify(new URL('../src/tracing.ts', import.meta.url).href)});
+      await import(${JSON.stringify(new URL('../src/http.ts', import.meta.url).href)});
+      const stop = await startTracing('probe');
+      await stop();
+      console.log(JSON.stringify([...loaded].filter((u) => /@opentelemetry\\/(sdk-|exporter-|resources|otlp-)/.test(u))));
+    `;
+    const run = (env: NodeJS.ProcessEnv) =>
+      JSON.parse(
+        execFileSync(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, ...env }, encoding: 'utf8' }),
+      ) as string[];
+    const { OTEL_EXPORTER_OTLP_ENDPOINT: _unset, ...without } = process.env;
+    expect(run({ ...without, OTEL_EXPORTER_OTLP_ENDPOINT: '' })).toEqual([]);
+    expect(run({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' }).length).toBeGreaterThan(0);
   });
 });
