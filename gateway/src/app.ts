@@ -3,8 +3,8 @@
 import express, { type ErrorRequestHandler, type Request, type RequestHandler } from 'express';
 import helmet from 'helmet';
 import { currentRequestId, parseTraceparent, REQUEST_ID_HEADER, runWithRequestId, TRACEPARENT_HEADER } from '@parley/common/context.ts';
+import { requestDuration } from '@parley/common/http.ts';
 import type { Logger } from '@parley/common/logger.ts';
-import { histogram } from '@parley/common/metrics.ts';
 import { createRedis } from '@parley/common/redis.ts';
 import type { ServiceParts } from '@parley/common/service.ts';
 import { startSpan } from '@parley/common/tracing.ts';
@@ -82,12 +82,6 @@ export async function createGateway(config: GatewayConfig, { logger }: { logger:
 
   return { app, closers: [graphql.stop, () => stripeEvents.close(), () => redis.quit()] };
 }
-
-const requestDuration = histogram(
-  'parley_http_request_duration_seconds',
-  'Requests this process answered, until the last byte (a stream: its whole length), by route (a service: its RPC procedure), method and status.',
-  ['route', 'method', 'status'],
-);
 
 /**
  * Runs each request under its id (from x-request-id or new) and its trace (continuing the caller's

@@ -51,12 +51,6 @@ export function runWithRequestId<T>(requestId: string | undefined, fn: () => T, 
   return storage.run({ requestId: sanitizeRequestId(requestId) ?? randomUUID(), trace }, fn);
 }
 
-/** Runs `fn` as the work of `trace`'s span, under the current request id. */
-export function runInSpan<T>(trace: TraceContext, fn: () => T): T {
-  const store = storage.getStore();
-  return storage.run({ requestId: store?.requestId ?? randomUUID(), trace, route: store?.route }, fn);
-}
-
 /** Accepts a caller's id only if it is short and printable, so it cannot pollute logs. */
 export function sanitizeRequestId(id: string | undefined | null): string | undefined {
   if (!id || id.length > 100 || !/^[\w.:-]+$/.test(id)) return undefined;

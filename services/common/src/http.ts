@@ -79,7 +79,8 @@ const servedInterceptor: Interceptor = (next) => (req) => {
   return next(req);
 };
 
-const requestDuration = histogram(
+/** Every process's request durations: the services' here, the gateway's in its own request context. */
+export const requestDuration = histogram(
   'parley_http_request_duration_seconds',
   'Requests this process answered, until the last byte (a stream: its whole length), by route (a service: its RPC procedure), method and status.',
   ['route', 'method', 'status'],

@@ -12,7 +12,7 @@ export type SpanKind = 'server' | 'client' | 'internal' | 'producer' | 'consumer
 export type SpanAttributes = Record<string, string | number | boolean>;
 
 export interface Span {
-  /** Where the span sits: its trace, its own id; what it does runs under this (runInSpan). */
+  /** Where the span sits: its trace and its own id (the work it covers runs under it: runWithRequestId). */
   readonly context: TraceContext;
   /** Ends the span; `error` marks it failed, `name` names it by what it turned out to be (a route). */
   end(attributes?: SpanAttributes, error?: string, name?: string): void;
