@@ -1,8 +1,7 @@
 // What an operator sees of one public chat message on the real stack (scripts/stack.ts, every process
 // on its own): the gateway's /metrics on its internal METRICS_PORT (and not on its public port) and a
 // service's on its own port, both in strict Prometheus text format, each counting the request; one
-// trace id for the message in the gateway's, the chat service's and the usage job consumer's log
-// lines; and the same trace's spans sent over OTLP to a receiver this test runs.
+// trace id for the message in the gateway's, the chat service's and its jobs' consumers' log lines; and the same trace's spans sent over OTLP to a receiver this test runs.
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import pg from 'pg';
@@ -215,6 +214,10 @@ describe('one public chat message, observed', () => {
       lines('billing').find((l) => l.msg === 'job processed' && l.queue === 'parley.usage-recorded'),
     );
     expect(consumed.instance).toEqual(expect.any(String));
+    // The chat service's own analytics consumer continues the same trace.
+    await until("the analytics job's consumer line", () =>
+      lines('chat').find((l) => l.msg === 'job processed' && l.queue === 'parley.chatbot-interaction.analytics'),
+    );
     // Every line of the message is stamped with its process's instance.
     for (const line of [...lines('gateway'), ...lines('chat')]) expect(line.instance).toEqual(expect.any(String));
 
