@@ -51,14 +51,17 @@ export const PROCESS_MEMORY = {
   },
 };
 
+/** The gateway's METRICS_PORT in a stack without an offset (its default). */
+export const GATEWAY_METRICS_PORT = 9091;
+
 export interface StackOptions {
   /** 'runtime-defaults' runs the processes without PROCESS_MEMORY, for a benchmark to compare. */
   memory?: 'parley' | 'runtime-defaults';
   env?: NodeJS.ProcessEnv;
   /** Added to every default port, so a test stack can run beside a development one. */
   portOffset?: number;
-  /** Where child output goes: 'inherit' prefixes each line with the process name. */
-  output?: 'inherit' | 'quiet';
+  /** Where child output goes: 'inherit' prefixes each line with the process name; a function gets each line. */
+  output?: 'inherit' | 'quiet' | ((name: string, line: string) => void);
   readyTimeoutMs?: number;
 }
 
@@ -83,6 +86,8 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
   // The gateway and billing must agree on the product's address (checkout pages and return URLs),
   // and it must be where the gateway really listens.
   baseEnv.PUBLIC_URL ||= `http://localhost:${ports.get('gateway')}`;
+  // The gateway's /metrics port moves with the others, so stacks side by side do not collide.
+  baseEnv.METRICS_PORT ||= String(GATEWAY_METRICS_PORT + offset);
   // The processes sign their calls to each other with this (docs/adr/0012-service-to-service-trust.md):
   // a fresh random one per run unless set, so even `npm start` has no well-known secret.
   baseEnv.SERVICE_SECRET ||= randomBytes(32).toString('base64url');
@@ -95,7 +100,14 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
       cwd: root,
       env: { ...baseEnv, ...memory.env, PORT: String(ports.get(p.name)) },
     })),
-    { onLine: opts.output === 'quiet' ? undefined : (name, line) => process.stdout.write(`[${name}] ${line}\n`) },
+    {
+      onLine:
+        typeof opts.output === 'function'
+          ? opts.output
+          : opts.output === 'quiet'
+            ? undefined
+            : (name, line) => process.stdout.write(`[${name}] ${line}\n`),
+    },
   );
 
   const deadline = Date.now() + (opts.readyTimeoutMs ?? 90_000);

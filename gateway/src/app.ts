@@ -1,11 +1,13 @@
 // Builds the gateway: one Express app serving the REST paths, GraphQL, media and the web app on one
 // origin. Tests start it on a random port with serveApp.
-import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
+import express, { type ErrorRequestHandler, type Request, type RequestHandler } from 'express';
 import helmet from 'helmet';
-import { currentRequestId, REQUEST_ID_HEADER, runWithRequestId } from '@parley/common/context.ts';
+import { currentRequestId, parseTraceparent, REQUEST_ID_HEADER, runWithRequestId, TRACEPARENT_HEADER } from '@parley/common/context.ts';
+import { requestDuration } from '@parley/common/http.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import { createRedis } from '@parley/common/redis.ts';
 import type { ServiceParts } from '@parley/common/service.ts';
+import { startSpan } from '@parley/common/tracing.ts';
 import { createClients } from './clients.ts';
 import type { GatewayConfig } from './config.ts';
 import { toHttpError } from './errors.ts';
@@ -81,21 +83,52 @@ export async function createGateway(config: GatewayConfig, { logger }: { logger:
   return { app, closers: [graphql.stop, () => stripeEvents.close(), () => redis.quit()] };
 }
 
-/** Runs each request under its id (from x-request-id or new), echoes the id, and logs the request. */
+/**
+ * Runs each request under its id (from x-request-id or new) and its trace (continuing the caller's
+ * traceparent, or a new one), echoes the id, measures and logs the request.
+ */
 function requestContext(logger: Logger): RequestHandler {
   return (req, res, next) => {
-    runWithRequestId(req.header(REQUEST_ID_HEADER), () => {
-      res.setHeader(REQUEST_ID_HEADER, currentRequestId() ?? '');
-      const started = process.hrtime.bigint();
-      // Read at start: routers rewrite req.path while the request moves through them.
-      const path = req.path;
-      res.on('finish', () => {
-        if (path === '/healthz' || path === '/readyz') return;
-        logger.info({ method: req.method, path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'request');
-      });
-      next();
-    });
+    const span = startSpan('request', 'server', parseTraceparent(req.header(TRACEPARENT_HEADER)), { 'http.request.method': req.method });
+    runWithRequestId(
+      req.header(REQUEST_ID_HEADER),
+      () => {
+        res.setHeader(REQUEST_ID_HEADER, currentRequestId() ?? '');
+        const started = process.hrtime.bigint();
+        const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+        // Read at start: routers rewrite req.path while the request moves through them.
+        const path = req.path;
+        // On close, which also comes when the visitor left before the answer was over.
+        res.on('close', () => {
+          const route = routeTemplate(req);
+          requestDuration.labels(route, req.method, String(res.statusCode)).observe(seconds());
+          span.end(
+            { 'http.route': route, 'http.response.status_code': res.statusCode },
+            res.statusCode >= 500 ? `status ${res.statusCode}` : undefined,
+            `${req.method} ${route}`,
+          );
+        });
+        res.on('finish', () => {
+          if (path === '/healthz' || path === '/readyz') return;
+          logger.info({ method: req.method, path, status: res.statusCode, ms: seconds() * 1000 }, 'request');
+        });
+        next();
+      },
+      span.context,
+    );
   };
+}
+
+/**
+ * The route a request matched, as its template (`/api/chatbot/public/:uniqueId/chat`), never its raw
+ * path: the label's values are the routes in the code. A request no route matched (the web app's
+ * files, an unknown path) is 'other'.
+ */
+function routeTemplate(req: Request): string {
+  const route = (req as Request & { route?: { path?: unknown } }).route?.path;
+  if (typeof route !== 'string') return 'other';
+  // Mount paths match in any case (`/API/Chatbot`): the label takes the code's spelling.
+  return `${req.baseUrl}${route === '/' && req.baseUrl ? '' : route}`.toLowerCase();
 }
 
 /** Helmet's headers with a CSP the built React app works under (no inline scripts, inline styles allowed). */

@@ -22,6 +22,10 @@ const webhookSecret = (raw: string, name: string): string => {
 
 export const gatewayVars = {
   PORT: { parse: port, default: '8080' },
+  // /metrics, on a port of its own: the public port faces the internet, this one only the scrapers.
+  METRICS_PORT: { parse: port, default: '9091' },
+  INSTANCE_ID: commonVars.INSTANCE_ID,
+  OTEL_EXPORTER_OTLP_ENDPOINT: commonVars.OTEL_EXPORTER_OTLP_ENDPOINT,
   // "production" hides the GraphQL schema (no introspection, no field suggestions in errors).
   NODE_ENV: { parse: text, default: 'development' },
   AUTH_URL: serviceUrl('AUTH_URL'),

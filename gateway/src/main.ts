@@ -1,7 +1,9 @@
-// Starts the gateway: validated environment, then the server; stops gracefully on SIGTERM/SIGINT.
+// Starts the gateway: validated environment, then the server and its /metrics on METRICS_PORT; stops
+// gracefully on SIGTERM/SIGINT.
 import { loadConfig } from '@parley/common/config.ts';
 import { createLogger } from '@parley/common/logger.ts';
 import { shutdownSettings } from '@parley/common/lifecycle.ts';
+import { serveMetrics } from '@parley/common/metrics-server.ts';
 import { runService } from '@parley/common/service.ts';
 import { createGateway } from './app.ts';
 import { gatewayVars } from './config.ts';
@@ -19,5 +21,10 @@ await runService({
   logger,
   port: config.PORT,
   shutdown: shutdownSettings(config),
-  build: () => createGateway(config, { logger }),
+  build: async () => {
+    const parts = await createGateway(config, { logger });
+    const metrics = await serveMetrics(config.METRICS_PORT);
+    logger.info({ port: metrics.port }, 'metrics listening');
+    return { ...parts, closers: [...parts.closers, metrics.close] };
+  },
 });

@@ -25,6 +25,7 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { clientIp } from '@parley/common/http.ts';
 import type { Logger } from '@parley/common/logger.ts';
+import { gauge } from '@parley/common/metrics.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import type { GetPublicChatbotResponse, SendMessageResponse } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { appearanceView } from '../chatbots.ts';
@@ -155,6 +156,8 @@ export function publicChatRoutes(clients: Clients, opts: PublicChatOptions): Rou
     // throw here and are answered as JSON with their status by the router's error handler.
     const first = await events.next();
     startEventStream(res);
+    openAnswers.inc();
+    res.once('close', () => openAnswers.dec());
     try {
       for (let step = first; !step.done; step = await events.next()) {
         const { event } = step.value;
@@ -221,6 +224,13 @@ function chatReply({ message, sessionId, sources, messageId }: SendMessageRespon
     messageId,
   };
 }
+
+/** Answers this gateway is streaming to visitors right now (each one an open SSE response). */
+const openAnswers = gauge(
+  'parley_gateway_sse_answers_open',
+  'Public chat answers this gateway is streaming to visitors now (open SSE responses).',
+  [],
+);
 
 function wantsEventStream(req: Request): boolean {
   return /\btext\/event-stream\b/i.test(req.get('accept') ?? '');

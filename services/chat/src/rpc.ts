@@ -24,6 +24,7 @@ import {
 import { rateMessage } from './feedback/rate-message.ts';
 import { loadChatbotProfile, type ChatbotProfileDeps } from './public-chat/chatbot-profile.ts';
 import { createChallenge } from './public-chat/create-challenge.ts';
+import { countedAnswer, countedStream } from './public-chat/answer-metrics.ts';
 import { sendMessage, streamMessage, type PublicChatDeps } from './public-chat/send-message.ts';
 
 export type ChatRpcDeps = PublicChatDeps & ChatbotProfileDeps & ConversationsDeps & Pick<ExportDeps, 'exportDb'>;
@@ -83,10 +84,10 @@ export function chatRoutes(deps: ChatRpcDeps) {
         return { algorithm, challenge, maxNumber: BigInt(maxNumber), salt, signature };
       },
       async sendMessage(req) {
-        return sendMessage(deps, req);
+        return countedAnswer('json', () => sendMessage(deps, req));
       },
       async *streamMessage(req) {
-        for await (const event of streamMessage(deps, req)) {
+        for await (const event of countedStream(streamMessage(deps, req))) {
           yield 'delta' in event
             ? { event: { case: 'delta' as const, value: event.delta } }
             : { event: { case: 'done' as const, value: create(SendMessageResponseSchema, event.done) } };

@@ -1,5 +1,6 @@
 // Environment validation: every process reads its settings through here, and a bad value stops the
 // process at start with a message that names the variable.
+import { hostname } from 'node:os';
 import { DEVELOPMENT_SERVICE_SECRET } from './service-auth.ts';
 
 export class ConfigError extends Error {}
@@ -96,6 +97,12 @@ export const host: Parser<string> = (raw, name) => {
   return raw;
 };
 
+/** A process's name among its replicas: printable, short, no spaces. */
+export const instanceName: Parser<string> = (raw, name) => {
+  if (!/^[\w.:-]{1,100}$/.test(raw)) throw new ConfigError(`${name} must be 1 to 100 letters, digits, '.', ':', '_' or '-', got "${raw}"`);
+  return raw;
+};
+
 /**
  * The deployment's service secret (service-auth.ts): 32+ characters. Unset outside production it is a
  * fixed development secret; production refuses that one, so it must be set there.
@@ -150,6 +157,10 @@ export const commonVars = {
   // wakes it at once), and how often each looks for jobs a stopped worker left half done.
   QUEUE_IDLE_WAIT_SECONDS: { parse: int(1, 3600), default: '5' },
   QUEUE_STALLED_CHECK_SECONDS: { parse: int(1, 3600), default: '30' },
+  // This process among its replicas, in every log line and exported span (a pod's name in Kubernetes).
+  INSTANCE_ID: { parse: instanceName, default: `${hostname()}-${process.pid}` },
+  // Where spans go over OTLP/HTTP (tracing.ts); unset, no span leaves the process.
+  OTEL_EXPORTER_OTLP_ENDPOINT: { parse: url(['http', 'https']), optional: true },
 } satisfies Spec;
 
 /** Where each service listens by default; `<SERVICE>_URL` points callers at it. */

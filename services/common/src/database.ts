@@ -2,9 +2,10 @@
 // adapter (the `?schema=` URL parameter is ignored at run time, so the schema is passed explicitly).
 // Every pool counts the statements its connections send (parley_sql_statements_total, metrics.ts):
 // Prisma's queries and transactions' BEGIN and COMMIT alike, each query the driver sends counted once.
+// Their use (connections open, idle, and callers waiting for one) is read when /metrics is scraped.
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
-import { counter } from './metrics.ts';
+import { counter, gauge } from './metrics.ts';
 import { assertSchemaName } from './migrations.ts';
 
 export interface DatabaseOptions {
@@ -31,7 +32,10 @@ export function poolShare(poolMax: number, share: number): number {
 }
 
 export function prismaAdapter({ databaseUrl, schema, poolSize = 10, settings = {} }: DatabaseOptions): PrismaPg {
-  return new PrismaPg(poolConfig({ databaseUrl, schema, poolSize, settings }), { schema });
+  // The adapter is handed the pool (and ends it when Prisma disconnects, as it ends one it builds), so
+  // its use can be reported.
+  const pool = watched(new pg.Pool(poolConfig({ databaseUrl, schema, poolSize, settings })), schema, 'prisma');
+  return new PrismaPg(pool, { schema, disposeExternalPool: true });
 }
 
 /**
@@ -41,8 +45,47 @@ export function prismaAdapter({ databaseUrl, schema, poolSize = 10, settings = {
  * (measured: docs/benchmarks.md, the conversation export).
  */
 export function pgPool({ databaseUrl, schema, poolSize = 2, settings = {} }: DatabaseOptions): pg.Pool {
-  return new pg.Pool(poolConfig({ databaseUrl, schema, poolSize, settings }));
+  return watched(new pg.Pool(poolConfig({ databaseUrl, schema, poolSize, settings })), schema, 'pg');
 }
+
+// --- Pool use, read when scraped ----------------------------------------------------------------------
+
+/** Every open pool of the process, with its labels; an ended pool leaves at the next scrape. */
+const pools = new Map<pg.Pool, { schema: string; kind: 'prisma' | 'pg' }>();
+
+function watched(pool: pg.Pool, schema: string, kind: 'prisma' | 'pg'): pg.Pool {
+  pools.set(pool, { schema, kind });
+  return pool;
+}
+
+gauge(
+  'parley_db_pool_connections',
+  "Connections of this process's PostgreSQL pools, by schema, pool (prisma: Prisma's; pg: the plain pools) and state: open, idle, waiting (callers queued for a connection) and max (the pools' size).",
+  ['schema', 'pool', 'state'],
+  (g) => {
+    g.reset();
+    const sums = new Map<string, { schema: string; kind: string; open: number; idle: number; waiting: number; max: number }>();
+    for (const [pool, { schema, kind }] of pools) {
+      if (pool.ended) {
+        pools.delete(pool);
+        continue;
+      }
+      const key = `${schema}\0${kind}`;
+      const sum = sums.get(key) ?? { schema, kind, open: 0, idle: 0, waiting: 0, max: 0 };
+      sum.open += pool.totalCount;
+      sum.idle += pool.idleCount;
+      sum.waiting += pool.waitingCount;
+      sum.max += pool.options.max ?? 10;
+      sums.set(key, sum);
+    }
+    for (const { schema, kind, open, idle, waiting, max } of sums.values()) {
+      g.labels(schema, kind, 'open').set(open);
+      g.labels(schema, kind, 'idle').set(idle);
+      g.labels(schema, kind, 'waiting').set(waiting);
+      g.labels(schema, kind, 'max').set(max);
+    }
+  },
+);
 
 /**
  * The settings of every pool of a service. The adapter builds its pool from them (and again should

@@ -1,15 +1,24 @@
-// The Express app every service is built on: request ids, JSON access logs, health endpoints, the
-// process's counters (/metrics) and the ConnectRPC routes of the service.
+// The Express app every service is built on: request ids and trace context, JSON access logs, health
+// endpoints, the process's metrics (/metrics) and the ConnectRPC routes of the service.
 import express, { type Express, type Request } from 'express';
 import type { DescMethod } from '@bufbuild/protobuf';
 import type { ConnectRouter, Interceptor } from '@connectrpc/connect';
 import { expressConnectMiddleware } from '@connectrpc/connect-express';
-import { REQUEST_ID_HEADER, runWithRequestId } from './context.ts';
+import { currentRequest, parseTraceparent, REQUEST_ID_HEADER, runWithRequestId, setCurrentRoute, TRACEPARENT_HEADER } from './context.ts';
 import { withDeadline } from './deadline.ts';
 import type { Logger } from './logger.ts';
-import { counter, METRICS_CONTENT_TYPE, metricsText, type CounterSeries } from './metrics.ts';
+import {
+  collectProcessMetrics,
+  counter,
+  histogram,
+  METRICS_CONTENT_TYPE,
+  metricsText,
+  requestedNames,
+  type CounterSeries,
+} from './metrics.ts';
 import { errorInterceptor } from './rpc-errors.ts';
 import { requireServiceToken, type ServiceTrust } from './service-auth.ts';
+import { startSpan } from './tracing.ts';
 import { noNulInterceptor } from './text-hygiene.ts';
 import { createLeanUnaryHandler, type UnaryTransportChoice } from './transport/lean-unary.ts';
 
@@ -50,18 +59,32 @@ const rpcServed = counter(
   'RPC calls this process received past the service-token check (answered or refused), by service and method.',
   ['service', 'method'],
 );
-const servedSeries = new WeakMap<DescMethod, CounterSeries>();
+const servedSeries = new WeakMap<DescMethod, { served: CounterSeries; route: string }>();
 
-/** Counts each call with a valid service token, unary and streaming alike, before the kit's own checks. */
+/**
+ * Counts each call with a valid service token, unary and streaming alike, before the kit's own
+ * checks, and names the request by its procedure for the duration metric.
+ */
 const servedInterceptor: Interceptor = (next) => (req) => {
   let series = servedSeries.get(req.method);
   if (!series) {
-    series = rpcServed.series({ service: req.method.parent.typeName, method: req.method.name });
+    series = {
+      served: rpcServed.series({ service: req.method.parent.typeName, method: req.method.name }),
+      route: `${req.method.parent.typeName}/${req.method.name}`,
+    };
     servedSeries.set(req.method, series);
   }
-  series.inc();
+  series.served.inc();
+  setCurrentRoute(series.route);
   return next(req);
 };
+
+/** Every process's request durations: the services' here, the gateway's in its own request context. */
+export const requestDuration = histogram(
+  'parley_http_request_duration_seconds',
+  'Requests this process answered, until the last byte (a stream: its whole length), by route (a service: its RPC procedure), method and status.',
+  ['route', 'method', 'status'],
+);
 
 /** Paths answered without a service token and left out of the access log (probes and scrapes). */
 const OPEN_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
@@ -69,18 +92,36 @@ const OPEN_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 export function createServiceApp(opts: ServiceAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
+  collectProcessMetrics();
   app.use((req, res, next) => {
-    runWithRequestId(req.header(REQUEST_ID_HEADER), () => {
-      const started = process.hrtime.bigint();
-      res.on('finish', () => {
-        if (OPEN_PATHS.has(req.path)) return;
-        opts.logger.info(
-          { method: req.method, path: req.path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 },
-          'request',
-        );
-      });
-      next();
-    });
+    // The caller's trace continues here (a new one when it sent none): the request is a server span.
+    const span = startSpan('request', 'server', parseTraceparent(req.header(TRACEPARENT_HEADER)));
+    runWithRequestId(
+      req.header(REQUEST_ID_HEADER),
+      () => {
+        const started = process.hrtime.bigint();
+        const path = req.path;
+        const request = currentRequest();
+        const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+        // On close, which also comes when the caller left before the answer was over.
+        res.on('close', () => {
+          // A path no route knows is 'other': the label never holds what a caller made up.
+          const route = request?.route ?? (OPEN_PATHS.has(path) ? path : 'other');
+          requestDuration.labels(route, req.method, String(res.statusCode)).observe(seconds());
+          span.end(
+            { 'http.route': route, 'http.response.status_code': res.statusCode },
+            res.statusCode >= 500 ? `status ${res.statusCode}` : undefined,
+            route,
+          );
+        });
+        res.on('finish', () => {
+          if (OPEN_PATHS.has(path)) return;
+          opts.logger.info({ method: req.method, path, status: res.statusCode, ms: seconds() * 1000 }, 'request');
+        });
+        next();
+      },
+      span.context,
+    );
   });
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -99,10 +140,10 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
     const ready = results.every(([, s]) => s === 'ok');
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', checks: Object.fromEntries(results) });
   });
-  // The process's counters (metrics.ts), like the probes open to anyone who reaches the internal
-  // port: counts of statements, calls and jobs, nothing of their contents.
-  app.get('/metrics', (_req, res) => {
-    res.type(METRICS_CONTENT_TYPE).send(metricsText());
+  // The process's metrics (metrics.ts), like the probes open to anyone who reaches the internal
+  // port: counts, durations and depths, nothing of what a visitor sent.
+  app.get('/metrics', async (req, res) => {
+    res.type(METRICS_CONTENT_TYPE).send(await metricsText(requestedNames(req.query)));
   });
   // Before every other route, so no handler runs for a caller without the deployment's secret.
   app.use(requireServiceToken(opts.trust, (reason) => opts.logger.warn({ reason }, 'call refused: no valid service token')));

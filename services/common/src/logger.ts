@@ -1,17 +1,26 @@
-import { pino, type Logger } from 'pino';
-import { currentRequestId } from './context.ts';
+import { pino, type DestinationStream, type Logger } from 'pino';
+import { currentRequestId, currentTrace } from './context.ts';
+import { instanceId } from './tracing.ts';
 
 export type { Logger };
 
-/** JSON logs (pino), each line stamped with the service name and, inside a request, its id. */
-export function createLogger(service: string, level: string = process.env.LOG_LEVEL ?? 'info'): Logger {
-  return pino({
+/**
+ * JSON logs (pino), each line stamped with the service name and the process's instance id
+ * (INSTANCE_ID: which replica wrote it) and, inside a request or a queue job, its request id and
+ * trace id (the same in every process the request reaches).
+ */
+export function createLogger(service: string, level: string = process.env.LOG_LEVEL ?? 'info', destination?: DestinationStream): Logger {
+  const options = {
     level,
-    base: { service },
+    base: { service, instance: instanceId() },
     mixin() {
       const requestId = currentRequestId();
-      return requestId ? { requestId } : {};
+      if (!requestId) return {};
+      const trace = currentTrace();
+      return trace ? { requestId, traceId: trace.traceId } : { requestId };
     },
     redact: { paths: ['req.headers.authorization', 'password', 'token', '*.password', '*.token'], censor: '[redacted]' },
-  });
+  };
+  // A test reads the lines from a stream of its own; a process writes them to stdout.
+  return destination ? pino(options, destination) : pino(options);
 }

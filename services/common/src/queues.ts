@@ -1,15 +1,19 @@
 // Queues between services (BullMQ on Redis). Each job's payload is a proto event message in its
 // JSON form, so producer and consumer share one contract. Producers and workers count what they do
-// (metrics.ts): jobs published, processed and failed, by queue.
+// (metrics.ts): jobs published, processed and failed, by queue; each process reports, when scraped,
+// the depth of the queues it consumes. A job carries the trace context of the work that published
+// it in BullMQ's own telemetry field of the job's options (stored with the job by the same command,
+// outside the payload), and its worker continues that trace.
 import { createHash } from 'node:crypto';
 import { Queue, Worker, UnrecoverableError, type Job, type JobsOptions } from 'bullmq';
 import { fromJson, toJson, type DescMessage, type JsonValue, type MessageShape } from '@bufbuild/protobuf';
 import type { Redis } from 'ioredis';
 import { commonVars, readConfig } from './config.ts';
-import { runWithRequestId } from './context.ts';
+import { currentTrace, formatTraceparent, parseTraceparent, runWithRequestId } from './context.ts';
 import { withDeadline } from './deadline.ts';
 import type { Logger } from './logger.ts';
-import { counter } from './metrics.ts';
+import { counter, gauge } from './metrics.ts';
+import { startSpan } from './tracing.ts';
 
 /**
  * Queue names. NEVER rename a value: jobs already waiting in Redis are stored under these names,
@@ -85,8 +89,12 @@ export function createProducer<D extends DescMessage>(
   const published = jobsPublished.series({ queue: name });
   return {
     async publish(event, jobId) {
+      const trace = currentTrace();
       await withDeadline(
-        queue.add(schema.typeName, toJson(schema, event) as object, { jobId: safeJobId(jobId) }),
+        queue.add(schema.typeName, toJson(schema, event) as object, {
+          jobId: safeJobId(jobId),
+          ...(trace ? { telemetry: { metadata: formatTraceparent(trace) } } : {}),
+        }),
         PUBLISH_TIMEOUT_MS,
         `publish timed out after ${PUBLISH_TIMEOUT_MS} ms`,
       );
@@ -125,7 +133,9 @@ export interface BatchProducer<D extends DescMessage> {
  * Redis commands and its consumer's fetch and completion with it. The job's id is a hash of its
  * events' ids, so a publish retried after a timeout adds it once; consumers apply each event once
  * by its own id, so a batch delivered again, or an event also published alone, changes nothing.
- * A batch whose publish fails is tried once more, then logged with every id it carried.
+ * A batch whose publish fails is tried once more, then logged with every id it carried. Each event
+ * keeps the trace context it was published in: the job's telemetry field carries one traceparent per
+ * event, comma-separated, in the batch's order (empty where there was none).
  */
 export function createBatchProducer<D extends DescMessage, B extends DescMessage>(
   connection: Redis,
@@ -135,16 +145,21 @@ export function createBatchProducer<D extends DescMessage, B extends DescMessage
 ): BatchProducer<D> {
   const queue = new Queue(name, { connection, prefix: opts.prefix ?? DEFAULT_QUEUE_PREFIX, defaultJobOptions });
   const published = jobsPublished.series({ queue: name });
-  let gathered: { event: MessageShape<D>; id: string }[] = [];
+  type Gathered = { event: MessageShape<D>; id: string; traceparent: string };
+  let gathered: Gathered[] = [];
   let timer: NodeJS.Timeout | undefined;
   const inFlight = new Set<Promise<void>>();
 
-  const add = async (events: { event: MessageShape<D>; id: string }[]) => {
+  const add = async (events: Gathered[]) => {
     const ids = events.map((e) => e.id);
     const jobId = `batch-${createHash('sha256').update(ids.join('\n')).digest('hex').slice(0, 40)}`;
     const data = toJson(batch.schema, batch.wrap(events.map((e) => e.event))) as object;
+    const traceparents = events.map((e) => e.traceparent);
     return withDeadline(
-      queue.add(batch.schema.typeName, data, { jobId }),
+      queue.add(batch.schema.typeName, data, {
+        jobId,
+        ...(traceparents.some(Boolean) ? { telemetry: { metadata: traceparents.join(',') } } : {}),
+      }),
       PUBLISH_TIMEOUT_MS,
       `publish timed out after ${PUBLISH_TIMEOUT_MS} ms`,
     );
@@ -168,7 +183,8 @@ export function createBatchProducer<D extends DescMessage, B extends DescMessage
 
   return {
     publish(event, id) {
-      gathered.push({ event, id });
+      const trace = currentTrace();
+      gathered.push({ event, id, traceparent: trace ? formatTraceparent(trace) : '' });
       if (gathered.length >= opts.maxEvents) publishGathered();
       else timer ??= setTimeout(publishGathered, opts.waitMs);
     },
@@ -227,6 +243,27 @@ export function createWorker<D extends DescMessage, B extends DescMessage = Desc
   opts: WorkerOptions<D, B>,
 ): Worker {
   const timing = workerTiming();
+  /** One event, continuing the trace of the work that published it (a new trace without one). */
+  const processEvent = async (event: MessageShape<D>, job: Job, traceparent: string | undefined) => {
+    const span = startSpan(`process ${name}`, 'consumer', parseTraceparent(traceparent), {
+      'messaging.system': 'bullmq',
+      'messaging.destination.name': name,
+    });
+    try {
+      await runWithRequestId(
+        job.id,
+        async () => {
+          await handler(event, job);
+          opts.logger.debug({ queue: name, jobId: job.id }, 'job processed');
+        },
+        span.context,
+      );
+      span.end();
+    } catch (err) {
+      span.end(undefined, (err as Error).message);
+      throw err;
+    }
+  };
   const processed = jobsProcessed.series({ queue: name });
   const failed = jobsFailed.series({ queue: name });
   const worker = new Worker(
@@ -240,7 +277,8 @@ export function createWorker<D extends DescMessage, B extends DescMessage = Desc
         } catch (err) {
           throw new UnrecoverableError(`invalid ${batch.schema.typeName} payload: ${(err as Error).message}`);
         }
-        const outcomes = await runWithRequestId(job.id, () => Promise.allSettled(events.map((event) => handler(event, job))));
+        const traceparents = job.opts.telemetry?.metadata?.split(',') ?? [];
+        const outcomes = await Promise.allSettled(events.map((event, i) => processEvent(event, job, traceparents[i])));
         const failures = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as Error] : []));
         for (const err of failures.filter((f) => f instanceof UnrecoverableError))
           opts.logger.error({ queue: name, jobId: job.id, err: err.message }, 'an event of a batch can never be applied: left');
@@ -254,7 +292,7 @@ export function createWorker<D extends DescMessage, B extends DescMessage = Desc
       } catch (err) {
         throw new UnrecoverableError(`invalid ${schema.typeName} payload: ${(err as Error).message}`);
       }
-      await runWithRequestId(job.id, () => handler(event, job));
+      await processEvent(event, job, job.opts.telemetry?.metadata);
     },
     {
       connection,
@@ -265,6 +303,14 @@ export function createWorker<D extends DescMessage, B extends DescMessage = Desc
       stalledInterval: timing.stalledCheckMs,
     },
   );
+  const watched = { name, connection, prefix: opts.prefix ?? DEFAULT_QUEUE_PREFIX };
+  consumedQueues.add(watched);
+  worker.on('closed', () => {
+    consumedQueues.delete(watched);
+    const key = `${watched.prefix}:${name}`;
+    void depthReaders.get(key)?.close();
+    depthReaders.delete(key);
+  });
   worker.on('completed', () => processed.inc());
   worker.on('failed', (job, err) => {
     failed.inc();
@@ -273,3 +319,60 @@ export function createWorker<D extends DescMessage, B extends DescMessage = Desc
   worker.on('error', (err) => opts.logger.error({ queue: name, err: err.message }, 'worker error'));
   return worker;
 }
+
+// --- Depth, computed when scraped --------------------------------------------------------------------
+
+/** The queues this process's workers consume: their depth is what /metrics reports for the process. */
+const consumedQueues = new Set<{ name: QueueName; connection: Redis; prefix: string }>();
+/** One Queue per consumed queue, opened at the first scrape on the worker's connection. */
+const depthReaders = new Map<string, Queue>();
+
+const DEPTH_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
+/** A scrape does not wait on an unreachable Redis longer than this. */
+const DEPTH_TIMEOUT_MS = 2000;
+
+/**
+ * Reads the depth of every consumed queue once per scrape (a few Redis commands per queue, only when
+ * scraped, never per message), for both gauges: the second one's collect waits for the same read.
+ */
+let depthRead: Promise<void> | undefined;
+const readDepth = () => (depthRead ??= collectDepth().finally(() => (depthRead = undefined)));
+
+async function collectDepth(): Promise<void> {
+  queueJobs.reset();
+  oldestWaiting.reset();
+  await Promise.all(
+    [...consumedQueues].map(async ({ name, connection, prefix }) => {
+      const key = `${prefix}:${name}`;
+      let queue = depthReaders.get(key);
+      if (!queue) {
+        queue = new Queue(name, { connection, prefix });
+        depthReaders.set(key, queue);
+      }
+      try {
+        const [counts, oldest] = await withDeadline(
+          Promise.all([queue.getJobCounts(...DEPTH_STATES), queue.getJobs(['wait'], 0, 0, true)]),
+          DEPTH_TIMEOUT_MS,
+          `queue depth not read within ${DEPTH_TIMEOUT_MS} ms`,
+        );
+        for (const state of DEPTH_STATES) queueJobs.labels(name, state).set(counts[state] ?? 0);
+        oldestWaiting.labels(name).set(oldest[0] ? Math.max(0, (Date.now() - oldest[0].timestamp) / 1000) : 0);
+      } catch {
+        // Redis unreachable: the queue is left out of this scrape (its series absent, not a false 0).
+      }
+    }),
+  );
+}
+
+const queueJobs = gauge(
+  'parley_queue_jobs',
+  'Jobs in a queue this process consumes, by queue and state (waiting, active, delayed, failed), read from Redis when scraped.',
+  ['queue', 'state'],
+  readDepth,
+);
+const oldestWaiting = gauge(
+  'parley_queue_oldest_waiting_age_seconds',
+  'Age of the oldest job waiting in a queue this process consumes (0 when none waits), read from Redis when scraped.',
+  ['queue'],
+  readDepth,
+);

@@ -1,5 +1,5 @@
 // Connect clients for calling another service: every call carries the caller's service token
-// (service-auth.ts), the current request id and a deadline, so a slow dependency cannot hold a
+// (service-auth.ts), the current request id and trace context (tracing.ts) and a deadline, so a slow dependency cannot hold a
 // request forever. Both are interceptors, so they reach unary and streaming calls alike, as do the
 // caller's own.
 //
@@ -11,6 +11,7 @@ import type { DescService } from '@bufbuild/protobuf';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { currentRequestId, REQUEST_ID_HEADER } from './context.ts';
 import { DEVELOPMENT_SERVICE_SECRET, serviceTokenSource, type ServiceCredentials } from './service-auth.ts';
+import { traceInterceptor } from './tracing.ts';
 import { createLeanUnaryTransport, type UnaryTransportChoice } from './transport/lean-unary.ts';
 
 export interface ServiceClientOptions {
@@ -55,6 +56,8 @@ export function createServiceClient<T extends DescService>(service: T, baseUrl: 
     readMaxBytes: MAX_RESPONSE_BYTES,
     interceptors: [
       requestIdInterceptor,
+      // A client span per call; its traceparent header carries the trace to the service.
+      traceInterceptor,
       serviceTokenInterceptor(opts.credentials ?? { caller: 'gateway', secret: DEVELOPMENT_SERVICE_SECRET }),
       ...(opts.interceptors ?? []),
     ],

@@ -4,6 +4,7 @@ import type { Express } from 'express';
 import { runLifecycle, type Closer, type ShutdownSettings } from './lifecycle.ts';
 import type { Logger } from './logger.ts';
 import { collectAtRest, exposedGc } from './rest-memory.ts';
+import { startTracing } from './tracing.ts';
 
 /** A built service: its Express app and what must be stopped when it stops. */
 export interface ServiceParts {
@@ -32,6 +33,8 @@ export async function runService(opts: {
   prepare?: () => Promise<unknown>;
   build: () => Promise<ServiceParts>;
 }): Promise<void> {
+  // Spans go over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set; the last closer sends what is left.
+  const stopTracing = await startTracing(opts.name);
   const host = opts.host ?? '0.0.0.0';
   await runLifecycle({
     logger: opts.logger,
@@ -46,7 +49,7 @@ export async function runService(opts: {
       // work left behind (docs/adr/0020-process-memory.md).
       const stopCollecting = collectAtRest({ gc: exposedGc(), logger: opts.logger });
       opts.logger.info({ port, host }, `${opts.name} service listening`);
-      return { app: parts.app, background: parts.background ?? [], closers: [async () => stopCollecting(), ...parts.closers] };
+      return { app: parts.app, background: parts.background ?? [], closers: [async () => stopCollecting(), ...parts.closers, stopTracing] };
     },
   });
 }

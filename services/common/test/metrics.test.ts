@@ -6,6 +6,7 @@ import { pgPool, prismaAdapter } from '../src/database.ts';
 import { createServiceApp } from '../src/http.ts';
 import { createLogger } from '../src/logger.ts';
 import { counter, METRICS_CONTENT_TYPE, metricsText } from '../src/metrics.ts';
+import { parsePrometheusText, sampleValue } from '../src/testing/prometheus-text.ts';
 import { createServiceClient } from '../src/rpc-client.ts';
 import { DEVELOPMENT_SERVICE_SECRET } from '../src/service-auth.ts';
 import { testInfra, uniqueName } from '../src/testing/infra.ts';
@@ -25,7 +26,7 @@ const valueOf = (text: string, series: string) =>
   );
 
 describe('counters', () => {
-  it('are served in Prometheus text format, with label values escaped', () => {
+  it('are served in Prometheus text format, with label values escaped', async () => {
     const name = uniqueName('parley_test_things').replace(/-/g, '_') + '_total';
     const things = counter(name, 'Things counted.\nTwo lines of help, a \\ too.', ['kind', 'queue']);
     things.series({ kind: 'plain', queue: 'a' }).inc();
@@ -33,7 +34,7 @@ describe('counters', () => {
     odd.inc(2);
     odd.inc();
     expect(odd.value).toBe(3);
-    expect(linesOf(metricsText(), name)).toEqual([
+    expect(linesOf(await metricsText(), name).sort()).toEqual([
       `# HELP ${name} Things counted.\\nTwo lines of help, a \\\\ too.`,
       `# TYPE ${name} counter`,
       `${name}{kind="odd \\"quoted\\" \\\\ \\n",queue="b"} 3`,
@@ -41,11 +42,11 @@ describe('counters', () => {
     ]);
   });
 
-  it('are one per name: asking again continues the same series, asking with other labels is refused', () => {
+  it('are one per name: asking again continues the same series, asking with other labels is refused', async () => {
     const name = `${uniqueName('parley_test_again')}_total`;
     counter(name, 'Again.', ['queue']).series({ queue: 'q' }).inc();
     counter(name, 'Again.', ['queue']).series({ queue: 'q' }).inc();
-    expect(valueOf(metricsText(), `${name}{queue="q"}`)).toBe(2);
+    expect(valueOf(await metricsText(), `${name}{queue="q"}`)).toBe(2);
     expect(() => counter(name, 'Again.', ['other'])).toThrowError(/already registered/);
     expect(() => counter('not a name', 'x', [])).toThrowError(/invalid metric name/);
   });
@@ -85,6 +86,39 @@ describe('a service', () => {
     expect(await res.text()).toContain('# TYPE parley_rpc_served_total counter');
   });
 
+  it('serves every metric in strict Prometheus text format, a request counted in its duration histogram by procedure', async () => {
+    const scrape = async () => parsePrometheusText(await fetch(`${url}/metrics`).then((r) => r.text()));
+    const authenticate = { route: 'parley.auth.v1.AuthService/Authenticate', method: 'POST', status: '200' };
+    const count = 'parley_http_request_duration_seconds_count';
+    const before = sampleValue(await scrape(), count, authenticate) ?? 0;
+    await createServiceClient(AuthService, url).authenticate({ token: 't' });
+    // Refused before any handler, at a path of the caller's making: counted as 'other', never by its path.
+    expect((await fetch(`${url}/made-up/12345`, { method: 'POST' })).status).toBe(401);
+    const after = await scrape();
+    expect(sampleValue(after, count, authenticate)).toBe(before + 1);
+    expect(sampleValue(after, 'parley_http_request_duration_seconds_bucket', { ...authenticate, le: '+Inf' })).toBe(before + 1);
+    expect(sampleValue(after, count, { route: 'other', status: '401' })).toBeGreaterThanOrEqual(1);
+    const histogram = after.get('parley_http_request_duration_seconds')!;
+    expect(histogram.type).toBe('histogram');
+    expect(histogram.samples.every((s) => !s.labels.route.includes('12345'))).toBe(true);
+    // The calling side: the client's own histogram, by procedure and Connect code.
+    expect(
+      sampleValue(after, 'parley_rpc_client_duration_seconds_count', {
+        service: 'parley.auth.v1.AuthService',
+        method: 'Authenticate',
+        code: 'ok',
+      }),
+    ).toBeGreaterThanOrEqual(1);
+    // Node's own metrics, under their usual names.
+    expect(after.get('process_resident_memory_bytes')?.type).toBe('gauge');
+    expect(after.get('nodejs_heap_size_used_bytes')?.type).toBe('gauge');
+  });
+
+  it('serves only the families asked for by name (a scrape that runs no query)', async () => {
+    const text = await fetch(`${url}/metrics?name=parley_rpc_served_total&name=parley_no_such_metric`).then((r) => r.text());
+    expect([...parsePrometheusText(text).keys()]).toEqual(['parley_rpc_served_total']);
+  });
+
   it('counts the calls it serves by service and method, unary and streaming, whichever handler answers', async () => {
     const authenticate = 'parley_rpc_served_total{service="parley.auth.v1.AuthService",method="Authenticate"}';
     const stream = 'parley_rpc_served_total{service="parley.chat.v1.ChatService",method="StreamMessage"}';
@@ -117,10 +151,20 @@ describe('database pools', () => {
       await client.query('SELECT 2');
       await client.query('COMMIT');
       client.release();
-      expect(valueOf(metricsText(), series)).toBe(4);
+      expect(valueOf(await metricsText(), series)).toBe(4);
+      // Its use is read when scraped: one connection, idle again.
+      const use = parsePrometheusText(await metricsText());
+      expect(sampleValue(use, 'parley_db_pool_connections', { schema, pool: 'pg', state: 'open' })).toBe(1);
+      expect(sampleValue(use, 'parley_db_pool_connections', { schema, pool: 'pg', state: 'idle' })).toBe(1);
+      expect(sampleValue(use, 'parley_db_pool_connections', { schema, pool: 'pg', state: 'waiting' })).toBe(0);
+      expect(sampleValue(use, 'parley_db_pool_connections', { schema, pool: 'pg', state: 'max' })).toBe(2);
     } finally {
       await pool.end();
     }
+    // An ended pool leaves the metric.
+    expect(
+      sampleValue(parsePrometheusText(await metricsText()), 'parley_db_pool_connections', { schema, pool: 'pg', state: 'open' }),
+    ).toBeUndefined();
 
     // Prisma's adapter builds its own pool from the same settings: its queries and transactions count too.
     const adapter = await prismaAdapter({ databaseUrl, schema }).connect();
@@ -129,7 +173,7 @@ describe('database pools', () => {
       const tx = await adapter.startTransaction();
       await tx.executeRaw({ sql: 'COMMIT', args: [], argTypes: [] });
       await tx.commit();
-      expect(valueOf(metricsText(), series)).toBe(4 + 3);
+      expect(valueOf(await metricsText(), series)).toBe(4 + 3);
     } finally {
       await adapter.dispose();
     }

@@ -1,6 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import { timestampNow } from '@bufbuild/protobuf/wkt';
 import { UserRegisteredSchema, type UserRegistered } from '@parley/proto/parley/events/v1/user_registered_pb.js';
+import { ChatbotDeletedSchema } from '@parley/proto/parley/events/v1/chatbot_deleted_pb.js';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/logger.ts';
@@ -24,9 +25,9 @@ afterAll(async () => {
   redis.disconnect();
 });
 
-const until = async (cond: () => boolean, ms = 10_000) => {
+const until = async (cond: () => boolean | Promise<boolean>, ms = 10_000) => {
   const end = Date.now() + ms;
-  while (!cond()) {
+  while (!(await cond())) {
     if (Date.now() > end) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -66,14 +67,14 @@ describe('queues', () => {
   });
 
   it('counts the jobs it publishes, completes and fails, by queue', async () => {
-    const count = (metric: string) =>
+    const count = async (metric: string) =>
       Number(
-        metricsText()
+        (await metricsText([metric]))
           .split('\n')
           .find((l) => l.startsWith(`${metric}{queue="${QUEUES.userRegistered}"} `))
           ?.split(' ')[1] ?? 0,
       );
-    const before = ['published', 'processed', 'failed'].map((m) => count(`parley_queue_jobs_${m}_total`));
+    const before = await Promise.all(['published', 'processed', 'failed'].map((m) => count(`parley_queue_jobs_${m}_total`)));
     let calls = 0;
     const worker = createWorker(
       redis,
@@ -90,11 +91,44 @@ describe('queues', () => {
     await producer.publish(event, 'user-registered.u-2');
     await producer.publish(event, 'user-registered.u-3');
     // The first attempt fails and is retried (after the queue's backoff).
-    await until(() => count('parley_queue_jobs_processed_total') - before[1] === 2);
-    const after = ['published', 'processed', 'failed'].map((m) => count(`parley_queue_jobs_${m}_total`));
+    await until(async () => (await count('parley_queue_jobs_processed_total')) - before[1] === 2);
+    const after = await Promise.all(['published', 'processed', 'failed'].map((m) => count(`parley_queue_jobs_${m}_total`)));
     expect(after.map((n, i) => n - before[i])).toEqual([2, 2, 1]);
     await worker.close();
     await producer.close();
+  });
+
+  it('reports, when scraped, the depth and oldest waiting age of the queues its workers consume', async () => {
+    const depthPrefix = uniqueName('tqd');
+    const series = (text: string, name: string) =>
+      Number(
+        text
+          .split('\n')
+          .find((l) => l.startsWith(`${name} `))
+          ?.split(' ')[1] ?? Number.NaN,
+      );
+    const worker = createWorker(redis, QUEUES.chatbotDeleted, ChatbotDeletedSchema, async () => {}, { prefix: depthPrefix, logger });
+    const q = new Queue(QUEUES.chatbotDeleted, { connection: redis, prefix: depthPrefix });
+    await q.pause();
+    const producer = createProducer(redis, QUEUES.chatbotDeleted, ChatbotDeletedSchema, { prefix: depthPrefix });
+    try {
+      const waiting = `parley_queue_jobs{queue="${QUEUES.chatbotDeleted}",state="waiting"}`;
+      expect(series(await metricsText(), waiting)).toBe(0);
+      for (const id of ['a', 'b', 'c'])
+        await producer.publish(create(ChatbotDeletedSchema, { chatbotId: id, occurredAt: timestampNow() }), `chatbot-deleted.${id}`);
+      const text = await metricsText();
+      expect(series(text, waiting)).toBe(3);
+      expect(series(text, `parley_queue_jobs{queue="${QUEUES.chatbotDeleted}",state="failed"}`)).toBe(0);
+      expect(series(text, `parley_queue_oldest_waiting_age_seconds{queue="${QUEUES.chatbotDeleted}"}`)).toBeGreaterThanOrEqual(0);
+      await q.resume();
+      await until(async () => series(await metricsText(), waiting) === 0);
+    } finally {
+      await worker.close();
+      await producer.close();
+      await q.close();
+    }
+    // A worker closed: its queue is no longer the process's to report.
+    expect(await metricsText()).not.toContain(`queue="${QUEUES.chatbotDeleted}",state="waiting"`);
   });
 
   it('waits and checks for stalled jobs as QUEUE_IDLE_WAIT_SECONDS and QUEUE_STALLED_CHECK_SECONDS say', () => {

@@ -3,6 +3,7 @@
 // visitor is waiting, and a retry could be billed twice by the provider), and every failure becomes
 // a LanguageModelError the use case turns into the visitor's message.
 import OpenAI from 'openai';
+import { modelCall } from './answer-metrics.ts';
 import type { PromptMessage } from './build-prompt.ts';
 
 export interface ModelRequest {
@@ -56,20 +57,36 @@ const sampling = (req: ModelRequest) => (req.temperature === undefined ? {} : { 
 export function openAIModel(opts: OpenAIModelOptions): LanguageModel {
   const client = new OpenAI({ apiKey: opts.apiKey, baseURL: opts.baseURL, timeout: opts.timeoutMs, maxRetries: 0 });
 
-  /** Runs `call` under the answer's deadline, mapping every failure to a LanguageModelError. */
-  async function guarded<T>(req: ModelRequest, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  /**
+   * Runs `call` under the answer's deadline, mapping every failure to a LanguageModelError; the call
+   * is measured (answer-metrics.ts).
+   */
+  async function guarded(
+    req: ModelRequest,
+    mode: 'json' | 'stream',
+    call: (signal: AbortSignal, firstToken: () => void) => Promise<ModelAnswer>,
+  ): Promise<ModelAnswer> {
     const deadline = AbortSignal.timeout(opts.timeoutMs);
     const signal = req.signal ? AbortSignal.any([deadline, req.signal]) : deadline;
+    const measured = modelCall(opts.model, mode);
     try {
-      return await call(signal);
+      const answer = await call(signal, measured.firstToken);
+      measured.succeeded(answer);
+      return answer;
     } catch (err) {
-      if (err instanceof LanguageModelError) throw err;
-      if (deadline.aborted || err instanceof OpenAI.APIConnectionTimeoutError) {
-        throw new LanguageModelError('timeout', `no answer within ${opts.timeoutMs} ms`);
-      }
-      const status = err instanceof OpenAI.APIError ? err.status : undefined;
-      throw new LanguageModelError('provider', (err as Error).message, status);
+      const failure = modelError(err, deadline);
+      measured.failed(failure.kind);
+      throw failure;
     }
+  }
+
+  function modelError(err: unknown, deadline: AbortSignal): LanguageModelError {
+    if (err instanceof LanguageModelError) return err;
+    if (deadline.aborted || err instanceof OpenAI.APIConnectionTimeoutError) {
+      return new LanguageModelError('timeout', `no answer within ${opts.timeoutMs} ms`);
+    }
+    const status = err instanceof OpenAI.APIError ? err.status : undefined;
+    return new LanguageModelError('provider', (err as Error).message, status);
   }
 
   const answerOf = (req: ModelRequest, text: string, usage: OpenAI.CompletionUsage | null | undefined): ModelAnswer => {
@@ -81,7 +98,7 @@ export function openAIModel(opts: OpenAIModelOptions): LanguageModel {
 
   return {
     complete: (req) =>
-      guarded(req, async (signal) => {
+      guarded(req, 'json', async (signal) => {
         const completion = await client.chat.completions.create(
           { model: opts.model, messages: req.messages, max_tokens: req.maxTokens, ...sampling(req) },
           { signal },
@@ -90,7 +107,7 @@ export function openAIModel(opts: OpenAIModelOptions): LanguageModel {
       }),
 
     stream: (req, onDelta) =>
-      guarded(req, async (signal) => {
+      guarded(req, 'stream', async (signal, firstToken) => {
         const stream = await client.chat.completions.create(
           {
             model: opts.model,
@@ -107,6 +124,7 @@ export function openAIModel(opts: OpenAIModelOptions): LanguageModel {
         for await (const chunk of stream) {
           const delta = chunk.choices[0]?.delta?.content;
           if (delta) {
+            firstToken();
             text += delta;
             onDelta(delta);
           }
