@@ -46,9 +46,19 @@ function declarationIn(file: string): Declaration {
   const declaration: Declaration = { file };
   if (body) {
     declaration.fields = new Map();
-    // A map's type spans three lines; written on one, every field is one line.
-    const fields = body[1].replace(/\{\s*\n\s*\[key: string\]: (.+?);\s*\n\s*\}/g, '{ [key: string]: $1 }');
-    for (const m of fields.matchAll(/^\s+"([^"]+)"\??: (.+);$/gm)) declaration.fields.set(m[1], m[2]);
+    // Field by field at the interface's top level; a type written over several lines (a map, an
+    // inline object) is joined onto one.
+    const lines = body[1].replace(/\/\*\*[\s\S]*?\*\//g, '').split('\n');
+    let pending = '';
+    let depth = 0;
+    for (const line of lines) {
+      pending += ` ${line.trim()}`;
+      depth += (line.match(/[{<]/g) ?? []).length - (line.match(/[}>]/g) ?? []).length;
+      if (depth > 0 || !pending.trim().endsWith(';')) continue;
+      const m = /^\s*"([^"]+)"\??: (.+);$/.exec(pending);
+      if (m) declaration.fields.set(m[1], m[2].replace(/\{ \[key: string\]: (.+?); \}/, '{ [key: string]: $1 }'));
+      pending = '';
+    }
   }
   declarations.set(file, declaration);
   return declaration;

@@ -25,7 +25,14 @@ interface Kustomization {
 
 const SUPPORTED = new Set(['apiVersion', 'kind', 'resources', 'namespace', 'images', 'patches']);
 /** Kinds that live outside any namespace: the namespace transformer leaves them alone. */
-const CLUSTER_KINDS = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'PersistentVolume', 'StorageClass', 'CustomResourceDefinition']);
+const CLUSTER_KINDS = new Set([
+  'Namespace',
+  'ClusterRole',
+  'ClusterRoleBinding',
+  'PersistentVolume',
+  'StorageClass',
+  'CustomResourceDefinition',
+]);
 /** Lists a strategic merge patch merges item by item (by this key) instead of replacing them whole. */
 const MERGE_KEYS: Record<string, string> = {
   containers: 'name',
@@ -112,7 +119,7 @@ function setImage(o: K8sObject, image: NonNullable<Kustomization['images']>[numb
         out[key] = value.map((c: Record<string, unknown>) => {
           const m = /^([^:@]+(?::\d+\/[^:@]+)?)(?::([^@]+))?$/.exec(String(c.image));
           if (!m || m[1] !== image.name) return visit(c);
-          return { ...(visit(c) as object), image: `${image.newName ?? m[1]}${image.newTag ?? m[2] ? `:${image.newTag ?? m[2]}` : ''}` };
+          return { ...(visit(c) as object), image: `${image.newName ?? m[1]}${(image.newTag ?? m[2]) ? `:${image.newTag ?? m[2]}` : ''}` };
         });
       } else out[key] = visit(value);
     }
