@@ -59,6 +59,8 @@ export const OUTSIDE_PORTS: Record<Process, number[]> = {
   chatbot: [80, 443],
   chat: [443],
 };
+/** The OpenTelemetry collector's ports (gRPC, HTTP), in the namespace monitoring beside Prometheus. */
+const OTLP_PORTS = [4317, 4318];
 const PROBES = { startupProbe: '/startupz', livenessProbe: '/healthz', readinessProbe: '/readyz' } as const;
 /** The preStop sleep, SHUTDOWN_DRAIN_MS and SHUTDOWN_TIMEOUT_MS must fit in terminationGracePeriodSeconds. */
 const DRAIN_VARS = ['SHUTDOWN_DRAIN_MS', 'SHUTDOWN_TIMEOUT_MS'];
@@ -562,7 +564,7 @@ export function neededConnections(objects: K8sObject[]): string[] {
  * What the policies let in from other namespaces ("namespace -> workload:port") and out to addresses
  * outside ("workload -> outside:port"), for the test to compare with what each process needs: the
  * Ingress controller to the gateway, Prometheus to each metrics port, and OUTSIDE_PORTS plus
- * PostgreSQL and Redis out; DNS for every pod.
+ * PostgreSQL, Redis and the trace collector out; DNS for every pod.
  */
 export function outsideConnections(objects: K8sObject[]): { allowed: string[]; needed: string[] } {
   const policies = byKind(objects, 'NetworkPolicy');
@@ -601,6 +603,7 @@ export function outsideConnections(objects: K8sObject[]): { allowed: string[]; n
     for (const p of parley) for (const port of OUTSIDE_PORTS[p]) needed.add(`${w.name} -> outside:${port}`);
     const metricsPort = Number(((w.object as Obj).spec.template.metadata?.annotations ?? {})['prometheus.io/port']);
     needed.add(`monitoring -> ${w.name}:${metricsPort}`);
+    for (const port of OTLP_PORTS) needed.add(`${w.name} -> monitoring:TCP/${port}`);
     if (parley.has('gateway')) needed.add(`ingress-nginx -> ${w.name}:${portOf('gateway')}`);
   }
   return { allowed: [...allowedSet].sort(), needed: [...needed].sort() };
