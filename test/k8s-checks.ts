@@ -686,3 +686,59 @@ export function dockerfileProblems(dir: string, text: string): string[] {
   if (!cmd.includes(`"${dir}/src/main.ts"`)) problems.push(`${dir}/Dockerfile: CMD does not start ${dir}/src/main.ts`);
   return problems;
 }
+
+// ---- Hardening and the Ingress ---------------------------------------------------------------------
+
+/**
+ * Every Parley pod runs as a user other than root, under the runtime's seccomp profile, without a
+ * service account token, and each of its containers without privilege escalation or capabilities, on
+ * a read-only root filesystem, with CPU and memory requests and a memory limit; each long-running one
+ * has a preStop pause before its drain.
+ */
+export function hardeningProblems(objects: K8sObject[]): string[] {
+  const problems: string[] = [];
+  for (const w of workloadsOf(objects).filter((x) => processesOf(x).size)) {
+    const pod = w.pod.securityContext ?? {};
+    if (pod.runAsNonRoot !== true || !(pod.runAsUser > 0)) problems.push(`${w.kind} ${w.name}: may run as root`);
+    if (pod.seccompProfile?.type !== 'RuntimeDefault') problems.push(`${w.kind} ${w.name}: no RuntimeDefault seccomp profile`);
+    if (w.pod.automountServiceAccountToken !== false) problems.push(`${w.kind} ${w.name}: mounts a service account token`);
+    for (const c of containersOf(w)) {
+      const where = `${w.kind} ${w.name}, container ${c.name}`;
+      const sc = c.securityContext ?? {};
+      if (sc.allowPrivilegeEscalation !== false) problems.push(`${where}: may escalate privileges`);
+      if (sc.readOnlyRootFilesystem !== true) problems.push(`${where}: writes its root filesystem`);
+      if (JSON.stringify(sc.capabilities?.drop) !== '["ALL"]' || sc.capabilities?.add?.length)
+        problems.push(`${where}: keeps capabilities`);
+      if (!c.resources?.requests?.cpu || !c.resources?.requests?.memory || !c.resources?.limits?.memory)
+        problems.push(`${where}: no CPU and memory requests and memory limit`);
+      if (w.kind !== 'Job' && !c.lifecycle?.preStop) problems.push(`${where}: no preStop pause before its drain`);
+    }
+  }
+  return problems;
+}
+
+/** ingress-nginx's size syntax ("25m") in bytes. */
+const nginxBytes = (size: string) =>
+  Number(/^(\d+)/.exec(size)?.[1] ?? NaN) * ({ k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[size.slice(-1).toLowerCase()] ?? 1);
+
+/**
+ * The Ingress streams answers as they are written (no response buffering), waits for the longest one
+ * (the gateway's CHAT_TIMEOUT_MS) and lets the largest knowledge file through (its MAX_UPLOAD_BYTES).
+ */
+export function ingressProblems(objects: K8sObject[]): string[] {
+  const problems: string[] = [];
+  const chatTimeoutSeconds = Number(gatewayVars.CHAT_TIMEOUT_MS.default) / 1000;
+  const uploadBytes = Number(gatewayVars.MAX_UPLOAD_BYTES.default);
+  for (const ingress of byKind(objects, 'Ingress')) {
+    const a = ingress.metadata.annotations ?? {};
+    const where = `Ingress ${ingress.metadata.name}`;
+    if (a['nginx.ingress.kubernetes.io/proxy-buffering'] !== 'off') problems.push(`${where}: buffers answers`);
+    for (const key of ['proxy-read-timeout', 'proxy-send-timeout']) {
+      if (!(Number(a[`nginx.ingress.kubernetes.io/${key}`]) > chatTimeoutSeconds))
+        problems.push(`${where}: ${key} is not above CHAT_TIMEOUT_MS (${chatTimeoutSeconds} s)`);
+    }
+    if (!(nginxBytes(a['nginx.ingress.kubernetes.io/proxy-body-size'] ?? '1m') > uploadBytes))
+      problems.push(`${where}: proxy-body-size is not above MAX_UPLOAD_BYTES`);
+  }
+  return problems;
+}

@@ -14,6 +14,8 @@ import {
   callGraph,
   dockerfileProblems,
   envProblems,
+  hardeningProblems,
+  ingressProblems,
   neededConnections,
   outsideConnections,
   probeProblems,
@@ -227,6 +229,41 @@ describe('what each process requires', () => {
         expect.stringMatching(/CHATBOT_URL=http:\/\/chat-headless:4003: the Service's pods are not chatbot on 4002/),
       ]),
     );
+  });
+});
+
+describe('hardening and the Ingress', () => {
+  it.each(OVERLAYS)('%s: every Parley pod runs unprivileged, read-only, with resources and a preStop pause', (overlay) => {
+    expect(hardeningProblems(rendered[overlay])).toEqual([]);
+  });
+
+  it.each(OVERLAYS)('%s: the Ingress streams, waits for the longest answer and takes the largest upload', (overlay) => {
+    expect(ingressProblems(rendered[overlay])).toEqual([]);
+  });
+
+  it('finds root, a writable root filesystem, a kept capability, no limits, no preStop, buffering and a short timeout', () => {
+    const objects = copy(rendered.production);
+    find(objects, 'Deployment', 'auth').spec.template.spec.securityContext.runAsNonRoot = false;
+    container(objects, 'chat').securityContext.readOnlyRootFilesystem = false;
+    container(objects, 'billing').securityContext.capabilities = { drop: ['ALL'], add: ['NET_ADMIN'] };
+    delete container(objects, 'chatbot').resources.limits;
+    delete container(objects, 'gateway').lifecycle;
+    const ingress = find(objects, 'Ingress', 'parley').metadata.annotations;
+    ingress['nginx.ingress.kubernetes.io/proxy-buffering'] = 'on';
+    ingress['nginx.ingress.kubernetes.io/proxy-read-timeout'] = '60';
+    delete ingress['nginx.ingress.kubernetes.io/proxy-body-size'];
+    expect(hardeningProblems(objects as K8sObject[])).toEqual([
+      'Deployment gateway, container gateway: no preStop pause before its drain',
+      'Deployment auth: may run as root',
+      'Deployment billing, container billing: keeps capabilities',
+      'Deployment chatbot, container chatbot: no CPU and memory requests and memory limit',
+      'Deployment chat, container chat: writes its root filesystem',
+    ]);
+    expect(ingressProblems(objects as K8sObject[])).toEqual([
+      'Ingress parley: buffers answers',
+      'Ingress parley: proxy-read-timeout is not above CHAT_TIMEOUT_MS (60 s)',
+      'Ingress parley: proxy-body-size is not above MAX_UPLOAD_BYTES',
+    ]);
   });
 });
 
