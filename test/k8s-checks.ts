@@ -742,3 +742,27 @@ export function ingressProblems(objects: K8sObject[]): string[] {
   }
   return problems;
 }
+
+/** Private and link-local ranges: the cluster's own addresses and a cloud's metadata endpoint. */
+export const PRIVATE_RANGES = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16'];
+
+/**
+ * A way out to the internet (a port of OUTSIDE_PORTS) never reaches a private or link-local address:
+ * the chatbot service's crawler, in particular, must not be turned towards the cluster or a metadata
+ * endpoint, whatever the code's own address checks do.
+ */
+export function privateRangeProblems(objects: K8sObject[]): string[] {
+  const internetPorts = new Set(Object.values(OUTSIDE_PORTS).flat());
+  const problems: string[] = [];
+  for (const p of byKind(objects, 'NetworkPolicy')) {
+    for (const r of p.spec.egress ?? []) {
+      const ports: number[] = (r.ports ?? [{ port: 'any' }]).map((x: Obj) => x.port);
+      if (!ports.some((x) => x === 'any' || internetPorts.has(x))) continue;
+      for (const peer of (r.to ?? [{ ipBlock: { cidr: '0.0.0.0/0' } }]) as Peer[]) {
+        const missing = peer.ipBlock ? PRIVATE_RANGES.filter((range) => !(peer.ipBlock!.except ?? []).includes(range)) : [];
+        if (missing.length) problems.push(`NetworkPolicy ${p.metadata.name}: ${ports.join(', ')} out to ${missing.join(', ')}`);
+      }
+    }
+  }
+  return problems;
+}

@@ -18,6 +18,7 @@ import {
   ingressProblems,
   neededConnections,
   outsideConnections,
+  privateRangeProblems,
   probeProblems,
   selectorProblems,
 } from './k8s-checks.ts';
@@ -331,6 +332,17 @@ describe('the NetworkPolicies', () => {
       'anywhere -> gateway:9091',
       'chatbot -> outside:any',
     ]);
+  });
+
+  it.each(OVERLAYS)('%s: never let a way out to the internet reach private or link-local addresses', (overlay) => {
+    expect(privateRangeProblems(rendered[overlay])).toEqual([]);
+  });
+
+  it('find a way out that reaches the metadata endpoint', () => {
+    const objects = copy(rendered.production);
+    const crawl = find(objects, 'NetworkPolicy', 'chatbot').spec.egress[1].to[0].ipBlock;
+    crawl.except = crawl.except.filter((range: string) => range !== '169.254.0.0/16');
+    expect(privateRangeProblems(objects as K8sObject[])).toEqual(['NetworkPolicy chatbot: 443, 80 out to 169.254.0.0/16']);
   });
 
   it('find a namespace let in that should not be, and a process without DNS', () => {
