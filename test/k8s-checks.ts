@@ -756,8 +756,8 @@ export function privateRangeProblems(objects: K8sObject[]): string[] {
   const problems: string[] = [];
   for (const p of byKind(objects, 'NetworkPolicy')) {
     for (const r of p.spec.egress ?? []) {
-      const ports: number[] = (r.ports ?? [{ port: 'any' }]).map((x: Obj) => x.port);
-      if (!ports.some((x) => x === 'any' || internetPorts.has(x))) continue;
+      const ports: (number | string)[] = (r.ports ?? [{ port: 'any' }]).map((x: Obj) => x.port);
+      if (!ports.some((x) => x === 'any' || internetPorts.has(x as number))) continue;
       for (const peer of (r.to ?? [{ ipBlock: { cidr: '0.0.0.0/0' } }]) as Peer[]) {
         const missing = peer.ipBlock ? PRIVATE_RANGES.filter((range) => !(peer.ipBlock!.except ?? []).includes(range)) : [];
         if (missing.length) problems.push(`NetworkPolicy ${p.metadata.name}: ${ports.join(', ')} out to ${missing.join(', ')}`);
