@@ -270,8 +270,7 @@ export function probeProblems(objects: K8sObject[]): string[] {
         }
         if (get.path !== path) problems.push(`${where}: ${probe} asks ${get.path}, not ${path}`);
         if (portNumber(c, get.port) !== port) problems.push(`${where}: ${probe} asks port ${get.port}, not ${port}`);
-        if (!serves(process, get.path))
-          problems.push(`${where}: ${process} does not serve ${get.path}`);
+        if (!serves(process, get.path)) problems.push(`${where}: ${process} does not serve ${get.path}`);
       }
       const annotations = (w.object as Obj).spec.template.metadata?.annotations ?? {};
       const metricsPort = process === 'gateway' ? Number(env.METRICS_PORT) : port;
@@ -279,8 +278,7 @@ export function probeProblems(objects: K8sObject[]): string[] {
         problems.push(`${where}: metrics are scraped on ${annotations['prometheus.io/port']}, ${process} serves them on ${metricsPort}`);
       }
       const metricsPath = annotations['prometheus.io/path'];
-      if (!serves(process, metricsPath))
-        problems.push(`${where}: ${process} does not serve ${metricsPath}`);
+      if (!serves(process, metricsPath)) problems.push(`${where}: ${process} does not serve ${metricsPath}`);
     }
   }
   const migrated = workloadsOf(objects)
