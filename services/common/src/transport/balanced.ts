@@ -55,7 +55,7 @@ export interface Endpoint {
   failures: number;
   /** Not chosen before this time (ms), unless every endpoint is out. */
   outUntil: number;
-  /** When it last failed to connect (ms): with every endpoint out, the longest ago is tried. */
+  /** When it last failed to connect, or was last tried since (ms): with every endpoint out, the longest ago is tried. */
   failedAt: number;
   /** No longer among the name's addresses: its pool closes once its last call ends. */
   retired: boolean;
@@ -190,10 +190,14 @@ export class EndpointPool {
     if (this.resolving === undefined && this.now() >= this.nextResolveAt) void this.refresh();
   }
 
-  /** An endpoint back from its backoff is tried by one call, and sits out again until that call tells. */
+  /**
+   * An endpoint back from its backoff is tried by one call, and sits out again until that call tells;
+   * with every endpoint out, they are tried in turn.
+   */
   private taken(ep: Endpoint | undefined): Endpoint | undefined {
     if (ep && ep.failures > 0) {
       const now = this.now();
+      ep.failedAt = now;
       if (ep.outUntil <= now) ep.outUntil = now + backoff(ep.failures);
     }
     return ep;
