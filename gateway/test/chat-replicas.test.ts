@@ -188,7 +188,8 @@ describe('three chat replicas behind one CHAT_URL, one killed mid-load', () => {
     const deadline = Date.now() + 60_000;
     let records = 0;
     while (Date.now() < deadline) {
-      records = (await billingQuery<{ n: number }>(`SELECT count(*)::int AS n FROM $schema."UsageRecord" WHERE "userId" = $1`, [userId]))[0].n;
+      records = (await billingQuery<{ n: number }>(`SELECT count(*)::int AS n FROM $schema."UsageRecord" WHERE "userId" = $1`, [userId]))[0]
+        .n;
       if (records >= answered) break;
       await sleep(200);
     }

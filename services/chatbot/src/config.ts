@@ -2,7 +2,18 @@
 // message naming it.
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { commonVars, ConfigError, int, oneOf, port, readConfig, serviceResolveInterval, serviceUrl, text, url } from '@parley/common/config.ts';
+import {
+  commonVars,
+  ConfigError,
+  int,
+  oneOf,
+  port,
+  readConfig,
+  serviceResolveInterval,
+  serviceUrl,
+  text,
+  url,
+} from '@parley/common/config.ts';
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 

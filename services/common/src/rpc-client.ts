@@ -14,7 +14,7 @@ import { createConnectTransport } from '@connectrpc/connect-node';
 import { createAsyncIterable } from '@connectrpc/connect/protocol';
 import { currentRequestId, REQUEST_ID_HEADER } from './context.ts';
 import { DEVELOPMENT_SERVICE_SECRET, serviceTokenSource, type ServiceCredentials } from './service-auth.ts';
-import { balance, EndpointPool, isUnreachable, type Endpoint, type EndpointPoolOptions } from './transport/balanced.ts';
+import { balance, EndpointPool, isUnreachable, type Endpoint } from './transport/balanced.ts';
 import { createLeanUnaryTransport, type UnaryTransportChoice } from './transport/lean-unary.ts';
 
 export interface ServiceClientOptions {
@@ -76,7 +76,13 @@ function createServiceTransport(pool: EndpointPool, opts: ServiceClientOptions):
   const library = (ep: Endpoint): Transport => {
     let transport = libraries.get(ep);
     if (!transport) {
-      transport = createConnectTransport({ ...common, baseUrl: ep.baseUrl, httpVersion: '1.1', acceptCompression: [], nodeOptions: { agent: ep.agent } });
+      transport = createConnectTransport({
+        ...common,
+        baseUrl: ep.baseUrl,
+        httpVersion: '1.1',
+        acceptCompression: [],
+        nodeOptions: { agent: ep.agent },
+      });
       libraries.set(ep, transport);
     }
     return transport;
@@ -103,7 +109,10 @@ function createServiceTransport(pool: EndpointPool, opts: ServiceClientOptions):
   const unary: Transport['unary'] =
     opts.unaryTransport === 'library'
       ? (method, signal, timeoutMs, header, input, contextValues) =>
-          balance(pool, (ep) => library(ep).unary(method, signal, timeoutMs, header, input, contextValues), unreachable, { mayRetry: true, signal })
+          balance(pool, (ep) => library(ep).unary(method, signal, timeoutMs, header, input, contextValues), unreachable, {
+            mayRetry: true,
+            signal,
+          })
       : createLeanUnaryTransport({ ...common, pool }).unary;
   return { unary, stream };
 }

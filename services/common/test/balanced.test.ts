@@ -122,8 +122,18 @@ const counts = (names: string[]) => names.reduce<Record<string, number>>((acc, n
 describe('a service URL setting', () => {
   it('takes one URL or a comma-separated list, and refuses a bad one with a message naming the variable', () => {
     expect(parseServiceTargets('http://10.0.0.5:4003, http://10.0.0.6:4003/')).toEqual(['http://10.0.0.5:4003', 'http://10.0.0.6:4003']);
-    expect(readConfig({ CHAT_URL: serviceUrl('CHAT_URL') }, { CHAT_URL: 'http://a:1,https://b:2' }).CHAT_URL).toBe('http://a:1,https://b:2');
-    for (const bad of ['http://a:1,,http://b:2', 'http://a:1,b:2', 'ftp://a:1', 'http://a:1/path', 'http://u:p@a:1', 'http://a:1,http://a:1', ',']) {
+    expect(readConfig({ CHAT_URL: serviceUrl('CHAT_URL') }, { CHAT_URL: 'http://a:1,https://b:2' }).CHAT_URL).toBe(
+      'http://a:1,https://b:2',
+    );
+    for (const bad of [
+      'http://a:1,,http://b:2',
+      'http://a:1,b:2',
+      'ftp://a:1',
+      'http://a:1/path',
+      'http://u:p@a:1',
+      'http://a:1,http://a:1',
+      ',',
+    ]) {
       expect(() => readConfig({ CHAT_URL: serviceUrl('CHAT_URL') }, { CHAT_URL: bad })).toThrow(ConfigError);
       expect(() => readConfig({ CHAT_URL: serviceUrl('CHAT_URL') }, { CHAT_URL: bad })).toThrow(/^CHAT_URL /);
     }
@@ -243,7 +253,11 @@ describe('a host name looked up again', () => {
     const two = await startReplica('two', '127.0.0.3', one.port);
     let now = 0;
     let answer = ['127.0.0.2', '127.0.0.3'];
-    const pool = new EndpointPool(`http://chat.replicas:${one.port}`, { now: () => now, resolveIntervalMs: 1000, resolve: async () => answer });
+    const pool = new EndpointPool(`http://chat.replicas:${one.port}`, {
+      now: () => now,
+      resolveIntervalMs: 1000,
+      resolve: async () => answer,
+    });
     const auth = createServiceClient(AuthService, pool.displayBase, { pool });
     const names = async (n: number) => {
       const out: string[] = [];
