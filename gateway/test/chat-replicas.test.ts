@@ -161,6 +161,8 @@ describe('three chat replicas behind one CHAT_URL, one killed mid-load', () => {
       later.push(...(await Promise.all([0, 1, 2, 3].map((j) => send(`later question ${i + j}`, j % 2 === 0)))));
     }
     expect(later).toEqual(Array(12).fill('answered'));
+    // The gateway stays ready: one replica of the list answers.
+    expect((await fetch(`${gateway.url}/readyz`)).status).toBe(200);
 
     const unexpected = firstOutcomes.filter((o) => o !== 'answered' && o !== 'unavailable');
     expect(unexpected).toEqual([]);

@@ -17,7 +17,7 @@ const FIXED_HOSTS = new Set(['localhost']);
 /** A connection not set up within this long counts as refused (an address that drops packets). */
 export const CONNECT_TIMEOUT_MS = 3000;
 const BACKOFF_FIRST_MS = 500;
-const BACKOFF_MAX_MS = 15_000;
+const BACKOFF_MAX_MS = 5_000;
 
 /**
  * Splits and checks a service URL setting: one or more http(s) base URLs, comma-separated, without
