@@ -118,15 +118,16 @@ export class EndpointPool {
     const n = list.length;
     if (n === 1) return this.taken(list[0]);
     if (n === 0) return undefined;
-    const now = this.now();
+    // The clock is read only when an endpoint has failed (a healthy one's outUntil is 0).
+    let now: number | undefined;
     const start = this.cursor;
-    this.cursor = (start + 1) % n;
+    this.cursor = start + 1 === n ? 0 : start + 1;
     let best: Endpoint | undefined;
     let leastRecentlyFailed: Endpoint | undefined;
-    for (let i = 0; i < n; i++) {
-      const ep = list[(start + i) % n];
+    for (let i = 0, at = start; i < n; i++, at = at + 1 === n ? 0 : at + 1) {
+      const ep = list[at];
       if (ep === avoid) continue;
-      if (ep.outUntil > now) {
+      if (ep.outUntil !== 0 && ep.outUntil > (now ??= this.now())) {
         if (!leastRecentlyFailed || ep.failedAt < leastRecentlyFailed.failedAt) leastRecentlyFailed = ep;
       } else if (!best || ep.inFlight < best.inFlight) best = ep;
     }
