@@ -390,7 +390,13 @@ try {
 
   // 3. SIGKILL to C mid-load.
   await sleep(5_000);
-  const openOnC = modelCalls.filter((c) => c.replica === 'C' && !sent.some((s) => s.key === c.key)).length;
+  const finished = new Set(sent.map((s) => s.key));
+  const openOnC = modelCalls.filter((c) => c.replica === 'C' && !finished.has(c.key)).length;
+  const beforeKill = callsBetween(performance.now() - 5_000, performance.now());
+  const lastShares = shares(beforeKill, ['A', 'B', 'C']);
+  console.log(
+    `   the 5 s before the kill: ${beforeKill.length} answers started; A ${pct(lastShares[0], beforeKill.length)}, B ${pct(lastShares[1], beforeKill.length)}, C ${pct(lastShares[2], beforeKill.length)}`,
+  );
   const killAt = await stopReplica(C, 'SIGKILL');
   await sleep(3_000);
   const afterKill = sent.filter((s) => s.doneAt >= killAt && s.doneAt < killAt + 3_000);
@@ -445,6 +451,10 @@ try {
     await sleep(200);
   }
   const all = describe(sent);
+  const refusals = new Map<string, number>();
+  for (const x of sent)
+    if (x.outcome !== 'answered') refusals.set(`${x.outcome}: ${x.detail}`, (refusals.get(`${x.outcome}: ${x.detail}`) ?? 0) + 1);
+  for (const [what, n] of refusals) console.log(`   ${n} × ${what}`);
   const q = async <T extends Record<string, unknown>>(sql: string, params: unknown[] = []) => (await db.query<T>(sql, params)).rows;
   const [records] = await q<{ n: string; requests: string }>(
     `SELECT count(*) AS n, count(DISTINCT "requestId") AS requests FROM billing."UsageRecord" WHERE "userId" = $1`,

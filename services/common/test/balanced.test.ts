@@ -155,6 +155,21 @@ describe('the endpoint choice', () => {
     pool.close();
   });
 
+  it('turns evenly among the others while one is out', () => {
+    let now = 0;
+    const pool = new EndpointPool('http://127.0.0.1:1,http://127.0.0.1:2,http://127.0.0.1:3,http://127.0.0.1:4', { now: () => now });
+    const [a, b, c, d] = pool.list();
+    d.inFlight++;
+    pool.release(d, true);
+    const chosen = new Map<Endpoint, number>();
+    for (let i = 0; i < 300; i++) {
+      const ep = pool.pick()!;
+      chosen.set(ep, (chosen.get(ep) ?? 0) + 1);
+    }
+    expect([chosen.get(a), chosen.get(b), chosen.get(c), chosen.get(d)]).toEqual([100, 100, 100, undefined]);
+    pool.close();
+  });
+
   it('leaves out an endpoint in its backoff, and with every one out tries the one that failed longest ago', () => {
     let now = 1_000_000;
     const pool = new EndpointPool('http://127.0.0.1:1,http://127.0.0.1:2', { now: () => now });
@@ -347,6 +362,29 @@ describe.each<UnaryTransportChoice>(['lean', 'library'])('calls over the %s unar
     }
     expect(dead.failures).toBe(2);
     expect(dead.outUntil - now).toBeGreaterThan(500);
+    pool.close();
+  });
+
+  it('takes an endpoint back once a connection to it is set up, before that call ends', async () => {
+    const [a, b] = await Promise.all([startReplica('a'), startReplica('b')]);
+    let now = 0;
+    const pool = new EndpointPool(`${a.url},${b.url}`, { now: () => now });
+    const [epA, epB] = pool.list();
+    // a refused connections three times; its backoff is over, and b is busier.
+    for (let i = 0; i < 3; i++) {
+      epA.inFlight++;
+      pool.release(epA, true);
+    }
+    now = epA.outUntil;
+    epB.inFlight = 5;
+    const auth = createServiceClient(AuthService, pool.displayBase, { pool, unaryTransport });
+    const held = auth.authenticate({ token: 'hold' });
+    await expect.poll(() => a.calls.length).toBe(1);
+    expect(epA.failures).toBe(0);
+    expect(epA.outUntil).toBe(0);
+    a.release();
+    await held;
+    epB.inFlight = 0;
     pool.close();
   });
 

@@ -1,10 +1,11 @@
 // Calls spread over a service's replicas, per request (ADR 27). A service's URL setting names one
 // replica, several (a comma-separated list), or one host name whose addresses are looked up again
 // every few seconds (a Kubernetes headless Service, compose's `--scale`): each address is an
-// endpoint with its own keep-alive pool, and each call, unary or streaming, goes to the endpoint with
-// the fewest calls in flight (ties in turn). An endpoint that cannot be connected to sits out with a
-// growing backoff. A call that provably never reached a replica is sent once more, to another
-// endpoint when there is one; nothing else is retried, so no call is ever answered or charged twice.
+// endpoint with its own keep-alive pool, and each call, unary or streaming, goes to the endpoint
+// with the fewest calls in flight (ties in turn). An endpoint that cannot be connected to sits out
+// with a growing backoff, and is back as soon as a connection to it is set up. A call that provably
+// never reached a replica is sent once more, to another endpoint when there is one; nothing else is
+// retried, so no call is ever answered or charged twice.
 import { lookup } from 'node:dns/promises';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { isIP, type LookupFunction, type Socket } from 'node:net';
@@ -59,6 +60,8 @@ export interface Endpoint {
   failedAt: number;
   /** No longer among the name's addresses: its pool closes once its last call ends. */
   retired: boolean;
+  /** When it was last chosen (the pool's count of choices): among equally busy endpoints, the longest ago wins. */
+  lastChosen: number;
 }
 
 /** Why a call provably never reached a replica, or undefined when it may have. */
@@ -81,7 +84,7 @@ export class EndpointPool {
   /** The first base URL: what a call's `url` shows to interceptors. */
   readonly displayBase: string;
   private endpoints: Endpoint[] = [];
-  private cursor = 0;
+  private choices = 0;
   private readonly now: () => number;
   /** Set when the setting is one host name to look up: its URL and the lookup. */
   private readonly named: { url: URL; host: string; resolve: (host: string) => Promise<string[]>; intervalMs: number } | undefined;
@@ -108,7 +111,8 @@ export class EndpointPool {
   }
 
   /**
-   * The endpoint for the next call: the fewest calls in flight among those not out, ties in turn; with
+   * The endpoint for the next call: the fewest calls in flight among those not out, ties to the one
+   * chosen longest ago (in turn, whichever are out); with
    * every one out, the one that failed longest ago. `avoid` (the endpoint a call never reached) is
    * taken only when it is the only one. Undefined while a host name has no known address yet.
    */
@@ -120,18 +124,18 @@ export class EndpointPool {
     if (n === 0) return undefined;
     // The clock is read only when an endpoint has failed (a healthy one's outUntil is 0).
     let now: number | undefined;
-    const start = this.cursor;
-    this.cursor = start + 1 === n ? 0 : start + 1;
     let best: Endpoint | undefined;
     let leastRecentlyFailed: Endpoint | undefined;
-    for (let i = 0, at = start; i < n; i++, at = at + 1 === n ? 0 : at + 1) {
-      const ep = list[at];
+    for (let i = 0; i < n; i++) {
+      const ep = list[i];
       if (ep === avoid) continue;
       if (ep.outUntil !== 0 && ep.outUntil > (now ??= this.now())) {
         if (!leastRecentlyFailed || ep.failedAt < leastRecentlyFailed.failedAt) leastRecentlyFailed = ep;
-      } else if (!best || ep.inFlight < best.inFlight) best = ep;
+      } else if (!best || ep.inFlight < best.inFlight || (ep.inFlight === best.inFlight && ep.lastChosen < best.lastChosen)) best = ep;
     }
-    return this.taken(best ?? leastRecentlyFailed ?? avoid);
+    const chosen = this.taken(best ?? leastRecentlyFailed ?? avoid);
+    if (chosen) chosen.lastChosen = ++this.choices;
+    return chosen;
   }
 
   /** The next call's endpoint, waiting for a host name's first lookup when none is known yet. */
@@ -214,14 +218,31 @@ export class EndpointPool {
       if (ep.inFlight === 0) ep.agent.destroy();
     }
     this.endpoints = next;
-    this.cursor = 0;
   }
 }
 
 const backoff = (failures: number) => Math.min(BACKOFF_FIRST_MS * 2 ** (failures - 1), BACKOFF_MAX_MS);
 
 function newEndpoint(baseUrl: string, address: string | undefined): Endpoint {
-  return { baseUrl, address, agent: new EndpointAgent(address), inFlight: 0, failures: 0, outUntil: 0, failedAt: 0, retired: false };
+  const ep: Endpoint = {
+    baseUrl,
+    address,
+    // A connection set up is the answer to "does it refuse connections?": the endpoint is back at
+    // once, without waiting for the call that connected to end (a model's answer may take seconds).
+    agent: new EndpointAgent(address, () => {
+      if (ep.failures > 0) {
+        ep.failures = 0;
+        ep.outUntil = 0;
+      }
+    }),
+    inFlight: 0,
+    failures: 0,
+    outUntil: 0,
+    failedAt: 0,
+    retired: false,
+    lastChosen: 0,
+  };
+  return ep;
 }
 
 /**
@@ -231,8 +252,11 @@ function newEndpoint(baseUrl: string, address: string | undefined): Endpoint {
  * URL keeps the name, for Host and TLS), and a connection not set up in time fails as refused.
  */
 class EndpointAgent extends Agent {
-  constructor(address: string | undefined) {
+  private readonly onConnected: () => void;
+
+  constructor(address: string | undefined, onConnected: () => void) {
     super({ keepAlive: true, scheduling: 'lifo', timeout: 5000, ...(address ? { lookup: pinned(address) } : {}) });
+    this.onConnected = onConnected;
   }
 
   override createConnection(options: ClientRequestArgs, callback?: (err: Error | null, socket: Duplex) => void): Duplex {
@@ -240,9 +264,11 @@ class EndpointAgent extends Agent {
     const timer = setTimeout(() => {
       socket.destroy(Object.assign(new Error(`connect timed out after ${CONNECT_TIMEOUT_MS} ms`), { code: 'ECONNTIMEOUT' }));
     }, CONNECT_TIMEOUT_MS);
-    const done = () => clearTimeout(timer);
-    socket.once('connect', done);
-    socket.once('close', done);
+    socket.once('connect', () => {
+      clearTimeout(timer);
+      this.onConnected();
+    });
+    socket.once('close', () => clearTimeout(timer));
     return socket;
   }
 }
