@@ -112,9 +112,9 @@ export class EndpointPool {
 
   /**
    * The endpoint for the next call: the fewest calls in flight among those not out, ties to the one
-   * chosen longest ago (in turn, whichever are out); with
-   * every one out, the one that failed longest ago. `avoid` (the endpoint a call never reached) is
-   * taken only when it is the only one. Undefined while a host name has no known address yet.
+   * chosen longest ago (in turn, whichever are out); with every one out, the one that failed longest
+   * ago. `avoid` (the endpoint a call never reached) is taken only when it is the only one.
+   * Undefined while a host name has no known address yet.
    */
   pick(avoid?: Endpoint): Endpoint | undefined {
     if (this.named) this.refreshIfDue();
