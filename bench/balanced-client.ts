@@ -3,7 +3,8 @@
 //   1. the choice alone: nanoseconds per pick and release, over one endpoint and over three;
 //   2. a unary call against one in-process replica, sequential: p50 and p99 with this checkout's
 //      client and, with BENCH_BASE=/path/to/another/checkout, that checkout's client, alternated in
-//      rounds (base, this, …) in one process against the same server, and the difference of p50s.
+//      rounds (base, this, …) in one process against the same server, and the difference of p50s;
+//   3. the same with 50 callers at once: calls per second and CPU per call.
 //
 //   node bench/balanced-client.ts            (or: npm run bench balanced-client)
 //
@@ -78,6 +79,31 @@ for (let round = 0; round < ROUNDS; round++) {
     }
   }
 }
+// 50 callers at once: calls per second and CPU per call (client and server, both in this process).
+const throughput = new Map<string, { rate: number; cpu: number }[]>(clients.map((c) => [c.name, []]));
+for (let round = 0; round < ROUNDS; round++) {
+  for (const { name, create } of clients) {
+    const auth = create(AuthService, url);
+    const per = Math.round(CALLS / 50);
+    const started = performance.now();
+    const cpu = process.cpuUsage();
+    await Promise.all(
+      Array.from({ length: 50 }, async () => {
+        for (let i = 0; i < per; i++) await auth.authenticate({ token: 't' });
+      }),
+    );
+    const used = process.cpuUsage(cpu);
+    const seconds = (performance.now() - started) / 1000;
+    throughput.get(name)!.push({ rate: (per * 50) / seconds, cpu: (used.user + used.system) / 1000 / (per * 50) });
+  }
+}
+for (const [name, runs] of throughput) {
+  const mean = (k: 'rate' | 'cpu') => runs.reduce((sum, r) => sum + r[k], 0) / runs.length;
+  console.log(
+    `${name}: 50 callers at once, ${ROUNDS} rounds: ${mean('rate').toFixed(0)} calls/s, CPU ${(mean('cpu') * 1000).toFixed(0)} µs a call`,
+  );
+}
+
 const p50s = new Map<string, number>();
 for (const [name, values] of samples) {
   const l = latencies(values);
