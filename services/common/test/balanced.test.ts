@@ -156,7 +156,7 @@ describe('the endpoint choice', () => {
   });
 
   it('turns evenly among the others while one is out', () => {
-    let now = 0;
+    const now = 0;
     const pool = new EndpointPool('http://127.0.0.1:1,http://127.0.0.1:2,http://127.0.0.1:3,http://127.0.0.1:4', { now: () => now });
     const [a, b, c, d] = pool.list();
     d.inFlight++;
