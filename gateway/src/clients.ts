@@ -1,5 +1,6 @@
 // One Connect client per service the gateway calls. Each call carries the request id (the kit's
-// interceptor) and a deadline, so a slow service cannot hold a browser request forever.
+// interceptor) and a deadline, so a slow service cannot hold a browser request forever; each URL may
+// name several replicas, and calls spread over them.
 import { createServiceClient } from '@parley/common/rpc-client.ts';
 import { AuthService } from '@parley/proto/parley/auth/v1/auth_pb.js';
 import { BillingService } from '@parley/proto/parley/billing/v1/billing_pb.js';
@@ -19,11 +20,16 @@ export interface ClientConfig {
   CHATBOT_URL: string;
   CHAT_URL: string;
   RPC_TIMEOUT_MS: number;
+  SERVICE_RESOLVE_INTERVAL_MS?: number;
   SERVICE_SECRET: string;
 }
 
 export function createClients(config: ClientConfig): Clients {
-  const opts = { timeoutMs: config.RPC_TIMEOUT_MS, credentials: { caller: 'gateway', secret: config.SERVICE_SECRET } } as const;
+  const opts = {
+    timeoutMs: config.RPC_TIMEOUT_MS,
+    resolveIntervalMs: config.SERVICE_RESOLVE_INTERVAL_MS,
+    credentials: { caller: 'gateway', secret: config.SERVICE_SECRET },
+  } as const;
   return {
     auth: createServiceClient(AuthService, config.AUTH_URL, opts),
     billing: createServiceClient(BillingService, config.BILLING_URL, opts),

@@ -1,6 +1,6 @@
 // The gateway's environment, validated at start (a bad value names the variable and stops the process).
 import { resolve } from 'node:path';
-import { commonVars, ConfigError, int, port, readConfig, serviceUrl, text, url } from '@parley/common/config.ts';
+import { commonVars, ConfigError, int, port, readConfig, serviceResolveInterval, serviceUrl, text, url } from '@parley/common/config.ts';
 
 const repoRoot = new URL('../../', import.meta.url).pathname;
 
@@ -32,6 +32,7 @@ export const gatewayVars = {
   BILLING_URL: serviceUrl('BILLING_URL'),
   CHATBOT_URL: serviceUrl('CHATBOT_URL'),
   CHAT_URL: serviceUrl('CHAT_URL'),
+  SERVICE_RESOLVE_INTERVAL_MS: serviceResolveInterval,
   PUBLIC_URL: { parse: url(['http', 'https']), default: 'http://localhost:8080' },
   MEDIA_DIR: { parse: path, default: '.data/media' },
   // Where auth writes mails when no SMTP server is configured (development); served at /dev/mail.

@@ -1,7 +1,7 @@
 // The chat service's environment, validated at start: a bad value stops the process with a message
 // naming it. Nothing here comes from a visitor: limits, the model endpoint and budgets are the
 // server's own.
-import { commonVars, ConfigError, int, readConfig, port, serviceUrl, text, url } from '@parley/common/config.ts';
+import { commonVars, ConfigError, int, readConfig, port, serviceResolveInterval, serviceUrl, text, url } from '@parley/common/config.ts';
 
 const schemaName = (raw: string, name: string): string => {
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw))
@@ -41,6 +41,7 @@ export const chatVars = {
   QUEUE_PREFIX: { parse: text, default: 'parley' },
   CHATBOT_URL: serviceUrl('CHATBOT_URL'),
   BILLING_URL: serviceUrl('BILLING_URL'),
+  SERVICE_RESOLVE_INTERVAL_MS: serviceResolveInterval,
   /** Unset: the chatbots answer in the labelled offline mode (quoted knowledge passages, no cost). */
   OPENAI_API_KEY: { parse: secret, optional: true },
   /** Any OpenAI-compatible endpoint (OpenAI, Ollama, vLLM, LM Studio, the test fake). */

@@ -115,7 +115,11 @@ export async function createChatService(
     prefix: config.QUEUE_PREFIX,
   });
   const publishInteractionsCounted = interactionsCountedPublisher(interactionsCounted);
-  const rpc = { timeoutMs: config.RPC_TIMEOUT_MS, credentials: { caller: 'chat', secret: config.SERVICE_SECRET } } as const;
+  const rpc = {
+    timeoutMs: config.RPC_TIMEOUT_MS,
+    resolveIntervalMs: config.SERVICE_RESOLVE_INTERVAL_MS,
+    credentials: { caller: 'chat', secret: config.SERVICE_SECRET },
+  } as const;
   const chatbots = opts.chatbots ?? createServiceClient(ChatbotService, config.CHATBOT_URL, rpc);
   const billing = opts.billing ?? createServiceClient(BillingService, config.BILLING_URL, rpc);
 

@@ -2,7 +2,18 @@
 // message naming it.
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { commonVars, ConfigError, int, oneOf, port, readConfig, serviceUrl, text, url } from '@parley/common/config.ts';
+import {
+  commonVars,
+  ConfigError,
+  int,
+  oneOf,
+  port,
+  readConfig,
+  serviceResolveInterval,
+  serviceUrl,
+  text,
+  url,
+} from '@parley/common/config.ts';
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 
@@ -24,6 +35,7 @@ export const chatbotVars = {
   CHATBOT_DB_SCHEMA: { parse: schemaName, default: 'chatbot' },
   QUEUE_PREFIX: { parse: text, default: 'parley' },
   BILLING_URL: serviceUrl('BILLING_URL'),
+  SERVICE_RESOLVE_INTERVAL_MS: serviceResolveInterval,
   /** Uploaded pictures are written under MEDIA_DIR/chatbots and served (by the gateway) at /media. */
   MEDIA_DIR: { parse: directory, default: '.data/media' },
   MAX_PICTURE_BYTES: { parse: int(1, 100 * 1024 * 1024), default: String(2 * 1024 * 1024) },

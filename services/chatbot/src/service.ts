@@ -90,6 +90,7 @@ export async function createChatbotService(
     opts.billing ??
     createServiceClient(BillingService, config.BILLING_URL, {
       timeoutMs: config.RPC_TIMEOUT_MS,
+      resolveIntervalMs: config.SERVICE_RESOLVE_INTERVAL_MS,
       credentials: { caller: 'chatbot', secret: config.SERVICE_SECRET },
     });
 

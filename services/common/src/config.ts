@@ -2,6 +2,7 @@
 // process at start with a message that names the variable.
 import { hostname } from 'node:os';
 import { DEVELOPMENT_SERVICE_SECRET } from './service-auth.ts';
+import { parseServiceTargets } from './transport/balanced.ts';
 
 export class ConfigError extends Error {}
 
@@ -171,7 +172,20 @@ export const defaultServiceUrls = {
   BILLING_URL: 'http://127.0.0.1:4004',
 } as const;
 
+/**
+ * Where a service is called (transport/balanced.ts): one base URL, a comma-separated list of them (one
+ * per replica), or one host name whose addresses are each a replica.
+ */
 export const serviceUrl = (name: keyof typeof defaultServiceUrls): Var<string> => ({
-  parse: url(['http', 'https']),
+  parse: (raw, varName) => {
+    try {
+      return parseServiceTargets(raw).join(',');
+    } catch (err) {
+      throw new ConfigError(`${varName} ${(err as Error).message}`);
+    }
+  },
   default: defaultServiceUrls[name],
 });
+
+/** How often a service URL that is one host name is looked up again, for replicas come and gone (ms). */
+export const serviceResolveInterval: Var<number> = { parse: int(100, 300_000), default: '5000' };

@@ -6,12 +6,16 @@
 // Unary calls (nearly all calls between the services) go through the lean transport
 // (transport/lean-unary.ts: the same protocol and interceptors without the library's per-call
 // machinery; docs/benchmarks.md); streaming calls through @connectrpc/connect-node's transport.
+// Both are spread over the service's replicas by transport/balanced.ts: the base URL may list
+// several, or name a host whose addresses are looked up again every few seconds.
 import { createClient, type Client, type Interceptor, type Transport } from '@connectrpc/connect';
 import type { DescService } from '@bufbuild/protobuf';
 import { createConnectTransport } from '@connectrpc/connect-node';
+import { createAsyncIterable } from '@connectrpc/connect/protocol';
 import { currentRequestId, REQUEST_ID_HEADER } from './context.ts';
 import { DEVELOPMENT_SERVICE_SECRET, serviceTokenSource, type ServiceCredentials } from './service-auth.ts';
 import { traceInterceptor } from './tracing.ts';
+import { balance, EndpointPool, isUnreachable, type Endpoint } from './transport/balanced.ts';
 import { createLeanUnaryTransport, type UnaryTransportChoice } from './transport/lean-unary.ts';
 
 export interface ServiceClientOptions {
@@ -27,6 +31,10 @@ export interface ServiceClientOptions {
   interceptors?: Interceptor[];
   /** What carries unary calls: the lean transport unless 'library' is asked for. */
   unaryTransport?: UnaryTransportChoice;
+  /** How often a host name's addresses are looked up again (SERVICE_RESOLVE_INTERVAL_MS). */
+  resolveIntervalMs?: number;
+  /** The endpoints to call, when the caller keeps them (tests, benchmarks); built from the base URL otherwise. */
+  pool?: EndpointPool;
 }
 
 /** The largest answer a call accepts (a chatbot's whole knowledge base fits many times over). */
@@ -50,8 +58,12 @@ function serviceTokenInterceptor(credentials: ServiceCredentials): Interceptor {
 // saved, so a client neither compresses what it sends nor offers to accept compressed answers (the
 // server then answers uncompressed; servers still accept gzip from any older client that sends it).
 export function createServiceClient<T extends DescService>(service: T, baseUrl: string, opts: ServiceClientOptions = {}): Client<T> {
+  return createClient(service, createServiceTransport(opts.pool ?? new EndpointPool(baseUrl, opts), opts));
+}
+
+/** The transport of a service client: every call, unary or streaming, to one of the pool's endpoints. */
+function createServiceTransport(pool: EndpointPool, opts: ServiceClientOptions): Transport {
   const common = {
-    baseUrl,
     defaultTimeoutMs: opts.timeoutMs ?? 5000,
     readMaxBytes: MAX_RESPONSE_BYTES,
     interceptors: [
@@ -62,9 +74,62 @@ export function createServiceClient<T extends DescService>(service: T, baseUrl: 
       ...(opts.interceptors ?? []),
     ],
   };
-  const library = createConnectTransport({ ...common, httpVersion: '1.1', acceptCompression: [] });
+  // The library's transport, one per endpoint, over that endpoint's keep-alive pool.
+  const libraries = new WeakMap<Endpoint, Transport>();
+  const library = (ep: Endpoint): Transport => {
+    let transport = libraries.get(ep);
+    if (!transport) {
+      transport = createConnectTransport({
+        ...common,
+        baseUrl: ep.baseUrl,
+        httpVersion: '1.1',
+        acceptCompression: [],
+        nodeOptions: { agent: ep.agent },
+      });
+      libraries.set(ep, transport);
+    }
+    return transport;
+  };
+  // The library hides its socket: only a connection never set up is known not to have reached a replica.
+  const unreachable = (err: unknown) => (isUnreachable(err) ? ('unreachable' as const) : undefined);
+
+  const stream: Transport['stream'] = async (method, signal, timeoutMs, header, input, contextValues) => {
+    // A server stream's one request is kept, so a call that never reached a replica can send it again.
+    const replay = method.methodKind === 'server_streaming' ? await collect(input) : undefined;
+    return balance(
+      pool,
+      (ep) => library(ep).stream(method, signal, timeoutMs, header, replay ? createAsyncIterable(replay) : input, contextValues),
+      unreachable,
+      {
+        mayRetry: replay !== undefined,
+        signal,
+        // The endpoint counts as busy until the stream ends, however it ends.
+        hold: (res, release) => ({ ...res, message: releasedAtEnd(res.message, release) }),
+      },
+    );
+  };
   // The one place the transport of unary calls is chosen.
-  const unary = opts.unaryTransport === 'library' ? library : createLeanUnaryTransport(common);
-  const transport: Transport = { unary: unary.unary.bind(unary), stream: library.stream.bind(library) };
-  return createClient(service, transport);
+  const unary: Transport['unary'] =
+    opts.unaryTransport === 'library'
+      ? (method, signal, timeoutMs, header, input, contextValues) =>
+          balance(pool, (ep) => library(ep).unary(method, signal, timeoutMs, header, input, contextValues), unreachable, {
+            mayRetry: true,
+            signal,
+          })
+      : createLeanUnaryTransport({ ...common, pool }).unary;
+  return { unary, stream };
+}
+
+async function collect<M>(input: AsyncIterable<M>): Promise<M[]> {
+  const out: M[] = [];
+  for await (const message of input) out.push(message);
+  return out;
+}
+
+async function* releasedAtEnd<M>(messages: AsyncIterable<M>, release: () => void): AsyncIterable<M> {
+  try {
+    yield* messages;
+  } finally {
+    release();
+  }
 }

@@ -7,7 +7,7 @@
 // test/transport.test.ts runs one suite against both. Streaming calls, JSON, compressed bodies and
 // GET stay with the library (rpc-client.ts and http.ts make that choice, each in one place).
 import { AsyncResource } from 'node:async_hooks';
-import { Agent, request, type IncomingHttpHeaders } from 'node:http';
+import { request, type IncomingHttpHeaders } from 'node:http';
 import {
   create,
   fromBinary,
@@ -43,6 +43,7 @@ import {
 } from '@connectrpc/connect/protocol-connect';
 import type { RequestHandler, Response } from 'express';
 import { headersFromNode } from '../node-headers.ts';
+import { balance, isUnreachable, type Endpoint, type EndpointPool, type NeverReached } from './balanced.ts';
 
 /** Which transport carries unary calls: this module's, or the library's (comparison tests; a way back). */
 export type UnaryTransportChoice = 'lean' | 'library';
@@ -53,7 +54,8 @@ const PROTO = 'application/proto';
 // Client
 
 export interface LeanClientOptions {
-  baseUrl: string;
+  /** The service's endpoints (balanced.ts): each call goes to the least busy one. */
+  pool: EndpointPool;
   /** Deadline of a call that names none; as in the library, a call's zero or less means none. */
   defaultTimeoutMs?: number;
   /** Run around every call, first to last, as the library runs them. */
@@ -66,12 +68,18 @@ type UnaryFn = (req: UnaryRequest) => Promise<UnaryResponse>;
 
 /** The unary half of a Transport; pair it with the library's transport for streaming calls. */
 export function createLeanUnaryTransport(opts: LeanClientOptions): Pick<Transport, 'unary'> {
-  const baseUrl = opts.baseUrl.replace(/\/+$/, '');
-  // As Node's global agent: with a socket timeout set, the agent closes an idle connection a second
-  // before the server's announced keep-alive timeout (Keep-Alive: timeout=5), so a call is never
-  // written on a connection the server is closing (which would fail with ECONNRESET).
-  const agent = new Agent({ keepAlive: true, scheduling: 'lifo', timeout: 5000 });
-  const call = applyInterceptors((req) => send(agent, req, opts.readMaxBytes), opts.interceptors);
+  const { pool, readMaxBytes } = opts;
+  const baseUrl = pool.displayBase;
+  // The innermost step, under the interceptors: a call sent again (it never reached a replica) runs
+  // them once.
+  const call = applyInterceptors(
+    (req) =>
+      balance(pool, (ep) => send(ep, req, readMaxBytes), neverReached, {
+        mayRetry: true,
+        signal: req.signal,
+      }),
+    opts.interceptors,
+  );
 
   return {
     unary<I extends DescMessage, O extends DescMessage>(
@@ -126,8 +134,18 @@ export function createLeanUnaryTransport(opts: LeanClientOptions): Pick<Transpor
   };
 }
 
-/** One exchange: the request written in one piece with its length, the answer read in one piece. */
-function send(agent: Agent, req: UnaryRequest, readMaxBytes: number): Promise<UnaryResponse> {
+/**
+ * The largest request body a call may be sent again with: one that small goes to the socket in one
+ * write, so a failure before that write completed means no byte of it left this process.
+ */
+const RETRYABLE_BODY_BYTES = 16 * 1024;
+
+/** Failures of `send` that provably never reached a replica (ADR 27). */
+const notDelivered = new WeakMap<object, NeverReached>();
+const neverReached = (err: unknown): NeverReached | undefined => (typeof err === 'object' && err ? notDelivered.get(err) : undefined);
+
+/** One exchange with one endpoint: the request written in one piece with its length, the answer read in one piece. */
+function send(ep: Endpoint, req: UnaryRequest, readMaxBytes: number): Promise<UnaryResponse> {
   const { method, signal } = req;
   return new Promise<UnaryResponse>((resolve, reject) => {
     if (signal.aborted) return reject(aborted(signal));
@@ -152,8 +170,17 @@ function send(agent: Agent, req: UnaryRequest, readMaxBytes: number): Promise<Un
     const onAbort = () => fail(aborted(signal));
     signal.addEventListener('abort', onAbort, { once: true });
 
-    const http = request(req.url, { method: 'POST', agent, headers });
-    http.on('error', (err) => fail(fromNodeError(err)));
+    const http = request(endpointUrl(ep, req.url), { method: 'POST', agent: ep.agent, headers });
+    // Whether the request reached the socket whole: until then, a failure left no byte on the wire
+    // (one write for a small body), and the call may be sent again.
+    let written = false;
+    http.once('finish', () => (written = true));
+    http.on('error', (err: Error & { code?: string }) => {
+      const ce = fromNodeError(err);
+      if (isUnreachable(err)) notDelivered.set(ce, 'unreachable');
+      else if (!written && body.byteLength <= RETRYABLE_BODY_BYTES) notDelivered.set(ce, 'closed-before-write');
+      fail(ce);
+    });
     http.on('response', (res) => {
       const [header, trailer] = trailerDemux(headersFromNode(res.headers));
       const status = res.statusCode ?? 0;
@@ -192,6 +219,12 @@ function send(agent: Agent, req: UnaryRequest, readMaxBytes: number): Promise<Un
   });
 }
 
+/** The call's URL on the endpoint: the path after the base URL the interceptors were shown. */
+function endpointUrl(ep: Endpoint, url: string): string {
+  const slash = url.indexOf('/', url.indexOf('//') + 2);
+  return slash < 0 ? ep.baseUrl : ep.baseUrl + url.slice(slash);
+}
+
 function aborted(signal: AbortSignal): ConnectError {
   return ConnectError.from(signal.reason ?? new Error('This operation was aborted'), Code.Canceled);
 }
@@ -199,7 +232,13 @@ function aborted(signal: AbortSignal): ConnectError {
 /** Network failures as @connectrpc/connect-node reports them: unreachable → Unavailable, reset → Aborted. */
 function fromNodeError(err: Error & { code?: string }): ConnectError {
   const code =
-    err.code === 'ECONNREFUSED' || err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN' || err.code === 'ETIMEDOUT'
+    err.code === 'ECONNREFUSED' ||
+    err.code === 'ENOTFOUND' ||
+    err.code === 'EAI_AGAIN' ||
+    err.code === 'ETIMEDOUT' ||
+    err.code === 'ECONNTIMEOUT' ||
+    err.code === 'EHOSTUNREACH' ||
+    err.code === 'ENETUNREACH'
       ? Code.Unavailable
       : err.code === 'ECONNRESET' || err.code === 'ERR_STREAM_DESTROYED' || err.code === 'ERR_STREAM_WRITE_AFTER_END'
         ? Code.Aborted
