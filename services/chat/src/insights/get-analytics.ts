@@ -54,11 +54,15 @@ export async function getAnalytics(
   const range = parseDayRange(input, now);
   const { chatbotId, pro } = await chatbotAccess(deps, input, ANALYTICS_UNAVAILABLE);
   const inRange = { gte: range.start, lte: range.end };
-  const [rows, visitors, topQuestions] = await Promise.all([
+  // The distinct visitors are read after the day rows (as the summary does), never beside them: an
+  // analytics batch writes both in one transaction, so read in this order they count at least every
+  // visitor of the messages the rows show. Read side by side, a batch committing between the two
+  // reads showed its messages with none of their visitors.
+  const [rows, topQuestions] = await Promise.all([
     deps.db.analyticsDay.findMany({ where: { chatbotId, day: inRange }, orderBy: { day: 'asc' } }),
-    distinctVisitors(deps.db, [chatbotId], range),
     pro ? topAsked(deps.db, [chatbotId], range) : [],
   ]);
+  const visitors = await distinctVisitors(deps.db, [chatbotId], range);
   // One chatbot's day rows already hold its distinct visitors of the day.
   return summarise(rows, range, { uniqueVisitors: visitors, full: pro, topQuestions });
 }
