@@ -233,6 +233,9 @@ function chatEnv(databaseUrl: string, queuePrefix: string): NodeJS.ProcessEnv {
     CHAT_RATE_PER_BOT: '10000000',
     TRUST_PROXY: '1',
     SERVICE_SECRET,
+    // As the manifests do (a few seconds there): on SIGTERM a replica keeps serving, each answer
+    // closing its connection, so its callers hold no kept-alive connection to it when it stops listening.
+    SHUTDOWN_DRAIN_MS: '3000',
   };
 }
 
@@ -449,7 +452,14 @@ try {
   const afterKill = describe(sent.filter((s) => s.sentAt >= killAt + 100 && s.sentAt < killAt + 3_000));
   console.log(
     `   SIGKILL, all outcomes known: ${failedAtKill.length} failed (${failedOnC} after C had asked the model, ${failedElsewhere} answered by the model elsewhere, ` +
-      `${failedAtKill.length - failedOnC - failedElsewhere} before any model call); sent in the 3 s after the kill: ${afterKill.text}`,
+      `${failedAtKill.length - failedOnC - failedElsewhere} before any model call; sent after the kill: ` +
+      `${
+        failedAtKill
+          .filter((s) => s.sentAt >= killAt)
+          .map((s) => `${(s.sentAt - killAt).toFixed(0)} ms after`)
+          .join(', ') || 'none'
+      }); ` +
+      `sent in the 3 s after the kill: ${afterKill.text}`,
   );
   check(killed.n('other') === 0, 'SIGKILL: every failure is a clear 503 or a stream error event');
   check(

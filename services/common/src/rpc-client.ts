@@ -15,7 +15,7 @@ import { createAsyncIterable } from '@connectrpc/connect/protocol';
 import { currentRequestId, REQUEST_ID_HEADER } from './context.ts';
 import { DEVELOPMENT_SERVICE_SECRET, serviceTokenSource, type ServiceCredentials } from './service-auth.ts';
 import { traceInterceptor } from './tracing.ts';
-import { balance, EndpointPool, isUnreachable, type Endpoint } from './transport/balanced.ts';
+import { balance, closesConnection, endpointDraining, EndpointPool, isUnreachable, type Endpoint } from './transport/balanced.ts';
 import { createLeanUnaryTransport, type UnaryTransportChoice } from './transport/lean-unary.ts';
 
 export interface ServiceClientOptions {
@@ -98,7 +98,10 @@ function createServiceTransport(pool: EndpointPool, opts: ServiceClientOptions):
     const replay = method.methodKind === 'server_streaming' ? await collect(input) : undefined;
     return balance(
       pool,
-      (ep) => library(ep).stream(method, signal, timeoutMs, header, replay ? createAsyncIterable(replay) : input, contextValues),
+      (ep) =>
+        library(ep)
+          .stream(method, signal, timeoutMs, header, replay ? createAsyncIterable(replay) : input, contextValues)
+          .then((res) => noticeDraining(ep, res)),
       unreachable,
       {
         mayRetry: replay !== undefined,
@@ -112,12 +115,26 @@ function createServiceTransport(pool: EndpointPool, opts: ServiceClientOptions):
   const unary: Transport['unary'] =
     opts.unaryTransport === 'library'
       ? (method, signal, timeoutMs, header, input, contextValues) =>
-          balance(pool, (ep) => library(ep).unary(method, signal, timeoutMs, header, input, contextValues), unreachable, {
-            mayRetry: true,
-            signal,
-          })
+          balance(
+            pool,
+            (ep) =>
+              library(ep)
+                .unary(method, signal, timeoutMs, header, input, contextValues)
+                .then((res) => noticeDraining(ep, res)),
+            unreachable,
+            {
+              mayRetry: true,
+              signal,
+            },
+          )
       : createLeanUnaryTransport({ ...common, pool }).unary;
   return { unary, stream };
+}
+
+/** A replica answering `Connection: close` is draining: its endpoint sits out (transport/balanced.ts). */
+function noticeDraining<R extends { header: Headers }>(ep: Endpoint, res: R): R {
+  if (closesConnection(res.header.get('connection'))) endpointDraining(ep);
+  return res;
 }
 
 async function collect<M>(input: AsyncIterable<M>): Promise<M[]> {

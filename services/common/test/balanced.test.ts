@@ -14,7 +14,7 @@ import { listen } from '../src/lifecycle.ts';
 import { createLogger } from '../src/logger.ts';
 import { createServiceClient } from '../src/rpc-client.ts';
 import { DEVELOPMENT_SERVICE_SECRET } from '../src/service-auth.ts';
-import { balance, EndpointPool, parseServiceTargets, type Endpoint } from '../src/transport/balanced.ts';
+import { balance, DRAINING_OUT_MS, endpointDraining, EndpointPool, parseServiceTargets, type Endpoint } from '../src/transport/balanced.ts';
 import type { UnaryTransportChoice } from '../src/transport/lean-unary.ts';
 
 /** One replica of a small service: it answers with its name and counts what reached it. */
@@ -189,6 +189,31 @@ describe('the endpoint choice', () => {
     pool.release(a, false);
     expect(a.failures).toBe(0);
     expect(pool.pick()).toBe(a);
+    pool.close();
+  });
+
+  it('leaves out an endpoint that answered Connection: close (a replica draining) for a while, and closes its idle connections itself', () => {
+    let now = 1_000_000;
+    const pool = new EndpointPool('http://127.0.0.1:1,http://127.0.0.1:2', { now: () => now });
+    const [a, b] = pool.list();
+    const idle = {
+      destroyed: false,
+      destroy() {
+        this.destroyed = true;
+      },
+    };
+    (a.agent.freeSockets as unknown as Record<string, unknown[]>)['127.0.0.1:1:'] = [idle];
+    endpointDraining(a, now);
+    expect(idle.destroyed).toBe(true);
+    for (let i = 0; i < 4; i++) {
+      const ep = pool.pick();
+      expect(ep).toBe(b);
+      pool.release(ep!, false);
+    }
+    now += DRAINING_OUT_MS;
+    b.inFlight = 1;
+    expect(pool.pick()).toBe(a);
+    delete (a.agent.freeSockets as unknown as Record<string, unknown[]>)['127.0.0.1:1:'];
     pool.close();
   });
 

@@ -18,7 +18,8 @@ const FIXED_HOSTS = new Set(['localhost']);
 /** A connection not set up within this long counts as refused (an address that drops packets). */
 export const CONNECT_TIMEOUT_MS = 3000;
 const BACKOFF_FIRST_MS = 500;
-const BACKOFF_MAX_MS = 5_000;
+/** At most this long out: a replica listed before it starts takes calls within 2 s of its start. */
+const BACKOFF_MAX_MS = 2_000;
 
 /**
  * Splits and checks a service URL setting: one or more http(s) base URLs, comma-separated, without
@@ -220,6 +221,25 @@ export class EndpointPool {
     this.endpoints = next;
   }
 }
+
+/** How long an endpoint sits out once it answered `Connection: close`: a replica draining on SIGTERM (ADR 25). */
+export const DRAINING_OUT_MS = 2_000;
+
+/**
+ * The endpoint's answer said `Connection: close`, as every answer of a replica draining on SIGTERM
+ * does (ADR 25): it will soon stop listening. It sits out for DRAINING_OUT_MS (then it is tried
+ * again: refused and backed off if it is gone), and its idle connections are closed here, by the
+ * caller. Left to the replica to close, an idle connection could be taken by a call at that very
+ * moment, which would then fail after its bytes were written, and could not be sent again.
+ */
+export function endpointDraining(ep: Endpoint, now = Date.now()): void {
+  ep.outUntil = Math.max(ep.outUntil, now + DRAINING_OUT_MS);
+  for (const sockets of Object.values(ep.agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
+}
+
+/** Whether a response's Connection header closes the connection (`headers.connection` of Node, or a Headers value). */
+export const closesConnection = (value: string | string[] | null | undefined): boolean =>
+  typeof value === 'string' && value.toLowerCase() === 'close';
 
 const backoff = (failures: number) => Math.min(BACKOFF_FIRST_MS * 2 ** (failures - 1), BACKOFF_MAX_MS);
 

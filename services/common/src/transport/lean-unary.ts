@@ -43,7 +43,15 @@ import {
 } from '@connectrpc/connect/protocol-connect';
 import type { RequestHandler, Response } from 'express';
 import { headersFromNode } from '../node-headers.ts';
-import { balance, isUnreachable, type Endpoint, type EndpointPool, type NeverReached } from './balanced.ts';
+import {
+  balance,
+  closesConnection,
+  endpointDraining,
+  isUnreachable,
+  type Endpoint,
+  type EndpointPool,
+  type NeverReached,
+} from './balanced.ts';
 
 /** Which transport carries unary calls: this module's, or the library's (comparison tests; a way back). */
 export type UnaryTransportChoice = 'lean' | 'library';
@@ -182,6 +190,7 @@ function send(ep: Endpoint, req: UnaryRequest, readMaxBytes: number): Promise<Un
       fail(ce);
     });
     http.on('response', (res) => {
+      if (closesConnection(res.headers.connection)) endpointDraining(ep);
       const [header, trailer] = trailerDemux(headersFromNode(res.headers));
       const status = res.statusCode ?? 0;
       let verdict: ReturnType<typeof validateResponseWithCompression>;
