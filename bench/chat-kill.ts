@@ -15,7 +15,15 @@ import { QUEUES } from '../services/common/src/queues.ts';
 import { createRedis, unlinkMatching } from '../services/common/src/redis.ts';
 import { startFakeOpenAI, type FakeOpenAIRequest } from '../services/common/src/testing/fake-openai.ts';
 import { startStack, type RunningStack } from '../scripts/stack.ts';
-import { cpuTicks, freshDatabase, postJson, stackChildren } from './bench-stack.ts';
+import {
+  classifyChat as classify,
+  cpuTicks,
+  freshDatabase,
+  postJson,
+  postText,
+  stackChildren,
+  type ChatOutcome as Outcome,
+} from './bench-stack.ts';
 import { mulberry32, percentile } from './stats.ts';
 
 const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/parley_test';
@@ -115,7 +123,6 @@ function startCountingProxy(target: URL): Promise<{ url: string; close(): Promis
 
 // --- Visitors --------------------------------------------------------------------------------------
 
-type Outcome = 'answered' | 'refused-503' | 'stream-error' | 'other';
 interface Sent {
   key: string;
   visitor: number;
@@ -151,63 +158,7 @@ const ANSWER =
 // which would be counted here as the product's failure. BENCH_KEEPALIVE=1 keeps them alive (a
 // failure then says whether its connection was a reused one).
 const clientAgent = new Agent({ keepAlive: process.env.BENCH_KEEPALIVE === '1', maxSockets: Infinity });
-function post(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const payload = Buffer.from(body);
-    const req = httpRequest(
-      url,
-      { method: 'POST', agent: clientAgent, headers: { ...headers, 'content-length': String(payload.length) } },
-      (res) => {
-        res.setEncoding('utf8');
-        let text = '';
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-        res.on('error', reject);
-        res.on('aborted', () => reject(new Error(`response aborted after ${text.length} chars (status ${res.statusCode})`)));
-      },
-    );
-    req.setTimeout(CLIENT_TIMEOUT_MS, () => req.destroy(new Error(`no answer within ${CLIENT_TIMEOUT_MS} ms`)));
-    req.on('error', (err) => reject(new Error(`${err.message}${req.reusedSocket ? ' (on a reused connection)' : ''}`)));
-    req.end(payload);
-  });
-}
-
-/** Sorts one message's response into an outcome, and the session id it issued (if any). */
-function classify(stream: boolean, status: number, text: string): { outcome: Outcome; detail: string; sessionId?: string } {
-  const short = `${status} ${text.slice(0, 200)}`;
-  if (status === 503) {
-    try {
-      const body = JSON.parse(text) as { message?: unknown };
-      if (typeof body.message === 'string' && body.message) return { outcome: 'refused-503', detail: body.message };
-    } catch {
-      // not JSON: below
-    }
-    return { outcome: 'other', detail: short };
-  }
-  if (status !== 200) return { outcome: 'other', detail: short };
-  if (!stream) {
-    try {
-      const body = JSON.parse(text) as { message?: unknown; sessionId?: unknown };
-      if (typeof body.message === 'string' && body.message && typeof body.sessionId === 'string')
-        return { outcome: 'answered', detail: '', sessionId: body.sessionId };
-    } catch {
-      // below
-    }
-    return { outcome: 'other', detail: short };
-  }
-  const events = [...text.matchAll(/event: (\w+)\ndata: (.*)\n\n/g)].map((m) => ({
-    name: m[1],
-    data: JSON.parse(m[2]) as { message?: string; sessionId?: string },
-  }));
-  const last = events[events.length - 1];
-  if (last?.name === 'done' && last.data.message && last.data.sessionId)
-    return { outcome: 'answered', detail: '', sessionId: last.data.sessionId };
-  // A stream that failed after it had started can only end with an error event; its message must be
-  // the clear "unavailable" one, not the generic "something went wrong" of an unexpected error.
-  if (last?.name === 'error' && last.data.message && !/something went wrong/i.test(last.data.message))
-    return { outcome: 'stream-error', detail: last.data.message };
-  return { outcome: 'other', detail: short.slice(-200) };
-}
+const post = (url: string, headers: Record<string, string>, body: string) => postText(clientAgent, url, headers, body, CLIENT_TIMEOUT_MS);
 
 let gateway = '';
 let uniqueId = '';

@@ -26,7 +26,7 @@ import { QUEUES } from '../services/common/src/queues.ts';
 import { createRedis, unlinkMatching } from '../services/common/src/redis.ts';
 import { startFakeOpenAI, type FakeOpenAIRequest } from '../services/common/src/testing/fake-openai.ts';
 import { PROCESS_MEMORY, root, startStack, type RunningStack } from '../scripts/stack.ts';
-import { freshDatabase, postJson } from './bench-stack.ts';
+import { classifyChat as classify, freshDatabase, postJson, postText, type ChatOutcome as Outcome } from './bench-stack.ts';
 import { load as loadAvg, mulberry32 } from './stats.ts';
 
 const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/parley_test';
@@ -114,7 +114,6 @@ function startCountingProxy(replica: string, target: URL): Promise<{ url: string
 
 // --- Visitors --------------------------------------------------------------------------------------
 
-type Outcome = 'answered' | 'refused-503' | 'stream-error' | 'other';
 interface Sent {
   key: string;
   stream: boolean;
@@ -130,60 +129,7 @@ let gateway = '';
 let uniqueId = '';
 
 const clientAgent = new Agent({ keepAlive: false, maxSockets: Infinity });
-function post(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const payload = Buffer.from(body);
-    const req = httpRequest(
-      url,
-      { method: 'POST', agent: clientAgent, headers: { ...headers, 'content-length': String(payload.length) } },
-      (res) => {
-        res.setEncoding('utf8');
-        let text = '';
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-        res.on('error', reject);
-        res.on('aborted', () => reject(new Error(`response aborted (status ${res.statusCode})`)));
-      },
-    );
-    req.setTimeout(CLIENT_TIMEOUT_MS, () => req.destroy(new Error(`no answer within ${CLIENT_TIMEOUT_MS} ms`)));
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
-
-function classify(stream: boolean, status: number, text: string): { outcome: Outcome; detail: string; sessionId?: string } {
-  const short = `${status} ${text.slice(0, 200)}`;
-  if (status === 503) {
-    try {
-      const body = JSON.parse(text) as { message?: unknown };
-      if (typeof body.message === 'string' && body.message) return { outcome: 'refused-503', detail: body.message };
-    } catch {
-      // not JSON: below
-    }
-    return { outcome: 'other', detail: short };
-  }
-  if (status !== 200) return { outcome: 'other', detail: short };
-  if (!stream) {
-    try {
-      const body = JSON.parse(text) as { message?: unknown; sessionId?: unknown };
-      if (typeof body.message === 'string' && body.message && typeof body.sessionId === 'string')
-        return { outcome: 'answered', detail: '', sessionId: body.sessionId };
-    } catch {
-      // below
-    }
-    return { outcome: 'other', detail: short };
-  }
-  const events = [...text.matchAll(/event: (\w+)\ndata: (.*)\n\n/g)].map((m) => ({
-    name: m[1],
-    data: JSON.parse(m[2]) as { message?: string; sessionId?: string },
-  }));
-  const last = events.at(-1);
-  if (last?.name === 'done' && last.data.message && last.data.sessionId)
-    return { outcome: 'answered', detail: '', sessionId: last.data.sessionId };
-  if (last?.name === 'error' && last.data.message && !/something went wrong/i.test(last.data.message))
-    return { outcome: 'stream-error', detail: last.data.message };
-  return { outcome: 'other', detail: short.slice(-200) };
-}
+const post = (url: string, headers: Record<string, string>, body: string) => postText(clientAgent, url, headers, body, CLIENT_TIMEOUT_MS);
 
 async function message(key: string, stream: boolean, ip: string, sessionId?: string): Promise<Sent> {
   const sentAt = performance.now();
