@@ -292,8 +292,12 @@ describe('RefreshEntry and SetEntryAutoSync', () => {
     try {
       const now = Date.now();
       const sweep = () => queueDueSyncs({ db: svc.db, logger, publishIngest: producer.publish, intervalMs }, now);
+      // The queue paused while the sweeps run, so that none of them sees the entry already re-synced
+      // by the job another one queued: each finds it due.
+      await queue.pause();
       const queued = await Promise.all([sweep(), sweep(), sweep()]);
       expect(queued.every((n) => n >= 1)).toBe(true);
+      await queue.resume();
       const jobs = await queue.getJobs(['waiting', 'active', 'completed', 'delayed', 'failed']);
       expect(jobs.filter((j) => j.id === safeJobId(ingestJobId.sync(entry!.id, intervalMs, now)))).toHaveLength(1);
       const synced = await settled(entry!.id, (e) => e.lastSyncChanged !== null);
