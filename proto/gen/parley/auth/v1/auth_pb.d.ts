@@ -5,6 +5,7 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import type { Workspace } from "./workspaces_pb.js";
 
 /**
  * Describes the file parley/auth/v1/auth.proto.
@@ -198,6 +199,13 @@ export declare type AuthenticateRequest = Message<"parley.auth.v1.AuthenticateRe
    * @generated from field: string token = 1;
    */
   token: string;
+
+  /**
+   * The workspace the request acts in; empty for the user's personal one (docs/adr/0030-workspaces.md).
+   *
+   * @generated from field: string workspace_id = 2;
+   */
+  workspaceId: string;
 };
 
 /**
@@ -214,6 +222,13 @@ export declare type AuthenticateResponse = Message<"parley.auth.v1.AuthenticateR
    * @generated from field: parley.auth.v1.User user = 1;
    */
   user?: User | undefined;
+
+  /**
+   * Where the request acts, with the user's role in it (Workspace.role).
+   *
+   * @generated from field: parley.auth.v1.Workspace workspace = 2;
+   */
+  workspace?: Workspace | undefined;
 };
 
 /**
@@ -631,7 +646,8 @@ export declare const AuthService: GenService<{
     output: typeof LogoutResponseSchema;
   },
   /**
-   * Resolves a session token to its user, or fails with UNAUTHENTICATED.
+   * Resolves a session token to its user, or fails with UNAUTHENTICATED; with the workspace the request
+   * acts in and the user's role there (NOT_FOUND for a workspace the user is not a member of).
    *
    * @generated from rpc parley.auth.v1.AuthService.Authenticate
    */
