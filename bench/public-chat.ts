@@ -51,7 +51,16 @@ import pg from 'pg';
 import { QUEUES } from '../services/common/src/queues.ts';
 import { createRedis, unlinkMatching } from '../services/common/src/redis.ts';
 import { startFakeOpenAI, type FakeOpenAIRequest } from '../services/common/src/testing/fake-openai.ts';
-import { PROCESS_MEMORY, PROCESSES, root, startStack, type RunningStack, type StackOptions } from '../scripts/stack.ts';
+import {
+  GATEWAY_METRICS_PORT,
+  PROCESS_MEMORY,
+  PROCESSES,
+  root,
+  startStack,
+  type RunningStack,
+  type StackOptions,
+} from '../scripts/stack.ts';
+import { parsePrometheusText } from '../services/common/src/testing/prometheus-text.ts';
 import { cpuTicks, freshDatabase, postJson, stackChildren } from './bench-stack.ts';
 import { startFloor } from './floor.ts';
 import { mulberry32, percentile } from './stats.ts';
@@ -559,6 +568,60 @@ function cpuPerMessage(a: ReturnType<typeof tickSnapshot>, b: ReturnType<typeof 
 const rssMb = (pid: number) => Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 const promptChars = () => mean(model.requests.map((r) => r.messages.reduce((n, m) => n + m.content.length, 0)));
 
+/**
+ * The duration histograms' sum and count of every process of the stack, by series: what a request
+ * served (`route`), a call made (`→ service.method`) and a model call took. Empty for a checkout
+ * whose processes have no /metrics.
+ */
+async function durationTotals(): Promise<Map<string, { sum: number; count: number }>> {
+  const totals = new Map<string, { sum: number; count: number }>();
+  const families = ['parley_http_request_duration_seconds', 'parley_rpc_client_duration_seconds', 'parley_model_duration_seconds'];
+  await Promise.all(
+    PROCESSES.map(async (p) => {
+      const port = p.name === 'gateway' ? GATEWAY_METRICS_PORT + PORT_OFFSET : p.defaultPort + PORT_OFFSET;
+      const text = await fetch(`http://127.0.0.1:${port}/metrics?${families.map((f) => `name=${f}`).join('&')}`)
+        .then((r) => (r.ok ? r.text() : ''))
+        .catch(() => '');
+      if (!text) return;
+      for (const family of parsePrometheusText(text).values()) {
+        for (const { name, labels, value } of family.samples) {
+          const part = name.endsWith('_sum') ? 'sum' : name.endsWith('_count') ? 'count' : undefined;
+          if (!part) continue;
+          const what =
+            family.name === 'parley_http_request_duration_seconds'
+              ? (labels.route ?? '').replace(/^parley\.\w+\.v1\./, '')
+              : family.name === 'parley_rpc_client_duration_seconds'
+                ? `→ ${labels.service}.${labels.method}`
+                : '→ model';
+          const key = `${p.name} ${what}`;
+          const t = totals.get(key) ?? { sum: 0, count: 0 };
+          t[part] += value;
+          totals.set(key, t);
+        }
+      }
+    }),
+  );
+  return totals;
+}
+
+/** Milliseconds per message of each series that ran at least once every two messages between two totals. */
+function perMessage(
+  a: Map<string, { sum: number; count: number }>,
+  b: Map<string, { sum: number; count: number }>,
+  messages: number,
+): string {
+  const rows: string[] = [];
+  for (const [key, t] of b) {
+    const before = a.get(key) ?? { sum: 0, count: 0 };
+    const count = t.count - before.count;
+    if (count < messages / 2) continue;
+    rows.push(
+      `${key} ${ms(((t.sum - before.sum) * 1000) / messages)}${count > messages * 1.5 ? ` (${(count / messages).toFixed(1)} a message)` : ''}`,
+    );
+  }
+  return rows.join('; ');
+}
+
 interface FloorRound {
   rps: number;
   /** CPU ms per message: the measured processes by name, postgres (all of it), postgres-other (its other databases' backends), redis. */
@@ -582,7 +645,9 @@ async function floorRound(label: string, measured: () => Record<string, number>)
     await sleep(1000);
     const pids = measured();
     const rssSplit = Object.entries(pids).map(([name, pid]) => [name, rssMb(pid)] as const);
+    const layersBefore = await durationTotals();
     const one = summary((await load(ONE_VISITOR, 1, chatJson, freshVisitors(1))).latencies);
+    const layers = perMessage(layersBefore, await durationTotals(), ONE_VISITOR);
     model.requests.length = 0;
     const before = tickSnapshot(pids);
     const loop = await load(MEASURED, VISITORS, chatJson, crowd);
@@ -614,6 +679,7 @@ async function floorRound(label: string, measured: () => Record<string, number>)
             : ''
           : ' (queues NOT drained within 60 s)'),
     );
+    if (layers) console.log(`    one visitor, mean ms a message in each process's histograms: ${layers}`);
     return { rps: loop.rps, cpu, cpuTotal, oneP50: one.p50, rss };
   } finally {
     await Promise.all(queues.map((q) => q.close()));
@@ -695,7 +761,10 @@ async function oneOwnerPhase(): Promise<void> {
       await load(Math.max(WARMUP, ONE_OWNER_VISITORS), ONE_OWNER_VISITORS, chatJson, crowd);
       const atConcurrency: number[] = [];
       for (const concurrency of [ONE_OWNER_VISITORS, VISITORS]) {
+        const pids = stackChildren();
+        const ticks = tickSnapshot(pids);
         const run = await load(ONE_OWNER_MESSAGES, concurrency, chatJson, crowd, true);
+        const cpu = cpuPerMessage(ticks, tickSnapshot(pids), run.latencies.length);
         model.requests.length = 0;
         const l = summary(run.latencies);
         const means = run.perVisitor.map(mean);
@@ -706,6 +775,14 @@ async function oneOwnerPhase(): Promise<void> {
           `  ${kind} ${n}, ${concurrency} visitors: ${run.rps.toFixed(0)} requests/s; latency p50 ${ms(l.p50)} ms, p95 ${ms(l.p95)} ms, ` +
             `p99 ${ms(l.p99)} ms, max ${ms(l.max)} ms; p99 ÷ p50 ${ratio(l.p99, l.p50)}; fairness ${ratio(Math.max(...means), Math.min(...means))} ` +
             `(${run.perVisitor.length} visitors, ${ms(Math.min(...means))}–${ms(Math.max(...means))} ms); ${run.errors} failed`,
+        );
+        // The machine's cores in use while the answers ran (the queues' consumers may finish later).
+        const cpuTotal = Object.values(cpu).reduce((n, v) => n + v, 0);
+        console.log(
+          `    CPU ${ms(cpuTotal)} ms/message (${Object.entries(cpu)
+            .filter(([, v]) => v >= 0.005)
+            .map(([g, v]) => `${g} ${ms(v)}`)
+            .join(', ')}), ${((cpuTotal * run.rps) / 1000).toFixed(2)} of ${cpus().length} cores busy`,
         );
       }
       console.log(`  ${kind} ${n}: requests/s at ${ONE_OWNER_VISITORS} ÷ at ${VISITORS} = ${ratio(atConcurrency[0], atConcurrency[1])}`);
