@@ -2,7 +2,8 @@
 // Express app. main.ts runs it; tests (billing's and the gateway's) start it in-process.
 import { fileURLToPath } from 'node:url';
 import type { Worker } from 'bullmq';
-import { prismaAdapter } from '@parley/common/database.ts';
+import type pg from 'pg';
+import { mainPool, prismaAdapter } from '@parley/common/database.ts';
 import { createServiceApp, dataReadiness } from '@parley/common/http.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import { runPeriodically } from '@parley/common/periodic.ts';
@@ -28,6 +29,8 @@ export const MIGRATIONS_DIR = fileURLToPath(new URL('../prisma/migrations', impo
 
 export interface BillingServiceParts extends ServiceParts {
   prisma: PrismaClient;
+  /** Prisma's pool, which the credit hold's statement also uses (tests take holds directly). */
+  pool: pg.Pool;
   /** The UserRegistered worker, when workers were started. */
   userRegisteredWorker?: Worker;
   /** The UsageRecorded worker, when workers were started. */
@@ -45,9 +48,9 @@ export async function createBillingService(
   opts: { logger: Logger; workers?: boolean; creditHoldSweepMs?: number },
 ): Promise<BillingServiceParts> {
   const { logger } = opts;
-  const prisma = new PrismaClient({
-    adapter: prismaAdapter({ databaseUrl: config.DATABASE_URL, schema: config.BILLING_DB_SCHEMA, poolSize: config.DATABASE_POOL_MAX }),
-  });
+  // One pool: Prisma's, and the credit hold's statement sent through the driver (credit/reserve-credit.ts).
+  const pool = mainPool({ databaseUrl: config.DATABASE_URL, schema: config.BILLING_DB_SCHEMA, poolSize: config.DATABASE_POOL_MAX });
+  const prisma = new PrismaClient({ adapter: prismaAdapter({ pool, schema: config.BILLING_DB_SCHEMA }) });
   const redis = createRedis(config.REDIS_URL);
   redis.on('error', (err) => logger.error({ err: err.message }, 'redis error'));
   const deps: OpenAccountDeps = { prisma, initialCredit: config.INITIAL_CREDIT };
@@ -96,7 +99,7 @@ export async function createBillingService(
   const app = createServiceApp({
     logger,
     trust: { secret: config.SERVICE_SECRET, previousSecret: config.SERVICE_SECRET_PREVIOUS, callers: ['gateway', 'chat', 'chatbot'] },
-    routes: billingRoutes(deps, payments, creditHolds(deps)),
+    routes: billingRoutes(deps, payments, creditHolds({ ...deps, pool })),
     readiness: dataReadiness(prisma, redis),
   });
 
@@ -115,6 +118,7 @@ export async function createBillingService(
   return {
     app,
     prisma,
+    pool,
     userRegisteredWorker,
     usageRecordedWorker,
     stripeEventsWorker,

@@ -31,11 +31,21 @@ export function poolShare(poolMax: number, share: number): number {
   return Math.max(1, Math.ceil(poolMax * share));
 }
 
-export function prismaAdapter({ databaseUrl, schema, poolSize = 10, settings = {} }: DatabaseOptions): PrismaPg {
+/**
+ * A service's main pool, for its Prisma client (`prismaAdapter({ pool, schema })`) and for a statement
+ * on a message's path that the service sends through the driver itself: billing's credit hold, whose
+ * raw query through Prisma cost 2–4 × the driver's CPU and up to 1.5 ms more (docs/benchmarks.md).
+ * Same connections, so the connection budget does not change.
+ */
+export function mainPool({ databaseUrl, schema, poolSize = 10, settings = {} }: DatabaseOptions): pg.Pool {
+  return watched(new pg.Pool(poolConfig({ databaseUrl, schema, poolSize, settings })), schema, 'prisma');
+}
+
+export function prismaAdapter(opts: DatabaseOptions | { pool: pg.Pool; schema: string }): PrismaPg {
   // The adapter is handed the pool (and ends it when Prisma disconnects, as it ends one it builds), so
   // its use can be reported.
-  const pool = watched(new pg.Pool(poolConfig({ databaseUrl, schema, poolSize, settings })), schema, 'prisma');
-  return new PrismaPg(pool, { schema, disposeExternalPool: true });
+  const pool = 'pool' in opts ? opts.pool : mainPool(opts);
+  return new PrismaPg(pool, { schema: opts.schema, disposeExternalPool: true });
 }
 
 /**

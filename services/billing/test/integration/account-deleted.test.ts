@@ -437,7 +437,7 @@ describe('after the deletion, late arrivals do not bring the owner back', () => 
       ...Array.from({ length: 5 }, () => openAccount(deps, racing)),
       deleteAccountData(billing.parts.payments, racing),
       ...Array.from({ length: 5 }, () =>
-        creditHolds(deps).reserve({
+        creditHolds({ ...deps, pool: billing.parts.pool }).reserve({
           requestId: randomUUID(),
           userId: racing,
           model: 'gpt-4o-mini',
