@@ -14,6 +14,7 @@ import { deleteAccountData } from './accounts/delete-account-data.ts';
 import { openAccount, type OpenAccountDeps } from './core/open-account.ts';
 import { startUserRegisteredWorker } from './accounts/user-registered.job.ts';
 import type { BillingConfig } from './config.ts';
+import { billingPermissions } from './permissions.ts';
 import { billingRoutes } from './rpc.ts';
 import { recordUsageBatch } from './usage/record-usage.ts';
 import { startUsageRecordedWorker } from './usage/usage-recorded.job.ts';
@@ -95,7 +96,7 @@ export async function createBillingService(
 
   const app = createServiceApp({
     logger,
-    trust: { secret: config.SERVICE_SECRET, previousSecret: config.SERVICE_SECRET_PREVIOUS, callers: ['gateway', 'chat', 'chatbot'] },
+    trust: { secret: config.SERVICE_SECRET, previousSecret: config.SERVICE_SECRET_PREVIOUS, callers: ['gateway', 'chat', 'chatbot'], permissions: billingPermissions },
     routes: billingRoutes(deps, payments, creditHolds(deps)),
     readiness: dataReadiness(prisma, redis),
   });
