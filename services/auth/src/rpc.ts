@@ -3,7 +3,9 @@ import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { ConnectRouter } from '@connectrpc/connect';
 import { AuthService, SessionInfoSchema, UserSchema, type User } from '@parley/proto/parley/auth/v1/auth_pb.js';
+import { WorkspaceSchema, type Workspace } from '@parley/proto/parley/auth/v1/workspaces_pb.js';
 import type { AccountUser } from './core/account-user.ts';
+import type { WorkspaceView } from './core/workspace.ts';
 import { changeEmail, type ChangeEmailDeps } from './accounts/change-email.ts';
 import { deleteAccount, type DeleteAccountDeps } from './accounts/delete-account.ts';
 import { register, type RegisterDeps } from './accounts/register.ts';
@@ -28,6 +30,16 @@ export type AuthRpcDeps = RegisterDeps &
 const toUser = (u: AccountUser): User =>
   create(UserSchema, { id: u.id, email: u.email, name: u.name, createdAt: timestampFromDate(u.createdAt) });
 
+export const toWorkspace = (w: WorkspaceView): Workspace =>
+  create(WorkspaceSchema, {
+    id: w.id,
+    name: w.name,
+    personal: w.personal,
+    createdAt: timestampFromDate(w.createdAt),
+    role: w.role,
+    memberCount: w.memberCount,
+  });
+
 export function authRoutes(deps: AuthRpcDeps) {
   return (router: ConnectRouter) => {
     router.service(AuthService, {
@@ -50,7 +62,8 @@ export function authRoutes(deps: AuthRpcDeps) {
         return {};
       },
       async authenticate(req) {
-        return { user: toUser(await authenticate(deps.db, req.token)) };
+        const { user, workspace } = await authenticate(deps.db, req.token, req.workspaceId);
+        return { user: toUser(user), workspace: workspace && toWorkspace(workspace) };
       },
       async requestPasswordReset(req) {
         await requestPasswordReset(deps, { email: req.email, clientIp: req.clientIp });
