@@ -8,6 +8,7 @@ import type { Logger } from '@parley/common/logger.ts';
 import { setCurrentRole } from '@parley/common/context.ts';
 import { Code, ConnectError, forbidden } from '@parley/common/rpc-errors.ts';
 import { can, type Permission } from '@parley/common/roles.ts';
+import { bearerToken } from './bearer.ts';
 import type { Clients } from './clients.ts';
 import { roleLacksPermission } from './errors.ts';
 import { authenticateMember, workspaceHeader, type Member } from './owners.ts';
@@ -15,11 +16,7 @@ import { loadOpenUnansweredCounts } from './unanswered-questions.ts';
 import { loadAccount, type Account } from './users.ts';
 import { DEFAULT_SEATS, type Seats } from './workspaces.ts';
 
-/** The token of an `Authorization: Bearer <token>` header; anything else counts as no token. */
-export function bearerToken(req: Request): string | undefined {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(req.header('authorization') ?? '');
-  return match?.[1];
-}
+export { bearerToken };
 
 export interface GraphQLContext {
   clients: Clients;

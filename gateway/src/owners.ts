@@ -12,7 +12,7 @@ import { can, isRole, type Permission, type Role } from '@parley/common/roles.ts
 import { create } from '@bufbuild/protobuf';
 import { WorkspaceSchema, type Workspace } from '@parley/proto/parley/auth/v1/workspaces_pb.js';
 import type { Clients } from './clients.ts';
-import { bearerToken } from './context.ts';
+import { bearerToken } from './bearer.ts';
 import { roleLacksPermission, WORKSPACE_NOT_FOUND } from './errors.ts';
 import { accessOf, isPermission } from './permissions.ts';
 import { NO_TOKEN_MESSAGE } from './sessions.ts';
@@ -78,7 +78,14 @@ export async function authenticateMember(clients: Clients, caller: WorkspaceCall
 }
 
 function personalWorkspace(user: AuthUser): Workspace {
-  return create(WorkspaceSchema, { id: user.id, name: user.name, personal: true, createdAt: user.createdAt, role: 'owner', memberCount: 1 });
+  return create(WorkspaceSchema, {
+    id: user.id,
+    name: user.name,
+    personal: true,
+    createdAt: user.createdAt,
+    role: 'owner',
+    memberCount: 1,
+  });
 }
 
 /** The caller of a REST request. */

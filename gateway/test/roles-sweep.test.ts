@@ -50,7 +50,8 @@ function routesOf(stack: Layer[], prefix = ''): string[] {
         .filter((m) => m !== '_all')
         .map((m) => `${m.toUpperCase()} ${path}`);
     }
-    if (layer.handle?.stack) return routesOf(layer.handle.stack, typeof layer.rawPath === 'string' && layer.rawPath !== '/' ? prefix + layer.rawPath : prefix);
+    if (layer.handle?.stack)
+      return routesOf(layer.handle.stack, typeof layer.rawPath === 'string' && layer.rawPath !== '/' ? prefix + layer.rawPath : prefix);
     return [];
   });
 }
@@ -88,7 +89,8 @@ const INTROSPECTION = `{ __schema {
   types { name kind enumValues { name } inputFields { name type { ${TYPE_REF} } }
           fields { name args { name type { ${TYPE_REF} } } type { ${TYPE_REF} } } } } }`;
 
-const typeText = (t: TypeRef): string => (t.kind === 'NON_NULL' ? `${typeText(t.ofType!)}!` : t.kind === 'LIST' ? `[${typeText(t.ofType!)}]` : t.name!);
+const typeText = (t: TypeRef): string =>
+  t.kind === 'NON_NULL' ? `${typeText(t.ofType!)}!` : t.kind === 'LIST' ? `[${typeText(t.ofType!)}]` : t.name!;
 const named = (t: TypeRef): TypeRef => (t.ofType ? named(t.ofType) : t);
 
 /** A value that passes the gateway's own checks for an argument or input field, chosen by its name. */
@@ -267,7 +269,8 @@ describe('the roles sweep', () => {
         if (got === 'allowed' && (status >= 500 || (status === 401 && !SIGNED_OUT_AS_EXPECTED.has(call.key))))
           mismatches.push(`${caller} ${call.key}: ${status} ${String(message)}`);
         // A member who left joins again, with the same role, for the calls after.
-        if (LEAVING.has(call.key) && caller !== 'outsider' && caller !== 'owner') await setMembership(stack, team.id, person.userId, caller);
+        if (LEAVING.has(call.key) && caller !== 'outsider' && caller !== 'owner')
+          await setMembership(stack, team.id, person.userId, caller);
       }
     }
     expect(mismatches).toEqual([]);

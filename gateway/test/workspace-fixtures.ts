@@ -29,7 +29,13 @@ export function inWorkspace(stack: Stack, workspaceId: string | undefined, path:
 }
 
 /** A GraphQL call acting in a workspace. */
-export function gqlIn(stack: Stack, workspaceId: string | undefined, token: string, query: string, variables: Record<string, unknown> = {}) {
+export function gqlIn(
+  stack: Stack,
+  workspaceId: string | undefined,
+  token: string,
+  query: string,
+  variables: Record<string, unknown> = {},
+) {
   return inWorkspace(stack, workspaceId, '/graphql', { body: { query, variables }, token });
 }
 

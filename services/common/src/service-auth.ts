@@ -49,7 +49,9 @@ export function methodPermissions<S extends DescService>(
 ): MethodPermissions {
   const known = new Set(service.methods.map((m) => m.name));
   for (const name of Object.keys(table)) if (!known.has(name)) throw new Error(`${service.typeName} has no method ${name}`);
-  return new Map(Object.entries(table as Record<string, Permission>).map(([name, permission]) => [`/${service.typeName}/${name}`, permission]));
+  return new Map(
+    Object.entries(table as Record<string, Permission>).map(([name, permission]) => [`/${service.typeName}/${name}`, permission]),
+  );
 }
 
 /** Why a gateway call's role may not call a method, or undefined when it may. */

@@ -20,7 +20,10 @@ afterAll(async () => {
 
 const as = (caller: Caller, role?: string) =>
   createServiceClient(BillingService, billing.url, { credentials: { caller, secret: DEVELOPMENT_SERVICE_SECRET }, role });
-const range = { startTime: timestampFromDate(new Date('2026-01-01T00:00:00Z')), endTime: timestampFromDate(new Date('2026-02-01T00:00:00Z')) };
+const range = {
+  startTime: timestampFromDate(new Date('2026-01-01T00:00:00Z')),
+  endTime: timestampFromDate(new Date('2026-02-01T00:00:00Z')),
+};
 const checkout = (userId: string) => ({
   userId,
   email: 'owner@example.com',

@@ -18,7 +18,11 @@ afterAll(async () => {
 });
 
 const as = (role?: string) =>
-  createServiceClient(ChatService, stack.url, { credentials: { caller: 'gateway', secret: DEVELOPMENT_SERVICE_SECRET }, role, timeoutMs: 20_000 });
+  createServiceClient(ChatService, stack.url, {
+    credentials: { caller: 'gateway', secret: DEVELOPMENT_SERVICE_SECRET },
+    role,
+    timeoutMs: 20_000,
+  });
 const range = { startDate: '2026-01-01', endDate: '2026-01-31' };
 
 describe("the gateway's calls carry the member's role", () => {
