@@ -80,6 +80,19 @@ describe('CreateInvitation', () => {
       'Only owners and admins can manage members and invitations',
     );
     await expectRpcError(invite(owner, workspaceId, 'x@example.com', 'viewer', 0), Code.InvalidArgument, 'seat_limit must be at least 1');
+    const [pending] = (await h.workspaces.listInvitations({ actor: actor(owner, workspaceId) })).invitations;
+    await expectRpcError(
+      h.workspaces.resendInvitation({ actor: actor(editor, workspaceId), invitationId: pending.id }),
+      Code.PermissionDenied,
+      'Only owners and admins can manage members and invitations',
+    );
+    await expectRpcError(
+      h.workspaces.revokeInvitation({ actor: actor(editor, workspaceId), invitationId: pending.id }),
+      Code.PermissionDenied,
+      'Only owners and admins can manage members and invitations',
+    );
+    const stranger = await signUp(h);
+    await expectRpcError(invite(stranger, workspaceId, 'x@example.com'), Code.NotFound, 'Workspace not found');
   });
 
   it('counts members and pending invitations against the seat limit, naming the plan', async () => {
@@ -96,6 +109,14 @@ describe('CreateInvitation', () => {
       Code.PermissionDenied,
       'Your Pro plan allows 3 members, pending invitations included.',
     );
+    // Concurrent invitations count one another: of two for the last seat, one is sent.
+    const other = await team(h);
+    const raced = await Promise.allSettled([
+      invite(other.owner, other.workspaceId, 'a@example.com', 'viewer', 2),
+      invite(other.owner, other.workspaceId, 'b@example.com', 'viewer', 2),
+    ]);
+    expect(raced.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    expect(await h.db.invitation.count({ where: { workspaceId: other.workspaceId } })).toBe(1);
     // A revoked invitation frees its seat.
     const [pending] = (await h.workspaces.listInvitations({ actor: actor(owner, workspaceId) })).invitations;
     await h.workspaces.revokeInvitation({ actor: actor(owner, workspaceId), invitationId: pending.id });
