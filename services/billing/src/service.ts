@@ -11,8 +11,9 @@ import type { ServiceParts } from '@parley/common/service.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
 import { startAccountDeletedWorker } from './accounts/account-deleted.job.ts';
 import { deleteAccountData } from './accounts/delete-account-data.ts';
-import { openAccount, type OpenAccountDeps } from './core/open-account.ts';
+import { openAccount, openWorkspaceAccount, type OpenAccountDeps } from './core/open-account.ts';
 import { startUserRegisteredWorker } from './accounts/user-registered.job.ts';
+import { startWorkspaceCreatedWorker } from './accounts/workspace-created.job.ts';
 import type { BillingConfig } from './config.ts';
 import { billingPermissions } from './permissions.ts';
 import { billingRoutes } from './rpc.ts';
@@ -31,6 +32,8 @@ export interface BillingServiceParts extends ServiceParts {
   prisma: PrismaClient;
   /** The UserRegistered worker, when workers were started. */
   userRegisteredWorker?: Worker;
+  /** The WorkspaceCreated worker, when workers were started. */
+  workspaceCreatedWorker?: Worker;
   /** The UsageRecorded worker, when workers were started. */
   usageRecordedWorker?: Worker;
   /** The Stripe events worker, when workers were started. */
@@ -56,6 +59,14 @@ export async function createBillingService(
   const workers = opts.workers !== false;
   const userRegisteredWorker = workers
     ? startUserRegisteredWorker({ redis, logger, prefix: config.QUEUE_PREFIX, openAccount: (userId) => openAccount(deps, userId) })
+    : undefined;
+  const workspaceCreatedWorker = workers
+    ? startWorkspaceCreatedWorker({
+        redis,
+        logger,
+        prefix: config.QUEUE_PREFIX,
+        openWorkspaceAccount: (workspaceId) => openWorkspaceAccount(deps, workspaceId),
+      })
     : undefined;
   const usageRecordedWorker = workers
     ? startUsageRecordedWorker({ redis, logger, prefix: config.QUEUE_PREFIX, recordUsageBatch: (usages) => recordUsageBatch(deps, usages) })
@@ -112,6 +123,7 @@ export async function createBillingService(
     await Promise.all([
       creditHoldSweep,
       userRegisteredWorker?.close(),
+      workspaceCreatedWorker?.close(),
       usageRecordedWorker?.close(),
       stripeEventsWorker?.close(),
       accountDeletedWorker?.close(),
@@ -122,6 +134,7 @@ export async function createBillingService(
     app,
     prisma,
     userRegisteredWorker,
+    workspaceCreatedWorker,
     usageRecordedWorker,
     stripeEventsWorker,
     accountDeletedWorker,
