@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readOutbox } from '@parley/common/mail-outbox.ts';
 import { permissionsOf } from '@parley/common/roles.ts';
 import { roleLacksPermission, WORKSPACE_NOT_FOUND } from '../src/errors.ts';
+import { waitFor } from './billing-fixtures.ts';
 import { registerOwner, type Owner } from './chatbot-fixtures.ts';
 import { api, startStack, uniqueEmail, type Stack } from './stack.ts';
 import { createTeam, gqlIn, inWorkspace, setWorkspacePlan, type Team } from './workspace-fixtures.ts';
@@ -13,7 +14,8 @@ let stack: Stack;
 let team: Team;
 
 beforeAll(async () => {
-  stack = await startStack();
+  // The test checkout page's events are signed by the gateway's own secret.
+  stack = await startStack({ gatewayEnv: { STRIPE_WEBHOOK_SECRET: '' } });
   team = await createTeam(stack, 'workspaces');
 });
 afterAll(async () => {
@@ -249,6 +251,39 @@ describe('the audit log', () => {
     const refused = await inWorkspace(stack, team.id, '/api/workspace/audit-log', { token: team.members.editor.token });
     expect(refused.status).toBe(403);
     expect(refused.body.message).toBe(roleLacksPermission('audit:read'));
+  });
+
+  it("records the subscription's portal opened for the workspace that pays", async () => {
+    const paying = await registerOwner(stack, 'paying');
+    const created = await api(stack.url, '/api/workspaces', { body: { name: 'Paying' }, token: paying.token });
+    const id: string = created.body.id;
+    const checkout = await inWorkspace(stack, id, '/api/payment/create-checkout-session', {
+      body: { mode: 'subscription' },
+      token: paying.token,
+    });
+    expect(checkout.status).toBe(200);
+    const pay = await fetch(`${stack.url}${new URL(checkout.body.url).pathname}/pay`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(stack.url).origin },
+      body: '',
+    });
+    expect(pay.status).toBe(303);
+    const plan = await waitFor(
+      async () => (await inWorkspace(stack, id, '/api/workspace', { token: paying.token })).body.seatLimit,
+      (seats) => seats === 5,
+    );
+    expect(plan).toBe(5);
+    // The person's own plan is not the workspace's.
+    expect((await api(stack.url, '/api/auth/current', { token: paying.token })).body.subscription).toBe('free');
+
+    const portal = await inWorkspace(stack, id, '/api/payment/portal-session', { method: 'POST', token: paying.token });
+    expect(portal.status).toBe(200);
+    const log = await inWorkspace(stack, id, '/api/workspace/audit-log?action=billing.', { token: paying.token });
+    expect(log.body.events.map((e: { action: string; target: string }) => `${e.action} ${e.target}`)).toEqual([
+      'billing.portal_opened subscription',
+      'billing.checkout_started pro',
+    ]);
   });
 
   it('transfers ownership: the member becomes owner and the caller an admin', async () => {
