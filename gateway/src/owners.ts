@@ -9,8 +9,7 @@ import { setCurrentRole } from '@parley/common/context.ts';
 import { clientIp } from '@parley/common/http.ts';
 import { Code, ConnectError, forbidden, notFound, unauthenticated } from '@parley/common/rpc-errors.ts';
 import { can, isRole, type Permission, type Role } from '@parley/common/roles.ts';
-import { create } from '@bufbuild/protobuf';
-import { WorkspaceSchema, type Workspace } from '@parley/proto/parley/auth/v1/workspaces_pb.js';
+import type { Workspace } from '@parley/proto/parley/auth/v1/workspaces_pb.js';
 import type { Clients } from './clients.ts';
 import { bearerToken } from './bearer.ts';
 import { roleLacksPermission, WORKSPACE_NOT_FOUND } from './errors.ts';
@@ -68,24 +67,12 @@ export async function authenticateMember(clients: Clients, caller: WorkspaceCall
     if (err instanceof ConnectError && err.code === Code.NotFound) throw notFound(WORKSPACE_NOT_FOUND);
     throw err;
   }
-  const { user } = res;
+  const { user, workspace } = res;
   if (!user) throw new ConnectError('auth returned no user', Code.Internal);
-  // An auth service that predates workspaces answers none: the person acts in their own, as its owner.
-  const workspace = res.workspace ?? (caller.workspaceId ? undefined : personalWorkspace(user));
+  // A person who belongs to no workspace (they transferred their personal one and left the rest).
   if (!workspace) throw notFound(WORKSPACE_NOT_FOUND);
   if (!isRole(workspace.role)) throw new ConnectError(`auth returned the role ${workspace.role}`, Code.Internal);
   return { ownerId: workspace.id, user, workspace, role: workspace.role, clientIp: caller.clientIp };
-}
-
-function personalWorkspace(user: AuthUser): Workspace {
-  return create(WorkspaceSchema, {
-    id: user.id,
-    name: user.name,
-    personal: true,
-    createdAt: user.createdAt,
-    role: 'owner',
-    memberCount: 1,
-  });
 }
 
 /** The caller of a REST request. */

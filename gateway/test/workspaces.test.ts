@@ -8,7 +8,7 @@ import { roleLacksPermission, WORKSPACE_NOT_FOUND } from '../src/errors.ts';
 import { waitFor } from './billing-fixtures.ts';
 import { registerOwner, type Owner } from './chatbot-fixtures.ts';
 import { api, startStack, uniqueEmail, type Stack } from './stack.ts';
-import { createTeam, gqlIn, inWorkspace, setWorkspacePlan, type Team } from './workspace-fixtures.ts';
+import { createTeam, gqlIn, inWorkspace, setMembership, setWorkspacePlan, type Team } from './workspace-fixtures.ts';
 
 let stack: Stack;
 let team: Team;
@@ -86,6 +86,28 @@ describe('the current workspace', () => {
     expect(gql.body.errors[0]).toMatchObject({ message: WORKSPACE_NOT_FOUND, extensions: { code: 'NOT_FOUND' } });
     // The person's own things ignore the header.
     expect((await inWorkspace(stack, team.id, '/api/user/sessions', { token: stranger.token })).status).toBe(200);
+  });
+
+  it('is none for a person who gave their personal workspace away and left it: only their own paths answer', async () => {
+    const leaving = await registerOwner(stack, 'gave-away');
+    const heir = await registerOwner(stack, 'heir');
+    await setMembership(stack, leaving.userId, heir.userId, 'admin');
+    const transferred = await api(stack.url, '/api/workspace/transfer', { body: { userId: heir.userId }, token: leaving.token });
+    expect(transferred.status).toBe(200);
+    expect((await api(stack.url, '/api/workspace/leave', { method: 'POST', token: leaving.token })).status).toBe(200);
+
+    const chatbots = await api(stack.url, '/api/chatbot', { token: leaving.token });
+    expect(chatbots.status).toBe(404);
+    expect(chatbots.body.message).toBe(WORKSPACE_NOT_FOUND);
+    expect((await api(stack.url, '/api/auth/current', { token: leaving.token })).status).toBe(200);
+    expect((await api(stack.url, '/api/workspaces', { token: leaving.token })).body).toEqual([]);
+    const exported = await (await fetch(`${stack.url}/api/user/export`, { headers: { authorization: `Bearer ${leaving.token}` } })).json();
+    expect(exported).toMatchObject({ billing: null, chatbots: [], workspaces: [], usageRecords: [] });
+    // The heir owns it now.
+    expect((await inWorkspace(stack, leaving.userId, '/api/workspace', { token: heir.token })).body).toMatchObject({
+      role: 'owner',
+      personal: true,
+    });
   });
 
   it("refuses a role without the permission with 403 and the role's message", async () => {
