@@ -8,6 +8,7 @@ import { BillingService, CheckoutProduct } from '@parley/proto/parley/billing/v1
 import { createServiceClient } from '@parley/common/rpc-client.ts';
 import { DEVELOPMENT_SERVICE_SECRET, type Caller } from '@parley/common/service-auth.ts';
 import { rpcError } from '@parley/common/testing/rpc.ts';
+import { billingPermissions, billingUnchecked } from '../../src/permissions.ts';
 import { startBilling, type Billing } from './harness.ts';
 
 let billing: Billing;
@@ -33,6 +34,11 @@ const checkout = (userId: string) => ({
 });
 
 describe("the gateway's calls carry the member's role", () => {
+  it('names every method of the service: checked with a permission, or public or between services', () => {
+    const checked = [...billingPermissions.keys()].map((path) => path.split('/').pop());
+    expect([...checked, ...billingUnchecked].sort()).toEqual(BillingService.methods.map((m) => m.name).sort());
+  });
+
   it('lets a viewer read usage but not start a checkout or open the portal; an owner may', async () => {
     const userId = crypto.randomUUID();
     await as('gateway').getAccount({ userId });

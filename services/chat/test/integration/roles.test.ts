@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChatService } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { createServiceClient } from '@parley/common/rpc-client.ts';
 import { DEVELOPMENT_SERVICE_SECRET } from '@parley/common/service-auth.ts';
+import { chatPermissions, chatUnchecked } from '../../src/permissions.ts';
 import { rpcError, session, startChatStack, visitor, type ChatStack } from './harness.ts';
 
 let stack: ChatStack;
@@ -26,6 +27,11 @@ const as = (role?: string) =>
 const range = { startDate: '2026-01-01', endDate: '2026-01-31' };
 
 describe("the gateway's calls carry the member's role", () => {
+  it('names every method of the service: checked with a permission, or public or between services', () => {
+    const checked = [...chatPermissions.keys()].map((path) => path.split('/').pop());
+    expect([...checked, ...chatUnchecked].sort()).toEqual(ChatService.methods.map((m) => m.name).sort());
+  });
+
   it('lets a viewer read analytics but not conversations or unanswered questions; an agent reads and works them', async () => {
     const bot = await stack.newChatbot();
     await stack.makePro(bot.ownerId);

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChatbotService } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import { createServiceClient } from '@parley/common/rpc-client.ts';
 import { DEVELOPMENT_SERVICE_SECRET, type Caller } from '@parley/common/service-auth.ts';
+import { chatbotPermissions, chatbotUnchecked } from '../../src/permissions.ts';
 import { rpcError, startChatbotService, type TestChatbotService } from './harness.ts';
 
 let svc: TestChatbotService;
@@ -20,6 +21,11 @@ const as = (caller: Caller, role?: string) =>
   createServiceClient(ChatbotService, svc.url, { credentials: { caller, secret: DEVELOPMENT_SERVICE_SECRET }, role });
 
 describe("the gateway's calls carry the member's role", () => {
+  it('names every method of the service: checked with a permission, or public or between services', () => {
+    const checked = [...chatbotPermissions.keys()].map((path) => path.split('/').pop());
+    expect([...checked, ...chatbotUnchecked].sort()).toEqual(ChatbotService.methods.map((m) => m.name).sort());
+  });
+
   it('lets a viewer read chatbots but not change them, and an editor change them', async () => {
     const ownerId = crypto.randomUUID();
     const bot = await svc.createChatbot(ownerId);
