@@ -69,6 +69,9 @@ describe('the current workspace', () => {
 
     // In their own workspace the team's chatbot is nobody's they know of.
     expect((await api(stack.url, `/api/chatbot/${shared.body._id}`, { token: team.members.editor.token })).status).toBe(404);
+    // A viewer's list shows no open questions (they read no conversations), without an error.
+    const viewed = await gqlIn(stack, team.id, team.members.viewer.token, '{ chatbots { name openUnansweredQuestions } }');
+    expect(viewed.body).toEqual({ data: { chatbots: [{ name: 'Shared', openUnansweredQuestions: 0 }] } });
     const gql = await gqlIn(stack, team.id, team.members.editor.token, 'query($id: ID!) { chatbot(id: $id) { name } }', {
       id: shared.body._id,
     });
