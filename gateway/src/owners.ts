@@ -49,7 +49,11 @@ export function workspaceHeader(req: Request): string {
  * 401 without a valid token, 404 for a workspace they are not a member of, 403 for a role without it.
  */
 export async function member(clients: Clients, caller: WorkspaceCaller, permission: Permission): Promise<Member> {
-  const found = await authenticateMember(clients, caller);
+  return authorizeMember(await authenticateMember(clients, caller), permission);
+}
+
+/** The member, if their role holds the permission (403 otherwise); the request's calls then carry the role. */
+export function authorizeMember(found: Member, permission: Permission): Member {
   if (!can(found.role, permission)) throw forbidden(roleLacksPermission(permission));
   setCurrentRole(found.role);
   return found;
