@@ -140,6 +140,12 @@ export function requireServiceToken(trust: ServiceTrust, onRefused: (reason: str
     const refusal = roleRefusal(result.caller, req.path, req.headers[ROLE_HEADER], trust.permissions);
     if (refusal === undefined) return next();
     onRefused(refusal);
-    refuse(res, 403, denied);
+    // A trusted caller's call: its body is read and dropped, so the connection stays open (a closed
+    // one would make the caller set this replica aside as draining).
+    req.resume();
+    req.once('end', () => {
+      res.writeHead(403, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(denied)) });
+      res.end(denied);
+    });
   };
 }
