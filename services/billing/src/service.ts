@@ -12,9 +12,11 @@ import type { ServiceParts } from '@parley/common/service.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
 import { startAccountDeletedWorker } from './accounts/account-deleted.job.ts';
 import { deleteAccountData } from './accounts/delete-account-data.ts';
-import { openAccount, type OpenAccountDeps } from './core/open-account.ts';
+import { openAccount, openWorkspaceAccount, type OpenAccountDeps } from './core/open-account.ts';
 import { startUserRegisteredWorker } from './accounts/user-registered.job.ts';
+import { startWorkspaceCreatedWorker } from './accounts/workspace-created.job.ts';
 import type { BillingConfig } from './config.ts';
+import { billingPermissions } from './permissions.ts';
 import { billingRoutes } from './rpc.ts';
 import { recordUsageBatch } from './usage/record-usage.ts';
 import { startUsageRecordedWorker } from './usage/usage-recorded.job.ts';
@@ -33,6 +35,8 @@ export interface BillingServiceParts extends ServiceParts {
   pool: pg.Pool;
   /** The UserRegistered worker, when workers were started. */
   userRegisteredWorker?: Worker;
+  /** The WorkspaceCreated worker, when workers were started. */
+  workspaceCreatedWorker?: Worker;
   /** The UsageRecorded worker, when workers were started. */
   usageRecordedWorker?: Worker;
   /** The Stripe events worker, when workers were started. */
@@ -58,6 +62,14 @@ export async function createBillingService(
   const workers = opts.workers !== false;
   const userRegisteredWorker = workers
     ? startUserRegisteredWorker({ redis, logger, prefix: config.QUEUE_PREFIX, openAccount: (userId) => openAccount(deps, userId) })
+    : undefined;
+  const workspaceCreatedWorker = workers
+    ? startWorkspaceCreatedWorker({
+        redis,
+        logger,
+        prefix: config.QUEUE_PREFIX,
+        openWorkspaceAccount: (workspaceId) => openWorkspaceAccount(deps, workspaceId),
+      })
     : undefined;
   const usageRecordedWorker = workers
     ? startUsageRecordedWorker({ redis, logger, prefix: config.QUEUE_PREFIX, recordUsageBatch: (usages) => recordUsageBatch(deps, usages) })
@@ -98,7 +110,12 @@ export async function createBillingService(
 
   const app = createServiceApp({
     logger,
-    trust: { secret: config.SERVICE_SECRET, previousSecret: config.SERVICE_SECRET_PREVIOUS, callers: ['gateway', 'chat', 'chatbot'] },
+    trust: {
+      secret: config.SERVICE_SECRET,
+      previousSecret: config.SERVICE_SECRET_PREVIOUS,
+      callers: ['gateway', 'chat', 'chatbot'],
+      permissions: billingPermissions,
+    },
     routes: billingRoutes(deps, payments, creditHolds({ ...deps, pool })),
     readiness: dataReadiness(prisma, redis),
   });
@@ -109,6 +126,7 @@ export async function createBillingService(
     await Promise.all([
       creditHoldSweep,
       userRegisteredWorker?.close(),
+      workspaceCreatedWorker?.close(),
       usageRecordedWorker?.close(),
       stripeEventsWorker?.close(),
       accountDeletedWorker?.close(),
@@ -120,6 +138,7 @@ export async function createBillingService(
     prisma,
     pool,
     userRegisteredWorker,
+    workspaceCreatedWorker,
     usageRecordedWorker,
     stripeEventsWorker,
     accountDeletedWorker,
