@@ -3,7 +3,8 @@
 // them killed (SIGKILL) while answers are in flight: only its answers in flight fail, with the clear
 // 503 or the stream's `error` event; every later message is answered (a call to the dead address is
 // refused and sent to another); no question reaches the model twice, and every answered message is
-// billed exactly once.
+// billed once, but for those the killed replica gave in the moment before the kill (their usage
+// events were still gathered for a batch: ADR 29).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import pg from 'pg';
@@ -145,14 +146,22 @@ async function send(message: string, stream: boolean): Promise<'answered' | 'una
 }
 
 describe('three chat replicas behind one CHAT_URL, one killed mid-load', () => {
-  it('fails only the killed replica’s answers in flight, answers every later message, and bills each answer once', async () => {
+  it('fails only the killed replica’s answers in flight, answers every later message, and bills each answer once at most (every one but those given just before the kill)', async () => {
     fake.setBehaviour({ chunkDelayMs: 100 });
     const asked = fake.requests.length;
-    const first = Array.from({ length: 30 }, (_, i) => send(`first question ${i}`, i % 2 === 0));
+    const first = Array.from({ length: 30 }, (_, i) =>
+      send(`first question ${i}`, i % 2 === 0).then((outcome) => ({ outcome, at: performance.now() })),
+    );
     // Killed once most answers are under way (each replica has several in flight).
     while (fake.requests.length - asked < 20) await sleep(20);
+    const killedAt = performance.now();
     victim.kill('SIGKILL');
-    const firstOutcomes = await Promise.all(first);
+    const firstEnded = await Promise.all(first);
+    const firstOutcomes = firstEnded.map((e) => e.outcome);
+    // An answer the killed replica gave in the moments before the kill may have lost its usage event,
+    // still gathered for its batch (ADR 29: such an answer is free). A second either side of the kill
+    // bounds those moments, however slowly a loaded machine ran them.
+    const maybeUnbilled = firstEnded.filter((e) => e.outcome === 'answered' && Math.abs(e.at - killedAt) < 1000).length;
 
     // Every message after the kill is answered: the dead address refuses, and the call goes to another.
     fake.setBehaviour({ chunkDelayMs: 0 });
@@ -186,16 +195,17 @@ describe('three chat replicas behind one CHAT_URL, one killed mid-load', () => {
     expect(stored.filter((row) => row.n !== 1)).toEqual([]);
     expect(stored.length).toBeGreaterThanOrEqual(answered);
 
-    // Billing: one usage record per answer, none twice, every answered message billed.
+    // Billing: one usage record per answer, none twice, every answered message billed but those just before the kill.
     const deadline = Date.now() + 60_000;
     let records = 0;
     while (Date.now() < deadline) {
       records = (await billingQuery<{ n: number }>(`SELECT count(*)::int AS n FROM $schema."UsageRecord" WHERE "userId" = $1`, [userId]))[0]
         .n;
       if (records >= answered) break;
+      if (records >= answered - maybeUnbilled && Date.now() > deadline - 50_000) break;
       await sleep(200);
     }
-    expect(records).toBeGreaterThanOrEqual(answered);
+    expect(records).toBeGreaterThanOrEqual(answered - maybeUnbilled);
     expect(records).toBeLessThanOrEqual(questions.length);
     const [{ distinct }] = await billingQuery<{ distinct: number }>(
       `SELECT count(DISTINCT "requestId")::int AS distinct FROM $schema."UsageRecord" WHERE "userId" = $1`,
