@@ -47,7 +47,7 @@ export const WEBHOOK_EVENTS = {
     schema: object({
       chatbotId,
       conversationId,
-      messageId: string("The answer's request id."),
+      requestId: string("The message's request id (the public chat's id of the exchange; not the stored message id feedback carries)."),
       question: string("The visitor's message."),
       answered: { type: 'boolean', description: 'False when the knowledge held no answer.' },
       language: string('The language of the question, when detected ("" otherwise).'),
@@ -56,7 +56,7 @@ export const WEBHOOK_EVENTS = {
     example: {
       chatbotId: EXAMPLE_CHATBOT,
       conversationId: 'b1d2c3e4-0000-4000-8000-000000000001',
-      messageId: 'c0ffee00-0000-4000-8000-000000000002',
+      requestId: 'c0ffee00-0000-4000-8000-000000000002',
       question: 'Can I return an item after 30 days?',
       answered: true,
       language: 'english',
@@ -69,7 +69,7 @@ export const WEBHOOK_EVENTS = {
     schema: object({
       chatbotId,
       conversationId,
-      messageId: string('The rated message.'),
+      messageId: string("The rated answer's id, as the public chat gave it to the visitor."),
       rating: string('The rating.', { enum: ['up', 'down'] }),
       createdAt: at('When the rating was given.'),
     }),
@@ -139,7 +139,7 @@ export interface WebhookEventData {
   'message.created': {
     chatbotId: string;
     conversationId: string;
-    messageId: string;
+    requestId: string;
     question: string;
     answered: boolean;
     language: string;

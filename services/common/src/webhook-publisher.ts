@@ -18,6 +18,8 @@ export interface WebhookPublisher {
   publish(events: readonly WebhookEventInput[]): Promise<void>;
   /** Whether an owner has an endpoint subscribed to the type (one read of the revision). */
   subscribedTo(ownerId: string, type: string): Promise<boolean>;
+  /** Those of the owners (each once) with an endpoint subscribed to the type (one read of the revision). */
+  subscribers(type: string, ownerIds: Iterable<string>): Promise<string[]>;
   /** Publishes what is gathered now, and resolves once it is in the queue (or logged as failed). */
   flush(): Promise<void>;
   close(): Promise<void>;
@@ -55,6 +57,10 @@ export function webhookPublisher(redis: Redis, opts: { prefix: string; logger: L
     },
     async subscribedTo(ownerId, type) {
       return (await subscriptions.subscribed())(ownerId, type);
+    },
+    async subscribers(type, ownerIds) {
+      const subscribed = await subscriptions.subscribed();
+      return [...new Set(ownerIds)].filter((owner) => subscribed(owner, type));
     },
     flush: () => producer.flush(),
     close: () => producer.close(),
