@@ -113,7 +113,7 @@ function messageCreated(ownerId: string, id = `message.created:${++seq}-${Math.r
     data: {
       chatbotId: '3f6c1a52-6a1e-4c55-9b0e-7f3f4c2a9d10',
       conversationId: 'session-1',
-      messageId: id,
+      requestId: id,
       question: 'Do you ship abroad?',
       answered: true,
       language: 'english',
