@@ -26,8 +26,16 @@ export async function mailEndpointDisabled(
     select: { name: true, memberships: { where: { role: 'owner' }, select: { user: { select: { email: true } } } } },
   });
   if (!workspace) return 0;
-  const content = webhookEndpointDisabledMail({ publicUrl: deps.publicUrl, workspaceName: workspace.name, url: input.url, lastError: input.lastError });
+  const content = webhookEndpointDisabledMail({
+    publicUrl: deps.publicUrl,
+    workspaceName: workspace.name,
+    url: input.url,
+    lastError: input.lastError,
+  });
   for (const { user } of workspace.memberships) await deps.mailer.send({ ...content, to: user.email });
-  deps.logger.info({ workspaceId: input.ownerId, endpointId: input.endpointId, owners: workspace.memberships.length }, 'webhook endpoint disabled: owners mailed');
+  deps.logger.info(
+    { workspaceId: input.ownerId, endpointId: input.endpointId, owners: workspace.memberships.length },
+    'webhook endpoint disabled: owners mailed',
+  );
   return workspace.memberships.length;
 }
