@@ -19,7 +19,7 @@ import { billingRoutes } from './rpc.ts';
 import { recordUsageBatch } from './usage/record-usage.ts';
 import { checkCreditLow } from './usage/credit-low.ts';
 import { publishPlanChanged } from './payments/plan-changed.ts';
-import { webhookPublisher } from '@parley/common/webhook-publisher.ts';
+import { webhookPublisher, type WebhookPublisher } from '@parley/common/webhook-publisher.ts';
 import { startUsageRecordedWorker } from './usage/usage-recorded.job.ts';
 import { applyStripeEvent } from './payments/apply-stripe-event.ts';
 import type { PaymentsDeps } from './payments/payments-deps.ts';
@@ -44,6 +44,8 @@ export interface BillingServiceParts extends ServiceParts {
   accountDeletedWorker?: Worker;
   /** What the payment use cases run with (tests call them directly). */
   payments: PaymentsDeps;
+  /** The webhook events' publisher (credit.low, plan.changed), for tests that flush it. */
+  webhookEvents: WebhookPublisher;
 }
 
 export async function createBillingService(
@@ -152,6 +154,7 @@ export async function createBillingService(
     stripeEventsWorker,
     accountDeletedWorker,
     payments,
+    webhookEvents: webhooks,
     background: [stopBackground],
     closers: [
       // Workers first: close() waits for the jobs in flight to finish before it resolves.
