@@ -377,4 +377,28 @@ describe('deliveries', () => {
     await settled(ownerId, endpoint.id, 2);
     expect(receiver.got('/down')).toHaveLength(2);
   });
+
+  it('tell of a file that became knowledge, and of one that could not', async () => {
+    const ownerId = newOwner();
+    const endpoint = await endpointOf(ownerId, '/knowledge', ['knowledge.entry.ready', 'knowledge.entry.failed']);
+    const bot = await svc.createChatbot(ownerId);
+    const { entry: ready } = await svc.client.addFileEntry({
+      ownerId,
+      chatbotId: bot.id,
+      fileName: 'hours.txt',
+      content: new TextEncoder().encode('We open at nine and close at five, every day but Sunday.'),
+    });
+    const { entry: failed } = await svc.client.addFileEntry({
+      ownerId,
+      chatbotId: bot.id,
+      fileName: 'empty.txt',
+      content: new TextEncoder().encode('   '),
+    });
+    await settled(ownerId, endpoint.id, 2);
+    const byType = Object.fromEntries(receiver.got('/knowledge').map((r) => [r.payload.type, r.payload.data]));
+    expect(byType).toEqual({
+      'knowledge.entry.ready': { chatbotId: bot.id, entryId: ready!.id, title: 'hours', source: 'file' },
+      'knowledge.entry.failed': { chatbotId: bot.id, entryId: failed!.id, title: 'empty.txt', source: 'file', error: expect.any(String) },
+    });
+  });
 });
