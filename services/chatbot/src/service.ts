@@ -40,7 +40,7 @@ import { chatbotRoutes, type ChatbotRpcDeps } from './rpc.ts';
 import { webhookPublisher } from '@parley/common/webhook-publisher.ts';
 import { entryFinishedWebhooks } from './entry-webhooks.ts';
 import { attemptDelivery, type DeliverDeps } from './webhooks/deliver.ts';
-import { deleteOwnerEndpoints } from './webhooks/endpoints.ts';
+import { deleteOwnerEndpoints, startSubscriptionsCheck } from './webhooks/endpoints.ts';
 import { fanOutEvents } from './webhooks/fan-out.ts';
 import type { WebhookDeps } from './webhooks/webhook-deps.ts';
 import {
@@ -238,6 +238,7 @@ export async function createChatbotService(
   const stopIngestRelay = workers
     ? startIngestRelay({ db: prisma, logger, publishIngest: knowledgeIngest.publish, jobState: knowledgeIngest.jobState })
     : undefined;
+  const stopSubscriptionsCheck = workers ? startSubscriptionsCheck(webhooks) : undefined;
   const stopAutoSync = workers
     ? startAutoSync({ db: prisma, logger, publishIngest: knowledgeIngest.publish, intervalMs: config.KNOWLEDGE_SYNC_INTERVAL_MS })
     : undefined;
@@ -252,7 +253,7 @@ export async function createChatbotService(
 
   // No new job and no new sweep; the jobs in hand finish.
   const stopBackground = async () => {
-    for (const stop of [stopPruning, stopRelay, stopIngestRelay, stopAutoSync]) stop?.();
+    for (const stop of [stopPruning, stopRelay, stopIngestRelay, stopAutoSync, stopSubscriptionsCheck]) stop?.();
     await Promise.all([
       knowledgeIngestWorker?.close(),
       interactionsCountedWorker?.close(),

@@ -45,3 +45,8 @@ export async function setWebhookSubscriptions(redis: Redis, prefix: string, owne
   multi.set(keys.webhookSubscriptionsRevision(), randomUUID());
   await multi.exec();
 }
+
+/** Whether the subscriptions hash has ever been written (its revision exists): false after Redis lost its data. */
+export async function webhookSubscriptionsKept(redis: Redis, prefix: string): Promise<boolean> {
+  return (await redis.exists(redisKeys(prefix).webhookSubscriptionsRevision())) === 1;
+}

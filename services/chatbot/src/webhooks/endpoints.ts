@@ -3,7 +3,9 @@
 // endpoints subscribe to), which publishers read to skip events nobody receives.
 import { randomBytes } from 'node:crypto';
 import { failedPrecondition, notFound } from '@parley/common/rpc-errors.ts';
-import { setWebhookSubscriptions } from '@parley/common/webhook-subscriptions.ts';
+import type { Logger } from '@parley/common/logger.ts';
+import { runPeriodically } from '@parley/common/periodic.ts';
+import { setWebhookSubscriptions, webhookSubscriptionsKept } from '@parley/common/webhook-subscriptions.ts';
 import { WEBHOOK_EVENT_TYPES } from '@parley/common/webhook-events.ts';
 import type { PrismaClient, WebhookEndpoint } from '../generated/prisma/client.ts';
 import { parseOwnerId } from '../core/chatbot-input.ts';
@@ -107,4 +109,31 @@ export async function rollSecret(deps: WebhookDeps, input: { ownerId: string; en
 export async function deleteOwnerEndpoints(deps: Pick<WebhookDeps, 'db' | 'redis' | 'prefix'>, ownerId: string): Promise<void> {
   await deps.db.webhookEndpoint.deleteMany({ where: { ownerId } });
   await refreshSubscriptions(deps, ownerId);
+}
+
+/** How often a worker process checks that Redis still holds the subscriptions hash. */
+export const SUBSCRIPTIONS_CHECK_EVERY_MS = 5 * 60_000;
+
+/**
+ * Writes every owner's line again when Redis has lost the hash (its revision is missing while
+ * endpoints exist): publishers would otherwise skip every event until the next endpoint change.
+ * Returns how many owners were written.
+ */
+export async function restoreSubscriptions(deps: Pick<WebhookDeps, 'db' | 'redis' | 'prefix'>): Promise<number> {
+  if (await webhookSubscriptionsKept(deps.redis, deps.prefix)) return 0;
+  const owners = await deps.db.webhookEndpoint.findMany({ where: { enabled: true }, distinct: ['ownerId'], select: { ownerId: true } });
+  for (const { ownerId } of owners) await refreshSubscriptions(deps, ownerId);
+  return owners.length;
+}
+
+/** Checks now and every SUBSCRIPTIONS_CHECK_EVERY_MS until the returned function is called. */
+export function startSubscriptionsCheck(deps: Pick<WebhookDeps, 'db' | 'redis' | 'prefix'> & { logger: Logger }): () => void {
+  return runPeriodically(
+    () =>
+      restoreSubscriptions(deps).then(
+        (owners) => owners > 0 && deps.logger.warn({ owners }, 'webhook subscriptions were missing from Redis: written again'),
+        (err: Error) => deps.logger.warn({ err: err.message }, 'checking the webhook subscriptions failed; the next check retries'),
+      ),
+    { firstAfterMs: 1_000, everyMs: SUBSCRIPTIONS_CHECK_EVERY_MS },
+  );
 }

@@ -9,16 +9,19 @@ import type { AddressInfo } from 'node:net';
 import { Queue } from 'bullmq';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { fromJson, type JsonValue } from '@bufbuild/protobuf';
+import { create, fromJson, type JsonValue } from '@bufbuild/protobuf';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import { AccountDeletedSchema } from '@parley/proto/parley/events/v1/account_deleted_pb.js';
+import { jobSettled } from '@parley/common/testing/jobs.ts';
 import { Code } from '@connectrpc/connect';
 import { WebhookService } from '@parley/proto/parley/chatbot/v1/webhooks_pb.js';
 import { WebhookEndpointDisabledSchema } from '@parley/proto/parley/events/v1/webhook_event_pb.js';
-import { QUEUES } from '@parley/common/queues.ts';
+import { createProducer, QUEUES } from '@parley/common/queues.ts';
 import { redisKeys } from '@parley/common/redis-keys.ts';
 import { createServiceClient } from '@parley/common/rpc-client.ts';
 import { webhookEvent, type WebhookEventInput } from '@parley/common/webhook-events.ts';
 import { webhookPublisher, type WebhookPublisher } from '@parley/common/webhook-publisher.ts';
-import { createEndpoint } from '../../src/webhooks/endpoints.ts';
+import { createEndpoint, restoreSubscriptions } from '../../src/webhooks/endpoints.ts';
 import { ADDRESS_NOT_ALLOWED, ENDPOINT_NOT_FOUND, URL_INVALID, unknownEvent } from '../../src/webhooks/endpoint-input.ts';
 import { DELIVERY_ERRORS } from '../../src/webhooks/deliver.ts';
 import { expectRpcError, logger, newOwner, startChatbotService, type TestChatbotService } from './harness.ts';
@@ -220,6 +223,40 @@ describe('endpoints', () => {
     });
     const created = await create('https://93.184.215.14/hook');
     expect(created.endpoint.url).toBe('https://93.184.215.14/hook');
+  });
+});
+
+describe('subscriptions and deletion', () => {
+  it('are written again when Redis lost them', async () => {
+    const ownerId = newOwner();
+    await endpointOf(ownerId, '/restored', ['credit.low']);
+    const keys = redisKeys(svc.config.QUEUE_PREFIX);
+    await svc.redis.del(keys.webhookSubscriptions(), keys.webhookSubscriptionsRevision());
+    expect(await restoreSubscriptions(svc.parts.deps.webhooks)).toBeGreaterThanOrEqual(1);
+    expect(await svc.redis.hget(keys.webhookSubscriptions(), ownerId)).toBe('credit.low');
+    // Kept: nothing to do.
+    expect(await restoreSubscriptions(svc.parts.deps.webhooks)).toBe(0);
+  });
+
+  it('go with a deleted workspace (AccountDeleted)', async () => {
+    const ownerId = newOwner();
+    const other = newOwner();
+    await endpointOf(ownerId, '/deleted-owner');
+    await endpointOf(other, '/other-owner');
+    const producer = createProducer(svc.redis, QUEUES.accountDeletedChatbot, AccountDeletedSchema, { prefix: svc.config.QUEUE_PREFIX });
+    try {
+      const settledJob = jobSettled(svc.parts.accountDeletedWorker!, `deleted-${ownerId}`);
+      await producer.publish(
+        create(AccountDeletedSchema, { userId: ownerId, occurredAt: timestampFromDate(new Date()) }),
+        `deleted-${ownerId}`,
+      );
+      expect((await settledJob).state).toBe('completed');
+    } finally {
+      await producer.close();
+    }
+    expect((await client.listWebhookEndpoints({ ownerId })).endpoints).toEqual([]);
+    expect((await client.listWebhookEndpoints({ ownerId: other })).endpoints).toHaveLength(1);
+    expect(await publisher.subscribedTo(ownerId, 'message.created')).toBe(false);
   });
 });
 
