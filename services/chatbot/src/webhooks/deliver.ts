@@ -120,7 +120,15 @@ async function recordFailure(deps: DeliverDeps, endpoint: WebhookEndpoint, at: D
   if (count === 0) return true; // another attempt disabled it first, and told the owners
   await refreshSubscriptions(deps, endpoint.ownerId);
   deps.logger.warn({ endpointId: endpoint.id, ownerId: endpoint.ownerId, since }, 'webhook endpoint disabled after failing deliveries');
-  await deps.endpointDisabled({ endpointId: endpoint.id, ownerId: endpoint.ownerId, url: endpoint.url, disabledAt: at, lastError });
+  try {
+    await deps.endpointDisabled({ endpointId: endpoint.id, ownerId: endpoint.ownerId, url: endpoint.url, disabledAt: at, lastError });
+  } catch (err) {
+    // The endpoint stays disabled (its owners see it on the Developers page); only the mail is missed.
+    deps.logger.error(
+      { endpointId: endpoint.id, ownerId: endpoint.ownerId, err: (err as Error).message },
+      'could not announce a disabled webhook endpoint',
+    );
+  }
   return true;
 }
 
