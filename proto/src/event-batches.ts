@@ -5,6 +5,7 @@
 import { create } from '@bufbuild/protobuf';
 import { ChatbotInteractionBatchSchema, type ChatbotInteraction } from '../gen/parley/events/v1/chatbot_interaction_pb.js';
 import { UsageRecordedBatchSchema, type UsageRecorded } from '../gen/parley/events/v1/usage_recorded_pb.js';
+import { WebhookEventBatchSchema, type WebhookEvent } from '../gen/parley/events/v1/webhook_event_pb.js';
 
 export const usageRecordedBatch = {
   schema: UsageRecordedBatchSchema,
@@ -16,4 +17,10 @@ export const chatbotInteractionBatch = {
   schema: ChatbotInteractionBatchSchema,
   wrap: (interactions: ChatbotInteraction[]) => create(ChatbotInteractionBatchSchema, { interactions }),
   unwrap: (batch: { interactions: ChatbotInteraction[] }) => batch.interactions,
+};
+
+export const webhookEventBatch = {
+  schema: WebhookEventBatchSchema,
+  wrap: (events: WebhookEvent[]) => create(WebhookEventBatchSchema, { events }),
+  unwrap: (batch: { events: WebhookEvent[] }) => batch.events,
 };

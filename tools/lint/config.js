@@ -108,7 +108,7 @@ export const layers = {
   auth: [['mail'], ['sessions'], ['accounts'], ['passwords'], ['password-reset'], ['workspaces'], ['api-keys']],
   billing: [['credit', 'payments', 'usage'], ['accounts']],
   chat: [['analytics', 'usage'], ['public-chat'], ['conversations'], ['export', 'feedback', 'insights']],
-  chatbot: [['interactions', 'knowledge', 'pictures'], ['chatbots']],
+  chatbot: [['interactions', 'knowledge', 'pictures', 'webhooks'], ['chatbots']],
 };
 
 const layerZones = Object.entries(layers).flatMap(([service, capabilities]) => {

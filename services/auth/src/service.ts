@@ -22,6 +22,8 @@ import { publishUserRegistered } from './accounts/user-registered.publisher.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
 import { createMailer, type Mailer } from './mail/mailer.ts';
 import { createNotices } from './mail/notices.ts';
+import { mailEndpointDisabled } from './workspaces/webhook-endpoint-disabled.ts';
+import { startWebhookEndpointDisabledWorker } from './workspaces/webhook-endpoint-disabled.job.ts';
 import { issueReset, type IssueResetDeps } from './password-reset/issue-reset.ts';
 import { startPasswordResetRequestedWorker } from './password-reset/password-reset-requested.job.ts';
 import { publishPasswordResetRequested } from './password-reset/password-reset-requested.publisher.ts';
@@ -40,6 +42,8 @@ export interface AuthServiceParts extends ServiceParts {
   mailer: Mailer;
   /** The PasswordResetRequested worker, when workers were started. */
   passwordResetRequestedWorker?: Worker;
+  /** Mails a workspace's owners when one of its webhook endpoints is disabled, when workers were started. */
+  webhookEndpointDisabledWorker?: Worker;
 }
 
 export async function createAuthService(config: AuthConfig, opts: { logger: Logger; workers?: boolean }): Promise<AuthServiceParts> {
@@ -104,6 +108,15 @@ export async function createAuthService(config: AuthConfig, opts: { logger: Logg
     ? startPasswordResetRequestedWorker({ redis, logger, prefix, issueReset: (input) => issueReset(issueResetDeps, input) })
     : undefined;
   const stopRelay = workers ? startAccountDeletedRelay(db, deps.publishAccountDeleted, logger) : undefined;
+  // A webhook endpoint the chatbot service disabled: the workspace's owners are mailed (ADR 32).
+  const webhookEndpointDisabledWorker = workers
+    ? startWebhookEndpointDisabledWorker({
+        redis,
+        logger,
+        prefix,
+        mailOwners: (input) => mailEndpointDisabled({ db, mailer, logger, publicUrl: config.PUBLIC_URL }, input),
+      })
+    : undefined;
 
   const app = createServiceApp({
     logger,
@@ -115,7 +128,7 @@ export async function createAuthService(config: AuthConfig, opts: { logger: Logg
   // The worker takes no new job (it finishes the one in hand) and the relay stops.
   const stopBackground = async () => {
     stopRelay?.();
-    await passwordResetRequestedWorker?.close();
+    await Promise.all([passwordResetRequestedWorker?.close(), webhookEndpointDisabledWorker?.close()]);
   };
 
   return {
@@ -124,6 +137,7 @@ export async function createAuthService(config: AuthConfig, opts: { logger: Logg
     issueResetDeps,
     mailer,
     passwordResetRequestedWorker,
+    webhookEndpointDisabledWorker,
     background: [stopBackground],
     closers: [
       // The worker first: close() waits for the jobs in flight to finish before it resolves.

@@ -58,6 +58,8 @@ export const billingVars = {
   QUEUE_PREFIX: { parse: text, default: 'parley' },
   /** Credit granted when an account is opened (the free plan's $0.01). */
   INITIAL_CREDIT: { parse: decimalAmount, default: '0.01' },
+  /** credit.low (webhooks, ADR 32) is sent when a settlement leaves the balance below this, once per crossing. */
+  CREDIT_LOW_THRESHOLD: { parse: decimalAmount, default: '0.50' },
   /** Unset: TEST MODE, checkout runs on the gateway's local page and no real payment is taken. */
   STRIPE_SECRET_KEY: { parse: secretKey, optional: true },
   /** Where the Stripe API is reached (tests and the offline stack point it at a local fake). */

@@ -19,6 +19,9 @@ import type { BillingConfig } from './config.ts';
 import { billingPermissions } from './permissions.ts';
 import { billingRoutes } from './rpc.ts';
 import { recordUsageBatch } from './usage/record-usage.ts';
+import { checkCreditLow } from './usage/credit-low.ts';
+import { publishPlanChanged } from './payments/plan-changed.ts';
+import { webhookPublisher, type WebhookPublisher } from '@parley/common/webhook-publisher.ts';
 import { startUsageRecordedWorker } from './usage/usage-recorded.job.ts';
 import { applyStripeEvent } from './payments/apply-stripe-event.ts';
 import type { PaymentsDeps } from './payments/payments-deps.ts';
@@ -45,6 +48,8 @@ export interface BillingServiceParts extends ServiceParts {
   accountDeletedWorker?: Worker;
   /** What the payment use cases run with (tests call them directly). */
   payments: PaymentsDeps;
+  /** The webhook events' publisher (credit.low, plan.changed), for tests that flush it. */
+  webhookEvents: WebhookPublisher;
 }
 
 export async function createBillingService(
@@ -71,8 +76,23 @@ export async function createBillingService(
         openWorkspaceAccount: (workspaceId) => openWorkspaceAccount(deps, workspaceId),
       })
     : undefined;
+  // Webhook events of credit and plan, for subscribed owners only (ADR 32).
+  const webhooks = webhookPublisher(redis, { prefix: config.QUEUE_PREFIX, logger });
+  const creditLow = { prisma, redis, prefix: config.QUEUE_PREFIX, logger, webhooks, threshold: config.CREDIT_LOW_THRESHOLD };
   const usageRecordedWorker = workers
-    ? startUsageRecordedWorker({ redis, logger, prefix: config.QUEUE_PREFIX, recordUsageBatch: (usages) => recordUsageBatch(deps, usages) })
+    ? startUsageRecordedWorker({
+        redis,
+        logger,
+        prefix: config.QUEUE_PREFIX,
+        recordUsageBatch: async (usages) => {
+          const outcomes = await recordUsageBatch(deps, usages);
+          await checkCreditLow(
+            creditLow,
+            usages.filter((_u, i) => outcomes[i] === 'recorded').map((u) => u.userId),
+          );
+          return outcomes;
+        },
+      })
     : undefined;
   // No STRIPE_SECRET_KEY: test mode, checkout sessions are local and nothing reaches Stripe.
   const payments: PaymentsDeps = { ...deps, stripe: await createStripeClient(config), logger, config };
@@ -82,7 +102,8 @@ export async function createBillingService(
         redis,
         logger,
         prefix: config.QUEUE_PREFIX,
-        applyStripeEvent: (input) => applyStripeEvent(payments, input),
+        applyStripeEvent: (input) =>
+          applyStripeEvent({ ...payments, planChanged: (change) => publishPlanChanged(webhooks, change) }, input),
       })
     : undefined;
   const accountDeletedWorker = workers
@@ -143,10 +164,12 @@ export async function createBillingService(
     stripeEventsWorker,
     accountDeletedWorker,
     payments,
+    webhookEvents: webhooks,
     background: [stopBackground],
     closers: [
       // Workers first: close() waits for the jobs in flight to finish before it resolves.
       stopBackground,
+      () => webhooks.close(),
       () => redis.quit(),
       () => prisma.$disconnect(),
     ],

@@ -21,13 +21,17 @@ import {
   dismissUnansweredQuestion,
   listUnansweredQuestions,
 } from './insights/unanswered-questions.ts';
-import { rateMessage } from './feedback/rate-message.ts';
+import { rateMessage, type RateMessageDeps } from './feedback/rate-message.ts';
 import { loadChatbotProfile, type ChatbotProfileDeps } from './public-chat/chatbot-profile.ts';
 import { createChallenge } from './public-chat/create-challenge.ts';
 import { countedAnswer, countedStream } from './public-chat/answer-metrics.ts';
 import { sendMessage, streamMessage, type PublicChatDeps } from './public-chat/send-message.ts';
 
-export type ChatRpcDeps = PublicChatDeps & ChatbotProfileDeps & ConversationsDeps & Pick<ExportDeps, 'exportDb'>;
+export type ChatRpcDeps = PublicChatDeps &
+  ChatbotProfileDeps &
+  ConversationsDeps &
+  Pick<ExportDeps, 'exportDb'> &
+  Pick<RateMessageDeps, 'webhooks'>;
 
 function toConversationMessage(c: Conversation, messages: Message[] = []): ConversationMessage {
   return create(ConversationSchema, {

@@ -28,6 +28,8 @@ import {
 } from './analytics/chatbot-interactions-counted.outbox.ts';
 import { startPruningProcessedAnalyticsEvents } from './analytics/prune-processed-analytics-events.ts';
 import { recordAnalyticsBatch } from './analytics/record-analytics.ts';
+import { analyticsWebhookEvents } from './analytics/webhook-events.ts';
+import { webhookPublisher } from '@parley/common/webhook-publisher.ts';
 import { startAccountDeletedWorker } from './conversations/account-deleted.job.ts';
 import { startChatbotDeletedWorker } from './conversations/chatbot-deleted.job.ts';
 import { deleteChatbotConversations } from './conversations/delete-conversations.ts';
@@ -116,6 +118,9 @@ export async function createChatService(
     prefix: config.QUEUE_PREFIX,
   });
   const publishInteractionsCounted = interactionsCountedPublisher(interactionsCounted);
+  // Webhook events of answered messages (from the analytics batches) and ratings, for subscribed owners only (ADR 32).
+  const webhooks = webhookPublisher(redis, { prefix: config.QUEUE_PREFIX, logger });
+  const announceWebhookEvents = analyticsWebhookEvents(webhooks);
   const rpc = {
     timeoutMs: config.RPC_TIMEOUT_MS,
     resolveIntervalMs: config.SERVICE_RESOLVE_INTERVAL_MS,
@@ -155,6 +160,7 @@ export async function createChatService(
   });
   exportDb.on('error', (err) => logger.warn({ err: err.message }, 'export pool: idle session failed'));
   const deps: ChatRpcDeps = {
+    webhooks,
     db: prisma,
     exportDb,
     logger,
@@ -232,8 +238,11 @@ export async function createChatService(
           logger,
           prefix: config.QUEUE_PREFIX,
           recordAnalytics: (batch) =>
-            recordAnalyticsBatch(prisma, batch, (records) =>
-              announceInteractionsCounted({ db: prisma, publish: publishInteractionsCounted, logger }, records),
+            recordAnalyticsBatch(
+              prisma,
+              batch,
+              (records) => announceInteractionsCounted({ db: prisma, publish: publishInteractionsCounted, logger }, records),
+              announceWebhookEvents,
             ),
         });
   const stopPruning = opts.workers === false ? undefined : startPruningProcessedAnalyticsEvents(prisma, logger);
@@ -279,6 +288,7 @@ export async function createChatService(
       () => usageRecorded.close(),
       () => analyticsInteraction.close(),
       () => interactionsCounted.close(),
+      () => webhooks.close(),
       () => redis.quit(),
       () => prisma.$disconnect(),
       () => exchanges.end(),

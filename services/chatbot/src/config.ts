@@ -62,6 +62,15 @@ export const chatbotVars = {
   EMBEDDINGS_API_KEY: { parse: text, optional: true },
   /** The embeddings model, e.g. text-embedding-3-small or nomic-embed-text; required with EMBEDDINGS_URL. */
   EMBEDDINGS_MODEL: { parse: text, optional: true },
+  /** Webhook deliveries (docs/adr/0032-webhooks.md): one attempt's deadline. */
+  WEBHOOK_TIMEOUT_MS: { parse: int(100, 60_000), default: '10000' },
+  /** Attempts of one delivery; the retries wait WEBHOOK_RETRY_BASE_MS, then twice as long each time (12 and 40 s: about 23 hours in all). */
+  WEBHOOK_MAX_ATTEMPTS: { parse: int(1, 30), default: '12' },
+  WEBHOOK_RETRY_BASE_MS: { parse: int(1, 3600_000), default: '40000' },
+  /** An endpoint whose deliveries have all failed for this long is disabled and its owners mailed. */
+  WEBHOOK_DISABLE_AFTER_MS: { parse: int(0, 30 * 24 * 3600_000), default: String(24 * 3600_000) },
+  /** Delivery attempts run side by side per process. */
+  WEBHOOK_DELIVERY_CONCURRENCY: { parse: int(1, 64), default: '8' },
   /** Deadline of calls to other services (billing). */
   RPC_TIMEOUT_MS: { parse: int(1, 600_000), default: '5000' },
 };

@@ -1,4 +1,4 @@
-// The ChatbotService over ConnectRPC: maps proto messages to the use cases and back, nothing more.
+// The ChatbotService and the WebhookService over ConnectRPC: map proto messages to the use cases and back, nothing more.
 import type { ConnectRouter } from '@connectrpc/connect';
 import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
@@ -19,8 +19,12 @@ import {
   type KnowledgeBase as KnowledgeBaseMessage,
   type TextEntry as TextEntryMessage,
 } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
+import { WebhookDeliverySchema, WebhookEndpointSchema, WebhookService } from '@parley/proto/parley/chatbot/v1/webhooks_pb.js';
 import { languageFields, readLanguage, type LanguageName } from '@parley/proto/language.ts';
-import type { Chatbot, PrismaClient, TextEntry } from './generated/prisma/client.ts';
+import type { Chatbot, PrismaClient, TextEntry, WebhookDelivery, WebhookEndpoint } from './generated/prisma/client.ts';
+import { listDeliveries, redeliver, sendTestEvent } from './webhooks/deliveries.ts';
+import { createEndpoint, deleteEndpoint, listEndpoints, rollSecret, updateEndpoint } from './webhooks/endpoints.ts';
+import type { WebhookDeps } from './webhooks/webhook-deps.ts';
 import { createChatbot, type CreateChatbotDeps } from './chatbots/create-chatbot.ts';
 import { getPublicChatbot } from './chatbots/get-public-chatbot.ts';
 import { listChatbots } from './chatbots/list-chatbots.ts';
@@ -34,6 +38,7 @@ export type ChatbotRpcDeps = CreateChatbotDeps &
   PromptKnowledgeDeps & {
     /** The search pool (see knowledge/retrieve.ts), for tests that look at its sessions. */
     search: PrismaClient;
+    webhooks: WebhookDeps;
   };
 
 /** The stored language (always one of LANGUAGE_NAMES: chatbot-input.ts validates every write), in both fields. */
@@ -227,6 +232,79 @@ export function chatbotRoutes(deps: ChatbotRpcDeps) {
         return toEntryChangeMessage(
           await changes.setEntryAutoSync({ ownerId: req.ownerId, chatbotId: req.chatbotId, entryId: req.entryId, autoSync: req.autoSync }),
         );
+      },
+    });
+    webhookRoutes(deps.webhooks)(router);
+  };
+}
+
+const toWebhookEndpointMessage = (e: WebhookEndpoint) =>
+  create(WebhookEndpointSchema, {
+    id: e.id,
+    url: e.url,
+    events: e.events,
+    enabled: e.enabled,
+    disabledReason: e.disabledReason,
+    createdAt: timestampFromDate(e.createdAt),
+    failingSince: e.failingSince ? timestampFromDate(e.failingSince) : undefined,
+  });
+
+const toWebhookDeliveryMessage = (d: WebhookDelivery) =>
+  create(WebhookDeliverySchema, {
+    id: d.id,
+    endpointId: d.endpointId,
+    eventType: d.eventType,
+    status: d.status,
+    attempts: d.attempts,
+    responseStatus: d.responseStatus,
+    durationMs: d.durationMs,
+    responseExcerpt: d.responseExcerpt,
+    error: d.error,
+    createdAt: timestampFromDate(d.createdAt),
+    lastAttemptAt: d.lastAttemptAt ? timestampFromDate(d.lastAttemptAt) : undefined,
+    payload: d.payload,
+    test: d.test,
+  });
+
+/** The WebhookService (webhooks/): endpoints, their delivery log, redelivery and test events. */
+function webhookRoutes(deps: WebhookDeps) {
+  return (router: ConnectRouter) => {
+    router.service(WebhookService, {
+      async createWebhookEndpoint(req) {
+        const { endpoint, secret } = await createEndpoint(deps, { ownerId: req.ownerId, url: req.url, events: req.events });
+        return { endpoint: toWebhookEndpointMessage(endpoint), secret };
+      },
+      async listWebhookEndpoints(req) {
+        return { endpoints: (await listEndpoints(deps.db, req.ownerId)).map(toWebhookEndpointMessage) };
+      },
+      async updateWebhookEndpoint(req) {
+        const endpoint = await updateEndpoint(deps, {
+          ownerId: req.ownerId,
+          endpointId: req.endpointId,
+          url: req.url,
+          enabled: req.enabled,
+          events: req.events?.types,
+        });
+        return { endpoint: toWebhookEndpointMessage(endpoint) };
+      },
+      async deleteWebhookEndpoint(req) {
+        await deleteEndpoint(deps, { ownerId: req.ownerId, endpointId: req.endpointId });
+        return {};
+      },
+      async rollWebhookSecret(req) {
+        return { secret: await rollSecret(deps, { ownerId: req.ownerId, endpointId: req.endpointId }) };
+      },
+      async listWebhookDeliveries(req) {
+        const page = await listDeliveries(deps, { ownerId: req.ownerId, endpointId: req.endpointId, limit: req.limit, cursor: req.cursor });
+        return { deliveries: page.deliveries.map(toWebhookDeliveryMessage), nextCursor: page.nextCursor };
+      },
+      async redeliverWebhook(req) {
+        const delivery = await redeliver(deps, { ownerId: req.ownerId, endpointId: req.endpointId, deliveryId: req.deliveryId });
+        return { delivery: toWebhookDeliveryMessage(delivery) };
+      },
+      async sendTestWebhook(req) {
+        const delivery = await sendTestEvent(deps, { ownerId: req.ownerId, endpointId: req.endpointId, eventType: req.eventType });
+        return { delivery: toWebhookDeliveryMessage(delivery) };
       },
     });
   };

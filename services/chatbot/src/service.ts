@@ -1,6 +1,7 @@
 // Builds the chatbot service from its configuration: database, Redis, the billing client, the
 // ChatbotDeleted and knowledge-ingest producers, embeddings, the ChatbotInteractionsCounted,
-// ChatbotInteraction, AccountDeleted and knowledge-ingest workers (with the ingest relay and the website re-sync) and the Express app.
+// ChatbotInteraction, AccountDeleted and knowledge-ingest workers (with the ingest relay and the website re-sync), the
+// webhook fan-out and delivery workers and the Express app.
 // main.ts runs it; tests (the chatbot service's and other packages') start it in-process the same way.
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@connectrpc/connect';
@@ -37,6 +38,18 @@ import { knowledgeTextCache } from './knowledge/knowledge-text-cache.ts';
 import { SEARCH_SESSION_SETTINGS } from './knowledge/retrieve.ts';
 import { redisPublicRevision } from './core/public-revision.ts';
 import { chatbotRoutes, type ChatbotRpcDeps } from './rpc.ts';
+import { webhookPublisher } from '@parley/common/webhook-publisher.ts';
+import { entryFinishedWebhooks } from './entry-webhooks.ts';
+import { attemptDelivery, type DeliverDeps } from './webhooks/deliver.ts';
+import { deleteOwnerEndpoints, startSubscriptionsCheck } from './webhooks/endpoints.ts';
+import { fanOutEvents } from './webhooks/fan-out.ts';
+import type { WebhookDeps } from './webhooks/webhook-deps.ts';
+import {
+  deliveryQueue,
+  endpointDisabledPublisher,
+  startWebhookDeliveryWorker,
+  startWebhookEventsWorker,
+} from './webhooks/webhook-queues.ts';
 
 /** Connections for knowledge searches, besides the main pool: a share of DATABASE_POOL_MAX (5 at the default 10). */
 const SEARCH_POOL_SHARE = 0.5;
@@ -58,6 +71,11 @@ export interface ChatbotServiceParts extends ServiceParts {
   ingestDeps: IngestDeps;
   /** Retrieval and the embed worker (knowledge/embeddings/knowledge-embeddings.ts). */
   embeddings: KnowledgeEmbeddings;
+  /** The webhook fan-out and delivery workers (webhooks/), when workers were started. */
+  webhookEventsWorker?: Worker;
+  webhookDeliveryWorker?: Worker;
+  /** What the delivery worker runs, for tests. */
+  deliverDeps: DeliverDeps;
 }
 
 /** Room for the largest upload in an AddFileEntry call, besides the rest of the message. */
@@ -95,7 +113,29 @@ export async function createChatbotService(
       credentials: { caller: 'chatbot', secret: config.SERVICE_SECRET },
     });
 
+  const deliveries = deliveryQueue(redis, config.QUEUE_PREFIX, {
+    attempts: config.WEBHOOK_MAX_ATTEMPTS,
+    backoffMs: config.WEBHOOK_RETRY_BASE_MS,
+  });
+  const endpointDisabled = endpointDisabledPublisher(redis, config.QUEUE_PREFIX);
+  const webhookEvents = webhookPublisher(redis, { prefix: config.QUEUE_PREFIX, logger });
+  const webhooks: WebhookDeps = {
+    db: prisma,
+    redis,
+    prefix: config.QUEUE_PREFIX,
+    logger,
+    settings: {
+      allowPrivate: config.KNOWLEDGE_URL_ALLOW_PRIVATE === '1',
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+      maxAttempts: config.WEBHOOK_MAX_ATTEMPTS,
+      disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
+    },
+    requestDelivery: deliveries.request,
+  };
+  const deliverDeps: DeliverDeps = { ...webhooks, endpointDisabled: endpointDisabled.publish };
+
   const deps: ChatbotRpcDeps = {
+    webhooks,
     db: prisma,
     search,
     logger,
@@ -131,6 +171,7 @@ export async function createChatbotService(
     publicChanged,
     entryIndexed: embeddings.entryIndexed,
     publishIngest: knowledgeIngest.publish,
+    entryFinished: entryFinishedWebhooks({ db: prisma, webhooks: webhookEvents, logger }),
   };
 
   // The chatbot's interactions, reported by the chat service's analytics worker per chatbot and batch.
@@ -160,7 +201,11 @@ export async function createChatbotService(
           redis,
           logger,
           prefix: config.QUEUE_PREFIX,
-          deleteOwnerChatbots: (input) => deleteOwnerChatbots(deps, input),
+          deleteOwnerChatbots: async (input) => {
+            const deleted = await deleteOwnerChatbots(deps, input);
+            await deleteOwnerEndpoints(webhooks, input.ownerId);
+            return deleted;
+          },
         });
 
   const knowledgeIngestWorker = workers
@@ -173,6 +218,20 @@ export async function createChatbotService(
       })
     : undefined;
 
+  // Webhooks: events fanned out into deliveries, and each delivery's attempts (ADR 32).
+  const webhookEventsWorker = workers
+    ? startWebhookEventsWorker({ redis, logger, prefix: config.QUEUE_PREFIX, fanOut: (events) => fanOutEvents(webhooks, events) })
+    : undefined;
+  const webhookDeliveryWorker = workers
+    ? startWebhookDeliveryWorker({
+        redis,
+        logger,
+        prefix: config.QUEUE_PREFIX,
+        concurrency: config.WEBHOOK_DELIVERY_CONCURRENCY,
+        attempt: (req) => attemptDelivery(deliverDeps, req),
+      })
+    : undefined;
+
   // With the workers: a process that counts interactions also forgets the old ones, announces
   // deletions its owner's call could not, queues entries whose job was lost and re-syncs websites.
   const stopPruning = opts.workers === false ? undefined : startPruningProcessedInteractions(prisma, logger);
@@ -180,6 +239,7 @@ export async function createChatbotService(
   const stopIngestRelay = workers
     ? startIngestRelay({ db: prisma, logger, publishIngest: knowledgeIngest.publish, jobState: knowledgeIngest.jobState })
     : undefined;
+  const stopSubscriptionsCheck = workers ? startSubscriptionsCheck(webhooks) : undefined;
   const stopAutoSync = workers
     ? startAutoSync({ db: prisma, logger, publishIngest: knowledgeIngest.publish, intervalMs: config.KNOWLEDGE_SYNC_INTERVAL_MS })
     : undefined;
@@ -199,12 +259,14 @@ export async function createChatbotService(
 
   // No new job and no new sweep; the jobs in hand finish.
   const stopBackground = async () => {
-    for (const stop of [stopPruning, stopRelay, stopIngestRelay, stopAutoSync]) stop?.();
+    for (const stop of [stopPruning, stopRelay, stopIngestRelay, stopAutoSync, stopSubscriptionsCheck]) stop?.();
     await Promise.all([
       knowledgeIngestWorker?.close(),
       interactionsCountedWorker?.close(),
       chatbotInteractionWorker?.close(),
       accountDeletedWorker?.close(),
+      webhookEventsWorker?.close(),
+      webhookDeliveryWorker?.close(),
       embeddings.stopBackground(),
     ]);
   };
@@ -219,12 +281,18 @@ export async function createChatbotService(
     knowledgeIngestWorker,
     ingestDeps,
     embeddings,
+    webhookEventsWorker,
+    webhookDeliveryWorker,
+    deliverDeps,
     background: [stopBackground],
     closers: [
       // The workers first: close() waits for the jobs in flight to finish before it resolves.
       stopBackground,
       () => embeddings.close(),
       () => knowledgeIngest.close(),
+      () => webhookEvents.close(),
+      () => deliveries.close(),
+      () => endpointDisabled.close(),
       () => chatbotDeleted.close(),
       () => redis.quit(),
       () => prisma.$disconnect(),

@@ -45,6 +45,12 @@ export const QUEUES = {
   chatbotInteractionsCounted: 'parley.chatbot-interactions-counted',
   /** WorkspaceCreated: auth announces a workspace created besides a personal one; billing opens its account (ADR 30). */
   workspaceCreated: 'parley.workspace-created',
+  /** WebhookEvent (in batches): chat, billing and the chatbot service announce what webhooks may carry; the chatbot service fans each out to its owner's endpoints (ADR 32). */
+  webhookEvents: 'parley.webhook-events',
+  /** The chatbot service's own background jobs: one attempt at a signed webhook delivery (ADR 32). */
+  webhookDeliveries: 'parley.webhook-deliveries',
+  /** WebhookEndpointDisabled: the chatbot service disabled a failing endpoint; auth mails the workspace's owners (ADR 32). */
+  webhookEndpointDisabled: 'parley.webhook-endpoint-disabled',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -85,9 +91,13 @@ export function createProducer<D extends DescMessage>(
   connection: Redis,
   name: QueueName,
   schema: D,
-  opts: { prefix?: string } = {},
+  opts: { prefix?: string; retries?: { attempts: number; backoffMs: number } } = {},
 ): Producer<D> {
-  const queue = new Queue(name, { connection, prefix: opts.prefix ?? DEFAULT_QUEUE_PREFIX, defaultJobOptions });
+  // A queue may set its own retries (exponential backoff from backoffMs): webhook deliveries retry for a day.
+  const jobOptions: JobsOptions = opts.retries
+    ? { ...defaultJobOptions, attempts: opts.retries.attempts, backoff: { type: 'exponential', delay: opts.retries.backoffMs } }
+    : defaultJobOptions;
+  const queue = new Queue(name, { connection, prefix: opts.prefix ?? DEFAULT_QUEUE_PREFIX, defaultJobOptions: jobOptions });
   const published = jobsPublished.series({ queue: name });
   return {
     async publish(event, jobId) {

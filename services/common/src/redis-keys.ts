@@ -14,6 +14,7 @@ export const REDIS_KEY_FAMILIES = {
   chatTurns: 'chat-turns',
   auth: 'auth',
   chatLimit: 'chat-limit',
+  webhooks: 'webhooks',
 } as const;
 
 const join = (...parts: string[]) => parts.join(':');
@@ -46,6 +47,12 @@ export function redisKeys(prefix: string) {
     /** Password reset requests per email hash and per IP (auth). */
     passwordResetsEmail: (emailHash: string) => join(prefix, f.auth, 'password-resets', 'email', emailHash),
     passwordResetsIp: (ip: string) => join(prefix, f.auth, 'password-resets', 'ip', ip),
+    /** Hash: owner id → the event types its enabled webhook endpoints subscribe to, comma-separated (set by chatbot; ADR 32). */
+    webhookSubscriptions: () => join(prefix, f.webhooks, 'subscriptions'),
+    /** A random revision set on every change of webhookSubscriptions: readers cache the hash under it (ADR 32). */
+    webhookSubscriptionsRevision: () => join(prefix, f.webhooks, 'subscriptions-revision'),
+    /** Set while an owner's credit is below the low-credit threshold, so credit.low is sent once per crossing (billing; ADR 32). */
+    webhookCreditLow: (ownerId: string) => join(prefix, f.webhooks, 'credit-low', ownerId),
   };
 }
 

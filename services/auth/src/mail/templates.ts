@@ -92,3 +92,16 @@ function duration(seconds: number): string {
   const minutes = Math.round(seconds / 60);
   return minutes === 1 ? '1 minute' : `${minutes} minutes`;
 }
+
+export function webhookEndpointDisabledMail(input: {
+  publicUrl: string;
+  workspaceName: string;
+  url: string;
+  lastError: string;
+}): MailContent {
+  return mail('A webhook endpoint of your Parley workspace was disabled', [
+    `Deliveries to the webhook endpoint ${input.url} of the workspace "${input.workspaceName}" have failed for a day (last failure: ${input.lastError}), so Parley has disabled it and sends it nothing more.`,
+    'Once the endpoint answers again, enable it on the Developers page; you can redeliver the events it missed from its delivery log.',
+    { label: 'Open the Developers page', link: `${input.publicUrl}/developers` },
+  ]);
+}

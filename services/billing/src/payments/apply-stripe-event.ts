@@ -34,7 +34,17 @@ export type StripeEventOutcome = 'applied' | 'already_applied' | 'ignored';
 
 export type ApplyStripeEventDeps = Pick<PaymentsDeps, 'prisma' | 'initialCredit' | 'logger'> & {
   config: Pick<PaymentsDeps['config'], 'PRO_PLAN_CREDIT'>;
+  /** Told after the commit when the event changed the owner's plan (plan.changed for webhooks); never throws. */
+  planChanged?: (change: PlanChange) => Promise<void>;
 };
+
+export interface PlanChange {
+  ownerId: string;
+  plan: 'free' | 'pro';
+  previousPlan: 'free' | 'pro';
+  /** The Stripe event that changed it: one plan.changed per event. */
+  eventId: string;
+}
 
 /** Subscription statuses in which the owner is on the pro plan (past_due: Stripe is still retrying the payment). */
 export const PRO_STATUSES = ['active', 'trialing', 'past_due'];
@@ -56,8 +66,9 @@ export async function applyStripeEvent(deps: ApplyStripeEventDeps, input: Stripe
   // Validated before any write: a malformed event fails the same way on every retry.
   const effect = effectOf(event);
 
-  return deps.prisma.$transaction(
-    async (tx) => {
+  let planChange: PlanChange | undefined;
+  const outcome = await deps.prisma.$transaction(
+    async (tx): Promise<StripeEventOutcome> => {
       const { count } = await tx.processedStripeEvent.createMany({ data: [{ eventId: event.id, type: event.type }], skipDuplicates: true });
       if (count === 0) return 'already_applied';
       const log = { eventId: event.id, type: event.type };
@@ -92,7 +103,7 @@ export async function applyStripeEvent(deps: ApplyStripeEventDeps, input: Stripe
               reference: proCreditReference(effect.subscriptionId),
             });
           }
-          await refreshPlan(tx, userId);
+          planChange = await refreshPlan(tx, userId, event.id);
           await markCompleted(tx, effect.sessionId);
           break;
         case 'topup':
@@ -102,7 +113,7 @@ export async function applyStripeEvent(deps: ApplyStripeEventDeps, input: Stripe
           break;
         case 'subscription_status':
           await proposeStatus(tx, effect.subscriptionId, userId, effect.status, event.created);
-          await refreshPlan(tx, userId);
+          planChange = await refreshPlan(tx, userId, event.id);
           break;
       }
       deps.logger.info({ ...log, userId }, 'stripe event applied');
@@ -110,6 +121,8 @@ export async function applyStripeEvent(deps: ApplyStripeEventDeps, input: Stripe
     },
     { timeout: 15_000 },
   );
+  if (planChange && deps.planChanged) await deps.planChanged(planChange);
+  return outcome;
 }
 
 type Json = Record<string, unknown>;
@@ -262,10 +275,14 @@ async function proposeStatus(
         > ("Subscription"."status" = 'canceled', "Subscription"."statusAt", ${rankOf('"Subscription"."status"')})`;
 }
 
-/** Pro while the owner has a subscription in a pro status; free otherwise (the credit stays). */
-async function refreshPlan(tx: Prisma.TransactionClient, userId: string): Promise<void> {
+/** Pro while the owner has a subscription in a pro status; free otherwise (the credit stays). Returns the change, if any. */
+async function refreshPlan(tx: Prisma.TransactionClient, userId: string, eventId: string): Promise<PlanChange | undefined> {
   const pro = await tx.subscription.count({ where: { userId, status: { in: PRO_STATUSES } } });
-  await tx.account.update({ where: { userId }, data: { plan: pro > 0 ? 'pro' : 'free' } });
+  // The account row is locked by this transaction: the plan read is the one replaced.
+  const before = await tx.account.findUnique({ where: { userId }, select: { plan: true } });
+  const plan = pro > 0 ? 'pro' : 'free';
+  await tx.account.update({ where: { userId }, data: { plan } });
+  return before && before.plan !== plan ? { ownerId: userId, plan, previousPlan: before.plan, eventId } : undefined;
 }
 
 async function markCompleted(tx: Prisma.TransactionClient, sessionId: string): Promise<void> {

@@ -51,6 +51,16 @@ const TRANSACTION_TIMEOUT_MS = 20_000;
 
 export type AnalyticsEvent = ReturnType<typeof parseAnalyticsEvent>;
 
+/**
+ * Told, after the commit, the batch's newly counted messages and the conversations they opened (for
+ * webhooks' message.created and conversation.started, analytics/webhook-events.ts; never fails).
+ */
+export type AnnounceWebhookEvents = (counted: readonly AnalyticsEvent[], newSessions: readonly NewSession[]) => Promise<void>;
+export interface NewSession {
+  chatbotId: string;
+  sessionId: string;
+}
+
 /** Publishes the batch's ChatbotInteractionsCounted records once its transaction has committed (never fails). */
 export type AnnounceInteractionsCounted = (records: InteractionsCounted[]) => Promise<void>;
 
@@ -77,9 +87,10 @@ export async function recordAnalyticsBatch(
   db: PrismaClient,
   batch: readonly AnalyticsEvent[],
   announce?: AnnounceInteractionsCounted,
+  announceWebhooks?: AnnounceWebhookEvents,
 ): Promise<RecordAnalyticsResult[]> {
   if (batch.length === 0) return [];
-  const { results, interactionsCounted } = await db.$transaction(
+  const { results, interactionsCounted, counted, newSessions } = await db.$transaction(
     async (tx) => {
       // A chatbot deleted since its events were queued: its figures are gone and stay gone
       // (taking its lock first, before anything is written).
@@ -104,7 +115,7 @@ export async function recordAnalyticsBatch(
         counted.push(event);
         return 'counted';
       });
-      if (counted.length === 0) return { results, interactionsCounted: [] };
+      if (counted.length === 0) return { results, interactionsCounted: [], counted, newSessions: [] };
       // Oldest first, so a session or visitor first seen in the batch is counted on its first day.
       counted.sort((a, b) => a.at.getTime() - b.at.getTime());
 
@@ -115,13 +126,13 @@ export async function recordAnalyticsBatch(
         counted.filter((e) => e.sessionId !== ''),
         (e) => `${e.chatbotId}|${e.sessionId}`,
       );
-      const newSessions = await tx.$queryRaw<{ chatbotId: string; day: string }[]>`
+      const newSessions = await tx.$queryRaw<{ chatbotId: string; sessionId: string; day: string }[]>`
         INSERT INTO "AnalyticsSession" ("chatbotId", "sessionId", "firstDay")
         SELECT c::uuid, s, d::date
           FROM unnest(${sessions.map((e) => e.chatbotId)}::text[], ${sessions.map((e) => e.sessionId)}::text[],
                       ${sessions.map((e) => dayString(e.at))}::text[]) WITH ORDINALITY AS t(c, s, d, i)
          ORDER BY i
-        ON CONFLICT DO NOTHING RETURNING "chatbotId"::text AS "chatbotId", to_char("firstDay", 'YYYY-MM-DD') AS day`;
+        ON CONFLICT DO NOTHING RETURNING "chatbotId"::text AS "chatbotId", "sessionId", to_char("firstDay", 'YYYY-MM-DD') AS day`;
       const visitors = firstByKey(
         counted.filter((e) => e.visitorHash !== ''),
         (e) => `${e.chatbotId}|${dayString(e.at)}|${e.visitorHash}`,
@@ -179,11 +190,12 @@ export async function recordAnalyticsBatch(
         tx,
         counted.filter((e) => e.interactionsViaAnalytics),
       );
-      return { results, interactionsCounted };
+      return { results, interactionsCounted, counted, newSessions };
     },
     { timeout: TRANSACTION_TIMEOUT_MS, maxWait: TRANSACTION_TIMEOUT_MS },
   );
   if (announce && interactionsCounted.length > 0) await announce(interactionsCounted);
+  if (announceWebhooks && counted.length > 0) await announceWebhooks(counted, newSessions);
   return results;
 }
 

@@ -11,6 +11,8 @@
 import { Code, ConnectError, type Client } from '@connectrpc/connect';
 import { DEFAULT_LANGUAGE, readLanguage } from '@parley/proto/language.ts';
 import type { ChatbotService, PublicChatbot } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
+import { webhookEvent } from '@parley/common/webhook-events.ts';
+import type { WebhookPublisher } from '@parley/common/webhook-publisher.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import { parseUniqueId, publicChatbotNotFound } from '@parley/common/public-chatbot.ts';
 import { invalid, notFound } from '@parley/common/rpc-errors.ts';
@@ -59,6 +61,8 @@ export interface RateMessageDeps {
   sessionIds: SessionIds;
   admission: Admission;
   chatbots: Client<typeof ChatbotService>;
+  /** feedback.created for the owner's webhooks (only when subscribed; never waited on, never throws). */
+  webhooks?: Pick<WebhookPublisher, 'publish'>;
 }
 
 export interface RateMessageResult {
@@ -107,7 +111,7 @@ export async function rateMessage(deps: RateMessageDeps, raw: RawRating): Promis
   checkSite(parseVisitorSite(raw), chatbot);
   const language = readLanguage(chatbot) ?? DEFAULT_LANGUAGE;
 
-  await deps.db.$transaction(async (tx) => {
+  const rated = await deps.db.$transaction(async (tx) => {
     // A chatbot deleted since it was looked up keeps no rating (its figures are gone and stay gone).
     if ((await lockDeletedChatbots(tx, [chatbot.id])).size > 0) throw publicChatbotNotFound();
     // The answer, locked, only within the visitor's own conversation with this chatbot.
@@ -119,12 +123,12 @@ export async function rateMessage(deps: RateMessageDeps, raw: RawRating): Promis
          FOR UPDATE OF m`;
     if (!message) throw notFound(MESSAGE_NOT_FOUND);
     const from = message.rating === 'up' || message.rating === 'down' ? message.rating : null;
-    if (from === input.rating) return;
+    if (from === input.rating) return false;
 
     await tx.$executeRaw`UPDATE "Message" SET "rating" = ${input.rating}, "ratedAt" = now() WHERE "id" = ${input.messageId.toString()}::bigint`;
     await applyRating(tx, { chatbotId: chatbot.id, ownerId: chatbot.ownerId, day: message.createdAt, from, to: input.rating });
     // An answer the knowledge did not give is already among the unanswered (the analytics worker filed it).
-    if (input.rating !== 'down' || message.answered === false) return;
+    if (input.rating !== 'down' || message.answered === false) return true;
     // The question the answer was given to: the visitor's message just before it.
     const [question] = await tx.$queryRaw<{ content: string; createdAt: Date }[]>`
       SELECT "content", "createdAt" FROM "Message"
@@ -141,6 +145,24 @@ export async function rateMessage(deps: RateMessageDeps, raw: RawRating): Promis
         at: question.createdAt,
       });
     }
+    return true;
   });
+  if (rated && deps.webhooks) {
+    const at = new Date();
+    void deps.webhooks.publish([
+      webhookEvent('feedback.created', {
+        id: `feedback.created:${input.messageId}:${at.getTime()}`,
+        ownerId: chatbot.ownerId,
+        occurredAt: at,
+        data: {
+          chatbotId: chatbot.id,
+          conversationId: input.sessionId,
+          messageId: input.messageId.toString(),
+          rating: input.rating,
+          createdAt: at.toISOString(),
+        },
+      }),
+    ]);
+  }
   return { messageId: input.messageId.toString(), rating: input.rating };
 }

@@ -46,6 +46,8 @@ export interface ChatStack extends ChatUnderTest {
   fake: FakeOpenAI;
   chatbots: Client<typeof ChatbotService>;
   chatbot: ChatbotServiceParts;
+  /** Where the chatbot service answers (its WebhookService too). */
+  chatbotUrl: string;
   billing: BillingServiceParts;
   /** Billing's RPCs, as the chat service calls them. */
   billingClient: Client<typeof BillingService>;
@@ -167,6 +169,7 @@ export async function startChatStack(
     fake,
     chatbots,
     chatbot,
+    chatbotUrl: chatbotServer.url,
     billing,
     billingClient,
     redis,

@@ -51,6 +51,8 @@ export interface IngestDeps extends WriteEntryDeps {
   /** Queues the embedding of an entry's new chunks (embeddings/knowledge-embeddings.ts). */
   entryIndexed: (entry: { chatbotId: string; entryId: string }) => Promise<void>;
   publishIngest: PublishIngest;
+  /** Told when an entry's first processing ends, ready or failed (webhook events); never throws. */
+  entryFinished?: (entry: { chatbotId: string; entryId: string; outcome: 'ready' | 'failed'; error: string }) => Promise<void>;
 }
 
 /** How the work on one entry ends: its result written, or its failure recorded. */
@@ -76,6 +78,13 @@ export async function ingestEntry(deps: IngestDeps, request: IngestRequest, opts
     } else throw err;
   }
   await announce(deps, entry.id, result);
+  if (result.outcome === 'ready' || result.outcome === 'failed')
+    await deps.entryFinished?.({
+      chatbotId: result.chatbotId,
+      entryId: entry.id,
+      outcome: result.outcome,
+      error: result.outcome === 'failed' ? result.error : '',
+    });
   return result.outcome;
 }
 

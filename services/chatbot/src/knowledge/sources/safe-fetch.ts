@@ -1,16 +1,15 @@
 // Fetching an owner's web page without letting the owner reach our own network (server-side
 // request forgery): the address a connection is made to is checked after DNS resolution, inside the
-// connection itself, so a second resolution cannot answer differently (DNS rebinding), and every
-// redirect goes through the same check. Each fetch has one deadline and a body size limit, so a slow
+// connection itself, so a second resolution cannot answer differently (DNS rebinding: the guard is
+// core/address-guard.ts, which webhook deliveries use too), and every redirect goes through the same check. Each fetch has one deadline and a body size limit, so a slow
 // or endless page cannot hold a worker.
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { isIP } from 'node:net';
-import ipaddr from 'ipaddr.js';
-import { Agent, buildConnector, interceptors, request, type Dispatcher } from 'undici';
+import { request, type Dispatcher } from 'undici';
+import { guardedAgent } from '../../core/address-guard.ts';
 import { SourceError } from './source-error.ts';
 import { INVALID_URL, normalizeUrl } from './web-source.ts';
 
 export { INVALID_URL, normalizeUrl } from './web-source.ts';
+export { createGuardedAgent, isPublicAddress } from '../../core/address-guard.ts';
 
 /** Who we say we are, to sites and their robots.txt. */
 export const USER_AGENT = 'ParleyBot/1.0 (+https://parley.example/bot)';
@@ -46,68 +45,13 @@ export interface FetchedPage {
   body: Buffer;
 }
 
-/**
- * Whether an address is on the public internet: only ipaddr.js's "unicast" range passes, so private,
- * loopback, link-local, unique-local, carrier-grade NAT, multicast, unspecified, reserved and the IPv6
- * forms that embed an IPv4 address (mapped, NAT64, 6to4, Teredo) are all refused.
- */
-export function isPublicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  // process() turns ::ffff:10.0.0.1 into 10.0.0.1, so a mapped address is judged as the IPv4 one it is.
-  return ipaddr.process(address).range() === 'unicast';
-}
-
-/** Thrown inside a connection attempt to a refused address; safeFetch turns it into the owner's message. */
-class AddressRefused extends Error {
-  readonly code = 'ERR_ADDRESS_REFUSED';
-}
-
-type Lookup = typeof dnsLookup;
-
-/**
- * An undici agent that only connects to addresses `isAllowed` accepts: names are resolved once, by
- * the connection itself, and refused when any answer is not allowed; IP literals (which Node does
- * not look up) are checked before connecting. Tests pass their own rule and resolver.
- */
-export function createGuardedAgent(isAllowed: (address: string) => boolean, resolve: Lookup = dnsLookup): Dispatcher {
-  const lookup = ((hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-    resolve(hostname, { ...options, all: true }, (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => {
-      if (err) return callback(err);
-      const refused = addresses.find((a) => !isAllowed(a.address));
-      if (refused || addresses.length === 0)
-        return callback(new AddressRefused(`${hostname} resolves to ${refused?.address ?? 'nothing'}`));
-      if (options.all) callback(null, addresses);
-      else callback(null, addresses[0].address, addresses[0].family);
-    });
-  }) as unknown as Lookup;
-  // safeFetch's own deadline bounds connecting too; idle connections to owners' sites are not kept long.
-  const connector = buildConnector({ lookup, timeout: 120_000 });
-  return new Agent({
-    keepAliveTimeout: 4_000,
-    connect: (options, callback) => {
-      if (isIP(options.hostname) && !isAllowed(options.hostname)) {
-        callback(new AddressRefused(`${options.hostname} is not allowed`), null);
-        return;
-      }
-      return connector(options, callback);
-    },
-  }).compose(interceptors.decompress());
-}
-
-const agents = new Map<boolean, Dispatcher>();
-const agentFor = (allowPrivate: boolean): Dispatcher => {
-  let agent = agents.get(allowPrivate);
-  if (!agent) agents.set(allowPrivate, (agent = createGuardedAgent(allowPrivate ? () => true : isPublicAddress)));
-  return agent;
-};
-
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /**
  * GET an http(s) address, following up to MAX_REDIRECTS redirects (each target checked again), and
  * read its body up to opts.maxBytes. Refusals and failures are SourceErrors in the owner's words.
  */
-export async function safeFetch(rawUrl: string, opts: WebFetchOptions, dispatcher = agentFor(opts.allowPrivate)): Promise<FetchedPage> {
+export async function safeFetch(rawUrl: string, opts: WebFetchOptions, dispatcher = guardedAgent(opts.allowPrivate)): Promise<FetchedPage> {
   let url = new URL(normalizeUrl(rawUrl));
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), opts.timeoutMs);
