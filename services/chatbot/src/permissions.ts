@@ -2,6 +2,7 @@
 // docs/adr/0030-workspaces.md). A gateway call to one of them without a role that holds it is
 // refused before it runs; the public and service-to-service methods are not listed.
 import { ChatbotService } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
+import { WebhookService } from '@parley/proto/parley/chatbot/v1/webhooks_pb.js';
 import { methodPermissions } from '@parley/common/service-auth.ts';
 
 export const chatbotPermissions = methodPermissions(ChatbotService, {
@@ -18,6 +19,17 @@ export const chatbotPermissions = methodPermissions(ChatbotService, {
   AddQaEntry: 'chatbots:write',
   RefreshEntry: 'chatbots:write',
   SetEntryAutoSync: 'chatbots:write',
+});
+
+export const webhookPermissions = methodPermissions(WebhookService, {
+  CreateWebhookEndpoint: 'webhooks:manage',
+  ListWebhookEndpoints: 'webhooks:manage',
+  UpdateWebhookEndpoint: 'webhooks:manage',
+  DeleteWebhookEndpoint: 'webhooks:manage',
+  RollWebhookSecret: 'webhooks:manage',
+  ListWebhookDeliveries: 'webhooks:manage',
+  RedeliverWebhook: 'webhooks:manage',
+  SendTestWebhook: 'webhooks:manage',
 });
 
 /** The methods no role is asked for (the public lookup, and what the chat service asks while answering a visitor); every method is in one list or the other. */

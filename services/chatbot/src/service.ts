@@ -19,7 +19,7 @@ import { PrismaClient } from './generated/prisma/client.ts';
 import { publishChatbotDeleted } from './chatbots/chatbot-deleted.publisher.ts';
 import { billingPlanLookup } from './chatbots/owner-plan.ts';
 import type { ChatbotConfig } from './config.ts';
-import { chatbotPermissions } from './permissions.ts';
+import { chatbotPermissions, webhookPermissions } from './permissions.ts';
 import { addCountedInteractions } from './interactions/add-counted-interactions.ts';
 import { startChatbotInteractionWorker } from './interactions/chatbot-interaction.job.ts';
 import { startChatbotInteractionsCountedWorker } from './interactions/chatbot-interactions-counted.job.ts';
@@ -250,7 +250,7 @@ export async function createChatbotService(
       secret: config.SERVICE_SECRET,
       previousSecret: config.SERVICE_SECRET_PREVIOUS,
       callers: ['gateway', 'chat'],
-      permissions: chatbotPermissions,
+      permissions: new Map([...chatbotPermissions, ...webhookPermissions]),
     },
     routes: chatbotRoutes(deps),
     readiness: dataReadiness(prisma, redis),

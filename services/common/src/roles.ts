@@ -22,6 +22,8 @@ export const PERMISSIONS = {
   'audit:read': 'admin',
   /** The developer API's keys: create, list, roll and revoke (docs/adr/0031-api-keys.md). */
   'apikeys:manage': 'admin',
+  /** The workspace's webhook endpoints, their secrets and delivery log (ADR 32). */
+  'webhooks:manage': 'admin',
   /** Plan, checkout, subscription and credit. */
   'billing:manage': 'owner',
   /** Deleting the workspace with everything it owns. */
@@ -52,4 +54,27 @@ export function assignableBy(role: Role): Role[] {
   if (role === 'owner') return ['owner', 'admin', 'editor', 'agent', 'viewer'];
   if (role === 'admin') return ['admin', 'editor', 'agent', 'viewer'];
   return [];
+}
+
+/** What each permission lets a member do, as a refusal names it. */
+const PERMISSION_ACTIONS: Record<Permission, string> = {
+  'workspace:read': 'see this workspace',
+  'conversations:read': 'read conversations and unanswered questions',
+  'conversations:write': 'work on conversations and unanswered questions',
+  'chatbots:write': 'change chatbots and their knowledge',
+  'members:manage': 'manage members and invitations',
+  'audit:read': 'read the audit log',
+  'billing:manage': 'manage the plan and billing',
+  'workspace:delete': 'delete the workspace',
+  'ownership:transfer': 'transfer ownership',
+  'apikeys:manage': 'manage API keys',
+  'webhooks:manage': 'manage webhooks',
+};
+
+/** The 403 of a member whose role lacks the permission: who may, and what. */
+export function roleLacksPermission(permission: Permission): string {
+  const lowest = PERMISSIONS[permission];
+  if (lowest === 'owner') return `Only an owner of this workspace can ${PERMISSION_ACTIONS[permission]}.`;
+  const article = lowest === 'admin' || lowest === 'editor' || lowest === 'agent' ? 'an' : 'a';
+  return `Only ${article} ${lowest} or above in this workspace can ${PERMISSION_ACTIONS[permission]}.`;
 }

@@ -4,7 +4,7 @@
 // is PERMISSION_DENIED. Changes run under a lock on the workspace's row, so two of them (two owners
 // demoting each other, two accepted invitations and the seat limit) never decide on the same state.
 import { forbidden, notFound } from '@parley/common/rpc-errors.ts';
-import { can, isRole, type Permission, type Role } from '@parley/common/roles.ts';
+import { can, isRole, roleLacksPermission, type Permission, type Role } from '@parley/common/roles.ts';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
 import { isUuid, parseWorkspaceId, WORKSPACE_NOT_FOUND, type WorkspaceView } from '../core/workspace.ts';
 
@@ -23,21 +23,8 @@ export interface Member {
   workspace: { id: string; name: string; personal: boolean; createdAt: Date };
 }
 
-const DENIED: Record<Permission, string> = {
-  'workspace:read': 'Your role does not allow reading this workspace',
-  'conversations:read': 'Your role does not allow reading conversations',
-  'conversations:write': 'Your role does not allow working on conversations',
-  'chatbots:write': 'Your role does not allow changing chatbots',
-  'members:manage': 'Only owners and admins can manage members and invitations',
-  'audit:read': 'Only owners and admins can read the audit log',
-  'apikeys:manage': 'Only owners and admins can manage API keys',
-  'billing:manage': 'Only owners can manage billing',
-  'workspace:delete': 'Only owners can delete the workspace',
-  'ownership:transfer': 'Only owners can transfer ownership',
-};
-
 export function requirePermission(member: Member, permission: Permission): void {
-  if (!can(member.role, permission)) throw forbidden(DENIED[permission]);
+  if (!can(member.role, permission)) throw forbidden(roleLacksPermission(permission));
 }
 
 /** The actor's membership of the workspace, or NOT_FOUND; with `permission`, PERMISSION_DENIED without it. */

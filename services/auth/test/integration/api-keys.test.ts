@@ -9,6 +9,7 @@ import { authenticateApiKey } from '../../src/api-keys/authenticate-api-key.ts';
 import { createKey, SECRET_SHAPE, secretTraces, sha256, storedRows } from './api-keys-fixtures.ts';
 import { expectRpcError, startAuth, type AuthHarness } from './harness.ts';
 import { actor, signUp, team, WORKSPACE_ENV } from './workspaces-fixtures.ts';
+import { roleLacksPermission } from '@parley/common/roles.ts';
 
 let h: AuthHarness;
 beforeAll(async () => {
@@ -123,7 +124,7 @@ describe('who manages keys', () => {
     await h.apiKeys.rollApiKey({ actor: actor(admin, workspaceId), apiKeyId: apiKey.id, overlapSeconds: 0 });
     await h.apiKeys.revokeApiKey({ actor: actor(admin, workspaceId), apiKeyId: apiKey.id });
 
-    const DENIED = 'Only owners and admins can manage API keys';
+    const DENIED = roleLacksPermission('apikeys:manage');
     for (const person of refused) {
       await expectRpcError(createKey(h, person, workspaceId), Code.PermissionDenied, DENIED);
       await expectRpcError(h.apiKeys.listApiKeys({ actor: actor(person, workspaceId) }), Code.PermissionDenied, DENIED);

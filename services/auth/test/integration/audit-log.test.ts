@@ -5,6 +5,7 @@ import { Code } from '@parley/common/rpc-errors.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectRpcError, startAuth, type AuthHarness } from './harness.ts';
 import { actor, signUp, team, WORKSPACE_ENV } from './workspaces-fixtures.ts';
+import { roleLacksPermission } from '@parley/common/roles.ts';
 
 let h: AuthHarness;
 beforeAll(async () => {
@@ -80,7 +81,7 @@ describe('ListAuditEvents', () => {
     const list = (who: (typeof members)[number]) =>
       h.workspaces.listAuditEvents({ actor: actor(who, workspaceId), action: '', actorUserId: '', limit: 0, cursor: '' });
     expect((await list(members[0])).events.length).toBeGreaterThan(0);
-    await expectRpcError(list(members[1]), Code.PermissionDenied, 'Only owners and admins can read the audit log');
+    await expectRpcError(list(members[1]), Code.PermissionDenied, roleLacksPermission('audit:read'));
   });
 
   it('pages newest first without skipping or repeating, and filters by action, actor and time', async () => {

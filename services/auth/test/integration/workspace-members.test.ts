@@ -4,6 +4,7 @@ import { Code } from '@parley/common/rpc-errors.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectRpcError, startAuth, type AuthHarness } from './harness.ts';
 import { actor, signUp, team, WORKSPACE_ENV } from './workspaces-fixtures.ts';
+import { roleLacksPermission } from '@parley/common/roles.ts';
 
 let h: AuthHarness;
 beforeAll(async () => {
@@ -62,7 +63,7 @@ describe('ChangeMemberRole', () => {
     await expectRpcError(
       h.workspaces.changeMemberRole({ actor: actor(editor, workspaceId), memberUserId: admin.id, role: 'viewer' }),
       Code.PermissionDenied,
-      'Only owners and admins can manage members and invitations',
+      roleLacksPermission('members:manage'),
     );
     await expectRpcError(
       h.workspaces.changeMemberRole({ actor: actor(owner, workspaceId), memberUserId: editor.id, role: 'boss' }),
@@ -115,7 +116,7 @@ describe('RemoveMember', () => {
     await expectRpcError(
       h.workspaces.removeMember({ actor: actor(editor, workspaceId), memberUserId: viewer.id }),
       Code.PermissionDenied,
-      'Only owners and admins can manage members and invitations',
+      roleLacksPermission('members:manage'),
     );
     await expectRpcError(
       h.workspaces.removeMember({ actor: actor(admin, workspaceId), memberUserId: 'x' }),
@@ -156,7 +157,7 @@ describe('TransferOwnership', () => {
     await expectRpcError(
       h.workspaces.transferOwnership({ actor: actor(owner, workspaceId), memberUserId: editor.id }),
       Code.PermissionDenied,
-      'Only owners can transfer ownership',
+      roleLacksPermission('ownership:transfer'),
     );
   });
 
@@ -165,7 +166,7 @@ describe('TransferOwnership', () => {
     await expectRpcError(
       h.workspaces.transferOwnership({ actor: actor(members[0], workspaceId), memberUserId: members[0].id }),
       Code.PermissionDenied,
-      'Only owners can transfer ownership',
+      roleLacksPermission('ownership:transfer'),
     );
     await expectRpcError(
       h.workspaces.transferOwnership({ actor: actor(owner, workspaceId), memberUserId: owner.id }),

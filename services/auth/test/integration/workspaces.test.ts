@@ -10,6 +10,7 @@ import { ACCOUNT_DELETED_QUEUES, accountDeletedJobId } from '../../src/accounts/
 import { workspaceCreatedJobId } from '../../src/workspaces/workspace-created.publisher.ts';
 import { expectRpcError, startAuth, type AuthHarness } from './harness.ts';
 import { actor, join, signUp, team, WORKSPACE_ENV } from './workspaces-fixtures.ts';
+import { roleLacksPermission } from '@parley/common/roles.ts';
 
 let h: AuthHarness;
 let deletedQueues: Queue[];
@@ -100,7 +101,7 @@ describe('RenameWorkspace', () => {
     await expectRpcError(
       h.workspaces.renameWorkspace({ actor: actor(editor, workspaceId), name: 'Mine' }),
       Code.PermissionDenied,
-      'Only owners and admins can manage members and invitations',
+      roleLacksPermission('members:manage'),
     );
     const stranger = await signUp(h);
     await expectRpcError(
@@ -122,7 +123,7 @@ describe('DeleteWorkspace', () => {
     await expectRpcError(
       h.workspaces.deleteWorkspace({ actor: actor(members[0], workspaceId), password: 'secret1' }),
       Code.PermissionDenied,
-      'Only owners can delete the workspace',
+      roleLacksPermission('workspace:delete'),
     );
     await expectRpcError(
       h.workspaces.deleteWorkspace({ actor: actor(owner, owner.id), password: owner.password }),

@@ -4,9 +4,10 @@
 import { Code } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChatbotService } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
+import { WebhookService } from '@parley/proto/parley/chatbot/v1/webhooks_pb.js';
 import { createServiceClient } from '@parley/common/rpc-client.ts';
 import { DEVELOPMENT_SERVICE_SECRET, type Caller } from '@parley/common/service-auth.ts';
-import { chatbotPermissions, chatbotUnchecked } from '../../src/permissions.ts';
+import { chatbotPermissions, chatbotUnchecked, webhookPermissions } from '../../src/permissions.ts';
 import { rpcError, startChatbotService, type TestChatbotService } from './harness.ts';
 
 let svc: TestChatbotService;
@@ -24,6 +25,18 @@ describe("the gateway's calls carry the member's role", () => {
   it('names every method of the service: checked with a permission, or public or between services', () => {
     const checked = [...chatbotPermissions.keys()].map((path) => path.split('/').pop());
     expect([...checked, ...chatbotUnchecked].sort()).toEqual(ChatbotService.methods.map((m) => m.name).sort());
+    // Every method of the webhook endpoints is an admin's.
+    expect([...webhookPermissions.keys()].map((path) => path.split('/').pop()).sort()).toEqual(
+      WebhookService.methods.map((m) => m.name).sort(),
+    );
+  });
+
+  it('lets an admin manage webhook endpoints and refuses an editor', async () => {
+    const ownerId = crypto.randomUUID();
+    const webhooks = (role: string) =>
+      createServiceClient(WebhookService, svc.url, { credentials: { caller: 'gateway', secret: DEVELOPMENT_SERVICE_SECRET }, role });
+    expect((await rpcError(webhooks('editor').listWebhookEndpoints({ ownerId }))).code).toBe(Code.PermissionDenied);
+    expect((await webhooks('admin').listWebhookEndpoints({ ownerId })).endpoints).toEqual([]);
   });
 
   it('lets a viewer read chatbots but not change them, and an editor change them', async () => {
