@@ -14,6 +14,7 @@ export function RequireAuth() {
       </div>
     );
   }
-  if (!isAuthenticated) return <Navigate to="/login" replace state={{ from: location.pathname }} />;
+  // Signing in comes back here (src/lib/return-to.ts).
+  if (!isAuthenticated) return <Navigate to="/login" replace state={{ from: location.pathname + location.search }} />;
   return <Outlet />;
 }
