@@ -14,7 +14,6 @@ export function RequireAuth() {
       </div>
     );
   }
-  // Signing in comes back here (src/lib/return-to.ts).
-  if (!isAuthenticated) return <Navigate to="/login" replace state={{ from: location.pathname + location.search }} />;
+  if (!isAuthenticated) return <Navigate to="/login" replace state={{ from: location.pathname }} />;
   return <Outlet />;
 }

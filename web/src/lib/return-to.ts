@@ -1,6 +1,6 @@
-// Where signing in or up goes afterwards: back to the page that sent the person there (an invitation
-// link, a protected page), else the dashboard. It travels as `?next=/path` in a link, or as the
-// router state the route guard leaves. Only a path of this site is followed, never another origin.
+// Where signing in or up goes afterwards: back to the page whose link sent the person there (an
+// invitation), else the dashboard as always. It travels as `?next=/path` in the link. Only a path of
+// this site is followed, never another origin.
 
 export const DEFAULT_RETURN_PATH = '/dashboard';
 
@@ -9,15 +9,10 @@ export function isSafeReturnPath(path: unknown): path is string {
   return typeof path === 'string' && path.startsWith('/') && !path.startsWith('//') && !path.startsWith('/\\');
 }
 
-/** The page to go back to, from `?next=` or the guard's `state.from`; the dashboard otherwise. */
-export function returnPathOf(location: { search: string; state: unknown }): string {
+/** The page to go back to, from `?next=`; the dashboard otherwise. */
+export function returnPathOf(location: { search: string }): string {
   const next = new URLSearchParams(location.search).get('next');
-  if (isSafeReturnPath(next)) return next;
-  const state = location.state;
-  if (state && typeof state === 'object' && 'from' in state && isSafeReturnPath((state as { from: unknown }).from)) {
-    return (state as { from: string }).from;
-  }
-  return DEFAULT_RETURN_PATH;
+  return isSafeReturnPath(next) ? next : DEFAULT_RETURN_PATH;
 }
 
 /** `/login?next=/invitations/abc`: a link to a sign-in or sign-up page that comes back to `next`. */
