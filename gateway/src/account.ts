@@ -4,8 +4,10 @@
 import type { SessionInfo } from '@parley/proto/parley/auth/v1/auth_pb.js';
 import { isoDate } from './chatbots.ts';
 import type { Clients } from './clients.ts';
+import type { Member } from './owners.ts';
 import { authenticate } from './sessions.ts';
 import type { AuthUser } from './users.ts';
+import { recordBillingAction } from './workspaces.ts';
 
 /** The one answer to a reset request, whether or not an account has that email. */
 export const RESET_REQUESTED_MESSAGE = "If an account exists for that email, we've sent a link.";
@@ -97,10 +99,10 @@ export async function deleteAccount(clients: Clients, caller: Caller, password: 
   await clients.auth.deleteAccount({ userId: user.id, password, clientIp: caller.clientIp });
 }
 
-/** The URL of the page where a pro owner manages or cancels the subscription. */
-export async function billingPortalUrl(clients: Clients, caller: Caller, publicUrl: string): Promise<string> {
-  const user = await authenticate(clients, caller.token);
-  const { url } = await clients.billing.createPortalSession({ userId: user.id, returnUrl: new URL(ACCOUNT_PATH, publicUrl).href });
+/** The URL of the page where a pro workspace's owner manages or cancels the subscription (recorded in its audit log). */
+export async function billingPortalUrl(clients: Clients, member: Member, publicUrl: string): Promise<string> {
+  const { url } = await clients.billing.createPortalSession({ userId: member.ownerId, returnUrl: new URL(ACCOUNT_PATH, publicUrl).href });
+  await recordBillingAction(clients, member, 'billing.portal_opened', 'subscription');
   return url;
 }
 

@@ -31,6 +31,7 @@ export async function createGateway(config: GatewayConfig, { logger }: { logger:
     logger,
     bodyLimit: config.BODY_LIMIT,
     publicUrl: config.PUBLIC_URL,
+    seats: { free: config.SEATS_FREE, pro: config.SEATS_PRO },
     production: config.NODE_ENV === 'production',
   });
   const redis = createRedis(config.REDIS_URL);
@@ -61,6 +62,7 @@ export async function createGateway(config: GatewayConfig, { logger }: { logger:
       chatTimeoutMs: config.CHAT_TIMEOUT_MS,
       publicUrl: config.PUBLIC_URL,
       stripeEvents,
+      seats: { free: config.SEATS_FREE, pro: config.SEATS_PRO },
     }),
   );
   app.use('/graphql', graphql.router);

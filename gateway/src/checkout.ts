@@ -6,7 +6,8 @@
 import { CheckoutProduct } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import type { Clients } from './clients.ts';
-import { authenticate } from './sessions.ts';
+import type { Member } from './owners.ts';
+import { recordBillingAction } from './workspaces.ts';
 
 export const UNKNOWN_MODE_MESSAGE = 'Unknown checkout mode';
 export const MISMATCHED_METADATA_MESSAGE =
@@ -72,25 +73,30 @@ export async function billingOptions(clients: Clients): Promise<BillingOptionsVi
   return { testMode, topUpAmount, proPlanPrice, proPlanCredit };
 }
 
-/** The owner's Stripe customer id: billing creates it once, however often this is called. */
-export async function createCustomer(clients: Clients, token: string | undefined): Promise<string> {
-  const user = await authenticate(clients, token);
-  const { customerId } = await clients.billing.createCustomer({ userId: user.id, email: user.email });
+/** The workspace's Stripe customer id (with the member's email): billing creates it once, however often this is called. */
+export async function createCustomer(clients: Clients, member: Member): Promise<string> {
+  const { customerId } = await clients.billing.createCustomer({ userId: member.ownerId, email: member.user.email });
   return customerId;
 }
 
-/** A checkout session for the signed-in owner; resolves with where the browser is to be sent. */
-export async function createCheckoutSession(
-  clients: Clients,
-  token: string | undefined,
-  req: CheckoutRequest,
-  publicUrl: string,
-): Promise<string> {
-  // Who is asking is settled before the payload is judged: signed out is 401, whatever it says.
-  const user = await authenticate(clients, token);
+/**
+ * A checkout session for the workspace, started by the member (recorded in its audit log); resolves
+ * with where the browser is to be sent. The caller has settled who is asking (signed out is 401,
+ * whatever the payload says).
+ */
+export async function createCheckoutSession(clients: Clients, member: Member, req: CheckoutRequest, publicUrl: string): Promise<string> {
   const product = selectProduct(req);
   const successUrl = returnUrl(req.successUrl, 'successUrl', publicUrl, `${publicUrl}/dashboard`);
   const cancelUrl = returnUrl(req.cancelUrl, 'cancelUrl', publicUrl, `${publicUrl}/pricing`);
-  const { url } = await clients.billing.createCheckoutSession({ userId: user.id, email: user.email, product, successUrl, cancelUrl });
+  const { url } = await clients.billing.createCheckoutSession({
+    userId: member.ownerId,
+    email: member.user.email,
+    product,
+    successUrl,
+    cancelUrl,
+  });
+  await recordBillingAction(clients, member, 'billing.checkout_started', product === CheckoutProduct.PRO_SUBSCRIPTION ? 'pro' : 'credit top-up', {
+    mode: req.mode,
+  });
   return url;
 }

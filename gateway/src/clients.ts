@@ -1,14 +1,18 @@
 // One Connect client per service the gateway calls. Each call carries the request id (the kit's
 // interceptor) and a deadline, so a slow service cannot hold a browser request forever; each URL may
 // name several replicas, and calls spread over them.
-import { createServiceClient } from '@parley/common/rpc-client.ts';
+import { currentRole } from '@parley/common/context.ts';
+import { createServiceClient, type ServiceClientOptions } from '@parley/common/rpc-client.ts';
+import { ROLE_HEADER } from '@parley/common/service-auth.ts';
 import { AuthService } from '@parley/proto/parley/auth/v1/auth_pb.js';
+import { WorkspaceService } from '@parley/proto/parley/auth/v1/workspaces_pb.js';
 import { BillingService } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import { ChatService } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { ChatbotService } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 
 export interface Clients {
   auth: ReturnType<typeof createServiceClient<typeof AuthService>>;
+  workspaces: ReturnType<typeof createServiceClient<typeof WorkspaceService>>;
   billing: ReturnType<typeof createServiceClient<typeof BillingService>>;
   chatbot: ReturnType<typeof createServiceClient<typeof ChatbotService>>;
   chat: ReturnType<typeof createServiceClient<typeof ChatService>>;
@@ -24,14 +28,27 @@ export interface ClientConfig {
   SERVICE_SECRET: string;
 }
 
+/**
+ * Every call made for a request carries the member's role in the workspace the request acts in, once
+ * the request has been authenticated (owners.ts): the services check it against their own tables.
+ * A call that names its own role keeps it.
+ */
+const memberRole: NonNullable<ServiceClientOptions['interceptors']>[number] = (next) => (req) => {
+  const role = currentRole();
+  if (role && !req.header.has(ROLE_HEADER)) req.header.set(ROLE_HEADER, role);
+  return next(req);
+};
+
 export function createClients(config: ClientConfig): Clients {
-  const opts = {
+  const opts: ServiceClientOptions = {
     timeoutMs: config.RPC_TIMEOUT_MS,
     resolveIntervalMs: config.SERVICE_RESOLVE_INTERVAL_MS,
     credentials: { caller: 'gateway', secret: config.SERVICE_SECRET },
-  } as const;
+    interceptors: [memberRole],
+  };
   return {
     auth: createServiceClient(AuthService, config.AUTH_URL, opts),
+    workspaces: createServiceClient(WorkspaceService, config.AUTH_URL, opts),
     billing: createServiceClient(BillingService, config.BILLING_URL, opts),
     chatbot: createServiceClient(ChatbotService, config.CHATBOT_URL, opts),
     chat: createServiceClient(ChatService, config.CHAT_URL, opts),

@@ -49,6 +49,9 @@ export const gatewayVars = {
   // Largest knowledge file (PDF, DOCX, ...) read from a request (413 "File too large" past it); the
   // chatbot service reads the same variable and enforces it too.
   MAX_UPLOAD_BYTES: { parse: int(1, 200 * 1024 * 1024), default: String(20 * 1024 * 1024) },
+  // How many members and pending invitations a workspace on each plan may have (docs/adr/0030-workspaces.md).
+  SEATS_FREE: { parse: int(1, 10_000), default: '1' },
+  SEATS_PRO: { parse: int(1, 10_000), default: '5' },
   LOG_LEVEL: commonVars.LOG_LEVEL,
   // Signs the gateway's calls to the services (docs/adr/0012-service-to-service-trust.md).
   SERVICE_SECRET: commonVars.SERVICE_SECRET,

@@ -5,10 +5,15 @@
 import type { Request } from 'express';
 import { clientIp } from '@parley/common/http.ts';
 import type { Logger } from '@parley/common/logger.ts';
+import { setCurrentRole } from '@parley/common/context.ts';
+import { Code, ConnectError, forbidden } from '@parley/common/rpc-errors.ts';
+import { can, type Permission } from '@parley/common/roles.ts';
 import type { Clients } from './clients.ts';
-import { ownerId } from './owners.ts';
+import { roleLacksPermission } from './errors.ts';
+import { authenticateMember, workspaceHeader, type Member } from './owners.ts';
 import { loadOpenUnansweredCounts } from './unanswered-questions.ts';
 import { loadAccount, type Account } from './users.ts';
+import { DEFAULT_SEATS, type Seats } from './workspaces.ts';
 
 /** The token of an `Authorization: Bearer <token>` header; anything else counts as no token. */
 export function bearerToken(req: Request): string | undefined {
@@ -20,25 +25,62 @@ export interface GraphQLContext {
   clients: Clients;
   logger: Logger;
   token: string | undefined;
+  /** The X-Workspace-Id header, '' without it (the personal workspace). */
+  workspaceId: string;
   clientIp: string;
   /** The product's own origin (PUBLIC_URL): checkout return URLs must be on it. */
   publicUrl: string;
+  /** How many members each plan allows a workspace. */
+  seats: Seats;
   /** The billing account of a user, fetched at most once per request. */
   account(userId: string): Promise<Account>;
+  /**
+   * The signed-in member in the request's workspace, once their role holds the permission (403
+   * otherwise); graphql.ts calls it for every operation with the permission permissions.ts names.
+   * The member is authenticated once per request.
+   */
+  authorize(permission: Permission): Promise<Member>;
+  /** The member an earlier authorize() of this request let through. */
+  member(): Promise<Member>;
   /** Open unanswered-question groups per chatbot of the signed-in owner, fetched at most once per request. */
   openUnansweredQuestions(): Promise<ReadonlyMap<string, number>>;
 }
 
-export function graphQLContext(req: Request, clients: Clients, logger: Logger, publicUrl: string): GraphQLContext {
+export function graphQLContext(
+  req: Request,
+  clients: Clients,
+  logger: Logger,
+  publicUrl: string,
+  seats: Seats = DEFAULT_SEATS,
+): GraphQLContext {
   const accounts = new Map<string, Promise<Account>>();
   let openUnanswered: Promise<ReadonlyMap<string, number>> | undefined;
   const token = bearerToken(req);
+  const workspaceId = workspaceHeader(req);
+  const ip = clientIp(req);
+  let authenticated: Promise<Member> | undefined;
+  let authorized: Member | undefined;
+  const member = async () => {
+    if (!authorized) throw new ConnectError('an operation acted for a member without checking a permission', Code.Internal);
+    return authorized;
+  };
   return {
     clients,
     logger,
     token,
-    clientIp: clientIp(req),
+    workspaceId,
+    clientIp: ip,
     publicUrl,
+    seats,
+    async authorize(permission) {
+      authenticated ??= authenticateMember(clients, { token, workspaceId, clientIp: ip });
+      const found = await authenticated;
+      if (!can(found.role, permission)) throw forbidden(roleLacksPermission(permission));
+      setCurrentRole(found.role);
+      authorized = found;
+      return found;
+    },
+    member,
     account(userId) {
       let account = accounts.get(userId);
       if (!account) {
@@ -49,8 +91,9 @@ export function graphQLContext(req: Request, clients: Clients, logger: Logger, p
     },
     openUnansweredQuestions() {
       // A counter on a card must not take the chatbot list down with it: without the counts every card shows none.
-      openUnanswered ??= ownerId(clients, token)
-        .then((owner) => loadOpenUnansweredCounts(clients, owner))
+      // A member who may not read unanswered questions sees no counts.
+      openUnanswered ??= member()
+        .then((m) => (can(m.role, 'conversations:read') ? loadOpenUnansweredCounts(clients, m.ownerId) : new Map<string, number>()))
         .catch((err: unknown) => {
           logger.warn({ err }, 'open unanswered questions could not be counted');
           return new Map<string, number>();

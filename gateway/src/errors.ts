@@ -7,6 +7,7 @@ import type { GraphQLFormattedError } from 'graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { Code, ConnectError, PLAN_LIMIT_HEADER, USER_MESSAGE_HEADER } from '@parley/common/rpc-errors.ts';
 import type { Logger } from '@parley/common/logger.ts';
+import { PERMISSIONS, type Permission } from '@parley/common/roles.ts';
 
 export const UNAVAILABLE_MESSAGE = 'Service temporarily unavailable. Please try again.';
 export const INTERNAL_MESSAGE = 'Something went wrong. Please try again.';
@@ -15,6 +16,30 @@ export const BAD_CONTENT_ENCODING = 'Request body does not match its Content-Enc
 /** A GraphQL request nesting deeper than graphql-limits.ts allows, refused before it is parsed. */
 export const valuesNestedTooDeep = (max: number) => `Lists and input objects may be nested at most ${max} deep`;
 export const selectionSetsNestedTooDeep = (max: number) => `Selection sets may be nested at most ${max} deep`;
+
+/** A workspace the signed-in user is not a member of (or that does not exist): it reveals nothing. */
+export const WORKSPACE_NOT_FOUND = 'Workspace not found';
+
+/** What each permission lets a member do, as the refusal names it (services/common/src/roles.ts). */
+const PERMISSION_ACTIONS: Record<Permission, string> = {
+  'workspace:read': 'see this workspace',
+  'conversations:read': 'read conversations and unanswered questions',
+  'conversations:write': 'work on conversations and unanswered questions',
+  'chatbots:write': 'change chatbots and their knowledge',
+  'members:manage': 'manage members and invitations',
+  'audit:read': 'read the audit log',
+  'billing:manage': 'manage the plan and billing',
+  'workspace:delete': 'delete the workspace',
+  'ownership:transfer': 'transfer ownership',
+};
+
+/** The 403 of a member whose role lacks the permission: who may, and what. */
+export function roleLacksPermission(permission: Permission): string {
+  const lowest = PERMISSIONS[permission];
+  if (lowest === 'owner') return `Only an owner of this workspace can ${PERMISSION_ACTIONS[permission]}.`;
+  const article = lowest === 'admin' || lowest === 'editor' || lowest === 'agent' ? 'an' : 'a';
+  return `Only ${article} ${lowest} or above in this workspace can ${PERMISSION_ACTIONS[permission]}.`;
+}
 
 export type GraphQLErrorCode =
   | 'BAD_USER_INPUT'

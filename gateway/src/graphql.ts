@@ -17,8 +17,12 @@ import { authResolvers } from './resolvers/auth.ts';
 import { billingResolvers } from './resolvers/billing.ts';
 import { chatResolvers } from './resolvers/chat.ts';
 import { chatbotResolvers } from './resolvers/chatbot.ts';
+import type { Resolvers } from './generated/graphql.ts';
+import { accessOf, isPermission } from './permissions.ts';
 import { insightResolvers } from './resolvers/insights.ts';
 import { userResolvers } from './resolvers/user.ts';
+import { workspaceResolvers } from './resolvers/workspaces.ts';
+import type { Seats } from './workspaces.ts';
 
 const schemaDir = new URL('./schema/', import.meta.url).pathname;
 
@@ -29,8 +33,39 @@ export function loadTypeDefs(): string[] {
     .map((f) => readFileSync(join(schemaDir, f), 'utf8'));
 }
 
+type FieldResolver = (parent: unknown, args: unknown, ctx: GraphQLContext, info: unknown) => unknown;
+type ResolverMap = Record<string, Record<string, unknown>>;
+
+/**
+ * Every Query and Mutation field checked against permissions.ts before it runs: an operation that
+ * acts in the workspace first authorizes the member with its permission (ctx.authorize); a field
+ * the table does not name stops the gateway at start.
+ */
+export function guardOperations(maps: readonly Resolvers[]): Resolvers[] {
+  return maps.map((map) => {
+    const guarded = { ...(map as ResolverMap) };
+    for (const type of ['Query', 'Mutation']) {
+      const fields = guarded[type];
+      if (!fields) continue;
+      guarded[type] = Object.fromEntries(
+        Object.entries(fields).map(([field, resolve]) => {
+          const access = accessOf(`${type}.${field}`);
+          if (access === undefined) throw new Error(`permissions.ts does not name ${type}.${field}`);
+          if (!isPermission(access)) return [field, resolve];
+          const guardedResolve: FieldResolver = async (parent, args, ctx, info) => {
+            await ctx.authorize(access);
+            return (resolve as FieldResolver)(parent, args, ctx, info);
+          };
+          return [field, guardedResolve];
+        }),
+      );
+    }
+    return guarded as Resolvers;
+  });
+}
+
 /** Every resolver map, merged into one schema by @graphql-tools. */
-export const resolvers = [
+export const resolvers = guardOperations([
   authResolvers,
   accountResolvers,
   userResolvers,
@@ -38,13 +73,15 @@ export const resolvers = [
   chatResolvers,
   billingResolvers,
   insightResolvers,
-];
+  workspaceResolvers,
+]);
 
 export async function createGraphQL(opts: {
   clients: Clients;
   logger: Logger;
   bodyLimit: string;
   publicUrl: string;
+  seats: Seats;
   /** Production hides the schema: no introspection, no "did you mean" suggestions in errors. */
   production: boolean;
 }): Promise<{ router: Router; stop: () => Promise<void> }> {
@@ -75,7 +112,7 @@ export async function createGraphQL(opts: {
   router.use(
     express.json({ limit: opts.bodyLimit }),
     refuseDeepNesting,
-    expressMiddleware(server, { context: async ({ req }) => graphQLContext(req, opts.clients, opts.logger, opts.publicUrl) }),
+    expressMiddleware(server, { context: async ({ req }) => graphQLContext(req, opts.clients, opts.logger, opts.publicUrl, opts.seats) }),
   );
   // Bodies Apollo never saw (malformed, too large or nested too deep) still get a GraphQL-shaped answer.
   const onError: ErrorRequestHandler = (err, _req, res, _next) => {

@@ -1,14 +1,20 @@
 // GET /api/user/export: one JSON file with everything Parley holds about the signed-in owner — the
 // account and its signed-in devices (auth), plan, credit, subscriptions and credit ledger (billing),
-// chatbots with their knowledge (chatbot), and every usage record (billing, a page at a time).
+// chatbots with their knowledge (chatbot), and every usage record (billing, a page at a time) — for
+// the personal workspace and each other workspace the person owns (`workspaces`, with its members,
+// invitations and audit log; each usage record names its workspace).
 // Usage can run to millions of records, so the file is written as it is read: everything but the
 // usage first, then the records page by page, honouring backpressure. Money stays exact decimal
 // strings. Visitors' conversations are not part of it (they are the visitors' data; the History tab
 // shows them).
 import { once } from 'node:events';
 import type { Response } from 'express';
+import { create } from '@bufbuild/protobuf';
+import { OwnedWorkspaceExportSchema, type OwnedWorkspaceExport } from '@parley/proto/parley/auth/v1/workspaces_pb.js';
 import type { UsageRecord } from '@parley/proto/parley/billing/v1/billing_pb.js';
+import { setCurrentRole } from '@parley/common/context.ts';
 import type { Logger } from '@parley/common/logger.ts';
+import { Code, ConnectError } from '@parley/common/rpc-errors.ts';
 import { chatbotView, isoDate, type ChatbotView } from './chatbots.ts';
 import type { Clients } from './clients.ts';
 import { authenticate } from './sessions.ts';
@@ -58,26 +64,15 @@ const exportedChatbot = (view: ChatbotView) => ({
   knowledgeBase: { textEntries: view.knowledgeBase?.textEntries ?? [] },
 });
 
-/** Everything but the usage records, read before the first byte is sent so most failures are a clean error. */
-async function head(clients: Clients, token: string | undefined, now: Date) {
-  const user = await authenticate(clients, token);
-  const [{ sessions }, billing, { chatbots }, firstPage] = await Promise.all([
-    clients.auth.listSessions({ userId: user.id, currentToken: token ?? '' }),
-    clients.billing.exportOwnerData({ userId: user.id }),
-    clients.chatbot.listChatbots({ ownerId: user.id, includeKnowledgeBase: true }),
-    clients.billing.listUsageRecords({ userId: user.id, pageSize: PAGE_SIZE }),
+/** The billing, chatbots and first usage page of one owned workspace. */
+async function ownedData(clients: Clients, ownerId: string) {
+  const [billing, { chatbots }, firstPage] = await Promise.all([
+    clients.billing.exportOwnerData({ userId: ownerId }),
+    clients.chatbot.listChatbots({ ownerId, includeKnowledgeBase: true }),
+    clients.billing.listUsageRecords({ userId: ownerId, pageSize: PAGE_SIZE }),
   ]);
   const account = billing.account;
-  const document = {
-    format: EXPORT_FORMAT,
-    exportedAt: now.toISOString(),
-    account: {
-      id: user.id,
-      email: user.email,
-      name: user.name,
-      createdAt: isoDate(user.createdAt),
-      sessions: sessions.map((s) => ({ createdAt: isoDate(s.createdAt), expiresAt: isoDate(s.expiresAt), clientIp: s.clientIp || null })),
-    },
+  return {
     billing: {
       subscription: account ? subscriptionOf(account) : 'free',
       creditBalance: account?.creditBalance ?? '0',
@@ -92,8 +87,74 @@ async function head(clients: Clients, token: string | undefined, now: Date) {
       creditLedger: billing.creditLedger.map((e) => ({ amount: e.amount, reason: e.reason, createdAt: isoDate(e.createdAt) })),
     },
     chatbots: chatbots.map((c) => exportedChatbot(chatbotView(c))),
+    firstPage,
   };
-  return { userId: user.id, document, firstPage };
+}
+
+/**
+ * The workspaces the person owns, with their members, invitations and audit log. An auth service
+ * that predates workspaces knows only the personal one, which every person owns there.
+ */
+async function ownedWorkspaces(clients: Clients, userId: string): Promise<OwnedWorkspaceExport[]> {
+  try {
+    return (await clients.workspaces.exportOwnedWorkspaces({ userId })).workspaces;
+  } catch (err) {
+    if (err instanceof ConnectError && err.code === Code.Unimplemented)
+      return [create(OwnedWorkspaceExportSchema, { workspace: { id: userId, personal: true, role: 'owner' } })];
+    throw err;
+  }
+}
+
+/** Everything but the usage records, read before the first byte is sent so most failures are a clean error. */
+async function head(clients: Clients, token: string | undefined, now: Date) {
+  const user = await authenticate(clients, token);
+  const [{ sessions }, owned] = await Promise.all([
+    clients.auth.listSessions({ userId: user.id, currentToken: token ?? '' }),
+    ownedWorkspaces(clients, user.id),
+  ]);
+  // Every workspace read here is the person's own: the calls carry the owner's role.
+  setCurrentRole('owner');
+  const data = await Promise.all(owned.map(async (o) => ({ owned: o, ...(await ownedData(clients, o.workspace?.id ?? user.id)) })));
+  // The personal workspace's data stays where the file has always had it; every other owned one has its own entry.
+  const personal = data.find((d) => d.owned.workspace?.id === user.id);
+  const document = {
+    format: EXPORT_FORMAT,
+    exportedAt: now.toISOString(),
+    account: {
+      id: user.id,
+      email: user.email,
+      name: user.name,
+      createdAt: isoDate(user.createdAt),
+      sessions: sessions.map((s) => ({ createdAt: isoDate(s.createdAt), expiresAt: isoDate(s.expiresAt), clientIp: s.clientIp || null })),
+    },
+    billing: personal?.billing ?? null,
+    chatbots: personal?.chatbots ?? [],
+    workspaces: data.map(({ owned: o, billing, chatbots }) => ({
+      id: o.workspace?.id ?? '',
+      name: o.workspace?.name ?? '',
+      personal: o.workspace?.personal ?? false,
+      createdAt: isoDate(o.workspace?.createdAt),
+      members: o.members.map((m) => ({ userId: m.userId, email: m.email, name: m.name, role: m.role, joinedAt: isoDate(m.joinedAt) })),
+      invitations: o.invitations.map((i) => ({
+        email: i.email,
+        role: i.role,
+        invitedBy: i.invitedBy,
+        createdAt: isoDate(i.createdAt),
+        expiresAt: isoDate(i.expiresAt),
+      })),
+      auditLog: o.auditEvents.map((e) => ({
+        actorEmail: e.actorEmail || null,
+        action: e.action,
+        target: e.target,
+        details: e.detailsJson,
+        clientIp: e.clientIp || null,
+        createdAt: isoDate(e.createdAt),
+      })),
+      ...(o.workspace?.id === user.id ? {} : { billing, chatbots }),
+    })),
+  };
+  const usage = data.map((d) => ({ workspaceId: d.owned.workspace?.id ?? user.id, firstPage: d.firstPage }));
+  return { userId: user.id, document, usage };
 }
 
 /**
@@ -107,25 +168,27 @@ export async function sendOwnerExport(
   logger: Logger,
   now = new Date(),
 ): Promise<void> {
-  const { userId, document, firstPage } = await head(clients, token, now);
+  const { userId, document, usage } = await head(clients, token, now);
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Disposition', `attachment; filename="${exportFileName(now)}"`);
   const write = async (chunk: string) => {
     if (!res.write(chunk)) await once(res, 'drain');
   };
-  // The document without its closing brace, then the usage records as its last field.
+  // The document without its closing brace, then the usage records of every owned workspace as its last field.
   const opening = JSON.stringify(document, null, 2);
   await write(`${opening.slice(0, opening.lastIndexOf('}')).trimEnd()},\n  "usageRecords": [`);
-  let page = firstPage;
   let first = true;
   try {
-    for (;;) {
-      for (const record of page.records) {
-        await write(`${first ? '\n' : ',\n'}    ${JSON.stringify(usageRecordView(record))}`);
-        first = false;
+    for (const { workspaceId, firstPage } of usage) {
+      let page = firstPage;
+      for (;;) {
+        for (const record of page.records) {
+          await write(`${first ? '\n' : ',\n'}    ${JSON.stringify({ ...usageRecordView(record), workspaceId })}`);
+          first = false;
+        }
+        if (!page.nextCursor || res.destroyed) break;
+        page = await clients.billing.listUsageRecords({ userId: workspaceId, cursor: page.nextCursor, pageSize: PAGE_SIZE });
       }
-      if (!page.nextCursor || res.destroyed) break;
-      page = await clients.billing.listUsageRecords({ userId, cursor: page.nextCursor, pageSize: PAGE_SIZE });
     }
   } catch (err) {
     logger.error({ err, userId }, 'owner export failed part-way; the download was cut off');

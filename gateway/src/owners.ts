@@ -1,8 +1,108 @@
-// Owner routes act for the signed-in user: the bearer token is resolved to the user's id, which the
-// chatbot and chat services check every chatbot against.
-import { authenticate } from './sessions.ts';
+// Owner routes act in a workspace (docs/adr/0030-workspaces.md): the request's X-Workspace-Id header,
+// the signed-in user's personal workspace without it. One call to auth authenticates the token in
+// that workspace and answers the member's role; the role must hold the route's permission
+// (permissions.ts). The workspace's id is the ownerId the chatbot, chat and billing services check
+// every chatbot and account against, and the role rides on every call the request then makes
+// (clients.ts), so each service checks it again.
+import type { Request } from 'express';
+import { setCurrentRole } from '@parley/common/context.ts';
+import { clientIp } from '@parley/common/http.ts';
+import { Code, ConnectError, forbidden, notFound, unauthenticated } from '@parley/common/rpc-errors.ts';
+import { can, isRole, type Permission, type Role } from '@parley/common/roles.ts';
+import { create } from '@bufbuild/protobuf';
+import { WorkspaceSchema, type Workspace } from '@parley/proto/parley/auth/v1/workspaces_pb.js';
 import type { Clients } from './clients.ts';
+import { bearerToken } from './context.ts';
+import { roleLacksPermission, WORKSPACE_NOT_FOUND } from './errors.ts';
+import { accessOf, isPermission } from './permissions.ts';
+import { NO_TOKEN_MESSAGE } from './sessions.ts';
+import type { AuthUser } from './users.ts';
 
-export async function ownerId(clients: Clients, token: string | undefined): Promise<string> {
-  return (await authenticate(clients, token)).id;
+export const WORKSPACE_HEADER = 'x-workspace-id';
+
+/** Who asks, and where: the bearer token and the X-Workspace-Id header ('' for the personal workspace). */
+export interface WorkspaceCaller {
+  token: string | undefined;
+  workspaceId: string;
+  clientIp: string;
+}
+
+/** The signed-in member acting in a workspace. */
+export interface Member {
+  /** The workspace's id: what the services call the owner. */
+  ownerId: string;
+  user: AuthUser;
+  workspace: Workspace;
+  role: Role;
+  clientIp: string;
+}
+
+/** A workspace id as auth writes them (a user's id or a random UUID); anything else cannot name one. */
+const WORKSPACE_ID = /^[\w-]{1,64}$/;
+
+/** The X-Workspace-Id header of a request: '' when absent or empty (the personal workspace). */
+export function workspaceHeader(req: Request): string {
+  return req.header(WORKSPACE_HEADER)?.trim() ?? '';
+}
+
+/**
+ * The signed-in member in the caller's workspace, once their role is known to hold `permission`:
+ * 401 without a valid token, 404 for a workspace they are not a member of, 403 for a role without it.
+ */
+export async function member(clients: Clients, caller: WorkspaceCaller, permission: Permission): Promise<Member> {
+  const found = await authenticateMember(clients, caller);
+  if (!can(found.role, permission)) throw forbidden(roleLacksPermission(permission));
+  setCurrentRole(found.role);
+  return found;
+}
+
+/** The token's user in the caller's workspace, whatever their role. */
+export async function authenticateMember(clients: Clients, caller: WorkspaceCaller): Promise<Member> {
+  if (!caller.token) throw unauthenticated(NO_TOKEN_MESSAGE);
+  if (caller.workspaceId && !WORKSPACE_ID.test(caller.workspaceId)) throw notFound(WORKSPACE_NOT_FOUND);
+  let res;
+  try {
+    res = await clients.auth.authenticate({ token: caller.token, workspaceId: caller.workspaceId });
+  } catch (err) {
+    // Auth's own not-found, in the gateway's words: another workspace's id reveals nothing.
+    if (err instanceof ConnectError && err.code === Code.NotFound) throw notFound(WORKSPACE_NOT_FOUND);
+    throw err;
+  }
+  const { user } = res;
+  if (!user) throw new ConnectError('auth returned no user', Code.Internal);
+  // An auth service that predates workspaces answers none: the person acts in their own, as its owner.
+  const workspace = res.workspace ?? (caller.workspaceId ? undefined : personalWorkspace(user));
+  if (!workspace) throw notFound(WORKSPACE_NOT_FOUND);
+  if (!isRole(workspace.role)) throw new ConnectError(`auth returned the role ${workspace.role}`, Code.Internal);
+  return { ownerId: workspace.id, user, workspace, role: workspace.role, clientIp: caller.clientIp };
+}
+
+function personalWorkspace(user: AuthUser): Workspace {
+  return create(WorkspaceSchema, { id: user.id, name: user.name, personal: true, createdAt: user.createdAt, role: 'owner', memberCount: 1 });
+}
+
+/** The caller of a REST request. */
+export function restCaller(req: Request): WorkspaceCaller {
+  return { token: bearerToken(req), workspaceId: workspaceHeader(req), clientIp: clientIp(req) };
+}
+
+/** A REST route's template as permissions.ts names it: `GET /api/chatbot/:id`. */
+export function routeKey(req: Request): string {
+  const route = (req as Request & { route?: { path?: unknown } }).route?.path;
+  const method = req.method === 'HEAD' ? 'GET' : req.method;
+  return `${method} ${req.baseUrl}${route === '/' && req.baseUrl ? '' : String(route)}`;
+}
+
+/** The member a REST route acts for, checked against the route's permission in permissions.ts. */
+export async function routeMember(clients: Clients, req: Request): Promise<Member> {
+  const key = routeKey(req);
+  const access = accessOf(key);
+  // A route the table does not name as an owner route never acts for an owner.
+  if (!isPermission(access)) throw new ConnectError(`no permission for ${key}`, Code.Internal);
+  return member(clients, restCaller(req), access);
+}
+
+/** The workspace a REST route acts in (its ownerId), checked against the route's permission. */
+export async function ownerId(clients: Clients, req: Request): Promise<string> {
+  return (await routeMember(clients, req)).ownerId;
 }

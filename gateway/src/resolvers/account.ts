@@ -27,6 +27,6 @@ export const accountResolvers: Resolvers = {
       await deleteAccount(ctx.clients, ctx, password);
       return true;
     },
-    createBillingPortalSession: (_parent, _args, ctx) => billingPortalUrl(ctx.clients, ctx, ctx.publicUrl),
+    createBillingPortalSession: async (_parent, _args, ctx) => billingPortalUrl(ctx.clients, await ctx.member(), ctx.publicUrl),
   },
 };

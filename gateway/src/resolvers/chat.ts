@@ -2,17 +2,16 @@
 // (owner-only, pro-only, decided by the chat service).
 import type { Resolvers } from '../generated/graphql.ts';
 import { conversationView } from '../conversations.ts';
-import { ownerId } from '../owners.ts';
 
 export const chatResolvers: Resolvers = {
   Query: {
     conversations: async (_parent, { chatbotId }, ctx) => {
-      const { conversations } = await ctx.clients.chat.listConversations({ ownerId: await ownerId(ctx.clients, ctx.token), chatbotId });
+      const { conversations } = await ctx.clients.chat.listConversations({ ownerId: (await ctx.member()).ownerId, chatbotId });
       return conversations.map(conversationView);
     },
     conversation: async (_parent, { chatbotId, id }, ctx) => {
       const { conversation } = await ctx.clients.chat.getConversation({
-        ownerId: await ownerId(ctx.clients, ctx.token),
+        ownerId: (await ctx.member()).ownerId,
         chatbotId,
         conversationId: id,
       });

@@ -10,7 +10,6 @@ import {
   maxPagesField,
   voiceChange,
 } from '../chatbots.ts';
-import { ownerId } from '../owners.ts';
 import { selectsField } from '../selection.ts';
 
 export const chatbotResolvers: Resolvers = {
@@ -18,24 +17,24 @@ export const chatbotResolvers: Resolvers = {
     chatbots: async (_parent, _args, ctx, info) => {
       // The knowledge bases come in the same call when the query wants them, never one call per chatbot.
       const { chatbots } = await ctx.clients.chatbot.listChatbots({
-        ownerId: await ownerId(ctx.clients, ctx.token),
+        ownerId: (await ctx.member()).ownerId,
         includeKnowledgeBase: selectsField(info, 'knowledgeBase'),
       });
       return chatbots.map(chatbotView);
     },
     chatbot: async (_parent, { id }, ctx) => {
-      const { chatbot } = await ctx.clients.chatbot.getChatbot({ ownerId: await ownerId(ctx.clients, ctx.token), chatbotId: id });
+      const { chatbot } = await ctx.clients.chatbot.getChatbot({ ownerId: (await ctx.member()).ownerId, chatbotId: id });
       return chatbotView(chatbot);
     },
   },
   Mutation: {
     createChatbot: async (_parent, { input }, ctx) => {
-      const { chatbot } = await ctx.clients.chatbot.createChatbot({ ownerId: await ownerId(ctx.clients, ctx.token), name: input.name });
+      const { chatbot } = await ctx.clients.chatbot.createChatbot({ ownerId: (await ctx.member()).ownerId, name: input.name });
       return chatbotView(chatbot);
     },
     updateChatbot: async (_parent, { id, input }, ctx) => {
       const { chatbot } = await ctx.clients.chatbot.updateChatbot({
-        ownerId: await ownerId(ctx.clients, ctx.token),
+        ownerId: (await ctx.member()).ownerId,
         chatbotId: id,
         // GraphQL null means "not given", like an absent field.
         name: input.name ?? undefined,
@@ -73,16 +72,16 @@ export const chatbotResolvers: Resolvers = {
       return chatbotView(chatbot);
     },
     deleteChatbot: async (_parent, { id }, ctx) => {
-      await ctx.clients.chatbot.deleteChatbot({ ownerId: await ownerId(ctx.clients, ctx.token), chatbotId: id });
+      await ctx.clients.chatbot.deleteChatbot({ ownerId: (await ctx.member()).ownerId, chatbotId: id });
       return true;
     },
     addTextEntry: async (_parent, { chatbotId, text }, ctx) => {
-      const { knowledgeBase } = await ctx.clients.chatbot.addTextEntry({ ownerId: await ownerId(ctx.clients, ctx.token), chatbotId, text });
+      const { knowledgeBase } = await ctx.clients.chatbot.addTextEntry({ ownerId: (await ctx.member()).ownerId, chatbotId, text });
       return knowledgeBaseView(knowledgeBase);
     },
     deleteTextEntry: async (_parent, { chatbotId, entryId }, ctx) => {
       const { knowledgeBase } = await ctx.clients.chatbot.deleteTextEntry({
-        ownerId: await ownerId(ctx.clients, ctx.token),
+        ownerId: (await ctx.member()).ownerId,
         chatbotId,
         entryId,
       });
@@ -90,7 +89,7 @@ export const chatbotResolvers: Resolvers = {
     },
     addUrlEntry: async (_parent, { chatbotId, url, crawl, maxPages }, ctx) => {
       const added = await ctx.clients.chatbot.addUrlEntry({
-        ownerId: await ownerId(ctx.clients, ctx.token),
+        ownerId: (await ctx.member()).ownerId,
         chatbotId,
         url,
         crawl: crawl ?? false,
@@ -99,16 +98,16 @@ export const chatbotResolvers: Resolvers = {
       return textEntryResultView(added);
     },
     addQaEntry: async (_parent, { chatbotId, question, answer }, ctx) => {
-      const added = await ctx.clients.chatbot.addQaEntry({ ownerId: await ownerId(ctx.clients, ctx.token), chatbotId, question, answer });
+      const added = await ctx.clients.chatbot.addQaEntry({ ownerId: (await ctx.member()).ownerId, chatbotId, question, answer });
       return textEntryResultView(added);
     },
     refreshTextEntry: async (_parent, { chatbotId, entryId }, ctx) => {
-      const refreshed = await ctx.clients.chatbot.refreshEntry({ ownerId: await ownerId(ctx.clients, ctx.token), chatbotId, entryId });
+      const refreshed = await ctx.clients.chatbot.refreshEntry({ ownerId: (await ctx.member()).ownerId, chatbotId, entryId });
       return textEntryResultView(refreshed);
     },
     setTextEntryAutoSync: async (_parent, { chatbotId, entryId, autoSync }, ctx) => {
       const changed = await ctx.clients.chatbot.setEntryAutoSync({
-        ownerId: await ownerId(ctx.clients, ctx.token),
+        ownerId: (await ctx.member()).ownerId,
         chatbotId,
         entryId,
         autoSync,
@@ -121,7 +120,7 @@ export const chatbotResolvers: Resolvers = {
     knowledgeBase: async (chatbot, _args, ctx) => {
       if (chatbot.knowledgeBase) return chatbot.knowledgeBase;
       const { chatbot: full } = await ctx.clients.chatbot.getChatbot({
-        ownerId: await ownerId(ctx.clients, ctx.token),
+        ownerId: (await ctx.member()).ownerId,
         chatbotId: chatbot.id,
       });
       return chatbotView(full).knowledgeBase ?? knowledgeBaseView(undefined);

@@ -2,26 +2,25 @@
 // /api/chatbot/{id}/unanswered-questions: the same views and calls, the same rules (the chat service's).
 import type { Resolvers } from '../generated/graphql.ts';
 import { loadAnalyticsSummary, loadChatbotAnalytics } from '../analytics.ts';
-import { ownerId } from '../owners.ts';
 import { answerUnansweredQuestion, dismissUnansweredQuestion, listUnansweredQuestions } from '../unanswered-questions.ts';
 
 export const insightResolvers: Resolvers = {
   Query: {
     analytics: async (_parent, { chatbotId, startDate, endDate }, ctx) =>
-      loadChatbotAnalytics(ctx.clients, await ownerId(ctx.clients, ctx.token), chatbotId, { startDate, endDate }),
+      loadChatbotAnalytics(ctx.clients, (await ctx.member()).ownerId, chatbotId, { startDate, endDate }),
     analyticsSummary: async (_parent, { startDate, endDate }, ctx) =>
-      loadAnalyticsSummary(ctx.clients, await ownerId(ctx.clients, ctx.token), { startDate, endDate }),
+      loadAnalyticsSummary(ctx.clients, (await ctx.member()).ownerId, { startDate, endDate }),
     unansweredQuestions: async (_parent, { chatbotId, status }, ctx) =>
-      listUnansweredQuestions(ctx.clients, { ownerId: await ownerId(ctx.clients, ctx.token), chatbotId }, status ?? undefined),
+      listUnansweredQuestions(ctx.clients, { ownerId: (await ctx.member()).ownerId, chatbotId }, status ?? undefined),
   },
   Mutation: {
     answerUnansweredQuestion: async (_parent, { chatbotId, id, answer, question }, ctx) =>
       answerUnansweredQuestion(
         ctx.clients,
-        { ownerId: await ownerId(ctx.clients, ctx.token), chatbotId },
+        { ownerId: (await ctx.member()).ownerId, chatbotId },
         { questionId: id, answer, question: question ?? undefined },
       ),
     dismissUnansweredQuestion: async (_parent, { chatbotId, id }, ctx) =>
-      dismissUnansweredQuestion(ctx.clients, { ownerId: await ownerId(ctx.clients, ctx.token), chatbotId }, id),
+      dismissUnansweredQuestion(ctx.clients, { ownerId: (await ctx.member()).ownerId, chatbotId }, id),
   },
 };

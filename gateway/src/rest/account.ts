@@ -28,6 +28,7 @@ import {
 import type { Clients } from '../clients.ts';
 import { bearerToken } from '../context.ts';
 import { sendOwnerExport } from '../owner-export.ts';
+import { routeMember } from '../owners.ts';
 import { composeUser } from '../users.ts';
 import { restUser } from './auth.ts';
 import { jsonObject, stringField } from './input.ts';
@@ -100,7 +101,7 @@ export function accountRoutes(clients: Clients, opts: { logger: Logger }): Route
 export function portalRoutes(clients: Clients, opts: { publicUrl: string }): Router {
   const router = Router();
   router.post('/portal-session', async (req, res) => {
-    res.json({ url: await billingPortalUrl(clients, caller(req), opts.publicUrl) });
+    res.json({ url: await billingPortalUrl(clients, await routeMember(clients, req), opts.publicUrl) });
   });
   return router;
 }

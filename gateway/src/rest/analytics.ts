@@ -6,7 +6,6 @@
 import { Router, type Request } from 'express';
 import type { Clients } from '../clients.ts';
 import { loadAnalyticsSummary, loadChatbotAnalytics } from '../analytics.ts';
-import { bearerToken } from '../context.ts';
 import { ownerId } from '../owners.ts';
 
 const datesOf = (req: Request) => ({ startDate: req.query.startDate, endDate: req.query.endDate });
@@ -17,7 +16,7 @@ export function chatbotAnalyticsRoutes(clients: Clients): Router {
 
   router.get('/:id/analytics', async (req, res) => {
     // Who is asking is settled first: a signed-out caller gets 401 whatever the dates say.
-    const owner = await ownerId(clients, bearerToken(req));
+    const owner = await ownerId(clients, req);
     res.json(await loadChatbotAnalytics(clients, owner, req.params.id, datesOf(req)));
   });
 
@@ -29,7 +28,7 @@ export function analyticsSummaryRoutes(clients: Clients): Router {
   const router = Router();
 
   router.get('/summary', async (req, res) => {
-    const owner = await ownerId(clients, bearerToken(req));
+    const owner = await ownerId(clients, req);
     res.json(await loadAnalyticsSummary(clients, owner, datesOf(req)));
   });
 

@@ -16,6 +16,8 @@ import { paymentRoutes, webhookHandlers } from './payment.ts';
 import { publicChatRoutes } from './public-chat.ts';
 import { unansweredQuestionRoutes } from './unanswered-questions.ts';
 import { usageRoutes } from './usage.ts';
+import { invitationRoutes, workspaceListRoutes, workspaceRoutes } from './workspaces.ts';
+import type { Seats } from '../workspaces.ts';
 
 export interface ApiOptions {
   clients: Clients;
@@ -27,6 +29,8 @@ export interface ApiOptions {
   chatTimeoutMs: number;
   publicUrl: string;
   stripeEvents: StripeEventIntake;
+  /** How many members each plan allows a workspace (SEATS_FREE, SEATS_PRO). */
+  seats: Seats;
 }
 
 /** API answers are one user's data (or a visitor's conversation): never stored by a browser or a proxy. */
@@ -71,6 +75,9 @@ export function apiRouter(opts: ApiOptions): Router {
     paymentRoutes(opts.clients, { publicUrl: opts.publicUrl }),
     portalRoutes(opts.clients, { publicUrl: opts.publicUrl }),
   );
+  router.use('/workspaces', workspaceListRoutes(opts.clients, opts.seats));
+  router.use('/workspace', workspaceRoutes(opts.clients, opts.seats));
+  router.use('/invitations', invitationRoutes(opts.clients, opts.seats));
   router.use((_req, res) => {
     res.status(404).json({ message: 'Not found' });
   });

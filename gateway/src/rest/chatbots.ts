@@ -18,7 +18,6 @@ import {
   voiceChange,
 } from '../chatbots.ts';
 import { conversationView, restConversation } from '../conversations.ts';
-import { bearerToken } from '../context.ts';
 import { ownerId } from '../owners.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import {
@@ -93,7 +92,7 @@ export interface ChatbotRouteOptions {
 
 export function chatbotRoutes(clients: Clients, opts: ChatbotRouteOptions): Router {
   const router = Router();
-  const owner = (req: Request) => ownerId(clients, bearerToken(req));
+  const owner = (req: Request) => ownerId(clients, req);
 
   router.get('/', async (req, res) => {
     const { chatbots } = await clients.chatbot.listChatbots({ ownerId: await owner(req), includeKnowledgeBase: true });

@@ -21,7 +21,6 @@ import type { Logger } from '@parley/common/logger.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import { isoDate } from '../chatbots.ts';
 import type { Clients } from '../clients.ts';
-import { bearerToken } from '../context.ts';
 import { ownerId } from '../owners.ts';
 
 export const FORMAT_INVALID = 'Format must be csv or jsonl';
@@ -140,7 +139,7 @@ export function conversationExportRoutes(clients: Clients, opts: { logger: Logge
     const format = formatOf(req.query.format);
     const startDate = dateOf(req.query.startDate);
     const endDate = dateOf(req.query.endDate);
-    const owner = await ownerId(clients, bearerToken(req));
+    const owner = await ownerId(clients, req);
     const chatbotId = req.params.id as string;
 
     // The browser leaving stops the export in the chat service; an export has no deadline but that.

@@ -6,7 +6,7 @@ import express, { Router, type RequestHandler } from 'express';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import type { Clients } from '../clients.ts';
 import { billingOptions, createCheckoutSession, createCustomer, type CheckoutRequest } from '../checkout.ts';
-import { bearerToken } from '../context.ts';
+import { routeMember } from '../owners.ts';
 import { money } from '../usage.ts';
 import type { StripeEventIntake } from '../stripe-events.ts';
 import { jsonObject, optionalString, stringField, type JsonObject } from './input.ts';
@@ -29,10 +29,12 @@ export function paymentRoutes(clients: Clients, opts: { publicUrl: string }): Ro
   });
 
   router.post('/create-customer', async (req, res) => {
-    res.json({ customerId: await createCustomer(clients, bearerToken(req)) });
+    res.json({ customerId: await createCustomer(clients, await routeMember(clients, req)) });
   });
 
   router.post('/create-checkout-session', async (req, res) => {
+    // Who is asking is settled before the payload is judged: signed out is 401, whatever it says.
+    const member = await routeMember(clients, req);
     const body = jsonObject(req.body);
     const checkout: CheckoutRequest = {
       mode: stringField(body, 'mode'),
@@ -40,7 +42,7 @@ export function paymentRoutes(clients: Clients, opts: { publicUrl: string }): Ro
       successUrl: optionalString(body, 'successUrl'),
       cancelUrl: optionalString(body, 'cancelUrl'),
     };
-    res.json({ url: await createCheckoutSession(clients, bearerToken(req), checkout, opts.publicUrl) });
+    res.json({ url: await createCheckoutSession(clients, member, checkout, opts.publicUrl) });
   });
 
   return router;

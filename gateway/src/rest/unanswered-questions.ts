@@ -6,7 +6,6 @@
 // 404. The chat service decides all of it; the gateway only checks the JSON types.
 import { Router, type Request } from 'express';
 import type { Clients } from '../clients.ts';
-import { bearerToken } from '../context.ts';
 import { ownerId } from '../owners.ts';
 import { answerUnansweredQuestion, dismissUnansweredQuestion, listUnansweredQuestions } from '../unanswered-questions.ts';
 import { jsonObject, optionalString, stringField } from './input.ts';
@@ -15,7 +14,7 @@ import { jsonObject, optionalString, stringField } from './input.ts';
 export function unansweredQuestionRoutes(clients: Clients): Router {
   const router = Router();
   const chatbotOf = async (req: Request<{ id: string }>) => ({
-    ownerId: await ownerId(clients, bearerToken(req)),
+    ownerId: await ownerId(clients, req),
     chatbotId: req.params.id,
   });
 

@@ -2,7 +2,6 @@
 // one chatbot, as the Usage response plus the additive fields (see ../usage.ts).
 import { Router } from 'express';
 import type { Clients } from '../clients.ts';
-import { bearerToken } from '../context.ts';
 import { ownerId } from '../owners.ts';
 import { loadUsageReport, parseUsageQuery, restUsageReport } from '../usage.ts';
 
@@ -11,7 +10,7 @@ export function usageRoutes(clients: Clients): Router {
 
   router.get('/usage', async (req, res) => {
     // Who is asking is settled first: a signed-out caller gets 401 whatever the dates say.
-    const owner = await ownerId(clients, bearerToken(req));
+    const owner = await ownerId(clients, req);
     const query = parseUsageQuery({ startDate: req.query.startDate, endDate: req.query.endDate, chatbotId: req.query.chatbotId });
     res.json(restUsageReport(await loadUsageReport(clients, owner, query)));
   });

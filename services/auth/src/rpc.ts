@@ -1,9 +1,24 @@
-// The AuthService over ConnectRPC: maps proto messages to the use cases and back, nothing more.
+// The AuthService and the WorkspaceService over ConnectRPC: map proto messages to the use cases and
+// back, nothing more.
 import { create } from '@bufbuild/protobuf';
-import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { ConnectRouter } from '@connectrpc/connect';
 import { AuthService, SessionInfoSchema, UserSchema, type User } from '@parley/proto/parley/auth/v1/auth_pb.js';
+import {
+  AuditEventSchema,
+  InvitationSchema,
+  MemberSchema,
+  WorkspaceSchema,
+  WorkspaceService,
+  type Actor,
+  type AuditEvent,
+  type Invitation,
+  type Member,
+  type Workspace,
+} from '@parley/proto/parley/auth/v1/workspaces_pb.js';
+import type { Timestamp } from '@bufbuild/protobuf/wkt';
 import type { AccountUser } from './core/account-user.ts';
+import type { WorkspaceView } from './core/workspace.ts';
 import { changeEmail, type ChangeEmailDeps } from './accounts/change-email.ts';
 import { deleteAccount, type DeleteAccountDeps } from './accounts/delete-account.ts';
 import { register, type RegisterDeps } from './accounts/register.ts';
@@ -16,6 +31,27 @@ import { listSessions } from './sessions/list-sessions.ts';
 import { login, type LoginDeps } from './sessions/login.ts';
 import { logout } from './sessions/logout.ts';
 import { revokeOtherSessions } from './sessions/revoke-other-sessions.ts';
+import { acceptInvitation } from './workspaces/accept-invitation.ts';
+import type { ActorInput } from './workspaces/access.ts';
+import type { AuditEventView } from './workspaces/audit-events.ts';
+import { changeMemberRole } from './workspaces/change-member-role.ts';
+import { createInvitation } from './workspaces/create-invitation.ts';
+import { createWorkspace, type CreateWorkspaceDeps } from './workspaces/create-workspace.ts';
+import { deleteWorkspace } from './workspaces/delete-workspace.ts';
+import { exportOwnedWorkspaces } from './workspaces/export-owned-workspaces.ts';
+import { getInvitation } from './workspaces/get-invitation.ts';
+import type { InvitationView } from './workspaces/invitations.ts';
+import { listAuditEvents } from './workspaces/list-audit-events.ts';
+import { listInvitations } from './workspaces/list-invitations.ts';
+import { listMembers } from './workspaces/list-members.ts';
+import { listWorkspaces } from './workspaces/list-workspaces.ts';
+import type { MemberView } from './workspaces/members.ts';
+import { recordAuditEvent } from './workspaces/record-audit-event.ts';
+import { removeMember } from './workspaces/remove-member.ts';
+import { renameWorkspace } from './workspaces/rename-workspace.ts';
+import { resendInvitation } from './workspaces/resend-invitation.ts';
+import { revokeInvitation } from './workspaces/revoke-invitation.ts';
+import { transferOwnership } from './workspaces/transfer-ownership.ts';
 
 export type AuthRpcDeps = RegisterDeps &
   LoginDeps &
@@ -23,13 +59,48 @@ export type AuthRpcDeps = RegisterDeps &
   ResetPasswordDeps &
   ChangeEmailDeps &
   ChangePasswordDeps &
-  DeleteAccountDeps;
+  DeleteAccountDeps &
+  CreateWorkspaceDeps & { publicUrl: string };
 
 const toUser = (u: AccountUser): User =>
   create(UserSchema, { id: u.id, email: u.email, name: u.name, createdAt: timestampFromDate(u.createdAt) });
 
+export const toWorkspace = (w: WorkspaceView): Workspace =>
+  create(WorkspaceSchema, {
+    id: w.id,
+    name: w.name,
+    personal: w.personal,
+    createdAt: timestampFromDate(w.createdAt),
+    role: w.role,
+    memberCount: w.memberCount,
+  });
+
+const toMember = (m: MemberView): Member =>
+  create(MemberSchema, { userId: m.userId, email: m.email, name: m.name, role: m.role, joinedAt: timestampFromDate(m.joinedAt) });
+
+const toInvitation = (i: InvitationView): Invitation =>
+  create(InvitationSchema, {
+    id: i.id,
+    email: i.email,
+    role: i.role,
+    invitedBy: i.invitedBy,
+    createdAt: timestampFromDate(i.createdAt),
+    expiresAt: timestampFromDate(i.expiresAt),
+  });
+
+const toAuditEvent = (e: AuditEventView): AuditEvent => create(AuditEventSchema, { ...e, createdAt: timestampFromDate(e.createdAt) });
+
+const actorOf = (actor: Actor | undefined): ActorInput => ({
+  userId: actor?.userId ?? '',
+  workspaceId: actor?.workspaceId ?? '',
+  clientIp: actor?.clientIp ?? '',
+});
+
+const dateOf = (t: Timestamp | undefined) => (t ? timestampDate(t) : undefined);
+
 export function authRoutes(deps: AuthRpcDeps) {
   return (router: ConnectRouter) => {
+    workspaceRoutes(deps)(router);
     router.service(AuthService, {
       async register(req) {
         const r = await register(deps, {
@@ -50,7 +121,8 @@ export function authRoutes(deps: AuthRpcDeps) {
         return {};
       },
       async authenticate(req) {
-        return { user: toUser(await authenticate(deps.db, req.token)) };
+        const { user, workspace } = await authenticate(deps.db, req.token, req.workspaceId);
+        return { user: toUser(user), workspace: workspace && toWorkspace(workspace) };
       },
       async requestPasswordReset(req) {
         await requestPasswordReset(deps, { email: req.email, clientIp: req.clientIp });
@@ -103,6 +175,114 @@ export function authRoutes(deps: AuthRpcDeps) {
       async deleteAccount(req) {
         await deleteAccount(deps, { userId: req.userId, password: req.password, clientIp: req.clientIp });
         return {};
+      },
+    });
+  };
+}
+
+export function workspaceRoutes(deps: AuthRpcDeps) {
+  return (router: ConnectRouter) => {
+    router.service(WorkspaceService, {
+      async listWorkspaces(req) {
+        return { workspaces: (await listWorkspaces(deps.db, { userId: req.userId })).map(toWorkspace) };
+      },
+      async createWorkspace(req) {
+        return { workspace: toWorkspace(await createWorkspace(deps, { userId: req.userId, name: req.name, clientIp: req.clientIp })) };
+      },
+      async renameWorkspace(req) {
+        return { workspace: toWorkspace(await renameWorkspace(deps.db, { actor: actorOf(req.actor), name: req.name })) };
+      },
+      async deleteWorkspace(req) {
+        await deleteWorkspace(deps, { actor: actorOf(req.actor), password: req.password });
+        return {};
+      },
+      async listMembers(req) {
+        return { members: (await listMembers(deps.db, { actor: actorOf(req.actor) })).map(toMember) };
+      },
+      async changeMemberRole(req) {
+        const member = await changeMemberRole(deps.db, { actor: actorOf(req.actor), memberUserId: req.memberUserId, role: req.role });
+        return { member: toMember(member) };
+      },
+      async removeMember(req) {
+        await removeMember(deps.db, { actor: actorOf(req.actor), memberUserId: req.memberUserId });
+        return {};
+      },
+      async transferOwnership(req) {
+        await transferOwnership(deps.db, { actor: actorOf(req.actor), memberUserId: req.memberUserId });
+        return {};
+      },
+      async createInvitation(req) {
+        const invitation = await createInvitation(deps, {
+          actor: actorOf(req.actor),
+          email: req.email,
+          role: req.role,
+          seatLimit: req.seatLimit,
+          plan: req.plan,
+        });
+        return { invitation: toInvitation(invitation) };
+      },
+      async listInvitations(req) {
+        return { invitations: (await listInvitations(deps.db, { actor: actorOf(req.actor) })).map(toInvitation) };
+      },
+      async resendInvitation(req) {
+        return { invitation: toInvitation(await resendInvitation(deps, { actor: actorOf(req.actor), invitationId: req.invitationId })) };
+      },
+      async revokeInvitation(req) {
+        await revokeInvitation(deps.db, { actor: actorOf(req.actor), invitationId: req.invitationId });
+        return {};
+      },
+      async getInvitation(req) {
+        const i = await getInvitation(deps.db, { token: req.token });
+        return {
+          workspaceName: i.workspaceName,
+          email: i.email,
+          role: i.role,
+          invitedBy: i.invitedBy,
+          expiresAt: timestampFromDate(i.expiresAt),
+          workspaceId: i.workspaceId,
+        };
+      },
+      async acceptInvitation(req) {
+        const workspace = await acceptInvitation(deps.db, {
+          token: req.token,
+          userId: req.userId,
+          clientIp: req.clientIp,
+          seatLimit: req.seatLimit,
+          plan: req.plan,
+        });
+        return { workspace: toWorkspace(workspace) };
+      },
+      async recordAuditEvent(req) {
+        await recordAuditEvent(deps.db, {
+          actor: actorOf(req.actor),
+          action: req.action,
+          target: req.target,
+          detailsJson: req.detailsJson,
+        });
+        return {};
+      },
+      async listAuditEvents(req) {
+        const page = await listAuditEvents(deps.db, {
+          actor: actorOf(req.actor),
+          action: req.action,
+          actorUserId: req.actorUserId,
+          from: dateOf(req.from),
+          to: dateOf(req.to),
+          limit: req.limit,
+          cursor: req.cursor,
+        });
+        return { events: page.events.map(toAuditEvent), nextCursor: page.nextCursor };
+      },
+      async exportOwnedWorkspaces(req) {
+        const owned = await exportOwnedWorkspaces(deps.db, { userId: req.userId });
+        return {
+          workspaces: owned.map((w) => ({
+            workspace: toWorkspace(w.workspace),
+            members: w.members.map(toMember),
+            invitations: w.invitations.map(toInvitation),
+            auditEvents: w.auditEvents.map(toAuditEvent),
+          })),
+        };
       },
     });
   };

@@ -1,5 +1,6 @@
 // Builds the auth service: database, Redis, the producers, the mailer, the PasswordResetRequested
-// worker and the AccountDeleted relay (with the workers), and the Express app.
+// worker and the AccountDeleted relay (with the workers), and the Express app serving the
+// AuthService and the WorkspaceService (to the gateway alone).
 // main.ts runs it; other packages' tests start it in-process the same way.
 import { fileURLToPath } from 'node:url';
 import type { Worker } from 'bullmq';
@@ -12,6 +13,7 @@ import { redisKeys } from '@parley/common/redis-keys.ts';
 import type { ServiceParts } from '@parley/common/service.ts';
 import { PasswordResetRequestedSchema } from '@parley/proto/parley/events/v1/password_reset_requested_pb.js';
 import { UserRegisteredSchema } from '@parley/proto/parley/events/v1/user_registered_pb.js';
+import { WorkspaceCreatedSchema } from '@parley/proto/parley/events/v1/workspace_created_pb.js';
 import type { AuthConfig } from './config.ts';
 import { startAccountDeletedRelay } from './accounts/account-deleted.outbox.ts';
 import { createAccountDeletedProducers, publishAccountDeleted } from './accounts/account-deleted.publisher.ts';
@@ -26,6 +28,7 @@ import { publishPasswordResetRequested } from './password-reset/password-reset-r
 import { createPasswordResetThrottle } from './password-reset/password-reset-throttle.ts';
 import { authRoutes, type AuthRpcDeps } from './rpc.ts';
 import { createLoginThrottle } from './core/login-throttle.ts';
+import { publishWorkspaceCreated } from './workspaces/workspace-created.publisher.ts';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 
@@ -49,6 +52,7 @@ export async function createAuthService(config: AuthConfig, opts: { logger: Logg
   const prefix = config.QUEUE_PREFIX;
   const userRegistered = createProducer(redis, QUEUES.userRegistered, UserRegisteredSchema, { prefix });
   const passwordResetRequested = createProducer(redis, QUEUES.passwordResetRequested, PasswordResetRequestedSchema, { prefix });
+  const workspaceCreated = createProducer(redis, QUEUES.workspaceCreated, WorkspaceCreatedSchema, { prefix });
   const accountDeleted = createAccountDeletedProducers(redis, prefix);
   const keys = redisKeys(prefix);
   const mailer = createMailer(config, logger);
@@ -84,6 +88,7 @@ export async function createAuthService(config: AuthConfig, opts: { logger: Logg
     publishUserRegistered: (user) => publishUserRegistered(userRegistered, user),
     publishPasswordResetRequested: (request) => publishPasswordResetRequested(passwordResetRequested, request),
     publishAccountDeleted: (account) => publishAccountDeleted(accountDeleted, account),
+    publishWorkspaceCreated: (workspace) => publishWorkspaceCreated(workspaceCreated, workspace),
   };
   const issueResetDeps: IssueResetDeps = {
     db,
@@ -126,7 +131,7 @@ export async function createAuthService(config: AuthConfig, opts: { logger: Logg
       // Notices already committed to go out are sent before the mailer closes.
       () => notices.settled(),
       async () => mailer.close(),
-      () => Promise.all([userRegistered, passwordResetRequested, ...accountDeleted].map((p) => p.close())),
+      () => Promise.all([userRegistered, passwordResetRequested, workspaceCreated, ...accountDeleted].map((p) => p.close())),
       () => redis.quit(),
       () => db.$disconnect(),
     ],

@@ -11,9 +11,11 @@ import type { ServiceParts } from '@parley/common/service.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
 import { startAccountDeletedWorker } from './accounts/account-deleted.job.ts';
 import { deleteAccountData } from './accounts/delete-account-data.ts';
-import { openAccount, type OpenAccountDeps } from './core/open-account.ts';
+import { openAccount, openWorkspaceAccount, type OpenAccountDeps } from './core/open-account.ts';
 import { startUserRegisteredWorker } from './accounts/user-registered.job.ts';
+import { startWorkspaceCreatedWorker } from './accounts/workspace-created.job.ts';
 import type { BillingConfig } from './config.ts';
+import { billingPermissions } from './permissions.ts';
 import { billingRoutes } from './rpc.ts';
 import { recordUsageBatch } from './usage/record-usage.ts';
 import { startUsageRecordedWorker } from './usage/usage-recorded.job.ts';
@@ -30,6 +32,8 @@ export interface BillingServiceParts extends ServiceParts {
   prisma: PrismaClient;
   /** The UserRegistered worker, when workers were started. */
   userRegisteredWorker?: Worker;
+  /** The WorkspaceCreated worker, when workers were started. */
+  workspaceCreatedWorker?: Worker;
   /** The UsageRecorded worker, when workers were started. */
   usageRecordedWorker?: Worker;
   /** The Stripe events worker, when workers were started. */
@@ -55,6 +59,14 @@ export async function createBillingService(
   const workers = opts.workers !== false;
   const userRegisteredWorker = workers
     ? startUserRegisteredWorker({ redis, logger, prefix: config.QUEUE_PREFIX, openAccount: (userId) => openAccount(deps, userId) })
+    : undefined;
+  const workspaceCreatedWorker = workers
+    ? startWorkspaceCreatedWorker({
+        redis,
+        logger,
+        prefix: config.QUEUE_PREFIX,
+        openWorkspaceAccount: (workspaceId) => openWorkspaceAccount(deps, workspaceId),
+      })
     : undefined;
   const usageRecordedWorker = workers
     ? startUsageRecordedWorker({ redis, logger, prefix: config.QUEUE_PREFIX, recordUsageBatch: (usages) => recordUsageBatch(deps, usages) })
@@ -95,7 +107,7 @@ export async function createBillingService(
 
   const app = createServiceApp({
     logger,
-    trust: { secret: config.SERVICE_SECRET, previousSecret: config.SERVICE_SECRET_PREVIOUS, callers: ['gateway', 'chat', 'chatbot'] },
+    trust: { secret: config.SERVICE_SECRET, previousSecret: config.SERVICE_SECRET_PREVIOUS, callers: ['gateway', 'chat', 'chatbot'], permissions: billingPermissions },
     routes: billingRoutes(deps, payments, creditHolds(deps)),
     readiness: dataReadiness(prisma, redis),
   });
@@ -106,6 +118,7 @@ export async function createBillingService(
     await Promise.all([
       creditHoldSweep,
       userRegisteredWorker?.close(),
+      workspaceCreatedWorker?.close(),
       usageRecordedWorker?.close(),
       stripeEventsWorker?.close(),
       accountDeletedWorker?.close(),
@@ -116,6 +129,7 @@ export async function createBillingService(
     app,
     prisma,
     userRegisteredWorker,
+    workspaceCreatedWorker,
     usageRecordedWorker,
     stripeEventsWorker,
     accountDeletedWorker,

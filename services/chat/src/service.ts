@@ -46,6 +46,7 @@ import { redisRecentTurns } from './public-chat/recent-turns.ts';
 import { sessionIds } from './core/session-id.ts';
 import { chatbotInteractionPublisher, publishUsageRecorded, visitorHash } from './usage/publishers.ts';
 import { DEV_ALTCHA_HMAC_KEY, DEV_SESSION_SECRET, type ChatConfig } from './config.ts';
+import { chatPermissions } from './permissions.ts';
 import { chatRoutes, type ChatRpcDeps } from './rpc.ts';
 
 /**
@@ -242,7 +243,7 @@ export async function createChatService(
 
   const app = createServiceApp({
     logger,
-    trust: { secret: config.SERVICE_SECRET, previousSecret: config.SERVICE_SECRET_PREVIOUS, callers: ['gateway'] },
+    trust: { secret: config.SERVICE_SECRET, previousSecret: config.SERVICE_SECRET_PREVIOUS, callers: ['gateway'], permissions: chatPermissions },
     routes: chatRoutes(deps),
     readiness: dataReadiness(prisma, redis),
   });

@@ -18,6 +18,7 @@ import { PrismaClient } from './generated/prisma/client.ts';
 import { publishChatbotDeleted } from './chatbots/chatbot-deleted.publisher.ts';
 import { billingPlanLookup } from './chatbots/owner-plan.ts';
 import type { ChatbotConfig } from './config.ts';
+import { chatbotPermissions } from './permissions.ts';
 import { addCountedInteractions } from './interactions/add-counted-interactions.ts';
 import { startChatbotInteractionWorker } from './interactions/chatbot-interaction.job.ts';
 import { startChatbotInteractionsCountedWorker } from './interactions/chatbot-interactions-counted.job.ts';
@@ -185,7 +186,7 @@ export async function createChatbotService(
 
   const app = createServiceApp({
     logger,
-    trust: { secret: config.SERVICE_SECRET, previousSecret: config.SERVICE_SECRET_PREVIOUS, callers: ['gateway', 'chat'] },
+    trust: { secret: config.SERVICE_SECRET, previousSecret: config.SERVICE_SECRET_PREVIOUS, callers: ['gateway', 'chat'], permissions: chatbotPermissions },
     routes: chatbotRoutes(deps),
     readiness: dataReadiness(prisma, redis),
     readMaxBytes: config.MAX_UPLOAD_BYTES + UPLOAD_MESSAGE_OVERHEAD_BYTES,

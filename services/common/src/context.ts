@@ -24,6 +24,11 @@ interface RequestContext {
    * it, for the request's duration metric.
    */
   route?: string;
+  /**
+   * The signed-in member's role in the workspace the request acts in (roles.ts), set by the gateway
+   * once it has authenticated the request; its calls to the services carry it (service-auth.ts).
+   */
+  role?: string;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();
@@ -40,6 +45,16 @@ export function currentTrace(): TraceContext | undefined {
 export function setCurrentRoute(route: string): void {
   const store = storage.getStore();
   if (store) store.route = route;
+}
+
+/** Records the member's role for the rest of the current request (the gateway, after authenticating it). */
+export function setCurrentRole(role: string): void {
+  const store = storage.getStore();
+  if (store) store.role = role;
+}
+
+export function currentRole(): string | undefined {
+  return storage.getStore()?.role;
 }
 
 /** The current request's route holder, to read its route once the request is over. */

@@ -43,6 +43,8 @@ export const QUEUES = {
   knowledgeEmbed: 'parley.knowledge-embed',
   /** ChatbotInteractionsCounted: the chat service's analytics worker tells the chatbot service how many answered messages of a chatbot it counted (ADR 23). */
   chatbotInteractionsCounted: 'parley.chatbot-interactions-counted',
+  /** WorkspaceCreated: auth announces a workspace created besides a personal one; billing opens its account (ADR 30). */
+  workspaceCreated: 'parley.workspace-created',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];

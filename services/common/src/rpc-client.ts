@@ -13,7 +13,7 @@ import type { DescService } from '@bufbuild/protobuf';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { createAsyncIterable } from '@connectrpc/connect/protocol';
 import { currentRequestId, REQUEST_ID_HEADER } from './context.ts';
-import { DEVELOPMENT_SERVICE_SECRET, serviceTokenSource, type ServiceCredentials } from './service-auth.ts';
+import { DEVELOPMENT_SERVICE_SECRET, ROLE_HEADER, serviceTokenSource, type ServiceCredentials } from './service-auth.ts';
 import { traceInterceptor } from './tracing.ts';
 import { balance, closesConnection, endpointDraining, EndpointPool, isUnreachable, type Endpoint } from './transport/balanced.ts';
 import { createLeanUnaryTransport, type UnaryTransportChoice } from './transport/lean-unary.ts';
@@ -27,6 +27,11 @@ export interface ServiceClientOptions {
    * the development secret, which production refuses).
    */
   credentials?: ServiceCredentials;
+  /**
+   * The member's role every call carries unless the call names its own (ROLE_HEADER). Without
+   * credentials the client stands in for the gateway acting for an owner, so it carries "owner".
+   */
+  role?: string;
   /** Run around every call, unary and streaming, after the kit's own (request id, service token). */
   interceptors?: Interceptor[];
   /** What carries unary calls: the lean transport unless 'library' is asked for. */
@@ -35,6 +40,14 @@ export interface ServiceClientOptions {
   resolveIntervalMs?: number;
   /** The endpoints to call, when the caller keeps them (tests, benchmarks); built from the base URL otherwise. */
   pool?: EndpointPool;
+}
+
+/** Sets the role header on a call that does not carry one already. */
+function roleInterceptor(role: string): Interceptor {
+  return (next) => (req) => {
+    if (!req.header.has(ROLE_HEADER)) req.header.set(ROLE_HEADER, role);
+    return next(req);
+  };
 }
 
 /** The largest answer a call accepts (a chatbot's whole knowledge base fits many times over). */
@@ -63,6 +76,7 @@ export function createServiceClient<T extends DescService>(service: T, baseUrl: 
 
 /** The transport of a service client: every call, unary or streaming, to one of the pool's endpoints. */
 function createServiceTransport(pool: EndpointPool, opts: ServiceClientOptions): Transport {
+  const role = opts.role ?? (opts.credentials ? undefined : 'owner');
   const common = {
     defaultTimeoutMs: opts.timeoutMs ?? 5000,
     readMaxBytes: MAX_RESPONSE_BYTES,
@@ -72,6 +86,7 @@ function createServiceTransport(pool: EndpointPool, opts: ServiceClientOptions):
       traceInterceptor,
       serviceTokenInterceptor(opts.credentials ?? { caller: 'gateway', secret: DEVELOPMENT_SERVICE_SECRET }),
       ...(opts.interceptors ?? []),
+      ...(role ? [roleInterceptor(role)] : []),
     ],
   };
   // The library's transport, one per endpoint, over that endpoint's keep-alive pool.

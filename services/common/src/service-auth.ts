@@ -6,7 +6,9 @@
 // The token: `<caller>.<unix seconds>.<base64url HMAC-SHA256(secret, "<caller>.<unix seconds>")>`,
 // sent as `Authorization: Bearer <token>`.
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { DescService } from '@bufbuild/protobuf';
 import type { RequestHandler } from 'express';
+import { can, isRole, type Permission } from './roles.ts';
 
 /** The processes that call others. */
 export type Caller = 'gateway' | 'chat' | 'chatbot';
@@ -26,6 +28,42 @@ export interface ServiceTrust {
   secret: string;
   previousSecret?: string;
   callers: readonly Caller[];
+  /**
+   * The owner-facing methods and the permission each needs (roles.ts): a gateway call to one of
+   * them must carry a role (ROLE_HEADER) that holds it. Calls between services carry no role and are
+   * not checked: the call graph governs them.
+   */
+  permissions?: MethodPermissions;
+}
+
+/** The member's role the gateway's signed calls carry (docs/adr/0030-workspaces.md). */
+export const ROLE_HEADER = 'x-parley-role';
+
+/** Method paths (`/<service type name>/<Method>`) and the permission each needs. */
+export type MethodPermissions = ReadonlyMap<string, Permission>;
+
+/** A service's table of methods and permissions, keyed by the methods' names in the proto. */
+export function methodPermissions<S extends DescService>(
+  service: S,
+  table: Partial<Record<S['methods'][number]['name'], Permission>>,
+): MethodPermissions {
+  const known = new Set(service.methods.map((m) => m.name));
+  for (const name of Object.keys(table)) if (!known.has(name)) throw new Error(`${service.typeName} has no method ${name}`);
+  return new Map(Object.entries(table as Record<string, Permission>).map(([name, permission]) => [`/${service.typeName}/${name}`, permission]));
+}
+
+/** Why a gateway call's role may not call a method, or undefined when it may. */
+export function roleRefusal(
+  caller: Caller,
+  path: string,
+  role: string | string[] | undefined,
+  permissions: MethodPermissions | undefined,
+): string | undefined {
+  if (caller !== 'gateway' || !permissions) return undefined;
+  const permission = permissions.get(path);
+  if (!permission) return undefined;
+  if (!isRole(role)) return `no role for ${path}`;
+  return can(role, permission) ? undefined : `role ${role} lacks ${permission} for ${path}`;
 }
 
 /**
@@ -85,12 +123,21 @@ export function requireServiceToken(trust: ServiceTrust, onRefused: (reason: str
   if (trust.secret.length < 32 || (trust.previousSecret !== undefined && trust.previousSecret.length < 32))
     throw new Error('the service secret must have at least 32 characters');
   const body = JSON.stringify({ code: 'unauthenticated', message: 'service credentials required' });
+  const denied = JSON.stringify({ code: 'permission_denied', message: 'Your role in this workspace does not allow this.' });
+  const refuse = (res: Parameters<RequestHandler>[1], status: number, answer: string) => {
+    // The body is not read: the connection cannot be reused.
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(answer)), connection: 'close' });
+    res.end(answer);
+  };
   return (req, res, next) => {
     const result = verifyServiceToken(req.headers.authorization, trust);
-    if ('caller' in result) return next();
-    onRefused(result.refused);
-    // The body is not read: the connection cannot be reused.
-    res.writeHead(401, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), connection: 'close' });
-    res.end(body);
+    if (!('caller' in result)) {
+      onRefused(result.refused);
+      return refuse(res, 401, body);
+    }
+    const refusal = roleRefusal(result.caller, req.path, req.headers[ROLE_HEADER], trust.permissions);
+    if (refusal === undefined) return next();
+    onRefused(refusal);
+    refuse(res, 403, denied);
   };
 }

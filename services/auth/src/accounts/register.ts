@@ -8,6 +8,7 @@ import { startSession, type StartedSession } from '../sessions/start-session.ts'
 import { accountUserSelect, type AccountUser } from '../core/account-user.ts';
 import { parseRegistration, type RegistrationInput, type RegistrationRequest } from '../core/registration-input.ts';
 import type { RegistrationThrottle } from './registration-throttle.ts';
+import { createPersonalWorkspace } from '../core/workspace.ts';
 
 export interface RegisterDeps {
   db: PrismaClient;
@@ -23,7 +24,8 @@ export interface RegisterDeps {
 export const EMAIL_TAKEN = 'An account with this email already exists';
 
 /**
- * Creates an account and its first session in one transaction, then announces the account.
+ * Creates an account, its personal workspace (whose id is the account's) and its first session in one
+ * transaction, then announces the account.
  *
  * Registering again with the email and password of an existing account signs into it instead: the
  * gateway answers a sign-up only once billing has shown the new account, so a sign-up that failed
@@ -46,6 +48,7 @@ export async function register(
         data: { email: input.email, name: input.name, passwordHash },
         select: accountUserSelect,
       });
+      await createPersonalWorkspace(tx, user);
       const session = await startSession(tx, { userId: user.id, clientIp: req.clientIp, ttlSeconds: deps.sessionTtlSeconds });
       return { ...session, user };
     });

@@ -66,7 +66,28 @@ export function accountDeletedMail(): MailContent {
   ]);
 }
 
+export function invitationLink(publicUrl: string, token: string): string {
+  return `${publicUrl}/invitations/${encodeURIComponent(token)}`;
+}
+
+export function invitationMail(input: {
+  publicUrl: string;
+  token: string;
+  workspaceName: string;
+  invitedBy: string;
+  role: string;
+  ttlSeconds: number;
+}): MailContent {
+  return mail(`Join ${input.workspaceName} on Parley`, [
+    `${input.invitedBy} invited you to join the workspace ${input.workspaceName} on Parley as ${/^[aeiou]/.test(input.role) ? 'an' : 'a'} ${input.role}.`,
+    { label: 'Accept the invitation', link: invitationLink(input.publicUrl, input.token) },
+    `Sign in or create an account with this email address to accept it. The link works once and expires in ${duration(input.ttlSeconds)}.`,
+    'If you did not expect this invitation, you can ignore this mail.',
+  ]);
+}
+
 function duration(seconds: number): string {
+  if (seconds % 86400 === 0) return seconds === 86400 ? '1 day' : `${seconds / 86400} days`;
   if (seconds % 3600 === 0) return seconds === 3600 ? '1 hour' : `${seconds / 3600} hours`;
   const minutes = Math.round(seconds / 60);
   return minutes === 1 ? '1 minute' : `${minutes} minutes`;

@@ -44,3 +44,18 @@ export async function openAccountInTransaction(tx: Prisma.TransactionClient, use
   }
   return count === 1;
 }
+
+/**
+ * Opening the account of a workspace created besides a personal one (WorkspaceCreated): the free
+ * plan without the starting credit, which comes once per person, with the personal workspace
+ * (docs/adr/0030-workspaces.md). Idempotent like openAccount, and never for a deleted owner.
+ */
+export async function openWorkspaceAccount(deps: Pick<OpenAccountDeps, 'prisma'>, rawWorkspaceId: string): Promise<Account> {
+  const ownerId = parseUserId(rawWorkspaceId);
+  return deps.prisma.$transaction(async (tx) => {
+    await lockOwner(tx, ownerId);
+    if (await isDeleted(tx, ownerId)) throw new AccountDeletedError(ownerId);
+    await tx.account.createMany({ data: [{ userId: ownerId, creditBalance: 0 }], skipDuplicates: true });
+    return tx.account.findUniqueOrThrow({ where: { userId: ownerId } });
+  });
+}

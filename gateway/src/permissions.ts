@@ -1,0 +1,163 @@
+// What every REST route and GraphQL operation needs (docs/adr/0030-workspaces.md): a permission of
+// services/common/src/roles.ts in the request's workspace (X-Workspace-Id, the personal one without
+// it), or 'session' (about the signed-in person: their account, sessions and workspaces; the header is
+// ignored), or 'public' (no sign-in). The ONE table: owners.ts enforces a route's permission from it,
+// graphql.ts wraps every Query and Mutation field with it, and the roles sweep test fails for a route
+// or operation it does not name.
+import { PERMISSIONS, type Permission } from '@parley/common/roles.ts';
+
+export type Access = Permission | 'session' | 'public';
+
+export const ACCESS = {
+  // Sign-up, sign-in, password reset.
+  'POST /api/auth/register': 'public',
+  'POST /api/auth/login': 'public',
+  'GET /api/auth/current': 'session',
+  'GET /api/auth/logout': 'session',
+  'POST /api/auth/forgot-password': 'public',
+  'POST /api/auth/reset-password': 'public',
+  'Query.me': 'session',
+  'Mutation.register': 'public',
+  'Mutation.login': 'public',
+  'Mutation.logout': 'session',
+  'Mutation.requestPasswordReset': 'public',
+  'Mutation.resetPassword': 'public',
+
+  // The person's own account: profile, email, password, sessions, deletion and their data export.
+  'PUT /api/user/profile': 'session',
+  'PUT /api/user/email': 'session',
+  'PUT /api/user/password': 'session',
+  'GET /api/user/sessions': 'session',
+  'POST /api/user/sessions/revoke-others': 'session',
+  'DELETE /api/user/account': 'session',
+  'GET /api/user/export': 'session',
+  'Query.mySessions': 'session',
+  'Mutation.updateProfile': 'session',
+  'Mutation.changeEmail': 'session',
+  'Mutation.changePassword': 'session',
+  'Mutation.signOutOtherSessions': 'session',
+  'Mutation.deleteAccount': 'session',
+
+  // Chatbots, their settings and knowledge.
+  'GET /api/chatbot': 'workspace:read',
+  'GET /api/chatbot/:id': 'workspace:read',
+  'POST /api/chatbot': 'chatbots:write',
+  'PUT /api/chatbot/:id': 'chatbots:write',
+  'DELETE /api/chatbot/:id': 'chatbots:write',
+  'POST /api/chatbot/:id/profile-picture': 'chatbots:write',
+  'POST /api/chatbot/:id/knowledge-base/text': 'chatbots:write',
+  'POST /api/chatbot/:id/knowledge-base/files': 'chatbots:write',
+  'POST /api/chatbot/:id/knowledge-base/urls': 'chatbots:write',
+  'POST /api/chatbot/:id/knowledge-base/qa': 'chatbots:write',
+  'POST /api/chatbot/:id/knowledge-base/text-entries/:entryId/refresh': 'chatbots:write',
+  'PUT /api/chatbot/:id/knowledge-base/text-entries/:entryId': 'chatbots:write',
+  'DELETE /api/chatbot/:id/knowledge-base/text-entries/:entryId': 'chatbots:write',
+  'Query.chatbots': 'workspace:read',
+  'Query.chatbot': 'workspace:read',
+  'Mutation.createChatbot': 'chatbots:write',
+  'Mutation.updateChatbot': 'chatbots:write',
+  'Mutation.deleteChatbot': 'chatbots:write',
+  'Mutation.addTextEntry': 'chatbots:write',
+  'Mutation.deleteTextEntry': 'chatbots:write',
+  'Mutation.addUrlEntry': 'chatbots:write',
+  'Mutation.addQaEntry': 'chatbots:write',
+  'Mutation.refreshTextEntry': 'chatbots:write',
+  'Mutation.setTextEntryAutoSync': 'chatbots:write',
+
+  // Conversations and unanswered questions (visitors' words: agents and above).
+  'GET /api/chatbot/:id/conversations': 'conversations:read',
+  'GET /api/chatbot/:id/conversations/:conversationId': 'conversations:read',
+  'GET /api/chatbot/:id/conversations/export': 'conversations:read',
+  'GET /api/chatbot/:id/unanswered-questions': 'conversations:read',
+  'POST /api/chatbot/:id/unanswered-questions/:questionId/answer': 'conversations:write',
+  'POST /api/chatbot/:id/unanswered-questions/:questionId/dismiss': 'conversations:write',
+  'Query.conversations': 'conversations:read',
+  'Query.conversation': 'conversations:read',
+  'Query.unansweredQuestions': 'conversations:read',
+  'Mutation.answerUnansweredQuestion': 'conversations:write',
+  'Mutation.dismissUnansweredQuestion': 'conversations:write',
+
+  // Analytics and usage.
+  'GET /api/chatbot/:id/analytics': 'workspace:read',
+  'GET /api/analytics/summary': 'workspace:read',
+  'GET /api/user/usage': 'workspace:read',
+  'Query.analytics': 'workspace:read',
+  'Query.analyticsSummary': 'workspace:read',
+  'Query.usage': 'workspace:read',
+
+  // Plan, checkout and subscription.
+  'GET /api/payment/options': 'public',
+  'POST /api/payment/webhook': 'public',
+  'POST /api/payment/create-customer': 'billing:manage',
+  'POST /api/payment/create-checkout-session': 'billing:manage',
+  'POST /api/payment/portal-session': 'billing:manage',
+  'Query.billingOptions': 'public',
+  'Mutation.createCustomer': 'billing:manage',
+  'Mutation.createCheckoutSession': 'billing:manage',
+  'Mutation.createBillingPortalSession': 'billing:manage',
+
+  // The public chat, for visitors.
+  'GET /api/chatbot/public/:uniqueId': 'public',
+  'GET /api/chatbot/public/:uniqueId/challenge': 'public',
+  'POST /api/chatbot/public/:uniqueId/chat': 'public',
+  'POST /api/chatbot/public/:uniqueId/feedback': 'public',
+
+  // Workspaces: the person's list, creating one and joining one are theirs; the rest acts in the current one.
+  'GET /api/workspaces': 'session',
+  'POST /api/workspaces': 'session',
+  'GET /api/invitations/:token': 'public',
+  'POST /api/invitations/:token/accept': 'session',
+  'GET /api/workspace': 'workspace:read',
+  'PATCH /api/workspace': 'members:manage',
+  'DELETE /api/workspace': 'workspace:delete',
+  'GET /api/workspace/members': 'workspace:read',
+  'PATCH /api/workspace/members/:userId': 'members:manage',
+  'DELETE /api/workspace/members/:userId': 'members:manage',
+  'POST /api/workspace/leave': 'workspace:read',
+  'POST /api/workspace/transfer': 'ownership:transfer',
+  'GET /api/workspace/invitations': 'members:manage',
+  'POST /api/workspace/invitations': 'members:manage',
+  'POST /api/workspace/invitations/:id/resend': 'members:manage',
+  'DELETE /api/workspace/invitations/:id': 'members:manage',
+  'GET /api/workspace/audit-log': 'audit:read',
+  'Query.workspaces': 'session',
+  'Query.invitation': 'public',
+  'Query.currentWorkspace': 'workspace:read',
+  'Query.members': 'workspace:read',
+  'Query.invitations': 'members:manage',
+  'Query.auditLog': 'audit:read',
+  'Mutation.createWorkspace': 'session',
+  'Mutation.acceptInvitation': 'session',
+  'Mutation.renameWorkspace': 'members:manage',
+  'Mutation.deleteWorkspace': 'workspace:delete',
+  'Mutation.inviteMember': 'members:manage',
+  'Mutation.resendInvitation': 'members:manage',
+  'Mutation.revokeInvitation': 'members:manage',
+  'Mutation.changeMemberRole': 'members:manage',
+  'Mutation.removeMember': 'members:manage',
+  'Mutation.leaveWorkspace': 'workspace:read',
+  'Mutation.transferOwnership': 'ownership:transfer',
+
+  // Outside /api: probes, GraphQL's endpoint (each operation above), the test-mode payment pages
+  // (keyed by their session), development mail.
+  'GET /healthz': 'public',
+  'GET /readyz': 'public',
+  'POST /graphql': 'public',
+  'GET /checkout/test/:sessionId': 'public',
+  'POST /checkout/test/:sessionId/pay': 'public',
+  'POST /checkout/test/:sessionId/cancel': 'public',
+  'GET /billing/test-portal/:sessionId': 'public',
+  'POST /billing/test-portal/:sessionId/cancel': 'public',
+  'GET /dev/mail': 'public',
+} as const satisfies Record<string, Access>;
+
+const byKey = new Map<string, Access>(Object.entries(ACCESS).map(([key, access]) => [key.toLowerCase(), access]));
+
+/** What a route (`GET /api/chatbot/:id`) or operation (`Query.chatbots`) needs; undefined when the table does not name it. */
+export function accessOf(key: string): Access | undefined {
+  return byKey.get(key.toLowerCase());
+}
+
+export function isPermission(access: Access | undefined): access is Permission {
+  return access !== undefined && access in PERMISSIONS;
+}

@@ -1,0 +1,65 @@
+// The WorkspaceCreated flow across a real BullMQ queue into the real database: a workspace's account
+// opens on the free plan without the starting credit, once, and never for a deleted workspace.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { create } from '@bufbuild/protobuf';
+import { timestampNow } from '@bufbuild/protobuf/wkt';
+import { WorkspaceCreatedSchema } from '@parley/proto/parley/events/v1/workspace_created_pb.js';
+import { createProducer, QUEUES, type Producer } from '@parley/common/queues.ts';
+import { counts, jobSettled, startBilling, type Billing } from './harness.ts';
+
+const event = (workspaceId: string) => create(WorkspaceCreatedSchema, { workspaceId, ownerUserId: 'owner-1', occurredAt: timestampNow() });
+
+let billing: Billing;
+let producer: Producer<typeof WorkspaceCreatedSchema>;
+
+beforeAll(async () => {
+  billing = await startBilling();
+  producer = createProducer(billing.redis, QUEUES.workspaceCreated, WorkspaceCreatedSchema, { prefix: billing.config.QUEUE_PREFIX });
+});
+
+afterAll(async () => {
+  await producer?.close();
+  await billing?.stop();
+});
+
+describe('WorkspaceCreated', () => {
+  it('opens a free account without the starting credit', async () => {
+    const worker = billing.parts.workspaceCreatedWorker!;
+    const settled = jobSettled(worker, 'workspace-created.w-1');
+    await producer.publish(event('w-1'), 'workspace-created.w-1');
+    expect((await settled).state).toBe('completed');
+
+    const account = await billing.parts.prisma.account.findUniqueOrThrow({ where: { userId: 'w-1' } });
+    expect(account.plan).toBe('free');
+    expect(account.creditBalance.toFixed()).toBe('0');
+    expect(await counts(billing.parts, 'w-1')).toEqual({ accounts: 1, ledgerEntries: 0 });
+  });
+
+  it('applies a redelivered event once', async () => {
+    const worker = billing.parts.workspaceCreatedWorker!;
+    for (const jobId of ['workspace-created.w-2', 'workspace-created.w-2.redelivered']) {
+      const settled = jobSettled(worker, jobId);
+      await producer.publish(event('w-2'), jobId);
+      expect((await settled).state).toBe('completed');
+    }
+    expect(await counts(billing.parts, 'w-2')).toEqual({ accounts: 1, ledgerEntries: 0 });
+  });
+
+  it('skips a workspace deleted before the event arrived', async () => {
+    await billing.parts.prisma.deletedAccount.create({ data: { userId: 'w-3', anonymousId: randomUUID() } });
+    const settled = jobSettled(billing.parts.workspaceCreatedWorker!, 'workspace-created.w-3');
+    await producer.publish(event('w-3'), 'workspace-created.w-3');
+    expect((await settled).state).toBe('completed');
+    expect(await counts(billing.parts, 'w-3')).toEqual({ accounts: 0, ledgerEntries: 0 });
+  });
+
+  it('fails an event without a workspace id without retrying', async () => {
+    const settled = jobSettled(billing.parts.workspaceCreatedWorker!, 'workspace-created.empty');
+    await producer.publish(event(''), 'workspace-created.empty');
+    const { state, job, error } = await settled;
+    expect(state).toBe('failed');
+    expect(error?.name).toBe('UnrecoverableError');
+    expect(job.attemptsMade).toBe(1);
+  });
+});

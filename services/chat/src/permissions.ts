@@ -1,0 +1,17 @@
+// The owner-facing methods and the permission a member's role needs for each (services/common/src/roles.ts,
+// docs/adr/0030-workspaces.md). A gateway call to one of them without a role that holds it is
+// refused before it runs; the public chat's methods are not listed, so its path checks nothing more.
+import { ChatService } from '@parley/proto/parley/chat/v1/chat_pb.js';
+import { methodPermissions } from '@parley/common/service-auth.ts';
+
+export const chatPermissions = methodPermissions(ChatService, {
+  ListConversations: 'conversations:read',
+  GetConversation: 'conversations:read',
+  ExportConversations: 'conversations:read',
+  ListUnansweredQuestions: 'conversations:read',
+  CountUnansweredQuestions: 'conversations:read',
+  AnswerUnansweredQuestion: 'conversations:write',
+  DismissUnansweredQuestion: 'conversations:write',
+  GetAnalytics: 'workspace:read',
+  GetAnalyticsSummary: 'workspace:read',
+});

@@ -1,0 +1,21 @@
+// The owner-facing methods and the permission a member's role needs for each (services/common/src/roles.ts,
+// docs/adr/0030-workspaces.md). A gateway call to one of them without a role that holds it is
+// refused before it runs; the public and service-to-service methods are not listed.
+import { ChatbotService } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
+import { methodPermissions } from '@parley/common/service-auth.ts';
+
+export const chatbotPermissions = methodPermissions(ChatbotService, {
+  ListChatbots: 'workspace:read',
+  GetChatbot: 'workspace:read',
+  CreateChatbot: 'chatbots:write',
+  UpdateChatbot: 'chatbots:write',
+  DeleteChatbot: 'chatbots:write',
+  SetProfilePicture: 'chatbots:write',
+  AddTextEntry: 'chatbots:write',
+  DeleteTextEntry: 'chatbots:write',
+  AddFileEntry: 'chatbots:write',
+  AddUrlEntry: 'chatbots:write',
+  AddQaEntry: 'chatbots:write',
+  RefreshEntry: 'chatbots:write',
+  SetEntryAutoSync: 'chatbots:write',
+});
