@@ -38,9 +38,9 @@ export function WorkspaceProvider({ children }: { children: ReactNode }) {
 
   const fallBackToPersonal = useCallback(async () => {
     clearWorkspaceId();
-    setSelected(null);
     // Whatever was loaded for the lost workspace is refused too: load it again for the personal one.
     await client.resetStore().catch(() => undefined);
+    setSelected(null);
   }, [client]);
 
   const load = useCallback(async (): Promise<void> => {
@@ -90,10 +90,11 @@ export function WorkspaceProvider({ children }: { children: ReactNode }) {
       // The personal workspace is the one without the header, as for every request before workspaces.
       if (personal) clearWorkspaceId();
       else writeWorkspaceId(id);
-      setSelected(personal ? null : id);
       generation.current += 1;
       setState((s) => ({ ...s, current: s.workspaces.find((w) => w.id === id) ?? s.current }));
+      // The cache is emptied before the key changes: a fetch the new key starts must not be cancelled by it.
       await client.resetStore().catch(() => undefined);
+      setSelected(personal ? null : id);
       await load();
     },
     [client, load, state.workspaces],

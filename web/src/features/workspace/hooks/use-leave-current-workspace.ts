@@ -14,9 +14,9 @@ export function useLeaveCurrentWorkspace() {
     async (notice: string) => {
       const gone = workspace.current?.id;
       const next = workspace.workspaces.find((w) => w.personal && w.id !== gone) ?? workspace.workspaces.find((w) => w.id !== gone);
-      await navigate('/dashboard', { state: withNotice(notice) });
       if (next) await workspace.select(next.id);
       else await workspace.refresh();
+      await navigate('/dashboard', { state: withNotice(notice) });
     },
     [workspace, navigate],
   );

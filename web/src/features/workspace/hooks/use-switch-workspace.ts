@@ -10,8 +10,9 @@ export function useSwitchWorkspace() {
   const navigate = useNavigate();
   return useCallback(
     async (id: string) => {
-      await navigate('/dashboard');
+      // The choice is stored and the cache emptied first, so the dashboard asks in the new workspace.
       await workspace.select(id);
+      await navigate('/dashboard');
       // The plan and credit shown with the user are the workspace's.
       await session.refreshUser();
     },
