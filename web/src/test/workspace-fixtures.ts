@@ -24,7 +24,9 @@ const PERMISSIONS: Record<WorkspaceRole, string[]> = {
   VIEWER: ['workspace:read'],
 };
 
-export function sampleWorkspace(overrides: { id?: string; name?: string; personal?: boolean; role?: WorkspaceRole; memberCount?: number; seatLimit?: number } = {}) {
+export function sampleWorkspace(
+  overrides: { id?: string; name?: string; personal?: boolean; role?: WorkspaceRole; memberCount?: number; seatLimit?: number } = {},
+) {
   const role = overrides.role ?? 'OWNER';
   return {
     __typename: 'Workspace' as const,

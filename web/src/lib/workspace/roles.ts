@@ -1,8 +1,17 @@
 import type { WorkspaceFieldsFragment, WorkspaceRole } from '../../gql/graphql';
-import { assignableBy, type Permission, type Role } from '../../../../services/common/src/roles';
 
 export type Workspace = WorkspaceFieldsFragment;
-export type { Permission };
+/** The permission names of the role table (services/common/src/roles.ts), as `Workspace.permissions` lists them. */
+export type Permission =
+  | 'workspace:read'
+  | 'conversations:read'
+  | 'conversations:write'
+  | 'chatbots:write'
+  | 'members:manage'
+  | 'audit:read'
+  | 'billing:manage'
+  | 'workspace:delete'
+  | 'ownership:transfer';
 
 /** The roles as the product names them, from the most to the least powerful. */
 export const ROLE_LABELS: Record<WorkspaceRole, string> = {
@@ -22,17 +31,19 @@ export const ROLE_DESCRIPTIONS: Record<WorkspaceRole, string> = {
   VIEWER: 'Reads chatbots, analytics and usage, not conversations.',
 };
 
-const toRole = (role: WorkspaceRole) => role.toLowerCase() as Role;
-const fromRole = (role: Role) => role.toUpperCase() as WorkspaceRole;
-
 /** Whether the signed-in member's role in the workspace holds the permission (the server decides; this shapes the page). */
 export function hasPermission(workspace: Pick<Workspace, 'permissions'> | null | undefined, permission: Permission): boolean {
   return workspace?.permissions.includes(permission) ?? false;
 }
 
-/** The roles a member with `role` may give, from the role table (services/common/src/roles.ts). */
+/**
+ * The roles a member with `role` may give, as the role table's assignableBy (services/common/src/roles.ts):
+ * an owner any, an admin any but owner, which only a transfer of ownership moves; others none.
+ */
 export function assignableRoles(role: WorkspaceRole): WorkspaceRole[] {
-  return assignableBy(toRole(role)).map(fromRole);
+  if (role === 'OWNER') return ['OWNER', 'ADMIN', 'EDITOR', 'AGENT', 'VIEWER'];
+  if (role === 'ADMIN') return ['ADMIN', 'EDITOR', 'AGENT', 'VIEWER'];
+  return [];
 }
 
 /** "2 of 5 seats": members and pending invitations count against the plan's seats. */

@@ -10,7 +10,7 @@ import { PasswordCard } from './password-card';
 import { PlanCard } from './plan-card';
 import { ProfileCard } from './profile-card';
 import { YourDataCard } from './your-data-card';
-import { WorkspaceEyebrow } from '../../workspace/components/workspace-eyebrow';
+import { WorkspaceEyebrow } from '../../../components/workspace/workspace-eyebrow';
 
 /** /account: the owner's profile, sign-in, devices, plan and data, and leaving. */
 export function AccountPage() {

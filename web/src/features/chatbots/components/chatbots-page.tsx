@@ -12,7 +12,7 @@ import { useCan } from '../../../lib/workspace/use-can';
 import { useSession } from '../../../lib/session/session-context';
 import { useDocumentTitle } from '../../../../chat-page/src/lib/use-document-title';
 import { ChatbotCard } from './chatbot-card';
-import { WorkspaceEyebrow } from '../../workspace/components/workspace-eyebrow';
+import { WorkspaceEyebrow } from '../../../components/workspace/workspace-eyebrow';
 
 export const FREE_PLAN_NOTICE = 'Free plan: you can have one chatbot. Upgrade to Pro for unlimited chatbots.';
 

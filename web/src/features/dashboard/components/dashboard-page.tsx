@@ -13,7 +13,7 @@ import { AccountOverviewCard } from './account-overview-card';
 import { AnalyticsSummaryCard } from './analytics-summary-card';
 import { MyChatbotsCard } from './my-chatbots-card';
 import { UsageStatisticsCard } from './usage-statistics-card';
-import { WorkspaceEyebrow } from '../../workspace/components/workspace-eyebrow';
+import { WorkspaceEyebrow } from '../../../components/workspace/workspace-eyebrow';
 
 export function DashboardPage() {
   useDocumentTitle('Dashboard');

@@ -16,7 +16,7 @@ import { RequestHistoryTable } from './request-history-table';
 import { TimeRangeSelect } from './time-range-select';
 import { ChartIcon } from './usage-icons';
 import { UsageSummaryCards } from './usage-summary-cards';
-import { WorkspaceEyebrow } from '../../workspace/components/workspace-eyebrow';
+import { WorkspaceEyebrow } from '../../../components/workspace/workspace-eyebrow';
 
 export const LOADING_USAGE_TEXT = 'Loading usage data...';
 

@@ -56,7 +56,11 @@ describe('Workspace switcher', () => {
     const created = sampleWorkspace({ id: 'w-new', name: 'Support crew', memberCount: 1, seatLimit: 1 });
     let known = [personalWorkspace];
     const { calls, router } = openAsMember('/chatbots', personalWorkspace, {
-      Workspaces: (op) => workspacesAnswer(personalWorkspace, known.filter((w) => w !== personalWorkspace))(op),
+      Workspaces: (op) =>
+        workspacesAnswer(
+          personalWorkspace,
+          known.filter((w) => w !== personalWorkspace),
+        )(op),
       CreateWorkspace: () => {
         known = [personalWorkspace, created];
         return { data: { createWorkspace: created } };

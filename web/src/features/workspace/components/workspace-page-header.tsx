@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { WorkspaceEyebrow } from './workspace-eyebrow';
+import { WorkspaceEyebrow } from '../../../components/workspace/workspace-eyebrow';
 
 /** The heading area of a workspace page: the workspace's name, the page's title and a line about it. */
 export function WorkspacePageHeader({ title, subtitle, action }: { title: string; subtitle?: ReactNode; action?: ReactNode }) {

@@ -1,4 +1,4 @@
-import { useWorkspace } from '../../../lib/workspace/workspace-context';
+import { useWorkspace } from '../../lib/workspace/workspace-context';
 
 /** The current workspace's name above a page's heading, so it is clear whose chatbots, usage or plan are shown. */
 export function WorkspaceEyebrow() {
