@@ -26,11 +26,12 @@ import { KnowledgeBaseForm } from './knowledge-base-form';
 export const LOAD_CHATBOT_FAILED_MESSAGE = 'Failed to load chatbot';
 
 /** In place of the forms, for a member whose role reads chatbots but does not change them. */
-function ReadOnlyNotice({ role }: { role: string | null }) {
+function ReadOnlyNotice({ role, readsConversations }: { role: string | null; readsConversations: boolean }) {
+  const who = role ? `As ${/^[AEIOU]/.test(role) ? 'an' : 'a'} ${role}, you` : 'You';
   return (
     <Alert tone="info">
-      {role ? `As ${/^[AEIOU]/.test(role) ? 'an' : 'a'} ${role}, you` : 'You'} can read this chatbot, its analytics and conversations, but
-      not change its settings. An editor, admin or owner of the workspace can.
+      {who} can read this chatbot{readsConversations ? ', its analytics and conversations' : ' and its analytics'}, but not change its
+      settings. An editor, admin or owner of the workspace can.
     </Alert>
   );
 }
@@ -40,6 +41,7 @@ export function ChatbotDetailPage() {
   const { user } = useSession();
   // A role below editor reads the chatbot: its settings, knowledge and embed forms are not shown.
   const canWrite = useCan('chatbots:write');
+  const readsConversations = useCan('conversations:read');
   const { current: workspace } = useWorkspace();
   // Cached data shows at once; the network answer brings fresh interaction counts and dates.
   const { data, error, loading, startPolling, stopPolling } = useQuery(ChatbotQuery, {
@@ -77,7 +79,7 @@ export function ChatbotDetailPage() {
                 onTabChange={setTab}
                 settings={
                   !canWrite ? (
-                    <ReadOnlyNotice role={workspace ? ROLE_LABELS[workspace.role] : null} />
+                    <ReadOnlyNotice role={workspace ? ROLE_LABELS[workspace.role] : null} readsConversations={readsConversations} />
                   ) : (
                     <div className="space-y-6">
                       <BasicSettingsForm key={chatbot.id} chatbot={chatbot} />
@@ -89,7 +91,7 @@ export function ChatbotDetailPage() {
                 }
                 embed={
                   !canWrite ? (
-                    <ReadOnlyNotice role={workspace ? ROLE_LABELS[workspace.role] : null} />
+                    <ReadOnlyNotice role={workspace ? ROLE_LABELS[workspace.role] : null} readsConversations={readsConversations} />
                   ) : (
                     <EmbedTab key={chatbot.id} chatbot={chatbot} chatbotName={chatbot.name} />
                   )

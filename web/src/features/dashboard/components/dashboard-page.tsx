@@ -55,7 +55,8 @@ export function DashboardPage() {
           {checkoutReturn.applied}
         </Alert>
       ) : null}
-      <div className="grid gap-6 lg:grid-cols-2">
+      {/* min-w-0: a long email wraps inside its card instead of widening the page on a phone. */}
+      <div className="grid gap-6 lg:grid-cols-2 [&>*]:min-w-0">
         <AccountOverviewCard
           user={user}
           pendingCheckout={pending}

@@ -14,11 +14,7 @@ type Invitation = InvitationsQuery['invitations'][number];
 export function InvitationsCard({ invitations, loading, error }: { invitations: Invitation[]; loading: boolean; error: string | null }) {
   const { resend, revoke, busy, error: actionError } = useInvitationActions();
   return (
-    <WorkspaceSection
-      title="Pending invitations"
-      description="They take a seat until they are accepted or revoked."
-      bodyClassName="px-0 py-0"
-    >
+    <WorkspaceSection title="Pending invitations" description="They take a seat until they are accepted or revoked." flush>
       {(error ?? actionError) ? <Alert className="mx-6 mt-5">{error ?? actionError}</Alert> : null}
       {loading ? (
         <div className="flex justify-center py-8 text-brand-600">
@@ -36,10 +32,12 @@ export function InvitationsCard({ invitations, loading, error }: { invitations: 
             >
               <div className="min-w-0">
                 <p className="flex flex-wrap items-center gap-2 text-sm font-medium text-gray-900">
-                  <span className="truncate">{invitation.email}</span>
+                  <span className="min-w-0 truncate" title={invitation.email}>
+                    {invitation.email}
+                  </span>
                   <Badge>{ROLE_LABELS[invitation.role]}</Badge>
                 </p>
-                <p className="text-xs text-gray-500">
+                <p className="text-xs wrap-anywhere text-gray-500">
                   Invited by {invitation.invitedBy} · expires {formatDate(invitation.expiresAt)}
                 </p>
               </div>

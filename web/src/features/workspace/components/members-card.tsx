@@ -57,7 +57,7 @@ export function MembersCard({ workspace, userId, members, loading, error }: Memb
   }
 
   return (
-    <WorkspaceSection title="Members" description={`Everyone in ${workspace.name} and what they may do.`} bodyClassName="px-0 py-0">
+    <WorkspaceSection title="Members" description={`Everyone in ${workspace.name} and what they may do.`} flush>
       {error ? <Alert className="m-6">{error}</Alert> : null}
       {roleError ? <Alert className="mx-6 mt-5">{roleError}</Alert> : null}
       {loading ? (
@@ -77,7 +77,9 @@ export function MembersCard({ workspace, userId, members, loading, error }: Memb
               >
                 <div className="min-w-0">
                   <p className="flex flex-wrap items-center gap-2 text-sm font-medium text-gray-900">
-                    <span className="truncate">{label}</span>
+                    <span className="min-w-0 truncate" title={member.email}>
+                      {label}
+                    </span>
                     {isMe ? <Badge tone="brand">You</Badge> : null}
                   </p>
                   {member.name ? <p className="truncate text-sm text-gray-600">{member.email}</p> : null}

@@ -56,20 +56,20 @@ export function MembersPage() {
         }
       />
       <div className="grid gap-6 lg:grid-cols-5 lg:items-start">
-        <div className={canManage ? 'space-y-6 lg:col-span-3' : 'space-y-6 lg:col-span-5'}>
+        <div className={canManage ? 'min-w-0 space-y-6 lg:col-span-3' : 'min-w-0 space-y-6 lg:col-span-5'}>
           <MembersCard workspace={current} userId={user.id} members={members.members} loading={members.loading} error={members.error} />
           {canManage ? (
             <InvitationsCard invitations={invitations.invitations} loading={invitations.loading} error={invitations.error} />
           ) : null}
         </div>
         {canManage ? (
-          <div className="space-y-6 lg:col-span-2">
+          <div className="min-w-0 space-y-6 lg:col-span-2">
             <InviteMemberCard workspace={current} seatsUsed={seatsUsed} />
             <WorkspaceSettingsCard key={current.id + current.name} workspace={current} />
           </div>
         ) : null}
         {hasPermission(current, 'workspace:delete') && !current.personal ? (
-          <div className="lg:col-span-5">
+          <div className="min-w-0 lg:col-span-5">
             <DeleteWorkspaceCard workspace={current} />
           </div>
         ) : null}

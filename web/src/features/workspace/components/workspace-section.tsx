@@ -8,7 +8,8 @@ interface WorkspaceSectionProps {
   action?: ReactNode;
   tone?: 'default' | 'danger';
   className?: string;
-  bodyClassName?: string;
+  /** The body has no padding of its own: a list whose rows reach the card's edges. */
+  flush?: boolean;
   children: ReactNode;
 }
 
@@ -19,7 +20,7 @@ export function WorkspaceSection({
   action,
   tone = 'default',
   className,
-  bodyClassName,
+  flush = false,
   children,
 }: WorkspaceSectionProps) {
   const titleId = useId();
@@ -35,7 +36,7 @@ export function WorkspaceSection({
         description={description}
         action={action}
       />
-      <CardBody className={bodyClassName}>{children}</CardBody>
+      {flush ? <div>{children}</div> : <CardBody>{children}</CardBody>}
     </Card>
   );
 }
