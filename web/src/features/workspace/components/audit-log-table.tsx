@@ -35,7 +35,7 @@ export function AuditLogTable({ events }: { events: AuditEvent[] }) {
               <td className="max-w-[14rem] truncate px-4 py-3 text-gray-700" title={event.target}>
                 {event.target || '—'}
               </td>
-              <td className="max-w-[20rem] px-4 py-3 break-words text-gray-600">{detailsSummary(event.details) || '—'}</td>
+              <td className="max-w-[24rem] min-w-[16rem] px-4 py-3 wrap-anywhere text-gray-600">{detailsSummary(event.details) || '—'}</td>
               <td className="py-3 pr-6 pl-4 whitespace-nowrap text-gray-600">{event.clientIp ?? '—'}</td>
             </tr>
           ))}

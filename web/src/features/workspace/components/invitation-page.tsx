@@ -43,7 +43,7 @@ export function InvitationPage() {
       <>
         <p className="text-sm font-medium text-brand-700">Invitation</p>
         <h1 className="mt-1 text-2xl font-semibold tracking-tight break-words text-gray-900">Join {preview.workspaceName}</h1>
-        <p className="mt-2 text-sm text-gray-600">
+        <p className="mt-2 text-sm wrap-anywhere text-gray-600">
           {preview.invitedBy} invited {preview.email} to work in {preview.workspaceName} on Parley.
         </p>
         <dl className="mt-6 divide-y divide-gray-100 rounded-xl border border-gray-200 text-sm">
@@ -56,7 +56,7 @@ export function InvitationPage() {
           </div>
           <div className="flex flex-col gap-1 px-4 py-3 sm:flex-row sm:justify-between">
             <dt className="text-gray-600">Invited by</dt>
-            <dd className="break-all text-gray-900">{preview.invitedBy}</dd>
+            <dd className="wrap-anywhere text-gray-900">{preview.invitedBy}</dd>
           </div>
           <div className="flex flex-col gap-1 px-4 py-3 sm:flex-row sm:justify-between">
             <dt className="text-gray-600">Expires</dt>
@@ -66,7 +66,9 @@ export function InvitationPage() {
         {acceptError ? <Alert className="mt-5">{acceptError}</Alert> : null}
         {signedInAs === null ? (
           <div className="mt-6 space-y-3">
-            <p className="text-sm text-gray-600">Sign up or sign in with {preview.email} to accept; you come back here afterwards.</p>
+            <p className="text-sm wrap-anywhere text-gray-600">
+              Sign up or sign in with {preview.email} to accept; you come back here afterwards.
+            </p>
             <div className="grid gap-2 sm:grid-cols-2">
               <ButtonLink to={withReturnTo('/register', here)}>Sign up</ButtonLink>
               <ButtonLink to={withReturnTo('/login', here)} variant="secondary">
@@ -77,7 +79,7 @@ export function InvitationPage() {
         ) : (
           <div className="mt-6 space-y-3">
             {wrongAccount ? (
-              <Alert tone="info">
+              <Alert tone="info" className="wrap-anywhere">
                 This invitation is for {preview.email}, and you are signed in as {signedInAs}. Sign in with the invited email to accept it.
               </Alert>
             ) : null}
