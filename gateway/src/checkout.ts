@@ -95,8 +95,14 @@ export async function createCheckoutSession(clients: Clients, member: Member, re
     successUrl,
     cancelUrl,
   });
-  await recordBillingAction(clients, member, 'billing.checkout_started', product === CheckoutProduct.PRO_SUBSCRIPTION ? 'pro' : 'credit top-up', {
-    mode: req.mode,
-  });
+  await recordBillingAction(
+    clients,
+    member,
+    'billing.checkout_started',
+    product === CheckoutProduct.PRO_SUBSCRIPTION ? 'pro' : 'credit top-up',
+    {
+      mode: req.mode,
+    },
+  );
   return url;
 }

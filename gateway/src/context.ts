@@ -1,25 +1,21 @@
-// What the gateway knows about a request's caller: its bearer token and IP address. The GraphQL
+// What the gateway knows about a request's caller: its bearer token, IP address and workspace
+// (X-Workspace-Id), and, once an operation has checked its permission, the member. The GraphQL
 // context also memoises per request what several fields share: the billing account per user (so
 // `subscription` and `usage` share one call) and the open unanswered questions of all the owner's
 // chatbots (so a list of chatbots costs one CountUnansweredQuestions call, not one per chatbot).
 import type { Request } from 'express';
 import { clientIp } from '@parley/common/http.ts';
 import type { Logger } from '@parley/common/logger.ts';
-import { setCurrentRole } from '@parley/common/context.ts';
-import { Code, ConnectError, forbidden } from '@parley/common/rpc-errors.ts';
+import { Code, ConnectError } from '@parley/common/rpc-errors.ts';
 import { can, type Permission } from '@parley/common/roles.ts';
+import { bearerToken } from './bearer.ts';
 import type { Clients } from './clients.ts';
-import { roleLacksPermission } from './errors.ts';
-import { authenticateMember, workspaceHeader, type Member } from './owners.ts';
+import { authenticateMember, authorizeMember, workspaceHeader, type Member } from './owners.ts';
 import { loadOpenUnansweredCounts } from './unanswered-questions.ts';
 import { loadAccount, type Account } from './users.ts';
 import { DEFAULT_SEATS, type Seats } from './workspaces.ts';
 
-/** The token of an `Authorization: Bearer <token>` header; anything else counts as no token. */
-export function bearerToken(req: Request): string | undefined {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(req.header('authorization') ?? '');
-  return match?.[1];
-}
+export { bearerToken };
 
 export interface GraphQLContext {
   clients: Clients;
@@ -74,11 +70,8 @@ export function graphQLContext(
     seats,
     async authorize(permission) {
       authenticated ??= authenticateMember(clients, { token, workspaceId, clientIp: ip });
-      const found = await authenticated;
-      if (!can(found.role, permission)) throw forbidden(roleLacksPermission(permission));
-      setCurrentRole(found.role);
-      authorized = found;
-      return found;
+      authorized = authorizeMember(await authenticated, permission);
+      return authorized;
     },
     member,
     account(userId) {

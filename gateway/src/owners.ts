@@ -9,10 +9,9 @@ import { setCurrentRole } from '@parley/common/context.ts';
 import { clientIp } from '@parley/common/http.ts';
 import { Code, ConnectError, forbidden, notFound, unauthenticated } from '@parley/common/rpc-errors.ts';
 import { can, isRole, type Permission, type Role } from '@parley/common/roles.ts';
-import { create } from '@bufbuild/protobuf';
-import { WorkspaceSchema, type Workspace } from '@parley/proto/parley/auth/v1/workspaces_pb.js';
+import type { Workspace } from '@parley/proto/parley/auth/v1/workspaces_pb.js';
 import type { Clients } from './clients.ts';
-import { bearerToken } from './context.ts';
+import { bearerToken } from './bearer.ts';
 import { roleLacksPermission, WORKSPACE_NOT_FOUND } from './errors.ts';
 import { accessOf, isPermission } from './permissions.ts';
 import { NO_TOKEN_MESSAGE } from './sessions.ts';
@@ -50,7 +49,11 @@ export function workspaceHeader(req: Request): string {
  * 401 without a valid token, 404 for a workspace they are not a member of, 403 for a role without it.
  */
 export async function member(clients: Clients, caller: WorkspaceCaller, permission: Permission): Promise<Member> {
-  const found = await authenticateMember(clients, caller);
+  return authorizeMember(await authenticateMember(clients, caller), permission);
+}
+
+/** The member, if their role holds the permission (403 otherwise); the request's calls then carry the role. */
+export function authorizeMember(found: Member, permission: Permission): Member {
   if (!can(found.role, permission)) throw forbidden(roleLacksPermission(permission));
   setCurrentRole(found.role);
   return found;
@@ -68,17 +71,12 @@ export async function authenticateMember(clients: Clients, caller: WorkspaceCall
     if (err instanceof ConnectError && err.code === Code.NotFound) throw notFound(WORKSPACE_NOT_FOUND);
     throw err;
   }
-  const { user } = res;
+  const { user, workspace } = res;
   if (!user) throw new ConnectError('auth returned no user', Code.Internal);
-  // An auth service that predates workspaces answers none: the person acts in their own, as its owner.
-  const workspace = res.workspace ?? (caller.workspaceId ? undefined : personalWorkspace(user));
+  // A person who belongs to no workspace (they transferred their personal one and left the rest).
   if (!workspace) throw notFound(WORKSPACE_NOT_FOUND);
   if (!isRole(workspace.role)) throw new ConnectError(`auth returned the role ${workspace.role}`, Code.Internal);
   return { ownerId: workspace.id, user, workspace, role: workspace.role, clientIp: caller.clientIp };
-}
-
-function personalWorkspace(user: AuthUser): Workspace {
-  return create(WorkspaceSchema, { id: user.id, name: user.name, personal: true, createdAt: user.createdAt, role: 'owner', memberCount: 1 });
 }
 
 /** The caller of a REST request. */

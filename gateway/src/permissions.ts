@@ -138,11 +138,10 @@ export const ACCESS = {
   'Mutation.leaveWorkspace': 'workspace:read',
   'Mutation.transferOwnership': 'ownership:transfer',
 
-  // Outside /api: probes, GraphQL's endpoint (each operation above), the test-mode payment pages
+  // Outside /api: probes, the test-mode payment pages
   // (keyed by their session), development mail.
   'GET /healthz': 'public',
   'GET /readyz': 'public',
-  'POST /graphql': 'public',
   'GET /checkout/test/:sessionId': 'public',
   'POST /checkout/test/:sessionId/pay': 'public',
   'POST /checkout/test/:sessionId/cancel': 'public',

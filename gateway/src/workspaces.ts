@@ -112,7 +112,14 @@ const memberView = (m: WorkspaceMember | undefined): MemberView => {
 
 const invitationView = (i: Invitation | undefined): InvitationView => {
   if (!i) throw new ConnectError('auth returned no invitation', Code.Internal);
-  return { id: i.id, email: i.email, role: roleOf(i.role), invitedBy: i.invitedBy, createdAt: date(i.createdAt), expiresAt: date(i.expiresAt) };
+  return {
+    id: i.id,
+    email: i.email,
+    role: roleOf(i.role),
+    invitedBy: i.invitedBy,
+    createdAt: date(i.createdAt),
+    expiresAt: date(i.expiresAt),
+  };
 };
 
 const auditEventView = (e: AuditEvent): AuditEventView => ({
@@ -139,7 +146,13 @@ export async function listWorkspaces(clients: Clients, seats: Seats, user: AuthU
   return Promise.all(workspaces.map((w) => workspaceView(clients, seats, w)));
 }
 
-export async function createWorkspace(clients: Clients, seats: Seats, user: AuthUser, name: string, clientIp: string): Promise<WorkspaceView> {
+export async function createWorkspace(
+  clients: Clients,
+  seats: Seats,
+  user: AuthUser,
+  name: string,
+  clientIp: string,
+): Promise<WorkspaceView> {
   const { workspace } = await clients.workspaces.createWorkspace({ userId: user.id, name, clientIp });
   return workspaceView(clients, seats, workspace);
 }
@@ -198,7 +211,13 @@ export async function revokeInvitation(clients: Clients, m: Member, id: string):
 
 export async function invitationPreview(clients: Clients, token: string): Promise<InvitationPreviewView> {
   const res = await clients.workspaces.getInvitation({ token });
-  return { workspaceName: res.workspaceName, email: res.email, role: roleOf(res.role), invitedBy: res.invitedBy, expiresAt: date(res.expiresAt) };
+  return {
+    workspaceName: res.workspaceName,
+    email: res.email,
+    role: roleOf(res.role),
+    invitedBy: res.invitedBy,
+    expiresAt: date(res.expiresAt),
+  };
 }
 
 /** Joins the invitation's workspace; the seat limit is that workspace's plan's. */
@@ -247,6 +266,12 @@ export async function auditLog(clients: Clients, m: Member, query: AuditQuery): 
 }
 
 /** Records a billing or plan action the gateway starts for the workspace, with its actor and IP. */
-export async function recordBillingAction(clients: Clients, m: Member, action: string, target: string, details: object = {}): Promise<void> {
+export async function recordBillingAction(
+  clients: Clients,
+  m: Member,
+  action: string,
+  target: string,
+  details: object = {},
+): Promise<void> {
   await clients.workspaces.recordAuditEvent({ actor: actor(m), action, target, detailsJson: JSON.stringify(details) });
 }

@@ -26,7 +26,11 @@ beforeAll(async () => {
   redis = createRedis(stack.redisUrl);
   stripeQueue = new Queue(QUEUES.stripeEvents, { connection: redis, prefix: stack.queuePrefix });
   // As the gateway's account page calls it.
-  billing = createServiceClient(BillingService, stack.billingUrl, { credentials: { caller: 'gateway', secret: TEST_SERVICE_SECRET } });
+  billing = createServiceClient(BillingService, stack.billingUrl, {
+    credentials: { caller: 'gateway', secret: TEST_SERVICE_SECRET },
+    // The gateway acting for the owner.
+    role: 'owner',
+  });
 }, 120_000);
 
 afterAll(async () => {

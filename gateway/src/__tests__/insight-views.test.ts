@@ -189,7 +189,7 @@ describe('GraphQL', () => {
   function fakeClients(count: () => Promise<{ openByChatbot: Record<string, number> }>) {
     const calls = { count: 0, analytics: [] as Partial<GetAnalyticsRequest>[] };
     const clients = {
-      auth: { authenticate: async () => ({ user: { id: 'owner-1' } }) },
+      auth: { authenticate: async () => ({ user: { id: 'owner-1' }, workspace: { id: 'owner-1', role: 'owner' } }) },
       chatbot: { listChatbots: async () => ({ chatbots: ['a', 'b', 'c'].map(chatbot) }) },
       chat: {
         countUnansweredQuestions: async (req: { ownerId: string }) => {

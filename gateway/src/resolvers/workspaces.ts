@@ -47,7 +47,8 @@ export const workspaceResolvers: Resolvers = {
   Mutation: {
     createWorkspace: async (_parent, { name }, ctx) =>
       withEnumRole(await createWorkspace(ctx.clients, ctx.seats, await authenticate(ctx.clients, ctx.token), name, ctx.clientIp)),
-    renameWorkspace: async (_parent, { name }, ctx) => withEnumRole(await renameWorkspace(ctx.clients, ctx.seats, await ctx.member(), name)),
+    renameWorkspace: async (_parent, { name }, ctx) =>
+      withEnumRole(await renameWorkspace(ctx.clients, ctx.seats, await ctx.member(), name)),
     deleteWorkspace: async (_parent, { password }, ctx) => {
       await deleteWorkspace(ctx.clients, await ctx.member(), password);
       return true;

@@ -14,3 +14,13 @@ export const billingPermissions = methodPermissions(BillingService, {
   CreatePortalSession: 'billing:manage',
   ExportOwnerData: 'billing:manage',
 });
+
+/** The methods no role is asked for (see above); every method is in one list or the other. */
+export const billingUnchecked: readonly string[] = [
+  'GetAccount',
+  'GetTestCheckoutSession',
+  'ReserveCredit',
+  'ReleaseCredit',
+  'GetBillingOptions',
+  'GetTestPortalSession',
+];

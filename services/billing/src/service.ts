@@ -107,7 +107,12 @@ export async function createBillingService(
 
   const app = createServiceApp({
     logger,
-    trust: { secret: config.SERVICE_SECRET, previousSecret: config.SERVICE_SECRET_PREVIOUS, callers: ['gateway', 'chat', 'chatbot'], permissions: billingPermissions },
+    trust: {
+      secret: config.SERVICE_SECRET,
+      previousSecret: config.SERVICE_SECRET_PREVIOUS,
+      callers: ['gateway', 'chat', 'chatbot'],
+      permissions: billingPermissions,
+    },
     routes: billingRoutes(deps, payments, creditHolds(deps)),
     readiness: dataReadiness(prisma, redis),
   });

@@ -15,3 +15,6 @@ export const chatPermissions = methodPermissions(ChatService, {
   GetAnalytics: 'workspace:read',
   GetAnalyticsSummary: 'workspace:read',
 });
+
+/** The methods no role is asked for (the public chat: a visitor's lookup, challenge, messages and ratings); every method is in one list or the other. */
+export const chatUnchecked: readonly string[] = ['GetPublicChatbot', 'CreateChallenge', 'SendMessage', 'StreamMessage', 'RateMessage'];

@@ -243,7 +243,12 @@ export async function createChatService(
 
   const app = createServiceApp({
     logger,
-    trust: { secret: config.SERVICE_SECRET, previousSecret: config.SERVICE_SECRET_PREVIOUS, callers: ['gateway'], permissions: chatPermissions },
+    trust: {
+      secret: config.SERVICE_SECRET,
+      previousSecret: config.SERVICE_SECRET_PREVIOUS,
+      callers: ['gateway'],
+      permissions: chatPermissions,
+    },
     routes: chatRoutes(deps),
     readiness: dataReadiness(prisma, redis),
   });

@@ -19,3 +19,6 @@ export const chatbotPermissions = methodPermissions(ChatbotService, {
   RefreshEntry: 'chatbots:write',
   SetEntryAutoSync: 'chatbots:write',
 });
+
+/** The methods no role is asked for (the public lookup, and what the chat service asks while answering a visitor); every method is in one list or the other. */
+export const chatbotUnchecked: readonly string[] = ['GetPublicChatbot', 'Retrieve', 'GetPromptKnowledge'];

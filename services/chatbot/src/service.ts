@@ -186,7 +186,12 @@ export async function createChatbotService(
 
   const app = createServiceApp({
     logger,
-    trust: { secret: config.SERVICE_SECRET, previousSecret: config.SERVICE_SECRET_PREVIOUS, callers: ['gateway', 'chat'], permissions: chatbotPermissions },
+    trust: {
+      secret: config.SERVICE_SECRET,
+      previousSecret: config.SERVICE_SECRET_PREVIOUS,
+      callers: ['gateway', 'chat'],
+      permissions: chatbotPermissions,
+    },
     routes: chatbotRoutes(deps),
     readiness: dataReadiness(prisma, redis),
     readMaxBytes: config.MAX_UPLOAD_BYTES + UPLOAD_MESSAGE_OVERHEAD_BYTES,

@@ -49,7 +49,9 @@ export function methodPermissions<S extends DescService>(
 ): MethodPermissions {
   const known = new Set(service.methods.map((m) => m.name));
   for (const name of Object.keys(table)) if (!known.has(name)) throw new Error(`${service.typeName} has no method ${name}`);
-  return new Map(Object.entries(table as Record<string, Permission>).map(([name, permission]) => [`/${service.typeName}/${name}`, permission]));
+  return new Map(
+    Object.entries(table as Record<string, Permission>).map(([name, permission]) => [`/${service.typeName}/${name}`, permission]),
+  );
 }
 
 /** Why a gateway call's role may not call a method, or undefined when it may. */
@@ -138,6 +140,12 @@ export function requireServiceToken(trust: ServiceTrust, onRefused: (reason: str
     const refusal = roleRefusal(result.caller, req.path, req.headers[ROLE_HEADER], trust.permissions);
     if (refusal === undefined) return next();
     onRefused(refusal);
-    refuse(res, 403, denied);
+    // A trusted caller's call: its body is read and dropped, so the connection stays open (a closed
+    // one would make the caller set this replica aside as draining).
+    req.resume();
+    req.once('end', () => {
+      res.writeHead(403, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(denied)) });
+      res.end(denied);
+    });
   };
 }

@@ -10,7 +10,9 @@ import { createLogger } from '../src/logger.ts';
 import { createServiceClient } from '../src/rpc-client.ts';
 import {
   DEVELOPMENT_SERVICE_SECRET,
+  methodPermissions,
   requireServiceToken,
+  roleRefusal,
   serviceTokenSource,
   signServiceToken,
   verifyServiceToken,
@@ -189,5 +191,29 @@ describe('service clients', () => {
     const first = next();
     expect(next()).toBe(first);
     expect(verifyServiceToken(`Bearer ${first}`, trust)).toEqual({ caller: 'chat' });
+  });
+});
+
+describe("the member's role on the gateway's calls", () => {
+  const permissions = methodPermissions(ChatService, { ListConversations: 'conversations:read', GetAnalytics: 'workspace:read' });
+  const conversations = '/parley.chat.v1.ChatService/ListConversations';
+
+  it('names each method by its path, and refuses a table naming a method the service lacks', () => {
+    expect([...permissions.keys()]).toEqual([conversations, '/parley.chat.v1.ChatService/GetAnalytics']);
+    expect(() => methodPermissions(ChatService, { NoSuchMethod: 'workspace:read' } as never)).toThrowError('has no method NoSuchMethod');
+  });
+
+  it("refuses a gateway call whose role lacks the method's permission, or that carries none", () => {
+    expect(roleRefusal('gateway', conversations, 'agent', permissions)).toBeUndefined();
+    expect(roleRefusal('gateway', conversations, 'owner', permissions)).toBeUndefined();
+    expect(roleRefusal('gateway', conversations, 'viewer', permissions)).toBe(`role viewer lacks conversations:read for ${conversations}`);
+    expect(roleRefusal('gateway', conversations, undefined, permissions)).toBe(`no role for ${conversations}`);
+    expect(roleRefusal('gateway', conversations, ['owner', 'owner'], permissions)).toBe(`no role for ${conversations}`);
+  });
+
+  it('checks neither the methods outside the table nor the calls of other services', () => {
+    expect(roleRefusal('gateway', '/parley.chat.v1.ChatService/SendMessage', undefined, permissions)).toBeUndefined();
+    expect(roleRefusal('chat', conversations, undefined, permissions)).toBeUndefined();
+    expect(roleRefusal('gateway', conversations, undefined, undefined)).toBeUndefined();
   });
 });

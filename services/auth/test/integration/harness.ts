@@ -15,6 +15,7 @@ import { createTestSchema, testInfra, uniqueName } from '@parley/common/testing/
 import { startSmtpCatcher, type SmtpCatcher } from '@parley/common/testing/smtp-catcher.ts';
 import { serveApp } from '@parley/common/testing/serve.ts';
 import { AuthService } from '@parley/proto/parley/auth/v1/auth_pb.js';
+import { WorkspaceService } from '@parley/proto/parley/auth/v1/workspaces_pb.js';
 import { expect } from 'vitest';
 import { readAuthConfig } from '../../src/config.ts';
 import { PrismaClient } from '../../src/generated/prisma/client.ts';
@@ -43,6 +44,7 @@ export async function startAuth(env: Record<string, string> = {}, opts: { smtp?:
   const parts = await createAuthService(config, { logger: createLogger('auth-test', 'silent'), workers: opts.workers });
   const server = await serveApp(parts.app);
   const client = createServiceClient(AuthService, server.url, { timeoutMs: 15_000 });
+  const workspaces = createServiceClient(WorkspaceService, server.url, { timeoutMs: 15_000 });
   const db = new PrismaClient({ adapter: prismaAdapter({ databaseUrl: schema.databaseUrl, schema: schema.schema }) });
   const redis = createRedis(redisUrl);
   const queue = new Queue(QUEUES.userRegistered, { connection: redis, prefix });
@@ -51,6 +53,7 @@ export async function startAuth(env: Record<string, string> = {}, opts: { smtp?:
   return {
     url: server.url,
     client,
+    workspaces,
     config,
     db,
     redis,

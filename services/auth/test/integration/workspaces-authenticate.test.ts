@@ -3,11 +3,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Code } from '@parley/common/rpc-errors.ts';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
+import { metricsText } from '@parley/common/metrics.ts';
+import { parsePrometheusText, sampleValue } from '@parley/common/testing/prometheus-text.ts';
 import { expectRpcError, startAuth, uniqueEmail, type AuthHarness } from './harness.ts';
 
 let h: AuthHarness;
 beforeAll(async () => {
-  h = await startAuth({ REGISTRATIONS_MAX_PER_IP: '1000' });
+  h = await startAuth({ REGISTRATIONS_MAX_PER_IP: '1000' }, { workers: false });
 });
 afterAll(async () => {
   await h?.close();
@@ -56,6 +58,23 @@ describe('Authenticate', () => {
     for (const workspaceId of [other.user!.id, 'not-a-uuid', '7f1c8f7e-0000-4000-8000-000000000000']) {
       await expectRpcError(h.client.authenticate({ token, workspaceId }), Code.NotFound, 'Workspace not found');
     }
+  });
+
+  it('costs one SQL statement, with a workspace id or without', async () => {
+    const owner = await signUp('Owner');
+    const { token, user } = await signUp('Member');
+    await h.db.membership.create({ data: { workspaceId: owner.user!.id, userId: user!.id, role: 'agent' } });
+    const statements = async () =>
+      sampleValue(parsePrometheusText(await metricsText()), 'parley_sql_statements_total', { schema: h.config.AUTH_DB_SCHEMA }) ?? 0;
+    const before = await statements();
+    await h.client.authenticate({ token });
+    await h.client.authenticate({ token, workspaceId: owner.user!.id });
+    await expectRpcError(
+      h.client.authenticate({ token, workspaceId: '7f1c8f7e-0000-4000-8000-000000000000' }),
+      Code.NotFound,
+      'Workspace not found',
+    );
+    expect((await statements()) - before).toBe(3);
   });
 
   it('checks the session before the workspace', async () => {

@@ -2,7 +2,7 @@
 // that explains that credit. Runs once per user however many times it is called, including
 // concurrently (the UserRegistered event, its redeliveries and GetAccount may all race). Never for
 // an owner who deleted their account: AccountDeletedError (deleted-account.ts).
-import type { Account, Prisma, PrismaClient } from '../generated/prisma/client.ts';
+import { Prisma, type Account, type PrismaClient } from '../generated/prisma/client.ts';
 import { grantCredit } from './grant-credit.ts';
 import { AccountDeletedError, isDeleted, lockOwner } from './deleted-account.ts';
 import { parseUserId } from './user-id.ts';
@@ -45,17 +45,41 @@ export async function openAccountInTransaction(tx: Prisma.TransactionClient, use
   return count === 1;
 }
 
+/** Why a workspace's account gave back the starting credit a lazy read opened it with. */
+export const WORKSPACE_CREDIT_REVERSAL_REASON = 'workspace_signup_credit_reversed';
+export const workspaceCreditReversalReference = (workspaceId: string) => `workspace-signup-reversal:${workspaceId}`;
+
 /**
  * Opening the account of a workspace created besides a personal one (WorkspaceCreated): the free
  * plan without the starting credit, which comes once per person, with the personal workspace
  * (docs/adr/0030-workspaces.md). Idempotent like openAccount, and never for a deleted owner.
+ *
+ * A read that came before the event (GetAccount, usage, a credit hold) opened the account as a
+ * person's, with the starting credit: that credit is taken back here, as much of it as is not spent
+ * or held, once (the ledger's reference).
  */
 export async function openWorkspaceAccount(deps: Pick<OpenAccountDeps, 'prisma'>, rawWorkspaceId: string): Promise<Account> {
   const ownerId = parseUserId(rawWorkspaceId);
   return deps.prisma.$transaction(async (tx) => {
     await lockOwner(tx, ownerId);
     if (await isDeleted(tx, ownerId)) throw new AccountDeletedError(ownerId);
-    await tx.account.createMany({ data: [{ userId: ownerId, creditBalance: 0 }], skipDuplicates: true });
+    const { count } = await tx.account.createMany({ data: [{ userId: ownerId, creditBalance: 0 }], skipDuplicates: true });
+    if (count === 0) await takeBackStartingCredit(tx, ownerId);
     return tx.account.findUniqueOrThrow({ where: { userId: ownerId } });
+  });
+}
+
+async function takeBackStartingCredit(tx: Prisma.TransactionClient, ownerId: string): Promise<void> {
+  const granted = await tx.creditLedgerEntry.findUnique({ where: { reference: signupCreditReference(ownerId) }, select: { amount: true } });
+  if (!granted) return;
+  const account = await tx.account.findUniqueOrThrow({ where: { userId: ownerId }, select: { creditBalance: true, reservedCredit: true } });
+  const available = account.creditBalance.minus(account.reservedCredit);
+  const back = Prisma.Decimal.min(granted.amount, available);
+  if (back.lte(0)) return;
+  await grantCredit(tx, {
+    userId: ownerId,
+    amount: back.negated().toFixed(),
+    reason: WORKSPACE_CREDIT_REVERSAL_REASON,
+    reference: workspaceCreditReversalReference(ownerId),
   });
 }

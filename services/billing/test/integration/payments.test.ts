@@ -1,6 +1,6 @@
 // Checkout against Stripe: the real stripe SDK inside billing talks to the local fake Stripe API over
 // HTTP, so these tests see the form-encoded requests exactly as Stripe would receive them.
-import { DEVELOPMENT_SERVICE_SECRET, signServiceToken } from '@parley/common/service-auth.ts';
+import { DEVELOPMENT_SERVICE_SECRET, ROLE_HEADER, signServiceToken } from '@parley/common/service-auth.ts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Code, type Client } from '@connectrpc/connect';
 import { BillingService, CheckoutProduct, Plan } from '@parley/proto/parley/billing/v1/billing_pb.js';
@@ -195,6 +195,8 @@ describe('CreateCheckoutSession', () => {
       headers: {
         'content-type': 'application/json',
         authorization: `Bearer ${signServiceToken({ caller: 'gateway', secret: DEVELOPMENT_SERVICE_SECRET })}`,
+        // The gateway acting for the workspace's owner.
+        [ROLE_HEADER]: 'owner',
       },
       body: JSON.stringify({
         userId: 'owner-forger',

@@ -6,6 +6,7 @@ import { create } from '@bufbuild/protobuf';
 import { timestampNow } from '@bufbuild/protobuf/wkt';
 import { WorkspaceCreatedSchema } from '@parley/proto/parley/events/v1/workspace_created_pb.js';
 import { createProducer, QUEUES, type Producer } from '@parley/common/queues.ts';
+import { openAccount } from '../../src/core/open-account.ts';
 import { counts, jobSettled, startBilling, type Billing } from './harness.ts';
 
 const event = (workspaceId: string) => create(WorkspaceCreatedSchema, { workspaceId, ownerUserId: 'owner-1', occurredAt: timestampNow() });
@@ -44,6 +45,33 @@ describe('WorkspaceCreated', () => {
       expect((await settled).state).toBe('completed');
     }
     expect(await counts(billing.parts, 'w-2')).toEqual({ accounts: 1, ledgerEntries: 0 });
+  });
+
+  it('takes back the starting credit of an account a read opened before the event, once', async () => {
+    // GetAccount before the event opens the account as a person's, with the starting credit.
+    await openAccount({ prisma: billing.parts.prisma, initialCredit: '0.01' }, 'w-4');
+    for (const jobId of ['workspace-created.w-4', 'workspace-created.w-4.redelivered']) {
+      const settled = jobSettled(billing.parts.workspaceCreatedWorker!, jobId);
+      await producer.publish(event('w-4'), jobId);
+      expect((await settled).state).toBe('completed');
+    }
+    const account = await billing.parts.prisma.account.findUniqueOrThrow({ where: { userId: 'w-4' } });
+    expect(account.creditBalance.toFixed()).toBe('0');
+    const ledger = await billing.parts.prisma.creditLedgerEntry.findMany({ where: { userId: 'w-4' }, orderBy: { createdAt: 'asc' } });
+    expect(ledger.map((e) => [e.reason, e.amount.toFixed()])).toEqual([
+      ['signup_credit', '0.01'],
+      ['workspace_signup_credit_reversed', '-0.01'],
+    ]);
+  });
+
+  it('takes back only what is left of a starting credit partly spent', async () => {
+    await openAccount({ prisma: billing.parts.prisma, initialCredit: '0.01' }, 'w-5');
+    await billing.parts.prisma.account.update({ where: { userId: 'w-5' }, data: { creditBalance: '0.004' } });
+    const settled = jobSettled(billing.parts.workspaceCreatedWorker!, 'workspace-created.w-5');
+    await producer.publish(event('w-5'), 'workspace-created.w-5');
+    expect((await settled).state).toBe('completed');
+    const account = await billing.parts.prisma.account.findUniqueOrThrow({ where: { userId: 'w-5' } });
+    expect(account.creditBalance.toFixed()).toBe('0');
   });
 
   it('skips a workspace deleted before the event arrived', async () => {

@@ -37,6 +37,8 @@ export interface ChatUnderTest {
   config: ChatConfig;
   parts: ChatServiceParts;
   client: Client<typeof ChatService>;
+  /** Where it is served, for tests that call it with clients of their own. */
+  url: string;
 }
 
 export interface ChatStack extends ChatUnderTest {
@@ -135,7 +137,7 @@ export async function startChatStack(
       await server.close();
       for (const close of parts.closers) await close();
     });
-    return { config, parts, client: createServiceClient(ChatService, server.url, { timeoutMs: 20_000 }) };
+    return { config, parts, url: server.url, client: createServiceClient(ChatService, server.url, { timeoutMs: 20_000 }) };
   };
 
   const main = await startChat(env);

@@ -1,0 +1,67 @@
+// The member's role on the gateway's calls (docs/adr/0030-workspaces.md): each owner-facing method
+// needs the permission of src/permissions.ts, a gateway call without a role is refused, and the
+// calls of the chat and chatbot services (which carry none) are not checked.
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import { Code } from '@connectrpc/connect';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BillingService, CheckoutProduct } from '@parley/proto/parley/billing/v1/billing_pb.js';
+import { createServiceClient } from '@parley/common/rpc-client.ts';
+import { DEVELOPMENT_SERVICE_SECRET, type Caller } from '@parley/common/service-auth.ts';
+import { rpcError } from '@parley/common/testing/rpc.ts';
+import { billingPermissions, billingUnchecked } from '../../src/permissions.ts';
+import { startBilling, type Billing } from './harness.ts';
+
+let billing: Billing;
+beforeAll(async () => {
+  billing = await startBilling({ workers: false, env: { STRIPE_SECRET_KEY: '', STRIPE_API_BASE: '' } });
+});
+afterAll(async () => {
+  await billing?.stop();
+});
+
+const as = (caller: Caller, role?: string) =>
+  createServiceClient(BillingService, billing.url, { credentials: { caller, secret: DEVELOPMENT_SERVICE_SECRET }, role });
+const range = {
+  startTime: timestampFromDate(new Date('2026-01-01T00:00:00Z')),
+  endTime: timestampFromDate(new Date('2026-02-01T00:00:00Z')),
+};
+const checkout = (userId: string) => ({
+  userId,
+  email: 'owner@example.com',
+  product: CheckoutProduct.PRO_SUBSCRIPTION,
+  successUrl: `${billing.config.PUBLIC_URL}/dashboard`,
+  cancelUrl: `${billing.config.PUBLIC_URL}/pricing`,
+});
+
+describe("the gateway's calls carry the member's role", () => {
+  it('names every method of the service: checked with a permission, or public or between services', () => {
+    const checked = [...billingPermissions.keys()].map((path) => path.split('/').pop());
+    expect([...checked, ...billingUnchecked].sort()).toEqual(BillingService.methods.map((m) => m.name).sort());
+  });
+
+  it('lets a viewer read usage but not start a checkout or open the portal; an owner may', async () => {
+    const userId = crypto.randomUUID();
+    await as('gateway').getAccount({ userId });
+    const viewer = as('gateway', 'viewer');
+    expect((await viewer.getUsageReport({ userId, ...range })).totals).toBeDefined();
+    for (const role of ['viewer', 'agent', 'editor', 'admin']) {
+      expect((await rpcError(as('gateway', role).createCheckoutSession(checkout(userId)))).code).toBe(Code.PermissionDenied);
+      expect((await rpcError(as('gateway', role).createPortalSession({ userId, returnUrl: billing.config.PUBLIC_URL }))).code).toBe(
+        Code.PermissionDenied,
+      );
+    }
+    expect((await as('gateway', 'owner').createCheckoutSession(checkout(userId))).url).toMatch(/^http/);
+  });
+
+  it('refuses an owner-facing call without a role', async () => {
+    const err = await rpcError(as('gateway').getUsageReport({ userId: crypto.randomUUID(), ...range }));
+    expect(err.code).toBe(Code.PermissionDenied);
+  });
+
+  it('checks nothing on the calls of other services, nor on the public options', async () => {
+    const userId = crypto.randomUUID();
+    expect((await as('chat').getUsageReport({ userId, ...range })).totals).toBeDefined();
+    expect((await as('chatbot').getAccount({ userId })).account?.userId).toBe(userId);
+    expect((await as('gateway').getBillingOptions({})).proPlanPrice).toBeTruthy();
+  });
+});
