@@ -24,6 +24,8 @@ describe('Members page', () => {
     expect(await members.findByText('Grace')).toBeTruthy();
     expect(members.getByText('grace@example.com')).toBeTruthy();
     expect(members.getByText('You')).toBeTruthy();
+    // The only owner cannot leave: ownership moves by transfer.
+    expect(members.queryByRole('button', { name: 'Leave' })).toBeNull();
     expect(await screen.findByText('3 of 5 seats used')).toBeTruthy();
     expect(document.title).toBe('Members — Parley');
     expect(screen.getByTestId('workspace-name').textContent).toBe('Acme Team');

@@ -36,6 +36,8 @@ export function MembersCard({ workspace, userId, members, loading, error }: Memb
   const iAmOwner = workspace.role === 'OWNER';
   const roleOptions = assignableRoles(workspace.role);
   // Only an owner touches an owner: an admin can neither demote nor remove one.
+  // The last owner cannot leave (ownership moves by transfer), so they are not offered it.
+  const lastOwner = workspace.role === 'OWNER' && members.filter((m) => m.role === 'OWNER').length <= 1;
   const canTouch = (member: Member) => canManage && member.userId !== userId && (member.role !== 'OWNER' || iAmOwner);
 
   function close() {
@@ -114,7 +116,7 @@ export function MembersCard({ workspace, userId, members, loading, error }: Memb
                       Remove
                     </Button>
                   ) : null}
-                  {isMe ? (
+                  {isMe && !lastOwner ? (
                     <Button
                       variant="ghost"
                       size="sm"
