@@ -95,9 +95,14 @@ describe('Invitation page', () => {
       Chatbots: () => ({ data: { chatbots: [] } }),
       Workspaces: workspacesAnswer(personalWorkspace, []),
       InvitationPreview: () => ({ data: { invitation: preview } }),
+      Logout: () => ({ data: { logout: true } }),
     });
-    renderApp('/invitations/tok-123', mock.link);
+    const { router } = renderApp('/invitations/tok-123', mock.link);
     expect(await screen.findByText(/This invitation is for ada@example.com, and you are signed in as someone@example.com/)).toBeTruthy();
-    expect(screen.getByRole('button', { name: 'Accept invitation' }).hasAttribute('disabled')).toBe(true);
+    expect(screen.queryByRole('button', { name: 'Accept invitation' })).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'Sign in with another account' }));
+    await waitFor(() => expect(router.state.location.pathname).toBe('/login'));
+    expect(router.state.location.search).toBe('?next=%2Finvitations%2Ftok-123');
+    expect(localStorage.getItem('token')).toBeNull();
   });
 });

@@ -1,4 +1,5 @@
-import { useParams } from 'react-router-dom';
+import { useState } from 'react';
+import { useNavigate, useParams } from 'react-router-dom';
 import { Alert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
 import { ButtonLink } from '../../../components/ui/button-link';
@@ -20,6 +21,15 @@ export function InvitationPage() {
   const { preview, loading, error } = useInvitationPreview(token);
   const { accept, accepting, error: acceptError } = useAcceptInvitation(token);
   const here = `/invitations/${encodeURIComponent(token)}`;
+  const navigate = useNavigate();
+  const [switchingAccount, setSwitchingAccount] = useState(false);
+
+  // Signed in as someone else: sign out, then sign in as the invited email and come back here.
+  async function signInAsInvited() {
+    setSwitchingAccount(true);
+    await session.logout();
+    await navigate(withReturnTo('/login', here));
+  }
 
   let body;
   if (loading || session.loading) {
@@ -83,9 +93,22 @@ export function InvitationPage() {
                 This invitation is for {preview.email}, and you are signed in as {signedInAs}. Sign in with the invited email to accept it.
               </Alert>
             ) : null}
-            <Button size="lg" fullWidth busy={accepting} busyLabel="Joining..." disabled={wrongAccount} onClick={() => void accept()}>
-              Accept invitation
-            </Button>
+            {wrongAccount ? (
+              <Button
+                size="lg"
+                variant="secondary"
+                fullWidth
+                busy={switchingAccount}
+                busyLabel="Signing out..."
+                onClick={() => void signInAsInvited()}
+              >
+                Sign in with another account
+              </Button>
+            ) : (
+              <Button size="lg" fullWidth busy={accepting} busyLabel="Joining..." onClick={() => void accept()}>
+                Accept invitation
+              </Button>
+            )}
           </div>
         )}
       </>
