@@ -13,3 +13,20 @@ describe('The role in the chatbot list', () => {
     expect(screen.queryByRole('button', { name: 'Delete support bot' })).toBeNull();
   });
 });
+
+describe('The role in the plan and credit', () => {
+  it('offers upgrading and topping up to an owner only', async () => {
+    openAsMember('/dashboard', sampleWorkspace({ role: 'ADMIN' }));
+    expect(await screen.findByRole('heading', { name: 'Account Overview' })).toBeTruthy();
+    await waitFor(() => expect(screen.getByTestId('workspace-name').textContent).toBe('Acme Team'));
+    expect(screen.queryByRole('button', { name: 'Upgrade Plan' })).toBeNull();
+    expect(screen.queryByRole('button', { name: /Top up/ })).toBeNull();
+  });
+
+  it('shows an owner the buttons', async () => {
+    openAsMember('/dashboard', sampleWorkspace({ role: 'OWNER' }));
+    await waitFor(() => expect(screen.getByTestId('workspace-name').textContent).toBe('Acme Team'));
+    expect(await screen.findByRole('button', { name: 'Upgrade Plan' })).toBeTruthy();
+    expect(screen.getByRole('button', { name: /Top up/ })).toBeTruthy();
+  });
+});
