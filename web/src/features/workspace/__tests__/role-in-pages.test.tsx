@@ -12,6 +12,12 @@ describe('The role in the chatbot list', () => {
     await waitFor(() => expect(screen.getByTestId('workspace-name').textContent).toBe('Acme Team'));
     expect(screen.queryByRole('button', { name: 'Delete support bot' })).toBeNull();
   });
+
+  it('offers a viewer no chatbot to create in an empty workspace', async () => {
+    openAsMember('/chatbots', sampleWorkspace({ role: 'VIEWER' }));
+    expect(await screen.findByText('An editor, admin or owner of this workspace can create one.')).toBeTruthy();
+    expect(screen.queryByRole('link', { name: 'Create New Chatbot' })).toBeNull();
+  });
 });
 
 describe('The role in the plan and credit', () => {
