@@ -19,4 +19,12 @@ describe("Chatbot detail page: the member's role", () => {
     expect(await screen.findByRole('button', { name: 'Save Picture' })).toBeTruthy();
     expect(screen.queryByText(/you can read this chatbot/)).toBeNull();
   });
+
+  it('shows a viewer no History tab', async () => {
+    localStorage.setItem('workspace', 'w-team');
+    openDetail(knowledgeBaseOf(), { Workspaces: workspacesAnswer(sampleWorkspace({ role: 'VIEWER' })) });
+    expect(await screen.findByText(/As a Viewer, you can read this chatbot and its analytics/)).toBeTruthy();
+    expect(screen.getByRole('tab', { name: 'Analytics' })).toBeTruthy();
+    expect(screen.queryByRole('tab', { name: /History/ })).toBeNull();
+  });
 });

@@ -76,6 +76,7 @@ export function ChatbotDetailPage() {
             <div className="min-w-0 lg:col-span-2">
               <ChatbotTabs
                 historyLocked={user?.subscription !== 'pro'}
+                historyHidden={!readsConversations}
                 onTabChange={setTab}
                 settings={
                   !canWrite ? (
