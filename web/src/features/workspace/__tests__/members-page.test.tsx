@@ -177,6 +177,7 @@ describe('Members page', () => {
       Invitations: () => ({ data: { invitations: [] } }),
     });
     expect(await screen.findByText('1 of 1 seat used')).toBeTruthy();
+    expect((await section('Invite a member')).getByText(/Every seat is taken/)).toBeTruthy();
     expect(await screen.findByRole('region', { name: 'Workspace settings' })).toBeTruthy();
     expect(screen.queryByRole('region', { name: 'Delete workspace' })).toBeNull();
   });

@@ -34,6 +34,11 @@ export function InviteMemberCard({ workspace, seatsUsed }: { workspace: Workspac
       <form onSubmit={handleSubmit} className="space-y-4">
         {error ? <Alert>{error}</Alert> : null}
         {sentTo && !error ? <Alert tone="success">Invitation sent to {sentTo}.</Alert> : null}
+        {seatsUsed >= workspace.seatLimit && !error && !sentTo ? (
+          <Alert tone="info">
+            Every seat is taken. Remove a member or revoke an invitation, or move to a plan with more seats, to invite someone.
+          </Alert>
+        ) : null}
         <TextField
           label="Email"
           name="inviteEmail"
