@@ -13,6 +13,7 @@ import { PrivacyPage } from '../features/legal/components/privacy-page';
 import { TermsPage } from '../features/legal/components/terms-page';
 import { PricingPage } from '../features/pricing/components/pricing-page';
 import { UsagePage } from '../features/usage/components/usage-page';
+import { WebhooksPage } from '../features/webhooks/components/webhooks-page';
 import { AuditLogPage } from '../features/workspace/components/audit-log-page';
 import { InvitationPage } from '../features/workspace/components/invitation-page';
 import { MembersPage } from '../features/workspace/components/members-page';
@@ -48,6 +49,7 @@ export const routes: RouteObject[] = [
           { path: '/chatbots/:id', element: <ChatbotDetailPage /> },
           { path: '/workspace/members', element: <MembersPage /> },
           { path: '/workspace/audit-log', element: <AuditLogPage /> },
+          { path: '/workspace/webhooks', element: <WebhooksPage /> },
         ],
       },
       { path: '*', element: <NotFoundPage /> },

@@ -9,6 +9,7 @@ export type Permission =
   | 'chatbots:write'
   | 'members:manage'
   | 'audit:read'
+  | 'webhooks:manage'
   | 'billing:manage'
   | 'workspace:delete'
   | 'ownership:transfer';

@@ -41,3 +41,13 @@ export function ListIcon({ className = 'size-4' }: { className?: string }) {
     </svg>
   );
 }
+
+/** Webhooks: a signal going out. */
+export function WebhookIcon({ className = 'size-4' }: { className?: string }) {
+  return (
+    <svg className={className} {...strokeIconProps}>
+      <path d="M5 12h8M10 8l4 4-4 4" />
+      <path d="M17 6a8.5 8.5 0 0 1 0 12M15 9a4 4 0 0 1 0 6" />
+    </svg>
+  );
+}

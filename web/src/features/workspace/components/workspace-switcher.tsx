@@ -6,14 +6,14 @@ import { hasPermission, ROLE_LABELS } from '../../../lib/workspace/roles';
 import { useWorkspace } from '../../../lib/workspace/workspace-context';
 import { useSwitchWorkspace } from '../hooks/use-switch-workspace';
 import { CreateWorkspaceDialog } from './create-workspace-dialog';
-import { CheckIcon, ChevronUpDownIcon, ListIcon, PlusIcon, UsersIcon } from './workspace-icons';
+import { CheckIcon, ChevronUpDownIcon, ListIcon, PlusIcon, UsersIcon, WebhookIcon } from './workspace-icons';
 
 const itemClasses =
   'flex w-full items-center gap-3 rounded-lg px-3 py-2 text-left text-sm text-gray-700 hover:bg-gray-100 hover:text-gray-900';
 
 /**
  * The header's workspace switcher: the workspace the app acts in, the others the user belongs to
- * with their role, the members and audit log of the current one, and creating a new one.
+ * with their role, the members, audit log and webhooks of the current one, and creating a new one.
  */
 export function WorkspaceSwitcher() {
   const workspace = useWorkspace();
@@ -95,6 +95,12 @@ export function WorkspaceSwitcher() {
               <Link to="/workspace/audit-log" className={itemClasses} onClick={() => setOpen(false)}>
                 <ListIcon className="size-4 shrink-0 text-gray-500" />
                 Audit log
+              </Link>
+            ) : null}
+            {hasPermission(current, 'webhooks:manage') ? (
+              <Link to="/workspace/webhooks" className={itemClasses} onClick={() => setOpen(false)}>
+                <WebhookIcon className="size-4 shrink-0 text-gray-500" />
+                Webhooks
               </Link>
             ) : null}
             <button
