@@ -66,7 +66,7 @@ test('an owner registers a webhook, sends a test event, sees it in the delivery 
     await expect(row.getByRole('cell').nth(2)).toHaveText('200');
     await expect(row.getByRole('cell').nth(4)).toHaveText('1');
     await row.getByRole('button', { name: 'Response' }).click();
-    await expect(card.getByText('{"ok":true}')).toBeVisible();
+    await expect(card.getByText('{"ok":true}').filter({ visible: true })).toBeVisible();
     await page.reload();
     await expect(page.getByRole('region', { name: url }).getByText('Succeeded')).toBeVisible();
     await screenshot(page, 'webhooks-delivered');

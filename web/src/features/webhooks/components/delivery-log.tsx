@@ -42,8 +42,60 @@ export function DeliveryLog({ endpointId }: { endpointId: string }) {
         <p className="px-6 pb-6 text-sm text-gray-600">No deliveries yet. Send a test event to try the endpoint.</p>
       ) : (
         <>
-          {/* Focusable, so the table can be scrolled sideways with the keyboard on a phone. */}
-          <div className="overflow-x-auto" tabIndex={0} role="region" aria-label="Deliveries">
+          {/* On a phone, one delivery under another; from the small breakpoint on, a table. */}
+          <ul className="divide-y divide-gray-100 border-t border-gray-100 sm:hidden" aria-label="Deliveries">
+            {log.deliveries.map((d) => {
+              const open = expanded === d.id;
+              return (
+                <li key={d.id} className="space-y-3 px-6 py-4">
+                  <div className="flex items-start justify-between gap-3">
+                    <p className="min-w-0 font-mono text-[13px] break-all text-gray-900">
+                      {d.eventType}
+                      {d.test ? <span className="ml-2 font-sans text-xs text-gray-500">test</span> : null}
+                    </p>
+                    <DeliveryStatusBadge status={d.status} />
+                  </div>
+                  <dl className="grid grid-cols-3 gap-x-3 gap-y-1 text-sm">
+                    <div>
+                      <dt className="text-xs text-gray-500">HTTP</dt>
+                      <dd className="text-gray-800 tabular-nums">{httpStatusLabel(d.responseStatus)}</dd>
+                    </div>
+                    <div>
+                      <dt className="text-xs text-gray-500">Duration</dt>
+                      <dd className="text-gray-800 tabular-nums">{formatDuration(d.durationMs)}</dd>
+                    </div>
+                    <div>
+                      <dt className="text-xs text-gray-500">Attempts</dt>
+                      <dd className="text-gray-800 tabular-nums">{d.attempts}</dd>
+                    </div>
+                    <div className="col-span-3">
+                      <dt className="sr-only">Time</dt>
+                      <dd className="text-gray-600">{formatDateTime(d.lastAttemptAt ?? d.createdAt)}</dd>
+                    </div>
+                  </dl>
+                  {open ? <DeliveryResponse error={d.error} excerpt={d.responseExcerpt} /> : null}
+                  <div className="flex gap-2">
+                    <Button variant="secondary" size="sm" aria-expanded={open} onClick={() => setExpanded(open ? null : d.id)}>
+                      {open ? 'Hide response' : 'Response'}
+                    </Button>
+                    <Button
+                      variant="secondary"
+                      size="sm"
+                      busy={redelivering && redeliveringId === d.id}
+                      busyLabel="Redelivering..."
+                      disabled={redelivering}
+                      onClick={() => void again(d.id)}
+                    >
+                      Redeliver
+                    </Button>
+                  </div>
+                </li>
+              );
+            })}
+          </ul>
+          {/* Focusable, so the table can be scrolled sideways with the keyboard on a phone; positioned, so the
+              hidden "Actions" heading stays inside it. */}
+          <div className="relative hidden overflow-x-auto sm:block" tabIndex={0} role="region" aria-label="Deliveries">
             <table className="min-w-full text-sm">
               <thead className="bg-gray-50 text-xs font-medium tracking-wide text-gray-500 uppercase">
                 <tr>
@@ -99,11 +151,7 @@ export function DeliveryLog({ endpointId }: { endpointId: string }) {
                       {open ? (
                         <tr id={detailsId} className="bg-gray-50/60">
                           <td colSpan={COLUMNS.length} className="px-6 py-3">
-                            {d.error ? <p className="mb-2 text-sm text-red-700">{d.error}</p> : null}
-                            <p className="mb-1 text-xs font-medium tracking-wide text-gray-500 uppercase">Response body</p>
-                            <pre className="max-h-48 max-w-[min(100%,40rem)] overflow-auto rounded-lg bg-white p-3 font-mono text-xs break-all whitespace-pre-wrap text-gray-800 ring-1 ring-gray-200">
-                              {d.responseExcerpt || '(empty)'}
-                            </pre>
+                            <DeliveryResponse error={d.error} excerpt={d.responseExcerpt} />
                           </td>
                         </tr>
                       ) : null}
@@ -122,6 +170,19 @@ export function DeliveryLog({ endpointId }: { endpointId: string }) {
           ) : null}
         </>
       )}
+    </div>
+  );
+}
+
+/** The last answer of a delivery: its failure in words, and the start of its body. */
+function DeliveryResponse({ error, excerpt }: { error: string | null; excerpt: string }) {
+  return (
+    <div>
+      {error ? <p className="mb-2 text-sm text-red-700">{error}</p> : null}
+      <p className="mb-1 text-xs font-medium tracking-wide text-gray-500 uppercase">Response body</p>
+      <pre className="max-h-48 max-w-2xl overflow-auto rounded-lg bg-white p-3 font-mono text-xs break-all whitespace-pre-wrap text-gray-800 ring-1 ring-gray-200">
+        {excerpt || '(empty)'}
+      </pre>
     </div>
   );
 }
