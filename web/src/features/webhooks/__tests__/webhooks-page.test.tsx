@@ -186,6 +186,28 @@ describe('Webhooks page', () => {
     await waitFor(() => expect(calls.find((c) => c.operationName === 'DeleteWebhookEndpoint')?.variables).toEqual({ id: 'e1' }));
   });
 
+  it('edits an endpoint’s URL and events', async () => {
+    const { calls } = openAsMember('/workspace/webhooks', sampleWorkspace(), {
+      WebhookEndpoints: endpointsAnswer([endpoint()]),
+      UpdateWebhookEndpoint: () => ({
+        data: { updateWebhookEndpoint: { ...endpoint(), url: 'https://hooks.example.com/v2', lastDelivery: undefined } },
+      }),
+    });
+    const card = within(await screen.findByRole('region', { name: 'https://hooks.example.com/parley' }));
+    fireEvent.click(card.getByRole('button', { name: 'Edit' }));
+    const dialog = within(await screen.findByRole('dialog', { name: 'Edit endpoint' }));
+    expect((dialog.getByLabelText('Endpoint URL') as HTMLInputElement).value).toBe('https://hooks.example.com/parley');
+    expect((dialog.getByLabelText('credit.low') as HTMLInputElement).checked).toBe(true);
+    fireEvent.change(dialog.getByLabelText('Endpoint URL'), { target: { value: 'https://hooks.example.com/v2' } });
+    fireEvent.click(dialog.getByLabelText('conversation.started'));
+    fireEvent.click(dialog.getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    expect(calls.find((c) => c.operationName === 'UpdateWebhookEndpoint')?.variables).toEqual({
+      id: 'e1',
+      input: { url: 'https://hooks.example.com/v2', events: ['credit.low', 'conversation.started'] },
+    });
+  });
+
   it('tells an editor it is not allowed, without asking, and the workspace menu has no link', async () => {
     const { calls } = openAsMember('/workspace/webhooks', sampleWorkspace({ role: 'EDITOR' }));
     expect(await screen.findByRole('heading', { name: 'Not allowed' })).toBeTruthy();

@@ -11,6 +11,7 @@ import { httpStatusLabel } from '../webhook-labels';
 import { ConfirmDialog } from './confirm-dialog';
 import { DeliveryLog } from './delivery-log';
 import { DeliveryStatusBadge } from './delivery-status-badge';
+import { EndpointDialog } from './endpoint-dialog';
 import { SecretDialog } from './secret-dialog';
 import { SendTestDialog } from './send-test-dialog';
 
@@ -21,7 +22,7 @@ type EventType = WebhookEndpointsQuery['webhookEventTypes'][number];
 export function EndpointCard({ endpoint, eventTypes }: { endpoint: Endpoint; eventTypes: EventType[] }) {
   const titleId = useId();
   const [logOpen, setLogOpen] = useState(false);
-  const [dialog, setDialog] = useState<'test' | 'roll' | 'delete' | null>(null);
+  const [dialog, setDialog] = useState<'edit' | 'test' | 'roll' | 'delete' | null>(null);
   const [secret, setSecret] = useState<string | null>(null);
   const toggle = useSetWebhookEnabled();
   const roll = useRollWebhookSecret();
@@ -56,8 +57,10 @@ export function EndpointCard({ endpoint, eventTypes }: { endpoint: Endpoint; eve
               <>
                 <DeliveryStatusBadge status={last.status} />
                 <span className="tabular-nums">{httpStatusLabel(last.responseStatus)}</span>
-                <span aria-hidden="true">·</span>
-                <span>{formatDateTime(last.lastAttemptAt ?? last.createdAt)}</span>
+                <span className="whitespace-nowrap">
+                  <span aria-hidden="true">· </span>
+                  {formatDateTime(last.lastAttemptAt ?? last.createdAt)}
+                </span>
               </>
             ) : (
               <span className="text-gray-500">none yet</span>
@@ -88,6 +91,9 @@ export function EndpointCard({ endpoint, eventTypes }: { endpoint: Endpoint; eve
         <Button variant="secondary" size="sm" onClick={() => setDialog('test')}>
           Send test event
         </Button>
+        <Button variant="ghost" size="sm" onClick={() => setDialog('edit')}>
+          Edit
+        </Button>
         <Button variant="ghost" size="sm" onClick={() => setDialog('roll')}>
           Roll secret
         </Button>
@@ -97,6 +103,7 @@ export function EndpointCard({ endpoint, eventTypes }: { endpoint: Endpoint; eve
       </div>
       {logOpen ? <DeliveryLog endpointId={endpoint.id} /> : null}
 
+      {dialog === 'edit' ? <EndpointDialog eventTypes={eventTypes} endpoint={endpoint} onClose={() => setDialog(null)} /> : null}
       {dialog === 'test' ? (
         <SendTestDialog
           endpoint={endpoint}

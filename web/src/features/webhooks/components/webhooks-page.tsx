@@ -9,7 +9,7 @@ import { useWorkspace } from '../../../lib/workspace/workspace-context';
 import { useDocumentTitle } from '../../../../chat-page/src/lib/use-document-title';
 import { WorkspaceEyebrow } from '../../../components/workspace/workspace-eyebrow';
 import { useWebhookEndpoints } from '../hooks/use-webhook-endpoints';
-import { AddEndpointDialog } from './add-endpoint-dialog';
+import { EndpointDialog } from './endpoint-dialog';
 import { EndpointCard } from './endpoint-card';
 import { SecretDialog } from './secret-dialog';
 
@@ -84,7 +84,7 @@ export function WebhooksPage() {
       )}
 
       {adding ? (
-        <AddEndpointDialog
+        <EndpointDialog
           eventTypes={eventTypes}
           onClose={() => setAdding(false)}
           onCreated={(url, secret) => {

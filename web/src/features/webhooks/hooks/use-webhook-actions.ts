@@ -36,6 +36,14 @@ export function useCreateWebhookEndpoint() {
   return { create, creating: action.busy, error: action.error, reset: action.reset };
 }
 
+/** Changing an endpoint's URL and events. */
+export function useUpdateWebhookEndpoint() {
+  const [mutate] = useMutation(UpdateWebhookEndpointMutation);
+  const action = useWebhookAction(UPDATE_FAILED_MESSAGE);
+  const update = (id: string, input: { url: string; events: string[] }) => action.run(() => mutate({ variables: { id, input } }));
+  return { update, updating: action.busy, error: action.error };
+}
+
 /** Turning an endpoint on or off (on again clears its failure streak). */
 export function useSetWebhookEnabled() {
   const [mutate] = useMutation(UpdateWebhookEndpointMutation);

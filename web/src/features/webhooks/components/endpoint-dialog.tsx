@@ -3,23 +3,29 @@ import { Alert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
 import { Dialog } from '../../../components/ui/dialog';
 import { TextField } from '../../../components/ui/text-field';
-import { useCreateWebhookEndpoint } from '../hooks/use-webhook-actions';
+import { useCreateWebhookEndpoint, useUpdateWebhookEndpoint } from '../hooks/use-webhook-actions';
 
 export const URL_REQUIRED_MESSAGE = 'Enter the URL Parley should send events to.';
 export const EVENTS_REQUIRED_MESSAGE = 'Choose at least one event.';
 
-interface AddEndpointDialogProps {
+interface EndpointDialogProps {
   eventTypes: ReadonlyArray<{ type: string; description: string }>;
-  onCreated: (url: string, secret: string) => void;
+  /** The endpoint to edit; without one, a new endpoint is added. */
+  endpoint?: { id: string; url: string; events: readonly string[] };
+  /** A new endpoint was added, with its secret (shown once). */
+  onCreated?: (url: string, secret: string) => void;
   onClose: () => void;
 }
 
-/** "Add endpoint": an https URL and the events it receives; the secret comes back once. */
-export function AddEndpointDialog({ eventTypes, onCreated, onClose }: AddEndpointDialogProps) {
-  const [url, setUrl] = useState('');
-  const [events, setEvents] = useState<string[]>([]);
+/** "Add endpoint" (the secret comes back once) or "Edit endpoint": an https URL and the events it receives. */
+export function EndpointDialog({ eventTypes, endpoint, onCreated, onClose }: EndpointDialogProps) {
+  const [url, setUrl] = useState(endpoint?.url ?? '');
+  const [events, setEvents] = useState<string[]>(endpoint ? [...endpoint.events] : []);
   const [problem, setProblem] = useState<string | null>(null);
-  const { create, creating, error } = useCreateWebhookEndpoint();
+  const creation = useCreateWebhookEndpoint();
+  const change = useUpdateWebhookEndpoint();
+  const busy = endpoint ? change.updating : creation.creating;
+  const error = endpoint ? change.error : creation.error;
   const legendId = useId();
 
   function toggle(type: string, checked: boolean) {
@@ -32,14 +38,18 @@ export function AddEndpointDialog({ eventTypes, onCreated, onClose }: AddEndpoin
     if (!trimmed) return setProblem(URL_REQUIRED_MESSAGE);
     if (events.length === 0) return setProblem(EVENTS_REQUIRED_MESSAGE);
     setProblem(null);
-    const secret = await create({ url: trimmed, events });
-    if (secret) onCreated(trimmed, secret);
+    if (endpoint) {
+      if (await change.update(endpoint.id, { url: trimmed, events })) onClose();
+      return;
+    }
+    const secret = await creation.create({ url: trimmed, events });
+    if (secret) onCreated?.(trimmed, secret);
   }
 
   const shown = problem ?? error;
   return (
     <Dialog
-      title="Add endpoint"
+      title={endpoint ? 'Edit endpoint' : 'Add endpoint'}
       description="Parley POSTs each event you choose to this URL, signed, and retries when it fails."
       onClose={onClose}
     >
@@ -99,8 +109,8 @@ export function AddEndpointDialog({ eventTypes, onCreated, onClose }: AddEndpoin
           <Button variant="secondary" onClick={onClose}>
             Cancel
           </Button>
-          <Button type="submit" busy={creating} busyLabel="Adding...">
-            Add endpoint
+          <Button type="submit" busy={busy} busyLabel={endpoint ? 'Saving...' : 'Adding...'}>
+            {endpoint ? 'Save' : 'Add endpoint'}
           </Button>
         </div>
       </form>
