@@ -50,7 +50,9 @@ describe('two owners acting at once', () => {
       const remaining = await owners(workspaceId);
       expect(remaining).toHaveLength(1);
       expect(remaining[0]).toBe(results[0].status === 'fulfilled' ? a.id : b.id);
-      expect(await h.db.auditEvent.count({ where: { workspaceId, action: 'member.role_changed', details: { path: ['to'], equals: 'admin' } } })).toBe(1);
+      expect(
+        await h.db.auditEvent.count({ where: { workspaceId, action: 'member.role_changed', details: { path: ['to'], equals: 'admin' } } }),
+      ).toBe(1);
     }
   });
 
