@@ -1,11 +1,13 @@
 // The rule that a workspace always keeps an owner, when its two owners act at the same moment: each
-// change takes the workspace's lock, so the second decides on the state the first left.
+// change takes the workspace's lock (deleting an account, the locks of all the person's workspaces), so
+// the second decides on the state the first left.
 import { Code } from '@parley/common/rpc-errors.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAuth, type AuthHarness } from './harness.ts';
 import { actor, team, WORKSPACE_ENV, type Person } from './workspaces-fixtures.ts';
 import { LAST_OWNER_DEMOTED, OWNER_ROLE_BY_OWNERS } from '../../src/workspaces/change-member-role.ts';
 import { lastOwnerLeaving } from '../../src/workspaces/remove-member.ts';
+import { soleOwnerOf } from '../../src/accounts/delete-account.ts';
 
 let h: AuthHarness;
 beforeAll(async () => {
@@ -119,6 +121,26 @@ describe('two owners acting at once', () => {
       }
       expect(await owners(workspaceId)).toEqual([a.id]);
       expect(await h.db.membership.count({ where: { workspaceId } })).toBe(1);
+    }
+  });
+
+  it('one deleting their account while the other steps down: exactly one of them happens', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const { a, b, workspaceId } = await twoOwners();
+      const results = await Promise.allSettled([
+        h.client.deleteAccount({ userId: a.id, password: a.password, clientIp: '198.51.100.7' }),
+        h.workspaces.changeMemberRole({ actor: actor(b, workspaceId), memberUserId: b.id, role: 'admin' }),
+      ]);
+      expect(fulfilled(results)).toBe(1);
+      const [refusal] = refusals(results);
+      expect(refusal.code).toBe(Code.FailedPrecondition);
+      if (results[0].status === 'fulfilled') {
+        expect(refusal.message).toContain(LAST_OWNER_DEMOTED);
+        expect(await owners(workspaceId)).toEqual([b.id]);
+      } else {
+        expect(refusal.message).toContain(soleOwnerOf('Acme'));
+        expect(await owners(workspaceId)).toEqual([a.id]);
+      }
     }
   });
 
