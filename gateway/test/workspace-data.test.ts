@@ -218,6 +218,7 @@ describe('deleting a workspace', () => {
       messages: await count(c, '$schema."Message" WHERE "conversationId" = ANY($1::uuid[])', [conversationIds]),
       analyticsDays: await count(c, '$schema."AnalyticsDay" WHERE "ownerId" = $1 OR "chatbotId" = ANY($2::uuid[])', [ownerId, chatbotIds]),
       analyticsVisitors: await count(c, '$schema."AnalyticsVisitor" WHERE "chatbotId" = ANY($1::uuid[])', [chatbotIds]),
+      analyticsVisitorYears: await count(c, '$schema."AnalyticsVisitorYear" WHERE "chatbotId" = ANY($1::uuid[])', [chatbotIds]),
       analyticsSessions: await count(c, '$schema."AnalyticsSession" WHERE "chatbotId" = ANY($1::uuid[])', [chatbotIds]),
       questionClusters: await count(c, '$schema."QuestionCluster" WHERE "ownerId" = $1 OR "chatbotId" = ANY($2::uuid[])', [
         ownerId,
@@ -298,6 +299,12 @@ describe('deleting a workspace', () => {
     );
     expect(anonymised).toHaveLength(2);
     for (const record of anonymised) expect(record).toMatchObject({ userId: expect.not.stringMatching(workspaceId), chatbotName: '' });
+    // The ledger moved with them to the same anonymous id, every entry kept, closed by one entry that
+    // takes the balance to 0: the anonymous balance is its ledger's sum.
+    const anonymousIds = [...new Set(anonymised.map((r) => r.userId as string))];
+    expect(anonymousIds).toHaveLength(1);
+    const closed = await balanceAndLedger(anonymousIds[0]);
+    expect([Number(closed.balance), Number(closed.ledger), closed.entries]).toEqual([0, 0, before.ledgerEntries + 1]);
     expect(await count(stack.billingDatabase, '$schema."DeletedAccount" WHERE "userId" = $1', [workspaceId])).toBe(1);
     expect((await inWorkspace(stack, workspaceId, '/api/chatbot', { token: owner.token })).status).toBe(404);
     expect((await inWorkspace(stack, workspaceId, '/api/chatbot', { token: member.token })).status).toBe(404);
@@ -321,6 +328,7 @@ describe('deleting a workspace', () => {
       await queue.close();
     }
     expect(await teamHeld()).toEqual(gone);
+    expect(await balanceAndLedger(anonymousIds[0])).toEqual(closed);
     expect(await count(stack.billingDatabase, '$schema."UsageRecord" WHERE "chatbotId" = $1', [teamBot._id])).toBe(2);
 
     // The personal workspace and everything in it are untouched.
