@@ -16,7 +16,7 @@
 // before workspaces ignores the header, so its "with the header" rows are its plain requests again.
 //
 // Uses its own database (parley_bench_owner_api, or BENCH_DATABASE; dropped at the end unless
-// BENCH_KEEP=1), ports 500 above the defaults (or BENCH_PORT_OFFSET) and its own queue prefixes.
+// BENCH_KEEP=1), ports 600 above the defaults (or BENCH_PORT_OFFSET) and its own queue prefixes.
 // BENCH_SCALE=0.2 sends a fifth of the requests.
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
@@ -31,7 +31,7 @@ import { latencies, load, ms, stopOnSignal } from './stats.ts';
 const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/parley_test';
 const DATABASE = process.env.BENCH_DATABASE ?? 'parley_bench_owner_api';
 if (!/^[a-z_][a-z0-9_]*$/.test(DATABASE)) throw new Error(`BENCH_DATABASE must be a plain database name, got "${DATABASE}"`);
-const PORT_OFFSET = Number(process.env.BENCH_PORT_OFFSET ?? '500');
+const PORT_OFFSET = Number(process.env.BENCH_PORT_OFFSET ?? '600');
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const BENCH_BASE = process.env.BENCH_BASE;
 const scale = Number(process.env.BENCH_SCALE ?? '1');
