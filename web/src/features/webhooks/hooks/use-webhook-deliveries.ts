@@ -5,8 +5,10 @@ import { WebhookDeliveriesQuery } from '../graphql/webhook-deliveries-query';
 
 export const LOAD_DELIVERIES_FAILED_MESSAGE = 'Could not load the delivery log.';
 export const DELIVERY_PAGE_SIZE = 20;
-/** While a delivery of the first page is still pending, the log asks again this often. */
+/** While a delivery of the first page is still pending, the log asks again this often, */
 export const PENDING_POLL_MS = 2000;
+/** for this long at most (a failing endpoint's retries wait minutes, then hours: Refresh shows them). */
+export const PENDING_POLL_FOR_MS = 60_000;
 
 /** An endpoint's deliveries, newest first, a page at a time ("Load more" passes the cursor as `after`). */
 export function useWebhookDeliveries(endpointId: string) {
@@ -24,7 +26,11 @@ export function useWebhookDeliveries(endpointId: string) {
   useEffect(() => {
     if (!pending) return;
     startPolling(PENDING_POLL_MS);
-    return () => stopPolling();
+    const giveUp = setTimeout(stopPolling, PENDING_POLL_FOR_MS);
+    return () => {
+      clearTimeout(giveUp);
+      stopPolling();
+    };
   }, [pending, startPolling, stopPolling]);
 
   async function loadMore(): Promise<void> {
