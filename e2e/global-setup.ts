@@ -53,7 +53,7 @@ export default async function globalSetup() {
       PUBLIC_URL: `http://localhost:${8080 + E2E_PORT_OFFSET}`,
       // No SMTP server: auth writes mails to this folder and the gateway shows them at /dev/mail.
       MAIL_OUTBOX_DIR: mailOutboxDir,
-      // The knowledge spec serves its website from 127.0.0.1.
+      // The knowledge spec serves its website from 127.0.0.1, and the webhooks spec receives its deliveries there.
       KNOWLEDGE_URL_ALLOW_PRIVATE: '1',
     },
   });

@@ -2,8 +2,11 @@
 // Every screen, as a person and a screen reader meet it: its own browser-tab title ("… — Parley")
 // and no serious or critical accessibility problem that axe can find (colour contrast among them),
 // signed out, as a free owner with a chatbot that has knowledge and usage, and as a pro owner.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Locator, type Page } from '@playwright/test';
+import pg from 'pg';
 import { createBot, makePro, ownerToken, ownerUsage, registerOwner, uniqueEmail } from './fixtures.ts';
 import { screenshot } from './screenshots.ts';
 
@@ -147,4 +150,201 @@ test('an owner’s screens, the chatbot’s tabs and its public page, free and t
   await expect(page.locator('#chatbot-panel-history').getByText('When does Acme open in the morning?').first()).toBeVisible();
   await expectScreen(page, 'History · Acme Support — Parley');
   await screenshot(page, 'screens-history');
+});
+
+test('the workspace screens: switcher, members, audit log and an invitation, on a desktop and a phone', async ({ page, browser }) => {
+  test.setTimeout(180_000);
+  await registerOwner(page, uniqueEmail('screens-team'));
+  const token = await ownerToken(page);
+  const graphql = async (query: string, variables: Record<string, unknown> = {}, workspaceId?: string) => {
+    const res = await page.request.post('/graphql', {
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        ...(workspaceId ? { 'x-workspace-id': workspaceId } : {}),
+      },
+      data: { query, variables },
+    });
+    const body = (await res.json()) as { data?: Record<string, { id?: string }>; errors?: unknown };
+    expect(body.errors).toBeUndefined();
+    return body.data!;
+  };
+  const { createWorkspace } = await graphql('mutation ($name: String!) { createWorkspace(name: $name) { id } }', {
+    name: 'Acme Support Team',
+  });
+  const workspaceId = createWorkspace.id!;
+  await page.evaluate((id) => localStorage.setItem('workspace', id), workspaceId);
+  // The workspace's one free seat is its owner's; a second needs pro, which billing opens asynchronously.
+  const db = new pg.Client({ connectionString: process.env.E2E_DATABASE_URL });
+  await db.connect();
+  try {
+    await expect
+      .poll(async () => (await db.query(`UPDATE billing."Account" SET plan = 'pro' WHERE "userId" = $1`, [workspaceId])).rowCount, {
+        timeout: 20_000,
+      })
+      .toBe(1);
+  } finally {
+    await db.end();
+  }
+  const inviteeEmail = uniqueEmail('screens-invitee');
+  await graphql('mutation ($email: String!) { inviteMember(email: $email, role: EDITOR) { id } }', { email: inviteeEmail }, workspaceId);
+
+  for (const [width, height, suffix] of [
+    [1280, 800, 'desktop'],
+    [375, 812, 'phone'],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    await page.goto('/workspace/members');
+    await expect(page.getByRole('heading', { level: 1, name: 'Members' })).toBeVisible();
+    await expect(page.getByRole('region', { name: 'Pending invitations' }).getByText(inviteeEmail)).toBeVisible();
+    await expectScreen(page, 'Members — Parley');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+    await screenshot(page, `screens-members-${suffix}`);
+
+    await page.getByRole('button', { name: /^Workspace:/ }).click();
+    await expect(page.getByRole('button', { name: 'Create workspace' })).toBeVisible();
+    await expectScreen(page, 'Members — Parley');
+    await screenshot(page, `screens-switcher-${suffix}`);
+    await page.getByRole('button', { name: 'Create workspace' }).click();
+    await expect(page.getByRole('dialog', { name: 'Create workspace' })).toBeVisible();
+    await expectScreen(page, 'Members — Parley');
+    await screenshot(page, `screens-create-workspace-${suffix}`);
+    await page.keyboard.press('Escape');
+
+    await page.getByRole('listitem').filter({ hasText: inviteeEmail }).getByRole('button', { name: 'Revoke' }).waitFor();
+    await page.goto('/workspace/audit-log');
+    await expect(page.getByRole('heading', { level: 1, name: 'Audit log' })).toBeVisible();
+    await expect(page.getByRole('table')).toBeVisible();
+    await expectScreen(page, 'Audit log — Parley');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+    await screenshot(page, `screens-audit-log-${suffix}`);
+
+    await page.goto('/dashboard');
+    await expect(page.getByTestId('workspace-name')).toHaveText('Acme Support Team');
+    await expectScreen(page, 'Dashboard — Parley');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+    await screenshot(page, `screens-dashboard-workspace-${suffix}`);
+  }
+
+  // The invitation, as the invitee meets it signed out, and a link that is not (or no longer) valid.
+  const visitor = await (await browser.newContext()).newPage();
+  const mail = visitor.locator('article', { hasText: inviteeEmail }).first();
+  await expect(async () => {
+    await visitor.goto('/dev/mail');
+    await expect(mail).toBeVisible({ timeout: 1000 });
+  }).toPass({ timeout: 20_000 });
+  const link = await mail
+    .getByRole('link', { name: /\/invitations\// })
+    .first()
+    .getAttribute('href');
+  for (const [width, height, suffix] of [
+    [1280, 800, 'desktop'],
+    [375, 812, 'phone'],
+  ] as const) {
+    await visitor.setViewportSize({ width, height });
+    await visitor.goto(link!);
+    await expect(visitor.getByRole('heading', { level: 1, name: 'Join Acme Support Team' })).toBeVisible();
+    await expectScreen(visitor, 'Invitation — Parley');
+    expect(await visitor.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+    await screenshot(visitor, `screens-invitation-${suffix}`);
+    await visitor.goto('/invitations/not-a-real-token');
+    await expect(visitor.getByRole('heading', { level: 1, name: 'This invitation cannot be used' })).toBeVisible();
+    await expectScreen(visitor, 'Invitation — Parley');
+    await screenshot(visitor, `screens-invitation-invalid-${suffix}`);
+  }
+  await visitor.context().close();
+});
+
+test('the webhooks screens: endpoints, adding one, a secret and the delivery log, on a desktop and a phone', async ({ page }) => {
+  test.setTimeout(180_000);
+  // A receiver on 127.0.0.1 (the end-to-end stack lets the service call it): one answer succeeds, the other fails.
+  const receiver = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      if (req.url?.endsWith('/down')) res.writeHead(503, { 'content-type': 'text/plain' }).end('Service unavailable: back in a minute');
+      else res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  try {
+    await registerOwner(page, uniqueEmail('screens-webhooks'));
+    const token = await ownerToken(page);
+    await page.goto('/workspace/webhooks');
+    await expect(page.getByRole('heading', { name: 'No endpoints yet' })).toBeVisible();
+    await expectScreen(page, 'Webhooks — Parley');
+    await screenshot(page, 'screens-webhooks-empty');
+
+    const graphql = async (query: string, variables: Record<string, unknown>) => {
+      const res = await page.request.post('/graphql', {
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        data: { query, variables },
+      });
+      const body = (await res.json()) as { data?: Record<string, { endpoint?: { id: string } }>; errors?: unknown };
+      expect(body.errors).toBeUndefined();
+      return body.data!;
+    };
+    const create = 'mutation ($input: CreateWebhookEndpointInput!) { createWebhookEndpoint(input: $input) { endpoint { id } } }';
+    const send = 'mutation ($id: ID!, $type: String) { sendTestWebhook(endpointId: $id, eventType: $type) { id } }';
+    const up = (
+      await graphql(create, { input: { url: `${base}/parley`, events: ['conversation.started', 'message.created', 'feedback.created'] } })
+    ).createWebhookEndpoint.endpoint!.id;
+    const down = (await graphql(create, { input: { url: `${base}/down`, events: ['credit.low'], enabled: false } })).createWebhookEndpoint
+      .endpoint!.id;
+    await graphql(send, { id: up, type: 'message.created' });
+    await graphql(send, { id: up, type: 'feedback.created' });
+    await graphql(send, { id: down, type: 'credit.low' });
+
+    for (const [width, height, suffix] of [
+      [1280, 800, 'desktop'],
+      [375, 812, 'phone'],
+    ] as const) {
+      await page.setViewportSize({ width, height });
+      await page.goto('/workspace/webhooks');
+      const card = page.getByRole('region', { name: `${base}/parley` });
+      await expect(card.getByText('Succeeded')).toBeVisible({ timeout: 20_000 });
+      await expect(page.getByRole('region', { name: `${base}/down` }).getByText('503')).toBeVisible({ timeout: 20_000 });
+      await expectScreen(page, 'Webhooks — Parley');
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+      await screenshot(page, `screens-webhooks-${suffix}`);
+
+      // A table on a desktop, a list on a phone: either way one entry per delivery, each with Redeliver.
+      const deliveries = (region: Locator) =>
+        (suffix === 'phone' ? region.getByRole('listitem') : region.getByRole('row')).filter({
+          has: page.getByRole('button', { name: 'Redeliver' }),
+        });
+      await card.getByRole('button', { name: 'Delivery log' }).click();
+      await expect(deliveries(card)).toHaveCount(2);
+      await deliveries(card).first().getByRole('button', { name: 'Response' }).click();
+      await expect(card.getByText('{"received":true}').filter({ visible: true })).toBeVisible();
+      const failing = page.getByRole('region', { name: `${base}/down` });
+      await failing.getByRole('button', { name: 'Delivery log' }).click();
+      await deliveries(failing).first().getByRole('button', { name: 'Response' }).click();
+      await expect(failing.getByText('Service unavailable: back in a minute').filter({ visible: true })).toBeVisible();
+      await expectScreen(page, 'Webhooks — Parley');
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+      await screenshot(page, `screens-webhooks-log-${suffix}`);
+
+      await page.getByRole('button', { name: 'Add endpoint' }).click();
+      await expect(page.getByRole('dialog', { name: 'Add endpoint' })).toBeVisible();
+      await expectScreen(page, 'Webhooks — Parley');
+      await screenshot(page, `screens-webhooks-add-${suffix}`);
+      await page.keyboard.press('Escape');
+
+      await card.getByRole('button', { name: 'Send test event' }).click();
+      await expect(page.getByRole('dialog', { name: 'Send test event' })).toBeVisible();
+      await expectScreen(page, 'Webhooks — Parley');
+      await screenshot(page, `screens-webhooks-test-${suffix}`);
+      await page.keyboard.press('Escape');
+
+      await card.getByRole('button', { name: 'Roll secret' }).click();
+      await page.getByRole('dialog', { name: 'Roll the signing secret?' }).getByRole('button', { name: 'Roll secret' }).click();
+      await expect(page.getByRole('dialog', { name: 'New signing secret' }).getByLabel('Signing secret')).toHaveText(/^whsec_/);
+      await expectScreen(page, 'Webhooks — Parley');
+      await screenshot(page, `screens-webhooks-secret-${suffix}`);
+      await page.getByRole('button', { name: 'Done' }).click();
+    }
+  } finally {
+    await new Promise((resolve) => receiver.close(resolve));
+  }
 });

@@ -9,12 +9,15 @@ import { WorkspaceService } from '@parley/proto/parley/auth/v1/workspaces_pb.js'
 import { BillingService } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import { ChatService } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { ChatbotService } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
+import { WebhookService } from '@parley/proto/parley/chatbot/v1/webhooks_pb.js';
 
 export interface Clients {
   auth: ReturnType<typeof createServiceClient<typeof AuthService>>;
   workspaces: ReturnType<typeof createServiceClient<typeof WorkspaceService>>;
   billing: ReturnType<typeof createServiceClient<typeof BillingService>>;
   chatbot: ReturnType<typeof createServiceClient<typeof ChatbotService>>;
+  /** The chatbot service's webhook endpoints and deliveries (ADR 32). */
+  webhooks: ReturnType<typeof createServiceClient<typeof WebhookService>>;
   chat: ReturnType<typeof createServiceClient<typeof ChatService>>;
 }
 
@@ -51,6 +54,7 @@ export function createClients(config: ClientConfig): Clients {
     workspaces: createServiceClient(WorkspaceService, config.AUTH_URL, opts),
     billing: createServiceClient(BillingService, config.BILLING_URL, opts),
     chatbot: createServiceClient(ChatbotService, config.CHATBOT_URL, opts),
+    webhooks: createServiceClient(WebhookService, config.CHATBOT_URL, opts),
     chat: createServiceClient(ChatService, config.CHAT_URL, opts),
   };
 }

@@ -21,6 +21,7 @@ import type { Resolvers } from './generated/graphql.ts';
 import { accessOf, isPermission } from './permissions.ts';
 import { insightResolvers } from './resolvers/insights.ts';
 import { userResolvers } from './resolvers/user.ts';
+import { webhookResolvers } from './resolvers/webhooks.ts';
 import { workspaceResolvers } from './resolvers/workspaces.ts';
 import type { Seats } from './workspaces.ts';
 
@@ -74,6 +75,7 @@ export const resolvers = guardOperations([
   billingResolvers,
   insightResolvers,
   workspaceResolvers,
+  webhookResolvers,
 ]);
 
 export async function createGraphQL(opts: {

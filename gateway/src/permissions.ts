@@ -138,6 +138,26 @@ export const ACCESS = {
   'Mutation.leaveWorkspace': 'workspace:read',
   'Mutation.transferOwnership': 'ownership:transfer',
 
+  // Webhook endpoints, their secrets and delivery log (ADR 32): owners and admins.
+  'GET /api/workspace/webhooks': 'webhooks:manage',
+  'POST /api/workspace/webhooks': 'webhooks:manage',
+  'GET /api/workspace/webhooks/event-types': 'webhooks:manage',
+  'PATCH /api/workspace/webhooks/:id': 'webhooks:manage',
+  'DELETE /api/workspace/webhooks/:id': 'webhooks:manage',
+  'POST /api/workspace/webhooks/:id/roll-secret': 'webhooks:manage',
+  'POST /api/workspace/webhooks/:id/test': 'webhooks:manage',
+  'GET /api/workspace/webhooks/:id/deliveries': 'webhooks:manage',
+  'POST /api/workspace/webhooks/:id/deliveries/:deliveryId/redeliver': 'webhooks:manage',
+  'Query.webhookEndpoints': 'webhooks:manage',
+  'Query.webhookDeliveries': 'webhooks:manage',
+  'Query.webhookEventTypes': 'webhooks:manage',
+  'Mutation.createWebhookEndpoint': 'webhooks:manage',
+  'Mutation.updateWebhookEndpoint': 'webhooks:manage',
+  'Mutation.deleteWebhookEndpoint': 'webhooks:manage',
+  'Mutation.rollWebhookSecret': 'webhooks:manage',
+  'Mutation.redeliverWebhook': 'webhooks:manage',
+  'Mutation.sendTestWebhook': 'webhooks:manage',
+
   // Outside /api: probes, the test-mode payment pages
   // (keyed by their session), development mail.
   'GET /healthz': 'public',

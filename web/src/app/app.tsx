@@ -4,6 +4,7 @@ import { createBrowserRouter, RouterProvider } from 'react-router-dom';
 import { createApolloClient } from '../lib/apollo-client';
 import { ChatbotsProvider } from '../lib/chatbots/chatbots-provider';
 import { SessionProvider } from '../lib/session/session-provider';
+import { WorkspaceProvider } from '../lib/workspace/workspace-provider';
 import { routes } from './routes';
 
 const router = createBrowserRouter(routes);
@@ -13,9 +14,11 @@ export function App() {
   return (
     <ApolloProvider client={client}>
       <SessionProvider>
-        <ChatbotsProvider>
-          <RouterProvider router={router} />
-        </ChatbotsProvider>
+        <WorkspaceProvider>
+          <ChatbotsProvider>
+            <RouterProvider router={router} />
+          </ChatbotsProvider>
+        </WorkspaceProvider>
       </SessionProvider>
     </ApolloProvider>
   );

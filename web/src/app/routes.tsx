@@ -13,6 +13,10 @@ import { PrivacyPage } from '../features/legal/components/privacy-page';
 import { TermsPage } from '../features/legal/components/terms-page';
 import { PricingPage } from '../features/pricing/components/pricing-page';
 import { UsagePage } from '../features/usage/components/usage-page';
+import { WebhooksPage } from '../features/webhooks/components/webhooks-page';
+import { AuditLogPage } from '../features/workspace/components/audit-log-page';
+import { InvitationPage } from '../features/workspace/components/invitation-page';
+import { MembersPage } from '../features/workspace/components/members-page';
 import { NotFoundPage } from './not-found-page';
 import { RequireAuth } from './require-auth';
 import { SiteLayout } from './site-layout';
@@ -32,6 +36,8 @@ export const routes: RouteObject[] = [
       { path: '/reset-password', element: <ResetPasswordPage /> },
       { path: '/terms', element: <TermsPage /> },
       { path: '/privacy', element: <PrivacyPage /> },
+      // Signed in or not: a signed-out invitee is offered sign-up and sign-in that come back here.
+      { path: '/invitations/:token', element: <InvitationPage /> },
       {
         element: <RequireAuth />,
         children: [
@@ -41,6 +47,9 @@ export const routes: RouteObject[] = [
           { path: '/chatbots', element: <ChatbotsPage /> },
           { path: '/chatbots/create', element: <CreateChatbotPage /> },
           { path: '/chatbots/:id', element: <ChatbotDetailPage /> },
+          { path: '/workspace/members', element: <MembersPage /> },
+          { path: '/workspace/audit-log', element: <AuditLogPage /> },
+          { path: '/workspace/webhooks', element: <WebhooksPage /> },
         ],
       },
       { path: '*', element: <NotFoundPage /> },

@@ -3,6 +3,7 @@ import { Link, NavLink, useLocation, useNavigate } from 'react-router-dom';
 import { Button } from '../components/ui/button';
 import { ButtonLink } from '../components/ui/button-link';
 import { LogoMark } from '../components/ui/logo';
+import { WorkspaceSwitcher } from '../features/workspace/components/workspace-switcher';
 import { cn } from '../lib/cn';
 import { useSession } from '../lib/session/session-context';
 
@@ -70,11 +71,12 @@ export function SiteHeader() {
   return (
     <header className="sticky top-0 z-40 border-b border-gray-200 bg-white/90 backdrop-blur supports-[backdrop-filter]:bg-white/75">
       <div className="mx-auto flex h-16 w-full max-w-6xl items-center justify-between gap-4 px-4 sm:px-6 lg:px-8">
-        <div className="flex items-center gap-6">
-          <Link to="/" className="flex items-center gap-2 rounded-md" aria-label="Parley home">
+        <div className="flex min-w-0 items-center gap-3 sm:gap-6">
+          <Link to="/" className="flex shrink-0 items-center gap-2 rounded-md" aria-label="Parley home">
             <LogoMark />
             <span className="text-lg font-semibold tracking-tight text-gray-900">Parley</span>
           </Link>
+          {session.isAuthenticated ? <WorkspaceSwitcher /> : null}
           <nav aria-label="Main" className="hidden sm:block">
             <NavLink to="/pricing" className={navLinkClasses}>
               Pricing
@@ -82,11 +84,11 @@ export function SiteHeader() {
           </nav>
         </div>
 
-        <div className="hidden items-center gap-2 sm:flex">{actions}</div>
+        <div className="hidden shrink-0 items-center gap-2 sm:flex">{actions}</div>
 
         <button
           type="button"
-          className="inline-flex size-10 items-center justify-center rounded-lg text-gray-700 hover:bg-gray-100 sm:hidden"
+          className="inline-flex size-10 shrink-0 items-center justify-center rounded-lg text-gray-700 hover:bg-gray-100 sm:hidden"
           aria-expanded={menuOpen}
           aria-controls="mobile-menu"
           onClick={() => setMenuOpen((open) => !open)}

@@ -1,8 +1,10 @@
 import { ApolloClient, ApolloLink, HttpLink, InMemoryCache } from '@apollo/client';
 import { SetContextLink } from '@apollo/client/link/context';
 import { readToken } from './token-storage';
+import { workspaceHeaders } from './workspace/workspace-storage';
 
-// Reads the token on every request, so signing in or out needs no client rebuild.
+// Reads the token and the chosen workspace on every request, so signing in or out, or switching
+// workspaces, needs no client rebuild.
 const authLink = new SetContextLink((prevContext) => {
   const token = readToken();
   return {
@@ -10,6 +12,7 @@ const authLink = new SetContextLink((prevContext) => {
       ...prevContext.headers,
       'content-type': 'application/json',
       ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...workspaceHeaders(),
     },
   };
 });

@@ -6,6 +6,7 @@ import { routes } from '../app/routes';
 import { createApolloClient } from '../lib/apollo-client';
 import { ChatbotsProvider } from '../lib/chatbots/chatbots-provider';
 import { SessionProvider } from '../lib/session/session-provider';
+import { WorkspaceProvider } from '../lib/workspace/workspace-provider';
 
 /** Renders the whole app (real routes, session and Apollo Client) at `path`, answering GraphQL with `link`. */
 export function renderApp(path: string, link: ApolloLink) {
@@ -14,9 +15,11 @@ export function renderApp(path: string, link: ApolloLink) {
   const view = render(
     <ApolloProvider client={client}>
       <SessionProvider>
-        <ChatbotsProvider>
-          <RouterProvider router={router} />
-        </ChatbotsProvider>
+        <WorkspaceProvider>
+          <ChatbotsProvider>
+            <RouterProvider router={router} />
+          </ChatbotsProvider>
+        </WorkspaceProvider>
       </SessionProvider>
     </ApolloProvider>,
   );

@@ -1,11 +1,14 @@
 import { Spinner } from '../ui/spinner';
 import { cn } from '../../lib/cn';
 import { useDeleteChatbot } from '../../lib/chatbots/use-delete-chatbot';
+import { useCan } from '../../lib/workspace/use-can';
 import { TrashIcon } from './chatbot-icons';
 
-/** The trash button on a chatbot card: confirms, deletes, and the card disappears from the list. */
+/** The trash button on a chatbot card: confirms, deletes, and the card disappears from the list (editors and above). */
 export function DeleteChatbotButton({ id, name, className }: { id: string; name: string; className?: string }) {
   const { deleteChatbot, deleting } = useDeleteChatbot();
+  const canWrite = useCan('chatbots:write');
+  if (!canWrite) return null;
   return (
     <button
       type="button"

@@ -2,6 +2,7 @@ import { useApolloClient } from '@apollo/client/react';
 import { useCallback, useEffect, useMemo, useReducer, useRef, type ReactNode } from 'react';
 import { graphqlErrorMessage } from '../graphql-errors';
 import { useSession } from '../session/session-context';
+import { useWorkspace } from '../workspace/workspace-context';
 import { chatbotListReducer, emptyChatbotList, type ChatbotSummary } from './chatbot-list';
 import { ChatbotsContext, type ChatbotsStore } from './chatbots-context';
 import { ChatbotsQuery } from './graphql/chatbots-query';
@@ -13,12 +14,15 @@ export const CHATBOTS_REFRESH_INTERVAL_MS = 2000;
 
 /**
  * The signed-in owner's chatbots, shared by the dashboard and /chatbots (docs/product.md, Chatbots):
- * loaded when the user signs in, cleared when they sign out, refreshed at most every 2 s.
+ * loaded when the user signs in or switches workspace, cleared when they sign out, refreshed at most
+ * every 2 s.
  */
 export function ChatbotsProvider({ children }: { children: ReactNode }) {
   const client = useApolloClient();
   const { user } = useSession();
-  const userId = user?.id ?? null;
+  const { key: workspaceKey } = useWorkspace();
+  // Whose list it is: the user's in the workspace they act in (the user's alone without workspaces).
+  const userId = user ? workspaceKey || user.id : null;
   const [state, dispatch] = useReducer(chatbotListReducer, emptyChatbotList);
   // One throttle per signed-in user: a fetch still running for the previous user must not make the
   // next user's first fetch look like a call to skip.

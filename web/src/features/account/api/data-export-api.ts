@@ -1,5 +1,7 @@
 // The owner's data export is a REST download (GET /api/user/export), not GraphQL: it is one JSON
-// document to save as a file, not data for the page. Same origin, so only the bearer token is needed.
+// document to save as a file, not data for the page. Same origin, so only the bearer token (and the
+// chosen workspace, as on every request) is needed.
+import { workspaceHeaders } from '../../../lib/workspace/workspace-storage';
 
 export const DATA_EXPORT_PATH = '/api/user/export';
 export const DATA_EXPORT_FAILED_MESSAGE = 'Could not download your data. Please try again.';
@@ -22,7 +24,7 @@ export async function fetchDataExport(token: string | null): Promise<string> {
   let response: Response;
   try {
     response = await fetch(DATA_EXPORT_PATH, {
-      headers: { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      headers: { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...workspaceHeaders() },
     });
   } catch {
     throw new DataExportError(DATA_EXPORT_FAILED_MESSAGE);

@@ -10,6 +10,7 @@ import { PasswordCard } from './password-card';
 import { PlanCard } from './plan-card';
 import { ProfileCard } from './profile-card';
 import { YourDataCard } from './your-data-card';
+import { WorkspaceEyebrow } from '../../../components/workspace/workspace-eyebrow';
 
 /** /account: the owner's profile, sign-in, devices, plan and data, and leaving. */
 export function AccountPage() {
@@ -23,6 +24,7 @@ export function AccountPage() {
   return (
     <PageContainer className="py-8 sm:py-10">
       <div className="mb-8">
+        <WorkspaceEyebrow />
         <h1 className="text-2xl font-semibold tracking-tight text-gray-900 sm:text-3xl">Account</h1>
         <p className="mt-1 text-sm text-gray-600">Manage your profile, sign-in, plan and data.</p>
       </div>

@@ -3,6 +3,7 @@ import { ButtonLink } from '../../../components/ui/button-link';
 import { planLabel } from '../../../lib/billing/plan-label';
 import { useCheckout } from '../../../lib/billing/use-checkout';
 import type { Plan } from '../../../lib/session/session-user';
+import { useCan } from '../../../lib/workspace/use-can';
 import { useBillingPortal } from '../hooks/use-billing-portal';
 import { AccountSection, FormOutcome } from './account-section';
 
@@ -16,6 +17,8 @@ export function PlanCard({ plan }: { plan: Plan }) {
   const { startCheckout, pending } = useCheckout();
   const { openBillingPortal, opening, error } = useBillingPortal();
   const isPro = plan === 'pro';
+  // Only an owner of the workspace changes its plan.
+  const canBill = useCan('billing:manage');
 
   return (
     <AccountSection
@@ -41,7 +44,7 @@ export function PlanCard({ plan }: { plan: Plan }) {
             </span>
             <p className="mt-2 text-sm text-gray-600">{PLAN_SUMMARY[plan]}</p>
           </div>
-          {isPro ? (
+          {!canBill ? null : isPro ? (
             <Button variant="secondary" onClick={() => void openBillingPortal()} busy={opening} busyLabel="Opening...">
               Manage subscription
             </Button>

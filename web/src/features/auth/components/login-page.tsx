@@ -1,8 +1,9 @@
 import { useState, type FormEvent } from 'react';
-import { Link, Navigate } from 'react-router-dom';
+import { Link, Navigate, useLocation } from 'react-router-dom';
 import { Alert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
 import { TextField } from '../../../components/ui/text-field';
+import { returnPathOf, withReturnTo } from '../../../lib/return-to';
 import { useRouteNotice } from '../../../lib/route-notice';
 import { useSession } from '../../../lib/session/session-context';
 import { useDocumentTitle } from '../../../../chat-page/src/lib/use-document-title';
@@ -17,9 +18,11 @@ export function LoginPage() {
   const [password, setPassword] = useState('');
   // E.g. "Your password has been reset..." after a reset link was used.
   const notice = useRouteNotice();
+  // Back to the page that sent the person here (an invitation link), else the dashboard.
+  const returnTo = returnPathOf(useLocation());
 
   // Also how a successful submit reaches the dashboard: signing in re-renders this page signed in.
-  if (session.isAuthenticated) return <Navigate to="/dashboard" replace />;
+  if (session.isAuthenticated) return <Navigate to={returnTo} replace />;
 
   async function handleSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -36,7 +39,7 @@ export function LoginPage() {
       footer={
         <>
           Don&apos;t have an account?{' '}
-          <Link to="/register" className={textLinkClasses}>
+          <Link to={withReturnTo('/register', returnTo)} className={textLinkClasses}>
             Sign up
           </Link>
         </>

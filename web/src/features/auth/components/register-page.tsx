@@ -1,9 +1,10 @@
 import { useState, type FormEvent } from 'react';
-import { Link, Navigate } from 'react-router-dom';
+import { Link, Navigate, useLocation } from 'react-router-dom';
 import { Alert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
 import { NewPasswordFields } from '../../../components/ui/new-password-fields';
 import { TextField } from '../../../components/ui/text-field';
+import { returnPathOf, withReturnTo } from '../../../lib/return-to';
 import { useSession } from '../../../lib/session/session-context';
 import { useDocumentTitle } from '../../../../chat-page/src/lib/use-document-title';
 import { useRegister } from '../hooks/use-register';
@@ -16,9 +17,11 @@ export function RegisterPage() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [password2, setPassword2] = useState('');
+  // Back to the page that sent the person here (an invitation link), else the dashboard.
+  const returnTo = returnPathOf(useLocation());
 
   // Also how a successful submit reaches the dashboard: signing in re-renders this page signed in.
-  if (session.isAuthenticated) return <Navigate to="/dashboard" replace />;
+  if (session.isAuthenticated) return <Navigate to={returnTo} replace />;
 
   async function handleSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -32,7 +35,7 @@ export function RegisterPage() {
       footer={
         <>
           Already have an account?{' '}
-          <Link to="/login" className={textLinkClasses}>
+          <Link to={withReturnTo('/login', returnTo)} className={textLinkClasses}>
             Log in
           </Link>
         </>

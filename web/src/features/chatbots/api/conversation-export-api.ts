@@ -1,6 +1,7 @@
 // The conversations export is a REST download (GET /api/chatbot/{id}/conversations/export), not
 // GraphQL: the server streams a file to save, not data for the page. Same origin, so only the bearer
-// token is needed.
+// token and the chosen workspace are needed.
+import { workspaceHeaders } from '../../../lib/workspace/workspace-storage';
 
 export type ExportFormat = 'csv' | 'jsonl';
 
@@ -58,7 +59,7 @@ export async function fetchConversationExport(
   let response: Response;
   try {
     response = await fetch(conversationExportPath(chatbotId, format), {
-      headers: token ? { authorization: `Bearer ${token}` } : {},
+      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...workspaceHeaders() },
     });
   } catch {
     throw new ConversationExportError(EXPORT_FAILED_MESSAGE);

@@ -14,6 +14,7 @@ import { useChatbotAnalytics } from '../hooks/use-chatbot-analytics';
 import { BusiestHoursCard } from './busiest-hours-card';
 import { TopQuestionsCard } from './top-questions-card';
 import { UnansweredQuestionsCard } from './unanswered-questions-card';
+import { useCan } from '../../../lib/workspace/use-can';
 
 export const ANALYTICS_UPGRADE_TITLE = 'Advanced analytics';
 export const ANALYTICS_UPGRADE_TEXT =
@@ -34,6 +35,7 @@ export function AnalyticsTab({ chatbotId, open }: AnalyticsTabProps) {
   const [range, setRange] = useState<AnalyticsRange>(DEFAULT_ANALYTICS_RANGE);
   const { analytics, dates, loading, refreshing, error, retry } = useChatbotAnalytics(chatbotId, range, open);
   const pro = user?.subscription === 'pro';
+  const readsConversations = useCan('conversations:read');
 
   return (
     <div className="space-y-6">
@@ -91,7 +93,8 @@ export function AnalyticsTab({ chatbotId, open }: AnalyticsTabProps) {
         </div>
       ) : null}
 
-      {pro && analytics?.full ? <UnansweredQuestionsCard chatbotId={chatbotId} enabled={open} /> : null}
+      {/* Unanswered questions are visitors' words: a viewer does not read them. */}
+      {pro && analytics?.full && readsConversations ? <UnansweredQuestionsCard chatbotId={chatbotId} enabled={open} /> : null}
     </div>
   );
 }

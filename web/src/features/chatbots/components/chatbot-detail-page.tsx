@@ -7,6 +7,9 @@ import { PageContainer } from '../../../components/ui/page-container';
 import { Spinner } from '../../../components/ui/spinner';
 import { graphqlErrorMessage } from '../../../lib/graphql-errors';
 import { useSession } from '../../../lib/session/session-context';
+import { ROLE_LABELS } from '../../../lib/workspace/roles';
+import { useCan } from '../../../lib/workspace/use-can';
+import { useWorkspace } from '../../../lib/workspace/workspace-context';
 import { useDocumentTitle } from '../../../../chat-page/src/lib/use-document-title';
 import { ChatbotQuery } from '../graphql/chatbot-query';
 import { useKnowledgePolling } from '../hooks/use-knowledge-polling';
@@ -22,9 +25,24 @@ import { KnowledgeBaseForm } from './knowledge-base-form';
 
 export const LOAD_CHATBOT_FAILED_MESSAGE = 'Failed to load chatbot';
 
+/** In place of the forms, for a member whose role reads chatbots but does not change them. */
+function ReadOnlyNotice({ role, readsConversations }: { role: string | null; readsConversations: boolean }) {
+  const who = role ? `As ${/^[AEIOU]/.test(role) ? 'an' : 'a'} ${role}, you` : 'You';
+  return (
+    <Alert tone="info">
+      {who} can read this chatbot{readsConversations ? ', its analytics and conversations' : ' and its analytics'}, but not change its
+      settings. An editor, admin or owner of the workspace can.
+    </Alert>
+  );
+}
+
 export function ChatbotDetailPage() {
   const { id = '' } = useParams();
   const { user } = useSession();
+  // A role below editor reads the chatbot: its settings, knowledge and embed forms are not shown.
+  const canWrite = useCan('chatbots:write');
+  const readsConversations = useCan('conversations:read');
+  const { current: workspace } = useWorkspace();
   // Cached data shows at once; the network answer brings fresh interaction counts and dates.
   const { data, error, loading, startPolling, stopPolling } = useQuery(ChatbotQuery, {
     variables: { id },
@@ -54,20 +72,31 @@ export function ChatbotDetailPage() {
         <>
           <h1 className="mt-6 text-2xl font-semibold tracking-tight break-words text-gray-900 sm:text-3xl">{chatbot.name}</h1>
           <div className="mt-6 grid items-start gap-6 lg:grid-cols-3">
-            <ChatbotProfileCard chatbot={chatbot} />
+            <ChatbotProfileCard chatbot={chatbot} readOnly={!canWrite} />
             <div className="min-w-0 lg:col-span-2">
               <ChatbotTabs
                 historyLocked={user?.subscription !== 'pro'}
+                historyHidden={!readsConversations}
                 onTabChange={setTab}
                 settings={
-                  <div className="space-y-6">
-                    <BasicSettingsForm key={chatbot.id} chatbot={chatbot} />
-                    <BotVoiceForm key={`voice-${chatbot.id}`} chatbot={chatbot} />
-                    <KnowledgeBaseForm chatbotId={chatbot.id} />
-                    <KnowledgeBaseContent chatbotId={chatbot.id} knowledgeBase={chatbot.knowledgeBase} />
-                  </div>
+                  !canWrite ? (
+                    <ReadOnlyNotice role={workspace ? ROLE_LABELS[workspace.role] : null} readsConversations={readsConversations} />
+                  ) : (
+                    <div className="space-y-6">
+                      <BasicSettingsForm key={chatbot.id} chatbot={chatbot} />
+                      <BotVoiceForm key={`voice-${chatbot.id}`} chatbot={chatbot} />
+                      <KnowledgeBaseForm chatbotId={chatbot.id} />
+                      <KnowledgeBaseContent chatbotId={chatbot.id} knowledgeBase={chatbot.knowledgeBase} />
+                    </div>
+                  )
                 }
-                embed={<EmbedTab key={chatbot.id} chatbot={chatbot} chatbotName={chatbot.name} />}
+                embed={
+                  !canWrite ? (
+                    <ReadOnlyNotice role={workspace ? ROLE_LABELS[workspace.role] : null} readsConversations={readsConversations} />
+                  ) : (
+                    <EmbedTab key={chatbot.id} chatbot={chatbot} chatbotName={chatbot.name} />
+                  )
+                }
                 analytics={(open) => <AnalyticsTab key={chatbot.id} chatbotId={chatbot.id} open={open} />}
                 history={(open) => <ConversationHistory key={chatbot.id} chatbotId={chatbot.id} chatbotName={chatbot.name} open={open} />}
               />

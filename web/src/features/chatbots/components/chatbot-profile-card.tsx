@@ -49,7 +49,7 @@ function usePreviewUrl(file: File | null): string | null {
 }
 
 /** The detail page's left card: picture (picked, previewed, then saved), status, dates, cost, chat link. */
-export function ChatbotProfileCard({ chatbot }: { chatbot: ChatbotSummary }) {
+export function ChatbotProfileCard({ chatbot, readOnly = false }: { chatbot: ChatbotSummary; readOnly?: boolean }) {
   const { uploadPicture, loading, error, success } = useUploadProfilePicture(chatbot.id);
   const [picked, setPicked] = useState<File | null>(null);
   const previewUrl = usePreviewUrl(picked);
@@ -73,28 +73,32 @@ export function ChatbotProfileCard({ chatbot }: { chatbot: ChatbotSummary }) {
           size="lg"
           alt={previewUrl ? 'New profile picture preview' : `${chatbot.name} profile picture`}
         />
-        <div className="mt-4 flex flex-wrap justify-center gap-2">
-          <label
-            className={buttonClasses(
-              'secondary',
-              'sm',
-              'cursor-pointer has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-offset-2 has-[:focus-visible]:outline-brand-500',
-            )}
-          >
-            {picked ? 'Choose Another' : 'Choose Picture'}
-            <input type="file" accept={PICTURE_ACCEPT} className="sr-only" onChange={handlePick} />
-          </label>
-          <Button size="sm" onClick={handleSave} disabled={!picked} busy={loading} busyLabel="Saving...">
-            Save Picture
-          </Button>
-        </div>
-        <p className="mt-2 text-xs text-gray-500">{picked ? `Selected: ${picked.name}` : 'JPEG, PNG or GIF, up to 2 MB.'}</p>
-        {error ? <Alert className="mt-3 w-full text-left">{error}</Alert> : null}
-        {success ? (
-          <Alert tone="success" className="mt-3 w-full text-left">
-            {success}
-          </Alert>
-        ) : null}
+        {readOnly ? null : (
+          <>
+            <div className="mt-4 flex flex-wrap justify-center gap-2">
+              <label
+                className={buttonClasses(
+                  'secondary',
+                  'sm',
+                  'cursor-pointer has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-offset-2 has-[:focus-visible]:outline-brand-500',
+                )}
+              >
+                {picked ? 'Choose Another' : 'Choose Picture'}
+                <input type="file" accept={PICTURE_ACCEPT} className="sr-only" onChange={handlePick} />
+              </label>
+              <Button size="sm" onClick={handleSave} disabled={!picked} busy={loading} busyLabel="Saving...">
+                Save Picture
+              </Button>
+            </div>
+            <p className="mt-2 text-xs text-gray-500">{picked ? `Selected: ${picked.name}` : 'JPEG, PNG or GIF, up to 2 MB.'}</p>
+            {error ? <Alert className="mt-3 w-full text-left">{error}</Alert> : null}
+            {success ? (
+              <Alert tone="success" className="mt-3 w-full text-left">
+                {success}
+              </Alert>
+            ) : null}
+          </>
+        )}
 
         <h2 className="mt-5 max-w-full text-lg font-semibold break-words text-gray-900">{chatbot.name}</h2>
 

@@ -25,6 +25,8 @@ interface ChatbotTabsProps {
   history: (open: boolean) => ReactNode;
   /** Conversation history is a Pro feature: other plans see the tab locked with a PRO badge. */
   historyLocked: boolean;
+  /** A role that does not read conversations (a viewer) has no History tab at all. */
+  historyHidden?: boolean;
   /** Told which tab is open, first and on every change (the page names the browser tab after it). */
   onTabChange?: (tab: ChatbotTab) => void;
 }
@@ -40,11 +42,12 @@ export const chatbotTabLabels: Record<ChatbotTab, string> = {
  * The detail page's tabs, Settings (the default), Embed, Analytics and History. Every panel stays mounted
  * once shown, so unsaved settings, the chosen range and the opened conversation survive switching.
  */
-export function ChatbotTabs({ settings, embed, analytics, history, historyLocked, onTabChange }: ChatbotTabsProps) {
+export function ChatbotTabs({ settings, embed, analytics, history, historyLocked, historyHidden = false, onTabChange }: ChatbotTabsProps) {
   const [active, setActive] = useState<ChatbotTab>('settings');
   const [shown, setShown] = useState<ReadonlySet<ChatbotTab>>(() => new Set(['settings']));
   const tabRefs = useRef<Partial<Record<ChatbotTab, HTMLButtonElement | null>>>({});
-  const tabs: ChatbotTab[] = historyLocked ? ['settings', 'embed', 'analytics'] : ['settings', 'embed', 'analytics', 'history'];
+  const tabs: ChatbotTab[] =
+    historyLocked || historyHidden ? ['settings', 'embed', 'analytics'] : ['settings', 'embed', 'analytics', 'history'];
 
   useEffect(() => {
     onTabChange?.(active);
@@ -94,7 +97,7 @@ export function ChatbotTabs({ settings, embed, analytics, history, historyLocked
           <button {...tabProps('settings')}>{chatbotTabLabels.settings}</button>
           <button {...tabProps('embed')}>{chatbotTabLabels.embed}</button>
           <button {...tabProps('analytics')}>{chatbotTabLabels.analytics}</button>
-          {historyLocked ? (
+          {historyHidden ? null : historyLocked ? (
             <button
               type="button"
               role="tab"
@@ -114,7 +117,7 @@ export function ChatbotTabs({ settings, embed, analytics, history, historyLocked
             <button {...tabProps('history')}>{chatbotTabLabels.history}</button>
           )}
         </div>
-        {historyLocked ? (
+        {historyLocked && !historyHidden ? (
           <p id="chatbot-history-locked-hint" className="py-2 text-xs text-gray-500">
             <Link to="/pricing" className="font-medium text-brand-700 hover:text-brand-800 hover:underline">
               Upgrade to Pro
@@ -138,7 +141,7 @@ export function ChatbotTabs({ settings, embed, analytics, history, historyLocked
       >
         {shown.has('analytics') ? analytics(active === 'analytics') : null}
       </div>
-      {!historyLocked ? (
+      {!historyLocked && !historyHidden ? (
         <div role="tabpanel" id={tabIds.history.panel} aria-labelledby={tabIds.history.tab} hidden={active !== 'history'} className="pt-6">
           {shown.has('history') ? history(active === 'history') : null}
         </div>

@@ -8,9 +8,11 @@ import { PageContainer } from '../../../components/ui/page-container';
 import { Spinner } from '../../../components/ui/spinner';
 import { useChatbots } from '../../../lib/chatbots/chatbots-context';
 import { canCreateChatbot } from '../../../lib/chatbots/chatbot-rules';
+import { useCan } from '../../../lib/workspace/use-can';
 import { useSession } from '../../../lib/session/session-context';
 import { useDocumentTitle } from '../../../../chat-page/src/lib/use-document-title';
 import { ChatbotCard } from './chatbot-card';
+import { WorkspaceEyebrow } from '../../../components/workspace/workspace-eyebrow';
 
 export const FREE_PLAN_NOTICE = 'Free plan: you can have one chatbot. Upgrade to Pro for unlimited chatbots.';
 
@@ -18,6 +20,7 @@ export function ChatbotsPage() {
   useDocumentTitle('My Chatbots');
   const { user } = useSession();
   const { chatbots, loaded, error, refresh } = useChatbots();
+  const canWrite = useCan('chatbots:write');
 
   // Interaction counts change while visitors chat, so opening the page asks again (throttled).
   useEffect(() => {
@@ -27,13 +30,14 @@ export function ChatbotsPage() {
   if (!user) return null;
   const isEmpty = loaded && chatbots.length === 0;
   // The empty state carries its own "Create New Chatbot", so the header one only joins a non-empty list.
-  const showCreate = canCreateChatbot(user.subscription, chatbots.length) && chatbots.length > 0;
+  const showCreate = canWrite && canCreateChatbot(user.subscription, chatbots.length) && chatbots.length > 0;
   const showFreeNotice = user.subscription !== 'pro' && chatbots.length > 0;
 
   return (
     <PageContainer className="py-8 sm:py-10">
       <div className="mb-8 flex flex-col gap-4 sm:flex-row sm:items-end sm:justify-between">
-        <div>
+        <div className="min-w-0">
+          <WorkspaceEyebrow />
           <h1 className="text-2xl font-semibold tracking-tight text-gray-900 sm:text-3xl">My Chatbots</h1>
           <p className="mt-1 text-sm text-gray-600">Create, configure and share your chatbots.</p>
         </div>

@@ -1,4 +1,5 @@
 // fetch() cannot report upload progress; XMLHttpRequest can, so file uploads go through it.
+import { workspaceHeaders } from '../../../lib/workspace/workspace-storage';
 
 export interface UploadAnswer {
   status: number;
@@ -21,6 +22,7 @@ export function uploadWithProgress({ url, form, token, onProgress, signal }: Upl
     const xhr = new XMLHttpRequest();
     xhr.open('POST', url);
     if (token) xhr.setRequestHeader('authorization', `Bearer ${token}`);
+    for (const [name, value] of Object.entries(workspaceHeaders())) xhr.setRequestHeader(name, value);
     xhr.upload.onprogress = (event) => {
       if (event.lengthComputable && event.total > 0) onProgress(Math.min(100, Math.round((event.loaded / event.total) * 100)));
     };

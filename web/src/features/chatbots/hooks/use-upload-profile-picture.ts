@@ -2,6 +2,7 @@ import { useApolloClient } from '@apollo/client/react';
 import { useState } from 'react';
 import { useChatbots } from '../../../lib/chatbots/chatbots-context';
 import { readToken } from '../../../lib/token-storage';
+import { workspaceHeaders } from '../../../lib/workspace/workspace-storage';
 import { useFlashMessage } from '../../../lib/use-flash-message';
 
 export const UPLOAD_PICTURE_FAILED_MESSAGE = 'Failed to upload profile picture';
@@ -30,7 +31,7 @@ export function useUploadProfilePicture(chatbotId: string) {
       const token = readToken();
       const response = await fetch(`/api/chatbot/${encodeURIComponent(chatbotId)}/profile-picture`, {
         method: 'POST',
-        headers: token ? { authorization: `Bearer ${token}` } : {},
+        headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...workspaceHeaders() },
         body: form,
       });
       const body = (await response.json().catch(() => null)) as { profilePicture?: unknown; message?: unknown } | null;

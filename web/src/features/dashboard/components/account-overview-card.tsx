@@ -5,6 +5,7 @@ import type { CheckoutProduct } from '../../../lib/billing/checkout-request';
 import { formatDollars } from '../../../lib/format';
 import type { SessionUser } from '../../../lib/session/session-user';
 import { planLabel, topUpLabel } from '../account-labels';
+import { useCan } from '../../../lib/workspace/use-can';
 
 function Row({ label, children }: { label: string; children: ReactNode }) {
   return (
@@ -28,12 +29,14 @@ interface AccountOverviewCardProps {
 export function AccountOverviewCard({ user, pendingCheckout, onCheckout, topUpAmount, testMode }: AccountOverviewCardProps) {
   const isPro = user.subscription === 'pro';
   const busy = pendingCheckout !== null;
+  // Only an owner of the workspace changes its plan or adds credit.
+  const canBill = useCan('billing:manage');
   return (
     <Card>
       <CardHeader
         title="Account Overview"
         action={
-          isPro ? null : (
+          isPro || !canBill ? null : (
             <Button size="sm" busy={pendingCheckout === 'pro'} busyLabel="Processing..." disabled={busy} onClick={() => onCheckout('pro')}>
               Upgrade Plan
             </Button>
@@ -57,16 +60,18 @@ export function AccountOverviewCard({ user, pendingCheckout, onCheckout, topUpAm
           <Row label="Credit balance">
             <span className="inline-flex items-center gap-3">
               <span className="tabular-nums">{formatDollars(user.usage.creditBalance, 4)}</span>
-              <Button
-                variant="secondary"
-                size="sm"
-                busy={pendingCheckout === 'credit_topup'}
-                busyLabel="Processing..."
-                disabled={busy}
-                onClick={() => onCheckout('credit_topup')}
-              >
-                {topUpLabel(topUpAmount)}
-              </Button>
+              {canBill ? (
+                <Button
+                  variant="secondary"
+                  size="sm"
+                  busy={pendingCheckout === 'credit_topup'}
+                  busyLabel="Processing..."
+                  disabled={busy}
+                  onClick={() => onCheckout('credit_topup')}
+                >
+                  {topUpLabel(topUpAmount)}
+                </Button>
+              ) : null}
             </span>
           </Row>
         </dl>

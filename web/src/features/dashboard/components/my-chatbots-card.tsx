@@ -13,6 +13,7 @@ import { Spinner } from '../../../components/ui/spinner';
 import { useChatbots } from '../../../lib/chatbots/chatbots-context';
 import type { ChatbotSummary } from '../../../lib/chatbots/chatbot-list';
 import { canCreateChatbot, interactionsLabel } from '../../../lib/chatbots/chatbot-rules';
+import { useCan } from '../../../lib/workspace/use-can';
 import { formatDate, formatDollars } from '../../../lib/format';
 import type { Plan } from '../../../lib/session/session-user';
 
@@ -69,13 +70,14 @@ interface MyChatbotsCardProps {
 /** The dashboard's "My Chatbots" section, read from the shared chatbot list. */
 export function MyChatbotsCard({ plan, costs }: MyChatbotsCardProps) {
   const { chatbots, loaded, error, refresh } = useChatbots();
+  const canWrite = useCan('chatbots:write');
 
   useEffect(() => {
     void refresh();
   }, [refresh]);
 
   // The empty state has its own "Create New Chatbot"; free owners with a chatbot are not offered another.
-  const showCreate = chatbots.length > 0 && canCreateChatbot(plan, chatbots.length);
+  const showCreate = canWrite && chatbots.length > 0 && canCreateChatbot(plan, chatbots.length);
 
   return (
     <Card className="lg:col-span-2">

@@ -16,6 +16,7 @@ import { RequestHistoryTable } from './request-history-table';
 import { TimeRangeSelect } from './time-range-select';
 import { ChartIcon } from './usage-icons';
 import { UsageSummaryCards } from './usage-summary-cards';
+import { WorkspaceEyebrow } from '../../../components/workspace/workspace-eyebrow';
 
 export const LOADING_USAGE_TEXT = 'Loading usage data...';
 
@@ -45,7 +46,8 @@ export function UsagePage() {
       </ButtonLink>
 
       <div className="mt-6 mb-8 flex flex-col gap-4 sm:flex-row sm:items-end sm:justify-between">
-        <div>
+        <div className="min-w-0">
+          <WorkspaceEyebrow />
           <h1 className="text-2xl font-semibold tracking-tight text-gray-900 sm:text-3xl">Usage Details</h1>
           <p className="mt-1 text-sm text-gray-600">
             {formatDate(period.start.toISOString())} – {formatDate(period.end.toISOString())}

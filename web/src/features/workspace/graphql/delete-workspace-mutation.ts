@@ -1,0 +1,7 @@
+import { graphql } from '../../../gql';
+
+export const DeleteWorkspaceMutation = graphql(`
+  mutation DeleteWorkspace($password: String!) {
+    deleteWorkspace(password: $password)
+  }
+`);

@@ -1,0 +1,9 @@
+import { graphql } from '../../../gql';
+
+export const InvitationsQuery = graphql(`
+  query Invitations {
+    invitations {
+      ...InvitationFields
+    }
+  }
+`);

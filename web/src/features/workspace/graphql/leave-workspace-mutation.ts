@@ -1,0 +1,7 @@
+import { graphql } from '../../../gql';
+
+export const LeaveWorkspaceMutation = graphql(`
+  mutation LeaveWorkspace {
+    leaveWorkspace
+  }
+`);

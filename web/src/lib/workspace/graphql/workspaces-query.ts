@@ -1,0 +1,12 @@
+import { graphql } from '../../../gql';
+
+export const WorkspacesQuery = graphql(`
+  query Workspaces {
+    workspaces {
+      ...WorkspaceFields
+    }
+    currentWorkspace {
+      ...WorkspaceFields
+    }
+  }
+`);

@@ -1,0 +1,109 @@
+import { useApolloClient } from '@apollo/client/react';
+import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { graphqlErrorCode, userFacingErrorMessage } from '../graphql-errors';
+import { useSession } from '../session/session-context';
+import { WorkspacesQuery } from './graphql/workspaces-query';
+import type { Workspace } from './roles';
+import { WorkspaceContext, type WorkspaceState } from './workspace-context';
+import { clearWorkspaceId, readWorkspaceId, writeWorkspaceId } from './workspace-storage';
+
+export const LOAD_WORKSPACES_FAILED_MESSAGE = 'Could not load your workspaces.';
+
+// How the gateway refuses a workspace the user is not (or no longer) a member of.
+const UNKNOWN_WORKSPACE_CODES = new Set(['NOT_FOUND', 'FORBIDDEN', 'BAD_USER_INPUT']);
+
+interface LoadState {
+  workspaces: Workspace[];
+  current: Workspace | null;
+  loading: boolean;
+  error: string | null;
+}
+
+const EMPTY: LoadState = { workspaces: [], current: null, loading: false, error: null };
+
+/**
+ * The workspace the app acts in (docs/adr/0030-workspaces.md): the switcher's choice, kept in the
+ * browser and sent on every request. A workspace the user no longer belongs to (removed, left,
+ * deleted) falls back to the personal one. Signing out forgets the choice.
+ */
+export function WorkspaceProvider({ children }: { children: ReactNode }) {
+  const client = useApolloClient();
+  const { user } = useSession();
+  const userId = user?.id ?? null;
+  const [selected, setSelected] = useState<string | null>(() => readWorkspaceId());
+  const [state, setState] = useState<LoadState>(() => ({ ...EMPTY, loading: userId !== null }));
+  // Bumped by every load, sign-in and sign-out, so a slow answer cannot overwrite a newer one.
+  const generation = useRef(0);
+  const previousUser = useRef<string | null>(userId);
+
+  const fallBackToPersonal = useCallback(async () => {
+    clearWorkspaceId();
+    // Whatever was loaded for the lost workspace is refused too: load it again for the personal one.
+    await client.resetStore().catch(() => undefined);
+    setSelected(null);
+  }, [client]);
+
+  const load = useCallback(async (): Promise<void> => {
+    const started = ++generation.current;
+    const current = () => generation.current === started;
+    setState((s) => ({ ...s, loading: true }));
+    try {
+      const { data } = await client.query({ query: WorkspacesQuery, fetchPolicy: 'network-only' });
+      if (!data) throw new Error('empty workspaces response');
+      if (!current()) return;
+      const stored = readWorkspaceId();
+      if (stored !== null && !data.workspaces.some((w) => w.id === stored)) {
+        await fallBackToPersonal();
+        return load();
+      }
+      setState({ workspaces: data.workspaces, current: data.currentWorkspace, loading: false, error: null });
+    } catch (error) {
+      if (!current()) return;
+      const code = graphqlErrorCode(error);
+      if (readWorkspaceId() !== null && code !== undefined && UNKNOWN_WORKSPACE_CODES.has(code)) {
+        await fallBackToPersonal();
+        return load();
+      }
+      setState((s) => ({ ...s, loading: false, error: userFacingErrorMessage(error, LOAD_WORKSPACES_FAILED_MESSAGE) }));
+    }
+  }, [client, fallBackToPersonal]);
+
+  // Signing in loads the workspaces; signing out forgets them and the choice.
+  useEffect(() => {
+    const signedOut = previousUser.current !== null && userId === null;
+    previousUser.current = userId;
+    if (userId === null) {
+      generation.current += 1;
+      if (signedOut) {
+        clearWorkspaceId();
+        setSelected(null);
+      }
+      setState(EMPTY);
+      return;
+    }
+    void load();
+  }, [userId, load]);
+
+  const select = useCallback(
+    async (id: string) => {
+      const personal = state.workspaces.find((w) => w.id === id)?.personal ?? false;
+      // The personal workspace is the one without the header, as for every request before workspaces.
+      if (personal) clearWorkspaceId();
+      else writeWorkspaceId(id);
+      generation.current += 1;
+      setState((s) => ({ ...s, current: s.workspaces.find((w) => w.id === id) ?? s.current }));
+      // The cache is emptied before the key changes: a fetch the new key starts must not be cancelled by it.
+      await client.resetStore().catch(() => undefined);
+      setSelected(personal ? null : id);
+      await load();
+    },
+    [client, load, state.workspaces],
+  );
+
+  const value = useMemo<WorkspaceState>(
+    () => ({ ...state, key: userId === null ? '' : `${userId}:${selected ?? 'personal'}`, select, refresh: load }),
+    [state, userId, selected, select, load],
+  );
+
+  return <WorkspaceContext.Provider value={value}>{children}</WorkspaceContext.Provider>;
+}
