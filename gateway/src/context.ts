@@ -10,9 +10,9 @@ import { Code, ConnectError } from '@parley/common/rpc-errors.ts';
 import { can, type Permission } from '@parley/common/roles.ts';
 import { bearerToken } from './bearer.ts';
 import type { Clients } from './clients.ts';
-import { authenticateMember, authorizeMember, workspaceHeader, type Member } from './owners.ts';
+import { accountOwner, authenticateMember, authorizeMember, workspaceHeader, type Member } from './owners.ts';
 import { loadOpenUnansweredCounts } from './unanswered-questions.ts';
-import { loadAccount, type Account } from './users.ts';
+import { loadAccount, type Account, type AuthUser } from './users.ts';
 import { DEFAULT_SEATS, type Seats } from './workspaces.ts';
 
 export { bearerToken };
@@ -28,8 +28,10 @@ export interface GraphQLContext {
   publicUrl: string;
   /** How many members each plan allows a workspace. */
   seats: Seats;
-  /** The billing account of a user, fetched at most once per request. */
-  account(userId: string): Promise<Account>;
+  /** The billing account of an owner (a workspace), fetched at most once per request. */
+  account(ownerId: string): Promise<Account>;
+  /** The account whose plan and credit the user's own fields show: the request's workspace (owners.ts accountOwner). */
+  accountOf(user: AuthUser): Promise<Account>;
   /**
    * The signed-in member in the request's workspace, once their role holds the permission (403
    * otherwise); graphql.ts calls it for every operation with the permission permissions.ts names.
@@ -74,13 +76,16 @@ export function graphQLContext(
       return authorized;
     },
     member,
-    account(userId) {
-      let account = accounts.get(userId);
+    account(ownerId) {
+      let account = accounts.get(ownerId);
       if (!account) {
-        account = loadAccount(clients, userId);
-        accounts.set(userId, account);
+        account = loadAccount(clients, ownerId);
+        accounts.set(ownerId, account);
       }
       return account;
+    },
+    async accountOf(user) {
+      return this.account(await accountOwner(clients, { token, workspaceId, clientIp: ip }, user));
     },
     openUnansweredQuestions() {
       // A counter on a card must not take the chatbot list down with it: without the counts every card shows none.

@@ -104,3 +104,21 @@ export async function routeMember(clients: Clients, req: Request): Promise<Membe
 export async function ownerId(clients: Clients, req: Request): Promise<string> {
   return (await routeMember(clients, req)).ownerId;
 }
+
+/**
+ * Whose plan and credit the person's own reads show (`me`, /api/auth/current, the user a profile
+ * change answers): the workspace the request acts in, so a member of a pro workspace sees its plan
+ * and credit. Without the header, or with one naming no workspace of theirs (they were removed), the
+ * personal workspace; a person in no workspace, or a request not signed in as this user (sign-up,
+ * sign-in), their own account.
+ */
+export async function accountOwner(clients: Clients, caller: WorkspaceCaller, user: AuthUser): Promise<string> {
+  if (!caller.token) return user.id;
+  try {
+    const found = await authenticateMember(clients, caller);
+    return found.user.id === user.id ? found.ownerId : user.id;
+  } catch (err) {
+    if (!(err instanceof ConnectError) || (err.code !== Code.NotFound && err.code !== Code.Unauthenticated)) throw err;
+    return caller.workspaceId ? accountOwner(clients, { ...caller, workspaceId: '' }, user) : user.id;
+  }
+}

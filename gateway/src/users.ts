@@ -47,6 +47,7 @@ export function userView(user: AuthUser, account: Account): UserView {
   return { id: user.id, email: user.email, name: user.name, subscription: subscriptionOf(account), usage: usageOf(account) };
 }
 
-export async function composeUser(clients: Clients, user: AuthUser): Promise<UserView> {
-  return userView(user, await loadAccount(clients, user.id));
+/** The user with the plan and credit of `ownerId`'s account: the workspace the request acts in (owners.ts accountOwner). */
+export async function composeUser(clients: Clients, user: AuthUser, ownerId = user.id): Promise<UserView> {
+  return userView(user, await loadAccount(clients, ownerId));
 }

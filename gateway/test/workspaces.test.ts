@@ -299,8 +299,14 @@ describe('the audit log', () => {
       (seats) => seats === 5,
     );
     expect(plan).toBe(5);
-    // The person's own plan is not the workspace's.
+    // The person's own reads show the plan of the workspace they act in: pro there, free in the personal one.
+    expect((await inWorkspace(stack, id, '/api/auth/current', { token: paying.token })).body.subscription).toBe('pro');
     expect((await api(stack.url, '/api/auth/current', { token: paying.token })).body.subscription).toBe('free');
+    const me = '{ me { subscription usage { creditBalance } } }';
+    expect((await inWorkspace(stack, id, '/graphql', { body: { query: me }, token: paying.token })).body.data.me.subscription).toBe('pro');
+    // A header naming a workspace the person is not in falls back to the personal one.
+    const stranger = await registerOwner(stack, 'stranger');
+    expect((await inWorkspace(stack, id, '/api/auth/current', { token: stranger.token })).body.subscription).toBe('free');
 
     const portal = await inWorkspace(stack, id, '/api/payment/portal-session', { method: 'POST', token: paying.token });
     expect(portal.status).toBe(200);

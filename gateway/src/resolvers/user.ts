@@ -1,4 +1,5 @@
-// The billing half of a User resolves only when asked for, from one GetAccount call per request.
+// The billing half of a User resolves only when asked for, from one GetAccount call per request: the
+// plan and credit of the workspace the request acts in (owners.ts accountOwner).
 import type { Resolvers } from '../generated/graphql.ts';
 import { isoDate } from '../chatbots.ts';
 import { subscriptionOf, usageOf } from '../users.ts';
@@ -6,7 +7,7 @@ import { subscriptionOf, usageOf } from '../users.ts';
 export const userResolvers: Resolvers = {
   User: {
     createdAt: (user) => isoDate(user.createdAt) ?? new Date(0).toISOString(),
-    subscription: async (user, _args, ctx) => subscriptionOf(await ctx.account(user.id)),
-    usage: async (user, _args, ctx) => usageOf(await ctx.account(user.id)),
+    subscription: async (user, _args, ctx) => subscriptionOf(await ctx.accountOf(user)),
+    usage: async (user, _args, ctx) => usageOf(await ctx.accountOf(user)),
   },
 };

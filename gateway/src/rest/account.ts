@@ -28,7 +28,7 @@ import {
 import type { Clients } from '../clients.ts';
 import { bearerToken } from '../context.ts';
 import { sendOwnerExport } from '../owner-export.ts';
-import { routeMember } from '../owners.ts';
+import { accountOwner, restCaller, routeMember } from '../owners.ts';
 import { composeUser } from '../users.ts';
 import { restUser } from './auth.ts';
 import { jsonObject, stringField } from './input.ts';
@@ -62,7 +62,7 @@ export function accountRoutes(clients: Clients, opts: { logger: Logger }): Route
   const router = Router();
   router.put('/profile', async (req, res) => {
     const user = await updateProfile(clients, caller(req), stringField(jsonObject(req.body), 'name'));
-    res.json(restUser(await composeUser(clients, user)));
+    res.json(restUser(await composeUser(clients, user, await accountOwner(clients, restCaller(req), user))));
   });
   router.put('/email', async (req, res) => {
     const body = jsonObject(req.body);
@@ -70,7 +70,7 @@ export function accountRoutes(clients: Clients, opts: { logger: Logger }): Route
       email: stringField(body, 'email'),
       currentPassword: stringField(body, 'currentPassword'),
     });
-    res.json(restUser(await composeUser(clients, user)));
+    res.json(restUser(await composeUser(clients, user, await accountOwner(clients, restCaller(req), user))));
   });
   router.put('/password', async (req, res) => {
     const body = jsonObject(req.body);

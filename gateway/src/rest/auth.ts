@@ -5,6 +5,7 @@ import type { Clients } from '../clients.ts';
 import { bearerToken } from '../context.ts';
 import { authenticate, login, logout, register } from '../sessions.ts';
 import { composeUser, type UserView } from '../users.ts';
+import { accountOwner, restCaller } from '../owners.ts';
 import { jsonObject, stringField } from './input.ts';
 
 /** The user as REST clients read it: `_id` mirrors `id`, and the credit balance is a JSON number. */
@@ -45,7 +46,7 @@ export function authRoutes(clients: Clients): Router {
 
   router.get('/current', async (req, res) => {
     const user = await authenticate(clients, bearerToken(req));
-    res.json(restUser(await composeUser(clients, user)));
+    res.json(restUser(await composeUser(clients, user, await accountOwner(clients, restCaller(req), user))));
   });
 
   // The client clears its session whatever happens; this revokes the token server-side when one is sent.
