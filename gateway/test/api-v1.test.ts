@@ -14,7 +14,7 @@ import { createClients } from '../src/clients.ts';
 import { accessOf } from '../src/permissions.ts';
 import { keyChecker } from '../src/v1/keys.ts';
 import { KEY_RATE_LIMITED } from '../src/v1/rate-limit.ts';
-import { scopeMissing } from '../src/v1/router.ts';
+import { scopeMissing } from '../src/v1/call.ts';
 import { API_V1_ROUTES, type ApiRoute } from '../src/v1/routes.ts';
 import { apiKeys, chatbotWithKnowledge, v1 } from './api-v1-fixtures.ts';
 import { makePro, registerOwner, type Owner } from './chatbot-fixtures.ts';
@@ -91,7 +91,11 @@ async function callRoute(key: string, secret: string | undefined, chatbotId: str
   if (key === 'POST /api/v1/chatbots/:id/knowledge/files') {
     const form = new FormData();
     form.append('file', new Blob(['We repair bicycles too.'], { type: 'text/plain' }), 'repairs.txt');
-    const res = await fetch(`${stack.url}/api/v1${path}`, { method: 'POST', body: form, headers: secret ? { authorization: `Bearer ${secret}` } : {} });
+    const res = await fetch(`${stack.url}/api/v1${path}`, {
+      method: 'POST',
+      body: form,
+      headers: secret ? { authorization: `Bearer ${secret}` } : {},
+    });
     return { status: res.status, headers: res.headers, body: await res.json() };
   }
   const query = key === 'GET /api/v1/usage' ? `?startDate=2026-01-01&endDate=2026-12-31&chatbotId=${chatbotId}` : '';
@@ -129,13 +133,15 @@ describe('the scope sweep', () => {
     expect(mismatches).toEqual([]);
   });
 
-  it("keeps a key kept to one chatbot to it, and a key of another workspace to its own", async () => {
+  it('keeps a key kept to one chatbot to it, and a key of another workspace to its own', async () => {
     const mismatches: string[] = [];
     const chatbotRoutes = ROUTES.filter(([key, r]) => r.chatbot || key.includes('/openai/chat') || key.endsWith('/usage'));
     for (const [key, route] of chatbotRoutes) {
       const cases: [string, string, string, Outcome][] = [
         // A deletion of `bot` deletes a chatbot of its own (callRoute), which a key kept to `bot` may not reach.
-        ...(key === 'DELETE /api/v1/chatbots/:id' ? [] : [['kept to bot, on bot', keptToBot, bot, 'passes'] as [string, string, string, Outcome]]),
+        ...(key === 'DELETE /api/v1/chatbots/:id'
+          ? []
+          : [['kept to bot, on bot', keptToBot, bot, 'passes'] as [string, string, string, Outcome]]),
         ['kept to bot, on the other', keptToBot, otherBot, 'not found'],
         // Usage names no chatbot in its path: another workspace's key reads its own (none), below.
         ...(key.endsWith('/usage') ? [] : [['other workspace', otherWorkspace, bot, 'not found'] as [string, string, string, Outcome]]),
@@ -183,14 +189,21 @@ describe('the scope sweep', () => {
     for (const [key, route] of ROUTES)
       for (const [name, secret] of bad) {
         const res = await callRoute(key, secret, bot);
-        if (outcomeOf(res, route) !== 'unauthenticated' || res.body.error?.code !== 'unauthenticated') mismatches.push(`${key} ${name}: ${res.status}`);
+        if (outcomeOf(res, route) !== 'unauthenticated' || res.body.error?.code !== 'unauthenticated')
+          mismatches.push(`${key} ${name}: ${res.status}`);
       }
     expect(mismatches).toEqual([]);
     expect((await v1(stack, '/chatbots', newSecret)).status).toBe(200);
   });
 
   it("never lets a key act on the dashboard's session routes", async () => {
-    for (const path of ['/api/auth/current', '/api/user/sessions', '/api/workspace/members', '/api/payment/portal-session', '/api/chatbot']) {
+    for (const path of [
+      '/api/auth/current',
+      '/api/user/sessions',
+      '/api/workspace/members',
+      '/api/payment/portal-session',
+      '/api/chatbot',
+    ]) {
       const res = await api(stack.url, path, { token: full, method: path.includes('portal') ? 'POST' : 'GET' });
       expect(res.status, path).toBe(401);
     }
@@ -262,15 +275,28 @@ describe('the key check', () => {
 
 describe('chat through the API', () => {
   it('answers as JSON, continues the conversation, and bills the key', async () => {
-    const first = await v1(stack, `/chatbots/${bot}/chat`, full, { body: { message: 'When do you open?', visitor: { id: 'u-1', name: 'Ada' } } });
+    const first = await v1(stack, `/chatbots/${bot}/chat`, full, {
+      body: { message: 'When do you open?', visitor: { id: 'u-1', name: 'Ada' } },
+    });
     expect(first.status).toBe(200);
-    expect(first.body).toEqual({ message: expect.stringContaining('When do you open?'), conversationId: expect.any(String), sources: expect.any(Array), messageId: expect.any(String) });
-    const second = await v1(stack, `/chatbots/${bot}/chat`, full, { body: { message: 'And close?', conversationId: first.body.conversationId } });
+    expect(first.body).toEqual({
+      message: expect.stringContaining('When do you open?'),
+      conversationId: expect.any(String),
+      sources: expect.any(Array),
+      messageId: expect.any(String),
+    });
+    const second = await v1(stack, `/chatbots/${bot}/chat`, full, {
+      body: { message: 'And close?', conversationId: first.body.conversationId },
+    });
     expect(second.body.conversationId).toBe(first.body.conversationId);
     expect(second.body.message).toContain('after 2 earlier turns');
     // The usage record names the key (billing's worker records it shortly after the answer).
     await expect
-      .poll(async () => (await sql(stack.billingDatabase, `SELECT "apiKeyId" FROM $schema."UsageRecord" WHERE "apiKeyId" = $1`, [fullId])).length, { timeout: 10_000 })
+      .poll(
+        async () =>
+          (await sql(stack.billingDatabase, `SELECT "apiKeyId" FROM $schema."UsageRecord" WHERE "apiKeyId" = $1`, [fullId])).length,
+        { timeout: 10_000 },
+      )
       .toBeGreaterThanOrEqual(2);
     const conversation = await v1(stack, `/chatbots/${bot}/conversations/${first.body.conversationId}`, full);
     expect(conversation.body).toMatchObject({ id: first.body.conversationId, visitorId: 'u-1', visitorName: 'Ada', messageCount: 4 });
@@ -284,18 +310,25 @@ describe('chat through the API', () => {
     });
     expect(res.headers.get('content-type')).toContain('text/event-stream');
     expect(res.headers.get('x-request-id')).toBeTruthy();
-    const events = (await res.text()).split('\n\n').filter(Boolean).map((block) => ({
-      event: /^event: (.*)$/m.exec(block)?.[1],
-      data: JSON.parse(/^data: (.*)$/m.exec(block)![1]),
-    }));
+    const events = (await res.text())
+      .split('\n\n')
+      .filter(Boolean)
+      .map((block) => ({
+        event: /^event: (.*)$/m.exec(block)?.[1],
+        data: JSON.parse(/^data: (.*)$/m.exec(block)![1]),
+      }));
     expect(events.slice(0, -1).every((e) => e.event === 'delta')).toBe(true);
-    expect(events.at(-1)).toEqual({ event: 'done', data: { message: expect.any(String), conversationId: expect.any(String), sources: expect.any(Array), messageId: expect.any(String) } });
+    expect(events.at(-1)).toEqual({
+      event: 'done',
+      data: { message: expect.any(String), conversationId: expect.any(String), sources: expect.any(Array), messageId: expect.any(String) },
+    });
   });
 
   it('pages conversations and messages with cursors', async () => {
     const pager = await chatbotWithKnowledge(stack, owner, 'Pager');
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await v1(stack, `/chatbots/${pager}/chat`, full, { body: { message: `Question ${i}` } })).body.conversationId);
+    for (let i = 0; i < 5; i++)
+      ids.push((await v1(stack, `/chatbots/${pager}/chat`, full, { body: { message: `Question ${i}` } })).body.conversationId);
     const seen: string[] = [];
     let cursor: string | null = null;
     do {

@@ -13,7 +13,7 @@ import type { SendMessageResponse } from '@parley/proto/parley/chat/v1/chat_pb.j
 import type { Clients } from '../clients.ts';
 import { answerSources } from '../conversations.ts';
 import { clientGone, relayAnswer, sendEvent, type AnswerEvents } from '../rest/answer-stream.ts';
-import { keyReaches, type ApiV1Options, type On } from './router.ts';
+import { keyReaches, type ApiV1Options, type On } from './call.ts';
 
 export const modelNotFound = (model: string) => `The model \`${model.slice(0, 100)}\` does not exist or this API key may not use it.`;
 export const NO_USER_MESSAGE = 'messages must end with a user message';
@@ -76,7 +76,8 @@ export function chatRoutes(on: On, opts: ApiV1Options): void {
     if (!keyReaches(key, model)) throw notFound(modelNotFound(model));
     const uniqueId = await uniqueIds(ownerId, model).catch((err: unknown) => {
       // An id that is no chatbot's, in OpenAI's words (the SDK reads 404 as NotFoundError).
-      if (err instanceof ConnectError && (err.code === Code.NotFound || err.code === Code.InvalidArgument)) throw notFound(modelNotFound(model));
+      if (err instanceof ConnectError && (err.code === Code.NotFound || err.code === Code.InvalidArgument))
+        throw notFound(modelNotFound(model));
       throw err;
     });
     const { message, history } = conversationOf(body.messages);
@@ -102,13 +103,18 @@ export function chatRoutes(on: On, opts: ApiV1Options): void {
         object: 'chat.completion',
         created,
         model,
-        choices: [{ index: 0, message: { role: 'assistant', content: reply.message, refusal: null }, finish_reason: 'stop', logprobs: null }],
+        choices: [
+          { index: 0, message: { role: 'assistant', content: reply.message, refusal: null }, finish_reason: 'stop', logprobs: null },
+        ],
         parley_sources: answerSources(reply.sources),
         parley_message_id: reply.messageId,
       });
       return;
     }
-    await relayAnswer(res, clients.chat.streamMessage(input, callOptions), openAIEvents(id, created, model), { signal, logger: opts.logger });
+    await relayAnswer(res, clients.chat.streamMessage(input, callOptions), openAIEvents(id, created, model), {
+      signal,
+      logger: opts.logger,
+    });
   });
 }
 

@@ -20,7 +20,7 @@ import type { Clients } from '../clients.ts';
 import { conversationView } from '../conversations.ts';
 import { readKnowledgeUpload } from '../rest/knowledge-upload.ts';
 import { loadUsageReport, parseUsageQuery, restUsageReport } from '../usage.ts';
-import { keyReaches, type ApiV1Options, type On } from './router.ts';
+import { keyReaches, type ApiV1Options, type On } from './call.ts';
 
 export const KEY_KEPT_TO_CHATBOTS = 'This API key is kept to some chatbots: it cannot create chatbots.';
 export const USAGE_NEEDS_CHATBOT = 'This API key is kept to some chatbots: give chatbotId, one of them.';
@@ -115,7 +115,12 @@ export function resourceRoutes(on: On, opts: ApiV1Options): void {
   });
 
   on('POST /api/v1/chatbots/:id/knowledge/qa', async ({ req, res, ownerId, body }) => {
-    const added = await clients.chatbot.addQaEntry({ ownerId, chatbotId: String(req.params.id), question: body.question, answer: body.answer });
+    const added = await clients.chatbot.addQaEntry({
+      ownerId,
+      chatbotId: String(req.params.id),
+      question: body.question,
+      answer: body.answer,
+    });
     res.status(201).json({ entry: textEntryView(added.entry) });
   });
 

@@ -7,58 +7,18 @@
 import express, { Router, type ErrorRequestHandler, type Request, type Response } from 'express';
 import type { z } from 'zod';
 import { setCurrentRole } from '@parley/common/context.ts';
-import type { Logger } from '@parley/common/logger.ts';
-import type { Redis } from '@parley/common/redis.ts';
 import { PERMISSIONS } from '@parley/common/roles.ts';
 import { forbidden, invalid, notFound } from '@parley/common/rpc-errors.ts';
 import { bearerToken } from '../bearer.ts';
-import type { Clients } from '../clients.ts';
 import { bodyParserError, mapError, type GraphQLErrorCode } from '../errors.ts';
 import { cleanPath, noStore } from '../rest/api.ts';
 import { chatRoutes } from './chat.ts';
-import { keyChecker, type ApiKeyCaller } from './keys.ts';
+import { CHATBOT_NOT_FOUND, keyReaches, scopeMissing, type ApiV1Options, type On, type V1Call } from './call.ts';
+import { keyChecker } from './keys.ts';
 import { openApiDocument } from './openapi.ts';
 import { keyRateLimiter } from './rate-limit.ts';
 import { resourceRoutes } from './resources.ts';
-import { API_V1_PREFIX, API_V1_ROUTES, type ApiRoute, type ApiRouteKey } from './routes.ts';
-
-export const CHATBOT_NOT_FOUND = 'Chatbot not found';
-export const scopeMissing = (scope: string) => `This API key lacks the "${scope}" scope.`;
-
-export interface ApiV1Options {
-  clients: Clients;
-  logger: Logger;
-  redis: Redis;
-  prefix: string;
-  bodyLimit: string;
-  maxUploadBytes: number;
-  uploadTimeoutMs: number;
-  chatTimeoutMs: number;
-  publicUrl: string;
-  /** How long a key check is kept (API_KEY_CACHE_MS). */
-  keyCacheMs: number;
-  /** Calls a key may make per window (API_RATE_LIMIT), and the window (API_RATE_WINDOW_MS). */
-  rateLimit: number;
-  rateWindowMs: number;
-}
-
-type Infer<T> = T extends z.ZodType ? z.output<T> : undefined;
-
-/** What a handler gets: the checked request, the key, and the validated body and query. */
-export interface V1Call<K extends ApiRouteKey> {
-  req: Request;
-  res: Response;
-  key: ApiKeyCaller;
-  /** The key's workspace: what the services call the owner. */
-  ownerId: string;
-  body: Infer<(typeof API_V1_ROUTES)[K] extends { body: infer B } ? B : undefined>;
-  query: Infer<(typeof API_V1_ROUTES)[K] extends { query: infer Q } ? Q : undefined>;
-}
-
-export type On = <K extends ApiRouteKey>(key: K, handler: (call: V1Call<K>) => Promise<void>) => void;
-
-/** Whether the key may act on this chatbot (every chatbot when it names none). */
-export const keyReaches = (key: ApiKeyCaller, chatbotId: string) => key.chatbotIds.size === 0 || key.chatbotIds.has(chatbotId);
+import { API_V1_PREFIX, API_V1_ROUTES, type ApiRoute } from './routes.ts';
 
 export function apiV1Router(opts: ApiV1Options): Router {
   const router = Router();

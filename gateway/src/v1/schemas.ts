@@ -63,9 +63,7 @@ export const Chatbot = z
 
 export const ChatbotList = z.object({ data: z.array(Chatbot) }).meta({ id: 'ChatbotList' });
 
-export const CreateChatbot = z
-  .object({ name: text() })
-  .meta({ id: 'CreateChatbot', examples: [{ name: 'Support' }] });
+export const CreateChatbot = z.object({ name: text() }).meta({ id: 'CreateChatbot', examples: [{ name: 'Support' }] });
 
 export const UpdateChatbot = z
   .object({
@@ -100,7 +98,7 @@ export const AddFile = z
 
 export const Visitor = z
   .object({ id: text().optional(), name: text().optional(), email: text().optional() })
-  .meta({ id: 'Visitor', description: "Who your user is, kept with a new conversation (the email is accepted but not stored yet)." });
+  .meta({ id: 'Visitor', description: 'Who your user is, kept with a new conversation (the email is accepted but not stored yet).' });
 
 export const ChatRequest = z
   .object({
