@@ -264,7 +264,9 @@ describe('hostile input', () => {
     const failures: string[] = [];
     for (const [key] of ROUTES) {
       const [method, template] = key.split(' ');
-      for (const id of [bot, 'not-a-uuid', 'x'.repeat(3000), '..%2F..%2Fetc']) {
+      // The chatbot the later tests chat with is never deleted here.
+      const ids = key === 'DELETE /api/v1/chatbots/:id' ? [] : [bot];
+      for (const id of [...ids, 'not-a-uuid', 'x'.repeat(3000), '..%2F..%2Fetc']) {
         const path = template.slice('/api/v1'.length).replace(/:[a-zA-Z]+/g, id.includes('%') ? id : encodeURIComponent(id));
         const sends =
           method === 'GET' || method === 'DELETE'
