@@ -310,7 +310,7 @@ describe('the key check', () => {
 describe('chat through the API', () => {
   it('answers as JSON, continues the conversation, and bills the key', async () => {
     const first = await v1(stack, `/chatbots/${bot}/chat`, full, {
-      body: { message: 'When do you open?', visitor: { id: 'u-1', name: 'Ada' } },
+      body: { message: 'When do you open?', visitor: { id: 'u-1', name: 'Ada', email: 'ada@example.com' } },
     });
     expect(first.status).toBe(200);
     expect(first.body).toEqual({
@@ -333,7 +333,13 @@ describe('chat through the API', () => {
       )
       .toBeGreaterThanOrEqual(2);
     const conversation = await v1(stack, `/chatbots/${bot}/conversations/${first.body.conversationId}`, full);
-    expect(conversation.body).toMatchObject({ id: first.body.conversationId, visitorId: 'u-1', visitorName: 'Ada', messageCount: 4 });
+    expect(conversation.body).toMatchObject({
+      id: first.body.conversationId,
+      visitorId: 'u-1',
+      visitorName: 'Ada',
+      visitorEmail: 'ada@example.com',
+      messageCount: 4,
+    });
   });
 
   it('streams the public page events, done carrying sources and messageId', async () => {

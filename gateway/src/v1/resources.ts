@@ -206,6 +206,7 @@ function conversationItem(c: ConversationMessage) {
       updatedAt: v.updatedAt,
       visitorId: v.visitorId,
       visitorName: v.visitorName,
+      visitorEmail: c.visitorEmail || null,
       messageCount: v.messageCount,
     },
   };

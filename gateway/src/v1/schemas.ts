@@ -98,7 +98,7 @@ export const AddFile = z
 
 export const Visitor = z
   .object({ id: text().optional(), name: text().optional(), email: text().optional() })
-  .meta({ id: 'Visitor', description: 'Who your user is, kept with a new conversation (the email is accepted but not stored yet).' });
+  .meta({ id: 'Visitor', description: 'Who your user is, kept with a new conversation.' });
 
 export const ChatRequest = z
   .object({
@@ -134,6 +134,7 @@ export const Conversation = z
     updatedAt: z.string(),
     visitorId: z.string().nullable(),
     visitorName: z.string().nullable(),
+    visitorEmail: z.string().nullable(),
     messageCount: z.number(),
   })
   .meta({ id: 'Conversation' });

@@ -39,6 +39,7 @@ function toConversationMessage(c: Conversation, messages: Message[] = []): Conve
     userAgent: c.userAgent ?? '',
     visitorId: c.visitorId ?? '',
     visitorName: c.visitorName ?? '',
+    visitorEmail: c.visitorEmail ?? '',
     messageCount: c.messageCount,
     messages: messages.map((m) =>
       create(ChatMessageSchema, {
