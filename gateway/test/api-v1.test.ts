@@ -196,6 +196,28 @@ describe('the scope sweep', () => {
     expect((await v1(stack, '/chatbots', newSecret)).status).toBe(200);
   });
 
+  it('keeps a rolled secret working through its overlap and not past it; a revoked key stops', async () => {
+    // A gateway that keeps no key check, so each call sees auth's answer of the moment.
+    const gateway = await startGateway({ ...stack.gatewayEnv, API_KEY_CACHE_MS: '0' });
+    try {
+      const rolled = await keys.create(owner, ['chatbots:read']);
+      const next = await keys.roll(owner, rolled.id, 3600);
+      expect((await v1(gateway.url, '/chatbots', rolled.secret)).status).toBe(200);
+      expect((await v1(gateway.url, '/chatbots', next)).status).toBe(200);
+      await sql(
+        stack.authDatabase,
+        `UPDATE $schema."ApiKeySecret" SET "validUntil" = now() - interval '1 second' WHERE "validUntil" IS NOT NULL AND "apiKeyId" = $1`,
+        [rolled.id],
+      );
+      expect((await v1(gateway.url, '/chatbots', rolled.secret)).status).toBe(401);
+      expect((await v1(gateway.url, '/chatbots', next)).status).toBe(200);
+      await keys.revoke(owner, rolled.id);
+      expect((await v1(gateway.url, '/chatbots', next)).status).toBe(401);
+    } finally {
+      await gateway.close();
+    }
+  });
+
   it("never lets a key act on the dashboard's session routes", async () => {
     for (const path of [
       '/api/auth/current',
