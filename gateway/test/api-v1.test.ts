@@ -354,6 +354,9 @@ describe('chat through the API', () => {
         { timeout: 10_000 },
       )
       .toBeGreaterThanOrEqual(2);
+    const today = new Date().toISOString().slice(0, 10);
+    const usage = await v1(stack, `/usage?startDate=${today}&endDate=${today}&chatbotId=${bot}`, full);
+    expect(usage.body.recentRequests).toEqual(expect.arrayContaining([expect.objectContaining({ chatbotId: bot, apiKeyId: fullId })]));
     const conversation = await v1(stack, `/chatbots/${bot}/conversations/${first.body.conversationId}`, full);
     expect(conversation.body).toMatchObject({
       id: first.body.conversationId,

@@ -19,7 +19,7 @@ import {
 import type { Clients } from '../clients.ts';
 import { conversationView } from '../conversations.ts';
 import { readKnowledgeUpload } from '../rest/knowledge-upload.ts';
-import { loadUsageReport, parseUsageQuery, restUsageReport } from '../usage.ts';
+import { loadUsageReport, money, parseUsageQuery, restUsageReport } from '../usage.ts';
 import { keyReaches, type ApiV1Options, type On } from './call.ts';
 
 export const KEY_KEPT_TO_CHATBOTS = 'This API key is kept to some chatbots: it cannot create chatbots.';
@@ -174,13 +174,23 @@ export function resourceRoutes(on: On, opts: ApiV1Options): void {
       if (!query.chatbotId) throw forbidden(USAGE_NEEDS_CHATBOT);
       if (!keyReaches(key, query.chatbotId)) throw notFound('Chatbot not found');
     }
-    const report = restUsageReport(await loadUsageReport(clients, ownerId, parseUsageQuery(query)));
+    const view = await loadUsageReport(clients, ownerId, parseUsageQuery(query));
+    const report = restUsageReport(view);
     res.json({
       totalCost: report.overallUsage.totalCost,
       totalTokens: report.overallUsage.totalTokens,
       totalRequests: report.overallUsage.totalRequests,
       daily: report.dailyUsage,
       chatbots: report.usageByChatbot,
+      // Each answer's cost, and the key it was asked through (null: the public chat).
+      recentRequests: view.recentRequests.map((r) => ({
+        requestId: r.requestId,
+        timestamp: r.timestamp,
+        chatbotId: r.chatbot?._id ?? null,
+        apiKeyId: r.apiKeyId,
+        totalTokens: r.totalTokens,
+        totalCost: money(r.totalCost),
+      })),
     });
   });
 }

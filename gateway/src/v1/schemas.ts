@@ -171,6 +171,18 @@ export const Usage = z
     totalRequests: z.number(),
     daily: z.array(z.object({ date: z.string(), totalCost: z.number(), totalTokens: z.number(), requests: z.number() })),
     chatbots: z.array(z.object({ chatbotId: z.string(), name: z.string().nullable(), totalCost: z.number(), requests: z.number() })),
+    recentRequests: z
+      .array(
+        z.object({
+          requestId: z.string(),
+          timestamp: z.string(),
+          chatbotId: z.string().nullable(),
+          apiKeyId: z.string().nullable().meta({ description: 'The API key the answer was asked through; null for the public chat.' }),
+          totalTokens: z.number(),
+          totalCost: z.number(),
+        }),
+      )
+      .meta({ description: 'The newest answers of the range, newest first (the most recent few hundred at most).' }),
   })
   .meta({ id: 'Usage' });
 
