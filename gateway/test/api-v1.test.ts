@@ -408,6 +408,9 @@ describe('chat through the API', () => {
     expect(messages.body.data).toEqual([expect.objectContaining({ role: 'user', content: 'Question 0' })]);
     const rest = await v1(stack, `/chatbots/${pager}/conversations/${ids[0]}/messages?cursor=${messages.body.nextCursor}`, full);
     expect(rest.body).toEqual({ data: [expect.objectContaining({ role: 'assistant' })], nextCursor: null });
+    // A conversation is found under its own chatbot only.
+    expect((await v1(stack, `/chatbots/${bot}/conversations/${ids[0]}`, full)).status).toBe(404);
+    expect((await v1(stack, `/chatbots/${pager}/conversations/not-one-of-ours/messages`, full)).status).toBe(404);
     expect((await v1(stack, `/chatbots/${pager}/conversations?cursor=nonsense`, full)).status).toBe(400);
     expect((await v1(stack, `/chatbots/${pager}/conversations?limit=500`, full)).status).toBe(400);
   });

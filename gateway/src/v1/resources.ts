@@ -153,8 +153,7 @@ export function resourceRoutes(on: On, opts: ApiV1Options): void {
     // Messages are only ever appended, oldest first: the cursor is how many were read.
     const offset = query.cursor === undefined ? 0 : readOffset(query.cursor);
     const found = await findConversation(clients, ownerId, chatbotId, String(req.params.conversationId));
-    const { conversation } = await clients.chat.getConversation({ ownerId, chatbotId, conversationId: found.id });
-    const messages = conversationView(conversation).messages;
+    const messages = conversationView(found).messages;
     const page = messages.slice(offset, offset + limit);
     res.json({
       data: page.map((m, i) => ({
@@ -195,12 +194,11 @@ export function resourceRoutes(on: On, opts: ApiV1Options): void {
   });
 }
 
-/** A conversation by the id the API gives it (the one POST /chat continues). */
+/** A conversation with its messages, by the id the API gives it (its session id: the one POST /chat continues). */
 async function findConversation(clients: Clients, ownerId: string, chatbotId: string, id: string): Promise<ConversationMessage> {
-  const { conversations } = await clients.chat.listConversations({ ownerId, chatbotId });
-  const found = conversations.find((c) => c.sessionId === id);
-  if (!found) throw notFound(CONVERSATION_NOT_FOUND);
-  return found;
+  const { conversation } = await clients.chat.getConversation({ ownerId, chatbotId, conversationId: '', sessionId: id });
+  if (!conversation) throw notFound(CONVERSATION_NOT_FOUND);
+  return conversation;
 }
 
 type CursorKey = [createdAt: string, id: string];

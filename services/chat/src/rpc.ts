@@ -106,6 +106,7 @@ export function chatRoutes(deps: ChatRpcDeps) {
           ownerId: req.ownerId,
           chatbotId: req.chatbotId,
           conversationId: req.conversationId,
+          sessionId: req.sessionId,
         });
         return { conversation: toConversationMessage(conversation, conversation.messages) };
       },

@@ -730,6 +730,14 @@ export declare type GetConversationRequest = Message<"parley.chat.v1.GetConversa
    * @generated from field: string conversation_id = 3;
    */
   conversationId: string;
+
+  /**
+   * Instead of conversation_id (left empty): the conversation by its session id, as the developer
+   * API names conversations.
+   *
+   * @generated from field: string session_id = 4;
+   */
+  sessionId: string;
 };
 
 /**
