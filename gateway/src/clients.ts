@@ -4,6 +4,7 @@
 import { currentRole } from '@parley/common/context.ts';
 import { createServiceClient, type ServiceClientOptions } from '@parley/common/rpc-client.ts';
 import { ROLE_HEADER } from '@parley/common/service-auth.ts';
+import { ApiKeyService } from '@parley/proto/parley/auth/v1/api_keys_pb.js';
 import { AuthService } from '@parley/proto/parley/auth/v1/auth_pb.js';
 import { WorkspaceService } from '@parley/proto/parley/auth/v1/workspaces_pb.js';
 import { BillingService } from '@parley/proto/parley/billing/v1/billing_pb.js';
@@ -14,6 +15,7 @@ import { WebhookService } from '@parley/proto/parley/chatbot/v1/webhooks_pb.js';
 export interface Clients {
   auth: ReturnType<typeof createServiceClient<typeof AuthService>>;
   workspaces: ReturnType<typeof createServiceClient<typeof WorkspaceService>>;
+  apiKeys: ReturnType<typeof createServiceClient<typeof ApiKeyService>>;
   billing: ReturnType<typeof createServiceClient<typeof BillingService>>;
   chatbot: ReturnType<typeof createServiceClient<typeof ChatbotService>>;
   /** The chatbot service's webhook endpoints and deliveries (ADR 32). */
@@ -52,6 +54,7 @@ export function createClients(config: ClientConfig): Clients {
   return {
     auth: createServiceClient(AuthService, config.AUTH_URL, opts),
     workspaces: createServiceClient(WorkspaceService, config.AUTH_URL, opts),
+    apiKeys: createServiceClient(ApiKeyService, config.AUTH_URL, opts),
     billing: createServiceClient(BillingService, config.BILLING_URL, opts),
     chatbot: createServiceClient(ChatbotService, config.CHATBOT_URL, opts),
     webhooks: createServiceClient(WebhookService, config.CHATBOT_URL, opts),

@@ -9,8 +9,12 @@ export const MESSAGE_REQUIRED = 'Message is required';
 export const messageTooLong = (maxChars: number) => `Message is too long (maximum ${maxChars.toLocaleString('en-US')} characters)`;
 export const unknownModel = (model: string) => `Unknown model: ${model}`;
 export const MAX_VISITOR_FIELD_CHARS = 200;
+export const HISTORY_ROLE_INVALID = 'Each earlier message must have the role "user" or "assistant"';
+export const MAX_HISTORY_TURNS = 200;
+export const historyTooLong = `The conversation is too long (at most ${MAX_HISTORY_TURNS} earlier messages)`;
 export const visitorIdTooLong = `Visitor id is too long (maximum ${MAX_VISITOR_FIELD_CHARS} characters)`;
 export const visitorNameTooLong = `Visitor name is too long (maximum ${MAX_VISITOR_FIELD_CHARS} characters)`;
+export const visitorEmailTooLong = `Visitor email is too long (maximum ${MAX_VISITOR_FIELD_CHARS} characters)`;
 
 /** The models the server knows; the chat page always sends gpt-4o-mini. */
 export const KNOWN_MODELS = ['gpt-4o-mini'] as const;
@@ -33,7 +37,12 @@ export interface RawMessageInput {
   embedded?: boolean;
   visitorId?: string;
   visitorName?: string;
+  visitorEmail?: string;
   proofOfWork?: string;
+  /** The developer API's key the message came through; absent or empty for a visitor. */
+  apiKeyId?: string;
+  /** The client's own history (the OpenAI-compatible call), oldest first. */
+  history?: readonly { role: string; content: string }[];
 }
 
 export interface MessageInput {
@@ -53,8 +62,14 @@ export interface MessageInput {
   /** What the host page told the widget about its visitor (kept with a new conversation); null when not told. */
   visitorId: string | null;
   visitorName: string | null;
+  /** The visitor's email as a developer API client told it; null when not told. */
+  visitorEmail: string | null;
   /** The solved proof-of-work challenge (proof-of-work.ts); empty when none was sent. */
   proofOfWork: string;
+  /** The developer API's key the message came through; null for a visitor of the public chat. */
+  apiKeyId: string | null;
+  /** The client's own history when it sent one (replacing the stored conversation's); null otherwise. */
+  clientHistory: { role: 'user' | 'assistant'; content: string }[] | null;
 }
 
 export interface MessageBounds {
@@ -123,6 +138,7 @@ export function parseMessageInput(raw: RawMessageInput, bounds: MessageBounds, i
   const model = parseModel(raw.model);
   const visitorId = parseVisitorField(raw.visitorId, visitorIdTooLong);
   const visitorName = parseVisitorField(raw.visitorName, visitorNameTooLong);
+  const visitorEmail = parseVisitorField(raw.visitorEmail, visitorEmailTooLong);
   const uniqueId = parseUniqueId(raw.uniqueId);
   const continued = ids.accept(raw.sessionId);
   return {
@@ -136,6 +152,27 @@ export function parseMessageInput(raw: RawMessageInput, bounds: MessageBounds, i
     site: parseVisitorSite(raw),
     visitorId,
     visitorName,
+    visitorEmail,
     proofOfWork: raw.proofOfWork ?? '',
+    apiKeyId: bounded(raw.apiKeyId ?? '', 100),
+    clientHistory: parseClientHistory(raw.history, bounds),
   };
+}
+
+/**
+ * The client's earlier turns: user and assistant messages only, each within the message bound (the
+ * prompt's history budget then keeps the most recent). None given: null (the stored conversation's).
+ */
+export function parseClientHistory(
+  raw: RawMessageInput['history'],
+  bounds: MessageBounds,
+): { role: 'user' | 'assistant'; content: string }[] | null {
+  if (!raw || raw.length === 0) return null;
+  if (raw.length > MAX_HISTORY_TURNS) throw invalid(historyTooLong);
+  return raw.map(({ role, content }) => {
+    if (role !== 'user' && role !== 'assistant') throw invalid(HISTORY_ROLE_INVALID);
+    if (content.length > bounds.maxMessageChars && charCount(content) > bounds.maxMessageChars)
+      throw invalid(messageTooLong(bounds.maxMessageChars));
+    return { role, content };
+  });
 }
