@@ -149,13 +149,14 @@ describe('who manages keys', () => {
     const a = await team(h);
     const b = await team(h);
     const { apiKey } = await createKey(h, a.owner, a.workspaceId);
+    // Each call starts when its turn comes: a refusal nobody awaits yet would be an unhandled rejection.
     for (const call of [
-      h.apiKeys.revokeApiKey({ actor: actor(b.owner, b.workspaceId), apiKeyId: apiKey.id }),
-      h.apiKeys.rollApiKey({ actor: actor(b.owner, b.workspaceId), apiKeyId: apiKey.id, overlapSeconds: 0 }),
-      h.apiKeys.revokeApiKey({ actor: actor(a.owner, a.owner.id), apiKeyId: apiKey.id }),
-      h.apiKeys.revokeApiKey({ actor: actor(a.owner, a.workspaceId), apiKeyId: 'not-a-uuid' }),
+      () => h.apiKeys.revokeApiKey({ actor: actor(b.owner, b.workspaceId), apiKeyId: apiKey.id }),
+      () => h.apiKeys.rollApiKey({ actor: actor(b.owner, b.workspaceId), apiKeyId: apiKey.id, overlapSeconds: 0 }),
+      () => h.apiKeys.revokeApiKey({ actor: actor(a.owner, a.owner.id), apiKeyId: apiKey.id }),
+      () => h.apiKeys.revokeApiKey({ actor: actor(a.owner, a.workspaceId), apiKeyId: 'not-a-uuid' }),
     ]) {
-      await expectRpcError(call, Code.NotFound, 'API key not found');
+      await expectRpcError(call(), Code.NotFound, 'API key not found');
     }
     expect((await h.apiKeys.listApiKeys({ actor: actor(b.owner, b.workspaceId) })).apiKeys).toEqual([]);
   });

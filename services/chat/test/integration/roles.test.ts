@@ -39,13 +39,14 @@ describe("the gateway's calls carry the member's role", () => {
     const viewer = as('viewer');
     expect((await viewer.getAnalytics({ ...chatbot, ...range })).analytics).toBeDefined();
     expect((await viewer.getAnalyticsSummary({ ownerId: bot.ownerId, ...range })).analytics).toBeDefined();
+    // Each call starts when its turn comes: a refusal nobody awaits yet would be an unhandled rejection.
     for (const call of [
-      viewer.listConversations(chatbot),
-      viewer.listUnansweredQuestions(chatbot),
-      viewer.countUnansweredQuestions({ ownerId: bot.ownerId }),
-      viewer.dismissUnansweredQuestion({ ...chatbot, questionId: crypto.randomUUID() }),
+      () => viewer.listConversations(chatbot),
+      () => viewer.listUnansweredQuestions(chatbot),
+      () => viewer.countUnansweredQuestions({ ownerId: bot.ownerId }),
+      () => viewer.dismissUnansweredQuestion({ ...chatbot, questionId: crypto.randomUUID() }),
     ]) {
-      expect((await rpcError(call)).code).toBe(Code.PermissionDenied);
+      expect((await rpcError(call())).code).toBe(Code.PermissionDenied);
     }
     const agent = as('agent');
     expect((await agent.listConversations(chatbot)).conversations).toEqual([]);

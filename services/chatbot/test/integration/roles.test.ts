@@ -46,14 +46,15 @@ describe("the gateway's calls carry the member's role", () => {
     expect((await viewer.listChatbots({ ownerId })).chatbots.map((c) => c.id)).toEqual([bot.id]);
     expect((await viewer.getChatbot({ ownerId, chatbotId: bot.id })).chatbot?.name).toBe(bot.name);
 
+    // Each call starts when its turn comes: a refusal nobody awaits yet would be an unhandled rejection.
     for (const call of [
-      viewer.createChatbot({ ownerId, name: 'Nope' }),
-      viewer.updateChatbot({ ownerId, chatbotId: bot.id, name: 'Renamed' }),
-      viewer.addTextEntry({ ownerId, chatbotId: bot.id, text: 'We open at nine.' }),
-      viewer.deleteChatbot({ ownerId, chatbotId: bot.id }),
-      as('gateway', 'agent').addQaEntry({ ownerId, chatbotId: bot.id, question: 'When?', answer: 'Nine.' }),
+      () => viewer.createChatbot({ ownerId, name: 'Nope' }),
+      () => viewer.updateChatbot({ ownerId, chatbotId: bot.id, name: 'Renamed' }),
+      () => viewer.addTextEntry({ ownerId, chatbotId: bot.id, text: 'We open at nine.' }),
+      () => viewer.deleteChatbot({ ownerId, chatbotId: bot.id }),
+      () => as('gateway', 'agent').addQaEntry({ ownerId, chatbotId: bot.id, question: 'When?', answer: 'Nine.' }),
     ]) {
-      expect((await rpcError(call)).code).toBe(Code.PermissionDenied);
+      expect((await rpcError(call())).code).toBe(Code.PermissionDenied);
     }
     expect((await svc.client.getChatbot({ ownerId, chatbotId: bot.id })).chatbot?.name).toBe(bot.name);
 
