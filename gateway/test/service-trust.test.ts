@@ -3,6 +3,7 @@
 // product works through the gateway.
 import type { DescService } from '@bufbuild/protobuf';
 import { signServiceToken, DEVELOPMENT_SERVICE_SECRET, type Caller } from '@parley/common/service-auth.ts';
+import { ApiKeyService } from '@parley/proto/parley/auth/v1/api_keys_pb.js';
 import { AuthService } from '@parley/proto/parley/auth/v1/auth_pb.js';
 import { BillingService } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import { ChatService } from '@parley/proto/parley/chat/v1/chat_pb.js';
@@ -20,6 +21,7 @@ afterAll(() => stack.close());
 /** Each internal service, where the stack runs it, and the callers the call graph allows it. */
 const services = (): [DescService, string, Caller[]][] => [
   [AuthService, stack.authUrl, ['gateway']],
+  [ApiKeyService, stack.authUrl, ['gateway']],
   [BillingService, stack.billingUrl, ['gateway', 'chat', 'chatbot']],
   [ChatbotService, stack.chatbotUrl, ['gateway', 'chat']],
   [ChatService, stack.chatUrl, ['gateway']],

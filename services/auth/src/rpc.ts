@@ -1,8 +1,9 @@
-// The AuthService and the WorkspaceService over ConnectRPC: map proto messages to the use cases and
-// back, nothing more.
+// The AuthService, the WorkspaceService and the ApiKeyService over ConnectRPC: map proto messages to
+// the use cases and back, nothing more.
 import { create } from '@bufbuild/protobuf';
 import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { ConnectRouter } from '@connectrpc/connect';
+import { ApiKeySchema, ApiKeyService, type ApiKey } from '@parley/proto/parley/auth/v1/api_keys_pb.js';
 import { AuthService, SessionInfoSchema, UserSchema, type User } from '@parley/proto/parley/auth/v1/auth_pb.js';
 import {
   AuditEventSchema,
@@ -19,6 +20,12 @@ import {
 import type { Timestamp } from '@bufbuild/protobuf/wkt';
 import type { AccountUser } from './core/account-user.ts';
 import type { WorkspaceView } from './core/workspace.ts';
+import type { ApiKeyView } from './api-keys/api-keys.ts';
+import { authenticateApiKey } from './api-keys/authenticate-api-key.ts';
+import { createApiKey } from './api-keys/create-api-key.ts';
+import { listApiKeys } from './api-keys/list-api-keys.ts';
+import { revokeApiKey } from './api-keys/revoke-api-key.ts';
+import { rollApiKey } from './api-keys/roll-api-key.ts';
 import { changeEmail, type ChangeEmailDeps } from './accounts/change-email.ts';
 import { deleteAccount, type DeleteAccountDeps } from './accounts/delete-account.ts';
 import { register, type RegisterDeps } from './accounts/register.ts';
@@ -97,10 +104,22 @@ const actorOf = (actor: Actor | undefined): ActorInput => ({
 });
 
 const dateOf = (t: Timestamp | undefined) => (t ? timestampDate(t) : undefined);
+const timestampOf = (d: Date | null) => (d ? timestampFromDate(d) : undefined);
+
+const toApiKey = (k: ApiKeyView): ApiKey =>
+  create(ApiKeySchema, {
+    ...k,
+    createdAt: timestampFromDate(k.createdAt),
+    expiresAt: timestampOf(k.expiresAt),
+    revokedAt: timestampOf(k.revokedAt),
+    lastUsedAt: timestampOf(k.lastUsedAt),
+    previousSecretExpiresAt: timestampOf(k.previousSecretExpiresAt),
+  });
 
 export function authRoutes(deps: AuthRpcDeps) {
   return (router: ConnectRouter) => {
     workspaceRoutes(deps)(router);
+    apiKeyRoutes(deps)(router);
     router.service(AuthService, {
       async register(req) {
         const r = await register(deps, {
@@ -283,6 +302,41 @@ export function workspaceRoutes(deps: AuthRpcDeps) {
             auditEvents: w.auditEvents.map(toAuditEvent),
           })),
         };
+      },
+    });
+  };
+}
+
+export function apiKeyRoutes(deps: AuthRpcDeps) {
+  return (router: ConnectRouter) => {
+    router.service(ApiKeyService, {
+      async createApiKey(req) {
+        const { apiKey, secret } = await createApiKey(deps.db, {
+          actor: actorOf(req.actor),
+          name: req.name,
+          scopes: req.scopes,
+          chatbotIds: req.chatbotIds,
+          expiresAt: dateOf(req.expiresAt),
+        });
+        return { apiKey: toApiKey(apiKey), secret };
+      },
+      async listApiKeys(req) {
+        return { apiKeys: (await listApiKeys(deps.db, { actor: actorOf(req.actor) })).map(toApiKey) };
+      },
+      async revokeApiKey(req) {
+        return { apiKey: toApiKey(await revokeApiKey(deps.db, { actor: actorOf(req.actor), apiKeyId: req.apiKeyId })) };
+      },
+      async rollApiKey(req) {
+        const { apiKey, secret } = await rollApiKey(deps.db, {
+          actor: actorOf(req.actor),
+          apiKeyId: req.apiKeyId,
+          overlapSeconds: req.overlapSeconds,
+        });
+        return { apiKey: toApiKey(apiKey), secret };
+      },
+      async authenticateApiKey(req) {
+        const key = await authenticateApiKey(deps.db, req.secret);
+        return { ...key, expiresAt: timestampOf(key.expiresAt) };
       },
     });
   };

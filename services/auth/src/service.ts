@@ -1,6 +1,6 @@
 // Builds the auth service: database, Redis, the producers, the mailer, the PasswordResetRequested
 // worker and the AccountDeleted relay (with the workers), and the Express app serving the
-// AuthService and the WorkspaceService (to the gateway alone).
+// AuthService, the WorkspaceService and the ApiKeyService (to the gateway alone).
 // main.ts runs it; other packages' tests start it in-process the same way.
 import { fileURLToPath } from 'node:url';
 import type { Worker } from 'bullmq';

@@ -20,6 +20,8 @@ export const PERMISSIONS = {
   'members:manage': 'admin',
   /** The workspace's audit log. */
   'audit:read': 'admin',
+  /** The developer API's keys: create, list, roll and revoke (docs/adr/0031-api-keys.md). */
+  'apikeys:manage': 'admin',
   /** Plan, checkout, subscription and credit. */
   'billing:manage': 'owner',
   /** Deleting the workspace with everything it owns. */

@@ -30,6 +30,7 @@ const DENIED: Record<Permission, string> = {
   'chatbots:write': 'Your role does not allow changing chatbots',
   'members:manage': 'Only owners and admins can manage members and invitations',
   'audit:read': 'Only owners and admins can read the audit log',
+  'apikeys:manage': 'Only owners and admins can manage API keys',
   'billing:manage': 'Only owners can manage billing',
   'workspace:delete': 'Only owners can delete the workspace',
   'ownership:transfer': 'Only owners can transfer ownership',

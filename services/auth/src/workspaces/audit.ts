@@ -1,6 +1,6 @@
-// The audit log: each change to a workspace's members, roles, invitations, ownership and settings is
-// recorded in the transaction that makes it, so the log never misses a change nor shows one that
-// was rolled back.
+// The audit log: each change to a workspace's members, roles, invitations, ownership, settings and API
+// keys is recorded in the transaction that makes it, so the log never misses a change nor shows one
+// that was rolled back.
 import type { Prisma } from '../generated/prisma/client.ts';
 
 export type AuditAction =
@@ -13,7 +13,10 @@ export type AuditAction =
   | 'member.role_changed'
   | 'member.removed'
   | 'member.left'
-  | 'ownership.transferred';
+  | 'ownership.transferred'
+  | 'api_key.created'
+  | 'api_key.rolled'
+  | 'api_key.revoked';
 
 export interface AuditEntry {
   workspaceId: string;

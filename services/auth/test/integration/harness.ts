@@ -14,6 +14,7 @@ import { createRedis } from '@parley/common/redis.ts';
 import { createTestSchema, testInfra, uniqueName } from '@parley/common/testing/infra.ts';
 import { startSmtpCatcher, type SmtpCatcher } from '@parley/common/testing/smtp-catcher.ts';
 import { serveApp } from '@parley/common/testing/serve.ts';
+import { ApiKeyService } from '@parley/proto/parley/auth/v1/api_keys_pb.js';
 import { AuthService } from '@parley/proto/parley/auth/v1/auth_pb.js';
 import { WorkspaceService } from '@parley/proto/parley/auth/v1/workspaces_pb.js';
 import { expect } from 'vitest';
@@ -45,6 +46,7 @@ export async function startAuth(env: Record<string, string> = {}, opts: { smtp?:
   const server = await serveApp(parts.app);
   const client = createServiceClient(AuthService, server.url, { timeoutMs: 15_000 });
   const workspaces = createServiceClient(WorkspaceService, server.url, { timeoutMs: 15_000 });
+  const apiKeys = createServiceClient(ApiKeyService, server.url, { timeoutMs: 15_000 });
   const db = new PrismaClient({ adapter: prismaAdapter({ databaseUrl: schema.databaseUrl, schema: schema.schema }) });
   const redis = createRedis(redisUrl);
   const queue = new Queue(QUEUES.userRegistered, { connection: redis, prefix });
@@ -54,6 +56,7 @@ export async function startAuth(env: Record<string, string> = {}, opts: { smtp?:
     url: server.url,
     client,
     workspaces,
+    apiKeys,
     config,
     db,
     redis,
