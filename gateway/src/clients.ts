@@ -4,6 +4,7 @@
 import { currentRole } from '@parley/common/context.ts';
 import { createServiceClient, type ServiceClientOptions } from '@parley/common/rpc-client.ts';
 import { ROLE_HEADER } from '@parley/common/service-auth.ts';
+import { ApiKeyService } from '@parley/proto/parley/auth/v1/api_keys_pb.js';
 import { AuthService } from '@parley/proto/parley/auth/v1/auth_pb.js';
 import { WorkspaceService } from '@parley/proto/parley/auth/v1/workspaces_pb.js';
 import { BillingService } from '@parley/proto/parley/billing/v1/billing_pb.js';
@@ -13,6 +14,7 @@ import { ChatbotService } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 export interface Clients {
   auth: ReturnType<typeof createServiceClient<typeof AuthService>>;
   workspaces: ReturnType<typeof createServiceClient<typeof WorkspaceService>>;
+  apiKeys: ReturnType<typeof createServiceClient<typeof ApiKeyService>>;
   billing: ReturnType<typeof createServiceClient<typeof BillingService>>;
   chatbot: ReturnType<typeof createServiceClient<typeof ChatbotService>>;
   chat: ReturnType<typeof createServiceClient<typeof ChatService>>;
@@ -49,6 +51,7 @@ export function createClients(config: ClientConfig): Clients {
   return {
     auth: createServiceClient(AuthService, config.AUTH_URL, opts),
     workspaces: createServiceClient(WorkspaceService, config.AUTH_URL, opts),
+    apiKeys: createServiceClient(ApiKeyService, config.AUTH_URL, opts),
     billing: createServiceClient(BillingService, config.BILLING_URL, opts),
     chatbot: createServiceClient(ChatbotService, config.CHATBOT_URL, opts),
     chat: createServiceClient(ChatService, config.CHAT_URL, opts),

@@ -16,6 +16,7 @@ import { paymentRoutes, webhookHandlers } from './payment.ts';
 import { publicChatRoutes } from './public-chat.ts';
 import { unansweredQuestionRoutes } from './unanswered-questions.ts';
 import { usageRoutes } from './usage.ts';
+import { apiKeyRoutes, apiScopeRoutes } from './api-keys.ts';
 import { invitationRoutes, workspaceListRoutes, workspaceRoutes } from './workspaces.ts';
 import type { Seats } from '../workspaces.ts';
 
@@ -76,7 +77,9 @@ export function apiRouter(opts: ApiOptions): Router {
     portalRoutes(opts.clients, { publicUrl: opts.publicUrl }),
   );
   router.use('/workspaces', workspaceListRoutes(opts.clients, opts.seats));
+  router.use('/workspace/api-keys', apiKeyRoutes(opts.clients));
   router.use('/workspace', workspaceRoutes(opts.clients, opts.seats));
+  router.use('/api-scopes', apiScopeRoutes());
   router.use('/invitations', invitationRoutes(opts.clients, opts.seats));
   router.use((_req, res) => {
     res.status(404).json({ message: 'Not found' });
