@@ -31,6 +31,7 @@ const PERMISSION_ACTIONS: Record<Permission, string> = {
   'billing:manage': 'manage the plan and billing',
   'workspace:delete': 'delete the workspace',
   'ownership:transfer': 'transfer ownership',
+  'apikeys:manage': 'manage API keys',
 };
 
 /** The 403 of a member whose role lacks the permission: who may, and what. */

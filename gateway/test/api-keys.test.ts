@@ -125,7 +125,13 @@ describe('API keys over GraphQL', () => {
     expect(created.body.errors).toBeUndefined();
     const { secret, apiKey } = created.body.data.createApiKey;
     expect(secret).toMatch(SECRET);
-    expect(apiKey).toMatchObject({ name: 'Zapier', scopes: ['chat'], chatbotIds: [], expiresAt: null, createdByEmail: team.members.admin.email });
+    expect(apiKey).toMatchObject({
+      name: 'Zapier',
+      scopes: ['chat'],
+      chatbotIds: [],
+      expiresAt: null,
+      createdByEmail: team.members.admin.email,
+    });
 
     const list = await gqlIn(stack, team.id, token, `{ apiKeys { ${KEY_FIELDS} } }`);
     expect(list.body.data.apiKeys.find((k: { id: string }) => k.id === apiKey.id)).toEqual(apiKey);
@@ -143,7 +149,9 @@ describe('API keys over GraphQL', () => {
     const revoked = await gqlIn(stack, team.id, token, `mutation ($id: ID!) { revokeApiKey(id: $id) { id revokedAt } }`, { id: apiKey.id });
     expect(revoked.body.data.revokeApiKey.revokedAt).not.toBeNull();
 
-    const again = await gqlIn(stack, team.id, token, `mutation ($id: ID!) { rollApiKey(id: $id, overlap: ONE_DAY) { secret } }`, { id: apiKey.id });
+    const again = await gqlIn(stack, team.id, token, `mutation ($id: ID!) { rollApiKey(id: $id, overlap: ONE_DAY) { secret } }`, {
+      id: apiKey.id,
+    });
     expect(again.body.errors[0].extensions.http.status).toBe(400);
   });
 

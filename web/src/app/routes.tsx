@@ -7,6 +7,8 @@ import { ResetPasswordPage } from '../features/auth/components/reset-password-pa
 import { ChatbotDetailPage } from '../features/chatbots/components/chatbot-detail-page';
 import { ChatbotsPage } from '../features/chatbots/components/chatbots-page';
 import { CreateChatbotPage } from '../features/chatbots/components/create-chatbot-page';
+import { ApiReferencePage } from '../features/developers/components/api-reference-page';
+import { DevelopersPage } from '../features/developers/components/developers-page';
 import { DashboardPage } from '../features/dashboard/components/dashboard-page';
 import { LandingPage } from '../features/landing/components/landing-page';
 import { PrivacyPage } from '../features/legal/components/privacy-page';
@@ -32,12 +34,14 @@ export const routes: RouteObject[] = [
       { path: '/reset-password', element: <ResetPasswordPage /> },
       { path: '/terms', element: <TermsPage /> },
       { path: '/privacy', element: <PrivacyPage /> },
+      { path: '/developers/api', element: <ApiReferencePage /> },
       {
         element: <RequireAuth />,
         children: [
           { path: '/dashboard', element: <DashboardPage /> },
           { path: '/account', element: <AccountPage /> },
           { path: '/usage', element: <UsagePage /> },
+          { path: '/workspace/developers', element: <DevelopersPage /> },
           { path: '/chatbots', element: <ChatbotsPage /> },
           { path: '/chatbots/create', element: <CreateChatbotPage /> },
           { path: '/chatbots/:id', element: <ChatbotDetailPage /> },

@@ -49,6 +49,9 @@ export function SiteHeader() {
       <ButtonLink to="/dashboard" variant="secondary" size="sm">
         Dashboard
       </ButtonLink>
+      <ButtonLink to="/workspace/developers" variant="ghost" size="sm">
+        Developers
+      </ButtonLink>
       <ButtonLink to="/account" variant="ghost" size="sm">
         Account
       </ButtonLink>
