@@ -15,7 +15,9 @@ function Detail({ term, children }: { term: string; children: React.ReactNode })
   return (
     <div className="min-w-0">
       <dt className="text-xs text-gray-500">{term}</dt>
-      <dd className="truncate text-sm text-gray-800">{children}</dd>
+      <dd className="truncate text-sm text-gray-800" title={typeof children === 'string' ? children : undefined}>
+        {children}
+      </dd>
     </div>
   );
 }
@@ -72,11 +74,10 @@ export function ApiKeysList({ keys, onRoll, onRevoke }: ApiKeysListProps) {
                 </span>
               ))}
             </div>
-            <dl className="mt-3 grid grid-cols-2 gap-x-4 gap-y-2 lg:grid-cols-5">
+            <dl className="mt-3 grid grid-cols-2 gap-x-4 gap-y-2 sm:grid-cols-3">
               <Detail term="Chatbots">{chatbotNames(key.chatbotIds)}</Detail>
-              <Detail term="Created">
-                {formatDate(key.createdAt)} by {key.createdByEmail}
-              </Detail>
+              <Detail term="Created">{formatDate(key.createdAt)}</Detail>
+              <Detail term="Created by">{key.createdByEmail}</Detail>
               <Detail term="Expires">{key.expiresAt ? formatDate(key.expiresAt) : 'Never'}</Detail>
               <Detail term="Last used">{formatDateTime(key.lastUsedAt, 'Never')}</Detail>
               {key.revokedAt ? (

@@ -25,7 +25,7 @@ type Open =
 /** /workspace/developers (docs/adr/0031-api-keys.md): the workspace's API keys and a quick start for the API. */
 export function DevelopersPage() {
   useDocumentTitle('Developers');
-  const { workspace, scopes, canManage, keys, loading, error } = useDevelopers();
+  const { scopes, canManage, keys, loading, error } = useDevelopers();
   const [open, setOpen] = useState<Open>(null);
   const close = () => setOpen(null);
 
@@ -38,12 +38,12 @@ export function DevelopersPage() {
       <div className="mt-6 mb-8">
         <h1 className="text-2xl font-semibold tracking-tight text-gray-900 sm:text-3xl">Developers</h1>
         <p className="mt-1 text-sm text-gray-600">
-          API keys let your own programs use {workspace ? `the ${workspace.name} workspace` : 'this workspace'} through the Parley API.
+          API keys let your own programs, such as a CI job or a support tool, use this workspace through the Parley API.
         </p>
       </div>
 
       <div className="grid gap-6 lg:grid-cols-3">
-        <Card className="lg:col-span-2">
+        <Card className="min-w-0 lg:col-span-2">
           <CardHeader
             title="API keys"
             description="Each key acts for the whole workspace, within its scopes."

@@ -56,7 +56,7 @@ export function RollApiKeyDialog({
             ))}
           </ul>
         </fieldset>
-        <div className="flex flex-col-reverse gap-2 border-t border-gray-100 pt-4 sm:flex-row sm:justify-end">
+        <div className="sticky bottom-0 -mx-5 -mb-4 flex flex-col-reverse gap-2 border-t border-gray-100 bg-white px-5 pt-4 pb-4 sm:-mx-6 sm:flex-row sm:justify-end sm:px-6">
           <Button variant="secondary" onClick={onCancel}>
             Cancel
           </Button>
