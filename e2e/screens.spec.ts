@@ -191,6 +191,12 @@ test('the Developers page, its dialogs and the API reference, wide and on a phon
   const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   expect(await overflow(), 'horizontal overflow on /workspace/developers').toBeLessThanOrEqual(0);
   await screenshot(page, 'screens-developers-phone');
+  // The small-screen menu holds the Developers link beside Dashboard, Account and Logout.
+  await page.getByRole('button', { name: 'Open menu' }).click();
+  await expect(page.locator('#mobile-menu').getByRole('link', { name: 'Developers' })).toBeVisible();
+  expect(await overflow(), 'horizontal overflow of the open menu').toBeLessThanOrEqual(0);
+  await screenshot(page, 'screens-developers-menu-phone');
+  await page.getByRole('button', { name: 'Close menu' }).click();
   await page.getByRole('button', { name: 'Create key' }).click();
   await expect(page.getByRole('dialog', { name: 'Create API key' })).toBeVisible();
   expect(await overflow(), 'horizontal overflow of the create dialog').toBeLessThanOrEqual(0);

@@ -112,7 +112,7 @@ export function SiteHeader() {
               Pricing
             </NavLink>
           </nav>
-          <div className="mt-3 grid auto-cols-fr grid-flow-col gap-2 border-t border-gray-100 pt-3 [&>*]:w-full">{actions}</div>
+          <div className="mt-3 grid grid-cols-2 gap-2 border-t border-gray-100 pt-3 [&>*]:w-full">{actions}</div>
         </div>
       ) : null}
     </header>

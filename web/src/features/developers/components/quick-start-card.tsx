@@ -13,7 +13,10 @@ export function QuickStartCard() {
         description={`The API lives at ${window.location.origin}${API_BASE_PATH}. Send the key as a Bearer token.`}
       />
       <CardBody className="space-y-3">
-        <pre className="rounded-lg bg-gray-900 p-3 text-xs leading-relaxed break-all whitespace-pre-wrap text-gray-100" aria-label="Example request">
+        <pre
+          className="rounded-lg bg-gray-900 p-3 text-xs leading-relaxed break-all whitespace-pre-wrap text-gray-100"
+          aria-label="Example request"
+        >
           <code>{example}</code>
         </pre>
         <div className="flex flex-wrap items-center justify-between gap-2">
