@@ -16,6 +16,7 @@ import { createGraphQL } from './graphql.ts';
 import { healthRouter } from './health.ts';
 import { apiRouter } from './rest/api.ts';
 import { publicChatCors } from './rest/public-chat.ts';
+import { apiV1Router } from './v1/router.ts';
 import { chatbotEmbedDomains, mediaRouter, webAppRouter } from './static.ts';
 import { createStripeEventIntake, webhookSecret } from './stripe-events.ts';
 import { testCheckoutRoutes } from './test-checkout.ts';
@@ -49,6 +50,24 @@ export async function createGateway(config: GatewayConfig, { logger }: { logger:
   app.use(healthRouter({ redis }));
   // Before the API's own parsing and checks, so host pages can read every answer of the public paths.
   app.use('/api/chatbot/public', publicChatCors);
+  // The developer API before the dashboard's: a key never reaches the session routes, nor a session these.
+  app.use(
+    '/api/v1',
+    apiV1Router({
+      clients,
+      logger,
+      redis,
+      prefix: config.QUEUE_PREFIX,
+      bodyLimit: config.BODY_LIMIT,
+      maxUploadBytes: config.MAX_UPLOAD_BYTES,
+      uploadTimeoutMs: Math.max(config.RPC_TIMEOUT_MS, UPLOAD_RPC_TIMEOUT_MS),
+      chatTimeoutMs: config.CHAT_TIMEOUT_MS,
+      publicUrl: config.PUBLIC_URL,
+      keyCacheMs: config.API_KEY_CACHE_MS,
+      rateLimit: config.API_RATE_LIMIT,
+      rateWindowMs: config.API_RATE_WINDOW_MS,
+    }),
+  );
   app.use(
     '/api',
     apiRouter({

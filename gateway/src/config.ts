@@ -52,6 +52,11 @@ export const gatewayVars = {
   // How many members and pending invitations a workspace on each plan may have (docs/adr/0030-workspaces.md).
   SEATS_FREE: { parse: int(1, 10_000), default: '1' },
   SEATS_PRO: { parse: int(1, 10_000), default: '5' },
+  // The developer API (docs/adr/0033-developer-api.md): how long a key check is kept (a revoked key
+  // stops working within it), and how many calls a key may make per window.
+  API_KEY_CACHE_MS: { parse: int(0, 60_000), default: '5000' },
+  API_RATE_LIMIT: { parse: int(1, 1_000_000), default: '600' },
+  API_RATE_WINDOW_MS: { parse: int(1000, 3_600_000), default: '60000' },
   LOG_LEVEL: commonVars.LOG_LEVEL,
   // Signs the gateway's calls to the services (docs/adr/0012-service-to-service-trust.md).
   SERVICE_SECRET: commonVars.SERVICE_SECRET,

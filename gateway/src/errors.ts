@@ -28,10 +28,10 @@ const PERMISSION_ACTIONS: Record<Permission, string> = {
   'chatbots:write': 'change chatbots and their knowledge',
   'members:manage': 'manage members and invitations',
   'audit:read': 'read the audit log',
+  'apikeys:manage': 'manage API keys',
   'billing:manage': 'manage the plan and billing',
   'workspace:delete': 'delete the workspace',
   'ownership:transfer': 'transfer ownership',
-  'apikeys:manage': 'manage API keys',
 };
 
 /** The 403 of a member whose role lacks the permission: who may, and what. */

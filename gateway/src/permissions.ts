@@ -1,12 +1,14 @@
 // What every REST route and GraphQL operation needs (docs/adr/0030-workspaces.md): a permission of
 // services/common/src/roles.ts in the request's workspace (X-Workspace-Id, the personal one without
 // it), or 'session' (about the signed-in person: their account, sessions and workspaces; the header is
-// ignored), or 'public' (no sign-in). The ONE table: owners.ts enforces a route's permission from it,
+// ignored), or 'public' (no sign-in), or 'api-key' (the developer API: a key's scope instead of a
+// member's role, each route's in v1/routes.ts, which this table names as a whole). The ONE table: owners.ts enforces a route's permission from it,
 // graphql.ts wraps every Query and Mutation field with it, and the roles sweep test fails for a route
 // or operation it does not name.
 import { PERMISSIONS, type Permission } from '@parley/common/roles.ts';
+import { API_V1_ROUTES, OPENAPI_ROUTE } from './v1/routes.ts';
 
-export type Access = Permission | 'session' | 'public';
+export type Access = Permission | 'session' | 'public' | 'api-key';
 
 export const ACCESS = {
   // Sign-up, sign-in, password reset.
@@ -160,9 +162,15 @@ export const ACCESS = {
   'GET /billing/test-portal/:sessionId': 'public',
   'POST /billing/test-portal/:sessionId/cancel': 'public',
   'GET /dev/mail': 'public',
+
+  // The developer API's document (its routes are v1/routes.ts's, below).
+  [OPENAPI_ROUTE]: 'public',
 } as const satisfies Record<string, Access>;
 
-const byKey = new Map<string, Access>(Object.entries(ACCESS).map(([key, access]) => [key.toLowerCase(), access]));
+const byKey = new Map<string, Access>([
+  ...Object.entries(ACCESS).map(([key, access]): [string, Access] => [key.toLowerCase(), access]),
+  ...Object.keys(API_V1_ROUTES).map((key): [string, Access] => [key.toLowerCase(), 'api-key']),
+]);
 
 /** What a route (`GET /api/chatbot/:id`) or operation (`Query.chatbots`) needs; undefined when the table does not name it. */
 export function accessOf(key: string): Access | undefined {

@@ -3,7 +3,8 @@
 // called, in a team workspace with a chatbot, by a member of every role and by a member of another
 // workspace, and answers exactly as the table says: a role holding the permission gets past the
 // check, a role without it gets 403 with the role's message, the outsider gets 404 (another
-// workspace's id reveals nothing); 'session' and 'public' entries let everyone through.
+// workspace's id reveals nothing); 'session' and 'public' entries let everyone through; 'api-key'
+// entries (the developer API) let no member's session through.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { can, ROLES, type Role } from '@parley/common/roles.ts';
 import { createGateway } from '../src/app.ts';
@@ -172,19 +173,22 @@ function restRequest(route: string): { method: string; path: string; body?: unkn
   return { method, path: path + (query[route] ?? ''), body: bodies[route] };
 }
 
-type Outcome = 'allowed' | 'forbidden' | 'not found' | 'refused otherwise';
+type Outcome = 'allowed' | 'forbidden' | 'not found' | 'refused otherwise' | 'needs an API key';
 
 /**
  * What an answer says about the check: refused for the role, hidden as another workspace, or let
  * through. Any other 403 (a service's own role check disagreeing with the table) is a mismatch.
  */
 function outcome(status: number, message: unknown, access: Access): Outcome {
+  // The developer API's routes take a key, never a session (their keys' sweep is api-v1.test.ts).
+  if (access === 'api-key') return status === 401 ? 'needs an API key' : 'allowed';
   if (status === 404 && message === WORKSPACE_NOT_FOUND) return 'not found';
   if (status === 403) return isPermission(access) && message === roleLacksPermission(access) ? 'forbidden' : 'refused otherwise';
   return 'allowed';
 }
 
 function expected(access: Access, caller: Role | 'outsider'): Outcome {
+  if (access === 'api-key') return 'needs an API key';
   if (!isPermission(access)) return 'allowed';
   if (caller === 'outsider') return 'not found';
   return can(caller, access) ? 'allowed' : 'forbidden';

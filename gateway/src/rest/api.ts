@@ -35,7 +35,7 @@ export interface ApiOptions {
 }
 
 /** API answers are one user's data (or a visitor's conversation): never stored by a browser or a proxy. */
-const noStore: RequestHandler = (_req, res, next) => {
+export const noStore: RequestHandler = (_req, res, next) => {
   res.setHeader('Cache-Control', 'no-store');
   next();
 };
@@ -44,7 +44,7 @@ const noStore: RequestHandler = (_req, res, next) => {
  * Path ids are decoded by Express route by route; refusing a path that does not decode, or decodes
  * to control characters, here answers every route the same way and keeps `%00` away from services.
  */
-const cleanPath: RequestHandler = (req, _res, next) => {
+export const cleanPath: RequestHandler = (req, _res, next) => {
   let decoded: string;
   try {
     decoded = decodeURIComponent(req.path);

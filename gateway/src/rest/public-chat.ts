@@ -22,16 +22,15 @@
 // whether Parley's page is the embed page (the header X-Parley-Embed: 1). The chat service decides
 // from them whether the chatbot may answer there (403 otherwise). Host pages on any origin call these
 // paths, so they (and only they) answer CORS: any origin, no credentials; refusals stay readable.
-import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { Router, type Request, type RequestHandler } from 'express';
 import { clientIp } from '@parley/common/http.ts';
 import type { Logger } from '@parley/common/logger.ts';
-import { gauge } from '@parley/common/metrics.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import type { GetPublicChatbotResponse, SendMessageResponse } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { appearanceView } from '../chatbots.ts';
 import type { Clients } from '../clients.ts';
 import { answerSources } from '../conversations.ts';
-import { mapError } from '../errors.ts';
+import { clientGone, relayAnswer, sendEvent, wantsEventStream, type AnswerEvents } from './answer-stream.ts';
 import { jsonObject, stringField, type JsonObject } from './input.ts';
 
 export interface PublicChatOptions {
@@ -138,36 +137,14 @@ export function publicChatRoutes(clients: Clients, opts: PublicChatOptions): Rou
       visitorName: visitor.name,
       proofOfWork: stringField(body, 'proofOfWork'),
     };
-    // The visitor leaving stops the answer (and the model call behind it); a finished answer has
-    // nothing to stop (and aborting would only build an unused DOMException per message).
-    const abort = new AbortController();
-    res.on('close', () => {
-      if (!res.writableFinished) abort.abort();
-    });
-    const callOptions = { timeoutMs: opts.timeoutMs, signal: abort.signal };
+    const signal = clientGone(res);
+    const callOptions = { timeoutMs: opts.timeoutMs, signal };
 
     if (!wantsEventStream(req)) {
       res.json(chatReply(await clients.chat.sendMessage(input, callOptions)));
       return;
     }
-
-    const events = clients.chat.streamMessage(input, callOptions)[Symbol.asyncIterator]();
-    // Refusals (unknown bot, empty message, rate limit, no credit) arrive before any event: they
-    // throw here and are answered as JSON with their status by the router's error handler.
-    const first = await events.next();
-    startEventStream(res);
-    openAnswers.inc();
-    res.once('close', () => openAnswers.dec());
-    try {
-      for (let step = first; !step.done; step = await events.next()) {
-        const { event } = step.value;
-        if (event.case === 'delta') sendEvent(res, 'delta', { delta: event.value });
-        else if (event.case === 'done') sendEvent(res, 'done', chatReply(event.value));
-      }
-    } catch (err) {
-      if (!abort.signal.aborted) sendEvent(res, 'error', { message: mapError(err, opts.logger).message });
-    }
-    res.end();
+    await relayAnswer(res, clients.chat.streamMessage(input, callOptions), PUBLIC_EVENTS, { signal, logger: opts.logger });
   });
 
   router.post('/:uniqueId/feedback', async (req, res) => {
@@ -225,26 +202,9 @@ function chatReply({ message, sessionId, sources, messageId }: SendMessageRespon
   };
 }
 
-/** Answers this gateway is streaming to visitors right now (each one an open SSE response). */
-const openAnswers = gauge(
-  'parley_gateway_sse_answers_open',
-  'Public chat answers this gateway is streaming to visitors now (open SSE responses).',
-  [],
-);
-
-function wantsEventStream(req: Request): boolean {
-  return /\btext\/event-stream\b/i.test(req.get('accept') ?? '');
-}
-
-function startEventStream(res: Response): void {
-  res.status(200);
-  res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
-  res.setHeader('Cache-Control', 'no-cache, no-transform');
-  // Proxies such as nginx would otherwise hold the events back.
-  res.setHeader('X-Accel-Buffering', 'no');
-  res.flushHeaders();
-}
-
-function sendEvent(res: Response, name: string, data: unknown): void {
-  res.write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
-}
+/** The public page's events: delta, then done (the reply) or error. */
+const PUBLIC_EVENTS: AnswerEvents = {
+  delta: (res, delta) => sendEvent(res, 'delta', { delta }),
+  done: (res, reply) => sendEvent(res, 'done', chatReply(reply)),
+  error: (res, message) => sendEvent(res, 'error', { message }),
+};

@@ -14,6 +14,7 @@ export const REDIS_KEY_FAMILIES = {
   chatTurns: 'chat-turns',
   auth: 'auth',
   chatLimit: 'chat-limit',
+  apiRate: 'api-rate',
 } as const;
 
 const join = (...parts: string[]) => parts.join(':');
@@ -36,6 +37,8 @@ export function redisKeys(prefix: string) {
       join(prefix, f.chatLimit, 'visitor', chatbotId, day, visitorHash),
     /** A proof-of-work challenge already used, by its signature (chat; ADR 19). */
     chatLimitChallengeUsed: (signature: string) => join(prefix, f.chatLimit, 'challenge', signature),
+    /** Calls one developer API key made in the current window (gateway; docs/adr/0033-developer-api.md). */
+    apiRateKey: (apiKeyId: string) => join(prefix, f.apiRate, 'key', apiKeyId),
     /** Failed logins per (IP or "-", account hash), per IP, per account hash (auth). */
     loginFailuresIpAccount: (ip: string, accountHash: string) =>
       join(prefix, f.auth, 'login-failures', 'ip-account', ip || '-', accountHash),

@@ -25,6 +25,8 @@ export interface RecordUsageInput {
   promptTokens: number | bigint;
   completionTokens: number | bigint;
   occurredAt: Date | undefined;
+  /** The developer API's key the answer was asked through; absent or '' for the public chat. */
+  apiKeyId?: string;
 }
 
 export interface RecordUsageResult {
@@ -134,5 +136,6 @@ export function parseUsage(input: RecordUsageInput) {
   const completionTokens = tokenCount(input.completionTokens, 'completion_tokens');
   const occurredAt = input.occurredAt;
   if (!occurredAt || Number.isNaN(occurredAt.getTime())) throw invalid('occurred_at is required.');
-  return { requestId, userId, chatbotId, chatbotName, model, promptTokens, completionTokens, occurredAt };
+  const apiKeyId = input.apiKeyId ? requiredText(input.apiKeyId, 'api_key_id', 100) : null;
+  return { requestId, userId, chatbotId, chatbotName, model, promptTokens, completionTokens, occurredAt, apiKeyId };
 }

@@ -50,6 +50,7 @@ export function startUsageRecordedWorker(deps: UsageRecordedWorkerDeps): Worker 
           promptTokens: event.promptTokens,
           completionTokens: event.completionTokens,
           occurredAt: event.occurredAt ? timestampDate(event.occurredAt) : undefined,
+          apiKeyId: event.apiKeyId,
         });
         const outcome = await batches.add(usage);
         if (outcome instanceof Error) throw outcome;

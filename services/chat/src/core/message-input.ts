@@ -9,6 +9,9 @@ export const MESSAGE_REQUIRED = 'Message is required';
 export const messageTooLong = (maxChars: number) => `Message is too long (maximum ${maxChars.toLocaleString('en-US')} characters)`;
 export const unknownModel = (model: string) => `Unknown model: ${model}`;
 export const MAX_VISITOR_FIELD_CHARS = 200;
+export const HISTORY_ROLE_INVALID = 'Each earlier message must have the role "user" or "assistant"';
+export const MAX_HISTORY_TURNS = 200;
+export const historyTooLong = `The conversation is too long (at most ${MAX_HISTORY_TURNS} earlier messages)`;
 export const visitorIdTooLong = `Visitor id is too long (maximum ${MAX_VISITOR_FIELD_CHARS} characters)`;
 export const visitorNameTooLong = `Visitor name is too long (maximum ${MAX_VISITOR_FIELD_CHARS} characters)`;
 
@@ -34,6 +37,10 @@ export interface RawMessageInput {
   visitorId?: string;
   visitorName?: string;
   proofOfWork?: string;
+  /** The developer API's key the message came through; absent or empty for a visitor. */
+  apiKeyId?: string;
+  /** The client's own history (the OpenAI-compatible call), oldest first. */
+  history?: readonly { role: string; content: string }[];
 }
 
 export interface MessageInput {
@@ -55,6 +62,10 @@ export interface MessageInput {
   visitorName: string | null;
   /** The solved proof-of-work challenge (proof-of-work.ts); empty when none was sent. */
   proofOfWork: string;
+  /** The developer API's key the message came through; null for a visitor of the public chat. */
+  apiKeyId: string | null;
+  /** The client's own history when it sent one (replacing the stored conversation's); null otherwise. */
+  clientHistory: { role: 'user' | 'assistant'; content: string }[] | null;
 }
 
 export interface MessageBounds {
@@ -137,5 +148,25 @@ export function parseMessageInput(raw: RawMessageInput, bounds: MessageBounds, i
     visitorId,
     visitorName,
     proofOfWork: raw.proofOfWork ?? '',
+    apiKeyId: bounded(raw.apiKeyId ?? '', 100),
+    clientHistory: parseClientHistory(raw.history, bounds),
   };
+}
+
+/**
+ * The client's earlier turns: user and assistant messages only, each within the message bound (the
+ * prompt's history budget then keeps the most recent). None given: null (the stored conversation's).
+ */
+export function parseClientHistory(
+  raw: RawMessageInput['history'],
+  bounds: MessageBounds,
+): { role: 'user' | 'assistant'; content: string }[] | null {
+  if (!raw || raw.length === 0) return null;
+  if (raw.length > MAX_HISTORY_TURNS) throw invalid(historyTooLong);
+  return raw.map(({ role, content }) => {
+    if (role !== 'user' && role !== 'assistant') throw invalid(HISTORY_ROLE_INVALID);
+    if (content.length > bounds.maxMessageChars && charCount(content) > bounds.maxMessageChars)
+      throw invalid(messageTooLong(bounds.maxMessageChars));
+    return { role, content };
+  });
 }

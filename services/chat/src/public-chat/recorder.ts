@@ -104,6 +104,7 @@ export function recorder(deps: RecorderDeps): Recorder {
             promptTokens: usage.promptTokens,
             completionTokens: usage.completionTokens,
             occurredAt: answeredAt,
+            apiKeyId: input.apiKeyId ?? '',
           }),
         );
       }

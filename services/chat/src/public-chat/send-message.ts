@@ -42,7 +42,7 @@ import { ConnectError } from '@connectrpc/connect';
 import type { PublicChatbot } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import type { Logger } from '@parley/common/logger.ts';
 import type { Admission } from '../core/admission.ts';
-import { buildPrompt } from './build-prompt.ts';
+import { buildPrompt, fitHistory } from './build-prompt.ts';
 import type { ChatbotContext, Passage, Sighting } from './chatbot-context.ts';
 import { citeSources, type CitedAnswer, type Source } from './citations.ts';
 import type { CreditGate } from './credit-hold.ts';
@@ -98,9 +98,10 @@ async function prepare(deps: PublicChatDeps, raw: RawMessageInput): Promise<Prep
   const input = parseMessageInput(raw, deps.bounds, deps.sessionIds);
   const sighting = await admit(deps, input);
   const { chatbot, knowledge, qaMatch } = await deps.chatbotContext.load(input, sighting);
-  checkSite(input.site, chatbot);
+  // A developer API key was checked by the gateway: the site and proof-of-work rules are a browser's.
+  if (!input.apiKeyId) checkSite(input.site, chatbot);
   const visitorLimits = visitorLimitsOf(chatbot);
-  if (visitorLimits.proofOfWork && input.newConversation) await redeemProof(deps, input.proofOfWork);
+  if (!input.apiKeyId && visitorLimits.proofOfWork && input.newConversation) await redeemProof(deps, input.proofOfWork);
   const model = qaMatch ? null : deps.model;
   const counted = await countToday(deps, { chatbotId: chatbot.id, clientIp: input.clientIp, day: utcDay(receivedAt), visitorLimits });
   if (qaMatch) return { kind: 'qa', requestId, input, chatbot, receivedAt, qa: qaMatch };
@@ -127,7 +128,9 @@ async function promptAndReserve(
   knowledge: Passage[],
   sighting: Sighting | null,
 ) {
-  const history = await deps.history.load(chatbot, input, sighting);
+  const history = input.clientHistory
+    ? fitHistory(input.clientHistory, deps.bounds.historyChars)
+    : await deps.history.load(chatbot, input, sighting);
   const { messages: prompt, passages } = buildPrompt({
     botName: chatbot.name,
     language: readLanguage(chatbot) ?? DEFAULT_LANGUAGE,
@@ -176,7 +179,9 @@ async function admit(deps: PublicChatDeps, input: MessageInput): Promise<Sightin
   const reads = known ? [deps.chatbotContext.revisionKey(known.id), deps.history.keptKey(known.id, input.sessionId)] : [];
   let values: (string | null)[];
   try {
-    values = await deps.admission.admit(input, reads);
+    // A developer API key counts as one visitor, whatever addresses its calls come from.
+    const visitor = input.apiKeyId ? { uniqueId: input.uniqueId, clientIp: `key:${input.apiKeyId}` } : input;
+    values = await deps.admission.admit(visitor, reads);
   } catch (err) {
     if (err instanceof ConnectError) throw err; // the visitor's limit
     deps.logger.warn({ err: (err as Error).message }, 'rate limit check failed');

@@ -24,6 +24,8 @@ export interface Usage {
   promptTokens: number;
   completionTokens: number;
   occurredAt: Date;
+  /** The developer API's key the message came through; '' for the public chat. */
+  apiKeyId?: string;
 }
 
 export interface Interaction {
@@ -55,6 +57,7 @@ export function usageRecordedEvent(usage: Usage) {
     promptTokens: BigInt(usage.promptTokens),
     completionTokens: BigInt(usage.completionTokens),
     occurredAt: timestampFromDate(usage.occurredAt),
+    apiKeyId: usage.apiKeyId ?? '',
   });
 }
 

@@ -290,6 +290,24 @@ export declare type SendMessageRequest = Message<"parley.chat.v1.SendMessageRequ
    * @generated from field: string proof_of_work = 11;
    */
   proofOfWork: string;
+
+  /**
+   * The developer API's key the message came through (docs/adr/0033-developer-api.md); empty for a
+   * visitor of the public chat. With a key, the gateway has already checked it: the chatbot's site and
+   * proof-of-work rules (a browser's) do not apply, its per-visitor rate limit counts per key, and
+   * the answer's cost is attributed to the key (UsageRecorded.api_key_id).
+   *
+   * @generated from field: string api_key_id = 12;
+   */
+  apiKeyId: string;
+
+  /**
+   * The conversation so far as the client holds it (the OpenAI-compatible call), oldest first; when
+   * given, the prompt's history is these turns (fitted to the history budget), not a stored one's.
+   *
+   * @generated from field: repeated parley.chat.v1.HistoryTurn history = 13;
+   */
+  history: HistoryTurn[];
 };
 
 /**
@@ -370,6 +388,24 @@ export declare type StreamMessageRequest = Message<"parley.chat.v1.StreamMessage
    * @generated from field: string proof_of_work = 11;
    */
   proofOfWork: string;
+
+  /**
+   * The developer API's key the message came through (docs/adr/0033-developer-api.md); empty for a
+   * visitor of the public chat. With a key, the gateway has already checked it: the chatbot's site and
+   * proof-of-work rules (a browser's) do not apply, its per-visitor rate limit counts per key, and
+   * the answer's cost is attributed to the key (UsageRecorded.api_key_id).
+   *
+   * @generated from field: string api_key_id = 12;
+   */
+  apiKeyId: string;
+
+  /**
+   * The conversation so far as the client holds it (the OpenAI-compatible call), oldest first; when
+   * given, the prompt's history is these turns (fitted to the history budget), not a stored one's.
+   *
+   * @generated from field: repeated parley.chat.v1.HistoryTurn history = 13;
+   */
+  history: HistoryTurn[];
 };
 
 /**
@@ -377,6 +413,31 @@ export declare type StreamMessageRequest = Message<"parley.chat.v1.StreamMessage
  * Use `create(StreamMessageRequestSchema)` to create a new message.
  */
 export declare const StreamMessageRequestSchema: GenMessage<StreamMessageRequest>;
+
+/**
+ * One earlier turn of a conversation the client holds.
+ *
+ * @generated from message parley.chat.v1.HistoryTurn
+ */
+export declare type HistoryTurn = Message<"parley.chat.v1.HistoryTurn"> & {
+  /**
+   * "user" or "assistant".
+   *
+   * @generated from field: string role = 1;
+   */
+  role: string;
+
+  /**
+   * @generated from field: string content = 2;
+   */
+  content: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.HistoryTurn.
+ * Use `create(HistoryTurnSchema)` to create a new message.
+ */
+export declare const HistoryTurnSchema: GenMessage<HistoryTurn>;
 
 /**
  * @generated from message parley.chat.v1.SendMessageResponse

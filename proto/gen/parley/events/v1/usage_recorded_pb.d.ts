@@ -61,6 +61,13 @@ export declare type UsageRecorded = Message<"parley.events.v1.UsageRecorded"> & 
    * @generated from field: google.protobuf.Timestamp occurred_at = 8;
    */
   occurredAt?: Timestamp | undefined;
+
+  /**
+   * The developer API's key the message came through; empty for the public chat.
+   *
+   * @generated from field: string api_key_id = 9;
+   */
+  apiKeyId: string;
 };
 
 /**

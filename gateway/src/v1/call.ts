@@ -1,0 +1,47 @@
+// What every developer API handler is given (router.ts checks it first): the request, the key, its
+// workspace, and the body and query as the route's schemas read them (routes.ts).
+import type { Request, Response } from 'express';
+import type { z } from 'zod';
+import type { Logger } from '@parley/common/logger.ts';
+import type { Redis } from '@parley/common/redis.ts';
+import type { Clients } from '../clients.ts';
+import type { ApiKeyCaller } from './keys.ts';
+import type { API_V1_ROUTES, ApiRouteKey } from './routes.ts';
+
+export const CHATBOT_NOT_FOUND = 'Chatbot not found';
+export const scopeMissing = (scope: string) => `This API key lacks the "${scope}" scope.`;
+
+export interface ApiV1Options {
+  clients: Clients;
+  logger: Logger;
+  redis: Redis;
+  prefix: string;
+  bodyLimit: string;
+  maxUploadBytes: number;
+  uploadTimeoutMs: number;
+  chatTimeoutMs: number;
+  publicUrl: string;
+  /** How long a key check is kept (API_KEY_CACHE_MS). */
+  keyCacheMs: number;
+  /** Calls a key may make per window (API_RATE_LIMIT), and the window (API_RATE_WINDOW_MS). */
+  rateLimit: number;
+  rateWindowMs: number;
+}
+
+type Infer<T> = T extends z.ZodType ? z.output<T> : undefined;
+
+/** What a handler gets: the checked request, the key, and the validated body and query. */
+export interface V1Call<K extends ApiRouteKey> {
+  req: Request;
+  res: Response;
+  key: ApiKeyCaller;
+  /** The key's workspace: what the services call the owner. */
+  ownerId: string;
+  body: Infer<(typeof API_V1_ROUTES)[K] extends { body: infer B } ? B : undefined>;
+  query: Infer<(typeof API_V1_ROUTES)[K] extends { query: infer Q } ? Q : undefined>;
+}
+
+export type On = <K extends ApiRouteKey>(key: K, handler: (call: V1Call<K>) => Promise<void>) => void;
+
+/** Whether the key may act on this chatbot (every chatbot when it names none). */
+export const keyReaches = (key: ApiKeyCaller, chatbotId: string) => key.chatbotIds.size === 0 || key.chatbotIds.has(chatbotId);

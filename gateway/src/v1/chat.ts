@@ -1,0 +1,188 @@
+// Chatting through the developer API: POST /chatbots/{id}/chat and the OpenAI-compatible pair. Both
+// go through the chat service's SendMessage and StreamMessage, the public chat's own path: the same
+// rate and day limits, credit holds and spend cap, the same recording and billing, with the key's id
+// carried along (the answer's cost is attributed to it) and the browser's rules (site, proof of work)
+// left out, the key standing for them. The chatbot's public id, which those calls take, is looked up
+// once per chatbot and kept (it never changes; a deleted chatbot is refused by the chat service).
+import { randomUUID } from 'node:crypto';
+import type { Response } from 'express';
+import { cache } from '@parley/common/cache.ts';
+import { clientIp } from '@parley/common/http.ts';
+import { Code, ConnectError, invalid, notFound } from '@parley/common/rpc-errors.ts';
+import type { SendMessageResponse } from '@parley/proto/parley/chat/v1/chat_pb.js';
+import type { Clients } from '../clients.ts';
+import { answerSources } from '../conversations.ts';
+import { clientGone, relayAnswer, sendEvent, type AnswerEvents } from '../rest/answer-stream.ts';
+import { keyReaches, type ApiV1Options, type On } from './call.ts';
+
+export const modelNotFound = (model: string) => `The model \`${model.slice(0, 100)}\` does not exist or this API key may not use it.`;
+export const NO_USER_MESSAGE = 'messages must end with a user message';
+export const TEXT_ONLY = 'Only text content is supported';
+export const ROLE_UNSUPPORTED = (role: string) => `Messages of the role "${role.slice(0, 40)}" are not supported`;
+
+/** The API's reply, as JSON and as the done event. */
+const chatReply = ({ message, sessionId, sources, messageId }: SendMessageResponse) => ({
+  message,
+  conversationId: sessionId,
+  sources: answerSources(sources),
+  messageId,
+});
+
+/** The public page's events, the conversation named as the API names it. */
+const API_EVENTS: AnswerEvents = {
+  delta: (res, delta) => sendEvent(res, 'delta', { delta }),
+  done: (res, reply) => sendEvent(res, 'done', chatReply(reply)),
+  error: (res, message) => sendEvent(res, 'error', { message }),
+};
+
+export function chatRoutes(on: On, opts: ApiV1Options): void {
+  const { clients } = opts;
+  const uniqueIds = publicIds(clients);
+
+  on('POST /api/v1/chatbots/:id/chat', async ({ req, res, key, ownerId, body }) => {
+    const uniqueId = await uniqueIds(ownerId, String(req.params.id));
+    const input = {
+      uniqueId,
+      sessionId: body.conversationId ?? '',
+      message: body.message,
+      model: '',
+      clientIp: clientIp(req),
+      userAgent: req.get('user-agent') ?? '',
+      visitorId: body.visitor?.id ?? '',
+      visitorName: body.visitor?.name ?? '',
+      apiKeyId: key.apiKeyId,
+    };
+    const signal = clientGone(res);
+    const callOptions = { timeoutMs: opts.chatTimeoutMs, signal };
+    if (!body.stream) {
+      res.json(chatReply(await clients.chat.sendMessage(input, callOptions)));
+      return;
+    }
+    await relayAnswer(res, clients.chat.streamMessage(input, callOptions), API_EVENTS, { signal, logger: opts.logger });
+  });
+
+  on('GET /api/v1/openai/models', async ({ res, key, ownerId }) => {
+    const { chatbots } = await clients.chatbot.listChatbots({ ownerId, includeKnowledgeBase: false });
+    res.json({
+      object: 'list',
+      data: chatbots
+        .filter((c) => keyReaches(key, c.id))
+        .map((c) => ({ id: c.id, object: 'model', created: Number(c.createdAt?.seconds ?? 0n), owned_by: 'parley' })),
+    });
+  });
+
+  on('POST /api/v1/openai/chat/completions', async ({ req, res, key, ownerId, body }) => {
+    const model = body.model;
+    if (!keyReaches(key, model)) throw notFound(modelNotFound(model));
+    const uniqueId = await uniqueIds(ownerId, model).catch((err: unknown) => {
+      // An id that is no chatbot's, in OpenAI's words (the SDK reads 404 as NotFoundError).
+      if (err instanceof ConnectError && (err.code === Code.NotFound || err.code === Code.InvalidArgument))
+        throw notFound(modelNotFound(model));
+      throw err;
+    });
+    const { message, history } = conversationOf(body.messages);
+    const input = {
+      uniqueId,
+      sessionId: '',
+      message,
+      model: '',
+      clientIp: clientIp(req),
+      userAgent: req.get('user-agent') ?? '',
+      visitorId: body.user ?? '',
+      apiKeyId: key.apiKeyId,
+      history,
+    };
+    const signal = clientGone(res);
+    const callOptions = { timeoutMs: opts.chatTimeoutMs, signal };
+    const id = `chatcmpl-${randomUUID()}`;
+    const created = Math.floor(Date.now() / 1000);
+    if (!body.stream) {
+      const reply = await clients.chat.sendMessage(input, callOptions);
+      res.json({
+        id,
+        object: 'chat.completion',
+        created,
+        model,
+        choices: [
+          { index: 0, message: { role: 'assistant', content: reply.message, refusal: null }, finish_reason: 'stop', logprobs: null },
+        ],
+        parley_sources: answerSources(reply.sources),
+        parley_message_id: reply.messageId,
+      });
+      return;
+    }
+    await relayAnswer(res, clients.chat.streamMessage(input, callOptions), openAIEvents(id, created, model), {
+      signal,
+      logger: opts.logger,
+    });
+  });
+}
+
+/**
+ * OpenAI's chunks (`data:` lines only, no event names): the role first, then the text, then an
+ * empty delta with finish_reason "stop" carrying the sources, then `data: [DONE]`. A failure midway
+ * is `data: {"error": {...}}`, which OpenAI's SDKs raise as an error.
+ */
+function openAIEvents(id: string, created: number, model: string): AnswerEvents {
+  let started = false;
+  const chunk = (res: Response, delta: Record<string, unknown>, extra: Record<string, unknown> = {}, finish: string | null = null) =>
+    res.write(
+      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }], ...extra })}\n\n`,
+    );
+  const start = (res: Response) => {
+    if (!started) chunk(res, { role: 'assistant', content: '' });
+    started = true;
+  };
+  return {
+    delta(res, text) {
+      start(res);
+      chunk(res, { content: text });
+    },
+    done(res, reply) {
+      start(res);
+      chunk(res, {}, { parley_sources: answerSources(reply.sources), parley_message_id: reply.messageId }, 'stop');
+      res.write('data: [DONE]\n\n');
+    },
+    error(res, message) {
+      res.write(`data: ${JSON.stringify({ error: { message, type: 'server_error', code: 'answer_failed' } })}\n\n`);
+    },
+  };
+}
+
+type OpenAIMessage = { role: string; content?: string | null | Array<{ type: string; text?: string }> };
+
+/** The last user message (the visitor's) and the user and assistant turns before it; system messages are the chatbot's own. */
+export function conversationOf(messages: OpenAIMessage[]): { message: string; history: { role: string; content: string }[] } {
+  const turns: { role: string; content: string }[] = [];
+  for (const m of messages) {
+    if (m.role === 'system' || m.role === 'developer') continue;
+    if (m.role !== 'user' && m.role !== 'assistant') throw invalid(ROLE_UNSUPPORTED(m.role));
+    const content = textOf(m.content);
+    if (content) turns.push({ role: m.role, content });
+  }
+  const last = turns.pop();
+  if (!last || last.role !== 'user') throw invalid(NO_USER_MESSAGE);
+  return { message: last.content, history: turns };
+}
+
+function textOf(content: OpenAIMessage['content']): string {
+  if (content === undefined || content === null) return '';
+  if (typeof content === 'string') return content;
+  return content
+    .map((part) => {
+      if (part.type !== 'text' || typeof part.text !== 'string') throw invalid(TEXT_ONLY);
+      return part.text;
+    })
+    .join('');
+}
+
+/** The public id of a chatbot of the workspace (404 for any other), kept once known. */
+function publicIds(clients: Clients) {
+  const known = cache<string, string>({ maxEntries: 10_000, maxAgeMs: 10 * 60_000 });
+  return (ownerId: string, chatbotId: string): Promise<string> =>
+    known.getOrLoad(`${ownerId}:${chatbotId}`, null, async () => {
+      const { chatbot } = await clients.chatbot.getChatbot({ ownerId, chatbotId });
+      if (!chatbot) throw notFound('Chatbot not found');
+      return chatbot.uniqueId;
+    });
+}

@@ -1,0 +1,63 @@
+// The developer API's key check (docs/adr/0033-developer-api.md): `Authorization: Bearer
+// parley_sk_...` answered by auth's AuthenticateApiKey, kept in a small in-process cache (ADR 14) for
+// a few seconds (API_KEY_CACHE_MS), so a revoked key stops working within them, and never past the
+// answer's expires_at (a key's expiry, or the end of a roll's overlap). Entries are keyed by the
+// secret's SHA-256, never the secret itself; a refused secret is not kept (each try asks auth).
+import { createHash } from 'node:crypto';
+import { timestampMs } from '@bufbuild/protobuf/wkt';
+import { cache } from '@parley/common/cache.ts';
+import { isApiScope, type ApiScope } from '@parley/common/api-scopes.ts';
+import { unauthenticated } from '@parley/common/rpc-errors.ts';
+import type { Clients } from '../clients.ts';
+
+export const NO_KEY_MESSAGE = 'An API key is required: send it as "Authorization: Bearer parley_sk_..."';
+
+/** A working key, as auth answered it. */
+export interface ApiKeyCaller {
+  workspaceId: string;
+  apiKeyId: string;
+  scopes: ReadonlySet<ApiScope>;
+  /** Empty: every chatbot of the workspace. */
+  chatbotIds: ReadonlySet<string>;
+  /** When the secret stops working by itself (ms since the epoch); Infinity: not before a roll or revocation. */
+  expiresAtMs: number;
+}
+
+export interface KeyChecker {
+  authenticate(secret: string | undefined): Promise<ApiKeyCaller>;
+}
+
+/** The shape of a secret (api-key-secret.ts in auth): anything else is refused without a call. */
+const SECRET = /^parley_sk_[A-Za-z0-9]{20,100}$/;
+
+export function keyChecker(clients: Clients, opts: { cacheMs: number; maxEntries?: number; now?: () => number }): KeyChecker {
+  const now = opts.now ?? Date.now;
+  const held = cache<string, ApiKeyCaller>({ maxEntries: opts.maxEntries ?? 10_000, maxAgeMs: opts.cacheMs, now });
+  const load = async (secret: string): Promise<ApiKeyCaller> => {
+    const res = await clients.apiKeys.authenticateApiKey({ secret });
+    return {
+      workspaceId: res.workspaceId,
+      apiKeyId: res.apiKeyId,
+      scopes: new Set(res.scopes.filter(isApiScope)),
+      chatbotIds: new Set(res.chatbotIds),
+      expiresAtMs: res.expiresAt ? timestampMs(res.expiresAt) : Infinity,
+    };
+  };
+  return {
+    async authenticate(secret) {
+      if (!secret) throw unauthenticated(NO_KEY_MESSAGE);
+      if (!SECRET.test(secret)) throw unauthenticated(INVALID_KEY_MESSAGE);
+      const id = createHash('sha256').update(secret).digest('hex');
+      const hit = held.get(id, null);
+      // Past its expiry an entry is never used: auth is asked again (and refuses).
+      if (hit && hit.expiresAtMs > now()) return hit;
+      if (hit) held.delete(id);
+      const key = await held.getOrLoad(id, null, () => load(secret), { keep: (k) => k.expiresAtMs > now() });
+      if (key.expiresAtMs <= now()) throw unauthenticated(INVALID_KEY_MESSAGE);
+      return key;
+    },
+  };
+}
+
+/** Auth's one message for every secret that does not work; the gateway's own for a malformed one. */
+export const INVALID_KEY_MESSAGE = 'Invalid API key';

@@ -1,0 +1,128 @@
+// The developer API's OpenAPI 3.1 document (GET /api/v1/openapi.json), built from routes.ts's table
+// and the zod schemas that validate the requests (schemas.ts), so it cannot drift from what the API
+// does. OpenAPI 3.1's schemas are JSON Schema 2020-12, which z.toJSONSchema writes; every schema
+// with an id is one component, referenced by the operations. Each operation names its scope (in its
+// description and as x-parley-scope).
+import { z } from 'zod';
+import { API_SCOPES } from '@parley/common/api-scopes.ts';
+import { API_V1_PREFIX, API_V1_ROUTES, type ApiRoute } from './routes.ts';
+import './schemas.ts';
+
+type Json = Record<string, unknown>;
+
+const ERRORS: Record<string, string> = {
+  400: 'The request is not valid (invalid_request)',
+  401: 'No key, or one that does not work: unknown, revoked, expired, or rolled past its overlap (unauthenticated)',
+  403: 'The key lacks the scope, or the plan does not allow it (forbidden)',
+  404: 'No such chatbot, entry or conversation for this key (not_found)',
+  429: 'The key made too many calls; see Retry-After (rate_limited), or a chatbot limit was reached',
+};
+
+const componentRef = (schema: z.ZodType): Json => {
+  const id = z.globalRegistry.get(schema)?.id;
+  if (!id) throw new Error('a schema of the developer API has no id');
+  return { $ref: `#/components/schemas/${id}` };
+};
+
+/** A field's schema without the keywords a component of its own would carry. */
+function inline(schema: z.ZodType): Json {
+  const { $schema: _s, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input' }) as Json;
+  return rest;
+}
+
+function operation(key: string, spec: ApiRoute): Json {
+  const path = key.split(' ')[1];
+  const parameters: Json[] = [...path.matchAll(/:(\w+)/g)].map(([, name]) => ({
+    name,
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+  }));
+  for (const [name, field] of Object.entries(spec.query?.shape ?? {})) {
+    const schema = field as z.ZodType;
+    parameters.push({ name, in: 'query', required: !schema.safeParse(undefined).success, schema: inline(schema) });
+  }
+  const responses: Json = {
+    [spec.status]: {
+      description: 'Success',
+      content: {
+        'application/json': { schema: componentRef(spec.response) },
+        ...(spec.streams ? { 'text/event-stream': { schema: { type: 'string' } } } : {}),
+      },
+    },
+  };
+  for (const [status, description] of Object.entries(ERRORS))
+    responses[status] = { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+  const [method] = key.split(' ');
+  return {
+    operationId: operationId(key),
+    summary: spec.summary,
+    description: `Scope: \`${spec.scope}\` (${API_SCOPES[spec.scope]})`,
+    'x-parley-scope': spec.scope,
+    tags: [tagOf(path)],
+    security: [{ apiKey: [] }],
+    ...(parameters.length ? { parameters } : {}),
+    ...(spec.body && method !== 'GET'
+      ? {
+          requestBody: {
+            required: true,
+            content: { [spec.multipart ? 'multipart/form-data' : 'application/json']: { schema: componentRef(spec.body) } },
+          },
+        }
+      : {}),
+    responses,
+  };
+}
+
+const tagOf = (path: string) => (path.includes('/openai/') ? 'OpenAI-compatible' : path.includes('/usage') ? 'Usage' : 'Chatbots');
+
+/** `POST /api/v1/chatbots/:id/knowledge/qa` → `postChatbotsIdKnowledgeQa`. */
+const operationId = (key: string) => {
+  const [method, path] = key.split(' ');
+  const words = path
+    .slice(API_V1_PREFIX.length)
+    .split(/[/:.]+/)
+    .filter(Boolean);
+  return method.toLowerCase() + words.map((w) => w[0].toUpperCase() + w.slice(1)).join('');
+};
+
+export function openApiDocument(publicUrl: string): Json {
+  const { schemas } = z.toJSONSchema(z.globalRegistry, {
+    target: 'draft-2020-12',
+    io: 'input',
+    uri: (id) => `#/components/schemas/${id}`,
+  }) as { schemas: Record<string, Json> };
+  const components: Record<string, Json> = {};
+  for (const [id, schema] of Object.entries(schemas)) {
+    const { $schema: _s, $id: _i, ...rest } = schema;
+    components[id] = rest;
+  }
+  const paths: Record<string, Json> = {};
+  for (const [key, spec] of Object.entries(API_V1_ROUTES) as [string, ApiRoute][]) {
+    const [method, path] = key.split(' ');
+    const templated = path.replace(/:(\w+)/g, '{$1}');
+    (paths[templated] ??= {})[method.toLowerCase()] = operation(key, spec);
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Parley developer API',
+      version: '1.0.0',
+      description:
+        'Chatbots, their knowledge, chat, conversations and usage of one workspace, with an API key (docs/api.md). Errors are `{ "error": { "code", "message" } }`.',
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Parley' },
+    },
+    servers: [{ url: new URL(API_V1_PREFIX, publicUrl).toString() }],
+    tags: [
+      { name: 'Chatbots', description: 'Chatbots, knowledge, chat and conversations.' },
+      { name: 'Usage', description: "The workspace's usage and cost." },
+      { name: 'OpenAI-compatible', description: "OpenAI's chat completions, a chatbot as the model." },
+    ],
+    security: [{ apiKey: [] }],
+    paths: Object.fromEntries(Object.entries(paths).map(([p, ops]) => [p.slice(API_V1_PREFIX.length), ops])),
+    components: {
+      schemas: components,
+      securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key: parley_sk_…' } },
+    },
+  };
+}

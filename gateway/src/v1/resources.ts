@@ -1,0 +1,237 @@
+// The developer API's chatbots, knowledge, conversations and usage: the same service calls and views
+// as the dashboard's REST paths (chatbots.ts, conversations.ts, usage.ts; the services own every rule
+// on the values), answered in the API's shapes (schemas.ts): `id` fields, lists as `{ data }`, pages
+// with `nextCursor`.
+import type { Chatbot as ChatbotMessage } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
+import type { Conversation as ConversationMessage } from '@parley/proto/parley/chat/v1/chat_pb.js';
+import { forbidden, invalid, notFound } from '@parley/common/rpc-errors.ts';
+import {
+  chatbotView,
+  embedSettingsChange,
+  knowledgeBaseView,
+  languageChange,
+  maxPagesField,
+  textEntryResultView,
+  textEntryView,
+  voiceChange,
+  type TextEntryView,
+} from '../chatbots.ts';
+import type { Clients } from '../clients.ts';
+import { conversationView } from '../conversations.ts';
+import { readKnowledgeUpload } from '../rest/knowledge-upload.ts';
+import { loadUsageReport, parseUsageQuery, restUsageReport } from '../usage.ts';
+import { keyReaches, type ApiV1Options, type On } from './call.ts';
+
+export const KEY_KEPT_TO_CHATBOTS = 'This API key is kept to some chatbots: it cannot create chatbots.';
+export const USAGE_NEEDS_CHATBOT = 'This API key is kept to some chatbots: give chatbotId, one of them.';
+export const CONVERSATION_NOT_FOUND = 'Conversation not found';
+export const CURSOR_INVALID = 'cursor is not valid: pass the nextCursor of the previous page';
+export const LIMIT_INVALID = 'limit must be a whole number from 1 to 100';
+
+const DEFAULT_PAGE = 20;
+const MAX_PAGE = 100;
+
+/** A chatbot as the API shows it: settings without the dashboard's appearance and visitor limits. */
+export function apiChatbot(message: ChatbotMessage | undefined) {
+  const { knowledgeBase: _kb, appearance: _a, limits: _l, ...rest } = chatbotView(message);
+  return rest;
+}
+
+/** The entry added last (the answer of an add that returns the whole knowledge base). */
+const newest = (entries: TextEntryView[]): TextEntryView =>
+  entries.reduce((a, b) => (b.createdAt > a.createdAt || (b.createdAt === a.createdAt && b.id > a.id) ? b : a));
+
+export function resourceRoutes(on: On, opts: ApiV1Options): void {
+  const { clients } = opts;
+
+  on('GET /api/v1/chatbots', async ({ res, key, ownerId }) => {
+    const { chatbots } = await clients.chatbot.listChatbots({ ownerId, includeKnowledgeBase: false });
+    res.json({ data: chatbots.filter((c) => keyReaches(key, c.id)).map(apiChatbot) });
+  });
+
+  on('POST /api/v1/chatbots', async ({ res, key, ownerId, body }) => {
+    if (key.chatbotIds.size > 0) throw forbidden(KEY_KEPT_TO_CHATBOTS);
+    const { chatbot } = await clients.chatbot.createChatbot({ ownerId, name: body.name });
+    res.status(201).json(apiChatbot(chatbot));
+  });
+
+  on('GET /api/v1/chatbots/:id', async ({ req, res, ownerId }) => {
+    const { chatbot } = await clients.chatbot.getChatbot({ ownerId, chatbotId: String(req.params.id) });
+    res.json(apiChatbot(chatbot));
+  });
+
+  on('PATCH /api/v1/chatbots/:id', async ({ req, res, ownerId, body }) => {
+    const changes = {
+      name: body.name,
+      isActive: body.isActive,
+      ...languageChange(body.language),
+      ...voiceChange({
+        instructions: body.instructions,
+        temperature: body.temperature,
+        welcomeMessage: body.welcomeMessage,
+        suggestedQuestions: body.suggestedQuestions,
+        noAnswerMessage: body.noAnswerMessage,
+      }),
+      ...embedSettingsChange({ allowedDomains: body.allowedDomains, standalonePage: body.standalonePage }),
+    };
+    const { chatbot } = await clients.chatbot.updateChatbot({ ownerId, chatbotId: String(req.params.id), ...changes });
+    res.json(apiChatbot(chatbot));
+  });
+
+  on('DELETE /api/v1/chatbots/:id', async ({ req, res, ownerId }) => {
+    const chatbotId = String(req.params.id);
+    await clients.chatbot.deleteChatbot({ ownerId, chatbotId });
+    res.json({ id: chatbotId, deleted: true });
+  });
+
+  on('GET /api/v1/chatbots/:id/knowledge', async ({ req, res, ownerId }) => {
+    const { chatbot } = await clients.chatbot.getChatbot({ ownerId, chatbotId: String(req.params.id) });
+    res.json({ data: knowledgeBaseView(chatbot?.knowledgeBase).textEntries });
+  });
+
+  on('POST /api/v1/chatbots/:id/knowledge/text', async ({ req, res, ownerId, body }) => {
+    const { knowledgeBase } = await clients.chatbot.addTextEntry({ ownerId, chatbotId: String(req.params.id), text: body.text });
+    res.status(201).json({ entry: newest(knowledgeBaseView(knowledgeBase).textEntries) });
+  });
+
+  on('POST /api/v1/chatbots/:id/knowledge/files', async ({ req, res, ownerId }) => {
+    const file = await readKnowledgeUpload(req, opts.maxUploadBytes);
+    const added = await clients.chatbot.addFileEntry(
+      { ownerId, chatbotId: String(req.params.id), fileName: file.name, content: file.content },
+      { timeoutMs: opts.uploadTimeoutMs },
+    );
+    res.status(202).json({ entry: textEntryResultView(added).entry });
+  });
+
+  on('POST /api/v1/chatbots/:id/knowledge/urls', async ({ req, res, ownerId, body }) => {
+    const added = await clients.chatbot.addUrlEntry({
+      ownerId,
+      chatbotId: String(req.params.id),
+      url: body.url,
+      crawl: body.crawl ?? false,
+      maxPages: maxPagesField(body.maxPages),
+    });
+    res.status(202).json({ entry: textEntryView(added.entry) });
+  });
+
+  on('POST /api/v1/chatbots/:id/knowledge/qa', async ({ req, res, ownerId, body }) => {
+    const added = await clients.chatbot.addQaEntry({
+      ownerId,
+      chatbotId: String(req.params.id),
+      question: body.question,
+      answer: body.answer,
+    });
+    res.status(201).json({ entry: textEntryView(added.entry) });
+  });
+
+  on('DELETE /api/v1/chatbots/:id/knowledge/:entryId', async ({ req, res, ownerId }) => {
+    const entryId = String(req.params.entryId);
+    await clients.chatbot.deleteTextEntry({ ownerId, chatbotId: String(req.params.id), entryId });
+    res.json({ id: entryId, deleted: true });
+  });
+
+  on('GET /api/v1/chatbots/:id/conversations', async ({ req, res, ownerId, query }) => {
+    const limit = pageLimit(query.limit);
+    const after = query.cursor === undefined ? null : readCursor(query.cursor);
+    const { conversations } = await clients.chat.listConversations({ ownerId, chatbotId: String(req.params.id) });
+    // Newest first by when each began, then id: a conversation begun while paging comes first and
+    // never shifts the pages after it; one that gets new messages keeps its place.
+    const ordered = conversations.map(conversationItem).sort((a, b) => compare(b.key, a.key));
+    const rest = after ? ordered.filter((c) => compare(c.key, after) < 0) : ordered;
+    const page = rest.slice(0, limit);
+    res.json({ data: page.map((c) => c.view), nextCursor: rest.length > limit ? writeCursor(page[page.length - 1].key) : null });
+  });
+
+  on('GET /api/v1/chatbots/:id/conversations/:conversationId', async ({ req, res, ownerId }) => {
+    const found = await findConversation(clients, ownerId, String(req.params.id), String(req.params.conversationId));
+    res.json(conversationItem(found).view);
+  });
+
+  on('GET /api/v1/chatbots/:id/conversations/:conversationId/messages', async ({ req, res, ownerId, query }) => {
+    const limit = pageLimit(query.limit);
+    const chatbotId = String(req.params.id);
+    // Messages are only ever appended, oldest first: the cursor is how many were read.
+    const offset = query.cursor === undefined ? 0 : readOffset(query.cursor);
+    const found = await findConversation(clients, ownerId, chatbotId, String(req.params.conversationId));
+    const { conversation } = await clients.chat.getConversation({ ownerId, chatbotId, conversationId: found.id });
+    const messages = conversationView(conversation).messages;
+    const page = messages.slice(offset, offset + limit);
+    res.json({
+      data: page.map((m, i) => ({
+        id: m.id ?? `${found.sessionId}:${offset + i}`,
+        role: m.role,
+        content: m.content,
+        createdAt: m.timestamp,
+        rating: m.rating,
+        sources: m.sources,
+      })),
+      nextCursor: messages.length > offset + limit ? writeOffset(offset + limit) : null,
+    });
+  });
+
+  on('GET /api/v1/usage', async ({ res, key, ownerId, query }) => {
+    if (key.chatbotIds.size > 0) {
+      if (!query.chatbotId) throw forbidden(USAGE_NEEDS_CHATBOT);
+      if (!keyReaches(key, query.chatbotId)) throw notFound('Chatbot not found');
+    }
+    const report = restUsageReport(await loadUsageReport(clients, ownerId, parseUsageQuery(query)));
+    res.json({
+      totalCost: report.overallUsage.totalCost,
+      totalTokens: report.overallUsage.totalTokens,
+      totalRequests: report.overallUsage.totalRequests,
+      daily: report.dailyUsage,
+      chatbots: report.usageByChatbot,
+    });
+  });
+}
+
+/** A conversation by the id the API gives it (the one POST /chat continues). */
+async function findConversation(clients: Clients, ownerId: string, chatbotId: string, id: string): Promise<ConversationMessage> {
+  const { conversations } = await clients.chat.listConversations({ ownerId, chatbotId });
+  const found = conversations.find((c) => c.sessionId === id);
+  if (!found) throw notFound(CONVERSATION_NOT_FOUND);
+  return found;
+}
+
+type CursorKey = [createdAt: string, id: string];
+const compare = (a: CursorKey, b: CursorKey) => (a[0] === b[0] ? (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0) : a[0] < b[0] ? -1 : 1);
+
+function conversationItem(c: ConversationMessage) {
+  const v = conversationView(c);
+  return {
+    key: [v.createdAt, v.sessionId] as CursorKey,
+    view: {
+      id: v.sessionId,
+      createdAt: v.createdAt,
+      updatedAt: v.updatedAt,
+      visitorId: v.visitorId,
+      visitorName: v.visitorName,
+      messageCount: v.messageCount,
+    },
+  };
+}
+
+function pageLimit(raw: string | undefined): number {
+  if (raw === undefined) return DEFAULT_PAGE;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_PAGE) throw invalid(LIMIT_INVALID);
+  return n;
+}
+
+const writeCursor = (key: CursorKey) => Buffer.from(JSON.stringify(key)).toString('base64url');
+function readCursor(raw: string): CursorKey {
+  try {
+    const key: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+    if (Array.isArray(key) && key.length === 2 && key.every((p) => typeof p === 'string')) return key as CursorKey;
+  } catch {
+    // refused below
+  }
+  throw invalid(CURSOR_INVALID);
+}
+
+const writeOffset = (offset: number) => Buffer.from(`m${offset}`).toString('base64url');
+function readOffset(raw: string): number {
+  const match = /^m(\d{1,9})$/.exec(Buffer.from(raw, 'base64url').toString('utf8'));
+  if (!match) throw invalid(CURSOR_INVALID);
+  return Number(match[1]);
+}

@@ -1,0 +1,91 @@
+// The developer API under /api/v1 (docs/api.md, docs/adr/0033-developer-api.md). Each route of
+// routes.ts's table is registered here with the same steps before its handler: the key (keys.ts,
+// 401), the key's rate limit (rate-limit.ts, 429; headers on every answer past the key check), the
+// route's scope (403), the chatbot the path names among the key's (404 for another), the role header
+// of the route's permission on every service call, and the body and query validated by the route's
+// schemas (400). Errors are `{ error: { code, message } }`; every answer carries X-Request-Id (app.ts).
+import express, { Router, type ErrorRequestHandler, type Request, type Response } from 'express';
+import type { z } from 'zod';
+import { setCurrentRole } from '@parley/common/context.ts';
+import { PERMISSIONS } from '@parley/common/roles.ts';
+import { forbidden, invalid, notFound } from '@parley/common/rpc-errors.ts';
+import { bearerToken } from '../bearer.ts';
+import { bodyParserError, mapError, type GraphQLErrorCode } from '../errors.ts';
+import { cleanPath, noStore } from '../rest/api.ts';
+import { chatRoutes } from './chat.ts';
+import { CHATBOT_NOT_FOUND, keyReaches, scopeMissing, type ApiV1Options, type On, type V1Call } from './call.ts';
+import { keyChecker } from './keys.ts';
+import { openApiDocument } from './openapi.ts';
+import { keyRateLimiter } from './rate-limit.ts';
+import { resourceRoutes } from './resources.ts';
+import { API_V1_PREFIX, API_V1_ROUTES, type ApiRoute } from './routes.ts';
+
+export function apiV1Router(opts: ApiV1Options): Router {
+  const router = Router();
+  const keys = keyChecker(opts.clients, { cacheMs: opts.keyCacheMs });
+  const limiter = keyRateLimiter(opts.redis, { prefix: opts.prefix, limit: opts.rateLimit, windowMs: opts.rateWindowMs });
+  const document = openApiDocument(opts.publicUrl);
+  router.use(noStore, cleanPath);
+  router.get('/openapi.json', (_req, res) => {
+    res.json(document);
+  });
+  router.use(express.json({ limit: opts.bodyLimit }));
+
+  const on: On = (key, handler) => {
+    const [method, path] = key.split(' ') as [string, string];
+    const spec: ApiRoute = API_V1_ROUTES[key];
+    const register = router[method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete'].bind(router);
+    register(path.slice(API_V1_PREFIX.length), async (req: Request, res: Response) => {
+      const caller = await keys.authenticate(bearerToken(req));
+      await limiter.admit(caller.apiKeyId, res);
+      if (!caller.scopes.has(spec.scope)) throw forbidden(scopeMissing(spec.scope));
+      if (spec.chatbot && !keyReaches(caller, String(req.params.id))) throw notFound(CHATBOT_NOT_FOUND);
+      // The services check the lowest role that holds the route's permission, as they would a member's.
+      setCurrentRole(PERMISSIONS[spec.permission]);
+      const body = spec.body && !spec.multipart ? validate(spec.body, req.body ?? {}) : undefined;
+      const query = spec.query ? validate(spec.query, req.query) : undefined;
+      await handler({ req, res, key: caller, ownerId: caller.workspaceId, body, query } as V1Call<typeof key>);
+    });
+  };
+  resourceRoutes(on, opts);
+  chatRoutes(on, opts);
+
+  router.use((_req, res) => {
+    res.status(404).json({ error: { code: 'not_found', message: 'Not found' } });
+  });
+  const onError: ErrorRequestHandler = (err, _req, res, _next) => {
+    const parsed = bodyParserError(err);
+    if (parsed) {
+      res.status(parsed.status).json({ error: { code: BODY_CODES[parsed.status] ?? 'invalid_request', message: parsed.body.message } });
+      return;
+    }
+    const { status, code, message } = mapError(err, opts.logger);
+    if (res.headersSent) return void res.end();
+    res.status(status).json({ error: { code: CODES[code], message } });
+  };
+  router.use(onError);
+  return router;
+}
+
+/** The API's error codes, from the gateway's (errors.ts): stable, documented in docs/api.md. */
+const CODES: Record<GraphQLErrorCode, string> = {
+  BAD_USER_INPUT: 'invalid_request',
+  UNAUTHENTICATED: 'unauthenticated',
+  FORBIDDEN: 'forbidden',
+  NOT_FOUND: 'not_found',
+  CONFLICT: 'conflict',
+  LIMIT_REACHED: 'limit_reached',
+  TOO_MANY_REQUESTS: 'rate_limited',
+  SERVICE_UNAVAILABLE: 'unavailable',
+  INTERNAL_SERVER_ERROR: 'internal_error',
+};
+const BODY_CODES: Record<number, string> = { 413: 'payload_too_large', 415: 'unsupported_media_type' };
+
+/** The value, as the schema reads it; the first problem as a 400 naming its field. */
+function validate<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const where = issue.path.length ? `${issue.path.join('.')}: ` : '';
+  throw invalid(`${where}${issue.message}`);
+}

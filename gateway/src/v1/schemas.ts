@@ -1,0 +1,221 @@
+// The developer API's request and answer shapes (docs/api.md), as zod schemas: the same schemas
+// validate each request (routes.ts names them per route) and become the OpenAPI document
+// (openapi.ts), so the two cannot drift. Like the rest of the gateway, they check JSON types and
+// clean text only; every rule on the values (lengths, formats, limits) stays the services'.
+import { z } from 'zod';
+import { isCleanText } from '../rest/input.ts';
+import { CONTROL_CHARACTERS } from '../rest/input.ts';
+
+/** Text the services may store: no control characters, no lone surrogates (rest/input.ts). */
+const text = () => z.string().refine(isCleanText, CONTROL_CHARACTERS);
+
+export const ErrorBody = z
+  .object({
+    error: z.object({
+      code: z.string().meta({ description: 'Stable, machine-readable: see the list in the description of the API.' }),
+      message: z.string().meta({ description: 'For people; may change.' }),
+    }),
+  })
+  .meta({ id: 'Error', examples: [{ error: { code: 'not_found', message: 'Chatbot not found' } }] });
+
+export const Source = z
+  .object({ entryId: z.string(), title: z.string(), url: z.string().optional() })
+  .meta({ id: 'Source', description: 'A knowledge entry an answer cites; url for a web page only.' });
+
+export const TextEntry = z
+  .object({
+    id: z.string(),
+    title: z.string(),
+    content: z.string(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    source: z.object({ type: z.string(), name: z.string().optional(), url: z.string().optional() }),
+    status: z.string().meta({ description: 'ready, processing or failed.' }),
+    error: z.string().nullable(),
+    question: z.string().nullable(),
+    autoSync: z.boolean(),
+    lastSyncedAt: z.string().nullable(),
+    lastSyncChanged: z.boolean().nullable(),
+  })
+  .meta({ id: 'KnowledgeEntry' });
+
+export const Chatbot = z
+  .object({
+    id: z.string(),
+    uniqueId: z.string(),
+    name: z.string(),
+    profilePicture: z.string().nullable(),
+    isActive: z.boolean(),
+    language: z.string(),
+    interactions: z.number(),
+    lastInteraction: z.string().nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    instructions: z.string(),
+    temperature: z.number().nullable(),
+    welcomeMessage: z.string(),
+    suggestedQuestions: z.array(z.string()),
+    noAnswerMessage: z.string(),
+    allowedDomains: z.array(z.string()),
+    standalonePage: z.boolean(),
+  })
+  .meta({ id: 'Chatbot' });
+
+export const ChatbotList = z.object({ data: z.array(Chatbot) }).meta({ id: 'ChatbotList' });
+
+export const CreateChatbot = z.object({ name: text() }).meta({ id: 'CreateChatbot', examples: [{ name: 'Support' }] });
+
+export const UpdateChatbot = z
+  .object({
+    name: text().optional(),
+    isActive: z.boolean().optional(),
+    language: text().optional(),
+    instructions: text().optional(),
+    temperature: z.number().nullable().optional(),
+    welcomeMessage: text().optional(),
+    suggestedQuestions: z.array(text()).optional(),
+    noAnswerMessage: text().optional(),
+    allowedDomains: z.array(text()).optional(),
+    standalonePage: z.boolean().optional(),
+  })
+  .meta({ id: 'UpdateChatbot', description: 'Only the fields given change.', examples: [{ welcomeMessage: 'Hi! Ask me anything.' }] });
+
+export const Deleted = z.object({ id: z.string(), deleted: z.literal(true) }).meta({ id: 'Deleted' });
+
+export const EntryList = z.object({ data: z.array(TextEntry) }).meta({ id: 'KnowledgeEntryList' });
+export const EntryResult = z.object({ entry: TextEntry }).meta({ id: 'KnowledgeEntryResult' });
+
+export const AddText = z.object({ text: text() }).meta({ id: 'AddTextEntry', examples: [{ text: 'We are open from nine to five.' }] });
+export const AddUrl = z
+  .object({ url: text(), crawl: z.boolean().optional(), maxPages: z.number().int().optional() })
+  .meta({ id: 'AddUrlEntry', examples: [{ url: 'https://example.com/faq', crawl: false }] });
+export const AddQa = z
+  .object({ question: text(), answer: text() })
+  .meta({ id: 'AddQaEntry', examples: [{ question: 'When do you open?', answer: 'At nine.' }] });
+export const AddFile = z
+  .object({ file: z.string().meta({ format: 'binary', description: 'PDF, DOCX, TXT or Markdown.' }) })
+  .meta({ id: 'AddFileEntry', description: 'multipart/form-data with one file field.' });
+
+export const Visitor = z
+  .object({ id: text().optional(), name: text().optional(), email: text().optional() })
+  .meta({ id: 'Visitor', description: 'Who your user is, kept with a new conversation (the email is accepted but not stored yet).' });
+
+export const ChatRequest = z
+  .object({
+    message: text(),
+    conversationId: text().optional().meta({ description: 'Continue this conversation; absent: a new one.' }),
+    stream: z.boolean().optional().meta({ description: 'Answer as server-sent events (delta, then done).' }),
+    visitor: Visitor.optional(),
+  })
+  .meta({ id: 'ChatRequest', examples: [{ message: 'When do you open?', visitor: { id: 'user-42', name: 'Ada' } }] });
+
+export const ChatReply = z
+  .object({ message: z.string(), conversationId: z.string(), messageId: z.string(), sources: z.array(Source) })
+  .meta({
+    id: 'ChatReply',
+    examples: [{ message: 'We open at nine [1].', conversationId: 'c_…', messageId: '9b1…', sources: [{ entryId: 'e1', title: 'Hours' }] }],
+  });
+
+export const Message = z
+  .object({
+    id: z.string(),
+    role: z.string().meta({ description: 'user or assistant.' }),
+    content: z.string(),
+    createdAt: z.string().nullable(),
+    rating: z.string().nullable(),
+    sources: z.array(Source),
+  })
+  .meta({ id: 'Message' });
+
+export const Conversation = z
+  .object({
+    id: z.string().meta({ description: 'What POST /chat takes as conversationId to continue it.' }),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    visitorId: z.string().nullable(),
+    visitorName: z.string().nullable(),
+    messageCount: z.number(),
+  })
+  .meta({ id: 'Conversation' });
+
+const page = <T extends z.ZodType>(item: T, id: string) =>
+  z
+    .object({
+      data: z.array(item),
+      nextCursor: z.string().nullable().meta({ description: 'Pass as cursor for the next page; null on the last page.' }),
+    })
+    .meta({ id });
+export const ConversationPage = page(Conversation, 'ConversationPage');
+export const MessagePage = page(Message, 'MessagePage');
+
+export const PageQuery = z.object({
+  limit: z
+    .string()
+    .regex(/^\d{1,3}$/, 'limit must be a whole number from 1 to 100')
+    .optional()
+    .meta({ description: '1 to 100; 20 when absent.' }),
+  cursor: z.string().max(500).optional().meta({ description: 'The nextCursor of the previous page.' }),
+});
+
+export const UsageQuery = z.object({
+  startDate: z.string().meta({ description: 'ISO 8601 date (UTC), first day.' }),
+  endDate: z.string().meta({ description: 'ISO 8601 date (UTC), last day.' }),
+  chatbotId: z.string().optional().meta({ description: 'Only this chatbot (required for a key restricted to chatbots).' }),
+});
+
+export const Usage = z
+  .object({
+    totalCost: z.number(),
+    totalTokens: z.number(),
+    totalRequests: z.number(),
+    daily: z.array(z.object({ date: z.string(), totalCost: z.number(), totalTokens: z.number(), requests: z.number() })),
+    chatbots: z.array(z.object({ chatbotId: z.string(), name: z.string().nullable(), totalCost: z.number(), requests: z.number() })),
+  })
+  .meta({ id: 'Usage' });
+
+// The OpenAI-compatible pair (https://platform.openai.com/docs/api-reference/chat): what Parley reads of it.
+const ContentPart = z.object({ type: z.string(), text: z.string().optional() }).loose();
+export const OpenAIMessage = z
+  .object({ role: z.string(), content: z.union([z.string(), z.array(ContentPart), z.null()]).optional() })
+  .loose();
+export const OpenAIChatRequest = z
+  .object({
+    model: z.string().meta({ description: "A chatbot's id (GET /openai/models lists them)." }),
+    messages: z.array(OpenAIMessage).min(1, 'messages must hold at least one message'),
+    stream: z.boolean().nullable().optional(),
+    user: z.string().optional(),
+  })
+  .loose()
+  .meta({
+    id: 'OpenAIChatCompletionRequest',
+    description:
+      "The last user message is the visitor's; earlier user and assistant turns are the history; system messages are ignored (the chatbot has its own instructions). Other fields are accepted and ignored.",
+    examples: [{ model: '3f0c…', messages: [{ role: 'user', content: 'When do you open?' }] }],
+  });
+
+export const OpenAIChatCompletion = z
+  .object({
+    id: z.string(),
+    object: z.literal('chat.completion'),
+    created: z.number(),
+    model: z.string(),
+    choices: z.array(
+      z.object({
+        index: z.number(),
+        message: z.object({ role: z.literal('assistant'), content: z.string(), refusal: z.null() }),
+        finish_reason: z.literal('stop'),
+        logprobs: z.null(),
+      }),
+    ),
+    parley_sources: z.array(Source).meta({ description: 'What the answer cites (ignored by OpenAI clients).' }),
+  })
+  .meta({ id: 'OpenAIChatCompletion' });
+
+export const OpenAIModels = z
+  .object({
+    object: z.literal('list'),
+    data: z.array(z.object({ id: z.string(), object: z.literal('model'), created: z.number(), owned_by: z.string() })),
+  })
+  .meta({ id: 'OpenAIModelList' });
+
+export const NoQuery = z.object({});
