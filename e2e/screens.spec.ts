@@ -208,7 +208,10 @@ test('the Developers page, its dialogs and the API reference, wide and on a phon
   await expect(page.getByText('Loading the API reference…')).toHaveCount(0, { timeout: 30_000 });
   await expectScreen(page, 'API reference — Parley');
   expect(await overflow(), 'horizontal overflow on /developers/api').toBeLessThanOrEqual(0);
-  await screenshot(page, 'screens-api-reference-phone');
+  // The rendered reference is many screens long: its first screen is kept.
+  await screenshot(page, 'screens-api-reference-phone', { fullPage: false });
   await page.setViewportSize({ width: 1280, height: 800 });
-  await screenshot(page, 'screens-api-reference');
+  await screenshot(page, 'screens-api-reference', { fullPage: false });
+  await page.mouse.wheel(0, 1400);
+  await screenshot(page, 'screens-api-reference-operation', { fullPage: false });
 });
