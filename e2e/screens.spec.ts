@@ -201,6 +201,11 @@ test('the Developers page, its dialogs and the API reference, wide and on a phon
   await expect(page.getByRole('dialog', { name: 'Create API key' })).toBeVisible();
   expect(await overflow(), 'horizontal overflow of the create dialog').toBeLessThanOrEqual(0);
   await screenshot(page, 'screens-developers-create-phone');
+  await page.keyboard.press('Escape');
+  await page.getByRole('button', { name: 'Roll CI deploys' }).click();
+  await expect(page.getByRole('dialog', { name: 'Roll “CI deploys”' })).toBeVisible();
+  expect(await overflow(), 'horizontal overflow of the roll dialog').toBeLessThanOrEqual(0);
+  await screenshot(page, 'screens-developers-roll-phone', { fullPage: false });
 
   // The reference renders the API's OpenAPI document, or says plainly that it is not there.
   await page.goto('/developers/api');
