@@ -252,6 +252,40 @@ describe('answers', () => {
   });
 });
 
+describe('hostile input', () => {
+  it('answers bad ids, bodies and queries on every route with a 4xx or a success, never a 5xx', async () => {
+    const bodies = [
+      '{',
+      '[]',
+      'null',
+      '"text"',
+      JSON.stringify({ message: { a: 1 }, name: 5, model: [], messages: 'x', text: 'a\u0000b', url: 7, visitor: 'me', stream: 'yes' }),
+    ];
+    const failures: string[] = [];
+    for (const [key] of ROUTES) {
+      const [method, template] = key.split(' ');
+      // The chatbot the later tests chat with is never deleted here.
+      const ids = key === 'DELETE /api/v1/chatbots/:id' ? [] : [bot];
+      for (const id of [...ids, 'not-a-uuid', 'x'.repeat(3000), '..%2F..%2Fetc']) {
+        const path = template.slice('/api/v1'.length).replace(/:[a-zA-Z]+/g, id.includes('%') ? id : encodeURIComponent(id));
+        const sends =
+          method === 'GET' || method === 'DELETE'
+            ? [{ query: '?limit=-1&cursor=%00&startDate=2026-13-45&endDate[a]=1' }]
+            : bodies.map((rawBody) => ({ rawBody }));
+        for (const send of sends) {
+          const res = await v1(stack, path + ('query' in send ? send.query : ''), full, {
+            method,
+            rawBody: 'rawBody' in send ? send.rawBody : undefined,
+          });
+          if (res.status >= 500 || (typeof res.body?.error?.code !== 'string' && res.status >= 400))
+            failures.push(`${res.status} ${key} ${id.slice(0, 20)}`);
+        }
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+});
+
 describe('the key check', () => {
   it('keeps a working key a few seconds, stops using it then, and never past its expiry', async () => {
     let now = 1_000_000;

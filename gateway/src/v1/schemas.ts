@@ -37,7 +37,7 @@ export const TextEntry = z
     lastSyncedAt: z.string().nullable(),
     lastSyncChanged: z.boolean().nullable(),
   })
-  .meta({ id: 'KnowledgeEntry' });
+  .meta({ id: 'TextEntry' });
 
 export const Chatbot = z
   .object({
@@ -82,8 +82,8 @@ export const UpdateChatbot = z
 
 export const Deleted = z.object({ id: z.string(), deleted: z.literal(true) }).meta({ id: 'Deleted' });
 
-export const EntryList = z.object({ data: z.array(TextEntry) }).meta({ id: 'KnowledgeEntryList' });
-export const EntryResult = z.object({ entry: TextEntry }).meta({ id: 'KnowledgeEntryResult' });
+export const EntryList = z.object({ data: z.array(TextEntry) }).meta({ id: 'TextEntryList' });
+export const EntryResult = z.object({ entry: TextEntry }).meta({ id: 'TextEntryAdded' });
 
 export const AddText = z.object({ text: text() }).meta({ id: 'AddTextEntry', examples: [{ text: 'We are open from nine to five.' }] });
 export const AddUrl = z

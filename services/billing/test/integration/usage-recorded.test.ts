@@ -113,6 +113,13 @@ describe('one UsageRecorded event', () => {
     expect(ledger).toHaveLength(2);
   });
 
+  it('names the developer API key an answer was asked through on its usage record, and none for the public chat', async () => {
+    const viaKey = await recordUsage(deps(), { ...input('req-key', 'owner-key'), apiKeyId: 'key-42' });
+    expect(viaKey.usageRecord.apiKeyId).toBe('key-42');
+    const visitor = await recordUsage(deps(), input('req-no-key', 'owner-key'));
+    expect(visitor.usageRecord.apiKeyId).toBeNull();
+  });
+
   it('keeps the smallest amounts exact (one token) on an existing account', async () => {
     await openAccount(deps(), 'owner-tiny');
     await recordUsage(deps(), input('req-tiny-1', 'owner-tiny', 1, 0));

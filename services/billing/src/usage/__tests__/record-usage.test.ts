@@ -35,7 +35,13 @@ describe('parseUsage', () => {
       promptTokens: 1000,
       completionTokens: 500,
       occurredAt: valid.occurredAt,
+      apiKeyId: null,
     });
+  });
+
+  it('keeps the developer API key an answer was asked through; none for the public chat', () => {
+    expect(parseUsage({ ...valid, apiKeyId: 'key-1' }).apiKeyId).toBe('key-1');
+    expect(parseUsage({ ...valid, apiKeyId: '' }).apiKeyId).toBeNull();
   });
 
   it('accepts zero and the largest token counts', () => {

@@ -1,6 +1,16 @@
 import { Code, ConnectError } from '@connectrpc/connect';
 import { describe, expect, it } from 'vitest';
-import { charCount, parseMessage, parseMessageInput, parseModel, parseSessionId } from '../message-input.ts';
+import {
+  charCount,
+  HISTORY_ROLE_INVALID,
+  historyTooLong,
+  MAX_HISTORY_TURNS,
+  parseClientHistory,
+  parseMessage,
+  parseMessageInput,
+  parseModel,
+  parseSessionId,
+} from '../message-input.ts';
 import { sessionIds } from '../session-id.ts';
 
 const bounds = { maxMessageChars: 4000 };
@@ -100,5 +110,30 @@ describe('parseMessageInput', () => {
     expect(input.clientIp).toBeNull();
     expect(input.userAgent).toHaveLength(512);
     expect(input.userAgent!.startsWith('Agentxxx')).toBe(true);
+  });
+});
+
+describe("parseClientHistory (the developer API's OpenAI-compatible call)", () => {
+  it('is null when none is given, so the stored conversation is the history', () => {
+    expect(parseClientHistory(undefined, bounds)).toBeNull();
+    expect(parseClientHistory([], bounds)).toBeNull();
+  });
+
+  it('keeps user and assistant turns in their order', () => {
+    const turns = [
+      { role: 'user', content: 'Hi' },
+      { role: 'assistant', content: 'Hello!' },
+    ];
+    expect(parseClientHistory(turns, bounds)).toEqual(turns);
+  });
+
+  it('refuses other roles, a turn over the message bound, and too many turns', () => {
+    expect(failure(() => parseClientHistory([{ role: 'system', content: 'x' }], bounds))).toEqual({
+      code: Code.InvalidArgument,
+      message: HISTORY_ROLE_INVALID,
+    });
+    expect(failure(() => parseClientHistory([{ role: 'user', content: 'a'.repeat(4001) }], bounds)).code).toBe(Code.InvalidArgument);
+    const many = Array.from({ length: MAX_HISTORY_TURNS + 1 }, () => ({ role: 'user', content: 'x' }));
+    expect(failure(() => parseClientHistory(many, bounds)).message).toBe(historyTooLong);
   });
 });

@@ -268,6 +268,22 @@ describe('where the chatbot may run', () => {
   });
 });
 
+describe('a message through the developer API (a key the gateway checked)', () => {
+  it("is not held to a browser's site or proof of work, but still to the visitor's day limit", async () => {
+    const chatbot = chatbotWith({
+      allowedDomains: ['shop.example.com'],
+      standalonePage: false,
+      limits: { proofOfWork: true, visitorMessagesPerDay: 1 },
+    });
+    const w = world(chatbot);
+    const viaKey = (extra = {}) => message('u1', { apiKeyId: 'key-1', ...extra });
+    await expect(sendMessage(w.deps, viaKey())).resolves.toMatchObject({ message: 'Nine [1].' });
+    expect(await refusal(sendMessage(w.deps, viaKey()))).toMatchObject({ code: Code.ResourceExhausted });
+    // Without the key, the same request is a browser's: refused where it came from.
+    expect(await refusal(sendMessage(w.deps, message('u2')))).toMatchObject({ code: Code.PermissionDenied });
+  });
+});
+
 describe('proof of work', () => {
   async function solved(): Promise<string> {
     const c = await proofOfWork.challenge();
