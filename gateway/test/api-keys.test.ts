@@ -105,6 +105,22 @@ describe('API keys over REST', () => {
     expect(res.body.message).toBe(WORKSPACE_NOT_FOUND);
   });
 
+  it("answers 404 for an unknown key and for another workspace's key", async () => {
+    const token = team.owner.token;
+    const created = await inWorkspace(stack, team.id, '/api/workspace/api-keys', { body: { name: 'Team key', scopes: ['chat'] }, token });
+    const id = created.body.apiKey.id;
+    const unknown = await inWorkspace(stack, team.id, '/api/workspace/api-keys/00000000-0000-4000-8000-000000000000', {
+      method: 'DELETE',
+      token,
+    });
+    expect(unknown.status).toBe(404);
+    // The same owner in their personal workspace: the team's key is not there.
+    const elsewhere = await inWorkspace(stack, undefined, `/api/workspace/api-keys/${id}/roll`, { body: { overlap: 'none' }, token });
+    expect(elsewhere.status).toBe(404);
+    const list = await inWorkspace(stack, team.id, '/api/workspace/api-keys', { token });
+    expect(list.body.find((k: { id: string }) => k.id === id)).toMatchObject({ revokedAt: null, previousSecretExpiresAt: null });
+  });
+
   it('lists the scopes with their descriptions, for anyone', async () => {
     const res = await api(stack.url, '/api/api-scopes');
     expect(res.status).toBe(200);

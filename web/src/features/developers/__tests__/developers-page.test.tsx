@@ -161,6 +161,25 @@ describe('Developers page', () => {
     await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
   });
 
+  it('keeps the focus inside a dialog and gives it back when the dialog closes', async () => {
+    openDevelopersPage();
+    const open = await screen.findByRole('button', { name: 'Create key' });
+    open.focus();
+    fireEvent.click(open);
+    const dialog = within(await screen.findByRole('dialog', { name: 'Create API key' }));
+    const name = dialog.getByLabelText('Name');
+    expect(document.activeElement).toBe(name);
+    const create = dialog.getByRole('button', { name: 'Create key' });
+    create.focus();
+    fireEvent.keyDown(document, { key: 'Tab' });
+    expect(document.activeElement).toBe(name);
+    fireEvent.keyDown(document, { key: 'Tab', shiftKey: true });
+    expect(document.activeElement).toBe(create);
+    fireEvent.keyDown(document, { key: 'Escape' });
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Create key' }));
+  });
+
   it('says so when the keys cannot be loaded', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => undefined);
     openDevelopersPage({ ApiKeys: () => graphqlError('down', 'SERVICE_UNAVAILABLE') });

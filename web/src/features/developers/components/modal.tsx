@@ -1,6 +1,8 @@
 import { useEffect, useId, useRef, type ReactNode } from 'react';
 import { cn } from '../../../lib/cn';
 
+const FOCUSABLE = 'input, button, select, textarea, a[href]';
+
 interface ModalProps {
   title: string;
   description?: ReactNode;
@@ -12,7 +14,7 @@ interface ModalProps {
 
 /**
  * A modal dialog over the page: labelled by its title, focus moved into it on open and given back
- * on close, Escape and the backdrop close it. Fits a phone: full width less a margin, scrolling inside.
+ * on close, kept inside it by Tab, Escape and the backdrop close it. Fits a phone: full width less a margin, scrolling inside.
  */
 export function Modal({ title, description, onClose, children, className }: ModalProps) {
   const titleId = useId();
@@ -27,12 +29,24 @@ export function Modal({ title, description, onClose, children, className }: Moda
   }, []);
 
   useEffect(() => {
-    if (!onClose) return;
-    const closeOnEscape = (event: KeyboardEvent) => {
-      if (event.key === 'Escape') onClose();
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (event.key === 'Escape' && onClose) onClose();
+      // Tab and Shift+Tab go round the dialog's own controls, never to the page behind it.
+      if (event.key !== 'Tab' || !panel.current) return;
+      const focusable = [...panel.current.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((el) => !el.hasAttribute('disabled'));
+      const first = focusable[0];
+      const last = focusable[focusable.length - 1];
+      if (!first || !last) return;
+      if (event.shiftKey && document.activeElement === first) {
+        event.preventDefault();
+        last.focus();
+      } else if (!event.shiftKey && document.activeElement === last) {
+        event.preventDefault();
+        first.focus();
+      }
     };
-    document.addEventListener('keydown', closeOnEscape);
-    return () => document.removeEventListener('keydown', closeOnEscape);
+    document.addEventListener('keydown', onKeyDown);
+    return () => document.removeEventListener('keydown', onKeyDown);
   }, [onClose]);
 
   return (
