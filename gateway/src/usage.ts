@@ -39,6 +39,8 @@ export interface UsageRequestView {
   completionTokens: number;
   totalTokens: number;
   totalCost: string;
+  /** The developer API's key the answer was asked through; null for the public chat. */
+  apiKeyId: string | null;
 }
 
 export interface UsageDayView {
@@ -175,6 +177,7 @@ function usageRequestView(record: UsageRecord, currentName: string | null): Usag
     completionTokens: count(record.completionTokens),
     totalTokens: count(record.totalTokens),
     totalCost: record.totalCost,
+    apiKeyId: record.apiKeyId || null,
   };
 }
 

@@ -196,6 +196,28 @@ describe('the scope sweep', () => {
     expect((await v1(stack, '/chatbots', newSecret)).status).toBe(200);
   });
 
+  it('keeps a rolled secret working through its overlap and not past it; a revoked key stops', async () => {
+    // A gateway that keeps no key check, so each call sees auth's answer of the moment.
+    const gateway = await startGateway({ ...stack.gatewayEnv, API_KEY_CACHE_MS: '0' });
+    try {
+      const rolled = await keys.create(owner, ['chatbots:read']);
+      const next = await keys.roll(owner, rolled.id, 3600);
+      expect((await v1(gateway.url, '/chatbots', rolled.secret)).status).toBe(200);
+      expect((await v1(gateway.url, '/chatbots', next)).status).toBe(200);
+      await sql(
+        stack.authDatabase,
+        `UPDATE $schema."ApiKeySecret" SET "validUntil" = now() - interval '1 second' WHERE "validUntil" IS NOT NULL AND "apiKeyId" = $1`,
+        [rolled.id],
+      );
+      expect((await v1(gateway.url, '/chatbots', rolled.secret)).status).toBe(401);
+      expect((await v1(gateway.url, '/chatbots', next)).status).toBe(200);
+      await keys.revoke(owner, rolled.id);
+      expect((await v1(gateway.url, '/chatbots', next)).status).toBe(401);
+    } finally {
+      await gateway.close();
+    }
+  });
+
   it("never lets a key act on the dashboard's session routes", async () => {
     for (const path of [
       '/api/auth/current',
@@ -310,7 +332,7 @@ describe('the key check', () => {
 describe('chat through the API', () => {
   it('answers as JSON, continues the conversation, and bills the key', async () => {
     const first = await v1(stack, `/chatbots/${bot}/chat`, full, {
-      body: { message: 'When do you open?', visitor: { id: 'u-1', name: 'Ada' } },
+      body: { message: 'When do you open?', visitor: { id: 'u-1', name: 'Ada', email: 'ada@example.com' } },
     });
     expect(first.status).toBe(200);
     expect(first.body).toEqual({
@@ -332,8 +354,17 @@ describe('chat through the API', () => {
         { timeout: 10_000 },
       )
       .toBeGreaterThanOrEqual(2);
+    const today = new Date().toISOString().slice(0, 10);
+    const usage = await v1(stack, `/usage?startDate=${today}&endDate=${today}&chatbotId=${bot}`, full);
+    expect(usage.body.recentRequests).toEqual(expect.arrayContaining([expect.objectContaining({ chatbotId: bot, apiKeyId: fullId })]));
     const conversation = await v1(stack, `/chatbots/${bot}/conversations/${first.body.conversationId}`, full);
-    expect(conversation.body).toMatchObject({ id: first.body.conversationId, visitorId: 'u-1', visitorName: 'Ada', messageCount: 4 });
+    expect(conversation.body).toMatchObject({
+      id: first.body.conversationId,
+      visitorId: 'u-1',
+      visitorName: 'Ada',
+      visitorEmail: 'ada@example.com',
+      messageCount: 4,
+    });
   });
 
   it('streams the public page events, done carrying sources and messageId', async () => {
@@ -377,6 +408,9 @@ describe('chat through the API', () => {
     expect(messages.body.data).toEqual([expect.objectContaining({ role: 'user', content: 'Question 0' })]);
     const rest = await v1(stack, `/chatbots/${pager}/conversations/${ids[0]}/messages?cursor=${messages.body.nextCursor}`, full);
     expect(rest.body).toEqual({ data: [expect.objectContaining({ role: 'assistant' })], nextCursor: null });
+    // A conversation is found under its own chatbot only.
+    expect((await v1(stack, `/chatbots/${bot}/conversations/${ids[0]}`, full)).status).toBe(404);
+    expect((await v1(stack, `/chatbots/${pager}/conversations/not-one-of-ours/messages`, full)).status).toBe(404);
     expect((await v1(stack, `/chatbots/${pager}/conversations?cursor=nonsense`, full)).status).toBe(400);
     expect((await v1(stack, `/chatbots/${pager}/conversations?limit=500`, full)).status).toBe(400);
   });

@@ -50,6 +50,7 @@ export function chatRoutes(on: On, opts: ApiV1Options): void {
       userAgent: req.get('user-agent') ?? '',
       visitorId: body.visitor?.id ?? '',
       visitorName: body.visitor?.name ?? '',
+      visitorEmail: body.visitor?.email ?? '',
       apiKeyId: key.apiKeyId,
     };
     const signal = clientGone(res);

@@ -28,7 +28,7 @@ export interface KeyChecker {
 }
 
 /** The shape of a secret (api-key-secret.ts in auth): anything else is refused without a call. */
-const SECRET = /^parley_sk_[A-Za-z0-9]{20,100}$/;
+const SECRET = /^parley_sk_[A-Za-z0-9]{43}$/;
 
 export function keyChecker(clients: Clients, opts: { cacheMs: number; maxEntries?: number; now?: () => number }): KeyChecker {
   const now = opts.now ?? Date.now;

@@ -19,7 +19,7 @@ import {
 import type { Clients } from '../clients.ts';
 import { conversationView } from '../conversations.ts';
 import { readKnowledgeUpload } from '../rest/knowledge-upload.ts';
-import { loadUsageReport, parseUsageQuery, restUsageReport } from '../usage.ts';
+import { loadUsageReport, money, parseUsageQuery, restUsageReport } from '../usage.ts';
 import { keyReaches, type ApiV1Options, type On } from './call.ts';
 
 export const KEY_KEPT_TO_CHATBOTS = 'This API key is kept to some chatbots: it cannot create chatbots.';
@@ -153,8 +153,7 @@ export function resourceRoutes(on: On, opts: ApiV1Options): void {
     // Messages are only ever appended, oldest first: the cursor is how many were read.
     const offset = query.cursor === undefined ? 0 : readOffset(query.cursor);
     const found = await findConversation(clients, ownerId, chatbotId, String(req.params.conversationId));
-    const { conversation } = await clients.chat.getConversation({ ownerId, chatbotId, conversationId: found.id });
-    const messages = conversationView(conversation).messages;
+    const messages = conversationView(found).messages;
     const page = messages.slice(offset, offset + limit);
     res.json({
       data: page.map((m, i) => ({
@@ -174,23 +173,32 @@ export function resourceRoutes(on: On, opts: ApiV1Options): void {
       if (!query.chatbotId) throw forbidden(USAGE_NEEDS_CHATBOT);
       if (!keyReaches(key, query.chatbotId)) throw notFound('Chatbot not found');
     }
-    const report = restUsageReport(await loadUsageReport(clients, ownerId, parseUsageQuery(query)));
+    const view = await loadUsageReport(clients, ownerId, parseUsageQuery(query));
+    const report = restUsageReport(view);
     res.json({
       totalCost: report.overallUsage.totalCost,
       totalTokens: report.overallUsage.totalTokens,
       totalRequests: report.overallUsage.totalRequests,
       daily: report.dailyUsage,
       chatbots: report.usageByChatbot,
+      // Each answer's cost, and the key it was asked through (null: the public chat).
+      recentRequests: view.recentRequests.map((r) => ({
+        requestId: r.requestId,
+        timestamp: r.timestamp,
+        chatbotId: r.chatbot?._id ?? null,
+        apiKeyId: r.apiKeyId,
+        totalTokens: r.totalTokens,
+        totalCost: money(r.totalCost),
+      })),
     });
   });
 }
 
-/** A conversation by the id the API gives it (the one POST /chat continues). */
+/** A conversation with its messages, by the id the API gives it (its session id: the one POST /chat continues). */
 async function findConversation(clients: Clients, ownerId: string, chatbotId: string, id: string): Promise<ConversationMessage> {
-  const { conversations } = await clients.chat.listConversations({ ownerId, chatbotId });
-  const found = conversations.find((c) => c.sessionId === id);
-  if (!found) throw notFound(CONVERSATION_NOT_FOUND);
-  return found;
+  const { conversation } = await clients.chat.getConversation({ ownerId, chatbotId, conversationId: '', sessionId: id });
+  if (!conversation) throw notFound(CONVERSATION_NOT_FOUND);
+  return conversation;
 }
 
 type CursorKey = [createdAt: string, id: string];
@@ -206,6 +214,7 @@ function conversationItem(c: ConversationMessage) {
       updatedAt: v.updatedAt,
       visitorId: v.visitorId,
       visitorName: v.visitorName,
+      visitorEmail: c.visitorEmail || null,
       messageCount: v.messageCount,
     },
   };

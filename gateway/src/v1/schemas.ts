@@ -98,7 +98,7 @@ export const AddFile = z
 
 export const Visitor = z
   .object({ id: text().optional(), name: text().optional(), email: text().optional() })
-  .meta({ id: 'Visitor', description: 'Who your user is, kept with a new conversation (the email is accepted but not stored yet).' });
+  .meta({ id: 'Visitor', description: 'Who your user is, kept with a new conversation.' });
 
 export const ChatRequest = z
   .object({
@@ -134,6 +134,7 @@ export const Conversation = z
     updatedAt: z.string(),
     visitorId: z.string().nullable(),
     visitorName: z.string().nullable(),
+    visitorEmail: z.string().nullable(),
     messageCount: z.number(),
   })
   .meta({ id: 'Conversation' });
@@ -170,6 +171,18 @@ export const Usage = z
     totalRequests: z.number(),
     daily: z.array(z.object({ date: z.string(), totalCost: z.number(), totalTokens: z.number(), requests: z.number() })),
     chatbots: z.array(z.object({ chatbotId: z.string(), name: z.string().nullable(), totalCost: z.number(), requests: z.number() })),
+    recentRequests: z
+      .array(
+        z.object({
+          requestId: z.string(),
+          timestamp: z.string(),
+          chatbotId: z.string().nullable(),
+          apiKeyId: z.string().nullable().meta({ description: 'The API key the answer was asked through; null for the public chat.' }),
+          totalTokens: z.number(),
+          totalCost: z.number(),
+        }),
+      )
+      .meta({ description: 'The newest answers of the range, newest first (the most recent few hundred at most).' }),
   })
   .meta({ id: 'Usage' });
 

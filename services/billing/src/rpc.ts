@@ -54,6 +54,7 @@ function toUsageRecordMessage(r: ReportedUsageRecord): Omit<UsageRecordMessage, 
     promptCost: r.promptCost,
     completionCost: r.completionCost,
     totalCost: r.totalCost,
+    apiKeyId: r.apiKeyId ?? '',
   };
 }
 

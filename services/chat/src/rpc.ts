@@ -39,6 +39,7 @@ function toConversationMessage(c: Conversation, messages: Message[] = []): Conve
     userAgent: c.userAgent ?? '',
     visitorId: c.visitorId ?? '',
     visitorName: c.visitorName ?? '',
+    visitorEmail: c.visitorEmail ?? '',
     messageCount: c.messageCount,
     messages: messages.map((m) =>
       create(ChatMessageSchema, {
@@ -105,6 +106,7 @@ export function chatRoutes(deps: ChatRpcDeps) {
           ownerId: req.ownerId,
           chatbotId: req.chatbotId,
           conversationId: req.conversationId,
+          sessionId: req.sessionId,
         });
         return { conversation: toConversationMessage(conversation, conversation.messages) };
       },

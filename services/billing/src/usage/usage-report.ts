@@ -54,6 +54,8 @@ export interface ReportedUsageRecord {
   promptCost: string;
   completionCost: string;
   totalCost: string;
+  /** The developer API's key the answer was asked through; null for the public chat. */
+  apiKeyId: string | null;
 }
 
 export interface UsageDay {
@@ -224,7 +226,7 @@ function newestRecords(db: PrismaClient, query: ReportQuery): Promise<ReportedUs
     SELECT r."requestId", r."occurredAt", r."chatbotId", r."chatbotName", r."model", coalesce(p."displayName", r."model") AS "modelDisplayName",
            r."promptTokens", r."completionTokens", r."totalTokens",
            trim_scale(r."promptCost")::text AS "promptCost", trim_scale(r."completionCost")::text AS "completionCost",
-           trim_scale(r."totalCost")::text AS "totalCost"
+           trim_scale(r."totalCost")::text AS "totalCost", r."apiKeyId"
       FROM "UsageRecord" AS r LEFT JOIN "ModelPrice" AS p ON p."modelId" = r."model"
      WHERE r."userId" = ${query.userId} AND r."occurredAt" >= ${iso(query.start)}::timestamptz AND r."occurredAt" < ${iso(query.endExclusive)}::timestamptz
            ${query.chatbotId ? Prisma.sql`AND r."chatbotId" = ${query.chatbotId}` : Prisma.empty}

@@ -5,11 +5,19 @@ import type { ConversationsDeps } from './list-conversations.ts';
 
 export const CONVERSATION_NOT_FOUND = 'Conversation not found';
 
-export async function getConversation(deps: ConversationsDeps, input: { ownerId: string; chatbotId: string; conversationId: string }) {
+/** The longest session id looked up; the service issues far shorter ones. */
+const MAX_SESSION_ID_CHARS = 200;
+
+/** By its id, or (the developer API) by its session id when one is given. */
+export async function getConversation(
+  deps: ConversationsDeps,
+  input: { ownerId: string; chatbotId: string; conversationId: string; sessionId?: string },
+) {
   const chatbotId = await assertHistoryAccess(deps, input);
-  if (!isUuid(input.conversationId)) throw notFound(CONVERSATION_NOT_FOUND);
+  const sessionId = input.sessionId?.trim() ?? '';
+  if (sessionId ? sessionId.length > MAX_SESSION_ID_CHARS : !isUuid(input.conversationId)) throw notFound(CONVERSATION_NOT_FOUND);
   const conversation = await deps.db.conversation.findFirst({
-    where: { id: input.conversationId.trim().toLowerCase(), chatbotId },
+    where: sessionId ? { sessionId, chatbotId } : { id: input.conversationId.trim().toLowerCase(), chatbotId },
     include: { messages: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] } },
   });
   if (!conversation) throw notFound(CONVERSATION_NOT_FOUND);

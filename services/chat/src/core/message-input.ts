@@ -14,6 +14,7 @@ export const MAX_HISTORY_TURNS = 200;
 export const historyTooLong = `The conversation is too long (at most ${MAX_HISTORY_TURNS} earlier messages)`;
 export const visitorIdTooLong = `Visitor id is too long (maximum ${MAX_VISITOR_FIELD_CHARS} characters)`;
 export const visitorNameTooLong = `Visitor name is too long (maximum ${MAX_VISITOR_FIELD_CHARS} characters)`;
+export const visitorEmailTooLong = `Visitor email is too long (maximum ${MAX_VISITOR_FIELD_CHARS} characters)`;
 
 /** The models the server knows; the chat page always sends gpt-4o-mini. */
 export const KNOWN_MODELS = ['gpt-4o-mini'] as const;
@@ -36,6 +37,7 @@ export interface RawMessageInput {
   embedded?: boolean;
   visitorId?: string;
   visitorName?: string;
+  visitorEmail?: string;
   proofOfWork?: string;
   /** The developer API's key the message came through; absent or empty for a visitor. */
   apiKeyId?: string;
@@ -60,6 +62,8 @@ export interface MessageInput {
   /** What the host page told the widget about its visitor (kept with a new conversation); null when not told. */
   visitorId: string | null;
   visitorName: string | null;
+  /** The visitor's email as a developer API client told it; null when not told. */
+  visitorEmail: string | null;
   /** The solved proof-of-work challenge (proof-of-work.ts); empty when none was sent. */
   proofOfWork: string;
   /** The developer API's key the message came through; null for a visitor of the public chat. */
@@ -134,6 +138,7 @@ export function parseMessageInput(raw: RawMessageInput, bounds: MessageBounds, i
   const model = parseModel(raw.model);
   const visitorId = parseVisitorField(raw.visitorId, visitorIdTooLong);
   const visitorName = parseVisitorField(raw.visitorName, visitorNameTooLong);
+  const visitorEmail = parseVisitorField(raw.visitorEmail, visitorEmailTooLong);
   const uniqueId = parseUniqueId(raw.uniqueId);
   const continued = ids.accept(raw.sessionId);
   return {
@@ -147,6 +152,7 @@ export function parseMessageInput(raw: RawMessageInput, bounds: MessageBounds, i
     site: parseVisitorSite(raw),
     visitorId,
     visitorName,
+    visitorEmail,
     proofOfWork: raw.proofOfWork ?? '',
     apiKeyId: bounded(raw.apiKeyId ?? '', 100),
     clientHistory: parseClientHistory(raw.history, bounds),

@@ -58,6 +58,7 @@ export interface Exchange extends ConversationKey {
   /** What the host page told of its visitor; kept when the exchange opens the conversation. Absent: not told. */
   visitorId?: string | null;
   visitorName?: string | null;
+  visitorEmail?: string | null;
   message: string;
   receivedAt: Date;
   answer: string;
@@ -82,8 +83,8 @@ export async function recordExchange(db: ExchangePool, x: Exchange): Promise<str
   const { rows } = await db.query<{ id: string; role: string }>(
     `WITH conversation AS (
       INSERT INTO "Conversation" ("id", "chatbotId", "ownerId", "sessionId", "userIp", "userAgent", "visitorId", "visitorName",
-                                  "messageCount", "createdAt", "updatedAt")
-      SELECT $1::uuid, $2::uuid, $3, $4, $5, $6, $7, $8, 2, $9::timestamptz, $10::timestamptz
+                                  "visitorEmail", "messageCount", "createdAt", "updatedAt")
+      SELECT $1::uuid, $2::uuid, $3, $4, $5, $6, $7, $8, $15, 2, $9::timestamptz, $10::timestamptz
        WHERE NOT EXISTS (SELECT 1 FROM "DeletedChatbot" WHERE "chatbotId" = $2::uuid)
       ON CONFLICT ("chatbotId", "sessionId") DO UPDATE
         SET "messageCount" = "Conversation"."messageCount" + 2, "updatedAt" = EXCLUDED."updatedAt"
@@ -112,6 +113,7 @@ export async function recordExchange(db: ExchangePool, x: Exchange): Promise<str
       x.answer,
       x.answered,
       storedSources(x.sources),
+      x.visitorEmail ?? null,
     ],
   );
   if (rows.length === 0) return null;

@@ -56,6 +56,7 @@ export function recorder(deps: RecorderDeps): Recorder {
           userAgent: input.userAgent,
           visitorId: input.visitorId,
           visitorName: input.visitorName,
+          visitorEmail: input.visitorEmail,
           message: input.message,
           receivedAt: turn.receivedAt,
           answer: text,

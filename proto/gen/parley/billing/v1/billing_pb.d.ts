@@ -237,6 +237,13 @@ export declare type UsageRecord = Message<"parley.billing.v1.UsageRecord"> & {
    * @generated from field: string total_cost = 12;
    */
   totalCost: string;
+
+  /**
+   * The developer API's key the answer was asked through; empty for the public chat.
+   *
+   * @generated from field: string api_key_id = 13;
+   */
+  apiKeyId: string;
 };
 
 /**

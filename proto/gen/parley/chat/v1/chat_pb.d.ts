@@ -308,6 +308,14 @@ export declare type SendMessageRequest = Message<"parley.chat.v1.SendMessageRequ
    * @generated from field: repeated parley.chat.v1.HistoryTurn history = 13;
    */
   history: HistoryTurn[];
+
+  /**
+   * The visitor's email as the developer API's client told it (kept with a new conversation); empty
+   * when not told.
+   *
+   * @generated from field: string visitor_email = 14;
+   */
+  visitorEmail: string;
 };
 
 /**
@@ -406,6 +414,14 @@ export declare type StreamMessageRequest = Message<"parley.chat.v1.StreamMessage
    * @generated from field: repeated parley.chat.v1.HistoryTurn history = 13;
    */
   history: HistoryTurn[];
+
+  /**
+   * The visitor's email as the developer API's client told it (kept with a new conversation); empty
+   * when not told.
+   *
+   * @generated from field: string visitor_email = 14;
+   */
+  visitorEmail: string;
 };
 
 /**
@@ -644,6 +660,13 @@ export declare type Conversation = Message<"parley.chat.v1.Conversation"> & {
    * @generated from field: string visitor_name = 10;
    */
   visitorName: string;
+
+  /**
+   * What the developer API's client told of the visitor's email; empty when not told.
+   *
+   * @generated from field: string visitor_email = 11;
+   */
+  visitorEmail: string;
 };
 
 /**
@@ -707,6 +730,14 @@ export declare type GetConversationRequest = Message<"parley.chat.v1.GetConversa
    * @generated from field: string conversation_id = 3;
    */
   conversationId: string;
+
+  /**
+   * Instead of conversation_id (left empty): the conversation by its session id, as the developer
+   * API names conversations.
+   *
+   * @generated from field: string session_id = 4;
+   */
+  sessionId: string;
 };
 
 /**
