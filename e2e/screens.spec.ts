@@ -348,3 +348,75 @@ test('the webhooks screens: endpoints, adding one, a secret and the delivery log
     await new Promise((resolve) => receiver.close(resolve));
   }
 });
+
+test('the Developers page, its dialogs and the API reference, wide and on a phone', async ({ page, request }) => {
+  test.setTimeout(120_000);
+  await registerOwner(page, uniqueEmail('screens-developers'));
+  const token = await ownerToken(page);
+  await createBot(request, token, 'Acme Support', 'Acme opens at nine in the morning.');
+
+  await page.goto('/workspace/developers');
+  await expect(page.getByRole('heading', { level: 1, name: 'Developers' })).toBeVisible();
+  await expect(page.getByText('No API keys yet.', { exact: false })).toBeVisible();
+  await expectScreen(page, 'Developers — Parley');
+
+  await page.getByRole('button', { name: 'Create key' }).click();
+  const create = page.getByRole('dialog', { name: 'Create API key' });
+  await create.getByLabel('Name').fill('CI deploys');
+  await create.getByRole('checkbox', { name: /chatbots:read/ }).check();
+  await create.getByRole('radio', { name: 'Only some chatbots' }).check();
+  await create.getByRole('checkbox', { name: 'Acme Support' }).check();
+  await expectScreen(page, 'Developers — Parley');
+  await screenshot(page, 'screens-developers-create');
+  await create.getByRole('button', { name: 'Create key' }).click();
+  const reveal = page.getByRole('dialog', { name: 'Your new API key' });
+  await expect(reveal.getByRole('textbox', { name: 'Secret' })).toHaveValue(/^parley_sk_/);
+  await expectScreen(page, 'Developers — Parley');
+  await screenshot(page, 'screens-developers-secret');
+  await reveal.getByRole('checkbox').check();
+  await reveal.getByRole('button', { name: 'Done' }).click();
+
+  await page.getByRole('button', { name: 'Roll CI deploys' }).click();
+  await expect(page.getByRole('dialog', { name: 'Roll “CI deploys”' })).toBeVisible();
+  await expectScreen(page, 'Developers — Parley');
+  await page.keyboard.press('Escape');
+  await page.getByRole('button', { name: 'Revoke CI deploys' }).click();
+  await expect(page.getByRole('dialog', { name: 'Revoke “CI deploys”?' })).toBeVisible();
+  await expectScreen(page, 'Developers — Parley');
+  await page.keyboard.press('Escape');
+  await expect(page.getByRole('list', { name: 'API keys' }).getByText('Acme Support')).toBeVisible();
+  await screenshot(page, 'screens-developers');
+
+  await page.setViewportSize({ width: 375, height: 740 });
+  const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(await overflow(), 'horizontal overflow on /workspace/developers').toBeLessThanOrEqual(0);
+  await screenshot(page, 'screens-developers-phone');
+  // The small-screen menu holds the Developers link beside Dashboard, Account and Logout.
+  await page.getByRole('button', { name: 'Open menu' }).click();
+  await expect(page.locator('#mobile-menu').getByRole('link', { name: 'Developers' })).toBeVisible();
+  expect(await overflow(), 'horizontal overflow of the open menu').toBeLessThanOrEqual(0);
+  await screenshot(page, 'screens-developers-menu-phone');
+  await page.getByRole('button', { name: 'Close menu' }).click();
+  await page.getByRole('button', { name: 'Create key' }).click();
+  await expect(page.getByRole('dialog', { name: 'Create API key' })).toBeVisible();
+  expect(await overflow(), 'horizontal overflow of the create dialog').toBeLessThanOrEqual(0);
+  await screenshot(page, 'screens-developers-create-phone');
+  await page.keyboard.press('Escape');
+  await page.getByRole('button', { name: 'Roll CI deploys' }).click();
+  await expect(page.getByRole('dialog', { name: 'Roll “CI deploys”' })).toBeVisible();
+  expect(await overflow(), 'horizontal overflow of the roll dialog').toBeLessThanOrEqual(0);
+  await screenshot(page, 'screens-developers-roll-phone', { fullPage: false });
+
+  // The reference renders the API's OpenAPI document, or says plainly that it is not there.
+  await page.goto('/developers/api');
+  await expect(page.getByRole('heading', { level: 1, name: 'API reference' })).toBeVisible();
+  await expect(page.getByText('Loading the API reference…')).toHaveCount(0, { timeout: 30_000 });
+  await expectScreen(page, 'API reference — Parley');
+  expect(await overflow(), 'horizontal overflow on /developers/api').toBeLessThanOrEqual(0);
+  // The rendered reference is many screens long: its first screen is kept.
+  await screenshot(page, 'screens-api-reference-phone', { fullPage: false });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await screenshot(page, 'screens-api-reference', { fullPage: false });
+  await page.mouse.wheel(0, 1400);
+  await screenshot(page, 'screens-api-reference-operation', { fullPage: false });
+});

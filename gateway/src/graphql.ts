@@ -13,6 +13,7 @@ import { graphQLContext, type GraphQLContext } from './context.ts';
 import { bodyParserError, formatGraphQLError, toHttpError } from './errors.ts';
 import { cleanTextPlugin, noSubscriptions, OPERATION_BOUNDS, operationBounds, refuseDeepNesting } from './graphql-limits.ts';
 import { accountResolvers } from './resolvers/account.ts';
+import { apiKeyResolvers } from './resolvers/api-keys.ts';
 import { authResolvers } from './resolvers/auth.ts';
 import { billingResolvers } from './resolvers/billing.ts';
 import { chatResolvers } from './resolvers/chat.ts';
@@ -76,6 +77,7 @@ export const resolvers = guardOperations([
   insightResolvers,
   workspaceResolvers,
   webhookResolvers,
+  apiKeyResolvers,
 ]);
 
 export async function createGraphQL(opts: {

@@ -159,6 +159,17 @@ export const ACCESS = {
   'Mutation.rollWebhookSecret': 'webhooks:manage',
   'Mutation.redeliverWebhook': 'webhooks:manage',
   'Mutation.sendTestWebhook': 'webhooks:manage',
+  // The developer API's keys, managed from the dashboard; the scopes' list is the API's documentation.
+  'GET /api/workspace/api-keys': 'apikeys:manage',
+  'POST /api/workspace/api-keys': 'apikeys:manage',
+  'POST /api/workspace/api-keys/:id/roll': 'apikeys:manage',
+  'DELETE /api/workspace/api-keys/:id': 'apikeys:manage',
+  'GET /api/api-scopes': 'public',
+  'Query.apiKeys': 'apikeys:manage',
+  'Query.apiScopes': 'public',
+  'Mutation.createApiKey': 'apikeys:manage',
+  'Mutation.rollApiKey': 'apikeys:manage',
+  'Mutation.revokeApiKey': 'apikeys:manage',
 
   // Outside /api: probes, the test-mode payment pages
   // (keyed by their session), development mail.

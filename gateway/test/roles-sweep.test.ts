@@ -163,6 +163,8 @@ function restRequest(route: string): { method: string; path: string; body?: unkn
     'PATCH /api/workspace/members/:userId': { role: 'viewer' },
     'POST /api/workspace/transfer': { userId: BOGUS },
     'POST /api/workspace/invitations': { email: uniqueEmail('invited'), role: 'viewer' },
+    'POST /api/workspace/api-keys': { name: 'Sweep key', scopes: ['chatbots:read'] },
+    'POST /api/workspace/api-keys/:id/roll': { overlap: 'none' },
   };
   const query: Record<string, string> = {
     'GET /api/user/usage': '?startDate=2026-01-01&endDate=2026-01-31',

@@ -7,6 +7,8 @@ import { ResetPasswordPage } from '../features/auth/components/reset-password-pa
 import { ChatbotDetailPage } from '../features/chatbots/components/chatbot-detail-page';
 import { ChatbotsPage } from '../features/chatbots/components/chatbots-page';
 import { CreateChatbotPage } from '../features/chatbots/components/create-chatbot-page';
+import { ApiReferencePage } from '../features/developers/components/api-reference-page';
+import { DevelopersPage } from '../features/developers/components/developers-page';
 import { DashboardPage } from '../features/dashboard/components/dashboard-page';
 import { LandingPage } from '../features/landing/components/landing-page';
 import { PrivacyPage } from '../features/legal/components/privacy-page';
@@ -38,12 +40,14 @@ export const routes: RouteObject[] = [
       { path: '/privacy', element: <PrivacyPage /> },
       // Signed in or not: a signed-out invitee is offered sign-up and sign-in that come back here.
       { path: '/invitations/:token', element: <InvitationPage /> },
+      { path: '/developers/api', element: <ApiReferencePage /> },
       {
         element: <RequireAuth />,
         children: [
           { path: '/dashboard', element: <DashboardPage /> },
           { path: '/account', element: <AccountPage /> },
           { path: '/usage', element: <UsagePage /> },
+          { path: '/workspace/developers', element: <DevelopersPage /> },
           { path: '/chatbots', element: <ChatbotsPage /> },
           { path: '/chatbots/create', element: <CreateChatbotPage /> },
           { path: '/chatbots/:id', element: <ChatbotDetailPage /> },

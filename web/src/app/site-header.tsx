@@ -50,6 +50,9 @@ export function SiteHeader() {
       <ButtonLink to="/dashboard" variant="secondary" size="sm">
         Dashboard
       </ButtonLink>
+      <ButtonLink to="/workspace/developers" variant="ghost" size="sm">
+        Developers
+      </ButtonLink>
       <ButtonLink to="/account" variant="ghost" size="sm">
         Account
       </ButtonLink>
@@ -111,7 +114,7 @@ export function SiteHeader() {
               Pricing
             </NavLink>
           </nav>
-          <div className="mt-3 grid auto-cols-fr grid-flow-col gap-2 border-t border-gray-100 pt-3 [&>*]:w-full">{actions}</div>
+          <div className="mt-3 grid grid-cols-2 gap-2 border-t border-gray-100 pt-3 [&>*]:w-full">{actions}</div>
         </div>
       ) : null}
     </header>

@@ -53,12 +53,19 @@ describe('routes and layout', () => {
     expect(screen.getByText(new RegExp(`${new Date().getFullYear()} Parley`))).toBeTruthy();
   });
 
-  it('shows an Account link beside Dashboard when signed in', async () => {
+  it('shows Developers and Account links beside Dashboard when signed in', async () => {
     localStorage.setItem('token', 'good');
     renderApp('/pricing', mockLink({ Me: () => ({ data: { me: sampleUser } }) }).link);
     expect((await screen.findByRole('link', { name: 'Account' })).getAttribute('href')).toBe('/account');
+    expect(screen.getByRole('link', { name: 'Developers' }).getAttribute('href')).toBe('/workspace/developers');
     const header = within(screen.getByRole('banner'));
-    expect(header.getAllByRole('link').map((link) => link.textContent)).toEqual(['Parley', 'Pricing', 'Dashboard', 'Account']);
+    expect(header.getAllByRole('link').map((link) => link.textContent)).toEqual([
+      'Parley',
+      'Pricing',
+      'Dashboard',
+      'Developers',
+      'Account',
+    ]);
   });
 
   it('sends a signed-out visitor from /account to /login, and has no Account link for them', async () => {

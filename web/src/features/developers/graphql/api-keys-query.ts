@@ -1,0 +1,9 @@
+import { graphql } from '../../../gql';
+
+export const ApiKeysQuery = graphql(`
+  query ApiKeys {
+    apiKeys {
+      ...ApiKeyFields
+    }
+  }
+`);

@@ -1,0 +1,12 @@
+import { graphql } from '../../../gql';
+
+export const RollApiKeyMutation = graphql(`
+  mutation RollApiKey($id: ID!, $overlap: ApiKeyRollOverlap!) {
+    rollApiKey(id: $id, overlap: $overlap) {
+      secret
+      apiKey {
+        ...ApiKeyFields
+      }
+    }
+  }
+`);
