@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_SCOPE_NAMES, type ApiScope } from '@parley/common/api-scopes.ts';
+import { WEBHOOK_EVENTS, WEBHOOK_EVENT_TYPES } from '@parley/common/webhook-events.ts';
 import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIRequest } from '@parley/common/testing/fake-openai.ts';
 import { createClients } from '../src/clients.ts';
 import { accessOf } from '../src/permissions.ts';
@@ -435,6 +436,20 @@ describe('the OpenAPI document', () => {
         expect([404, 405], `${key} answered ${res.status}`).not.toContain(res.status);
       }
     expect(documented.sort()).toEqual(ROUTES.map(([key]) => key).sort());
+  });
+
+  it('documents every webhook event: its envelope, data schema and example, from the one catalogue', () => {
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...WEBHOOK_EVENT_TYPES].sort());
+    for (const type of WEBHOOK_EVENT_TYPES) {
+      const body = doc.webhooks[type].post.requestBody.content['application/json'];
+      expect(body.schema.properties.data, type).toEqual(WEBHOOK_EVENTS[type].schema);
+      expect(body.example, type).toMatchObject({ type, version: WEBHOOK_EVENTS[type].version, data: WEBHOOK_EVENTS[type].example });
+      expect(doc.webhooks[type].post.parameters.map((p: { name: string }) => p.name)).toEqual([
+        'webhook-id',
+        'webhook-timestamp',
+        'webhook-signature',
+      ]);
+    }
   });
 
   it("passes Redocly's lint (offline)", () => {

@@ -2,9 +2,11 @@
 // and the zod schemas that validate the requests (schemas.ts), so it cannot drift from what the API
 // does. OpenAPI 3.1's schemas are JSON Schema 2020-12, which z.toJSONSchema writes; every schema
 // with an id is one component, referenced by the operations. Each operation names its scope (in its
-// description and as x-parley-scope).
+// description and as x-parley-scope). Its `webhooks` are the events a workspace's endpoints receive,
+// from the one catalogue that also checks what the services publish (webhook-events.ts).
 import { z } from 'zod';
 import { API_SCOPES } from '@parley/common/api-scopes.ts';
+import { WEBHOOK_EVENTS, WEBHOOK_EVENT_TYPES } from '@parley/common/webhook-events.ts';
 import { API_V1_PREFIX, API_V1_ROUTES, type ApiRoute } from './routes.ts';
 import './schemas.ts';
 
@@ -105,6 +107,7 @@ export function openApiDocument(publicUrl: string): Json {
   }
   return {
     openapi: '3.1.0',
+    webhooks: webhooksSection(),
     info: {
       title: 'Parley developer API',
       version: '1.0.0',
@@ -117,6 +120,11 @@ export function openApiDocument(publicUrl: string): Json {
       { name: 'Chatbots', description: 'Chatbots, knowledge, chat and conversations.' },
       { name: 'Usage', description: "The workspace's usage and cost." },
       { name: 'OpenAI-compatible', description: "OpenAI's chat completions, a chatbot as the model." },
+      {
+        name: 'Webhooks',
+        description:
+          'Events POSTed to the endpoints a workspace registers, signed as Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature). Deduplicate on webhook-id; any 2xx acknowledges, anything else is retried for about a day.',
+      },
     ],
     security: [{ apiKey: [] }],
     paths: Object.fromEntries(Object.entries(paths).map(([p, ops]) => [p.slice(API_V1_PREFIX.length), ops])),
@@ -125,4 +133,59 @@ export function openApiDocument(publicUrl: string): Json {
       securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key: parley_sk_…' } },
     },
   };
+}
+
+/** One entry per event type: the envelope `{type, version, timestamp, data}` with the type's data schema and example. */
+function webhooksSection(): Record<string, Json> {
+  const header = (name: string, description: string): Json => ({
+    name,
+    in: 'header',
+    required: true,
+    description,
+    schema: { type: 'string' },
+  });
+  return Object.fromEntries(
+    WEBHOOK_EVENT_TYPES.map((type) => {
+      const event = WEBHOOK_EVENTS[type];
+      return [
+        type,
+        {
+          post: {
+            operationId: `webhook_${type.replace(/\W/g, '_')}`,
+            summary: type,
+            description: event.description,
+            tags: ['Webhooks'],
+            security: [],
+            parameters: [
+              header('webhook-id', 'The delivery id: the same on every attempt and redelivery of this event to this endpoint.'),
+              header('webhook-timestamp', 'Unix seconds when this attempt was signed.'),
+              header('webhook-signature', "v1,<base64 HMAC-SHA256 of `id.timestamp.body` with the endpoint's secret>"),
+            ],
+            requestBody: {
+              required: true,
+              content: {
+                'application/json': {
+                  schema: {
+                    type: 'object',
+                    required: ['type', 'version', 'timestamp', 'data'],
+                    properties: {
+                      type: { const: type },
+                      version: { const: event.version },
+                      timestamp: { type: 'string', format: 'date-time' },
+                      data: event.schema,
+                    },
+                  },
+                  example: { type, version: event.version, timestamp: '2026-01-15T09:30:00.000Z', data: event.example },
+                },
+              },
+            },
+            responses: {
+              '200': { description: 'Received: any 2xx answer acknowledges the delivery.' },
+              '400': { description: 'Any other answer (or none within the timeout) is a failed attempt, retried with backoff.' },
+            },
+          },
+        },
+      ];
+    }),
+  );
 }
