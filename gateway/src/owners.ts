@@ -14,7 +14,7 @@ import type { Clients } from './clients.ts';
 import { bearerToken } from './bearer.ts';
 import { roleLacksPermission, WORKSPACE_NOT_FOUND } from './errors.ts';
 import { accessOf, isPermission } from './permissions.ts';
-import { NO_TOKEN_MESSAGE } from './sessions.ts';
+import { authenticate, NO_TOKEN_MESSAGE } from './sessions.ts';
 import type { AuthUser } from './users.ts';
 
 export const WORKSPACE_HEADER = 'x-workspace-id';
@@ -109,16 +109,29 @@ export async function ownerId(clients: Clients, req: Request): Promise<string> {
  * Whose plan and credit the person's own reads show (`me`, /api/auth/current, the user a profile
  * change answers): the workspace the request acts in, so a member of a pro workspace sees its plan
  * and credit. Without the header, or with one naming no workspace of theirs (they were removed), the
- * personal workspace; a person in no workspace, or a request not signed in as this user (sign-up,
- * sign-in), their own account.
+ * personal workspace; a person in no workspace their own account. One call to auth when the
+ * workspace is theirs.
  */
+export async function currentUser(clients: Clients, caller: WorkspaceCaller): Promise<{ user: AuthUser; ownerId: string }> {
+  try {
+    const found = await authenticateMember(clients, caller);
+    return { user: found.user, ownerId: found.ownerId };
+  } catch (err) {
+    if (!(err instanceof ConnectError) || err.code !== Code.NotFound) throw err;
+    if (caller.workspaceId) return currentUser(clients, { ...caller, workspaceId: '' });
+    const user = await authenticate(clients, caller.token);
+    return { user, ownerId: user.id };
+  }
+}
+
+/** The same for a user known already; a request not signed in as that user (sign-up, sign-in) shows their own account. */
 export async function accountOwner(clients: Clients, caller: WorkspaceCaller, user: AuthUser): Promise<string> {
   if (!caller.token) return user.id;
   try {
-    const found = await authenticateMember(clients, caller);
-    return found.user.id === user.id ? found.ownerId : user.id;
+    const current = await currentUser(clients, caller);
+    return current.user.id === user.id ? current.ownerId : user.id;
   } catch (err) {
-    if (!(err instanceof ConnectError) || (err.code !== Code.NotFound && err.code !== Code.Unauthenticated)) throw err;
-    return caller.workspaceId ? accountOwner(clients, { ...caller, workspaceId: '' }, user) : user.id;
+    if (err instanceof ConnectError && err.code === Code.Unauthenticated) return user.id;
+    throw err;
   }
 }

@@ -3,9 +3,9 @@ import { Router } from 'express';
 import { clientIp } from '@parley/common/http.ts';
 import type { Clients } from '../clients.ts';
 import { bearerToken } from '../context.ts';
-import { authenticate, login, logout, register } from '../sessions.ts';
+import { login, logout, register } from '../sessions.ts';
 import { composeUser, type UserView } from '../users.ts';
-import { accountOwner, restCaller } from '../owners.ts';
+import { currentUser, restCaller } from '../owners.ts';
 import { jsonObject, stringField } from './input.ts';
 
 /** The user as REST clients read it: `_id` mirrors `id`, and the credit balance is a JSON number. */
@@ -45,8 +45,8 @@ export function authRoutes(clients: Clients): Router {
   });
 
   router.get('/current', async (req, res) => {
-    const user = await authenticate(clients, bearerToken(req));
-    res.json(restUser(await composeUser(clients, user, await accountOwner(clients, restCaller(req), user))));
+    const { user, ownerId } = await currentUser(clients, restCaller(req));
+    res.json(restUser(await composeUser(clients, user, ownerId)));
   });
 
   // The client clears its session whatever happens; this revokes the token server-side when one is sent.
