@@ -1,6 +1,6 @@
 // GraphQL counterparts of /api/workspaces, /api/workspace and /api/invitations: the same calls
 // (../workspaces.ts), roles as the WorkspaceRole enum.
-import type { Role } from '@parley/common/roles.ts';
+import { assignableBy, type Role } from '@parley/common/roles.ts';
 import type { Resolvers, WorkspaceRole } from '../generated/graphql.ts';
 import { authenticate } from '../sessions.ts';
 import {
@@ -27,6 +27,9 @@ const enumRole = (role: Role) => role.toUpperCase() as WorkspaceRole;
 const withEnumRole = <T extends { role: Role }>(view: T) => ({ ...view, role: enumRole(view.role) });
 
 export const workspaceResolvers: Resolvers = {
+  Workspace: {
+    assignableRoles: (workspace) => assignableBy(workspace.role.toLowerCase() as Role).map(enumRole),
+  },
   Query: {
     workspaces: async (_parent, _args, ctx) =>
       (await listWorkspaces(ctx.clients, ctx.seats, await authenticate(ctx.clients, ctx.token))).map(withEnumRole),

@@ -33,6 +33,14 @@ const PERMISSIONS: Record<WorkspaceRole, string[]> = {
   VIEWER: ['workspace:read'],
 };
 
+const ASSIGNABLE: Record<WorkspaceRole, WorkspaceRole[]> = {
+  OWNER: ['OWNER', 'ADMIN', 'EDITOR', 'AGENT', 'VIEWER'],
+  ADMIN: ['ADMIN', 'EDITOR', 'AGENT', 'VIEWER'],
+  EDITOR: [],
+  AGENT: [],
+  VIEWER: [],
+};
+
 export function sampleWorkspace(
   overrides: { id?: string; name?: string; personal?: boolean; role?: WorkspaceRole; memberCount?: number; seatLimit?: number } = {},
 ) {
@@ -44,6 +52,7 @@ export function sampleWorkspace(
     personal: false,
     role,
     permissions: PERMISSIONS[role],
+    assignableRoles: ASSIGNABLE[role],
     memberCount: 2,
     seatLimit: 5,
     ...overrides,

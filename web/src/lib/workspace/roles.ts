@@ -9,6 +9,7 @@ export type Permission =
   | 'chatbots:write'
   | 'members:manage'
   | 'audit:read'
+  | 'apikeys:manage'
   | 'webhooks:manage'
   | 'billing:manage'
   | 'workspace:delete'
@@ -35,16 +36,6 @@ export const ROLE_DESCRIPTIONS: Record<WorkspaceRole, string> = {
 /** Whether the signed-in member's role in the workspace holds the permission (the server decides; this shapes the page). */
 export function hasPermission(workspace: Pick<Workspace, 'permissions'> | null | undefined, permission: Permission): boolean {
   return workspace?.permissions.includes(permission) ?? false;
-}
-
-/**
- * The roles a member with `role` may give, as the role table's assignableBy (services/common/src/roles.ts):
- * an owner any, an admin any but owner, which only a transfer of ownership moves; others none.
- */
-export function assignableRoles(role: WorkspaceRole): WorkspaceRole[] {
-  if (role === 'OWNER') return ['OWNER', 'ADMIN', 'EDITOR', 'AGENT', 'VIEWER'];
-  if (role === 'ADMIN') return ['ADMIN', 'EDITOR', 'AGENT', 'VIEWER'];
-  return [];
 }
 
 /** "2 of 5 seats": members and pending invitations count against the plan's seats. */

@@ -4,7 +4,7 @@ import { Button } from '../../../components/ui/button';
 import { SelectField } from '../../../components/ui/select-field';
 import { TextField } from '../../../components/ui/text-field';
 import type { WorkspaceRole } from '../../../gql/graphql';
-import { assignableRoles, ROLE_DESCRIPTIONS, ROLE_LABELS, seatsLabel, type Workspace } from '../../../lib/workspace/roles';
+import { ROLE_DESCRIPTIONS, ROLE_LABELS, seatsLabel, type Workspace } from '../../../lib/workspace/roles';
 import { useInviteMember } from '../hooks/use-invitation-actions';
 import { WorkspaceSection } from './workspace-section';
 
@@ -12,7 +12,7 @@ import { WorkspaceSection } from './workspace-section';
 export function InviteMemberCard({ workspace, seatsUsed }: { workspace: Workspace; seatsUsed: number }) {
   const { invite, inviting, error } = useInviteMember();
   // Ownership moves by transfer, so an invitation gives at most admin.
-  const roles = assignableRoles(workspace.role).filter((role) => role !== 'OWNER');
+  const roles = workspace.assignableRoles.filter((role) => role !== 'OWNER');
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<WorkspaceRole>('EDITOR');
   const [sentTo, setSentTo] = useState<string | null>(null);

@@ -6,7 +6,7 @@ import { SelectField } from '../../../components/ui/select-field';
 import { Spinner } from '../../../components/ui/spinner';
 import type { MembersQuery, WorkspaceRole } from '../../../gql/graphql';
 import { formatDate } from '../../../lib/format';
-import { assignableRoles, hasPermission, ROLE_LABELS, type Workspace } from '../../../lib/workspace/roles';
+import { hasPermission, ROLE_LABELS, type Workspace } from '../../../lib/workspace/roles';
 import { useChangeMemberRole, useLeaveWorkspace, useRemoveMember, useTransferOwnership } from '../hooks/use-member-actions';
 import { ConfirmDialog } from './confirm-dialog';
 import { WorkspaceSection } from './workspace-section';
@@ -34,7 +34,7 @@ export function MembersCard({ workspace, userId, members, loading, error }: Memb
   const canManage = hasPermission(workspace, 'members:manage');
   const canTransfer = hasPermission(workspace, 'ownership:transfer');
   const iAmOwner = workspace.role === 'OWNER';
-  const roleOptions = assignableRoles(workspace.role);
+  const roleOptions = workspace.assignableRoles;
   // Only an owner touches an owner: an admin can neither demote nor remove one.
   // The last owner cannot leave (ownership moves by transfer), so they are not offered it.
   const lastOwner = workspace.role === 'OWNER' && members.filter((m) => m.role === 'OWNER').length <= 1;

@@ -8,6 +8,7 @@ export const WorkspaceFieldsFragment = graphql(`
     personal
     role
     permissions
+    assignableRoles
     memberCount
     seatLimit
   }
