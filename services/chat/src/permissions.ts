@@ -14,7 +14,27 @@ export const chatPermissions = methodPermissions(ChatService, {
   DismissUnansweredQuestion: 'conversations:write',
   GetAnalytics: 'workspace:read',
   GetAnalyticsSummary: 'workspace:read',
+  ListInbox: 'conversations:read',
+  CountWaiting: 'conversations:read',
+  GetInboxConversation: 'conversations:read',
+  WatchInbox: 'conversations:read',
+  ListLeads: 'conversations:read',
+  ClaimConversation: 'conversations:write',
+  ReplyToConversation: 'conversations:write',
+  AddConversationNote: 'conversations:write',
+  HandBackConversation: 'conversations:write',
+  CloseConversation: 'conversations:write',
+  SummarizeConversation: 'conversations:write',
 });
 
-/** The methods no role is asked for (the public chat: a visitor's lookup, challenge, messages and ratings); every method is in one list or the other. */
-export const chatUnchecked: readonly string[] = ['GetPublicChatbot', 'CreateChallenge', 'SendMessage', 'StreamMessage', 'RateMessage'];
+/** The methods no role is asked for (the public chat: a visitor's lookup, challenge, messages, ratings, handoff requests, live stream and leads); every method is in one list or the other. */
+export const chatUnchecked: readonly string[] = [
+  'GetPublicChatbot',
+  'CreateChallenge',
+  'SendMessage',
+  'StreamMessage',
+  'RateMessage',
+  'RequestHandoff',
+  'WatchConversation',
+  'SubmitLead',
+];

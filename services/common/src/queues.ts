@@ -51,6 +51,10 @@ export const QUEUES = {
   webhookDeliveries: 'parley.webhook-deliveries',
   /** WebhookEndpointDisabled: the chatbot service disabled a failing endpoint; auth mails the workspace's owners (ADR 32). */
   webhookEndpointDisabled: 'parley.webhook-endpoint-disabled',
+  /** The chat service's own delayed jobs: a visitor waiting for a person whom nobody answered in time goes back to the bot (ADR 34). */
+  handoffTimeout: 'parley.handoff-timeout',
+  /** HandoffRequested: a visitor is waiting for a person; auth mails the workspace's agents who chose to be told (ADR 34). */
+  handoffRequested: 'parley.handoff-requested',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];

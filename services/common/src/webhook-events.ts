@@ -81,6 +81,48 @@ export const WEBHOOK_EVENTS = {
       createdAt: EXAMPLE_AT,
     },
   },
+  'lead.created': {
+    version: 1,
+    description: "A visitor left their contact in the chat's lead form (or their email when nobody answered a handoff).",
+    schema: object({
+      chatbotId,
+      conversationId,
+      leadId: string('The lead.', { format: 'uuid' }),
+      name: string('The name given; "" when not asked or not given.'),
+      email: string('The email given; "" when not asked or not given.'),
+      phone: string('The phone number given; "" when not asked or not given.'),
+      consented: { type: 'boolean', description: "The visitor ticked the owner's consent line." },
+      source: string('Which form.', { enum: ['form', 'handoff_timeout'] }),
+      createdAt: at('When the lead was left.'),
+    }),
+    example: {
+      chatbotId: EXAMPLE_CHATBOT,
+      conversationId: 'b1d2c3e4-0000-4000-8000-000000000001',
+      leadId: '7d1e5b0a-3c2f-4e8a-9b6d-2a1c0f9e8d7c',
+      name: 'Ada Lovelace',
+      email: 'ada@example.com',
+      phone: '',
+      consented: true,
+      source: 'form',
+      createdAt: EXAMPLE_AT,
+    },
+  },
+  'handoff.requested': {
+    version: 1,
+    description: 'A visitor asked for a person: the conversation waits in the live inbox (once per conversation).',
+    schema: object({
+      chatbotId,
+      conversationId,
+      requestedAt: at('When the visitor asked.'),
+      lastMessage: string('The visitor\'s latest message (at most 200 characters); "" when none.'),
+    }),
+    example: {
+      chatbotId: EXAMPLE_CHATBOT,
+      conversationId: 'b1d2c3e4-0000-4000-8000-000000000001',
+      requestedAt: EXAMPLE_AT,
+      lastMessage: 'I need to change the address of my order.',
+    },
+  },
   'knowledge.entry.ready': {
     version: 1,
     description: 'A file or web page became knowledge a chatbot answers from.',
@@ -146,6 +188,18 @@ export interface WebhookEventData {
     createdAt: string;
   };
   'feedback.created': { chatbotId: string; conversationId: string; messageId: string; rating: 'up' | 'down'; createdAt: string };
+  'lead.created': {
+    chatbotId: string;
+    conversationId: string;
+    leadId: string;
+    name: string;
+    email: string;
+    phone: string;
+    consented: boolean;
+    source: 'form' | 'handoff_timeout';
+    createdAt: string;
+  };
+  'handoff.requested': { chatbotId: string; conversationId: string; requestedAt: string; lastMessage: string };
   'knowledge.entry.ready': { chatbotId: string; entryId: string; title: string; source: 'file' | 'url' };
   'knowledge.entry.failed': { chatbotId: string; entryId: string; title: string; source: 'file' | 'url'; error: string };
   'credit.low': { balance: string; threshold: string };

@@ -10,6 +10,8 @@ describe('the webhook event catalogue', () => {
       'conversation.started',
       'message.created',
       'feedback.created',
+      'lead.created',
+      'handoff.requested',
       'knowledge.entry.ready',
       'knowledge.entry.failed',
       'credit.low',

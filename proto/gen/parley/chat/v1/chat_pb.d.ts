@@ -4,6 +4,7 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
+import type { LeadForm } from "../../chatbot/v1/chatbot_pb.js";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 
 /**
@@ -100,6 +101,20 @@ export declare type GetPublicChatbotResponse = Message<"parley.chat.v1.GetPublic
    * @generated from field: bool standalone_page = 8;
    */
   standalonePage: boolean;
+
+  /**
+   * The lead form as the owner set it (every field "off": none).
+   *
+   * @generated from field: parley.chatbot.v1.LeadForm lead_form = 9;
+   */
+  leadForm?: LeadForm | undefined;
+
+  /**
+   * The visitor may ask for a person (handoff on, and the owner is pro).
+   *
+   * @generated from field: bool handoff = 10;
+   */
+  handoff: boolean;
 };
 
 /**
@@ -483,6 +498,28 @@ export declare type SendMessageResponse = Message<"parley.chat.v1.SendMessageRes
    * @generated from field: string message_id = 4;
    */
   messageId: string;
+
+  /**
+   * Set when the conversation is not in the bot's hands (waiting or human): the bot stayed silent,
+   * `message` and `message_id` are empty, and the visitor's message is stored for the agent.
+   *
+   * @generated from field: parley.chat.v1.HandoffState handoff = 5;
+   */
+  handoff?: HandoffState | undefined;
+
+  /**
+   * The bot offers a person: handoff is on and the knowledge could not answer, or the visitor asked for one.
+   *
+   * @generated from field: bool offer_handoff = 6;
+   */
+  offerHandoff: boolean;
+
+  /**
+   * The knowledge could not answer (the unanswered rule); the lead form's when_unanswered trigger.
+   *
+   * @generated from field: bool unanswered = 7;
+   */
+  unanswered: boolean;
 };
 
 /**
@@ -556,7 +593,7 @@ export declare const StreamMessageResponseSchema: GenMessage<StreamMessageRespon
  */
 export declare type ChatMessage = Message<"parley.chat.v1.ChatMessage"> & {
   /**
-   * user, assistant or system.
+   * user, assistant, system, agent (a person's reply) or note (internal, never shown to the visitor).
    *
    * @generated from field: string role = 1;
    */
@@ -591,6 +628,13 @@ export declare type ChatMessage = Message<"parley.chat.v1.ChatMessage"> & {
    * @generated from field: repeated parley.chat.v1.Source sources = 6;
    */
   sources: Source[];
+
+  /**
+   * Who wrote an agent reply or a note (the member's display name); empty otherwise.
+   *
+   * @generated from field: string author_name = 7;
+   */
+  authorName: string;
 };
 
 /**
@@ -667,6 +711,13 @@ export declare type Conversation = Message<"parley.chat.v1.Conversation"> & {
    * @generated from field: string visitor_email = 11;
    */
   visitorEmail: string;
+
+  /**
+   * bot, waiting, human or closed.
+   *
+   * @generated from field: string handoff_status = 12;
+   */
+  handoffStatus: string;
 };
 
 /**
@@ -1422,6 +1473,942 @@ export declare type ExportConversationsResponse = Message<"parley.chat.v1.Export
 export declare const ExportConversationsResponseSchema: GenMessage<ExportConversationsResponse>;
 
 /**
+ * Where a conversation stands.
+ *
+ * @generated from message parley.chat.v1.HandoffState
+ */
+export declare type HandoffState = Message<"parley.chat.v1.HandoffState"> & {
+  /**
+   * bot, waiting, human or closed.
+   *
+   * @generated from field: string status = 1;
+   */
+  status: string;
+
+  /**
+   * The agent answering (human); empty otherwise.
+   *
+   * @generated from field: string agent_name = 2;
+   */
+  agentName: string;
+
+  /**
+   * When the visitor asked for a person (waiting and human); unset otherwise.
+   *
+   * @generated from field: google.protobuf.Timestamp waiting_since = 3;
+   */
+  waitingSince?: Timestamp | undefined;
+
+  /**
+   * True on the change that ended a wait nobody answered (waiting → bot): the visitor is asked for an email.
+   *
+   * @generated from field: bool timed_out = 4;
+   */
+  timedOut: boolean;
+};
+
+/**
+ * Describes the message parley.chat.v1.HandoffState.
+ * Use `create(HandoffStateSchema)` to create a new message.
+ */
+export declare const HandoffStateSchema: GenMessage<HandoffState>;
+
+/**
+ * @generated from message parley.chat.v1.RequestHandoffRequest
+ */
+export declare type RequestHandoffRequest = Message<"parley.chat.v1.RequestHandoffRequest"> & {
+  /**
+   * @generated from field: string unique_id = 1;
+   */
+  uniqueId: string;
+
+  /**
+   * @generated from field: string session_id = 2;
+   */
+  sessionId: string;
+
+  /**
+   * @generated from field: string client_ip = 3;
+   */
+  clientIp: string;
+
+  /**
+   * @generated from field: string site_host = 4;
+   */
+  siteHost: string;
+
+  /**
+   * @generated from field: bool embedded = 5;
+   */
+  embedded: boolean;
+};
+
+/**
+ * Describes the message parley.chat.v1.RequestHandoffRequest.
+ * Use `create(RequestHandoffRequestSchema)` to create a new message.
+ */
+export declare const RequestHandoffRequestSchema: GenMessage<RequestHandoffRequest>;
+
+/**
+ * @generated from message parley.chat.v1.RequestHandoffResponse
+ */
+export declare type RequestHandoffResponse = Message<"parley.chat.v1.RequestHandoffResponse"> & {
+  /**
+   * @generated from field: parley.chat.v1.HandoffState state = 1;
+   */
+  state?: HandoffState | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.RequestHandoffResponse.
+ * Use `create(RequestHandoffResponseSchema)` to create a new message.
+ */
+export declare const RequestHandoffResponseSchema: GenMessage<RequestHandoffResponse>;
+
+/**
+ * @generated from message parley.chat.v1.WatchConversationRequest
+ */
+export declare type WatchConversationRequest = Message<"parley.chat.v1.WatchConversationRequest"> & {
+  /**
+   * @generated from field: string unique_id = 1;
+   */
+  uniqueId: string;
+
+  /**
+   * @generated from field: string session_id = 2;
+   */
+  sessionId: string;
+
+  /**
+   * The last message the visitor has (empty: none); the stream starts with those after it.
+   *
+   * @generated from field: string after_message_id = 3;
+   */
+  afterMessageId: string;
+
+  /**
+   * @generated from field: string site_host = 4;
+   */
+  siteHost: string;
+
+  /**
+   * @generated from field: bool embedded = 5;
+   */
+  embedded: boolean;
+};
+
+/**
+ * Describes the message parley.chat.v1.WatchConversationRequest.
+ * Use `create(WatchConversationRequestSchema)` to create a new message.
+ */
+export declare const WatchConversationRequestSchema: GenMessage<WatchConversationRequest>;
+
+/**
+ * @generated from message parley.chat.v1.WatchConversationResponse
+ */
+export declare type WatchConversationResponse = Message<"parley.chat.v1.WatchConversationResponse"> & {
+  /**
+   * @generated from oneof parley.chat.v1.WatchConversationResponse.event
+   */
+  event: {
+    /**
+     * A message the visitor may see (user, assistant, system or agent), once each, in order.
+     *
+     * @generated from field: parley.chat.v1.ChatMessage message = 1;
+     */
+    value: ChatMessage;
+    case: "message";
+  } | {
+    /**
+     * The handoff state: first as it is when the stream opens, then on every change.
+     *
+     * @generated from field: parley.chat.v1.HandoffState state = 2;
+     */
+    value: HandoffState;
+    case: "state";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message parley.chat.v1.WatchConversationResponse.
+ * Use `create(WatchConversationResponseSchema)` to create a new message.
+ */
+export declare const WatchConversationResponseSchema: GenMessage<WatchConversationResponse>;
+
+/**
+ * @generated from message parley.chat.v1.SubmitLeadRequest
+ */
+export declare type SubmitLeadRequest = Message<"parley.chat.v1.SubmitLeadRequest"> & {
+  /**
+   * @generated from field: string unique_id = 1;
+   */
+  uniqueId: string;
+
+  /**
+   * Empty (or not issued by the chat service): a new conversation is started, whose id the answer carries.
+   *
+   * @generated from field: string session_id = 2;
+   */
+  sessionId: string;
+
+  /**
+   * Each at most 200 characters; email a valid address, phone 6-20 digits with + ( ) - . and spaces.
+   * The chatbot's form says which are required; a field it has off is refused.
+   *
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string email = 4;
+   */
+  email: string;
+
+  /**
+   * @generated from field: string phone = 5;
+   */
+  phone: string;
+
+  /**
+   * The visitor ticked the consent line (required when the owner wrote one).
+   *
+   * @generated from field: bool consented = 6;
+   */
+  consented: boolean;
+
+  /**
+   * @generated from field: string client_ip = 7;
+   */
+  clientIp: string;
+
+  /**
+   * @generated from field: string user_agent = 8;
+   */
+  userAgent: string;
+
+  /**
+   * @generated from field: string site_host = 9;
+   */
+  siteHost: string;
+
+  /**
+   * @generated from field: bool embedded = 10;
+   */
+  embedded: boolean;
+
+  /**
+   * @generated from field: string visitor_id = 11;
+   */
+  visitorId: string;
+
+  /**
+   * @generated from field: string visitor_name = 12;
+   */
+  visitorName: string;
+
+  /**
+   * "form" (the lead form) or "handoff_timeout" (the email asked for when nobody answered).
+   *
+   * @generated from field: string source = 13;
+   */
+  source: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.SubmitLeadRequest.
+ * Use `create(SubmitLeadRequestSchema)` to create a new message.
+ */
+export declare const SubmitLeadRequestSchema: GenMessage<SubmitLeadRequest>;
+
+/**
+ * @generated from message parley.chat.v1.SubmitLeadResponse
+ */
+export declare type SubmitLeadResponse = Message<"parley.chat.v1.SubmitLeadResponse"> & {
+  /**
+   * @generated from field: string lead_id = 1;
+   */
+  leadId: string;
+
+  /**
+   * @generated from field: string session_id = 2;
+   */
+  sessionId: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.SubmitLeadResponse.
+ * Use `create(SubmitLeadResponseSchema)` to create a new message.
+ */
+export declare const SubmitLeadResponseSchema: GenMessage<SubmitLeadResponse>;
+
+/**
+ * @generated from message parley.chat.v1.Lead
+ */
+export declare type Lead = Message<"parley.chat.v1.Lead"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string chatbot_id = 2;
+   */
+  chatbotId: string;
+
+  /**
+   * @generated from field: string conversation_id = 3;
+   */
+  conversationId: string;
+
+  /**
+   * @generated from field: string name = 4;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string email = 5;
+   */
+  email: string;
+
+  /**
+   * @generated from field: string phone = 6;
+   */
+  phone: string;
+
+  /**
+   * @generated from field: bool consented = 7;
+   */
+  consented: boolean;
+
+  /**
+   * The consent line as the visitor saw it; empty when there was none.
+   *
+   * @generated from field: string consent_text = 8;
+   */
+  consentText: string;
+
+  /**
+   * form or handoff_timeout.
+   *
+   * @generated from field: string source = 9;
+   */
+  source: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 10;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.Lead.
+ * Use `create(LeadSchema)` to create a new message.
+ */
+export declare const LeadSchema: GenMessage<Lead>;
+
+/**
+ * @generated from message parley.chat.v1.ListLeadsRequest
+ */
+export declare type ListLeadsRequest = Message<"parley.chat.v1.ListLeadsRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * Empty: every chatbot of the workspace.
+   *
+   * @generated from field: string chatbot_id = 2;
+   */
+  chatbotId: string;
+
+  /**
+   * Inclusive UTC days, YYYY-MM-DD; empty: unbounded.
+   *
+   * @generated from field: string start_date = 3;
+   */
+  startDate: string;
+
+  /**
+   * @generated from field: string end_date = 4;
+   */
+  endDate: string;
+
+  /**
+   * The `next_cursor` of the previous page; empty for the first.
+   *
+   * @generated from field: string cursor = 5;
+   */
+  cursor: string;
+
+  /**
+   * 1-1000; 0: 50.
+   *
+   * @generated from field: int32 limit = 6;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message parley.chat.v1.ListLeadsRequest.
+ * Use `create(ListLeadsRequestSchema)` to create a new message.
+ */
+export declare const ListLeadsRequestSchema: GenMessage<ListLeadsRequest>;
+
+/**
+ * @generated from message parley.chat.v1.ListLeadsResponse
+ */
+export declare type ListLeadsResponse = Message<"parley.chat.v1.ListLeadsResponse"> & {
+  /**
+   * @generated from field: repeated parley.chat.v1.Lead leads = 1;
+   */
+  leads: Lead[];
+
+  /**
+   * Empty on the last page.
+   *
+   * @generated from field: string next_cursor = 2;
+   */
+  nextCursor: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.ListLeadsResponse.
+ * Use `create(ListLeadsResponseSchema)` to create a new message.
+ */
+export declare const ListLeadsResponseSchema: GenMessage<ListLeadsResponse>;
+
+/**
+ * One row of the inbox.
+ *
+ * @generated from message parley.chat.v1.InboxItem
+ */
+export declare type InboxItem = Message<"parley.chat.v1.InboxItem"> & {
+  /**
+   * @generated from field: string conversation_id = 1;
+   */
+  conversationId: string;
+
+  /**
+   * @generated from field: string chatbot_id = 2;
+   */
+  chatbotId: string;
+
+  /**
+   * @generated from field: parley.chat.v1.HandoffState state = 3;
+   */
+  state?: HandoffState | undefined;
+
+  /**
+   * The member handling it (human); empty otherwise. state.agent_name is their name.
+   *
+   * @generated from field: string assignee_id = 4;
+   */
+  assigneeId: string;
+
+  /**
+   * @generated from field: string visitor_name = 5;
+   */
+  visitorName: string;
+
+  /**
+   * @generated from field: string visitor_email = 6;
+   */
+  visitorEmail: string;
+
+  /**
+   * The newest message the visitor may see (at most 200 characters) and when it came.
+   *
+   * @generated from field: string last_message = 7;
+   */
+  lastMessage: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp last_message_at = 8;
+   */
+  lastMessageAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: int32 message_count = 9;
+   */
+  messageCount: number;
+};
+
+/**
+ * Describes the message parley.chat.v1.InboxItem.
+ * Use `create(InboxItemSchema)` to create a new message.
+ */
+export declare const InboxItemSchema: GenMessage<InboxItem>;
+
+/**
+ * @generated from message parley.chat.v1.ListInboxRequest
+ */
+export declare type ListInboxRequest = Message<"parley.chat.v1.ListInboxRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.ListInboxRequest.
+ * Use `create(ListInboxRequestSchema)` to create a new message.
+ */
+export declare const ListInboxRequestSchema: GenMessage<ListInboxRequest>;
+
+/**
+ * @generated from message parley.chat.v1.ListInboxResponse
+ */
+export declare type ListInboxResponse = Message<"parley.chat.v1.ListInboxResponse"> & {
+  /**
+   * Waiting, longest first.
+   *
+   * @generated from field: repeated parley.chat.v1.InboxItem waiting = 1;
+   */
+  waiting: InboxItem[];
+
+  /**
+   * Human (an agent has it), most recent first.
+   *
+   * @generated from field: repeated parley.chat.v1.InboxItem open = 2;
+   */
+  open: InboxItem[];
+};
+
+/**
+ * Describes the message parley.chat.v1.ListInboxResponse.
+ * Use `create(ListInboxResponseSchema)` to create a new message.
+ */
+export declare const ListInboxResponseSchema: GenMessage<ListInboxResponse>;
+
+/**
+ * @generated from message parley.chat.v1.CountWaitingRequest
+ */
+export declare type CountWaitingRequest = Message<"parley.chat.v1.CountWaitingRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.CountWaitingRequest.
+ * Use `create(CountWaitingRequestSchema)` to create a new message.
+ */
+export declare const CountWaitingRequestSchema: GenMessage<CountWaitingRequest>;
+
+/**
+ * @generated from message parley.chat.v1.CountWaitingResponse
+ */
+export declare type CountWaitingResponse = Message<"parley.chat.v1.CountWaitingResponse"> & {
+  /**
+   * @generated from field: int32 waiting = 1;
+   */
+  waiting: number;
+};
+
+/**
+ * Describes the message parley.chat.v1.CountWaitingResponse.
+ * Use `create(CountWaitingResponseSchema)` to create a new message.
+ */
+export declare const CountWaitingResponseSchema: GenMessage<CountWaitingResponse>;
+
+/**
+ * @generated from message parley.chat.v1.GetInboxConversationRequest
+ */
+export declare type GetInboxConversationRequest = Message<"parley.chat.v1.GetInboxConversationRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string conversation_id = 2;
+   */
+  conversationId: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.GetInboxConversationRequest.
+ * Use `create(GetInboxConversationRequestSchema)` to create a new message.
+ */
+export declare const GetInboxConversationRequestSchema: GenMessage<GetInboxConversationRequest>;
+
+/**
+ * @generated from message parley.chat.v1.GetInboxConversationResponse
+ */
+export declare type GetInboxConversationResponse = Message<"parley.chat.v1.GetInboxConversationResponse"> & {
+  /**
+   * @generated from field: parley.chat.v1.InboxItem item = 1;
+   */
+  item?: InboxItem | undefined;
+
+  /**
+   * Every message, internal notes included.
+   *
+   * @generated from field: parley.chat.v1.Conversation conversation = 2;
+   */
+  conversation?: Conversation | undefined;
+
+  /**
+   * The kept summary, empty when none was made.
+   *
+   * @generated from field: string summary = 3;
+   */
+  summary: string;
+
+  /**
+   * The lead of the conversation, when the visitor left one.
+   *
+   * @generated from field: parley.chat.v1.Lead lead = 4;
+   */
+  lead?: Lead | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.GetInboxConversationResponse.
+ * Use `create(GetInboxConversationResponseSchema)` to create a new message.
+ */
+export declare const GetInboxConversationResponseSchema: GenMessage<GetInboxConversationResponse>;
+
+/**
+ * @generated from message parley.chat.v1.WatchInboxRequest
+ */
+export declare type WatchInboxRequest = Message<"parley.chat.v1.WatchInboxRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.WatchInboxRequest.
+ * Use `create(WatchInboxRequestSchema)` to create a new message.
+ */
+export declare const WatchInboxRequestSchema: GenMessage<WatchInboxRequest>;
+
+/**
+ * @generated from message parley.chat.v1.WatchInboxResponse
+ */
+export declare type WatchInboxResponse = Message<"parley.chat.v1.WatchInboxResponse"> & {
+  /**
+   * The conversation as it now stands (closed and bot leave the inbox).
+   *
+   * @generated from field: parley.chat.v1.InboxItem item = 1;
+   */
+  item?: InboxItem | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.WatchInboxResponse.
+ * Use `create(WatchInboxResponseSchema)` to create a new message.
+ */
+export declare const WatchInboxResponseSchema: GenMessage<WatchInboxResponse>;
+
+/**
+ * The member acting on a conversation: auth's user id and display name.
+ *
+ * @generated from message parley.chat.v1.Agent
+ */
+export declare type Agent = Message<"parley.chat.v1.Agent"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.Agent.
+ * Use `create(AgentSchema)` to create a new message.
+ */
+export declare const AgentSchema: GenMessage<Agent>;
+
+/**
+ * @generated from message parley.chat.v1.ClaimConversationRequest
+ */
+export declare type ClaimConversationRequest = Message<"parley.chat.v1.ClaimConversationRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string conversation_id = 2;
+   */
+  conversationId: string;
+
+  /**
+   * @generated from field: parley.chat.v1.Agent agent = 3;
+   */
+  agent?: Agent | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.ClaimConversationRequest.
+ * Use `create(ClaimConversationRequestSchema)` to create a new message.
+ */
+export declare const ClaimConversationRequestSchema: GenMessage<ClaimConversationRequest>;
+
+/**
+ * @generated from message parley.chat.v1.ClaimConversationResponse
+ */
+export declare type ClaimConversationResponse = Message<"parley.chat.v1.ClaimConversationResponse"> & {
+  /**
+   * @generated from field: parley.chat.v1.InboxItem item = 1;
+   */
+  item?: InboxItem | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.ClaimConversationResponse.
+ * Use `create(ClaimConversationResponseSchema)` to create a new message.
+ */
+export declare const ClaimConversationResponseSchema: GenMessage<ClaimConversationResponse>;
+
+/**
+ * @generated from message parley.chat.v1.HandBackConversationRequest
+ */
+export declare type HandBackConversationRequest = Message<"parley.chat.v1.HandBackConversationRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string conversation_id = 2;
+   */
+  conversationId: string;
+
+  /**
+   * @generated from field: parley.chat.v1.Agent agent = 3;
+   */
+  agent?: Agent | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.HandBackConversationRequest.
+ * Use `create(HandBackConversationRequestSchema)` to create a new message.
+ */
+export declare const HandBackConversationRequestSchema: GenMessage<HandBackConversationRequest>;
+
+/**
+ * @generated from message parley.chat.v1.HandBackConversationResponse
+ */
+export declare type HandBackConversationResponse = Message<"parley.chat.v1.HandBackConversationResponse"> & {
+  /**
+   * @generated from field: parley.chat.v1.InboxItem item = 1;
+   */
+  item?: InboxItem | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.HandBackConversationResponse.
+ * Use `create(HandBackConversationResponseSchema)` to create a new message.
+ */
+export declare const HandBackConversationResponseSchema: GenMessage<HandBackConversationResponse>;
+
+/**
+ * @generated from message parley.chat.v1.CloseConversationRequest
+ */
+export declare type CloseConversationRequest = Message<"parley.chat.v1.CloseConversationRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string conversation_id = 2;
+   */
+  conversationId: string;
+
+  /**
+   * @generated from field: parley.chat.v1.Agent agent = 3;
+   */
+  agent?: Agent | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.CloseConversationRequest.
+ * Use `create(CloseConversationRequestSchema)` to create a new message.
+ */
+export declare const CloseConversationRequestSchema: GenMessage<CloseConversationRequest>;
+
+/**
+ * @generated from message parley.chat.v1.CloseConversationResponse
+ */
+export declare type CloseConversationResponse = Message<"parley.chat.v1.CloseConversationResponse"> & {
+  /**
+   * @generated from field: parley.chat.v1.InboxItem item = 1;
+   */
+  item?: InboxItem | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.CloseConversationResponse.
+ * Use `create(CloseConversationResponseSchema)` to create a new message.
+ */
+export declare const CloseConversationResponseSchema: GenMessage<CloseConversationResponse>;
+
+/**
+ * @generated from message parley.chat.v1.SummarizeConversationRequest
+ */
+export declare type SummarizeConversationRequest = Message<"parley.chat.v1.SummarizeConversationRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string conversation_id = 2;
+   */
+  conversationId: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.SummarizeConversationRequest.
+ * Use `create(SummarizeConversationRequestSchema)` to create a new message.
+ */
+export declare const SummarizeConversationRequestSchema: GenMessage<SummarizeConversationRequest>;
+
+/**
+ * @generated from message parley.chat.v1.ReplyToConversationRequest
+ */
+export declare type ReplyToConversationRequest = Message<"parley.chat.v1.ReplyToConversationRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string conversation_id = 2;
+   */
+  conversationId: string;
+
+  /**
+   * @generated from field: parley.chat.v1.Agent agent = 3;
+   */
+  agent?: Agent | undefined;
+
+  /**
+   * 1 to MAX_MESSAGE_CHARS characters.
+   *
+   * @generated from field: string content = 4;
+   */
+  content: string;
+
+  /**
+   * The client's id of this reply (a UUID): the same id is stored once.
+   *
+   * @generated from field: string client_message_id = 5;
+   */
+  clientMessageId: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.ReplyToConversationRequest.
+ * Use `create(ReplyToConversationRequestSchema)` to create a new message.
+ */
+export declare const ReplyToConversationRequestSchema: GenMessage<ReplyToConversationRequest>;
+
+/**
+ * @generated from message parley.chat.v1.ReplyToConversationResponse
+ */
+export declare type ReplyToConversationResponse = Message<"parley.chat.v1.ReplyToConversationResponse"> & {
+  /**
+   * @generated from field: parley.chat.v1.ChatMessage message = 1;
+   */
+  message?: ChatMessage | undefined;
+
+  /**
+   * @generated from field: parley.chat.v1.InboxItem item = 2;
+   */
+  item?: InboxItem | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.ReplyToConversationResponse.
+ * Use `create(ReplyToConversationResponseSchema)` to create a new message.
+ */
+export declare const ReplyToConversationResponseSchema: GenMessage<ReplyToConversationResponse>;
+
+/**
+ * @generated from message parley.chat.v1.AddConversationNoteRequest
+ */
+export declare type AddConversationNoteRequest = Message<"parley.chat.v1.AddConversationNoteRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string conversation_id = 2;
+   */
+  conversationId: string;
+
+  /**
+   * @generated from field: parley.chat.v1.Agent agent = 3;
+   */
+  agent?: Agent | undefined;
+
+  /**
+   * 1 to MAX_MESSAGE_CHARS characters.
+   *
+   * @generated from field: string content = 4;
+   */
+  content: string;
+
+  /**
+   * The client's id of this note (a UUID): the same id is stored once.
+   *
+   * @generated from field: string client_message_id = 5;
+   */
+  clientMessageId: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.AddConversationNoteRequest.
+ * Use `create(AddConversationNoteRequestSchema)` to create a new message.
+ */
+export declare const AddConversationNoteRequestSchema: GenMessage<AddConversationNoteRequest>;
+
+/**
+ * @generated from message parley.chat.v1.AddConversationNoteResponse
+ */
+export declare type AddConversationNoteResponse = Message<"parley.chat.v1.AddConversationNoteResponse"> & {
+  /**
+   * @generated from field: parley.chat.v1.ChatMessage message = 1;
+   */
+  message?: ChatMessage | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.AddConversationNoteResponse.
+ * Use `create(AddConversationNoteResponseSchema)` to create a new message.
+ */
+export declare const AddConversationNoteResponseSchema: GenMessage<AddConversationNoteResponse>;
+
+/**
+ * @generated from message parley.chat.v1.SummarizeConversationResponse
+ */
+export declare type SummarizeConversationResponse = Message<"parley.chat.v1.SummarizeConversationResponse"> & {
+  /**
+   * @generated from field: string summary = 1;
+   */
+  summary: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.SummarizeConversationResponse.
+ * Use `create(SummarizeConversationResponseSchema)` to create a new message.
+ */
+export declare const SummarizeConversationResponseSchema: GenMessage<SummarizeConversationResponse>;
+
+/**
  * Public chat and conversation history. Owned by the chat service, which keeps no state of its own
  * beyond its schema and Redis, so it scales on its own.
  *
@@ -1570,6 +2557,158 @@ export declare const ChatService: GenService<{
     methodKind: "server_streaming";
     input: typeof ExportConversationsRequestSchema;
     output: typeof ExportConversationsResponseSchema;
+  },
+  /**
+   * The visitor asks for a person: bot (or closed) becomes waiting. FAILED_PRECONDITION when the
+   * chatbot's handoff is off or its owner is not pro; NOT_FOUND for a session id the chat service
+   * did not issue for this chatbot. Idempotent: waiting or human answers the state as it is.
+   *
+   * @generated from rpc parley.chat.v1.ChatService.RequestHandoff
+   */
+  requestHandoff: {
+    methodKind: "unary";
+    input: typeof RequestHandoffRequestSchema;
+    output: typeof RequestHandoffResponseSchema;
+  },
+  /**
+   * One visitor conversation, live: first every message after `after_message_id` the visitor may
+   * see (never notes) and the handoff state, then each new message and state change as it is
+   * stored, from whichever replica stored it (Redis pub/sub). Runs until the client goes.
+   *
+   * @generated from rpc parley.chat.v1.ChatService.WatchConversation
+   */
+  watchConversation: {
+    methodKind: "server_streaming";
+    input: typeof WatchConversationRequestSchema;
+    output: typeof WatchConversationResponseSchema;
+  },
+  /**
+   * The lead form, submitted: one lead per conversation (a second submission fills in or replaces
+   * its fields); a new lead raises lead.created. Counted against the visitor's rate limit.
+   *
+   * @generated from rpc parley.chat.v1.ChatService.SubmitLead
+   */
+  submitLead: {
+    methodKind: "unary";
+    input: typeof SubmitLeadRequestSchema;
+    output: typeof SubmitLeadResponseSchema;
+  },
+  /**
+   * The workspace's conversations that need a person (waiting, longest first) and those an agent
+   * has open (human). Pro only (PERMISSION_DENIED otherwise).
+   *
+   * @generated from rpc parley.chat.v1.ChatService.ListInbox
+   */
+  listInbox: {
+    methodKind: "unary";
+    input: typeof ListInboxRequestSchema;
+    output: typeof ListInboxResponseSchema;
+  },
+  /**
+   * How many of the workspace's conversations are waiting, for the dashboard's badge; 0 when not pro.
+   *
+   * @generated from rpc parley.chat.v1.ChatService.CountWaiting
+   */
+  countWaiting: {
+    methodKind: "unary";
+    input: typeof CountWaitingRequestSchema;
+    output: typeof CountWaitingResponseSchema;
+  },
+  /**
+   * One conversation of the workspace with all its messages, internal notes included. Pro only;
+   * another workspace's conversation is NOT_FOUND.
+   *
+   * @generated from rpc parley.chat.v1.ChatService.GetInboxConversation
+   */
+  getInboxConversation: {
+    methodKind: "unary";
+    input: typeof GetInboxConversationRequestSchema;
+    output: typeof GetInboxConversationResponseSchema;
+  },
+  /**
+   * The workspace's inbox, live: each conversation whose handoff state, assignee or messages
+   * change, as it changes, from any replica. Pro only. Runs until the client goes.
+   *
+   * @generated from rpc parley.chat.v1.ChatService.WatchInbox
+   */
+  watchInbox: {
+    methodKind: "server_streaming";
+    input: typeof WatchInboxRequestSchema;
+    output: typeof WatchInboxResponseSchema;
+  },
+  /**
+   * The agent takes the conversation: waiting (or human, from another agent) becomes human with
+   * this agent as its assignee.
+   *
+   * @generated from rpc parley.chat.v1.ChatService.ClaimConversation
+   */
+  claimConversation: {
+    methodKind: "unary";
+    input: typeof ClaimConversationRequestSchema;
+    output: typeof ClaimConversationResponseSchema;
+  },
+  /**
+   * The agent's reply to the visitor, stored before it is pushed; stored once per
+   * client_message_id, so a retried call answers the same message. Claims the conversation when it
+   * was waiting. FAILED_PRECONDITION for a conversation in the bot's hands.
+   *
+   * @generated from rpc parley.chat.v1.ChatService.ReplyToConversation
+   */
+  replyToConversation: {
+    methodKind: "unary";
+    input: typeof ReplyToConversationRequestSchema;
+    output: typeof ReplyToConversationResponseSchema;
+  },
+  /**
+   * An internal note, never shown to the visitor nor to the model; once per client_message_id.
+   *
+   * @generated from rpc parley.chat.v1.ChatService.AddConversationNote
+   */
+  addConversationNote: {
+    methodKind: "unary";
+    input: typeof AddConversationNoteRequestSchema;
+    output: typeof AddConversationNoteResponseSchema;
+  },
+  /**
+   * The bot answers again: waiting or human becomes bot.
+   *
+   * @generated from rpc parley.chat.v1.ChatService.HandBackConversation
+   */
+  handBackConversation: {
+    methodKind: "unary";
+    input: typeof HandBackConversationRequestSchema;
+    output: typeof HandBackConversationResponseSchema;
+  },
+  /**
+   * The conversation leaves the inbox: closed. A visitor's next message is the bot's again.
+   *
+   * @generated from rpc parley.chat.v1.ChatService.CloseConversation
+   */
+  closeConversation: {
+    methodKind: "unary";
+    input: typeof CloseConversationRequestSchema;
+    output: typeof CloseConversationResponseSchema;
+  },
+  /**
+   * A short summary of the conversation for the agent: one model call, billed to the workspace
+   * like an answer; kept, and made again only when messages came since.
+   *
+   * @generated from rpc parley.chat.v1.ChatService.SummarizeConversation
+   */
+  summarizeConversation: {
+    methodKind: "unary";
+    input: typeof SummarizeConversationRequestSchema;
+    output: typeof SummarizeConversationResponseSchema;
+  },
+  /**
+   * The workspace's leads, newest first, optionally of one chatbot and a range of days; every plan.
+   *
+   * @generated from rpc parley.chat.v1.ChatService.ListLeads
+   */
+  listLeads: {
+    methodKind: "unary";
+    input: typeof ListLeadsRequestSchema;
+    output: typeof ListLeadsResponseSchema;
   },
 }>;
 

@@ -259,6 +259,20 @@ export declare type Chatbot = Message<"parley.chatbot.v1.Chatbot"> & {
    * @generated from field: parley.chatbot.v1.VisitorLimits limits = 17;
    */
   limits?: VisitorLimits | undefined;
+
+  /**
+   * The lead form shown in the chat (docs/adr/0034-humans-in-the-loop.md).
+   *
+   * @generated from field: parley.chatbot.v1.LeadForm lead_form = 18;
+   */
+  leadForm?: LeadForm | undefined;
+
+  /**
+   * Handoff to a person (docs/adr/0034-humans-in-the-loop.md).
+   *
+   * @generated from field: parley.chatbot.v1.Handoff handoff = 19;
+   */
+  handoff?: Handoff | undefined;
 };
 
 /**
@@ -266,6 +280,153 @@ export declare type Chatbot = Message<"parley.chatbot.v1.Chatbot"> & {
  * Use `create(ChatbotSchema)` to create a new message.
  */
 export declare const ChatbotSchema: GenMessage<Chatbot>;
+
+/**
+ * The lead form: which contact fields it asks for, when it shows, and the owner's consent line.
+ * Every field "off" (the default): no form.
+ *
+ * @generated from message parley.chatbot.v1.LeadForm
+ */
+export declare type LeadForm = Message<"parley.chatbot.v1.LeadForm"> & {
+  /**
+   * Each "off", "optional" or "required".
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string email = 2;
+   */
+  email: string;
+
+  /**
+   * @generated from field: string phone = 3;
+   */
+  phone: string;
+
+  /**
+   * When the form shows: "before_first_message", "after_messages" (after `after_messages` of the
+   * visitor's messages) or "when_unanswered" (after an answer the knowledge could not give).
+   *
+   * @generated from field: string trigger = 4;
+   */
+  trigger: string;
+
+  /**
+   * 1-50; used with "after_messages".
+   *
+   * @generated from field: int32 after_messages = 5;
+   */
+  afterMessages: number;
+
+  /**
+   * Shown under the form, in the owner's words (at most 500 characters); empty: none.
+   *
+   * @generated from field: string consent_text = 6;
+   */
+  consentText: string;
+};
+
+/**
+ * Describes the message parley.chatbot.v1.LeadForm.
+ * Use `create(LeadFormSchema)` to create a new message.
+ */
+export declare const LeadFormSchema: GenMessage<LeadForm>;
+
+/**
+ * A change to the lead form: only the fields set are changed.
+ *
+ * @generated from message parley.chatbot.v1.LeadFormChange
+ */
+export declare type LeadFormChange = Message<"parley.chatbot.v1.LeadFormChange"> & {
+  /**
+   * @generated from field: optional string name = 1;
+   */
+  name?: string | undefined;
+
+  /**
+   * @generated from field: optional string email = 2;
+   */
+  email?: string | undefined;
+
+  /**
+   * @generated from field: optional string phone = 3;
+   */
+  phone?: string | undefined;
+
+  /**
+   * @generated from field: optional string trigger = 4;
+   */
+  trigger?: string | undefined;
+
+  /**
+   * @generated from field: optional int32 after_messages = 5;
+   */
+  afterMessages?: number | undefined;
+
+  /**
+   * @generated from field: optional string consent_text = 6;
+   */
+  consentText?: string | undefined;
+};
+
+/**
+ * Describes the message parley.chatbot.v1.LeadFormChange.
+ * Use `create(LeadFormChangeSchema)` to create a new message.
+ */
+export declare const LeadFormChangeSchema: GenMessage<LeadFormChange>;
+
+/**
+ * Handoff to a person: the visitor may ask for one, and the workspace's agents answer from the
+ * live inbox. Pro only: enabling is refused for a free owner (PERMISSION_DENIED with the pro-only
+ * message), and the public lookup reads `enabled` false while the owner is not pro.
+ *
+ * @generated from message parley.chatbot.v1.Handoff
+ */
+export declare type Handoff = Message<"parley.chatbot.v1.Handoff"> & {
+  /**
+   * @generated from field: bool enabled = 1;
+   */
+  enabled: boolean;
+
+  /**
+   * How long a visitor waits for a person before being told nobody is free and the bot resumes,
+   * in seconds (30-3600; default 300).
+   *
+   * @generated from field: int32 timeout_seconds = 2;
+   */
+  timeoutSeconds: number;
+};
+
+/**
+ * Describes the message parley.chatbot.v1.Handoff.
+ * Use `create(HandoffSchema)` to create a new message.
+ */
+export declare const HandoffSchema: GenMessage<Handoff>;
+
+/**
+ * A change to handoff: only the fields set are changed.
+ *
+ * @generated from message parley.chatbot.v1.HandoffChange
+ */
+export declare type HandoffChange = Message<"parley.chatbot.v1.HandoffChange"> & {
+  /**
+   * @generated from field: optional bool enabled = 1;
+   */
+  enabled?: boolean | undefined;
+
+  /**
+   * @generated from field: optional int32 timeout_seconds = 2;
+   */
+  timeoutSeconds?: number | undefined;
+};
+
+/**
+ * Describes the message parley.chatbot.v1.HandoffChange.
+ * Use `create(HandoffChangeSchema)` to create a new message.
+ */
+export declare const HandoffChangeSchema: GenMessage<HandoffChange>;
 
 /**
  * How the public page and the widget look. Empty strings mean the product's defaults.
@@ -650,6 +811,16 @@ export declare type UpdateChatbotRequest = Message<"parley.chatbot.v1.UpdateChat
    * @generated from field: parley.chatbot.v1.VisitorLimitsChange limits = 10;
    */
   limits?: VisitorLimitsChange | undefined;
+
+  /**
+   * @generated from field: parley.chatbot.v1.LeadFormChange lead_form = 11;
+   */
+  leadForm?: LeadFormChange | undefined;
+
+  /**
+   * @generated from field: parley.chatbot.v1.HandoffChange handoff = 12;
+   */
+  handoff?: HandoffChange | undefined;
 };
 
 /**
@@ -1037,6 +1208,19 @@ export declare type PublicChatbot = Message<"parley.chatbot.v1.PublicChatbot"> &
    * @generated from field: parley.chatbot.v1.VisitorLimits limits = 12;
    */
   limits?: VisitorLimits | undefined;
+
+  /**
+   * @generated from field: parley.chatbot.v1.LeadForm lead_form = 13;
+   */
+  leadForm?: LeadForm | undefined;
+
+  /**
+   * `enabled` as stored: the public lookup with branding (GetPublicChatbot) reads it false while the
+   * owner is not pro; the per-message knowledge (GetPromptKnowledge) does not ask billing.
+   *
+   * @generated from field: parley.chatbot.v1.Handoff handoff = 14;
+   */
+  handoff?: Handoff | undefined;
 };
 
 /**
