@@ -103,6 +103,8 @@ export const ACCESS = {
   'GET /api/chatbot/public/:uniqueId/challenge': 'public',
   'POST /api/chatbot/public/:uniqueId/chat': 'public',
   'POST /api/chatbot/public/:uniqueId/feedback': 'public',
+  'POST /api/chatbot/public/:uniqueId/handoff': 'public',
+  'GET /api/chatbot/public/:uniqueId/events': 'public',
 
   // Workspaces: the person's list, creating one and joining one are theirs; the rest acts in the current one.
   'GET /api/workspaces': 'session',

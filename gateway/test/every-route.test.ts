@@ -34,6 +34,8 @@ const ROUTES: Array<[string, string]> = [
   ['GET', '/api/chatbot/public/:uniqueId/challenge'],
   ['POST', '/api/chatbot/public/:uniqueId/chat'],
   ['POST', '/api/chatbot/public/:uniqueId/feedback'],
+  ['POST', '/api/chatbot/public/:uniqueId/handoff'],
+  ['GET', '/api/chatbot/public/:uniqueId/events'],
   ['GET', '/api/chatbot'],
   ['POST', '/api/chatbot'],
   ['GET', '/api/chatbot/:id'],

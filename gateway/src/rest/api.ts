@@ -13,6 +13,7 @@ import { isCleanText } from './input.ts';
 import { chatbotRoutes } from './chatbots.ts';
 import { conversationExportRoutes } from './conversation-export.ts';
 import { paymentRoutes, webhookHandlers } from './payment.ts';
+import type { OpenStreams } from './conversation-events.ts';
 import { publicChatRoutes } from './public-chat.ts';
 import { unansweredQuestionRoutes } from './unanswered-questions.ts';
 import { usageRoutes } from './usage.ts';
@@ -29,6 +30,10 @@ export interface ApiOptions {
   maxUploadBytes: number;
   uploadTimeoutMs: number;
   chatTimeoutMs: number;
+  /** How often a visitor's conversation stream pings (SSE_PING_MS). */
+  ssePingMs?: number;
+  /** The gateway's open conversation streams, ended when it shuts down. */
+  conversationStreams?: OpenStreams;
   publicUrl: string;
   stripeEvents: StripeEventIntake;
   /** How many members each plan allows a workspace (SEATS_FREE, SEATS_PRO). */
@@ -65,7 +70,13 @@ export function apiRouter(opts: ApiOptions): Router {
   // Before the owner routes, so "public" is never read as a chatbot id.
   router.use(
     '/chatbot/public',
-    publicChatRoutes(opts.clients, { timeoutMs: opts.chatTimeoutMs, logger: opts.logger, publicUrl: opts.publicUrl }),
+    publicChatRoutes(opts.clients, {
+      timeoutMs: opts.chatTimeoutMs,
+      logger: opts.logger,
+      publicUrl: opts.publicUrl,
+      pingMs: opts.ssePingMs,
+      streams: opts.conversationStreams,
+    }),
   );
   // The export before the owner routes, so "export" is never read as a conversation id.
   router.use('/chatbot', conversationExportRoutes(opts.clients, { logger: opts.logger }));
