@@ -147,7 +147,6 @@ export function TimeoutEmailForm({ uniqueId, sessionId, embedded }: TimeoutEmail
   return (
     <form
       onSubmit={submit}
-      aria-label="Leave your email"
       className="mx-auto w-full max-w-md rounded-xl border border-gray-200 bg-white p-3 shadow-xs"
       noValidate
     >
