@@ -26,6 +26,7 @@ import { loadChatbotProfile, type ChatbotProfileDeps } from './public-chat/chatb
 import { createChallenge } from './public-chat/create-challenge.ts';
 import { countedAnswer, countedStream } from './public-chat/answer-metrics.ts';
 import { sendMessage, streamMessage, type PublicChatDeps } from './public-chat/send-message.ts';
+import { leadMethods } from './leads/rpc.ts';
 
 export type ChatRpcDeps = PublicChatDeps &
   ChatbotProfileDeps &
@@ -71,6 +72,7 @@ const toUnansweredQuestion = (g: QuestionCluster) => ({
 export function chatRoutes(deps: ChatRpcDeps) {
   return (router: ConnectRouter) => {
     router.service(ChatService, {
+      ...leadMethods(deps),
       async getPublicChatbot(req) {
         const profile = await loadChatbotProfile(deps, req);
         return {
@@ -82,6 +84,8 @@ export function chatRoutes(deps: ChatRpcDeps) {
           allowedDomains: profile.allowedDomains,
           proofOfWork: profile.proofOfWork,
           standalonePage: profile.standalonePage,
+          leadForm: profile.leadForm,
+          handoff: profile.handoff,
         };
       },
       async createChallenge(req) {
