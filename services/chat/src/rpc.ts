@@ -41,6 +41,7 @@ import { countWaiting, getInboxConversation, listInbox, watchInbox } from './han
 import type { InboxItemView, MessageView } from './handoff/live-events.ts';
 import { requestHandoff } from './handoff/request-handoff.ts';
 import { watchConversation } from './handoff/watch-conversation.ts';
+import { leadMethods } from './leads/rpc.ts';
 
 export type ChatRpcDeps = PublicChatDeps &
   ChatbotProfileDeps &
@@ -133,6 +134,7 @@ const toUnansweredQuestion = (g: QuestionCluster) => ({
 export function chatRoutes(deps: ChatRpcDeps) {
   return (router: ConnectRouter) => {
     router.service(ChatService, {
+      ...leadMethods(deps),
       async getPublicChatbot(req) {
         const profile = await loadChatbotProfile(deps, req);
         return {
@@ -144,6 +146,8 @@ export function chatRoutes(deps: ChatRpcDeps) {
           allowedDomains: profile.allowedDomains,
           proofOfWork: profile.proofOfWork,
           standalonePage: profile.standalonePage,
+          leadForm: profile.leadForm,
+          handoff: profile.handoff,
         };
       },
       async createChallenge(req) {
