@@ -40,6 +40,7 @@ import type { HandoffDeps } from './handoff/handoff-deps.ts';
 import { countWaiting, getInboxConversation, listInbox, watchInbox } from './handoff/inbox.ts';
 import type { InboxItemView, MessageView } from './handoff/live-events.ts';
 import { requestHandoff } from './handoff/request-handoff.ts';
+import { summarizeConversation } from './handoff/summarize-conversation.ts';
 import { watchConversation } from './handoff/watch-conversation.ts';
 
 export type ChatRpcDeps = PublicChatDeps &
@@ -251,6 +252,9 @@ export function chatRoutes(deps: ChatRpcDeps) {
       },
       async closeConversation(req) {
         return { item: toInboxItem(await closeConversation(deps.handoffCore, req)) };
+      },
+      async summarizeConversation(req) {
+        return { summary: await summarizeConversation(deps.handoffCore, req) };
       },
       async *exportConversations(req) {
         // Access and dates are checked before the first page, so a refusal arrives before any row.
