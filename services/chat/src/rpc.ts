@@ -8,6 +8,7 @@ import {
   ConversationSchema,
   HandoffStateSchema,
   InboxItemSchema,
+  LeadSchema,
   SendMessageResponseSchema,
   type Conversation as ConversationMessage,
 } from '@parley/proto/parley/chat/v1/chat_pb.js';
@@ -232,6 +233,20 @@ export function chatRoutes(deps: ChatRpcDeps) {
             handoffStatus: c.row.handoffStatus,
           }),
           summary: c.summary,
+          lead: c.lead
+            ? create(LeadSchema, {
+                id: c.lead.id,
+                chatbotId: c.lead.chatbotId,
+                conversationId: c.lead.conversationId,
+                name: c.lead.name ?? '',
+                email: c.lead.email ?? '',
+                phone: c.lead.phone ?? '',
+                consented: c.lead.consented,
+                consentText: c.lead.consentText ?? '',
+                source: c.lead.source,
+                createdAt: timestampFromDate(c.lead.createdAt),
+              })
+            : undefined,
         };
       },
       async *watchInbox(req, ctx) {

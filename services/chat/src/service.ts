@@ -340,14 +340,15 @@ export async function createChatService(
     flushEvents: async () => {
       await Promise.all([usageRecorded.flush(), analyticsInteraction.flush()]);
     },
-    background: [stopBackground],
+    // The live streams end with the background work, so the server's drain does not wait on them.
+    background: [stopBackground, () => hub.close()],
     closers: [
       // Workers first: close() waits for the jobs in flight to finish before it resolves.
       stopBackground,
       () => usageRecorded.close(),
       () => analyticsInteraction.close(),
       () => interactionsCounted.close(),
-      // The live streams end (their responses close), then the subscriber connection goes.
+      // The live streams end (their responses close), then the subscriber connection goes (already done after a drain).
       () => hub.close(),
       () => handoffTimeouts.close(),
       () => handoffRequested.close(),

@@ -218,6 +218,22 @@ describe("the agent's summary", () => {
   });
 });
 
+describe('a replica stopping', () => {
+  it('ends its live streams with the background work, so its server drains', async () => {
+    const c = await conversationWithHandoff('stopping');
+    await stack.client.requestHandoff(request(c.bot.uniqueId, c.sessionId));
+    const leaving = await stack.startChat({ CHAT_DB_SCHEMA: stack.config.CHAT_DB_SCHEMA });
+    const visitorStream = read((signal) =>
+      leaving.client.watchConversation({ ...request(c.bot.uniqueId, c.sessionId), afterMessageId: '' }, { signal }),
+    );
+    const inbox = read((signal) => leaving.client.watchInbox({ ownerId: c.bot.ownerId }, { signal }));
+    await until(() => visitorStream.events.length > 0 && leaving.parts.deps.handoffCore.hub.channels().length === 2);
+    for (const stop of leaving.parts.background ?? []) await stop();
+    await until(() => visitorStream.ended() && inbox.ended());
+    expect([visitorStream.error(), inbox.error()]).toEqual([undefined, undefined]);
+  });
+});
+
 describe('bad input to every new method', () => {
   it('answers a clear 4xx, never a 500', async () => {
     const c = await conversationWithHandoff('bad-input');
