@@ -43,6 +43,7 @@ import type { InboxItemView, MessageView } from './handoff/live-events.ts';
 import { requestHandoff } from './handoff/request-handoff.ts';
 import { summarizeConversation } from './handoff/summarize-conversation.ts';
 import { watchConversation } from './handoff/watch-conversation.ts';
+import { leadMethods } from './leads/rpc.ts';
 
 export type ChatRpcDeps = PublicChatDeps &
   ChatbotProfileDeps &
@@ -135,6 +136,7 @@ const toUnansweredQuestion = (g: QuestionCluster) => ({
 export function chatRoutes(deps: ChatRpcDeps) {
   return (router: ConnectRouter) => {
     router.service(ChatService, {
+      ...leadMethods(deps),
       async getPublicChatbot(req) {
         const profile = await loadChatbotProfile(deps, req);
         return {
@@ -146,6 +148,8 @@ export function chatRoutes(deps: ChatRpcDeps) {
           allowedDomains: profile.allowedDomains,
           proofOfWork: profile.proofOfWork,
           standalonePage: profile.standalonePage,
+          leadForm: profile.leadForm,
+          handoff: profile.handoff,
         };
       },
       async createChallenge(req) {
