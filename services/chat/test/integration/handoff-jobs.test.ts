@@ -8,9 +8,10 @@ import { fromJson, type JsonValue } from '@bufbuild/protobuf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HandoffRequestedSchema, HandoffTimeoutDueSchema } from '@parley/proto/parley/events/v1/handoff_requested_pb.js';
 import { QUEUES, safeJobId } from '@parley/common/queues.ts';
+import type { WebhookEventInput } from '@parley/common/webhook-events.ts';
 import { redisKeys } from '@parley/common/redis-keys.ts';
 import { handoffTimedOut, TIMEOUT_MESSAGE } from '../../src/handoff/handoff-timeout.ts';
-import { agent, clientMessageId, enableHandoff, read, until, withHandoffSettings } from './handoff-helpers.ts';
+import { agent, clientMessageId, enableHandoff, read, until } from './handoff-helpers.ts';
 import { rpcError, session, startChatStack, visitor, type ChatStack, type ChatUnderTest } from './harness.ts';
 
 let stack: ChatStack;
@@ -19,7 +20,7 @@ let replica: ChatUnderTest;
 let offline: ChatUnderTest;
 
 beforeAll(async () => {
-  stack = await startChatStack({}, { wrapChatbots: withHandoffSettings });
+  stack = await startChatStack();
   replica = await stack.startChat({ CHAT_DB_SCHEMA: stack.config.CHAT_DB_SCHEMA });
   offline = await stack.startChat({ CHAT_DB_SCHEMA: stack.config.CHAT_DB_SCHEMA, OPENAI_API_KEY: undefined });
 });
@@ -30,7 +31,7 @@ afterAll(async () => {
 async function conversationWithHandoff(label: string, timeoutSeconds = 300) {
   const bot = await stack.newChatbot({ knowledge: ['The shop opens at 9am.'] });
   await stack.makePro(bot.ownerId);
-  await enableHandoff(stack.chatbot, bot.id, timeoutSeconds);
+  await enableHandoff(stack.chatbots, bot, timeoutSeconds);
   stack.fake.setBehaviour({ reply: 'We open at 9am [1].' });
   const sessionId = session(label);
   await stack.client.sendMessage(visitor(bot.uniqueId, 'When do you open?', { sessionId }));
@@ -135,7 +136,9 @@ describe('the agents told', () => {
   it('once per conversation, under concurrent requests on two replicas and after a close and a new request', async () => {
     const c = await conversationWithHandoff('notify');
     const published: string[] = [];
+    const webhooks: WebhookEventInput[] = [];
     const originals = [stack.parts.deps.handoffCore.handoffRequested, replica.parts.deps.handoffCore.handoffRequested];
+    const originalWebhooks = [stack.parts.deps.handoffCore.webhooks, replica.parts.deps.handoffCore.webhooks];
     for (const [i, parts] of [stack.parts, replica.parts].entries()) {
       parts.deps.handoffCore.handoffRequested = {
         publish: async (event, jobId, opts) => {
@@ -143,6 +146,7 @@ describe('the agents told', () => {
           await originals[i].publish(event, jobId, opts);
         },
       };
+      parts.deps.handoffCore.webhooks = { publish: async (events) => void webhooks.push(...events) };
     }
     try {
       const states = await Promise.all(
@@ -152,9 +156,19 @@ describe('the agents told', () => {
       await stack.client.closeConversation({ ...c.owner, agent: agent() });
       await stack.client.requestHandoff(request(c.bot.uniqueId, c.sessionId));
       expect(published).toEqual([c.conversationId]);
+      // The webhook names the conversation by its session id, as message.created does.
+      expect(webhooks).toHaveLength(1);
+      expect(webhooks[0]).toMatchObject({
+        id: `handoff:${c.conversationId}`,
+        type: 'handoff.requested',
+        ownerId: c.bot.ownerId,
+        data: { chatbotId: c.bot.id, conversationId: c.sessionId, lastMessage: 'When do you open?' },
+      });
     } finally {
       stack.parts.deps.handoffCore.handoffRequested = originals[0];
       replica.parts.deps.handoffCore.handoffRequested = originals[1];
+      stack.parts.deps.handoffCore.webhooks = originalWebhooks[0];
+      replica.parts.deps.handoffCore.webhooks = originalWebhooks[1];
     }
     const jobs = (await jobsOf(QUEUES.handoffRequested)).filter((j) => j.id === c.conversationId);
     expect(jobs).toHaveLength(1);
