@@ -21,6 +21,7 @@ import { chatbotResolvers } from './resolvers/chatbot.ts';
 import type { Resolvers } from './generated/graphql.ts';
 import { accessOf, isPermission } from './permissions.ts';
 import { insightResolvers } from './resolvers/insights.ts';
+import { leadResolvers } from './resolvers/leads.ts';
 import { userResolvers } from './resolvers/user.ts';
 import { webhookResolvers } from './resolvers/webhooks.ts';
 import { workspaceResolvers } from './resolvers/workspaces.ts';
@@ -78,6 +79,7 @@ export const resolvers = guardOperations([
   workspaceResolvers,
   webhookResolvers,
   apiKeyResolvers,
+  leadResolvers,
 ]);
 
 export async function createGraphQL(opts: {

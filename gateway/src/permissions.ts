@@ -78,6 +78,9 @@ export const ACCESS = {
   'Query.unansweredQuestions': 'conversations:read',
   'Mutation.answerUnansweredQuestion': 'conversations:write',
   'Mutation.dismissUnansweredQuestion': 'conversations:write',
+  // Leads: visitors' contacts, read like their conversations (docs/adr/0034-humans-in-the-loop.md).
+  'GET /api/leads/export': 'conversations:read',
+  'Query.leads': 'conversations:read',
 
   // Analytics and usage.
   'GET /api/chatbot/:id/analytics': 'workspace:read',
@@ -103,6 +106,7 @@ export const ACCESS = {
   'GET /api/chatbot/public/:uniqueId/challenge': 'public',
   'POST /api/chatbot/public/:uniqueId/chat': 'public',
   'POST /api/chatbot/public/:uniqueId/feedback': 'public',
+  'POST /api/chatbot/public/:uniqueId/lead': 'public',
 
   // Workspaces: the person's list, creating one and joining one are theirs; the rest acts in the current one.
   'GET /api/workspaces': 'session',

@@ -14,6 +14,8 @@ import { chatbotRoutes } from './chatbots.ts';
 import { conversationExportRoutes } from './conversation-export.ts';
 import { paymentRoutes, webhookHandlers } from './payment.ts';
 import { publicChatRoutes } from './public-chat.ts';
+import { publicLeadRoutes } from './public-lead.ts';
+import { leadExportRoutes } from './lead-export.ts';
 import { unansweredQuestionRoutes } from './unanswered-questions.ts';
 import { usageRoutes } from './usage.ts';
 import { webhookRoutes } from './webhooks.ts';
@@ -66,11 +68,13 @@ export function apiRouter(opts: ApiOptions): Router {
   router.use(
     '/chatbot/public',
     publicChatRoutes(opts.clients, { timeoutMs: opts.chatTimeoutMs, logger: opts.logger, publicUrl: opts.publicUrl }),
+    publicLeadRoutes(opts.clients, { publicUrl: opts.publicUrl }),
   );
   // The export before the owner routes, so "export" is never read as a conversation id.
   router.use('/chatbot', conversationExportRoutes(opts.clients, { logger: opts.logger }));
   router.use('/chatbot', chatbotRoutes(opts.clients, opts), chatbotAnalyticsRoutes(opts.clients), unansweredQuestionRoutes(opts.clients));
   router.use('/analytics', analyticsSummaryRoutes(opts.clients));
+  router.use('/leads', leadExportRoutes(opts.clients, { logger: opts.logger }));
   router.use('/user', usageRoutes(opts.clients), accountRoutes(opts.clients, { logger: opts.logger }));
   router.use(
     '/payment',
