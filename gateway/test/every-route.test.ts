@@ -53,6 +53,7 @@ const ROUTES: Array<[string, string]> = [
   ['POST', '/api/chatbot/:id/unanswered-questions/:questionId/answer'],
   ['POST', '/api/chatbot/:id/unanswered-questions/:questionId/dismiss'],
   ['GET', '/api/analytics/summary'],
+  ['GET', '/api/inbox/events'],
   ['GET', '/api/user/usage'],
   ['PUT', '/api/user/profile'],
   ['PUT', '/api/user/email'],
