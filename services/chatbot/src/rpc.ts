@@ -7,6 +7,8 @@ import {
   ChatbotSchema,
   EmbeddingSchema,
   ChatbotService,
+  HandoffSchema,
+  LeadFormSchema,
   EntrySourceSchema,
   KnowledgeBaseSchema,
   KnowledgePassageSchema,
@@ -53,8 +55,9 @@ const voiceOf = (c: Chatbot) =>
     noAnswerMessage: c.noAnswerMessage,
   });
 
-// Appearance, where it may run and what visitors may spend (embed-settings.ts); hideBranding as the
-// row holds it (the public lookup has already read it as the public sees it).
+// Appearance, where it may run and what visitors may spend (embed-settings.ts), the lead form and
+// handoff (lead-handoff-settings.ts); hideBranding and handoff as the row holds them (the public
+// lookup has already read them as the public sees them).
 const embedSettingsOf = (c: Chatbot) => ({
   appearance: create(AppearanceSchema, {
     primaryColor: c.primaryColor,
@@ -68,6 +71,15 @@ const embedSettingsOf = (c: Chatbot) => ({
     dailySpendLimit: c.dailySpendLimit?.toFixed(2),
     proofOfWork: c.proofOfWork,
   }),
+  leadForm: create(LeadFormSchema, {
+    name: c.leadName,
+    email: c.leadEmail,
+    phone: c.leadPhone,
+    trigger: c.leadTrigger,
+    afterMessages: c.leadAfterMessages,
+    consentText: c.leadConsentText,
+  }),
+  handoff: create(HandoffSchema, { enabled: c.handoffEnabled, timeoutSeconds: c.handoffTimeoutSeconds }),
 });
 
 function toPublicChatbotMessage(c: Chatbot) {
@@ -162,6 +174,8 @@ export function chatbotRoutes(deps: ChatbotRpcDeps) {
           appearance: req.appearance,
           embedding: req.embedding,
           limits: req.limits,
+          leadForm: req.leadForm,
+          handoff: req.handoff,
         });
         return { chatbot: toChatbotMessage(chatbot, knowledgeBase) };
       },

@@ -1,10 +1,12 @@
 // The chat page's and the widget's header and greeting: a chatbot's name, picture, welcome message,
-// suggested questions, how it looks and where it may run, by its uniqueId, from the chatbot service.
+// suggested questions, how it looks, where it may run, its lead form and whether a visitor may ask
+// for a person, by its uniqueId, from the chatbot service.
 // Nothing about the owner, the knowledge or the spend limits leaves the chat service (the RPC layer
 // maps only these fields). A site the chatbot may not run on gets the refusal, not the profile.
 import { Code, ConnectError, type Client } from '@connectrpc/connect';
 import { readAppearance, type AppearanceSettings } from '@parley/proto/appearance.ts';
-import type { ChatbotService, PublicChatbot } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
+import { LeadFormSchema, type ChatbotService, type LeadForm, type PublicChatbot } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
+import { create } from '@bufbuild/protobuf';
 import type { Logger } from '@parley/common/logger.ts';
 import { parseUniqueId, publicChatbotNotFound } from '@parley/common/public-chatbot.ts';
 import { chatbotUnavailable } from '../core/visitor-errors.ts';
@@ -27,6 +29,10 @@ export interface ChatbotProfile {
   /** A new conversation's first message must carry a solved challenge. */
   proofOfWork: boolean;
   standalonePage: boolean;
+  /** The lead form as the owner set it (every field "off": none). */
+  leadForm: LeadForm;
+  /** The visitor may ask for a person: handoff on and the owner pro (the chatbot service's public rule). */
+  handoff: boolean;
 }
 
 /** Where a public call came from, as the gateway tells it (visitor-site.ts). */
@@ -64,5 +70,7 @@ export async function loadChatbotProfile(deps: ChatbotProfileDeps, call: PublicC
     allowedDomains: [...embedding.allowedDomains],
     proofOfWork: chatbot.limits?.proofOfWork ?? false,
     standalonePage: embedding.standalonePage,
+    leadForm: chatbot.leadForm ?? create(LeadFormSchema, { name: 'off', email: 'off', phone: 'off', trigger: 'before_first_message' }),
+    handoff: chatbot.handoff?.enabled ?? false,
   };
 }

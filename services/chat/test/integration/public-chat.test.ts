@@ -17,7 +17,7 @@ describe('GetPublicChatbot', () => {
     const bot = await stack.newChatbot({ name: 'Sales Helper', knowledge: ['Our shop opens at nine.'] });
     const res = await stack.client.getPublicChatbot({ uniqueId: bot.uniqueId });
     expect(res).toMatchObject({ name: 'Sales Helper', profilePicture: '', welcomeMessage: '', suggestedQuestions: [] });
-    // Nothing else travels: the response message has exactly these fields (how it looks and where it runs among them).
+    // Nothing else travels: the response message has exactly these fields (how it looks, where it runs, its lead form and handoff among them).
     expect(
       Object.keys(res)
         .filter((k) => !k.startsWith('$'))
@@ -25,6 +25,8 @@ describe('GetPublicChatbot', () => {
     ).toEqual([
       'allowedDomains',
       'appearance',
+      'handoff',
+      'leadForm',
       'name',
       'profilePicture',
       'proofOfWork',

@@ -1,6 +1,7 @@
 // Renaming, (de)activating, changing a chatbot's language, its voice, its appearance, where it may
-// run and its visitor limits (embed-settings.ts; hiding the badge is asked of billing first, pro
-// only, and only when the change turns it on). A new language re-indexes the
+// run and its visitor limits (embed-settings.ts), its lead form and handoff (lead-handoff-settings.ts);
+// hiding the badge and turning handoff on are asked of billing first, pro only, and only when the
+// change turns them on. A new language re-indexes the
 // chatbot's chunks with its text-search configuration in the same transaction, so searches never
 // mix stemmings. The row lock (FOR UPDATE) waits for knowledge being added (which holds FOR KEY
 // SHARE) and holds new additions back until the re-index is committed.
@@ -10,10 +11,11 @@ import { reindexChatbot } from '../knowledge/index-chunks.ts';
 import { searchConfigFor } from '../knowledge/search-text.ts';
 import { CHATBOT_NOT_FOUND, parseLanguage, parseName, parseVoiceChange, type VoiceChangeInput } from '../core/chatbot-input.ts';
 import { HIDE_BRANDING_PRO_ONLY, parseEmbedSettingsChange, type EmbedSettingsChange } from './embed-settings.ts';
+import { HANDOFF_PRO_ONLY, parseLeadHandoffChange, type LeadHandoffChange } from './lead-handoff-settings.ts';
 import { parseOwnedRef, type OwnedChatbotRef } from '../core/owned-chatbot.ts';
 import type { OwnerPlanLookup } from './owner-plan.ts';
 
-export interface UpdateChatbotInput extends OwnedChatbotRef, EmbedSettingsChange {
+export interface UpdateChatbotInput extends OwnedChatbotRef, EmbedSettingsChange, LeadHandoffChange {
   name?: string;
   isActive?: boolean;
   language?: string;
@@ -34,8 +36,13 @@ export async function updateChatbot(deps: UpdateChatbotDeps, input: UpdateChatbo
   const language = input.language === undefined ? undefined : parseLanguage(input.language);
   const voice = parseVoiceChange(input.voice);
   const embed = parseEmbedSettingsChange(input);
-  // Asked before the transaction: no lock is held while waiting on another service.
-  if (embed.hideBranding && (await deps.ownerPlan(ownerId)) !== 'pro') throw forbidden(HIDE_BRANDING_PRO_ONLY);
+  const leadHandoff = parseLeadHandoffChange(input);
+  // Asked before the transaction (no lock is held while waiting on another service), once for both.
+  if (embed.hideBranding || leadHandoff.handoffEnabled) {
+    const pro = (await deps.ownerPlan(ownerId)) === 'pro';
+    if (!pro && embed.hideBranding) throw forbidden(HIDE_BRANDING_PRO_ONLY);
+    if (!pro) throw forbidden(HANDOFF_PRO_ONLY);
+  }
 
   return deps.db.$transaction(
     async (tx) => {
@@ -44,7 +51,7 @@ export async function updateChatbot(deps: UpdateChatbotDeps, input: UpdateChatbo
       if (!current) throw notFound(CHATBOT_NOT_FOUND);
       const chatbot = await tx.chatbot.update({
         where: { id: chatbotId },
-        data: { name, isActive: input.isActive, language, ...voice, ...embed },
+        data: { name, isActive: input.isActive, language, ...voice, ...embed, ...leadHandoff },
       });
       if (language && searchConfigFor(language) !== searchConfigFor(current.language)) {
         await reindexChatbot(tx, chatbotId, searchConfigFor(language));
