@@ -1,3 +1,4 @@
+import { useEffect, useRef } from 'react';
 import { Link } from 'react-router-dom';
 import { Alert } from '../../../components/ui/alert';
 import { Badge } from '../../../components/ui/badge';
@@ -21,6 +22,13 @@ export function ConversationPanel({ id, userId, canWrite }: { id: string; userId
   const { data, error, loading } = useInboxConversation(id, true);
   const actions = useConversationActions(id);
   const conversation = data?.inboxConversation;
+  const scroller = useRef<HTMLDivElement>(null);
+  const messageCount = conversation?.messages.length ?? 0;
+  // The newest message in view, as in a chat: on opening and whenever one arrives.
+  useEffect(() => {
+    const el = scroller.current;
+    if (el) el.scrollTop = el.scrollHeight;
+  }, [messageCount]);
 
   if (!conversation) {
     return (
@@ -122,7 +130,7 @@ export function ConversationPanel({ id, userId, canWrite }: { id: string; userId
         </div>
       ) : null}
 
-      <div className="max-h-[32rem] min-h-48 overflow-y-auto px-4 py-4 sm:px-6">
+      <div ref={scroller} className="max-h-[32rem] min-h-48 overflow-y-auto px-4 py-4 sm:px-6">
         <ConversationMessages messages={messages} />
       </div>
 

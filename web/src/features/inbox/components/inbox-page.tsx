@@ -97,7 +97,7 @@ export function InboxPage() {
   } else {
     const lists = inbox.data?.inbox;
     body = (
-      <div className="grid gap-6 lg:grid-cols-[20rem_minmax(0,1fr)]">
+      <div className="grid grid-cols-[minmax(0,1fr)] gap-6 lg:grid-cols-[20rem_minmax(0,1fr)]">
         <Card className={cn('h-fit p-3', conversationId && 'hidden lg:block')}>
           {lists ? (
             <InboxLists
