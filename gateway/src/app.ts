@@ -79,6 +79,7 @@ export async function createGateway(config: GatewayConfig, { logger }: { logger:
       // Handing over a file of up to MAX_UPLOAD_BYTES (it is stored before the answer) takes longer than an ordinary call.
       uploadTimeoutMs: Math.max(config.RPC_TIMEOUT_MS, UPLOAD_RPC_TIMEOUT_MS),
       chatTimeoutMs: config.CHAT_TIMEOUT_MS,
+      ssePingMs: config.SSE_PING_MS,
       publicUrl: config.PUBLIC_URL,
       stripeEvents,
       seats: { free: config.SEATS_FREE, pro: config.SEATS_PRO },

@@ -82,6 +82,20 @@ export const ACCESS = {
   'GET /api/leads/export': 'conversations:read',
   'Query.leads': 'conversations:read',
 
+  // The live inbox (ADR 34): reading it is reading conversations, acting in it writing them; the
+  // member's own mail switch is any member's.
+  'GET /api/inbox/events': 'conversations:read',
+  'Query.inbox': 'conversations:read',
+  'Query.inboxConversation': 'conversations:read',
+  'Query.inboxWaitingCount': 'conversations:read',
+  'Mutation.claimConversation': 'conversations:write',
+  'Mutation.replyToConversation': 'conversations:write',
+  'Mutation.addConversationNote': 'conversations:write',
+  'Mutation.handBackConversation': 'conversations:write',
+  'Mutation.closeConversation': 'conversations:write',
+  'Mutation.summarizeConversation': 'conversations:write',
+  'Mutation.setHandoffNotifications': 'workspace:read',
+
   // Analytics and usage.
   'GET /api/chatbot/:id/analytics': 'workspace:read',
   'GET /api/analytics/summary': 'workspace:read',

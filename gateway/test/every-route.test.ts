@@ -55,6 +55,7 @@ const ROUTES: Array<[string, string]> = [
   ['POST', '/api/chatbot/:id/unanswered-questions/:questionId/dismiss'],
   ['GET', '/api/analytics/summary'],
   ['GET', '/api/leads/export'],
+  ['GET', '/api/inbox/events'],
   ['GET', '/api/user/usage'],
   ['PUT', '/api/user/profile'],
   ['PUT', '/api/user/email'],

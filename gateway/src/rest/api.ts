@@ -9,6 +9,7 @@ import type { StripeEventIntake } from '../stripe-events.ts';
 import { accountRoutes, passwordResetRoutes, portalRoutes } from './account.ts';
 import { analyticsSummaryRoutes, chatbotAnalyticsRoutes } from './analytics.ts';
 import { authRoutes } from './auth.ts';
+import { inboxEventRoutes } from './inbox-events.ts';
 import { isCleanText } from './input.ts';
 import { chatbotRoutes } from './chatbots.ts';
 import { conversationExportRoutes } from './conversation-export.ts';
@@ -31,6 +32,8 @@ export interface ApiOptions {
   maxUploadBytes: number;
   uploadTimeoutMs: number;
   chatTimeoutMs: number;
+  /** How often a live stream sends `: ping`. */
+  ssePingMs: number;
   publicUrl: string;
   stripeEvents: StripeEventIntake;
   /** How many members each plan allows a workspace (SEATS_FREE, SEATS_PRO). */
@@ -75,6 +78,7 @@ export function apiRouter(opts: ApiOptions): Router {
   router.use('/chatbot', chatbotRoutes(opts.clients, opts), chatbotAnalyticsRoutes(opts.clients), unansweredQuestionRoutes(opts.clients));
   router.use('/analytics', analyticsSummaryRoutes(opts.clients));
   router.use('/leads', leadExportRoutes(opts.clients, { logger: opts.logger }));
+  router.use('/inbox', inboxEventRoutes(opts.clients, { logger: opts.logger, pingMs: opts.ssePingMs }));
   router.use('/user', usageRoutes(opts.clients), accountRoutes(opts.clients, { logger: opts.logger }));
   router.use(
     '/payment',
