@@ -121,6 +121,8 @@ export const ACCESS = {
   'POST /api/chatbot/public/:uniqueId/chat': 'public',
   'POST /api/chatbot/public/:uniqueId/feedback': 'public',
   'POST /api/chatbot/public/:uniqueId/lead': 'public',
+  'POST /api/chatbot/public/:uniqueId/handoff': 'public',
+  'GET /api/chatbot/public/:uniqueId/events': 'public',
 
   // Workspaces: the person's list, creating one and joining one are theirs; the rest acts in the current one.
   'GET /api/workspaces': 'session',

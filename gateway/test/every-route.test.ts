@@ -35,6 +35,8 @@ const ROUTES: Array<[string, string]> = [
   ['POST', '/api/chatbot/public/:uniqueId/chat'],
   ['POST', '/api/chatbot/public/:uniqueId/feedback'],
   ['POST', '/api/chatbot/public/:uniqueId/lead'],
+  ['POST', '/api/chatbot/public/:uniqueId/handoff'],
+  ['GET', '/api/chatbot/public/:uniqueId/events'],
   ['GET', '/api/chatbot'],
   ['POST', '/api/chatbot'],
   ['GET', '/api/chatbot/:id'],

@@ -14,6 +14,7 @@ import { isCleanText } from './input.ts';
 import { chatbotRoutes } from './chatbots.ts';
 import { conversationExportRoutes } from './conversation-export.ts';
 import { paymentRoutes, webhookHandlers } from './payment.ts';
+import type { OpenStreams } from './conversation-events.ts';
 import { publicChatRoutes } from './public-chat.ts';
 import { publicLeadRoutes } from './public-lead.ts';
 import { leadExportRoutes } from './lead-export.ts';
@@ -34,6 +35,8 @@ export interface ApiOptions {
   chatTimeoutMs: number;
   /** How often a live stream sends `: ping`. */
   ssePingMs: number;
+  /** The gateway's open conversation streams, ended when it shuts down. */
+  conversationStreams?: OpenStreams;
   publicUrl: string;
   stripeEvents: StripeEventIntake;
   /** How many members each plan allows a workspace (SEATS_FREE, SEATS_PRO). */
@@ -70,7 +73,13 @@ export function apiRouter(opts: ApiOptions): Router {
   // Before the owner routes, so "public" is never read as a chatbot id.
   router.use(
     '/chatbot/public',
-    publicChatRoutes(opts.clients, { timeoutMs: opts.chatTimeoutMs, logger: opts.logger, publicUrl: opts.publicUrl }),
+    publicChatRoutes(opts.clients, {
+      timeoutMs: opts.chatTimeoutMs,
+      logger: opts.logger,
+      publicUrl: opts.publicUrl,
+      pingMs: opts.ssePingMs,
+      streams: opts.conversationStreams,
+    }),
     publicLeadRoutes(opts.clients, { publicUrl: opts.publicUrl }),
   );
   // The export before the owner routes, so "export" is never read as a conversation id.
