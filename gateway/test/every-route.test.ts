@@ -34,6 +34,7 @@ const ROUTES: Array<[string, string]> = [
   ['GET', '/api/chatbot/public/:uniqueId/challenge'],
   ['POST', '/api/chatbot/public/:uniqueId/chat'],
   ['POST', '/api/chatbot/public/:uniqueId/feedback'],
+  ['POST', '/api/chatbot/public/:uniqueId/lead'],
   ['POST', '/api/chatbot/public/:uniqueId/handoff'],
   ['GET', '/api/chatbot/public/:uniqueId/events'],
   ['GET', '/api/chatbot'],
@@ -55,6 +56,8 @@ const ROUTES: Array<[string, string]> = [
   ['POST', '/api/chatbot/:id/unanswered-questions/:questionId/answer'],
   ['POST', '/api/chatbot/:id/unanswered-questions/:questionId/dismiss'],
   ['GET', '/api/analytics/summary'],
+  ['GET', '/api/leads/export'],
+  ['GET', '/api/inbox/events'],
   ['GET', '/api/user/usage'],
   ['PUT', '/api/user/profile'],
   ['PUT', '/api/user/email'],
@@ -136,6 +139,11 @@ const BODIES = [
     allowedDomains: [1, null, 'a'.repeat(5000)],
     isActive: 'maybe',
     language: 'klingon',
+    leadForm: { name: 7, email: 'sometimes', afterMessages: 1e99, consentText: '\u0000' },
+    handoff: { enabled: 'yes', timeoutSeconds: -5 },
+    phone: [],
+    consent: 'maybe',
+    source: {},
   }),
 ];
 

@@ -2,7 +2,8 @@
 // embed page (/embed/{uniqueId}, inside the widget) and host pages, without signing in:
 //   GET  /api/chatbot/public/{uniqueId}            → { name, profilePicture, welcomeMessage, suggestedQuestions,
 //                                                      appearance: { primaryColor, position, launcherLabel, hideBranding },
-//                                                      proofOfWork, handoff }
+//                                                      proofOfWork, leadForm: { name, email, phone, trigger, afterMessages,
+//                                                      consentText }, handoff }
 //   GET  /api/chatbot/public/{uniqueId}/challenge  → { algorithm, challenge, maxnumber, salt, signature } (ALTCHA)
 //   POST /api/chatbot/public/{uniqueId}/chat         { message, sessionId?, model?, visitor?: { id?, name? }, proofOfWork? }
 //                                                  → { message, sessionId, sources, messageId, offerHandoff, unanswered, handoff? }
@@ -47,6 +48,7 @@ import type { Logger } from '@parley/common/logger.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import type { GetPublicChatbotResponse, SendMessageResponse } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { appearanceView } from '../chatbots.ts';
+import { publicLeadForm } from '../leads.ts';
 import type { Clients } from '../clients.ts';
 import { answerSources } from '../conversations.ts';
 import { clientGone, relayAnswer, sendEvent, wantsEventStream, type AnswerEvents } from './answer-stream.ts';
@@ -104,7 +106,7 @@ function originOf(address: string): string | undefined {
 }
 
 /** The request's site and whether it came from the embed page, as the chat service's calls take them. */
-function requestSite(req: Request, publicUrl: string): { siteHost: string; embedded: boolean } {
+export function requestSite(req: Request, publicUrl: string): { siteHost: string; embedded: boolean } {
   return {
     siteHost: siteHost(req.get('origin'), [publicUrl, `${req.protocol}://${req.get('host') ?? ''}`]),
     embedded: req.get(EMBED_HEADER) === '1',
@@ -225,6 +227,7 @@ function publicChatbot({
   suggestedQuestions,
   appearance,
   proofOfWork,
+  leadForm,
   handoff,
 }: GetPublicChatbotResponse) {
   return {
@@ -234,6 +237,7 @@ function publicChatbot({
     suggestedQuestions,
     appearance: appearanceView(appearance),
     proofOfWork,
+    leadForm: publicLeadForm(leadForm),
     handoff,
   };
 }
@@ -242,7 +246,7 @@ function publicChatbot({
  * What the host page told the widget about its visitor (Parley.identify): `visitor: { id?, name? }`,
  * each "" when not told. Lengths are the chat service's rule; only JSON types are checked here.
  */
-function visitorField(body: JsonObject): { id: string; name: string } {
+export function visitorField(body: JsonObject): { id: string; name: string } {
   const value = body.visitor;
   if (value === undefined || value === null) return { id: '', name: '' };
   if (typeof value !== 'object' || Array.isArray(value)) throw invalid('visitor must be an object');
