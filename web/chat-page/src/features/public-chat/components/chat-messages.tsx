@@ -2,7 +2,7 @@ import { useLayoutEffect, useRef, type ReactNode } from 'react';
 import { ChatbotAvatar } from '../../../components/chatbots/chatbot-avatar';
 import type { PublicChatbot } from '../api/public-chat-api';
 import type { ChatMessage, ChatRating } from '../chat-storage';
-import { AgentBubble, HandoffOffer, SystemNotice } from './handoff';
+import { AgentBubble, HandoffOffer, SystemNotice } from './handoff-lazy';
 import { AssistantBubble, AssistantRow, UserBubble } from './message-bubble';
 import { MessageFeedback } from './message-feedback';
 import { MessageSources } from '../../../components/citations/message-sources';

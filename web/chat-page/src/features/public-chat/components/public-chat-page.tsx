@@ -12,7 +12,7 @@ import { ChatComposer } from './chat-composer';
 import { ChatErrorScreen } from './chat-error-screen';
 import { ChatHeader } from './chat-header';
 import { ChatMessages } from './chat-messages';
-import { HandoffBanner, TalkToPersonButton, TimeoutEmailForm } from './handoff';
+import { HandoffBanner, TalkToPersonButton, TimeoutEmailForm } from './handoff-lazy';
 import { PoweredByParley } from './powered-by-parley';
 
 function reloadPage() {
@@ -96,7 +96,7 @@ function ChatWindow({ uniqueId, chatbot, reload, embedded, visitor, onClose }: C
   return (
     <div className="flex h-dvh flex-col bg-gray-50">
       <ChatHeader chatbot={chatbot} onClear={clear} canClear={!pending && started} onClose={onClose} />
-      <HandoffBanner state={handoff.state} />
+      {handoff.active ? <HandoffBanner state={handoff.state} /> : null}
       <main className="flex min-h-0 flex-1 flex-col">
         <ChatMessages
           chatbot={chatbot}
