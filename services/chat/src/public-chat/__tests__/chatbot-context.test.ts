@@ -34,7 +34,12 @@ const input = { uniqueId: 'u1', message: 'hi' };
 
 describe('chatbotContext', () => {
   it('learns whether the chatbot has handoff on, so its mirror is read along with the next message (ADR 34)', async () => {
-    const withHandoff = create(PublicChatbotSchema, { id: 'b1', ownerId: 'o1', name: 'Bot', handoff: { enabled: true, timeoutSeconds: 300 } });
+    const withHandoff = create(PublicChatbotSchema, {
+      id: 'b1',
+      ownerId: 'o1',
+      name: 'Bot',
+      handoff: { enabled: true, timeoutSeconds: 300 },
+    });
     const { context } = scripted([() => create(GetPromptKnowledgeResponseSchema, { chatbot: withHandoff, passages: ['A chunk.'] })]);
     await context.load(input, null);
     expect(context.known('u1')).toEqual({ id: 'b1', ownerId: 'o1', handoffOn: true });
