@@ -20,7 +20,9 @@ import { chatResolvers } from './resolvers/chat.ts';
 import { chatbotResolvers } from './resolvers/chatbot.ts';
 import type { Resolvers } from './generated/graphql.ts';
 import { accessOf, isPermission } from './permissions.ts';
+import { inboxResolvers } from './resolvers/inbox.ts';
 import { insightResolvers } from './resolvers/insights.ts';
+import { leadResolvers } from './resolvers/leads.ts';
 import { userResolvers } from './resolvers/user.ts';
 import { webhookResolvers } from './resolvers/webhooks.ts';
 import { workspaceResolvers } from './resolvers/workspaces.ts';
@@ -75,9 +77,11 @@ export const resolvers = guardOperations([
   chatResolvers,
   billingResolvers,
   insightResolvers,
+  inboxResolvers,
   workspaceResolvers,
   webhookResolvers,
   apiKeyResolvers,
+  leadResolvers,
 ]);
 
 export async function createGraphQL(opts: {
