@@ -6,6 +6,7 @@ import { LogoMark } from '../components/ui/logo';
 import { WorkspaceSwitcher } from '../features/workspace/components/workspace-switcher';
 import { cn } from '../lib/cn';
 import { useSession } from '../lib/session/session-context';
+import { useCan } from '../lib/workspace/use-can';
 
 function navLinkClasses({ isActive }: { isActive: boolean }) {
   return cn(
@@ -20,6 +21,7 @@ export function SiteHeader() {
   const location = useLocation();
   const [menuOpen, setMenuOpen] = useState(false);
   const [loggingOut, setLoggingOut] = useState(false);
+  const readsLeads = useCan('conversations:read');
 
   // A navigation closes the small-screen menu.
   useEffect(() => setMenuOpen(false), [location.pathname]);
@@ -50,6 +52,11 @@ export function SiteHeader() {
       <ButtonLink to="/dashboard" variant="secondary" size="sm">
         Dashboard
       </ButtonLink>
+      {readsLeads ? (
+        <ButtonLink to="/leads" variant="ghost" size="sm">
+          Leads
+        </ButtonLink>
+      ) : null}
       <ButtonLink to="/workspace/developers" variant="ghost" size="sm">
         Developers
       </ButtonLink>

@@ -15,7 +15,7 @@ export const FREE_PLAN: PlanOffer = {
   price: '$0',
   period: 'forever',
   description: 'Try Parley with one chatbot.',
-  features: ['Up to 1 chatbot', '$0.01 initial credit', 'Basic support', 'Community access'],
+  features: ['Up to 1 chatbot', '$0.01 initial credit', 'Basic support', 'Community access', 'Lead capture'],
 };
 
 export const PRO_PLAN: PlanOffer = {
@@ -24,5 +24,5 @@ export const PRO_PLAN: PlanOffer = {
   price: '$10',
   period: 'per month',
   description: 'For teams running chatbots in earnest.',
-  features: ['Unlimited chatbots', '$2.00 initial credit', 'Priority support', 'Advanced analytics', 'Custom branding'],
+  features: ['Unlimited chatbots', '$2.00 initial credit', 'Priority support', 'Advanced analytics', 'Custom branding', 'Lead capture'],
 };
