@@ -6,6 +6,7 @@ import { readSources, type ChatSource } from '../../../components/citations/chat
 import type { ChatRating } from '../chat-storage';
 import type { Visitor } from '../embed-messages';
 import { PUBLIC_CHATBOT_NOT_FOUND } from '../not-found';
+import { readLeadForm, type LeadFormConfig } from '../lead-form/lead-form-config';
 import { readEventStream } from './read-event-stream';
 
 export const SEND_MESSAGE_FAILED_MESSAGE = 'Failed to get response from chatbot';
@@ -26,6 +27,8 @@ export interface PublicChatbot {
   appearance: Appearance;
   /** A new conversation's first message must carry a solved challenge (see proof-of-work.ts). */
   proofOfWork: boolean;
+  /** The lead form (lead-form/); null when it asks for nothing. */
+  leadForm: LeadFormConfig | null;
 }
 
 export interface ChatReply {
@@ -35,6 +38,8 @@ export interface ChatReply {
   sources: ChatSource[];
   /** The stored answer's id, which feedback refers to; null when the server sent none. */
   messageId: string | null;
+  /** The knowledge could not answer (the lead form's when_unanswered trigger). */
+  unanswered: boolean;
 }
 
 /** A failure whose message is meant for the visitor: the server's own text, or the default. */
@@ -122,6 +127,7 @@ export async function fetchPublicChatbot(uniqueId: string, { embedded, signal }:
     suggestedQuestions: suggestedQuestions(body.suggestedQuestions),
     appearance: readAppearance(body.appearance),
     proofOfWork: body.proofOfWork === true,
+    leadForm: readLeadForm(body.leadForm),
   };
 }
 
@@ -164,6 +170,7 @@ function toReply(body: unknown, sessionId: string): ChatReply {
     sessionId: typeof body.sessionId === 'string' && body.sessionId ? body.sessionId : sessionId,
     sources: readSources(body.sources),
     messageId: nonEmpty(body.messageId),
+    unanswered: body.unanswered === true,
   };
 }
 
@@ -198,7 +205,8 @@ export async function sendChatMessage(input: SendChatMessageInput): Promise<Chat
         message,
         sessionId,
         model: CHAT_MODEL,
-        ...(visitor ? { visitor } : {}),
+        // The email (identify's, for the lead form) is not the conversation's: only the id and name travel.
+        ...(visitor ? { visitor: { id: visitor.id, name: visitor.name } } : {}),
         ...(proofOfWork ? { proofOfWork } : {}),
       }),
       signal,

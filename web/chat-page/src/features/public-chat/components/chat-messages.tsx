@@ -1,4 +1,4 @@
-import { useLayoutEffect, useRef } from 'react';
+import { useLayoutEffect, useRef, type ReactNode } from 'react';
 import { ChatbotAvatar } from '../../../components/chatbots/chatbot-avatar';
 import type { PublicChatbot } from '../api/public-chat-api';
 import type { ChatMessage, ChatRating } from '../chat-storage';
@@ -18,6 +18,8 @@ interface ChatMessagesProps {
   onPickSuggestion: (question: string) => void;
   /** Rates a stored answer; resolves to whether the server kept it. */
   onRate: (messageId: string, rating: ChatRating) => Promise<boolean>;
+  /** Shown after the last message, inside the conversation (the lead form). */
+  after?: ReactNode;
 }
 
 /**
@@ -25,13 +27,13 @@ interface ChatMessagesProps {
  * The suggested questions sit under the welcome (or the empty state), just above the field.
  * Only a stored answer (one with an id) has thumbs: never the welcome or the answer still streaming.
  */
-export function ChatMessages({ chatbot, messages, streaming, suggestions, onPickSuggestion, onRate }: ChatMessagesProps) {
+export function ChatMessages({ chatbot, messages, streaming, suggestions, onPickSuggestion, onRate, after }: ChatMessagesProps) {
   const scroller = useRef<HTMLDivElement>(null);
 
   useLayoutEffect(() => {
     const element = scroller.current;
     if (element) element.scrollTop = element.scrollHeight;
-  }, [messages, streaming]);
+  }, [messages, streaming, after]);
 
   const empty = messages.length === 0 && streaming === null;
 
@@ -43,6 +45,7 @@ export function ChatMessages({ chatbot, messages, streaming, suggestions, onPick
           <p className="mt-5 text-xl font-semibold tracking-tight text-gray-900">Ask me anything!</p>
           <p className="mt-1.5 max-w-xs text-sm text-gray-500">Send a message below to start chatting with {chatbot.name}.</p>
           <SuggestedQuestions questions={suggestions} onPick={onPickSuggestion} className="mt-6 max-w-md justify-center" />
+          {after ? <div className="mt-6 w-full max-w-md text-left [&>*]:ml-0">{after}</div> : null}
         </div>
       ) : (
         <div className="mx-auto w-full max-w-3xl px-4 py-6 sm:px-6">
@@ -73,6 +76,7 @@ export function ChatMessages({ chatbot, messages, streaming, suggestions, onPick
                 )}
               </AssistantRow>
             ) : null}
+            {after}
           </div>
           {/* Aligned with the bubbles: past the avatar (size-8) and its gap. */}
           <SuggestedQuestions questions={suggestions} onPick={onPickSuggestion} className="mt-4 pl-[2.625rem] sm:pr-16" />

@@ -7,6 +7,8 @@ import type { Visitor } from '../embed-messages';
 import { useChatSession } from '../hooks/use-chat-session';
 import { useEmbedHost } from '../hooks/use-embed-host';
 import { usePublicChatbot } from '../hooks/use-public-chatbot';
+import { LeadFormCard, LeadSentNote } from '../lead-form/lead-form-card';
+import { useLeadForm } from '../lead-form/use-lead-form';
 import { ChatComposer } from './chat-composer';
 import { ChatErrorScreen } from './chat-error-screen';
 import { ChatHeader } from './chat-header';
@@ -66,12 +68,29 @@ interface ChatWindowProps {
 }
 
 function ChatWindow({ uniqueId, chatbot, reload, embedded, visitor, onClose }: ChatWindowProps) {
-  const { messages, started, streaming, pending, error, send, rate, clear } = useChatSession(uniqueId, chatbot.welcomeMessage, {
+  const { messages, started, streaming, pending, error, send, rate, clear, sessionId, unanswered, adoptSessionId } = useChatSession(
+    uniqueId,
+    chatbot.welcomeMessage,
+    { embedded, visitor, proofOfWork: chatbot.proofOfWork },
+  );
+  const lead = useLeadForm({
+    uniqueId,
+    form: chatbot.leadForm,
+    sessionId,
     embedded,
     visitor,
-    proofOfWork: chatbot.proofOfWork,
+    onSessionId: adoptSessionId,
+    visitorMessages: messages.filter((message) => message.role === 'user').length,
+    lastUnanswered: unanswered,
+    pending,
   });
-  const suggestions = started || pending ? [] : chatbot.suggestedQuestions;
+  const leadForm =
+    lead.shown && chatbot.leadForm ? (
+      <LeadFormCard form={chatbot.leadForm} visitor={visitor} onSubmit={lead.submit} onSkip={lead.skip} />
+    ) : lead.justSent ? (
+      <LeadSentNote />
+    ) : null;
+  const suggestions = started || pending || lead.blocking ? [] : chatbot.suggestedQuestions;
 
   useDocumentTitle(chatbot.name);
 
@@ -88,10 +107,11 @@ function ChatWindow({ uniqueId, chatbot, reload, embedded, visitor, onClose }: C
           suggestions={suggestions}
           onPickSuggestion={(question) => void send(question)}
           onRate={rate}
+          after={leadForm}
         />
       </main>
       <footer className="shrink-0 border-t border-gray-200 bg-white pb-[env(safe-area-inset-bottom)]">
-        <ChatComposer onSend={send} pending={pending} />
+        <ChatComposer onSend={send} pending={pending || lead.blocking} />
         {chatbot.appearance.hideBranding ? null : <PoweredByParley />}
       </footer>
     </div>

@@ -60,6 +60,8 @@ export function useChatSession(uniqueId: string, welcomeMessage: string | null =
   /** The answer so far while it streams; null when no reply is pending. */
   const [streaming, setStreaming] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  /** The latest answer came back unanswered (the lead form's when_unanswered trigger). */
+  const [unanswered, setUnanswered] = useState(false);
   // A ref as well as state: two quick Enters must not send twice before React re-renders.
   const pendingRef = useRef(false);
   const abortRef = useRef<AbortController | null>(null);
@@ -101,6 +103,7 @@ export function useChatSession(uniqueId: string, welcomeMessage: string | null =
           saveSessionId(uniqueId, reply.sessionId);
           clearMessages(uniqueId, sessionId);
         }
+        setUnanswered(reply.unanswered);
         setConversation((c) => ({
           sessionId: reply.sessionId,
           messages: [
@@ -138,6 +141,19 @@ export function useChatSession(uniqueId: string, welcomeMessage: string | null =
     [uniqueId, conversation, embedded],
   );
 
+  /** The server gave the conversation its id before any message (a lead sent first): the chat continues it. */
+  const adoptSessionId = useCallback(
+    (sessionId: string) => {
+      saveSessionId(uniqueId, sessionId);
+      setConversation((c) => {
+        if (c.sessionId === sessionId) return c;
+        clearMessages(uniqueId, c.sessionId);
+        return { ...c, sessionId };
+      });
+    },
+    [uniqueId],
+  );
+
   const clear = useCallback(() => {
     if (pendingRef.current) return;
     clearMessages(uniqueId, conversation.sessionId);
@@ -155,8 +171,10 @@ export function useChatSession(uniqueId: string, welcomeMessage: string | null =
     streaming,
     pending: streaming !== null,
     error,
+    unanswered,
     send,
     rate,
     clear,
+    adoptSessionId,
   };
 }
