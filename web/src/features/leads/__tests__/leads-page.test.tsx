@@ -50,8 +50,13 @@ describe('Leads page', () => {
 
     fireEvent.click(screen.getByRole('button', { name: 'Load more' }));
     await waitFor(() => expect(within(screen.getByRole('table')).getAllByRole('row')).toHaveLength(4));
-    expect(screen.getByText('Deleted chatbot')).toBeTruthy();
-    expect(screen.getByText('Nobody answered')).toBeTruthy();
+    expect(within(screen.getByRole('table')).getByText('Deleted chatbot')).toBeTruthy();
+    expect(within(screen.getByRole('table')).getByText('Nobody answered')).toBeTruthy();
+    // A phone's list holds the same leads, the contact first.
+    const list = within(screen.getByRole('list', { name: 'Leads' }));
+    expect(list.getAllByRole('listitem')).toHaveLength(3);
+    expect(list.getAllByText('Ada Lovelace')).toHaveLength(2);
+    expect(list.getAllByText('ada@example.com')).toHaveLength(3);
     const asked = calls.filter((c) => c.operationName === 'Leads');
     expect(asked[0].variables).toEqual({ first: 50 });
     expect(asked[1].variables).toEqual({ first: 50, after: 'n1' });

@@ -9,11 +9,43 @@ const COLUMNS = ['Date', 'Chatbot', 'Name', 'Email', 'Phone', 'Consent', 'Source
 
 const empty = <span className="text-gray-400">—</span>;
 
-/** The leads, newest first, each with the way to its conversation. */
+/** The leads, newest first, each with the way to its conversation: a table, and a list on a phone. */
 export function LeadsTable({ leads, chatbotNames }: { leads: Lead[]; chatbotNames: ReadonlyMap<string, string> }) {
   return (
-    // Focusable, so the table can be scrolled sideways with the keyboard on a phone.
-    <div className="overflow-x-auto" tabIndex={0} role="region" aria-label="Leads">
+    <>
+      <LeadsList leads={leads} chatbotNames={chatbotNames} />
+      <LeadsGrid leads={leads} chatbotNames={chatbotNames} />
+    </>
+  );
+}
+
+/** A phone's view: one block per lead, the contact first. */
+function LeadsList({ leads, chatbotNames }: { leads: Lead[]; chatbotNames: ReadonlyMap<string, string> }) {
+  return (
+    <ul aria-label="Leads" className="divide-y divide-gray-100 sm:hidden">
+      {leads.map((lead) => (
+        <li key={lead.id} className="px-6 py-4 text-sm">
+          <p className="font-medium break-words text-gray-900">{lead.name ?? lead.email ?? lead.phone}</p>
+          {lead.name && lead.email ? <p className="break-all text-gray-700">{lead.email}</p> : null}
+          {lead.phone && (lead.name || lead.email) ? <p className="text-gray-700">{lead.phone}</p> : null}
+          <p className="mt-1 text-xs text-gray-500">
+            {chatbotNames.get(lead.chatbotId) ?? 'Deleted chatbot'} · {formatDateTime(lead.createdAt)} ·{' '}
+            {SOURCE_LABELS[lead.source] ?? lead.source}
+            {lead.consentText ? ` · ${lead.consented ? 'Agreed' : 'Not agreed'}` : ''}
+          </p>
+          <Link to={conversationLink(lead)} className="mt-2 inline-block font-medium text-brand-700 hover:text-brand-800 hover:underline">
+            Open conversation
+          </Link>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function LeadsGrid({ leads, chatbotNames }: { leads: Lead[]; chatbotNames: ReadonlyMap<string, string> }) {
+  return (
+    // Focusable, so the table can be scrolled sideways with the keyboard.
+    <div className="hidden overflow-x-auto sm:block" tabIndex={0} role="region" aria-label="Leads table">
       <table className="min-w-full text-sm">
         <thead className="bg-gray-50 text-xs font-medium tracking-wide text-gray-500 uppercase">
           <tr>
