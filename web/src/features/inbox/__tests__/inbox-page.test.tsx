@@ -114,10 +114,10 @@ describe('Inbox page', () => {
       }),
     );
     expect(await screen.findByRole('heading', { name: 'Inbox', level: 1 })).toBeTruthy();
-    const waiting = within(await screen.findByRole('region', { name: /Waiting/ }));
+    const waiting = within(await screen.findByRole('region', { name: 'Waiting' }));
     expect(waiting.getByRole('link', { name: /Grace/ }).getAttribute('href')).toBe(`/inbox/${CONVERSATION}`);
     expect(waiting.getByText('waiting 5 min')).toBeTruthy();
-    const open = within(screen.getByRole('region', { name: /Open/ }));
+    const open = within(screen.getByRole('region', { name: 'Open' }));
     // An admin sees every agent's conversations, with who has each.
     expect(open.getByText('Grace Hopper')).toBeTruthy();
     expect((await screen.findByRole('status', { name: '1 waiting' })).textContent).toBe('1');
