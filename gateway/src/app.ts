@@ -16,6 +16,7 @@ import { createGraphQL } from './graphql.ts';
 import { healthRouter } from './health.ts';
 import { apiRouter } from './rest/api.ts';
 import { publicChatCors } from './rest/public-chat.ts';
+import { liveStreams } from './live-streams.ts';
 import { apiV1Router } from './v1/router.ts';
 import { chatbotEmbedDomains, mediaRouter, webAppRouter } from './static.ts';
 import { createStripeEventIntake, webhookSecret } from './stripe-events.ts';
@@ -40,6 +41,8 @@ export async function createGateway(config: GatewayConfig, { logger }: { logger:
   const { secret, generated } = webhookSecret(config.STRIPE_WEBHOOK_SECRET);
   if (generated) logger.info('STRIPE_WEBHOOK_SECRET is not set: only test-mode checkout events signed by this process are accepted');
   const stripeEvents = createStripeEventIntake({ redis, prefix: config.QUEUE_PREFIX, secret, logger });
+
+  const streams = liveStreams();
 
   const app = express();
   app.disable('x-powered-by');
@@ -80,6 +83,7 @@ export async function createGateway(config: GatewayConfig, { logger }: { logger:
       uploadTimeoutMs: Math.max(config.RPC_TIMEOUT_MS, UPLOAD_RPC_TIMEOUT_MS),
       chatTimeoutMs: config.CHAT_TIMEOUT_MS,
       ssePingMs: config.SSE_PING_MS,
+      liveStreams: streams,
       publicUrl: config.PUBLIC_URL,
       stripeEvents,
       seats: { free: config.SEATS_FREE, pro: config.SEATS_PRO },
@@ -102,7 +106,8 @@ export async function createGateway(config: GatewayConfig, { logger }: { logger:
   };
   app.use(onError);
 
-  return { app, closers: [graphql.stop, () => stripeEvents.close(), () => redis.quit()] };
+  // The live streams end as the server stops taking requests (they would hold its drain to the deadline).
+  return { app, background: [() => streams.closeAll()], closers: [graphql.stop, () => stripeEvents.close(), () => redis.quit()] };
 }
 
 /**

@@ -20,6 +20,7 @@ import { usageRoutes } from './usage.ts';
 import { webhookRoutes } from './webhooks.ts';
 import { apiKeyRoutes, apiScopeRoutes } from './api-keys.ts';
 import { invitationRoutes, workspaceListRoutes, workspaceRoutes } from './workspaces.ts';
+import type { LiveStreams } from '../live-streams.ts';
 import type { Seats } from '../workspaces.ts';
 
 export interface ApiOptions {
@@ -32,6 +33,8 @@ export interface ApiOptions {
   chatTimeoutMs: number;
   /** How often a live stream sends `: ping`. */
   ssePingMs: number;
+  /** The open live streams, ended when the gateway stops. */
+  liveStreams: LiveStreams;
   publicUrl: string;
   stripeEvents: StripeEventIntake;
   /** How many members each plan allows a workspace (SEATS_FREE, SEATS_PRO). */
@@ -74,7 +77,7 @@ export function apiRouter(opts: ApiOptions): Router {
   router.use('/chatbot', conversationExportRoutes(opts.clients, { logger: opts.logger }));
   router.use('/chatbot', chatbotRoutes(opts.clients, opts), chatbotAnalyticsRoutes(opts.clients), unansweredQuestionRoutes(opts.clients));
   router.use('/analytics', analyticsSummaryRoutes(opts.clients));
-  router.use('/inbox', inboxEventRoutes(opts.clients, { logger: opts.logger, pingMs: opts.ssePingMs }));
+  router.use('/inbox', inboxEventRoutes(opts.clients, { logger: opts.logger, pingMs: opts.ssePingMs, streams: opts.liveStreams }));
   router.use('/user', usageRoutes(opts.clients), accountRoutes(opts.clients, { logger: opts.logger }));
   router.use(
     '/payment',

@@ -7,13 +7,15 @@
 //   : ping                a comment every SSE_PING_MS (15 s), so an idle stream stays open
 //   event: error          data: { message, status }, when the chat service refuses (a free workspace:
 //                         403) or fails; the stream then ends
-// The stream has no deadline: it runs until the client goes, which ends the call in the chat service.
+// The stream has no deadline: it runs until the client goes, which ends the call in the chat service,
+// or until the gateway stops (it ends its streams itself; the client then connects again).
 // WatchInbox sends nothing until something changes, so the events start at once; a client refetches
 // the inbox when it (re)connects, since a change made while it was away is not replayed.
 import { Router } from 'express';
 import type { Logger } from '@parley/common/logger.ts';
 import { gauge } from '@parley/common/metrics.ts';
 import type { Clients } from '../clients.ts';
+import type { LiveStreams } from '../live-streams.ts';
 import { mapError } from '../errors.ts';
 import { inboxItemView } from '../inbox.ts';
 import { routeMember } from '../owners.ts';
@@ -21,13 +23,15 @@ import { sendEvent } from './answer-stream.ts';
 
 const openStreams = gauge('parley_gateway_sse_inbox_open', 'Live inbox streams this gateway is relaying to members now.', []);
 
-export function inboxEventRoutes(clients: Clients, opts: { logger: Logger; pingMs: number }): Router {
+export function inboxEventRoutes(clients: Clients, opts: { logger: Logger; pingMs: number; streams: LiveStreams }): Router {
   const router = Router();
 
   router.get('/events', async (req, res) => {
     const member = await routeMember(clients, req);
+    // The client leaving, or this gateway stopping (live-streams.ts), ends the call in the chat service.
     const abort = new AbortController();
     res.on('close', () => abort.abort());
+    const untrack = opts.streams.track(abort);
     const events = clients.chat.watchInbox({ ownerId: member.ownerId }, { signal: abort.signal, timeoutMs: 0 });
 
     res.status(200);
@@ -48,6 +52,7 @@ export function inboxEventRoutes(clients: Clients, opts: { logger: Logger; pingM
       }
     } finally {
       clearInterval(ping);
+      untrack();
       openStreams.dec();
     }
     res.end();
