@@ -14,6 +14,7 @@ import type { PublicAppearance } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { Code, ConnectError } from '@parley/common/rpc-errors.ts';
 import { readAppearance, type LauncherPosition } from '@parley/proto/appearance.ts';
 import { languageEnum, languageFields, languageName, readLanguage, type Language, type LanguageName } from '@parley/proto/language.ts';
+import { leadSettingsView, type LeadSettingsView } from './leads.ts';
 
 /** Where an entry's text came from: `name` for a file, `url` for a web page, each only when it has one. */
 export interface EntrySourceView {
@@ -74,7 +75,7 @@ export interface EmbedSettingsView {
   limits: VisitorLimitsView;
 }
 
-export interface ChatbotView extends VoiceView, EmbedSettingsView {
+export interface ChatbotView extends VoiceView, EmbedSettingsView, LeadSettingsView {
   id: string;
   uniqueId: string;
   name: string;
@@ -149,6 +150,7 @@ export function chatbotView(chatbot: Chatbot | undefined): ChatbotView {
     updatedAt: isoDate(chatbot.updatedAt)!,
     ...voiceView(chatbot.voice),
     ...embedSettingsView(chatbot),
+    ...leadSettingsView(chatbot),
     knowledgeBase: chatbot.knowledgeBase ? knowledgeBaseView(chatbot.knowledgeBase) : undefined,
   };
 }

@@ -22,6 +22,7 @@ import type { Resolvers } from './generated/graphql.ts';
 import { accessOf, isPermission } from './permissions.ts';
 import { inboxResolvers } from './resolvers/inbox.ts';
 import { insightResolvers } from './resolvers/insights.ts';
+import { leadResolvers } from './resolvers/leads.ts';
 import { userResolvers } from './resolvers/user.ts';
 import { webhookResolvers } from './resolvers/webhooks.ts';
 import { workspaceResolvers } from './resolvers/workspaces.ts';
@@ -80,6 +81,7 @@ export const resolvers = guardOperations([
   workspaceResolvers,
   webhookResolvers,
   apiKeyResolvers,
+  leadResolvers,
 ]);
 
 export async function createGraphQL(opts: {

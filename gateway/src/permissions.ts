@@ -78,6 +78,9 @@ export const ACCESS = {
   'Query.unansweredQuestions': 'conversations:read',
   'Mutation.answerUnansweredQuestion': 'conversations:write',
   'Mutation.dismissUnansweredQuestion': 'conversations:write',
+  // Leads: visitors' contacts, read like their conversations (docs/adr/0034-humans-in-the-loop.md).
+  'GET /api/leads/export': 'conversations:read',
+  'Query.leads': 'conversations:read',
 
   // The live inbox (ADR 34): reading it is reading conversations, acting in it writing them; the
   // member's own mail switch is any member's.
@@ -117,6 +120,9 @@ export const ACCESS = {
   'GET /api/chatbot/public/:uniqueId/challenge': 'public',
   'POST /api/chatbot/public/:uniqueId/chat': 'public',
   'POST /api/chatbot/public/:uniqueId/feedback': 'public',
+  'POST /api/chatbot/public/:uniqueId/lead': 'public',
+  'POST /api/chatbot/public/:uniqueId/handoff': 'public',
+  'GET /api/chatbot/public/:uniqueId/events': 'public',
 
   // Workspaces: the person's list, creating one and joining one are theirs; the rest acts in the current one.
   'GET /api/workspaces': 'session',

@@ -134,12 +134,18 @@ async function setCredit(owner: Owner, balance: string) {
 const isoString = (value: string) => expect(new Date(value).toISOString()).toBe(value);
 
 // What the public lookup shows (the welcome message, the suggested questions,
-// the appearance and proof of work; widget-edge.test.ts has their cases).
-const PUBLIC_KEYS = ['appearance', 'name', 'profilePicture', 'proofOfWork', 'suggestedQuestions', 'welcomeMessage'];
-const DEFAULT_LOOK = { appearance: { primaryColor: null, position: 'right', launcherLabel: '', hideBranding: false }, proofOfWork: false };
+// the appearance and proof of work; widget-edge.test.ts has their cases; the lead form and handoff,
+// leads.test.ts).
+const PUBLIC_KEYS = ['appearance', 'handoff', 'leadForm', 'name', 'profilePicture', 'proofOfWork', 'suggestedQuestions', 'welcomeMessage'];
+const DEFAULT_LOOK = {
+  appearance: { primaryColor: null, position: 'right', launcherLabel: '', hideBranding: false },
+  proofOfWork: false,
+  leadForm: { name: 'off', email: 'off', phone: 'off', trigger: 'before_first_message', afterMessages: 2, consentText: '' },
+  handoff: false,
+};
 
 describe('GET /api/chatbot/public/:uniqueId', () => {
-  it('answers exactly { name, profilePicture, welcomeMessage, suggestedQuestions, appearance, proofOfWork }, with null when there is no picture', async () => {
+  it('answers exactly { name, profilePicture, welcomeMessage, suggestedQuestions, appearance, proofOfWork, leadForm, handoff }, with null when there is no picture', async () => {
     const { chatbot } = await ownerWithChatbot({ name: 'Public Face' });
     const res = await call(`/api/chatbot/public/${chatbot.uniqueId}`);
     expect(res.status).toBe(200);

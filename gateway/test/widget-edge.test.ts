@@ -69,6 +69,8 @@ describe('the public lookup', () => {
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual([
       'appearance',
+      'handoff',
+      'leadForm',
       'name',
       'profilePicture',
       'proofOfWork',

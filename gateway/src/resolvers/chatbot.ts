@@ -10,6 +10,7 @@ import {
   maxPagesField,
   voiceChange,
 } from '../chatbots.ts';
+import { leadSettingsChange } from '../leads.ts';
 import { selectsField } from '../selection.ts';
 
 export const chatbotResolvers: Resolvers = {
@@ -66,6 +67,21 @@ export const chatbotResolvers: Resolvers = {
                 dailySpendLimit: input.limits.dailySpendLimit,
                 proofOfWork: input.limits.proofOfWork ?? undefined,
               }
+            : undefined,
+        }),
+        ...leadSettingsChange({
+          leadForm: input.leadForm
+            ? {
+                name: input.leadForm.name ?? undefined,
+                email: input.leadForm.email ?? undefined,
+                phone: input.leadForm.phone ?? undefined,
+                trigger: input.leadForm.trigger ?? undefined,
+                afterMessages: input.leadForm.afterMessages ?? undefined,
+                consentText: input.leadForm.consentText ?? undefined,
+              }
+            : undefined,
+          handoff: input.handoff
+            ? { enabled: input.handoff.enabled ?? undefined, timeoutSeconds: input.handoff.timeoutSeconds ?? undefined }
             : undefined,
         }),
       });

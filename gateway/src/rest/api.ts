@@ -14,13 +14,15 @@ import { isCleanText } from './input.ts';
 import { chatbotRoutes } from './chatbots.ts';
 import { conversationExportRoutes } from './conversation-export.ts';
 import { paymentRoutes, webhookHandlers } from './payment.ts';
+import type { OpenStreams } from './conversation-events.ts';
 import { publicChatRoutes } from './public-chat.ts';
+import { publicLeadRoutes } from './public-lead.ts';
+import { leadExportRoutes } from './lead-export.ts';
 import { unansweredQuestionRoutes } from './unanswered-questions.ts';
 import { usageRoutes } from './usage.ts';
 import { webhookRoutes } from './webhooks.ts';
 import { apiKeyRoutes, apiScopeRoutes } from './api-keys.ts';
 import { invitationRoutes, workspaceListRoutes, workspaceRoutes } from './workspaces.ts';
-import type { LiveStreams } from '../live-streams.ts';
 import type { Seats } from '../workspaces.ts';
 
 export interface ApiOptions {
@@ -33,8 +35,8 @@ export interface ApiOptions {
   chatTimeoutMs: number;
   /** How often a live stream sends `: ping`. */
   ssePingMs: number;
-  /** The open live streams, ended when the gateway stops. */
-  liveStreams: LiveStreams;
+  /** The gateway's open live streams (a visitor's conversation, the inbox), ended when it shuts down. */
+  conversationStreams?: OpenStreams;
   publicUrl: string;
   stripeEvents: StripeEventIntake;
   /** How many members each plan allows a workspace (SEATS_FREE, SEATS_PRO). */
@@ -71,13 +73,21 @@ export function apiRouter(opts: ApiOptions): Router {
   // Before the owner routes, so "public" is never read as a chatbot id.
   router.use(
     '/chatbot/public',
-    publicChatRoutes(opts.clients, { timeoutMs: opts.chatTimeoutMs, logger: opts.logger, publicUrl: opts.publicUrl }),
+    publicChatRoutes(opts.clients, {
+      timeoutMs: opts.chatTimeoutMs,
+      logger: opts.logger,
+      publicUrl: opts.publicUrl,
+      pingMs: opts.ssePingMs,
+      streams: opts.conversationStreams,
+    }),
+    publicLeadRoutes(opts.clients, { publicUrl: opts.publicUrl }),
   );
   // The export before the owner routes, so "export" is never read as a conversation id.
   router.use('/chatbot', conversationExportRoutes(opts.clients, { logger: opts.logger }));
   router.use('/chatbot', chatbotRoutes(opts.clients, opts), chatbotAnalyticsRoutes(opts.clients), unansweredQuestionRoutes(opts.clients));
   router.use('/analytics', analyticsSummaryRoutes(opts.clients));
-  router.use('/inbox', inboxEventRoutes(opts.clients, { logger: opts.logger, pingMs: opts.ssePingMs, streams: opts.liveStreams }));
+  router.use('/leads', leadExportRoutes(opts.clients, { logger: opts.logger }));
+  router.use('/inbox', inboxEventRoutes(opts.clients, { logger: opts.logger, pingMs: opts.ssePingMs, streams: opts.conversationStreams }));
   router.use('/user', usageRoutes(opts.clients), accountRoutes(opts.clients, { logger: opts.logger }));
   router.use(
     '/payment',

@@ -1,5 +1,5 @@
 // REST paths (docs/product.md, REST API) for an owner's chatbots, their pictures and knowledge base (typed text, files,
-// web pages and Q&A pairs; appearance, allowed domains and visitor limits). Every
+// web pages and Q&A pairs; appearance, allowed domains, visitor limits, the lead form and handoff). Every
 // path acts for the signed-in owner; another owner's chatbot answers 404 (the chatbot service
 // decides, and owns every rule on the values).
 import { Router, type Request } from 'express';
@@ -18,6 +18,7 @@ import {
   voiceChange,
 } from '../chatbots.ts';
 import { conversationView, restConversation } from '../conversations.ts';
+import { leadSettingsChange, type LeadSettingsInput } from '../leads.ts';
 import { ownerId } from '../owners.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import {
@@ -82,6 +83,26 @@ function embedSettingsInput(body: JsonObject): EmbedSettingsInput {
   };
 }
 
+/** The lead form and handoff of PUT /api/chatbot/{id} (docs/adr/0034-humans-in-the-loop.md), typed; partial at every level. */
+function leadSettingsInput(body: JsonObject): LeadSettingsInput {
+  const leadForm = nestedObject(body, 'leadForm');
+  const handoff = nestedObject(body, 'handoff');
+  return {
+    leadForm: leadForm && {
+      name: optionalString(leadForm, 'leadForm.name'),
+      email: optionalString(leadForm, 'leadForm.email'),
+      phone: optionalString(leadForm, 'leadForm.phone'),
+      trigger: optionalString(leadForm, 'leadForm.trigger'),
+      afterMessages: optionalInteger(leadForm, 'leadForm.afterMessages'),
+      consentText: optionalString(leadForm, 'leadForm.consentText'),
+    },
+    handoff: handoff && {
+      enabled: optionalBoolean(handoff, 'handoff.enabled'),
+      timeoutSeconds: optionalInteger(handoff, 'handoff.timeoutSeconds'),
+    },
+  };
+}
+
 export interface ChatbotRouteOptions {
   maxPictureBytes: number;
   /** Largest knowledge file read from a request (413 past it). */
@@ -124,6 +145,7 @@ export function chatbotRoutes(clients: Clients, opts: ChatbotRouteOptions): Rout
         noAnswerMessage: optionalString(body, 'noAnswerMessage'),
       }),
       ...embedSettingsChange(embedSettingsInput(body)),
+      ...leadSettingsChange(leadSettingsInput(body)),
     };
     const { chatbot } = await clients.chatbot.updateChatbot({ ownerId: await owner(req), chatbotId: req.params.id, ...changes });
     res.json(restChatbot(chatbotView(chatbot)));

@@ -15,23 +15,22 @@ import { Router } from 'express';
 import type { Logger } from '@parley/common/logger.ts';
 import { gauge } from '@parley/common/metrics.ts';
 import type { Clients } from '../clients.ts';
-import type { LiveStreams } from '../live-streams.ts';
 import { mapError } from '../errors.ts';
 import { inboxItemView } from '../inbox.ts';
 import { routeMember } from '../owners.ts';
 import { sendEvent } from './answer-stream.ts';
+import type { OpenStreams } from './conversation-events.ts';
 
 const openStreams = gauge('parley_gateway_sse_inbox_open', 'Live inbox streams this gateway is relaying to members now.', []);
 
-export function inboxEventRoutes(clients: Clients, opts: { logger: Logger; pingMs: number; streams: LiveStreams }): Router {
+export function inboxEventRoutes(clients: Clients, opts: { logger: Logger; pingMs: number; streams?: OpenStreams }): Router {
   const router = Router();
 
   router.get('/events', async (req, res) => {
     const member = await routeMember(clients, req);
-    // The client leaving, or this gateway stopping (live-streams.ts), ends the call in the chat service.
+    // The client leaving, or this gateway stopping (it ends its open streams), ends the call in the chat service.
     const abort = new AbortController();
     res.on('close', () => abort.abort());
-    const untrack = opts.streams.track(abort);
     const events = clients.chat.watchInbox({ ownerId: member.ownerId }, { signal: abort.signal, timeoutMs: 0 });
 
     res.status(200);
@@ -41,18 +40,24 @@ export function inboxEventRoutes(clients: Clients, opts: { logger: Logger; pingM
     res.setHeader('X-Accel-Buffering', 'no');
     res.flushHeaders();
     res.write(': connected\n\n');
+    opts.streams?.add(res);
     openStreams.inc();
-    const ping = setInterval(() => res.write(': ping\n\n'), opts.pingMs);
+    // Nothing is written once the response has ended (the gateway stopping ends it before the call stops).
+    const ping = setInterval(() => {
+      if (!res.writableEnded) res.write(': ping\n\n');
+    }, opts.pingMs);
     try {
-      for await (const { item } of events) sendEvent(res, 'conversation', inboxItemView(item));
+      for await (const { item } of events) {
+        if (res.writableEnded) break;
+        sendEvent(res, 'conversation', inboxItemView(item));
+      }
     } catch (err) {
-      if (!abort.signal.aborted) {
+      if (!abort.signal.aborted && !res.writableEnded) {
         const { status, message } = mapError(err, opts.logger);
         sendEvent(res, 'error', { message, status });
       }
     } finally {
       clearInterval(ping);
-      untrack();
       openStreams.dec();
     }
     res.end();

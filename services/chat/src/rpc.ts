@@ -8,6 +8,7 @@ import {
   ConversationSchema,
   HandoffStateSchema,
   InboxItemSchema,
+  LeadSchema,
   SendMessageResponseSchema,
   type Conversation as ConversationMessage,
 } from '@parley/proto/parley/chat/v1/chat_pb.js';
@@ -40,6 +41,7 @@ import type { HandoffDeps } from './handoff/handoff-deps.ts';
 import { countWaiting, getInboxConversation, listInbox, watchInbox } from './handoff/inbox.ts';
 import type { InboxItemView, MessageView } from './handoff/live-events.ts';
 import { requestHandoff } from './handoff/request-handoff.ts';
+import { summarizeConversation } from './handoff/summarize-conversation.ts';
 import { watchConversation } from './handoff/watch-conversation.ts';
 import { leadMethods } from './leads/rpc.ts';
 
@@ -235,6 +237,20 @@ export function chatRoutes(deps: ChatRpcDeps) {
             handoffStatus: c.row.handoffStatus,
           }),
           summary: c.summary,
+          lead: c.lead
+            ? create(LeadSchema, {
+                id: c.lead.id,
+                chatbotId: c.lead.chatbotId,
+                conversationId: c.lead.conversationId,
+                name: c.lead.name ?? '',
+                email: c.lead.email ?? '',
+                phone: c.lead.phone ?? '',
+                consented: c.lead.consented,
+                consentText: c.lead.consentText ?? '',
+                source: c.lead.source,
+                createdAt: timestampFromDate(c.lead.createdAt),
+              })
+            : undefined,
         };
       },
       async *watchInbox(req, ctx) {
@@ -255,6 +271,9 @@ export function chatRoutes(deps: ChatRpcDeps) {
       },
       async closeConversation(req) {
         return { item: toInboxItem(await closeConversation(deps.handoffCore, req)) };
+      },
+      async summarizeConversation(req) {
+        return { summary: await summarizeConversation(deps.handoffCore, req) };
       },
       async *exportConversations(req) {
         // Access and dates are checked before the first page, so a refusal arrives before any row.

@@ -54,6 +54,9 @@ import { redisHandoffMirror } from './handoff/announce.ts';
 import type { HandoffDeps } from './handoff/handoff-deps.ts';
 import { liveHub, livePublisher } from './handoff/live-hub.ts';
 import { visitorHandoff } from './handoff/visitor-message.ts';
+import { handoffTimedOut, timeoutOf } from './handoff/handoff-timeout.ts';
+import { startHandoffTimeoutWorker } from './handoff/handoff-timeout.job.ts';
+import { SUMMARY_MAX_TOKENS } from './handoff/summarize-conversation.ts';
 import { chatRoutes, type ChatRpcDeps } from './rpc.ts';
 
 /**
@@ -82,6 +85,8 @@ export interface ChatServiceParts extends ServiceParts {
   accountDeletedWorker?: Worker;
   /** The analytics worker (counts answered messages in the chatbot's figures and question groups), when workers were started. */
   analyticsWorker?: Worker;
+  /** The handoff-timeout worker (a wait nobody answered goes back to the bot), when workers were started. */
+  handoffTimeoutWorker?: Worker;
   /** Publishes the answers' UsageRecorded and ChatbotInteraction events gathered so far (ADR 29), and waits for them. */
   flushEvents(): Promise<void>;
 }
@@ -192,6 +197,11 @@ export async function createChatService(
     handoffRequested,
     webhooks,
     maxMessageChars: config.MAX_MESSAGE_CHARS,
+    summary: {
+      model,
+      credit: creditGate({ billing, logger, maxOutputTokens: SUMMARY_MAX_TOKENS }),
+      publishUsage: (usage) => publishUsageRecorded(usageRecorded, usage),
+    },
   };
   const deps: ChatRpcDeps = {
     handoffCore,
@@ -278,6 +288,16 @@ export async function createChatService(
               announceWebhookEvents,
             ),
         });
+  // A waiting visitor whom nobody answered in time goes back to the bot (ADR 34).
+  const handoffTimeoutWorker =
+    opts.workers === false
+      ? undefined
+      : startHandoffTimeoutWorker({
+          redis,
+          logger,
+          prefix: config.QUEUE_PREFIX,
+          timedOut: (event) => handoffTimedOut(handoffCore, timeoutOf(event)),
+        });
   const stopPruning = opts.workers === false ? undefined : startPruningProcessedAnalyticsEvents(prisma, logger);
   // Publishes the chatbots' counted interactions a batch could not (ChatbotInteractionsCountedOutbox).
   const stopInteractionsRelay =
@@ -299,7 +319,12 @@ export async function createChatService(
   const stopBackground = async () => {
     stopPruning?.();
     stopInteractionsRelay?.();
-    await Promise.all([chatbotDeletedWorker?.close(), accountDeletedWorker?.close(), analyticsWorker?.close()]);
+    await Promise.all([
+      chatbotDeletedWorker?.close(),
+      accountDeletedWorker?.close(),
+      analyticsWorker?.close(),
+      handoffTimeoutWorker?.close(),
+    ]);
   };
 
   return {
@@ -311,17 +336,19 @@ export async function createChatService(
     chatbotDeletedWorker,
     accountDeletedWorker,
     analyticsWorker,
+    handoffTimeoutWorker,
     flushEvents: async () => {
       await Promise.all([usageRecorded.flush(), analyticsInteraction.flush()]);
     },
-    background: [stopBackground],
+    // The live streams end with the background work, so the server's drain does not wait on them.
+    background: [stopBackground, () => hub.close()],
     closers: [
       // Workers first: close() waits for the jobs in flight to finish before it resolves.
       stopBackground,
       () => usageRecorded.close(),
       () => analyticsInteraction.close(),
       () => interactionsCounted.close(),
-      // The live streams end (their responses close), then the subscriber connection goes.
+      // The live streams end (their responses close), then the subscriber connection goes (already done after a drain).
       () => hub.close(),
       () => handoffTimeouts.close(),
       () => handoffRequested.close(),

@@ -15,7 +15,10 @@ import type { Admission } from '../core/admission.ts';
 import { isUuid } from '../core/history-access.ts';
 import { charCount, MAX_VISITOR_FIELD_CHARS } from '../core/message-input.ts';
 import type { SessionIds } from '../core/session-id.ts';
+import type { CreditGate } from '../public-chat/credit-hold.ts';
+import type { LanguageModel } from '../public-chat/language-model.ts';
 import type { RecentTurns } from '../public-chat/recent-turns.ts';
+import type { Usage } from '../usage/publishers.ts';
 import type { HandoffMirror } from './announce.ts';
 import type { LiveHub, LivePublisher } from './live-hub.ts';
 
@@ -44,6 +47,14 @@ export interface HandoffDeps {
   handoffRequested: Pick<Producer<typeof HandoffRequestedSchema>, 'publish'>;
   webhooks: Pick<WebhookPublisher, 'publish'>;
   maxMessageChars: number;
+  /** The agent's summary: paid like an answer (summarize-conversation.ts). */
+  summary: {
+    /** Null: offline mode (the visitor's first and latest questions, free). */
+    model: LanguageModel | null;
+    credit: CreditGate;
+    /** Joins the usage to its batch (never throws). */
+    publishUsage: (usage: Usage) => void;
+  };
 }
 
 /** The owner id as given, required. */

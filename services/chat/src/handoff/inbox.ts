@@ -3,6 +3,7 @@
 // included), the waiting count for the dashboard's badge, and the inbox live: each row as it
 // changes, from whichever replica changed it (the workspace's channel, live-hub.ts).
 import { redisKeys } from '@parley/common/redis-keys.ts';
+import type { Lead } from '../generated/prisma/client.ts';
 import { notFound } from '@parley/common/rpc-errors.ts';
 import { CONVERSATION_NOT_FOUND, assertInboxAccess, isPro, parseConversationId, parseOwnerId, type HandoffDeps } from './handoff-deps.ts';
 import {
@@ -62,6 +63,8 @@ export interface InboxConversation {
   userIp: string | null;
   userAgent: string | null;
   visitorId: string | null;
+  /** The lead the visitor left in this conversation, if any. */
+  lead: Lead | null;
 }
 
 export async function getInboxConversation(
@@ -72,7 +75,7 @@ export async function getInboxConversation(
   const ownerId = await assertInboxAccess(deps, raw.ownerId);
   const row = await loadInboxRow(deps.db, conversationId, ownerId);
   if (!row) throw notFound(CONVERSATION_NOT_FOUND);
-  const [details, messages] = await Promise.all([
+  const [details, messages, lead] = await Promise.all([
     deps.db.conversation.findUniqueOrThrow({
       where: { id: conversationId },
       select: { summary: true, createdAt: true, updatedAt: true, userIp: true, userAgent: true, visitorId: true },
@@ -80,6 +83,7 @@ export async function getInboxConversation(
     deps.db.$queryRaw<MessageRow[]>`
       SELECT "id", "role"::text AS "role", "content", "authorName", "createdAt", "sources" FROM "Message"
        WHERE "conversationId" = ${conversationId}::uuid ORDER BY "id"`,
+    deps.db.lead.findUnique({ where: { conversationId } }),
   ]);
   return {
     item: inboxItem(row),
@@ -91,6 +95,7 @@ export async function getInboxConversation(
     userIp: details.userIp,
     userAgent: details.userAgent,
     visitorId: details.visitorId,
+    lead,
   };
 }
 

@@ -80,6 +80,7 @@ export function liveHub(redis: Redis, logger: Logger): LiveHub {
     },
     channels: () => [...listeners.keys()],
     async close() {
+      if (closed) return;
       closed = true;
       for (const set of listeners.values()) for (const l of set) l.onEnd();
       listeners.clear();

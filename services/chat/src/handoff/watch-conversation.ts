@@ -4,7 +4,7 @@
 // nothing stored after the subscription can be missed, whichever replica stored it, and a visitor
 // reconnecting after a replica died gets every message they missed. Notes never leave the inbox.
 import { redisKeys } from '@parley/common/redis-keys.ts';
-import { notFound } from '@parley/common/rpc-errors.ts';
+import { invalid } from '@parley/common/rpc-errors.ts';
 import { handoffView } from '../core/handoff.ts';
 import { loadConversation } from './conversation-moves.ts';
 import type { HandoffDeps } from './handoff-deps.ts';
@@ -12,7 +12,7 @@ import { messageView, parseLiveEvent, VISIBLE_ROLES, type LiveEvent, type Messag
 import { queuedListener } from './live-hub.ts';
 import { visitorConversation, type RawHandoffRequest } from './request-handoff.ts';
 
-export const MESSAGE_NOT_FOUND = 'Message not found';
+export const AFTER_MESSAGE_ID_INVALID = 'after_message_id must be a message id';
 /** A message id is a positive bigint (Message.id). */
 const MESSAGE_ID = /^[1-9][0-9]{0,18}$/;
 /** Messages caught up on at most (the newest); a conversation is rarely longer. */
@@ -27,7 +27,7 @@ export interface RawWatchConversation extends Omit<RawHandoffRequest, 'clientIp'
 export function parseAfterMessageId(raw: string): bigint {
   const id = raw.trim();
   if (!id) return 0n;
-  if (!MESSAGE_ID.test(id) || BigInt(id) > 2n ** 63n - 1n) throw notFound(MESSAGE_NOT_FOUND);
+  if (!MESSAGE_ID.test(id) || BigInt(id) > 2n ** 63n - 1n) throw invalid(AFTER_MESSAGE_ID_INVALID);
   return BigInt(id);
 }
 

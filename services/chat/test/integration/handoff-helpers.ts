@@ -1,37 +1,16 @@
-// What the handoff tests share: the chatbot's handoff settings as the chat service reads them, live
-// streams read in the background, and a wait for a condition.
+// What the handoff tests share: a chatbot's handoff turned on, live streams read in the background,
+// and a wait for a condition.
 import { randomUUID } from 'node:crypto';
-import { create } from '@bufbuild/protobuf';
 import type { Client } from '@connectrpc/connect';
-import { HandoffSchema, type ChatbotService } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
-import type { ChatbotServiceParts } from '@parley/chatbot/service.ts';
+import type { ChatbotService } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 
-/**
- * The chatbot service's client with each chatbot's handoff settings read from its row when the
- * answer carries none (a chatbot service that does not send them yet), so the tests drive handoff
- * through the Chatbot row's handoff columns either way.
- */
-export function withHandoffSettings(client: Client<typeof ChatbotService>, chatbot: ChatbotServiceParts): Client<typeof ChatbotService> {
-  const fill = async <T extends { chatbot?: { id: string; handoff?: unknown } }>(res: T): Promise<T> => {
-    if (res.chatbot && !res.chatbot.handoff) {
-      const row = await chatbot.prisma.chatbot.findUnique({
-        where: { id: res.chatbot.id },
-        select: { handoffEnabled: true, handoffTimeoutSeconds: true },
-      });
-      if (row) res.chatbot.handoff = create(HandoffSchema, { enabled: row.handoffEnabled, timeoutSeconds: row.handoffTimeoutSeconds });
-    }
-    return res;
-  };
-  return {
-    ...client,
-    getPublicChatbot: async (req, opts) => fill(await client.getPublicChatbot(req, opts)),
-    getPromptKnowledge: async (req, opts) => fill(await client.getPromptKnowledge(req, opts)),
-  };
-}
-
-/** Turns the chatbot's handoff on (before its first message: the chat service holds what it read). */
-export async function enableHandoff(chatbot: ChatbotServiceParts, chatbotId: string, timeoutSeconds = 300): Promise<void> {
-  await chatbot.prisma.chatbot.update({ where: { id: chatbotId }, data: { handoffEnabled: true, handoffTimeoutSeconds: timeoutSeconds } });
+/** Turns the chatbot's handoff on through the chatbot service (its owner must be on Pro). */
+export async function enableHandoff(
+  chatbots: Client<typeof ChatbotService>,
+  bot: { ownerId: string; id: string },
+  timeoutSeconds = 300,
+): Promise<void> {
+  await chatbots.updateChatbot({ ownerId: bot.ownerId, chatbotId: bot.id, handoff: { enabled: true, timeoutSeconds } });
 }
 
 export const until = async (cond: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> => {

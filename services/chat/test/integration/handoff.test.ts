@@ -5,7 +5,7 @@ import { Code } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WatchConversationResponse } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { redisKeys } from '@parley/common/redis-keys.ts';
-import { agent, clientMessageId, enableHandoff, read, until, withHandoffSettings } from './handoff-helpers.ts';
+import { agent, clientMessageId, enableHandoff, read, until } from './handoff-helpers.ts';
 import { rpcError, session, startChatStack, visitor, type ChatStack, type ChatUnderTest } from './harness.ts';
 
 let stack: ChatStack;
@@ -13,7 +13,7 @@ let stack: ChatStack;
 let replica: ChatUnderTest;
 
 beforeAll(async () => {
-  stack = await startChatStack({}, { wrapChatbots: withHandoffSettings });
+  stack = await startChatStack();
   replica = await stack.startChat({ CHAT_DB_SCHEMA: stack.config.CHAT_DB_SCHEMA });
 });
 afterAll(async () => {
@@ -23,8 +23,10 @@ afterAll(async () => {
 /** A pro owner's chatbot with handoff on, and a visitor's conversation with it (one answered message). */
 async function conversationWithHandoff(label: string, opts: { pro?: boolean; handoff?: boolean } = {}) {
   const bot = await stack.newChatbot({ knowledge: ['The shop opens at 9am.'] });
-  if (opts.pro !== false) await stack.makePro(bot.ownerId);
-  if (opts.handoff !== false) await enableHandoff(stack.chatbot, bot.id);
+  await stack.makePro(bot.ownerId);
+  if (opts.handoff !== false) await enableHandoff(stack.chatbots, bot);
+  // A workspace that turned handoff on while on Pro, then went back to free.
+  if (opts.pro === false) await stack.billing.prisma.account.update({ where: { userId: bot.ownerId }, data: { plan: 'free' } });
   stack.fake.setBehaviour({ reply: 'We open at 9am [1].' });
   const sessionId = session(label);
   await stack.client.sendMessage(visitor(bot.uniqueId, 'When do you open?', { sessionId }));
@@ -129,6 +131,35 @@ describe('the handoff state machine', () => {
     expect(res.message).toBe('We open at 9am [1].');
     expect(res.offerHandoff).toBe(false);
     expect((await rpcError(stack.client.requestHandoff(request(c.bot.uniqueId, c.sessionId)))).code).toBe(Code.FailedPrecondition);
+  });
+
+  it('reads the mirror in the admission round trip for a chatbot it knows, one GET for one it does not, nothing with handoff off', async () => {
+    const on = await conversationWithHandoff('reads-on');
+    const off = await conversationWithHandoff('reads-off', { handoff: false });
+    const deps = stack.parts.deps;
+    const { admission, handoff } = deps;
+    const readAlong: string[][] = [];
+    let gets = 0;
+    deps.admission = { admit: (visitor, alsoRead) => (readAlong.push([...alsoRead]), admission.admit(visitor, alsoRead)) };
+    deps.handoff = { ...handoff!, read: (chatbotId, sessionId) => (gets++, handoff!.read(chatbotId, sessionId)) };
+    try {
+      const key = (c: { bot: { id: string }; sessionId: string }) => redisKeys(stack.prefix).handoff(c.bot.id, c.sessionId);
+      await stack.client.sendMessage(visitor(on.bot.uniqueId, 'Known, handoff on', { sessionId: on.sessionId }));
+      expect(readAlong.at(-1)).toContain(key(on));
+      expect(gets).toBe(0);
+      deps.chatbotContext.caches.known.delete(on.bot.uniqueId);
+      await stack.client.sendMessage(visitor(on.bot.uniqueId, 'Unknown, handoff on', { sessionId: on.sessionId }));
+      expect(readAlong.at(-1)).toEqual([]);
+      expect(gets).toBe(1);
+      await stack.client.sendMessage(visitor(off.bot.uniqueId, 'Known, handoff off', { sessionId: off.sessionId }));
+      deps.chatbotContext.caches.known.delete(off.bot.uniqueId);
+      await stack.client.sendMessage(visitor(off.bot.uniqueId, 'Unknown, handoff off', { sessionId: off.sessionId }));
+      expect(readAlong.slice(-2).flat()).not.toContain(key(off));
+      expect(gets).toBe(1);
+    } finally {
+      deps.admission = admission;
+      deps.handoff = handoff;
+    }
   });
 
   it('lets the bot answer when the mirror is stale (the store says bot), and drops the mirror', async () => {

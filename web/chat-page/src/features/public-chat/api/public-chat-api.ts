@@ -6,6 +6,7 @@ import { readSources, type ChatSource } from '../../../components/citations/chat
 import type { ChatRating } from '../chat-storage';
 import type { Visitor } from '../embed-messages';
 import { PUBLIC_CHATBOT_NOT_FOUND } from '../not-found';
+import { readHandoffState, type HandoffState } from './handoff-api';
 import { readEventStream } from './read-event-stream';
 
 export const SEND_MESSAGE_FAILED_MESSAGE = 'Failed to get response from chatbot';
@@ -26,6 +27,8 @@ export interface PublicChatbot {
   appearance: Appearance;
   /** A new conversation's first message must carry a solved challenge (see proof-of-work.ts). */
   proofOfWork: boolean;
+  /** The visitor may ask for a person ("Talk to a person"). */
+  handoff: boolean;
 }
 
 export interface ChatReply {
@@ -35,6 +38,12 @@ export interface ChatReply {
   sources: ChatSource[];
   /** The stored answer's id, which feedback refers to; null when the server sent none. */
   messageId: string | null;
+  /** The bot offers a person under this answer. */
+  offerHandoff: boolean;
+  /** The knowledge could not answer. */
+  unanswered: boolean;
+  /** Set while a person is asked for or answering: the bot stayed silent (`message` is empty). */
+  handoff: HandoffState | null;
 }
 
 /** A failure whose message is meant for the visitor: the server's own text, or the default. */
@@ -122,6 +131,7 @@ export async function fetchPublicChatbot(uniqueId: string, { embedded, signal }:
     suggestedQuestions: suggestedQuestions(body.suggestedQuestions),
     appearance: readAppearance(body.appearance),
     proofOfWork: body.proofOfWork === true,
+    handoff: body.handoff === true,
   };
 }
 
@@ -164,6 +174,9 @@ function toReply(body: unknown, sessionId: string): ChatReply {
     sessionId: typeof body.sessionId === 'string' && body.sessionId ? body.sessionId : sessionId,
     sources: readSources(body.sources),
     messageId: nonEmpty(body.messageId),
+    offerHandoff: body.offerHandoff === true,
+    unanswered: body.unanswered === true,
+    handoff: readHandoffState(body.handoff),
   };
 }
 

@@ -1,7 +1,8 @@
-import { useLayoutEffect, useRef } from 'react';
+import { useLayoutEffect, useRef, type ReactNode } from 'react';
 import { ChatbotAvatar } from '../../../components/chatbots/chatbot-avatar';
 import type { PublicChatbot } from '../api/public-chat-api';
 import type { ChatMessage, ChatRating } from '../chat-storage';
+import { AgentBubble, HandoffOffer, SystemNotice } from './handoff';
 import { AssistantBubble, AssistantRow, UserBubble } from './message-bubble';
 import { MessageFeedback } from './message-feedback';
 import { MessageSources } from '../../../components/citations/message-sources';
@@ -18,6 +19,10 @@ interface ChatMessagesProps {
   onPickSuggestion: (question: string) => void;
   /** Rates a stored answer; resolves to whether the server kept it. */
   onRate: (messageId: string, rating: ChatRating) => Promise<boolean>;
+  /** The bot's offer of a person under the last answer, when it made one and the visitor may ask now. */
+  offer?: { onRequest: () => void; requesting: boolean; error: string | null } | null;
+  /** Shown after the conversation (the email asked for when nobody was free). */
+  after?: ReactNode;
 }
 
 /**
@@ -25,13 +30,13 @@ interface ChatMessagesProps {
  * The suggested questions sit under the welcome (or the empty state), just above the field.
  * Only a stored answer (one with an id) has thumbs: never the welcome or the answer still streaming.
  */
-export function ChatMessages({ chatbot, messages, streaming, suggestions, onPickSuggestion, onRate }: ChatMessagesProps) {
+export function ChatMessages({ chatbot, messages, streaming, suggestions, onPickSuggestion, onRate, offer, after }: ChatMessagesProps) {
   const scroller = useRef<HTMLDivElement>(null);
 
   useLayoutEffect(() => {
     const element = scroller.current;
     if (element) element.scrollTop = element.scrollHeight;
-  }, [messages, streaming]);
+  }, [messages, streaming, after, offer]);
 
   const empty = messages.length === 0 && streaming === null;
 
@@ -49,6 +54,10 @@ export function ChatMessages({ chatbot, messages, streaming, suggestions, onPick
           <div role="log" aria-label="Conversation" className="space-y-4">
             {messages.map((message, index) => {
               if (message.role === 'user') return <UserBubble key={index} content={message.content} />;
+              if (message.role === 'agent')
+                return <AgentBubble key={index} name={message.authorName ?? 'Agent'} content={message.content} />;
+              if (message.role === 'system') return <SystemNotice key={index} content={message.content} />;
+              const offered = offer && message.offerHandoff && index === messages.length - 1 ? <HandoffOffer {...offer} /> : null;
               const { messageId } = message;
               const feedback = messageId ? (
                 <MessageFeedback rating={message.rating} onRate={(rating) => onRate(messageId, rating)} />
@@ -61,6 +70,7 @@ export function ChatMessages({ chatbot, messages, streaming, suggestions, onPick
                   ) : (
                     feedback && <div className="mt-1">{feedback}</div>
                   )}
+                  {offered}
                 </AssistantRow>
               );
             })}
@@ -73,6 +83,7 @@ export function ChatMessages({ chatbot, messages, streaming, suggestions, onPick
                 )}
               </AssistantRow>
             ) : null}
+            {after}
           </div>
           {/* Aligned with the bubbles: past the avatar (size-8) and its gap. */}
           <SuggestedQuestions questions={suggestions} onPick={onPickSuggestion} className="mt-4 pl-[2.625rem] sm:pr-16" />
