@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import pg from 'pg';
-import { createBot, makePro, ownerToken, ownerUsage, registerOwner, uniqueEmail } from './fixtures.ts';
+import { createBot, makePro, ownerToken, ownerUsage, registerOwner, uniqueEmail, updateBot } from './fixtures.ts';
 import { screenshot } from './screenshots.ts';
 
 /** Asserts the screen's title, then that axe reports nothing serious or critical on it. */
@@ -269,21 +269,19 @@ test('the inbox: the upgrade prompt, then a waiting conversation claimed and ans
 
   await makePro(email);
   const bot = await createBot(request, token, 'Acme Support', 'Acme opens at nine in the morning.');
+  expect((await updateBot(request, token, bot._id, { handoff: { enabled: true } })).status()).toBe(200);
   const db = new pg.Client({ connectionString: process.env.E2E_DATABASE_URL });
   await db.connect();
   let conversationId: string;
   try {
-    // Handoff on, where the chatbot service keeps it, before the chatbot's first message.
-    await db.query(`UPDATE chatbot."Chatbot" SET "handoffEnabled" = true WHERE id = $1`, [bot._id]);
     const sent = await request.post(`/api/chatbot/public/${bot.uniqueId}/chat`, { data: { message: 'Where is my parcel?' } });
     expect(sent.status()).toBe(200);
     const { sessionId } = (await sent.json()) as { sessionId: string };
-    // The visitor asks for a person (their path is the chat page's): the conversation as RequestHandoff leaves it.
-    const { rows } = await db.query(
-      `UPDATE chat."Conversation" SET "handoffStatus" = 'waiting', "handoffRequestedAt" = now() - interval '3 minutes'
-        WHERE "sessionId" = $1 RETURNING id`,
-      [sessionId],
-    );
+    // The visitor asks for a person, as the chat page's "Talk to a person" does.
+    const asked = await request.post(`/api/chatbot/public/${bot.uniqueId}/handoff`, { data: { sessionId } });
+    expect(asked.status()).toBe(200);
+    expect(((await asked.json()) as { status: string }).status).toBe('waiting');
+    const { rows } = await db.query(`SELECT id FROM chat."Conversation" WHERE "sessionId" = $1`, [sessionId]);
     conversationId = rows[0].id;
   } finally {
     await db.end();
