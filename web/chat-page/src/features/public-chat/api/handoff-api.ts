@@ -1,11 +1,11 @@
-// The visitor's side of handoff (docs/product.md, Talking to a person): asking for a person, the
-// conversation's live stream while one is involved, and the email left when nobody was free. The
-// same public paths as the chat, with no sign-in; the stream is read with fetch (not EventSource)
-// so the embed page can mark its calls like every other; its reader (conversation-stream.ts) loads
-// only when a person is involved, as the page's JavaScript has a budget (ADR 21).
+// The visitor's side of handoff (docs/product.md, Talking to a person): asking for a person and the
+// conversation's live stream while one is involved (the email left when nobody was free is a lead:
+// lead-form/lead-api.ts). The same public paths as the chat, with no sign-in; the stream is read with
+// fetch (not EventSource) so the embed page can mark its calls like every other; its reader
+// (conversation-stream.ts) loads only when a person is involved, as the page's JavaScript has a
+// budget (ADR 21).
 
 export const HANDOFF_FAILED_MESSAGE = "Couldn't reach a person right now. Please try again.";
-export const LEAD_FAILED_MESSAGE = "Couldn't send your email. Please try again.";
 
 export type HandoffStatus = 'bot' | 'waiting' | 'human' | 'closed';
 
@@ -92,24 +92,6 @@ export class StreamRefused extends Error {
     this.status = status;
     this.retry = status >= 500 || status === 408 || status === 429 || status === 0;
   }
-}
-
-/**
- * POST /api/chatbot/public/{uniqueId}/lead with source "handoff_timeout": the email the visitor
- * leaves when nobody was free to answer.
- */
-export async function submitTimeoutEmail(input: { uniqueId: string; sessionId: string; email: string; embedded?: boolean }): Promise<void> {
-  let response: Response;
-  try {
-    response = await fetch(path(input.uniqueId, 'lead'), {
-      method: 'POST',
-      headers: headersFor(input.embedded),
-      body: JSON.stringify({ sessionId: input.sessionId, email: input.email, source: 'handoff_timeout' }),
-    });
-  } catch {
-    throw new HandoffError(LEAD_FAILED_MESSAGE);
-  }
-  if (!response.ok) throw new HandoffError((await serverMessage(response)) ?? LEAD_FAILED_MESSAGE);
 }
 
 /** The wait before the next reconnection: 1 s, doubling, at most 30 s, with some jitter so pages spread out. */
