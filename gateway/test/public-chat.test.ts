@@ -209,6 +209,9 @@ describe('POST /api/chatbot/public/:uniqueId/chat (JSON)', () => {
       sources: [],
       // The stored answer's id, for feedback.
       messageId: expect.stringMatching(/^[1-9]\d*$/),
+      // Handoff is off: no person offered; nothing cited, so the knowledge did not answer.
+      offerHandoff: false,
+      unanswered: true,
     });
     // One model call, with the trimmed message last.
     expect(fake.requests.length).toBe(before + 1);
@@ -233,7 +236,7 @@ describe('POST /api/chatbot/public/:uniqueId/chat (JSON)', () => {
     const { chatbot } = await ownerWithChatbot();
     const res = await chat(chatbot.uniqueId, 'Hi', { sessionId });
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual(['message', 'messageId', 'sessionId', 'sources']);
+    expect(Object.keys(res.body).sort()).toEqual(['message', 'messageId', 'offerHandoff', 'sessionId', 'sources', 'unanswered']);
     expect(res.body.sessionId).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
     expect(res.body.sessionId).not.toBe(sessionId);
     // And a fresh one each time.
@@ -382,6 +385,9 @@ describe('POST /api/chatbot/public/:uniqueId/chat (event stream)', () => {
       sessionId: expect.stringMatching(/^[A-Za-z0-9_-]{38}$/),
       sources: [],
       messageId: expect.stringMatching(/^\d+$/),
+      // Handoff is off: the bot offers no person (docs/adr/0034-humans-in-the-loop.md).
+      offerHandoff: false,
+      unanswered: expect.any(Boolean),
     });
     expect(deltas.map((d) => d.data.delta).join('')).toBe(done.message);
   });
