@@ -116,6 +116,16 @@ test('an owner’s screens, the chatbot’s tabs and its public page, free and t
   await expect(page.getByRole('heading', { level: 1, name: 'New chatbot' })).toBeVisible();
   await expectScreen(page, 'New chatbot — Parley');
 
+  // The workspace's leads: none yet, then the filters narrowed.
+  await page.goto('/leads');
+  await expect(page.getByRole('heading', { level: 1, name: 'Leads' })).toBeVisible();
+  await expect(page.getByText('No leads yet.')).toBeVisible();
+  await expectScreen(page, 'Leads — Parley');
+  await page.getByLabel('Chatbot').selectOption({ label: 'Acme Support' });
+  await expect(page.getByText('No leads match the filter.')).toBeVisible();
+  await expectScreen(page, 'Leads — Parley');
+  await screenshot(page, 'screens-leads-empty');
+
   // The chatbot's tabs on the free plan: its knowledge sources, Embed (appearance, placement, limits),
   // Analytics with its upgrade prompt, and History locked.
   await page.goto(`/chatbots/${bot._id}`);

@@ -12,6 +12,7 @@ import { DevelopersPage } from '../features/developers/components/developers-pag
 import { DashboardPage } from '../features/dashboard/components/dashboard-page';
 import { InboxPage } from '../features/inbox/components/inbox-page';
 import { LandingPage } from '../features/landing/components/landing-page';
+import { LeadsPage } from '../features/leads/components/leads-page';
 import { PrivacyPage } from '../features/legal/components/privacy-page';
 import { TermsPage } from '../features/legal/components/terms-page';
 import { PricingPage } from '../features/pricing/components/pricing-page';
@@ -54,6 +55,7 @@ export const routes: RouteObject[] = [
           { path: '/chatbots', element: <ChatbotsPage /> },
           { path: '/chatbots/create', element: <CreateChatbotPage /> },
           { path: '/chatbots/:id', element: <ChatbotDetailPage /> },
+          { path: '/leads', element: <LeadsPage /> },
           { path: '/workspace/members', element: <MembersPage /> },
           { path: '/workspace/audit-log', element: <AuditLogPage /> },
           { path: '/workspace/webhooks', element: <WebhooksPage /> },

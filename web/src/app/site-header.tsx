@@ -7,6 +7,7 @@ import { InboxNavLink } from '../features/inbox/components/inbox-nav-link';
 import { WorkspaceSwitcher } from '../features/workspace/components/workspace-switcher';
 import { cn } from '../lib/cn';
 import { useSession } from '../lib/session/session-context';
+import { useCan } from '../lib/workspace/use-can';
 
 function navLinkClasses({ isActive }: { isActive: boolean }) {
   return cn(
@@ -21,6 +22,7 @@ export function SiteHeader() {
   const location = useLocation();
   const [menuOpen, setMenuOpen] = useState(false);
   const [loggingOut, setLoggingOut] = useState(false);
+  const readsLeads = useCan('conversations:read');
 
   // A navigation closes the small-screen menu.
   useEffect(() => setMenuOpen(false), [location.pathname]);
@@ -51,6 +53,11 @@ export function SiteHeader() {
       <ButtonLink to="/dashboard" variant="secondary" size="sm">
         Dashboard
       </ButtonLink>
+      {readsLeads ? (
+        <ButtonLink to="/leads" variant="ghost" size="sm">
+          Leads
+        </ButtonLink>
+      ) : null}
       <ButtonLink to="/workspace/developers" variant="ghost" size="sm">
         Developers
       </ButtonLink>

@@ -4,6 +4,7 @@
 // connection and fans a channel out to its streams in-process: it subscribes on a channel's first
 // listener and unsubscribes after its last. Pub/sub delivers at most once to whoever listens; a
 // stream's catch-up read from the store (after it subscribed) is what makes delivery complete.
+import { randomBytes } from 'node:crypto';
 import type { Logger } from '@parley/common/logger.ts';
 import { redisKeys } from '@parley/common/redis-keys.ts';
 import { withRedisDeadline, type Redis } from '@parley/common/redis.ts';
@@ -21,20 +22,40 @@ export interface LiveHub {
   listen(channel: string, listener: LiveListener): Promise<() => Promise<void>>;
   /** Channels with listeners on this replica, for tests and diagnostics. */
   channels(): string[];
+  /** The subscriber connection's client name (CLIENT LIST), for tests and diagnostics. */
+  readonly connectionName: string;
   close(): Promise<void>;
 }
 
 export function liveHub(redis: Redis, logger: Logger): LiveHub {
+  const connectionName = `chat-live-${randomBytes(4).toString('hex')}`;
   let subscriber: Redis | null = null;
   const listeners = new Map<string, Set<LiveListener>>();
   /** The SUBSCRIBE of each channel, which a channel's later listeners wait for too. */
   const subscribed = new Map<string, Promise<unknown>>();
   let closed = false;
 
+  /**
+   * Every stream ends: the connection to Redis was lost, and what was published meanwhile with it.
+   * The clients reconnect (the visitor's with its last message id) and catch up from the store; a
+   * subscription silently restored would have skipped those messages.
+   */
+  const endAll = () => {
+    const ended = [...listeners.values()].flatMap((set) => [...set]);
+    listeners.clear();
+    subscribed.clear();
+    for (const l of ended) l.onEnd();
+  };
+
   const connection = () => {
     if (!subscriber) {
-      subscriber = redis.duplicate();
+      subscriber = redis.duplicate({ connectionName, autoResubscribe: false });
       subscriber.on('error', (err) => logger.warn({ err: err.message }, 'live hub: redis subscriber error'));
+      subscriber.on('close', () => {
+        if (closed || listeners.size === 0) return;
+        logger.warn({ streams: listeners.size }, 'live hub: the subscriber connection closed, ending its streams');
+        endAll();
+      });
       subscriber.on('message', (channel: string, message: string) => {
         for (const l of listeners.get(channel) ?? []) {
           try {
@@ -79,12 +100,11 @@ export function liveHub(redis: Redis, logger: Logger): LiveHub {
       };
     },
     channels: () => [...listeners.keys()],
+    connectionName,
     async close() {
       if (closed) return;
       closed = true;
-      for (const set of listeners.values()) for (const l of set) l.onEnd();
-      listeners.clear();
-      subscribed.clear();
+      endAll();
       if (subscriber) await subscriber.quit().catch(() => {});
     },
   };

@@ -80,10 +80,10 @@ export async function summarizeConversation(deps: HandoffDeps, raw: { ownerId: s
   } else {
     summary = await modelSummary(deps, model, { ownerId, chatbotId: conversation.chatbotId }, messages);
   }
-  await deps.db.conversation.update({
-    where: { id: conversationId },
-    data: { summary, summaryMessageCount: conversation.messageCount },
-  });
+  // Raw, so the conversation's updatedAt (its last activity, the history's order) stays as it is.
+  await deps.db.$executeRaw`
+    UPDATE "Conversation" SET "summary" = ${summary}, "summaryMessageCount" = ${conversation.messageCount}
+     WHERE "id" = ${conversationId}::uuid`;
   return summary;
 }
 

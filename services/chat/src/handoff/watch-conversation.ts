@@ -20,7 +20,6 @@ export const CATCH_UP_MAX = 500;
 
 export interface RawWatchConversation extends Omit<RawHandoffRequest, 'clientIp'> {
   afterMessageId: string;
-  clientIp?: string;
 }
 
 /** The last message id the client has: '' (none) or a message id. */
@@ -33,8 +32,9 @@ export function parseAfterMessageId(raw: string): bigint {
 
 export async function* watchConversation(deps: HandoffDeps, raw: RawWatchConversation, signal?: AbortSignal): AsyncGenerator<LiveEvent> {
   const after = parseAfterMessageId(raw.afterMessageId);
-  // Opening a stream counts like a message: a reconnecting page opens one per move, not per second.
-  const { conversation } = await visitorConversation(deps, { ...raw, clientIp: raw.clientIp ?? '' }, { count: true });
+  // Not counted against the rate limits: the request names no visitor address (all would share one
+  // allowance), and only the holder of the conversation's session id gets this far.
+  const { conversation } = await visitorConversation(deps, { ...raw, clientIp: '' }, { count: false });
   const queue = queuedListener(signal);
   const stop = await deps.hub.listen(redisKeys(deps.prefix).conversationChannel(conversation.id), queue.listener);
   try {

@@ -123,7 +123,7 @@ async function prepare(deps: PublicChatDeps, raw: RawMessageInput): Promise<Prep
   const { chatbot, knowledge, qaMatch } = await deps.chatbotContext.load(input, sighting);
   // A developer API key was checked by the gateway: the site and proof-of-work rules are a browser's.
   if (!input.apiKeyId) checkSite(input.site, chatbot);
-  const silent = await personHasIt(deps, input, chatbot, sighting, receivedAt);
+  const silent = await heldByPerson(deps, input, chatbot, sighting, receivedAt);
   if (silent) return { kind: 'handoff', input, state: silent };
   const visitorLimits = visitorLimitsOf(chatbot);
   if (!input.apiKeyId && visitorLimits.proofOfWork && input.newConversation) await redeemProof(deps, input.proofOfWork);
@@ -183,7 +183,7 @@ async function promptAndReserve(
  * them. Null: the bot answers (handoff off, a new conversation, the bot's, or the mirror unreadable:
  * a lost mirror lets the bot answer).
  */
-async function personHasIt(
+async function heldByPerson(
   deps: PublicChatDeps,
   input: MessageInput,
   chatbot: PublicChatbot,

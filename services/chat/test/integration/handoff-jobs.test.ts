@@ -232,6 +232,32 @@ describe("the agent's summary", () => {
   });
 });
 
+describe('a visitor asking for a person, checked like a message', () => {
+  it("counts against the visitor's rate limit and is refused where the chatbot may not run, moving nothing", async () => {
+    const c = await conversationWithHandoff('checked');
+    const strict = await stack.startChat({ CHAT_DB_SCHEMA: stack.config.CHAT_DB_SCHEMA, CHAT_RATE_PER_VISITOR: '2' });
+    const from = { ...request(c.bot.uniqueId, c.sessionId), clientIp: '198.51.100.23' };
+    await strict.client.requestHandoff(from);
+    await strict.client.requestHandoff(from);
+    const limited = await rpcError(strict.client.requestHandoff(from));
+    expect(limited.code).toBe(Code.ResourceExhausted);
+
+    const other = await conversationWithHandoff('checked-site');
+    await stack.chatbots.updateChatbot({
+      ownerId: other.bot.ownerId,
+      chatbotId: other.bot.id,
+      embedding: { allowedDomains: { domains: ['shop.example.com'] } },
+    });
+    const refused = await rpcError(
+      stack.client.requestHandoff({ ...request(other.bot.uniqueId, other.sessionId), siteHost: 'elsewhere.example' }),
+    );
+    expect(refused.code).toBe(Code.PermissionDenied);
+    expect((await stack.parts.prisma.conversation.findUniqueOrThrow({ where: { id: other.conversationId } })).handoffStatus).toBe('bot');
+    const allowed = await stack.client.requestHandoff({ ...request(other.bot.uniqueId, other.sessionId), siteHost: 'shop.example.com' });
+    expect(allowed.state?.status).toBe('waiting');
+  });
+});
+
 describe('a replica stopping', () => {
   it('ends its live streams with the background work, so its server drains', async () => {
     const c = await conversationWithHandoff('stopping');

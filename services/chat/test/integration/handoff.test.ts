@@ -260,6 +260,50 @@ describe('live streams across replicas', () => {
   });
 });
 
+describe('a lost subscriber connection', () => {
+  it('ends the streams it carried, and the visitor catches up on reconnecting', async () => {
+    const c = await conversationWithHandoff('lost-connection');
+    await stack.client.requestHandoff(request(c.bot.uniqueId, c.sessionId));
+    const hub = replica.parts.deps.handoffCore.hub;
+    const first = read((signal) =>
+      replica.client.watchConversation({ ...request(c.bot.uniqueId, c.sessionId), afterMessageId: '' }, { signal }),
+    );
+    await until(() => messagesOf(first.events).length >= 2);
+    const seen = (first.events.filter((e) => e.event.case === 'message').at(-1)!.event.value as { id: string }).id;
+
+    const clients = (await stack.redis.client('LIST')) as string;
+    const id = clients
+      .split('\n')
+      .find((line) => line.includes(`name=${hub.connectionName} `))
+      ?.match(/^id=(\d+)/)?.[1];
+    expect(id).toBeDefined();
+    await stack.redis.client('KILL', 'ID', id!);
+    await until(() => first.ended());
+    expect(first.error()).toBeUndefined();
+    expect(hub.channels()).toEqual([]);
+
+    await stack.client.replyToConversation({
+      ...c.owner,
+      agent: agent('Ada'),
+      content: 'Stored while nobody listened',
+      clientMessageId: clientMessageId(),
+    });
+    const again = read((signal) =>
+      replica.client.watchConversation({ ...request(c.bot.uniqueId, c.sessionId), afterMessageId: seen }, { signal }),
+    );
+    try {
+      await until(() => messagesOf(again.events).length >= 1);
+      expect(messagesOf(again.events)).toEqual([['agent', 'Stored while nobody listened', 'Ada']]);
+      // And live again on the new connection.
+      await stack.client.replyToConversation({ ...c.owner, agent: agent('Ada'), content: 'And live', clientMessageId: clientMessageId() });
+      await until(() => messagesOf(again.events).length >= 2);
+      expect(messagesOf(again.events).at(-1)).toEqual(['agent', 'And live', 'Ada']);
+    } finally {
+      await again.stop();
+    }
+  });
+});
+
 describe('the inbox', () => {
   it('lists waiting and open conversations, counts the waiting ones and streams each change', async () => {
     const a = await conversationWithHandoff('inbox-a');

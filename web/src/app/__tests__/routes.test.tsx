@@ -53,7 +53,7 @@ describe('routes and layout', () => {
     expect(screen.getByText(new RegExp(`${new Date().getFullYear()} Parley`))).toBeTruthy();
   });
 
-  it('shows Developers and Account links beside Dashboard when signed in', async () => {
+  it('shows Leads, Developers and Account links beside Dashboard when signed in', async () => {
     localStorage.setItem('token', 'good');
     renderApp('/pricing', mockLink({ Me: () => ({ data: { me: sampleUser } }) }).link);
     expect((await screen.findByRole('link', { name: 'Account' })).getAttribute('href')).toBe('/account');
@@ -63,6 +63,7 @@ describe('routes and layout', () => {
       'Parley',
       'Pricing',
       'Dashboard',
+      'Leads',
       'Developers',
       'Account',
     ]);

@@ -15,7 +15,7 @@ export const FREE_PLAN: PlanOffer = {
   price: '$0',
   period: 'forever',
   description: 'Try Parley with one chatbot.',
-  features: ['Up to 1 chatbot', '$0.01 initial credit', 'Basic support', 'Community access'],
+  features: ['Up to 1 chatbot', '$0.01 initial credit', 'Basic support', 'Community access', 'Lead capture'],
 };
 
 export const PRO_PLAN: PlanOffer = {
@@ -30,6 +30,7 @@ export const PRO_PLAN: PlanOffer = {
     'Priority support',
     'Advanced analytics',
     'Custom branding',
+    'Lead capture',
     'Live inbox and handoff to your team',
   ],
 };

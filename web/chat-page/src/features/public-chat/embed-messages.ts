@@ -3,15 +3,16 @@
 // Each side checks who is talking before reading anything: the embed page accepts only its parent
 // window, the widget only its own iframe from Parley's origin. Anything else, or any message that
 // is not exactly one of these, is ignored.
-//   parent → iframe  { type: 'parley:identify', visitor: { id?, name? } }  the host page's visitor
+//   parent → iframe  { type: 'parley:identify', visitor: { id?, name?, email? } }  the host page's visitor
 //   parent → iframe  { type: 'parley:open' }                              the panel was opened: focus the field
 //   iframe → parent  { type: 'parley:ready' }                             listening (identify may be sent now)
 //   iframe → parent  { type: 'parley:close' }                             the close button or Esc
 
-/** The host page's own name for its visitor, as the owner's History shows it. */
+/** The host page's own name for its visitor, as the owner's History shows it; the email pre-fills the lead form. */
 export interface Visitor {
   id?: string;
   name?: string;
+  email?: string;
 }
 
 export type EmbedMessage =
@@ -32,17 +33,19 @@ function visitorField(value: unknown): string | undefined {
 }
 
 /**
- * The visitor in `value` ({ id?, name? }; a numeric id is read as text, each cut to 200 characters),
- * or null when it names nobody.
+ * The visitor in `value` ({ id?, name?, email? }; a numeric id is read as text, each cut to 200
+ * characters), or null when it names nobody.
  */
 export function readVisitor(value: unknown): Visitor | null {
   if (!isRecord(value)) return null;
   const id = visitorField(value.id);
   const name = visitorField(value.name);
-  if (!id && !name) return null;
+  const email = typeof value.email === 'number' ? undefined : visitorField(value.email);
+  if (!id && !name && !email) return null;
   const visitor: Visitor = {};
   if (id) visitor.id = id;
   if (name) visitor.name = name;
+  if (email) visitor.email = email;
   return visitor;
 }
 

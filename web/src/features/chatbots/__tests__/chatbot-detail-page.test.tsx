@@ -87,8 +87,8 @@ describe('Chatbot detail page', () => {
     });
     fireEvent.change(await screen.findByLabelText('Chatbot Name'), { target: { value: ' Helper ' } });
     fireEvent.change(screen.getByLabelText('Primary Language'), { target: { value: 'french' } });
-    fireEvent.click(screen.getByRole('switch'));
-    expect(screen.getByRole('switch').getAttribute('aria-checked')).toBe('false');
+    fireEvent.click(screen.getByRole('switch', { name: 'Active' }));
+    expect(screen.getByRole('switch', { name: 'Active' }).getAttribute('aria-checked')).toBe('false');
 
     vi.useFakeTimers({ shouldAdvanceTime: true });
     fireEvent.click(screen.getByRole('button', { name: 'Save Changes' }));

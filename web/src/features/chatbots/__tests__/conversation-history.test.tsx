@@ -27,7 +27,7 @@ function message(role: 'user' | 'assistant' | 'system', content: string, timesta
   return { __typename: 'ChatMessage' as const, id: `m${++messageIds}`, role, content, timestamp, rating: null, sources: [] };
 }
 
-function openDetail(user: typeof sampleUser | typeof proUser, handlers: Record<string, Handler> = {}) {
+function openDetail(user: typeof sampleUser | typeof proUser, handlers: Record<string, Handler> = {}, path = '/chatbots/c1') {
   localStorage.setItem('token', 'good');
   const mock = mockLink({
     ...billingAnswers,
@@ -63,7 +63,7 @@ function openDetail(user: typeof sampleUser | typeof proUser, handlers: Record<s
     }),
     ...handlers,
   });
-  return { ...mock, ...renderApp('/chatbots/c1', mock.link) };
+  return { ...mock, ...renderApp(path, mock.link) };
 }
 
 async function openHistory() {
@@ -81,11 +81,26 @@ describe('History tab of the chatbot detail page', () => {
     const history = screen.getByRole('tab', { name: /History/ });
     expect(history.hasAttribute('disabled')).toBe(true);
     expect(within(history).getByText('PRO')).toBeTruthy();
-    expect(screen.getByRole('link', { name: 'Upgrade to Pro' }).getAttribute('href')).toBe('/pricing');
+    const hint = document.getElementById('chatbot-history-locked-hint') as HTMLElement;
+    expect(within(hint).getByRole('link', { name: 'Upgrade to Pro' }).getAttribute('href')).toBe('/pricing');
     fireEvent.click(history);
     expect(screen.getByRole('tab', { name: 'Settings' }).getAttribute('aria-selected')).toBe('true');
     expect(screen.queryByText('Conversation History')).toBeNull();
     expect(ops(calls, 'Conversations')).toHaveLength(0);
+  });
+
+  it('opens the conversation a link names (a lead\'s "Open conversation") in the History tab', async () => {
+    const { calls } = openDetail(proUser, {}, '/chatbots/c1?conversation=conv-2');
+    expect(await screen.findByText('We open at 9.')).toBeTruthy();
+    expect(screen.getByRole('tab', { name: 'History' }).getAttribute('aria-selected')).toBe('true');
+    expect(ops(calls, 'Conversation')[0].variables).toEqual({ chatbotId: 'c1', id: 'conv-2' });
+  });
+
+  it('opens Settings for a link to a conversation while history is locked', async () => {
+    const { calls } = openDetail(sampleUser, {}, '/chatbots/c1?conversation=conv-2');
+    await screen.findByRole('heading', { level: 1, name: 'support bot' });
+    expect(screen.getByRole('tab', { name: 'Settings' }).getAttribute('aria-selected')).toBe('true');
+    expect(ops(calls, 'Conversation')).toHaveLength(0);
   });
 
   it('loads the list only when a pro owner opens the tab', async () => {

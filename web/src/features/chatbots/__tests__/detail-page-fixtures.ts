@@ -43,9 +43,31 @@ export function sampleEmbed(
   };
 }
 
+/** The lead form (every field off) and handoff (off, five minutes), as a new chatbot has them. */
+export function sampleLeadSettings(overrides: { leadForm?: Record<string, unknown>; handoff?: Record<string, unknown> } = {}) {
+  return {
+    leadForm: {
+      __typename: 'LeadForm' as const,
+      name: 'off',
+      email: 'off',
+      phone: 'off',
+      trigger: 'before_first_message',
+      afterMessages: 2,
+      consentText: '',
+      ...overrides.leadForm,
+    },
+    handoff: { __typename: 'Handoff' as const, enabled: false, timeoutSeconds: 300, ...overrides.handoff },
+  };
+}
+
 export function detailChatbot(overrides: Record<string, unknown> = {}) {
-  const { appearance, limits, ...rest } = overrides as { appearance?: Record<string, unknown>; limits?: Record<string, unknown> };
-  return sampleChatbot({ ...sampleVoice(), ...sampleEmbed({ appearance, limits }), ...rest });
+  const { appearance, limits, leadForm, handoff, ...rest } = overrides as {
+    appearance?: Record<string, unknown>;
+    limits?: Record<string, unknown>;
+    leadForm?: Record<string, unknown>;
+    handoff?: Record<string, unknown>;
+  };
+  return sampleChatbot({ ...sampleVoice(), ...sampleEmbed({ appearance, limits }), ...sampleLeadSettings({ leadForm, handoff }), ...rest });
 }
 
 export interface EntryOverrides {

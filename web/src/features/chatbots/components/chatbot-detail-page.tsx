@@ -1,6 +1,6 @@
 import { useQuery } from '@apollo/client/react';
 import { useState } from 'react';
-import { useParams } from 'react-router-dom';
+import { useParams, useSearchParams } from 'react-router-dom';
 import { Alert } from '../../../components/ui/alert';
 import { ButtonLink } from '../../../components/ui/button-link';
 import { PageContainer } from '../../../components/ui/page-container';
@@ -20,6 +20,8 @@ import { ChatbotProfileCard } from './chatbot-profile-card';
 import { chatbotTabLabels, ChatbotTabs, type ChatbotTab } from './chatbot-tabs';
 import { ConversationHistory } from './conversation-history';
 import { EmbedTab } from './embed-tab';
+import { HandoffSettingsCard } from './handoff-settings-card';
+import { LeadFormSettingsCard } from './lead-form-settings-card';
 import { KnowledgeBaseContent } from './knowledge-base-content';
 import { KnowledgeBaseForm } from './knowledge-base-form';
 
@@ -38,6 +40,9 @@ function ReadOnlyNotice({ role, readsConversations }: { role: string | null; rea
 
 export function ChatbotDetailPage() {
   const { id = '' } = useParams();
+  // ?conversation=<id> (a lead's "Open conversation") opens that conversation in the History tab.
+  const [searchParams] = useSearchParams();
+  const linkedConversation = searchParams.get('conversation');
   const { user } = useSession();
   // A role below editor reads the chatbot: its settings, knowledge and embed forms are not shown.
   const canWrite = useCan('chatbots:write');
@@ -78,6 +83,7 @@ export function ChatbotDetailPage() {
                 historyLocked={user?.subscription !== 'pro'}
                 historyHidden={!readsConversations}
                 onTabChange={setTab}
+                initialTab={linkedConversation ? 'history' : 'settings'}
                 settings={
                   !canWrite ? (
                     <ReadOnlyNotice role={workspace ? ROLE_LABELS[workspace.role] : null} readsConversations={readsConversations} />
@@ -85,6 +91,8 @@ export function ChatbotDetailPage() {
                     <div className="space-y-6">
                       <BasicSettingsForm key={chatbot.id} chatbot={chatbot} />
                       <BotVoiceForm key={`voice-${chatbot.id}`} chatbot={chatbot} />
+                      <LeadFormSettingsCard key={`lead-form-${chatbot.id}`} chatbot={chatbot} />
+                      <HandoffSettingsCard key={`handoff-${chatbot.id}`} chatbot={chatbot} pro={user?.subscription === 'pro'} />
                       <KnowledgeBaseForm chatbotId={chatbot.id} />
                       <KnowledgeBaseContent chatbotId={chatbot.id} knowledgeBase={chatbot.knowledgeBase} />
                     </div>
@@ -98,7 +106,15 @@ export function ChatbotDetailPage() {
                   )
                 }
                 analytics={(open) => <AnalyticsTab key={chatbot.id} chatbotId={chatbot.id} open={open} />}
-                history={(open) => <ConversationHistory key={chatbot.id} chatbotId={chatbot.id} chatbotName={chatbot.name} open={open} />}
+                history={(open) => (
+                  <ConversationHistory
+                    key={chatbot.id}
+                    chatbotId={chatbot.id}
+                    chatbotName={chatbot.name}
+                    open={open}
+                    initialConversationId={linkedConversation}
+                  />
+                )}
               />
             </div>
           </div>

@@ -29,6 +29,8 @@ interface ChatbotTabsProps {
   historyHidden?: boolean;
   /** Told which tab is open, first and on every change (the page names the browser tab after it). */
   onTabChange?: (tab: ChatbotTab) => void;
+  /** The tab open first (a link to a conversation opens History); Settings when it is not there. */
+  initialTab?: ChatbotTab;
 }
 
 export const chatbotTabLabels: Record<ChatbotTab, string> = {
@@ -42,12 +44,22 @@ export const chatbotTabLabels: Record<ChatbotTab, string> = {
  * The detail page's tabs, Settings (the default), Embed, Analytics and History. Every panel stays mounted
  * once shown, so unsaved settings, the chosen range and the opened conversation survive switching.
  */
-export function ChatbotTabs({ settings, embed, analytics, history, historyLocked, historyHidden = false, onTabChange }: ChatbotTabsProps) {
-  const [active, setActive] = useState<ChatbotTab>('settings');
-  const [shown, setShown] = useState<ReadonlySet<ChatbotTab>>(() => new Set(['settings']));
-  const tabRefs = useRef<Partial<Record<ChatbotTab, HTMLButtonElement | null>>>({});
+export function ChatbotTabs({
+  settings,
+  embed,
+  analytics,
+  history,
+  historyLocked,
+  historyHidden = false,
+  onTabChange,
+  initialTab = 'settings',
+}: ChatbotTabsProps) {
   const tabs: ChatbotTab[] =
     historyLocked || historyHidden ? ['settings', 'embed', 'analytics'] : ['settings', 'embed', 'analytics', 'history'];
+  const first = tabs.includes(initialTab) ? initialTab : 'settings';
+  const [active, setActive] = useState<ChatbotTab>(first);
+  const [shown, setShown] = useState<ReadonlySet<ChatbotTab>>(() => new Set(['settings', first]));
+  const tabRefs = useRef<Partial<Record<ChatbotTab, HTMLButtonElement | null>>>({});
 
   useEffect(() => {
     onTabChange?.(active);

@@ -6,6 +6,7 @@ export const ChatbotQuery = graphql(`
       ...ChatbotSummary
       ...ChatbotVoice
       ...ChatbotEmbed
+      ...ChatbotLeadSettings
       knowledgeBase {
         ...KnowledgeBaseFields
       }

@@ -8,6 +8,12 @@ describe('readVisitor', () => {
     expect(readVisitor({ name: 'x'.repeat(250) })?.name).toHaveLength(200);
   });
 
+  it('keeps the email the host page told (it pre-fills the lead form)', () => {
+    expect(readVisitor({ name: 'Ada', email: ' ada@example.com ' })).toEqual({ name: 'Ada', email: 'ada@example.com' });
+    expect(readVisitor({ email: 'ada@example.com' })).toEqual({ email: 'ada@example.com' });
+    expect(readVisitor({ email: 42 })).toBeNull();
+  });
+
   it('is null when it names nobody', () => {
     expect(readVisitor({})).toBeNull();
     expect(readVisitor({ id: '  ', name: { first: 'Ada' } })).toBeNull();

@@ -7,6 +7,7 @@ import type { ChatRating } from '../chat-storage';
 import type { Visitor } from '../embed-messages';
 import { PUBLIC_CHATBOT_NOT_FOUND } from '../not-found';
 import { readHandoffState, type HandoffState } from './handoff-api';
+import { readLeadForm, type LeadFormConfig } from '../lead-form/lead-form-config';
 import { readEventStream } from './read-event-stream';
 
 export const SEND_MESSAGE_FAILED_MESSAGE = 'Failed to get response from chatbot';
@@ -29,6 +30,8 @@ export interface PublicChatbot {
   proofOfWork: boolean;
   /** The visitor may ask for a person ("Talk to a person"). */
   handoff: boolean;
+  /** The lead form (lead-form/); null when it asks for nothing. */
+  leadForm: LeadFormConfig | null;
 }
 
 export interface ChatReply {
@@ -132,6 +135,7 @@ export async function fetchPublicChatbot(uniqueId: string, { embedded, signal }:
     appearance: readAppearance(body.appearance),
     proofOfWork: body.proofOfWork === true,
     handoff: body.handoff === true,
+    leadForm: readLeadForm(body.leadForm),
   };
 }
 
@@ -211,7 +215,8 @@ export async function sendChatMessage(input: SendChatMessageInput): Promise<Chat
         message,
         sessionId,
         model: CHAT_MODEL,
-        ...(visitor ? { visitor } : {}),
+        // The email (identify's, for the lead form) is not the conversation's: only the id and name travel.
+        ...(visitor ? { visitor: { id: visitor.id, name: visitor.name } } : {}),
         ...(proofOfWork ? { proofOfWork } : {}),
       }),
       signal,

@@ -21,7 +21,7 @@ interface ChatMessagesProps {
   onRate: (messageId: string, rating: ChatRating) => Promise<boolean>;
   /** The bot's offer of a person under the last answer, when it made one and the visitor may ask now. */
   offer?: { onRequest: () => void; requesting: boolean; error: string | null } | null;
-  /** Shown after the conversation (the email asked for when nobody was free). */
+  /** Shown after the last message, inside the conversation (the lead form, or the email asked for when nobody was free). */
   after?: ReactNode;
 }
 
@@ -48,6 +48,7 @@ export function ChatMessages({ chatbot, messages, streaming, suggestions, onPick
           <p className="mt-5 text-xl font-semibold tracking-tight text-gray-900">Ask me anything!</p>
           <p className="mt-1.5 max-w-xs text-sm text-gray-500">Send a message below to start chatting with {chatbot.name}.</p>
           <SuggestedQuestions questions={suggestions} onPick={onPickSuggestion} className="mt-6 max-w-md justify-center" />
+          {after ? <div className="mt-6 w-full max-w-md text-left [&>*]:ml-0">{after}</div> : null}
         </div>
       ) : (
         <div className="mx-auto w-full max-w-3xl px-4 py-6 sm:px-6">

@@ -145,11 +145,7 @@ export function TimeoutEmailForm({ uniqueId, sessionId, embedded }: TimeoutEmail
     );
   }
   return (
-    <form
-      onSubmit={submit}
-      className="mx-auto w-full max-w-md rounded-xl border border-gray-200 bg-white p-3 shadow-xs"
-      noValidate
-    >
+    <form onSubmit={submit} className="mx-auto w-full max-w-md rounded-xl border border-gray-200 bg-white p-3 shadow-xs" noValidate>
       <label htmlFor={id} className="mb-1.5 block text-sm font-medium text-gray-800">
         Your email
       </label>

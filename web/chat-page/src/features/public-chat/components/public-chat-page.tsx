@@ -8,6 +8,8 @@ import { useChatSession } from '../hooks/use-chat-session';
 import { useEmbedHost } from '../hooks/use-embed-host';
 import { useHandoff } from '../hooks/use-handoff';
 import { usePublicChatbot } from '../hooks/use-public-chatbot';
+import { LeadFormCard, LeadSentNote } from '../lead-form/lead-form-card';
+import { useLeadForm } from '../lead-form/use-lead-form';
 import { ChatComposer } from './chat-composer';
 import { ChatErrorScreen } from './chat-error-screen';
 import { ChatHeader } from './chat-header';
@@ -74,20 +76,34 @@ function ChatWindow({ uniqueId, chatbot, reload, embedded, visitor, onClose }: C
   // The handoff hook hears of every reply; it needs the session's messages, so it comes second.
   const onReplyRef = useRef<(reply: ChatReply) => void>(undefined);
   const onReply = useCallback((reply: ChatReply) => onReplyRef.current?.(reply), []);
-  const { sessionId, messages, started, streaming, pending, error, send, rate, clear, addStreamed } = useChatSession(
-    uniqueId,
-    chatbot.welcomeMessage,
-    { embedded, visitor, proofOfWork: chatbot.proofOfWork, onReply },
-  );
+  const { sessionId, messages, started, streaming, pending, error, send, rate, clear, addStreamed, unanswered, adoptSessionId } =
+    useChatSession(uniqueId, chatbot.welcomeMessage, { embedded, visitor, proofOfWork: chatbot.proofOfWork, onReply });
   const lastMessageId = messages.findLast((m) => m.messageId !== undefined && SERVER_MESSAGE_ID.test(m.messageId))?.messageId ?? null;
   const handoff = useHandoff({ uniqueId, sessionId, embedded, addStreamed, lastMessageId });
   onReplyRef.current = handoff.onReply;
-  const suggestions = started || pending ? [] : chatbot.suggestedQuestions;
   // A person may be asked for once the conversation exists (the server issued its session), while the bot has it.
   const canAsk = chatbot.handoff && started && !pending && !handoff.active;
   const asking = { onRequest: () => void handoff.request(), requesting: handoff.requesting, error: handoff.error };
   const last = messages.at(-1);
   const offered = canAsk && last?.role === 'assistant' && last.offerHandoff === true;
+  const lead = useLeadForm({
+    uniqueId,
+    form: chatbot.leadForm,
+    sessionId,
+    embedded,
+    visitor,
+    onSessionId: adoptSessionId,
+    visitorMessages: messages.filter((message) => message.role === 'user').length,
+    lastUnanswered: unanswered,
+    pending,
+  });
+  const leadForm =
+    lead.shown && chatbot.leadForm ? (
+      <LeadFormCard form={chatbot.leadForm} visitor={visitor} onSubmit={lead.submit} onSkip={lead.skip} />
+    ) : lead.justSent ? (
+      <LeadSentNote />
+    ) : null;
+  const suggestions = started || pending || lead.blocking ? [] : chatbot.suggestedQuestions;
 
   useDocumentTitle(chatbot.name);
 
@@ -106,12 +122,12 @@ function ChatWindow({ uniqueId, chatbot, reload, embedded, visitor, onClose }: C
           onPickSuggestion={(question) => void send(question)}
           onRate={rate}
           offer={offered ? asking : null}
-          after={handoff.timedOut ? <TimeoutEmailForm uniqueId={uniqueId} sessionId={sessionId} embedded={embedded} /> : null}
+          after={handoff.timedOut ? <TimeoutEmailForm uniqueId={uniqueId} sessionId={sessionId} embedded={embedded} /> : leadForm}
         />
       </main>
       <footer className="shrink-0 border-t border-gray-200 bg-white pb-[env(safe-area-inset-bottom)]">
         {canAsk && !offered ? <TalkToPersonButton {...asking} className="mx-auto w-full max-w-3xl px-4 pt-3 sm:px-6" /> : null}
-        <ChatComposer onSend={send} pending={pending} />
+        <ChatComposer onSend={send} pending={pending || lead.blocking} />
         {chatbot.appearance.hideBranding ? null : <PoweredByParley />}
       </footer>
     </div>

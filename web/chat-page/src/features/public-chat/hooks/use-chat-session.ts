@@ -75,6 +75,8 @@ export function useChatSession(uniqueId: string, welcomeMessage: string | null =
   /** The answer so far while it streams; null when no reply is pending. */
   const [streaming, setStreaming] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  /** The latest answer came back unanswered (the lead form's when_unanswered trigger). */
+  const [unanswered, setUnanswered] = useState(false);
   // A ref as well as state: two quick Enters must not send twice before React re-renders.
   const pendingRef = useRef(false);
   const abortRef = useRef<AbortController | null>(null);
@@ -116,6 +118,7 @@ export function useChatSession(uniqueId: string, welcomeMessage: string | null =
           saveSessionId(uniqueId, reply.sessionId);
           clearMessages(uniqueId, sessionId);
         }
+        setUnanswered(reply.unanswered);
         // While a person is asked for or answering the bot stays silent: there is no answer to show.
         const silent = withPerson(reply.handoff);
         setConversation((c) => ({
@@ -169,6 +172,19 @@ export function useChatSession(uniqueId: string, welcomeMessage: string | null =
     [uniqueId, conversation, embedded],
   );
 
+  /** The server gave the conversation its id before any message (a lead sent first): the chat continues it. */
+  const adoptSessionId = useCallback(
+    (sessionId: string) => {
+      saveSessionId(uniqueId, sessionId);
+      setConversation((c) => {
+        if (c.sessionId === sessionId) return c;
+        clearMessages(uniqueId, c.sessionId);
+        return { ...c, sessionId };
+      });
+    },
+    [uniqueId],
+  );
+
   const clear = useCallback(() => {
     if (pendingRef.current) return;
     clearMessages(uniqueId, conversation.sessionId);
@@ -186,9 +202,11 @@ export function useChatSession(uniqueId: string, welcomeMessage: string | null =
     streaming,
     pending: streaming !== null,
     error,
+    unanswered,
     send,
     rate,
     clear,
     addStreamed,
+    adoptSessionId,
   };
 }
