@@ -265,7 +265,7 @@ test('the workspace screens: switcher, members, audit log and an invitation, on 
   await visitor.context().close();
 });
 
-test('the inbox: the upgrade prompt, then a waiting conversation claimed and answered, on a desktop and a phone', async ({
+test('the inbox: the upgrade prompt, then a waiting conversation arriving live, claimed and answered, on a desktop and a phone', async ({
   page,
   request,
 }) => {
@@ -287,12 +287,18 @@ test('the inbox: the upgrade prompt, then a waiting conversation claimed and ans
     const sent = await request.post(`/api/chatbot/public/${bot.uniqueId}/chat`, { data: { message: 'Where is my parcel?' } });
     expect(sent.status()).toBe(200);
     const { sessionId } = (await sent.json()) as { sessionId: string };
+    // The inbox is open before the visitor asks: the conversation must arrive live, with the badge.
+    await page.goto('/inbox');
+    await expect(page.getByText('Nobody is waiting for a person.')).toBeVisible();
+    await expect(page.getByRole('status', { name: /waiting/ })).toHaveCount(0);
     // The visitor asks for a person, as the chat page's "Talk to a person" does.
     const asked = await request.post(`/api/chatbot/public/${bot.uniqueId}/handoff`, { data: { sessionId } });
     expect(asked.status()).toBe(200);
     expect(((await asked.json()) as { status: string }).status).toBe('waiting');
     const { rows } = await db.query(`SELECT id FROM chat."Conversation" WHERE "sessionId" = $1`, [sessionId]);
     conversationId = rows[0].id;
+    await expect(page.getByRole('region', { name: 'Waiting' }).getByRole('link', { name: /Visitor/ })).toBeVisible();
+    await expect(page.getByRole('status', { name: '1 waiting' })).toBeVisible();
   } finally {
     await db.end();
   }
@@ -314,7 +320,8 @@ test('the inbox: the upgrade prompt, then a waiting conversation claimed and ans
     await row.click();
     await expect(page).toHaveURL(new RegExp(`/inbox/${conversationId}$`));
     const panel = page.getByRole('region', { name: 'Conversation with Visitor' });
-    await expect(panel.getByText('Where is my parcel?', { exact: true })).toBeVisible();
+    // The visitor's own words (the bot's Markdown answer quotes them too).
+    await expect(panel.getByRole('paragraph').filter({ hasText: /^Where is my parcel\?$/ })).toBeVisible();
     if (suffix === 'desktop') {
       await expect(page.getByRole('status', { name: '1 waiting' })).toBeVisible();
       await panel.getByRole('button', { name: 'Claim' }).click();
