@@ -15,6 +15,7 @@ import { devMailRoutes } from './dev-mail.ts';
 import { createGraphQL } from './graphql.ts';
 import { healthRouter } from './health.ts';
 import { apiRouter } from './rest/api.ts';
+import { OpenStreams } from './rest/conversation-events.ts';
 import { publicChatCors } from './rest/public-chat.ts';
 import { apiV1Router } from './v1/router.ts';
 import { chatbotEmbedDomains, mediaRouter, webAppRouter } from './static.ts';
@@ -39,6 +40,7 @@ export async function createGateway(config: GatewayConfig, { logger }: { logger:
   redis.on('error', (err) => logger.error({ err: err.message }, 'redis error'));
   const { secret, generated } = webhookSecret(config.STRIPE_WEBHOOK_SECRET);
   if (generated) logger.info('STRIPE_WEBHOOK_SECRET is not set: only test-mode checkout events signed by this process are accepted');
+  const conversationStreams = new OpenStreams();
   const stripeEvents = createStripeEventIntake({ redis, prefix: config.QUEUE_PREFIX, secret, logger });
 
   const app = express();
@@ -79,6 +81,8 @@ export async function createGateway(config: GatewayConfig, { logger }: { logger:
       // Handing over a file of up to MAX_UPLOAD_BYTES (it is stored before the answer) takes longer than an ordinary call.
       uploadTimeoutMs: Math.max(config.RPC_TIMEOUT_MS, UPLOAD_RPC_TIMEOUT_MS),
       chatTimeoutMs: config.CHAT_TIMEOUT_MS,
+      ssePingMs: config.SSE_PING_MS,
+      conversationStreams,
       publicUrl: config.PUBLIC_URL,
       stripeEvents,
       seats: { free: config.SEATS_FREE, pro: config.SEATS_PRO },
@@ -101,7 +105,13 @@ export async function createGateway(config: GatewayConfig, { logger }: { logger:
   };
   app.use(onError);
 
-  return { app, closers: [graphql.stop, () => stripeEvents.close(), () => redis.quit()] };
+  return {
+    app,
+    // Open visitor streams would hold the server's close until the deadline: they end at once, and
+    // the pages reconnect to another replica.
+    background: [() => conversationStreams.endAll()],
+    closers: [graphql.stop, () => stripeEvents.close(), () => redis.quit()],
+  };
 }
 
 /**

@@ -43,6 +43,9 @@ export const gatewayVars = {
   RPC_TIMEOUT_MS: { parse: int(100, 120_000), default: '5000' },
   // Deadline of one public chat answer (the language model may take a while), streamed or not.
   CHAT_TIMEOUT_MS: { parse: int(100, 600_000), default: '60000' },
+  // How often a live stream (the inbox's, a visitor's) sends a `: ping` comment, so proxies and
+  // browsers keep an idle one open and a gone client is noticed.
+  SSE_PING_MS: { parse: int(50, 600_000), default: '15000' },
   BODY_LIMIT: { parse: byteSize, default: '100kb' },
   // Largest picture upload read from a request; the chatbot service enforces its own limit too.
   MAX_PICTURE_BYTES: { parse: int(1, 100 * 1024 * 1024), default: String(2 * 1024 * 1024) },

@@ -20,6 +20,7 @@ import { chatResolvers } from './resolvers/chat.ts';
 import { chatbotResolvers } from './resolvers/chatbot.ts';
 import type { Resolvers } from './generated/graphql.ts';
 import { accessOf, isPermission } from './permissions.ts';
+import { inboxResolvers } from './resolvers/inbox.ts';
 import { insightResolvers } from './resolvers/insights.ts';
 import { leadResolvers } from './resolvers/leads.ts';
 import { userResolvers } from './resolvers/user.ts';
@@ -76,6 +77,7 @@ export const resolvers = guardOperations([
   chatResolvers,
   billingResolvers,
   insightResolvers,
+  inboxResolvers,
   workspaceResolvers,
   webhookResolvers,
   apiKeyResolvers,

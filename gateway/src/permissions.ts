@@ -82,6 +82,20 @@ export const ACCESS = {
   'GET /api/leads/export': 'conversations:read',
   'Query.leads': 'conversations:read',
 
+  // The live inbox (ADR 34): reading it is reading conversations, acting in it writing them; the
+  // member's own mail switch is any member's.
+  'GET /api/inbox/events': 'conversations:read',
+  'Query.inbox': 'conversations:read',
+  'Query.inboxConversation': 'conversations:read',
+  'Query.inboxWaitingCount': 'conversations:read',
+  'Mutation.claimConversation': 'conversations:write',
+  'Mutation.replyToConversation': 'conversations:write',
+  'Mutation.addConversationNote': 'conversations:write',
+  'Mutation.handBackConversation': 'conversations:write',
+  'Mutation.closeConversation': 'conversations:write',
+  'Mutation.summarizeConversation': 'conversations:write',
+  'Mutation.setHandoffNotifications': 'workspace:read',
+
   // Analytics and usage.
   'GET /api/chatbot/:id/analytics': 'workspace:read',
   'GET /api/analytics/summary': 'workspace:read',
@@ -107,6 +121,8 @@ export const ACCESS = {
   'POST /api/chatbot/public/:uniqueId/chat': 'public',
   'POST /api/chatbot/public/:uniqueId/feedback': 'public',
   'POST /api/chatbot/public/:uniqueId/lead': 'public',
+  'POST /api/chatbot/public/:uniqueId/handoff': 'public',
+  'GET /api/chatbot/public/:uniqueId/events': 'public',
 
   // Workspaces: the person's list, creating one and joining one are theirs; the rest acts in the current one.
   'GET /api/workspaces': 'session',

@@ -32,6 +32,8 @@ export interface WorkspaceView {
   permissions: string[];
   memberCount: number;
   seatLimit: number;
+  /** The member's own choice of mails about visitors waiting for a person. */
+  handoffNotifications: boolean;
 }
 
 export interface MemberView {
@@ -102,6 +104,7 @@ async function workspaceView(clients: Clients, seats: Seats, w: Workspace | unde
     permissions: permissionsOf(role),
     memberCount: w.memberCount,
     seatLimit: seatLimit(seats),
+    handoffNotifications: w.notifyHandoff,
   };
 }
 
@@ -164,6 +167,12 @@ export function currentWorkspace(clients: Clients, seats: Seats, m: Member): Pro
 export async function renameWorkspace(clients: Clients, seats: Seats, m: Member, name: string): Promise<WorkspaceView> {
   const { workspace } = await clients.workspaces.renameWorkspace({ actor: actor(m), name });
   return workspaceView(clients, seats, workspace);
+}
+
+/** The member's own switch for mails about visitors waiting for a person; answers it as stored. */
+export async function setHandoffNotifications(clients: Clients, m: Member, enabled: boolean): Promise<boolean> {
+  const { workspace } = await clients.workspaces.setHandoffNotifications({ actor: actor(m), enabled });
+  return workspace?.notifyHandoff ?? enabled;
 }
 
 export async function deleteWorkspace(clients: Clients, m: Member, password: string): Promise<void> {

@@ -173,6 +173,20 @@ function restRequest(route: string): { method: string; path: string; body?: unkn
   return { method, path: path + (query[route] ?? ''), body: bodies[route] };
 }
 
+/** Live streams run until the client goes: the sweep reads the answer's status (and a refusal's JSON) and leaves. */
+const STREAMS = new Set(['GET /api/inbox/events']);
+
+async function openStream(path: string, token: string): Promise<ApiResponse> {
+  const abort = new AbortController();
+  const res = await fetch(stack.url + path, {
+    headers: { authorization: `Bearer ${token}`, 'x-workspace-id': team.id, accept: 'text/event-stream' },
+    signal: abort.signal,
+  });
+  const body = res.headers.get('content-type')?.includes('application/json') ? await res.json() : undefined;
+  abort.abort();
+  return { status: res.status, headers: res.headers, body };
+}
+
 type Outcome = 'allowed' | 'forbidden' | 'not found' | 'refused otherwise' | 'needs an API key';
 
 /**
@@ -258,7 +272,9 @@ describe('the roles sweep', () => {
         let status: number;
         if (call.kind === 'rest') {
           const req = restRequest(call.key);
-          res = await inWorkspace(stack, team.id, req.path, { method: req.method, body: req.body, token: person.token });
+          res = STREAMS.has(call.key)
+            ? await openStream(req.path, person.token)
+            : await inWorkspace(stack, team.id, req.path, { method: req.method, body: req.body, token: person.token });
           status = res.status;
           message = res.body?.message;
         } else {

@@ -201,6 +201,8 @@ export async function startStack(opts: StackOptions = {}) {
     gatewayEnv,
     webDistDir,
     mediaDir,
+    /** Where auth writes the mails it sends (and the gateway's /dev/mail reads them). */
+    mailOutboxDir,
     async close() {
       await gateway.close();
       await auth.close();

@@ -62,7 +62,7 @@ export async function relayAnswer(
   res.end();
 }
 
-function startEventStream(res: Response): void {
+export function startEventStream(res: Response): void {
   res.status(200);
   res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
   res.setHeader('Cache-Control', 'no-cache, no-transform');

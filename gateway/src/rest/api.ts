@@ -9,10 +9,12 @@ import type { StripeEventIntake } from '../stripe-events.ts';
 import { accountRoutes, passwordResetRoutes, portalRoutes } from './account.ts';
 import { analyticsSummaryRoutes, chatbotAnalyticsRoutes } from './analytics.ts';
 import { authRoutes } from './auth.ts';
+import { inboxEventRoutes } from './inbox-events.ts';
 import { isCleanText } from './input.ts';
 import { chatbotRoutes } from './chatbots.ts';
 import { conversationExportRoutes } from './conversation-export.ts';
 import { paymentRoutes, webhookHandlers } from './payment.ts';
+import type { OpenStreams } from './conversation-events.ts';
 import { publicChatRoutes } from './public-chat.ts';
 import { publicLeadRoutes } from './public-lead.ts';
 import { leadExportRoutes } from './lead-export.ts';
@@ -31,6 +33,10 @@ export interface ApiOptions {
   maxUploadBytes: number;
   uploadTimeoutMs: number;
   chatTimeoutMs: number;
+  /** How often a live stream sends `: ping`. */
+  ssePingMs: number;
+  /** The gateway's open conversation streams, ended when it shuts down. */
+  conversationStreams?: OpenStreams;
   publicUrl: string;
   stripeEvents: StripeEventIntake;
   /** How many members each plan allows a workspace (SEATS_FREE, SEATS_PRO). */
@@ -67,7 +73,13 @@ export function apiRouter(opts: ApiOptions): Router {
   // Before the owner routes, so "public" is never read as a chatbot id.
   router.use(
     '/chatbot/public',
-    publicChatRoutes(opts.clients, { timeoutMs: opts.chatTimeoutMs, logger: opts.logger, publicUrl: opts.publicUrl }),
+    publicChatRoutes(opts.clients, {
+      timeoutMs: opts.chatTimeoutMs,
+      logger: opts.logger,
+      publicUrl: opts.publicUrl,
+      pingMs: opts.ssePingMs,
+      streams: opts.conversationStreams,
+    }),
     publicLeadRoutes(opts.clients, { publicUrl: opts.publicUrl }),
   );
   // The export before the owner routes, so "export" is never read as a conversation id.
@@ -75,6 +87,7 @@ export function apiRouter(opts: ApiOptions): Router {
   router.use('/chatbot', chatbotRoutes(opts.clients, opts), chatbotAnalyticsRoutes(opts.clients), unansweredQuestionRoutes(opts.clients));
   router.use('/analytics', analyticsSummaryRoutes(opts.clients));
   router.use('/leads', leadExportRoutes(opts.clients, { logger: opts.logger }));
+  router.use('/inbox', inboxEventRoutes(opts.clients, { logger: opts.logger, pingMs: opts.ssePingMs }));
   router.use('/user', usageRoutes(opts.clients), accountRoutes(opts.clients, { logger: opts.logger }));
   router.use(
     '/payment',

@@ -6,8 +6,10 @@
 //                                                      consentText }, handoff }
 //   GET  /api/chatbot/public/{uniqueId}/challenge  → { algorithm, challenge, maxnumber, salt, signature } (ALTCHA)
 //   POST /api/chatbot/public/{uniqueId}/chat         { message, sessionId?, model?, visitor?: { id?, name? }, proofOfWork? }
-//                                                  → { message, sessionId, sources, messageId }
+//                                                  → { message, sessionId, sources, messageId, offerHandoff, unanswered, handoff? }
 //   POST /api/chatbot/public/{uniqueId}/feedback     { sessionId, messageId, rating: "up" | "down" } → { messageId, rating }
+//   POST /api/chatbot/public/{uniqueId}/handoff      { sessionId } → { status, agentName, waitingSince }
+//   GET  /api/chatbot/public/{uniqueId}/events?sessionId=&after=   server-sent events (below)
 // sources are the knowledge entries the answer cites, [{ entryId, title, url? }] (url for a web page
 // only), in the order of the answer's [n] markers; [] when it cites none. messageId is the stored
 // answer's id, which feedback rates (only an answer of the visitor's own conversation: 404 otherwise;
@@ -18,6 +20,23 @@
 //                 may differ from the deltas joined: its markers are renumbered to match sources)
 //   event: error  data: {"message":"..."}                                                 (instead of done, if it fails midway)
 // A failure before the first event is an ordinary JSON error with its status.
+//
+// Humans in the loop (docs/adr/0034-humans-in-the-loop.md; `handoff` in the lookup: the visitor may
+// ask for a person). An answer says `offerHandoff` when the bot offers a person (it could not answer,
+// or the visitor asked for one) and `unanswered` when the knowledge could not answer; while the
+// conversation is waiting for or with a person, the bot stays silent: `message` and `messageId` are
+// "" and `handoff` is { status: "waiting" | "human", agentName (human; else null), waitingSince (ISO) }
+// (absent while the bot answers). POST .../handoff asks for a person (the state as it now is;
+// asking again changes nothing; 400 when the chatbot's handoff is off, 404 for a session the chat
+// service did not issue). GET .../events streams the conversation while a person is involved:
+//   event: message  id: <message id>  data: {"id","role":"user"|"assistant"|"system"|"agent","content",
+//                                            "authorName" (agent; else null),"createdAt","sources"}
+//   event: state    data: {"status","agentName","waitingSince","timedOut"}   (first as it is, then each change;
+//                   timedOut true on the change that ended a wait nobody answered)
+//   : ping          every 15 s
+// first every message after `after` (a message id; the Last-Event-ID header wins over it), then each
+// one as it is stored, on whichever replica. The stream has no deadline; a missing sessionId or an
+// `after` that is not a message id is 400, an unknown session 404 (as JSON, before any event).
 //
 // Every call says where it came from (ADR 19): the site (siteHost, from the Origin header) and
 // whether Parley's page is the embed page (the header X-Parley-Embed: 1). The chat service decides
@@ -33,6 +52,7 @@ import { publicLeadForm } from '../leads.ts';
 import type { Clients } from '../clients.ts';
 import { answerSources } from '../conversations.ts';
 import { clientGone, relayAnswer, sendEvent, wantsEventStream, type AnswerEvents } from './answer-stream.ts';
+import { afterMessageId, handoffView, relayConversation, sessionIdParam, type OpenStreams } from './conversation-events.ts';
 import { jsonObject, stringField, type JsonObject } from './input.ts';
 
 export interface PublicChatOptions {
@@ -41,6 +61,10 @@ export interface PublicChatOptions {
   logger: Logger;
   /** The product's public address: a request from its origin is from Parley's own pages. */
   publicUrl: string;
+  /** How often an open conversation stream pings (conversation-events.ts's 15 s unless a test says otherwise). */
+  pingMs?: number;
+  /** The gateway's open conversation streams, ended when it shuts down. */
+  streams?: OpenStreams;
 }
 
 /** The header the embed page sends on its API calls. */
@@ -163,6 +187,35 @@ export function publicChatRoutes(clients: Clients, opts: PublicChatOptions): Rou
     res.json({ messageId: rated.messageId, rating: rated.rating });
   });
 
+  router.post('/:uniqueId/handoff', async (req, res) => {
+    const body = jsonObject(req.body);
+    const { state } = await clients.chat.requestHandoff({
+      uniqueId: req.params.uniqueId,
+      sessionId: sessionIdParam(stringField(body, 'sessionId')),
+      clientIp: clientIp(req),
+      ...requestSite(req, opts.publicUrl),
+    });
+    res.json(handoffView(state));
+  });
+
+  router.get('/:uniqueId/events', async (req, res) => {
+    const input = {
+      uniqueId: req.params.uniqueId,
+      sessionId: sessionIdParam(req.query.sessionId),
+      afterMessageId: afterMessageId(req.query.after, req.get('last-event-id')),
+      ...requestSite(req, opts.publicUrl),
+    };
+    // No deadline: the stream lasts while the visitor is there; the visitor leaving cancels it.
+    const abort = new AbortController();
+    res.on('close', () => abort.abort());
+    await relayConversation(res, clients.chat.watchConversation(input, { signal: abort.signal, timeoutMs: 0 }), {
+      signal: abort.signal,
+      logger: opts.logger,
+      pingMs: opts.pingMs,
+      streams: opts.streams,
+    });
+  });
+
   return router;
 }
 
@@ -205,13 +258,20 @@ export function visitorField(body: JsonObject): { id: string; name: string } {
   return { id: stringField(visitor, 'id'), name: stringField(visitor, 'name') };
 }
 
-/** The reply as the page reads it, as JSON and as the done event: `url` only for a source that has one. */
-function chatReply({ message, sessionId, sources, messageId }: SendMessageResponse) {
+/**
+ * The reply as the page reads it, as JSON and as the done event: `url` only for a source that has
+ * one; `handoff` only while a person is asked for or answering (the bot stayed silent).
+ */
+function chatReply({ message, sessionId, sources, messageId, handoff, offerHandoff, unanswered }: SendMessageResponse) {
+  const withPerson = handoff && handoff.status !== '' && handoff.status !== 'bot';
   return {
     message,
     sessionId,
     sources: answerSources(sources),
     messageId,
+    offerHandoff,
+    unanswered,
+    ...(withPerson ? { handoff: handoffView(handoff) } : {}),
   };
 }
 

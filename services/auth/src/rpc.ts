@@ -56,6 +56,7 @@ import type { MemberView } from './workspaces/members.ts';
 import { recordAuditEvent } from './workspaces/record-audit-event.ts';
 import { removeMember } from './workspaces/remove-member.ts';
 import { renameWorkspace } from './workspaces/rename-workspace.ts';
+import { setHandoffNotifications } from './workspaces/set-handoff-notifications.ts';
 import { resendInvitation } from './workspaces/resend-invitation.ts';
 import { revokeInvitation } from './workspaces/revoke-invitation.ts';
 import { transferOwnership } from './workspaces/transfer-ownership.ts';
@@ -80,6 +81,7 @@ export const toWorkspace = (w: WorkspaceView): Workspace =>
     createdAt: timestampFromDate(w.createdAt),
     role: w.role,
     memberCount: w.memberCount,
+    notifyHandoff: w.notifyHandoff,
   });
 
 const toMember = (m: MemberView): Member =>
@@ -210,6 +212,9 @@ export function workspaceRoutes(deps: AuthRpcDeps) {
       },
       async renameWorkspace(req) {
         return { workspace: toWorkspace(await renameWorkspace(deps.db, { actor: actorOf(req.actor), name: req.name })) };
+      },
+      async setHandoffNotifications(req) {
+        return { workspace: toWorkspace(await setHandoffNotifications(deps.db, { actor: actorOf(req.actor), enabled: req.enabled })) };
       },
       async deleteWorkspace(req) {
         await deleteWorkspace(deps, { actor: actorOf(req.actor), password: req.password });

@@ -23,6 +23,8 @@ import { PrismaClient } from './generated/prisma/client.ts';
 import { createMailer, type Mailer } from './mail/mailer.ts';
 import { createNotices } from './mail/notices.ts';
 import { mailEndpointDisabled } from './workspaces/webhook-endpoint-disabled.ts';
+import { mailHandoffRequested } from './workspaces/handoff-requested.ts';
+import { startHandoffRequestedWorker } from './workspaces/handoff-requested.job.ts';
 import { startWebhookEndpointDisabledWorker } from './workspaces/webhook-endpoint-disabled.job.ts';
 import { issueReset, type IssueResetDeps } from './password-reset/issue-reset.ts';
 import { startPasswordResetRequestedWorker } from './password-reset/password-reset-requested.job.ts';
@@ -44,6 +46,8 @@ export interface AuthServiceParts extends ServiceParts {
   passwordResetRequestedWorker?: Worker;
   /** Mails a workspace's owners when one of its webhook endpoints is disabled, when workers were started. */
   webhookEndpointDisabledWorker?: Worker;
+  /** Mails a workspace's agents when a visitor waits for a person, when workers were started. */
+  handoffRequestedWorker?: Worker;
 }
 
 export async function createAuthService(config: AuthConfig, opts: { logger: Logger; workers?: boolean }): Promise<AuthServiceParts> {
@@ -117,6 +121,15 @@ export async function createAuthService(config: AuthConfig, opts: { logger: Logg
         mailOwners: (input) => mailEndpointDisabled({ db, mailer, logger, publicUrl: config.PUBLIC_URL }, input),
       })
     : undefined;
+  // A visitor waiting for a person: the workspace's agents who chose to be told are mailed (ADR 34).
+  const handoffRequestedWorker = workers
+    ? startHandoffRequestedWorker({
+        redis,
+        logger,
+        prefix,
+        mailAgents: (input) => mailHandoffRequested({ db, mailer, logger, publicUrl: config.PUBLIC_URL }, input),
+      })
+    : undefined;
 
   const app = createServiceApp({
     logger,
@@ -128,7 +141,7 @@ export async function createAuthService(config: AuthConfig, opts: { logger: Logg
   // The worker takes no new job (it finishes the one in hand) and the relay stops.
   const stopBackground = async () => {
     stopRelay?.();
-    await Promise.all([passwordResetRequestedWorker?.close(), webhookEndpointDisabledWorker?.close()]);
+    await Promise.all([passwordResetRequestedWorker?.close(), webhookEndpointDisabledWorker?.close(), handoffRequestedWorker?.close()]);
   };
 
   return {
@@ -138,6 +151,7 @@ export async function createAuthService(config: AuthConfig, opts: { logger: Logg
     mailer,
     passwordResetRequestedWorker,
     webhookEndpointDisabledWorker,
+    handoffRequestedWorker,
     background: [stopBackground],
     closers: [
       // The worker first: close() waits for the jobs in flight to finish before it resolves.

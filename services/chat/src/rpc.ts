@@ -6,6 +6,9 @@ import {
   ChatMessageSchema,
   ChatService,
   ConversationSchema,
+  HandoffStateSchema,
+  InboxItemSchema,
+  LeadSchema,
   SendMessageResponseSchema,
   type Conversation as ConversationMessage,
 } from '@parley/proto/parley/chat/v1/chat_pb.js';
@@ -25,14 +28,73 @@ import { rateMessage, type RateMessageDeps } from './feedback/rate-message.ts';
 import { loadChatbotProfile, type ChatbotProfileDeps } from './public-chat/chatbot-profile.ts';
 import { createChallenge } from './public-chat/create-challenge.ts';
 import { countedAnswer, countedStream } from './public-chat/answer-metrics.ts';
-import { sendMessage, streamMessage, type PublicChatDeps } from './public-chat/send-message.ts';
+import { sendMessage, streamMessage, type PublicChatDeps, type SendMessageResult } from './public-chat/send-message.ts';
+import type { HandoffView } from './core/handoff.ts';
+import {
+  addConversationNote,
+  claimConversation,
+  closeConversation,
+  handBackConversation,
+  replyToConversation,
+} from './handoff/agent-actions.ts';
+import type { HandoffDeps } from './handoff/handoff-deps.ts';
+import { countWaiting, getInboxConversation, listInbox, watchInbox } from './handoff/inbox.ts';
+import type { InboxItemView, MessageView } from './handoff/live-events.ts';
+import { requestHandoff } from './handoff/request-handoff.ts';
+import { summarizeConversation } from './handoff/summarize-conversation.ts';
+import { watchConversation } from './handoff/watch-conversation.ts';
 import { leadMethods } from './leads/rpc.ts';
 
 export type ChatRpcDeps = PublicChatDeps &
   ChatbotProfileDeps &
   ConversationsDeps &
   Pick<ExportDeps, 'exportDb'> &
-  Pick<RateMessageDeps, 'webhooks'>;
+  Pick<RateMessageDeps, 'webhooks'> & {
+    /** Humans in the loop (docs/adr/0034-humans-in-the-loop.md). */
+    handoffCore: HandoffDeps;
+  };
+
+const toHandoffState = (v: HandoffView) =>
+  create(HandoffStateSchema, {
+    status: v.status,
+    agentName: v.agentName,
+    waitingSince: v.waitingSince ? timestampFromDate(v.waitingSince) : undefined,
+    timedOut: v.timedOut,
+  });
+
+const toChatMessage = (m: MessageView) =>
+  create(ChatMessageSchema, {
+    id: m.id,
+    role: m.role,
+    content: m.content,
+    timestamp: timestampFromDate(m.createdAt),
+    authorName: m.authorName,
+    sources: m.sources,
+  });
+
+const toInboxItem = (i: InboxItemView) =>
+  create(InboxItemSchema, {
+    conversationId: i.conversationId,
+    chatbotId: i.chatbotId,
+    state: toHandoffState(i.state),
+    assigneeId: i.assigneeId,
+    visitorName: i.visitorName,
+    visitorEmail: i.visitorEmail,
+    lastMessage: i.lastMessage,
+    lastMessageAt: i.lastMessageAt ? timestampFromDate(i.lastMessageAt) : undefined,
+    messageCount: i.messageCount,
+  });
+
+const toSendMessageResponse = (r: SendMessageResult) =>
+  create(SendMessageResponseSchema, {
+    message: r.message,
+    sessionId: r.sessionId,
+    sources: r.sources,
+    messageId: r.messageId,
+    handoff: r.handoff ? toHandoffState(r.handoff) : undefined,
+    offerHandoff: r.offerHandoff,
+    unanswered: r.unanswered,
+  });
 
 function toConversationMessage(c: Conversation, messages: Message[] = []): ConversationMessage {
   return create(ConversationSchema, {
@@ -54,8 +116,10 @@ function toConversationMessage(c: Conversation, messages: Message[] = []): Conve
         timestamp: timestampFromDate(m.createdAt),
         rating: m.rating ?? '',
         sources: readStoredSources(m.sources),
+        authorName: m.authorName ?? '',
       }),
     ),
+    handoffStatus: c.handoffStatus,
   });
 }
 
@@ -93,13 +157,13 @@ export function chatRoutes(deps: ChatRpcDeps) {
         return { algorithm, challenge, maxNumber: BigInt(maxNumber), salt, signature };
       },
       async sendMessage(req) {
-        return countedAnswer('json', () => sendMessage(deps, req));
+        return toSendMessageResponse(await countedAnswer('json', () => sendMessage(deps, req)));
       },
       async *streamMessage(req) {
         for await (const event of countedStream(streamMessage(deps, req))) {
           yield 'delta' in event
             ? { event: { case: 'delta' as const, value: event.delta } }
-            : { event: { case: 'done' as const, value: create(SendMessageResponseSchema, event.done) } };
+            : { event: { case: 'done' as const, value: toSendMessageResponse(event.done) } };
         }
       },
       async rateMessage(req) {
@@ -136,6 +200,80 @@ export function chatRoutes(deps: ChatRpcDeps) {
       },
       async countUnansweredQuestions(req) {
         return { openByChatbot: await countUnansweredQuestions(deps, req) };
+      },
+      async requestHandoff(req) {
+        return { state: toHandoffState(await requestHandoff(deps.handoffCore, req)) };
+      },
+      async *watchConversation(req, ctx) {
+        for await (const event of watchConversation(deps.handoffCore, req, ctx.signal)) {
+          yield event.kind === 'message'
+            ? { event: { case: 'message' as const, value: toChatMessage(event.message) } }
+            : { event: { case: 'state' as const, value: toHandoffState(event.state) } };
+        }
+      },
+      async listInbox(req) {
+        const inbox = await listInbox(deps.handoffCore, req);
+        return { waiting: inbox.waiting.map(toInboxItem), open: inbox.open.map(toInboxItem) };
+      },
+      async countWaiting(req) {
+        return { waiting: await countWaiting(deps.handoffCore, req) };
+      },
+      async getInboxConversation(req) {
+        const c = await getInboxConversation(deps.handoffCore, req);
+        return {
+          item: toInboxItem(c.item),
+          conversation: create(ConversationSchema, {
+            id: c.row.id,
+            sessionId: c.row.sessionId,
+            createdAt: timestampFromDate(c.createdAt),
+            updatedAt: timestampFromDate(c.updatedAt),
+            userIp: c.userIp ?? '',
+            userAgent: c.userAgent ?? '',
+            messageCount: c.row.messageCount,
+            messages: c.messages.map(toChatMessage),
+            visitorId: c.visitorId ?? '',
+            visitorName: c.row.visitorName ?? '',
+            visitorEmail: c.row.visitorEmail ?? '',
+            handoffStatus: c.row.handoffStatus,
+          }),
+          summary: c.summary,
+          lead: c.lead
+            ? create(LeadSchema, {
+                id: c.lead.id,
+                chatbotId: c.lead.chatbotId,
+                conversationId: c.lead.conversationId,
+                name: c.lead.name ?? '',
+                email: c.lead.email ?? '',
+                phone: c.lead.phone ?? '',
+                consented: c.lead.consented,
+                consentText: c.lead.consentText ?? '',
+                source: c.lead.source,
+                createdAt: timestampFromDate(c.lead.createdAt),
+              })
+            : undefined,
+        };
+      },
+      async *watchInbox(req, ctx) {
+        for await (const item of watchInbox(deps.handoffCore, req, ctx.signal)) yield { item: toInboxItem(item) };
+      },
+      async claimConversation(req) {
+        return { item: toInboxItem(await claimConversation(deps.handoffCore, req)) };
+      },
+      async replyToConversation(req) {
+        const { message, item } = await replyToConversation(deps.handoffCore, req);
+        return { message: toChatMessage(message), item: toInboxItem(item) };
+      },
+      async addConversationNote(req) {
+        return { message: toChatMessage(await addConversationNote(deps.handoffCore, req)) };
+      },
+      async handBackConversation(req) {
+        return { item: toInboxItem(await handBackConversation(deps.handoffCore, req)) };
+      },
+      async closeConversation(req) {
+        return { item: toInboxItem(await closeConversation(deps.handoffCore, req)) };
+      },
+      async summarizeConversation(req) {
+        return { summary: await summarizeConversation(deps.handoffCore, req) };
       },
       async *exportConversations(req) {
         // Access and dates are checked before the first page, so a refusal arrives before any row.

@@ -10,6 +10,7 @@ import type { Client } from '@connectrpc/connect';
 import { BillingService } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import { ChatbotService } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import { ChatbotInteractionsCountedSchema } from '@parley/proto/parley/events/v1/chatbot_interactions_counted_pb.js';
+import { HandoffRequestedSchema, HandoffTimeoutDueSchema } from '@parley/proto/parley/events/v1/handoff_requested_pb.js';
 import { chatbotInteractionBatch, usageRecordedBatch } from '@parley/proto/event-batches.ts';
 import { pgPool, poolShare, prismaAdapter } from '@parley/common/database.ts';
 import { createServiceApp, dataReadiness } from '@parley/common/http.ts';
@@ -49,6 +50,13 @@ import { sessionIds } from './core/session-id.ts';
 import { chatbotInteractionPublisher, publishUsageRecorded, visitorHash } from './usage/publishers.ts';
 import { DEV_ALTCHA_HMAC_KEY, DEV_SESSION_SECRET, type ChatConfig } from './config.ts';
 import { chatPermissions } from './permissions.ts';
+import { redisHandoffMirror } from './handoff/announce.ts';
+import type { HandoffDeps } from './handoff/handoff-deps.ts';
+import { liveHub, livePublisher } from './handoff/live-hub.ts';
+import { visitorHandoff } from './handoff/visitor-message.ts';
+import { handoffTimedOut, timeoutOf } from './handoff/handoff-timeout.ts';
+import { startHandoffTimeoutWorker } from './handoff/handoff-timeout.job.ts';
+import { SUMMARY_MAX_TOKENS } from './handoff/summarize-conversation.ts';
 import { chatRoutes, type ChatRpcDeps } from './rpc.ts';
 
 /**
@@ -77,6 +85,8 @@ export interface ChatServiceParts extends ServiceParts {
   accountDeletedWorker?: Worker;
   /** The analytics worker (counts answered messages in the chatbot's figures and question groups), when workers were started. */
   analyticsWorker?: Worker;
+  /** The handoff-timeout worker (a wait nobody answered goes back to the bot), when workers were started. */
+  handoffTimeoutWorker?: Worker;
   /** Publishes the answers' UsageRecorded and ChatbotInteraction events gathered so far (ADR 29), and waits for them. */
   flushEvents(): Promise<void>;
 }
@@ -159,18 +169,51 @@ export async function createChatService(
     poolSize: poolShare(config.DATABASE_POOL_MAX, EXPORT_POOL_SHARE),
   });
   exportDb.on('error', (err) => logger.warn({ err: err.message }, 'export pool: idle session failed'));
+  // Humans in the loop (ADR 34): the status mirror, the live channels (one subscriber connection,
+  // opened with the first stream), the wait's deadlines and the agents' notification.
+  const handoffMirror = redisHandoffMirror(redis, config.QUEUE_PREFIX);
+  const live = livePublisher(redis, config.QUEUE_PREFIX, logger);
+  const hub = liveHub(redis, logger);
+  const handoffTimeouts = createProducer(redis, QUEUES.handoffTimeout, HandoffTimeoutDueSchema, { prefix: config.QUEUE_PREFIX });
+  const handoffRequested = createProducer(redis, QUEUES.handoffRequested, HandoffRequestedSchema, { prefix: config.QUEUE_PREFIX });
+  const chatSessionIds = sessionIds(config.SESSION_SECRET);
+  const admission = redisAdmission(redis, {
+    prefix: config.QUEUE_PREFIX,
+    rateLimits: { perVisitor: config.CHAT_RATE_PER_VISITOR, perChatbot: config.CHAT_RATE_PER_BOT },
+  });
+  const handoffCore: HandoffDeps = {
+    db: prisma,
+    logger,
+    chatbots,
+    billing,
+    sessionIds: chatSessionIds,
+    admission,
+    mirror: handoffMirror,
+    live,
+    hub,
+    prefix: config.QUEUE_PREFIX,
+    recentTurns,
+    timeouts: handoffTimeouts,
+    handoffRequested,
+    webhooks,
+    maxMessageChars: config.MAX_MESSAGE_CHARS,
+    summary: {
+      model,
+      credit: creditGate({ billing, logger, maxOutputTokens: SUMMARY_MAX_TOKENS }),
+      publishUsage: (usage) => publishUsageRecorded(usageRecorded, usage),
+    },
+  };
   const deps: ChatRpcDeps = {
+    handoffCore,
+    handoff: visitorHandoff({ db: prisma, logger, mirror: handoffMirror, live }),
     webhooks,
     db: prisma,
     exportDb,
     logger,
     chatbots,
     billing,
-    sessionIds: sessionIds(config.SESSION_SECRET),
-    admission: redisAdmission(redis, {
-      prefix: config.QUEUE_PREFIX,
-      rateLimits: { perVisitor: config.CHAT_RATE_PER_VISITOR, perChatbot: config.CHAT_RATE_PER_BOT },
-    }),
+    sessionIds: chatSessionIds,
+    admission,
     // With a model: the whole knowledge base when it fits the prompt's budget, else as many chunks as
     // the chatbot service chooses for that budget (k 0). Offline mode always quotes retrieved passages.
     chatbotContext: model
@@ -245,6 +288,16 @@ export async function createChatService(
               announceWebhookEvents,
             ),
         });
+  // A waiting visitor whom nobody answered in time goes back to the bot (ADR 34).
+  const handoffTimeoutWorker =
+    opts.workers === false
+      ? undefined
+      : startHandoffTimeoutWorker({
+          redis,
+          logger,
+          prefix: config.QUEUE_PREFIX,
+          timedOut: (event) => handoffTimedOut(handoffCore, timeoutOf(event)),
+        });
   const stopPruning = opts.workers === false ? undefined : startPruningProcessedAnalyticsEvents(prisma, logger);
   // Publishes the chatbots' counted interactions a batch could not (ChatbotInteractionsCountedOutbox).
   const stopInteractionsRelay =
@@ -266,7 +319,12 @@ export async function createChatService(
   const stopBackground = async () => {
     stopPruning?.();
     stopInteractionsRelay?.();
-    await Promise.all([chatbotDeletedWorker?.close(), accountDeletedWorker?.close(), analyticsWorker?.close()]);
+    await Promise.all([
+      chatbotDeletedWorker?.close(),
+      accountDeletedWorker?.close(),
+      analyticsWorker?.close(),
+      handoffTimeoutWorker?.close(),
+    ]);
   };
 
   return {
@@ -278,16 +336,22 @@ export async function createChatService(
     chatbotDeletedWorker,
     accountDeletedWorker,
     analyticsWorker,
+    handoffTimeoutWorker,
     flushEvents: async () => {
       await Promise.all([usageRecorded.flush(), analyticsInteraction.flush()]);
     },
-    background: [stopBackground],
+    // The live streams end with the background work, so the server's drain does not wait on them.
+    background: [stopBackground, () => hub.close()],
     closers: [
       // Workers first: close() waits for the jobs in flight to finish before it resolves.
       stopBackground,
       () => usageRecorded.close(),
       () => analyticsInteraction.close(),
       () => interactionsCounted.close(),
+      // The live streams end (their responses close), then the subscriber connection goes (already done after a drain).
+      () => hub.close(),
+      () => handoffTimeouts.close(),
+      () => handoffRequested.close(),
       () => webhooks.close(),
       () => redis.quit(),
       () => prisma.$disconnect(),

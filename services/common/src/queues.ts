@@ -86,8 +86,11 @@ const jobsFailed = counter(
 );
 
 export interface Producer<D extends DescMessage> {
-  /** Enqueues the event under `jobId`; the same id twice enqueues it once. Fails after PUBLISH_TIMEOUT_MS. */
-  publish(event: MessageShape<D>, jobId: string): Promise<void>;
+  /**
+   * Enqueues the event under `jobId`; the same id twice enqueues it once. Fails after PUBLISH_TIMEOUT_MS.
+   * `delayMs`: the job is processed no sooner than that (a deadline, e.g. a handoff's wait).
+   */
+  publish(event: MessageShape<D>, jobId: string, opts?: { delayMs?: number }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -104,11 +107,12 @@ export function createProducer<D extends DescMessage>(
   const queue = new Queue(name, { connection, prefix: opts.prefix ?? DEFAULT_QUEUE_PREFIX, defaultJobOptions: jobOptions });
   const published = jobsPublished.series({ queue: name });
   return {
-    async publish(event, jobId) {
+    async publish(event, jobId, publishOpts) {
       const trace = currentTrace();
       await withDeadline(
         queue.add(schema.typeName, toJson(schema, event) as object, {
           jobId: safeJobId(jobId),
+          ...(publishOpts?.delayMs ? { delay: publishOpts.delayMs } : {}),
           ...(trace ? { telemetry: { metadata: formatTraceparent(trace) } } : {}),
         }),
         PUBLISH_TIMEOUT_MS,

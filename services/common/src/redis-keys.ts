@@ -16,6 +16,9 @@ export const REDIS_KEY_FAMILIES = {
   chatLimit: 'chat-limit',
   webhooks: 'webhooks',
   apiRate: 'api-rate',
+  handoff: 'handoff',
+  conversationChannel: 'conversation',
+  inboxChannel: 'inbox',
 } as const;
 
 const join = (...parts: string[]) => parts.join(':');
@@ -50,6 +53,12 @@ export function redisKeys(prefix: string) {
     /** Password reset requests per email hash and per IP (auth). */
     passwordResetsEmail: (emailHash: string) => join(prefix, f.auth, 'password-resets', 'email', emailHash),
     passwordResetsIp: (ip: string) => join(prefix, f.auth, 'password-resets', 'ip', ip),
+    /** A conversation a person has (waiting or human): its handoff state, read by the visitor's admission (chat; ADR 34). */
+    handoff: (chatbotId: string, sessionId: string) => join(prefix, f.handoff, chatbotId, sessionId),
+    /** Pub/sub channel: what the visitor of one conversation sees, live (chat; ADR 34). */
+    conversationChannel: (conversationId: string) => join(prefix, f.conversationChannel, conversationId),
+    /** Pub/sub channel: a workspace's inbox rows as they change (chat; ADR 34). */
+    inboxChannel: (ownerId: string) => join(prefix, f.inboxChannel, ownerId),
     /** Hash: owner id → the event types its enabled webhook endpoints subscribe to, comma-separated (set by chatbot; ADR 32). */
     webhookSubscriptions: () => join(prefix, f.webhooks, 'subscriptions'),
     /** A random revision set on every change of webhookSubscriptions: readers cache the hash under it (ADR 32). */

@@ -18,6 +18,9 @@ describe('redisKeys', () => {
     expect(keys.registrationsIp('10.0.0.1')).toBe('parley:auth:registrations:ip:10.0.0.1');
     expect(keys.passwordResetsEmail('h')).toBe('parley:auth:password-resets:email:h');
     expect(keys.passwordResetsIp('10.0.0.1')).toBe('parley:auth:password-resets:ip:10.0.0.1');
+    expect(keys.handoff('c0ffee', 'session')).toBe('parley:handoff:c0ffee:session');
+    expect(keys.conversationChannel('c0nv')).toBe('parley:conversation:c0nv');
+    expect(keys.inboxChannel('owner')).toBe('parley:inbox:owner');
   });
 
   it('keeps the families apart', () => {

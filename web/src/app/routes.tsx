@@ -10,6 +10,7 @@ import { CreateChatbotPage } from '../features/chatbots/components/create-chatbo
 import { ApiReferencePage } from '../features/developers/components/api-reference-page';
 import { DevelopersPage } from '../features/developers/components/developers-page';
 import { DashboardPage } from '../features/dashboard/components/dashboard-page';
+import { InboxPage } from '../features/inbox/components/inbox-page';
 import { LandingPage } from '../features/landing/components/landing-page';
 import { LeadsPage } from '../features/leads/components/leads-page';
 import { PrivacyPage } from '../features/legal/components/privacy-page';
@@ -49,6 +50,8 @@ export const routes: RouteObject[] = [
           { path: '/account', element: <AccountPage /> },
           { path: '/usage', element: <UsagePage /> },
           { path: '/workspace/developers', element: <DevelopersPage /> },
+          { path: '/inbox', element: <InboxPage /> },
+          { path: '/inbox/:conversationId', element: <InboxPage /> },
           { path: '/chatbots', element: <ChatbotsPage /> },
           { path: '/chatbots/create', element: <CreateChatbotPage /> },
           { path: '/chatbots/:id', element: <ChatbotDetailPage /> },

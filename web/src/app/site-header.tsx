@@ -3,6 +3,7 @@ import { Link, NavLink, useLocation, useNavigate } from 'react-router-dom';
 import { Button } from '../components/ui/button';
 import { ButtonLink } from '../components/ui/button-link';
 import { LogoMark } from '../components/ui/logo';
+import { InboxNavLink } from '../features/inbox/components/inbox-nav-link';
 import { WorkspaceSwitcher } from '../features/workspace/components/workspace-switcher';
 import { cn } from '../lib/cn';
 import { useSession } from '../lib/session/session-context';
@@ -87,7 +88,8 @@ export function SiteHeader() {
             <span className="text-lg font-semibold tracking-tight text-gray-900">Parley</span>
           </Link>
           {session.isAuthenticated ? <WorkspaceSwitcher /> : null}
-          <nav aria-label="Main" className="hidden sm:block">
+          <nav aria-label="Main" className="hidden sm:flex sm:items-center">
+            {session.isAuthenticated ? <InboxNavLink className={navLinkClasses} /> : null}
             <NavLink to="/pricing" className={navLinkClasses}>
               Pricing
             </NavLink>
@@ -117,6 +119,7 @@ export function SiteHeader() {
       {menuOpen ? (
         <div id="mobile-menu" className="border-t border-gray-200 bg-white px-4 pt-2 pb-4 sm:hidden">
           <nav aria-label="Main mobile" className="flex flex-col">
+            {session.isAuthenticated ? <InboxNavLink className={navLinkClasses} /> : null}
             <NavLink to="/pricing" className={navLinkClasses}>
               Pricing
             </NavLink>

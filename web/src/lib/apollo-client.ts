@@ -28,6 +28,8 @@ export function createApolloClient(terminatingLink: ApolloLink = new HttpLink({ 
       typePolicies: {
         // A knowledge base has no id of its own: a mutation's answer replaces the chatbot's whole.
         Chatbot: { fields: { knowledgeBase: { merge: false } } },
+        // An inbox row is one conversation: the live stream's and the actions' answers update it in place.
+        InboxItem: { keyFields: ['conversationId'] },
       },
     }),
   });

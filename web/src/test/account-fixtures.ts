@@ -20,6 +20,7 @@ export const accountUser = { ...sampleUser, createdAt: '2025-01-05T12:00:00.000Z
 
 export const accountAnswers: Record<string, Handler> = {
   Me: () => ({ data: { me: sampleUser } }),
+  InboxWaitingCount: () => ({ data: { inboxWaitingCount: 0 } }),
   AccountDetails: () => ({ data: { me: accountUser } }),
   MySessions: () => ({
     data: { mySessions: [accountSession(), accountSession({ id: 's2', current: false, clientIp: null })] },

@@ -106,6 +106,8 @@ export function openAsMember(path: string, workspace = sampleWorkspace(), handle
     Me: () => ({ data: { me: sampleUser } }),
     Chatbots: () => ({ data: { chatbots: [] } }),
     Workspaces: workspacesAnswer(workspace),
+    // The header's Inbox badge, for members who read conversations.
+    InboxWaitingCount: () => ({ data: { inboxWaitingCount: 0 } }),
     ...handlers,
   });
   return { ...mock, ...renderApp(path, mock.link) };

@@ -18,6 +18,8 @@ export interface WorkspaceView {
   /** The asking member's role. */
   role: Role;
   memberCount: number;
+  /** The asking member's choice of mails about visitors waiting for a person. */
+  notifyHandoff: boolean;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -105,3 +105,30 @@ export function webhookEndpointDisabledMail(input: {
     { label: 'Open the Developers page', link: `${input.publicUrl}/developers` },
   ]);
 }
+
+export function inboxConversationLink(publicUrl: string, conversationId: string): string {
+  return `${publicUrl}/inbox/${encodeURIComponent(conversationId)}`;
+}
+
+/** What a visitor wrote, as a mail quotes it: on one line and at most 200 characters. */
+const quoted = (text: string) => {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+};
+
+export function handoffRequestedMail(input: {
+  publicUrl: string;
+  workspaceName: string;
+  conversationId: string;
+  visitorName: string;
+  lastMessage: string;
+}): MailContent {
+  const who = quoted(input.visitorName) || 'A visitor';
+  const last = quoted(input.lastMessage);
+  return mail(`A visitor is waiting for a person in ${input.workspaceName}`, [
+    `${who} asked to talk to a person in the workspace "${input.workspaceName}" and is waiting in the Inbox.`,
+    ...(last ? [`Their latest message: “${last}”`] : []),
+    { label: 'Open the conversation', link: inboxConversationLink(input.publicUrl, input.conversationId) },
+    'You get this mail because "Email me when a visitor is waiting" is on for you in this workspace; switch it off on the Inbox page.',
+  ]);
+}

@@ -32,6 +32,7 @@ interface Row {
   workspaceCreatedAt: Date | null;
   role: string | null;
   memberCount: number | null;
+  notifyHandoff: boolean | null;
 }
 
 // A workspace id that is not a UUID is looked for as this one, which names no workspace: the session
@@ -48,12 +49,12 @@ export async function authenticate(db: PrismaClient, token: string, workspaceId 
   const wanted = workspaceId ? (isUuid(workspaceId) ? workspaceId.toLowerCase() : NO_WORKSPACE) : null;
   const [row] = await db.$queryRaw<Row[]>`
     SELECT s."revokedAt", s."expiresAt", u."id", u."email", u."name", u."createdAt",
-           w."id" AS "workspaceId", w."name" AS "workspaceName", w."personal", w."createdAt" AS "workspaceCreatedAt", m."role",
+           w."id" AS "workspaceId", w."name" AS "workspaceName", w."personal", w."createdAt" AS "workspaceCreatedAt", m."role", m."notifyHandoff",
            (SELECT count(*)::int FROM "Membership" AS c WHERE c."workspaceId" = w."id") AS "memberCount"
       FROM "Session" AS s
       JOIN "User" AS u ON u."id" = s."userId"
       LEFT JOIN LATERAL (
-        SELECT "workspaceId", "role" FROM "Membership"
+        SELECT "workspaceId", "role", "notifyHandoff" FROM "Membership"
          WHERE "userId" = u."id" AND (${wanted}::uuid IS NULL OR "workspaceId" = ${wanted}::uuid)
          ORDER BY ("workspaceId" = u."id") DESC, "createdAt", "workspaceId"
          LIMIT 1
@@ -75,6 +76,7 @@ export async function authenticate(db: PrismaClient, token: string, workspaceId 
       createdAt: row.workspaceCreatedAt!,
       role: row.role,
       memberCount: row.memberCount!,
+      notifyHandoff: row.notifyHandoff!,
     },
   };
 }

@@ -46,7 +46,7 @@ export async function acceptInvitation(
     await requireSeats(tx, invitation.workspaceId, { limit, plan: req.plan, adding: 1 }, now);
     const membership = await tx.membership.create({
       data: { workspaceId: invitation.workspaceId, userId, role },
-      select: { workspace: { select: { id: true, name: true, personal: true, createdAt: true } } },
+      select: { notifyHandoff: true, workspace: { select: { id: true, name: true, personal: true, createdAt: true } } },
     });
     await recordAudit(tx, {
       workspaceId: invitation.workspaceId,
@@ -57,6 +57,6 @@ export async function acceptInvitation(
       details: { invitationId: invitation.id, role, invitedBy: invitation.invitedBy },
       clientIp: req.clientIp,
     });
-    return workspaceView(tx, membership.workspace, role);
+    return workspaceView(tx, membership.workspace, role, membership.notifyHandoff);
   });
 }

@@ -20,6 +20,8 @@ export interface Member {
   email: string;
   role: Role;
   clientIp: string;
+  /** Their choice of mails about visitors waiting for a person. */
+  notifyHandoff: boolean;
   workspace: { id: string; name: string; personal: boolean; createdAt: Date };
 }
 
@@ -35,6 +37,7 @@ export async function findMember(db: Prisma.TransactionClient | PrismaClient, ac
     where: { workspaceId_userId: { workspaceId, userId: actor.userId.toLowerCase() } },
     select: {
       role: true,
+      notifyHandoff: true,
       user: { select: { id: true, email: true } },
       workspace: { select: { id: true, name: true, personal: true, createdAt: true } },
     },
@@ -45,6 +48,7 @@ export async function findMember(db: Prisma.TransactionClient | PrismaClient, ac
     email: membership.user.email,
     role: membership.role,
     clientIp: actor.clientIp,
+    notifyHandoff: membership.notifyHandoff,
     workspace: membership.workspace,
   };
   if (permission) requirePermission(member, permission);
@@ -73,14 +77,15 @@ export async function changeAsMember<T>(
   });
 }
 
-/** The workspace as `role` sees it, with its member count as of now. */
+/** The workspace as a member with `role` (and their handoff mail choice) sees it, with its member count as of now. */
 export async function workspaceView(
   db: Prisma.TransactionClient | PrismaClient,
   workspace: Member['workspace'],
   role: Role,
+  notifyHandoff: boolean,
 ): Promise<WorkspaceView> {
   const memberCount = await db.membership.count({ where: { workspaceId: workspace.id } });
-  return { ...workspace, role, memberCount };
+  return { ...workspace, role, memberCount, notifyHandoff };
 }
 
 /** How many owners the workspace has. */

@@ -46,5 +46,5 @@ export async function createWorkspace(
     deps.logger.error({ err, workspaceId: workspace.id }, 'could not publish WorkspaceCreated');
   }
   deps.logger.info({ workspaceId: workspace.id, userId }, 'workspace created');
-  return { ...workspace, role: 'owner', memberCount: 1 };
+  return { ...workspace, role: 'owner', memberCount: 1, notifyHandoff: true };
 }

@@ -19,10 +19,10 @@ export async function exportOwnedWorkspaces(db: PrismaClient, req: { userId: str
   const owned = await db.membership.findMany({
     where: { userId, role: 'owner' },
     orderBy: { createdAt: 'asc' },
-    select: { workspace: { select: { id: true, name: true, personal: true, createdAt: true } } },
+    select: { notifyHandoff: true, workspace: { select: { id: true, name: true, personal: true, createdAt: true } } },
   });
   const exports: OwnedWorkspaceExport[] = [];
-  for (const { workspace } of owned) {
+  for (const { workspace, notifyHandoff } of owned) {
     const members = await membersOf(db, workspace.id);
     const invitations = await db.invitation.findMany({
       where: { workspaceId: workspace.id },
@@ -35,7 +35,7 @@ export async function exportOwnedWorkspaces(db: PrismaClient, req: { userId: str
       select: auditEventSelect,
     });
     exports.push({
-      workspace: { ...workspace, role: 'owner', memberCount: members.length },
+      workspace: { ...workspace, role: 'owner', memberCount: members.length, notifyHandoff },
       members,
       invitations: invitations.map(toInvitationView),
       auditEvents: auditEvents.map(toAuditEventView),

@@ -10,15 +10,17 @@ export async function listWorkspaces(db: PrismaClient, req: { userId: string }):
     where: { userId },
     select: {
       role: true,
+      notifyHandoff: true,
       workspace: { select: { id: true, name: true, personal: true, createdAt: true, _count: { select: { memberships: true } } } },
     },
   });
   return memberships
     .filter((m) => isRole(m.role))
-    .map(({ role, workspace: { _count, ...workspace } }) => ({
+    .map(({ role, notifyHandoff, workspace: { _count, ...workspace } }) => ({
       ...workspace,
       role: role as WorkspaceView['role'],
       memberCount: _count.memberships,
+      notifyHandoff,
     }))
     .sort((a, b) => Number(b.id === userId) - Number(a.id === userId) || a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
 }

@@ -12,6 +12,6 @@ export async function renameWorkspace(db: PrismaClient, req: { actor: ActorInput
       await tx.workspace.update({ where: { id: member.workspace.id }, data: { name } });
       await recordAudit(tx, memberAudit(member, 'workspace.renamed', name, { from: previous, to: name }));
     }
-    return workspaceView(tx, { ...member.workspace, name }, member.role);
+    return workspaceView(tx, { ...member.workspace, name }, member.role, member.notifyHandoff);
   });
 }

@@ -18,6 +18,8 @@ import { answerFailed, chatbotUnavailable } from '../core/visitor-errors.ts';
 export interface KnownChatbot {
   id: string;
   ownerId: string;
+  /** Handoff to a person was on (its mirror is then read along; docs/adr/0034-humans-in-the-loop.md). */
+  handoffOn?: boolean;
 }
 
 export const sameChatbot = (a: KnownChatbot, b: KnownChatbot) => a.id === b.id && a.ownerId === b.ownerId;
@@ -28,6 +30,8 @@ export interface Sighting {
   revision: PublicRevision;
   /** The conversation's turns as kept in Redis (history-source.ts), null when none. */
   keptTurns: string | null;
+  /** The conversation's handoff mirror, when read along (the chatbot was known with handoff on); undefined when not read. */
+  handoff?: string | null;
 }
 
 /** A passage of the prompt's knowledge and the entry it comes from. */
@@ -127,7 +131,7 @@ export function chatbotContext(opts: ChatbotContextOptions): ChatbotContext {
       const { context, wholeKnowledge } = await ask(uniqueId, message);
       const { chatbot } = context;
       if (opts.remember) {
-        known.set(uniqueId, null, { id: chatbot.id, ownerId: chatbot.ownerId });
+        known.set(uniqueId, null, { id: chatbot.id, ownerId: chatbot.ownerId, handoffOn: chatbot.handoff?.enabled === true });
         // Kept only under a revision read for this very chatbot, before the call, and never while a
         // Q&A pair could match the next message.
         const keep = wholeKnowledge && chatbot.qaPairs === 0 && !context.qaMatch && sighting && sighting.chatbot.id === chatbot.id;

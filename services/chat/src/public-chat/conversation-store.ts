@@ -40,14 +40,16 @@ export interface ConversationKey {
 
 export async function loadRecentTurns(db: PrismaClient, key: ConversationKey, budgetChars: number): Promise<Turn[]> {
   if (budgetChars <= 0) return [];
-  // One statement; the newest MAX_HISTORY_MESSAGES of the conversation, newest first.
-  const rows = await db.$queryRaw<{ role: Turn['role']; content: string }[]>`
+  // One statement; the newest MAX_HISTORY_MESSAGES of the conversation, newest first. An agent's
+  // replies are the assistant's turns (the bot continues what the person said, ADR 34); system
+  // messages and internal notes never reach a prompt.
+  const rows = await db.$queryRaw<{ role: Turn['role'] | 'agent'; content: string }[]>`
     SELECT m."role"::text AS "role", m."content"
       FROM "Message" AS m JOIN "Conversation" AS c ON c."id" = m."conversationId"
-     WHERE c."chatbotId" = ${key.chatbotId}::uuid AND c."sessionId" = ${key.sessionId} AND m."role" IN ('user', 'assistant')
+     WHERE c."chatbotId" = ${key.chatbotId}::uuid AND c."sessionId" = ${key.sessionId} AND m."role" IN ('user', 'assistant', 'agent')
      ORDER BY m."createdAt" DESC, m."id" DESC
      LIMIT ${MAX_HISTORY_MESSAGES}`;
-  const turns = rows.reverse().map((r) => ({ role: r.role, content: r.content }));
+  const turns = rows.reverse().map((r): Turn => ({ role: r.role === 'agent' ? 'assistant' : r.role, content: r.content }));
   return fitHistory(turns, budgetChars);
 }
 
@@ -72,7 +74,7 @@ export interface Exchange extends ConversationKey {
 /**
  * Stores both messages in one statement (so atomically), opening the conversation on its first
  * exchange (with the visitor's IP and user agent, and the id and name the host page told) and otherwise advancing its updatedAt and message
- * count. Two first messages of one session at once meet in the unique (chatbotId, sessionId) index:
+ * count; a closed conversation (an agent closed it) is the bot's again from this answer (ADR 34). Two first messages of one session at once meet in the unique (chatbotId, sessionId) index:
  * the second updates the row the first created. Returns the stored answer's id (what the visitor
  * rates it by), read back from the same statement; null when the chatbot was deleted while it
  * answered (DeletedChatbot, recorded before its conversations are deleted): nothing is stored, so
@@ -87,7 +89,8 @@ export async function recordExchange(db: ExchangePool, x: Exchange): Promise<str
       SELECT $1::uuid, $2::uuid, $3, $4, $5, $6, $7, $8, $15, 2, $9::timestamptz, $10::timestamptz
        WHERE NOT EXISTS (SELECT 1 FROM "DeletedChatbot" WHERE "chatbotId" = $2::uuid)
       ON CONFLICT ("chatbotId", "sessionId") DO UPDATE
-        SET "messageCount" = "Conversation"."messageCount" + 2, "updatedAt" = EXCLUDED."updatedAt"
+        SET "messageCount" = "Conversation"."messageCount" + 2, "updatedAt" = EXCLUDED."updatedAt",
+            "handoffStatus" = CASE WHEN "Conversation"."handoffStatus" = 'closed' THEN 'bot' ELSE "Conversation"."handoffStatus" END
       RETURNING "id"
     )
     INSERT INTO "Message" ("conversationId", "role", "content", "createdAt", "answered", "sources")

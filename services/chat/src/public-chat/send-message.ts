@@ -15,6 +15,12 @@
 //   7. credit      ONE ReserveCredit call to billing: the answer's largest cost held against the
 //                  owner's credit and the chatbot's daily spend limit, both billing's rules
 //                  (credit-hold.ts, ADR 0010 and 0022; the limit refuses with the day's 429)
+//   3b. handoff   a chatbot with handoff on (docs/adr/0034-humans-in-the-loop.md): the conversation's
+//                  mirror, read along in step 2 when this instance knew the chatbot with handoff on,
+//                  else ONE Redis GET (never for a chatbot with handoff off, nor a new conversation).
+//                  While a person has it (waiting or human) the bot stays silent: ONE statement stores
+//                  the message, it is published to the agents, and the answer is the `handoff` state
+//                  with an empty message. No day limit, no history, no credit, no model (visitor-handoff.ts).
 // then the model (one call; on failure one ReleaseCredit and the visitor's message taken back), then
 // the recorder (recorder.ts): ONE database statement (the exchange, whose answer's id the visitor
 // rates it by; a new conversation keeps the visitor's id and name), the queue publishes
@@ -57,6 +63,8 @@ import type { Recorder } from './recorder.ts';
 import type { SessionIds } from '../core/session-id.ts';
 import { answerFailed } from '../core/visitor-errors.ts';
 import { checkSite } from '../core/visitor-site.ts';
+import { offersHandoff, parseMirror, type HandoffView } from '../core/handoff.ts';
+import type { VisitorHandoff } from './visitor-handoff.ts';
 
 export interface PublicChatBounds {
   maxMessageChars: number;
@@ -79,6 +87,8 @@ export interface PublicChatDeps {
   model: LanguageModel | null;
   recorder: Recorder;
   bounds: PublicChatBounds;
+  /** Handoff to a person (step 3b); absent: every conversation is the bot's. */
+  handoff?: VisitorHandoff;
 }
 
 export interface SendMessageResult {
@@ -88,11 +98,24 @@ export interface SendMessageResult {
   sources: Source[];
   /** The stored answer's id, what the visitor rates it by (RateMessage); empty when it could not be stored. */
   messageId: string;
+  /** Set when a person has the conversation (waiting or human): the bot stayed silent, `message` and `messageId` are empty. */
+  handoff: HandoffView | null;
+  /** The bot offers a person: handoff is on, and the knowledge could not answer or the visitor asked for one. */
+  offerHandoff: boolean;
+  /** The knowledge could not answer (the unanswered rule: the answer cites nothing and is no Q&A pair's). */
+  unanswered: boolean;
+}
+
+/** A message the bot stays silent on: a person has the conversation, the message is stored for them (step 3b). */
+interface SilentTurn {
+  kind: 'handoff';
+  input: MessageInput;
+  state: HandoffView;
 }
 
 export type StreamEvent = { delta: string } | { done: SendMessageResult };
 
-async function prepare(deps: PublicChatDeps, raw: RawMessageInput): Promise<PreparedTurn> {
+async function prepare(deps: PublicChatDeps, raw: RawMessageInput): Promise<PreparedTurn | SilentTurn> {
   const receivedAt = new Date();
   const requestId = randomUUID();
   const input = parseMessageInput(raw, deps.bounds, deps.sessionIds);
@@ -100,6 +123,8 @@ async function prepare(deps: PublicChatDeps, raw: RawMessageInput): Promise<Prep
   const { chatbot, knowledge, qaMatch } = await deps.chatbotContext.load(input, sighting);
   // A developer API key was checked by the gateway: the site and proof-of-work rules are a browser's.
   if (!input.apiKeyId) checkSite(input.site, chatbot);
+  const silent = await heldByPerson(deps, input, chatbot, sighting, receivedAt);
+  if (silent) return { kind: 'handoff', input, state: silent };
   const visitorLimits = visitorLimitsOf(chatbot);
   if (!input.apiKeyId && visitorLimits.proofOfWork && input.newConversation) await redeemProof(deps, input.proofOfWork);
   const model = qaMatch ? null : deps.model;
@@ -152,6 +177,40 @@ async function promptAndReserve(
   return { history, prompt, passages };
 }
 
+/**
+ * Step 3b: the handoff state of a continued conversation of a chatbot with handoff on, from the
+ * mirror read along (a known chatbot) or one GET; when a person has it, the message stored for
+ * them. Null: the bot answers (handoff off, a new conversation, the bot's, or the mirror unreadable:
+ * a lost mirror lets the bot answer).
+ */
+async function heldByPerson(
+  deps: PublicChatDeps,
+  input: MessageInput,
+  chatbot: PublicChatbot,
+  sighting: Sighting | null,
+  receivedAt: Date,
+): Promise<HandoffView | null> {
+  if (!deps.handoff || chatbot.handoff?.enabled !== true || input.newConversation) return null;
+  const handoff = deps.handoff;
+  let mirror: string | null;
+  if (sighting && sighting.handoff !== undefined && sighting.chatbot.id === chatbot.id) mirror = sighting.handoff;
+  else {
+    try {
+      mirror = await handoff.read(chatbot.id, input.sessionId);
+    } catch (err) {
+      deps.logger.warn({ err: (err as Error).message }, 'reading the handoff mirror failed');
+      return null;
+    }
+  }
+  if (!parseMirror(mirror)) return null;
+  try {
+    return await handoff.keep({ chatbot, sessionId: input.sessionId, message: input.message, receivedAt });
+  } catch (err) {
+    deps.logger.warn({ err: (err as Error).message }, "storing the visitor's message for a person failed");
+    throw answerFailed();
+  }
+}
+
 /** A Redis failure on the way to an answer: logged, and the visitor told the chatbot could not answer; a refusal passes through. */
 function redisStep(deps: PublicChatDeps, what: string) {
   return (err: unknown): never => {
@@ -176,7 +235,10 @@ function countToday(deps: PublicChatDeps, q: Parameters<DailyMessageCounter['adm
  */
 async function admit(deps: PublicChatDeps, input: MessageInput): Promise<Sighting | null> {
   const known = deps.chatbotContext.known(input.uniqueId);
+  // The handoff mirror only for a chatbot known with handoff on, and a conversation that may have one.
+  const readMirror = known?.handoffOn === true && deps.handoff !== undefined && !input.newConversation;
   const reads = known ? [deps.chatbotContext.revisionKey(known.id), deps.history.keptKey(known.id, input.sessionId)] : [];
+  if (known && readMirror) reads.push(deps.handoff!.key(known.id, input.sessionId));
   let values: (string | null)[];
   try {
     // A developer API key counts as one visitor, whatever addresses its calls come from.
@@ -188,8 +250,8 @@ async function admit(deps: PublicChatDeps, input: MessageInput): Promise<Sightin
     throw answerFailed();
   }
   if (!known) return null;
-  const [revision = null, keptTurns = null] = values;
-  return { chatbot: known, revision, keptTurns };
+  const [revision = null, keptTurns = null, handoff = null] = values;
+  return readMirror ? { chatbot: known, revision, keptTurns, handoff } : { chatbot: known, revision, keptTurns };
 }
 
 /** The model's answer to the held prompt; when there is none, the hold is released before the visitor hears of it. */
@@ -216,7 +278,22 @@ async function callModel(deps: PublicChatDeps, turn: ModelTurn, onDelta?: (delta
  * The answer (the model's streamed through `onDelta` as it comes, markers as the model wrote them),
  * then its citations, recorded as the visitor finally sees it before it is returned.
  */
-async function answer(deps: PublicChatDeps, turn: PreparedTurn, onDelta?: (delta: string) => void): Promise<SendMessageResult> {
+async function answer(
+  deps: PublicChatDeps,
+  turn: PreparedTurn | SilentTurn,
+  onDelta?: (delta: string) => void,
+): Promise<SendMessageResult> {
+  if (turn.kind === 'handoff') {
+    return {
+      message: '',
+      sessionId: turn.input.sessionId,
+      sources: [],
+      messageId: '',
+      handoff: turn.state,
+      offerHandoff: false,
+      unanswered: false,
+    };
+  }
   let cited: CitedAnswer;
   let usage: ModelAnswer | null = null;
   if (turn.kind === 'model') {
@@ -230,7 +307,9 @@ async function answer(deps: PublicChatDeps, turn: PreparedTurn, onDelta?: (delta
     onDelta?.(cited.message);
   }
   const messageId = await deps.recorder.record(turn, cited, usage);
-  return { ...cited, sessionId: turn.input.sessionId, messageId };
+  const unanswered = turn.kind !== 'qa' && cited.sources.length === 0;
+  const offerHandoff = offersHandoff(turn.chatbot.handoff?.enabled === true, unanswered, turn.input.message);
+  return { ...cited, sessionId: turn.input.sessionId, messageId, handoff: null, offerHandoff, unanswered };
 }
 
 export async function sendMessage(deps: PublicChatDeps, raw: RawMessageInput): Promise<SendMessageResult> {

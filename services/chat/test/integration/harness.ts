@@ -79,6 +79,8 @@ export async function startChatStack(
   opts: {
     /** Run the chatbot service's workers, which count the analytics worker's ChatbotInteractionsCounted (off: the jobs stay to be inspected). */
     chatbotWorkers?: boolean;
+    /** Wraps the chatbot service's client each chat instance is given (the chatbot service's own prisma at hand). */
+    wrapChatbots?: (client: Client<typeof ChatbotService>, chatbot: ChatbotServiceParts) => Client<typeof ChatbotService>;
   } = {},
 ): Promise<ChatStack> {
   const { redisUrl } = await testInfra();
@@ -132,7 +134,16 @@ export async function startChatStack(
     };
     for (const [k, v] of Object.entries(merged)) if (v === undefined) delete merged[k];
     const config = readChatConfig(merged);
-    const parts = await createChatService(config, { logger });
+    const chatbotsOfChat = opts.wrapChatbots
+      ? opts.wrapChatbots(
+          createServiceClient(ChatbotService, chatbotServer.url, {
+            timeoutMs: config.RPC_TIMEOUT_MS,
+            credentials: { caller: 'chat', secret: config.SERVICE_SECRET },
+          }),
+          chatbot,
+        )
+      : undefined;
+    const parts = await createChatService(config, { logger, chatbots: chatbotsOfChat });
     chatInstances.push(parts);
     const server = await serveApp(parts.app);
     stops.push(async () => {

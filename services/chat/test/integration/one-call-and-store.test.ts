@@ -84,10 +84,13 @@ describe('one call to the chatbot service per message', () => {
       sessionId: session('known'),
       sources: [],
       messageId: expect.stringMatching(/^[1-9][0-9]*$/),
+      handoff: null,
+      offerHandoff: false,
+      unanswered: true,
     });
     expect(stack.fake.requests[0].messages.map((m) => m.content).slice(1)).toEqual(['first', 'Re: first', 'second']);
     // Confirmed again: the right chatbot is known.
-    expect(parts.deps.chatbotContext.caches.known.get(bot.uniqueId, null)).toEqual({ id: bot.id, ownerId: bot.ownerId });
+    expect(parts.deps.chatbotContext.caches.known.get(bot.uniqueId, null)).toEqual({ id: bot.id, ownerId: bot.ownerId, handoffOn: false });
   });
 
   it('asks the chatbot service nothing for a chatbot unchanged since its last message, and sees every change on the next one', async () => {

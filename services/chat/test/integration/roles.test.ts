@@ -67,3 +67,49 @@ describe("the gateway's calls carry the member's role", () => {
     expect(res.message).toBe('We open at 7am.');
   });
 });
+
+describe("the live inbox's calls carry the member's role", () => {
+  it('lets a viewer do nothing in the inbox; an agent reads and works it', async () => {
+    const bot = await stack.newChatbot();
+    await stack.makePro(bot.ownerId);
+    const ownerId = bot.ownerId;
+    const conversation = { ownerId, conversationId: crypto.randomUUID(), agent: { id: 'user-1', name: 'Ada' } };
+    const reply = { ...conversation, content: 'Hi', clientMessageId: crypto.randomUUID() };
+    const viewer = as('viewer');
+    for (const call of [
+      () => viewer.listInbox({ ownerId }),
+      () => viewer.countWaiting({ ownerId }),
+      () => viewer.getInboxConversation(conversation),
+      () => viewer.claimConversation(conversation),
+      () => viewer.replyToConversation(reply),
+      () => viewer.addConversationNote(reply),
+      () => viewer.handBackConversation(conversation),
+      () => viewer.closeConversation(conversation),
+      () => viewer.summarizeConversation(conversation),
+    ]) {
+      expect((await rpcError(call())).code).toBe(Code.PermissionDenied);
+    }
+    const viewerStream = viewer.watchInbox({ ownerId })[Symbol.asyncIterator]();
+    expect((await rpcError(viewerStream.next())).code).toBe(Code.PermissionDenied);
+
+    const agent = as('agent');
+    expect(await agent.listInbox({ ownerId })).toMatchObject({ waiting: [], open: [] });
+    expect((await agent.countWaiting({ ownerId })).waiting).toBe(0);
+    // Past the role check, the chat service's own answer: no such conversation in this workspace.
+    for (const call of [
+      () => agent.getInboxConversation(conversation),
+      () => agent.claimConversation(conversation),
+      () => agent.replyToConversation(reply),
+      () => agent.addConversationNote(reply),
+      () => agent.handBackConversation(conversation),
+      () => agent.closeConversation(conversation),
+      () => agent.summarizeConversation(conversation),
+    ]) {
+      expect((await rpcError(call())).code).toBe(Code.NotFound);
+    }
+    // A visitor asks for a person without any role (and this one holds no conversation).
+    expect((await rpcError(as().requestHandoff({ uniqueId: 'no-such-bot', sessionId: session('roles-handoff') }))).code).toBe(
+      Code.NotFound,
+    );
+  });
+});

@@ -24,5 +24,13 @@ export const PRO_PLAN: PlanOffer = {
   price: '$10',
   period: 'per month',
   description: 'For teams running chatbots in earnest.',
-  features: ['Unlimited chatbots', '$2.00 initial credit', 'Priority support', 'Advanced analytics', 'Custom branding', 'Lead capture'],
+  features: [
+    'Unlimited chatbots',
+    '$2.00 initial credit',
+    'Priority support',
+    'Advanced analytics',
+    'Custom branding',
+    'Live inbox and handoff to your team',
+    'Lead capture',
+  ],
 };

@@ -48,6 +48,13 @@ export declare type Workspace = Message<"parley.auth.v1.Workspace"> & {
    * @generated from field: int32 member_count = 6;
    */
   memberCount: number;
+
+  /**
+   * The asking member's choice of mails about visitors waiting for a person (on by default).
+   *
+   * @generated from field: bool notify_handoff = 7;
+   */
+  notifyHandoff: boolean;
 };
 
 /**
@@ -953,6 +960,43 @@ export declare type ExportOwnedWorkspacesResponse = Message<"parley.auth.v1.Expo
 export declare const ExportOwnedWorkspacesResponseSchema: GenMessage<ExportOwnedWorkspacesResponse>;
 
 /**
+ * @generated from message parley.auth.v1.SetHandoffNotificationsRequest
+ */
+export declare type SetHandoffNotificationsRequest = Message<"parley.auth.v1.SetHandoffNotificationsRequest"> & {
+  /**
+   * @generated from field: parley.auth.v1.Actor actor = 1;
+   */
+  actor?: Actor | undefined;
+
+  /**
+   * @generated from field: bool enabled = 2;
+   */
+  enabled: boolean;
+};
+
+/**
+ * Describes the message parley.auth.v1.SetHandoffNotificationsRequest.
+ * Use `create(SetHandoffNotificationsRequestSchema)` to create a new message.
+ */
+export declare const SetHandoffNotificationsRequestSchema: GenMessage<SetHandoffNotificationsRequest>;
+
+/**
+ * @generated from message parley.auth.v1.SetHandoffNotificationsResponse
+ */
+export declare type SetHandoffNotificationsResponse = Message<"parley.auth.v1.SetHandoffNotificationsResponse"> & {
+  /**
+   * @generated from field: parley.auth.v1.Workspace workspace = 1;
+   */
+  workspace?: Workspace | undefined;
+};
+
+/**
+ * Describes the message parley.auth.v1.SetHandoffNotificationsResponse.
+ * Use `create(SetHandoffNotificationsResponseSchema)` to create a new message.
+ */
+export declare const SetHandoffNotificationsResponseSchema: GenMessage<SetHandoffNotificationsResponse>;
+
+/**
  * Workspaces, their members, invitations and audit log (docs/adr/0030-workspaces.md). Owned by the
  * auth service. Every request names the acting user and the workspace; the service checks the
  * actor's membership and role itself (services/common/src/roles.ts) and answers NOT_FOUND for a
@@ -1141,6 +1185,17 @@ export declare const WorkspaceService: GenService<{
     methodKind: "unary";
     input: typeof ExportOwnedWorkspacesRequestSchema;
     output: typeof ExportOwnedWorkspacesResponseSchema;
+  },
+  /**
+   * Any member: their own choice of mails about visitors waiting for a person in this workspace
+   * (docs/adr/0034-humans-in-the-loop.md; only roles that work conversations are mailed).
+   *
+   * @generated from rpc parley.auth.v1.WorkspaceService.SetHandoffNotifications
+   */
+  setHandoffNotifications: {
+    methodKind: "unary";
+    input: typeof SetHandoffNotificationsRequestSchema;
+    output: typeof SetHandoffNotificationsResponseSchema;
   },
 }>;
 

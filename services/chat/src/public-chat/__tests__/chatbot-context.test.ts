@@ -33,11 +33,23 @@ const seen = (revision: string | null): Sighting => ({ chatbot: { id: 'b1', owne
 const input = { uniqueId: 'u1', message: 'hi' };
 
 describe('chatbotContext', () => {
+  it('learns whether the chatbot has handoff on, so its mirror is read along with the next message (ADR 34)', async () => {
+    const withHandoff = create(PublicChatbotSchema, {
+      id: 'b1',
+      ownerId: 'o1',
+      name: 'Bot',
+      handoff: { enabled: true, timeoutSeconds: 300 },
+    });
+    const { context } = scripted([() => create(GetPromptKnowledgeResponseSchema, { chatbot: withHandoff, passages: ['A chunk.'] })]);
+    await context.load(input, null);
+    expect(context.known('u1')).toEqual({ id: 'b1', ownerId: 'o1', handoffOn: true });
+  });
+
   it('asks with its budget, learns the chatbot, then keeps a whole-knowledge answer under the revision read before the call', async () => {
     const { context, calls } = scripted([whole, whole]);
     await context.load(input, null);
     expect(calls).toEqual([expect.objectContaining({ uniqueId: 'u1', query: 'hi', budgetChars: 1000, k: 0 })]);
-    expect(context.known('u1')).toEqual({ id: 'b1', ownerId: 'o1' });
+    expect(context.known('u1')).toEqual({ id: 'b1', ownerId: 'o1', handoffOn: false });
     // Not kept yet: no revision was read for it.
     expect(context.caches.prompts.size).toBe(0);
     await context.load(input, seen('r1'));

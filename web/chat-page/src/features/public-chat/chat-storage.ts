@@ -4,10 +4,12 @@
 // An answer keeps the sources it cited; the chatbot's welcome is kept as the first message (marked
 // `welcome`) once the visitor has written, so a restored conversation starts as it was seen.
 // An answer the server stored keeps its id and the visitor's thumbs; conversations saved
-// before that simply have neither, and load as they were.
+// before that simply have neither, and load as they were. While a person answers (handoff), their
+// replies (agent, with their name) and the product's notices (system) are kept like answers, by the
+// stream's message id; an answer that offered a person keeps `offerHandoff`.
 import { readSources, type ChatSource } from '../../components/citations/chat-sources';
 
-export type ChatRole = 'user' | 'assistant';
+export type ChatRole = 'user' | 'assistant' | 'agent' | 'system';
 /** A visitor's thumbs on an answer, in the feedback API's words. */
 export type ChatRating = 'up' | 'down';
 
@@ -26,7 +28,13 @@ export interface ChatMessage {
   rating?: ChatRating;
   /** The chatbot's welcome: shown, never sent, not counted as a message. */
   welcome?: true;
+  /** An agent's name (agent messages). */
+  authorName?: string;
+  /** The answer offered the visitor a person (answers only). */
+  offerHandoff?: true;
 }
+
+const ROLES: readonly string[] = ['user', 'assistant', 'agent', 'system'];
 
 const SESSION_ID_LENGTH = 13;
 const SESSION_ID_ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
@@ -85,12 +93,18 @@ export function saveSessionId(uniqueId: string, sessionId: string): void {
 function isChatMessage(value: unknown): value is ChatMessage {
   if (typeof value !== 'object' || value === null) return false;
   const { role, content } = value as Record<string, unknown>;
-  return (role === 'user' || role === 'assistant') && typeof content === 'string';
+  return typeof role === 'string' && ROLES.includes(role) && typeof content === 'string';
 }
 
 /** A message as the page keeps it: only the fields it knows, no empty source list, no rating without an id. */
-export function toChatMessage({ role, content, sources, messageId, rating, welcome }: ChatMessage): ChatMessage {
+export function toChatMessage({ role, content, sources, messageId, rating, welcome, authorName, offerHandoff }: ChatMessage): ChatMessage {
   if (role === 'user') return { role, content };
+  if (role === 'agent' || role === 'system') {
+    const message: ChatMessage = { role, content };
+    if (typeof messageId === 'string' && messageId) message.messageId = messageId;
+    if (role === 'agent' && typeof authorName === 'string' && authorName) message.authorName = authorName;
+    return message;
+  }
   if (welcome === true) return { role, content, welcome };
   const message: ChatMessage = { role, content };
   const cited = readSources(sources);
@@ -99,6 +113,7 @@ export function toChatMessage({ role, content, sources, messageId, rating, welco
     message.messageId = messageId;
     if (isChatRating(rating)) message.rating = rating;
   }
+  if (offerHandoff === true) message.offerHandoff = true;
   return message;
 }
 
@@ -124,4 +139,38 @@ export function saveMessages(uniqueId: string, sessionId: string, messages: Chat
 
 export function clearMessages(uniqueId: string, sessionId: string): void {
   remove(messagesKey(uniqueId, sessionId));
+}
+
+/** What the page remembers of a handoff in progress: the state and the last streamed message id, to reconnect from. */
+export interface StoredHandoff {
+  status: 'waiting' | 'human';
+  agentName: string | null;
+  lastEventId: string | null;
+}
+
+export function handoffKey(uniqueId: string, sessionId: string): string {
+  return `chatHandoff_${uniqueId}_${sessionId}`;
+}
+
+export function loadHandoff(uniqueId: string, sessionId: string): StoredHandoff | null {
+  const raw = read(handoffKey(uniqueId, sessionId));
+  if (!raw) return null;
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    if (typeof parsed !== 'object' || parsed === null) return null;
+    const { status, agentName, lastEventId } = parsed as Record<string, unknown>;
+    if (status !== 'waiting' && status !== 'human') return null;
+    return {
+      status,
+      agentName: typeof agentName === 'string' && agentName ? agentName : null,
+      lastEventId: typeof lastEventId === 'string' && lastEventId ? lastEventId : null,
+    };
+  } catch {
+    return null;
+  }
+}
+
+export function saveHandoff(uniqueId: string, sessionId: string, handoff: StoredHandoff | null): void {
+  if (handoff) write(handoffKey(uniqueId, sessionId), JSON.stringify(handoff));
+  else remove(handoffKey(uniqueId, sessionId));
 }

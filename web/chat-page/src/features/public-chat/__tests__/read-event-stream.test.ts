@@ -45,4 +45,11 @@ describe('readEventStream', () => {
     for await (const event of readEventStream(stream)) events.push(event);
     expect(events).toEqual([{ event: 'message', data: 'héllo ✓' }]);
   });
+
+  it("gives each event its own id (the conversation stream's message ids), and none to an event without one", async () => {
+    expect(await collect(['id: 41\nevent: message\ndata: {"a":1}\n\n: ping\n\nevent: state\ndata: {}\n\n'])).toEqual([
+      { event: 'message', data: '{"a":1}', id: '41' },
+      { event: 'state', data: '{}' },
+    ]);
+  });
 });

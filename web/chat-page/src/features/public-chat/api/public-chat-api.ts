@@ -7,6 +7,7 @@ import type { ChatRating } from '../chat-storage';
 import type { Visitor } from '../embed-messages';
 import { PUBLIC_CHATBOT_NOT_FOUND } from '../not-found';
 import { readLeadForm, type LeadFormConfig } from '../lead-form/lead-form-config';
+import { readHandoffState, type HandoffState } from './handoff-api';
 import { readEventStream } from './read-event-stream';
 
 export const SEND_MESSAGE_FAILED_MESSAGE = 'Failed to get response from chatbot';
@@ -29,6 +30,8 @@ export interface PublicChatbot {
   proofOfWork: boolean;
   /** The lead form (lead-form/); null when it asks for nothing. */
   leadForm: LeadFormConfig | null;
+  /** The visitor may ask for a person ("Talk to a person"). */
+  handoff: boolean;
 }
 
 export interface ChatReply {
@@ -38,8 +41,12 @@ export interface ChatReply {
   sources: ChatSource[];
   /** The stored answer's id, which feedback refers to; null when the server sent none. */
   messageId: string | null;
+  /** The bot offers a person under this answer. */
+  offerHandoff: boolean;
   /** The knowledge could not answer (the lead form's when_unanswered trigger). */
   unanswered: boolean;
+  /** Set while a person is asked for or answering: the bot stayed silent (`message` is empty). */
+  handoff: HandoffState | null;
 }
 
 /** A failure whose message is meant for the visitor: the server's own text, or the default. */
@@ -127,6 +134,7 @@ export async function fetchPublicChatbot(uniqueId: string, { embedded, signal }:
     suggestedQuestions: suggestedQuestions(body.suggestedQuestions),
     appearance: readAppearance(body.appearance),
     proofOfWork: body.proofOfWork === true,
+    handoff: body.handoff === true,
     leadForm: readLeadForm(body.leadForm),
   };
 }
@@ -170,7 +178,9 @@ function toReply(body: unknown, sessionId: string): ChatReply {
     sessionId: typeof body.sessionId === 'string' && body.sessionId ? body.sessionId : sessionId,
     sources: readSources(body.sources),
     messageId: nonEmpty(body.messageId),
+    offerHandoff: body.offerHandoff === true,
     unanswered: body.unanswered === true,
+    handoff: readHandoffState(body.handoff),
   };
 }
 

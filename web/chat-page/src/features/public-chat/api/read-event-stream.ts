@@ -1,18 +1,21 @@
-/** One server-sent event: its name ("message" when the server gave none) and its data lines joined. */
+/** One server-sent event: its name ("message" when the server gave none), its data lines joined, and its id when it has one. */
 export interface ServerSentEvent {
   event: string;
   data: string;
+  id?: string;
 }
 
 /**
  * Reads a `text/event-stream` body event by event, as the bytes arrive. Lines may end in \n, \r\n
- * or \r; comment lines (":" keep-alives) and ids are skipped, since the chat stream uses neither.
+ * or \r; comment lines (":" keep-alives) are skipped. An event's id (the conversation stream's
+ * message ids) comes with it; the answer stream sends none.
  */
 export async function* readEventStream(body: ReadableStream<Uint8Array>): AsyncGenerator<ServerSentEvent> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let buffer = '';
   let event = '';
+  let id: string | undefined;
   let data: string[] = [];
 
   function* takeLines(final: boolean): Generator<ServerSentEvent> {
@@ -23,8 +26,9 @@ export async function* readEventStream(body: ReadableStream<Uint8Array>): AsyncG
       const line = buffer.slice(0, end);
       buffer = buffer.slice(end + (buffer.startsWith('\r\n', end) ? 2 : 1));
       if (line === '') {
-        if (data.length > 0) yield { event: event || 'message', data: data.join('\n') };
+        if (data.length > 0) yield { event: event || 'message', data: data.join('\n'), ...(id !== undefined ? { id } : {}) };
         event = '';
+        id = undefined;
         data = [];
         continue;
       }
@@ -35,6 +39,7 @@ export async function* readEventStream(body: ReadableStream<Uint8Array>): AsyncG
       if (value.startsWith(' ')) value = value.slice(1);
       if (field === 'event') event = value;
       else if (field === 'data') data.push(value);
+      else if (field === 'id') id = value;
     }
   }
 

@@ -2,6 +2,7 @@ import { useLayoutEffect, useRef, type ReactNode } from 'react';
 import { ChatbotAvatar } from '../../../components/chatbots/chatbot-avatar';
 import type { PublicChatbot } from '../api/public-chat-api';
 import type { ChatMessage, ChatRating } from '../chat-storage';
+import { AgentBubble, HandoffOffer, SystemNotice } from './handoff';
 import { AssistantBubble, AssistantRow, UserBubble } from './message-bubble';
 import { MessageFeedback } from './message-feedback';
 import { MessageSources } from '../../../components/citations/message-sources';
@@ -18,7 +19,9 @@ interface ChatMessagesProps {
   onPickSuggestion: (question: string) => void;
   /** Rates a stored answer; resolves to whether the server kept it. */
   onRate: (messageId: string, rating: ChatRating) => Promise<boolean>;
-  /** Shown after the last message, inside the conversation (the lead form). */
+  /** The bot's offer of a person under the last answer, when it made one and the visitor may ask now. */
+  offer?: { onRequest: () => void; requesting: boolean; error: string | null } | null;
+  /** Shown after the conversation (the lead form; the email asked for when nobody was free). */
   after?: ReactNode;
 }
 
@@ -27,13 +30,13 @@ interface ChatMessagesProps {
  * The suggested questions sit under the welcome (or the empty state), just above the field.
  * Only a stored answer (one with an id) has thumbs: never the welcome or the answer still streaming.
  */
-export function ChatMessages({ chatbot, messages, streaming, suggestions, onPickSuggestion, onRate, after }: ChatMessagesProps) {
+export function ChatMessages({ chatbot, messages, streaming, suggestions, onPickSuggestion, onRate, offer, after }: ChatMessagesProps) {
   const scroller = useRef<HTMLDivElement>(null);
 
   useLayoutEffect(() => {
     const element = scroller.current;
     if (element) element.scrollTop = element.scrollHeight;
-  }, [messages, streaming, after]);
+  }, [messages, streaming, after, offer]);
 
   const empty = messages.length === 0 && streaming === null;
 
@@ -52,6 +55,10 @@ export function ChatMessages({ chatbot, messages, streaming, suggestions, onPick
           <div role="log" aria-label="Conversation" className="space-y-4">
             {messages.map((message, index) => {
               if (message.role === 'user') return <UserBubble key={index} content={message.content} />;
+              if (message.role === 'agent')
+                return <AgentBubble key={index} name={message.authorName ?? 'Agent'} content={message.content} />;
+              if (message.role === 'system') return <SystemNotice key={index} content={message.content} />;
+              const offered = offer && message.offerHandoff && index === messages.length - 1 ? <HandoffOffer {...offer} /> : null;
               const { messageId } = message;
               const feedback = messageId ? (
                 <MessageFeedback rating={message.rating} onRate={(rating) => onRate(messageId, rating)} />
@@ -64,6 +71,7 @@ export function ChatMessages({ chatbot, messages, streaming, suggestions, onPick
                   ) : (
                     feedback && <div className="mt-1">{feedback}</div>
                   )}
+                  {offered}
                 </AssistantRow>
               );
             })}

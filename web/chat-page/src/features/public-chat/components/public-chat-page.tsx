@@ -1,11 +1,12 @@
-import type { CSSProperties } from 'react';
+import { useCallback, useRef, type CSSProperties } from 'react';
 import { Spinner } from '../../../components/ui/spinner';
 import { useDocumentTitle } from '../../../lib/use-document-title';
-import type { PublicChatbot } from '../api/public-chat-api';
+import type { ChatReply, PublicChatbot } from '../api/public-chat-api';
 import { accentVariables } from '../appearance';
 import type { Visitor } from '../embed-messages';
 import { useChatSession } from '../hooks/use-chat-session';
 import { useEmbedHost } from '../hooks/use-embed-host';
+import { useHandoff } from '../hooks/use-handoff';
 import { usePublicChatbot } from '../hooks/use-public-chatbot';
 import { LeadFormCard, LeadSentNote } from '../lead-form/lead-form-card';
 import { useLeadForm } from '../lead-form/use-lead-form';
@@ -13,6 +14,7 @@ import { ChatComposer } from './chat-composer';
 import { ChatErrorScreen } from './chat-error-screen';
 import { ChatHeader } from './chat-header';
 import { ChatMessages } from './chat-messages';
+import { HandoffBanner, TalkToPersonButton, TimeoutEmailForm } from './handoff';
 import { PoweredByParley } from './powered-by-parley';
 
 function reloadPage() {
@@ -67,12 +69,18 @@ interface ChatWindowProps {
   onClose?: () => void;
 }
 
+/** A message id the server gave (a Postgres sequence), as the conversation stream starts after one. */
+const SERVER_MESSAGE_ID = /^[0-9]+$/;
+
 function ChatWindow({ uniqueId, chatbot, reload, embedded, visitor, onClose }: ChatWindowProps) {
-  const { messages, started, streaming, pending, error, send, rate, clear, sessionId, unanswered, adoptSessionId } = useChatSession(
-    uniqueId,
-    chatbot.welcomeMessage,
-    { embedded, visitor, proofOfWork: chatbot.proofOfWork },
-  );
+  // The handoff hook hears of every reply; it needs the session's messages, so it comes second.
+  const onReplyRef = useRef<(reply: ChatReply) => void>(undefined);
+  const onReply = useCallback((reply: ChatReply) => onReplyRef.current?.(reply), []);
+  const { sessionId, messages, started, streaming, pending, error, send, rate, clear, addStreamed, unanswered, adoptSessionId } =
+    useChatSession(uniqueId, chatbot.welcomeMessage, { embedded, visitor, proofOfWork: chatbot.proofOfWork, onReply });
+  const lastMessageId = messages.findLast((m) => m.messageId !== undefined && SERVER_MESSAGE_ID.test(m.messageId))?.messageId ?? null;
+  const handoff = useHandoff({ uniqueId, sessionId, embedded, addStreamed, lastMessageId });
+  onReplyRef.current = handoff.onReply;
   const lead = useLeadForm({
     uniqueId,
     form: chatbot.leadForm,
@@ -91,6 +99,11 @@ function ChatWindow({ uniqueId, chatbot, reload, embedded, visitor, onClose }: C
       <LeadSentNote />
     ) : null;
   const suggestions = started || pending || lead.blocking ? [] : chatbot.suggestedQuestions;
+  // A person may be asked for once the conversation exists (the server issued its session), while the bot has it.
+  const canAsk = chatbot.handoff && started && !pending && !handoff.active;
+  const asking = { onRequest: () => void handoff.request(), requesting: handoff.requesting, error: handoff.error };
+  const last = messages.at(-1);
+  const offered = canAsk && last?.role === 'assistant' && last.offerHandoff === true;
 
   useDocumentTitle(chatbot.name);
 
@@ -99,6 +112,7 @@ function ChatWindow({ uniqueId, chatbot, reload, embedded, visitor, onClose }: C
   return (
     <div className="flex h-dvh flex-col bg-gray-50">
       <ChatHeader chatbot={chatbot} onClear={clear} canClear={!pending && started} onClose={onClose} />
+      <HandoffBanner state={handoff.state} />
       <main className="flex min-h-0 flex-1 flex-col">
         <ChatMessages
           chatbot={chatbot}
@@ -107,10 +121,19 @@ function ChatWindow({ uniqueId, chatbot, reload, embedded, visitor, onClose }: C
           suggestions={suggestions}
           onPickSuggestion={(question) => void send(question)}
           onRate={rate}
-          after={leadForm}
+          offer={offered ? asking : null}
+          after={
+            leadForm || handoff.timedOut ? (
+              <>
+                {leadForm}
+                {handoff.timedOut ? <TimeoutEmailForm uniqueId={uniqueId} sessionId={sessionId} embedded={embedded} /> : null}
+              </>
+            ) : null
+          }
         />
       </main>
       <footer className="shrink-0 border-t border-gray-200 bg-white pb-[env(safe-area-inset-bottom)]">
+        {canAsk && !offered ? <TalkToPersonButton {...asking} className="mx-auto w-full max-w-3xl px-4 pt-3 sm:px-6" /> : null}
         <ChatComposer onSend={send} pending={pending || lead.blocking} />
         {chatbot.appearance.hideBranding ? null : <PoweredByParley />}
       </footer>

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { PublicChatError, SEND_MESSAGE_FAILED_MESSAGE, sendChatMessage, sendFeedback } from '../api/public-chat-api';
+import { withPerson, type StreamedMessage } from '../api/handoff-api';
+import { PublicChatError, SEND_MESSAGE_FAILED_MESSAGE, sendChatMessage, sendFeedback, type ChatReply } from '../api/public-chat-api';
 import {
   clearMessages,
   loadMessages,
@@ -41,6 +42,20 @@ export interface ChatSessionOptions {
   visitor?: Visitor | null;
   /** The chatbot wants a solved challenge before a new conversation's first message. */
   proofOfWork?: boolean;
+  /** Told of every reply (the handoff state it carries). */
+  onReply?: (reply: ChatReply) => void;
+}
+
+/** The conversation with a streamed message added, unless it has it already (by id) or it is the visitor's own (shown as sent). */
+function withStreamed(conversation: Conversation, streamed: StreamedMessage): Conversation {
+  if (streamed.role === 'user' || conversation.messages.some((m) => m.messageId === streamed.id)) return conversation;
+  const message = toChatMessage({
+    role: streamed.role,
+    content: streamed.content,
+    messageId: streamed.id,
+    ...(streamed.authorName ? { authorName: streamed.authorName } : {}),
+  });
+  return { ...conversation, messages: [...conversation.messages, message] };
 }
 
 /**
@@ -52,7 +67,7 @@ export interface ChatSessionOptions {
  * A conversation is new until the visitor has written in it: only then is proof of work solved.
  */
 export function useChatSession(uniqueId: string, welcomeMessage: string | null = null, options: ChatSessionOptions = {}) {
-  const { embedded = false, visitor = null, proofOfWork = false } = options;
+  const { embedded = false, visitor = null, proofOfWork = false, onReply } = options;
   const [conversation, setConversation] = useState<Conversation>(() => {
     const sessionId = loadSessionId(uniqueId);
     return { sessionId, messages: loadMessages(uniqueId, sessionId) };
@@ -104,13 +119,24 @@ export function useChatSession(uniqueId: string, welcomeMessage: string | null =
           clearMessages(uniqueId, sessionId);
         }
         setUnanswered(reply.unanswered);
+        // While a person is asked for or answering the bot stays silent: there is no answer to show.
+        const silent = withPerson(reply.handoff);
         setConversation((c) => ({
           sessionId: reply.sessionId,
-          messages: [
-            ...c.messages,
-            toChatMessage({ role: 'assistant', content: reply.message, sources: reply.sources, messageId: reply.messageId ?? undefined }),
-          ],
+          messages: silent
+            ? c.messages
+            : [
+                ...c.messages,
+                toChatMessage({
+                  role: 'assistant',
+                  content: reply.message,
+                  sources: reply.sources,
+                  messageId: reply.messageId ?? undefined,
+                  ...(reply.offerHandoff ? { offerHandoff: true as const } : {}),
+                }),
+              ],
         }));
+        onReply?.(reply);
         return true;
       } catch (failure) {
         if (controller.signal.aborted) return false;
@@ -121,8 +147,13 @@ export function useChatSession(uniqueId: string, welcomeMessage: string | null =
         if (!controller.signal.aborted) setStreaming(null);
       }
     },
-    [uniqueId, conversation, welcomeMessage, embedded, visitor, proofOfWork],
+    [uniqueId, conversation, welcomeMessage, embedded, visitor, proofOfWork, onReply],
   );
+
+  /** A message from the conversation's stream (a person's reply, a notice, the bot's answer). */
+  const addStreamed = useCallback((message: StreamedMessage) => {
+    setConversation((c) => withStreamed(c, message));
+  }, []);
 
   /** Rates one answer (optimistically); whether the server kept it. */
   const rate = useCallback(
@@ -176,5 +207,6 @@ export function useChatSession(uniqueId: string, welcomeMessage: string | null =
     rate,
     clear,
     adoptSessionId,
+    addStreamed,
   };
 }

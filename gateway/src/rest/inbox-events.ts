@@ -1,0 +1,57 @@
+// GET /api/inbox/events (docs/product.md, Inbox; docs/adr/0034-humans-in-the-loop.md): the
+// workspace's live inbox as server-sent events, for members whose role reads conversations, with the
+// same auth as every dashboard path (Authorization: Bearer and X-Workspace-Id; the web app reads it
+// with fetch, since EventSource cannot send headers). It relays the chat service's WatchInbox:
+//   event: conversation   data: an InboxItem as JSON (the GraphQL type's fields), each time a
+//                         conversation's state, assignee or messages change (bot and closed leave the inbox)
+//   : ping                a comment every SSE_PING_MS (15 s), so an idle stream stays open
+//   event: error          data: { message, status }, when the chat service refuses (a free workspace:
+//                         403) or fails; the stream then ends
+// The stream has no deadline: it runs until the client goes, which ends the call in the chat service.
+// WatchInbox sends nothing until something changes, so the events start at once; a client refetches
+// the inbox when it (re)connects, since a change made while it was away is not replayed.
+import { Router } from 'express';
+import type { Logger } from '@parley/common/logger.ts';
+import { gauge } from '@parley/common/metrics.ts';
+import type { Clients } from '../clients.ts';
+import { mapError } from '../errors.ts';
+import { inboxItemView } from '../inbox.ts';
+import { routeMember } from '../owners.ts';
+import { sendEvent } from './answer-stream.ts';
+
+const openStreams = gauge('parley_gateway_sse_inbox_open', 'Live inbox streams this gateway is relaying to members now.', []);
+
+export function inboxEventRoutes(clients: Clients, opts: { logger: Logger; pingMs: number }): Router {
+  const router = Router();
+
+  router.get('/events', async (req, res) => {
+    const member = await routeMember(clients, req);
+    const abort = new AbortController();
+    res.on('close', () => abort.abort());
+    const events = clients.chat.watchInbox({ ownerId: member.ownerId }, { signal: abort.signal, timeoutMs: 0 });
+
+    res.status(200);
+    res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+    res.setHeader('Cache-Control', 'no-cache, no-transform');
+    // Proxies such as nginx would otherwise hold the events back.
+    res.setHeader('X-Accel-Buffering', 'no');
+    res.flushHeaders();
+    res.write(': connected\n\n');
+    openStreams.inc();
+    const ping = setInterval(() => res.write(': ping\n\n'), opts.pingMs);
+    try {
+      for await (const { item } of events) sendEvent(res, 'conversation', inboxItemView(item));
+    } catch (err) {
+      if (!abort.signal.aborted) {
+        const { status, message } = mapError(err, opts.logger);
+        sendEvent(res, 'error', { message, status });
+      }
+    } finally {
+      clearInterval(ping);
+      openStreams.dec();
+    }
+    res.end();
+  });
+
+  return router;
+}

@@ -1,0 +1,81 @@
+// What follows a committed move or message, in this order (stored first, then published): the Redis
+// mirror of the status (written while a person has the conversation, deleted when the bot has it
+// again or it closed), the kept turns forgotten when the bot takes over (so its next prompt reads
+// the stored conversation, the agent's replies as its own turns), then the visitor's channel and
+// the workspace's inbox channel. Nothing here throws: the move is done, a lost mirror lets the bot
+// answer until the next move writes it again, a lost publish is caught up on reconnection.
+import type { Logger } from '@parley/common/logger.ts';
+import { redisKeys } from '@parley/common/redis-keys.ts';
+import { withRedisDeadline, type Redis } from '@parley/common/redis.ts';
+import type { PrismaClient } from '../generated/prisma/client.ts';
+import type { RecentTurns } from '../public-chat/recent-turns.ts';
+import { handoffView, mirrorValue, personHasIt, type HandoffView } from '../core/handoff.ts';
+import type { ConversationRow } from './conversation-moves.ts';
+import { inboxItem, loadInboxRow, type InboxItemView, type MessageView } from './live-events.ts';
+import type { LivePublisher } from './live-hub.ts';
+
+/**
+ * How long the mirror of a conversation a person has outlives its last move: a conversation
+ * abandoned while human does not keep its key forever (past this, the bot answers it again).
+ */
+export const MIRROR_TTL_MS = 7 * 24 * 3600_000;
+
+export interface HandoffMirror {
+  /** The key the visitor's admission reads. */
+  key(chatbotId: string, sessionId: string): string;
+  read(chatbotId: string, sessionId: string): Promise<string | null>;
+  write(chatbotId: string, sessionId: string, view: HandoffView): Promise<void>;
+}
+
+export function redisHandoffMirror(redis: Redis, prefix: string): HandoffMirror {
+  const keys = redisKeys(prefix);
+  return {
+    key: (chatbotId, sessionId) => keys.handoff(chatbotId, sessionId),
+    read: (chatbotId, sessionId) => withRedisDeadline(redis.get(keys.handoff(chatbotId, sessionId))),
+    async write(chatbotId, sessionId, view) {
+      const key = keys.handoff(chatbotId, sessionId);
+      if (personHasIt(view.status)) await withRedisDeadline(redis.set(key, mirrorValue(view), 'PX', MIRROR_TTL_MS));
+      else await withRedisDeadline(redis.del(key));
+    },
+  };
+}
+
+export interface AnnounceDeps {
+  db: PrismaClient;
+  logger: Logger;
+  mirror: HandoffMirror;
+  live: LivePublisher;
+  recentTurns: Pick<RecentTurns, 'forget'>;
+}
+
+/** After a move: mirror, kept turns, then the visitor's state and the inbox row. Returns the inbox row. */
+export async function announceMove(
+  deps: AnnounceDeps,
+  row: ConversationRow,
+  opts: { timedOut?: boolean; message?: MessageView } = {},
+): Promise<InboxItemView> {
+  const view = { ...handoffView(row), timedOut: opts.timedOut === true };
+  const log = deps.logger.child({ conversationId: row.id });
+  await deps.mirror
+    .write(row.chatbotId, row.sessionId, view)
+    .catch((err: Error) => log.warn({ err: err.message }, 'writing the handoff mirror failed'));
+  if (!personHasIt(row.handoffStatus)) {
+    await deps.recentTurns
+      .forget(row.chatbotId, row.sessionId)
+      .catch((err: Error) => log.warn({ err: err.message }, 'forgetting the kept turns failed'));
+  }
+  if (opts.message) await deps.live.conversation(row.id, { kind: 'message', message: opts.message });
+  await deps.live.conversation(row.id, { kind: 'state', state: view });
+  return announceInboxRow(deps, row);
+}
+
+/** The conversation's inbox row as it now stands, published on the workspace's channel. */
+export async function announceInboxRow(deps: Pick<AnnounceDeps, 'db' | 'live' | 'logger'>, row: ConversationRow): Promise<InboxItemView> {
+  const current = await loadInboxRow(deps.db, row.id, row.ownerId).catch((err: Error) => {
+    deps.logger.warn({ err: err.message, conversationId: row.id }, 'reading the inbox row failed');
+    return null;
+  });
+  const item = inboxItem(current ?? { ...row, lastMessage: null, lastMessageAt: null });
+  await deps.live.inbox(row.ownerId, item);
+  return item;
+}

@@ -1,0 +1,142 @@
+// What the live channels carry (live-hub.ts), as JSON: on a conversation's channel its visible
+// messages and handoff state changes, on a workspace's inbox channel the conversation's row as it
+// now stands. Also how those are read from the store (one statement each), for the catch-up reads
+// and after each move.
+import type { Source } from '../public-chat/citations.ts';
+import { readStoredSources } from '../public-chat/message-sources.ts';
+import type { PrismaClient } from '../generated/prisma/client.ts';
+import { handoffView, type HandoffStatus, type HandoffView } from '../core/handoff.ts';
+
+/** Roles the visitor sees; notes never leave the inbox. */
+export const VISIBLE_ROLES = ['user', 'assistant', 'system', 'agent'] as const;
+export type MessageRoleName = (typeof VISIBLE_ROLES)[number] | 'note';
+
+/** One stored message as the streams and the inbox show it. */
+export interface MessageView {
+  id: string;
+  role: MessageRoleName;
+  content: string;
+  authorName: string;
+  createdAt: Date;
+  sources: Source[];
+}
+
+export type LiveEvent = { kind: 'message'; message: MessageView } | { kind: 'state'; state: HandoffView };
+
+/** One row of the inbox (proto InboxItem). */
+export interface InboxItemView {
+  conversationId: string;
+  chatbotId: string;
+  state: HandoffView;
+  assigneeId: string;
+  visitorName: string;
+  visitorEmail: string;
+  /** The newest message the visitor may see, at most 200 characters; '' when none. */
+  lastMessage: string;
+  lastMessageAt: Date | null;
+  messageCount: number;
+}
+
+export const LAST_MESSAGE_CHARS = 200;
+
+export const excerpt = (text: string) => (text.length > LAST_MESSAGE_CHARS ? `${text.slice(0, LAST_MESSAGE_CHARS - 1)}…` : text);
+
+/** A live event parsed back from its channel (dates revived); null for anything else. */
+export function parseLiveEvent(raw: string): LiveEvent | null {
+  try {
+    const e = JSON.parse(raw) as LiveEvent;
+    if (e.kind === 'message' && e.message && typeof e.message.id === 'string') {
+      return { kind: 'message', message: { ...e.message, createdAt: new Date(e.message.createdAt) } };
+    }
+    if (e.kind === 'state' && e.state && typeof e.state.status === 'string') {
+      return { kind: 'state', state: reviveState(e.state) };
+    }
+  } catch {
+    // not one of ours
+  }
+  return null;
+}
+
+const reviveState = (s: HandoffView): HandoffView => ({ ...s, waitingSince: s.waitingSince ? new Date(s.waitingSince) : null });
+
+/** An inbox row parsed back from its channel; null for anything else. */
+export function parseInboxItem(raw: string): InboxItemView | null {
+  try {
+    const item = JSON.parse(raw) as InboxItemView;
+    if (typeof item.conversationId !== 'string' || !item.state) return null;
+    return { ...item, state: reviveState(item.state), lastMessageAt: item.lastMessageAt ? new Date(item.lastMessageAt) : null };
+  } catch {
+    return null;
+  }
+}
+
+export interface MessageRow {
+  id: bigint | string;
+  role: string;
+  content: string;
+  authorName: string | null;
+  createdAt: Date;
+  sources: unknown;
+}
+
+export const messageView = (m: MessageRow): MessageView => ({
+  id: m.id.toString(),
+  role: m.role as MessageRoleName,
+  content: m.content,
+  authorName: m.authorName ?? '',
+  createdAt: m.createdAt,
+  sources: readStoredSources(m.sources),
+});
+
+/** The columns of a conversation an inbox row is made of. */
+export interface InboxRow {
+  id: string;
+  chatbotId: string;
+  ownerId: string;
+  sessionId: string;
+  handoffStatus: HandoffStatus;
+  handoffRequestedAt: Date | null;
+  assigneeId: string | null;
+  assigneeName: string | null;
+  visitorName: string | null;
+  visitorEmail: string | null;
+  messageCount: number;
+  lastMessage: string | null;
+  lastMessageAt: Date | null;
+}
+
+export const inboxItem = (row: InboxRow): InboxItemView => ({
+  conversationId: row.id,
+  chatbotId: row.chatbotId,
+  state: handoffView(row),
+  assigneeId: row.handoffStatus === 'human' ? (row.assigneeId ?? '') : '',
+  visitorName: row.visitorName ?? '',
+  visitorEmail: row.visitorEmail ?? '',
+  lastMessage: excerpt(row.lastMessage ?? ''),
+  lastMessageAt: row.lastMessageAt,
+  messageCount: row.messageCount,
+});
+
+/** The select list of an inbox row over "Conversation" AS c, its newest visible message beside it. */
+export const INBOX_COLUMNS = `
+  c."id", c."chatbotId", c."ownerId", c."sessionId", c."handoffStatus"::text AS "handoffStatus", c."handoffRequestedAt",
+  c."assigneeId", c."assigneeName", c."visitorName", c."visitorEmail", c."messageCount",
+  last."content" AS "lastMessage", last."createdAt" AS "lastMessageAt"`;
+
+export const LAST_VISIBLE_MESSAGE = `
+  LEFT JOIN LATERAL (
+    SELECT m."content", m."createdAt" FROM "Message" AS m
+     WHERE m."conversationId" = c."id" AND m."role" <> 'note'
+     ORDER BY m."id" DESC LIMIT 1
+  ) AS last ON true`;
+
+/** One conversation's inbox row, when it is the owner's. */
+export async function loadInboxRow(db: PrismaClient, conversationId: string, ownerId: string): Promise<InboxRow | null> {
+  const rows = await db.$queryRawUnsafe<InboxRow[]>(
+    `SELECT ${INBOX_COLUMNS} FROM "Conversation" AS c ${LAST_VISIBLE_MESSAGE}
+      WHERE c."id" = $1::uuid AND c."ownerId" = $2`,
+    conversationId,
+    ownerId,
+  );
+  return rows[0] ?? null;
+}

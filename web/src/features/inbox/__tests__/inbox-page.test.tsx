@@ -1,0 +1,327 @@
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { HandoffStatus } from '../../../gql/graphql';
+import { graphqlError, sampleUser, type Handler } from '../../../test/mock-link';
+import { openAsMember, sampleWorkspace } from '../../../test/workspace-fixtures';
+import { INBOX_UPGRADE_TITLE, NOTIFY_LABEL } from '../components/inbox-page';
+import { inboxStreamRunning, parseEvents, reconnectDelay } from '../inbox-stream';
+import { placeItem, waitedFor } from '../inbox-lists';
+
+const proUser = { ...sampleUser, subscription: 'pro' as const };
+const CONVERSATION = '7b0c4c8e-5f0a-4d3e-9d55-0a1b2c3d4e5f';
+const OTHER = '1f2e3d4c-5b6a-4978-8a9b-0c1d2e3f4a5b';
+
+function item(conversationId: string, status: HandoffStatus, overrides: Record<string, unknown> = {}) {
+  return {
+    __typename: 'InboxItem' as const,
+    conversationId,
+    chatbotId: 'c1',
+    status,
+    agentName: null as string | null,
+    assigneeId: null as string | null,
+    waitingSince: new Date(Date.now() - 5.5 * 60_000).toISOString() as string | null,
+    visitorName: 'Grace' as string | null,
+    visitorEmail: null as string | null,
+    lastMessage: 'Can I talk to someone?' as string | null,
+    lastMessageAt: new Date().toISOString() as string | null,
+    messageCount: 3,
+    ...overrides,
+  };
+}
+
+function message(id: string, role: string, content: string, authorName: string | null = null) {
+  return { __typename: 'InboxMessage' as const, id, role, content, authorName, timestamp: '2026-11-28T09:00:00.000Z' };
+}
+
+function conversation(status: HandoffStatus, overrides: Record<string, unknown> = {}) {
+  return {
+    __typename: 'InboxConversation' as const,
+    item: item(CONVERSATION, status),
+    messages: [
+      message('m1', 'user', 'Where is my order?'),
+      message('m2', 'assistant', 'I could not find that.'),
+      message('m3', 'note', 'Check the warehouse first', 'Ada'),
+    ],
+    summary: null as string | null,
+    lead: null,
+    ...overrides,
+  };
+}
+
+/** A /api/inbox/events stream the test writes to: fetch answers it, every other URL is refused. */
+function fakeEventStream() {
+  const encoder = new TextEncoder();
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  const requests: Array<{ url: string; headers: Record<string, string> }> = [];
+  const fetchMock = vi.fn(async (url: string, init?: RequestInit) => {
+    requests.push({ url, headers: (init?.headers ?? {}) as Record<string, string> });
+    const body = new ReadableStream<Uint8Array>({
+      start(c) {
+        controller = c;
+      },
+    });
+    init?.signal?.addEventListener('abort', () => {
+      try {
+        controller.error(new DOMException('aborted', 'AbortError'));
+      } catch {
+        // already closed
+      }
+    });
+    return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
+  });
+  vi.stubGlobal('fetch', fetchMock);
+  return {
+    requests,
+    send(event: string, data: unknown) {
+      controller.enqueue(encoder.encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`));
+    },
+    ping() {
+      controller.enqueue(encoder.encode(': ping\n\n'));
+    },
+  };
+}
+
+const pro = (handlers: Record<string, Handler>): Record<string, Handler> => ({ Me: () => ({ data: { me: proUser } }), ...handlers });
+
+describe('Inbox page', () => {
+  let stream: ReturnType<typeof fakeEventStream>;
+  beforeEach(() => {
+    stream = fakeEventStream();
+  });
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
+
+  it('lists waiting and open conversations, with the badge of the waiting count, live from the stream', async () => {
+    let waitingCount = 1;
+    openAsMember(
+      '/inbox',
+      sampleWorkspace({ role: 'ADMIN' }),
+      pro({
+        Inbox: () => ({
+          data: {
+            inbox: {
+              __typename: 'Inbox',
+              waiting: [item(CONVERSATION, 'WAITING')],
+              open: [item(OTHER, 'HUMAN', { visitorName: 'Linus', agentName: 'Grace Hopper', assigneeId: 'u2' })],
+            },
+          },
+        }),
+        InboxWaitingCount: () => ({ data: { inboxWaitingCount: waitingCount } }),
+        HandoffNotifications: () => ({
+          data: { currentWorkspace: { __typename: 'Workspace', id: 'w-team', handoffNotifications: true } },
+        }),
+      }),
+    );
+    expect(await screen.findByRole('heading', { name: 'Inbox', level: 1 })).toBeTruthy();
+    const waiting = within(await screen.findByRole('region', { name: /Waiting/ }));
+    expect(waiting.getByRole('link', { name: /Grace/ }).getAttribute('href')).toBe(`/inbox/${CONVERSATION}`);
+    expect(waiting.getByText('waiting 5 min')).toBeTruthy();
+    const open = within(screen.getByRole('region', { name: /Open/ }));
+    // An admin sees every agent's conversations, with who has each.
+    expect(open.getByText('Grace Hopper')).toBeTruthy();
+    expect((await screen.findByRole('status', { name: '1 waiting' })).textContent).toBe('1');
+    expect(screen.getByRole('link', { name: /Inbox/ }).getAttribute('href')).toBe('/inbox');
+
+    // The stream is read with the session's headers.
+    await waitFor(() => expect(stream.requests.length).toBe(1));
+    expect(stream.requests[0].url).toBe('/api/inbox/events');
+    expect(stream.requests[0].headers.authorization).toBe('Bearer good');
+    expect(stream.requests[0].headers['x-workspace-id']).toBe('w-team');
+
+    // A second visitor waits: the list and the badge follow without a reload.
+    waitingCount = 2;
+    stream.ping();
+    stream.send('conversation', item(OTHER, 'WAITING', { visitorName: 'Linus', waitingSince: new Date().toISOString() }));
+    expect(await waiting.findByRole('link', { name: /Linus/ })).toBeTruthy();
+    expect(open.queryByText('Grace Hopper')).toBeNull();
+    expect(await screen.findByRole('status', { name: '2 waiting' })).toBeTruthy();
+
+    // Claimed elsewhere: it leaves Waiting for Open.
+    stream.send('conversation', item(CONVERSATION, 'HUMAN', { agentName: 'Alan', assigneeId: 'u3' }));
+    expect(await open.findByText('Alan')).toBeTruthy();
+    expect(waiting.queryByRole('link', { name: /Grace/ })).toBeNull();
+    expect(screen.getByRole('switch', { name: NOTIFY_LABEL }).getAttribute('aria-checked')).toBe('true');
+  });
+
+  it('shows a conversation with its notes set apart, and claims, replies with one id per reply kept on retry, and adds a note', async () => {
+    let status: HandoffStatus = 'WAITING';
+    let replyAttempts = 0;
+    const current = () => item(CONVERSATION, status, status === 'HUMAN' ? { agentName: 'Ada', assigneeId: sampleUser.id } : {});
+    const { calls } = openAsMember(
+      `/inbox/${CONVERSATION}`,
+      sampleWorkspace({ role: 'AGENT' }),
+      pro({
+        Inbox: () => ({
+          data: {
+            inbox: { __typename: 'Inbox', waiting: status === 'WAITING' ? [current()] : [], open: status === 'HUMAN' ? [current()] : [] },
+          },
+        }),
+        InboxWaitingCount: () => ({ data: { inboxWaitingCount: 1 } }),
+        HandoffNotifications: () => ({
+          data: { currentWorkspace: { __typename: 'Workspace', id: 'w-team', handoffNotifications: true } },
+        }),
+        InboxConversation: () => ({
+          data: {
+            inboxConversation: conversation(status, { item: current() }),
+          },
+        }),
+        ClaimConversation: () => {
+          status = 'HUMAN';
+          return { data: { claimConversation: item(CONVERSATION, 'HUMAN', { agentName: 'Ada', assigneeId: sampleUser.id }) } };
+        },
+        ReplyToConversation: ({ variables }) => {
+          replyAttempts += 1;
+          if (replyAttempts === 1) throw new Error('network down');
+          return { data: { replyToConversation: message('m4', 'agent', variables.content as string, 'Ada') } };
+        },
+        AddConversationNote: ({ variables }) => ({
+          data: { addConversationNote: message('m5', 'note', variables.content as string, 'Ada') },
+        }),
+        SummarizeConversation: () => ({ data: { summarizeConversation: 'Grace wants her order status.' } }),
+      }),
+    );
+    const panel = within(await screen.findByRole('region', { name: 'Conversation with Grace' }));
+    expect(panel.getByText('Where is my order?')).toBeTruthy();
+    const note = panel.getByRole('listitem', { name: 'Internal note' });
+    expect(within(note).getByText('Check the warehouse first')).toBeTruthy();
+    expect(within(note).getByText(/Internal note · Ada/)).toBeTruthy();
+
+    fireEvent.click(panel.getByRole('button', { name: 'Claim' }));
+    expect(await panel.findByText('You are answering')).toBeTruthy();
+    expect(panel.queryByRole('button', { name: 'Claim' })).toBeNull();
+
+    const reply = panel.getByRole('textbox', { name: 'Reply to the visitor' });
+    fireEvent.change(reply, { target: { value: 'Let me check that for you.' } });
+    fireEvent.click(panel.getByRole('button', { name: 'Send reply' }));
+    expect(await panel.findByRole('alert')).toBeTruthy();
+    expect((reply as HTMLTextAreaElement).value).toBe('Let me check that for you.');
+    fireEvent.click(panel.getByRole('button', { name: 'Send reply' }));
+    await waitFor(() => expect((reply as HTMLTextAreaElement).value).toBe(''));
+    const replies = calls.filter((c) => c.operationName === 'ReplyToConversation');
+    expect(replies).toHaveLength(2);
+    expect(replies[0].variables.clientMessageId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(replies[1].variables.clientMessageId).toBe(replies[0].variables.clientMessageId);
+
+    fireEvent.change(panel.getByRole('textbox', { name: 'Internal note' }), { target: { value: 'Promised an answer today' } });
+    fireEvent.click(panel.getByRole('button', { name: 'Add note' }));
+    await waitFor(() => expect(calls.some((c) => c.operationName === 'AddConversationNote')).toBe(true));
+    const noteCall = calls.find((c) => c.operationName === 'AddConversationNote')!;
+    expect(noteCall.variables).toMatchObject({ id: CONVERSATION, content: 'Promised an answer today' });
+    expect(noteCall.variables.clientMessageId).not.toBe(replies[0].variables.clientMessageId);
+
+    fireEvent.click(panel.getByRole('button', { name: 'Summarize' }));
+    expect(await panel.findByText('Grace wants her order status.')).toBeTruthy();
+    expect(panel.getByText(/costs like an answer/)).toBeTruthy();
+  });
+
+  it('fetches the open conversation again when the stream reports it', async () => {
+    let messages = [message('m1', 'user', 'Hello?')];
+    const { calls } = openAsMember(
+      `/inbox/${CONVERSATION}`,
+      sampleWorkspace({ role: 'AGENT' }),
+      pro({
+        Inbox: () => ({ data: { inbox: { __typename: 'Inbox', waiting: [item(CONVERSATION, 'WAITING')], open: [] } } }),
+        InboxWaitingCount: () => ({ data: { inboxWaitingCount: 1 } }),
+        HandoffNotifications: () => ({
+          data: { currentWorkspace: { __typename: 'Workspace', id: 'w-team', handoffNotifications: false } },
+        }),
+        InboxConversation: () => ({ data: { inboxConversation: conversation('WAITING', { messages }) } }),
+      }),
+    );
+    const panel = within(await screen.findByRole('region', { name: 'Conversation with Grace' }));
+    expect(panel.getByText('Hello?')).toBeTruthy();
+    await waitFor(() => expect(stream.requests.length).toBe(1));
+    messages = [...messages, message('m2', 'user', 'Anyone there?')];
+    stream.send('conversation', item(CONVERSATION, 'WAITING', { lastMessage: 'Anyone there?' }));
+    expect(await panel.findByText('Anyone there?')).toBeTruthy();
+    expect(calls.filter((c) => c.operationName === 'InboxConversation').length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('keeps the member’s own mail switch', async () => {
+    const { calls } = openAsMember(
+      '/inbox',
+      sampleWorkspace({ role: 'AGENT' }),
+      pro({
+        Inbox: () => ({ data: { inbox: { __typename: 'Inbox', waiting: [], open: [] } } }),
+        InboxWaitingCount: () => ({ data: { inboxWaitingCount: 0 } }),
+        HandoffNotifications: () => ({
+          data: { currentWorkspace: { __typename: 'Workspace', id: 'w-team', handoffNotifications: true } },
+        }),
+        SetHandoffNotifications: () => ({ data: { setHandoffNotifications: false } }),
+      }),
+    );
+    expect(await screen.findByText('Nobody is waiting for a person.')).toBeTruthy();
+    // No badge at zero.
+    expect(screen.queryByRole('status', { name: /waiting/ })).toBeNull();
+    const toggle = await screen.findByRole('switch', { name: NOTIFY_LABEL });
+    await waitFor(() => expect(toggle.hasAttribute('disabled')).toBe(false));
+    fireEvent.click(toggle);
+    await waitFor(() => expect(toggle.getAttribute('aria-checked')).toBe('false'));
+    expect(calls.find((c) => c.operationName === 'SetHandoffNotifications')?.variables).toEqual({ enabled: false });
+  });
+
+  it('shows a free workspace the upgrade prompt, and opens no stream', async () => {
+    openAsMember('/inbox', sampleWorkspace({ role: 'OWNER' }), { InboxWaitingCount: () => ({ data: { inboxWaitingCount: 0 } }) });
+    expect(await screen.findByRole('region', { name: INBOX_UPGRADE_TITLE })).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'Upgrade to Pro' }).getAttribute('href')).toBe('/pricing');
+    expect(stream.requests).toHaveLength(0);
+  });
+
+  it('hides the link from a viewer and tells them the page is not theirs', async () => {
+    openAsMember('/inbox', sampleWorkspace({ role: 'VIEWER' }), pro({}));
+    expect(await screen.findByText('Not allowed')).toBeTruthy();
+    expect(screen.queryByRole('link', { name: /Inbox/ })).toBeNull();
+    expect(stream.requests).toHaveLength(0);
+    expect(inboxStreamRunning()).toBe(false);
+  });
+
+  it('shows the server’s message when the conversation is another workspace’s', async () => {
+    openAsMember(
+      `/inbox/${CONVERSATION}`,
+      sampleWorkspace({ role: 'AGENT' }),
+      pro({
+        Inbox: () => ({ data: { inbox: { __typename: 'Inbox', waiting: [], open: [] } } }),
+        InboxWaitingCount: () => ({ data: { inboxWaitingCount: 0 } }),
+        HandoffNotifications: () => ({
+          data: { currentWorkspace: { __typename: 'Workspace', id: 'w-team', handoffNotifications: true } },
+        }),
+        InboxConversation: () => graphqlError('Conversation not found', 'NOT_FOUND'),
+      }),
+    );
+    expect(await screen.findByText('Conversation not found')).toBeTruthy();
+  });
+});
+
+describe('the inbox stream and lists', () => {
+  it('parses events across chunks, skipping comments', () => {
+    const first = parseEvents(': ping\n\nevent: conversation\ndata: {"a":1}\n\nevent: conv');
+    expect(first.events).toEqual([{ event: 'conversation', data: '{"a":1}' }]);
+    const second = parseEvents(`${first.rest}ersation\r\ndata: {"b":2}\r\n\r\n`);
+    expect(second.events).toEqual([{ event: 'conversation', data: '{"b":2}' }]);
+    expect(second.rest).toBe('');
+  });
+
+  it('waits longer before each reconnection, up to 30 s', () => {
+    expect([1, 2, 3, 4, 5, 6, 7].map(reconnectDelay)).toEqual([1000, 2000, 4000, 8000, 16000, 30000, 30000]);
+  });
+
+  it('places a conversation by its status: waiting longest first, open most recent first, bot and closed out', () => {
+    const a = item('a', 'WAITING', { waitingSince: '2026-01-01T10:00:00Z' });
+    const b = item('b', 'WAITING', { waitingSince: '2026-01-01T09:00:00Z' });
+    const lists = placeItem({ waiting: [a], open: [] }, b);
+    expect(lists.waiting.map((i) => i.conversationId)).toEqual(['b', 'a']);
+    const claimed = placeItem(lists, { ...a, status: 'HUMAN' });
+    expect(claimed.waiting.map((i) => i.conversationId)).toEqual(['b']);
+    expect(claimed.open.map((i) => i.conversationId)).toEqual(['a']);
+    expect(placeItem(claimed, { ...a, status: 'CLOSED' }).open).toEqual([]);
+  });
+
+  it('says how long a visitor has waited', () => {
+    const now = Date.parse('2026-01-01T12:00:00Z');
+    expect(waitedFor('2026-01-01T11:59:55Z', now)).toBe('just now');
+    expect(waitedFor('2026-01-01T11:59:30Z', now)).toBe('30 s');
+    expect(waitedFor('2026-01-01T11:57:00Z', now)).toBe('3 min');
+    expect(waitedFor('2026-01-01T10:55:00Z', now)).toBe('1 h 5 min');
+  });
+});

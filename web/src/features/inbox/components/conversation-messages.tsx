@@ -1,0 +1,59 @@
+import type { InboxMessageFieldsFragment } from '../../../gql/graphql';
+import { cn } from '../../../lib/cn';
+import { formatDateTime } from '../../../lib/format';
+
+const WHO: Record<string, string> = { user: 'Visitor', assistant: 'Bot', system: 'Parley' };
+
+/**
+ * The conversation as it happened: the visitor's messages on the left, the bot's and the agents'
+ * replies on the right, the product's own lines centred, and internal notes set apart (amber, dashed,
+ * marked "Internal note") so nobody mistakes them for what the visitor saw.
+ */
+export function ConversationMessages({ messages }: { messages: InboxMessageFieldsFragment[] }) {
+  if (!messages.length) return <p className="py-8 text-center text-sm text-gray-500">No messages yet.</p>;
+  return (
+    <ol aria-label="Messages" className="space-y-3">
+      {messages.map((m) => {
+        const when = m.timestamp ? formatDateTime(m.timestamp) : null;
+        if (m.role === 'system') {
+          return (
+            <li key={m.id} className="mx-auto max-w-md text-center text-xs text-gray-600">
+              {m.content}
+            </li>
+          );
+        }
+        if (m.role === 'note') {
+          return (
+            <li key={m.id} className="rounded-xl border border-dashed border-amber-300 bg-amber-50 px-4 py-3" aria-label="Internal note">
+              <p className="text-xs font-semibold text-amber-900">
+                Internal note{m.authorName ? ` · ${m.authorName}` : ''}
+                {when ? <span className="font-normal text-amber-800"> · {when}</span> : null}
+              </p>
+              <p className="mt-1 text-sm whitespace-pre-wrap text-gray-900">{m.content}</p>
+            </li>
+          );
+        }
+        const visitor = m.role === 'user';
+        const agent = m.role === 'agent';
+        return (
+          <li key={m.id} className={cn('flex', visitor ? 'justify-start' : 'justify-end')}>
+            <div
+              className={cn(
+                'max-w-[85%] rounded-2xl px-4 py-2.5 text-sm sm:max-w-[75%]',
+                visitor && 'rounded-bl-md bg-gray-100 text-gray-900',
+                m.role === 'assistant' && 'rounded-br-md bg-brand-50 text-gray-900 ring-1 ring-brand-100',
+                agent && 'rounded-br-md bg-brand-700 text-white',
+              )}
+            >
+              <p className={cn('text-xs font-semibold', agent ? 'text-brand-50' : 'text-gray-600')}>
+                {agent ? (m.authorName ?? 'Agent') : (WHO[m.role] ?? m.role)}
+                {when ? <span className="font-normal"> · {when}</span> : null}
+              </p>
+              <p className="mt-0.5 whitespace-pre-wrap">{m.content}</p>
+            </div>
+          </li>
+        );
+      })}
+    </ol>
+  );
+}

@@ -1,0 +1,111 @@
+import { useEffect, useState } from 'react';
+import { Link } from 'react-router-dom';
+import type { InboxItemFieldsFragment } from '../../../gql/graphql';
+import { Badge } from '../../../components/ui/badge';
+import { cn } from '../../../lib/cn';
+import { visitorLabel, waitedFor } from '../inbox-lists';
+
+type Item = InboxItemFieldsFragment;
+
+/** The time now, moving on every `everyMs`, so waiting times count up on their own. */
+function useNow(everyMs: number): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), everyMs);
+    return () => clearInterval(timer);
+  }, [everyMs]);
+  return now;
+}
+
+function Row({ item, selected, detail }: { item: Item; selected: boolean; detail: string }) {
+  return (
+    <li>
+      <Link
+        to={`/inbox/${item.conversationId}`}
+        aria-current={selected ? 'page' : undefined}
+        className={cn(
+          'block rounded-xl px-3 py-2.5 transition-colors focus-visible:outline-2 focus-visible:outline-brand-500',
+          selected ? 'bg-brand-50 ring-1 ring-brand-200' : 'hover:bg-gray-50',
+        )}
+      >
+        <span className="flex items-baseline justify-between gap-2">
+          <span className="truncate text-sm font-medium text-gray-900">{visitorLabel(item)}</span>
+          <span className="shrink-0 text-xs text-gray-600">{detail}</span>
+        </span>
+        <span className="mt-0.5 block truncate text-sm text-gray-600">{item.lastMessage ?? 'No message yet'}</span>
+      </Link>
+    </li>
+  );
+}
+
+function List({
+  title,
+  items,
+  empty,
+  children,
+}: {
+  title: string;
+  items: Item[];
+  empty: string;
+  children: (item: Item) => React.ReactNode;
+}) {
+  const id = `inbox-list-${title.toLowerCase()}`;
+  return (
+    <section aria-labelledby={id}>
+      <h2 id={id} className="flex items-center gap-2 px-3 text-sm font-semibold text-gray-900">
+        {title}
+        <Badge tone={title === 'Waiting' && items.length ? 'warning' : 'neutral'}>{items.length}</Badge>
+      </h2>
+      {items.length ? (
+        <ul className="mt-2 space-y-1">{items.map(children)}</ul>
+      ) : (
+        <p className="mt-2 px-3 text-sm text-gray-500">{empty}</p>
+      )}
+    </section>
+  );
+}
+
+/**
+ * The two live lists: "Waiting" with how long each visitor has waited (counting up), and "Open" with
+ * who handles each; `showAllOpen` is for owners and admins, the others see the conversations they have.
+ */
+export function InboxLists({
+  waiting,
+  open,
+  selectedId,
+  userId,
+  showAllOpen,
+}: {
+  waiting: Item[];
+  open: Item[];
+  selectedId: string | undefined;
+  userId: string | undefined;
+  showAllOpen: boolean;
+}) {
+  const now = useNow(10_000);
+  const shownOpen = showAllOpen ? open : open.filter((item) => item.assigneeId === userId);
+  return (
+    <div className="space-y-6">
+      <List title="Waiting" items={waiting} empty="Nobody is waiting for a person.">
+        {(item) => (
+          <Row
+            key={item.conversationId}
+            item={item}
+            selected={item.conversationId === selectedId}
+            detail={`waiting ${waitedFor(item.waitingSince, now)}`}
+          />
+        )}
+      </List>
+      <List title="Open" items={shownOpen} empty={showAllOpen ? 'No agent has a conversation open.' : 'You have no conversation open.'}>
+        {(item) => (
+          <Row
+            key={item.conversationId}
+            item={item}
+            selected={item.conversationId === selectedId}
+            detail={item.assigneeId === userId ? 'You' : (item.agentName ?? '')}
+          />
+        )}
+      </List>
+    </div>
+  );
+}

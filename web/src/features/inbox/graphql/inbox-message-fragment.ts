@@ -1,0 +1,11 @@
+import { graphql } from '../../../gql';
+
+export const InboxMessageFieldsFragment = graphql(`
+  fragment InboxMessageFields on InboxMessage {
+    id
+    role
+    content
+    authorName
+    timestamp
+  }
+`);

@@ -1,0 +1,134 @@
+// The workspace's live inbox, read from GET /api/inbox/events (docs/product.md, Inbox) with fetch
+// and a stream reader: EventSource cannot send the Authorization and X-Workspace-Id headers every
+// dashboard request carries. One connection serves every listener of the page (the header's badge and
+// the Inbox page); it opens with the first and closes after the last. A stream that ends or fails is
+// opened again after a growing pause (1 s, 2 s, 4 s … at most 30 s); each (re)connection tells the
+// listeners, who fetch what they show again, since changes made while it was down are not replayed.
+// A refusal (signed out, no permission, a free workspace) stops it: trying again would change nothing.
+import type { InboxItemFieldsFragment } from '../../gql/graphql';
+import { readToken } from '../../lib/token-storage';
+import { workspaceHeaders } from '../../lib/workspace/workspace-storage';
+
+export const INBOX_EVENTS_PATH = '/api/inbox/events';
+
+export interface InboxListener {
+  /** A conversation as it now stands (event `conversation`). */
+  onItem?: (item: InboxItemFieldsFragment) => void;
+  /** The stream is (again) connected: what was missed while it was not must be fetched. */
+  onConnected?: () => void;
+}
+
+export interface ServerSentEvent {
+  event: string;
+  data: string;
+}
+
+/**
+ * Splits what arrived so far into complete events (a blank line ends one) and the rest. Comments
+ * (`: ping`) are dropped; `data` lines are joined with newlines, as the EventSource standard does.
+ */
+export function parseEvents(buffer: string): { events: ServerSentEvent[]; rest: string } {
+  const normalized = buffer.replace(/\r\n?/g, '\n');
+  const blocks = normalized.split('\n\n');
+  const rest = blocks.pop() ?? '';
+  const events: ServerSentEvent[] = [];
+  for (const block of blocks) {
+    let event = 'message';
+    const data: string[] = [];
+    for (const line of block.split('\n')) {
+      if (!line || line.startsWith(':')) continue;
+      const colon = line.indexOf(':');
+      const field = colon === -1 ? line : line.slice(0, colon);
+      const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
+      if (field === 'event') event = value;
+      else if (field === 'data') data.push(value);
+    }
+    if (data.length) events.push({ event, data: data.join('\n') });
+  }
+  return { events, rest };
+}
+
+/** The pause before the n-th attempt to connect again (n from 1): 1 s, 2 s, 4 s … 30 s at most. */
+export function reconnectDelay(attempt: number): number {
+  return Math.min(30_000, 1000 * 2 ** Math.max(0, attempt - 1));
+}
+
+const listeners = new Set<InboxListener>();
+let stop: (() => void) | null = null;
+
+/** Listens to the live inbox; the returned function stops listening. */
+export function subscribeInbox(listener: InboxListener): () => void {
+  listeners.add(listener);
+  stop ??= connect();
+  return () => {
+    listeners.delete(listener);
+    if (listeners.size === 0 && stop) {
+      stop();
+      stop = null;
+    }
+  };
+}
+
+/** Whether a stream is open or being reopened now (for tests). */
+export const inboxStreamRunning = () => stop !== null;
+
+function connect(): () => void {
+  const abort = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let attempt = 0;
+
+  const run = async () => {
+    while (!abort.signal.aborted) {
+      let refused = false;
+      try {
+        refused = await readOnce(abort.signal, () => {
+          attempt = 0;
+          for (const l of [...listeners]) l.onConnected?.();
+        });
+      } catch {
+        // A network failure or a cut stream: try again below.
+      }
+      if (refused || abort.signal.aborted) return;
+      attempt += 1;
+      await new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, reconnectDelay(attempt));
+        abort.signal.addEventListener('abort', () => resolve(), { once: true });
+      });
+    }
+  };
+  void run();
+  return () => {
+    clearTimeout(timer);
+    abort.abort();
+  };
+}
+
+/** One connection, read to its end. Resolves to true when the server refused it for good (a 4xx). */
+async function readOnce(signal: AbortSignal, connected: () => void): Promise<boolean> {
+  const token = readToken();
+  if (!token) return true;
+  const res = await fetch(INBOX_EVENTS_PATH, {
+    headers: { accept: 'text/event-stream', authorization: `Bearer ${token}`, ...workspaceHeaders() },
+    signal,
+  });
+  if (!res.ok || !res.body) return res.status >= 400 && res.status < 500;
+  connected();
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return false;
+    const parsed = parseEvents(buffer + value);
+    buffer = parsed.rest;
+    for (const { event, data } of parsed.events) {
+      if (event === 'error') {
+        const status = (JSON.parse(data) as { status?: number }).status ?? 500;
+        if (status >= 400 && status < 500) return true;
+        continue;
+      }
+      if (event !== 'conversation') continue;
+      const item = JSON.parse(data) as InboxItemFieldsFragment;
+      for (const l of [...listeners]) l.onItem?.(item);
+    }
+  }
+}
