@@ -3,6 +3,7 @@
 // same public paths as the chat, with no sign-in; the stream is read with fetch (not EventSource)
 // so the embed page can mark its calls like every other.
 import { readEventStream } from './read-event-stream';
+import { LeadError, submitEmailLead } from '../lead-form/lead-api';
 
 export const HANDOFF_FAILED_MESSAGE = "Couldn't reach a person right now. Please try again.";
 export const LEAD_FAILED_MESSAGE = "Couldn't send your email. Please try again.";
@@ -145,20 +146,14 @@ export class StreamRefused extends Error {
 
 /**
  * POST /api/chatbot/public/{uniqueId}/lead with source "handoff_timeout": the email the visitor
- * leaves when nobody was free to answer.
+ * leaves when nobody was free to answer (the lead form's call, lead-form/lead-api.ts).
  */
 export async function submitTimeoutEmail(input: { uniqueId: string; sessionId: string; email: string; embedded?: boolean }): Promise<void> {
-  let response: Response;
   try {
-    response = await fetch(path(input.uniqueId, 'lead'), {
-      method: 'POST',
-      headers: headersFor(input.embedded),
-      body: JSON.stringify({ sessionId: input.sessionId, email: input.email, source: 'handoff_timeout' }),
-    });
-  } catch {
-    throw new HandoffError(LEAD_FAILED_MESSAGE);
+    await submitEmailLead(input);
+  } catch (failure) {
+    throw new HandoffError(failure instanceof LeadError ? failure.message : LEAD_FAILED_MESSAGE);
   }
-  if (!response.ok) throw new HandoffError((await serverMessage(response)) ?? LEAD_FAILED_MESSAGE);
 }
 
 /** The wait before the next reconnection: 1 s, doubling, at most 30 s, with some jitter so pages spread out. */
