@@ -7,10 +7,17 @@ import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parse } from 'csv-parse/sync';
-import { expect, test } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type Page } from '@playwright/test';
 import { Webhook } from 'standardwebhooks';
 import { createBot, makePro, ownerToken, registerOwner, uniqueEmail } from './fixtures.ts';
 import { screenshot } from './screenshots.ts';
+
+/** axe finds nothing serious or critical on the page as it stands (as screens.spec.ts asks of every screen). */
+async function expectAccessible(page: Page): Promise<void> {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+}
 
 interface Received {
   headers: Record<string, string>;
@@ -78,6 +85,7 @@ test('a visitor leaves their details after two messages; the owner lists, opens 
     await form.getByLabel('Email').fill('ada@example.com');
     await form.getByRole('button', { name: 'Send' }).click();
     await expect(form.getByRole('alert')).toHaveText('Please tick the box to agree.');
+    await expectAccessible(visitor);
     await screenshot(visitor, 'leads-chat-form');
     await visitor.setViewportSize({ width: 375, height: 740 });
     await screenshot(visitor, 'leads-chat-form-phone', { fullPage: false });
@@ -105,6 +113,7 @@ test('a visitor leaves their details after two messages; the owner lists, opens 
     await expect(row.getByRole('cell', { name: 'Ada Lovelace' })).toBeVisible();
     await expect(row.getByRole('cell', { name: 'Agreed' })).toBeVisible();
     await screenshot(page, 'leads-page');
+    await expectAccessible(page);
     await page.setViewportSize({ width: 375, height: 740 });
     await screenshot(page, 'leads-page-phone');
     await page.setViewportSize({ width: 1280, height: 800 });

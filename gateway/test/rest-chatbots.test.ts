@@ -2,7 +2,7 @@
 // the real auth, billing and chatbot services.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_EMBED_SETTINGS } from './embed-settings-fixtures.ts';
+import { DEFAULT_EMBED_SETTINGS, DEFAULT_LEAD_SETTINGS } from './embed-settings-fixtures.ts';
 import { api, type Stack, startStack } from './stack.ts';
 import { fetchBytes, makePro, type Owner, pictureForm, PICTURE_URL, pngImage, postForm, registerOwner, UUID } from './chatbot-fixtures.ts';
 
@@ -70,6 +70,7 @@ function expectChatbot(
     suggestedQuestions: [],
     noAnswerMessage: '',
     ...DEFAULT_EMBED_SETTINGS,
+    ...DEFAULT_LEAD_SETTINGS,
     knowledgeBase: fields.knowledgeBase ?? { text: '', textEntries: [] },
   });
   isoString(chatbot.createdAt);

@@ -31,9 +31,9 @@ export const LIMIT_INVALID = 'limit must be a whole number from 1 to 100';
 const DEFAULT_PAGE = 20;
 const MAX_PAGE = 100;
 
-/** A chatbot as the API shows it: settings without the dashboard's appearance and visitor limits. */
+/** A chatbot as the API shows it: settings without the dashboard's appearance, visitor limits, lead form and handoff. */
 export function apiChatbot(message: ChatbotMessage | undefined) {
-  const { knowledgeBase: _kb, appearance: _a, limits: _l, ...rest } = chatbotView(message);
+  const { knowledgeBase: _kb, appearance: _a, limits: _l, leadForm: _f, handoff: _h, ...rest } = chatbotView(message);
   return rest;
 }
 

@@ -32,5 +32,6 @@ export const PRO_PLAN: PlanOffer = {
     'Custom branding',
     'Lead capture',
     'Live inbox and handoff to your team',
+    'Lead capture',
   ],
 };

@@ -63,7 +63,7 @@ export function LeadFormSettingsCard({ chatbot }: { chatbot: ChatbotLeadSettings
           </div>
           {!on ? <p className="text-sm text-gray-500">Every field is off: the chat shows no form.</p> : null}
 
-          <div className={cn('grid gap-4 sm:grid-cols-2', !on && 'opacity-60')}>
+          <div className="grid gap-4 sm:grid-cols-2">
             <SelectField
               label="Show the form"
               name="lead-trigger"
@@ -89,7 +89,7 @@ export function LeadFormSettingsCard({ chatbot }: { chatbot: ChatbotLeadSettings
             ) : null}
           </div>
 
-          <div className={cn(!on && 'opacity-60')}>
+          <div>
             <TextField
               label="Consent line"
               name="lead-consent"

@@ -30,37 +30,29 @@ export interface SubmittedLead {
   sessionId: string;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null;
-}
-
-async function readJson(response: Response): Promise<unknown> {
-  try {
-    return JSON.parse(await response.text());
-  } catch {
-    return undefined;
-  }
-}
+/** What the server answers: the lead, or a refusal's `message`. */
+type LeadAnswer = { message?: unknown; leadId?: unknown; sessionId?: unknown };
 
 export async function submitLead(input: SubmitLeadInput): Promise<SubmittedLead> {
-  const { uniqueId, sessionId, name, email, phone, consent, source = 'form', visitor, embedded } = input;
-  const who = visitor && (visitor.id || visitor.name) ? { id: visitor.id, name: visitor.name } : undefined;
-  let response: Response;
+  const { uniqueId, sessionId, visitor, embedded, source = 'form', ...fields } = input;
+  let body: LeadAnswer | null = null;
+  let ok = false;
   try {
-    response = await fetch(`/api/chatbot/public/${encodeURIComponent(uniqueId)}/lead`, {
+    const response = await fetch(`/api/chatbot/public/${encodeURIComponent(uniqueId)}/lead`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(embedded ? { 'x-parley-embed': '1' } : {}) },
-      body: JSON.stringify({ sessionId, name, email, phone, consent, source, ...(who ? { visitor: who } : {}) }),
+      // The visitor's id and name travel as with a message; identify's email only pre-fills the form.
+      body: JSON.stringify({ sessionId, ...fields, source, visitor: visitor ? { id: visitor.id, name: visitor.name } : undefined }),
     });
+    ok = response.ok;
+    body = (await response.json()) as LeadAnswer | null;
   } catch {
-    throw new LeadError(LEAD_FAILED_MESSAGE);
+    // No answer, or not JSON: the default words.
   }
-  const body = await readJson(response);
-  if (!response.ok) {
-    const message = isRecord(body) && typeof body.message === 'string' && body.message.trim() ? body.message.trim() : LEAD_FAILED_MESSAGE;
-    throw new LeadError(message);
+  if (!ok || typeof body?.leadId !== 'string') {
+    const message = typeof body?.message === 'string' && body.message.trim();
+    throw new LeadError(message || LEAD_FAILED_MESSAGE);
   }
-  if (!isRecord(body) || typeof body.leadId !== 'string') throw new LeadError(LEAD_FAILED_MESSAGE);
   return { leadId: body.leadId, sessionId: typeof body.sessionId === 'string' && body.sessionId ? body.sessionId : sessionId };
 }
 

@@ -2,7 +2,7 @@ import { useEffect, useId, useState, type FormEvent } from 'react';
 import { Button } from '../../../components/ui/button';
 import { cn } from '../../../lib/cn';
 import type { Visitor } from '../embed-messages';
-import { canSkip, fieldLabels, LEAD_FIELDS, missingInput, type LeadField, type LeadFormConfig, type LeadValues } from './lead-form-config';
+import { canSkip, fieldLabels, LEAD_FIELDS, type LeadField, type LeadFormConfig, type LeadValues } from './lead-form-config';
 import { LEAD_FAILED_MESSAGE, LeadError } from './lead-api';
 
 const INPUT_TYPES: Record<LeadField, { type: string; autoComplete: string; inputMode?: 'email' | 'tel' }> = {
@@ -51,11 +51,7 @@ export function LeadFormCard({ form, visitor, onSubmit, onSkip }: LeadFormCardPr
 
   async function handleSubmit(event: FormEvent) {
     event.preventDefault();
-    const missing = missingInput(form, values);
-    if (missing) {
-      setError(missing);
-      return;
-    }
+    // The server checks every rule (required fields, the email, the consent box) in the words shown.
     setSending(true);
     setError(null);
     try {

@@ -69,15 +69,3 @@ export interface LeadValues {
 }
 
 export const fieldLabels: Record<LeadField, string> = { name: 'Name', email: 'Email', phone: 'Phone' };
-export const CONSENT_REQUIRED = 'Please tick the box to agree.';
-export const NOTHING_GIVEN = 'Please fill in at least one field.';
-
-/** The first thing the server would refuse that the page can tell alone (the same words), or null. */
-export function missingInput(form: LeadFormConfig, values: LeadValues): string | null {
-  for (const field of LEAD_FIELDS) {
-    if (form[field] === 'required' && !values[field].trim()) return `${fieldLabels[field]} is required.`;
-  }
-  if (LEAD_FIELDS.every((field) => form[field] === 'off' || !values[field].trim())) return NOTHING_GIVEN;
-  if (form.consentText && !values.consent) return CONSENT_REQUIRED;
-  return null;
-}
