@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import pg from 'pg';
-import { createBot, makePro, ownerToken, ownerUsage, registerOwner, uniqueEmail } from './fixtures.ts';
+import { createBot, makePro, ownerToken, ownerUsage, registerOwner, uniqueEmail, updateBot } from './fixtures.ts';
 import { screenshot } from './screenshots.ts';
 
 /** Asserts the screen's title, then that axe reports nothing serious or critical on it. */
@@ -263,6 +263,81 @@ test('the workspace screens: switcher, members, audit log and an invitation, on 
     await screenshot(visitor, `screens-invitation-invalid-${suffix}`);
   }
   await visitor.context().close();
+});
+
+test('the inbox: the upgrade prompt, then a waiting conversation arriving live, claimed and answered, on a desktop and a phone', async ({
+  page,
+  request,
+}) => {
+  test.setTimeout(180_000);
+  const email = await registerOwner(page, uniqueEmail('screens-inbox'));
+  const token = await ownerToken(page);
+  await page.goto('/inbox');
+  await expect(page.getByRole('region', { name: 'Live inbox' })).toBeVisible();
+  await expectScreen(page, 'Inbox — Parley');
+  await screenshot(page, 'screens-inbox-free');
+
+  await makePro(email);
+  const bot = await createBot(request, token, 'Acme Support', 'Acme opens at nine in the morning.');
+  expect((await updateBot(request, token, bot._id, { handoff: { enabled: true } })).status()).toBe(200);
+  const db = new pg.Client({ connectionString: process.env.E2E_DATABASE_URL });
+  await db.connect();
+  let conversationId: string;
+  try {
+    const sent = await request.post(`/api/chatbot/public/${bot.uniqueId}/chat`, { data: { message: 'Where is my parcel?' } });
+    expect(sent.status()).toBe(200);
+    const { sessionId } = (await sent.json()) as { sessionId: string };
+    // The inbox is open before the visitor asks: the conversation must arrive live, with the badge.
+    await page.goto('/inbox');
+    await expect(page.getByText('Nobody is waiting for a person.')).toBeVisible();
+    await expect(page.getByRole('status', { name: /waiting/ })).toHaveCount(0);
+    // The visitor asks for a person, as the chat page's "Talk to a person" does.
+    const asked = await request.post(`/api/chatbot/public/${bot.uniqueId}/handoff`, { data: { sessionId } });
+    expect(asked.status()).toBe(200);
+    expect(((await asked.json()) as { status: string }).status).toBe('waiting');
+    const { rows } = await db.query(`SELECT id FROM chat."Conversation" WHERE "sessionId" = $1`, [sessionId]);
+    conversationId = rows[0].id;
+    await expect(page.getByRole('region', { name: 'Waiting' }).getByRole('link', { name: /Visitor/ })).toBeVisible();
+    await expect(page.getByRole('status', { name: '1 waiting' })).toBeVisible();
+  } finally {
+    await db.end();
+  }
+
+  for (const [width, height, suffix] of [
+    [1280, 800, 'desktop'],
+    [375, 812, 'phone'],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    await page.goto('/inbox');
+    await expect(page.getByRole('heading', { level: 1, name: 'Inbox' })).toBeVisible();
+    const row = page.getByRole('link', { name: /Visitor/ });
+    await expect(row).toBeVisible();
+    await expect(page.getByRole('switch', { name: 'Email me when a visitor is waiting' })).toBeVisible();
+    await expectScreen(page, 'Inbox — Parley');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+    await screenshot(page, `screens-inbox-${suffix}`);
+
+    await row.click();
+    await expect(page).toHaveURL(new RegExp(`/inbox/${conversationId}$`));
+    const panel = page.getByRole('region', { name: 'Conversation with Visitor' });
+    // The visitor's own words (the bot's Markdown answer quotes them too).
+    await expect(panel.getByRole('paragraph').filter({ hasText: /^Where is my parcel\?$/ })).toBeVisible();
+    if (suffix === 'desktop') {
+      await expect(page.getByRole('status', { name: '1 waiting' })).toBeVisible();
+      await panel.getByRole('button', { name: 'Claim' }).click();
+      await expect(panel.getByText('You are answering')).toBeVisible();
+      await panel.getByRole('textbox', { name: 'Reply to the visitor' }).fill('Hello, I am looking into it.');
+      await panel.getByRole('button', { name: 'Send reply' }).click();
+      await expect(panel.getByText('Hello, I am looking into it.')).toBeVisible();
+      await panel.getByRole('textbox', { name: 'Internal note' }).fill('Parcel left the depot on Monday.');
+      await panel.getByRole('button', { name: 'Add note' }).click();
+      await expect(panel.getByRole('listitem', { name: 'Internal note' })).toContainText('Parcel left the depot on Monday.');
+      await expect(page.getByRole('status', { name: /waiting/ })).toHaveCount(0);
+    }
+    await expectScreen(page, 'Inbox — Parley');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+    await screenshot(page, `screens-inbox-conversation-${suffix}`);
+  }
 });
 
 test('the webhooks screens: endpoints, adding one, a secret and the delivery log, on a desktop and a phone', async ({ page }) => {

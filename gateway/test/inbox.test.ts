@@ -13,7 +13,7 @@ import { createRedis } from '@parley/common/redis.ts';
 import { createServiceClient } from '@parley/common/rpc-client.ts';
 import { ChatService } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { CLIENT_MESSAGE_ID_INVALID, CONTENT_EMPTY, CONVERSATION_NOT_FOUND } from '../src/inbox.ts';
-import { api, startStack, TEST_SERVICE_SECRET, type Stack } from './stack.ts';
+import { api, startGateway, startStack, TEST_SERVICE_SECRET, type Stack } from './stack.ts';
 import { createTeam, gqlIn, inWorkspace, setWorkspacePlan, sql, type Team } from './workspace-fixtures.ts';
 
 let stack: Stack;
@@ -67,9 +67,9 @@ async function visitorWaits(message = 'Where is my parcel?'): Promise<{ conversa
 }
 
 /** GET /api/inbox/events, read in the background: the events so far, and a stop that leaves as a browser would. */
-async function openEvents(token: string, workspaceId = team.id) {
+async function openEvents(token: string, workspaceId = team.id, baseUrl = stack.url) {
   const abort = new AbortController();
-  const res = await fetch(`${stack.url}/api/inbox/events`, {
+  const res = await fetch(`${baseUrl}/api/inbox/events`, {
     headers: { authorization: `Bearer ${token}`, 'x-workspace-id': workspaceId, accept: 'text/event-stream' },
     signal: abort.signal,
   });
@@ -246,6 +246,16 @@ describe('the live inbox', () => {
     expect(status(missing)).toBe(400);
     const control = await gql(agent, reply, { id: conversationId, content: 'a\u0000b', clientMessageId: randomUUID() });
     expect(status(control)).toBe(400);
+  });
+
+  it('ends its streams when the gateway stops, so the stop does not wait on them', async () => {
+    const second = await startGateway(stack.gatewayEnv);
+    const stream = await openEvents(team.members.agent.token, team.id, second.url);
+    expect(stream.res.status).toBe(200);
+    await until(() => stream.comments.length > 0);
+    await second.close();
+    await until(() => stream.ended());
+    expect(stream.events).toEqual([]);
   });
 
   it('refuses viewers, outsiders and free workspaces', async () => {

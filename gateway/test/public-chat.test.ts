@@ -209,6 +209,9 @@ describe('POST /api/chatbot/public/:uniqueId/chat (JSON)', () => {
       sources: [],
       // The stored answer's id, for feedback.
       messageId: expect.stringMatching(/^[1-9]\d*$/),
+      // Nothing cited: the knowledge could not answer; handoff is off, so no person is offered.
+      unanswered: true,
+      offerHandoff: false,
     });
     // One model call, with the trimmed message last.
     expect(fake.requests.length).toBe(before + 1);
@@ -233,7 +236,7 @@ describe('POST /api/chatbot/public/:uniqueId/chat (JSON)', () => {
     const { chatbot } = await ownerWithChatbot();
     const res = await chat(chatbot.uniqueId, 'Hi', { sessionId });
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual(['message', 'messageId', 'sessionId', 'sources']);
+    expect(Object.keys(res.body).sort()).toEqual(['message', 'messageId', 'offerHandoff', 'sessionId', 'sources', 'unanswered']);
     expect(res.body.sessionId).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
     expect(res.body.sessionId).not.toBe(sessionId);
     // And a fresh one each time.
@@ -382,6 +385,8 @@ describe('POST /api/chatbot/public/:uniqueId/chat (event stream)', () => {
       sessionId: expect.stringMatching(/^[A-Za-z0-9_-]{38}$/),
       sources: [],
       messageId: expect.stringMatching(/^\d+$/),
+      unanswered: true,
+      offerHandoff: false,
     });
     expect(deltas.map((d) => d.data.delta).join('')).toBe(done.message);
   });

@@ -9,6 +9,10 @@ import { createRedis } from '@parley/common/redis.ts';
 import { registry } from '@parley/common/metrics.ts';
 import { ChatService } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { makePro, registerOwner, type Owner } from './chatbot-fixtures.ts';
+import { createLogger } from '@parley/common/logger.ts';
+import { serveApp } from '@parley/common/testing/serve.ts';
+import { createGateway } from '../src/app.ts';
+import { readGatewayConfig } from '../src/config.ts';
 import { api, startStack, TEST_SERVICE_SECRET, type Stack } from './stack.ts';
 
 let stack: Stack;
@@ -321,5 +325,26 @@ describe('the conversation stream', () => {
     const answered = await say(uniqueId, 'Back to you, bot', sessionId);
     expect(answered.message).not.toBe('');
     expect(answered).not.toHaveProperty('handoff');
+  });
+
+  it('is ended by a gateway that shuts down, so the drain does not wait for visitors to leave', async () => {
+    const { uniqueId } = await handoffChatbot();
+    const { sessionId } = await say(uniqueId, 'Hello');
+    expect((await api(stack.url, `${base(uniqueId)}/handoff`, { body: { sessionId } })).status).toBe(200);
+    // A gateway of its own, stopped as the process lifecycle stops one: the server closes beside the background work.
+    const config = readGatewayConfig({ ...stack.gatewayEnv, LOG_LEVEL: 'silent', SERVICE_SECRET: TEST_SERVICE_SECRET });
+    const parts = await createGateway(config, { logger: createLogger('gateway-test', 'silent') });
+    const server = await serveApp(parts.app);
+    try {
+      const res = await fetch(`${server.url}${base(uniqueId)}/events?sessionId=${sessionId}`, { headers: { accept: 'text/event-stream' } });
+      expect(res.status).toBe(200);
+      const reader = res.body!.getReader();
+      expect(new TextDecoder().decode((await reader.read()).value)).toContain('event: state');
+      await Promise.all([server.close(), ...(parts.background ?? []).map((stop) => stop())]);
+      // The rest of the stream is its end.
+      for (let step = await reader.read(); !step.done; step = await reader.read());
+    } finally {
+      for (const close of parts.closers) await close();
+    }
   });
 });

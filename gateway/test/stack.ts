@@ -51,6 +51,7 @@ export async function startGateway(env: Record<string, string>) {
     url: server.url,
     config,
     async close() {
+      for (const stop of parts.background ?? []) await stop();
       await server.close();
       for (const close of parts.closers) await close();
     },

@@ -35,7 +35,7 @@ export interface ApiOptions {
   chatTimeoutMs: number;
   /** How often a live stream sends `: ping`. */
   ssePingMs: number;
-  /** The gateway's open conversation streams, ended when it shuts down. */
+  /** The gateway's open live streams (a visitor's conversation, the inbox), ended when it shuts down. */
   conversationStreams?: OpenStreams;
   publicUrl: string;
   stripeEvents: StripeEventIntake;
@@ -87,7 +87,7 @@ export function apiRouter(opts: ApiOptions): Router {
   router.use('/chatbot', chatbotRoutes(opts.clients, opts), chatbotAnalyticsRoutes(opts.clients), unansweredQuestionRoutes(opts.clients));
   router.use('/analytics', analyticsSummaryRoutes(opts.clients));
   router.use('/leads', leadExportRoutes(opts.clients, { logger: opts.logger }));
-  router.use('/inbox', inboxEventRoutes(opts.clients, { logger: opts.logger, pingMs: opts.ssePingMs }));
+  router.use('/inbox', inboxEventRoutes(opts.clients, { logger: opts.logger, pingMs: opts.ssePingMs, streams: opts.conversationStreams }));
   router.use('/user', usageRoutes(opts.clients), accountRoutes(opts.clients, { logger: opts.logger }));
   router.use(
     '/payment',

@@ -125,13 +125,16 @@ export async function relayConversation(
   startEventStream(res);
   openConversationStreams.inc();
   opts.streams?.add(res);
-  const ping = setInterval(() => res.write(': ping\n\n'), opts.pingMs ?? PING_INTERVAL_MS);
+  // Nothing is written once the response has ended (a gateway stopping ends it before the call stops).
+  const ping = setInterval(() => {
+    if (!res.writableEnded) res.write(': ping\n\n');
+  }, opts.pingMs ?? PING_INTERVAL_MS);
   res.once('close', () => {
     clearInterval(ping);
     openConversationStreams.dec();
   });
   try {
-    for (let step = first; !step.done; step = await stream.next()) {
+    for (let step = first; !step.done && !res.writableEnded; step = await stream.next()) {
       const { event } = step.value;
       if (event.case === 'message') {
         res.write(`id: ${event.value.id}\n`);

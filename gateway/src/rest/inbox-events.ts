@@ -7,7 +7,8 @@
 //   : ping                a comment every SSE_PING_MS (15 s), so an idle stream stays open
 //   event: error          data: { message, status }, when the chat service refuses (a free workspace:
 //                         403) or fails; the stream then ends
-// The stream has no deadline: it runs until the client goes, which ends the call in the chat service.
+// The stream has no deadline: it runs until the client goes, which ends the call in the chat service,
+// or until the gateway stops (it ends its streams itself; the client then connects again).
 // WatchInbox sends nothing until something changes, so the events start at once; a client refetches
 // the inbox when it (re)connects, since a change made while it was away is not replayed.
 import { Router } from 'express';
@@ -18,14 +19,16 @@ import { mapError } from '../errors.ts';
 import { inboxItemView } from '../inbox.ts';
 import { routeMember } from '../owners.ts';
 import { sendEvent } from './answer-stream.ts';
+import type { OpenStreams } from './conversation-events.ts';
 
 const openStreams = gauge('parley_gateway_sse_inbox_open', 'Live inbox streams this gateway is relaying to members now.', []);
 
-export function inboxEventRoutes(clients: Clients, opts: { logger: Logger; pingMs: number }): Router {
+export function inboxEventRoutes(clients: Clients, opts: { logger: Logger; pingMs: number; streams?: OpenStreams }): Router {
   const router = Router();
 
   router.get('/events', async (req, res) => {
     const member = await routeMember(clients, req);
+    // The client leaving, or this gateway stopping (it ends its open streams), ends the call in the chat service.
     const abort = new AbortController();
     res.on('close', () => abort.abort());
     const events = clients.chat.watchInbox({ ownerId: member.ownerId }, { signal: abort.signal, timeoutMs: 0 });
@@ -37,12 +40,19 @@ export function inboxEventRoutes(clients: Clients, opts: { logger: Logger; pingM
     res.setHeader('X-Accel-Buffering', 'no');
     res.flushHeaders();
     res.write(': connected\n\n');
+    opts.streams?.add(res);
     openStreams.inc();
-    const ping = setInterval(() => res.write(': ping\n\n'), opts.pingMs);
+    // Nothing is written once the response has ended (the gateway stopping ends it before the call stops).
+    const ping = setInterval(() => {
+      if (!res.writableEnded) res.write(': ping\n\n');
+    }, opts.pingMs);
     try {
-      for await (const { item } of events) sendEvent(res, 'conversation', inboxItemView(item));
+      for await (const { item } of events) {
+        if (res.writableEnded) break;
+        sendEvent(res, 'conversation', inboxItemView(item));
+      }
     } catch (err) {
-      if (!abort.signal.aborted) {
+      if (!abort.signal.aborted && !res.writableEnded) {
         const { status, message } = mapError(err, opts.logger);
         sendEvent(res, 'error', { message, status });
       }

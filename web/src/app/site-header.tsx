@@ -53,6 +53,7 @@ export function SiteHeader() {
       <ButtonLink to="/dashboard" variant="secondary" size="sm">
         Dashboard
       </ButtonLink>
+      <InboxNavLink />
       {readsLeads ? (
         <ButtonLink to="/leads" variant="ghost" size="sm">
           Leads
@@ -88,19 +89,18 @@ export function SiteHeader() {
             <span className="text-lg font-semibold tracking-tight text-gray-900">Parley</span>
           </Link>
           {session.isAuthenticated ? <WorkspaceSwitcher /> : null}
-          <nav aria-label="Main" className="hidden sm:flex sm:items-center">
-            {session.isAuthenticated ? <InboxNavLink className={navLinkClasses} /> : null}
+          <nav aria-label="Main" className="hidden lg:block">
             <NavLink to="/pricing" className={navLinkClasses}>
               Pricing
             </NavLink>
           </nav>
         </div>
 
-        <div className="hidden shrink-0 items-center gap-2 sm:flex">{actions}</div>
+        <div className="hidden shrink-0 items-center gap-2 lg:flex">{actions}</div>
 
         <button
           type="button"
-          className="inline-flex size-10 shrink-0 items-center justify-center rounded-lg text-gray-700 hover:bg-gray-100 sm:hidden"
+          className="inline-flex size-10 shrink-0 items-center justify-center rounded-lg text-gray-700 hover:bg-gray-100 lg:hidden"
           aria-expanded={menuOpen}
           aria-controls="mobile-menu"
           onClick={() => setMenuOpen((open) => !open)}
@@ -117,9 +117,8 @@ export function SiteHeader() {
       </div>
 
       {menuOpen ? (
-        <div id="mobile-menu" className="border-t border-gray-200 bg-white px-4 pt-2 pb-4 sm:hidden">
+        <div id="mobile-menu" className="border-t border-gray-200 bg-white px-4 pt-2 pb-4 lg:hidden">
           <nav aria-label="Main mobile" className="flex flex-col">
-            {session.isAuthenticated ? <InboxNavLink className={navLinkClasses} /> : null}
             <NavLink to="/pricing" className={navLinkClasses}>
               Pricing
             </NavLink>

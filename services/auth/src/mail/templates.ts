@@ -106,8 +106,9 @@ export function webhookEndpointDisabledMail(input: {
   ]);
 }
 
-export function inboxConversationLink(publicUrl: string, conversationId: string): string {
-  return `${publicUrl}/inbox/${encodeURIComponent(conversationId)}`;
+/** The conversation in the Inbox, in its workspace (the page switches to it for a member of several). */
+export function inboxConversationLink(publicUrl: string, conversationId: string, workspaceId: string): string {
+  return `${publicUrl}/inbox/${encodeURIComponent(conversationId)}?workspace=${encodeURIComponent(workspaceId)}`;
 }
 
 /** What a visitor wrote, as a mail quotes it: on one line and at most 200 characters. */
@@ -119,6 +120,7 @@ const quoted = (text: string) => {
 export function handoffRequestedMail(input: {
   publicUrl: string;
   workspaceName: string;
+  workspaceId: string;
   conversationId: string;
   visitorName: string;
   lastMessage: string;
@@ -128,7 +130,7 @@ export function handoffRequestedMail(input: {
   return mail(`A visitor is waiting for a person in ${input.workspaceName}`, [
     `${who} asked to talk to a person in the workspace "${input.workspaceName}" and is waiting in the Inbox.`,
     ...(last ? [`Their latest message: “${last}”`] : []),
-    { label: 'Open the conversation', link: inboxConversationLink(input.publicUrl, input.conversationId) },
+    { label: 'Open the conversation', link: inboxConversationLink(input.publicUrl, input.conversationId, input.workspaceId) },
     'You get this mail because "Email me when a visitor is waiting" is on for you in this workspace; switch it off on the Inbox page.',
   ]);
 }

@@ -42,6 +42,7 @@ export async function mailHandoffRequested(deps: HandoffMailDeps, input: Handoff
   const content = handoffRequestedMail({
     publicUrl: deps.publicUrl,
     workspaceName: workspace.name,
+    workspaceId,
     conversationId,
     visitorName: input.visitorName,
     lastMessage: input.lastMessage,

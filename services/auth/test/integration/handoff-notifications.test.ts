@@ -62,7 +62,7 @@ describe('HandoffRequested', () => {
     expect(mailed).toEqual([owner.email, admin.email, agent.email, editor.email].sort());
     for (const person of [quietAgent, viewer]) expect(mailed).not.toContain(person.email);
     expect(mails[0].subject).toBe('A visitor is waiting for a person in Acme');
-    expect(mails[0].text).toContain(`${h.parts.deps.publicUrl}/inbox/${conversationId}`);
+    expect(mails[0].text).toContain(`${h.parts.deps.publicUrl}/inbox/${conversationId}?workspace=${workspaceId}`);
     expect(mails[0].text).toContain('Grace asked to talk to a person');
     expect(mails[0].text).toContain('Can I speak to someone about my order?');
   });

@@ -98,7 +98,7 @@ async function storeAgentMessage(
       ownerId,
     );
     if (!conversation) throw notFound(CONVERSATION_NOT_FOUND);
-    const [existing] = await tx.$queryRaw<(MessageRow & { conversationRole: string })[]>`
+    const [existing] = await tx.$queryRaw<MessageRow[]>`
       SELECT "id", "role"::text AS "role", "content", "authorName", "createdAt", "sources" FROM "Message"
        WHERE "conversationId" = ${conversationId}::uuid AND "clientMessageId" = ${clientMessageId}`;
     if (existing) return { message: messageView(existing), conversation, created: false, claimed: false };

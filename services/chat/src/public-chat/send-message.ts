@@ -6,6 +6,12 @@
 //                  instance knows, reads its public revision and the conversation's kept turns (admission.ts)
 //   3. chatbot     held under that revision (no call), else ONE GetPromptKnowledge call (chatbot-context.ts);
 //                  then, with no I/O, where it may run: the request's site (visitor-site.ts, 403)
+//   3b. handoff    a chatbot with handoff on (docs/adr/0034-humans-in-the-loop.md): the conversation's
+//                  mirror, read along in step 2 when this instance knew the chatbot with handoff on,
+//                  else ONE Redis GET (never for a chatbot with handoff off, nor a new conversation).
+//                  While a person has it (waiting or human) the bot stays silent: ONE statement stores
+//                  the message, it is published to the agents, and the answer is the `handoff` state
+//                  with an empty message. No day limit, no history, no credit, no model (visitor-handoff.ts).
 //   4. proof       a new conversation's first message on a chatbot that asks for proof of work: the
 //                  solved challenge checked, then ONE Redis SET NX so it is used once (proof-of-work.ts, 403)
 //   5. day limit   ONE Redis script: the visitor's messages today, the message counted (daily-limits.ts,
@@ -15,12 +21,6 @@
 //   7. credit      ONE ReserveCredit call to billing: the answer's largest cost held against the
 //                  owner's credit and the chatbot's daily spend limit, both billing's rules
 //                  (credit-hold.ts, ADR 0010 and 0022; the limit refuses with the day's 429)
-//   3b. handoff   a chatbot with handoff on (docs/adr/0034-humans-in-the-loop.md): the conversation's
-//                  mirror, read along in step 2 when this instance knew the chatbot with handoff on,
-//                  else ONE Redis GET (never for a chatbot with handoff off, nor a new conversation).
-//                  While a person has it (waiting or human) the bot stays silent: ONE statement stores
-//                  the message, it is published to the agents, and the answer is the `handoff` state
-//                  with an empty message. No day limit, no history, no credit, no model (visitor-handoff.ts).
 // then the model (one call; on failure one ReleaseCredit and the visitor's message taken back), then
 // the recorder (recorder.ts): ONE database statement (the exchange, whose answer's id the visitor
 // rates it by; a new conversation keeps the visitor's id and name), the queue publishes

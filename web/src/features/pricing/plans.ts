@@ -30,6 +30,7 @@ export const PRO_PLAN: PlanOffer = {
     'Priority support',
     'Advanced analytics',
     'Custom branding',
+    'Lead capture',
     'Live inbox and handoff to your team',
     'Lead capture',
   ],

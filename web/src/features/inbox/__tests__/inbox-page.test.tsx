@@ -2,7 +2,7 @@ import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { HandoffStatus } from '../../../gql/graphql';
 import { graphqlError, sampleUser, type Handler } from '../../../test/mock-link';
-import { openAsMember, sampleWorkspace } from '../../../test/workspace-fixtures';
+import { openAsMember, personalWorkspace, sampleWorkspace, workspacesAnswer } from '../../../test/workspace-fixtures';
 import { INBOX_UPGRADE_TITLE, NOTIFY_LABEL } from '../components/inbox-page';
 import { inboxStreamRunning, parseEvents, reconnectDelay } from '../inbox-stream';
 import { placeItem, waitedFor } from '../inbox-lists';
@@ -114,10 +114,10 @@ describe('Inbox page', () => {
       }),
     );
     expect(await screen.findByRole('heading', { name: 'Inbox', level: 1 })).toBeTruthy();
-    const waiting = within(await screen.findByRole('region', { name: /Waiting/ }));
+    const waiting = within(await screen.findByRole('region', { name: 'Waiting' }));
     expect(waiting.getByRole('link', { name: /Grace/ }).getAttribute('href')).toBe(`/inbox/${CONVERSATION}`);
     expect(waiting.getByText('waiting 5 min')).toBeTruthy();
-    const open = within(screen.getByRole('region', { name: /Open/ }));
+    const open = within(screen.getByRole('region', { name: 'Open' }));
     // An admin sees every agent's conversations, with who has each.
     expect(open.getByText('Grace Hopper')).toBeTruthy();
     expect((await screen.findByRole('status', { name: '1 waiting' })).textContent).toBe('1');
@@ -274,6 +274,28 @@ describe('Inbox page', () => {
     expect(screen.queryByRole('link', { name: /Inbox/ })).toBeNull();
     expect(stream.requests).toHaveLength(0);
     expect(inboxStreamRunning()).toBe(false);
+  });
+
+  it('acts in the workspace a mail’s link names, then drops it from the address', async () => {
+    const { calls, router } = openAsMember(
+      `/inbox/${CONVERSATION}?workspace=w-team`,
+      personalWorkspace,
+      pro({
+        Workspaces: workspacesAnswer(sampleWorkspace({ role: 'AGENT' })),
+        Inbox: () => ({ data: { inbox: { __typename: 'Inbox', waiting: [item(CONVERSATION, 'WAITING')], open: [] } } }),
+        InboxWaitingCount: () => ({ data: { inboxWaitingCount: 1 } }),
+        HandoffNotifications: () => ({
+          data: { currentWorkspace: { __typename: 'Workspace', id: 'w-team', handoffNotifications: true } },
+        }),
+        InboxConversation: () => ({ data: { inboxConversation: conversation('WAITING') } }),
+      }),
+    );
+    await waitFor(() => expect(router.state.location.search).toBe(''));
+    expect(router.state.location.pathname).toBe(`/inbox/${CONVERSATION}`);
+    expect(localStorage.getItem('workspace')).toBe('w-team');
+    expect(await screen.findByRole('region', { name: 'Conversation with Grace' })).toBeTruthy();
+    const asked = calls.filter((c) => c.operationName === 'InboxConversation');
+    expect(asked.at(-1)?.headers['x-workspace-id']).toBe('w-team');
   });
 
   it('shows the server’s message when the conversation is another workspace’s', async () => {

@@ -1,3 +1,4 @@
+import { CitedAnswer } from '../../../../chat-page/src/components/citations/cited-answer';
 import type { InboxMessageFieldsFragment } from '../../../gql/graphql';
 import { cn } from '../../../lib/cn';
 import { formatDateTime } from '../../../lib/format';
@@ -49,7 +50,14 @@ export function ConversationMessages({ messages }: { messages: InboxMessageField
                 {agent ? (m.authorName ?? 'Agent') : (WHO[m.role] ?? m.role)}
                 {when ? <span className="font-normal"> · {when}</span> : null}
               </p>
-              <p className="mt-0.5 whitespace-pre-wrap">{m.content}</p>
+              {/* The bot's answers as the visitor saw them (Markdown); people's words as typed. */}
+              {m.role === 'assistant' ? (
+                <div className="mt-0.5 break-words">
+                  <CitedAnswer content={m.content} sources={[]} />
+                </div>
+              ) : (
+                <p className="mt-0.5 break-words whitespace-pre-wrap">{m.content}</p>
+              )}
             </div>
           </li>
         );

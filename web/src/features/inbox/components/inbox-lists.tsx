@@ -52,10 +52,12 @@ function List({
   const id = `inbox-list-${title.toLowerCase()}`;
   return (
     <section aria-labelledby={id}>
-      <h2 id={id} className="flex items-center gap-2 px-3 text-sm font-semibold text-gray-900">
-        {title}
+      <div className="flex items-center gap-2 px-3">
+        <h2 id={id} className="text-sm font-semibold text-gray-900">
+          {title}
+        </h2>
         <Badge tone={title === 'Waiting' && items.length ? 'warning' : 'neutral'}>{items.length}</Badge>
-      </h2>
+      </div>
       {items.length ? (
         <ul className="mt-2 space-y-1">{items.map(children)}</ul>
       ) : (

@@ -1,16 +1,15 @@
-import { NavLink } from 'react-router-dom';
-import { cn } from '../../../lib/cn';
+import { ButtonLink } from '../../../components/ui/button-link';
 import { useWaitingCount } from '../hooks/use-waiting-count';
 
 /**
  * The header's "Inbox" link, for members who may read conversations, with the number of visitors
  * waiting for a person (live; no badge at zero).
  */
-export function InboxNavLink({ className }: { className: (state: { isActive: boolean }) => string }) {
+export function InboxNavLink() {
   const { allowed, count } = useWaitingCount();
   if (!allowed) return null;
   return (
-    <NavLink to="/inbox" className={(state) => cn(className(state), 'inline-flex items-center gap-1.5')}>
+    <ButtonLink to="/inbox" variant="ghost" size="sm">
       Inbox
       {count > 0 ? (
         <span
@@ -21,6 +20,6 @@ export function InboxNavLink({ className }: { className: (state: { isActive: boo
           {count > 99 ? '99+' : count}
         </span>
       ) : null}
-    </NavLink>
+    </ButtonLink>
   );
 }

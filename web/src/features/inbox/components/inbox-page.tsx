@@ -13,6 +13,7 @@ import { useWorkspace } from '../../../lib/workspace/workspace-context';
 import { useDocumentTitle } from '../../../../chat-page/src/lib/use-document-title';
 import { useHandoffNotifications } from '../hooks/use-handoff-notifications';
 import { useInbox } from '../hooks/use-inbox';
+import { useWorkspaceFromLink } from '../hooks/use-workspace-from-link';
 import { ConversationPanel } from './conversation-panel';
 import { InboxLists } from './inbox-lists';
 
@@ -50,6 +51,7 @@ function NotificationsSwitch({ show }: { show: boolean }) {
  */
 export function InboxPage() {
   useDocumentTitle('Inbox');
+  useWorkspaceFromLink();
   const { conversationId } = useParams();
   const session = useSession();
   const workspace = useWorkspace();

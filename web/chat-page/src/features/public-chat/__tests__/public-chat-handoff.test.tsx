@@ -110,13 +110,17 @@ describe('talking to a person', () => {
     await openChat();
     expect(talkButtons()).toHaveLength(0);
     await ask('Hi', 'Hello!');
-    expect(talkButtons()).toHaveLength(1);
+    expect(await screen.findAllByRole('button', { name: 'Talk to a person' })).toHaveLength(1);
   });
 
   it('never offers a person when the chatbot has handoff off', async () => {
     mockApi([answer('Hello!', { offerHandoff: true })], { handoff: false });
     await openChat();
     await ask('Hi', 'Hello!');
+    // The handoff components load on their own: once they have, there is still no button.
+    await act(async () => {
+      await import('../components/handoff');
+    });
     expect(talkButtons()).toHaveLength(0);
   });
 
@@ -125,7 +129,7 @@ describe('talking to a person', () => {
     await openChat();
     await ask('Where is my parcel?', 'I could not find that.');
     const row = screen.getByText('I could not find that.').closest('[data-testid="assistant-message"]') as HTMLElement;
-    expect(within(row).getByText('Would you like to talk to a person?')).toBeTruthy();
+    expect(await within(row).findByText('Would you like to talk to a person?')).toBeTruthy();
     expect(within(row).getByRole('button', { name: 'Talk to a person' })).toBeTruthy();
     expect(talkButtons()).toHaveLength(1);
   });
@@ -144,7 +148,7 @@ describe('talking to a person', () => {
     await openChat();
     await ask('Hi', 'Hello!');
 
-    fireEvent.click(talkButtons()[0]);
+    fireEvent.click(await screen.findByRole('button', { name: 'Talk to a person' }));
     expect(await screen.findByText('Waiting for a person…')).toBeTruthy();
     expect(api.posts()[1].url).toBe('/api/chatbot/public/acme/handoff');
     expect(bodyOf(api.posts()[1])).toEqual({ sessionId: 'server-session' });
@@ -193,7 +197,7 @@ describe('talking to a person', () => {
     mockApi([answer('Hello!'), json({ message: 'Handoff is not available for this chatbot' }, 400)]);
     await openChat();
     await ask('Hi', 'Hello!');
-    fireEvent.click(talkButtons()[0]);
+    fireEvent.click(await screen.findByRole('button', { name: 'Talk to a person' }));
     expect((await screen.findByRole('alert')).textContent).toBe('Handoff is not available for this chatbot');
     expect(talkButtons()).toHaveLength(1);
     expect(screen.queryByText('Waiting for a person…')).toBeNull();
@@ -205,7 +209,7 @@ describe('talking to a person', () => {
     const api = mockApi([answer('Hello!'), json({ status: 'waiting', agentName: null, waitingSince: null })], { streams: [first, second] });
     await openChat();
     await ask('Hi', 'Hello!');
-    fireEvent.click(talkButtons()[0]);
+    fireEvent.click(await screen.findByRole('button', { name: 'Talk to a person' }));
     await waitFor(() => expect(api.eventCalls()).toHaveLength(1));
     await first.message('44', { role: 'agent', content: 'One moment', authorName: 'Ada' });
     await first.end();
@@ -225,7 +229,7 @@ describe('talking to a person', () => {
     const stream = conversationStream();
     const api = mockApi([], { streams: [stream] });
     await openChat(true);
-    expect(screen.getByText('Ada is answering')).toBeTruthy();
+    expect(await screen.findByText('Ada is answering')).toBeTruthy();
     await waitFor(() => expect(api.eventCalls()).toHaveLength(1));
     expect(api.eventCalls()[0].get('after')).toBe('50');
     expect((api.calls.find((c) => c.url.includes('/events?'))!.init.headers as Record<string, string>)['x-parley-embed']).toBe('1');
@@ -243,7 +247,7 @@ describe('talking to a person', () => {
     );
     await openChat();
     await ask('Hi', 'Hello!');
-    fireEvent.click(talkButtons()[0]);
+    fireEvent.click(await screen.findByRole('button', { name: 'Talk to a person' }));
     await waitFor(() => expect(api.eventCalls()).toHaveLength(1));
     await stream.message('46', { role: 'system', content: TIMED_OUT_MESSAGE, authorName: null });
     await stream.state({ status: 'bot', timedOut: true });
@@ -274,7 +278,7 @@ describe('talking to a person', () => {
     );
     await openChat();
     await ask('Hi', 'Hello!');
-    fireEvent.click(talkButtons()[0]);
+    fireEvent.click(await screen.findByRole('button', { name: 'Talk to a person' }));
     await screen.findByText('Waiting for a person…');
     // The notice shows even when the stream missed it.
     await stream.state({ status: 'bot', timedOut: true });

@@ -1,12 +1,11 @@
-// The visitor's side of handoff (docs/product.md, Talking to a person): asking for a person, the
-// conversation's live stream while one is involved, and the email left when nobody was free. The
-// same public paths as the chat, with no sign-in; the stream is read with fetch (not EventSource)
-// so the embed page can mark its calls like every other.
-import { readEventStream } from './read-event-stream';
-import { LeadError, submitEmailLead } from '../lead-form/lead-api';
+// The visitor's side of handoff (docs/product.md, Talking to a person): asking for a person and the
+// conversation's live stream while one is involved (the email left when nobody was free is a lead:
+// lead-form/lead-api.ts). The same public paths as the chat, with no sign-in; the stream is read with
+// fetch (not EventSource) so the embed page can mark its calls like every other; its reader
+// (conversation-stream.ts) loads only when a person is involved, as the page's JavaScript has a
+// budget (ADR 21).
 
 export const HANDOFF_FAILED_MESSAGE = "Couldn't reach a person right now. Please try again.";
-export const LEAD_FAILED_MESSAGE = "Couldn't send your email. Please try again.";
 
 export type HandoffStatus = 'bot' | 'waiting' | 'human' | 'closed';
 
@@ -25,7 +24,7 @@ export interface StreamedMessage {
   authorName: string | null;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;
 }
 
@@ -43,21 +42,11 @@ export function withPerson(state: HandoffState | null | undefined): boolean {
   return state?.status === 'waiting' || state?.status === 'human';
 }
 
-function readStreamedMessage(value: unknown, id: string | undefined): StreamedMessage | null {
-  if (!isRecord(value) || typeof value.content !== 'string') return null;
-  const role = value.role;
-  if (role !== 'user' && role !== 'assistant' && role !== 'agent' && role !== 'system') return null;
-  const messageId = typeof value.id === 'string' && value.id ? value.id : id;
-  if (!messageId) return null;
-  const authorName = typeof value.authorName === 'string' && value.authorName.trim() ? value.authorName.trim() : null;
-  return { id: messageId, role, content: value.content, authorName };
-}
-
-function headersFor(embedded: boolean | undefined, extra: Record<string, string> = {}): Record<string, string> {
+export function headersFor(embedded: boolean | undefined, extra: Record<string, string> = {}): Record<string, string> {
   return { 'content-type': 'application/json', ...(embedded ? { 'x-parley-embed': '1' } : {}), ...extra };
 }
 
-function path(uniqueId: string, rest: string): string {
+export function path(uniqueId: string, rest: string): string {
   return `/api/chatbot/public/${encodeURIComponent(uniqueId)}/${rest}`;
 }
 
@@ -93,45 +82,6 @@ export async function requestHandoff(input: { uniqueId: string; sessionId: strin
   return state;
 }
 
-export interface ConversationEvents {
-  onMessage: (message: StreamedMessage) => void;
-  /** `timedOut`: the wait ended with nobody answering. */
-  onState: (state: HandoffState, timedOut: boolean) => void;
-}
-
-/**
- * GET /api/chatbot/public/{uniqueId}/events: reads the conversation's stream until it ends (the
- * server closed it, or `signal` aborted). Every message after `after` comes first, then the state,
- * then each change. Resolves when the stream ends cleanly; rejects when it could not be opened or
- * broke (`retry`: whether trying again may help, false for a refusal such as an unknown session).
- */
-export async function watchConversation(
-  input: { uniqueId: string; sessionId: string; after: string | null; embedded?: boolean; signal: AbortSignal },
-  events: ConversationEvents,
-): Promise<void> {
-  const query = new URLSearchParams({ sessionId: input.sessionId, ...(input.after ? { after: input.after } : {}) });
-  const response = await fetch(`${path(input.uniqueId, 'events')}?${query.toString()}`, {
-    headers: headersFor(input.embedded, { accept: 'text/event-stream' }),
-    signal: input.signal,
-  });
-  if (!response.ok || !response.body) throw new StreamRefused(response.status);
-  for await (const { event, data, id } of readEventStream(response.body)) {
-    let payload: unknown;
-    try {
-      payload = JSON.parse(data);
-    } catch {
-      continue;
-    }
-    if (event === 'message') {
-      const message = readStreamedMessage(payload, id);
-      if (message) events.onMessage(message);
-    } else if (event === 'state') {
-      const state = readHandoffState(payload);
-      if (state) events.onState(state, isRecord(payload) && payload.timedOut === true);
-    }
-  }
-}
-
 /** The stream was answered with an error status: 4xx will not change by trying again (but 408 and 429 may). */
 export class StreamRefused extends Error {
   override name = 'StreamRefused';
@@ -141,18 +91,6 @@ export class StreamRefused extends Error {
     super(`conversation stream refused: ${status}`);
     this.status = status;
     this.retry = status >= 500 || status === 408 || status === 429 || status === 0;
-  }
-}
-
-/**
- * POST /api/chatbot/public/{uniqueId}/lead with source "handoff_timeout": the email the visitor
- * leaves when nobody was free to answer (the lead form's call, lead-form/lead-api.ts).
- */
-export async function submitTimeoutEmail(input: { uniqueId: string; sessionId: string; email: string; embedded?: boolean }): Promise<void> {
-  try {
-    await submitEmailLead(input);
-  } catch (failure) {
-    throw new HandoffError(failure instanceof LeadError ? failure.message : LEAD_FAILED_MESSAGE);
   }
 }
 

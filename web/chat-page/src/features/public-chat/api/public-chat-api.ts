@@ -6,8 +6,8 @@ import { readSources, type ChatSource } from '../../../components/citations/chat
 import type { ChatRating } from '../chat-storage';
 import type { Visitor } from '../embed-messages';
 import { PUBLIC_CHATBOT_NOT_FOUND } from '../not-found';
-import { readLeadForm, type LeadFormConfig } from '../lead-form/lead-form-config';
 import { readHandoffState, type HandoffState } from './handoff-api';
+import { readLeadForm, type LeadFormConfig } from '../lead-form/lead-form-config';
 import { readEventStream } from './read-event-stream';
 
 export const SEND_MESSAGE_FAILED_MESSAGE = 'Failed to get response from chatbot';
@@ -28,10 +28,10 @@ export interface PublicChatbot {
   appearance: Appearance;
   /** A new conversation's first message must carry a solved challenge (see proof-of-work.ts). */
   proofOfWork: boolean;
-  /** The lead form (lead-form/); null when it asks for nothing. */
-  leadForm: LeadFormConfig | null;
   /** The visitor may ask for a person ("Talk to a person"). */
   handoff: boolean;
+  /** The lead form (lead-form/); null when it asks for nothing. */
+  leadForm: LeadFormConfig | null;
 }
 
 export interface ChatReply {
@@ -43,7 +43,7 @@ export interface ChatReply {
   messageId: string | null;
   /** The bot offers a person under this answer. */
   offerHandoff: boolean;
-  /** The knowledge could not answer (the lead form's when_unanswered trigger). */
+  /** The knowledge could not answer. */
   unanswered: boolean;
   /** Set while a person is asked for or answering: the bot stayed silent (`message` is empty). */
   handoff: HandoffState | null;

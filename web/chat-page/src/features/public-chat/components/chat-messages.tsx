@@ -2,7 +2,7 @@ import { useLayoutEffect, useRef, type ReactNode } from 'react';
 import { ChatbotAvatar } from '../../../components/chatbots/chatbot-avatar';
 import type { PublicChatbot } from '../api/public-chat-api';
 import type { ChatMessage, ChatRating } from '../chat-storage';
-import { AgentBubble, HandoffOffer, SystemNotice } from './handoff';
+import { AgentBubble, HandoffOffer, SystemNotice } from './handoff-lazy';
 import { AssistantBubble, AssistantRow, UserBubble } from './message-bubble';
 import { MessageFeedback } from './message-feedback';
 import { MessageSources } from '../../../components/citations/message-sources';
@@ -21,7 +21,7 @@ interface ChatMessagesProps {
   onRate: (messageId: string, rating: ChatRating) => Promise<boolean>;
   /** The bot's offer of a person under the last answer, when it made one and the visitor may ask now. */
   offer?: { onRequest: () => void; requesting: boolean; error: string | null } | null;
-  /** Shown after the conversation (the lead form; the email asked for when nobody was free). */
+  /** Shown after the last message, inside the conversation (the lead form, or the email asked for when nobody was free). */
   after?: ReactNode;
 }
 

@@ -7,7 +7,8 @@ import { Button } from '../../../components/ui/button';
 import { Spinner } from '../../../components/ui/spinner';
 import { strokeIconProps } from '../../../components/ui/icon-props';
 import { cn } from '../../../lib/cn';
-import { HandoffError, LEAD_FAILED_MESSAGE, submitTimeoutEmail, type HandoffState } from '../api/handoff-api';
+import type { HandoffState } from '../api/handoff-api';
+import { LEAD_FAILED_MESSAGE, LeadError, submitEmailLead } from '../lead-form/lead-api';
 
 export const TALK_TO_A_PERSON = 'Talk to a person';
 
@@ -128,10 +129,10 @@ export function TimeoutEmailForm({ uniqueId, sessionId, embedded }: TimeoutEmail
     setSending(true);
     setError(null);
     try {
-      await submitTimeoutEmail({ uniqueId, sessionId, email: address, embedded });
+      await submitEmailLead({ uniqueId, sessionId, email: address, embedded });
       setSent(address);
     } catch (failure) {
-      setError(failure instanceof HandoffError ? failure.message : LEAD_FAILED_MESSAGE);
+      setError(failure instanceof LeadError ? failure.message : LEAD_FAILED_MESSAGE);
     } finally {
       setSending(false);
     }
@@ -145,11 +146,7 @@ export function TimeoutEmailForm({ uniqueId, sessionId, embedded }: TimeoutEmail
     );
   }
   return (
-    <form
-      onSubmit={submit}
-      className="mx-auto w-full max-w-md rounded-xl border border-gray-200 bg-white p-3 shadow-xs"
-      noValidate
-    >
+    <form onSubmit={submit} className="mx-auto w-full max-w-md rounded-xl border border-gray-200 bg-white p-3 shadow-xs" noValidate>
       <label htmlFor={id} className="mb-1.5 block text-sm font-medium text-gray-800">
         Your email
       </label>

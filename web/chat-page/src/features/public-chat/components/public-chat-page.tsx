@@ -14,7 +14,7 @@ import { ChatComposer } from './chat-composer';
 import { ChatErrorScreen } from './chat-error-screen';
 import { ChatHeader } from './chat-header';
 import { ChatMessages } from './chat-messages';
-import { HandoffBanner, TalkToPersonButton, TimeoutEmailForm } from './handoff';
+import { HandoffBanner, TalkToPersonButton, TimeoutEmailForm } from './handoff-lazy';
 import { PoweredByParley } from './powered-by-parley';
 
 function reloadPage() {
@@ -81,6 +81,11 @@ function ChatWindow({ uniqueId, chatbot, reload, embedded, visitor, onClose }: C
   const lastMessageId = messages.findLast((m) => m.messageId !== undefined && SERVER_MESSAGE_ID.test(m.messageId))?.messageId ?? null;
   const handoff = useHandoff({ uniqueId, sessionId, embedded, addStreamed, lastMessageId });
   onReplyRef.current = handoff.onReply;
+  // A person may be asked for once the conversation exists (the server issued its session), while the bot has it.
+  const canAsk = chatbot.handoff && started && !pending && !handoff.active;
+  const asking = { onRequest: () => void handoff.request(), requesting: handoff.requesting, error: handoff.error };
+  const last = messages.at(-1);
+  const offered = canAsk && last?.role === 'assistant' && last.offerHandoff === true;
   const lead = useLeadForm({
     uniqueId,
     form: chatbot.leadForm,
@@ -99,11 +104,6 @@ function ChatWindow({ uniqueId, chatbot, reload, embedded, visitor, onClose }: C
       <LeadSentNote />
     ) : null;
   const suggestions = started || pending || lead.blocking ? [] : chatbot.suggestedQuestions;
-  // A person may be asked for once the conversation exists (the server issued its session), while the bot has it.
-  const canAsk = chatbot.handoff && started && !pending && !handoff.active;
-  const asking = { onRequest: () => void handoff.request(), requesting: handoff.requesting, error: handoff.error };
-  const last = messages.at(-1);
-  const offered = canAsk && last?.role === 'assistant' && last.offerHandoff === true;
 
   useDocumentTitle(chatbot.name);
 
@@ -112,7 +112,7 @@ function ChatWindow({ uniqueId, chatbot, reload, embedded, visitor, onClose }: C
   return (
     <div className="flex h-dvh flex-col bg-gray-50">
       <ChatHeader chatbot={chatbot} onClear={clear} canClear={!pending && started} onClose={onClose} />
-      <HandoffBanner state={handoff.state} />
+      {handoff.active ? <HandoffBanner state={handoff.state} /> : null}
       <main className="flex min-h-0 flex-1 flex-col">
         <ChatMessages
           chatbot={chatbot}
@@ -122,14 +122,7 @@ function ChatWindow({ uniqueId, chatbot, reload, embedded, visitor, onClose }: C
           onPickSuggestion={(question) => void send(question)}
           onRate={rate}
           offer={offered ? asking : null}
-          after={
-            leadForm || handoff.timedOut ? (
-              <>
-                {leadForm}
-                {handoff.timedOut ? <TimeoutEmailForm uniqueId={uniqueId} sessionId={sessionId} embedded={embedded} /> : null}
-              </>
-            ) : null
-          }
+          after={handoff.timedOut ? <TimeoutEmailForm uniqueId={uniqueId} sessionId={sessionId} embedded={embedded} /> : leadForm}
         />
       </main>
       <footer className="shrink-0 border-t border-gray-200 bg-white pb-[env(safe-area-inset-bottom)]">

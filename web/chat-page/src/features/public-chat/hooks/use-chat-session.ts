@@ -206,7 +206,7 @@ export function useChatSession(uniqueId: string, welcomeMessage: string | null =
     send,
     rate,
     clear,
-    adoptSessionId,
     addStreamed,
+    adoptSessionId,
   };
 }

@@ -5,7 +5,6 @@ import {
   reconnectDelay,
   requestHandoff,
   StreamRefused,
-  watchConversation,
   withPerson,
   type HandoffState,
   type StreamedMessage,
@@ -76,6 +75,8 @@ export function useHandoff({ uniqueId, sessionId, embedded, addStreamed, lastMes
       let attempt = 0;
       while (!abort.signal.aborted) {
         try {
+          // The stream's reader loads on its own, the first time a person is involved.
+          const { watchConversation } = await import('../api/conversation-stream');
           await watchConversation(
             { uniqueId, sessionId, embedded, signal: abort.signal, after: lastEventId.current ?? latestMessageId.current },
             {
