@@ -43,7 +43,7 @@ export interface ChatReply {
   messageId: string | null;
   /** The bot offers a person under this answer. */
   offerHandoff: boolean;
-  /** The knowledge could not answer (the lead form's when_unanswered trigger). */
+  /** The knowledge could not answer. */
   unanswered: boolean;
   /** Set while a person is asked for or answering: the bot stayed silent (`message` is empty). */
   handoff: HandoffState | null;

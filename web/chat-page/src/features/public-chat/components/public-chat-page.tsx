@@ -122,14 +122,7 @@ function ChatWindow({ uniqueId, chatbot, reload, embedded, visitor, onClose }: C
           onPickSuggestion={(question) => void send(question)}
           onRate={rate}
           offer={offered ? asking : null}
-          after={
-            leadForm || handoff.timedOut ? (
-              <>
-                {leadForm}
-                {handoff.timedOut ? <TimeoutEmailForm uniqueId={uniqueId} sessionId={sessionId} embedded={embedded} /> : null}
-              </>
-            ) : null
-          }
+          after={handoff.timedOut ? <TimeoutEmailForm uniqueId={uniqueId} sessionId={sessionId} embedded={embedded} /> : leadForm}
         />
       </main>
       <footer className="shrink-0 border-t border-gray-200 bg-white pb-[env(safe-area-inset-bottom)]">
