@@ -338,6 +338,27 @@ test('the inbox: the upgrade prompt, then a waiting conversation arriving live, 
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
     await screenshot(page, `screens-inbox-conversation-${suffix}`);
   }
+
+  // The chatbot's History shows the same conversation: the reply under its author "(team)", the note as in the inbox.
+  for (const [width, height, suffix] of [
+    [1280, 800, 'desktop'],
+    [375, 812, 'phone'],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    await page.goto(`/chatbots/${bot._id}?conversation=${conversationId}`);
+    const messages = page.locator('#chatbot-panel-history').getByRole('list', { name: 'Messages' });
+    const reply = messages.getByRole('listitem').filter({ hasText: 'Hello, I am looking into it.' });
+    await expect(reply.getByText(/ \(team\)$/)).toBeVisible();
+    await expect(messages.getByRole('listitem', { name: 'Internal note' })).toContainText('Parcel left the depot on Monday.');
+    await expect(messages).not.toContainText('System Message');
+    await expectScreen(page, 'History · Acme Support — Parley');
+    // The messages fit the screen (the page's tab row is wider than a phone on its own).
+    expect(await messages.evaluate((list) => list.scrollWidth <= list.clientWidth)).toBe(true);
+    const box = (await messages.boundingBox())!;
+    expect(box.x + box.width).toBeLessThanOrEqual(width);
+    await messages.scrollIntoViewIfNeeded();
+    await screenshot(page, `screens-history-team-${suffix}`);
+  }
 });
 
 test('the webhooks screens: endpoints, adding one, a secret and the delivery log, on a desktop and a phone', async ({ page }) => {

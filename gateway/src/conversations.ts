@@ -3,7 +3,8 @@ import type { ChatMessage, Conversation, Source } from '@parley/proto/parley/cha
 import { Code, ConnectError } from '@parley/common/rpc-errors.ts';
 import { isoDate } from './chatbots.ts';
 
-export type MessageRole = 'user' | 'assistant' | 'system';
+/** Who wrote a message: the visitor, the bot, the product, a member answering the visitor (agent), or a member's internal note. */
+export type MessageRole = 'user' | 'assistant' | 'system' | 'agent' | 'note';
 
 /** A visitor's thumbs on an answer. */
 export type MessageRating = 'up' | 'down';
@@ -13,6 +14,8 @@ export interface ChatMessageView {
   id: string | null;
   role: MessageRole;
   content: string;
+  /** The member who wrote an agent reply or a note; null for every other message. */
+  authorName: string | null;
   timestamp: string | null;
   /** Null when the visitor did not rate it (and for every visitor message). */
   rating: MessageRating | null;
@@ -45,7 +48,10 @@ export interface ConversationView {
   messages: ChatMessageView[];
 }
 
-const roleOf = (role: string): MessageRole => (role === 'user' || role === 'assistant' ? role : 'system');
+const ROLES = new Set<string>(['user', 'assistant', 'system', 'agent', 'note']);
+
+// A role this gateway does not know yet is shown as the product's own line, never dropped.
+const roleOf = (role: string): MessageRole => (ROLES.has(role) ? (role as MessageRole) : 'system');
 
 const ratingOf = (rating: string): MessageRating | null => (rating === 'up' || rating === 'down' ? rating : null);
 
@@ -53,6 +59,7 @@ const messageView = (m: ChatMessage): ChatMessageView => ({
   id: m.id || null,
   role: roleOf(m.role),
   content: m.content,
+  authorName: m.authorName || null,
   timestamp: isoDate(m.timestamp),
   rating: ratingOf(m.rating),
   sources: answerSources(m.sources),

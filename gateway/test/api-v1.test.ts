@@ -409,6 +409,14 @@ describe('chat through the API', () => {
     expect(messages.body.data).toEqual([expect.objectContaining({ role: 'user', content: 'Question 0' })]);
     const rest = await v1(stack, `/chatbots/${pager}/conversations/${ids[0]}/messages?cursor=${messages.body.nextCursor}`, full);
     expect(rest.body).toEqual({ data: [expect.objectContaining({ role: 'assistant' })], nextCursor: null });
+    // Each message has exactly the fields the OpenAPI document gives a Message, all of them required.
+    const documented = (await api(stack.url, '/api/v1/openapi.json')).body.components.schemas.Message;
+    expect(Object.keys(documented.properties).sort()).toEqual(['authorName', 'content', 'createdAt', 'id', 'rating', 'role', 'sources']);
+    expect([...documented.required].sort()).toEqual(Object.keys(documented.properties).sort());
+    for (const m of [...messages.body.data, ...rest.body.data]) {
+      expect(Object.keys(m).sort()).toEqual(Object.keys(documented.properties).sort());
+      expect(m.authorName).toBeNull();
+    }
     // A conversation is found under its own chatbot only.
     expect((await v1(stack, `/chatbots/${bot}/conversations/${ids[0]}`, full)).status).toBe(404);
     expect((await v1(stack, `/chatbots/${pager}/conversations/not-one-of-ours/messages`, full)).status).toBe(404);

@@ -1,5 +1,5 @@
 // GET /api/chatbot/{id}/conversations/export: the download's content in both formats (quoting,
-// formula cells, unicode, ratings, the visitor), the refusals as JSON with their status, and 10,000
+// formula cells, unicode, ratings, the visitor, a member's reply and internal note with their author), the refusals as JSON with their status, and 10,000
 // conversations streamed through the gateway with the process's memory bounded.
 import { parse } from 'csv-parse/sync';
 import { setFlagsFromString } from 'node:v8';
@@ -96,8 +96,12 @@ describe('conversation export', () => {
       [
         ['user', 'plain', null],
         ['assistant', 'answer', null],
+        ['agent', 'Ada here, I will check.', null],
+        ['note', '=Refund due', null],
       ],
     );
+    // A member's reply (agent) and internal note, each with who wrote it (a name a spreadsheet would run is made inert).
+    await chat(`UPDATE "Message" SET "authorName" = '=Ada' WHERE "conversationId" = $1 AND "role" IN ('agent', 'note')`, [second]);
   });
 
   it('downloads CSV: header row, RFC 4180 quoting, formula cells made inert, unicode, ratings', async () => {
@@ -109,7 +113,7 @@ describe('conversation export', () => {
     const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(await res.arrayBuffer());
     expect(
       text.startsWith(
-        '\ufeffconversation_id,session_id,user_ip,user_agent,message_id,role,content,timestamp,rating,visitor_id,visitor_name\r\n',
+        '\ufeffconversation_id,session_id,user_ip,user_agent,message_id,role,content,timestamp,rating,visitor_id,visitor_name,author_name\r\n',
       ),
     ).toBe(true);
     expect(text).toContain(',"He said ""hi"", then left",');
@@ -127,6 +131,7 @@ describe('conversation export', () => {
       'rating',
       'visitor_id',
       'visitor_name',
+      'author_name',
     ]);
     const rows = records.slice(1);
     expect(rows.map((r) => [r[0], r[1], r[2], r[3], r[5], r[6], r[7], r[8]])).toEqual([
@@ -176,9 +181,17 @@ describe('conversation export', () => {
       [first, 'session-one', '203.0.113.9', 'Mozilla/5.0 (X11; Linux), "quoted"', 'user', "'+1", '2026-02-01T10:00:08.000Z', ''],
       [second, 'session-two', '', '', 'user', 'plain', '2026-02-03T10:00:01.000Z', ''],
       [second, 'session-two', '', '', 'assistant', 'answer', '2026-02-03T10:00:02.000Z', ''],
+      [second, 'session-two', '', '', 'agent', 'Ada here, I will check.', '2026-02-03T10:00:03.000Z', ''],
+      [second, 'session-two', '', '', 'note', "'=Refund due", '2026-02-03T10:00:04.000Z', ''],
     ]);
     expect(rows.every((r) => /^\d+$/.test(r[4]))).toBe(true);
-    expect(rows.map((r) => r.slice(9))).toEqual([...Array(8).fill(['customer-42', "'=Zoë"]), ['', ''], ['', '']]);
+    expect(rows.map((r) => r.slice(9))).toEqual([
+      ...Array(8).fill(['customer-42', "'=Zoë", '']),
+      ['', '', ''],
+      ['', '', ''],
+      ['', '', "'=Ada"],
+      ['', '', "'=Ada"],
+    ]);
   });
 
   it('downloads JSONL: one object per message, the same fields in camelCase, the content as written', async () => {
@@ -192,7 +205,7 @@ describe('conversation export', () => {
       .trimEnd()
       .split('\n')
       .map((l) => JSON.parse(l));
-    expect(lines).toHaveLength(10);
+    expect(lines).toHaveLength(12);
     expect(Object.keys(lines[0])).toEqual([
       'conversationId',
       'sessionId',
@@ -205,6 +218,7 @@ describe('conversation export', () => {
       'rating',
       'visitorId',
       'visitorName',
+      'authorName',
     ]);
     expect(lines[1]).toMatchObject({ conversationId: first, role: 'assistant', content: 'line one\nline two\r\nline three', rating: 'up' });
     expect(lines[2].content).toBe('=HYPERLINK("http://evil.example","x")');
@@ -216,8 +230,13 @@ describe('conversation export', () => {
       rating: null,
       visitorId: null,
       visitorName: null,
+      authorName: null,
     });
-    expect(lines[0]).toMatchObject({ visitorId: 'customer-42', visitorName: '=Zoë' });
+    expect(lines[0]).toMatchObject({ visitorId: 'customer-42', visitorName: '=Zoë', authorName: null });
+    expect(lines.slice(10)).toMatchObject([
+      { role: 'agent', content: 'Ada here, I will check.', authorName: '=Ada' },
+      { role: 'note', content: '=Refund due', authorName: '=Ada' },
+    ]);
   });
 
   it('takes a date range: conversations with a message in it', async () => {
@@ -226,10 +245,10 @@ describe('conversation export', () => {
       .trimEnd()
       .split('\n')
       .map((l) => JSON.parse(l));
-    expect(lines.map((l) => l.content)).toEqual(['plain', 'answer']);
+    expect(lines.map((l) => l.content)).toEqual(['plain', 'answer', 'Ada here, I will check.', '=Refund due']);
     const empty = await download(chatbotId, owner, 'format=csv&startDate=2026-03-01');
     expect(new TextDecoder('utf-8', { ignoreBOM: true }).decode(await empty.arrayBuffer()).split('\r\n')).toEqual([
-      '\ufeffconversation_id,session_id,user_ip,user_agent,message_id,role,content,timestamp,rating,visitor_id,visitor_name',
+      '\ufeffconversation_id,session_id,user_ip,user_agent,message_id,role,content,timestamp,rating,visitor_id,visitor_name,author_name',
       '',
     ]);
   });

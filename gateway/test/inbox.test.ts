@@ -11,6 +11,7 @@ import { readOutbox } from '@parley/common/mail-outbox.ts';
 import { QUEUES } from '@parley/common/queues.ts';
 import { createRedis } from '@parley/common/redis.ts';
 import { createServiceClient } from '@parley/common/rpc-client.ts';
+import { ApiKeyService } from '@parley/proto/parley/auth/v1/api_keys_pb.js';
 import { ChatService } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { CLIENT_MESSAGE_ID_INVALID, CONTENT_EMPTY, CONVERSATION_NOT_FOUND } from '../src/inbox.ts';
 import { api, startGateway, startStack, TEST_SERVICE_SECRET, type Stack } from './stack.ts';
@@ -20,6 +21,7 @@ let stack: Stack;
 let team: Team;
 let chatbot: { id: string; uniqueId: string };
 let chat: ReturnType<typeof createServiceClient<typeof ChatService>>;
+let keys: ReturnType<typeof createServiceClient<typeof ApiKeyService>>;
 let visitorIp = 10;
 let redis: ReturnType<typeof createRedis>;
 let handoffQueue: Queue;
@@ -32,6 +34,10 @@ beforeAll(async () => {
   // Pings every 200 ms, so the test sees one without waiting the 15 s of production.
   stack = await startStack({ gatewayEnv: { SSE_PING_MS: '200' } });
   chat = createServiceClient(ChatService, stack.chatUrl, {
+    timeoutMs: 10_000,
+    credentials: { caller: 'gateway', secret: TEST_SERVICE_SECRET },
+  });
+  keys = createServiceClient(ApiKeyService, stack.authUrl, {
     timeoutMs: 10_000,
     credentials: { caller: 'gateway', secret: TEST_SERVICE_SECRET },
   });
@@ -203,6 +209,42 @@ describe('the live inbox', () => {
     expect(view.messages.map((m: { role: string }) => m.role)).toEqual(expect.arrayContaining(['user', 'agent', 'note']));
     expect(view.messages.filter((m: { role: string }) => m.role === 'agent')).toHaveLength(1);
     expect(view.lead).toBeNull();
+
+    // The History tab, the REST conversation and the developer API keep the reply and the note as
+    // such, with who wrote them (members read notes everywhere; the visitor never does).
+    const { sessionId } = (
+      await sql(stack.chatDatabase, `SELECT "sessionId" FROM $schema."Conversation" WHERE id = $1`, [conversationId])
+    )[0];
+    const written = [
+      { role: 'agent', content: 'Yes, I am here.', authorName: 'Ada Agent' },
+      { role: 'note', content: 'Parcel is in the depot.', authorName: 'Ada Agent' },
+    ];
+    const byMember = (messages: Array<{ role: string; content: string; authorName: string | null }>) =>
+      messages
+        .filter((m) => m.role === 'agent' || m.role === 'note')
+        .map(({ role, content, authorName }) => ({ role, content, authorName }));
+    const history = await gql(
+      team.members.admin.token,
+      `query($chatbotId: ID!, $id: ID!) { conversation(chatbotId: $chatbotId, id: $id) { messages { role content authorName } } }`,
+      { chatbotId: chatbot.id, id: conversationId },
+    );
+    expect(history.body.errors).toBeUndefined();
+    expect(byMember(history.body.data.conversation.messages)).toEqual(written);
+    expect(history.body.data.conversation.messages[0]).toEqual({ role: 'user', content: 'Hello, anyone?', authorName: null });
+    const rest = await inWorkspace(stack, team.id, `/api/chatbot/${chatbot.id}/conversations/${conversationId}`, {
+      token: team.members.admin.token,
+    });
+    expect(rest.status).toBe(200);
+    expect(byMember(rest.body.messages)).toEqual(written);
+    const { secret } = await keys.createApiKey({
+      actor: { userId: team.owner.userId, workspaceId: team.id, clientIp: '127.0.0.1' },
+      name: 'history',
+      scopes: ['conversations:read'],
+      chatbotIds: [],
+    });
+    const developer = await api(stack.url, `/api/v1/chatbots/${chatbot.id}/conversations/${sessionId}/messages`, { token: secret });
+    expect(developer.status).toBe(200);
+    expect(byMember(developer.body.data)).toEqual(written);
 
     const back = await gql(agent, `mutation($id: ID!) { handBackConversation(id: $id) { status agentName } }`, { id: conversationId });
     expect(back.body.data.handBackConversation).toEqual({ status: 'BOT', agentName: null });

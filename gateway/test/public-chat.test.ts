@@ -483,7 +483,7 @@ describe('POST /api/chatbot/public/:uniqueId/chat (event stream)', () => {
 });
 
 const CONVERSATIONS = `query ($chatbotId: ID!) { conversations(chatbotId: $chatbotId) { id sessionId createdAt updatedAt userIp userAgent messageCount messages { role content timestamp } } }`;
-const CONVERSATION = `query ($chatbotId: ID!, $id: ID!) { conversation(chatbotId: $chatbotId, id: $id) { id sessionId userIp userAgent messageCount messages { id role content timestamp rating sources { entryId title url } } } }`;
+const CONVERSATION = `query ($chatbotId: ID!, $id: ID!) { conversation(chatbotId: $chatbotId, id: $id) { id sessionId userIp userAgent messageCount messages { id role content authorName timestamp rating sources { entryId title url } } } }`;
 
 describe('conversation history', () => {
   it('is refused to a free owner with 403, over REST and GraphQL', async () => {
@@ -577,8 +577,9 @@ describe('conversation history', () => {
     expect(detail.body.messages.map((m: any) => m.sources)).toEqual([[], a1.body.sources, [], a2.body.sources]);
     expect(a1.body.sources).toEqual([{ entryId: expect.any(String), title: expect.any(String) }]);
     for (const m of detail.body.messages) {
-      expect(Object.keys(m).sort()).toEqual(['content', 'id', 'rating', 'role', 'sources', 'timestamp']);
+      expect(Object.keys(m).sort()).toEqual(['authorName', 'content', 'id', 'rating', 'role', 'sources', 'timestamp']);
       expect(m.rating).toBeNull();
+      expect(m.authorName).toBeNull();
       isoString(m.timestamp);
     }
     const times = detail.body.messages.map((m: any) => Date.parse(m.timestamp));

@@ -158,14 +158,18 @@ describe('conversation messages', () => {
           ],
         }),
         create(ChatMessageSchema, { role: 'assistant', content: 'Old', timestamp: at }),
+        create(ChatMessageSchema, { id: '13', role: 'agent', content: 'Ada here', authorName: 'Ada', timestamp: at }),
+        create(ChatMessageSchema, { id: '14', role: 'note', content: 'Refund due', authorName: 'Ada', timestamp: at }),
+        create(ChatMessageSchema, { id: '15', role: 'tool', content: 'Later role', timestamp: at }),
       ],
     });
     expect(restConversation(conversationView(conversation)).messages).toEqual([
-      { id: '11', role: 'user', content: 'Hi', timestamp: '2026-03-01T10:00:00.000Z', rating: null, sources: [] },
+      { id: '11', role: 'user', content: 'Hi', authorName: null, timestamp: '2026-03-01T10:00:00.000Z', rating: null, sources: [] },
       {
         id: '12',
         role: 'assistant',
         content: 'Hello [1][2]',
+        authorName: null,
         timestamp: '2026-03-01T10:00:00.000Z',
         rating: 'down',
         sources: [
@@ -173,7 +177,27 @@ describe('conversation messages', () => {
           { entryId: 'e2', title: 'Shipping', url: 'https://shop.example.com/shipping' },
         ],
       },
-      { id: null, role: 'assistant', content: 'Old', timestamp: '2026-03-01T10:00:00.000Z', rating: null, sources: [] },
+      { id: null, role: 'assistant', content: 'Old', authorName: null, timestamp: '2026-03-01T10:00:00.000Z', rating: null, sources: [] },
+      // A member's reply and note keep their roles and author; a role not known yet reads as the product's.
+      { id: '13', role: 'agent', content: 'Ada here', authorName: 'Ada', timestamp: '2026-03-01T10:00:00.000Z', rating: null, sources: [] },
+      {
+        id: '14',
+        role: 'note',
+        content: 'Refund due',
+        authorName: 'Ada',
+        timestamp: '2026-03-01T10:00:00.000Z',
+        rating: null,
+        sources: [],
+      },
+      {
+        id: '15',
+        role: 'system',
+        content: 'Later role',
+        authorName: null,
+        timestamp: '2026-03-01T10:00:00.000Z',
+        rating: null,
+        sources: [],
+      },
     ]);
   });
 });

@@ -9,8 +9,9 @@
 // CSV: RFC 4180 (Papa Parse's unparse; CRLF, quotes where needed), a header row, a UTF-8 BOM so spreadsheet
 // programs read non-ASCII text right, and cells that a spreadsheet would run as a formula prefixed
 // with '. JSONL: one JSON object per message, the same fields in camelCase. The visitor's id and name
-// (what the host page told the widget) come last in both (CSV visitor_id, visitor_name),
-// so files read by position before them keep their columns. Papa Parse rather than csv-stringify:
+// (what the host page told the widget) come after the message's fields (CSV visitor_id, visitor_name),
+// then the member who wrote an agent reply or internal note (author_name; roles agent and note): each
+// added at the end, so files read by position before them keep their columns. Papa Parse rather than csv-stringify:
 // for 100,000 messages it took this process from 120 to 179 MB where csv-stringify reached 317 MB
 // (the garbage of its character-by-character writing; docs/benchmarks.md).
 import { once } from 'node:events';
@@ -41,6 +42,7 @@ export const CSV_COLUMNS = [
   'rating',
   'visitor_id',
   'visitor_name',
+  'author_name',
 ] as const;
 
 const CONTENT_TYPES: Record<ExportFormat, string> = {
@@ -61,6 +63,8 @@ export interface ExportRecord {
   rating: 'up' | 'down' | null;
   visitorId: string | null;
   visitorName: string | null;
+  /** The member who wrote an agent reply or a note; null otherwise. */
+  authorName: string | null;
 }
 
 export const exportRecord = (r: ExportRow): ExportRecord => ({
@@ -75,6 +79,7 @@ export const exportRecord = (r: ExportRow): ExportRecord => ({
   rating: r.rating === 'up' || r.rating === 'down' ? r.rating : null,
   visitorId: r.visitorId || null,
   visitorName: r.visitorName || null,
+  authorName: r.authorName || null,
 });
 
 /**
@@ -96,6 +101,7 @@ const csvCells = (r: ExportRecord): string[] =>
     r.rating,
     r.visitorId,
     r.visitorName,
+    r.authorName,
   ].map((v) => inertCell(v ?? ''));
 
 /** One page of rows in the format; the first page of a CSV file starts with the BOM and the header row. */

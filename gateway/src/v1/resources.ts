@@ -160,6 +160,7 @@ export function resourceRoutes(on: On, opts: ApiV1Options): void {
         id: m.id ?? `${found.sessionId}:${offset + i}`,
         role: m.role,
         content: m.content,
+        authorName: m.authorName,
         createdAt: m.timestamp,
         rating: m.rating,
         sources: m.sources,

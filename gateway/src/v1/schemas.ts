@@ -119,8 +119,12 @@ export const ChatReply = z
 export const Message = z
   .object({
     id: z.string(),
-    role: z.string().meta({ description: 'user or assistant.' }),
+    role: z.string().meta({
+      description:
+        "user (the visitor), assistant (the bot), agent (a member's reply to the visitor), note (a member's internal note, never shown to the visitor) or system.",
+    }),
     content: z.string(),
+    authorName: z.string().nullable().meta({ description: 'The member who wrote an agent reply or a note; null otherwise.' }),
     createdAt: z.string().nullable(),
     rating: z.string().nullable(),
     sources: z.array(Source),

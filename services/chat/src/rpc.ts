@@ -288,6 +288,7 @@ export function chatRoutes(deps: ChatRpcDeps) {
               rating: r.rating ?? '',
               visitorId: r.visitorId ?? '',
               visitorName: r.visitorName ?? '',
+              authorName: r.authorName ?? '',
             })),
           };
         }

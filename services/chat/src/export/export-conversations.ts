@@ -51,6 +51,8 @@ export interface ExportRow {
   /** What the host page told the widget about the visitor (Parley.identify); null when not told. */
   visitorId: string | null;
   visitorName: string | null;
+  /** The member who wrote an agent reply or a note; null for every other message. */
+  authorName: string | null;
 }
 
 /** A range of UTC instants, [from, to); either side open. */
@@ -98,6 +100,7 @@ interface PageRow {
   rating: string | null;
   visitorId: string | null;
   visitorName: string | null;
+  authorName: string | null;
 }
 
 /**
@@ -144,10 +147,10 @@ async function readPage(db: ExportDb, chatbotId: string, range: ExportRange, aft
     )
     SELECT page."id" AS "conversationId", page."createdAt" AS "conversationCreatedAt", page."sessionId", page."userIp", page."userAgent",
            m."id" AS "messageId", m."role"::text AS "role", m."content", m."createdAt", m."rating",
-           page."visitorId", page."visitorName"
+           page."visitorId", page."visitorName", m."authorName"
       FROM page
       JOIN LATERAL (
-        SELECT m."id", m."role", m."content", m."createdAt", m."rating"
+        SELECT m."id", m."role", m."content", m."createdAt", m."rating", m."authorName"
           FROM "Message" AS m
          WHERE m."conversationId" = page."id"
            AND (page."id" IS DISTINCT FROM $2::uuid
@@ -175,6 +178,7 @@ const toExportRow = (r: PageRow): ExportRow => ({
   rating: r.rating,
   visitorId: r.visitorId,
   visitorName: r.visitorName,
+  authorName: r.authorName,
 });
 
 /** The rows of the pages after `after` (null: from the start), one page at a time. */

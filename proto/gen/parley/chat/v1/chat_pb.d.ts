@@ -1448,6 +1448,13 @@ export declare type ExportRow = Message<"parley.chat.v1.ExportRow"> & {
    * @generated from field: string visitor_name = 11;
    */
   visitorName: string;
+
+  /**
+   * The member who wrote an agent reply or a note (role agent or note); empty otherwise.
+   *
+   * @generated from field: string author_name = 12;
+   */
+  authorName: string;
 };
 
 /**

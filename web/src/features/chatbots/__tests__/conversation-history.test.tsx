@@ -23,8 +23,13 @@ function sampleConversation(overrides: Record<string, unknown> = {}) {
 
 let messageIds = 0;
 
-function message(role: 'user' | 'assistant' | 'system', content: string, timestamp: string | null = '2025-03-04T10:01:00.000Z') {
-  return { __typename: 'ChatMessage' as const, id: `m${++messageIds}`, role, content, timestamp, rating: null, sources: [] };
+function message(
+  role: 'user' | 'assistant' | 'system' | 'agent' | 'note',
+  content: string,
+  timestamp: string | null = '2025-03-04T10:01:00.000Z',
+  authorName: string | null = null,
+) {
+  return { __typename: 'ChatMessage' as const, id: `m${++messageIds}`, role, content, authorName, timestamp, rating: null, sources: [] };
 }
 
 function openDetail(user: typeof sampleUser | typeof proUser, handlers: Record<string, Handler> = {}, path = '/chatbots/c1') {
@@ -158,6 +163,44 @@ describe('History tab of the chatbot detail page', () => {
 
     fireEvent.click(screen.getByRole('button', { name: /Back/ }));
     expect(await screen.findByRole('list', { name: 'Conversations' })).toBeTruthy();
+  });
+
+  it("shows a member's reply on the chatbot's side under their name, and an internal note set apart as in the inbox", async () => {
+    openDetail(proUser, {
+      Conversation: () => ({
+        data: {
+          conversation: {
+            ...sampleConversation(),
+            userAgent: null,
+            messages: [
+              message('user', 'Can I talk to a person?'),
+              message('agent', 'Hi, Ada here.\nLet me look.', '2025-03-04T10:02:00.000Z', 'Ada'),
+              message('note', 'Refund is due', '2025-03-04T10:03:00.000Z', 'Ada'),
+              message('agent', 'Back again', '2025-03-04T10:04:00.000Z'),
+            ],
+          },
+        },
+      }),
+    });
+    await openHistory();
+    fireEvent.click((await screen.findAllByRole('button', { name: /Session ID/ }))[0]);
+    const messages = await screen.findByRole('list', { name: 'Messages' });
+    const [, reply, note, unnamed] = within(messages).getAllByRole('listitem');
+    expect(reply.className).toContain('items-start');
+    expect(within(reply).getByText('Ada (team)')).toBeTruthy();
+    // As typed, line breaks kept; never called a system message.
+    expect(within(reply).getByText(/Hi, Ada here\.\s+Let me look\./).className).toContain('whitespace-pre-wrap');
+    expect(reply.textContent).not.toContain('System Message');
+    expect(reply.textContent).not.toContain('Chatbot');
+    expect(within(messages).getByRole('listitem', { name: 'Internal note' })).toBe(note);
+    const dateTime = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'short' });
+    expect(within(note).getByText(/Internal note · Ada/).textContent).toBe(
+      `Internal note · Ada · ${dateTime.format(new Date('2025-03-04T10:03:00.000Z'))}`,
+    );
+    expect(note.textContent).toContain('Refund is due');
+    expect(note.className).toContain('border-dashed');
+    expect(within(unnamed).getByText('Team member')).toBeTruthy();
+    expect(messages.textContent).not.toContain('System Message');
   });
 
   it('shows "Unknown" for a conversation without a user agent', async () => {

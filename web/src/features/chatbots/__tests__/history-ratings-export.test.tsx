@@ -26,7 +26,16 @@ type Source = { entryId: string; title: string; url: string | null };
 
 function message(id: string, role: 'user' | 'assistant', content: string, rating: string | null = null, sources: Source[] = []) {
   const withType = sources.map((s) => ({ __typename: 'AnswerSource' as const, ...s }));
-  return { __typename: 'ChatMessage' as const, id, role, content, timestamp: '2025-03-04T10:01:00.000Z', rating, sources: withType };
+  return {
+    __typename: 'ChatMessage' as const,
+    id,
+    role,
+    content,
+    authorName: null,
+    timestamp: '2025-03-04T10:01:00.000Z',
+    rating,
+    sources: withType,
+  };
 }
 
 function openHistory() {

@@ -10,6 +10,7 @@ import { Spinner } from '../../../components/ui/spinner';
 import type { ConversationQuery } from '../../../gql/graphql';
 import { cn } from '../../../lib/cn';
 import { formatDateTime } from '../../../lib/format';
+import { InternalNote } from '../../../components/conversations/internal-note';
 import { useConversation } from '../hooks/use-conversation';
 import { visitorLabel } from '../visitor-label';
 
@@ -51,8 +52,35 @@ function MessageRating({ rating }: { rating: string | null | undefined }) {
   );
 }
 
-/** One message as the owner reviews it: visitor right, chatbot left, system notes centred. */
+/** How History names a member who answered the visitor from the inbox (their display name, marked as the team's). */
+export const agentLabel = (authorName: string | null | undefined): string => (authorName ? `${authorName} (team)` : 'Team member');
+
+/**
+ * One message as the owner reviews it: visitor right, chatbot and the team's replies left, system
+ * notes centred, and internal notes set apart as in the inbox.
+ */
 function MessageItem({ message }: { message: Message }) {
+  if (message.role === 'note') {
+    return (
+      <InternalNote
+        authorName={message.authorName ?? null}
+        content={message.content}
+        when={formatDateTime(message.timestamp, 'Unknown time')}
+      />
+    );
+  }
+  if (message.role === 'agent') {
+    // A person's words as typed (not Markdown), on the chatbot's side: the visitor read them there.
+    return (
+      <li className="flex flex-col items-start pr-8">
+        <span className="mb-1 text-[11px] font-medium text-brand-700">{agentLabel(message.authorName)}</span>
+        <div className="max-w-full rounded-2xl rounded-bl-md bg-brand-50 px-3.5 py-2 text-sm leading-6 break-words whitespace-pre-wrap text-gray-900 ring-1 ring-brand-200 ring-inset">
+          {message.content}
+        </div>
+        <MessageTime timestamp={message.timestamp} />
+      </li>
+    );
+  }
   if (message.role === 'system') {
     return (
       <li className="flex flex-col items-center">

@@ -16,6 +16,7 @@ export const ConversationQuery = graphql(`
         id
         role
         content
+        authorName
         timestamp
         rating
         sources {

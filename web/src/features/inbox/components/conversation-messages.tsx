@@ -2,6 +2,7 @@ import { CitedAnswer } from '../../../../chat-page/src/components/citations/cite
 import type { InboxMessageFieldsFragment } from '../../../gql/graphql';
 import { cn } from '../../../lib/cn';
 import { formatDateTime } from '../../../lib/format';
+import { InternalNote } from '../../../components/conversations/internal-note';
 
 const WHO: Record<string, string> = { user: 'Visitor', assistant: 'Bot', system: 'Parley' };
 
@@ -23,17 +24,7 @@ export function ConversationMessages({ messages }: { messages: InboxMessageField
             </li>
           );
         }
-        if (m.role === 'note') {
-          return (
-            <li key={m.id} className="rounded-xl border border-dashed border-amber-300 bg-amber-50 px-4 py-3" aria-label="Internal note">
-              <p className="text-xs font-semibold text-amber-900">
-                Internal note{m.authorName ? ` · ${m.authorName}` : ''}
-                {when ? <span className="font-normal text-amber-800"> · {when}</span> : null}
-              </p>
-              <p className="mt-1 text-sm whitespace-pre-wrap text-gray-900">{m.content}</p>
-            </li>
-          );
-        }
+        if (m.role === 'note') return <InternalNote key={m.id} authorName={m.authorName ?? null} content={m.content} when={when} />;
         const visitor = m.role === 'user';
         const agent = m.role === 'agent';
         return (
