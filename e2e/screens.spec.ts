@@ -352,7 +352,8 @@ test('the inbox: the upgrade prompt, then a waiting conversation arriving live, 
     await expect(messages.getByRole('listitem', { name: 'Internal note' })).toContainText('Parcel left the depot on Monday.');
     await expect(messages).not.toContainText('System Message');
     await expectScreen(page, 'History · Acme Support — Parley');
-    // The messages fit the screen (the page's tab row is wider than a phone on its own).
+    // The page and its messages fit the screen, the tab row included.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
     expect(await messages.evaluate((list) => list.scrollWidth <= list.clientWidth)).toBe(true);
     const box = (await messages.boundingBox())!;
     expect(box.x + box.width).toBeLessThanOrEqual(width);

@@ -13,7 +13,7 @@ const tabIds: Record<ChatbotTab, { tab: string; panel: string }> = {
   history: { tab: 'chatbot-tab-history', panel: 'chatbot-panel-history' },
 };
 
-const tabClasses = '-mb-px inline-flex items-center gap-2 border-b-2 px-4 py-2.5 text-sm transition-colors';
+const tabClasses = '-mb-px inline-flex items-center gap-2 border-b-2 px-2.5 py-2.5 sm:px-4 text-sm transition-colors';
 
 interface ChatbotTabsProps {
   settings: ReactNode;
