@@ -66,8 +66,13 @@ describe('GET /api/chatbot/public/:uniqueId', () => {
     const { owner, chatbot } = await ownerWithChatbot();
     const before = await call(`/api/chatbot/public/${chatbot.uniqueId}`);
     expect(before.status).toBe(200);
-    // The appearance and proof of work, at their defaults (widget-edge.test.ts has their cases).
-    const look = { appearance: { primaryColor: null, position: 'right', launcherLabel: '', hideBranding: false }, proofOfWork: false };
+    // The appearance, proof of work, lead form and handoff, at their defaults (widget-edge.test.ts and leads.test.ts have their cases).
+    const look = {
+      appearance: { primaryColor: null, position: 'right', launcherLabel: '', hideBranding: false },
+      proofOfWork: false,
+      leadForm: { name: 'off', email: 'off', phone: 'off', trigger: 'before_first_message', afterMessages: 2, consentText: '' },
+      handoff: false,
+    };
     expect(before.body).toEqual({ name: 'Shop Bot', profilePicture: null, welcomeMessage: '', suggestedQuestions: [], ...look });
 
     const voice = { welcomeMessage: 'Hello! How can I help?', suggestedQuestions: ['When do you open?', 'Is shipping free?'] };
@@ -100,7 +105,7 @@ describe('sources of a public answer', () => {
     const res = await chat(chatbot.uniqueId, 'When do you open and how much is shipping?');
     expect(res.status).toBe(200);
     const body = await res.json();
-    expect(Object.keys(body).sort()).toEqual(['message', 'messageId', 'sessionId', 'sources']);
+    expect(Object.keys(body).sort()).toEqual(['message', 'messageId', 'offerHandoff', 'sessionId', 'sources', 'unanswered']);
     expect(body.message).toBe('We open at nine [1]. Shipping is free [2].');
     expect(body.sources).toEqual([
       { entryId: hoursEntry._id, title: hoursEntry.title },
@@ -111,7 +116,15 @@ describe('sources of a public answer', () => {
   it('an answer that cites nothing has sources []', async () => {
     const { chatbot } = await chatbotWithKnowledge();
     const body = await (await chat(chatbot.uniqueId, 'Say something uncited')).json();
-    expect(body).toEqual({ message: 'I can only say hello.', sessionId: expect.any(String), sources: [], messageId: expect.any(String) });
+    // Nothing cited: the knowledge could not answer (handoff is off, so no person is offered).
+    expect(body).toEqual({
+      message: 'I can only say hello.',
+      sessionId: expect.any(String),
+      sources: [],
+      messageId: expect.any(String),
+      unanswered: true,
+      offerHandoff: false,
+    });
   });
 
   it('the event stream ends with a done event carrying the same message and sources', async () => {
@@ -128,6 +141,8 @@ describe('sources of a public answer', () => {
         { entryId: shippingEntry._id, title: shippingEntry.title },
       ],
       messageId: expect.any(String),
+      unanswered: false,
+      offerHandoff: false,
     });
   });
 
@@ -145,6 +160,8 @@ describe('sources of a public answer', () => {
       sessionId: expect.any(String),
       sources: [{ entryId: qa.body.entry._id, title: 'What are your opening hours?' }],
       messageId: expect.any(String),
+      unanswered: false,
+      offerHandoff: false,
     });
     expect(fake.requests.length).toBe(before);
     const streamed = doneEvent(await (await chat(chatbot.uniqueId, 'What are your opening hours?', true)).text());
