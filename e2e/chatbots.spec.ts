@@ -33,20 +33,20 @@ test('an owner builds a chatbot: create, rename, status, language, knowledge, pi
   await expect(page.getByText('Chatbot updated successfully')).toBeHidden({ timeout: 6000 });
 
   // inactive and back, then french
-  const active = page.getByRole('switch');
+  const active = page.getByRole('switch', { name: 'Active' });
   await expect(active).toHaveAttribute('aria-checked', 'true');
   await active.click();
   await page.getByRole('button', { name: 'Save Changes' }).click();
   await expect(page.getByText('Chatbot updated successfully')).toBeVisible();
   await expect(page.getByText('Inactive').first()).toBeVisible();
   await page.reload();
-  await expect(page.getByRole('switch')).toHaveAttribute('aria-checked', 'false');
-  await page.getByRole('switch').click();
+  await expect(page.getByRole('switch', { name: 'Active' })).toHaveAttribute('aria-checked', 'false');
+  await page.getByRole('switch', { name: 'Active' }).click();
   await page.getByLabel('Primary Language').selectOption('french');
   await page.getByRole('button', { name: 'Save Changes' }).click();
   await expect(page.getByText('Chatbot updated successfully')).toBeVisible();
   await page.reload();
-  await expect(page.getByRole('switch')).toHaveAttribute('aria-checked', 'true');
+  await expect(page.getByRole('switch', { name: 'Active' })).toHaveAttribute('aria-checked', 'true');
   await expect(page.getByLabel('Primary Language')).toHaveValue('french');
   await expect(page.getByLabel('Chatbot Name')).toHaveValue('Acme Helper');
 
