@@ -1,6 +1,7 @@
 import { useParams } from 'react-router-dom';
 import { UpgradePrompt } from '../../../components/analytics/upgrade-prompt';
 import { Alert } from '../../../components/ui/alert';
+import { NotAllowedCard } from '../../../components/workspace/not-allowed-card';
 import { Card } from '../../../components/ui/card';
 import { PageContainer } from '../../../components/ui/page-container';
 import { Spinner } from '../../../components/ui/spinner';
@@ -88,12 +89,7 @@ export function InboxPage() {
 
   let body;
   if (!canRead) {
-    body = (
-      <Card className="px-6 py-10 text-center">
-        <h2 className="text-base font-semibold text-gray-900">Not allowed</h2>
-        <p className="mt-1 text-sm text-gray-600">{INBOX_NOT_ALLOWED_MESSAGE}</p>
-      </Card>
-    );
+    body = <NotAllowedCard message={INBOX_NOT_ALLOWED_MESSAGE} />;
   } else if (!pro) {
     body = <UpgradePrompt title={INBOX_UPGRADE_TITLE} description={INBOX_UPGRADE_TEXT} />;
   } else {

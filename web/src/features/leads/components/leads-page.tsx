@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import { Alert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
+import { NotAllowedCard } from '../../../components/workspace/not-allowed-card';
 import { Card } from '../../../components/ui/card';
 import { PageContainer } from '../../../components/ui/page-container';
 import { SelectField } from '../../../components/ui/select-field';
@@ -72,10 +73,7 @@ export function LeadsPage() {
       </div>
 
       {!allowed ? (
-        <Card className="px-6 py-10 text-center">
-          <h2 className="text-base font-semibold text-gray-900">Not allowed</h2>
-          <p className="mt-1 text-sm text-gray-600">{LEADS_NOT_ALLOWED_MESSAGE}</p>
-        </Card>
+        <NotAllowedCard message={LEADS_NOT_ALLOWED_MESSAGE} />
       ) : (
         <Card>
           <form

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { Alert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
+import { NotAllowedCard } from '../../../components/workspace/not-allowed-card';
 import { Card } from '../../../components/ui/card';
 import { PageContainer } from '../../../components/ui/page-container';
 import { Spinner } from '../../../components/ui/spinner';
@@ -57,10 +58,7 @@ export function WebhooksPage() {
         {allowed && endpoints.length > 0 ? <div className="shrink-0">{addButton}</div> : null}
       </div>
       {!allowed ? (
-        <Card className="px-6 py-10 text-center">
-          <h2 className="text-base font-semibold text-gray-900">Not allowed</h2>
-          <p className="mt-1 text-sm text-gray-600">{WEBHOOKS_NOT_ALLOWED_MESSAGE}</p>
-        </Card>
+        <NotAllowedCard message={WEBHOOKS_NOT_ALLOWED_MESSAGE} />
       ) : (
         <div className="space-y-6">
           {error ? <Alert>{error}</Alert> : null}

@@ -2,6 +2,7 @@ import { useMemo, useState } from 'react';
 import { Alert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
 import { ButtonLink } from '../../../components/ui/button-link';
+import { NotAllowedCard } from '../../../components/workspace/not-allowed-card';
 import { Card } from '../../../components/ui/card';
 import { PageContainer } from '../../../components/ui/page-container';
 import { SelectField } from '../../../components/ui/select-field';
@@ -54,10 +55,7 @@ export function AuditLogPage() {
         }
       />
       {!allowed ? (
-        <Card className="px-6 py-10 text-center">
-          <h2 className="text-base font-semibold text-gray-900">Not allowed</h2>
-          <p className="mt-1 text-sm text-gray-600">{AUDIT_LOG_NOT_ALLOWED_MESSAGE}</p>
-        </Card>
+        <NotAllowedCard message={AUDIT_LOG_NOT_ALLOWED_MESSAGE} />
       ) : (
         <Card>
           <form
