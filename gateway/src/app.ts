@@ -8,15 +8,18 @@ import type { Logger } from '@parley/common/logger.ts';
 import { createRedis } from '@parley/common/redis.ts';
 import type { ServiceParts } from '@parley/common/service.ts';
 import { startSpan } from '@parley/common/tracing.ts';
+import { watchAccessChanges } from '@parley/common/access-changes.ts';
 import { createClients } from './clients.ts';
 import type { GatewayConfig } from './config.ts';
 import { toHttpError } from './errors.ts';
 import { devMailRoutes } from './dev-mail.ts';
 import { createGraphQL } from './graphql.ts';
 import { healthRouter } from './health.ts';
+import { HeldStreams } from './held-streams.ts';
 import { apiRouter } from './rest/api.ts';
 import { OpenStreams } from './rest/conversation-events.ts';
 import { publicChatCors } from './rest/public-chat.ts';
+import { keyChecker } from './v1/keys.ts';
 import { apiV1Router } from './v1/router.ts';
 import { chatbotEmbedDomains, mediaRouter, webAppRouter } from './static.ts';
 import { createStripeEventIntake, webhookSecret } from './stripe-events.ts';
@@ -41,6 +44,24 @@ export async function createGateway(config: GatewayConfig, { logger }: { logger:
   const { secret, generated } = webhookSecret(config.STRIPE_WEBHOOK_SECRET);
   if (generated) logger.info('STRIPE_WEBHOOK_SECRET is not set: only test-mode checkout events signed by this process are accepted');
   const conversationStreams = new OpenStreams();
+  // Long-lived responses of members and keys, re-checked when auth announces a change of access (ADR 35).
+  const held = new HeldStreams({ recheckMs: config.ACCESS_RECHECK_MS, logger });
+  const keys = keyChecker(clients, { cacheMs: config.API_KEY_CACHE_MS });
+  const accessWatch = watchAccessChanges(
+    redis,
+    config.QUEUE_PREFIX,
+    {
+      onChange(change) {
+        keys.forget(change.apiKeyIds);
+        held.changed(change);
+      },
+      onGap() {
+        keys.forgetAll();
+        void held.recheckAll();
+      },
+    },
+    logger,
+  );
   const stripeEvents = createStripeEventIntake({ redis, prefix: config.QUEUE_PREFIX, secret, logger });
 
   const app = express();
@@ -65,7 +86,8 @@ export async function createGateway(config: GatewayConfig, { logger }: { logger:
       uploadTimeoutMs: Math.max(config.RPC_TIMEOUT_MS, UPLOAD_RPC_TIMEOUT_MS),
       chatTimeoutMs: config.CHAT_TIMEOUT_MS,
       publicUrl: config.PUBLIC_URL,
-      keyCacheMs: config.API_KEY_CACHE_MS,
+      keys,
+      held,
       rateLimit: config.API_RATE_LIMIT,
       rateWindowMs: config.API_RATE_WINDOW_MS,
     }),
@@ -83,6 +105,7 @@ export async function createGateway(config: GatewayConfig, { logger }: { logger:
       chatTimeoutMs: config.CHAT_TIMEOUT_MS,
       ssePingMs: config.SSE_PING_MS,
       conversationStreams,
+      held,
       publicUrl: config.PUBLIC_URL,
       stripeEvents,
       seats: { free: config.SEATS_FREE, pro: config.SEATS_PRO },
@@ -110,7 +133,7 @@ export async function createGateway(config: GatewayConfig, { logger }: { logger:
     // Open visitor streams would hold the server's close until the deadline: they end at once, and
     // the pages reconnect to another replica.
     background: [() => conversationStreams.endAll()],
-    closers: [graphql.stop, () => stripeEvents.close(), () => redis.quit()],
+    closers: [graphql.stop, () => stripeEvents.close(), async () => held.close(), () => accessWatch.close(), () => redis.quit()],
   };
 }
 

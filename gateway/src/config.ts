@@ -56,10 +56,15 @@ export const gatewayVars = {
   SEATS_FREE: { parse: int(1, 10_000), default: '1' },
   SEATS_PRO: { parse: int(1, 10_000), default: '5' },
   // The developer API (docs/adr/0033-developer-api.md): how long a key check is kept (a revoked key
-  // stops working within it), and how many calls a key may make per window.
+  // is forgotten at once when auth announces it; this bounds a lost announcement), and how many calls
+  // a key may make per window.
   API_KEY_CACHE_MS: { parse: int(0, 60_000), default: '5000' },
   API_RATE_LIMIT: { parse: int(1, 1_000_000), default: '600' },
   API_RATE_WINDOW_MS: { parse: int(1000, 3_600_000), default: '60000' },
+  // How often every held stream (the inbox's events, a key's streamed answer) asks auth again whether
+  // its access holds, beside the announced changes that end it at once (ADR 35): the bound when an
+  // announcement is lost.
+  ACCESS_RECHECK_MS: { parse: int(1000, 3_600_000), default: '60000' },
   LOG_LEVEL: commonVars.LOG_LEVEL,
   // Signs the gateway's calls to the services (docs/adr/0012-service-to-service-trust.md).
   SERVICE_SECRET: commonVars.SERVICE_SECRET,

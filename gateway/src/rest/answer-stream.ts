@@ -9,6 +9,7 @@ import type { Logger } from '@parley/common/logger.ts';
 import { gauge } from '@parley/common/metrics.ts';
 import type { SendMessageResponse, StreamMessageResponse } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { mapError } from '../errors.ts';
+import type { HeldStream } from '../held-streams.ts';
 
 /** How one kind of client reads the events. */
 export interface AnswerEvents {
@@ -43,7 +44,7 @@ export async function relayAnswer(
   res: Response,
   call: AsyncIterable<StreamMessageResponse>,
   events: AnswerEvents,
-  opts: { signal: AbortSignal; logger: Logger },
+  opts: { signal: AbortSignal; logger: Logger; held?: HeldStream },
 ): Promise<void> {
   const stream = call[Symbol.asyncIterator]();
   const first = await stream.next();
@@ -52,6 +53,8 @@ export async function relayAnswer(
   res.once('close', () => openAnswers.dec());
   try {
     for (let step = first; !step.done; step = await stream.next()) {
+      // A held answer (a key's) writes nothing while its access is asked about, and nothing once it ended.
+      if (opts.held && !(await opts.held.allowed())) return;
       const { event } = step.value;
       if (event.case === 'delta') events.delta(res, event.value);
       else if (event.case === 'done') events.done(res, event.value);

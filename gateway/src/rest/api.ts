@@ -5,6 +5,7 @@ import type { Logger } from '@parley/common/logger.ts';
 import type { Clients } from '../clients.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import { bodyParserError, MALFORMED_URL, toHttpError } from '../errors.ts';
+import type { HeldStreams } from '../held-streams.ts';
 import type { StripeEventIntake } from '../stripe-events.ts';
 import { accountRoutes, passwordResetRoutes, portalRoutes } from './account.ts';
 import { analyticsSummaryRoutes, chatbotAnalyticsRoutes } from './analytics.ts';
@@ -37,6 +38,8 @@ export interface ApiOptions {
   ssePingMs: number;
   /** The gateway's open live streams (a visitor's conversation, the inbox), ended when it shuts down. */
   conversationStreams?: OpenStreams;
+  /** Members' long-lived responses, which end when access is taken away (held-streams.ts). */
+  held: HeldStreams;
   publicUrl: string;
   stripeEvents: StripeEventIntake;
   /** How many members each plan allows a workspace (SEATS_FREE, SEATS_PRO). */
@@ -87,7 +90,15 @@ export function apiRouter(opts: ApiOptions): Router {
   router.use('/chatbot', chatbotRoutes(opts.clients, opts), chatbotAnalyticsRoutes(opts.clients), unansweredQuestionRoutes(opts.clients));
   router.use('/analytics', analyticsSummaryRoutes(opts.clients));
   router.use('/leads', leadExportRoutes(opts.clients, { logger: opts.logger }));
-  router.use('/inbox', inboxEventRoutes(opts.clients, { logger: opts.logger, pingMs: opts.ssePingMs, streams: opts.conversationStreams }));
+  router.use(
+    '/inbox',
+    inboxEventRoutes(opts.clients, {
+      logger: opts.logger,
+      pingMs: opts.ssePingMs,
+      streams: opts.conversationStreams,
+      held: opts.held,
+    }),
+  );
   router.use('/user', usageRoutes(opts.clients), accountRoutes(opts.clients, { logger: opts.logger }));
   router.use(
     '/payment',

@@ -6,7 +6,12 @@
 //                         conversation's state, assignee or messages change (bot and closed leave the inbox)
 //   : ping                a comment every SSE_PING_MS (15 s), so an idle stream stays open
 //   event: error          data: { message, status }, when the chat service refuses (a free workspace:
-//                         403) or fails; the stream then ends
+//                         403) or fails, or when the member's access ends (removed, left, a role
+//                         without conversations:read, the workspace deleted: 403; signed out, a new
+//                         password, the account deleted: 401; "You no longer have access to this
+//                         workspace."); the stream then ends
+// The stream is held (held-streams.ts): every change of the member's access is checked at once, on
+// whichever replica it lands, and nothing is relayed while a check is under way.
 // The stream has no deadline: it runs until the client goes, which ends the call in the chat service,
 // or until the gateway stops (it ends its streams itself; the client then connects again).
 // WatchInbox sends nothing until something changes, so the events start at once; a client refetches
@@ -17,16 +22,21 @@ import { gauge } from '@parley/common/metrics.ts';
 import type { Clients } from '../clients.ts';
 import { mapError } from '../errors.ts';
 import { inboxItemView } from '../inbox.ts';
+import type { HeldStreams } from '../held-streams.ts';
 import { routeMember } from '../owners.ts';
 import { sendEvent } from './answer-stream.ts';
 import type { OpenStreams } from './conversation-events.ts';
 
 const openStreams = gauge('parley_gateway_sse_inbox_open', 'Live inbox streams this gateway is relaying to members now.', []);
 
-export function inboxEventRoutes(clients: Clients, opts: { logger: Logger; pingMs: number; streams?: OpenStreams }): Router {
+export function inboxEventRoutes(
+  clients: Clients,
+  opts: { logger: Logger; pingMs: number; streams?: OpenStreams; held: HeldStreams },
+): Router {
   const router = Router();
 
   router.get('/events', async (req, res) => {
+    const since = opts.held.mark();
     const member = await routeMember(clients, req);
     // The client leaving, or this gateway stopping (it ends its open streams), ends the call in the chat service.
     const abort = new AbortController();
@@ -42,13 +52,27 @@ export function inboxEventRoutes(clients: Clients, opts: { logger: Logger; pingM
     res.write(': connected\n\n');
     opts.streams?.add(res);
     openStreams.inc();
+    // Asked again with the same request (token, workspace, the route's permission) whenever access may have changed.
+    const held = opts.held.hold({
+      holder: { userId: member.user.id, workspaceId: member.ownerId },
+      since,
+      check: async () => {
+        await routeMember(clients, req);
+        return Infinity;
+      },
+      end: ({ status, message }) => {
+        if (!res.writableEnded && status !== 503) sendEvent(res, 'error', { message, status });
+        res.end();
+        abort.abort();
+      },
+    });
     // Nothing is written once the response has ended (the gateway stopping ends it before the call stops).
     const ping = setInterval(() => {
       if (!res.writableEnded) res.write(': ping\n\n');
     }, opts.pingMs);
     try {
       for await (const { item } of events) {
-        if (res.writableEnded) break;
+        if (!(await held.allowed()) || res.writableEnded) break;
         sendEvent(res, 'conversation', inboxItemView(item));
       }
     } catch (err) {
@@ -57,6 +81,7 @@ export function inboxEventRoutes(clients: Clients, opts: { logger: Logger; pingM
         sendEvent(res, 'error', { message, status });
       }
     } finally {
+      held.release();
       clearInterval(ping);
       openStreams.dec();
     }

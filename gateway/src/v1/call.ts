@@ -5,7 +5,8 @@ import type { z } from 'zod';
 import type { Logger } from '@parley/common/logger.ts';
 import type { Redis } from '@parley/common/redis.ts';
 import type { Clients } from '../clients.ts';
-import type { ApiKeyCaller } from './keys.ts';
+import type { HeldStreams } from '../held-streams.ts';
+import type { ApiKeyCaller, KeyChecker } from './keys.ts';
 import type { API_V1_ROUTES, ApiRouteKey } from './routes.ts';
 
 export const CHATBOT_NOT_FOUND = 'Chatbot not found';
@@ -21,8 +22,10 @@ export interface ApiV1Options {
   uploadTimeoutMs: number;
   chatTimeoutMs: number;
   publicUrl: string;
-  /** How long a key check is kept (API_KEY_CACHE_MS). */
-  keyCacheMs: number;
+  /** The key check, with its cache (keys.ts); the gateway forgets a key there when auth announces its revocation. */
+  keys: KeyChecker;
+  /** The gateway's held streams: a key's streamed answer is held, and ends when the key stops working (ADR 35). */
+  held: HeldStreams;
   /** Calls a key may make per window (API_RATE_LIMIT), and the window (API_RATE_WINDOW_MS). */
   rateLimit: number;
   rateWindowMs: number;
@@ -37,6 +40,8 @@ export interface V1Call<K extends ApiRouteKey> {
   key: ApiKeyCaller;
   /** The key's workspace: what the services call the owner. */
   ownerId: string;
+  /** HeldStreams.mark() from before the key was checked, for a handler that holds its response open. */
+  accessMark: number;
   body: Infer<(typeof API_V1_ROUTES)[K] extends { body: infer B } ? B : undefined>;
   query: Infer<(typeof API_V1_ROUTES)[K] extends { query: infer Q } ? Q : undefined>;
 }

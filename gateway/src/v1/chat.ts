@@ -9,11 +9,12 @@ import type { Response } from 'express';
 import { cache } from '@parley/common/cache.ts';
 import { clientIp } from '@parley/common/http.ts';
 import { Code, ConnectError, invalid, notFound } from '@parley/common/rpc-errors.ts';
-import type { SendMessageResponse } from '@parley/proto/parley/chat/v1/chat_pb.js';
+import type { SendMessageResponse, StreamMessageResponse } from '@parley/proto/parley/chat/v1/chat_pb.js';
+import { bearerToken } from '../bearer.ts';
 import type { Clients } from '../clients.ts';
 import { answerSources } from '../conversations.ts';
 import { clientGone, relayAnswer, sendEvent, type AnswerEvents } from '../rest/answer-stream.ts';
-import { keyReaches, type ApiV1Options, type On } from './call.ts';
+import { keyReaches, type ApiV1Options, type On, type V1Call } from './call.ts';
 
 export const modelNotFound = (model: string) => `The model \`${model.slice(0, 100)}\` does not exist or this API key may not use it.`;
 export const NO_USER_MESSAGE = 'messages must end with a user message';
@@ -39,7 +40,7 @@ export function chatRoutes(on: On, opts: ApiV1Options): void {
   const { clients } = opts;
   const uniqueIds = publicIds(clients);
 
-  on('POST /api/v1/chatbots/:id/chat', async ({ req, res, key, ownerId, body }) => {
+  on('POST /api/v1/chatbots/:id/chat', async ({ req, res, key, ownerId, accessMark, body }) => {
     const uniqueId = await uniqueIds(ownerId, String(req.params.id));
     const input = {
       uniqueId,
@@ -53,13 +54,16 @@ export function chatRoutes(on: On, opts: ApiV1Options): void {
       visitorEmail: body.visitor?.email ?? '',
       apiKeyId: key.apiKeyId,
     };
-    const signal = clientGone(res);
-    const callOptions = { timeoutMs: opts.chatTimeoutMs, signal };
     if (!body.stream) {
-      res.json(chatReply(await clients.chat.sendMessage(input, callOptions)));
+      res.json(chatReply(await clients.chat.sendMessage(input, { timeoutMs: opts.chatTimeoutMs, signal: clientGone(res) })));
       return;
     }
-    await relayAnswer(res, clients.chat.streamMessage(input, callOptions), API_EVENTS, { signal, logger: opts.logger });
+    await streamAnswer(
+      opts,
+      { req, res, key, accessMark },
+      (signal) => clients.chat.streamMessage(input, { timeoutMs: opts.chatTimeoutMs, signal }),
+      API_EVENTS,
+    );
   });
 
   on('GET /api/v1/openai/models', async ({ res, key, ownerId }) => {
@@ -72,7 +76,7 @@ export function chatRoutes(on: On, opts: ApiV1Options): void {
     });
   });
 
-  on('POST /api/v1/openai/chat/completions', async ({ req, res, key, ownerId, body }) => {
+  on('POST /api/v1/openai/chat/completions', async ({ req, res, key, ownerId, accessMark, body }) => {
     const model = body.model;
     if (!keyReaches(key, model)) throw notFound(modelNotFound(model));
     const uniqueId = await uniqueIds(ownerId, model).catch((err: unknown) => {
@@ -93,12 +97,10 @@ export function chatRoutes(on: On, opts: ApiV1Options): void {
       apiKeyId: key.apiKeyId,
       history,
     };
-    const signal = clientGone(res);
-    const callOptions = { timeoutMs: opts.chatTimeoutMs, signal };
     const id = `chatcmpl-${randomUUID()}`;
     const created = Math.floor(Date.now() / 1000);
     if (!body.stream) {
-      const reply = await clients.chat.sendMessage(input, callOptions);
+      const reply = await clients.chat.sendMessage(input, { timeoutMs: opts.chatTimeoutMs, signal: clientGone(res) });
       res.json({
         id,
         object: 'chat.completion',
@@ -112,11 +114,50 @@ export function chatRoutes(on: On, opts: ApiV1Options): void {
       });
       return;
     }
-    await relayAnswer(res, clients.chat.streamMessage(input, callOptions), openAIEvents(id, created, model), {
-      signal,
-      logger: opts.logger,
-    });
+    await streamAnswer(
+      opts,
+      { req, res, key, accessMark },
+      (signal) => clients.chat.streamMessage(input, { timeoutMs: opts.chatTimeoutMs, signal }),
+      openAIEvents(id, created, model),
+    );
   });
+}
+
+/**
+ * A key's streamed answer, held (held-streams.ts, ADR 35): a key revoked, rolled past its overlap or
+ * expired while the answer streams stops the answer (and the model behind it) and ends the stream
+ * with the API's error event; before the first event it is the 401 any refused key gets.
+ */
+async function streamAnswer(
+  opts: ApiV1Options,
+  call: Pick<V1Call<'POST /api/v1/chatbots/:id/chat'>, 'req' | 'res' | 'key' | 'accessMark'>,
+  start: (signal: AbortSignal) => AsyncIterable<StreamMessageResponse>,
+  events: AnswerEvents,
+): Promise<void> {
+  const { req, res, key } = call;
+  const revoked = new AbortController();
+  const signal = AbortSignal.any([clientGone(res), revoked.signal]);
+  const secret = bearerToken(req) ?? '';
+  const held = opts.held.hold({
+    holder: { apiKeyId: key.apiKeyId, workspaceId: key.workspaceId },
+    since: call.accessMark,
+    expiresAtMs: key.expiresAtMs,
+    check: async () => (await opts.keys.recheck(secret)).expiresAtMs,
+    end: ({ message }) => {
+      revoked.abort();
+      if (res.writableEnded) return;
+      if (!res.headersSent) res.status(401).json({ error: { code: 'unauthenticated', message } });
+      else {
+        events.error(res, message);
+        res.end();
+      }
+    },
+  });
+  try {
+    await relayAnswer(res, start(signal), events, { signal, logger: opts.logger, held });
+  } finally {
+    held.release();
+  }
 }
 
 /**

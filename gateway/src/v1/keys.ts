@@ -1,8 +1,9 @@
 // The developer API's key check (docs/adr/0033-developer-api.md): `Authorization: Bearer
 // parley_sk_...` answered by auth's AuthenticateApiKey, kept in a small in-process cache (ADR 14) for
-// a few seconds (API_KEY_CACHE_MS), so a revoked key stops working within them, and never past the
-// answer's expires_at (a key's expiry, or the end of a roll's overlap). Entries are keyed by the
-// secret's SHA-256, never the secret itself; a refused secret is not kept (each try asks auth).
+// a few seconds (API_KEY_CACHE_MS), and never past the answer's expires_at (a key's expiry, or the
+// end of a roll's overlap). A key revoked or rolled is forgotten at once, on every replica, when auth
+// announces it (`forget`, ADR 35); the cache's seconds bound only a lost announcement. Entries are
+// keyed by the secret's SHA-256, never the secret itself; a refused secret is not kept (each try asks auth).
 import { createHash } from 'node:crypto';
 import { timestampMs } from '@bufbuild/protobuf/wkt';
 import { cache } from '@parley/common/cache.ts';
@@ -25,6 +26,12 @@ export interface ApiKeyCaller {
 
 export interface KeyChecker {
   authenticate(secret: string | undefined): Promise<ApiKeyCaller>;
+  /** Asks auth again, past the cache (a held stream's re-check), and keeps the fresh answer. */
+  recheck(secret: string): Promise<ApiKeyCaller>;
+  /** Drops what is cached for these keys (revoked or rolled): their next request asks auth. */
+  forget(apiKeyIds: Iterable<string>): void;
+  /** Drops everything cached (announcements may have been missed). */
+  forgetAll(): void;
 }
 
 /** The shape of a secret (api-key-secret.ts in auth): anything else is refused without a call. */
@@ -32,9 +39,23 @@ const SECRET = /^parley_sk_[A-Za-z0-9]{43}$/;
 
 export function keyChecker(clients: Clients, opts: { cacheMs: number; maxEntries?: number; now?: () => number }): KeyChecker {
   const now = opts.now ?? Date.now;
-  const held = cache<string, ApiKeyCaller>({ maxEntries: opts.maxEntries ?? 10_000, maxAgeMs: opts.cacheMs, now });
+  const maxEntries = opts.maxEntries ?? 10_000;
+  const held = cache<string, ApiKeyCaller>({ maxEntries, maxAgeMs: opts.cacheMs, now });
+  /** The hashes cached for each key id (a rolled key has two secrets), to forget a key by its id. */
+  const byKey = new Map<string, Set<string>>();
+  /** Counts forgets: an answer asked for before one is used once but not kept (it may predate the revocation). */
+  let generation = 0;
+  const loadKept = (id: string, secret: string) => {
+    const asked = generation;
+    return held.getOrLoad(id, null, () => load(secret), { keep: (k) => k.expiresAtMs > now() && asked === generation });
+  };
   const load = async (secret: string): Promise<ApiKeyCaller> => {
     const res = await clients.apiKeys.authenticateApiKey({ secret });
+    const id = hashOf(secret);
+    const apiKeyId = res.apiKeyId.toLowerCase();
+    byKey.set(apiKeyId, (byKey.get(apiKeyId) ?? new Set()).add(id));
+    // Bounded like the cache: the oldest key's entries leave both, so every cached entry stays findable by its key.
+    if (byKey.size > maxEntries) drop(byKey.keys().next().value!);
     return {
       workspaceId: res.workspaceId,
       apiKeyId: res.apiKeyId,
@@ -43,21 +64,40 @@ export function keyChecker(clients: Clients, opts: { cacheMs: number; maxEntries
       expiresAtMs: res.expiresAt ? timestampMs(res.expiresAt) : Infinity,
     };
   };
+  function drop(apiKeyId: string): void {
+    for (const id of byKey.get(apiKeyId) ?? []) held.delete(id);
+    byKey.delete(apiKeyId);
+  }
+  function forget(apiKeyIds: Iterable<string>): void {
+    generation += 1;
+    for (const apiKeyId of apiKeyIds) drop(apiKeyId.toLowerCase());
+  }
   return {
     async authenticate(secret) {
       if (!secret) throw unauthenticated(NO_KEY_MESSAGE);
       if (!SECRET.test(secret)) throw unauthenticated(INVALID_KEY_MESSAGE);
-      const id = createHash('sha256').update(secret).digest('hex');
+      const id = hashOf(secret);
       const hit = held.get(id, null);
       // Past its expiry an entry is never used: auth is asked again (and refuses).
       if (hit && hit.expiresAtMs > now()) return hit;
       if (hit) held.delete(id);
-      const key = await held.getOrLoad(id, null, () => load(secret), { keep: (k) => k.expiresAtMs > now() });
+      const key = await loadKept(id, secret);
       if (key.expiresAtMs <= now()) throw unauthenticated(INVALID_KEY_MESSAGE);
       return key;
     },
+    async recheck(secret) {
+      const id = hashOf(secret);
+      held.delete(id);
+      const key = await loadKept(id, secret);
+      if (key.expiresAtMs <= now()) throw unauthenticated(INVALID_KEY_MESSAGE);
+      return key;
+    },
+    forget,
+    forgetAll: () => forget([...byKey.keys()]),
   };
 }
+
+const hashOf = (secret: string) => createHash('sha256').update(secret).digest('hex');
 
 /** Auth's one message for every secret that does not work; the gateway's own for a malformed one. */
 export const INVALID_KEY_MESSAGE = 'Invalid API key';

@@ -14,7 +14,6 @@ import { bodyParserError, mapError, type GraphQLErrorCode } from '../errors.ts';
 import { cleanPath, noStore } from '../rest/api.ts';
 import { chatRoutes } from './chat.ts';
 import { CHATBOT_NOT_FOUND, keyReaches, scopeMissing, type ApiV1Options, type On, type V1Call } from './call.ts';
-import { keyChecker } from './keys.ts';
 import { openApiDocument } from './openapi.ts';
 import { keyRateLimiter } from './rate-limit.ts';
 import { resourceRoutes } from './resources.ts';
@@ -22,7 +21,7 @@ import { API_V1_PREFIX, API_V1_ROUTES, type ApiRoute } from './routes.ts';
 
 export function apiV1Router(opts: ApiV1Options): Router {
   const router = Router();
-  const keys = keyChecker(opts.clients, { cacheMs: opts.keyCacheMs });
+  const { keys } = opts;
   const limiter = keyRateLimiter(opts.redis, { prefix: opts.prefix, limit: opts.rateLimit, windowMs: opts.rateWindowMs });
   const document = openApiDocument(opts.publicUrl);
   router.use(noStore, cleanPath);
@@ -36,6 +35,7 @@ export function apiV1Router(opts: ApiV1Options): Router {
     const spec: ApiRoute = API_V1_ROUTES[key];
     const register = router[method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete'].bind(router);
     register(path.slice(API_V1_PREFIX.length), async (req: Request, res: Response) => {
+      const accessMark = opts.held.mark();
       const caller = await keys.authenticate(bearerToken(req));
       await limiter.admit(caller.apiKeyId, res);
       if (!caller.scopes.has(spec.scope)) throw forbidden(scopeMissing(spec.scope));
@@ -44,7 +44,7 @@ export function apiV1Router(opts: ApiV1Options): Router {
       setCurrentRole(PERMISSIONS[spec.permission]);
       const body = spec.body && !spec.multipart ? validate(spec.body, req.body ?? {}) : undefined;
       const query = spec.query ? validate(spec.query, req.query) : undefined;
-      await handler({ req, res, key: caller, ownerId: caller.workspaceId, body, query } as V1Call<typeof key>);
+      await handler({ req, res, key: caller, ownerId: caller.workspaceId, accessMark, body, query } as V1Call<typeof key>);
     });
   };
   resourceRoutes(on, opts);

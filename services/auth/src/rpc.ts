@@ -1,5 +1,7 @@
 // The AuthService, the WorkspaceService and the ApiKeyService over ConnectRPC: map proto messages to
-// the use cases and back, nothing more.
+// the use cases and back, and announce each change of someone's access once it committed (so the
+// streams they hold end), nothing more.
+import type { AnnounceAccessChange } from '@parley/common/access-changes.ts';
 import { create } from '@bufbuild/protobuf';
 import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { ConnectRouter } from '@connectrpc/connect';
@@ -68,7 +70,14 @@ export type AuthRpcDeps = RegisterDeps &
   ChangeEmailDeps &
   ChangePasswordDeps &
   DeleteAccountDeps &
-  CreateWorkspaceDeps & { publicUrl: string };
+  CreateWorkspaceDeps & {
+    publicUrl: string;
+    /**
+     * Tells every holder of an open stream whose access just changed, after the change committed
+     * (access-changes.ts): each call below that takes access away or changes it announces it.
+     */
+    announceAccessChange: AnnounceAccessChange;
+  };
 
 const toUser = (u: AccountUser): User =>
   create(UserSchema, { id: u.id, email: u.email, name: u.name, createdAt: timestampFromDate(u.createdAt) });
@@ -138,7 +147,8 @@ export function authRoutes(deps: AuthRpcDeps) {
         return { token: r.token, user: toUser(r.user), expiresAt: timestampFromDate(r.expiresAt) };
       },
       async logout(req) {
-        await logout(deps.db, req.token);
+        const userId = await logout(deps.db, req.token);
+        if (userId) await deps.announceAccessChange({ userIds: [userId] });
         return {};
       },
       async authenticate(req) {
@@ -150,7 +160,12 @@ export function authRoutes(deps: AuthRpcDeps) {
         return {};
       },
       async resetPassword(req) {
-        await resetPassword(deps, { token: req.token, password: req.password, passwordConfirmation: req.passwordConfirmation });
+        const userId = await resetPassword(deps, {
+          token: req.token,
+          password: req.password,
+          passwordConfirmation: req.passwordConfirmation,
+        });
+        await deps.announceAccessChange({ userIds: [userId] });
         return {};
       },
       async updateProfile(req) {
@@ -174,6 +189,7 @@ export function authRoutes(deps: AuthRpcDeps) {
           keepToken: req.keepToken,
           clientIp: req.clientIp,
         });
+        await deps.announceAccessChange({ userIds: [req.userId] });
         return { revokedSessions: revoked };
       },
       async listSessions(req) {
@@ -191,10 +207,13 @@ export function authRoutes(deps: AuthRpcDeps) {
         };
       },
       async revokeOtherSessions(req) {
-        return { revokedSessions: await revokeOtherSessions(deps.db, { userId: req.userId, keepToken: req.keepToken }) };
+        const revokedSessions = await revokeOtherSessions(deps.db, { userId: req.userId, keepToken: req.keepToken });
+        await deps.announceAccessChange({ userIds: [req.userId] });
+        return { revokedSessions };
       },
       async deleteAccount(req) {
         await deleteAccount(deps, { userId: req.userId, password: req.password, clientIp: req.clientIp });
+        await deps.announceAccessChange({ userIds: [req.userId] });
         return {};
       },
     });
@@ -218,6 +237,7 @@ export function workspaceRoutes(deps: AuthRpcDeps) {
       },
       async deleteWorkspace(req) {
         await deleteWorkspace(deps, { actor: actorOf(req.actor), password: req.password });
+        await deps.announceAccessChange({ workspaceIds: [actorOf(req.actor).workspaceId] });
         return {};
       },
       async listMembers(req) {
@@ -225,14 +245,18 @@ export function workspaceRoutes(deps: AuthRpcDeps) {
       },
       async changeMemberRole(req) {
         const member = await changeMemberRole(deps.db, { actor: actorOf(req.actor), memberUserId: req.memberUserId, role: req.role });
+        await deps.announceAccessChange({ userIds: [member.userId] });
         return { member: toMember(member) };
       },
       async removeMember(req) {
         await removeMember(deps.db, { actor: actorOf(req.actor), memberUserId: req.memberUserId });
+        await deps.announceAccessChange({ userIds: [req.memberUserId] });
         return {};
       },
       async transferOwnership(req) {
-        await transferOwnership(deps.db, { actor: actorOf(req.actor), memberUserId: req.memberUserId });
+        const actor = actorOf(req.actor);
+        await transferOwnership(deps.db, { actor, memberUserId: req.memberUserId });
+        await deps.announceAccessChange({ userIds: [actor.userId, req.memberUserId] });
         return {};
       },
       async createInvitation(req) {
@@ -329,7 +353,9 @@ export function apiKeyRoutes(deps: AuthRpcDeps) {
         return { apiKeys: (await listApiKeys(deps.db, { actor: actorOf(req.actor) })).map(toApiKey) };
       },
       async revokeApiKey(req) {
-        return { apiKey: toApiKey(await revokeApiKey(deps.db, { actor: actorOf(req.actor), apiKeyId: req.apiKeyId })) };
+        const apiKey = await revokeApiKey(deps.db, { actor: actorOf(req.actor), apiKeyId: req.apiKeyId });
+        await deps.announceAccessChange({ apiKeyIds: [apiKey.id] });
+        return { apiKey: toApiKey(apiKey) };
       },
       async rollApiKey(req) {
         const { apiKey, secret } = await rollApiKey(deps.db, {
@@ -337,6 +363,8 @@ export function apiKeyRoutes(deps: AuthRpcDeps) {
           apiKeyId: req.apiKeyId,
           overlapSeconds: req.overlapSeconds,
         });
+        // The old secret now stops at the overlap's end: its holders learn the new bound.
+        await deps.announceAccessChange({ apiKeyIds: [apiKey.id] });
         return { apiKey: toApiKey(apiKey), secret };
       },
       async authenticateApiKey(req) {

@@ -4,6 +4,7 @@
 // main.ts runs it; other packages' tests start it in-process the same way.
 import { fileURLToPath } from 'node:url';
 import type { Worker } from 'bullmq';
+import { accessChangePublisher } from '@parley/common/access-changes.ts';
 import { prismaAdapter } from '@parley/common/database.ts';
 import { createServiceApp, dataReadiness } from '@parley/common/http.ts';
 import type { Logger } from '@parley/common/logger.ts';
@@ -97,6 +98,7 @@ export async function createAuthService(config: AuthConfig, opts: { logger: Logg
     publishPasswordResetRequested: (request) => publishPasswordResetRequested(passwordResetRequested, request),
     publishAccountDeleted: (account) => publishAccountDeleted(accountDeleted, account),
     publishWorkspaceCreated: (workspace) => publishWorkspaceCreated(workspaceCreated, workspace),
+    announceAccessChange: accessChangePublisher(redis, prefix, logger),
   };
   const issueResetDeps: IssueResetDeps = {
     db,

@@ -19,6 +19,7 @@ export const REDIS_KEY_FAMILIES = {
   handoff: 'handoff',
   conversationChannel: 'conversation',
   inboxChannel: 'inbox',
+  accessChannel: 'access',
 } as const;
 
 const join = (...parts: string[]) => parts.join(':');
@@ -59,6 +60,8 @@ export function redisKeys(prefix: string) {
     conversationChannel: (conversationId: string) => join(prefix, f.conversationChannel, conversationId),
     /** Pub/sub channel: a workspace's inbox rows as they change (chat; ADR 34). */
     inboxChannel: (ownerId: string) => join(prefix, f.inboxChannel, ownerId),
+    /** Pub/sub channel: whose access was just taken away or changed (users, workspaces, API keys), for every holder of a long-lived response (auth publishes, gateways listen; docs/adr/0035-access-for-as-long-as-a-response-lives.md). */
+    accessChannel: () => join(prefix, f.accessChannel, 'changes'),
     /** Hash: owner id → the event types its enabled webhook endpoints subscribe to, comma-separated (set by chatbot; ADR 32). */
     webhookSubscriptions: () => join(prefix, f.webhooks, 'subscriptions'),
     /** A random revision set on every change of webhookSubscriptions: readers cache the hash under it (ADR 32). */

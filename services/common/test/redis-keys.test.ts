@@ -21,6 +21,7 @@ describe('redisKeys', () => {
     expect(keys.handoff('c0ffee', 'session')).toBe('parley:handoff:c0ffee:session');
     expect(keys.conversationChannel('c0nv')).toBe('parley:conversation:c0nv');
     expect(keys.inboxChannel('owner')).toBe('parley:inbox:owner');
+    expect(keys.accessChannel()).toBe('parley:access:changes');
   });
 
   it('keeps the families apart', () => {

@@ -38,7 +38,8 @@ function unusable(token: TokenState, now: Date): string | null {
   return null;
 }
 
-export async function resetPassword(deps: ResetPasswordDeps, req: ResetPasswordRequest): Promise<void> {
+/** Sets the password and signs every session out; answers whose password it was. */
+export async function resetPassword(deps: ResetPasswordDeps, req: ResetPasswordRequest): Promise<string> {
   if (!req.token || req.token.length > MAX_RESET_TOKEN_LENGTH || hasControlCharacters(req.token)) throw invalid(RESET_LINK_INVALID);
   const tokenHash = hashResetToken(req.token);
   // A dead link is reported before the password is judged: the user should not fix a password for nothing.
@@ -70,4 +71,5 @@ export async function resetPassword(deps: ResetPasswordDeps, req: ResetPasswordR
 
   deps.notices.send({ to: found.user.email, ...passwordChangedMail({ publicUrl: deps.publicUrl }) }, { userId });
   deps.logger.info({ userId }, 'password reset');
+  return userId;
 }

@@ -5,6 +5,9 @@
 // opened again after a growing pause (1 s, 2 s, 4 s … at most 30 s); each (re)connection tells the
 // listeners, who fetch what they show again, since changes made while it was down are not replayed.
 // A refusal (signed out, no permission, a free workspace) stops it: trying again would change nothing.
+// Access taken away while the stream is open (removed, a role without conversations, signed out) ends
+// it with an `error` event saying so ("You no longer have access to this workspace."): the listeners
+// are told, to stop showing what they showed.
 import type { InboxItemFieldsFragment } from '../../gql/graphql';
 import { readToken } from '../../lib/token-storage';
 import { workspaceHeaders } from '../../lib/workspace/workspace-storage';
@@ -16,6 +19,8 @@ export interface InboxListener {
   onItem?: (item: InboxItemFieldsFragment) => void;
   /** The stream is (again) connected: what was missed while it was not must be fetched. */
   onConnected?: () => void;
+  /** The server ended the stream for good, in these words (access taken away, or refused). */
+  onEnded?: (message: string) => void;
 }
 
 export interface ServerSentEvent {
@@ -122,8 +127,11 @@ async function readOnce(signal: AbortSignal, connected: () => void): Promise<boo
     buffer = parsed.rest;
     for (const { event, data } of parsed.events) {
       if (event === 'error') {
-        const status = (JSON.parse(data) as { status?: number }).status ?? 500;
-        if (status >= 400 && status < 500) return true;
+        const { status = 500, message } = JSON.parse(data) as { status?: number; message?: string };
+        if (status >= 400 && status < 500) {
+          for (const l of [...listeners]) l.onEnded?.(message ?? '');
+          return true;
+        }
         continue;
       }
       if (event !== 'conversation') continue;

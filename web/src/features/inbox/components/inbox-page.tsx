@@ -1,3 +1,4 @@
+import { useEffect } from 'react';
 import { useParams } from 'react-router-dom';
 import { UpgradePrompt } from '../../../components/analytics/upgrade-prompt';
 import { Alert } from '../../../components/ui/alert';
@@ -25,6 +26,9 @@ export const INBOX_NOT_ALLOWED_MESSAGE =
   'Your role in this workspace does not include conversations. Ask an owner or admin for the agent role.';
 export const INBOX_FAILED = 'The inbox could not be loaded.';
 export const NOTIFY_LABEL = 'Email me when a visitor is waiting';
+export const INBOX_ACCESS_ENDED = 'You no longer have access to this workspace.';
+export const INBOX_ACCESS_ENDED_HINT =
+  'Your membership or role changed, or you were signed out elsewhere. Conversations are no longer shown here.';
 
 function NotificationsSwitch({ show }: { show: boolean }) {
   const notifications = useHandoffNotifications(show);
@@ -46,6 +50,16 @@ function NotificationsSwitch({ show }: { show: boolean }) {
   );
 }
 
+/** What the page shows once the server ended the live inbox because the member's access was taken away. */
+function AccessEndedCard({ message }: { message: string }) {
+  return (
+    <Card className="px-6 py-10 text-center" role="alert">
+      <h2 className="text-base font-semibold text-gray-900">{message || INBOX_ACCESS_ENDED}</h2>
+      <p className="mt-1 text-sm text-gray-600">{INBOX_ACCESS_ENDED_HINT}</p>
+    </Card>
+  );
+}
+
 /**
  * /inbox and /inbox/{conversationId}: the workspace's visitors waiting for a person and the
  * conversations agents have open, live, beside the conversation chosen (docs/product.md, Inbox).
@@ -60,7 +74,12 @@ export function InboxPage() {
   const canRead = hasPermission(current, 'conversations:read');
   const canWrite = hasPermission(current, 'conversations:write');
   const pro = session.user?.subscription === 'pro';
-  const inbox = useInbox(Boolean(current) && canRead && pro);
+  const inbox = useInbox(Boolean(current) && canRead && pro, workspace.key);
+  const { refresh } = workspace;
+  // The workspaces and roles are read again, so the switcher and every page show what is left.
+  useEffect(() => {
+    if (inbox.ended) void refresh().catch(() => undefined);
+  }, [inbox.ended, refresh]);
   const userId = session.user?.id;
 
   const header = (
@@ -92,6 +111,9 @@ export function InboxPage() {
     body = <NotAllowedCard message={INBOX_NOT_ALLOWED_MESSAGE} />;
   } else if (!pro) {
     body = <UpgradePrompt title={INBOX_UPGRADE_TITLE} description={INBOX_UPGRADE_TEXT} />;
+  } else if (inbox.ended) {
+    // Access was taken away while the page was open: nothing of the workspace stays on screen.
+    body = <AccessEndedCard message={inbox.ended} />;
   } else {
     const lists = inbox.data?.inbox;
     body = (
