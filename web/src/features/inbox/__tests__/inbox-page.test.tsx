@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { HandoffStatus } from '../../../gql/graphql';
 import { graphqlError, sampleUser, type Handler } from '../../../test/mock-link';
 import { openAsMember, personalWorkspace, sampleWorkspace, workspacesAnswer } from '../../../test/workspace-fixtures';
-import { INBOX_UPGRADE_TITLE, NOTIFY_LABEL } from '../components/inbox-page';
+import { INBOX_ACCESS_ENDED, INBOX_UPGRADE_TITLE, NOTIFY_LABEL } from '../components/inbox-page';
 import { inboxStreamRunning, parseEvents, reconnectDelay } from '../inbox-stream';
 import { placeItem, waitedFor } from '../inbox-lists';
 
@@ -213,6 +213,29 @@ describe('Inbox page', () => {
     fireEvent.click(panel.getByRole('button', { name: 'Summarize' }));
     expect(await panel.findByText('Grace wants her order status.')).toBeTruthy();
     expect(panel.getByText(/costs like an answer/)).toBeTruthy();
+  });
+
+  it('drops the conversations and says so when the server ends the stream because access was taken away', async () => {
+    openAsMember(
+      `/inbox/${CONVERSATION}`,
+      sampleWorkspace({ role: 'AGENT' }),
+      pro({
+        Inbox: () => ({ data: { inbox: { __typename: 'Inbox', waiting: [item(CONVERSATION, 'WAITING')], open: [] } } }),
+        InboxConversation: () => ({ data: { inboxConversation: conversation('WAITING') } }),
+        InboxWaitingCount: () => ({ data: { inboxWaitingCount: 1 } }),
+        HandoffNotifications: () => ({
+          data: { currentWorkspace: { __typename: 'Workspace', id: 'w-team', handoffNotifications: true } },
+        }),
+      }),
+    );
+    const waiting = within(await screen.findByRole('region', { name: 'Waiting' }));
+    expect(waiting.getByRole('link', { name: /Grace/ })).toBeTruthy();
+    expect(await screen.findByText('Where is my order?')).toBeTruthy();
+    await waitFor(() => expect(stream.requests.length).toBe(1));
+    stream.send('error', { message: INBOX_ACCESS_ENDED, status: 403 });
+    expect(await screen.findByRole('heading', { name: INBOX_ACCESS_ENDED })).toBeTruthy();
+    expect(screen.queryByRole('region', { name: 'Waiting' })).toBeNull();
+    expect(screen.queryByText('Where is my order?')).toBeNull();
   });
 
   it('fetches the open conversation again when the stream reports it', async () => {
