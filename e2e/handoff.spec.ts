@@ -3,7 +3,7 @@
 // browsers at once: a visitor in the widget on a stranger's site asks for a person; an Agent of a
 // pro workspace sees the conversation arrive in the live inbox without reloading, summarizes it,
 // replies, and the visitor reads the reply as it is sent; the agent hands back and the bot answers
-// again. And the wait that runs out: nobody answers, the visitor leaves an email, and the owner finds
+// again; removed from the workspace, the agent's open inbox says so at once. And the wait that runs out: nobody answers, the visitor leaves an email, and the owner finds
 // the lead on the Leads page.
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -151,7 +151,7 @@ test('a visitor in the widget asks for a person; an agent answers from the live 
     data: { email: agentEmail, password: PASSWORD, password2: PASSWORD },
   });
   expect(registered.status()).toBe(201);
-  const agentToken = ((await registered.json()) as { token: string }).token;
+  const { token: agentToken, user: agentUser } = (await registered.json()) as { token: string; user: { id: string } };
   const link = await mailedLink(agent, agentEmail, /\/invitations\//);
   const invitation = new URL(link, 'http://localhost').pathname.split('/').pop()!;
   const accepted = await agent.request.post(`/api/invitations/${invitation}/accept`, {
@@ -216,6 +216,17 @@ test('a visitor in the widget asks for a person; an agent answers from the live 
   await input.press('Enter');
   await expect(chat.getByTestId('assistant-message')).toHaveCount(2);
   await expect(chat.getByTestId('assistant-message').last()).toContainText('two working days');
+
+  // The owner removes the agent while the inbox is open: the page says so at once and shows no conversation.
+  const removed = await page.request.delete(`/api/workspace/members/${agentUser.id}`, {
+    headers: { ...auth, 'x-workspace-id': workspaceId },
+  });
+  expect(removed.status()).toBe(200);
+  await expect(agent.getByRole('heading', { name: 'You no longer have access to this workspace.' })).toBeVisible();
+  await expect(conversation).toHaveCount(0);
+  await expect(agent.getByRole('region', { name: 'Waiting' })).toHaveCount(0);
+  await screenshot(agent, 'handoff-inbox-access-ended');
+  await expectAccessible(agent, 'the inbox once access ended');
 });
 
 test('nobody answers in time: the visitor leaves an email, and the lead is on the Leads page', async ({ page, browser }) => {

@@ -88,7 +88,7 @@ export function InboxPage() {
         <h1 className="text-2xl font-semibold tracking-tight text-gray-900">Inbox</h1>
         <p className="mt-1 text-sm text-gray-600">Visitors who asked for a person, and the conversations your team has open.</p>
       </div>
-      <NotificationsSwitch show={Boolean(current) && canWrite && pro} />
+      <NotificationsSwitch show={Boolean(current) && canWrite && pro && !inbox.ended} />
     </div>
   );
 
