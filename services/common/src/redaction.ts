@@ -3,7 +3,8 @@
 // `conversations:read`, so where a visitor's text reaches a screen or an API such a role may open
 // (the most asked questions of the analytics), the contact details in it are masked. The words stay,
 // so the figures still say what visitors ask; the email address, phone number or card number in them
-// does not. One function, used wherever the rule applies, so every door masks the same way.
+// does not. One function, used wherever the rule applies, so every door masks the same way
+// (docs/adr/0035-viewers-read-visitors-words-masked.md).
 import { can, isRole } from './roles.ts';
 
 /** What stands in for each masked detail: plain words a reader understands, never a part of the original. */
