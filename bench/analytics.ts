@@ -269,7 +269,7 @@ try {
     const direct: number[] = [];
     for (let i = 0; i < Math.min(ITERATIONS, 100); i++) {
       const t0 = performance.now();
-      await getAnalytics(chat.deps, input);
+      await getAnalytics(chat.deps, input, { role: 'owner' });
       direct.push(performance.now() - t0);
     }
     const l = latencies(samples);

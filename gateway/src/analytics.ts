@@ -1,8 +1,9 @@
 // Analytics as the product shows them (a chatbot's, or the summary over all the owner's chatbots),
 // shared by REST and GraphQL: the range of UTC days they cover and the chat service's figures, with
 // the answered share worked out here. The chat service owns the rules (date format, at most 400 days,
-// free owners get totals only); the gateway only fills in a range edge the caller left out, so the
-// page and the API agree on "the last 30 days".
+// free owners get totals only, visitors' contact details masked for a role that does not read
+// conversations); the gateway only fills in a range edge the caller left out, so the page and the
+// API agree on "the last 30 days".
 import type { Analytics } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { Code, ConnectError, invalid } from '@parley/common/rpc-errors.ts';
 import type { Clients } from './clients.ts';
@@ -52,6 +53,11 @@ export interface AnalyticsView extends AnalyticsRange {
   days: AnalyticsDayView[];
   busiestHours: number[];
   topQuestions: AskedQuestionView[];
+  /**
+   * The questions' emails, phone numbers and card numbers are masked ("[email]", "[phone]",
+   * "[card number]"): the member's role does not read conversations. The chat service decides.
+   */
+  questionsRedacted: boolean;
 }
 
 const utcDay = (at: Date): string => at.toISOString().slice(0, 10);
@@ -104,6 +110,7 @@ export function analyticsView(range: AnalyticsRange, analytics: Analytics | unde
     days: analytics.days.map(({ date, conversations, messages, uniqueVisitors }) => ({ date, conversations, messages, uniqueVisitors })),
     busiestHours: [...analytics.busiestHours],
     topQuestions: analytics.topQuestions.map(({ question, count }) => ({ question, count })),
+    questionsRedacted: analytics.questionsRedacted,
   };
 }
 

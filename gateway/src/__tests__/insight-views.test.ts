@@ -91,12 +91,26 @@ describe('analyticsView', () => {
       ],
       busiestHours: Array.from({ length: 24 }, (_, h) => (h === 9 ? 4 : 0)),
       topQuestions: [{ question: 'When are you open?', count: 3 }],
+      questionsRedacted: false,
+    });
+  });
+
+  it("says whether the chat service masked the questions' contact details, and passes them as it gave them", () => {
+    const analytics = create(AnalyticsSchema, {
+      totals: {},
+      full: true,
+      topQuestions: [{ question: 'Call me on [phone] or mail [email]', count: 2 }],
+      questionsRedacted: true,
+    });
+    expect(analyticsView(range, analytics)).toMatchObject({
+      topQuestions: [{ question: 'Call me on [phone] or mail [email]', count: 2 }],
+      questionsRedacted: true,
     });
   });
 
   it('a free owner gets the totals and empty lists; no messages is a share of 0', () => {
     const view = analyticsView(range, create(AnalyticsSchema, { totals: {}, full: false }));
-    expect(view).toMatchObject({ full: false, days: [], busiestHours: [], topQuestions: [] });
+    expect(view).toMatchObject({ full: false, days: [], busiestHours: [], topQuestions: [], questionsRedacted: false });
     expect(view.totals.answeredShare).toBe(0);
     expect(answeredShare(0, 0)).toBe(0);
     expect(answeredShare(1, 3)).toBeCloseTo(1 / 3);

@@ -72,7 +72,7 @@ function chat(uniqueId: string, message: string, ip = newVisitorIp()) {
 
 const ANALYTICS_FIELDS = `startDate endDate full
   totals { conversations messages uniqueVisitors answered answeredShare thumbsUp thumbsDown medianAnswerMs }
-  days { date conversations messages uniqueVisitors } busiestHours topQuestions { question count }`;
+  days { date conversations messages uniqueVisitors } busiestHours topQuestions { question count } questionsRedacted`;
 const ANALYTICS = `query ($chatbotId: ID!, $startDate: String, $endDate: String) {
   analytics(chatbotId: $chatbotId, startDate: $startDate, endDate: $endDate) { ${ANALYTICS_FIELDS} } }`;
 const SUMMARY = `query ($startDate: String, $endDate: String) { analyticsSummary(startDate: $startDate, endDate: $endDate) { ${ANALYTICS_FIELDS} } }`;
@@ -109,7 +109,18 @@ describe('analytics', () => {
     const res = await analyticsWhen(owner, chatbot, 3);
     expect(res.status).toBe(200);
     const view = res.body;
-    expect(Object.keys(view).sort()).toEqual(['busiestHours', 'days', 'endDate', 'full', 'startDate', 'topQuestions', 'totals']);
+    expect(Object.keys(view).sort()).toEqual([
+      'busiestHours',
+      'days',
+      'endDate',
+      'full',
+      'questionsRedacted',
+      'startDate',
+      'topQuestions',
+      'totals',
+    ]);
+    // The owner reads conversations: the questions are as visitors typed them.
+    expect(view.questionsRedacted).toBe(false);
     expect(view.endDate).toBe(today());
     expect(view.days).toHaveLength(30);
     expect(view.days[0].date).toBe(view.startDate);
@@ -159,7 +170,7 @@ describe('analytics', () => {
     await chat(chatbot.uniqueId, 'When do you open?');
     const res = await analyticsWhen(owner, chatbot, 1);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ full: false, days: [], busiestHours: [], topQuestions: [] });
+    expect(res.body).toMatchObject({ full: false, days: [], busiestHours: [], topQuestions: [], questionsRedacted: false });
     expect(res.body.totals).toMatchObject({ conversations: 1, messages: 1, uniqueVisitors: 1, answered: 1, answeredShare: 1 });
     const summary = await call('/api/analytics/summary', { token: owner.token });
     expect(summary.body).toEqual(res.body);

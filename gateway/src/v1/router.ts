@@ -2,12 +2,13 @@
 // routes.ts's table is registered here with the same steps before its handler: the key (keys.ts,
 // 401), the key's rate limit (rate-limit.ts, 429; headers on every answer past the key check), the
 // route's scope (403), the chatbot the path names among the key's (404 for another), the role header
-// of the route's permission on every service call, and the body and query validated by the route's
-// schemas (400). Errors are `{ error: { code, message } }`; every answer carries X-Request-Id (app.ts).
+// of the route's permission on every service call (keyRole), and the body and query validated by the
+// route's schemas (400). Errors are `{ error: { code, message } }`; every answer carries X-Request-Id (app.ts).
 import express, { Router, type ErrorRequestHandler, type Request, type Response } from 'express';
 import type { z } from 'zod';
 import { setCurrentRole } from '@parley/common/context.ts';
-import { PERMISSIONS } from '@parley/common/roles.ts';
+import type { ApiScope } from '@parley/common/api-scopes.ts';
+import { can, PERMISSIONS, type Role } from '@parley/common/roles.ts';
 import { forbidden, invalid, notFound } from '@parley/common/rpc-errors.ts';
 import { bearerToken } from '../bearer.ts';
 import { bodyParserError, mapError, type GraphQLErrorCode } from '../errors.ts';
@@ -40,8 +41,8 @@ export function apiV1Router(opts: ApiV1Options): Router {
       await limiter.admit(caller.apiKeyId, res);
       if (!caller.scopes.has(spec.scope)) throw forbidden(scopeMissing(spec.scope));
       if (spec.chatbot && !keyReaches(caller, String(req.params.id))) throw notFound(CHATBOT_NOT_FOUND);
-      // The services check the lowest role that holds the route's permission, as they would a member's.
-      setCurrentRole(PERMISSIONS[spec.permission]);
+      // The services check the role as they would a member's, and mask what visitors wrote for one that does not read conversations.
+      setCurrentRole(keyRole(spec, caller.scopes));
       const body = spec.body && !spec.multipart ? validate(spec.body, req.body ?? {}) : undefined;
       const query = spec.query ? validate(spec.query, req.query) : undefined;
       await handler({ req, res, key: caller, ownerId: caller.workspaceId, accessMark, body, query } as V1Call<typeof key>);
@@ -65,6 +66,18 @@ export function apiV1Router(opts: ApiV1Options): Router {
   };
   router.use(onError);
   return router;
+}
+
+/**
+ * The role a key's service calls carry on a route: the lowest that holds the route's permission; for
+ * a key with the conversations:read scope, at least the lowest that reads conversations (an agent),
+ * so visitors' words reach it as they were typed wherever an answer carries them (such a key reads the
+ * conversations themselves anyway). A key without that scope reads them as a viewer does: contact
+ * details masked (docs/api.md).
+ */
+export function keyRole(spec: Pick<ApiRoute, 'permission'>, scopes: ReadonlySet<ApiScope>): Role {
+  const lowest = PERMISSIONS[spec.permission];
+  return scopes.has('conversations:read') && !can(lowest, 'conversations:read') ? PERMISSIONS['conversations:read'] : lowest;
 }
 
 /** The API's error codes, from the gateway's (errors.ts): stable, documented in docs/api.md. */

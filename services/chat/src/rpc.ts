@@ -12,6 +12,7 @@ import {
   SendMessageResponseSchema,
   type Conversation as ConversationMessage,
 } from '@parley/proto/parley/chat/v1/chat_pb.js';
+import { currentRole } from '@parley/common/context.ts';
 import type { Conversation, Message, QuestionCluster } from './generated/prisma/client.ts';
 import { getConversation } from './conversations/get-conversation.ts';
 import { readStoredSources } from './public-chat/message-sources.ts';
@@ -183,10 +184,10 @@ export function chatRoutes(deps: ChatRpcDeps) {
         return { conversation: toConversationMessage(conversation, conversation.messages) };
       },
       async getAnalytics(req) {
-        return { analytics: await getAnalytics(deps, req) };
+        return { analytics: await getAnalytics(deps, req, { role: currentRole() }) };
       },
       async getAnalyticsSummary(req) {
-        return { analytics: await getAnalyticsSummary(deps, req) };
+        return { analytics: await getAnalyticsSummary(deps, req, { role: currentRole() }) };
       },
       async listUnansweredQuestions(req) {
         const questions = await listUnansweredQuestions(deps, req);

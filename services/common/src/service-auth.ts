@@ -8,6 +8,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { DescService } from '@bufbuild/protobuf';
 import type { RequestHandler } from 'express';
+import { setCurrentRole } from './context.ts';
 import { can, isRole, type Permission } from './roles.ts';
 
 /** The processes that call others. */
@@ -137,8 +138,14 @@ export function requireServiceToken(trust: ServiceTrust, onRefused: (reason: str
       onRefused(result.refused);
       return refuse(res, 401, body);
     }
-    const refusal = roleRefusal(result.caller, req.path, req.headers[ROLE_HEADER], trust.permissions);
-    if (refusal === undefined) return next();
+    const role = req.headers[ROLE_HEADER];
+    const refusal = roleRefusal(result.caller, req.path, role, trust.permissions);
+    if (refusal === undefined) {
+      // The member's role the gateway vouched for, for the use cases whose answer depends on it
+      // (visitors' words masked for a role that does not read conversations: redaction.ts).
+      if (result.caller === 'gateway' && isRole(role)) setCurrentRole(role);
+      return next();
+    }
     onRefused(refusal);
     // A trusted caller's call: its body is read and dropped, so the connection stays open (a closed
     // one would make the caller set this replica aside as draining).

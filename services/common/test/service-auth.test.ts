@@ -5,6 +5,7 @@ import { Code } from '@connectrpc/connect';
 import { AuthenticateRequestSchema, AuthService, UserSchema } from '@parley/proto/parley/auth/v1/auth_pb.js';
 import { ChatService } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { currentRole } from '../src/context.ts';
 import { createServiceApp } from '../src/http.ts';
 import { createLogger } from '../src/logger.ts';
 import { createServiceClient } from '../src/rpc-client.ts';
@@ -29,6 +30,8 @@ let url: string;
 let close: () => Promise<void>;
 /** Handler runs: a refused call must never reach one. */
 let ran = 0;
+/** The role the last handler run saw as the request's (currentRole). */
+let seenRole: string | undefined;
 
 beforeAll(async () => {
   const app = createServiceApp({
@@ -40,6 +43,7 @@ beforeAll(async () => {
         .service(AuthService, {
           async authenticate() {
             ran++;
+            seenRole = currentRole();
             return { user: create(UserSchema, { id: 'u1' }) };
           },
         })
@@ -57,6 +61,7 @@ afterAll(() => close());
 
 beforeEach(() => {
   ran = 0;
+  seenRole = undefined;
 });
 
 const unaryPath = () => `${url}/parley.auth.v1.AuthService/Authenticate`;
@@ -215,5 +220,20 @@ describe("the member's role on the gateway's calls", () => {
     expect(roleRefusal('gateway', '/parley.chat.v1.ChatService/SendMessage', undefined, permissions)).toBeUndefined();
     expect(roleRefusal('chat', conversations, undefined, permissions)).toBeUndefined();
     expect(roleRefusal('gateway', conversations, undefined, undefined)).toBeUndefined();
+  });
+
+  it("gives the handler the role a gateway call carries, on either transport, and no role a service's call names", async () => {
+    for (const unaryTransport of ['lean', 'library'] as const) {
+      const as = (caller: 'gateway' | 'chat', role: string) =>
+        createServiceClient(AuthService, url, { credentials: { caller, secret }, role, unaryTransport }).authenticate({});
+      await as('gateway', 'viewer');
+      expect({ unaryTransport, seenRole }).toEqual({ unaryTransport, seenRole: 'viewer' });
+      await as('gateway', 'agent');
+      expect({ unaryTransport, seenRole }).toEqual({ unaryTransport, seenRole: 'agent' });
+      await as('gateway', 'root');
+      expect({ unaryTransport, seenRole }).toEqual({ unaryTransport, seenRole: undefined });
+      await as('chat', 'owner');
+      expect({ unaryTransport, seenRole }).toEqual({ unaryTransport, seenRole: undefined });
+    }
   });
 });

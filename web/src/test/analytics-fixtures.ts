@@ -1,7 +1,14 @@
 // Analytics answers as the gateway gives them (with __typename, as Apollo asks for it).
 
 export function sampleAnalytics(
-  overrides: { full?: boolean; startDate?: string; endDate?: string; totals?: Record<string, unknown> } = {},
+  overrides: {
+    full?: boolean;
+    startDate?: string;
+    endDate?: string;
+    totals?: Record<string, unknown>;
+    topQuestions?: { question: string; count: number }[];
+    questionsRedacted?: boolean;
+  } = {},
 ) {
   const full = overrides.full ?? true;
   return {
@@ -29,12 +36,15 @@ export function sampleAnalytics(
         ]
       : [],
     busiestHours: full ? Array.from({ length: 24 }, (_, hour) => (hour === 14 ? 300 : hour)) : [],
-    topQuestions: full
-      ? [
-          { __typename: 'AskedQuestion' as const, question: 'When do you open?', count: 41 },
-          { __typename: 'AskedQuestion' as const, question: 'Do you ship abroad?', count: 7 },
-        ]
-      : [],
+    topQuestions: !full
+      ? []
+      : overrides.topQuestions
+        ? overrides.topQuestions.map((q) => ({ __typename: 'AskedQuestion' as const, ...q }))
+        : [
+            { __typename: 'AskedQuestion' as const, question: 'When do you open?', count: 41 },
+            { __typename: 'AskedQuestion' as const, question: 'Do you ship abroad?', count: 7 },
+          ],
+    questionsRedacted: overrides.questionsRedacted ?? false,
   };
 }
 

@@ -3,7 +3,11 @@
 // AnalyticsVisitorYear for the distinct visitors of the range, AnalyticsVisitor for those of a day
 // across chatbots, QuestionClusterDay for the most asked questions), never from the messages. Pro
 // owners get everything; free owners the totals only (`full` false), enforced here like history.
+// The most asked questions are visitors' words: a caller whose role does not read conversations (a
+// viewer) reads them with their emails, phone numbers and card numbers masked (`questionsRedacted`;
+// docs/product.md, Feedback, analytics and unanswered questions).
 import { Plan } from '@parley/proto/parley/billing/v1/billing_pb.js';
+import { maskContactDetails, readsVisitorsWords } from '@parley/common/redaction.ts';
 import { invalid, unavailable } from '@parley/common/rpc-errors.ts';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
 import { ANSWER_MS_BUCKETS, HOURS_PER_DAY, medianAnswerMs, yearDays } from '../analytics/aggregates.ts';
@@ -31,6 +35,13 @@ export interface Analytics {
   days: { date: string; conversations: number; messages: number; uniqueVisitors: number }[];
   busiestHours: number[];
   topQuestions: { question: string; count: number }[];
+  /** The questions' contact details are masked, the caller's role not reading conversations. */
+  questionsRedacted: boolean;
+}
+
+/** Who asks: the member's role the gateway's call carries (undefined: none, which reads as a viewer's). */
+export interface AnalyticsCaller {
+  role: string | undefined;
 }
 
 /** The fields of an AnalyticsDay row a view reads. */
@@ -49,6 +60,7 @@ export interface DayFigures {
 export async function getAnalytics(
   deps: InsightsDeps,
   input: { ownerId: string; chatbotId: string; startDate?: string; endDate?: string },
+  caller: AnalyticsCaller,
   now = new Date(),
 ): Promise<Analytics> {
   const range = parseDayRange(input, now);
@@ -64,12 +76,13 @@ export async function getAnalytics(
   ]);
   const visitors = await distinctVisitors(deps.db, [chatbotId], range);
   // One chatbot's day rows already hold its distinct visitors of the day.
-  return summarise(rows, range, { uniqueVisitors: visitors, full: pro, topQuestions });
+  return forCaller(summarise(rows, range, { uniqueVisitors: visitors, full: pro, topQuestions }), caller);
 }
 
 export async function getAnalyticsSummary(
   deps: InsightsDeps,
   input: { ownerId: string; startDate?: string; endDate?: string },
+  caller: AnalyticsCaller,
   now = new Date(),
 ): Promise<Analytics> {
   const range = parseDayRange(input, now);
@@ -78,7 +91,7 @@ export async function getAnalyticsSummary(
   const pro = await isPro(deps, ownerId);
   const rows = await deps.db.analyticsDay.findMany({ where: { ownerId, day: { gte: range.start, lte: range.end } } });
   const chatbotIds = [...new Set(rows.map((r) => r.chatbotId))];
-  if (!chatbotIds.length) return summarise([], range, { uniqueVisitors: 0, full: pro, topQuestions: [] });
+  if (!chatbotIds.length) return forCaller(summarise([], range, { uniqueVisitors: 0, full: pro, topQuestions: [] }), caller);
   // A visitor of two chatbots is one visitor of the owner, on a day as over the range.
   const [visitors, daily, topQuestions] = await Promise.all([
     distinctVisitors(deps.db, chatbotIds, range),
@@ -92,7 +105,20 @@ export async function getAnalyticsSummary(
   ]);
   // One chatbot's day rows already hold its distinct visitors of the day.
   const visitorsByDay = chatbotIds.length > 1 ? new Map(daily.map((d) => [isoDay(d.day), d.n])) : undefined;
-  return summarise(rows, range, { uniqueVisitors: visitors, full: pro, topQuestions, visitorsByDay });
+  return forCaller(summarise(rows, range, { uniqueVisitors: visitors, full: pro, topQuestions, visitorsByDay }), caller);
+}
+
+/**
+ * The view as the caller may read it: for a role that does not read conversations, each question
+ * with its contact details masked (two groups may then read the same; each keeps its own count).
+ */
+export function forCaller(analytics: Analytics, caller: AnalyticsCaller): Analytics {
+  if (readsVisitorsWords(caller.role)) return analytics;
+  return {
+    ...analytics,
+    topQuestions: analytics.topQuestions.map(({ question, count }) => ({ question: maskContactDetails(question), count })),
+    questionsRedacted: true,
+  };
 }
 
 /**
@@ -163,6 +189,7 @@ export function summarise(
     days: [],
     busiestHours: [],
     topQuestions: [],
+    questionsRedacted: false,
   };
   if (!extra.full) return analytics;
   analytics.days = eachDay(range).map((d) => {

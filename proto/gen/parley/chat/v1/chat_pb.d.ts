@@ -1123,6 +1123,14 @@ export declare type Analytics = Message<"parley.chat.v1.Analytics"> & {
    * @generated from field: repeated parley.chat.v1.AskedQuestion top_questions = 5;
    */
   topQuestions: AskedQuestion[];
+
+  /**
+   * True when the caller's role does not read conversations (a viewer): the questions' emails,
+   * phone numbers and card-like numbers are masked as "[email]", "[phone]" and "[card number]".
+   *
+   * @generated from field: bool questions_redacted = 6;
+   */
+  questionsRedacted: boolean;
 };
 
 /**

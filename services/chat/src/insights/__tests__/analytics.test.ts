@@ -2,10 +2,13 @@
 // analytics worker's own recordAnalytics and applyRating), for a chatbot and for all the owner's
 // chatbots; Pro sees everything, free the totals only; the range is validated; another owner's
 // chatbot is NOT_FOUND; distinct visitors of ranges across new years (a visitor's days are kept per
-// year) equal a direct count; and the long-range reading of the most asked questions equals the
-// direct one.
+// year) equal a direct count; the long-range reading of the most asked questions equals the
+// direct one; and a role that does not read conversations gets the questions with their contact
+// details masked.
 import { randomUUID } from 'node:crypto';
 import { Code } from '@connectrpc/connect';
+import { ChatService } from '@parley/proto/parley/chat/v1/chat_pb.js';
+import { createServiceClient } from '@parley/common/rpc-client.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANSWER_MS_BUCKETS, answerMsBucket, applyRating, medianAnswerMs, utcDay } from '../../analytics/aggregates.ts';
 import { recordAnalytics, type AnalyticsEventInput } from '../../analytics/record-analytics.ts';
@@ -294,5 +297,56 @@ describe('the most asked questions over a long range', () => {
       expect(await topAsked(stack.parts.prisma, [bot.id], range)).toEqual(direct);
       expect(await sumAllGroups(stack.parts.prisma, [bot.id], range)).toEqual(direct);
     }
+  });
+});
+
+describe('the most asked questions as each role reads them', () => {
+  const CONTACT = 'Call me on +44 20 7946 0958 or mail jo@example.com about my order';
+  const MASKED = 'Call me on [phone] or mail [email] about my order';
+
+  it('are masked for a viewer (questionsRedacted), as typed for an agent and above, chatbot and summary alike', async () => {
+    const bot = await stack.newChatbot({ name: 'Contact bot' });
+    await stack.makePro(bot.ownerId);
+    const at = new Date('2026-03-02T10:00:00Z');
+    const asked = (question: string, visitorHash: string): Seeded => ({
+      ...events(bot, 1, 23, [visitorHash], ['2026-03-02'])[0],
+      question,
+      at,
+      receivedAt: at,
+      occurredAt: at,
+      rating: null,
+    });
+    await seed([asked(CONTACT, 'c1'), asked(CONTACT, 'c2'), asked('Is it open on 2026-12-01 for $10.00?', 'c3')]);
+    const range = { ownerId: bot.ownerId, startDate: '2026-03-01', endDate: '2026-03-05' };
+    const as = (role: string) => createServiceClient(ChatService, stack.url, { role });
+
+    for (const role of ['owner', 'admin', 'editor', 'agent']) {
+      const { analytics } = await as(role).getAnalytics({ ...range, chatbotId: bot.id });
+      expect({
+        role,
+        questions: analytics?.topQuestions.map((q) => [q.question, q.count]),
+        redacted: analytics?.questionsRedacted,
+      }).toEqual({
+        role,
+        questions: [
+          [CONTACT, 2],
+          ['Is it open on 2026-12-01 for $10.00?', 1],
+        ],
+        redacted: false,
+      });
+    }
+    const viewer = as('viewer');
+    for (const { analytics } of [await viewer.getAnalytics({ ...range, chatbotId: bot.id }), await viewer.getAnalyticsSummary(range)]) {
+      expect(analytics?.questionsRedacted).toBe(true);
+      expect(analytics?.topQuestions.map((q) => [q.question, q.count])).toEqual([
+        [MASKED, 2],
+        ['Is it open on 2026-12-01 for $10.00?', 1],
+      ]);
+      // Everything else is the same as an owner reads it.
+      expect(analytics?.totals?.messages).toBe(3);
+      expect(analytics?.full).toBe(true);
+    }
+    const { analytics: summary } = await as('owner').getAnalyticsSummary(range);
+    expect(summary?.topQuestions[0]?.question).toBe(CONTACT);
   });
 });

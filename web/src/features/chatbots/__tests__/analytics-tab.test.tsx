@@ -5,6 +5,8 @@ import { proUser, sampleChatbot } from '../../../test/chatbot-fixtures';
 import { graphqlError, mockLink, sampleUser, type Handler } from '../../../test/mock-link';
 import { renderApp } from '../../../test/render-app';
 import { billingAnswers } from '../../../test/usage-fixtures';
+import { sampleWorkspace, workspacesAnswer } from '../../../test/workspace-fixtures';
+import { REDACTED_QUESTIONS_NOTE } from '../components/top-questions-card';
 import { detailChatbot, knowledgeBaseOf } from './detail-page-fixtures';
 
 // jsdom has no layout: give the charts a size so recharts draws, as a browser would.
@@ -88,6 +90,7 @@ describe('Analytics tab of the chatbot detail page', () => {
         .getAllByRole('listitem')
         .map((item) => item.textContent),
     ).toEqual(['1.When do you open?41', '2.Do you ship abroad?7']);
+    expect(screen.queryByText(REDACTED_QUESTIONS_NOTE)).toBeNull();
     expect(screen.queryByRole('link', { name: 'Upgrade to Pro' })).toBeNull();
     expect(await screen.findByRole('list', { name: 'Unanswered questions' })).toBeTruthy();
   });
@@ -118,6 +121,32 @@ describe('Analytics tab of the chatbot detail page', () => {
     expect(within(prompt).getByRole('link', { name: 'Upgrade to Pro' }).getAttribute('href')).toBe('/pricing');
     expect(screen.queryByText('Busiest hours')).toBeNull();
     expect(screen.queryByText('Most asked questions')).toBeNull();
+    expect(screen.queryByText('Unanswered questions')).toBeNull();
+    expect(ops(calls, 'UnansweredQuestions')).toHaveLength(0);
+  });
+
+  it('tells a viewer that contact details are hidden for their role, and lists the questions as the server masked them', async () => {
+    localStorage.setItem('workspace', 'w-team');
+    const { calls } = openAnalytics(proUser, {
+      Workspaces: workspacesAnswer(sampleWorkspace({ role: 'VIEWER' })),
+      ChatbotAnalytics: () => ({
+        data: {
+          analytics: sampleAnalytics({
+            topQuestions: [{ question: 'Call me on [phone] or mail [email] about my order', count: 2 }],
+            questionsRedacted: true,
+          }),
+        },
+      }),
+    });
+    await openTab();
+    const top = await screen.findByRole('list', { name: 'Most asked questions' });
+    expect(
+      within(top)
+        .getAllByRole('listitem')
+        .map((item) => item.textContent),
+    ).toEqual(['1.Call me on [phone] or mail [email] about my order2']);
+    expect(screen.getByText(REDACTED_QUESTIONS_NOTE)).toBeTruthy();
+    // A viewer does not read the unanswered questions at all.
     expect(screen.queryByText('Unanswered questions')).toBeNull();
     expect(ops(calls, 'UnansweredQuestions')).toHaveLength(0);
   });

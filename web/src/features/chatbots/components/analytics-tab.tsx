@@ -84,7 +84,7 @@ export function AnalyticsTab({ chatbotId, open }: AnalyticsTabProps) {
               <ActivityCard days={analytics.days} />
               <div className="grid items-stretch gap-6 xl:grid-cols-2">
                 <BusiestHoursCard hours={analytics.busiestHours} />
-                <TopQuestionsCard questions={analytics.topQuestions} />
+                <TopQuestionsCard questions={analytics.topQuestions} redacted={analytics.questionsRedacted} />
               </div>
             </>
           ) : (

@@ -4,13 +4,22 @@ import { formatCount } from '../../../lib/format';
 
 type AskedQuestion = AnalyticsFieldsFragment['topQuestions'][number];
 
-/** The most asked questions of the range (similar wordings counted together), with a bar for each count. */
-export function TopQuestionsCard({ questions }: { questions: AskedQuestion[] }) {
+/** What the card says when the server masked the questions' contact details for the member's role. */
+export const REDACTED_QUESTIONS_NOTE =
+  'Contact details are hidden for your role: emails, phone numbers and card numbers show as [email], [phone] and [card number].';
+
+/**
+ * The most asked questions of the range (similar wordings counted together), with a bar for each
+ * count. `redacted`: the server masked their contact details, the member's role not reading
+ * conversations (a viewer), and the card says so.
+ */
+export function TopQuestionsCard({ questions, redacted = false }: { questions: AskedQuestion[]; redacted?: boolean }) {
   const most = questions.reduce((max, question) => Math.max(max, question.count), 0);
   return (
     <Card className="flex h-full flex-col">
       <CardHeader title="Most asked questions" description="Similar questions are counted together." />
       <CardBody className="flex-1">
+        {redacted ? <p className="mb-3 rounded-md bg-gray-50 px-3 py-2 text-xs text-gray-600">{REDACTED_QUESTIONS_NOTE}</p> : null}
         {questions.length === 0 ? (
           <p className="py-6 text-center text-sm text-gray-500">No questions asked in this period.</p>
         ) : (

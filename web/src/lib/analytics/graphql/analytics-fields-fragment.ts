@@ -27,5 +27,6 @@ export const AnalyticsFieldsFragment = graphql(`
       question
       count
     }
+    questionsRedacted
   }
 `);
