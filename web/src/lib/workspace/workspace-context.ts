@@ -9,6 +9,12 @@ export interface WorkspaceState {
   loading: boolean;
   error: string | null;
   /**
+   * Signed in, and a member of no workspace (they transferred their personal one and left every
+   * other): nothing is shown of any workspace, and the dashboard offers creating one or joining by
+   * an invitation.
+   */
+  noWorkspace: boolean;
+  /**
    * Changes with the workspace the app acts in (and the user), so data kept outside Apollo's cache
    * (the chatbot list) knows to load again.
    */
@@ -26,6 +32,7 @@ const SIGNED_OUT: WorkspaceState = {
   current: null,
   loading: false,
   error: null,
+  noWorkspace: false,
   key: '',
   select: async () => undefined,
   refresh: async () => undefined,
