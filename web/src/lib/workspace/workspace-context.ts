@@ -23,6 +23,12 @@ export interface WorkspaceState {
   select: (id: string) => Promise<void>;
   /** Asks for the workspaces again, e.g. after one was created, renamed or joined. */
   refresh: () => Promise<void>;
+  /**
+   * The current workspace is gone for this user (left, deleted) and no other is known: forgets it at
+   * once (nothing of it stays shown, its cache is emptied) and asks again where the user acts, which
+   * for a person in no workspace is nowhere.
+   */
+  forget: () => Promise<void>;
 }
 
 export const WorkspaceContext = createContext<WorkspaceState | null>(null);
@@ -36,6 +42,7 @@ const SIGNED_OUT: WorkspaceState = {
   key: '',
   select: async () => undefined,
   refresh: async () => undefined,
+  forget: async () => undefined,
 };
 
 /** The workspace the app acts in. Outside a <WorkspaceProvider> (a test of one card) there is none. */

@@ -133,6 +133,15 @@ export function WorkspaceProvider({ children }: { children: ReactNode }) {
     [client, load, state.workspaces],
   );
 
+  const forget = useCallback(async () => {
+    clearWorkspaceId();
+    generation.current += 1;
+    setState((s) => ({ ...s, workspaces: s.workspaces.filter((w) => w.id !== s.current?.id), current: null, loading: true }));
+    await client.resetStore().catch(() => undefined);
+    setSelected(null);
+    await load();
+  }, [client, load]);
+
   const value = useMemo<WorkspaceState>(
     () => ({
       workspaces: state.workspaces,
@@ -144,8 +153,9 @@ export function WorkspaceProvider({ children }: { children: ReactNode }) {
       key: userId === null ? '' : `${userId}:${selected ?? 'personal'}`,
       select,
       refresh: load,
+      forget,
     }),
-    [state, userId, selected, select, load],
+    [state, userId, selected, select, load, forget],
   );
 
   return <WorkspaceContext.Provider value={value}>{children}</WorkspaceContext.Provider>;

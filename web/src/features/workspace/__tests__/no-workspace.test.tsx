@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { mockLink, sampleUser, type Handler } from '../../../test/mock-link';
 import { renderApp } from '../../../test/render-app';
 import { billingAnswers } from '../../../test/usage-fixtures';
-import { sampleWorkspace } from '../../../test/workspace-fixtures';
+import { openAsMember, personalWorkspace, sampleMember, sampleWorkspace, section } from '../../../test/workspace-fixtures';
 
 const NOT_FOUND = { data: null, errors: [{ message: 'Workspace not found', extensions: { code: 'NOT_FOUND' } }] };
 // What the gateway shows a person in no workspace: no workspace's plan or credit.
@@ -86,5 +86,30 @@ describe('a person in no workspace', () => {
     expect(localStorage.getItem('workspace')).toBe('w-new');
     expect(calls.find((c) => c.operationName === 'CreateWorkspace')?.variables).toEqual({ name: 'Fresh start' });
     await waitFor(() => expect(calls.some((c) => c.operationName === 'Chatbots' && c.headers['x-workspace-id'] === 'w-new')).toBe(true));
+  });
+
+  it('is where leaving the last workspace lands, with the notice, the plan and credit asked again', async () => {
+    // The personal workspace, given away: its former owner is an admin there now, and leaves.
+    const given = { ...personalWorkspace, ...sampleWorkspace({ id: sampleUser.id, name: 'Ada', personal: true, role: 'ADMIN' }) };
+    let left = false;
+    const { calls, router } = openAsMember('/workspace/members', given, {
+      Workspaces: () => (left ? NOT_FOUND : { data: { workspaces: [given], currentWorkspace: given } }),
+      WorkspaceIds: () => ({ data: { workspaces: [] } }),
+      Members: () => ({
+        data: { members: [sampleMember({ role: 'ADMIN' }), sampleMember({ userId: 'u2', email: 'heir@example.com', name: 'Heir' })] },
+      }),
+      Invitations: () => ({ data: { invitations: [] } }),
+      LeaveWorkspace: () => {
+        left = true;
+        return { data: { leaveWorkspace: true } };
+      },
+      Me: () => ({ data: { me: left ? nobody : { ...sampleUser, subscription: 'pro' } } }),
+    });
+    fireEvent.click(await (await section('Members')).findByRole('button', { name: 'Leave' }));
+    fireEvent.click(within(await screen.findByRole('dialog', { name: 'Leave workspace' })).getByRole('button', { name: 'Leave' }));
+    expect(await screen.findByRole('heading', { level: 1, name: 'You are not a member of any workspace' })).toBeTruthy();
+    expect(router.state.location.pathname).toBe('/dashboard');
+    expect((await screen.findByText('You have left the workspace.')).closest('[role="status"]')).toBeTruthy();
+    await waitFor(() => expect(calls.filter((c) => c.operationName === 'Me')).toHaveLength(2));
   });
 });

@@ -67,8 +67,11 @@ export function NoWorkspacePage() {
                 <MailIcon className="size-5" />
               </span>
               <h2 className="mt-4 text-base font-semibold text-gray-900">Join with an invitation</h2>
-              <p className="mt-1 text-sm text-gray-600">
-                An owner or admin of a workspace can invite <span className="font-medium wrap-anywhere text-gray-900">{user.email}</span>.
+              <p className="mt-1 text-sm text-gray-600">Ask an owner or admin of the workspace to invite your email address:</p>
+              <p className="mt-2 rounded-lg bg-gray-50 px-3 py-2 text-sm font-medium wrap-anywhere text-gray-900 ring-1 ring-gray-200 ring-inset">
+                {user.email}
+              </p>
+              <p className="mt-2 text-sm text-gray-600">
                 Open the link in their invitation mail while signed in with this email, and choose Accept to join.
               </p>
               <p className="mt-3 text-xs text-gray-500">A link works for 7 days; ask for a new one if yours has expired.</p>
