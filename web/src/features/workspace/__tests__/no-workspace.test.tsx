@@ -57,6 +57,16 @@ describe('a person in no workspace', () => {
     },
   );
 
+  it('lands there too when the stored workspace is one they left and the personal one is gone', async () => {
+    localStorage.setItem('workspace', 'w-left');
+    const { calls } = openWithoutWorkspace('/dashboard');
+    expect(await screen.findByRole('heading', { level: 1, name: 'You are not a member of any workspace' })).toBeTruthy();
+    expect(localStorage.getItem('workspace')).toBeNull();
+    const asked = calls.filter((c) => c.operationName === 'Workspaces');
+    expect(asked[0].headers['x-workspace-id']).toBe('w-left');
+    expect(asked.at(-1)?.headers['x-workspace-id']).toBeUndefined();
+  });
+
   it('keeps the account page, without a plan', async () => {
     openWithoutWorkspace('/account', {
       AccountDetails: () => ({ data: { me: { ...nobody, createdAt: '2025-01-01T00:00:00.000Z' } } }),
@@ -111,5 +121,32 @@ describe('a person in no workspace', () => {
     expect(router.state.location.pathname).toBe('/dashboard');
     expect((await screen.findByText('You have left the workspace.')).closest('[role="status"]')).toBeTruthy();
     await waitFor(() => expect(calls.filter((c) => c.operationName === 'Me')).toHaveLength(2));
+  });
+
+  it('joins by an invitation link from there and lands in that workspace', async () => {
+    const team = sampleWorkspace({ id: 'w-team', name: 'Acme Team', role: 'AGENT' });
+    openWithoutWorkspace('/invitations/tok-1', {
+      InvitationPreview: () => ({
+        data: {
+          invitation: {
+            __typename: 'InvitationPreview',
+            workspaceName: 'Acme Team',
+            email: sampleUser.email,
+            role: 'AGENT',
+            invitedBy: 'olga@example.com',
+            expiresAt: '2025-03-08T10:00:00.000Z',
+          },
+        },
+      }),
+      AcceptInvitation: () => ({ data: { acceptInvitation: team } }),
+      Workspaces: ({ headers }) =>
+        headers['x-workspace-id'] === 'w-team' ? { data: { workspaces: [team], currentWorkspace: team } } : NOT_FOUND,
+      Chatbots: () => ({ data: { chatbots: [] } }),
+      InboxWaitingCount: () => ({ data: { inboxWaitingCount: 0 } }),
+    });
+    fireEvent.click(await screen.findByRole('button', { name: 'Accept invitation' }));
+    expect(await screen.findByText('Welcome back, Ada')).toBeTruthy();
+    expect(screen.getByTestId('workspace-name').textContent).toBe('Acme Team');
+    expect(screen.queryByRole('heading', { name: 'You are not a member of any workspace' })).toBeNull();
   });
 });
