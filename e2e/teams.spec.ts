@@ -228,6 +228,7 @@ test('an owner gives their topped-up pro workspace away and leaves it: they belo
   await expect(page.getByLabel('Loading account')).toHaveCount(0);
   await expect(page.getByRole('button', { name: 'Manage subscription' })).toHaveCount(0);
   expect(await shown()).not.toContain(workspaceName);
+  await screenshot(page, 'teams-no-workspace-account');
 
   // The heir still has it, with its plan and credit.
   const heirToken = await ownerToken(heir);
