@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import pg from 'pg';
-import { createBot, makePro, ownerToken, ownerUsage, registerOwner, uniqueEmail, updateBot } from './fixtures.ts';
+import { createBot, makePro, ownerToken, ownerUsage, PASSWORD, registerOwner, uniqueEmail, updateBot } from './fixtures.ts';
 import { screenshot } from './screenshots.ts';
 
 /** Asserts the screen's title, then that axe reports nothing serious or critical on it. */
@@ -263,6 +263,56 @@ test('the workspace screens: switcher, members, audit log and an invitation, on 
     await screenshot(visitor, `screens-invitation-invalid-${suffix}`);
   }
   await visitor.context().close();
+});
+
+test('the dashboard of a person in no workspace, on a desktop and a phone', async ({ page, request }) => {
+  test.setTimeout(120_000);
+  // They transferred their personal workspace to a member and left it (through the API here; teams.spec.ts does it in the page).
+  const email = await registerOwner(page, uniqueEmail('screens-nobody'));
+  const token = await ownerToken(page);
+  await makePro(email);
+  const heirEmail = uniqueEmail('screens-heir');
+  const registered = await request.post('/api/auth/register', { data: { email: heirEmail, password: PASSWORD, password2: PASSWORD } });
+  expect(registered.status()).toBe(201);
+  const heir = (await registered.json()) as { token: string; user: { id: string } };
+  const as = (bearer: string) => ({ authorization: `Bearer ${bearer}` });
+  expect(
+    (await request.post('/api/workspace/invitations', { headers: as(token), data: { email: heirEmail, role: 'admin' } })).status(),
+  ).toBe(201);
+  const mail = page.locator('article', { hasText: heirEmail }).first();
+  await expect(async () => {
+    await page.goto('/dev/mail');
+    await expect(mail).toBeVisible({ timeout: 1000 });
+  }).toPass({ timeout: 20_000 });
+  const link = await mail
+    .getByRole('link', { name: /\/invitations\// })
+    .first()
+    .getAttribute('href');
+  const accepted = await request.post(`/api/invitations/${new URL(link!).pathname.split('/').pop()}/accept`, { headers: as(heir.token) });
+  expect(accepted.status()).toBe(200);
+  expect((await request.post('/api/workspace/transfer', { headers: as(token), data: { userId: heir.user.id } })).status()).toBe(200);
+  expect((await request.post('/api/workspace/leave', { headers: as(token) })).status()).toBe(200);
+
+  for (const [width, height, suffix] of [
+    [1280, 800, 'desktop'],
+    [375, 812, 'phone'],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    await page.goto('/dashboard');
+    await expect(page.getByRole('heading', { level: 1, name: 'You are not a member of any workspace' })).toBeVisible();
+    await expectScreen(page, 'No workspace — Parley');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+    await screenshot(page, `screens-no-workspace-${suffix}`);
+    await page.getByRole('button', { name: /^Workspace:/ }).click();
+    await expect(page.getByText('You are not a member of any workspace.')).toBeVisible();
+    await expectScreen(page, 'No workspace — Parley');
+    await screenshot(page, `screens-no-workspace-switcher-${suffix}`);
+    await page.keyboard.press('Escape');
+    await page.getByRole('main').getByRole('button', { name: 'Create workspace' }).click();
+    await expect(page.getByRole('dialog', { name: 'Create workspace' })).toBeVisible();
+    await expectScreen(page, 'No workspace — Parley');
+    await page.keyboard.press('Escape');
+  }
 });
 
 test('the inbox: the upgrade prompt, then a waiting conversation arriving live, claimed and answered, on a desktop and a phone', async ({

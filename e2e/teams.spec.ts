@@ -5,7 +5,7 @@
 // Editor, then removes them, and their access ends.
 import { expect, test, type APIRequestContext, type Browser, type Page } from '@playwright/test';
 import pg from 'pg';
-import { ownerToken, PASSWORD, registerOwner, uniqueEmail } from './fixtures.ts';
+import { makePro, ownerToken, PASSWORD, registerOwner, topUpCredit, uniqueEmail } from './fixtures.ts';
 import { screenshot } from './screenshots.ts';
 
 /** Moves a workspace to the pro plan (5 seats) in billing's own data once billing has opened its account. */
@@ -151,4 +151,106 @@ test('an owner invites an agent by email, who signs up, joins and reads; the own
   await invitee.getByRole('button', { name: /^Workspace:/ }).click();
   await expect(invitee.getByRole('button', { name: /^Acme Team/ })).toHaveCount(0);
   await invitee.context().close();
+});
+
+test('an owner gives their topped-up pro workspace away and leaves it: they belong to no workspace, see nothing of it, and start again in one of their own', async ({
+  page,
+  browser,
+}) => {
+  test.setTimeout(180_000);
+  const giverEmail = await registerOwner(page, uniqueEmail('team-giver'));
+  const workspaceName = `${giverEmail.split('@')[0]}'s workspace`;
+  await makePro(giverEmail);
+  await topUpCredit(page);
+  await page.goto('/dashboard');
+  await expect(page.getByText('pro Plan').first()).toBeVisible();
+
+  // The heir is invited as Admin, signs up from the mail's link and accepts.
+  const heirEmail = uniqueEmail('team-heir');
+  await page.goto('/workspace/members');
+  const invite = page.getByRole('region', { name: 'Invite a member' });
+  await invite.getByLabel('Email').fill(heirEmail);
+  await invite.getByLabel('Role').selectOption('ADMIN');
+  await invite.getByRole('button', { name: 'Send invitation' }).click();
+  await expect(invite.getByText(`Invitation sent to ${heirEmail}.`)).toBeVisible();
+  const heir = await newPage(browser);
+  await heir.goto(await mailedLink(heir, heirEmail, /\/invitations\//));
+  await heir.getByRole('main').getByRole('link', { name: 'Sign up' }).click();
+  await heir.locator('input[name="email"]').fill(heirEmail);
+  await heir.locator('input[name="password"]').fill(PASSWORD);
+  await heir.locator('input[name="password2"]').fill(PASSWORD);
+  await heir.locator('form button[type="submit"]').click();
+  await heir.getByRole('button', { name: 'Accept invitation' }).click();
+  await expect(heir.getByTestId('workspace-name')).toHaveText(workspaceName);
+
+  // The giver makes the heir owner, then leaves.
+  await page.reload();
+  const heirRow = page.getByRole('listitem').filter({ hasText: heirEmail });
+  await heirRow.getByRole('button', { name: 'Make owner' }).click();
+  await page.getByRole('dialog', { name: 'Transfer ownership' }).getByRole('button', { name: 'Transfer ownership' }).click();
+  await expect(heirRow.getByText('Owner', { exact: true })).toBeVisible();
+  await page.getByRole('listitem').filter({ hasText: giverEmail }).getByRole('button', { name: 'Leave' }).click();
+  await page.getByRole('dialog', { name: 'Leave workspace' }).getByRole('button', { name: 'Leave' }).click();
+
+  // The dashboard says so, and shows nothing of the workspace given away: no name, plan or credit.
+  await expect(page).toHaveURL(/\/dashboard$/);
+  await expect(page.getByRole('heading', { level: 1, name: 'You are not a member of any workspace' })).toBeVisible();
+  await expect(page.getByText('You have left the workspace.')).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Join with an invitation' })).toBeVisible();
+  await expect(page.getByRole('button', { name: /^Workspace:/ })).toHaveText(/No workspace/);
+  const shown = async () => page.locator('body').innerText();
+  for (const text of [workspaceName, 'pro Plan', '5.01', 'Account Overview']) expect(await shown()).not.toContain(text);
+  const token = await ownerToken(page);
+  const current = await page.request.get('/api/auth/current', { headers: { authorization: `Bearer ${token}` } });
+  expect(await current.json()).toMatchObject({ subscription: 'free', usage: { creditBalance: 0, lastCreditRefill: null } });
+  for (const [width, height, suffix] of [
+    [1280, 800, 'desktop'],
+    [375, 812, 'phone'],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+    await screenshot(page, `teams-no-workspace-${suffix}`);
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.getByRole('button', { name: /^Workspace:/ }).click();
+  await expect(page.getByText('You are not a member of any workspace.')).toBeVisible();
+  await screenshot(page, 'teams-no-workspace-switcher');
+  await page.keyboard.press('Escape');
+
+  // Pages about a workspace's things lead back to the dashboard; the account stays the person's.
+  for (const path of ['/chatbots', '/usage', '/workspace/members']) {
+    await page.goto(path);
+    await expect(page).toHaveURL(/\/dashboard$/);
+    await expect(page.getByRole('heading', { level: 1, name: 'You are not a member of any workspace' })).toBeVisible();
+  }
+  await page.goto('/account');
+  await expect(page.getByRole('heading', { level: 1, name: 'Account' })).toBeVisible();
+  await expect(page.getByLabel('Loading account')).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Manage subscription' })).toHaveCount(0);
+  expect(await shown()).not.toContain(workspaceName);
+  await screenshot(page, 'teams-no-workspace-account');
+
+  // The heir still has it, with its plan and credit.
+  const heirToken = await ownerToken(heir);
+  const heirs = await heir.request.get('/api/auth/current', {
+    headers: { authorization: `Bearer ${heirToken}`, 'x-workspace-id': (await current.json()).id },
+  });
+  expect(await heirs.json()).toMatchObject({ subscription: 'pro', usage: { creditBalance: 5.01 } });
+  await heir.context().close();
+
+  // A workspace of their own, created from that state, opens a working dashboard.
+  await page.goto('/dashboard');
+  await page.getByRole('main').getByRole('button', { name: 'Create workspace' }).click();
+  const create = page.getByRole('dialog', { name: 'Create workspace' });
+  await create.getByLabel('Workspace name').fill('Fresh start');
+  await create.getByRole('button', { name: 'Create workspace' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: /^Welcome back/ })).toBeVisible();
+  await expect(page.getByTestId('workspace-name')).toHaveText('Fresh start');
+  await expect(page.getByRole('button', { name: /^Workspace:/ })).toContainText('Fresh start');
+  await expect(page.getByText('free Plan')).toBeVisible();
+  await expect(page.getByText('No chatbots yet')).toBeVisible();
+  await screenshot(page, 'teams-no-workspace-fresh-start');
+  await page.goto('/chatbots/create');
+  await expect(page.getByRole('heading', { level: 1, name: 'New chatbot' })).toBeVisible();
+  await expect(page.getByRole('button', { name: /^Workspace:/ })).toContainText('Fresh start');
 });

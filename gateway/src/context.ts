@@ -30,8 +30,13 @@ export interface GraphQLContext {
   seats: Seats;
   /** The billing account of an owner (a workspace), fetched at most once per request. */
   account(ownerId: string): Promise<Account>;
-  /** The account whose plan and credit the user's own fields show: the request's workspace (owners.ts accountOwner). */
-  accountOf(user: AuthUser): Promise<Account>;
+  /**
+   * The account whose plan and credit the user's own fields show: the request's workspace (owners.ts
+   * accountOwner); null for a person in no workspace, who is shown none.
+   */
+  accountOf(user: AuthUser): Promise<Account | null>;
+  /** Remembers the session a sign-in of this request opened, so the user it answers shows their workspace's plan. */
+  signedIn(user: AuthUser, token: string): void;
   /**
    * The signed-in member in the request's workspace, once their role holds the permission (403
    * otherwise); graphql.ts calls it for every operation with the permission permissions.ts names.
@@ -52,6 +57,8 @@ export function graphQLContext(
   seats: Seats = DEFAULT_SEATS,
 ): GraphQLContext {
   const accounts = new Map<string, Promise<Account>>();
+  // The sessions sign-ins of this request opened, by user id.
+  const sessions = new Map<string, string>();
   let openUnanswered: Promise<ReadonlyMap<string, number>> | undefined;
   const token = bearerToken(req);
   const workspaceId = workspaceHeader(req);
@@ -85,7 +92,11 @@ export function graphQLContext(
       return account;
     },
     async accountOf(user) {
-      return this.account(await accountOwner(clients, { token, workspaceId, clientIp: ip }, user));
+      const owner = await accountOwner(clients, { token: sessions.get(user.id) ?? token, workspaceId, clientIp: ip }, user);
+      return owner === null ? null : this.account(owner);
+    },
+    signedIn(user, sessionToken) {
+      sessions.set(user.id, sessionToken);
     },
     openUnansweredQuestions() {
       // A counter on a card must not take the chatbot list down with it: without the counts every card shows none.

@@ -14,7 +14,7 @@ import type { Clients } from './clients.ts';
 import { bearerToken } from './bearer.ts';
 import { roleLacksPermission, WORKSPACE_NOT_FOUND } from './errors.ts';
 import { accessOf, isPermission } from './permissions.ts';
-import { authenticate, NO_TOKEN_MESSAGE } from './sessions.ts';
+import { NO_TOKEN_MESSAGE } from './sessions.ts';
 import type { AuthUser } from './users.ts';
 
 export const WORKSPACE_HEADER = 'x-workspace-id';
@@ -59,8 +59,12 @@ export function authorizeMember(found: Member, permission: Permission): Member {
   return found;
 }
 
-/** The token's user in the caller's workspace, whatever their role. */
-export async function authenticateMember(clients: Clients, caller: WorkspaceCaller): Promise<Member> {
+/**
+ * The token's user and the workspace the request acts in: the header's, else the personal one (or the
+ * oldest they belong to), none for a person in no workspace. 401 without a valid token, 404 for a
+ * header naming no workspace of theirs.
+ */
+async function signedIn(clients: Clients, caller: WorkspaceCaller): Promise<{ user: AuthUser; workspace?: Workspace }> {
   if (!caller.token) throw unauthenticated(NO_TOKEN_MESSAGE);
   if (caller.workspaceId && !WORKSPACE_ID.test(caller.workspaceId)) throw notFound(WORKSPACE_NOT_FOUND);
   let res;
@@ -71,8 +75,13 @@ export async function authenticateMember(clients: Clients, caller: WorkspaceCall
     if (err instanceof ConnectError && err.code === Code.NotFound) throw notFound(WORKSPACE_NOT_FOUND);
     throw err;
   }
-  const { user, workspace } = res;
-  if (!user) throw new ConnectError('auth returned no user', Code.Internal);
+  if (!res.user) throw new ConnectError('auth returned no user', Code.Internal);
+  return { user: res.user, workspace: res.workspace };
+}
+
+/** The token's user in the caller's workspace, whatever their role. */
+export async function authenticateMember(clients: Clients, caller: WorkspaceCaller): Promise<Member> {
+  const { user, workspace } = await signedIn(clients, caller);
   // A person who belongs to no workspace (they transferred their personal one and left the rest).
   if (!workspace) throw notFound(WORKSPACE_NOT_FOUND);
   if (!isRole(workspace.role)) throw new ConnectError(`auth returned the role ${workspace.role}`, Code.Internal);
@@ -109,23 +118,28 @@ export async function ownerId(clients: Clients, req: Request): Promise<string> {
  * Whose plan and credit the person's own reads show (`me`, /api/auth/current, the user a profile
  * change answers): the workspace the request acts in, so a member of a pro workspace sees its plan
  * and credit. Without the header, or with one naming no workspace of theirs (they were removed), the
- * personal workspace; a person in no workspace their own account. One call to auth when the
- * workspace is theirs.
+ * personal workspace, or the oldest they belong to once they left it. Null for a person in no
+ * workspace: their personal workspace's id may name one they gave away, whose plan and credit are no
+ * longer theirs to see (users.ts shows them none). One call to auth when the workspace is theirs.
  */
-export async function currentUser(clients: Clients, caller: WorkspaceCaller): Promise<{ user: AuthUser; ownerId: string }> {
+export async function currentUser(clients: Clients, caller: WorkspaceCaller): Promise<{ user: AuthUser; ownerId: string | null }> {
   try {
-    const found = await authenticateMember(clients, caller);
-    return { user: found.user, ownerId: found.ownerId };
+    const { user, workspace } = await signedIn(clients, caller);
+    return { user, ownerId: workspace?.id ?? null };
   } catch (err) {
-    if (!(err instanceof ConnectError) || err.code !== Code.NotFound) throw err;
-    if (caller.workspaceId) return currentUser(clients, { ...caller, workspaceId: '' });
-    const user = await authenticate(clients, caller.token);
-    return { user, ownerId: user.id };
+    if (caller.workspaceId && err instanceof ConnectError && err.code === Code.NotFound) {
+      return currentUser(clients, { ...caller, workspaceId: '' });
+    }
+    throw err;
   }
 }
 
-/** The same for a user known already; a request not signed in as that user (sign-up, sign-in) shows their own account. */
-export async function accountOwner(clients: Clients, caller: WorkspaceCaller, user: AuthUser): Promise<string> {
+/**
+ * The same for a user known already, asked with the caller's token (or, on sign-in, the new session's):
+ * a request without one (sign-up, whose account has just got its personal workspace) or signed in as
+ * someone else shows the user's personal workspace.
+ */
+export async function accountOwner(clients: Clients, caller: WorkspaceCaller, user: AuthUser): Promise<string | null> {
   if (!caller.token) return user.id;
   try {
     const current = await currentUser(clients, caller);

@@ -31,11 +31,22 @@ export async function loadAccount(clients: Clients, userId: string): Promise<Acc
   return account;
 }
 
-export function subscriptionOf(account: Account): Subscription {
+/**
+ * What a person in no workspace is shown (docs/product.md, Accounts and sessions): no workspace's plan
+ * or credit, in the words a free workspace with nothing left would use, and no call to billing.
+ */
+export const NO_WORKSPACE_SUBSCRIPTION: Subscription = 'free';
+export const NO_WORKSPACE_USAGE: Usage = { creditBalance: '0', lastCreditRefill: null };
+
+/** The plan of a workspace's account; null (no workspace) reads as free. */
+export function subscriptionOf(account: Account | null): Subscription {
+  if (!account) return NO_WORKSPACE_SUBSCRIPTION;
   return account.plan === Plan.PRO ? 'pro' : 'free';
 }
 
-export function usageOf(account: Account): Usage {
+/** The credit of a workspace's account; null (no workspace) reads as none. */
+export function usageOf(account: Account | null): Usage {
+  if (!account) return { ...NO_WORKSPACE_USAGE };
   const refill = account.lastCreditRefill;
   return {
     creditBalance: account.creditBalance,
@@ -43,11 +54,14 @@ export function usageOf(account: Account): Usage {
   };
 }
 
-export function userView(user: AuthUser, account: Account): UserView {
+export function userView(user: AuthUser, account: Account | null): UserView {
   return { id: user.id, email: user.email, name: user.name, subscription: subscriptionOf(account), usage: usageOf(account) };
 }
 
-/** The user with the plan and credit of `ownerId`'s account: the workspace the request acts in (owners.ts accountOwner). */
-export async function composeUser(clients: Clients, user: AuthUser, ownerId = user.id): Promise<UserView> {
-  return userView(user, await loadAccount(clients, ownerId));
+/**
+ * The user with the plan and credit of `ownerId`'s account: the workspace the request acts in
+ * (owners.ts accountOwner); null for a person in no workspace, who is shown none.
+ */
+export async function composeUser(clients: Clients, user: AuthUser, ownerId: string | null = user.id): Promise<UserView> {
+  return userView(user, ownerId === null ? null : await loadAccount(clients, ownerId));
 }

@@ -6,9 +6,9 @@ import { readOutbox } from '@parley/common/mail-outbox.ts';
 import { permissionsOf } from '@parley/common/roles.ts';
 import { roleLacksPermission, WORKSPACE_NOT_FOUND } from '../src/errors.ts';
 import { waitFor } from './billing-fixtures.ts';
-import { registerOwner, type Owner } from './chatbot-fixtures.ts';
+import { PASSWORD, registerOwner, type Owner } from './chatbot-fixtures.ts';
 import { api, startStack, uniqueEmail, type Stack } from './stack.ts';
-import { createTeam, gqlIn, inWorkspace, setMembership, setWorkspacePlan, type Team } from './workspace-fixtures.ts';
+import { createTeam, gqlIn, inWorkspace, setMembership, setWorkspacePlan, sql, type Team } from './workspace-fixtures.ts';
 
 let stack: Stack;
 let team: Team;
@@ -111,6 +111,96 @@ describe('the current workspace', () => {
       role: 'owner',
       personal: true,
     });
+  });
+
+  it('shows a person who gave their pro workspace away and left it neither its plan, nor its credit, nor its name', async () => {
+    const giver = await registerOwner(stack, 'giver');
+    const heir = await registerOwner(stack, 'heir-pro');
+    const name = `Giver's pro team ${giver.userId.slice(0, 8)}`;
+    expect((await api(stack.url, '/api/workspace', { method: 'PATCH', body: { name }, token: giver.token })).status).toBe(200);
+    // Pro with credit topped up, as a paid checkout and a top-up leave it.
+    await setWorkspacePlan(stack, giver, giver.userId, 'pro');
+    await sql(
+      stack.billingDatabase,
+      `UPDATE $schema."Account" SET "creditBalance" = 7.25, "lastCreditRefill" = now() WHERE "userId" = $1`,
+      [giver.userId],
+    );
+    const before = await api(stack.url, '/api/auth/current', { token: giver.token });
+    expect(before.body).toMatchObject({ subscription: 'pro', usage: { creditBalance: 7.25 } });
+
+    // Invited by mail, the heir accepts, becomes owner; the giver leaves.
+    const invited = await api(stack.url, '/api/workspace/invitations', { body: { email: heir.email, role: 'admin' }, token: giver.token });
+    expect(invited.status).toBe(201);
+    const link = await invitationToken(heir.email);
+    const accepted = await api(stack.url, `/api/invitations/${encodeURIComponent(link)}/accept`, { method: 'POST', token: heir.token });
+    expect(accepted.status).toBe(200);
+    const transferred = await api(stack.url, '/api/workspace/transfer', { body: { userId: heir.userId }, token: giver.token });
+    expect(transferred.status).toBe(200);
+    expect((await api(stack.url, '/api/workspace/leave', { method: 'POST', token: giver.token })).status).toBe(200);
+
+    // The same fields, with what a workspace with nothing would show, with or without the old header.
+    const neutral = { subscription: 'free', usage: { creditBalance: 0, lastCreditRefill: null } };
+    for (const header of [undefined, giver.userId, 'not-a-workspace']) {
+      const current = await inWorkspace(stack, header, '/api/auth/current', { token: giver.token });
+      expect(current.status).toBe(200);
+      expect(current.body).toEqual({ id: giver.userId, _id: giver.userId, email: giver.email, name: '', ...neutral });
+      const me = await gqlIn(stack, header, giver.token, '{ me { id email name subscription usage { creditBalance lastCreditRefill } } }');
+      expect(me.body).toEqual({
+        data: {
+          me: {
+            id: giver.userId,
+            email: giver.email,
+            name: '',
+            subscription: 'free',
+            usage: { creditBalance: '0', lastCreditRefill: null },
+          },
+        },
+      });
+      const lists = await gqlIn(stack, header, giver.token, '{ workspaces { id name } }');
+      expect(lists.body).toEqual({ data: { workspaces: [] } });
+      const current2 = await gqlIn(stack, header, giver.token, '{ currentWorkspace { name } }');
+      expect(current2.body.errors[0]).toMatchObject({ message: WORKSPACE_NOT_FOUND, extensions: { code: 'NOT_FOUND' } });
+      expect(JSON.stringify([current.body, me.body, lists.body, current2.body])).not.toContain(name);
+    }
+    expect((await api(stack.url, '/api/workspaces', { token: giver.token })).body).toEqual([]);
+    // Signing in again, and the answers of a profile change, show no more.
+    const login = await api(stack.url, '/api/auth/login', { body: { email: giver.email, password: PASSWORD } });
+    expect(login.body.user).toMatchObject(neutral);
+    const gqlLogin = await gqlIn(
+      stack,
+      giver.userId,
+      '',
+      'mutation($input: LoginInput!) { login(input: $input) { user { subscription usage { creditBalance lastCreditRefill } } } }',
+      { input: { email: giver.email, password: PASSWORD } },
+    );
+    expect(gqlLogin.body.data.login.user).toEqual({ subscription: 'free', usage: { creditBalance: '0', lastCreditRefill: null } });
+    const renamed = await api(stack.url, '/api/user/profile', { method: 'PUT', body: { name: 'Giver' }, token: giver.token });
+    expect(renamed.body).toMatchObject({ name: 'Giver', ...neutral });
+    const gqlRenamed = await gqlIn(
+      stack,
+      undefined,
+      giver.token,
+      'mutation { updateProfile(name: "Giver") { subscription usage { creditBalance } } }',
+    );
+    expect(gqlRenamed.body.data.updateProfile).toEqual({ subscription: 'free', usage: { creditBalance: '0' } });
+
+    // The heir still sees the workspace, its plan and its credit.
+    const heirs = await inWorkspace(stack, giver.userId, '/api/auth/current', { token: heir.token });
+    expect(heirs.body).toMatchObject({ subscription: 'pro', usage: { creditBalance: 7.25 } });
+    const heirsMe = await gqlIn(
+      stack,
+      giver.userId,
+      heir.token,
+      '{ me { subscription usage { creditBalance } } workspaces { name role } }',
+    );
+    expect(heirsMe.body.data.me).toEqual({ subscription: 'pro', usage: { creditBalance: '7.25' } });
+    expect(heirsMe.body.data.workspaces).toContainEqual({ name, role: 'OWNER' });
+
+    // A workspace the giver creates is the one they act in at once, without the header.
+    const created = await api(stack.url, '/api/workspaces', { body: { name: 'Fresh start' }, token: giver.token });
+    expect(created.status).toBe(201);
+    const fresh = await gqlIn(stack, undefined, giver.token, '{ me { subscription } currentWorkspace { id name } }');
+    expect(fresh.body.data).toEqual({ me: { subscription: 'free' }, currentWorkspace: { id: created.body.id, name: 'Fresh start' } });
   });
 
   it("refuses a role without the permission with 403 and the role's message", async () => {

@@ -8,7 +8,12 @@ export const authResolvers: Resolvers = {
   },
   Mutation: {
     register: (_parent, { input }, ctx) => register(ctx.clients, { ...input, clientIp: ctx.clientIp }),
-    login: (_parent, { input }, ctx) => login(ctx.clients, { ...input, clientIp: ctx.clientIp }),
+    login: async (_parent, { input }, ctx) => {
+      const signedIn = await login(ctx.clients, { ...input, clientIp: ctx.clientIp });
+      // The user's plan and credit are those of the workspace the new session acts in.
+      ctx.signedIn(signedIn.user, signedIn.token);
+      return signedIn;
+    },
     logout: async (_parent, _args, ctx) => {
       await logout(ctx.clients, ctx.token);
       return true;

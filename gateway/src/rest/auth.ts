@@ -5,7 +5,7 @@ import type { Clients } from '../clients.ts';
 import { bearerToken } from '../context.ts';
 import { login, logout, register } from '../sessions.ts';
 import { composeUser, type UserView } from '../users.ts';
-import { currentUser, restCaller } from '../owners.ts';
+import { accountOwner, currentUser, restCaller } from '../owners.ts';
 import { jsonObject, stringField } from './input.ts';
 
 /** The user as REST clients read it: `_id` mirrors `id`, and the credit balance is a JSON number. */
@@ -41,7 +41,8 @@ export function authRoutes(clients: Clients): Router {
       password: stringField(body, 'password'),
       clientIp: clientIp(req),
     });
-    res.json({ token, user: restUser(await composeUser(clients, user)) });
+    // The plan and credit shown are those of the workspace the new session acts in (none for a person in none).
+    res.json({ token, user: restUser(await composeUser(clients, user, await accountOwner(clients, { ...restCaller(req), token }, user))) });
   });
 
   router.get('/current', async (req, res) => {

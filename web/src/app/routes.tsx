@@ -21,8 +21,10 @@ import { WebhooksPage } from '../features/webhooks/components/webhooks-page';
 import { AuditLogPage } from '../features/workspace/components/audit-log-page';
 import { InvitationPage } from '../features/workspace/components/invitation-page';
 import { MembersPage } from '../features/workspace/components/members-page';
+import { NoWorkspacePage } from '../features/workspace/components/no-workspace-page';
 import { NotFoundPage } from './not-found-page';
 import { RequireAuth } from './require-auth';
+import { RequireWorkspace } from './require-workspace';
 import { SiteLayout } from './site-layout';
 
 // The public chat page (/chat/{uniqueId}) is not here: it is its own small page, chat.html
@@ -46,19 +48,30 @@ export const routes: RouteObject[] = [
       {
         element: <RequireAuth />,
         children: [
-          { path: '/dashboard', element: <DashboardPage /> },
+          // The person's own page, whatever the workspace.
           { path: '/account', element: <AccountPage /> },
-          { path: '/usage', element: <UsagePage /> },
-          { path: '/workspace/developers', element: <DevelopersPage /> },
-          { path: '/inbox', element: <InboxPage /> },
-          { path: '/inbox/:conversationId', element: <InboxPage /> },
-          { path: '/chatbots', element: <ChatbotsPage /> },
-          { path: '/chatbots/create', element: <CreateChatbotPage /> },
-          { path: '/chatbots/:id', element: <ChatbotDetailPage /> },
-          { path: '/leads', element: <LeadsPage /> },
-          { path: '/workspace/members', element: <MembersPage /> },
-          { path: '/workspace/audit-log', element: <AuditLogPage /> },
-          { path: '/workspace/webhooks', element: <WebhooksPage /> },
+          // A person in no workspace sees, on the dashboard, the way to create or join one…
+          {
+            element: <RequireWorkspace without={<NoWorkspacePage />} waitForFirst />,
+            children: [{ path: '/dashboard', element: <DashboardPage /> }],
+          },
+          // …and every page about a workspace's things leads back there.
+          {
+            element: <RequireWorkspace without={<Navigate to="/dashboard" replace />} />,
+            children: [
+              { path: '/usage', element: <UsagePage /> },
+              { path: '/workspace/developers', element: <DevelopersPage /> },
+              { path: '/inbox', element: <InboxPage /> },
+              { path: '/inbox/:conversationId', element: <InboxPage /> },
+              { path: '/chatbots', element: <ChatbotsPage /> },
+              { path: '/chatbots/create', element: <CreateChatbotPage /> },
+              { path: '/chatbots/:id', element: <ChatbotDetailPage /> },
+              { path: '/leads', element: <LeadsPage /> },
+              { path: '/workspace/members', element: <MembersPage /> },
+              { path: '/workspace/audit-log', element: <AuditLogPage /> },
+              { path: '/workspace/webhooks', element: <WebhooksPage /> },
+            ],
+          },
         ],
       },
       { path: '*', element: <NotFoundPage /> },

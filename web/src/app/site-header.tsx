@@ -8,6 +8,7 @@ import { WorkspaceSwitcher } from '../features/workspace/components/workspace-sw
 import { cn } from '../lib/cn';
 import { useSession } from '../lib/session/session-context';
 import { useCan } from '../lib/workspace/use-can';
+import { useWorkspace } from '../lib/workspace/workspace-context';
 
 function navLinkClasses({ isActive }: { isActive: boolean }) {
   return cn(
@@ -23,6 +24,8 @@ export function SiteHeader() {
   const [menuOpen, setMenuOpen] = useState(false);
   const [loggingOut, setLoggingOut] = useState(false);
   const readsLeads = useCan('conversations:read');
+  // A person in no workspace has no API keys to manage, nor a workspace to call the API for.
+  const { noWorkspace } = useWorkspace();
 
   // A navigation closes the small-screen menu.
   useEffect(() => setMenuOpen(false), [location.pathname]);
@@ -59,9 +62,11 @@ export function SiteHeader() {
           Leads
         </ButtonLink>
       ) : null}
-      <ButtonLink to="/workspace/developers" variant="ghost" size="sm">
-        Developers
-      </ButtonLink>
+      {noWorkspace ? null : (
+        <ButtonLink to="/workspace/developers" variant="ghost" size="sm">
+          Developers
+        </ButtonLink>
+      )}
       <ButtonLink to="/account" variant="ghost" size="sm">
         Account
       </ButtonLink>

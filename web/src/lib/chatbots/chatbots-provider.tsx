@@ -20,9 +20,10 @@ export const CHATBOTS_REFRESH_INTERVAL_MS = 2000;
 export function ChatbotsProvider({ children }: { children: ReactNode }) {
   const client = useApolloClient();
   const { user } = useSession();
-  const { key: workspaceKey } = useWorkspace();
-  // Whose list it is: the user's in the workspace they act in (the user's alone without workspaces).
-  const userId = user ? workspaceKey || user.id : null;
+  const { key: workspaceKey, noWorkspace } = useWorkspace();
+  // Whose list it is: the user's in the workspace they act in (the user's alone without workspaces);
+  // nobody's for a person in no workspace, whose list is emptied.
+  const userId = user && !noWorkspace ? workspaceKey || user.id : null;
   const [state, dispatch] = useReducer(chatbotListReducer, emptyChatbotList);
   // One throttle per signed-in user: a fetch still running for the previous user must not make the
   // next user's first fetch look like a call to skip.

@@ -2,6 +2,7 @@ import { useApolloClient } from '@apollo/client/react';
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { graphqlErrorCode, userFacingErrorMessage } from '../graphql-errors';
 import { useSession } from '../session/session-context';
+import { WorkspaceIdsQuery } from './graphql/workspace-ids-query';
 import { WorkspacesQuery } from './graphql/workspaces-query';
 import type { Workspace } from './roles';
 import { WorkspaceContext, type WorkspaceState } from './workspace-context';
@@ -17,14 +18,18 @@ interface LoadState {
   current: Workspace | null;
   loading: boolean;
   error: string | null;
+  noWorkspace: boolean;
+  /** The user this answer is about: until the signed-in user's first one, the workspace is loading. */
+  answeredFor: string | null;
 }
 
-const EMPTY: LoadState = { workspaces: [], current: null, loading: false, error: null };
+const EMPTY: LoadState = { workspaces: [], current: null, loading: false, error: null, noWorkspace: false, answeredFor: null };
 
 /**
  * The workspace the app acts in (docs/adr/0030-workspaces.md): the switcher's choice, kept in the
  * browser and sent on every request. A workspace the user no longer belongs to (removed, left,
- * deleted) falls back to the personal one. Signing out forgets the choice.
+ * deleted) falls back to the personal one. Signing out forgets the choice. A person in no workspace
+ * at all (the personal one transferred and left) has none: `noWorkspace`.
  */
 export function WorkspaceProvider({ children }: { children: ReactNode }) {
   const client = useApolloClient();
@@ -43,6 +48,15 @@ export function WorkspaceProvider({ children }: { children: ReactNode }) {
     setSelected(null);
   }, [client]);
 
+  const belongsToNone = useCallback(async (): Promise<boolean> => {
+    try {
+      const { data } = await client.query({ query: WorkspaceIdsQuery, fetchPolicy: 'network-only' });
+      return data?.workspaces.length === 0;
+    } catch {
+      return false;
+    }
+  }, [client]);
+
   const load = useCallback(async (): Promise<void> => {
     const started = ++generation.current;
     const current = () => generation.current === started;
@@ -56,7 +70,14 @@ export function WorkspaceProvider({ children }: { children: ReactNode }) {
         await fallBackToPersonal();
         return load();
       }
-      setState({ workspaces: data.workspaces, current: data.currentWorkspace, loading: false, error: null });
+      setState({
+        workspaces: data.workspaces,
+        current: data.currentWorkspace,
+        loading: false,
+        error: null,
+        noWorkspace: false,
+        answeredFor: userId,
+      });
     } catch (error) {
       if (!current()) return;
       const code = graphqlErrorCode(error);
@@ -64,9 +85,21 @@ export function WorkspaceProvider({ children }: { children: ReactNode }) {
         await fallBackToPersonal();
         return load();
       }
-      setState((s) => ({ ...s, loading: false, error: userFacingErrorMessage(error, LOAD_WORKSPACES_FAILED_MESSAGE) }));
+      // Without a choice the request acts in the personal workspace, or the oldest they belong to:
+      // not found means none, unless they joined one meanwhile.
+      if (code === 'NOT_FOUND' && (await belongsToNone())) {
+        if (current()) setState({ ...EMPTY, noWorkspace: true, answeredFor: userId });
+        return;
+      }
+      if (!current()) return;
+      setState((s) => ({
+        ...s,
+        loading: false,
+        error: userFacingErrorMessage(error, LOAD_WORKSPACES_FAILED_MESSAGE),
+        answeredFor: userId,
+      }));
     }
-  }, [client, fallBackToPersonal]);
+  }, [client, userId, fallBackToPersonal, belongsToNone]);
 
   // Signing in loads the workspaces; signing out forgets them and the choice.
   useEffect(() => {
@@ -100,9 +133,29 @@ export function WorkspaceProvider({ children }: { children: ReactNode }) {
     [client, load, state.workspaces],
   );
 
+  const forget = useCallback(async () => {
+    clearWorkspaceId();
+    generation.current += 1;
+    setState((s) => ({ ...s, workspaces: s.workspaces.filter((w) => w.id !== s.current?.id), current: null, loading: true }));
+    await client.resetStore().catch(() => undefined);
+    setSelected(null);
+    await load();
+  }, [client, load]);
+
   const value = useMemo<WorkspaceState>(
-    () => ({ ...state, key: userId === null ? '' : `${userId}:${selected ?? 'personal'}`, select, refresh: load }),
-    [state, userId, selected, select, load],
+    () => ({
+      workspaces: state.workspaces,
+      current: state.current,
+      // Signed in, and not answered yet for this user: loading, so no page asks in a workspace unknown.
+      loading: state.loading || (userId !== null && state.answeredFor !== userId),
+      error: state.error,
+      noWorkspace: state.noWorkspace,
+      key: userId === null ? '' : `${userId}:${selected ?? 'personal'}`,
+      select,
+      refresh: load,
+      forget,
+    }),
+    [state, userId, selected, select, load, forget],
   );
 
   return <WorkspaceContext.Provider value={value}>{children}</WorkspaceContext.Provider>;

@@ -1,6 +1,7 @@
 import { PageContainer } from '../../../components/ui/page-container';
 import { Spinner } from '../../../components/ui/spinner';
 import { useSession } from '../../../lib/session/session-context';
+import { useWorkspace } from '../../../lib/workspace/workspace-context';
 import { useDocumentTitle } from '../../../../chat-page/src/lib/use-document-title';
 import { useAccountDetails } from '../hooks/use-account-details';
 import { DeleteAccountCard } from './delete-account-card';
@@ -17,6 +18,8 @@ export function AccountPage() {
   useDocumentTitle('Account');
   const { user } = useSession();
   const details = useAccountDetails();
+  // The plan is a workspace's: a person in no workspace has none to show or change.
+  const { noWorkspace } = useWorkspace();
 
   // The route guard only renders this page for a signed-in user.
   if (!user) return null;
@@ -41,7 +44,7 @@ export function AccountPage() {
             <PasswordCard />
           </div>
           <div className="space-y-6">
-            <PlanCard plan={user.subscription} />
+            {noWorkspace ? null : <PlanCard plan={user.subscription} />}
             <DevicesCard />
             <YourDataCard />
           </div>

@@ -51,3 +51,13 @@ export function WebhookIcon({ className = 'size-4' }: { className?: string }) {
     </svg>
   );
 }
+
+/** An invitation: a letter. */
+export function MailIcon({ className = 'size-4' }: { className?: string }) {
+  return (
+    <svg className={className} {...strokeIconProps}>
+      <rect x="3" y="5.5" width="18" height="13" rx="2" />
+      <path d="m3.5 7 8.5 6 8.5-6" />
+    </svg>
+  );
+}

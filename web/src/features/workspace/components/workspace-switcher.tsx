@@ -14,6 +14,7 @@ const itemClasses =
 /**
  * The header's workspace switcher: the workspace the app acts in, the others the user belongs to
  * with their role, the members, audit log and webhooks of the current one, and creating a new one.
+ * A person in no workspace sees "No workspace" there, and creating one.
  */
 export function WorkspaceSwitcher() {
   const workspace = useWorkspace();
@@ -39,8 +40,8 @@ export function WorkspaceSwitcher() {
     };
   }, [open]);
 
-  const { current, workspaces } = workspace;
-  if (!current) return null;
+  const { current, workspaces, noWorkspace } = workspace;
+  if (!current && !noWorkspace) return null;
 
   function choose(id: string) {
     setOpen(false);
@@ -57,7 +58,7 @@ export function WorkspaceSwitcher() {
         onClick={() => setOpen((o) => !o)}
       >
         <span className="sr-only">Workspace: </span>
-        <span className="truncate">{current.name}</span>
+        <span className={cn('truncate', !current && 'text-gray-500')}>{current ? current.name : 'No workspace'}</span>
         <ChevronUpDownIcon className="size-4 shrink-0 text-gray-500" />
       </button>
 
@@ -67,9 +68,10 @@ export function WorkspaceSwitcher() {
           className="fixed inset-x-4 top-16 z-50 rounded-xl border border-gray-200 bg-white p-2 shadow-lg sm:absolute sm:inset-x-auto sm:top-full sm:left-0 sm:mt-2 sm:w-72"
         >
           <p className="px-3 pt-1 pb-2 text-xs font-medium tracking-wide text-gray-500 uppercase">Workspaces</p>
+          {!current ? <p className="px-3 pb-2 text-sm text-gray-600">You are not a member of any workspace.</p> : null}
           <ul className="space-y-0.5">
             {workspaces.map((w) => {
-              const isCurrent = w.id === current.id;
+              const isCurrent = w.id === current?.id;
               return (
                 <li key={w.id}>
                   <button
@@ -87,10 +89,12 @@ export function WorkspaceSwitcher() {
             })}
           </ul>
           <div className="mt-2 space-y-0.5 border-t border-gray-100 pt-2">
-            <Link to="/workspace/members" className={itemClasses} onClick={() => setOpen(false)}>
-              <UsersIcon className="size-4 shrink-0 text-gray-500" />
-              Members
-            </Link>
+            {current ? (
+              <Link to="/workspace/members" className={itemClasses} onClick={() => setOpen(false)}>
+                <UsersIcon className="size-4 shrink-0 text-gray-500" />
+                Members
+              </Link>
+            ) : null}
             {hasPermission(current, 'audit:read') ? (
               <Link to="/workspace/audit-log" className={itemClasses} onClick={() => setOpen(false)}>
                 <ListIcon className="size-4 shrink-0 text-gray-500" />
