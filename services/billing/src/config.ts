@@ -1,5 +1,5 @@
 // Billing's environment, validated at start: a bad value stops the process with a message naming it.
-import { commonVars, ConfigError, port, readConfig, text, url } from '@parley/common/config.ts';
+import { commonVars, ConfigError, int, port, readConfig, text, url } from '@parley/common/config.ts';
 
 /**
  * A non-negative amount of dollars as an exact decimal string. It must fit the NUMERIC(20,10)
@@ -75,6 +75,13 @@ export const billingVars = {
   CREDIT_TOPUP_AMOUNT: { parse: chargeAmount, default: '5.00' },
   /** What the test-mode page charges for a month of pro (the pro plan's $10). */
   PRO_PLAN_PRICE: { parse: chargeAmount, default: '10.00' },
+  /** How long a credit hold lasts before its answer counts as lost (ADR 10): past it, the chat service reconciles it. */
+  CREDIT_HOLD_TTL_MS: { parse: int(1000, 86_400_000), default: '600000' },
+  /**
+   * How long past its expiry a hold waits for the chat service to settle it from the stored exchange
+   * (or release it) before billing's sweep releases it itself (ADR 37).
+   */
+  HOLD_RECONCILE_GRACE_MS: { parse: int(0, 86_400_000), default: '600000' },
 };
 
 export type BillingConfig = ReturnType<typeof readBillingConfig>;

@@ -1,6 +1,6 @@
 // The owner-facing methods and the permission a member's role needs for each (services/common/src/roles.ts,
 // docs/adr/0030-workspaces.md). A gateway call to one of them without a role that holds it is
-// refused before it runs. Not listed: the credit holds (chat's), the public options, the test-mode
+// refused before it runs. Not listed: the credit holds and their reconciliation (chat's), the public options, the test-mode
 // checkout and portal pages (keyed by their session), and GetAccount, which the gateway also asks
 // for the signed-in person's own plan on sign-in, before any workspace is chosen.
 import { BillingService } from '@parley/proto/parley/billing/v1/billing_pb.js';
@@ -21,6 +21,7 @@ export const billingUnchecked: readonly string[] = [
   'GetTestCheckoutSession',
   'ReserveCredit',
   'ReleaseCredit',
+  'ListExpiredHolds',
   'GetBillingOptions',
   'GetTestPortalSession',
 ];

@@ -27,6 +27,7 @@ import { listUsageRecords } from './usage/list-usage-records.ts';
 import { getUsageReport, type ReportedUsageRecord } from './usage/usage-report.ts';
 import type { CreditHolds } from './credit/reserve-credit.ts';
 import { releaseCredit } from './credit/release-credit.ts';
+import { listExpiredHolds } from './credit/sweep-credit-holds.ts';
 
 const planToProto: Record<DbPlan, Plan> = { free: Plan.FREE, pro: Plan.PRO };
 
@@ -144,6 +145,9 @@ export function billingRoutes(deps: OpenAccountDeps, payments: PaymentsDeps, hol
           inputPricePerMillion: formatMoney(held.inputPricePerMillion),
           outputPricePerMillion: formatMoney(held.outputPricePerMillion),
         };
+      },
+      async listExpiredHolds(req) {
+        return { requestIds: await listExpiredHolds(deps, req.limit) };
       },
       async releaseCredit(req) {
         return releaseCredit(deps, req.requestId);

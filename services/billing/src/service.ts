@@ -121,7 +121,7 @@ export async function createBillingService(
   const stopCreditHoldSweeper = workers
     ? runPeriodically(
         () =>
-          (creditHoldSweep = sweepCreditHolds({ prisma }).then(
+          (creditHoldSweep = sweepCreditHolds({ prisma }, config.HOLD_RECONCILE_GRACE_MS).then(
             (released) => released > 0 && logger.info({ released }, 'expired credit holds released'),
             (err: Error) => logger.error({ err: err.message }, 'sweeping expired credit holds failed; the next sweep retries'),
           )),
@@ -137,7 +137,7 @@ export async function createBillingService(
       callers: ['gateway', 'chat', 'chatbot'],
       permissions: billingPermissions,
     },
-    routes: billingRoutes(deps, payments, creditHolds({ ...deps, pool })),
+    routes: billingRoutes(deps, payments, creditHolds({ ...deps, pool, holdTtlMs: config.CREDIT_HOLD_TTL_MS })),
     readiness: dataReadiness(prisma, redis),
   });
 

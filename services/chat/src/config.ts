@@ -75,6 +75,8 @@ export const chatVars = {
   ALTCHA_HMAC_KEY: { parse: signingSecret, default: DEV_ALTCHA_HMAC_KEY },
   /** Deadline of calls to other services (chatbot, billing). */
   RPC_TIMEOUT_MS: { parse: int(1, 600_000), default: '5000' },
+  /** How often a worker settles the credit holds whose answer's usage was lost, from the stored exchanges (ADR 37). */
+  RECONCILE_HOLDS_MS: { parse: int(1000, 3_600_000), default: '60000' },
 };
 
 export type ChatConfig = ReturnType<typeof readChatConfig>;

@@ -47,7 +47,8 @@ import { altchaProofOfWork } from './public-chat/proof-of-work.ts';
 import { recorder } from './public-chat/recorder.ts';
 import { redisRecentTurns } from './public-chat/recent-turns.ts';
 import { sessionIds } from './core/session-id.ts';
-import { chatbotInteractionPublisher, publishUsageRecorded, visitorHash } from './usage/publishers.ts';
+import { chatbotInteractionPublisher, publishUsageRecorded, visitorHash, type Usage } from './usage/publishers.ts';
+import { reconcileHolds, startReconcilingHolds } from './usage/reconcile-holds.ts';
 import { DEV_ALTCHA_HMAC_KEY, DEV_SESSION_SECRET, type ChatConfig } from './config.ts';
 import { chatPermissions } from './permissions.ts';
 import { redisHandoffMirror } from './handoff/announce.ts';
@@ -89,6 +90,8 @@ export interface ChatServiceParts extends ServiceParts {
   handoffTimeoutWorker?: Worker;
   /** Publishes the answers' UsageRecorded and ChatbotInteraction events gathered so far (ADR 29), and waits for them. */
   flushEvents(): Promise<void>;
+  /** One round of settling expired holds from the stored exchanges, as the workers run it every RECONCILE_HOLDS_MS (ADR 37). */
+  reconcileHolds(): Promise<{ settled: number; released: number }>;
 }
 
 export async function createChatService(
@@ -299,6 +302,9 @@ export async function createChatService(
           timedOut: (event) => handoffTimedOut(handoffCore, timeoutOf(event)),
         });
   const stopPruning = opts.workers === false ? undefined : startPruningProcessedAnalyticsEvents(prisma, logger);
+  // Holds whose answer's usage was lost (a process died before its batch was published): billed from the stored exchange (ADR 37).
+  const reconcileDeps = { billing, db: exchanges, publishUsage: (usage: Usage) => publishUsageRecorded(usageRecorded, usage), logger };
+  const stopReconciling = opts.workers === false ? undefined : startReconcilingHolds(reconcileDeps, config.RECONCILE_HOLDS_MS);
   // Publishes the chatbots' counted interactions a batch could not (ChatbotInteractionsCountedOutbox).
   const stopInteractionsRelay =
     opts.workers === false ? undefined : startChatbotInteractionsCountedRelay(prisma, publishInteractionsCounted, logger);
@@ -318,6 +324,7 @@ export async function createChatService(
   // No new job and no new sweep; the jobs in hand finish.
   const stopBackground = async () => {
     stopPruning?.();
+    stopReconciling?.();
     stopInteractionsRelay?.();
     await Promise.all([
       chatbotDeletedWorker?.close(),
@@ -340,6 +347,7 @@ export async function createChatService(
     flushEvents: async () => {
       await Promise.all([usageRecorded.flush(), analyticsInteraction.flush()]);
     },
+    reconcileHolds: () => reconcileHolds(reconcileDeps),
     // The live streams end with the background work, so the server's drain does not wait on them.
     background: [stopBackground, () => hub.close()],
     closers: [

@@ -86,6 +86,8 @@ export interface CreditHolds {
 export type CreditHoldsDeps = OpenAccountDeps & {
   /** The service's main pool (Prisma's), for the hold's one statement. */
   pool: pg.Pool;
+  /** How long a hold lasts (CREDIT_HOLD_TTL_MS); CREDIT_HOLD_TTL_MS's default when absent. */
+  holdTtlMs?: number;
 };
 
 export function creditHolds(deps: CreditHoldsDeps): CreditHolds {
@@ -107,7 +109,7 @@ export function creditHolds(deps: CreditHoldsDeps): CreditHolds {
 async function holdBatch(deps: CreditHoldsDeps, holds: ParsedHold[]): Promise<HoldOutcome[]> {
   const { rows } = await deps.pool.query<HoldRow>('SELECT * FROM hold_credit($1::jsonb, $2::bigint)', [
     JSON.stringify(holds),
-    CREDIT_HOLD_TTL_MS,
+    deps.holdTtlMs ?? CREDIT_HOLD_TTL_MS,
   ]);
   if (rows.length !== holds.length) throw new Error(`hold_credit answered ${rows.length} outcomes for ${holds.length} holds`);
   // The driver reads NUMERIC as its exact decimal text.

@@ -480,7 +480,7 @@ describe('settlement by the usage record', () => {
     await reserve('slow', 'slow-usage');
     await reserve('other-open', 'slow-usage');
     await db().creditReservation.update({ where: { requestId: 'slow' }, data: { expiresAt: new Date(Date.now() - 1000) } });
-    expect(await sweepCreditHolds({ prisma: db() })).toBe(1);
+    expect(await sweepCreditHolds({ prisma: db() }, 0)).toBe(1);
     await answer('slow', 'slow-usage', 10, 10);
     expect((await account('slow-usage')).reservedCredit.toFixed()).toBe(HOLD_AMOUNT); // other-open's
     await expectLedgerInvariant(db());
@@ -546,24 +546,39 @@ describe('expiry', () => {
       data: { expiresAt: new Date(Date.now() - 1) },
     });
 
-    expect(await sweepCreditHolds({ prisma: db() })).toBe(3);
+    expect(await sweepCreditHolds({ prisma: db() }, 0)).toBe(3);
     expect((await account('expiring-1')).reservedCredit.toFixed()).toBe(HOLD_AMOUNT); // exp-c is still open
     expect((await account('expiring-2')).reservedCredit.toFixed()).toBe('0');
-    expect(await sweepCreditHolds({ prisma: db() })).toBe(0);
+    expect(await sweepCreditHolds({ prisma: db() }, 0)).toBe(0);
     expect(await client.releaseCredit({ requestId: 'exp-a' })).toMatchObject({ released: false });
+  });
+
+  it('leaves an expired hold to the chat service for the grace period, listing it for reconciliation oldest first', async () => {
+    await setBalance('reconciled', '1');
+    for (const id of ['rec-old', 'rec-new', 'rec-open']) await reserve(id, 'reconciled');
+    await db().creditReservation.update({ where: { requestId: 'rec-old' }, data: { expiresAt: new Date(Date.now() - 120_000) } });
+    await db().creditReservation.update({ where: { requestId: 'rec-new' }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    const { requestIds } = await client.listExpiredHolds({ limit: 10 });
+    expect(requestIds.filter((id) => id.startsWith('rec-'))).toEqual(['rec-old', 'rec-new']);
+    // Within the grace: nothing released; past it (60 s here): the older one only.
+    expect(await sweepCreditHolds({ prisma: db() })).toBe(0);
+    expect(await sweepCreditHolds({ prisma: db() }, 60_000)).toBe(1);
+    expect((await client.listExpiredHolds({ limit: 10 })).requestIds.filter((id) => id.startsWith('rec-'))).toEqual(['rec-new']);
+    expect((await account('reconciled')).reservedCredit.toFixed()).toBe(new Prisma.Decimal(HOLD_AMOUNT).mul(2).toFixed());
+    for (const requestId of ['rec-new', 'rec-open']) await client.releaseCredit({ requestId });
   });
 
   it('two sweeps at once release each expired hold once', async () => {
     await setBalance('expiring-many', '1');
     for (let i = 0; i < 30; i++) await reserve(`exp-many-${i}`, 'expiring-many');
     await db().creditReservation.updateMany({ where: { userId: 'expiring-many' }, data: { expiresAt: new Date(Date.now() - 1) } });
-    const [a, b] = await Promise.all([sweepCreditHolds({ prisma: db() }), sweepCreditHolds({ prisma: db() })]);
+    const [a, b] = await Promise.all([sweepCreditHolds({ prisma: db() }, 0), sweepCreditHolds({ prisma: db() }, 0)]);
     expect(a + b).toBe(30);
     expect((await account('expiring-many')).reservedCredit.toFixed()).toBe('0');
   });
 
-  it('the running service sweeps expired holds on its own', async () => {
-    const swept = await startBilling({ creditHoldSweepMs: 100 });
+  it('the running service sweeps holds past their expiry and the grace on its own', async () => {
+    const swept = await startBilling({ creditHoldSweepMs: 100, env: { HOLD_RECONCILE_GRACE_MS: '0' } });
     try {
       const sweptDeps = { prisma: swept.parts.prisma, initialCredit: '0.01' };
       await openAccount(sweptDeps, 'forgotten');

@@ -6,6 +6,7 @@ import { storedSources } from './message-sources.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { Source } from './citations.ts';
 import { fitHistory, type Turn } from './build-prompt.ts';
+import type { Usage } from '../usage/publishers.ts';
 
 /**
  * The sessions that store answered exchanges commit without waiting for the WAL to reach the disk
@@ -69,6 +70,12 @@ export interface Exchange extends ConversationKey {
   answered: boolean;
   /** What the answer cites, in the order of its [n] markers: kept for the owner's History. */
   sources: Source[];
+  /**
+   * The model's usage of the answer (what UsageRecorded carries), kept on it with its request id, so
+   * that a hold whose event was lost is settled from the stored exchange (ADR 37); absent for
+   * answers no model gave (offline, Q&A).
+   */
+  usage?: Usage | null;
 }
 
 /**
@@ -93,12 +100,12 @@ export async function recordExchange(db: ExchangePool, x: Exchange): Promise<str
             "handoffStatus" = CASE WHEN "Conversation"."handoffStatus" = 'closed' THEN 'bot' ELSE "Conversation"."handoffStatus" END
       RETURNING "id"
     )
-    INSERT INTO "Message" ("conversationId", "role", "content", "createdAt", "answered", "sources")
-    SELECT conversation."id", m."role"::"MessageRole", m."content", m."createdAt", m."answered", m."sources"
+    INSERT INTO "Message" ("conversationId", "role", "content", "createdAt", "answered", "sources", "requestId", "usage")
+    SELECT conversation."id", m."role"::"MessageRole", m."content", m."createdAt", m."answered", m."sources", m."requestId", m."usage"
       FROM conversation,
-           (VALUES (1, 'user', $11, $9::timestamptz, NULL::boolean, NULL::jsonb),
-                   (2, 'assistant', $12, $10::timestamptz, $13::boolean, $14::jsonb))
-             AS m("order", "role", "content", "createdAt", "answered", "sources")
+           (VALUES (1, 'user', $11, $9::timestamptz, NULL::boolean, NULL::jsonb, NULL::text, NULL::jsonb),
+                   (2, 'assistant', $12, $10::timestamptz, $13::boolean, $14::jsonb, $16::text, $17::jsonb))
+             AS m("order", "role", "content", "createdAt", "answered", "sources", "requestId", "usage")
      ORDER BY m."order"
     RETURNING "id", "role"::text AS "role"`,
     [
@@ -117,10 +124,26 @@ export async function recordExchange(db: ExchangePool, x: Exchange): Promise<str
       x.answered,
       storedSources(x.sources),
       x.visitorEmail ?? null,
+      x.usage?.requestId ?? null,
+      x.usage ? storedUsage(x.usage) : null,
     ],
   );
   if (rows.length === 0) return null;
   const answer = rows.find((r) => r.role === 'assistant');
   if (!answer) throw new Error('the stored exchange returned no answer');
   return answer.id;
+}
+
+/** A model answer's usage as the exchange keeps it (JSON; its request id has a column of its own). */
+function storedUsage(u: Usage): string {
+  return JSON.stringify({
+    ownerId: u.ownerId,
+    chatbotId: u.chatbotId,
+    chatbotName: u.chatbotName,
+    model: u.model,
+    promptTokens: u.promptTokens,
+    completionTokens: u.completionTokens,
+    occurredAt: u.occurredAt.toISOString(),
+    apiKeyId: u.apiKeyId ?? '',
+  });
 }

@@ -6,7 +6,8 @@
 // are independent and go side by side; the answer waits for the exchange and the history, not for
 // the events, which join their batch and are published within a few milliseconds (ADR 29). The
 // answer is already the visitor's, so a failure is logged, never thrown (a missing UsageRecorded
-// leaves its hold to cover it until billing's sweep; an exchange not stored, or not stored because
+// leaves its hold to cover it until the reconciliation settles it from the stored exchange, ADR 37;
+// an exchange not stored, or not stored because
 // the chatbot was deleted meanwhile, leaves the answer without an id).
 import { DEFAULT_LANGUAGE, readLanguage } from '@parley/proto/language.ts';
 import type { Logger } from '@parley/common/logger.ts';
@@ -47,6 +48,20 @@ export function recorder(deps: RecorderDeps): Recorder {
       const answered = turn.kind === 'qa' || answer.sources.length > 0;
       const log = deps.logger.child({ requestId, chatbotId: chatbot.id });
       let messageId = '';
+      // What billing is told of the model's answer; kept on the stored answer too (ADR 37).
+      const billed: Usage | null = usage
+        ? {
+            requestId,
+            ownerId: chatbot.ownerId,
+            chatbotId: chatbot.id,
+            chatbotName: chatbot.name,
+            model: input.model,
+            promptTokens: usage.promptTokens,
+            completionTokens: usage.completionTokens,
+            occurredAt: answeredAt,
+            apiKeyId: input.apiKeyId ?? '',
+          }
+        : null;
       const writes: Promise<void>[] = [
         recordExchange(deps.exchanges, {
           chatbotId: chatbot.id,
@@ -63,6 +78,7 @@ export function recorder(deps: RecorderDeps): Recorder {
           answeredAt,
           answered,
           sources: answer.sources,
+          usage: billed,
         }).then(
           (id) => {
             if (id === null) log.info('the chatbot was deleted while it answered: the exchange is not stored');
@@ -93,21 +109,9 @@ export function recorder(deps: RecorderDeps): Recorder {
           language: readLanguage(chatbot) ?? DEFAULT_LANGUAGE,
         }),
       );
-      if (usage) {
+      if (usage && billed) {
         if (!usage.usageReported) log.warn('the provider reported no token usage; billing an estimate');
-        publish('UsageRecorded', () =>
-          deps.publishUsage({
-            requestId,
-            ownerId: chatbot.ownerId,
-            chatbotId: chatbot.id,
-            chatbotName: chatbot.name,
-            model: input.model,
-            promptTokens: usage.promptTokens,
-            completionTokens: usage.completionTokens,
-            occurredAt: answeredAt,
-            apiKeyId: input.apiKeyId ?? '',
-          }),
-        );
+        publish('UsageRecorded', () => deps.publishUsage(billed));
       }
       if (turn.kind === 'model') {
         // The next message's history: what this prompt was given, then this exchange.

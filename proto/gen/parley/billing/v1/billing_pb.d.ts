@@ -657,6 +657,42 @@ export declare type ReleaseCreditResponse = Message<"parley.billing.v1.ReleaseCr
 export declare const ReleaseCreditResponseSchema: GenMessage<ReleaseCreditResponse>;
 
 /**
+ * @generated from message parley.billing.v1.ListExpiredHoldsRequest
+ */
+export declare type ListExpiredHoldsRequest = Message<"parley.billing.v1.ListExpiredHoldsRequest"> & {
+  /**
+   * At most this many (1 to 1000; 0: 500).
+   *
+   * @generated from field: int32 limit = 1;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message parley.billing.v1.ListExpiredHoldsRequest.
+ * Use `create(ListExpiredHoldsRequestSchema)` to create a new message.
+ */
+export declare const ListExpiredHoldsRequestSchema: GenMessage<ListExpiredHoldsRequest>;
+
+/**
+ * @generated from message parley.billing.v1.ListExpiredHoldsResponse
+ */
+export declare type ListExpiredHoldsResponse = Message<"parley.billing.v1.ListExpiredHoldsResponse"> & {
+  /**
+   * The holds' request ids, oldest expiry first.
+   *
+   * @generated from field: repeated string request_ids = 1;
+   */
+  requestIds: string[];
+};
+
+/**
+ * Describes the message parley.billing.v1.ListExpiredHoldsResponse.
+ * Use `create(ListExpiredHoldsResponseSchema)` to create a new message.
+ */
+export declare const ListExpiredHoldsResponseSchema: GenMessage<ListExpiredHoldsResponse>;
+
+/**
  * @generated from message parley.billing.v1.GetBillingOptionsRequest
  */
 export declare type GetBillingOptionsRequest = Message<"parley.billing.v1.GetBillingOptionsRequest"> & {
@@ -1108,6 +1144,18 @@ export declare const BillingService: GenService<{
     methodKind: "unary";
     input: typeof ReleaseCreditRequestSchema;
     output: typeof ReleaseCreditResponseSchema;
+  },
+  /**
+   * The holds past their expiry whose answer never reported back, oldest first: the chat service
+   * settles each from its stored exchange (publishing its UsageRecorded) or releases it when no answer
+   * was stored. Billing's own sweep releases them only once they have waited a grace period more.
+   *
+   * @generated from rpc parley.billing.v1.BillingService.ListExpiredHolds
+   */
+  listExpiredHolds: {
+    methodKind: "unary";
+    input: typeof ListExpiredHoldsRequestSchema;
+    output: typeof ListExpiredHoldsResponseSchema;
   },
   /**
    * What the server sells and whether checkout is in test mode, for the pages' labels.
