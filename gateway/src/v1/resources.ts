@@ -1,7 +1,7 @@
 // The developer API's chatbots, knowledge, conversations and usage: the same service calls and views
 // as the dashboard's REST paths (chatbots.ts, conversations.ts, usage.ts; the services own every rule
 // on the values), answered in the API's shapes (schemas.ts): `id` fields, lists as `{ data }`, pages
-// with `nextCursor`.
+// with `nextCursor`. The webhook routes are webhooks.ts's, registered with these.
 import type { Chatbot as ChatbotMessage } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import type { Conversation as ConversationMessage } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { forbidden, invalid, notFound } from '@parley/common/rpc-errors.ts';
@@ -20,16 +20,13 @@ import type { Clients } from '../clients.ts';
 import { conversationView } from '../conversations.ts';
 import { readKnowledgeUpload } from '../rest/knowledge-upload.ts';
 import { loadUsageReport, money, parseUsageQuery, restUsageReport } from '../usage.ts';
-import { keyReaches, type ApiV1Options, type On } from './call.ts';
+import { keyReaches, pageLimit, type ApiV1Options, type On } from './call.ts';
+import { webhookRoutes } from './webhooks.ts';
 
 export const KEY_KEPT_TO_CHATBOTS = 'This API key is kept to some chatbots: it cannot create chatbots.';
 export const USAGE_NEEDS_CHATBOT = 'This API key is kept to some chatbots: give chatbotId, one of them.';
 export const CONVERSATION_NOT_FOUND = 'Conversation not found';
 export const CURSOR_INVALID = 'cursor is not valid: pass the nextCursor of the previous page';
-export const LIMIT_INVALID = 'limit must be a whole number from 1 to 100';
-
-const DEFAULT_PAGE = 20;
-const MAX_PAGE = 100;
 
 /** A chatbot as the API shows it: settings without the dashboard's appearance, visitor limits, lead form and handoff. */
 export function apiChatbot(message: ChatbotMessage | undefined) {
@@ -193,6 +190,8 @@ export function resourceRoutes(on: On, opts: ApiV1Options): void {
       })),
     });
   });
+
+  webhookRoutes(on, opts);
 }
 
 /** A conversation with its messages, by the id the API gives it (its session id: the one POST /chat continues). */
@@ -219,13 +218,6 @@ function conversationItem(c: ConversationMessage) {
       messageCount: v.messageCount,
     },
   };
-}
-
-function pageLimit(raw: string | undefined): number {
-  if (raw === undefined) return DEFAULT_PAGE;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > MAX_PAGE) throw invalid(LIMIT_INVALID);
-  return n;
 }
 
 const writeCursor = (key: CursorKey) => Buffer.from(JSON.stringify(key)).toString('base64url');
