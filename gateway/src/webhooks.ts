@@ -36,6 +36,17 @@ export interface WebhookDeliveryView {
   payload: string;
   createdAt: string;
   lastAttemptAt: string | null;
+  /** Each attempt, oldest first, redeliveries included: the last 20 (`attempts` counts them all). */
+  attemptLog: WebhookAttemptView[];
+}
+
+export interface WebhookAttemptView {
+  attemptedAt: string;
+  /** The answer's HTTP status; null when no answer came. */
+  responseStatus: number | null;
+  durationMs: number;
+  /** The failure in words; null for a success. */
+  error: string | null;
 }
 
 export interface WebhookEndpointView {
@@ -92,6 +103,12 @@ export function deliveryView(d: WebhookDelivery | undefined): WebhookDeliveryVie
     payload: d.payload,
     createdAt: isoDate(d.createdAt) ?? new Date(0).toISOString(),
     lastAttemptAt: isoDate(d.lastAttemptAt),
+    attemptLog: d.attemptLog.map((a) => ({
+      attemptedAt: isoDate(a.attemptedAt) ?? new Date(0).toISOString(),
+      responseStatus: a.responseStatus > 0 ? a.responseStatus : null,
+      durationMs: a.durationMs,
+      error: a.error || null,
+    })),
   };
 }
 

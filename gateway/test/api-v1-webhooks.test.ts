@@ -123,7 +123,12 @@ describe('webhook endpoints through the developer API', () => {
     const again = await v1(stack, `/webhooks/${id}/deliveries/${sent.body.id}/redeliver`, hooks, { method: 'POST' });
     expect(again.status).toBe(200);
     expect(again.body).toMatchObject({ id: sent.body.id, status: 'pending' });
-    await settledLog(id, (p) => p.body.data[0]?.attempts === 2);
+    const redelivered = await settledLog(id, (p) => p.body.data[0]?.attempts === 2);
+    // The redelivery's attempt joined the first one's.
+    expect(redelivered.body.data[0].attemptLog).toEqual([
+      page.body.data[0].attemptLog[0],
+      { attemptedAt: redelivered.body.data[0].lastAttemptAt, responseStatus: 200, durationMs: expect.any(Number), error: null },
+    ]);
     expect(received.filter((r) => r.headers['webhook-id'] === sent.body.id)).toHaveLength(2);
 
     const rolled = await v1(stack, `/webhooks/${id}/roll-secret`, hooks, { method: 'POST' });
@@ -159,6 +164,22 @@ describe('webhook endpoints through the developer API', () => {
     const gone = await v1(stack, `/webhooks/${id}`, hooks, { method: 'DELETE' });
     expect(gone.status).toBe(404);
     expect(gone.body).toEqual({ error: { code: 'not_found', message: 'Webhook endpoint not found' } });
+  });
+
+  it('shows each attempt of a delivery: three failures, then the success', async () => {
+    const created = await v1(stack, '/webhooks', hooks, { body: { url: receiverUrl, events: ['credit.low'] } });
+    const id = created.body.endpoint.id;
+    script.push(500, 502, 503);
+    const sent = await v1(stack, `/webhooks/${id}/test`, hooks, { method: 'POST' });
+    const page = await settledLog(id, (p) => p.body.data[0]?.status === 'succeeded');
+    expect(page.body.data[0]).toMatchObject({ id: sent.body.id, attempts: 4, responseStatus: 200, error: null });
+    expect(page.body.data[0].attemptLog.map((a: { responseStatus: number; error: string | null }) => [a.responseStatus, a.error])).toEqual([
+      [500, 'HTTP 500'],
+      [502, 'HTTP 502'],
+      [503, 'HTTP 503'],
+      [200, null],
+    ]);
+    await v1(stack, `/webhooks/${id}`, hooks, { method: 'DELETE' });
   });
 
   it('creates an endpoint disabled when asked', async () => {

@@ -191,6 +191,15 @@ export const Usage = z
   .meta({ id: 'Usage' });
 
 // Webhook endpoints and their delivery log: the dashboard's shapes (docs/product.md, Webhooks).
+export const WebhookAttempt = z
+  .object({
+    attemptedAt: z.string(),
+    responseStatus: z.number().nullable().meta({ description: "The answer's HTTP status; null when no answer came." }),
+    durationMs: z.number(),
+    error: z.string().nullable().meta({ description: 'The failure in words; null for a success.' }),
+  })
+  .meta({ id: 'WebhookAttempt' });
+
 export const WebhookDelivery = z
   .object({
     id: z.string().meta({ description: 'The webhook-id header: the same on every attempt and redelivery.' }),
@@ -206,6 +215,9 @@ export const WebhookDelivery = z
     payload: z.string().meta({ description: 'The body as sent (JSON).' }),
     createdAt: z.string(),
     lastAttemptAt: z.string().nullable(),
+    attemptLog: z
+      .array(WebhookAttempt)
+      .meta({ description: 'Each attempt, oldest first, redeliveries included: the last 20 (attempts counts them all).' }),
   })
   .meta({ id: 'WebhookDelivery' });
 
