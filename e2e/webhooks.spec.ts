@@ -3,7 +3,7 @@
 // KNOWLEDGE_URL_ALLOW_PRIVATE lets the service call), copies the secret shown once, sends a test event
 // and sees it succeed in the delivery log, with the answer's body; the receiver got it signed with
 // that secret (checked by the standardwebhooks package); a redelivery carries the same webhook-id;
-// the endpoint is deleted.
+// the log then shows both attempts; the endpoint is deleted.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, test } from '@playwright/test';
@@ -84,6 +84,13 @@ test('an owner registers a webhook, sends a test event, sees it in the delivery 
     expect(() => new Webhook(secret).verify(received[1].body, received[1].headers)).not.toThrow();
     await expect(card.getByRole('table').getByRole('row')).toHaveCount(2);
     await expect(row.getByText('Succeeded')).toBeVisible({ timeout: 20_000 });
+    // The log keeps each attempt: the first delivery's and the redelivery's, oldest first.
+    await row.getByRole('button', { name: 'Response' }).click();
+    const attempts = card.getByRole('list', { name: 'Attempts' }).getByRole('listitem');
+    await expect(attempts).toHaveCount(2, { timeout: 20_000 });
+    await expect(attempts.nth(0)).toContainText('Delivered');
+    await expect(attempts.nth(1)).toContainText('200');
+    await screenshot(page, 'webhooks-attempts');
 
     await card.getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('dialog', { name: 'Delete this endpoint?' }).getByRole('button', { name: 'Delete endpoint' }).click();

@@ -2,13 +2,17 @@
 // thin calls to the chatbot service's WebhookService, shared by REST and GraphQL. The service owns
 // every rule and message (https only, public addresses, known event types, another workspace's
 // endpoint not found) and checks the member's role itself; the gateway adds the event catalogue's
-// descriptions and each endpoint's last delivery.
+// descriptions and each endpoint's last delivery. The dashboard's REST and GraphQL and the developer
+// API (v1/webhooks.ts) all call these.
 import type { WebhookDelivery, WebhookEndpoint } from '@parley/proto/parley/chatbot/v1/webhooks_pb.js';
 import { Code, ConnectError, invalid } from '@parley/common/rpc-errors.ts';
 import { WEBHOOK_EVENTS, WEBHOOK_EVENT_TYPES } from '@parley/common/webhook-events.ts';
 import { isoDate } from './chatbots.ts';
 import type { Clients } from './clients.ts';
 import type { Member } from './owners.ts';
+
+/** Whom a call acts for: the workspace (a member's, or an API key's). */
+type Workspace = Pick<Member, 'ownerId'>;
 
 export const DELIVERY_PAGE_INVALID = 'first must be a whole number from 1 to 100';
 export const WEBHOOK_DELETED_MESSAGE = 'Webhook endpoint deleted';
@@ -32,6 +36,17 @@ export interface WebhookDeliveryView {
   payload: string;
   createdAt: string;
   lastAttemptAt: string | null;
+  /** Each attempt, oldest first, redeliveries included: the last 20 (`attempts` counts them all). */
+  attemptLog: WebhookAttemptView[];
+}
+
+export interface WebhookAttemptView {
+  attemptedAt: string;
+  /** The answer's HTTP status; null when no answer came. */
+  responseStatus: number | null;
+  durationMs: number;
+  /** The failure in words; null for a success. */
+  error: string | null;
 }
 
 export interface WebhookEndpointView {
@@ -88,6 +103,12 @@ export function deliveryView(d: WebhookDelivery | undefined): WebhookDeliveryVie
     payload: d.payload,
     createdAt: isoDate(d.createdAt) ?? new Date(0).toISOString(),
     lastAttemptAt: isoDate(d.lastAttemptAt),
+    attemptLog: d.attemptLog.map((a) => ({
+      attemptedAt: isoDate(a.attemptedAt) ?? new Date(0).toISOString(),
+      responseStatus: a.responseStatus > 0 ? a.responseStatus : null,
+      durationMs: a.durationMs,
+      error: a.error || null,
+    })),
   };
 }
 
@@ -100,13 +121,13 @@ export function webhookEventTypes(): WebhookEventTypeView[] {
   }));
 }
 
-export async function listEndpoints(clients: Clients, m: Member): Promise<WebhookEndpointView[]> {
+export async function listEndpoints(clients: Clients, m: Workspace): Promise<WebhookEndpointView[]> {
   const { endpoints } = await clients.webhooks.listWebhookEndpoints({ ownerId: m.ownerId });
   return endpoints.map(endpointView);
 }
 
 /** An endpoint's newest delivery, or null before its first. */
-export async function lastDelivery(clients: Clients, m: Member, endpointId: string): Promise<WebhookDeliveryView | null> {
+export async function lastDelivery(clients: Clients, m: Workspace, endpointId: string): Promise<WebhookDeliveryView | null> {
   const { deliveries } = await clients.webhooks.listWebhookDeliveries({ ownerId: m.ownerId, endpointId, limit: 1, cursor: '' });
   return deliveries.length > 0 ? deliveryView(deliveries[0]) : null;
 }
@@ -121,7 +142,7 @@ export interface EndpointInput {
 /** A new endpoint and its signing secret, which is shown this once. */
 export async function createEndpoint(
   clients: Clients,
-  m: Member,
+  m: Workspace,
   input: EndpointInput,
 ): Promise<{ endpoint: WebhookEndpointView; secret: string }> {
   const created = await clients.webhooks.createWebhookEndpoint({ ownerId: m.ownerId, url: input.url, events: input.events });
@@ -141,7 +162,7 @@ export interface EndpointChange {
 /** Changes what is given (null and absent alike leave a field as it is). */
 export async function updateEndpoint(
   clients: Clients,
-  m: Member,
+  m: Workspace,
   endpointId: string,
   change: EndpointChange,
 ): Promise<WebhookEndpointView> {
@@ -155,19 +176,19 @@ export async function updateEndpoint(
   return endpointView(endpoint);
 }
 
-export async function deleteEndpoint(clients: Clients, m: Member, endpointId: string): Promise<void> {
+export async function deleteEndpoint(clients: Clients, m: Workspace, endpointId: string): Promise<void> {
   await clients.webhooks.deleteWebhookEndpoint({ ownerId: m.ownerId, endpointId });
 }
 
 /** A new signing secret, shown this once; the previous one stops signing at once. */
-export async function rollSecret(clients: Clients, m: Member, endpointId: string): Promise<{ secret: string }> {
+export async function rollSecret(clients: Clients, m: Workspace, endpointId: string): Promise<{ secret: string }> {
   const { secret } = await clients.webhooks.rollWebhookSecret({ ownerId: m.ownerId, endpointId });
   return { secret };
 }
 
 export async function listDeliveries(
   clients: Clients,
-  m: Member,
+  m: Workspace,
   endpointId: string,
   page: { first?: number | null; after?: string | null },
 ): Promise<WebhookDeliveryPageView> {
@@ -183,7 +204,7 @@ export async function listDeliveries(
 }
 
 /** Sends a delivery's payload again, with the same webhook-id. */
-export async function redeliver(clients: Clients, m: Member, endpointId: string, deliveryId: string): Promise<WebhookDeliveryView> {
+export async function redeliver(clients: Clients, m: Workspace, endpointId: string, deliveryId: string): Promise<WebhookDeliveryView> {
   const { delivery } = await clients.webhooks.redeliverWebhook({ ownerId: m.ownerId, endpointId, deliveryId });
   return deliveryView(delivery);
 }
@@ -191,7 +212,7 @@ export async function redeliver(clients: Clients, m: Member, endpointId: string,
 /** Queues the catalogue's example of the type (the endpoint's first subscribed type without one). */
 export async function sendTestEvent(
   clients: Clients,
-  m: Member,
+  m: Workspace,
   endpointId: string,
   eventType: string | null | undefined,
 ): Promise<WebhookDeliveryView> {

@@ -46,6 +46,8 @@ beforeAll(async () => {
   stack = await startStack({
     chatEnv: { OPENAI_API_KEY: 'test-key', OPENAI_BASE_URL: fake.url, CHAT_RATE_PER_VISITOR: '1000', CHAT_RATE_PER_BOT: '1000' },
     billingEnv: { INITIAL_CREDIT: '5' },
+    // Webhook endpoints on the loopback address (nothing listens: their deliveries fail, which is fine here).
+    chatbotEnv: { KNOWLEDGE_URL_ALLOW_PRIVATE: '1' },
   });
   keys = apiKeys(stack);
   owner = await registerOwner(stack, 'api-owner');
@@ -63,8 +65,44 @@ afterAll(async () => {
   await fake?.close();
 });
 
+const HOOK_URL = 'http://127.0.0.1:9/hooks';
+let sharedHook: { endpointId: string; deliveryId: string } | undefined;
+
+/** An endpoint the webhook routes act on, with a delivery; made once (a workspace has at most 20 endpoints). */
+async function webhookTarget(): Promise<{ endpointId: string; deliveryId: string }> {
+  if (sharedHook) return sharedHook;
+  const made = await v1(stack, '/webhooks', full, { body: { url: HOOK_URL, events: ['credit.low'] } });
+  const test = await v1(stack, `/webhooks/${made.body.endpoint.id}/test`, full, { method: 'POST' });
+  sharedHook = { endpointId: made.body.endpoint.id, deliveryId: test.body.id };
+  return sharedHook;
+}
+
+/** One call of a webhook route; what it creates, or was given to delete, is deleted after. */
+async function callWebhookRoute(key: string, secret: string | undefined): Promise<ApiResponse> {
+  const [method, template] = key.split(' ');
+  const target = await webhookTarget();
+  const doomed =
+    key === 'DELETE /api/v1/webhooks/:id'
+      ? (await v1(stack, '/webhooks', full, { body: { url: HOOK_URL, events: ['credit.low'] } })).body.endpoint.id
+      : undefined;
+  const path = template
+    .slice('/api/v1'.length)
+    .replace(':id', doomed ?? target.endpointId)
+    .replace(':deliveryId', target.deliveryId);
+  const bodies: Record<string, unknown> = {
+    'POST /api/v1/webhooks': { url: HOOK_URL, events: ['plan.changed'] },
+    'PATCH /api/v1/webhooks/:id': { events: ['credit.low'] },
+    'POST /api/v1/webhooks/:id/test': { eventType: 'plan.changed' },
+  };
+  const res = await v1(stack, path, secret, { method, body: bodies[key] ?? (method === 'POST' ? {} : undefined) });
+  const leftover = doomed ?? (key === 'POST /api/v1/webhooks' && res.status === 201 ? res.body.endpoint.id : undefined);
+  if (leftover) await v1(stack, `/webhooks/${leftover}`, full, { method: 'DELETE' });
+  return res;
+}
+
 /** One call of a route on a chatbot, with a valid body; deletions get something of their own to delete. */
 async function callRoute(key: string, secret: string | undefined, chatbotId: string): Promise<ApiResponse> {
+  if (key.startsWith('/api/v1/webhooks', key.indexOf(' ') + 1)) return callWebhookRoute(key, secret);
   const [method, template] = key.split(' ');
   let path = template.slice('/api/v1'.length).replace(':id', chatbotId);
   if (key === 'DELETE /api/v1/chatbots/:id' && chatbotId === bot) {

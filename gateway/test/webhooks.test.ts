@@ -47,7 +47,7 @@ afterAll(async () => {
 
 const ENDPOINT_FIELDS = 'id url events enabled disabledReason failingSince createdAt';
 const DELIVERY_FIELDS =
-  'id endpointId eventType status attempts responseStatus durationMs responseExcerpt error test payload createdAt lastAttemptAt';
+  'id endpointId eventType status attempts responseStatus durationMs responseExcerpt error test payload createdAt lastAttemptAt attemptLog { attemptedAt responseStatus durationMs error }';
 
 describe('webhook endpoints over REST', () => {
   it('lists the event catalogue with descriptions', async () => {
@@ -101,6 +101,9 @@ describe('webhook endpoints over REST', () => {
       test: true,
     });
     expect(page.deliveries[0].durationMs).toBeGreaterThanOrEqual(0);
+    expect(page.deliveries[0].attemptLog).toEqual([
+      { attemptedAt: page.deliveries[0].lastAttemptAt, responseStatus: 200, durationMs: page.deliveries[0].durationMs, error: null },
+    ]);
 
     // The receiver got it, signed with the secret shown on creation.
     const delivered = received.find((r) => r.headers['webhook-id'] === sent.body.id)!;
@@ -222,6 +225,14 @@ describe('webhook endpoints over GraphQL', () => {
     expect(first.body.data.webhookDeliveries.deliveries.map((d: { eventType: string }) => d.eventType)).toEqual(['credit.low']);
     const second = await gqlIn(stack, team.id, token, pageQuery, { id: endpoint.id, after: first.body.data.webhookDeliveries.nextCursor });
     expect(second.body.data.webhookDeliveries).toMatchObject({ deliveries: [{ eventType: 'plan.changed' }], nextCursor: null });
+    // Each attempt, with what it came to.
+    const [attempt] = second.body.data.webhookDeliveries.deliveries[0].attemptLog;
+    expect(second.body.data.webhookDeliveries.deliveries[0].attemptLog).toHaveLength(1);
+    expect(attempt).toMatchObject({
+      responseStatus: 200,
+      error: null,
+      attemptedAt: second.body.data.webhookDeliveries.deliveries[0].lastAttemptAt,
+    });
 
     const again = await gqlIn(
       stack,

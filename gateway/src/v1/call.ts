@@ -2,6 +2,7 @@
 // workspace, and the body and query as the route's schemas read them (routes.ts).
 import type { Request, Response } from 'express';
 import type { z } from 'zod';
+import { invalid } from '@parley/common/rpc-errors.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import type { Redis } from '@parley/common/redis.ts';
 import type { Clients } from '../clients.ts';
@@ -50,3 +51,15 @@ export type On = <K extends ApiRouteKey>(key: K, handler: (call: V1Call<K>) => P
 
 /** Whether the key may act on this chatbot (every chatbot when it names none). */
 export const keyReaches = (key: ApiKeyCaller, chatbotId: string) => key.chatbotIds.size === 0 || key.chatbotIds.has(chatbotId);
+
+export const LIMIT_INVALID = 'limit must be a whole number from 1 to 100';
+const DEFAULT_PAGE = 20;
+const MAX_PAGE = 100;
+
+/** A page's `limit` query parameter: 1 to 100, 20 when absent. */
+export function pageLimit(raw: string | undefined): number {
+  if (raw === undefined) return DEFAULT_PAGE;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_PAGE) throw invalid(LIMIT_INVALID);
+  return n;
+}

@@ -16,7 +16,7 @@ const ERRORS: Record<string, string> = {
   400: 'The request is not valid (invalid_request)',
   401: 'No key, or one that does not work: unknown, revoked, expired, or rolled past its overlap (unauthenticated)',
   403: 'The key lacks the scope, or the plan does not allow it (forbidden)',
-  404: 'No such chatbot, entry or conversation for this key (not_found)',
+  404: 'No such chatbot, entry, conversation, webhook endpoint or delivery for this key (not_found)',
   429: 'The key made too many calls; see Retry-After (rate_limited), or a chatbot limit was reached',
 };
 
@@ -76,14 +76,21 @@ function operation(key: string, spec: ApiRoute): Json {
   };
 }
 
-const tagOf = (path: string) => (path.includes('/openai/') ? 'OpenAI-compatible' : path.includes('/usage') ? 'Usage' : 'Chatbots');
+const tagOf = (path: string) =>
+  path.includes('/openai/')
+    ? 'OpenAI-compatible'
+    : path.includes('/usage')
+      ? 'Usage'
+      : path.startsWith(`${API_V1_PREFIX}/webhooks`)
+        ? 'Webhook endpoints'
+        : 'Chatbots';
 
-/** `POST /api/v1/chatbots/:id/knowledge/qa` → `postChatbotsIdKnowledgeQa`. */
+/** `POST /api/v1/chatbots/:id/knowledge/qa` → `postChatbotsIdKnowledgeQa`; `roll-secret` → `RollSecret`. */
 const operationId = (key: string) => {
   const [method, path] = key.split(' ');
   const words = path
     .slice(API_V1_PREFIX.length)
-    .split(/[/:.]+/)
+    .split(/[/:.-]+/)
     .filter(Boolean);
   return method.toLowerCase() + words.map((w) => w[0].toUpperCase() + w.slice(1)).join('');
 };
@@ -112,7 +119,7 @@ export function openApiDocument(publicUrl: string): Json {
       title: 'Parley developer API',
       version: '1.0.0',
       description:
-        'Chatbots, their knowledge, chat, conversations and usage of one workspace, with an API key (docs/api.md). Errors are `{ "error": { "code", "message" } }`.',
+        'Chatbots, their knowledge, chat, conversations, usage and webhook endpoints of one workspace, with an API key (docs/api.md). Errors are `{ "error": { "code", "message" } }`.',
       license: { name: 'Proprietary', identifier: 'LicenseRef-Parley' },
     },
     servers: [{ url: new URL(API_V1_PREFIX, publicUrl).toString() }],
@@ -120,6 +127,10 @@ export function openApiDocument(publicUrl: string): Json {
       { name: 'Chatbots', description: 'Chatbots, knowledge, chat and conversations.' },
       { name: 'Usage', description: "The workspace's usage and cost." },
       { name: 'OpenAI-compatible', description: "OpenAI's chat completions, a chatbot as the model." },
+      {
+        name: 'Webhook endpoints',
+        description: "The workspace's webhook endpoints, their signing secrets and delivery logs (the events are under Webhooks).",
+      },
       {
         name: 'Webhooks',
         description:

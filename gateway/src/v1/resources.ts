@@ -1,7 +1,7 @@
 // The developer API's chatbots, knowledge, conversations and usage: the same service calls and views
 // as the dashboard's REST paths (chatbots.ts, conversations.ts, usage.ts; the services own every rule
 // on the values), answered in the API's shapes (schemas.ts): `id` fields, lists as `{ data }`, pages
-// with `nextCursor`.
+// with `nextCursor`. The webhook routes are webhooks.ts's, registered with these.
 import type { Chatbot as ChatbotMessage } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import type { Conversation as ConversationMessage } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { forbidden, invalid, notFound } from '@parley/common/rpc-errors.ts';
@@ -20,16 +20,13 @@ import type { Clients } from '../clients.ts';
 import { conversationView } from '../conversations.ts';
 import { readKnowledgeUpload } from '../rest/knowledge-upload.ts';
 import { loadUsageReport, money, parseUsageQuery, restUsageReport } from '../usage.ts';
-import { keyReaches, type ApiV1Options, type On } from './call.ts';
+import { keyReaches, pageLimit, type ApiV1Options, type On } from './call.ts';
+import { webhookRoutes } from './webhooks.ts';
 
 export const KEY_KEPT_TO_CHATBOTS = 'This API key is kept to some chatbots: it cannot create chatbots.';
 export const USAGE_NEEDS_CHATBOT = 'This API key is kept to some chatbots: give chatbotId, one of them.';
 export const CONVERSATION_NOT_FOUND = 'Conversation not found';
 export const CURSOR_INVALID = 'cursor is not valid: pass the nextCursor of the previous page';
-export const LIMIT_INVALID = 'limit must be a whole number from 1 to 100';
-
-const DEFAULT_PAGE = 20;
-const MAX_PAGE = 100;
 
 /** A chatbot as the API shows it: settings without the dashboard's appearance, visitor limits, lead form and handoff. */
 export function apiChatbot(message: ChatbotMessage | undefined) {
@@ -131,20 +128,20 @@ export function resourceRoutes(on: On, opts: ApiV1Options): void {
   });
 
   on('GET /api/v1/chatbots/:id/conversations', async ({ req, res, ownerId, query }) => {
-    const limit = pageLimit(query.limit);
-    const after = query.cursor === undefined ? null : readCursor(query.cursor);
-    const { conversations } = await clients.chat.listConversations({ ownerId, chatbotId: String(req.params.id) });
-    // Newest first by when each began, then id: a conversation begun while paging comes first and
-    // never shifts the pages after it; one that gets new messages keeps its place.
-    const ordered = conversations.map(conversationItem).sort((a, b) => compare(b.key, a.key));
-    const rest = after ? ordered.filter((c) => compare(c.key, after) < 0) : ordered;
-    const page = rest.slice(0, limit);
-    res.json({ data: page.map((c) => c.view), nextCursor: rest.length > limit ? writeCursor(page[page.length - 1].key) : null });
+    // Paged by the chat service, newest first by when each began, then id: a conversation begun while
+    // paging comes first and never shifts the pages after it; one that gets new messages keeps its place.
+    const { conversations, nextCursor } = await clients.chat.listConversations({
+      ownerId,
+      chatbotId: String(req.params.id),
+      limit: pageLimit(query.limit),
+      cursor: query.cursor ?? '',
+    });
+    res.json({ data: conversations.map(apiConversation), nextCursor: nextCursor || null });
   });
 
   on('GET /api/v1/chatbots/:id/conversations/:conversationId', async ({ req, res, ownerId }) => {
     const found = await findConversation(clients, ownerId, String(req.params.id), String(req.params.conversationId));
-    res.json(conversationItem(found).view);
+    res.json(apiConversation(found));
   });
 
   on('GET /api/v1/chatbots/:id/conversations/:conversationId/messages', async ({ req, res, ownerId, query }) => {
@@ -193,6 +190,8 @@ export function resourceRoutes(on: On, opts: ApiV1Options): void {
       })),
     });
   });
+
+  webhookRoutes(on, opts);
 }
 
 /** A conversation with its messages, by the id the API gives it (its session id: the one POST /chat continues). */
@@ -202,41 +201,18 @@ async function findConversation(clients: Clients, ownerId: string, chatbotId: st
   return conversation;
 }
 
-type CursorKey = [createdAt: string, id: string];
-const compare = (a: CursorKey, b: CursorKey) => (a[0] === b[0] ? (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0) : a[0] < b[0] ? -1 : 1);
-
-function conversationItem(c: ConversationMessage) {
+/** A conversation as the API shows it, named by its session id. */
+function apiConversation(c: ConversationMessage) {
   const v = conversationView(c);
   return {
-    key: [v.createdAt, v.sessionId] as CursorKey,
-    view: {
-      id: v.sessionId,
-      createdAt: v.createdAt,
-      updatedAt: v.updatedAt,
-      visitorId: v.visitorId,
-      visitorName: v.visitorName,
-      visitorEmail: c.visitorEmail || null,
-      messageCount: v.messageCount,
-    },
+    id: v.sessionId,
+    createdAt: v.createdAt,
+    updatedAt: v.updatedAt,
+    visitorId: v.visitorId,
+    visitorName: v.visitorName,
+    visitorEmail: c.visitorEmail || null,
+    messageCount: v.messageCount,
   };
-}
-
-function pageLimit(raw: string | undefined): number {
-  if (raw === undefined) return DEFAULT_PAGE;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > MAX_PAGE) throw invalid(LIMIT_INVALID);
-  return n;
-}
-
-const writeCursor = (key: CursorKey) => Buffer.from(JSON.stringify(key)).toString('base64url');
-function readCursor(raw: string): CursorKey {
-  try {
-    const key: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
-    if (Array.isArray(key) && key.length === 2 && key.every((p) => typeof p === 'string')) return key as CursorKey;
-  } catch {
-    // refused below
-  }
-  throw invalid(CURSOR_INVALID);
 }
 
 const writeOffset = (offset: number) => Buffer.from(`m${offset}`).toString('base64url');

@@ -190,6 +190,78 @@ export const Usage = z
   })
   .meta({ id: 'Usage' });
 
+// Webhook endpoints and their delivery log: the dashboard's shapes (docs/product.md, Webhooks).
+export const WebhookAttempt = z
+  .object({
+    attemptedAt: z.string(),
+    responseStatus: z.number().nullable().meta({ description: "The answer's HTTP status; null when no answer came." }),
+    durationMs: z.number(),
+    error: z.string().nullable().meta({ description: 'The failure in words; null for a success.' }),
+  })
+  .meta({ id: 'WebhookAttempt' });
+
+export const WebhookDelivery = z
+  .object({
+    id: z.string().meta({ description: 'The webhook-id header: the same on every attempt and redelivery.' }),
+    endpointId: z.string(),
+    eventType: z.string(),
+    status: z.enum(['pending', 'succeeded', 'failed']),
+    attempts: z.number().meta({ description: 'Attempts made, redeliveries included.' }),
+    responseStatus: z.number().nullable().meta({ description: "The last attempt's HTTP status; null when no answer came." }),
+    durationMs: z.number().nullable().meta({ description: 'How long the last attempt took; null before the first.' }),
+    responseExcerpt: z.string().meta({ description: "The start of the last answer's body (at most 500 characters)." }),
+    error: z.string().nullable().meta({ description: 'The last failure in words; null after a success.' }),
+    test: z.boolean().meta({ description: 'A test event.' }),
+    payload: z.string().meta({ description: 'The body as sent (JSON).' }),
+    createdAt: z.string(),
+    lastAttemptAt: z.string().nullable(),
+    attemptLog: z
+      .array(WebhookAttempt)
+      .meta({ description: 'Each attempt, oldest first, redeliveries included: the last 20 (attempts counts them all).' }),
+  })
+  .meta({ id: 'WebhookDelivery' });
+
+const webhookEndpointFields = {
+  id: z.string(),
+  url: z.string(),
+  events: z.array(z.string()).meta({ description: 'Subscribed event types (the webhooks section lists them).' }),
+  enabled: z.boolean(),
+  disabledReason: z.string().nullable().meta({ description: 'Why Parley disabled it after a day of failures; null otherwise.' }),
+  failingSince: z.string().nullable().meta({ description: 'When the current run of failed attempts began; null after a success.' }),
+  createdAt: z.string(),
+};
+export const WebhookEndpoint = z.object(webhookEndpointFields).meta({ id: 'WebhookEndpoint' });
+export const WebhookEndpointList = z
+  .object({
+    data: z.array(z.object({ ...webhookEndpointFields, lastDelivery: WebhookDelivery.nullable() }).meta({ id: 'WebhookEndpointListed' })),
+  })
+  .meta({ id: 'WebhookEndpointList' });
+export const WebhookEndpointCreated = z
+  .object({ endpoint: WebhookEndpoint, secret: z.string().meta({ description: 'The signing secret (whsec_…): shown only here.' }) })
+  .meta({ id: 'WebhookEndpointCreated' });
+export const WebhookSecret = z
+  .object({ secret: z.string().meta({ description: 'The new signing secret, shown only here; the previous one stops signing at once.' }) })
+  .meta({ id: 'WebhookSecret' });
+export const WebhookDeliveryPage = page(WebhookDelivery, 'WebhookDeliveryPage');
+
+export const CreateWebhookEndpoint = z
+  .object({
+    url: text().meta({ description: 'A public https address.' }),
+    events: z.array(text()).meta({ description: 'At least one event type.' }),
+    enabled: z.boolean().optional().meta({ description: 'false creates it disabled; enabled otherwise.' }),
+  })
+  .meta({ id: 'CreateWebhookEndpoint', examples: [{ url: 'https://example.com/parley-hooks', events: ['message.created'] }] });
+export const UpdateWebhookEndpoint = z
+  .object({
+    url: text().optional(),
+    events: z.array(text()).optional().meta({ description: 'Replaces the subscribed types (at least one).' }),
+    enabled: z.boolean().optional().meta({ description: 'Enabling clears a failure streak.' }),
+  })
+  .meta({ id: 'UpdateWebhookEndpoint', description: 'Only the fields given change.', examples: [{ enabled: false }] });
+export const SendTestWebhook = z
+  .object({ eventType: text().optional().meta({ description: "An event type; absent: the endpoint's first subscribed type." }) })
+  .meta({ id: 'SendTestWebhook', examples: [{ eventType: 'message.created' }] });
+
 // The OpenAI-compatible pair (https://platform.openai.com/docs/api-reference/chat): what Parley reads of it.
 const ContentPart = z.object({ type: z.string(), text: z.string().optional() }).loose();
 export const OpenAIMessage = z

@@ -16,7 +16,7 @@ import { currentRole } from '@parley/common/context.ts';
 import type { Conversation, Message, QuestionCluster } from './generated/prisma/client.ts';
 import { getConversation } from './conversations/get-conversation.ts';
 import { readStoredSources } from './public-chat/message-sources.ts';
-import { listConversations, type ConversationsDeps } from './conversations/list-conversations.ts';
+import { listConversationPage, listConversations, type ConversationsDeps } from './conversations/list-conversations.ts';
 import { exportConversations, type ExportDeps } from './export/export-conversations.ts';
 import { getAnalytics, getAnalyticsSummary } from './insights/get-analytics.ts';
 import {
@@ -171,8 +171,17 @@ export function chatRoutes(deps: ChatRpcDeps) {
         return rateMessage(deps, req);
       },
       async listConversations(req) {
+        if (req.limit !== 0) {
+          const page = await listConversationPage(deps, {
+            ownerId: req.ownerId,
+            chatbotId: req.chatbotId,
+            limit: req.limit,
+            cursor: req.cursor,
+          });
+          return { conversations: page.conversations.map((c) => toConversationMessage(c)), nextCursor: page.nextCursor };
+        }
         const conversations = await listConversations(deps, { ownerId: req.ownerId, chatbotId: req.chatbotId });
-        return { conversations: conversations.map((c) => toConversationMessage(c)) };
+        return { conversations: conversations.map((c) => toConversationMessage(c)), nextCursor: '' };
       },
       async getConversation(req) {
         const conversation = await getConversation(deps, {

@@ -21,10 +21,15 @@ import {
   type KnowledgeBase as KnowledgeBaseMessage,
   type TextEntry as TextEntryMessage,
 } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
-import { WebhookDeliverySchema, WebhookEndpointSchema, WebhookService } from '@parley/proto/parley/chatbot/v1/webhooks_pb.js';
+import {
+  WebhookAttemptSchema,
+  WebhookDeliverySchema,
+  WebhookEndpointSchema,
+  WebhookService,
+} from '@parley/proto/parley/chatbot/v1/webhooks_pb.js';
 import { languageFields, readLanguage, type LanguageName } from '@parley/proto/language.ts';
-import type { Chatbot, PrismaClient, TextEntry, WebhookDelivery, WebhookEndpoint } from './generated/prisma/client.ts';
-import { listDeliveries, redeliver, sendTestEvent } from './webhooks/deliveries.ts';
+import type { Chatbot, PrismaClient, TextEntry, WebhookEndpoint } from './generated/prisma/client.ts';
+import { listDeliveries, redeliver, sendTestEvent, type DeliveryWithAttempts } from './webhooks/deliveries.ts';
 import { createEndpoint, deleteEndpoint, listEndpoints, rollSecret, updateEndpoint } from './webhooks/endpoints.ts';
 import type { WebhookDeps } from './webhooks/webhook-deps.ts';
 import { createChatbot, type CreateChatbotDeps } from './chatbots/create-chatbot.ts';
@@ -263,7 +268,7 @@ const toWebhookEndpointMessage = (e: WebhookEndpoint) =>
     failingSince: e.failingSince ? timestampFromDate(e.failingSince) : undefined,
   });
 
-const toWebhookDeliveryMessage = (d: WebhookDelivery) =>
+const toWebhookDeliveryMessage = (d: DeliveryWithAttempts) =>
   create(WebhookDeliverySchema, {
     id: d.id,
     endpointId: d.endpointId,
@@ -278,6 +283,14 @@ const toWebhookDeliveryMessage = (d: WebhookDelivery) =>
     lastAttemptAt: d.lastAttemptAt ? timestampFromDate(d.lastAttemptAt) : undefined,
     payload: d.payload,
     test: d.test,
+    attemptLog: d.attemptLog.map((a) =>
+      create(WebhookAttemptSchema, {
+        attemptedAt: timestampFromDate(a.attemptedAt),
+        responseStatus: a.responseStatus,
+        durationMs: a.durationMs,
+        error: a.error,
+      }),
+    ),
   });
 
 /** The WebhookService (webhooks/): endpoints, their delivery log, redelivery and test events. */

@@ -30,6 +30,8 @@ export function createApolloClient(terminatingLink: ApolloLink = new HttpLink({ 
         Chatbot: { fields: { knowledgeBase: { merge: false } } },
         // An inbox row is one conversation: the live stream's and the actions' answers update it in place.
         InboxItem: { keyFields: ['conversationId'] },
+        // Attempts have no id of their own: a delivery's newer answer carries its whole attempt log.
+        WebhookDelivery: { fields: { attemptLog: { merge: false } } },
       },
     }),
   });

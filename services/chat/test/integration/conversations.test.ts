@@ -4,6 +4,7 @@ import { Code } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newOwner, rpcError, session, startChatStack, visitor, type ChatStack } from './harness.ts';
 import { redisKeys } from '@parley/common/redis-keys.ts';
+import { CURSOR_INVALID, LIMIT_INVALID } from '../../src/conversations/list-conversations.ts';
 
 let stack: ChatStack;
 beforeAll(async () => {
@@ -54,12 +55,47 @@ describe('conversation history', () => {
     expect(conversation?.messages.every((m) => m.timestamp && m.timestamp.seconds > 0n)).toBe(true);
   });
 
+  it('pages them newest first by when they began, with a cursor, while the unpaged list follows activity', async () => {
+    const bot = await stack.newChatbot({ knowledge: ['Some knowledge.'] });
+    await stack.makePro(bot.ownerId);
+    for (const label of ['paged-1', 'paged-2', 'paged-3'])
+      await stack.client.sendMessage(visitor(bot.uniqueId, 'hello', { sessionId: session(label) }));
+    // The first gets a later message: it leads the history tab's list and keeps its place in the pages.
+    await stack.client.sendMessage(visitor(bot.uniqueId, 'again', { sessionId: session('paged-1') }));
+    const ref = { ownerId: bot.ownerId, chatbotId: bot.id };
+
+    const first = await stack.client.listConversations({ ...ref, limit: 2 });
+    expect(first.conversations.map((c) => c.sessionId)).toEqual([session('paged-3'), session('paged-2')]);
+    expect(first.nextCursor).not.toBe('');
+    const second = await stack.client.listConversations({ ...ref, limit: 2, cursor: first.nextCursor });
+    expect(second.conversations.map((c) => [c.sessionId, c.messageCount])).toEqual([[session('paged-1'), 4]]);
+    expect(second.nextCursor).toBe('');
+
+    const unpaged = await stack.client.listConversations(ref);
+    expect(unpaged.conversations.map((c) => c.sessionId)).toEqual([session('paged-1'), session('paged-3'), session('paged-2')]);
+    expect(unpaged.nextCursor).toBe('');
+
+    for (const [call, message] of [
+      [() => stack.client.listConversations({ ...ref, limit: 101 }), LIMIT_INVALID],
+      [() => stack.client.listConversations({ ...ref, limit: -1 }), LIMIT_INVALID],
+      [() => stack.client.listConversations({ ...ref, limit: 2, cursor: 'bad' }), CURSOR_INVALID],
+      [
+        () => stack.client.listConversations({ ...ref, limit: 2, cursor: Buffer.from('2026-01-01T00:00:00.000Z|x').toString('base64url') }),
+        CURSOR_INVALID,
+      ],
+    ] as const) {
+      const err = await rpcError(call());
+      expect([err.code, err.rawMessage]).toEqual([Code.InvalidArgument, message]);
+    }
+  });
+
   it('is Pro only, enforced on the server', async () => {
     const bot = await stack.newChatbot({ knowledge: ['Some knowledge.'] });
     await stack.client.sendMessage(visitor(bot.uniqueId, 'hello', { sessionId: session('free-owner') }));
     const conversation = await stack.parts.prisma.conversation.findFirstOrThrow({ where: { chatbotId: bot.id } });
     for (const call of [
       () => stack.client.listConversations({ ownerId: bot.ownerId, chatbotId: bot.id }),
+      () => stack.client.listConversations({ ownerId: bot.ownerId, chatbotId: bot.id, limit: 20 }),
       () => stack.client.getConversation({ ownerId: bot.ownerId, chatbotId: bot.id, conversationId: conversation.id }),
     ]) {
       const err = await rpcError(call());

@@ -4,7 +4,9 @@
 // standardwebhooks library), through the address guard, within the attempt's deadline. A 2xx answer
 // is a success. Anything else fails the attempt, a redirect included: redirects are not followed
 // (an endpoint answers where it was registered). The outcome is recorded on the delivery (status,
-// attempts, answer's status, duration, the start of its body, the error). A failed attempt that is
+// attempts, answer's status, duration, the start of its body, the error), and the attempt joins the
+// delivery's attempt log, which keeps the last ATTEMPTS_KEPT (a delivery is retried for a day and may
+// be redelivered: the log stays bounded while `attempts` counts them all). A failed attempt that is
 // not the last is thrown again so the queue retries it with exponential backoff; the last leaves the
 // delivery failed. An endpoint whose attempts have all failed for DeliverySettings.disableAfterMs is
 // disabled, and `endpointDisabled` tells its owners.
@@ -19,6 +21,8 @@ export const USER_AGENT = 'Parley-Webhooks/1.0';
 /** The start of an answer's body kept in the log. */
 export const EXCERPT_CHARS = 500;
 const READ_AT_MOST_BYTES = 4096;
+/** Attempts kept per delivery in its attempt log: a whole day of retries (12) and a few redeliveries. */
+export const ATTEMPTS_KEPT = 20;
 
 export const DELIVERY_ERRORS = {
   httpStatus: (status: number) => `HTTP ${status}`,
@@ -92,8 +96,11 @@ export async function attemptDelivery(deps: DeliverDeps, req: AttemptRequest): P
       responseExcerpt: answer.excerpt,
       error: answer.error,
       lastAttemptAt: at,
+      attemptLog: { create: { attemptedAt: at, responseStatus: answer.status, durationMs: answer.durationMs, error: answer.error } },
     },
   });
+  // Only a delivery past the cap pays for the trim.
+  if (delivery.attempts + 1 > ATTEMPTS_KEPT) await trimAttemptLog(deps, delivery.id);
   if (ok) {
     if (endpoint.failingSince) await deps.db.webhookEndpoint.updateMany({ where: { id: endpoint.id }, data: { failingSince: null } });
     return 'succeeded';
@@ -105,6 +112,14 @@ export async function attemptDelivery(deps: DeliverDeps, req: AttemptRequest): P
   }
   if (last) return 'failed';
   throw new DeliveryFailed(answer.error);
+}
+
+/** Drops the delivery's attempts older than its last ATTEMPTS_KEPT. */
+async function trimAttemptLog(deps: DeliverDeps, deliveryId: string): Promise<void> {
+  await deps.db.$executeRaw`
+    DELETE FROM "WebhookAttempt"
+     WHERE "deliveryId" = ${deliveryId}
+       AND "id" <= (SELECT "id" FROM "WebhookAttempt" WHERE "deliveryId" = ${deliveryId} ORDER BY "id" DESC OFFSET ${ATTEMPTS_KEPT} LIMIT 1)`;
 }
 
 /** Starts or continues the endpoint's failure streak; disables it after disableAfterMs. Returns whether it is now disabled. */

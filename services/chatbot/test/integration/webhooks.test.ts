@@ -10,7 +10,7 @@ import { Queue } from 'bullmq';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { create, fromJson, type JsonValue } from '@bufbuild/protobuf';
-import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { AccountDeletedSchema } from '@parley/proto/parley/events/v1/account_deleted_pb.js';
 import { jobSettled } from '@parley/common/testing/jobs.ts';
 import { Code } from '@connectrpc/connect';
@@ -23,7 +23,7 @@ import { webhookEvent, type WebhookEventInput } from '@parley/common/webhook-eve
 import { webhookPublisher, type WebhookPublisher } from '@parley/common/webhook-publisher.ts';
 import { createEndpoint, restoreSubscriptions } from '../../src/webhooks/endpoints.ts';
 import { ADDRESS_NOT_ALLOWED, ENDPOINT_NOT_FOUND, URL_INVALID, unknownEvent } from '../../src/webhooks/endpoint-input.ts';
-import { DELIVERY_ERRORS } from '../../src/webhooks/deliver.ts';
+import { ATTEMPTS_KEPT, DELIVERY_ERRORS } from '../../src/webhooks/deliver.ts';
 import { expectRpcError, logger, newOwner, startChatbotService, type TestChatbotService } from './harness.ts';
 
 const MAX_ATTEMPTS = 4;
@@ -340,6 +340,62 @@ describe('deliveries', () => {
     const last = receiver.got('/redeliver').at(-1)!;
     expect(last.headers['webhook-id']).toBe(test!.id);
     expect(last.payload).toMatchObject({ type: 'knowledge.entry.failed', version: 1, data: { error: 'This PDF is password-protected' } });
+  });
+
+  it('keep each attempt in order: three failures then a success are four attempts, and a redelivery appends', async () => {
+    const ownerId = newOwner();
+    const endpoint = await endpointOf(ownerId, '/attempts');
+    receiver.scripts.set('/attempts', [500, 503, 302]);
+    await publish(messageCreated(ownerId));
+    const [delivery] = await settled(ownerId, endpoint.id, 1);
+    expect(delivery).toMatchObject({ status: 'succeeded', attempts: 4, responseStatus: 200, error: '' });
+    const outcomes = (d: typeof delivery) => d.attemptLog.map((a) => [a.responseStatus, a.error]);
+    expect(outcomes(delivery)).toEqual([
+      [500, 'HTTP 500'],
+      [503, 'HTTP 503'],
+      [302, DELIVERY_ERRORS.redirect(302)],
+      [200, ''],
+    ]);
+    const times = delivery.attemptLog.map((a) => timestampDate(a.attemptedAt!).getTime());
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    expect(times.at(-1)).toBe(timestampDate(delivery.lastAttemptAt!).getTime());
+    expect(delivery.attemptLog.every((a) => a.durationMs >= 0)).toBe(true);
+
+    const { delivery: redelivered } = await client.redeliverWebhook({ ownerId, endpointId: endpoint.id, deliveryId: delivery.id });
+    // Answered before the new round's attempt: the log as it stood.
+    expect(outcomes(redelivered!)).toEqual(outcomes(delivery));
+    const [again] = await settled(ownerId, endpoint.id, 1);
+    expect(again.attempts).toBe(5);
+    expect(outcomes(again)).toEqual([...outcomes(delivery), [200, '']]);
+    expect(again.attemptLog.slice(0, 4)).toEqual(delivery.attemptLog);
+  });
+
+  it(`keep a delivery's last ${ATTEMPTS_KEPT} attempts, while attempts counts them all`, async () => {
+    const ownerId = newOwner();
+    const endpoint = await endpointOf(ownerId, '/kept');
+    await publish(messageCreated(ownerId));
+    const [delivery] = await settled(ownerId, endpoint.id, 1);
+    // A day of retries and redeliveries before: the log full.
+    const earlier = Array.from({ length: ATTEMPTS_KEPT - 1 }, (_, i) => ({
+      deliveryId: delivery.id,
+      attemptedAt: new Date(Date.now() + i),
+      responseStatus: 503,
+      durationMs: i,
+      error: `earlier ${i}`,
+    }));
+    await svc.db.webhookAttempt.createMany({ data: earlier });
+    await svc.db.webhookDelivery.update({ where: { id: delivery.id }, data: { attempts: ATTEMPTS_KEPT } });
+    expect((await deliveries(ownerId, endpoint.id))[0].attemptLog).toHaveLength(ATTEMPTS_KEPT);
+
+    await client.redeliverWebhook({ ownerId, endpointId: endpoint.id, deliveryId: delivery.id });
+    await vi.waitFor(async () => expect((await deliveries(ownerId, endpoint.id))[0].attempts).toBe(ATTEMPTS_KEPT + 1), {
+      timeout: 15_000,
+      interval: 50,
+    });
+    const [after] = await settled(ownerId, endpoint.id, 1);
+    // The oldest (the first real attempt) left; the newest came last.
+    expect(after.attemptLog.map((a) => a.error)).toEqual([...earlier.map((e) => e.error), '']);
+    expect(await svc.db.webhookAttempt.count({ where: { deliveryId: delivery.id } })).toBe(ATTEMPTS_KEPT);
   });
 
   it('page through the log newest first', async () => {

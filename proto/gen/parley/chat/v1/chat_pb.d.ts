@@ -739,6 +739,22 @@ export declare type ListConversationsRequest = Message<"parley.chat.v1.ListConve
    * @generated from field: string chatbot_id = 2;
    */
   chatbotId: string;
+
+  /**
+   * 0: the history tab's list, most recently active first, at most 1,000, unpaged. 1..100: one page,
+   * newest first by when each conversation began (created_at, then id), so a conversation begun while
+   * paging never shifts the pages after it and one that gets new messages keeps its place.
+   *
+   * @generated from field: int32 limit = 3;
+   */
+  limit: number;
+
+  /**
+   * With a limit: next_cursor of the previous page; empty for the first.
+   *
+   * @generated from field: string cursor = 4;
+   */
+  cursor: string;
 };
 
 /**
@@ -755,6 +771,13 @@ export declare type ListConversationsResponse = Message<"parley.chat.v1.ListConv
    * @generated from field: repeated parley.chat.v1.Conversation conversations = 1;
    */
   conversations: Conversation[];
+
+  /**
+   * With a limit: the cursor of the next page, empty on the last. Opaque.
+   *
+   * @generated from field: string next_cursor = 2;
+   */
+  nextCursor: string;
 };
 
 /**

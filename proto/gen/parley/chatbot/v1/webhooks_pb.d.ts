@@ -366,6 +366,14 @@ export declare type WebhookDelivery = Message<"parley.chatbot.v1.WebhookDelivery
    * @generated from field: bool test = 13;
    */
   test: boolean;
+
+  /**
+   * Each attempt, oldest first, redeliveries included: the last 20 (attempts counts them all; the
+   * fields above are the last one's).
+   *
+   * @generated from field: repeated parley.chatbot.v1.WebhookAttempt attempt_log = 14;
+   */
+  attemptLog: WebhookAttempt[];
 };
 
 /**
@@ -373,6 +381,43 @@ export declare type WebhookDelivery = Message<"parley.chatbot.v1.WebhookDelivery
  * Use `create(WebhookDeliverySchema)` to create a new message.
  */
 export declare const WebhookDeliverySchema: GenMessage<WebhookDelivery>;
+
+/**
+ * One attempt at a delivery.
+ *
+ * @generated from message parley.chatbot.v1.WebhookAttempt
+ */
+export declare type WebhookAttempt = Message<"parley.chatbot.v1.WebhookAttempt"> & {
+  /**
+   * @generated from field: google.protobuf.Timestamp attempted_at = 1;
+   */
+  attemptedAt?: Timestamp | undefined;
+
+  /**
+   * The answer's HTTP status (0 when no answer came).
+   *
+   * @generated from field: int32 response_status = 2;
+   */
+  responseStatus: number;
+
+  /**
+   * @generated from field: int32 duration_ms = 3;
+   */
+  durationMs: number;
+
+  /**
+   * The failure in words, empty for a success.
+   *
+   * @generated from field: string error = 4;
+   */
+  error: string;
+};
+
+/**
+ * Describes the message parley.chatbot.v1.WebhookAttempt.
+ * Use `create(WebhookAttemptSchema)` to create a new message.
+ */
+export declare const WebhookAttemptSchema: GenMessage<WebhookAttempt>;
 
 /**
  * @generated from message parley.chatbot.v1.ListWebhookDeliveriesRequest

@@ -27,8 +27,13 @@ function delivery(id: string, status: WebhookDeliveryStatus, overrides: Record<s
     test: true,
     createdAt: '2025-03-02T10:00:00.000Z',
     lastAttemptAt: '2025-03-02T10:00:01.000Z' as string | null,
+    attemptLog: [] as ReturnType<typeof attempt>[],
     ...overrides,
   };
+}
+
+function attempt(attemptedAt: string, responseStatus: number | null, durationMs: number, error: string | null) {
+  return { __typename: 'WebhookAttempt' as const, attemptedAt, responseStatus, durationMs, error };
 }
 
 function endpoint(overrides: Record<string, unknown> = {}) {
@@ -119,7 +124,17 @@ describe('Webhooks page', () => {
     const { calls } = openAsMember('/workspace/webhooks', sampleWorkspace(), {
       WebhookEndpoints: endpointsAnswer([endpoint()]),
       WebhookDeliveries: deliveriesAnswer([
-        delivery('d2', 'FAILED', { responseStatus: 500, attempts: 12, responseExcerpt: 'boom', error: 'HTTP 500', durationMs: 1500 }),
+        delivery('d2', 'FAILED', {
+          responseStatus: 500,
+          attempts: 12,
+          responseExcerpt: 'boom',
+          error: 'HTTP 500',
+          durationMs: 1500,
+          attemptLog: [
+            attempt('2025-03-02T09:00:00.000Z', null, 5000, 'The endpoint took too long to answer'),
+            attempt('2025-03-02T10:00:00.000Z', 500, 1500, 'HTTP 500'),
+          ],
+        }),
         delivery('d1', 'SUCCEEDED'),
       ]),
       RedeliverWebhook: () => ({ data: { redeliverWebhook: delivery('d2', 'PENDING') } }),
@@ -137,7 +152,16 @@ describe('Webhooks page', () => {
 
     fireEvent.click(within(rows[1]).getByRole('button', { name: 'Response' }));
     expect(table.getByText('boom')).toBeTruthy();
-    expect(table.getByText('HTTP 500')).toBeTruthy();
+    // The last failure, then each attempt kept, oldest first.
+    expect(table.getByText('Last 2 of 12 attempts')).toBeTruthy();
+    const attempts = within(table.getByRole('list', { name: 'Attempts' })).getAllByRole('listitem');
+    expect(attempts.map((a) => a.textContent)).toEqual([
+      expect.stringContaining('The endpoint took too long to answer'),
+      expect.stringContaining('HTTP 500'),
+    ]);
+    expect(within(attempts[0]).getByText('5.0 s')).toBeTruthy();
+    expect(within(attempts[1]).getByText('500')).toBeTruthy();
+    expect(table.getAllByText('HTTP 500')).toHaveLength(2);
 
     fireEvent.click(within(rows[1]).getByRole('button', { name: 'Redeliver' }));
     await waitFor(() =>

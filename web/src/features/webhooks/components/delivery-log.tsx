@@ -11,7 +11,7 @@ import { DeliveryStatusBadge } from './delivery-status-badge';
 const COLUMNS = ['Event', 'Status', 'HTTP', 'Duration', 'Attempts', 'Time', ''] as const;
 const cell = 'px-3 py-3 whitespace-nowrap first:pl-6 last:pr-6';
 
-/** An endpoint's deliveries, newest first: what each answer was, its excerpt on demand, and Redeliver. */
+/** An endpoint's deliveries, newest first: what each answer was, its attempts and excerpt on demand, and Redeliver. */
 export function DeliveryLog({ endpointId }: { endpointId: string }) {
   const log = useWebhookDeliveries(endpointId);
   const { redeliver, redelivering, error: redeliverError } = useRedeliverWebhook();
@@ -73,7 +73,7 @@ export function DeliveryLog({ endpointId }: { endpointId: string }) {
                       <dd className="text-gray-600">{formatDateTime(d.lastAttemptAt ?? d.createdAt)}</dd>
                     </div>
                   </dl>
-                  {open ? <DeliveryResponse error={d.error} excerpt={d.responseExcerpt} /> : null}
+                  {open ? <DeliveryDetails delivery={d} /> : null}
                   <div className="flex gap-2">
                     <Button variant="secondary" size="sm" aria-expanded={open} onClick={() => setExpanded(open ? null : d.id)}>
                       {open ? 'Hide response' : 'Response'}
@@ -151,7 +151,7 @@ export function DeliveryLog({ endpointId }: { endpointId: string }) {
                       {open ? (
                         <tr id={detailsId} className="bg-gray-50/60">
                           <td colSpan={COLUMNS.length} className="px-6 py-3">
-                            <DeliveryResponse error={d.error} excerpt={d.responseExcerpt} />
+                            <DeliveryDetails delivery={d} />
                           </td>
                         </tr>
                       ) : null}
@@ -174,15 +174,37 @@ export function DeliveryLog({ endpointId }: { endpointId: string }) {
   );
 }
 
-/** The last answer of a delivery: its failure in words, and the start of its body. */
-function DeliveryResponse({ error, excerpt }: { error: string | null; excerpt: string }) {
+type Delivery = ReturnType<typeof useWebhookDeliveries>['deliveries'][number];
+
+/** A delivery on demand: its last failure in words, each attempt kept (oldest first), and the start of the last answer's body. */
+function DeliveryDetails({ delivery }: { delivery: Delivery }) {
+  const { error, responseExcerpt: excerpt, attemptLog, attempts } = delivery;
   return (
-    <div>
-      {error ? <p className="mb-2 text-sm text-red-700">{error}</p> : null}
-      <p className="mb-1 text-xs font-medium tracking-wide text-gray-500 uppercase">Response body</p>
-      <pre className="max-h-48 max-w-2xl overflow-auto rounded-lg bg-white p-3 font-mono text-xs break-all whitespace-pre-wrap text-gray-800 ring-1 ring-gray-200">
-        {excerpt || '(empty)'}
-      </pre>
+    <div className="space-y-3">
+      {error ? <p className="text-sm text-red-700">{error}</p> : null}
+      {attemptLog.length > 0 ? (
+        <div>
+          <p className="mb-1 text-xs font-medium tracking-wide text-gray-500 uppercase">
+            {attempts > attemptLog.length ? `Last ${attemptLog.length} of ${attempts} attempts` : 'Attempts'}
+          </p>
+          <ol className="max-w-2xl divide-y divide-gray-100 rounded-lg bg-white text-sm ring-1 ring-gray-200" aria-label="Attempts">
+            {attemptLog.map((a, i) => (
+              <li key={i} className="flex flex-wrap items-baseline gap-x-4 gap-y-1 px-3 py-2">
+                <span className="text-gray-600">{formatDateTime(a.attemptedAt)}</span>
+                <span className="text-gray-800 tabular-nums">{httpStatusLabel(a.responseStatus)}</span>
+                <span className="text-gray-800 tabular-nums">{formatDuration(a.durationMs)}</span>
+                <span className={a.error ? 'text-red-700' : 'text-green-700'}>{a.error ?? 'Delivered'}</span>
+              </li>
+            ))}
+          </ol>
+        </div>
+      ) : null}
+      <div>
+        <p className="mb-1 text-xs font-medium tracking-wide text-gray-500 uppercase">Response body</p>
+        <pre className="max-h-48 max-w-2xl overflow-auto rounded-lg bg-white p-3 font-mono text-xs break-all whitespace-pre-wrap text-gray-800 ring-1 ring-gray-200">
+          {excerpt || '(empty)'}
+        </pre>
+      </div>
     </div>
   );
 }

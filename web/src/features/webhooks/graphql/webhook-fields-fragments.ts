@@ -14,6 +14,12 @@ export const WebhookDeliveryFieldsFragment = graphql(`
     test
     createdAt
     lastAttemptAt
+    attemptLog {
+      attemptedAt
+      responseStatus
+      durationMs
+      error
+    }
   }
 `);
 
