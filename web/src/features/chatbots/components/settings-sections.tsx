@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState, type MouseEvent, type ReactNode } from 'react';
+import { useCallback, useEffect, useRef, useState, type MouseEvent, type ReactNode } from 'react';
 import { useLocation, useNavigate } from 'react-router-dom';
 import { cn } from '../../../lib/cn';
 import { SETTINGS_SECTIONS, sectionAnchor, sectionFromHash, type SettingsSectionId } from '../settings-sections';
@@ -83,6 +83,28 @@ export function SettingsSectionNav({
 }) {
   const navigate = useNavigate();
   const { pathname, search } = useLocation();
+  const row = useRef<HTMLUListElement>(null);
+  const [rowAtEnd, setRowAtEnd] = useState(false);
+  const followRow = useCallback(() => {
+    const list = row.current;
+    if (list) setRowAtEnd(list.scrollLeft + list.clientWidth >= list.scrollWidth - 1);
+  }, []);
+  useEffect(() => {
+    followRow();
+    window.addEventListener('resize', followRow);
+    return () => window.removeEventListener('resize', followRow);
+  }, [followRow]);
+
+  // The row scrolls sideways to keep the current section's link in sight (the page itself does not move).
+  useEffect(() => {
+    const list = row.current;
+    const link = list?.querySelector<HTMLElement>('[aria-current="true"]');
+    if (!list || !link) return;
+    const left = link.offsetLeft - list.offsetLeft;
+    if (left < list.scrollLeft || left + link.offsetWidth > list.scrollLeft + list.clientWidth - 32) {
+      list.scrollTo?.({ left: Math.max(0, left - 16), behavior: 'smooth' });
+    }
+  }, [active]);
 
   const choose = useCallback(
     (event: MouseEvent<HTMLAnchorElement>, id: SettingsSectionId) => {
@@ -141,9 +163,15 @@ export function SettingsSectionNav({
       className="sticky top-16 z-30 -mx-4 mb-6 border-b border-gray-200 bg-white/95 py-2.5 backdrop-blur sm:-mx-6 lg:hidden"
     >
       {/* The row scrolls sideways; its right edge fades while more links lie beyond it. */}
-      <ul className="flex gap-2 overflow-x-auto px-4 [mask-image:linear-gradient(to_right,black_85%,transparent)] pb-0.5 sm:px-6 [&::-webkit-scrollbar]:hidden [scrollbar-width:none]">
+      <ul
+        ref={row}
+        onScroll={followRow}
+        className={cn(
+          'flex gap-2 overflow-x-auto px-4 pb-0.5 sm:px-6 [&::-webkit-scrollbar]:hidden [scrollbar-width:none]',
+          !rowAtEnd && '[mask-image:linear-gradient(to_right,black_80%,transparent)]',
+        )}
+      >
         {links}
-        <li aria-hidden="true" className="w-8 shrink-0" />
       </ul>
     </nav>
   );
