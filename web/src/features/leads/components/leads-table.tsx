@@ -85,12 +85,12 @@ function useSidewaysOverflow<T extends HTMLElement>() {
 // value in their title) rather than pushing the last columns out of the card.
 const WIDTHS: Record<(typeof COLUMNS)[number], string> = {
   Date: 'w-[7.5rem]',
-  Chatbot: 'w-[10%]',
-  Name: 'w-[13%]',
+  Chatbot: 'w-[12%]',
+  Name: 'w-[12%]',
   Email: '',
-  Phone: 'w-[9rem]',
+  Phone: 'w-[10rem]',
   Consent: 'w-[6rem]',
-  Source: 'w-[6.5rem]',
+  Source: 'w-[6rem]',
   Conversation: 'w-[10rem]',
 };
 
