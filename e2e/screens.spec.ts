@@ -384,7 +384,8 @@ test('the inbox: the upgrade prompt, then a waiting conversation arriving live, 
       await expect(panel.getByRole('listitem', { name: 'Internal note' })).toContainText('Parcel left the depot on Monday.');
       await expect(page.getByRole('status', { name: /waiting/ })).toHaveCount(0);
     }
-    await expectScreen(page, 'Inbox — Parley');
+    // A conversation's tab names its visitor, so several open tabs tell apart.
+    await expectScreen(page, 'Visitor — Inbox — Parley');
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
     await screenshot(page, `screens-inbox-conversation-${suffix}`);
   }

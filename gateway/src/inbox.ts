@@ -7,6 +7,7 @@ import type { ChatMessage, InboxItem, Lead } from '@parley/proto/parley/chat/v1/
 import { Code, ConnectError, invalid, notFound } from '@parley/common/rpc-errors.ts';
 import { isoDate } from './chatbots.ts';
 import type { Clients } from './clients.ts';
+import { answerSources, type AnswerSourceView } from './conversations.ts';
 import type { Member } from './owners.ts';
 
 export const CONVERSATION_NOT_FOUND = 'Conversation not found';
@@ -30,6 +31,8 @@ export interface InboxItemView {
   lastMessage: string | null;
   lastMessageAt: string | null;
   messageCount: number;
+  /** The visitor's own newest message (at most 200 characters), what the rows preview; null without one. */
+  lastVisitorMessage: string | null;
 }
 
 export interface InboxMessageView {
@@ -38,6 +41,8 @@ export interface InboxMessageView {
   content: string;
   authorName: string | null;
   timestamp: string | null;
+  /** What an answer cited, in the order its [n] markers number them; [] for every other message. */
+  sources: AnswerSourceView[];
 }
 
 export interface InboxLeadView {
@@ -97,6 +102,7 @@ export function inboxItemView(item: InboxItem | undefined): InboxItemView {
     lastMessage: item.lastMessage || null,
     lastMessageAt: isoDate(item.lastMessageAt),
     messageCount: item.messageCount,
+    lastVisitorMessage: item.lastVisitorMessage || null,
   };
 }
 
@@ -109,6 +115,7 @@ export function inboxMessageView(m: ChatMessage | undefined): InboxMessageView {
     content: m.content,
     authorName: m.authorName || null,
     timestamp: isoDate(m.timestamp),
+    sources: answerSources(m.sources),
   };
 }
 

@@ -263,6 +263,83 @@ describe('the live inbox', () => {
     await stream.stop();
   });
 
+  it("names the visitor by their lead, previews the visitor's own words, and gives the bot's answers their sources", async () => {
+    const owner = team.owner.token;
+    const added = await inWorkspace(stack, team.id, `/api/chatbot/${chatbot.id}/knowledge-base/text`, {
+      body: { text: 'Every parcel ships from the Lyon warehouse within two working days.', append: true },
+      token: owner,
+    });
+    expect(added.status).toBe(200);
+    const form = await inWorkspace(stack, team.id, `/api/chatbot/${chatbot.id}`, {
+      method: 'PUT',
+      body: { leadForm: { name: 'optional', email: 'optional', trigger: 'after_messages', afterMessages: 1 } },
+      token: owner,
+    });
+    expect(form.status).toBe(200);
+
+    visitorIp += 1;
+    const headers = { 'x-forwarded-for': `198.51.100.${visitorIp}` };
+    const asked = await api(stack.url, `/api/chatbot/public/${chatbot.uniqueId}/chat`, {
+      body: { message: 'Which warehouse do parcels ship from?', model: 'gpt-4o-mini' },
+      headers,
+    });
+    expect(asked.status).toBe(200);
+    const sessionId: string = asked.body.sessionId;
+    const lead = await api(stack.url, `/api/chatbot/public/${chatbot.uniqueId}/lead`, {
+      body: { sessionId, name: 'Grace Hopper', email: 'grace@example.com' },
+      headers,
+    });
+    expect(lead.status).toBe(201);
+    await chat.requestHandoff({ uniqueId: chatbot.uniqueId, sessionId });
+    const [{ id: conversationId }] = await sql(stack.chatDatabase, `SELECT id FROM $schema."Conversation" WHERE "sessionId" = $1`, [
+      sessionId,
+    ]);
+
+    const row = async () => {
+      const inbox = await gql(team.members.agent.token, `{ inbox { waiting { ${ITEM} visitorEmail lastVisitorMessage } } }`);
+      expect(inbox.body.errors).toBeUndefined();
+      return inbox.body.data.inbox.waiting.find((i: { conversationId: string }) => i.conversationId === conversationId);
+    };
+    // The bot answered last; the row previews what the visitor wrote, and names them as their lead did.
+    expect(await row()).toMatchObject({
+      visitorName: 'Grace Hopper',
+      visitorEmail: 'grace@example.com',
+      lastVisitorMessage: 'Which warehouse do parcels ship from?',
+      lastMessage: expect.not.stringMatching(/^Which warehouse do parcels ship from\?$/),
+    });
+
+    // A message while waiting reaches the stream as the visitor's, still under the lead's name.
+    const stream = await openEvents(team.members.agent.token);
+    await until(() => stream.comments.length > 0);
+    const waiting = await api(stack.url, `/api/chatbot/public/${chatbot.uniqueId}/chat`, {
+      body: { message: 'Is anyone there?', sessionId, model: 'gpt-4o-mini' },
+      headers,
+    });
+    expect(waiting.status).toBe(200);
+    await until(() => stream.events.some((e) => e.data.conversationId === conversationId));
+    expect(stream.events.find((e) => e.data.conversationId === conversationId)!.data).toMatchObject({
+      visitorName: 'Grace Hopper',
+      visitorEmail: 'grace@example.com',
+      lastMessage: 'Is anyone there?',
+      lastVisitorMessage: 'Is anyone there?',
+    });
+    await stream.stop();
+
+    const read = await gql(
+      team.members.agent.token,
+      `query($id: ID!) { inboxConversation(id: $id) { item { visitorName } messages { role content sources { entryId title url } } } }`,
+      { id: conversationId },
+    );
+    expect(read.body.errors).toBeUndefined();
+    const { item, messages } = read.body.data.inboxConversation;
+    expect(item.visitorName).toBe('Grace Hopper');
+    const answer = messages.find((m: { role: string }) => m.role === 'assistant');
+    expect(answer.sources).toEqual([expect.objectContaining({ entryId: expect.any(String), title: expect.any(String) })]);
+    expect(messages.filter((m: { role: string }) => m.role === 'user').every((m: { sources: unknown[] }) => m.sources.length === 0)).toBe(
+      true,
+    );
+  });
+
   it('answers bad input with a 4xx: ids that are not conversations, empty or huge content, a missing or malformed clientMessageId', async () => {
     const agent = team.members.agent.token;
     const status = (res: { body: any; status: number }) => res.body.errors?.[0]?.extensions?.http?.status ?? res.status;

@@ -84,6 +84,7 @@ const toInboxItem = (i: InboxItemView) =>
     lastMessage: i.lastMessage,
     lastMessageAt: i.lastMessageAt ? timestampFromDate(i.lastMessageAt) : undefined,
     messageCount: i.messageCount,
+    lastVisitorMessage: i.lastVisitorMessage,
   });
 
 const toSendMessageResponse = (r: SendMessageResult) =>

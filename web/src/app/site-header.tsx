@@ -3,6 +3,7 @@ import { Link, NavLink, useLocation, useNavigate } from 'react-router-dom';
 import { Button } from '../components/ui/button';
 import { ButtonLink } from '../components/ui/button-link';
 import { LogoMark } from '../components/ui/logo';
+import { NavButtonLink } from '../components/ui/nav-button-link';
 import { InboxNavLink } from '../features/inbox/components/inbox-nav-link';
 import { WorkspaceSwitcher } from '../features/workspace/components/workspace-switcher';
 import { cn } from '../lib/cn';
@@ -16,6 +17,8 @@ function navLinkClasses({ isActive }: { isActive: boolean }) {
     isActive ? 'text-brand-700' : 'text-gray-600 hover:text-gray-900',
   );
 }
+
+const DASHBOARD_PAGES = ['/chatbots', '/usage'] as const;
 
 export function SiteHeader() {
   const session = useSession();
@@ -53,23 +56,14 @@ export function SiteHeader() {
   // While the stored session is being checked, neither set of buttons is shown, to avoid a flash of "Login".
   const actions = session.loading ? null : session.isAuthenticated ? (
     <>
-      <ButtonLink to="/dashboard" variant="secondary" size="sm">
+      {/* The chatbots' pages and usage are reached from the dashboard and lead back to it. */}
+      <NavButtonLink to="/dashboard" alsoCurrentFor={DASHBOARD_PAGES}>
         Dashboard
-      </ButtonLink>
+      </NavButtonLink>
       <InboxNavLink />
-      {readsLeads ? (
-        <ButtonLink to="/leads" variant="ghost" size="sm">
-          Leads
-        </ButtonLink>
-      ) : null}
-      {noWorkspace ? null : (
-        <ButtonLink to="/workspace/developers" variant="ghost" size="sm">
-          Developers
-        </ButtonLink>
-      )}
-      <ButtonLink to="/account" variant="ghost" size="sm">
-        Account
-      </ButtonLink>
+      {readsLeads ? <NavButtonLink to="/leads">Leads</NavButtonLink> : null}
+      {noWorkspace ? null : <NavButtonLink to="/workspace/developers">Developers</NavButtonLink>}
+      <NavButtonLink to="/account">Account</NavButtonLink>
       <Button variant="ghost" size="sm" onClick={handleLogout} busy={loggingOut}>
         Logout
       </Button>

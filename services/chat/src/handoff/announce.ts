@@ -75,7 +75,7 @@ export async function announceInboxRow(deps: Pick<AnnounceDeps, 'db' | 'live' | 
     deps.logger.warn({ err: err.message, conversationId: row.id }, 'reading the inbox row failed');
     return null;
   });
-  const item = inboxItem(current ?? { ...row, lastMessage: null, lastMessageAt: null });
+  const item = inboxItem(current ?? { ...row, lastMessage: null, lastMessageAt: null, lastVisitorMessage: null });
   await deps.live.inbox(row.ownerId, item);
   return item;
 }

@@ -8,7 +8,7 @@ import { notFound } from '@parley/common/rpc-errors.ts';
 import { CONVERSATION_NOT_FOUND, assertInboxAccess, isPro, parseConversationId, parseOwnerId, type HandoffDeps } from './handoff-deps.ts';
 import {
   INBOX_COLUMNS,
-  LAST_VISIBLE_MESSAGE,
+  INBOX_JOINS,
   inboxItem,
   loadInboxRow,
   messageView,
@@ -32,7 +32,7 @@ export async function listInbox(deps: HandoffDeps, raw: { ownerId: string }): Pr
   const ownerId = await assertInboxAccess(deps, raw.ownerId);
   const list = (status: 'waiting' | 'human', order: string) =>
     deps.db.$queryRawUnsafe<InboxRow[]>(
-      `SELECT ${INBOX_COLUMNS} FROM "Conversation" AS c ${LAST_VISIBLE_MESSAGE}
+      `SELECT ${INBOX_COLUMNS} FROM "Conversation" AS c ${INBOX_JOINS}
         WHERE c."ownerId" = $1 AND c."handoffStatus" = '${status}'
         ORDER BY ${order} LIMIT ${INBOX_LIST_MAX}`,
       ownerId,

@@ -29,12 +29,15 @@ export interface InboxItemView {
   chatbotId: string;
   state: HandoffView;
   assigneeId: string;
+  /** The lead's name and email when the visitor left one in this conversation, else what the host page told. */
   visitorName: string;
   visitorEmail: string;
   /** The newest message the visitor may see, at most 200 characters; '' when none. */
   lastMessage: string;
   lastMessageAt: Date | null;
   messageCount: number;
+  /** The visitor's own newest message, at most 200 characters; '' when none (the rows preview it). */
+  lastVisitorMessage: string;
 }
 
 export const LAST_MESSAGE_CHARS = 200;
@@ -64,7 +67,13 @@ export function parseInboxItem(raw: string): InboxItemView | null {
   try {
     const item = JSON.parse(raw) as InboxItemView;
     if (typeof item.conversationId !== 'string' || !item.state) return null;
-    return { ...item, state: reviveState(item.state), lastMessageAt: item.lastMessageAt ? new Date(item.lastMessageAt) : null };
+    return {
+      ...item,
+      state: reviveState(item.state),
+      lastMessageAt: item.lastMessageAt ? new Date(item.lastMessageAt) : null,
+      // A row published by a replica from before the field: no preview rather than the bot's answer.
+      lastVisitorMessage: typeof item.lastVisitorMessage === 'string' ? item.lastVisitorMessage : '',
+    };
   } catch {
     return null;
   }
@@ -103,6 +112,10 @@ export interface InboxRow {
   messageCount: number;
   lastMessage: string | null;
   lastMessageAt: Date | null;
+  lastVisitorMessage: string | null;
+  /** The conversation's lead, when the statement read it (INBOX_JOINS); absent or null otherwise. */
+  leadName?: string | null;
+  leadEmail?: string | null;
 }
 
 export const inboxItem = (row: InboxRow): InboxItemView => ({
@@ -110,30 +123,45 @@ export const inboxItem = (row: InboxRow): InboxItemView => ({
   chatbotId: row.chatbotId,
   state: handoffView(row),
   assigneeId: row.handoffStatus === 'human' ? (row.assigneeId ?? '') : '',
-  visitorName: row.visitorName ?? '',
-  visitorEmail: row.visitorEmail ?? '',
+  // What the visitor typed into this conversation's lead form names them before what the host page told.
+  visitorName: row.leadName || row.visitorName || '',
+  visitorEmail: row.leadEmail || row.visitorEmail || '',
   lastMessage: excerpt(row.lastMessage ?? ''),
   lastMessageAt: row.lastMessageAt,
   messageCount: row.messageCount,
+  lastVisitorMessage: excerpt(row.lastVisitorMessage ?? ''),
 });
 
-/** The select list of an inbox row over "Conversation" AS c, its newest visible message beside it. */
+/** The select list of an inbox row over "Conversation" AS c and INBOX_JOINS. */
 export const INBOX_COLUMNS = `
   c."id", c."chatbotId", c."ownerId", c."sessionId", c."handoffStatus"::text AS "handoffStatus", c."handoffRequestedAt",
   c."assigneeId", c."assigneeName", c."visitorName", c."visitorEmail", c."messageCount",
-  last."content" AS "lastMessage", last."createdAt" AS "lastMessageAt"`;
+  last."content" AS "lastMessage", last."createdAt" AS "lastMessageAt", said."content" AS "lastVisitorMessage",
+  lead."name" AS "leadName", lead."email" AS "leadEmail"`;
 
-export const LAST_VISIBLE_MESSAGE = `
+/** Beside each conversation: its newest visible message, the visitor's own newest one, and its lead (one at most). */
+export const INBOX_JOINS = `
   LEFT JOIN LATERAL (
     SELECT m."content", m."createdAt" FROM "Message" AS m
      WHERE m."conversationId" = c."id" AND m."role" <> 'note'
      ORDER BY m."id" DESC LIMIT 1
-  ) AS last ON true`;
+  ) AS last ON true
+  LEFT JOIN LATERAL (
+    SELECT m."content" FROM "Message" AS m
+     WHERE m."conversationId" = c."id" AND m."role" = 'user'
+     ORDER BY m."id" DESC LIMIT 1
+  ) AS said ON true
+  LEFT JOIN "Lead" AS lead ON lead."conversationId" = c."id"`;
+
+/** A lead's name and email as columns of a statement over "Conversation" AS c (one row per conversation at most). */
+export const LEAD_COLUMNS = `
+  (SELECT l."name" FROM "Lead" AS l WHERE l."conversationId" = c."id") AS "leadName",
+  (SELECT l."email" FROM "Lead" AS l WHERE l."conversationId" = c."id") AS "leadEmail"`;
 
 /** One conversation's inbox row, when it is the owner's. */
 export async function loadInboxRow(db: PrismaClient, conversationId: string, ownerId: string): Promise<InboxRow | null> {
   const rows = await db.$queryRawUnsafe<InboxRow[]>(
-    `SELECT ${INBOX_COLUMNS} FROM "Conversation" AS c ${LAST_VISIBLE_MESSAGE}
+    `SELECT ${INBOX_COLUMNS} FROM "Conversation" AS c ${INBOX_JOINS}
       WHERE c."id" = $1::uuid AND c."ownerId" = $2`,
     conversationId,
     ownerId,

@@ -116,12 +116,13 @@ export async function notifyAgentsOnce(
   conversation: ConversationRow,
   requestedAt: Date,
 ): Promise<boolean> {
-  const [first] = await deps.db.$queryRaw<{ lastMessage: string | null }[]>`
+  const [first] = await deps.db.$queryRaw<{ lastMessage: string | null; leadName: string | null }[]>`
     UPDATE "Conversation" SET "notifiedAt" = now()
      WHERE "id" = ${conversation.id}::uuid AND "notifiedAt" IS NULL
     RETURNING (SELECT m."content" FROM "Message" AS m
                 WHERE m."conversationId" = ${conversation.id}::uuid AND m."role" = 'user'
-                ORDER BY m."id" DESC LIMIT 1) AS "lastMessage"`;
+                ORDER BY m."id" DESC LIMIT 1) AS "lastMessage",
+              (SELECT l."name" FROM "Lead" AS l WHERE l."conversationId" = ${conversation.id}::uuid) AS "leadName"`;
   if (!first) return false;
   const lastMessage = excerpt(first.lastMessage ?? '');
   try {
@@ -131,7 +132,8 @@ export async function notifyAgentsOnce(
         ownerId: conversation.ownerId,
         chatbotId: conversation.chatbotId,
         requestedAt: timestampFromDate(requestedAt),
-        visitorName: conversation.visitorName ?? '',
+        // The mail names the visitor as the inbox does: their lead's name first.
+        visitorName: first.leadName || conversation.visitorName || '',
         lastMessage,
       }),
       conversation.id,

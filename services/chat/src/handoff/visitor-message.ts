@@ -8,7 +8,7 @@ import type { VisitorHandoff } from '../public-chat/visitor-handoff.ts';
 import { handoffView } from '../core/handoff.ts';
 import type { HandoffMirror } from './announce.ts';
 import { CONVERSATION_COLUMNS, type ConversationRow } from './conversation-moves.ts';
-import { inboxItem, messageView } from './live-events.ts';
+import { LEAD_COLUMNS, inboxItem, messageView } from './live-events.ts';
 import type { LivePublisher } from './live-hub.ts';
 
 export interface VisitorMessageDeps {
@@ -23,7 +23,9 @@ export function visitorHandoff(deps: VisitorMessageDeps): VisitorHandoff {
     key: (chatbotId, sessionId) => deps.mirror.key(chatbotId, sessionId),
     read: (chatbotId, sessionId) => deps.mirror.read(chatbotId, sessionId),
     async keep({ chatbot, sessionId, message, receivedAt }) {
-      const [row] = await deps.db.$queryRawUnsafe<(ConversationRow & { messageId: bigint; messageAt: Date })[]>(
+      const [row] = await deps.db.$queryRawUnsafe<
+        (ConversationRow & { messageId: bigint; messageAt: Date; leadName: string | null; leadEmail: string | null })[]
+      >(
         `WITH c AS (
            UPDATE "Conversation" SET "messageCount" = "messageCount" + 1, "updatedAt" = $4::timestamptz
             WHERE "chatbotId" = $1::uuid AND "sessionId" = $2 AND "handoffStatus" IN ('waiting', 'human')
@@ -33,7 +35,7 @@ export function visitorHandoff(deps: VisitorMessageDeps): VisitorHandoff {
            SELECT c."id", 'user', $3, $4::timestamptz FROM c
            RETURNING "id", "createdAt"
          )
-         SELECT c.*, m."id" AS "messageId", m."createdAt" AS "messageAt" FROM c, m`,
+         SELECT c.*, m."id" AS "messageId", m."createdAt" AS "messageAt", ${LEAD_COLUMNS} FROM c, m`,
         chatbot.id,
         sessionId,
         message,
@@ -55,7 +57,10 @@ export function visitorHandoff(deps: VisitorMessageDeps): VisitorHandoff {
         sources: null,
       });
       await deps.live.conversation(row.id, { kind: 'message', message: stored });
-      await deps.live.inbox(row.ownerId, inboxItem({ ...row, lastMessage: message, lastMessageAt: row.messageAt }));
+      await deps.live.inbox(
+        row.ownerId,
+        inboxItem({ ...row, lastMessage: message, lastMessageAt: row.messageAt, lastVisitorMessage: message }),
+      );
       return handoffView(row);
     },
   };

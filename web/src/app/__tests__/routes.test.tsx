@@ -1,5 +1,6 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
+import { isCurrentPath } from '../../components/ui/nav-button-link';
 import { readToken } from '../../lib/token-storage';
 import { mockLink, sampleUser } from '../../test/mock-link';
 import { billingAnswers } from '../../test/usage-fixtures';
@@ -67,6 +68,22 @@ describe('routes and layout', () => {
       'Developers',
       'Account',
     ]);
+  });
+
+  it('marks only the current page in the header: Dashboard for the dashboard and the pages under it', async () => {
+    localStorage.setItem('token', 'good');
+    renderApp('/pricing', mockLink({ Me: () => ({ data: { me: sampleUser } }) }).link);
+    const header = within(await screen.findByRole('banner'));
+    await header.findByRole('link', { name: 'Account' });
+    const current = () => header.getAllByRole('link').filter((link) => link.getAttribute('aria-current') === 'page');
+    expect(current().map((link) => link.textContent)).toEqual(['Pricing']);
+    expect([
+      isCurrentPath('/dashboard', '/dashboard', ['/chatbots', '/usage']),
+      isCurrentPath('/chatbots/42', '/dashboard', ['/chatbots', '/usage']),
+      isCurrentPath('/leads', '/dashboard', ['/chatbots', '/usage']),
+      isCurrentPath('/inbox/7b0c', '/inbox'),
+      isCurrentPath('/inboxes', '/inbox'),
+    ]).toEqual([true, true, false, true, false]);
   });
 
   it('sends a signed-out visitor from /account to /login, and has no Account link for them', async () => {

@@ -1945,6 +1945,9 @@ export declare type InboxItem = Message<"parley.chat.v1.InboxItem"> & {
   assigneeId: string;
 
   /**
+   * Who the visitor is: the name and email of the lead they left in this conversation, else what
+   * the host page told (Parley.identify); empty when neither.
+   *
    * @generated from field: string visitor_name = 5;
    */
   visitorName: string;
@@ -1970,6 +1973,14 @@ export declare type InboxItem = Message<"parley.chat.v1.InboxItem"> & {
    * @generated from field: int32 message_count = 9;
    */
   messageCount: number;
+
+  /**
+   * The visitor's own newest message (at most 200 characters), what the inbox's rows preview;
+   * empty when they wrote none.
+   *
+   * @generated from field: string last_visitor_message = 10;
+   */
+  lastVisitorMessage: string;
 };
 
 /**

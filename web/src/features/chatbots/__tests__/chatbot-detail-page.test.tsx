@@ -38,6 +38,43 @@ describe('Chatbot detail page', () => {
     expect(screen.getByRole('link', { name: /Open Chat/ }).getAttribute('href')).toBe('/chat/pub-c1');
   });
 
+  it('gives the Settings tab a navigation of its sections, each with its own address, every control kept in place', async () => {
+    const { router } = openDetail();
+    await screen.findByRole('heading', { level: 1, name: 'support bot' });
+    // A column beside the sections on a desktop and a row above them on a phone: the same links.
+    const navs = screen.getAllByRole('navigation', { name: 'Settings sections' });
+    expect(navs).toHaveLength(2);
+    for (const nav of navs) {
+      expect(
+        within(nav)
+          .getAllByRole('link')
+          .map((link) => [link.textContent, link.getAttribute('href')]),
+      ).toEqual([
+        ['Basics', '#settings-basic'],
+        ['Voice', '#settings-voice'],
+        ['Lead form', '#settings-lead-form'],
+        ['Handoff', '#settings-handoff'],
+        ['Knowledge', '#settings-knowledge'],
+        ['Entries', '#settings-entries'],
+      ]);
+    }
+    expect(within(navs[0]).getByRole('link', { name: 'Basics' }).getAttribute('aria-current')).toBe('true');
+    const voice = screen.getByRole('region', { name: 'Voice' });
+    expect(within(voice).getByRole('heading', { name: 'Bot voice' })).toBeTruthy();
+    expect(within(screen.getByRole('region', { name: 'Basics' })).getByLabelText('Chatbot Name')).toBeTruthy();
+    expect(within(screen.getByRole('region', { name: 'Entries' })).getByText('No knowledge base entries yet.')).toBeTruthy();
+
+    fireEvent.click(within(navs[1]).getByRole('link', { name: 'Voice' }));
+    await waitFor(() => expect(router.state.location.hash).toBe('#settings-voice'));
+    expect(document.activeElement).toBe(voice);
+    for (const nav of navs) expect(within(nav).getByRole('link', { name: 'Voice' }).getAttribute('aria-current')).toBe('true');
+    expect(within(navs[0]).getByRole('link', { name: 'Basics' }).getAttribute('aria-current')).toBeNull();
+
+    // Another tab has no section navigation.
+    fireEvent.click(screen.getByRole('tab', { name: 'Embed' }));
+    await waitFor(() => expect(screen.queryAllByRole('navigation', { name: 'Settings sections' })).toHaveLength(0));
+  });
+
   it('names the browser tab after the open tab and the chatbot', async () => {
     document.title = '';
     openDetail();

@@ -24,6 +24,7 @@ import { HandoffSettingsCard } from './handoff-settings-card';
 import { LeadFormSettingsCard } from './lead-form-settings-card';
 import { KnowledgeBaseContent } from './knowledge-base-content';
 import { KnowledgeBaseForm } from './knowledge-base-form';
+import { SettingsSection, SettingsSectionNav, useActiveSection, useScrollToLinkedSection } from './settings-sections';
 
 export const LOAD_CHATBOT_FAILED_MESSAGE = 'Failed to load chatbot';
 
@@ -58,6 +59,10 @@ export function ChatbotDetailPage() {
   const [tab, setTab] = useState<ChatbotTab>('settings');
   // "Embed · Acme Support — Parley": the open tab first, then the chatbot (its public page is "Acme Support — Parley").
   useDocumentTitle(chatbot ? `${chatbotTabLabels[tab]} · ${chatbot.name}` : 'Chatbot');
+  // The Settings tab's sections and the one in view (only an editor and above has them).
+  const sectioned = Boolean(chatbot) && canWrite && tab === 'settings';
+  const [activeSection, setActiveSection] = useActiveSection(sectioned);
+  useScrollToLinkedSection(sectioned);
 
   return (
     <PageContainer className="py-8 sm:py-10">
@@ -77,7 +82,15 @@ export function ChatbotDetailPage() {
         <>
           <h1 className="mt-6 text-2xl font-semibold tracking-tight break-words text-gray-900 sm:text-3xl">{chatbot.name}</h1>
           <div className="mt-6 grid items-start gap-6 lg:grid-cols-3">
-            <ChatbotProfileCard chatbot={chatbot} readOnly={!canWrite} />
+            {/* The column stretches the whole row, so the sections' navigation under the card stays in view. */}
+            <div className="space-y-6 self-stretch">
+              <ChatbotProfileCard chatbot={chatbot} readOnly={!canWrite} />
+              {sectioned ? (
+                <div className="sticky top-24 hidden lg:block">
+                  <SettingsSectionNav layout="column" active={activeSection} onChoose={setActiveSection} />
+                </div>
+              ) : null}
+            </div>
             <div className="min-w-0 lg:col-span-2">
               <ChatbotTabs
                 historyLocked={user?.subscription !== 'pro'}
@@ -88,14 +101,29 @@ export function ChatbotDetailPage() {
                   !canWrite ? (
                     <ReadOnlyNotice role={workspace ? ROLE_LABELS[workspace.role] : null} readsConversations={readsConversations} />
                   ) : (
-                    <div className="space-y-6">
-                      <BasicSettingsForm key={chatbot.id} chatbot={chatbot} />
-                      <BotVoiceForm key={`voice-${chatbot.id}`} chatbot={chatbot} />
-                      <LeadFormSettingsCard key={`lead-form-${chatbot.id}`} chatbot={chatbot} />
-                      <HandoffSettingsCard key={`handoff-${chatbot.id}`} chatbot={chatbot} pro={user?.subscription === 'pro'} />
-                      <KnowledgeBaseForm chatbotId={chatbot.id} />
-                      <KnowledgeBaseContent chatbotId={chatbot.id} knowledgeBase={chatbot.knowledgeBase} />
-                    </div>
+                    <>
+                      <SettingsSectionNav layout="row" active={activeSection} onChoose={setActiveSection} />
+                      <div className="space-y-6">
+                        <SettingsSection id="basic">
+                          <BasicSettingsForm key={chatbot.id} chatbot={chatbot} />
+                        </SettingsSection>
+                        <SettingsSection id="voice">
+                          <BotVoiceForm key={`voice-${chatbot.id}`} chatbot={chatbot} />
+                        </SettingsSection>
+                        <SettingsSection id="lead-form">
+                          <LeadFormSettingsCard key={`lead-form-${chatbot.id}`} chatbot={chatbot} />
+                        </SettingsSection>
+                        <SettingsSection id="handoff">
+                          <HandoffSettingsCard key={`handoff-${chatbot.id}`} chatbot={chatbot} pro={user?.subscription === 'pro'} />
+                        </SettingsSection>
+                        <SettingsSection id="knowledge">
+                          <KnowledgeBaseForm chatbotId={chatbot.id} />
+                        </SettingsSection>
+                        <SettingsSection id="entries">
+                          <KnowledgeBaseContent chatbotId={chatbot.id} knowledgeBase={chatbot.knowledgeBase} />
+                        </SettingsSection>
+                      </div>
+                    </>
                   )
                 }
                 embed={

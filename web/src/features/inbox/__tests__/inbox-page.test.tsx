@@ -22,15 +22,30 @@ function item(conversationId: string, status: HandoffStatus, overrides: Record<s
     waitingSince: new Date(Date.now() - 5.5 * 60_000).toISOString() as string | null,
     visitorName: 'Grace' as string | null,
     visitorEmail: null as string | null,
-    lastMessage: 'Can I talk to someone?' as string | null,
+    lastMessage: 'Let me find someone for you.' as string | null,
     lastMessageAt: new Date().toISOString() as string | null,
     messageCount: 3,
+    lastVisitorMessage: 'Can I talk to someone?' as string | null,
     ...overrides,
   };
 }
 
-function message(id: string, role: string, content: string, authorName: string | null = null) {
-  return { __typename: 'InboxMessage' as const, id, role, content, authorName, timestamp: '2026-11-28T09:00:00.000Z' };
+function message(
+  id: string,
+  role: string,
+  content: string,
+  authorName: string | null = null,
+  sources: Array<{ entryId: string; title: string; url: string | null }> = [],
+) {
+  return {
+    __typename: 'InboxMessage' as const,
+    id,
+    role,
+    content,
+    authorName,
+    timestamp: '2026-11-28T09:00:00.000Z',
+    sources: sources.map((source) => ({ __typename: 'AnswerSource' as const, ...source })),
+  };
 }
 
 function conversation(status: HandoffStatus, overrides: Record<string, unknown> = {}) {
@@ -117,6 +132,9 @@ describe('Inbox page', () => {
     const waiting = within(await screen.findByRole('region', { name: 'Waiting' }));
     expect(waiting.getByRole('link', { name: /Grace/ }).getAttribute('href')).toBe(`/inbox/${CONVERSATION}`);
     expect(waiting.getByText('waiting 5 min')).toBeTruthy();
+    // The row previews what the visitor wrote, not the bot's answer after it.
+    expect(waiting.getByText('Can I talk to someone?')).toBeTruthy();
+    expect(waiting.queryByText('Let me find someone for you.')).toBeNull();
     const open = within(screen.getByRole('region', { name: 'Open' }));
     // An admin sees every agent's conversations, with who has each.
     expect(open.getByText('Grace Hopper')).toBeTruthy();
@@ -259,6 +277,46 @@ describe('Inbox page', () => {
     stream.send('conversation', item(CONVERSATION, 'WAITING', { lastMessage: 'Anyone there?' }));
     expect(await panel.findByText('Anyone there?')).toBeTruthy();
     expect(calls.filter((c) => c.operationName === 'InboxConversation').length).toBeGreaterThanOrEqual(2);
+  });
+
+  it("names the browser tab after the visitor, puts the way back first, and shows the bot's citations as the visitor saw them", async () => {
+    const answer = message('m2', 'assistant', 'Orders ship within two days [1] from Lyon [2].', null, [
+      { entryId: 'e1', title: 'Shipping policy', url: 'https://acme.example/shipping' },
+      { entryId: 'e2', title: 'Warehouses.pdf', url: null },
+    ]);
+    openAsMember(
+      `/inbox/${CONVERSATION}`,
+      sampleWorkspace({ role: 'AGENT' }),
+      pro({
+        Inbox: () => ({ data: { inbox: { __typename: 'Inbox', waiting: [item(CONVERSATION, 'WAITING')], open: [] } } }),
+        InboxWaitingCount: () => ({ data: { inboxWaitingCount: 1 } }),
+        HandoffNotifications: () => ({
+          data: { currentWorkspace: { __typename: 'Workspace', id: 'w-team', handoffNotifications: true } },
+        }),
+        InboxConversation: () => ({
+          data: {
+            inboxConversation: conversation('WAITING', {
+              item: item(CONVERSATION, 'WAITING', { visitorName: 'Grace Hopper', visitorEmail: 'grace@example.com' }),
+              messages: [message('m1', 'user', 'Where do you ship from?'), answer],
+            }),
+          },
+        }),
+      }),
+    );
+    const region = await screen.findByRole('region', { name: 'Conversation with Grace Hopper' });
+    await waitFor(() => expect(document.title).toBe('Grace Hopper — Inbox — Parley'));
+    const panel = within(region);
+    // No raw [1]: numbered badges titled by their source, and the list under the answer.
+    const item1 = panel.getByText('Orders ship within two days', { exact: false });
+    expect(item1.textContent).not.toContain('[1]');
+    const badges = region.querySelectorAll('[data-citation]');
+    expect([...badges].map((b) => b.getAttribute('title'))).toEqual(['Shipping policy', 'Warehouses.pdf']);
+    fireEvent.click(panel.getByRole('button', { name: /Sources \(2\)/ }));
+    expect(panel.getByRole('link', { name: /Shipping policy/ }).getAttribute('href')).toBe('https://acme.example/shipping');
+    // "← All conversations" comes before the conversation (on a phone the lists are hidden).
+    const back = screen.getByRole('link', { name: '← All conversations' });
+    expect(back.getAttribute('href')).toBe('/inbox');
+    expect(back.compareDocumentPosition(region) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
   });
 
   it('keeps the member’s own mail switch', async () => {

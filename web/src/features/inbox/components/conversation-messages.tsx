@@ -1,4 +1,6 @@
+import { readSources } from '../../../../chat-page/src/components/citations/chat-sources';
 import { CitedAnswer } from '../../../../chat-page/src/components/citations/cited-answer';
+import { MessageSources } from '../../../../chat-page/src/components/citations/message-sources';
 import type { InboxMessageFieldsFragment } from '../../../gql/graphql';
 import { cn } from '../../../lib/cn';
 import { formatDateTime } from '../../../lib/format';
@@ -9,7 +11,8 @@ const WHO: Record<string, string> = { user: 'Visitor', assistant: 'Bot', system:
 /**
  * The conversation as it happened: the visitor's messages on the left, the bot's and the agents'
  * replies on the right, the product's own lines centred, and internal notes set apart (amber, dashed,
- * marked "Internal note") so nobody mistakes them for what the visitor saw.
+ * marked "Internal note") so nobody mistakes them for what the visitor saw. The bot's answers show
+ * their citations as the visitor saw them: numbered badges and the "Sources (n)" list under the bubble.
  */
 export function ConversationMessages({ messages }: { messages: InboxMessageFieldsFragment[] }) {
   if (!messages.length) return <p className="py-8 text-center text-sm text-gray-500">No messages yet.</p>;
@@ -27,8 +30,9 @@ export function ConversationMessages({ messages }: { messages: InboxMessageField
         if (m.role === 'note') return <InternalNote key={m.id} authorName={m.authorName ?? null} content={m.content} when={when} />;
         const visitor = m.role === 'user';
         const agent = m.role === 'agent';
+        const sources = m.role === 'assistant' ? readSources(m.sources) : [];
         return (
-          <li key={m.id} className={cn('flex', visitor ? 'justify-start' : 'justify-end')}>
+          <li key={m.id} className={cn('flex flex-col', visitor ? 'items-start' : 'items-end')}>
             <div
               className={cn(
                 'max-w-[85%] rounded-2xl px-4 py-2.5 text-sm sm:max-w-[75%]',
@@ -41,15 +45,20 @@ export function ConversationMessages({ messages }: { messages: InboxMessageField
                 {agent ? (m.authorName ?? 'Agent') : (WHO[m.role] ?? m.role)}
                 {when ? <span className="font-normal"> · {when}</span> : null}
               </p>
-              {/* The bot's answers as the visitor saw them (Markdown); people's words as typed. */}
+              {/* The bot's answers as the visitor saw them (Markdown, [n] as badges); people's words as typed. */}
               {m.role === 'assistant' ? (
                 <div className="mt-0.5 break-words">
-                  <CitedAnswer content={m.content} sources={[]} />
+                  <CitedAnswer content={m.content} sources={sources} />
                 </div>
               ) : (
                 <p className="mt-0.5 break-words whitespace-pre-wrap">{m.content}</p>
               )}
             </div>
+            {sources.length > 0 ? (
+              <div className="max-w-[85%] sm:max-w-[75%]">
+                <MessageSources sources={sources} />
+              </div>
+            ) : null}
           </li>
         );
       })}

@@ -17,8 +17,35 @@ export const CONVERSATION_FAILED = 'The conversation could not be loaded.';
 
 const STATUS_LABEL = { BOT: 'Bot', WAITING: 'Waiting', HUMAN: 'Open', CLOSED: 'Closed' } as const;
 
-/** One conversation of the inbox: who and where it stands, the agent's actions, its lead, history and forms. */
-export function ConversationPanel({ id, userId, canWrite }: { id: string; userId: string | undefined; canWrite: boolean }) {
+/** Below the two-column layout the lists are hidden while a conversation shows: the way back comes first. */
+function BackToList() {
+  return (
+    <p className="mb-3 text-sm lg:hidden">
+      <Link
+        to="/inbox"
+        className="inline-flex items-center gap-1 rounded-md py-1 font-medium text-brand-700 hover:text-brand-800 focus-visible:outline-2 focus-visible:outline-brand-500"
+      >
+        ← All conversations
+      </Link>
+    </p>
+  );
+}
+
+/**
+ * One conversation of the inbox: who and where it stands, the agent's actions, its lead, history and
+ * forms. `onVisitor` is told who the visitor is once the conversation is loaded (the page's title names them).
+ */
+export function ConversationPanel({
+  id,
+  userId,
+  canWrite,
+  onVisitor,
+}: {
+  id: string;
+  userId: string | undefined;
+  canWrite: boolean;
+  onVisitor?: (label: string) => void;
+}) {
   const { data, error, loading } = useInboxConversation(id, true);
   const actions = useConversationActions(id);
   const conversation = data?.inboxConversation;
@@ -29,18 +56,25 @@ export function ConversationPanel({ id, userId, canWrite }: { id: string; userId
     const el = scroller.current;
     if (el) el.scrollTop = el.scrollHeight;
   }, [messageCount]);
+  const label = conversation ? visitorLabel(conversation.item) : null;
+  useEffect(() => {
+    if (label) onVisitor?.(label);
+  }, [label, onVisitor]);
 
   if (!conversation) {
     return (
-      <Card className="px-6 py-12 text-center">
-        {error ? (
-          <Alert>{userFacingErrorMessage(error, CONVERSATION_FAILED)}</Alert>
-        ) : loading ? (
-          <div className="flex justify-center text-brand-600">
-            <Spinner className="size-8" label="Loading the conversation" />
-          </div>
-        ) : null}
-      </Card>
+      <div className="min-w-0">
+        <BackToList />
+        <Card className="px-6 py-12 text-center">
+          {error ? (
+            <Alert>{userFacingErrorMessage(error, CONVERSATION_FAILED)}</Alert>
+          ) : loading ? (
+            <div className="flex justify-center text-brand-600">
+              <Spinner className="size-8" label="Loading the conversation" />
+            </div>
+          ) : null}
+        </Card>
+      </div>
     );
   }
 
@@ -50,115 +84,115 @@ export function ConversationPanel({ id, userId, canWrite }: { id: string; userId
   const summary = actions.summary ?? conversation.summary;
 
   return (
-    <Card aria-label={`Conversation with ${visitorLabel(item)}`} role="region" className="flex min-w-0 flex-col">
-      <div className="border-b border-gray-100 px-4 py-4 sm:px-6">
-        <div className="flex flex-wrap items-start justify-between gap-3">
-          <div className="min-w-0">
-            <h2 className="truncate text-base font-semibold text-gray-900">{visitorLabel(item)}</h2>
-            <p className="mt-0.5 flex flex-wrap items-center gap-2 text-sm text-gray-600">
-              <Badge tone={item.status === 'WAITING' ? 'warning' : item.status === 'HUMAN' ? 'brand' : 'neutral'}>
-                {STATUS_LABEL[item.status]}
-              </Badge>
-              {item.status === 'HUMAN' ? <span>{mine ? 'You are answering' : `${item.agentName ?? 'An agent'} is answering`}</span> : null}
-              {item.visitorEmail ? <span className="truncate">{item.visitorEmail}</span> : null}
-            </p>
-          </div>
-          {canWrite ? (
-            <div className="flex flex-wrap gap-2">
-              {item.status === 'WAITING' || (item.status === 'HUMAN' && !mine) ? (
-                <Button size="sm" onClick={() => void actions.claim()} busy={actions.busy === 'claim'}>
-                  Claim
-                </Button>
-              ) : null}
-              <Button size="sm" variant="secondary" onClick={() => void actions.summarize()} busy={actions.busy === 'summarize'}>
-                Summarize
-              </Button>
-              {live ? (
-                <>
-                  <Button size="sm" variant="secondary" onClick={() => void actions.handBack()} busy={actions.busy === 'handBack'}>
-                    Hand back to bot
-                  </Button>
-                  <Button size="sm" variant="secondary" onClick={() => void actions.close()} busy={actions.busy === 'close'}>
-                    Close conversation
-                  </Button>
-                </>
-              ) : null}
+    <div className="min-w-0">
+      <BackToList />
+      <Card aria-label={`Conversation with ${visitorLabel(item)}`} role="region" className="flex min-w-0 flex-col">
+        <div className="border-b border-gray-100 px-4 py-4 sm:px-6">
+          <div className="flex flex-wrap items-start justify-between gap-3">
+            <div className="min-w-0">
+              <h2 className="truncate text-base font-semibold text-gray-900">{visitorLabel(item)}</h2>
+              <p className="mt-0.5 flex flex-wrap items-center gap-2 text-sm text-gray-600">
+                <Badge tone={item.status === 'WAITING' ? 'warning' : item.status === 'HUMAN' ? 'brand' : 'neutral'}>
+                  {STATUS_LABEL[item.status]}
+                </Badge>
+                {item.status === 'HUMAN' ? (
+                  <span>{mine ? 'You are answering' : `${item.agentName ?? 'An agent'} is answering`}</span>
+                ) : null}
+                {item.visitorEmail ? <span className="truncate">{item.visitorEmail}</span> : null}
+              </p>
             </div>
+            {canWrite ? (
+              <div className="flex flex-wrap gap-2">
+                {item.status === 'WAITING' || (item.status === 'HUMAN' && !mine) ? (
+                  <Button size="sm" onClick={() => void actions.claim()} busy={actions.busy === 'claim'}>
+                    Claim
+                  </Button>
+                ) : null}
+                <Button size="sm" variant="secondary" onClick={() => void actions.summarize()} busy={actions.busy === 'summarize'}>
+                  Summarize
+                </Button>
+                {live ? (
+                  <>
+                    <Button size="sm" variant="secondary" onClick={() => void actions.handBack()} busy={actions.busy === 'handBack'}>
+                      Hand back to bot
+                    </Button>
+                    <Button size="sm" variant="secondary" onClick={() => void actions.close()} busy={actions.busy === 'close'}>
+                      Close conversation
+                    </Button>
+                  </>
+                ) : null}
+              </div>
+            ) : null}
+          </div>
+          {canWrite ? <p className="mt-2 text-xs text-gray-500">{SUMMARY_COST_HINT}</p> : null}
+          {actions.error ? (
+            <Alert className="mt-3" tone="error">
+              {actions.error}
+            </Alert>
           ) : null}
         </div>
-        {canWrite ? <p className="mt-2 text-xs text-gray-500">{SUMMARY_COST_HINT}</p> : null}
-        {actions.error ? (
-          <Alert className="mt-3" tone="error">
-            {actions.error}
-          </Alert>
+
+        {summary || lead ? (
+          <div className="grid gap-3 border-b border-gray-100 px-4 py-4 sm:grid-cols-2 sm:px-6">
+            {summary ? (
+              <section aria-label="Summary" className="rounded-xl bg-gray-50 px-4 py-3 sm:col-span-2">
+                <h3 className="text-xs font-semibold tracking-wide text-gray-600 uppercase">Summary</h3>
+                <p className="mt-1 text-sm whitespace-pre-wrap text-gray-900">{summary}</p>
+              </section>
+            ) : null}
+            {lead ? (
+              <section aria-label="Lead" className="rounded-xl bg-gray-50 px-4 py-3 sm:col-span-2">
+                <h3 className="text-xs font-semibold tracking-wide text-gray-600 uppercase">Lead</h3>
+                <dl className="mt-1 grid grid-cols-[auto_1fr] gap-x-3 gap-y-0.5 text-sm">
+                  {lead.name ? (
+                    <>
+                      <dt className="text-gray-600">Name</dt>
+                      <dd className="text-gray-900">{lead.name}</dd>
+                    </>
+                  ) : null}
+                  {lead.email ? (
+                    <>
+                      <dt className="text-gray-600">Email</dt>
+                      <dd className="break-all text-gray-900">{lead.email}</dd>
+                    </>
+                  ) : null}
+                  {lead.phone ? (
+                    <>
+                      <dt className="text-gray-600">Phone</dt>
+                      <dd className="text-gray-900">{lead.phone}</dd>
+                    </>
+                  ) : null}
+                </dl>
+              </section>
+            ) : null}
+          </div>
         ) : null}
-      </div>
 
-      {summary || lead ? (
-        <div className="grid gap-3 border-b border-gray-100 px-4 py-4 sm:grid-cols-2 sm:px-6">
-          {summary ? (
-            <section aria-label="Summary" className="rounded-xl bg-gray-50 px-4 py-3 sm:col-span-2">
-              <h3 className="text-xs font-semibold tracking-wide text-gray-600 uppercase">Summary</h3>
-              <p className="mt-1 text-sm whitespace-pre-wrap text-gray-900">{summary}</p>
-            </section>
-          ) : null}
-          {lead ? (
-            <section aria-label="Lead" className="rounded-xl bg-gray-50 px-4 py-3 sm:col-span-2">
-              <h3 className="text-xs font-semibold tracking-wide text-gray-600 uppercase">Lead</h3>
-              <dl className="mt-1 grid grid-cols-[auto_1fr] gap-x-3 gap-y-0.5 text-sm">
-                {lead.name ? (
-                  <>
-                    <dt className="text-gray-600">Name</dt>
-                    <dd className="text-gray-900">{lead.name}</dd>
-                  </>
-                ) : null}
-                {lead.email ? (
-                  <>
-                    <dt className="text-gray-600">Email</dt>
-                    <dd className="break-all text-gray-900">{lead.email}</dd>
-                  </>
-                ) : null}
-                {lead.phone ? (
-                  <>
-                    <dt className="text-gray-600">Phone</dt>
-                    <dd className="text-gray-900">{lead.phone}</dd>
-                  </>
-                ) : null}
-              </dl>
-            </section>
-          ) : null}
+        <div ref={scroller} className="max-h-[32rem] min-h-48 overflow-y-auto px-4 py-4 sm:px-6">
+          <ConversationMessages messages={messages} />
         </div>
-      ) : null}
 
-      <div ref={scroller} className="max-h-[32rem] min-h-48 overflow-y-auto px-4 py-4 sm:px-6">
-        <ConversationMessages messages={messages} />
-      </div>
-
-      {canWrite ? (
-        <div className="grid gap-4 border-t border-gray-100 px-4 py-4 sm:px-6 lg:grid-cols-2">
-          <MessageForm
-            label="Reply to the visitor"
-            button="Send reply"
-            hint={live ? (item.status === 'WAITING' ? 'Replying claims the conversation.' : undefined) : 'The bot has this conversation.'}
-            disabled={!live}
-            busy={actions.busy === 'reply'}
-            onSend={actions.reply}
-          />
-          <MessageForm
-            label="Internal note"
-            button="Add note"
-            hint="Only your team sees notes."
-            tone="secondary"
-            busy={actions.busy === 'note'}
-            onSend={actions.addNote}
-          />
-        </div>
-      ) : null}
-      <p className="px-4 pb-4 text-sm sm:hidden">
-        <Link to="/inbox" className="font-medium text-brand-700">
-          ← All conversations
-        </Link>
-      </p>
-    </Card>
+        {canWrite ? (
+          <div className="grid gap-4 border-t border-gray-100 px-4 py-4 sm:px-6 lg:grid-cols-2">
+            <MessageForm
+              label="Reply to the visitor"
+              button="Send reply"
+              hint={live ? (item.status === 'WAITING' ? 'Replying claims the conversation.' : undefined) : 'The bot has this conversation.'}
+              disabled={!live}
+              busy={actions.busy === 'reply'}
+              onSend={actions.reply}
+            />
+            <MessageForm
+              label="Internal note"
+              button="Add note"
+              hint="Only your team sees notes."
+              tone="secondary"
+              busy={actions.busy === 'note'}
+              onSend={actions.addNote}
+            />
+          </div>
+        ) : null}
+      </Card>
+    </div>
   );
 }

@@ -32,7 +32,10 @@ function Row({ item, selected, detail }: { item: Item; selected: boolean; detail
           <span className="truncate text-sm font-medium text-gray-900">{visitorLabel(item)}</span>
           <span className="shrink-0 text-xs text-gray-600">{detail}</span>
         </span>
-        <span className="mt-0.5 block truncate text-sm text-gray-600">{item.lastMessage ?? 'No message yet'}</span>
+        {/* What the visitor last wrote: what an agent answers, whoever wrote last. */}
+        <span className="mt-0.5 block truncate text-sm text-gray-600" title={item.lastVisitorMessage ?? undefined}>
+          {item.lastVisitorMessage ?? 'No message yet'}
+        </span>
       </Link>
     </li>
   );

@@ -1,4 +1,4 @@
-import { ButtonLink } from '../../../components/ui/button-link';
+import { NavButtonLink } from '../../../components/ui/nav-button-link';
 import { useWaitingCount } from '../hooks/use-waiting-count';
 
 /**
@@ -9,7 +9,7 @@ export function InboxNavLink() {
   const { allowed, count } = useWaitingCount();
   if (!allowed) return null;
   return (
-    <ButtonLink to="/inbox" variant="ghost" size="sm">
+    <NavButtonLink to="/inbox">
       Inbox
       {count > 0 ? (
         <span
@@ -20,6 +20,6 @@ export function InboxNavLink() {
           {count > 99 ? '99+' : count}
         </span>
       ) : null}
-    </ButtonLink>
+    </NavButtonLink>
   );
 }

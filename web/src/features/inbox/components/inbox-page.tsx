@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { useParams } from 'react-router-dom';
 import { UpgradePrompt } from '../../../components/analytics/upgrade-prompt';
 import { Alert } from '../../../components/ui/alert';
@@ -65,9 +65,16 @@ function AccessEndedCard({ message }: { message: string }) {
  * conversations agents have open, live, beside the conversation chosen (docs/product.md, Inbox).
  */
 export function InboxPage() {
-  useDocumentTitle('Inbox');
   useWorkspaceFromLink();
   const { conversationId } = useParams();
+  // "Grace Hopper — Inbox — Parley" once the conversation shown is loaded, so its browser tab tells it apart.
+  const [shown, setShown] = useState<{ id: string; visitor: string } | null>(null);
+  const onVisitor = useCallback(
+    (visitor: string) => {
+      if (conversationId) setShown({ id: conversationId, visitor });
+    },
+    [conversationId],
+  );
   const session = useSession();
   const workspace = useWorkspace();
   const current = workspace.current;
@@ -81,6 +88,8 @@ export function InboxPage() {
     if (inbox.ended) void refresh().catch(() => undefined);
   }, [inbox.ended, refresh]);
   const userId = session.user?.id;
+  const visitor = shown && shown.id === conversationId && !inbox.ended ? shown.visitor : null;
+  useDocumentTitle(visitor ? `${visitor} — Inbox` : 'Inbox');
 
   const header = (
     <div className="mb-6 flex flex-col gap-4 sm:flex-row sm:items-center sm:justify-between">
@@ -136,7 +145,7 @@ export function InboxPage() {
           )}
         </Card>
         {conversationId ? (
-          <ConversationPanel key={conversationId} id={conversationId} userId={userId} canWrite={canWrite} />
+          <ConversationPanel key={conversationId} id={conversationId} userId={userId} canWrite={canWrite} onVisitor={onVisitor} />
         ) : (
           <Card className="hidden items-center justify-center px-6 py-16 text-center lg:flex">
             <p className="text-sm text-gray-600">Choose a conversation to read it and answer the visitor.</p>

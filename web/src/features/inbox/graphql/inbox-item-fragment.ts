@@ -14,5 +14,6 @@ export const InboxItemFieldsFragment = graphql(`
     lastMessage
     lastMessageAt
     messageCount
+    lastVisitorMessage
   }
 `);

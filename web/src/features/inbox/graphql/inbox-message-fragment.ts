@@ -7,5 +7,10 @@ export const InboxMessageFieldsFragment = graphql(`
     content
     authorName
     timestamp
+    sources {
+      entryId
+      title
+      url
+    }
   }
 `);

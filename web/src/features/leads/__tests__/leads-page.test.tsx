@@ -47,6 +47,10 @@ describe('Leads page', () => {
     const links = within(table).getAllByRole('link', { name: 'Open conversation' });
     expect(links[0].getAttribute('href')).toBe('/chatbots/c1?conversation=conv-l1');
     expect(document.title).toBe('Leads — Parley');
+    // The header marks where the person is: Leads, not Dashboard.
+    const header = within(screen.getByRole('banner'));
+    expect(header.getByRole('link', { name: 'Leads' }).getAttribute('aria-current')).toBe('page');
+    expect(header.getByRole('link', { name: 'Dashboard' }).getAttribute('aria-current')).toBeNull();
 
     fireEvent.click(screen.getByRole('button', { name: 'Load more' }));
     await waitFor(() => expect(within(screen.getByRole('table')).getAllByRole('row')).toHaveLength(4));

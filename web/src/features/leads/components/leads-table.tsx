@@ -1,6 +1,7 @@
+import { useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router-dom';
 import type { LeadsQuery } from '../../../gql/graphql';
-import { formatDateTime } from '../../../lib/format';
+import { formatDate, formatDateTime } from '../../../lib/format';
 import { conversationLink, SOURCE_LABELS } from '../leads-filter';
 
 type Lead = LeadsQuery['leads']['leads'][number];
@@ -42,51 +43,127 @@ function LeadsList({ leads, chatbotNames }: { leads: Lead[]; chatbotNames: Reado
   );
 }
 
-function LeadsGrid({ leads, chatbotNames }: { leads: Lead[]; chatbotNames: ReadonlyMap<string, string> }) {
+const timeFormat = new Intl.DateTimeFormat('en-US', { timeStyle: 'short' });
+
+/** The date over the time, so the column stays narrow. */
+function LeadDate({ iso }: { iso: string }) {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return empty;
   return (
-    // Focusable, so the table can be scrolled sideways with the keyboard.
-    <div className="hidden overflow-x-auto sm:block" tabIndex={0} role="region" aria-label="Leads table">
-      <table className="min-w-full text-sm">
-        <thead className="bg-gray-50 text-xs font-medium tracking-wide text-gray-500 uppercase">
-          <tr>
+    <time dateTime={iso} title={formatDateTime(iso)}>
+      <span className="block whitespace-nowrap">{formatDate(iso)}</span>
+      <span className="block text-xs whitespace-nowrap text-gray-500">{timeFormat.format(date)}</span>
+    </time>
+  );
+}
+
+/** Whether the element's content is wider than it, and whether it is scrolled to its right end; followed as it resizes and scrolls. */
+function useSidewaysOverflow<T extends HTMLElement>() {
+  const ref = useRef<T>(null);
+  const [state, setState] = useState({ overflows: false, atEnd: true });
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return undefined;
+    const measure = () => {
+      const overflows = el.scrollWidth > el.clientWidth + 1;
+      const atEnd = el.scrollLeft + el.clientWidth >= el.scrollWidth - 1;
+      setState((before) => (before.overflows === overflows && before.atEnd === atEnd ? before : { overflows, atEnd }));
+    };
+    measure();
+    el.addEventListener('scroll', measure, { passive: true });
+    const observer = typeof ResizeObserver === 'undefined' ? null : new ResizeObserver(measure);
+    observer?.observe(el);
+    return () => {
+      el.removeEventListener('scroll', measure);
+      observer?.disconnect();
+    };
+  }, []);
+  return { ref, ...state };
+}
+
+// Fixed column widths: long names, emails and chatbot names are cut with an ellipsis (the whole
+// value in their title) rather than pushing the last columns out of the card.
+const WIDTHS: Record<(typeof COLUMNS)[number], string> = {
+  Date: 'w-[7.5rem]',
+  Chatbot: 'w-[12%]',
+  Name: 'w-[12%]',
+  Email: '',
+  Phone: 'w-[10rem]',
+  Consent: 'w-[6rem]',
+  Source: 'w-[6rem]',
+  Conversation: 'w-[10rem]',
+};
+
+function LeadsGrid({ leads, chatbotNames }: { leads: Lead[]; chatbotNames: ReadonlyMap<string, string> }) {
+  const scroller = useSidewaysOverflow<HTMLDivElement>();
+  return (
+    <div className="relative hidden sm:block">
+      {/* Narrower than the table (a tablet), it scrolls inside the card: said above it, and faded at the cut edge. */}
+      {scroller.overflows ? <p className="px-6 pt-3 text-xs text-gray-500">Scroll sideways to see every column.</p> : null}
+      {/* Focusable, so the table can be scrolled sideways with the keyboard. */}
+      <div ref={scroller.ref} className="overflow-x-auto" tabIndex={0} role="region" aria-label="Leads table">
+        <table className="w-full min-w-[60rem] table-fixed text-sm">
+          <colgroup>
             {COLUMNS.map((column) => (
-              <th key={column} scope="col" className="px-4 py-3 text-left whitespace-nowrap first:pl-6 last:pr-6">
-                {column}
-              </th>
+              <col key={column} className={WIDTHS[column]} />
             ))}
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-gray-100">
-          {leads.map((lead) => (
-            <tr key={lead.id} className="align-top hover:bg-gray-50">
-              <td className="py-3 pr-4 pl-6 whitespace-nowrap text-gray-600">{formatDateTime(lead.createdAt)}</td>
-              <td className="max-w-[12rem] truncate px-4 py-3 text-gray-700">{chatbotNames.get(lead.chatbotId) ?? 'Deleted chatbot'}</td>
-              <td className="max-w-[14rem] truncate px-4 py-3 font-medium text-gray-900" title={lead.name ?? undefined}>
-                {lead.name ?? empty}
-              </td>
-              <td className="max-w-[16rem] truncate px-4 py-3 text-gray-700" title={lead.email ?? undefined}>
-                {lead.email ? (
-                  <a href={`mailto:${lead.email}`} className="text-brand-700 hover:text-brand-800 hover:underline">
-                    {lead.email}
-                  </a>
-                ) : (
-                  empty
-                )}
-              </td>
-              <td className="px-4 py-3 whitespace-nowrap text-gray-700">{lead.phone ?? empty}</td>
-              <td className="px-4 py-3 whitespace-nowrap text-gray-700" title={lead.consentText ?? undefined}>
-                {lead.consentText ? (lead.consented ? 'Agreed' : 'Not agreed') : empty}
-              </td>
-              <td className="px-4 py-3 whitespace-nowrap text-gray-600">{SOURCE_LABELS[lead.source] ?? lead.source}</td>
-              <td className="py-3 pr-6 pl-4 whitespace-nowrap">
-                <Link to={conversationLink(lead)} className="font-medium text-brand-700 hover:text-brand-800 hover:underline">
-                  Open conversation
-                </Link>
-              </td>
+          </colgroup>
+          <thead className="bg-gray-50 text-xs font-medium tracking-wide text-gray-500 uppercase">
+            <tr>
+              {COLUMNS.map((column) => (
+                <th key={column} scope="col" className="truncate px-3 py-3 text-left first:pl-6 last:pr-6">
+                  {column}
+                </th>
+              ))}
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody className="divide-y divide-gray-100">
+            {leads.map((lead) => {
+              const chatbot = chatbotNames.get(lead.chatbotId) ?? 'Deleted chatbot';
+              return (
+                <tr key={lead.id} className="align-top hover:bg-gray-50">
+                  <td className="py-3 pr-3 pl-6 text-gray-600">
+                    <LeadDate iso={lead.createdAt} />
+                  </td>
+                  <td className="truncate px-3 py-3 text-gray-700" title={chatbot}>
+                    {chatbot}
+                  </td>
+                  <td className="truncate px-3 py-3 font-medium text-gray-900" title={lead.name ?? undefined}>
+                    {lead.name ?? empty}
+                  </td>
+                  <td className="truncate px-3 py-3 text-gray-700" title={lead.email ?? undefined}>
+                    {lead.email ? (
+                      <a href={`mailto:${lead.email}`} className="text-brand-700 hover:text-brand-800 hover:underline">
+                        {lead.email}
+                      </a>
+                    ) : (
+                      empty
+                    )}
+                  </td>
+                  <td className="truncate px-3 py-3 text-gray-700" title={lead.phone ?? undefined}>
+                    {lead.phone ?? empty}
+                  </td>
+                  <td className="px-3 py-3 text-gray-700" title={lead.consentText ?? undefined}>
+                    {lead.consentText ? (lead.consented ? 'Agreed' : 'Not agreed') : empty}
+                  </td>
+                  <td className="px-3 py-3 text-gray-600">{SOURCE_LABELS[lead.source] ?? lead.source}</td>
+                  <td className="py-3 pr-6 pl-3 whitespace-nowrap">
+                    <Link to={conversationLink(lead)} className="font-medium text-brand-700 hover:text-brand-800 hover:underline">
+                      Open conversation
+                    </Link>
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+      {scroller.overflows && !scroller.atEnd ? (
+        <div
+          aria-hidden="true"
+          className="pointer-events-none absolute inset-y-0 right-0 w-12 bg-gradient-to-l from-white to-transparent"
+        />
+      ) : null}
     </div>
   );
 }
