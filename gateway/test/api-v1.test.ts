@@ -341,6 +341,7 @@ describe('chat through the API', () => {
       conversationId: expect.any(String),
       sources: expect.any(Array),
       messageId: expect.any(String),
+      usage: { promptTokens: expect.any(Number), completionTokens: expect.any(Number), totalTokens: expect.any(Number) },
     });
     const second = await v1(stack, `/chatbots/${bot}/chat`, full, {
       body: { message: 'And close?', conversationId: first.body.conversationId },
@@ -386,7 +387,13 @@ describe('chat through the API', () => {
     expect(events.slice(0, -1).every((e) => e.event === 'delta')).toBe(true);
     expect(events.at(-1)).toEqual({
       event: 'done',
-      data: { message: expect.any(String), conversationId: expect.any(String), sources: expect.any(Array), messageId: expect.any(String) },
+      data: {
+        message: expect.any(String),
+        conversationId: expect.any(String),
+        sources: expect.any(Array),
+        messageId: expect.any(String),
+        usage: { promptTokens: expect.any(Number), completionTokens: expect.any(Number), totalTokens: expect.any(Number) },
+      },
     });
   });
 
