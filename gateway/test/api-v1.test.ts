@@ -144,8 +144,8 @@ describe('the scope sweep', () => {
           ? []
           : [['kept to bot, on bot', keptToBot, bot, 'passes'] as [string, string, string, Outcome]]),
         ['kept to bot, on the other', keptToBot, otherBot, 'not found'],
-        // Usage names no chatbot in its path: another workspace's key reads its own (none), below.
-        ...(key.endsWith('/usage') ? [] : [['other workspace', otherWorkspace, bot, 'not found'] as [string, string, string, Outcome]]),
+        // Usage names the chatbot in its query: another workspace's is not found there either.
+        ['other workspace', otherWorkspace, bot, 'not found'],
       ];
       for (const [name, secret, chatbotId, want] of cases) {
         const got = outcomeOf(await callRoute(key, secret, chatbotId), route);
@@ -162,7 +162,11 @@ describe('the scope sweep', () => {
     const usage = await v1(stack, '/usage?startDate=2026-01-01&endDate=2026-12-31', keptToBot);
     expect(usage.status).toBe(403);
     const elsewhere = await v1(stack, `/usage?startDate=2026-01-01&endDate=2026-12-31&chatbotId=${bot}`, otherWorkspace);
-    expect(elsewhere.body).toMatchObject({ totalRequests: 0, chatbots: [] });
+    expect(elsewhere.status).toBe(404);
+    expect(elsewhere.body.error).toEqual({ code: 'not_found', message: 'Chatbot not found' });
+    // Its own usage, as a workspace without answers: zeros.
+    const own = await v1(stack, '/usage?startDate=2026-01-01&endDate=2026-12-31', otherWorkspace);
+    expect(own.body).toMatchObject({ totalRequests: 0, chatbots: [] });
     // A key kept to a chatbot may delete it.
     const doomed = (await v1(stack, '/chatbots', full, { body: { name: 'Kept and doomed' } })).body.id;
     const keptToDoomed = (await keys.create(owner, ['chatbots:write'], { chatbotIds: [doomed] })).secret;

@@ -15,6 +15,7 @@ import type { Clients } from '../clients.ts';
 import { answerSources } from '../conversations.ts';
 import { clientGone, relayAnswer, sendEvent, type AnswerEvents } from '../rest/answer-stream.ts';
 import { keyReaches, type ApiV1Options, type On, type V1Call } from './call.ts';
+import { bearerChallenge } from './keys.ts';
 
 export const modelNotFound = (model: string) => `The model \`${model.slice(0, 100)}\` does not exist or this API key may not use it.`;
 export const NO_USER_MESSAGE = 'messages must end with a user message';
@@ -164,7 +165,11 @@ async function streamAnswer(
     end: ({ message }) => {
       revoked.abort();
       if (res.writableEnded) return;
-      if (!res.headersSent) res.status(401).json({ error: { code: 'unauthenticated', message } });
+      if (!res.headersSent)
+        res
+          .status(401)
+          .setHeader('WWW-Authenticate', bearerChallenge(secret))
+          .json({ error: { code: 'unauthenticated', message } });
       else {
         events.error(res, message);
         res.end();

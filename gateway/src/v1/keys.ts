@@ -101,3 +101,9 @@ const hashOf = (secret: string) => createHash('sha256').update(secret).digest('h
 
 /** Auth's one message for every secret that does not work; the gateway's own for a malformed one. */
 export const INVALID_KEY_MESSAGE = 'Invalid API key';
+
+/**
+ * The WWW-Authenticate header of a 401 (RFC 6750): `Bearer` when no key was sent, and the
+ * invalid_token error when the key sent does not work.
+ */
+export const bearerChallenge = (secret: string | undefined): string => (secret ? 'Bearer error="invalid_token"' : 'Bearer');

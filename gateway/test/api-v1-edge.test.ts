@@ -1,0 +1,208 @@
+// The developer API at its edges, as an integrator meets them, against the real services: the body
+// read only past the key check (415 for another type, 413, 400, each with the key's rate limit
+// headers), WWW-Authenticate on every 401, usage of a chatbot the workspace does not have (404), and
+// the tokens each answer is billed for.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API_SCOPE_NAMES } from '@parley/common/api-scopes.ts';
+import { fakePromptTokens, fakeTokenCount, startFakeOpenAI, type FakeOpenAI } from '@parley/common/testing/fake-openai.ts';
+import { JSON_BODY_ONLY } from '../src/v1/router.ts';
+import { apiKeys, chatbotWithKnowledge, v1 } from './api-v1-fixtures.ts';
+import { makePro, registerOwner, type Owner } from './chatbot-fixtures.ts';
+import { startStack, type ApiResponse, type Stack } from './stack.ts';
+import { sql } from './workspace-fixtures.ts';
+
+const ANSWER = 'We open at nine [1].';
+
+let stack: Stack;
+let fake: FakeOpenAI;
+let keys: ReturnType<typeof apiKeys>;
+let owner: Owner;
+let other: Owner;
+let bot: string;
+let full: { id: string; secret: string };
+
+beforeAll(async () => {
+  fake = await startFakeOpenAI({ reply: ANSWER });
+  stack = await startStack({ chatEnv: { OPENAI_API_KEY: 'test-key', OPENAI_BASE_URL: fake.url }, billingEnv: { INITIAL_CREDIT: '5' } });
+  keys = apiKeys(stack);
+  owner = await registerOwner(stack, 'edge-owner');
+  await makePro(stack, owner);
+  other = await registerOwner(stack, 'edge-other');
+  bot = await chatbotWithKnowledge(stack, owner, 'Edge shop');
+  full = await keys.create(owner, API_SCOPE_NAMES);
+});
+afterAll(async () => {
+  await stack?.close();
+  await fake?.close();
+});
+
+/** A raw call with the key, for bodies the JSON helper would not send. */
+async function send(
+  path: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string | FormData },
+): Promise<ApiResponse> {
+  const res = await fetch(`${stack.url}/api/v1${path}`, {
+    method: init.method ?? 'POST',
+    headers: { authorization: `Bearer ${full.secret}`, ...init.headers },
+    body: init.body,
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : text };
+}
+
+const expectRateLimitHeaders = (res: ApiResponse) => {
+  expect(Number(res.headers.get('x-ratelimit-limit'))).toBeGreaterThan(0);
+  expect(res.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/);
+  expect(res.headers.get('x-ratelimit-reset')).toMatch(/^\d+$/);
+};
+
+/** A secret shaped like a real one that no key has. */
+const unknownSecret = () => `parley_sk_${(randomUUID() + randomUUID()).replaceAll('-', '').slice(0, 43)}`;
+
+describe('the body, read past the key check', () => {
+  it('answers a chat sent as text/plain or as a form 415 unsupported_media_type, with the rate limit headers', async () => {
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {
+      const res = await send(`/chatbots/${bot}/chat`, { headers: { 'content-type': type }, body: 'When do you open?' });
+      expect(res.status, type).toBe(415);
+      expect(res.body.error).toEqual({ code: 'unsupported_media_type', message: JSON_BODY_ONLY });
+      expectRateLimitHeaders(res);
+    }
+  });
+
+  it('answers JSON sent to the file upload 415 unsupported_media_type', async () => {
+    const res = await send(`/chatbots/${bot}/knowledge/files`, { headers: { 'content-type': 'application/json' }, body: '{"file":"x"}' });
+    expect(res.status).toBe(415);
+    expect(res.body.error.code).toBe('unsupported_media_type');
+    expectRateLimitHeaders(res);
+  });
+
+  it('answers a body too large 413 and a malformed one 400, both with the rate limit headers', async () => {
+    const large = await send(`/chatbots/${bot}/chat`, {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'x'.repeat(200_000) }),
+    });
+    expect(large.status).toBe(413);
+    expect(large.body.error.code).toBe('payload_too_large');
+    expectRateLimitHeaders(large);
+    const malformed = await send(`/chatbots/${bot}/chat`, { headers: { 'content-type': 'application/json' }, body: '{' });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.error.code).toBe('invalid_request');
+    expectRateLimitHeaders(malformed);
+  });
+
+  it('reads no body as no fields: 400 naming the missing one', async () => {
+    const res = await send(`/chatbots/${bot}/chat`, {});
+    expect(res.status).toBe(400);
+    expect(res.body.error).toEqual({ code: 'invalid_request', message: expect.stringMatching(/^message: /) });
+    expectRateLimitHeaders(res);
+  });
+
+  it('refuses a body of another type with a key that does not work as 401, before reading it', async () => {
+    const res = await fetch(`${stack.url}/api/v1/chatbots/${bot}/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: 'hello',
+    });
+    expect(res.status).toBe(401);
+    expect(res.headers.get('x-ratelimit-limit')).toBeNull();
+  });
+});
+
+describe('401', () => {
+  it('carries WWW-Authenticate: Bearer, with error="invalid_token" for a key that does not work', async () => {
+    const none = await v1(stack, '/chatbots', undefined);
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toBe('Bearer');
+    for (const secret of [unknownSecret(), 'parley_sk_short', owner.token]) {
+      const bad = await v1(stack, '/chatbots', secret);
+      expect(bad.status).toBe(401);
+      expect(bad.body.error.code).toBe('unauthenticated');
+      expect(bad.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+    }
+    const revoked = await keys.create(owner, ['chatbots:read']);
+    await keys.revoke(owner, revoked.id);
+    expect((await v1(stack, '/chatbots', revoked.secret)).headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+    expect((await v1(stack, '/chatbots', full.secret)).headers.get('www-authenticate')).toBeNull();
+  });
+});
+
+describe('usage of one chatbot', () => {
+  it('is 404 for a chatbot the workspace does not have, and still answers for one it deleted', async () => {
+    const elsewhere = await chatbotWithKnowledge(stack, other, 'Not yours');
+    for (const id of [elsewhere, '00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
+      const res = await v1(stack, `/usage?startDate=2026-01-01&endDate=2026-12-31&chatbotId=${id}`, full.secret);
+      expect(res.status, id).toBe(404);
+      expect(res.body.error).toEqual({ code: 'not_found', message: 'Chatbot not found' });
+      expectRateLimitHeaders(res);
+    }
+    // The workspace's own chatbot without answers yet: zeros.
+    const fresh = await chatbotWithKnowledge(stack, owner, 'Fresh');
+    const today = new Date().toISOString().slice(0, 10);
+    const quiet = await v1(stack, `/usage?startDate=${today}&endDate=${today}&chatbotId=${fresh}`, full.secret);
+    expect(quiet.status).toBe(200);
+    expect(quiet.body).toMatchObject({ totalRequests: 0 });
+    // Answered, then deleted: billing keeps its usage, and the API still shows it.
+    expect((await v1(stack, `/chatbots/${fresh}/chat`, full.secret, { body: { message: 'Open?' } })).status).toBe(200);
+    const usage = () => v1(stack, `/usage?startDate=${today}&endDate=${today}&chatbotId=${fresh}`, full.secret);
+    await expect.poll(async () => (await usage()).body.totalRequests, { timeout: 10_000 }).toBe(1);
+    expect((await v1(stack, `/chatbots/${fresh}`, full.secret, { method: 'DELETE' })).status).toBe(200);
+    const after = await usage();
+    expect(after.status).toBe(200);
+    expect(after.body).toMatchObject({ totalRequests: 1, chatbots: [{ chatbotId: fresh, name: null, requests: 1 }] });
+  });
+});
+
+describe('the tokens an answer is billed for', () => {
+  /** What the model reported for its last answer (the fake counts a token per four characters). */
+  const modelUsage = () => {
+    const promptTokens = fakePromptTokens(fake.requests.at(-1)!.messages);
+    const completionTokens = fakeTokenCount(ANSWER);
+    return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens };
+  };
+  const billed = (apiKeyId: string) =>
+    expect.poll(
+      async () =>
+        (
+          await sql(
+            stack.billingDatabase,
+            `SELECT "promptTokens", "completionTokens", "totalTokens" FROM $schema."UsageRecord" WHERE "apiKeyId" = $1`,
+            [apiKeyId],
+          )
+        ).map((r) => ({ promptTokens: r.promptTokens, completionTokens: r.completionTokens, totalTokens: r.totalTokens })),
+      { timeout: 10_000 },
+    );
+
+  it('come with the JSON answer, the same as its usage record', async () => {
+    const key = await keys.create(owner, ['chat']);
+    const res = await v1(stack, `/chatbots/${bot}/chat`, key.secret, { body: { message: 'When do you open?' } });
+    expect(res.status).toBe(200);
+    const usage = modelUsage();
+    expect(usage.promptTokens).toBeGreaterThan(0);
+    expect(res.body.usage).toEqual(usage);
+    await billed(key.id).toEqual([usage]);
+  });
+
+  it("come with the stream's done event", async () => {
+    const key = await keys.create(owner, ['chat']);
+    const res = await fetch(`${stack.url}/api/v1/chatbots/${bot}/chat`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key.secret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'Streamed?', stream: true }),
+    });
+    const done = (await res.text()).split('\n\n').find((block) => block.startsWith('event: done'))!;
+    const usage = modelUsage();
+    expect(JSON.parse(/^data: (.*)$/m.exec(done)![1]).usage).toEqual(usage);
+    await billed(key.id).toEqual([usage]);
+  });
+
+  it("are zero for the owner's answer to a Q&A pair, which costs nothing", async () => {
+    const qa = await v1(stack, `/chatbots/${bot}/knowledge/qa`, full.secret, {
+      body: { question: 'Do you deliver?', answer: 'Yes, daily.' },
+    });
+    expect(qa.status).toBe(201);
+    const res = await v1(stack, `/chatbots/${bot}/chat`, full.secret, { body: { message: 'Do you deliver?' } });
+    expect(res.body.message).toBe('Yes, daily.');
+    expect(res.body.usage).toEqual({ promptTokens: 0, completionTokens: 0, totalTokens: 0 });
+  });
+});
