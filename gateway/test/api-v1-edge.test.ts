@@ -1,12 +1,12 @@
 // The developer API at its edges, as an integrator meets them, against the real services: the body
 // read only past the key check (415 for another type, 413, 400, each with the key's rate limit
-// headers), WWW-Authenticate on every 401, usage of a chatbot the workspace does not have (404), and
-// the tokens each answer is billed for.
+// headers), WWW-Authenticate on every 401, usage of a chatbot the workspace does not have (404), a
+// browser's preflight refused on purpose, and the tokens each answer is billed for.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_SCOPE_NAMES } from '@parley/common/api-scopes.ts';
 import { fakePromptTokens, fakeTokenCount, startFakeOpenAI, type FakeOpenAI } from '@parley/common/testing/fake-openai.ts';
-import { JSON_BODY_ONLY } from '../src/v1/router.ts';
+import { CORS_NOT_ALLOWED, JSON_BODY_ONLY } from '../src/v1/router.ts';
 import { apiKeys, chatbotWithKnowledge, v1 } from './api-v1-fixtures.ts';
 import { makePro, registerOwner, type Owner } from './chatbot-fixtures.ts';
 import { startStack, type ApiResponse, type Stack } from './stack.ts';
@@ -150,6 +150,28 @@ describe('usage of one chatbot', () => {
     const after = await usage();
     expect(after.status).toBe(200);
     expect(after.body).toMatchObject({ totalRequests: 1, chatbots: [{ chatbotId: fresh, name: null, requests: 1 }] });
+  });
+});
+
+describe('browsers', () => {
+  it('are refused at the preflight with 403 cors_not_allowed, and no Access-Control-Allow-* header', async () => {
+    for (const path of ['/chatbots', `/chatbots/${bot}/chat`, '/openai/chat/completions', '/nothing-here']) {
+      const res = await fetch(`${stack.url}/api/v1${path}`, {
+        method: 'OPTIONS',
+        headers: {
+          origin: 'https://app.example.com',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'authorization, content-type',
+        },
+      });
+      expect(res.status, path).toBe(403);
+      expect(await res.json()).toEqual({ error: { code: 'cors_not_allowed', message: CORS_NOT_ALLOWED } });
+      expect(
+        [...res.headers.keys()].filter((h) => h.startsWith('access-control-')),
+        path,
+      ).toEqual([]);
+      expect(res.headers.get('x-request-id')).toBeTruthy();
+    }
   });
 });
 

@@ -4,7 +4,7 @@
 // 400), so every answer past the key check carries the rate limit headers; the route's scope (403),
 // the chatbot the path names among the key's (404 for another), the role header of the route's
 // permission on every service call (keyRole), and the body and query validated by the route's
-// schemas (400).
+// schemas (400). A browser's preflight is refused (403 cors_not_allowed): keys belong on servers.
 // Errors are `{ error: { code, message } }`; every answer carries X-Request-Id (app.ts).
 import express, { Router, type ErrorRequestHandler, type Request, type Response } from 'express';
 import type { z } from 'zod';
@@ -24,6 +24,8 @@ import { resourceRoutes } from './resources.ts';
 import { API_V1_PREFIX, API_V1_ROUTES, type ApiRoute } from './routes.ts';
 
 export const JSON_BODY_ONLY = 'The body must be JSON, sent with "Content-Type: application/json"';
+export const CORS_NOT_ALLOWED =
+  'The developer API does not accept calls from browsers: API keys belong on your server. Call it from your backend, and let your web page talk to your backend (or use the chat widget, which needs no key).';
 
 export function apiV1Router(opts: ApiV1Options): Router {
   const router = Router();
@@ -32,6 +34,12 @@ export function apiV1Router(opts: ApiV1Options): Router {
   const json = express.json({ limit: opts.bodyLimit });
   const document = openApiDocument(opts.publicUrl);
   router.use(noStore, cleanPath);
+  // A browser asks before it sends a key (the Authorization header is never "simple"): it is told no,
+  // with no Access-Control-Allow-* header, so the call it wanted is never made.
+  router.use((req, res, next) => {
+    if (req.method !== 'OPTIONS') return next();
+    res.status(403).json({ error: { code: 'cors_not_allowed', message: CORS_NOT_ALLOWED } });
+  });
   router.get('/openapi.json', (_req, res) => {
     res.json(document);
   });
