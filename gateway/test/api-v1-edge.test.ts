@@ -1,15 +1,21 @@
 // The developer API at its edges, as an integrator meets them, against the real services: the body
 // read only past the key check (415 for another type, 413, 400, each with the key's rate limit
 // headers), WWW-Authenticate on every 401, usage of a chatbot the workspace does not have (404), a
-// browser's preflight refused on purpose, and the tokens each answer is billed for.
+// browser's preflight refused on purpose, the tokens each answer is billed for, and wrong keys: a
+// refused secret kept (auth is not asked again), and an address that keeps sending wrong keys
+// answered 429 without auth being asked.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_SCOPE_NAMES } from '@parley/common/api-scopes.ts';
+import { Code, ConnectError } from '@parley/common/rpc-errors.ts';
 import { fakePromptTokens, fakeTokenCount, startFakeOpenAI, type FakeOpenAI } from '@parley/common/testing/fake-openai.ts';
+import { createClients, type Clients } from '../src/clients.ts';
+import { keyChecker, type KeyCheckGuard } from '../src/v1/keys.ts';
+import { KEY_CHECKS_THROTTLED } from '../src/v1/rate-limit.ts';
 import { CORS_NOT_ALLOWED, JSON_BODY_ONLY } from '../src/v1/router.ts';
 import { apiKeys, chatbotWithKnowledge, v1 } from './api-v1-fixtures.ts';
 import { makePro, registerOwner, type Owner } from './chatbot-fixtures.ts';
-import { startStack, type ApiResponse, type Stack } from './stack.ts';
+import { startGateway, startStack, TEST_SERVICE_SECRET, type ApiResponse, type Stack } from './stack.ts';
 import { sql } from './workspace-fixtures.ts';
 
 const ANSWER = 'We open at nine [1].';
@@ -226,5 +232,114 @@ describe('the tokens an answer is billed for', () => {
     const res = await v1(stack, `/chatbots/${bot}/chat`, full.secret, { body: { message: 'Do you deliver?' } });
     expect(res.body.message).toBe('Yes, daily.');
     expect(res.body.usage).toEqual({ promptTokens: 0, completionTokens: 0, totalTokens: 0 });
+  });
+});
+
+describe('wrong keys', () => {
+  /** Auth's key check, counted, and failing with `failWith` while it is set. */
+  function countedClients() {
+    const real = createClients({ ...stack.gatewayEnv, RPC_TIMEOUT_MS: 5000, SERVICE_SECRET: TEST_SERVICE_SECRET } as never);
+    const counted = { asked: 0, failWith: null as ConnectError | null };
+    const clients = {
+      apiKeys: {
+        authenticateApiKey: async (req: { secret: string }) => {
+          counted.asked += 1;
+          if (counted.failWith) throw counted.failWith;
+          return real.apiKeys.authenticateApiKey(req);
+        },
+      },
+    } as unknown as Clients;
+    return { clients, counted };
+  }
+  /** A guard that records what the checker asked of it. */
+  function recordingGuard() {
+    const steps: string[] = [];
+    const guard: KeyCheckGuard = {
+      acquire: async () => void steps.push('acquire'),
+      release: async () => void steps.push('release'),
+    };
+    return { guard, steps };
+  }
+
+  it('are refused from the refusal cache for its time, without asking auth again; a failure to ask is not kept', async () => {
+    let now = 1_000_000;
+    const { clients, counted } = countedClients();
+    const checker = keyChecker(clients, { cacheMs: 5000, refusalCacheMs: 30_000, now: () => now });
+    const wrong = unknownSecret();
+    const first = recordingGuard();
+    await expect(checker.authenticate(wrong, first.guard)).rejects.toThrow('Invalid API key');
+    // A refusal is not given back: it stays counted against the address.
+    expect(first.steps).toEqual(['acquire']);
+    const again = recordingGuard();
+    await expect(checker.authenticate(wrong, again.guard)).rejects.toThrow('Invalid API key');
+    expect(again.steps).toEqual([]);
+    expect(counted.asked).toBe(1);
+    now += 30_000;
+    await expect(checker.authenticate(wrong)).rejects.toThrow('Invalid API key');
+    expect(counted.asked).toBe(2);
+
+    // A revoked key stays refused: kept as refused once auth said so.
+    const key = await keys.create(owner, ['chat']);
+    const working = recordingGuard();
+    expect((await checker.authenticate(key.secret, working.guard)).apiKeyId).toBe(key.id);
+    expect(working.steps).toEqual(['acquire', 'release']);
+    await keys.revoke(owner, key.id);
+    checker.forget([key.id]);
+    await expect(checker.authenticate(key.secret)).rejects.toThrow('Invalid API key');
+    const asked = counted.asked;
+    await expect(checker.authenticate(key.secret)).rejects.toThrow('Invalid API key');
+    expect(counted.asked).toBe(asked);
+
+    // Auth unavailable is no refusal: nothing kept, the check given back, the next call asks again.
+    const later = unknownSecret();
+    counted.failWith = new ConnectError('down', Code.Unavailable);
+    const unavailable = recordingGuard();
+    await expect(checker.authenticate(later, unavailable.guard)).rejects.toThrow('down');
+    expect(unavailable.steps).toEqual(['acquire', 'release']);
+    counted.failWith = null;
+    await expect(checker.authenticate(later)).rejects.toThrow('Invalid API key');
+    expect(counted.asked).toBe(asked + 2);
+  });
+
+  it('from one address past the limit are answered 429 with Retry-After without asking auth; others are not held', async () => {
+    const gateway = await startGateway({
+      ...stack.gatewayEnv,
+      API_KEY_FAILURES_PER_IP: '3',
+      API_KEY_FAILURE_WINDOW_MS: '60000',
+      API_KEY_CACHE_MS: '60000',
+      TRUST_PROXY: '1',
+    });
+    try {
+      const from = (ip: string, secret: string | undefined) => v1(gateway.url, '/chatbots', secret, { headers: { 'x-forwarded-for': ip } });
+      const address = '198.51.100.7';
+      const held = await keys.create(owner, ['chatbots:read']);
+      expect((await from(address, held.secret)).status).toBe(200);
+      // Working keys asked of auth count nothing.
+      for (let i = 0; i < 4; i++) expect((await from(address, (await keys.create(owner, ['chatbots:read'])).secret)).status).toBe(200);
+
+      // Wrong keys at once: exactly the limit's worth is asked of auth, the rest are refused before.
+      const wrong = Array.from({ length: 8 }, unknownSecret);
+      const answers = await Promise.all(wrong.map((secret) => from(address, secret)));
+      expect(answers.map((a) => a.status).sort()).toEqual([401, 401, 401, 429, 429, 429, 429, 429]);
+      for (const refused of answers.filter((a) => a.status === 429)) {
+        expect(refused.body.error).toEqual({ code: 'rate_limited', message: KEY_CHECKS_THROTTLED });
+        const retryAfter = Number(refused.headers.get('retry-after'));
+        expect(retryAfter).toBeGreaterThan(0);
+        expect(retryAfter).toBeLessThanOrEqual(60);
+      }
+      // A working key the gateway would have to ask auth about waits too (auth is not asked)...
+      const fresh = await keys.create(owner, ['chatbots:read']);
+      expect((await from(address, fresh.secret)).status).toBe(429);
+      // ...while the key it holds keeps working, a wrong key auth refused stays 401 (kept), a malformed
+      // one is 401 as ever (never asked), and another address is not held.
+      expect((await from(address, held.secret)).status).toBe(200);
+      const refused = wrong.filter((_, i) => answers[i].status === 401);
+      for (const secret of refused) expect((await from(address, secret)).status).toBe(401);
+      expect((await from(address, 'parley_sk_short')).status).toBe(401);
+      expect((await from('198.51.100.8', unknownSecret())).status).toBe(401);
+      expect((await from('198.51.100.8', fresh.secret)).status).toBe(200);
+    } finally {
+      await gateway.close();
+    }
   });
 });

@@ -3,12 +3,19 @@
 // a few seconds (API_KEY_CACHE_MS), and never past the answer's expires_at (a key's expiry, or the
 // end of a roll's overlap). A key revoked or rolled is forgotten at once, on every replica, when auth
 // announces it (`forget`, ADR 35); the cache's seconds bound only a lost announcement. Entries are
-// keyed by the secret's SHA-256, never the secret itself; a refused secret is not kept (each try asks auth).
+// keyed by the secret's SHA-256, never the secret itself.
+//
+// A secret auth refused is kept too, apart, for API_KEY_REFUSAL_CACHE_MS (30 s): a client retrying a
+// wrong key costs auth no lookup. Keeping a refusal is safe because it never turns into a working
+// key: secrets are random (one refused cannot be created later), and a key refused as revoked,
+// expired or rolled past its overlap stays refused. Only auth's refusal is kept, never a failure to
+// ask (auth unavailable). A secret in neither cache is asked of auth through the caller's guard
+// (rate-limit.ts, keyCheckGuard): a flood of wrong keys from one address is stopped before auth.
 import { createHash } from 'node:crypto';
 import { timestampMs } from '@bufbuild/protobuf/wkt';
 import { cache } from '@parley/common/cache.ts';
 import { isApiScope, type ApiScope } from '@parley/common/api-scopes.ts';
-import { unauthenticated } from '@parley/common/rpc-errors.ts';
+import { Code, ConnectError, unauthenticated } from '@parley/common/rpc-errors.ts';
 import type { Clients } from '../clients.ts';
 
 export const NO_KEY_MESSAGE = 'An API key is required: send it as "Authorization: Bearer parley_sk_..."';
@@ -24,8 +31,17 @@ export interface ApiKeyCaller {
   expiresAtMs: number;
 }
 
+/** What surrounds a question to auth that the caches could not answer (rate-limit.ts, keyCheckGuard). */
+export interface KeyCheckGuard {
+  /** Before auth is asked; throws to refuse without asking. */
+  acquire(): Promise<void>;
+  /** Auth answered with a working key, or could not be asked: the check did not fail. */
+  release(): Promise<void>;
+}
+
 export interface KeyChecker {
-  authenticate(secret: string | undefined): Promise<ApiKeyCaller>;
+  /** The working key of a secret; `guard` surrounds the question to auth when neither cache answers. */
+  authenticate(secret: string | undefined, guard?: KeyCheckGuard): Promise<ApiKeyCaller>;
   /** Asks auth again, past the cache (a held stream's re-check), and keeps the fresh answer. */
   recheck(secret: string): Promise<ApiKeyCaller>;
   /** Drops what is cached for these keys (revoked or rolled): their next request asks auth. */
@@ -37,17 +53,44 @@ export interface KeyChecker {
 /** The shape of a secret (api-key-secret.ts in auth): anything else is refused without a call. */
 const SECRET = /^parley_sk_[A-Za-z0-9]{43}$/;
 
-export function keyChecker(clients: Clients, opts: { cacheMs: number; maxEntries?: number; now?: () => number }): KeyChecker {
+export interface KeyCheckerOptions {
+  cacheMs: number;
+  /** How long a secret auth refused is refused without asking again (0: never kept). */
+  refusalCacheMs?: number;
+  maxEntries?: number;
+  now?: () => number;
+}
+
+export function keyChecker(clients: Clients, opts: KeyCheckerOptions): KeyChecker {
   const now = opts.now ?? Date.now;
   const maxEntries = opts.maxEntries ?? 10_000;
   const held = cache<string, ApiKeyCaller>({ maxEntries, maxAgeMs: opts.cacheMs, now });
+  /** The hashes of secrets auth refused (bounded like the working ones: the least recently tried leave first). */
+  const refused = cache<string, true>({ maxEntries, maxAgeMs: opts.refusalCacheMs ?? 0, now });
   /** The hashes cached for each key id (a rolled key has two secrets), to forget a key by its id. */
   const byKey = new Map<string, Set<string>>();
   /** Counts forgets: an answer asked for before one is used once but not kept (it may predate the revocation). */
   let generation = 0;
-  const loadKept = (id: string, secret: string) => {
+  const loadKept = async (id: string, secret: string) => {
     const asked = generation;
-    return held.getOrLoad(id, null, () => load(secret), { keep: (k) => k.expiresAtMs > now() && asked === generation });
+    try {
+      return await held.getOrLoad(id, null, () => load(secret), { keep: (k) => k.expiresAtMs > now() && asked === generation });
+    } catch (err) {
+      if (err instanceof ConnectError && err.code === Code.Unauthenticated) refused.set(id, null, true);
+      throw err;
+    }
+  };
+  /** Asks auth (through the guard): a refusal is not given back to the guard, anything else is. */
+  const ask = async (id: string, secret: string, guard: KeyCheckGuard | undefined) => {
+    await guard?.acquire();
+    try {
+      const key = await loadKept(id, secret);
+      await guard?.release();
+      return key;
+    } catch (err) {
+      if (!(err instanceof ConnectError && err.code === Code.Unauthenticated)) await guard?.release();
+      throw err;
+    }
   };
   const load = async (secret: string): Promise<ApiKeyCaller> => {
     const res = await clients.apiKeys.authenticateApiKey({ secret });
@@ -73,7 +116,7 @@ export function keyChecker(clients: Clients, opts: { cacheMs: number; maxEntries
     for (const apiKeyId of apiKeyIds) drop(apiKeyId.toLowerCase());
   }
   return {
-    async authenticate(secret) {
+    async authenticate(secret, guard) {
       if (!secret) throw unauthenticated(NO_KEY_MESSAGE);
       if (!SECRET.test(secret)) throw unauthenticated(INVALID_KEY_MESSAGE);
       const id = hashOf(secret);
@@ -81,7 +124,8 @@ export function keyChecker(clients: Clients, opts: { cacheMs: number; maxEntries
       // Past its expiry an entry is never used: auth is asked again (and refuses).
       if (hit && hit.expiresAtMs > now()) return hit;
       if (hit) held.delete(id);
-      const key = await loadKept(id, secret);
+      if (refused.get(id, null)) throw unauthenticated(INVALID_KEY_MESSAGE);
+      const key = await ask(id, secret, guard);
       if (key.expiresAtMs <= now()) throw unauthenticated(INVALID_KEY_MESSAGE);
       return key;
     },

@@ -2,11 +2,14 @@
 // replica counts the same calls: ONE script counts the call and answers the count and the window's
 // time left, so concurrent calls cannot slip past the limit, and a refused call counts nothing. The
 // window opens with its first call. Every answer carries X-RateLimit-Limit, -Remaining and -Reset
-// (seconds until the window ends); a refusal is 429 with Retry-After.
+// (seconds until the window ends); a refusal is 429 with Retry-After. Below it, the failed key checks
+// per client address (keyCheckLimiter), which stop a flood of wrong keys before auth.
 import type { Response } from 'express';
+import type { Logger } from '@parley/common/logger.ts';
 import { redisKeys } from '@parley/common/redis-keys.ts';
 import { withRedisDeadline, type Redis } from '@parley/common/redis.ts';
 import { tooMany } from '@parley/common/rpc-errors.ts';
+import type { KeyCheckGuard } from './keys.ts';
 
 export const KEY_RATE_LIMITED = 'Too many requests for this API key. Retry after the number of seconds in Retry-After.';
 
@@ -41,6 +44,72 @@ export function keyRateLimiter(redis: Redis, opts: { prefix: string; limit: numb
         res.setHeader('Retry-After', String(resetSeconds));
         throw tooMany(KEY_RATE_LIMITED);
       }
+    },
+  };
+}
+
+export const KEY_CHECKS_THROTTLED =
+  'Too many API keys that do not work from this address. Retry after the number of seconds in Retry-After.';
+
+// KEYS: the address's counter. ARGV: limit, window in ms. Counts the check first, so concurrent
+// checks cannot all slip past the limit; returns 0, or the ms left in the window when the address has
+// used it up (counting nothing).
+const ACQUIRE_CHECK = `
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+if count >= tonumber(ARGV[1]) then
+  local ttl = redis.call('PTTL', KEYS[1])
+  if ttl < 1 then ttl = tonumber(ARGV[2]) end
+  return ttl
+end
+count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+`;
+
+// KEYS: the address's counter. Gives back one check that did not fail (never below zero, never a new key).
+const RELEASE_CHECK = `
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+if count > 0 then redis.call('DECR', KEYS[1]) end
+return 0
+`;
+
+export interface KeyCheckLimiter {
+  /** The guard of one request's key check (keys.ts): a 429 with Retry-After once its address has failed too often. */
+  guard(clientIp: string, res: Response): KeyCheckGuard;
+}
+
+/**
+ * Failed key checks per client address per window (API_KEY_FAILURES_PER_IP a minute by default),
+ * counted in Redis across replicas: every check the gateway must ask auth about counts first, and one
+ * that found a working key (or could not be asked) gives its count back, so only refusals stay
+ * counted. An address past the limit is answered 429 with Retry-After without asking auth, until its
+ * window ends; a key the gateway holds already is answered from the cache, never counted, so a flood
+ * of wrong keys from a shared address does not stop the working keys behind it that were seen recently.
+ */
+export function keyCheckLimiter(
+  redis: Redis,
+  opts: { prefix: string; limit: number; windowMs: number; logger: Pick<Logger, 'warn'> },
+): KeyCheckLimiter {
+  const keys = redisKeys(opts.prefix);
+  return {
+    guard(clientIp, res) {
+      // Bounded like auth's throttles; an unknown address counts as one.
+      const key = keys.apiKeyFailuresIp(clientIp.slice(0, 64) || 'unknown');
+      return {
+        async acquire() {
+          const blockedMs = Number(await withRedisDeadline(redis.eval(ACQUIRE_CHECK, 1, key, opts.limit, opts.windowMs)));
+          if (blockedMs > 0) {
+            res.setHeader('Retry-After', String(Math.max(1, Math.ceil(blockedMs / 1000))));
+            throw tooMany(KEY_CHECKS_THROTTLED);
+          }
+        },
+        async release() {
+          // The answer must not fail for a count not given back: the address only reaches its limit sooner.
+          await withRedisDeadline(redis.eval(RELEASE_CHECK, 1, key)).catch((err: Error) =>
+            opts.logger.warn({ err: err.message }, 'giving back a key check failed'),
+          );
+        },
+      };
     },
   };
 }

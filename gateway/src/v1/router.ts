@@ -1,6 +1,7 @@
 // The developer API under /api/v1 (docs/api.md, docs/adr/0033-developer-api.md). Each route of
 // routes.ts's table is registered here with the same steps before its handler: the key (keys.ts,
-// 401 with WWW-Authenticate), the key's rate limit (rate-limit.ts, 429), then the body read (413, 415,
+// 401 with WWW-Authenticate; a client address that failed too many key checks is 429 before auth is
+// asked, rate-limit.ts), the key's rate limit (rate-limit.ts, 429), then the body read (413, 415,
 // 400), so every answer past the key check carries the rate limit headers; the route's scope (403),
 // the chatbot the path names among the key's (404 for another), the role header of the route's
 // permission on every service call (keyRole), and the body and query validated by the route's
@@ -10,6 +11,7 @@ import express, { Router, type ErrorRequestHandler, type Request, type Response 
 import type { z } from 'zod';
 import { setCurrentRole } from '@parley/common/context.ts';
 import type { ApiScope } from '@parley/common/api-scopes.ts';
+import { clientIp } from '@parley/common/http.ts';
 import { can, PERMISSIONS, type Role } from '@parley/common/roles.ts';
 import { forbidden, invalid, notFound } from '@parley/common/rpc-errors.ts';
 import { bearerToken } from '../bearer.ts';
@@ -19,7 +21,7 @@ import { chatRoutes } from './chat.ts';
 import { CHATBOT_NOT_FOUND, keyReaches, scopeMissing, type ApiV1Options, type On, type V1Call } from './call.ts';
 import { bearerChallenge } from './keys.ts';
 import { openApiDocument } from './openapi.ts';
-import { keyRateLimiter } from './rate-limit.ts';
+import { keyCheckLimiter, keyRateLimiter } from './rate-limit.ts';
 import { resourceRoutes } from './resources.ts';
 import { API_V1_PREFIX, API_V1_ROUTES, type ApiRoute } from './routes.ts';
 
@@ -31,6 +33,12 @@ export function apiV1Router(opts: ApiV1Options): Router {
   const router = Router();
   const { keys } = opts;
   const limiter = keyRateLimiter(opts.redis, { prefix: opts.prefix, limit: opts.rateLimit, windowMs: opts.rateWindowMs });
+  const checks = keyCheckLimiter(opts.redis, {
+    prefix: opts.prefix,
+    limit: opts.keyFailuresPerIp,
+    windowMs: opts.keyFailureWindowMs,
+    logger: opts.logger,
+  });
   const json = express.json({ limit: opts.bodyLimit });
   const document = openApiDocument(opts.publicUrl);
   router.use(noStore, cleanPath);
@@ -50,7 +58,7 @@ export function apiV1Router(opts: ApiV1Options): Router {
     const register = router[method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete'].bind(router);
     register(path.slice(API_V1_PREFIX.length), async (req: Request, res: Response) => {
       const accessMark = opts.held.mark();
-      const caller = await keys.authenticate(bearerToken(req));
+      const caller = await keys.authenticate(bearerToken(req), checks.guard(clientIp(req), res));
       await limiter.admit(caller.apiKeyId, res);
       // Read only now: a body too large, of another type or malformed is answered with the key's headers.
       const raw = spec.body && !spec.multipart ? await readJson(json, req, res) : undefined;
