@@ -343,3 +343,18 @@ describe('wrong keys', () => {
     }
   });
 });
+
+describe('the OpenAPI document', () => {
+  it('documents the body refusals of the operations that take one, and the usage of the answers', async () => {
+    const doc = (await v1(stack, '/openapi.json', undefined)).body;
+    const chat = doc.paths['/chatbots/{id}/chat'].post.responses;
+    expect(Object.keys(chat)).toEqual(expect.arrayContaining(['400', '401', '413', '415', '429']));
+    expect(Object.keys(doc.paths['/chatbots'].get.responses)).not.toContain('415');
+    expect(doc.components.schemas.ChatReply.required).toContain('usage');
+    expect(Object.keys(doc.components.schemas.OpenAIChatCompletion.properties.usage.properties)).toEqual([
+      'prompt_tokens',
+      'completion_tokens',
+      'total_tokens',
+    ]);
+  });
+});
