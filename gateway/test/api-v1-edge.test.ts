@@ -290,15 +290,21 @@ describe('wrong keys', () => {
     await expect(checker.authenticate(key.secret)).rejects.toThrow('Invalid API key');
     expect(counted.asked).toBe(asked);
 
-    // Auth unavailable is no refusal: nothing kept, the check given back, the next call asks again.
+    // Auth unavailable, or refusing the gateway's own credentials, is no refusal of the secret: nothing
+    // kept, the check given back, the next call asks again.
     const later = unknownSecret();
-    counted.failWith = new ConnectError('down', Code.Unavailable);
-    const unavailable = recordingGuard();
-    await expect(checker.authenticate(later, unavailable.guard)).rejects.toThrow('down');
-    expect(unavailable.steps).toEqual(['acquire', 'release']);
+    for (const failure of [
+      new ConnectError('down', Code.Unavailable),
+      new ConnectError('service credentials required', Code.Unauthenticated),
+    ]) {
+      counted.failWith = failure;
+      const failed = recordingGuard();
+      await expect(checker.authenticate(later, failed.guard)).rejects.toThrow(failure.rawMessage);
+      expect(failed.steps).toEqual(['acquire', 'release']);
+    }
     counted.failWith = null;
     await expect(checker.authenticate(later)).rejects.toThrow('Invalid API key');
-    expect(counted.asked).toBe(asked + 2);
+    expect(counted.asked).toBe(asked + 3);
   });
 
   it('from one address past the limit are answered 429 with Retry-After without asking auth; others are not held', async () => {

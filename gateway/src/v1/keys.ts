@@ -8,8 +8,8 @@
 // A secret auth refused is kept too, apart, for API_KEY_REFUSAL_CACHE_MS (30 s): a client retrying a
 // wrong key costs auth no lookup. Keeping a refusal is safe because it never turns into a working
 // key: secrets are random (one refused cannot be created later), and a key refused as revoked,
-// expired or rolled past its overlap stays refused. Only auth's refusal is kept, never a failure to
-// ask (auth unavailable). A secret in neither cache is asked of auth through the caller's guard
+// expired or rolled past its overlap stays refused. Only auth's refusal of the secret is kept, never
+// a failure to ask (auth unavailable, the gateway's own credentials refused). A secret in neither cache is asked of auth through the caller's guard
 // (rate-limit.ts, keyCheckGuard): a flood of wrong keys from one address is stopped before auth.
 import { createHash } from 'node:crypto';
 import { timestampMs } from '@bufbuild/protobuf/wkt';
@@ -76,7 +76,7 @@ export function keyChecker(clients: Clients, opts: KeyCheckerOptions): KeyChecke
     try {
       return await held.getOrLoad(id, null, () => load(secret), { keep: (k) => k.expiresAtMs > now() && asked === generation });
     } catch (err) {
-      if (err instanceof ConnectError && err.code === Code.Unauthenticated) refused.set(id, null, true);
+      if (isRefusal(err)) refused.set(id, null, true);
       throw err;
     }
   };
@@ -88,7 +88,7 @@ export function keyChecker(clients: Clients, opts: KeyCheckerOptions): KeyChecke
       await guard?.release();
       return key;
     } catch (err) {
-      if (!(err instanceof ConnectError && err.code === Code.Unauthenticated)) await guard?.release();
+      if (!isRefusal(err)) await guard?.release();
       throw err;
     }
   };
@@ -142,6 +142,14 @@ export function keyChecker(clients: Clients, opts: KeyCheckerOptions): KeyChecke
 }
 
 const hashOf = (secret: string) => createHash('sha256').update(secret).digest('hex');
+
+/**
+ * Auth's refusal of the secret itself, by its one message: a call auth refused for the gateway's own
+ * credentials (a service secret being rolled, a skewed clock) is Unauthenticated too, and says
+ * nothing of the secret, so it is neither kept nor counted.
+ */
+const isRefusal = (err: unknown) =>
+  err instanceof ConnectError && err.code === Code.Unauthenticated && err.rawMessage === INVALID_KEY_MESSAGE;
 
 /** Auth's one message for every secret that does not work; the gateway's own for a malformed one. */
 export const INVALID_KEY_MESSAGE = 'Invalid API key';
