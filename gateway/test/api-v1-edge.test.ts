@@ -255,8 +255,8 @@ describe('wrong keys', () => {
   function recordingGuard() {
     const steps: string[] = [];
     const guard: KeyCheckGuard = {
-      acquire: async () => void steps.push('acquire'),
-      release: async () => void steps.push('release'),
+      admit: async () => void steps.push('admit'),
+      refused: async () => void steps.push('refused'),
     };
     return { guard, steps };
   }
@@ -268,8 +268,8 @@ describe('wrong keys', () => {
     const wrong = unknownSecret();
     const first = recordingGuard();
     await expect(checker.authenticate(wrong, first.guard)).rejects.toThrow('Invalid API key');
-    // A refusal is not given back: it stays counted against the address.
-    expect(first.steps).toEqual(['acquire']);
+    // The refusal is counted against the address.
+    expect(first.steps).toEqual(['admit', 'refused']);
     const again = recordingGuard();
     await expect(checker.authenticate(wrong, again.guard)).rejects.toThrow('Invalid API key');
     expect(again.steps).toEqual([]);
@@ -282,7 +282,7 @@ describe('wrong keys', () => {
     const key = await keys.create(owner, ['chat']);
     const working = recordingGuard();
     expect((await checker.authenticate(key.secret, working.guard)).apiKeyId).toBe(key.id);
-    expect(working.steps).toEqual(['acquire', 'release']);
+    expect(working.steps).toEqual(['admit']);
     await keys.revoke(owner, key.id);
     checker.forget([key.id]);
     await expect(checker.authenticate(key.secret)).rejects.toThrow('Invalid API key');
@@ -291,7 +291,7 @@ describe('wrong keys', () => {
     expect(counted.asked).toBe(asked);
 
     // Auth unavailable, or refusing the gateway's own credentials, is no refusal of the secret: nothing
-    // kept, the check given back, the next call asks again.
+    // kept, nothing counted, the next call asks again.
     const later = unknownSecret();
     for (const failure of [
       new ConnectError('down', Code.Unavailable),
@@ -300,11 +300,24 @@ describe('wrong keys', () => {
       counted.failWith = failure;
       const failed = recordingGuard();
       await expect(checker.authenticate(later, failed.guard)).rejects.toThrow(failure.rawMessage);
-      expect(failed.steps).toEqual(['acquire', 'release']);
+      expect(failed.steps).toEqual(['admit']);
     }
     counted.failWith = null;
     await expect(checker.authenticate(later)).rejects.toThrow('Invalid API key');
     expect(counted.asked).toBe(asked + 3);
+
+    // Checks of one secret at once share one question to auth, and a refusal counts once.
+    const burst = unknownSecret();
+    const together = recordingGuard();
+    const before = counted.asked;
+    const outcomes = await Promise.allSettled(Array.from({ length: 5 }, () => checker.authenticate(burst, together.guard)));
+    expect(outcomes.every((o) => o.status === 'rejected')).toBe(true);
+    expect(counted.asked).toBe(before + 1);
+    expect(together.steps.filter((step) => step === 'refused')).toEqual(['refused']);
+    const busy = await keys.create(owner, ['chat']);
+    const keyed = await Promise.all(Array.from({ length: 5 }, () => checker.authenticate(busy.secret)));
+    expect(keyed.map((k) => k.apiKeyId)).toEqual(Array(5).fill(busy.id));
+    expect(counted.asked).toBe(before + 2);
   });
 
   it('from one address past the limit are answered 429 with Retry-After without asking auth; others are not held', async () => {
@@ -323,10 +336,11 @@ describe('wrong keys', () => {
       // Working keys asked of auth count nothing.
       for (let i = 0; i < 4; i++) expect((await from(address, (await keys.create(owner, ['chatbots:read'])).secret)).status).toBe(200);
 
-      // Wrong keys at once: exactly the limit's worth is asked of auth, the rest are refused before.
-      const wrong = Array.from({ length: 8 }, unknownSecret);
-      const answers = await Promise.all(wrong.map((secret) => from(address, secret)));
-      expect(answers.map((a) => a.status).sort()).toEqual([401, 401, 401, 429, 429, 429, 429, 429]);
+      // Wrong keys one after another: the limit's worth is asked of auth, the rest are refused before.
+      const wrong = Array.from({ length: 6 }, unknownSecret);
+      const answers: ApiResponse[] = [];
+      for (const secret of wrong) answers.push(await from(address, secret));
+      expect(answers.map((a) => a.status)).toEqual([401, 401, 401, 429, 429, 429]);
       for (const refused of answers.filter((a) => a.status === 429)) {
         expect(refused.body.error).toEqual({ code: 'rate_limited', message: KEY_CHECKS_THROTTLED });
         const retryAfter = Number(refused.headers.get('retry-after'));

@@ -9,8 +9,9 @@
 // wrong key costs auth no lookup. Keeping a refusal is safe because it never turns into a working
 // key: secrets are random (one refused cannot be created later), and a key refused as revoked,
 // expired or rolled past its overlap stays refused. Only auth's refusal of the secret is kept, never
-// a failure to ask (auth unavailable, the gateway's own credentials refused). A secret in neither cache is asked of auth through the caller's guard
-// (rate-limit.ts, keyCheckGuard): a flood of wrong keys from one address is stopped before auth.
+// a failure to ask (auth unavailable, the gateway's own credentials refused). A secret in neither
+// cache is asked of auth past the caller's guard (rate-limit.ts, keyCheckLimiter), which counts the
+// refusals per client address and stops a flood of wrong keys from one address before auth.
 import { createHash } from 'node:crypto';
 import { timestampMs } from '@bufbuild/protobuf/wkt';
 import { cache } from '@parley/common/cache.ts';
@@ -31,12 +32,12 @@ export interface ApiKeyCaller {
   expiresAtMs: number;
 }
 
-/** What surrounds a question to auth that the caches could not answer (rate-limit.ts, keyCheckGuard). */
+/** What surrounds a question to auth that the caches could not answer (rate-limit.ts, keyCheckLimiter). */
 export interface KeyCheckGuard {
   /** Before auth is asked; throws to refuse without asking. */
-  acquire(): Promise<void>;
-  /** Auth answered with a working key, or could not be asked: the check did not fail. */
-  release(): Promise<void>;
+  admit(): Promise<void>;
+  /** Auth refused the secret (once per question asked; never for a working key or a failure to ask). */
+  refused(): Promise<void>;
 }
 
 export interface KeyChecker {
@@ -71,26 +72,21 @@ export function keyChecker(clients: Clients, opts: KeyCheckerOptions): KeyChecke
   const byKey = new Map<string, Set<string>>();
   /** Counts forgets: an answer asked for before one is used once but not kept (it may predate the revocation). */
   let generation = 0;
-  const loadKept = async (id: string, secret: string) => {
+  /** Asks auth (concurrent checks of one secret share the question); a refusal is kept, and told to the guard once per question. */
+  const loadKept = (id: string, secret: string, guard?: KeyCheckGuard) => {
     const asked = generation;
-    try {
-      return await held.getOrLoad(id, null, () => load(secret), { keep: (k) => k.expiresAtMs > now() && asked === generation });
-    } catch (err) {
-      if (isRefusal(err)) refused.set(id, null, true);
-      throw err;
-    }
-  };
-  /** Asks auth (through the guard): a refusal is not given back to the guard, anything else is. */
-  const ask = async (id: string, secret: string, guard: KeyCheckGuard | undefined) => {
-    await guard?.acquire();
-    try {
-      const key = await loadKept(id, secret);
-      await guard?.release();
-      return key;
-    } catch (err) {
-      if (!isRefusal(err)) await guard?.release();
-      throw err;
-    }
+    const ask = async () => {
+      try {
+        return await load(secret);
+      } catch (err) {
+        if (isRefusal(err)) {
+          refused.set(id, null, true);
+          await guard?.refused();
+        }
+        throw err;
+      }
+    };
+    return held.getOrLoad(id, null, ask, { keep: (k) => k.expiresAtMs > now() && asked === generation });
   };
   const load = async (secret: string): Promise<ApiKeyCaller> => {
     const res = await clients.apiKeys.authenticateApiKey({ secret });
@@ -125,7 +121,8 @@ export function keyChecker(clients: Clients, opts: KeyCheckerOptions): KeyChecke
       if (hit && hit.expiresAtMs > now()) return hit;
       if (hit) held.delete(id);
       if (refused.get(id, null)) throw unauthenticated(INVALID_KEY_MESSAGE);
-      const key = await ask(id, secret, guard);
+      await guard?.admit();
+      const key = await loadKept(id, secret, guard);
       if (key.expiresAtMs <= now()) throw unauthenticated(INVALID_KEY_MESSAGE);
       return key;
     },

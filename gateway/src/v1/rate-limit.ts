@@ -51,40 +51,37 @@ export function keyRateLimiter(redis: Redis, opts: { prefix: string; limit: numb
 export const KEY_CHECKS_THROTTLED =
   'Too many API keys that do not work from this address. Retry after the number of seconds in Retry-After.';
 
-// KEYS: the address's counter. ARGV: limit, window in ms. Counts the check first, so concurrent
-// checks cannot all slip past the limit; returns 0, or the ms left in the window when the address has
-// used it up (counting nothing).
-const ACQUIRE_CHECK = `
+// KEYS: the address's counter. ARGV: limit, window in ms. Returns 0, or the ms left in the window
+// when the address has used up its refusals.
+const BLOCKED = `
 local count = tonumber(redis.call('GET', KEYS[1]) or '0')
-if count >= tonumber(ARGV[1]) then
-  local ttl = redis.call('PTTL', KEYS[1])
-  if ttl < 1 then ttl = tonumber(ARGV[2]) end
-  return ttl
-end
-count = redis.call('INCR', KEYS[1])
-if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 0
+if count < tonumber(ARGV[1]) then return 0 end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 1 then return tonumber(ARGV[2]) end
+return ttl
 `;
 
-// KEYS: the address's counter. Gives back one check that did not fail (never below zero, never a new key).
-const RELEASE_CHECK = `
-local count = tonumber(redis.call('GET', KEYS[1]) or '0')
-if count > 0 then redis.call('DECR', KEYS[1]) end
-return 0
+// KEYS: the address's counter. ARGV: window in ms. Counts one refusal; the window opens with the first.
+const REFUSED = `
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return count
 `;
 
 export interface KeyCheckLimiter {
-  /** The guard of one request's key check (keys.ts): a 429 with Retry-After once its address has failed too often. */
+  /** The guard of one request's key check (keys.ts): 429 with Retry-After once its address has had too many keys refused. */
   guard(clientIp: string, res: Response): KeyCheckGuard;
 }
 
 /**
- * Failed key checks per client address per window (API_KEY_FAILURES_PER_IP a minute by default),
- * counted in Redis across replicas: every check the gateway must ask auth about counts first, and one
- * that found a working key (or could not be asked) gives its count back, so only refusals stay
- * counted. An address past the limit is answered 429 with Retry-After without asking auth, until its
- * window ends; a key the gateway holds already is answered from the cache, never counted, so a flood
- * of wrong keys from a shared address does not stop the working keys behind it that were seen recently.
+ * Refused key checks per client address per window (API_KEY_FAILURES_PER_IP a minute by default),
+ * counted in Redis across replicas: each question auth answers with a refusal counts one. Before auth
+ * is asked about a secret the gateway does not hold, the address's count is read (one round trip, a
+ * few times a minute per working key): past the limit the call is 429 with Retry-After and auth is
+ * not asked, until the window ends. A working key is never counted; one the gateway holds is answered
+ * from its cache without this read, so a flood of wrong keys from a shared address does not stop the
+ * working keys used there within the last seconds. Checks in flight together are counted as they end:
+ * a burst may pass the limit by its own concurrency once per window (each then asked of auth once).
  */
 export function keyCheckLimiter(
   redis: Redis,
@@ -96,17 +93,17 @@ export function keyCheckLimiter(
       // Bounded like auth's throttles; an unknown address counts as one.
       const key = keys.apiKeyFailuresIp(clientIp.slice(0, 64) || 'unknown');
       return {
-        async acquire() {
-          const blockedMs = Number(await withRedisDeadline(redis.eval(ACQUIRE_CHECK, 1, key, opts.limit, opts.windowMs)));
+        async admit() {
+          const blockedMs = Number(await withRedisDeadline(redis.eval(BLOCKED, 1, key, opts.limit, opts.windowMs)));
           if (blockedMs > 0) {
             res.setHeader('Retry-After', String(Math.max(1, Math.ceil(blockedMs / 1000))));
             throw tooMany(KEY_CHECKS_THROTTLED);
           }
         },
-        async release() {
-          // The answer must not fail for a count not given back: the address only reaches its limit sooner.
-          await withRedisDeadline(redis.eval(RELEASE_CHECK, 1, key)).catch((err: Error) =>
-            opts.logger.warn({ err: err.message }, 'giving back a key check failed'),
+        async refused() {
+          // The 401 goes out whatever happens here: an uncounted refusal only lets the address try once more.
+          await withRedisDeadline(redis.eval(REFUSED, 1, key, opts.windowMs)).catch((err: Error) =>
+            opts.logger.warn({ err: err.message }, 'counting a refused key check failed'),
           );
         },
       };
