@@ -538,29 +538,6 @@ export declare type SendMessageResponse = Message<"parley.chat.v1.SendMessageRes
 export declare const SendMessageResponseSchema: GenMessage<SendMessageResponse>;
 
 /**
- * One answer's token counts (an answer's counts are far below 2^32).
- *
- * @generated from message parley.chat.v1.TokenUsage
- */
-export declare type TokenUsage = Message<"parley.chat.v1.TokenUsage"> & {
-  /**
-   * @generated from field: uint32 prompt_tokens = 1;
-   */
-  promptTokens: number;
-
-  /**
-   * @generated from field: uint32 completion_tokens = 2;
-   */
-  completionTokens: number;
-};
-
-/**
- * Describes the message parley.chat.v1.TokenUsage.
- * Use `create(TokenUsageSchema)` to create a new message.
- */
-export declare const TokenUsageSchema: GenMessage<TokenUsage>;
-
-/**
  * @generated from message parley.chat.v1.Source
  */
 export declare type Source = Message<"parley.chat.v1.Source"> & {
@@ -2454,6 +2431,29 @@ export declare type SummarizeConversationResponse = Message<"parley.chat.v1.Summ
  * Use `create(SummarizeConversationResponseSchema)` to create a new message.
  */
 export declare const SummarizeConversationResponseSchema: GenMessage<SummarizeConversationResponse>;
+
+/**
+ * One answer's token counts (an answer's counts are far below 2^32).
+ *
+ * @generated from message parley.chat.v1.TokenUsage
+ */
+export declare type TokenUsage = Message<"parley.chat.v1.TokenUsage"> & {
+  /**
+   * @generated from field: uint32 prompt_tokens = 1;
+   */
+  promptTokens: number;
+
+  /**
+   * @generated from field: uint32 completion_tokens = 2;
+   */
+  completionTokens: number;
+};
+
+/**
+ * Describes the message parley.chat.v1.TokenUsage.
+ * Use `create(TokenUsageSchema)` to create a new message.
+ */
+export declare const TokenUsageSchema: GenMessage<TokenUsage>;
 
 /**
  * Public chat and conversation history. Owned by the chat service, which keeps no state of its own
