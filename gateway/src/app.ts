@@ -46,7 +46,7 @@ export async function createGateway(config: GatewayConfig, { logger }: { logger:
   const conversationStreams = new OpenStreams();
   // Long-lived responses of members and keys, re-checked when auth announces a change of access (ADR 35).
   const held = new HeldStreams({ recheckMs: config.ACCESS_RECHECK_MS, logger });
-  const keys = keyChecker(clients, { cacheMs: config.API_KEY_CACHE_MS });
+  const keys = keyChecker(clients, { cacheMs: config.API_KEY_CACHE_MS, refusalCacheMs: config.API_KEY_REFUSAL_CACHE_MS });
   const accessWatch = watchAccessChanges(
     redis,
     config.QUEUE_PREFIX,
@@ -90,6 +90,8 @@ export async function createGateway(config: GatewayConfig, { logger }: { logger:
       held,
       rateLimit: config.API_RATE_LIMIT,
       rateWindowMs: config.API_RATE_WINDOW_MS,
+      keyFailuresPerIp: config.API_KEY_FAILURES_PER_IP,
+      keyFailureWindowMs: config.API_KEY_FAILURE_WINDOW_MS,
     }),
   );
   app.use(

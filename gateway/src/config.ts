@@ -61,6 +61,12 @@ export const gatewayVars = {
   API_KEY_CACHE_MS: { parse: int(0, 60_000), default: '5000' },
   API_RATE_LIMIT: { parse: int(1, 1_000_000), default: '600' },
   API_RATE_WINDOW_MS: { parse: int(1000, 3_600_000), default: '60000' },
+  // Wrong keys: how long a secret auth refused is refused without asking again (safe: a refused
+  // secret never starts working), and how many refused key checks one client address may cause per
+  // window before it is answered 429 without asking auth.
+  API_KEY_REFUSAL_CACHE_MS: { parse: int(0, 3_600_000), default: '30000' },
+  API_KEY_FAILURES_PER_IP: { parse: int(1, 1_000_000), default: '20' },
+  API_KEY_FAILURE_WINDOW_MS: { parse: int(1000, 3_600_000), default: '60000' },
   // How often every held stream (the inbox's events, a key's streamed answer) asks auth again whether
   // its access holds, beside the announced changes that end it at once (ADR 35): the bound when an
   // announcement is lost.

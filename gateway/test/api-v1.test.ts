@@ -182,8 +182,8 @@ describe('the scope sweep', () => {
           ? []
           : [['kept to bot, on bot', keptToBot, bot, 'passes'] as [string, string, string, Outcome]]),
         ['kept to bot, on the other', keptToBot, otherBot, 'not found'],
-        // Usage names no chatbot in its path: another workspace's key reads its own (none), below.
-        ...(key.endsWith('/usage') ? [] : [['other workspace', otherWorkspace, bot, 'not found'] as [string, string, string, Outcome]]),
+        // Usage names the chatbot in its query: another workspace's is not found there either.
+        ['other workspace', otherWorkspace, bot, 'not found'],
       ];
       for (const [name, secret, chatbotId, want] of cases) {
         const got = outcomeOf(await callRoute(key, secret, chatbotId), route);
@@ -200,7 +200,11 @@ describe('the scope sweep', () => {
     const usage = await v1(stack, '/usage?startDate=2026-01-01&endDate=2026-12-31', keptToBot);
     expect(usage.status).toBe(403);
     const elsewhere = await v1(stack, `/usage?startDate=2026-01-01&endDate=2026-12-31&chatbotId=${bot}`, otherWorkspace);
-    expect(elsewhere.body).toMatchObject({ totalRequests: 0, chatbots: [] });
+    expect(elsewhere.status).toBe(404);
+    expect(elsewhere.body.error).toEqual({ code: 'not_found', message: 'Chatbot not found' });
+    // Its own usage, as a workspace without answers: zeros.
+    const own = await v1(stack, '/usage?startDate=2026-01-01&endDate=2026-12-31', otherWorkspace);
+    expect(own.body).toMatchObject({ totalRequests: 0, chatbots: [] });
     // A key kept to a chatbot may delete it.
     const doomed = (await v1(stack, '/chatbots', full, { body: { name: 'Kept and doomed' } })).body.id;
     const keptToDoomed = (await keys.create(owner, ['chatbots:write'], { chatbotIds: [doomed] })).secret;
@@ -379,6 +383,7 @@ describe('chat through the API', () => {
       conversationId: expect.any(String),
       sources: expect.any(Array),
       messageId: expect.any(String),
+      usage: { promptTokens: expect.any(Number), completionTokens: expect.any(Number), totalTokens: expect.any(Number) },
     });
     const second = await v1(stack, `/chatbots/${bot}/chat`, full, {
       body: { message: 'And close?', conversationId: first.body.conversationId },
@@ -424,7 +429,13 @@ describe('chat through the API', () => {
     expect(events.slice(0, -1).every((e) => e.event === 'delta')).toBe(true);
     expect(events.at(-1)).toEqual({
       event: 'done',
-      data: { message: expect.any(String), conversationId: expect.any(String), sources: expect.any(Array), messageId: expect.any(String) },
+      data: {
+        message: expect.any(String),
+        conversationId: expect.any(String),
+        sources: expect.any(Array),
+        messageId: expect.any(String),
+        usage: { promptTokens: expect.any(Number), completionTokens: expect.any(Number), totalTokens: expect.any(Number) },
+      },
     });
   });
 

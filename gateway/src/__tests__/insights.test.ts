@@ -106,7 +106,11 @@ describe('analytics', () => {
       body: { sessionId: c.body.sessionId, messageId: c.body.messageId, rating: 'up' },
     });
 
-    const res = await analyticsWhen(owner, chatbot, 3);
+    // The ratings are counted apart from the messages: wait for both.
+    const res = await waitFor(
+      () => call(`/api/chatbot/${chatbot._id}/analytics`, { token: owner.token }),
+      (r) => r.status !== 200 || (r.body.totals.messages >= 3 && r.body.totals.thumbsUp + r.body.totals.thumbsDown >= 2),
+    );
     expect(res.status).toBe(200);
     const view = res.body;
     expect(Object.keys(view).sort()).toEqual([

@@ -30,6 +30,9 @@ export interface ApiV1Options {
   /** Calls a key may make per window (API_RATE_LIMIT), and the window (API_RATE_WINDOW_MS). */
   rateLimit: number;
   rateWindowMs: number;
+  /** Refused key checks one client address may cause per window (API_KEY_FAILURES_PER_IP), and the window (API_KEY_FAILURE_WINDOW_MS). */
+  keyFailuresPerIp: number;
+  keyFailureWindowMs: number;
 }
 
 type Infer<T> = T extends z.ZodType ? z.output<T> : undefined;

@@ -15,18 +15,36 @@ import type { Clients } from '../clients.ts';
 import { answerSources } from '../conversations.ts';
 import { clientGone, relayAnswer, sendEvent, type AnswerEvents } from '../rest/answer-stream.ts';
 import { keyReaches, type ApiV1Options, type On, type V1Call } from './call.ts';
+import { bearerChallenge } from './keys.ts';
 
 export const modelNotFound = (model: string) => `The model \`${model.slice(0, 100)}\` does not exist or this API key may not use it.`;
 export const NO_USER_MESSAGE = 'messages must end with a user message';
 export const TEXT_ONLY = 'Only text content is supported';
 export const ROLE_UNSUPPORTED = (role: string) => `Messages of the role "${role.slice(0, 40)}" are not supported`;
 
+/**
+ * The tokens an answer is billed for, as the chat service counted them for billing; zero when no model
+ * answered (a Q&A pair's answer, offline mode): nothing is billed.
+ */
+export function answerUsage({ usage }: SendMessageResponse) {
+  const promptTokens = usage?.promptTokens ?? 0;
+  const completionTokens = usage?.completionTokens ?? 0;
+  return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens };
+}
+
+/** The same counts in OpenAI's words. */
+function openAIUsage(reply: SendMessageResponse) {
+  const { promptTokens, completionTokens, totalTokens } = answerUsage(reply);
+  return { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: totalTokens };
+}
+
 /** The API's reply, as JSON and as the done event. */
-const chatReply = ({ message, sessionId, sources, messageId }: SendMessageResponse) => ({
-  message,
-  conversationId: sessionId,
-  sources: answerSources(sources),
-  messageId,
+const chatReply = (reply: SendMessageResponse) => ({
+  message: reply.message,
+  conversationId: reply.sessionId,
+  sources: answerSources(reply.sources),
+  messageId: reply.messageId,
+  usage: answerUsage(reply),
 });
 
 /** The public page's events, the conversation named as the API names it. */
@@ -109,6 +127,7 @@ export function chatRoutes(on: On, opts: ApiV1Options): void {
         choices: [
           { index: 0, message: { role: 'assistant', content: reply.message, refusal: null }, finish_reason: 'stop', logprobs: null },
         ],
+        usage: openAIUsage(reply),
         parley_sources: answerSources(reply.sources),
         parley_message_id: reply.messageId,
       });
@@ -118,7 +137,7 @@ export function chatRoutes(on: On, opts: ApiV1Options): void {
       opts,
       { req, res, key, accessMark },
       (signal) => clients.chat.streamMessage(input, { timeoutMs: opts.chatTimeoutMs, signal }),
-      openAIEvents(id, created, model),
+      openAIEvents(id, created, model, body.stream_options?.include_usage === true),
     );
   });
 }
@@ -146,7 +165,11 @@ async function streamAnswer(
     end: ({ message }) => {
       revoked.abort();
       if (res.writableEnded) return;
-      if (!res.headersSent) res.status(401).json({ error: { code: 'unauthenticated', message } });
+      if (!res.headersSent)
+        res
+          .status(401)
+          .setHeader('WWW-Authenticate', bearerChallenge(secret))
+          .json({ error: { code: 'unauthenticated', message } });
       else {
         events.error(res, message);
         res.end();
@@ -162,15 +185,17 @@ async function streamAnswer(
 
 /**
  * OpenAI's chunks (`data:` lines only, no event names): the role first, then the text, then an
- * empty delta with finish_reason "stop" carrying the sources, then `data: [DONE]`. A failure midway
- * is `data: {"error": {...}}`, which OpenAI's SDKs raise as an error.
+ * empty delta with finish_reason "stop" carrying the sources, then `data: [DONE]`. Asked for the
+ * usage (stream_options.include_usage), as OpenAI does: every chunk carries `usage: null`, and one
+ * more chunk with no choices carries the answer's usage before `data: [DONE]`. A failure midway is
+ * `data: {"error": {...}}`, which OpenAI's SDKs raise as an error.
  */
-function openAIEvents(id: string, created: number, model: string): AnswerEvents {
+function openAIEvents(id: string, created: number, model: string, includeUsage: boolean): AnswerEvents {
   let started = false;
+  const write = (res: Response, choices: unknown[], extra: Record<string, unknown>) =>
+    res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices, ...extra })}\n\n`);
   const chunk = (res: Response, delta: Record<string, unknown>, extra: Record<string, unknown> = {}, finish: string | null = null) =>
-    res.write(
-      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }], ...extra })}\n\n`,
-    );
+    write(res, [{ index: 0, delta, finish_reason: finish, logprobs: null }], includeUsage ? { usage: null, ...extra } : extra);
   const start = (res: Response) => {
     if (!started) chunk(res, { role: 'assistant', content: '' });
     started = true;
@@ -183,6 +208,7 @@ function openAIEvents(id: string, created: number, model: string): AnswerEvents 
     done(res, reply) {
       start(res);
       chunk(res, {}, { parley_sources: answerSources(reply.sources), parley_message_id: reply.messageId }, 'stop');
+      if (includeUsage) write(res, [], { usage: openAIUsage(reply) });
       res.write('data: [DONE]\n\n');
     },
     error(res, message) {

@@ -17,7 +17,13 @@ const ERRORS: Record<string, string> = {
   401: 'No key, or one that does not work: unknown, revoked, expired, or rolled past its overlap (unauthenticated)',
   403: 'The key lacks the scope, or the plan does not allow it (forbidden)',
   404: 'No such chatbot, entry, conversation, webhook endpoint or delivery for this key (not_found)',
-  429: 'The key made too many calls; see Retry-After (rate_limited), or a chatbot limit was reached',
+  429: 'The key made too many calls, or too many keys that do not work came from this address; see Retry-After (rate_limited); or a chatbot limit was reached',
+};
+
+/** The refusals of a body, for the operations that take one. */
+const BODY_ERRORS: Record<string, string> = {
+  413: 'The body is too large (payload_too_large)',
+  415: 'The body is not of the type the operation takes (unsupported_media_type)',
 };
 
 const componentRef = (schema: z.ZodType): Json => {
@@ -53,9 +59,10 @@ function operation(key: string, spec: ApiRoute): Json {
       },
     },
   };
-  for (const [status, description] of Object.entries(ERRORS))
-    responses[status] = { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
   const [method] = key.split(' ');
+  const takesBody = spec.body !== undefined && method !== 'GET';
+  for (const [status, description] of Object.entries({ ...ERRORS, ...(takesBody ? BODY_ERRORS : {}) }))
+    responses[status] = { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
   return {
     operationId: operationId(key),
     summary: spec.summary,
@@ -64,7 +71,7 @@ function operation(key: string, spec: ApiRoute): Json {
     tags: [tagOf(path)],
     security: [{ apiKey: [] }],
     ...(parameters.length ? { parameters } : {}),
-    ...(spec.body && method !== 'GET'
+    ...(spec.body && takesBody
       ? {
           requestBody: {
             required: true,

@@ -4,7 +4,7 @@
 // with `nextCursor`. The webhook routes are webhooks.ts's, registered with these.
 import type { Chatbot as ChatbotMessage } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import type { Conversation as ConversationMessage } from '@parley/proto/parley/chat/v1/chat_pb.js';
-import { forbidden, invalid, notFound } from '@parley/common/rpc-errors.ts';
+import { Code, ConnectError, forbidden, invalid, notFound } from '@parley/common/rpc-errors.ts';
 import {
   chatbotView,
   embedSettingsChange,
@@ -20,7 +20,7 @@ import type { Clients } from '../clients.ts';
 import { conversationView } from '../conversations.ts';
 import { readKnowledgeUpload } from '../rest/knowledge-upload.ts';
 import { loadUsageReport, money, parseUsageQuery, restUsageReport } from '../usage.ts';
-import { keyReaches, pageLimit, type ApiV1Options, type On } from './call.ts';
+import { CHATBOT_NOT_FOUND, keyReaches, pageLimit, type ApiV1Options, type On } from './call.ts';
 import { webhookRoutes } from './webhooks.ts';
 
 export const KEY_KEPT_TO_CHATBOTS = 'This API key is kept to some chatbots: it cannot create chatbots.';
@@ -169,9 +169,17 @@ export function resourceRoutes(on: On, opts: ApiV1Options): void {
   on('GET /api/v1/usage', async ({ res, key, ownerId, query }) => {
     if (key.chatbotIds.size > 0) {
       if (!query.chatbotId) throw forbidden(USAGE_NEEDS_CHATBOT);
-      if (!keyReaches(key, query.chatbotId)) throw notFound('Chatbot not found');
+      if (!keyReaches(key, query.chatbotId)) throw notFound(CHATBOT_NOT_FOUND);
     }
-    const view = await loadUsageReport(clients, ownerId, parseUsageQuery(query));
+    const range = parseUsageQuery(query);
+    const [view, exists] = await Promise.all([
+      loadUsageReport(clients, ownerId, range),
+      range.chatbotId === undefined ? true : chatbotExists(clients, ownerId, range.chatbotId),
+    ]);
+    // Another workspace's chatbot (or none) is 404, as on every route; a deleted chatbot of the
+    // workspace still shows its usage, which billing keeps.
+    if (range.chatbotId !== undefined && !exists && !view.usageByChatbot.some((c) => c.chatbotId === range.chatbotId))
+      throw notFound(CHATBOT_NOT_FOUND);
     const report = restUsageReport(view);
     res.json({
       totalCost: report.overallUsage.totalCost,
@@ -192,6 +200,16 @@ export function resourceRoutes(on: On, opts: ApiV1Options): void {
   });
 
   webhookRoutes(on, opts);
+}
+
+/** Whether the chatbot is the workspace's now (an id that names no chatbot of it is not). */
+async function chatbotExists(clients: Clients, ownerId: string, chatbotId: string): Promise<boolean> {
+  try {
+    return (await clients.chatbot.getChatbot({ ownerId, chatbotId })).chatbot !== undefined;
+  } catch (err) {
+    if (err instanceof ConnectError && (err.code === Code.NotFound || err.code === Code.InvalidArgument)) return false;
+    throw err;
+  }
 }
 
 /** A conversation with its messages, by the id the API gives it (its session id: the one POST /chat continues). */

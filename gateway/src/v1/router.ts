@@ -1,35 +1,56 @@
 // The developer API under /api/v1 (docs/api.md, docs/adr/0033-developer-api.md). Each route of
 // routes.ts's table is registered here with the same steps before its handler: the key (keys.ts,
-// 401), the key's rate limit (rate-limit.ts, 429; headers on every answer past the key check), the
-// route's scope (403), the chatbot the path names among the key's (404 for another), the role header
-// of the route's permission on every service call (keyRole), and the body and query validated by the
-// route's schemas (400). Errors are `{ error: { code, message } }`; every answer carries X-Request-Id (app.ts).
+// 401 with WWW-Authenticate; a client address that failed too many key checks is 429 before auth is
+// asked, rate-limit.ts), the key's rate limit (rate-limit.ts, 429), then the body read (413, 415,
+// 400), so every answer past the key check carries the rate limit headers; the route's scope (403),
+// the chatbot the path names among the key's (404 for another), the role header of the route's
+// permission on every service call (keyRole), and the body and query validated by the route's
+// schemas (400). A browser's preflight is refused (403 cors_not_allowed): keys belong on servers.
+// Errors are `{ error: { code, message } }`; every answer carries X-Request-Id (app.ts).
 import express, { Router, type ErrorRequestHandler, type Request, type Response } from 'express';
 import type { z } from 'zod';
 import { setCurrentRole } from '@parley/common/context.ts';
 import type { ApiScope } from '@parley/common/api-scopes.ts';
+import { clientIp } from '@parley/common/http.ts';
 import { can, PERMISSIONS, type Role } from '@parley/common/roles.ts';
 import { forbidden, invalid, notFound } from '@parley/common/rpc-errors.ts';
 import { bearerToken } from '../bearer.ts';
-import { bodyParserError, mapError, type GraphQLErrorCode } from '../errors.ts';
+import { bodyParserError, HttpError, mapError, type GraphQLErrorCode } from '../errors.ts';
 import { cleanPath, noStore } from '../rest/api.ts';
 import { chatRoutes } from './chat.ts';
 import { CHATBOT_NOT_FOUND, keyReaches, scopeMissing, type ApiV1Options, type On, type V1Call } from './call.ts';
+import { bearerChallenge } from './keys.ts';
 import { openApiDocument } from './openapi.ts';
-import { keyRateLimiter } from './rate-limit.ts';
+import { keyCheckLimiter, keyRateLimiter } from './rate-limit.ts';
 import { resourceRoutes } from './resources.ts';
 import { API_V1_PREFIX, API_V1_ROUTES, type ApiRoute } from './routes.ts';
+
+export const JSON_BODY_ONLY = 'The body must be JSON, sent with "Content-Type: application/json"';
+export const CORS_NOT_ALLOWED =
+  'The developer API does not accept calls from browsers: API keys belong on your server. Call it from your backend, and let your web page talk to your backend (or use the chat widget, which needs no key).';
 
 export function apiV1Router(opts: ApiV1Options): Router {
   const router = Router();
   const { keys } = opts;
   const limiter = keyRateLimiter(opts.redis, { prefix: opts.prefix, limit: opts.rateLimit, windowMs: opts.rateWindowMs });
+  const checks = keyCheckLimiter(opts.redis, {
+    prefix: opts.prefix,
+    limit: opts.keyFailuresPerIp,
+    windowMs: opts.keyFailureWindowMs,
+    logger: opts.logger,
+  });
+  const json = express.json({ limit: opts.bodyLimit });
   const document = openApiDocument(opts.publicUrl);
   router.use(noStore, cleanPath);
+  // A browser asks before it sends a key (the Authorization header is never "simple"): it is told no,
+  // with no Access-Control-Allow-* header, so the call it wanted is never made.
+  router.use((req, res, next) => {
+    if (req.method !== 'OPTIONS') return next();
+    res.status(403).json({ error: { code: 'cors_not_allowed', message: CORS_NOT_ALLOWED } });
+  });
   router.get('/openapi.json', (_req, res) => {
     res.json(document);
   });
-  router.use(express.json({ limit: opts.bodyLimit }));
 
   const on: On = (key, handler) => {
     const [method, path] = key.split(' ') as [string, string];
@@ -37,13 +58,15 @@ export function apiV1Router(opts: ApiV1Options): Router {
     const register = router[method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete'].bind(router);
     register(path.slice(API_V1_PREFIX.length), async (req: Request, res: Response) => {
       const accessMark = opts.held.mark();
-      const caller = await keys.authenticate(bearerToken(req));
+      const caller = await keys.authenticate(bearerToken(req), checks.guard(clientIp(req), res));
       await limiter.admit(caller.apiKeyId, res);
+      // Read only now: a body too large, of another type or malformed is answered with the key's headers.
+      const raw = spec.body && !spec.multipart ? await readJson(json, req, res) : undefined;
       if (!caller.scopes.has(spec.scope)) throw forbidden(scopeMissing(spec.scope));
       if (spec.chatbot && !keyReaches(caller, String(req.params.id))) throw notFound(CHATBOT_NOT_FOUND);
       // The services check the role as they would a member's, and mask what visitors wrote for one that does not read conversations.
       setCurrentRole(keyRole(spec, caller.scopes));
-      const body = spec.body && !spec.multipart ? validate(spec.body, req.body ?? {}) : undefined;
+      const body = spec.body && !spec.multipart ? validate(spec.body, raw) : undefined;
       const query = spec.query ? validate(spec.query, req.query) : undefined;
       await handler({ req, res, key: caller, ownerId: caller.workspaceId, accessMark, body, query } as V1Call<typeof key>);
     });
@@ -54,18 +77,27 @@ export function apiV1Router(opts: ApiV1Options): Router {
   router.use((_req, res) => {
     res.status(404).json({ error: { code: 'not_found', message: 'Not found' } });
   });
-  const onError: ErrorRequestHandler = (err, _req, res, _next) => {
+  const onError: ErrorRequestHandler = (err, req, res, _next) => {
     const parsed = bodyParserError(err);
-    if (parsed) {
-      res.status(parsed.status).json({ error: { code: BODY_CODES[parsed.status] ?? 'invalid_request', message: parsed.body.message } });
-      return;
-    }
-    const { status, code, message } = mapError(err, opts.logger);
+    const { status, code, message } = parsed
+      ? { status: parsed.status, code: 'BAD_USER_INPUT' as const, message: parsed.body.message }
+      : mapError(err, opts.logger);
     if (res.headersSent) return void res.end();
-    res.status(status).json({ error: { code: CODES[code], message } });
+    if (status === 401) res.setHeader('WWW-Authenticate', bearerChallenge(bearerToken(req)));
+    res.status(status).json({ error: { code: BODY_CODES[status] ?? CODES[code], message } });
   };
   router.use(onError);
   return router;
+}
+
+/** The JSON body (an empty one reads as `{}`); a body of another type is 415, whatever the route's schema would say of it. */
+async function readJson(json: express.RequestHandler, req: Request, res: Response): Promise<unknown> {
+  // A body is there when its length is announced (and not zero) or it is chunked, as body-parser tells it.
+  const hasBody = req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
+  if (!hasBody) return {};
+  if (!req.is('application/json')) throw new HttpError(415, JSON_BODY_ONLY);
+  await new Promise<void>((resolve, reject) => json(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
+  return req.body ?? {};
 }
 
 /**
@@ -92,6 +124,7 @@ const CODES: Record<GraphQLErrorCode, string> = {
   SERVICE_UNAVAILABLE: 'unavailable',
   INTERNAL_SERVER_ERROR: 'internal_error',
 };
+/** Statuses of the body's refusals, whichever part of the gateway made them (the JSON reader, the upload reader). */
 const BODY_CODES: Record<number, string> = { 413: 'payload_too_large', 415: 'unsupported_media_type' };
 
 /** The value, as the schema reads it; the first problem as a 400 naming its field. */

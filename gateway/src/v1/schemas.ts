@@ -109,11 +109,24 @@ export const ChatRequest = z
   })
   .meta({ id: 'ChatRequest', examples: [{ message: 'When do you open?', visitor: { id: 'user-42', name: 'Ada' } }] });
 
+export const ChatUsage = z.object({ promptTokens: z.number(), completionTokens: z.number(), totalTokens: z.number() }).meta({
+  id: 'ChatUsage',
+  description: "The tokens the answer is billed for (the model's counts); zero for an answer no model wrote (a Q&A pair's, offline mode).",
+});
+
 export const ChatReply = z
-  .object({ message: z.string(), conversationId: z.string(), messageId: z.string(), sources: z.array(Source) })
+  .object({ message: z.string(), conversationId: z.string(), messageId: z.string(), sources: z.array(Source), usage: ChatUsage })
   .meta({
     id: 'ChatReply',
-    examples: [{ message: 'We open at nine [1].', conversationId: 'c_…', messageId: '9b1…', sources: [{ entryId: 'e1', title: 'Hours' }] }],
+    examples: [
+      {
+        message: 'We open at nine [1].',
+        conversationId: 'c_…',
+        messageId: '9b1…',
+        sources: [{ entryId: 'e1', title: 'Hours' }],
+        usage: { promptTokens: 412, completionTokens: 9, totalTokens: 421 },
+      },
+    ],
   });
 
 export const Message = z
@@ -272,6 +285,12 @@ export const OpenAIChatRequest = z
     model: z.string().meta({ description: "A chatbot's id (GET /openai/models lists them)." }),
     messages: z.array(OpenAIMessage).min(1, 'messages must hold at least one message'),
     stream: z.boolean().nullable().optional(),
+    stream_options: z
+      .object({ include_usage: z.boolean().optional() })
+      .loose()
+      .nullable()
+      .optional()
+      .meta({ description: 'include_usage: true ends a stream with a chunk of no choices carrying the usage.' }),
     user: z.string().optional(),
   })
   .loose()
@@ -296,6 +315,9 @@ export const OpenAIChatCompletion = z
         logprobs: z.null(),
       }),
     ),
+    usage: z
+      .object({ prompt_tokens: z.number(), completion_tokens: z.number(), total_tokens: z.number() })
+      .meta({ description: "The tokens the answer is billed for (the model's counts); zero for an answer no model wrote." }),
     parley_sources: z.array(Source).meta({ description: 'What the answer cites (ignored by OpenAI clients).' }),
   })
   .meta({ id: 'OpenAIChatCompletion' });

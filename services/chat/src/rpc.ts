@@ -96,6 +96,7 @@ const toSendMessageResponse = (r: SendMessageResult) =>
     handoff: r.handoff ? toHandoffState(r.handoff) : undefined,
     offerHandoff: r.offerHandoff,
     unanswered: r.unanswered,
+    usage: r.usage ?? undefined,
   });
 
 function toConversationMessage(c: Conversation, messages: Message[] = []): ConversationMessage {

@@ -20,6 +20,7 @@ export const REDIS_KEY_FAMILIES = {
   conversationChannel: 'conversation',
   inboxChannel: 'inbox',
   accessChannel: 'access',
+  apiKeyFailures: 'api-key-failures',
 } as const;
 
 const join = (...parts: string[]) => parts.join(':');
@@ -44,6 +45,8 @@ export function redisKeys(prefix: string) {
     chatLimitChallengeUsed: (signature: string) => join(prefix, f.chatLimit, 'challenge', signature),
     /** Calls one developer API key made in the current window (gateway; docs/adr/0033-developer-api.md). */
     apiRateKey: (apiKeyId: string) => join(prefix, f.apiRate, 'key', apiKeyId),
+    /** Developer API key checks auth refused for one client address in the current window (gateway; docs/adr/0033-developer-api.md). */
+    apiKeyFailuresIp: (ip: string) => join(prefix, f.apiKeyFailures, 'ip', ip),
     /** Failed logins per (IP or "-", account hash), per IP, per account hash (auth). */
     loginFailuresIpAccount: (ip: string, accountHash: string) =>
       join(prefix, f.auth, 'login-failures', 'ip-account', ip || '-', accountHash),

@@ -22,6 +22,8 @@ describe('redisKeys', () => {
     expect(keys.conversationChannel('c0nv')).toBe('parley:conversation:c0nv');
     expect(keys.inboxChannel('owner')).toBe('parley:inbox:owner');
     expect(keys.accessChannel()).toBe('parley:access:changes');
+    expect(keys.apiRateKey('k3y')).toBe('parley:api-rate:key:k3y');
+    expect(keys.apiKeyFailuresIp('203.0.113.7')).toBe('parley:api-key-failures:ip:203.0.113.7');
   });
 
   it('keeps the families apart', () => {

@@ -104,6 +104,13 @@ export interface SendMessageResult {
   offerHandoff: boolean;
   /** The knowledge could not answer (the unanswered rule: the answer cites nothing and is no Q&A pair's). */
   unanswered: boolean;
+  /** The tokens the answer is billed for (the recorder's UsageRecorded counts); null when no model answered: nothing billed. */
+  usage: AnswerUsage | null;
+}
+
+export interface AnswerUsage {
+  promptTokens: number;
+  completionTokens: number;
 }
 
 /** A message the bot stays silent on: a person has the conversation, the message is stored for them (step 3b). */
@@ -292,6 +299,7 @@ async function answer(
       handoff: turn.state,
       offerHandoff: false,
       unanswered: false,
+      usage: null,
     };
   }
   let cited: CitedAnswer;
@@ -309,7 +317,9 @@ async function answer(
   const messageId = await deps.recorder.record(turn, cited, usage);
   const unanswered = turn.kind !== 'qa' && cited.sources.length === 0;
   const offerHandoff = offersHandoff(turn.chatbot.handoff?.enabled === true, unanswered, turn.input.message);
-  return { ...cited, sessionId: turn.input.sessionId, messageId, handoff: null, offerHandoff, unanswered };
+  // The counts the recorder billed (UsageRecorded), so the caller can tell its own client what the answer cost.
+  const billed = usage ? { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens } : null;
+  return { ...cited, sessionId: turn.input.sessionId, messageId, handoff: null, offerHandoff, unanswered, usage: billed };
 }
 
 export async function sendMessage(deps: PublicChatDeps, raw: RawMessageInput): Promise<SendMessageResult> {

@@ -520,6 +520,15 @@ export declare type SendMessageResponse = Message<"parley.chat.v1.SendMessageRes
    * @generated from field: bool unanswered = 7;
    */
   unanswered: boolean;
+
+  /**
+   * The tokens the answer is billed for: the model's counts, exactly as UsageRecorded carries them
+   * to billing (estimated there too when the provider reports none). Unset when no model answered
+   * (a Q&A pair's answer, offline mode, a person has the conversation): nothing is billed.
+   *
+   * @generated from field: parley.chat.v1.TokenUsage usage = 8;
+   */
+  usage?: TokenUsage | undefined;
 };
 
 /**
@@ -2456,6 +2465,29 @@ export declare type SummarizeConversationResponse = Message<"parley.chat.v1.Summ
  * Use `create(SummarizeConversationResponseSchema)` to create a new message.
  */
 export declare const SummarizeConversationResponseSchema: GenMessage<SummarizeConversationResponse>;
+
+/**
+ * One answer's token counts (an answer's counts are far below 2^32).
+ *
+ * @generated from message parley.chat.v1.TokenUsage
+ */
+export declare type TokenUsage = Message<"parley.chat.v1.TokenUsage"> & {
+  /**
+   * @generated from field: uint32 prompt_tokens = 1;
+   */
+  promptTokens: number;
+
+  /**
+   * @generated from field: uint32 completion_tokens = 2;
+   */
+  completionTokens: number;
+};
+
+/**
+ * Describes the message parley.chat.v1.TokenUsage.
+ * Use `create(TokenUsageSchema)` to create a new message.
+ */
+export declare const TokenUsageSchema: GenMessage<TokenUsage>;
 
 /**
  * Public chat and conversation history. Owned by the chat service, which keeps no state of its own

@@ -124,6 +124,8 @@ describe('a Q&A answer', () => {
     });
     expect(calls).toEqual(['admission', 'chatbot', 'day-limits', 'record']);
     expect(recorded[0]).toMatchObject({ text: 'Yes, to 30 countries [1].', usage: null, turn: { kind: 'qa' } });
+    // Nothing is billed, and the answer says so.
+    expect(result.usage).toBeNull();
   });
 
   it('wins in offline mode too, and streams as one delta then done', async () => {
@@ -153,6 +155,8 @@ describe('a model answer', () => {
     // What the visitor finally sees is what is recorded; the usage is the model's.
     expect(recorded[0].text).toBe(result.message);
     expect(recorded[0].usage?.text).toBe('Refunds take 30 days [2]. We open at nine [1][7].');
+    // The answer carries the counts it is billed for.
+    expect(result.usage).toEqual({ promptTokens: 10, completionTokens: 3 });
   });
 
   it('cites nothing when the answer tags nothing', async () => {
@@ -164,7 +168,11 @@ describe('a model answer', () => {
     const { deps, recorded } = scripted({ reply: 'Refunds [2].' });
     const { deltas, done } = await collect(streamMessage(deps, message()));
     expect(deltas.join('')).toBe('Refunds [2].');
-    expect(done).toMatchObject({ message: 'Refunds [1].', sources: [{ entryId: 'e-refunds' }] });
+    expect(done).toMatchObject({
+      message: 'Refunds [1].',
+      sources: [{ entryId: 'e-refunds' }],
+      usage: { promptTokens: 10, completionTokens: 3 },
+    });
     expect(recorded[0].text).toBe('Refunds [1].');
   });
 
@@ -185,6 +193,7 @@ describe('an offline answer', () => {
     expect(result.message).toContain('> We open at nine. [1]');
     expect(result.message).toContain('> Refunds within 30 days. [2]');
     expect(result.sources.map((s) => s.entryId)).toEqual(['e-hours', 'e-refunds']);
+    expect(result.usage).toBeNull();
     expect(calls).toEqual(['admission', 'chatbot', 'day-limits', 'record']);
   });
 });
