@@ -30,7 +30,9 @@ function chatPageBuild(): Plugin {
     },
     async closeBundle() {
       if (!existsSync(chatPageRuntime)) {
-        throw new Error(`${chatPageRuntime} is missing: install the chat page with \`npm run setup\` (or \`npm install\` in web/chat-page)`);
+        throw new Error(
+          `${chatPageRuntime} is missing: install the chat page with \`npm run setup\` (or \`npm install\` in web/chat-page)`,
+        );
       }
       await build({ configFile: chatPageConfig, logLevel: 'warn', build: { outDir } });
     },
