@@ -15,7 +15,7 @@ test('a visitor chats with a bot: streamed answer, restored on reload, cleared, 
   const bot = await createBot(request, token, 'Acme Support', 'Acme opens at nine in the morning and closes at six in the evening.');
 
   const visitor = await context.newPage();
-  // The page runs on React 18 (ADR 21): nothing it does may throw or log an error (the browser's own
+  // The page runs on preact/compat (ADR 38): nothing it does may throw or log an error (the browser's own
   // line for a refused request aside: the inactive bot below is a 404 on purpose).
   const errors: string[] = [];
   visitor.on('pageerror', (err) => errors.push(err.message));

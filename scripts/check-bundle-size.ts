@@ -3,10 +3,11 @@
 //     every modulepreload link, gzip-compressed; what it loads later with import() (the Markdown
 //     renderer, the proof-of-work solver) is not counted, since most visitors never load it;
 //   - widget.js, the loader owners paste into their sites.
-// And that the chat page, built with React 18 (ADR 21), calls nothing React 18 lacks: React's
-// packages are CommonJS, so the build cannot tell, and the page would fail only when it ran.
+// And that the chat page, built on preact/compat (ADR 38), calls none of the hooks and APIs React 19
+// added, which preact/compat lacks: a named import of one fails the build, but a call through
+// `React.` or the default export would fail only when the page ran.
 // Prints each file and the totals; exits 1 when a total is past its budget or the page calls an API
-// React 18 lacks.
+// its runtime lacks.
 // `--build` first builds web/dist when its sources changed (as the test command does for Playwright);
 // WEB_DIST_DIR measures another build folder.
 import { existsSync, readFileSync } from 'node:fs';
@@ -18,7 +19,7 @@ const KIB = 1024;
 const CHAT_PAGE_BUDGET = 60_000;
 const WIDGET_BUDGET = 10_000;
 
-/** What React 19 added that the page's code could call (React 18.3 has none of them). */
+/** What React 19 added that the page's code could call (preact/compat, like React 18.3, has none of them). */
 const REACT_19_ONLY = ['useActionState', 'useOptimistic', 'useEffectEvent', 'useFormStatus', 'requestFormReset', 'captureOwnerStack'];
 
 const root = new URL('..', import.meta.url).pathname;
@@ -113,6 +114,6 @@ if (import.meta.main) {
   const sizes = bundleSizes();
   printBundleSizes(sizes);
   const calls = react19Calls();
-  for (const call of calls) console.error(`the chat page calls ${call}, which React 18 (its runtime, ADR 21) does not have`);
+  for (const call of calls) console.error(`the chat page calls ${call}, which preact/compat (its runtime, ADR 38) does not have`);
   process.exit(sizes.every(({ total, budget }) => total <= budget) && calls.length === 0 ? 0 : 1);
 }

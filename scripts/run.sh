@@ -42,8 +42,8 @@ install_when_changed() {
 
 ensure_deps() {
   install_when_changed . "dependencies" package.json */package.json services/*/package.json package-lock.json
-  # The public chat page is its own package on React 18 (ADR 21), with its own install (the app keeps
-  # React 19, and npm keeps one version of a package per tree).
+  # The public chat page is its own package on preact/compat (ADR 21, ADR 38), with its own install
+  # (the app keeps React 19, and npm keeps one version of a package per tree).
   install_when_changed web/chat-page "the public chat page (web/chat-page)" \
     web/chat-page/package.json web/chat-page/package-lock.json
 }

@@ -1,4 +1,5 @@
-// `npm run typecheck`: the server code, the web app and the public chat page (on React 18's types),
+// `npm run typecheck`: the server code, the web app and the public chat page (on React 18's types, the
+// API of preact/compat, its runtime),
 // each with its own tsconfig.
 import { execFileSync } from 'node:child_process';
 import { root } from './stack.ts';

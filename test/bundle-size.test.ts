@@ -1,5 +1,6 @@
 // The bundle size check (scripts/check-bundle-size.ts) reads the built page's script graph from the
-// build's own output: its static and later imports, and the React 19 APIs the React 18 page calls.
+// build's own output: its static and later imports, and the React 19 APIs the page (on preact/compat,
+// which lacks them) calls.
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

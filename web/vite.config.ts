@@ -15,10 +15,10 @@ const root = fileURLToPath(new URL('.', import.meta.url));
 const REACT_CHUNK = { name: 'react', test: /node_modules[\\/](react|react-dom|scheduler)[\\/]/ };
 
 // The public chat page (/chat/{uniqueId}, the widget's /embed/{uniqueId}) and widget.js are a
-// package of their own, chat-page/, on React 18 (ADR 21). This build runs that package's build after
-// the app's, into the same folder, so whatever builds web/dist builds the page and the widget too.
+// package of their own, chat-page/, on preact/compat (ADR 38). This build runs that package's build
+// after the app's, into the same folder, so whatever builds web/dist builds the page and the widget too.
 const chatPageConfig = fileURLToPath(new URL('chat-page/vite.config.ts', import.meta.url));
-const chatPageReact = fileURLToPath(new URL('chat-page/node_modules/react-dom', import.meta.url));
+const chatPageRuntime = fileURLToPath(new URL('chat-page/node_modules/preact', import.meta.url));
 
 function chatPageBuild(): Plugin {
   let outDir = resolve(root, 'dist');
@@ -29,16 +29,18 @@ function chatPageBuild(): Plugin {
       outDir = resolve(config.root, config.build.outDir);
     },
     async closeBundle() {
-      if (!existsSync(chatPageReact)) {
-        throw new Error(`${chatPageReact} is missing: install the chat page with \`npm run setup\` (or \`npm install\` in web/chat-page)`);
+      if (!existsSync(chatPageRuntime)) {
+        throw new Error(
+          `${chatPageRuntime} is missing: install the chat page with \`npm run setup\` (or \`npm install\` in web/chat-page)`,
+        );
       }
       await build({ configFile: chatPageConfig, logLevel: 'warn', build: { outDir } });
     },
   };
 }
 
-// In development the chat page has its own server (`npm run dev` in chat-page/, port 5174, on React
-// 18); the app's server sends its addresses there.
+// In development the chat page has its own server (`npm run dev` in chat-page/, port 5174, on
+// preact/compat); the app's server sends its addresses there.
 const chatPageDevServer = process.env.CHAT_PAGE_DEV_URL ?? 'http://localhost:5174';
 
 function chatPageRedirect(): Plugin {

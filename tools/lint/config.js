@@ -26,7 +26,7 @@ const features = foldersIn('web/src/features/');
 // Which folder may import which (import-x/no-restricted-paths resolves every import, package names
 // like @parley/billing included, and compares real paths). Imports flow one way:
 // web app → features → shared web code; service → service kit (services/common) and proto. The public
-// chat page (web/chat-page, on React 18, ADR 21) imports nothing from the dashboard (web/src, on React 19),
+// chat page (web/chat-page, on preact/compat, ADR 38) imports nothing from the dashboard (web/src, on React 19),
 // which may use only the page's shared components and helpers.
 const boundaries = [
   // A service talks to another only over RPC or a queue, never by importing its code; the kit
@@ -64,8 +64,8 @@ const boundaries = [
     target: 'web/chat-page',
     from: 'web/src',
     message:
-      'The public chat page runs on React 18 and must stay small: it imports nothing from the dashboard (web/src). ' +
-      'Give the page its own copy, or move the module into web/chat-page/src/components or src/lib (ADR 21).',
+      'The public chat page runs on preact/compat and must stay small: it imports nothing from the dashboard (web/src). ' +
+      'Give the page its own copy, or move the module into web/chat-page/src/components or src/lib (ADR 21, ADR 38).',
   },
   {
     target: 'web/src',

@@ -1,15 +1,15 @@
 import { fileURLToPath } from 'node:url';
 import tailwindcss from '@tailwindcss/vite';
-import react from '@vitejs/plugin-react';
-import { build, defineConfig, type Connect, type Plugin } from 'vite';
+import { build, defineConfig, type Alias, type Connect, type Plugin } from 'vite';
 
 // The public chat page (chat.html) and widget.js, built into the web app's web/dist, which the
 // gateway serves: chat.html for /chat/{uniqueId} and the widget's iframe /embed/{uniqueId}, its
 // scripts under /assets, and /widget.js. The web app's build runs this one after its own (so
 // whatever builds web/dist builds these too); `vite build` here builds them alone.
-// React is this package's own install, React 18, whose react-dom is about 24 KB gzip smaller than
-// React 19's: that brings the page within its 60 KB budget (ADR 21). The page calls nothing React 19
-// added (scripts/check-bundle-size.ts fails `npm test` otherwise).
+// The page is written against React's API and runs on Preact's React-compatible layer
+// (preact/compat: 7.7 KiB gzip with Preact and its hooks, against React 18's 43.6 KiB), so that it
+// stays well within its 60 KB budget (ADR 38). The page calls nothing React 19 added, which
+// preact/compat lacks too (scripts/check-bundle-size.ts fails `npm test` otherwise).
 
 // In development the API and the uploaded media live on the gateway.
 const gateway = process.env.GATEWAY_URL ?? 'http://localhost:8080';
@@ -34,6 +34,22 @@ function publicChatRoutes(): Plugin {
     },
   };
 }
+
+/**
+ * React's entry points, as the page, Testing Library and the Markdown renderer import them, sent to
+ * Preact's compatible layer. Only this package's build, dev server and tests use them: the dashboard
+ * imports the page's shared components from its own React 19 (web/vite.config.ts).
+ */
+export const PREACT_COMPAT: Alias[] = [
+  { find: /^react\/jsx-runtime$/, replacement: 'preact/compat/jsx-runtime' },
+  { find: /^react\/jsx-dev-runtime$/, replacement: 'preact/compat/jsx-dev-runtime' },
+  { find: /^react-dom\/client$/, replacement: 'preact/compat/client' },
+  { find: /^react-dom\/test-utils$/, replacement: 'preact/test-utils' },
+  { find: /^react(-dom)?$/, replacement: 'preact/compat' },
+];
+
+/** JSX compiled for React's automatic runtime, which PREACT_COMPAT sends to Preact's. */
+export const JSX = { runtime: 'automatic', importSource: 'react' } as const;
 
 // widget.js, the loader host pages include (ADR 19): under a stable name (the snippet on owners'
 // sites never changes), as one classic script without dependencies, built after the page into the
@@ -65,7 +81,11 @@ function widgetScript(): Plugin {
 
 export default defineConfig({
   root,
-  plugins: [react(), tailwindcss(), publicChatRoutes(), widgetScript()],
+  // No @vitejs/plugin-react: its Fast Refresh drives React's renderer, which the page does not run
+  // (in development an edited component reloads the page).
+  plugins: [tailwindcss(), publicChatRoutes(), widgetScript()],
+  oxc: { jsx: JSX },
+  resolve: { alias: PREACT_COMPAT, dedupe: ['preact'] },
   // The web app's favicon, in development; its build copies web/public into web/dist.
   publicDir: '../public',
   build: {
@@ -75,8 +95,8 @@ export default defineConfig({
     copyPublicDir: false,
     rolldownOptions: {
       input: { chat: fileURLToPath(new URL('chat.html', import.meta.url)) },
-      // React in a chunk of its own: it changes less often than the page.
-      output: { codeSplitting: { groups: [{ name: 'react', test: /node_modules[\\/](react|react-dom|scheduler)[\\/]/ }] } },
+      // Preact in a chunk of its own: it changes less often than the page.
+      output: { codeSplitting: { groups: [{ name: 'preact', test: /node_modules[\\/]preact[\\/]/ }] } },
     },
   },
   server: {

@@ -11,8 +11,9 @@ export function documentTitle(screen?: string): string {
 /**
  * Names the browser tab after the screen, e.g. useDocumentTitle('Usage') gives "Usage — Parley".
  * An effect on document.title rather than React 19's hoisted <title>: the public chat page runs on
- * React 18 (docs/adr/0021-public-page-react-18.md), and one way for every screen keeps them alike. It
- * sits with the page's shared helpers, which the dashboard may import and the page's tests run on React 18.
+ * preact/compat (docs/adr/0038-public-page-preact-compat.md), which has no such hoisting, and one way
+ * for every screen keeps them alike. It sits with the page's shared helpers, which the dashboard may
+ * import and the page's tests run on preact/compat.
  */
 export function useDocumentTitle(screen?: string): void {
   useEffect(() => {

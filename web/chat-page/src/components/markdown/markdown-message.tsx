@@ -1,4 +1,4 @@
-import { Fragment, type ReactNode } from 'react';
+import { createElement, Fragment, type ReactNode } from 'react';
 import { compiler, RuleType, type MarkdownToJSX } from 'markdown-to-jsx/react';
 
 const SAFE_PROTOCOLS = new Set(['http:', 'https:', 'mailto:']);
@@ -109,8 +109,12 @@ export function MarkdownMessage({ content, renderText }: MarkdownMessageProps) {
     disableFrontmatter: true,
     overrides,
     sanitizer,
-    wrapper: Fragment,
+    // The blocks come back as a list, wrapped below: the parser builds its own wrapper element by
+    // hand, as it builds every element without `createElement`, and such objects only React renders
+    // (the public page runs on preact/compat, the dashboard on React).
+    wrapper: null,
     forceBlock: true,
+    createElement,
     renderRule(next, node, _renderChildren, state) {
       if (node.type === RuleType.link) {
         linkDepth += 1;
@@ -124,5 +128,5 @@ export function MarkdownMessage({ content, renderText }: MarkdownMessageProps) {
       return next();
     },
   };
-  return compiler(content, options);
+  return <Fragment>{compiler(content, options)}</Fragment>;
 }

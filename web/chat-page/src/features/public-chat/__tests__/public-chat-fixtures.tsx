@@ -67,8 +67,10 @@ export function field() {
   return screen.getByPlaceholderText('Type your message...') as HTMLTextAreaElement;
 }
 
+// Typing fires `input` events, which is what the page's onChange listens to on preact/compat (React's
+// onChange hears them too); a bare `change` event is what a browser sends only on leaving the field.
 export function type(text: string) {
-  fireEvent.change(field(), { target: { value: text } });
+  fireEvent.input(field(), { target: { value: text } });
 }
 
 export function pressEnter() {

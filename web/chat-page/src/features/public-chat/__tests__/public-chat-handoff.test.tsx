@@ -256,7 +256,7 @@ describe('talking to a person', () => {
     expect(screen.getAllByText(TIMED_OUT_MESSAGE)).toHaveLength(1);
     expect(screen.queryByText('Waiting for a person…')).toBeNull();
     const email = screen.getByLabelText('Your email');
-    fireEvent.change(email, { target: { value: ' visitor@example.com ' } });
+    fireEvent.input(email, { target: { value: ' visitor@example.com ' } });
     fireEvent.click(screen.getByRole('button', { name: 'Send' }));
     expect(await screen.findByText('visitor@example.com')).toBeTruthy();
     const lead = api.posts().at(-1)!;
@@ -283,7 +283,7 @@ describe('talking to a person', () => {
     // The notice shows even when the stream missed it.
     await stream.state({ status: 'bot', timedOut: true });
     expect(await screen.findByText(TIMED_OUT_MESSAGE)).toBeTruthy();
-    fireEvent.change(screen.getByLabelText('Your email'), { target: { value: 'nope' } });
+    fireEvent.input(screen.getByLabelText('Your email'), { target: { value: 'nope' } });
     fireEvent.click(screen.getByRole('button', { name: 'Send' }));
     expect((await screen.findByRole('alert')).textContent).toBe('Enter a valid email address');
   });

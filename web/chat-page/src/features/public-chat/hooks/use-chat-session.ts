@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { withPerson, type StreamedMessage } from '../api/handoff-api';
 import { PublicChatError, SEND_MESSAGE_FAILED_MESSAGE, sendChatMessage, sendFeedback, type ChatReply } from '../api/public-chat-api';
 import {
@@ -81,7 +81,10 @@ export function useChatSession(uniqueId: string, welcomeMessage: string | null =
   const pendingRef = useRef(false);
   const abortRef = useRef<AbortController | null>(null);
 
-  useEffect(() => {
+  // Stored as soon as it is shown: Preact runs a plain effect only after the next frame, which a
+  // hidden frame or a tab in the background may not draw for a while, and drops it if the page goes
+  // first, so an answer that had arrived would be missing after a reload.
+  useLayoutEffect(() => {
     saveMessages(uniqueId, conversation.sessionId, conversation.messages);
   }, [uniqueId, conversation]);
 

@@ -50,7 +50,7 @@ describe('the lead form in the chat', () => {
     expect(form().queryByRole('button', { name: 'Skip' })).toBeNull();
     expect(field().disabled).toBe(true);
 
-    fireEvent.change(form().getByLabelText('Email'), { target: { value: 'ada@example.com' } });
+    fireEvent.input(form().getByLabelText('Email'), { target: { value: 'ada@example.com' } });
     fireEvent.click(form().getByRole('button', { name: 'Send' }));
     expect((await form().findByRole('alert')).textContent).toBe('Please tick the box to agree.');
 
@@ -104,7 +104,7 @@ describe('the lead form in the chat', () => {
     expect(screen.queryByRole('form', { name: /Leave your details/ })).toBeNull();
     await ask('Do you sell boats?');
     await screen.findByText('I do not know.');
-    fireEvent.change(form().getByLabelText('Email (optional)'), { target: { value: 'not-an-address' } });
+    fireEvent.input(form().getByLabelText('Email (optional)'), { target: { value: 'not-an-address' } });
     fireEvent.click(form().getByRole('button', { name: 'Send' }));
     expect((await form().findByRole('alert')).textContent).toBe('Please enter a valid email address.');
     expect((form().getByLabelText('Email (optional)') as HTMLInputElement).value).toBe('not-an-address');
