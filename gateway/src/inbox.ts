@@ -9,8 +9,11 @@ import { isoDate } from './chatbots.ts';
 import type { Clients } from './clients.ts';
 import { answerSources, type AnswerSourceView } from './conversations.ts';
 import type { Member } from './owners.ts';
+import { isUuid } from '@parley/common/ids.ts';
+import { CONVERSATION_NOT_FOUND } from '@parley/common/not-found.ts';
 
-export const CONVERSATION_NOT_FOUND = 'Conversation not found';
+export { CONVERSATION_NOT_FOUND };
+
 export const CONTENT_EMPTY = 'Write something first';
 export const CLIENT_MESSAGE_ID_INVALID = 'clientMessageId must be a UUID';
 /** What an agent without a display name is called where the visitor sees it (never their email). */
@@ -62,18 +65,16 @@ export interface InboxConversationView {
   lead: InboxLeadView | null;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** A conversation id as the chat service writes them (a UUID); anything else names none. */
 export function conversationId(raw: string): string {
   const id = raw.trim();
-  if (!UUID.test(id)) throw notFound(CONVERSATION_NOT_FOUND);
+  if (!isUuid(id)) throw notFound(CONVERSATION_NOT_FOUND);
   return id.toLowerCase();
 }
 
 function clientMessageId(raw: string): string {
   const id = raw.trim();
-  if (!UUID.test(id)) throw invalid(CLIENT_MESSAGE_ID_INVALID);
+  if (!isUuid(id)) throw invalid(CLIENT_MESSAGE_ID_INVALID);
   return id.toLowerCase();
 }
 

@@ -9,8 +9,10 @@ import type { Clients } from '../clients.ts';
 import type { HeldStreams } from '../held-streams.ts';
 import type { ApiKeyCaller, KeyChecker } from './keys.ts';
 import type { API_V1_ROUTES, ApiRouteKey } from './routes.ts';
+import { CHATBOT_NOT_FOUND } from '@parley/common/not-found.ts';
 
-export const CHATBOT_NOT_FOUND = 'Chatbot not found';
+export { CHATBOT_NOT_FOUND };
+
 export const scopeMissing = (scope: string) => `This API key lacks the "${scope}" scope.`;
 
 export interface ApiV1Options {

@@ -22,10 +22,12 @@ import { readKnowledgeUpload } from '../rest/knowledge-upload.ts';
 import { loadUsageReport, money, parseUsageQuery, restUsageReport } from '../usage.ts';
 import { CHATBOT_NOT_FOUND, keyReaches, pageLimit, type ApiV1Options, type On } from './call.ts';
 import { webhookRoutes } from './webhooks.ts';
+import { CONVERSATION_NOT_FOUND } from '@parley/common/not-found.ts';
+
+export { CONVERSATION_NOT_FOUND };
 
 export const KEY_KEPT_TO_CHATBOTS = 'This API key is kept to some chatbots: it cannot create chatbots.';
 export const USAGE_NEEDS_CHATBOT = 'This API key is kept to some chatbots: give chatbotId, one of them.';
-export const CONVERSATION_NOT_FOUND = 'Conversation not found';
 export const CURSOR_INVALID = 'cursor is not valid: pass the nextCursor of the previous page';
 
 /** A chatbot as the API shows it: settings without the dashboard's appearance, visitor limits, lead form and handoff. */

@@ -3,6 +3,7 @@
 import { invalid, notFound } from '@parley/common/rpc-errors.ts';
 import { hasControlCharacters, isValidEmail, MAX_EMAIL_LENGTH, normalizeEmail } from './email.ts';
 import { MAX_NAME_LENGTH } from './registration-input.ts';
+import { isUuid } from '@parley/common/ids.ts';
 
 export const ACCOUNT_NOT_FOUND = 'Account not found';
 
@@ -24,10 +25,8 @@ export function parseNewEmail(raw: string): string {
   return email;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** The gateway passes the id of the user it authenticated; anything else cannot be an account. */
 export function parseUserId(raw: string): string {
-  if (!UUID.test(raw)) throw notFound(ACCOUNT_NOT_FOUND);
+  if (!isUuid(raw)) throw notFound(ACCOUNT_NOT_FOUND);
   return raw.toLowerCase();
 }

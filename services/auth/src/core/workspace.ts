@@ -4,6 +4,7 @@ import { invalid, notFound } from '@parley/common/rpc-errors.ts';
 import { isRole, type Role } from '@parley/common/roles.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import { hasControlCharacters } from './email.ts';
+import { isUuid } from '@parley/common/ids.ts';
 
 export const WORKSPACE_NOT_FOUND = 'Workspace not found';
 export const MEMBER_NOT_FOUND = 'Member not found';
@@ -21,10 +22,6 @@ export interface WorkspaceView {
   /** The asking member's choice of mails about visitors waiting for a person. */
   notifyHandoff: boolean;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export const isUuid = (raw: string) => UUID.test(raw);
 
 /** A workspace id from a caller: anything that is not a UUID names no workspace (NOT_FOUND). */
 export function parseWorkspaceId(raw: string): string {

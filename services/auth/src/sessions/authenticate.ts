@@ -6,7 +6,8 @@ import { isRole } from '@parley/common/roles.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { AccountUser } from '../core/account-user.ts';
 import { hashSessionToken } from '../core/session-token.ts';
-import { isUuid, WORKSPACE_NOT_FOUND, type WorkspaceView } from '../core/workspace.ts';
+import { WORKSPACE_NOT_FOUND, type WorkspaceView } from '../core/workspace.ts';
+import { isUuid } from '@parley/common/ids.ts';
 
 export const SESSION_INVALID = 'Session expired. Please login again.';
 

@@ -6,7 +6,8 @@
 import { forbidden, notFound } from '@parley/common/rpc-errors.ts';
 import { can, isRole, roleLacksPermission, type Permission, type Role } from '@parley/common/roles.ts';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
-import { isUuid, parseWorkspaceId, WORKSPACE_NOT_FOUND, type WorkspaceView } from '../core/workspace.ts';
+import { parseWorkspaceId, WORKSPACE_NOT_FOUND, type WorkspaceView } from '../core/workspace.ts';
+import { isUuid } from '@parley/common/ids.ts';
 
 export interface ActorInput {
   userId: string;

@@ -6,7 +6,7 @@
 import type { Logger } from '@parley/common/logger.ts';
 import { can, isRole } from '@parley/common/roles.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
-import { isUuid } from '../core/workspace.ts';
+import { isUuid } from '@parley/common/ids.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { handoffRequestedMail } from '../mail/templates.ts';
 

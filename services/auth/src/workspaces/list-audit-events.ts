@@ -3,7 +3,7 @@
 // meanwhile neither shift nor repeat a page.
 import { invalid } from '@parley/common/rpc-errors.ts';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
-import { isUuid } from '../core/workspace.ts';
+import { isUuid } from '@parley/common/ids.ts';
 import { findMember, type ActorInput } from './access.ts';
 import { auditEventSelect, auditOrder, toAuditEventView, type AuditEventView } from './audit-events.ts';
 

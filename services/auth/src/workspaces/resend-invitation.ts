@@ -2,7 +2,7 @@
 // 7 days, mailed once committed.
 import { notFound } from '@parley/common/rpc-errors.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
-import { isUuid } from '../core/workspace.ts';
+import { isUuid } from '@parley/common/ids.ts';
 import { changeAsMember, type ActorInput } from './access.ts';
 import { memberAudit, recordAudit } from './audit.ts';
 import { hashInvitationToken, newInvitationToken } from './invitation-token.ts';

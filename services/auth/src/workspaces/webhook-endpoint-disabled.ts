@@ -5,6 +5,7 @@ import type { Logger } from '@parley/common/logger.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { webhookEndpointDisabledMail } from '../mail/templates.ts';
+import { isUuid } from '@parley/common/ids.ts';
 
 export interface EndpointDisabledMailDeps {
   db: PrismaClient;
@@ -13,14 +14,12 @@ export interface EndpointDisabledMailDeps {
   publicUrl: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** Returns how many owners were mailed. */
 export async function mailEndpointDisabled(
   deps: EndpointDisabledMailDeps,
   input: { ownerId: string; endpointId: string; url: string; lastError: string },
 ): Promise<number> {
-  if (!UUID.test(input.ownerId)) return 0;
+  if (!isUuid(input.ownerId)) return 0;
   const workspace = await deps.db.workspace.findUnique({
     where: { id: input.ownerId },
     select: { name: true, memberships: { where: { role: 'owner' }, select: { user: { select: { email: true } } } } },

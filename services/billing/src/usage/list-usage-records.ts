@@ -6,6 +6,7 @@ import { invalid } from '@parley/common/rpc-errors.ts';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
 import { parseUserId } from '../core/user-id.ts';
 import type { ReportedUsageRecord } from './usage-report.ts';
+import { isUuid } from '@parley/common/ids.ts';
 
 export const DEFAULT_PAGE_SIZE = 500;
 export const MAX_PAGE_SIZE = 1_000;
@@ -29,7 +30,6 @@ interface CursorKey {
   id: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const INVALID_CURSOR = 'cursor is not one this service gave out.';
 
 export async function listUsageRecords(deps: { prisma: PrismaClient }, input: ListUsageRecordsInput): Promise<UsageRecordsPage> {
@@ -77,7 +77,7 @@ export function decodeCursor(cursor: string): CursorKey {
     throw invalid(INVALID_CURSOR);
   }
   const { t, id } = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as { t?: unknown; id?: unknown };
-  if (typeof t !== 'string' || typeof id !== 'string' || !UUID.test(id)) throw invalid(INVALID_CURSOR);
+  if (typeof t !== 'string' || typeof id !== 'string' || !isUuid(id)) throw invalid(INVALID_CURSOR);
   const occurredAt = new Date(t);
   // Only the exact ISO text this service writes: a date Postgres would read differently is refused.
   if (Number.isNaN(occurredAt.getTime()) || occurredAt.toISOString() !== t) throw invalid(INVALID_CURSOR);

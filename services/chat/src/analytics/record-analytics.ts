@@ -14,6 +14,7 @@ import { ANSWER_MS_BUCKETS, HOURS_PER_DAY, addToDay, answerMsBucket, dayString, 
 import { addQuestionBatch } from './question-clusters.ts';
 import { lockDeletedChatbots } from '../core/deleted-chatbots.ts';
 import { recordInteractionsCounted, type InteractionsCounted } from './chatbot-interactions-counted.outbox.ts';
+import { isUuid } from '@parley/common/ids.ts';
 
 /** The ChatbotInteraction event, decoded. */
 export interface AnalyticsEventInput {
@@ -43,8 +44,6 @@ export interface AnalyticsEventInput {
  * event of a chatbot whose deletion was applied (DeletedChatbot), which counts nothing.
  */
 export type RecordAnalyticsResult = 'counted' | 'duplicate' | 'chatbot-deleted';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Bound on one transaction: rows of a busy chatbot's day are taken one batch at a time. */
 const TRANSACTION_TIMEOUT_MS = 20_000;
@@ -260,7 +259,7 @@ export function parseAnalyticsEvent(input: AnalyticsEventInput) {
   const requestId = input.requestId.trim();
   if (!requestId) throw invalid('request_id is required.');
   if (requestId.length > 200) throw invalid('request_id must be at most 200 characters.');
-  if (!UUID.test(input.chatbotId.trim())) throw invalid('chatbot_id must be a UUID.');
+  if (!isUuid(input.chatbotId.trim())) throw invalid('chatbot_id must be a UUID.');
   const ownerId = input.ownerId.trim();
   if (!ownerId) throw invalid('owner_id is required.');
   const at = [input.receivedAt, input.occurredAt].find((d) => d && !Number.isNaN(d.getTime()));

@@ -10,8 +10,7 @@ import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { RecentTurns } from '../public-chat/recent-turns.ts';
 import { deleteChatbotAnalytics } from '../analytics/delete-analytics.ts';
 import { recordChatbotDeleted } from '../core/deleted-chatbots.ts';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid } from '@parley/common/ids.ts';
 
 export interface DeleteChatbotConversationsDeps {
   db: PrismaClient;
@@ -29,7 +28,7 @@ export async function deleteChatbotConversations(
   deps: DeleteChatbotConversationsDeps,
   rawChatbotId: string,
 ): Promise<ChatbotConversationsDeleted> {
-  if (!UUID.test(rawChatbotId)) return { conversations: 0, recentTurns: 0 };
+  if (!isUuid(rawChatbotId)) return { conversations: 0, recentTurns: 0 };
   const chatbotId = rawChatbotId.toLowerCase();
   await recordChatbotDeleted(deps.db, chatbotId);
   const recentTurns = (await deps.recentTurns?.forgetChatbot(chatbotId)) ?? 0;

@@ -1,9 +1,11 @@
 // One conversation of one of the owner's chatbots, with its messages in the order they were sent.
 import { notFound } from '@parley/common/rpc-errors.ts';
-import { assertHistoryAccess, isUuid } from '../core/history-access.ts';
+import { assertHistoryAccess } from '../core/history-access.ts';
+import { isUuid } from '@parley/common/ids.ts';
 import type { ConversationsDeps } from './list-conversations.ts';
+import { CONVERSATION_NOT_FOUND } from '@parley/common/not-found.ts';
 
-export const CONVERSATION_NOT_FOUND = 'Conversation not found';
+export { CONVERSATION_NOT_FOUND };
 
 /** The longest session id looked up; the service issues far shorter ones. */
 const MAX_SESSION_ID_CHARS = 200;

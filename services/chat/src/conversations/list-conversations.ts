@@ -2,7 +2,8 @@
 // first, unpaged), or one page of them newest first by when each began (the developer API).
 import { invalid } from '@parley/common/rpc-errors.ts';
 import type { Conversation, PrismaClient } from '../generated/prisma/client.ts';
-import { assertHistoryAccess, isUuid, type HistoryAccessDeps } from '../core/history-access.ts';
+import { assertHistoryAccess, type HistoryAccessDeps } from '../core/history-access.ts';
+import { isUuid } from '@parley/common/ids.ts';
 
 /** The history tab lists sessions without paging; this bounds one answer. */
 export const MAX_LISTED_CONVERSATIONS = 1000;

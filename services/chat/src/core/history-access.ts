@@ -9,14 +9,13 @@ import { Plan, type BillingService } from '@parley/proto/parley/billing/v1/billi
 import type { ChatbotService } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import type { Logger } from '@parley/common/logger.ts';
 import { forbidden, invalid, notFound, unavailable } from '@parley/common/rpc-errors.ts';
+import { isUuid } from '@parley/common/ids.ts';
+import { CHATBOT_NOT_FOUND } from '@parley/common/not-found.ts';
 
-export const CHATBOT_NOT_FOUND = 'Chatbot not found';
+export { CHATBOT_NOT_FOUND };
+
 export const HISTORY_PRO_ONLY = 'Conversation history is available on the Pro plan.';
 export const HISTORY_UNAVAILABLE = 'Could not load conversation history. Please try again.';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export const isUuid = (raw: string) => UUID.test(raw.trim());
 
 export interface HistoryAccessDeps {
   chatbots: Client<typeof ChatbotService>;

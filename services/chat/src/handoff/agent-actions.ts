@@ -9,6 +9,7 @@ import { announceInboxRow, announceMove } from './announce.ts';
 import { CONVERSATION_COLUMNS, loadConversation, moveConversation, type ConversationRow, type MoveParams } from './conversation-moves.ts';
 import { CONVERSATION_NOT_FOUND, assertInboxAccess, parseAgent, parseConversationId, type HandoffDeps } from './handoff-deps.ts';
 import { messageView, type InboxItemView, type MessageRow, type MessageView } from './live-events.ts';
+import { isUuid } from '@parley/common/ids.ts';
 
 export const CONTENT_REQUIRED = 'Content is required';
 export const contentTooLong = (maxChars: number) => `Content is too long (maximum ${maxChars.toLocaleString('en-US')} characters)`;
@@ -16,8 +17,6 @@ export const CONTENT_CONTROL_CHARACTERS = 'Content must not contain control char
 export const CLIENT_MESSAGE_ID_INVALID = 'client_message_id must be a UUID';
 export const BOT_HAS_IT = 'The bot is answering this conversation: claim it first.';
 export const NOT_WITH_A_PERSON = 'This conversation is not waiting for a person.';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A reply's or note's text: trimmed, 1 to maxChars characters, no control characters but line breaks and tabs. */
 export function parseContent(raw: string, maxChars: number): string {
@@ -31,7 +30,7 @@ export function parseContent(raw: string, maxChars: number): string {
 
 export function parseClientMessageId(raw: string): string {
   const id = raw.trim().toLowerCase();
-  if (!UUID.test(id)) throw invalid(CLIENT_MESSAGE_ID_INVALID);
+  if (!isUuid(id)) throw invalid(CLIENT_MESSAGE_ID_INVALID);
   return id;
 }
 

@@ -12,7 +12,7 @@ import { forbidden, invalid, notFound, unavailable } from '@parley/common/rpc-er
 import type { WebhookPublisher } from '@parley/common/webhook-publisher.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { Admission } from '../core/admission.ts';
-import { isUuid } from '../core/history-access.ts';
+import { isUuid } from '@parley/common/ids.ts';
 import { charCount, MAX_VISITOR_FIELD_CHARS } from '../core/message-input.ts';
 import type { SessionIds } from '../core/session-id.ts';
 import type { CreditGate } from '../public-chat/credit-hold.ts';
@@ -21,10 +21,12 @@ import type { RecentTurns } from '../public-chat/recent-turns.ts';
 import type { Usage } from '../usage/publishers.ts';
 import type { HandoffMirror } from './announce.ts';
 import type { LiveHub, LivePublisher } from './live-hub.ts';
+import { CONVERSATION_NOT_FOUND } from '@parley/common/not-found.ts';
+
+export { CONVERSATION_NOT_FOUND };
 
 export const INBOX_PRO_ONLY = 'The live inbox is available on the Pro plan.';
 export const INBOX_UNAVAILABLE = 'Could not load the inbox. Please try again.';
-export const CONVERSATION_NOT_FOUND = 'Conversation not found';
 export const AGENT_REQUIRED = 'agent.id and agent.name are required.';
 export const AGENT_TOO_LONG = `agent.id and agent.name are at most ${MAX_VISITOR_FIELD_CHARS} characters.`;
 

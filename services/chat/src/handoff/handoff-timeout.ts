@@ -9,16 +9,15 @@ import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { announceMove, type AnnounceDeps } from './announce.ts';
 import { CONVERSATION_COLUMNS, type ConversationRow } from './conversation-moves.ts';
 import { messageView } from './live-events.ts';
+import { isUuid } from '@parley/common/ids.ts';
 
 /** What the visitor reads when nobody answered in time (the chat page shows the email field under it). */
 export const TIMEOUT_MESSAGE = 'Nobody is free to answer right now. Leave your email and we will get back to you.';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** Returns whether the wait ended here (false: the request was answered, handed back or asked again since). */
 export async function handoffTimedOut(deps: AnnounceDeps, event: { conversationId: string; requestedAt: Date }): Promise<boolean> {
   // A malformed payload names no conversation: nothing to do, and nothing to retry.
-  if (!UUID.test(event.conversationId) || Number.isNaN(event.requestedAt.getTime())) return false;
+  if (!isUuid(event.conversationId) || Number.isNaN(event.requestedAt.getTime())) return false;
   const [row] = await deps.db.$queryRawUnsafe<(ConversationRow & { messageId: bigint; messageAt: Date })[]>(
     `WITH moved AS (
        UPDATE "Conversation"

@@ -4,7 +4,8 @@
 // it. Listing and acting are Pro only; the count of open groups on the chatbot cards is every plan's.
 import { conflict, forbidden, invalid, notFound, unavailable } from '@parley/common/rpc-errors.ts';
 import type { QuestionCluster } from '../generated/prisma/client.ts';
-import { chatbotAccess, isUuid } from '../core/history-access.ts';
+import { chatbotAccess } from '../core/history-access.ts';
+import { isUuid } from '@parley/common/ids.ts';
 import type { InsightsDeps } from './get-analytics.ts';
 
 export const UNANSWERED_PRO_ONLY = 'Upgrade to Pro to see unanswered questions';

@@ -8,7 +8,8 @@ import type { ChatbotService } from '@parley/proto/parley/chatbot/v1/chatbot_pb.
 import type { Logger } from '@parley/common/logger.ts';
 import { invalid, notFound, unavailable } from '@parley/common/rpc-errors.ts';
 import type { Lead, PrismaClient } from '../generated/prisma/client.ts';
-import { CHATBOT_NOT_FOUND, isUuid } from '../core/history-access.ts';
+import { CHATBOT_NOT_FOUND } from '../core/history-access.ts';
+import { isUuid } from '@parley/common/ids.ts';
 import { parseExportRange } from '../export/export-conversations.ts';
 
 export const DEFAULT_LEADS_PAGE = 50;

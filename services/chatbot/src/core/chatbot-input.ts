@@ -1,14 +1,15 @@
 // Validation of chatbot input at the RPC boundary, with the messages owners see.
 import { invalid, notFound } from '@parley/common/rpc-errors.ts';
 import { isLanguageName, type LanguageName } from '@parley/proto/language.ts';
+import { isUuid } from '@parley/common/ids.ts';
+import { CHATBOT_NOT_FOUND } from '@parley/common/not-found.ts';
 
-export const CHATBOT_NOT_FOUND = 'Chatbot not found';
+export { CHATBOT_NOT_FOUND };
+
 export const NAME_REQUIRED = 'Name is required';
 export const NAME_MAX_CHARS = 100;
 export const NAME_TOO_LONG = `Name must be at most ${NAME_MAX_CHARS} characters`;
 export const LANGUAGE_INVALID = 'Language must be english, french or chinese';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Auth's user id, as the gateway passes it. */
 export function parseOwnerId(raw: string): string {
@@ -21,12 +22,8 @@ export function parseOwnerId(raw: string): string {
 /** A chatbot id that is not a UUID cannot name a chatbot: answered like an unknown one. */
 export function parseChatbotId(raw: string): string {
   const id = raw.trim();
-  if (!UUID.test(id)) throw notFound(CHATBOT_NOT_FOUND);
+  if (!isUuid(id)) throw notFound(CHATBOT_NOT_FOUND);
   return id.toLowerCase();
-}
-
-export function isUuid(raw: string): boolean {
-  return UUID.test(raw.trim());
 }
 
 export function parseName(raw: string): string {

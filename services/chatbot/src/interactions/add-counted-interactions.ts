@@ -6,7 +6,7 @@
 // never meet, and the same retention (7 days, far beyond any redelivery) and pruning serve both.
 import { invalid } from '@parley/common/rpc-errors.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
-import { isUuid } from '../core/chatbot-input.ts';
+import { isUuid } from '@parley/common/ids.ts';
 
 export interface AddCountedInteractionsDeps {
   db: PrismaClient;

@@ -2,7 +2,7 @@
 // once per request id however often the event is delivered (retries, duplicates, concurrent workers).
 import { invalid } from '@parley/common/rpc-errors.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
-import { isUuid } from '../core/chatbot-input.ts';
+import { isUuid } from '@parley/common/ids.ts';
 import { addCountedInteractions } from './add-counted-interactions.ts';
 
 export interface RecordInteractionDeps {

@@ -3,7 +3,7 @@
 // still working on a deleted entry finds it gone and does nothing (ingest/write-entry.ts).
 import { notFound } from '@parley/common/rpc-errors.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
-import { isUuid } from '../core/chatbot-input.ts';
+import { isUuid } from '@parley/common/ids.ts';
 import { findOwnedChatbot, type OwnedChatbotRef } from '../core/owned-chatbot.ts';
 
 export const ENTRY_NOT_FOUND = 'Text entry not found';

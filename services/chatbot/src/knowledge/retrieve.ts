@@ -14,7 +14,8 @@
 import { cache } from '@parley/common/cache.ts';
 import { invalid, notFound } from '@parley/common/rpc-errors.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
-import { CHATBOT_NOT_FOUND, isUuid } from '../core/chatbot-input.ts';
+import { CHATBOT_NOT_FOUND } from '../core/chatbot-input.ts';
+import { isUuid } from '@parley/common/ids.ts';
 import { queryText, searchConfigSql } from './search-text.ts';
 
 export const QUERY_REQUIRED = 'Query is required';

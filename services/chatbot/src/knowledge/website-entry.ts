@@ -3,7 +3,7 @@
 // the fetch; the entry then tells when it was fetched and whether its content changed.
 import { conflict, invalid, notFound } from '@parley/common/rpc-errors.ts';
 import type { PrismaClient, TextEntry } from '../generated/prisma/client.ts';
-import { isUuid } from '../core/chatbot-input.ts';
+import { isUuid } from '@parley/common/ids.ts';
 import { findOwnedChatbot, type OwnedChatbotRef } from '../core/owned-chatbot.ts';
 import type { EntryJobDeps } from './add-file-entry.ts';
 import { ENTRY_NOT_FOUND } from './delete-text-entry.ts';

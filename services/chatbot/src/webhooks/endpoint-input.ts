@@ -6,6 +6,7 @@ import { isIP } from 'node:net';
 import { invalid, notFound } from '@parley/common/rpc-errors.ts';
 import { WEBHOOK_EVENT_TYPES, isWebhookEventType, type WebhookEventType } from '@parley/common/webhook-events.ts';
 import { isPublicAddress } from '../core/address-guard.ts';
+import { isUuid } from '@parley/common/ids.ts';
 
 export const ENDPOINT_NOT_FOUND = 'Webhook endpoint not found';
 export const DELIVERY_NOT_FOUND = 'Webhook delivery not found';
@@ -20,12 +21,11 @@ export const TOO_MANY_ENDPOINTS = (max: number) => `A workspace may have at most
 /** Endpoints per workspace. */
 export const MAX_ENDPOINTS = 20;
 const MAX_URL_CHARS = 2000;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** An id that is not a UUID cannot name an endpoint: answered like an unknown one. */
 export function parseEndpointId(raw: string): string {
   const id = raw.trim().toLowerCase();
-  if (!UUID.test(id)) throw notFound(ENDPOINT_NOT_FOUND);
+  if (!isUuid(id)) throw notFound(ENDPOINT_NOT_FOUND);
   return id;
 }
 

@@ -4,7 +4,7 @@
 // is embedded once per message; when the embeddings endpoint fails, the answer goes on with
 // full-text search alone (logged at most once a minute), never failing the visitor (ADR 0015).
 import type { Logger } from '@parley/common/logger.ts';
-import { isUuid } from '../../core/chatbot-input.ts';
+import { isUuid } from '@parley/common/ids.ts';
 import { DEFAULT_K, MAX_K, type RetrievedChunk, type RetrieveChunks } from '../retrieve.ts';
 import { QUERY_TIMEOUT_MS } from './embedder.ts';
 

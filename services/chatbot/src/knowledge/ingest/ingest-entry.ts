@@ -6,7 +6,7 @@
 // work, does nothing.
 import type { Logger } from '@parley/common/logger.ts';
 import type { TextEntry } from '../../generated/prisma/client.ts';
-import { isUuid } from '../../core/chatbot-input.ts';
+import { isUuid } from '@parley/common/ids.ts';
 import type { PublicChange } from '../../core/public-revision.ts';
 import type { discoverPages } from '../sources/crawl.ts';
 import { parseFile } from '../sources/parse-file.ts';
