@@ -11,6 +11,7 @@
 import type { InboxItemFieldsFragment } from '../../gql/graphql';
 import { readToken } from '../../lib/token-storage';
 import { workspaceHeaders } from '../../lib/workspace/workspace-storage';
+import { readEventStream } from '../../../chat-page/src/lib/read-event-stream';
 
 export const INBOX_EVENTS_PATH = '/api/inbox/events';
 
@@ -21,36 +22,6 @@ export interface InboxListener {
   onConnected?: () => void;
   /** The server ended the stream for good, in these words (access taken away, or refused). */
   onEnded?: (message: string) => void;
-}
-
-export interface ServerSentEvent {
-  event: string;
-  data: string;
-}
-
-/**
- * Splits what arrived so far into complete events (a blank line ends one) and the rest. Comments
- * (`: ping`) are dropped; `data` lines are joined with newlines, as the EventSource standard does.
- */
-export function parseEvents(buffer: string): { events: ServerSentEvent[]; rest: string } {
-  const normalized = buffer.replace(/\r\n?/g, '\n');
-  const blocks = normalized.split('\n\n');
-  const rest = blocks.pop() ?? '';
-  const events: ServerSentEvent[] = [];
-  for (const block of blocks) {
-    let event = 'message';
-    const data: string[] = [];
-    for (const line of block.split('\n')) {
-      if (!line || line.startsWith(':')) continue;
-      const colon = line.indexOf(':');
-      const field = colon === -1 ? line : line.slice(0, colon);
-      const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
-      if (field === 'event') event = value;
-      else if (field === 'data') data.push(value);
-    }
-    if (data.length) events.push({ event, data: data.join('\n') });
-  }
-  return { events, rest };
 }
 
 /** The pause before the n-th attempt to connect again (n from 1): 1 s, 2 s, 4 s … 30 s at most. */
@@ -118,25 +89,19 @@ async function readOnce(signal: AbortSignal, connected: () => void): Promise<boo
   });
   if (!res.ok || !res.body) return res.status >= 400 && res.status < 500;
   connected();
-  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return false;
-    const parsed = parseEvents(buffer + value);
-    buffer = parsed.rest;
-    for (const { event, data } of parsed.events) {
-      if (event === 'error') {
-        const { status = 500, message } = JSON.parse(data) as { status?: number; message?: string };
-        if (status >= 400 && status < 500) {
-          for (const l of [...listeners]) l.onEnded?.(message ?? '');
-          return true;
-        }
-        continue;
+  // The public chat page's reader: one way of reading server-sent events in the web.
+  for await (const { event, data } of readEventStream(res.body)) {
+    if (event === 'error') {
+      const { status = 500, message } = JSON.parse(data) as { status?: number; message?: string };
+      if (status >= 400 && status < 500) {
+        for (const l of [...listeners]) l.onEnded?.(message ?? '');
+        return true;
       }
-      if (event !== 'conversation') continue;
-      const item = JSON.parse(data) as InboxItemFieldsFragment;
-      for (const l of [...listeners]) l.onItem?.(item);
+      continue;
     }
+    if (event !== 'conversation') continue;
+    const item = JSON.parse(data) as InboxItemFieldsFragment;
+    for (const l of [...listeners]) l.onItem?.(item);
   }
+  return false;
 }

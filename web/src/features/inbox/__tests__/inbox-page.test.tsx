@@ -4,7 +4,7 @@ import type { HandoffStatus } from '../../../gql/graphql';
 import { graphqlError, sampleUser, type Handler } from '../../../test/mock-link';
 import { openAsMember, personalWorkspace, sampleWorkspace, workspacesAnswer } from '../../../test/workspace-fixtures';
 import { INBOX_ACCESS_ENDED, INBOX_UPGRADE_TITLE, NOTIFY_LABEL } from '../components/inbox-page';
-import { inboxStreamRunning, parseEvents, reconnectDelay } from '../inbox-stream';
+import { inboxStreamRunning, reconnectDelay } from '../inbox-stream';
 import { placeItem, waitedFor } from '../inbox-lists';
 
 const proUser = { ...sampleUser, subscription: 'pro' as const };
@@ -397,14 +397,6 @@ describe('Inbox page', () => {
 });
 
 describe('the inbox stream and lists', () => {
-  it('parses events across chunks, skipping comments', () => {
-    const first = parseEvents(': ping\n\nevent: conversation\ndata: {"a":1}\n\nevent: conv');
-    expect(first.events).toEqual([{ event: 'conversation', data: '{"a":1}' }]);
-    const second = parseEvents(`${first.rest}ersation\r\ndata: {"b":2}\r\n\r\n`);
-    expect(second.events).toEqual([{ event: 'conversation', data: '{"b":2}' }]);
-    expect(second.rest).toBe('');
-  });
-
   it('waits longer before each reconnection, up to 30 s', () => {
     expect([1, 2, 3, 4, 5, 6, 7].map(reconnectDelay)).toEqual([1000, 2000, 4000, 8000, 16000, 30000, 30000]);
   });

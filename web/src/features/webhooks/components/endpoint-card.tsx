@@ -8,7 +8,7 @@ import type { WebhookEndpointsQuery } from '../../../gql/graphql';
 import { formatDateTime } from '../../../lib/format';
 import { useDeleteWebhookEndpoint, useRollWebhookSecret, useSetWebhookEnabled } from '../hooks/use-webhook-actions';
 import { httpStatusLabel } from '../webhook-labels';
-import { ConfirmDialog } from './confirm-dialog';
+import { ConfirmDialog } from '../../../components/ui/confirm-dialog';
 import { DeliveryLog } from './delivery-log';
 import { DeliveryStatusBadge } from './delivery-status-badge';
 import { EndpointDialog } from './endpoint-dialog';

@@ -4,7 +4,7 @@ import { Button } from '../../../components/ui/button';
 import { TextField } from '../../../components/ui/text-field';
 import type { Workspace } from '../../../lib/workspace/roles';
 import { useDeleteWorkspace } from '../hooks/use-workspace-settings';
-import { ConfirmDialog } from './confirm-dialog';
+import { ConfirmDialog } from '../../../components/ui/confirm-dialog';
 import { WorkspaceSection } from './workspace-section';
 
 /** The danger zone: deleting the workspace with everything it owns, confirmed with the password (owners, not the personal one). */

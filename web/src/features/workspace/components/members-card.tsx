@@ -8,7 +8,7 @@ import type { MembersQuery, WorkspaceRole } from '../../../gql/graphql';
 import { formatDate } from '../../../lib/format';
 import { hasPermission, ROLE_LABELS, type Workspace } from '../../../lib/workspace/roles';
 import { useChangeMemberRole, useLeaveWorkspace, useRemoveMember, useTransferOwnership } from '../hooks/use-member-actions';
-import { ConfirmDialog } from './confirm-dialog';
+import { ConfirmDialog } from '../../../components/ui/confirm-dialog';
 import { WorkspaceSection } from './workspace-section';
 
 type Member = MembersQuery['members'][number];

@@ -1,7 +1,7 @@
 // The conversation's live stream (GET /api/chatbot/public/{uniqueId}/events), read with fetch so
 // the embed page can mark the call. Loaded on its own (import()) when a person is involved.
 import { headersFor, isRecord, path, readHandoffState, StreamRefused, type HandoffState, type StreamedMessage } from './handoff-api';
-import { readEventStream } from './read-event-stream';
+import { readEventStream } from '../../../lib/read-event-stream';
 
 function readStreamedMessage(value: unknown, id: string | undefined): StreamedMessage | null {
   if (!isRecord(value) || typeof value.content !== 'string') return null;

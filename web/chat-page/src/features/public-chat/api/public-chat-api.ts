@@ -8,7 +8,7 @@ import type { Visitor } from '../embed-messages';
 import { PUBLIC_CHATBOT_NOT_FOUND } from '../not-found';
 import { readHandoffState, type HandoffState } from './handoff-api';
 import { readLeadForm, type LeadFormConfig } from '../lead-form/lead-form-config';
-import { readEventStream } from './read-event-stream';
+import { readEventStream } from '../../../lib/read-event-stream';
 
 export const SEND_MESSAGE_FAILED_MESSAGE = 'Failed to get response from chatbot';
 export const FEEDBACK_FAILED_MESSAGE = "Couldn't save your feedback";

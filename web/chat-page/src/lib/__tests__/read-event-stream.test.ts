@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readEventStream, type ServerSentEvent } from '../api/read-event-stream';
+import { readEventStream, type ServerSentEvent } from '../read-event-stream';
 
 function streamOf(chunks: string[]) {
   const encoder = new TextEncoder();

@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
-import { Alert } from '../../../components/ui/alert';
-import { Button } from '../../../components/ui/button';
-import { Dialog } from '../../../components/ui/dialog';
+import { Alert } from './alert';
+import { Button } from './button';
+import { Dialog } from './dialog';
 
 interface ConfirmDialogProps {
   title: string;
@@ -14,7 +14,7 @@ interface ConfirmDialogProps {
   onClose: () => void;
 }
 
-/** "Are you sure?" for a change to an endpoint that cannot be taken back (a deletion, a rolled secret). */
+/** "Are you sure?" for a change that cannot simply be taken back (a member removed, a workspace deleted, an endpoint deleted, a secret rolled). */
 export function ConfirmDialog({ title, children, confirmLabel, busyLabel, busy, error, onConfirm, onClose }: ConfirmDialogProps) {
   return (
     <Dialog title={title} description={children} onClose={onClose}>
