@@ -483,7 +483,10 @@ try {
   );
   check(Number(dupRows.n) === 0 && Number(debits.n) === Number(records.n), 'no usage record doubled (one per request id, one debit each)');
   check(billed >= answered, `no answered message unbilled (${answered} answered, ${billed} billed)`);
-  check(Number(unbilled.n) === 0, `every stored answer billed (${unbilled.n} of ${Number(stored.n) - 1} stored answers without a usage record)`);
+  check(
+    Number(unbilled.n) === 0,
+    `every stored answer billed (${unbilled.n} of ${Number(stored.n) - 1} stored answers without a usage record)`,
+  );
   check(Number(holds.n) === 0, 'no credit hold left once reconciled');
   check(billed <= served, `nothing billed that the provider did not serve (${billed} billed, ${served} served whole)`);
   check(paidNotBilled <= inFlight, `paid and not billed ${paidNotBilled} ≤ in flight at the kill ${inFlight}`);
