@@ -109,6 +109,8 @@ export function watchAccessChanges(
     ready,
     async close() {
       closed = true;
+      // QUIT waits for a connection that may never come (Redis down): without one, just drop it.
+      if (subscriber.status !== 'ready') return void subscriber.disconnect();
       await subscriber.quit().catch(() => subscriber.disconnect());
     },
   };
