@@ -378,7 +378,9 @@ test('the inbox: the upgrade prompt, then a waiting conversation arriving live, 
       await expect(panel.getByText('You are answering')).toBeVisible();
       await panel.getByRole('textbox', { name: 'Reply to the visitor' }).fill('Hello, I am looking into it.');
       await panel.getByRole('button', { name: 'Send reply' }).click();
-      await expect(panel.getByText('Hello, I am looking into it.')).toBeVisible();
+      // In the messages (the reply box holds the words until the send is answered).
+      await expect(panel.getByRole('list', { name: 'Messages' }).getByText('Hello, I am looking into it.')).toBeVisible();
+      await expect(panel.getByRole('textbox', { name: 'Reply to the visitor' })).toHaveValue('');
       await panel.getByRole('textbox', { name: 'Internal note' }).fill('Parcel left the depot on Monday.');
       await panel.getByRole('button', { name: 'Add note' }).click();
       await expect(panel.getByRole('listitem', { name: 'Internal note' })).toContainText('Parcel left the depot on Monday.');

@@ -410,7 +410,9 @@ describe("the visitor's own conversation only", () => {
   it('answers NOT_FOUND for a forged or unknown session id and creates nothing', async () => {
     const c = await conversationWithHandoff('forged');
     const before = await stack.parts.prisma.conversation.count();
-    for (const sessionId of ['made-up', `${c.sessionId.slice(0, -1)}x`, session('never-used')]) {
+    // One character off the real id: whatever it ends in, the last one is changed.
+    const oneOff = `${c.sessionId.slice(0, -1)}${c.sessionId.endsWith('x') ? 'y' : 'x'}`;
+    for (const sessionId of ['made-up', oneOff, session('never-used')]) {
       expect((await rpcError(stack.client.requestHandoff(request(c.bot.uniqueId, sessionId)))).code).toBe(Code.NotFound);
       const stream = read((signal) =>
         stack.client.watchConversation({ ...request(c.bot.uniqueId, sessionId), afterMessageId: '' }, { signal }),

@@ -18,8 +18,10 @@ export function AccountPage() {
   useDocumentTitle('Account');
   const { user } = useSession();
   const details = useAccountDetails();
-  // The plan is a workspace's: a person in no workspace has none to show or change.
-  const { noWorkspace } = useWorkspace();
+  // The plan is a workspace's: a person in no workspace has none to show or change, and until the
+  // workspaces are answered it is not known which.
+  const workspace = useWorkspace();
+  const showPlan = !workspace.loading && !workspace.noWorkspace;
 
   // The route guard only renders this page for a signed-in user.
   if (!user) return null;
@@ -44,7 +46,7 @@ export function AccountPage() {
             <PasswordCard />
           </div>
           <div className="space-y-6">
-            {noWorkspace ? null : <PlanCard plan={user.subscription} />}
+            {showPlan ? <PlanCard plan={user.subscription} /> : null}
             <DevicesCard />
             <YourDataCard />
           </div>
