@@ -1,0 +1,77 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../src/config.ts';
+import { loadCatalogue, parseCatalogue, tokenCost } from '../src/models/catalogue.ts';
+
+const one = (over: Record<string, unknown> = {}) => ({
+  id: 'm-1',
+  provider: 'openai',
+  displayName: 'Model one',
+  contextWindow: 8192,
+  maxOutputTokens: 1024,
+  inputPricePerMillion: '0.15',
+  outputPricePerMillion: '0.60',
+  plans: ['free'],
+  ...over,
+});
+const text = (models: unknown[], def = 'm-1') => JSON.stringify({ default: def, models }, null, 2);
+
+describe('the model catalogue', () => {
+  it('ships defaults with a free default model and every provider', () => {
+    const c = loadCatalogue({});
+    expect(c.defaultModel.id).toBe('gpt-4o-mini');
+    expect(c.defaultModel.plans).toContain('free');
+    expect(new Set(c.models.map((m) => m.provider))).toEqual(new Set(['openai', 'anthropic', 'gemini']));
+    expect(c.find('gpt-4o-mini')).toMatchObject({ inputPricePerMillion: '0.15', outputPricePerMillion: '0.60' });
+    expect(c.find('nope')).toBeUndefined();
+  });
+
+  it('reads an operator file with comments, named by MODEL_CATALOGUE_FILE', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'catalogue-'));
+    const file = join(dir, 'models.jsonc');
+    writeFileSync(file, `// ours\n{ "default": "m-1", "models": [${JSON.stringify(one())},] }\n`);
+    const c = loadCatalogue({ MODEL_CATALOGUE_FILE: file });
+    expect(c.models.map((m) => m.id)).toEqual(['m-1']);
+    expect(c.models[0]!.capabilities).toEqual({ streaming: true, tools: false, images: false });
+    expect(() => loadCatalogue({ MODEL_CATALOGUE_FILE: join(dir, 'missing.jsonc') })).toThrow(/cannot read .*missing\.jsonc \(ENOENT\)/);
+  });
+
+  it.each([
+    ['a syntax error', '{\n  "default": "m-1",\n  "models": [\n    { "id": }\n  ]\n}', /file\.jsonc, line 4: ValueExpected/],
+    ['a float price', text([one({ inputPricePerMillion: 0.15 })]), /line 10: models\[0\].inputPricePerMillion /],
+    [
+      'a price with 5 decimals',
+      text([one({ outputPricePerMillion: '0.12345' })]),
+      /line 11: models\[0\].outputPricePerMillion must be a decimal/,
+    ],
+    ['an unknown provider', text([one({ provider: 'acme' })]), /line 6: models\[0\].provider /],
+    ['a missing field', text([{ ...one(), plans: undefined }]), /line 4: models\[0\]\.plans /],
+    ['an unknown field', text([one({ colour: 'red' })]), /line 4: models\[0\] /],
+    ['a duplicate id', text([one(), one()]), /line 17: models\[1\]\.id "m-1" is listed twice/],
+    ['a default not listed', text([one()], 'm-2'), /line 2: default "m-2" is not one of the models listed/],
+    [
+      'a default not on the free plan',
+      text([one({ plans: ['pro'] })]),
+      /line 2: default the default model must be offered on the free plan/,
+    ],
+  ])('refuses %s, naming the line', (_what, body, message) => {
+    let error: unknown;
+    try {
+      parseCatalogue(body, 'file.jsonc');
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toMatch(message);
+  });
+
+  it('prices tokens exactly, in integers', () => {
+    expect(tokenCost(1_000_000, '0.15')).toBe('0.15');
+    expect(tokenCost(1, '0.15')).toBe('0.00000015');
+    expect(tokenCost(3, '0.0001')).toBe('0.0000000003');
+    expect(tokenCost(0, '2.50')).toBe('0');
+    expect(tokenCost(123_456_789, '15.00')).toBe('1851.851835');
+  });
+});
