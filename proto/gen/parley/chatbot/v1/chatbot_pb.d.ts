@@ -273,6 +273,13 @@ export declare type Chatbot = Message<"parley.chatbot.v1.Chatbot"> & {
    * @generated from field: parley.chatbot.v1.Handoff handoff = 19;
    */
   handoff?: Handoff | undefined;
+
+  /**
+   * The language model that answers (services/common/src/models/catalogue.ts).
+   *
+   * @generated from field: parley.chatbot.v1.ModelChoice model = 20;
+   */
+  model?: ModelChoice | undefined;
 };
 
 /**
@@ -280,6 +287,60 @@ export declare type Chatbot = Message<"parley.chatbot.v1.Chatbot"> & {
  * Use `create(ChatbotSchema)` to create a new message.
  */
 export declare const ChatbotSchema: GenMessage<Chatbot>;
+
+/**
+ * Which catalogue model answers a chatbot's visitors, and the one tried once when it fails before
+ * its first token. Ids are the catalogue's; the chatbot service checks them against the catalogue
+ * and the owner's plan when they are set.
+ *
+ * @generated from message parley.chatbot.v1.ModelChoice
+ */
+export declare type ModelChoice = Message<"parley.chatbot.v1.ModelChoice"> & {
+  /**
+   * Never empty from the chatbot service: a chatbot without a choice reads the catalogue's default.
+   *
+   * @generated from field: string model_id = 1;
+   */
+  modelId: string;
+
+  /**
+   * Empty: no fallback.
+   *
+   * @generated from field: string fallback_model_id = 2;
+   */
+  fallbackModelId: string;
+};
+
+/**
+ * Describes the message parley.chatbot.v1.ModelChoice.
+ * Use `create(ModelChoiceSchema)` to create a new message.
+ */
+export declare const ModelChoiceSchema: GenMessage<ModelChoice>;
+
+/**
+ * A change to a chatbot's model: only the fields set are changed.
+ *
+ * @generated from message parley.chatbot.v1.ModelChoiceChange
+ */
+export declare type ModelChoiceChange = Message<"parley.chatbot.v1.ModelChoiceChange"> & {
+  /**
+   * @generated from field: optional string model_id = 1;
+   */
+  modelId?: string | undefined;
+
+  /**
+   * Empty string: no fallback.
+   *
+   * @generated from field: optional string fallback_model_id = 2;
+   */
+  fallbackModelId?: string | undefined;
+};
+
+/**
+ * Describes the message parley.chatbot.v1.ModelChoiceChange.
+ * Use `create(ModelChoiceChangeSchema)` to create a new message.
+ */
+export declare const ModelChoiceChangeSchema: GenMessage<ModelChoiceChange>;
 
 /**
  * The lead form: which contact fields it asks for, when it shows, and the owner's consent line.
@@ -821,6 +882,11 @@ export declare type UpdateChatbotRequest = Message<"parley.chatbot.v1.UpdateChat
    * @generated from field: parley.chatbot.v1.HandoffChange handoff = 12;
    */
   handoff?: HandoffChange | undefined;
+
+  /**
+   * @generated from field: parley.chatbot.v1.ModelChoiceChange model = 13;
+   */
+  model?: ModelChoiceChange | undefined;
 };
 
 /**
@@ -1221,6 +1287,13 @@ export declare type PublicChatbot = Message<"parley.chatbot.v1.PublicChatbot"> &
    * @generated from field: parley.chatbot.v1.Handoff handoff = 14;
    */
   handoff?: Handoff | undefined;
+
+  /**
+   * The model that answers, and its fallback.
+   *
+   * @generated from field: parley.chatbot.v1.ModelChoice model = 15;
+   */
+  model?: ModelChoice | undefined;
 };
 
 /**

@@ -68,6 +68,41 @@ export declare type UsageRecorded = Message<"parley.events.v1.UsageRecorded"> & 
    * @generated from field: string api_key_id = 9;
    */
   apiKeyId: string;
+
+  /**
+   * The catalogue's provider of `model` (openai, anthropic, gemini); empty from a chat instance
+   * older than the model catalogue, read as openai.
+   *
+   * @generated from field: string provider = 10;
+   */
+  provider: string;
+
+  /**
+   * Tokens of the prompt the provider served from its cache, and reasoning tokens, where it reports them.
+   *
+   * @generated from field: int64 cached_prompt_tokens = 11 [jstype = JS_NUMBER];
+   */
+  cachedPromptTokens: bigint;
+
+  /**
+   * @generated from field: int64 reasoning_tokens = 12 [jstype = JS_NUMBER];
+   */
+  reasoningTokens: bigint;
+
+  /**
+   * Answered on the workspace's own provider key: no credit is debited beyond the operator's
+   * platform fee, and the usage page says "your key".
+   *
+   * @generated from field: bool own_key = 13;
+   */
+  ownKey: boolean;
+
+  /**
+   * The chatbot's chosen model failed before its first token and this answer came from its fallback.
+   *
+   * @generated from field: bool fallback = 14;
+   */
+  fallback: boolean;
 };
 
 /**
