@@ -2490,6 +2490,115 @@ export declare type TokenUsage = Message<"parley.chat.v1.TokenUsage"> & {
 export declare const TokenUsageSchema: GenMessage<TokenUsage>;
 
 /**
+ * @generated from message parley.chat.v1.ListModelsRequest
+ */
+export declare type ListModelsRequest = Message<"parley.chat.v1.ListModelsRequest"> & {
+};
+
+/**
+ * Describes the message parley.chat.v1.ListModelsRequest.
+ * Use `create(ListModelsRequestSchema)` to create a new message.
+ */
+export declare const ListModelsRequestSchema: GenMessage<ListModelsRequest>;
+
+/**
+ * A model a chatbot may answer with (services/common/src/models/catalogue.ts).
+ *
+ * @generated from message parley.chat.v1.OfferedModel
+ */
+export declare type OfferedModel = Message<"parley.chat.v1.OfferedModel"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * openai, anthropic or gemini.
+   *
+   * @generated from field: string provider = 2;
+   */
+  provider: string;
+
+  /**
+   * @generated from field: string display_name = 3;
+   */
+  displayName: string;
+
+  /**
+   * @generated from field: uint32 context_window = 4;
+   */
+  contextWindow: number;
+
+  /**
+   * @generated from field: uint32 max_output_tokens = 5;
+   */
+  maxOutputTokens: number;
+
+  /**
+   * US dollars per million tokens, exact decimal strings.
+   *
+   * @generated from field: string input_price_per_million = 6;
+   */
+  inputPricePerMillion: string;
+
+  /**
+   * @generated from field: string output_price_per_million = 7;
+   */
+  outputPricePerMillion: string;
+
+  /**
+   * @generated from field: bool streaming = 8;
+   */
+  streaming: boolean;
+
+  /**
+   * @generated from field: bool tools = 9;
+   */
+  tools: boolean;
+
+  /**
+   * @generated from field: bool images = 10;
+   */
+  images: boolean;
+
+  /**
+   * free, pro.
+   *
+   * @generated from field: repeated string plans = 11;
+   */
+  plans: string[];
+
+  /**
+   * The model a new chatbot gets.
+   *
+   * @generated from field: bool is_default = 12;
+   */
+  isDefault: boolean;
+};
+
+/**
+ * Describes the message parley.chat.v1.OfferedModel.
+ * Use `create(OfferedModelSchema)` to create a new message.
+ */
+export declare const OfferedModelSchema: GenMessage<OfferedModel>;
+
+/**
+ * @generated from message parley.chat.v1.ListModelsResponse
+ */
+export declare type ListModelsResponse = Message<"parley.chat.v1.ListModelsResponse"> & {
+  /**
+   * @generated from field: repeated parley.chat.v1.OfferedModel models = 1;
+   */
+  models: OfferedModel[];
+};
+
+/**
+ * Describes the message parley.chat.v1.ListModelsResponse.
+ * Use `create(ListModelsResponseSchema)` to create a new message.
+ */
+export declare const ListModelsResponseSchema: GenMessage<ListModelsResponse>;
+
+/**
  * Public chat and conversation history. Owned by the chat service, which keeps no state of its own
  * beyond its schema and Redis, so it scales on its own.
  *
@@ -2790,6 +2899,17 @@ export declare const ChatService: GenService<{
     methodKind: "unary";
     input: typeof ListLeadsRequestSchema;
     output: typeof ListLeadsResponseSchema;
+  },
+  /**
+   * The catalogue's models this deployment offers (a provider without a configured key is not),
+   * each with the plans that may use it: the one rule of which model a chatbot may choose.
+   *
+   * @generated from rpc parley.chat.v1.ChatService.ListModels
+   */
+  listModels: {
+    methodKind: "unary";
+    input: typeof ListModelsRequestSchema;
+    output: typeof ListModelsResponseSchema;
   },
 }>;
 
