@@ -2,22 +2,19 @@
 // messages); the gateway only refuses values of the wrong JSON type, which the services cannot see,
 // and text no service should ever store (control characters, lone surrogates).
 import { invalid } from '@parley/common/rpc-errors.ts';
+import { hasControlCharacters } from '@parley/common/control-characters.ts';
 
 export type JsonObject = Record<string, unknown>;
 
 export const CONTROL_CHARACTERS = 'Text must not contain control characters';
-
-// C0 controls except tab, newline and carriage return, and DEL. PostgreSQL refuses NUL in text, and
-// none of these belong in a name, an email, a message or knowledge text.
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const controlCharacter = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
 
 /**
  * Whether a string is text the services may store: no control characters and no lone UTF-16
  * surrogate (JSON can carry `"\ud800"`, which is no character at all and cannot be encoded as UTF-8).
  */
 export function isCleanText(value: string): boolean {
-  return !controlCharacter.test(value) && value.isWellFormed();
+  // The floor for every field, so multi-line text keeps its line breaks; a service refuses more where a field is one line.
+  return !hasControlCharacters(value, 'multi-line') && value.isWellFormed();
 }
 
 function cleanText(value: string): string {

@@ -3,6 +3,7 @@
 // document it is, and whether it can be read, the chatbot service decides from the content.
 import type { Request } from 'express';
 import { readFileUpload, type UploadedFile } from './file-upload.ts';
+import { withoutControlCharacters } from '@parley/common/control-characters.ts';
 
 export const KNOWLEDGE_FILE_FIELD = 'file';
 // The chatbot service words these the same way (common13.md: the product contract).
@@ -10,9 +11,6 @@ export const FILE_REQUIRED = 'Choose a file to upload';
 export const FILE_TOO_LARGE = 'File too large';
 export const FILE_NOT_MULTIPART = 'The file must be sent as multipart/form-data';
 export const ONE_FILE_ONLY = 'Upload one file at a time';
-
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const controlCharacters = /[\u0000-\u001F\u007F]/g;
 
 export async function readKnowledgeUpload(req: Request, maxBytes: number): Promise<UploadedFile> {
   const file = await readFileUpload(req, {
@@ -24,5 +22,5 @@ export async function readKnowledgeUpload(req: Request, maxBytes: number): Promi
     oneFileOnly: ONE_FILE_ONLY,
   });
   // The name is only shown; a control character in it is no reason to refuse the file.
-  return { name: file.name.replace(controlCharacters, ''), content: file.content };
+  return { name: withoutControlCharacters(file.name), content: file.content };
 }

@@ -3,7 +3,7 @@
 import { invalid, notFound } from '@parley/common/rpc-errors.ts';
 import { API_SCOPE_NAMES, isApiScope, type ApiScope } from '@parley/common/api-scopes.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
-import { hasControlCharacters } from '../core/email.ts';
+import { hasControlCharacters } from '@parley/common/control-characters.ts';
 import { isUuid } from '@parley/common/ids.ts';
 
 export const API_KEY_NOT_FOUND = 'API key not found';

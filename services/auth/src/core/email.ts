@@ -14,11 +14,3 @@ const EMAIL = /^[a-z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9]
 export function isValidEmail(email: string): boolean {
   return EMAIL.test(email);
 }
-
-// C0 and C1 controls and DEL: never part of an address, name or password typed by a person, and NUL
-// is refused by PostgreSQL in a way that fails the whole batch a query was sent in.
-const CONTROL_CHARACTERS = /\p{Cc}/u; // U+0000–U+001F, U+007F–U+009F
-
-export function hasControlCharacters(text: string): boolean {
-  return CONTROL_CHARACTERS.test(text);
-}

@@ -1,7 +1,8 @@
 // Input rules shared by the account changes: a display name, a new email (as registration checks
 // it), and a user id from the gateway.
 import { invalid, notFound } from '@parley/common/rpc-errors.ts';
-import { hasControlCharacters, isValidEmail, MAX_EMAIL_LENGTH, normalizeEmail } from './email.ts';
+import { hasControlCharacters } from '@parley/common/control-characters.ts';
+import { isValidEmail, MAX_EMAIL_LENGTH, normalizeEmail } from './email.ts';
 import { MAX_NAME_LENGTH } from './registration-input.ts';
 import { isUuid } from '@parley/common/ids.ts';
 

@@ -1,7 +1,8 @@
 // The validated input of Register. Messages are the product's own wording (docs/product.md, Accounts
 // and sessions); the same checks run in the browser, but the server never relies on that.
 import { invalid } from '@parley/common/rpc-errors.ts';
-import { hasControlCharacters, isValidEmail, MAX_EMAIL_LENGTH, normalizeEmail } from './email.ts';
+import { hasControlCharacters } from '@parley/common/control-characters.ts';
+import { isValidEmail, MAX_EMAIL_LENGTH, normalizeEmail } from './email.ts';
 
 export const MIN_PASSWORD_LENGTH = 6;
 // Argon2 hashes any length, but an unbounded password is a cheap way to make the server work hard.

@@ -3,7 +3,7 @@
 import { invalid, notFound } from '@parley/common/rpc-errors.ts';
 import { isRole, type Role } from '@parley/common/roles.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
-import { hasControlCharacters } from './email.ts';
+import { hasControlCharacters } from '@parley/common/control-characters.ts';
 import { isUuid } from '@parley/common/ids.ts';
 
 export const WORKSPACE_NOT_FOUND = 'Workspace not found';

@@ -2,7 +2,8 @@
 // email, and so is the work: validate, count, enqueue. The account is looked up later, by the job
 // (issue-reset.ts), so neither the answer nor its timing tells who has an account.
 import { invalid } from '@parley/common/rpc-errors.ts';
-import { hasControlCharacters, isValidEmail, MAX_EMAIL_LENGTH, normalizeEmail } from '../core/email.ts';
+import { hasControlCharacters } from '@parley/common/control-characters.ts';
+import { isValidEmail, MAX_EMAIL_LENGTH, normalizeEmail } from '../core/email.ts';
 import type { PasswordResetThrottle } from './password-reset-throttle.ts';
 import type { PasswordResetRequest } from './password-reset-requested.publisher.ts';
 

@@ -3,7 +3,7 @@
 // changes, the user's other reset links stop working and every session is signed out.
 import type { Logger } from '@parley/common/logger.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
-import { hasControlCharacters } from '../core/email.ts';
+import { hasControlCharacters } from '@parley/common/control-characters.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { Notices } from '../mail/notices.ts';
 import { passwordChangedMail } from '../mail/templates.ts';

@@ -1,7 +1,7 @@
 // The rules for a new password wherever one is chosen after sign-up (reset, change), with the same
 // messages as registration (core/registration-input.ts).
 import { invalid } from '@parley/common/rpc-errors.ts';
-import { hasControlCharacters } from '../core/email.ts';
+import { hasControlCharacters } from '@parley/common/control-characters.ts';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../core/registration-input.ts';
 
 /** Returns the password unchanged (never trimmed), or throws InvalidArgument with the message to show. */

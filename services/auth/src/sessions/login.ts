@@ -1,7 +1,8 @@
 import { invalid, unauthenticated } from '@parley/common/rpc-errors.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import { accountUserSelect, type AccountUser } from '../core/account-user.ts';
-import { hasControlCharacters, MAX_EMAIL_LENGTH, normalizeEmail } from '../core/email.ts';
+import { hasControlCharacters } from '@parley/common/control-characters.ts';
+import { MAX_EMAIL_LENGTH, normalizeEmail } from '../core/email.ts';
 import { MAX_PASSWORD_LENGTH } from '../core/registration-input.ts';
 import { dummyPasswordHash, verifyPassword } from '../core/password-hash.ts';
 import type { LoginThrottle } from '../core/login-throttle.ts';

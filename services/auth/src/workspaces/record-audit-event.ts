@@ -2,7 +2,7 @@
 // starts, which auth does not see). The actor is a member, or empty for the system (a Stripe event).
 import { invalid, notFound } from '@parley/common/rpc-errors.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
-import { hasControlCharacters } from '../core/email.ts';
+import { hasControlCharacters } from '@parley/common/control-characters.ts';
 import { parseWorkspaceId, WORKSPACE_NOT_FOUND } from '../core/workspace.ts';
 import { findMember, type ActorInput } from './access.ts';
 import { recordAudit } from './audit.ts';

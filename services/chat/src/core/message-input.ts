@@ -4,6 +4,7 @@ import { parseUniqueId } from '@parley/common/public-chatbot.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import type { SessionIds } from './session-id.ts';
 import { parseVisitorSite, type VisitorSite } from './visitor-site.ts';
+import { withoutControlCharacters } from '@parley/common/control-characters.ts';
 
 export const MESSAGE_REQUIRED = 'Message is required';
 export const messageTooLong = (maxChars: number) => `Message is too long (maximum ${maxChars.toLocaleString('en-US')} characters)`;
@@ -109,8 +110,7 @@ export function parseSessionId(raw: string, ids: SessionIds): string {
 
 const bounded = (raw: string, max: number): string | null => {
   // Control characters have no place in an address or a browser name, and must not reach logs or pages.
-  // eslint-disable-next-line no-control-regex -- matching control characters is the point
-  const value = raw.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  const value = withoutControlCharacters(raw).trim();
   if (!value) return null;
   return value.length > max ? value.slice(0, max) : value;
 };
@@ -125,8 +125,7 @@ export const parseClientIp = (raw: string): string | null => bounded(raw, MAX_IP
  * cut id could name someone else. Empty is "not told".
  */
 export function parseVisitorField(raw: string | undefined, tooLong: string): string | null {
-  // eslint-disable-next-line no-control-regex -- matching control characters is the point
-  const value = (raw ?? '').replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trim();
+  const value = withoutControlCharacters(raw ?? '').trim();
   if (!value) return null;
   if (value.length > MAX_VISITOR_FIELD_CHARS && charCount(value) > MAX_VISITOR_FIELD_CHARS) throw invalid(tooLong);
   return value;

@@ -10,6 +10,7 @@ import { CONVERSATION_COLUMNS, loadConversation, moveConversation, type Conversa
 import { CONVERSATION_NOT_FOUND, assertInboxAccess, parseAgent, parseConversationId, type HandoffDeps } from './handoff-deps.ts';
 import { messageView, type InboxItemView, type MessageRow, type MessageView } from './live-events.ts';
 import { isUuid } from '@parley/common/ids.ts';
+import { hasControlCharacters } from '@parley/common/control-characters.ts';
 
 export const CONTENT_REQUIRED = 'Content is required';
 export const contentTooLong = (maxChars: number) => `Content is too long (maximum ${maxChars.toLocaleString('en-US')} characters)`;
@@ -22,8 +23,7 @@ export const NOT_WITH_A_PERSON = 'This conversation is not waiting for a person.
 export function parseContent(raw: string, maxChars: number): string {
   const content = raw.replace(/\r\n?/g, '\n').trim();
   if (!content) throw invalid(CONTENT_REQUIRED);
-  // eslint-disable-next-line no-control-regex -- matching control characters is the point
-  if (/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(content)) throw invalid(CONTENT_CONTROL_CHARACTERS);
+  if (hasControlCharacters(content, 'multi-line')) throw invalid(CONTENT_CONTROL_CHARACTERS);
   if (content.length > maxChars && charCount(content) > maxChars) throw invalid(contentTooLong(maxChars));
   return content;
 }

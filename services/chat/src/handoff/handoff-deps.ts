@@ -22,6 +22,7 @@ import type { Usage } from '../usage/publishers.ts';
 import type { HandoffMirror } from './announce.ts';
 import type { LiveHub, LivePublisher } from './live-hub.ts';
 import { CONVERSATION_NOT_FOUND } from '@parley/common/not-found.ts';
+import { withoutControlCharacters } from '@parley/common/control-characters.ts';
 
 export { CONVERSATION_NOT_FOUND };
 
@@ -74,8 +75,8 @@ export function parseConversationId(raw: string): string {
 
 /** The acting member (auth's user id and display name, as the gateway names them). */
 export function parseAgent(raw: { id: string; name: string } | undefined): { id: string; name: string } {
-  // eslint-disable-next-line no-control-regex -- control characters have no place in a name shown to visitors
-  const clean = (value: string) => value.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trim();
+  // Control characters have no place in a name shown to visitors.
+  const clean = (value: string) => withoutControlCharacters(value).trim();
   const id = clean(raw?.id ?? '');
   const name = clean(raw?.name ?? '');
   if (!id || !name) throw invalid(AGENT_REQUIRED);

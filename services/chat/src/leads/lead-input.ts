@@ -9,6 +9,7 @@ import { failedPrecondition, invalid } from '@parley/common/rpc-errors.ts';
 import { charCount, parseClientIp, parseVisitorField, visitorIdTooLong, visitorNameTooLong } from '../core/message-input.ts';
 import type { SessionIds } from '../core/session-id.ts';
 import { parseVisitorSite, type VisitorSite } from '../core/visitor-site.ts';
+import { hasControlCharacters, withoutControlCharacters } from '@parley/common/control-characters.ts';
 
 export const MAX_LEAD_FIELD_CHARS = 200;
 export const MIN_PHONE_DIGITS = 6;
@@ -68,15 +69,11 @@ export interface LeadInput {
   visitorName: string | null;
 }
 
-// Control characters (a line break, a NUL PostgreSQL would refuse) have no place in a contact field.
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
-
 /** One field: trimmed, empty is "not given"; control characters and more than 200 characters refused. */
 export function parseLeadText(raw: string, field: LeadField): string | null {
   const value = raw.trim();
   if (!value) return null;
-  if (CONTROL_CHARACTER.test(value)) throw invalid(fieldNotText(field));
+  if (hasControlCharacters(value)) throw invalid(fieldNotText(field));
   if (charCount(value) > MAX_LEAD_FIELD_CHARS) throw invalid(fieldTooLong(field));
   return value;
 }
@@ -108,8 +105,7 @@ export function parseLeadSource(raw: string): LeadSource {
 }
 
 const bounded = (raw: string, max: number): string | null => {
-  // eslint-disable-next-line no-control-regex -- matching control characters is the point
-  const value = raw.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  const value = withoutControlCharacters(raw).trim();
   if (!value) return null;
   return value.length > max ? value.slice(0, max) : value;
 };

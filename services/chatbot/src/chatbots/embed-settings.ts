@@ -4,6 +4,7 @@
 import { domainToASCII } from 'node:url';
 import { isLauncherPosition, type LauncherPosition } from '@parley/proto/appearance.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
+import { hasControlCharacters } from '@parley/common/control-characters.ts';
 
 export const PRIMARY_COLOR_INVALID = 'Primary colour must be a colour like #1a73e8.';
 export const POSITION_INVALID = 'Position must be left or right.';
@@ -78,13 +79,9 @@ export function parsePosition(raw: string): LauncherPosition {
   return position;
 }
 
-// Control characters (a line break, a NUL PostgreSQL would refuse) have no place on a button.
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
-
 export function parseLauncherLabel(raw: string): string {
   const label = raw.trim();
-  if (CONTROL_CHARACTER.test(label)) throw invalid(LAUNCHER_LABEL_NOT_ONE_LINE);
+  if (hasControlCharacters(label)) throw invalid(LAUNCHER_LABEL_NOT_ONE_LINE);
   if ([...label].length > LAUNCHER_LABEL_MAX_CHARS) throw invalid(LAUNCHER_LABEL_TOO_LONG);
   return label;
 }

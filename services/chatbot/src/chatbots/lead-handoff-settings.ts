@@ -2,6 +2,7 @@
 // changes validated with the messages owners see, as the Chatbot row's lead*/handoff* columns. Pure:
 // whether the owner may turn handoff on is the plan's question, asked by update-chatbot.ts.
 import { invalid } from '@parley/common/rpc-errors.ts';
+import { hasControlCharacters } from '@parley/common/control-characters.ts';
 
 export const LEAD_FIELD_MODES = ['off', 'optional', 'required'] as const;
 export type LeadFieldMode = (typeof LEAD_FIELD_MODES)[number];
@@ -74,14 +75,10 @@ export function parseAfterMessages(value: number): number {
   return value;
 }
 
-// A line break or a NUL (which PostgreSQL refuses) has no place under a form field.
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
-
 /** The owner's consent line, trimmed; empty: none. */
 export function parseConsentText(raw: string): string {
   const text = raw.trim();
-  if (CONTROL_CHARACTER.test(text)) throw invalid(CONSENT_NOT_TEXT);
+  if (hasControlCharacters(text)) throw invalid(CONSENT_NOT_TEXT);
   if ([...text].length > CONSENT_MAX_CHARS) throw invalid(CONSENT_TOO_LONG);
   return text;
 }
