@@ -12,6 +12,7 @@ import { ACCESS_ENDED, KEY_ENDED } from '../src/held-streams.ts';
 import { apiKeys, chatbotWithKnowledge, v1 } from './api-v1-fixtures.ts';
 import { PASSWORD, registerOwner, type Owner } from './chatbot-fixtures.ts';
 import { api, startGateway, startStack, TEST_SERVICE_SECRET, type Stack } from './stack.ts';
+import { readEvents, until } from './event-stream.ts';
 import { createTeam, inWorkspace, setMembership, setWorkspacePlan, sql, type Team } from './workspace-fixtures.ts';
 
 let stack: Stack;
@@ -41,49 +42,6 @@ afterAll(async () => {
   await stack?.close();
   await fake?.close();
 });
-
-async function until(check: () => boolean | Promise<boolean>, what = 'the condition', timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-interface Event {
-  event: string;
-  data: any;
-}
-
-/** Reads a server-sent event stream in the background. */
-function readEvents(res: Response) {
-  const events: Event[] = [];
-  const comments: string[] = [];
-  let ended = false;
-  const reading = (async () => {
-    if (!res.body) return;
-    const decoder = new TextDecoder();
-    let buffer = '';
-    try {
-      for await (const chunk of res.body) {
-        buffer += decoder.decode(chunk as Uint8Array, { stream: true });
-        let end;
-        while ((end = buffer.indexOf('\n\n')) !== -1) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          if (block.startsWith(':')) comments.push(block);
-          const event = /^event: (.*)$/m.exec(block)?.[1] ?? 'message';
-          const data = /^data: (.*)$/m.exec(block)?.[1];
-          if (data) events.push({ event, data: data === '[DONE]' ? data : JSON.parse(data) });
-        }
-      }
-    } catch {
-      // aborted
-    }
-    ended = true;
-  })();
-  return { events, comments, ended: () => ended, reading };
-}
 
 /** GET /api/inbox/events on a gateway, once it is connected. */
 async function openInbox(member: Owner, workspaceId: string, baseUrl = stack.url) {

@@ -15,6 +15,7 @@ import { ApiKeyService } from '@parley/proto/parley/auth/v1/api_keys_pb.js';
 import { ChatService } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { CLIENT_MESSAGE_ID_INVALID, CONTENT_EMPTY, CONVERSATION_NOT_FOUND } from '../src/inbox.ts';
 import { api, startGateway, startStack, TEST_SERVICE_SECRET, type Stack } from './stack.ts';
+import { readEvents, until } from './event-stream.ts';
 import { createTeam, gqlIn, inWorkspace, setWorkspacePlan, sql, type Team } from './workspace-fixtures.ts';
 
 let stack: Stack;
@@ -79,36 +80,12 @@ async function openEvents(token: string, workspaceId = team.id, baseUrl = stack.
     headers: { authorization: `Bearer ${token}`, 'x-workspace-id': workspaceId, accept: 'text/event-stream' },
     signal: abort.signal,
   });
-  const events: Array<{ event: string; data: any }> = [];
-  const comments: string[] = [];
-  let ended = false;
-  const reading = (async () => {
-    if (!res.body) return;
-    const decoder = new TextDecoder();
-    let buffer = '';
-    try {
-      for await (const chunk of res.body) {
-        buffer += decoder.decode(chunk as Uint8Array, { stream: true });
-        let end;
-        while ((end = buffer.indexOf('\n\n')) !== -1) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          if (block.startsWith(':')) comments.push(block);
-          const event = /^event: (.*)$/m.exec(block)?.[1];
-          const data = /^data: (.*)$/m.exec(block)?.[1];
-          if (event && data) events.push({ event, data: JSON.parse(data) });
-        }
-      }
-    } catch {
-      // aborted
-    }
-    ended = true;
-  })();
+  const { events, comments, ended, reading } = readEvents(res);
   return {
     res,
     events,
     comments,
-    ended: () => ended,
+    ended,
     async stop() {
       abort.abort();
       await reading;
@@ -118,14 +95,6 @@ async function openEvents(token: string, workspaceId = team.id, baseUrl = stack.
 
 /** The HandoffRequested job the chat service published for a conversation (its id is the conversation's). */
 const handoffJob = (conversationId: string) => handoffQueue.getJob(conversationId);
-
-const until = async (cond: () => boolean | Promise<boolean>, ms = 10_000) => {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-};
 
 const gql = (token: string, query: string, variables: Record<string, unknown> = {}, workspaceId = team.id) =>
   gqlIn(stack, workspaceId, token, query, variables);
