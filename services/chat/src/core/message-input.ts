@@ -115,6 +115,9 @@ const bounded = (raw: string, max: number): string | null => {
   return value.length > max ? value.slice(0, max) : value;
 };
 
+/** The developer API's key a message came through, as the gateway tells it; empty is none (a visitor of the public chat). */
+export const parseApiKeyId = (raw: string | undefined): string | null => bounded(raw ?? '', 100);
+
 /** The visitor's address as the chat counts it (rate limits, the conversation, feedback); empty is unknown. */
 export const parseClientIp = (raw: string): string | null => bounded(raw, MAX_IP_CHARS);
 
@@ -154,7 +157,7 @@ export function parseMessageInput(raw: RawMessageInput, bounds: MessageBounds, i
     visitorName,
     visitorEmail,
     proofOfWork: raw.proofOfWork ?? '',
-    apiKeyId: bounded(raw.apiKeyId ?? '', 100),
+    apiKeyId: parseApiKeyId(raw.apiKeyId),
     clientHistory: parseClientHistory(raw.history, bounds),
   };
 }

@@ -52,14 +52,14 @@ function scripted(opts: { knowledge?: Passage[]; qaMatch?: QaAnswer | null; repl
     },
     chatbotContext: {
       known: () => undefined,
-      revisionKey: (id: string) => `rev:${id}`,
+      readAlong: (known: { id: string }) => `rev:${known.id}`,
       load: async () => {
         calls.push('chatbot');
         return context;
       },
     } as unknown as ChatbotContext,
     history: {
-      keptKey: () => 'kept',
+      readAlong: () => 'kept',
       load: async () => {
         calls.push('history');
         return [];
@@ -76,7 +76,7 @@ function scripted(opts: { knowledge?: Passage[]; qaMatch?: QaAnswer | null; repl
       },
     },
     dailyMessages: {
-      admit: async (q) => {
+      count: async (q) => {
         calls.push('day-limits');
         return { chatbotId: q.chatbotId, day: q.day, visitorKey: null };
       },
