@@ -66,9 +66,9 @@ export interface MessageInput {
   visitorEmail: string | null;
   /** The solved proof-of-work challenge (proof-of-work.ts); empty when none was sent. */
   proofOfWork: string;
-  /** The developer API's key the message came through; null for a visitor of the public chat. */
+  /** The developer API's key the message came through, whose answer's cost it is (UsageRecorded); null for a visitor of the public chat. */
   apiKeyId: string | null;
-  /** The client's own history when it sent one (replacing the stored conversation's); null otherwise. */
+  /** The client's own history when it sent one; the prompt's history on a channel whose history is the client's (ADR 40). */
   clientHistory: { role: 'user' | 'assistant'; content: string }[] | null;
 }
 

@@ -1,5 +1,5 @@
 // A visitor's message, answered from the chatbot's knowledge base. It arrives on a channel (the
-// public page, the widget, the developer API, the OpenAI-compatible endpoint: core/channel.ts, ADR
+// public page, the widget, the developer API, the OpenAI-compatible endpoint: channels/channel.ts, ADR
 // 0040), chosen where it entered (rpc.ts); the turn reads the channel's rules and never asks who
 // called. Read top to bottom, `prepare` is the whole turn before the model, each step owned by one
 // collaborator:
