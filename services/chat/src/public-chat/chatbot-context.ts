@@ -104,7 +104,7 @@ export function chatbotContext(opts: ChatbotContextOptions): ChatbotContext {
   return {
     known: (uniqueId) => known.get(uniqueId, null),
     // Its public revision, read along for every chatbot this instance knows.
-    readAlong: (known) => keys.chatbotRevision(known.id),
+    readAlong: (chatbot) => keys.chatbotRevision(chatbot.id),
     async load({ uniqueId, message }, sighting) {
       const revision = sighting?.valueAt(keys.chatbotRevision(sighting.chatbot.id));
       // Held under the revision just read, and that revision read for the very chatbot held.
