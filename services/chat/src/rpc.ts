@@ -30,6 +30,12 @@ import { loadChatbotProfile, type ChatbotProfileDeps } from './public-chat/chatb
 import { createChallenge } from './public-chat/create-challenge.ts';
 import { countedAnswer, countedStream } from './public-chat/answer-metrics.ts';
 import { sendMessage, streamMessage, type PublicChatDeps, type SendMessageResult } from './public-chat/send-message.ts';
+import type { Channel } from './public-chat/channels/channel.ts';
+import { parseApiKeyId } from './core/message-input.ts';
+import { developerApi } from './public-chat/channels/developer-api.ts';
+import { openAICompatible } from './public-chat/channels/openai-compatible.ts';
+import { publicPage } from './public-chat/channels/public-page.ts';
+import { widget } from './public-chat/channels/widget.ts';
 import type { HandoffView } from './core/handoff.ts';
 import {
   addConversationNote,
@@ -99,6 +105,18 @@ const toSendMessageResponse = (r: SendMessageResult) =>
     usage: r.usage ?? undefined,
   });
 
+/**
+ * The channel a message arrives on, told by what the gateway sends: a developer API key (which the
+ * gateway checked), with the client's own history for the OpenAI-compatible endpoint; else a
+ * browser, inside the widget's frame or on the public page. An OpenAI-compatible call with no
+ * earlier messages reads as the developer API's first message of a new conversation, which has the
+ * same (empty) history.
+ */
+export function channelOf(req: { apiKeyId: string; history: readonly unknown[]; embedded: boolean }): Channel {
+  if (parseApiKeyId(req.apiKeyId)) return req.history.length ? openAICompatible : developerApi;
+  return req.embedded ? widget : publicPage;
+}
+
 function toConversationMessage(c: Conversation, messages: Message[] = []): ConversationMessage {
   return create(ConversationSchema, {
     id: c.id,
@@ -160,10 +178,10 @@ export function chatRoutes(deps: ChatRpcDeps) {
         return { algorithm, challenge, maxNumber: BigInt(maxNumber), salt, signature };
       },
       async sendMessage(req) {
-        return toSendMessageResponse(await countedAnswer('json', () => sendMessage(deps, req)));
+        return toSendMessageResponse(await countedAnswer('json', () => sendMessage(deps, req, channelOf(req))));
       },
       async *streamMessage(req) {
-        for await (const event of countedStream(streamMessage(deps, req))) {
+        for await (const event of countedStream(streamMessage(deps, req, channelOf(req)))) {
           yield 'delta' in event
             ? { event: { case: 'delta' as const, value: event.delta } }
             : { event: { case: 'done' as const, value: toSendMessageResponse(event.done) } };

@@ -67,9 +67,9 @@ export interface MessageInput {
   visitorEmail: string | null;
   /** The solved proof-of-work challenge (proof-of-work.ts); empty when none was sent. */
   proofOfWork: string;
-  /** The developer API's key the message came through; null for a visitor of the public chat. */
+  /** The developer API's key the message came through, whose answer's cost it is (UsageRecorded); null for a visitor of the public chat. */
   apiKeyId: string | null;
-  /** The client's own history when it sent one (replacing the stored conversation's); null otherwise. */
+  /** The client's own history when it sent one; the prompt's history on a channel whose history is the client's (ADR 40). */
   clientHistory: { role: 'user' | 'assistant'; content: string }[] | null;
 }
 
@@ -115,6 +115,9 @@ const bounded = (raw: string, max: number): string | null => {
   return value.length > max ? value.slice(0, max) : value;
 };
 
+/** The developer API's key a message came through, as the gateway tells it; empty is none (a visitor of the public chat). */
+export const parseApiKeyId = (raw: string | undefined): string | null => bounded(raw ?? '', 100);
+
 /** The visitor's address as the chat counts it (rate limits, the conversation, feedback); empty is unknown. */
 export const parseClientIp = (raw: string): string | null => bounded(raw, MAX_IP_CHARS);
 
@@ -153,7 +156,7 @@ export function parseMessageInput(raw: RawMessageInput, bounds: MessageBounds, i
     visitorName,
     visitorEmail,
     proofOfWork: raw.proofOfWork ?? '',
-    apiKeyId: bounded(raw.apiKeyId ?? '', 100),
+    apiKeyId: parseApiKeyId(raw.apiKeyId),
     clientHistory: parseClientHistory(raw.history, bounds),
   };
 }

@@ -21,6 +21,9 @@ export interface VisitorMessageDeps {
 export function visitorHandoff(deps: VisitorMessageDeps): VisitorHandoff {
   return {
     key: (chatbotId, sessionId) => deps.mirror.key(chatbotId, sessionId),
+    // A new conversation has no mirror, nor has a chatbot known with handoff off.
+    readAlong: (known, { sessionId, newConversation }) =>
+      known.handoffOn === true && !newConversation ? deps.mirror.key(known.id, sessionId) : null,
     read: (chatbotId, sessionId) => deps.mirror.read(chatbotId, sessionId),
     async keep({ chatbot, sessionId, message, receivedAt }) {
       const [row] = await deps.db.$queryRawUnsafe<

@@ -12,27 +12,9 @@ import type { Logger } from '@parley/common/logger.ts';
 import { publicChatbotNotFound } from '@parley/common/public-chatbot.ts';
 import type { PublicRevision } from '@parley/common/public-revision.ts';
 import { redisKeys } from '@parley/common/redis-keys.ts';
+import type { KnownChatbot, ReadAlong, Sighting } from '../core/admission.ts';
 import type { CitablePassage } from './citations.ts';
 import { answerFailed, chatbotUnavailable } from '../core/visitor-errors.ts';
-
-export interface KnownChatbot {
-  id: string;
-  ownerId: string;
-  /** Handoff to a person was on (its mirror is then read along; docs/adr/0034-humans-in-the-loop.md). */
-  handoffOn?: boolean;
-}
-
-export const sameChatbot = (a: KnownChatbot, b: KnownChatbot) => a.id === b.id && a.ownerId === b.ownerId;
-
-/** What the admission script read for the chatbot this instance knew under the message's uniqueId. */
-export interface Sighting {
-  chatbot: KnownChatbot;
-  revision: PublicRevision;
-  /** The conversation's turns as kept in Redis (history-source.ts), null when none. */
-  keptTurns: string | null;
-  /** The conversation's handoff mirror, when read along (the chatbot was known with handoff on); undefined when not read. */
-  handoff?: string | null;
-}
 
 /** A passage of the prompt's knowledge and the entry it comes from. */
 export interface Passage extends CitablePassage {
@@ -53,11 +35,9 @@ export interface PromptContext {
   qaMatch: QaAnswer | null;
 }
 
-export interface ChatbotContext {
+export interface ChatbotContext extends ReadAlong {
   /** The chatbot this instance last answered for under `uniqueId`, if any (unconfirmed). */
   known(uniqueId: string): KnownChatbot | undefined;
-  /** The Redis key of a chatbot's public revision, for the admission script to read along. */
-  revisionKey(chatbotId: string): string;
   /** The chatbot and its prompt knowledge: held under the sighting's revision, or one GetPromptKnowledge call. */
   load(input: { uniqueId: string; message: string }, sighting: Sighting | null): Promise<PromptContext>;
   /** For tests and diagnostics. */
@@ -123,10 +103,12 @@ export function chatbotContext(opts: ChatbotContextOptions): ChatbotContext {
 
   return {
     known: (uniqueId) => known.get(uniqueId, null),
-    revisionKey: (chatbotId) => keys.chatbotRevision(chatbotId),
+    // Its public revision, read along for every chatbot this instance knows.
+    readAlong: (chatbot) => keys.chatbotRevision(chatbot.id),
     async load({ uniqueId, message }, sighting) {
+      const revision = sighting?.valueAt(keys.chatbotRevision(sighting.chatbot.id));
       // Held under the revision just read, and that revision read for the very chatbot held.
-      const held = sighting ? prompts.get(uniqueId, sighting.revision) : undefined;
+      const held = sighting && revision !== undefined ? prompts.get(uniqueId, revision) : undefined;
       if (held && sighting && held.chatbot.id === sighting.chatbot.id) return held;
       const { context, wholeKnowledge } = await ask(uniqueId, message);
       const { chatbot } = context;
@@ -134,8 +116,14 @@ export function chatbotContext(opts: ChatbotContextOptions): ChatbotContext {
         known.set(uniqueId, null, { id: chatbot.id, ownerId: chatbot.ownerId, handoffOn: chatbot.handoff?.enabled === true });
         // Kept only under a revision read for this very chatbot, before the call, and never while a
         // Q&A pair could match the next message.
-        const keep = wholeKnowledge && chatbot.qaPairs === 0 && !context.qaMatch && sighting && sighting.chatbot.id === chatbot.id;
-        if (keep) prompts.set(uniqueId, sighting.revision, context);
+        const keep =
+          wholeKnowledge &&
+          chatbot.qaPairs === 0 &&
+          !context.qaMatch &&
+          sighting &&
+          sighting.chatbot.id === chatbot.id &&
+          revision !== undefined;
+        if (keep) prompts.set(uniqueId, revision, context);
         else prompts.delete(uniqueId);
       }
       return context;

@@ -78,3 +78,16 @@ export function citeSources(answer: string, passages: CitablePassage[]): CitedAn
   // An answer made of nothing but markers is left as it came rather than sent empty.
   return message.trim() ? { message, sources: numbering.sources } : { message: answer, sources: [] };
 }
+
+/** The answer's text without its markers, for a channel that shows text alone; its sources stay what it cited. */
+export function withoutMarkers(answer: CitedAnswer): CitedAnswer {
+  const pieces: string[] = [];
+  let from = 0;
+  for (const run of answer.message.matchAll(MARKERS)) {
+    pieces.push(withoutTrailingBlanks(answer.message.slice(from, run.index)));
+    from = run.index + run[0].length;
+  }
+  pieces.push(answer.message.slice(from));
+  const message = pieces.join('');
+  return message.trim() ? { message, sources: answer.sources } : answer;
+}

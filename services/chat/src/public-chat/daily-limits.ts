@@ -4,7 +4,7 @@
 // The chatbot's daily spend limit is money, and billing decides it with the credit hold
 // (credit-hold.ts): this service only passes it along.
 //
-//   admit    after the chatbot is known, before anything is held: ONE script checks the visitor's
+//   count    after the chatbot is known, before anything is held: ONE script checks the visitor's
 //            count today and counts the message. A refused message counts nothing. A chatbot without
 //            a visitor limit makes no Redis call.
 //   uncount  a counted message that got no answer (no credit, the spend limit, the model failed)
@@ -42,7 +42,7 @@ export function visitorLimitsOf(chatbot: Pick<PublicChatbot, 'limits'>): Visitor
   };
 }
 
-/** What admit counted for a message: the visitor's key, so a later refusal can take the count back. */
+/** What count counted for a message: the visitor's key, so a later refusal can take the count back. */
 export interface DayCount {
   chatbotId: string;
   day: string;
@@ -54,14 +54,14 @@ export interface DailyMessageCounter {
    * Checks and counts one message of the visitor (by address) for the chatbot on `day`, or throws
    * RESOURCE_EXHAUSTED with the visitor's message.
    */
-  admit(q: { chatbotId: string; clientIp: string | null; day: string; visitorLimits: VisitorLimits }): Promise<DayCount>;
+  count(q: { chatbotId: string; clientIp: string | null; day: string; visitorLimits: VisitorLimits }): Promise<DayCount>;
   /** A counted message that got no answer (no credit, the spend limit, the model failed) no longer counts. Never throws (logged). */
   uncount(counted: DayCount, log: Logger): Promise<void>;
 }
 
 // KEYS: the visitor's count. ARGV: the visitor's limit, key TTL in ms. Returns 0 when counted, 1
 // when the visitor is at their limit.
-const ADMIT = `
+const COUNT = `
 if tonumber(redis.call('GET', KEYS[1]) or '0') >= tonumber(ARGV[1]) then return 1 end
 if redis.call('INCR', KEYS[1]) == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 0
@@ -77,11 +77,11 @@ export function redisDailyMessageCounter(
 ): DailyMessageCounter {
   const keys = redisKeys(opts.prefix);
   return {
-    async admit({ chatbotId, clientIp, day, visitorLimits }) {
+    async count({ chatbotId, clientIp, day, visitorLimits }) {
       const perDay = visitorLimits.visitorMessagesPerDay;
       if (perDay === null) return { chatbotId, day, visitorKey: null };
       const visitorKey = keys.chatLimitVisitorDay(chatbotId, day, opts.visitorOf(clientIp));
-      const result = await withRedisDeadline(redis.eval(ADMIT, 1, visitorKey, String(perDay), DAY_KEY_TTL_MS));
+      const result = await withRedisDeadline(redis.eval(COUNT, 1, visitorKey, String(perDay), DAY_KEY_TTL_MS));
       if (result !== 0) throw dailyLimitReached();
       return { chatbotId, day, visitorKey };
     },

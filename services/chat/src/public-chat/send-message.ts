@@ -1,23 +1,30 @@
-// A visitor's message, answered from the chatbot's knowledge base. Read top to bottom, `prepare` is
-// the whole turn before the model, each step owned by one collaborator:
+// A visitor's message, answered from the chatbot's knowledge base. It arrives on a channel (the
+// public page, the widget, the developer API, the OpenAI-compatible endpoint: channels/channel.ts, ADR
+// 0040), chosen where it entered (rpc.ts); the turn reads the channel's rules and never asks who
+// called. Read top to bottom, `prepare` is the whole turn before the model, each step owned by one
+// collaborator:
 //
 //   1. input       validated once here (message-input.ts); a malformed uniqueId never names a key
-//   2. admission   ONE Redis round trip: counts the per-minute rate limits and, for a chatbot this
-//                  instance knows, reads its public revision and the conversation's kept turns (admission.ts)
+//   2. admission   ONE Redis round trip: counts the per-minute rate limits for the channel's visitor
+//                  and, for a chatbot this instance knows, reads what its collaborators read along:
+//                  its public revision, the conversation's kept turns, its handoff mirror (admission.ts)
 //   3. chatbot     held under that revision (no call), else ONE GetPromptKnowledge call (chatbot-context.ts);
-//                  then, with no I/O, where it may run: the request's site (visitor-site.ts, 403)
+//                  then, with no I/O and when the channel's site rules apply, where it may run: the
+//                  request's site (visitor-site.ts, 403)
 //   3b. handoff    a chatbot with handoff on (docs/adr/0034-humans-in-the-loop.md): the conversation's
 //                  mirror, read along in step 2 when this instance knew the chatbot with handoff on,
 //                  else ONE Redis GET (never for a chatbot with handoff off, nor a new conversation).
 //                  While a person has it (waiting or human) the bot stays silent: ONE statement stores
 //                  the message, it is published to the agents, and the answer is the `handoff` state
 //                  with an empty message. No day limit, no history, no credit, no model (visitor-handoff.ts).
-//   4. proof       a new conversation's first message on a chatbot that asks for proof of work: the
-//                  solved challenge checked, then ONE Redis SET NX so it is used once (proof-of-work.ts, 403)
+//   4. proof       a new conversation's first message on a chatbot that asks for proof of work, on a
+//                  channel that asks it: the solved challenge checked, then ONE Redis SET NX so it is
+//                  used once (proof-of-work.ts, 403)
 //   5. day limit   ONE Redis script: the visitor's messages today, the message counted (daily-limits.ts,
 //                  429). No call for a chatbot without a visitor limit.
-//   6. history     none for a new conversation; the kept turns when read for this chatbot, else ONE
-//                  database read (history-source.ts)
+//   6. history     the channel's: the turns the client sent, or the conversation's: none for a new
+//                  conversation, the kept turns when read for this chatbot, else ONE database read
+//                  (history-source.ts)
 //   7. credit      ONE ReserveCredit call to billing: the answer's largest cost held against the
 //                  owner's credit and the chatbot's daily spend limit, both billing's rules
 //                  (credit-hold.ts, ADR 0010 and 0022; the limit refuses with the day's 429)
@@ -26,7 +33,8 @@
 // rates it by; a new conversation keeps the visitor's id and name), the queue publishes
 // (UsageRecorded, which settles the hold and counts the answer's exact cost in the chatbot's spend
 // today; ChatbotInteraction for analytics) and one Redis SET (the kept turns), side by side. The
-// answer's [n] markers become its sources (citations.ts).
+// answer's [n] markers become its sources (citations.ts), and stay in its text unless the channel
+// shows text alone.
 //
 // What a message costs the owner: a model answer is billed its exact token cost (billing, from
 // UsageRecorded) and counts that much in the chatbot's spend today. A message that matches one of
@@ -47,10 +55,12 @@ import { randomUUID } from 'node:crypto';
 import { ConnectError } from '@connectrpc/connect';
 import type { PublicChatbot } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import type { Logger } from '@parley/common/logger.ts';
-import type { Admission } from '../core/admission.ts';
+import { admitMessage, type Admission, type ReadAlong, type Sighting } from '../core/admission.ts';
+import type { Channel } from './channels/channel.ts';
+import { publicPage } from './channels/public-page.ts';
 import { buildPrompt, fitHistory } from './build-prompt.ts';
-import type { ChatbotContext, Passage, Sighting } from './chatbot-context.ts';
-import { citeSources, type CitedAnswer, type Source } from './citations.ts';
+import type { ChatbotContext, Passage } from './chatbot-context.ts';
+import { citeSources, withoutMarkers, type CitedAnswer, type Source } from './citations.ts';
 import type { CreditGate } from './credit-hold.ts';
 import { visitorLimitsOf, utcDay, type VisitorLimits, type DailyMessageCounter, type DayCount } from './daily-limits.ts';
 import type { HistorySource } from './history-source.ts';
@@ -122,37 +132,50 @@ interface SilentTurn {
 
 export type StreamEvent = { delta: string } | { done: SendMessageResult };
 
-async function prepare(deps: PublicChatDeps, raw: RawMessageInput): Promise<PreparedTurn | SilentTurn> {
+async function prepare(deps: PublicChatDeps, channel: Channel, raw: RawMessageInput): Promise<PreparedTurn | SilentTurn> {
   const receivedAt = new Date();
   const requestId = randomUUID();
   const input = parseMessageInput(raw, deps.bounds, deps.sessionIds);
-  const sighting = await admit(deps, input);
+  const visitor = channel.visitor(input);
+  const known = deps.chatbotContext.known(input.uniqueId);
+  const sighting = await admitMessage(deps, { ...input, rateLimited: visitor.rateLimited }, known, readingAlong(deps));
   const { chatbot, knowledge, qaMatch } = await deps.chatbotContext.load(input, sighting);
-  // A developer API key was checked by the gateway: the site and proof-of-work rules are a browser's.
-  if (!input.apiKeyId) checkSite(input.site, chatbot);
+  if (channel.siteRules) checkSite(input.site, chatbot);
   const silent = await heldByPerson(deps, input, chatbot, sighting, receivedAt);
   if (silent) return { kind: 'handoff', input, state: silent };
   const visitorLimits = visitorLimitsOf(chatbot);
-  if (!input.apiKeyId && visitorLimits.proofOfWork && input.newConversation) await redeemProof(deps, input.proofOfWork);
+  if (channel.proofOfWork && visitorLimits.proofOfWork && input.newConversation) await redeemProof(deps, input.proofOfWork);
   const model = qaMatch ? null : deps.model;
-  const counted = await countToday(deps, { chatbotId: chatbot.id, clientIp: input.clientIp, day: utcDay(receivedAt), visitorLimits });
+  const counted = await countToday(deps, { chatbotId: chatbot.id, clientIp: visitor.countedToday, day: utcDay(receivedAt), visitorLimits });
   if (qaMatch) return { kind: 'qa', requestId, input, chatbot, receivedAt, qa: qaMatch };
   if (!model) return { kind: 'offline', requestId, input, chatbot, receivedAt, passages: knowledge };
 
   // From here a failure (the history unreadable, no credit, the spend limit) leaves the visitor
   // without an answer: the message no longer counts today.
-  const { history, prompt, passages } = await promptAndReserve(deps, requestId, input, chatbot, visitorLimits, knowledge, sighting).catch(
-    async (err: unknown) => {
-      await deps.dailyMessages.uncount(counted, deps.logger);
-      throw err;
-    },
-  );
+  const { history, prompt, passages } = await promptAndReserve(
+    deps,
+    channel,
+    requestId,
+    input,
+    chatbot,
+    visitorLimits,
+    knowledge,
+    sighting,
+  ).catch(async (err: unknown) => {
+    await deps.dailyMessages.uncount(counted, deps.logger);
+    throw err;
+  });
   return { kind: 'model', model, requestId, input, chatbot, receivedAt, prompt, passages, history, counted };
 }
+
+/** The collaborators that read along in admission's round trip, in the order their keys are read. */
+const readingAlong = (deps: PublicChatDeps): ReadAlong[] =>
+  deps.handoff ? [deps.chatbotContext, deps.history, deps.handoff] : [deps.chatbotContext, deps.history];
 
 /** Steps 6 and 7: the history, the prompt built from it, and the credit held for its answer. */
 async function promptAndReserve(
   deps: PublicChatDeps,
+  channel: Channel,
   requestId: string,
   input: MessageInput,
   chatbot: PublicChatbot,
@@ -160,9 +183,10 @@ async function promptAndReserve(
   knowledge: Passage[],
   sighting: Sighting | null,
 ) {
-  const history = input.clientHistory
-    ? fitHistory(input.clientHistory, deps.bounds.historyChars)
-    : await deps.history.load(chatbot, input, sighting);
+  const history =
+    channel.history === 'client'
+      ? fitHistory(input.clientHistory ?? [], deps.bounds.historyChars)
+      : await deps.history.load(chatbot, input, sighting);
   const { messages: prompt, passages } = buildPrompt({
     botName: chatbot.name,
     language: readLanguage(chatbot) ?? DEFAULT_LANGUAGE,
@@ -199,8 +223,9 @@ async function heldByPerson(
 ): Promise<HandoffView | null> {
   if (!deps.handoff || chatbot.handoff?.enabled !== true || input.newConversation) return null;
   const handoff = deps.handoff;
+  const readAlong = sighting?.chatbot.id === chatbot.id ? sighting.valueAt(handoff.key(chatbot.id, input.sessionId)) : undefined;
   let mirror: string | null;
-  if (sighting && sighting.handoff !== undefined && sighting.chatbot.id === chatbot.id) mirror = sighting.handoff;
+  if (readAlong !== undefined) mirror = readAlong;
   else {
     try {
       mirror = await handoff.read(chatbot.id, input.sessionId);
@@ -231,34 +256,8 @@ function redeemProof(deps: PublicChatDeps, payload: string): Promise<void> {
   return deps.proofOfWork.redeem(payload).catch(redisStep(deps, 'the proof-of-work check'));
 }
 
-function countToday(deps: PublicChatDeps, q: Parameters<DailyMessageCounter['admit']>[0]): Promise<DayCount> {
-  return deps.dailyMessages.admit(q).catch(redisStep(deps, 'the daily limits check'));
-}
-
-/**
- * Counts the message against the rate limits (throwing the visitor's limit). For a chatbot this
- * instance knows, the same round trip reads its revision and the conversation's kept turns; they
- * are only a sighting until the chatbot service's answer (or the cache under that revision) confirms it.
- */
-async function admit(deps: PublicChatDeps, input: MessageInput): Promise<Sighting | null> {
-  const known = deps.chatbotContext.known(input.uniqueId);
-  // The handoff mirror only for a chatbot known with handoff on, and a conversation that may have one.
-  const readMirror = known?.handoffOn === true && deps.handoff !== undefined && !input.newConversation;
-  const reads = known ? [deps.chatbotContext.revisionKey(known.id), deps.history.keptKey(known.id, input.sessionId)] : [];
-  if (known && readMirror) reads.push(deps.handoff!.key(known.id, input.sessionId));
-  let values: (string | null)[];
-  try {
-    // A developer API key counts as one visitor, whatever addresses its calls come from.
-    const visitor = input.apiKeyId ? { uniqueId: input.uniqueId, clientIp: `key:${input.apiKeyId}` } : input;
-    values = await deps.admission.admit(visitor, reads);
-  } catch (err) {
-    if (err instanceof ConnectError) throw err; // the visitor's limit
-    deps.logger.warn({ err: (err as Error).message }, 'rate limit check failed');
-    throw answerFailed();
-  }
-  if (!known) return null;
-  const [revision = null, keptTurns = null, handoff = null] = values;
-  return readMirror ? { chatbot: known, revision, keptTurns, handoff } : { chatbot: known, revision, keptTurns };
+function countToday(deps: PublicChatDeps, q: Parameters<DailyMessageCounter['count']>[0]): Promise<DayCount> {
+  return deps.dailyMessages.count(q).catch(redisStep(deps, 'the daily limits check'));
 }
 
 /** The model's answer to the held prompt; when there is none, the hold is released before the visitor hears of it. */
@@ -283,10 +282,11 @@ async function callModel(deps: PublicChatDeps, turn: ModelTurn, onDelta?: (delta
 
 /**
  * The answer (the model's streamed through `onDelta` as it comes, markers as the model wrote them),
- * then its citations, recorded as the visitor finally sees it before it is returned.
+ * then its citations in the channel's form, recorded as the visitor finally sees it before it is returned.
  */
 async function answer(
   deps: PublicChatDeps,
+  channel: Channel,
   turn: PreparedTurn | SilentTurn,
   onDelta?: (delta: string) => void,
 ): Promise<SendMessageResult> {
@@ -314,24 +314,31 @@ async function answer(
         : offlineAnswer(turn.passages, readLanguage(turn.chatbot) ?? DEFAULT_LANGUAGE);
     onDelta?.(cited.message);
   }
-  const messageId = await deps.recorder.record(turn, cited, usage);
-  const unanswered = turn.kind !== 'qa' && cited.sources.length === 0;
+  const shown = channel.answer.citations === 'plain' ? withoutMarkers(cited) : cited;
+  const messageId = await deps.recorder.record(turn, shown, usage);
+  const unanswered = turn.kind !== 'qa' && shown.sources.length === 0;
   const offerHandoff = offersHandoff(turn.chatbot.handoff?.enabled === true, unanswered, turn.input.message);
   // The counts the recorder billed (UsageRecorded), so the caller can tell its own client what the answer cost.
   const billed = usage ? { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens } : null;
-  return { ...cited, sessionId: turn.input.sessionId, messageId, handoff: null, offerHandoff, unanswered, usage: billed };
+  return { ...shown, sessionId: turn.input.sessionId, messageId, handoff: null, offerHandoff, unanswered, usage: billed };
 }
 
-export async function sendMessage(deps: PublicChatDeps, raw: RawMessageInput): Promise<SendMessageResult> {
-  return answer(deps, await prepare(deps, raw));
+/** A message on `channel` (chosen by rpc.ts); a caller that names none is the public page. */
+export async function sendMessage(deps: PublicChatDeps, raw: RawMessageInput, channel: Channel = publicPage): Promise<SendMessageResult> {
+  return answer(deps, channel, await prepare(deps, channel, raw));
 }
 
 /**
- * The same answer as a stream of text deltas, then one `done` event. The answer is produced by a
- * task of its own, so a visitor who stops reading does not stop it half-way.
+ * The same answer as a stream of text deltas (when the channel's answers stream; else none), then
+ * one `done` event. The answer is produced by a task of its own, so a visitor who stops reading
+ * does not stop it half-way.
  */
-export async function* streamMessage(deps: PublicChatDeps, raw: RawMessageInput): AsyncGenerator<StreamEvent> {
-  const turn = await prepare(deps, raw);
+export async function* streamMessage(
+  deps: PublicChatDeps,
+  raw: RawMessageInput,
+  channel: Channel = publicPage,
+): AsyncGenerator<StreamEvent> {
+  const turn = await prepare(deps, channel, raw);
   const pending: string[] = [];
   let wake: (() => void) | undefined;
   let settled = false;
@@ -341,7 +348,7 @@ export async function* streamMessage(deps: PublicChatDeps, raw: RawMessageInput)
     pending.push(delta);
     wake?.();
   };
-  void answer(deps, turn, push)
+  void answer(deps, channel, turn, channel.answer.streams ? push : undefined)
     .then(
       (result) => {
         outcome = { result };

@@ -2,10 +2,12 @@
 // handoff/visitor-message.ts and given in by service.ts: while a person has the conversation (waiting
 // or human) the bot stays silent, and the visitor's message is stored and pushed to the agents.
 import type { PublicChatbot } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
+import type { ReadAlong } from '../core/admission.ts';
 import type { HandoffView } from '../core/handoff.ts';
 
-export interface VisitorHandoff {
-  /** The Redis mirror's key of (chatbot, session), which the admission script reads along for a chatbot with handoff on. */
+/** Reads along (ReadAlong) the mirror of a continued conversation of a known chatbot that had handoff on; nothing otherwise. */
+export interface VisitorHandoff extends ReadAlong {
+  /** The Redis mirror's key of (chatbot, session). */
   key(chatbotId: string, sessionId: string): string;
   /** One GET of the mirror: a chatbot with handoff on that this replica did not know before the message. */
   read(chatbotId: string, sessionId: string): Promise<string | null>;

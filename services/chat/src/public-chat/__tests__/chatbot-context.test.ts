@@ -5,7 +5,8 @@ import { create } from '@bufbuild/protobuf';
 import { describe, expect, it } from 'vitest';
 import { GetPromptKnowledgeResponseSchema, PublicChatbotSchema, type ChatbotService } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import { createLogger } from '@parley/common/logger.ts';
-import { chatbotContext, type Sighting } from '../chatbot-context.ts';
+import { chatbotContext } from '../chatbot-context.ts';
+import { sighting, type Sighting } from '../../core/admission.ts';
 import { PUBLIC_CHATBOT_NOT_FOUND } from '@parley/common/public-chatbot.ts';
 import { ANSWER_FAILED, CHATBOT_UNAVAILABLE } from '../../core/visitor-errors.ts';
 
@@ -29,7 +30,7 @@ function scripted(answers: (() => unknown)[], remember = true) {
 const whole = () => create(GetPromptKnowledgeResponseSchema, { chatbot: bot, passages: ['All of it.'], wholeKnowledge: true });
 const allOfIt = [{ text: 'All of it.', entryId: '', title: '', url: '' }];
 const retrieved = () => create(GetPromptKnowledgeResponseSchema, { chatbot: bot, passages: ['A chunk.'], wholeKnowledge: false });
-const seen = (revision: string | null): Sighting => ({ chatbot: { id: 'b1', ownerId: 'o1' }, revision, keptTurns: null });
+const seen = (revision: string | null): Sighting => sighting({ id: 'b1', ownerId: 'o1' }, new Map([['p:chatbot-revision:b1', revision]]));
 const input = { uniqueId: 'u1', message: 'hi' };
 
 describe('chatbotContext', () => {
@@ -55,7 +56,7 @@ describe('chatbotContext', () => {
     await context.load(input, seen('r1'));
     expect(await context.load(input, seen('r1'))).toEqual({ chatbot: bot, knowledge: allOfIt, qaMatch: null });
     expect(calls).toHaveLength(2);
-    expect(context.revisionKey('b1')).toBe('p:chatbot-revision:b1');
+    expect(context.readAlong({ id: 'b1', ownerId: 'o1' }, { sessionId: 's1', newConversation: false })).toBe('p:chatbot-revision:b1');
   });
 
   it('asks again under another revision, and never keeps retrieved chunks', async () => {

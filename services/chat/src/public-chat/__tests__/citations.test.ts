@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { citeSources, type CitablePassage } from '../citations.ts';
+import { citeSources, withoutMarkers, type CitablePassage } from '../citations.ts';
 
 const hours = { entryId: 'e-hours', title: 'Opening hours', url: '' };
 const refunds = { entryId: 'e-refunds', title: 'Refunds', url: 'https://shop.example/refunds' };
@@ -70,5 +70,20 @@ describe('citeSources', () => {
     const result = cite(answer);
     expect(result.sources).toEqual([refunds]);
     expect(result.message.endsWith('x' + '['.repeat(10_000))).toBe(true);
+  });
+});
+
+describe('withoutMarkers', () => {
+  const sources = [{ entryId: 'e1', title: 'Hours', url: '' }];
+
+  it('takes every marker out with the blank before it, keeping the sources and a Markdown link', () => {
+    expect(withoutMarkers({ message: 'We open at nine [1][2].\nSee [the page](https://x.example) [1, 2]', sources })).toEqual({
+      message: 'We open at nine.\nSee [the page](https://x.example)',
+      sources,
+    });
+  });
+
+  it('leaves an answer made of nothing but markers as it was', () => {
+    expect(withoutMarkers({ message: '[1]', sources })).toEqual({ message: '[1]', sources });
   });
 });

@@ -74,12 +74,12 @@ afterAll(async () => {
   await redis.quit();
 });
 
-describe('admit', () => {
+describe('count', () => {
   it("counts a visitor's messages up to the limit, refuses past it without counting, and other visitors and days apart", async () => {
     const chatbotId = bot();
     const q = { chatbotId, clientIp: '203.0.113.7', day: DAY, visitorLimits: only({ visitorMessagesPerDay: 3 }) };
-    for (let i = 0; i < 3; i++) await limits.admit(q);
-    const err = await refusal(limits.admit(q));
+    for (let i = 0; i < 3; i++) await limits.count(q);
+    const err = await refusal(limits.count(q));
     expect(err.code).toBe(Code.ResourceExhausted);
     expect(err.rawMessage).toBe(DAILY_LIMIT_REACHED);
     const key = keys.chatLimitVisitorDay(chatbotId, DAY, visitorOf('203.0.113.7'));
@@ -87,8 +87,8 @@ describe('admit', () => {
     const ttl = await redis.pttl(key);
     expect(ttl).toBeGreaterThan(47 * 3600_000);
     expect(ttl).toBeLessThanOrEqual(48 * 3600_000);
-    await limits.admit({ ...q, clientIp: '203.0.113.8' });
-    await limits.admit({ ...q, day: '2026-11-26' });
+    await limits.count({ ...q, clientIp: '203.0.113.8' });
+    await limits.count({ ...q, day: '2026-11-26' });
   });
 
   it('makes no Redis call for a chatbot without a visitor limit, whatever its spend limit', async () => {
@@ -97,8 +97,8 @@ describe('admit', () => {
       visitorOf,
     });
     const q = { chatbotId: bot(), clientIp: null, day: DAY };
-    await expect(noRedis.admit({ ...q, visitorLimits: only({}) })).resolves.toMatchObject({ visitorKey: null });
-    await expect(noRedis.admit({ ...q, visitorLimits: only({ dailySpendLimit: '1.00' }) })).resolves.toMatchObject({ visitorKey: null });
+    await expect(noRedis.count({ ...q, visitorLimits: only({}) })).resolves.toMatchObject({ visitorKey: null });
+    await expect(noRedis.count({ ...q, visitorLimits: only({ dailySpendLimit: '1.00' }) })).resolves.toMatchObject({ visitorKey: null });
   });
 });
 
@@ -107,12 +107,12 @@ describe('uncount', () => {
     const chatbotId = bot();
     const q = { chatbotId, clientIp: '198.51.100.2', day: DAY, visitorLimits: only({ visitorMessagesPerDay: 2 }) };
     const visitorKey = keys.chatLimitVisitorDay(chatbotId, DAY, visitorOf('198.51.100.2'));
-    const counted = await limits.admit(q);
-    await limits.admit(q);
-    await refusal(limits.admit(q));
+    const counted = await limits.count(q);
+    await limits.count(q);
+    await refusal(limits.count(q));
     await limits.uncount(counted, log);
     expect(await redis.get(visitorKey)).toBe('1');
-    await limits.admit(q);
+    await limits.count(q);
     expect(await redis.get(visitorKey)).toBe('2');
     await limits.uncount({ chatbotId, day: DAY, visitorKey: null }, log);
     expect(await redis.get(visitorKey)).toBe('2');

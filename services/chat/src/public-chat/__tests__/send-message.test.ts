@@ -9,6 +9,10 @@ import type { LanguageModel, ModelAnswer, ModelRequest } from '../language-model
 import type { PreparedTurn } from '../prepared-turn.ts';
 import { sendMessage, streamMessage, type PublicChatDeps, type StreamEvent } from '../send-message.ts';
 import { sessionIds } from '../../core/session-id.ts';
+import type { Channel } from '../channels/channel.ts';
+import { developerApi } from '../channels/developer-api.ts';
+import { openAICompatible } from '../channels/openai-compatible.ts';
+import { publicPage } from '../channels/public-page.ts';
 
 const hours: Passage = { text: 'We open at nine.', entryId: 'e-hours', title: 'Hours', url: '' };
 const refunds: Passage = { text: 'Refunds within 30 days.', entryId: 'e-refunds', title: 'Refunds', url: 'https://shop.example/refunds' };
@@ -18,6 +22,8 @@ function scripted(opts: { knowledge?: Passage[]; qaMatch?: QaAnswer | null; repl
   const calls: string[] = [];
   const recorded: { turn: PreparedTurn; text: string; usage: ModelAnswer | null }[] = [];
   const requests: ModelRequest[] = [];
+  /** Whom admission and the day's count were asked to count. */
+  const counted: { rateLimited: (string | null)[]; today: (string | null)[] } = { rateLimited: [], today: [] };
   const chatbot = create(PublicChatbotSchema, {
     id: 'b1',
     ownerId: 'o1',
@@ -45,21 +51,22 @@ function scripted(opts: { knowledge?: Passage[]; qaMatch?: QaAnswer | null; repl
     logger: createLogger('send-message-test', 'silent'),
     sessionIds: sessionIds('a-test-secret-of-some-length'),
     admission: {
-      admit: async () => {
+      admit: async (visitor) => {
         calls.push('admission');
+        counted.rateLimited.push(visitor.clientIp);
         return [];
       },
     },
     chatbotContext: {
       known: () => undefined,
-      revisionKey: (id: string) => `rev:${id}`,
+      readAlong: (known: { id: string }) => `rev:${known.id}`,
       load: async () => {
         calls.push('chatbot');
         return context;
       },
     } as unknown as ChatbotContext,
     history: {
-      keptKey: () => 'kept',
+      readAlong: () => 'kept',
       load: async () => {
         calls.push('history');
         return [];
@@ -76,8 +83,9 @@ function scripted(opts: { knowledge?: Passage[]; qaMatch?: QaAnswer | null; repl
       },
     },
     dailyMessages: {
-      admit: async (q) => {
+      count: async (q) => {
         calls.push('day-limits');
+        counted.today.push(q.clientIp);
         return { chatbotId: q.chatbotId, day: q.day, visitorKey: null };
       },
       uncount: async () => {},
@@ -100,7 +108,7 @@ function scripted(opts: { knowledge?: Passage[]; qaMatch?: QaAnswer | null; repl
     },
     bounds: { maxMessageChars: 1000, maxOutputTokens: 100, promptKnowledgeChars: 5000, historyChars: 1000 },
   };
-  return { deps, calls, recorded, requests };
+  return { deps, calls, recorded, requests, counted };
 }
 
 const message = (text = 'When do you open?') => ({ uniqueId: 'u1', sessionId: '', message: text, model: '', clientIp: '', userAgent: '' });
@@ -195,5 +203,48 @@ describe('an offline answer', () => {
     expect(result.sources.map((s) => s.entryId)).toEqual(['e-hours', 'e-refunds']);
     expect(result.usage).toBeNull();
     expect(calls).toEqual(['admission', 'chatbot', 'day-limits', 'record']);
+  });
+});
+
+describe('the channel', () => {
+  const textAlone: Channel = { ...publicPage, name: 'text alone', answer: { citations: 'plain', streams: false } };
+
+  it('counts a developer API key as one visitor of the rate limit, and the address for the day', async () => {
+    const { deps, counted } = scripted({});
+    await sendMessage(deps, { ...message(), clientIp: '203.0.113.7', apiKeyId: 'k1' }, developerApi);
+    await sendMessage(deps, { ...message(), clientIp: '203.0.113.7' }, publicPage);
+    expect(counted).toEqual({ rateLimited: ['key:k1', '203.0.113.7'], today: ['203.0.113.7', '203.0.113.7'] });
+  });
+
+  it("answers the OpenAI-compatible endpoint from the client's own history, reading no conversation", async () => {
+    const { deps, calls, requests } = scripted({});
+    const history = [
+      { role: 'user', content: 'Are you open on Sundays?' },
+      { role: 'assistant', content: 'No, we are closed on Sundays.' },
+    ];
+    await sendMessage(deps, { ...message(), apiKeyId: 'k1', history }, openAICompatible);
+    expect(calls).toEqual(['admission', 'chatbot', 'day-limits', 'credit', 'model', 'record']);
+    expect(requests[0].messages.map((m) => m.content)).toEqual(expect.arrayContaining(history.map((t) => t.content)));
+    // The same message on a channel that keeps its conversation reads it instead.
+    const kept = scripted({});
+    await sendMessage(kept.deps, { ...message(), apiKeyId: 'k1', history }, developerApi);
+    expect(kept.calls).toContain('history');
+    expect(kept.requests[0].messages.map((m) => m.content)).not.toContain('Are you open on Sundays?');
+  });
+
+  it('shows text alone without its markers, keeping its sources, and sends it once, whole', async () => {
+    const { deps, recorded } = scripted({ reply: 'Refunds take 30 days [2]. We open at nine [1].' });
+    const { deltas, done } = await collect(streamMessage(deps, message(), textAlone));
+    expect(deltas).toEqual([]);
+    expect(done).toMatchObject({
+      message: 'Refunds take 30 days. We open at nine.',
+      sources: [{ entryId: 'e-refunds' }, { entryId: 'e-hours' }],
+    });
+    expect(recorded[0].text).toBe('Refunds take 30 days. We open at nine.');
+    const qa = scripted({ qaMatch: qaPair });
+    expect(await sendMessage(qa.deps, message('Do you ship abroad?'), textAlone)).toMatchObject({
+      message: 'Yes, to 30 countries.',
+      sources: [{ entryId: 'e-qa' }],
+    });
   });
 });

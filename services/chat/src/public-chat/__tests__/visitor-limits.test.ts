@@ -29,6 +29,7 @@ import type { LanguageModel } from '../language-model.ts';
 import { altchaProofOfWork, PROOF_OF_WORK_FAILED, type ProofOfWork } from '../proof-of-work.ts';
 import { recorder } from '../recorder.ts';
 import { sendMessage, type PublicChatDeps } from '../send-message.ts';
+import { developerApi } from '../channels/developer-api.ts';
 import { sessionIds } from '../../core/session-id.ts';
 import { ANSWER_FAILED } from '../../core/visitor-errors.ts';
 import { SITE_NOT_ALLOWED } from '../../core/visitor-site.ts';
@@ -131,14 +132,14 @@ function world(chatbot: PublicChatbot, opts: { qaMatch?: QaAnswer | null; failMo
       return { rows: [{ id: String(w.exchanges.length), role: 'assistant' }] };
     },
   } as unknown as ExchangePool;
-  const history = { keptKey: () => 'kept', load: async () => [], remember: async () => {}, forget: async () => {} };
+  const history = { readAlong: () => 'kept', load: async () => [], remember: async () => {}, forget: async () => {} };
   w.deps = {
     logger,
     sessionIds: sessionIds(SECRET),
     admission: { admit: async () => [] },
     chatbotContext: {
       known: () => undefined,
-      revisionKey: (id: string) => `rev:${id}`,
+      readAlong: (known: { id: string }) => `rev:${known.id}`,
       load: async () => ({ chatbot, knowledge, qaMatch: opts.qaMatch ?? null }),
     } as unknown as ChatbotContext,
     proofOfWork,
@@ -277,8 +278,8 @@ describe('a message through the developer API (a key the gateway checked)', () =
     });
     const w = world(chatbot);
     const viaKey = (extra = {}) => message('u1', { apiKeyId: 'key-1', ...extra });
-    await expect(sendMessage(w.deps, viaKey())).resolves.toMatchObject({ message: 'Nine [1].' });
-    expect(await refusal(sendMessage(w.deps, viaKey()))).toMatchObject({ code: Code.ResourceExhausted });
+    await expect(sendMessage(w.deps, viaKey(), developerApi)).resolves.toMatchObject({ message: 'Nine [1].' });
+    expect(await refusal(sendMessage(w.deps, viaKey(), developerApi))).toMatchObject({ code: Code.ResourceExhausted });
     // Without the key, the same request is a browser's: refused where it came from.
     expect(await refusal(sendMessage(w.deps, message('u2')))).toMatchObject({ code: Code.PermissionDenied });
   });

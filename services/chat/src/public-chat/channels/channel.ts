@@ -1,0 +1,37 @@
+// The channel a visitor's message arrives on (docs/adr/0040-channels.md): the public page, the
+// widget, the developer API, the OpenAI-compatible endpoint. It is chosen once, where the message
+// enters the chat service (rpc.ts), and carries the rules that differ from one channel to another;
+// the turn (public-chat/send-message.ts) reads its answers and never asks who called. Each channel
+// is one file in channels/ declaring these rules.
+import type { MessageInput } from '../../core/message-input.ts';
+
+export interface Channel {
+  /** How logs and docs name it. */
+  readonly name: string;
+  /** The chatbot's allowed sites and standalone page apply (visitor-site.ts): a browser's page sent the message. */
+  readonly siteRules: boolean;
+  /** A new conversation's first message brings a solved challenge when the chatbot asks for one (proof-of-work.ts). */
+  readonly proofOfWork: boolean;
+  /** Whom the message counts against. */
+  visitor(input: MessageInput): ChannelVisitor;
+  /** Where the prompt's history comes from: the conversation's kept turns (history-source.ts), or the turns the client sent. */
+  readonly history: 'kept' | 'client';
+  /** How the answer reaches the visitor. */
+  readonly answer: AnswerForm;
+}
+
+/**
+ * `markers`: the answer keeps its [n] markers, numbered as the sources it carries (citations.ts),
+ * and may stream as the model writes it (StreamMessage). `plain`: the markers are left out of the
+ * text, for a client that shows text alone; it is sent once, whole, since the markers can only be
+ * taken out of the finished answer.
+ */
+export type AnswerForm = { citations: 'markers'; streams: boolean } | { citations: 'plain'; streams: false };
+
+/** Who the visitor is, for each limit that counts them. */
+export interface ChannelVisitor {
+  /** The per-minute rate limit's visitor (admission.ts); null: an address the gateway could not tell. */
+  rateLimited: string | null;
+  /** The address whose messages today the chatbot's visitor limit counts (daily-limits.ts); null: unknown. */
+  countedToday: string | null;
+}
