@@ -60,20 +60,24 @@ export function profileSplit(file: string, root: string, window: { fromUs: numbe
         .join('/');
     return rel(f.url);
   };
+  // The nearest of this repository's frames from the sample up; for work no such frame started (a
+  // socket's data handled by a driver, a timer of a library), the outermost package frame instead:
+  // the library whose callback it is.
   const ownCaller = new Map<number, string>();
   const nearestOwn = (id: number): string => {
     const known = ownCaller.get(id);
     if (known !== undefined) return known;
-    const n = nodes.get(id)!;
-    const found = PSEUDO.has(n.callFrame.functionName)
-      ? n.callFrame.functionName
-      : own(n.callFrame)
-        ? label(n.callFrame)
-        : parent.has(id)
-          ? nearestOwn(parent.get(id)!)
-          : '(no Parley frame)';
-    ownCaller.set(id, found === '(root)' ? '(no Parley frame)' : found);
-    return ownCaller.get(id)!;
+    const leaf = nodes.get(id)!.callFrame;
+    let found = PSEUDO.has(leaf.functionName) ? leaf.functionName : '';
+    let outermostPackage = '';
+    for (let at: number | undefined = id; !found && at !== undefined; at = parent.get(at)) {
+      const f = nodes.get(at)!.callFrame;
+      if (own(f)) found = label(f);
+      else if (f.url.includes('/node_modules/')) outermostPackage = `${origin(f)} ${f.functionName || '(anonymous)'}`;
+    }
+    found ||= `(no Parley frame: ${outermostPackage ? `under ${outermostPackage}` : 'Node alone'})`;
+    ownCaller.set(id, found);
+    return found;
   };
 
   const byFunction = new Map<string, number>();

@@ -37,7 +37,8 @@
 //     Redis stream; its own database, parley_bench_floor or BENCH_DATABASE_floor). Each round: the
 //     processes' RSS and PSS at rest, one visitor alone (overhead p50), 50 visitors in a closed loop
 //     (requests/s, CPU per message of the measured processes plus every PostgreSQL and Redis server
-//     process), then 200 (requests/s); then a table of the means with Parley ÷ floor and Parley ÷
+//     process), then 200 (requests/s), then a streaming model, one visitor (time added to the first
+//     token, as in the first-token phase); then a table of the means with Parley ÷ floor and Parley ÷
 //     architecture floor.
 //   - BENCH_PHASES=profile: Parley's processes under `node --cpu-prof` with 50 visitors in a closed
 //     loop (BENCH_PROFILE_DIR keeps the profiles where given): each process's self time a message in
@@ -643,6 +644,8 @@ interface FloorRound {
   rps: number;
   /** Requests/s with ONE_OWNER_VISITORS in a closed loop. */
   rps200: number;
+  /** With a streaming model, the p50 time to the first `event: delta` less the model's own p50 to its first content. */
+  firstTokenAdded: number;
   /** CPU ms per message: the measured processes by name, postgres (all of it), postgres-other (its other databases' backends), redis. */
   cpu: Record<string, number>;
   cpuTotal: number;
@@ -687,6 +690,22 @@ async function floorRound(
     model.requests.length = 0;
     const crowd200 = await load(MEASURED, ONE_OWNER_VISITORS, chatJson, freshVisitors(ONE_OWNER_VISITORS));
     await done(60_000);
+    const sentPrompt = model.requests[model.requests.length - 1];
+    model.requests.length = 0;
+    // The first token, one visitor at a time, alternated with the model called straight.
+    model.setBehaviour({ delayMs: STREAM_FIRST_DELAY_MS, chunkDelayMs: STREAM_CHUNK_DELAY_MS });
+    const [through, direct]: number[][] = [[], []];
+    const streaming = freshVisitors(1)[0];
+    try {
+      for (let i = 0; i < FIRST_TOKEN_REQUESTS; i++) {
+        direct.push(await modelDirect(model.url, sentPrompt, true));
+        through.push(await chatStream(streaming));
+      }
+    } finally {
+      model.setBehaviour({ delayMs: 0, chunkDelayMs: 0 });
+    }
+    const firstTokenAdded = summary(through).p50 - summary(direct).p50;
+    await done(60_000);
     model.requests.length = 0;
     cpu.postgres = (cpu.postgres ?? 0) + (cpu['postgres-other'] ?? 0);
     const cpuTotal = Object.entries(cpu).reduce((n, [group, v]) => (group === 'postgres-other' ? n : n + v), 0);
@@ -695,7 +714,7 @@ async function floorRound(
     console.log(
       `  ${label}: ${loop.rps.toFixed(0)} requests/s (${loop.latencies.length} at ${VISITORS} concurrent, p50 ${ms(l.p50)} ms), ` +
         `${crowd200.rps.toFixed(0)} at ${ONE_OWNER_VISITORS} concurrent; one visitor p50 ${ms(one.p50)} ms, p99 ${ms(one.p99)} ms; ` +
-        `at rest RSS ${rss.toFixed(0)} MB, PSS ${pss.toFixed(0)} MB` +
+        `first token added p50 ${ms(firstTokenAdded)} ms (${FIRST_TOKEN_REQUESTS} streamed); at rest RSS ${rss.toFixed(0)} MB, PSS ${pss.toFixed(0)} MB` +
         (memory.length > 1 ? ` (RSS/PSS ${memory.map((m) => `${m.name} ${m.rss.toFixed(0)}/${m.pss.toFixed(0)}`).join(', ')})` : '') +
         `; prompt ${prompt.toFixed(0)} chars`,
     );
@@ -712,7 +731,7 @@ async function floorRound(
           : ' (its work NOT done within 60 s)'),
     );
     if (layers) console.log(`    one visitor, mean ms a message in each process's histograms: ${layers}`);
-    return { rps: loop.rps, rps200: crowd200.rps, cpu, cpuTotal, oneP50: one.p50, rss, pss };
+    return { rps: loop.rps, rps200: crowd200.rps, firstTokenAdded, cpu, cpuTotal, oneP50: one.p50, rss, pss };
   } finally {
     await Promise.all(queues.map((q) => q.close()));
   }
@@ -728,7 +747,7 @@ async function floorPhase(): Promise<void> {
   console.log(
     `floor (model: zero delay; each round: ${WARMUP} warm-up messages, RSS and PSS at rest, ${ONE_VISITOR} sequential from one visitor, ` +
       `${MEASURED} at ${VISITORS} concurrent with the CPU of the processes, PostgreSQL and Redis until their work is done, ` +
-      `${MEASURED} at ${ONE_OWNER_VISITORS} concurrent; rounds ${rounds2.join(', ')}):`,
+      `${MEASURED} at ${ONE_OWNER_VISITORS} concurrent, ${FIRST_TOKEN_REQUESTS} streamed one at a time; rounds ${rounds2.join(', ')}):`,
   );
   const rounds: Record<Kind, FloorRound[]> = { this: [], base: [], floor: [], 'architecture floor': [] };
   for (const kind of rounds2) {
@@ -772,6 +791,11 @@ async function floorPhase(): Promise<void> {
     [`requests/s, ${ONE_OWNER_VISITORS} at once`, (r) => r.rps200, (n) => n.toFixed(0)],
     ['CPU per message, PostgreSQL and Redis included (ms)', (r) => r.cpuTotal, ms],
     ['overhead p50, one visitor alone (ms)', (r) => r.oneP50, ms],
+    [
+      `time added to the first streamed token, p50 (ms; model: first content after ${STREAM_FIRST_DELAY_MS} + ${STREAM_CHUNK_DELAY_MS} ms)`,
+      (r) => r.firstTokenAdded,
+      ms,
+    ],
     ['RSS at rest (MB)', (r) => r.rss, (n) => n.toFixed(0)],
     ['PSS at rest (MB)', (r) => r.pss, (n) => n.toFixed(0)],
   ];
@@ -849,15 +873,18 @@ async function profilePhase(): Promise<void> {
       continue;
     }
     const split = profileSplit(join(dir, file), root, window);
+    // On a busy machine a sample also stands for the time the process waited for a core: the shares
+    // are the profile's, the milliseconds the process's CPU time from /proc shared out by them.
+    const procMs = (cpu[name] ?? 0) * messages;
     const rows = (title: string, entries: [string, number][]) =>
       console.log(
         `    ${title}: ${entries
           .slice(0, PROFILE_ROWS)
-          .map(([k, v]) => `${k} ${share(v, split.totalMs)}`)
+          .map(([k, v]) => `${k} ${share((v / split.totalMs) * procMs, procMs)}`)
           .join('; ')}`,
       );
     console.log(
-      `  ${name} (${file}): ${ms(split.totalMs / messages)} ms a message sampled (${ms(cpu[name] ?? 0)} from /proc), self time in ms a message:`,
+      `  ${name} (${file}): ${ms(cpu[name] ?? 0)} ms of CPU a message (/proc; the samples span ${ms(split.totalMs / messages)} ms), self time in ms a message:`,
     );
     rows('by function', split.byFunction);
     rows('by origin', split.byOrigin);
