@@ -1,8 +1,9 @@
 // Where a process's CPU went during a window: reads a V8 CPU profile (`node --cpu-prof`) and sums
 // the self time of its samples taken between two instants (process.hrtime, which V8's profile
 // timestamps share on Linux: CLOCK_MONOTONIC in microseconds), by function, by where the code comes
-// from (a package, a part of Node, a file of this repository), and by the nearest function of this
-// repository on the stack (what in Parley's own code made the work happen).
+// from (a package, a part of Node, a file of this repository), by the nearest function of this
+// repository on the stack (what in Parley's own code made the work happen), and by each function of
+// this repository with all the work under it.
 import { readFileSync } from 'node:fs';
 
 interface CallFrame {
@@ -29,6 +30,8 @@ export interface ProfileSplit {
   byFunction: [string, number][];
   byOrigin: [string, number][];
   byOwnCaller: [string, number][];
+  /** Each of this repository's functions with the time of every sample it was on the stack of (within one synchronous run: async continuations start new stacks). */
+  byOwnInclusive: [string, number][];
 }
 
 /** V8's pseudo-frames: not code that ran, but the state the process was in. */
@@ -70,12 +73,14 @@ export function profileSplit(file: string, root: string, window: { fromUs: numbe
     const leaf = nodes.get(id)!.callFrame;
     let found = PSEUDO.has(leaf.functionName) ? leaf.functionName : '';
     let outermostPackage = '';
+    let outermostNode = '';
     for (let at: number | undefined = id; !found && at !== undefined; at = parent.get(at)) {
       const f = nodes.get(at)!.callFrame;
       if (own(f)) found = label(f);
       else if (f.url.includes('/node_modules/')) outermostPackage = `${origin(f)} ${f.functionName || '(anonymous)'}`;
+      else if (f.url.startsWith('node:')) outermostNode = `${f.functionName || '(anonymous)'} ${f.url}`;
     }
-    found ||= `(no Parley frame: ${outermostPackage ? `under ${outermostPackage}` : 'Node alone'})`;
+    found ||= `(no Parley frame: ${outermostPackage ? `under ${outermostPackage}` : `Node, under ${outermostNode || 'native code'}`})`;
     ownCaller.set(id, found);
     return found;
   };
@@ -83,6 +88,17 @@ export function profileSplit(file: string, root: string, window: { fromUs: numbe
   const byFunction = new Map<string, number>();
   const byOrigin = new Map<string, number>();
   const byOwn = new Map<string, number>();
+  const inclusive = new Map<string, number>();
+  const ownOnStack = new Map<number, string[]>();
+  const ownFrames = (id: number): string[] => {
+    const known = ownOnStack.get(id);
+    if (known) return known;
+    const f = nodes.get(id)!.callFrame;
+    const above = parent.has(id) ? ownFrames(parent.get(id)!) : [];
+    const frames = own(f) && !above.includes(label(f)) ? [...above, label(f)] : above;
+    ownOnStack.set(id, frames);
+    return frames;
+  };
   let totalUs = 0;
   let t = profile.startTime;
   for (let i = 0; i < profile.samples.length; i++) {
@@ -97,7 +113,14 @@ export function profileSplit(file: string, root: string, window: { fromUs: numbe
     add(byFunction, label(frame));
     add(byOrigin, origin(frame));
     add(byOwn, nearestOwn(profile.samples[i]));
+    for (const f of ownFrames(profile.samples[i])) add(inclusive, f);
   }
   const sorted = (m: Map<string, number>) => [...m].map(([k, us]): [string, number] => [k, us / 1000]).sort((a, b) => b[1] - a[1]);
-  return { totalMs: totalUs / 1000, byFunction: sorted(byFunction), byOrigin: sorted(byOrigin), byOwnCaller: sorted(byOwn) };
+  return {
+    totalMs: totalUs / 1000,
+    byFunction: sorted(byFunction),
+    byOrigin: sorted(byOrigin),
+    byOwnCaller: sorted(byOwn),
+    byOwnInclusive: sorted(inclusive),
+  };
 }

@@ -818,7 +818,7 @@ async function floorPhase(): Promise<void> {
 /** process.hrtime in microseconds: the clock of V8's CPU profiles (CLOCK_MONOTONIC on Linux). */
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 /** Rows of the profile phase's tables per process. */
-const PROFILE_ROWS = 12;
+const PROFILE_ROWS = 15;
 
 /**
  * Where each of Parley's processes spends its CPU under VISITORS in a closed loop: the stack started
@@ -889,6 +889,7 @@ async function profilePhase(): Promise<void> {
     rows('by function', split.byFunction);
     rows('by origin', split.byOrigin);
     rows("by the nearest of Parley's own functions on the stack", split.byOwnCaller);
+    rows("Parley's own functions with the work under them (inclusive, overlapping)", split.byOwnInclusive);
   }
 }
 
