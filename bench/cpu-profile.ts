@@ -80,7 +80,7 @@ export function profileSplit(file: string, root: string, window: { fromUs: numbe
       else if (f.url.includes('/node_modules/')) outermostPackage = `${origin(f)} ${f.functionName || '(anonymous)'}`;
       else if (f.url.startsWith('node:')) outermostNode = `${f.functionName || '(anonymous)'} ${f.url}`;
     }
-    found ||= `(no Parley frame: ${outermostPackage ? `under ${outermostPackage}` : `Node, under ${outermostNode || 'native code'}`})`;
+    found ||= `(no frame of this repository: ${outermostPackage ? `under ${outermostPackage}` : `Node, under ${outermostNode || 'native code'}`})`;
     ownCaller.set(id, found);
     return found;
   };

@@ -40,9 +40,10 @@
 //     process), then 200 (requests/s), then a streaming model, one visitor (time added to the first
 //     token, as in the first-token phase); then a table of the means with Parley ÷ floor and Parley ÷
 //     architecture floor.
-//   - BENCH_PHASES=profile: Parley's processes under `node --cpu-prof` with 50 visitors in a closed
-//     loop (BENCH_PROFILE_DIR keeps the profiles where given): each process's self time a message in
-//     the loop, by function, by package or file, and by the nearest of Parley's own functions.
+//   - BENCH_PHASES=profile: Parley's processes, then the architecture floor's, under `node --cpu-prof`
+//     with 50 visitors in a closed loop (BENCH_PROFILE_DIR keeps the profiles where given): each
+//     process's self time a message in the loop, by function, by package or file, by the nearest of
+//     this repository's functions, and by this repository's functions with the work under them.
 //   - BENCH_PHASES=one-owner: 200 visitors at once on the one bench chatbot, then 50, with the model
 //     answering after 50 ms: requests/s, latency percentiles, p99 ÷ p50 and fairness between visitors.
 // BENCH_BASE=/path/to/another/checkout (set up with `npm run setup`) adds that checkout's stack to
@@ -820,50 +821,41 @@ const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 /** Rows of the profile phase's tables per process. */
 const PROFILE_ROWS = 15;
 
-/**
- * Where each of Parley's processes spends its CPU under VISITORS in a closed loop: the stack started
- * with `node --cpu-prof` (written when each process stops, into BENCH_PROFILE_DIR or a new temporary
- * directory), warmed up, then MEASURED messages; each profile's samples between the loop's start and
- * the end of its queues' work, as ms a message, by function, by where the code comes from, and by the
- * nearest function of this repository on the stack. The profiler itself costs each process a little.
- */
-async function profilePhase(): Promise<void> {
-  model.setBehaviour({ delayMs: 0, chunkDelayMs: 0 });
-  const dir = process.env.BENCH_PROFILE_DIR ?? mkdtempSync(join(tmpdir(), 'parley-cpu-profiles-'));
-  await freshRound();
-  const env = { ...stackEnv(), NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${dir}`.trim() };
-  stack = await startStack({ portOffset: PORT_OFFSET, output: process.env.BENCH_LOGS ? 'inherit' : 'quiet', env });
-  gateway = stack.url.replace('localhost', '127.0.0.1');
-  await prepareOwner();
-  const queues = Object.values(QUEUES).map((name) => new Queue(name, { connection: { url: REDIS_URL }, prefix: queuePrefix }));
+interface ProfiledLoop {
+  pids: Record<string, number>;
+  window: { fromUs: number; toUs: number };
+  messages: number;
+  cpu: Record<string, number>;
+}
+
+/** Warm-up, then MEASURED messages from VISITORS in a closed loop until `settled`: the window the profiles are read over. */
+async function profiledLoop(
+  label: string,
+  pids: Record<string, number>,
+  settled: (timeoutMs: number) => Promise<boolean>,
+): Promise<ProfiledLoop> {
   const crowd = freshVisitors(VISITORS);
-  const pids = stackChildren();
-  let window: { fromUs: number; toUs: number };
-  let messages: number;
-  let cpu: Record<string, number>;
-  try {
-    await load(WARMUP * 2, VISITORS, chatJson, crowd);
-    await queuesDrained(queues);
-    const before = tickSnapshot(pids);
-    const fromUs = monotonicUs();
-    const loop = await load(MEASURED, VISITORS, chatJson, crowd);
-    if (!(await queuesDrained(queues))) console.log('  (the queues were NOT drained within 60 s)');
-    window = { fromUs, toUs: monotonicUs() };
-    messages = loop.latencies.length;
-    cpu = cpuPerMessage(before, tickSnapshot(pids), messages);
-    model.requests.length = 0;
-    console.log(
-      `profile (${messages} messages at ${VISITORS} concurrent, zero-delay model, profiles in ${dir}): ${loop.rps.toFixed(0)} requests/s under the profiler; ` +
-        `CPU ms/message ${Object.entries(cpu)
-          .filter(([, v]) => v >= 0.005)
-          .map(([g, v]) => `${g} ${ms(v)}`)
-          .join(', ')}`,
-    );
-  } finally {
-    await Promise.all(queues.map((q) => q.close()));
-    await stack.stop();
-    stack = undefined;
-  }
+  await load(WARMUP * 2, VISITORS, chatJson, crowd);
+  await settled(60_000);
+  const before = tickSnapshot(pids);
+  const fromUs = monotonicUs();
+  const loop = await load(MEASURED, VISITORS, chatJson, crowd);
+  if (!(await settled(60_000))) console.log(`  ${label}: its work was NOT done within 60 s`);
+  const window = { fromUs, toUs: monotonicUs() };
+  const messages = loop.latencies.length;
+  const cpu = cpuPerMessage(before, tickSnapshot(pids), messages);
+  model.requests.length = 0;
+  console.log(
+    `  ${label}: ${messages} messages, ${loop.rps.toFixed(0)} requests/s under the profiler; CPU ms/message ${Object.entries(cpu)
+      .filter(([, v]) => v >= 0.005)
+      .map(([g, v]) => `${g} ${ms(v)}`)
+      .join(', ')}`,
+  );
+  return { pids, window, messages, cpu };
+}
+
+/** Each process's profile (written when it stopped) over the loop's window, as ms a message. */
+function printProfiles(dir: string, { pids, window, messages, cpu }: ProfiledLoop): void {
   const files = readdirSync(dir);
   const share = (v: number, total: number) => `${ms(v / messages)} (${((v / total) * 100).toFixed(0)} %)`;
   for (const [name, pid] of Object.entries(pids)) {
@@ -888,9 +880,73 @@ async function profilePhase(): Promise<void> {
     );
     rows('by function', split.byFunction);
     rows('by origin', split.byOrigin);
-    rows("by the nearest of Parley's own functions on the stack", split.byOwnCaller);
-    rows("Parley's own functions with the work under them (inclusive, overlapping)", split.byOwnInclusive);
+    rows("by the nearest of this repository's functions on the stack", split.byOwnCaller);
+    rows("this repository's functions with the work under them (inclusive, overlapping)", split.byOwnInclusive);
   }
+}
+
+/**
+ * Where each process spends its CPU under VISITORS in a closed loop, Parley's five, then the
+ * architecture floor's three: each started with `node --cpu-prof` (the profiles written when it
+ * stops, into BENCH_PROFILE_DIR or a new temporary directory), warmed up, then MEASURED messages;
+ * each profile's samples between the loop's start and the end of its work, as ms a message, by
+ * function, by where the code comes from, by the nearest function of this repository on the stack,
+ * and by this repository's functions with the work under them. The profiler itself costs a little.
+ */
+async function profilePhase(): Promise<void> {
+  model.setBehaviour({ delayMs: 0, chunkDelayMs: 0 });
+  const dir = process.env.BENCH_PROFILE_DIR ?? mkdtempSync(join(tmpdir(), 'parley-cpu-profiles-'));
+  const nodeOptions = `${process.env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${dir}`.trim();
+  console.log(
+    `profile (zero-delay model, ${MEASURED} messages at ${VISITORS} concurrent after ${WARMUP * 2} warm-up; profiles in ${dir}):`,
+  );
+
+  await freshRound();
+  stack = await startStack({
+    portOffset: PORT_OFFSET,
+    output: process.env.BENCH_LOGS ? 'inherit' : 'quiet',
+    env: { ...stackEnv(), NODE_OPTIONS: nodeOptions },
+  });
+  gateway = stack.url.replace('localhost', '127.0.0.1');
+  await prepareOwner();
+  const queues = Object.values(QUEUES).map((name) => new Queue(name, { connection: { url: REDIS_URL }, prefix: queuePrefix }));
+  let parley: ProfiledLoop;
+  try {
+    parley = await profiledLoop('Parley', stackChildren(), (timeoutMs) => queuesDrained(queues, timeoutMs));
+  } finally {
+    await Promise.all(queues.map((q) => q.close()));
+    await stack.stop();
+    stack = undefined;
+  }
+
+  await freshRound();
+  const floor = await startArchitectureFloor({
+    baseDatabaseUrl: BASE_DATABASE_URL,
+    database: ARCHITECTURE_FLOOR_DATABASE,
+    redisUrl: REDIS_URL,
+    modelUrl: model.url,
+    botName: BOT_NAME,
+    knowledge: floorKnowledge(),
+    ratePerMinute: 1_000_000,
+    keyPrefix: queuePrefix,
+    nodeOptions,
+  });
+  let architectureFloor: ProfiledLoop;
+  try {
+    gateway = floor.url;
+    uniqueId = floor.uniqueId;
+    architectureFloor = await profiledLoop(
+      'architecture floor',
+      floor.pids,
+      async (timeoutMs) => (await floor.settled(timeoutMs)) !== false,
+    );
+  } finally {
+    await floor.stop();
+  }
+  console.log('  Parley:');
+  printProfiles(dir, parley);
+  console.log('  architecture floor:');
+  printProfiles(dir, architectureFloor);
 }
 
 interface OneOwnerRun {

@@ -28,6 +28,8 @@ export interface ArchitectureFloorOptions {
   ratePerMinute: number;
   /** Prefix of every Redis key the floor writes, for the benchmark to delete. */
   keyPrefix: string;
+  /** NODE_OPTIONS of the three processes (a profiler's flags). */
+  nodeOptions?: string;
 }
 
 export interface RunningArchitectureFloor {
@@ -91,6 +93,7 @@ export async function startArchitectureFloor(opts: ArchitectureFloorOptions): Pr
     FLOOR_RATE_PER_MINUTE: String(opts.ratePerMinute),
     FLOOR_KEY_PREFIX: opts.keyPrefix,
     FLOOR_SECRET: randomBytes(32).toString('base64url'),
+    ...(opts.nodeOptions ? { NODE_OPTIONS: opts.nodeOptions } : {}),
   };
   const children: ChildProcess[] = [];
   const stop = async () => {
