@@ -742,16 +742,15 @@ const floorKnowledge = () => KNOWLEDGE.map((text) => ({ title: `${text.split(' '
 
 async function floorPhase(): Promise<void> {
   model.setBehaviour({ delayMs: 0, chunkDelayMs: 0 });
-  const references: Kind[] = ['floor', 'architecture floor'];
-  const order: Kind[] = [...(BENCH_BASE ? (['base', 'this'] as Kind[]) : (['this'] as Kind[])), ...references];
-  const rounds2 = [...order, ...order];
+  const order: Kind[] = BENCH_BASE ? ['base', 'this', 'floor', 'architecture floor'] : ['this', 'floor', 'architecture floor'];
+  const sequence = [...order, ...order];
   console.log(
     `floor (model: zero delay; each round: ${WARMUP} warm-up messages, RSS and PSS at rest, ${ONE_VISITOR} sequential from one visitor, ` +
       `${MEASURED} at ${VISITORS} concurrent with the CPU of the processes, PostgreSQL and Redis until their work is done, ` +
-      `${MEASURED} at ${ONE_OWNER_VISITORS} concurrent, ${FIRST_TOKEN_REQUESTS} streamed one at a time; rounds ${rounds2.join(', ')}):`,
+      `${MEASURED} at ${ONE_OWNER_VISITORS} concurrent, ${FIRST_TOKEN_REQUESTS} streamed one at a time; rounds ${sequence.join(', ')}):`,
   );
   const rounds: Record<Kind, FloorRound[]> = { this: [], base: [], floor: [], 'architecture floor': [] };
-  for (const kind of rounds2) {
+  for (const kind of sequence) {
     const n = rounds[kind].length + 1;
     if (kind === 'this' || kind === 'base') {
       await startParley(kind);

@@ -3,6 +3,8 @@
 // the chat process's signed calls, and a consumer of the usage stream that settles up to
 // SETTLE_BATCH events in one statement (usage rows keyed by request id, the exact cost debited, the
 // holds released). Money rules (prices, the worst case held) live here only, as in Parley (ADR 22).
+// A batch acknowledged after its statement commits is applied again, to no effect, if the process
+// dies in between; entries a dead consumer had read are not claimed by another (one consumer here).
 import { createServer } from 'node:http';
 import { Redis } from 'ioredis';
 import pg from 'pg';

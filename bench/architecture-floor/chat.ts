@@ -4,7 +4,9 @@
 // credit hold, the model through the `openai` SDK (streamed as server-sent events or answered
 // whole), both messages in one INSERT on a pool that commits without waiting for the WAL flush (as
 // Parley's exchange pool, ADR 7), then one Redis pipeline (the turns kept, the usage event added to
-// billing's stream). Nothing else: no citations, no daily limits, no analytics, no handoff.
+// billing's stream). Nothing else: no citations, no daily limits, no analytics, no handoff, no
+// Postgres fallback for turns no longer kept; an answer that fails after its hold leaves the hold
+// (Parley releases it; the benchmark then reports the round's work as not done).
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
 import { Redis } from 'ioredis';
