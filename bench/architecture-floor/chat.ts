@@ -142,8 +142,9 @@ async function serve(env: NodeJS.ProcessEnv): Promise<void> {
   };
   const issued = (s: string | null): s is string => {
     const [id, mac] = s?.split('.') ?? [];
-    if (!id || !mac || mac.length !== 22) return false;
-    return timingSafeEqual(Buffer.from(mac), Buffer.from(sessionMac(id)));
+    const given = Buffer.from(mac ?? '');
+    if (!id || given.length !== 22) return false;
+    return timingSafeEqual(given, Buffer.from(sessionMac(id)));
   };
 
   async function prompt(uniqueId: string, revision: string | null): Promise<Prompt | null> {
@@ -196,7 +197,6 @@ async function serve(env: NodeJS.ProcessEnv): Promise<void> {
     let text = '';
     let usage: { prompt_tokens: number; completion_tokens: number } | undefined;
     if (input.stream) {
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       const stream = await model.chat.completions.create({
         model: MODEL,
         max_tokens: MAX_OUTPUT_TOKENS,
@@ -204,6 +204,8 @@ async function serve(env: NodeJS.ProcessEnv): Promise<void> {
         stream: true,
         stream_options: { include_usage: true },
       });
+      // Once the model has answered: a model that refuses is a JSON error, as a refusal before the first event.
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       for await (const chunk of stream) {
         const delta = chunk.choices[0]?.delta?.content;
         if (delta) {

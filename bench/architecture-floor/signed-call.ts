@@ -28,7 +28,7 @@ export class BadRequest extends Error {
   }
 }
 
-/** The request's body, at most MAX_BODY_BYTES (413 beyond). */
+/** The request's body, at most MAX_BODY_BYTES (413 beyond: the rest is read and dropped, so the answer reaches the caller). */
 export function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -36,8 +36,8 @@ export function readBody(req: IncomingMessage): Promise<Buffer> {
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_BODY_BYTES) {
+        chunks.length = 0;
         reject(new BadRequest(413, 'Request body too large'));
-        req.destroy();
         return;
       }
       chunks.push(chunk);
@@ -61,7 +61,10 @@ export function verifySigned(req: IncomingMessage, body: Buffer, secret: string,
 
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const json = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) }).end(json);
+  const headers: Record<string, string | number> = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) };
+  // A body too large is not read to its end: the connection is not reused.
+  if (status === 413) headers.connection = 'close';
+  res.writeHead(status, headers).end(json);
 }
 
 /** A signed POST client from `caller` to the process at `baseUrl`, on keep-alive connections. */
