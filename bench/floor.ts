@@ -4,7 +4,9 @@
 //   1. one Redis round trip: the visitor's per-minute rate limit (INCR and PEXPIRE in one MULTI);
 //   2. one SQL read: the chatbot, its owner's credit, its knowledge and the session's recent turns;
 //   3. the model, through the `openai` SDK (as the product calls it): a system message with the
-//      product's rules and the knowledge, the recent turns, the visitor's message;
+//      product's rules and the knowledge, the recent turns, the visitor's message; with `Accept:
+//      text/event-stream`, streamed to the visitor as the product streams it (`event: delta`, then
+//      `event: done`);
 //   4. one SQL write: the exchange stored and the owner's NUMERIC balance debited by its exact token
 //      cost in one statement, committed with PostgreSQL's default synchronous_commit (on).
 // The floor keeps its own small tables in a schema of its own ("floor") in the benchmark's database,
@@ -133,6 +135,8 @@ const WRITE = `
     VALUES ($1, $2, $3, $4, $5, $6, $7, $6::int * ${PRICE_IN} + $7::int * ${PRICE_OUT}) RETURNING cost)
   UPDATE floor.floor_account SET balance = balance - m.cost FROM m WHERE owner_id = $8`;
 
+const sse = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+
 interface Bot {
   id: string;
   owner_id: string;
@@ -186,13 +190,22 @@ async function serve(env: NodeJS.ProcessEnv): Promise<void> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      answer(uniqueId, Buffer.concat(chunks).toString('utf8'), String(req.headers['x-forwarded-for'] ?? req.socket.remoteAddress))
-        .then(([status, body]) => send(res, status, body))
-        .catch((err: Error) => send(res, 500, { error: err.message }));
+      const stream = /\btext\/event-stream\b/.test(req.headers.accept ?? '') ? res : null;
+      answer(uniqueId, Buffer.concat(chunks).toString('utf8'), String(req.headers['x-forwarded-for'] ?? req.socket.remoteAddress), stream)
+        .then((answered) => answered && send(res, answered[0], answered[1]))
+        .catch((err: Error) =>
+          res.headersSent ? res.end(sse('error', { message: err.message })) : send(res, 500, { error: err.message }),
+        );
     });
   });
 
-  async function answer(uniqueId: string, raw: string, forwarded: string): Promise<[number, unknown]> {
+  /** The status and body to send; null once the answer was streamed to `stream`. */
+  async function answer(
+    uniqueId: string,
+    raw: string,
+    forwarded: string,
+    stream: ServerResponse | null,
+  ): Promise<[number, unknown] | null> {
     let input: { message?: unknown; sessionId?: unknown };
     try {
       input = JSON.parse(raw) as typeof input;
@@ -213,17 +226,37 @@ async function serve(env: NodeJS.ProcessEnv): Promise<void> {
     if (!bot) return [404, { error: 'Chatbot not found' }];
     if (!bot.has_credit) return [402, { error: 'This chatbot is unavailable' }];
 
-    const completion = await model.chat.completions.create({
+    const request = {
       model: 'gpt-4o-mini',
       max_tokens: MAX_OUTPUT_TOKENS,
       messages: [{ role: 'system', content: systemPrompt(bot) }, ...history(bot), { role: 'user', content: message }],
-    });
-    const text = completion.choices[0]?.message?.content ?? '';
-    if (!text || !completion.usage) return [502, { error: 'The model gave no answer' }];
+    } satisfies OpenAI.ChatCompletionCreateParams;
+    let text = '';
+    let usage: OpenAI.CompletionUsage | undefined;
+    if (stream) {
+      const chunks = await model.chat.completions.create({ ...request, stream: true, stream_options: { include_usage: true } });
+      stream.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      for await (const chunk of chunks) {
+        const delta = chunk.choices[0]?.delta?.content;
+        if (delta) {
+          text += delta;
+          stream.write(sse('delta', { delta }));
+        }
+        if (chunk.usage) usage = chunk.usage;
+      }
+      if (!text || !usage) throw new Error('The model gave no answer');
+    } else {
+      const completion = await model.chat.completions.create(request);
+      text = completion.choices[0]?.message?.content ?? '';
+      usage = completion.usage;
+      if (!text || !usage) return [502, { error: 'The model gave no answer' }];
+    }
 
-    const { prompt_tokens, completion_tokens } = completion.usage;
+    const { prompt_tokens, completion_tokens } = usage;
     await pool.query(WRITE, [bot.id, sessionId, ip, message, text, prompt_tokens, completion_tokens, bot.owner_id]);
-    return [200, { message: text, sessionId }];
+    if (!stream) return [200, { message: text, sessionId }];
+    stream.end(sse('done', { message: text, sessionId }));
+    return null;
   }
 
   server.keepAliveTimeout = 65_000;

@@ -27,13 +27,23 @@
 // BENCH_PHASES=memory the processes' memory settings against the runtimes' own sizing, in one run
 // (not in the default set).
 //
-// Two phases measure the product against references, each round on a fresh database, queue prefix
-// and stack (not in the default set; with only these, no stack is started for the others):
-//   - BENCH_PHASES=floor: Parley against the floor (bench/floor.ts: one process doing one Redis round
-//     trip, one SQL read, the model and one SQL write), alternated (Parley, floor, Parley, floor),
-//     with a zero-latency model: one visitor alone (overhead p50), then 50 visitors in a closed loop
+// Three phases measure the product against references or profile it, each round on a fresh database,
+// queue prefix and stack (not in the default set; with only these, no stack is started for the others):
+//   - BENCH_PHASES=floor: Parley against two references, alternated (Parley, floor, architecture
+//     floor, then again), with a zero-latency model: the floor (bench/floor.ts: one process doing one
+//     Redis round trip, one SQL read, the model and one SQL write) and the architecture floor
+//     (bench/architecture-floor/: three plain node:http processes of Parley's shape, edge → chat →
+//     billing with signed calls, the credit held before the model, usage settled in batches from a
+//     Redis stream; its own database, parley_bench_floor or BENCH_DATABASE_floor). Each round: the
+//     processes' RSS and PSS at rest, one visitor alone (overhead p50), 50 visitors in a closed loop
 //     (requests/s, CPU per message of the measured processes plus every PostgreSQL and Redis server
-//     process), and the processes' RSS at rest; then the ratios Parley ÷ floor.
+//     process), then 200 (requests/s), then a streaming model, one visitor (time added to the first
+//     token, as in the first-token phase); then a table of the means with Parley ÷ floor and Parley ÷
+//     architecture floor.
+//   - BENCH_PHASES=profile: Parley's processes, then the architecture floor's, under `node --cpu-prof`
+//     with 50 visitors in a closed loop (BENCH_PROFILE_DIR keeps the profiles where given): each
+//     process's self time a message in the loop, by function, by package or file, by the nearest of
+//     this repository's functions, and by this repository's functions with the work under them.
 //   - BENCH_PHASES=one-owner: 200 visitors at once on the one bench chatbot, then 50, with the model
 //     answering after 50 ms: requests/s, latency percentiles, p99 ÷ p50 and fairness between visitors.
 // BENCH_BASE=/path/to/another/checkout (set up with `npm run setup`) adds that checkout's stack to
@@ -41,9 +51,9 @@
 // prints the ratios this ÷ base.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { Agent, createServer, request as httpRequest, type Server } from 'node:http';
-import { cpus } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Queue } from 'bullmq';
@@ -62,6 +72,8 @@ import {
 } from '../scripts/stack.ts';
 import { parsePrometheusText } from '../services/common/src/testing/prometheus-text.ts';
 import { cpuTicks, freshDatabase, postJson, stackChildren } from './bench-stack.ts';
+import { startArchitectureFloor } from './architecture-floor/start.ts';
+import { profileSplit } from './cpu-profile.ts';
 import { startFloor } from './floor.ts';
 import { mulberry32, percentile } from './stats.ts';
 
@@ -69,6 +81,8 @@ const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127
 // BENCH_DATABASE and BENCH_PORT_OFFSET let two runs share a machine without dropping each other's database.
 const DATABASE = process.env.BENCH_DATABASE ?? 'parley_bench_chat';
 if (!/^[a-z_][a-z0-9_]*$/.test(DATABASE)) throw new Error(`BENCH_DATABASE must be a plain database name, got "${DATABASE}"`);
+/** The architecture floor's own database (bench/architecture-floor/), created afresh for each of its rounds. */
+const ARCHITECTURE_FLOOR_DATABASE = process.env.BENCH_DATABASE ? `${DATABASE}_floor` : 'parley_bench_floor';
 const PORT_OFFSET = Number(process.env.BENCH_PORT_OFFSET ?? '300');
 /** The second chat service instance of the scaling run listens here (4003 + 310). */
 const SECOND_CHAT_PORT = 4003 + PORT_OFFSET + 10;
@@ -491,8 +505,8 @@ let secondChat: ChildProcess | undefined;
 
 // --- The floor and one-owner phases: rounds on fresh databases, alternated --------------------------
 
-type Kind = 'this' | 'base' | 'floor';
-const classic = [...phases].some((p) => p !== 'floor' && p !== 'one-owner');
+type Kind = 'this' | 'base' | 'floor' | 'architecture floor';
+const classic = [...phases].some((p) => p !== 'floor' && p !== 'one-owner' && p !== 'profile');
 /** Every Redis key prefix of the run (each round of the floor and one-owner phases has its own). */
 const prefixes = [queuePrefix];
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -543,7 +557,7 @@ function serverProcesses(): Map<number, string> {
       // A backend's title: "postgres: [cluster: ]user database host(port) state".
       const title = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
       const db = /^postgres: (?:\S+: )?\S+ (\S+) (?:\[local\]|\S+\(\d+\))/.exec(title)?.[1];
-      out.set(Number(entry), db && db !== DATABASE ? 'postgres-other' : 'postgres');
+      out.set(Number(entry), db && db !== DATABASE && db !== ARCHITECTURE_FLOOR_DATABASE ? 'postgres-other' : 'postgres');
     } catch {
       // gone
     }
@@ -566,6 +580,11 @@ function cpuPerMessage(a: ReturnType<typeof tickSnapshot>, b: ReturnType<typeof 
   return out;
 }
 const rssMb = (pid: number) => Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+/**
+ * A process's proportional set size: its pages, each shared one divided by the processes sharing it.
+ * RSS counts the `node` binary's and its libraries' pages in full in every process; PSS shares them out.
+ */
+const pssMb = (pid: number) => Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))![1]) / 1024;
 const promptChars = () => mean(model.requests.map((r) => r.messages.reduce((n, m) => n + m.content.length, 0)));
 
 /**
@@ -624,27 +643,40 @@ function perMessage(
 
 interface FloorRound {
   rps: number;
+  /** Requests/s with ONE_OWNER_VISITORS in a closed loop. */
+  rps200: number;
+  /** With a streaming model, the p50 time to the first `event: delta` less the model's own p50 to its first content. */
+  firstTokenAdded: number;
   /** CPU ms per message: the measured processes by name, postgres (all of it), postgres-other (its other databases' backends), redis. */
   cpu: Record<string, number>;
   cpuTotal: number;
   oneP50: number;
   rss: number;
+  pss: number;
 }
 
 /**
- * One round against whatever `gateway` and `uniqueId` point at: warm-up, the processes' RSS at rest,
- * one visitor alone, then VISITORS in a closed loop with the CPU of `measured` and of the database
- * servers, over the loop and until the round's queues are drained (their consumers' work is the messages').
+ * One round against whatever `gateway` and `uniqueId` point at: warm-up, the processes' RSS and PSS
+ * at rest, one visitor alone, then VISITORS in a closed loop with the CPU of `measured` and of the
+ * database servers, over the loop and until its work is done (`settled`, by default the round's
+ * queues drained: their consumers' work is the messages'), then ONE_OWNER_VISITORS in a closed loop.
  */
-async function floorRound(label: string, measured: () => Record<string, number>): Promise<FloorRound> {
-  const queues = Object.values(QUEUES).map((name) => new Queue(name, { connection: { url: REDIS_URL }, prefix: queuePrefix }));
+async function floorRound(
+  label: string,
+  measured: () => Record<string, number>,
+  settled?: (timeoutMs: number) => Promise<boolean>,
+): Promise<FloorRound> {
+  const queues = settled
+    ? []
+    : Object.values(QUEUES).map((name) => new Queue(name, { connection: { url: REDIS_URL }, prefix: queuePrefix }));
+  const done = settled ?? ((timeoutMs: number) => queuesDrained(queues, timeoutMs));
   try {
     const crowd = freshVisitors(VISITORS);
     await load(WARMUP, VISITORS, chatJson, crowd);
-    await queuesDrained(queues);
+    await done(60_000);
     await sleep(1000);
     const pids = measured();
-    const rssSplit = Object.entries(pids).map(([name, pid]) => [name, rssMb(pid)] as const);
+    const memory = Object.entries(pids).map(([name, pid]) => ({ name, rss: rssMb(pid), pss: pssMb(pid) }));
     const layersBefore = await durationTotals();
     const one = summary((await load(ONE_VISITOR, 1, chatJson, freshVisitors(1))).latencies);
     const layers = perMessage(layersBefore, await durationTotals(), ONE_VISITOR);
@@ -652,19 +684,39 @@ async function floorRound(label: string, measured: () => Record<string, number>)
     const before = tickSnapshot(pids);
     const loop = await load(MEASURED, VISITORS, chatJson, crowd);
     const loopEnd = performance.now();
-    const drained = await queuesDrained(queues);
+    const drained = await done(60_000);
     const drainSeconds = (performance.now() - loopEnd) / 1000;
     const cpu = cpuPerMessage(before, tickSnapshot(pids), loop.latencies.length);
     const prompt = promptChars();
     model.requests.length = 0;
+    const crowd200 = await load(MEASURED, ONE_OWNER_VISITORS, chatJson, freshVisitors(ONE_OWNER_VISITORS));
+    await done(60_000);
+    const sentPrompt = model.requests[model.requests.length - 1];
+    model.requests.length = 0;
+    // The first token, one visitor at a time, alternated with the model called straight.
+    model.setBehaviour({ delayMs: STREAM_FIRST_DELAY_MS, chunkDelayMs: STREAM_CHUNK_DELAY_MS });
+    const [through, direct]: number[][] = [[], []];
+    const streaming = freshVisitors(1)[0];
+    try {
+      for (let i = 0; i < FIRST_TOKEN_REQUESTS; i++) {
+        direct.push(await modelDirect(model.url, sentPrompt, true));
+        through.push(await chatStream(streaming));
+      }
+    } finally {
+      model.setBehaviour({ delayMs: 0, chunkDelayMs: 0 });
+    }
+    const firstTokenAdded = summary(through).p50 - summary(direct).p50;
+    await done(60_000);
+    model.requests.length = 0;
     cpu.postgres = (cpu.postgres ?? 0) + (cpu['postgres-other'] ?? 0);
     const cpuTotal = Object.entries(cpu).reduce((n, [group, v]) => (group === 'postgres-other' ? n : n + v), 0);
-    const rss = rssSplit.reduce((n, [, v]) => n + v, 0);
+    const [rss, pss] = [memory.reduce((n, m) => n + m.rss, 0), memory.reduce((n, m) => n + m.pss, 0)];
     const l = summary(loop.latencies);
     console.log(
-      `  ${label}: ${loop.rps.toFixed(0)} requests/s (${loop.latencies.length} at ${VISITORS} concurrent, p50 ${ms(l.p50)} ms); ` +
-        `one visitor p50 ${ms(one.p50)} ms, p99 ${ms(one.p99)} ms; RSS at rest ${rss.toFixed(0)} MB` +
-        (rssSplit.length > 1 ? ` (${rssSplit.map(([n, v]) => `${n} ${v.toFixed(0)}`).join(', ')})` : '') +
+      `  ${label}: ${loop.rps.toFixed(0)} requests/s (${loop.latencies.length} at ${VISITORS} concurrent, p50 ${ms(l.p50)} ms), ` +
+        `${crowd200.rps.toFixed(0)} at ${ONE_OWNER_VISITORS} concurrent; one visitor p50 ${ms(one.p50)} ms, p99 ${ms(one.p99)} ms; ` +
+        `first token added p50 ${ms(firstTokenAdded)} ms (${FIRST_TOKEN_REQUESTS} streamed); at rest RSS ${rss.toFixed(0)} MB, PSS ${pss.toFixed(0)} MB` +
+        (memory.length > 1 ? ` (RSS/PSS ${memory.map((m) => `${m.name} ${m.rss.toFixed(0)}/${m.pss.toFixed(0)}`).join(', ')})` : '') +
         `; prompt ${prompt.toFixed(0)} chars`,
     );
     console.log(
@@ -675,66 +727,225 @@ async function floorRound(label: string, measured: () => Record<string, number>)
         )}, postgres ${ms(cpu.postgres)} (other databases' backends ${ms(cpu['postgres-other'] ?? 0)}), redis ${ms(cpu.redis ?? 0)}` +
         (drained
           ? drainSeconds > 0.5
-            ? ` (queues drained ${drainSeconds.toFixed(1)} s after the loop)`
+            ? ` (its work done ${drainSeconds.toFixed(1)} s after the loop)`
             : ''
-          : ' (queues NOT drained within 60 s)'),
+          : ' (its work NOT done within 60 s)'),
     );
     if (layers) console.log(`    one visitor, mean ms a message in each process's histograms: ${layers}`);
-    return { rps: loop.rps, cpu, cpuTotal, oneP50: one.p50, rss };
+    return { rps: loop.rps, rps200: crowd200.rps, firstTokenAdded, cpu, cpuTotal, oneP50: one.p50, rss, pss };
   } finally {
     await Promise.all(queues.map((q) => q.close()));
   }
 }
 
+const floorKnowledge = () => KNOWLEDGE.map((text) => ({ title: `${text.split(' ').slice(0, 8).join(' ')}…`, text }));
+
 async function floorPhase(): Promise<void> {
   model.setBehaviour({ delayMs: 0, chunkDelayMs: 0 });
-  const order: Kind[] = BENCH_BASE ? ['base', 'this', 'floor', 'base', 'this', 'floor'] : ['this', 'floor', 'this', 'floor'];
+  const order: Kind[] = BENCH_BASE ? ['base', 'this', 'floor', 'architecture floor'] : ['this', 'floor', 'architecture floor'];
+  const sequence = [...order, ...order];
   console.log(
-    `floor (model: zero delay; each round: ${WARMUP} warm-up messages, RSS at rest, ${ONE_VISITOR} sequential from one visitor, ` +
-      `${MEASURED} at ${VISITORS} concurrent with the CPU of the processes, PostgreSQL and Redis until the queues are drained; rounds ${order.join(', ')}):`,
+    `floor (model: zero delay; each round: ${WARMUP} warm-up messages, RSS and PSS at rest, ${ONE_VISITOR} sequential from one visitor, ` +
+      `${MEASURED} at ${VISITORS} concurrent with the CPU of the processes, PostgreSQL and Redis until their work is done, ` +
+      `${MEASURED} at ${ONE_OWNER_VISITORS} concurrent, ${FIRST_TOKEN_REQUESTS} streamed one at a time; rounds ${sequence.join(', ')}):`,
   );
-  const rounds: Record<Kind, FloorRound[]> = { this: [], base: [], floor: [] };
-  for (const kind of order) {
+  const rounds: Record<Kind, FloorRound[]> = { this: [], base: [], floor: [], 'architecture floor': [] };
+  for (const kind of sequence) {
     const n = rounds[kind].length + 1;
-    if (kind !== 'floor') {
+    if (kind === 'this' || kind === 'base') {
       await startParley(kind);
       rounds[kind].push(await floorRound(`${kind} ${n}`, () => stackChildren()));
       continue;
     }
     await freshRound();
-    const floor = await startFloor({
-      databaseUrl,
+    const common = {
       redisUrl: REDIS_URL,
       modelUrl: model.url,
       botName: BOT_NAME,
-      knowledge: KNOWLEDGE.map((text) => ({ title: `${text.split(' ').slice(0, 8).join(' ')}…`, text })),
+      knowledge: floorKnowledge(),
       ratePerMinute: 1_000_000,
       keyPrefix: queuePrefix,
-    });
+    };
+    const floor =
+      kind === 'floor'
+        ? await startFloor({ ...common, databaseUrl })
+        : await startArchitectureFloor({ ...common, baseDatabaseUrl: BASE_DATABASE_URL, database: ARCHITECTURE_FLOOR_DATABASE });
     try {
       gateway = floor.url;
       uniqueId = floor.uniqueId;
-      rounds.floor.push(await floorRound(`floor ${n}`, () => ({ floor: floor.pid })));
+      if ('pid' in floor) rounds.floor.push(await floorRound(`floor ${n}`, () => ({ floor: floor.pid })));
+      else
+        rounds[kind].push(
+          await floorRound(
+            `architecture floor ${n}`,
+            () => floor.pids,
+            async (timeoutMs) => (await floor.settled(timeoutMs)) !== false,
+          ),
+        );
     } finally {
       await floor.stop();
     }
   }
-  const compare = (label: string, a: FloorRound[], b: FloorRound[]) => {
-    const [ra, rb] = [a.map((r) => r.rps), b.map((r) => r.rps)];
-    const [ca, cb] = [a.map((r) => r.cpuTotal), b.map((r) => r.cpuTotal)];
-    const [oa, ob] = [a.map((r) => r.oneP50), b.map((r) => r.oneP50)];
-    const [ma, mb] = [a.map((r) => r.rss), b.map((r) => r.rss)];
+  const figures: [string, (r: FloorRound) => number, (n: number) => string][] = [
+    [`requests/s, ${VISITORS} at once`, (r) => r.rps, (n) => n.toFixed(0)],
+    [`requests/s, ${ONE_OWNER_VISITORS} at once`, (r) => r.rps200, (n) => n.toFixed(0)],
+    ['CPU per message, PostgreSQL and Redis included (ms)', (r) => r.cpuTotal, ms],
+    ['overhead p50, one visitor alone (ms)', (r) => r.oneP50, ms],
+    [
+      `time added to the first streamed token, p50 (ms; model: first content after ${STREAM_FIRST_DELAY_MS} + ${STREAM_CHUNK_DELAY_MS} ms)`,
+      (r) => r.firstTokenAdded,
+      ms,
+    ],
+    ['RSS at rest (MB)', (r) => r.rss, (n) => n.toFixed(0)],
+    ['PSS at rest (MB)', (r) => r.pss, (n) => n.toFixed(0)],
+  ];
+  const kinds = order.filter((k) => rounds[k].length);
+  const of = (k: Kind, f: (r: FloorRound) => number) => mean(rounds[k].map(f));
+  const ratios: [string, Kind, Kind][] = [
+    ['Parley ÷ floor', 'this', 'floor'],
+    ['Parley ÷ architecture floor', 'this', 'architecture floor'],
+    ...(BENCH_BASE ? ([['this ÷ base', 'this', 'base']] as [string, Kind, Kind][]) : []),
+  ];
+  console.log(`  means of ${rounds.this.length} rounds each ("this" is Parley in this checkout):`);
+  console.log(`  | figure | ${kinds.join(' | ')} | ${ratios.map(([name]) => name).join(' | ')} |`);
+  console.log(`  | --- | ${[...kinds, ...ratios].map(() => '---').join(' | ')} |`);
+  for (const [name, f, format] of figures)
     console.log(
-      `  ${label} (means of ${a.length} rounds): requests/s ${ratio(mean(ra), mean(rb))} (${mean(ra).toFixed(0)} vs ${mean(rb).toFixed(0)}); ` +
-        `CPU per message ${ratio(mean(ca), mean(cb))} (${ms(mean(ca))} vs ${ms(mean(cb))} ms); ` +
-        `overhead p50 ${ratio(mean(oa), mean(ob))} (${ms(mean(oa))} vs ${ms(mean(ob))} ms); RSS at rest ${ratio(mean(ma), mean(mb))} (${mean(ma).toFixed(0)} vs ${mean(mb).toFixed(0)} MB)`,
+      `  | ${name} | ${kinds.map((k) => format(of(k, f))).join(' | ')} | ${ratios.map(([, a, b]) => ratio(of(a, f), of(b, f))).join(' | ')} |`,
     );
-  };
-  compare('Parley (this) ÷ floor', rounds.this, rounds.floor);
-  if (BENCH_BASE) {
-    compare('Parley (base) ÷ floor', rounds.base, rounds.floor);
-    compare('this ÷ base', rounds.this, rounds.base);
+}
+
+/** process.hrtime in microseconds: the clock of V8's CPU profiles (CLOCK_MONOTONIC on Linux). */
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+/** Rows of the profile phase's tables per process. */
+const PROFILE_ROWS = 15;
+
+interface ProfiledLoop {
+  pids: Record<string, number>;
+  window: { fromUs: number; toUs: number };
+  messages: number;
+  cpu: Record<string, number>;
+}
+
+/** Warm-up, then MEASURED messages from VISITORS in a closed loop until `settled`: the window the profiles are read over. */
+async function profiledLoop(
+  label: string,
+  pids: Record<string, number>,
+  settled: (timeoutMs: number) => Promise<boolean>,
+): Promise<ProfiledLoop> {
+  const crowd = freshVisitors(VISITORS);
+  await load(WARMUP * 2, VISITORS, chatJson, crowd);
+  await settled(60_000);
+  const before = tickSnapshot(pids);
+  const fromUs = monotonicUs();
+  const loop = await load(MEASURED, VISITORS, chatJson, crowd);
+  if (!(await settled(60_000))) console.log(`  ${label}: its work was NOT done within 60 s`);
+  const window = { fromUs, toUs: monotonicUs() };
+  const messages = loop.latencies.length;
+  const cpu = cpuPerMessage(before, tickSnapshot(pids), messages);
+  model.requests.length = 0;
+  console.log(
+    `  ${label}: ${messages} messages, ${loop.rps.toFixed(0)} requests/s under the profiler; CPU ms/message ${Object.entries(cpu)
+      .filter(([, v]) => v >= 0.005)
+      .map(([g, v]) => `${g} ${ms(v)}`)
+      .join(', ')}`,
+  );
+  return { pids, window, messages, cpu };
+}
+
+/** Each process's profile (written when it stopped) over the loop's window, as ms a message. */
+function printProfiles(dir: string, { pids, window, messages, cpu }: ProfiledLoop): void {
+  const files = readdirSync(dir);
+  const share = (v: number, total: number) => `${ms(v / messages)} (${((v / total) * 100).toFixed(0)} %)`;
+  for (const [name, pid] of Object.entries(pids)) {
+    const file = files.find((f) => f.endsWith('.cpuprofile') && f.includes(`.${pid}.`));
+    if (!file) {
+      console.log(`  ${name}: no profile written (pid ${pid})`);
+      continue;
+    }
+    const split = profileSplit(join(dir, file), root, window);
+    // On a busy machine a sample also stands for the time the process waited for a core: the shares
+    // are the profile's, the milliseconds the process's CPU time from /proc shared out by them.
+    const procMs = (cpu[name] ?? 0) * messages;
+    const rows = (title: string, entries: [string, number][]) =>
+      console.log(
+        `    ${title}: ${entries
+          .slice(0, PROFILE_ROWS)
+          .map(([k, v]) => `${k} ${share((v / split.totalMs) * procMs, procMs)}`)
+          .join('; ')}`,
+      );
+    console.log(
+      `  ${name} (${file}): ${ms(cpu[name] ?? 0)} ms of CPU a message (/proc; the samples span ${ms(split.totalMs / messages)} ms), self time in ms a message:`,
+    );
+    rows('by function', split.byFunction);
+    rows('by origin', split.byOrigin);
+    rows("by the nearest of this repository's functions on the stack", split.byOwnCaller);
+    rows("this repository's functions with the work under them (inclusive, overlapping)", split.byOwnInclusive);
   }
+}
+
+/**
+ * Where each process spends its CPU under VISITORS in a closed loop, Parley's five, then the
+ * architecture floor's three: each started with `node --cpu-prof` (the profiles written when it
+ * stops, into BENCH_PROFILE_DIR or a new temporary directory), warmed up, then MEASURED messages;
+ * each profile's samples between the loop's start and the end of its work, as ms a message, by
+ * function, by where the code comes from, by the nearest function of this repository on the stack,
+ * and by this repository's functions with the work under them. The profiler itself costs a little.
+ */
+async function profilePhase(): Promise<void> {
+  model.setBehaviour({ delayMs: 0, chunkDelayMs: 0 });
+  const dir = process.env.BENCH_PROFILE_DIR ?? mkdtempSync(join(tmpdir(), 'parley-cpu-profiles-'));
+  const nodeOptions = `${process.env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${dir}`.trim();
+  console.log(
+    `profile (zero-delay model, ${MEASURED} messages at ${VISITORS} concurrent after ${WARMUP * 2} warm-up; profiles in ${dir}):`,
+  );
+
+  await freshRound();
+  stack = await startStack({
+    portOffset: PORT_OFFSET,
+    output: process.env.BENCH_LOGS ? 'inherit' : 'quiet',
+    env: { ...stackEnv(), NODE_OPTIONS: nodeOptions },
+  });
+  gateway = stack.url.replace('localhost', '127.0.0.1');
+  await prepareOwner();
+  const queues = Object.values(QUEUES).map((name) => new Queue(name, { connection: { url: REDIS_URL }, prefix: queuePrefix }));
+  let parley: ProfiledLoop;
+  try {
+    parley = await profiledLoop('Parley', stackChildren(), (timeoutMs) => queuesDrained(queues, timeoutMs));
+  } finally {
+    await Promise.all(queues.map((q) => q.close()));
+    await stack.stop();
+    stack = undefined;
+  }
+
+  await freshRound();
+  const floor = await startArchitectureFloor({
+    baseDatabaseUrl: BASE_DATABASE_URL,
+    database: ARCHITECTURE_FLOOR_DATABASE,
+    redisUrl: REDIS_URL,
+    modelUrl: model.url,
+    botName: BOT_NAME,
+    knowledge: floorKnowledge(),
+    ratePerMinute: 1_000_000,
+    keyPrefix: queuePrefix,
+    nodeOptions,
+  });
+  let architectureFloor: ProfiledLoop;
+  try {
+    gateway = floor.url;
+    uniqueId = floor.uniqueId;
+    architectureFloor = await profiledLoop(
+      'architecture floor',
+      floor.pids,
+      async (timeoutMs) => (await floor.settled(timeoutMs)) !== false,
+    );
+  } finally {
+    await floor.stop();
+  }
+  console.log('  Parley:');
+  printProfiles(dir, parley);
+  console.log('  architecture floor:');
+  printProfiles(dir, architectureFloor);
 }
 
 interface OneOwnerRun {
@@ -809,6 +1020,7 @@ try {
   if (classic) await classicPhases();
   if (phases.has('floor')) await floorPhase();
   if (phases.has('one-owner')) await oneOwnerPhase();
+  if (phases.has('profile')) await profilePhase();
 } finally {
   if (secondChat && secondChat.exitCode === null) {
     const exited = new Promise((r) => secondChat!.once('exit', r));
@@ -822,8 +1034,10 @@ try {
   await model.close();
   if (process.env.BENCH_KEEP !== '1') {
     await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
+    await admin.query(`DROP DATABASE IF EXISTS ${ARCHITECTURE_FLOOR_DATABASE} WITH (FORCE)`);
     for (const prefix of prefixes) await dropRedisKeys(`${prefix}:*`);
-  } else console.log(`kept database ${DATABASE} and Redis keys ${prefixes.map((p) => `${p}:*`).join(', ')}`);
+  } else
+    console.log(`kept databases ${DATABASE}, ${ARCHITECTURE_FLOOR_DATABASE} and Redis keys ${prefixes.map((p) => `${p}:*`).join(', ')}`);
   await admin.end();
 }
 
