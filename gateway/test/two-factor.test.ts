@@ -42,7 +42,9 @@ describe('REST', () => {
     expect(first.status).toBe(200);
     expect(first.body).toEqual({ twoFactorRequired: true, challengeToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
 
-    const wrong = await api(stack.url, '/api/auth/login/two-factor', { body: { challengeToken: first.body.challengeToken, code: 'zzzzz-zzzzz' } });
+    const wrong = await api(stack.url, '/api/auth/login/two-factor', {
+      body: { challengeToken: first.body.challengeToken, code: 'zzzzz-zzzzz' },
+    });
     expect(wrong.status).toBe(401);
     expect(wrong.body.message).toMatch(/^That code is not right/);
 
@@ -63,7 +65,9 @@ describe('REST', () => {
     });
     expect(disabled.status).toBe(200);
     expect(disabled.body).toEqual({ message: 'Two-factor sign-in is off.' });
-    expect((await api(stack.url, '/api/auth/login', { body: { email: owner.email, password: PASSWORD } })).body.token).toEqual(expect.any(String));
+    expect((await api(stack.url, '/api/auth/login', { body: { email: owner.email, password: PASSWORD } })).body.token).toEqual(
+      expect.any(String),
+    );
   });
 });
 
@@ -72,14 +76,23 @@ describe('GraphQL', () => {
     const owner = await registerOwner(stack, 'tf-gql');
     const started = await gql(stack.url, 'mutation { startTwoFactorEnrolment { otpauthUri secret } }', {}, owner.token);
     const { secret } = started.body.data.startTwoFactorEnrolment;
-    const confirmed = await gql(stack.url, 'mutation ($code: String!) { confirmTwoFactorEnrolment(code: $code) }', { code: codeAt(secret) }, owner.token);
+    const confirmed = await gql(
+      stack.url,
+      'mutation ($code: String!) { confirmTwoFactorEnrolment(code: $code) }',
+      { code: codeAt(secret) },
+      owner.token,
+    );
     expect(confirmed.body.data.confirmTwoFactorEnrolment).toHaveLength(10);
     const me = await gql(stack.url, '{ me { twoFactorEnabled } myTwoFactor { enabled recoveryCodesLeft } }', {}, owner.token);
     expect(me.body.data).toEqual({ me: { twoFactorEnabled: true }, myTwoFactor: { enabled: true, recoveryCodesLeft: 10 } });
 
-    const login = await gql(stack.url, 'mutation ($input: LoginInput!) { login(input: $input) { token user { email } twoFactorChallenge } }', {
-      input: { email: owner.email, password: PASSWORD },
-    });
+    const login = await gql(
+      stack.url,
+      'mutation ($input: LoginInput!) { login(input: $input) { token user { email } twoFactorChallenge } }',
+      {
+        input: { email: owner.email, password: PASSWORD },
+      },
+    );
     expect(login.body.data.login).toEqual({ token: null, user: null, twoFactorChallenge: expect.any(String) });
     const complete = (code: string) =>
       gql(stack.url, 'mutation ($input: CompleteTwoFactorLoginInput!) { completeTwoFactorLogin(input: $input) { token user { email } } }', {
