@@ -178,6 +178,8 @@ export function authRoutes(deps: AuthRpcDeps) {
       },
       async disableTwoFactor(req) {
         await disableTwoFactor(deps, { userId: req.userId, password: req.password, code: req.code, clientIp: req.clientIp });
+        // Their streams in a workspace that requires it end.
+        await deps.announceAccessChange({ userIds: [req.userId] });
         return {};
       },
       async regenerateRecoveryCodes(req) {
