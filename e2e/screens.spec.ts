@@ -1,11 +1,13 @@
 /// <reference lib="dom" />
 // Every screen, as a person and a screen reader meet it: its own browser-tab title ("… — Parley")
 // and no serious or critical accessibility problem that axe can find (colour contrast among them),
-// signed out, as a free owner with a chatbot that has knowledge and usage, and as a pro owner.
+// signed out, as a free owner with a chatbot that has knowledge and usage, and as a pro owner; and
+// two-factor sign-in's set-up, recovery codes and code step.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Locator, type Page } from '@playwright/test';
+import { Secret, TOTP } from 'otpauth';
 import pg from 'pg';
 import { createBot, makePro, ownerToken, ownerUsage, PASSWORD, registerOwner, uniqueEmail, updateBot } from './fixtures.ts';
 import { screenshot } from './screenshots.ts';
@@ -579,4 +581,31 @@ test('the Developers page, its dialogs and the API reference, wide and on a phon
   await screenshot(page, 'screens-api-reference', { fullPage: false });
   await page.mouse.wheel(0, 1400);
   await screenshot(page, 'screens-api-reference-operation', { fullPage: false });
+});
+
+test('two-factor sign-in: setting it up, the recovery codes and the code step', async ({ page }) => {
+  const email = await registerOwner(page, uniqueEmail('screens-2fa'));
+  await page.goto('/account');
+  const card = page.getByRole('region', { name: 'Two-factor sign-in' });
+  await card.getByRole('button', { name: 'Set up two-factor sign-in' }).click();
+  await expect(card.getByRole('img', { name: 'QR code for your authenticator app' })).toBeVisible();
+  await expectScreen(page, 'Account — Parley');
+  const key = (await card.getByLabel('Key').textContent())!.replace(/\s/g, '');
+  const totp = new TOTP({ issuer: 'Parley', algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(key) });
+  await card.getByLabel('Code from the app').fill(totp.generate());
+  await card.getByRole('button', { name: 'Turn on' }).click();
+  await expect(card.getByRole('list', { name: 'Recovery codes' })).toBeVisible();
+  await expectScreen(page, 'Account — Parley');
+  await card.getByRole('button', { name: 'I have saved them' }).click();
+  await expect(card.getByText('10 recovery codes left.', { exact: false })).toBeVisible();
+  await expectScreen(page, 'Account — Parley');
+
+  await page.getByRole('button', { name: 'Logout' }).click();
+  await page.goto('/login');
+  await page.locator('input[name="email"]').fill(email);
+  await page.locator('input[name="password"]').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Login' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Two-factor sign-in' })).toBeVisible();
+  await expectScreen(page, 'Sign in — Parley');
+  await screenshot(page, 'screens-two-factor-code-step');
 });

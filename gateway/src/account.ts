@@ -13,6 +13,7 @@ import { recordBillingAction } from './workspaces.ts';
 export const RESET_REQUESTED_MESSAGE = "If an account exists for that email, we've sent a link.";
 export const PASSWORD_RESET_MESSAGE = 'Your password has been reset. Please sign in with your new password.';
 export const ACCOUNT_DELETED_MESSAGE = 'Your account has been deleted.';
+export const TWO_FACTOR_DISABLED_MESSAGE = 'Two-factor sign-in is off.';
 
 /** Where the billing portal sends the owner back to. */
 export const ACCOUNT_PATH = '/account';
@@ -91,6 +92,50 @@ export async function listSessions(clients: Clients, caller: Caller): Promise<Se
 export async function signOutOtherSessions(clients: Clients, caller: Caller): Promise<number> {
   const user = await authenticate(clients, caller.token);
   return (await clients.auth.revokeOtherSessions({ userId: user.id, keepToken: caller.token ?? '' })).revokedSessions;
+}
+
+export interface TwoFactorStatus {
+  enabled: boolean;
+  recoveryCodesLeft: number;
+}
+
+export async function twoFactorStatus(clients: Clients, caller: Caller): Promise<TwoFactorStatus> {
+  const user = await authenticate(clients, caller.token);
+  const { enabled, recoveryCodesLeft } = await clients.auth.getTwoFactorStatus({ userId: user.id });
+  return { enabled, recoveryCodesLeft };
+}
+
+/** A new secret to scan (the otpauth:// URI) or type (the secret); not in use until confirmed. */
+export async function startTwoFactorEnrolment(clients: Clients, caller: Caller): Promise<{ otpauthUri: string; secret: string }> {
+  const user = await authenticate(clients, caller.token);
+  const { otpauthUri, secret } = await clients.auth.startTwoFactorEnrolment({ userId: user.id });
+  return { otpauthUri, secret };
+}
+
+/** Turns two-factor sign-in on; answers the recovery codes, shown once. */
+export async function confirmTwoFactorEnrolment(clients: Clients, caller: Caller, code: string): Promise<string[]> {
+  const user = await authenticate(clients, caller.token);
+  return (await clients.auth.confirmTwoFactorEnrolment({ userId: user.id, code, clientIp: caller.clientIp })).recoveryCodes;
+}
+
+export async function disableTwoFactor(clients: Clients, caller: Caller, input: { password: string; code: string }): Promise<void> {
+  const user = await authenticate(clients, caller.token);
+  await clients.auth.disableTwoFactor({ userId: user.id, password: input.password, code: input.code, clientIp: caller.clientIp });
+}
+
+export async function regenerateRecoveryCodes(
+  clients: Clients,
+  caller: Caller,
+  input: { password: string; code: string },
+): Promise<string[]> {
+  const user = await authenticate(clients, caller.token);
+  const res = await clients.auth.regenerateRecoveryCodes({
+    userId: user.id,
+    password: input.password,
+    code: input.code,
+    clientIp: caller.clientIp,
+  });
+  return res.recoveryCodes;
 }
 
 /** Deletes the account; auth removes the user and its sessions at once and tells the other services. */

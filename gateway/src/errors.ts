@@ -30,6 +30,7 @@ export type GraphQLErrorCode =
   | 'CONFLICT'
   | 'LIMIT_REACHED'
   | 'TOO_MANY_REQUESTS'
+  | 'TWO_FACTOR_REQUIRED'
   | 'SERVICE_UNAVAILABLE'
   | 'INTERNAL_SERVER_ERROR';
 
@@ -40,6 +41,18 @@ export interface MappedError {
   /** The owner's plan does not allow this (docs/product.md, Chatbots: a refused create carries limitReached). */
   limitReached?: true;
 }
+
+/** Marks the refusal of a member who must turn on two-factor sign-in first (owners.ts). */
+const TWO_FACTOR_REQUIRED_HEADER = 'two-factor-required';
+
+export const TWO_FACTOR_REQUIRED_MESSAGE = 'This workspace requires two-factor sign-in. Turn it on in your account to continue.';
+
+/**
+ * A workspace that requires two-factor sign-in refusing a member without it: 403 with the code
+ * TWO_FACTOR_REQUIRED, which the dashboard answers by sending them to set it up (docs/product.md).
+ */
+export const twoFactorRequired = () =>
+  new ConnectError(TWO_FACTOR_REQUIRED_MESSAGE, Code.PermissionDenied, { [TWO_FACTOR_REQUIRED_HEADER]: 'true' });
 
 /** Connect codes whose message is meant for the user, with the status they become. */
 const userFacing: Partial<Record<Code, { status: number; code: GraphQLErrorCode }>> = {
@@ -92,6 +105,8 @@ export function mapError(err: unknown, logger: Logger): MappedError {
   if (err instanceof ConnectError) {
     if (err.metadata.get(PLAN_LIMIT_HEADER) === 'true')
       return { status: 403, code: 'LIMIT_REACHED', message: err.rawMessage, limitReached: true };
+    if (err.metadata.get(TWO_FACTOR_REQUIRED_HEADER) === 'true')
+      return { status: 403, code: 'TWO_FACTOR_REQUIRED', message: err.rawMessage };
     const known = userFacing[err.code];
     if (known) return { ...known, message: err.rawMessage };
     // A service's own conflict (rpc-errors.ts conflict); the same code with a socket error is a lost connection, below.
@@ -108,9 +123,13 @@ export function mapError(err: unknown, logger: Logger): MappedError {
   return { status: 500, code: 'INTERNAL_SERVER_ERROR', message: INTERNAL_MESSAGE };
 }
 
-/** The REST answer for an error: its status and the `{ message }` body. */
-export function toHttpError(err: unknown, logger: Logger): { status: number; body: { message: string; limitReached?: true } } {
-  const { status, message, limitReached } = mapError(err, logger);
+/** The REST answer for an error: its status and the `{ message }` body (with `code` when the client must act on it). */
+export function toHttpError(
+  err: unknown,
+  logger: Logger,
+): { status: number; body: { message: string; limitReached?: true; code?: 'TWO_FACTOR_REQUIRED' } } {
+  const { status, code, message, limitReached } = mapError(err, logger);
+  if (code === 'TWO_FACTOR_REQUIRED') return { status, body: { message, code } };
   return { status, body: limitReached ? { message, limitReached } : { message } };
 }
 

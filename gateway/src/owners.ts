@@ -12,7 +12,7 @@ import { can, isRole, type Permission, type Role } from '@parley/common/roles.ts
 import type { Workspace } from '@parley/proto/parley/auth/v1/workspaces_pb.js';
 import type { Clients } from './clients.ts';
 import { bearerToken } from './bearer.ts';
-import { roleLacksPermission, WORKSPACE_NOT_FOUND } from './errors.ts';
+import { roleLacksPermission, twoFactorRequired, WORKSPACE_NOT_FOUND } from './errors.ts';
 import { accessOf, isPermission } from './permissions.ts';
 import { NO_TOKEN_MESSAGE } from './sessions.ts';
 import type { AuthUser } from './users.ts';
@@ -85,6 +85,9 @@ export async function authenticateMember(clients: Clients, caller: WorkspaceCall
   // A person who belongs to no workspace (they transferred their personal one and left the rest).
   if (!workspace) throw notFound(WORKSPACE_NOT_FOUND);
   if (!isRole(workspace.role)) throw new ConnectError(`auth returned the role ${workspace.role}`, Code.Internal);
+  // The one gate of a workspace that requires two-factor sign-in: every owner route and operation
+  // passes here. The person's own pages (account, workspace list) do not, so they can set it up.
+  if (workspace.requireTwoFactor && !user.twoFactorEnabled) throw twoFactorRequired();
   return { ownerId: workspace.id, user, workspace, role: workspace.role, clientIp: caller.clientIp };
 }
 

@@ -24,8 +24,28 @@ export async function register(
   return signedIn(res);
 }
 
-export async function login(clients: Clients, input: { email: string; password: string; clientIp: string }): Promise<SignedIn> {
-  return signedIn(await clients.auth.login(input));
+/** The password step of an account with two-factor sign-in on: no session yet, the token of the code step. */
+export interface TwoFactorChallenge {
+  twoFactorChallenge: string;
+}
+
+export async function login(
+  clients: Clients,
+  input: { email: string; password: string; clientIp: string },
+): Promise<SignedIn | TwoFactorChallenge> {
+  const res = await clients.auth.login(input);
+  if (res.twoFactorChallenge) return { twoFactorChallenge: res.twoFactorChallenge };
+  return signedIn(res);
+}
+
+/** The code step: the challenge and a TOTP or recovery code open the session. */
+export async function completeTwoFactorLogin(
+  clients: Clients,
+  input: { challengeToken: string; code: string; clientIp: string },
+): Promise<SignedIn> {
+  return signedIn(
+    await clients.auth.completeTwoFactorLogin({ challenge: input.challengeToken, code: input.code, clientIp: input.clientIp }),
+  );
 }
 
 /** Revokes the token if there is one; an unknown or already revoked token is fine. */

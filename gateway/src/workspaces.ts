@@ -34,6 +34,8 @@ export interface WorkspaceView {
   seatLimit: number;
   /** The member's own choice of mails about visitors waiting for a person. */
   handoffNotifications: boolean;
+  /** Members must have two-factor sign-in on before the workspace serves them. */
+  requireTwoFactor: boolean;
 }
 
 export interface MemberView {
@@ -105,6 +107,7 @@ async function workspaceView(clients: Clients, seats: Seats, w: Workspace | unde
     memberCount: w.memberCount,
     seatLimit: seatLimit(seats),
     handoffNotifications: w.notifyHandoff,
+    requireTwoFactor: w.requireTwoFactor,
   };
 }
 
@@ -166,6 +169,12 @@ export function currentWorkspace(clients: Clients, seats: Seats, m: Member): Pro
 
 export async function renameWorkspace(clients: Clients, seats: Seats, m: Member, name: string): Promise<WorkspaceView> {
   const { workspace } = await clients.workspaces.renameWorkspace({ actor: actor(m), name });
+  return workspaceView(clients, seats, workspace);
+}
+
+/** "Require two-factor sign-in for members"; members:manage, and the caller's own two-factor sign-in on to turn it on. */
+export async function setRequireTwoFactor(clients: Clients, seats: Seats, m: Member, enabled: boolean): Promise<WorkspaceView> {
+  const { workspace } = await clients.workspaces.setRequireTwoFactor({ actor: actor(m), enabled });
   return workspaceView(clients, seats, workspace);
 }
 

@@ -3,7 +3,12 @@ import {
   billingPortalUrl,
   changeEmail,
   changePassword,
+  confirmTwoFactorEnrolment,
   deleteAccount,
+  disableTwoFactor,
+  regenerateRecoveryCodes,
+  startTwoFactorEnrolment,
+  twoFactorStatus,
   listSessions,
   requestPasswordReset,
   resetPassword,
@@ -15,6 +20,7 @@ import type { Resolvers } from '../generated/graphql.ts';
 export const accountResolvers: Resolvers = {
   Query: {
     mySessions: (_parent, _args, ctx) => listSessions(ctx.clients, ctx),
+    myTwoFactor: (_parent, _args, ctx) => twoFactorStatus(ctx.clients, ctx),
   },
   Mutation: {
     requestPasswordReset: (_parent, { email }, ctx) => requestPasswordReset(ctx.clients, { email, clientIp: ctx.clientIp }),
@@ -27,6 +33,13 @@ export const accountResolvers: Resolvers = {
       await deleteAccount(ctx.clients, ctx, password);
       return true;
     },
+    startTwoFactorEnrolment: (_parent, _args, ctx) => startTwoFactorEnrolment(ctx.clients, ctx),
+    confirmTwoFactorEnrolment: (_parent, { code }, ctx) => confirmTwoFactorEnrolment(ctx.clients, ctx, code),
+    disableTwoFactor: async (_parent, { input }, ctx) => {
+      await disableTwoFactor(ctx.clients, ctx, input);
+      return true;
+    },
+    regenerateRecoveryCodes: (_parent, { input }, ctx) => regenerateRecoveryCodes(ctx.clients, ctx, input),
     createBillingPortalSession: async (_parent, _args, ctx) => billingPortalUrl(ctx.clients, await ctx.member(), ctx.publicUrl),
   },
 };

@@ -17,6 +17,7 @@ import {
   listWorkspaces,
   removeMember,
   renameWorkspace,
+  setRequireTwoFactor,
   resendInvitation,
   revokeInvitation,
   roleField,
@@ -50,6 +51,8 @@ export const workspaceResolvers: Resolvers = {
   Mutation: {
     createWorkspace: async (_parent, { name }, ctx) =>
       withEnumRole(await createWorkspace(ctx.clients, ctx.seats, await authenticate(ctx.clients, ctx.token), name, ctx.clientIp)),
+    setRequireTwoFactor: async (_parent, { enabled }, ctx) =>
+      withEnumRole(await setRequireTwoFactor(ctx.clients, ctx.seats, await ctx.member(), enabled)),
     renameWorkspace: async (_parent, { name }, ctx) =>
       withEnumRole(await renameWorkspace(ctx.clients, ctx.seats, await ctx.member(), name)),
     deleteWorkspace: async (_parent, { password }, ctx) => {

@@ -7,6 +7,11 @@
 //   GET  /api/user/sessions                             → { sessions }
 //   POST /api/user/sessions/revoke-others               → { revokedSessions }
 //   DELETE /api/user/account { password }               → { message }
+//   GET  /api/user/two-factor                           → { enabled, recoveryCodesLeft }
+//   POST /api/user/two-factor/enrolment                 → { otpauthUri, secret }
+//   POST /api/user/two-factor/enrolment/confirm { code } → { recoveryCodes }
+//   DELETE /api/user/two-factor { password, code }      → { message }
+//   POST /api/user/two-factor/recovery-codes { password, code } → { recoveryCodes }
 //   GET  /api/user/export                               → the owner's data as a JSON file
 //   POST /api/payment/portal-session                    → { url }
 import { Router } from 'express';
@@ -16,7 +21,13 @@ import {
   billingPortalUrl,
   changeEmail,
   changePassword,
+  confirmTwoFactorEnrolment,
   deleteAccount,
+  disableTwoFactor,
+  regenerateRecoveryCodes,
+  startTwoFactorEnrolment,
+  twoFactorStatus,
+  TWO_FACTOR_DISABLED_MESSAGE,
   listSessions,
   requestPasswordReset,
   resetPassword,
@@ -90,6 +101,26 @@ export function accountRoutes(clients: Clients, opts: { logger: Logger }): Route
   router.delete('/account', async (req, res) => {
     await deleteAccount(clients, caller(req), stringField(jsonObject(req.body), 'password'));
     res.json({ message: ACCOUNT_DELETED_MESSAGE });
+  });
+  router.get('/two-factor', async (req, res) => {
+    res.json(await twoFactorStatus(clients, caller(req)));
+  });
+  router.post('/two-factor/enrolment', async (req, res) => {
+    res.json(await startTwoFactorEnrolment(clients, caller(req)));
+  });
+  router.post('/two-factor/enrolment/confirm', async (req, res) => {
+    res.json({ recoveryCodes: await confirmTwoFactorEnrolment(clients, caller(req), stringField(jsonObject(req.body), 'code')) });
+  });
+  const confirmation = (body: unknown) => {
+    const fields = jsonObject(body);
+    return { password: stringField(fields, 'password'), code: stringField(fields, 'code') };
+  };
+  router.delete('/two-factor', async (req, res) => {
+    await disableTwoFactor(clients, caller(req), confirmation(req.body));
+    res.json({ message: TWO_FACTOR_DISABLED_MESSAGE });
+  });
+  router.post('/two-factor/recovery-codes', async (req, res) => {
+    res.json({ recoveryCodes: await regenerateRecoveryCodes(clients, caller(req), confirmation(req.body)) });
   });
   router.get('/export', async (req, res) => {
     await sendOwnerExport(clients, bearerToken(req), res, opts.logger);

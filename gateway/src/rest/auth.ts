@@ -1,9 +1,9 @@
-// REST paths (docs/product.md, REST API) for accounts and sessions: /api/auth/{register,login,current,logout}.
-import { Router } from 'express';
+// REST paths (docs/product.md, REST API) for accounts and sessions: /api/auth/{register,login,login/two-factor,current,logout}.
+import { Router, type Request } from 'express';
 import { clientIp } from '@parley/common/http.ts';
 import type { Clients } from '../clients.ts';
 import { bearerToken } from '../context.ts';
-import { login, logout, register } from '../sessions.ts';
+import { completeTwoFactorLogin, login, logout, register, type SignedIn } from '../sessions.ts';
 import { composeUser, type UserView } from '../users.ts';
 import { accountOwner, currentUser, restCaller } from '../owners.ts';
 import { jsonObject, stringField } from './input.ts';
@@ -34,15 +34,34 @@ export function authRoutes(clients: Clients): Router {
     res.status(201).json({ token, user: restUser(await composeUser(clients, user)) });
   });
 
+  // The plan and credit shown are those of the workspace the new session acts in (none for a person in none).
+  const sessionAnswer = async (req: Request, { token, user }: SignedIn) => ({
+    token,
+    user: restUser(await composeUser(clients, user, await accountOwner(clients, { ...restCaller(req), token }, user))),
+  });
+
   router.post('/login', async (req, res) => {
     const body = jsonObject(req.body);
-    const { token, user } = await login(clients, {
+    const outcome = await login(clients, {
       email: stringField(body, 'email'),
       password: stringField(body, 'password'),
       clientIp: clientIp(req),
     });
-    // The plan and credit shown are those of the workspace the new session acts in (none for a person in none).
-    res.json({ token, user: restUser(await composeUser(clients, user, await accountOwner(clients, { ...restCaller(req), token }, user))) });
+    if ('twoFactorChallenge' in outcome) {
+      res.json({ twoFactorRequired: true, challengeToken: outcome.twoFactorChallenge });
+      return;
+    }
+    res.json(await sessionAnswer(req, outcome));
+  });
+
+  router.post('/login/two-factor', async (req, res) => {
+    const body = jsonObject(req.body);
+    const signedIn = await completeTwoFactorLogin(clients, {
+      challengeToken: stringField(body, 'challengeToken'),
+      code: stringField(body, 'code'),
+      clientIp: clientIp(req),
+    });
+    res.json(await sessionAnswer(req, signedIn));
   });
 
   router.get('/current', async (req, res) => {

@@ -39,13 +39,14 @@ import {
   listWorkspaces,
   removeMember,
   renameWorkspace,
+  setRequireTwoFactor,
   resendInvitation,
   revokeInvitation,
   roleField,
   transferOwnership,
   type Seats,
 } from '../workspaces.ts';
-import { jsonObject, optionalString, stringField } from './input.ts';
+import { booleanField, jsonObject, optionalString, stringField } from './input.ts';
 
 export const WORKSPACE_DELETED_MESSAGE = 'Workspace deleted';
 export const MEMBER_REMOVED_MESSAGE = 'Member removed';
@@ -84,6 +85,10 @@ export function workspaceRoutes(clients: Clients, seats: Seats): Router {
   router.patch('/', async (req, res) => {
     const m = await routeMember(clients, req);
     res.json(await renameWorkspace(clients, seats, m, stringField(jsonObject(req.body), 'name')));
+  });
+  router.put('/require-two-factor', async (req, res) => {
+    const m = await routeMember(clients, req);
+    res.json(await setRequireTwoFactor(clients, seats, m, booleanField(jsonObject(req.body), 'enabled')));
   });
   router.delete('/', async (req, res) => {
     const m = await routeMember(clients, req);

@@ -117,6 +117,8 @@ const CODES: Record<GraphQLErrorCode, string> = {
   BAD_USER_INPUT: 'invalid_request',
   UNAUTHENTICATED: 'unauthenticated',
   FORBIDDEN: 'forbidden',
+  // A member's sign-in refusal; a key acts without one, so the API never answers it.
+  TWO_FACTOR_REQUIRED: 'forbidden',
   NOT_FOUND: 'not_found',
   CONFLICT: 'conflict',
   LIMIT_REACHED: 'limit_reached',

@@ -44,6 +44,24 @@ const smtpUrl = (raw: string, name: string, env: NodeJS.ProcessEnv): string | un
   return raw;
 };
 
+/** The development default of TWO_FACTOR_ENCRYPTION_KEY; production refuses it. */
+export const DEVELOPMENT_TWO_FACTOR_KEY = Buffer.from('parley development two-factor key').subarray(0, 32).toString('base64');
+
+/**
+ * The key that encrypts TOTP secrets at rest and keys the recovery codes' hash: 32 bytes in base64
+ * (e.g. `openssl rand -base64 32`). The value is never repeated in a message.
+ */
+const twoFactorKey = (raw: string, name: string, env: NodeJS.ProcessEnv): Buffer => {
+  if (env.NODE_ENV === 'production' && raw === DEVELOPMENT_TWO_FACTOR_KEY) {
+    throw new ConfigError(`${name} is required in production (32 random bytes in base64, e.g. openssl rand -base64 32)`);
+  }
+  const key = Buffer.from(raw, 'base64');
+  if (key.length !== 32 || key.toString('base64') !== raw) {
+    throw new ConfigError(`${name} must be 32 bytes in base64 (e.g. openssl rand -base64 32); the value is not shown`);
+  }
+  return key;
+};
+
 export const authVars = {
   ...commonVars,
   PORT: { parse: port, default: '4001' },
@@ -70,6 +88,13 @@ export const authVars = {
   PASSWORD_RESET_MAX_PER_EMAIL: { parse: int(1, 1_000_000), default: '3' },
   PASSWORD_RESET_MAX_PER_IP: { parse: int(1, 1_000_000), default: '10' },
   PASSWORD_RESET_WINDOW_SECONDS: { parse: int(1, 7 * 24 * 3600), default: '3600' },
+  TWO_FACTOR_ENCRYPTION_KEY: { parse: twoFactorKey, default: DEVELOPMENT_TWO_FACTOR_KEY },
+  /** How long the step between a right password and the code stays open. */
+  TWO_FACTOR_CHALLENGE_TTL_SECONDS: { parse: int(30, 3600), default: '300' },
+  /** Wrong codes at the second step of sign-in, per account from anywhere and per client IP. */
+  TWO_FACTOR_MAX_FAILURES_PER_ACCOUNT: { parse: int(1, 1_000_000), default: '10' },
+  TWO_FACTOR_MAX_FAILURES_PER_IP: { parse: int(1, 1_000_000), default: '20' },
+  TWO_FACTOR_FAILURE_WINDOW_SECONDS: { parse: int(1, 7 * 24 * 3600), default: '900' },
 };
 
 export type AuthConfig = ReturnType<typeof readAuthConfig>;

@@ -62,6 +62,14 @@ import { setHandoffNotifications } from './workspaces/set-handoff-notifications.
 import { resendInvitation } from './workspaces/resend-invitation.ts';
 import { revokeInvitation } from './workspaces/revoke-invitation.ts';
 import { transferOwnership } from './workspaces/transfer-ownership.ts';
+import { setRequireTwoFactor } from './workspaces/set-require-two-factor.ts';
+import { completeTwoFactorLogin } from './two-factor/complete-two-factor-login.ts';
+import { confirmTwoFactorEnrolment } from './two-factor/confirm-two-factor-enrolment.ts';
+import { disableTwoFactor } from './two-factor/disable-two-factor.ts';
+import { getTwoFactorStatus } from './two-factor/get-two-factor-status.ts';
+import { regenerateRecoveryCodes } from './two-factor/regenerate-recovery-codes.ts';
+import { startTwoFactorEnrolment } from './two-factor/start-two-factor-enrolment.ts';
+import type { TwoFactorDeps } from './two-factor/two-factor-deps.ts';
 
 export type AuthRpcDeps = RegisterDeps &
   LoginDeps &
@@ -70,7 +78,8 @@ export type AuthRpcDeps = RegisterDeps &
   ChangeEmailDeps &
   ChangePasswordDeps &
   DeleteAccountDeps &
-  CreateWorkspaceDeps & {
+  CreateWorkspaceDeps &
+  TwoFactorDeps & {
     publicUrl: string;
     /**
      * Tells every holder of an open stream whose access just changed, after the change committed
@@ -80,7 +89,13 @@ export type AuthRpcDeps = RegisterDeps &
   };
 
 const toUser = (u: AccountUser): User =>
-  create(UserSchema, { id: u.id, email: u.email, name: u.name, createdAt: timestampFromDate(u.createdAt) });
+  create(UserSchema, {
+    id: u.id,
+    email: u.email,
+    name: u.name,
+    createdAt: timestampFromDate(u.createdAt),
+    twoFactorEnabled: u.twoFactorEnabledAt !== null,
+  });
 
 export const toWorkspace = (w: WorkspaceView): Workspace =>
   create(WorkspaceSchema, {
@@ -91,6 +106,7 @@ export const toWorkspace = (w: WorkspaceView): Workspace =>
     role: w.role,
     memberCount: w.memberCount,
     notifyHandoff: w.notifyHandoff,
+    requireTwoFactor: w.requireTwoFactor,
   });
 
 const toMember = (m: MemberView): Member =>
@@ -144,7 +160,31 @@ export function authRoutes(deps: AuthRpcDeps) {
       },
       async login(req) {
         const r = await login(deps, { email: req.email, password: req.password, clientIp: req.clientIp });
+        if ('twoFactorChallenge' in r) return { twoFactorChallenge: r.twoFactorChallenge, user: toUser(r.user) };
         return { token: r.token, user: toUser(r.user), expiresAt: timestampFromDate(r.expiresAt) };
+      },
+      async completeTwoFactorLogin(req) {
+        const r = await completeTwoFactorLogin(deps, { challenge: req.challenge, code: req.code, clientIp: req.clientIp });
+        return { token: r.token, user: toUser(r.user), expiresAt: timestampFromDate(r.expiresAt) };
+      },
+      async getTwoFactorStatus(req) {
+        return getTwoFactorStatus(deps.db, { userId: req.userId });
+      },
+      async startTwoFactorEnrolment(req) {
+        return startTwoFactorEnrolment(deps, { userId: req.userId });
+      },
+      async confirmTwoFactorEnrolment(req) {
+        return { recoveryCodes: await confirmTwoFactorEnrolment(deps, { userId: req.userId, code: req.code, clientIp: req.clientIp }) };
+      },
+      async disableTwoFactor(req) {
+        await disableTwoFactor(deps, { userId: req.userId, password: req.password, code: req.code, clientIp: req.clientIp });
+        // Their streams in a workspace that requires it end.
+        await deps.announceAccessChange({ userIds: [req.userId] });
+        return {};
+      },
+      async regenerateRecoveryCodes(req) {
+        const confirmation = { userId: req.userId, password: req.password, code: req.code, clientIp: req.clientIp };
+        return { recoveryCodes: await regenerateRecoveryCodes(deps, confirmation) };
       },
       async logout(req) {
         const userId = await logout(deps.db, req.token);
@@ -234,6 +274,12 @@ export function workspaceRoutes(deps: AuthRpcDeps) {
       },
       async setHandoffNotifications(req) {
         return { workspace: toWorkspace(await setHandoffNotifications(deps.db, { actor: actorOf(req.actor), enabled: req.enabled })) };
+      },
+      async setRequireTwoFactor(req) {
+        const workspace = await setRequireTwoFactor(deps.db, { actor: actorOf(req.actor), enabled: req.enabled });
+        // Members without two-factor sign-in lose the workspace's streams they hold.
+        if (req.enabled) await deps.announceAccessChange({ workspaceIds: [workspace.id] });
+        return { workspace: toWorkspace(workspace) };
       },
       async deleteWorkspace(req) {
         await deleteWorkspace(deps, { actor: actorOf(req.actor), password: req.password });

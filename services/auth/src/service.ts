@@ -33,6 +33,8 @@ import { publishPasswordResetRequested } from './password-reset/password-reset-r
 import { createPasswordResetThrottle } from './password-reset/password-reset-throttle.ts';
 import { authRoutes, type AuthRpcDeps } from './rpc.ts';
 import { createLoginThrottle } from './core/login-throttle.ts';
+import { createTwoFactorKeys } from './two-factor/two-factor-keys.ts';
+import { createTwoFactorThrottle } from './two-factor/two-factor-throttle.ts';
 import { publishWorkspaceCreated } from './workspaces/workspace-created.publisher.ts';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
@@ -73,6 +75,15 @@ export async function createAuthService(config: AuthConfig, opts: { logger: Logg
     notices,
     publicUrl: config.PUBLIC_URL,
     sessionTtlSeconds: config.SESSION_TTL_SECONDS,
+    twoFactorKeys: createTwoFactorKeys(config.TWO_FACTOR_ENCRYPTION_KEY),
+    twoFactorChallengeTtlSeconds: config.TWO_FACTOR_CHALLENGE_TTL_SECONDS,
+    twoFactorThrottle: createTwoFactorThrottle({
+      redis,
+      keys,
+      maxFailuresPerAccount: config.TWO_FACTOR_MAX_FAILURES_PER_ACCOUNT,
+      maxFailuresPerIp: config.TWO_FACTOR_MAX_FAILURES_PER_IP,
+      windowSeconds: config.TWO_FACTOR_FAILURE_WINDOW_SECONDS,
+    }),
     throttle: createLoginThrottle({
       redis,
       keys,

@@ -52,6 +52,9 @@ export function redisKeys(prefix: string) {
       join(prefix, f.auth, 'login-failures', 'ip-account', ip || '-', accountHash),
     loginFailuresIp: (ip: string) => join(prefix, f.auth, 'login-failures', 'ip', ip),
     loginFailuresAccount: (accountHash: string) => join(prefix, f.auth, 'login-failures', 'account', accountHash),
+    /** Wrong codes at two-factor sign-in's second step, per IP and per account (auth; ADR 41). */
+    twoFactorFailuresIp: (ip: string) => join(prefix, f.auth, 'two-factor-failures', 'ip', ip),
+    twoFactorFailuresAccount: (userId: string) => join(prefix, f.auth, 'two-factor-failures', 'account', userId),
     /** Sign-ups per IP (auth). */
     registrationsIp: (ip: string) => join(prefix, f.auth, 'registrations', 'ip', ip),
     /** Password reset requests per email hash and per IP (auth). */

@@ -24,6 +24,7 @@ import { MembersPage } from '../features/workspace/components/members-page';
 import { NoWorkspacePage } from '../features/workspace/components/no-workspace-page';
 import { NotFoundPage } from './not-found-page';
 import { RequireAuth } from './require-auth';
+import { RequireTwoFactor } from './require-two-factor';
 import { RequireWorkspace } from './require-workspace';
 import { SiteLayout } from './site-layout';
 
@@ -50,26 +51,32 @@ export const routes: RouteObject[] = [
         children: [
           // The person's own page, whatever the workspace.
           { path: '/account', element: <AccountPage /> },
-          // A person in no workspace sees, on the dashboard, the way to create or join one…
           {
-            element: <RequireWorkspace without={<NoWorkspacePage />} waitForFirst />,
-            children: [{ path: '/dashboard', element: <DashboardPage /> }],
-          },
-          // …and every page about a workspace's things leads back there.
-          {
-            element: <RequireWorkspace without={<Navigate to="/dashboard" replace />} />,
+            // A workspace that requires two-factor sign-in sends a member without it to set it up first.
+            element: <RequireTwoFactor />,
             children: [
-              { path: '/usage', element: <UsagePage /> },
-              { path: '/workspace/developers', element: <DevelopersPage /> },
-              { path: '/inbox', element: <InboxPage /> },
-              { path: '/inbox/:conversationId', element: <InboxPage /> },
-              { path: '/chatbots', element: <ChatbotsPage /> },
-              { path: '/chatbots/create', element: <CreateChatbotPage /> },
-              { path: '/chatbots/:id', element: <ChatbotDetailPage /> },
-              { path: '/leads', element: <LeadsPage /> },
-              { path: '/workspace/members', element: <MembersPage /> },
-              { path: '/workspace/audit-log', element: <AuditLogPage /> },
-              { path: '/workspace/webhooks', element: <WebhooksPage /> },
+              // A person in no workspace sees, on the dashboard, the way to create or join one…
+              {
+                element: <RequireWorkspace without={<NoWorkspacePage />} waitForFirst />,
+                children: [{ path: '/dashboard', element: <DashboardPage /> }],
+              },
+              // …and every page about a workspace's things leads back there.
+              {
+                element: <RequireWorkspace without={<Navigate to="/dashboard" replace />} />,
+                children: [
+                  { path: '/usage', element: <UsagePage /> },
+                  { path: '/workspace/developers', element: <DevelopersPage /> },
+                  { path: '/inbox', element: <InboxPage /> },
+                  { path: '/inbox/:conversationId', element: <InboxPage /> },
+                  { path: '/chatbots', element: <ChatbotsPage /> },
+                  { path: '/chatbots/create', element: <CreateChatbotPage /> },
+                  { path: '/chatbots/:id', element: <ChatbotDetailPage /> },
+                  { path: '/leads', element: <LeadsPage /> },
+                  { path: '/workspace/members', element: <MembersPage /> },
+                  { path: '/workspace/audit-log', element: <AuditLogPage /> },
+                  { path: '/workspace/webhooks', element: <WebhooksPage /> },
+                ],
+              },
             ],
           },
         ],

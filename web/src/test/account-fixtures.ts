@@ -25,7 +25,12 @@ export const accountAnswers: Record<string, Handler> = {
   MySessions: () => ({
     data: { mySessions: [accountSession(), accountSession({ id: 's2', current: false, clientIp: null })] },
   }),
+  MyTwoFactor: () => ({ data: { myTwoFactor: twoFactorStatus() } }),
 };
+
+export function twoFactorStatus(enabled = false, recoveryCodesLeft = enabled ? 10 : 0) {
+  return { __typename: 'TwoFactorStatus' as const, enabled, recoveryCodesLeft };
+}
 
 /** Opens /account signed in, answering the page's queries; `handlers` add or replace answers. */
 export function openAccountPage(handlers: Record<string, Handler> = {}) {

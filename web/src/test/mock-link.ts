@@ -53,6 +53,7 @@ export const sampleUser = {
   id: 'u1',
   email: 'ada@example.com',
   name: 'Ada',
+  twoFactorEnabled: false,
   subscription: 'free' as const,
   usage: { __typename: 'Usage' as const, creditBalance: '0.01', lastCreditRefill: '2025-01-01T00:00:00.000Z' },
 };

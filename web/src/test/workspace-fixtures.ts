@@ -42,7 +42,15 @@ const ASSIGNABLE: Record<WorkspaceRole, WorkspaceRole[]> = {
 };
 
 export function sampleWorkspace(
-  overrides: { id?: string; name?: string; personal?: boolean; role?: WorkspaceRole; memberCount?: number; seatLimit?: number } = {},
+  overrides: {
+    id?: string;
+    name?: string;
+    personal?: boolean;
+    role?: WorkspaceRole;
+    memberCount?: number;
+    seatLimit?: number;
+    requireTwoFactor?: boolean;
+  } = {},
 ) {
   const role = overrides.role ?? 'OWNER';
   return {
@@ -55,6 +63,7 @@ export function sampleWorkspace(
     assignableRoles: ASSIGNABLE[role],
     memberCount: 2,
     seatLimit: 5,
+    requireTwoFactor: false,
     ...overrides,
   };
 }

@@ -6,6 +6,12 @@ import { readAuthConfig } from '../config.ts';
 
 const repoRoot = fileURLToPath(new URL('../../../..', import.meta.url));
 
+const PRODUCTION_SECRETS = {
+  NODE_ENV: 'production',
+  SERVICE_SECRET: 's'.repeat(40),
+  TWO_FACTOR_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
+};
+
 describe('mail settings', () => {
   it('defaults to the local outbox (under the repository root), the Parley sender and localhost:8080', () => {
     const config = readAuthConfig({});
@@ -23,9 +29,25 @@ describe('mail settings', () => {
   it('refuses to start in production without SMTP_URL, with a message that says why', () => {
     expect(() => readAuthConfig({ NODE_ENV: 'production', SERVICE_SECRET: 's'.repeat(40) })).toThrow(ConfigError);
     expect(() => readAuthConfig({ NODE_ENV: 'production', SERVICE_SECRET: 's'.repeat(40) })).toThrow(/^SMTP_URL must be set in production/);
-    expect(
-      readAuthConfig({ NODE_ENV: 'production', SERVICE_SECRET: 's'.repeat(40), SMTP_URL: 'smtp://u:p@mail.example.com:587' }).SMTP_URL,
-    ).toBe('smtp://u:p@mail.example.com:587');
+    expect(readAuthConfig({ ...PRODUCTION_SECRETS, SMTP_URL: 'smtp://u:p@mail.example.com:587' }).SMTP_URL).toBe(
+      'smtp://u:p@mail.example.com:587',
+    );
+  });
+
+  it('refuses the development TWO_FACTOR_ENCRYPTION_KEY in production, and anything but 32 bytes in base64', () => {
+    const smtp = { SMTP_URL: 'smtp://u:p@mail.example.com:587' };
+    expect(() => readAuthConfig({ ...PRODUCTION_SECRETS, ...smtp, TWO_FACTOR_ENCRYPTION_KEY: undefined })).toThrow(
+      /^TWO_FACTOR_ENCRYPTION_KEY is required in production/,
+    );
+    expect(readAuthConfig({}).TWO_FACTOR_ENCRYPTION_KEY).toHaveLength(32);
+    for (const bad of ['short', Buffer.alloc(31).toString('base64'), `${Buffer.alloc(32, 7).toString('base64')}x`]) {
+      expect(() => readAuthConfig({ TWO_FACTOR_ENCRYPTION_KEY: bad })).toThrow(
+        'TWO_FACTOR_ENCRYPTION_KEY must be 32 bytes in base64 (e.g. openssl rand -base64 32); the value is not shown',
+      );
+    }
+    expect(readAuthConfig({ TWO_FACTOR_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') }).TWO_FACTOR_ENCRYPTION_KEY).toEqual(
+      Buffer.alloc(32, 7),
+    );
   });
 
   it('accepts smtp:// and smtps:// URLs only, without repeating the value (it may hold a password)', () => {

@@ -21,6 +21,8 @@ export interface WorkspaceView {
   memberCount: number;
   /** The asking member's choice of mails about visitors waiting for a person. */
   notifyHandoff: boolean;
+  /** Members must have two-factor sign-in on before the workspace serves them. */
+  requireTwoFactor: boolean;
 }
 
 /** A workspace id from a caller: anything that is not a UUID names no workspace (NOT_FOUND). */

@@ -59,6 +59,35 @@ export function emailChangedMail(input: { newEmail: string }): MailContent {
   ]);
 }
 
+export function twoFactorEnabledMail(input: { publicUrl: string }): MailContent {
+  return mail('Two-factor sign-in is on for your Parley account', [
+    'Two-factor sign-in was just turned on for your Parley account: signing in now also asks for a code from your authenticator app.',
+    'Keep your recovery codes somewhere safe; each works once if you lose your phone.',
+    `If this was not you, reset your password at once: ${input.publicUrl}/forgot-password`,
+  ]);
+}
+
+export function twoFactorDisabledMail(input: { publicUrl: string }): MailContent {
+  return mail('Two-factor sign-in is off for your Parley account', [
+    'Two-factor sign-in was just turned off for your Parley account: signing in now asks for your password only.',
+    `If this was not you, reset your password at once and turn two-factor sign-in on again: ${input.publicUrl}/forgot-password`,
+  ]);
+}
+
+export function recoveryCodesRegeneratedMail(input: { publicUrl: string }): MailContent {
+  return mail('New recovery codes for your Parley account', [
+    'New recovery codes were just made for the two-factor sign-in of your Parley account; the earlier ones no longer work.',
+    `If this was not you, reset your password at once: ${input.publicUrl}/forgot-password`,
+  ]);
+}
+
+export function newSignInMail(input: { publicUrl: string; clientIp: string; at: Date }): MailContent {
+  return mail('New sign-in to your Parley account', [
+    `Your Parley account was signed in to from a new device (address ${input.clientIp || 'unknown'}) at ${input.at.toISOString().replace('T', ' ').slice(0, 16)} UTC.`,
+    `If this was you, there is nothing to do. If not, reset your password at once and sign out your other devices: ${input.publicUrl}/forgot-password`,
+  ]);
+}
+
 export function accountDeletedMail(): MailContent {
   return mail('Your Parley account was deleted', [
     'Your Parley account has been deleted. Your chatbots, their knowledge and their conversations are being removed, and any subscription is cancelled.',

@@ -27,6 +27,7 @@ interface Row {
   email: string;
   name: string;
   createdAt: Date;
+  twoFactorEnabledAt: Date | null;
   workspaceId: string | null;
   workspaceName: string | null;
   personal: boolean | null;
@@ -34,6 +35,7 @@ interface Row {
   role: string | null;
   memberCount: number | null;
   notifyHandoff: boolean | null;
+  requireTwoFactor: boolean | null;
 }
 
 // A workspace id that is not a UUID is looked for as this one, which names no workspace: the session
@@ -49,8 +51,9 @@ export async function authenticate(db: PrismaClient, token: string, workspaceId 
   if (!token) throw unauthenticated(SESSION_INVALID);
   const wanted = workspaceId ? (isUuid(workspaceId) ? workspaceId.toLowerCase() : NO_WORKSPACE) : null;
   const [row] = await db.$queryRaw<Row[]>`
-    SELECT s."revokedAt", s."expiresAt", u."id", u."email", u."name", u."createdAt",
+    SELECT s."revokedAt", s."expiresAt", u."id", u."email", u."name", u."createdAt", u."twoFactorEnabledAt",
            w."id" AS "workspaceId", w."name" AS "workspaceName", w."personal", w."createdAt" AS "workspaceCreatedAt", m."role", m."notifyHandoff",
+           w."requireTwoFactor",
            (SELECT count(*)::int FROM "Membership" AS c WHERE c."workspaceId" = w."id") AS "memberCount"
       FROM "Session" AS s
       JOIN "User" AS u ON u."id" = s."userId"
@@ -63,7 +66,13 @@ export async function authenticate(db: PrismaClient, token: string, workspaceId 
       LEFT JOIN "Workspace" AS w ON w."id" = m."workspaceId"
      WHERE s."tokenHash" = ${hashSessionToken(token)}`;
   if (!row || row.revokedAt || row.expiresAt <= now) throw unauthenticated(SESSION_INVALID);
-  const user: AccountUser = { id: row.id, email: row.email, name: row.name, createdAt: row.createdAt };
+  const user: AccountUser = {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    createdAt: row.createdAt,
+    twoFactorEnabledAt: row.twoFactorEnabledAt,
+  };
   if (!row.workspaceId || !isRole(row.role)) {
     if (wanted) throw notFound(WORKSPACE_NOT_FOUND);
     return { user };
@@ -78,6 +87,7 @@ export async function authenticate(db: PrismaClient, token: string, workspaceId 
       role: row.role,
       memberCount: row.memberCount!,
       notifyHandoff: row.notifyHandoff!,
+      requireTwoFactor: row.requireTwoFactor!,
     },
   };
 }

@@ -6,12 +6,14 @@ import { MAX_EMAIL_LENGTH, normalizeEmail } from '../core/email.ts';
 import { MAX_PASSWORD_LENGTH } from '../core/registration-input.ts';
 import { dummyPasswordHash, verifyPassword } from '../core/password-hash.ts';
 import type { LoginThrottle } from '../core/login-throttle.ts';
+import { issueTwoFactorChallenge } from '../core/two-factor-challenge.ts';
 import { startSession, type StartedSession } from './start-session.ts';
 
 export interface LoginDeps {
   db: PrismaClient;
   throttle: LoginThrottle;
   sessionTtlSeconds: number;
+  twoFactorChallengeTtlSeconds: number;
   /** Argon2 verification; tests pass a counting wrapper. */
   verifyPassword?: typeof verifyPassword;
 }
@@ -25,8 +27,11 @@ export interface LoginRequest {
 export const INVALID_CREDENTIALS = 'Invalid credentials';
 export const CONTROL_CHARACTERS_IN_CREDENTIALS = 'Email and password must not contain control characters';
 
+/** A session, or, for an account with two-factor sign-in on, the challenge its second step needs. */
+export type LoginOutcome = (StartedSession & { user: AccountUser }) | { twoFactorChallenge: string; user: AccountUser };
+
 /** Signs in with email and password; every kind of wrong credential gets the same answer. */
-export async function login(deps: LoginDeps, req: LoginRequest): Promise<StartedSession & { user: AccountUser }> {
+export async function login(deps: LoginDeps, req: LoginRequest): Promise<LoginOutcome> {
   const email = normalizeEmail(req.email);
   const { password, clientIp } = req;
   if (!email || !password) throw invalid('Please enter all fields');
@@ -38,6 +43,12 @@ export async function login(deps: LoginDeps, req: LoginRequest): Promise<Started
   if (!user) throw unauthenticated(INVALID_CREDENTIALS);
 
   await deps.throttle.succeeded(email, clientIp);
+  if (user.twoFactorEnabledAt) {
+    return {
+      twoFactorChallenge: await issueTwoFactorChallenge(deps.db, { userId: user.id, ttlSeconds: deps.twoFactorChallengeTtlSeconds }),
+      user,
+    };
+  }
   const session = await startSession(deps.db, { userId: user.id, clientIp, ttlSeconds: deps.sessionTtlSeconds });
   return { ...session, user };
 }

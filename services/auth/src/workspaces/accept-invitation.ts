@@ -46,7 +46,10 @@ export async function acceptInvitation(
     await requireSeats(tx, invitation.workspaceId, { limit, plan: req.plan, adding: 1 }, now);
     const membership = await tx.membership.create({
       data: { workspaceId: invitation.workspaceId, userId, role },
-      select: { notifyHandoff: true, workspace: { select: { id: true, name: true, personal: true, createdAt: true } } },
+      select: {
+        notifyHandoff: true,
+        workspace: { select: { id: true, name: true, personal: true, createdAt: true, requireTwoFactor: true } },
+      },
     });
     await recordAudit(tx, {
       workspaceId: invitation.workspaceId,

@@ -23,7 +23,7 @@ export interface Member {
   clientIp: string;
   /** Their choice of mails about visitors waiting for a person. */
   notifyHandoff: boolean;
-  workspace: { id: string; name: string; personal: boolean; createdAt: Date };
+  workspace: { id: string; name: string; personal: boolean; createdAt: Date; requireTwoFactor: boolean };
 }
 
 export function requirePermission(member: Member, permission: Permission): void {
@@ -40,7 +40,7 @@ export async function findMember(db: Prisma.TransactionClient | PrismaClient, ac
       role: true,
       notifyHandoff: true,
       user: { select: { id: true, email: true } },
-      workspace: { select: { id: true, name: true, personal: true, createdAt: true } },
+      workspace: { select: { id: true, name: true, personal: true, createdAt: true, requireTwoFactor: true } },
     },
   });
   if (!membership || !isRole(membership.role)) throw notFound(WORKSPACE_NOT_FOUND);

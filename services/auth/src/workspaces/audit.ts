@@ -16,7 +16,9 @@ export type AuditAction =
   | 'ownership.transferred'
   | 'api_key.created'
   | 'api_key.rolled'
-  | 'api_key.revoked';
+  | 'api_key.revoked'
+  | 'workspace.two_factor_required'
+  | 'workspace.two_factor_not_required';
 
 export interface AuditEntry {
   workspaceId: string;

@@ -26,7 +26,7 @@ export async function createWorkspace(
     if (!user) throw notFound(ACCOUNT_NOT_FOUND);
     const created = await tx.workspace.create({
       data: { name, memberships: { create: { userId, role: 'owner' } } },
-      select: { id: true, name: true, personal: true, createdAt: true },
+      select: { id: true, name: true, personal: true, createdAt: true, requireTwoFactor: true },
     });
     await recordAudit(tx, {
       workspaceId: created.id,

@@ -19,7 +19,10 @@ export async function exportOwnedWorkspaces(db: PrismaClient, req: { userId: str
   const owned = await db.membership.findMany({
     where: { userId, role: 'owner' },
     orderBy: { createdAt: 'asc' },
-    select: { notifyHandoff: true, workspace: { select: { id: true, name: true, personal: true, createdAt: true } } },
+    select: {
+      notifyHandoff: true,
+      workspace: { select: { id: true, name: true, personal: true, createdAt: true, requireTwoFactor: true } },
+    },
   });
   const exports: OwnedWorkspaceExport[] = [];
   for (const { workspace, notifyHandoff } of owned) {

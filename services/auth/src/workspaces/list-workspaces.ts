@@ -11,7 +11,16 @@ export async function listWorkspaces(db: PrismaClient, req: { userId: string }):
     select: {
       role: true,
       notifyHandoff: true,
-      workspace: { select: { id: true, name: true, personal: true, createdAt: true, _count: { select: { memberships: true } } } },
+      workspace: {
+        select: {
+          id: true,
+          name: true,
+          personal: true,
+          createdAt: true,
+          requireTwoFactor: true,
+          _count: { select: { memberships: true } },
+        },
+      },
     },
   });
   return memberships

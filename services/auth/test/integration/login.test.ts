@@ -34,6 +34,7 @@ function loginDeps(onVerify: (stored: string) => void) {
   return {
     db: h.db,
     sessionTtlSeconds: 60,
+    twoFactorChallengeTtlSeconds: 60,
     throttle: createLoginThrottle({
       redis: h.redis,
       keys: redisKeys(h.prefix),

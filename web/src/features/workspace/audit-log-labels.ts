@@ -10,6 +10,7 @@ export const AUDIT_ACTION_FILTERS: ReadonlyArray<{ value: string; label: string 
   { value: 'invitation.', label: 'Invitations' },
   { value: 'ownership.transferred', label: 'Ownership transferred' },
   { value: 'workspace.', label: 'Workspace' },
+  { value: 'two_factor.', label: 'Two-factor sign-in' },
   { value: 'billing.', label: 'Billing' },
 ];
 

@@ -3,6 +3,7 @@ import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } fro
 import { graphqlErrorCode, userFacingErrorMessage } from '../graphql-errors';
 import { useSession } from '../session/session-context';
 import { WorkspaceIdsQuery } from './graphql/workspace-ids-query';
+import { WorkspaceListQuery } from './graphql/workspace-list-query';
 import { WorkspacesQuery } from './graphql/workspaces-query';
 import type { Workspace } from './roles';
 import { WorkspaceContext, type WorkspaceState } from './workspace-context';
@@ -57,6 +58,29 @@ export function WorkspaceProvider({ children }: { children: ReactNode }) {
     }
   }, [client]);
 
+  /**
+   * The workspace refuses the person until they turn on two-factor sign-in: it is still the current
+   * one (the stored choice, else the personal one, else the first that requires it), so the route
+   * guard can send them to set it up.
+   */
+  const loadRequiringTwoFactor = useCallback(
+    async (current: () => boolean): Promise<void> => {
+      try {
+        const { data } = await client.query({ query: WorkspaceListQuery, fetchPolicy: 'network-only' });
+        if (!data) throw new Error('empty workspaces response');
+        if (!current()) return;
+        const stored = readWorkspaceId();
+        const found = data.workspaces.find((w) => w.id === (stored ?? userId)) ?? data.workspaces.find((w) => w.requireTwoFactor) ?? null;
+        setState({ workspaces: data.workspaces, current: found, loading: false, error: null, noWorkspace: false, answeredFor: userId });
+      } catch (error) {
+        if (!current()) return;
+        const message = userFacingErrorMessage(error, LOAD_WORKSPACES_FAILED_MESSAGE);
+        setState((s) => ({ ...s, loading: false, error: message, answeredFor: userId }));
+      }
+    },
+    [client, userId],
+  );
+
   const load = useCallback(async (): Promise<void> => {
     const started = ++generation.current;
     const current = () => generation.current === started;
@@ -81,6 +105,10 @@ export function WorkspaceProvider({ children }: { children: ReactNode }) {
     } catch (error) {
       if (!current()) return;
       const code = graphqlErrorCode(error);
+      if (code === 'TWO_FACTOR_REQUIRED') {
+        await loadRequiringTwoFactor(current);
+        return;
+      }
       if (readWorkspaceId() !== null && code !== undefined && UNKNOWN_WORKSPACE_CODES.has(code)) {
         await fallBackToPersonal();
         return load();
@@ -99,7 +127,7 @@ export function WorkspaceProvider({ children }: { children: ReactNode }) {
         answeredFor: userId,
       }));
     }
-  }, [client, userId, fallBackToPersonal, belongsToNone]);
+  }, [client, userId, fallBackToPersonal, belongsToNone, loadRequiringTwoFactor]);
 
   // Signing in loads the workspaces; signing out forgets them and the choice.
   useEffect(() => {

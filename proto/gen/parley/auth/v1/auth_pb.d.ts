@@ -35,6 +35,13 @@ export declare type User = Message<"parley.auth.v1.User"> & {
    * @generated from field: google.protobuf.Timestamp created_at = 4;
    */
   createdAt?: Timestamp | undefined;
+
+  /**
+   * Two-factor sign-in is on.
+   *
+   * @generated from field: bool two_factor_enabled = 5;
+   */
+  twoFactorEnabled: boolean;
 };
 
 /**
@@ -142,6 +149,8 @@ export declare const LoginRequestSchema: GenMessage<LoginRequest>;
  */
 export declare type LoginResponse = Message<"parley.auth.v1.LoginResponse"> & {
   /**
+   * Empty when two_factor_challenge is set.
+   *
    * @generated from field: string token = 1;
    */
   token: string;
@@ -155,6 +164,14 @@ export declare type LoginResponse = Message<"parley.auth.v1.LoginResponse"> & {
    * @generated from field: google.protobuf.Timestamp expires_at = 3;
    */
   expiresAt?: Timestamp | undefined;
+
+  /**
+   * Set when the password was right and the account has two-factor sign-in on: no session yet; the
+   * token for CompleteTwoFactorLogin (single use, short-lived).
+   *
+   * @generated from field: string two_factor_challenge = 4;
+   */
+  twoFactorChallenge: string;
 };
 
 /**
@@ -610,6 +627,276 @@ export declare type DeleteAccountResponse = Message<"parley.auth.v1.DeleteAccoun
 export declare const DeleteAccountResponseSchema: GenMessage<DeleteAccountResponse>;
 
 /**
+ * @generated from message parley.auth.v1.CompleteTwoFactorLoginRequest
+ */
+export declare type CompleteTwoFactorLoginRequest = Message<"parley.auth.v1.CompleteTwoFactorLoginRequest"> & {
+  /**
+   * @generated from field: string challenge = 1;
+   */
+  challenge: string;
+
+  /**
+   * A 6-digit TOTP code or a recovery code.
+   *
+   * @generated from field: string code = 2;
+   */
+  code: string;
+
+  /**
+   * @generated from field: string client_ip = 3;
+   */
+  clientIp: string;
+};
+
+/**
+ * Describes the message parley.auth.v1.CompleteTwoFactorLoginRequest.
+ * Use `create(CompleteTwoFactorLoginRequestSchema)` to create a new message.
+ */
+export declare const CompleteTwoFactorLoginRequestSchema: GenMessage<CompleteTwoFactorLoginRequest>;
+
+/**
+ * @generated from message parley.auth.v1.CompleteTwoFactorLoginResponse
+ */
+export declare type CompleteTwoFactorLoginResponse = Message<"parley.auth.v1.CompleteTwoFactorLoginResponse"> & {
+  /**
+   * @generated from field: string token = 1;
+   */
+  token: string;
+
+  /**
+   * @generated from field: parley.auth.v1.User user = 2;
+   */
+  user?: User | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp expires_at = 3;
+   */
+  expiresAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message parley.auth.v1.CompleteTwoFactorLoginResponse.
+ * Use `create(CompleteTwoFactorLoginResponseSchema)` to create a new message.
+ */
+export declare const CompleteTwoFactorLoginResponseSchema: GenMessage<CompleteTwoFactorLoginResponse>;
+
+/**
+ * @generated from message parley.auth.v1.GetTwoFactorStatusRequest
+ */
+export declare type GetTwoFactorStatusRequest = Message<"parley.auth.v1.GetTwoFactorStatusRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+};
+
+/**
+ * Describes the message parley.auth.v1.GetTwoFactorStatusRequest.
+ * Use `create(GetTwoFactorStatusRequestSchema)` to create a new message.
+ */
+export declare const GetTwoFactorStatusRequestSchema: GenMessage<GetTwoFactorStatusRequest>;
+
+/**
+ * @generated from message parley.auth.v1.GetTwoFactorStatusResponse
+ */
+export declare type GetTwoFactorStatusResponse = Message<"parley.auth.v1.GetTwoFactorStatusResponse"> & {
+  /**
+   * @generated from field: bool enabled = 1;
+   */
+  enabled: boolean;
+
+  /**
+   * @generated from field: int32 recovery_codes_left = 2;
+   */
+  recoveryCodesLeft: number;
+};
+
+/**
+ * Describes the message parley.auth.v1.GetTwoFactorStatusResponse.
+ * Use `create(GetTwoFactorStatusResponseSchema)` to create a new message.
+ */
+export declare const GetTwoFactorStatusResponseSchema: GenMessage<GetTwoFactorStatusResponse>;
+
+/**
+ * @generated from message parley.auth.v1.StartTwoFactorEnrolmentRequest
+ */
+export declare type StartTwoFactorEnrolmentRequest = Message<"parley.auth.v1.StartTwoFactorEnrolmentRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+};
+
+/**
+ * Describes the message parley.auth.v1.StartTwoFactorEnrolmentRequest.
+ * Use `create(StartTwoFactorEnrolmentRequestSchema)` to create a new message.
+ */
+export declare const StartTwoFactorEnrolmentRequestSchema: GenMessage<StartTwoFactorEnrolmentRequest>;
+
+/**
+ * @generated from message parley.auth.v1.StartTwoFactorEnrolmentResponse
+ */
+export declare type StartTwoFactorEnrolmentResponse = Message<"parley.auth.v1.StartTwoFactorEnrolmentResponse"> & {
+  /**
+   * The otpauth:// URI authenticator apps read from the QR code.
+   *
+   * @generated from field: string otpauth_uri = 1;
+   */
+  otpauthUri: string;
+
+  /**
+   * The secret in base32, to type in by hand.
+   *
+   * @generated from field: string secret = 2;
+   */
+  secret: string;
+};
+
+/**
+ * Describes the message parley.auth.v1.StartTwoFactorEnrolmentResponse.
+ * Use `create(StartTwoFactorEnrolmentResponseSchema)` to create a new message.
+ */
+export declare const StartTwoFactorEnrolmentResponseSchema: GenMessage<StartTwoFactorEnrolmentResponse>;
+
+/**
+ * @generated from message parley.auth.v1.ConfirmTwoFactorEnrolmentRequest
+ */
+export declare type ConfirmTwoFactorEnrolmentRequest = Message<"parley.auth.v1.ConfirmTwoFactorEnrolmentRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string code = 2;
+   */
+  code: string;
+
+  /**
+   * @generated from field: string client_ip = 3;
+   */
+  clientIp: string;
+};
+
+/**
+ * Describes the message parley.auth.v1.ConfirmTwoFactorEnrolmentRequest.
+ * Use `create(ConfirmTwoFactorEnrolmentRequestSchema)` to create a new message.
+ */
+export declare const ConfirmTwoFactorEnrolmentRequestSchema: GenMessage<ConfirmTwoFactorEnrolmentRequest>;
+
+/**
+ * @generated from message parley.auth.v1.ConfirmTwoFactorEnrolmentResponse
+ */
+export declare type ConfirmTwoFactorEnrolmentResponse = Message<"parley.auth.v1.ConfirmTwoFactorEnrolmentResponse"> & {
+  /**
+   * Shown once; only their hashes are kept.
+   *
+   * @generated from field: repeated string recovery_codes = 1;
+   */
+  recoveryCodes: string[];
+};
+
+/**
+ * Describes the message parley.auth.v1.ConfirmTwoFactorEnrolmentResponse.
+ * Use `create(ConfirmTwoFactorEnrolmentResponseSchema)` to create a new message.
+ */
+export declare const ConfirmTwoFactorEnrolmentResponseSchema: GenMessage<ConfirmTwoFactorEnrolmentResponse>;
+
+/**
+ * @generated from message parley.auth.v1.DisableTwoFactorRequest
+ */
+export declare type DisableTwoFactorRequest = Message<"parley.auth.v1.DisableTwoFactorRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string password = 2;
+   */
+  password: string;
+
+  /**
+   * A current TOTP code or a recovery code.
+   *
+   * @generated from field: string code = 3;
+   */
+  code: string;
+
+  /**
+   * @generated from field: string client_ip = 4;
+   */
+  clientIp: string;
+};
+
+/**
+ * Describes the message parley.auth.v1.DisableTwoFactorRequest.
+ * Use `create(DisableTwoFactorRequestSchema)` to create a new message.
+ */
+export declare const DisableTwoFactorRequestSchema: GenMessage<DisableTwoFactorRequest>;
+
+/**
+ * @generated from message parley.auth.v1.DisableTwoFactorResponse
+ */
+export declare type DisableTwoFactorResponse = Message<"parley.auth.v1.DisableTwoFactorResponse"> & {
+};
+
+/**
+ * Describes the message parley.auth.v1.DisableTwoFactorResponse.
+ * Use `create(DisableTwoFactorResponseSchema)` to create a new message.
+ */
+export declare const DisableTwoFactorResponseSchema: GenMessage<DisableTwoFactorResponse>;
+
+/**
+ * @generated from message parley.auth.v1.RegenerateRecoveryCodesRequest
+ */
+export declare type RegenerateRecoveryCodesRequest = Message<"parley.auth.v1.RegenerateRecoveryCodesRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string password = 2;
+   */
+  password: string;
+
+  /**
+   * @generated from field: string code = 3;
+   */
+  code: string;
+
+  /**
+   * @generated from field: string client_ip = 4;
+   */
+  clientIp: string;
+};
+
+/**
+ * Describes the message parley.auth.v1.RegenerateRecoveryCodesRequest.
+ * Use `create(RegenerateRecoveryCodesRequestSchema)` to create a new message.
+ */
+export declare const RegenerateRecoveryCodesRequestSchema: GenMessage<RegenerateRecoveryCodesRequest>;
+
+/**
+ * @generated from message parley.auth.v1.RegenerateRecoveryCodesResponse
+ */
+export declare type RegenerateRecoveryCodesResponse = Message<"parley.auth.v1.RegenerateRecoveryCodesResponse"> & {
+  /**
+   * Shown once; only their hashes are kept.
+   *
+   * @generated from field: repeated string recovery_codes = 1;
+   */
+  recoveryCodes: string[];
+};
+
+/**
+ * Describes the message parley.auth.v1.RegenerateRecoveryCodesResponse.
+ * Use `create(RegenerateRecoveryCodesResponseSchema)` to create a new message.
+ */
+export declare const RegenerateRecoveryCodesResponseSchema: GenMessage<RegenerateRecoveryCodesResponse>;
+
+/**
  * Accounts and sessions. Owned by the auth service.
  *
  * @generated from service parley.auth.v1.AuthService
@@ -739,6 +1026,70 @@ export declare const AuthService: GenService<{
     methodKind: "unary";
     input: typeof DeleteAccountRequestSchema;
     output: typeof DeleteAccountResponseSchema;
+  },
+  /**
+   * Two-factor sign-in (docs/adr/0041-two-factor-sign-in.md). The second step of a login whose
+   * password step answered a two_factor_challenge: a TOTP code or a recovery code opens the session.
+   * UNAUTHENTICATED for a wrong code or a used, expired or unknown challenge; throttled per account
+   * and per client IP.
+   *
+   * @generated from rpc parley.auth.v1.AuthService.CompleteTwoFactorLogin
+   */
+  completeTwoFactorLogin: {
+    methodKind: "unary";
+    input: typeof CompleteTwoFactorLoginRequestSchema;
+    output: typeof CompleteTwoFactorLoginResponseSchema;
+  },
+  /**
+   * Whether two-factor sign-in is on for the user, and how many recovery codes are left.
+   *
+   * @generated from rpc parley.auth.v1.AuthService.GetTwoFactorStatus
+   */
+  getTwoFactorStatus: {
+    methodKind: "unary";
+    input: typeof GetTwoFactorStatusRequestSchema;
+    output: typeof GetTwoFactorStatusResponseSchema;
+  },
+  /**
+   * Starts (or starts again) enrolment: a new secret, not in use until confirmed.
+   * FAILED_PRECONDITION when two-factor sign-in is already on.
+   *
+   * @generated from rpc parley.auth.v1.AuthService.StartTwoFactorEnrolment
+   */
+  startTwoFactorEnrolment: {
+    methodKind: "unary";
+    input: typeof StartTwoFactorEnrolmentRequestSchema;
+    output: typeof StartTwoFactorEnrolmentResponseSchema;
+  },
+  /**
+   * Turns two-factor sign-in on with a current code of the new secret; answers the recovery codes, once.
+   *
+   * @generated from rpc parley.auth.v1.AuthService.ConfirmTwoFactorEnrolment
+   */
+  confirmTwoFactorEnrolment: {
+    methodKind: "unary";
+    input: typeof ConfirmTwoFactorEnrolmentRequestSchema;
+    output: typeof ConfirmTwoFactorEnrolmentResponseSchema;
+  },
+  /**
+   * Turns two-factor sign-in off; needs the password and a current code or a recovery code.
+   *
+   * @generated from rpc parley.auth.v1.AuthService.DisableTwoFactor
+   */
+  disableTwoFactor: {
+    methodKind: "unary";
+    input: typeof DisableTwoFactorRequestSchema;
+    output: typeof DisableTwoFactorResponseSchema;
+  },
+  /**
+   * Replaces every recovery code; needs the password and a current code or a recovery code.
+   *
+   * @generated from rpc parley.auth.v1.AuthService.RegenerateRecoveryCodes
+   */
+  regenerateRecoveryCodes: {
+    methodKind: "unary";
+    input: typeof RegenerateRecoveryCodesRequestSchema;
+    output: typeof RegenerateRecoveryCodesResponseSchema;
   },
 }>;
 

@@ -55,6 +55,13 @@ export declare type Workspace = Message<"parley.auth.v1.Workspace"> & {
    * @generated from field: bool notify_handoff = 7;
    */
   notifyHandoff: boolean;
+
+  /**
+   * Members must have two-factor sign-in on before the workspace serves them.
+   *
+   * @generated from field: bool require_two_factor = 8;
+   */
+  requireTwoFactor: boolean;
 };
 
 /**
@@ -997,6 +1004,43 @@ export declare type SetHandoffNotificationsResponse = Message<"parley.auth.v1.Se
 export declare const SetHandoffNotificationsResponseSchema: GenMessage<SetHandoffNotificationsResponse>;
 
 /**
+ * @generated from message parley.auth.v1.SetRequireTwoFactorRequest
+ */
+export declare type SetRequireTwoFactorRequest = Message<"parley.auth.v1.SetRequireTwoFactorRequest"> & {
+  /**
+   * @generated from field: parley.auth.v1.Actor actor = 1;
+   */
+  actor?: Actor | undefined;
+
+  /**
+   * @generated from field: bool enabled = 2;
+   */
+  enabled: boolean;
+};
+
+/**
+ * Describes the message parley.auth.v1.SetRequireTwoFactorRequest.
+ * Use `create(SetRequireTwoFactorRequestSchema)` to create a new message.
+ */
+export declare const SetRequireTwoFactorRequestSchema: GenMessage<SetRequireTwoFactorRequest>;
+
+/**
+ * @generated from message parley.auth.v1.SetRequireTwoFactorResponse
+ */
+export declare type SetRequireTwoFactorResponse = Message<"parley.auth.v1.SetRequireTwoFactorResponse"> & {
+  /**
+   * @generated from field: parley.auth.v1.Workspace workspace = 1;
+   */
+  workspace?: Workspace | undefined;
+};
+
+/**
+ * Describes the message parley.auth.v1.SetRequireTwoFactorResponse.
+ * Use `create(SetRequireTwoFactorResponseSchema)` to create a new message.
+ */
+export declare const SetRequireTwoFactorResponseSchema: GenMessage<SetRequireTwoFactorResponse>;
+
+/**
  * Workspaces, their members, invitations and audit log (docs/adr/0030-workspaces.md). Owned by the
  * auth service. Every request names the acting user and the workspace; the service checks the
  * actor's membership and role itself (services/common/src/roles.ts) and answers NOT_FOUND for a
@@ -1196,6 +1240,17 @@ export declare const WorkspaceService: GenService<{
     methodKind: "unary";
     input: typeof SetHandoffNotificationsRequestSchema;
     output: typeof SetHandoffNotificationsResponseSchema;
+  },
+  /**
+   * Turns on or off "Require two-factor sign-in for members" (needs members:manage). Turning it on
+   * needs the caller's own two-factor sign-in on (FAILED_PRECONDITION otherwise).
+   *
+   * @generated from rpc parley.auth.v1.WorkspaceService.SetRequireTwoFactor
+   */
+  setRequireTwoFactor: {
+    methodKind: "unary";
+    input: typeof SetRequireTwoFactorRequestSchema;
+    output: typeof SetRequireTwoFactorResponseSchema;
   },
 }>;
 

@@ -10,7 +10,9 @@ import { EmailCard } from './email-card';
 import { PasswordCard } from './password-card';
 import { PlanCard } from './plan-card';
 import { ProfileCard } from './profile-card';
+import { TwoFactorCard } from './two-factor-card';
 import { YourDataCard } from './your-data-card';
+import { Alert } from '../../../components/ui/alert';
 import { WorkspaceEyebrow } from '../../../components/workspace/workspace-eyebrow';
 
 /** /account: the owner's profile, sign-in, devices, plan and data, and leaving. */
@@ -33,6 +35,9 @@ export function AccountPage() {
         <h1 className="text-2xl font-semibold tracking-tight text-gray-900 sm:text-3xl">Account</h1>
         <p className="mt-1 text-sm text-gray-600">Manage your profile, sign-in, plan and data.</p>
       </div>
+      {workspace.current?.requireTwoFactor && !user.twoFactorEnabled ? (
+        <Alert className="mb-6">{`${workspace.current.name} requires two-factor sign-in. Set it up below to continue.`}</Alert>
+      ) : null}
       {details.loading ? (
         // The forms start from the fresh account, so they wait for it.
         <div className="flex justify-center py-16 text-brand-600">
@@ -44,6 +49,9 @@ export function AccountPage() {
             <ProfileCard name={user.name} createdAt={details.createdAt} />
             <EmailCard email={user.email} />
             <PasswordCard />
+            <div id="two-factor">
+              <TwoFactorCard />
+            </div>
           </div>
           <div className="space-y-6">
             {showPlan ? <PlanCard plan={user.subscription} /> : null}

@@ -13,9 +13,10 @@ import { AuthCard, textLinkClasses } from './auth-card';
 export function LoginPage() {
   useDocumentTitle('Sign in');
   const session = useSession();
-  const { login, loading, error } = useLogin();
+  const { login, loading, error, challenge, verify, verifying, restart } = useLogin();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
+  const [code, setCode] = useState('');
   // E.g. "Your password has been reset..." after a reset link was used.
   const notice = useRouteNotice();
   // Back to the page that sent the person here (an invitation link), else the dashboard.
@@ -31,6 +32,50 @@ export function LoginPage() {
 
   // A session that could not be restored explains itself here, where the user lands after the redirect.
   const message = error ?? session.error;
+
+  if (challenge) {
+    return (
+      <AuthCard
+        title="Two-factor sign-in"
+        subtitle="Enter the 6-digit code from your authenticator app, or one of your recovery codes."
+        footer={
+          <button
+            type="button"
+            className={textLinkClasses}
+            onClick={() => {
+              setCode('');
+              restart();
+            }}
+          >
+            Back to sign in
+          </button>
+        }
+      >
+        <form
+          onSubmit={(event) => {
+            event.preventDefault();
+            void verify(code);
+          }}
+          className="space-y-5"
+        >
+          {error ? <Alert>{error}</Alert> : null}
+          <TextField
+            label="Code"
+            name="code"
+            autoComplete="one-time-code"
+            inputMode="text"
+            maxLength={32}
+            placeholder="123456"
+            value={code}
+            onChange={(e) => setCode(e.target.value)}
+          />
+          <Button type="submit" size="lg" fullWidth busy={verifying} busyLabel="Checking...">
+            Verify
+          </Button>
+        </form>
+      </AuthCard>
+    );
+  }
 
   return (
     <AuthCard

@@ -7,6 +7,7 @@ export const LoginMutation = graphql(`
       user {
         ...SessionUser
       }
+      twoFactorChallenge
     }
   }
 `);

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { useWorkspace } from '../../../lib/workspace/workspace-context';
 import { DeleteWorkspaceMutation } from '../graphql/delete-workspace-mutation';
 import { RenameWorkspaceMutation } from '../graphql/rename-workspace-mutation';
+import { SetRequireTwoFactorMutation } from '../graphql/set-require-two-factor-mutation';
 import { useLeaveCurrentWorkspace } from './use-leave-current-workspace';
 import { useWorkspaceAction } from './use-workspace-action';
 import { WORKSPACE_NAME_REQUIRED_MESSAGE } from './use-create-workspace';
@@ -32,6 +33,22 @@ export function useRenameWorkspace() {
     if (renamed) setSuccess(RENAMED_MESSAGE);
   }
   return { rename, renaming: action.busy, error: action.error, success };
+}
+
+export const REQUIRE_TWO_FACTOR_FAILED_MESSAGE = 'Could not change the two-factor requirement. Please try again.';
+
+/** "Require two-factor sign-in for members" (owners and admins who have it on themselves). */
+export function useRequireTwoFactor() {
+  const [mutate] = useMutation(SetRequireTwoFactorMutation);
+  const workspace = useWorkspace();
+  const action = useWorkspaceAction(REQUIRE_TWO_FACTOR_FAILED_MESSAGE);
+  async function setRequired(enabled: boolean): Promise<void> {
+    await action.run(async () => {
+      await mutate({ variables: { enabled } });
+      await workspace.refresh();
+    });
+  }
+  return { setRequired, saving: action.busy, error: action.error };
 }
 
 /** Deleting the current workspace with everything it owns, confirmed with the password (owners, not the personal one). */

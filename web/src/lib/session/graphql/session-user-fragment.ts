@@ -6,6 +6,7 @@ export const SessionUserFragment = graphql(`
     id
     email
     name
+    twoFactorEnabled
     subscription
     usage {
       creditBalance

@@ -11,5 +11,6 @@ export const WorkspaceFieldsFragment = graphql(`
     assignableRoles
     memberCount
     seatLimit
+    requireTwoFactor
   }
 `);

@@ -1,0 +1,10 @@
+import { graphql } from '../../../gql';
+
+export const StartTwoFactorEnrolmentMutation = graphql(`
+  mutation StartTwoFactorEnrolment {
+    startTwoFactorEnrolment {
+      otpauthUri
+      secret
+    }
+  }
+`);
