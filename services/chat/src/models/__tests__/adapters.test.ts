@@ -12,13 +12,15 @@ import { LanguageModelError, type LanguageModel, type ModelAnswer, type ModelReq
 import { openAIClient, openAIModel } from '../openai-model.ts';
 
 const catalogue = loadCatalogue({});
+/** The deadline of the deadline's test; the others have room to spare on a busy machine. */
 const TIMEOUT_MS = 250;
+const ROOMY_MS = 10_000;
 
 /** What a test needs of one provider: its model through the adapter, and its fake's controls. */
 interface Provider {
   name: string;
   model: CatalogueModel;
-  language(baseURL?: string): LanguageModel;
+  language(baseURL?: string, timeoutMs?: number): LanguageModel;
   reset(): void;
   reply(text: string): void;
   fail(status: number, message?: string): void;
@@ -43,15 +45,16 @@ const providers: Provider[] = [];
 
 beforeAll(async () => {
   [openai, anthropic, gemini] = await Promise.all([startFakeOpenAI(), startFakeAnthropic(), startFakeGemini()]);
-  const ctx = (id: string) => {
+  const ctx = (id: string, timeoutMs: number) => {
     const model = catalogue.find(id)!;
-    return { model, providerModel: model.providerModel ?? model.id, timeoutMs: TIMEOUT_MS };
+    return { model, providerModel: model.providerModel ?? model.id, timeoutMs };
   };
   providers.push(
     {
       name: 'openai',
       model: catalogue.find('gpt-4o-mini')!,
-      language: (url = openai.url) => openAIModel(openAIClient({ apiKey: 'k', baseURL: url }, TIMEOUT_MS), ctx('gpt-4o-mini')),
+      language: (url = openai.url, timeoutMs = ROOMY_MS) =>
+        openAIModel(openAIClient({ apiKey: 'k', baseURL: url }, timeoutMs), ctx('gpt-4o-mini', timeoutMs)),
       reset: () => openai.reset(),
       reply: (text) => openai.setBehaviour({ reply: text }),
       fail: (status, message) => openai.setBehaviour({ failWith: status, failMessage: message ?? null }),
@@ -77,8 +80,8 @@ beforeAll(async () => {
     {
       name: 'anthropic',
       model: catalogue.find('claude-haiku-4-5')!,
-      language: (url = anthropic.url) =>
-        anthropicModel(anthropicClient({ apiKey: 'k', baseURL: url }, TIMEOUT_MS), ctx('claude-haiku-4-5')),
+      language: (url = anthropic.url, timeoutMs = ROOMY_MS) =>
+        anthropicModel(anthropicClient({ apiKey: 'k', baseURL: url }, timeoutMs), ctx('claude-haiku-4-5', timeoutMs)),
       reset: () => anthropic.reset(),
       reply: (text) => anthropic.setBehaviour({ reply: text }),
       fail: (status, message) => anthropic.setBehaviour({ failWith: status, failMessage: message ?? null }),
@@ -101,7 +104,8 @@ beforeAll(async () => {
     {
       name: 'gemini',
       model: catalogue.find('gemini-2.5-flash')!,
-      language: (url = gemini.url) => geminiModel(geminiClient({ apiKey: 'k', baseURL: url }, TIMEOUT_MS), ctx('gemini-2.5-flash')),
+      language: (url = gemini.url, timeoutMs = ROOMY_MS) =>
+        geminiModel(geminiClient({ apiKey: 'k', baseURL: url }, timeoutMs), ctx('gemini-2.5-flash', timeoutMs)),
       reset: () => gemini.reset(),
       reply: (text) => gemini.setBehaviour({ reply: text }),
       fail: (status, message) => gemini.setBehaviour({ failWith: status, failMessage: message ?? null }),
@@ -249,12 +253,12 @@ describe('the adapters, against their fakes', () => {
 
   each('gives up at the deadline, whole and mid-stream', async (p) => {
     p.delay(TIMEOUT_MS * 4);
-    expect((await failure(p.language().complete(request()))).kind).toBe('timeout');
+    expect((await failure(p.language(undefined, TIMEOUT_MS).complete(request()))).kind).toBe('timeout');
     p.delay(0);
     p.chunkDelay(TIMEOUT_MS / 2);
     p.reply('one two three four five six seven eight nine ten eleven twelve');
     const deltas: string[] = [];
-    const err = await failure(p.language().stream(request(), (d) => deltas.push(d)));
+    const err = await failure(p.language(undefined, TIMEOUT_MS).stream(request(), (d) => deltas.push(d)));
     expect(err.kind).toBe('timeout');
     expect(err.beforeFirstToken).toBe(deltas.length === 0);
   });
