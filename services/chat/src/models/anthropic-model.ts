@@ -4,6 +4,7 @@
 // cached part) and message_delta (the output so far).
 import Anthropic from '@anthropic-ai/sdk';
 import {
+  checkAnswerLength,
   guardedCall,
   kindOfStatus,
   LanguageModelError,
@@ -119,6 +120,7 @@ export function anthropicModel(client: Anthropic, ctx: AdapterContext): Language
               if (event.delta.type === 'text_delta' && event.delta.text) {
                 firstToken();
                 text += event.delta.text;
+                checkAnswerLength(text, req);
                 onDelta(event.delta.text);
               } else if (event.delta.type === 'input_json_delta' && tool) {
                 tool.json += event.delta.partial_json;

@@ -4,6 +4,7 @@
 // from usageMetadata (thinking tokens are output, billed as such).
 import { ApiError, GoogleGenAI, type Content, type GenerateContentParameters, type GenerateContentResponse } from '@google/genai';
 import {
+  checkAnswerLength,
   guardedCall,
   kindOfStatus,
   LanguageModelError,
@@ -118,6 +119,7 @@ export function geminiModel(client: GoogleGenAI, ctx: AdapterContext): LanguageM
           if (piece || toolCalls.length) firstToken();
           if (piece) {
             text += piece;
+            checkAnswerLength(text, req);
             onDelta(piece);
           }
           // Google reports the usage so far on each response; the last one is the whole answer's.

@@ -143,11 +143,36 @@ export interface AdapterContext {
 /** Four characters a token, as the estimate when a provider reports no usage. */
 const estimateTokens = (chars: number) => Math.ceil(chars / 4);
 
-/** The answer the use case gets: usage as reported, or estimated; an empty answer is a failure. */
+/** The most characters one token of an answer may stand for: past it, the provider wrote more than it was asked. */
+export const ANSWER_CHARS_PER_TOKEN_MAX = 64;
+/** The largest count of tokens one call may report (billing's bound of a usage). */
+const MAX_REPORTED_TOKENS = 1_000_000_000;
+
+/** Refuses an answer longer than its token cap allows, as it grows (a provider's text is untrusted). */
+export function checkAnswerLength(text: string, req: ModelRequest): void {
+  if (text.length > req.maxTokens * ANSWER_CHARS_PER_TOKEN_MAX)
+    throw new LanguageModelError('provider', `the model wrote more than ${req.maxTokens} tokens can hold`);
+}
+
+/** Usage whose every count is a whole number within bounds, the parts within their wholes; else none reported. */
+function saneUsage(usage: ProviderAnswer['usage']): ProviderAnswer['usage'] {
+  if (!usage) return null;
+  const counts = [usage.promptTokens, usage.completionTokens, usage.cachedPromptTokens, usage.reasoningTokens];
+  if (!counts.every((n) => Number.isSafeInteger(n) && n >= 0 && n <= MAX_REPORTED_TOKENS)) return null;
+  if (usage.cachedPromptTokens > usage.promptTokens || usage.reasoningTokens > usage.completionTokens) return null;
+  return usage;
+}
+
+/**
+ * The answer the use case gets: usage as reported, or estimated when the provider sent none or
+ * counts that cannot be (the answer is still metered); an empty or overlong answer is a failure.
+ */
 export function modelAnswer(ctx: AdapterContext, req: ModelRequest, read: ProviderAnswer): ModelAnswer {
   if (!read.text.trim() && read.toolCalls.length === 0) throw new LanguageModelError('provider', 'the model returned an empty answer');
+  checkAnswerLength(read.text, req);
   const answeredAs = { toolCalls: read.toolCalls, model: ctx.model.id, provider: ctx.model.provider, fallback: false };
-  if (read.usage) return { text: read.text, ...read.usage, usageReported: true, ...answeredAs };
+  const usage = saneUsage(read.usage);
+  if (usage) return { text: read.text, ...usage, usageReported: true, ...answeredAs };
   const promptChars = req.messages.reduce((n, m) => n + m.content.length, 0);
   return {
     text: read.text,

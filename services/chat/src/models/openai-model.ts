@@ -2,6 +2,7 @@
 // compatible endpoint (Ollama, vLLM, LM Studio, the test fake).
 import OpenAI from 'openai';
 import {
+  checkAnswerLength,
   guardedCall,
   kindOfStatus,
   LanguageModelError,
@@ -98,6 +99,7 @@ export function openAIModel(client: OpenAI, ctx: AdapterContext): LanguageModel 
           if (delta?.content) {
             firstToken();
             text += delta.content;
+            checkAnswerLength(text, req);
             onDelta(delta.content);
           }
           for (const call of delta?.tool_calls ?? []) {

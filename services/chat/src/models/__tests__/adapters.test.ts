@@ -8,7 +8,7 @@ import { startFakeGemini, type FakeGemini } from '@parley/common/testing/fake-ge
 import { fakePromptTokens, fakeTokenCount, startFakeOpenAI, type FakeOpenAI } from '@parley/common/testing/fake-openai.ts';
 import { anthropicClient, anthropicModel } from '../anthropic-model.ts';
 import { geminiClient, geminiModel } from '../gemini-model.ts';
-import { LanguageModelError, type LanguageModel, type ModelAnswer, type ModelRequest } from '../language-model.ts';
+import { LanguageModelError, modelAnswer, type LanguageModel, type ModelAnswer, type ModelRequest } from '../language-model.ts';
 import { openAIClient, openAIModel } from '../openai-model.ts';
 
 const catalogue = loadCatalogue({});
@@ -227,6 +227,13 @@ describe('the adapters, against their fakes', () => {
     expect(err.message).toMatch(/exceed 65536 bytes/);
   });
 
+  each('refuses an answer longer than its token cap allows', async (p) => {
+    p.reply('word '.repeat(700));
+    const long = await failure(p.language().stream(request({ maxTokens: 50 }), () => {}));
+    expect([long.kind, long.message]).toEqual(['provider', 'the model wrote more than 50 tokens can hold']);
+    expect((await failure(p.language().complete(request({ maxTokens: 50 })))).kind).toBe('provider');
+  });
+
   each('maps every error class to its kind, whole and streamed', async (p) => {
     const cases: [number, string | undefined, string][] = [
       [429, undefined, 'rate_limited'],
@@ -276,5 +283,32 @@ describe('the adapters, against their fakes', () => {
     );
     expect([err.kind, err.beforeFirstToken]).toEqual(['aborted', false]);
     expect(deltas).toHaveLength(1);
+  });
+});
+
+describe('what a provider reports', () => {
+  it('is estimated, and the answer still metered, when its counts cannot be', () => {
+    const ctx = { model: catalogue.defaultModel, providerModel: 'gpt-4o-mini', timeoutMs: 1000 };
+    const read = (
+      usage: Partial<{ promptTokens: number; completionTokens: number; cachedPromptTokens: number; reasoningTokens: number }>,
+    ) =>
+      modelAnswer(ctx, request(), {
+        text: 'Closed on Sundays.',
+        toolCalls: [],
+        usage: { promptTokens: 100, completionTokens: 5, cachedPromptTokens: 0, reasoningTokens: 0, ...usage },
+      });
+    expect(read({})).toMatchObject({ usageReported: true, promptTokens: 100 });
+    for (const bad of [
+      { promptTokens: -1 },
+      { completionTokens: 1.5 },
+      { cachedPromptTokens: 101 },
+      { reasoningTokens: 6 },
+      { promptTokens: 2e9 },
+    ]) {
+      expect(read(bad)).toMatchObject({
+        usageReported: false,
+        promptTokens: Math.ceil(request().messages.reduce((n, m) => n + m.content.length, 0) / 4),
+      });
+    }
   });
 });
