@@ -3,7 +3,9 @@
 // model's price by billing's own worker; a fallback answers once when the chosen model fails before
 // its first token, and only the model that answered is billed; the hold of an expensive model never
 // lets a balance go below zero. Real chatbot and billing services, PostgreSQL, Redis.
+import { Queue } from 'bullmq';
 import { Prisma } from '@parley/billing/generated/prisma/client.ts';
+import { QUEUES } from '@parley/common/queues.ts';
 import { loadCatalogue, tokenCost } from '@parley/common/models/catalogue.ts';
 import { registry } from '@parley/common/metrics.ts';
 import { startFakeAnthropic, type FakeAnthropic } from '@parley/common/testing/fake-anthropic.ts';
@@ -207,6 +209,32 @@ describe('the fallback', () => {
     // Billed at the model that answered.
     const [usage] = (await stack.usageJobs()).filter((u) => u.chatbotId === bot.id);
     expect([usage?.model, usage?.fallback]).toEqual(['gemini-2.5-flash', false]);
+  });
+});
+
+describe('a lost usage', () => {
+  it('is billed from the stored exchange at the price of the model that answered', async () => {
+    const bot = await chatbotOn('gemini-2.5-flash');
+    await chat.client.sendMessage(visitor(bot.uniqueId, QUESTION, { sessionId: session('lost-gemini') }));
+    // What a process killed before publishing leaves: the answer's UsageRecorded gone unread, its hold expired.
+    await chat.parts.flushEvents();
+    const queue = new Queue(QUEUES.usageRecorded, { connection: stack.redis, prefix: stack.prefix });
+    try {
+      await queue.obliterate({ force: true });
+    } finally {
+      await queue.close();
+    }
+    await stack.billing.prisma.creditReservation.updateMany({
+      where: { userId: bot.ownerId },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
+    expect(await chat.parts.reconcileHolds()).toEqual({ settled: 1, released: 0 });
+    await chat.parts.flushEvents();
+    await stack.applyUsage();
+    const [record, ...more] = await stack.billing.prisma.usageRecord.findMany({ where: { userId: bot.ownerId } });
+    expect(more).toEqual([]);
+    expect([record!.model, record!.provider]).toEqual(['gemini-2.5-flash', 'gemini']);
+    expect(unitsOf(record!.totalCost)).toBe(costOf('gemini-2.5-flash', record!.promptTokens, record!.completionTokens));
   });
 });
 
