@@ -105,7 +105,10 @@ export function modelRouter(opts: ModelRouterOptions): ModelRouter {
     const found = routed.get(id);
     if (!found && !unknownLogged.has(id) && unknownLogged.size < UNKNOWN_IDS_LOGGED) {
       unknownLogged.add(id);
-      logger.warn({ model: id.slice(0, 100) }, 'a chatbot names a model this deployment does not offer: it answers with the default');
+      logger.warn(
+        { model: id.slice(0, 100) },
+        'a chatbot names a model this deployment does not offer: the default answers in its place (as a fallback: none)',
+      );
     }
     return found;
   };
