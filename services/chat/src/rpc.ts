@@ -9,6 +9,7 @@ import {
   HandoffStateSchema,
   InboxItemSchema,
   LeadSchema,
+  OfferedModelSchema,
   SendMessageResponseSchema,
   type Conversation as ConversationMessage,
 } from '@parley/proto/parley/chat/v1/chat_pb.js';
@@ -51,6 +52,7 @@ import { requestHandoff } from './handoff/request-handoff.ts';
 import { summarizeConversation } from './handoff/summarize-conversation.ts';
 import { watchConversation } from './handoff/watch-conversation.ts';
 import { leadMethods } from './leads/rpc.ts';
+import type { OfferedModels } from './models/offered-models.ts';
 
 export type ChatRpcDeps = PublicChatDeps &
   ChatbotProfileDeps &
@@ -59,6 +61,8 @@ export type ChatRpcDeps = PublicChatDeps &
   Pick<RateMessageDeps, 'webhooks'> & {
     /** Humans in the loop (docs/adr/0034-humans-in-the-loop.md). */
     handoffCore: HandoffDeps;
+    /** The catalogue's models this deployment offers (ListModels). */
+    offered: OfferedModels;
   };
 
 const toHandoffState = (v: HandoffView) =>
@@ -116,6 +120,23 @@ export function channelOf(req: { apiKeyId: string; history: readonly unknown[]; 
   if (parseApiKeyId(req.apiKeyId)) return req.history.length ? openAICompatible : developerApi;
   return req.embedded ? widget : publicPage;
 }
+const toOfferedModels = (offered: OfferedModels) =>
+  offered.models.map((m) =>
+    create(OfferedModelSchema, {
+      id: m.id,
+      provider: m.provider,
+      displayName: m.displayName,
+      contextWindow: m.contextWindow,
+      maxOutputTokens: m.maxOutputTokens,
+      inputPricePerMillion: m.inputPricePerMillion,
+      outputPricePerMillion: m.outputPricePerMillion,
+      streaming: m.capabilities.streaming,
+      tools: m.capabilities.tools,
+      images: m.capabilities.images,
+      plans: [...m.plans],
+      isDefault: m.id === offered.defaultModel?.id,
+    }),
+  );
 
 function toConversationMessage(c: Conversation, messages: Message[] = []): ConversationMessage {
   return create(ConversationSchema, {
@@ -304,6 +325,9 @@ export function chatRoutes(deps: ChatRpcDeps) {
       },
       async summarizeConversation(req) {
         return { summary: await summarizeConversation(deps.handoffCore, req) };
+      },
+      listModels() {
+        return { models: toOfferedModels(deps.offered) };
       },
       async *exportConversations(req) {
         // Access and dates are checked before the first page, so a refusal arrives before any row.

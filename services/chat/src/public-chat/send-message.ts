@@ -61,10 +61,11 @@ import { publicPage } from './channels/public-page.ts';
 import { buildPrompt, fitHistory } from './build-prompt.ts';
 import type { ChatbotContext, Passage } from './chatbot-context.ts';
 import { citeSources, withoutMarkers, type CitedAnswer, type Source } from './citations.ts';
-import type { CreditGate } from './credit-hold.ts';
+import { maxPromptTokens, type CreditGate } from './credit-hold.ts';
 import { visitorLimitsOf, utcDay, type VisitorLimits, type DailyMessageCounter, type DayCount } from './daily-limits.ts';
 import type { HistorySource } from './history-source.ts';
-import { LanguageModelError, type LanguageModel, type ModelAnswer } from './language-model.ts';
+import { LanguageModelError, type ModelAnswer } from '../models/language-model.ts';
+import type { ChatModels, ChosenModel } from '../models/chat-models.ts';
 import { parseMessageInput, type MessageInput, type RawMessageInput } from '../core/message-input.ts';
 import { offlineAnswer } from './offline-answer.ts';
 import type { ModelTurn, PreparedTurn } from './prepared-turn.ts';
@@ -93,8 +94,8 @@ export interface PublicChatDeps {
   dailyMessages: DailyMessageCounter;
   history: HistorySource;
   credit: CreditGate;
-  /** Null: no model configured, the chatbots answer in offline mode. */
-  model: LanguageModel | null;
+  /** The model of each chatbot (models/chat-models.ts); none offered: the chatbots answer in offline mode. */
+  models: ChatModels;
   recorder: Recorder;
   bounds: PublicChatBounds;
   /** Handoff to a person (step 3b); absent: every conversation is the bot's. */
@@ -145,7 +146,7 @@ async function prepare(deps: PublicChatDeps, channel: Channel, raw: RawMessageIn
   if (silent) return { kind: 'handoff', input, state: silent };
   const visitorLimits = visitorLimitsOf(chatbot);
   if (channel.proofOfWork && visitorLimits.proofOfWork && input.newConversation) await redeemProof(deps, input.proofOfWork);
-  const model = qaMatch ? null : deps.model;
+  const model = qaMatch ? null : deps.models.choose(chatbot);
   const counted = await countToday(deps, { chatbotId: chatbot.id, clientIp: visitor.countedToday, day: utcDay(receivedAt), visitorLimits });
   if (qaMatch) return { kind: 'qa', requestId, input, chatbot, receivedAt, qa: qaMatch };
   if (!model) return { kind: 'offline', requestId, input, chatbot, receivedAt, passages: knowledge };
@@ -161,11 +162,12 @@ async function prepare(deps: PublicChatDeps, channel: Channel, raw: RawMessageIn
     visitorLimits,
     knowledge,
     sighting,
+    model,
   ).catch(async (err: unknown) => {
     await deps.dailyMessages.uncount(counted, deps.logger);
     throw err;
   });
-  return { kind: 'model', model, requestId, input, chatbot, receivedAt, prompt, passages, history, counted };
+  return { kind: 'model', model: model.language, requestId, input, chatbot, receivedAt, prompt, passages, history, counted };
 }
 
 /** The collaborators that read along in admission's round trip, in the order their keys are read. */
@@ -182,6 +184,7 @@ async function promptAndReserve(
   visitorLimits: VisitorLimits,
   knowledge: Passage[],
   sighting: Sighting | null,
+  model: ChosenModel,
 ) {
   const history =
     channel.history === 'client'
@@ -192,15 +195,15 @@ async function promptAndReserve(
     language: readLanguage(chatbot) ?? DEFAULT_LANGUAGE,
     voice: { instructions: chatbot.voice?.instructions ?? '', noAnswerMessage: chatbot.voice?.noAnswerMessage ?? '' },
     knowledge,
-    knowledgeChars: deps.bounds.promptKnowledgeChars,
+    knowledgeChars: model.knowledgeChars,
     history,
-    historyChars: deps.bounds.historyChars,
+    historyChars: model.historyChars,
     message: input.message,
   });
   await deps.credit.reserve({
     requestId,
     ownerId: chatbot.ownerId,
-    model: input.model,
+    model: model.holdModel(maxPromptTokens(prompt)),
     prompt,
     chatbotId: chatbot.id,
     dailySpendLimit: visitorLimits.dailySpendLimit,
