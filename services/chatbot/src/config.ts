@@ -71,6 +71,8 @@ export const chatbotVars = {
   WEBHOOK_DISABLE_AFTER_MS: { parse: int(0, 30 * 24 * 3600_000), default: String(24 * 3600_000) },
   /** Delivery attempts run side by side per process. */
   WEBHOOK_DELIVERY_CONCURRENCY: { parse: int(1, 64), default: '8' },
+  /** The model catalogue (services/common/src/models/catalogue.ts); unset: the shipped defaults. */
+  MODEL_CATALOGUE_FILE: { parse: text, optional: true },
   /** Deadline of calls to other services (billing). */
   RPC_TIMEOUT_MS: { parse: int(1, 600_000), default: '5000' },
 };

@@ -9,6 +9,7 @@ import {
   ChatbotService,
   HandoffSchema,
   LeadFormSchema,
+  ModelChoiceSchema,
   EntrySourceSchema,
   KnowledgeBaseSchema,
   KnowledgePassageSchema,
@@ -39,6 +40,8 @@ import { findOwnedChatbot } from './core/owned-chatbot.ts';
 import { ownerChanges, type EntryChange, type OwnerChangesDeps } from './owner-changes.ts';
 import { loadKnowledgeBase, loadKnowledgeBases, type KnowledgeBase } from './knowledge/knowledge-base.ts';
 import { getPromptKnowledge, type PromptKnowledgeDeps } from './prompt-knowledge.ts';
+import { modelChoiceOf } from './chatbots/model-choice.ts';
+import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
 
 export type ChatbotRpcDeps = CreateChatbotDeps &
   OwnerChangesDeps &
@@ -87,7 +90,10 @@ const embedSettingsOf = (c: Chatbot) => ({
   handoff: create(HandoffSchema, { enabled: c.handoffEnabled, timeoutSeconds: c.handoffTimeoutSeconds }),
 });
 
-function toPublicChatbotMessage(c: Chatbot) {
+/** The model that answers and its fallback, as the catalogue reads the row (model-choice.ts). */
+const modelOf = (c: Chatbot, catalogue: ModelCatalogue) => create(ModelChoiceSchema, modelChoiceOf(c, catalogue));
+
+function toPublicChatbotMessage(c: Chatbot, catalogue: ModelCatalogue) {
   return create(PublicChatbotSchema, {
     id: c.id,
     ownerId: c.ownerId,
@@ -98,6 +104,7 @@ function toPublicChatbotMessage(c: Chatbot) {
     voice: voiceOf(c),
     qaPairs: c.qaPairs,
     ...embedSettingsOf(c),
+    model: modelOf(c, catalogue),
   });
 }
 
@@ -127,7 +134,7 @@ const toEntryChangeMessage = ({ entry, knowledgeBase }: EntryChange) => ({
   knowledgeBase: toKnowledgeBaseMessage(knowledgeBase),
 });
 
-export function toChatbotMessage(c: Chatbot, kb?: KnowledgeBase): ChatbotMessage {
+export function toChatbotMessage(c: Chatbot, catalogue: ModelCatalogue, kb?: KnowledgeBase): ChatbotMessage {
   return create(ChatbotSchema, {
     id: c.id,
     uniqueId: c.uniqueId,
@@ -143,16 +150,17 @@ export function toChatbotMessage(c: Chatbot, kb?: KnowledgeBase): ChatbotMessage
     knowledgeBase: kb ? toKnowledgeBaseMessage(kb) : undefined,
     voice: voiceOf(c),
     ...embedSettingsOf(c),
+    model: modelOf(c, catalogue),
   });
 }
 
 export function chatbotRoutes(deps: ChatbotRpcDeps) {
-  const { db } = deps;
+  const { db, catalogue } = deps;
   const changes = ownerChanges(deps);
   return (router: ConnectRouter) => {
     router.service(ChatbotService, {
       async createChatbot(req) {
-        return { chatbot: toChatbotMessage(await createChatbot(deps, { ownerId: req.ownerId, name: req.name })) };
+        return { chatbot: toChatbotMessage(await createChatbot(deps, { ownerId: req.ownerId, name: req.name }), catalogue) };
       },
       async listChatbots(req) {
         const chatbots = await listChatbots(db, req.ownerId);
@@ -162,11 +170,11 @@ export function chatbotRoutes(deps: ChatbotRpcDeps) {
               chatbots.map((c) => c.id),
             )
           : undefined;
-        return { chatbots: chatbots.map((c) => toChatbotMessage(c, kbs?.get(c.id))) };
+        return { chatbots: chatbots.map((c) => toChatbotMessage(c, catalogue, kbs?.get(c.id))) };
       },
       async getChatbot(req) {
         const chatbot = await findOwnedChatbot(db, { ownerId: req.ownerId, chatbotId: req.chatbotId });
-        return { chatbot: toChatbotMessage(chatbot, await loadKnowledgeBase(db, chatbot.id)) };
+        return { chatbot: toChatbotMessage(chatbot, catalogue, await loadKnowledgeBase(db, chatbot.id)) };
       },
       async updateChatbot(req) {
         const { chatbot, knowledgeBase } = await changes.updateChatbot({
@@ -181,8 +189,9 @@ export function chatbotRoutes(deps: ChatbotRpcDeps) {
           limits: req.limits,
           leadForm: req.leadForm,
           handoff: req.handoff,
+          model: req.model,
         });
-        return { chatbot: toChatbotMessage(chatbot, knowledgeBase) };
+        return { chatbot: toChatbotMessage(chatbot, catalogue, knowledgeBase) };
       },
       async deleteChatbot(req) {
         await changes.deleteChatbot({ ownerId: req.ownerId, chatbotId: req.chatbotId });
@@ -202,7 +211,7 @@ export function chatbotRoutes(deps: ChatbotRpcDeps) {
         return { knowledgeBase: toKnowledgeBaseMessage(knowledgeBase) };
       },
       async getPublicChatbot(req) {
-        return { chatbot: toPublicChatbotMessage(await getPublicChatbot(deps, req.uniqueId)) };
+        return { chatbot: toPublicChatbotMessage(await getPublicChatbot(deps, req.uniqueId), catalogue) };
       },
       async getPromptKnowledge(req) {
         const { chatbot, knowledge, passages, wholeKnowledge, qaMatch } = await getPromptKnowledge(deps, {
@@ -212,7 +221,7 @@ export function chatbotRoutes(deps: ChatbotRpcDeps) {
           k: req.k,
         });
         return {
-          chatbot: toPublicChatbotMessage(chatbot),
+          chatbot: toPublicChatbotMessage(chatbot, catalogue),
           knowledge: knowledge.map((p) => create(KnowledgePassageSchema, p)),
           passages,
           wholeKnowledge,

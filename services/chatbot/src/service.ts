@@ -15,6 +15,7 @@ import { createProducer, QUEUES } from '@parley/common/queues.ts';
 import { createRedis } from '@parley/common/redis.ts';
 import { createServiceClient } from '@parley/common/rpc-client.ts';
 import type { ServiceParts } from '@parley/common/service.ts';
+import { loadCatalogue } from '@parley/common/models/catalogue.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
 import { publishChatbotDeleted } from './chatbots/chatbot-deleted.publisher.ts';
 import { billingPlanLookup } from './chatbots/owner-plan.ts';
@@ -140,6 +141,7 @@ export async function createChatbotService(
     search,
     logger,
     ownerPlan: billingPlanLookup(billing, logger),
+    catalogue: loadCatalogue({ MODEL_CATALOGUE_FILE: config.MODEL_CATALOGUE_FILE }),
     publishChatbotDeleted: (chatbot) => publishChatbotDeleted(chatbotDeleted, chatbot),
     mediaDir: config.MEDIA_DIR,
     maxPictureBytes: config.MAX_PICTURE_BYTES,

@@ -1,5 +1,6 @@
 // Renaming, (de)activating, changing a chatbot's language, its voice, its appearance, where it may
-// run and its visitor limits (embed-settings.ts), its lead form and handoff (lead-handoff-settings.ts);
+// run and its visitor limits (embed-settings.ts), its lead form and handoff (lead-handoff-settings.ts),
+// its model choice (model-choice.ts, checked against the row as it is under the lock);
 // hiding the badge and turning handoff on are asked of billing first, pro only, and only when the
 // change turns them on. A new language re-indexes the
 // chatbot's chunks with its text-search configuration in the same transaction, so searches never
@@ -14,17 +15,21 @@ import { HIDE_BRANDING_PRO_ONLY, parseEmbedSettingsChange, type EmbedSettingsCha
 import { HANDOFF_PRO_ONLY, parseLeadHandoffChange, type LeadHandoffChange } from './lead-handoff-settings.ts';
 import { parseOwnedRef, type OwnedChatbotRef } from '../core/owned-chatbot.ts';
 import type { OwnerPlanLookup } from './owner-plan.ts';
+import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
+import { applyModelChoiceChange, type ModelChoiceChangeInput } from './model-choice.ts';
 
 export interface UpdateChatbotInput extends OwnedChatbotRef, EmbedSettingsChange, LeadHandoffChange {
   name?: string;
   isActive?: boolean;
   language?: string;
   voice?: VoiceChangeInput;
+  model?: ModelChoiceChangeInput;
 }
 
 export interface UpdateChatbotDeps {
   db: PrismaClient;
   ownerPlan: OwnerPlanLookup;
+  catalogue: ModelCatalogue;
 }
 
 /** Generous: re-indexing a full knowledge base (5M characters) takes seconds, not minutes. */
@@ -46,12 +51,13 @@ export async function updateChatbot(deps: UpdateChatbotDeps, input: UpdateChatbo
 
   return deps.db.$transaction(
     async (tx) => {
-      const [current] = await tx.$queryRaw<{ language: string }[]>`
-        SELECT "language" FROM "Chatbot" WHERE "id" = ${chatbotId}::uuid AND "ownerId" = ${ownerId} FOR UPDATE`;
+      const [current] = await tx.$queryRaw<{ language: string; modelId: string | null; fallbackModelId: string | null }[]>`
+        SELECT "language", "modelId", "fallbackModelId" FROM "Chatbot" WHERE "id" = ${chatbotId}::uuid AND "ownerId" = ${ownerId} FOR UPDATE`;
       if (!current) throw notFound(CHATBOT_NOT_FOUND);
+      const model = applyModelChoiceChange(input.model, current, deps.catalogue);
       const chatbot = await tx.chatbot.update({
         where: { id: chatbotId },
-        data: { name, isActive: input.isActive, language, ...voice, ...embed, ...leadHandoff },
+        data: { name, isActive: input.isActive, language, ...voice, ...embed, ...leadHandoff, ...model },
       });
       if (language && searchConfigFor(language) !== searchConfigFor(current.language)) {
         await reindexChatbot(tx, chatbotId, searchConfigFor(language));

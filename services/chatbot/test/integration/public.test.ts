@@ -27,8 +27,8 @@ describe('GetPublicChatbot', () => {
     const { chatbot } = await svc.client.getPublicChatbot({ uniqueId: created.uniqueId });
 
     // Appearance, embedding and limits: see src/chatbots/__tests__/embed-settings.test.ts; the lead
-    // form and handoff, lead-handoff-settings.test.ts.
-    const { $typeName, voice, appearance: _a, embedding: _e, limits: _l, leadForm: _f, handoff: _h, ...fields } = chatbot!;
+    // form and handoff, lead-handoff-settings.test.ts; the model, model-choice.test.ts.
+    const { $typeName, voice, appearance: _a, embedding: _e, limits: _l, leadForm: _f, handoff: _h, model: _m, ...fields } = chatbot!;
     expect($typeName).toBe('parley.chatbot.v1.PublicChatbot');
     expect(voice).toMatchObject({ instructions: '', welcomeMessage: '', suggestedQuestions: [], noAnswerMessage: '' });
     expect({ ...fields, knowledgeChars: Number(fields.knowledgeChars) }).toEqual({
