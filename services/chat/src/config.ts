@@ -42,14 +42,26 @@ export const chatVars = {
   CHATBOT_URL: serviceUrl('CHATBOT_URL'),
   BILLING_URL: serviceUrl('BILLING_URL'),
   SERVICE_RESOLVE_INTERVAL_MS: serviceResolveInterval,
-  /** Unset: the chatbots answer in the labelled offline mode (quoted knowledge passages, no cost). */
+  // The providers' keys (src/models/, docs/adr/0039-the-model-layer.md): a provider without a key is
+  // not offered, and with no key at all the chatbots answer in the labelled offline mode (quoted
+  // knowledge passages, no cost).
+  /** The key of OpenAI or of any OpenAI-compatible endpoint. */
   OPENAI_API_KEY: { parse: secret, optional: true },
   /** Any OpenAI-compatible endpoint (OpenAI, Ollama, vLLM, LM Studio, the test fake). */
   OPENAI_BASE_URL: { parse: url(['http', 'https']), default: 'https://api.openai.com/v1' },
-  /** The provider's name for the product's gpt-4o-mini (e.g. "llama3.1" on Ollama). Usage is still billed as gpt-4o-mini. */
-  OPENAI_MODEL: { parse: text, default: 'gpt-4o-mini' },
-  /** Deadline of one answer, streamed or not, from request to last token. */
+  /**
+   * Set: the provider's name for the catalogue's default model, overriding its providerModel (e.g.
+   * "llama3.1" on Ollama). Usage is still billed as the catalogue's default model.
+   */
+  OPENAI_MODEL: { parse: text, optional: true },
+  /** Deadline of one answer from any provider, streamed or not, from request to last token. */
   OPENAI_TIMEOUT_MS: { parse: int(100, 600_000), default: '30000' },
+  ANTHROPIC_API_KEY: { parse: secret, optional: true },
+  ANTHROPIC_BASE_URL: { parse: url(['http', 'https']), default: 'https://api.anthropic.com' },
+  GEMINI_API_KEY: { parse: secret, optional: true },
+  GEMINI_BASE_URL: { parse: url(['http', 'https']), default: 'https://generativelanguage.googleapis.com' },
+  /** The model catalogue (services/common/src/models/catalogue.ts); unset: the shipped defaults. */
+  MODEL_CATALOGUE_FILE: { parse: text, optional: true },
   /** Longest visitor message, in characters. */
   MAX_MESSAGE_CHARS: { parse: int(1, 100_000), default: '4000' },
   /** Longest answer, in tokens (the model's max_tokens). */

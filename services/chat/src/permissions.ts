@@ -27,7 +27,11 @@ export const chatPermissions = methodPermissions(ChatService, {
   SummarizeConversation: 'conversations:write',
 });
 
-/** The methods no role is asked for (the public chat: a visitor's lookup, challenge, messages, ratings, handoff requests, live stream and leads); every method is in one list or the other. */
+/**
+ * The methods no role is asked for (the public chat: a visitor's lookup, challenge, messages,
+ * ratings, handoff requests, live stream and leads; the deployment's offered models, which are no
+ * workspace's data); every method is in one list or the other.
+ */
 export const chatUnchecked: readonly string[] = [
   'GetPublicChatbot',
   'CreateChallenge',
@@ -37,4 +41,5 @@ export const chatUnchecked: readonly string[] = [
   'RequestHandoff',
   'WatchConversation',
   'SubmitLead',
+  'ListModels',
 ];

@@ -9,6 +9,7 @@ import {
   HandoffStateSchema,
   InboxItemSchema,
   LeadSchema,
+  OfferedModelSchema,
   SendMessageResponseSchema,
   type Conversation as ConversationMessage,
 } from '@parley/proto/parley/chat/v1/chat_pb.js';
@@ -45,6 +46,7 @@ import { requestHandoff } from './handoff/request-handoff.ts';
 import { summarizeConversation } from './handoff/summarize-conversation.ts';
 import { watchConversation } from './handoff/watch-conversation.ts';
 import { leadMethods } from './leads/rpc.ts';
+import type { OfferedModels } from './models/offered-models.ts';
 
 export type ChatRpcDeps = PublicChatDeps &
   ChatbotProfileDeps &
@@ -53,6 +55,8 @@ export type ChatRpcDeps = PublicChatDeps &
   Pick<RateMessageDeps, 'webhooks'> & {
     /** Humans in the loop (docs/adr/0034-humans-in-the-loop.md). */
     handoffCore: HandoffDeps;
+    /** The catalogue's models this deployment offers (ListModels). */
+    offered: OfferedModels;
   };
 
 const toHandoffState = (v: HandoffView) =>
@@ -98,6 +102,24 @@ const toSendMessageResponse = (r: SendMessageResult) =>
     unanswered: r.unanswered,
     usage: r.usage ?? undefined,
   });
+
+const toOfferedModels = (offered: OfferedModels) =>
+  offered.models.map((m) =>
+    create(OfferedModelSchema, {
+      id: m.id,
+      provider: m.provider,
+      displayName: m.displayName,
+      contextWindow: m.contextWindow,
+      maxOutputTokens: m.maxOutputTokens,
+      inputPricePerMillion: m.inputPricePerMillion,
+      outputPricePerMillion: m.outputPricePerMillion,
+      streaming: m.capabilities.streaming,
+      tools: m.capabilities.tools,
+      images: m.capabilities.images,
+      plans: [...m.plans],
+      isDefault: m.id === offered.defaultModel?.id,
+    }),
+  );
 
 function toConversationMessage(c: Conversation, messages: Message[] = []): ConversationMessage {
   return create(ConversationSchema, {
@@ -286,6 +308,9 @@ export function chatRoutes(deps: ChatRpcDeps) {
       },
       async summarizeConversation(req) {
         return { summary: await summarizeConversation(deps.handoffCore, req) };
+      },
+      listModels() {
+        return { models: toOfferedModels(deps.offered) };
       },
       async *exportConversations(req) {
         // Access and dates are checked before the first page, so a refusal arrives before any row.

@@ -59,6 +59,9 @@ import { handoffTimedOut, timeoutOf } from './handoff/handoff-timeout.ts';
 import { startHandoffTimeoutWorker } from './handoff/handoff-timeout.job.ts';
 import { SUMMARY_MAX_TOKENS } from './handoff/summarize-conversation.ts';
 import { chatRoutes, type ChatRpcDeps } from './rpc.ts';
+import { loadCatalogue } from '@parley/common/models/catalogue.ts';
+import { offeredModels } from './models/offered-models.ts';
+import { providerEndpoints } from './models/providers.ts';
 
 /**
  * How long an answer's UsageRecorded and ChatbotInteraction wait for others to share their jobs
@@ -142,13 +145,17 @@ export async function createChatService(
   const chatbots = opts.chatbots ?? createServiceClient(ChatbotService, config.CHATBOT_URL, rpc);
   const billing = opts.billing ?? createServiceClient(BillingService, config.BILLING_URL, rpc);
 
+  // A malformed catalogue stops the service here, naming its file and line.
+  const catalogue = loadCatalogue({ MODEL_CATALOGUE_FILE: config.MODEL_CATALOGUE_FILE });
+  const offered = offeredModels(catalogue, providerEndpoints(config));
+
   let model: LanguageModel | null;
   if (opts.model !== undefined) model = opts.model;
   else if (config.OPENAI_API_KEY) {
     model = openAIModel({
       apiKey: config.OPENAI_API_KEY,
       baseURL: config.OPENAI_BASE_URL,
-      model: config.OPENAI_MODEL,
+      model: config.OPENAI_MODEL ?? offered.defaultModel?.providerModel ?? offered.defaultModel?.id ?? 'gpt-4o-mini',
       timeoutMs: config.OPENAI_TIMEOUT_MS,
     });
   } else model = null;
@@ -208,6 +215,7 @@ export async function createChatService(
   };
   const deps: ChatRpcDeps = {
     handoffCore,
+    offered,
     handoff: visitorHandoff({ db: prisma, logger, mirror: handoffMirror, live }),
     webhooks,
     db: prisma,
