@@ -107,7 +107,7 @@ const boundaries = [
 export const layers = {
   auth: [['mail'], ['sessions'], ['accounts'], ['passwords'], ['password-reset'], ['workspaces'], ['api-keys']],
   billing: [['credit', 'payments', 'usage'], ['accounts']],
-  chat: [['analytics', 'usage'], ['public-chat'], ['conversations', 'handoff'], ['export', 'feedback', 'insights'], ['leads']],
+  chat: [['analytics', 'models', 'usage'], ['public-chat'], ['conversations', 'handoff'], ['export', 'feedback', 'insights'], ['leads']],
   chatbot: [['interactions', 'knowledge', 'pictures', 'webhooks'], ['chatbots']],
 };
 

@@ -41,7 +41,6 @@ import { EXCHANGE_POOL_SHARE, EXCHANGE_SESSION_SETTINGS } from './public-chat/co
 import { creditGate } from './public-chat/credit-hold.ts';
 import { redisDailyMessageCounter } from './public-chat/daily-limits.ts';
 import { historySource } from './public-chat/history-source.ts';
-import { openAIModel, type LanguageModel } from './public-chat/language-model.ts';
 import { OFFLINE_PASSAGES } from './public-chat/offline-answer.ts';
 import { altchaProofOfWork } from './public-chat/proof-of-work.ts';
 import { recorder } from './public-chat/recorder.ts';
@@ -60,7 +59,8 @@ import { startHandoffTimeoutWorker } from './handoff/handoff-timeout.job.ts';
 import { SUMMARY_MAX_TOKENS } from './handoff/summarize-conversation.ts';
 import { chatRoutes, type ChatRpcDeps } from './rpc.ts';
 import { loadCatalogue } from '@parley/common/models/catalogue.ts';
-import { offeredModels } from './models/offered-models.ts';
+import { chatModels } from './models/chat-models.ts';
+import { modelRouter } from './models/model-router.ts';
 import { providerEndpoints } from './models/providers.ts';
 
 /**
@@ -105,8 +105,8 @@ export async function createChatService(
     workers?: boolean;
     chatbots?: Client<typeof ChatbotService>;
     billing?: Client<typeof BillingService>;
-    /** Overrides the model built from OPENAI_* (null forces offline mode). */
-    model?: LanguageModel | null;
+    /** null: offline mode whatever provider keys are set. */
+    model?: null;
   },
 ): Promise<ChatServiceParts> {
   const { logger } = opts;
@@ -147,19 +147,28 @@ export async function createChatService(
 
   // A malformed catalogue stops the service here, naming its file and line.
   const catalogue = loadCatalogue({ MODEL_CATALOGUE_FILE: config.MODEL_CATALOGUE_FILE });
-  const offered = offeredModels(catalogue, providerEndpoints(config));
-
-  let model: LanguageModel | null;
-  if (opts.model !== undefined) model = opts.model;
-  else if (config.OPENAI_API_KEY) {
-    model = openAIModel({
-      apiKey: config.OPENAI_API_KEY,
-      baseURL: config.OPENAI_BASE_URL,
-      model: config.OPENAI_MODEL ?? offered.defaultModel?.providerModel ?? offered.defaultModel?.id ?? 'gpt-4o-mini',
-      timeoutMs: config.OPENAI_TIMEOUT_MS,
-    });
-  } else model = null;
-  if (!model) logger.warn('OPENAI_API_KEY is not set: chatbots answer in offline mode, quoting their knowledge base');
+  const router = modelRouter({
+    catalogue,
+    endpoints: opts.model === null ? {} : providerEndpoints(config),
+    timeoutMs: config.OPENAI_TIMEOUT_MS,
+    defaultProviderModel: config.OPENAI_MODEL,
+    logger,
+  });
+  const models = chatModels(
+    router,
+    {
+      maxMessageChars: config.MAX_MESSAGE_CHARS,
+      maxOutputTokens: config.MAX_OUTPUT_TOKENS,
+      promptKnowledgeChars: config.PROMPT_KNOWLEDGE_CHARS,
+      historyChars: config.HISTORY_CHARS,
+    },
+    logger,
+  );
+  const online = router.defaultModel !== null;
+  if (!online)
+    logger.warn(
+      'no provider key is set (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY): chatbots answer in offline mode, quoting their knowledge base',
+    );
 
   if (config.SESSION_SECRET === DEV_SESSION_SECRET)
     logger.warn('SESSION_SECRET is not set: public chat session ids are signed with the development default');
@@ -208,14 +217,14 @@ export async function createChatService(
     webhooks,
     maxMessageChars: config.MAX_MESSAGE_CHARS,
     summary: {
-      model,
+      model: router.defaultModel,
       credit: creditGate({ billing, logger, maxOutputTokens: SUMMARY_MAX_TOKENS }),
       publishUsage: (usage) => publishUsageRecorded(usageRecorded, usage),
     },
   };
   const deps: ChatRpcDeps = {
     handoffCore,
-    offered,
+    offered: router.offered,
     handoff: visitorHandoff({ db: prisma, logger, mirror: handoffMirror, live }),
     webhooks,
     db: prisma,
@@ -227,7 +236,7 @@ export async function createChatService(
     admission,
     // With a model: the whole knowledge base when it fits the prompt's budget, else as many chunks as
     // the chatbot service chooses for that budget (k 0). Offline mode always quotes retrieved passages.
-    chatbotContext: model
+    chatbotContext: online
       ? chatbotContext({
           chatbotService: chatbots,
           logger,
@@ -248,7 +257,7 @@ export async function createChatService(
     dailyMessages,
     history,
     credit: creditGate({ billing, logger, maxOutputTokens: config.MAX_OUTPUT_TOKENS }),
-    model,
+    models,
     recorder: recorder({
       exchanges,
       history,

@@ -16,7 +16,11 @@ export const visitorIdTooLong = `Visitor id is too long (maximum ${MAX_VISITOR_F
 export const visitorNameTooLong = `Visitor name is too long (maximum ${MAX_VISITOR_FIELD_CHARS} characters)`;
 export const visitorEmailTooLong = `Visitor email is too long (maximum ${MAX_VISITOR_FIELD_CHARS} characters)`;
 
-/** The models the server knows; the chat page always sends gpt-4o-mini. */
+/**
+ * The visitor's `model` field, still checked as the public contract has it (the chat page always
+ * sends gpt-4o-mini), and then ignored: a chatbot answers with the model its owner chose, and is
+ * billed at that model's price (models/chat-models.ts).
+ */
 export const KNOWN_MODELS = ['gpt-4o-mini'] as const;
 export type KnownModel = (typeof KNOWN_MODELS)[number];
 export const DEFAULT_MODEL: KnownModel = 'gpt-4o-mini';

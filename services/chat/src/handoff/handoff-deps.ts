@@ -16,7 +16,7 @@ import { isUuid } from '@parley/common/ids.ts';
 import { charCount, MAX_VISITOR_FIELD_CHARS } from '../core/message-input.ts';
 import type { SessionIds } from '../core/session-id.ts';
 import type { CreditGate } from '../public-chat/credit-hold.ts';
-import type { LanguageModel } from '../public-chat/language-model.ts';
+import type { RoutedModel } from '../models/model-router.ts';
 import type { RecentTurns } from '../public-chat/recent-turns.ts';
 import type { Usage } from '../usage/publishers.ts';
 import type { HandoffMirror } from './announce.ts';
@@ -51,8 +51,8 @@ export interface HandoffDeps {
   maxMessageChars: number;
   /** The agent's summary: paid like an answer (summarize-conversation.ts). */
   summary: {
-    /** Null: offline mode (the visitor's first and latest questions, free). */
-    model: LanguageModel | null;
+    /** The deployment's default model; null: offline mode (the visitor's first and latest questions, free). */
+    model: RoutedModel | null;
     credit: CreditGate;
     /** Joins the usage to its batch (never throws). */
     publishUsage: (usage: Usage) => void;

@@ -6,9 +6,8 @@
 // free.
 import { randomUUID } from 'node:crypto';
 import { notFound, unavailable } from '@parley/common/rpc-errors.ts';
-import { DEFAULT_MODEL } from '../core/message-input.ts';
 import type { PromptMessage } from '../public-chat/build-prompt.ts';
-import type { LanguageModel } from '../public-chat/language-model.ts';
+import type { RoutedModel } from '../models/model-router.ts';
 import { CONVERSATION_NOT_FOUND, assertInboxAccess, parseConversationId, type HandoffDeps } from './handoff-deps.ts';
 
 export const SUMMARY_UNAVAILABLE = 'Could not summarize the conversation right now. Please try again.';
@@ -89,7 +88,7 @@ export async function summarizeConversation(deps: HandoffDeps, raw: { ownerId: s
 
 async function modelSummary(
   deps: HandoffDeps,
-  model: LanguageModel,
+  model: RoutedModel,
   chatbot: { ownerId: string; chatbotId: string },
   messages: TranscriptRow[],
 ): Promise<string> {
@@ -102,7 +101,7 @@ async function modelSummary(
     await deps.summary.credit.reserve({
       requestId,
       ownerId: chatbot.ownerId,
-      model: DEFAULT_MODEL,
+      model: model.model.id,
       prompt,
       chatbotId: chatbot.chatbotId,
       dailySpendLimit: null,
@@ -112,7 +111,7 @@ async function modelSummary(
   }
   let answer;
   try {
-    answer = await model.complete({ messages: prompt, maxTokens: SUMMARY_MAX_TOKENS });
+    answer = await model.language.complete({ messages: prompt, maxTokens: SUMMARY_MAX_TOKENS });
   } catch (err) {
     deps.logger.warn({ err: (err as Error).message }, 'the summary model call failed');
     await deps.summary.credit.release(requestId);
@@ -127,9 +126,13 @@ async function modelSummary(
     ownerId: chatbot.ownerId,
     chatbotId: chatbot.chatbotId,
     chatbotName,
-    model: DEFAULT_MODEL,
+    model: answer.model,
+    provider: answer.provider,
     promptTokens: answer.promptTokens,
     completionTokens: answer.completionTokens,
+    cachedPromptTokens: answer.cachedPromptTokens,
+    reasoningTokens: answer.reasoningTokens,
+    fallback: answer.fallback,
     occurredAt: new Date(),
     apiKeyId: '',
   });

@@ -145,5 +145,9 @@ function storedUsage(u: Usage): string {
     completionTokens: u.completionTokens,
     occurredAt: u.occurredAt.toISOString(),
     apiKeyId: u.apiKeyId ?? '',
+    provider: u.provider,
+    cachedPromptTokens: u.cachedPromptTokens,
+    reasoningTokens: u.reasoningTokens,
+    fallback: u.fallback,
   });
 }

@@ -39,7 +39,7 @@ export interface CreditReservation {
   /** The answer's request id: the hold's key, then UsageRecorded's. */
   requestId: string;
   ownerId: string;
-  /** The billed model (the visitor's `model`), whose price the hold is counted at. */
+  /** The catalogue model whose price the hold is counted at (the dearer of a chatbot's model and its fallback). */
   model: string;
   prompt: PromptMessage[];
   chatbotId: string;

@@ -5,7 +5,7 @@ import type { PublicChatbot } from '@parley/proto/parley/chatbot/v1/chatbot_pb.j
 import type { PromptMessage, Turn } from './build-prompt.ts';
 import type { Passage, QaAnswer } from './chatbot-context.ts';
 import type { DayCount } from './daily-limits.ts';
-import type { LanguageModel } from './language-model.ts';
+import type { LanguageModel } from '../models/language-model.ts';
 import type { MessageInput } from '../core/message-input.ts';
 
 interface TurnBase {

@@ -16,7 +16,7 @@ import type { Turn } from './build-prompt.ts';
 import type { CitedAnswer } from './citations.ts';
 import { recordExchange, type ExchangePool } from './conversation-store.ts';
 import type { HistorySource } from './history-source.ts';
-import type { ModelAnswer } from './language-model.ts';
+import type { ModelAnswer } from '../models/language-model.ts';
 import type { PreparedTurn } from './prepared-turn.ts';
 
 export interface Recorder {
@@ -55,9 +55,14 @@ export function recorder(deps: RecorderDeps): Recorder {
             ownerId: chatbot.ownerId,
             chatbotId: chatbot.id,
             chatbotName: chatbot.name,
-            model: input.model,
+            // The model that answered (the chatbot's, or its fallback), never the visitor's `model` field.
+            model: usage.model,
+            provider: usage.provider,
             promptTokens: usage.promptTokens,
             completionTokens: usage.completionTokens,
+            cachedPromptTokens: usage.cachedPromptTokens,
+            reasoningTokens: usage.reasoningTokens,
+            fallback: usage.fallback,
             occurredAt: answeredAt,
             apiKeyId: input.apiKeyId ?? '',
           }

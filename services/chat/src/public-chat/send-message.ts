@@ -51,10 +51,11 @@ import type { Admission } from '../core/admission.ts';
 import { buildPrompt, fitHistory } from './build-prompt.ts';
 import type { ChatbotContext, Passage, Sighting } from './chatbot-context.ts';
 import { citeSources, type CitedAnswer, type Source } from './citations.ts';
-import type { CreditGate } from './credit-hold.ts';
+import { maxPromptTokens, type CreditGate } from './credit-hold.ts';
 import { visitorLimitsOf, utcDay, type VisitorLimits, type DailyMessageCounter, type DayCount } from './daily-limits.ts';
 import type { HistorySource } from './history-source.ts';
-import { LanguageModelError, type LanguageModel, type ModelAnswer } from './language-model.ts';
+import { LanguageModelError, type ModelAnswer } from '../models/language-model.ts';
+import type { ChatModels, ChosenModel } from '../models/chat-models.ts';
 import { parseMessageInput, type MessageInput, type RawMessageInput } from '../core/message-input.ts';
 import { offlineAnswer } from './offline-answer.ts';
 import type { ModelTurn, PreparedTurn } from './prepared-turn.ts';
@@ -83,8 +84,8 @@ export interface PublicChatDeps {
   dailyMessages: DailyMessageCounter;
   history: HistorySource;
   credit: CreditGate;
-  /** Null: no model configured, the chatbots answer in offline mode. */
-  model: LanguageModel | null;
+  /** The model of each chatbot (models/chat-models.ts); none offered: the chatbots answer in offline mode. */
+  models: ChatModels;
   recorder: Recorder;
   bounds: PublicChatBounds;
   /** Handoff to a person (step 3b); absent: every conversation is the bot's. */
@@ -134,20 +135,27 @@ async function prepare(deps: PublicChatDeps, raw: RawMessageInput): Promise<Prep
   if (silent) return { kind: 'handoff', input, state: silent };
   const visitorLimits = visitorLimitsOf(chatbot);
   if (!input.apiKeyId && visitorLimits.proofOfWork && input.newConversation) await redeemProof(deps, input.proofOfWork);
-  const model = qaMatch ? null : deps.model;
+  const model = qaMatch ? null : deps.models.choose(chatbot);
   const counted = await countToday(deps, { chatbotId: chatbot.id, clientIp: input.clientIp, day: utcDay(receivedAt), visitorLimits });
   if (qaMatch) return { kind: 'qa', requestId, input, chatbot, receivedAt, qa: qaMatch };
   if (!model) return { kind: 'offline', requestId, input, chatbot, receivedAt, passages: knowledge };
 
   // From here a failure (the history unreadable, no credit, the spend limit) leaves the visitor
   // without an answer: the message no longer counts today.
-  const { history, prompt, passages } = await promptAndReserve(deps, requestId, input, chatbot, visitorLimits, knowledge, sighting).catch(
-    async (err: unknown) => {
-      await deps.dailyMessages.uncount(counted, deps.logger);
-      throw err;
-    },
-  );
-  return { kind: 'model', model, requestId, input, chatbot, receivedAt, prompt, passages, history, counted };
+  const { history, prompt, passages } = await promptAndReserve(
+    deps,
+    requestId,
+    input,
+    chatbot,
+    visitorLimits,
+    knowledge,
+    sighting,
+    model,
+  ).catch(async (err: unknown) => {
+    await deps.dailyMessages.uncount(counted, deps.logger);
+    throw err;
+  });
+  return { kind: 'model', model: model.language, requestId, input, chatbot, receivedAt, prompt, passages, history, counted };
 }
 
 /** Steps 6 and 7: the history, the prompt built from it, and the credit held for its answer. */
@@ -159,6 +167,7 @@ async function promptAndReserve(
   visitorLimits: VisitorLimits,
   knowledge: Passage[],
   sighting: Sighting | null,
+  model: ChosenModel,
 ) {
   const history = input.clientHistory
     ? fitHistory(input.clientHistory, deps.bounds.historyChars)
@@ -168,15 +177,15 @@ async function promptAndReserve(
     language: readLanguage(chatbot) ?? DEFAULT_LANGUAGE,
     voice: { instructions: chatbot.voice?.instructions ?? '', noAnswerMessage: chatbot.voice?.noAnswerMessage ?? '' },
     knowledge,
-    knowledgeChars: deps.bounds.promptKnowledgeChars,
+    knowledgeChars: model.knowledgeChars,
     history,
-    historyChars: deps.bounds.historyChars,
+    historyChars: model.historyChars,
     message: input.message,
   });
   await deps.credit.reserve({
     requestId,
     ownerId: chatbot.ownerId,
-    model: input.model,
+    model: model.holdModel(maxPromptTokens(prompt)),
     prompt,
     chatbotId: chatbot.id,
     dailySpendLimit: visitorLimits.dailySpendLimit,

@@ -26,6 +26,12 @@ export interface Usage {
   occurredAt: Date;
   /** The developer API's key the message came through; '' for the public chat. */
   apiKeyId?: string;
+  /** The catalogue's provider of `model`; absent or '' (read as openai) for an exchange stored before the catalogue. */
+  provider?: string;
+  cachedPromptTokens?: number;
+  reasoningTokens?: number;
+  /** The chatbot's chosen model failed before its first token and `model` is its fallback. */
+  fallback?: boolean;
 }
 
 export interface Interaction {
@@ -58,6 +64,10 @@ export function usageRecordedEvent(usage: Usage) {
     completionTokens: BigInt(usage.completionTokens),
     occurredAt: timestampFromDate(usage.occurredAt),
     apiKeyId: usage.apiKeyId ?? '',
+    provider: usage.provider ?? '',
+    cachedPromptTokens: BigInt(usage.cachedPromptTokens ?? 0),
+    reasoningTokens: BigInt(usage.reasoningTokens ?? 0),
+    fallback: usage.fallback ?? false,
   });
 }
 

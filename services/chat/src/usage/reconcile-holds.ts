@@ -33,6 +33,7 @@ export interface ReconcileDeps {
 
 interface StoredUsage {
   requestId: string;
+  /** An exchange stored before the model catalogue has no provider, cached, reasoning nor fallback. */
   usage: Omit<Usage, 'requestId' | 'occurredAt'> & { occurredAt: string };
 }
 
@@ -56,6 +57,10 @@ export async function reconcileHolds(deps: ReconcileDeps, limit = BATCH): Promis
       completionTokens: Number(u.completionTokens),
       occurredAt: new Date(u.occurredAt),
       apiKeyId: u.apiKeyId ?? '',
+      provider: u.provider ?? '',
+      cachedPromptTokens: Number(u.cachedPromptTokens ?? 0),
+      reasoningTokens: Number(u.reasoningTokens ?? 0),
+      fallback: u.fallback ?? false,
     });
   }
   let released = 0;

@@ -29,12 +29,20 @@ export interface FakeOpenAIBehaviour {
   delayMs: number;
   /** Answer every request with this HTTP status and an OpenAI-style error body. */
   failWith: number | null;
+  /** The error's message (400: "This model's maximum context length is 8192 tokens..." reads as a context too long); null: "Fake failure <status>". */
+  failMessage: string | null;
   /** The answer: fixed text, or computed from the request. */
   reply: string | ((body: FakeOpenAIRequest) => string);
   /** Wait between streamed chunks, in ms. */
   chunkDelayMs: number;
   /** Answer every embeddings request with this HTTP status (chat completions keep `failWith`). */
   embeddingsFailWith: number | null;
+  /** Tool calls the answer makes after its text (finish_reason tool_calls). */
+  toolCalls: { name: string; arguments: Record<string, unknown> }[];
+  /** Of the prompt, tokens reported as cached (prompt_tokens_details.cached_tokens). */
+  cachedPromptTokens: number;
+  /** Reasoning tokens reported (completion_tokens_details.reasoning_tokens), counted in the completion tokens. */
+  reasoningTokens: number;
 }
 
 export interface FakeEmbeddingsRequest {
@@ -121,7 +129,17 @@ export function groundedReply(body: FakeOpenAIRequest): string {
   return /<no_answer>\n([\s\S]*?)\n<\/no_answer>/.exec(system)?.[1] ?? "I don't know.";
 }
 
-const DEFAULTS: FakeOpenAIBehaviour = { delayMs: 0, failWith: null, reply: groundedReply, chunkDelayMs: 0, embeddingsFailWith: null };
+const DEFAULTS: FakeOpenAIBehaviour = {
+  delayMs: 0,
+  failWith: null,
+  failMessage: null,
+  reply: groundedReply,
+  chunkDelayMs: 0,
+  embeddingsFailWith: null,
+  toolCalls: [],
+  cachedPromptTokens: 0,
+  reasoningTokens: 0,
+};
 
 /** An embedding as OpenAI's base64 encoding carries it: the float32 values, little-endian. */
 const base64Embedding = (vector: number[]): string => Buffer.from(new Float32Array(vector).buffer).toString('base64');
@@ -177,17 +195,33 @@ export async function startFakeOpenAI(opts: Partial<FakeOpenAIBehaviour> & { por
     if (res.destroyed) return;
     if (!req.headers.authorization?.startsWith('Bearer ')) return sendError(res, 401, 'Missing API key', 'authentication_error');
     if (b.failWith)
-      return sendError(res, b.failWith, `Fake failure ${b.failWith}`, b.failWith >= 500 ? 'server_error' : 'invalid_request_error');
+      return sendError(
+        res,
+        b.failWith,
+        b.failMessage ?? `Fake failure ${b.failWith}`,
+        b.failWith >= 500 ? 'server_error' : b.failWith === 429 ? 'rate_limit_exceeded' : 'invalid_request_error',
+      );
 
     const text = typeof b.reply === 'function' ? b.reply(body) : b.reply;
+    const promptTokens = fakePromptTokens(body.messages);
+    const toolJson = b.toolCalls.map((t) => JSON.stringify(t.arguments));
+    const completionTokens = fakeTokenCount(text) + toolJson.reduce((n, j) => n + fakeTokenCount(j), 0) + b.reasoningTokens;
     const usage = {
-      prompt_tokens: fakePromptTokens(body.messages),
-      completion_tokens: fakeTokenCount(text),
-      total_tokens: fakePromptTokens(body.messages) + fakeTokenCount(text),
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens,
+      total_tokens: promptTokens + completionTokens,
+      ...(b.cachedPromptTokens ? { prompt_tokens_details: { cached_tokens: Math.min(b.cachedPromptTokens, promptTokens) } } : {}),
+      ...(b.reasoningTokens ? { completion_tokens_details: { reasoning_tokens: b.reasoningTokens } } : {}),
     };
     const id = `chatcmpl-fake-${++seq}`;
     const created = Math.floor(Date.now() / 1000);
     const model = body.model;
+    const finishReason = b.toolCalls.length ? 'tool_calls' : 'stop';
+    const toolCalls = b.toolCalls.map((t, i) => ({
+      id: `call_fake_${seq}_${i}`,
+      type: 'function',
+      function: { name: t.name, arguments: toolJson[i] },
+    }));
 
     if (!body.stream) {
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -197,7 +231,14 @@ export async function startFakeOpenAI(opts: Partial<FakeOpenAIBehaviour> & { por
           object: 'chat.completion',
           created,
           model,
-          choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, logprobs: null, finish_reason: 'stop' }],
+          choices: [
+            {
+              index: 0,
+              message: { role: 'assistant', content: text, refusal: null, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) },
+              logprobs: null,
+              finish_reason: finishReason,
+            },
+          ],
           usage,
         }),
       );
@@ -220,7 +261,13 @@ export async function startFakeOpenAI(opts: Partial<FakeOpenAIBehaviour> & { por
       if (res.destroyed) return;
       send(chunk({ content: piece }, null));
     }
-    send(chunk({}, 'stop'));
+    // A tool call streams as its id and name, then its arguments in pieces, as OpenAI sends them.
+    for (const [index, call] of toolCalls.entries()) {
+      send(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }, null));
+      for (let at = 0; at < call.function.arguments.length; at += 16)
+        send(chunk({ tool_calls: [{ index, function: { arguments: call.function.arguments.slice(at, at + 16) } }] }, null));
+    }
+    send(chunk({}, finishReason));
     if (body.stream_options?.include_usage) send({ id, object: 'chat.completion.chunk', created, model, choices: [], usage });
     res.end('data: [DONE]\n\n');
   };

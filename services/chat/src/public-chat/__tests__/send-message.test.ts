@@ -5,7 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { PublicChatbotSchema, VoiceSchema } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import { createLogger } from '@parley/common/logger.ts';
 import type { ChatbotContext, Passage, PromptContext, QaAnswer } from '../chatbot-context.ts';
-import type { LanguageModel, ModelAnswer, ModelRequest } from '../language-model.ts';
+import type { LanguageModel, ModelAnswer, ModelRequest } from '../../models/language-model.ts';
+import { noModels, oneModel } from '../../models/chat-models.ts';
+import { loadCatalogue } from '@parley/common/models/catalogue.ts';
 import type { PreparedTurn } from '../prepared-turn.ts';
 import { sendMessage, streamMessage, type PublicChatDeps, type StreamEvent } from '../send-message.ts';
 import { sessionIds } from '../../core/session-id.ts';
@@ -13,6 +15,8 @@ import { sessionIds } from '../../core/session-id.ts';
 const hours: Passage = { text: 'We open at nine.', entryId: 'e-hours', title: 'Hours', url: '' };
 const refunds: Passage = { text: 'Refunds within 30 days.', entryId: 'e-refunds', title: 'Refunds', url: 'https://shop.example/refunds' };
 const qaPair: QaAnswer = { entryId: 'e-qa', question: 'Do you ship abroad?', answer: 'Yes, to 30 countries [1].' };
+const logger = createLogger('send-message-test', 'silent');
+const BOUNDS = { maxMessageChars: 1000, maxOutputTokens: 100, promptKnowledgeChars: 5000, historyChars: 1000 };
 
 function scripted(opts: { knowledge?: Passage[]; qaMatch?: QaAnswer | null; reply?: string; temperature?: number; offline?: boolean }) {
   const calls: string[] = [];
@@ -26,7 +30,18 @@ function scripted(opts: { knowledge?: Passage[]; qaMatch?: QaAnswer | null; repl
     voice: create(VoiceSchema, { instructions: 'Be brief.', noAnswerMessage: 'Ask us by mail.', temperature: opts.temperature }),
   });
   const context: PromptContext = { chatbot, knowledge: opts.knowledge ?? [hours, refunds], qaMatch: opts.qaMatch ?? null };
-  const answerOf = (): ModelAnswer => ({ text: opts.reply ?? 'Nine [1].', promptTokens: 10, completionTokens: 3, usageReported: true });
+  const answerOf = (): ModelAnswer => ({
+    text: opts.reply ?? 'Nine [1].',
+    promptTokens: 10,
+    completionTokens: 3,
+    cachedPromptTokens: 0,
+    reasoningTokens: 0,
+    usageReported: true,
+    toolCalls: [],
+    model: 'gpt-4o-mini',
+    provider: 'openai',
+    fallback: false,
+  });
   const model: LanguageModel = {
     complete: async (req) => {
       calls.push('model');
@@ -42,7 +57,7 @@ function scripted(opts: { knowledge?: Passage[]; qaMatch?: QaAnswer | null; repl
     },
   };
   const deps: PublicChatDeps = {
-    logger: createLogger('send-message-test', 'silent'),
+    logger,
     sessionIds: sessionIds('a-test-secret-of-some-length'),
     admission: {
       admit: async () => {
@@ -90,7 +105,7 @@ function scripted(opts: { knowledge?: Passage[]; qaMatch?: QaAnswer | null; repl
         calls.push('release');
       },
     },
-    model: opts.offline ? null : model,
+    models: opts.offline ? noModels : oneModel(model, loadCatalogue({}).defaultModel, BOUNDS, logger),
     recorder: {
       record: async (turn, answer, usage) => {
         calls.push('record');
@@ -98,7 +113,7 @@ function scripted(opts: { knowledge?: Passage[]; qaMatch?: QaAnswer | null; repl
         return '1';
       },
     },
-    bounds: { maxMessageChars: 1000, maxOutputTokens: 100, promptKnowledgeChars: 5000, historyChars: 1000 },
+    bounds: BOUNDS,
   };
   return { deps, calls, recorded, requests };
 }

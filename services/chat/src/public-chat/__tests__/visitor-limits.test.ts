@@ -25,7 +25,9 @@ import type { Usage } from '../../usage/publishers.ts';
 import type { ChatbotContext, Passage, QaAnswer } from '../chatbot-context.ts';
 import { creditGate } from '../credit-hold.ts';
 import { DAILY_LIMIT_REACHED, redisDailyMessageCounter, utcDay } from '../daily-limits.ts';
-import type { LanguageModel } from '../language-model.ts';
+import type { LanguageModel } from '../../models/language-model.ts';
+import { oneModel } from '../../models/chat-models.ts';
+import { loadCatalogue } from '@parley/common/models/catalogue.ts';
 import { altchaProofOfWork, PROOF_OF_WORK_FAILED, type ProofOfWork } from '../proof-of-work.ts';
 import { recorder } from '../recorder.ts';
 import { sendMessage, type PublicChatDeps } from '../send-message.ts';
@@ -36,6 +38,7 @@ import { SITE_NOT_ALLOWED } from '../../core/visitor-site.ts';
 const SECRET = 'a-test-secret-of-some-length';
 const HMAC_KEY = 'a-test-altcha-key-of-some-length';
 const logger = createLogger('visitor-limits-test', 'silent');
+const BOUNDS = { maxMessageChars: 1000, maxOutputTokens: 100, promptKnowledgeChars: 5000, historyChars: 1000 };
 const knowledge: Passage[] = [{ text: 'We open at nine.', entryId: 'e-hours', title: 'Hours', url: '' }];
 const qaPair: QaAnswer = { entryId: 'e-qa', question: 'Do you ship abroad?', answer: 'Yes.' };
 
@@ -118,7 +121,17 @@ function world(chatbot: PublicChatbot, opts: { qaMatch?: QaAnswer | null; failMo
       w.modelCalls++;
       await new Promise((r) => setTimeout(r, 1 + Math.random() * 10));
       if (opts.failModel) throw new Error('provider down');
-      return { text: 'Nine [1].', ...USAGE, usageReported: true };
+      return {
+        text: 'Nine [1].',
+        ...USAGE,
+        cachedPromptTokens: 0,
+        reasoningTokens: 0,
+        usageReported: true,
+        toolCalls: [],
+        model: 'gpt-4o-mini',
+        provider: 'openai' as const,
+        fallback: false,
+      };
     },
     stream: async () => {
       throw new Error('not streamed here');
@@ -145,7 +158,7 @@ function world(chatbot: PublicChatbot, opts: { qaMatch?: QaAnswer | null; failMo
     dailyMessages,
     history,
     credit: creditGate({ billing, logger, maxOutputTokens: 100 }),
-    model,
+    models: oneModel(model, loadCatalogue({}).defaultModel, BOUNDS, logger),
     recorder: recorder({
       exchanges,
       history,
@@ -155,7 +168,7 @@ function world(chatbot: PublicChatbot, opts: { qaMatch?: QaAnswer | null; failMo
       },
       publishInteraction: async () => {},
     }),
-    bounds: { maxMessageChars: 1000, maxOutputTokens: 100, promptKnowledgeChars: 5000, historyChars: 1000 },
+    bounds: BOUNDS,
   };
   return w;
 }
