@@ -56,6 +56,8 @@ export const billingVars = {
   PORT: { parse: port, default: '4004' },
   BILLING_DB_SCHEMA: { parse: schemaName, default: 'billing' },
   QUEUE_PREFIX: { parse: text, default: 'parley' },
+  /** The model catalogue whose prices billing charges (services/common/src/models/catalogue.ts); unset: the shipped defaults. The same file as the chat service's. */
+  MODEL_CATALOGUE_FILE: { parse: text, optional: true },
   /** Credit granted when an account is opened (the free plan's $0.01). */
   INITIAL_CREDIT: { parse: decimalAmount, default: '0.01' },
   /** credit.low (webhooks, ADR 32) is sent when a settlement leaves the balance below this, once per crossing. */

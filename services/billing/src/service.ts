@@ -28,6 +28,8 @@ import type { PaymentsDeps } from './payments/payments-deps.ts';
 import { createStripeClient } from './payments/stripe-client.ts';
 import { startStripeEventsWorker } from './payments/stripe-events.job.ts';
 import { creditHolds } from './credit/reserve-credit.ts';
+import { loadCatalogue } from '@parley/common/models/catalogue.ts';
+import { startModelPrices } from './core/model-prices.ts';
 import { CREDIT_HOLD_SWEEP_MS, sweepCreditHolds } from './credit/sweep-credit-holds.ts';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
@@ -63,6 +65,8 @@ export async function createBillingService(
   const redis = createRedis(config.REDIS_URL);
   redis.on('error', (err) => logger.error({ err: err.message }, 'redis error'));
   const deps: OpenAccountDeps = { prisma, initialCredit: config.INITIAL_CREDIT };
+  // The catalogue's prices, written before anything is priced (a malformed catalogue stops the service, naming its line).
+  const stopModelPrices = await startModelPrices(prisma, loadCatalogue({ MODEL_CATALOGUE_FILE: config.MODEL_CATALOGUE_FILE }), logger);
 
   const workers = opts.workers !== false;
   const userRegisteredWorker = workers
@@ -88,7 +92,7 @@ export async function createBillingService(
           const outcomes = await recordUsageBatch(deps, usages);
           await checkCreditLow(
             creditLow,
-            usages.filter((_u, i) => outcomes[i] === 'recorded').map((u) => u.userId),
+            usages.filter((_u, i) => outcomes[i] === 'recorded' || outcomes[i] === 'defaulted').map((u) => u.userId),
           );
           return outcomes;
         },
@@ -144,6 +148,7 @@ export async function createBillingService(
   // No new job and no new sweep; the job in hand and a sweep under way finish.
   const stopBackground = async () => {
     stopCreditHoldSweeper?.();
+    stopModelPrices();
     await Promise.all([
       creditHoldSweep,
       userRegisteredWorker?.close(),

@@ -3,6 +3,7 @@
 // debit and its ledger entry are written by one statement for a whole batch of answers (in one
 // transaction with the opening of a missing account), once per request id however often the event
 // is delivered (retries, duplicates, concurrent workers).
+import { PROVIDERS } from '@parley/common/models/catalogue.ts';
 import { failedPrecondition, invalid } from '@parley/common/rpc-errors.ts';
 import type { Prisma, PrismaClient, UsageRecord } from '../generated/prisma/client.ts';
 import { openAccountInTransaction } from '../core/open-account.ts';
@@ -27,11 +28,21 @@ export interface RecordUsageInput {
   occurredAt: Date | undefined;
   /** The developer API's key the answer was asked through; absent or '' for the public chat. */
   apiKeyId?: string;
+  /** The catalogue's provider of `model`; absent or '' (an older chat service): openai. */
+  provider?: string;
+  cachedPromptTokens?: number | bigint;
+  reasoningTokens?: number | bigint;
+  /** Answered on the workspace's own provider key. */
+  ownKey?: boolean;
+  /** The chatbot's fallback model answered. */
+  fallback?: boolean;
 }
 
 export interface RecordUsageResult {
   /** False when this request id had already been recorded: nothing was changed. */
   recorded: boolean;
+  /** Recorded at the default model's price: its model has no price. */
+  defaulted: boolean;
   usageRecord: UsageRecord;
 }
 
@@ -47,8 +58,12 @@ export async function recordUsage(deps: RecordUsageDeps, input: RecordUsageInput
   return resultOf(deps.prisma, usage, outcome);
 }
 
-/** What recording one usage in a batch came to: recorded, or already recorded before (duplicate). */
-export type BatchOutcome = 'recorded' | 'duplicate';
+/**
+ * What recording one usage in a batch came to: recorded; recorded at the default model's price
+ * (defaulted: its model has no price, the usage is kept and paid all the same); or already recorded
+ * before (duplicate).
+ */
+export type BatchOutcome = 'recorded' | 'defaulted' | 'duplicate';
 
 /**
  * Records a batch of usages (the usage worker's jobs that arrive at once) in ONE statement, each
@@ -61,10 +76,11 @@ export async function recordUsageBatch(deps: RecordUsageDeps, usages: readonly P
   return Promise.all(
     usages.map(async (usage, i): Promise<BatchOutcome | Error> => {
       const outcome = outcomes[i];
-      if (outcome === 'recorded' || outcome === 'duplicate') return outcome;
+      if (outcome === 'recorded' || outcome === 'defaulted' || outcome === 'duplicate') return outcome;
       if (outcome === 'unpriced') return unpriced(usage);
       try {
-        return (await recordOpeningAccount(deps, usage)).recorded ? 'recorded' : 'duplicate';
+        const { recorded, defaulted } = await recordOpeningAccount(deps, usage);
+        return !recorded ? 'duplicate' : defaulted ? 'defaulted' : 'recorded';
       } catch (err) {
         return err as Error;
       }
@@ -98,7 +114,7 @@ async function settle(db: PrismaClient | Prisma.TransactionClient, usages: reado
   });
 }
 
-/** A configuration problem, not a bad event: once the price is added, the failed job can be retried. */
+/** A configuration problem (no price and no default price), not a bad event: once a price is added, the failed job can be retried. */
 const unpriced = (usage: ParsedUsage) => failedPrecondition(`unknown model "${usage.model}": it has no price in ModelPrice`);
 
 async function resultOf(
@@ -108,7 +124,7 @@ async function resultOf(
 ): Promise<RecordUsageResult> {
   if (outcome === 'unpriced') throw unpriced(usage);
   const usageRecord = await db.usageRecord.findUniqueOrThrow({ where: { requestId: usage.requestId } });
-  return { recorded: outcome === 'recorded', usageRecord };
+  return { recorded: outcome === 'recorded' || outcome === 'defaulted', defaulted: outcome === 'defaulted', usageRecord };
 }
 
 /**
@@ -137,5 +153,27 @@ export function parseUsage(input: RecordUsageInput) {
   const occurredAt = input.occurredAt;
   if (!occurredAt || Number.isNaN(occurredAt.getTime())) throw invalid('occurred_at is required.');
   const apiKeyId = input.apiKeyId ? requiredText(input.apiKeyId, 'api_key_id', 100) : null;
-  return { requestId, userId, chatbotId, chatbotName, model, promptTokens, completionTokens, occurredAt, apiKeyId };
+  const provider = input.provider || 'openai';
+  if (!(PROVIDERS as readonly string[]).includes(provider))
+    throw invalid(`provider must be one of ${PROVIDERS.join(', ')}, got "${provider.slice(0, 40)}".`);
+  const cachedPromptTokens = tokenCount(input.cachedPromptTokens ?? 0, 'cached_prompt_tokens');
+  const reasoningTokens = tokenCount(input.reasoningTokens ?? 0, 'reasoning_tokens');
+  const ownKey = input.ownKey ?? false;
+  const fallback = input.fallback ?? false;
+  return {
+    requestId,
+    userId,
+    chatbotId,
+    chatbotName,
+    model,
+    promptTokens,
+    completionTokens,
+    occurredAt,
+    apiKeyId,
+    provider,
+    cachedPromptTokens,
+    reasoningTokens,
+    ownKey,
+    fallback,
+  };
 }

@@ -51,9 +51,19 @@ export function startUsageRecordedWorker(deps: UsageRecordedWorkerDeps): Worker 
           completionTokens: event.completionTokens,
           occurredAt: event.occurredAt ? timestampDate(event.occurredAt) : undefined,
           apiKeyId: event.apiKeyId,
+          provider: event.provider,
+          cachedPromptTokens: event.cachedPromptTokens,
+          reasoningTokens: event.reasoningTokens,
+          ownKey: event.ownKey,
+          fallback: event.fallback,
         });
         const outcome = await batches.add(usage);
         if (outcome instanceof Error) throw outcome;
+        if (outcome === 'defaulted')
+          deps.logger.warn(
+            { jobId: job.id, requestId: event.requestId, model: event.model.slice(0, 200) },
+            "usage of a model billing has no price of: billed at the catalogue's default model's price",
+          );
       } catch (err) {
         if (err instanceof AccountDeletedError) {
           deps.logger.warn(

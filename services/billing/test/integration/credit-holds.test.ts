@@ -400,7 +400,7 @@ describe('settlement in batches', () => {
     await expectLedgerInvariant(db());
   });
 
-  it('opens a missing account on the way, and fails alone an answer of a model without a price', async () => {
+  it("opens a missing account on the way, and bills an answer of a model without a price at the default's", async () => {
     const usage = (requestId: string, ownerId: string, model = 'gpt-4o-mini') =>
       parseUsage({
         requestId,
@@ -418,9 +418,8 @@ describe('settlement in batches', () => {
       usage('b-2', 'batch-new'),
       usage('b-3', 'batch-known', 'no-such-model'),
     ]);
-    expect(outcomes.slice(0, 2)).toEqual(['recorded', 'recorded']);
-    expect(outcomes[2]).toMatchObject({ code: Code.FailedPrecondition });
-    expect(await db().usageRecord.count({ where: { userId: { in: ['batch-known', 'batch-new'] } } })).toBe(2);
+    expect(outcomes).toEqual(['recorded', 'recorded', 'defaulted']);
+    expect(await db().usageRecord.count({ where: { userId: { in: ['batch-known', 'batch-new'] } } })).toBe(3);
     await expectLedgerInvariant(db());
   });
 

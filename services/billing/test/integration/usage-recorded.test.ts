@@ -17,7 +17,7 @@ const OCCURRED_AT = new Date('2026-03-01T12:34:56.789Z');
 const event = (
   requestId: string,
   ownerId: string,
-  overrides: Partial<{ promptTokens: number; completionTokens: number; model: string }> = {},
+  overrides: Partial<{ promptTokens: number; completionTokens: number; model: string; provider: string }> = {},
 ) =>
   create(UsageRecordedSchema, {
     requestId,
@@ -28,6 +28,7 @@ const event = (
     promptTokens: BigInt(overrides.promptTokens ?? 1000),
     completionTokens: BigInt(overrides.completionTokens ?? 500),
     occurredAt: timestampFromDate(OCCURRED_AT),
+    provider: overrides.provider ?? '',
   });
 
 const input = (requestId: string, ownerId: string, promptTokens = 1000, completionTokens = 500): RecordUsageInput => ({
@@ -338,7 +339,7 @@ describe('batches of events (as the chat service publishes them)', () => {
     try {
       const data = usageRecordedBatch.wrap([
         event('req-batch-ok', 'owner-batch-bad'),
-        event('req-batch-unpriced', 'owner-batch-bad', { model: 'gpt-9-ultra' }),
+        event('req-batch-bad-provider', 'owner-batch-bad', { provider: 'mistral' }),
       ]);
       const settled = jobSettled(billing.parts.usageRecordedWorker!, 'batch-with-bad');
       await queue.add(usageRecordedBatch.schema.typeName, toJson(usageRecordedBatch.schema, data) as object, { jobId: 'batch-with-bad' });
@@ -347,7 +348,7 @@ describe('batches of events (as the chat service publishes them)', () => {
       await queue.close();
     }
     expect(await billing.parts.prisma.usageRecord.count({ where: { requestId: 'req-batch-ok' } })).toBe(1);
-    expect(await billing.parts.prisma.usageRecord.count({ where: { requestId: 'req-batch-unpriced' } })).toBe(0);
+    expect(await billing.parts.prisma.usageRecord.count({ where: { requestId: 'req-batch-bad-provider' } })).toBe(0);
     expect(await balance('owner-batch-bad')).toBe(dollars(INITIAL_UNITS - costUnits(1000, 500)));
     await expectLedgerExplainsBalance('owner-batch-bad');
   });
@@ -392,7 +393,7 @@ describe('events that cannot be applied', () => {
   });
 
   it.each([
-    ['an unknown model', { model: 'gpt-9-ultra' }, /unknown model "gpt-9-ultra"/],
+    ['an unknown provider', { provider: 'mistral' }, /provider must be one of openai, anthropic, gemini/],
     ['negative prompt tokens', { promptTokens: -5n }, /prompt_tokens must be a whole number/],
     ['too many completion tokens', { completionTokens: 1_000_000_001n }, /completion_tokens must be a whole number/],
     ['an empty request id', { requestId: '' }, /request_id is required/],
@@ -415,7 +416,9 @@ describe('events that cannot be applied', () => {
   });
 
   it('opens no account for an event it refuses', async () => {
-    await expect(recordUsage(deps(), { ...input('req-nobody', 'owner-nobody'), model: 'unpriced' })).rejects.toThrow(/unknown model/);
+    await expect(recordUsage(deps(), { ...input('req-nobody', 'owner-nobody'), provider: 'mistral' })).rejects.toThrow(
+      /provider must be one of/,
+    );
     expect(await billing.parts.prisma.account.count({ where: { userId: 'owner-nobody' } })).toBe(0);
   });
 });

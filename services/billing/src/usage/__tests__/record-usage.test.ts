@@ -36,7 +36,20 @@ describe('parseUsage', () => {
       completionTokens: 500,
       occurredAt: valid.occurredAt,
       apiKeyId: null,
+      provider: 'openai',
+      cachedPromptTokens: 0,
+      reasoningTokens: 0,
+      ownKey: false,
+      fallback: false,
     });
+  });
+
+  it('keeps the provider, cached and reasoning tokens, own key and fallback; refuses an unknown provider', () => {
+    expect(
+      parseUsage({ ...valid, provider: 'gemini', cachedPromptTokens: 12n, reasoningTokens: 3, ownKey: true, fallback: true }),
+    ).toMatchObject({ provider: 'gemini', cachedPromptTokens: 12, reasoningTokens: 3, ownKey: true, fallback: true });
+    expect(() => parseUsage({ ...valid, provider: 'mistral' })).toThrow(/provider must be one of openai, anthropic, gemini/);
+    expect(() => parseUsage({ ...valid, cachedPromptTokens: -1 })).toThrow(/cached_prompt_tokens must be a whole number/);
   });
 
   it('keeps the developer API key an answer was asked through; none for the public chat', () => {
