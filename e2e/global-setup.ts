@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { startFakeAnthropic } from '../services/common/src/testing/fake-anthropic.ts';
 import { groundedReply, startFakeOpenAI } from '../services/common/src/testing/fake-openai.ts';
 import { startStack } from '../scripts/stack.ts';
 import { E2E_PORT_OFFSET } from './playwright.config.ts';
@@ -36,6 +37,9 @@ export default async function globalSetup() {
     },
   });
 
+  // Anthropic's Messages API, for the chatbots whose owner chose a Claude model (models.spec.ts).
+  const anthropic = await startFakeAnthropic({ chunkDelayMs: 20 });
+
   const mailOutboxDir = mkdtempSync(join(tmpdir(), 'parley-e2e-mail-'));
   const stack = await startStack({
     portOffset: E2E_PORT_OFFSET,
@@ -49,6 +53,8 @@ export default async function globalSetup() {
       PORT: '',
       OPENAI_API_KEY: 'e2e-key',
       OPENAI_BASE_URL: model.url,
+      ANTHROPIC_API_KEY: 'e2e-anthropic-key',
+      ANTHROPIC_BASE_URL: anthropic.url,
       // Checkout runs in test mode (no STRIPE_SECRET_KEY): its local page and return URLs live here.
       PUBLIC_URL: `http://localhost:${8080 + E2E_PORT_OFFSET}`,
       // No SMTP server: auth writes mails to this folder and the gateway shows them at /dev/mail.
@@ -61,6 +67,7 @@ export default async function globalSetup() {
   return async () => {
     await stack.stop();
     await model.close();
+    await anthropic.close();
     rmSync(mailOutboxDir, { recursive: true, force: true });
   };
 }

@@ -9,6 +9,7 @@ import { createRedis } from '@parley/common/redis.ts';
 import type { ServiceParts } from '@parley/common/service.ts';
 import { startSpan } from '@parley/common/tracing.ts';
 import { watchAccessChanges } from '@parley/common/access-changes.ts';
+import { loadCatalogue } from '@parley/common/models/catalogue.ts';
 import { createClients } from './clients.ts';
 import type { GatewayConfig } from './config.ts';
 import { toHttpError } from './errors.ts';
@@ -31,8 +32,11 @@ const UPLOAD_RPC_TIMEOUT_MS = 30_000;
 
 export async function createGateway(config: GatewayConfig, { logger }: { logger: Logger }): Promise<ServiceParts> {
   const clients = createClients(config);
+  // Names the models chatbots answer with; which of them a workspace may choose is the chat service's list (models.ts).
+  const catalogue = loadCatalogue({ MODEL_CATALOGUE_FILE: config.MODEL_CATALOGUE_FILE });
   const graphql = await createGraphQL({
     clients,
+    catalogue,
     logger,
     bodyLimit: config.BODY_LIMIT,
     publicUrl: config.PUBLIC_URL,
@@ -78,6 +82,7 @@ export async function createGateway(config: GatewayConfig, { logger }: { logger:
     '/api/v1',
     apiV1Router({
       clients,
+      catalogue,
       logger,
       redis,
       prefix: config.QUEUE_PREFIX,
@@ -98,6 +103,7 @@ export async function createGateway(config: GatewayConfig, { logger }: { logger:
     '/api',
     apiRouter({
       clients,
+      catalogue,
       logger,
       bodyLimit: config.BODY_LIMIT,
       maxPictureBytes: config.MAX_PICTURE_BYTES,

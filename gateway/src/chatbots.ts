@@ -1,5 +1,6 @@
 // Chatbots as the product shows them, from the chatbot service's messages. REST and GraphQL share
 // these views; only the id field's name differs (`_id` in REST, docs/product.md, Chatbots).
+import type { MessageInitShape } from '@bufbuild/protobuf';
 import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
 import type {
   Appearance,
@@ -7,6 +8,7 @@ import type {
   Embedding,
   KnowledgeBase,
   TextEntry,
+  UpdateChatbotRequestSchema,
   VisitorLimits,
   Voice,
 } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
@@ -14,7 +16,10 @@ import type { PublicAppearance } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { Code, ConnectError } from '@parley/common/rpc-errors.ts';
 import { readAppearance, type LauncherPosition } from '@parley/proto/appearance.ts';
 import { languageEnum, languageFields, languageName, readLanguage, type Language, type LanguageName } from '@parley/proto/language.ts';
+import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
+import type { Clients } from './clients.ts';
 import { leadSettingsView, type LeadSettingsView } from './leads.ts';
+import { chatbotModelsView, modelChoiceChange, recordModelChange, type ChatbotModelView, type ModelChoiceInput } from './models.ts';
 
 /** Where an entry's text came from: `name` for a file, `url` for a web page, each only when it has one. */
 export interface EntrySourceView {
@@ -86,6 +91,10 @@ export interface ChatbotView extends VoiceView, EmbedSettingsView, LeadSettingsV
   lastInteraction: string | null;
   createdAt: string;
   updatedAt: string;
+  /** The model that answers (models.ts). */
+  model: ChatbotModelView;
+  /** The model tried once when `model` fails before its first word; null: none. */
+  fallbackModel: ChatbotModelView | null;
   /** Present when the service sent it (lists and single reads ask for it). */
   knowledgeBase?: KnowledgeBaseView;
 }
@@ -134,7 +143,7 @@ export function voiceView(voice: Voice | undefined): VoiceView {
   };
 }
 
-export function chatbotView(chatbot: Chatbot | undefined): ChatbotView {
+export function chatbotView(chatbot: Chatbot | undefined, catalogue: ModelCatalogue): ChatbotView {
   // A contract violation, not a user error: it surfaces as a logged 500.
   if (!chatbot) throw new ConnectError('chatbot service returned no chatbot', Code.Internal);
   return {
@@ -151,6 +160,7 @@ export function chatbotView(chatbot: Chatbot | undefined): ChatbotView {
     ...voiceView(chatbot.voice),
     ...embedSettingsView(chatbot),
     ...leadSettingsView(chatbot),
+    ...chatbotModelsView(chatbot.model, catalogue),
     knowledgeBase: chatbot.knowledgeBase ? knowledgeBaseView(chatbot.knowledgeBase) : undefined,
   };
 }
@@ -316,4 +326,30 @@ export function restTextEntryResult(res: { entry: TextEntryView; knowledgeBase: 
 export function restChatbot(view: ChatbotView) {
   const { id, knowledgeBase, ...rest } = view;
   return { _id: id, ...rest, knowledgeBase: restKnowledgeBase(knowledgeBase ?? { text: '', textEntries: [] }) };
+}
+
+/** Who changes a chatbot, for the audit log: a member, or an API key (no user; its id in `details`). */
+export interface ChatbotChanger {
+  actor: { userId: string; workspaceId: string; clientIp: string };
+  details?: object;
+}
+
+/**
+ * Applies an owner's changes to a chatbot (each face's UpdateChatbot fields), with a change of its
+ * model checked first against what the workspace may choose and recorded in its audit log once stored.
+ */
+export async function updateChatbot(
+  clients: Clients,
+  catalogue: ModelCatalogue,
+  changer: ChatbotChanger,
+  chatbotId: string,
+  changes: Omit<MessageInitShape<typeof UpdateChatbotRequestSchema>, '$typeName' | 'ownerId' | 'chatbotId' | 'model'>,
+  model: ModelChoiceInput = {},
+): Promise<ChatbotView> {
+  const ownerId = changer.actor.workspaceId;
+  const modelChange = await modelChoiceChange(clients, ownerId, model);
+  const { chatbot } = await clients.chatbot.updateChatbot({ ownerId, chatbotId, ...changes, ...modelChange });
+  const view = chatbotView(chatbot, catalogue);
+  if (modelChange.model) await recordModelChange(clients, changer.actor, view.id, view, changer.details);
+  return view;
 }

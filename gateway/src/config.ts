@@ -71,6 +71,8 @@ export const gatewayVars = {
   // its access holds, beside the announced changes that end it at once (ADR 35): the bound when an
   // announcement is lost.
   ACCESS_RECHECK_MS: { parse: int(1000, 3_600_000), default: '60000' },
+  // The model catalogue (services/common/src/models/catalogue.ts), the same file the services read; unset: the shipped defaults.
+  MODEL_CATALOGUE_FILE: { parse: text, optional: true },
   LOG_LEVEL: commonVars.LOG_LEVEL,
   // Signs the gateway's calls to the services (docs/adr/0012-service-to-service-trust.md).
   SERVICE_SECRET: commonVars.SERVICE_SECRET,

@@ -14,6 +14,7 @@ import { accountOwner, authenticateMember, authorizeMember, workspaceHeader, typ
 import { loadOpenUnansweredCounts } from './unanswered-questions.ts';
 import { loadAccount, type Account, type AuthUser } from './users.ts';
 import { DEFAULT_SEATS, type Seats } from './workspaces.ts';
+import { loadCatalogue, type ModelCatalogue } from '@parley/common/models/catalogue.ts';
 
 export { bearerToken };
 
@@ -28,6 +29,8 @@ export interface GraphQLContext {
   publicUrl: string;
   /** How many members each plan allows a workspace. */
   seats: Seats;
+  /** The model catalogue, which names the models chatbots answer with. */
+  catalogue: ModelCatalogue;
   /** The billing account of an owner (a workspace), fetched at most once per request. */
   account(ownerId: string): Promise<Account>;
   /**
@@ -55,6 +58,7 @@ export function graphQLContext(
   logger: Logger,
   publicUrl: string,
   seats: Seats = DEFAULT_SEATS,
+  catalogue: ModelCatalogue = loadCatalogue({}),
 ): GraphQLContext {
   const accounts = new Map<string, Promise<Account>>();
   // The sessions sign-ins of this request opened, by user id.
@@ -77,6 +81,7 @@ export function graphQLContext(
     clientIp: ip,
     publicUrl,
     seats,
+    catalogue,
     async authorize(permission) {
       authenticated ??= authenticateMember(clients, { token, workspaceId, clientIp: ip });
       authorized = authorizeMember(await authenticated, permission);

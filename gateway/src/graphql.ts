@@ -8,6 +8,7 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 import { expressMiddleware } from '@as-integrations/express5';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { Logger } from '@parley/common/logger.ts';
+import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
 import type { Clients } from './clients.ts';
 import { graphQLContext, type GraphQLContext } from './context.ts';
 import { bodyParserError, formatGraphQLError, toHttpError } from './errors.ts';
@@ -86,6 +87,7 @@ export const resolvers = guardOperations([
 
 export async function createGraphQL(opts: {
   clients: Clients;
+  catalogue: ModelCatalogue;
   logger: Logger;
   bodyLimit: string;
   publicUrl: string;
@@ -120,7 +122,9 @@ export async function createGraphQL(opts: {
   router.use(
     express.json({ limit: opts.bodyLimit }),
     refuseDeepNesting,
-    expressMiddleware(server, { context: async ({ req }) => graphQLContext(req, opts.clients, opts.logger, opts.publicUrl, opts.seats) }),
+    expressMiddleware(server, {
+      context: async ({ req }) => graphQLContext(req, opts.clients, opts.logger, opts.publicUrl, opts.seats, opts.catalogue),
+    }),
   );
   // Bodies Apollo never saw (malformed, too large or nested too deep) still get a GraphQL-shaped answer.
   const onError: ErrorRequestHandler = (err, _req, res, _next) => {

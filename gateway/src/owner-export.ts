@@ -16,6 +16,7 @@ import { setCurrentRole } from '@parley/common/context.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import { Code, ConnectError } from '@parley/common/rpc-errors.ts';
 import { chatbotView, isoDate, type ChatbotView } from './chatbots.ts';
+import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
 import type { Clients } from './clients.ts';
 import { authenticate } from './sessions.ts';
 import { subscriptionOf } from './users.ts';
@@ -61,11 +62,13 @@ const exportedChatbot = (view: ChatbotView) => ({
   allowedDomains: view.allowedDomains,
   standalonePage: view.standalonePage,
   limits: view.limits,
+  modelId: view.model.id,
+  fallbackModelId: view.fallbackModel?.id ?? null,
   knowledgeBase: { textEntries: view.knowledgeBase?.textEntries ?? [] },
 });
 
 /** The billing, chatbots and first usage page of one owned workspace. */
-async function ownedData(clients: Clients, ownerId: string) {
+async function ownedData(clients: Clients, catalogue: ModelCatalogue, ownerId: string) {
   const [billing, { chatbots }, firstPage] = await Promise.all([
     clients.billing.exportOwnerData({ userId: ownerId }),
     clients.chatbot.listChatbots({ ownerId, includeKnowledgeBase: true }),
@@ -86,7 +89,7 @@ async function ownedData(clients: Clients, ownerId: string) {
       })),
       creditLedger: billing.creditLedger.map((e) => ({ amount: e.amount, reason: e.reason, createdAt: isoDate(e.createdAt) })),
     },
-    chatbots: chatbots.map((c) => exportedChatbot(chatbotView(c))),
+    chatbots: chatbots.map((c) => exportedChatbot(chatbotView(c, catalogue))),
     firstPage,
   };
 }
@@ -106,7 +109,7 @@ async function ownedWorkspaces(clients: Clients, userId: string): Promise<OwnedW
 }
 
 /** Everything but the usage records, read before the first byte is sent so most failures are a clean error. */
-async function head(clients: Clients, token: string | undefined, now: Date) {
+async function head(clients: Clients, catalogue: ModelCatalogue, token: string | undefined, now: Date) {
   const user = await authenticate(clients, token);
   const [{ sessions }, owned] = await Promise.all([
     clients.auth.listSessions({ userId: user.id, currentToken: token ?? '' }),
@@ -114,7 +117,9 @@ async function head(clients: Clients, token: string | undefined, now: Date) {
   ]);
   // Every workspace read here is the person's own: the calls carry the owner's role.
   setCurrentRole('owner');
-  const data = await Promise.all(owned.map(async (o) => ({ owned: o, ...(await ownedData(clients, o.workspace?.id ?? user.id)) })));
+  const data = await Promise.all(
+    owned.map(async (o) => ({ owned: o, ...(await ownedData(clients, catalogue, o.workspace?.id ?? user.id)) })),
+  );
   // The personal workspace's data stays where the file has always had it; every other owned one has its own entry.
   const personal = data.find((d) => d.owned.workspace?.id === user.id);
   const document = {
@@ -163,12 +168,13 @@ async function head(clients: Clients, token: string | undefined, now: Date) {
  */
 export async function sendOwnerExport(
   clients: Clients,
+  catalogue: ModelCatalogue,
   token: string | undefined,
   res: Response,
   logger: Logger,
   now = new Date(),
 ): Promise<void> {
-  const { userId, document, usage } = await head(clients, token, now);
+  const { userId, document, usage } = await head(clients, catalogue, token, now);
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Disposition', `attachment; filename="${exportFileName(now)}"`);
   const write = async (chunk: string) => {

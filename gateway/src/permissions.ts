@@ -68,6 +68,9 @@ export const ACCESS = {
   'DELETE /api/chatbot/:id/knowledge-base/text-entries/:entryId': 'chatbots:write',
   'Query.chatbots': 'workspace:read',
   'Query.chatbot': 'workspace:read',
+  // The models chatbots may answer with.
+  'GET /api/models': 'workspace:read',
+  'Query.models': 'workspace:read',
   'Mutation.createChatbot': 'chatbots:write',
   'Mutation.updateChatbot': 'chatbots:write',
   'Mutation.deleteChatbot': 'chatbots:write',

@@ -17,3 +17,11 @@ export const DEFAULT_LEAD_SETTINGS = {
 };
 
 export const LEAD_SETTINGS_FIELDS = 'leadForm { name email phone trigger afterMessages consentText } handoff { enabled timeoutSeconds }';
+
+export const MODEL_FIELDS = 'model { id displayName provider } fallbackModel { id displayName provider }';
+
+/** A new chatbot's model (the catalogue's default) and fallback (none), REST and GraphQL alike (models.test.ts has the rest). */
+export const DEFAULT_MODEL_SETTINGS = {
+  model: { id: 'gpt-4o-mini', displayName: 'GPT-4o mini', provider: 'openai' },
+  fallbackModel: null,
+};

@@ -56,6 +56,7 @@ const ROUTES: Array<[string, string]> = [
   ['GET', '/api/chatbot/:id/unanswered-questions'],
   ['POST', '/api/chatbot/:id/unanswered-questions/:questionId/answer'],
   ['POST', '/api/chatbot/:id/unanswered-questions/:questionId/dismiss'],
+  ['GET', '/api/models'],
   ['GET', '/api/analytics/summary'],
   ['GET', '/api/leads/export'],
   ['GET', '/api/inbox/events'],

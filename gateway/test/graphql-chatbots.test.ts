@@ -2,7 +2,14 @@
 // extensions.code and extensions.http.status on every error.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_EMBED_SETTINGS, DEFAULT_LEAD_SETTINGS, EMBED_FIELDS, LEAD_SETTINGS_FIELDS } from './embed-settings-fixtures.ts';
+import {
+  DEFAULT_EMBED_SETTINGS,
+  DEFAULT_LEAD_SETTINGS,
+  DEFAULT_MODEL_SETTINGS,
+  EMBED_FIELDS,
+  LEAD_SETTINGS_FIELDS,
+  MODEL_FIELDS,
+} from './embed-settings-fixtures.ts';
 import { api, gql, type Stack, startStack } from './stack.ts';
 import { makePro, type Owner, registerOwner, UUID } from './chatbot-fixtures.ts';
 
@@ -17,7 +24,7 @@ afterAll(async () => {
 
 const KB_FIELDS = 'knowledgeBase { text textEntries { id title content createdAt } }';
 const VOICE_FIELDS = 'instructions temperature welcomeMessage suggestedQuestions noAnswerMessage';
-const CHATBOT_FIELDS = `id uniqueId name profilePicture isActive language interactions lastInteraction createdAt updatedAt ${VOICE_FIELDS} ${EMBED_FIELDS} ${LEAD_SETTINGS_FIELDS} ${KB_FIELDS}`;
+const CHATBOT_FIELDS = `id uniqueId name profilePicture isActive language interactions lastInteraction createdAt updatedAt ${VOICE_FIELDS} ${EMBED_FIELDS} ${LEAD_SETTINGS_FIELDS} ${MODEL_FIELDS} ${KB_FIELDS}`;
 const CHATBOTS = `query { chatbots { ${CHATBOT_FIELDS} } }`;
 const CHATBOT = `query($id: ID!) { chatbot(id: $id) { ${CHATBOT_FIELDS} } }`;
 const CREATE = `mutation($input: CreateChatbotInput!) { createChatbot(input: $input) { ${CHATBOT_FIELDS} } }`;
@@ -82,6 +89,7 @@ function expectChatbot(chatbot: any, fields: { name: string; isActive?: boolean;
     noAnswerMessage: '',
     ...DEFAULT_EMBED_SETTINGS,
     ...DEFAULT_LEAD_SETTINGS,
+    ...DEFAULT_MODEL_SETTINGS,
     knowledgeBase: fields.knowledgeBase ?? { text: '', textEntries: [] },
   });
   expect(new Date(chatbot.createdAt).toISOString()).toBe(chatbot.createdAt);

@@ -2,7 +2,7 @@
 // the real auth, billing and chatbot services.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_EMBED_SETTINGS, DEFAULT_LEAD_SETTINGS } from './embed-settings-fixtures.ts';
+import { DEFAULT_EMBED_SETTINGS, DEFAULT_LEAD_SETTINGS, DEFAULT_MODEL_SETTINGS } from './embed-settings-fixtures.ts';
 import { api, type Stack, startStack } from './stack.ts';
 import { fetchBytes, makePro, type Owner, pictureForm, PICTURE_URL, pngImage, postForm, registerOwner, UUID } from './chatbot-fixtures.ts';
 
@@ -71,6 +71,7 @@ function expectChatbot(
     noAnswerMessage: '',
     ...DEFAULT_EMBED_SETTINGS,
     ...DEFAULT_LEAD_SETTINGS,
+    ...DEFAULT_MODEL_SETTINGS,
     knowledgeBase: fields.knowledgeBase ?? { text: '', textEntries: [] },
   });
   isoString(chatbot.createdAt);

@@ -8,6 +8,9 @@ import { Code, ConnectError, conflict, failedPrecondition } from '@parley/common
 import { createLogger } from '@parley/common/logger.ts';
 import { chatbotView, maxPagesField, restTextEntry, textEntryView, voiceChange } from '../chatbots.ts';
 import { mapError } from '../errors.ts';
+import { loadCatalogue } from '@parley/common/models/catalogue.ts';
+
+const catalogue = loadCatalogue({});
 
 const created = new Date('2026-01-02T03:04:05.678Z');
 const synced = new Date('2026-02-03T04:05:06.789Z');
@@ -73,7 +76,7 @@ describe('textEntryView', () => {
 describe('chatbotView', () => {
   it("carries the voice, the product's defaults when the service sent none", () => {
     const base = { id: 'c1', uniqueId: 'u', name: 'Bot', createdAt: timestampFromDate(created), updatedAt: timestampFromDate(created) };
-    expect(chatbotView(create(ChatbotSchema, base))).toMatchObject({
+    expect(chatbotView(create(ChatbotSchema, base), catalogue)).toMatchObject({
       instructions: '',
       temperature: null,
       welcomeMessage: '',
@@ -87,7 +90,7 @@ describe('chatbotView', () => {
       suggestedQuestions: ['Why?'],
       noAnswerMessage: 'Ask us.',
     };
-    expect(chatbotView(create(ChatbotSchema, { ...base, voice }))).toMatchObject(voice);
+    expect(chatbotView(create(ChatbotSchema, { ...base, voice }), catalogue)).toMatchObject(voice);
   });
 });
 

@@ -4,6 +4,9 @@ import { create } from '@bufbuild/protobuf';
 import { describe, expect, it } from 'vitest';
 import { ChatbotSchema } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import { chatbotView, embedSettingsChange, embedSettingsView } from '../chatbots.ts';
+import { loadCatalogue } from '@parley/common/models/catalogue.ts';
+
+const catalogue = loadCatalogue({});
 
 describe('embedSettingsView', () => {
   it('shows what the service sent: an empty colour as null, dollars as sent, absent limits as null', () => {
@@ -18,7 +21,7 @@ describe('embedSettingsView', () => {
       standalonePage: false,
       limits: { visitorMessagesPerDay: null, dailySpendLimit: '5.00', proofOfWork: true },
     });
-    expect(chatbotView(create(ChatbotSchema, { ...chatbot, id: 'c1' }))).toMatchObject(embedSettingsView(chatbot));
+    expect(chatbotView(create(ChatbotSchema, { ...chatbot, id: 'c1' }), catalogue)).toMatchObject(embedSettingsView(chatbot));
   });
 
   it('reads a service that predates them as the product was then: on everywhere, right, unlimited', () => {

@@ -8,9 +8,11 @@ import {
   textEntryResultView,
   languageChange,
   maxPagesField,
+  updateChatbot,
   voiceChange,
 } from '../chatbots.ts';
 import { leadSettingsChange } from '../leads.ts';
+import { workspaceModels } from '../models.ts';
 import { selectsField } from '../selection.ts';
 
 export const chatbotResolvers: Resolvers = {
@@ -21,22 +23,23 @@ export const chatbotResolvers: Resolvers = {
         ownerId: (await ctx.member()).ownerId,
         includeKnowledgeBase: selectsField(info, 'knowledgeBase'),
       });
-      return chatbots.map(chatbotView);
+      return chatbots.map((c) => chatbotView(c, ctx.catalogue));
     },
     chatbot: async (_parent, { id }, ctx) => {
       const { chatbot } = await ctx.clients.chatbot.getChatbot({ ownerId: (await ctx.member()).ownerId, chatbotId: id });
-      return chatbotView(chatbot);
+      return chatbotView(chatbot, ctx.catalogue);
     },
+    models: async (_parent, _args, ctx) => workspaceModels(ctx.clients, (await ctx.member()).ownerId),
   },
   Mutation: {
     createChatbot: async (_parent, { input }, ctx) => {
       const { chatbot } = await ctx.clients.chatbot.createChatbot({ ownerId: (await ctx.member()).ownerId, name: input.name });
-      return chatbotView(chatbot);
+      return chatbotView(chatbot, ctx.catalogue);
     },
     updateChatbot: async (_parent, { id, input }, ctx) => {
-      const { chatbot } = await ctx.clients.chatbot.updateChatbot({
-        ownerId: (await ctx.member()).ownerId,
-        chatbotId: id,
+      const m = await ctx.member();
+      const actor = { userId: m.user.id, workspaceId: m.ownerId, clientIp: m.clientIp };
+      const changes = {
         // GraphQL null means "not given", like an absent field.
         name: input.name ?? undefined,
         isActive: input.isActive ?? undefined,
@@ -84,8 +87,10 @@ export const chatbotResolvers: Resolvers = {
             ? { enabled: input.handoff.enabled ?? undefined, timeoutSeconds: input.handoff.timeoutSeconds ?? undefined }
             : undefined,
         }),
-      });
-      return chatbotView(chatbot);
+      };
+      // A null fallback removes it, as "" does.
+      const model = { modelId: input.modelId ?? undefined, fallbackModelId: input.fallbackModelId };
+      return updateChatbot(ctx.clients, ctx.catalogue, { actor }, id, changes, model);
     },
     deleteChatbot: async (_parent, { id }, ctx) => {
       await ctx.clients.chatbot.deleteChatbot({ ownerId: (await ctx.member()).ownerId, chatbotId: id });
@@ -139,7 +144,7 @@ export const chatbotResolvers: Resolvers = {
         ownerId: (await ctx.member()).ownerId,
         chatbotId: chatbot.id,
       });
-      return chatbotView(full).knowledgeBase ?? knowledgeBaseView(undefined);
+      return chatbotView(full, ctx.catalogue).knowledgeBase ?? knowledgeBaseView(undefined);
     },
     // One CountUnansweredQuestions call per request, however many chatbots the query lists.
     openUnansweredQuestions: async (chatbot, _args, ctx) => (await ctx.openUnansweredQuestions()).get(chatbot.id) ?? 0,

@@ -36,6 +36,7 @@ import {
   ACCOUNT_DELETED_MESSAGE,
   type Caller,
 } from '../account.ts';
+import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
 import type { Clients } from '../clients.ts';
 import { bearerToken } from '../context.ts';
 import { sendOwnerExport } from '../owner-export.ts';
@@ -69,7 +70,7 @@ export function passwordResetRoutes(clients: Clients): Router {
 }
 
 /** Mounted under /api/user: the signed-in owner's account. */
-export function accountRoutes(clients: Clients, opts: { logger: Logger }): Router {
+export function accountRoutes(clients: Clients, opts: { logger: Logger; catalogue: ModelCatalogue }): Router {
   const router = Router();
   router.put('/profile', async (req, res) => {
     const user = await updateProfile(clients, caller(req), stringField(jsonObject(req.body), 'name'));
@@ -123,7 +124,7 @@ export function accountRoutes(clients: Clients, opts: { logger: Logger }): Route
     res.json({ recoveryCodes: await regenerateRecoveryCodes(clients, caller(req), confirmation(req.body)) });
   });
   router.get('/export', async (req, res) => {
-    await sendOwnerExport(clients, bearerToken(req), res, opts.logger);
+    await sendOwnerExport(clients, opts.catalogue, bearerToken(req), res, opts.logger);
   });
   return router;
 }

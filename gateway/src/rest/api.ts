@@ -2,6 +2,7 @@
 // handler that turns every failure into `{ message }` through errors.ts.
 import express, { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
 import type { Logger } from '@parley/common/logger.ts';
+import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
 import type { Clients } from '../clients.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import { bodyParserError, MALFORMED_URL, toHttpError } from '../errors.ts';
@@ -13,6 +14,7 @@ import { authRoutes } from './auth.ts';
 import { inboxEventRoutes } from './inbox-events.ts';
 import { isCleanText } from './input.ts';
 import { chatbotRoutes } from './chatbots.ts';
+import { modelRoutes } from './models.ts';
 import { conversationExportRoutes } from './conversation-export.ts';
 import { paymentRoutes, webhookHandlers } from './payment.ts';
 import type { OpenStreams } from './conversation-events.ts';
@@ -28,6 +30,8 @@ import type { Seats } from '../workspaces.ts';
 
 export interface ApiOptions {
   clients: Clients;
+  /** The model catalogue, which names the models chatbots answer with. */
+  catalogue: ModelCatalogue;
   logger: Logger;
   bodyLimit: string;
   maxPictureBytes: number;
@@ -88,6 +92,7 @@ export function apiRouter(opts: ApiOptions): Router {
   // The export before the owner routes, so "export" is never read as a conversation id.
   router.use('/chatbot', conversationExportRoutes(opts.clients, { logger: opts.logger }));
   router.use('/chatbot', chatbotRoutes(opts.clients, opts), chatbotAnalyticsRoutes(opts.clients), unansweredQuestionRoutes(opts.clients));
+  router.use('/models', modelRoutes(opts.clients));
   router.use('/analytics', analyticsSummaryRoutes(opts.clients));
   router.use('/leads', leadExportRoutes(opts.clients, { logger: opts.logger }));
   router.use(
@@ -99,7 +104,7 @@ export function apiRouter(opts: ApiOptions): Router {
       held: opts.held,
     }),
   );
-  router.use('/user', usageRoutes(opts.clients), accountRoutes(opts.clients, { logger: opts.logger }));
+  router.use('/user', usageRoutes(opts.clients), accountRoutes(opts.clients, { logger: opts.logger, catalogue: opts.catalogue }));
   router.use(
     '/payment',
     paymentRoutes(opts.clients, { publicUrl: opts.publicUrl }),

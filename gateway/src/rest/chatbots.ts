@@ -15,11 +15,14 @@ import {
   restChatbot,
   restKnowledgeBase,
   restTextEntryResult,
+  updateChatbot,
   voiceChange,
 } from '../chatbots.ts';
+import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
+import type { ModelChoiceInput } from '../models.ts';
 import { conversationView, restConversation } from '../conversations.ts';
 import { leadSettingsChange, type LeadSettingsInput } from '../leads.ts';
-import { ownerId } from '../owners.ts';
+import { ownerId, routeMember } from '../owners.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import {
   booleanField,
@@ -103,7 +106,16 @@ function leadSettingsInput(body: JsonObject): LeadSettingsInput {
   };
 }
 
+/** The model choice of PUT /api/chatbot/{id}: `modelId`, and `fallbackModelId` (null or "" for none). */
+function modelChoiceInput(body: JsonObject): ModelChoiceInput {
+  return {
+    modelId: optionalString(body, 'modelId'),
+    fallbackModelId: optionalOfTypes<string>(body, 'fallbackModelId', ['string'], 'a string or null'),
+  };
+}
+
 export interface ChatbotRouteOptions {
+  catalogue: ModelCatalogue;
   maxPictureBytes: number;
   /** Largest knowledge file read from a request (413 past it). */
   maxUploadBytes: number;
@@ -114,21 +126,22 @@ export interface ChatbotRouteOptions {
 export function chatbotRoutes(clients: Clients, opts: ChatbotRouteOptions): Router {
   const router = Router();
   const owner = (req: Request) => ownerId(clients, req);
+  const view = (chatbot: Parameters<typeof chatbotView>[0]) => restChatbot(chatbotView(chatbot, opts.catalogue));
 
   router.get('/', async (req, res) => {
     const { chatbots } = await clients.chatbot.listChatbots({ ownerId: await owner(req), includeKnowledgeBase: true });
-    res.json(chatbots.map((c) => restChatbot(chatbotView(c))));
+    res.json(chatbots.map(view));
   });
 
   router.post('/', async (req, res) => {
     const body = jsonObject(req.body);
     const { chatbot } = await clients.chatbot.createChatbot({ ownerId: await owner(req), name: stringField(body, 'name') });
-    res.status(201).json(restChatbot(chatbotView(chatbot)));
+    res.status(201).json(view(chatbot));
   });
 
   router.get('/:id', async (req, res) => {
     const { chatbot } = await clients.chatbot.getChatbot({ ownerId: await owner(req), chatbotId: req.params.id });
-    res.json(restChatbot(chatbotView(chatbot)));
+    res.json(view(chatbot));
   });
 
   router.put('/:id', async (req, res) => {
@@ -147,8 +160,11 @@ export function chatbotRoutes(clients: Clients, opts: ChatbotRouteOptions): Rout
       ...embedSettingsChange(embedSettingsInput(body)),
       ...leadSettingsChange(leadSettingsInput(body)),
     };
-    const { chatbot } = await clients.chatbot.updateChatbot({ ownerId: await owner(req), chatbotId: req.params.id, ...changes });
-    res.json(restChatbot(chatbotView(chatbot)));
+    const model = modelChoiceInput(body);
+    const m = await routeMember(clients, req);
+    const actor = { userId: m.user.id, workspaceId: m.ownerId, clientIp: m.clientIp };
+    const updated = await updateChatbot(clients, opts.catalogue, { actor }, req.params.id, changes, model);
+    res.json(restChatbot(updated));
   });
 
   router.delete('/:id', async (req, res) => {

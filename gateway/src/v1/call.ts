@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import type { Redis } from '@parley/common/redis.ts';
+import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
 import type { Clients } from '../clients.ts';
 import type { HeldStreams } from '../held-streams.ts';
 import type { ApiKeyCaller, KeyChecker } from './keys.ts';
@@ -17,6 +18,8 @@ export const scopeMissing = (scope: string) => `This API key lacks the "${scope}
 
 export interface ApiV1Options {
   clients: Clients;
+  /** The model catalogue, which names the models chatbots answer with. */
+  catalogue: ModelCatalogue;
   logger: Logger;
   redis: Redis;
   prefix: string;

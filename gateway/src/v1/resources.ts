@@ -13,9 +13,12 @@ import {
   maxPagesField,
   textEntryResultView,
   textEntryView,
+  updateChatbot,
   voiceChange,
   type TextEntryView,
 } from '../chatbots.ts';
+import { clientIp } from '@parley/common/http.ts';
+import { workspaceModels } from '../models.ts';
 import type { Clients } from '../clients.ts';
 import { conversationView } from '../conversations.ts';
 import { readKnowledgeUpload } from '../rest/knowledge-upload.ts';
@@ -31,8 +34,8 @@ export const USAGE_NEEDS_CHATBOT = 'This API key is kept to some chatbots: give 
 export const CURSOR_INVALID = 'cursor is not valid: pass the nextCursor of the previous page';
 
 /** A chatbot as the API shows it: settings without the dashboard's appearance, visitor limits, lead form and handoff. */
-export function apiChatbot(message: ChatbotMessage | undefined) {
-  const { knowledgeBase: _kb, appearance: _a, limits: _l, leadForm: _f, handoff: _h, ...rest } = chatbotView(message);
+export function apiChatbot(view: ReturnType<typeof chatbotView>) {
+  const { knowledgeBase: _kb, appearance: _a, limits: _l, leadForm: _f, handoff: _h, ...rest } = view;
   return rest;
 }
 
@@ -41,25 +44,30 @@ const newest = (entries: TextEntryView[]): TextEntryView =>
   entries.reduce((a, b) => (b.createdAt > a.createdAt || (b.createdAt === a.createdAt && b.id > a.id) ? b : a));
 
 export function resourceRoutes(on: On, opts: ApiV1Options): void {
-  const { clients } = opts;
+  const { clients, catalogue } = opts;
+  const api = (message: ChatbotMessage | undefined) => apiChatbot(chatbotView(message, catalogue));
 
   on('GET /api/v1/chatbots', async ({ res, key, ownerId }) => {
     const { chatbots } = await clients.chatbot.listChatbots({ ownerId, includeKnowledgeBase: false });
-    res.json({ data: chatbots.filter((c) => keyReaches(key, c.id)).map(apiChatbot) });
+    res.json({ data: chatbots.filter((c) => keyReaches(key, c.id)).map(api) });
   });
 
   on('POST /api/v1/chatbots', async ({ res, key, ownerId, body }) => {
     if (key.chatbotIds.size > 0) throw forbidden(KEY_KEPT_TO_CHATBOTS);
     const { chatbot } = await clients.chatbot.createChatbot({ ownerId, name: body.name });
-    res.status(201).json(apiChatbot(chatbot));
+    res.status(201).json(api(chatbot));
   });
 
   on('GET /api/v1/chatbots/:id', async ({ req, res, ownerId }) => {
     const { chatbot } = await clients.chatbot.getChatbot({ ownerId, chatbotId: String(req.params.id) });
-    res.json(apiChatbot(chatbot));
+    res.json(api(chatbot));
   });
 
-  on('PATCH /api/v1/chatbots/:id', async ({ req, res, ownerId, body }) => {
+  on('GET /api/v1/models', async ({ res, ownerId }) => {
+    res.json({ data: await workspaceModels(clients, ownerId) });
+  });
+
+  on('PATCH /api/v1/chatbots/:id', async ({ req, res, key, ownerId, body }) => {
     const changes = {
       name: body.name,
       isActive: body.isActive,
@@ -73,8 +81,10 @@ export function resourceRoutes(on: On, opts: ApiV1Options): void {
       }),
       ...embedSettingsChange({ allowedDomains: body.allowedDomains, standalonePage: body.standalonePage }),
     };
-    const { chatbot } = await clients.chatbot.updateChatbot({ ownerId, chatbotId: String(req.params.id), ...changes });
-    res.json(apiChatbot(chatbot));
+    // A key is no member: the audit log names it instead.
+    const changer = { actor: { userId: '', workspaceId: ownerId, clientIp: clientIp(req) }, details: { apiKeyId: key.apiKeyId } };
+    const model = { modelId: body.modelId, fallbackModelId: body.fallbackModelId };
+    res.json(apiChatbot(await updateChatbot(clients, catalogue, changer, String(req.params.id), changes, model)));
   });
 
   on('DELETE /api/v1/chatbots/:id', async ({ req, res, ownerId }) => {

@@ -71,6 +71,14 @@ export const API_V1_ROUTES = {
     status: 200,
     response: s.Deleted,
   },
+  'GET /api/v1/models': {
+    scope: 'chatbots:read',
+    permission: 'workspace:read',
+    summary: 'The models this deployment offers chatbots, the default first, each with whether the plan may use it',
+    chatbot: false,
+    status: 200,
+    response: s.ModelList,
+  },
   'GET /api/v1/chatbots/:id/knowledge': {
     scope: 'chatbots:read',
     permission: 'workspace:read',

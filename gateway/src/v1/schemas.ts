@@ -39,6 +39,10 @@ export const TextEntry = z
   })
   .meta({ id: 'TextEntry' });
 
+export const ChatbotModel = z
+  .object({ id: z.string(), displayName: z.string(), provider: z.string().meta({ description: 'openai, anthropic or gemini.' }) })
+  .meta({ id: 'ChatbotModel', description: 'A model a chatbot answers with, as the catalogue names it.' });
+
 export const Chatbot = z
   .object({
     id: z.string(),
@@ -58,8 +62,49 @@ export const Chatbot = z
     noAnswerMessage: z.string(),
     allowedDomains: z.array(z.string()),
     standalonePage: z.boolean(),
+    model: ChatbotModel,
+    fallbackModel: ChatbotModel.nullable().meta({ description: 'Tried once when the model fails before its first word; null: none.' }),
   })
   .meta({ id: 'Chatbot' });
+
+export const Model = z
+  .object({
+    id: z.string().meta({ description: "The id a chatbot's modelId takes." }),
+    provider: z.string().meta({ description: 'openai, anthropic or gemini.' }),
+    displayName: z.string(),
+    contextWindow: z.number().meta({ description: 'Tokens the model reads in one call.' }),
+    maxOutputTokens: z.number().meta({ description: 'The most tokens it writes in one answer.' }),
+    inputPricePerMillion: z.string().meta({ description: 'US dollars per million prompt tokens, an exact decimal.' }),
+    outputPricePerMillion: z.string().meta({ description: 'US dollars per million answer tokens, an exact decimal.' }),
+    capabilities: z.object({ streaming: z.boolean(), tools: z.boolean(), images: z.boolean() }),
+    plans: z.array(z.string()).meta({ description: 'The plans that may use it: free, pro.' }),
+    isDefault: z.boolean().meta({ description: 'The model a new chatbot answers with.' }),
+    allowed: z.boolean().meta({ description: "The workspace's plan may use it." }),
+    typicalAnswerCost: z
+      .string()
+      .meta({ description: 'Dollars of credit a typical answer costs (2,000 prompt tokens and 300 answer tokens), an exact decimal.' }),
+  })
+  .meta({
+    id: 'Model',
+    examples: [
+      {
+        id: 'gpt-4o-mini',
+        provider: 'openai',
+        displayName: 'GPT-4o mini',
+        contextWindow: 128000,
+        maxOutputTokens: 16384,
+        inputPricePerMillion: '0.15',
+        outputPricePerMillion: '0.60',
+        capabilities: { streaming: true, tools: true, images: true },
+        plans: ['free', 'pro'],
+        isDefault: true,
+        allowed: true,
+        typicalAnswerCost: '0.00048',
+      },
+    ],
+  });
+
+export const ModelList = z.object({ data: z.array(Model) }).meta({ id: 'ModelList' });
 
 export const ChatbotList = z.object({ data: z.array(Chatbot) }).meta({ id: 'ChatbotList' });
 
@@ -77,6 +122,11 @@ export const UpdateChatbot = z
     noAnswerMessage: text().optional(),
     allowedDomains: z.array(text()).optional(),
     standalonePage: z.boolean().optional(),
+    modelId: text().optional().meta({ description: 'One of GET /api/v1/models; 400 for another, 403 for one the plan may not use.' }),
+    fallbackModelId: text()
+      .nullable()
+      .optional()
+      .meta({ description: 'Tried once when the model fails; null or "" removes it. Checked like modelId.' }),
   })
   .meta({ id: 'UpdateChatbot', description: 'Only the fields given change.', examples: [{ welcomeMessage: 'Hi! Ask me anything.' }] });
 

@@ -1,8 +1,8 @@
-// A chatbot's model choice (docs/product.md, Chatbots: the model): which catalogue model answers its
+// A chatbot's model choice (docs/product.md, The model): which catalogue model answers its
 // visitors and which one is tried once when that one fails before its first token. The row stores
 // catalogue ids, null for none; no model stored is the catalogue's default, so a new chatbot follows
 // the operator's default. Pure: which of the catalogue's models a workspace may choose (offered by
-// this deployment, allowed on its plan) is decided before the change reaches this service.
+// this deployment, allowed on its plan) is decided before the change reaches this service (ADR 42).
 import { invalid } from '@parley/common/rpc-errors.ts';
 import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
 

@@ -4,7 +4,8 @@ import { fieldControlClasses } from './field-styles';
 
 interface SelectFieldProps extends SelectHTMLAttributes<HTMLSelectElement> {
   label: string;
-  options: ReadonlyArray<{ value: string; label: string }>;
+  /** A disabled option is shown but cannot be chosen (e.g. one the plan does not allow). */
+  options: ReadonlyArray<{ value: string; label: string; disabled?: boolean }>;
   /** The label is read by screen readers only (a toolbar's compact picker). */
   hideLabel?: boolean;
   /** Classes added to the select itself (its height and width). */
@@ -22,7 +23,7 @@ export function SelectField({ label, options, hideLabel, controlClassName = 'h-1
       <div className="relative">
         <select id={selectId} className={cn(fieldControlClasses, controlClassName, 'appearance-none pr-10')} {...rest}>
           {options.map((option) => (
-            <option key={option.value} value={option.value}>
+            <option key={option.value} value={option.value} disabled={option.disabled}>
               {option.label}
             </option>
           ))}

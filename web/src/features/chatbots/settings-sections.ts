@@ -1,9 +1,10 @@
 // The sections of a chatbot's Settings tab, in page order, and their addresses (`#settings-voice`).
-// What a chatbot comes to hold next (its model, actions, channels, tests) joins this list.
+// What a chatbot comes to hold next (its actions, channels, tests) joins this list.
 
 export const SETTINGS_SECTIONS = [
   { id: 'basic', label: 'Basics' },
   { id: 'voice', label: 'Voice' },
+  { id: 'model', label: 'Model' },
   { id: 'lead-form', label: 'Lead form' },
   { id: 'handoff', label: 'Handoff' },
   { id: 'knowledge', label: 'Knowledge' },

@@ -52,6 +52,7 @@ describe('Chatbot detail page', () => {
       ).toEqual([
         ['Basics', '#settings-basic'],
         ['Voice', '#settings-voice'],
+        ['Model', '#settings-model'],
         ['Lead form', '#settings-lead-form'],
         ['Handoff', '#settings-handoff'],
         ['Knowledge', '#settings-knowledge'],

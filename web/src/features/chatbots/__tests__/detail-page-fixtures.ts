@@ -60,6 +60,26 @@ export function sampleLeadSettings(overrides: { leadForm?: Record<string, unknow
   };
 }
 
+/** The model (the catalogue's default) and no fallback, as a new chatbot has them. */
+export function sampleModelSettings() {
+  return {
+    model: { __typename: 'ChatbotModel' as const, id: 'gpt-4o-mini', displayName: 'GPT-4o mini', provider: 'openai' },
+    fallbackModel: null as { __typename: 'ChatbotModel'; id: string; displayName: string; provider: string } | null,
+  };
+}
+
+/** An offered model as the models query answers it. */
+export function sampleModel(id: string, displayName: string, provider: string, typicalAnswerCost: string, allowed = true) {
+  return { __typename: 'Model' as const, id, displayName, provider, typicalAnswerCost, allowed, isDefault: id === 'gpt-4o-mini' };
+}
+
+/** What a free workspace may choose from: two models on every plan, one on Pro. */
+export const FREE_PLAN_MODELS = [
+  sampleModel('gpt-4o-mini', 'GPT-4o mini', 'openai', '0.00048'),
+  sampleModel('claude-haiku-4-5', 'Claude Haiku 4.5', 'anthropic', '0.0035'),
+  sampleModel('claude-sonnet-4-5', 'Claude Sonnet 4.5', 'anthropic', '0.0105', false),
+];
+
 export function detailChatbot(overrides: Record<string, unknown> = {}) {
   const { appearance, limits, leadForm, handoff, ...rest } = overrides as {
     appearance?: Record<string, unknown>;
@@ -67,7 +87,13 @@ export function detailChatbot(overrides: Record<string, unknown> = {}) {
     leadForm?: Record<string, unknown>;
     handoff?: Record<string, unknown>;
   };
-  return sampleChatbot({ ...sampleVoice(), ...sampleEmbed({ appearance, limits }), ...sampleLeadSettings({ leadForm, handoff }), ...rest });
+  return sampleChatbot({
+    ...sampleVoice(),
+    ...sampleEmbed({ appearance, limits }),
+    ...sampleLeadSettings({ leadForm, handoff }),
+    ...sampleModelSettings(),
+    ...rest,
+  });
 }
 
 export interface EntryOverrides {
@@ -134,6 +160,7 @@ export function openDetail(
     Chatbots: () => ({ data: { chatbots: [sampleChatbot()] } }),
     Chatbot: () => ({ data: { chatbot: { ...detailChatbot(chatbot), knowledgeBase } } }),
     ChatbotMonthlyCost: () => ({ data: { usage: monthlyCost('0.0123456') } }),
+    Models: () => ({ data: { models: FREE_PLAN_MODELS } }),
     ...handlers,
   });
   return { ...mock, ...renderApp('/chatbots/c1', mock.link) };

@@ -21,6 +21,7 @@ import { chatbotTabLabels, ChatbotTabs, type ChatbotTab } from './chatbot-tabs';
 import { ConversationHistory } from './conversation-history';
 import { EmbedTab } from './embed-tab';
 import { HandoffSettingsCard } from './handoff-settings-card';
+import { ModelSettingsCard } from './model-settings-card';
 import { LeadFormSettingsCard } from './lead-form-settings-card';
 import { KnowledgeBaseContent } from './knowledge-base-content';
 import { KnowledgeBaseForm } from './knowledge-base-form';
@@ -109,6 +110,9 @@ export function ChatbotDetailPage() {
                         </SettingsSection>
                         <SettingsSection id="voice">
                           <BotVoiceForm key={`voice-${chatbot.id}`} chatbot={chatbot} />
+                        </SettingsSection>
+                        <SettingsSection id="model">
+                          <ModelSettingsCard key={`model-${chatbot.id}`} chatbot={chatbot} />
                         </SettingsSection>
                         <SettingsSection id="lead-form">
                           <LeadFormSettingsCard key={`lead-form-${chatbot.id}`} chatbot={chatbot} />

@@ -7,6 +7,7 @@ export const ChatbotQuery = graphql(`
       ...ChatbotVoice
       ...ChatbotEmbed
       ...ChatbotLeadSettings
+      ...ChatbotModelSettings
       knowledgeBase {
         ...KnowledgeBaseFields
       }

@@ -12,7 +12,10 @@ import { readEventStream } from '../../../lib/read-event-stream';
 
 export const SEND_MESSAGE_FAILED_MESSAGE = 'Failed to get response from chatbot';
 export const FEEDBACK_FAILED_MESSAGE = "Couldn't save your feedback";
-/** The model the public page asks for (docs/product.md, Public chat). */
+/**
+ * The `model` value the public chat's contract fixes for the page (docs/product.md, Public chat). It
+ * names no model: the server ignores it, and the chatbot answers with the model its owner chose.
+ */
 export const CHAT_MODEL = 'gpt-4o-mini';
 /** The page shows at most this many suggested questions, as the server stores them. */
 export const MAX_SUGGESTED_QUESTIONS = 4;
