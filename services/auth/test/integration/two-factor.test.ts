@@ -2,7 +2,7 @@ import { readOutbox } from '@parley/common/mail-outbox.ts';
 import { Code } from '@parley/common/rpc-errors.ts';
 import { roleLacksPermission } from '@parley/common/roles.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENROLMENT_CODE_INCORRECT } from '../../src/two-factor/confirm-two-factor-enrolment.ts';
+import { ENROLMENT_CODE_INCORRECT, ENROLMENT_NOT_STARTED } from '../../src/two-factor/confirm-two-factor-enrolment.ts';
 import { TWO_FACTOR_CODE_INCORRECT } from '../../src/two-factor/second-factor.ts';
 import { TWO_FACTOR_CHALLENGE_INVALID } from '../../src/core/two-factor-challenge.ts';
 import { totpCode } from '../../src/two-factor/totp.ts';
@@ -98,7 +98,46 @@ describe('Enrolment', () => {
   });
 });
 
+describe('Enrolment, started again or not at all', () => {
+  it('needs a started enrolment, and a new start replaces the secret not yet confirmed', async () => {
+    const person = await signUp(h);
+    await expectRpcError(
+      h.client.confirmTwoFactorEnrolment({ userId: person.id, code: '123456', clientIp: freshIp() }),
+      Code.FailedPrecondition,
+      ENROLMENT_NOT_STARTED,
+    );
+    const first = await h.client.startTwoFactorEnrolment({ userId: person.id });
+    const second = await h.client.startTwoFactorEnrolment({ userId: person.id });
+    expect(second.secret).not.toBe(first.secret);
+    const stale = codeAt(first.secret);
+    if (stale !== codeAt(second.secret)) {
+      await expectRpcError(
+        h.client.confirmTwoFactorEnrolment({ userId: person.id, code: stale, clientIp: freshIp() }),
+        Code.InvalidArgument,
+        ENROLMENT_CODE_INCORRECT,
+      );
+    }
+    expect(
+      (await h.client.confirmTwoFactorEnrolment({ userId: person.id, code: codeAt(second.secret), clientIp: freshIp() })).recoveryCodes,
+    ).toHaveLength(10);
+  });
+});
+
 describe('Sign-in with two-factor on', () => {
+  it('answers over-long input as a wrong code or an unknown challenge, without looking it up', async () => {
+    const person = await enrolled();
+    await expectRpcError(
+      h.client.completeTwoFactorLogin({ challenge: await challengeOf(person), code: '1'.repeat(10_000), clientIp: freshIp() }),
+      Code.Unauthenticated,
+      TWO_FACTOR_CODE_INCORRECT,
+    );
+    await expectRpcError(
+      h.client.completeTwoFactorLogin({ challenge: 'x'.repeat(10_000), code: '123456', clientIp: freshIp() }),
+      Code.Unauthenticated,
+      TWO_FACTOR_CHALLENGE_INVALID,
+    );
+  });
+
   it('answers a challenge, not a session, to the password, and the session to the code', async () => {
     const person = await enrolled();
     const sessionsBefore = await h.db.session.count({ where: { userId: person.id } });
