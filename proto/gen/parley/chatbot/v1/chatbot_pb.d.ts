@@ -290,8 +290,9 @@ export declare const ChatbotSchema: GenMessage<Chatbot>;
 
 /**
  * Which catalogue model answers a chatbot's visitors, and the one tried once when it fails before
- * its first token. Ids are the catalogue's; the chatbot service checks them against the catalogue
- * and the owner's plan when they are set.
+ * its first token. Ids are the catalogue's: the chatbot service refuses an id the catalogue does not
+ * list, and the gateway, before the change reaches it, one the workspace may not choose (offered
+ * by this deployment, allowed on its plan; ADR 42).
  *
  * @generated from message parley.chatbot.v1.ModelChoice
  */
