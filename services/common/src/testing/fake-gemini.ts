@@ -7,7 +7,8 @@
 // against it unmodified (httpOptions.baseUrl is the fake's url). Token counts are fake-openai.ts's
 // (a token per four characters, the system instruction included), and the default answer is its
 // groundedReply, so a test predicts both whatever the provider.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { serveFake } from './serve.ts';
 import {
   fakeChunks,
   fakePromptTokens,
@@ -184,21 +185,10 @@ export async function startFakeGemini(opts: Partial<FakeGeminiBehaviour> & { por
     res.end();
   };
 
-  const server: Server = createServer((req, res) => {
-    handle(req, res).catch((err: Error) => {
-      if (!res.headersSent) sendError(res, 500, err.message);
-      else res.destroy();
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve());
-  });
-  const address = server.address();
-  if (!address || typeof address === 'string') throw new Error('fake Gemini: no address');
+  const { origin, close } = await serveFake('Gemini', handle, (res, message) => sendError(res, 500, message), host, port);
 
   return {
-    url: `http://${host}:${address.port}`,
+    url: origin,
     requests,
     setBehaviour(change) {
       behaviour = { ...behaviour, ...change };
@@ -207,10 +197,6 @@ export async function startFakeGemini(opts: Partial<FakeGeminiBehaviour> & { por
       behaviour = { ...DEFAULTS, ...initial };
       requests.length = 0;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close,
   };
 }

@@ -6,7 +6,8 @@
 // By default it answers like a model that follows the chat service's prompt (groundedReply): from
 // the numbered passage that shares the most words with the question, citing it, or with the
 // no-answer message when none does, so citations can be tested end to end.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { serveFake } from './serve.ts';
 import { fakeEmbedding } from './fake-embedding.ts';
 
 export interface FakeOpenAIMessage {
@@ -309,21 +310,10 @@ export async function startFakeOpenAI(opts: Partial<FakeOpenAIBehaviour> & { por
     );
   };
 
-  const server: Server = createServer((req, res) => {
-    handle(req, res).catch((err: Error) => {
-      if (!res.headersSent) sendError(res, 500, err.message, 'server_error');
-      else res.destroy();
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve());
-  });
-  const address = server.address();
-  if (!address || typeof address === 'string') throw new Error('fake OpenAI: no address');
+  const { origin, close } = await serveFake('OpenAI', handle, (res, message) => sendError(res, 500, message, 'server_error'), host, port);
 
   return {
-    url: `http://${host}:${address.port}/v1`,
+    url: `${origin}/v1`,
     requests,
     embeddingRequests,
     setBehaviour(change) {
@@ -334,10 +324,6 @@ export async function startFakeOpenAI(opts: Partial<FakeOpenAIBehaviour> & { por
       requests.length = 0;
       embeddingRequests.length = 0;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close,
   };
 }

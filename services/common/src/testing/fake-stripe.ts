@@ -9,7 +9,8 @@
 // Also: builders of Stripe event JSON and the Stripe-Signature header, signed exactly as Stripe signs
 // (the stripe SDK's generateTestHeaderString), for webhook tests and the test-mode checkout.
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { serveFake } from './serve.ts';
 import Stripe from 'stripe';
 
 type Json = Record<string, unknown>;
@@ -457,24 +458,19 @@ export async function startFakeStripe(
     send(res, status, body, idempotencyKey ? { 'idempotency-key': idempotencyKey } : {});
   };
 
-  const server: Server = createServer((req, res) => {
-    handle(req, res).catch((err: Error) => {
-      if (!res.headersSent) send(res, 500, JSON.stringify({ error: { type: 'api_error', message: err.message } }));
-      else res.destroy();
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve());
-  });
-  const address = server.address();
-  if (!address || typeof address === 'string') throw new Error('fake Stripe: no address');
-  baseUrl = `http://${host}:${address.port}`;
+  const { origin, close } = await serveFake(
+    'Stripe',
+    handle,
+    (res, message) => send(res, 500, JSON.stringify({ error: { type: 'api_error', message } })),
+    host,
+    port,
+  );
+  baseUrl = origin;
 
   return {
     url: baseUrl,
     host,
-    port: address.port,
+    port: Number(new URL(origin).port),
     apiKey,
     requests,
     customers,
@@ -529,11 +525,7 @@ export async function startFakeStripe(
       lineItems.clear();
       idempotent.clear();
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close,
   };
 }
 
