@@ -1,10 +1,5 @@
-import { useMutation } from '@apollo/client/react';
-import { useState } from 'react';
-import { useChatbots } from '../../../lib/chatbots/chatbots-context';
-import { graphqlErrorMessage } from '../../../lib/graphql-errors';
-import { useFlashMessage } from '../../../lib/use-flash-message';
 import { UpdateChatbotVoiceMutation } from '../graphql/update-chatbot-voice-mutation';
-import { CHATBOT_UPDATED_MESSAGE, UPDATE_CHATBOT_FAILED_MESSAGE } from './use-update-chatbot';
+import { useSaveChatbotSection } from './use-save-chatbot-section';
 
 // The limits the chatbot service enforces (its messages are shown as they come); here they only
 // drive the counters and the number of question inputs.
@@ -26,43 +21,25 @@ export interface VoiceSettings {
 
 /** Saves the Bot voice card; blank suggested questions are dropped, as the service would. */
 export function useUpdateChatbotVoice(chatbotId: string) {
-  const store = useChatbots();
-  const [mutate, { loading }] = useMutation(UpdateChatbotVoiceMutation);
-  const [error, setError] = useState<string | null>(null);
-  const success = useFlashMessage();
+  const { save, loading, error, success } = useSaveChatbotSection(chatbotId, UpdateChatbotVoiceMutation);
 
   async function saveVoice(settings: VoiceSettings): Promise<VoiceSettings | null> {
-    setError(null);
-    success.clear();
-    try {
-      const { data } = await mutate({
-        variables: {
-          id: chatbotId,
-          input: {
-            instructions: settings.instructions,
-            temperature: settings.temperature,
-            welcomeMessage: settings.welcomeMessage,
-            suggestedQuestions: settings.suggestedQuestions.map((q) => q.trim()).filter(Boolean),
-            noAnswerMessage: settings.noAnswerMessage,
-          },
-        },
-      });
-      if (!data) throw new Error('empty updateChatbot response');
-      const saved = data.updateChatbot;
-      store.update({ id: saved.id, updatedAt: saved.updatedAt });
-      success.show(CHATBOT_UPDATED_MESSAGE);
-      return {
-        instructions: saved.instructions,
-        temperature: saved.temperature ?? null,
-        welcomeMessage: saved.welcomeMessage,
-        suggestedQuestions: saved.suggestedQuestions,
-        noAnswerMessage: saved.noAnswerMessage,
-      };
-    } catch (failure) {
-      setError(graphqlErrorMessage(failure) ?? UPDATE_CHATBOT_FAILED_MESSAGE);
-      return null;
-    }
+    const saved = await save({
+      instructions: settings.instructions,
+      temperature: settings.temperature,
+      welcomeMessage: settings.welcomeMessage,
+      suggestedQuestions: settings.suggestedQuestions.map((q) => q.trim()).filter(Boolean),
+      noAnswerMessage: settings.noAnswerMessage,
+    });
+    if (!saved) return null;
+    return {
+      instructions: saved.instructions,
+      temperature: saved.temperature ?? null,
+      welcomeMessage: saved.welcomeMessage,
+      suggestedQuestions: saved.suggestedQuestions,
+      noAnswerMessage: saved.noAnswerMessage,
+    };
   }
 
-  return { saveVoice, loading, error, success: success.message };
+  return { saveVoice, loading, error, success };
 }
