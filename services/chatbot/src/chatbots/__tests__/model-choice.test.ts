@@ -127,8 +127,8 @@ describe('the choice through the chatbot service', () => {
   it('stores a change, answers it on every read and announces it with a new public revision', async () => {
     const owner = newOwner();
     const created = await svc.createChatbot(owner);
-    const revisionKey = redisKeys(svc.config.QUEUE_PREFIX).chatbotRevision(created.id);
-    const before = await svc.redis.get(revisionKey);
+    const chatbotRevision = redisKeys(svc.config.QUEUE_PREFIX).chatbotRevision(created.id);
+    const before = await svc.redis.get(chatbotRevision);
 
     const { chatbot } = await svc.client.updateChatbot({
       ownerId: owner,
@@ -136,7 +136,7 @@ describe('the choice through the chatbot service', () => {
       model: { modelId: 'large', fallbackModelId: 'other' },
     });
     expect(chatbot?.model).toMatchObject({ modelId: 'large', fallbackModelId: 'other' });
-    expect(await svc.redis.get(revisionKey)).not.toBe(before);
+    expect(await svc.redis.get(chatbotRevision)).not.toBe(before);
     const read = await svc.client.getChatbot({ ownerId: owner, chatbotId: created.id });
     expect(read.chatbot?.model).toMatchObject({ modelId: 'large', fallbackModelId: 'other' });
     const listed = await svc.client.listChatbots({ ownerId: owner });
