@@ -53,7 +53,7 @@ async function direct(): Promise<void> {
 }
 
 async function layered(): Promise<void> {
-  const chosen = models.choose(chatbot)!;
+  const chosen = (await models.choose(chatbot))!;
   const answer = await chosen.language.stream({ messages, maxTokens: 800 }, () => {});
   if (!answer.text) throw new Error('no answer');
 }

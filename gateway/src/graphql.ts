@@ -15,6 +15,7 @@ import { bodyParserError, formatGraphQLError, toHttpError } from './errors.ts';
 import { cleanTextPlugin, noSubscriptions, OPERATION_BOUNDS, operationBounds, refuseDeepNesting } from './graphql-limits.ts';
 import { accountResolvers } from './resolvers/account.ts';
 import { apiKeyResolvers } from './resolvers/api-keys.ts';
+import { providerKeyResolvers } from './resolvers/provider-keys.ts';
 import { authResolvers } from './resolvers/auth.ts';
 import { billingResolvers } from './resolvers/billing.ts';
 import { chatResolvers } from './resolvers/chat.ts';
@@ -82,6 +83,7 @@ export const resolvers = guardOperations([
   workspaceResolvers,
   webhookResolvers,
   apiKeyResolvers,
+  providerKeyResolvers,
   leadResolvers,
 ]);
 

@@ -207,6 +207,13 @@ export const ACCESS = {
   'Mutation.createApiKey': 'apikeys:manage',
   'Mutation.rollApiKey': 'apikeys:manage',
   'Mutation.revokeApiKey': 'apikeys:manage',
+  // The workspace's own provider keys (ADR 43): the admins', as its API keys are.
+  'GET /api/workspace/provider-keys': 'apikeys:manage',
+  'PUT /api/workspace/provider-keys/:provider': 'apikeys:manage',
+  'DELETE /api/workspace/provider-keys/:provider': 'apikeys:manage',
+  'Query.providerKeys': 'apikeys:manage',
+  'Mutation.setProviderKey': 'apikeys:manage',
+  'Mutation.removeProviderKey': 'apikeys:manage',
 
   // Outside /api: probes, the test-mode payment pages
   // (keyed by their session), development mail.

@@ -41,6 +41,8 @@ export interface UsageRequestView {
   totalCost: string;
   /** The developer API's key the answer was asked through; null for the public chat. */
   apiKeyId: string | null;
+  /** Given on the workspace's own provider key ("your key"): totalCost is the own-key fee (docs/adr/0043-own-provider-keys.md). */
+  ownKey: boolean;
 }
 
 export interface UsageDayView {
@@ -178,6 +180,7 @@ function usageRequestView(record: UsageRecord, currentName: string | null): Usag
     totalTokens: count(record.totalTokens),
     totalCost: record.totalCost,
     apiKeyId: record.apiKeyId || null,
+    ownKey: record.ownKey,
   };
 }
 

@@ -165,6 +165,7 @@ function restRequest(route: string): { method: string; path: string; body?: unkn
     'POST /api/workspace/invitations': { email: uniqueEmail('invited'), role: 'viewer' },
     'POST /api/workspace/api-keys': { name: 'Sweep key', scopes: ['chatbots:read'] },
     'POST /api/workspace/api-keys/:id/roll': { overlap: 'none' },
+    'PUT /api/workspace/provider-keys/:provider': { key: 'sk-sweep-provider-key' },
   };
   const query: Record<string, string> = {
     'GET /api/user/usage': '?startDate=2026-01-01&endDate=2026-01-31',

@@ -25,6 +25,7 @@ import { unansweredQuestionRoutes } from './unanswered-questions.ts';
 import { usageRoutes } from './usage.ts';
 import { webhookRoutes } from './webhooks.ts';
 import { apiKeyRoutes, apiScopeRoutes } from './api-keys.ts';
+import { providerKeyRoutes } from './provider-keys.ts';
 import { invitationRoutes, workspaceListRoutes, workspaceRoutes } from './workspaces.ts';
 import type { Seats } from '../workspaces.ts';
 
@@ -113,6 +114,7 @@ export function apiRouter(opts: ApiOptions): Router {
   router.use('/workspaces', workspaceListRoutes(opts.clients, opts.seats));
   router.use('/workspace/webhooks', webhookRoutes(opts.clients));
   router.use('/workspace/api-keys', apiKeyRoutes(opts.clients));
+  router.use('/workspace/provider-keys', providerKeyRoutes(opts.clients));
   router.use('/workspace', workspaceRoutes(opts.clients, opts.seats));
   router.use('/api-scopes', apiScopeRoutes());
   router.use('/invitations', invitationRoutes(opts.clients, opts.seats));

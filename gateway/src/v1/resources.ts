@@ -205,6 +205,7 @@ export function resourceRoutes(on: On, opts: ApiV1Options): void {
         timestamp: r.timestamp,
         chatbotId: r.chatbot?._id ?? null,
         apiKeyId: r.apiKeyId,
+        ownKey: r.ownKey,
         totalTokens: r.totalTokens,
         totalCost: money(r.totalCost),
       })),

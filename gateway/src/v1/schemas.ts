@@ -245,6 +245,7 @@ export const Usage = z
           timestamp: z.string(),
           chatbotId: z.string().nullable(),
           apiKeyId: z.string().nullable().meta({ description: 'The API key the answer was asked through; null for the public chat.' }),
+          ownKey: z.boolean().meta({ description: "Answered on the workspace's own provider key: totalCost is the own-key fee." }),
           totalTokens: z.number(),
           totalCost: z.number(),
         }),

@@ -2,6 +2,7 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { commonVars, ConfigError, int, port, readConfig, text, url } from '@parley/common/config.ts';
+import { encryptionKey } from '@parley/common/sealed-secret.ts';
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 
@@ -47,20 +48,8 @@ const smtpUrl = (raw: string, name: string, env: NodeJS.ProcessEnv): string | un
 /** The development default of TWO_FACTOR_ENCRYPTION_KEY; production refuses it. */
 export const DEVELOPMENT_TWO_FACTOR_KEY = Buffer.from('parley development two-factor key').subarray(0, 32).toString('base64');
 
-/**
- * The key that encrypts TOTP secrets at rest and keys the recovery codes' hash: 32 bytes in base64
- * (e.g. `openssl rand -base64 32`). The value is never repeated in a message.
- */
-const twoFactorKey = (raw: string, name: string, env: NodeJS.ProcessEnv): Buffer => {
-  if (env.NODE_ENV === 'production' && raw === DEVELOPMENT_TWO_FACTOR_KEY) {
-    throw new ConfigError(`${name} is required in production (32 random bytes in base64, e.g. openssl rand -base64 32)`);
-  }
-  const key = Buffer.from(raw, 'base64');
-  if (key.length !== 32 || key.toString('base64') !== raw) {
-    throw new ConfigError(`${name} must be 32 bytes in base64 (e.g. openssl rand -base64 32); the value is not shown`);
-  }
-  return key;
-};
+/** The key that encrypts TOTP secrets at rest and keys the recovery codes' hash. */
+const twoFactorKey = encryptionKey(DEVELOPMENT_TWO_FACTOR_KEY);
 
 export const authVars = {
   ...commonVars,

@@ -60,6 +60,11 @@ export const billingVars = {
   MODEL_CATALOGUE_FILE: { parse: text, optional: true },
   /** Credit granted when an account is opened (the free plan's $0.01). */
   INITIAL_CREDIT: { parse: decimalAmount, default: '0.01' },
+  /**
+   * What an answer given on the workspace's own provider key costs, in exact decimal dollars: its hold
+   * and its usage record's cost instead of the model's price (docs/adr/0043-own-provider-keys.md).
+   */
+  OWN_KEY_PLATFORM_FEE: { parse: decimalAmount, default: '0' },
   /** credit.low (webhooks, ADR 32) is sent when a settlement leaves the balance below this, once per crossing. */
   CREDIT_LOW_THRESHOLD: { parse: decimalAmount, default: '0.50' },
   /** Unset: TEST MODE, checkout runs on the gateway's local page and no real payment is taken. */

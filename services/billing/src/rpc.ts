@@ -56,6 +56,7 @@ function toUsageRecordMessage(r: ReportedUsageRecord): Omit<UsageRecordMessage, 
     completionCost: r.completionCost,
     totalCost: r.totalCost,
     apiKeyId: r.apiKeyId ?? '',
+    ownKey: r.ownKey,
   };
 }
 

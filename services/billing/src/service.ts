@@ -64,7 +64,11 @@ export async function createBillingService(
   const prisma = new PrismaClient({ adapter: prismaAdapter({ pool, schema: config.BILLING_DB_SCHEMA }) });
   const redis = createRedis(config.REDIS_URL);
   redis.on('error', (err) => logger.error({ err: err.message }, 'redis error'));
-  const deps: OpenAccountDeps = { prisma, initialCredit: config.INITIAL_CREDIT };
+  const deps: OpenAccountDeps & { ownKeyFee: string } = {
+    prisma,
+    initialCredit: config.INITIAL_CREDIT,
+    ownKeyFee: config.OWN_KEY_PLATFORM_FEE,
+  };
   // The catalogue's prices, written before anything is priced (a malformed catalogue stops the service, naming its line).
   const stopModelPrices = await startModelPrices(prisma, loadCatalogue({ MODEL_CATALOGUE_FILE: config.MODEL_CATALOGUE_FILE }), logger);
 

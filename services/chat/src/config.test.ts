@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '@parley/common/config.ts';
-import { DEV_ALTCHA_HMAC_KEY, DEV_SESSION_SECRET, readChatConfig } from './config.ts';
+import { DEV_ALTCHA_HMAC_KEY, DEV_PROVIDER_KEY_ENCRYPTION_KEY, DEV_SESSION_SECRET, readChatConfig } from './config.ts';
+
+const OPERATOR_KEY = Buffer.alloc(32, 7).toString('base64');
+const PREVIOUS_KEY = Buffer.alloc(32, 9).toString('base64');
 
 describe('readChatConfig', () => {
   it('has defaults that run against local services, in offline mode', () => {
@@ -34,8 +37,12 @@ describe('readChatConfig', () => {
 
   it('refuses in production the development SESSION_SECRET and ALTCHA_HMAC_KEY, naming the variable', () => {
     const production = { NODE_ENV: 'production', SERVICE_SECRET: 's'.repeat(32) };
-    const secrets = { SESSION_SECRET: 'a-session-secret-of-this-deployment', ALTCHA_HMAC_KEY: 'an-altcha-key-of-this-deployment' };
-    expect(readChatConfig({ ...production, ...secrets })).toMatchObject(secrets);
+    const secrets = {
+      SESSION_SECRET: 'a-session-secret-of-this-deployment',
+      ALTCHA_HMAC_KEY: 'an-altcha-key-of-this-deployment',
+      PROVIDER_KEY_ENCRYPTION_KEY: OPERATOR_KEY,
+    };
+    expect(readChatConfig({ ...production, ...secrets })).toMatchObject({ SESSION_SECRET: secrets.SESSION_SECRET });
     for (const name of ['SESSION_SECRET', 'ALTCHA_HMAC_KEY'] as const) {
       const message = `${name} is required in production (16 or more characters, the same on every chat instance): the development default is refused`;
       // Unset (the default applies) or set to either development default.
@@ -45,6 +52,28 @@ describe('readChatConfig', () => {
     }
     // Outside production the defaults still run (with a warning at start).
     expect(readChatConfig({})).toMatchObject({ SESSION_SECRET: DEV_SESSION_SECRET, ALTCHA_HMAC_KEY: DEV_ALTCHA_HMAC_KEY });
+  });
+
+  it('reads PROVIDER_KEY_ENCRYPTION_KEY as 32 bytes of base64, refusing its development default in production', () => {
+    const production = {
+      NODE_ENV: 'production',
+      SERVICE_SECRET: 's'.repeat(32),
+      SESSION_SECRET: 'x'.repeat(20),
+      ALTCHA_HMAC_KEY: 'y'.repeat(20),
+    };
+    const read = readChatConfig({
+      ...production,
+      PROVIDER_KEY_ENCRYPTION_KEY: OPERATOR_KEY,
+      PROVIDER_KEY_PREVIOUS_ENCRYPTION_KEY: PREVIOUS_KEY,
+    });
+    expect(read.PROVIDER_KEY_ENCRYPTION_KEY.equals(Buffer.from(OPERATOR_KEY, 'base64'))).toBe(true);
+    expect(read.PROVIDER_KEY_PREVIOUS_ENCRYPTION_KEY?.equals(Buffer.from(PREVIOUS_KEY, 'base64'))).toBe(true);
+    const refused = 'PROVIDER_KEY_ENCRYPTION_KEY is required in production (32 random bytes in base64, e.g. openssl rand -base64 32)';
+    expect(() => readChatConfig(production)).toThrowError(new ConfigError(refused));
+    expect(() => readChatConfig({ ...production, PROVIDER_KEY_ENCRYPTION_KEY: DEV_PROVIDER_KEY_ENCRYPTION_KEY })).toThrowError(refused);
+    expect(() => readChatConfig({ PROVIDER_KEY_ENCRYPTION_KEY: 'c2hvcnQ=' })).toThrowError(/must be 32 bytes in base64.*not shown/);
+    // Outside production the default runs (with a warning at start).
+    expect(readChatConfig({}).PROVIDER_KEY_ENCRYPTION_KEY.toString('base64')).toBe(DEV_PROVIDER_KEY_ENCRYPTION_KEY);
   });
 
   it('takes an OpenAI-compatible endpoint', () => {

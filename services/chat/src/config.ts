@@ -2,6 +2,7 @@
 // naming it. Nothing here comes from a visitor: limits, the model endpoint and budgets are the
 // server's own.
 import { commonVars, ConfigError, int, readConfig, port, serviceResolveInterval, serviceUrl, text, url } from '@parley/common/config.ts';
+import { encryptionKey } from '@parley/common/sealed-secret.ts';
 
 const schemaName = (raw: string, name: string): string => {
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw))
@@ -19,6 +20,9 @@ export const DEV_SESSION_SECRET = 'parley-dev-session-secret';
 
 /** The development default of ALTCHA_HMAC_KEY; the service warns when it runs with it, and production refuses it. */
 export const DEV_ALTCHA_HMAC_KEY = 'parley-dev-altcha-hmac-key';
+
+/** The development default of PROVIDER_KEY_ENCRYPTION_KEY; the service warns when it runs with it, and production refuses it. */
+export const DEV_PROVIDER_KEY_ENCRYPTION_KEY = Buffer.from('parley development provider keys!').subarray(0, 32).toString('base64');
 
 const DEVELOPMENT_DEFAULTS = new Set([DEV_SESSION_SECRET, DEV_ALTCHA_HMAC_KEY]);
 
@@ -85,6 +89,13 @@ export const chatVars = {
    * for development only.
    */
   ALTCHA_HMAC_KEY: { parse: signingSecret, default: DEV_ALTCHA_HMAC_KEY },
+  /**
+   * Encrypts the workspaces' own provider keys at rest (provider-keys/, AES-256-GCM): 32 bytes in
+   * base64, the same on every chat instance; the default is for development only.
+   */
+  PROVIDER_KEY_ENCRYPTION_KEY: { parse: encryptionKey(DEV_PROVIDER_KEY_ENCRYPTION_KEY), default: DEV_PROVIDER_KEY_ENCRYPTION_KEY },
+  /** During a rotation, the key before PROVIDER_KEY_ENCRYPTION_KEY: still read, never written (npm run reencrypt-provider-keys -w @parley/chat). */
+  PROVIDER_KEY_PREVIOUS_ENCRYPTION_KEY: { parse: encryptionKey(DEV_PROVIDER_KEY_ENCRYPTION_KEY), optional: true },
   /** Deadline of calls to other services (chatbot, billing). */
   RPC_TIMEOUT_MS: { parse: int(1, 600_000), default: '5000' },
   /** How often a worker settles the credit holds whose answer's usage was lost, from the stored exchanges (ADR 37). */

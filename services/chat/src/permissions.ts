@@ -25,6 +25,10 @@ export const chatPermissions = methodPermissions(ChatService, {
   HandBackConversation: 'conversations:write',
   CloseConversation: 'conversations:write',
   SummarizeConversation: 'conversations:write',
+  // A workspace's own provider keys are the admins', as its API keys are.
+  ListProviderKeys: 'apikeys:manage',
+  SetProviderKey: 'apikeys:manage',
+  RemoveProviderKey: 'apikeys:manage',
 });
 
 /**

@@ -52,13 +52,15 @@ import { requestHandoff } from './handoff/request-handoff.ts';
 import { summarizeConversation } from './handoff/summarize-conversation.ts';
 import { watchConversation } from './handoff/watch-conversation.ts';
 import { leadMethods } from './leads/rpc.ts';
+import { providerKeyMethods, type ProviderKeyRpcDeps } from './provider-keys/rpc.ts';
 import type { OfferedModels } from './models/offered-models.ts';
 
 export type ChatRpcDeps = PublicChatDeps &
   ChatbotProfileDeps &
   ConversationsDeps &
   Pick<ExportDeps, 'exportDb'> &
-  Pick<RateMessageDeps, 'webhooks'> & {
+  Pick<RateMessageDeps, 'webhooks'> &
+  ProviderKeyRpcDeps & {
     /** Humans in the loop (docs/adr/0034-humans-in-the-loop.md). */
     handoffCore: HandoffDeps;
     /** The catalogue's models this deployment offers (ListModels). */
@@ -179,6 +181,7 @@ export function chatRoutes(deps: ChatRpcDeps) {
   return (router: ConnectRouter) => {
     router.service(ChatService, {
       ...leadMethods(deps),
+      ...providerKeyMethods(deps),
       async getPublicChatbot(req) {
         const profile = await loadChatbotProfile(deps, req);
         return {

@@ -48,7 +48,7 @@ import { redisRecentTurns } from './public-chat/recent-turns.ts';
 import { sessionIds } from './core/session-id.ts';
 import { chatbotInteractionPublisher, publishUsageRecorded, visitorHash, type Usage } from './usage/publishers.ts';
 import { reconcileHolds, startReconcilingHolds } from './usage/reconcile-holds.ts';
-import { DEV_ALTCHA_HMAC_KEY, DEV_SESSION_SECRET, type ChatConfig } from './config.ts';
+import { DEV_ALTCHA_HMAC_KEY, DEV_PROVIDER_KEY_ENCRYPTION_KEY, DEV_SESSION_SECRET, type ChatConfig } from './config.ts';
 import { chatPermissions } from './permissions.ts';
 import { redisHandoffMirror } from './handoff/announce.ts';
 import type { HandoffDeps } from './handoff/handoff-deps.ts';
@@ -61,7 +61,11 @@ import { chatRoutes, type ChatRpcDeps } from './rpc.ts';
 import { loadCatalogue } from '@parley/common/models/catalogue.ts';
 import { chatModels } from './models/chat-models.ts';
 import { modelRouter } from './models/model-router.ts';
-import { providerEndpoints } from './models/providers.ts';
+import { providerEndpoints, withOwnKeys } from './models/providers.ts';
+import { ownKeyRouters } from './provider-keys/own-key-routers.ts';
+import { providerKeyCheck } from './provider-keys/provider-key-check.ts';
+import { providerKeyChangePublisher, watchProviderKeyChanges } from './provider-keys/provider-key-changes.ts';
+import { ownKeysOf, type ProviderKeyDeps } from './provider-keys/provider-keys.ts';
 
 /**
  * How long an answer's UsageRecorded and ChatbotInteraction wait for others to share their jobs
@@ -147,13 +151,33 @@ export async function createChatService(
 
   // A malformed catalogue stops the service here, naming its file and line.
   const catalogue = loadCatalogue({ MODEL_CATALOGUE_FILE: config.MODEL_CATALOGUE_FILE });
-  const router = modelRouter({
-    catalogue,
-    endpoints: opts.model === null ? {} : providerEndpoints(config),
-    timeoutMs: config.OPENAI_TIMEOUT_MS,
-    defaultProviderModel: config.OPENAI_MODEL,
-    logger,
+  const endpoints = opts.model === null ? {} : providerEndpoints(config);
+  const routerOf = (of: typeof endpoints) =>
+    modelRouter({ catalogue, endpoints: of, timeoutMs: config.OPENAI_TIMEOUT_MS, defaultProviderModel: config.OPENAI_MODEL, logger });
+  const router = routerOf(endpoints);
+  // A workspace's own provider keys (docs/adr/0043-own-provider-keys.md): stored encrypted, its
+  // router kept in process and forgotten on every replica when they change.
+  const providerKeys: ProviderKeyDeps = {
+    db: prisma,
+    ciphers: { current: config.PROVIDER_KEY_ENCRYPTION_KEY, previous: config.PROVIDER_KEY_PREVIOUS_ENCRYPTION_KEY },
+    endpoints,
+    check: providerKeyCheck(config.OPENAI_TIMEOUT_MS),
+    announce: providerKeyChangePublisher(redis, config.QUEUE_PREFIX, logger),
+  };
+  const ownRouters = ownKeyRouters({
+    load: (ownerId) => ownKeysOf(providerKeys, ownerId),
+    routerOf: (keys) => {
+      const own = withOwnKeys(endpoints, keys);
+      return own ? routerOf(own) : null;
+    },
   });
+  const providerKeyWatch = watchProviderKeyChanges(
+    redis,
+    config.QUEUE_PREFIX,
+    { onChange: (ownerId) => ownRouters.forget(ownerId), onGap: () => ownRouters.forgetAll() },
+    logger,
+  );
+  await providerKeyWatch.ready;
   const models = chatModels(
     router,
     {
@@ -163,6 +187,7 @@ export async function createChatService(
       historyChars: config.HISTORY_CHARS,
     },
     logger,
+    ownRouters.of,
   );
   const online = router.defaultModel !== null;
   if (!online)
@@ -172,6 +197,8 @@ export async function createChatService(
 
   if (config.SESSION_SECRET === DEV_SESSION_SECRET)
     logger.warn('SESSION_SECRET is not set: public chat session ids are signed with the development default');
+  if (config.PROVIDER_KEY_ENCRYPTION_KEY.toString('base64') === DEV_PROVIDER_KEY_ENCRYPTION_KEY)
+    logger.warn("PROVIDER_KEY_ENCRYPTION_KEY is not set: workspaces' own provider keys are encrypted under the development default");
   if (config.ALTCHA_HMAC_KEY === DEV_ALTCHA_HMAC_KEY)
     logger.warn('ALTCHA_HMAC_KEY is not set: proof-of-work challenges are signed with the development default');
 
@@ -224,6 +251,7 @@ export async function createChatService(
   };
   const deps: ChatRpcDeps = {
     handoffCore,
+    providerKeys,
     offered: router.offered,
     handoff: visitorHandoff({ db: prisma, logger, mirror: handoffMirror, live }),
     webhooks,
@@ -375,6 +403,7 @@ export async function createChatService(
       () => interactionsCounted.close(),
       // The live streams end (their responses close), then the subscriber connection goes (already done after a drain).
       () => hub.close(),
+      () => providerKeyWatch.close(),
       () => handoffTimeouts.close(),
       () => handoffRequested.close(),
       () => webhooks.close(),

@@ -20,6 +20,7 @@ export const REDIS_KEY_FAMILIES = {
   conversationChannel: 'conversation',
   inboxChannel: 'inbox',
   accessChannel: 'access',
+  providerKeys: 'provider-keys',
   apiKeyFailures: 'api-key-failures',
 } as const;
 
@@ -68,6 +69,8 @@ export function redisKeys(prefix: string) {
     inboxChannel: (ownerId: string) => join(prefix, f.inboxChannel, ownerId),
     /** Pub/sub channel: whose access was just taken away or changed (users, workspaces, API keys), for every holder of a long-lived response (auth publishes, gateways listen; docs/adr/0035-access-for-as-long-as-a-response-lives.md). */
     accessChannel: () => join(prefix, f.accessChannel, 'changes'),
+    /** Pub/sub channel: the owner whose own provider keys were just set or removed, for every chat replica's cache of them (chat; ADR 43). */
+    providerKeysChannel: () => join(prefix, f.providerKeys, 'changes'),
     /** Hash: owner id → the event types its enabled webhook endpoints subscribe to, comma-separated (set by chatbot; ADR 32). */
     webhookSubscriptions: () => join(prefix, f.webhooks, 'subscriptions'),
     /** A random revision set on every change of webhookSubscriptions: readers cache the hash under it (ADR 32). */

@@ -20,6 +20,7 @@ export function usageRequest(overrides: Record<string, unknown> = {}) {
     completionTokens: 300,
     totalTokens: 1500,
     totalCost: '0.000360',
+    ownKey: false,
     ...overrides,
   };
 }

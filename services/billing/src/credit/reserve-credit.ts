@@ -48,6 +48,8 @@ export interface ReserveCreditInput {
   chatbotId?: string;
   /** Exact decimal dollars; empty or absent: no limit. */
   dailySpendLimit?: string;
+  /** Every model that may answer runs on the workspace's own provider key: the hold is the own-key fee. */
+  ownKey?: boolean;
 }
 
 /** The amount held and the model's prices it was counted at (dollars per million tokens). */
@@ -57,7 +59,7 @@ export interface HeldCredit {
   outputPricePerMillion: Prisma.Decimal;
 }
 
-type ParsedHold = ReturnType<typeof parseHold>;
+type ParsedHold = ReturnType<typeof parseHold> & { ownKeyFee: string | null };
 
 type HoldOutcomeKind = 'held' | 'existing' | 'answered' | 'conflict' | 'no-account' | 'unpriced' | 'no-credit' | 'spend-limit';
 
@@ -88,13 +90,18 @@ export type CreditHoldsDeps = OpenAccountDeps & {
   pool: pg.Pool;
   /** How long a hold lasts (CREDIT_HOLD_TTL_MS); CREDIT_HOLD_TTL_MS's default when absent. */
   holdTtlMs?: number;
+  /**
+   * OWN_KEY_PLATFORM_FEE (exact decimal dollars; absent: 0): an own-key answer's hold. A zero hold is
+   * made whatever the balance, and still meets the chatbot's daily spend limit (docs/adr/0043-own-provider-keys.md).
+   */
+  ownKeyFee?: string;
 };
 
 export function creditHolds(deps: CreditHoldsDeps): CreditHolds {
   const batches = groupCommit((holds: ParsedHold[]) => holdBatch(deps, holds), { max: HOLD_BATCH_MAX });
   return {
     async reserve(input) {
-      const hold = parseHold(input);
+      const hold = { ...parseHold(input), ownKeyFee: input.ownKey ? (deps.ownKeyFee ?? '0') : null };
       let outcome = await batches.add(hold);
       if (outcome.o_outcome === 'no-account') {
         await openAccount(deps, hold.userId);

@@ -42,7 +42,7 @@ export async function listUsageRecords(deps: { prisma: PrismaClient }, input: Li
            coalesce(p."displayName", r."model") AS "modelDisplayName",
            r."promptTokens", r."completionTokens", r."totalTokens",
            trim_scale(r."promptCost")::text AS "promptCost", trim_scale(r."completionCost")::text AS "completionCost",
-           trim_scale(r."totalCost")::text AS "totalCost", r."apiKeyId"
+           trim_scale(r."totalCost")::text AS "totalCost", r."apiKeyId", r."ownKey"
       FROM "UsageRecord" AS r LEFT JOIN "ModelPrice" AS p ON p."modelId" = r."model"
      WHERE r."userId" = ${userId}
        ${after ? Prisma.sql`AND (r."occurredAt", r."id") > (${after.occurredAt.toISOString()}::timestamptz, ${after.id}::uuid)` : Prisma.empty}

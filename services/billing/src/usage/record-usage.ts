@@ -14,6 +14,8 @@ export interface RecordUsageDeps {
   prisma: PrismaClient;
   /** Exact decimal string of dollars (INITIAL_CREDIT), for an account opened on the way. */
   initialCredit: string;
+  /** OWN_KEY_PLATFORM_FEE: what an answer on the workspace's own provider key costs (exact decimal dollars); absent: 0. */
+  ownKeyFee?: string;
 }
 
 /** What the chat service reports for one answer (the UsageRecorded event, decoded). */
@@ -53,7 +55,7 @@ export const usageDebitReference = (requestId: string) => `usage:${requestId}`;
 
 export async function recordUsage(deps: RecordUsageDeps, input: RecordUsageInput): Promise<RecordUsageResult> {
   const usage = parseUsage(input);
-  const [outcome] = await settle(deps.prisma, [usage]);
+  const [outcome] = await settle(deps.prisma, [usage], deps.ownKeyFee);
   if (outcome === 'no-account') return recordOpeningAccount(deps, usage);
   return resultOf(deps.prisma, usage, outcome);
 }
@@ -72,7 +74,7 @@ export type BatchOutcome = 'recorded' | 'defaulted' | 'duplicate';
  * (recordUsage). Throws when the batch cannot be written (the caller records each on its own then).
  */
 export async function recordUsageBatch(deps: RecordUsageDeps, usages: readonly ParsedUsage[]): Promise<(BatchOutcome | Error)[]> {
-  const outcomes = await settle(deps.prisma, usages);
+  const outcomes = await settle(deps.prisma, usages, deps.ownKeyFee);
   return Promise.all(
     usages.map(async (usage, i): Promise<BatchOutcome | Error> => {
       const outcome = outcomes[i];
@@ -101,9 +103,15 @@ type SettleOutcome = BatchOutcome | 'no-account' | 'unpriced';
  * owners' account rows are locked first, in order, as every writer of money does. Outcomes in the
  * order of `usages`.
  */
-async function settle(db: PrismaClient | Prisma.TransactionClient, usages: readonly ParsedUsage[]): Promise<SettleOutcome[]> {
+async function settle(
+  db: PrismaClient | Prisma.TransactionClient,
+  usages: readonly ParsedUsage[],
+  ownKeyFee = '0',
+): Promise<SettleOutcome[]> {
+  // An own-key answer costs the fee (its cost column), whatever its model's price (the migration "own_key_fee").
+  const given = usages.map((u) => ({ ...u, occurredAt: u.occurredAt.toISOString(), ownKeyFee: u.ownKey ? ownKeyFee : null }));
   const rows = await db.$queryRaw<{ o_request_id: string; o_outcome: SettleOutcome }[]>`
-    SELECT * FROM settle_usage(${JSON.stringify(usages.map((u) => ({ ...u, occurredAt: u.occurredAt.toISOString() })))}::jsonb)`;
+    SELECT * FROM settle_usage(${JSON.stringify(given)}::jsonb)`;
   const byRequest = new Map(rows.map((r) => [r.o_request_id, r.o_outcome]));
   // A request id given twice is written once, for its first place; the others are duplicates.
   const seen = new Set<string>();
@@ -134,7 +142,7 @@ async function resultOf(
 function recordOpeningAccount(deps: RecordUsageDeps, usage: ParsedUsage): Promise<RecordUsageResult> {
   return deps.prisma.$transaction(async (tx) => {
     await openAccountInTransaction(tx, usage.userId, deps.initialCredit);
-    const [outcome] = await settle(tx, [usage]);
+    const [outcome] = await settle(tx, [usage], deps.ownKeyFee);
     // The account was opened (or found) under the owner's lock in this transaction.
     if (outcome === 'no-account') throw new Error(`no billing account for "${usage.userId}" right after opening it`);
     return resultOf(tx, usage, outcome);

@@ -56,6 +56,8 @@ export interface ReportedUsageRecord {
   totalCost: string;
   /** The developer API's key the answer was asked through; null for the public chat. */
   apiKeyId: string | null;
+  /** Given on the workspace's own provider key: its cost is the own-key fee (docs/adr/0043-own-provider-keys.md). */
+  ownKey: boolean;
 }
 
 export interface UsageDay {
@@ -226,7 +228,7 @@ function newestRecords(db: PrismaClient, query: ReportQuery): Promise<ReportedUs
     SELECT r."requestId", r."occurredAt", r."chatbotId", r."chatbotName", r."model", coalesce(p."displayName", r."model") AS "modelDisplayName",
            r."promptTokens", r."completionTokens", r."totalTokens",
            trim_scale(r."promptCost")::text AS "promptCost", trim_scale(r."completionCost")::text AS "completionCost",
-           trim_scale(r."totalCost")::text AS "totalCost", r."apiKeyId"
+           trim_scale(r."totalCost")::text AS "totalCost", r."apiKeyId", r."ownKey"
       FROM "UsageRecord" AS r LEFT JOIN "ModelPrice" AS p ON p."modelId" = r."model"
      WHERE r."userId" = ${query.userId} AND r."occurredAt" >= ${iso(query.start)}::timestamptz AND r."occurredAt" < ${iso(query.endExclusive)}::timestamptz
            ${query.chatbotId ? Prisma.sql`AND r."chatbotId" = ${query.chatbotId}` : Prisma.empty}

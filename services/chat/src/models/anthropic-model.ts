@@ -145,3 +145,12 @@ export function anthropicModel(client: Anthropic, ctx: AdapterContext): Language
       }),
   };
 }
+
+/** One cheap call with the client's key (the first page of its models); throws the failure's kind ('auth': the key is refused). */
+export async function checkAnthropicKey(client: Anthropic): Promise<void> {
+  try {
+    await client.models.list({ limit: 1 });
+  } catch (err) {
+    throw classify(err);
+  }
+}

@@ -5,7 +5,7 @@ import type { CatalogueModel } from '@parley/common/models/catalogue.ts';
 import { tokenCost } from '@parley/common/models/catalogue.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import { withFallback } from './fallback-model.ts';
-import type { LanguageModel } from './language-model.ts';
+import type { LanguageModel, ModelAnswer } from './language-model.ts';
 import type { ModelChoice, ModelRouter, RoutedModel } from './model-router.ts';
 
 /** The service's own upper bounds of a prompt (its environment): a model with a smaller window gets less. */
@@ -27,11 +27,16 @@ export interface ChosenModel {
   maxOutputTokens: number;
   /** The catalogue id whose price the hold is counted at: of the models that may answer, the dearer for this prompt. */
   holdModel(maxPromptTokens: number): string;
+  /** Every model that may answer is called with the workspace's own key: the hold is billing's own-key fee, not the model's price. */
+  ownKey: boolean;
 }
+
+/** A workspace's model router when it has own keys (provider-keys/own-key-routers.ts); null: the operator's. */
+export type OwnKeyRouterOf = (ownerId: string) => Promise<ModelRouter | null>;
 
 export interface ChatModels {
   /** Null when no model is offered: the chatbots answer in offline mode. */
-  choose(chatbot: { model?: ModelChoice }): ChosenModel | null;
+  choose(chatbot: { model?: ModelChoice; ownerId?: string }): Promise<ChosenModel | null>;
   /** The model of what has no chatbot's choice (a conversation's summary); null offline. */
   defaultModel: RoutedModel | null;
 }
@@ -71,10 +76,15 @@ function chosenModel(primary: RoutedModel, fallback: RoutedModel | null, bounds:
   const contextWindow = Math.min(...models.map((m) => m.contextWindow));
   const answering = fallback ? withFallback(primary, fallback, logger) : primary.language;
   const capped = (maxTokens: number) => Math.min(maxTokens, maxOutputTokens);
+  // The answer says whether the model that gave it ran on the workspace's own key.
+  const withKey = (answer: ModelAnswer): ModelAnswer => ({
+    ...answer,
+    ownKey: (answer.fallback && fallback ? fallback : primary).ownKey,
+  });
   return {
     language: {
-      complete: (req) => answering.complete({ ...req, maxTokens: capped(req.maxTokens) }),
-      stream: (req, onDelta) => answering.stream({ ...req, maxTokens: capped(req.maxTokens) }, onDelta),
+      complete: (req) => answering.complete({ ...req, maxTokens: capped(req.maxTokens) }).then(withKey),
+      stream: (req, onDelta) => answering.stream({ ...req, maxTokens: capped(req.maxTokens) }, onDelta).then(withKey),
     },
     primary: primary.model,
     fallback: fallback?.model ?? null,
@@ -86,17 +96,22 @@ function chosenModel(primary: RoutedModel, fallback: RoutedModel | null, bounds:
         worstCost(fallback.model, maxPromptTokens, maxOutputTokens) > worstCost(primary.model, maxPromptTokens, maxOutputTokens);
       return dearer ? fallback.model.id : primary.model.id;
     },
+    ownKey: primary.ownKey && (fallback?.ownKey ?? true),
   };
 }
 
-export function chatModels(router: ModelRouter, bounds: PromptBounds, logger: Logger): ChatModels {
-  // One ChosenModel per pair of models, made at its first message: at most offered² of them.
-  const chosen = new Map<string, ChosenModel>();
+export function chatModels(router: ModelRouter, bounds: PromptBounds, logger: Logger, ownKeyRouterOf?: OwnKeyRouterOf): ChatModels {
+  // One ChosenModel per router and pair of models, made at its first message: at most offered² of
+  // them per router (a workspace's router lives as long as its cache entry).
+  const chosenOf = new WeakMap<ModelRouter, Map<string, ChosenModel>>();
   return {
     defaultModel: router.defaultModel,
-    choose(chatbot) {
-      const route = router.route(chatbot.model);
+    async choose(chatbot) {
+      const routing = (ownKeyRouterOf && chatbot.ownerId ? await ownKeyRouterOf(chatbot.ownerId) : null) ?? router;
+      const route = routing.route(chatbot.model);
       if (!route) return null;
+      let chosen = chosenOf.get(routing);
+      if (!chosen) chosenOf.set(routing, (chosen = new Map()));
       const key = `${route.primary.model.id}\n${route.fallback?.model.id ?? ''}`;
       let model = chosen.get(key);
       if (!model) {
@@ -110,7 +125,7 @@ export function chatModels(router: ModelRouter, bounds: PromptBounds, logger: Lo
 
 /** Every chatbot answered by one given model, as the catalogue model `model` (for tests of the turn). */
 export function oneModel(language: LanguageModel, model: CatalogueModel, bounds: PromptBounds, logger: Logger): ChatModels {
-  const routed = { model, language };
+  const routed = { model, language, ownKey: false };
   const router: ModelRouter = {
     offered: { models: [model], defaultModel: model, find: (id) => (id === model.id ? model : undefined) },
     defaultModel: routed,
@@ -120,4 +135,4 @@ export function oneModel(language: LanguageModel, model: CatalogueModel, bounds:
 }
 
 /** No model: every chatbot answers in offline mode. */
-export const noModels: ChatModels = { choose: () => null, defaultModel: null };
+export const noModels: ChatModels = { choose: async () => null, defaultModel: null };

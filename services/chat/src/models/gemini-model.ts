@@ -129,3 +129,12 @@ export function geminiModel(client: GoogleGenAI, ctx: AdapterContext): LanguageM
       }),
   };
 }
+
+/** One cheap call with the client's key (the first page of its models); throws the failure's kind ('auth': the key is refused). */
+export async function checkGeminiKey(client: GoogleGenAI): Promise<void> {
+  try {
+    await client.models.list({ config: { pageSize: 1 } });
+  } catch (err) {
+    throw classify(err);
+  }
+}

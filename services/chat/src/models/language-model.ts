@@ -57,6 +57,8 @@ export interface ModelAnswer {
   provider: Provider;
   /** The chosen model failed before its first token and this answer is its fallback's (fallback-model.ts). */
   fallback: boolean;
+  /** Given on the workspace's own provider key (set by chat-models.ts): billed at the own-key fee, not in credit. */
+  ownKey?: boolean;
 }
 
 export interface LanguageModel {

@@ -15,6 +15,8 @@ import type { ProviderEndpoint, ProviderEndpoints } from './providers.ts';
 export interface RoutedModel {
   model: CatalogueModel;
   language: LanguageModel;
+  /** Called with the workspace's own key (providers.ts withOwnKeys): its answers cost no credit. */
+  ownKey: boolean;
 }
 
 /** What a chatbot stores of its model (PublicChatbot.model); empty ids: the default, no fallback. */
@@ -89,7 +91,11 @@ export function modelRouter(opts: ModelRouterOptions): ModelRouter {
   const routed = new Map<string, RoutedModel>(
     offered.models.map((model) => [
       model.id,
-      { model, language: adapters.get(model.provider)!({ model, providerModel: providerModelOf(model), timeoutMs }) },
+      {
+        model,
+        language: adapters.get(model.provider)!({ model, providerModel: providerModelOf(model), timeoutMs }),
+        ownKey: endpoints[model.provider]?.ownKey === true,
+      },
     ]),
   );
   const defaultModel = offered.defaultModel ? routed.get(offered.defaultModel.id)! : null;

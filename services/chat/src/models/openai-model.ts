@@ -124,3 +124,12 @@ export function openAIModel(client: OpenAI, ctx: AdapterContext): LanguageModel 
       }),
   };
 }
+
+/** One cheap call with the client's key (its models); throws the failure's kind ('auth': the key is refused). */
+export async function checkOpenAIKey(client: OpenAI): Promise<void> {
+  try {
+    await client.models.list();
+  } catch (err) {
+    throw classify(err);
+  }
+}

@@ -7,6 +7,8 @@ export interface ProviderEndpoint {
   apiKey: string;
   /** The SDK's base URL: OpenAI's ends in /v1, Anthropic's and Gemini's are the host alone. */
   baseURL: string;
+  /** The workspace's own key, not the operator's: its answers cost no credit (docs/adr/0043-own-provider-keys.md). */
+  ownKey?: boolean;
 }
 
 export type ProviderEndpoints = Partial<Record<Provider, ProviderEndpoint>>;
@@ -22,4 +24,21 @@ export function providerEndpoints(config: ProviderSettings): ProviderEndpoints {
   if (config.ANTHROPIC_API_KEY) endpoints.anthropic = { apiKey: config.ANTHROPIC_API_KEY, baseURL: config.ANTHROPIC_BASE_URL };
   if (config.GEMINI_API_KEY) endpoints.gemini = { apiKey: config.GEMINI_API_KEY, baseURL: config.GEMINI_BASE_URL };
   return endpoints;
+}
+
+/**
+ * The operator's endpoints with a workspace's own keys in place of the operator's: at the same base
+ * URL, for the providers the operator offers only (a provider the operator has no key for stays
+ * unoffered). Null when no own key applies.
+ */
+export function withOwnKeys(operator: ProviderEndpoints, ownKeys: Partial<Record<Provider, string>>): ProviderEndpoints | null {
+  const endpoints: ProviderEndpoints = { ...operator };
+  let applied = false;
+  for (const [provider, apiKey] of Object.entries(ownKeys) as [Provider, string][]) {
+    const endpoint = operator[provider];
+    if (!endpoint) continue;
+    endpoints[provider] = { apiKey, baseURL: endpoint.baseURL, ownKey: true };
+    applied = true;
+  }
+  return applied ? endpoints : null;
 }

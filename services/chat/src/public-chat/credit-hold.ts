@@ -45,6 +45,8 @@ export interface CreditReservation {
   chatbotId: string;
   /** The chatbot's daily spend limit as the chatbot service sends it (exact decimal dollars); null: none. */
   dailySpendLimit: string | null;
+  /** Every model that may answer runs on the workspace's own key: billing holds its own-key fee instead of the model's price. */
+  ownKey?: boolean;
 }
 
 export interface CreditGate {
@@ -66,6 +68,7 @@ export function creditGate(deps: { billing: Client<typeof BillingService>; logge
           maxCompletionTokens: BigInt(deps.maxOutputTokens),
           chatbotId: reservation.chatbotId,
           dailySpendLimit: reservation.dailySpendLimit ?? '',
+          ownKey: reservation.ownKey ?? false,
         });
       } catch (err) {
         const refused = err instanceof ConnectError && err.code === Code.ResourceExhausted;

@@ -63,6 +63,7 @@ export function recorder(deps: RecorderDeps): Recorder {
             cachedPromptTokens: usage.cachedPromptTokens,
             reasoningTokens: usage.reasoningTokens,
             fallback: usage.fallback,
+            ownKey: usage.ownKey ?? false,
             occurredAt: answeredAt,
             apiKeyId: input.apiKeyId ?? '',
           }

@@ -146,7 +146,7 @@ async function prepare(deps: PublicChatDeps, channel: Channel, raw: RawMessageIn
   if (silent) return { kind: 'handoff', input, state: silent };
   const visitorLimits = visitorLimitsOf(chatbot);
   if (channel.proofOfWork && visitorLimits.proofOfWork && input.newConversation) await redeemProof(deps, input.proofOfWork);
-  const model = qaMatch ? null : deps.models.choose(chatbot);
+  const model = qaMatch ? null : await chooseModel(deps, chatbot);
   const counted = await countToday(deps, { chatbotId: chatbot.id, clientIp: visitor.countedToday, day: utcDay(receivedAt), visitorLimits });
   if (qaMatch) return { kind: 'qa', requestId, input, chatbot, receivedAt, qa: qaMatch };
   if (!model) return { kind: 'offline', requestId, input, chatbot, receivedAt, passages: knowledge };
@@ -204,6 +204,7 @@ async function promptAndReserve(
     requestId,
     ownerId: chatbot.ownerId,
     model: model.holdModel(maxPromptTokens(prompt)),
+    ownKey: model.ownKey,
     prompt,
     chatbotId: chatbot.id,
     dailySpendLimit: visitorLimits.dailySpendLimit,
@@ -242,6 +243,16 @@ async function heldByPerson(
     return await handoff.keep({ chatbot, sessionId: input.sessionId, message: input.message, receivedAt });
   } catch (err) {
     deps.logger.warn({ err: (err as Error).message }, "storing the visitor's message for a person failed");
+    throw answerFailed();
+  }
+}
+
+/** The chatbot's model; reading the workspace's own provider keys failed: the visitor is told the chatbot could not answer. */
+async function chooseModel(deps: PublicChatDeps, chatbot: PublicChatbot): Promise<ChosenModel | null> {
+  try {
+    return await deps.models.choose(chatbot);
+  } catch (err) {
+    deps.logger.warn({ err: (err as Error).message }, "reading the workspace's own provider keys failed");
     throw answerFailed();
   }
 }

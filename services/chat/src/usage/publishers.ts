@@ -32,6 +32,8 @@ export interface Usage {
   reasoningTokens?: number;
   /** The chatbot's chosen model failed before its first token and `model` is its fallback. */
   fallback?: boolean;
+  /** Given on the workspace's own provider key: billed at the own-key fee, not the model's price. */
+  ownKey?: boolean;
 }
 
 export interface Interaction {
@@ -68,6 +70,7 @@ export function usageRecordedEvent(usage: Usage) {
     cachedPromptTokens: BigInt(usage.cachedPromptTokens ?? 0),
     reasoningTokens: BigInt(usage.reasoningTokens ?? 0),
     fallback: usage.fallback ?? false,
+    ownKey: usage.ownKey ?? false,
   });
 }
 

@@ -61,6 +61,7 @@ export async function reconcileHolds(deps: ReconcileDeps, limit = BATCH): Promis
       cachedPromptTokens: Number(u.cachedPromptTokens ?? 0),
       reasoningTokens: Number(u.reasoningTokens ?? 0),
       fallback: u.fallback ?? false,
+      ownKey: u.ownKey ?? false,
     });
   }
   let released = 0;

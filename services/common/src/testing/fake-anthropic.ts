@@ -50,6 +50,8 @@ export interface FakeAnthropicBehaviour {
   cacheReadTokens: number;
   /** Wait between streamed events, in ms. */
   chunkDelayMs: number;
+  /** Keys answered 401 (authentication_error), on every path: what Anthropic does with a revoked key. */
+  refusedKeys: string[];
 }
 
 export interface FakeAnthropic {
@@ -57,6 +59,10 @@ export interface FakeAnthropic {
   url: string;
   /** Every messages request body received, oldest first. */
   requests: FakeAnthropicRequest[];
+  /** The key of each messages request (its x-api-key header, else its bearer token), in the order of `requests`. */
+  apiKeys: string[];
+  /** The key of each GET /v1/models (what a key's check calls), oldest first. */
+  modelListKeys: string[];
   /** Changes what the following requests get; unspecified fields keep their value. */
   setBehaviour(change: Partial<FakeAnthropicBehaviour>): void;
   /** Back to the defaults, and forgets the recorded requests. */
@@ -72,6 +78,7 @@ const DEFAULTS: FakeAnthropicBehaviour = {
   toolUses: [],
   cacheReadTokens: 0,
   chunkDelayMs: 0,
+  refusedKeys: [],
 };
 
 const ERROR_TYPES: Record<number, string> = {
@@ -105,6 +112,8 @@ export async function startFakeAnthropic(
   const { port = 0, host = '127.0.0.1', ...initial } = opts;
   let behaviour: FakeAnthropicBehaviour = { ...DEFAULTS, ...initial };
   const requests: FakeAnthropicRequest[] = [];
+  const apiKeys: string[] = [];
+  const modelListKeys: string[] = [];
   let seq = 0;
 
   const sendError = (res: ServerResponse, status: number, message: string) => {
@@ -114,6 +123,17 @@ export async function startFakeAnthropic(
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    // The key as Anthropic takes it: an x-api-key header, or a bearer token (the SDK's own choice).
+    const bearer = req.headers.authorization?.startsWith('Bearer ') ? req.headers.authorization.slice('Bearer '.length) : '';
+    const apiKey = typeof req.headers['x-api-key'] === 'string' ? req.headers['x-api-key'] : bearer;
+    if (req.method === 'GET' && path === '/v1/models') {
+      modelListKeys.push(apiKey);
+      if (!apiKey || behaviour.refusedKeys.includes(apiKey)) return sendError(res, 401, 'invalid x-api-key');
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const data = [{ type: 'model', id: 'claude-fake', display_name: 'Claude (fake)', created_at: '2025-01-01T00:00:00Z' }];
+      res.end(JSON.stringify({ data, has_more: false, first_id: 'claude-fake', last_id: 'claude-fake' }));
+      return;
+    }
     if (req.method !== 'POST' || path !== '/v1/messages') return sendError(res, 404, `Unknown path ${req.method} ${path}`);
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -128,13 +148,13 @@ export async function startFakeAnthropic(
       return sendError(res, 400, (err as Error).message);
     }
     requests.push(body);
+    apiKeys.push(apiKey);
     seq++;
     const b = behaviour;
     if (b.delayMs) await sleep(b.delayMs);
     if (res.destroyed) return;
-    // The key as Anthropic takes it: an x-api-key header, or a bearer token (the SDK's own choice).
-    if (!req.headers['x-api-key'] && !req.headers.authorization?.startsWith('Bearer '))
-      return sendError(res, 401, 'x-api-key header is required');
+    if (!apiKey) return sendError(res, 401, 'x-api-key header is required');
+    if (b.refusedKeys.includes(apiKey)) return sendError(res, 401, 'invalid x-api-key');
     if (!req.headers['anthropic-version']) return sendError(res, 400, 'anthropic-version header is required');
     if (b.failWith) return sendError(res, b.failWith, b.failMessage ?? `Fake failure ${b.failWith}`);
 
@@ -236,12 +256,16 @@ export async function startFakeAnthropic(
   return {
     url: origin,
     requests,
+    apiKeys,
+    modelListKeys,
     setBehaviour(change) {
       behaviour = { ...behaviour, ...change };
     },
     reset() {
       behaviour = { ...DEFAULTS, ...initial };
       requests.length = 0;
+      apiKeys.length = 0;
+      modelListKeys.length = 0;
     },
     close,
   };

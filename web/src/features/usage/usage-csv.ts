@@ -10,6 +10,15 @@ export const USAGE_CSV_HEADER = ['Date', 'Chatbot', 'Model', 'Prompt Tokens', 'C
 /** Shown for a usage record whose chatbot was deleted or whose model is unknown. */
 export const NOT_AVAILABLE = 'N/A';
 
+/** Said of an answer given on the workspace's own provider key (its cost is the own-key fee). */
+export const YOUR_KEY = 'your key';
+
+/** The model's name as the page and the export show it: with "(your key)" for an own-key answer. */
+export function modelLabel(request: Pick<UsageRequest, 'model' | 'ownKey'>): string {
+  const name = request.model?.displayName ?? NOT_AVAILABLE;
+  return request.ownKey ? `${name} (${YOUR_KEY})` : name;
+}
+
 /**
  * The usage records as a CSV document (docs/product.md, Usage), or null when there is nothing to export. Dates are
  * ISO 8601 instants (UTC), so the file reads the same in every time zone and spreadsheet.
@@ -21,7 +30,7 @@ export function usageCsv(requests: ReadonlyArray<UsageRequest>): string | null {
     ...requests.map((request) => [
       request.timestamp,
       request.chatbot?.name ?? NOT_AVAILABLE,
-      request.model?.displayName ?? NOT_AVAILABLE,
+      modelLabel(request),
       request.promptTokens,
       request.completionTokens,
       request.totalTokens,

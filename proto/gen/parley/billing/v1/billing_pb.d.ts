@@ -244,6 +244,13 @@ export declare type UsageRecord = Message<"parley.billing.v1.UsageRecord"> & {
    * @generated from field: string api_key_id = 13;
    */
   apiKeyId: string;
+
+  /**
+   * Given on the workspace's own provider key: its cost is the own-key fee, not the model's price.
+   *
+   * @generated from field: bool own_key = 14;
+   */
+  ownKey: boolean;
 };
 
 /**
@@ -584,6 +591,14 @@ export declare type ReserveCreditRequest = Message<"parley.billing.v1.ReserveCre
    * @generated from field: string daily_spend_limit = 7;
    */
   dailySpendLimit: string;
+
+  /**
+   * Every model that may answer runs on the workspace's own provider key: the hold is the operator's
+   * OWN_KEY_PLATFORM_FEE (none when it is 0), not the model's price.
+   *
+   * @generated from field: bool own_key = 8;
+   */
+  ownKey: boolean;
 };
 
 /**

@@ -2599,6 +2599,149 @@ export declare type ListModelsResponse = Message<"parley.chat.v1.ListModelsRespo
 export declare const ListModelsResponseSchema: GenMessage<ListModelsResponse>;
 
 /**
+ * What is shown of a stored own provider key: never the key itself.
+ *
+ * @generated from message parley.chat.v1.ProviderKey
+ */
+export declare type ProviderKey = Message<"parley.chat.v1.ProviderKey"> & {
+  /**
+   * openai, anthropic or gemini.
+   *
+   * @generated from field: string provider = 1;
+   */
+  provider: string;
+
+  /**
+   * @generated from field: string last_four = 2;
+   */
+  lastFour: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 3;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.ProviderKey.
+ * Use `create(ProviderKeySchema)` to create a new message.
+ */
+export declare const ProviderKeySchema: GenMessage<ProviderKey>;
+
+/**
+ * @generated from message parley.chat.v1.ListProviderKeysRequest
+ */
+export declare type ListProviderKeysRequest = Message<"parley.chat.v1.ListProviderKeysRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.ListProviderKeysRequest.
+ * Use `create(ListProviderKeysRequestSchema)` to create a new message.
+ */
+export declare const ListProviderKeysRequestSchema: GenMessage<ListProviderKeysRequest>;
+
+/**
+ * @generated from message parley.chat.v1.ListProviderKeysResponse
+ */
+export declare type ListProviderKeysResponse = Message<"parley.chat.v1.ListProviderKeysResponse"> & {
+  /**
+   * @generated from field: repeated parley.chat.v1.ProviderKey keys = 1;
+   */
+  keys: ProviderKey[];
+};
+
+/**
+ * Describes the message parley.chat.v1.ListProviderKeysResponse.
+ * Use `create(ListProviderKeysResponseSchema)` to create a new message.
+ */
+export declare const ListProviderKeysResponseSchema: GenMessage<ListProviderKeysResponse>;
+
+/**
+ * @generated from message parley.chat.v1.SetProviderKeyRequest
+ */
+export declare type SetProviderKeyRequest = Message<"parley.chat.v1.SetProviderKeyRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string provider = 2;
+   */
+  provider: string;
+
+  /**
+   * @generated from field: string key = 3;
+   */
+  key: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.SetProviderKeyRequest.
+ * Use `create(SetProviderKeyRequestSchema)` to create a new message.
+ */
+export declare const SetProviderKeyRequestSchema: GenMessage<SetProviderKeyRequest>;
+
+/**
+ * @generated from message parley.chat.v1.SetProviderKeyResponse
+ */
+export declare type SetProviderKeyResponse = Message<"parley.chat.v1.SetProviderKeyResponse"> & {
+  /**
+   * @generated from field: parley.chat.v1.ProviderKey key = 1;
+   */
+  key?: ProviderKey | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.SetProviderKeyResponse.
+ * Use `create(SetProviderKeyResponseSchema)` to create a new message.
+ */
+export declare const SetProviderKeyResponseSchema: GenMessage<SetProviderKeyResponse>;
+
+/**
+ * @generated from message parley.chat.v1.RemoveProviderKeyRequest
+ */
+export declare type RemoveProviderKeyRequest = Message<"parley.chat.v1.RemoveProviderKeyRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string provider = 2;
+   */
+  provider: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.RemoveProviderKeyRequest.
+ * Use `create(RemoveProviderKeyRequestSchema)` to create a new message.
+ */
+export declare const RemoveProviderKeyRequestSchema: GenMessage<RemoveProviderKeyRequest>;
+
+/**
+ * @generated from message parley.chat.v1.RemoveProviderKeyResponse
+ */
+export declare type RemoveProviderKeyResponse = Message<"parley.chat.v1.RemoveProviderKeyResponse"> & {
+  /**
+   * False when the workspace had no key of this provider.
+   *
+   * @generated from field: bool removed = 1;
+   */
+  removed: boolean;
+};
+
+/**
+ * Describes the message parley.chat.v1.RemoveProviderKeyResponse.
+ * Use `create(RemoveProviderKeyResponseSchema)` to create a new message.
+ */
+export declare const RemoveProviderKeyResponseSchema: GenMessage<RemoveProviderKeyResponse>;
+
+/**
  * Public chat and conversation history. Owned by the chat service, which keeps no state of its own
  * beyond its schema and Redis, so it scales on its own.
  *
@@ -2910,6 +3053,35 @@ export declare const ChatService: GenService<{
     methodKind: "unary";
     input: typeof ListModelsRequestSchema;
     output: typeof ListModelsResponseSchema;
+  },
+  /**
+   * The workspace's own provider keys (docs/adr/0043-own-provider-keys.md): what is shown of them,
+   * never the key. Set checks the key with its provider first: FAILED_PRECONDITION "The provider
+   * refused this key." (not stored), or when the deployment does not offer the provider; UNAVAILABLE
+   * when the provider could not be reached. Remove of a provider without a key does nothing.
+   *
+   * @generated from rpc parley.chat.v1.ChatService.ListProviderKeys
+   */
+  listProviderKeys: {
+    methodKind: "unary";
+    input: typeof ListProviderKeysRequestSchema;
+    output: typeof ListProviderKeysResponseSchema;
+  },
+  /**
+   * @generated from rpc parley.chat.v1.ChatService.SetProviderKey
+   */
+  setProviderKey: {
+    methodKind: "unary";
+    input: typeof SetProviderKeyRequestSchema;
+    output: typeof SetProviderKeyResponseSchema;
+  },
+  /**
+   * @generated from rpc parley.chat.v1.ChatService.RemoveProviderKey
+   */
+  removeProviderKey: {
+    methodKind: "unary";
+    input: typeof RemoveProviderKeyRequestSchema;
+    output: typeof RemoveProviderKeyResponseSchema;
   },
 }>;
 

@@ -75,7 +75,7 @@ describe('fitting the prompt to the models', () => {
     expect(fitToWindow(BOUNDS, 4096, 4000)).toEqual({ knowledgeChars: 0, historyChars: 0 });
   });
 
-  it('caps the output and fits the window to the smaller of a model and its fallback, and holds at the dearer', () => {
+  it('caps the output and fits the window to the smaller of a model and its fallback, and holds at the dearer', async () => {
     const small = parseCatalogue(
       JSON.stringify({
         default: 'big',
@@ -106,16 +106,16 @@ describe('fitting the prompt to the models', () => {
     );
     const router = modelRouter({ catalogue: small, endpoints: { openai: key }, timeoutMs: 1000, logger: recordingLogger().logger });
     const models = chatModels(router, BOUNDS, recordingLogger().logger);
-    const alone = models.choose({ model: { modelId: 'big', fallbackModelId: '' } })!;
+    const alone = (await models.choose({ model: { modelId: 'big', fallbackModelId: '' } }))!;
     expect([alone.maxOutputTokens, alone.knowledgeChars, alone.historyChars]).toEqual([800, 12000, 4000]);
-    const paired = models.choose({ model: { modelId: 'big', fallbackModelId: 'tiny' } })!;
+    const paired = (await models.choose({ model: { modelId: 'big', fallbackModelId: 'tiny' } }))!;
     expect(paired.maxOutputTokens).toBe(256);
     expect(paired).toMatchObject(fitToWindow(BOUNDS, 8192, 256));
     // tiny is cheaper to read and dearer to write: which one holds more depends on the prompt.
     expect(paired.holdModel(100)).toBe('tiny');
     expect(paired.holdModel(1_000_000)).toBe('big');
     // One chosen model per pair.
-    expect(models.choose({ model: { modelId: 'big', fallbackModelId: 'tiny' } })).toBe(paired);
+    expect(await models.choose({ model: { modelId: 'big', fallbackModelId: 'tiny' } })).toBe(paired);
   });
 });
 
@@ -168,8 +168,8 @@ describe('the fallback', () => {
     ]) {
       const calls: string[] = [];
       const model = withFallback(
-        { model: entry('gpt-4o'), language: failing(err) },
-        { model: entry('gpt-4o-mini'), language: answering('gpt-4o-mini', calls) },
+        { model: entry('gpt-4o'), language: failing(err), ownKey: false },
+        { model: entry('gpt-4o-mini'), language: answering('gpt-4o-mini', calls), ownKey: false },
         recordingLogger().logger,
       );
       expect(await model.stream({ messages: [], maxTokens: 1 }, () => {})).toMatchObject({ model: 'gpt-4o-mini', fallback: true });
@@ -190,8 +190,8 @@ describe('the fallback', () => {
       expect(fallsBack(err)).toBe(false);
       const calls: string[] = [];
       const model = withFallback(
-        { model: entry('gpt-4o'), language: failing(err) },
-        { model: entry('gpt-4o-mini'), language: answering('gpt-4o-mini', calls) },
+        { model: entry('gpt-4o'), language: failing(err), ownKey: false },
+        { model: entry('gpt-4o-mini'), language: answering('gpt-4o-mini', calls), ownKey: false },
         recordingLogger().logger,
       );
       await expect(model.complete({ messages: [], maxTokens: 1 })).rejects.toBe(err);

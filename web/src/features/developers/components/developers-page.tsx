@@ -11,6 +11,7 @@ import type { IssuedSecret } from '../hooks/use-api-key-actions';
 import { useDevelopers } from '../hooks/use-developers';
 import { ApiKeysList } from './api-keys-list';
 import { CreateApiKeyDialog } from './create-api-key-dialog';
+import { ProviderKeysCard } from './provider-keys-card';
 import { QuickStartCard } from './quick-start-card';
 import { RevokeApiKeyDialog } from './revoke-api-key-dialog';
 import { RollApiKeyDialog } from './roll-api-key-dialog';
@@ -76,6 +77,7 @@ export function DevelopersPage() {
           </CardBody>
         </Card>
         <QuickStartCard />
+        {canManage && !loading ? <ProviderKeysCard /> : null}
       </div>
 
       {open?.kind === 'create' ? (

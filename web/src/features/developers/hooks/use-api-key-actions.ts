@@ -21,7 +21,7 @@ export interface IssuedSecret {
 }
 
 /** One mutation's state: busy, and the error it ended with, cleared on the next try. */
-function useAction<Args extends unknown[], Result>(run: (...args: Args) => Promise<Result>, fallback: string) {
+export function useAction<Args extends unknown[], Result>(run: (...args: Args) => Promise<Result>, fallback: string) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   async function act(...args: Args): Promise<Result | null> {

@@ -28,6 +28,14 @@ describe('usageCsv', () => {
     );
   });
 
+  it('says "your key" of an answer on the workspace\'s own provider key, its cost the fee', () => {
+    const csv = usageCsv([usageRequest({ ownKey: true, totalCost: '0' }), usageRequest({ model: null, ownKey: true })]);
+    expect(csv?.split('\r\n').slice(1, 3)).toEqual([
+      '2025-03-04T10:00:00.000Z,support bot,GPT-4o mini (your key),1200,300,1500,0.00000',
+      '2025-03-04T10:00:00.000Z,support bot,N/A (your key),1200,300,1500,0.00036',
+    ]);
+  });
+
   it('rounds the cost exactly, half away from zero', () => {
     const csv = usageCsv([usageRequest({ totalCost: '0.000155' }), usageRequest({ totalCost: '2' })]) ?? '';
     expect(

@@ -146,6 +146,17 @@ describe('Usage page (/usage)', () => {
     expect(cells[0]?.[0]).toMatch(/Jun 14, 2025/);
   });
 
+  it('says "your key" of an answer on the workspace\'s own provider key, with its fee as the cost', async () => {
+    openUsage(() => ({
+      data: { usage: usageReport([usageRequest({ ownKey: true, totalCost: '0' }), usageRequest({ requestId: 'r2' })]) },
+    }));
+    const table = await screen.findByRole('table');
+    const rows = within(table).getAllByRole('row').slice(1);
+    expect(rows[0]?.textContent).toContain('GPT-4o miniyour key');
+    expect(rows[0]?.textContent).toContain('$0.00000');
+    expect(rows[1]?.textContent).not.toContain('your key');
+  });
+
   it('breaks the cost down into input and output, and by chatbot', async () => {
     openUsage(() => ({ data: { usage: twoRequests() } }));
     const card = (await screen.findByRole('heading', { name: 'Cost Breakdown' })).closest('.rounded-2xl') as HTMLElement;

@@ -1,7 +1,7 @@
 import type { UsageReportQuery } from '../../../gql/graphql';
 import { Card, CardHeader } from '../../../components/ui/card';
 import { formatCount, formatDateTime, formatDollars } from '../../../lib/format';
-import { NOT_AVAILABLE } from '../usage-csv';
+import { NOT_AVAILABLE, YOUR_KEY } from '../usage-csv';
 
 type UsageReport = UsageReportQuery['usage'];
 
@@ -47,6 +47,9 @@ export function RequestHistoryTable({ report }: { report: UsageReport }) {
                 </td>
                 <td className="px-4 py-3 whitespace-nowrap text-gray-600">
                   {request.model?.displayName ?? <span className="text-gray-500">{NOT_AVAILABLE}</span>}
+                  {request.ownKey && (
+                    <span className="ml-2 rounded-full bg-indigo-50 px-2 py-0.5 text-xs font-medium text-indigo-700">{YOUR_KEY}</span>
+                  )}
                 </td>
                 <td className="px-4 py-3 text-right text-gray-600 tabular-nums">{formatCount(request.promptTokens)}</td>
                 <td className="px-4 py-3 text-right text-gray-600 tabular-nums">{formatCount(request.completionTokens)}</td>

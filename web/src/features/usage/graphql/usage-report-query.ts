@@ -28,6 +28,7 @@ export const UsageReportQuery = graphql(`
         completionTokens
         totalTokens
         totalCost
+        ownKey
       }
       recentRequestsLimit
       dailyUsage {
