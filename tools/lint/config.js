@@ -107,7 +107,13 @@ const boundaries = [
 export const layers = {
   auth: [['mail'], ['sessions'], ['accounts'], ['passwords'], ['password-reset'], ['workspaces'], ['api-keys'], ['two-factor']],
   billing: [['credit', 'payments', 'usage'], ['accounts']],
-  chat: [['analytics', 'models', 'usage'], ['public-chat', 'provider-keys'], ['conversations', 'handoff'], ['export', 'feedback', 'insights'], ['leads']],
+  chat: [
+    ['analytics', 'models', 'usage'],
+    ['public-chat', 'provider-keys'],
+    ['conversations', 'handoff'],
+    ['export', 'feedback', 'insights'],
+    ['leads'],
+  ],
   chatbot: [['interactions', 'knowledge', 'pictures', 'webhooks'], ['chatbots']],
 };
 
