@@ -152,9 +152,16 @@ export async function createChatService(
   // A malformed catalogue stops the service here, naming its file and line.
   const catalogue = loadCatalogue({ MODEL_CATALOGUE_FILE: config.MODEL_CATALOGUE_FILE });
   const endpoints = opts.model === null ? {} : providerEndpoints(config);
-  const routerOf = (of: typeof endpoints) =>
-    modelRouter({ catalogue, endpoints: of, timeoutMs: config.OPENAI_TIMEOUT_MS, defaultProviderModel: config.OPENAI_MODEL, logger });
-  const router = routerOf(endpoints);
+  const routerOf = (of: typeof endpoints, configurationWarnings: boolean) =>
+    modelRouter({
+      catalogue,
+      endpoints: of,
+      timeoutMs: config.OPENAI_TIMEOUT_MS,
+      defaultProviderModel: config.OPENAI_MODEL,
+      logger,
+      configurationWarnings,
+    });
+  const router = routerOf(endpoints, true);
   // A workspace's own provider keys (docs/adr/0043-own-provider-keys.md): stored encrypted, its
   // router kept in process and forgotten on every replica when they change.
   const providerKeys: ProviderKeyDeps = {
@@ -168,7 +175,7 @@ export async function createChatService(
     load: (ownerId) => ownKeysOf(providerKeys, ownerId),
     routerOf: (keys) => {
       const own = withOwnKeys(endpoints, keys);
-      return own ? routerOf(own) : null;
+      return own ? routerOf(own, false) : null;
     },
   });
   const providerKeyWatch = watchProviderKeyChanges(

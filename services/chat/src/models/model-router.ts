@@ -47,6 +47,12 @@ export interface ModelRouterOptions {
   /** OPENAI_MODEL: the provider's name of the catalogue's default model, when it is an OpenAI-protocol one. */
   defaultProviderModel?: string;
   logger: Logger;
+  /**
+   * Whether to warn about the operator's configuration (OPENAI_MODEL ignored, the default without a
+   * key): true for the deployment's router, built once at start; a workspace's own-key router is
+   * built from the same configuration on its first message and would only repeat them.
+   */
+  configurationWarnings?: boolean;
 }
 
 /** Unknown ids logged once each, at most this many (a bound against ids nobody should be storing). */
@@ -73,12 +79,13 @@ function adapterOf(provider: Provider, endpoint: ProviderEndpoint, timeoutMs: nu
 
 export function modelRouter(opts: ModelRouterOptions): ModelRouter {
   const { catalogue, endpoints, timeoutMs, logger } = opts;
+  const warnOfConfiguration = opts.configurationWarnings ?? true;
   const offered = offeredModels(catalogue, endpoints);
   const adapters = new Map<Provider, Adapter>();
   for (const [provider, endpoint] of Object.entries(endpoints) as [Provider, ProviderEndpoint][])
     adapters.set(provider, adapterOf(provider, endpoint, timeoutMs));
 
-  if (opts.defaultProviderModel && catalogue.defaultModel.provider !== 'openai')
+  if (warnOfConfiguration && opts.defaultProviderModel && catalogue.defaultModel.provider !== 'openai')
     logger.warn(
       { model: catalogue.defaultModel.id },
       "OPENAI_MODEL is ignored: the catalogue's default model is not an OpenAI-protocol one",
@@ -99,7 +106,7 @@ export function modelRouter(opts: ModelRouterOptions): ModelRouter {
     ]),
   );
   const defaultModel = offered.defaultModel ? routed.get(offered.defaultModel.id)! : null;
-  if (offered.defaultModel && offered.defaultModel.id !== catalogue.defaultModel.id)
+  if (warnOfConfiguration && offered.defaultModel && offered.defaultModel.id !== catalogue.defaultModel.id)
     logger.warn(
       { catalogueDefault: catalogue.defaultModel.id, default: offered.defaultModel.id },
       "the catalogue's default model has no provider key: chatbots without an offered choice answer with another",

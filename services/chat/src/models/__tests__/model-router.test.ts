@@ -38,6 +38,33 @@ describe('the model router', () => {
     expect(router.route({ modelId: 'gpt-4o', fallbackModelId: 'gpt-4o' })?.fallback).toBeNull();
   });
 
+  it("warns of the operator's configuration from the deployment's router only, not again from a workspace's own-key router", () => {
+    // A Gemini default with OPENAI_MODEL set (ignored), and the shipped default (OpenAI) with no OpenAI key.
+    const model = { contextWindow: 100000, maxOutputTokens: 1000, inputPricePerMillion: '1', outputPricePerMillion: '1', plans: ['free'] };
+    const geminiDefault = parseCatalogue(
+      JSON.stringify({ default: 'g', models: [{ ...model, id: 'g', provider: 'gemini', displayName: 'G' }] }),
+      'test',
+    );
+    for (const [cat, endpoints] of [
+      [catalogue, { gemini: key }],
+      [geminiDefault, { gemini: key }],
+    ] as const) {
+      const deployment = recordingLogger();
+      modelRouter({ catalogue: cat, endpoints, timeoutMs: 1000, defaultProviderModel: 'llama3.1', logger: deployment.logger });
+      expect(deployment.warnings).toHaveLength(1);
+      const workspace = recordingLogger();
+      modelRouter({
+        catalogue: cat,
+        endpoints,
+        timeoutMs: 1000,
+        defaultProviderModel: 'llama3.1',
+        logger: workspace.logger,
+        configurationWarnings: false,
+      });
+      expect(workspace.warnings).toEqual([]);
+    }
+  });
+
   it('routes nothing without a key: offline mode', () => {
     const router = modelRouter({ catalogue, endpoints: {}, timeoutMs: 1000, logger: recordingLogger().logger });
     expect(router.route({ modelId: 'gpt-4o-mini', fallbackModelId: '' })).toBeNull();
