@@ -41,18 +41,21 @@ function ProviderKeyRow({ provider, saved }: { provider: Provider; saved?: { las
 
   return (
     <li className="py-4 first:pt-0 last:pb-0">
-      <p className="text-sm font-medium text-gray-900">{provider.name}</p>
+      {/* The provider is named once: by the saved key's line, or by the field's label. */}
       {saved ? (
-        <div className="mt-2 flex flex-wrap items-center justify-between gap-2">
-          <p className="text-sm text-gray-600">
-            <span className="font-mono">•••• {saved.lastFour}</span>, saved on {formatDate(saved.createdAt)}
-          </p>
+        <div className="flex flex-wrap items-center justify-between gap-2">
+          <div>
+            <p className="text-sm font-medium text-gray-900">{provider.name}</p>
+            <p className="mt-0.5 text-sm text-gray-600">
+              <span className="font-mono">•••• {saved.lastFour}</span>, saved on {formatDate(saved.createdAt)}
+            </p>
+          </div>
           <Button size="sm" variant="secondary" onClick={() => setConfirming(true)}>
             Remove
           </Button>
         </div>
       ) : (
-        <form className="mt-2 flex flex-wrap items-end gap-2" onSubmit={onSave}>
+        <form className="flex flex-wrap items-end gap-2" onSubmit={onSave}>
           <TextField
             className="min-w-[16rem] flex-1"
             label={`${provider.name} API key`}
