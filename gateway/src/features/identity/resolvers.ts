@@ -1,4 +1,4 @@
-// A chatbot's identity verification in the dashboard (docs/adr/000046-mcp-server-and-verified-visitors.md):
+// A chatbot's identity verification in the dashboard (docs/adr/0046-mcp-server-and-verified-visitors.md):
 // thin calls to chat's GetIdentityVerification and CreateIdentitySecret. Chat owns the rules (the
 // chatbot must be the workspace's; the secret is made, sealed and kept there); the gateway checks the
 // permission (permissions.ts) and answers the new secret once, never logging it.

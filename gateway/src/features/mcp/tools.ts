@@ -1,4 +1,4 @@
-// The tools a key's MCP client sees (docs/adr/000046-mcp-server-and-verified-visitors.md): a pair per
+// The tools a key's MCP client sees (docs/adr/0046-mcp-server-and-verified-visitors.md): a pair per
 // chatbot the key may reach, `ask_<name>` and `search_knowledge_<name>`. A tool per chatbot, not one
 // `ask` with an enumerated `chatbot` argument: a model picks a tool by its name and description far
 // more reliably than it fills an enum it must first understand, and every MCP client shows tools by

@@ -1,4 +1,4 @@
-// Who the visitor is (docs/adr/000046-mcp-server-and-verified-visitors.md). The owner's server holds
+// Who the visitor is (docs/adr/0046-mcp-server-and-verified-visitors.md). The owner's server holds
 // the chatbot's identity secret and computes userHash = HMAC-SHA256(secret, userId) in hex for the
 // user its page shows; the page hands { userId, email, name, userHash } to Parley.identify (or a
 // developer API client sends them). Here, for a message that carries a userHash, the chatbot's

@@ -1,4 +1,4 @@
-// Verified visitors (docs/adr/000046-mcp-server-and-verified-visitors.md) against the real chat,
+// Verified visitors (docs/adr/0046-mcp-server-and-verified-visitors.md) against the real chat,
 // chatbot and billing services: a chatbot's identity secret made and rolled by its owner (and no one
 // else), a userHash that matches verifying the visitor on the conversation, and every other case
 // (forged, missing, another visitor's user id, a hash of the rolled secret, no secret at all) leaving

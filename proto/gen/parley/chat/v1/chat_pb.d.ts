@@ -334,7 +334,7 @@ export declare type SendMessageRequest = Message<"parley.chat.v1.SendMessageRequ
 
   /**
    * HMAC-SHA256 of visitor_id under the chatbot's identity secret, in hex (Parley.identify's
-   * userHash, docs/adr/000046-mcp-server-and-verified-visitors.md): when it matches, the visitor is
+   * userHash, docs/adr/0046-mcp-server-and-verified-visitors.md): when it matches, the visitor is
    * verified as visitor_id (with visitor_email and visitor_name as told); a wrong or missing one
    * leaves the visitor unverified, never an error. Empty when not told.
    *
@@ -450,7 +450,7 @@ export declare type StreamMessageRequest = Message<"parley.chat.v1.StreamMessage
 
   /**
    * HMAC-SHA256 of visitor_id under the chatbot's identity secret, in hex (Parley.identify's
-   * userHash, docs/adr/000046-mcp-server-and-verified-visitors.md): when it matches, the visitor is
+   * userHash, docs/adr/0046-mcp-server-and-verified-visitors.md): when it matches, the visitor is
    * verified as visitor_id (with visitor_email and visitor_name as told); a wrong or missing one
    * leaves the visitor unverified, never an error. Empty when not told.
    *
@@ -2025,7 +2025,7 @@ export declare type InboxItem = Message<"parley.chat.v1.InboxItem"> & {
   lastVisitorMessage: string;
 
   /**
-   * The verified visitor's user id (docs/adr/000046-mcp-server-and-verified-visitors.md); empty when unverified.
+   * The verified visitor's user id (docs/adr/0046-mcp-server-and-verified-visitors.md); empty when unverified.
    *
    * @generated from field: string verified_user_id = 11;
    */
@@ -3214,7 +3214,7 @@ export declare const ChatService: GenService<{
     output: typeof RemoveProviderKeyResponseSchema;
   },
   /**
-   * A chatbot's identity secret (docs/adr/000046-mcp-server-and-verified-visitors.md): Create makes a
+   * A chatbot's identity secret (docs/adr/0046-mcp-server-and-verified-visitors.md): Create makes a
    * new one, in place of the previous (a roll: hashes made with the old one stop matching at once),
    * and answers it, the only time it is shown; Get tells whether one is set, and since when.
    *

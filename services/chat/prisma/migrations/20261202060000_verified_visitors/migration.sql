@@ -1,4 +1,4 @@
--- Verified visitors (docs/adr/000046-mcp-server-and-verified-visitors.md): a chatbot's identity
+-- Verified visitors (docs/adr/0046-mcp-server-and-verified-visitors.md): a chatbot's identity
 -- secret, sealed under PROVIDER_KEY_ENCRYPTION_KEY (AES-256-GCM, the chatbot's id bound in as
 -- associated data), and the verified identity kept on the conversation. Additive: nullable columns.
 
