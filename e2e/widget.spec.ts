@@ -171,15 +171,13 @@ test('identity verification: the owner makes the secret, a host page identifies 
   // The owner makes the chatbot's identity secret in the Embed tab: shown once, with the server's code.
   await page.goto(`/chatbots/${bot._id}`);
   await page.getByRole('tab', { name: 'Embed' }).click();
-  const card = page
-    .locator('section, div')
-    .filter({ has: page.getByRole('heading', { name: 'Identity verification' }) })
-    .last();
-  await expect(card.getByText('Off', { exact: true })).toBeVisible();
+  const cardHeader = page.getByRole('heading', { name: 'Identity verification' }).locator('xpath=../..');
+  await expect(cardHeader.getByText('Off', { exact: true })).toBeVisible();
   await page.getByRole('button', { name: 'Create secret' }).click();
   const secret = (await page.getByLabel('Identity secret').textContent())!.trim();
   expect(secret).toMatch(/^[0-9a-f]{64}$/);
   await expect(page.getByRole('button', { name: 'Roll secret' })).toBeVisible();
+  await expect(cardHeader.getByText(/^On since /)).toBeVisible();
   await page.getByRole('heading', { name: 'Identity verification' }).scrollIntoViewIfNeeded();
   await screenshot(page, 'identity-verification-card');
 
