@@ -53,7 +53,8 @@ async function connect(secret: string): Promise<Client> {
   return client;
 }
 
-const textOf = (result: unknown) => ((result as { content: unknown }).content as { type: string; text: string }[]).map((c) => c.text).join('');
+const textOf = (result: unknown) =>
+  ((result as { content: unknown }).content as { type: string; text: string }[]).map((c) => c.text).join('');
 
 describe('tool names', () => {
   it('read a chatbot by its name, and stay apart for names that read the same', () => {
