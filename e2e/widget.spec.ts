@@ -7,6 +7,7 @@
 //
 // The widget keeps its launcher in an open shadow root (isolated CSS all the same), which Playwright's
 // locators pierce.
+import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, test, type APIRequestContext, type FrameLocator, type Page } from '@playwright/test';
@@ -154,6 +155,60 @@ test('a host page embeds the widget: the launcher opens the chat in the bot’s 
   await page.goto(`/chatbots/${bot._id}`);
   await page.getByRole('tab', { name: 'History' }).click();
   await expect(page.getByText('Jane Doe · id 42')).toBeVisible();
+});
+
+test('identity verification: the owner makes the secret, a host page identifies its visitor with a hash, and History shows Verified', async ({
+  page,
+  context,
+  request,
+}) => {
+  const email = await registerOwner(page);
+  const token = await ownerToken(page);
+  const bot = await createBot(request, token, 'Verified Helper', 'Orders ship within two working days.');
+  expect((await updateBot(request, token, bot._id, { allowedDomains: ['127.0.0.1'] })).status()).toBe(200);
+  await makePro(email);
+
+  // The owner makes the chatbot's identity secret in the Embed tab: shown once, with the server's code.
+  await page.goto(`/chatbots/${bot._id}`);
+  await page.getByRole('tab', { name: 'Embed' }).click();
+  const cardHeader = page.getByRole('heading', { name: 'Identity verification' }).locator('xpath=../..');
+  await expect(cardHeader.getByText('Off', { exact: true })).toBeVisible();
+  await page.getByRole('button', { name: 'Create secret' }).click();
+  const secret = (await page.getByLabel('Identity secret').textContent())!.trim();
+  expect(secret).toMatch(/^[0-9a-f]{64}$/);
+  await expect(page.getByRole('button', { name: 'Roll secret' })).toBeVisible();
+  await expect(cardHeader.getByText(/^On since /)).toBeVisible();
+  await page.getByRole('heading', { name: 'Identity verification' }).scrollIntoViewIfNeeded();
+  await screenshot(page, 'identity-verification-card');
+
+  // The owner's server signs its user's id; the host page hands it to the widget.
+  const userHash = createHmac('sha256', secret).update('user-42').digest('hex');
+  const identity = JSON.stringify({ userId: 'user-42', email: 'ada@example.com', name: 'Ada', userHash });
+  const visitor = await context.newPage();
+  await visitor.goto(host.url(bot.uniqueId, `<script>window.ParleyQueue=[['identify',${identity}]]</script>`));
+  await launcherOf(visitor).click();
+  const frame = chatFrame(visitor);
+  await ask(frame, 'When will my order ship?');
+  await expect(frame.getByTestId('assistant-message').last()).toContainText(/two working days|You asked/);
+
+  // A forged hash on another visit: answered, but not verified.
+  const forged = JSON.stringify({ userId: 'user-43', name: 'Mallory', userHash: 'ab'.repeat(32) });
+  const intruder = await context.newPage();
+  await intruder.goto(host.url(bot.uniqueId, `<script>window.ParleyQueue=[['identify',${forged}]]</script>`));
+  await launcherOf(intruder).click();
+  await ask(chatFrame(intruder), 'Where is my order?');
+  await expect(chatFrame(intruder).getByTestId('assistant-message').last()).toContainText(/two working days|You asked/);
+
+  await page.goto(`/chatbots/${bot._id}`);
+  await page.getByRole('tab', { name: 'History' }).click();
+  const conversations = page.getByRole('list', { name: 'Conversations' });
+  await expect(conversations.getByRole('listitem')).toHaveCount(2);
+  await expect(conversations.getByText('Verified', { exact: true })).toHaveCount(1);
+  await expect(conversations.getByText('user-42 · ada@example.com')).toBeVisible();
+  await screenshot(page, 'history-verified');
+  await conversations.getByText('user-42 · ada@example.com').click();
+  await expect(page.getByText('Identity')).toBeVisible();
+  await expect(page.getByText('Verified', { exact: true })).toBeVisible();
 });
 
 test('a site that is not allowed: the widget shows the refusal and the chat API answers 403', async ({ page, context, request }) => {

@@ -44,6 +44,9 @@ export interface ConversationView {
   /** What the host page told the widget about the visitor (Parley.identify); null when not told. */
   visitorId: string | null;
   visitorName: string | null;
+  /** The verified visitor (a userHash matched the chatbot's identity secret); null when never verified. */
+  verifiedUserId: string | null;
+  verifiedEmail: string | null;
   messageCount: number;
   messages: ChatMessageView[];
 }
@@ -76,6 +79,8 @@ export function conversationView(c: Conversation | undefined): ConversationView 
     userAgent: c.userAgent || null,
     visitorId: c.visitorId || null,
     visitorName: c.visitorName || null,
+    verifiedUserId: c.verifiedUserId || null,
+    verifiedEmail: c.verifiedEmail || null,
     messageCount: c.messageCount,
     messages: c.messages.map(messageView),
   };

@@ -36,6 +36,8 @@ export interface InboxItemView {
   messageCount: number;
   /** The visitor's own newest message (at most 200 characters), what the rows preview; null without one. */
   lastVisitorMessage: string | null;
+  /** The verified visitor's user id; null when unverified. */
+  verifiedUserId: string | null;
 }
 
 export interface InboxMessageView {
@@ -104,6 +106,7 @@ export function inboxItemView(item: InboxItem | undefined): InboxItemView {
     lastMessageAt: isoDate(item.lastMessageAt),
     messageCount: item.messageCount,
     lastVisitorMessage: item.lastVisitorMessage || null,
+    verifiedUserId: item.verifiedUserId || null,
   };
 }
 

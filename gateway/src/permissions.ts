@@ -211,6 +211,8 @@ export const ACCESS = {
   'GET /api/workspace/provider-keys': 'apikeys:manage',
   'PUT /api/workspace/provider-keys/:provider': 'apikeys:manage',
   'DELETE /api/workspace/provider-keys/:provider': 'apikeys:manage',
+  'Query.identityVerification': 'workspace:read',
+  'Mutation.createIdentitySecret': 'chatbots:write',
   'Query.providerKeys': 'apikeys:manage',
   'Mutation.setProviderKey': 'apikeys:manage',
   'Mutation.removeProviderKey': 'apikeys:manage',

@@ -137,6 +137,11 @@ async function callRoute(key: string, secret: string | undefined, chatbotId: str
     });
     return { status: res.status, headers: res.headers, body: await res.json() };
   }
+  if (key === 'POST /api/v1/mcp')
+    return v1(stack, path, secret, {
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      headers: { accept: 'application/json, text/event-stream' },
+    });
   const query = key === 'GET /api/v1/usage' ? `?startDate=2026-01-01&endDate=2026-12-31&chatbotId=${chatbotId}` : '';
   return v1(stack, path + query, secret, { method, body: bodies[key] });
 }

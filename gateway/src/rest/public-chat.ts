@@ -161,6 +161,8 @@ export function publicChatRoutes(clients: Clients, opts: PublicChatOptions): Rou
       ...requestSite(req, opts.publicUrl),
       visitorId: visitor.id,
       visitorName: visitor.name,
+      visitorEmail: visitor.email,
+      visitorUserHash: visitor.userHash,
       proofOfWork: stringField(body, 'proofOfWork'),
     };
     const signal = clientGone(res);
@@ -243,20 +245,28 @@ function publicChatbot({
 }
 
 /**
- * What the host page told the widget about its visitor (Parley.identify): `visitor: { id?, name? }`,
- * each "" when not told. Lengths are the chat service's rule; only JSON types are checked here.
+ * What the host page told the widget about its visitor (Parley.identify): `visitor: { id?, name?,
+ * email?, userHash? }`, each "" when not told. Lengths are the chat service's rule, and so is the
+ * userHash's check (a wrong one leaves the visitor unverified); only JSON types are checked here.
  */
-export function visitorField(body: JsonObject): { id: string; name: string } {
+export function visitorField(body: JsonObject): { id: string; name: string; email: string; userHash: string } {
   const value = body.visitor;
-  if (value === undefined || value === null) return { id: '', name: '' };
+  if (value === undefined || value === null) return { id: '', name: '', email: '', userHash: '' };
   if (typeof value !== 'object' || Array.isArray(value)) throw invalid('visitor must be an object');
   const visitor = value as JsonObject;
-  for (const key of ['id', 'name'] as const) {
+  for (const key of VISITOR_FIELDS) {
     const field = visitor[key];
     if (field !== undefined && field !== null && typeof field !== 'string') throw invalid(`visitor.${key} must be a string`);
   }
-  return { id: stringField(visitor, 'id'), name: stringField(visitor, 'name') };
+  return {
+    id: stringField(visitor, 'id'),
+    name: stringField(visitor, 'name'),
+    email: stringField(visitor, 'email'),
+    userHash: stringField(visitor, 'userHash'),
+  };
 }
+
+const VISITOR_FIELDS = ['id', 'name', 'email', 'userHash'] as const;
 
 /**
  * The reply as the page reads it, as JSON and as the done event: `url` only for a source that has

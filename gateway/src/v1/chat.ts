@@ -70,6 +70,7 @@ export function chatRoutes(on: On, opts: ApiV1Options): void {
       visitorId: body.visitor?.id ?? '',
       visitorName: body.visitor?.name ?? '',
       visitorEmail: body.visitor?.email ?? '',
+      visitorUserHash: body.visitor?.userHash ?? '',
       apiKeyId: key.apiKeyId,
     };
     if (!body.stream) {

@@ -90,7 +90,9 @@ const tagOf = (path: string) =>
       ? 'Usage'
       : path.startsWith(`${API_V1_PREFIX}/webhooks`)
         ? 'Webhook endpoints'
-        : 'Chatbots';
+        : path === `${API_V1_PREFIX}/mcp`
+          ? 'MCP'
+          : 'Chatbots';
 
 /** `POST /api/v1/chatbots/:id/knowledge/qa` → `postChatbotsIdKnowledgeQa`; `roll-secret` → `RollSecret`. */
 const operationId = (key: string) => {
@@ -134,6 +136,7 @@ export function openApiDocument(publicUrl: string): Json {
       { name: 'Chatbots', description: 'Chatbots, knowledge, chat and conversations.' },
       { name: 'Usage', description: "The workspace's usage and cost." },
       { name: 'OpenAI-compatible', description: "OpenAI's chat completions, a chatbot as the model." },
+      { name: 'MCP', description: 'Every chatbot as a tool of an MCP client (Model Context Protocol, Streamable HTTP).' },
       {
         name: 'Webhook endpoints',
         description: "The workspace's webhook endpoints, their signing secrets and delivery logs (the events are under Webhooks).",

@@ -242,6 +242,8 @@ function apiConversation(c: ConversationMessage) {
     visitorId: v.visitorId,
     visitorName: v.visitorName,
     visitorEmail: c.visitorEmail || null,
+    verifiedUserId: v.verifiedUserId,
+    verifiedEmail: v.verifiedEmail,
     messageCount: v.messageCount,
   };
 }

@@ -17,6 +17,7 @@ import { forbidden, invalid, notFound } from '@parley/common/rpc-errors.ts';
 import { bearerToken } from '../bearer.ts';
 import { bodyParserError, HttpError, mapError, type GraphQLErrorCode } from '../errors.ts';
 import { cleanPath, noStore } from '../rest/api.ts';
+import { mcpOtherMethods, mcpRoutes } from '../features/mcp/mcp-route.ts';
 import { chatRoutes } from './chat.ts';
 import { CHATBOT_NOT_FOUND, keyReaches, scopeMissing, type ApiV1Options, type On, type V1Call } from './call.ts';
 import { bearerChallenge } from './keys.ts';
@@ -73,6 +74,8 @@ export function apiV1Router(opts: ApiV1Options): Router {
   };
   resourceRoutes(on, opts);
   chatRoutes(on, opts);
+  router.use('/mcp', mcpOtherMethods);
+  mcpRoutes(on, opts);
 
   router.use((_req, res) => {
     res.status(404).json({ error: { code: 'not_found', message: 'Not found' } });

@@ -8,6 +8,7 @@ import type { z } from 'zod';
 import type { ApiScope } from '@parley/common/api-scopes.ts';
 import type { Permission } from '@parley/common/roles.ts';
 import * as s from './schemas.ts';
+import { McpRequest, McpResponse } from '../features/mcp/schemas.ts';
 
 export interface ApiRoute {
   scope: ApiScope;
@@ -194,6 +195,15 @@ export const API_V1_ROUTES = {
     response: s.OpenAIChatCompletion,
     streams: true,
     body: s.OpenAIChatRequest,
+  },
+  'POST /api/v1/mcp': {
+    scope: 'mcp',
+    permission: 'workspace:read',
+    summary: 'MCP server (Streamable HTTP, stateless): tools ask_<chatbot> and search_knowledge_<chatbot> for each chatbot the key may use',
+    chatbot: false,
+    status: 200,
+    response: McpResponse,
+    body: McpRequest,
   },
   'GET /api/v1/webhooks': {
     scope: 'webhooks:write',

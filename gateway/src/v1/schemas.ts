@@ -147,7 +147,15 @@ export const AddFile = z
   .meta({ id: 'AddFileEntry', description: 'multipart/form-data with one file field.' });
 
 export const Visitor = z
-  .object({ id: text().optional(), name: text().optional(), email: text().optional() })
+  .object({
+    id: text().optional(),
+    name: text().optional(),
+    email: text().optional(),
+    userHash: text().optional().meta({
+      description:
+        "HMAC-SHA256 of id under the chatbot's identity secret, in hex: when it matches, the visitor is verified as id. A wrong one leaves the visitor unverified (no error).",
+    }),
+  })
   .meta({ id: 'Visitor', description: 'Who your user is, kept with a new conversation.' });
 
 export const ChatRequest = z
@@ -202,6 +210,13 @@ export const Conversation = z
     visitorId: z.string().nullable(),
     visitorName: z.string().nullable(),
     visitorEmail: z.string().nullable(),
+    verifiedUserId: z
+      .string()
+      .nullable()
+      .meta({
+        description: "The verified visitor's user id (a userHash matched the chatbot's identity secret); null when never verified.",
+      }),
+    verifiedEmail: z.string().nullable().meta({ description: 'The email told with the verified user id; null when none.' }),
     messageCount: z.number(),
   })
   .meta({ id: 'Conversation' });

@@ -29,6 +29,9 @@ export const chatPermissions = methodPermissions(ChatService, {
   ListProviderKeys: 'apikeys:manage',
   SetProviderKey: 'apikeys:manage',
   RemoveProviderKey: 'apikeys:manage',
+  // A chatbot's identity secret is part of its settings.
+  CreateIdentitySecret: 'chatbots:write',
+  GetIdentityVerification: 'workspace:read',
 });
 
 /**

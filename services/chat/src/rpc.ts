@@ -14,6 +14,8 @@ import {
   type Conversation as ConversationMessage,
 } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { currentRole } from '@parley/common/context.ts';
+import { Code, ConnectError } from '@parley/common/rpc-errors.ts';
+import { chatbotAccess } from './core/history-access.ts';
 import type { Conversation, Message, QuestionCluster } from './generated/prisma/client.ts';
 import { getConversation } from './conversations/get-conversation.ts';
 import { readStoredSources } from './public-chat/message-sources.ts';
@@ -67,6 +69,13 @@ export type ChatRpcDeps = PublicChatDeps &
     offered: OfferedModels;
   };
 
+const IDENTITY_UNAVAILABLE = 'Identity verification is unavailable right now. Try again shortly.';
+
+const identityOrFail = (deps: ChatRpcDeps) => {
+  if (!deps.identity) throw new ConnectError('identity verification is not set up', Code.Unimplemented);
+  return deps.identity;
+};
+
 const toHandoffState = (v: HandoffView) =>
   create(HandoffStateSchema, {
     status: v.status,
@@ -97,6 +106,7 @@ const toInboxItem = (i: InboxItemView) =>
     lastMessageAt: i.lastMessageAt ? timestampFromDate(i.lastMessageAt) : undefined,
     messageCount: i.messageCount,
     lastVisitorMessage: i.lastVisitorMessage,
+    verifiedUserId: i.verifiedUserId,
   });
 
 const toSendMessageResponse = (r: SendMessageResult) =>
@@ -151,6 +161,8 @@ function toConversationMessage(c: Conversation, messages: Message[] = []): Conve
     visitorId: c.visitorId ?? '',
     visitorName: c.visitorName ?? '',
     visitorEmail: c.visitorEmail ?? '',
+    verifiedUserId: c.verifiedUserId ?? '',
+    verifiedEmail: c.verifiedEmail ?? '',
     messageCount: c.messageCount,
     messages: messages.map((m) =>
       create(ChatMessageSchema, {
@@ -182,6 +194,16 @@ export function chatRoutes(deps: ChatRpcDeps) {
     router.service(ChatService, {
       ...leadMethods(deps),
       ...providerKeyMethods(deps),
+      async createIdentitySecret(req) {
+        const { chatbotId } = await chatbotAccess(deps, req, IDENTITY_UNAVAILABLE);
+        const { secret, createdAt } = await identityOrFail(deps).create(req.ownerId.trim(), chatbotId);
+        return { secret, createdAt: timestampFromDate(createdAt) };
+      },
+      async getIdentityVerification(req) {
+        const { chatbotId } = await chatbotAccess(deps, req, IDENTITY_UNAVAILABLE);
+        const createdAt = await identityOrFail(deps).createdAt(chatbotId);
+        return { enabled: createdAt !== null, createdAt: createdAt ? timestampFromDate(createdAt) : undefined };
+      },
       async getPublicChatbot(req) {
         const profile = await loadChatbotProfile(deps, req);
         return {
@@ -289,6 +311,8 @@ export function chatRoutes(deps: ChatRpcDeps) {
             visitorName: c.row.visitorName ?? '',
             visitorEmail: c.row.visitorEmail ?? '',
             handoffStatus: c.row.handoffStatus,
+            verifiedUserId: c.row.verifiedUserId ?? '',
+            verifiedEmail: c.row.verifiedEmail ?? '',
           }),
           summary: c.summary,
           lead: c.lead

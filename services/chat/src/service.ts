@@ -66,6 +66,7 @@ import { ownKeyRouters } from './provider-keys/own-key-routers.ts';
 import { providerKeyCheck } from './provider-keys/provider-key-check.ts';
 import { providerKeyChangePublisher, watchProviderKeyChanges } from './provider-keys/provider-key-changes.ts';
 import { ownKeysOf, type ProviderKeyDeps } from './provider-keys/provider-keys.ts';
+import { identitySecrets } from './public-chat/visitor-identity.ts';
 
 /**
  * How long an answer's UsageRecorded and ChatbotInteraction wait for others to share their jobs
@@ -261,6 +262,7 @@ export async function createChatService(
     providerKeys,
     offered: router.offered,
     handoff: visitorHandoff({ db: prisma, logger, mirror: handoffMirror, live }),
+    identity: identitySecrets({ db: prisma, ciphers: providerKeys.ciphers, logger }),
     webhooks,
     db: prisma,
     exportDb,

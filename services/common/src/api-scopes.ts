@@ -10,6 +10,7 @@ export const API_SCOPES = {
   'conversations:read': "Read conversations with their visitors' messages, and export them.",
   'usage:read': "Read the workspace's usage, credit and analytics.",
   'webhooks:write': 'Create, change and delete webhooks.',
+  mcp: "Use the workspace's chatbots as tools of an MCP client (POST /api/v1/mcp): ask them, and search their knowledge.",
 } as const satisfies Record<string, string>;
 
 export type ApiScope = keyof typeof API_SCOPES;

@@ -13,6 +13,7 @@ describe('API scopes', () => {
       'conversations:read',
       'usage:read',
       'webhooks:write',
+      'mcp',
     ]);
   });
 

@@ -43,6 +43,8 @@ export interface RawMessageInput {
   visitorId?: string;
   visitorName?: string;
   visitorEmail?: string;
+  /** Parley.identify's userHash: HMAC-SHA256 of visitorId under the chatbot's identity secret (public-chat/visitor-identity.ts). */
+  visitorUserHash?: string;
   proofOfWork?: string;
   /** The developer API's key the message came through; absent or empty for a visitor. */
   apiKeyId?: string;
@@ -69,6 +71,8 @@ export interface MessageInput {
   visitorName: string | null;
   /** The visitor's email as a developer API client told it; null when not told. */
   visitorEmail: string | null;
+  /** The userHash told with visitorId, when it has a hash's shape (64 hex digits, lower case); null otherwise. Not yet checked. */
+  visitorUserHash: string | null;
   /** The solved proof-of-work challenge (proof-of-work.ts); empty when none was sent. */
   proofOfWork: string;
   /** The developer API's key the message came through, whose answer's cost it is (UsageRecorded); null for a visitor of the public chat. */
@@ -138,6 +142,12 @@ export function parseVisitorField(raw: string | undefined, tooLong: string): str
   return value;
 }
 
+/** A userHash as the owner's server writes it (64 hex digits, either case); anything else is no hash: the visitor is then unverified, never refused. */
+export const parseUserHash = (raw: string | undefined): string | null => {
+  const value = (raw ?? '').trim();
+  return /^[0-9a-fA-F]{64}$/.test(value) ? value.toLowerCase() : null;
+};
+
 /** Checked in this order: a bad message is INVALID_ARGUMENT even for an unknown chatbot. */
 export function parseMessageInput(raw: RawMessageInput, bounds: MessageBounds, ids: SessionIds): MessageInput {
   const message = parseMessage(raw.message, bounds);
@@ -159,6 +169,7 @@ export function parseMessageInput(raw: RawMessageInput, bounds: MessageBounds, i
     visitorId,
     visitorName,
     visitorEmail,
+    visitorUserHash: parseUserHash(raw.visitorUserHash),
     proofOfWork: raw.proofOfWork ?? '',
     apiKeyId: parseApiKeyId(raw.apiKeyId),
     clientHistory: parseClientHistory(raw.history, bounds),

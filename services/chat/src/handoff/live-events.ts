@@ -38,6 +38,8 @@ export interface InboxItemView {
   messageCount: number;
   /** The visitor's own newest message, at most 200 characters; '' when none (the rows preview it). */
   lastVisitorMessage: string;
+  /** The verified visitor's user id (public-chat/visitor-identity.ts); '' when unverified. */
+  verifiedUserId: string;
 }
 
 export const LAST_MESSAGE_CHARS = 200;
@@ -113,6 +115,8 @@ export interface InboxRow {
   lastMessage: string | null;
   lastMessageAt: Date | null;
   lastVisitorMessage: string | null;
+  verifiedUserId?: string | null;
+  verifiedEmail?: string | null;
   /** The conversation's lead, when the statement read it (INBOX_JOINS); absent or null otherwise. */
   leadName?: string | null;
   leadEmail?: string | null;
@@ -130,12 +134,14 @@ export const inboxItem = (row: InboxRow): InboxItemView => ({
   lastMessageAt: row.lastMessageAt,
   messageCount: row.messageCount,
   lastVisitorMessage: excerpt(row.lastVisitorMessage ?? ''),
+  verifiedUserId: row.verifiedUserId ?? '',
 });
 
 /** The select list of an inbox row over "Conversation" AS c and INBOX_JOINS. */
 export const INBOX_COLUMNS = `
   c."id", c."chatbotId", c."ownerId", c."sessionId", c."handoffStatus"::text AS "handoffStatus", c."handoffRequestedAt",
   c."assigneeId", c."assigneeName", c."visitorName", c."visitorEmail", c."messageCount",
+  c."verifiedUserId", c."verifiedEmail",
   last."content" AS "lastMessage", last."createdAt" AS "lastMessageAt", said."content" AS "lastVisitorMessage",
   lead."name" AS "leadName", lead."email" AS "leadEmail"`;
 

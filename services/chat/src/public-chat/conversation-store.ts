@@ -62,6 +62,8 @@ export interface Exchange extends ConversationKey {
   visitorId?: string | null;
   visitorName?: string | null;
   visitorEmail?: string | null;
+  /** The verified visitor of this message (visitor-identity.ts): kept on the conversation, replacing an earlier one. Absent: not verified. */
+  verified?: { userId: string; email: string | null } | null;
   message: string;
   receivedAt: Date;
   answer: string;
@@ -92,11 +94,15 @@ export async function recordExchange(db: ExchangePool, x: Exchange): Promise<str
   const { rows } = await db.query<{ id: string; role: string }>(
     `WITH conversation AS (
       INSERT INTO "Conversation" ("id", "chatbotId", "ownerId", "sessionId", "userIp", "userAgent", "visitorId", "visitorName",
-                                  "visitorEmail", "messageCount", "createdAt", "updatedAt")
-      SELECT $1::uuid, $2::uuid, $3, $4, $5, $6, $7, $8, $15, 2, $9::timestamptz, $10::timestamptz
+                                  "visitorEmail", "messageCount", "createdAt", "updatedAt", "verifiedUserId", "verifiedEmail", "verifiedAt")
+      SELECT $1::uuid, $2::uuid, $3, $4, $5, $6, $7, $8, $15, 2, $9::timestamptz, $10::timestamptz,
+             $18::text, $19::text, CASE WHEN $18::text IS NULL THEN NULL ELSE $10::timestamptz END
        WHERE NOT EXISTS (SELECT 1 FROM "DeletedChatbot" WHERE "chatbotId" = $2::uuid)
       ON CONFLICT ("chatbotId", "sessionId") DO UPDATE
         SET "messageCount" = "Conversation"."messageCount" + 2, "updatedAt" = EXCLUDED."updatedAt",
+            "verifiedUserId" = COALESCE(EXCLUDED."verifiedUserId", "Conversation"."verifiedUserId"),
+            "verifiedEmail" = CASE WHEN EXCLUDED."verifiedUserId" IS NULL THEN "Conversation"."verifiedEmail" ELSE EXCLUDED."verifiedEmail" END,
+            "verifiedAt" = COALESCE(EXCLUDED."verifiedAt", "Conversation"."verifiedAt"),
             "handoffStatus" = CASE WHEN "Conversation"."handoffStatus" = 'closed' THEN 'bot' ELSE "Conversation"."handoffStatus" END
       RETURNING "id"
     )
@@ -126,6 +132,8 @@ export async function recordExchange(db: ExchangePool, x: Exchange): Promise<str
       x.visitorEmail ?? null,
       x.usage?.requestId ?? null,
       x.usage ? storedUsage(x.usage) : null,
+      x.verified?.userId ?? null,
+      x.verified?.email ?? null,
     ],
   );
   if (rows.length === 0) return null;

@@ -7,6 +7,7 @@ import type { Passage, QaAnswer } from './chatbot-context.ts';
 import type { DayCount } from './daily-limits.ts';
 import type { LanguageModel } from '../models/language-model.ts';
 import type { MessageInput } from '../core/message-input.ts';
+import type { VisitorIdentity } from './visitor-identity.ts';
 
 interface TurnBase {
   /** The answer's id: its credit hold, UsageRecorded (and its job id) and ChatbotInteraction. */
@@ -14,6 +15,8 @@ interface TurnBase {
   input: MessageInput;
   chatbot: PublicChatbot;
   receivedAt: Date;
+  /** Who the visitor is: verified by the chatbot's identity secret, or not (visitor-identity.ts; ask it with identityOf). */
+  identity: VisitorIdentity;
 }
 
 export interface ModelTurn extends TurnBase {

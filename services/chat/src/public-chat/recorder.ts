@@ -78,6 +78,7 @@ export function recorder(deps: RecorderDeps): Recorder {
           visitorId: input.visitorId,
           visitorName: input.visitorName,
           visitorEmail: input.visitorEmail,
+          verified: turn.identity.verified ? { userId: turn.identity.userId, email: turn.identity.email } : null,
           message: input.message,
           receivedAt: turn.receivedAt,
           answer: text,

@@ -76,6 +76,7 @@ import { answerFailed } from '../core/visitor-errors.ts';
 import { checkSite } from '../core/visitor-site.ts';
 import { offersHandoff, parseMirror, type HandoffView } from '../core/handoff.ts';
 import type { VisitorHandoff } from './visitor-handoff.ts';
+import { verifyVisitor, type IdentitySecrets } from './visitor-identity.ts';
 
 export interface PublicChatBounds {
   maxMessageChars: number;
@@ -100,6 +101,8 @@ export interface PublicChatDeps {
   bounds: PublicChatBounds;
   /** Handoff to a person (step 3b); absent: every conversation is the bot's. */
   handoff?: VisitorHandoff;
+  /** The chatbots' identity secrets (verified visitors); absent: every visitor is unverified. */
+  identity?: IdentitySecrets;
 }
 
 export interface SendMessageResult {
@@ -144,12 +147,14 @@ async function prepare(deps: PublicChatDeps, channel: Channel, raw: RawMessageIn
   if (channel.siteRules) checkSite(input.site, chatbot);
   const silent = await heldByPerson(deps, input, chatbot, sighting, receivedAt);
   if (silent) return { kind: 'handoff', input, state: silent };
+  // Only a message carrying a userHash reads the chatbot's secret (one row) and computes one HMAC.
+  const identity = await verifyVisitor(deps.identity, chatbot.id, input);
   const visitorLimits = visitorLimitsOf(chatbot);
   if (channel.proofOfWork && visitorLimits.proofOfWork && input.newConversation) await redeemProof(deps, input.proofOfWork);
   const model = qaMatch ? null : await chooseModel(deps, chatbot);
   const counted = await countToday(deps, { chatbotId: chatbot.id, clientIp: visitor.countedToday, day: utcDay(receivedAt), visitorLimits });
-  if (qaMatch) return { kind: 'qa', requestId, input, chatbot, receivedAt, qa: qaMatch };
-  if (!model) return { kind: 'offline', requestId, input, chatbot, receivedAt, passages: knowledge };
+  if (qaMatch) return { kind: 'qa', requestId, input, chatbot, receivedAt, identity, qa: qaMatch };
+  if (!model) return { kind: 'offline', requestId, input, chatbot, receivedAt, identity, passages: knowledge };
 
   // From here a failure (the history unreadable, no credit, the spend limit) leaves the visitor
   // without an answer: the message no longer counts today.
@@ -167,7 +172,7 @@ async function prepare(deps: PublicChatDeps, channel: Channel, raw: RawMessageIn
     await deps.dailyMessages.uncount(counted, deps.logger);
     throw err;
   });
-  return { kind: 'model', model: model.language, requestId, input, chatbot, receivedAt, prompt, passages, history, counted };
+  return { kind: 'model', model: model.language, requestId, input, chatbot, receivedAt, identity, prompt, passages, history, counted };
 }
 
 /** The collaborators that read along in admission's round trip, in the order their keys are read. */

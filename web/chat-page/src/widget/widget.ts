@@ -4,7 +4,7 @@
 // tiny file. The launcher lives in a shadow root (isolated from the host page's CSS both ways; open,
 // so tests and assistive tools can reach it, which a closed one would not change for CSS); the
 // iframe is created, hidden, once the host page is idle, so a click only shows it.
-// The host page's API: window.Parley.open(), .close(), .identify({ id?, name?, email? }). Calls made before
+// The host page's API: window.Parley.open(), .close(), .identify({ id? or userId?, name?, email?, userHash? }). Calls made before
 // the script has loaded wait in window.ParleyQueue as [method, ...args] (see README).
 import { textColorOn } from '../lib/text-color-on';
 import { readEmbedMessage, readVisitor, type EmbedMessage, type Visitor } from '../features/public-chat/embed-messages';

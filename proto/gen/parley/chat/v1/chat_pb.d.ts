@@ -331,6 +331,16 @@ export declare type SendMessageRequest = Message<"parley.chat.v1.SendMessageRequ
    * @generated from field: string visitor_email = 14;
    */
   visitorEmail: string;
+
+  /**
+   * HMAC-SHA256 of visitor_id under the chatbot's identity secret, in hex (Parley.identify's
+   * userHash, docs/adr/0046-mcp-server-and-verified-visitors.md): when it matches, the visitor is
+   * verified as visitor_id (with visitor_email and visitor_name as told); a wrong or missing one
+   * leaves the visitor unverified, never an error. Empty when not told.
+   *
+   * @generated from field: string visitor_user_hash = 15;
+   */
+  visitorUserHash: string;
 };
 
 /**
@@ -437,6 +447,16 @@ export declare type StreamMessageRequest = Message<"parley.chat.v1.StreamMessage
    * @generated from field: string visitor_email = 14;
    */
   visitorEmail: string;
+
+  /**
+   * HMAC-SHA256 of visitor_id under the chatbot's identity secret, in hex (Parley.identify's
+   * userHash, docs/adr/0046-mcp-server-and-verified-visitors.md): when it matches, the visitor is
+   * verified as visitor_id (with visitor_email and visitor_name as told); a wrong or missing one
+   * leaves the visitor unverified, never an error. Empty when not told.
+   *
+   * @generated from field: string visitor_user_hash = 15;
+   */
+  visitorUserHash: string;
 };
 
 /**
@@ -727,6 +747,19 @@ export declare type Conversation = Message<"parley.chat.v1.Conversation"> & {
    * @generated from field: string handoff_status = 12;
    */
   handoffStatus: string;
+
+  /**
+   * The verified visitor's user id (Parley.identify with a userHash that matched the chatbot's
+   * identity secret) and the email told with it; empty when the visitor was never verified.
+   *
+   * @generated from field: string verified_user_id = 13;
+   */
+  verifiedUserId: string;
+
+  /**
+   * @generated from field: string verified_email = 14;
+   */
+  verifiedEmail: string;
 };
 
 /**
@@ -1990,6 +2023,13 @@ export declare type InboxItem = Message<"parley.chat.v1.InboxItem"> & {
    * @generated from field: string last_visitor_message = 10;
    */
   lastVisitorMessage: string;
+
+  /**
+   * The verified visitor's user id (docs/adr/0046-mcp-server-and-verified-visitors.md); empty when unverified.
+   *
+   * @generated from field: string verified_user_id = 11;
+   */
+  verifiedUserId: string;
 };
 
 /**
@@ -2742,6 +2782,96 @@ export declare type RemoveProviderKeyResponse = Message<"parley.chat.v1.RemovePr
 export declare const RemoveProviderKeyResponseSchema: GenMessage<RemoveProviderKeyResponse>;
 
 /**
+ * @generated from message parley.chat.v1.CreateIdentitySecretRequest
+ */
+export declare type CreateIdentitySecretRequest = Message<"parley.chat.v1.CreateIdentitySecretRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string chatbot_id = 2;
+   */
+  chatbotId: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.CreateIdentitySecretRequest.
+ * Use `create(CreateIdentitySecretRequestSchema)` to create a new message.
+ */
+export declare const CreateIdentitySecretRequestSchema: GenMessage<CreateIdentitySecretRequest>;
+
+/**
+ * @generated from message parley.chat.v1.CreateIdentitySecretResponse
+ */
+export declare type CreateIdentitySecretResponse = Message<"parley.chat.v1.CreateIdentitySecretResponse"> & {
+  /**
+   * The secret (64 hex characters), shown once: the owner's server computes userHash with it.
+   *
+   * @generated from field: string secret = 1;
+   */
+  secret: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 2;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.CreateIdentitySecretResponse.
+ * Use `create(CreateIdentitySecretResponseSchema)` to create a new message.
+ */
+export declare const CreateIdentitySecretResponseSchema: GenMessage<CreateIdentitySecretResponse>;
+
+/**
+ * @generated from message parley.chat.v1.GetIdentityVerificationRequest
+ */
+export declare type GetIdentityVerificationRequest = Message<"parley.chat.v1.GetIdentityVerificationRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string chatbot_id = 2;
+   */
+  chatbotId: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.GetIdentityVerificationRequest.
+ * Use `create(GetIdentityVerificationRequestSchema)` to create a new message.
+ */
+export declare const GetIdentityVerificationRequestSchema: GenMessage<GetIdentityVerificationRequest>;
+
+/**
+ * @generated from message parley.chat.v1.GetIdentityVerificationResponse
+ */
+export declare type GetIdentityVerificationResponse = Message<"parley.chat.v1.GetIdentityVerificationResponse"> & {
+  /**
+   * True when the chatbot has an identity secret.
+   *
+   * @generated from field: bool enabled = 1;
+   */
+  enabled: boolean;
+
+  /**
+   * When the current secret was made; unset when none.
+   *
+   * @generated from field: google.protobuf.Timestamp created_at = 2;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.GetIdentityVerificationResponse.
+ * Use `create(GetIdentityVerificationResponseSchema)` to create a new message.
+ */
+export declare const GetIdentityVerificationResponseSchema: GenMessage<GetIdentityVerificationResponse>;
+
+/**
  * Public chat and conversation history. Owned by the chat service, which keeps no state of its own
  * beyond its schema and Redis, so it scales on its own.
  *
@@ -3082,6 +3212,26 @@ export declare const ChatService: GenService<{
     methodKind: "unary";
     input: typeof RemoveProviderKeyRequestSchema;
     output: typeof RemoveProviderKeyResponseSchema;
+  },
+  /**
+   * A chatbot's identity secret (docs/adr/0046-mcp-server-and-verified-visitors.md): Create makes a
+   * new one, in place of the previous (a roll: hashes made with the old one stop matching at once),
+   * and answers it, the only time it is shown; Get tells whether one is set, and since when.
+   *
+   * @generated from rpc parley.chat.v1.ChatService.CreateIdentitySecret
+   */
+  createIdentitySecret: {
+    methodKind: "unary";
+    input: typeof CreateIdentitySecretRequestSchema;
+    output: typeof CreateIdentitySecretResponseSchema;
+  },
+  /**
+   * @generated from rpc parley.chat.v1.ChatService.GetIdentityVerification
+   */
+  getIdentityVerification: {
+    methodKind: "unary";
+    input: typeof GetIdentityVerificationRequestSchema;
+    output: typeof GetIdentityVerificationResponseSchema;
   },
 }>;
 

@@ -3,7 +3,7 @@
 // Each side checks who is talking before reading anything: the embed page accepts only its parent
 // window, the widget only its own iframe from Parley's origin. Anything else, or any message that
 // is not exactly one of these, is ignored.
-//   parent → iframe  { type: 'parley:identify', visitor: { id?, name?, email? } }  the host page's visitor
+//   parent → iframe  { type: 'parley:identify', visitor: { id?, name?, email?, userHash? } }  the host page's visitor
 //   parent → iframe  { type: 'parley:open' }                              the panel was opened: focus the field
 //   iframe → parent  { type: 'parley:ready' }                             listening (identify may be sent now)
 //   iframe → parent  { type: 'parley:close' }                             the close button or Esc
@@ -13,6 +13,8 @@ export interface Visitor {
   id?: string;
   name?: string;
   email?: string;
+  /** HMAC-SHA256 of id under the chatbot's identity secret, from the owner's server: the chat service verifies it. */
+  userHash?: string;
 }
 
 export type EmbedMessage =
@@ -33,12 +35,13 @@ function visitorField(value: unknown): string | undefined {
 }
 
 /**
- * The visitor in `value` ({ id?, name?, email? }; a numeric id is read as text, each cut to 200
- * characters), or null when it names nobody.
+ * The visitor in `value` ({ id? or userId?, name?, email?, userHash? }; a numeric id is read as text,
+ * each cut to 200 characters; a userHash other than 64 hex digits is dropped), or null when it names nobody.
  */
 export function readVisitor(value: unknown): Visitor | null {
   if (!isRecord(value)) return null;
-  const id = visitorField(value.id);
+  const id = visitorField(value.id) ?? visitorField(value.userId);
+  const userHash = typeof value.userHash === 'string' && /^[0-9a-fA-F]{64}$/.test(value.userHash) ? value.userHash : undefined;
   const name = visitorField(value.name);
   const email = typeof value.email === 'number' ? undefined : visitorField(value.email);
   if (!id && !name && !email) return null;
@@ -46,6 +49,7 @@ export function readVisitor(value: unknown): Visitor | null {
   if (id) visitor.id = id;
   if (name) visitor.name = name;
   if (email) visitor.email = email;
+  if (id && userHash) visitor.userHash = userHash;
   return visitor;
 }
 

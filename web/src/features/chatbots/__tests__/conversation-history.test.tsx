@@ -16,6 +16,8 @@ function sampleConversation(overrides: Record<string, unknown> = {}) {
     userIp: '203.0.113.7',
     visitorId: null,
     visitorName: null,
+    verifiedUserId: null,
+    verifiedEmail: null,
     messageCount: 3,
     ...overrides,
   };
@@ -106,6 +108,25 @@ describe('History tab of the chatbot detail page', () => {
     await screen.findByRole('heading', { level: 1, name: 'support bot' });
     expect(screen.getByRole('tab', { name: 'Settings' }).getAttribute('aria-selected')).toBe('true');
     expect(ops(calls, 'Conversation')).toHaveLength(0);
+  });
+
+  it('marks a verified visitor’s conversation "Verified" with the user id and email, in the list and the conversation', async () => {
+    const verified = { verifiedUserId: 'user-42', verifiedEmail: 'ada@example.com' };
+    openDetail(proUser, {
+      Conversations: () => ({ data: { conversations: [sampleConversation(verified), sampleConversation({ id: 'conv-2' })] } }),
+      Conversation: ({ variables }) => ({
+        data: { conversation: { ...sampleConversation({ id: variables.id, ...verified }), userAgent: null, messages: [] } },
+      }),
+    });
+    await openHistory();
+    const list = await screen.findByRole('list', { name: 'Conversations' });
+    const [first, second] = within(list).getAllByRole('listitem');
+    expect(within(first).getByText('Verified')).toBeTruthy();
+    expect(within(first).getByText('user-42 · ada@example.com')).toBeTruthy();
+    expect(within(second).queryByText('Verified')).toBeNull();
+    fireEvent.click(within(first).getByRole('button'));
+    expect(await screen.findByText('Identity')).toBeTruthy();
+    expect(screen.getByText('user-42 · ada@example.com')).toBeTruthy();
   });
 
   it('loads the list only when a pro owner opens the tab', async () => {

@@ -215,4 +215,29 @@ describe('Embed tab of the chatbot detail page', () => {
     expect((await within(limits).findByRole('alert')).textContent).toBe('The daily spend limit must be between 0.01 and 10000.00 dollars');
     expect(saves(calls)[0].variables.input).toEqual({ limits: { dailySpendLimit: '0.001' } });
   });
+
+  it('makes the identity secret, shows it once with the server code, then offers a roll', async () => {
+    let enabled = false;
+    const SECRET = 'ab'.repeat(32);
+    const { calls } = await openEmbed({
+      IdentityVerification: () => ({
+        data: {
+          identityVerification: { __typename: 'IdentityVerification', enabled, createdAt: enabled ? '2026-12-02T06:00:00.000Z' : null },
+        },
+      }),
+      CreateIdentitySecret: () => {
+        enabled = true;
+        return { data: { createIdentitySecret: { __typename: 'IdentitySecret', secret: SECRET, createdAt: '2026-12-02T06:00:00.000Z' } } };
+      },
+    });
+    const identity = card('Identity verification');
+    expect(await within(identity).findByText('Off')).toBeTruthy();
+    expect(within(identity).getByLabelText('Identity code sample').textContent).toContain("createHmac('sha256'");
+    expect(within(identity).queryByLabelText('Identity secret')).toBeNull();
+    fireEvent.click(within(identity).getByRole('button', { name: 'Create secret' }));
+    expect((await within(identity).findByLabelText('Identity secret')).textContent).toBe(SECRET);
+    expect(await within(identity).findByText(/^On since /)).toBeTruthy();
+    expect(within(identity).getByRole('button', { name: 'Roll secret' })).toBeTruthy();
+    expect(calls.filter((c) => c.operationName === 'CreateIdentitySecret').map((c) => c.variables)).toEqual([{ chatbotId: 'c1' }]);
+  });
 });

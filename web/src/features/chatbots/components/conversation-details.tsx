@@ -13,6 +13,7 @@ import { formatDateTime } from '../../../lib/format';
 import { InternalNote } from '../../../components/conversations/internal-note';
 import { useConversation } from '../hooks/use-conversation';
 import { visitorLabel } from '../visitor-label';
+import { VerifiedVisitor } from './verified-visitor';
 
 type Message = ConversationQuery['conversation']['messages'][number];
 
@@ -164,6 +165,11 @@ export function ConversationDetails({ chatbotId, conversationId, onBack }: Conve
               {visitor ? (
                 <Detail label="Visitor" className="sm:col-span-2">
                   {visitor}
+                </Detail>
+              ) : null}
+              {conversation.verifiedUserId ? (
+                <Detail label="Identity" className="sm:col-span-2">
+                  <VerifiedVisitor conversation={conversation} />
                 </Detail>
               ) : null}
               <Detail label="Started">{formatDateTime(conversation.createdAt)}</Detail>

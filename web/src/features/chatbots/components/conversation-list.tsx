@@ -8,6 +8,7 @@ import { useConversationExport } from '../hooks/use-conversation-export';
 import { useConversations } from '../hooks/use-conversations';
 import { visitorLabel } from '../visitor-label';
 import { ExportConversationsButtons } from './export-conversations-buttons';
+import { VerifiedVisitor } from './verified-visitor';
 
 /** How much of a session id the list shows (docs/product.md, Conversation history). */
 export const SESSION_ID_SHOWN = 8;
@@ -69,6 +70,7 @@ export function ConversationList({ chatbotId, chatbotName, open, onSelect }: Con
                       <Badge tone="neutral">{messageCountLabel(conversation.messageCount)}</Badge>
                     </span>
                     {visitor ? <span className="mt-0.5 block text-sm break-words text-gray-700">{visitor}</span> : null}
+                    {conversation.verifiedUserId ? <VerifiedVisitor className="mt-1" conversation={conversation} /> : null}
                     <span className="mt-1 flex flex-wrap gap-x-4 gap-y-0.5 text-xs text-gray-500">
                       <span>{formatDateTime(conversation.updatedAt)}</span>
                       <span className="break-all">{conversation.userIp || 'Unknown user'}</span>

@@ -7,6 +7,7 @@ import { EmbedVisitorLimitsCard } from './embed-visitor-limits-card';
 import { EmbedPlacementCard } from './embed-placement-card';
 import { EmbedPreview } from './embed-preview';
 import { EmbedSnippetCard } from './embed-snippet-card';
+import { EmbedIdentityCard } from './embed-identity-card';
 
 /** Revision of the saved appearance: the preview's chat panel reloads when it changes. */
 function appearanceRevision(chatbot: ChatbotEmbedFragment): string {
@@ -16,7 +17,7 @@ function appearanceRevision(chatbot: ChatbotEmbedFragment): string {
 
 /**
  * The Embed tab: the script tag for the owner's site, how the widget looks (with a live preview),
- * where the chat may run and what visitors may spend. Each card saves only its own changed fields.
+ * where the chat may run, what visitors may spend, and how signed-in visitors are verified. Each card saves only its own changed fields.
  */
 export function EmbedTab({ chatbot, chatbotName }: { chatbot: ChatbotEmbedFragment; chatbotName: string }) {
   const { user } = useSession();
@@ -42,6 +43,7 @@ export function EmbedTab({ chatbot, chatbotName }: { chatbot: ChatbotEmbedFragme
       />
       <EmbedPlacementCard chatbot={chatbot} />
       <EmbedVisitorLimitsCard chatbot={chatbot} />
+      <EmbedIdentityCard chatbotId={chatbot.id} />
     </div>
   );
 }

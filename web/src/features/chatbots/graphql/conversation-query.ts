@@ -11,6 +11,8 @@ export const ConversationQuery = graphql(`
       userAgent
       visitorId
       visitorName
+      verifiedUserId
+      verifiedEmail
       messageCount
       messages {
         id

@@ -12,6 +12,8 @@ export const ConversationsQuery = graphql(`
       userIp
       visitorId
       visitorName
+      verifiedUserId
+      verifiedEmail
       messageCount
     }
   }

@@ -26,6 +26,7 @@ function item(conversationId: string, status: HandoffStatus, overrides: Record<s
     lastMessageAt: new Date().toISOString() as string | null,
     messageCount: 3,
     lastVisitorMessage: 'Can I talk to someone?' as string | null,
+    verifiedUserId: null as string | null,
     ...overrides,
   };
 }

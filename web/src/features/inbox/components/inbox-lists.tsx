@@ -29,7 +29,14 @@ function Row({ item, selected, detail }: { item: Item; selected: boolean; detail
         )}
       >
         <span className="flex items-baseline justify-between gap-2">
-          <span className="truncate text-sm font-medium text-gray-900">{visitorLabel(item)}</span>
+          <span className="flex min-w-0 items-center gap-1.5">
+            <span className="truncate text-sm font-medium text-gray-900">{visitorLabel(item)}</span>
+            {item.verifiedUserId ? (
+              <span title={`Verified as ${item.verifiedUserId}`}>
+                <Badge tone="success">Verified</Badge>
+              </span>
+            ) : null}
+          </span>
           <span className="shrink-0 text-xs text-gray-600">{detail}</span>
         </span>
         {/* What the visitor last wrote: what an agent answers, whoever wrote last. */}

@@ -15,5 +15,6 @@ export const InboxItemFieldsFragment = graphql(`
     lastMessageAt
     messageCount
     lastVisitorMessage
+    verifiedUserId
   }
 `);

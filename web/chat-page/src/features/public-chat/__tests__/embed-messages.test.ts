@@ -14,6 +14,18 @@ describe('readVisitor', () => {
     expect(readVisitor({ email: 42 })).toBeNull();
   });
 
+  it('reads userId as the id, and keeps a userHash of 64 hex digits with an id only', () => {
+    const userHash = 'ab'.repeat(32);
+    expect(readVisitor({ userId: 'user-42', email: 'ada@example.com', name: 'Ada', userHash })).toEqual({
+      id: 'user-42',
+      email: 'ada@example.com',
+      name: 'Ada',
+      userHash,
+    });
+    expect(readVisitor({ id: 'user-42', userHash: 'not-a-hash' })).toEqual({ id: 'user-42' });
+    expect(readVisitor({ name: 'Ada', userHash })).toEqual({ name: 'Ada' });
+  });
+
   it('is null when it names nobody', () => {
     expect(readVisitor({})).toBeNull();
     expect(readVisitor({ id: '  ', name: { first: 'Ada' } })).toBeNull();

@@ -75,6 +75,18 @@ describe('public chat page inside the widget (embed mode)', () => {
     });
   });
 
+  it("sends a verified identity's email and userHash with each message (identify with userId and userHash)", async () => {
+    const host = fakeParent();
+    const { posts } = mockApi([json({ message: 'One', sessionId: 'local-session1' })]);
+    await openEmbed();
+    const userHash = 'c0ffee'.repeat(10) + 'abcd';
+    fromWindow(host.parent, { type: 'parley:identify', visitor: { userId: 'user-42', email: 'ada@example.com', name: 'Ada', userHash } });
+    type('first');
+    pressEnter();
+    await screen.findByText('One');
+    expect(bodyOf(posts()[0])).toMatchObject({ visitor: { id: 'user-42', name: 'Ada', email: 'ada@example.com', userHash } });
+  });
+
   it('asks the host page to close with the close button and with Esc, and focuses the field on open', async () => {
     const host = fakeParent();
     mockApi([]);

@@ -207,6 +207,8 @@ export interface SendChatMessageInput {
  * the sources cited and the stored answer's id, `error` a failure mid-answer.
  * Failures before the stream starts are a plain JSON error; a plain JSON answer is accepted too.
  */
+const visitorOf = ({ id, name, email, userHash }: Visitor) => (userHash ? { id, name, email, userHash } : { id, name });
+
 export async function sendChatMessage(input: SendChatMessageInput): Promise<ChatReply> {
   const { uniqueId, message, sessionId, onDelta, signal, embedded, visitor, proofOfWork } = input;
   let response: Response;
@@ -218,8 +220,9 @@ export async function sendChatMessage(input: SendChatMessageInput): Promise<Chat
         message,
         sessionId,
         model: CHAT_MODEL,
-        // The email (identify's, for the lead form) is not the conversation's: only the id and name travel.
-        ...(visitor ? { visitor: { id: visitor.id, name: visitor.name } } : {}),
+        // The email (identify's, for the lead form) is not the conversation's: only the id and name
+        // travel, and with a userHash (a verified identity, checked by the server) the email too.
+        ...(visitor ? { visitor: visitorOf(visitor) } : {}),
         ...(proofOfWork ? { proofOfWork } : {}),
       }),
       signal,
