@@ -29,10 +29,12 @@ describe('readChatConfig', () => {
       CHAT_RATE_PER_VISITOR: 20,
       CHAT_RATE_PER_BOT: 300,
       RPC_TIMEOUT_MS: 5000,
+      EVENT_BATCH_WAIT_MS: 100,
       SESSION_SECRET: 'parley-dev-session-secret',
       WORKERS: 'on',
     });
     expect(readChatConfig({ WORKERS: 'off' }).WORKERS).toBe('off');
+    expect(readChatConfig({ EVENT_BATCH_WAIT_MS: '0' }).EVENT_BATCH_WAIT_MS).toBe(0);
   });
 
   it('refuses in production the development SESSION_SECRET and ALTCHA_HMAC_KEY, naming the variable', () => {
@@ -94,6 +96,8 @@ describe('readChatConfig', () => {
     ['CHAT_DB_SCHEMA', 'Chat-Schema'],
     ['CHATBOT_URL', 'ftp://x'],
     ['WORKERS', 'sometimes'],
+    ['EVENT_BATCH_WAIT_MS', '1001'],
+    ['EVENT_BATCH_WAIT_MS', '-1'],
     ['SESSION_SECRET', 'too-short'],
     ['SESSION_SECRET', 'long enough but with spaces'],
   ])('names %s when it is invalid', (name, value) => {

@@ -100,6 +100,11 @@ export const chatVars = {
   RPC_TIMEOUT_MS: { parse: int(1, 600_000), default: '5000' },
   /** How often a worker settles the credit holds whose answer's usage was lost, from the stored exchanges (ADR 37). */
   RECONCILE_HOLDS_MS: { parse: int(1000, 3_600_000), default: '60000' },
+  /**
+   * How long an answer's UsageRecorded and ChatbotInteraction wait for others to share their jobs
+   * (ADR 29, ADR 51): under load, the longer the window, the fewer and larger the jobs.
+   */
+  EVENT_BATCH_WAIT_MS: { parse: int(0, 1000), default: '100' },
 };
 
 export type ChatConfig = ReturnType<typeof readChatConfig>;

@@ -68,13 +68,7 @@ import { providerKeyChangePublisher, watchProviderKeyChanges } from './provider-
 import { ownKeysOf, type ProviderKeyDeps } from './provider-keys/provider-keys.ts';
 import { identitySecrets } from './public-chat/visitor-identity.ts';
 
-/**
- * How long an answer's UsageRecorded and ChatbotInteraction wait for others to share their jobs
- * (ADR 29). The answer never waits for them (the recorder does not await the publish); billing
- * settles and analytics counts this much later. At 250 answers a second a batch holds about five.
- */
-export const EVENT_BATCH_WAIT_MS = 20;
-/** The most events of one job. */
+/** The most events of one job (the events of EVENT_BATCH_WAIT_MS, config.ts, go as one job up to this many). */
 export const EVENT_BATCH_MAX = 100;
 /** The export pool's size as a share of DATABASE_POOL_MAX: 2 at the default 10 (one export reads on one connection). */
 const EXPORT_POOL_SHARE = 0.2;
@@ -130,8 +124,10 @@ export async function createChatService(
   exchanges.on('error', (err) => logger.warn({ err: err.message }, 'exchange pool: idle session failed'));
   const redis = createRedis(config.REDIS_URL);
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
-  // What answers leave for billing and analytics, gathered for EVENT_BATCH_WAIT_MS into one job per queue (ADR 29).
-  const batching = { prefix: config.QUEUE_PREFIX, waitMs: EVENT_BATCH_WAIT_MS, maxEvents: EVENT_BATCH_MAX, logger };
+  // What answers leave for billing and analytics, gathered for EVENT_BATCH_WAIT_MS into one job per queue
+  // (ADR 29, ADR 51). The answer never waits for them (the recorder does not await the publish);
+  // billing settles and analytics counts this much later. At 250 answers a second a batch holds about 25.
+  const batching = { prefix: config.QUEUE_PREFIX, waitMs: config.EVENT_BATCH_WAIT_MS, maxEvents: EVENT_BATCH_MAX, logger };
   const usageRecorded = createBatchProducer(redis, QUEUES.usageRecorded, usageRecordedBatch, batching);
   const analyticsInteraction = createBatchProducer(redis, QUEUES.chatbotInteractionAnalytics, chatbotInteractionBatch, batching);
   // The chatbot's interaction counter: one event per chatbot and analytics batch (ADR 23).

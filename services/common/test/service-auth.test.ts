@@ -133,6 +133,26 @@ describe('service token check', () => {
     });
   });
 
+  it('checks a token it verified before as strictly as a new one: window, caller, every byte of the MAC', () => {
+    const receiver: ServiceTrust = { secret, callers: ['chat'] };
+    const issued = now();
+    const token = `Bearer ${signServiceToken({ caller: 'chat', secret }, issued)}`;
+    expect(verifyServiceToken(token, receiver, issued)).toEqual({ caller: 'chat' });
+    // The same token again: still valid inside the window, refused once it has passed.
+    expect(verifyServiceToken(token, receiver, issued + 30)).toEqual({ caller: 'chat' });
+    expect(verifyServiceToken(token, receiver, issued + 61)).toEqual({ refused: 'expired service token' });
+    // The remembered token with one character of its MAC changed, or its MAC on another time or caller.
+    const [, head, mac] = /^(Bearer chat\.\d+\.)(.+)$/.exec(token)!;
+    const changed = `${head}${mac.slice(0, -1)}${mac.endsWith('A') ? 'B' : 'A'}`;
+    expect(verifyServiceToken(changed, receiver, issued)).toEqual({ refused: 'bad signature' });
+    expect(verifyServiceToken(`Bearer chat.${issued + 1}.${mac}`, receiver, issued)).toEqual({ refused: 'bad signature' });
+    expect(verifyServiceToken(`Bearer gateway.${issued}.${mac}`, receiver, issued)).toEqual({ refused: 'bad signature' });
+    // Another receiver's trust (another secret) does not share what this one verified.
+    expect(verifyServiceToken(token, { secret: `${secret}-other`, callers: ['chat'] }, issued)).toEqual({ refused: 'bad signature' });
+    // And the remembered token still works after the refusals.
+    expect(verifyServiceToken(token, receiver, issued)).toEqual({ caller: 'chat' });
+  });
+
   it('leaves /healthz, /readyz and /metrics open, and refuses any other path', async () => {
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     expect((await fetch(`${url}/readyz`)).status).toBe(200);

@@ -1,6 +1,6 @@
 // An answer the visitor received is billed, even when the process that gave it died before its
 // UsageRecorded was published (docs/adr/0037-answers-billed-when-a-process-dies.md). The events of
-// the answers of 20 ms travel in one batch (ADR 29); a process killed meanwhile loses that batch, and
+// the answers of EVENT_BATCH_WAIT_MS (100 ms) travel in one batch (ADR 29, ADR 51); a process killed meanwhile loses that batch, and
 // the answers' holds outlive their expiry. Every chat worker asks billing for the holds past their
 // expiry (ListExpiredHolds) now and then, and for each:
 //   - the exchange was stored (its answer keeps its request id and usage, conversation-store.ts):
