@@ -3,7 +3,7 @@
 // and Anthropic's APIs through the official SDKs): the owner switches a chatbot to another provider's
 // model on its settings page, a visitor chats, and the usage page names that model with its cost.
 import { expect, test, type APIRequestContext } from '@playwright/test';
-import { tokenCost } from '../services/common/src/models/catalogue.ts';
+import { answerCostUnits, unitsToDollars } from '../services/common/src/models/catalogue.ts';
 import { createBot, ownerToken, registerOwner, topUpCredit } from './fixtures.ts';
 import { screenshot } from './screenshots.ts';
 
@@ -32,17 +32,6 @@ async function recentRequests(request: APIRequestContext, token: string): Promis
   const body = (await res.json()) as { data?: { usage: { recentRequests: Request[] } }; errors?: unknown };
   expect(body.errors).toBeUndefined();
   return body.data!.usage.recentRequests;
-}
-
-/** Exact decimal dollars added, as strings. */
-function addDollars(a: string, b: string): string {
-  const scale = (s: string) => {
-    const [whole, frac = ''] = s.split('.');
-    return BigInt(whole!) * 10n ** 10n + BigInt(frac.padEnd(10, '0'));
-  };
-  const sum = (scale(a) + scale(b)).toString().padStart(11, '0');
-  const dec = sum.slice(-10).replace(/0+$/, '');
-  return dec ? `${sum.slice(0, -10)}.${dec}` : sum.slice(0, -10);
 }
 
 /** The usage page's 5 decimals, rounded half away from zero. */
@@ -92,7 +81,11 @@ test('the owner switches a chatbot to a Claude model, a visitor chats, and the u
   const [answered] = await recentRequests(request, token);
   expect(answered!.model?.displayName).toBe('Claude Haiku 4.5');
   expect(answered!.promptTokens).toBeGreaterThan(0);
-  expect(answered!.totalCost).toBe(addDollars(tokenCost(answered!.promptTokens, '1.00'), tokenCost(answered!.completionTokens, '5.00')));
+  expect(answered!.totalCost).toBe(
+    unitsToDollars(
+      answerCostUnits({ inputPricePerMillion: '1.00', outputPricePerMillion: '5.00' }, answered!.promptTokens, answered!.completionTokens),
+    ),
+  );
 
   await page.goto('/usage');
   const rows = page.locator('table tbody tr');

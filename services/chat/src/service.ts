@@ -253,6 +253,7 @@ export async function createChatService(
     handoffCore,
     providerKeys,
     offered: router.offered,
+    catalogue,
     handoff: visitorHandoff({ db: prisma, logger, mirror: handoffMirror, live }),
     webhooks,
     db: prisma,

@@ -24,6 +24,11 @@ export const ConversationQuery = graphql(`
           title
           url
         }
+        model {
+          id
+          displayName
+        }
+        fallback
       }
     }
   }
