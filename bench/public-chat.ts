@@ -979,7 +979,12 @@ async function burstOn(n: number) {
   const first: number[] = [];
   const later: number[] = [];
   let failed = 0;
+  let firstDone = 0;
   let firstError = '';
+  // Where the time goes: each process's histograms over the first answers (until the last is in),
+  // then over the rest.
+  const atStart = await durationTotals();
+  let atFirstDone: Promise<Map<string, { sum: number; count: number }>> | undefined;
   await Promise.all(
     crowd.map(async (v) => {
       for (let i = 0; i < BURST_MESSAGES; i++) {
@@ -991,10 +996,14 @@ async function burstOn(n: number) {
           failed++;
           firstError ||= (err as Error).message;
         }
+        if (i === 0 && ++firstDone === n) atFirstDone = durationTotals();
       }
     }),
   );
+  const [firstTotals, end] = [await atFirstDone!, await durationTotals()];
   if (failed) console.log(`    ${failed} of ${n * BURST_MESSAGES} burst messages failed (first: ${firstError})`);
+  console.log(`    until the last first answer, mean ms a message in each process's histograms: ${perMessage(atStart, firstTotals, n)}`);
+  console.log(`    after it: ${perMessage(firstTotals, end, n * (BURST_MESSAGES - 1))}`);
   return { first: summary(first), later: summary(later), failed };
 }
 
