@@ -45,7 +45,11 @@
 //     process's self time a message in the loop, by function, by package or file, by the nearest of
 //     this repository's functions, and by this repository's functions with the work under them.
 //   - BENCH_PHASES=one-owner: 200 visitors at once on the one bench chatbot, then 50, with the model
-//     answering after 50 ms: requests/s, latency percentiles, p99 ÷ p50 and fairness between visitors.
+//     answering after 50 ms: requests/s, latency percentiles, p99 ÷ p50 and fairness between visitors;
+//     before them, after the warm-up, the first-message burst (BENCH_BURST_ROUNDS of it, default 2):
+//     200 new visitors send their first message at the same moment to a new chatbot, then four more
+//     each, continuing with the session id returned: the first answers' p50 and p99 against the
+//     3rd–5th messages'.
 // BENCH_BASE=/path/to/another/checkout (set up with `npm run setup`) adds that checkout's stack to
 // both phases, started with its own scripts/stack.ts, alternated with this one (base, this, …), and
 // prints the ratios this ÷ base. BENCH_FLOOR_KINDS (comma-separated of base, this, floor,
@@ -108,6 +112,9 @@ const THINK_MAX_MS = 3_000;
 const ONE_OWNER_VISITORS = 200;
 const ONE_OWNER_MESSAGES = Math.max(400, Math.round(3_000 * scale));
 const ONE_OWNER_MODEL_DELAY_MS = 50;
+/** The first-message burst of the one-owner phase: each of its visitors' messages, and bursts a round. */
+const BURST_MESSAGES = 5;
+const BURST_ROUNDS = Number(process.env.BENCH_BURST_ROUNDS ?? 2);
 /** Sequential messages of the one visitor alone in the floor phase. */
 const ONE_VISITOR = Math.max(30, Math.round(300 * scale));
 const BENCH_BASE = process.env.BENCH_BASE;
@@ -160,13 +167,15 @@ const visitors: Visitor[] = Array.from({ length: VISITORS }, (_, i) => ({
   sent: 0,
 }));
 /** New visitors for a round of the floor and one-owner phases, each with its own address and conversation. */
-const freshVisitors = (n: number): Visitor[] =>
+const freshVisitors = (n: number, block = 43): Visitor[] =>
   Array.from({ length: n }, (_, i) => ({
     sessionId: `bench-${randomBytes(6).toString('hex')}`,
-    ip: `10.43.${Math.floor(i / 200)}.${(i % 200) + 1}`,
+    ip: `10.${block}.${Math.floor(i / 200)}.${(i % 200) + 1}`,
     sent: 0,
     keepSession: true,
   }));
+/** The burst's visitors' addresses: 10.{block}.x.y, a new block every round, never one another phase used (new day counters). */
+let burstBlock = 100;
 const message = (v: Visitor) => `${QUESTIONS[(v.sent + v.ip.length) % QUESTIONS.length]} (${v.sent})`;
 
 // --- CPU accounting from /proc (clock ticks of 10 ms) ----------------------------------------------
@@ -966,6 +975,63 @@ async function profilePhase(): Promise<void> {
   printProfiles(dir, architectureFloor);
 }
 
+/**
+ * The first-message burst: `n` new visitors (new addresses, new conversations) send their first
+ * message at the same moment to a new chatbot of a new owner (one the warmed stack has not answered
+ * for yet, as a chatbot whose page suddenly draws a crowd), then each sends BURST_MESSAGES − 1 more,
+ * one after the other, continuing with the session id the server returned. The first answers'
+ * latencies against those of the third to last messages (the visitors' conversations by then under way).
+ */
+async function firstMessageBurst(n: number) {
+  const benchChatbot = uniqueId;
+  await prepareOwner();
+  try {
+    return await burstOn(n);
+  } finally {
+    uniqueId = benchChatbot;
+  }
+}
+
+async function burstOn(n: number) {
+  const crowd = freshVisitors(n, burstBlock++);
+  const first: number[] = [];
+  const later: number[] = [];
+  let failed = 0;
+  let firstDone = 0;
+  let firstError = '';
+  // Where the time goes: each process's histograms over the first answers (until the last is in),
+  // then over the rest.
+  const atStart = await durationTotals();
+  let atFirstDone: Promise<Map<string, { sum: number; count: number }>> | undefined;
+  await Promise.all(
+    crowd.map(async (v) => {
+      for (let i = 0; i < BURST_MESSAGES; i++) {
+        try {
+          const t = await chatJson(v);
+          if (i === 0) first.push(t);
+          else if (i >= 2) later.push(t);
+        } catch (err) {
+          failed++;
+          firstError ||= (err as Error).message;
+        }
+        if (i === 0 && ++firstDone === n) atFirstDone = durationTotals();
+      }
+    }),
+  );
+  const [firstTotals, end] = [await atFirstDone!, await durationTotals()];
+  if (failed) console.log(`    ${failed} of ${n * BURST_MESSAGES} burst messages failed (first: ${firstError})`);
+  console.log(`    until the last first answer, mean ms a message in each process's histograms: ${perMessage(atStart, firstTotals, n)}`);
+  console.log(`    after it: ${perMessage(firstTotals, end, n * (BURST_MESSAGES - 1))}`);
+  return { first: summary(first), later: summary(later), failed };
+}
+
+interface BurstRun {
+  firstP50: number;
+  firstP99: number;
+  laterP50: number;
+  laterP99: number;
+}
+
 interface OneOwnerRun {
   rps: number;
   p50: number;
@@ -980,6 +1046,7 @@ async function oneOwnerPhase(): Promise<void> {
       `visitors at once on the one chatbot, then ${ONE_OWNER_MESSAGES} from ${VISITORS}; fairness = slowest visitor's mean latency ÷ fastest's; rounds ${order.join(', ')}):`,
   );
   const runs: Record<string, OneOwnerRun[]> = {};
+  const bursts: Record<string, BurstRun[]> = {};
   try {
     const seen: Record<string, number> = {};
     for (const kind of order) {
@@ -987,7 +1054,24 @@ async function oneOwnerPhase(): Promise<void> {
       const n = (seen[kind] = (seen[kind] ?? 0) + 1);
       model.setBehaviour({ delayMs: ONE_OWNER_MODEL_DELAY_MS, chunkDelayMs: 0 });
       const crowd = freshVisitors(ONE_OWNER_VISITORS);
-      await load(Math.max(WARMUP, ONE_OWNER_VISITORS), ONE_OWNER_VISITORS, chatJson, crowd);
+      // Not a figure: a cold stack may refuse some of 200 messages at once (their count is printed).
+      await load(Math.max(WARMUP, ONE_OWNER_VISITORS), ONE_OWNER_VISITORS, chatJson, crowd, true);
+      // The burst on the warmed stack: what differs from a later message is the first message's own work.
+      for (let b = 0; b < BURST_ROUNDS; b++) {
+        const burst = await firstMessageBurst(ONE_OWNER_VISITORS);
+        model.requests.length = 0;
+        (bursts[kind] ??= []).push({
+          firstP50: burst.first.p50,
+          firstP99: burst.first.p99,
+          laterP50: burst.later.p50,
+          laterP99: burst.later.p99,
+        });
+        console.log(
+          `  ${kind} ${n}, burst ${b + 1}: ${ONE_OWNER_VISITORS} first messages at once, then ${BURST_MESSAGES - 1} more each: first answers p50 ` +
+            `${ms(burst.first.p50)} ms, p99 ${ms(burst.first.p99)} ms, max ${ms(burst.first.max)} ms; 3rd–${BURST_MESSAGES}th messages p50 ` +
+            `${ms(burst.later.p50)} ms, p99 ${ms(burst.later.p99)} ms; first p99 ÷ later p50 ${ratio(burst.first.p99, burst.later.p50)} (target ≤ 3)`,
+        );
+      }
       const atConcurrency: number[] = [];
       for (const concurrency of [ONE_OWNER_VISITORS, VISITORS]) {
         const pids = stackChildren();
@@ -1020,7 +1104,21 @@ async function oneOwnerPhase(): Promise<void> {
   } finally {
     model.setBehaviour({ delayMs: 0 });
   }
+  for (const [kind, bs] of Object.entries(bursts)) {
+    const m = (k: keyof BurstRun) => mean(bs.map((r) => r[k]));
+    console.log(
+      `  ${kind}, burst (means of ${bs.length}): first answers p50 ${ms(m('firstP50'))} ms, p99 ${ms(m('firstP99'))} ms; later p50 ` +
+        `${ms(m('laterP50'))} ms, p99 ${ms(m('laterP99'))} ms; first p99 ÷ later p50 ${ratio(m('firstP99'), m('laterP50'))}`,
+    );
+  }
   if (!BENCH_BASE) return;
+  if (bursts.this && bursts.base) {
+    const m = (bs: BurstRun[], k: keyof BurstRun) => mean(bs.map((r) => r[k]));
+    console.log(
+      `  this ÷ base, burst: first answers p50 ${ratio(m(bursts.this, 'firstP50'), m(bursts.base, 'firstP50'))}, ` +
+        `p99 ${ratio(m(bursts.this, 'firstP99'), m(bursts.base, 'firstP99'))}; later p50 ${ratio(m(bursts.this, 'laterP50'), m(bursts.base, 'laterP50'))}`,
+    );
+  }
   for (const concurrency of [ONE_OWNER_VISITORS, VISITORS]) {
     const [t, b] = [runs[`this ${concurrency}`], runs[`base ${concurrency}`]];
     const m = (rs: OneOwnerRun[], k: keyof OneOwnerRun) => mean(rs.map((r) => r[k]));

@@ -5,6 +5,9 @@ export { pngImage } from '../services/common/src/testing/png.ts';
 
 export const PASSWORD = 'correct horse 42';
 
+/** A word that makes the end-to-end run's Anthropic fake answer 529 (overloaded) to the chatbot whose knowledge holds it (global-setup.ts). */
+export const CLAUDE_OVERLOADED = 'claudeoverloadeddrill';
+
 export function uniqueEmail(tag: string): string {
   return `${tag}.${Date.now()}.${Math.floor(Math.random() * 1e6)}@example.com`;
 }

@@ -7,6 +7,7 @@ import pg from 'pg';
 import { startFakeAnthropic } from '../services/common/src/testing/fake-anthropic.ts';
 import { groundedReply, startFakeOpenAI } from '../services/common/src/testing/fake-openai.ts';
 import { startStack } from '../scripts/stack.ts';
+import { CLAUDE_OVERLOADED } from './fixtures.ts';
 import { E2E_PORT_OFFSET } from './playwright.config.ts';
 
 export default async function globalSetup() {
@@ -37,8 +38,13 @@ export default async function globalSetup() {
     },
   });
 
-  // Anthropic's Messages API, for the chatbots whose owner chose a Claude model (models.spec.ts).
-  const anthropic = await startFakeAnthropic({ chunkDelayMs: 20 });
+  // Anthropic's Messages API, for the chatbots whose owner chose a Claude model (models.spec.ts). It
+  // is overloaded (529, before any token) for a chatbot whose knowledge names CLAUDE_OVERLOADED, so
+  // that chatbot's fallback model answers.
+  const anthropic = await startFakeAnthropic({
+    chunkDelayMs: 20,
+    failWith: (body) => (body.messages.some((m) => m.role === 'system' && m.content.includes(CLAUDE_OVERLOADED)) ? 529 : null),
+  });
 
   const mailOutboxDir = mkdtempSync(join(tmpdir(), 'parley-e2e-mail-'));
   const stack = await startStack({

@@ -1,10 +1,11 @@
 /// <reference lib="dom" />
 // A chatbot's model against the whole running stack (the chat service calls local fakes of OpenAI's
 // and Anthropic's APIs through the official SDKs): the owner switches a chatbot to another provider's
-// model on its settings page, a visitor chats, and the usage page names that model with its cost.
+// model on its settings page, a visitor chats, and the usage page names that model with its cost;
+// when the chosen model is overloaded its fallback answers, and History says so under the answer.
 import { expect, test, type APIRequestContext } from '@playwright/test';
-import { tokenCost } from '../services/common/src/models/catalogue.ts';
-import { createBot, ownerToken, registerOwner, topUpCredit } from './fixtures.ts';
+import { answerCostUnits, unitsToDollars } from '../services/common/src/models/catalogue.ts';
+import { CLAUDE_OVERLOADED, createBot, makePro, ownerToken, registerOwner, topUpCredit, updateBot } from './fixtures.ts';
 import { screenshot } from './screenshots.ts';
 
 interface Request {
@@ -32,17 +33,6 @@ async function recentRequests(request: APIRequestContext, token: string): Promis
   const body = (await res.json()) as { data?: { usage: { recentRequests: Request[] } }; errors?: unknown };
   expect(body.errors).toBeUndefined();
   return body.data!.usage.recentRequests;
-}
-
-/** Exact decimal dollars added, as strings. */
-function addDollars(a: string, b: string): string {
-  const scale = (s: string) => {
-    const [whole, frac = ''] = s.split('.');
-    return BigInt(whole!) * 10n ** 10n + BigInt(frac.padEnd(10, '0'));
-  };
-  const sum = (scale(a) + scale(b)).toString().padStart(11, '0');
-  const dec = sum.slice(-10).replace(/0+$/, '');
-  return dec ? `${sum.slice(0, -10)}.${dec}` : sum.slice(0, -10);
 }
 
 /** The usage page's 5 decimals, rounded half away from zero. */
@@ -92,7 +82,11 @@ test('the owner switches a chatbot to a Claude model, a visitor chats, and the u
   const [answered] = await recentRequests(request, token);
   expect(answered!.model?.displayName).toBe('Claude Haiku 4.5');
   expect(answered!.promptTokens).toBeGreaterThan(0);
-  expect(answered!.totalCost).toBe(addDollars(tokenCost(answered!.promptTokens, '1.00'), tokenCost(answered!.completionTokens, '5.00')));
+  expect(answered!.totalCost).toBe(
+    unitsToDollars(
+      answerCostUnits({ inputPricePerMillion: '1.00', outputPricePerMillion: '5.00' }, answered!.promptTokens, answered!.completionTokens),
+    ),
+  );
 
   await page.goto('/usage');
   const rows = page.locator('table tbody tr');
@@ -100,4 +94,47 @@ test('the owner switches a chatbot to a Claude model, a visitor chats, and the u
   await expect(rows.first()).toContainText('Claude Haiku 4.5');
   await expect(rows.first()).toContainText(fiveDecimals(answered!.totalCost));
   await screenshot(page, 'usage-claude');
+});
+
+test('when the chosen Claude model is overloaded the fallback answers, and History names it under the answer', async ({
+  page,
+  context,
+  request,
+}) => {
+  const email = await registerOwner(page);
+  await makePro(email);
+  const token = await ownerToken(page);
+  await topUpCredit(page);
+  // The Anthropic fake is overloaded for this chatbot (its knowledge holds the word), before any token.
+  const bot = await createBot(
+    request,
+    token,
+    'Acme Fallback',
+    `Acme opens at nine in the morning and closes at six in the evening. ${CLAUDE_OVERLOADED}`,
+  );
+  const changed = await updateBot(request, token, bot._id, { modelId: 'claude-haiku-4-5', fallbackModelId: 'gpt-4o-mini' });
+  expect(changed.status()).toBe(200);
+
+  const visitor = await context.newPage();
+  await visitor.goto(`/chat/${bot.uniqueId}`);
+  await visitor.getByPlaceholder('Type your message...').fill('When does Acme open in the morning?');
+  await visitor.getByPlaceholder('Type your message...').press('Enter');
+  await expect(visitor.getByTestId('assistant-message').last()).toContainText('opens at nine');
+  // The visitor is not told which model answered.
+  await expect(visitor.getByText('fallback model')).toHaveCount(0);
+  await visitor.close();
+
+  // Billed once, to the model that answered.
+  await expect.poll(async () => (await recentRequests(request, token)).length, { timeout: 15_000 }).toBe(1);
+  expect((await recentRequests(request, token))[0]!.model?.displayName).toBe('GPT-4o mini');
+
+  await page.goto(`/chatbots/${bot._id}`);
+  await page.getByRole('tab', { name: /History/ }).click();
+  await page
+    .getByText(/Session ID/)
+    .first()
+    .click();
+  const messages = page.getByRole('list', { name: 'Messages' });
+  await expect(messages.getByTestId('answered-by')).toHaveText(['Answered by the fallback model (GPT-4o mini)']);
+  await screenshot(page, 'history-fallback-model');
 });

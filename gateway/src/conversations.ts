@@ -1,5 +1,5 @@
 // Conversations as owners read them in the History tab, from the chat service's messages.
-import type { ChatMessage, Conversation, Source } from '@parley/proto/parley/chat/v1/chat_pb.js';
+import type { AnsweringModel, ChatMessage, Conversation, Source } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { Code, ConnectError } from '@parley/common/rpc-errors.ts';
 import { isoDate } from './chatbots.ts';
 
@@ -21,7 +21,23 @@ export interface ChatMessageView {
   rating: MessageRating | null;
   /** What an answer cited, in the order its [n] markers number them; [] when it cited none. */
   sources: AnswerSourceView[];
+  /** The model that gave a model's answer; null for every other message (and offline or Q&A answers). */
+  model: AnsweringModelView | null;
+  /** The chatbot's chosen model failed before its first token and `model` is its fallback. */
+  fallback: boolean;
 }
+
+/** A model as the catalogue names it (a model it no longer lists is named by its id). */
+export interface AnsweringModelView {
+  id: string;
+  displayName: string;
+  /** openai, anthropic or gemini. */
+  provider: string;
+}
+
+/** The model that gave an answer, as the owner's views show it. */
+export const answeringModelView = (m: AnsweringModel | undefined): AnsweringModelView | null =>
+  m ? { id: m.id, displayName: m.displayName || m.id, provider: m.provider } : null;
 
 export interface AnswerSourceView {
   entryId: string;
@@ -66,6 +82,8 @@ const messageView = (m: ChatMessage): ChatMessageView => ({
   timestamp: isoDate(m.timestamp),
   rating: ratingOf(m.rating),
   sources: answerSources(m.sources),
+  model: answeringModelView(m.answeredBy),
+  fallback: m.fallback,
 });
 
 export function conversationView(c: Conversation | undefined): ConversationView {

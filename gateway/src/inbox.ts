@@ -7,7 +7,7 @@ import type { ChatMessage, InboxItem, Lead } from '@parley/proto/parley/chat/v1/
 import { Code, ConnectError, invalid, notFound } from '@parley/common/rpc-errors.ts';
 import { isoDate } from './chatbots.ts';
 import type { Clients } from './clients.ts';
-import { answerSources, type AnswerSourceView } from './conversations.ts';
+import { answerSources, answeringModelView, type AnswerSourceView, type AnsweringModelView } from './conversations.ts';
 import type { Member } from './owners.ts';
 import { isUuid } from '@parley/common/ids.ts';
 import { CONVERSATION_NOT_FOUND } from '@parley/common/not-found.ts';
@@ -48,6 +48,10 @@ export interface InboxMessageView {
   timestamp: string | null;
   /** What an answer cited, in the order its [n] markers number them; [] for every other message. */
   sources: AnswerSourceView[];
+  /** The model that gave a model's answer; null for every other message (and on the live stream). */
+  model: AnsweringModelView | null;
+  /** The chatbot's chosen model failed before its first token and `model` is its fallback. */
+  fallback: boolean;
 }
 
 export interface InboxLeadView {
@@ -120,6 +124,8 @@ export function inboxMessageView(m: ChatMessage | undefined): InboxMessageView {
     authorName: m.authorName || null,
     timestamp: isoDate(m.timestamp),
     sources: answerSources(m.sources),
+    model: answeringModelView(m.answeredBy),
+    fallback: m.fallback,
   };
 }
 

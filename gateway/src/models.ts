@@ -8,7 +8,7 @@ import type { OfferedModel } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { Plan } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import type { ModelChoice } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import type { CatalogueModel, ModelCatalogue } from '@parley/common/models/catalogue.ts';
-import { tokenCost } from '@parley/common/models/catalogue.ts';
+import { answerCostUnits, unitsToDollars } from '@parley/common/models/catalogue.ts';
 import { forbidden, invalid } from '@parley/common/rpc-errors.ts';
 import type { Clients } from './clients.ts';
 
@@ -53,23 +53,8 @@ export const modelProOnly = (displayName: string, plans: readonly string[]) =>
 /** An id longer than any catalogue id, or not printable, is not echoed back. */
 export const unknownModel = (id: string) => (id.length <= 100 && /^[\x20-\x7e]*$/.test(id) ? `Unknown model: ${id}` : 'Unknown model');
 
-/** Exact sum of two decimal strings of dollars (tokenCost's answers). */
-function addDollars(a: string, b: string): string {
-  const scale = (s: string) => {
-    const [whole, frac = ''] = s.split('.');
-    return BigInt(whole!) * 10n ** 10n + BigInt(frac.padEnd(10, '0').slice(0, 10));
-  };
-  const sum = (scale(a) + scale(b)).toString().padStart(11, '0');
-  const dec = sum.slice(-10).replace(/0+$/, '');
-  return dec ? `${sum.slice(0, -10)}.${dec}` : sum.slice(0, -10);
-}
-
-export function typicalAnswerCost(model: { inputPricePerMillion: string; outputPricePerMillion: string }): string {
-  return addDollars(
-    tokenCost(TYPICAL_ANSWER.promptTokens, model.inputPricePerMillion),
-    tokenCost(TYPICAL_ANSWER.completionTokens, model.outputPricePerMillion),
-  );
-}
+export const typicalAnswerCost = (model: { inputPricePerMillion: string; outputPricePerMillion: string }): string =>
+  unitsToDollars(answerCostUnits(model, TYPICAL_ANSWER.promptTokens, TYPICAL_ANSWER.completionTokens));
 
 /** The rule: a model offered here is the workspace's to choose when its plan is one of the model's. */
 export const mayChoose = (model: Pick<OfferedModel, 'plans'>, plan: PlanName) => model.plans.includes(plan);

@@ -465,7 +465,17 @@ describe('chat through the API', () => {
     expect(rest.body).toEqual({ data: [expect.objectContaining({ role: 'assistant' })], nextCursor: null });
     // Each message has exactly the fields the OpenAPI document gives a Message, all of them required.
     const documented = (await api(stack.url, '/api/v1/openapi.json')).body.components.schemas.Message;
-    expect(Object.keys(documented.properties).sort()).toEqual(['authorName', 'content', 'createdAt', 'id', 'rating', 'role', 'sources']);
+    expect(Object.keys(documented.properties).sort()).toEqual([
+      'authorName',
+      'content',
+      'createdAt',
+      'fallback',
+      'id',
+      'model',
+      'rating',
+      'role',
+      'sources',
+    ]);
     expect([...documented.required].sort()).toEqual(Object.keys(documented.properties).sort());
     for (const m of [...messages.body.data, ...rest.body.data]) {
       expect(Object.keys(m).sort()).toEqual(Object.keys(documented.properties).sort());

@@ -483,7 +483,7 @@ describe('POST /api/chatbot/public/:uniqueId/chat (event stream)', () => {
 });
 
 const CONVERSATIONS = `query ($chatbotId: ID!) { conversations(chatbotId: $chatbotId) { id sessionId createdAt updatedAt userIp userAgent messageCount messages { role content timestamp } } }`;
-const CONVERSATION = `query ($chatbotId: ID!, $id: ID!) { conversation(chatbotId: $chatbotId, id: $id) { id sessionId userIp userAgent messageCount messages { id role content authorName timestamp rating sources { entryId title url } } } }`;
+const CONVERSATION = `query ($chatbotId: ID!, $id: ID!) { conversation(chatbotId: $chatbotId, id: $id) { id sessionId userIp userAgent messageCount messages { id role content authorName timestamp rating sources { entryId title url } model { id displayName provider } fallback } } }`;
 
 describe('conversation history', () => {
   it('is refused to a free owner with 403, over REST and GraphQL', async () => {
@@ -577,7 +577,7 @@ describe('conversation history', () => {
     expect(detail.body.messages.map((m: any) => m.sources)).toEqual([[], a1.body.sources, [], a2.body.sources]);
     expect(a1.body.sources).toEqual([{ entryId: expect.any(String), title: expect.any(String) }]);
     for (const m of detail.body.messages) {
-      expect(Object.keys(m).sort()).toEqual(['authorName', 'content', 'id', 'rating', 'role', 'sources', 'timestamp']);
+      expect(Object.keys(m).sort()).toEqual(['authorName', 'content', 'fallback', 'id', 'model', 'rating', 'role', 'sources', 'timestamp']);
       expect(m.rating).toBeNull();
       expect(m.authorName).toBeNull();
       isoString(m.timestamp);

@@ -150,7 +150,7 @@ describe('unansweredQuestionView', () => {
 });
 
 describe('conversation messages', () => {
-  it('carry their id, rating (null when not rated) and cited sources (url only when there is one)', () => {
+  it('carry their id, rating (null when not rated), cited sources (url only when there is one) and the model that answered', () => {
     const at = timestampFromDate(new Date('2026-03-01T10:00:00.000Z'));
     const conversation = create(ConversationSchema, {
       id: 'c1',
@@ -170,6 +170,15 @@ describe('conversation messages', () => {
             { entryId: 'e1', title: 'Guide.pdf', url: '' },
             { entryId: 'e2', title: 'Shipping', url: 'https://shop.example.com/shipping' },
           ],
+          answeredBy: { id: 'gemini-2.5-flash', displayName: 'Gemini 2.5 Flash', provider: 'gemini' },
+          fallback: true,
+        }),
+        create(ChatMessageSchema, {
+          id: '16',
+          role: 'assistant',
+          content: 'From a model since removed',
+          timestamp: at,
+          answeredBy: { id: 'llama-old', displayName: '', provider: 'openai' },
         }),
         create(ChatMessageSchema, { role: 'assistant', content: 'Old', timestamp: at }),
         create(ChatMessageSchema, { id: '13', role: 'agent', content: 'Ada here', authorName: 'Ada', timestamp: at }),
@@ -178,7 +187,17 @@ describe('conversation messages', () => {
       ],
     });
     expect(restConversation(conversationView(conversation)).messages).toEqual([
-      { id: '11', role: 'user', content: 'Hi', authorName: null, timestamp: '2026-03-01T10:00:00.000Z', rating: null, sources: [] },
+      {
+        id: '11',
+        role: 'user',
+        content: 'Hi',
+        authorName: null,
+        timestamp: '2026-03-01T10:00:00.000Z',
+        rating: null,
+        sources: [],
+        model: null,
+        fallback: false,
+      },
       {
         id: '12',
         role: 'assistant',
@@ -190,10 +209,43 @@ describe('conversation messages', () => {
           { entryId: 'e1', title: 'Guide.pdf' },
           { entryId: 'e2', title: 'Shipping', url: 'https://shop.example.com/shipping' },
         ],
+        model: { id: 'gemini-2.5-flash', displayName: 'Gemini 2.5 Flash', provider: 'gemini' },
+        fallback: true,
       },
-      { id: null, role: 'assistant', content: 'Old', authorName: null, timestamp: '2026-03-01T10:00:00.000Z', rating: null, sources: [] },
+      {
+        id: '16',
+        role: 'assistant',
+        content: 'From a model since removed',
+        authorName: null,
+        timestamp: '2026-03-01T10:00:00.000Z',
+        rating: null,
+        sources: [],
+        model: { id: 'llama-old', displayName: 'llama-old', provider: 'openai' },
+        fallback: false,
+      },
+      {
+        id: null,
+        role: 'assistant',
+        content: 'Old',
+        authorName: null,
+        timestamp: '2026-03-01T10:00:00.000Z',
+        rating: null,
+        sources: [],
+        model: null,
+        fallback: false,
+      },
       // A member's reply and note keep their roles and author; a role not known yet reads as the product's.
-      { id: '13', role: 'agent', content: 'Ada here', authorName: 'Ada', timestamp: '2026-03-01T10:00:00.000Z', rating: null, sources: [] },
+      {
+        id: '13',
+        role: 'agent',
+        content: 'Ada here',
+        authorName: 'Ada',
+        timestamp: '2026-03-01T10:00:00.000Z',
+        rating: null,
+        sources: [],
+        model: null,
+        fallback: false,
+      },
       {
         id: '14',
         role: 'note',
@@ -202,6 +254,8 @@ describe('conversation messages', () => {
         timestamp: '2026-03-01T10:00:00.000Z',
         rating: null,
         sources: [],
+        model: null,
+        fallback: false,
       },
       {
         id: '15',
@@ -211,6 +265,8 @@ describe('conversation messages', () => {
         timestamp: '2026-03-01T10:00:00.000Z',
         rating: null,
         sources: [],
+        model: null,
+        fallback: false,
       },
     ]);
   });

@@ -173,6 +173,8 @@ export function resourceRoutes(on: On, opts: ApiV1Options): void {
         createdAt: m.timestamp,
         rating: m.rating,
         sources: m.sources,
+        model: m.model,
+        fallback: m.fallback,
       })),
       nextCursor: messages.length > offset + limit ? writeOffset(offset + limit) : null,
     });

@@ -187,6 +187,14 @@ export const ChatReply = z
     ],
   });
 
+export const AnsweringModel = z
+  .object({
+    id: z.string().meta({ description: "The catalogue's id, e.g. claude-haiku-4-5." }),
+    displayName: z.string(),
+    provider: z.string().meta({ description: 'openai, anthropic or gemini.' }),
+  })
+  .meta({ id: 'AnsweringModel' });
+
 export const Message = z
   .object({
     id: z.string(),
@@ -199,6 +207,10 @@ export const Message = z
     createdAt: z.string().nullable(),
     rating: z.string().nullable(),
     sources: z.array(Source),
+    model: AnsweringModel.nullable().meta({
+      description: "The model that gave a model's answer, as the catalogue names it; null for every other message.",
+    }),
+    fallback: z.boolean().meta({ description: "The chatbot's chosen model failed before its first token and model is its fallback." }),
   })
   .meta({ id: 'Message' });
 

@@ -3,6 +3,7 @@ import type { ConnectRouter } from '@connectrpc/connect';
 import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import {
+  AnsweringModelSchema,
   ChatMessageSchema,
   ChatService,
   ConversationSchema,
@@ -11,6 +12,7 @@ import {
   LeadSchema,
   OfferedModelSchema,
   SendMessageResponseSchema,
+  type AnsweringModel,
   type Conversation as ConversationMessage,
 } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { currentRole } from '@parley/common/context.ts';
@@ -56,6 +58,7 @@ import { watchConversation } from './handoff/watch-conversation.ts';
 import { leadMethods } from './leads/rpc.ts';
 import { providerKeyMethods, type ProviderKeyRpcDeps } from './provider-keys/rpc.ts';
 import type { OfferedModels } from './models/offered-models.ts';
+import { answeredBy, type ModelNames } from './conversations/answered-by.ts';
 
 export type ChatRpcDeps = PublicChatDeps &
   ChatbotProfileDeps &
@@ -67,6 +70,8 @@ export type ChatRpcDeps = PublicChatDeps &
     handoffCore: HandoffDeps;
     /** The catalogue's models this deployment offers (ListModels). */
     offered: OfferedModels;
+    /** The whole catalogue, to name the model that gave a stored answer (even one no longer offered). */
+    catalogue: ModelNames;
   };
 
 const IDENTITY_UNAVAILABLE = 'Identity verification is unavailable right now. Try again shortly.';
@@ -84,7 +89,13 @@ const toHandoffState = (v: HandoffView) =>
     timedOut: v.timedOut,
   });
 
-const toChatMessage = (m: MessageView) =>
+/** The model that gave an answer and whether it was the fallback, for the owner's views only. */
+function answeringModel(usage: unknown, names: ModelNames): { answeredBy?: AnsweringModel; fallback?: boolean } {
+  const by = answeredBy(usage, names);
+  return by ? { answeredBy: create(AnsweringModelSchema, by.model), fallback: by.fallback } : {};
+}
+
+const toChatMessage = (m: MessageView, answered: ReturnType<typeof answeringModel> = {}) =>
   create(ChatMessageSchema, {
     id: m.id,
     role: m.role,
@@ -92,6 +103,7 @@ const toChatMessage = (m: MessageView) =>
     timestamp: timestampFromDate(m.createdAt),
     authorName: m.authorName,
     sources: m.sources,
+    ...answered,
   });
 
 const toInboxItem = (i: InboxItemView) =>
@@ -150,7 +162,7 @@ const toOfferedModels = (offered: OfferedModels) =>
     }),
   );
 
-function toConversationMessage(c: Conversation, messages: Message[] = []): ConversationMessage {
+function toConversationMessage(c: Conversation, messages: Message[] = [], names?: ModelNames): ConversationMessage {
   return create(ConversationSchema, {
     id: c.id,
     sessionId: c.sessionId,
@@ -173,6 +185,7 @@ function toConversationMessage(c: Conversation, messages: Message[] = []): Conve
         rating: m.rating ?? '',
         sources: readStoredSources(m.sources),
         authorName: m.authorName ?? '',
+        ...(names ? answeringModel(m.usage, names) : {}),
       }),
     ),
     handoffStatus: c.handoffStatus,
@@ -256,7 +269,7 @@ export function chatRoutes(deps: ChatRpcDeps) {
           conversationId: req.conversationId,
           sessionId: req.sessionId,
         });
-        return { conversation: toConversationMessage(conversation, conversation.messages) };
+        return { conversation: toConversationMessage(conversation, conversation.messages, deps.catalogue) };
       },
       async getAnalytics(req) {
         return { analytics: await getAnalytics(deps, req, { role: currentRole() }) };
@@ -306,7 +319,7 @@ export function chatRoutes(deps: ChatRpcDeps) {
             userIp: c.userIp ?? '',
             userAgent: c.userAgent ?? '',
             messageCount: c.row.messageCount,
-            messages: c.messages.map(toChatMessage),
+            messages: c.messages.map((m) => toChatMessage(m, answeringModel(m.usage, deps.catalogue))),
             visitorId: c.visitorId ?? '',
             visitorName: c.row.visitorName ?? '',
             visitorEmail: c.row.visitorEmail ?? '',

@@ -257,6 +257,7 @@ export async function createChatService(
     handoffCore,
     providerKeys,
     offered: router.offered,
+    catalogue,
     handoff: visitorHandoff({ db: prisma, logger, mirror: handoffMirror, live }),
     identity: identitySecrets({ db: prisma, ciphers: providerKeys.ciphers, logger }),
     webhooks,

@@ -3,7 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/config.ts';
-import { loadCatalogue, parseCatalogue, tokenCost } from '../src/models/catalogue.ts';
+import {
+  answerCostUnits,
+  dollarUnits,
+  loadCatalogue,
+  parseCatalogue,
+  tokenCost,
+  tokenCostUnits,
+  unitsToDollars,
+} from '../src/models/catalogue.ts';
 
 const one = (over: Record<string, unknown> = {}) => ({
   id: 'm-1',
@@ -73,5 +81,18 @@ describe('the model catalogue', () => {
     expect(tokenCost(3, '0.0001')).toBe('0.0000000003');
     expect(tokenCost(0, '2.50')).toBe('0');
     expect(tokenCost(123_456_789, '15.00')).toBe('1851.851835');
+  });
+
+  it('counts money in 1e-10 dollar units, the same in every sum and comparison', () => {
+    expect(tokenCostUnits(1, '0.15')).toBe(1500n);
+    expect(dollarUnits('0.00000015')).toBe(1500n);
+    expect(dollarUnits('12')).toBe(120_000_000_000n);
+    expect(dollarUnits(tokenCost(123_456_789, '15.00'))).toBe(tokenCostUnits(123_456_789, '15.00'));
+    expect(unitsToDollars(1n)).toBe('0.0000000001');
+    expect(unitsToDollars(0n)).toBe('0');
+    expect(unitsToDollars(dollarUnits('1851.851835'))).toBe('1851.851835');
+    // 1,000 prompt tokens at $1.00 and 500 answer tokens at $5.00 a million: $0.001 + $0.0025.
+    const cost = answerCostUnits({ inputPricePerMillion: '1.00', outputPricePerMillion: '5.00' }, 1000, 500);
+    expect(unitsToDollars(cost)).toBe('0.0035');
   });
 });

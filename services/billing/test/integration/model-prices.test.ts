@@ -2,7 +2,7 @@
 // billed exactly at the price of the model that answered (whatever its provider), keeps what the
 // chat service reported of it, and a model billing has no price of is billed at the default's.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadCatalogue, parseCatalogue, tokenCost } from '@parley/common/models/catalogue.ts';
+import { answerCostUnits, loadCatalogue, parseCatalogue } from '@parley/common/models/catalogue.ts';
 import { syncModelPrices } from '../../src/core/model-prices.ts';
 import { openAccount } from '../../src/core/open-account.ts';
 import { creditHolds } from '../../src/credit/reserve-credit.ts';
@@ -27,14 +27,7 @@ const usage = (requestId: string, ownerId: string, model: string, extra: Partial
 });
 
 /** The exact cost the catalogue gives, as billing's NUMERIC prints it. */
-const priceOf = (modelId: string, prompt: number, completion: number) => {
-  const m = catalogue.find(modelId)!;
-  const units = (d: string) => {
-    const [w, f = ''] = d.split('.');
-    return BigInt(w!) * 10_000_000_000n + BigInt(f.padEnd(10, '0'));
-  };
-  return units(tokenCost(prompt, m.inputPricePerMillion)) + units(tokenCost(completion, m.outputPricePerMillion));
-};
+const priceOf = (modelId: string, prompt: number, completion: number) => answerCostUnits(catalogue.find(modelId)!, prompt, completion);
 const unitsOf = (d: { toFixed(n: number): string }) => BigInt(d.toFixed(10).replace('.', ''));
 
 beforeAll(async () => {

@@ -56,7 +56,8 @@ export async function countWaiting(deps: HandoffDeps, raw: { ownerId: string }):
 export interface InboxConversation {
   item: InboxItemView;
   row: InboxRow;
-  messages: MessageView[];
+  /** With each message's stored usage, so the owner sees which model gave an answer (conversations/answered-by.ts). */
+  messages: (MessageView & { usage: unknown })[];
   summary: string;
   createdAt: Date;
   updatedAt: Date;
@@ -80,15 +81,15 @@ export async function getInboxConversation(
       where: { id: conversationId },
       select: { summary: true, createdAt: true, updatedAt: true, userIp: true, userAgent: true, visitorId: true },
     }),
-    deps.db.$queryRaw<MessageRow[]>`
-      SELECT "id", "role"::text AS "role", "content", "authorName", "createdAt", "sources" FROM "Message"
+    deps.db.$queryRaw<(MessageRow & { usage: unknown })[]>`
+      SELECT "id", "role"::text AS "role", "content", "authorName", "createdAt", "sources", "usage" FROM "Message"
        WHERE "conversationId" = ${conversationId}::uuid ORDER BY "id"`,
     deps.db.lead.findUnique({ where: { conversationId } }),
   ]);
   return {
     item: inboxItem(row),
     row,
-    messages: messages.map(messageView),
+    messages: messages.map((m) => ({ ...messageView(m), usage: m.usage })),
     summary: details.summary ?? '',
     createdAt: details.createdAt,
     updatedAt: details.updatedAt,

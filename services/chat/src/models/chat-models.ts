@@ -2,7 +2,7 @@
 // for the chatbot's ModelChoice, with the prompt's budgets fitted to the models' context windows, the
 // output capped at what they may write, and the model whose price the credit hold is counted at.
 import type { CatalogueModel } from '@parley/common/models/catalogue.ts';
-import { tokenCost } from '@parley/common/models/catalogue.ts';
+import { answerCostUnits } from '@parley/common/models/catalogue.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import { withFallback } from './fallback-model.ts';
 import type { LanguageModel, ModelAnswer } from './language-model.ts';
@@ -61,14 +61,6 @@ export function fitToWindow(bounds: PromptBounds, contextWindow: number, maxOutp
   return { knowledgeChars, historyChars: room - knowledgeChars };
 }
 
-/** Dollars in 1e-10 units, to compare two costs exactly. */
-const units = (dollars: string): bigint => {
-  const [whole, frac = ''] = dollars.split('.');
-  return BigInt(whole!) * 10_000_000_000n + BigInt(frac.padEnd(10, '0'));
-};
-const worstCost = (m: CatalogueModel, promptTokens: number, outputTokens: number) =>
-  units(tokenCost(promptTokens, m.inputPricePerMillion)) + units(tokenCost(outputTokens, m.outputPricePerMillion));
-
 function chosenModel(primary: RoutedModel, fallback: RoutedModel | null, bounds: PromptBounds, logger: Logger): ChosenModel {
   const models = fallback ? [primary.model, fallback.model] : [primary.model];
   // The prompt must fit every model that may answer it.
@@ -93,7 +85,8 @@ function chosenModel(primary: RoutedModel, fallback: RoutedModel | null, bounds:
     holdModel(maxPromptTokens) {
       if (!fallback) return primary.model.id;
       const dearer =
-        worstCost(fallback.model, maxPromptTokens, maxOutputTokens) > worstCost(primary.model, maxPromptTokens, maxOutputTokens);
+        answerCostUnits(fallback.model, maxPromptTokens, maxOutputTokens) >
+        answerCostUnits(primary.model, maxPromptTokens, maxOutputTokens);
       return dearer ? fallback.model.id : primary.model.id;
     },
     ownKey: primary.ownKey && (fallback?.ownKey ?? true),

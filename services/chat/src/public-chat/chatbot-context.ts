@@ -5,6 +5,13 @@
 // What each holds and what invalidates it: docs/adr/0014-caches.md. Retrieved chunks and offline
 // mode's passages depend on the message and are never kept, nor is a chatbot with Q&A pairs (a
 // pair matches a message, not a chatbot: every message must be asked about).
+//
+// Messages that miss the cache while a call for the same chatbot and the same revision read is in
+// flight share it (`inFlight`) when its answer is one the cache could keep (the whole knowledge, no
+// Q&A pairs): a burst of new visitors to a chatbot this replica does not hold yet, or whose entry
+// just expired, makes one call instead of one per message (measured: 200 first messages at once
+// made 200 calls, which the chatbot service answered past their deadline). An answer that depends on
+// the message (retrieved chunks, a Q&A pair) is not shared: each waiter then asks on its own.
 import { Code, ConnectError, type Client } from '@connectrpc/connect';
 import type { ChatbotService, PublicChatbot } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import { cache, type Cache } from '@parley/common/cache.ts';
@@ -76,6 +83,34 @@ export function chatbotContext(opts: ChatbotContextOptions): ChatbotContext {
     maxAgeMs: opts.maxAgeMs ?? PROMPT_CACHE_MAX_AGE_MS,
   });
 
+  type Asked = Awaited<ReturnType<typeof ask>>;
+  /** The call in flight for a uniqueId under the revision its message read (`inFlightKey`). */
+  const inFlight = new Map<string, Promise<Asked>>();
+  // Not read (no sighting), read and absent, or the revision read.
+  const inFlightKey = (uniqueId: string, revision: string | null | undefined) =>
+    `${uniqueId}\n${revision === undefined ? 'unread' : revision === null ? 'none' : `r${revision}`}`;
+  /** What any message to the chatbot may use: it does not depend on the message asked with. */
+  const shareable = ({ context, wholeKnowledge }: Asked) => wholeKnowledge && context.chatbot.qaPairs === 0 && !context.qaMatch;
+
+  /** The call for this message, or the one in flight under the same revision when its answer does not depend on the message. */
+  async function askOnce(uniqueId: string, message: string, revision: string | null | undefined): Promise<Asked> {
+    if (!opts.remember) return ask(uniqueId, message);
+    const key = inFlightKey(uniqueId, revision);
+    const shared = inFlight.get(key);
+    if (shared) {
+      const asked = await shared;
+      if (shareable(asked)) return asked;
+      return ask(uniqueId, message);
+    }
+    const mine = ask(uniqueId, message);
+    inFlight.set(key, mine);
+    try {
+      return await mine;
+    } finally {
+      if (inFlight.get(key) === mine) inFlight.delete(key);
+    }
+  }
+
   async function ask(uniqueId: string, message: string) {
     let answer;
     try {
@@ -110,7 +145,7 @@ export function chatbotContext(opts: ChatbotContextOptions): ChatbotContext {
       // Held under the revision just read, and that revision read for the very chatbot held.
       const held = sighting && revision !== undefined ? prompts.get(uniqueId, revision) : undefined;
       if (held && sighting && held.chatbot.id === sighting.chatbot.id) return held;
-      const { context, wholeKnowledge } = await ask(uniqueId, message);
+      const { context, wholeKnowledge } = await askOnce(uniqueId, message, revision);
       const { chatbot } = context;
       if (opts.remember) {
         known.set(uniqueId, null, { id: chatbot.id, ownerId: chatbot.ownerId, handoffOn: chatbot.handoff?.enabled === true });

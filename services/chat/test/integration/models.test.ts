@@ -6,7 +6,7 @@
 import { Queue } from 'bullmq';
 import { Prisma } from '@parley/billing/generated/prisma/client.ts';
 import { QUEUES } from '@parley/common/queues.ts';
-import { loadCatalogue, tokenCost } from '@parley/common/models/catalogue.ts';
+import { answerCostUnits, dollarUnits, loadCatalogue } from '@parley/common/models/catalogue.ts';
 import { registry } from '@parley/common/metrics.ts';
 import { startFakeAnthropic, type FakeAnthropic } from '@parley/common/testing/fake-anthropic.ts';
 import { geminiAsOpenAIMessages, startFakeGemini, type FakeGemini } from '@parley/common/testing/fake-gemini.ts';
@@ -53,15 +53,8 @@ async function chatbotOn(modelId: string, fallbackModelId = '', credit = '10') {
   return bot;
 }
 
-/** Dollars in 1e-10 units, exact. */
-const units = (d: string) => {
-  const [w, f = ''] = d.split('.');
-  return BigInt(w!) * 10_000_000_000n + BigInt(f.padEnd(10, '0'));
-};
-const costOf = (modelId: string, prompt: number, completion: number) => {
-  const m = catalogue.find(modelId)!;
-  return units(tokenCost(prompt, m.inputPricePerMillion)) + units(tokenCost(completion, m.outputPricePerMillion));
-};
+const units = dollarUnits;
+const costOf = (modelId: string, prompt: number, completion: number) => answerCostUnits(catalogue.find(modelId)!, prompt, completion);
 const unitsOf = (d: Prisma.Decimal) => units(d.toFixed(10));
 
 const account = (ownerId: string) => stack.billing.prisma.account.findUniqueOrThrow({ where: { userId: ownerId } });
@@ -166,6 +159,35 @@ describe('the fallback', () => {
     const { creditBalance, reservedCredit } = await account(bot.ownerId);
     expect(units('10') - unitsOf(creditBalance)).toBe(unitsOf(records[0].totalCost));
     expect(reservedCredit.toFixed()).toBe('0');
+  });
+
+  it("is shown to the owner in the conversation's detail (History and the inbox): each answer's model, and that the fallback gave it", async () => {
+    const bot = await chatbotOn('claude-haiku-4-5', 'gemini-2.5-flash');
+    await stack.makePro(bot.ownerId);
+    const sessionId = session('fallback-shown');
+    await chat.client.sendMessage(visitor(bot.uniqueId, QUESTION, { sessionId }));
+    anthropic.setBehaviour({ failWith: 529 });
+    await chat.client.sendMessage(visitor(bot.uniqueId, QUESTION, { sessionId }));
+    const named = (id: string) => ({ id, displayName: catalogue.find(id)!.displayName, provider: catalogue.find(id)!.provider });
+    const expected = [
+      ['user', undefined, false],
+      ['assistant', named('claude-haiku-4-5'), false],
+      ['user', undefined, false],
+      ['assistant', named('gemini-2.5-flash'), true],
+    ];
+    const shown = (messages: { role: string; answeredBy?: { id: string; displayName: string; provider: string }; fallback: boolean }[]) =>
+      messages.map((m) => [
+        m.role,
+        m.answeredBy && { id: m.answeredBy.id, displayName: m.answeredBy.displayName, provider: m.answeredBy.provider },
+        m.fallback,
+      ]);
+
+    const [listed] = (await chat.client.listConversations({ ownerId: bot.ownerId, chatbotId: bot.id })).conversations;
+    const { conversation } = await chat.client.getConversation({ ownerId: bot.ownerId, chatbotId: bot.id, conversationId: listed!.id });
+    expect(shown(conversation!.messages)).toEqual(expected);
+    expect(named('gemini-2.5-flash').displayName).toBe('Gemini 2.5 Flash');
+    const inbox = await chat.client.getInboxConversation({ ownerId: bot.ownerId, conversationId: listed!.id });
+    expect(shown(inbox.conversation!.messages)).toEqual(expected);
   });
 
   it('answers when the chosen provider cannot be reached at all', async () => {

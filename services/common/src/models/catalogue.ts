@@ -145,16 +145,39 @@ export function loadCatalogue(env: NodeJS.ProcessEnv = process.env): ModelCatalo
   return parseCatalogue(text, file);
 }
 
-/**
- * US dollars, exact, of `tokens` at `pricePerMillion`: a decimal string with up to 10 decimals
- * (4 of the price and 6 of the million), computed in integers.
- */
-export function tokenCost(tokens: number, pricePerMillion: string): string {
-  const [whole, frac = ''] = pricePerMillion.split('.');
-  const tenThousandths = BigInt(whole!) * 10_000n + BigInt(frac.padEnd(4, '0'));
-  const units = BigInt(tokens) * tenThousandths; // in 1e-10 dollars
+/** One US dollar in the units the catalogue's money is counted in: 1e-10 dollars, exact. */
+export const DOLLAR_UNITS = 10_000_000_000n;
+
+/** A decimal string of US dollars (at most 10 decimals) in 1e-10 units, to add or compare costs exactly. */
+export function dollarUnits(dollars: string): bigint {
+  const [whole, frac = ''] = dollars.split('.');
+  return BigInt(whole!) * DOLLAR_UNITS + BigInt(frac.padEnd(10, '0'));
+}
+
+/** 1e-10 units as a decimal string of US dollars, trailing zeros dropped. */
+export function unitsToDollars(units: bigint): string {
   const s = units.toString().padStart(11, '0');
   const int = s.slice(0, -10);
   const dec = s.slice(-10).replace(/0+$/, '');
   return dec ? `${int}.${dec}` : int;
 }
+
+/**
+ * The cost of `tokens` at `pricePerMillion` in 1e-10 dollars, exact: 4 decimals of the price and 6
+ * of the million, computed in integers.
+ */
+export function tokenCostUnits(tokens: number, pricePerMillion: string): bigint {
+  const [whole, frac = ''] = pricePerMillion.split('.');
+  const tenThousandths = BigInt(whole!) * 10_000n + BigInt(frac.padEnd(4, '0'));
+  return BigInt(tokens) * tenThousandths;
+}
+
+/** US dollars, exact, of `tokens` at `pricePerMillion`: a decimal string with up to 10 decimals. */
+export const tokenCost = (tokens: number, pricePerMillion: string): string => unitsToDollars(tokenCostUnits(tokens, pricePerMillion));
+
+/** The exact cost, in 1e-10 dollars, of an answer of `model` that read `promptTokens` and wrote `completionTokens`. */
+export const answerCostUnits = (
+  model: Pick<CatalogueModel, 'inputPricePerMillion' | 'outputPricePerMillion'>,
+  promptTokens: number,
+  completionTokens: number,
+): bigint => tokenCostUnits(promptTokens, model.inputPricePerMillion) + tokenCostUnits(completionTokens, model.outputPricePerMillion);

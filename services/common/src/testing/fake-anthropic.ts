@@ -38,8 +38,11 @@ export interface FakeToolUse {
 export interface FakeAnthropicBehaviour {
   /** Wait before answering at all (before the response headers), in ms. */
   delayMs: number;
-  /** Answer every request with this HTTP status and Anthropic's error body of that status (429, 529, 401, 400, 500...). */
-  failWith: number | null;
+  /**
+   * Answer every request with this HTTP status and Anthropic's error body of that status (429, 529,
+   * 401, 400, 500...); or, computed from each request (as fake-openai's messages), that status or null to answer it.
+   */
+  failWith: number | null | ((body: FakeOpenAIRequest) => number | null);
   /** The error's message (400: "prompt is too long: 250000 tokens > 200000 maximum" reads as a context too long). */
   failMessage: string | null;
   /** The answer: fixed text, or computed from the request (as fake-openai's messages: the system prompt first). */
@@ -156,9 +159,10 @@ export async function startFakeAnthropic(
     if (!apiKey) return sendError(res, 401, 'x-api-key header is required');
     if (b.refusedKeys.includes(apiKey)) return sendError(res, 401, 'invalid x-api-key');
     if (!req.headers['anthropic-version']) return sendError(res, 400, 'anthropic-version header is required');
-    if (b.failWith) return sendError(res, b.failWith, b.failMessage ?? `Fake failure ${b.failWith}`);
-
     const asOpenAI: FakeOpenAIRequest = { model: body.model, messages: anthropicAsOpenAIMessages(body) };
+    const failWith = typeof b.failWith === 'function' ? b.failWith(asOpenAI) : b.failWith;
+    if (failWith) return sendError(res, failWith, b.failMessage ?? `Fake failure ${failWith}`);
+
     const text = typeof b.reply === 'function' ? b.reply(asOpenAI) : b.reply;
     const promptTokens = fakePromptTokens(asOpenAI.messages);
     const cacheRead = Math.min(b.cacheReadTokens, promptTokens);

@@ -59,6 +59,8 @@ export interface FakeGeminiBehaviour {
   thoughtsTokens: number;
   /** Wait between streamed events, in ms. */
   chunkDelayMs: number;
+  /** API keys answered 400 "API key not valid" on GET /v1beta/models (a key check), as Google answers an unknown key. */
+  refusedKeys: string[];
 }
 
 export interface FakeGemini {
@@ -66,6 +68,8 @@ export interface FakeGemini {
   url: string;
   /** Every generate request received, oldest first. */
   requests: FakeGeminiRequest[];
+  /** The API key of every GET /v1beta/models (a key check), oldest first. */
+  modelListKeys: string[];
   /** Changes what the following requests get; unspecified fields keep their value. */
   setBehaviour(change: Partial<FakeGeminiBehaviour>): void;
   /** Back to the defaults, and forgets the recorded requests. */
@@ -82,6 +86,7 @@ const DEFAULTS: FakeGeminiBehaviour = {
   cachedTokens: 0,
   thoughtsTokens: 0,
   chunkDelayMs: 0,
+  refusedKeys: [],
 };
 
 const STATUSES: Record<number, string> = {
@@ -112,6 +117,7 @@ export async function startFakeGemini(opts: Partial<FakeGeminiBehaviour> & { por
   const { port = 0, host = '127.0.0.1', ...initial } = opts;
   let behaviour: FakeGeminiBehaviour = { ...DEFAULTS, ...initial };
   const requests: FakeGeminiRequest[] = [];
+  const modelListKeys: string[] = [];
   let seq = 0;
 
   const sendError = (res: ServerResponse, code: number, message: string) => {
@@ -121,6 +127,17 @@ export async function startFakeGemini(opts: Partial<FakeGeminiBehaviour> & { por
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
+    if (req.method === 'GET' && url.pathname === '/v1beta/models') {
+      const header = req.headers['x-goog-api-key'];
+      const apiKey = (typeof header === 'string' ? header : '') || (url.searchParams.get('key') ?? '');
+      modelListKeys.push(apiKey);
+      if (!apiKey) return sendError(res, 403, "Method doesn't allow unregistered callers.");
+      if (behaviour.refusedKeys.includes(apiKey)) return sendError(res, 400, 'API key not valid. Please pass a valid API key.');
+      res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8' });
+      const models = [{ name: 'models/gemini-fake', displayName: 'Gemini (fake)', supportedGenerationMethods: ['generateContent'] }];
+      res.end(JSON.stringify({ models }));
+      return;
+    }
     const route = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(url.pathname);
     if (req.method !== 'POST' || !route) return sendError(res, 404, `Unknown path ${req.method} ${url.pathname}`);
     const stream = route[2] === 'streamGenerateContent';
@@ -190,12 +207,14 @@ export async function startFakeGemini(opts: Partial<FakeGeminiBehaviour> & { por
   return {
     url: origin,
     requests,
+    modelListKeys,
     setBehaviour(change) {
       behaviour = { ...behaviour, ...change };
     },
     reset() {
       behaviour = { ...DEFAULTS, ...initial };
       requests.length = 0;
+      modelListKeys.length = 0;
     },
     close,
   };

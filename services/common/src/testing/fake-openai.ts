@@ -44,6 +44,8 @@ export interface FakeOpenAIBehaviour {
   cachedPromptTokens: number;
   /** Reasoning tokens reported (completion_tokens_details.reasoning_tokens), counted in the completion tokens. */
   reasoningTokens: number;
+  /** API keys answered 401 "Incorrect API key provided" on GET /v1/models (a key check). */
+  refusedKeys: string[];
 }
 
 export interface FakeEmbeddingsRequest {
@@ -60,6 +62,8 @@ export interface FakeOpenAI {
   requests: FakeOpenAIRequest[];
   /** Every embeddings request body received, oldest first. */
   embeddingRequests: FakeEmbeddingsRequest[];
+  /** The API key of every GET /v1/models (a key check), oldest first. */
+  modelListKeys: string[];
   /** Changes what the following requests get; unspecified fields keep their value. */
   setBehaviour(change: Partial<FakeOpenAIBehaviour>): void;
   /** Back to the defaults, and forgets the recorded requests. */
@@ -140,6 +144,7 @@ const DEFAULTS: FakeOpenAIBehaviour = {
   toolCalls: [],
   cachedPromptTokens: 0,
   reasoningTokens: 0,
+  refusedKeys: [],
 };
 
 /** An embedding as OpenAI's base64 encoding carries it: the float32 values, little-endian. */
@@ -163,6 +168,7 @@ export async function startFakeOpenAI(opts: Partial<FakeOpenAIBehaviour> & { por
   let behaviour: FakeOpenAIBehaviour = { ...DEFAULTS, ...initial };
   const requests: FakeOpenAIRequest[] = [];
   const embeddingRequests: FakeEmbeddingsRequest[] = [];
+  const modelListKeys: string[] = [];
   let seq = 0;
 
   const sendError = (res: ServerResponse, status: number, message: string, type = 'invalid_request_error') => {
@@ -173,6 +179,15 @@ export async function startFakeOpenAI(opts: Partial<FakeOpenAIBehaviour> & { por
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (req.method === 'GET' && path === '/v1/models') {
+      const apiKey = req.headers.authorization?.startsWith('Bearer ') ? req.headers.authorization.slice('Bearer '.length) : '';
+      modelListKeys.push(apiKey);
+      if (!apiKey || behaviour.refusedKeys.includes(apiKey))
+        return sendError(
+          res,
+          401,
+          'Incorrect API key provided. You can find your API key in your account settings.',
+          'invalid_request_error',
+        );
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ object: 'list', data: [{ id: 'gpt-4o-mini', object: 'model', created: 0, owned_by: 'fake' }] }));
       return;
@@ -316,6 +331,7 @@ export async function startFakeOpenAI(opts: Partial<FakeOpenAIBehaviour> & { por
     url: `${origin}/v1`,
     requests,
     embeddingRequests,
+    modelListKeys,
     setBehaviour(change) {
       behaviour = { ...behaviour, ...change };
     },
@@ -323,6 +339,7 @@ export async function startFakeOpenAI(opts: Partial<FakeOpenAIBehaviour> & { por
       behaviour = { ...DEFAULTS, ...initial };
       requests.length = 0;
       embeddingRequests.length = 0;
+      modelListKeys.length = 0;
     },
     close,
   };

@@ -664,6 +664,22 @@ export declare type ChatMessage = Message<"parley.chat.v1.ChatMessage"> & {
    * @generated from field: string author_name = 7;
    */
   authorName: string;
+
+  /**
+   * The model that gave a model's answer, as the catalogue names it; unset for every other message
+   * (a visitor's, an agent's, a Q&A or offline answer). Filled for the owner's views only
+   * (GetConversation, GetInboxConversation), never on a visitor's stream.
+   *
+   * @generated from field: parley.chat.v1.AnsweringModel answered_by = 8;
+   */
+  answeredBy?: AnsweringModel | undefined;
+
+  /**
+   * The chatbot's chosen model failed before its first token and answered_by is its fallback.
+   *
+   * @generated from field: bool fallback = 9;
+   */
+  fallback: boolean;
 };
 
 /**
@@ -671,6 +687,37 @@ export declare type ChatMessage = Message<"parley.chat.v1.ChatMessage"> & {
  * Use `create(ChatMessageSchema)` to create a new message.
  */
 export declare const ChatMessageSchema: GenMessage<ChatMessage>;
+
+/**
+ * The model that answered: the catalogue's id, display name and provider. A model the catalogue no
+ * longer lists is named by its id.
+ *
+ * @generated from message parley.chat.v1.AnsweringModel
+ */
+export declare type AnsweringModel = Message<"parley.chat.v1.AnsweringModel"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string display_name = 2;
+   */
+  displayName: string;
+
+  /**
+   * openai, anthropic or gemini.
+   *
+   * @generated from field: string provider = 3;
+   */
+  provider: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.AnsweringModel.
+ * Use `create(AnsweringModelSchema)` to create a new message.
+ */
+export declare const AnsweringModelSchema: GenMessage<AnsweringModel>;
 
 /**
  * @generated from message parley.chat.v1.Conversation

@@ -1,5 +1,6 @@
 // The chatbot context's own rules, against a scripted chatbot service: what is kept and under which
-// revision, and which visitor error each failure of GetPromptKnowledge becomes.
+// revision, which visitor error each failure of GetPromptKnowledge becomes, and which messages share
+// a call in flight.
 import { Code, ConnectError, type Client } from '@connectrpc/connect';
 import { create } from '@bufbuild/protobuf';
 import { describe, expect, it } from 'vitest';
@@ -134,5 +135,51 @@ describe('chatbotContext', () => {
     expect(context.caches.prompts.size).toBe(1);
     await expect(context.load(input, seen('r2'))).rejects.toMatchObject({ code: Code.NotFound });
     expect(context.caches.prompts.size).toBe(0);
+  });
+
+  describe('messages that miss while a call is in flight', () => {
+    const many = (n: number, context: ReturnType<typeof scripted>['context'], at: Sighting | null) =>
+      Promise.allSettled(Array.from({ length: n }, (_, i) => context.load({ uniqueId: 'u1', message: `question ${i}` }, at)));
+
+    it('share one call when it answers the whole knowledge: 200 first messages to a chatbot not held, one call', async () => {
+      const { context, calls } = scripted([whole]);
+      const loaded = await many(200, context, null);
+      expect(calls).toHaveLength(1);
+      expect(loaded.every((r) => r.status === 'fulfilled' && r.value.knowledge[0]!.text === 'All of it.')).toBe(true);
+      // The same under a revision read, and kept for the next message.
+      const again = scripted([whole]);
+      await many(50, again.context, seen('r1'));
+      expect(again.calls).toHaveLength(1);
+      expect(again.context.caches.prompts.size).toBe(1);
+    });
+
+    it('do not share an answer that depends on the message: retrieved chunks, a Q&A match; each then asks with its own', async () => {
+      const { context, calls } = scripted([retrieved, retrieved, retrieved]);
+      await many(3, context, seen('r1'));
+      expect(calls.map((c) => (c as { query: string }).query)).toEqual(['question 0', 'question 1', 'question 2']);
+      const withPairs = create(PublicChatbotSchema, { ...bot, qaPairs: 1 });
+      const pairs = () => create(GetPromptKnowledgeResponseSchema, { chatbot: withPairs, passages: ['All.'], wholeKnowledge: true });
+      const qa = scripted([pairs, pairs]);
+      await many(2, qa.context, seen('r1'));
+      expect(qa.calls).toHaveLength(2);
+    });
+
+    it('do not share a call made under another revision, nor in offline mode', async () => {
+      const { context, calls } = scripted([whole, whole]);
+      await Promise.all([context.load(input, seen('r1')), context.load(input, seen('r2'))]);
+      expect(calls).toHaveLength(2);
+      const offline = scripted([whole, whole], false);
+      await many(2, offline.context, null);
+      expect(offline.calls).toHaveLength(2);
+    });
+
+    it('share its failure: each is told what the one call met, and the next message asks again', async () => {
+      const { context, calls } = scripted([() => Promise.reject(new ConnectError('slow', Code.DeadlineExceeded)), whole]);
+      const failed = await many(20, context, null);
+      expect(calls).toHaveLength(1);
+      expect(failed.every((r) => r.status === 'rejected' && (r.reason as ConnectError).rawMessage === CHATBOT_UNAVAILABLE)).toBe(true);
+      expect((await context.load(input, null)).knowledge).toEqual(allOfIt);
+      expect(calls).toHaveLength(2);
+    });
   });
 });

@@ -30,8 +30,20 @@ function message(
   content: string,
   timestamp: string | null = '2025-03-04T10:01:00.000Z',
   authorName: string | null = null,
+  answered: { model: { id: string; displayName: string }; fallback: boolean } | null = null,
 ) {
-  return { __typename: 'ChatMessage' as const, id: `m${++messageIds}`, role, content, authorName, timestamp, rating: null, sources: [] };
+  return {
+    __typename: 'ChatMessage' as const,
+    id: `m${++messageIds}`,
+    role,
+    content,
+    authorName,
+    timestamp,
+    rating: null,
+    sources: [],
+    model: answered ? { __typename: 'ChatbotModel' as const, ...answered.model } : null,
+    fallback: answered?.fallback ?? false,
+  };
 }
 
 function openDetail(user: typeof sampleUser | typeof proUser, handlers: Record<string, Handler> = {}, path = '/chatbots/c1') {
@@ -184,6 +196,42 @@ describe('History tab of the chatbot detail page', () => {
 
     fireEvent.click(screen.getByRole('button', { name: /Back/ }));
     expect(await screen.findByRole('list', { name: 'Conversations' })).toBeTruthy();
+  });
+
+  it('names under each answer the model that gave it, and says so when the fallback model answered', async () => {
+    openDetail(proUser, {
+      Conversation: ({ variables }) => ({
+        data: {
+          conversation: {
+            ...sampleConversation({ id: variables.id }),
+            userAgent: null,
+            messages: [
+              message('user', 'When do you open?'),
+              message('assistant', 'We open at 9.', undefined, null, {
+                model: { id: 'claude-haiku-4-5', displayName: 'Claude Haiku 4.5' },
+                fallback: false,
+              }),
+              message('user', 'And close?'),
+              message('assistant', 'We close at 5.', undefined, null, {
+                model: { id: 'gemini-2.5-flash', displayName: 'Gemini 2.5 Flash' },
+                fallback: true,
+              }),
+              message('assistant', 'Offline answer from the knowledge base.'),
+            ],
+          },
+        },
+      }),
+    });
+    await openHistory();
+    const list = await screen.findByRole('list', { name: 'Conversations' });
+    fireEvent.click(within(list).getAllByRole('button')[0]);
+    const messages = await screen.findByRole('list', { name: 'Messages' });
+    const [question, first, , second, offline] = within(messages).getAllByRole('listitem');
+    expect(within(first).getByTestId('answered-by').textContent).toBe('Claude Haiku 4.5');
+    expect(within(second).getByTestId('answered-by').textContent).toBe('Answered by the fallback model (Gemini 2.5 Flash)');
+    // A visitor's message and an answer no model wrote name none.
+    expect(within(question).queryByTestId('answered-by')).toBeNull();
+    expect(within(offline).queryByTestId('answered-by')).toBeNull();
   });
 
   it("shows a member's reply on the chatbot's side under their name, and an internal note set apart as in the inbox", async () => {

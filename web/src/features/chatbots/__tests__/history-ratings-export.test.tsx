@@ -35,6 +35,8 @@ function message(id: string, role: 'user' | 'assistant', content: string, rating
     timestamp: '2025-03-04T10:01:00.000Z',
     rating,
     sources: withType,
+    model: null,
+    fallback: false,
   };
 }
 

@@ -10,6 +10,7 @@ import { Spinner } from '../../../components/ui/spinner';
 import type { ConversationQuery } from '../../../gql/graphql';
 import { cn } from '../../../lib/cn';
 import { formatDateTime } from '../../../lib/format';
+import { AnsweredBy } from '../../../components/conversations/answered-by';
 import { InternalNote } from '../../../components/conversations/internal-note';
 import { useConversation } from '../hooks/use-conversation';
 import { visitorLabel } from '../visitor-label';
@@ -116,6 +117,7 @@ function MessageItem({ message }: { message: Message }) {
             <MessageTime timestamp={message.timestamp} inline />
             <MessageRating rating={message.rating} />
           </div>
+          <AnsweredBy model={message.model} fallback={message.fallback} />
           {sources.length > 0 && <MessageSources sources={sources} />}
         </>
       )}

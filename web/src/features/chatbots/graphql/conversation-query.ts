@@ -26,6 +26,11 @@ export const ConversationQuery = graphql(`
           title
           url
         }
+        model {
+          id
+          displayName
+        }
+        fallback
       }
     }
   }

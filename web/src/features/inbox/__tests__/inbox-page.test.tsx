@@ -37,6 +37,7 @@ function message(
   content: string,
   authorName: string | null = null,
   sources: Array<{ entryId: string; title: string; url: string | null }> = [],
+  answered: { model: { id: string; displayName: string }; fallback: boolean } | null = null,
 ) {
   return {
     __typename: 'InboxMessage' as const,
@@ -46,6 +47,8 @@ function message(
     authorName,
     timestamp: '2026-11-28T09:00:00.000Z',
     sources: sources.map((source) => ({ __typename: 'AnswerSource' as const, ...source })),
+    model: answered ? { __typename: 'ChatbotModel' as const, ...answered.model } : null,
+    fallback: answered?.fallback ?? false,
   };
 }
 
@@ -280,11 +283,18 @@ describe('Inbox page', () => {
     expect(calls.filter((c) => c.operationName === 'InboxConversation').length).toBeGreaterThanOrEqual(2);
   });
 
-  it("names the browser tab after the visitor, puts the way back first, and shows the bot's citations as the visitor saw them", async () => {
-    const answer = message('m2', 'assistant', 'Orders ship within two days [1] from Lyon [2].', null, [
-      { entryId: 'e1', title: 'Shipping policy', url: 'https://acme.example/shipping' },
-      { entryId: 'e2', title: 'Warehouses.pdf', url: null },
-    ]);
+  it("names the browser tab after the visitor, puts the way back first, and shows the bot's citations as the visitor saw them and its model", async () => {
+    const answer = message(
+      'm2',
+      'assistant',
+      'Orders ship within two days [1] from Lyon [2].',
+      null,
+      [
+        { entryId: 'e1', title: 'Shipping policy', url: 'https://acme.example/shipping' },
+        { entryId: 'e2', title: 'Warehouses.pdf', url: null },
+      ],
+      { model: { id: 'gemini-2.5-flash', displayName: 'Gemini 2.5 Flash' }, fallback: true },
+    );
     openAsMember(
       `/inbox/${CONVERSATION}`,
       sampleWorkspace({ role: 'AGENT' }),
@@ -314,6 +324,8 @@ describe('Inbox page', () => {
     expect([...badges].map((b) => b.getAttribute('title'))).toEqual(['Shipping policy', 'Warehouses.pdf']);
     fireEvent.click(panel.getByRole('button', { name: /Sources \(2\)/ }));
     expect(panel.getByRole('link', { name: /Shipping policy/ }).getAttribute('href')).toBe('https://acme.example/shipping');
+    // The model that gave the answer, here the fallback; nothing under the visitor's message.
+    expect(panel.getAllByTestId('answered-by').map((l) => l.textContent)).toEqual(['Answered by the fallback model (Gemini 2.5 Flash)']);
     // "← All conversations" comes before the conversation (on a phone the lists are hidden).
     const back = screen.getByRole('link', { name: '← All conversations' });
     expect(back.getAttribute('href')).toBe('/inbox');

@@ -4,6 +4,7 @@ import { MessageSources } from '../../../../chat-page/src/components/citations/m
 import type { InboxMessageFieldsFragment } from '../../../gql/graphql';
 import { cn } from '../../../lib/cn';
 import { formatDateTime } from '../../../lib/format';
+import { AnsweredBy } from '../../../components/conversations/answered-by';
 import { InternalNote } from '../../../components/conversations/internal-note';
 
 const WHO: Record<string, string> = { user: 'Visitor', assistant: 'Bot', system: 'Parley' };
@@ -54,6 +55,7 @@ export function ConversationMessages({ messages }: { messages: InboxMessageField
                 <p className="mt-0.5 break-words whitespace-pre-wrap">{m.content}</p>
               )}
             </div>
+            {m.role === 'assistant' ? <AnsweredBy model={m.model} fallback={m.fallback} /> : null}
             {sources.length > 0 ? (
               <div className="max-w-[85%] sm:max-w-[75%]">
                 <MessageSources sources={sources} />

@@ -12,5 +12,10 @@ export const InboxMessageFieldsFragment = graphql(`
       title
       url
     }
+    model {
+      id
+      displayName
+    }
+    fallback
   }
 `);
