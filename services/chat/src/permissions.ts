@@ -29,6 +29,10 @@ export const chatPermissions = methodPermissions(ChatService, {
   ListProviderKeys: 'apikeys:manage',
   SetProviderKey: 'apikeys:manage',
   RemoveProviderKey: 'apikeys:manage',
+  // The workspace's own settings (docs/adr/0048-retention-windows.md): owners and admins.
+  GetRetention: 'members:manage',
+  SetRetention: 'members:manage',
+  PreviewRetention: 'members:manage',
 });
 
 /**

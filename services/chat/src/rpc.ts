@@ -53,6 +53,7 @@ import { summarizeConversation } from './handoff/summarize-conversation.ts';
 import { watchConversation } from './handoff/watch-conversation.ts';
 import { leadMethods } from './leads/rpc.ts';
 import { providerKeyMethods, type ProviderKeyRpcDeps } from './provider-keys/rpc.ts';
+import { retentionMethods } from './conversations/retention.ts';
 import type { OfferedModels } from './models/offered-models.ts';
 
 export type ChatRpcDeps = PublicChatDeps &
@@ -182,6 +183,7 @@ export function chatRoutes(deps: ChatRpcDeps) {
     router.service(ChatService, {
       ...leadMethods(deps),
       ...providerKeyMethods(deps),
+      ...retentionMethods(deps),
       async getPublicChatbot(req) {
         const profile = await loadChatbotProfile(deps, req);
         return {

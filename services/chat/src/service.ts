@@ -28,6 +28,7 @@ import {
   startChatbotInteractionsCountedRelay,
 } from './analytics/chatbot-interactions-counted.outbox.ts';
 import { startPruningProcessedAnalyticsEvents } from './analytics/prune-processed-analytics-events.ts';
+import { startRetentionSweep } from './conversations/retention.ts';
 import { recordAnalyticsBatch } from './analytics/record-analytics.ts';
 import { analyticsWebhookEvents } from './analytics/webhook-events.ts';
 import { webhookPublisher } from '@parley/common/webhook-publisher.ts';
@@ -347,6 +348,13 @@ export async function createChatService(
           timedOut: (event) => handoffTimedOut(handoffCore, timeoutOf(event)),
         });
   const stopPruning = opts.workers === false ? undefined : startPruningProcessedAnalyticsEvents(prisma, logger);
+  // What is past a workspace's retention windows is deleted every hour (docs/adr/0048-retention-windows.md).
+  const stopRetention =
+    opts.workers === false
+      ? undefined
+      : startRetentionSweep(prisma, logger, (ownerId, counts) => {
+          logger.info({ ownerId, ...counts }, 'retention: deleted what was past the windows');
+        });
   // Holds whose answer's usage was lost (a process died before its batch was published): billed from the stored exchange (ADR 37).
   const reconcileDeps = { billing, db: exchanges, publishUsage: (usage: Usage) => publishUsageRecorded(usageRecorded, usage), logger };
   const stopReconciling = opts.workers === false ? undefined : startReconcilingHolds(reconcileDeps, config.RECONCILE_HOLDS_MS);
@@ -370,6 +378,7 @@ export async function createChatService(
   const stopBackground = async () => {
     stopPruning?.();
     stopReconciling?.();
+    stopRetention?.();
     stopInteractionsRelay?.();
     await Promise.all([
       chatbotDeletedWorker?.close(),
