@@ -13,7 +13,7 @@ import type { PrismaClient } from '../generated/prisma/client.ts';
 
 export const MIN_RETENTION_DAYS = 7;
 export const MAX_RETENTION_DAYS = 36_500;
-export const RETENTION_DAYS_INVALID = `A retention window is ${MIN_RETENTION_DAYS} to ${MAX_RETENTION_DAYS} days, or forever.`;
+export const RETENTION_DAYS_INVALID = `A retention window is ${MIN_RETENTION_DAYS} to ${MAX_RETENTION_DAYS.toLocaleString('en-US')} days, or forever.`;
 const DAY_MS = 24 * 3600_000;
 /** Conversations (or leads) deleted per statement. */
 const BATCH = 1000;
