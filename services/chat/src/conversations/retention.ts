@@ -10,6 +10,11 @@ import { invalid } from '@parley/common/rpc-errors.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import { runPeriodically } from '@parley/common/periodic.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
+import { randomUUID } from 'node:crypto';
+import { create } from '@bufbuild/protobuf';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import type { Producer } from '@parley/common/queues.ts';
+import { RetentionSweptSchema } from '@parley/proto/parley/events/v1/retention_swept_pb.js';
 
 export const MIN_RETENTION_DAYS = 7;
 export const MAX_RETENTION_DAYS = 36_500;
@@ -177,3 +182,27 @@ export function retentionMethods(deps: { db: PrismaClient; now?: () => Date }) {
     },
   };
 }
+
+/** Tells auth what a sweep deleted of one workspace (RetentionSwept, audited once per sweep id); a failure is logged, the rows are gone already. */
+export async function publishRetentionSwept(
+  producer: Producer<typeof RetentionSweptSchema>,
+  ownerId: string,
+  counts: RetentionCounts,
+  logger: Logger,
+): Promise<void> {
+  const sweepId = randomUUID();
+  const event = create(RetentionSweptSchema, {
+    sweepId,
+    ownerId,
+    service: 'chat',
+    ...bigints(counts),
+    sweptAt: timestampFromDate(new Date()),
+  });
+  try {
+    await producer.publish(event, `retention.${sweepId}`);
+  } catch (err) {
+    logger.warn({ err: (err as Error).message, ownerId, ...counts }, 'publishing RetentionSwept failed: the deletion is not audited');
+  }
+}
+
+const bigints = (c: RetentionCounts) => ({ conversations: BigInt(c.conversations), messages: BigInt(c.messages), leads: BigInt(c.leads) });

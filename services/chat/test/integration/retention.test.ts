@@ -13,7 +13,12 @@ import {
   sweepWorkspace,
   type RetentionCounts,
 } from '../../src/conversations/retention.ts';
-import { newOwner, rpcError, startChatStack, type ChatStack } from './harness.ts';
+import { Queue } from 'bullmq';
+import { fromJson, type JsonValue } from '@bufbuild/protobuf';
+import { createProducer, QUEUES } from '@parley/common/queues.ts';
+import { RetentionSweptSchema } from '@parley/proto/parley/events/v1/retention_swept_pb.js';
+import { publishRetentionSwept } from '../../src/conversations/retention.ts';
+import { logger, newOwner, rpcError, startChatStack, type ChatStack } from './harness.ts';
 
 let stack: ChatStack;
 beforeAll(async () => {
@@ -91,6 +96,27 @@ describe('retention windows', () => {
       messages: 0,
       leads: 0,
     });
+  });
+
+  it("tells auth each workspace's counts on parley.retention-swept, as the sweep reported them", async () => {
+    const owner = newOwner('ret-audit');
+    await conversation(owner, 50, 3, 50);
+    await stack.client.setRetention({ ownerId: owner, windows: { conversationDays: 30 } });
+    const producer = createProducer(stack.redis, QUEUES.retentionSwept, RetentionSweptSchema, { prefix: stack.prefix });
+    const queue = new Queue(QUEUES.retentionSwept, { connection: stack.redis, prefix: stack.prefix });
+    try {
+      const swept = await sweepRetention(stack.parts.prisma, NOW, (ownerId, counts) =>
+        publishRetentionSwept(producer, ownerId, counts, logger),
+      );
+      const events = (await queue.getJobs(['waiting', 'delayed', 'prioritized']))
+        .map((j) => fromJson(RetentionSweptSchema, j.data as JsonValue))
+        .filter((e) => e.ownerId === owner);
+      expect(events.map((e) => [e.service, Number(e.conversations), Number(e.messages), Number(e.leads)])).toEqual([['chat', 1, 3, 1]]);
+      expect(swept.get(owner)).toEqual({ conversations: 1, messages: 3, leads: 1 });
+    } finally {
+      await queue.close();
+      await producer.close();
+    }
   });
 
   it('lets two sweeps at once delete each row once', async () => {
