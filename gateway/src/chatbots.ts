@@ -19,6 +19,7 @@ import { languageEnum, languageFields, languageName, readLanguage, type Language
 import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
 import type { Clients } from './clients.ts';
 import { leadSettingsView, type LeadSettingsView } from './leads.ts';
+import { privacyView, type PrivacyView } from './features/privacy/privacy-settings.ts';
 import { chatbotModelsView, modelChoiceChange, recordModelChange, type ChatbotModelView, type ModelChoiceInput } from './models.ts';
 
 /** Where an entry's text came from: `name` for a file, `url` for a web page, each only when it has one. */
@@ -91,6 +92,8 @@ export interface ChatbotView extends VoiceView, EmbedSettingsView, LeadSettingsV
   lastInteraction: string | null;
   createdAt: string;
   updatedAt: string;
+  /** Personal data kept from the model (features/privacy). */
+  privacy: PrivacyView;
   /** The model that answers (models.ts). */
   model: ChatbotModelView;
   /** The model tried once when `model` fails before its first word; null: none. */
@@ -160,6 +163,7 @@ export function chatbotView(chatbot: Chatbot | undefined, catalogue: ModelCatalo
     ...voiceView(chatbot.voice),
     ...embedSettingsView(chatbot),
     ...leadSettingsView(chatbot),
+    ...privacyView(chatbot),
     ...chatbotModelsView(chatbot.model, catalogue),
     knowledgeBase: chatbot.knowledgeBase ? knowledgeBaseView(chatbot.knowledgeBase) : undefined,
   };

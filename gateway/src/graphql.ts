@@ -17,6 +17,7 @@ import { accountResolvers } from './resolvers/account.ts';
 import { apiKeyResolvers } from './resolvers/api-keys.ts';
 import { providerKeyResolvers } from './resolvers/provider-keys.ts';
 import { identityResolvers } from './features/identity/resolvers.ts';
+import { retentionResolvers } from './features/retention/retention.ts';
 import { authResolvers } from './resolvers/auth.ts';
 import { billingResolvers } from './resolvers/billing.ts';
 import { chatResolvers } from './resolvers/chat.ts';
@@ -87,6 +88,7 @@ export const resolvers = guardOperations([
   providerKeyResolvers,
   identityResolvers,
   leadResolvers,
+  retentionResolvers,
 ]);
 
 export async function createGraphQL(opts: {

@@ -216,6 +216,10 @@ export const ACCESS = {
   'Query.providerKeys': 'apikeys:manage',
   'Mutation.setProviderKey': 'apikeys:manage',
   'Mutation.removeProviderKey': 'apikeys:manage',
+  // The workspace's retention windows (ADR 48): its own settings, the owners' and admins'.
+  'Query.retention': 'members:manage',
+  'Query.retentionPreview': 'members:manage',
+  'Mutation.setRetention': 'members:manage',
 
   // Outside /api: probes, the test-mode payment pages
   // (keyed by their session), development mail.

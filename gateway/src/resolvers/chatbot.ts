@@ -12,6 +12,7 @@ import {
   voiceChange,
 } from '../chatbots.ts';
 import { leadSettingsChange } from '../leads.ts';
+import { privacyChange } from '../features/privacy/privacy-settings.ts';
 import { workspaceModels } from '../models.ts';
 import { selectsField } from '../selection.ts';
 
@@ -87,6 +88,15 @@ export const chatbotResolvers: Resolvers = {
             ? { enabled: input.handoff.enabled ?? undefined, timeoutSeconds: input.handoff.timeoutSeconds ?? undefined }
             : undefined,
         }),
+        ...privacyChange(
+          input.privacy
+            ? {
+                redactPersonalData: input.privacy.redactPersonalData ?? undefined,
+                keepOriginal: input.privacy.keepOriginal ?? undefined,
+                patterns: input.privacy.patterns ?? undefined,
+              }
+            : undefined,
+        ),
       };
       // A null fallback removes it, as "" does.
       const model = { modelId: input.modelId ?? undefined, fallbackModelId: input.fallbackModelId };

@@ -1,5 +1,5 @@
 // REST paths (docs/product.md, REST API) for an owner's chatbots, their pictures and knowledge base (typed text, files,
-// web pages and Q&A pairs; appearance, allowed domains, visitor limits, the lead form and handoff). Every
+// web pages and Q&A pairs; appearance, allowed domains, visitor limits, the lead form, handoff and privacy). Every
 // path acts for the signed-in owner; another owner's chatbot answers 404 (the chatbot service
 // decides, and owns every rule on the values).
 import { Router, type Request } from 'express';
@@ -22,6 +22,7 @@ import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
 import type { ModelChoiceInput } from '../models.ts';
 import { conversationView, restConversation } from '../conversations.ts';
 import { leadSettingsChange, type LeadSettingsInput } from '../leads.ts';
+import { privacyChange, restPrivacyInput } from '../features/privacy/privacy-settings.ts';
 import { ownerId, routeMember } from '../owners.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import {
@@ -159,6 +160,7 @@ export function chatbotRoutes(clients: Clients, opts: ChatbotRouteOptions): Rout
       }),
       ...embedSettingsChange(embedSettingsInput(body)),
       ...leadSettingsChange(leadSettingsInput(body)),
+      ...privacyChange(restPrivacyInput(nestedObject(body, 'privacy'))),
     };
     const model = modelChoiceInput(body);
     const m = await routeMember(clients, req);

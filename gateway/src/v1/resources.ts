@@ -33,9 +33,9 @@ export const KEY_KEPT_TO_CHATBOTS = 'This API key is kept to some chatbots: it c
 export const USAGE_NEEDS_CHATBOT = 'This API key is kept to some chatbots: give chatbotId, one of them.';
 export const CURSOR_INVALID = 'cursor is not valid: pass the nextCursor of the previous page';
 
-/** A chatbot as the API shows it: settings without the dashboard's appearance, visitor limits, lead form and handoff. */
+/** A chatbot as the API shows it: settings without the dashboard's appearance, visitor limits, lead form, handoff and privacy. */
 export function apiChatbot(view: ReturnType<typeof chatbotView>) {
-  const { knowledgeBase: _kb, appearance: _a, limits: _l, leadForm: _f, handoff: _h, ...rest } = view;
+  const { knowledgeBase: _kb, appearance: _a, limits: _l, leadForm: _f, handoff: _h, privacy: _p, ...rest } = view;
   return rest;
 }
 

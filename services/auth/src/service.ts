@@ -36,6 +36,7 @@ import { createLoginThrottle } from './core/login-throttle.ts';
 import { createTwoFactorKeys } from './two-factor/two-factor-keys.ts';
 import { createTwoFactorThrottle } from './two-factor/two-factor-throttle.ts';
 import { publishWorkspaceCreated } from './workspaces/workspace-created.publisher.ts';
+import { startRetentionSweptWorker } from './workspaces/retention-swept.job.ts';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 
@@ -51,6 +52,7 @@ export interface AuthServiceParts extends ServiceParts {
   webhookEndpointDisabledWorker?: Worker;
   /** Mails a workspace's agents when a visitor waits for a person, when workers were started. */
   handoffRequestedWorker?: Worker;
+  retentionSweptWorker?: Worker;
 }
 
 export async function createAuthService(config: AuthConfig, opts: { logger: Logger; workers?: boolean }): Promise<AuthServiceParts> {
@@ -144,6 +146,9 @@ export async function createAuthService(config: AuthConfig, opts: { logger: Logg
       })
     : undefined;
 
+  // What a retention sweep deleted, audited with its counts (ADR 48).
+  const retentionSweptWorker = workers ? startRetentionSweptWorker({ redis, logger, prefix, db }) : undefined;
+
   const app = createServiceApp({
     logger,
     trust: { secret: config.SERVICE_SECRET, previousSecret: config.SERVICE_SECRET_PREVIOUS, callers: ['gateway'] },
@@ -154,7 +159,12 @@ export async function createAuthService(config: AuthConfig, opts: { logger: Logg
   // The worker takes no new job (it finishes the one in hand) and the relay stops.
   const stopBackground = async () => {
     stopRelay?.();
-    await Promise.all([passwordResetRequestedWorker?.close(), webhookEndpointDisabledWorker?.close(), handoffRequestedWorker?.close()]);
+    await Promise.all([
+      passwordResetRequestedWorker?.close(),
+      webhookEndpointDisabledWorker?.close(),
+      handoffRequestedWorker?.close(),
+      retentionSweptWorker?.close(),
+    ]);
   };
 
   return {
@@ -165,6 +175,7 @@ export async function createAuthService(config: AuthConfig, opts: { logger: Logg
     passwordResetRequestedWorker,
     webhookEndpointDisabledWorker,
     handoffRequestedWorker,
+    retentionSweptWorker,
     background: [stopBackground],
     closers: [
       // The worker first: close() waits for the jobs in flight to finish before it resolves.

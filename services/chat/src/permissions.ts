@@ -32,6 +32,10 @@ export const chatPermissions = methodPermissions(ChatService, {
   // A chatbot's identity secret is part of its settings.
   CreateIdentitySecret: 'chatbots:write',
   GetIdentityVerification: 'workspace:read',
+  // The workspace's own settings (docs/adr/0048-retention-windows.md): owners and admins.
+  GetRetention: 'members:manage',
+  SetRetention: 'members:manage',
+  PreviewRetention: 'members:manage',
 });
 
 /**

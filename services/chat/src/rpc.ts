@@ -57,6 +57,7 @@ import { summarizeConversation } from './handoff/summarize-conversation.ts';
 import { watchConversation } from './handoff/watch-conversation.ts';
 import { leadMethods } from './leads/rpc.ts';
 import { providerKeyMethods, type ProviderKeyRpcDeps } from './provider-keys/rpc.ts';
+import { retentionMethods } from './conversations/retention.ts';
 import type { OfferedModels } from './models/offered-models.ts';
 import { answeredBy, type ModelNames } from './conversations/answered-by.ts';
 
@@ -217,6 +218,7 @@ export function chatRoutes(deps: ChatRpcDeps) {
         const createdAt = await identityOrFail(deps).createdAt(chatbotId);
         return { enabled: createdAt !== null, createdAt: createdAt ? timestampFromDate(createdAt) : undefined };
       },
+      ...retentionMethods(deps),
       async getPublicChatbot(req) {
         const profile = await loadChatbotProfile(deps, req);
         return {

@@ -28,6 +28,8 @@ import {
   startChatbotInteractionsCountedRelay,
 } from './analytics/chatbot-interactions-counted.outbox.ts';
 import { startPruningProcessedAnalyticsEvents } from './analytics/prune-processed-analytics-events.ts';
+import { publishRetentionSwept, startRetentionSweep } from './conversations/retention.ts';
+import { RetentionSweptSchema } from '@parley/proto/parley/events/v1/retention_swept_pb.js';
 import { recordAnalyticsBatch } from './analytics/record-analytics.ts';
 import { analyticsWebhookEvents } from './analytics/webhook-events.ts';
 import { webhookPublisher } from '@parley/common/webhook-publisher.ts';
@@ -226,6 +228,7 @@ export async function createChatService(
   const hub = liveHub(redis, logger);
   const handoffTimeouts = createProducer(redis, QUEUES.handoffTimeout, HandoffTimeoutDueSchema, { prefix: config.QUEUE_PREFIX });
   const handoffRequested = createProducer(redis, QUEUES.handoffRequested, HandoffRequestedSchema, { prefix: config.QUEUE_PREFIX });
+  const retentionSwept = createProducer(redis, QUEUES.retentionSwept, RetentionSweptSchema, { prefix: config.QUEUE_PREFIX });
   const chatSessionIds = sessionIds(config.SESSION_SECRET);
   const admission = redisAdmission(redis, {
     prefix: config.QUEUE_PREFIX,
@@ -353,6 +356,11 @@ export async function createChatService(
           timedOut: (event) => handoffTimedOut(handoffCore, timeoutOf(event)),
         });
   const stopPruning = opts.workers === false ? undefined : startPruningProcessedAnalyticsEvents(prisma, logger);
+  // What is past a workspace's retention windows is deleted every hour (docs/adr/0048-retention-windows.md).
+  const stopRetention =
+    opts.workers === false
+      ? undefined
+      : startRetentionSweep(prisma, logger, (ownerId, counts) => publishRetentionSwept(retentionSwept, ownerId, counts, logger));
   // Holds whose answer's usage was lost (a process died before its batch was published): billed from the stored exchange (ADR 37).
   const reconcileDeps = { billing, db: exchanges, publishUsage: (usage: Usage) => publishUsageRecorded(usageRecorded, usage), logger };
   const stopReconciling = opts.workers === false ? undefined : startReconcilingHolds(reconcileDeps, config.RECONCILE_HOLDS_MS);
@@ -376,6 +384,7 @@ export async function createChatService(
   const stopBackground = async () => {
     stopPruning?.();
     stopReconciling?.();
+    stopRetention?.();
     stopInteractionsRelay?.();
     await Promise.all([
       chatbotDeletedWorker?.close(),
@@ -412,6 +421,7 @@ export async function createChatService(
       () => providerKeyWatch.close(),
       () => handoffTimeouts.close(),
       () => handoffRequested.close(),
+      () => retentionSwept.close(),
       () => webhooks.close(),
       () => redis.quit(),
       () => prisma.$disconnect(),

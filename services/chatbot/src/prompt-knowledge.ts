@@ -13,6 +13,7 @@ import { ENTRY_SEPARATOR, ENTRY_STATUS, SOURCE_TYPE, type KnowledgePassage } fro
 import type { KnowledgeTextCache } from './knowledge/knowledge-text-cache.ts';
 import { matchQaPair, type QaMatch } from './knowledge/qa-match.ts';
 import { DEFAULT_K, MAX_K, type RetrieveChunks } from './knowledge/retrieve.ts';
+import { compileRedactionPatterns, redactor } from '@parley/common/personal-data.ts';
 
 export interface PromptKnowledgeDeps extends PublicChatbotDeps {
   /** Retrieval (full-text, or hybrid with embeddings): embeddings/knowledge-embeddings.ts. */
@@ -60,7 +61,12 @@ export async function getPromptKnowledge(
     return { chatbot, knowledge, passages: text.trim() ? [text] : [], wholeKnowledge: true, qaMatch };
   }
   const k = input.k === 0 ? retrievalK(input.budgetChars) : input.k;
-  const chunks = await deps.retrieveChunks({ chatbotId: chatbot.id, query: input.query, k });
+  // Retrieval may embed the question with the provider (ADR 15): a chatbot keeping personal data from
+  // the model has it searched with the placeholders (personal-data.ts), never the details.
+  const query = chatbot.redactPersonalData
+    ? redactor({ custom: compileRedactionPatterns(chatbot.redactionPatterns) }).redact(input.query)
+    : input.query;
+  const chunks = await deps.retrieveChunks({ chatbotId: chatbot.id, query, k });
   const entries = chunks.length
     ? await deps.db.textEntry.findMany({
         where: { id: { in: [...new Set(chunks.map((c) => c.entryId))] } },

@@ -8,6 +8,7 @@ import {
   EmbeddingSchema,
   ChatbotService,
   HandoffSchema,
+  PrivacySchema,
   LeadFormSchema,
   ModelChoiceSchema,
   EntrySourceSchema,
@@ -64,7 +65,7 @@ const voiceOf = (c: Chatbot) =>
   });
 
 // Appearance, where it may run and what visitors may spend (embed-settings.ts), the lead form and
-// handoff (lead-handoff-settings.ts); hideBranding and handoff as the row holds them (the public
+// handoff (lead-handoff-settings.ts), privacy (privacy-settings.ts); hideBranding and handoff as the row holds them (the public
 // lookup has already read them as the public sees them).
 const embedSettingsOf = (c: Chatbot) => ({
   appearance: create(AppearanceSchema, {
@@ -88,6 +89,11 @@ const embedSettingsOf = (c: Chatbot) => ({
     consentText: c.leadConsentText,
   }),
   handoff: create(HandoffSchema, { enabled: c.handoffEnabled, timeoutSeconds: c.handoffTimeoutSeconds }),
+  privacy: create(PrivacySchema, {
+    redactPersonalData: c.redactPersonalData,
+    keepOriginal: c.keepOriginalWords,
+    patterns: c.redactionPatterns,
+  }),
 });
 
 /** The model that answers and its fallback, as the catalogue reads the row (model-choice.ts). */
@@ -190,6 +196,7 @@ export function chatbotRoutes(deps: ChatbotRpcDeps) {
           leadForm: req.leadForm,
           handoff: req.handoff,
           model: req.model,
+          privacy: req.privacy,
         });
         return { chatbot: toChatbotMessage(chatbot, catalogue, knowledgeBase) };
       },

@@ -55,6 +55,8 @@ export const QUEUES = {
   handoffTimeout: 'parley.handoff-timeout',
   /** HandoffRequested: a visitor is waiting for a person; auth mails the workspace's agents who chose to be told (ADR 34). */
   handoffRequested: 'parley.handoff-requested',
+  /** RetentionSwept: a service deleted what was past a workspace's retention windows; auth audits the counts (ADR 48). */
+  retentionSwept: 'parley.retention-swept',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];

@@ -18,7 +18,8 @@ export type AuditAction =
   | 'api_key.rolled'
   | 'api_key.revoked'
   | 'workspace.two_factor_required'
-  | 'workspace.two_factor_not_required';
+  | 'workspace.two_factor_not_required'
+  | 'workspace.retention_swept';
 
 export interface AuditEntry {
   workspaceId: string;

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { notFound, unavailable } from '@parley/common/rpc-errors.ts';
 import type { PromptMessage } from '../public-chat/build-prompt.ts';
 import type { RoutedModel } from '../models/model-router.ts';
+import { compileRedactionPatterns, redactor } from '@parley/common/personal-data.ts';
 import { CONVERSATION_NOT_FOUND, assertInboxAccess, parseConversationId, type HandoffDeps } from './handoff-deps.ts';
 
 export const SUMMARY_UNAVAILABLE = 'Could not summarize the conversation right now. Please try again.';
@@ -93,9 +94,22 @@ async function modelSummary(
   messages: TranscriptRow[],
 ): Promise<string> {
   const requestId = randomUUID();
+  const found = await deps.chatbots
+    .listChatbots({ ownerId: chatbot.ownerId, includeKnowledgeBase: false })
+    .then((r) => r.chatbots.find((c) => c.id === chatbot.chatbotId) ?? null)
+    .catch(() => undefined);
+  const chatbotName = found?.name ?? '';
+  // A chatbot keeping personal data from the model has its transcript read with placeholders, the
+  // summary restored for the agent (docs/adr/0049-personal-data-kept-from-the-model.md); when the
+  // chatbot could not be read, the built-in kinds are kept from the model all the same.
+  const redaction =
+    found === undefined || found?.privacy?.redactPersonalData
+      ? redactor({ custom: compileRedactionPatterns(found?.privacy?.patterns ?? []) })
+      : null;
+  const read = transcript(messages);
   const prompt: PromptMessage[] = [
     { role: 'system', content: INSTRUCTIONS },
-    { role: 'user', content: transcript(messages) },
+    { role: 'user', content: redaction ? redaction.redact(read) : read },
   ];
   try {
     await deps.summary.credit.reserve({
@@ -117,10 +131,6 @@ async function modelSummary(
     await deps.summary.credit.release(requestId);
     throw unavailable(SUMMARY_UNAVAILABLE);
   }
-  const chatbotName = await deps.chatbots
-    .listChatbots({ ownerId: chatbot.ownerId, includeKnowledgeBase: false })
-    .then((r) => r.chatbots.find((c) => c.id === chatbot.chatbotId)?.name ?? '')
-    .catch(() => '');
   deps.summary.publishUsage({
     requestId,
     ownerId: chatbot.ownerId,
@@ -136,7 +146,7 @@ async function modelSummary(
     occurredAt: new Date(),
     apiKeyId: '',
   });
-  const text = answer.text.trim();
+  const text = (redaction ? redaction.restore(answer.text) : answer.text).trim();
   if (!text) throw unavailable(SUMMARY_UNAVAILABLE);
   return text;
 }

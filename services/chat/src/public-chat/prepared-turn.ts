@@ -8,6 +8,7 @@ import type { DayCount } from './daily-limits.ts';
 import type { LanguageModel } from '../models/language-model.ts';
 import type { MessageInput } from '../core/message-input.ts';
 import type { VisitorIdentity } from './visitor-identity.ts';
+import type { TurnPrivacy } from './privacy.ts';
 
 interface TurnBase {
   /** The answer's id: its credit hold, UsageRecorded (and its job id) and ChatbotInteraction. */
@@ -17,6 +18,8 @@ interface TurnBase {
   receivedAt: Date;
   /** Who the visitor is: verified by the chatbot's identity secret, or not (visitor-identity.ts; ask it with identityOf). */
   identity: VisitorIdentity;
+  /** Personal data kept from the model (privacy.ts); null: the chatbot does not ask for it. */
+  privacy: TurnPrivacy | null;
 }
 
 export interface ModelTurn extends TurnBase {
@@ -25,7 +28,7 @@ export interface ModelTurn extends TurnBase {
   prompt: PromptMessage[];
   /** The passages the prompt numbers ([1] is passages[0]), for the answer's citations. */
   passages: Passage[];
-  /** The conversation's history the prompt was given. */
+  /** The conversation's history as loaded (the prompt was given it through the turn's privacy). */
   history: Turn[];
   /** The visitor's message as counted today (daily-limits.ts), given back when the model gives no answer. */
   counted: DayCount;

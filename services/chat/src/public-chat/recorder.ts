@@ -18,6 +18,7 @@ import { recordExchange, type ExchangePool } from './conversation-store.ts';
 import type { HistorySource } from './history-source.ts';
 import type { ModelAnswer } from '../models/language-model.ts';
 import type { PreparedTurn } from './prepared-turn.ts';
+import { asStored } from './privacy.ts';
 
 export interface Recorder {
   /**
@@ -41,8 +42,11 @@ export interface RecorderDeps {
 export function recorder(deps: RecorderDeps): Recorder {
   return {
     async record(turn, answer, usage) {
-      const { requestId, input, chatbot } = turn;
-      const text = answer.message;
+      const { requestId, input, chatbot, privacy } = turn;
+      // As the owner chose (privacy.ts): the visitor's words as typed, or as the model read them.
+      const message = asStored(privacy, input.message);
+      // A model's answer may echo them; the owner's answer to a Q&A pair and offline quotes do not.
+      const text = turn.kind === 'model' ? asStored(privacy, answer.message) : answer.message;
       const answeredAt = new Date();
       // The knowledge answered: the answer cites a source, or is the owner's answer to a Q&A pair.
       const answered = turn.kind === 'qa' || answer.sources.length > 0;
@@ -79,7 +83,7 @@ export function recorder(deps: RecorderDeps): Recorder {
           visitorName: input.visitorName,
           visitorEmail: input.visitorEmail,
           verified: turn.identity.verified ? { userId: turn.identity.userId, email: turn.identity.email } : null,
-          message: input.message,
+          message,
           receivedAt: turn.receivedAt,
           answer: text,
           answeredAt,
@@ -109,7 +113,7 @@ export function recorder(deps: RecorderDeps): Recorder {
           ownerId: chatbot.ownerId,
           sessionId: input.sessionId,
           clientIp: input.clientIp,
-          question: input.message,
+          question: message,
           answered,
           receivedAt: turn.receivedAt,
           occurredAt: answeredAt,
@@ -122,7 +126,11 @@ export function recorder(deps: RecorderDeps): Recorder {
       }
       if (turn.kind === 'model') {
         // The next message's history: what this prompt was given, then this exchange.
-        const turns: Turn[] = [...turn.history, { role: 'user', content: input.message }, { role: 'assistant', content: text }];
+        const history =
+          privacy && !privacy.keepOriginal
+            ? turn.history.map((t) => ({ role: t.role, content: asStored(privacy, t.content) }))
+            : turn.history;
+        const turns: Turn[] = [...history, { role: 'user', content: message }, { role: 'assistant', content: text }];
         writes.push(deps.history.remember(chatbot.id, input.sessionId, turns, log));
       } else if (turn.kind === 'qa') {
         // A Q&A answer loads no history, so it cannot extend what is kept: the next message reads the stored conversation.

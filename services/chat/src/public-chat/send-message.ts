@@ -77,6 +77,7 @@ import { checkSite } from '../core/visitor-site.ts';
 import { offersHandoff, parseMirror, type HandoffView } from '../core/handoff.ts';
 import type { VisitorHandoff } from './visitor-handoff.ts';
 import { verifyVisitor, type IdentitySecrets } from './visitor-identity.ts';
+import { asStored, forTheModel, restored, restoringStream, turnPrivacy, type TurnPrivacy } from './privacy.ts';
 
 export interface PublicChatBounds {
   maxMessageChars: number;
@@ -145,7 +146,8 @@ async function prepare(deps: PublicChatDeps, channel: Channel, raw: RawMessageIn
   const sighting = await admitMessage(deps, { ...input, rateLimited: visitor.rateLimited }, known, readingAlong(deps));
   const { chatbot, knowledge, qaMatch } = await deps.chatbotContext.load(input, sighting);
   if (channel.siteRules) checkSite(input.site, chatbot);
-  const silent = await heldByPerson(deps, input, chatbot, sighting, receivedAt);
+  const privacy = turnPrivacy(chatbot);
+  const silent = await heldByPerson(deps, input, chatbot, sighting, receivedAt, privacy);
   if (silent) return { kind: 'handoff', input, state: silent };
   // Only a message carrying a userHash reads the chatbot's secret (one row) and computes one HMAC.
   const identity = await verifyVisitor(deps.identity, chatbot.id, input);
@@ -153,8 +155,8 @@ async function prepare(deps: PublicChatDeps, channel: Channel, raw: RawMessageIn
   if (channel.proofOfWork && visitorLimits.proofOfWork && input.newConversation) await redeemProof(deps, input.proofOfWork);
   const model = qaMatch ? null : await chooseModel(deps, chatbot);
   const counted = await countToday(deps, { chatbotId: chatbot.id, clientIp: visitor.countedToday, day: utcDay(receivedAt), visitorLimits });
-  if (qaMatch) return { kind: 'qa', requestId, input, chatbot, receivedAt, identity, qa: qaMatch };
-  if (!model) return { kind: 'offline', requestId, input, chatbot, receivedAt, identity, passages: knowledge };
+  if (qaMatch) return { kind: 'qa', requestId, input, chatbot, receivedAt, identity, privacy, qa: qaMatch };
+  if (!model) return { kind: 'offline', requestId, input, chatbot, receivedAt, identity, privacy, passages: knowledge };
 
   // From here a failure (the history unreadable, no credit, the spend limit) leaves the visitor
   // without an answer: the message no longer counts today.
@@ -168,11 +170,12 @@ async function prepare(deps: PublicChatDeps, channel: Channel, raw: RawMessageIn
     knowledge,
     sighting,
     model,
+    privacy,
   ).catch(async (err: unknown) => {
     await deps.dailyMessages.uncount(counted, deps.logger);
     throw err;
   });
-  return { kind: 'model', model: model.language, requestId, input, chatbot, receivedAt, identity, prompt, passages, history, counted };
+  return { kind: 'model', model: model.language, requestId, input, chatbot, receivedAt, identity, privacy, prompt, passages, history, counted };
 }
 
 /** The collaborators that read along in admission's round trip, in the order their keys are read. */
@@ -190,20 +193,23 @@ async function promptAndReserve(
   knowledge: Passage[],
   sighting: Sighting | null,
   model: ChosenModel,
+  privacy: TurnPrivacy | null,
 ) {
   const history =
     channel.history === 'client'
       ? fitHistory(input.clientHistory ?? [], deps.bounds.historyChars)
       : await deps.history.load(chatbot, input, sighting);
+  // What the model reads: with privacy on, the visitor's words with their personal data replaced.
+  const read = forTheModel(privacy, history, input.message);
   const { messages: prompt, passages } = buildPrompt({
     botName: chatbot.name,
     language: readLanguage(chatbot) ?? DEFAULT_LANGUAGE,
     voice: { instructions: chatbot.voice?.instructions ?? '', noAnswerMessage: chatbot.voice?.noAnswerMessage ?? '' },
     knowledge,
     knowledgeChars: model.knowledgeChars,
-    history,
+    history: read.history,
     historyChars: model.historyChars,
-    message: input.message,
+    message: read.message,
   });
   await deps.credit.reserve({
     requestId,
@@ -229,6 +235,7 @@ async function heldByPerson(
   chatbot: PublicChatbot,
   sighting: Sighting | null,
   receivedAt: Date,
+  privacy: TurnPrivacy | null,
 ): Promise<HandoffView | null> {
   if (!deps.handoff || chatbot.handoff?.enabled !== true || input.newConversation) return null;
   const handoff = deps.handoff;
@@ -245,7 +252,7 @@ async function heldByPerson(
   }
   if (!parseMirror(mirror)) return null;
   try {
-    return await handoff.keep({ chatbot, sessionId: input.sessionId, message: input.message, receivedAt });
+    return await handoff.keep({ chatbot, sessionId: input.sessionId, message: asStored(privacy, input.message), receivedAt });
   } catch (err) {
     deps.logger.warn({ err: (err as Error).message }, "storing the visitor's message for a person failed");
     throw answerFailed();
@@ -279,12 +286,22 @@ function countToday(deps: PublicChatDeps, q: Parameters<DailyMessageCounter['cou
   return deps.dailyMessages.count(q).catch(redisStep(deps, 'the daily limits check'));
 }
 
-/** The model's answer to the held prompt; when there is none, the hold is released before the visitor hears of it. */
+/**
+ * The model's answer to the held prompt, its placeholders restored for the visitor (streamed too:
+ * privacy.ts); when there is none, the hold is released before the visitor hears of it.
+ */
 async function callModel(deps: PublicChatDeps, turn: ModelTurn, onDelta?: (delta: string) => void): Promise<ModelAnswer> {
   // The owner's temperature when set; otherwise none is sent and the provider's default applies.
   const req = { messages: turn.prompt, maxTokens: deps.bounds.maxOutputTokens, temperature: turn.chatbot.voice?.temperature };
   try {
-    return onDelta ? await turn.model.stream(req, onDelta) : await turn.model.complete(req);
+    if (!onDelta) {
+      const answer = await turn.model.complete(req);
+      return turn.privacy ? { ...answer, text: restored(turn.privacy, answer.text) } : answer;
+    }
+    const stream = restoringStream(turn.privacy, onDelta);
+    const answer = await turn.model.stream(req, stream.onDelta);
+    stream.end();
+    return turn.privacy ? { ...answer, text: restored(turn.privacy, answer.text) } : answer;
   } catch (err) {
     deps.logger.warn(
       {

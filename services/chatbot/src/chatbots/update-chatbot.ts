@@ -1,6 +1,7 @@
 // Renaming, (de)activating, changing a chatbot's language, its voice, its appearance, where it may
 // run and its visitor limits (embed-settings.ts), its lead form and handoff (lead-handoff-settings.ts),
-// its model choice (model-choice.ts, checked against the row as it is under the lock);
+// its model choice (model-choice.ts, checked against the row as it is under the lock), its privacy
+// (privacy-settings.ts);
 // hiding the badge and turning handoff on are asked of billing first, pro only, and only when the
 // change turns them on. A new language re-indexes the
 // chatbot's chunks with its text-search configuration in the same transaction, so searches never
@@ -17,6 +18,7 @@ import { parseOwnedRef, type OwnedChatbotRef } from '../core/owned-chatbot.ts';
 import type { OwnerPlanLookup } from './owner-plan.ts';
 import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
 import { applyModelChoiceChange, type ModelChoiceChangeInput } from './model-choice.ts';
+import { parsePrivacyChange, type PrivacyChangeInput } from './privacy-settings.ts';
 
 export interface UpdateChatbotInput extends OwnedChatbotRef, EmbedSettingsChange, LeadHandoffChange {
   name?: string;
@@ -24,6 +26,7 @@ export interface UpdateChatbotInput extends OwnedChatbotRef, EmbedSettingsChange
   language?: string;
   voice?: VoiceChangeInput;
   model?: ModelChoiceChangeInput;
+  privacy?: PrivacyChangeInput;
 }
 
 export interface UpdateChatbotDeps {
@@ -42,6 +45,7 @@ export async function updateChatbot(deps: UpdateChatbotDeps, input: UpdateChatbo
   const voice = parseVoiceChange(input.voice);
   const embed = parseEmbedSettingsChange(input);
   const leadHandoff = parseLeadHandoffChange(input);
+  const privacy = parsePrivacyChange(input.privacy);
   // Asked before the transaction (no lock is held while waiting on another service), once for both.
   if (embed.hideBranding || leadHandoff.handoffEnabled) {
     const pro = (await deps.ownerPlan(ownerId)) === 'pro';
@@ -57,7 +61,7 @@ export async function updateChatbot(deps: UpdateChatbotDeps, input: UpdateChatbo
       const model = applyModelChoiceChange(input.model, current, deps.catalogue);
       const chatbot = await tx.chatbot.update({
         where: { id: chatbotId },
-        data: { name, isActive: input.isActive, language, ...voice, ...embed, ...leadHandoff, ...model },
+        data: { name, isActive: input.isActive, language, ...voice, ...embed, ...leadHandoff, ...privacy, ...model },
       });
       if (language && searchConfigFor(language) !== searchConfigFor(current.language)) {
         await reindexChatbot(tx, chatbotId, searchConfigFor(language));

@@ -2919,6 +2919,163 @@ export declare type GetIdentityVerificationResponse = Message<"parley.chat.v1.Ge
 export declare const GetIdentityVerificationResponseSchema: GenMessage<GetIdentityVerificationResponse>;
 
 /**
+ * A workspace's retention windows in days; unset: kept forever.
+ *
+ * @generated from message parley.chat.v1.RetentionWindows
+ */
+export declare type RetentionWindows = Message<"parley.chat.v1.RetentionWindows"> & {
+  /**
+   * @generated from field: optional int32 conversation_days = 1;
+   */
+  conversationDays?: number | undefined;
+
+  /**
+   * @generated from field: optional int32 lead_days = 2;
+   */
+  leadDays?: number | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.RetentionWindows.
+ * Use `create(RetentionWindowsSchema)` to create a new message.
+ */
+export declare const RetentionWindowsSchema: GenMessage<RetentionWindows>;
+
+/**
+ * What a sweep deleted, or a preview would delete.
+ *
+ * @generated from message parley.chat.v1.RetentionCounts
+ */
+export declare type RetentionCounts = Message<"parley.chat.v1.RetentionCounts"> & {
+  /**
+   * @generated from field: int64 conversations = 1 [jstype = JS_NUMBER];
+   */
+  conversations: bigint;
+
+  /**
+   * @generated from field: int64 messages = 2 [jstype = JS_NUMBER];
+   */
+  messages: bigint;
+
+  /**
+   * @generated from field: int64 leads = 3 [jstype = JS_NUMBER];
+   */
+  leads: bigint;
+};
+
+/**
+ * Describes the message parley.chat.v1.RetentionCounts.
+ * Use `create(RetentionCountsSchema)` to create a new message.
+ */
+export declare const RetentionCountsSchema: GenMessage<RetentionCounts>;
+
+/**
+ * @generated from message parley.chat.v1.GetRetentionRequest
+ */
+export declare type GetRetentionRequest = Message<"parley.chat.v1.GetRetentionRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.GetRetentionRequest.
+ * Use `create(GetRetentionRequestSchema)` to create a new message.
+ */
+export declare const GetRetentionRequestSchema: GenMessage<GetRetentionRequest>;
+
+/**
+ * @generated from message parley.chat.v1.GetRetentionResponse
+ */
+export declare type GetRetentionResponse = Message<"parley.chat.v1.GetRetentionResponse"> & {
+  /**
+   * @generated from field: parley.chat.v1.RetentionWindows windows = 1;
+   */
+  windows?: RetentionWindows | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.GetRetentionResponse.
+ * Use `create(GetRetentionResponseSchema)` to create a new message.
+ */
+export declare const GetRetentionResponseSchema: GenMessage<GetRetentionResponse>;
+
+/**
+ * @generated from message parley.chat.v1.SetRetentionRequest
+ */
+export declare type SetRetentionRequest = Message<"parley.chat.v1.SetRetentionRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: parley.chat.v1.RetentionWindows windows = 2;
+   */
+  windows?: RetentionWindows | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.SetRetentionRequest.
+ * Use `create(SetRetentionRequestSchema)` to create a new message.
+ */
+export declare const SetRetentionRequestSchema: GenMessage<SetRetentionRequest>;
+
+/**
+ * @generated from message parley.chat.v1.SetRetentionResponse
+ */
+export declare type SetRetentionResponse = Message<"parley.chat.v1.SetRetentionResponse"> & {
+  /**
+   * @generated from field: parley.chat.v1.RetentionWindows windows = 1;
+   */
+  windows?: RetentionWindows | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.SetRetentionResponse.
+ * Use `create(SetRetentionResponseSchema)` to create a new message.
+ */
+export declare const SetRetentionResponseSchema: GenMessage<SetRetentionResponse>;
+
+/**
+ * @generated from message parley.chat.v1.PreviewRetentionRequest
+ */
+export declare type PreviewRetentionRequest = Message<"parley.chat.v1.PreviewRetentionRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: parley.chat.v1.RetentionWindows windows = 2;
+   */
+  windows?: RetentionWindows | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.PreviewRetentionRequest.
+ * Use `create(PreviewRetentionRequestSchema)` to create a new message.
+ */
+export declare const PreviewRetentionRequestSchema: GenMessage<PreviewRetentionRequest>;
+
+/**
+ * @generated from message parley.chat.v1.PreviewRetentionResponse
+ */
+export declare type PreviewRetentionResponse = Message<"parley.chat.v1.PreviewRetentionResponse"> & {
+  /**
+   * @generated from field: parley.chat.v1.RetentionCounts counts = 1;
+   */
+  counts?: RetentionCounts | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.PreviewRetentionResponse.
+ * Use `create(PreviewRetentionResponseSchema)` to create a new message.
+ */
+export declare const PreviewRetentionResponseSchema: GenMessage<PreviewRetentionResponse>;
+
+/**
  * Public chat and conversation history. Owned by the chat service, which keeps no state of its own
  * beyond its schema and Redis, so it scales on its own.
  *
@@ -3279,6 +3436,34 @@ export declare const ChatService: GenService<{
     methodKind: "unary";
     input: typeof GetIdentityVerificationRequestSchema;
     output: typeof GetIdentityVerificationResponseSchema;
+  },
+  /**
+   * How long the workspace keeps its conversations and leads (docs/adr/0048-retention-windows.md):
+   * days, 7 to 36,500, unset for forever (INVALID_ARGUMENT otherwise). Preview counts what the
+   * windows given would delete now, before they are saved.
+   *
+   * @generated from rpc parley.chat.v1.ChatService.GetRetention
+   */
+  getRetention: {
+    methodKind: "unary";
+    input: typeof GetRetentionRequestSchema;
+    output: typeof GetRetentionResponseSchema;
+  },
+  /**
+   * @generated from rpc parley.chat.v1.ChatService.SetRetention
+   */
+  setRetention: {
+    methodKind: "unary";
+    input: typeof SetRetentionRequestSchema;
+    output: typeof SetRetentionResponseSchema;
+  },
+  /**
+   * @generated from rpc parley.chat.v1.ChatService.PreviewRetention
+   */
+  previewRetention: {
+    methodKind: "unary";
+    input: typeof PreviewRetentionRequestSchema;
+    output: typeof PreviewRetentionResponseSchema;
   },
 }>;
 

@@ -280,6 +280,13 @@ export declare type Chatbot = Message<"parley.chatbot.v1.Chatbot"> & {
    * @generated from field: parley.chatbot.v1.ModelChoice model = 20;
    */
   model?: ModelChoice | undefined;
+
+  /**
+   * Personal data kept from the model (docs/adr/0049-personal-data-kept-from-the-model.md).
+   *
+   * @generated from field: parley.chatbot.v1.Privacy privacy = 21;
+   */
+  privacy?: Privacy | undefined;
 };
 
 /**
@@ -287,6 +294,86 @@ export declare type Chatbot = Message<"parley.chatbot.v1.Chatbot"> & {
  * Use `create(ChatbotSchema)` to create a new message.
  */
 export declare const ChatbotSchema: GenMessage<Chatbot>;
+
+/**
+ * Personal data kept from the model: with `redact_personal_data`, every email address, phone number,
+ * card number (Luhn-checked), IBAN (mod-97 checked) and text matching one of `patterns` in the
+ * visitor's message and the conversation's history is replaced by a numbered placeholder
+ * ("[EMAIL_1]") before the prompt is sent to the model provider, and put back in the answer the
+ * visitor reads. The stored conversation, analytics and exports hold the visitor's words as typed
+ * only with `keep_original`; otherwise as the model read them.
+ *
+ * @generated from message parley.chatbot.v1.Privacy
+ */
+export declare type Privacy = Message<"parley.chatbot.v1.Privacy"> & {
+  /**
+   * @generated from field: bool redact_personal_data = 1;
+   */
+  redactPersonalData: boolean;
+
+  /**
+   * @generated from field: bool keep_original = 2;
+   */
+  keepOriginal: boolean;
+
+  /**
+   * The owner's own regular expressions (at most 10, each at most 200 characters, no nested
+   * quantifier: services/common/src/personal-data.ts).
+   *
+   * @generated from field: repeated string patterns = 3;
+   */
+  patterns: string[];
+};
+
+/**
+ * Describes the message parley.chatbot.v1.Privacy.
+ * Use `create(PrivacySchema)` to create a new message.
+ */
+export declare const PrivacySchema: GenMessage<Privacy>;
+
+/**
+ * A change to privacy: only the fields set are changed; `patterns`, when set, replaces the list.
+ *
+ * @generated from message parley.chatbot.v1.PrivacyChange
+ */
+export declare type PrivacyChange = Message<"parley.chatbot.v1.PrivacyChange"> & {
+  /**
+   * @generated from field: optional bool redact_personal_data = 1;
+   */
+  redactPersonalData?: boolean | undefined;
+
+  /**
+   * @generated from field: optional bool keep_original = 2;
+   */
+  keepOriginal?: boolean | undefined;
+
+  /**
+   * @generated from field: parley.chatbot.v1.RedactionPatterns patterns = 3;
+   */
+  patterns?: RedactionPatterns | undefined;
+};
+
+/**
+ * Describes the message parley.chatbot.v1.PrivacyChange.
+ * Use `create(PrivacyChangeSchema)` to create a new message.
+ */
+export declare const PrivacyChangeSchema: GenMessage<PrivacyChange>;
+
+/**
+ * @generated from message parley.chatbot.v1.RedactionPatterns
+ */
+export declare type RedactionPatterns = Message<"parley.chatbot.v1.RedactionPatterns"> & {
+  /**
+   * @generated from field: repeated string patterns = 1;
+   */
+  patterns: string[];
+};
+
+/**
+ * Describes the message parley.chatbot.v1.RedactionPatterns.
+ * Use `create(RedactionPatternsSchema)` to create a new message.
+ */
+export declare const RedactionPatternsSchema: GenMessage<RedactionPatterns>;
 
 /**
  * Which catalogue model answers a chatbot's visitors, and the one tried once when it fails before
@@ -888,6 +975,11 @@ export declare type UpdateChatbotRequest = Message<"parley.chatbot.v1.UpdateChat
    * @generated from field: parley.chatbot.v1.ModelChoiceChange model = 13;
    */
   model?: ModelChoiceChange | undefined;
+
+  /**
+   * @generated from field: parley.chatbot.v1.PrivacyChange privacy = 14;
+   */
+  privacy?: PrivacyChange | undefined;
 };
 
 /**
@@ -1295,6 +1387,13 @@ export declare type PublicChatbot = Message<"parley.chatbot.v1.PublicChatbot"> &
    * @generated from field: parley.chatbot.v1.ModelChoice model = 15;
    */
   model?: ModelChoice | undefined;
+
+  /**
+   * Personal data kept from the model (see Privacy).
+   *
+   * @generated from field: parley.chatbot.v1.Privacy privacy = 16;
+   */
+  privacy?: Privacy | undefined;
 };
 
 /**

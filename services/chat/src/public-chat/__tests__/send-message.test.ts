@@ -22,7 +22,14 @@ const qaPair: QaAnswer = { entryId: 'e-qa', question: 'Do you ship abroad?', ans
 const logger = createLogger('send-message-test', 'silent');
 const BOUNDS = { maxMessageChars: 1000, maxOutputTokens: 100, promptKnowledgeChars: 5000, historyChars: 1000 };
 
-function scripted(opts: { knowledge?: Passage[]; qaMatch?: QaAnswer | null; reply?: string; temperature?: number; offline?: boolean }) {
+function scripted(opts: {
+  knowledge?: Passage[];
+  qaMatch?: QaAnswer | null;
+  reply?: string | ((req: ModelRequest) => string);
+  temperature?: number;
+  offline?: boolean;
+  privacy?: { redactPersonalData: boolean; keepOriginal: boolean; patterns: string[] };
+}) {
   const calls: string[] = [];
   const recorded: { turn: PreparedTurn; text: string; usage: ModelAnswer | null }[] = [];
   const requests: ModelRequest[] = [];
@@ -34,10 +41,11 @@ function scripted(opts: { knowledge?: Passage[]; qaMatch?: QaAnswer | null; repl
     name: 'Shop',
     language: 'english',
     voice: create(VoiceSchema, { instructions: 'Be brief.', noAnswerMessage: 'Ask us by mail.', temperature: opts.temperature }),
+    privacy: opts.privacy,
   });
   const context: PromptContext = { chatbot, knowledge: opts.knowledge ?? [hours, refunds], qaMatch: opts.qaMatch ?? null };
-  const answerOf = (): ModelAnswer => ({
-    text: opts.reply ?? 'Nine [1].',
+  const answerOf = (req: ModelRequest): ModelAnswer => ({
+    text: typeof opts.reply === 'function' ? opts.reply(req) : (opts.reply ?? 'Nine [1].'),
     promptTokens: 10,
     completionTokens: 3,
     cachedPromptTokens: 0,
@@ -52,14 +60,14 @@ function scripted(opts: { knowledge?: Passage[]; qaMatch?: QaAnswer | null; repl
     complete: async (req) => {
       calls.push('model');
       requests.push(req);
-      return answerOf();
+      return answerOf(req);
     },
     stream: async (req, onDelta) => {
       calls.push('model');
       requests.push(req);
-      const { text } = answerOf();
+      const { text } = answerOf(req);
       for (const piece of text.match(/.{1,3}/gs) ?? []) onDelta(piece);
-      return answerOf();
+      return answerOf(req);
     },
   };
   const deps: PublicChatDeps = {
@@ -261,5 +269,35 @@ describe('the channel', () => {
       message: 'Yes, to 30 countries.',
       sources: [{ entryId: 'e-qa' }],
     });
+  });
+});
+
+describe('personal data kept from the model', () => {
+  const privacy = { redactPersonalData: true, keepOriginal: false, patterns: [] };
+  // The model echoes what it read, so the visitor's answer shows what was put back.
+  const echo = (req: ModelRequest) => `You said: ${req.messages.at(-1)!.content} [1]`;
+  const text = 'Mail jo@example.com or call +1 415-555-0100';
+
+  it('gives the model placeholders and the visitor, streamed in pieces that split them, the details back', async () => {
+    const { deps, requests, recorded } = scripted({ reply: echo, privacy });
+    const { deltas, done } = await collect(streamMessage(deps, message(text)));
+    expect(requests[0]!.messages.at(-1)!.content).toBe('Mail [EMAIL_1] or call [PHONE_1]');
+    // The scripted model streams three characters at a time: "[EM", "AIL", "_1]" are put back whole.
+    expect(deltas.join('')).toBe(`You said: ${text} [1]`);
+    expect(deltas.some((d) => d.includes('[') && !d.includes('[1]') && /\[[A-Z]/.test(d))).toBe(false);
+    expect(done.message).toBe(`You said: ${text} [1]`);
+    expect(recorded[0]!.turn.privacy).not.toBeNull();
+  });
+
+  it('restores an answer that is not streamed', async () => {
+    const { deps } = scripted({ reply: echo, privacy });
+    expect((await sendMessage(deps, message(text))).message).toBe(`You said: ${text} [1]`);
+  });
+
+  it('leaves the turn as it was for a chatbot with it off', async () => {
+    const { deps, requests, recorded } = scripted({ reply: echo });
+    expect((await sendMessage(deps, message(text))).message).toBe(`You said: ${text} [1]`);
+    expect(requests[0]!.messages.at(-1)!.content).toBe(text);
+    expect(recorded[0]!.turn.privacy).toBeNull();
   });
 });

@@ -68,6 +68,13 @@ export function sampleModelSettings() {
   };
 }
 
+/** Privacy off, no pattern, as a new chatbot has it. */
+export function samplePrivacy(overrides: Record<string, unknown> = {}) {
+  return {
+    privacy: { __typename: 'Privacy' as const, redactPersonalData: false, keepOriginal: false, patterns: [] as string[], ...overrides },
+  };
+}
+
 /** An offered model as the models query answers it. */
 export function sampleModel(id: string, displayName: string, provider: string, typicalAnswerCost: string, allowed = true) {
   return { __typename: 'Model' as const, id, displayName, provider, typicalAnswerCost, allowed, isDefault: id === 'gpt-4o-mini' };
@@ -81,17 +88,19 @@ export const FREE_PLAN_MODELS = [
 ];
 
 export function detailChatbot(overrides: Record<string, unknown> = {}) {
-  const { appearance, limits, leadForm, handoff, ...rest } = overrides as {
+  const { appearance, limits, leadForm, handoff, privacy, ...rest } = overrides as {
     appearance?: Record<string, unknown>;
     limits?: Record<string, unknown>;
     leadForm?: Record<string, unknown>;
     handoff?: Record<string, unknown>;
+    privacy?: Record<string, unknown>;
   };
   return sampleChatbot({
     ...sampleVoice(),
     ...sampleEmbed({ appearance, limits }),
     ...sampleLeadSettings({ leadForm, handoff }),
     ...sampleModelSettings(),
+    ...samplePrivacy(privacy),
     ...rest,
   });
 }

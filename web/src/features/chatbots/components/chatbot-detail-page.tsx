@@ -21,6 +21,7 @@ import { chatbotTabLabels, ChatbotTabs, type ChatbotTab } from './chatbot-tabs';
 import { ConversationHistory } from './conversation-history';
 import { EmbedTab } from './embed-tab';
 import { HandoffSettingsCard } from './handoff-settings-card';
+import { PrivacySettingsCard } from './privacy-settings-card';
 import { ModelSettingsCard } from './model-settings-card';
 import { LeadFormSettingsCard } from './lead-form-settings-card';
 import { KnowledgeBaseContent } from './knowledge-base-content';
@@ -119,6 +120,9 @@ export function ChatbotDetailPage() {
                         </SettingsSection>
                         <SettingsSection id="handoff">
                           <HandoffSettingsCard key={`handoff-${chatbot.id}`} chatbot={chatbot} pro={user?.subscription === 'pro'} />
+                        </SettingsSection>
+                        <SettingsSection id="privacy">
+                          <PrivacySettingsCard key={`privacy-${chatbot.id}`} chatbot={chatbot} />
                         </SettingsSection>
                         <SettingsSection id="knowledge">
                           <KnowledgeBaseForm chatbotId={chatbot.id} />

@@ -8,6 +8,7 @@ export const ChatbotQuery = graphql(`
       ...ChatbotEmbed
       ...ChatbotLeadSettings
       ...ChatbotModelSettings
+      ...ChatbotPrivacy
       knowledgeBase {
         ...KnowledgeBaseFields
       }

@@ -14,6 +14,7 @@ import { InviteMemberCard } from './invite-member-card';
 import { MembersCard } from './members-card';
 import { WorkspacePageHeader } from './workspace-page-header';
 import { WorkspaceSettingsCard } from './workspace-settings-card';
+import { DataRetentionCard } from './data-retention-card';
 
 /** /workspace/members: the current workspace's members, invitations and settings. */
 export function MembersPage() {
@@ -66,6 +67,7 @@ export function MembersPage() {
           <div className="min-w-0 space-y-6 lg:col-span-2">
             <InviteMemberCard workspace={current} seatsUsed={seatsUsed} />
             <WorkspaceSettingsCard key={current.id + current.name} workspace={current} />
+            <DataRetentionCard key={`retention-${current.id}`} />
           </div>
         ) : null}
         {hasPermission(current, 'workspace:delete') && !current.personal ? (

@@ -1,0 +1,208 @@
+// Retention windows (docs/adr/0048-retention-windows.md): how long a workspace keeps its
+// conversations (with their messages, past the last activity: the conversation's updatedAt) and its
+// leads (past their creation), 7 to 36,500 days, or forever (null). The sweep hard-deletes what is
+// past a window in batches (a conversation's messages and lead go with it: ON DELETE CASCADE), so a
+// large backlog never holds locks or one transaction for long; rows another replica is deleting are
+// skipped (SKIP LOCKED), and running it again deletes nothing more. The preview counts what the same
+// windows would delete now, with the same conditions, before the owner saves a shorter window.
+// The clock is injected (`now`), so tests move it instead of waiting.
+import { invalid } from '@parley/common/rpc-errors.ts';
+import type { Logger } from '@parley/common/logger.ts';
+import { runPeriodically } from '@parley/common/periodic.ts';
+import type { PrismaClient } from '../generated/prisma/client.ts';
+import { randomUUID } from 'node:crypto';
+import { create } from '@bufbuild/protobuf';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import type { Producer } from '@parley/common/queues.ts';
+import { RetentionSweptSchema } from '@parley/proto/parley/events/v1/retention_swept_pb.js';
+
+export const MIN_RETENTION_DAYS = 7;
+export const MAX_RETENTION_DAYS = 36_500;
+export const RETENTION_DAYS_INVALID = `A retention window is ${MIN_RETENTION_DAYS} to ${MAX_RETENTION_DAYS.toLocaleString('en-US')} days, or forever.`;
+const DAY_MS = 24 * 3600_000;
+/** Conversations (or leads) deleted per statement. */
+const BATCH = 1000;
+export const RETENTION_SWEEP_EVERY_MS = 3600_000;
+
+/** A workspace's windows in days; null: kept forever. */
+export interface RetentionWindows {
+  conversationDays: number | null;
+  leadDays: number | null;
+}
+
+/** What a sweep deleted, or a preview would: conversations, the messages in them, leads (with their conversation or on their own). */
+export interface RetentionCounts {
+  conversations: number;
+  messages: number;
+  leads: number;
+}
+
+export const FOREVER: RetentionWindows = { conversationDays: null, leadDays: null };
+
+export function parseRetentionDays(days: number | null | undefined): number | null {
+  if (days === null || days === undefined) return null;
+  if (!Number.isInteger(days) || days < MIN_RETENTION_DAYS || days > MAX_RETENTION_DAYS) throw invalid(RETENTION_DAYS_INVALID);
+  return days;
+}
+
+const cutoff = (now: Date, days: number | null) => (days === null ? null : new Date(now.getTime() - days * DAY_MS).toISOString());
+
+export async function getRetentionWindows(db: PrismaClient, ownerId: string): Promise<RetentionWindows> {
+  const row = await db.retentionWindow.findUnique({ where: { ownerId } });
+  return row ? { conversationDays: row.conversationDays, leadDays: row.leadDays } : FOREVER;
+}
+
+export async function setRetentionWindows(db: PrismaClient, ownerId: string, windows: RetentionWindows): Promise<RetentionWindows> {
+  const conversationDays = parseRetentionDays(windows.conversationDays);
+  const leadDays = parseRetentionDays(windows.leadDays);
+  await db.retentionWindow.upsert({
+    where: { ownerId },
+    create: { ownerId, conversationDays, leadDays },
+    update: { conversationDays, leadDays },
+  });
+  return { conversationDays, leadDays };
+}
+
+/** What `windows` would delete of the workspace's data at `now`: the sweep's conditions, counted. */
+export async function previewRetention(db: PrismaClient, ownerId: string, windows: RetentionWindows, now: Date): Promise<RetentionCounts> {
+  const conversationsBefore = cutoff(now, parseRetentionDays(windows.conversationDays));
+  const leadsBefore = cutoff(now, parseRetentionDays(windows.leadDays));
+  const [row] = await db.$queryRaw<{ conversations: bigint; messages: bigint; leads: bigint }[]>`
+    WITH doomed AS (
+      SELECT "id" FROM "Conversation"
+       WHERE "ownerId" = ${ownerId} AND ${conversationsBefore}::timestamptz IS NOT NULL AND "updatedAt" < ${conversationsBefore}::timestamptz)
+    SELECT (SELECT count(*) FROM doomed) AS "conversations",
+           (SELECT count(*) FROM "Message" WHERE "conversationId" IN (SELECT "id" FROM doomed)) AS "messages",
+           (SELECT count(*) FROM "Lead" WHERE "ownerId" = ${ownerId}
+               AND ("conversationId" IN (SELECT "id" FROM doomed)
+                    OR (${leadsBefore}::timestamptz IS NOT NULL AND "createdAt" < ${leadsBefore}::timestamptz))) AS "leads"`;
+  return { conversations: Number(row!.conversations), messages: Number(row!.messages), leads: Number(row!.leads) };
+}
+
+/** Deletes what is past the workspace's windows at `now`, in batches; returns what went. */
+export async function sweepWorkspace(
+  db: PrismaClient,
+  ownerId: string,
+  windows: RetentionWindows,
+  now: Date,
+  batch = BATCH,
+): Promise<RetentionCounts> {
+  const total: RetentionCounts = { conversations: 0, messages: 0, leads: 0 };
+  const conversationsBefore = cutoff(now, windows.conversationDays);
+  const leadsBefore = cutoff(now, windows.leadDays);
+  if (conversationsBefore) {
+    for (;;) {
+      // The messages and the lead go with their conversation (cascade); counted in the same statement.
+      const [row] = await db.$queryRaw<{ conversations: bigint; messages: bigint; leads: bigint }[]>`
+        WITH doomed AS (
+          SELECT "id" FROM "Conversation"
+           WHERE "ownerId" = ${ownerId} AND "updatedAt" < ${conversationsBefore}::timestamptz
+           LIMIT ${batch} FOR UPDATE SKIP LOCKED),
+        messages AS (SELECT count(*) AS n FROM "Message" WHERE "conversationId" IN (SELECT "id" FROM doomed)),
+        leads AS (SELECT count(*) AS n FROM "Lead" WHERE "conversationId" IN (SELECT "id" FROM doomed)),
+        deleted AS (DELETE FROM "Conversation" WHERE "id" IN (SELECT "id" FROM doomed) RETURNING 1)
+        SELECT (SELECT count(*) FROM deleted) AS "conversations", (SELECT n FROM messages) AS "messages", (SELECT n FROM leads) AS "leads"`;
+      const conversations = Number(row!.conversations);
+      total.conversations += conversations;
+      total.messages += Number(row!.messages);
+      total.leads += Number(row!.leads);
+      if (conversations < batch) break;
+    }
+  }
+  if (leadsBefore) {
+    for (;;) {
+      const deleted = await db.$executeRaw`
+        DELETE FROM "Lead" WHERE "id" IN (
+          SELECT "id" FROM "Lead" WHERE "ownerId" = ${ownerId} AND "createdAt" < ${leadsBefore}::timestamptz
+           LIMIT ${batch} FOR UPDATE SKIP LOCKED)`;
+      total.leads += deleted;
+      if (deleted < batch) break;
+    }
+  }
+  return total;
+}
+
+/** One sweep of every workspace with a window; `record` is told each workspace's counts when something went. */
+export async function sweepRetention(
+  db: PrismaClient,
+  now: Date,
+  record: (ownerId: string, counts: RetentionCounts) => Promise<void> | void,
+  batch = BATCH,
+): Promise<Map<string, RetentionCounts>> {
+  const windows = await db.retentionWindow.findMany({ where: { OR: [{ conversationDays: { not: null } }, { leadDays: { not: null } }] } });
+  const swept = new Map<string, RetentionCounts>();
+  for (const w of windows) {
+    const counts = await sweepWorkspace(db, w.ownerId, { conversationDays: w.conversationDays, leadDays: w.leadDays }, now, batch);
+    if (counts.conversations + counts.leads === 0) continue;
+    swept.set(w.ownerId, counts);
+    await record(w.ownerId, counts);
+  }
+  return swept;
+}
+
+/** Sweeps a minute after start and then every hour until the returned function is called. */
+export function startRetentionSweep(
+  db: PrismaClient,
+  logger: Logger,
+  record: (ownerId: string, counts: RetentionCounts) => Promise<void> | void,
+): () => void {
+  const sweep = () =>
+    sweepRetention(db, new Date(), record).then(
+      (swept) => {
+        if (swept.size > 0) logger.info({ workspaces: swept.size }, 'retention sweep deleted what was past its windows');
+      },
+      (err: Error) => logger.warn({ err: err.message }, 'the retention sweep failed; the next round retries'),
+    );
+  return runPeriodically(sweep, { firstAfterMs: 60_000, everyMs: RETENTION_SWEEP_EVERY_MS });
+}
+
+const ownerIdOf = (raw: string): string => {
+  if (!/^[\w-]{1,64}$/.test(raw)) throw invalid('owner_id is required.');
+  return raw;
+};
+const windowsOf = (w: { conversationDays?: number; leadDays?: number } | undefined): RetentionWindows => ({
+  conversationDays: w?.conversationDays ?? null,
+  leadDays: w?.leadDays ?? null,
+});
+const toWindows = (w: RetentionWindows) => ({ conversationDays: w.conversationDays ?? undefined, leadDays: w.leadDays ?? undefined });
+
+/** The ChatService's retention methods, spread into its routes by rpc.ts; `now` is the preview's clock. */
+export function retentionMethods(deps: { db: PrismaClient; now?: () => Date }) {
+  const now = deps.now ?? (() => new Date());
+  return {
+    async getRetention(req: { ownerId: string }) {
+      return { windows: toWindows(await getRetentionWindows(deps.db, ownerIdOf(req.ownerId))) };
+    },
+    async setRetention(req: { ownerId: string; windows?: { conversationDays?: number; leadDays?: number } }) {
+      return { windows: toWindows(await setRetentionWindows(deps.db, ownerIdOf(req.ownerId), windowsOf(req.windows))) };
+    },
+    async previewRetention(req: { ownerId: string; windows?: { conversationDays?: number; leadDays?: number } }) {
+      const c = await previewRetention(deps.db, ownerIdOf(req.ownerId), windowsOf(req.windows), now());
+      return { counts: { conversations: BigInt(c.conversations), messages: BigInt(c.messages), leads: BigInt(c.leads) } };
+    },
+  };
+}
+
+/** Tells auth what a sweep deleted of one workspace (RetentionSwept, audited once per sweep id); a failure is logged, the rows are gone already. */
+export async function publishRetentionSwept(
+  producer: Producer<typeof RetentionSweptSchema>,
+  ownerId: string,
+  counts: RetentionCounts,
+  logger: Logger,
+): Promise<void> {
+  const sweepId = randomUUID();
+  const event = create(RetentionSweptSchema, {
+    sweepId,
+    ownerId,
+    service: 'chat',
+    ...bigints(counts),
+    sweptAt: timestampFromDate(new Date()),
+  });
+  try {
+    await producer.publish(event, `retention.${sweepId}`);
+  } catch (err) {
+    logger.warn({ err: (err as Error).message, ownerId, ...counts }, 'publishing RetentionSwept failed: the deletion is not audited');
+  }
+}
+
+const bigints = (c: RetentionCounts) => ({ conversations: BigInt(c.conversations), messages: BigInt(c.messages), leads: BigInt(c.leads) });
