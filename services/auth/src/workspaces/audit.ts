@@ -18,7 +18,9 @@ export type AuditAction =
   | 'api_key.rolled'
   | 'api_key.revoked'
   | 'workspace.two_factor_required'
-  | 'workspace.two_factor_not_required';
+  | 'workspace.two_factor_not_required'
+  | 'workspace.sso_updated'
+  | 'member.joined_by_sso';
 
 export interface AuditEntry {
   workspaceId: string;
