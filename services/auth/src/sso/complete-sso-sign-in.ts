@@ -67,7 +67,11 @@ export async function completeSsoSignIn(deps: SsoDeps, req: CompleteSsoSignInReq
           nonce: signIn.nonce,
         });
       }
-      return await completeSaml(deps, tx, connection, { samlResponse: req.samlResponse, requestId: signIn.samlRequestId ?? '' });
+      return await completeSaml(deps, tx, connection, {
+        samlResponse: req.samlResponse,
+        requestId: signIn.samlRequestId ?? '',
+        sentAt: signIn.createdAt,
+      });
     } catch (err) {
       deps.logger.warn({ err: (err as Error).message, workspaceId: signIn.workspaceId, protocol: req.protocol }, 'single sign-on refused');
       const reason = req.protocol === 'oidc' ? oidcRefusal(err) : (err as Error).message;

@@ -22,12 +22,16 @@ const PROTOCOL = 'urn:oasis:names:tc:SAML:2.0:protocol';
 export const MAX_SAML_RESPONSE_LENGTH = 512 * 1024;
 const CLOCK_SKEW_MS = 60_000;
 
-function samlOf(deps: Pick<SsoDeps, 'publicUrl'>, c: SamlConnection, opts: { requestId?: string; expectedRequestId?: string } = {}) {
+function samlOf(
+  deps: Pick<SsoDeps, 'publicUrl'>,
+  c: SamlConnection,
+  opts: { requestId?: string; expected?: { requestId: string; sentAt: Date; ttlMs: number } } = {},
+) {
   const urls = ssoUrls(deps.publicUrl, c.workspaceId);
   // The request this sign-in sent is the only one a response may answer: no IdP-initiated sign-in.
   const cacheProvider: CacheProvider = {
     saveAsync: async (_key, value) => ({ value, createdAt: Date.now() }),
-    getAsync: async (key) => (opts.expectedRequestId && key === opts.expectedRequestId ? 'pending' : null),
+    getAsync: async (key) => (opts.expected && key === opts.expected.requestId ? opts.expected.sentAt.toISOString() : null),
     removeAsync: async (key) => key,
   };
   return new SAML({
@@ -42,6 +46,7 @@ function samlOf(deps: Pick<SsoDeps, 'publicUrl'>, c: SamlConnection, opts: { req
     validateInResponseTo: ValidateInResponseTo.always,
     cacheProvider,
     acceptedClockSkewMs: CLOCK_SKEW_MS,
+    ...(opts.expected ? { requestIdExpirationPeriodMs: opts.expected.ttlMs } : {}),
     disableRequestedAuthnContext: true,
     identifierFormat: 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress',
     ...(opts.requestId ? { generateUniqueId: () => opts.requestId as string } : {}),
@@ -71,10 +76,12 @@ export async function completeSaml(
   deps: SsoDeps,
   tx: Prisma.TransactionClient,
   c: SamlConnection,
-  input: { samlResponse: string; requestId: string },
+  input: { samlResponse: string; requestId: string; sentAt: Date },
 ): Promise<{ email: string; name: string }> {
   if (input.samlResponse.length > MAX_SAML_RESPONSE_LENGTH) throw new Error('SAMLResponse too large');
-  const { profile } = await samlOf(deps, c, { expectedRequestId: input.requestId }).validatePostResponseAsync({
+  const { profile } = await samlOf(deps, c, {
+    expected: { requestId: input.requestId, sentAt: input.sentAt, ttlMs: deps.ssoSignInTtlSeconds * 1000 },
+  }).validatePostResponseAsync({
     SAMLResponse: input.samlResponse,
   });
   const assertionXml = profile?.getAssertionXml?.();
