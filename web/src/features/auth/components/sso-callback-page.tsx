@@ -33,6 +33,7 @@ export function SsoCallbackPage() {
   return (
     <AuthCard
       title="Signing in"
+      subtitle="Through your workspace's single sign-on."
       footer={
         <Link to="/login" className={textLinkClasses}>
           Back to sign in
