@@ -189,7 +189,11 @@ describe('every REST route', () => {
         .map((e) => new URL(`${e.name}/`, features)),
     ];
     const declared = dirs
-      .flatMap((dir) => readdirSync(dir).filter((f) => f.endsWith('.ts')).map((f) => new URL(f, dir)))
+      .flatMap((dir) =>
+        readdirSync(dir)
+          .filter((f) => f.endsWith('.ts'))
+          .map((f) => new URL(f, dir)),
+      )
       .flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/router\.(get|post|put|delete|patch)\(\s*'([^']+)'/g)])
       .map(([, method, path]) => [method.toUpperCase(), path] as const)
       .filter(([method, path]) => !NOT_SWEPT.has(`${method} ${path}`));

@@ -81,8 +81,12 @@ describe('mail settings', () => {
 describe('single sign-on settings', () => {
   it('refuses the development SSO_ENCRYPTION_KEY and private identity providers in production', () => {
     const smtp = { SMTP_URL: 'smtp://mail.example.com:587' };
-    expect(() => readAuthConfig({ ...PRODUCTION_SECRETS, ...smtp, SSO_ENCRYPTION_KEY: undefined })).toThrow(/^SSO_ENCRYPTION_KEY is required in production/);
-    expect(() => readAuthConfig({ ...PRODUCTION_SECRETS, ...smtp, SSO_ALLOW_PRIVATE_ADDRESSES: '1' })).toThrow(/SSO_ALLOW_PRIVATE_ADDRESSES=1 is for tests/);
+    expect(() => readAuthConfig({ ...PRODUCTION_SECRETS, ...smtp, SSO_ENCRYPTION_KEY: undefined })).toThrow(
+      /^SSO_ENCRYPTION_KEY is required in production/,
+    );
+    expect(() => readAuthConfig({ ...PRODUCTION_SECRETS, ...smtp, SSO_ALLOW_PRIVATE_ADDRESSES: '1' })).toThrow(
+      /SSO_ALLOW_PRIVATE_ADDRESSES=1 is for tests/,
+    );
     expect(readAuthConfig({ SSO_ALLOW_PRIVATE_ADDRESSES: '1' }).SSO_ALLOW_PRIVATE_ADDRESSES).toBe(true);
     expect(readAuthConfig({}).SSO_ALLOW_PRIVATE_ADDRESSES).toBe(false);
   });
