@@ -67,6 +67,8 @@ export default async function globalSetup() {
       MAIL_OUTBOX_DIR: mailOutboxDir,
       // The knowledge spec serves its website from 127.0.0.1, and the webhooks spec receives its deliveries there.
       KNOWLEDGE_URL_ALLOW_PRIVATE: '1',
+      // The single sign-on spec starts its OpenID provider on 127.0.0.1, over http.
+      SSO_ALLOW_PRIVATE_ADDRESSES: '1',
     },
   });
   process.env.E2E_DATABASE_URL = databaseUrl.toString();

@@ -609,3 +609,16 @@ test('two-factor sign-in: setting it up, the recovery codes and the code step', 
   await expectScreen(page, 'Sign in — Parley');
   await screenshot(page, 'screens-two-factor-code-step');
 });
+
+test('single sign-on screens: the Security page and the sign-in return page', async ({ page }) => {
+  await registerOwner(page, uniqueEmail('screens-security'));
+  await page.goto('/workspace/security');
+  await expect(page.getByRole('heading', { level: 1, name: 'Security' })).toBeVisible();
+  await expect(page.getByLabel('Identity provider')).toBeVisible();
+  await expectScreen(page, 'Security — Parley');
+  await page.getByRole('button', { name: 'Logout' }).click();
+  await page.goto('/login/sso');
+  await expect(page.getByRole('heading', { level: 1, name: 'Signing in' })).toBeVisible();
+  await expect(page.getByRole('alert')).toContainText('This single sign-on link is incomplete');
+  await expectScreen(page, 'Signing in — Parley');
+});

@@ -6,6 +6,7 @@ import { createServiceClient, type ServiceClientOptions } from '@parley/common/r
 import { ROLE_HEADER } from '@parley/common/service-auth.ts';
 import { ApiKeyService } from '@parley/proto/parley/auth/v1/api_keys_pb.js';
 import { AuthService } from '@parley/proto/parley/auth/v1/auth_pb.js';
+import { SsoService } from '@parley/proto/parley/auth/v1/sso_pb.js';
 import { WorkspaceService } from '@parley/proto/parley/auth/v1/workspaces_pb.js';
 import { BillingService } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import { ChatService } from '@parley/proto/parley/chat/v1/chat_pb.js';
@@ -16,6 +17,7 @@ export interface Clients {
   auth: ReturnType<typeof createServiceClient<typeof AuthService>>;
   workspaces: ReturnType<typeof createServiceClient<typeof WorkspaceService>>;
   apiKeys: ReturnType<typeof createServiceClient<typeof ApiKeyService>>;
+  sso: ReturnType<typeof createServiceClient<typeof SsoService>>;
   billing: ReturnType<typeof createServiceClient<typeof BillingService>>;
   chatbot: ReturnType<typeof createServiceClient<typeof ChatbotService>>;
   /** The chatbot service's webhook endpoints and deliveries (ADR 32). */
@@ -55,6 +57,7 @@ export function createClients(config: ClientConfig): Clients {
     auth: createServiceClient(AuthService, config.AUTH_URL, opts),
     workspaces: createServiceClient(WorkspaceService, config.AUTH_URL, opts),
     apiKeys: createServiceClient(ApiKeyService, config.AUTH_URL, opts),
+    sso: createServiceClient(SsoService, config.AUTH_URL, opts),
     billing: createServiceClient(BillingService, config.BILLING_URL, opts),
     chatbot: createServiceClient(ChatbotService, config.CHATBOT_URL, opts),
     webhooks: createServiceClient(WebhookService, config.CHATBOT_URL, opts),

@@ -138,7 +138,7 @@ const auditEventView = (e: AuditEvent): AuditEventView => ({
   createdAt: date(e.createdAt),
 });
 
-const actor = (m: Member) => ({ userId: m.user.id, workspaceId: m.ownerId, clientIp: m.clientIp });
+export const actor = (m: Member) => ({ userId: m.user.id, workspaceId: m.ownerId, clientIp: m.clientIp });
 
 /** A role the client sent (REST lowercase, GraphQL's enum lowercased). */
 export function roleField(value: unknown): Role {

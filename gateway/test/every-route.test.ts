@@ -2,7 +2,7 @@
 // someone else's, bodies that are not JSON, are the wrong shape or types, carry control characters or
 // are too large, under two content types. Each answer is a 4xx or a success with a JSON body, never a
 // 5xx, and the stack still serves a signed-in owner afterwards. The routes are those the gateway
-// declares (gateway/src/rest): a route added without being listed here fails the first test.
+// declares (gateway/src/rest, gateway/src/features): a route added without being listed here fails the first test.
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerOwner, type Owner } from './chatbot-fixtures.ts';
@@ -28,6 +28,10 @@ const ROUTES: Array<[string, string]> = [
   ['POST', '/api/auth/register'],
   ['POST', '/api/auth/login'],
   ['POST', '/api/auth/login/two-factor'],
+  ['GET', '/api/auth/sso/start'],
+  ['GET', '/api/auth/sso/oidc/callback'],
+  ['POST', '/api/auth/sso/saml/acs'],
+  ['GET', '/api/auth/sso/saml/metadata/:workspace'],
   ['GET', '/api/auth/current'],
   ['POST', '/api/auth/forgot-password'],
   ['POST', '/api/auth/reset-password'],
@@ -104,6 +108,9 @@ const ROUTES: Array<[string, string]> = [
   ['POST', '/api/workspace/api-keys'],
   ['POST', '/api/workspace/api-keys/:id/roll'],
   ['DELETE', '/api/workspace/api-keys/:id'],
+  ['GET', '/api/workspace/security'],
+  ['PUT', '/api/workspace/security'],
+  ['POST', '/api/workspace/security/test-sign-in'],
   ['GET', '/api/workspace/provider-keys'],
   ['PUT', '/api/workspace/provider-keys/:provider'],
   ['DELETE', '/api/workspace/provider-keys/:provider'],
@@ -174,10 +181,20 @@ function fill(path: string, id: string): string {
 
 describe('every REST route', () => {
   it('is in the sweep: each route the gateway declares is listed', () => {
-    const dir = new URL('../src/rest/', import.meta.url);
-    const declared = readdirSync(dir)
-      .filter((f) => f.endsWith('.ts'))
-      .flatMap((f) => [...readFileSync(new URL(f, dir), 'utf8').matchAll(/router\.(get|post|put|delete|patch)\(\s*'([^']+)'/g)])
+    const features = new URL('../src/features/', import.meta.url);
+    const dirs = [
+      new URL('../src/rest/', import.meta.url),
+      ...readdirSync(features, { withFileTypes: true })
+        .filter((e) => e.isDirectory())
+        .map((e) => new URL(`${e.name}/`, features)),
+    ];
+    const declared = dirs
+      .flatMap((dir) =>
+        readdirSync(dir)
+          .filter((f) => f.endsWith('.ts'))
+          .map((f) => new URL(f, dir)),
+      )
+      .flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/router\.(get|post|put|delete|patch)\(\s*'([^']+)'/g)])
       .map(([, method, path]) => [method.toUpperCase(), path] as const)
       .filter(([method, path]) => !NOT_SWEPT.has(`${method} ${path}`));
     const unlisted = declared.filter(([method, path]) => !ROUTES.some(([m, p]) => m === method && (path === '/' || p.endsWith(path))));

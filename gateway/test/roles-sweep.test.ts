@@ -212,9 +212,10 @@ function expected(access: Access, caller: Role | 'outsider'): Outcome {
 /** Calls that end what the next ones need: the member leaving (joined again after) and signing out (last). */
 const LEAVING = new Set(['POST /api/workspace/leave', 'Mutation.leaveWorkspace']);
 const SIGNING_OUT = new Set(['GET /api/auth/logout', 'Mutation.logout']);
-/** A sign-in with an unknown email or no challenge, and whatever follows the first sign-out, answer 401. */
+/** A sign-in with an unknown email or no challenge (or an SSO callback with no state), and whatever follows the first sign-out, answer 401. */
 const SIGNED_OUT_AS_EXPECTED = new Set([
   'POST /api/auth/login',
+  'GET /api/auth/sso/oidc/callback',
   'Mutation.login',
   'POST /api/auth/login/two-factor',
   'Mutation.completeTwoFactorLogin',

@@ -105,7 +105,7 @@ const boundaries = [
 // layer stands on core/ alone. What needs two capabilities of one layer, or a layer above, sits at
 // the src/ top level beside rpc.ts and service.ts, which import anything.
 export const layers = {
-  auth: [['mail'], ['sessions'], ['accounts'], ['passwords'], ['password-reset'], ['workspaces'], ['api-keys'], ['two-factor']],
+  auth: [['mail'], ['sessions'], ['accounts'], ['passwords'], ['password-reset'], ['workspaces'], ['api-keys'], ['two-factor'], ['sso']],
   billing: [['credit', 'payments', 'usage'], ['accounts']],
   chat: [
     ['analytics', 'models', 'usage'],

@@ -28,6 +28,7 @@ import { apiKeyRoutes, apiScopeRoutes } from './api-keys.ts';
 import { providerKeyRoutes } from './provider-keys.ts';
 import { invitationRoutes, workspaceListRoutes, workspaceRoutes } from './workspaces.ts';
 import type { Seats } from '../workspaces.ts';
+import { securityRoutes, ssoRoutes } from '../features/sso/sso-routes.ts';
 
 export interface ApiOptions {
   clients: Clients;
@@ -77,6 +78,7 @@ export function apiRouter(opts: ApiOptions): Router {
   // Before the JSON parser: the signature is over the raw bytes Stripe sent.
   router.post('/payment/webhook', ...webhookHandlers(opts.stripeEvents));
   router.use(express.json({ limit: opts.bodyLimit }));
+  router.use('/auth/sso', ssoRoutes(opts.clients, { logger: opts.logger }));
   router.use('/auth', authRoutes(opts.clients), passwordResetRoutes(opts.clients));
   // Before the owner routes, so "public" is never read as a chatbot id.
   router.use(
@@ -115,6 +117,7 @@ export function apiRouter(opts: ApiOptions): Router {
   router.use('/workspace/webhooks', webhookRoutes(opts.clients));
   router.use('/workspace/api-keys', apiKeyRoutes(opts.clients));
   router.use('/workspace/provider-keys', providerKeyRoutes(opts.clients));
+  router.use('/workspace/security', securityRoutes(opts.clients));
   router.use('/workspace', workspaceRoutes(opts.clients, opts.seats));
   router.use('/api-scopes', apiScopeRoutes());
   router.use('/invitations', invitationRoutes(opts.clients, opts.seats));

@@ -45,8 +45,18 @@ const smtpUrl = (raw: string, name: string, env: NodeJS.ProcessEnv): string | un
   return raw;
 };
 
+const allowPrivate = (raw: string, name: string, env: NodeJS.ProcessEnv): boolean => {
+  if (raw !== '0' && raw !== '1') throw new ConfigError(`${name} must be 0 or 1, got "${raw}"`);
+  if (raw === '1' && env.NODE_ENV === 'production')
+    throw new ConfigError(`${name}=1 is for tests and local use only; production refuses it`);
+  return raw === '1';
+};
+
 /** The development default of TWO_FACTOR_ENCRYPTION_KEY; production refuses it. */
 export const DEVELOPMENT_TWO_FACTOR_KEY = Buffer.from('parley development two-factor key').subarray(0, 32).toString('base64');
+
+/** The development default of SSO_ENCRYPTION_KEY; production refuses it. */
+export const DEVELOPMENT_SSO_KEY = Buffer.from('parley development sso client key').subarray(0, 32).toString('base64');
 
 /** The key that encrypts TOTP secrets at rest and keys the recovery codes' hash. */
 const twoFactorKey = encryptionKey(DEVELOPMENT_TWO_FACTOR_KEY);
@@ -84,6 +94,12 @@ export const authVars = {
   TWO_FACTOR_MAX_FAILURES_PER_ACCOUNT: { parse: int(1, 1_000_000), default: '10' },
   TWO_FACTOR_MAX_FAILURES_PER_IP: { parse: int(1, 1_000_000), default: '20' },
   TWO_FACTOR_FAILURE_WINDOW_SECONDS: { parse: int(1, 7 * 24 * 3600), default: '900' },
+  /** Seals the workspaces' OpenID Connect client secrets (docs/adr/0047-single-sign-on.md). */
+  SSO_ENCRYPTION_KEY: { parse: encryptionKey(DEVELOPMENT_SSO_KEY), default: DEVELOPMENT_SSO_KEY },
+  /** How long a sign-in sent to an identity provider may take to come back. */
+  SSO_SIGN_IN_TTL_SECONDS: { parse: int(60, 3600), default: '600' },
+  /** 1 lets identity providers on private addresses and plain http (tests and local use only); production refuses it. */
+  SSO_ALLOW_PRIVATE_ADDRESSES: { parse: allowPrivate, default: '0' },
 };
 
 export type AuthConfig = ReturnType<typeof readAuthConfig>;

@@ -70,6 +70,13 @@ import { getTwoFactorStatus } from './two-factor/get-two-factor-status.ts';
 import { regenerateRecoveryCodes } from './two-factor/regenerate-recovery-codes.ts';
 import { startTwoFactorEnrolment } from './two-factor/start-two-factor-enrolment.ts';
 import type { TwoFactorDeps } from './two-factor/two-factor-deps.ts';
+import { SsoService, SsoSettingsSchema } from '@parley/proto/parley/auth/v1/sso_pb.js';
+import { completeSsoSignIn } from './sso/complete-sso-sign-in.ts';
+import { samlMetadata } from './sso/saml.ts';
+import type { SsoDeps } from './sso/sso-deps.ts';
+import { getSsoSettings, saveSsoSettings, type SsoSettingsView } from './sso/sso-settings.ts';
+import { startSsoSignIn } from './sso/start-sso-sign-in.ts';
+import { parseWorkspaceId } from './core/workspace.ts';
 
 export type AuthRpcDeps = RegisterDeps &
   LoginDeps &
@@ -79,7 +86,8 @@ export type AuthRpcDeps = RegisterDeps &
   ChangePasswordDeps &
   DeleteAccountDeps &
   CreateWorkspaceDeps &
-  TwoFactorDeps & {
+  TwoFactorDeps &
+  SsoDeps & {
     publicUrl: string;
     /**
      * Tells every holder of an open stream whose access just changed, after the change committed
@@ -147,6 +155,7 @@ export function authRoutes(deps: AuthRpcDeps) {
   return (router: ConnectRouter) => {
     workspaceRoutes(deps)(router);
     apiKeyRoutes(deps)(router);
+    ssoRoutes(deps)(router);
     router.service(AuthService, {
       async register(req) {
         const r = await register(deps, {
@@ -416,6 +425,52 @@ export function apiKeyRoutes(deps: AuthRpcDeps) {
       async authenticateApiKey(req) {
         const key = await authenticateApiKey(deps.db, req.secret);
         return { ...key, expiresAt: timestampOf(key.expiresAt) };
+      },
+    });
+  };
+}
+
+const toSsoSettings = (s: SsoSettingsView) => create(SsoSettingsSchema, s);
+
+export function ssoRoutes(deps: AuthRpcDeps) {
+  return (router: ConnectRouter) => {
+    router.service(SsoService, {
+      async getSsoSettings(req) {
+        return { settings: toSsoSettings(await getSsoSettings(deps, { actor: actorOf(req.actor) })) };
+      },
+      async saveSsoSettings(req) {
+        const settings = await saveSsoSettings(deps, {
+          actor: actorOf(req.actor),
+          protocol: req.protocol,
+          oidcIssuer: req.oidcIssuer,
+          oidcClientId: req.oidcClientId,
+          oidcClientSecret: req.oidcClientSecret,
+          samlEntryPoint: req.samlEntryPoint,
+          samlIdpIssuer: req.samlIdpIssuer,
+          samlIdpCertificate: req.samlIdpCertificate,
+          samlIdpMetadataXml: req.samlIdpMetadataXml,
+          claimedDomains: req.claimedDomains,
+          defaultRole: req.defaultRole,
+          autoCreate: req.autoCreate,
+          requireSso: req.requireSso,
+        });
+        return { settings: toSsoSettings(settings) };
+      },
+      async startSsoSignIn(req) {
+        return startSsoSignIn(deps, { email: req.email, workspaceId: req.workspaceId, testBy: req.testBy && actorOf(req.testBy) });
+      },
+      async completeSsoSignIn(req) {
+        const r = await completeSsoSignIn(deps, {
+          protocol: req.protocol,
+          oidcQuery: req.oidcQuery,
+          samlResponse: req.samlResponse,
+          relayState: req.relayState,
+          clientIp: req.clientIp,
+        });
+        return { token: r.token, email: r.email, workspaceId: r.workspaceId, test: r.test };
+      },
+      async getSamlMetadata(req) {
+        return { xml: samlMetadata(deps, parseWorkspaceId(req.workspaceId)) };
       },
     });
   };

@@ -112,6 +112,9 @@ export async function createAuthService(config: AuthConfig, opts: { logger: Logg
     publishAccountDeleted: (account) => publishAccountDeleted(accountDeleted, account),
     publishWorkspaceCreated: (workspace) => publishWorkspaceCreated(workspaceCreated, workspace),
     announceAccessChange: accessChangePublisher(redis, prefix, logger),
+    ssoKey: config.SSO_ENCRYPTION_KEY,
+    ssoSignInTtlSeconds: config.SSO_SIGN_IN_TTL_SECONDS,
+    ssoAllowPrivateAddresses: config.SSO_ALLOW_PRIVATE_ADDRESSES,
   };
   const issueResetDeps: IssueResetDeps = {
     db,

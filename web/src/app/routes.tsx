@@ -2,6 +2,7 @@ import { Navigate, type RouteObject } from 'react-router-dom';
 import { AccountPage } from '../features/account/components/account-page';
 import { ForgotPasswordPage } from '../features/auth/components/forgot-password-page';
 import { LoginPage } from '../features/auth/components/login-page';
+import { SsoCallbackPage } from '../features/auth/components/sso-callback-page';
 import { RegisterPage } from '../features/auth/components/register-page';
 import { ResetPasswordPage } from '../features/auth/components/reset-password-page';
 import { ChatbotDetailPage } from '../features/chatbots/components/chatbot-detail-page';
@@ -17,6 +18,7 @@ import { PrivacyPage } from '../features/legal/components/privacy-page';
 import { TermsPage } from '../features/legal/components/terms-page';
 import { PricingPage } from '../features/pricing/components/pricing-page';
 import { UsagePage } from '../features/usage/components/usage-page';
+import { SecurityPage } from '../features/security/components/security-page';
 import { WebhooksPage } from '../features/webhooks/components/webhooks-page';
 import { AuditLogPage } from '../features/workspace/components/audit-log-page';
 import { InvitationPage } from '../features/workspace/components/invitation-page';
@@ -37,6 +39,7 @@ export const routes: RouteObject[] = [
       { path: '/', element: <LandingPage /> },
       { path: '/pricing', element: <PricingPage /> },
       { path: '/login', element: <LoginPage /> },
+      { path: '/login/sso', element: <SsoCallbackPage /> },
       { path: '/register', element: <RegisterPage /> },
       { path: '/signup', element: <Navigate to="/register" replace /> },
       { path: '/forgot-password', element: <ForgotPasswordPage /> },
@@ -75,6 +78,7 @@ export const routes: RouteObject[] = [
                   { path: '/workspace/members', element: <MembersPage /> },
                   { path: '/workspace/audit-log', element: <AuditLogPage /> },
                   { path: '/workspace/webhooks', element: <WebhooksPage /> },
+                  { path: '/workspace/security', element: <SecurityPage /> },
                 ],
               },
             ],

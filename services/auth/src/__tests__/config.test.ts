@@ -10,6 +10,7 @@ const PRODUCTION_SECRETS = {
   NODE_ENV: 'production',
   SERVICE_SECRET: 's'.repeat(40),
   TWO_FACTOR_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
+  SSO_ENCRYPTION_KEY: Buffer.alloc(32, 2).toString('base64'),
 };
 
 describe('mail settings', () => {
@@ -74,5 +75,19 @@ describe('mail settings', () => {
   it('bounds the reset settings', () => {
     expect(() => readAuthConfig({ PASSWORD_RESET_TTL_SECONDS: '10' })).toThrow(/^PASSWORD_RESET_TTL_SECONDS must be an integer/);
     expect(() => readAuthConfig({ PASSWORD_RESET_MAX_PER_EMAIL: '0' })).toThrow(/^PASSWORD_RESET_MAX_PER_EMAIL must be an integer/);
+  });
+});
+
+describe('single sign-on settings', () => {
+  it('refuses the development SSO_ENCRYPTION_KEY and private identity providers in production', () => {
+    const smtp = { SMTP_URL: 'smtp://mail.example.com:587' };
+    expect(() => readAuthConfig({ ...PRODUCTION_SECRETS, ...smtp, SSO_ENCRYPTION_KEY: undefined })).toThrow(
+      /^SSO_ENCRYPTION_KEY is required in production/,
+    );
+    expect(() => readAuthConfig({ ...PRODUCTION_SECRETS, ...smtp, SSO_ALLOW_PRIVATE_ADDRESSES: '1' })).toThrow(
+      /SSO_ALLOW_PRIVATE_ADDRESSES=1 is for tests/,
+    );
+    expect(readAuthConfig({ SSO_ALLOW_PRIVATE_ADDRESSES: '1' }).SSO_ALLOW_PRIVATE_ADDRESSES).toBe(true);
+    expect(readAuthConfig({}).SSO_ALLOW_PRIVATE_ADDRESSES).toBe(false);
   });
 });

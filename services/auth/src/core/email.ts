@@ -14,3 +14,6 @@ const EMAIL = /^[a-z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9]
 export function isValidEmail(email: string): boolean {
   return EMAIL.test(email);
 }
+
+/** The domain of a normalised email: what a workspace claims for single sign-on. */
+export const domainOf = (email: string): string => email.slice(email.lastIndexOf('@') + 1).toLowerCase();

@@ -8,6 +8,7 @@ import { dummyPasswordHash, verifyPassword } from '../core/password-hash.ts';
 import type { LoginThrottle } from '../core/login-throttle.ts';
 import { issueTwoFactorChallenge } from '../core/two-factor-challenge.ts';
 import { startSession, type StartedSession } from './start-session.ts';
+import { refusePasswordIfSsoRequired } from '../core/sso-required.ts';
 
 export interface LoginDeps {
   db: PrismaClient;
@@ -43,6 +44,8 @@ export async function login(deps: LoginDeps, req: LoginRequest): Promise<LoginOu
   if (!user) throw unauthenticated(INVALID_CREDENTIALS);
 
   await deps.throttle.succeeded(email, clientIp);
+  // Checked after the password, so the answer tells nothing to someone who does not know it.
+  await refusePasswordIfSsoRequired(deps.db, user);
   if (user.twoFactorEnabledAt) {
     return {
       twoFactorChallenge: await issueTwoFactorChallenge(deps.db, { userId: user.id, ttlSeconds: deps.twoFactorChallengeTtlSeconds }),

@@ -19,7 +19,9 @@ export type AuditAction =
   | 'api_key.revoked'
   | 'workspace.two_factor_required'
   | 'workspace.two_factor_not_required'
-  | 'workspace.retention_swept';
+  | 'workspace.retention_swept'
+  | 'workspace.sso_updated'
+  | 'member.joined_by_sso';
 
 export interface AuditEntry {
   workspaceId: string;

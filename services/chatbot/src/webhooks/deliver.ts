@@ -13,7 +13,7 @@
 import { Webhook } from 'standardwebhooks';
 import { request } from 'undici';
 import type { WebhookDelivery, WebhookEndpoint } from '../generated/prisma/client.ts';
-import { guardedAgent, refusedByGuard } from '../core/address-guard.ts';
+import { guardedAgent, refusedByGuard } from '@parley/common/address-guard.ts';
 import { refreshSubscriptions } from './endpoints.ts';
 import type { WebhookDeps } from './webhook-deps.ts';
 

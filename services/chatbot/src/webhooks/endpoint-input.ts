@@ -1,11 +1,11 @@
 // What an owner may give an endpoint: an https URL on the public internet (checked by the address
-// guard the website crawler uses, core/address-guard.ts, against every address its name resolves
+// guard the website crawler uses, services/common/src/address-guard.ts, against every address its name resolves
 // to; the delivery's own connection checks again) and event types of the catalogue.
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { invalid, notFound } from '@parley/common/rpc-errors.ts';
 import { WEBHOOK_EVENT_TYPES, isWebhookEventType, type WebhookEventType } from '@parley/common/webhook-events.ts';
-import { isPublicAddress } from '../core/address-guard.ts';
+import { isPublicAddress } from '@parley/common/address-guard.ts';
 import { isUuid } from '@parley/common/ids.ts';
 
 export const ENDPOINT_NOT_FOUND = 'Webhook endpoint not found';

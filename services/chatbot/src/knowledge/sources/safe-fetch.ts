@@ -1,15 +1,15 @@
 // Fetching an owner's web page without letting the owner reach our own network (server-side
 // request forgery): the address a connection is made to is checked after DNS resolution, inside the
 // connection itself, so a second resolution cannot answer differently (DNS rebinding: the guard is
-// core/address-guard.ts, which webhook deliveries use too), and every redirect goes through the same check. Each fetch has one deadline and a body size limit, so a slow
+// services/common/src/address-guard.ts, which webhook deliveries use too), and every redirect goes through the same check. Each fetch has one deadline and a body size limit, so a slow
 // or endless page cannot hold a worker.
 import { request, type Dispatcher } from 'undici';
-import { guardedAgent } from '../../core/address-guard.ts';
+import { guardedAgent } from '@parley/common/address-guard.ts';
 import { SourceError } from './source-error.ts';
 import { INVALID_URL, normalizeUrl } from './web-source.ts';
 
 export { INVALID_URL, normalizeUrl } from './web-source.ts';
-export { createGuardedAgent, isPublicAddress } from '../../core/address-guard.ts';
+export { createGuardedAgent, isPublicAddress } from '@parley/common/address-guard.ts';
 
 /** Who we say we are, to sites and their robots.txt. */
 export const USER_AGENT = 'ParleyBot/1.0 (+https://parley.example/bot)';

@@ -9,6 +9,7 @@ import { useSession } from '../../../lib/session/session-context';
 import { useDocumentTitle } from '../../../../chat-page/src/lib/use-document-title';
 import { useLogin } from '../hooks/use-login';
 import { AuthCard, textLinkClasses } from './auth-card';
+import { SsoSignIn } from './sso-sign-in';
 
 export function LoginPage() {
   useDocumentTitle('Sign in');
@@ -119,6 +120,9 @@ export function LoginPage() {
           Login
         </Button>
       </form>
+      <div className="mt-5 border-t border-gray-100 pt-5">
+        <SsoSignIn />
+      </div>
     </AuthCard>
   );
 }

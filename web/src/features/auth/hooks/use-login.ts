@@ -47,7 +47,10 @@ export function useLogin() {
       return true;
     } catch (failure) {
       const code = graphqlErrorCode(failure);
-      setError((code && RATE_LIMIT_CODES.has(code) && graphqlErrorMessage(failure)) || INVALID_CREDENTIALS_MESSAGE);
+      const message = graphqlErrorMessage(failure);
+      // A workspace that requires single sign-on names the way in (after a right password only).
+      const ssoRequired = code === 'BAD_USER_INPUT' && message?.includes('single sign-on');
+      setError((code && (RATE_LIMIT_CODES.has(code) || ssoRequired) && message) || INVALID_CREDENTIALS_MESSAGE);
       return false;
     }
   }

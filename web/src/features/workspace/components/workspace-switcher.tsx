@@ -101,6 +101,12 @@ export function WorkspaceSwitcher() {
                 Audit log
               </Link>
             ) : null}
+            {hasPermission(current, 'members:manage') ? (
+              <Link to="/workspace/security" className={itemClasses} onClick={() => setOpen(false)}>
+                <ListIcon className="size-4 shrink-0 text-gray-500" />
+                Security
+              </Link>
+            ) : null}
             {hasPermission(current, 'webhooks:manage') ? (
               <Link to="/workspace/webhooks" className={itemClasses} onClick={() => setOpen(false)}>
                 <WebhookIcon className="size-4 shrink-0 text-gray-500" />

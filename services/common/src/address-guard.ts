@@ -1,5 +1,5 @@
-// The outbound address guard of the chatbot service (server-side request forgery): every request to
-// an address an owner gave (a web page to learn from, a webhook endpoint) connects only to public
+// The outbound address guard of the chatbot and auth services (server-side request forgery): every request to
+// an address an owner gave (a web page to learn from, a webhook endpoint, an identity provider) connects only to public
 // internet addresses. The address is checked after DNS resolution, inside the connection itself, so a
 // second resolution cannot answer differently (DNS rebinding). KNOWLEDGE_URL_ALLOW_PRIVATE=1 lifts it
 // (tests and local use only).
