@@ -15,6 +15,9 @@ import {
   url,
 } from '@parley/common/config.ts';
 import { parseAllowList } from '@parley/common/outbound/guard.ts';
+import { encryptionKey } from '@parley/common/sealed-secret.ts';
+
+export const DEV_ACTION_SECRET_ENCRYPTION_KEY = Buffer.from('parley development action secrets').subarray(0, 32).toString('base64');
 
 const allowList = (raw: string, name: string): string => {
   try {
@@ -69,6 +72,8 @@ export const chatbotVars = {
    * "10.20.0.0/16,billing.internal". Everything else private stays refused.
    */
   OUTBOUND_ALLOW: { parse: allowList, optional: true },
+  /** Seals the HTTP actions' secrets at rest (32 bytes in base64; production refuses the development default). */
+  ACTION_SECRET_ENCRYPTION_KEY: { parse: encryptionKey(DEV_ACTION_SECRET_ENCRYPTION_KEY), default: DEV_ACTION_SECRET_ENCRYPTION_KEY },
   /** How often a website entry with auto-sync on is fetched again. */
   KNOWLEDGE_SYNC_INTERVAL_MS: { parse: int(60_000, 30 * 24 * 3600_000), default: String(24 * 3600_000) },
   /** Background jobs (parse, fetch) run side by side per process. */

@@ -144,6 +144,7 @@ export async function createChatbotService(
 
   const deps: ChatbotRpcDeps = {
     webhooks,
+    actions: { db: prisma, policy, secretKey: config.ACTION_SECRET_ENCRYPTION_KEY, publicChanged },
     db: prisma,
     search,
     logger,

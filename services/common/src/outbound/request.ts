@@ -12,11 +12,10 @@ export type OutboundFailure =
   'url' | 'scheme' | 'address' | 'redirects' | 'too-large' | 'timeout' | 'not-found' | 'connection' | 'bad-response';
 
 export class OutboundError extends Error {
-  constructor(
-    readonly failure: OutboundFailure,
-    message: string,
-  ) {
+  readonly failure: OutboundFailure;
+  constructor(failure: OutboundFailure, message: string) {
     super(message);
+    this.failure = failure;
   }
 }
 
