@@ -76,6 +76,7 @@ import { answerFailed } from '../core/visitor-errors.ts';
 import { checkSite } from '../core/visitor-site.ts';
 import { offersHandoff, parseMirror, type HandoffView } from '../core/handoff.ts';
 import type { VisitorHandoff } from './visitor-handoff.ts';
+import { loopHoldTokens, runToolLoop, toolDefinitions, type ToolLoopDeps } from './tool-loop.ts';
 
 export interface PublicChatBounds {
   maxMessageChars: number;
@@ -100,6 +101,8 @@ export interface PublicChatDeps {
   bounds: PublicChatBounds;
   /** Handoff to a person (step 3b); absent: every conversation is the bot's. */
   handoff?: VisitorHandoff;
+  /** The tool loop of chatbots with HTTP actions (tool-loop.ts); absent: actions are not offered. */
+  tools?: ToolLoopDeps;
 }
 
 export interface SendMessageResult {
@@ -131,7 +134,8 @@ interface SilentTurn {
   state: HandoffView;
 }
 
-export type StreamEvent = { delta: string } | { done: SendMessageResult };
+/** `status`: a line the visitor sees while a tool runs ("Looking up order…"); the answer streams after it. */
+export type StreamEvent = { delta: string } | { status: string } | { done: SendMessageResult };
 
 async function prepare(deps: PublicChatDeps, channel: Channel, raw: RawMessageInput): Promise<PreparedTurn | SilentTurn> {
   const receivedAt = new Date();
@@ -200,10 +204,12 @@ async function promptAndReserve(
     historyChars: model.historyChars,
     message: input.message,
   });
+  const loop = usesTools(deps, chatbot) ? loopHoldTokens(maxPromptTokens(prompt), toolDefinitions(chatbot.actions)) : null;
   await deps.credit.reserve({
     requestId,
     ownerId: chatbot.ownerId,
-    model: model.holdModel(maxPromptTokens(prompt)),
+    model: model.holdModel(loop ? loop.promptTokens : maxPromptTokens(prompt)),
+    loop: loop ? { maxPromptTokens: loop.promptTokens, maxCompletionTokens: loop.calls * deps.bounds.maxOutputTokens } : undefined,
     ownKey: model.ownKey,
     prompt,
     chatbotId: chatbot.id,
@@ -274,11 +280,32 @@ function countToday(deps: PublicChatDeps, q: Parameters<DailyMessageCounter['cou
   return deps.dailyMessages.count(q).catch(redisStep(deps, 'the daily limits check'));
 }
 
+/** Whether a chatbot's answer goes through the tool loop: it has actions, and this service offers them. */
+const usesTools = (deps: PublicChatDeps, chatbot: PublicChatbot): deps is PublicChatDeps & { tools: ToolLoopDeps } =>
+  deps.tools !== undefined && chatbot.actions.length > 0;
+
 /** The model's answer to the held prompt; when there is none, the hold is released before the visitor hears of it. */
-async function callModel(deps: PublicChatDeps, turn: ModelTurn, onDelta?: (delta: string) => void): Promise<ModelAnswer> {
+async function callModel(
+  deps: PublicChatDeps,
+  turn: ModelTurn,
+  onDelta?: (delta: string) => void,
+  onStatus?: (status: string) => void,
+): Promise<ModelAnswer> {
   // The owner's temperature when set; otherwise none is sent and the provider's default applies.
   const req = { messages: turn.prompt, maxTokens: deps.bounds.maxOutputTokens, temperature: turn.chatbot.voice?.temperature };
   try {
+    if (usesTools(deps, turn.chatbot))
+      return await runToolLoop(deps.tools, {
+        ...req,
+        model: turn.model,
+        prompt: turn.prompt,
+        chatbotId: turn.chatbot.id,
+        sessionId: turn.input.sessionId,
+        requestId: turn.requestId,
+        actions: turn.chatbot.actions,
+        onDelta,
+        onStatus,
+      });
     return onDelta ? await turn.model.stream(req, onDelta) : await turn.model.complete(req);
   } catch (err) {
     deps.logger.warn(
@@ -303,6 +330,7 @@ async function answer(
   channel: Channel,
   turn: PreparedTurn | SilentTurn,
   onDelta?: (delta: string) => void,
+  onStatus?: (status: string) => void,
 ): Promise<SendMessageResult> {
   if (turn.kind === 'handoff') {
     return {
@@ -319,7 +347,7 @@ async function answer(
   let cited: CitedAnswer;
   let usage: ModelAnswer | null = null;
   if (turn.kind === 'model') {
-    usage = await callModel(deps, turn, onDelta);
+    usage = await callModel(deps, turn, onDelta, onStatus);
     cited = citeSources(usage.text, turn.passages);
   } else {
     cited =
@@ -353,16 +381,17 @@ export async function* streamMessage(
   channel: Channel = publicPage,
 ): AsyncGenerator<StreamEvent> {
   const turn = await prepare(deps, channel, raw);
-  const pending: string[] = [];
+  const pending: ({ delta: string } | { status: string })[] = [];
   let wake: (() => void) | undefined;
   let settled = false;
   let outcome: { result: SendMessageResult } | { failure: unknown } | undefined;
 
-  const push = (delta: string) => {
-    pending.push(delta);
+  const push = (event: { delta: string } | { status: string }) => {
+    pending.push(event);
     wake?.();
   };
-  void answer(deps, channel, turn, channel.answer.streams ? push : undefined)
+  const streams = channel.answer.streams;
+  void answer(deps, channel, turn, streams ? (delta) => push({ delta }) : undefined, streams ? (status) => push({ status }) : undefined)
     .then(
       (result) => {
         outcome = { result };
@@ -377,9 +406,9 @@ export async function* streamMessage(
     });
 
   for (;;) {
-    const delta = pending.shift();
-    if (delta !== undefined) {
-      yield { delta };
+    const event = pending.shift();
+    if (event !== undefined) {
+      yield event;
       continue;
     }
     if (settled) break;
