@@ -1,4 +1,4 @@
-// The tool loop of a chatbot with HTTP actions (docs/adr/000045-http-actions.md). Only such a
+// The tool loop of a chatbot with HTTP actions (docs/adr/0045-http-actions.md). Only such a
 // chatbot enters it (its tools ride on GetPromptKnowledge): one without actions makes its one model
 // call as before and pays nothing more. The loop is bounded: at most MAX_TOOL_CALLS tool calls per
 // answer, then one last call without tools, all under one deadline. The chatbot service runs each

@@ -1,4 +1,4 @@
-// What an owner may declare as an HTTP action (docs/adr/000045-http-actions.md), validated once at
+// What an owner may declare as an HTTP action (docs/adr/0045-http-actions.md), validated once at
 // the boundary: a name and "when to use" for the model, inputs as a small JSON schema, a method, an
 // https URL and query/header/body templates with {input} placeholders and {secret.NAME} references,
 // the response fields the bot may read, bounds and whether the visitor confirms. Nothing here is

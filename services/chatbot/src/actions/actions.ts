@@ -1,4 +1,4 @@
-// The owner's HTTP actions of a chatbot (docs/adr/000045-http-actions.md): add, change, list,
+// The owner's HTTP actions of a chatbot (docs/adr/0045-http-actions.md): add, change, list,
 // delete, test, and the run a visitor's confirmed or read-only tool call makes. Secrets are sealed
 // at rest under ACTION_SECRET_ENCRYPTION_KEY bound to the action's id (common/sealed-secret.ts) and
 // opened only to build the outgoing request; the owner sees their last four characters. Every run

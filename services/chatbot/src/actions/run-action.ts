@@ -1,4 +1,4 @@
-// Running one HTTP action (docs/adr/000045-http-actions.md): the model's arguments (untrusted) are
+// Running one HTTP action (docs/adr/0045-http-actions.md): the model's arguments (untrusted) are
 // checked against the declared inputs, placed into the templates (encoded where they stand: a path
 // segment, a query value, a header, a JSON value; never able to change the URL's origin), the
 // secrets inserted into the outgoing request only, the request sent through the one outbound guard,

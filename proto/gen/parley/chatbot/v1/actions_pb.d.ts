@@ -766,7 +766,7 @@ export declare type RunActionResponse = Message<"parley.chatbot.v1.RunActionResp
 export declare const RunActionResponseSchema: GenMessage<RunActionResponse>;
 
 /**
- * A chatbot's HTTP actions (docs/adr/000045-http-actions.md): declared by its owner, called by the
+ * A chatbot's HTTP actions (docs/adr/0045-http-actions.md): declared by its owner, called by the
  * model as tools, run only through the outbound guard. Owned by the chatbot service. Owner calls
  * carry owner_id (the workspace) and chatbot_id; a chatbot or action of another owner answers
  * NOT_FOUND. Secret values are write-only: answers carry their last four characters.

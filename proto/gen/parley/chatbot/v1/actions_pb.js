@@ -166,7 +166,7 @@ export const RunActionResponseSchema = /*@__PURE__*/
   messageDesc(file_parley_chatbot_v1_actions, 21);
 
 /**
- * A chatbot's HTTP actions (docs/adr/000045-http-actions.md): declared by its owner, called by the
+ * A chatbot's HTTP actions (docs/adr/0045-http-actions.md): declared by its owner, called by the
  * model as tools, run only through the outbound guard. Owned by the chatbot service. Owner calls
  * carry owner_id (the workspace) and chatbot_id; a chatbot or action of another owner answers
  * NOT_FOUND. Secret values are write-only: answers carry their last four characters.

@@ -1,4 +1,4 @@
--- HTTP actions (docs/adr/000045-http-actions.md): the actions an owner declares per chatbot, and one
+-- HTTP actions (docs/adr/0045-http-actions.md): the actions an owner declares per chatbot, and one
 -- row per run of one (a visitor's tool call or the owner's Test) for the owner's log.
 
 -- AlterTable
