@@ -69,7 +69,9 @@ const RANGE_WORDS: Record<string, string> = {
 };
 
 function inAllowList(address: ipaddr.IPv4 | ipaddr.IPv6, allow: AllowList): boolean {
-  return allow.ranges.some(([range, bits]) => range.kind() === address.kind() && (address as ipaddr.IPv4).match(range as ipaddr.IPv4, bits));
+  return allow.ranges.some(
+    ([range, bits]) => range.kind() === address.kind() && (address as ipaddr.IPv4).match(range as ipaddr.IPv4, bits),
+  );
 }
 
 /**
