@@ -12,6 +12,7 @@ import { BillingService } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import { ChatService } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { ChatbotService } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import { WebhookService } from '@parley/proto/parley/chatbot/v1/webhooks_pb.js';
+import { ActionService } from '@parley/proto/parley/chatbot/v1/actions_pb.js';
 
 export interface Clients {
   auth: ReturnType<typeof createServiceClient<typeof AuthService>>;
@@ -22,6 +23,8 @@ export interface Clients {
   chatbot: ReturnType<typeof createServiceClient<typeof ChatbotService>>;
   /** The chatbot service's webhook endpoints and deliveries (ADR 32). */
   webhooks: ReturnType<typeof createServiceClient<typeof WebhookService>>;
+  /** The chatbot service's HTTP actions (ADR 45). */
+  actions: ReturnType<typeof createServiceClient<typeof ActionService>>;
   chat: ReturnType<typeof createServiceClient<typeof ChatService>>;
 }
 
@@ -61,6 +64,7 @@ export function createClients(config: ClientConfig): Clients {
     billing: createServiceClient(BillingService, config.BILLING_URL, opts),
     chatbot: createServiceClient(ChatbotService, config.CHATBOT_URL, opts),
     webhooks: createServiceClient(WebhookService, config.CHATBOT_URL, opts),
+    actions: createServiceClient(ActionService, config.CHATBOT_URL, opts),
     chat: createServiceClient(ChatService, config.CHAT_URL, opts),
   };
 }

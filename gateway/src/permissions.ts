@@ -62,6 +62,14 @@ export const ACCESS = {
   'GET /api/chatbot/:id': 'workspace:read',
   'POST /api/chatbot': 'chatbots:write',
   'PUT /api/chatbot/:id': 'chatbots:write',
+  // HTTP actions (ADR 45): read with the chatbot, changed and tested as its settings.
+  'GET /api/chatbot/:id/actions': 'workspace:read',
+  // The log holds what visitors asked for (the inputs): read as conversations are.
+  'GET /api/chatbot/:id/actions/calls': 'conversations:read',
+  'POST /api/chatbot/:id/actions': 'chatbots:write',
+  'PUT /api/chatbot/:id/actions/:actionId': 'chatbots:write',
+  'DELETE /api/chatbot/:id/actions/:actionId': 'chatbots:write',
+  'POST /api/chatbot/:id/actions/:actionId/test': 'chatbots:write',
   'DELETE /api/chatbot/:id': 'chatbots:write',
   'POST /api/chatbot/:id/profile-picture': 'chatbots:write',
   'POST /api/chatbot/:id/knowledge-base/text': 'chatbots:write',

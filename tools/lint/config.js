@@ -114,7 +114,7 @@ export const layers = {
     ['export', 'feedback', 'insights'],
     ['leads'],
   ],
-  chatbot: [['interactions', 'knowledge', 'pictures', 'webhooks'], ['chatbots']],
+  chatbot: [['actions', 'interactions', 'knowledge', 'pictures', 'webhooks'], ['chatbots']],
 };
 
 const layerZones = Object.entries(layers).flatMap(([service, capabilities]) => {

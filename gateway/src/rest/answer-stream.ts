@@ -14,6 +14,8 @@ import type { HeldStream } from '../held-streams.ts';
 /** How one kind of client reads the events. */
 export interface AnswerEvents {
   delta(res: Response, text: string): void;
+  /** A line while one of the chatbot's actions runs ("Looking up order…"); a client without it sees none. */
+  status?(res: Response, text: string): void;
   done(res: Response, reply: SendMessageResponse): void;
   error(res: Response, message: string): void;
 }
@@ -58,6 +60,7 @@ export async function relayAnswer(
       const { event } = step.value;
       if (event.case === 'delta') events.delta(res, event.value);
       else if (event.case === 'done') events.done(res, event.value);
+      else if (event.case === 'status') events.status?.(res, event.value);
     }
   } catch (err) {
     if (!opts.signal.aborted) events.error(res, mapError(err, opts.logger).message);

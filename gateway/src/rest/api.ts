@@ -24,6 +24,7 @@ import { leadExportRoutes } from './lead-export.ts';
 import { unansweredQuestionRoutes } from './unanswered-questions.ts';
 import { usageRoutes } from './usage.ts';
 import { webhookRoutes } from './webhooks.ts';
+import { actionRoutes } from '../features/actions/action-routes.ts';
 import { apiKeyRoutes, apiScopeRoutes } from './api-keys.ts';
 import { providerKeyRoutes } from './provider-keys.ts';
 import { invitationRoutes, workspaceListRoutes, workspaceRoutes } from './workspaces.ts';
@@ -94,7 +95,13 @@ export function apiRouter(opts: ApiOptions): Router {
   );
   // The export before the owner routes, so "export" is never read as a conversation id.
   router.use('/chatbot', conversationExportRoutes(opts.clients, { logger: opts.logger }));
-  router.use('/chatbot', chatbotRoutes(opts.clients, opts), chatbotAnalyticsRoutes(opts.clients), unansweredQuestionRoutes(opts.clients));
+  router.use(
+    '/chatbot',
+    chatbotRoutes(opts.clients, opts),
+    chatbotAnalyticsRoutes(opts.clients),
+    unansweredQuestionRoutes(opts.clients),
+    actionRoutes(opts.clients),
+  );
   router.use('/models', modelRoutes(opts.clients));
   router.use('/analytics', analyticsSummaryRoutes(opts.clients));
   router.use('/leads', leadExportRoutes(opts.clients, { logger: opts.logger }));

@@ -285,9 +285,10 @@ function chatReply({ message, sessionId, sources, messageId, handoff, offerHando
   };
 }
 
-/** The public page's events: delta, then done (the reply) or error. */
+/** The public page's events: delta (and status while an action runs), then done (the reply) or error. */
 const PUBLIC_EVENTS: AnswerEvents = {
   delta: (res, delta) => sendEvent(res, 'delta', { delta }),
+  status: (res, status) => sendEvent(res, 'status', { status }),
   done: (res, reply) => sendEvent(res, 'done', chatReply(reply)),
   error: (res, message) => sendEvent(res, 'error', { message }),
 };

@@ -70,6 +70,8 @@ export const chatVars = {
   MAX_MESSAGE_CHARS: { parse: int(1, 100_000), default: '4000' },
   /** Longest answer, in tokens (the model's max_tokens). */
   MAX_OUTPUT_TOKENS: { parse: int(1, 100_000), default: '800' },
+  /** The whole tool loop of a chatbot with HTTP actions (every model call and action run of one answer). */
+  TOOL_LOOP_DEADLINE_MS: { parse: int(1000, 600_000), default: '60000' },
   /** Knowledge in one prompt, in characters: all of it when it fits, else the best retrieved chunks up to this. */
   PROMPT_KNOWLEDGE_CHARS: { parse: int(100, 1_000_000), default: '12000' },
   /** Earlier turns of the conversation in one prompt, in characters (newest kept first). */

@@ -245,7 +245,9 @@ export function chatRoutes(deps: ChatRpcDeps) {
         for await (const event of countedStream(streamMessage(deps, req, channelOf(req)))) {
           yield 'delta' in event
             ? { event: { case: 'delta' as const, value: event.delta } }
-            : { event: { case: 'done' as const, value: toSendMessageResponse(event.done) } };
+            : 'status' in event
+              ? { event: { case: 'status' as const, value: event.status } }
+              : { event: { case: 'done' as const, value: toSendMessageResponse(event.done) } };
         }
       },
       async rateMessage(req) {

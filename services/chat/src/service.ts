@@ -9,6 +9,7 @@ import type { Worker } from 'bullmq';
 import type { Client } from '@connectrpc/connect';
 import { BillingService } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import { ChatbotService } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
+import { ActionService } from '@parley/proto/parley/chatbot/v1/actions_pb.js';
 import { ChatbotInteractionsCountedSchema } from '@parley/proto/parley/events/v1/chatbot_interactions_counted_pb.js';
 import { HandoffRequestedSchema, HandoffTimeoutDueSchema } from '@parley/proto/parley/events/v1/handoff_requested_pb.js';
 import { chatbotInteractionBatch, usageRecordedBatch } from '@parley/proto/event-batches.ts';
@@ -105,6 +106,8 @@ export async function createChatService(
     /** false: no queue workers (for tests that only need the RPC side). */
     workers?: boolean;
     chatbots?: Client<typeof ChatbotService>;
+    /** The chatbot service's ActionService (the tool loop's RunAction); tests may pass their own. */
+    actions?: Client<typeof ActionService>;
     billing?: Client<typeof BillingService>;
     /** null: offline mode whatever provider keys are set. */
     model?: null;
@@ -295,6 +298,11 @@ export async function createChatService(
     history,
     credit: creditGate({ billing, logger, maxOutputTokens: config.MAX_OUTPUT_TOKENS }),
     models,
+    tools: {
+      actions: opts.actions ?? createServiceClient(ActionService, config.CHATBOT_URL, rpc),
+      logger,
+      deadlineMs: config.TOOL_LOOP_DEADLINE_MS,
+    },
     recorder: recorder({
       exchanges,
       history,

@@ -14,6 +14,19 @@ import {
   text,
   url,
 } from '@parley/common/config.ts';
+import { parseAllowList } from '@parley/common/outbound/guard.ts';
+import { encryptionKey } from '@parley/common/sealed-secret.ts';
+
+export const DEV_ACTION_SECRET_ENCRYPTION_KEY = Buffer.from('parley development action secrets').subarray(0, 32).toString('base64');
+
+const allowList = (raw: string, name: string): string => {
+  try {
+    parseAllowList(raw);
+  } catch (err) {
+    throw new ConfigError(`${name}: ${(err as Error).message}`);
+  }
+  return raw;
+};
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 
@@ -53,6 +66,14 @@ export const chatbotVars = {
   KNOWLEDGE_FETCH_MAX_BYTES: { parse: int(1024, 100 * 1024 * 1024), default: String(5 * 1024 * 1024) },
   /** 1: web pages on private, loopback and link-local addresses may be fetched (tests and local use only). */
   KNOWLEDGE_URL_ALLOW_PRIVATE: { parse: oneOf(['0', '1'] as const), default: '0' },
+  /**
+   * The operator's allow-list for the outbound guard (web pages, webhooks, actions): comma-separated
+   * CIDR ranges, addresses and host names on a private network that may be reached, e.g.
+   * "10.20.0.0/16,billing.internal". Everything else private stays refused.
+   */
+  OUTBOUND_ALLOW: { parse: allowList, optional: true },
+  /** Seals the HTTP actions' secrets at rest (32 bytes in base64; production refuses the development default). */
+  ACTION_SECRET_ENCRYPTION_KEY: { parse: encryptionKey(DEV_ACTION_SECRET_ENCRYPTION_KEY), default: DEV_ACTION_SECRET_ENCRYPTION_KEY },
   /** How often a website entry with auto-sync on is fetched again. */
   KNOWLEDGE_SYNC_INTERVAL_MS: { parse: int(60_000, 30 * 24 * 3600_000), default: String(24 * 3600_000) },
   /** Background jobs (parse, fetch) run side by side per process. */

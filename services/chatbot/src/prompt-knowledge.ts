@@ -5,6 +5,8 @@
 // before), otherwise the chunks retrieval ranks best for the visitor's message, as many as the
 // budget has room for unless the caller asks for a number. Every passage names its entry (id,
 // title, a website entry's address) so the reply can cite it.
+import { actionTools } from './actions/actions.ts';
+import type { ActionDefinition } from './actions/action-definition.ts';
 import type { Chatbot, PrismaClient } from './generated/prisma/client.ts';
 import { getPublicChatbot, type PublicChatbotDeps } from './chatbots/get-public-chatbot.ts';
 import { qaText } from './knowledge/add-qa-entry.ts';
@@ -30,6 +32,8 @@ export interface PromptKnowledge {
   /** True when knowledge is the whole knowledge base (the same for every message until a change). */
   wholeKnowledge: boolean;
   qaMatch?: QaMatch;
+  /** The chatbot's HTTP actions as tools; read only for a chatbot that has any. */
+  actions: ActionDefinition[];
 }
 
 /** Chunks asked for per character of budget: half a chunk each, so there is choice when some do not fit. */
@@ -50,7 +54,8 @@ export async function getPromptKnowledge(
   // is not read (no billing call on a visitor's message).
   const chatbot = await getPublicChatbot(deps, input.uniqueId, { branding: false });
   const qaMatch = chatbot.qaPairs > 0 ? await matchQaPair(deps.db, { chatbotId: chatbot.id, message: input.query }) : undefined;
-  if (chatbot.knowledgeChars <= 0) return { chatbot, knowledge: [], passages: [], wholeKnowledge: true, qaMatch };
+  const actions = chatbot.actionCount > 0 ? await actionTools(deps.db, chatbot.id) : [];
+  if (chatbot.knowledgeChars <= 0) return { chatbot, knowledge: [], passages: [], wholeKnowledge: true, qaMatch, actions };
   if (chatbot.knowledgeChars <= input.budgetChars) {
     let knowledge = deps.knowledgeCache.get(chatbot);
     if (knowledge === undefined) {
@@ -58,7 +63,7 @@ export async function getPromptKnowledge(
       deps.knowledgeCache.set(chatbot, knowledge);
     }
     const text = knowledge.map((p) => p.text).join(ENTRY_SEPARATOR);
-    return { chatbot, knowledge, passages: text.trim() ? [text] : [], wholeKnowledge: true, qaMatch };
+    return { chatbot, knowledge, passages: text.trim() ? [text] : [], wholeKnowledge: true, qaMatch, actions };
   }
   const k = input.k === 0 ? retrievalK(input.budgetChars) : input.k;
   // Retrieval may embed the question with the provider (ADR 15): a chatbot keeping personal data from
@@ -80,7 +85,7 @@ export async function getPromptKnowledge(
     title: byId.get(c.entryId)?.title ?? '',
     url: byId.get(c.entryId)?.sourceUrl ?? '',
   }));
-  return { chatbot, knowledge, passages: chunks.map((c) => c.content), wholeKnowledge: false, qaMatch };
+  return { chatbot, knowledge, passages: chunks.map((c) => c.content), wholeKnowledge: false, qaMatch, actions };
 }
 
 /** Every ready entry, oldest first, as one passage (a Q&A pair with its question). */

@@ -42,6 +42,9 @@ import { ownerChanges, type EntryChange, type OwnerChangesDeps } from './owner-c
 import { loadKnowledgeBase, loadKnowledgeBases, type KnowledgeBase } from './knowledge/knowledge-base.ts';
 import { getPromptKnowledge, type PromptKnowledgeDeps } from './prompt-knowledge.ts';
 import { modelChoiceOf } from './chatbots/model-choice.ts';
+import { actionRoutes, toActionToolMessage } from './actions/action-rpc.ts';
+import type { ActionDeps } from './actions/actions.ts';
+import type { ActionDefinition } from './actions/action-definition.ts';
 import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
 
 export type ChatbotRpcDeps = CreateChatbotDeps &
@@ -50,6 +53,7 @@ export type ChatbotRpcDeps = CreateChatbotDeps &
     /** The search pool (see knowledge/retrieve.ts), for tests that look at its sessions. */
     search: PrismaClient;
     webhooks: WebhookDeps;
+    actions: ActionDeps;
   };
 
 /** The stored language (always one of LANGUAGE_NAMES: chatbot-input.ts validates every write), in both fields. */
@@ -99,7 +103,7 @@ const embedSettingsOf = (c: Chatbot) => ({
 /** The model that answers and its fallback, as the catalogue reads the row (model-choice.ts). */
 const modelOf = (c: Chatbot, catalogue: ModelCatalogue) => create(ModelChoiceSchema, modelChoiceOf(c, catalogue));
 
-function toPublicChatbotMessage(c: Chatbot, catalogue: ModelCatalogue) {
+function toPublicChatbotMessage(c: Chatbot, catalogue: ModelCatalogue, actions: ActionDefinition[] = []) {
   return create(PublicChatbotSchema, {
     id: c.id,
     ownerId: c.ownerId,
@@ -111,6 +115,7 @@ function toPublicChatbotMessage(c: Chatbot, catalogue: ModelCatalogue) {
     qaPairs: c.qaPairs,
     ...embedSettingsOf(c),
     model: modelOf(c, catalogue),
+    actions: actions.map(toActionToolMessage),
   });
 }
 
@@ -221,14 +226,14 @@ export function chatbotRoutes(deps: ChatbotRpcDeps) {
         return { chatbot: toPublicChatbotMessage(await getPublicChatbot(deps, req.uniqueId), catalogue) };
       },
       async getPromptKnowledge(req) {
-        const { chatbot, knowledge, passages, wholeKnowledge, qaMatch } = await getPromptKnowledge(deps, {
+        const { chatbot, knowledge, passages, wholeKnowledge, qaMatch, actions } = await getPromptKnowledge(deps, {
           uniqueId: req.uniqueId,
           query: req.query,
           budgetChars: req.budgetChars,
           k: req.k,
         });
         return {
-          chatbot: toPublicChatbotMessage(chatbot, catalogue),
+          chatbot: toPublicChatbotMessage(chatbot, catalogue, actions),
           knowledge: knowledge.map((p) => create(KnowledgePassageSchema, p)),
           passages,
           wholeKnowledge,
@@ -270,6 +275,7 @@ export function chatbotRoutes(deps: ChatbotRpcDeps) {
       },
     });
     webhookRoutes(deps.webhooks)(router);
+    actionRoutes(deps.actions)(router);
   };
 }
 

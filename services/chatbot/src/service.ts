@@ -45,6 +45,7 @@ import { attemptDelivery, type DeliverDeps } from './webhooks/deliver.ts';
 import { deleteOwnerEndpoints, startSubscriptionsCheck } from './webhooks/endpoints.ts';
 import { fanOutEvents } from './webhooks/fan-out.ts';
 import type { WebhookDeps } from './webhooks/webhook-deps.ts';
+import { outboundPolicy } from '@parley/common/outbound/guard.ts';
 import {
   deliveryQueue,
   endpointDisabledPublisher,
@@ -120,6 +121,11 @@ export async function createChatbotService(
   });
   const endpointDisabled = endpointDisabledPublisher(redis, config.QUEUE_PREFIX);
   const webhookEvents = webhookPublisher(redis, { prefix: config.QUEUE_PREFIX, logger });
+  const policy = outboundPolicy({
+    allowPrivate: config.KNOWLEDGE_URL_ALLOW_PRIVATE === '1',
+    allowList: config.OUTBOUND_ALLOW,
+    nodeEnv: process.env.NODE_ENV,
+  });
   const webhooks: WebhookDeps = {
     db: prisma,
     redis,
@@ -127,6 +133,7 @@ export async function createChatbotService(
     logger,
     settings: {
       allowPrivate: config.KNOWLEDGE_URL_ALLOW_PRIVATE === '1',
+      policy,
       timeoutMs: config.WEBHOOK_TIMEOUT_MS,
       maxAttempts: config.WEBHOOK_MAX_ATTEMPTS,
       disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
@@ -137,6 +144,7 @@ export async function createChatbotService(
 
   const deps: ChatbotRpcDeps = {
     webhooks,
+    actions: { db: prisma, policy, secretKey: config.ACTION_SECRET_ENCRYPTION_KEY, publicChanged },
     db: prisma,
     search,
     logger,
@@ -167,6 +175,7 @@ export async function createChatbotService(
     },
     fetchOptions: {
       allowPrivate: config.KNOWLEDGE_URL_ALLOW_PRIVATE === '1',
+      policy,
       timeoutMs: config.KNOWLEDGE_FETCH_TIMEOUT_MS,
       maxBytes: config.KNOWLEDGE_FETCH_MAX_BYTES,
     },

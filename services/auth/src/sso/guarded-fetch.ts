@@ -1,7 +1,7 @@
 // Every request auth makes to an identity provider (OIDC discovery, keys, token endpoint) goes through
-// the outbound address guard (services/common/src/address-guard.ts): an owner's issuer URL cannot
+// the one outbound guard (services/common/src/outbound/guard.ts): an owner's issuer URL cannot
 // reach internal addresses. Answers are bounded in size and time, and redirects are not followed.
-import { guardedAgent } from '@parley/common/address-guard.ts';
+import { guardedAgent } from '@parley/common/outbound/guard.ts';
 import { fetch as undiciFetch } from 'undici';
 
 const MAX_BODY_BYTES = 1024 * 1024;

@@ -47,6 +47,8 @@ export interface CreditReservation {
   dailySpendLimit: string | null;
   /** Every model that may answer runs on the workspace's own key: billing holds its own-key fee instead of the model's price. */
   ownKey?: boolean;
+  /** A tool loop's bounds (tool-loop.ts, loopHoldTokens): every call's prompt and output together; unset: one call's. */
+  loop?: { maxPromptTokens: number; maxCompletionTokens: number };
 }
 
 export interface CreditGate {
@@ -64,8 +66,8 @@ export function creditGate(deps: { billing: Client<typeof BillingService>; logge
           requestId: reservation.requestId,
           userId: reservation.ownerId,
           model: reservation.model,
-          maxPromptTokens: BigInt(maxPromptTokens(reservation.prompt)),
-          maxCompletionTokens: BigInt(deps.maxOutputTokens),
+          maxPromptTokens: BigInt(reservation.loop?.maxPromptTokens ?? maxPromptTokens(reservation.prompt)),
+          maxCompletionTokens: BigInt(reservation.loop?.maxCompletionTokens ?? deps.maxOutputTokens),
           chatbotId: reservation.chatbotId,
           dailySpendLimit: reservation.dailySpendLimit ?? '',
           ownKey: reservation.ownKey ?? false,

@@ -78,6 +78,7 @@ import { offersHandoff, parseMirror, type HandoffView } from '../core/handoff.ts
 import type { VisitorHandoff } from './visitor-handoff.ts';
 import { verifyVisitor, type IdentitySecrets } from './visitor-identity.ts';
 import { asStored, forTheModel, restored, restoringStream, turnPrivacy, type TurnPrivacy } from './privacy.ts';
+import { loopHoldTokens, runToolLoop, toolDefinitions, type ToolLoopDeps } from './tool-loop.ts';
 
 export interface PublicChatBounds {
   maxMessageChars: number;
@@ -104,6 +105,8 @@ export interface PublicChatDeps {
   handoff?: VisitorHandoff;
   /** The chatbots' identity secrets (verified visitors); absent: every visitor is unverified. */
   identity?: IdentitySecrets;
+  /** The tool loop of chatbots with HTTP actions (tool-loop.ts); absent: actions are not offered. */
+  tools?: ToolLoopDeps;
 }
 
 export interface SendMessageResult {
@@ -135,7 +138,8 @@ interface SilentTurn {
   state: HandoffView;
 }
 
-export type StreamEvent = { delta: string } | { done: SendMessageResult };
+/** `status`: a line the visitor sees while a tool runs ("Looking up order…"); the answer streams after it. */
+export type StreamEvent = { delta: string } | { status: string } | { done: SendMessageResult };
 
 async function prepare(deps: PublicChatDeps, channel: Channel, raw: RawMessageInput): Promise<PreparedTurn | SilentTurn> {
   const receivedAt = new Date();
@@ -211,10 +215,12 @@ async function promptAndReserve(
     historyChars: model.historyChars,
     message: read.message,
   });
+  const loop = usesTools(deps, chatbot) ? loopHoldTokens(maxPromptTokens(prompt), toolDefinitions(chatbot.actions)) : null;
   await deps.credit.reserve({
     requestId,
     ownerId: chatbot.ownerId,
-    model: model.holdModel(maxPromptTokens(prompt)),
+    model: model.holdModel(loop ? loop.promptTokens : maxPromptTokens(prompt)),
+    loop: loop ? { maxPromptTokens: loop.promptTokens, maxCompletionTokens: loop.calls * deps.bounds.maxOutputTokens } : undefined,
     ownKey: model.ownKey,
     prompt,
     chatbotId: chatbot.id,
@@ -286,21 +292,41 @@ function countToday(deps: PublicChatDeps, q: Parameters<DailyMessageCounter['cou
   return deps.dailyMessages.count(q).catch(redisStep(deps, 'the daily limits check'));
 }
 
+/** Whether a chatbot's answer goes through the tool loop: it has actions, and this service offers them. */
+const usesTools = (deps: PublicChatDeps, chatbot: PublicChatbot): deps is PublicChatDeps & { tools: ToolLoopDeps } =>
+  deps.tools !== undefined && chatbot.actions.length > 0;
+
 /**
- * The model's answer to the held prompt, its placeholders restored for the visitor (streamed too:
- * privacy.ts); when there is none, the hold is released before the visitor hears of it.
+ * The model's answer to the held prompt (through the tool loop for a chatbot with actions), its
+ * placeholders restored for the visitor (streamed too: privacy.ts); when there is none, the hold is
+ * released before the visitor hears of it.
  */
-async function callModel(deps: PublicChatDeps, turn: ModelTurn, onDelta?: (delta: string) => void): Promise<ModelAnswer> {
+async function callModel(
+  deps: PublicChatDeps,
+  turn: ModelTurn,
+  onDelta?: (delta: string) => void,
+  onStatus?: (status: string) => void,
+): Promise<ModelAnswer> {
   // The owner's temperature when set; otherwise none is sent and the provider's default applies.
   const req = { messages: turn.prompt, maxTokens: deps.bounds.maxOutputTokens, temperature: turn.chatbot.voice?.temperature };
   try {
-    if (!onDelta) {
-      const answer = await turn.model.complete(req);
-      return turn.privacy ? { ...answer, text: restored(turn.privacy, answer.text) } : answer;
-    }
-    const stream = restoringStream(turn.privacy, onDelta);
-    const answer = await turn.model.stream(req, stream.onDelta);
-    stream.end();
+    const stream = onDelta ? restoringStream(turn.privacy, onDelta) : null;
+    const answer = usesTools(deps, turn.chatbot)
+      ? await runToolLoop(deps.tools, {
+          ...req,
+          model: turn.model,
+          prompt: turn.prompt,
+          chatbotId: turn.chatbot.id,
+          sessionId: turn.input.sessionId,
+          requestId: turn.requestId,
+          actions: turn.chatbot.actions,
+          onDelta: stream?.onDelta,
+          onStatus,
+        })
+      : stream
+        ? await turn.model.stream(req, stream.onDelta)
+        : await turn.model.complete(req);
+    stream?.end();
     return turn.privacy ? { ...answer, text: restored(turn.privacy, answer.text) } : answer;
   } catch (err) {
     deps.logger.warn(
@@ -325,6 +351,7 @@ async function answer(
   channel: Channel,
   turn: PreparedTurn | SilentTurn,
   onDelta?: (delta: string) => void,
+  onStatus?: (status: string) => void,
 ): Promise<SendMessageResult> {
   if (turn.kind === 'handoff') {
     return {
@@ -341,7 +368,7 @@ async function answer(
   let cited: CitedAnswer;
   let usage: ModelAnswer | null = null;
   if (turn.kind === 'model') {
-    usage = await callModel(deps, turn, onDelta);
+    usage = await callModel(deps, turn, onDelta, onStatus);
     cited = citeSources(usage.text, turn.passages);
   } else {
     cited =
@@ -375,16 +402,17 @@ export async function* streamMessage(
   channel: Channel = publicPage,
 ): AsyncGenerator<StreamEvent> {
   const turn = await prepare(deps, channel, raw);
-  const pending: string[] = [];
+  const pending: ({ delta: string } | { status: string })[] = [];
   let wake: (() => void) | undefined;
   let settled = false;
   let outcome: { result: SendMessageResult } | { failure: unknown } | undefined;
 
-  const push = (delta: string) => {
-    pending.push(delta);
+  const push = (event: { delta: string } | { status: string }) => {
+    pending.push(event);
     wake?.();
   };
-  void answer(deps, channel, turn, channel.answer.streams ? push : undefined)
+  const streams = channel.answer.streams;
+  void answer(deps, channel, turn, streams ? (delta) => push({ delta }) : undefined, streams ? (status) => push({ status }) : undefined)
     .then(
       (result) => {
         outcome = { result };
@@ -399,9 +427,9 @@ export async function* streamMessage(
     });
 
   for (;;) {
-    const delta = pending.shift();
-    if (delta !== undefined) {
-      yield { delta };
+    const event = pending.shift();
+    if (event !== undefined) {
+      yield event;
       continue;
     }
     if (settled) break;

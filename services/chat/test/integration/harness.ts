@@ -79,6 +79,8 @@ export async function startChatStack(
   opts: {
     /** Run the chatbot service's workers, which count the analytics worker's ChatbotInteractionsCounted (off: the jobs stay to be inspected). */
     chatbotWorkers?: boolean;
+    /** More settings of the chatbot service (e.g. OUTBOUND_ALLOW for a local target API of actions). */
+    chatbotEnv?: Record<string, string>;
     /** Wraps the chatbot service's client each chat instance is given (the chatbot service's own prisma at hand). */
     wrapChatbots?: (client: Client<typeof ChatbotService>, chatbot: ChatbotServiceParts) => Client<typeof ChatbotService>;
   } = {},
@@ -109,6 +111,7 @@ export async function startChatStack(
     QUEUE_PREFIX: prefix,
     MEDIA_DIR: mediaDir,
     BILLING_URL: billingServer.url,
+    ...opts.chatbotEnv,
   });
   const chatbot = await createChatbotService(chatbotConfig, { logger, workers: opts.chatbotWorkers ?? false });
   const chatbotServer = await serveApp(chatbot.app);

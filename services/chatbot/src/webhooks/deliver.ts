@@ -13,7 +13,7 @@
 import { Webhook } from 'standardwebhooks';
 import { request } from 'undici';
 import type { WebhookDelivery, WebhookEndpoint } from '../generated/prisma/client.ts';
-import { guardedAgent, refusedByGuard } from '@parley/common/address-guard.ts';
+import { guardedAgent, refusedByGuard } from '@parley/common/outbound/guard.ts';
 import { refreshSubscriptions } from './endpoints.ts';
 import type { WebhookDeps } from './webhook-deps.ts';
 
@@ -154,7 +154,7 @@ async function post(deps: DeliverDeps, endpoint: WebhookEndpoint, delivery: Webh
   const deadline = AbortSignal.timeout(deps.settings.timeoutMs);
   try {
     const res = await request(endpoint.url, {
-      dispatcher: guardedAgent(deps.settings.allowPrivate),
+      dispatcher: guardedAgent(deps.settings.policy ?? deps.settings.allowPrivate),
       method: 'POST',
       signal: deadline,
       headers: {

@@ -1,11 +1,11 @@
 // What an owner may give an endpoint: an https URL on the public internet (checked by the address
-// guard the website crawler uses, services/common/src/address-guard.ts, against every address its name resolves
+// one outbound guard, @parley/common/outbound/guard.ts, against every address its name resolves
 // to; the delivery's own connection checks again) and event types of the catalogue.
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { invalid, notFound } from '@parley/common/rpc-errors.ts';
 import { WEBHOOK_EVENT_TYPES, isWebhookEventType, type WebhookEventType } from '@parley/common/webhook-events.ts';
-import { isPublicAddress } from '@parley/common/address-guard.ts';
+import { addressRefusal, EMPTY_ALLOW_LIST, type AllowList } from '@parley/common/outbound/guard.ts';
 import { isUuid } from '@parley/common/ids.ts';
 
 export const ENDPOINT_NOT_FOUND = 'Webhook endpoint not found';
@@ -47,7 +47,7 @@ export function parseEventTypes(raw: readonly string[]): WebhookEventType[] {
  */
 export async function parseEndpointUrl(
   raw: string,
-  opts: { allowPrivate: boolean; resolve?: (host: string) => Promise<string[]> },
+  opts: { allowPrivate: boolean; allow?: AllowList; resolve?: (host: string) => Promise<string[]> },
 ): Promise<string> {
   const text = raw.trim();
   if (text.length > MAX_URL_CHARS) throw invalid(URL_TOO_LONG);
@@ -72,7 +72,9 @@ export async function parseEndpointUrl(
     }
   }
   if (addresses.length === 0) throw invalid(HOST_NOT_FOUND);
-  if (!addresses.every(isPublicAddress)) throw invalid(ADDRESS_NOT_ALLOWED);
+  const allow = opts.allow ?? EMPTY_ALLOW_LIST;
+  if (allow.hosts.has(host.toLowerCase())) return url.href;
+  if (addresses.some((a) => addressRefusal(a, { allowPrivate: false, allow }))) throw invalid(ADDRESS_NOT_ALLOWED);
   return url.href;
 }
 

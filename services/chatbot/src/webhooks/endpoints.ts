@@ -51,7 +51,7 @@ export async function createEndpoint(
 ): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
   const ownerId = parseOwnerId(input.ownerId);
   const events = parseEventTypes(input.events);
-  const url = await parseEndpointUrl(input.url, { allowPrivate: deps.settings.allowPrivate });
+  const url = await parseEndpointUrl(input.url, { allowPrivate: deps.settings.allowPrivate, allow: deps.settings.policy?.allow });
   if ((await deps.db.webhookEndpoint.count({ where: { ownerId } })) >= MAX_ENDPOINTS)
     throw failedPrecondition(TOO_MANY_ENDPOINTS(MAX_ENDPOINTS));
   const secret = newSecret();
@@ -76,7 +76,10 @@ export interface EndpointChange {
 export async function updateEndpoint(deps: WebhookDeps, input: EndpointChange): Promise<WebhookEndpoint> {
   const endpoint = await findOwnedEndpoint(deps.db, input);
   const events = input.events === undefined ? undefined : parseEventTypes(input.events);
-  const url = input.url === undefined ? undefined : await parseEndpointUrl(input.url, { allowPrivate: deps.settings.allowPrivate });
+  const url =
+    input.url === undefined
+      ? undefined
+      : await parseEndpointUrl(input.url, { allowPrivate: deps.settings.allowPrivate, allow: deps.settings.policy?.allow });
   const enabling = input.enabled === true && !endpoint.enabled;
   const updated = await deps.db.webhookEndpoint.update({
     where: { id: endpoint.id },

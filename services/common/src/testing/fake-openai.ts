@@ -38,14 +38,61 @@ export interface FakeOpenAIBehaviour {
   chunkDelayMs: number;
   /** Answer every embeddings request with this HTTP status (chat completions keep `failWith`). */
   embeddingsFailWith: number | null;
-  /** Tool calls the answer makes after its text (finish_reason tool_calls). */
-  toolCalls: { name: string; arguments: Record<string, unknown> }[];
+  /**
+   * Tool calls the answer makes after its text (finish_reason tool_calls): fixed, or computed from
+   * the request (toolTriggers: a phrase in the visitor's message calls a tool, deterministically).
+   */
+  toolCalls: FakeToolCall[] | ((body: FakeOpenAIRequest) => FakeToolCall[]);
   /** Of the prompt, tokens reported as cached (prompt_tokens_details.cached_tokens). */
   cachedPromptTokens: number;
   /** Reasoning tokens reported (completion_tokens_details.reasoning_tokens), counted in the completion tokens. */
   reasoningTokens: number;
   /** API keys answered 401 "Incorrect API key provided" on GET /v1/models (a key check). */
   refusedKeys: string[];
+}
+
+export interface FakeToolCall {
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+/** What a tool result in the prompt looks like (the chat service's tool loop): its tool, status and data. */
+const TOOL_RESULT = /<tool_result name="([^"]*)" status="([^"]*)">\n([\s\S]*?)\n<\/tool_result>/;
+
+/** The tool results in a request, in order. */
+export function toolResults(body: FakeOpenAIRequest): { name: string; status: string; data: string }[] {
+  return body.messages.flatMap((m) => {
+    const found = TOOL_RESULT.exec(m.content);
+    return found ? [{ name: found[1], status: found[2], data: found[3] }] : [];
+  });
+}
+
+/**
+ * Tool calls triggered by the visitor's message, as a model that wants a tool would: each rule
+ * whose pattern matches the visitor's last message (not a tool result) calls its tool once, with
+ * the arguments it draws from the match, when the request offers that tool and no result of it is
+ * in the prompt yet. With no rule matching, no call: the model answers.
+ */
+export function toolTriggers(
+  rules: { pattern: RegExp; tool: string; args: (match: RegExpExecArray) => Record<string, unknown> }[],
+): (body: FakeOpenAIRequest) => FakeToolCall[] {
+  return (body) => {
+    const offered = new Set(((body.tools ?? []) as { function?: { name?: string } }[]).map((t) => t.function?.name));
+    const visitor = [...body.messages].reverse().find((m) => m.role === 'user' && !TOOL_RESULT.test(m.content))?.content ?? '';
+    const done = new Set(toolResults(body).map((r) => r.name));
+    for (const rule of rules) {
+      const match = rule.pattern.exec(visitor);
+      if (match && offered.has(rule.tool) && !done.has(rule.tool)) return [{ name: rule.tool, arguments: rule.args(match) }];
+    }
+    return [];
+  };
+}
+
+/** The answer after a tool ran: its data quoted when it succeeded, an apology when it failed. */
+export function toolResultReply(body: FakeOpenAIRequest): string | null {
+  const last = toolResults(body).at(-1);
+  if (!last) return null;
+  return last.status === 'ok' ? `Here is what I found: ${last.data}` : `Sorry, I could not do that: ${last.data}`;
 }
 
 export interface FakeEmbeddingsRequest {
@@ -138,7 +185,7 @@ const DEFAULTS: FakeOpenAIBehaviour = {
   delayMs: 0,
   failWith: null,
   failMessage: null,
-  reply: groundedReply,
+  reply: (body) => toolResultReply(body) ?? groundedReply(body),
   chunkDelayMs: 0,
   embeddingsFailWith: null,
   toolCalls: [],
@@ -218,9 +265,11 @@ export async function startFakeOpenAI(opts: Partial<FakeOpenAIBehaviour> & { por
         b.failWith >= 500 ? 'server_error' : b.failWith === 429 ? 'rate_limit_exceeded' : 'invalid_request_error',
       );
 
-    const text = typeof b.reply === 'function' ? b.reply(body) : b.reply;
+    const calls = typeof b.toolCalls === 'function' ? b.toolCalls(body) : b.toolCalls;
+    // A computed call comes alone, as a model's usually does; a fixed list follows the answer's text.
+    const text = calls.length && typeof b.toolCalls === 'function' ? '' : typeof b.reply === 'function' ? b.reply(body) : b.reply;
     const promptTokens = fakePromptTokens(body.messages);
-    const toolJson = b.toolCalls.map((t) => JSON.stringify(t.arguments));
+    const toolJson = calls.map((t) => JSON.stringify(t.arguments));
     const completionTokens = fakeTokenCount(text) + toolJson.reduce((n, j) => n + fakeTokenCount(j), 0) + b.reasoningTokens;
     const usage = {
       prompt_tokens: promptTokens,
@@ -232,8 +281,8 @@ export async function startFakeOpenAI(opts: Partial<FakeOpenAIBehaviour> & { por
     const id = `chatcmpl-fake-${++seq}`;
     const created = Math.floor(Date.now() / 1000);
     const model = body.model;
-    const finishReason = b.toolCalls.length ? 'tool_calls' : 'stop';
-    const toolCalls = b.toolCalls.map((t, i) => ({
+    const finishReason = calls.length ? 'tool_calls' : 'stop';
+    const toolCalls = calls.map((t, i) => ({
       id: `call_fake_${seq}_${i}`,
       type: 'function',
       function: { name: t.name, arguments: toolJson[i] },

@@ -608,6 +608,14 @@ export declare type StreamMessageResponse = Message<"parley.chat.v1.StreamMessag
      */
     value: SendMessageResponse;
     case: "done";
+  } | {
+    /**
+     * A line the visitor sees while one of the chatbot's actions runs ("Looking up order…").
+     *
+     * @generated from field: string status = 3;
+     */
+    value: string;
+    case: "status";
   } | { case: undefined; value?: undefined };
 };
 

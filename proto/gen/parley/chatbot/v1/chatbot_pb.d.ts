@@ -5,6 +5,7 @@
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import type { ActionTool } from "./actions_pb.js";
 
 /**
  * Describes the file parley/chatbot/v1/chatbot.proto.
@@ -1394,6 +1395,13 @@ export declare type PublicChatbot = Message<"parley.chatbot.v1.PublicChatbot"> &
    * @generated from field: parley.chatbot.v1.Privacy privacy = 16;
    */
   privacy?: Privacy | undefined;
+
+  /**
+   * The owner's HTTP actions as the model's tools (actions.proto); empty for most chatbots.
+   *
+   * @generated from field: repeated parley.chatbot.v1.ActionTool actions = 17;
+   */
+  actions: ActionTool[];
 };
 
 /**

@@ -140,7 +140,7 @@ async function collect(events: AsyncGenerator<StreamEvent>) {
   const deltas: string[] = [];
   for await (const event of events) {
     if ('delta' in event) deltas.push(event.delta);
-    else return { deltas, done: event.done };
+    else if ('done' in event) return { deltas, done: event.done };
   }
   throw new Error('no done event');
 }

@@ -1,15 +1,16 @@
 // Fetching an owner's web page without letting the owner reach our own network (server-side
 // request forgery): the address a connection is made to is checked after DNS resolution, inside the
-// connection itself, so a second resolution cannot answer differently (DNS rebinding: the guard is
-// services/common/src/address-guard.ts, which webhook deliveries use too), and every redirect goes through the same check. Each fetch has one deadline and a body size limit, so a slow
-// or endless page cannot hold a worker.
+// connection itself, so a second resolution cannot answer differently (DNS rebinding: the one
+// outbound guard, @parley/common/outbound/guard.ts, which webhook deliveries and actions use too), and
+// every redirect goes through the same check. Each fetch has one deadline and a body size limit, so a
+// slow or endless page cannot hold a worker.
 import { request, type Dispatcher } from 'undici';
-import { guardedAgent } from '@parley/common/address-guard.ts';
+import { guardedAgent, type OutboundPolicy } from '@parley/common/outbound/guard.ts';
 import { SourceError } from './source-error.ts';
 import { INVALID_URL, normalizeUrl } from './web-source.ts';
 
 export { INVALID_URL, normalizeUrl } from './web-source.ts';
-export { createGuardedAgent, isPublicAddress } from '@parley/common/address-guard.ts';
+export { createGuardedAgent, isPublicAddress } from '@parley/common/outbound/guard.ts';
 
 /** Who we say we are, to sites and their robots.txt. */
 export const USER_AGENT = 'ParleyBot/1.0 (+https://parley.example/bot)';
@@ -27,6 +28,8 @@ export const httpFailed = (status: number) => `The page could not be fetched (HT
 export interface WebFetchOptions {
   /** KNOWLEDGE_URL_ALLOW_PRIVATE=1: private, loopback and link-local addresses may be fetched (tests, local use). */
   allowPrivate: boolean;
+  /** The operator's allow-list of private ranges and hosts (OUTBOUND_ALLOW), when set. */
+  policy?: OutboundPolicy;
   /** The whole fetch, redirects and body included. */
   timeoutMs: number;
   /** The largest body read (after decompression). */
@@ -51,7 +54,11 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
  * GET an http(s) address, following up to MAX_REDIRECTS redirects (each target checked again), and
  * read its body up to opts.maxBytes. Refusals and failures are SourceErrors in the owner's words.
  */
-export async function safeFetch(rawUrl: string, opts: WebFetchOptions, dispatcher = guardedAgent(opts.allowPrivate)): Promise<FetchedPage> {
+export async function safeFetch(
+  rawUrl: string,
+  opts: WebFetchOptions,
+  dispatcher = guardedAgent(opts.policy ?? opts.allowPrivate),
+): Promise<FetchedPage> {
   let url = new URL(normalizeUrl(rawUrl));
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), opts.timeoutMs);

@@ -16,10 +16,13 @@ import {
   USER_AGENT,
   type WebFetchOptions,
 } from '../safe-fetch.ts';
+import { parseAllowList } from '@parley/common/outbound/guard.ts';
 import { sampleSite, startTestSite, type TestSite } from './test-site.ts';
 
 const local: WebFetchOptions = { allowPrivate: true, timeoutMs: 5_000, maxBytes: 1024 * 1024 };
 const guarded: WebFetchOptions = { ...local, allowPrivate: false };
+/** The outbound guard with only the test site's loopback address allowed (the operator's allow-list). */
+const onlyTheSite = { allowPrivate: false, allow: parseAllowList('127.0.0.1') };
 
 /** A resolver answering from a table, standing for DNS names we do not control. */
 function fakeDns(table: Record<string, string[]>, calls: string[] = []) {
@@ -141,7 +144,7 @@ describe('safeFetch', () => {
 
     it('refuses names that resolve to private addresses, and any name with one private answer among public ones', async () => {
       const agent = createGuardedAgent(
-        isPublicAddress,
+        { allowPrivate: false, allow: parseAllowList('') },
         fakeDns({ 'metadata.test': ['169.254.169.254'], 'intranet.test': ['10.1.2.3'], 'mixed.test': ['93.184.216.34', '192.168.0.10'] }),
       );
       for (const host of ['metadata.test', 'intranet.test', 'mixed.test'])
@@ -150,7 +153,7 @@ describe('safeFetch', () => {
 
     it('connects to the very address it checked (one resolution: no DNS rebinding)', async () => {
       const calls: string[] = [];
-      const agent = createGuardedAgent((address) => address === '127.0.0.1', fakeDns({ 'shop.test': ['127.0.0.1'] }, calls));
+      const agent = createGuardedAgent(onlyTheSite, fakeDns({ 'shop.test': ['127.0.0.1'] }, calls));
       const res = await safeFetch(`http://shop.test:${site.port}/pricing`, guarded, agent);
       expect(res.body.toString()).toContain('499 euros');
       expect(calls).toEqual(['shop.test']);
@@ -160,7 +163,7 @@ describe('safeFetch', () => {
       // The internal server is reachable (allowPrivate) …
       expect((await safeFetch(site.url('/to-internal'), local)).body.toString()).toBe('internal secrets');
       // … but not when only the site's own address is allowed.
-      const agent = createGuardedAgent((address) => address === '127.0.0.1');
+      const agent = createGuardedAgent(onlyTheSite);
       await expect(safeFetch(site.url('/to-internal'), guarded, agent)).rejects.toThrow(ADDRESS_NOT_ALLOWED);
       expect(internal.requests).toEqual(['/']);
     });
@@ -189,7 +192,7 @@ describe('safeFetch', () => {
     });
 
     it('a site that does not exist', async () => {
-      const agent = createGuardedAgent(() => true, fakeDns({}));
+      const agent = createGuardedAgent({ allowPrivate: true, allow: parseAllowList('') }, fakeDns({}));
       await expect(safeFetch('http://no-such-site.test/', local, agent)).rejects.toThrow(SITE_NOT_FOUND);
     });
 

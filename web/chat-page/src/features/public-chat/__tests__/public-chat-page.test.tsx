@@ -72,6 +72,24 @@ describe('public chat page', () => {
     ]);
   });
 
+  it("shows the status line while one of the chatbot's actions runs, then the answer in its place", async () => {
+    const stream = eventStream();
+    mockApi([stream.response]);
+    await openChat();
+    type('Where is my order #1042?');
+    fireEvent.click(screen.getByRole('button', { name: 'Send message' }));
+    expect(await screen.findByText('Where is my order #1042?')).toBeTruthy();
+
+    await stream.emit('status', { status: 'Looking up order…' });
+    expect(screen.getByRole('status').textContent).toBe('Looking up order…');
+    await stream.emit('delta', { delta: 'Your order has shipped.' });
+    expect(screen.queryByText('Looking up order…')).toBeNull();
+    expect(screen.getByText('Your order has shipped.')).toBeTruthy();
+    await stream.emit('done', { message: 'Your order has shipped.', sessionId: 'local-session1' });
+    await stream.close();
+    await waitFor(() => expect(field().disabled).toBe(false));
+  });
+
   it('sends the server-given session id with the next message', async () => {
     const { posts } = mockApi([
       json({ message: 'First answer', sessionId: 'server-session' }),

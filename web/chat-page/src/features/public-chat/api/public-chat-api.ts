@@ -193,6 +193,8 @@ export interface SendChatMessageInput {
   sessionId: string;
   /** Called with each piece of the answer as it streams in. */
   onDelta: (delta: string) => void;
+  /** Called with a status line while one of the chatbot's actions runs ("Looking up order…"). */
+  onStatus?: (status: string) => void;
   signal?: AbortSignal;
   embedded?: boolean;
   /** Who the host page says the visitor is (the widget's identify). */
@@ -210,7 +212,7 @@ export interface SendChatMessageInput {
 const visitorOf = ({ id, name, email, userHash }: Visitor) => (userHash ? { id, name, email, userHash } : { id, name });
 
 export async function sendChatMessage(input: SendChatMessageInput): Promise<ChatReply> {
-  const { uniqueId, message, sessionId, onDelta, signal, embedded, visitor, proofOfWork } = input;
+  const { uniqueId, message, sessionId, onDelta, onStatus, signal, embedded, visitor, proofOfWork } = input;
   let response: Response;
   try {
     response = await fetch(`${chatbotPath(uniqueId)}/chat`, {
@@ -246,6 +248,9 @@ export async function sendChatMessage(input: SendChatMessageInput): Promise<Chat
           streamed += delta;
           onDelta(delta);
         }
+      } else if (event === 'status') {
+        const status = isRecord(payload) ? payload.status : undefined;
+        if (typeof status === 'string' && status) onStatus?.(status.slice(0, 200));
       } else if (event === 'done') {
         const done = isRecord(payload) ? payload : {};
         // The full text wins over the pieces; the pieces stand in only if the server left it out.

@@ -14,6 +14,8 @@ interface ChatMessagesProps {
   messages: ChatMessage[];
   /** The answer so far while a reply is pending ("" before its first words); null otherwise. */
   streaming: string | null;
+  /** While one of the chatbot's actions runs and no words have come yet: its status line. */
+  status?: string | null;
   /** The chatbot's suggested questions, offered until the visitor writes; [] once they have. */
   suggestions: string[];
   onPickSuggestion: (question: string) => void;
@@ -30,7 +32,17 @@ interface ChatMessagesProps {
  * The suggested questions sit under the welcome (or the empty state), just above the field.
  * Only a stored answer (one with an id) has thumbs: never the welcome or the answer still streaming.
  */
-export function ChatMessages({ chatbot, messages, streaming, suggestions, onPickSuggestion, onRate, offer, after }: ChatMessagesProps) {
+export function ChatMessages({
+  chatbot,
+  messages,
+  streaming,
+  status,
+  suggestions,
+  onPickSuggestion,
+  onRate,
+  offer,
+  after,
+}: ChatMessagesProps) {
   const scroller = useRef<HTMLDivElement>(null);
 
   useLayoutEffect(() => {
@@ -79,6 +91,10 @@ export function ChatMessages({ chatbot, messages, streaming, suggestions, onPick
               <AssistantRow chatbot={chatbot}>
                 {streaming ? (
                   <AssistantBubble name={chatbot.name} content={streaming} streaming />
+                ) : status ? (
+                  <p role="status" className="py-2 text-sm text-gray-600 italic">
+                    {status}
+                  </p>
                 ) : (
                   <TypingIndicator name={chatbot.name} />
                 )}

@@ -74,6 +74,8 @@ export function useChatSession(uniqueId: string, welcomeMessage: string | null =
   });
   /** The answer so far while it streams; null when no reply is pending. */
   const [streaming, setStreaming] = useState<string | null>(null);
+  // The line shown while one of the chatbot's actions runs, until the answer's words arrive.
+  const [status, setStatus] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   /** The latest answer came back unanswered (the lead form's when_unanswered trigger). */
   const [unanswered, setUnanswered] = useState(false);
@@ -114,7 +116,11 @@ export function useChatSession(uniqueId: string, welcomeMessage: string | null =
           visitor,
           proofOfWork: solved,
           signal: controller.signal,
-          onDelta: (delta) => setStreaming((current) => (current ?? '') + delta),
+          onDelta: (delta) => {
+            setStatus(null);
+            setStreaming((current) => (current ?? '') + delta);
+          },
+          onStatus: setStatus,
         });
         if (reply.sessionId !== sessionId) {
           // The server's id wins; the conversation moves to the new id's key.
@@ -147,7 +153,10 @@ export function useChatSession(uniqueId: string, welcomeMessage: string | null =
         return false;
       } finally {
         pendingRef.current = false;
-        if (!controller.signal.aborted) setStreaming(null);
+        if (!controller.signal.aborted) {
+          setStreaming(null);
+          setStatus(null);
+        }
       }
     },
     [uniqueId, conversation, welcomeMessage, embedded, visitor, proofOfWork, onReply],
@@ -203,6 +212,7 @@ export function useChatSession(uniqueId: string, welcomeMessage: string | null =
     /** Whether the visitor has written anything yet (suggested questions and Clear depend on it). */
     started: conversation.messages.some((message) => message.role === 'user'),
     streaming,
+    status,
     pending: streaming !== null,
     error,
     unanswered,
