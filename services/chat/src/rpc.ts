@@ -52,6 +52,8 @@ import { requestHandoff } from './handoff/request-handoff.ts';
 import { summarizeConversation } from './handoff/summarize-conversation.ts';
 import { watchConversation } from './handoff/watch-conversation.ts';
 import { leadMethods } from './leads/rpc.ts';
+import { qualityMethods } from './quality/rpc.ts';
+import type { RunDeps } from './quality/runs.ts';
 import { providerKeyMethods, type ProviderKeyRpcDeps } from './provider-keys/rpc.ts';
 import type { OfferedModels } from './models/offered-models.ts';
 
@@ -65,6 +67,8 @@ export type ChatRpcDeps = PublicChatDeps &
     handoffCore: HandoffDeps;
     /** The catalogue's models this deployment offers (ListModels). */
     offered: OfferedModels;
+    /** The quality loop's test cases and runs (docs/adr/0050-quality-loop.md). */
+    quality: RunDeps;
   };
 
 const toHandoffState = (v: HandoffView) =>
@@ -181,6 +185,7 @@ export function chatRoutes(deps: ChatRpcDeps) {
   return (router: ConnectRouter) => {
     router.service(ChatService, {
       ...leadMethods(deps),
+      ...qualityMethods(deps),
       ...providerKeyMethods(deps),
       async getPublicChatbot(req) {
         const profile = await loadChatbotProfile(deps, req);
