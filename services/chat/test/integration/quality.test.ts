@@ -58,7 +58,7 @@ async function runsSettled(bot: { id: string }, count: number, timeoutMs = 60_00
 
 const account = (ownerId: string) => stack.billing.prisma.account.findUniqueOrThrow({ where: { userId: ownerId } });
 const usageRecords = (ownerId: string) => stack.billing.prisma.usageRecord.findMany({ where: { userId: ownerId } });
-const sum = (values: Prisma.Decimal.Value[]) => values.reduce<Prisma.Decimal>((s, v) => s.add(v), new Prisma.Decimal(0));
+const sum = (values: (string | Prisma.Decimal)[]) => values.reduce<Prisma.Decimal>((s, v) => s.add(v), new Prisma.Decimal(0));
 
 describe('test cases', () => {
   it('are saved, listed, edited and deleted by their owner only, with clear errors', async () => {
