@@ -57,6 +57,7 @@ describe('Chatbot detail page', () => {
         ['Handoff', '#settings-handoff'],
         ['Knowledge', '#settings-knowledge'],
         ['Entries', '#settings-entries'],
+        ['Tests', '#settings-tests'],
       ]);
     }
     expect(within(navs[0]).getByRole('link', { name: 'Basics' }).getAttribute('aria-current')).toBe('true');
