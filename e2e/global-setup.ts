@@ -61,6 +61,8 @@ export default async function globalSetup() {
       MAIL_OUTBOX_DIR: mailOutboxDir,
       // The knowledge spec serves its website from 127.0.0.1, and the webhooks spec receives its deliveries there.
       KNOWLEDGE_URL_ALLOW_PRIVATE: '1',
+      // A chatbot's automatic test run starts a second after its last change (quality.spec.ts).
+      TEST_AUTO_RUN_DELAY_MS: '1000',
     },
   });
   process.env.E2E_DATABASE_URL = databaseUrl.toString();

@@ -162,6 +162,16 @@ test('an owner’s screens, the chatbot’s tabs and its public page, free and t
   await expect(page.locator('#chatbot-panel-history').getByText('When does Acme open in the morning?').first()).toBeVisible();
   await expectScreen(page, 'History · Acme Support — Parley');
   await screenshot(page, 'screens-history');
+
+  // The Tests section of the settings (docs/adr/0050-quality-loop.md), with its case-writing dialog.
+  await page.goto(`/chatbots/${bot._id}#settings-tests`);
+  const tests = page.getByRole('region', { name: 'Tests' });
+  await expect(tests.getByText('No test cases yet.', { exact: false })).toBeVisible();
+  await expectScreen(page, 'Settings · Acme Support — Parley');
+  await tests.getByRole('button', { name: 'Add test case' }).click();
+  await expect(page.getByRole('dialog', { name: 'Add test case' })).toBeVisible();
+  await expectScreen(page, 'Settings · Acme Support — Parley');
+  await screenshot(page, 'screens-tests');
 });
 
 test('the workspace screens: switcher, members, audit log and an invitation, on a desktop and a phone', async ({ page, browser }) => {
