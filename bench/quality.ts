@@ -11,30 +11,10 @@
 // DATABASE_URL defaults to postgresql://postgres@127.0.0.1:5432/parley_bench and REDIS_URL to
 // redis://127.0.0.1:6379; fresh schemas and a Redis prefix of its own, dropped at the end.
 // BENCH_MESSAGES (default 10) per visitor per phase. Target: p50 with the run ≤ 1.10 × without.
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
-import { BillingService } from '@parley/proto/parley/billing/v1/billing_pb.js';
-import { ChatService } from '@parley/proto/parley/chat/v1/chat_pb.js';
-import { ChatbotService } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
-import { createLogger } from '../services/common/src/logger.ts';
-import { ensureDatabase, migrate } from '../services/common/src/migrations.ts';
-import { createRedis, unlinkMatching } from '../services/common/src/redis.ts';
-import { createServiceClient } from '../services/common/src/rpc-client.ts';
-import { startFakeOpenAI } from '../services/common/src/testing/fake-openai.ts';
-import { serveApp } from '../services/common/src/testing/serve.ts';
-import { readBillingConfig } from '../services/billing/src/config.ts';
-import { createBillingService, MIGRATIONS_DIR as BILLING_MIGRATIONS } from '../services/billing/src/service.ts';
-import { readChatbotConfig } from '../services/chatbot/src/config.ts';
-import { createChatbotService, MIGRATIONS_DIR as CHATBOT_MIGRATIONS } from '../services/chatbot/src/service.ts';
-import { readChatConfig } from '../services/chat/src/config.ts';
-import { createChatService, MIGRATIONS_DIR as CHAT_MIGRATIONS } from '../services/chat/src/service.ts';
+import { cpus, loadavg } from 'node:os';
+import { redisUrl, startInProcessStack } from './in-process-stack.ts';
 import { percentile } from './stats.ts';
 
-const databaseUrl = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/parley_bench';
-const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? '10');
 const MODEL_MS = Number(process.env.BENCH_MODEL_MS ?? '50');
 const VISITORS = 50;
@@ -51,67 +31,15 @@ const stats = (values: number[]) => {
   return { p50: percentile(s, 50), p95: percentile(s, 95), p99: percentile(s, 99) };
 };
 
-const tag = randomBytes(4).toString('hex');
-const schemas = { billing: `bench_quality_billing_${tag}`, chatbot: `bench_quality_chatbot_${tag}`, chat: `bench_quality_chat_${tag}` };
-const prefix = `bench_quality_${tag}`;
-const logger = createLogger('bench-quality', 'warn');
-const base = { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, QUEUE_PREFIX: prefix, LOG_LEVEL: 'warn' };
-const stops: (() => Promise<unknown>)[] = [];
-const mediaDir = await mkdtemp(join(tmpdir(), 'parley-bench-quality-'));
-
-await ensureDatabase(databaseUrl);
-await migrate({ databaseUrl, schema: schemas.billing, migrationsDir: BILLING_MIGRATIONS });
-await migrate({ databaseUrl, schema: schemas.chatbot, migrationsDir: CHATBOT_MIGRATIONS });
-await migrate({ databaseUrl, schema: schemas.chat, migrationsDir: CHAT_MIGRATIONS });
+const stack = await startInProcessStack({
+  name: 'quality',
+  modelDelayMs: MODEL_MS,
+  chatWorkers: true,
+  chatEnv: { TEST_RUN_CONCURRENCY: '4', RPC_TIMEOUT_MS: '30000' },
+});
+const { billing, chat, chatbots, billingClient, client, prefix } = stack;
 
 try {
-  const billing = await createBillingService(readBillingConfig({ ...base, BILLING_DB_SCHEMA: schemas.billing }), {
-    logger,
-    workers: false,
-  });
-  const billingServer = await serveApp(billing.app);
-  stops.push(async () => {
-    await billingServer.close();
-    for (const close of billing.closers) await close();
-  });
-  const chatbot = await createChatbotService(
-    readChatbotConfig({ ...base, CHATBOT_DB_SCHEMA: schemas.chatbot, MEDIA_DIR: mediaDir, BILLING_URL: billingServer.url }),
-    { logger, workers: false },
-  );
-  const chatbotServer = await serveApp(chatbot.app);
-  stops.push(async () => {
-    await chatbotServer.close();
-    for (const close of chatbot.closers) await close();
-  });
-  const model = await startFakeOpenAI({ delayMs: MODEL_MS, chunkDelayMs: 0 });
-  stops.push(() => model.close());
-  const chat = await createChatService(
-    readChatConfig({
-      ...base,
-      CHAT_DB_SCHEMA: schemas.chat,
-      CHATBOT_URL: chatbotServer.url,
-      BILLING_URL: billingServer.url,
-      OPENAI_API_KEY: 'bench-key',
-      OPENAI_BASE_URL: model.url,
-      CHAT_RATE_PER_VISITOR: '1000000',
-      CHAT_RATE_PER_BOT: '10000000',
-      TEST_RUN_CONCURRENCY: '4',
-      // The shared 2-core machine is often loaded: a slow call is measured, not refused.
-      RPC_TIMEOUT_MS: '30000',
-    }),
-    // Its queue workers answer the test run; UsageRecorded waits in Redis (billing runs no workers).
-    { logger },
-  );
-  const chatServer = await serveApp(chat.app);
-  stops.push(async () => {
-    await chatServer.close();
-    for (const close of chat.closers) await close();
-  });
-
-  const chatbots = createServiceClient(ChatbotService, chatbotServer.url);
-  const billingClient = createServiceClient(BillingService, billingServer.url);
-  const client = createServiceClient(ChatService, chatServer.url, { timeoutMs: 30_000 });
-
   // Two owners with credit that never runs out: the visitors' chatbot, and the tested chatbot.
   const owner = async (id: string) => {
     await billingClient.getAccount({ userId: id });
@@ -123,8 +51,8 @@ try {
     for (const text of KNOWLEDGE) await chatbots.addTextEntry({ ownerId, chatbotId: c!.id, text });
     return c!;
   };
-  const visited = await make(await owner(`bench-visited-${tag}`), 'Visited');
-  const testerId = await owner(`bench-tester-${tag}`);
+  const visited = await make(await owner(`bench-visited-${prefix}`), 'Visited');
+  const testerId = await owner(`bench-tester-${prefix}`);
   const tested = await make(testerId, 'Tested');
   const cases = Array.from({ length: CASES }, (_, i) => ({
     line: i + 1,
@@ -197,13 +125,5 @@ try {
     `  visitors' p50 beside the run ÷ without: ${ratio.toFixed(3)} (${ms(during.p50)} vs ${ms(baseline)} ms; target ≤ ${TARGET_RATIO}: ${ratio <= TARGET_RATIO ? 'met' : 'NOT met'})`,
   );
 } finally {
-  for (const stop of stops.reverse()) await stop().catch((err: Error) => console.log(`stopping: ${err.message}`));
-  const admin = new pg.Client({ connectionString: databaseUrl });
-  await admin.connect();
-  for (const schema of Object.values(schemas)) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  await admin.end();
-  const redis = createRedis(redisUrl);
-  await unlinkMatching(redis, `${prefix}:*`);
-  await redis.quit();
-  await rm(mediaDir, { recursive: true, force: true });
+  await stack.stop();
 }

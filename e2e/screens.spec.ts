@@ -66,8 +66,8 @@ test('signed-out screens: landing, pricing, sign in and up, password reset, lega
 });
 
 test('an owner’s screens, the chatbot’s tabs and its public page, free and then pro', async ({ page, context, request }) => {
-  // Some twenty screens, each read whole by axe.
-  test.setTimeout(240_000);
+  // Some twenty screens, each read whole by axe, and the Tests section.
+  test.setTimeout(300_000);
   const email = await registerOwner(page, uniqueEmail('screens'));
   const token = await ownerToken(page);
   const bot = await createBot(request, token, 'Acme Support', 'Acme opens at nine in the morning and closes at six in the evening.');
