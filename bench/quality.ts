@@ -12,7 +12,7 @@
 // redis://127.0.0.1:6379; fresh schemas and a Redis prefix of its own, dropped at the end.
 // BENCH_MESSAGES (default 10) per visitor per phase. Target: p50 with the run ≤ 1.10 × without.
 import { cpus, loadavg } from 'node:os';
-import { redisUrl, startInProcessStack } from './in-process-stack.ts';
+import { startInProcessStack } from './in-process-stack.ts';
 import { percentile } from './stats.ts';
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? '10');
