@@ -164,6 +164,7 @@ test('an owner’s screens, the chatbot’s tabs and its public page, free and t
   await screenshot(page, 'screens-history');
 
   // The Tests section of the settings (docs/adr/0050-quality-loop.md), with its case-writing dialog.
+  await page.getByRole('tab', { name: 'Settings' }).click();
   await page.goto(`/chatbots/${bot._id}#settings-tests`);
   const tests = page.getByRole('region', { name: 'Tests' });
   await expect(tests.getByText('No test cases yet.', { exact: false })).toBeVisible();
