@@ -13,7 +13,7 @@
 // BENCH_MESSAGES (default 10) per visitor per phase. Target: p50 with the run ≤ 1.10 × without.
 import { cpus, loadavg } from 'node:os';
 import { startInProcessStack } from './in-process-stack.ts';
-import { percentile } from './stats.ts';
+import { latencies as latencyStats, ms } from './stats.ts';
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? '10');
 const MODEL_MS = Number(process.env.BENCH_MODEL_MS ?? '50');
@@ -24,12 +24,6 @@ const KNOWLEDGE = [
   'Opening hours: Monday to Friday 9:00 to 18:00, Saturday 10:00 to 16:00. We are closed on Sundays and public holidays.',
   'Returns: items can be returned within thirty days in their original packaging. After thirty days we offer store credit only.',
 ];
-
-const ms = (n: number) => n.toFixed(2);
-const stats = (values: number[]) => {
-  const s = [...values].sort((a, b) => a - b);
-  return { p50: percentile(s, 50), p95: percentile(s, 95), p99: percentile(s, 99) };
-};
 
 const stack = await startInProcessStack({
   name: 'quality',
@@ -89,7 +83,12 @@ try {
     const t0 = performance.now();
     const refusedBefore = refused;
     await Promise.all(Array.from({ length: VISITORS }, (_, v) => visitor(v, latencies)));
-    return { ...stats(latencies), seconds: (performance.now() - t0) / 1000, count: latencies.length, refused: refused - refusedBefore };
+    return {
+      ...latencyStats(latencies),
+      seconds: (performance.now() - t0) / 1000,
+      count: latencies.length,
+      refused: refused - refusedBefore,
+    };
   };
   const answered = async (runId: string) => chat.prisma.testResult.count({ where: { runId } });
 
