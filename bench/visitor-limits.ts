@@ -12,30 +12,11 @@
 // DATABASE_URL defaults to postgresql://postgres@127.0.0.1:5432/parley_bench and REDIS_URL to
 // redis://127.0.0.1:6379; fresh schemas and a Redis prefix of its own, dropped at the end.
 // BENCH_MESSAGES (default 2000) per variant, after 200 warm-up messages each. Target: ≤ 2 ms p50.
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
-import { BillingService } from '@parley/proto/parley/billing/v1/billing_pb.js';
-import { ChatService } from '@parley/proto/parley/chat/v1/chat_pb.js';
-import { ChatbotService } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
-import { createLogger } from '../services/common/src/logger.ts';
-import { ensureDatabase, migrate } from '../services/common/src/migrations.ts';
-import { createRedis, unlinkMatching } from '../services/common/src/redis.ts';
-import { createServiceClient } from '../services/common/src/rpc-client.ts';
-import { startFakeOpenAI } from '../services/common/src/testing/fake-openai.ts';
-import { serveApp } from '../services/common/src/testing/serve.ts';
-import { readBillingConfig } from '../services/billing/src/config.ts';
-import { createBillingService, MIGRATIONS_DIR as BILLING_MIGRATIONS } from '../services/billing/src/service.ts';
-import { readChatbotConfig } from '../services/chatbot/src/config.ts';
-import { createChatbotService, MIGRATIONS_DIR as CHATBOT_MIGRATIONS } from '../services/chatbot/src/service.ts';
-import { readChatConfig } from '../services/chat/src/config.ts';
-import { createChatService, MIGRATIONS_DIR as CHAT_MIGRATIONS } from '../services/chat/src/service.ts';
+import { cpus, loadavg } from 'node:os';
+import { createRedis } from '../services/common/src/redis.ts';
+import { redisUrl, startInProcessStack } from './in-process-stack.ts';
 import { percentile } from './stats.ts';
 
-const databaseUrl = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/parley_bench';
-const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? '2000');
 const WARMUP = 200;
 const VISITORS = 50;
@@ -51,66 +32,12 @@ const stats = (values: number[]) => {
   return { p50: percentile(s, 50), p95: percentile(s, 95), p99: percentile(s, 99) };
 };
 
-const tag = randomBytes(4).toString('hex');
-const schemas = { billing: `bench_limits_billing_${tag}`, chatbot: `bench_limits_chatbot_${tag}`, chat: `bench_limits_chat_${tag}` };
-const prefix = `bench_limits_${tag}`;
-const logger = createLogger('bench-visitor-limits', 'warn');
-const base = { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, QUEUE_PREFIX: prefix, LOG_LEVEL: 'warn' };
-const stops: (() => Promise<unknown>)[] = [];
-const mediaDir = await mkdtemp(join(tmpdir(), 'parley-bench-limits-'));
-
-await ensureDatabase(databaseUrl);
-await migrate({ databaseUrl, schema: schemas.billing, migrationsDir: BILLING_MIGRATIONS });
-await migrate({ databaseUrl, schema: schemas.chatbot, migrationsDir: CHATBOT_MIGRATIONS });
-await migrate({ databaseUrl, schema: schemas.chat, migrationsDir: CHAT_MIGRATIONS });
+const stack = await startInProcessStack({ name: 'limits', modelDelayMs: 0, chatWorkers: false });
+const { billing, chatbots, billingClient, client, prefix } = stack;
 
 try {
-  const billing = await createBillingService(readBillingConfig({ ...base, BILLING_DB_SCHEMA: schemas.billing }), {
-    logger,
-    workers: false,
-  });
-  const billingServer = await serveApp(billing.app);
-  stops.push(async () => {
-    await billingServer.close();
-    for (const close of billing.closers) await close();
-  });
-  const chatbot = await createChatbotService(
-    readChatbotConfig({ ...base, CHATBOT_DB_SCHEMA: schemas.chatbot, MEDIA_DIR: mediaDir, BILLING_URL: billingServer.url }),
-    { logger, workers: false },
-  );
-  const chatbotServer = await serveApp(chatbot.app);
-  stops.push(async () => {
-    await chatbotServer.close();
-    for (const close of chatbot.closers) await close();
-  });
-  const model = await startFakeOpenAI({ delayMs: 0, chunkDelayMs: 0 });
-  stops.push(() => model.close());
-  const chat = await createChatService(
-    readChatConfig({
-      ...base,
-      CHAT_DB_SCHEMA: schemas.chat,
-      CHATBOT_URL: chatbotServer.url,
-      BILLING_URL: billingServer.url,
-      OPENAI_API_KEY: 'bench-key',
-      OPENAI_BASE_URL: model.url,
-      CHAT_RATE_PER_VISITOR: '1000000',
-      CHAT_RATE_PER_BOT: '10000000',
-    }),
-    // No queue workers: UsageRecorded waits in Redis (nothing settles the holds), as in the other chat benchmarks' deferred runs.
-    { logger, workers: false },
-  );
-  const chatServer = await serveApp(chat.app);
-  stops.push(async () => {
-    await chatServer.close();
-    for (const close of chat.closers) await close();
-  });
-
-  const chatbots = createServiceClient(ChatbotService, chatbotServer.url);
-  const billingClient = createServiceClient(BillingService, billingServer.url);
-  const client = createServiceClient(ChatService, chatServer.url, { timeoutMs: 30_000 });
-
   // One pro owner (so two chatbots), credit that never runs out, two chatbots with the same knowledge.
-  const ownerId = `bench-owner-${tag}`;
+  const ownerId = `bench-owner-${prefix}`;
   await billingClient.getAccount({ userId: ownerId });
   await billing.prisma.account.update({ where: { userId: ownerId }, data: { plan: 'pro', creditBalance: 1_000_000 } });
   const make = async (name: string) => {
@@ -195,13 +122,5 @@ try {
   );
   await redis.quit();
 } finally {
-  for (const stop of stops.reverse()) await stop().catch((err: Error) => console.log(`stopping: ${err.message}`));
-  const admin = new pg.Client({ connectionString: databaseUrl });
-  await admin.connect();
-  for (const schema of Object.values(schemas)) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  await admin.end();
-  const redis = createRedis(redisUrl);
-  await unlinkMatching(redis, `${prefix}:*`);
-  await redis.quit();
-  await rm(mediaDir, { recursive: true, force: true });
+  await stack.stop();
 }

@@ -69,6 +69,8 @@ export default async function globalSetup() {
       KNOWLEDGE_URL_ALLOW_PRIVATE: '1',
       // The single sign-on spec starts its OpenID provider on 127.0.0.1, over http.
       SSO_ALLOW_PRIVATE_ADDRESSES: '1',
+      // A chatbot's automatic test run starts a second after its last change (quality.spec.ts).
+      TEST_AUTO_RUN_DELAY_MS: '1000',
     },
   });
   process.env.E2E_DATABASE_URL = databaseUrl.toString();

@@ -66,8 +66,8 @@ test('signed-out screens: landing, pricing, sign in and up, password reset, lega
 });
 
 test('an owner’s screens, the chatbot’s tabs and its public page, free and then pro', async ({ page, context, request }) => {
-  // Some twenty screens, each read whole by axe.
-  test.setTimeout(240_000);
+  // Some twenty screens, each read whole by axe, and the Tests section.
+  test.setTimeout(300_000);
   const email = await registerOwner(page, uniqueEmail('screens'));
   const token = await ownerToken(page);
   const bot = await createBot(request, token, 'Acme Support', 'Acme opens at nine in the morning and closes at six in the evening.');
@@ -162,6 +162,17 @@ test('an owner’s screens, the chatbot’s tabs and its public page, free and t
   await expect(page.locator('#chatbot-panel-history').getByText('When does Acme open in the morning?').first()).toBeVisible();
   await expectScreen(page, 'History · Acme Support — Parley');
   await screenshot(page, 'screens-history');
+
+  // The Tests section of the settings (docs/adr/0050-quality-loop.md), with its case-writing dialog.
+  await page.getByRole('tab', { name: 'Settings' }).click();
+  await page.goto(`/chatbots/${bot._id}#settings-tests`);
+  const tests = page.getByRole('region', { name: 'Tests' });
+  await expect(tests.getByText('No test cases yet.', { exact: false })).toBeVisible();
+  await expectScreen(page, 'Settings · Acme Support — Parley');
+  await tests.getByRole('button', { name: 'Add test case' }).click();
+  await expect(page.getByRole('dialog', { name: 'Add test case' })).toBeVisible();
+  await expectScreen(page, 'Settings · Acme Support — Parley');
+  await screenshot(page, 'screens-tests');
 });
 
 test('the workspace screens: switcher, members, audit log and an invitation, on a desktop and a phone', async ({ page, browser }) => {

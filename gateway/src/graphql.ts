@@ -27,6 +27,7 @@ import { accessOf, isPermission } from './permissions.ts';
 import { inboxResolvers } from './resolvers/inbox.ts';
 import { insightResolvers } from './resolvers/insights.ts';
 import { leadResolvers } from './resolvers/leads.ts';
+import { qualityResolvers } from './features/quality/resolvers.ts';
 import { userResolvers } from './resolvers/user.ts';
 import { webhookResolvers } from './resolvers/webhooks.ts';
 import { workspaceResolvers } from './resolvers/workspaces.ts';
@@ -89,6 +90,7 @@ export const resolvers = guardOperations([
   identityResolvers,
   leadResolvers,
   retentionResolvers,
+  qualityResolvers,
 ]);
 
 export async function createGraphQL(opts: {

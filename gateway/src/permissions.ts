@@ -109,6 +109,18 @@ export const ACCESS = {
   // Leads: visitors' contacts, read like their conversations (docs/adr/0034-humans-in-the-loop.md).
   'GET /api/leads/export': 'conversations:read',
   'Query.leads': 'conversations:read',
+  // The quality loop (docs/adr/0050-quality-loop.md): a chatbot's tests are its settings; a run spends credit.
+  'Query.testCases': 'workspace:read',
+  'Query.testRuns': 'workspace:read',
+  'Query.testRun': 'workspace:read',
+  'Query.testRunEstimate': 'workspace:read',
+  'Query.exportTestCases': 'workspace:read',
+  'Mutation.saveTestCase': 'chatbots:write',
+  'Mutation.deleteTestCase': 'chatbots:write',
+  'Mutation.importTestCases': 'chatbots:write',
+  'Mutation.startTestRun': 'chatbots:write',
+  'Mutation.cancelTestRun': 'chatbots:write',
+  'Mutation.improveAnswer': 'chatbots:write',
 
   // The live inbox (ADR 34): reading it is reading conversations, acting in it writing them; the
   // member's own mail switch is any member's.

@@ -152,5 +152,6 @@ describe('every GraphQL operation', () => {
     expect(sent).toBeGreaterThan(100);
     const after = await registerOwner(stack, 'every-operation-after');
     expect((await gql(stack.url, '{ me { email } }', {}, after.token)).body.data.me.email).toBe(after.email);
-  });
+    // A sequential sweep of every operation: it grows with the schema, past the default 30 s on a loaded machine.
+  }, 120_000);
 });

@@ -112,7 +112,7 @@ export const layers = {
     ['public-chat', 'provider-keys'],
     ['conversations', 'handoff'],
     ['export', 'feedback', 'insights'],
-    ['leads'],
+    ['leads', 'quality'],
   ],
   chatbot: [['actions', 'interactions', 'knowledge', 'pictures', 'webhooks'], ['chatbots']],
 };

@@ -107,6 +107,12 @@ export const chatVars = {
    * (ADR 29, ADR 51): under load, the longer the window, the fewer and larger the jobs.
    */
   EVENT_BATCH_WAIT_MS: { parse: int(0, 1000), default: '100' },
+  /** Test cases one run answers at once (docs/adr/0050-quality-loop.md); each is a model call beside the visitors'. */
+  TEST_RUN_CONCURRENCY: { parse: int(1, 64), default: '4' },
+  /** Runs one chat instance answers at once. */
+  TEST_RUNS_PER_INSTANCE: { parse: int(1, 64), default: '2' },
+  /** How long after a chatbot's last change of knowledge, voice or model its automatic test run starts (debounced). */
+  TEST_AUTO_RUN_DELAY_MS: { parse: int(0, 86_400_000), default: '60000' },
 };
 
 export type ChatConfig = ReturnType<typeof readChatConfig>;

@@ -25,6 +25,15 @@ export const chatPermissions = methodPermissions(ChatService, {
   HandBackConversation: 'conversations:write',
   CloseConversation: 'conversations:write',
   SummarizeConversation: 'conversations:write',
+  // The quality loop: test cases and runs are the chatbot's settings, as its knowledge is.
+  ListTestCases: 'workspace:read',
+  ListTestRuns: 'workspace:read',
+  GetTestRun: 'workspace:read',
+  SaveTestCase: 'chatbots:write',
+  DeleteTestCase: 'chatbots:write',
+  ImportTestCases: 'chatbots:write',
+  StartTestRun: 'chatbots:write',
+  CancelTestRun: 'chatbots:write',
   // A workspace's own provider keys are the admins', as its API keys are.
   ListProviderKeys: 'apikeys:manage',
   SetProviderKey: 'apikeys:manage',

@@ -56,6 +56,8 @@ import { requestHandoff } from './handoff/request-handoff.ts';
 import { summarizeConversation } from './handoff/summarize-conversation.ts';
 import { watchConversation } from './handoff/watch-conversation.ts';
 import { leadMethods } from './leads/rpc.ts';
+import { qualityMethods } from './quality/rpc.ts';
+import type { RunDeps } from './quality/runs.ts';
 import { providerKeyMethods, type ProviderKeyRpcDeps } from './provider-keys/rpc.ts';
 import { retentionMethods } from './conversations/retention.ts';
 import type { OfferedModels } from './models/offered-models.ts';
@@ -73,6 +75,8 @@ export type ChatRpcDeps = PublicChatDeps &
     offered: OfferedModels;
     /** The whole catalogue, to name the model that gave a stored answer (even one no longer offered). */
     catalogue: ModelNames;
+    /** The quality loop's test cases and runs (docs/adr/0050-quality-loop.md). */
+    quality: RunDeps;
   };
 
 const IDENTITY_UNAVAILABLE = 'Identity verification is unavailable right now. Try again shortly.';
@@ -207,6 +211,7 @@ export function chatRoutes(deps: ChatRpcDeps) {
   return (router: ConnectRouter) => {
     router.service(ChatService, {
       ...leadMethods(deps),
+      ...qualityMethods(deps),
       ...providerKeyMethods(deps),
       async createIdentitySecret(req) {
         const { chatbotId } = await chatbotAccess(deps, req, IDENTITY_UNAVAILABLE);

@@ -61,6 +61,9 @@ import { handoffTimedOut, timeoutOf } from './handoff/handoff-timeout.ts';
 import { startHandoffTimeoutWorker } from './handoff/handoff-timeout.job.ts';
 import { SUMMARY_MAX_TOKENS } from './handoff/summarize-conversation.ts';
 import { chatRoutes, type ChatRpcDeps } from './rpc.ts';
+import { runDue, scheduleAutomaticRun, type RunDeps } from './quality/runs.ts';
+import { startQualityWorkers } from './quality/test-run.job.ts';
+import { TestRunDueSchema } from '@parley/proto/parley/events/v1/quality_pb.js';
 import { loadCatalogue } from '@parley/common/models/catalogue.ts';
 import { chatModels } from './models/chat-models.ts';
 import { modelRouter } from './models/model-router.ts';
@@ -93,6 +96,8 @@ export interface ChatServiceParts extends ServiceParts {
   analyticsWorker?: Worker;
   /** The handoff-timeout worker (a wait nobody answered goes back to the bot), when workers were started. */
   handoffTimeoutWorker?: Worker;
+  /** The quality loop's workers (ChatbotChanged, test runs), when workers were started. */
+  qualityWorkers: Worker[];
   /** Publishes the answers' UsageRecorded and ChatbotInteraction events gathered so far (ADR 29), and waits for them. */
   flushEvents(): Promise<void>;
   /** One round of settling expired holds from the stored exchanges, as the workers run it every RECONCILE_HOLDS_MS (ADR 37). */
@@ -259,7 +264,7 @@ export async function createChatService(
       publishUsage: (usage) => publishUsageRecorded(usageRecorded, usage),
     },
   };
-  const deps: ChatRpcDeps = {
+  const publicChat: Omit<ChatRpcDeps, 'quality'> = {
     handoffCore,
     providerKeys,
     offered: router.offered,
@@ -318,6 +323,25 @@ export async function createChatService(
     },
   };
 
+  const testRuns = createProducer(redis, QUEUES.testRun, TestRunDueSchema, { prefix: config.QUEUE_PREFIX });
+  // The quality loop (docs/adr/0050-quality-loop.md): its cases are answered by the public chat's turn.
+  const quality: RunDeps = {
+    db: prisma,
+    chatbots,
+    logger,
+    maxMessageChars: config.MAX_MESSAGE_CHARS,
+    answer: {
+      chat: publicChat,
+      catalogue,
+      publishUsage: (usage) => publishUsageRecorded(usageRecorded, usage),
+      now: () => performance.now(),
+    },
+    runs: testRuns,
+    concurrency: config.TEST_RUN_CONCURRENCY,
+    autoRunDelayMs: config.TEST_AUTO_RUN_DELAY_MS,
+  };
+  const deps: ChatRpcDeps = { ...publicChat, quality };
+
   const conversationsOfDeleted = { db: prisma, recentTurns };
   const chatbotDeletedWorker =
     opts.workers === false
@@ -363,6 +387,17 @@ export async function createChatService(
           prefix: config.QUEUE_PREFIX,
           timedOut: (event) => handoffTimedOut(handoffCore, timeoutOf(event)),
         });
+  const qualityWorkers =
+    opts.workers === false
+      ? []
+      : startQualityWorkers({
+          redis,
+          logger,
+          prefix: config.QUEUE_PREFIX,
+          scheduleAutomaticRun: (chatbotId) => scheduleAutomaticRun(quality, chatbotId),
+          runDue: (event) => runDue(quality, event),
+          runsAtOnce: config.TEST_RUNS_PER_INSTANCE,
+        });
   const stopPruning = opts.workers === false ? undefined : startPruningProcessedAnalyticsEvents(prisma, logger);
   // What is past a workspace's retention windows is deleted every hour (docs/adr/0048-retention-windows.md).
   const stopRetention =
@@ -399,6 +434,7 @@ export async function createChatService(
       accountDeletedWorker?.close(),
       analyticsWorker?.close(),
       handoffTimeoutWorker?.close(),
+      ...qualityWorkers.map((w) => w.close()),
     ]);
   };
 
@@ -412,6 +448,7 @@ export async function createChatService(
     accountDeletedWorker,
     analyticsWorker,
     handoffTimeoutWorker,
+    qualityWorkers,
     flushEvents: async () => {
       await Promise.all([usageRecorded.flush(), analyticsInteraction.flush()]);
     },
@@ -430,6 +467,7 @@ export async function createChatService(
       () => handoffTimeouts.close(),
       () => handoffRequested.close(),
       () => retentionSwept.close(),
+      () => testRuns.close(),
       () => webhooks.close(),
       () => redis.quit(),
       () => prisma.$disconnect(),

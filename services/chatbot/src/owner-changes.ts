@@ -79,11 +79,11 @@ export function ownerChanges(deps: OwnerChangesDeps): OwnerChanges {
     },
     async deleteChatbot(input) {
       await deleteChatbot(deps, input);
-      await publicChanged(input.chatbotId);
+      await publicChanged(input.chatbotId, { answers: false });
     },
     async setProfilePicture(input) {
       const profilePicture = await setProfilePicture(deps, input);
-      await publicChanged(input.chatbotId);
+      await publicChanged(input.chatbotId, { answers: false });
       return profilePicture;
     },
     async addTextEntry(input) {

@@ -12,6 +12,7 @@ import { poolShare, prismaAdapter } from '@parley/common/database.ts';
 import { createServiceApp, dataReadiness } from '@parley/common/http.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import { createProducer, QUEUES } from '@parley/common/queues.ts';
+import { ChatbotChangedSchema } from '@parley/proto/parley/events/v1/quality_pb.js';
 import { createRedis } from '@parley/common/redis.ts';
 import { createServiceClient } from '@parley/common/rpc-client.ts';
 import type { ServiceParts } from '@parley/common/service.ts';
@@ -106,7 +107,8 @@ export async function createChatbotService(
   const knowledgeIngest = ingestProducer(redis, config.QUEUE_PREFIX);
   const workers = opts.workers !== false;
   const embeddings = knowledgeEmbeddings(config, { db: prisma, search, redis, logger, workers });
-  const publicChanged = redisPublicRevision(redis, { prefix: config.QUEUE_PREFIX, logger });
+  const chatbotChanged = createProducer(redis, QUEUES.chatbotChanged, ChatbotChangedSchema, { prefix: config.QUEUE_PREFIX });
+  const publicChanged = redisPublicRevision(redis, { prefix: config.QUEUE_PREFIX, logger, changed: chatbotChanged });
   const billing =
     opts.billing ??
     createServiceClient(BillingService, config.BILLING_URL, {
@@ -305,6 +307,7 @@ export async function createChatbotService(
       () => deliveries.close(),
       () => endpointDisabled.close(),
       () => chatbotDeleted.close(),
+      () => chatbotChanged.close(),
       () => redis.quit(),
       () => prisma.$disconnect(),
       () => search.$disconnect(),

@@ -57,6 +57,10 @@ export const QUEUES = {
   handoffRequested: 'parley.handoff-requested',
   /** RetentionSwept: a service deleted what was past a workspace's retention windows; auth audits the counts (ADR 48). */
   retentionSwept: 'parley.retention-swept',
+  /** ChatbotChanged: the chatbot service committed a change of what a chatbot's answers read; chat schedules its automatic test run (ADR 50). */
+  chatbotChanged: 'parley.chatbot-changed',
+  /** The chat service's own jobs: a test run to answer, or a chatbot's automatic run once its changes settled (debounced, ADR 50). */
+  testRun: 'parley.test-run',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -99,8 +103,10 @@ export interface Producer<D extends DescMessage> {
   /**
    * Enqueues the event under `jobId`; the same id twice enqueues it once. Fails after PUBLISH_TIMEOUT_MS.
    * `delayMs`: the job is processed no sooner than that (a deadline, e.g. a handoff's wait).
+   * `debounceId` (with `delayMs`): a job of the same id still waiting is replaced and its delay starts
+   * again, so a burst of publishes becomes one job, `delayMs` after the last (BullMQ's deduplication).
    */
-  publish(event: MessageShape<D>, jobId: string, opts?: { delayMs?: number }): Promise<void>;
+  publish(event: MessageShape<D>, jobId: string, opts?: { delayMs?: number; debounceId?: string }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -123,6 +129,9 @@ export function createProducer<D extends DescMessage>(
         queue.add(schema.typeName, toJson(schema, event) as object, {
           jobId: safeJobId(jobId),
           ...(publishOpts?.delayMs ? { delay: publishOpts.delayMs } : {}),
+          ...(publishOpts?.debounceId && publishOpts.delayMs
+            ? { deduplication: { id: safeJobId(publishOpts.debounceId), ttl: publishOpts.delayMs, extend: true, replace: true } }
+            : {}),
           ...(trace ? { telemetry: { metadata: formatTraceparent(trace) } } : {}),
         }),
         PUBLISH_TIMEOUT_MS,

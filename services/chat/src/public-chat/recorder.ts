@@ -39,6 +39,28 @@ export interface RecorderDeps {
   logger: Logger;
 }
 
+/** What billing is told of a model's answer (UsageRecorded): the hold it settles and the exact tokens it debits. */
+export function billedUsage(turn: PreparedTurn, usage: ModelAnswer, answeredAt: Date): Usage {
+  const { requestId, input, chatbot } = turn;
+  return {
+    requestId,
+    ownerId: chatbot.ownerId,
+    chatbotId: chatbot.id,
+    chatbotName: chatbot.name,
+    // The model that answered (the chatbot's, or its fallback), never the visitor's `model` field.
+    model: usage.model,
+    provider: usage.provider,
+    promptTokens: usage.promptTokens,
+    completionTokens: usage.completionTokens,
+    cachedPromptTokens: usage.cachedPromptTokens,
+    reasoningTokens: usage.reasoningTokens,
+    fallback: usage.fallback,
+    ownKey: usage.ownKey ?? false,
+    occurredAt: answeredAt,
+    apiKeyId: input.apiKeyId ?? '',
+  };
+}
+
 export function recorder(deps: RecorderDeps): Recorder {
   return {
     async record(turn, answer, usage) {
@@ -53,25 +75,7 @@ export function recorder(deps: RecorderDeps): Recorder {
       const log = deps.logger.child({ requestId, chatbotId: chatbot.id });
       let messageId = '';
       // What billing is told of the model's answer; kept on the stored answer too (ADR 37).
-      const billed: Usage | null = usage
-        ? {
-            requestId,
-            ownerId: chatbot.ownerId,
-            chatbotId: chatbot.id,
-            chatbotName: chatbot.name,
-            // The model that answered (the chatbot's, or its fallback), never the visitor's `model` field.
-            model: usage.model,
-            provider: usage.provider,
-            promptTokens: usage.promptTokens,
-            completionTokens: usage.completionTokens,
-            cachedPromptTokens: usage.cachedPromptTokens,
-            reasoningTokens: usage.reasoningTokens,
-            fallback: usage.fallback,
-            ownKey: usage.ownKey ?? false,
-            occurredAt: answeredAt,
-            apiKeyId: input.apiKeyId ?? '',
-          }
-        : null;
+      const billed: Usage | null = usage ? billedUsage(turn, usage, answeredAt) : null;
       const writes: Promise<void>[] = [
         recordExchange(deps.exchanges, {
           chatbotId: chatbot.id,

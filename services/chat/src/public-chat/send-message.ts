@@ -147,7 +147,10 @@ async function prepare(deps: PublicChatDeps, channel: Channel, raw: RawMessageIn
   const input = parseMessageInput(raw, deps.bounds, deps.sessionIds);
   const visitor = channel.visitor(input);
   const known = deps.chatbotContext.known(input.uniqueId);
-  const sighting = await admitMessage(deps, { ...input, rateLimited: visitor.rateLimited }, known, readingAlong(deps));
+  // A channel that counts nothing (the owner's test runs) skips admission: no limit, nothing read along.
+  const sighting = channel.counted
+    ? await admitMessage(deps, { ...input, rateLimited: visitor.rateLimited }, known, readingAlong(deps))
+    : null;
   const { chatbot, knowledge, qaMatch } = await deps.chatbotContext.load(input, sighting);
   if (channel.siteRules) checkSite(input.site, chatbot);
   const privacy = turnPrivacy(chatbot);
@@ -158,7 +161,10 @@ async function prepare(deps: PublicChatDeps, channel: Channel, raw: RawMessageIn
   const visitorLimits = visitorLimitsOf(chatbot);
   if (channel.proofOfWork && visitorLimits.proofOfWork && input.newConversation) await redeemProof(deps, input.proofOfWork);
   const model = qaMatch ? null : await chooseModel(deps, chatbot);
-  const counted = await countToday(deps, { chatbotId: chatbot.id, clientIp: visitor.countedToday, day: utcDay(receivedAt), visitorLimits });
+  const day = utcDay(receivedAt);
+  const counted = channel.counted
+    ? await countToday(deps, { chatbotId: chatbot.id, clientIp: visitor.countedToday, day, visitorLimits })
+    : { chatbotId: chatbot.id, day, visitorKey: null };
   if (qaMatch) return { kind: 'qa', requestId, input, chatbot, receivedAt, identity, privacy, qa: qaMatch };
   if (!model) return { kind: 'offline', requestId, input, chatbot, receivedAt, identity, privacy, passages: knowledge };
 

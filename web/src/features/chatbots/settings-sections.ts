@@ -1,5 +1,5 @@
 // The sections of a chatbot's Settings tab, in page order, and their addresses (`#settings-voice`).
-// What a chatbot comes to hold next (its actions, channels, tests) joins this list.
+// What a chatbot comes to hold next (its actions, channels) joins this list.
 
 export const SETTINGS_SECTIONS = [
   { id: 'basic', label: 'Basics' },
@@ -10,6 +10,7 @@ export const SETTINGS_SECTIONS = [
   { id: 'privacy', label: 'Privacy' },
   { id: 'knowledge', label: 'Knowledge' },
   { id: 'entries', label: 'Entries' },
+  { id: 'tests', label: 'Tests' },
 ] as const;
 
 export type SettingsSectionId = (typeof SETTINGS_SECTIONS)[number]['id'];

@@ -3084,6 +3084,699 @@ export declare type PreviewRetentionResponse = Message<"parley.chat.v1.PreviewRe
 export declare const PreviewRetentionResponseSchema: GenMessage<PreviewRetentionResponse>;
 
 /**
+ * One thing a good answer must do. kind: "contains" (one fact: any of `phrases`, case- and
+ * whitespace-insensitive), "not_contains" (none of `phrases`), "cites" (a source of `entry_id`),
+ * "no_answer" (the chatbot says it does not know: the unanswered rule), "offers_person" (the
+ * handoff offer).
+ *
+ * @generated from message parley.chat.v1.TestCheck
+ */
+export declare type TestCheck = Message<"parley.chat.v1.TestCheck"> & {
+  /**
+   * @generated from field: string kind = 1;
+   */
+  kind: string;
+
+  /**
+   * @generated from field: repeated string phrases = 2;
+   */
+  phrases: string[];
+
+  /**
+   * @generated from field: string entry_id = 3;
+   */
+  entryId: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.TestCheck.
+ * Use `create(TestCheckSchema)` to create a new message.
+ */
+export declare const TestCheckSchema: GenMessage<TestCheck>;
+
+/**
+ * @generated from message parley.chat.v1.TestTurn
+ */
+export declare type TestTurn = Message<"parley.chat.v1.TestTurn"> & {
+  /**
+   * "user" or "assistant".
+   *
+   * @generated from field: string role = 1;
+   */
+  role: string;
+
+  /**
+   * @generated from field: string content = 2;
+   */
+  content: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.TestTurn.
+ * Use `create(TestTurnSchema)` to create a new message.
+ */
+export declare const TestTurnSchema: GenMessage<TestTurn>;
+
+/**
+ * @generated from message parley.chat.v1.TestCase
+ */
+export declare type TestCase = Message<"parley.chat.v1.TestCase"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string chatbot_id = 2;
+   */
+  chatbotId: string;
+
+  /**
+   * @generated from field: string question = 3;
+   */
+  question: string;
+
+  /**
+   * @generated from field: repeated parley.chat.v1.TestTurn earlier_turns = 4;
+   */
+  earlierTurns: TestTurn[];
+
+  /**
+   * @generated from field: repeated parley.chat.v1.TestCheck checks = 5;
+   */
+  checks: TestCheck[];
+
+  /**
+   * The answer as it should be, when the case came from one ("Add to tests", "Improve answer").
+   *
+   * @generated from field: string expected_answer = 6;
+   */
+  expectedAnswer: string;
+
+  /**
+   * "manual", "history", "import", "improve".
+   *
+   * @generated from field: string source = 7;
+   */
+  source: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 8;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.TestCase.
+ * Use `create(TestCaseSchema)` to create a new message.
+ */
+export declare const TestCaseSchema: GenMessage<TestCase>;
+
+/**
+ * @generated from message parley.chat.v1.TestCheckResult
+ */
+export declare type TestCheckResult = Message<"parley.chat.v1.TestCheckResult"> & {
+  /**
+   * @generated from field: parley.chat.v1.TestCheck check = 1;
+   */
+  check?: TestCheck | undefined;
+
+  /**
+   * @generated from field: bool passed = 2;
+   */
+  passed: boolean;
+
+  /**
+   * Why it failed, in the owner's words ("Missing: opens at ten").
+   *
+   * @generated from field: string detail = 3;
+   */
+  detail: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.TestCheckResult.
+ * Use `create(TestCheckResultSchema)` to create a new message.
+ */
+export declare const TestCheckResultSchema: GenMessage<TestCheckResult>;
+
+/**
+ * @generated from message parley.chat.v1.TestResult
+ */
+export declare type TestResult = Message<"parley.chat.v1.TestResult"> & {
+  /**
+   * @generated from field: string case_id = 1;
+   */
+  caseId: string;
+
+  /**
+   * @generated from field: string question = 2;
+   */
+  question: string;
+
+  /**
+   * @generated from field: string answer = 3;
+   */
+  answer: string;
+
+  /**
+   * @generated from field: repeated parley.chat.v1.Source sources = 4;
+   */
+  sources: Source[];
+
+  /**
+   * @generated from field: int32 prompt_tokens = 5;
+   */
+  promptTokens: number;
+
+  /**
+   * @generated from field: int32 completion_tokens = 6;
+   */
+  completionTokens: number;
+
+  /**
+   * Exact decimal dollars at the model's price.
+   *
+   * @generated from field: string cost = 7;
+   */
+  cost: string;
+
+  /**
+   * @generated from field: int32 latency_ms = 8;
+   */
+  latencyMs: number;
+
+  /**
+   * @generated from field: bool passed = 9;
+   */
+  passed: boolean;
+
+  /**
+   * @generated from field: repeated parley.chat.v1.TestCheckResult checks = 10;
+   */
+  checks: TestCheckResult[];
+
+  /**
+   * The case passed in the run before and fails now.
+   *
+   * @generated from field: bool regression = 11;
+   */
+  regression: boolean;
+
+  /**
+   * Set when the case could not be answered (no credit, the model failed): it counts as not run.
+   *
+   * @generated from field: string error = 12;
+   */
+  error: string;
+
+  /**
+   * The answer's request id: its credit hold and UsageRecorded.
+   *
+   * @generated from field: string request_id = 13;
+   */
+  requestId: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.TestResult.
+ * Use `create(TestResultSchema)` to create a new message.
+ */
+export declare const TestResultSchema: GenMessage<TestResult>;
+
+/**
+ * @generated from message parley.chat.v1.TestRun
+ */
+export declare type TestRun = Message<"parley.chat.v1.TestRun"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string chatbot_id = 2;
+   */
+  chatbotId: string;
+
+  /**
+   * "manual" or "automatic".
+   *
+   * @generated from field: string trigger = 3;
+   */
+  trigger: string;
+
+  /**
+   * "queued", "running", "completed", "cancelled", "stopped" (credit ran out).
+   *
+   * @generated from field: string status = 4;
+   */
+  status: string;
+
+  /**
+   * @generated from field: int32 total_cases = 5;
+   */
+  totalCases: number;
+
+  /**
+   * @generated from field: int32 passed = 6;
+   */
+  passed: number;
+
+  /**
+   * @generated from field: int32 failed = 7;
+   */
+  failed: number;
+
+  /**
+   * @generated from field: int32 not_run = 8;
+   */
+  notRun: number;
+
+  /**
+   * @generated from field: int32 regressions = 9;
+   */
+  regressions: number;
+
+  /**
+   * @generated from field: string cost = 10;
+   */
+  cost: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 11;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp finished_at = 12;
+   */
+  finishedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: string model = 13;
+   */
+  model: string;
+
+  /**
+   * Why a stopped run stopped, in the owner's words.
+   *
+   * @generated from field: string stop_reason = 14;
+   */
+  stopReason: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.TestRun.
+ * Use `create(TestRunSchema)` to create a new message.
+ */
+export declare const TestRunSchema: GenMessage<TestRun>;
+
+/**
+ * @generated from message parley.chat.v1.ListTestCasesRequest
+ */
+export declare type ListTestCasesRequest = Message<"parley.chat.v1.ListTestCasesRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string chatbot_id = 2;
+   */
+  chatbotId: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.ListTestCasesRequest.
+ * Use `create(ListTestCasesRequestSchema)` to create a new message.
+ */
+export declare const ListTestCasesRequestSchema: GenMessage<ListTestCasesRequest>;
+
+/**
+ * @generated from message parley.chat.v1.ListTestCasesResponse
+ */
+export declare type ListTestCasesResponse = Message<"parley.chat.v1.ListTestCasesResponse"> & {
+  /**
+   * @generated from field: repeated parley.chat.v1.TestCase cases = 1;
+   */
+  cases: TestCase[];
+};
+
+/**
+ * Describes the message parley.chat.v1.ListTestCasesResponse.
+ * Use `create(ListTestCasesResponseSchema)` to create a new message.
+ */
+export declare const ListTestCasesResponseSchema: GenMessage<ListTestCasesResponse>;
+
+/**
+ * @generated from message parley.chat.v1.SaveTestCaseRequest
+ */
+export declare type SaveTestCaseRequest = Message<"parley.chat.v1.SaveTestCaseRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string chatbot_id = 2;
+   */
+  chatbotId: string;
+
+  /**
+   * @generated from field: string case_id = 3;
+   */
+  caseId: string;
+
+  /**
+   * @generated from field: string question = 4;
+   */
+  question: string;
+
+  /**
+   * @generated from field: repeated parley.chat.v1.TestTurn earlier_turns = 5;
+   */
+  earlierTurns: TestTurn[];
+
+  /**
+   * @generated from field: repeated parley.chat.v1.TestCheck checks = 6;
+   */
+  checks: TestCheck[];
+
+  /**
+   * @generated from field: string expected_answer = 7;
+   */
+  expectedAnswer: string;
+
+  /**
+   * @generated from field: string source = 8;
+   */
+  source: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.SaveTestCaseRequest.
+ * Use `create(SaveTestCaseRequestSchema)` to create a new message.
+ */
+export declare const SaveTestCaseRequestSchema: GenMessage<SaveTestCaseRequest>;
+
+/**
+ * @generated from message parley.chat.v1.SaveTestCaseResponse
+ */
+export declare type SaveTestCaseResponse = Message<"parley.chat.v1.SaveTestCaseResponse"> & {
+  /**
+   * @generated from field: parley.chat.v1.TestCase case = 1;
+   */
+  case?: TestCase | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.SaveTestCaseResponse.
+ * Use `create(SaveTestCaseResponseSchema)` to create a new message.
+ */
+export declare const SaveTestCaseResponseSchema: GenMessage<SaveTestCaseResponse>;
+
+/**
+ * @generated from message parley.chat.v1.DeleteTestCaseRequest
+ */
+export declare type DeleteTestCaseRequest = Message<"parley.chat.v1.DeleteTestCaseRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string chatbot_id = 2;
+   */
+  chatbotId: string;
+
+  /**
+   * @generated from field: string case_id = 3;
+   */
+  caseId: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.DeleteTestCaseRequest.
+ * Use `create(DeleteTestCaseRequestSchema)` to create a new message.
+ */
+export declare const DeleteTestCaseRequestSchema: GenMessage<DeleteTestCaseRequest>;
+
+/**
+ * @generated from message parley.chat.v1.DeleteTestCaseResponse
+ */
+export declare type DeleteTestCaseResponse = Message<"parley.chat.v1.DeleteTestCaseResponse"> & {
+};
+
+/**
+ * Describes the message parley.chat.v1.DeleteTestCaseResponse.
+ * Use `create(DeleteTestCaseResponseSchema)` to create a new message.
+ */
+export declare const DeleteTestCaseResponseSchema: GenMessage<DeleteTestCaseResponse>;
+
+/**
+ * @generated from message parley.chat.v1.ImportedTestCase
+ */
+export declare type ImportedTestCase = Message<"parley.chat.v1.ImportedTestCase"> & {
+  /**
+   * The file's line (CSV: its row's first line), for the error that names it.
+   *
+   * @generated from field: int32 line = 1;
+   */
+  line: number;
+
+  /**
+   * @generated from field: string question = 2;
+   */
+  question: string;
+
+  /**
+   * @generated from field: repeated parley.chat.v1.TestTurn earlier_turns = 3;
+   */
+  earlierTurns: TestTurn[];
+
+  /**
+   * @generated from field: repeated parley.chat.v1.TestCheck checks = 4;
+   */
+  checks: TestCheck[];
+
+  /**
+   * @generated from field: string expected_answer = 5;
+   */
+  expectedAnswer: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.ImportedTestCase.
+ * Use `create(ImportedTestCaseSchema)` to create a new message.
+ */
+export declare const ImportedTestCaseSchema: GenMessage<ImportedTestCase>;
+
+/**
+ * @generated from message parley.chat.v1.ImportTestCasesRequest
+ */
+export declare type ImportTestCasesRequest = Message<"parley.chat.v1.ImportTestCasesRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string chatbot_id = 2;
+   */
+  chatbotId: string;
+
+  /**
+   * @generated from field: repeated parley.chat.v1.ImportedTestCase cases = 3;
+   */
+  cases: ImportedTestCase[];
+};
+
+/**
+ * Describes the message parley.chat.v1.ImportTestCasesRequest.
+ * Use `create(ImportTestCasesRequestSchema)` to create a new message.
+ */
+export declare const ImportTestCasesRequestSchema: GenMessage<ImportTestCasesRequest>;
+
+/**
+ * @generated from message parley.chat.v1.ImportTestCasesResponse
+ */
+export declare type ImportTestCasesResponse = Message<"parley.chat.v1.ImportTestCasesResponse"> & {
+  /**
+   * @generated from field: int32 imported = 1;
+   */
+  imported: number;
+};
+
+/**
+ * Describes the message parley.chat.v1.ImportTestCasesResponse.
+ * Use `create(ImportTestCasesResponseSchema)` to create a new message.
+ */
+export declare const ImportTestCasesResponseSchema: GenMessage<ImportTestCasesResponse>;
+
+/**
+ * @generated from message parley.chat.v1.StartTestRunRequest
+ */
+export declare type StartTestRunRequest = Message<"parley.chat.v1.StartTestRunRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string chatbot_id = 2;
+   */
+  chatbotId: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.StartTestRunRequest.
+ * Use `create(StartTestRunRequestSchema)` to create a new message.
+ */
+export declare const StartTestRunRequestSchema: GenMessage<StartTestRunRequest>;
+
+/**
+ * @generated from message parley.chat.v1.StartTestRunResponse
+ */
+export declare type StartTestRunResponse = Message<"parley.chat.v1.StartTestRunResponse"> & {
+  /**
+   * @generated from field: parley.chat.v1.TestRun run = 1;
+   */
+  run?: TestRun | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.StartTestRunResponse.
+ * Use `create(StartTestRunResponseSchema)` to create a new message.
+ */
+export declare const StartTestRunResponseSchema: GenMessage<StartTestRunResponse>;
+
+/**
+ * @generated from message parley.chat.v1.CancelTestRunRequest
+ */
+export declare type CancelTestRunRequest = Message<"parley.chat.v1.CancelTestRunRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string chatbot_id = 2;
+   */
+  chatbotId: string;
+
+  /**
+   * @generated from field: string run_id = 3;
+   */
+  runId: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.CancelTestRunRequest.
+ * Use `create(CancelTestRunRequestSchema)` to create a new message.
+ */
+export declare const CancelTestRunRequestSchema: GenMessage<CancelTestRunRequest>;
+
+/**
+ * @generated from message parley.chat.v1.CancelTestRunResponse
+ */
+export declare type CancelTestRunResponse = Message<"parley.chat.v1.CancelTestRunResponse"> & {
+  /**
+   * @generated from field: parley.chat.v1.TestRun run = 1;
+   */
+  run?: TestRun | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.CancelTestRunResponse.
+ * Use `create(CancelTestRunResponseSchema)` to create a new message.
+ */
+export declare const CancelTestRunResponseSchema: GenMessage<CancelTestRunResponse>;
+
+/**
+ * @generated from message parley.chat.v1.ListTestRunsRequest
+ */
+export declare type ListTestRunsRequest = Message<"parley.chat.v1.ListTestRunsRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string chatbot_id = 2;
+   */
+  chatbotId: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.ListTestRunsRequest.
+ * Use `create(ListTestRunsRequestSchema)` to create a new message.
+ */
+export declare const ListTestRunsRequestSchema: GenMessage<ListTestRunsRequest>;
+
+/**
+ * @generated from message parley.chat.v1.ListTestRunsResponse
+ */
+export declare type ListTestRunsResponse = Message<"parley.chat.v1.ListTestRunsResponse"> & {
+  /**
+   * @generated from field: repeated parley.chat.v1.TestRun runs = 1;
+   */
+  runs: TestRun[];
+};
+
+/**
+ * Describes the message parley.chat.v1.ListTestRunsResponse.
+ * Use `create(ListTestRunsResponseSchema)` to create a new message.
+ */
+export declare const ListTestRunsResponseSchema: GenMessage<ListTestRunsResponse>;
+
+/**
+ * @generated from message parley.chat.v1.GetTestRunRequest
+ */
+export declare type GetTestRunRequest = Message<"parley.chat.v1.GetTestRunRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string chatbot_id = 2;
+   */
+  chatbotId: string;
+
+  /**
+   * @generated from field: string run_id = 3;
+   */
+  runId: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.GetTestRunRequest.
+ * Use `create(GetTestRunRequestSchema)` to create a new message.
+ */
+export declare const GetTestRunRequestSchema: GenMessage<GetTestRunRequest>;
+
+/**
+ * @generated from message parley.chat.v1.GetTestRunResponse
+ */
+export declare type GetTestRunResponse = Message<"parley.chat.v1.GetTestRunResponse"> & {
+  /**
+   * @generated from field: parley.chat.v1.TestRun run = 1;
+   */
+  run?: TestRun | undefined;
+
+  /**
+   * @generated from field: repeated parley.chat.v1.TestResult results = 2;
+   */
+  results: TestResult[];
+};
+
+/**
+ * Describes the message parley.chat.v1.GetTestRunResponse.
+ * Use `create(GetTestRunResponseSchema)` to create a new message.
+ */
+export declare const GetTestRunResponseSchema: GenMessage<GetTestRunResponse>;
+
+/**
  * Public chat and conversation history. Owned by the chat service, which keeps no state of its own
  * beyond its schema and Redis, so it scales on its own.
  *
@@ -3472,6 +4165,87 @@ export declare const ChatService: GenService<{
     methodKind: "unary";
     input: typeof PreviewRetentionRequestSchema;
     output: typeof PreviewRetentionResponseSchema;
+  },
+  /**
+   * The quality loop (docs/adr/0050-quality-loop.md): a chatbot's test cases, and runs that answer
+   * every case with the chatbot's current configuration in the background, billed like answers.
+   * Another owner's chatbot (or case, or run) is NOT_FOUND; every plan.
+   *
+   * @generated from rpc parley.chat.v1.ChatService.ListTestCases
+   */
+  listTestCases: {
+    methodKind: "unary";
+    input: typeof ListTestCasesRequestSchema;
+    output: typeof ListTestCasesResponseSchema;
+  },
+  /**
+   * Creates a case (case_id empty) or replaces one; INVALID_ARGUMENT names the field at fault.
+   *
+   * @generated from rpc parley.chat.v1.ChatService.SaveTestCase
+   */
+  saveTestCase: {
+    methodKind: "unary";
+    input: typeof SaveTestCaseRequestSchema;
+    output: typeof SaveTestCaseResponseSchema;
+  },
+  /**
+   * @generated from rpc parley.chat.v1.ChatService.DeleteTestCase
+   */
+  deleteTestCase: {
+    methodKind: "unary";
+    input: typeof DeleteTestCaseRequestSchema;
+    output: typeof DeleteTestCaseResponseSchema;
+  },
+  /**
+   * Cases read from a CSV or JSONL file (the gateway reads the file), all or none:
+   * INVALID_ARGUMENT names each bad line.
+   *
+   * @generated from rpc parley.chat.v1.ChatService.ImportTestCases
+   */
+  importTestCases: {
+    methodKind: "unary";
+    input: typeof ImportTestCasesRequestSchema;
+    output: typeof ImportTestCasesResponseSchema;
+  },
+  /**
+   * Queues a run of every case; FAILED_PRECONDITION with no case or while a run is under way.
+   *
+   * @generated from rpc parley.chat.v1.ChatService.StartTestRun
+   */
+  startTestRun: {
+    methodKind: "unary";
+    input: typeof StartTestRunRequestSchema;
+    output: typeof StartTestRunResponseSchema;
+  },
+  /**
+   * Stops a queued or running run: the cases already answered stay, billed; no more is asked.
+   *
+   * @generated from rpc parley.chat.v1.ChatService.CancelTestRun
+   */
+  cancelTestRun: {
+    methodKind: "unary";
+    input: typeof CancelTestRunRequestSchema;
+    output: typeof CancelTestRunResponseSchema;
+  },
+  /**
+   * The chatbot's runs, newest first (their pass rates are the history).
+   *
+   * @generated from rpc parley.chat.v1.ChatService.ListTestRuns
+   */
+  listTestRuns: {
+    methodKind: "unary";
+    input: typeof ListTestRunsRequestSchema;
+    output: typeof ListTestRunsResponseSchema;
+  },
+  /**
+   * One run with each case's result, regressions (newly failing against the run before) first.
+   *
+   * @generated from rpc parley.chat.v1.ChatService.GetTestRun
+   */
+  getTestRun: {
+    methodKind: "unary";
+    input: typeof GetTestRunRequestSchema;
+    output: typeof GetTestRunResponseSchema;
   },
 }>;
 

@@ -12,6 +12,11 @@ export interface Channel {
   readonly siteRules: boolean;
   /** A new conversation's first message brings a solved challenge when the chatbot asks for one (proof-of-work.ts). */
   readonly proofOfWork: boolean;
+  /**
+   * The message counts against the per-minute rate limits (admission.ts) and the visitor's messages
+   * today (daily-limits.ts). False for the owner's own test runs, which are no visitor's.
+   */
+  readonly counted: boolean;
   /** Whom the message counts against. */
   visitor(input: MessageInput): ChannelVisitor;
   /** Where the prompt's history comes from: the conversation's kept turns (history-source.ts), or the turns the client sent. */

@@ -8,6 +8,7 @@ import type { Channel } from './channel.ts';
 export const developerApi: Channel = {
   name: 'developer API',
   siteRules: false,
+  counted: true,
   proofOfWork: false,
   visitor: (input) => ({ rateLimited: `key:${input.apiKeyId ?? ''}`, countedToday: input.clientIp }),
   history: 'kept',

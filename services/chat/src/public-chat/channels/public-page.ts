@@ -6,6 +6,7 @@ import type { Channel } from './channel.ts';
 export const publicPage: Channel = {
   name: 'public page',
   siteRules: true,
+  counted: true,
   proofOfWork: true,
   visitor: (input) => ({ rateLimited: input.clientIp, countedToday: input.clientIp }),
   history: 'kept',

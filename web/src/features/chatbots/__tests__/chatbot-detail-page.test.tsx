@@ -58,6 +58,7 @@ describe('Chatbot detail page', () => {
         ['Privacy', '#settings-privacy'],
         ['Knowledge', '#settings-knowledge'],
         ['Entries', '#settings-entries'],
+        ['Tests', '#settings-tests'],
       ]);
     }
     expect(within(navs[0]).getByRole('link', { name: 'Basics' }).getAttribute('aria-current')).toBe('true');

@@ -170,6 +170,8 @@ export function openDetail(
     Chatbot: () => ({ data: { chatbot: { ...detailChatbot(chatbot), knowledgeBase } } }),
     ChatbotMonthlyCost: () => ({ data: { usage: monthlyCost('0.0123456') } }),
     Models: () => ({ data: { models: FREE_PLAN_MODELS } }),
+    TestCases: () => ({ data: { testCases: [] } }),
+    TestRuns: () => ({ data: { testRuns: [] } }),
     ...handlers,
   });
   return { ...mock, ...renderApp('/chatbots/c1', mock.link) };

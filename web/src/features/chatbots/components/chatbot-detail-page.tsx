@@ -24,6 +24,8 @@ import { HandoffSettingsCard } from './handoff-settings-card';
 import { PrivacySettingsCard } from './privacy-settings-card';
 import { ModelSettingsCard } from './model-settings-card';
 import { LeadFormSettingsCard } from './lead-form-settings-card';
+import { TestsSection } from './tests-section';
+import { knowledgeEntries } from '../test-case-form';
 import { KnowledgeBaseContent } from './knowledge-base-content';
 import { KnowledgeBaseForm } from './knowledge-base-form';
 import { SettingsSection, SettingsSectionNav, useActiveSection, useScrollToLinkedSection } from './settings-sections';
@@ -129,6 +131,9 @@ export function ChatbotDetailPage() {
                         </SettingsSection>
                         <SettingsSection id="entries">
                           <KnowledgeBaseContent chatbotId={chatbot.id} knowledgeBase={chatbot.knowledgeBase} />
+                        </SettingsSection>
+                        <SettingsSection id="tests">
+                          <TestsSection chatbotId={chatbot.id} entries={knowledgeEntries(chatbot.knowledgeBase)} />
                         </SettingsSection>
                       </div>
                     </>

@@ -15,6 +15,7 @@ import { InternalNote } from '../../../components/conversations/internal-note';
 import { useConversation } from '../hooks/use-conversation';
 import { visitorLabel } from '../visitor-label';
 import { VerifiedVisitor } from './verified-visitor';
+import { AnswerActions } from './answer-actions';
 
 type Message = ConversationQuery['conversation']['messages'][number];
 
@@ -61,7 +62,7 @@ export const agentLabel = (authorName: string | null | undefined): string => (au
  * One message as the owner reviews it: visitor right, chatbot and the team's replies left, system
  * notes centred, and internal notes set apart as in the inbox.
  */
-function MessageItem({ message }: { message: Message }) {
+function MessageItem({ message, chatbotId, question }: { message: Message; chatbotId: string; question: string | null }) {
   if (message.role === 'note') {
     return (
       <InternalNote
@@ -119,10 +120,24 @@ function MessageItem({ message }: { message: Message }) {
           </div>
           <AnsweredBy model={message.model} fallback={message.fallback} />
           {sources.length > 0 && <MessageSources sources={sources} />}
+          {question ? (
+            <AnswerActions
+              chatbotId={chatbotId}
+              question={question}
+              answer={message.content}
+              sources={sources.flatMap((s) => (s.entryId ? [{ entryId: s.entryId, title: s.title }] : []))}
+            />
+          ) : null}
         </>
       )}
     </li>
   );
+}
+
+/** The visitor's message an answer replied to: the nearest one before it. */
+function askedBefore(messages: readonly Message[], index: number): string | null {
+  for (let i = index - 1; i >= 0; i--) if (messages[i].role === 'user') return messages[i].content;
+  return null;
 }
 
 interface ConversationDetailsProps {
@@ -190,7 +205,12 @@ export function ConversationDetails({ chatbotId, conversationId, onBack }: Conve
                 className="mt-3 max-h-[500px] space-y-4 overflow-y-auto rounded-xl bg-gray-50 p-4 ring-1 ring-gray-200 ring-inset"
               >
                 {conversation.messages.map((message, index) => (
-                  <MessageItem key={message.id ?? `at-${index}`} message={message} />
+                  <MessageItem
+                    key={message.id ?? `at-${index}`}
+                    message={message}
+                    chatbotId={chatbotId}
+                    question={message.role === 'assistant' ? askedBefore(conversation.messages, index) : null}
+                  />
                 ))}
               </ol>
             )}

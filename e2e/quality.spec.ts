@@ -1,0 +1,76 @@
+// The quality loop end to end (docs/adr/0050-quality-loop.md), in Chromium against the whole product:
+// the owner adds a case from an answer in History, runs the tests (after its cost estimate), then
+// changes the knowledge, and the automatic run shows the case as a regression first.
+import { expect, test } from '@playwright/test';
+import { createBot, makePro, ownerToken, registerOwner, uniqueEmail } from './fixtures.ts';
+import { screenshot } from './screenshots.ts';
+
+test('the owner adds a case from History, runs the tests, changes the knowledge and sees the regression', async ({
+  page,
+  context,
+  request,
+}) => {
+  test.setTimeout(180_000);
+  const email = await registerOwner(page, uniqueEmail('quality'));
+  const token = await ownerToken(page);
+  const bot = await createBot(request, token, 'Acme Support', 'Acme opens at nine in the morning and closes at six in the evening.');
+  await makePro(email);
+
+  // A visitor's question, answered from the knowledge.
+  const visitor = await context.newPage();
+  await visitor.goto(`/chat/${bot.uniqueId}`);
+  const input = visitor.getByPlaceholder('Type your message...');
+  await input.fill('When does Acme open in the morning?');
+  await input.press('Enter');
+  await expect(visitor.getByTestId('assistant-message').last()).toContainText('nine in the morning');
+  await visitor.close();
+
+  // History: "Add to tests" on the answer, with the fact it must contain and the source it cites preset.
+  await page.goto(`/chatbots/${bot._id}`);
+  await page.getByRole('tab', { name: 'History' }).click();
+  await page
+    .getByText(/Session ID/)
+    .first()
+    .click();
+  await page.getByRole('button', { name: 'Add to tests' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Add to tests' });
+  await expect(dialog.getByLabel('Question')).toHaveValue('When does Acme open in the morning?');
+  await dialog.getByLabel('Must contain').fill('nine in the morning | 9 am');
+  await screenshot(page, 'quality-add-to-tests');
+  await dialog.getByRole('button', { name: 'Add to tests' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Added to tests' })).toBeVisible();
+
+  // Settings › Tests: the case, then a run after its estimate.
+  await page.getByRole('tab', { name: 'Settings' }).click();
+  await page.goto(`/chatbots/${bot._id}#settings-tests`);
+  const tests = page.getByRole('region', { name: 'Tests' });
+  await expect(tests.getByText('When does Acme open in the morning?')).toBeVisible();
+  await expect(tests.getByText('Contains: nine in the morning / 9 am')).toBeVisible();
+  await tests.getByRole('button', { name: 'Run tests' }).click();
+  const run = page.getByRole('dialog', { name: 'Run tests' });
+  await expect(run).toContainText('1 case answered with gpt-4o-mini: about $0.0005 of credit');
+  await run.getByRole('button', { name: 'Run tests' }).click();
+  await expect(tests.getByText('Latest run: Completed')).toBeVisible({ timeout: 30_000 });
+  const results = tests.getByRole('list', { name: 'Results' });
+  await expect(results.getByText('Passed', { exact: true })).toBeVisible();
+  await screenshot(page, 'quality-tests-passed');
+
+  // The knowledge changes: the entry the answer came from is deleted, and the automatic run follows.
+  page.once('dialog', (d) => void d.accept());
+  await page.getByRole('region', { name: 'Entries' }).getByRole('button', { name: 'Delete' }).click();
+  await expect(page.getByText('No knowledge base entries yet.')).toBeVisible();
+  await expect
+    .poll(
+      async () => {
+        await page.reload();
+        return (await tests.getByText('Latest run:').textContent({ timeout: 10_000 })) ?? '';
+      },
+      { timeout: 60_000, intervals: [1000] },
+    )
+    .toMatch(/Completed\s*after a change/);
+  await expect(results.locator('li').first().getByText('Regression', { exact: true })).toBeVisible();
+  await expect(tests.getByText('1 case passed before and fails now.')).toBeVisible();
+  await expect(results.getByText('Missing: nine in the morning / 9 am')).toBeVisible();
+  await expect(tests.getByRole('region', { name: 'Pass rate over time' }).locator('.recharts-surface')).toBeVisible();
+  await screenshot(page, 'quality-regression');
+});

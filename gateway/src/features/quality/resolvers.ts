@@ -1,0 +1,99 @@
+// GraphQL of the quality loop (docs/adr/0050-quality-loop.md): test cases, runs, their files and
+// "Improve answer". The chat service owns every rule on cases and runs; the chatbot service the Q&A
+// pair an improved answer becomes; the gateway reads and writes the files (test-files.ts) and prices
+// the estimate from the catalogue.
+import { notFound } from '@parley/common/rpc-errors.ts';
+import { CHATBOT_NOT_FOUND } from '@parley/common/not-found.ts';
+import type { Resolvers } from '../../generated/graphql.ts';
+import { textEntryView } from '../../chatbots.ts';
+import { parseFormat, readTestFile, writeTestFile } from './test-files.ts';
+import { checkView, runEstimate, testCaseView, testResultView, testRunView } from './views.ts';
+
+const checkInput = (c: { kind: string; phrases?: string[] | null; entryId?: string | null }) => ({
+  kind: c.kind,
+  phrases: c.phrases ?? [],
+  entryId: c.entryId ?? '',
+});
+
+export const qualityResolvers: Resolvers = {
+  Query: {
+    testCases: async (_parent, { chatbotId }, ctx) => {
+      const { cases } = await ctx.clients.chat.listTestCases({ ownerId: (await ctx.member()).ownerId, chatbotId });
+      return cases.map(testCaseView);
+    },
+    testRuns: async (_parent, { chatbotId }, ctx) => {
+      const { runs } = await ctx.clients.chat.listTestRuns({ ownerId: (await ctx.member()).ownerId, chatbotId });
+      return runs.map(testRunView);
+    },
+    testRun: async (_parent, { chatbotId, runId }, ctx) => {
+      const got = await ctx.clients.chat.getTestRun({ ownerId: (await ctx.member()).ownerId, chatbotId, runId });
+      return { run: testRunView(got.run!), results: got.results.map(testResultView) };
+    },
+    testRunEstimate: async (_parent, { chatbotId }, ctx) => {
+      const ownerId = (await ctx.member()).ownerId;
+      const [{ cases }, { chatbots }] = await Promise.all([
+        ctx.clients.chat.listTestCases({ ownerId, chatbotId }),
+        ctx.clients.chatbot.listChatbots({ ownerId, includeKnowledgeBase: false }),
+      ]);
+      const bot = chatbots.find((c) => c.id === chatbotId.trim().toLowerCase());
+      if (!bot) throw notFound(CHATBOT_NOT_FOUND);
+      return runEstimate(ctx.catalogue, bot.model?.modelId ?? '', cases.length);
+    },
+    exportTestCases: async (_parent, { chatbotId, format }, ctx) => {
+      const as = parseFormat(format);
+      const { cases } = await ctx.clients.chat.listTestCases({ ownerId: (await ctx.member()).ownerId, chatbotId });
+      return writeTestFile(
+        as,
+        cases.map((c) => ({ ...c, checks: c.checks.map(checkView) })),
+      );
+    },
+  },
+  Mutation: {
+    saveTestCase: async (_parent, { chatbotId, caseId, input }, ctx) => {
+      const { case: saved } = await ctx.clients.chat.saveTestCase({
+        ownerId: (await ctx.member()).ownerId,
+        chatbotId,
+        caseId: caseId ?? '',
+        question: input.question,
+        earlierTurns: input.earlierTurns ?? [],
+        checks: input.checks.map(checkInput),
+        expectedAnswer: input.expectedAnswer ?? '',
+        source: input.source ?? 'manual',
+      });
+      return testCaseView(saved!);
+    },
+    deleteTestCase: async (_parent, { chatbotId, caseId }, ctx) => {
+      await ctx.clients.chat.deleteTestCase({ ownerId: (await ctx.member()).ownerId, chatbotId, caseId });
+      return true;
+    },
+    importTestCases: async (_parent, { chatbotId, format, content }, ctx) => {
+      const cases = readTestFile(parseFormat(format), content);
+      const { imported } = await ctx.clients.chat.importTestCases({ ownerId: (await ctx.member()).ownerId, chatbotId, cases });
+      return imported;
+    },
+    startTestRun: async (_parent, { chatbotId }, ctx) => {
+      const { run } = await ctx.clients.chat.startTestRun({ ownerId: (await ctx.member()).ownerId, chatbotId });
+      return testRunView(run!);
+    },
+    cancelTestRun: async (_parent, { chatbotId, runId }, ctx) => {
+      const { run } = await ctx.clients.chat.cancelTestRun({ ownerId: (await ctx.member()).ownerId, chatbotId, runId });
+      return testRunView(run!);
+    },
+    improveAnswer: async (_parent, { chatbotId, question, answer, addTest }, ctx) => {
+      const ownerId = (await ctx.member()).ownerId;
+      const added = await ctx.clients.chatbot.addQaEntry({ ownerId, chatbotId, question, answer });
+      const entry = textEntryView(added.entry);
+      if (!addTest) return { entry, testCase: null };
+      // The pair answers the question verbatim and cites itself: the case checks that it is cited.
+      const { case: saved } = await ctx.clients.chat.saveTestCase({
+        ownerId,
+        chatbotId,
+        question,
+        checks: [{ kind: 'cites', phrases: [], entryId: entry.id }],
+        expectedAnswer: answer,
+        source: 'improve',
+      });
+      return { entry, testCase: testCaseView(saved!) };
+    },
+  },
+};

@@ -1,0 +1,171 @@
+// The quality loop through the gateway (docs/adr/0050-quality-loop.md): test cases on GraphQL, their
+// CSV and JSONL files (every bad line named, a file read back as written), the run estimate from the
+// catalogue, a run answered in the background, and "Improve answer" making a Q&A pair and its case.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerOwner, type Owner } from './chatbot-fixtures.ts';
+import { api, gql, startStack, type Stack } from './stack.ts';
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack();
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+const CASE = 'id question checks { kind phrases entryId } expectedAnswer source';
+const RUN = 'id trigger status totalCases passed failed notRun regressions passRate cost model stopReason';
+
+async function ownerWithChatbot(tag: string) {
+  const owner = await registerOwner(stack, tag);
+  const res = await api(stack.url, '/api/chatbot', { body: { name: 'Museum helper' }, token: owner.token });
+  expect(res.status).toBe(201);
+  const chatbotId = (res.body as { _id: string })._id;
+  const kb = await q(owner, `mutation($c: ID!, $t: String!) { addTextEntry(chatbotId: $c, text: $t) { textEntries { id } } }`, {
+    c: chatbotId,
+    t: 'The museum is open from ten until six, every day but Monday.',
+  });
+  return { owner, chatbotId, entryId: kb.addTextEntry.textEntries[0].id as string };
+}
+
+async function q(owner: Owner, query: string, variables: Record<string, unknown>) {
+  const res = await gql(stack.url, query, variables, owner.token);
+  if (res.body.errors) throw new Error(JSON.stringify(res.body.errors));
+  return res.body.data;
+}
+
+const importFile = (owner: Owner, chatbotId: string, format: string, content: string) =>
+  gql(
+    stack.url,
+    `mutation($c: ID!, $f: String!, $x: String!) { importTestCases(chatbotId: $c, format: $f, content: $x) }`,
+    { c: chatbotId, f: format, x: content },
+    owner.token,
+  );
+
+describe('test cases on GraphQL', () => {
+  it('import CSV and JSONL, naming each bad line, and export them back as they were', async () => {
+    const { owner, chatbotId, entryId } = await ownerWithChatbot('quality-files');
+    const csv = [
+      'question,must_contain,must_not_contain,cites,says_it_does_not_know,offers_a_person,expected_answer',
+      `When does the museum open?,open from ten|open from 10; until six,closed,${entryId},,,"It is open from ten until six."`,
+      '"Can I bring my dog,\nplease?",,,,yes,,',
+      ',open,,,,,',
+      'Parking?,,,,,,',
+      `Who built it?,,,entry-7,,,`,
+    ].join('\r\n');
+    const bad = await importFile(owner, chatbotId, 'csv', csv);
+    expect(bad.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    expect(bad.body.errors[0].message).toBe(
+      'Line 5: A test case needs a question.\nLine 6: A test case needs at least one check.\nLine 7: Check 1: A "cites" check needs a knowledge entry id.',
+    );
+    const good = csv.split('\r\n').slice(0, 3).join('\r\n');
+    const imported = await importFile(owner, chatbotId, 'csv', good);
+    expect(imported.body.errors).toBeUndefined();
+    expect(imported.body.data.importTestCases).toBe(2);
+    const jsonl = '{"question":"Is it open on Monday?","checks":[{"kind":"not_contains","phrases":["monday is open"]}]}\n\n';
+    expect((await importFile(owner, chatbotId, 'jsonl', jsonl)).body.data.importTestCases).toBe(1);
+    const badJsonl = await importFile(owner, chatbotId, 'jsonl', '{"question":"x","checks":[]}\nnot json\n[1]\n');
+    expect(badJsonl.body.errors[0].message).toBe('Line 2: not valid JSON.\nLine 3: each line is one JSON object.');
+    expect((await importFile(owner, chatbotId, 'xml', 'x')).body.errors[0].message).toBe('format must be csv or jsonl.');
+
+    const { testCases } = await q(owner, `query($c: ID!) { testCases(chatbotId: $c) { ${CASE} } }`, { c: chatbotId });
+    expect(testCases).toMatchObject([
+      {
+        question: 'When does the museum open?',
+        source: 'import',
+        expectedAnswer: 'It is open from ten until six.',
+        checks: [
+          { kind: 'contains', phrases: ['open from ten', 'open from 10'] },
+          { kind: 'contains', phrases: ['until six'] },
+          { kind: 'not_contains', phrases: ['closed'] },
+          { kind: 'cites', entryId },
+        ],
+      },
+      { question: 'Can I bring my dog,\nplease?', checks: [{ kind: 'no_answer', phrases: [] }] },
+      { question: 'Is it open on Monday?', checks: [{ kind: 'not_contains', phrases: ['monday is open'] }] },
+    ]);
+
+    // What is exported imports back to the same cases, in either format.
+    for (const format of ['csv', 'jsonl']) {
+      const { exportTestCases } = await q(owner, `query($c: ID!, $f: String!) { exportTestCases(chatbotId: $c, format: $f) }`, {
+        c: chatbotId,
+        f: format,
+      });
+      const other = await ownerWithChatbot(`quality-roundtrip-${format}`);
+      const content = (exportTestCases as string).replaceAll(entryId, other.entryId);
+      expect((await importFile(other.owner, other.chatbotId, format, content)).body.data.importTestCases).toBe(3);
+      const back = await q(other.owner, `query($c: ID!) { testCases(chatbotId: $c) { ${CASE} } }`, { c: other.chatbotId });
+      const strip = (cases: { checks: { entryId: string | null }[]; question: string; expectedAnswer: string }[]) =>
+        cases.map((c) => ({
+          question: c.question,
+          expectedAnswer: c.expectedAnswer,
+          checks: c.checks.map((k) => ({ ...k, entryId: k.entryId ? 'entry' : null })),
+        }));
+      expect(strip(back.testCases)).toEqual(strip(testCases));
+    }
+  });
+
+  it('estimate a run from the catalogue, run it in the background, and refuse another owner', async () => {
+    const { owner, chatbotId } = await ownerWithChatbot('quality-run');
+    await q(owner, `mutation($c: ID!, $i: TestCaseInput!) { saveTestCase(chatbotId: $c, input: $i) { id } }`, {
+      c: chatbotId,
+      i: { question: 'When is the museum open?', checks: [{ kind: 'contains', phrases: ['open from ten'] }] },
+    });
+    const { testRunEstimate } = await q(
+      owner,
+      `query($c: ID!) { testRunEstimate(chatbotId: $c) { cases model costPerAnswer estimatedCost } }`,
+      { c: chatbotId },
+    );
+    // gpt-4o-mini: 2,000 × $0.15 + 300 × $0.60 per million tokens.
+    expect(testRunEstimate).toEqual({ cases: 1, model: 'gpt-4o-mini', costPerAnswer: '0.00048', estimatedCost: '0.00048' });
+
+    const { startTestRun } = await q(owner, `mutation($c: ID!) { startTestRun(chatbotId: $c) { ${RUN} } }`, { c: chatbotId });
+    expect(startTestRun).toMatchObject({ status: 'queued', trigger: 'manual', totalCases: 1, passRate: null });
+    let runs;
+    for (const deadline = Date.now() + 30_000; ;) {
+      ({ testRuns: runs } = await q(owner, `query($c: ID!) { testRuns(chatbotId: $c) { ${RUN} } }`, { c: chatbotId }));
+      if (runs[0].status !== 'queued' && runs[0].status !== 'running') break;
+      if (Date.now() > deadline) throw new Error('the run did not finish');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(runs[0]).toMatchObject({ id: startTestRun.id, status: 'completed', passed: 1, failed: 0, passRate: 1 });
+    const { testRun } = await q(
+      owner,
+      `query($c: ID!, $r: ID!) { testRun(chatbotId: $c, runId: $r) { run { id } results { question answer passed regression error checks { passed detail } } } }`,
+      {
+        c: chatbotId,
+        r: startTestRun.id,
+      },
+    );
+    expect(testRun.results).toMatchObject([{ question: 'When is the museum open?', passed: true, regression: false, error: null }]);
+
+    const stranger = await registerOwner(stack, 'quality-stranger');
+    const refused = await gql(stack.url, `query($c: ID!) { testCases(chatbotId: $c) { id } }`, { c: chatbotId }, stranger.token);
+    expect(refused.body.errors[0].extensions.code).toBe('NOT_FOUND');
+  });
+
+  it('improve an answer: a Q&A pair the next visitor gets, and a case that it is cited', async () => {
+    const { owner, chatbotId } = await ownerWithChatbot('quality-improve');
+    const { improveAnswer } = await q(
+      owner,
+      `mutation($c: ID!) { improveAnswer(chatbotId: $c, question: "Is there a café?", answer: "Yes, on the first floor.", addTest: true) {
+        entry { id question content } testCase { ${CASE} } } }`,
+      { c: chatbotId },
+    );
+    expect(improveAnswer.entry).toMatchObject({ question: 'Is there a café?', content: 'Yes, on the first floor.' });
+    expect(improveAnswer.testCase).toMatchObject({
+      question: 'Is there a café?',
+      source: 'improve',
+      expectedAnswer: 'Yes, on the first floor.',
+      checks: [{ kind: 'cites', entryId: improveAnswer.entry.id }],
+    });
+    const without = await q(
+      owner,
+      `mutation($c: ID!) { improveAnswer(chatbotId: $c, question: "Parking?", answer: "Behind the museum.", addTest: false) { testCase { id } } }`,
+      {
+        c: chatbotId,
+      },
+    );
+    expect(without.improveAnswer.testCase).toBeNull();
+  });
+});

@@ -1,0 +1,117 @@
+// The ChatService's quality-loop methods over ConnectRPC (docs/adr/0050-quality-loop.md), spread into
+// the service's routes by rpc.ts: map proto messages to the use cases and back, nothing more.
+import { create } from '@bufbuild/protobuf';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import {
+  TestCaseSchema,
+  TestCheckSchema,
+  TestResultSchema,
+  TestRunSchema,
+  type CancelTestRunRequest,
+  type DeleteTestCaseRequest,
+  type GetTestRunRequest,
+  type ImportTestCasesRequest,
+  type ListTestCasesRequest,
+  type ListTestRunsRequest,
+  type SaveTestCaseRequest,
+  type StartTestRunRequest,
+  type TestCheck,
+} from '@parley/proto/parley/chat/v1/chat_pb.js';
+import type { TestCase } from '../generated/prisma/client.ts';
+import type { Check, CheckResult } from './checks.ts';
+import { cancelTestRun, getTestRun, listTestRuns, startTestRun, type ResultView, type RunDeps, type RunSummary } from './runs.ts';
+import { deleteTestCase, importTestCases, listTestCases, saveTestCase } from './test-cases.ts';
+
+const toCheck = (c: Check) =>
+  create(TestCheckSchema, {
+    kind: c.kind,
+    phrases: 'phrases' in c ? c.phrases : [],
+    entryId: 'entryId' in c ? c.entryId : '',
+  });
+
+const fromCheck = (c: TestCheck) => ({ kind: c.kind, phrases: c.phrases, entryId: c.entryId });
+
+export const toTestCase = (c: TestCase) =>
+  create(TestCaseSchema, {
+    id: c.id,
+    chatbotId: c.chatbotId,
+    question: c.question,
+    earlierTurns: c.earlierTurns as { role: string; content: string }[],
+    checks: (c.checks as unknown as Check[]).map(toCheck),
+    expectedAnswer: c.expectedAnswer,
+    source: c.source,
+    createdAt: timestampFromDate(c.createdAt),
+  });
+
+const toRun = (s: RunSummary) =>
+  create(TestRunSchema, {
+    id: s.run.id,
+    chatbotId: s.run.chatbotId,
+    trigger: s.run.trigger,
+    status: s.run.status,
+    totalCases: s.run.totalCases,
+    passed: s.passed,
+    failed: s.failed,
+    notRun: s.notRun,
+    regressions: s.regressions,
+    cost: s.cost.toFixed(),
+    createdAt: timestampFromDate(s.run.createdAt),
+    finishedAt: s.run.finishedAt ? timestampFromDate(s.run.finishedAt) : undefined,
+    model: s.run.model,
+    stopReason: s.run.stopReason,
+  });
+
+const toResult = ({ result: r, regression }: ResultView) =>
+  create(TestResultSchema, {
+    caseId: r.caseId,
+    question: r.question,
+    answer: r.answer,
+    sources: r.sources as { entryId: string; title: string; url: string }[],
+    promptTokens: r.promptTokens,
+    completionTokens: r.completionTokens,
+    cost: r.cost.toFixed(),
+    latencyMs: r.latencyMs,
+    passed: r.passed,
+    checks: (r.checks as unknown as CheckResult[]).map((c) => ({ check: toCheck(c.check), passed: c.passed, detail: c.detail })),
+    regression,
+    error: r.error,
+    requestId: r.requestId,
+  });
+
+export function qualityMethods(deps: { quality: RunDeps }) {
+  const q = deps.quality;
+  return {
+    async listTestCases(req: ListTestCasesRequest) {
+      return { cases: (await listTestCases(q, req)).map(toTestCase) };
+    },
+    async saveTestCase(req: SaveTestCaseRequest) {
+      const saved = await saveTestCase(q, { ...req, checks: req.checks.map(fromCheck) });
+      return { case: toTestCase(saved) };
+    },
+    async deleteTestCase(req: DeleteTestCaseRequest) {
+      await deleteTestCase(q, req);
+      return {};
+    },
+    async importTestCases(req: ImportTestCasesRequest) {
+      const imported = await importTestCases(q, {
+        ownerId: req.ownerId,
+        chatbotId: req.chatbotId,
+        cases: req.cases.map((c) => ({ ...c, checks: c.checks.map(fromCheck) })),
+      });
+      return { imported };
+    },
+    async startTestRun(req: StartTestRunRequest) {
+      return { run: toRun(await startTestRun(q, req)) };
+    },
+    async cancelTestRun(req: CancelTestRunRequest) {
+      return { run: toRun(await cancelTestRun(q, req)) };
+    },
+    async listTestRuns(req: ListTestRunsRequest) {
+      return { runs: (await listTestRuns(q, req)).map(toRun) };
+    },
+    async getTestRun(req: GetTestRunRequest) {
+      const { summary, results } = await getTestRun(q, req);
+      return { run: toRun(summary), results: results.map(toResult) };
+    },
+  };
+}

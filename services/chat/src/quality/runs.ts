@@ -1,0 +1,284 @@
+// Test runs (docs/adr/0050-quality-loop.md). A run answers every case of a chatbot with its current
+// configuration, in the background: StartTestRun (or the automatic run after a change) stores the
+// run and queues one TestRunDue job; the worker answers the cases a few at a time (bounded
+// concurrency), each through the turn on the test-run channel (answer-case.ts), stores each answer
+// and its checks' results, and finishes the run.
+//
+// Money: each answer holds its largest cost before its model is called and is billed its exact
+// cost by its UsageRecorded, as a visitor's is, so a run on a small balance stops ("stopped") when
+// a hold is refused and never overdraws. A cancelled run asks nothing more; the answers already
+// given stay, billed. Retries: a result is stored once per case and run (unique), so a job
+// retried after a crash answers only the cases that have none.
+//
+// Automatic runs: every ChatbotChanged of a chatbot with test cases (re)schedules one delayed
+// TestRunDue per chatbot, debounced (a job still waiting is replaced and its delay starts again),
+// so a burst of edits makes one run, AUTO_RUN_DELAY after the last.
+import { randomUUID } from 'node:crypto';
+import { ConnectError, Code } from '@connectrpc/connect';
+import type { TestRunDueSchema } from '@parley/proto/parley/events/v1/quality_pb.js';
+import { failedPrecondition, notFound } from '@parley/common/rpc-errors.ts';
+import { isUuid } from '@parley/common/ids.ts';
+import type { Producer } from '@parley/common/queues.ts';
+import { Prisma, type TestResult, type TestRun } from '../generated/prisma/client.ts';
+import { answerCase, type AnswerCaseDeps } from './answer-case.ts';
+import { runChecks, type Check } from './checks.ts';
+import { ownedChatbot, type QualityDeps } from './test-cases.ts';
+
+export const RUN_NOT_FOUND = 'Test run not found.';
+export const NO_CASES = 'Add a test case first.';
+export const RUN_UNDER_WAY = 'A test run is already under way.';
+export const STOPPED_NO_CREDIT = 'Stopped: not enough credit for the next answer.';
+export const STOPPED_SPEND_LIMIT = "Stopped: the chatbot's daily spend limit is reached.";
+
+const UNDER_WAY = ['queued', 'running'];
+/** The runs a chatbot's history shows (and the pass rate over time). */
+export const RUN_HISTORY = 30;
+
+export interface RunDeps extends QualityDeps {
+  answer: AnswerCaseDeps;
+  runs: Producer<typeof TestRunDueSchema>;
+  /** Cases answered at once in one run. */
+  concurrency: number;
+  /** How long after a chatbot's last change its automatic run starts. */
+  autoRunDelayMs: number;
+}
+
+export interface RunSummary {
+  run: TestRun;
+  passed: number;
+  failed: number;
+  notRun: number;
+  regressions: number;
+  cost: Prisma.Decimal;
+}
+
+export interface ResultView {
+  result: TestResult;
+  regression: boolean;
+}
+
+const isUnderWay = (err: unknown) => err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002';
+
+async function createRun(deps: RunDeps, bot: { id: string; uniqueId: string; ownerId: string }, trigger: 'manual' | 'automatic') {
+  const totalCases = await deps.db.testCase.count({ where: { chatbotId: bot.id } });
+  if (totalCases === 0) return null;
+  try {
+    return await deps.db.testRun.create({
+      data: { chatbotId: bot.id, ownerId: bot.ownerId, uniqueId: bot.uniqueId, trigger, totalCases, status: 'queued' },
+    });
+  } catch (err) {
+    if (isUnderWay(err)) throw failedPrecondition(RUN_UNDER_WAY);
+    throw err;
+  }
+}
+
+export async function startTestRun(deps: RunDeps, input: { ownerId: string; chatbotId: string }): Promise<RunSummary> {
+  const bot = await ownedChatbot(deps, input);
+  const run = await createRun(deps, bot, 'manual');
+  if (!run) throw failedPrecondition(NO_CASES);
+  await deps.runs.publish({ $typeName: 'parley.events.v1.TestRunDue', runId: run.id, chatbotId: bot.id }, `run-${run.id}`);
+  return { run, passed: 0, failed: 0, notRun: run.totalCases, regressions: 0, cost: new Prisma.Decimal(0) };
+}
+
+async function ownedRun(deps: RunDeps, input: { ownerId: string; chatbotId: string; runId: string }): Promise<TestRun> {
+  const bot = await ownedChatbot(deps, input);
+  const id = input.runId.trim().toLowerCase();
+  const run = isUuid(id) ? await deps.db.testRun.findFirst({ where: { id, chatbotId: bot.id } }) : null;
+  if (!run) throw notFound(RUN_NOT_FOUND);
+  return run;
+}
+
+export async function cancelTestRun(deps: RunDeps, input: { ownerId: string; chatbotId: string; runId: string }): Promise<RunSummary> {
+  const run = await ownedRun(deps, input);
+  await deps.db.testRun.updateMany({
+    where: { id: run.id, status: { in: UNDER_WAY } },
+    data: { status: 'cancelled', finishedAt: new Date() },
+  });
+  return (await summaries(deps, [await deps.db.testRun.findUniqueOrThrow({ where: { id: run.id } })], run.chatbotId))[0];
+}
+
+/** Each run's counts, and its regressions against the run before it (of the same chatbot). */
+async function summaries(deps: RunDeps, runs: TestRun[], chatbotId: string): Promise<RunSummary[]> {
+  if (runs.length === 0) return [];
+  const oldest = runs[runs.length - 1];
+  const previous = await previousRun(deps, chatbotId, oldest);
+  const all = previous ? [...runs, previous] : runs;
+  const results = await deps.db.testResult.findMany({
+    where: { runId: { in: all.map((r) => r.id) } },
+    select: { runId: true, caseId: true, passed: true, error: true, cost: true },
+  });
+  const byRun = new Map<string, typeof results>();
+  for (const r of results) byRun.set(r.runId, [...(byRun.get(r.runId) ?? []), r]);
+  return runs.map((run, i) => {
+    const mine = byRun.get(run.id) ?? [];
+    const before = new Map((byRun.get(all[i + 1]?.id ?? '') ?? []).map((r) => [r.caseId, r.passed]));
+    const answered = mine.filter((r) => !r.error);
+    const passed = answered.filter((r) => r.passed).length;
+    return {
+      run,
+      passed,
+      failed: answered.length - passed,
+      notRun: run.totalCases - answered.length,
+      regressions: answered.filter((r) => !r.passed && before.get(r.caseId) === true).length,
+      cost: mine.reduce((sum, r) => sum.add(r.cost), new Prisma.Decimal(0)),
+    };
+  });
+}
+
+/** The finished run of the chatbot before `run`, what its regressions are counted against. */
+const previousRun = (deps: RunDeps, chatbotId: string, run: TestRun) =>
+  deps.db.testRun.findFirst({
+    where: { chatbotId, createdAt: { lt: run.createdAt }, status: { notIn: UNDER_WAY } },
+    orderBy: { createdAt: 'desc' },
+  });
+
+export async function listTestRuns(deps: RunDeps, input: { ownerId: string; chatbotId: string }): Promise<RunSummary[]> {
+  const bot = await ownedChatbot(deps, input);
+  const runs = await deps.db.testRun.findMany({ where: { chatbotId: bot.id }, orderBy: { createdAt: 'desc' }, take: RUN_HISTORY });
+  return summaries(deps, runs, bot.id);
+}
+
+/** Results, regressions first, then the other failures, the cases not run, and the passes. */
+export async function getTestRun(
+  deps: RunDeps,
+  input: { ownerId: string; chatbotId: string; runId: string },
+): Promise<{ summary: RunSummary; results: ResultView[] }> {
+  const run = await ownedRun(deps, input);
+  const [summary] = await summaries(deps, [run], run.chatbotId);
+  const previous = await previousRun(deps, run.chatbotId, run);
+  const [results, before] = await Promise.all([
+    deps.db.testResult.findMany({ where: { runId: run.id }, orderBy: { createdAt: 'asc' } }),
+    previous ? deps.db.testResult.findMany({ where: { runId: previous.id }, select: { caseId: true, passed: true } }) : [],
+  ]);
+  const passedBefore = new Map(before.map((r) => [r.caseId, r.passed]));
+  const rank = (v: ResultView) => (v.regression ? 0 : v.result.error ? 2 : v.result.passed ? 3 : 1);
+  const views = results.map((result) => ({
+    result,
+    regression: !result.passed && !result.error && passedBefore.get(result.caseId) === true,
+  }));
+  return { summary, results: views.sort((a, b) => rank(a) - rank(b)) };
+}
+
+/** A refusal of the hold that ends the run: no credit, or the chatbot's daily spend limit. */
+function stopReason(err: unknown): string | null {
+  if (!(err instanceof ConnectError)) return null;
+  if (err.code === Code.ResourceExhausted) return STOPPED_SPEND_LIMIT;
+  if (err.code === Code.Unavailable) return STOPPED_NO_CREDIT;
+  return null;
+}
+
+/** Answers every case of the run that has no result yet, `concurrency` at a time, then finishes it. */
+export async function processRun(deps: RunDeps, runId: string): Promise<void> {
+  const started = await deps.db.testRun.updateMany({ where: { id: runId, status: { in: UNDER_WAY } }, data: { status: 'running' } });
+  if (started.count === 0) return; // finished, cancelled or gone
+  const run = await deps.db.testRun.findUniqueOrThrow({ where: { id: runId } });
+  const [cases, done] = await Promise.all([
+    deps.db.testCase.findMany({ where: { chatbotId: run.chatbotId, createdAt: { lte: run.createdAt } }, orderBy: { createdAt: 'asc' } }),
+    deps.db.testResult.findMany({ where: { runId }, select: { caseId: true } }),
+  ]);
+  const answered = new Set(done.map((d) => d.caseId));
+  const pending = cases.filter((c) => !answered.has(c.id));
+  let stop: { status: 'cancelled' | 'stopped'; reason: string } | null = null;
+  let model = run.model;
+  let next = 0;
+  const log = deps.logger.child({ runId, chatbotId: run.chatbotId });
+
+  const answerOne = async (c: (typeof cases)[number]) => {
+    const current = await deps.db.testRun.findUnique({ where: { id: runId }, select: { status: true } });
+    if (current?.status !== 'running') {
+      stop ??= { status: 'cancelled', reason: '' };
+      return;
+    }
+    const question = {
+      uniqueId: run.uniqueId,
+      question: c.question,
+      earlierTurns: c.earlierTurns as unknown as { role: 'user' | 'assistant'; content: string }[],
+    };
+    let data: Prisma.TestResultCreateManyInput;
+    try {
+      const answer = await answerCase(deps.answer, question);
+      if (answer.model) model = answer.model;
+      const checked = runChecks(c.checks as unknown as Check[], {
+        text: answer.text,
+        sources: answer.sources,
+        unanswered: answer.unanswered,
+        offerHandoff: answer.offerHandoff,
+      });
+      data = {
+        runId,
+        caseId: c.id,
+        requestId: answer.requestId,
+        question: c.question,
+        answer: answer.text,
+        sources: answer.sources as object[],
+        promptTokens: answer.promptTokens,
+        completionTokens: answer.completionTokens,
+        cost: answer.cost,
+        latencyMs: answer.latencyMs,
+        passed: checked.passed,
+        checks: checked.results as object[],
+      };
+    } catch (err) {
+      const reason = stopReason(err);
+      if (reason) {
+        stop ??= { status: 'stopped', reason };
+        return;
+      }
+      log.warn({ err: (err as Error).message, caseId: c.id }, 'a test case could not be answered');
+      const message = err instanceof ConnectError ? err.rawMessage : 'The chatbot could not answer.';
+      data = { runId, caseId: c.id, question: c.question, passed: false, error: message };
+    }
+    await deps.db.testResult.createMany({ data: [data], skipDuplicates: true });
+  };
+
+  const lane = async () => {
+    while (!stop && next < pending.length) await answerOne(pending[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.max(1, deps.concurrency) }, lane));
+  const outcome = stop as { status: 'cancelled' | 'stopped'; reason: string } | null;
+  await deps.db.testRun.updateMany({
+    where: { id: runId, status: 'running' },
+    data: { status: outcome?.status ?? 'completed', stopReason: outcome?.reason ?? '', finishedAt: new Date(), model },
+  });
+  if (outcome?.status === 'cancelled') await deps.db.testRun.updateMany({ where: { id: runId }, data: { model } });
+}
+
+/** ChatbotChanged: a chatbot with test cases gets its automatic run, AUTO_RUN_DELAY after its last change. */
+export async function scheduleAutomaticRun(deps: RunDeps, chatbotId: string): Promise<boolean> {
+  const id = chatbotId.trim().toLowerCase();
+  if (!isUuid(id)) return false;
+  const hasCases = await deps.db.testCase.findFirst({ where: { chatbotId: id }, select: { id: true } });
+  if (!hasCases) return false;
+  await deps.runs.publish({ $typeName: 'parley.events.v1.TestRunDue', runId: '', chatbotId: id }, `auto-${id}-${randomUUID()}`, {
+    delayMs: deps.autoRunDelayMs,
+    debounceId: `auto-${id}`,
+  });
+  return true;
+}
+
+/** TestRunDue: a queued run answered, or the chatbot's automatic run started and answered. */
+export async function runDue(deps: RunDeps, event: { runId: string; chatbotId: string }): Promise<void> {
+  if (event.runId) return processRun(deps, event.runId);
+  const chatbotId = event.chatbotId.trim().toLowerCase();
+  const owner = await deps.db.testCase.findFirst({ where: { chatbotId }, select: { ownerId: true } });
+  if (!owner) return;
+  let bot;
+  try {
+    bot = await ownedChatbot(deps, { ownerId: owner.ownerId, chatbotId });
+  } catch (err) {
+    if (err instanceof ConnectError && err.code === Code.NotFound) return; // deleted meanwhile
+    throw err;
+  }
+  let run;
+  try {
+    run = await createRun(deps, bot, 'automatic');
+  } catch (err) {
+    // A run is under way: the change is tested by another automatic run once this one has had time to finish.
+    if (err instanceof ConnectError && err.code === Code.FailedPrecondition) {
+      await scheduleAutomaticRun(deps, chatbotId);
+      return;
+    }
+    throw err;
+  }
+  if (run) await processRun(deps, run.id);
+}

@@ -1,0 +1,158 @@
+import { graphql } from '../../../gql';
+
+// The quality loop's documents (docs/adr/0050-quality-loop.md): test cases, runs, their files, and
+// "Improve answer".
+
+export const TestCaseFieldsFragment = graphql(`
+  fragment TestCaseFields on TestCase {
+    id
+    question
+    expectedAnswer
+    source
+    createdAt
+    earlierTurns {
+      role
+      content
+    }
+    checks {
+      kind
+      phrases
+      entryId
+    }
+  }
+`);
+
+export const TestRunFieldsFragment = graphql(`
+  fragment TestRunFields on TestRun {
+    id
+    trigger
+    status
+    totalCases
+    passed
+    failed
+    notRun
+    regressions
+    passRate
+    cost
+    model
+    stopReason
+    createdAt
+    finishedAt
+  }
+`);
+
+export const TestCasesQuery = graphql(`
+  query TestCases($chatbotId: ID!) {
+    testCases(chatbotId: $chatbotId) {
+      ...TestCaseFields
+    }
+  }
+`);
+
+export const TestRunsQuery = graphql(`
+  query TestRuns($chatbotId: ID!) {
+    testRuns(chatbotId: $chatbotId) {
+      ...TestRunFields
+    }
+  }
+`);
+
+export const TestRunQuery = graphql(`
+  query TestRun($chatbotId: ID!, $runId: ID!) {
+    testRun(chatbotId: $chatbotId, runId: $runId) {
+      run {
+        ...TestRunFields
+      }
+      results {
+        caseId
+        question
+        answer
+        passed
+        regression
+        error
+        cost
+        latencyMs
+        sources {
+          entryId
+          title
+          url
+        }
+        checks {
+          passed
+          detail
+          check {
+            kind
+            phrases
+            entryId
+          }
+        }
+      }
+    }
+  }
+`);
+
+export const TestRunEstimateQuery = graphql(`
+  query TestRunEstimate($chatbotId: ID!) {
+    testRunEstimate(chatbotId: $chatbotId) {
+      cases
+      model
+      costPerAnswer
+      estimatedCost
+    }
+  }
+`);
+
+export const ExportTestCasesQuery = graphql(`
+  query ExportTestCases($chatbotId: ID!, $format: String!) {
+    exportTestCases(chatbotId: $chatbotId, format: $format)
+  }
+`);
+
+export const SaveTestCaseMutation = graphql(`
+  mutation SaveTestCase($chatbotId: ID!, $caseId: ID, $input: TestCaseInput!) {
+    saveTestCase(chatbotId: $chatbotId, caseId: $caseId, input: $input) {
+      ...TestCaseFields
+    }
+  }
+`);
+
+export const DeleteTestCaseMutation = graphql(`
+  mutation DeleteTestCase($chatbotId: ID!, $caseId: ID!) {
+    deleteTestCase(chatbotId: $chatbotId, caseId: $caseId)
+  }
+`);
+
+export const ImportTestCasesMutation = graphql(`
+  mutation ImportTestCases($chatbotId: ID!, $format: String!, $content: String!) {
+    importTestCases(chatbotId: $chatbotId, format: $format, content: $content)
+  }
+`);
+
+export const StartTestRunMutation = graphql(`
+  mutation StartTestRun($chatbotId: ID!) {
+    startTestRun(chatbotId: $chatbotId) {
+      ...TestRunFields
+    }
+  }
+`);
+
+export const CancelTestRunMutation = graphql(`
+  mutation CancelTestRun($chatbotId: ID!, $runId: ID!) {
+    cancelTestRun(chatbotId: $chatbotId, runId: $runId) {
+      ...TestRunFields
+    }
+  }
+`);
+
+export const ImproveAnswerMutation = graphql(`
+  mutation ImproveAnswer($chatbotId: ID!, $question: String!, $answer: String!, $addTest: Boolean!) {
+    improveAnswer(chatbotId: $chatbotId, question: $question, answer: $answer, addTest: $addTest) {
+      entry {
+        id
+      }
+      testCase {
+        ...TestCaseFields
+      }
+    }
+  }
+`);

@@ -1,0 +1,121 @@
+import { skipToken, useMutation, useQuery } from '@apollo/client/react';
+import { useState } from 'react';
+import type { TestCaseInput } from '../../../gql/graphql';
+import { graphqlErrorMessage, userFacingErrorMessage } from '../../../lib/graphql-errors';
+import {
+  CancelTestRunMutation,
+  DeleteTestCaseMutation,
+  ExportTestCasesQuery,
+  ImportTestCasesMutation,
+  ImproveAnswerMutation,
+  SaveTestCaseMutation,
+  StartTestRunMutation,
+  TestCasesQuery,
+  TestRunEstimateQuery,
+  TestRunQuery,
+  TestRunsQuery,
+} from '../graphql/quality';
+import { useApolloClient } from '@apollo/client/react';
+
+export const LOAD_TESTS_FAILED_MESSAGE = 'Failed to load the tests';
+const UNDER_WAY = new Set(['queued', 'running']);
+/** How often the section asks about a run under way. */
+export const RUN_POLL_MS = 1000;
+
+/** The chatbot's cases and runs, and the latest run's results; polled while a run is under way. */
+export function useTests(chatbotId: string) {
+  const cases = useQuery(TestCasesQuery, { variables: { chatbotId }, fetchPolicy: 'cache-and-network' });
+  const runs = useQuery(TestRunsQuery, { variables: { chatbotId }, fetchPolicy: 'cache-and-network' });
+  const latest = runs.data?.testRuns[0] ?? null;
+  const underWay = latest ? UNDER_WAY.has(latest.status) : false;
+  const detail = useQuery(
+    TestRunQuery,
+    latest
+      ? { variables: { chatbotId, runId: latest.id }, fetchPolicy: 'cache-and-network', pollInterval: underWay ? RUN_POLL_MS : 0 }
+      : skipToken,
+  );
+  // The list follows the run while it is under way (its counts, then its end).
+  if (underWay && detail.data && !UNDER_WAY.has(detail.data.testRun.run.status)) void runs.refetch().catch(() => undefined);
+  const error = cases.error ?? runs.error;
+  return {
+    cases: cases.data?.testCases ?? [],
+    runs: runs.data?.testRuns ?? [],
+    latest: detail.data?.testRun ?? null,
+    underWay,
+    loading: (cases.loading && !cases.data) || (runs.loading && !runs.data),
+    error: error ? userFacingErrorMessage(error, LOAD_TESTS_FAILED_MESSAGE) : null,
+    refresh: () => Promise.all([cases.refetch(), runs.refetch()]).catch(() => undefined),
+    refreshRuns: () => runs.refetch().catch(() => undefined),
+  };
+}
+
+/** A mutation's call with its busy flag and the message of its last failure. */
+function useAction<A extends unknown[], R>(run: (...args: A) => Promise<R>, fallback: string) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  async function act(...args: A): Promise<R | null> {
+    setBusy(true);
+    setError(null);
+    try {
+      return await run(...args);
+    } catch (failure) {
+      setError(graphqlErrorMessage(failure) ?? fallback);
+      return null;
+    } finally {
+      setBusy(false);
+    }
+  }
+  return { act, busy, error, clearError: () => setError(null) };
+}
+
+export function useSaveTestCase(chatbotId: string) {
+  const [mutate] = useMutation(SaveTestCaseMutation, { refetchQueries: [TestCasesQuery] });
+  return useAction(
+    (input: TestCaseInput, caseId?: string) => mutate({ variables: { chatbotId, caseId: caseId ?? null, input } }),
+    'Failed to save the test case',
+  );
+}
+
+export function useDeleteTestCase(chatbotId: string) {
+  const [mutate] = useMutation(DeleteTestCaseMutation, { refetchQueries: [TestCasesQuery] });
+  return useAction((caseId: string) => mutate({ variables: { chatbotId, caseId } }), 'Failed to delete the test case');
+}
+
+export function useImportTestCases(chatbotId: string) {
+  const [mutate] = useMutation(ImportTestCasesMutation, { refetchQueries: [TestCasesQuery] });
+  return useAction(
+    async (format: string, content: string) => (await mutate({ variables: { chatbotId, format, content } })).data?.importTestCases ?? 0,
+    'Failed to import the test cases',
+  );
+}
+
+export function useExportTestCases(chatbotId: string) {
+  const client = useApolloClient();
+  return useAction(async (format: string) => {
+    const { data } = await client.query({ query: ExportTestCasesQuery, variables: { chatbotId, format }, fetchPolicy: 'network-only' });
+    return data?.exportTestCases ?? '';
+  }, 'Failed to export the test cases');
+}
+
+export function useRunEstimate(chatbotId: string, enabled: boolean) {
+  const { data, error } = useQuery(TestRunEstimateQuery, enabled ? { variables: { chatbotId }, fetchPolicy: 'network-only' } : skipToken);
+  return { estimate: data?.testRunEstimate ?? null, error: error ? userFacingErrorMessage(error, 'Failed to estimate the run') : null };
+}
+
+export function useStartTestRun(chatbotId: string) {
+  const [mutate] = useMutation(StartTestRunMutation, { refetchQueries: [TestRunsQuery] });
+  return useAction(() => mutate({ variables: { chatbotId } }), 'Failed to start the run');
+}
+
+export function useCancelTestRun(chatbotId: string) {
+  const [mutate] = useMutation(CancelTestRunMutation, { refetchQueries: [TestRunsQuery, TestRunQuery] });
+  return useAction((runId: string) => mutate({ variables: { chatbotId, runId } }), 'Failed to cancel the run');
+}
+
+export function useImproveAnswer(chatbotId: string) {
+  const [mutate] = useMutation(ImproveAnswerMutation, { refetchQueries: [TestCasesQuery] });
+  return useAction(
+    (question: string, answer: string, addTest: boolean) => mutate({ variables: { chatbotId, question, answer, addTest } }),
+    'Failed to improve the answer',
+  );
+}
