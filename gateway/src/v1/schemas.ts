@@ -222,12 +222,9 @@ export const Conversation = z
     visitorId: z.string().nullable(),
     visitorName: z.string().nullable(),
     visitorEmail: z.string().nullable(),
-    verifiedUserId: z
-      .string()
-      .nullable()
-      .meta({
-        description: "The verified visitor's user id (a userHash matched the chatbot's identity secret); null when never verified.",
-      }),
+    verifiedUserId: z.string().nullable().meta({
+      description: "The verified visitor's user id (a userHash matched the chatbot's identity secret); null when never verified.",
+    }),
     verifiedEmail: z.string().nullable().meta({ description: 'The email told with the verified user id; null when none.' }),
     messageCount: z.number(),
   })

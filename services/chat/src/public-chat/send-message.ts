@@ -185,7 +185,20 @@ async function prepare(deps: PublicChatDeps, channel: Channel, raw: RawMessageIn
     await deps.dailyMessages.uncount(counted, deps.logger);
     throw err;
   });
-  return { kind: 'model', model: model.language, requestId, input, chatbot, receivedAt, identity, privacy, prompt, passages, history, counted };
+  return {
+    kind: 'model',
+    model: model.language,
+    requestId,
+    input,
+    chatbot,
+    receivedAt,
+    identity,
+    privacy,
+    prompt,
+    passages,
+    history,
+    counted,
+  };
 }
 
 /** The collaborators that read along in admission's round trip, in the order their keys are read. */
