@@ -45,6 +45,8 @@ export interface ConversationView {
   visitorId: string | null;
   visitorName: string | null;
   messageCount: number;
+  /** web, or the messaging channel it came from (telegram). */
+  channel: string;
   messages: ChatMessageView[];
 }
 
@@ -77,6 +79,7 @@ export function conversationView(c: Conversation | undefined): ConversationView 
     visitorId: c.visitorId || null,
     visitorName: c.visitorName || null,
     messageCount: c.messageCount,
+    channel: c.channel || 'web',
     messages: c.messages.map(messageView),
   };
 }

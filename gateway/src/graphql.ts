@@ -16,6 +16,7 @@ import { cleanTextPlugin, noSubscriptions, OPERATION_BOUNDS, operationBounds, re
 import { accountResolvers } from './resolvers/account.ts';
 import { apiKeyResolvers } from './resolvers/api-keys.ts';
 import { providerKeyResolvers } from './resolvers/provider-keys.ts';
+import { channelResolvers } from './features/channels/resolvers.ts';
 import { authResolvers } from './resolvers/auth.ts';
 import { billingResolvers } from './resolvers/billing.ts';
 import { chatResolvers } from './resolvers/chat.ts';
@@ -85,6 +86,7 @@ export const resolvers = guardOperations([
   apiKeyResolvers,
   providerKeyResolvers,
   leadResolvers,
+  channelResolvers,
 ]);
 
 export async function createGraphQL(opts: {

@@ -53,6 +53,7 @@ import { summarizeConversation } from './handoff/summarize-conversation.ts';
 import { watchConversation } from './handoff/watch-conversation.ts';
 import { leadMethods } from './leads/rpc.ts';
 import { providerKeyMethods, type ProviderKeyRpcDeps } from './provider-keys/rpc.ts';
+import { channelMethods, type ChannelRpcDeps } from './channels/rpc.ts';
 import type { OfferedModels } from './models/offered-models.ts';
 
 export type ChatRpcDeps = PublicChatDeps &
@@ -60,7 +61,8 @@ export type ChatRpcDeps = PublicChatDeps &
   ConversationsDeps &
   Pick<ExportDeps, 'exportDb'> &
   Pick<RateMessageDeps, 'webhooks'> &
-  ProviderKeyRpcDeps & {
+  ProviderKeyRpcDeps &
+  ChannelRpcDeps & {
     /** Humans in the loop (docs/adr/0034-humans-in-the-loop.md). */
     handoffCore: HandoffDeps;
     /** The catalogue's models this deployment offers (ListModels). */
@@ -151,6 +153,7 @@ function toConversationMessage(c: Conversation, messages: Message[] = []): Conve
     visitorId: c.visitorId ?? '',
     visitorName: c.visitorName ?? '',
     visitorEmail: c.visitorEmail ?? '',
+    channel: c.channel ?? '',
     messageCount: c.messageCount,
     messages: messages.map((m) =>
       create(ChatMessageSchema, {
@@ -182,6 +185,7 @@ export function chatRoutes(deps: ChatRpcDeps) {
     router.service(ChatService, {
       ...leadMethods(deps),
       ...providerKeyMethods(deps),
+      ...channelMethods(deps),
       async getPublicChatbot(req) {
         const profile = await loadChatbotProfile(deps, req);
         return {

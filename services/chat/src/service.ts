@@ -22,6 +22,11 @@ import type { ServiceParts } from '@parley/common/service.ts';
 import type pg from 'pg';
 import { PrismaClient } from './generated/prisma/client.ts';
 import { startAnalyticsWorker } from './analytics/analytics-interaction.job.ts';
+import { ChannelMessageReceivedSchema } from '@parley/proto/parley/events/v1/channel_message_received_pb.js';
+import { answerChannelMessage } from './channels/answer-update.ts';
+import { startChannelInboundWorker } from './channels/channel-inbound.job.ts';
+import type { DeliverDeps } from './channels/deliver.ts';
+import { telegramApi } from './channels/telegram-api.ts';
 import {
   announceInteractionsCounted,
   interactionsCountedPublisher,
@@ -95,6 +100,8 @@ export interface ChatServiceParts extends ServiceParts {
   analyticsWorker?: Worker;
   /** The handoff-timeout worker (a wait nobody answered goes back to the bot), when workers were started. */
   handoffTimeoutWorker?: Worker;
+  /** The channel worker (answers the messaging channels' queued messages, ADR 44), when workers were started. */
+  channelInboundWorker?: Worker;
   /** Publishes the answers' UsageRecorded and ChatbotInteraction events gathered so far (ADR 29), and waits for them. */
   flushEvents(): Promise<void>;
   /** One round of settling expired holds from the stored exchanges, as the workers run it every RECONCILE_HOLDS_MS (ADR 37). */
@@ -249,7 +256,21 @@ export async function createChatService(
       publishUsage: (usage) => publishUsageRecorded(usageRecorded, usage),
     },
   };
+  // Messaging channels (docs/adr/0044-messaging-channels.md): the provider's API, the sender with
+  // its retries, and the queue between the webhook and the channel worker.
+  const telegram = telegramApi({ baseUrl: config.TELEGRAM_API_BASE, timeoutMs: config.CHANNEL_TIMEOUT_MS });
+  const deliverDeps: DeliverDeps = {
+    db: prisma,
+    telegram,
+    logger,
+    policy: { attempts: config.CHANNEL_SEND_ATTEMPTS, backoffMs: 500, maxWaitMs: 60_000 },
+  };
+  const channelInbound = createProducer(redis, QUEUES.channelInbound, ChannelMessageReceivedSchema, {
+    prefix: config.QUEUE_PREFIX,
+    retries: { attempts: 5, backoffMs: 1000 },
+  });
   const deps: ChatRpcDeps = {
+    channels: { db: prisma, ciphers: providerKeys.ciphers, telegram, deliver: deliverDeps, inbound: channelInbound },
     handoffCore,
     providerKeys,
     offered: router.offered,
@@ -346,6 +367,19 @@ export async function createChatService(
           prefix: config.QUEUE_PREFIX,
           timedOut: (event) => handoffTimedOut(handoffCore, timeoutOf(event)),
         });
+  const channelInboundWorker =
+    opts.workers === false
+      ? undefined
+      : startChannelInboundWorker({
+          redis,
+          logger,
+          prefix: config.QUEUE_PREFIX,
+          answer: (event) =>
+            answerChannelMessage(
+              { db: prisma, ciphers: providerKeys.ciphers, sessionIds: chatSessionIds, publicChat: deps, deliver: deliverDeps, logger },
+              event,
+            ),
+        });
   const stopPruning = opts.workers === false ? undefined : startPruningProcessedAnalyticsEvents(prisma, logger);
   // Holds whose answer's usage was lost (a process died before its batch was published): billed from the stored exchange (ADR 37).
   const reconcileDeps = { billing, db: exchanges, publishUsage: (usage: Usage) => publishUsageRecorded(usageRecorded, usage), logger };
@@ -376,6 +410,7 @@ export async function createChatService(
       accountDeletedWorker?.close(),
       analyticsWorker?.close(),
       handoffTimeoutWorker?.close(),
+      channelInboundWorker?.close(),
     ]);
   };
 
@@ -389,6 +424,7 @@ export async function createChatService(
     accountDeletedWorker,
     analyticsWorker,
     handoffTimeoutWorker,
+    channelInboundWorker,
     flushEvents: async () => {
       await Promise.all([usageRecorded.flush(), analyticsInteraction.flush()]);
     },
@@ -406,6 +442,7 @@ export async function createChatService(
       () => providerKeyWatch.close(),
       () => handoffTimeouts.close(),
       () => handoffRequested.close(),
+      () => channelInbound.close(),
       () => webhooks.close(),
       () => redis.quit(),
       () => prisma.$disconnect(),

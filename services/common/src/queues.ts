@@ -55,6 +55,8 @@ export const QUEUES = {
   handoffTimeout: 'parley.handoff-timeout',
   /** HandoffRequested: a visitor is waiting for a person; auth mails the workspace's agents who chose to be told (ADR 34). */
   handoffRequested: 'parley.handoff-requested',
+  /** ChannelMessageReceived: the chat service's own jobs, a channel user's message verified by the webhook, answered once by its provider message id (ADR 44). */
+  channelInbound: 'parley.channel-inbound',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
