@@ -5,6 +5,9 @@ export { pngImage } from '../services/common/src/testing/png.ts';
 
 export const PASSWORD = 'correct horse 42';
 
+/** The one bot token the fake Telegram Bot API knows in the end-to-end run (global-setup.ts). */
+export const E2E_TELEGRAM_TOKEN = '555000111:AAE2eTelegramBotTokenForParley_tests1';
+
 export function uniqueEmail(tag: string): string {
   return `${tag}.${Date.now()}.${Math.floor(Math.random() * 1e6)}@example.com`;
 }

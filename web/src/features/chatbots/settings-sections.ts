@@ -7,6 +7,7 @@ export const SETTINGS_SECTIONS = [
   { id: 'model', label: 'Model' },
   { id: 'lead-form', label: 'Lead form' },
   { id: 'handoff', label: 'Handoff' },
+  { id: 'channels', label: 'Channels' },
   { id: 'knowledge', label: 'Knowledge' },
   { id: 'entries', label: 'Entries' },
 ] as const;

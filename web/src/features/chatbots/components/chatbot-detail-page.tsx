@@ -25,6 +25,7 @@ import { ModelSettingsCard } from './model-settings-card';
 import { LeadFormSettingsCard } from './lead-form-settings-card';
 import { KnowledgeBaseContent } from './knowledge-base-content';
 import { KnowledgeBaseForm } from './knowledge-base-form';
+import { ChannelsCard } from './channels-card';
 import { SettingsSection, SettingsSectionNav, useActiveSection, useScrollToLinkedSection } from './settings-sections';
 
 export const LOAD_CHATBOT_FAILED_MESSAGE = 'Failed to load chatbot';
@@ -119,6 +120,9 @@ export function ChatbotDetailPage() {
                         </SettingsSection>
                         <SettingsSection id="handoff">
                           <HandoffSettingsCard key={`handoff-${chatbot.id}`} chatbot={chatbot} pro={user?.subscription === 'pro'} />
+                        </SettingsSection>
+                        <SettingsSection id="channels">
+                          <ChannelsCard chatbotId={chatbot.id} />
                         </SettingsSection>
                         <SettingsSection id="knowledge">
                           <KnowledgeBaseForm chatbotId={chatbot.id} />

@@ -13,6 +13,7 @@ export const ConversationsQuery = graphql(`
       visitorId
       visitorName
       messageCount
+      channel
     }
   }
 `);

@@ -1,0 +1,66 @@
+import { useState } from 'react';
+import { useMutation, useQuery } from '@apollo/client/react';
+import { userFacingErrorMessage } from '../../../lib/graphql-errors';
+import {
+  ChannelConnectionsQuery,
+  ChannelDeliveriesQuery,
+  ConnectChannelMutation,
+  DisconnectChannelMutation,
+  SendChannelTestMessageMutation,
+} from '../graphql/channels';
+
+export const CONNECT_FAILED_MESSAGE = 'Could not connect the channel. Please try again.';
+export const DISCONNECT_FAILED_MESSAGE = 'Could not disconnect the channel. Please try again.';
+export const TEST_FAILED_MESSAGE = 'Could not send the test message. Please try again.';
+
+/** Runs one action at a time, with its busy state and the error the person reads. */
+function useAction<Args extends unknown[], Result>(run: (...args: Args) => Promise<Result>, fallback: string) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  async function act(...args: Args): Promise<Result | null> {
+    setBusy(true);
+    setError(null);
+    try {
+      return await run(...args);
+    } catch (failure) {
+      setError(userFacingErrorMessage(failure, fallback));
+      return null;
+    } finally {
+      setBusy(false);
+    }
+  }
+  return { act, busy, error, reset: () => setError(null) };
+}
+
+/** The chatbot's channel connections as shown: never a token, its last four characters only. */
+export function useChannelConnections(chatbotId: string) {
+  const { data, loading, error } = useQuery(ChannelConnectionsQuery, { variables: { chatbotId }, fetchPolicy: 'network-only' });
+  return { connections: data?.channelConnections ?? [], loading: loading && !data, failed: Boolean(error) };
+}
+
+export function useChannelDeliveries(connectionId: string) {
+  const { data, loading, refetch } = useQuery(ChannelDeliveriesQuery, { variables: { connectionId }, fetchPolicy: 'network-only' });
+  return { deliveries: data?.channelDeliveries ?? [], loading: loading && !data, refetch };
+}
+
+export function useConnectChannel(chatbotId: string) {
+  const [mutate] = useMutation(ConnectChannelMutation, { refetchQueries: [ChannelConnectionsQuery] });
+  return useAction(async (channel: string, token: string) => {
+    await mutate({ variables: { chatbotId, channel, token } });
+  }, CONNECT_FAILED_MESSAGE);
+}
+
+export function useDisconnectChannel() {
+  const [mutate] = useMutation(DisconnectChannelMutation, { refetchQueries: [ChannelConnectionsQuery] });
+  return useAction(async (connectionId: string) => {
+    await mutate({ variables: { connectionId } });
+  }, DISCONNECT_FAILED_MESSAGE);
+}
+
+export function useSendChannelTestMessage() {
+  const [mutate] = useMutation(SendChannelTestMessageMutation, { refetchQueries: [ChannelConnectionsQuery, ChannelDeliveriesQuery] });
+  return useAction(async (connectionId: string, chatId: string) => {
+    const { data } = await mutate({ variables: { connectionId, chatId: chatId || null } });
+    return data?.sendChannelTestMessage ?? null;
+  }, TEST_FAILED_MESSAGE);
+}
