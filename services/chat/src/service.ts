@@ -22,11 +22,14 @@ import type { ServiceParts } from '@parley/common/service.ts';
 import type pg from 'pg';
 import { PrismaClient } from './generated/prisma/client.ts';
 import { startAnalyticsWorker } from './analytics/analytics-interaction.job.ts';
-import { ChannelMessageReceivedSchema } from '@parley/proto/parley/events/v1/channel_message_received_pb.js';
+import { ChannelMessageReceivedSchema, ChannelReplyRequestedSchema } from '@parley/proto/parley/events/v1/channel_message_received_pb.js';
 import { answerChannelMessage } from './channels/answer-update.ts';
-import { startChannelInboundWorker } from './channels/channel-inbound.job.ts';
+import { startChannelInboundWorker, startChannelOutboundWorker } from './channels/channel-inbound.job.ts';
+import { sendAgentReply } from './channels/send-reply.ts';
+import { requestHandoff } from './handoff/request-handoff.ts';
 import type { DeliverDeps } from './channels/deliver.ts';
 import { telegramApi } from './channels/telegram-api.ts';
+import { verifierCache } from './channels/receive-update.ts';
 import {
   announceInteractionsCounted,
   interactionsCountedPublisher,
@@ -234,7 +237,9 @@ export async function createChatService(
     prefix: config.QUEUE_PREFIX,
     rateLimits: { perVisitor: config.CHAT_RATE_PER_VISITOR, perChatbot: config.CHAT_RATE_PER_BOT },
   });
+  const channelReplies = createProducer(redis, QUEUES.channelOutbound, ChannelReplyRequestedSchema, { prefix: config.QUEUE_PREFIX });
   const handoffCore: HandoffDeps = {
+    channelReplies,
     db: prisma,
     logger,
     chatbots,
@@ -270,7 +275,14 @@ export async function createChatService(
     retries: { attempts: 5, backoffMs: 1000 },
   });
   const deps: ChatRpcDeps = {
-    channels: { db: prisma, ciphers: providerKeys.ciphers, telegram, deliver: deliverDeps, inbound: channelInbound },
+    channels: {
+      db: prisma,
+      ciphers: providerKeys.ciphers,
+      telegram,
+      deliver: deliverDeps,
+      inbound: channelInbound,
+      verifiers: verifierCache({ max: 10_000, ttlMs: 60_000 }),
+    },
     handoffCore,
     providerKeys,
     offered: router.offered,
@@ -376,9 +388,26 @@ export async function createChatService(
           prefix: config.QUEUE_PREFIX,
           answer: (event) =>
             answerChannelMessage(
-              { db: prisma, ciphers: providerKeys.ciphers, sessionIds: chatSessionIds, publicChat: deps, deliver: deliverDeps, logger },
+              {
+                db: prisma,
+                ciphers: providerKeys.ciphers,
+                sessionIds: chatSessionIds,
+                publicChat: deps,
+                deliver: deliverDeps,
+                logger,
+                requestHandoff: (raw) => requestHandoff(handoffCore, raw),
+              },
               event,
             ),
+        });
+  const channelOutboundWorker =
+    opts.workers === false
+      ? undefined
+      : startChannelOutboundWorker({
+          redis,
+          logger,
+          prefix: config.QUEUE_PREFIX,
+          send: (event) => sendAgentReply({ db: prisma, ciphers: providerKeys.ciphers, deliver: deliverDeps }, event),
         });
   const stopPruning = opts.workers === false ? undefined : startPruningProcessedAnalyticsEvents(prisma, logger);
   // Holds whose answer's usage was lost (a process died before its batch was published): billed from the stored exchange (ADR 37).
@@ -411,6 +440,7 @@ export async function createChatService(
       analyticsWorker?.close(),
       handoffTimeoutWorker?.close(),
       channelInboundWorker?.close(),
+      channelOutboundWorker?.close(),
     ]);
   };
 
@@ -443,6 +473,7 @@ export async function createChatService(
       () => handoffTimeouts.close(),
       () => handoffRequested.close(),
       () => channelInbound.close(),
+      () => channelReplies.close(),
       () => webhooks.close(),
       () => redis.quit(),
       () => prisma.$disconnect(),

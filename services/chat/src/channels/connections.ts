@@ -42,6 +42,8 @@ export interface ConnectionDeps {
   ciphers: ProviderKeyCiphers;
   telegram: TelegramApi;
   deliver: DeliverDeps;
+  /** The webhook's kept verifiers: a removed connection is forgotten at once in this process. */
+  verifiers?: { forget(id: string): void };
 }
 
 export const parseChannel = (raw: string): ChannelName => {
@@ -162,6 +164,7 @@ export async function disconnectChannel(deps: ConnectionDeps, ownerId: string, c
     if (!(err instanceof TelegramError) || err.retryable) throw unavailable(PROVIDER_UNREACHABLE);
   }
   const { count } = await deps.db.channelConnection.deleteMany({ where: { id: row.id } });
+  deps.verifiers?.forget(row.id);
   return count > 0;
 }
 

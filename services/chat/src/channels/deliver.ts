@@ -1,5 +1,6 @@
 // Sends one message on a channel and keeps its delivery record (docs/adr/0044-messaging-channels.md):
-// a ChannelDelivery row per message, which the owner sees with its status, attempts and last error.
+// a ChannelDelivery row per message, written once its sending is over, which the owner sees with its
+// status, attempts and last error.
 // A send the provider rate-limits (429) or fails (5xx, unreachable) is tried again, after the
 // provider's retry_after when it gives one, else after a doubling backoff; a refusal (a revoked token:
 // 401/403, a chat that blocked the bot: 400/403) is final. A refused token marks the connection
@@ -34,7 +35,7 @@ export interface DeliveryView {
   connectionId: string;
   chatId: string;
   kind: DeliveryKind;
-  status: 'sending' | 'sent' | 'failed';
+  status: 'sent' | 'failed';
   attempts: number;
   lastError: string;
   createdAt: Date;
@@ -59,7 +60,7 @@ export async function deliver(
   kind: DeliveryKind,
 ): Promise<DeliveryView> {
   const sleep = deps.sleep ?? realSleep;
-  const row = await deps.db.channelDelivery.create({ data: { connectionId: connection.id, chatId, kind, status: 'sending' } });
+  const createdAt = new Date();
   let attempts = 0;
   let failure: TelegramError | null = null;
   for (const part of splitMessage(text, TELEGRAM_MAX_TEXT)) {
@@ -86,9 +87,9 @@ export async function deliver(
     deps.logger.warn({ connectionId: connection.id, status: failure.status, err: failure.message }, 'channel send failed');
   } else channelOutbound.series(series).inc();
   const lastError = failure ? `${failure.status ? `${failure.status} ` : ''}${failure.message}`.slice(0, 300) : null;
-  const saved = await deps.db.channelDelivery.update({
-    where: { id: row.id },
-    data: { status: failure ? 'failed' : 'sent', attempts, lastError },
+  // One write, once the sending is over (sent, or failed after every attempt).
+  const saved = await deps.db.channelDelivery.create({
+    data: { connectionId: connection.id, chatId, kind, status: failure ? 'failed' : 'sent', attempts, lastError, createdAt },
   });
   await markConnection(deps, connection, failure, lastError);
   return deliveryView(saved);

@@ -5,7 +5,8 @@
 // says what was expected. Only then is the body read: Telegram's JSON, a text message of a chat, the
 // rest (edits, stickers, members joining) taken and left. The message is queued for the channel
 // worker under the provider's message id, so a retried update is queued once; nothing is written to
-// the database here, so the webhook answers within a few milliseconds.
+// the database here, and a known connection is not even read (its verifier is kept in process), so
+// the webhook answers within a few milliseconds.
 import { timingSafeEqual } from 'node:crypto';
 import { create } from '@bufbuild/protobuf';
 import { ChannelMessageReceivedSchema } from '@parley/proto/parley/events/v1/channel_message_received_pb.js';
@@ -25,6 +26,62 @@ export const MAX_QUEUED_TEXT = 16_000;
 export interface ReceiveDeps {
   db: PrismaClient;
   inbound: Producer<typeof ChannelMessageReceivedSchema>;
+  /** What verification reads of a connection, kept in process (verifiers.ts); absent: read each time. */
+  verifiers?: VerifierCache;
+}
+
+/** What a webhook's check needs of a connection: its channel and the secret's hash. */
+export interface Verifier {
+  id: string;
+  channel: string;
+  secretHash: string;
+}
+
+/**
+ * Known connections' verifiers, kept in process so that a webhook call costs no database read:
+ * at most `max` (the least recently used out), each for `ttlMs` (so a connection removed on another
+ * replica is refused here within that time; its updates queued meanwhile find no connection and are
+ * left). Only connections that exist are kept: unknown ids are read each time and never stored.
+ */
+export interface VerifierCache {
+  get(id: string): Verifier | undefined;
+  set(v: Verifier): void;
+  forget(id: string): void;
+}
+
+export function verifierCache(opts: { max: number; ttlMs: number; now?: () => number }): VerifierCache {
+  const now = opts.now ?? Date.now;
+  const entries = new Map<string, { v: Verifier; until: number }>();
+  return {
+    get(id) {
+      const hit = entries.get(id);
+      if (!hit) return undefined;
+      entries.delete(id);
+      if (hit.until <= now()) return undefined;
+      entries.set(id, hit);
+      return hit.v;
+    },
+    set(v) {
+      entries.delete(v.id);
+      entries.set(v.id, { v, until: now() + opts.ttlMs });
+      if (entries.size > opts.max) entries.delete(entries.keys().next().value!);
+    },
+    forget(id) {
+      entries.delete(id);
+    },
+  };
+}
+
+async function verifierOf(deps: ReceiveDeps, connectionId: string): Promise<Verifier | null> {
+  if (!isConnectionId(connectionId)) return null;
+  const kept = deps.verifiers?.get(connectionId);
+  if (kept) return kept;
+  const row = await deps.db.channelConnection.findUnique({
+    where: { id: connectionId },
+    select: { id: true, channel: true, secretHash: true },
+  });
+  if (row) deps.verifiers?.set(row);
+  return row;
 }
 
 export interface TelegramMessage {
@@ -79,9 +136,7 @@ export async function receiveChannelUpdate(
     return err;
   };
   if (!req.secret) throw refused(unauthenticated(SECRET_MISSING));
-  const row = isConnectionId(req.connectionId)
-    ? await deps.db.channelConnection.findUnique({ where: { id: req.connectionId }, select: { id: true, channel: true, secretHash: true } })
-    : null;
+  const row = await verifierOf(deps, req.connectionId);
   // An unknown connection reads as a wrong secret: the refusal does not tell which connections exist.
   if (!row || row.channel !== channel || !row.secretHash || !secretMatches(req.secret, row.secretHash))
     throw refused(forbidden(SECRET_REFUSED));

@@ -11,6 +11,8 @@ import { startFakeTelegram, telegramTextUpdate, type FakeTelegram } from '@parle
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SECRET_MISSING, SECRET_REFUSED } from '../../src/channels/receive-update.ts';
 import { NO_CHAT_YET, TEST_MESSAGE, TOKEN_REFUSED, TOKEN_SHAPE_INVALID } from '../../src/channels/connections.ts';
+import { WAITING_FOR_PERSON } from '../../src/channels/answer-update.ts';
+import { agent, clientMessageId, enableHandoff } from './handoff-helpers.ts';
 import { rpcError, startChatStack, type ChatStack } from './harness.ts';
 
 const TOKEN = '123456789:AAFakeTokenForParleyTestsOnly_abcdWXYZ';
@@ -267,6 +269,61 @@ describe('a Telegram message', () => {
     await stack.client.sendChannelTestMessage({ ownerId: bot.ownerId, connectionId: connection.id, chatId: '' });
     const after = await stack.client.listChannelConnections({ ownerId: bot.ownerId, chatbotId: bot.id });
     expect([after.connections[0].status, after.connections[0].lastError]).toEqual(['connected', '']);
+  });
+});
+
+describe('handoff across Telegram', () => {
+  it('a Telegram user asks for a person, an agent answers from the inbox through the Bot API, hands back, and the bot answers again', async () => {
+    const { bot, connection, secret } = await connectedBot();
+    await stack.makePro(bot.ownerId);
+    await enableHandoff(stack.chatbots, bot);
+    await post(connection.id, secret, telegramTextUpdate(8301, 'Is the museum open every day? I want to talk to a person'));
+    const [first] = await until(
+      () => telegram.sent,
+      (s) => s.length === 1,
+      'the answer',
+    );
+    expect(first.text).toContain('The museum opens at ten');
+    expect(first.text.endsWith(WAITING_FOR_PERSON)).toBe(true);
+    const { waiting } = await until(
+      () => stack.client.listInbox({ ownerId: bot.ownerId }),
+      (r) => r.waiting.some((i) => i.chatbotId === bot.id),
+      'the waiting conversation',
+    );
+    const conversationId = waiting.find((i) => i.chatbotId === bot.id)!.conversationId;
+    const owner = { ownerId: bot.ownerId, conversationId };
+
+    // While a person has it, the bot stays silent on Telegram; the agent's reply goes out through the Bot API.
+    await stack.client.replyToConversation({
+      ...owner,
+      agent: agent('Ada'),
+      content: 'Hello, Ada from the museum here.',
+      clientMessageId: clientMessageId(),
+    });
+    await until(
+      () => telegram.sent,
+      (s) => s.length === 2,
+      "the agent's reply",
+    );
+    expect(telegram.sent[1]).toMatchObject({ chat_id: '8301', text: 'Hello, Ada from the museum here.' });
+    await post(connection.id, secret, telegramTextUpdate(8301, 'Thanks! And on Monday?'));
+    await until(
+      () => stack.client.getInboxConversation({ ownerId: bot.ownerId, conversationId }),
+      (r) => (r.conversation?.messages ?? []).some((m) => m.content === 'Thanks! And on Monday?'),
+      "the visitor's message in the inbox",
+    );
+    expect(telegram.sent).toHaveLength(2);
+
+    await stack.client.handBackConversation({ ...owner, agent: agent('Ada') });
+    await post(connection.id, secret, telegramTextUpdate(8301, 'Is the museum open every day?'));
+    await until(
+      () => telegram.sent,
+      (s) => s.length === 3,
+      'the bot again',
+    );
+    expect(telegram.sent[2].text).toContain('The museum opens at ten');
+    const { deliveries } = await stack.client.listChannelDeliveries({ ownerId: bot.ownerId, connectionId: connection.id });
+    expect(deliveries.map((d) => d.kind).sort()).toEqual(['agent', 'answer', 'answer']);
   });
 });
 

@@ -34,6 +34,8 @@ export interface FakeTelegram {
   /** The webhook each token registered (setWebhook), until deleteWebhook. */
   webhooks: Map<string, { url: string; secretToken: string }>;
   set(patch: Partial<FakeTelegramBehaviour>): void;
+  /** Resolves once `count` messages were sent in all (at once when they already were), without polling. */
+  sentCount(count: number): Promise<void>;
   /** Posts the update to the token's webhook as Telegram would; resolves to the webhook's status. */
   deliver(token: string, update: unknown): Promise<number>;
   close(): Promise<void>;
@@ -79,6 +81,12 @@ export async function startFakeTelegram(
   const sent: SentMessage[] = [];
   const calls: { method: string; token: string }[] = [];
   const webhooks = new Map<string, { url: string; secretToken: string }>();
+  const waiting: { count: number; resolve: () => void }[] = [];
+  const onSent = () => {
+    for (let i = waiting.length - 1; i >= 0; i--) {
+      if (sent.length >= waiting[i].count) waiting.splice(i, 1)[0].resolve();
+    }
+  };
 
   const deliver = async (token: string, update: unknown): Promise<number> => {
     const hook = webhooks.get(token);
@@ -144,6 +152,7 @@ export async function startFakeTelegram(
         const chatId = String(body.chat_id ?? '');
         if (!chatId) return refuse(res, 400, 'Bad Request: chat not found');
         sent.push({ ...body, token, chat_id: chatId, text });
+        onSent();
         return reply(res, 200, {
           ok: true,
           result: { message_id: messageSeq++, date: Math.floor(Date.now() / 1000), chat: { id: Number(chatId), type: 'private' }, text },
@@ -164,6 +173,7 @@ export async function startFakeTelegram(
       Object.assign(behaviour, patch);
     },
     deliver,
+    sentCount: (count) => (sent.length >= count ? Promise.resolve() : new Promise<void>((resolve) => waiting.push({ count, resolve }))),
     close: server.close,
   };
 }

@@ -71,3 +71,35 @@ export declare type ChannelMessageReceived = Message<"parley.events.v1.ChannelMe
  */
 export declare const ChannelMessageReceivedSchema: GenMessage<ChannelMessageReceived>;
 
+/**
+ * An agent's reply from the inbox to a conversation that came from a messaging channel, published
+ * by the reply path (queue parley.channel-outbound, job id "agent:<message_id>") and sent on the
+ * channel by the chat service's channel sender.
+ *
+ * @generated from message parley.events.v1.ChannelReplyRequested
+ */
+export declare type ChannelReplyRequested = Message<"parley.events.v1.ChannelReplyRequested"> & {
+  /**
+   * @generated from field: string conversation_id = 1;
+   */
+  conversationId: string;
+
+  /**
+   * The stored agent message's id.
+   *
+   * @generated from field: string message_id = 2;
+   */
+  messageId: string;
+
+  /**
+   * @generated from field: string text = 3;
+   */
+  text: string;
+};
+
+/**
+ * Describes the message parley.events.v1.ChannelReplyRequested.
+ * Use `create(ChannelReplyRequestedSchema)` to create a new message.
+ */
+export declare const ChannelReplyRequestedSchema: GenMessage<ChannelReplyRequested>;
+

@@ -8,7 +8,7 @@ import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
  * Describes the file parley/events/v1/channel_message_received.proto.
  */
 export const file_parley_events_v1_channel_message_received = /*@__PURE__*/
-  fileDesc("Ci9wYXJsZXkvZXZlbnRzL3YxL2NoYW5uZWxfbWVzc2FnZV9yZWNlaXZlZC5wcm90bxIQcGFybGV5LmV2ZW50cy52MSKgAQoWQ2hhbm5lbE1lc3NhZ2VSZWNlaXZlZBIPCgdjaGFubmVsGAEgASgJEhUKDWNvbm5lY3Rpb25faWQYAiABKAkSGwoTcHJvdmlkZXJfbWVzc2FnZV9pZBgDIAEoCRIPCgdjaGF0X2lkGAQgASgJEg8KB3VzZXJfaWQYBSABKAkSEQoJdXNlcl9uYW1lGAYgASgJEgwKBHRleHQYByABKAliBnByb3RvMw");
+  fileDesc("Ci9wYXJsZXkvZXZlbnRzL3YxL2NoYW5uZWxfbWVzc2FnZV9yZWNlaXZlZC5wcm90bxIQcGFybGV5LmV2ZW50cy52MSKgAQoWQ2hhbm5lbE1lc3NhZ2VSZWNlaXZlZBIPCgdjaGFubmVsGAEgASgJEhUKDWNvbm5lY3Rpb25faWQYAiABKAkSGwoTcHJvdmlkZXJfbWVzc2FnZV9pZBgDIAEoCRIPCgdjaGF0X2lkGAQgASgJEg8KB3VzZXJfaWQYBSABKAkSEQoJdXNlcl9uYW1lGAYgASgJEgwKBHRleHQYByABKAkiUgoVQ2hhbm5lbFJlcGx5UmVxdWVzdGVkEhcKD2NvbnZlcnNhdGlvbl9pZBgBIAEoCRISCgptZXNzYWdlX2lkGAIgASgJEgwKBHRleHQYAyABKAliBnByb3RvMw");
 
 /**
  * Describes the message parley.events.v1.ChannelMessageReceived.
@@ -16,4 +16,11 @@ export const file_parley_events_v1_channel_message_received = /*@__PURE__*/
  */
 export const ChannelMessageReceivedSchema = /*@__PURE__*/
   messageDesc(file_parley_events_v1_channel_message_received, 0);
+
+/**
+ * Describes the message parley.events.v1.ChannelReplyRequested.
+ * Use `create(ChannelReplyRequestedSchema)` to create a new message.
+ */
+export const ChannelReplyRequestedSchema = /*@__PURE__*/
+  messageDesc(file_parley_events_v1_channel_message_received, 1);
 

@@ -39,6 +39,7 @@ CREATE TABLE "ChannelThread" (
     "connectionId" UUID NOT NULL,
     "chatId" TEXT NOT NULL,
     "sessionId" TEXT NOT NULL,
+    "conversationMarked" BOOLEAN NOT NULL DEFAULT false,
     "createdAt" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
     CONSTRAINT "ChannelThread_pkey" PRIMARY KEY ("connectionId","chatId")

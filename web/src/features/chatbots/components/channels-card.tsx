@@ -36,9 +36,7 @@ function Deliveries({ connectionId }: { connectionId: string }) {
             {d.lastError ? <span className="text-red-700"> — {d.lastError}</span> : null}
           </span>
           <span className="flex items-center gap-2">
-            <Badge tone={d.status === 'sent' ? 'success' : d.status === 'failed' ? 'danger' : 'neutral'}>
-              {d.status === 'sent' ? 'Sent' : d.status === 'failed' ? 'Failed' : 'Sending'}
-            </Badge>
+            <Badge tone={d.status === 'sent' ? 'success' : 'danger'}>{d.status === 'sent' ? 'Sent' : 'Failed'}</Badge>
             <span className="text-gray-500">{formatDateTime(d.createdAt)}</span>
           </span>
         </li>
