@@ -30,6 +30,7 @@ import { requestHandoff } from './handoff/request-handoff.ts';
 import type { DeliverDeps } from './channels/deliver.ts';
 import { telegramApi } from './channels/telegram-api.ts';
 import { verifierCache } from './channels/receive-update.ts';
+import { removeChatbotChannels } from './channels/connections.ts';
 import {
   announceInteractionsCounted,
   interactionsCountedPublisher,
@@ -334,7 +335,11 @@ export async function createChatService(
     },
   };
 
-  const conversationsOfDeleted = { db: prisma, recentTurns };
+  const conversationsOfDeleted = {
+    db: prisma,
+    recentTurns,
+    removeChannels: (chatbotId: string) => removeChatbotChannels(deps.channels, chatbotId),
+  };
   const chatbotDeletedWorker =
     opts.workers === false
       ? undefined

@@ -182,3 +182,47 @@ export async function listDeliveries(deps: Pick<ConnectionDeps, 'db'>, ownerId: 
   const rows = await deps.db.channelDelivery.findMany({ where: { connectionId: row.id }, orderBy: { createdAt: 'desc' }, take: 50 });
   return rows.map(deliveryView);
 }
+
+/**
+ * A deleted chatbot's (or deleted owner's) channel connections go with its conversations: the
+ * webhook removed at the provider where it still answers (a failure there is left: the rows go all
+ * the same, and later updates are refused 403), then the rows and their credentials.
+ */
+export async function removeChatbotChannels(deps: ConnectionDeps, chatbotId: string): Promise<number> {
+  const rows = await deps.db.channelConnection.findMany({ where: { chatbotId } });
+  for (const row of rows) {
+    await deps.telegram.deleteWebhook(openToken(deps.ciphers, row)).catch(() => undefined);
+    deps.verifiers?.forget(row.id);
+  }
+  const { count } = await deps.db.channelConnection.deleteMany({ where: { chatbotId } });
+  return count;
+}
+
+/**
+ * The rotation's last step for channel tokens (docs/operations.md, beside the provider keys'): every
+ * token not yet under the current operator key is opened under the previous one and sealed again. A
+ * row changed meanwhile is left as it now is; twice changes nothing more.
+ */
+export async function reencryptChannelTokens(
+  db: PrismaClient,
+  ciphers: ProviderKeyCiphers,
+): Promise<{ reencrypted: number; current: number }> {
+  let reencrypted = 0;
+  let current = 0;
+  for (const row of await db.channelConnection.findMany({ orderBy: { id: 'asc' } })) {
+    try {
+      open(ciphers.current, row.tokenCiphertext, associatedData(row.id));
+      current++;
+      continue;
+    } catch {
+      // Under the previous key (or neither: openToken throws, and the operator keeps the previous key).
+    }
+    const token = openToken(ciphers, row);
+    const { count } = await db.channelConnection.updateMany({
+      where: { id: row.id, tokenCiphertext: row.tokenCiphertext },
+      data: { tokenCiphertext: seal(ciphers.current, token, associatedData(row.id)) },
+    });
+    reencrypted += count;
+  }
+  return { reencrypted, current };
+}

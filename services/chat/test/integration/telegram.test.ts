@@ -6,11 +6,23 @@
 // PostgreSQL, Redis and BullMQ, the fake Telegram Bot API over HTTP.
 import { Queue } from 'bullmq';
 import { Code } from '@connectrpc/connect';
-import { QUEUES } from '@parley/common/queues.ts';
+import { create } from '@bufbuild/protobuf';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import { AccountDeletedSchema } from '@parley/proto/parley/events/v1/account_deleted_pb.js';
+import { ChatbotDeletedSchema } from '@parley/proto/parley/events/v1/chatbot_deleted_pb.js';
+import { createProducer, QUEUES } from '@parley/common/queues.ts';
+import { jobSettled } from '@parley/common/testing/jobs.ts';
 import { startFakeTelegram, telegramTextUpdate, type FakeTelegram } from '@parley/common/testing/fake-telegram.ts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SECRET_MISSING, SECRET_REFUSED } from '../../src/channels/receive-update.ts';
-import { NO_CHAT_YET, TEST_MESSAGE, TOKEN_REFUSED, TOKEN_SHAPE_INVALID } from '../../src/channels/connections.ts';
+import {
+  NO_CHAT_YET,
+  openToken,
+  reencryptChannelTokens,
+  TEST_MESSAGE,
+  TOKEN_REFUSED,
+  TOKEN_SHAPE_INVALID,
+} from '../../src/channels/connections.ts';
 import { WAITING_FOR_PERSON } from '../../src/channels/answer-update.ts';
 import { agent, clientMessageId, enableHandoff } from './handoff-helpers.ts';
 import { rpcError, startChatStack, type ChatStack } from './harness.ts';
@@ -324,6 +336,48 @@ describe('handoff across Telegram', () => {
     expect(telegram.sent[2].text).toContain('The museum opens at ten');
     const { deliveries } = await stack.client.listChannelDeliveries({ ownerId: bot.ownerId, connectionId: connection.id });
     expect(deliveries.map((d) => d.kind).sort()).toEqual(['agent', 'answer', 'answer']);
+  });
+});
+
+describe('deletion', () => {
+  it("removes a deleted chatbot's connection (deleteWebhook, credentials gone), and a deleted owner's through AccountDeleted", async () => {
+    const first = await connectedBot();
+    const chatbotDeleted = createProducer(stack.redis, QUEUES.chatbotDeleted, ChatbotDeletedSchema, { prefix: stack.prefix });
+    const settled = jobSettled(stack.parts.chatbotDeletedWorker!, `chatbot-deleted.${first.bot.id}`);
+    await chatbotDeleted.publish(
+      create(ChatbotDeletedSchema, { chatbotId: first.bot.id, ownerId: first.bot.ownerId, occurredAt: timestampFromDate(new Date()) }),
+      `chatbot-deleted.${first.bot.id}`,
+    );
+    expect((await settled).state).toBe('completed');
+    await chatbotDeleted.close();
+    expect(await stack.parts.prisma.channelConnection.count({ where: { id: first.connection.id } })).toBe(0);
+    expect(telegram.calls.at(-1)!.method).toBe('deleteWebhook');
+    expect((await rpcError(post(first.connection.id, first.secret, telegramTextUpdate(1, 'hi')))).code).toBe(Code.PermissionDenied);
+
+    const second = await connectedBot();
+    const accountDeleted = createProducer(stack.redis, QUEUES.accountDeletedChat, AccountDeletedSchema, { prefix: stack.prefix });
+    const gone = jobSettled(stack.parts.accountDeletedWorker!, `account-deleted.${second.bot.ownerId}`);
+    await accountDeleted.publish(
+      create(AccountDeletedSchema, { userId: second.bot.ownerId, occurredAt: timestampFromDate(new Date()) }),
+      `account-deleted.${second.bot.ownerId}`,
+    );
+    expect((await gone).state).toBe('completed');
+    await accountDeleted.close();
+    expect(await stack.parts.prisma.channelConnection.count({ where: { ownerId: second.bot.ownerId } })).toBe(0);
+  });
+});
+
+describe('a rotation of PROVIDER_KEY_ENCRYPTION_KEY', () => {
+  it('seals the bot tokens again under the new key, which still send', async () => {
+    const { bot, connection } = await connectedBot();
+    const next = Buffer.alloc(32, 7);
+    const ciphers = { current: next, previous: stack.config.PROVIDER_KEY_ENCRYPTION_KEY };
+    const first = await reencryptChannelTokens(stack.parts.prisma, ciphers);
+    expect(first.reencrypted).toBeGreaterThanOrEqual(1);
+    expect((await reencryptChannelTokens(stack.parts.prisma, ciphers)).reencrypted).toBe(0);
+    const row = await stack.parts.prisma.channelConnection.findUniqueOrThrow({ where: { id: connection.id } });
+    expect(openToken({ current: next }, row)).toBe(TOKEN);
+    expect(bot.ownerId).toBeTruthy();
   });
 });
 
