@@ -5,6 +5,7 @@
 // provider's retry_after when it gives one, else after a doubling backoff; a refusal (a revoked token:
 // 401/403, a chat that blocked the bot: 400/403) is final. A refused token marks the connection
 // failing with the provider's words; a send that goes through marks a failing connection connected.
+import { randomUUID } from 'node:crypto';
 import type { Logger } from '@parley/common/logger.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import { channelOutbound, channelSendFailures } from './channel-metrics.ts';
@@ -88,9 +89,10 @@ export async function deliver(
   } else channelOutbound.series(series).inc();
   const lastError = failure ? `${failure.status ? `${failure.status} ` : ''}${failure.message}`.slice(0, 300) : null;
   // One write, once the sending is over (sent, or failed after every attempt).
-  const saved = await deps.db.channelDelivery.create({
-    data: { connectionId: connection.id, chatId, kind, status: failure ? 'failed' : 'sent', attempts, lastError, createdAt },
-  });
+  const [saved] = await deps.db.$queryRaw<DeliveryRow[]>`
+    INSERT INTO "ChannelDelivery" ("id", "connectionId", "chatId", "kind", "status", "attempts", "lastError", "createdAt")
+    VALUES (${randomUUID()}::uuid, ${connection.id}::uuid, ${chatId}, ${kind}, ${failure ? 'failed' : 'sent'}, ${attempts}, ${lastError}, ${createdAt})
+    RETURNING "id"::text AS "id", "connectionId"::text AS "connectionId", "chatId", "kind", "status", "attempts", "lastError", "createdAt"`;
   await markConnection(deps, connection, failure, lastError);
   return deliveryView(saved);
 }
@@ -105,7 +107,7 @@ async function markConnection(deps: DeliverDeps, connection: SendingConnection, 
   }
 }
 
-export const deliveryView = (r: {
+interface DeliveryRow {
   id: string;
   connectionId: string;
   chatId: string;
@@ -114,7 +116,9 @@ export const deliveryView = (r: {
   attempts: number;
   lastError: string | null;
   createdAt: Date;
-}): DeliveryView => ({
+}
+
+export const deliveryView = (r: DeliveryRow): DeliveryView => ({
   id: r.id,
   connectionId: r.connectionId,
   chatId: r.chatId,
