@@ -1,6 +1,5 @@
-import { useState } from 'react';
 import { useMutation, useQuery } from '@apollo/client/react';
-import { userFacingErrorMessage } from '../../../lib/graphql-errors';
+import { useAction } from '../../../lib/use-action';
 import {
   ChannelConnectionsQuery,
   ChannelDeliveriesQuery,
@@ -12,25 +11,6 @@ import {
 export const CONNECT_FAILED_MESSAGE = 'Could not connect the channel. Please try again.';
 export const DISCONNECT_FAILED_MESSAGE = 'Could not disconnect the channel. Please try again.';
 export const TEST_FAILED_MESSAGE = 'Could not send the test message. Please try again.';
-
-/** Runs one action at a time, with its busy state and the error the person reads. */
-function useAction<Args extends unknown[], Result>(run: (...args: Args) => Promise<Result>, fallback: string) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  async function act(...args: Args): Promise<Result | null> {
-    setBusy(true);
-    setError(null);
-    try {
-      return await run(...args);
-    } catch (failure) {
-      setError(userFacingErrorMessage(failure, fallback));
-      return null;
-    } finally {
-      setBusy(false);
-    }
-  }
-  return { act, busy, error, reset: () => setError(null) };
-}
 
 /** The chatbot's channel connections as shown: never a token, its last four characters only. */
 export function useChannelConnections(chatbotId: string) {
