@@ -55,6 +55,7 @@ describe('Chatbot detail page', () => {
         ['Model', '#settings-model'],
         ['Lead form', '#settings-lead-form'],
         ['Handoff', '#settings-handoff'],
+        ['Channels', '#settings-channels'],
         ['Knowledge', '#settings-knowledge'],
         ['Entries', '#settings-entries'],
       ]);

@@ -17,6 +17,7 @@ function sampleConversation(overrides: Record<string, unknown> = {}) {
     visitorId: null,
     visitorName: null,
     messageCount: 3,
+    channel: 'web',
     ...overrides,
   };
 }

@@ -161,6 +161,7 @@ export function openDetail(
     Chatbot: () => ({ data: { chatbot: { ...detailChatbot(chatbot), knowledgeBase } } }),
     ChatbotMonthlyCost: () => ({ data: { usage: monthlyCost('0.0123456') } }),
     Models: () => ({ data: { models: FREE_PLAN_MODELS } }),
+    ChannelConnections: () => ({ data: { channelConnections: [] } }),
     ...handlers,
   });
   return { ...mock, ...renderApp('/chatbots/c1', mock.link) };
