@@ -7,6 +7,8 @@ export const PASSWORD = 'correct horse 42';
 
 /** A word that makes the end-to-end run's Anthropic fake answer 529 (overloaded) to the chatbot whose knowledge holds it (global-setup.ts). */
 export const CLAUDE_OVERLOADED = 'claudeoverloadeddrill';
+/** The one bot token the fake Telegram Bot API knows in the end-to-end run (global-setup.ts). */
+export const E2E_TELEGRAM_TOKEN = '555000111:AAE2eTelegramBotTokenForParley_tests1';
 
 export function uniqueEmail(tag: string): string {
   return `${tag}.${Date.now()}.${Math.floor(Math.random() * 1e6)}@example.com`;

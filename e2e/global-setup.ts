@@ -6,8 +6,9 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { startFakeAnthropic } from '../services/common/src/testing/fake-anthropic.ts';
 import { groundedReply, startFakeOpenAI } from '../services/common/src/testing/fake-openai.ts';
+import { startFakeTelegram } from '../services/common/src/testing/fake-telegram.ts';
 import { startStack } from '../scripts/stack.ts';
-import { CLAUDE_OVERLOADED } from './fixtures.ts';
+import { CLAUDE_OVERLOADED, E2E_TELEGRAM_TOKEN } from './fixtures.ts';
 import { E2E_PORT_OFFSET } from './playwright.config.ts';
 
 export default async function globalSetup() {
@@ -46,6 +47,10 @@ export default async function globalSetup() {
     failWith: (body) => (body.messages.some((m) => m.role === 'system' && m.content.includes(CLAUDE_OVERLOADED)) ? 529 : null),
   });
 
+  // Telegram's Bot API, for the chatbots connected to Telegram (channels.spec.ts): the specs reach it
+  // at E2E_FAKE_TELEGRAM_URL (its /_fake/ endpoints deliver updates and list what the bot sent).
+  const telegram = await startFakeTelegram({ bots: { [E2E_TELEGRAM_TOKEN]: 'parley_e2e_bot' } });
+
   const mailOutboxDir = mkdtempSync(join(tmpdir(), 'parley-e2e-mail-'));
   const stack = await startStack({
     portOffset: E2E_PORT_OFFSET,
@@ -61,6 +66,7 @@ export default async function globalSetup() {
       OPENAI_BASE_URL: model.url,
       ANTHROPIC_API_KEY: 'e2e-anthropic-key',
       ANTHROPIC_BASE_URL: anthropic.url,
+      TELEGRAM_API_BASE: telegram.url,
       // Checkout runs in test mode (no STRIPE_SECRET_KEY): its local page and return URLs live here.
       PUBLIC_URL: `http://localhost:${8080 + E2E_PORT_OFFSET}`,
       // No SMTP server: auth writes mails to this folder and the gateway shows them at /dev/mail.
@@ -74,10 +80,12 @@ export default async function globalSetup() {
     },
   });
   process.env.E2E_DATABASE_URL = databaseUrl.toString();
+  process.env.E2E_FAKE_TELEGRAM_URL = telegram.url;
   return async () => {
     await stack.stop();
     await model.close();
     await anthropic.close();
+    await telegram.close();
     rmSync(mailOutboxDir, { recursive: true, force: true });
   };
 }

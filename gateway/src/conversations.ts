@@ -64,6 +64,8 @@ export interface ConversationView {
   verifiedUserId: string | null;
   verifiedEmail: string | null;
   messageCount: number;
+  /** web, or the messaging channel it came from (telegram). */
+  channel: string;
   messages: ChatMessageView[];
 }
 
@@ -100,6 +102,7 @@ export function conversationView(c: Conversation | undefined): ConversationView 
     verifiedUserId: c.verifiedUserId || null,
     verifiedEmail: c.verifiedEmail || null,
     messageCount: c.messageCount,
+    channel: c.channel || 'web',
     messages: c.messages.map(messageView),
   };
 }

@@ -18,6 +18,7 @@ import { apiKeyResolvers } from './resolvers/api-keys.ts';
 import { providerKeyResolvers } from './resolvers/provider-keys.ts';
 import { identityResolvers } from './features/identity/resolvers.ts';
 import { retentionResolvers } from './features/retention/retention.ts';
+import { channelResolvers } from './features/channels/resolvers.ts';
 import { authResolvers } from './resolvers/auth.ts';
 import { billingResolvers } from './resolvers/billing.ts';
 import { chatResolvers } from './resolvers/chat.ts';
@@ -91,6 +92,7 @@ export const resolvers = guardOperations([
   leadResolvers,
   retentionResolvers,
   qualityResolvers,
+  channelResolvers,
 ]);
 
 export async function createGraphQL(opts: {

@@ -93,6 +93,13 @@ export const ACCESS = {
   'Mutation.addQaEntry': 'chatbots:write',
   'Mutation.refreshTextEntry': 'chatbots:write',
   'Mutation.setTextEntryAutoSync': 'chatbots:write',
+  // A chatbot's messaging channels (ADR 44): its settings; the providers' webhook is public, its secret checked by chat.
+  'Query.channelConnections': 'workspace:read',
+  'Query.channelDeliveries': 'workspace:read',
+  'Mutation.connectChannel': 'chatbots:write',
+  'Mutation.disconnectChannel': 'chatbots:write',
+  'Mutation.sendChannelTestMessage': 'chatbots:write',
+  'POST /api/channels/telegram/:connectionId': 'public',
 
   // Conversations and unanswered questions (visitors' words: agents and above).
   'GET /api/chatbot/:id/conversations': 'conversations:read',

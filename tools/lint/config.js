@@ -110,7 +110,7 @@ export const layers = {
   chat: [
     ['analytics', 'models', 'usage'],
     ['public-chat', 'provider-keys'],
-    ['conversations', 'handoff'],
+    ['conversations', 'handoff', 'channels'],
     ['export', 'feedback', 'insights'],
     ['leads', 'quality'],
   ],

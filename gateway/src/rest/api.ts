@@ -27,6 +27,7 @@ import { webhookRoutes } from './webhooks.ts';
 import { actionRoutes } from '../features/actions/action-routes.ts';
 import { apiKeyRoutes, apiScopeRoutes } from './api-keys.ts';
 import { providerKeyRoutes } from './provider-keys.ts';
+import { channelWebhookRoutes } from '../features/channels/webhook.ts';
 import { invitationRoutes, workspaceListRoutes, workspaceRoutes } from './workspaces.ts';
 import type { Seats } from '../workspaces.ts';
 import { securityRoutes, ssoRoutes } from '../features/sso/sso-routes.ts';
@@ -78,6 +79,8 @@ export function apiRouter(opts: ApiOptions): Router {
   router.use(noStore, cleanPath);
   // Before the JSON parser: the signature is over the raw bytes Stripe sent.
   router.post('/payment/webhook', ...webhookHandlers(opts.stripeEvents));
+  // Likewise the messaging channels' webhooks (docs/adr/0044-messaging-channels.md): read raw, checked by chat.
+  router.use('/channels', channelWebhookRoutes(opts.clients));
   router.use(express.json({ limit: opts.bodyLimit }));
   router.use('/auth/sso', ssoRoutes(opts.clients, { logger: opts.logger }));
   router.use('/auth', authRoutes(opts.clients), passwordResetRoutes(opts.clients));

@@ -98,6 +98,12 @@ export const chatVars = {
   PROVIDER_KEY_ENCRYPTION_KEY: { parse: encryptionKey(DEV_PROVIDER_KEY_ENCRYPTION_KEY), default: DEV_PROVIDER_KEY_ENCRYPTION_KEY },
   /** During a rotation, the key before PROVIDER_KEY_ENCRYPTION_KEY: still read, never written (npm run reencrypt-provider-keys -w @parley/chat). */
   PROVIDER_KEY_PREVIOUS_ENCRYPTION_KEY: { parse: encryptionKey(DEV_PROVIDER_KEY_ENCRYPTION_KEY), optional: true },
+  /** Telegram's Bot API root (docs/adr/0044-messaging-channels.md); a local fake's in tests and the end-to-end suite. */
+  TELEGRAM_API_BASE: { parse: url(['http', 'https']), default: 'https://api.telegram.org' },
+  /** Attempts of one message sent on a channel, the first included: a 429 or 5xx is tried again after the provider's retry_after or a doubling backoff. */
+  CHANNEL_SEND_ATTEMPTS: { parse: int(1, 20), default: '5' },
+  /** Deadline of one call to a channel's provider. */
+  CHANNEL_TIMEOUT_MS: { parse: int(100, 60_000), default: '10000' },
   /** Deadline of calls to other services (chatbot, billing). */
   RPC_TIMEOUT_MS: { parse: int(1, 600_000), default: '5000' },
   /** How often a worker settles the credit holds whose answer's usage was lost, from the stored exchanges (ADR 37). */

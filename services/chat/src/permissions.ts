@@ -45,6 +45,12 @@ export const chatPermissions = methodPermissions(ChatService, {
   GetRetention: 'members:manage',
   SetRetention: 'members:manage',
   PreviewRetention: 'members:manage',
+  // A chatbot's messaging channels are its settings: read by any member, changed by editors.
+  ListChannelConnections: 'workspace:read',
+  ListChannelDeliveries: 'workspace:read',
+  ConnectChannel: 'chatbots:write',
+  DisconnectChannel: 'chatbots:write',
+  SendChannelTestMessage: 'chatbots:write',
 });
 
 /**
@@ -62,4 +68,6 @@ export const chatUnchecked: readonly string[] = [
   'WatchConversation',
   'SubmitLead',
   'ListModels',
+  // A provider's update on the public webhook: the connection's secret authenticates it (ADR 44).
+  'ReceiveChannelUpdate',
 ];

@@ -60,6 +60,7 @@ import { qualityMethods } from './quality/rpc.ts';
 import type { RunDeps } from './quality/runs.ts';
 import { providerKeyMethods, type ProviderKeyRpcDeps } from './provider-keys/rpc.ts';
 import { retentionMethods } from './conversations/retention.ts';
+import { channelMethods, type ChannelRpcDeps } from './channels/rpc.ts';
 import type { OfferedModels } from './models/offered-models.ts';
 import { answeredBy, type ModelNames } from './conversations/answered-by.ts';
 
@@ -68,7 +69,8 @@ export type ChatRpcDeps = PublicChatDeps &
   ConversationsDeps &
   Pick<ExportDeps, 'exportDb'> &
   Pick<RateMessageDeps, 'webhooks'> &
-  ProviderKeyRpcDeps & {
+  ProviderKeyRpcDeps &
+  ChannelRpcDeps & {
     /** Humans in the loop (docs/adr/0034-humans-in-the-loop.md). */
     handoffCore: HandoffDeps;
     /** The catalogue's models this deployment offers (ListModels). */
@@ -180,6 +182,7 @@ function toConversationMessage(c: Conversation, messages: Message[] = [], names?
     visitorEmail: c.visitorEmail ?? '',
     verifiedUserId: c.verifiedUserId ?? '',
     verifiedEmail: c.verifiedEmail ?? '',
+    channel: c.channel ?? '',
     messageCount: c.messageCount,
     messages: messages.map((m) =>
       create(ChatMessageSchema, {
@@ -224,6 +227,7 @@ export function chatRoutes(deps: ChatRpcDeps) {
         return { enabled: createdAt !== null, createdAt: createdAt ? timestampFromDate(createdAt) : undefined };
       },
       ...retentionMethods(deps),
+      ...channelMethods(deps),
       async getPublicChatbot(req) {
         const profile = await loadChatbotProfile(deps, req);
         return {

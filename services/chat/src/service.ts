@@ -23,6 +23,15 @@ import type { ServiceParts } from '@parley/common/service.ts';
 import type pg from 'pg';
 import { PrismaClient } from './generated/prisma/client.ts';
 import { startAnalyticsWorker } from './analytics/analytics-interaction.job.ts';
+import { ChannelMessageReceivedSchema, ChannelReplyRequestedSchema } from '@parley/proto/parley/events/v1/channel_message_received_pb.js';
+import { answerChannelMessage } from './channels/answer-update.ts';
+import { startChannelInboundWorker, startChannelOutboundWorker } from './channels/channel-inbound.job.ts';
+import { sendAgentReply } from './channels/send-reply.ts';
+import { requestHandoff } from './handoff/request-handoff.ts';
+import type { DeliverDeps } from './channels/deliver.ts';
+import { telegramApi } from './channels/telegram-api.ts';
+import { verifierCache } from './channels/receive-update.ts';
+import { removeChatbotChannels } from './channels/connections.ts';
 import {
   announceInteractionsCounted,
   interactionsCountedPublisher,
@@ -98,6 +107,8 @@ export interface ChatServiceParts extends ServiceParts {
   handoffTimeoutWorker?: Worker;
   /** The quality loop's workers (ChatbotChanged, test runs), when workers were started. */
   qualityWorkers: Worker[];
+  /** The channel worker (answers the messaging channels' queued messages, ADR 44), when workers were started. */
+  channelInboundWorker?: Worker;
   /** Publishes the answers' UsageRecorded and ChatbotInteraction events gathered so far (ADR 29), and waits for them. */
   flushEvents(): Promise<void>;
   /** One round of settling expired holds from the stored exchanges, as the workers run it every RECONCILE_HOLDS_MS (ADR 37). */
@@ -242,7 +253,9 @@ export async function createChatService(
     prefix: config.QUEUE_PREFIX,
     rateLimits: { perVisitor: config.CHAT_RATE_PER_VISITOR, perChatbot: config.CHAT_RATE_PER_BOT },
   });
+  const channelReplies = createProducer(redis, QUEUES.channelOutbound, ChannelReplyRequestedSchema, { prefix: config.QUEUE_PREFIX });
   const handoffCore: HandoffDeps = {
+    channelReplies,
     db: prisma,
     logger,
     chatbots,
@@ -264,7 +277,28 @@ export async function createChatService(
       publishUsage: (usage) => publishUsageRecorded(usageRecorded, usage),
     },
   };
+  // Messaging channels (docs/adr/0044-messaging-channels.md): the provider's API, the sender with
+  // its retries, and the queue between the webhook and the channel worker.
+  const telegram = telegramApi({ baseUrl: config.TELEGRAM_API_BASE, timeoutMs: config.CHANNEL_TIMEOUT_MS });
+  const deliverDeps: DeliverDeps = {
+    db: prisma,
+    telegram,
+    logger,
+    policy: { attempts: config.CHANNEL_SEND_ATTEMPTS, backoffMs: 500, maxWaitMs: 60_000 },
+  };
+  const channelInbound = createProducer(redis, QUEUES.channelInbound, ChannelMessageReceivedSchema, {
+    prefix: config.QUEUE_PREFIX,
+    retries: { attempts: 5, backoffMs: 1000 },
+  });
   const publicChat: Omit<ChatRpcDeps, 'quality'> = {
+    channels: {
+      db: prisma,
+      ciphers: providerKeys.ciphers,
+      telegram,
+      deliver: deliverDeps,
+      inbound: channelInbound,
+      verifiers: verifierCache({ max: 10_000, ttlMs: 60_000 }),
+    },
     handoffCore,
     providerKeys,
     offered: router.offered,
@@ -342,7 +376,11 @@ export async function createChatService(
   };
   const deps: ChatRpcDeps = { ...publicChat, quality };
 
-  const conversationsOfDeleted = { db: prisma, recentTurns };
+  const conversationsOfDeleted = {
+    db: prisma,
+    recentTurns,
+    removeChannels: (chatbotId: string) => removeChatbotChannels(deps.channels, chatbotId),
+  };
   const chatbotDeletedWorker =
     opts.workers === false
       ? undefined
@@ -398,6 +436,36 @@ export async function createChatService(
           runDue: (event) => runDue(quality, event),
           runsAtOnce: config.TEST_RUNS_PER_INSTANCE,
         });
+  const channelInboundWorker =
+    opts.workers === false
+      ? undefined
+      : startChannelInboundWorker({
+          redis,
+          logger,
+          prefix: config.QUEUE_PREFIX,
+          answer: (event) =>
+            answerChannelMessage(
+              {
+                db: prisma,
+                ciphers: providerKeys.ciphers,
+                sessionIds: chatSessionIds,
+                publicChat: deps,
+                deliver: deliverDeps,
+                logger,
+                requestHandoff: (raw) => requestHandoff(handoffCore, raw),
+              },
+              event,
+            ),
+        });
+  const channelOutboundWorker =
+    opts.workers === false
+      ? undefined
+      : startChannelOutboundWorker({
+          redis,
+          logger,
+          prefix: config.QUEUE_PREFIX,
+          send: (event) => sendAgentReply({ db: prisma, ciphers: providerKeys.ciphers, deliver: deliverDeps }, event),
+        });
   const stopPruning = opts.workers === false ? undefined : startPruningProcessedAnalyticsEvents(prisma, logger);
   // What is past a workspace's retention windows is deleted every hour (docs/adr/0048-retention-windows.md).
   const stopRetention =
@@ -435,6 +503,8 @@ export async function createChatService(
       analyticsWorker?.close(),
       handoffTimeoutWorker?.close(),
       ...qualityWorkers.map((w) => w.close()),
+      channelInboundWorker?.close(),
+      channelOutboundWorker?.close(),
     ]);
   };
 
@@ -449,6 +519,7 @@ export async function createChatService(
     analyticsWorker,
     handoffTimeoutWorker,
     qualityWorkers,
+    channelInboundWorker,
     flushEvents: async () => {
       await Promise.all([usageRecorded.flush(), analyticsInteraction.flush()]);
     },
@@ -468,6 +539,8 @@ export async function createChatService(
       () => handoffRequested.close(),
       () => retentionSwept.close(),
       () => testRuns.close(),
+      () => channelInbound.close(),
+      () => channelReplies.close(),
       () => webhooks.close(),
       () => redis.quit(),
       () => prisma.$disconnect(),

@@ -61,6 +61,10 @@ export const QUEUES = {
   chatbotChanged: 'parley.chatbot-changed',
   /** The chat service's own jobs: a test run to answer, or a chatbot's automatic run once its changes settled (debounced, ADR 50). */
   testRun: 'parley.test-run',
+  /** ChannelMessageReceived: the chat service's own jobs, a channel user's message verified by the webhook, answered once by its provider message id (ADR 44). */
+  channelInbound: 'parley.channel-inbound',
+  /** ChannelReplyRequested: the chat service's own jobs, an agent's inbox reply to a channel's conversation, sent on the channel (ADR 44). */
+  channelOutbound: 'parley.channel-outbound',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];

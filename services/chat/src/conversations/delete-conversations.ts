@@ -16,6 +16,8 @@ export interface DeleteChatbotConversationsDeps {
   db: PrismaClient;
   /** Where recent turns are kept (recent-turns.ts); none: nothing is kept. */
   recentTurns?: Pick<RecentTurns, 'forgetChatbot'>;
+  /** Removes the chatbot's messaging channel connections, at the provider too (channels/connections.ts); none: its rows alone. */
+  removeChannels?: (chatbotId: string) => Promise<unknown>;
 }
 
 export interface ChatbotConversationsDeleted {
@@ -33,6 +35,8 @@ export async function deleteChatbotConversations(
   await recordChatbotDeleted(deps.db, chatbotId);
   const recentTurns = (await deps.recentTurns?.forgetChatbot(chatbotId)) ?? 0;
   await deleteChatbotAnalytics(deps.db, chatbotId);
+  // Its channels' credentials go too (ADR 44): before the conversations, so a retry still finds the chatbot.
+  await (deps.removeChannels ? deps.removeChannels(chatbotId) : deps.db.channelConnection.deleteMany({ where: { chatbotId } }));
   const { count: conversations } = await deps.db.conversation.deleteMany({ where: { chatbotId } });
   return { conversations, recentTurns };
 }

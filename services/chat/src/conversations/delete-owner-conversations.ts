@@ -33,9 +33,14 @@ export async function deleteOwnerConversations(
   // kept up to date on every conversation opened.
   const withConversations = await deps.db.conversation.groupBy({ by: ['chatbotId'], where: { ownerId } });
   // A chatbot may have analytics left when its conversations are gone (a step failed before).
-  const chatbots = [...new Set([...withConversations.map((c) => c.chatbotId), ...(await chatbotsWithAnalytics(deps.db, ownerId))])].map(
-    (chatbotId) => ({ chatbotId }),
-  );
+  const withChannels = await deps.db.channelConnection.findMany({ where: { ownerId }, select: { chatbotId: true } });
+  const chatbots = [
+    ...new Set([
+      ...withConversations.map((c) => c.chatbotId),
+      ...withChannels.map((c) => c.chatbotId),
+      ...(await chatbotsWithAnalytics(deps.db, ownerId)),
+    ]),
+  ].map((chatbotId) => ({ chatbotId }));
   const deleted: OwnerConversationsDeleted = { chatbots: chatbots.length, conversations: 0, recentTurns: 0 };
   for (const { chatbotId } of chatbots) {
     const removed = await deleteChatbotConversations(deps, chatbotId);

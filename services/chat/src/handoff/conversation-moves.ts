@@ -18,10 +18,12 @@ export interface ConversationRow {
   visitorName: string | null;
   visitorEmail: string | null;
   messageCount: number;
+  /** The messaging channel it came from (telegram); null for the web. */
+  channel: string | null;
 }
 
 export const CONVERSATION_COLUMNS = `"id", "chatbotId", "ownerId", "sessionId", "handoffStatus"::text AS "handoffStatus", "handoffRequestedAt",
-  "assigneeId", "assigneeName", "visitorName", "visitorEmail", "messageCount"`;
+  "assigneeId", "assigneeName", "visitorName", "visitorEmail", "messageCount", "channel"`;
 
 /** Which conversation: by id within a workspace (an agent's), or by id alone (the visitor's, already resolved). */
 export interface ConversationRef {

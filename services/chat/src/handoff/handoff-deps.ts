@@ -6,6 +6,7 @@ import type { Client } from '@connectrpc/connect';
 import { Plan, type BillingService } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import type { ChatbotService } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import type { HandoffRequestedSchema, HandoffTimeoutDueSchema } from '@parley/proto/parley/events/v1/handoff_requested_pb.js';
+import type { ChannelReplyRequestedSchema } from '@parley/proto/parley/events/v1/channel_message_received_pb.js';
 import type { Logger } from '@parley/common/logger.ts';
 import type { Producer } from '@parley/common/queues.ts';
 import { forbidden, invalid, notFound, unavailable } from '@parley/common/rpc-errors.ts';
@@ -49,6 +50,8 @@ export interface HandoffDeps {
   /** parley.handoff-requested: auth mails the agents. */
   handoffRequested: Pick<Producer<typeof HandoffRequestedSchema>, 'publish'>;
   webhooks: Pick<WebhookPublisher, 'publish'>;
+  /** parley.channel-outbound: an agent's reply to a messaging channel's conversation, sent there by the channel sender (ADR 44). */
+  channelReplies?: Pick<Producer<typeof ChannelReplyRequestedSchema>, 'publish'>;
   maxMessageChars: number;
   /** The agent's summary: paid like an answer (summarize-conversation.ts). */
   summary: {

@@ -396,7 +396,7 @@ async function answer(
         : offlineAnswer(turn.passages, readLanguage(turn.chatbot) ?? DEFAULT_LANGUAGE);
     onDelta?.(cited.message);
   }
-  const shown = channel.answer.citations === 'plain' ? withoutMarkers(cited) : cited;
+  const shown = channel.answer.citations === 'markers' ? cited : withoutMarkers(cited);
   const messageId = await deps.recorder.record(turn, shown, usage);
   const unanswered = turn.kind !== 'qa' && shown.sources.length === 0;
   const offerHandoff = offersHandoff(turn.chatbot.handoff?.enabled === true, unanswered, turn.input.message);

@@ -8,6 +8,7 @@ export const SETTINGS_SECTIONS = [
   { id: 'lead-form', label: 'Lead form' },
   { id: 'handoff', label: 'Handoff' },
   { id: 'privacy', label: 'Privacy' },
+  { id: 'channels', label: 'Channels' },
   { id: 'knowledge', label: 'Knowledge' },
   { id: 'entries', label: 'Entries' },
   { id: 'tests', label: 'Tests' },

@@ -815,6 +815,13 @@ export declare type Conversation = Message<"parley.chat.v1.Conversation"> & {
    * @generated from field: string verified_email = 14;
    */
   verifiedEmail: string;
+
+  /**
+   * The messaging channel it came from (telegram); empty for the web (public page, widget, API).
+   *
+   * @generated from field: string channel = 15;
+   */
+  channel: string;
 };
 
 /**
@@ -3777,6 +3784,413 @@ export declare type GetTestRunResponse = Message<"parley.chat.v1.GetTestRunRespo
 export declare const GetTestRunResponseSchema: GenMessage<GetTestRunResponse>;
 
 /**
+ * One chatbot's connection to a messaging channel, as the owner sees it: never a credential.
+ *
+ * @generated from message parley.chat.v1.ChannelConnection
+ */
+export declare type ChannelConnection = Message<"parley.chat.v1.ChannelConnection"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string chatbot_id = 2;
+   */
+  chatbotId: string;
+
+  /**
+   * telegram.
+   *
+   * @generated from field: string channel = 3;
+   */
+  channel: string;
+
+  /**
+   * connected or failing.
+   *
+   * @generated from field: string status = 4;
+   */
+  status: string;
+
+  /**
+   * The provider's last refusal or failure; empty when none.
+   *
+   * @generated from field: string last_error = 5;
+   */
+  lastError: string;
+
+  /**
+   * The last four characters of the bot token.
+   *
+   * @generated from field: string token_last_four = 6;
+   */
+  tokenLastFour: string;
+
+  /**
+   * The bot's name at the provider (Telegram: its username).
+   *
+   * @generated from field: string bot_name = 7;
+   */
+  botName: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 8;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * The last channel user who wrote (a Telegram chat id); empty when none yet.
+   *
+   * @generated from field: string last_chat_id = 9;
+   */
+  lastChatId: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.ChannelConnection.
+ * Use `create(ChannelConnectionSchema)` to create a new message.
+ */
+export declare const ChannelConnectionSchema: GenMessage<ChannelConnection>;
+
+/**
+ * @generated from message parley.chat.v1.ListChannelConnectionsRequest
+ */
+export declare type ListChannelConnectionsRequest = Message<"parley.chat.v1.ListChannelConnectionsRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string chatbot_id = 2;
+   */
+  chatbotId: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.ListChannelConnectionsRequest.
+ * Use `create(ListChannelConnectionsRequestSchema)` to create a new message.
+ */
+export declare const ListChannelConnectionsRequestSchema: GenMessage<ListChannelConnectionsRequest>;
+
+/**
+ * @generated from message parley.chat.v1.ListChannelConnectionsResponse
+ */
+export declare type ListChannelConnectionsResponse = Message<"parley.chat.v1.ListChannelConnectionsResponse"> & {
+  /**
+   * @generated from field: repeated parley.chat.v1.ChannelConnection connections = 1;
+   */
+  connections: ChannelConnection[];
+};
+
+/**
+ * Describes the message parley.chat.v1.ListChannelConnectionsResponse.
+ * Use `create(ListChannelConnectionsResponseSchema)` to create a new message.
+ */
+export declare const ListChannelConnectionsResponseSchema: GenMessage<ListChannelConnectionsResponse>;
+
+/**
+ * @generated from message parley.chat.v1.ConnectChannelRequest
+ */
+export declare type ConnectChannelRequest = Message<"parley.chat.v1.ConnectChannelRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string chatbot_id = 2;
+   */
+  chatbotId: string;
+
+  /**
+   * The chatbot's public unique id, which the channel's messages are answered as.
+   *
+   * @generated from field: string unique_id = 3;
+   */
+  uniqueId: string;
+
+  /**
+   * telegram.
+   *
+   * @generated from field: string channel = 4;
+   */
+  channel: string;
+
+  /**
+   * The BotFather token.
+   *
+   * @generated from field: string token = 5;
+   */
+  token: string;
+
+  /**
+   * Where the provider posts updates: the gateway's public URL and the channel's path, which names
+   * the connection and never the token (the connection id is appended).
+   *
+   * @generated from field: string webhook_base_url = 6;
+   */
+  webhookBaseUrl: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.ConnectChannelRequest.
+ * Use `create(ConnectChannelRequestSchema)` to create a new message.
+ */
+export declare const ConnectChannelRequestSchema: GenMessage<ConnectChannelRequest>;
+
+/**
+ * @generated from message parley.chat.v1.ConnectChannelResponse
+ */
+export declare type ConnectChannelResponse = Message<"parley.chat.v1.ConnectChannelResponse"> & {
+  /**
+   * @generated from field: parley.chat.v1.ChannelConnection connection = 1;
+   */
+  connection?: ChannelConnection | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.ConnectChannelResponse.
+ * Use `create(ConnectChannelResponseSchema)` to create a new message.
+ */
+export declare const ConnectChannelResponseSchema: GenMessage<ConnectChannelResponse>;
+
+/**
+ * @generated from message parley.chat.v1.DisconnectChannelRequest
+ */
+export declare type DisconnectChannelRequest = Message<"parley.chat.v1.DisconnectChannelRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string connection_id = 2;
+   */
+  connectionId: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.DisconnectChannelRequest.
+ * Use `create(DisconnectChannelRequestSchema)` to create a new message.
+ */
+export declare const DisconnectChannelRequestSchema: GenMessage<DisconnectChannelRequest>;
+
+/**
+ * @generated from message parley.chat.v1.DisconnectChannelResponse
+ */
+export declare type DisconnectChannelResponse = Message<"parley.chat.v1.DisconnectChannelResponse"> & {
+  /**
+   * @generated from field: bool removed = 1;
+   */
+  removed: boolean;
+};
+
+/**
+ * Describes the message parley.chat.v1.DisconnectChannelResponse.
+ * Use `create(DisconnectChannelResponseSchema)` to create a new message.
+ */
+export declare const DisconnectChannelResponseSchema: GenMessage<DisconnectChannelResponse>;
+
+/**
+ * @generated from message parley.chat.v1.SendChannelTestMessageRequest
+ */
+export declare type SendChannelTestMessageRequest = Message<"parley.chat.v1.SendChannelTestMessageRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string connection_id = 2;
+   */
+  connectionId: string;
+
+  /**
+   * The channel user to write to (a Telegram chat id); empty: the last one who wrote.
+   *
+   * @generated from field: string chat_id = 3;
+   */
+  chatId: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.SendChannelTestMessageRequest.
+ * Use `create(SendChannelTestMessageRequestSchema)` to create a new message.
+ */
+export declare const SendChannelTestMessageRequestSchema: GenMessage<SendChannelTestMessageRequest>;
+
+/**
+ * @generated from message parley.chat.v1.SendChannelTestMessageResponse
+ */
+export declare type SendChannelTestMessageResponse = Message<"parley.chat.v1.SendChannelTestMessageResponse"> & {
+  /**
+   * @generated from field: parley.chat.v1.ChannelDelivery delivery = 1;
+   */
+  delivery?: ChannelDelivery | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.SendChannelTestMessageResponse.
+ * Use `create(SendChannelTestMessageResponseSchema)` to create a new message.
+ */
+export declare const SendChannelTestMessageResponseSchema: GenMessage<SendChannelTestMessageResponse>;
+
+/**
+ * One message Parley sent on a channel, and how its sending went.
+ *
+ * @generated from message parley.chat.v1.ChannelDelivery
+ */
+export declare type ChannelDelivery = Message<"parley.chat.v1.ChannelDelivery"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string connection_id = 2;
+   */
+  connectionId: string;
+
+  /**
+   * @generated from field: string chat_id = 3;
+   */
+  chatId: string;
+
+  /**
+   * answer, test or agent.
+   *
+   * @generated from field: string kind = 4;
+   */
+  kind: string;
+
+  /**
+   * sent or failed.
+   *
+   * @generated from field: string status = 5;
+   */
+  status: string;
+
+  /**
+   * @generated from field: int32 attempts = 6;
+   */
+  attempts: number;
+
+  /**
+   * The provider's last refusal; empty when sent.
+   *
+   * @generated from field: string last_error = 7;
+   */
+  lastError: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 8;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.ChannelDelivery.
+ * Use `create(ChannelDeliverySchema)` to create a new message.
+ */
+export declare const ChannelDeliverySchema: GenMessage<ChannelDelivery>;
+
+/**
+ * @generated from message parley.chat.v1.ListChannelDeliveriesRequest
+ */
+export declare type ListChannelDeliveriesRequest = Message<"parley.chat.v1.ListChannelDeliveriesRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string connection_id = 2;
+   */
+  connectionId: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.ListChannelDeliveriesRequest.
+ * Use `create(ListChannelDeliveriesRequestSchema)` to create a new message.
+ */
+export declare const ListChannelDeliveriesRequestSchema: GenMessage<ListChannelDeliveriesRequest>;
+
+/**
+ * @generated from message parley.chat.v1.ListChannelDeliveriesResponse
+ */
+export declare type ListChannelDeliveriesResponse = Message<"parley.chat.v1.ListChannelDeliveriesResponse"> & {
+  /**
+   * Newest first, at most 50.
+   *
+   * @generated from field: repeated parley.chat.v1.ChannelDelivery deliveries = 1;
+   */
+  deliveries: ChannelDelivery[];
+};
+
+/**
+ * Describes the message parley.chat.v1.ListChannelDeliveriesResponse.
+ * Use `create(ListChannelDeliveriesResponseSchema)` to create a new message.
+ */
+export declare const ListChannelDeliveriesResponseSchema: GenMessage<ListChannelDeliveriesResponse>;
+
+/**
+ * @generated from message parley.chat.v1.ReceiveChannelUpdateRequest
+ */
+export declare type ReceiveChannelUpdateRequest = Message<"parley.chat.v1.ReceiveChannelUpdateRequest"> & {
+  /**
+   * telegram.
+   *
+   * @generated from field: string channel = 1;
+   */
+  channel: string;
+
+  /**
+   * @generated from field: string connection_id = 2;
+   */
+  connectionId: string;
+
+  /**
+   * The authenticating header as received (Telegram: X-Telegram-Bot-Api-Secret-Token); empty when absent.
+   *
+   * @generated from field: string secret = 3;
+   */
+  secret: string;
+
+  /**
+   * The body exactly as the provider sent it.
+   *
+   * @generated from field: bytes body = 4;
+   */
+  body: Uint8Array;
+};
+
+/**
+ * Describes the message parley.chat.v1.ReceiveChannelUpdateRequest.
+ * Use `create(ReceiveChannelUpdateRequestSchema)` to create a new message.
+ */
+export declare const ReceiveChannelUpdateRequestSchema: GenMessage<ReceiveChannelUpdateRequest>;
+
+/**
+ * @generated from message parley.chat.v1.ReceiveChannelUpdateResponse
+ */
+export declare type ReceiveChannelUpdateResponse = Message<"parley.chat.v1.ReceiveChannelUpdateResponse"> & {
+  /**
+   * False when the update carried nothing to answer (not a text message), or was already queued.
+   *
+   * @generated from field: bool queued = 1;
+   */
+  queued: boolean;
+};
+
+/**
+ * Describes the message parley.chat.v1.ReceiveChannelUpdateResponse.
+ * Use `create(ReceiveChannelUpdateResponseSchema)` to create a new message.
+ */
+export declare const ReceiveChannelUpdateResponseSchema: GenMessage<ReceiveChannelUpdateResponse>;
+
+/**
  * Public chat and conversation history. Owned by the chat service, which keeps no state of its own
  * beyond its schema and Redis, so it scales on its own.
  *
@@ -4246,6 +4660,66 @@ export declare const ChatService: GenService<{
     methodKind: "unary";
     input: typeof GetTestRunRequestSchema;
     output: typeof GetTestRunResponseSchema;
+  },
+  /**
+   * Messaging channels (docs/adr/0044-messaging-channels.md): a chatbot's connections to a
+   * provider (Telegram), whose credentials are stored sealed and never answered (last four only).
+   * Connect checks the credentials with the provider and registers Parley's webhook there:
+   * FAILED_PRECONDITION "Telegram refused this bot token." (nothing stored); UNAVAILABLE when the
+   * provider could not be reached. Disconnect removes the registration at the provider too.
+   *
+   * @generated from rpc parley.chat.v1.ChatService.ListChannelConnections
+   */
+  listChannelConnections: {
+    methodKind: "unary";
+    input: typeof ListChannelConnectionsRequestSchema;
+    output: typeof ListChannelConnectionsResponseSchema;
+  },
+  /**
+   * @generated from rpc parley.chat.v1.ChatService.ConnectChannel
+   */
+  connectChannel: {
+    methodKind: "unary";
+    input: typeof ConnectChannelRequestSchema;
+    output: typeof ConnectChannelResponseSchema;
+  },
+  /**
+   * @generated from rpc parley.chat.v1.ChatService.DisconnectChannel
+   */
+  disconnectChannel: {
+    methodKind: "unary";
+    input: typeof DisconnectChannelRequestSchema;
+    output: typeof DisconnectChannelResponseSchema;
+  },
+  /**
+   * @generated from rpc parley.chat.v1.ChatService.SendChannelTestMessage
+   */
+  sendChannelTestMessage: {
+    methodKind: "unary";
+    input: typeof SendChannelTestMessageRequestSchema;
+    output: typeof SendChannelTestMessageResponseSchema;
+  },
+  /**
+   * @generated from rpc parley.chat.v1.ChatService.ListChannelDeliveries
+   */
+  listChannelDeliveries: {
+    methodKind: "unary";
+    input: typeof ListChannelDeliveriesRequestSchema;
+    output: typeof ListChannelDeliveriesResponseSchema;
+  },
+  /**
+   * An update the provider posted to the public webhook path, with the raw body and the header that
+   * authenticates it. UNAUTHENTICATED when the header is missing, PERMISSION_DENIED when it does not
+   * match (or no such connection): nothing is queued, and no message carries the expected value.
+   * INVALID_ARGUMENT for a body that is not the provider's JSON. Otherwise the message is queued
+   * (parley.channel-inbound, once per provider message id) and the call returns.
+   *
+   * @generated from rpc parley.chat.v1.ChatService.ReceiveChannelUpdate
+   */
+  receiveChannelUpdate: {
+    methodKind: "unary";
+    input: typeof ReceiveChannelUpdateRequestSchema;
+    output: typeof ReceiveChannelUpdateResponseSchema;
   },
 }>;
 

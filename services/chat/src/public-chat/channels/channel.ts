@@ -2,7 +2,8 @@
 // widget, the developer API, the OpenAI-compatible endpoint. It is chosen once, where the message
 // enters the chat service (rpc.ts), and carries the rules that differ from one channel to another;
 // the turn (public-chat/send-message.ts) reads its answers and never asks who called. Each channel
-// is one file in channels/ declaring these rules.
+// is one file in channels/ declaring these rules; a messaging channel (Telegram) enters through its
+// worker (channels/answer-update.ts at the service's top level) rather than rpc.ts.
 import type { MessageInput } from '../../core/message-input.ts';
 
 export interface Channel {
@@ -29,9 +30,11 @@ export interface Channel {
  * `markers`: the answer keeps its [n] markers, numbered as the sources it carries (citations.ts),
  * and may stream as the model writes it (StreamMessage). `plain`: the markers are left out of the
  * text, for a client that shows text alone; it is sent once, whole, since the markers can only be
- * taken out of the finished answer.
+ * taken out of the finished answer. `links`: as `plain`, the markers left out and the answer sent
+ * whole, and the channel's sender lists the cited sources after the text as links (a messaging
+ * channel, docs/adr/0044-messaging-channels.md).
  */
-export type AnswerForm = { citations: 'markers'; streams: boolean } | { citations: 'plain'; streams: false };
+export type AnswerForm = { citations: 'markers'; streams: boolean } | { citations: 'plain' | 'links'; streams: false };
 
 /** Who the visitor is, for each limit that counts them. */
 export interface ChannelVisitor {

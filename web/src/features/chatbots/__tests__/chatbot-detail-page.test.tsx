@@ -56,6 +56,7 @@ describe('Chatbot detail page', () => {
         ['Lead form', '#settings-lead-form'],
         ['Handoff', '#settings-handoff'],
         ['Privacy', '#settings-privacy'],
+        ['Channels', '#settings-channels'],
         ['Knowledge', '#settings-knowledge'],
         ['Entries', '#settings-entries'],
         ['Tests', '#settings-tests'],

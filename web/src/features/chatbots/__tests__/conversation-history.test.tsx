@@ -19,6 +19,7 @@ function sampleConversation(overrides: Record<string, unknown> = {}) {
     verifiedUserId: null,
     verifiedEmail: null,
     messageCount: 3,
+    channel: 'web',
     ...overrides,
   };
 }

@@ -172,6 +172,7 @@ export function openDetail(
     Models: () => ({ data: { models: FREE_PLAN_MODELS } }),
     TestCases: () => ({ data: { testCases: [] } }),
     TestRuns: () => ({ data: { testRuns: [] } }),
+    ChannelConnections: () => ({ data: { channelConnections: [] } }),
     ...handlers,
   });
   return { ...mock, ...renderApp('/chatbots/c1', mock.link) };

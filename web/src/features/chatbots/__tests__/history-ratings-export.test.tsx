@@ -20,6 +20,7 @@ const conversation = {
   visitorId: null,
   visitorName: null,
   messageCount: 4,
+  channel: 'web',
 };
 
 type Source = { entryId: string; title: string; url: string | null };

@@ -28,6 +28,7 @@ import { TestsSection } from './tests-section';
 import { knowledgeEntries } from '../test-case-form';
 import { KnowledgeBaseContent } from './knowledge-base-content';
 import { KnowledgeBaseForm } from './knowledge-base-form';
+import { ChannelsCard } from './channels-card';
 import { SettingsSection, SettingsSectionNav, useActiveSection, useScrollToLinkedSection } from './settings-sections';
 
 export const LOAD_CHATBOT_FAILED_MESSAGE = 'Failed to load chatbot';
@@ -125,6 +126,9 @@ export function ChatbotDetailPage() {
                         </SettingsSection>
                         <SettingsSection id="privacy">
                           <PrivacySettingsCard key={`privacy-${chatbot.id}`} chatbot={chatbot} />
+                        </SettingsSection>
+                        <SettingsSection id="channels">
+                          <ChannelsCard chatbotId={chatbot.id} />
                         </SettingsSection>
                         <SettingsSection id="knowledge">
                           <KnowledgeBaseForm chatbotId={chatbot.id} />

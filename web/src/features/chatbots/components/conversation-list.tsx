@@ -10,6 +10,9 @@ import { visitorLabel } from '../visitor-label';
 import { ExportConversationsButtons } from './export-conversations-buttons';
 import { VerifiedVisitor } from './verified-visitor';
 
+/** How History names the messaging channel a conversation came from (docs/product.md, Channels). */
+const CHANNEL_LABELS: Record<string, string> = { telegram: 'Telegram' };
+
 /** How much of a session id the list shows (docs/product.md, Conversation history). */
 export const SESSION_ID_SHOWN = 8;
 
@@ -67,13 +70,20 @@ export function ConversationList({ chatbotId, chatbotName, open, onSelect }: Con
                       <span className="min-w-0 text-sm font-medium text-gray-900">
                         Session ID: <span className="font-mono">{conversation.sessionId.slice(0, SESSION_ID_SHOWN)}</span>
                       </span>
-                      <Badge tone="neutral">{messageCountLabel(conversation.messageCount)}</Badge>
+                      <span className="flex shrink-0 items-center gap-1.5">
+                        {conversation.channel && conversation.channel !== 'web' ? (
+                          <Badge tone="brand">{CHANNEL_LABELS[conversation.channel] ?? conversation.channel}</Badge>
+                        ) : null}
+                        <Badge tone="neutral">{messageCountLabel(conversation.messageCount)}</Badge>
+                      </span>
                     </span>
                     {visitor ? <span className="mt-0.5 block text-sm break-words text-gray-700">{visitor}</span> : null}
                     {conversation.verifiedUserId ? <VerifiedVisitor className="mt-1" conversation={conversation} /> : null}
                     <span className="mt-1 flex flex-wrap gap-x-4 gap-y-0.5 text-xs text-gray-500">
                       <span>{formatDateTime(conversation.updatedAt)}</span>
-                      <span className="break-all">{conversation.userIp || 'Unknown user'}</span>
+                      <span className="break-all">
+                        {conversation.userIp || (conversation.channel === 'web' ? 'Unknown user' : 'Via a channel')}
+                      </span>
                     </span>
                   </button>
                 </li>

@@ -15,6 +15,7 @@ export const ConversationsQuery = graphql(`
       verifiedUserId
       verifiedEmail
       messageCount
+      channel
     }
   }
 `);

@@ -1,7 +1,6 @@
 import { useMutation } from '@apollo/client/react';
-import { useState } from 'react';
 import type { ApiKeyRollOverlap } from '../../../gql/graphql';
-import { userFacingErrorMessage } from '../../../lib/graphql-errors';
+import { useAction } from '../../../lib/use-action';
 import { expiryDate, type ApiKey, type KeyDraft } from '../api-keys';
 import { ApiKeysQuery } from '../graphql/api-keys-query';
 import { CreateApiKeyMutation } from '../graphql/create-api-key-mutation';
@@ -18,25 +17,6 @@ export interface IssuedSecret {
   secret: string;
   /** Created or rolled: the reveal's wording. */
   kind: 'created' | 'rolled';
-}
-
-/** One mutation's state: busy, and the error it ended with, cleared on the next try. */
-export function useAction<Args extends unknown[], Result>(run: (...args: Args) => Promise<Result>, fallback: string) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  async function act(...args: Args): Promise<Result | null> {
-    setBusy(true);
-    setError(null);
-    try {
-      return await run(...args);
-    } catch (failure) {
-      setError(userFacingErrorMessage(failure, fallback));
-      return null;
-    } finally {
-      setBusy(false);
-    }
-  }
-  return { act, busy, error, reset: () => setError(null) };
 }
 
 export function useCreateApiKey() {

@@ -2,7 +2,7 @@ import { useMutation, useQuery } from '@apollo/client/react';
 import { ProviderKeysQuery } from '../graphql/provider-keys-query';
 import { RemoveProviderKeyMutation } from '../graphql/remove-provider-key-mutation';
 import { SetProviderKeyMutation } from '../graphql/set-provider-key-mutation';
-import { useAction } from './use-api-key-actions';
+import { useAction } from '../../../lib/use-action';
 
 export const SAVE_KEY_FAILED_MESSAGE = 'Could not save the key. Please try again.';
 export const REMOVE_KEY_FAILED_MESSAGE = 'Could not remove the key. Please try again.';

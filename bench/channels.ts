@@ -1,0 +1,180 @@
+// Messaging channels benchmark (a script that prints figures, not a test; ADR 44). In one run, on
+// the whole product in this process (auth, billing, chatbot, chat with its workers, the gateway),
+// real PostgreSQL and Redis, the fake OpenAI server with no delay and the fake Telegram Bot API:
+//
+//   1. CPU per message: the same question through Telegram (the webhook POST with its secret, until
+//      the answer reached the fake Bot API's sendMessage) against the widget's JSON chat
+//      (POST /api/chatbot/public/{uniqueId}/chat with the embed page's X-Parley-Embed), one message at a time,
+//      alternated in rounds so both see the same background load. The process's CPU time per message
+//      (every service and both fakes are in it; the fake Bot API's own work counts for Telegram).
+//      Target: Telegram ≤ 1.3 × the widget.
+//   2. The webhook's acknowledgement: 100 updates posted at once (distinct chats), the time to each
+//      200, repeated; p50, p95 and p99 over every update, once with the channel worker answering in
+//      this same process meanwhile and once with the queue paused (a deployment's chat-worker answers
+//      in processes of its own), with the process's CPU per acknowledgement. Target: p99 ≤ 50 ms.
+//
+//   node bench/channels.ts      (DATABASE_URL and REDIS_URL as for the tests; BENCH_MESSAGES, default 200 per variant)
+import { cpuUsage } from 'node:process';
+import { cpus, loadavg } from 'node:os';
+import { startFakeOpenAI } from '../services/common/src/testing/fake-openai.ts';
+import { startFakeTelegram, telegramTextUpdate } from '../services/common/src/testing/fake-telegram.ts';
+import { Queue } from 'bullmq';
+import { QUEUES } from '../services/common/src/queues.ts';
+import { createRedis } from '../services/common/src/redis.ts';
+import { startStack } from '../gateway/test/stack.ts';
+import { percentile } from './stats.ts';
+
+process.env.DATABASE_URL ??= 'postgresql://postgres@127.0.0.1:5432/parley_bench';
+process.env.REDIS_URL ??= 'redis://127.0.0.1:6379';
+const MESSAGES = Number(process.env.BENCH_MESSAGES ?? '200');
+const ROUND = 20;
+const WARMUP = 20;
+const CONCURRENT = 100;
+const ACK_ROUNDS = 5;
+const TOKEN = '700800900:AABenchTokenForTheChannelsBenchmark_01';
+const QUESTION = 'What are your opening hours on Saturday?';
+
+const ms = (n: number) => n.toFixed(2);
+const cpuMs = () => {
+  const u = cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+const model = await startFakeOpenAI({ delayMs: 0, chunkDelayMs: 0 });
+const telegram = await startFakeTelegram({ bots: { [TOKEN]: 'bench_bot' } });
+const stack = await startStack({
+  chatEnv: {
+    OPENAI_API_KEY: 'bench-key',
+    OPENAI_BASE_URL: model.url,
+    TELEGRAM_API_BASE: telegram.url,
+    CHAT_RATE_PER_VISITOR: '1000000',
+    CHAT_RATE_PER_BOT: '10000000',
+  },
+});
+const json = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
+  const res = await fetch(stack.url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${path}: ${res.status} ${text.slice(0, 200)}`);
+  return JSON.parse(text) as Record<string, unknown>;
+};
+
+try {
+  const email = `bench.channels.${Date.now()}@example.com`;
+  const registered = await json('/api/auth/register', { email, password: 'bench-pass', password2: 'bench-pass' });
+  const token = registered.token as string;
+  const auth = { authorization: `Bearer ${token}` };
+  const userId = (registered.user as { id: string }).id;
+  await stack.billingParts.prisma.account.update({ where: { userId }, data: { creditBalance: 1_000_000 } });
+  const bot = await json('/api/chatbot', { name: 'Bench Bot' }, auth);
+  await json(
+    `/api/chatbot/${bot._id as string}/knowledge-base/text`,
+    { text: 'Opening hours: Saturday 10:00 to 16:00, closed on Sundays.' },
+    auth,
+  );
+  const connected = await json(
+    '/graphql',
+    {
+      query: 'mutation($c: ID!, $t: String!) { connectChannel(chatbotId: $c, channel: "telegram", token: $t) { id } }',
+      variables: { c: bot._id, t: TOKEN },
+    },
+    auth,
+  );
+  const connectionId = (connected.data as { connectChannel: { id: string } }).connectChannel.id;
+  const secret = telegram.webhooks.get(TOKEN)!.secretToken;
+  const webhook = `/api/channels/telegram/${connectionId}`;
+  const hook = { 'x-telegram-bot-api-secret-token': secret };
+
+  const widgetSessions = new Map<number, string>();
+  const widgetMessage = async (i: number) => {
+    const visitor = i % 20;
+    const res = await json(
+      `/api/chatbot/public/${bot.uniqueId as string}/chat`,
+      {
+        message: QUESTION,
+        sessionId: widgetSessions.get(visitor) ?? '',
+      },
+      { 'x-forwarded-for': `10.9.0.${visitor + 1}`, 'x-parley-embed': '1' },
+    );
+    widgetSessions.set(visitor, res.sessionId as string);
+  };
+  const telegramMessage = async (i: number) => {
+    const sent = telegram.sent.length;
+    await json(webhook, telegramTextUpdate(100 + (i % 20), QUESTION), hook);
+    await telegram.sentCount(sent + 1);
+    const answer = telegram.sent.at(-1)!.text;
+    if (!answer.includes('Saturday')) throw new Error(`not an answer: ${answer.slice(0, 200)}`);
+  };
+
+  console.log(
+    `channels benchmark, ${new Date().toISOString()}: ${cpus().length} CPUs, Node ${process.version}, load ${loadavg()[0].toFixed(1)}; ` +
+      `${MESSAGES} sequential messages per variant in rounds of ${ROUND}, alternated, after ${WARMUP} warm-up each`,
+  );
+  for (let i = 0; i < WARMUP; i++) {
+    await widgetMessage(i);
+    await telegramMessage(i);
+  }
+  const cpu = { widget: 0, telegram: 0 };
+  for (let done = 0; done < MESSAGES; done += ROUND) {
+    const order = (done / ROUND) % 2 === 0 ? (['widget', 'telegram'] as const) : (['telegram', 'widget'] as const);
+    for (const variant of order) {
+      const t0 = cpuMs();
+      for (let i = 0; i < ROUND; i++) await (variant === 'widget' ? widgetMessage(done + i) : telegramMessage(done + i));
+      cpu[variant] += cpuMs() - t0;
+    }
+  }
+  const perWidget = cpu.widget / MESSAGES;
+  const perTelegram = cpu.telegram / MESSAGES;
+  const ratio = perTelegram / perWidget;
+  console.log(`  CPU per message (whole product in this process): widget ${ms(perWidget)} ms, Telegram ${ms(perTelegram)} ms`);
+  console.log(`  Telegram ÷ widget: ${ratio.toFixed(2)} × (target ≤ 1.3 ×: ${ratio <= 1.3 ? 'met' : 'NOT met'})`);
+
+  // The acknowledgement, twice: with the channel worker answering in this same process meanwhile, and
+  // with the queue paused (as in a deployment, where chat-worker answers in processes of its own).
+  const inbound = new Queue(QUEUES.channelInbound, { connection: createRedis(stack.redisUrl), prefix: stack.queuePrefix });
+  let update = 10_000;
+  for (const mode of ['worker answering in this process', 'worker in another process (queue paused)'] as const) {
+    const acks: number[] = [];
+    if (mode !== 'worker answering in this process') await inbound.pause();
+    const cpuBefore = cpuMs();
+    for (let round = 0; round < ACK_ROUNDS; round++) {
+      const before = telegram.sent.length;
+      await Promise.all(
+        Array.from({ length: CONCURRENT }, async () => {
+          const body = telegramTextUpdate(update, QUESTION, { updateId: update++ });
+          const t0 = performance.now();
+          await json(webhook, body, hook);
+          acks.push(performance.now() - t0);
+        }),
+      );
+      if (mode === 'worker answering in this process') await telegram.sentCount(before + CONCURRENT);
+    }
+    const ackCpu = (cpuMs() - cpuBefore) / (CONCURRENT * ACK_ROUNDS);
+    if (mode !== 'worker answering in this process') {
+      const before = telegram.sent.length;
+      await inbound.resume();
+      await telegram.sentCount(before + CONCURRENT * ACK_ROUNDS);
+    }
+    const sorted = [...acks].sort((a, b) => a - b);
+    const p99 = percentile(sorted, 99);
+    console.log(
+      `  webhook acknowledgement, ${CONCURRENT} updates at once × ${ACK_ROUNDS}, ${mode}: p50 ${ms(percentile(sorted, 50))} ms, ` +
+        `p95 ${ms(percentile(sorted, 95))} ms, p99 ${ms(p99)} ms (target ≤ 50 ms: ${p99 <= 50 ? 'met' : 'NOT met'})` +
+        (mode === 'worker answering in this process' ? '' : `; CPU per acknowledgement (gateway and chat) ${ms(ackCpu)} ms`),
+    );
+  }
+  await inbound.close();
+  const perChat = new Map<string, number>();
+  for (const s of telegram.sent) perChat.set(s.chat_id, (perChat.get(s.chat_id) ?? 0) + 1);
+  console.log(
+    `  ${telegram.sent.length} answers sent in all; every update of the acknowledgement runs answered once: ${[...perChat].filter(([c]) => Number(c) >= 10_000).every(([, n]) => n === 1)}`,
+  );
+  console.log(`  load at the end ${loadavg()[0].toFixed(1)}`);
+} finally {
+  await stack.close();
+  await telegram.close();
+  await model.close();
+}

@@ -1,0 +1,63 @@
+// Telegram against the whole running stack (docs/product.md, Channels): the (pro) owner pastes the
+// BotFather token in the chatbot's Channels section, Parley registers its webhook with the fake Bot
+// API, an update arrives through the fake (posted to the webhook with the secret, as Telegram does),
+// the bot answers through the fake, and the owner reads the conversation in History with its channel.
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test } from '@playwright/test';
+import { createBot, E2E_TELEGRAM_TOKEN, makePro, ownerToken, registerOwner, uniqueEmail } from './fixtures.ts';
+import { screenshot } from './screenshots.ts';
+
+const fakeTelegram = () => process.env.E2E_FAKE_TELEGRAM_URL!;
+
+test('the owner connects Telegram, a Telegram user is answered, and History shows the conversation with its channel', async ({
+  page,
+  request,
+}) => {
+  const email = await registerOwner(page, uniqueEmail('telegram'));
+  await makePro(email);
+  const token = await ownerToken(page);
+  const bot = await createBot(request, token, 'Museum Bot', 'The museum opens at ten and closes at six, every day but Monday.');
+
+  await page.goto(`/chatbots/${bot._id}#settings-channels`);
+  const channels = page.getByRole('region', { name: 'Channels' });
+  await channels.getByLabel('Telegram bot token').fill(E2E_TELEGRAM_TOKEN);
+  await channels.getByRole('button', { name: 'Connect Telegram' }).click();
+  await expect(channels.getByText('@parley_e2e_bot')).toBeVisible();
+  await expect(channels.getByText('Connected', { exact: true })).toBeVisible();
+  await expect(channels.getByText('•••• sts1')).toBeVisible();
+  await expect(page.locator('body')).not.toContainText(E2E_TELEGRAM_TOKEN);
+  const { violations } = await new AxeBuilder({ page }).include('#settings-channels').analyze();
+  expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+  await screenshot(page, 'channels-telegram-connected', { fullPage: false });
+
+  // A Telegram user writes to the bot: the fake posts the update to Parley's webhook with the secret.
+  const update = {
+    update_id: Date.now(),
+    message: {
+      message_id: 1,
+      date: Math.floor(Date.now() / 1000),
+      chat: { id: 31337, type: 'private', first_name: 'Grace' },
+      from: { id: 31337, is_bot: false, first_name: 'Grace' },
+      text: 'Is the museum open every day?',
+    },
+  };
+  const delivered = await request.post(`${fakeTelegram()}/_fake/deliver`, { data: { token: E2E_TELEGRAM_TOKEN, update } });
+  expect(await delivered.json()).toEqual({ status: 200 });
+  await expect
+    .poll(async () => {
+      const sent = (await (await request.get(`${fakeTelegram()}/_fake/sent`)).json()) as { chat_id: string; text: string }[];
+      return sent.filter((s) => s.chat_id === '31337').map((s) => s.text);
+    })
+    .toEqual([expect.stringContaining('The museum opens at ten')]);
+
+  // The owner sees the delivery, then the conversation in History with its channel.
+  await page.reload();
+  await expect(page.getByRole('region', { name: 'Channels' }).getByText('Answer to chat')).toBeVisible();
+  await page.getByRole('tab', { name: /History/ }).click();
+  const conversations = page.getByRole('list', { name: 'Conversations' });
+  await expect(conversations.getByText('Telegram', { exact: true })).toBeVisible();
+  await expect(conversations.getByText('Grace')).toBeVisible();
+  await conversations.getByRole('button').first().click();
+  await expect(page.getByText('Is the museum open every day?')).toBeVisible();
+  await screenshot(page, 'channels-telegram-history');
+});

@@ -1,0 +1,40 @@
+// The messaging channels' public webhook (docs/adr/0044-messaging-channels.md): one path per channel
+// type, `POST /api/channels/telegram/{connectionId}`, which the provider calls with the connection's
+// secret in its header (X-Telegram-Bot-Api-Secret-Token). The body is read raw (the check is over
+// the bytes sent), bounded (413 past WEBHOOK_BODY_LIMIT) and must be JSON (415 otherwise); chat
+// verifies the secret in constant time (401 missing, 403 wrong: nothing is queued, and no answer
+// names the expected value), reads the update (400 when it is none) and queues its message. The
+// answer is Telegram's "ok" once queued: the bot's answer goes out through the Bot API later.
+import express, { Router } from 'express';
+import type { Clients } from '../../clients.ts';
+import { invalid } from '@parley/common/rpc-errors.ts';
+import { HttpError } from '../../errors.ts';
+
+/** Telegram's updates are a few kilobytes; a body past this is refused 413 before chat sees it. */
+export const WEBHOOK_BODY_LIMIT = '256kb';
+export const TELEGRAM_SECRET_HEADER = 'x-telegram-bot-api-secret-token';
+/** Telegram's secret_token is at most 256 characters: a longer header is not read further. */
+const MAX_SECRET_CHARS = 256;
+
+/** Mounted under /api/channels, before the JSON parser. */
+export function channelWebhookRoutes(clients: Clients): Router {
+  const router = Router();
+  router.post(
+    '/telegram/:connectionId',
+    (req, _res, next) => next(req.is('application/json') ? undefined : new HttpError(415, 'The body must be JSON (application/json).')),
+    express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT }),
+    async (req, res) => {
+      const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      if (body.length === 0) throw invalid('The body is not a Telegram update.');
+      const header = req.header(TELEGRAM_SECRET_HEADER) ?? '';
+      await clients.chat.receiveChannelUpdate({
+        channel: 'telegram',
+        connectionId: String(req.params.connectionId),
+        secret: header.slice(0, MAX_SECRET_CHARS + 1),
+        body,
+      });
+      res.json({ ok: true });
+    },
+  );
+  return router;
+}

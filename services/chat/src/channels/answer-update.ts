@@ -1,0 +1,167 @@
+// The channel worker's use case (docs/adr/0044-messaging-channels.md): a channel user's queued
+// message, answered through the same turn as the widget's (public-chat/send-message.ts) on the
+// channel's rules (public-chat/channels/telegram.ts), and the answer sent back through the provider.
+//
+//   1. taken once: the provider's message id inserted (ChannelInbound); a message already taken (a
+//      provider's retry that reached the queue again, a job retried) is left, so it is answered and
+//      billed once
+//   2. the connection and its token; a connection removed meanwhile: nothing to answer
+//   3. the channel user's conversation (ChannelThread): its session id, issued by this service at
+//      the chat's first message, so the chat's messages continue one conversation
+//   (1 to 3 are ONE statement; a chat's first message adds the thread's insert and read)
+//   4. the turn: knowledge, model, rate limits, the visitor's day limit, the spend limit, the credit
+//      hold and billing exactly as the widget's, the visitor being `telegram:{chat id}`
+//   5. the answer with its sources as links, split by the channel's size limit and sent with
+//      retries (deliver.ts); a person holding the conversation: the bot stays silent (an agent's
+//      reply reaches the channel user through send-reply.ts); on a chatbot with handoff on, a
+//      channel user who asks for a person in words is handed to the inbox (ADR 34)
+//   6. at the thread's first answer, the conversation marked as the channel's (History shows it);
+//      the chat kept as the connection's last one
+//
+// A refusal of the turn (the rate or day limit, no credit, the spend limit, a message too long) is
+// told to the channel user in the turn's own words; any other failure in a general sentence. The job
+// is not retried after the message was taken: a retry could bill it twice.
+import { ConnectError, Code } from '@connectrpc/connect';
+import type { ChannelMessageReceived } from '@parley/proto/parley/events/v1/channel_message_received_pb.js';
+import type { Logger } from '@parley/common/logger.ts';
+import type { ChannelConnection, PrismaClient } from '../generated/prisma/client.ts';
+import type { ProviderKeyCiphers } from '../provider-keys/provider-keys.ts';
+import type { SessionIds } from '../core/session-id.ts';
+import { asksForPerson } from '../core/handoff.ts';
+import { telegram } from '../public-chat/channels/telegram.ts';
+import { sendMessage, type PublicChatDeps } from '../public-chat/send-message.ts';
+import { isConnectionId, sendingConnection } from './connections.ts';
+import { deliver, type DeliverDeps } from './deliver.ts';
+import { withSourcesFooter } from './format.ts';
+
+export const COULD_NOT_ANSWER = 'Sorry, I could not answer just now. Please try again in a little while.';
+/** Told after the bot's answer when the channel user asked for a person and the conversation now waits for one. */
+export const WAITING_FOR_PERSON = 'A person from our team will answer you here.';
+/** Told after an answer the knowledge could not give, on a chatbot with handoff on. */
+export const ASK_FOR_PERSON = 'Write "talk to a person" to reach our team.';
+/** The turn's refusals whose words are the visitor's to read (visitor-errors.ts, the limits, credit). */
+const TOLD_CODES = new Set([Code.ResourceExhausted, Code.InvalidArgument, Code.FailedPrecondition]);
+
+export interface AnswerUpdateDeps {
+  db: PrismaClient;
+  ciphers: ProviderKeyCiphers;
+  sessionIds: SessionIds;
+  publicChat: PublicChatDeps;
+  deliver: DeliverDeps;
+  logger: Logger;
+  /** The visitor's request for a person (handoff/request-handoff.ts, ADR 34), made when the channel user asks for one in words. */
+  requestHandoff?: (raw: { uniqueId: string; sessionId: string; clientIp: string }) => Promise<unknown>;
+}
+
+/** `duplicate`: already taken, or its connection is gone. */
+export type AnswerOutcome = 'answered' | 'silent' | 'refused' | 'duplicate' | 'gone';
+
+type Taken = ChannelConnection & { threadSessionId: string | null; conversationMarked: boolean | null };
+
+/**
+ * Steps 1 to 3 in ONE statement: the provider message taken (when its connection still exists and it
+ * was not taken before), and then the connection and the channel user's thread read. No row: already
+ * taken, or the connection is gone.
+ */
+async function take(deps: AnswerUpdateDeps, event: ChannelMessageReceived): Promise<Taken | null> {
+  const [row] = await deps.db.$queryRaw<Taken[]>`
+    WITH taken AS (
+      INSERT INTO "ChannelInbound" ("connectionId", "providerMessageId")
+      SELECT c."id", ${event.providerMessageId} FROM "ChannelConnection" c WHERE c."id" = ${event.connectionId}::uuid
+      ON CONFLICT DO NOTHING
+      RETURNING "connectionId"
+    )
+    SELECT c.*, t."sessionId" AS "threadSessionId", t."conversationMarked"
+      FROM taken JOIN "ChannelConnection" c ON c."id" = taken."connectionId"
+      LEFT JOIN "ChannelThread" t ON t."connectionId" = c."id" AND t."chatId" = ${event.chatId}`;
+  return row ?? null;
+}
+
+/** The channel user's conversation: the session id issued at the chat's first message (the first writer's when two race). */
+async function newThread(deps: AnswerUpdateDeps, connectionId: string, chatId: string) {
+  const where = { connectionId_chatId: { connectionId, chatId } };
+  await deps.db.channelThread.createMany({ data: [{ connectionId, chatId, sessionId: deps.sessionIds.issue() }], skipDuplicates: true });
+  return deps.db.channelThread.findUniqueOrThrow({ where });
+}
+
+/** The conversation marked with its channel (History shows it), once: at the thread's first answer, which opened it. */
+async function markConversation(
+  deps: AnswerUpdateDeps,
+  row: { id: string; chatbotId: string; channel: string },
+  chatId: string,
+  sessionId: string,
+) {
+  await deps.db.conversation.updateMany({ where: { chatbotId: row.chatbotId, sessionId, channel: null }, data: { channel: row.channel } });
+  await deps.db.channelThread.update({
+    where: { connectionId_chatId: { connectionId: row.id, chatId } },
+    data: { conversationMarked: true },
+  });
+}
+
+/**
+ * A chatbot with handoff on offers a person as the widget does (its "Talk to a person" button): a
+ * channel user who asked for one in words is put in the inbox's queue at once; otherwise they are
+ * told how to ask.
+ */
+async function offerPerson(deps: AnswerUpdateDeps, uniqueId: string, sessionId: string, message: string): Promise<string> {
+  if (!deps.requestHandoff || !asksForPerson(message)) return ASK_FOR_PERSON;
+  try {
+    await deps.requestHandoff({ uniqueId, sessionId, clientIp: '' });
+    return WAITING_FOR_PERSON;
+  } catch (err) {
+    deps.logger.warn({ err: (err as Error).message }, 'a channel user could not be handed to a person');
+    return ASK_FOR_PERSON;
+  }
+}
+
+export async function answerChannelMessage(deps: AnswerUpdateDeps, event: ChannelMessageReceived): Promise<AnswerOutcome> {
+  const { connectionId, chatId } = event;
+  if (!isConnectionId(connectionId)) return 'gone';
+  const row = await take(deps, event);
+  if (!row) return 'duplicate';
+  const connection = sendingConnection(deps.ciphers, row);
+  const thread =
+    row.threadSessionId === null
+      ? await newThread(deps, connectionId, chatId)
+      : { sessionId: row.threadSessionId, conversationMarked: row.conversationMarked === true };
+  const { sessionId } = thread;
+  const log = deps.logger.child({ connectionId, channel: row.channel });
+
+  let text: string;
+  let outcome: AnswerOutcome;
+  try {
+    const result = await sendMessage(
+      deps.publicChat,
+      {
+        uniqueId: row.uniqueId,
+        sessionId,
+        message: event.text,
+        model: '',
+        clientIp: '',
+        userAgent: 'Telegram',
+        visitorId: `telegram:${chatId}`,
+        visitorName: event.userName,
+      },
+      telegram,
+    );
+    if (result.handoff) {
+      text = '';
+      outcome = 'silent';
+    } else {
+      text = withSourcesFooter(result.message, result.sources);
+      outcome = 'answered';
+      if (result.offerHandoff) text += `\n\n${await offerPerson(deps, row.uniqueId, sessionId, event.text)}`;
+    }
+  } catch (err) {
+    const told = err instanceof ConnectError && TOLD_CODES.has(err.code);
+    if (!told) log.warn({ err: (err as Error).message }, 'a channel message could not be answered');
+    text = told ? (err as ConnectError).rawMessage : COULD_NOT_ANSWER;
+    outcome = 'refused';
+  }
+  await Promise.all([
+    text ? deliver(deps.deliver, connection, chatId, text, 'answer') : null,
+    outcome === 'answered' && !thread.conversationMarked ? markConversation(deps, row, chatId, sessionId) : null,
+    row.lastChatId === chatId ? null : deps.db.channelConnection.update({ where: { id: row.id }, data: { lastChatId: chatId } }),
+  ]);
+  return outcome;
+}

@@ -1,0 +1,228 @@
+// A chatbot's messaging channel connections (docs/adr/0044-messaging-channels.md). Connecting
+// Telegram checks the owner's BotFather token with getMe, stores it sealed (AES-256-GCM under
+// PROVIDER_KEY_ENCRYPTION_KEY, the connection's id bound in as associated data) with its last four
+// characters, and registers Parley's webhook with setWebhook and a random secret_token, of which only
+// a SHA-256 hash is kept (the webhook's check needs nothing more). The token is never answered,
+// logged or put in a URL of Parley's; the webhook's path names the connection. Disconnecting calls
+// deleteWebhook, then removes the row (its credentials, inbound marks, threads and deliveries).
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { alreadyExists, failedPrecondition, invalid, notFound, unavailable } from '@parley/common/rpc-errors.ts';
+import { open, seal } from '@parley/common/sealed-secret.ts';
+import type { ChannelConnection, PrismaClient } from '../generated/prisma/client.ts';
+import type { ProviderKeyCiphers } from '../provider-keys/provider-keys.ts';
+import { deliver, deliveryView, type DeliverDeps, type DeliveryView, type SendingConnection } from './deliver.ts';
+import { TelegramError, TELEGRAM_TOKEN_SHAPE, type TelegramApi } from './telegram-api.ts';
+
+export const CHANNELS = ['telegram'] as const;
+export type ChannelName = (typeof CHANNELS)[number];
+
+export const TOKEN_SHAPE_INVALID = 'The bot token must look like 123456789:AAF… as BotFather gives it.';
+export const TOKEN_REFUSED = 'Telegram refused this bot token.';
+export const PROVIDER_UNREACHABLE = 'Telegram could not be reached. Please try again.';
+export const ALREADY_CONNECTED = 'This chatbot is already connected to Telegram. Disconnect it first.';
+export const CONNECTION_NOT_FOUND = 'Channel connection not found';
+export const NO_CHAT_YET = 'Nobody has written to the bot yet: give a chat id to send the test message to.';
+export const CHAT_ID_INVALID = 'The chat id must be a Telegram chat id (a number).';
+export const TEST_MESSAGE = 'This is a test message from Parley: your chatbot is connected to Telegram.';
+
+export interface ChannelConnectionView {
+  id: string;
+  chatbotId: string;
+  channel: ChannelName;
+  status: 'connected' | 'failing';
+  lastError: string;
+  tokenLastFour: string;
+  botName: string;
+  lastChatId: string;
+  createdAt: Date;
+}
+
+export interface ConnectionDeps {
+  db: PrismaClient;
+  ciphers: ProviderKeyCiphers;
+  telegram: TelegramApi;
+  deliver: DeliverDeps;
+  /** The webhook's kept verifiers: a removed connection is forgotten at once in this process. */
+  verifiers?: { forget(id: string): void };
+}
+
+export const parseChannel = (raw: string): ChannelName => {
+  if (!(CHANNELS as readonly string[]).includes(raw)) throw invalid(`channel must be one of ${CHANNELS.join(', ')}.`);
+  return raw as ChannelName;
+};
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isConnectionId = (raw: string) => UUID.test(raw);
+const TELEGRAM_CHAT_ID = /^-?\d{1,20}$/;
+
+const associatedData = (connectionId: string) => `channel:${connectionId}`;
+export const secretHashOf = (secret: string | Buffer) => createHash('sha256').update(secret).digest('hex');
+
+/** The token in plain text, from its row: under the current operator key, else the previous one. */
+export function openToken(ciphers: ProviderKeyCiphers, row: Pick<ChannelConnection, 'id' | 'tokenCiphertext'>): string {
+  try {
+    return open(ciphers.current, row.tokenCiphertext, associatedData(row.id));
+  } catch (err) {
+    if (!ciphers.previous) throw err;
+    return open(ciphers.previous, row.tokenCiphertext, associatedData(row.id));
+  }
+}
+
+export const sendingConnection = (ciphers: ProviderKeyCiphers, row: ChannelConnection): SendingConnection => ({
+  id: row.id,
+  channel: row.channel,
+  status: row.status,
+  token: openToken(ciphers, row),
+});
+
+export const connectionView = (r: ChannelConnection): ChannelConnectionView => ({
+  id: r.id,
+  chatbotId: r.chatbotId,
+  channel: r.channel as ChannelName,
+  status: r.status === 'failing' ? 'failing' : 'connected',
+  lastError: r.lastError ?? '',
+  tokenLastFour: r.tokenLastFour,
+  botName: r.botName,
+  lastChatId: r.lastChatId ?? '',
+  createdAt: r.createdAt,
+});
+
+/** The provider's refusal as the owner reads it: a refused token, or the provider out of reach. */
+function providerFailure(err: unknown): Error {
+  if (err instanceof TelegramError && !err.retryable)
+    return failedPrecondition(err.status === 401 || err.status === 404 ? TOKEN_REFUSED : `Telegram refused: ${err.message}`);
+  return unavailable(PROVIDER_UNREACHABLE);
+}
+
+export async function listConnections(deps: Pick<ConnectionDeps, 'db'>, ownerId: string, chatbotId: string) {
+  if (!UUID.test(chatbotId)) return [];
+  const rows = await deps.db.channelConnection.findMany({ where: { ownerId, chatbotId }, orderBy: { createdAt: 'asc' } });
+  return rows.map(connectionView);
+}
+
+export async function connectChannel(
+  deps: ConnectionDeps,
+  input: { ownerId: string; chatbotId: string; uniqueId: string; channel: string; token: string; webhookBaseUrl: string },
+): Promise<ChannelConnectionView> {
+  const channel = parseChannel(input.channel);
+  if (!UUID.test(input.chatbotId) || !input.uniqueId) throw invalid('chatbot_id and unique_id are required.');
+  if (!/^https?:\/\/[^\s]+$/.test(input.webhookBaseUrl)) throw invalid('webhook_base_url must be an http(s) URL.');
+  const token = input.token.trim();
+  if (!TELEGRAM_TOKEN_SHAPE.test(token)) throw invalid(TOKEN_SHAPE_INVALID);
+  const existing = await deps.db.channelConnection.findUnique({ where: { chatbotId_channel: { chatbotId: input.chatbotId, channel } } });
+  if (existing) throw alreadyExists(ALREADY_CONNECTED);
+  const me = await deps.telegram.getMe(token).catch((err: unknown) => {
+    throw providerFailure(err);
+  });
+  const id = randomUUID();
+  // 256 random bits in Telegram's secret_token alphabet (A-Z, a-z, 0-9, _ and -).
+  const secret = randomBytes(32).toString('base64url');
+  const row = await deps.db.channelConnection
+    .create({
+      data: {
+        id,
+        ownerId: input.ownerId,
+        chatbotId: input.chatbotId,
+        uniqueId: input.uniqueId,
+        channel,
+        tokenCiphertext: seal(deps.ciphers.current, token, associatedData(id)),
+        tokenLastFour: token.slice(-4),
+        secretHash: secretHashOf(secret),
+        botName: me.username,
+      },
+    })
+    .catch((err: { code?: string }) => {
+      if (err.code === 'P2002') throw alreadyExists(ALREADY_CONNECTED);
+      throw err;
+    });
+  try {
+    await deps.telegram.setWebhook(token, `${input.webhookBaseUrl.replace(/\/+$/, '')}/${id}`, secret);
+  } catch (err) {
+    await deps.db.channelConnection.delete({ where: { id } });
+    throw providerFailure(err);
+  }
+  return connectionView(row);
+}
+
+async function ownedConnection(deps: Pick<ConnectionDeps, 'db'>, ownerId: string, connectionId: string) {
+  const row = UUID.test(connectionId) ? await deps.db.channelConnection.findUnique({ where: { id: connectionId } }) : null;
+  if (!row || row.ownerId !== ownerId) throw notFound(CONNECTION_NOT_FOUND);
+  return row;
+}
+
+/**
+ * Removes the registration at the provider (deleteWebhook), then the connection and its
+ * credentials. A token the provider no longer accepts (revoked) is removed all the same; a
+ * provider out of reach keeps the connection, so the owner can try again.
+ */
+export async function disconnectChannel(deps: ConnectionDeps, ownerId: string, connectionId: string): Promise<boolean> {
+  const row = await ownedConnection(deps, ownerId, connectionId).catch(() => null);
+  if (!row) return false;
+  try {
+    await deps.telegram.deleteWebhook(openToken(deps.ciphers, row));
+  } catch (err) {
+    if (!(err instanceof TelegramError) || err.retryable) throw unavailable(PROVIDER_UNREACHABLE);
+  }
+  const { count } = await deps.db.channelConnection.deleteMany({ where: { id: row.id } });
+  deps.verifiers?.forget(row.id);
+  return count > 0;
+}
+
+/** Sends the test message to the chat given, else to the last channel user who wrote; the delivery says how it went. */
+export async function sendTestMessage(deps: ConnectionDeps, ownerId: string, connectionId: string, chatId: string): Promise<DeliveryView> {
+  const row = await ownedConnection(deps, ownerId, connectionId);
+  const to = chatId.trim() || row.lastChatId || '';
+  if (!to) throw failedPrecondition(NO_CHAT_YET);
+  if (!TELEGRAM_CHAT_ID.test(to)) throw invalid(CHAT_ID_INVALID);
+  return deliver(deps.deliver, sendingConnection(deps.ciphers, row), to, TEST_MESSAGE, 'test');
+}
+
+export async function listDeliveries(deps: Pick<ConnectionDeps, 'db'>, ownerId: string, connectionId: string): Promise<DeliveryView[]> {
+  const row = await ownedConnection(deps, ownerId, connectionId);
+  const rows = await deps.db.channelDelivery.findMany({ where: { connectionId: row.id }, orderBy: { createdAt: 'desc' }, take: 50 });
+  return rows.map(deliveryView);
+}
+
+/**
+ * A deleted chatbot's (or deleted owner's) channel connections go with its conversations: the
+ * webhook removed at the provider where it still answers (a failure there is left: the rows go all
+ * the same, and later updates are refused 403), then the rows and their credentials.
+ */
+export async function removeChatbotChannels(deps: ConnectionDeps, chatbotId: string): Promise<number> {
+  const rows = await deps.db.channelConnection.findMany({ where: { chatbotId } });
+  for (const row of rows) {
+    await deps.telegram.deleteWebhook(openToken(deps.ciphers, row)).catch(() => undefined);
+    deps.verifiers?.forget(row.id);
+  }
+  const { count } = await deps.db.channelConnection.deleteMany({ where: { chatbotId } });
+  return count;
+}
+
+/**
+ * The rotation's last step for channel tokens (docs/operations.md, beside the provider keys'): every
+ * token not yet under the current operator key is opened under the previous one and sealed again. A
+ * row changed meanwhile is left as it now is; twice changes nothing more.
+ */
+export async function reencryptChannelTokens(
+  db: PrismaClient,
+  ciphers: ProviderKeyCiphers,
+): Promise<{ reencrypted: number; current: number }> {
+  let reencrypted = 0;
+  let current = 0;
+  for (const row of await db.channelConnection.findMany({ orderBy: { id: 'asc' } })) {
+    try {
+      open(ciphers.current, row.tokenCiphertext, associatedData(row.id));
+      current++;
+      continue;
+    } catch {
+      // Under the previous key (or neither: openToken throws, and the operator keeps the previous key).
+    }
+    const token = openToken(ciphers, row);
+    const { count } = await db.channelConnection.updateMany({
+      where: { id: row.id, tokenCiphertext: row.tokenCiphertext },
+      data: { tokenCiphertext: seal(ciphers.current, token, associatedData(row.id)) },
+    });
+    reencrypted += count;
+  }
+  return { reencrypted, current };
+}

@@ -1,0 +1,130 @@
+// Sends one message on a channel and keeps its delivery record (docs/adr/0044-messaging-channels.md):
+// a ChannelDelivery row per message, written once its sending is over, which the owner sees with its
+// status, attempts and last error.
+// A send the provider rate-limits (429) or fails (5xx, unreachable) is tried again, after the
+// provider's retry_after when it gives one, else after a doubling backoff; a refusal (a revoked token:
+// 401/403, a chat that blocked the bot: 400/403) is final. A refused token marks the connection
+// failing with the provider's words; a send that goes through marks a failing connection connected.
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '@parley/common/logger.ts';
+import type { PrismaClient } from '../generated/prisma/client.ts';
+import { channelOutbound, channelSendFailures } from './channel-metrics.ts';
+import { TelegramError, TELEGRAM_MAX_TEXT, type TelegramApi } from './telegram-api.ts';
+import { splitMessage } from './format.ts';
+
+export interface SendPolicy {
+  /** Attempts per message part, the first included. */
+  attempts: number;
+  /** The first backoff without a retry_after, doubled each time. */
+  backoffMs: number;
+  /** The longest wait honoured (a larger retry_after is waited this long). */
+  maxWaitMs: number;
+}
+
+export interface DeliverDeps {
+  db: PrismaClient;
+  telegram: TelegramApi;
+  logger: Logger;
+  policy: SendPolicy;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export type DeliveryKind = 'answer' | 'test' | 'agent';
+
+export interface DeliveryView {
+  id: string;
+  connectionId: string;
+  chatId: string;
+  kind: DeliveryKind;
+  status: 'sent' | 'failed';
+  attempts: number;
+  lastError: string;
+  createdAt: Date;
+}
+
+const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** The connection as the sender needs it: its id, channel, status and token in plain text. */
+export interface SendingConnection {
+  id: string;
+  channel: string;
+  status: string;
+  token: string;
+}
+
+/** Sends `text` (split by the channel's size limit) to the chat; resolves to the delivery record, sent or failed. */
+export async function deliver(
+  deps: DeliverDeps,
+  connection: SendingConnection,
+  chatId: string,
+  text: string,
+  kind: DeliveryKind,
+): Promise<DeliveryView> {
+  const sleep = deps.sleep ?? realSleep;
+  const createdAt = new Date();
+  let attempts = 0;
+  let failure: TelegramError | null = null;
+  for (const part of splitMessage(text, TELEGRAM_MAX_TEXT)) {
+    failure = null;
+    for (let attempt = 1; attempt <= deps.policy.attempts; attempt++) {
+      attempts++;
+      try {
+        await deps.telegram.sendMessage(connection.token, chatId, part);
+        failure = null;
+        break;
+      } catch (err) {
+        failure = err instanceof TelegramError ? err : new TelegramError((err as Error).message, 0);
+        if (!failure.retryable || attempt === deps.policy.attempts) break;
+        const waitMs = failure.retryAfterSeconds !== null ? failure.retryAfterSeconds * 1000 : deps.policy.backoffMs * 2 ** (attempt - 1);
+        deps.logger.info({ connectionId: connection.id, status: failure.status, waitMs }, 'channel send refused for now: trying again');
+        await sleep(Math.min(waitMs, deps.policy.maxWaitMs));
+      }
+    }
+    if (failure) break;
+  }
+  const series = { channel: connection.channel };
+  if (failure) {
+    channelSendFailures.series(series).inc();
+    deps.logger.warn({ connectionId: connection.id, status: failure.status, err: failure.message }, 'channel send failed');
+  } else channelOutbound.series(series).inc();
+  const lastError = failure ? `${failure.status ? `${failure.status} ` : ''}${failure.message}`.slice(0, 300) : null;
+  // One write, once the sending is over (sent, or failed after every attempt).
+  const [saved] = await deps.db.$queryRaw<DeliveryRow[]>`
+    INSERT INTO "ChannelDelivery" ("id", "connectionId", "chatId", "kind", "status", "attempts", "lastError", "createdAt")
+    VALUES (${randomUUID()}::uuid, ${connection.id}::uuid, ${chatId}, ${kind}, ${failure ? 'failed' : 'sent'}, ${attempts}, ${lastError}, ${createdAt})
+    RETURNING "id"::text AS "id", "connectionId"::text AS "connectionId", "chatId", "kind", "status", "attempts", "lastError", "createdAt"`;
+  await markConnection(deps, connection, failure, lastError);
+  return deliveryView(saved);
+}
+
+/** A refused token (401, or 404 for a deleted bot) marks the connection failing; a send that went through clears it. */
+async function markConnection(deps: DeliverDeps, connection: SendingConnection, failure: TelegramError | null, lastError: string | null) {
+  const tokenRefused = failure !== null && (failure.status === 401 || failure.status === 404);
+  if (tokenRefused) {
+    await deps.db.channelConnection.update({ where: { id: connection.id }, data: { status: 'failing', lastError } });
+  } else if (!failure && connection.status !== 'connected') {
+    await deps.db.channelConnection.update({ where: { id: connection.id }, data: { status: 'connected', lastError: null } });
+  }
+}
+
+interface DeliveryRow {
+  id: string;
+  connectionId: string;
+  chatId: string;
+  kind: string;
+  status: string;
+  attempts: number;
+  lastError: string | null;
+  createdAt: Date;
+}
+
+export const deliveryView = (r: DeliveryRow): DeliveryView => ({
+  id: r.id,
+  connectionId: r.connectionId,
+  chatId: r.chatId,
+  kind: r.kind as DeliveryKind,
+  status: r.status as DeliveryView['status'],
+  attempts: r.attempts,
+  lastError: r.lastError ?? '',
+  createdAt: r.createdAt,
+});

@@ -1,0 +1,93 @@
+// The ChatService's messaging channel methods over ConnectRPC (docs/adr/0044-messaging-channels.md),
+// spread into the service's routes by rpc.ts: map proto messages to the use cases and back. No
+// response carries a credential or the webhook's secret.
+import { create } from '@bufbuild/protobuf';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import {
+  ChannelConnectionSchema,
+  ChannelDeliverySchema,
+  type ConnectChannelRequest,
+  type DisconnectChannelRequest,
+  type ListChannelConnectionsRequest,
+  type ListChannelDeliveriesRequest,
+  type ReceiveChannelUpdateRequest,
+  type SendChannelTestMessageRequest,
+} from '@parley/proto/parley/chat/v1/chat_pb.js';
+import { invalid } from '@parley/common/rpc-errors.ts';
+import {
+  connectChannel,
+  disconnectChannel,
+  listConnections,
+  listDeliveries,
+  sendTestMessage,
+  type ChannelConnectionView,
+  type ConnectionDeps,
+} from './connections.ts';
+import type { DeliveryView } from './deliver.ts';
+import { receiveChannelUpdate, type ReceiveDeps } from './receive-update.ts';
+
+export interface ChannelRpcDeps {
+  channels: ConnectionDeps & ReceiveDeps;
+}
+
+const toConnection = (c: ChannelConnectionView) =>
+  create(ChannelConnectionSchema, {
+    id: c.id,
+    chatbotId: c.chatbotId,
+    channel: c.channel,
+    status: c.status,
+    lastError: c.lastError,
+    tokenLastFour: c.tokenLastFour,
+    botName: c.botName,
+    createdAt: timestampFromDate(c.createdAt),
+    lastChatId: c.lastChatId,
+  });
+
+const toDelivery = (d: DeliveryView) =>
+  create(ChannelDeliverySchema, {
+    id: d.id,
+    connectionId: d.connectionId,
+    chatId: d.chatId,
+    kind: d.kind,
+    status: d.status,
+    attempts: d.attempts,
+    lastError: d.lastError,
+    createdAt: timestampFromDate(d.createdAt),
+  });
+
+const ownerIdOf = (raw: string): string => {
+  if (!/^[\w-]{1,64}$/.test(raw)) throw invalid('owner_id is required.');
+  return raw;
+};
+
+export function channelMethods(deps: ChannelRpcDeps) {
+  const c = deps.channels;
+  return {
+    async listChannelConnections(req: ListChannelConnectionsRequest) {
+      return { connections: (await listConnections(c, ownerIdOf(req.ownerId), req.chatbotId)).map(toConnection) };
+    },
+    async connectChannel(req: ConnectChannelRequest) {
+      const connection = await connectChannel(c, {
+        ownerId: ownerIdOf(req.ownerId),
+        chatbotId: req.chatbotId,
+        uniqueId: req.uniqueId,
+        channel: req.channel,
+        token: req.token,
+        webhookBaseUrl: req.webhookBaseUrl,
+      });
+      return { connection: toConnection(connection) };
+    },
+    async disconnectChannel(req: DisconnectChannelRequest) {
+      return { removed: await disconnectChannel(c, ownerIdOf(req.ownerId), req.connectionId) };
+    },
+    async sendChannelTestMessage(req: SendChannelTestMessageRequest) {
+      return { delivery: toDelivery(await sendTestMessage(c, ownerIdOf(req.ownerId), req.connectionId, req.chatId)) };
+    },
+    async listChannelDeliveries(req: ListChannelDeliveriesRequest) {
+      return { deliveries: (await listDeliveries(c, ownerIdOf(req.ownerId), req.connectionId)).map(toDelivery) };
+    },
+    async receiveChannelUpdate(req: ReceiveChannelUpdateRequest) {
+      return receiveChannelUpdate(c, { channel: req.channel, connectionId: req.connectionId, secret: req.secret, body: req.body });
+    },
+  };
+}

@@ -1,0 +1,409 @@
+// Telegram (docs/adr/0044-messaging-channels.md): connecting checks the token with getMe and
+// registers the webhook with a random secret; updates are verified in constant time and fail closed;
+// a verified text message is queued once by its update_id, answered through the widget's turn
+// (knowledge, credit, billing) and sent back with sendMessage, retried after a 429's retry_after;
+// the chat is one conversation, shown with its channel. Real chatbot and billing services,
+// PostgreSQL, Redis and BullMQ, the fake Telegram Bot API over HTTP.
+import { Queue } from 'bullmq';
+import { Code } from '@connectrpc/connect';
+import { create } from '@bufbuild/protobuf';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import { AccountDeletedSchema } from '@parley/proto/parley/events/v1/account_deleted_pb.js';
+import { ChatbotDeletedSchema } from '@parley/proto/parley/events/v1/chatbot_deleted_pb.js';
+import { createProducer, QUEUES } from '@parley/common/queues.ts';
+import { jobSettled } from '@parley/common/testing/jobs.ts';
+import { startFakeTelegram, telegramTextUpdate, type FakeTelegram } from '@parley/common/testing/fake-telegram.ts';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { SECRET_MISSING, SECRET_REFUSED } from '../../src/channels/receive-update.ts';
+import {
+  NO_CHAT_YET,
+  openToken,
+  reencryptChannelTokens,
+  TEST_MESSAGE,
+  TOKEN_REFUSED,
+  TOKEN_SHAPE_INVALID,
+} from '../../src/channels/connections.ts';
+import { WAITING_FOR_PERSON } from '../../src/channels/answer-update.ts';
+import { agent, clientMessageId, enableHandoff } from './handoff-helpers.ts';
+import { rpcError, startChatStack, type ChatStack } from './harness.ts';
+
+const TOKEN = '123456789:AAFakeTokenForParleyTestsOnly_abcdWXYZ';
+const KNOWLEDGE = ['The museum opens at ten and closes at six, every day but Monday.'];
+const WEBHOOK_BASE = 'https://parley.example/api/channels/telegram';
+
+let stack: ChatStack;
+let telegram: FakeTelegram;
+beforeAll(async () => {
+  telegram = await startFakeTelegram({ bots: { [TOKEN]: 'museum_bot' } });
+  stack = await startChatStack({ TELEGRAM_API_BASE: telegram.url, CHANNEL_SEND_ATTEMPTS: '4' });
+});
+afterAll(async () => {
+  await stack?.stop();
+  await telegram?.close();
+});
+beforeEach(() => {
+  telegram.sent.length = 0;
+  telegram.calls.length = 0;
+  telegram.set({ bots: { [TOKEN]: 'museum_bot' }, rateLimited: { times: 0, retryAfter: 1 }, failures: 0 });
+  stack.fake.reset();
+});
+
+const text = (message: unknown) => JSON.stringify(message, (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v));
+
+async function connectedBot(credit = '5') {
+  const bot = await stack.newChatbot({ knowledge: KNOWLEDGE });
+  await stack.setCredit(bot.ownerId, credit);
+  const { connection } = await stack.client.connectChannel({
+    ownerId: bot.ownerId,
+    chatbotId: bot.id,
+    uniqueId: bot.uniqueId,
+    channel: 'telegram',
+    token: TOKEN,
+    webhookBaseUrl: WEBHOOK_BASE,
+  });
+  const hook = telegram.webhooks.get(TOKEN)!;
+  return { bot, connection: connection!, secret: hook.secretToken };
+}
+
+/** Waits (bounded) until `ready` holds: a queued message is answered by the worker in its own time. */
+async function until<T>(read: () => Promise<T> | T, ready: (v: T) => boolean, what: string): Promise<T> {
+  for (let i = 0; i < 400; i++) {
+    const v = await read();
+    if (ready(v)) return v;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+const inboundJobs = async () => {
+  const queue = new Queue(QUEUES.channelInbound, { connection: stack.redis, prefix: stack.prefix });
+  try {
+    const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed', 'prioritized');
+    return Object.values(counts).reduce((a, b) => a + b, 0);
+  } finally {
+    await queue.close();
+  }
+};
+
+const post = (connectionId: string, secret: string, update: unknown) =>
+  stack.client.receiveChannelUpdate({ channel: 'telegram', connectionId, secret, body: Buffer.from(JSON.stringify(update)) });
+
+describe('connecting Telegram', () => {
+  it('checks the token with getMe, registers the webhook with a random secret, and never answers the token', async () => {
+    const { bot, connection, secret } = await connectedBot();
+    expect(telegram.calls.map((c) => c.method)).toEqual(['getMe', 'setWebhook']);
+    expect(telegram.webhooks.get(TOKEN)!.url).toBe(`${WEBHOOK_BASE}/${connection.id}`);
+    expect(telegram.webhooks.get(TOKEN)!.url).not.toContain(TOKEN);
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect([connection.status, connection.tokenLastFour, connection.botName]).toEqual(['connected', 'WXYZ', 'museum_bot']);
+    const listed = await stack.client.listChannelConnections({ ownerId: bot.ownerId, chatbotId: bot.id });
+    expect(text(listed)).not.toContain(TOKEN);
+    expect(text(listed)).not.toContain(secret);
+    const row = await stack.parts.prisma.channelConnection.findUniqueOrThrow({ where: { id: connection.id } });
+    expect(row.tokenCiphertext).not.toContain(TOKEN.slice(10));
+    expect(row.secretHash).not.toContain(secret);
+    // One connection per chatbot and channel.
+    const again = await rpcError(
+      stack.client.connectChannel({
+        ownerId: bot.ownerId,
+        chatbotId: bot.id,
+        uniqueId: bot.uniqueId,
+        channel: 'telegram',
+        token: TOKEN,
+        webhookBaseUrl: WEBHOOK_BASE,
+      }),
+    );
+    expect(again.code).toBe(Code.AlreadyExists);
+  });
+
+  it('stores nothing for a token Telegram refuses, and calls no one for a malformed one', async () => {
+    const bot = await stack.newChatbot({ knowledge: KNOWLEDGE });
+    const connect = (token: string) =>
+      stack.client.connectChannel({
+        ownerId: bot.ownerId,
+        chatbotId: bot.id,
+        uniqueId: bot.uniqueId,
+        channel: 'telegram',
+        token,
+        webhookBaseUrl: WEBHOOK_BASE,
+      });
+    const refused = await rpcError(connect('987654321:AARevokedTokenRevokedTokenRevoked_0000'));
+    expect([refused.code, refused.rawMessage]).toEqual([Code.FailedPrecondition, TOKEN_REFUSED]);
+    expect(refused.message).not.toContain('Revoked');
+    const malformed = await rpcError(connect('https://evil.example/#'));
+    expect([malformed.code, malformed.rawMessage]).toEqual([Code.InvalidArgument, TOKEN_SHAPE_INVALID]);
+    expect(telegram.calls.map((c) => c.method)).toEqual(['getMe']);
+    expect(await stack.parts.prisma.channelConnection.count({ where: { chatbotId: bot.id } })).toBe(0);
+  });
+});
+
+describe("the webhook's verification", () => {
+  it('refuses a missing, wrong or truncated secret and an unknown connection, queues nothing and never names the secret', async () => {
+    const { connection, secret } = await connectedBot();
+    const before = await inboundJobs();
+    const update = telegramTextUpdate(5001, 'Is the museum open on Monday?');
+    const missing = await rpcError(post(connection.id, '', update));
+    expect([missing.code, missing.rawMessage]).toEqual([Code.Unauthenticated, SECRET_MISSING]);
+    const refusals = await Promise.all([
+      rpcError(post(connection.id, 'not-the-secret', update)),
+      rpcError(post(connection.id, secret.slice(0, -1), update)),
+      rpcError(post(connection.id, `${secret}x`, update)),
+      rpcError(post('00000000-0000-4000-8000-000000000000', secret, update)),
+      rpcError(post('../../etc', secret, update)),
+    ]);
+    for (const err of [missing, ...refusals]) expect(err.message).not.toContain(secret);
+    for (const err of refusals) expect([err.code, err.rawMessage]).toEqual([Code.PermissionDenied, SECRET_REFUSED]);
+    expect(await inboundJobs()).toBe(before);
+    expect(telegram.sent).toEqual([]);
+  });
+
+  it('refuses a body that is no Telegram update, and takes an update without text without queueing it', async () => {
+    const { connection, secret } = await connectedBot();
+    const before = await inboundJobs();
+    const bad = (body: string) =>
+      rpcError(stack.client.receiveChannelUpdate({ channel: 'telegram', connectionId: connection.id, secret, body: Buffer.from(body) }));
+    for (const body of ['{not json', '[]', '{"update_id":"1"}', '{"update_id":1,"message":{"text":"hi","chat":{"id":"x"}}}']) {
+      expect((await bad(body)).code).toBe(Code.InvalidArgument);
+    }
+    const sticker = await post(connection.id, secret, { update_id: 77, message: { message_id: 1, chat: { id: 9 }, sticker: {} } });
+    expect(sticker.queued).toBe(false);
+    expect(await inboundJobs()).toBe(before);
+  });
+});
+
+describe('a Telegram message', () => {
+  it('is answered from the knowledge through the Bot API, with its sources, as one conversation shown with its channel', async () => {
+    const { bot, connection, secret } = await connectedBot();
+    await stack.makePro(bot.ownerId);
+    expect(
+      (await post(connection.id, secret, telegramTextUpdate(6001, 'Is the museum open every day?', { firstName: 'Ada' }))).queued,
+    ).toBe(true);
+    const [answer] = await until(
+      () => telegram.sent,
+      (s) => s.length === 1,
+      'the answer',
+    );
+    expect(answer.chat_id).toBe('6001');
+    expect(answer.token).toBe(TOKEN);
+    expect(answer.text).toContain('The museum opens at ten');
+    expect(answer.text).not.toMatch(/\[\d\]/);
+    expect(answer.text).toContain('\n\nSources:\n1. ');
+
+    await post(connection.id, secret, telegramTextUpdate(6001, 'And when does the museum close?'));
+    await until(
+      () => telegram.sent,
+      (s) => s.length === 2,
+      'the second answer',
+    );
+    // The second prompt carries the first exchange: the chat's messages continue one conversation.
+    expect(text(stack.fake.requests.at(-1)!.messages)).toContain('Is the museum open every day?');
+    const { conversations } = await stack.client.listConversations({ ownerId: bot.ownerId, chatbotId: bot.id });
+    expect(conversations.map((c) => [c.channel, c.messageCount, c.visitorId, c.visitorName])).toEqual([
+      ['telegram', 4, 'telegram:6001', 'Ada'],
+    ]);
+    const { connections } = await stack.client.listChannelConnections({ ownerId: bot.ownerId, chatbotId: bot.id });
+    expect(connections[0].lastChatId).toBe('6001');
+    const { deliveries } = await stack.client.listChannelDeliveries({ ownerId: bot.ownerId, connectionId: connection.id });
+    expect(deliveries.map((d) => [d.kind, d.status, d.attempts])).toEqual([
+      ['answer', 'sent', 1],
+      ['answer', 'sent', 1],
+    ]);
+    await stack.applyUsage();
+    const records = await stack.billing.prisma.usageRecord.findMany({ where: { userId: bot.ownerId } });
+    expect(records).toHaveLength(2);
+  });
+
+  it('delivered 5 times at once is answered once and billed once', async () => {
+    const { bot, connection, secret } = await connectedBot();
+    const update = telegramTextUpdate(7001, 'Is the museum open every day?');
+    await Promise.all(Array.from({ length: 5 }, () => post(connection.id, secret, update)));
+    await until(
+      () => telegram.sent,
+      (s) => s.length >= 1,
+      'the answer',
+    );
+    // The same update once more, after it was answered (a provider retrying a slow acknowledgement).
+    await post(connection.id, secret, update);
+    await stack.applyUsage();
+    expect(telegram.sent.filter((s) => s.chat_id === '7001')).toHaveLength(1);
+    expect(stack.fake.requests).toHaveLength(1);
+    const records = await stack.billing.prisma.usageRecord.findMany({ where: { userId: bot.ownerId } });
+    expect(records).toHaveLength(1);
+    expect(await stack.parts.prisma.channelInbound.count({ where: { connectionId: connection.id } })).toBe(1);
+  });
+
+  it("is sent again after Telegram's 429 retry_after and a 502, with the attempts on its delivery record", async () => {
+    const { bot, connection, secret } = await connectedBot();
+    telegram.set({ rateLimited: { times: 1, retryAfter: 1 }, failures: 1 });
+    await post(connection.id, secret, telegramTextUpdate(8001, 'Is the museum open every day?'));
+    await until(
+      () => telegram.sent,
+      (s) => s.length === 1,
+      'the answer',
+    );
+    const { deliveries } = await until(
+      () => stack.client.listChannelDeliveries({ ownerId: bot.ownerId, connectionId: connection.id }),
+      (r) => r.deliveries[0]?.status === 'sent',
+      'the delivery record',
+    );
+    expect(deliveries.map((d) => [d.status, d.attempts, d.lastError])).toEqual([['sent', 3, '']]);
+  });
+
+  it("tells the channel user when the owner's credit is spent, and answers nothing billed", async () => {
+    const { bot, connection, secret } = await connectedBot('0');
+    await post(connection.id, secret, telegramTextUpdate(8101, 'Is the museum open every day?'));
+    const [told] = await until(
+      () => telegram.sent,
+      (s) => s.length === 1,
+      'the refusal',
+    );
+    expect(told.text.length).toBeGreaterThan(0);
+    expect(told.text).not.toContain('The museum opens');
+    expect(stack.fake.requests).toHaveLength(0);
+    await stack.applyUsage();
+    expect(await stack.billing.prisma.usageRecord.count({ where: { userId: bot.ownerId } })).toBe(0);
+  });
+
+  it('marks the connection failing with the last error when Telegram revokes the token, and keeps the failed delivery', async () => {
+    const { bot, connection, secret } = await connectedBot();
+    telegram.set({ bots: {} });
+    await post(connection.id, secret, telegramTextUpdate(8201, 'Is the museum open every day?'));
+    const { connections } = await until(
+      () => stack.client.listChannelConnections({ ownerId: bot.ownerId, chatbotId: bot.id }),
+      (r) => r.connections[0]?.status === 'failing',
+      'the failing state',
+    );
+    expect(connections[0].lastError).toBe('401 Unauthorized');
+    const { deliveries } = await stack.client.listChannelDeliveries({ ownerId: bot.ownerId, connectionId: connection.id });
+    expect(deliveries.map((d) => [d.status, d.attempts])).toEqual([['failed', 1]]);
+    // Telegram knows the token again: the next send clears the failing state.
+    telegram.set({ bots: { [TOKEN]: 'museum_bot' } });
+    await stack.client.sendChannelTestMessage({ ownerId: bot.ownerId, connectionId: connection.id, chatId: '' });
+    const after = await stack.client.listChannelConnections({ ownerId: bot.ownerId, chatbotId: bot.id });
+    expect([after.connections[0].status, after.connections[0].lastError]).toEqual(['connected', '']);
+  });
+});
+
+describe('handoff across Telegram', () => {
+  it('a Telegram user asks for a person, an agent answers from the inbox through the Bot API, hands back, and the bot answers again', async () => {
+    const { bot, connection, secret } = await connectedBot();
+    await stack.makePro(bot.ownerId);
+    await enableHandoff(stack.chatbots, bot);
+    await post(connection.id, secret, telegramTextUpdate(8301, 'Is the museum open every day? I want to talk to a person'));
+    const [first] = await until(
+      () => telegram.sent,
+      (s) => s.length === 1,
+      'the answer',
+    );
+    expect(first.text).toContain('The museum opens at ten');
+    expect(first.text.endsWith(WAITING_FOR_PERSON)).toBe(true);
+    const { waiting } = await until(
+      () => stack.client.listInbox({ ownerId: bot.ownerId }),
+      (r) => r.waiting.some((i) => i.chatbotId === bot.id),
+      'the waiting conversation',
+    );
+    const conversationId = waiting.find((i) => i.chatbotId === bot.id)!.conversationId;
+    const owner = { ownerId: bot.ownerId, conversationId };
+
+    // While a person has it, the bot stays silent on Telegram; the agent's reply goes out through the Bot API.
+    await stack.client.replyToConversation({
+      ...owner,
+      agent: agent('Ada'),
+      content: 'Hello, Ada from the museum here.',
+      clientMessageId: clientMessageId(),
+    });
+    await until(
+      () => telegram.sent,
+      (s) => s.length === 2,
+      "the agent's reply",
+    );
+    expect(telegram.sent[1]).toMatchObject({ chat_id: '8301', text: 'Hello, Ada from the museum here.' });
+    await post(connection.id, secret, telegramTextUpdate(8301, 'Thanks! And on Monday?'));
+    await until(
+      () => stack.client.getInboxConversation({ ownerId: bot.ownerId, conversationId }),
+      (r) => (r.conversation?.messages ?? []).some((m) => m.content === 'Thanks! And on Monday?'),
+      "the visitor's message in the inbox",
+    );
+    expect(telegram.sent).toHaveLength(2);
+
+    await stack.client.handBackConversation({ ...owner, agent: agent('Ada') });
+    await post(connection.id, secret, telegramTextUpdate(8301, 'Is the museum open every day?'));
+    await until(
+      () => telegram.sent,
+      (s) => s.length === 3,
+      'the bot again',
+    );
+    expect(telegram.sent[2].text).toContain('The museum opens at ten');
+    const { deliveries } = await stack.client.listChannelDeliveries({ ownerId: bot.ownerId, connectionId: connection.id });
+    expect(deliveries.map((d) => d.kind).sort()).toEqual(['agent', 'answer', 'answer']);
+  });
+});
+
+describe('deletion', () => {
+  it("removes a deleted chatbot's connection (deleteWebhook, credentials gone), and a deleted owner's through AccountDeleted", async () => {
+    const first = await connectedBot();
+    const chatbotDeleted = createProducer(stack.redis, QUEUES.chatbotDeleted, ChatbotDeletedSchema, { prefix: stack.prefix });
+    const settled = jobSettled(stack.parts.chatbotDeletedWorker!, `chatbot-deleted.${first.bot.id}`);
+    await chatbotDeleted.publish(
+      create(ChatbotDeletedSchema, { chatbotId: first.bot.id, ownerId: first.bot.ownerId, occurredAt: timestampFromDate(new Date()) }),
+      `chatbot-deleted.${first.bot.id}`,
+    );
+    expect((await settled).state).toBe('completed');
+    await chatbotDeleted.close();
+    expect(await stack.parts.prisma.channelConnection.count({ where: { id: first.connection.id } })).toBe(0);
+    expect(telegram.calls.at(-1)!.method).toBe('deleteWebhook');
+    expect((await rpcError(post(first.connection.id, first.secret, telegramTextUpdate(1, 'hi')))).code).toBe(Code.PermissionDenied);
+
+    const second = await connectedBot();
+    const accountDeleted = createProducer(stack.redis, QUEUES.accountDeletedChat, AccountDeletedSchema, { prefix: stack.prefix });
+    const gone = jobSettled(stack.parts.accountDeletedWorker!, `account-deleted.${second.bot.ownerId}`);
+    await accountDeleted.publish(
+      create(AccountDeletedSchema, { userId: second.bot.ownerId, occurredAt: timestampFromDate(new Date()) }),
+      `account-deleted.${second.bot.ownerId}`,
+    );
+    expect((await gone).state).toBe('completed');
+    await accountDeleted.close();
+    expect(await stack.parts.prisma.channelConnection.count({ where: { ownerId: second.bot.ownerId } })).toBe(0);
+  });
+});
+
+describe('a rotation of PROVIDER_KEY_ENCRYPTION_KEY', () => {
+  it('seals the bot tokens again under the new key, which still send', async () => {
+    const { bot, connection } = await connectedBot();
+    const next = Buffer.alloc(32, 7);
+    const ciphers = { current: next, previous: stack.config.PROVIDER_KEY_ENCRYPTION_KEY };
+    const first = await reencryptChannelTokens(stack.parts.prisma, ciphers);
+    expect(first.reencrypted).toBeGreaterThanOrEqual(1);
+    expect((await reencryptChannelTokens(stack.parts.prisma, ciphers)).reencrypted).toBe(0);
+    const row = await stack.parts.prisma.channelConnection.findUniqueOrThrow({ where: { id: connection.id } });
+    expect(openToken({ current: next }, row)).toBe(TOKEN);
+    expect(bot.ownerId).toBeTruthy();
+  });
+});
+
+describe('the owner', () => {
+  it('sends a test message to a chat id or the last chat, and disconnects (deleteWebhook, credentials removed)', async () => {
+    const { bot, connection } = await connectedBot();
+    const none = await rpcError(stack.client.sendChannelTestMessage({ ownerId: bot.ownerId, connectionId: connection.id, chatId: '' }));
+    expect([none.code, none.rawMessage]).toEqual([Code.FailedPrecondition, NO_CHAT_YET]);
+    const badChat = await rpcError(
+      stack.client.sendChannelTestMessage({ ownerId: bot.ownerId, connectionId: connection.id, chatId: '@x/../y' }),
+    );
+    expect(badChat.code).toBe(Code.InvalidArgument);
+    const { delivery } = await stack.client.sendChannelTestMessage({ ownerId: bot.ownerId, connectionId: connection.id, chatId: '4242' });
+    expect([delivery!.kind, delivery!.status]).toEqual(['test', 'sent']);
+    expect(telegram.sent.map((s) => [s.chat_id, s.text])).toEqual([['4242', TEST_MESSAGE]]);
+    // Another workspace sees none of it.
+    const foreign = await rpcError(
+      stack.client.sendChannelTestMessage({ ownerId: 'someone-else', connectionId: connection.id, chatId: '4242' }),
+    );
+    expect(foreign.code).toBe(Code.NotFound);
+    expect((await stack.client.disconnectChannel({ ownerId: 'someone-else', connectionId: connection.id })).removed).toBe(false);
+
+    expect((await stack.client.disconnectChannel({ ownerId: bot.ownerId, connectionId: connection.id })).removed).toBe(true);
+    expect(telegram.calls.at(-1)!.method).toBe('deleteWebhook');
+    expect(telegram.webhooks.has(TOKEN)).toBe(false);
+    expect(await stack.parts.prisma.channelConnection.count({ where: { id: connection.id } })).toBe(0);
+    expect(await stack.parts.prisma.channelDelivery.count({ where: { connectionId: connection.id } })).toBe(0);
+  });
+});

@@ -1,0 +1,178 @@
+import { useState, type FormEvent } from 'react';
+import { Alert } from '../../../components/ui/alert';
+import { Badge } from '../../../components/ui/badge';
+import { Button } from '../../../components/ui/button';
+import { Card, CardBody, CardHeader } from '../../../components/ui/card';
+import { ConfirmDialog } from '../../../components/ui/confirm-dialog';
+import { Spinner } from '../../../components/ui/spinner';
+import { TextField } from '../../../components/ui/text-field';
+import { formatDate, formatDateTime } from '../../../lib/format';
+import {
+  useChannelConnections,
+  useChannelDeliveries,
+  useConnectChannel,
+  useDisconnectChannel,
+  useSendChannelTestMessage,
+} from '../hooks/use-channels';
+
+export const CHANNELS_DESCRIPTION =
+  'Answer where your customers already write. Parley answers with the same knowledge, limits and credit as the widget, and the conversations appear in History.';
+
+type Connection = ReturnType<typeof useChannelConnections>['connections'][number];
+
+const DELIVERY_KINDS: Record<string, string> = { answer: 'Answer', test: 'Test message', agent: 'Agent reply' };
+
+/** The connection's latest deliveries: what Parley sent on the channel and how it went. */
+function Deliveries({ connectionId }: { connectionId: string }) {
+  const { deliveries, loading } = useChannelDeliveries(connectionId);
+  if (loading) return <Spinner className="size-4" label="Loading deliveries" />;
+  if (deliveries.length === 0) return <p className="text-sm text-gray-500">Nothing sent yet.</p>;
+  return (
+    <ul className="divide-y divide-gray-100 text-sm" aria-label="Recent deliveries">
+      {deliveries.slice(0, 10).map((d) => (
+        <li key={d.id} className="flex flex-wrap items-center justify-between gap-2 py-1.5">
+          <span className="text-gray-700">
+            {DELIVERY_KINDS[d.kind] ?? d.kind} to chat <span className="font-mono">{d.chatId}</span>
+            {d.lastError ? <span className="text-red-700"> — {d.lastError}</span> : null}
+          </span>
+          <span className="flex items-center gap-2">
+            <Badge tone={d.status === 'sent' ? 'success' : 'danger'}>{d.status === 'sent' ? 'Sent' : 'Failed'}</Badge>
+            <span className="text-gray-500">{formatDateTime(d.createdAt)}</span>
+          </span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** A connected Telegram bot: its state, the token's last four, a test message, the deliveries and Disconnect. */
+function TelegramConnection({ connection }: { connection: Connection }) {
+  const [chatId, setChatId] = useState('');
+  const [confirming, setConfirming] = useState(false);
+  const [sentNote, setSentNote] = useState<string | null>(null);
+  const test = useSendChannelTestMessage();
+  const disconnect = useDisconnectChannel();
+
+  async function onTest(event: FormEvent) {
+    event.preventDefault();
+    setSentNote(null);
+    const delivery = await test.act(connection.id, chatId.trim());
+    if (delivery)
+      setSentNote(delivery.status === 'sent' ? 'Test message sent.' : `Telegram did not take it: ${delivery.lastError ?? 'unknown error'}`);
+  }
+
+  return (
+    <div className="space-y-4">
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <p className="text-sm text-gray-700">
+          <span className="font-medium text-gray-900">@{connection.botName}</span> · token{' '}
+          <span className="font-mono">•••• {connection.tokenLastFour}</span>, connected on {formatDate(connection.createdAt)}
+        </p>
+        <Badge tone={connection.status === 'connected' ? 'success' : 'danger'}>
+          {connection.status === 'connected' ? 'Connected' : 'Failing'}
+        </Badge>
+      </div>
+      {connection.status !== 'connected' && connection.lastError ? <Alert>Telegram said: {connection.lastError}</Alert> : null}
+      <form className="flex flex-wrap items-end gap-2" onSubmit={onTest}>
+        <TextField
+          className="min-w-[12rem] flex-1"
+          label="Send a test message to chat id"
+          placeholder={connection.lastChatId ? `${connection.lastChatId} (the last chat)` : 'A Telegram chat id'}
+          inputMode="numeric"
+          value={chatId}
+          maxLength={21}
+          onChange={(e) => setChatId(e.target.value)}
+        />
+        <Button type="submit" variant="secondary" busy={test.busy} busyLabel="Sending…">
+          Send a test message
+        </Button>
+        <Button type="button" variant="secondary" onClick={() => setConfirming(true)}>
+          Disconnect
+        </Button>
+      </form>
+      {test.error ? <Alert>{test.error}</Alert> : null}
+      {sentNote ? <Alert tone="success">{sentNote}</Alert> : null}
+      <div>
+        <p className="mb-1 text-sm font-medium text-gray-900">Recent deliveries</p>
+        <Deliveries connectionId={connection.id} />
+      </div>
+      {confirming ? (
+        <ConfirmDialog
+          title="Disconnect Telegram?"
+          confirmLabel="Disconnect"
+          busyLabel="Disconnecting…"
+          busy={disconnect.busy}
+          error={disconnect.error}
+          onConfirm={async () => {
+            if ((await disconnect.act(connection.id)) !== null) setConfirming(false);
+          }}
+          onClose={() => {
+            disconnect.reset();
+            setConfirming(false);
+          }}
+        >
+          Parley removes its webhook from the bot and forgets the token. The conversations stay in History.
+        </ConfirmDialog>
+      ) : null}
+    </div>
+  );
+}
+
+/** The form to paste a BotFather token; the token leaves the page's memory once sent. */
+function ConnectTelegram({ chatbotId }: { chatbotId: string }) {
+  const [token, setToken] = useState('');
+  const connect = useConnectChannel(chatbotId);
+  async function onConnect(event: FormEvent) {
+    event.preventDefault();
+    if (!token.trim()) return;
+    await connect.act('telegram', token.trim());
+    setToken('');
+  }
+  return (
+    <form className="space-y-3" onSubmit={onConnect}>
+      <p className="text-sm text-gray-600">
+        Create a bot with @BotFather in Telegram and paste its token. It is checked with Telegram, stored encrypted and never shown again.
+      </p>
+      <div className="flex flex-wrap items-end gap-2">
+        <TextField
+          className="min-w-[16rem] flex-1"
+          label="Telegram bot token"
+          type="password"
+          autoComplete="off"
+          value={token}
+          maxLength={200}
+          onChange={(e) => setToken(e.target.value)}
+        />
+        <Button type="submit" busy={connect.busy} busyLabel="Connecting…" disabled={!token.trim()}>
+          Connect Telegram
+        </Button>
+      </div>
+      {connect.error ? <Alert>{connect.error}</Alert> : null}
+    </form>
+  );
+}
+
+/** The chatbot's messaging channels (docs/product.md, Channels): Telegram, connected with a bot token. */
+export function ChannelsCard({ chatbotId }: { chatbotId: string }) {
+  const { connections, loading, failed } = useChannelConnections(chatbotId);
+  const telegram = connections.find((c) => c.channel === 'telegram');
+  return (
+    <Card>
+      <CardHeader title="Channels" description={CHANNELS_DESCRIPTION} />
+      <CardBody>
+        {loading ? (
+          <div className="flex justify-center py-6 text-brand-600">
+            <Spinner className="size-6" label="Loading channels" />
+          </div>
+        ) : failed ? (
+          <Alert>Could not load the channels. Please try again.</Alert>
+        ) : (
+          <section aria-label="Telegram" className="space-y-3">
+            <h3 className="text-sm font-semibold text-gray-900">Telegram</h3>
+            {telegram ? <TelegramConnection connection={telegram} /> : <ConnectTelegram chatbotId={chatbotId} />}
+          </section>
+        )}
+      </CardBody>
+    </Card>
+  );
+}

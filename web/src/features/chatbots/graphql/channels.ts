@@ -1,0 +1,54 @@
+import { graphql } from '../../../gql';
+
+export const ChannelConnectionsQuery = graphql(`
+  query ChannelConnections($chatbotId: ID!) {
+    channelConnections(chatbotId: $chatbotId) {
+      id
+      channel
+      status
+      lastError
+      tokenLastFour
+      botName
+      lastChatId
+      createdAt
+    }
+  }
+`);
+
+export const ChannelDeliveriesQuery = graphql(`
+  query ChannelDeliveries($connectionId: ID!) {
+    channelDeliveries(connectionId: $connectionId) {
+      id
+      chatId
+      kind
+      status
+      attempts
+      lastError
+      createdAt
+    }
+  }
+`);
+
+export const ConnectChannelMutation = graphql(`
+  mutation ConnectChannel($chatbotId: ID!, $channel: String!, $token: String!) {
+    connectChannel(chatbotId: $chatbotId, channel: $channel, token: $token) {
+      id
+    }
+  }
+`);
+
+export const DisconnectChannelMutation = graphql(`
+  mutation DisconnectChannel($connectionId: ID!) {
+    disconnectChannel(connectionId: $connectionId)
+  }
+`);
+
+export const SendChannelTestMessageMutation = graphql(`
+  mutation SendChannelTestMessage($connectionId: ID!, $chatId: String) {
+    sendChannelTestMessage(connectionId: $connectionId, chatId: $chatId) {
+      id
+      status
+      lastError
+    }
+  }
+`);

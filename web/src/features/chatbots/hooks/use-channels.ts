@@ -1,0 +1,46 @@
+import { useMutation, useQuery } from '@apollo/client/react';
+import { useAction } from '../../../lib/use-action';
+import {
+  ChannelConnectionsQuery,
+  ChannelDeliveriesQuery,
+  ConnectChannelMutation,
+  DisconnectChannelMutation,
+  SendChannelTestMessageMutation,
+} from '../graphql/channels';
+
+export const CONNECT_FAILED_MESSAGE = 'Could not connect the channel. Please try again.';
+export const DISCONNECT_FAILED_MESSAGE = 'Could not disconnect the channel. Please try again.';
+export const TEST_FAILED_MESSAGE = 'Could not send the test message. Please try again.';
+
+/** The chatbot's channel connections as shown: never a token, its last four characters only. */
+export function useChannelConnections(chatbotId: string) {
+  const { data, loading, error } = useQuery(ChannelConnectionsQuery, { variables: { chatbotId }, fetchPolicy: 'network-only' });
+  return { connections: data?.channelConnections ?? [], loading: loading && !data, failed: Boolean(error) };
+}
+
+export function useChannelDeliveries(connectionId: string) {
+  const { data, loading, refetch } = useQuery(ChannelDeliveriesQuery, { variables: { connectionId }, fetchPolicy: 'network-only' });
+  return { deliveries: data?.channelDeliveries ?? [], loading: loading && !data, refetch };
+}
+
+export function useConnectChannel(chatbotId: string) {
+  const [mutate] = useMutation(ConnectChannelMutation, { refetchQueries: [ChannelConnectionsQuery] });
+  return useAction(async (channel: string, token: string) => {
+    await mutate({ variables: { chatbotId, channel, token } });
+  }, CONNECT_FAILED_MESSAGE);
+}
+
+export function useDisconnectChannel() {
+  const [mutate] = useMutation(DisconnectChannelMutation, { refetchQueries: [ChannelConnectionsQuery] });
+  return useAction(async (connectionId: string) => {
+    await mutate({ variables: { connectionId } });
+  }, DISCONNECT_FAILED_MESSAGE);
+}
+
+export function useSendChannelTestMessage() {
+  const [mutate] = useMutation(SendChannelTestMessageMutation, { refetchQueries: [ChannelConnectionsQuery, ChannelDeliveriesQuery] });
+  return useAction(async (connectionId: string, chatId: string) => {
+    const { data } = await mutate({ variables: { connectionId, chatId: chatId || null } });
+    return data?.sendChannelTestMessage ?? null;
+  }, TEST_FAILED_MESSAGE);
+}
