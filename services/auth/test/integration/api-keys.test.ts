@@ -80,7 +80,7 @@ describe('CreateApiKey', () => {
     await expectRpcError(
       create({ scopes: ['chat', 'billing:manage'] }),
       Code.InvalidArgument,
-      'Unknown scope "billing:manage". Scopes are chat, chatbots:read, chatbots:write, knowledge:write, conversations:read, usage:read, webhooks:write.',
+      'Unknown scope "billing:manage". Scopes are chat, chatbots:read, chatbots:write, knowledge:write, conversations:read, usage:read, webhooks:write, mcp.',
     );
     await expectRpcError(create({ chatbotIds: ['not-a-uuid'] }), Code.InvalidArgument, '"not-a-uuid" is not a chatbot id');
     const many = Array.from({ length: 101 }, (_, i) => `00000000-0000-4000-8000-${i.toString().padStart(12, '0')}`);
