@@ -72,6 +72,8 @@ function expectChatbot(
     ...DEFAULT_EMBED_SETTINGS,
     ...DEFAULT_LEAD_SETTINGS,
     ...DEFAULT_MODEL_SETTINGS,
+    // Personal data is not kept from the model until the owner asks (docs/product.md, Privacy).
+    privacy: { redactPersonalData: false, keepOriginal: false, patterns: [] },
     knowledgeBase: fields.knowledgeBase ?? { text: '', textEntries: [] },
   });
   isoString(chatbot.createdAt);

@@ -27,9 +27,24 @@ describe('GetPublicChatbot', () => {
     const { chatbot } = await svc.client.getPublicChatbot({ uniqueId: created.uniqueId });
 
     // Appearance, embedding and limits: see src/chatbots/__tests__/embed-settings.test.ts; the lead
-    // form and handoff, lead-handoff-settings.test.ts; the model, model-choice.test.ts.
-    const { $typeName, voice, appearance: _a, embedding: _e, limits: _l, leadForm: _f, handoff: _h, model: _m, ...fields } = chatbot!;
+    // form and handoff, lead-handoff-settings.test.ts; the model, model-choice.test.ts. A new
+    // chatbot has no actions (the model's tools) and keeps no personal data from the model.
+    const {
+      $typeName,
+      voice,
+      appearance: _a,
+      embedding: _e,
+      limits: _l,
+      leadForm: _f,
+      handoff: _h,
+      model: _m,
+      privacy,
+      actions,
+      ...fields
+    } = chatbot!;
     expect($typeName).toBe('parley.chatbot.v1.PublicChatbot');
+    expect(actions).toEqual([]);
+    expect(privacy).toMatchObject({ redactPersonalData: false, keepOriginal: false, patterns: [] });
     expect(voice).toMatchObject({ instructions: '', welcomeMessage: '', suggestedQuestions: [], noAnswerMessage: '' });
     expect({ ...fields, knowledgeChars: Number(fields.knowledgeChars) }).toEqual({
       id: created.id,
