@@ -24,7 +24,7 @@ afterAll(async () => {
 
 const KB_FIELDS = 'knowledgeBase { text textEntries { id title content createdAt } }';
 const VOICE_FIELDS = 'instructions temperature welcomeMessage suggestedQuestions noAnswerMessage';
-const CHATBOT_FIELDS = `id uniqueId name profilePicture isActive language interactions lastInteraction createdAt updatedAt ${VOICE_FIELDS} ${EMBED_FIELDS} ${LEAD_SETTINGS_FIELDS} ${MODEL_FIELDS} ${KB_FIELDS}`;
+const CHATBOT_FIELDS = `id uniqueId name profilePicture isActive language interactions lastInteraction createdAt updatedAt ${VOICE_FIELDS} ${EMBED_FIELDS} ${LEAD_SETTINGS_FIELDS} ${MODEL_FIELDS} privacy { redactPersonalData keepOriginal patterns } ${KB_FIELDS}`;
 const CHATBOTS = `query { chatbots { ${CHATBOT_FIELDS} } }`;
 const CHATBOT = `query($id: ID!) { chatbot(id: $id) { ${CHATBOT_FIELDS} } }`;
 const CREATE = `mutation($input: CreateChatbotInput!) { createChatbot(input: $input) { ${CHATBOT_FIELDS} } }`;
@@ -90,6 +90,7 @@ function expectChatbot(chatbot: any, fields: { name: string; isActive?: boolean;
     ...DEFAULT_EMBED_SETTINGS,
     ...DEFAULT_LEAD_SETTINGS,
     ...DEFAULT_MODEL_SETTINGS,
+    privacy: { redactPersonalData: false, keepOriginal: false, patterns: [] },
     knowledgeBase: fields.knowledgeBase ?? { text: '', textEntries: [] },
   });
   expect(new Date(chatbot.createdAt).toISOString()).toBe(chatbot.createdAt);

@@ -544,6 +544,7 @@ describe('conversation history', () => {
     for (const c of list.body) {
       expect(Object.keys(c).sort()).toEqual([
         '_id',
+        'channel',
         'createdAt',
         'messageCount',
         'messages',
@@ -551,6 +552,8 @@ describe('conversation history', () => {
         'updatedAt',
         'userAgent',
         'userIp',
+        'verifiedEmail',
+        'verifiedUserId',
         'visitorId',
         'visitorName',
       ]);

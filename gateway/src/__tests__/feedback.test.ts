@@ -124,7 +124,7 @@ describe('POST /api/chatbot/public/:uniqueId/feedback', () => {
 
     const g = await gql(
       stack.url,
-      `query ($chatbotId: ID!, $id: ID!) { conversation(chatbotId: $chatbotId, id: $id) { messages { id role content timestamp rating sources { entryId } authorName } } }`,
+      `query ($chatbotId: ID!, $id: ID!) { conversation(chatbotId: $chatbotId, id: $id) { messages { id role content timestamp rating sources { entryId } authorName model { id displayName provider } fallback } } }`,
       { chatbotId: chatbot._id, id: list.body[0]._id },
       owner.token,
     );
