@@ -36,6 +36,7 @@ const ROUTES: Array<[string, string]> = [
   ['POST', '/api/auth/forgot-password'],
   ['POST', '/api/auth/reset-password'],
   ['GET', '/api/chatbot/public/:uniqueId'],
+  ['POST', '/api/channels/telegram/:connectionId'],
   ['GET', '/api/chatbot/public/:uniqueId/challenge'],
   ['POST', '/api/chatbot/public/:uniqueId/chat'],
   ['POST', '/api/chatbot/public/:uniqueId/feedback'],
