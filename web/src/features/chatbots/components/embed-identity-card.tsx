@@ -40,7 +40,11 @@ export function EmbedIdentityCard({ chatbotId }: { chatbotId: string }) {
           </div>
         ) : null}
         {error ? <Alert>{error}</Alert> : null}
-        <pre className="overflow-x-auto rounded-xl bg-gray-900 px-4 py-3.5 text-[13px] leading-6 text-gray-100">
+        {/* Focusable: a keyboard can scroll a sample wider than the card. */}
+        <pre
+          tabIndex={0}
+          className="overflow-x-auto rounded-xl bg-gray-900 px-4 py-3.5 text-[13px] leading-6 text-gray-100 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-500"
+        >
           <code aria-label="Identity code sample">{IDENTITY_SERVER_SAMPLE}</code>
         </pre>
         <div className="flex items-center gap-3">
