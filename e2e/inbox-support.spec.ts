@@ -2,9 +2,10 @@
 // The inbox as a support team sees it (docs/product.md, Inbox and Leads), against the whole running
 // stack: a visitor who left the lead form and then asked for a person is named by their lead in the
 // Waiting row and the conversation's header, the row previews what the visitor last wrote (not the
-// bot's answer), the bot's cited answer shows numbered source badges as the visitor saw them, the
-// conversation has its own browser title and the header marks the page the member is on; on a phone
-// the way back to the list is at the top of the conversation; at 1280 px the Leads table fits.
+// bot's answer), the bot's cited answer shows numbered source badges as the visitor saw them (each on
+// the line of the word it cites), the conversation has its own browser title and the header marks the
+// page the member is on; on a phone the way back to the list is at the top of the conversation; at
+// 1280 px the Leads table fits.
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { createBot, makePro, ownerToken, registerOwner, uniqueEmail } from './fixtures.ts';
@@ -101,6 +102,9 @@ test('a visitor who left their details and asked for a person is named by their 
   const cited = messages.locator('[data-citation="1"]');
   await expect(cited).toHaveCount(1);
   await expect(cited).toBeVisible();
+  // The badge stays on the line of the word it cites: never alone at the start of a line.
+  await expect(cited.locator('..')).toHaveText('night. source 1');
+  await expect(cited.locator('..')).toHaveCSS('white-space', 'nowrap');
   await expect(messages).not.toContainText('[1]');
   await expect(conversation.getByRole('button', { name: 'Sources (1)' })).toBeVisible();
   await screenshot(page, 'inbox-conversation-lead');

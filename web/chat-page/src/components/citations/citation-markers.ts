@@ -31,3 +31,48 @@ export function splitMarkers(text: string, sources: ChatSource[]): Array<string 
   if (last < text.length) pieces.push(text.slice(last));
   return pieces;
 }
+
+/**
+ * Badges that stay on the line of the words they cite: each run of citations with the last word
+ * before it and the punctuation right after it, so a line never starts with a lone badge.
+ */
+export interface CitationRun {
+  before: string;
+  citations: Citation[];
+  after: string;
+}
+
+const LONGEST_WORD_KEPT = 30;
+
+/** `splitMarkers`'s pieces with each run of citations joined to its neighbouring word (CitationRun). */
+export function citationRuns(pieces: Array<string | Citation>): Array<string | CitationRun> {
+  const out: Array<string | CitationRun> = [];
+  /** How much of the current text piece the run before it took (its punctuation). */
+  let taken = 0;
+  for (let i = 0; i < pieces.length; i++) {
+    const piece = pieces[i];
+    if (typeof piece === 'string') {
+      if (piece.length > taken) out.push(piece.slice(taken));
+      taken = 0;
+      continue;
+    }
+    const citations = [piece];
+    while (typeof pieces[i + 1] === 'object') citations.push(pieces[++i] as Citation);
+    // The word before, with the space that parts it from the badge, out of the text already out (a
+    // very long one, a link's address, stays there: kept on one line it could not wrap at all).
+    let before = '';
+    const previous = out.at(-1);
+    if (typeof previous === 'string') {
+      const word = /\S*\s*$/.exec(previous)![0];
+      before = word.length > LONGEST_WORD_KEPT ? /\s*$/.exec(previous)![0] : word;
+      if (previous.length > before.length) out[out.length - 1] = previous.slice(0, previous.length - before.length);
+      else out.pop();
+    }
+    // The punctuation right after ("[1]." keeps its full stop), taken from the text that follows.
+    const next = pieces[i + 1];
+    const after = typeof next === 'string' ? /^[^\s\p{L}\p{N}]*/u.exec(next)![0] : '';
+    taken = after.length;
+    out.push({ before, citations, after });
+  }
+  return out;
+}

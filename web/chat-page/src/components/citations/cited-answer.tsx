@@ -1,24 +1,37 @@
 import { lazy, Suspense, type ReactNode } from 'react';
 import { looksLikeMarkdown } from '../markdown/looks-like-markdown';
 import type { ChatSource } from './chat-sources';
-import { CITATION_BADGE_CLASS, splitMarkers } from './citation-markers';
+import { CITATION_BADGE_CLASS, citationRuns, splitMarkers, type Citation } from './citation-markers';
 
 // The Markdown renderer is the heaviest thing the page could carry, and most answers are plain
 // sentences: it is downloaded only once an answer (or the welcome) looks like Markdown, and the
 // answer shows as plain text meanwhile.
 const MarkdownMessage = lazy(() => import('../markdown/markdown-message').then((m) => ({ default: m.MarkdownMessage })));
 
-/** The text with its `[n]` markers as badges (a marker with no source stays text). */
+/** A marker as its badge: the source's number, titled by the source. */
+function CitationBadge({ citation }: { citation: Citation }) {
+  return (
+    <sup className={CITATION_BADGE_CLASS} title={citation.source.title} data-citation={citation.number}>
+      <span className="sr-only">source </span>
+      {citation.number}
+    </sup>
+  );
+}
+
+/** The text with its `[n]` markers as badges (a marker with no source stays text), each on the line of the word it follows. */
 function withCitations(text: string, sources: ChatSource[]): ReactNode {
   if (sources.length === 0) return text;
-  return splitMarkers(text, sources).map((piece, index) =>
+  return citationRuns(splitMarkers(text, sources)).map((piece, index) =>
     typeof piece === 'string' ? (
       piece
     ) : (
-      <sup key={index} className={CITATION_BADGE_CLASS} title={piece.source.title} data-citation={piece.number}>
-        <span className="sr-only">source </span>
-        {piece.number}
-      </sup>
+      <span key={index} className="whitespace-nowrap">
+        {piece.before}
+        {piece.citations.map((citation, n) => (
+          <CitationBadge key={n} citation={citation} />
+        ))}
+        {piece.after}
+      </span>
     ),
   );
 }

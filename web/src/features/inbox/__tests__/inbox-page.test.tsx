@@ -317,11 +317,15 @@ describe('Inbox page', () => {
     const region = await screen.findByRole('region', { name: 'Conversation with Grace Hopper' });
     await waitFor(() => expect(document.title).toBe('Grace Hopper — Inbox — Parley'));
     const panel = within(region);
-    // No raw [1]: numbered badges titled by their source, and the list under the answer.
-    const item1 = panel.getByText('Orders ship within two days', { exact: false });
-    expect(item1.textContent).not.toContain('[1]');
-    const badges = region.querySelectorAll('[data-citation]');
-    expect([...badges].map((b) => b.getAttribute('title'))).toEqual(['Shipping policy', 'Warehouses.pdf']);
+    // No raw [1]: numbered badges titled by their source, each kept on the line of the word it
+    // follows, and the list under the answer.
+    const badges = [...region.querySelectorAll('[data-citation]')];
+    expect(badges.map((b) => b.getAttribute('title'))).toEqual(['Shipping policy', 'Warehouses.pdf']);
+    expect(badges[0].closest('p')!.textContent).toBe('Orders ship within two days source 1 from Lyon source 2.');
+    expect(badges.map((b) => [b.parentElement!.className, b.parentElement!.textContent])).toEqual([
+      ['whitespace-nowrap', 'days source 1'],
+      ['whitespace-nowrap', 'Lyon source 2.'],
+    ]);
     fireEvent.click(panel.getByRole('button', { name: /Sources \(2\)/ }));
     expect(panel.getByRole('link', { name: /Shipping policy/ }).getAttribute('href')).toBe('https://acme.example/shipping');
     // The model that gave the answer, here the fallback; nothing under the visitor's message.
