@@ -25,12 +25,16 @@ export async function auditRetentionSwept(db: PrismaClient, event: RetentionSwep
       actorEmail: '',
       action: RETENTION_SWEPT,
       target: event.sweepId,
-      details: {
-        service: event.service,
-        conversations: Number(event.conversations),
-        messages: Number(event.messages),
-        leads: Number(event.leads),
-      },
+      // Each service's own counts: billing deletes usage detail only, chat conversations, messages and leads.
+      details:
+        event.service === 'billing'
+          ? { service: event.service, usageRecords: Number(event.usageRecords) }
+          : {
+              service: event.service,
+              conversations: Number(event.conversations),
+              messages: Number(event.messages),
+              leads: Number(event.leads),
+            },
       clientIp: '',
     });
     return true;

@@ -7,6 +7,14 @@
 // windows would delete now, with the same conditions, before the owner saves a shorter window.
 // The clock is injected (`now`), so tests move it instead of waiting.
 import { invalid } from '@parley/common/rpc-errors.ts';
+import {
+  MAX_RETENTION_DAYS,
+  MIN_RETENTION_DAYS,
+  parseRetentionDays,
+  RETENTION_DAYS_INVALID,
+  RETENTION_SWEEP_EVERY_MS,
+  retentionCutoff,
+} from '@parley/common/retention.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import { runPeriodically } from '@parley/common/periodic.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
@@ -16,13 +24,9 @@ import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { Producer } from '@parley/common/queues.ts';
 import { RetentionSweptSchema } from '@parley/proto/parley/events/v1/retention_swept_pb.js';
 
-export const MIN_RETENTION_DAYS = 7;
-export const MAX_RETENTION_DAYS = 36_500;
-export const RETENTION_DAYS_INVALID = `A retention window is ${MIN_RETENTION_DAYS} to ${MAX_RETENTION_DAYS.toLocaleString('en-US')} days, or forever.`;
-const DAY_MS = 24 * 3600_000;
 /** Conversations (or leads) deleted per statement. */
 const BATCH = 1000;
-export const RETENTION_SWEEP_EVERY_MS = 3600_000;
+export { MIN_RETENTION_DAYS, MAX_RETENTION_DAYS, RETENTION_DAYS_INVALID, RETENTION_SWEEP_EVERY_MS, parseRetentionDays };
 
 /** A workspace's windows in days; null: kept forever. */
 export interface RetentionWindows {
@@ -39,13 +43,7 @@ export interface RetentionCounts {
 
 export const FOREVER: RetentionWindows = { conversationDays: null, leadDays: null };
 
-export function parseRetentionDays(days: number | null | undefined): number | null {
-  if (days === null || days === undefined) return null;
-  if (!Number.isInteger(days) || days < MIN_RETENTION_DAYS || days > MAX_RETENTION_DAYS) throw invalid(RETENTION_DAYS_INVALID);
-  return days;
-}
-
-const cutoff = (now: Date, days: number | null) => (days === null ? null : new Date(now.getTime() - days * DAY_MS).toISOString());
+const cutoff = retentionCutoff;
 
 export async function getRetentionWindows(db: PrismaClient, ownerId: string): Promise<RetentionWindows> {
   const row = await db.retentionWindow.findUnique({ where: { ownerId } });

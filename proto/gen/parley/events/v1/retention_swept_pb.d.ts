@@ -32,7 +32,7 @@ export declare type RetentionSwept = Message<"parley.events.v1.RetentionSwept"> 
   ownerId: string;
 
   /**
-   * The service that deleted: chat.
+   * The service that deleted: chat (conversations, messages, leads) or billing (usage_records).
    *
    * @generated from field: string service = 3;
    */
@@ -57,6 +57,13 @@ export declare type RetentionSwept = Message<"parley.events.v1.RetentionSwept"> 
    * @generated from field: google.protobuf.Timestamp swept_at = 7;
    */
   sweptAt?: Timestamp | undefined;
+
+  /**
+   * Billing's per-message usage detail (docs/adr/0059-retention-in-every-service.md); totals stay.
+   *
+   * @generated from field: int64 usage_records = 8 [jstype = JS_NUMBER];
+   */
+  usageRecords: bigint;
 };
 
 /**
