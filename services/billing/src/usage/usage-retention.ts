@@ -96,7 +96,10 @@ export async function publishUsageRetentionSwept(
   logger: Logger,
 ): Promise<void> {
   const sweepId = randomUUID();
-  const event = create(RetentionSweptSchema, { sweepId, ownerId, service: 'billing', usageRecords: BigInt(usageRecords), sweptAt: timestampFromDate(new Date()) });
+  const event = create(RetentionSweptSchema, { sweepId, ownerId, service: 'billing',
+    kind: 'usage_detail',
+    usageRecords: BigInt(usageRecords),
+    sweptAt: timestampFromDate(new Date()) });
   try {
     await producer.publish(event, `retention.${sweepId}`);
   } catch (err) {
