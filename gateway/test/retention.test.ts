@@ -75,7 +75,14 @@ describe('data retention', () => {
       `query($i: RetentionInput!) { retentionPreview(input: $i) { conversations messages leads usageRecords webhookDeliveries analyticsDays questionGroups } }`,
       { i: { conversationDays: 30, usageDetailDays: 30, webhookDeliveryDays: 14, analyticsDays: 7 } },
     );
-    expect(every.body.data.retentionPreview).toEqual({ ...NOTHING, conversations: 1, messages: 2, leads: 0, usageRecords: 1, webhookDeliveries: 1 });
+    expect(every.body.data.retentionPreview).toEqual({
+      ...NOTHING,
+      conversations: 1,
+      messages: 2,
+      leads: 0,
+      usageRecords: 1,
+      webhookDeliveries: 1,
+    });
 
     const preview = await gq(
       team.members.admin.token,

@@ -65,7 +65,13 @@ it('writes one entry per sweep and kind, each with its own counts', async () => 
   const { workspaceId } = await team(h, ['admin']);
   const base = { ownerId: workspaceId, sweptAt: timestampFromDate(new Date()) };
   const events = [
-    create(RetentionSweptSchema, { ...base, sweepId: '5d2c3b4a-2222-4111-8111-000000000001', service: 'billing', kind: 'usage_detail', usageRecords: 1200n }),
+    create(RetentionSweptSchema, {
+      ...base,
+      sweepId: '5d2c3b4a-2222-4111-8111-000000000001',
+      service: 'billing',
+      kind: 'usage_detail',
+      usageRecords: 1200n,
+    }),
     create(RetentionSweptSchema, {
       ...base,
       sweepId: '5d2c3b4a-2222-4111-8111-000000000002',
@@ -87,7 +93,9 @@ it('writes one entry per sweep and kind, each with its own counts', async () => 
     await producer.publish(e, `retention.${e.sweepId}`);
     expect((await settled).state).toBe('completed');
   }
-  const details = (await entries(workspaceId)).map((e) => e.details).sort((x, y) => String((x as { kind: string }).kind).localeCompare((y as { kind: string }).kind));
+  const details = (await entries(workspaceId))
+    .map((e) => e.details)
+    .sort((x, y) => String((x as { kind: string }).kind).localeCompare((y as { kind: string }).kind));
   expect(details).toEqual([
     { service: 'chat', kind: 'analytics', analyticsDays: 90, questionGroups: 7 },
     { service: 'billing', kind: 'usage_detail', usageRecords: 1200 },

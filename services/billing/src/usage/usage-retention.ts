@@ -96,10 +96,14 @@ export async function publishUsageRetentionSwept(
   logger: Logger,
 ): Promise<void> {
   const sweepId = randomUUID();
-  const event = create(RetentionSweptSchema, { sweepId, ownerId, service: 'billing',
+  const event = create(RetentionSweptSchema, {
+    sweepId,
+    ownerId,
+    service: 'billing',
     kind: 'usage_detail',
     usageRecords: BigInt(usageRecords),
-    sweptAt: timestampFromDate(new Date()) });
+    sweptAt: timestampFromDate(new Date()),
+  });
   try {
     await producer.publish(event, `retention.${sweepId}`);
   } catch (err) {
@@ -124,7 +128,11 @@ export function usageRetentionMethods(deps: { prisma: PrismaClient; now?: () => 
       return { retention: { usageDetailDays: days ?? undefined } };
     },
     async previewUsageRetention(req: { userId: string; retention?: { usageDetailDays?: number } }) {
-      return { usageRecords: BigInt(await previewUsageRetention(deps.prisma, ownerIdOf(req.userId), req.retention?.usageDetailDays ?? null, now())) };
+      return {
+        usageRecords: BigInt(
+          await previewUsageRetention(deps.prisma, ownerIdOf(req.userId), req.retention?.usageDetailDays ?? null, now()),
+        ),
+      };
     },
   };
 }

@@ -40,7 +40,10 @@ const NOW = new Date(Date.now() + 365 * DAY);
 const daysBefore = (days: number) => new Date(NOW.getTime() - days * DAY);
 const deps = () => ({ prisma: billing.parts.prisma, initialCredit: billing.config.INITIAL_CREDIT });
 const client = () =>
-  createServiceClient(BillingService, billing.url, { credentials: { caller: 'gateway', secret: DEVELOPMENT_SERVICE_SECRET }, role: 'owner' });
+  createServiceClient(BillingService, billing.url, {
+    credentials: { caller: 'gateway', secret: DEVELOPMENT_SERVICE_SECRET },
+    role: 'owner',
+  });
 
 let sequence = 0;
 const input = (ownerId: string, occurredDaysAgo: number) => ({
@@ -61,7 +64,9 @@ async function used(ownerId: string, occurredDaysAgo: number): Promise<string> {
 }
 
 const remaining = async (ownerId: string) =>
-  (await billing.parts.prisma.usageRecord.findMany({ where: { userId: ownerId }, select: { requestId: true } })).map((r) => r.requestId).sort();
+  (await billing.parts.prisma.usageRecord.findMany({ where: { userId: ownerId }, select: { requestId: true } }))
+    .map((r) => r.requestId)
+    .sort();
 
 /** What money is: the balance, the ledger and the daily totals, exactly. */
 async function money(ownerId: string) {
@@ -157,7 +162,9 @@ describe('usage detail retention', () => {
       credentials: { caller: 'gateway', secret: DEVELOPMENT_SERVICE_SECRET },
       role: 'viewer',
     });
-    expect((await rpcError(viewer.setUsageRetention({ userId: owner, retention: { usageDetailDays: 30 } }))).code).toBe(Code.PermissionDenied);
+    expect((await rpcError(viewer.setUsageRetention({ userId: owner, retention: { usageDetailDays: 30 } }))).code).toBe(
+      Code.PermissionDenied,
+    );
   }, 120_000);
 
   it('publishes what a sweep deleted as RetentionSwept from billing, one job per sweep', async () => {

@@ -23,7 +23,11 @@ export interface AnalyticsRetentionCounts {
 /** The first UTC day kept by a window whose cutoff is `before` (ISO). */
 const firstKeptDay = (before: string) => utcDay(new Date(before));
 
-export async function previewAnalyticsRetention(db: PrismaClient, ownerId: string, before: string | null): Promise<AnalyticsRetentionCounts> {
+export async function previewAnalyticsRetention(
+  db: PrismaClient,
+  ownerId: string,
+  before: string | null,
+): Promise<AnalyticsRetentionCounts> {
   if (!before) return { analyticsDays: 0, questionGroups: 0 };
   const day = firstKeptDay(before);
   const [row] = await db.$queryRaw<{ days: bigint; groups: bigint }[]>`

@@ -217,16 +217,29 @@ export async function publishRetentionSwept(
 ): Promise<void> {
   const kinds: [string, Partial<ReturnType<typeof bigints>>][] = [];
   if (counts.conversations + counts.messages + counts.leads > 0)
-    kinds.push(['conversations', { conversations: BigInt(counts.conversations), messages: BigInt(counts.messages), leads: BigInt(counts.leads) }]);
+    kinds.push([
+      'conversations',
+      { conversations: BigInt(counts.conversations), messages: BigInt(counts.messages), leads: BigInt(counts.leads) },
+    ]);
   if (counts.analyticsDays + counts.questionGroups > 0)
     kinds.push(['analytics', { analyticsDays: BigInt(counts.analyticsDays), questionGroups: BigInt(counts.questionGroups) }]);
   for (const [kind, figures] of kinds) {
     const sweepId = randomUUID();
-    const event = create(RetentionSweptSchema, { sweepId, ownerId, service: 'chat', kind, ...figures, sweptAt: timestampFromDate(new Date()) });
+    const event = create(RetentionSweptSchema, {
+      sweepId,
+      ownerId,
+      service: 'chat',
+      kind,
+      ...figures,
+      sweptAt: timestampFromDate(new Date()),
+    });
     try {
       await producer.publish(event, `retention.${sweepId}`);
     } catch (err) {
-      logger.warn({ err: (err as Error).message, ownerId, kind, ...counts }, 'publishing RetentionSwept failed: the deletion is not audited');
+      logger.warn(
+        { err: (err as Error).message, ownerId, kind, ...counts },
+        'publishing RetentionSwept failed: the deletion is not audited',
+      );
     }
   }
 }

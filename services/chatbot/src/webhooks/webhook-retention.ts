@@ -133,7 +133,9 @@ export function webhookRetentionMethods(deps: { db: PrismaClient; now?: () => Da
     },
     async previewWebhookRetention(req: { ownerId: string; retention?: { deliveryDays?: number } }) {
       return {
-        webhookDeliveries: BigInt(await previewWebhookRetention(deps.db, ownerIdOf(req.ownerId), req.retention?.deliveryDays ?? null, now())),
+        webhookDeliveries: BigInt(
+          await previewWebhookRetention(deps.db, ownerIdOf(req.ownerId), req.retention?.deliveryDays ?? null, now()),
+        ),
       };
     },
   };

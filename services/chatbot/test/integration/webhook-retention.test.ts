@@ -78,11 +78,7 @@ describe('webhook delivery retention', () => {
     const [a, b, none] = [newOwner('wret-a'), newOwner('wret-b'), newOwner('wret-none')];
     const [ea, eb, en] = [await endpoint(a), await endpoint(a), await endpoint(b)];
     const eNone = await endpoint(none);
-    const aOld = [
-      await delivery(ea, 'succeeded', 40, 40),
-      await delivery(ea, 'failed', 60, 31),
-      await delivery(eb, 'failed', 90, null),
-    ];
+    const aOld = [await delivery(ea, 'succeeded', 40, 40), await delivery(ea, 'failed', 60, 31), await delivery(eb, 'failed', 90, null)];
     // Kept: created long ago but last attempted inside the window; still pending (being retried).
     const aKept = [await delivery(ea, 'succeeded', 90, 29), await delivery(eb, 'pending', 90, 80), await delivery(eb, 'succeeded', 1, 1)];
     const bOld = [await delivery(en, 'succeeded', 8, 8)];
@@ -122,7 +118,10 @@ describe('webhook delivery retention', () => {
     const e = await endpoint(owner);
     for (let i = 0; i < 9; i++) await delivery(e, 'succeeded', 100 + i, 100 + i);
     await delivery(e, 'succeeded', 1, 1);
-    const [one, two] = await Promise.all([sweepWebhookWorkspace(svc.db, owner, 30, NOW, 2), sweepWebhookWorkspace(svc.db, owner, 30, NOW, 2)]);
+    const [one, two] = await Promise.all([
+      sweepWebhookWorkspace(svc.db, owner, 30, NOW, 2),
+      sweepWebhookWorkspace(svc.db, owner, 30, NOW, 2),
+    ]);
     expect(one + two).toBe(9);
     expect((await remaining(e)).length).toBe(1);
   }, 120_000);

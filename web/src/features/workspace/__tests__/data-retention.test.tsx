@@ -57,12 +57,16 @@ describe('Workspace settings: data retention', () => {
     expect(
       await card.findByText('Saving deletes 12 conversations (40 messages) and 3 leads within the hour. This cannot be undone.'),
     ).toBeTruthy();
-    expect(calls.find((c) => c.operationName === 'RetentionPreview')?.variables).toEqual({ input: { conversationDays: 30, leadDays: 90, ...UNCHANGED } });
+    expect(calls.find((c) => c.operationName === 'RetentionPreview')?.variables).toEqual({
+      input: { conversationDays: 30, leadDays: 90, ...UNCHANGED },
+    });
     expect(calls.some((c) => c.operationName === 'SetRetention')).toBe(false);
 
     fireEvent.click(card.getByRole('button', { name: 'Delete and save' }));
     expect(await card.findByText(RETENTION_SAVED_MESSAGE)).toBeTruthy();
-    expect(calls.find((c) => c.operationName === 'SetRetention')?.variables).toEqual({ input: { conversationDays: 30, leadDays: 90, ...UNCHANGED } });
+    expect(calls.find((c) => c.operationName === 'SetRetention')?.variables).toEqual({
+      input: { conversationDays: 30, leadDays: 90, ...UNCHANGED },
+    });
   });
 
   it('saves a longer window at once, and shows the server refusal', async () => {
@@ -78,7 +82,15 @@ describe('Workspace settings: data retention', () => {
 
   it('previews and saves the usage detail, webhook deliveries and analytics windows', async () => {
     const { calls } = openSettings({
-      RetentionPreview: preview({ conversations: 0, messages: 0, leads: 0, usageRecords: 1200, webhookDeliveries: 1, analyticsDays: 40, questionGroups: 2 }),
+      RetentionPreview: preview({
+        conversations: 0,
+        messages: 0,
+        leads: 0,
+        usageRecords: 1200,
+        webhookDeliveries: 1,
+        analyticsDays: 40,
+        questionGroups: 2,
+      }),
     });
     const card = await section('Data retention');
     fireEvent.change(await card.findByLabelText('Keep usage detail'), { target: { value: '90' } });

@@ -47,11 +47,9 @@ const FIELDS = [
 ] as const satisfies readonly { key: keyof Windows; label: string; name: string }[];
 
 type Form = Record<keyof Windows, string>;
-const formOf = (w: Windows): Form =>
-  Object.fromEntries(FIELDS.map((f) => [f.key, choiceOf(w[f.key])])) as Form;
+const formOf = (w: Windows): Form => Object.fromEntries(FIELDS.map((f) => [f.key, choiceOf(w[f.key])])) as Form;
 const windowsOf = (form: Form): Windows => Object.fromEntries(FIELDS.map((f) => [f.key, daysOf(form[f.key])])) as unknown as Windows;
-const deletes = (p: Preview) =>
-  p.conversations + p.leads + p.usageRecords + p.webhookDeliveries + p.analyticsDays + p.questionGroups > 0;
+const deletes = (p: Preview) => p.conversations + p.leads + p.usageRecords + p.webhookDeliveries + p.analyticsDays + p.questionGroups > 0;
 
 /** The Data retention card: how long conversations and leads are kept (owners and admins); a shorter window says what it deletes first. */
 export function DataRetentionCard() {
