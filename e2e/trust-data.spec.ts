@@ -36,9 +36,15 @@ test('the owner keeps personal data from the model and sets a retention window',
   await page.goto('/workspace/members');
   const retention = page.getByRole('region', { name: 'Data retention' });
   await retention.getByLabel('Keep conversations').selectOption('30');
+  await retention.getByLabel('Keep usage detail').selectOption('365');
+  await retention.getByLabel('Keep webhook deliveries').selectOption('30');
+  await retention.getByLabel('Keep analytics').selectOption('730');
   await retention.getByRole('button', { name: 'Save' }).click();
   await expect(retention.getByText('Retention windows saved')).toBeVisible();
   await screenshot(page, 'data-retention');
   await page.reload();
   await expect(page.getByRole('region', { name: 'Data retention' }).getByLabel('Keep conversations')).toHaveValue('30');
+  await expect(page.getByRole('region', { name: 'Data retention' }).getByLabel('Keep usage detail')).toHaveValue('365');
+  await expect(page.getByRole('region', { name: 'Data retention' }).getByLabel('Keep webhook deliveries')).toHaveValue('30');
+  await expect(page.getByRole('region', { name: 'Data retention' }).getByLabel('Keep analytics')).toHaveValue('730');
 });

@@ -13,6 +13,10 @@ export const billingPermissions = methodPermissions(BillingService, {
   CreateCheckoutSession: 'billing:manage',
   CreatePortalSession: 'billing:manage',
   ExportOwnerData: 'billing:manage',
+  // The workspace's own settings (docs/adr/0059-retention-in-every-service.md): owners and admins, as chat's windows.
+  GetUsageRetention: 'members:manage',
+  SetUsageRetention: 'members:manage',
+  PreviewUsageRetention: 'members:manage',
 });
 
 /** The methods no role is asked for (see above); every method is in one list or the other. */

@@ -28,6 +28,7 @@ import { getUsageReport, type ReportedUsageRecord } from './usage/usage-report.t
 import type { CreditHolds } from './credit/reserve-credit.ts';
 import { releaseCredit } from './credit/release-credit.ts';
 import { listExpiredHolds } from './credit/sweep-credit-holds.ts';
+import { usageRetentionMethods } from './usage/usage-retention.ts';
 
 const planToProto: Record<DbPlan, Plan> = { free: Plan.FREE, pro: Plan.PRO };
 
@@ -72,6 +73,7 @@ const productToProto: Record<CheckoutProduct, CheckoutProductMessage> = {
 export function billingRoutes(deps: OpenAccountDeps, payments: PaymentsDeps, holds: CreditHolds) {
   return (router: ConnectRouter) => {
     router.service(BillingService, {
+      ...usageRetentionMethods(deps),
       async getAccount(req) {
         return { account: toAccountMessage(await getAccount(deps, req.userId)) };
       },

@@ -31,6 +31,9 @@ import { creditHolds } from './credit/reserve-credit.ts';
 import { loadCatalogue } from '@parley/common/models/catalogue.ts';
 import { startModelPrices } from './core/model-prices.ts';
 import { CREDIT_HOLD_SWEEP_MS, sweepCreditHolds } from './credit/sweep-credit-holds.ts';
+import { createProducer, QUEUES } from '@parley/common/queues.ts';
+import { RetentionSweptSchema } from '@parley/proto/parley/events/v1/retention_swept_pb.js';
+import { publishUsageRetentionSwept, startUsageRetentionSweep } from './usage/usage-retention.ts';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 
@@ -137,6 +140,12 @@ export async function createBillingService(
       )
     : undefined;
 
+  // Usage detail past a workspace's window is deleted every hour (docs/adr/0059-retention-in-every-service.md).
+  const retentionSwept = createProducer(redis, QUEUES.retentionSwept, RetentionSweptSchema, { prefix: config.QUEUE_PREFIX });
+  const stopUsageRetention = workers
+    ? startUsageRetentionSweep(prisma, logger, (ownerId, n) => publishUsageRetentionSwept(retentionSwept, ownerId, n, logger))
+    : undefined;
+
   const app = createServiceApp({
     logger,
     trust: {
@@ -152,6 +161,7 @@ export async function createBillingService(
   // No new job and no new sweep; the job in hand and a sweep under way finish.
   const stopBackground = async () => {
     stopCreditHoldSweeper?.();
+    stopUsageRetention?.();
     stopModelPrices();
     await Promise.all([
       creditHoldSweep,
@@ -179,6 +189,7 @@ export async function createBillingService(
       // Workers first: close() waits for the jobs in flight to finish before it resolves.
       stopBackground,
       () => webhooks.close(),
+      () => retentionSwept.close(),
       () => redis.quit(),
       () => prisma.$disconnect(),
     ],

@@ -30,6 +30,10 @@ export const webhookPermissions = methodPermissions(WebhookService, {
   ListWebhookDeliveries: 'webhooks:manage',
   RedeliverWebhook: 'webhooks:manage',
   SendTestWebhook: 'webhooks:manage',
+  // The workspace's own settings (docs/adr/0059-retention-in-every-service.md): owners and admins, as chat's windows.
+  GetWebhookRetention: 'members:manage',
+  SetWebhookRetention: 'members:manage',
+  PreviewWebhookRetention: 'members:manage',
 });
 
 /** The methods no role is asked for (the public lookup, and what the chat service asks while answering a visitor); every method is in one list or the other. */

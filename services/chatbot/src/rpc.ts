@@ -34,6 +34,7 @@ import type { Chatbot, PrismaClient, TextEntry, WebhookEndpoint } from './genera
 import { listDeliveries, redeliver, sendTestEvent, type DeliveryWithAttempts } from './webhooks/deliveries.ts';
 import { createEndpoint, deleteEndpoint, listEndpoints, rollSecret, updateEndpoint } from './webhooks/endpoints.ts';
 import type { WebhookDeps } from './webhooks/webhook-deps.ts';
+import { webhookRetentionMethods } from './webhooks/webhook-retention.ts';
 import { createChatbot, type CreateChatbotDeps } from './chatbots/create-chatbot.ts';
 import { getPublicChatbot } from './chatbots/get-public-chatbot.ts';
 import { listChatbots } from './chatbots/list-chatbots.ts';
@@ -319,6 +320,7 @@ const toWebhookDeliveryMessage = (d: DeliveryWithAttempts) =>
 function webhookRoutes(deps: WebhookDeps) {
   return (router: ConnectRouter) => {
     router.service(WebhookService, {
+      ...webhookRetentionMethods(deps),
       async createWebhookEndpoint(req) {
         const { endpoint, secret } = await createEndpoint(deps, { ownerId: req.ownerId, url: req.url, events: req.events });
         return { endpoint: toWebhookEndpointMessage(endpoint), secret };

@@ -12,6 +12,8 @@ import { poolShare, prismaAdapter } from '@parley/common/database.ts';
 import { createServiceApp, dataReadiness } from '@parley/common/http.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import { createProducer, QUEUES } from '@parley/common/queues.ts';
+import { RetentionSweptSchema } from '@parley/proto/parley/events/v1/retention_swept_pb.js';
+import { publishWebhookRetentionSwept, startWebhookRetentionSweep } from './webhooks/webhook-retention.ts';
 import { ChatbotChangedSchema } from '@parley/proto/parley/events/v1/quality_pb.js';
 import { createRedis } from '@parley/common/redis.ts';
 import { createServiceClient } from '@parley/common/rpc-client.ts';
@@ -108,6 +110,7 @@ export async function createChatbotService(
   const workers = opts.workers !== false;
   const embeddings = knowledgeEmbeddings(config, { db: prisma, search, redis, logger, workers });
   const chatbotChanged = createProducer(redis, QUEUES.chatbotChanged, ChatbotChangedSchema, { prefix: config.QUEUE_PREFIX });
+  const retentionSwept = createProducer(redis, QUEUES.retentionSwept, RetentionSweptSchema, { prefix: config.QUEUE_PREFIX });
   const publicChanged = redisPublicRevision(redis, { prefix: config.QUEUE_PREFIX, logger, changed: chatbotChanged });
   const billing =
     opts.billing ??
@@ -253,6 +256,10 @@ export async function createChatbotService(
     ? startIngestRelay({ db: prisma, logger, publishIngest: knowledgeIngest.publish, jobState: knowledgeIngest.jobState })
     : undefined;
   const stopSubscriptionsCheck = workers ? startSubscriptionsCheck(webhooks) : undefined;
+  // Deliveries past a workspace's window are deleted every hour (docs/adr/0059-retention-in-every-service.md).
+  const stopWebhookRetention = workers
+    ? startWebhookRetentionSweep(prisma, logger, (ownerId, n) => publishWebhookRetentionSwept(retentionSwept, ownerId, n, logger))
+    : undefined;
   const stopAutoSync = workers
     ? startAutoSync({ db: prisma, logger, publishIngest: knowledgeIngest.publish, intervalMs: config.KNOWLEDGE_SYNC_INTERVAL_MS })
     : undefined;
@@ -272,7 +279,7 @@ export async function createChatbotService(
 
   // No new job and no new sweep; the jobs in hand finish.
   const stopBackground = async () => {
-    for (const stop of [stopPruning, stopRelay, stopIngestRelay, stopAutoSync, stopSubscriptionsCheck]) stop?.();
+    for (const stop of [stopPruning, stopRelay, stopIngestRelay, stopAutoSync, stopSubscriptionsCheck, stopWebhookRetention]) stop?.();
     await Promise.all([
       knowledgeIngestWorker?.close(),
       interactionsCountedWorker?.close(),
@@ -308,6 +315,7 @@ export async function createChatbotService(
       () => endpointDisabled.close(),
       () => chatbotDeleted.close(),
       () => chatbotChanged.close(),
+      () => retentionSwept.close(),
       () => redis.quit(),
       () => prisma.$disconnect(),
       () => search.$disconnect(),

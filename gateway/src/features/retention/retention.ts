@@ -1,8 +1,12 @@
-// A workspace's retention windows as the dashboard reads and changes them (docs/adr/0048-retention-windows.md):
-// thin calls to chat's GetRetention / SetRetention / PreviewRetention, and their GraphQL resolvers.
-// Chat owns the rule (7 to 36,500 days, or forever) and its message; the gateway checks
-// members:manage (permissions.ts) and audits a change with the windows before and after and how
-// much the new windows put past their end.
+// A workspace's retention windows as the dashboard reads and changes them (docs/adr/0048-retention-windows.md,
+// docs/adr/0059-retention-in-every-service.md): each window lives in the service that holds its data,
+// so these are thin calls to chat's GetRetention / SetRetention / PreviewRetention (conversations,
+// leads, analytics), billing's usage detail and the chatbot service's webhook deliveries methods,
+// and their GraphQL resolvers. The one rule (7 to 36,500 days, or forever) and its message are
+// services/common/src/retention.ts; the gateway checks members:manage (permissions.ts) and audits a
+// change with the windows before and after and how much the new windows put past their end. A save
+// checks every window first (the rule's message, before any service is changed), then sets each.
+import { parseRetentionDays } from '@parley/common/retention.ts';
 import type { Clients } from '../../clients.ts';
 import type { Resolvers } from '../../generated/graphql.ts';
 import type { Member } from '../../owners.ts';
@@ -10,41 +14,73 @@ import type { Member } from '../../owners.ts';
 export interface RetentionWindowsView {
   conversationDays: number | null;
   leadDays: number | null;
+  usageDetailDays: number | null;
+  webhookDeliveryDays: number | null;
+  analyticsDays: number | null;
 }
 
 export interface RetentionPreviewView {
   conversations: number;
   messages: number;
   leads: number;
+  usageRecords: number;
+  webhookDeliveries: number;
+  analyticsDays: number;
+  questionGroups: number;
 }
 
-type Windows = { conversationDays?: number; leadDays?: number } | undefined;
-const view = (w: Windows): RetentionWindowsView => ({ conversationDays: w?.conversationDays ?? null, leadDays: w?.leadDays ?? null });
-const request = (w: { conversationDays?: number | null; leadDays?: number | null }) => ({
+type WindowsInput = { [K in keyof RetentionWindowsView]?: number | null };
+const chatWindows = (w: WindowsInput) => ({
   conversationDays: w.conversationDays ?? undefined,
   leadDays: w.leadDays ?? undefined,
+  analyticsDays: w.analyticsDays ?? undefined,
 });
+const usageRetention = (w: WindowsInput) => ({ usageDetailDays: w.usageDetailDays ?? undefined });
+const webhookRetention = (w: WindowsInput) => ({ deliveryDays: w.webhookDeliveryDays ?? undefined });
 
 export async function getRetention(clients: Clients, m: Member): Promise<RetentionWindowsView> {
-  return view((await clients.chat.getRetention({ ownerId: m.ownerId })).windows);
+  const [chat, usage, webhooks] = await Promise.all([
+    clients.chat.getRetention({ ownerId: m.ownerId }),
+    clients.billing.getUsageRetention({ userId: m.ownerId }),
+    clients.webhooks.getWebhookRetention({ ownerId: m.ownerId }),
+  ]);
+  return {
+    conversationDays: chat.windows?.conversationDays ?? null,
+    leadDays: chat.windows?.leadDays ?? null,
+    usageDetailDays: usage.retention?.usageDetailDays ?? null,
+    webhookDeliveryDays: webhooks.retention?.deliveryDays ?? null,
+    analyticsDays: chat.windows?.analyticsDays ?? null,
+  };
 }
 
-export async function previewRetention(
-  clients: Clients,
-  m: Member,
-  windows: { conversationDays?: number | null; leadDays?: number | null },
-): Promise<RetentionPreviewView> {
-  const { counts } = await clients.chat.previewRetention({ ownerId: m.ownerId, windows: request(windows) });
-  return { conversations: Number(counts?.conversations ?? 0), messages: Number(counts?.messages ?? 0), leads: Number(counts?.leads ?? 0) };
+export async function previewRetention(clients: Clients, m: Member, windows: WindowsInput): Promise<RetentionPreviewView> {
+  const [chat, usage, webhooks] = await Promise.all([
+    clients.chat.previewRetention({ ownerId: m.ownerId, windows: chatWindows(windows) }),
+    clients.billing.previewUsageRetention({ userId: m.ownerId, retention: usageRetention(windows) }),
+    clients.webhooks.previewWebhookRetention({ ownerId: m.ownerId, retention: webhookRetention(windows) }),
+  ]);
+  const c = chat.counts;
+  return {
+    conversations: Number(c?.conversations ?? 0),
+    messages: Number(c?.messages ?? 0),
+    leads: Number(c?.leads ?? 0),
+    usageRecords: Number(usage.usageRecords),
+    webhookDeliveries: Number(webhooks.webhookDeliveries),
+    analyticsDays: Number(c?.analyticsDays ?? 0),
+    questionGroups: Number(c?.questionGroups ?? 0),
+  };
 }
 
-export async function setRetention(
-  clients: Clients,
-  m: Member,
-  windows: { conversationDays?: number | null; leadDays?: number | null },
-): Promise<RetentionWindowsView> {
+export async function setRetention(clients: Clients, m: Member, windows: WindowsInput): Promise<RetentionWindowsView> {
+  // Every window checked before any service is changed, so a bad one leaves all as they were.
+  for (const days of Object.values(windows)) parseRetentionDays(days);
   const before = await getRetention(clients, m);
-  const saved = view((await clients.chat.setRetention({ ownerId: m.ownerId, windows: request(windows) })).windows);
+  await Promise.all([
+    clients.chat.setRetention({ ownerId: m.ownerId, windows: chatWindows(windows) }),
+    clients.billing.setUsageRetention({ userId: m.ownerId, retention: usageRetention(windows) }),
+    clients.webhooks.setWebhookRetention({ ownerId: m.ownerId, retention: webhookRetention(windows) }),
+  ]);
+  const saved = await getRetention(clients, m);
   const pastTheWindows = await previewRetention(clients, m, saved);
   await clients.workspaces.recordAuditEvent({
     actor: { userId: m.user.id, workspaceId: m.ownerId, clientIp: m.clientIp },

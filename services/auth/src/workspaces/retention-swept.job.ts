@@ -1,6 +1,6 @@
 // Auth's worker for RetentionSwept (queue parley.retention-swept, docs/adr/0048-retention-windows.md):
 // what a service's retention sweep deleted of a workspace's data goes into the workspace's audit log
-// as the system's `workspace.retention_swept`, with the counts. Once per sweep id: a retried job
+// as the system's `workspace.retention_swept`, with the kind swept and its counts (one entry per sweep and kind). Once per sweep id: a retried job
 // finds its entry and writes nothing more. A failure is rethrown so BullMQ retries it.
 import type { Worker } from 'bullmq';
 import type { Logger } from '@parley/common/logger.ts';
@@ -11,6 +11,22 @@ import type { PrismaClient } from '../generated/prisma/client.ts';
 import { recordAudit } from './audit.ts';
 
 export const RETENTION_SWEPT = 'workspace.retention_swept';
+
+/** What one sweep deleted, as its audit entry says it: the service, the kind and that kind's counts. */
+export function sweptDetails(event: RetentionSwept): Record<string, string | number> {
+  const kind = event.kind || 'conversations';
+  const head = { service: event.service, kind };
+  switch (kind) {
+    case 'usage_detail':
+      return { ...head, usageRecords: Number(event.usageRecords) };
+    case 'webhook_deliveries':
+      return { ...head, webhookDeliveries: Number(event.webhookDeliveries) };
+    case 'analytics':
+      return { ...head, analyticsDays: Number(event.analyticsDays), questionGroups: Number(event.questionGroups) };
+    default:
+      return { ...head, conversations: Number(event.conversations), messages: Number(event.messages), leads: Number(event.leads) };
+  }
+}
 
 /** Writes the sweep's audit entry unless its sweep id already has one; true when written. */
 export async function auditRetentionSwept(db: PrismaClient, event: RetentionSwept): Promise<boolean> {
@@ -25,12 +41,7 @@ export async function auditRetentionSwept(db: PrismaClient, event: RetentionSwep
       actorEmail: '',
       action: RETENTION_SWEPT,
       target: event.sweepId,
-      details: {
-        service: event.service,
-        conversations: Number(event.conversations),
-        messages: Number(event.messages),
-        leads: Number(event.leads),
-      },
+      details: sweptDetails(event),
       clientIp: '',
     });
     return true;

@@ -5,8 +5,18 @@
 // large backlog never holds locks or one transaction for long; rows another replica is deleting are
 // skipped (SKIP LOCKED), and running it again deletes nothing more. The preview counts what the same
 // windows would delete now, with the same conditions, before the owner saves a shorter window.
+// The analytics window (docs/adr/0059-retention-in-every-service.md) bounds the analytics aggregates,
+// swept in the same round (analytics/analytics-retention.ts) and audited as its own kind.
 // The clock is injected (`now`), so tests move it instead of waiting.
 import { invalid } from '@parley/common/rpc-errors.ts';
+import {
+  MAX_RETENTION_DAYS,
+  MIN_RETENTION_DAYS,
+  parseRetentionDays,
+  RETENTION_DAYS_INVALID,
+  RETENTION_SWEEP_EVERY_MS,
+  retentionCutoff,
+} from '@parley/common/retention.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import { runPeriodically } from '@parley/common/periodic.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
@@ -15,19 +25,18 @@ import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { Producer } from '@parley/common/queues.ts';
 import { RetentionSweptSchema } from '@parley/proto/parley/events/v1/retention_swept_pb.js';
+import { previewAnalyticsRetention, sweepAnalyticsRetention } from '../analytics/analytics-retention.ts';
 
-export const MIN_RETENTION_DAYS = 7;
-export const MAX_RETENTION_DAYS = 36_500;
-export const RETENTION_DAYS_INVALID = `A retention window is ${MIN_RETENTION_DAYS} to ${MAX_RETENTION_DAYS.toLocaleString('en-US')} days, or forever.`;
-const DAY_MS = 24 * 3600_000;
 /** Conversations (or leads) deleted per statement. */
 const BATCH = 1000;
-export const RETENTION_SWEEP_EVERY_MS = 3600_000;
+export { MIN_RETENTION_DAYS, MAX_RETENTION_DAYS, RETENTION_DAYS_INVALID, RETENTION_SWEEP_EVERY_MS, parseRetentionDays };
 
 /** A workspace's windows in days; null: kept forever. */
 export interface RetentionWindows {
   conversationDays: number | null;
   leadDays: number | null;
+  /** The analytics aggregates; absent: forever. */
+  analyticsDays?: number | null;
 }
 
 /** What a sweep deleted, or a preview would: conversations, the messages in them, leads (with their conversation or on their own). */
@@ -35,38 +44,37 @@ export interface RetentionCounts {
   conversations: number;
   messages: number;
   leads: number;
+  /** Chatbot days of analytics figures, and question groups last seen before the analytics window. */
+  analyticsDays: number;
+  questionGroups: number;
 }
 
-export const FOREVER: RetentionWindows = { conversationDays: null, leadDays: null };
+export const FOREVER: RetentionWindows = { conversationDays: null, leadDays: null, analyticsDays: null };
 
-export function parseRetentionDays(days: number | null | undefined): number | null {
-  if (days === null || days === undefined) return null;
-  if (!Number.isInteger(days) || days < MIN_RETENTION_DAYS || days > MAX_RETENTION_DAYS) throw invalid(RETENTION_DAYS_INVALID);
-  return days;
-}
-
-const cutoff = (now: Date, days: number | null) => (days === null ? null : new Date(now.getTime() - days * DAY_MS).toISOString());
+const cutoff = retentionCutoff;
 
 export async function getRetentionWindows(db: PrismaClient, ownerId: string): Promise<RetentionWindows> {
   const row = await db.retentionWindow.findUnique({ where: { ownerId } });
-  return row ? { conversationDays: row.conversationDays, leadDays: row.leadDays } : FOREVER;
+  return row ? { conversationDays: row.conversationDays, leadDays: row.leadDays, analyticsDays: row.analyticsDays } : FOREVER;
 }
 
 export async function setRetentionWindows(db: PrismaClient, ownerId: string, windows: RetentionWindows): Promise<RetentionWindows> {
   const conversationDays = parseRetentionDays(windows.conversationDays);
   const leadDays = parseRetentionDays(windows.leadDays);
+  const analyticsDays = parseRetentionDays(windows.analyticsDays);
   await db.retentionWindow.upsert({
     where: { ownerId },
-    create: { ownerId, conversationDays, leadDays },
-    update: { conversationDays, leadDays },
+    create: { ownerId, conversationDays, leadDays, analyticsDays },
+    update: { conversationDays, leadDays, analyticsDays },
   });
-  return { conversationDays, leadDays };
+  return { conversationDays, leadDays, analyticsDays };
 }
 
 /** What `windows` would delete of the workspace's data at `now`: the sweep's conditions, counted. */
 export async function previewRetention(db: PrismaClient, ownerId: string, windows: RetentionWindows, now: Date): Promise<RetentionCounts> {
   const conversationsBefore = cutoff(now, parseRetentionDays(windows.conversationDays));
   const leadsBefore = cutoff(now, parseRetentionDays(windows.leadDays));
+  const analytics = await previewAnalyticsRetention(db, ownerId, cutoff(now, parseRetentionDays(windows.analyticsDays)));
   const [row] = await db.$queryRaw<{ conversations: bigint; messages: bigint; leads: bigint }[]>`
     WITH doomed AS (
       SELECT "id" FROM "Conversation"
@@ -76,7 +84,7 @@ export async function previewRetention(db: PrismaClient, ownerId: string, window
            (SELECT count(*) FROM "Lead" WHERE "ownerId" = ${ownerId}
                AND ("conversationId" IN (SELECT "id" FROM doomed)
                     OR (${leadsBefore}::timestamptz IS NOT NULL AND "createdAt" < ${leadsBefore}::timestamptz))) AS "leads"`;
-  return { conversations: Number(row!.conversations), messages: Number(row!.messages), leads: Number(row!.leads) };
+  return { conversations: Number(row!.conversations), messages: Number(row!.messages), leads: Number(row!.leads), ...analytics };
 }
 
 /** Deletes what is past the workspace's windows at `now`, in batches; returns what went. */
@@ -87,7 +95,7 @@ export async function sweepWorkspace(
   now: Date,
   batch = BATCH,
 ): Promise<RetentionCounts> {
-  const total: RetentionCounts = { conversations: 0, messages: 0, leads: 0 };
+  const total: RetentionCounts = { conversations: 0, messages: 0, leads: 0, analyticsDays: 0, questionGroups: 0 };
   const conversationsBefore = cutoff(now, windows.conversationDays);
   const leadsBefore = cutoff(now, windows.leadDays);
   if (conversationsBefore) {
@@ -119,6 +127,8 @@ export async function sweepWorkspace(
       if (deleted < batch) break;
     }
   }
+  const analyticsBefore = cutoff(now, windows.analyticsDays ?? null);
+  if (analyticsBefore) Object.assign(total, await sweepAnalyticsRetention(db, ownerId, analyticsBefore, batch));
   return total;
 }
 
@@ -129,11 +139,19 @@ export async function sweepRetention(
   record: (ownerId: string, counts: RetentionCounts) => Promise<void> | void,
   batch = BATCH,
 ): Promise<Map<string, RetentionCounts>> {
-  const windows = await db.retentionWindow.findMany({ where: { OR: [{ conversationDays: { not: null } }, { leadDays: { not: null } }] } });
+  const windows = await db.retentionWindow.findMany({
+    where: { OR: [{ conversationDays: { not: null } }, { leadDays: { not: null } }, { analyticsDays: { not: null } }] },
+  });
   const swept = new Map<string, RetentionCounts>();
   for (const w of windows) {
-    const counts = await sweepWorkspace(db, w.ownerId, { conversationDays: w.conversationDays, leadDays: w.leadDays }, now, batch);
-    if (counts.conversations + counts.leads === 0) continue;
+    const counts = await sweepWorkspace(
+      db,
+      w.ownerId,
+      { conversationDays: w.conversationDays, leadDays: w.leadDays, analyticsDays: w.analyticsDays },
+      now,
+      batch,
+    );
+    if (counts.conversations + counts.leads + counts.analyticsDays + counts.questionGroups === 0) continue;
     swept.set(w.ownerId, counts);
     await record(w.ownerId, counts);
   }
@@ -160,11 +178,17 @@ const ownerIdOf = (raw: string): string => {
   if (!/^[\w-]{1,64}$/.test(raw)) throw invalid('owner_id is required.');
   return raw;
 };
-const windowsOf = (w: { conversationDays?: number; leadDays?: number } | undefined): RetentionWindows => ({
+type WindowsMessage = { conversationDays?: number; leadDays?: number; analyticsDays?: number };
+const windowsOf = (w: WindowsMessage | undefined): RetentionWindows => ({
   conversationDays: w?.conversationDays ?? null,
   leadDays: w?.leadDays ?? null,
+  analyticsDays: w?.analyticsDays ?? null,
 });
-const toWindows = (w: RetentionWindows) => ({ conversationDays: w.conversationDays ?? undefined, leadDays: w.leadDays ?? undefined });
+const toWindows = (w: RetentionWindows) => ({
+  conversationDays: w.conversationDays ?? undefined,
+  leadDays: w.leadDays ?? undefined,
+  analyticsDays: w.analyticsDays ?? undefined,
+});
 
 /** The ChatService's retention methods, spread into its routes by rpc.ts; `now` is the preview's clock. */
 export function retentionMethods(deps: { db: PrismaClient; now?: () => Date }) {
@@ -173,36 +197,57 @@ export function retentionMethods(deps: { db: PrismaClient; now?: () => Date }) {
     async getRetention(req: { ownerId: string }) {
       return { windows: toWindows(await getRetentionWindows(deps.db, ownerIdOf(req.ownerId))) };
     },
-    async setRetention(req: { ownerId: string; windows?: { conversationDays?: number; leadDays?: number } }) {
+    async setRetention(req: { ownerId: string; windows?: WindowsMessage }) {
       return { windows: toWindows(await setRetentionWindows(deps.db, ownerIdOf(req.ownerId), windowsOf(req.windows))) };
     },
-    async previewRetention(req: { ownerId: string; windows?: { conversationDays?: number; leadDays?: number } }) {
+    async previewRetention(req: { ownerId: string; windows?: WindowsMessage }) {
       const c = await previewRetention(deps.db, ownerIdOf(req.ownerId), windowsOf(req.windows), now());
-      return { counts: { conversations: BigInt(c.conversations), messages: BigInt(c.messages), leads: BigInt(c.leads) } };
+      return { counts: bigints(c) };
     },
   };
 }
 
-/** Tells auth what a sweep deleted of one workspace (RetentionSwept, audited once per sweep id); a failure is logged, the rows are gone already. */
+/** Tells auth what a sweep deleted of one workspace (RetentionSwept, audited once per sweep id): one event per kind that lost
+ * something (conversations with their messages and leads; analytics). A failure is logged, the rows are gone already. */
 export async function publishRetentionSwept(
   producer: Producer<typeof RetentionSweptSchema>,
   ownerId: string,
   counts: RetentionCounts,
   logger: Logger,
 ): Promise<void> {
-  const sweepId = randomUUID();
-  const event = create(RetentionSweptSchema, {
-    sweepId,
-    ownerId,
-    service: 'chat',
-    ...bigints(counts),
-    sweptAt: timestampFromDate(new Date()),
-  });
-  try {
-    await producer.publish(event, `retention.${sweepId}`);
-  } catch (err) {
-    logger.warn({ err: (err as Error).message, ownerId, ...counts }, 'publishing RetentionSwept failed: the deletion is not audited');
+  const kinds: [string, Partial<ReturnType<typeof bigints>>][] = [];
+  if (counts.conversations + counts.messages + counts.leads > 0)
+    kinds.push([
+      'conversations',
+      { conversations: BigInt(counts.conversations), messages: BigInt(counts.messages), leads: BigInt(counts.leads) },
+    ]);
+  if (counts.analyticsDays + counts.questionGroups > 0)
+    kinds.push(['analytics', { analyticsDays: BigInt(counts.analyticsDays), questionGroups: BigInt(counts.questionGroups) }]);
+  for (const [kind, figures] of kinds) {
+    const sweepId = randomUUID();
+    const event = create(RetentionSweptSchema, {
+      sweepId,
+      ownerId,
+      service: 'chat',
+      kind,
+      ...figures,
+      sweptAt: timestampFromDate(new Date()),
+    });
+    try {
+      await producer.publish(event, `retention.${sweepId}`);
+    } catch (err) {
+      logger.warn(
+        { err: (err as Error).message, ownerId, kind, ...counts },
+        'publishing RetentionSwept failed: the deletion is not audited',
+      );
+    }
   }
 }
 
-const bigints = (c: RetentionCounts) => ({ conversations: BigInt(c.conversations), messages: BigInt(c.messages), leads: BigInt(c.leads) });
+const bigints = (c: RetentionCounts) => ({
+  conversations: BigInt(c.conversations),
+  messages: BigInt(c.messages),
+  leads: BigInt(c.leads),
+  analyticsDays: BigInt(c.analyticsDays),
+  questionGroups: BigInt(c.questionGroups),
+});

@@ -32,6 +32,7 @@ const DAY = 24 * 3600_000;
 // The clock the sweep is given: a year from now, so every row made here is in its past.
 const NOW = new Date(Date.now() + 365 * DAY);
 const daysBefore = (days: number) => new Date(NOW.getTime() - days * DAY);
+const NO_ANALYTICS = { analyticsDays: 0, questionGroups: 0 };
 
 /** A conversation last active `activeDaysAgo` before NOW with `messages` messages, and a lead made `leadDaysAgo` before NOW when given. */
 async function conversation(ownerId: string, activeDaysAgo: number, messages = 2, leadDaysAgo?: number) {
@@ -68,8 +69,8 @@ describe('retention windows', () => {
     const previewA = await previewRetention(stack.parts.prisma, a, { conversationDays: 30, leadDays: 90 }, NOW);
     const previewB = await previewRetention(stack.parts.prisma, b, { conversationDays: null, leadDays: 7 }, NOW);
     // The lead of a's conversation active 29 days ago was made 120 days ago: past the lead window on its own.
-    expect(previewA).toEqual({ conversations: 3, messages: 6, leads: 2 });
-    expect(previewB).toEqual({ conversations: 0, messages: 0, leads: 1 });
+    expect(previewA).toEqual({ conversations: 3, messages: 6, leads: 2, ...NO_ANALYTICS });
+    expect(previewB).toEqual({ conversations: 0, messages: 0, leads: 1, ...NO_ANALYTICS });
 
     const recorded: [string, RetentionCounts][] = [];
     const swept = await sweepRetention(stack.parts.prisma, NOW, (ownerId, counts) => void recorded.push([ownerId, counts]), 2);
@@ -95,6 +96,7 @@ describe('retention windows', () => {
       conversations: 0,
       messages: 0,
       leads: 0,
+      ...NO_ANALYTICS,
     });
   });
 
@@ -112,7 +114,7 @@ describe('retention windows', () => {
         .map((j) => fromJson(RetentionSweptSchema, j.data as JsonValue))
         .filter((e) => e.ownerId === owner);
       expect(events.map((e) => [e.service, Number(e.conversations), Number(e.messages), Number(e.leads)])).toEqual([['chat', 1, 3, 1]]);
-      expect(swept.get(owner)).toEqual({ conversations: 1, messages: 3, leads: 1 });
+      expect(swept.get(owner)).toEqual({ conversations: 1, messages: 3, leads: 1, ...NO_ANALYTICS });
     } finally {
       await queue.close();
       await producer.close();
@@ -147,5 +149,81 @@ describe('retention windows', () => {
     expect((await stack.client.previewRetention({ ownerId: owner, windows: { conversationDays: 7 } })).counts).toMatchObject({
       conversations: 0n,
     });
+  });
+  it('deletes the analytics aggregates past the analytics window, day by day, once; the preview counted them; audited as analytics', async () => {
+    const db = stack.parts.prisma;
+    const [owner, other] = [newOwner('ret-an'), newOwner('ret-an-other')];
+    const [bot, otherBot] = [randomUUID(), randomUUID()];
+    const utcDate = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()));
+    const day = (daysAgo: number) => utcDate(daysBefore(daysAgo));
+    // Days 100, 40 and 31 before NOW are past a 30-day window; 29 and 1 are kept. The other workspace has no window.
+    const ages = [100, 40, 31, 29, 1];
+    for (const age of ages) {
+      await db.analyticsDay.create({ data: { chatbotId: bot, ownerId: owner, day: day(age), messages: 3 } });
+      await db.analyticsVisitor.create({ data: { chatbotId: bot, day: day(age), visitorHash: `v${age}` } });
+      await db.analyticsDay.create({ data: { chatbotId: otherBot, ownerId: other, day: day(age), messages: 3 } });
+    }
+    // A visitor's year of days, every bit set, in the cutoff's year and the year before it.
+    const cutoffDay = day(30);
+    const year = cutoffDay.getUTCFullYear();
+    const ones = '1'.repeat(366);
+    await db.$executeRaw`INSERT INTO "AnalyticsVisitorYear" ("chatbotId", "year", "visitorHash", "days")
+      VALUES (${bot}::uuid, ${year}, 'v', ${ones}::bit(366)), (${bot}::uuid, ${year - 1}, 'v', ${ones}::bit(366))`;
+    // A group last seen 50 days before NOW (goes whole) and one seen yesterday with an old day (loses it and its count).
+    const stale = await db.questionCluster.create({
+      data: { chatbotId: bot, ownerId: owner, kind: 'asked', question: 'old?', lexemes: ['old'], count: 2, lastSeen: daysBefore(50) },
+    });
+    const live = await db.questionCluster.create({
+      data: { chatbotId: bot, ownerId: owner, kind: 'asked', question: 'price?', lexemes: ['price'], count: 7, lastSeen: daysBefore(1) },
+    });
+    await db.questionClusterDay.createMany({
+      data: [
+        { clusterId: stale.id, day: day(50), count: 2 },
+        { clusterId: live.id, day: day(60), count: 4 },
+        { clusterId: live.id, day: day(1), count: 3 },
+      ],
+    });
+    const windows = { conversationDays: null, leadDays: null, analyticsDays: 30 };
+    await stack.client.setRetention({ ownerId: owner, windows: { analyticsDays: 30 } });
+    expect((await stack.client.getRetention({ ownerId: owner })).windows?.analyticsDays).toBe(30);
+
+    const preview = await previewRetention(db, owner, windows, NOW);
+    expect(preview).toEqual({ conversations: 0, messages: 0, leads: 0, analyticsDays: 3, questionGroups: 1 });
+
+    const producer = createProducer(stack.redis, QUEUES.retentionSwept, RetentionSweptSchema, { prefix: stack.prefix });
+    const queue = new Queue(QUEUES.retentionSwept, { connection: stack.redis, prefix: stack.prefix });
+    try {
+      const swept = await sweepRetention(db, NOW, (ownerId, counts) => publishRetentionSwept(producer, ownerId, counts, logger), 2);
+      expect(swept.get(owner)).toEqual(preview);
+      expect(swept.has(other)).toBe(false);
+      const events = (await queue.getJobs(['waiting', 'delayed', 'prioritized']))
+        .map((j) => fromJson(RetentionSweptSchema, j.data as JsonValue))
+        .filter((e) => e.ownerId === owner);
+      expect(events.map((e) => [e.service, e.kind, Number(e.analyticsDays), Number(e.questionGroups), Number(e.conversations)])).toEqual([
+        ['chat', 'analytics', 3, 1, 0],
+      ]);
+    } finally {
+      await queue.close();
+      await producer.close();
+    }
+
+    const keptDays = (await db.analyticsDay.findMany({ where: { ownerId: owner }, orderBy: { day: 'asc' } })).map((d) => d.day.getTime());
+    expect(keptDays).toEqual([day(29).getTime(), day(1).getTime()]);
+    expect(await db.analyticsDay.count({ where: { ownerId: other } })).toBe(ages.length);
+    expect((await db.analyticsVisitor.findMany({ where: { chatbotId: bot } })).map((v) => v.visitorHash).sort()).toEqual(['v1', 'v29']);
+    // The year before the cutoff's is gone; in the cutoff's year, the days before the cutoff's day are cleared.
+    const years = await db.$queryRaw<{ year: number; days: string }[]>`
+      SELECT "year", "days"::text AS "days" FROM "AnalyticsVisitorYear" WHERE "chatbotId" = ${bot}::uuid`;
+    const firstKept = (cutoffDay.getTime() - Date.UTC(year, 0, 1)) / DAY;
+    const daysInYear = (Date.UTC(year + 1, 0, 1) - Date.UTC(year, 0, 1)) / DAY;
+    expect(years).toEqual([{ year, days: '0'.repeat(firstKept) + '1'.repeat(daysInYear - firstKept) + '0'.repeat(366 - daysInYear) }]);
+    expect(await db.questionCluster.findUnique({ where: { id: stale.id } })).toBeNull();
+    expect(await db.questionCluster.findUniqueOrThrow({ where: { id: live.id } })).toMatchObject({ count: 3 });
+    expect((await db.questionClusterDay.findMany({ where: { clusterId: live.id } })).map((d) => d.count)).toEqual([3]);
+
+    // Again: nothing more.
+    const again = await sweepRetention(db, NOW, () => {});
+    expect(again.has(owner)).toBe(false);
+    expect(await previewRetention(db, owner, windows, NOW)).toEqual({ conversations: 0, messages: 0, leads: 0, ...NO_ANALYTICS });
   });
 });

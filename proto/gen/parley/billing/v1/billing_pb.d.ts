@@ -1020,6 +1020,132 @@ export declare type ListUsageRecordsResponse = Message<"parley.billing.v1.ListUs
 export declare const ListUsageRecordsResponseSchema: GenMessage<ListUsageRecordsResponse>;
 
 /**
+ * The workspace's usage detail window in days; unset: kept forever.
+ *
+ * @generated from message parley.billing.v1.UsageRetention
+ */
+export declare type UsageRetention = Message<"parley.billing.v1.UsageRetention"> & {
+  /**
+   * @generated from field: optional int32 usage_detail_days = 1;
+   */
+  usageDetailDays?: number | undefined;
+};
+
+/**
+ * Describes the message parley.billing.v1.UsageRetention.
+ * Use `create(UsageRetentionSchema)` to create a new message.
+ */
+export declare const UsageRetentionSchema: GenMessage<UsageRetention>;
+
+/**
+ * @generated from message parley.billing.v1.GetUsageRetentionRequest
+ */
+export declare type GetUsageRetentionRequest = Message<"parley.billing.v1.GetUsageRetentionRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+};
+
+/**
+ * Describes the message parley.billing.v1.GetUsageRetentionRequest.
+ * Use `create(GetUsageRetentionRequestSchema)` to create a new message.
+ */
+export declare const GetUsageRetentionRequestSchema: GenMessage<GetUsageRetentionRequest>;
+
+/**
+ * @generated from message parley.billing.v1.GetUsageRetentionResponse
+ */
+export declare type GetUsageRetentionResponse = Message<"parley.billing.v1.GetUsageRetentionResponse"> & {
+  /**
+   * @generated from field: parley.billing.v1.UsageRetention retention = 1;
+   */
+  retention?: UsageRetention | undefined;
+};
+
+/**
+ * Describes the message parley.billing.v1.GetUsageRetentionResponse.
+ * Use `create(GetUsageRetentionResponseSchema)` to create a new message.
+ */
+export declare const GetUsageRetentionResponseSchema: GenMessage<GetUsageRetentionResponse>;
+
+/**
+ * @generated from message parley.billing.v1.SetUsageRetentionRequest
+ */
+export declare type SetUsageRetentionRequest = Message<"parley.billing.v1.SetUsageRetentionRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: parley.billing.v1.UsageRetention retention = 2;
+   */
+  retention?: UsageRetention | undefined;
+};
+
+/**
+ * Describes the message parley.billing.v1.SetUsageRetentionRequest.
+ * Use `create(SetUsageRetentionRequestSchema)` to create a new message.
+ */
+export declare const SetUsageRetentionRequestSchema: GenMessage<SetUsageRetentionRequest>;
+
+/**
+ * @generated from message parley.billing.v1.SetUsageRetentionResponse
+ */
+export declare type SetUsageRetentionResponse = Message<"parley.billing.v1.SetUsageRetentionResponse"> & {
+  /**
+   * @generated from field: parley.billing.v1.UsageRetention retention = 1;
+   */
+  retention?: UsageRetention | undefined;
+};
+
+/**
+ * Describes the message parley.billing.v1.SetUsageRetentionResponse.
+ * Use `create(SetUsageRetentionResponseSchema)` to create a new message.
+ */
+export declare const SetUsageRetentionResponseSchema: GenMessage<SetUsageRetentionResponse>;
+
+/**
+ * @generated from message parley.billing.v1.PreviewUsageRetentionRequest
+ */
+export declare type PreviewUsageRetentionRequest = Message<"parley.billing.v1.PreviewUsageRetentionRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: parley.billing.v1.UsageRetention retention = 2;
+   */
+  retention?: UsageRetention | undefined;
+};
+
+/**
+ * Describes the message parley.billing.v1.PreviewUsageRetentionRequest.
+ * Use `create(PreviewUsageRetentionRequestSchema)` to create a new message.
+ */
+export declare const PreviewUsageRetentionRequestSchema: GenMessage<PreviewUsageRetentionRequest>;
+
+/**
+ * @generated from message parley.billing.v1.PreviewUsageRetentionResponse
+ */
+export declare type PreviewUsageRetentionResponse = Message<"parley.billing.v1.PreviewUsageRetentionResponse"> & {
+  /**
+   * Usage records the window would delete now.
+   *
+   * @generated from field: int64 usage_records = 1 [jstype = JS_NUMBER];
+   */
+  usageRecords: bigint;
+};
+
+/**
+ * Describes the message parley.billing.v1.PreviewUsageRetentionResponse.
+ * Use `create(PreviewUsageRetentionResponseSchema)` to create a new message.
+ */
+export declare const PreviewUsageRetentionResponseSchema: GenMessage<PreviewUsageRetentionResponse>;
+
+/**
  * @generated from enum parley.billing.v1.Plan
  */
 export enum Plan {
@@ -1222,6 +1348,34 @@ export declare const BillingService: GenService<{
     methodKind: "unary";
     input: typeof ListUsageRecordsRequestSchema;
     output: typeof ListUsageRecordsResponseSchema;
+  },
+  /**
+   * How long the workspace keeps its per-message usage detail (docs/adr/0059-retention-in-every-service.md):
+   * days, 7 to 36,500, unset for forever (INVALID_ARGUMENT otherwise). Daily totals, balances and the
+   * credit ledger are never swept. Preview counts what the window given would delete now.
+   *
+   * @generated from rpc parley.billing.v1.BillingService.GetUsageRetention
+   */
+  getUsageRetention: {
+    methodKind: "unary";
+    input: typeof GetUsageRetentionRequestSchema;
+    output: typeof GetUsageRetentionResponseSchema;
+  },
+  /**
+   * @generated from rpc parley.billing.v1.BillingService.SetUsageRetention
+   */
+  setUsageRetention: {
+    methodKind: "unary";
+    input: typeof SetUsageRetentionRequestSchema;
+    output: typeof SetUsageRetentionResponseSchema;
+  },
+  /**
+   * @generated from rpc parley.billing.v1.BillingService.PreviewUsageRetention
+   */
+  previewUsageRetention: {
+    methodKind: "unary";
+    input: typeof PreviewUsageRetentionRequestSchema;
+    output: typeof PreviewUsageRetentionResponseSchema;
   },
 }>;
 

@@ -2948,6 +2948,13 @@ export declare type RetentionWindows = Message<"parley.chat.v1.RetentionWindows"
    * @generated from field: optional int32 lead_days = 2;
    */
   leadDays?: number | undefined;
+
+  /**
+   * Analytics aggregates: a chatbot's days of figures and its question groups' days.
+   *
+   * @generated from field: optional int32 analytics_days = 3;
+   */
+  analyticsDays?: number | undefined;
 };
 
 /**
@@ -2976,6 +2983,18 @@ export declare type RetentionCounts = Message<"parley.chat.v1.RetentionCounts"> 
    * @generated from field: int64 leads = 3 [jstype = JS_NUMBER];
    */
   leads: bigint;
+
+  /**
+   * Chatbot days of analytics figures, and question groups last seen before the window.
+   *
+   * @generated from field: int64 analytics_days = 4 [jstype = JS_NUMBER];
+   */
+  analyticsDays: bigint;
+
+  /**
+   * @generated from field: int64 question_groups = 5 [jstype = JS_NUMBER];
+   */
+  questionGroups: bigint;
 };
 
 /**

@@ -564,6 +564,132 @@ export declare type SendTestWebhookResponse = Message<"parley.chatbot.v1.SendTes
 export declare const SendTestWebhookResponseSchema: GenMessage<SendTestWebhookResponse>;
 
 /**
+ * The workspace's delivery log window in days; unset: kept forever.
+ *
+ * @generated from message parley.chatbot.v1.WebhookRetention
+ */
+export declare type WebhookRetention = Message<"parley.chatbot.v1.WebhookRetention"> & {
+  /**
+   * @generated from field: optional int32 delivery_days = 1;
+   */
+  deliveryDays?: number | undefined;
+};
+
+/**
+ * Describes the message parley.chatbot.v1.WebhookRetention.
+ * Use `create(WebhookRetentionSchema)` to create a new message.
+ */
+export declare const WebhookRetentionSchema: GenMessage<WebhookRetention>;
+
+/**
+ * @generated from message parley.chatbot.v1.GetWebhookRetentionRequest
+ */
+export declare type GetWebhookRetentionRequest = Message<"parley.chatbot.v1.GetWebhookRetentionRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+};
+
+/**
+ * Describes the message parley.chatbot.v1.GetWebhookRetentionRequest.
+ * Use `create(GetWebhookRetentionRequestSchema)` to create a new message.
+ */
+export declare const GetWebhookRetentionRequestSchema: GenMessage<GetWebhookRetentionRequest>;
+
+/**
+ * @generated from message parley.chatbot.v1.GetWebhookRetentionResponse
+ */
+export declare type GetWebhookRetentionResponse = Message<"parley.chatbot.v1.GetWebhookRetentionResponse"> & {
+  /**
+   * @generated from field: parley.chatbot.v1.WebhookRetention retention = 1;
+   */
+  retention?: WebhookRetention | undefined;
+};
+
+/**
+ * Describes the message parley.chatbot.v1.GetWebhookRetentionResponse.
+ * Use `create(GetWebhookRetentionResponseSchema)` to create a new message.
+ */
+export declare const GetWebhookRetentionResponseSchema: GenMessage<GetWebhookRetentionResponse>;
+
+/**
+ * @generated from message parley.chatbot.v1.SetWebhookRetentionRequest
+ */
+export declare type SetWebhookRetentionRequest = Message<"parley.chatbot.v1.SetWebhookRetentionRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: parley.chatbot.v1.WebhookRetention retention = 2;
+   */
+  retention?: WebhookRetention | undefined;
+};
+
+/**
+ * Describes the message parley.chatbot.v1.SetWebhookRetentionRequest.
+ * Use `create(SetWebhookRetentionRequestSchema)` to create a new message.
+ */
+export declare const SetWebhookRetentionRequestSchema: GenMessage<SetWebhookRetentionRequest>;
+
+/**
+ * @generated from message parley.chatbot.v1.SetWebhookRetentionResponse
+ */
+export declare type SetWebhookRetentionResponse = Message<"parley.chatbot.v1.SetWebhookRetentionResponse"> & {
+  /**
+   * @generated from field: parley.chatbot.v1.WebhookRetention retention = 1;
+   */
+  retention?: WebhookRetention | undefined;
+};
+
+/**
+ * Describes the message parley.chatbot.v1.SetWebhookRetentionResponse.
+ * Use `create(SetWebhookRetentionResponseSchema)` to create a new message.
+ */
+export declare const SetWebhookRetentionResponseSchema: GenMessage<SetWebhookRetentionResponse>;
+
+/**
+ * @generated from message parley.chatbot.v1.PreviewWebhookRetentionRequest
+ */
+export declare type PreviewWebhookRetentionRequest = Message<"parley.chatbot.v1.PreviewWebhookRetentionRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: parley.chatbot.v1.WebhookRetention retention = 2;
+   */
+  retention?: WebhookRetention | undefined;
+};
+
+/**
+ * Describes the message parley.chatbot.v1.PreviewWebhookRetentionRequest.
+ * Use `create(PreviewWebhookRetentionRequestSchema)` to create a new message.
+ */
+export declare const PreviewWebhookRetentionRequestSchema: GenMessage<PreviewWebhookRetentionRequest>;
+
+/**
+ * @generated from message parley.chatbot.v1.PreviewWebhookRetentionResponse
+ */
+export declare type PreviewWebhookRetentionResponse = Message<"parley.chatbot.v1.PreviewWebhookRetentionResponse"> & {
+  /**
+   * Deliveries the window would delete now.
+   *
+   * @generated from field: int64 webhook_deliveries = 1 [jstype = JS_NUMBER];
+   */
+  webhookDeliveries: bigint;
+};
+
+/**
+ * Describes the message parley.chatbot.v1.PreviewWebhookRetentionResponse.
+ * Use `create(PreviewWebhookRetentionResponseSchema)` to create a new message.
+ */
+export declare const PreviewWebhookRetentionResponseSchema: GenMessage<PreviewWebhookRetentionResponse>;
+
+/**
  * A workspace's webhook endpoints and the signed deliveries of its events to them
  * (docs/adr/0032-webhooks.md). Owned by the chatbot service. Every call carries owner_id, the
  * workspace; an endpoint or delivery of another owner answers NOT_FOUND.
@@ -648,6 +774,34 @@ export declare const WebhookService: GenService<{
     methodKind: "unary";
     input: typeof SendTestWebhookRequestSchema;
     output: typeof SendTestWebhookResponseSchema;
+  },
+  /**
+   * How long the workspace keeps its finished deliveries (docs/adr/0059-retention-in-every-service.md):
+   * days, 7 to 36,500, unset for forever (INVALID_ARGUMENT otherwise). Preview counts what the window
+   * given would delete now.
+   *
+   * @generated from rpc parley.chatbot.v1.WebhookService.GetWebhookRetention
+   */
+  getWebhookRetention: {
+    methodKind: "unary";
+    input: typeof GetWebhookRetentionRequestSchema;
+    output: typeof GetWebhookRetentionResponseSchema;
+  },
+  /**
+   * @generated from rpc parley.chatbot.v1.WebhookService.SetWebhookRetention
+   */
+  setWebhookRetention: {
+    methodKind: "unary";
+    input: typeof SetWebhookRetentionRequestSchema;
+    output: typeof SetWebhookRetentionResponseSchema;
+  },
+  /**
+   * @generated from rpc parley.chatbot.v1.WebhookService.PreviewWebhookRetention
+   */
+  previewWebhookRetention: {
+    methodKind: "unary";
+    input: typeof PreviewWebhookRetentionRequestSchema;
+    output: typeof PreviewWebhookRetentionResponseSchema;
   },
 }>;
 

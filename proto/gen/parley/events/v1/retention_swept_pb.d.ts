@@ -32,7 +32,7 @@ export declare type RetentionSwept = Message<"parley.events.v1.RetentionSwept"> 
   ownerId: string;
 
   /**
-   * The service that deleted: chat.
+   * The service that deleted: chat, billing or chatbot.
    *
    * @generated from field: string service = 3;
    */
@@ -57,6 +57,40 @@ export declare type RetentionSwept = Message<"parley.events.v1.RetentionSwept"> 
    * @generated from field: google.protobuf.Timestamp swept_at = 7;
    */
   sweptAt?: Timestamp | undefined;
+
+  /**
+   * Billing's per-message usage detail (docs/adr/0059-retention-in-every-service.md); totals stay.
+   *
+   * @generated from field: int64 usage_records = 8 [jstype = JS_NUMBER];
+   */
+  usageRecords: bigint;
+
+  /**
+   * The chatbot service's webhook deliveries (with their attempts).
+   *
+   * @generated from field: int64 webhook_deliveries = 9 [jstype = JS_NUMBER];
+   */
+  webhookDeliveries: bigint;
+
+  /**
+   * Chat's analytics aggregates: chatbot days of figures, and question groups no longer seen.
+   *
+   * @generated from field: int64 analytics_days = 10 [jstype = JS_NUMBER];
+   */
+  analyticsDays: bigint;
+
+  /**
+   * @generated from field: int64 question_groups = 11 [jstype = JS_NUMBER];
+   */
+  questionGroups: bigint;
+
+  /**
+   * What was swept, one event per sweep and kind: conversations (with messages and leads),
+   * usage_detail, webhook_deliveries or analytics. Empty (an older chat service): conversations.
+   *
+   * @generated from field: string kind = 12;
+   */
+  kind: string;
 };
 
 /**

@@ -6,6 +6,9 @@ export const RetentionQuery = graphql(`
     retention {
       conversationDays
       leadDays
+      usageDetailDays
+      webhookDeliveryDays
+      analyticsDays
     }
   }
 `);
@@ -16,6 +19,10 @@ export const RetentionPreviewQuery = graphql(`
       conversations
       messages
       leads
+      usageRecords
+      webhookDeliveries
+      analyticsDays
+      questionGroups
     }
   }
 `);
@@ -25,6 +32,9 @@ export const SetRetentionMutation = graphql(`
     setRetention(input: $input) {
       conversationDays
       leadDays
+      usageDetailDays
+      webhookDeliveryDays
+      analyticsDays
     }
   }
 `);

@@ -10,12 +10,19 @@ export const RETENTION_SAVED_MESSAGE = 'Retention windows saved';
 export interface Windows {
   conversationDays: number | null;
   leadDays: number | null;
+  usageDetailDays: number | null;
+  webhookDeliveryDays: number | null;
+  analyticsDays: number | null;
 }
 
 export interface Preview {
   conversations: number;
   messages: number;
   leads: number;
+  usageRecords: number;
+  webhookDeliveries: number;
+  analyticsDays: number;
+  questionGroups: number;
 }
 
 /** A window that keeps less than before: a set window under the old one, or any window where there was none. */

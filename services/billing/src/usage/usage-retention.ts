@@ -1,0 +1,138 @@
+// Usage detail retention (docs/adr/0059-retention-in-every-service.md): how long a workspace keeps
+// its per-message usage records (`UsageRecord`, past their occurredAt), 7 to 36,500 days or forever
+// (the one rule: services/common/src/retention.ts). The sweep hard-deletes records past the window
+// in batches (SKIP LOCKED: two replicas delete each row once; a second run deletes nothing). Only
+// the detail goes: `UsageDaily` totals, the balance and the credit ledger stay, so reports' totals,
+// balances and invoices never change, and settle_usage refuses a swept request id again by its
+// ledger entry. The preview counts the sweep's very condition. The clock is injected (`now`).
+import { randomUUID } from 'node:crypto';
+import { create } from '@bufbuild/protobuf';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import type { Logger } from '@parley/common/logger.ts';
+import { runPeriodically } from '@parley/common/periodic.ts';
+import type { Producer } from '@parley/common/queues.ts';
+import { parseRetentionDays, RETENTION_SWEEP_EVERY_MS, retentionCutoff } from '@parley/common/retention.ts';
+import { invalid } from '@parley/common/rpc-errors.ts';
+import { RetentionSweptSchema } from '@parley/proto/parley/events/v1/retention_swept_pb.js';
+import type { PrismaClient } from '../generated/prisma/client.ts';
+
+/** Usage records deleted per statement. */
+const BATCH = 1000;
+
+export async function getUsageRetention(db: PrismaClient, ownerId: string): Promise<number | null> {
+  const row = await db.usageRetention.findUnique({ where: { ownerId } });
+  return row?.usageDetailDays ?? null;
+}
+
+export async function setUsageRetention(db: PrismaClient, ownerId: string, days: number | null): Promise<number | null> {
+  const usageDetailDays = parseRetentionDays(days);
+  await db.usageRetention.upsert({ where: { ownerId }, create: { ownerId, usageDetailDays }, update: { usageDetailDays } });
+  return usageDetailDays;
+}
+
+/** How many usage records a `days` window would delete of the workspace's at `now`: the sweep's condition, counted. */
+export async function previewUsageRetention(db: PrismaClient, ownerId: string, days: number | null, now: Date): Promise<number> {
+  const before = retentionCutoff(now, parseRetentionDays(days));
+  if (!before) return 0;
+  const [row] = await db.$queryRaw<{ n: bigint }[]>`
+    SELECT count(*) AS n FROM "UsageRecord" WHERE "userId" = ${ownerId} AND "occurredAt" < ${before}::timestamptz`;
+  return Number(row!.n);
+}
+
+/** Deletes the workspace's usage records past `days` at `now`, in batches; returns how many went. */
+export async function sweepUsageWorkspace(db: PrismaClient, ownerId: string, days: number, now: Date, batch = BATCH): Promise<number> {
+  const before = retentionCutoff(now, days)!;
+  let total = 0;
+  for (;;) {
+    const deleted = await db.$executeRaw`
+      DELETE FROM "UsageRecord" WHERE "id" IN (
+        SELECT "id" FROM "UsageRecord" WHERE "userId" = ${ownerId} AND "occurredAt" < ${before}::timestamptz
+         LIMIT ${batch} FOR UPDATE SKIP LOCKED)`;
+    total += deleted;
+    if (deleted < batch) break;
+  }
+  return total;
+}
+
+/** One sweep of every workspace with a window; `record` is told each workspace's count when something went. */
+export async function sweepUsageRetention(
+  db: PrismaClient,
+  now: Date,
+  record: (ownerId: string, usageRecords: number) => Promise<void> | void,
+  batch = BATCH,
+): Promise<Map<string, number>> {
+  const windows = await db.usageRetention.findMany({ where: { usageDetailDays: { not: null } } });
+  const swept = new Map<string, number>();
+  for (const w of windows) {
+    const n = await sweepUsageWorkspace(db, w.ownerId, w.usageDetailDays!, now, batch);
+    if (n === 0) continue;
+    swept.set(w.ownerId, n);
+    await record(w.ownerId, n);
+  }
+  return swept;
+}
+
+/** Sweeps a minute after start and then every hour until the returned function is called. */
+export function startUsageRetentionSweep(
+  db: PrismaClient,
+  logger: Logger,
+  record: (ownerId: string, usageRecords: number) => Promise<void> | void,
+): () => void {
+  const sweep = () =>
+    sweepUsageRetention(db, new Date(), record).then(
+      (swept) => {
+        if (swept.size > 0) logger.info({ workspaces: swept.size }, 'usage retention sweep deleted the usage detail past its windows');
+      },
+      (err: Error) => logger.warn({ err: err.message }, 'the usage retention sweep failed; the next round retries'),
+    );
+  return runPeriodically(sweep, { firstAfterMs: 60_000, everyMs: RETENTION_SWEEP_EVERY_MS });
+}
+
+/** Tells auth what a sweep deleted of one workspace (RetentionSwept, audited once per sweep id); a failure is logged, the rows are gone already. */
+export async function publishUsageRetentionSwept(
+  producer: Producer<typeof RetentionSweptSchema>,
+  ownerId: string,
+  usageRecords: number,
+  logger: Logger,
+): Promise<void> {
+  const sweepId = randomUUID();
+  const event = create(RetentionSweptSchema, {
+    sweepId,
+    ownerId,
+    service: 'billing',
+    kind: 'usage_detail',
+    usageRecords: BigInt(usageRecords),
+    sweptAt: timestampFromDate(new Date()),
+  });
+  try {
+    await producer.publish(event, `retention.${sweepId}`);
+  } catch (err) {
+    logger.warn({ err: (err as Error).message, ownerId, usageRecords }, 'publishing RetentionSwept failed: the deletion is not audited');
+  }
+}
+
+const ownerIdOf = (raw: string): string => {
+  if (!/^[\w-]{1,64}$/.test(raw)) throw invalid('user_id is required.');
+  return raw;
+};
+
+/** The BillingService's usage retention methods, spread into its routes by rpc.ts; `now` is the preview's clock. */
+export function usageRetentionMethods(deps: { prisma: PrismaClient; now?: () => Date }) {
+  const now = deps.now ?? (() => new Date());
+  return {
+    async getUsageRetention(req: { userId: string }) {
+      return { retention: { usageDetailDays: (await getUsageRetention(deps.prisma, ownerIdOf(req.userId))) ?? undefined } };
+    },
+    async setUsageRetention(req: { userId: string; retention?: { usageDetailDays?: number } }) {
+      const days = await setUsageRetention(deps.prisma, ownerIdOf(req.userId), req.retention?.usageDetailDays ?? null);
+      return { retention: { usageDetailDays: days ?? undefined } };
+    },
+    async previewUsageRetention(req: { userId: string; retention?: { usageDetailDays?: number } }) {
+      return {
+        usageRecords: BigInt(
+          await previewUsageRetention(deps.prisma, ownerIdOf(req.userId), req.retention?.usageDetailDays ?? null, now()),
+        ),
+      };
+    },
+  };
+}
