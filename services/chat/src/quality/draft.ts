@@ -1,11 +1,11 @@
 // A side by side's draft (docs/adr/0058-side-by-side-runs.md): the model, instructions and
 // temperature a run answers every case with beside the chatbot's own configuration. The draft is
-// checked when the run starts (a catalogue model, the instructions' bound, the temperature's range)
+// checked when the run starts (a model the deployment offers, the instructions' bound, the temperature's range)
 // and applied to the chatbot the turn loaded, so the draft's answers go through the same turn,
 // credit hold and billing as the configuration's; "Apply draft" is the chatbot service's ordinary
 // settings change, made by the owner's client.
 import type { PublicChatbot } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
-import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
+import type { OfferedModels } from '../models/offered-models.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import type { ChatbotContext } from '../public-chat/chatbot-context.ts';
 import { INSTRUCTIONS_MAX_CHARS } from '../public-chat/build-prompt.ts';
@@ -21,18 +21,18 @@ export const VARIANTS = ['current', 'draft'] as const;
 export type Variant = (typeof VARIANTS)[number];
 
 export const MAX_TEMPERATURE = 1.5;
-export const DRAFT_MODEL_UNKNOWN = 'Choose a model of the catalogue for the draft.';
+export const DRAFT_MODEL_UNKNOWN = 'Choose one of the offered models for the draft.';
 export const DRAFT_TEMPERATURE = `The draft's temperature is between 0 and ${MAX_TEMPERATURE}.`;
 export const DRAFT_INSTRUCTIONS_TOO_LONG = `The draft's instructions are too long (maximum ${INSTRUCTIONS_MAX_CHARS} characters).`;
 
 /** The draft as asked for, checked; null when none was given. INVALID_ARGUMENT names what is wrong. */
 export function parseDraft(
   raw: { modelId: string; instructions: string; temperature?: number } | undefined,
-  catalogue: ModelCatalogue,
+  offered: Pick<OfferedModels, 'find'>,
 ): Draft | null {
   if (!raw) return null;
   const modelId = raw.modelId.trim();
-  if (!catalogue.find(modelId)) throw invalid(DRAFT_MODEL_UNKNOWN);
+  if (!offered.find(modelId)) throw invalid(DRAFT_MODEL_UNKNOWN);
   const instructions = raw.instructions.trim();
   if ([...instructions].length > INSTRUCTIONS_MAX_CHARS) throw invalid(DRAFT_INSTRUCTIONS_TOO_LONG);
   const t = raw.temperature;

@@ -23,6 +23,7 @@ import { Prisma, type TestResult, type TestRun } from '../generated/prisma/clien
 import { answerCase, type AnswerCaseDeps } from './answer-case.ts';
 import { runChecks, type Check } from './checks.ts';
 import { ownedChatbot, type QualityDeps } from './test-cases.ts';
+import type { OfferedModels } from '../models/offered-models.ts';
 import { parseDraft, storedDraft, type Draft, type Variant } from './draft.ts';
 
 export const RUN_NOT_FOUND = 'Test run not found.';
@@ -38,6 +39,8 @@ export const RUN_HISTORY = 30;
 export interface RunDeps extends QualityDeps {
   answer: AnswerCaseDeps;
   runs: Producer<typeof TestRunDueSchema>;
+  /** The models this deployment offers: a side by side's draft names one of them. */
+  offered: Pick<OfferedModels, 'find'>;
   /** Cases answered at once in one run. */
   concurrency: number;
   /** How long after a chatbot's last change its automatic run starts. */
@@ -99,7 +102,7 @@ export async function startTestRun(
   input: { ownerId: string; chatbotId: string; draft?: { modelId: string; instructions: string; temperature?: number } },
 ): Promise<RunSummary> {
   const bot = await ownedChatbot(deps, input);
-  const draft = parseDraft(input.draft, deps.answer.catalogue);
+  const draft = parseDraft(input.draft, deps.offered);
   const run = await createRun(deps, bot, 'manual', draft);
   if (!run) throw failedPrecondition(NO_CASES);
   await deps.runs.publish({ $typeName: 'parley.events.v1.TestRunDue', runId: run.id, chatbotId: bot.id }, `run-${run.id}`);

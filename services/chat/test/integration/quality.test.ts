@@ -287,7 +287,7 @@ describe('a side by side', () => {
       stack.client.startTestRun({ ownerId: bot.ownerId, chatbotId: bot.id, draft: { modelId: 'gpt-9', instructions: '' } }),
     );
     expect(bad.code).toBe(Code.InvalidArgument);
-    expect(bad.rawMessage).toBe('Choose a model of the catalogue for the draft.');
+    expect(bad.rawMessage).toBe('Choose one of the offered models for the draft.');
     const hot = await rpcError(
       stack.client.startTestRun({ ownerId: bot.ownerId, chatbotId: bot.id, draft: { modelId: 'gpt-4.1-mini', instructions: '', temperature: 3 } }),
     );
