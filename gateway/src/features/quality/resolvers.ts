@@ -84,7 +84,11 @@ export const qualityResolvers: Resolvers = {
         ownerId: (await ctx.member()).ownerId,
         chatbotId,
         draft: draft
-          ? { modelId: draft.modelId, instructions: draft.instructions, ...(draft.temperature == null ? {} : { temperature: draft.temperature }) }
+          ? {
+              modelId: draft.modelId,
+              instructions: draft.instructions,
+              ...(draft.temperature == null ? {} : { temperature: draft.temperature }),
+            }
           : undefined,
       });
       return testRunView(run!);

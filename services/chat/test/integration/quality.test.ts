@@ -289,7 +289,11 @@ describe('a side by side', () => {
     expect(bad.code).toBe(Code.InvalidArgument);
     expect(bad.rawMessage).toBe('Choose one of the offered models for the draft.');
     const hot = await rpcError(
-      stack.client.startTestRun({ ownerId: bot.ownerId, chatbotId: bot.id, draft: { modelId: 'gpt-4.1-mini', instructions: '', temperature: 3 } }),
+      stack.client.startTestRun({
+        ownerId: bot.ownerId,
+        chatbotId: bot.id,
+        draft: { modelId: 'gpt-4.1-mini', instructions: '', temperature: 3 },
+      }),
     );
     expect(hot.rawMessage).toBe("The draft's temperature is between 0 and 1.5.");
 
@@ -325,7 +329,11 @@ describe('a side by side', () => {
     expect(got.draftResults[0].answer).toMatch(/Enjoy your visit\.$/);
     expect(got.totals).toMatchObject({ answered: 2, passed: 1 });
     expect(got.draftTotals).toMatchObject({ answered: 2, passed: 2 });
-    const perAnswer = (results: { cost: string }[]) => sum(results.map((r) => r.cost)).div(results.length).toDecimalPlaces(10).toFixed();
+    const perAnswer = (results: { cost: string }[]) =>
+      sum(results.map((r) => r.cost))
+        .div(results.length)
+        .toDecimalPlaces(10)
+        .toFixed();
     expect(got.totals!.costPerAnswer).toBe(perAnswer(got.results));
     expect(got.draftTotals!.costPerAnswer).toBe(perAnswer(got.draftResults));
     // gpt-4.1-mini is dearer than gpt-4o-mini per token: the draft's answers cost more.
@@ -336,7 +344,8 @@ describe('a side by side', () => {
     const records = await usageRecords(bot.ownerId);
     const all = [...got.results, ...got.draftResults];
     expect(records.map((r) => r.requestId).sort()).toEqual(all.map((r) => r.requestId).sort());
-    for (const r of all) expect(records.find((u) => u.requestId === r.requestId)!.totalCost.toFixed()).toBe(new Prisma.Decimal(r.cost).toFixed());
+    for (const r of all)
+      expect(records.find((u) => u.requestId === r.requestId)!.totalCost.toFixed()).toBe(new Prisma.Decimal(r.cost).toFixed());
     expect(got.run!.cost).toBe(sum(records.map((r) => r.totalCost)).toFixed());
 
     // The next plain run counts its regressions against the configuration's side only.
