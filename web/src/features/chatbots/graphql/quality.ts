@@ -46,6 +46,7 @@ export const TestRunFieldsFragment = graphql(`
   }
 `);
 
+// A case's answer and its checks; the draft's answers leave their sources out (the operation's cost bound).
 export const TestResultFieldsFragment = graphql(`
   fragment TestResultFields on TestResult {
     caseId
@@ -56,11 +57,6 @@ export const TestResultFieldsFragment = graphql(`
     error
     cost
     latencyMs
-    sources {
-      entryId
-      title
-      url
-    }
     checks {
       passed
       detail
@@ -107,6 +103,11 @@ export const TestRunQuery = graphql(`
       }
       results {
         ...TestResultFields
+        sources {
+          entryId
+          title
+          url
+        }
       }
       draftResults {
         ...TestResultFields
