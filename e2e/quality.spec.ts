@@ -99,7 +99,7 @@ test('the owner compares a draft side by side and applies it', async ({ page, re
   await dialog.getByLabel('Model').selectOption('gpt-4.1-mini');
   await dialog.getByLabel('Instructions').fill('Answer in one friendly sentence.');
   await dialog.getByLabel('Temperature').fill('0.4');
-  await screenshot(page, 'quality-compare-draft');
+  await screenshot(page, 'quality-compare-draft', { fullPage: false });
   await dialog.getByRole('button', { name: 'Compare' }).click();
 
   await expect(tests.getByText('Latest run: Completed')).toBeVisible({ timeout: 30_000 });
@@ -113,6 +113,7 @@ test('the owner compares a draft side by side and applies it', async ({ page, re
   await expect(totals.getByRole('row', { name: /Cost per answer/ })).toContainText('$');
   await expect(tests).toContainText('Draft: gpt-4.1-mini, temperature 0.4');
   await screenshot(page, 'quality-side-by-side');
+  await tests.screenshot({ path: 'test-results/screenshots/quality-side-by-side-section.png' });
 
   await tests.getByRole('button', { name: 'Apply draft' }).click();
   const confirm = page.getByRole('dialog', { name: 'Apply draft' });

@@ -69,8 +69,9 @@ export function DraftDialog({
   const description =
     estimate && cost !== null ? (
       <p>
-        Each of the {estimate.cases} {estimate.cases === 1 ? 'case' : 'cases'} is answered twice, with the current settings and with the
-        draft: about <strong>{formatDollars(cost, 4)}</strong> of credit, billed like answers. Nothing changes until you apply the draft.
+        {estimate.cases === 1 ? 'The case' : `Each of the ${estimate.cases} cases`} is answered twice, with the current settings and with
+        the draft: about <strong>{formatDollars(cost, 4)}</strong> of credit, billed like answers. Nothing changes until you apply the
+        draft.
       </p>
     ) : (
       <p>Estimating the cost…</p>
@@ -235,7 +236,6 @@ export function SideBySide({ chatbotId, detail, underWay }: { chatbotId: string;
           ) : (
             ', no instructions'
           )}
-          .
         </p>
       </div>
       {detail.draftTotals ? <Totals totals={detail.totals} draft={detail.draftTotals} /> : null}
