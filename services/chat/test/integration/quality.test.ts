@@ -108,6 +108,18 @@ describe('test cases', () => {
     expect(imported.rawMessage).toBe('Line 3: A test case needs a question.\nLine 4: A test case needs at least one check.');
     expect((await stack.client.listTestCases({ ownerId: bot.ownerId, chatbotId: bot.id })).cases).toHaveLength(1);
 
+    // A case added from the inbox or from an unanswered question in Analytics keeps where it came from; an unknown source is manual.
+    for (const source of ['inbox', 'analytics', 'elsewhere']) {
+      const { case: from } = await stack.client.saveTestCase({
+        ownerId: bot.ownerId,
+        chatbotId: bot.id,
+        question: 'Parking?',
+        checks: [contains('parking')],
+        source,
+      });
+      expect(from!.source).toBe(source === 'elsewhere' ? 'manual' : source);
+      await stack.client.deleteTestCase({ ownerId: bot.ownerId, chatbotId: bot.id, caseId: from!.id });
+    }
     await stack.client.deleteTestCase({ ownerId: bot.ownerId, chatbotId: bot.id, caseId: saved.id });
     expect((await stack.client.listTestCases({ ownerId: bot.ownerId, chatbotId: bot.id })).cases).toEqual([]);
     expect((await rpcError(stack.client.deleteTestCase({ ownerId: bot.ownerId, chatbotId: bot.id, caseId: saved.id }))).code).toBe(

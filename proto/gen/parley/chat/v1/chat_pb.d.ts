@@ -3181,7 +3181,7 @@ export declare type TestCase = Message<"parley.chat.v1.TestCase"> & {
   expectedAnswer: string;
 
   /**
-   * "manual", "history", "import", "improve".
+   * "manual", "history", "inbox", "analytics", "import", "improve".
    *
    * @generated from field: string source = 7;
    */

@@ -6,6 +6,7 @@ import { cn } from '../../../lib/cn';
 import { formatDateTime } from '../../../lib/format';
 import { AnsweredBy } from '../../../components/conversations/answered-by';
 import { InternalNote } from '../../../components/conversations/internal-note';
+import { AddToTests } from '../../chatbots/components/answer-actions';
 
 const WHO: Record<string, string> = { user: 'Visitor', assistant: 'Bot', system: 'Parley' };
 
@@ -15,11 +16,18 @@ const WHO: Record<string, string> = { user: 'Visitor', assistant: 'Bot', system:
  * marked "Internal note") so nobody mistakes them for what the visitor saw. The bot's answers show
  * their citations as the visitor saw them: numbered badges and the "Sources (n)" list under the bubble.
  */
-export function ConversationMessages({ messages }: { messages: InboxMessageFieldsFragment[] }) {
+export function ConversationMessages({
+  messages,
+  testsOf,
+}: {
+  messages: InboxMessageFieldsFragment[];
+  /** The conversation's chatbot, for a member who may change its tests: "Add to tests" under each answer to a visitor's question. */
+  testsOf?: string;
+}) {
   if (!messages.length) return <p className="py-8 text-center text-sm text-gray-500">No messages yet.</p>;
   return (
     <ol aria-label="Messages" className="space-y-3">
-      {messages.map((m) => {
+      {messages.map((m, i) => {
         const when = m.timestamp ? formatDateTime(m.timestamp) : null;
         if (m.role === 'system') {
           return (
@@ -59,6 +67,17 @@ export function ConversationMessages({ messages }: { messages: InboxMessageField
             {sources.length > 0 ? (
               <div className="max-w-[85%] sm:max-w-[75%]">
                 <MessageSources sources={sources} />
+              </div>
+            ) : null}
+            {testsOf && m.role === 'assistant' && messages[i - 1]?.role === 'user' ? (
+              <div className="mt-1 flex flex-wrap items-center justify-end gap-2">
+                <AddToTests
+                  chatbotId={testsOf}
+                  question={messages[i - 1].content}
+                  answer={m.content}
+                  sources={sources.flatMap((s) => (s.entryId ? [{ entryId: s.entryId, title: s.title }] : []))}
+                  source="inbox"
+                />
               </div>
             ) : null}
           </li>

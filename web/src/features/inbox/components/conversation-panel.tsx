@@ -11,6 +11,7 @@ import { useInboxConversation } from '../hooks/use-inbox-conversation';
 import { visitorLabel } from '../inbox-lists';
 import { ConversationMessages } from './conversation-messages';
 import { MessageForm } from './message-form';
+import { useCan } from '../../../lib/workspace/use-can';
 
 export const SUMMARY_COST_HINT = 'A summary costs like an answer: one model call, billed to the workspace’s credit.';
 export const CONVERSATION_FAILED = 'The conversation could not be loaded.';
@@ -47,6 +48,7 @@ export function ConversationPanel({
   onVisitor?: (label: string) => void;
 }) {
   const { data, error, loading } = useInboxConversation(id, true);
+  const writesTests = useCan('chatbots:write');
   const actions = useConversationActions(id);
   const conversation = data?.inboxConversation;
   const scroller = useRef<HTMLDivElement>(null);
@@ -169,7 +171,7 @@ export function ConversationPanel({
         ) : null}
 
         <div ref={scroller} className="max-h-[32rem] min-h-48 overflow-y-auto px-4 py-4 sm:px-6">
-          <ConversationMessages messages={messages} />
+          <ConversationMessages messages={messages} testsOf={writesTests && conversation ? conversation.item.chatbotId : undefined} />
         </div>
 
         {canWrite ? (
