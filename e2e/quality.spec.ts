@@ -2,9 +2,18 @@
 // the owner adds a case from an answer in History, runs the tests (after its cost estimate), then
 // changes the knowledge, and the automatic run shows the case as a regression first; and compares a
 // draft of other settings side by side, then applies it (docs/adr/0058-side-by-side-runs.md).
-import { expect, test } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type Page } from '@playwright/test';
 import { createBot, makePro, ownerToken, registerOwner, uniqueEmail } from './fixtures.ts';
 import { screenshot } from './screenshots.ts';
+
+/** Axe's serious and critical findings on the page as it is (the screens spec's rule). */
+async function seriousViolations(page: Page) {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => ({ rule: v.id, nodes: v.nodes.map((n) => n.target.join(' ')) }));
+}
 
 test('the owner adds a case from History, runs the tests, changes the knowledge and sees the regression', async ({
   page,
@@ -100,6 +109,7 @@ test('the owner compares a draft side by side and applies it', async ({ page, re
   await dialog.getByLabel('Instructions').fill('Answer in one friendly sentence.');
   await dialog.getByLabel('Temperature').fill('0.4');
   await screenshot(page, 'quality-compare-draft', { fullPage: false });
+  expect(await seriousViolations(page)).toEqual([]);
   await dialog.getByRole('button', { name: 'Compare' }).click();
 
   await expect(tests.getByText('Latest run: Completed')).toBeVisible({ timeout: 30_000 });
@@ -114,6 +124,7 @@ test('the owner compares a draft side by side and applies it', async ({ page, re
   await expect(tests).toContainText('Draft: gpt-4.1-mini, temperature 0.4');
   await screenshot(page, 'quality-side-by-side');
   await tests.screenshot({ path: 'test-results/screenshots/quality-side-by-side-section.png' });
+  expect(await seriousViolations(page)).toEqual([]);
 
   await tests.getByRole('button', { name: 'Apply draft' }).click();
   const confirm = page.getByRole('dialog', { name: 'Apply draft' });
