@@ -162,9 +162,17 @@ describe('test cases on GraphQL', () => {
       owner.token,
     );
     expect(bad.body.errors[0]).toMatchObject({
-      message: 'Choose one of the offered models for the draft.',
+      message: 'Unknown model: no-such-model',
       extensions: { code: 'BAD_USER_INPUT' },
     });
+    // A model the free plan may not use is refused as the Model card refuses it.
+    const pro = await gql(
+      stack.url,
+      `mutation($c: ID!, $d: TestDraftInput) { startTestRun(chatbotId: $c, draft: $d) { id } }`,
+      { c: chatbotId, d: { modelId: 'gpt-4o', instructions: '' } },
+      owner.token,
+    );
+    expect(pro.body.errors[0]).toMatchObject({ message: 'GPT-4o is available on the Pro plan.', extensions: { code: 'FORBIDDEN' } });
     const draft = { modelId: 'gpt-4.1-mini', instructions: 'Answer in one short sentence.', temperature: 0.3 };
     const { startTestRun } = await q(
       owner,

@@ -6,6 +6,7 @@ import { invalid, notFound } from '@parley/common/rpc-errors.ts';
 import { CHATBOT_NOT_FOUND } from '@parley/common/not-found.ts';
 import type { Resolvers } from '../../generated/graphql.ts';
 import { textEntryView, updateChatbot, voiceChange } from '../../chatbots.ts';
+import { modelChoiceChange } from '../../models.ts';
 import { parseFormat, readTestFile, writeTestFile } from './test-files.ts';
 import { checkView, runEstimate, testCaseView, testResultView, testRunView, testTotalsView } from './views.ts';
 
@@ -80,8 +81,11 @@ export const qualityResolvers: Resolvers = {
       return imported;
     },
     startTestRun: async (_parent, { chatbotId, draft }, ctx) => {
+      const ownerId = (await ctx.member()).ownerId;
+      // A draft's model is one the workspace may choose, as in the Model card (offered here, allowed on its plan).
+      if (draft) await modelChoiceChange(ctx.clients, ownerId, { modelId: draft.modelId });
       const { run } = await ctx.clients.chat.startTestRun({
-        ownerId: (await ctx.member()).ownerId,
+        ownerId,
         chatbotId,
         draft: draft
           ? {

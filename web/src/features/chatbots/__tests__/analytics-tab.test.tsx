@@ -211,25 +211,28 @@ describe('Unanswered questions', () => {
 
   it('adds the question to the tests, as a case from Analytics', async () => {
     const { calls } = openAnalytics(proUser, {
-      SaveTestCase: ({ variables }) => ({
-        data: {
-          saveTestCase: {
-            __typename: 'TestCase',
-            id: 't1',
-            question: variables.input.question,
-            expectedAnswer: '',
-            source: variables.input.source,
-            createdAt: '2026-12-02T10:00:00.000Z',
-            earlierTurns: [],
-            checks: variables.input.checks.map((c: { kind: string; phrases?: string[] }) => ({
-              __typename: 'TestCheck',
-              kind: c.kind,
-              phrases: c.phrases ?? [],
-              entryId: null,
-            })),
+      SaveTestCase: ({ variables }) => {
+        const input = variables.input as { question: string; source: string; checks: { kind: string; phrases?: string[] }[] };
+        return {
+          data: {
+            saveTestCase: {
+              __typename: 'TestCase',
+              id: 't1',
+              question: input.question,
+              expectedAnswer: '',
+              source: input.source,
+              createdAt: '2026-12-02T10:00:00.000Z',
+              earlierTurns: [],
+              checks: input.checks.map((c) => ({
+                __typename: 'TestCheck',
+                kind: c.kind,
+                phrases: c.phrases ?? [],
+                entryId: null,
+              })),
+            },
           },
-        },
-      }),
+        };
+      },
     });
     await openTab();
     const group = await screen.findByRole('listitem', { name: 'Do you deliver on Sundays?' });

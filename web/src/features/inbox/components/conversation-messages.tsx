@@ -6,7 +6,7 @@ import { cn } from '../../../lib/cn';
 import { formatDateTime } from '../../../lib/format';
 import { AnsweredBy } from '../../../components/conversations/answered-by';
 import { InternalNote } from '../../../components/conversations/internal-note';
-import { AddToTests } from '../../chatbots/components/answer-actions';
+import type { AnswerSlot } from '../../../components/conversations/answer-slot';
 
 const WHO: Record<string, string> = { user: 'Visitor', assistant: 'Bot', system: 'Parley' };
 
@@ -18,11 +18,13 @@ const WHO: Record<string, string> = { user: 'Visitor', assistant: 'Bot', system:
  */
 export function ConversationMessages({
   messages,
-  testsOf,
+  chatbotId,
+  answerSlot,
 }: {
   messages: InboxMessageFieldsFragment[];
-  /** The conversation's chatbot, for a member who may change its tests: "Add to tests" under each answer to a visitor's question. */
-  testsOf?: string;
+  chatbotId?: string;
+  /** Shown under each answer to a visitor's question ("Add to tests" for a member who may change the chatbot). */
+  answerSlot?: AnswerSlot;
 }) {
   if (!messages.length) return <p className="py-8 text-center text-sm text-gray-500">No messages yet.</p>;
   return (
@@ -69,15 +71,14 @@ export function ConversationMessages({
                 <MessageSources sources={sources} />
               </div>
             ) : null}
-            {testsOf && m.role === 'assistant' && messages[i - 1]?.role === 'user' ? (
+            {answerSlot && chatbotId && m.role === 'assistant' && messages[i - 1]?.role === 'user' ? (
               <div className="mt-1 flex flex-wrap items-center justify-end gap-2">
-                <AddToTests
-                  chatbotId={testsOf}
-                  question={messages[i - 1].content}
-                  answer={m.content}
-                  sources={sources.flatMap((s) => (s.entryId ? [{ entryId: s.entryId, title: s.title }] : []))}
-                  source="inbox"
-                />
+                {answerSlot({
+                  chatbotId,
+                  question: messages[i - 1].content,
+                  answer: m.content,
+                  sources: sources.flatMap((s) => (s.entryId ? [{ entryId: s.entryId, title: s.title }] : [])),
+                })}
               </div>
             ) : null}
           </li>
