@@ -1,7 +1,8 @@
 // The quality loop end to end (docs/adr/0050-quality-loop.md), in Chromium against the whole product:
 // the owner adds a case from an answer in History, runs the tests (after its cost estimate), then
 // changes the knowledge, and the automatic run shows the case as a regression first; and compares a
-// draft of other settings side by side, then applies it (docs/adr/0058-side-by-side-runs.md).
+// draft of other settings side by side, then applies it (docs/adr/0058-side-by-side-runs.md); and adds
+// an unanswered question from Analytics to the tests.
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { createBot, makePro, ownerToken, registerOwner, uniqueEmail } from './fixtures.ts';
@@ -135,4 +136,38 @@ test('the owner compares a draft side by side and applies it', async ({ page, re
   await page.reload();
   await expect(page.locator('select[name="model"]')).toHaveValue('gpt-4.1-mini');
   await expect(page.getByLabel('Instructions', { exact: true }).first()).toHaveValue('Answer in one friendly sentence.');
+});
+
+test('the owner adds an unanswered question from Analytics to the tests', async ({ page, context, request }) => {
+  test.setTimeout(180_000);
+  const email = await registerOwner(page, uniqueEmail('quality-analytics'));
+  await makePro(email);
+  const token = await ownerToken(page);
+  const bot = await createBot(request, token, 'Acme Support', 'Acme opens at nine in the morning and closes at six in the evening.');
+  const visitor = await context.newPage();
+  await visitor.goto(`/chat/${bot.uniqueId}`);
+  const input = visitor.getByPlaceholder('Type your message...');
+  await input.fill('Do you sell gift cards?');
+  await input.press('Enter');
+  await expect(visitor.getByTestId('assistant-message').last()).toContainText('You asked');
+  await visitor.close();
+
+  await page.goto(`/chatbots/${bot._id}`);
+  const group = page.getByRole('listitem', { name: 'Do you sell gift cards?' });
+  await expect(async () => {
+    await page.reload();
+    await page.getByRole('tab', { name: 'Analytics' }).click();
+    await expect(group).toBeVisible({ timeout: 2000 });
+  }).toPass({ timeout: 90_000 });
+  await group.getByRole('button', { name: 'Add to tests' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Add to tests' });
+  await expect(dialog.getByLabel('Question')).toHaveValue('Do you sell gift cards?');
+  await dialog.getByLabel('Must contain').fill('gift card');
+  await dialog.getByRole('button', { name: 'Add to tests' }).click();
+  await expect(group.getByRole('status')).toHaveText('Added to tests');
+  await group.screenshot({ path: 'test-results/screenshots/quality-unanswered-added.png' });
+
+  await page.getByRole('tab', { name: 'Settings' }).click();
+  await page.goto(`/chatbots/${bot._id}#settings-tests`);
+  await expect(page.getByRole('region', { name: 'Tests' }).getByText('Contains: gift card')).toBeVisible();
 });
