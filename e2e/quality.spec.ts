@@ -1,9 +1,20 @@
 // The quality loop end to end (docs/adr/0050-quality-loop.md), in Chromium against the whole product:
 // the owner adds a case from an answer in History, runs the tests (after its cost estimate), then
-// changes the knowledge, and the automatic run shows the case as a regression first.
-import { expect, test } from '@playwright/test';
+// changes the knowledge, and the automatic run shows the case as a regression first; and compares a
+// draft of other settings side by side, then applies it (docs/adr/0058-side-by-side-runs.md); and adds
+// an unanswered question from Analytics to the tests.
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type Page } from '@playwright/test';
 import { createBot, makePro, ownerToken, registerOwner, uniqueEmail } from './fixtures.ts';
 import { screenshot } from './screenshots.ts';
+
+/** Axe's serious and critical findings on the page as it is (the screens spec's rule). */
+async function seriousViolations(page: Page) {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => ({ rule: v.id, nodes: v.nodes.map((n) => n.target.join(' ')) }));
+}
 
 test('the owner adds a case from History, runs the tests, changes the knowledge and sees the regression', async ({
   page,
@@ -73,4 +84,90 @@ test('the owner adds a case from History, runs the tests, changes the knowledge 
   await expect(results.getByText('Missing: nine in the morning / 9 am')).toBeVisible();
   await expect(tests.getByRole('region', { name: 'Pass rate over time' }).locator('.recharts-surface')).toBeVisible();
   await screenshot(page, 'quality-regression');
+});
+
+test('the owner compares a draft side by side and applies it', async ({ page, request }) => {
+  test.setTimeout(180_000);
+  await registerOwner(page, uniqueEmail('quality-draft'));
+  const token = await ownerToken(page);
+  const bot = await createBot(request, token, 'Acme Support', 'Acme opens at nine in the morning and closes at six in the evening.');
+  const saved = await request.post('/graphql', {
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    data: {
+      query: 'mutation($c: ID!, $i: TestCaseInput!) { saveTestCase(chatbotId: $c, input: $i) { id } }',
+      variables: { c: bot._id, i: { question: 'When does Acme open in the morning?', checks: [{ kind: 'contains', phrases: ['nine'] }] } },
+    },
+  });
+  expect(((await saved.json()) as { errors?: unknown }).errors).toBeUndefined();
+
+  await page.goto(`/chatbots/${bot._id}#settings-tests`);
+  const tests = page.getByRole('region', { name: 'Tests' });
+  await expect(tests.getByText('When does Acme open in the morning?')).toBeVisible();
+  await tests.getByRole('button', { name: 'Compare a draft' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Compare a draft' });
+  await expect(dialog).toContainText('answered twice');
+  await dialog.getByLabel('Model').selectOption('gpt-4.1-mini');
+  await dialog.getByLabel('Instructions').fill('Answer in one friendly sentence.');
+  await dialog.getByLabel('Temperature').fill('0.4');
+  await screenshot(page, 'quality-compare-draft', { fullPage: false });
+  expect(await seriousViolations(page)).toEqual([]);
+  await dialog.getByRole('button', { name: 'Compare' }).click();
+
+  await expect(tests.getByText('Latest run: Completed')).toBeVisible({ timeout: 30_000 });
+  const sideBySide = tests.getByRole('list', { name: 'Results side by side' });
+  const item = sideBySide.locator('li').first();
+  await expect(item.getByText('Current', { exact: true })).toBeVisible();
+  await expect(item.getByText('Draft', { exact: true })).toBeVisible();
+  await expect(item.getByText('Passed', { exact: true })).toHaveCount(2);
+  const totals = tests.getByRole('table', { name: 'Totals' });
+  await expect(totals.getByRole('row', { name: /Pass rate/ })).toContainText('100 %');
+  await expect(totals.getByRole('row', { name: /Cost per answer/ })).toContainText('$');
+  await expect(tests).toContainText('Draft: gpt-4.1-mini, temperature 0.4');
+  await screenshot(page, 'quality-side-by-side');
+  await tests.screenshot({ path: 'test-results/screenshots/quality-side-by-side-section.png' });
+  expect(await seriousViolations(page)).toEqual([]);
+
+  await tests.getByRole('button', { name: 'Apply draft' }).click();
+  const confirm = page.getByRole('dialog', { name: 'Apply draft' });
+  await confirm.getByRole('button', { name: 'Apply draft' }).click();
+  await expect(tests.getByText("The draft's settings are the chatbot's now.")).toBeVisible();
+
+  // The chatbot's settings are the draft's, after a reload too.
+  await page.reload();
+  await expect(page.locator('select[name="model"]')).toHaveValue('gpt-4.1-mini');
+  await expect(page.getByLabel('Instructions', { exact: true }).first()).toHaveValue('Answer in one friendly sentence.');
+});
+
+test('the owner adds an unanswered question from Analytics to the tests', async ({ page, context, request }) => {
+  test.setTimeout(180_000);
+  const email = await registerOwner(page, uniqueEmail('quality-analytics'));
+  await makePro(email);
+  const token = await ownerToken(page);
+  const bot = await createBot(request, token, 'Acme Support', 'Acme opens at nine in the morning and closes at six in the evening.');
+  const visitor = await context.newPage();
+  await visitor.goto(`/chat/${bot.uniqueId}`);
+  const input = visitor.getByPlaceholder('Type your message...');
+  await input.fill('Do you sell gift cards?');
+  await input.press('Enter');
+  await expect(visitor.getByTestId('assistant-message').last()).toContainText('You asked');
+  await visitor.close();
+
+  await page.goto(`/chatbots/${bot._id}`);
+  const group = page.getByRole('listitem', { name: 'Do you sell gift cards?' });
+  await expect(async () => {
+    await page.reload();
+    await page.getByRole('tab', { name: 'Analytics' }).click();
+    await expect(group).toBeVisible({ timeout: 2000 });
+  }).toPass({ timeout: 90_000 });
+  await group.getByRole('button', { name: 'Add to tests' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Add to tests' });
+  await expect(dialog.getByLabel('Question')).toHaveValue('Do you sell gift cards?');
+  await dialog.getByLabel('Must contain').fill('gift card');
+  await dialog.getByRole('button', { name: 'Add to tests' }).click();
+  await expect(group.getByRole('status')).toHaveText('Added to tests');
+  await group.screenshot({ path: 'test-results/screenshots/quality-unanswered-added.png' });
+
+  await page.getByRole('tab', { name: 'Settings' }).click();
+  await page.goto(`/chatbots/${bot._id}#settings-tests`);
+  await expect(page.getByRole('region', { name: 'Tests' }).getByText('Contains: gift card')).toBeVisible();
 });

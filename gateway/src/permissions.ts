@@ -127,6 +127,7 @@ export const ACCESS = {
   'Mutation.importTestCases': 'chatbots:write',
   'Mutation.startTestRun': 'chatbots:write',
   'Mutation.cancelTestRun': 'chatbots:write',
+  'Mutation.applyTestDraft': 'chatbots:write',
   'Mutation.improveAnswer': 'chatbots:write',
 
   // The live inbox (ADR 34): reading it is reading conversations, acting in it writing them; the

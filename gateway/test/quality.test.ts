@@ -1,16 +1,21 @@
 // The quality loop through the gateway (docs/adr/0050-quality-loop.md): test cases on GraphQL, their
 // CSV and JSONL files (every bad line named, a file read back as written), the run estimate from the
-// catalogue, a run answered in the background, and "Improve answer" making a Q&A pair and its case.
+// catalogue, a run answered in the background, a side by side of a draft and applying it, and
+// "Improve answer" making a Q&A pair and its case.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAI, type FakeOpenAI } from '@parley/common/testing/fake-openai.ts';
 import { registerOwner, type Owner } from './chatbot-fixtures.ts';
 import { api, gql, startStack, type Stack } from './stack.ts';
 
 let stack: Stack;
+let fake: FakeOpenAI;
 beforeAll(async () => {
-  stack = await startStack();
+  fake = await startFakeOpenAI();
+  stack = await startStack({ chatEnv: { OPENAI_API_KEY: 'sk-test-openai', OPENAI_BASE_URL: fake.url } });
 });
 afterAll(async () => {
   await stack?.close();
+  await fake?.close();
 });
 
 const CASE = 'id question checks { kind phrases entryId } expectedAnswer source';
@@ -142,6 +147,90 @@ describe('test cases on GraphQL', () => {
     const stranger = await registerOwner(stack, 'quality-stranger');
     const refused = await gql(stack.url, `query($c: ID!) { testCases(chatbotId: $c) { id } }`, { c: chatbotId }, stranger.token);
     expect(refused.body.errors[0].extensions.code).toBe('NOT_FOUND');
+  });
+
+  it('compare a draft side by side and apply it: the chatbot takes its settings, audited', async () => {
+    const { owner, chatbotId } = await ownerWithChatbot('quality-draft');
+    await q(owner, `mutation($c: ID!, $i: TestCaseInput!) { saveTestCase(chatbotId: $c, input: $i) { id } }`, {
+      c: chatbotId,
+      i: { question: 'When is the museum open?', checks: [{ kind: 'contains', phrases: ['open from ten'] }] },
+    });
+    const bad = await gql(
+      stack.url,
+      `mutation($c: ID!, $d: TestDraftInput) { startTestRun(chatbotId: $c, draft: $d) { id } }`,
+      { c: chatbotId, d: { modelId: 'no-such-model', instructions: '' } },
+      owner.token,
+    );
+    expect(bad.body.errors[0]).toMatchObject({
+      message: 'Unknown model: no-such-model',
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
+    // A model the free plan may not use is refused as the Model card refuses it.
+    const pro = await gql(
+      stack.url,
+      `mutation($c: ID!, $d: TestDraftInput) { startTestRun(chatbotId: $c, draft: $d) { id } }`,
+      { c: chatbotId, d: { modelId: 'gpt-4o', instructions: '' } },
+      owner.token,
+    );
+    expect(pro.body.errors[0]).toMatchObject({ message: 'GPT-4o is available on the Pro plan.', extensions: { code: 'FORBIDDEN' } });
+    const draft = { modelId: 'gpt-4.1-mini', instructions: 'Answer in one short sentence.', temperature: 0.3 };
+    const { startTestRun } = await q(
+      owner,
+      `mutation($c: ID!, $d: TestDraftInput) { startTestRun(chatbotId: $c, draft: $d) { id draft { modelId instructions temperature } } }`,
+      { c: chatbotId, d: draft },
+    );
+    expect(startTestRun.draft).toEqual(draft);
+    const DETAIL = `run { status passed draft { modelId } } results { caseId passed cost } draftResults { caseId passed answer cost }
+      totals { answered passed passRate costPerAnswer medianLatencyMs } draftTotals { answered passed passRate costPerAnswer medianLatencyMs }`;
+    let detail;
+    for (const deadline = Date.now() + 30_000; ;) {
+      ({ testRun: detail } = await q(owner, `query($c: ID!, $r: ID!) { testRun(chatbotId: $c, runId: $r) { ${DETAIL} } }`, {
+        c: chatbotId,
+        r: startTestRun.id,
+      }));
+      if (detail.run.status !== 'queued' && detail.run.status !== 'running') break;
+      if (Date.now() > deadline) throw new Error('the run did not finish');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(detail.run).toEqual({ status: 'completed', passed: 1, draft: { modelId: 'gpt-4.1-mini' } });
+    expect(detail.draftResults).toHaveLength(1);
+    expect(fake.requests.filter((r) => r.model === 'gpt-4.1-mini').map((r) => r.temperature)).toEqual([0.3]);
+    expect(detail.draftResults[0]).toMatchObject({ caseId: detail.results[0].caseId, passed: true });
+    expect(detail.totals).toMatchObject({ answered: 1, passed: 1, passRate: 1, costPerAnswer: detail.results[0].cost });
+    expect(detail.draftTotals).toMatchObject({ answered: 1, passed: 1, passRate: 1, costPerAnswer: detail.draftResults[0].cost });
+
+    // A plain run has no draft to apply.
+    const { startTestRun: plain } = await q(owner, `mutation($c: ID!) { startTestRun(chatbotId: $c) { id draft { modelId } } }`, {
+      c: chatbotId,
+    });
+    expect(plain.draft).toBeNull();
+    const refused = await gql(
+      stack.url,
+      `mutation($c: ID!, $r: ID!) { applyTestDraft(chatbotId: $c, runId: $r) { id } }`,
+      { c: chatbotId, r: plain.id },
+      owner.token,
+    );
+    expect(refused.body.errors[0]).toMatchObject({ message: 'This run has no draft to apply.', extensions: { code: 'BAD_USER_INPUT' } });
+
+    const { applyTestDraft } = await q(
+      owner,
+      `mutation($c: ID!, $r: ID!) { applyTestDraft(chatbotId: $c, runId: $r) { id instructions temperature model { id } } }`,
+      { c: chatbotId, r: startTestRun.id },
+    );
+    expect(applyTestDraft).toEqual({ id: chatbotId, instructions: draft.instructions, temperature: 0.3, model: { id: 'gpt-4.1-mini' } });
+    const log = await api(stack.url, '/api/workspace/audit-log?action=chatbot.model_changed', { token: owner.token });
+    expect(log.body.events).toHaveLength(1);
+    expect(log.body.events[0]).toMatchObject({ target: chatbotId, actorEmail: owner.email });
+    expect(JSON.parse(log.body.events[0].details)).toMatchObject({ modelId: 'gpt-4.1-mini', testRunId: startTestRun.id });
+
+    const stranger = await registerOwner(stack, 'quality-draft-stranger');
+    const other = await gql(
+      stack.url,
+      `mutation($c: ID!, $r: ID!) { applyTestDraft(chatbotId: $c, runId: $r) { id } }`,
+      { c: chatbotId, r: startTestRun.id },
+      stranger.token,
+    );
+    expect(other.body.errors[0].extensions.code).toBe('NOT_FOUND');
   });
 
   it('improve an answer: a Q&A pair the next visitor gets, and a case that it is cited', async () => {

@@ -371,6 +371,7 @@ export async function createChatService(
       now: () => performance.now(),
     },
     runs: testRuns,
+    offered: router.offered,
     concurrency: config.TEST_RUN_CONCURRENCY,
     autoRunDelayMs: config.TEST_AUTO_RUN_DELAY_MS,
   };

@@ -12,6 +12,8 @@ import { ApiReferencePage } from '../features/developers/components/api-referenc
 import { DevelopersPage } from '../features/developers/components/developers-page';
 import { DashboardPage } from '../features/dashboard/components/dashboard-page';
 import { InboxPage } from '../features/inbox/components/inbox-page';
+import { AddToTests } from '../features/chatbots/components/answer-actions';
+import type { AnswerSlot } from '../components/conversations/answer-slot';
 import { LandingPage } from '../features/landing/components/landing-page';
 import { LeadsPage } from '../features/leads/components/leads-page';
 import { PrivacyPage } from '../features/legal/components/privacy-page';
@@ -29,6 +31,9 @@ import { RequireAuth } from './require-auth';
 import { RequireTwoFactor } from './require-two-factor';
 import { RequireWorkspace } from './require-workspace';
 import { SiteLayout } from './site-layout';
+
+/** Under an answer in the inbox's conversation: "Add to tests" (the chatbots feature's), for a member who may change the chatbot. */
+const inboxAnswerSlot: AnswerSlot = (answer) => <AddToTests {...answer} source="inbox" />;
 
 // The public chat page (/chat/{uniqueId}) is not here: it is its own small page, chat.html
 // (src/chat/main.tsx), which the gateway serves for /chat/* so visitors never load the dashboard.
@@ -69,8 +74,8 @@ export const routes: RouteObject[] = [
                 children: [
                   { path: '/usage', element: <UsagePage /> },
                   { path: '/workspace/developers', element: <DevelopersPage /> },
-                  { path: '/inbox', element: <InboxPage /> },
-                  { path: '/inbox/:conversationId', element: <InboxPage /> },
+                  { path: '/inbox', element: <InboxPage answerSlot={inboxAnswerSlot} /> },
+                  { path: '/inbox/:conversationId', element: <InboxPage answerSlot={inboxAnswerSlot} /> },
                   { path: '/chatbots', element: <ChatbotsPage /> },
                   { path: '/chatbots/create', element: <CreateChatbotPage /> },
                   { path: '/chatbots/:id', element: <ChatbotDetailPage /> },

@@ -2,18 +2,21 @@
 // "Improve answer". The chat service owns every rule on cases and runs; the chatbot service the Q&A
 // pair an improved answer becomes; the gateway reads and writes the files (test-files.ts) and prices
 // the estimate from the catalogue.
-import { notFound } from '@parley/common/rpc-errors.ts';
+import { invalid, notFound } from '@parley/common/rpc-errors.ts';
 import { CHATBOT_NOT_FOUND } from '@parley/common/not-found.ts';
 import type { Resolvers } from '../../generated/graphql.ts';
-import { textEntryView } from '../../chatbots.ts';
+import { textEntryView, updateChatbot, voiceChange } from '../../chatbots.ts';
+import { modelChoiceChange } from '../../models.ts';
 import { parseFormat, readTestFile, writeTestFile } from './test-files.ts';
-import { checkView, runEstimate, testCaseView, testResultView, testRunView } from './views.ts';
+import { checkView, runEstimate, testCaseView, testResultView, testRunView, testTotalsView } from './views.ts';
 
 const checkInput = (c: { kind: string; phrases?: string[] | null; entryId?: string | null }) => ({
   kind: c.kind,
   phrases: c.phrases ?? [],
   entryId: c.entryId ?? '',
 });
+
+export const NO_DRAFT = 'This run has no draft to apply.';
 
 export const qualityResolvers: Resolvers = {
   Query: {
@@ -27,7 +30,13 @@ export const qualityResolvers: Resolvers = {
     },
     testRun: async (_parent, { chatbotId, runId }, ctx) => {
       const got = await ctx.clients.chat.getTestRun({ ownerId: (await ctx.member()).ownerId, chatbotId, runId });
-      return { run: testRunView(got.run!), results: got.results.map(testResultView) };
+      return {
+        run: testRunView(got.run!),
+        results: got.results.map(testResultView),
+        draftResults: got.draftResults.map(testResultView),
+        totals: testTotalsView(got.totals),
+        draftTotals: got.draftTotals ? testTotalsView(got.draftTotals) : null,
+      };
     },
     testRunEstimate: async (_parent, { chatbotId }, ctx) => {
       const ownerId = (await ctx.member()).ownerId;
@@ -71,13 +80,41 @@ export const qualityResolvers: Resolvers = {
       const { imported } = await ctx.clients.chat.importTestCases({ ownerId: (await ctx.member()).ownerId, chatbotId, cases });
       return imported;
     },
-    startTestRun: async (_parent, { chatbotId }, ctx) => {
-      const { run } = await ctx.clients.chat.startTestRun({ ownerId: (await ctx.member()).ownerId, chatbotId });
+    startTestRun: async (_parent, { chatbotId, draft }, ctx) => {
+      const ownerId = (await ctx.member()).ownerId;
+      // A draft's model is one the workspace may choose, as in the Model card (offered here, allowed on its plan).
+      if (draft) await modelChoiceChange(ctx.clients, ownerId, { modelId: draft.modelId });
+      const { run } = await ctx.clients.chat.startTestRun({
+        ownerId,
+        chatbotId,
+        draft: draft
+          ? {
+              modelId: draft.modelId,
+              instructions: draft.instructions,
+              ...(draft.temperature == null ? {} : { temperature: draft.temperature }),
+            }
+          : undefined,
+      });
       return testRunView(run!);
     },
     cancelTestRun: async (_parent, { chatbotId, runId }, ctx) => {
       const { run } = await ctx.clients.chat.cancelTestRun({ ownerId: (await ctx.member()).ownerId, chatbotId, runId });
       return testRunView(run!);
+    },
+    applyTestDraft: async (_parent, { chatbotId, runId }, ctx) => {
+      const m = await ctx.member();
+      const { run } = await ctx.clients.chat.getTestRun({ ownerId: m.ownerId, chatbotId, runId });
+      const draft = run?.draft;
+      if (!draft) throw invalid(NO_DRAFT);
+      // The chatbot service's ordinary settings change: the model checked against the plan, recorded in the audit log.
+      return updateChatbot(
+        ctx.clients,
+        ctx.catalogue,
+        { actor: { userId: m.user.id, workspaceId: m.ownerId, clientIp: m.clientIp }, details: { testRunId: run.id } },
+        chatbotId,
+        voiceChange({ instructions: draft.instructions, temperature: draft.temperature ?? null }),
+        { modelId: draft.modelId },
+      );
     },
     improveAnswer: async (_parent, { chatbotId, question, answer, addTest }, ctx) => {
       const ownerId = (await ctx.member()).ownerId;

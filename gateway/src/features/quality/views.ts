@@ -1,7 +1,7 @@
 // The quality loop's views (docs/adr/0050-quality-loop.md) from the chat service's messages, and the
 // run estimate from the model catalogue.
 import { timestampDate } from '@bufbuild/protobuf/wkt';
-import type { TestCase, TestCheck, TestResult, TestRun } from '@parley/proto/parley/chat/v1/chat_pb.js';
+import type { TestCase, TestCheck, TestResult, TestRun, TestTotals } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
 import { typicalAnswerCost } from '../../models.ts';
 
@@ -40,8 +40,17 @@ export const testRunView = (r: TestRun) => {
     stopReason: r.stopReason || null,
     createdAt: iso(r.createdAt)!,
     finishedAt: iso(r.finishedAt),
+    draft: r.draft ? { modelId: r.draft.modelId, instructions: r.draft.instructions, temperature: r.draft.temperature ?? null } : null,
   };
 };
+
+export const testTotalsView = (t: TestTotals | undefined) => ({
+  answered: t?.answered ?? 0,
+  passed: t?.passed ?? 0,
+  passRate: t?.answered ? t.passed / t.answered : null,
+  costPerAnswer: t?.costPerAnswer || '0',
+  medianLatencyMs: t?.medianLatencyMs ?? 0,
+});
 
 export const testResultView = (r: TestResult) => ({
   caseId: r.caseId,

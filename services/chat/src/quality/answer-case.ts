@@ -11,11 +11,14 @@ import { billedUsage, type Recorder } from '../public-chat/recorder.ts';
 import { sendMessage, type PublicChatDeps } from '../public-chat/send-message.ts';
 import type { Source } from '../public-chat/citations.ts';
 import type { Usage } from '../usage/publishers.ts';
+import { draftContext, type Draft } from './draft.ts';
 
 export interface CaseToAnswer {
   uniqueId: string;
   question: string;
   earlierTurns: { role: 'user' | 'assistant'; content: string }[];
+  /** A side by side's draft: the case answered with the draft's settings rather than the chatbot's. */
+  draft?: Draft | null;
 }
 
 export interface CaseAnswer {
@@ -68,7 +71,7 @@ export async function answerCase(deps: AnswerCaseDeps, c: CaseToAnswer): Promise
   };
   const started = deps.now();
   const result = await sendMessage(
-    { ...deps.chat, recorder: runRecorder },
+    { ...deps.chat, recorder: runRecorder, ...(c.draft ? { chatbotContext: draftContext(deps.chat.chatbotContext, c.draft) } : {}) },
     {
       uniqueId: c.uniqueId,
       message: c.question,

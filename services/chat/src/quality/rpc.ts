@@ -7,6 +7,7 @@ import {
   TestCheckSchema,
   TestResultSchema,
   TestRunSchema,
+  TestTotalsSchema,
   type CancelTestRunRequest,
   type DeleteTestCaseRequest,
   type GetTestRunRequest,
@@ -19,7 +20,17 @@ import {
 } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import type { TestCase } from '../generated/prisma/client.ts';
 import type { Check, CheckResult } from './checks.ts';
-import { cancelTestRun, getTestRun, listTestRuns, startTestRun, type ResultView, type RunDeps, type RunSummary } from './runs.ts';
+import {
+  cancelTestRun,
+  getTestRun,
+  listTestRuns,
+  startTestRun,
+  type ResultView,
+  type RunDeps,
+  type RunSummary,
+  type RunTotals,
+} from './runs.ts';
+import { storedDraft } from './draft.ts';
 import { deleteTestCase, importTestCases, listTestCases, saveTestCase } from './test-cases.ts';
 
 const toCheck = (c: Check) =>
@@ -59,6 +70,15 @@ const toRun = (s: RunSummary) =>
     finishedAt: s.run.finishedAt ? timestampFromDate(s.run.finishedAt) : undefined,
     model: s.run.model,
     stopReason: s.run.stopReason,
+    draft: storedDraft(s.run.draft) ?? undefined,
+  });
+
+const toTotals = (t: RunTotals) =>
+  create(TestTotalsSchema, {
+    answered: t.answered,
+    passed: t.passed,
+    costPerAnswer: t.costPerAnswer.toFixed(),
+    medianLatencyMs: t.medianLatencyMs,
   });
 
 const toResult = ({ result: r, regression }: ResultView) =>
@@ -101,7 +121,7 @@ export function qualityMethods(deps: { quality: RunDeps }) {
       return { imported };
     },
     async startTestRun(req: StartTestRunRequest) {
-      return { run: toRun(await startTestRun(q, req)) };
+      return { run: toRun(await startTestRun(q, { ownerId: req.ownerId, chatbotId: req.chatbotId, draft: req.draft })) };
     },
     async cancelTestRun(req: CancelTestRunRequest) {
       return { run: toRun(await cancelTestRun(q, req)) };
@@ -110,8 +130,14 @@ export function qualityMethods(deps: { quality: RunDeps }) {
       return { runs: (await listTestRuns(q, req)).map(toRun) };
     },
     async getTestRun(req: GetTestRunRequest) {
-      const { summary, results } = await getTestRun(q, req);
-      return { run: toRun(summary), results: results.map(toResult) };
+      const got = await getTestRun(q, req);
+      return {
+        run: toRun(got.summary),
+        results: got.results.map(toResult),
+        draftResults: got.draftResults.map((result) => toResult({ result, regression: false })),
+        totals: toTotals(got.totals),
+        draftTotals: got.draftTotals ? toTotals(got.draftTotals) : undefined,
+      };
     },
   };
 }

@@ -23,6 +23,8 @@ import { Prisma, type TestResult, type TestRun } from '../generated/prisma/clien
 import { answerCase, type AnswerCaseDeps } from './answer-case.ts';
 import { runChecks, type Check } from './checks.ts';
 import { ownedChatbot, type QualityDeps } from './test-cases.ts';
+import type { OfferedModels } from '../models/offered-models.ts';
+import { parseDraft, storedDraft, type Draft, type Variant } from './draft.ts';
 
 export const RUN_NOT_FOUND = 'Test run not found.';
 export const NO_CASES = 'Add a test case first.';
@@ -37,6 +39,8 @@ export const RUN_HISTORY = 30;
 export interface RunDeps extends QualityDeps {
   answer: AnswerCaseDeps;
   runs: Producer<typeof TestRunDueSchema>;
+  /** The models this deployment offers: a side by side's draft names one of them. */
+  offered: Pick<OfferedModels, 'find'>;
   /** Cases answered at once in one run. */
   concurrency: number;
   /** How long after a chatbot's last change its automatic run starts. */
@@ -57,14 +61,35 @@ export interface ResultView {
   regression: boolean;
 }
 
+/** One side of a run (the configuration's, or a side by side's draft's). */
+export interface RunTotals {
+  answered: number;
+  passed: number;
+  costPerAnswer: Prisma.Decimal;
+  medianLatencyMs: number;
+}
+
 const isUnderWay = (err: unknown) => err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002';
 
-async function createRun(deps: RunDeps, bot: { id: string; uniqueId: string; ownerId: string }, trigger: 'manual' | 'automatic') {
+async function createRun(
+  deps: RunDeps,
+  bot: { id: string; uniqueId: string; ownerId: string },
+  trigger: 'manual' | 'automatic',
+  draft: Draft | null = null,
+) {
   const totalCases = await deps.db.testCase.count({ where: { chatbotId: bot.id } });
   if (totalCases === 0) return null;
   try {
     return await deps.db.testRun.create({
-      data: { chatbotId: bot.id, ownerId: bot.ownerId, uniqueId: bot.uniqueId, trigger, totalCases, status: 'queued' },
+      data: {
+        chatbotId: bot.id,
+        ownerId: bot.ownerId,
+        uniqueId: bot.uniqueId,
+        trigger,
+        totalCases,
+        status: 'queued',
+        ...(draft ? { draft: { ...draft } } : {}),
+      },
     });
   } catch (err) {
     if (isUnderWay(err)) throw failedPrecondition(RUN_UNDER_WAY);
@@ -72,9 +97,13 @@ async function createRun(deps: RunDeps, bot: { id: string; uniqueId: string; own
   }
 }
 
-export async function startTestRun(deps: RunDeps, input: { ownerId: string; chatbotId: string }): Promise<RunSummary> {
+export async function startTestRun(
+  deps: RunDeps,
+  input: { ownerId: string; chatbotId: string; draft?: { modelId: string; instructions: string; temperature?: number } },
+): Promise<RunSummary> {
   const bot = await ownedChatbot(deps, input);
-  const run = await createRun(deps, bot, 'manual');
+  const draft = parseDraft(input.draft, deps.offered);
+  const run = await createRun(deps, bot, 'manual', draft);
   if (!run) throw failedPrecondition(NO_CASES);
   await deps.runs.publish({ $typeName: 'parley.events.v1.TestRunDue', runId: run.id, chatbotId: bot.id }, `run-${run.id}`);
   return { run, passed: 0, failed: 0, notRun: run.totalCases, regressions: 0, cost: new Prisma.Decimal(0) };
@@ -105,10 +134,15 @@ async function summaries(deps: RunDeps, runs: TestRun[], chatbotId: string): Pro
   const all = previous ? [...runs, previous] : runs;
   const results = await deps.db.testResult.findMany({
     where: { runId: { in: all.map((r) => r.id) } },
-    select: { runId: true, caseId: true, passed: true, error: true, cost: true },
+    select: { runId: true, caseId: true, variant: true, passed: true, error: true, cost: true },
   });
   const byRun = new Map<string, typeof results>();
-  for (const r of results) byRun.set(r.runId, [...(byRun.get(r.runId) ?? []), r]);
+  const costs = new Map<string, Prisma.Decimal>();
+  // Counts and regressions are the configuration's side; a run's cost is every answer it got (a side by side's draft's too).
+  for (const r of results) {
+    costs.set(r.runId, (costs.get(r.runId) ?? new Prisma.Decimal(0)).add(r.cost));
+    if (r.variant === 'current') byRun.set(r.runId, [...(byRun.get(r.runId) ?? []), r]);
+  }
   return runs.map((run, i) => {
     const mine = byRun.get(run.id) ?? [];
     const before = new Map((byRun.get(all[i + 1]?.id ?? '') ?? []).map((r) => [r.caseId, r.passed]));
@@ -120,7 +154,7 @@ async function summaries(deps: RunDeps, runs: TestRun[], chatbotId: string): Pro
       failed: answered.length - passed,
       notRun: run.totalCases - answered.length,
       regressions: answered.filter((r) => !r.passed && before.get(r.caseId) === true).length,
-      cost: mine.reduce((sum, r) => sum.add(r.cost), new Prisma.Decimal(0)),
+      cost: costs.get(run.id) ?? new Prisma.Decimal(0),
     };
   });
 }
@@ -142,21 +176,50 @@ export async function listTestRuns(deps: RunDeps, input: { ownerId: string; chat
 export async function getTestRun(
   deps: RunDeps,
   input: { ownerId: string; chatbotId: string; runId: string },
-): Promise<{ summary: RunSummary; results: ResultView[] }> {
+): Promise<{ summary: RunSummary; results: ResultView[]; draftResults: TestResult[]; totals: RunTotals; draftTotals: RunTotals | null }> {
   const run = await ownedRun(deps, input);
   const [summary] = await summaries(deps, [run], run.chatbotId);
   const previous = await previousRun(deps, run.chatbotId, run);
-  const [results, before] = await Promise.all([
+  const [all, before] = await Promise.all([
     deps.db.testResult.findMany({ where: { runId: run.id }, orderBy: { createdAt: 'asc' } }),
-    previous ? deps.db.testResult.findMany({ where: { runId: previous.id }, select: { caseId: true, passed: true } }) : [],
+    previous
+      ? deps.db.testResult.findMany({ where: { runId: previous.id, variant: 'current' }, select: { caseId: true, passed: true } })
+      : [],
   ]);
+  const results = all.filter((r) => r.variant === 'current');
+  const drafts = all.filter((r) => r.variant === 'draft');
   const passedBefore = new Map(before.map((r) => [r.caseId, r.passed]));
   const rank = (v: ResultView) => (v.regression ? 0 : v.result.error ? 2 : v.result.passed ? 3 : 1);
   const views = results.map((result) => ({
     result,
     regression: !result.passed && !result.error && passedBefore.get(result.caseId) === true,
   }));
-  return { summary, results: views.sort((a, b) => rank(a) - rank(b)) };
+  views.sort((a, b) => rank(a) - rank(b));
+  // The draft's answers in the order of the configuration's, each beside its case; a case the draft alone answered after them.
+  const order = new Map(views.map((v, i) => [v.result.caseId, i]));
+  const draftResults = [...drafts].sort((a, b) => (order.get(a.caseId) ?? order.size) - (order.get(b.caseId) ?? order.size));
+  return {
+    summary,
+    results: views,
+    draftResults,
+    totals: totalsOf(results),
+    draftTotals: storedDraft(run.draft) ? totalsOf(drafts) : null,
+  };
+}
+
+/** A side's answers (errors left out): how many passed, the cost per answer (exact), the median latency. */
+export function totalsOf(results: Pick<TestResult, 'error' | 'passed' | 'cost' | 'latencyMs'>[]): RunTotals {
+  const answered = results.filter((r) => !r.error);
+  const cost = answered.reduce((sum, r) => sum.add(r.cost), new Prisma.Decimal(0));
+  const latencies = answered.map((r) => r.latencyMs).sort((a, b) => a - b);
+  const mid = latencies.length >> 1;
+  const median = latencies.length === 0 ? 0 : latencies.length % 2 ? latencies[mid] : Math.round((latencies[mid - 1] + latencies[mid]) / 2);
+  return {
+    answered: answered.length,
+    passed: answered.filter((r) => r.passed).length,
+    costPerAnswer: answered.length ? cost.div(answered.length).toDecimalPlaces(10) : new Prisma.Decimal(0),
+    medianLatencyMs: median,
+  };
 }
 
 /** A refusal of the hold that ends the run: no credit, or the chatbot's daily spend limit. */
@@ -174,16 +237,19 @@ export async function processRun(deps: RunDeps, runId: string): Promise<void> {
   const run = await deps.db.testRun.findUniqueOrThrow({ where: { id: runId } });
   const [cases, done] = await Promise.all([
     deps.db.testCase.findMany({ where: { chatbotId: run.chatbotId, createdAt: { lte: run.createdAt } }, orderBy: { createdAt: 'asc' } }),
-    deps.db.testResult.findMany({ where: { runId }, select: { caseId: true } }),
+    deps.db.testResult.findMany({ where: { runId }, select: { caseId: true, variant: true } }),
   ]);
-  const answered = new Set(done.map((d) => d.caseId));
-  const pending = cases.filter((c) => !answered.has(c.id));
+  // Each case once with the configuration, and once more with a side by side's draft.
+  const draft = storedDraft(run.draft);
+  const variants: Variant[] = draft ? ['current', 'draft'] : ['current'];
+  const answered = new Set(done.map((d) => `${d.caseId}\n${d.variant}`));
+  const pending = cases.flatMap((c) => variants.filter((v) => !answered.has(`${c.id}\n${v}`)).map((variant) => ({ c, variant })));
   let stop: { status: 'cancelled' | 'stopped'; reason: string } | null = null;
   let model = run.model;
   let next = 0;
   const log = deps.logger.child({ runId, chatbotId: run.chatbotId });
 
-  const answerOne = async (c: (typeof cases)[number]) => {
+  const answerOne = async ({ c, variant }: (typeof pending)[number]) => {
     const current = await deps.db.testRun.findUnique({ where: { id: runId }, select: { status: true } });
     if (current?.status !== 'running') {
       stop ??= { status: 'cancelled', reason: '' };
@@ -193,11 +259,12 @@ export async function processRun(deps: RunDeps, runId: string): Promise<void> {
       uniqueId: run.uniqueId,
       question: c.question,
       earlierTurns: c.earlierTurns as unknown as { role: 'user' | 'assistant'; content: string }[],
+      draft: variant === 'draft' ? draft : null,
     };
     let data: Prisma.TestResultCreateManyInput;
     try {
       const answer = await answerCase(deps.answer, question);
-      if (answer.model) model = answer.model;
+      if (answer.model && variant === 'current') model = answer.model;
       const checked = runChecks(c.checks as unknown as Check[], {
         text: answer.text,
         sources: answer.sources,
@@ -207,6 +274,7 @@ export async function processRun(deps: RunDeps, runId: string): Promise<void> {
       data = {
         runId,
         caseId: c.id,
+        variant,
         requestId: answer.requestId,
         question: c.question,
         answer: answer.text,
@@ -226,7 +294,7 @@ export async function processRun(deps: RunDeps, runId: string): Promise<void> {
       }
       log.warn({ err: (err as Error).message, caseId: c.id }, 'a test case could not be answered');
       const message = err instanceof ConnectError ? err.rawMessage : 'The chatbot could not answer.';
-      data = { runId, caseId: c.id, question: c.question, passed: false, error: message };
+      data = { runId, caseId: c.id, variant, question: c.question, passed: false, error: message };
     }
     await deps.db.testResult.createMany({ data: [data], skipDuplicates: true });
   };

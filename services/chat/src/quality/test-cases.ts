@@ -1,6 +1,6 @@
 // A chatbot's test cases (docs/adr/0050-quality-loop.md): written by hand, added from an answer in
-// History ("Add to tests", "Improve answer"), or imported from a file the gateway read (CSV or
-// JSONL), all or none. Every case is the owner's: another owner's chatbot or case is NOT_FOUND.
+// History or the inbox ("Add to tests", "Improve answer"), from an unanswered question in Analytics,
+// or imported from a file the gateway read (CSV or JSONL), all or none. Every case is the owner's: another owner's chatbot or case is NOT_FOUND.
 import type { Client } from '@connectrpc/connect';
 import type { ChatbotService } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import { isUuid } from '@parley/common/ids.ts';
@@ -15,7 +15,7 @@ export const TEST_CASE_NOT_FOUND = 'Test case not found.';
 export const QUALITY_UNAVAILABLE = 'Could not load the tests. Please try again.';
 export const MAX_TEST_CASES = 500;
 export const MAX_EARLIER_TURNS = 20;
-export const SOURCES = ['manual', 'history', 'import', 'improve'] as const;
+export const SOURCES = ['manual', 'history', 'inbox', 'analytics', 'import', 'improve'] as const;
 
 export interface QualityDeps {
   db: PrismaClient;

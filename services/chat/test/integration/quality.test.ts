@@ -9,6 +9,7 @@ import { Code } from '@connectrpc/connect';
 import { Prisma } from '@parley/billing/generated/prisma/client.ts';
 import { QUEUES } from '@parley/common/queues.ts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { groundedReply } from '@parley/common/testing/fake-openai.ts';
 import { rpcError, startChatStack, type ChatStack } from './harness.ts';
 
 const HOURS = 'The museum is open from ten until six, every day but Monday.';
@@ -107,6 +108,18 @@ describe('test cases', () => {
     expect(imported.rawMessage).toBe('Line 3: A test case needs a question.\nLine 4: A test case needs at least one check.');
     expect((await stack.client.listTestCases({ ownerId: bot.ownerId, chatbotId: bot.id })).cases).toHaveLength(1);
 
+    // A case added from the inbox or from an unanswered question in Analytics keeps where it came from; an unknown source is manual.
+    for (const source of ['inbox', 'analytics', 'elsewhere']) {
+      const { case: from } = await stack.client.saveTestCase({
+        ownerId: bot.ownerId,
+        chatbotId: bot.id,
+        question: 'Parking?',
+        checks: [contains('parking')],
+        source,
+      });
+      expect(from!.source).toBe(source === 'elsewhere' ? 'manual' : source);
+      await stack.client.deleteTestCase({ ownerId: bot.ownerId, chatbotId: bot.id, caseId: from!.id });
+    }
     await stack.client.deleteTestCase({ ownerId: bot.ownerId, chatbotId: bot.id, caseId: saved.id });
     expect((await stack.client.listTestCases({ ownerId: bot.ownerId, chatbotId: bot.id })).cases).toEqual([]);
     expect((await rpcError(stack.client.deleteTestCase({ ownerId: bot.ownerId, chatbotId: bot.id, caseId: saved.id }))).code).toBe(
@@ -267,5 +280,95 @@ describe('a run', () => {
     expect(reservedCredit.toFixed()).toBe('0');
     // Cancelling again changes nothing.
     expect((await stack.client.cancelTestRun({ ownerId: bot.ownerId, chatbotId: bot.id, runId: run!.id })).run!.status).toBe('cancelled');
+  });
+});
+
+describe('a side by side', () => {
+  const SIGN_OFF = 'End every answer with: Enjoy your visit.';
+
+  it('answers each case with the configuration and the draft, billed both, with each side’s totals', async () => {
+    const bot = await newBot();
+    // A model that follows the draft's instructions when it reads them.
+    stack.fake.setBehaviour({
+      reply: (body) => groundedReply(body) + (body.messages[0].content.includes(SIGN_OFF) ? ' Enjoy your visit.' : ''),
+    });
+    const hours = await addCase(bot, QUESTION, [contains('open from ten'), contains('enjoy your visit')]);
+    const shop = await addCase(bot, 'What does the museum shop sell?', [contains('postcards')]);
+
+    const bad = await rpcError(
+      stack.client.startTestRun({ ownerId: bot.ownerId, chatbotId: bot.id, draft: { modelId: 'gpt-9', instructions: '' } }),
+    );
+    expect(bad.code).toBe(Code.InvalidArgument);
+    expect(bad.rawMessage).toBe('Choose one of the offered models for the draft.');
+    const hot = await rpcError(
+      stack.client.startTestRun({
+        ownerId: bot.ownerId,
+        chatbotId: bot.id,
+        draft: { modelId: 'gpt-4.1-mini', instructions: '', temperature: 3 },
+      }),
+    );
+    expect(hot.rawMessage).toBe("The draft's temperature is between 0 and 1.5.");
+
+    const draft = { modelId: 'gpt-4.1-mini', instructions: SIGN_OFF, temperature: 0.2 };
+    const { run } = await stack.client.startTestRun({ ownerId: bot.ownerId, chatbotId: bot.id, draft });
+    expect(run!.draft).toMatchObject(draft);
+    await runsSettled(bot, 1);
+
+    // Each case asked twice: once as the chatbot is, once as the draft would make it.
+    expect(stack.fake.requests).toHaveLength(4);
+    const asDraft = stack.fake.requests.filter((r) => r.model === 'gpt-4.1-mini');
+    expect(asDraft).toHaveLength(2);
+    for (const r of asDraft) {
+      expect(r.temperature).toBe(0.2);
+      expect(r.messages[0].content).toContain(SIGN_OFF);
+    }
+    for (const r of stack.fake.requests.filter((r) => r.model !== 'gpt-4.1-mini')) {
+      expect(r.model).toBe('gpt-4o-mini');
+      expect(r.messages[0].content).not.toContain(SIGN_OFF);
+    }
+
+    const got = await stack.client.getTestRun({ ownerId: bot.ownerId, chatbotId: bot.id, runId: run!.id });
+    // The run's counts (and the pass rate over time) are the configuration's.
+    expect(got.run).toMatchObject({ status: 'completed', passed: 1, failed: 1, notRun: 0, model: 'gpt-4o-mini' });
+    expect(got.results.map((r) => [r.caseId, r.passed])).toEqual([
+      [hours.id, false],
+      [shop.id, true],
+    ]);
+    expect(got.draftResults.map((r) => [r.caseId, r.passed])).toEqual([
+      [hours.id, true],
+      [shop.id, true],
+    ]);
+    expect(got.draftResults[0].answer).toMatch(/Enjoy your visit\.$/);
+    expect(got.totals).toMatchObject({ answered: 2, passed: 1 });
+    expect(got.draftTotals).toMatchObject({ answered: 2, passed: 2 });
+    const perAnswer = (results: { cost: string }[]) =>
+      sum(results.map((r) => r.cost))
+        .div(results.length)
+        .toDecimalPlaces(10)
+        .toFixed();
+    expect(got.totals!.costPerAnswer).toBe(perAnswer(got.results));
+    expect(got.draftTotals!.costPerAnswer).toBe(perAnswer(got.draftResults));
+    // gpt-4.1-mini is dearer than gpt-4o-mini per token: the draft's answers cost more.
+    expect(new Prisma.Decimal(got.draftTotals!.costPerAnswer).gt(got.totals!.costPerAnswer)).toBe(true);
+
+    // Billed like answers: four usage records, each at its result's cost; the run's cost is both sides'.
+    await stack.applyUsage();
+    const records = await usageRecords(bot.ownerId);
+    const all = [...got.results, ...got.draftResults];
+    expect(records.map((r) => r.requestId).sort()).toEqual(all.map((r) => r.requestId).sort());
+    for (const r of all)
+      expect(records.find((u) => u.requestId === r.requestId)!.totalCost.toFixed()).toBe(new Prisma.Decimal(r.cost).toFixed());
+    expect(got.run!.cost).toBe(sum(records.map((r) => r.totalCost)).toFixed());
+
+    // The next plain run counts its regressions against the configuration's side only.
+    stack.fake.reset();
+    const { run: plain } = await stack.client.startTestRun({ ownerId: bot.ownerId, chatbotId: bot.id });
+    expect(plain!.draft).toBeUndefined();
+    await runsSettled(bot, 2);
+    expect(stack.fake.requests).toHaveLength(2);
+    const again = await stack.client.getTestRun({ ownerId: bot.ownerId, chatbotId: bot.id, runId: plain!.id });
+    expect(again.run).toMatchObject({ passed: 1, failed: 1, regressions: 0 });
+    expect(again.draftResults).toEqual([]);
+    expect(again.draftTotals).toBeUndefined();
   });
 });

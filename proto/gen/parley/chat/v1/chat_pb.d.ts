@@ -3200,7 +3200,7 @@ export declare type TestCase = Message<"parley.chat.v1.TestCase"> & {
   expectedAnswer: string;
 
   /**
-   * "manual", "history", "import", "improve".
+   * "manual", "history", "inbox", "analytics", "import", "improve".
    *
    * @generated from field: string source = 7;
    */
@@ -3409,6 +3409,13 @@ export declare type TestRun = Message<"parley.chat.v1.TestRun"> & {
    * @generated from field: string stop_reason = 14;
    */
   stopReason: string;
+
+  /**
+   * Set for a side by side: every case is answered by the chatbot's configuration and by this draft.
+   *
+   * @generated from field: parley.chat.v1.TestDraft draft = 15;
+   */
+  draft?: TestDraft | undefined;
 };
 
 /**
@@ -3416,6 +3423,74 @@ export declare type TestRun = Message<"parley.chat.v1.TestRun"> & {
  * Use `create(TestRunSchema)` to create a new message.
  */
 export declare const TestRunSchema: GenMessage<TestRun>;
+
+/**
+ * The settings a side by side answers with beside the chatbot's own: all three, as "Apply draft"
+ * would set them.
+ *
+ * @generated from message parley.chat.v1.TestDraft
+ */
+export declare type TestDraft = Message<"parley.chat.v1.TestDraft"> & {
+  /**
+   * A catalogue model.
+   *
+   * @generated from field: string model_id = 1;
+   */
+  modelId: string;
+
+  /**
+   * @generated from field: string instructions = 2;
+   */
+  instructions: string;
+
+  /**
+   * 0 to 1.5; absent: the product's default.
+   *
+   * @generated from field: optional double temperature = 3;
+   */
+  temperature?: number | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.TestDraft.
+ * Use `create(TestDraftSchema)` to create a new message.
+ */
+export declare const TestDraftSchema: GenMessage<TestDraft>;
+
+/**
+ * One side of a run: how many cases it answered and passed, its cost per answer and median latency.
+ *
+ * @generated from message parley.chat.v1.TestTotals
+ */
+export declare type TestTotals = Message<"parley.chat.v1.TestTotals"> & {
+  /**
+   * @generated from field: int32 answered = 1;
+   */
+  answered: number;
+
+  /**
+   * @generated from field: int32 passed = 2;
+   */
+  passed: number;
+
+  /**
+   * Exact decimal dollars: the side's cost over its answers ("0" when none).
+   *
+   * @generated from field: string cost_per_answer = 3;
+   */
+  costPerAnswer: string;
+
+  /**
+   * @generated from field: int32 median_latency_ms = 4;
+   */
+  medianLatencyMs: number;
+};
+
+/**
+ * Describes the message parley.chat.v1.TestTotals.
+ * Use `create(TestTotalsSchema)` to create a new message.
+ */
+export declare const TestTotalsSchema: GenMessage<TestTotals>;
 
 /**
  * @generated from message parley.chat.v1.ListTestCasesRequest
@@ -3652,6 +3727,13 @@ export declare type StartTestRunRequest = Message<"parley.chat.v1.StartTestRunRe
    * @generated from field: string chatbot_id = 2;
    */
   chatbotId: string;
+
+  /**
+   * A side by side: the cases answered by the chatbot's configuration and by this draft.
+   *
+   * @generated from field: parley.chat.v1.TestDraft draft = 3;
+   */
+  draft?: TestDraft | undefined;
 };
 
 /**
@@ -3794,6 +3876,25 @@ export declare type GetTestRunResponse = Message<"parley.chat.v1.GetTestRunRespo
    * @generated from field: repeated parley.chat.v1.TestResult results = 2;
    */
   results: TestResult[];
+
+  /**
+   * A side by side's draft answers, one per case answered, in the order of `results`' cases.
+   *
+   * @generated from field: repeated parley.chat.v1.TestResult draft_results = 3;
+   */
+  draftResults: TestResult[];
+
+  /**
+   * The chatbot's configuration's side (every run) and the draft's (a side by side).
+   *
+   * @generated from field: parley.chat.v1.TestTotals totals = 4;
+   */
+  totals?: TestTotals | undefined;
+
+  /**
+   * @generated from field: parley.chat.v1.TestTotals draft_totals = 5;
+   */
+  draftTotals?: TestTotals | undefined;
 };
 
 /**

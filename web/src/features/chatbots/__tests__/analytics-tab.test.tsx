@@ -209,6 +209,46 @@ describe('Unanswered questions', () => {
     await waitFor(() => expect(ops(calls, 'Chatbot').length).toBeGreaterThan(1));
   });
 
+  it('adds the question to the tests, as a case from Analytics', async () => {
+    const { calls } = openAnalytics(proUser, {
+      SaveTestCase: ({ variables }) => {
+        const input = variables.input as { question: string; source: string; checks: { kind: string; phrases?: string[] }[] };
+        return {
+          data: {
+            saveTestCase: {
+              __typename: 'TestCase',
+              id: 't1',
+              question: input.question,
+              expectedAnswer: '',
+              source: input.source,
+              createdAt: '2026-12-02T10:00:00.000Z',
+              earlierTurns: [],
+              checks: input.checks.map((c) => ({
+                __typename: 'TestCheck',
+                kind: c.kind,
+                phrases: c.phrases ?? [],
+                entryId: null,
+              })),
+            },
+          },
+        };
+      },
+    });
+    await openTab();
+    const group = await screen.findByRole('listitem', { name: 'Do you deliver on Sundays?' });
+    fireEvent.click(within(group).getByRole('button', { name: 'Add to tests' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Add to tests' });
+    expect((within(dialog).getByLabelText('Question') as HTMLInputElement).value).toBe('Do you deliver on Sundays?');
+    fireEvent.change(within(dialog).getByLabelText('Must contain'), { target: { value: 'sunday' } });
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Add to tests' }));
+    expect(await within(group).findByText('Added to tests')).toBeTruthy();
+    expect(ops(calls, 'SaveTestCase')[0].variables.input).toMatchObject({
+      question: 'Do you deliver on Sundays?',
+      source: 'analytics',
+      checks: [{ kind: 'contains', phrases: ['sunday'] }],
+    });
+  });
+
   it("keeps the form and shows the server's error when answering fails", async () => {
     openAnalytics(proUser, { AnswerUnansweredQuestion: () => graphqlError('Knowledge entry is too long', 'BAD_USER_INPUT') });
     await openTab();

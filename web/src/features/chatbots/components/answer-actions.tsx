@@ -10,6 +10,62 @@ import { TestCaseEditor } from './test-case-editor';
 export const TEST_ADDED_MESSAGE = 'Added to tests';
 export const ANSWER_IMPROVED_MESSAGE = 'Saved as a Q&A pair: the next visitor who asks gets this answer.';
 
+/** Where a case added here comes from (the chat service's TestCase.source). */
+export type TestCaseSource = 'history' | 'inbox' | 'analytics';
+
+/**
+ * "Add to tests" (docs/adr/0050-quality-loop.md): a test case of a visitor's question, the owner
+ * saying what the answer must do, starting from the answer given (if any) and the entries it cited.
+ * Under an answer in History and in the inbox's conversation, and beside an unanswered question in
+ * Analytics.
+ */
+export function AddToTests({
+  chatbotId,
+  question,
+  answer = '',
+  sources = [],
+  source,
+}: {
+  chatbotId: string;
+  question: string;
+  answer?: string;
+  sources?: ReadonlyArray<{ entryId: string; title: string }>;
+  source: TestCaseSource;
+}) {
+  const [open, setOpen] = useState(false);
+  const [added, setAdded] = useState(false);
+  const entries = sources.map((s) => ({ id: s.entryId, title: s.title }));
+  const initial = { ...emptyTestCase(question, answer), cites: entries.map((e) => e.id) };
+  return (
+    <>
+      <Button variant="secondary" size="sm" onClick={() => setOpen(true)}>
+        Add to tests
+      </Button>
+      {added ? (
+        <span role="status" className="text-xs text-green-700">
+          {TEST_ADDED_MESSAGE}
+        </span>
+      ) : null}
+      {open ? (
+        <Dialog title="Add to tests" description={`“${question}”`} onClose={() => setOpen(false)}>
+          <TestCaseEditor
+            chatbotId={chatbotId}
+            initial={initial}
+            entries={entries}
+            source={source}
+            submitLabel="Add to tests"
+            onSaved={() => {
+              setOpen(false);
+              setAdded(true);
+            }}
+            onCancel={() => setOpen(false)}
+          />
+        </Dialog>
+      ) : null}
+    </>
+  );
+}
+
 interface AnswerActionsProps {
   chatbotId: string;
   /** The visitor's message the answer replied to. */
@@ -24,20 +80,16 @@ interface AnswerActionsProps {
  * answer" saves the answer as it should be as a Q&A pair, and optionally as a test case.
  */
 export function AnswerActions({ chatbotId, question, answer, sources }: AnswerActionsProps) {
-  const [open, setOpen] = useState<'test' | 'improve' | null>(null);
+  const [open, setOpen] = useState<'improve' | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [improved, setImproved] = useState(answer);
   const [addTest, setAddTest] = useState(true);
   const improve = useImproveAnswer(chatbotId);
   const checkId = useId();
-  const entries = sources.map((s) => ({ id: s.entryId, title: s.title }));
-  const initial = { ...emptyTestCase(question, answer), cites: entries.map((e) => e.id) };
 
   return (
     <div className="mt-1 flex flex-wrap items-center gap-2">
-      <Button variant="secondary" size="sm" onClick={() => setOpen('test')}>
-        Add to tests
-      </Button>
+      <AddToTests chatbotId={chatbotId} question={question} answer={answer} sources={sources} source="history" />
       <Button variant="secondary" size="sm" onClick={() => setOpen('improve')}>
         Improve answer
       </Button>
@@ -45,22 +97,6 @@ export function AnswerActions({ chatbotId, question, answer, sources }: AnswerAc
         <span role="status" className="text-xs text-green-700">
           {notice}
         </span>
-      ) : null}
-      {open === 'test' ? (
-        <Dialog title="Add to tests" description={`“${question}”`} onClose={() => setOpen(null)}>
-          <TestCaseEditor
-            chatbotId={chatbotId}
-            initial={initial}
-            entries={entries}
-            source="history"
-            submitLabel="Add to tests"
-            onSaved={() => {
-              setOpen(null);
-              setNotice(TEST_ADDED_MESSAGE);
-            }}
-            onCancel={() => setOpen(null)}
-          />
-        </Dialog>
       ) : null}
       {open === 'improve' ? (
         <Dialog title="Improve answer" description={`“${question}”`} onClose={() => setOpen(null)}>

@@ -137,7 +137,11 @@ export function ChatbotDetailPage() {
                           <KnowledgeBaseContent chatbotId={chatbot.id} knowledgeBase={chatbot.knowledgeBase} />
                         </SettingsSection>
                         <SettingsSection id="tests">
-                          <TestsSection chatbotId={chatbot.id} entries={knowledgeEntries(chatbot.knowledgeBase)} />
+                          <TestsSection
+                            chatbotId={chatbot.id}
+                            entries={knowledgeEntries(chatbot.knowledgeBase)}
+                            current={{ model: chatbot.model, instructions: chatbot.instructions, temperature: chatbot.temperature }}
+                          />
                         </SettingsSection>
                       </div>
                     </>

@@ -20,6 +20,7 @@ import {
   useTests,
 } from '../hooks/use-tests';
 import { TestCaseEditor } from './test-case-editor';
+import { DraftDialog, SideBySide, type CurrentSettings } from './side-by-side';
 
 const PassRateChart = lazy(() => import('./pass-rate-chart'));
 
@@ -154,10 +155,11 @@ function RunDialog({ chatbotId, onClose, onStarted }: { chatbotId: string; onClo
  * on demand (with its cost first), the latest run's results with regressions first, and the pass
  * rate over time. Runs also start on their own after a change of the knowledge, voice or model.
  */
-export function TestsSection({ chatbotId, entries }: { chatbotId: string; entries: Entry[] }) {
+export function TestsSection({ chatbotId, entries, current }: { chatbotId: string; entries: Entry[]; current: CurrentSettings }) {
   const tests = useTests(chatbotId);
   const [editing, setEditing] = useState<TestCaseFieldsFragment | 'new' | null>(null);
   const [running, setRunning] = useState(false);
+  const [comparing, setComparing] = useState(false);
   const [deleting, setDeleting] = useState<TestCaseFieldsFragment | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const remove = useDeleteTestCase(chatbotId);
@@ -193,9 +195,14 @@ export function TestsSection({ chatbotId, entries }: { chatbotId: string; entrie
         title="Tests"
         description="Questions with what a good answer must do. They run after every change of the knowledge, voice or model, and on demand."
         action={
-          <Button onClick={() => setRunning(true)} disabled={tests.underWay || tests.cases.length === 0}>
-            {tests.underWay ? 'Running…' : 'Run tests'}
-          </Button>
+          <div className="flex flex-wrap gap-2">
+            <Button variant="secondary" onClick={() => setComparing(true)} disabled={tests.underWay || tests.cases.length === 0}>
+              Compare a draft
+            </Button>
+            <Button onClick={() => setRunning(true)} disabled={tests.underWay || tests.cases.length === 0}>
+              {tests.underWay ? 'Running…' : 'Run tests'}
+            </Button>
+          </div>
         }
       />
       <CardBody className="space-y-6">
@@ -216,7 +223,8 @@ export function TestsSection({ chatbotId, entries }: { chatbotId: string; entrie
               <h3 className="text-sm font-semibold text-gray-900">
                 Latest run: {STATUS[latest.run.status] ?? latest.run.status}
                 <span className="ml-2 font-normal text-gray-500">
-                  {latest.run.trigger === 'automatic' ? 'after a change' : 'on demand'}, {formatDateTime(latest.run.createdAt)}
+                  {latest.run.draft ? 'side by side with a draft' : latest.run.trigger === 'automatic' ? 'after a change' : 'on demand'},{' '}
+                  {formatDateTime(latest.run.createdAt)}
                 </span>
               </h3>
               {tests.underWay ? (
@@ -233,11 +241,15 @@ export function TestsSection({ chatbotId, entries }: { chatbotId: string; entrie
                 {latest.run.regressions === 1 ? 'fails' : 'fail'} now.
               </Alert>
             ) : null}
-            <ol aria-label="Results" className="space-y-2">
-              {latest.results.map((r) => (
-                <ResultItem key={r.caseId} result={r} />
-              ))}
-            </ol>
+            {latest.run.draft ? (
+              <SideBySide key={latest.run.id} chatbotId={chatbotId} detail={latest} underWay={tests.underWay} />
+            ) : (
+              <ol aria-label="Results" className="space-y-2">
+                {latest.results.map((r) => (
+                  <ResultItem key={r.caseId} result={r} />
+                ))}
+              </ol>
+            )}
           </section>
         ) : null}
 
@@ -319,6 +331,17 @@ export function TestsSection({ chatbotId, entries }: { chatbotId: string; entrie
           onClose={() => setRunning(false)}
           onStarted={() => {
             setRunning(false);
+            void tests.refreshRuns();
+          }}
+        />
+      ) : null}
+      {comparing ? (
+        <DraftDialog
+          chatbotId={chatbotId}
+          current={current}
+          onClose={() => setComparing(false)}
+          onStarted={() => {
+            setComparing(false);
             void tests.refreshRuns();
           }}
         />

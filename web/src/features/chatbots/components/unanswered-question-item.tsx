@@ -10,6 +10,7 @@ import { MAX_QUESTION_CHARS } from '../hooks/use-add-qa-entry';
 import { useAnswerUnansweredQuestion } from '../hooks/use-answer-unanswered-question';
 import { useDismissUnansweredQuestion } from '../hooks/use-dismiss-unanswered-question';
 import { formatRelativeTime } from '../relative-time';
+import { AddToTests } from './answer-actions';
 
 /** How many of the visitors' own wordings a group shows under its question. */
 export const EXAMPLES_SHOWN = 3;
@@ -93,6 +94,7 @@ export function UnansweredQuestionItem({ chatbotId, group }: { chatbotId: string
             <Button size="sm" onClick={() => setAnswering(true)}>
               Answer
             </Button>
+            <AddToTests chatbotId={chatbotId} question={group.question} source="analytics" />
             <Button variant="ghost" size="sm" busy={dismissing} busyLabel="Dismissing..." onClick={() => void dismissQuestion(group.id)}>
               Dismiss
             </Button>

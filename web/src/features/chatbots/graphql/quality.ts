@@ -38,6 +38,44 @@ export const TestRunFieldsFragment = graphql(`
     stopReason
     createdAt
     finishedAt
+    draft {
+      modelId
+      instructions
+      temperature
+    }
+  }
+`);
+
+// A case's answer and its checks; the draft's answers leave their sources out (the operation's cost bound).
+export const TestResultFieldsFragment = graphql(`
+  fragment TestResultFields on TestResult {
+    caseId
+    question
+    answer
+    passed
+    regression
+    error
+    cost
+    latencyMs
+    checks {
+      passed
+      detail
+      check {
+        kind
+        phrases
+        entryId
+      }
+    }
+  }
+`);
+
+export const TestTotalsFieldsFragment = graphql(`
+  fragment TestTotalsFields on TestTotals {
+    answered
+    passed
+    passRate
+    costPerAnswer
+    medianLatencyMs
   }
 `);
 
@@ -64,28 +102,21 @@ export const TestRunQuery = graphql(`
         ...TestRunFields
       }
       results {
-        caseId
-        question
-        answer
-        passed
-        regression
-        error
-        cost
-        latencyMs
+        ...TestResultFields
         sources {
           entryId
           title
           url
         }
-        checks {
-          passed
-          detail
-          check {
-            kind
-            phrases
-            entryId
-          }
-        }
+      }
+      draftResults {
+        ...TestResultFields
+      }
+      totals {
+        ...TestTotalsFields
+      }
+      draftTotals {
+        ...TestTotalsFields
       }
     }
   }
@@ -129,9 +160,19 @@ export const ImportTestCasesMutation = graphql(`
 `);
 
 export const StartTestRunMutation = graphql(`
-  mutation StartTestRun($chatbotId: ID!) {
-    startTestRun(chatbotId: $chatbotId) {
+  mutation StartTestRun($chatbotId: ID!, $draft: TestDraftInput) {
+    startTestRun(chatbotId: $chatbotId, draft: $draft) {
       ...TestRunFields
+    }
+  }
+`);
+
+// A side by side's draft applied: the chatbot's voice and model come back, so its settings show them.
+export const ApplyTestDraftMutation = graphql(`
+  mutation ApplyTestDraft($chatbotId: ID!, $runId: ID!) {
+    applyTestDraft(chatbotId: $chatbotId, runId: $runId) {
+      ...ChatbotVoice
+      ...ChatbotModelSettings
     }
   }
 `);

@@ -1,8 +1,9 @@
 import { skipToken, useMutation, useQuery } from '@apollo/client/react';
 import { useState } from 'react';
-import type { TestCaseInput } from '../../../gql/graphql';
+import type { TestCaseInput, TestDraftInput } from '../../../gql/graphql';
 import { graphqlErrorMessage, userFacingErrorMessage } from '../../../lib/graphql-errors';
 import {
+  ApplyTestDraftMutation,
   CancelTestRunMutation,
   DeleteTestCaseMutation,
   ExportTestCasesQuery,
@@ -104,7 +105,12 @@ export function useRunEstimate(chatbotId: string, enabled: boolean) {
 
 export function useStartTestRun(chatbotId: string) {
   const [mutate] = useMutation(StartTestRunMutation, { refetchQueries: [TestRunsQuery] });
-  return useAction(() => mutate({ variables: { chatbotId } }), 'Failed to start the run');
+  return useAction((draft?: TestDraftInput) => mutate({ variables: { chatbotId, draft: draft ?? null } }), 'Failed to start the run');
+}
+
+export function useApplyTestDraft(chatbotId: string) {
+  const [mutate] = useMutation(ApplyTestDraftMutation);
+  return useAction((runId: string) => mutate({ variables: { chatbotId, runId } }), 'Failed to apply the draft');
 }
 
 export function useCancelTestRun(chatbotId: string) {

@@ -334,6 +334,41 @@ describe('Inbox page', () => {
     const back = screen.getByRole('link', { name: '← All conversations' });
     expect(back.getAttribute('href')).toBe('/inbox');
     expect(back.compareDocumentPosition(region) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    // An agent does not change the chatbot's tests.
+    expect(panel.queryByRole('button', { name: 'Add to tests' })).toBeNull();
+  });
+
+  it('lets a member who may change the chatbot add an answer to its tests, the question and cited entries preset', async () => {
+    const answer = message('m2', 'assistant', 'Orders ship within two days [1].', null, [
+      { entryId: 'e1', title: 'Shipping policy', url: 'https://acme.example/shipping' },
+    ]);
+    openAsMember(
+      `/inbox/${CONVERSATION}`,
+      sampleWorkspace({ role: 'ADMIN' }),
+      pro({
+        Inbox: () => ({ data: { inbox: { __typename: 'Inbox', waiting: [item(CONVERSATION, 'WAITING')], open: [] } } }),
+        InboxWaitingCount: () => ({ data: { inboxWaitingCount: 1 } }),
+        HandoffNotifications: () => ({
+          data: { currentWorkspace: { __typename: 'Workspace', id: 'w-team', handoffNotifications: true } },
+        }),
+        InboxConversation: () => ({
+          data: {
+            inboxConversation: conversation('WAITING', {
+              item: item(CONVERSATION, 'WAITING', { visitorName: 'Grace Hopper' }),
+              messages: [message('m1', 'user', 'How fast do you ship?'), answer],
+            }),
+          },
+        }),
+      }),
+    );
+    const region = await screen.findByRole('region', { name: 'Conversation with Grace Hopper' });
+    // One button: under the bot's answer, none under the visitor's question.
+    const buttons = await within(region).findAllByRole('button', { name: 'Add to tests' });
+    expect(buttons).toHaveLength(1);
+    fireEvent.click(buttons[0]);
+    const dialog = await screen.findByRole('dialog', { name: 'Add to tests' });
+    expect((within(dialog).getByLabelText('Question') as HTMLInputElement).value).toBe('How fast do you ship?');
+    expect((within(dialog).getByLabelText('Shipping policy') as HTMLInputElement).checked).toBe(true);
   });
 
   it('keeps the member’s own mail switch', async () => {

@@ -6,6 +6,7 @@ import { cn } from '../../../lib/cn';
 import { formatDateTime } from '../../../lib/format';
 import { AnsweredBy } from '../../../components/conversations/answered-by';
 import { InternalNote } from '../../../components/conversations/internal-note';
+import type { AnswerSlot } from '../../../components/conversations/answer-slot';
 
 const WHO: Record<string, string> = { user: 'Visitor', assistant: 'Bot', system: 'Parley' };
 
@@ -15,11 +16,20 @@ const WHO: Record<string, string> = { user: 'Visitor', assistant: 'Bot', system:
  * marked "Internal note") so nobody mistakes them for what the visitor saw. The bot's answers show
  * their citations as the visitor saw them: numbered badges and the "Sources (n)" list under the bubble.
  */
-export function ConversationMessages({ messages }: { messages: InboxMessageFieldsFragment[] }) {
+export function ConversationMessages({
+  messages,
+  chatbotId,
+  answerSlot,
+}: {
+  messages: InboxMessageFieldsFragment[];
+  chatbotId?: string;
+  /** Shown under each answer to a visitor's question ("Add to tests" for a member who may change the chatbot). */
+  answerSlot?: AnswerSlot;
+}) {
   if (!messages.length) return <p className="py-8 text-center text-sm text-gray-500">No messages yet.</p>;
   return (
     <ol aria-label="Messages" className="space-y-3">
-      {messages.map((m) => {
+      {messages.map((m, i) => {
         const when = m.timestamp ? formatDateTime(m.timestamp) : null;
         if (m.role === 'system') {
           return (
@@ -59,6 +69,16 @@ export function ConversationMessages({ messages }: { messages: InboxMessageField
             {sources.length > 0 ? (
               <div className="max-w-[85%] sm:max-w-[75%]">
                 <MessageSources sources={sources} />
+              </div>
+            ) : null}
+            {answerSlot && chatbotId && m.role === 'assistant' && messages[i - 1]?.role === 'user' ? (
+              <div className="mt-1 flex flex-wrap items-center justify-end gap-2">
+                {answerSlot({
+                  chatbotId,
+                  question: messages[i - 1].content,
+                  answer: m.content,
+                  sources: sources.flatMap((s) => (s.entryId ? [{ entryId: s.entryId, title: s.title }] : [])),
+                })}
               </div>
             ) : null}
           </li>

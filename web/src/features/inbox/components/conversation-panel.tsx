@@ -11,6 +11,8 @@ import { useInboxConversation } from '../hooks/use-inbox-conversation';
 import { visitorLabel } from '../inbox-lists';
 import { ConversationMessages } from './conversation-messages';
 import { MessageForm } from './message-form';
+import { useCan } from '../../../lib/workspace/use-can';
+import type { AnswerSlot } from '../../../components/conversations/answer-slot';
 
 export const SUMMARY_COST_HINT = 'A summary costs like an answer: one model call, billed to the workspace’s credit.';
 export const CONVERSATION_FAILED = 'The conversation could not be loaded.';
@@ -40,13 +42,16 @@ export function ConversationPanel({
   userId,
   canWrite,
   onVisitor,
+  answerSlot,
 }: {
   id: string;
   userId: string | undefined;
   canWrite: boolean;
   onVisitor?: (label: string) => void;
+  answerSlot?: AnswerSlot;
 }) {
   const { data, error, loading } = useInboxConversation(id, true);
+  const writesTests = useCan('chatbots:write');
   const actions = useConversationActions(id);
   const conversation = data?.inboxConversation;
   const scroller = useRef<HTMLDivElement>(null);
@@ -169,7 +174,11 @@ export function ConversationPanel({
         ) : null}
 
         <div ref={scroller} className="max-h-[32rem] min-h-48 overflow-y-auto px-4 py-4 sm:px-6">
-          <ConversationMessages messages={messages} />
+          <ConversationMessages
+            messages={messages}
+            chatbotId={conversation?.item.chatbotId}
+            answerSlot={writesTests ? answerSlot : undefined}
+          />
         </div>
 
         {canWrite ? (

@@ -18,6 +18,7 @@ import { useInbox } from '../hooks/use-inbox';
 import { useWorkspaceFromLink } from '../hooks/use-workspace-from-link';
 import { ConversationPanel } from './conversation-panel';
 import { InboxLists } from './inbox-lists';
+import type { AnswerSlot } from '../../../components/conversations/answer-slot';
 
 export const INBOX_UPGRADE_TITLE = 'Live inbox';
 export const INBOX_UPGRADE_TEXT =
@@ -64,7 +65,7 @@ function AccessEndedCard({ message }: { message: string }) {
  * /inbox and /inbox/{conversationId}: the workspace's visitors waiting for a person and the
  * conversations agents have open, live, beside the conversation chosen (docs/product.md, Inbox).
  */
-export function InboxPage() {
+export function InboxPage({ answerSlot }: { answerSlot?: AnswerSlot } = {}) {
   useWorkspaceFromLink();
   const { conversationId } = useParams();
   // "Grace Hopper — Inbox — Parley" once the conversation shown is loaded, so its browser tab tells it apart.
@@ -145,7 +146,14 @@ export function InboxPage() {
           )}
         </Card>
         {conversationId ? (
-          <ConversationPanel key={conversationId} id={conversationId} userId={userId} canWrite={canWrite} onVisitor={onVisitor} />
+          <ConversationPanel
+            key={conversationId}
+            id={conversationId}
+            userId={userId}
+            canWrite={canWrite}
+            onVisitor={onVisitor}
+            answerSlot={answerSlot}
+          />
         ) : (
           <Card className="hidden items-center justify-center px-6 py-16 text-center lg:flex">
             <p className="text-sm text-gray-600">Choose a conversation to read it and answer the visitor.</p>
