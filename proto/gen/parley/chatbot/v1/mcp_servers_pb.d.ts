@@ -33,6 +33,13 @@ export declare type McpListedTool = Message<"parley.chatbot.v1.McpListedTool"> &
    * @generated from field: google.protobuf.Struct input_schema = 3;
    */
   inputSchema?: JsonObject | undefined;
+
+  /**
+   * The server's hint that the tool only reads: the dashboard's default for confirm.
+   *
+   * @generated from field: bool read_only = 4;
+   */
+  readOnly: boolean;
 };
 
 /**
