@@ -26,7 +26,7 @@ import {
 } from './mcp-servers.ts';
 
 export const toMcpToolMessage = (t: McpModelTool) =>
-  create(McpToolSchema, { name: t.name, description: t.description, inputSchema: t.inputSchema as JsonObject, confirm: t.confirm });
+  create(McpToolSchema, { name: t.name, description: t.description, inputSchema: t.inputSchema as JsonObject, confirm: t.confirm, server: t.server });
 
 const toServerMessage = (s: McpServerView) =>
   create(McpServerSchema, {

@@ -90,6 +90,7 @@ export interface McpModelTool {
   description: string;
   inputSchema: Record<string, unknown>;
   confirm: boolean;
+  server: string;
 }
 
 export const modelToolName = (server: string, tool: string) => `${server}_${tool}`;
@@ -326,7 +327,7 @@ export async function mcpModelTools(db: PrismaClient, chatbotId: string): Promis
     const listed = new Map((row.tools as unknown as ListedTool[]).map((t) => [t.name, t]));
     for (const p of row.enabledTools as unknown as PickedTool[]) {
       const t = listed.get(p.name);
-      if (t) tools.push({ name: modelToolName(row.name, t.name), description: t.description, inputSchema: t.inputSchema, confirm: p.confirm });
+      if (t) tools.push({ name: modelToolName(row.name, t.name), description: t.description, inputSchema: t.inputSchema, confirm: p.confirm, server: row.name });
     }
   }
   return tools;

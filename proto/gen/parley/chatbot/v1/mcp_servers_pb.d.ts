@@ -187,6 +187,13 @@ export declare type McpTool = Message<"parley.chatbot.v1.McpTool"> & {
    * @generated from field: bool confirm = 4;
    */
   confirm: boolean;
+
+  /**
+   * The server's name (the prefix of `name`).
+   *
+   * @generated from field: string server = 5;
+   */
+  server: string;
 };
 
 /**
