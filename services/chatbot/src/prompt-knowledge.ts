@@ -7,7 +7,7 @@
 // title, a website entry's address) so the reply can cite it.
 import { actionTools } from './actions/actions.ts';
 import type { ActionDefinition } from './actions/action-definition.ts';
-import { mcpModelTools, type McpModelTool } from './mcp/mcp-servers.ts';
+import { mcpModelTools, type McpModelTool } from './actions/mcp-servers.ts';
 import type { Chatbot, PrismaClient } from './generated/prisma/client.ts';
 import { getPublicChatbot, type PublicChatbotDeps } from './chatbots/get-public-chatbot.ts';
 import { qaText } from './knowledge/add-qa-entry.ts';

@@ -44,8 +44,8 @@ import { getPromptKnowledge, type PromptKnowledgeDeps } from './prompt-knowledge
 import { modelChoiceOf } from './chatbots/model-choice.ts';
 import { actionRoutes, toActionToolMessage } from './actions/action-rpc.ts';
 import type { ActionDeps } from './actions/actions.ts';
-import { mcpServerRoutes, toMcpToolMessage } from './mcp/mcp-rpc.ts';
-import type { McpModelTool } from './mcp/mcp-servers.ts';
+import { mcpServerRoutes, toMcpToolMessage } from './actions/mcp-rpc.ts';
+import type { McpModelTool } from './actions/mcp-servers.ts';
 import type { ActionDefinition } from './actions/action-definition.ts';
 import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
 

@@ -38,13 +38,7 @@ const connectBody = z
   .strict();
 const toolsBody = z
   .object({
-    tools: z
-      .array(
-        z
-          .object({ name: text, confirm: z.boolean(), responseFields: z.array(text).max(30).default([]) })
-          .strict(),
-      )
-      .max(100),
+    tools: z.array(z.object({ name: text, confirm: z.boolean(), responseFields: z.array(text).max(30).default([]) }).strict()).max(100),
   })
   .strict();
 
@@ -64,7 +58,12 @@ export const mcpServerView = (s: McpServer | undefined) => ({
   url: s?.url ?? '',
   secretHeader: s?.secretHeader ?? '',
   secretHint: s?.secretHint ?? '',
-  tools: (s?.tools ?? []).map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema ?? {}, readOnly: t.readOnly })),
+  tools: (s?.tools ?? []).map((t) => ({
+    name: t.name,
+    description: t.description,
+    inputSchema: t.inputSchema ?? {},
+    readOnly: t.readOnly,
+  })),
   picked: (s?.picked ?? []).map((p) => ({ name: p.name, confirm: p.confirm, responseFields: [...p.responseFields] })),
   timeoutMs: s?.timeoutMs ?? 0,
   maxResultBytes: s?.maxResultBytes ?? 0,

@@ -404,7 +404,8 @@ async function answer(
   const unanswered = turn.kind !== 'qa' && shown.sources.length === 0;
   // The phrase and unanswered rules, or the model's built-in handoff tool (offered only while handoff is on).
   const asked = usage && 'offerHandoff' in usage ? usage : null;
-  const offerHandoff = offersHandoff(turn.chatbot.handoff?.enabled === true, unanswered, turn.input.message) || asked?.offerHandoff === true;
+  const offerHandoff =
+    offersHandoff(turn.chatbot.handoff?.enabled === true, unanswered, turn.input.message) || asked?.offerHandoff === true;
   const showLeadForm = asked?.showLeadForm === true;
   // The counts the recorder billed (UsageRecorded), so the caller can tell its own client what the answer cost.
   const billed = usage ? { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens } : null;

@@ -68,7 +68,8 @@ export type LoopTool =
   | { kind: 'built-in'; name: string; builtIn: keyof typeof BUILT_IN_TOOLS };
 
 /** Whether the lead form is on: any of its fields is asked. */
-const leadFormOn = (c: PublicChatbot) => [c.leadForm?.name, c.leadForm?.email, c.leadForm?.phone].some((f) => f !== undefined && f !== '' && f !== 'off');
+const leadFormOn = (c: PublicChatbot) =>
+  [c.leadForm?.name, c.leadForm?.email, c.leadForm?.phone].some((f) => f !== undefined && f !== '' && f !== 'off');
 
 /**
  * A chatbot's tools, in one order: its actions, its MCP tools, the built-in ones; a name already

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpServerService } from '@parley/proto/parley/chatbot/v1/mcp_servers_pb.js';
 import { createServiceClient } from '@parley/common/rpc-client.ts';
 import { MCP_INJECTION, startFakeMcpServer, startSilentServer, type FakeMcpServer } from '@parley/common/testing/fake-mcp-server.ts';
-import { MCP_NEEDS_CONFIRMATION } from '../../src/mcp/mcp-servers.ts';
+import { MCP_NEEDS_CONFIRMATION } from '../../src/actions/mcp-servers.ts';
 import { expectRpcError, newOwner, rpcError, startChatbotService, type TestChatbotService } from './harness.ts';
 
 const asText = (value: unknown) => JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v));
@@ -61,7 +61,14 @@ describe('connecting an MCP server', () => {
   it('lists its tools with the secret sent as a bearer token, sealed at rest and shown by its last four', async () => {
     const before = mcp.requests.length;
     const { ownerId, chatbot, server } = await connected();
-    expect(server.tools.map((t) => t.name)).toEqual(['order_status', 'cancel_order', 'store_hours', 'huge_report', 'never_answers', 'broken']);
+    expect(server.tools.map((t) => t.name)).toEqual([
+      'order_status',
+      'cancel_order',
+      'store_hours',
+      'huge_report',
+      'never_answers',
+      'broken',
+    ]);
     const status = server.tools[0];
     expect(status.description).toBe('Where an order is');
     expect(status.readOnly).toBe(true);
@@ -175,7 +182,10 @@ describe('picked tools', () => {
     const cancel = await run(chatbot.id, 'shop_cancel_order', 'req-2:2', { order_id: '1' });
     expect(cancel).toMatchObject({ status: 'refused', error: MCP_NEEDS_CONFIRMATION });
     expect(mcp.calls.length).toBe(before);
-    expect(await run(chatbot.id, 'shop_huge_report', 'req-2:3')).toMatchObject({ status: 'refused', error: 'There is no tool named shop_huge_report' });
+    expect(await run(chatbot.id, 'shop_huge_report', 'req-2:3')).toMatchObject({
+      status: 'refused',
+      error: 'There is no tool named shop_huge_report',
+    });
   });
 
   it('ends a huge result at the size cap, a tool that never answers at the timeout, and keeps the last error', async () => {

@@ -72,7 +72,8 @@ export function guardedFetch(
         throw new OutboundError('too-large', `The answer is larger than ${limits.maxBytes} bytes`);
       }
       // A 204, 205 or 304 has no body a Response may carry.
-      const stream = res.body && ![204, 205, 304].includes(res.status) ? capped(res.body as ReadableStream<Uint8Array>, limits.maxBytes, fail) : null;
+      const stream =
+        res.body && ![204, 205, 304].includes(res.status) ? capped(res.body as ReadableStream<Uint8Array>, limits.maxBytes, fail) : null;
       return new Response(stream, { status: res.status, statusText: res.statusText, headers: res.headers as unknown as Headers });
     }
   };

@@ -12,7 +12,7 @@ import {
   McpToolSchema,
 } from '@parley/proto/parley/chatbot/v1/mcp_servers_pb.js';
 import { invalid } from '@parley/common/rpc-errors.ts';
-import type { ActionDeps } from '../actions/actions.ts';
+import type { ActionDeps } from './actions.ts';
 import {
   connectMcpServer,
   disconnectMcpServer,
@@ -26,7 +26,13 @@ import {
 } from './mcp-servers.ts';
 
 export const toMcpToolMessage = (t: McpModelTool) =>
-  create(McpToolSchema, { name: t.name, description: t.description, inputSchema: t.inputSchema as JsonObject, confirm: t.confirm, server: t.server });
+  create(McpToolSchema, {
+    name: t.name,
+    description: t.description,
+    inputSchema: t.inputSchema as JsonObject,
+    confirm: t.confirm,
+    server: t.server,
+  });
 
 const toServerMessage = (s: McpServerView) =>
   create(McpServerSchema, {
@@ -37,7 +43,12 @@ const toServerMessage = (s: McpServerView) =>
     secretHeader: s.secretHeader,
     secretHint: s.secretHint,
     tools: s.tools.map((t) =>
-      create(McpListedToolSchema, { name: t.name, description: t.description, inputSchema: t.inputSchema as JsonObject, readOnly: t.readOnly }),
+      create(McpListedToolSchema, {
+        name: t.name,
+        description: t.description,
+        inputSchema: t.inputSchema as JsonObject,
+        readOnly: t.readOnly,
+      }),
     ),
     picked: s.picked.map((p) => create(McpPickedToolSchema, p)),
     timeoutMs: s.timeoutMs,
@@ -88,7 +99,9 @@ export function mcpServerRoutes(deps: ActionDeps) {
           { serverId: req.serverId || undefined, sessionId: req.sessionId || undefined, limit: req.limit || undefined },
         );
         return {
-          calls: calls.map((c) => create(McpToolCallSchema, { ...c, inputs: c.inputs as JsonObject, createdAt: timestampFromDate(c.createdAt) })),
+          calls: calls.map((c) =>
+            create(McpToolCallSchema, { ...c, inputs: c.inputs as JsonObject, createdAt: timestampFromDate(c.createdAt) }),
+          ),
         };
       },
       async runMcpTool(req) {

@@ -14,9 +14,9 @@ import { withoutControlCharacters } from '@parley/common/control-characters.ts';
 import { OutboundError, outboundUrl } from '@parley/common/outbound/request.ts';
 import type { McpServer, McpToolCall, Prisma, PrismaClient } from '../generated/prisma/client.ts';
 import { findOwnedChatbot, type OwnedChatbotRef } from '../core/owned-chatbot.ts';
-import type { ActionDeps } from '../actions/actions.ts';
-import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS, MAX_READ_BYTES } from '../actions/action-definition.ts';
-import { MASK, maskSecrets, readFields } from '../actions/run-action.ts';
+import type { ActionDeps } from './actions.ts';
+import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS, MAX_READ_BYTES } from './action-definition.ts';
+import { MASK, maskSecrets, readFields } from './run-action.ts';
 import { callServerTool, listServerTools, McpFailure, type McpEndpoint } from './mcp-client.ts';
 
 export const MAX_MCP_SERVERS_PER_CHATBOT = 5;
@@ -207,13 +207,17 @@ async function listNow(deps: ActionDeps, row: Parameters<typeof endpointOf>[1] &
   }
 }
 
-const leftOutNote = (n: number) => (n > 0 ? `${n} of the server's tools were left out (a name, description or input schema out of bounds, or more than ${MAX_LISTED_TOOLS} tools)` : '');
+const leftOutNote = (n: number) =>
+  n > 0
+    ? `${n} of the server's tools were left out (a name, description or input schema out of bounds, or more than ${MAX_LISTED_TOOLS} tools)`
+    : '';
 
 /** Connects a server: its tools are listed first (a server that cannot be listed is not connected), none picked. */
 export async function connectMcpServer(deps: ActionDeps, ref: OwnedChatbotRef, raw: ConnectInput): Promise<McpServerView> {
   const chatbot = await findOwnedChatbot(deps.db, ref);
   const input = checkedConnect(deps, raw);
-  if ((await deps.db.mcpServer.count({ where: { chatbotId: chatbot.id } })) >= MAX_MCP_SERVERS_PER_CHATBOT) throw invalid(TOO_MANY_MCP_SERVERS);
+  if ((await deps.db.mcpServer.count({ where: { chatbotId: chatbot.id } })) >= MAX_MCP_SERVERS_PER_CHATBOT)
+    throw invalid(TOO_MANY_MCP_SERVERS);
   const id = randomUUID();
   const sealed = input.secret ? seal(deps.secretKey, input.secret, id) : '';
   const listed = await listNow(deps, { id, ...input, secret: sealed });
@@ -327,7 +331,14 @@ export async function mcpModelTools(db: PrismaClient, chatbotId: string): Promis
     const listed = new Map((row.tools as unknown as ListedTool[]).map((t) => [t.name, t]));
     for (const p of row.enabledTools as unknown as PickedTool[]) {
       const t = listed.get(p.name);
-      if (t) tools.push({ name: modelToolName(row.name, t.name), description: t.description, inputSchema: t.inputSchema, confirm: p.confirm, server: row.name });
+      if (t)
+        tools.push({
+          name: modelToolName(row.name, t.name),
+          description: t.description,
+          inputSchema: t.inputSchema,
+          confirm: p.confirm,
+          server: row.name,
+        });
     }
   }
   return tools;
@@ -354,7 +365,16 @@ export function readResult(result: CallToolResult, responseFields: string[]): { 
   }
   const text = withoutControlCharacters(texts.join('\n'));
   const bytes = Buffer.from(text, 'utf8');
-  return { text: bytes.length > MAX_READ_BYTES ? bytes.subarray(0, MAX_READ_BYTES).toString('utf8').replace(/\uFFFD$/, '') : text, read: [] };
+  return {
+    text:
+      bytes.length > MAX_READ_BYTES
+        ? bytes
+            .subarray(0, MAX_READ_BYTES)
+            .toString('utf8')
+            .replace(/\uFFFD$/, '')
+        : text,
+    read: [],
+  };
 }
 
 export interface McpRun {
@@ -384,7 +404,14 @@ const outcomeOf = (c: McpToolCall, repeated: boolean): McpRunOutcome => ({
   repeated,
 });
 
-const refused = (error: string): McpRunOutcome => ({ status: 'refused', error, result: '', fieldsRead: [], durationMs: 0, repeated: false });
+const refused = (error: string): McpRunOutcome => ({
+  status: 'refused',
+  error,
+  result: '',
+  fieldsRead: [],
+  durationMs: 0,
+  repeated: false,
+});
 
 /** A visitor's tool call, run at most once per callKey (the log row is claimed before the server is called). */
 export async function runMcpTool(deps: ActionDeps, run: McpRun): Promise<McpRunOutcome> {
@@ -398,13 +425,22 @@ export async function runMcpTool(deps: ActionDeps, run: McpRun): Promise<McpRunO
   if (!server || !tool) return refused(`There is no tool named ${run.toolName.slice(0, 64)}`);
   if (tool.confirm) return refused(MCP_NEEDS_CONFIRMATION);
   const args = run.args && typeof run.args === 'object' && !Array.isArray(run.args) ? run.args : {};
-  if (Buffer.byteLength(JSON.stringify(args), 'utf8') > MAX_ARGUMENT_BYTES) return refused(`The arguments are larger than ${MAX_ARGUMENT_BYTES} bytes`);
+  if (Buffer.byteLength(JSON.stringify(args), 'utf8') > MAX_ARGUMENT_BYTES)
+    return refused(`The arguments are larger than ${MAX_ARGUMENT_BYTES} bytes`);
   const { endpoint, secrets } = endpointOf(deps, server);
   const shownInputs = JSON.parse(maskSecrets(JSON.stringify(args), secrets)) as Prisma.InputJsonValue;
   let claim: McpToolCall;
   try {
     claim = await deps.db.mcpToolCall.create({
-      data: { serverId: server.id, chatbotId: server.chatbotId, toolName: tool.name, sessionId: run.sessionId, callKey: run.callKey, inputs: shownInputs, status: 'running' },
+      data: {
+        serverId: server.id,
+        chatbotId: server.chatbotId,
+        toolName: tool.name,
+        sessionId: run.sessionId,
+        callKey: run.callKey,
+        inputs: shownInputs,
+        status: 'running',
+      },
     });
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
@@ -468,7 +504,11 @@ export async function listMcpToolCalls(
   const where: Prisma.McpToolCallWhereInput = { chatbotId: chatbot.id, NOT: { status: 'running' } };
   if (filter.serverId) where.serverId = (await findServer(deps, ref, filter.serverId)).id;
   if (filter.sessionId) where.sessionId = filter.sessionId.slice(0, 200);
-  const calls = await deps.db.mcpToolCall.findMany({ where, orderBy: { createdAt: 'desc' }, take: Math.min(Math.max(filter.limit ?? 50, 1), 200) });
+  const calls = await deps.db.mcpToolCall.findMany({
+    where,
+    orderBy: { createdAt: 'desc' },
+    take: Math.min(Math.max(filter.limit ?? 50, 1), 200),
+  });
   return calls.map((c) => ({
     id: c.id,
     serverId: c.serverId,

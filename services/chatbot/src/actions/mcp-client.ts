@@ -30,7 +30,11 @@ export class McpFailure extends Error {
 /** The most pages of tools read from one server. */
 const MAX_TOOL_PAGES = 5;
 
-async function withClient<T>(endpoint: McpEndpoint, policy: OutboundPolicy, use: (client: Client, signal: AbortSignal) => Promise<T>): Promise<T> {
+async function withClient<T>(
+  endpoint: McpEndpoint,
+  policy: OutboundPolicy,
+  use: (client: Client, signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const url = outboundUrl(endpoint.url, policy);
   const guarded = guardedFetch(policy, { maxBytes: endpoint.maxBytes });
   const signal = AbortSignal.timeout(endpoint.timeoutMs);
@@ -87,4 +91,3 @@ export async function callServerTool(
     return result as CallToolResult;
   });
 }
-
