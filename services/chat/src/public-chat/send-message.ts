@@ -78,7 +78,7 @@ import { offersHandoff, parseMirror, type HandoffView } from '../core/handoff.ts
 import type { VisitorHandoff } from './visitor-handoff.ts';
 import { verifyVisitor, type IdentitySecrets } from './visitor-identity.ts';
 import { asStored, forTheModel, restored, restoringStream, turnPrivacy, type TurnPrivacy } from './privacy.ts';
-import { chatbotTools, loopHoldTokens, runToolLoop, toolDefinitions, type LoopAnswer, type ToolLoopDeps } from './tool-loop.ts';
+import { chatbotTools, loopHoldTokens, runToolLoop, type LoopAnswer, type ToolLoopDeps } from './tool-loop.ts';
 
 export interface PublicChatBounds {
   maxMessageChars: number;
@@ -236,7 +236,7 @@ async function promptAndReserve(
     historyChars: model.historyChars,
     message: read.message,
   });
-  const loop = usesTools(deps, chatbot) ? loopHoldTokens(maxPromptTokens(prompt), toolDefinitions(chatbotTools(chatbot))) : null;
+  const loop = usesTools(deps, chatbot) ? loopHoldTokens(maxPromptTokens(prompt), chatbotTools(chatbot)) : null;
   await deps.credit.reserve({
     requestId,
     ownerId: chatbot.ownerId,

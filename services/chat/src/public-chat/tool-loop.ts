@@ -119,15 +119,31 @@ export function toolDefinitions(tools: LoopTool[]): ToolDefinition[] {
 }
 
 /**
+ * The most tool calls of one answer: MAX_TOOL_CALLS, or, for a chatbot whose only tools are built-in
+ * ones (a handoff or lead form chatbot without actions or MCP tools), one call of each: calling one
+ * again shows nothing more, so such a chatbot's hold stays small.
+ */
+export function maxToolCalls(tools: LoopTool[]): number {
+  return tools.every((t) => t.kind === 'built-in') ? tools.length : MAX_TOOL_CALLS;
+}
+
+/** What one built-in step adds to the prompt at most: its result, the call's line, the tags. */
+const BUILT_IN_STEP_BYTES =
+  Math.max(...Object.values(BUILT_IN_TOOLS).map((b) => Buffer.byteLength(b.result, 'utf8') + b.name.length * 2)) + STEP_OVERHEAD_CHARS;
+
+/**
  * The prompt tokens the hold counts for the whole loop (each model call's prompt, growing by one
  * step each time), given the first call's bound: a byte-level bound like maxPromptTokens.
  */
-export function loopHoldTokens(firstPromptTokens: number, tools: ToolDefinition[]): { promptTokens: number; calls: number } {
+export function loopHoldTokens(firstPromptTokens: number, loopTools: LoopTool[]): { promptTokens: number; calls: number } {
+  const tools = toolDefinitions(loopTools);
   const toolBytes = Buffer.byteLength(JSON.stringify(tools), 'utf8') + Buffer.byteLength(TOOL_RULES, 'utf8');
-  const stepBytes = TOOL_RESULT_MAX_CHARS * 4 + ARGUMENTS_MAX_CHARS * 4 + STEP_OVERHEAD_CHARS;
+  const builtInOnly = loopTools.every((t) => t.kind === 'built-in');
+  const stepBytes = builtInOnly ? BUILT_IN_STEP_BYTES : TOOL_RESULT_MAX_CHARS * 4 + ARGUMENTS_MAX_CHARS * 4 + STEP_OVERHEAD_CHARS;
+  const maxCalls = maxToolCalls(loopTools);
   let promptTokens = 0;
-  for (let call = 0; call <= MAX_TOOL_CALLS; call++) promptTokens += firstPromptTokens + toolBytes + call * stepBytes;
-  return { promptTokens, calls: MAX_TOOL_CALLS + 1 };
+  for (let call = 0; call <= maxCalls; call++) promptTokens += firstPromptTokens + toolBytes + call * stepBytes;
+  return { promptTokens, calls: maxCalls + 1 };
 }
 
 export interface ToolLoopDeps {
@@ -177,7 +193,7 @@ function summed(answers: ModelAnswer[]): ModelAnswer {
 export type LoopAnswer = ModelAnswer & { offerHandoff: boolean; showLeadForm: boolean };
 
 /**
- * The answer after at most MAX_TOOL_CALLS tool calls. A model failure throws as a single call does
+ * The answer after at most maxToolCalls tool calls. A model failure throws as a single call does
  * (the hold is released by the caller); the usage of the calls made before is then not billed, as
  * for a single failed call.
  */
@@ -185,6 +201,7 @@ export async function runToolLoop(deps: ToolLoopDeps, input: ToolLoopInput): Pro
   const tools = toolDefinitions(input.tools);
   const byName = new Map(input.tools.map((t) => [t.name, t]));
   const shown = { offerHandoff: false, showLeadForm: false };
+  const limit = maxToolCalls(input.tools);
   const [system, ...rest] = input.prompt;
   const messages: PromptMessage[] =
     system?.role === 'system' ? [{ role: 'system', content: `${system.content}\n\n${TOOL_RULES}` }, ...rest] : [...input.prompt];
@@ -192,7 +209,7 @@ export async function runToolLoop(deps: ToolLoopDeps, input: ToolLoopInput): Pro
   const answers: ModelAnswer[] = [];
   let calls = 0;
   for (;;) {
-    const offer = calls < MAX_TOOL_CALLS;
+    const offer = calls < limit;
     const req = { messages, maxTokens: input.maxTokens, temperature: input.temperature, tools: offer ? tools : undefined, signal };
     let streamed = '';
     const answer = await input.model.stream(req, (d) => {
@@ -203,7 +220,7 @@ export async function runToolLoop(deps: ToolLoopDeps, input: ToolLoopInput): Pro
     if (!offer || answer.toolCalls.length === 0) return { ...summed(answers), ...shown };
     if (signal.aborted) throw new LanguageModelError('timeout', `the tool loop ran past ${deps.deadlineMs} ms`);
     if (streamed) messages.push({ role: 'assistant', content: streamed });
-    for (const call of answer.toolCalls.slice(0, MAX_TOOL_CALLS - calls)) {
+    for (const call of answer.toolCalls.slice(0, limit - calls)) {
       calls++;
       const result = await runOne(deps, input, byName.get(call.name), call, calls, shown);
       messages.push({
