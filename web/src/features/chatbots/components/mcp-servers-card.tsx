@@ -16,6 +16,24 @@ export const MCP_SERVERS_DESCRIPTION =
 
 type Servers = ReturnType<typeof useMcpServers>;
 
+/** The result fields a picked tool's answer may be read for, comma-separated (kept as typed while editing). */
+function FieldsInput({ label, initial, onChange }: { label: string; initial: string; onChange: (text: string) => void }) {
+  const [text, setText] = useState(initial);
+  return (
+    <TextField
+      label={label}
+      hint="Dotted paths, comma-separated, e.g. order.status; empty: the tool's text"
+      value={text}
+      maxLength={2000}
+      autoComplete="off"
+      onChange={(e) => {
+        setText(e.target.value);
+        onChange(e.target.value);
+      }}
+    />
+  );
+}
+
 /** The tools a server listed, each with "Use" and "Visitor confirms first" (on by default for a tool not marked read-only). */
 function ToolPicker({ server, servers }: { server: McpServerView; servers: Servers }) {
   const [picked, setPicked] = useState<McpPickedTool[]>(server.picked);
@@ -30,6 +48,14 @@ function ToolPicker({ server, servers }: { server: McpServerView; servers: Serve
   function toggleConfirm(name: string) {
     setSaved(false);
     setPicked(picked.map((p) => (p.name === name ? { ...p, confirm: !p.confirm } : p)));
+  }
+  function setFields(name: string, text: string) {
+    setSaved(false);
+    const responseFields = text
+      .split(',')
+      .map((f) => f.trim())
+      .filter(Boolean);
+    setPicked(picked.map((p) => (p.name === name ? { ...p, responseFields } : p)));
   }
   async function onSave(event: FormEvent) {
     event.preventDefault();
@@ -59,10 +85,22 @@ function ToolPicker({ server, servers }: { server: McpServerView; servers: Serve
                   </span>
                 </label>
                 {choice ? (
-                  <label className="mt-2 ml-6.5 flex items-center gap-2 text-gray-700">
-                    <input type="checkbox" className={checkboxClasses} checked={choice.confirm} onChange={() => toggleConfirm(tool.name)} />
-                    Visitor confirms first
-                  </label>
+                  <div className="mt-2 ml-6.5 space-y-2">
+                    <label className="flex items-center gap-2 text-gray-700">
+                      <input
+                        type="checkbox"
+                        className={checkboxClasses}
+                        checked={choice.confirm}
+                        onChange={() => toggleConfirm(tool.name)}
+                      />
+                      Visitor confirms first
+                    </label>
+                    <FieldsInput
+                      label={`Fields the bot may read from ${tool.name}`}
+                      initial={choice.responseFields.join(', ')}
+                      onChange={(text) => setFields(tool.name, text)}
+                    />
+                  </div>
                 ) : null}
               </li>
             );
