@@ -32,6 +32,7 @@ test('the owner connects an MCP server, picks a tool, and a visitor is answered 
     await server.getByLabel('Fields the bot may read from order_status').fill('order.status');
     await server.getByRole('button', { name: 'Save tools' }).click();
     await expect(server.getByText('1 tool in use')).toBeVisible();
+    await expect(server.getByText('Saved.')).toBeVisible();
     const { violations } = await new AxeBuilder({ page }).include('#settings-tools').analyze();
     expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
     await page.locator('#settings-tools').scrollIntoViewIfNeeded();

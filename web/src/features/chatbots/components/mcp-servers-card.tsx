@@ -147,7 +147,7 @@ function ConnectedServer({ server, servers }: { server: McpServerView; servers: 
         </Badge>
       </div>
       {server.lastError ? <Alert tone="info">Last error: {server.lastError}</Alert> : null}
-      <ToolPicker key={JSON.stringify([server.picked, server.tools.map((t) => t.name)])} server={server} servers={servers} />
+      <ToolPicker key={server.tools.map((t) => t.name).join(' ')} server={server} servers={servers} />
       <div className="flex flex-wrap gap-2 border-t border-gray-100 pt-3">
         <Button type="button" variant="secondary" busy={refreshing} busyLabel="Listing…" onClick={() => void servers.refresh(server.id)}>
           List tools again
