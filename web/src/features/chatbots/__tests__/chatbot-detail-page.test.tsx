@@ -4,6 +4,7 @@ import { sampleChatbot } from '../../../test/chatbot-fixtures';
 import { graphqlError } from '../../../test/mock-link';
 import { knowledgeBaseOf as sampleKnowledgeBase, openDetail } from './detail-page-fixtures';
 
+
 describe('Chatbot detail page', () => {
   afterEach(() => {
     vi.useRealTimers();
@@ -57,6 +58,7 @@ describe('Chatbot detail page', () => {
         ['Handoff', '#settings-handoff'],
         ['Privacy', '#settings-privacy'],
         ['Channels', '#settings-channels'],
+        ['Tools', '#settings-tools'],
         ['Knowledge', '#settings-knowledge'],
         ['Entries', '#settings-entries'],
         ['Tests', '#settings-tests'],

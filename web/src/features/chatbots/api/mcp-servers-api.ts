@@ -69,7 +69,11 @@ async function call<T>(path: string, init: { method?: string; body?: unknown } =
   return body as T;
 }
 
-export const listMcpServers = (chatbotId: string) => call<McpServerView[]>(base(chatbotId));
+export async function listMcpServers(chatbotId: string): Promise<McpServerView[]> {
+  const servers = await call<unknown>(base(chatbotId));
+  if (!Array.isArray(servers)) throw new McpServersApiError('Could not load the MCP servers. Please try again.');
+  return servers as McpServerView[];
+}
 
 export const connectMcpServer = (chatbotId: string, input: ConnectMcpServerInput) =>
   call<McpServerView>(base(chatbotId), { method: 'POST', body: input });
