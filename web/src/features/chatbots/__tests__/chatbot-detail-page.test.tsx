@@ -4,7 +4,6 @@ import { sampleChatbot } from '../../../test/chatbot-fixtures';
 import { graphqlError } from '../../../test/mock-link';
 import { knowledgeBaseOf as sampleKnowledgeBase, openDetail } from './detail-page-fixtures';
 
-
 describe('Chatbot detail page', () => {
   afterEach(() => {
     vi.useRealTimers();
