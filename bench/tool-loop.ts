@@ -88,10 +88,11 @@ async function measure(run: () => Promise<unknown>): Promise<{ p50: number; cpuP
   return { p50: percentile(times, 50), cpuPerCall: (used.user + used.system) / 1000 / CALLS };
 }
 
-const deps = { actions, logger, deadlineMs: 60_000 };
+// No MCP tool here: the chatbot service's MCP client is never asked.
+const deps = { actions, mcp: {} as never, logger, deadlineMs: 60_000 };
 const input = { model, prompt, maxTokens: 800, chatbotId: 'c', sessionId: 's', requestId: 'r', onDelta: () => {}, onStatus: () => {} };
 const plain = await measure(() => model.stream({ messages: prompt, maxTokens: 800 }, () => {}));
-const loop = await measure(() => runToolLoop(deps, { ...input, actions: [tool] }));
+const loop = await measure(() => runToolLoop(deps, { ...input, tools: [{ kind: 'action', name: tool.name, action: tool }] }));
 
 const target = createServer((_req, res) => {
   res.setHeader('content-type', 'application/json');

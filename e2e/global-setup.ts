@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { startFakeAnthropic } from '../services/common/src/testing/fake-anthropic.ts';
-import { groundedReply, startFakeOpenAI } from '../services/common/src/testing/fake-openai.ts';
+import { groundedReply, startFakeOpenAI, toolResultReply, toolTriggers } from '../services/common/src/testing/fake-openai.ts';
 import { startFakeTelegram } from '../services/common/src/testing/fake-telegram.ts';
 import { startStack } from '../scripts/stack.ts';
 import { CLAUDE_OVERLOADED, E2E_TELEGRAM_TOKEN } from './fixtures.ts';
@@ -29,9 +29,14 @@ export default async function globalSetup() {
   // the knowledge passage that shares words with the question when there is one (as a model tags
   // what it used), otherwise quote the question in Markdown; they stream in small pieces slowly
   // enough for the page to show them arriving.
+  // A chatbot offered the MCP spec's order tool calls it when the visitor names an order (mcp-tools.spec.ts),
+  // and answers from its result.
   const model = await startFakeOpenAI({
     chunkDelayMs: 40,
+    toolCalls: toolTriggers([{ pattern: /order #?(\d+)/i, tool: 'shop_order_status', args: (m) => ({ order_id: m[1] }) }]),
     reply: (body) => {
+      const fromTool = toolResultReply(body);
+      if (fromTool) return fromTool;
       const grounded = groundedReply(body);
       if (/\[\d+\]/.test(grounded)) return grounded;
       const question = [...body.messages].reverse().find((m) => m.role === 'user')?.content ?? '';

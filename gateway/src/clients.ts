@@ -13,6 +13,7 @@ import { ChatService } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { ChatbotService } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import { WebhookService } from '@parley/proto/parley/chatbot/v1/webhooks_pb.js';
 import { ActionService } from '@parley/proto/parley/chatbot/v1/actions_pb.js';
+import { McpServerService } from '@parley/proto/parley/chatbot/v1/mcp_servers_pb.js';
 
 export interface Clients {
   auth: ReturnType<typeof createServiceClient<typeof AuthService>>;
@@ -25,6 +26,8 @@ export interface Clients {
   webhooks: ReturnType<typeof createServiceClient<typeof WebhookService>>;
   /** The chatbot service's HTTP actions (ADR 45). */
   actions: ReturnType<typeof createServiceClient<typeof ActionService>>;
+  /** The chatbot service's remote MCP servers (ADR 55). */
+  mcpServers: ReturnType<typeof createServiceClient<typeof McpServerService>>;
   chat: ReturnType<typeof createServiceClient<typeof ChatService>>;
 }
 
@@ -65,6 +68,7 @@ export function createClients(config: ClientConfig): Clients {
     chatbot: createServiceClient(ChatbotService, config.CHATBOT_URL, opts),
     webhooks: createServiceClient(WebhookService, config.CHATBOT_URL, opts),
     actions: createServiceClient(ActionService, config.CHATBOT_URL, opts),
+    mcpServers: createServiceClient(McpServerService, config.CHATBOT_URL, opts),
     chat: createServiceClient(ChatService, config.CHAT_URL, opts),
   };
 }

@@ -70,6 +70,13 @@ export const ACCESS = {
   'PUT /api/chatbot/:id/actions/:actionId': 'chatbots:write',
   'DELETE /api/chatbot/:id/actions/:actionId': 'chatbots:write',
   'POST /api/chatbot/:id/actions/:actionId/test': 'chatbots:write',
+  // Remote MCP servers (ADR 55): as HTTP actions.
+  'GET /api/chatbot/:id/mcp-servers': 'workspace:read',
+  'GET /api/chatbot/:id/mcp-servers/calls': 'conversations:read',
+  'POST /api/chatbot/:id/mcp-servers': 'chatbots:write',
+  'POST /api/chatbot/:id/mcp-servers/:serverId/refresh': 'chatbots:write',
+  'PUT /api/chatbot/:id/mcp-servers/:serverId/tools': 'chatbots:write',
+  'DELETE /api/chatbot/:id/mcp-servers/:serverId': 'chatbots:write',
   'DELETE /api/chatbot/:id': 'chatbots:write',
   'POST /api/chatbot/:id/profile-picture': 'chatbots:write',
   'POST /api/chatbot/:id/knowledge-base/text': 'chatbots:write',

@@ -25,6 +25,7 @@ import { unansweredQuestionRoutes } from './unanswered-questions.ts';
 import { usageRoutes } from './usage.ts';
 import { webhookRoutes } from './webhooks.ts';
 import { actionRoutes } from '../features/actions/action-routes.ts';
+import { mcpServerRoutes } from '../features/mcp-servers/mcp-server-routes.ts';
 import { apiKeyRoutes, apiScopeRoutes } from './api-keys.ts';
 import { providerKeyRoutes } from './provider-keys.ts';
 import { channelWebhookRoutes } from '../features/channels/webhook.ts';
@@ -104,6 +105,7 @@ export function apiRouter(opts: ApiOptions): Router {
     chatbotAnalyticsRoutes(opts.clients),
     unansweredQuestionRoutes(opts.clients),
     actionRoutes(opts.clients),
+    mcpServerRoutes(opts.clients),
   );
   router.use('/models', modelRoutes(opts.clients));
   router.use('/analytics', analyticsSummaryRoutes(opts.clients));

@@ -6,7 +6,7 @@
 //                                                      consentText }, handoff }
 //   GET  /api/chatbot/public/{uniqueId}/challenge  → { algorithm, challenge, maxnumber, salt, signature } (ALTCHA)
 //   POST /api/chatbot/public/{uniqueId}/chat         { message, sessionId?, model?, visitor?: { id?, name? }, proofOfWork? }
-//                                                  → { message, sessionId, sources, messageId, offerHandoff, unanswered, handoff? }
+//                                                  → { message, sessionId, sources, messageId, offerHandoff, unanswered, handoff?, showLeadForm? }
 //   POST /api/chatbot/public/{uniqueId}/feedback     { sessionId, messageId, rating: "up" | "down" } → { messageId, rating }
 //   POST /api/chatbot/public/{uniqueId}/handoff      { sessionId } → { status, agentName, waitingSince }
 //   GET  /api/chatbot/public/{uniqueId}/events?sessionId=&after=   server-sent events (below)
@@ -270,9 +270,10 @@ const VISITOR_FIELDS = ['id', 'name', 'email', 'userHash'] as const;
 
 /**
  * The reply as the page reads it, as JSON and as the done event: `url` only for a source that has
- * one; `handoff` only while a person is asked for or answering (the bot stayed silent).
+ * one; `handoff` only while a person is asked for or answering (the bot stayed silent);
+ * `showLeadForm` only when the model asked for the lead form (its built-in tool, ADR 55).
  */
-function chatReply({ message, sessionId, sources, messageId, handoff, offerHandoff, unanswered }: SendMessageResponse) {
+function chatReply({ message, sessionId, sources, messageId, handoff, offerHandoff, unanswered, showLeadForm }: SendMessageResponse) {
   const withPerson = handoff && handoff.status !== '' && handoff.status !== 'bot';
   return {
     message,
@@ -282,6 +283,7 @@ function chatReply({ message, sessionId, sources, messageId, handoff, offerHando
     offerHandoff,
     unanswered,
     ...(withPerson ? { handoff: handoffView(handoff) } : {}),
+    ...(showLeadForm ? { showLeadForm: true } : {}),
   };
 }
 

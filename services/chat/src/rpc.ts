@@ -136,6 +136,7 @@ const toSendMessageResponse = (r: SendMessageResult) =>
     messageId: r.messageId,
     handoff: r.handoff ? toHandoffState(r.handoff) : undefined,
     offerHandoff: r.offerHandoff,
+    showLeadForm: r.showLeadForm,
     unanswered: r.unanswered,
     usage: r.usage ?? undefined,
   });

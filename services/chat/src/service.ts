@@ -10,6 +10,7 @@ import type { Client } from '@connectrpc/connect';
 import { BillingService } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import { ChatbotService } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import { ActionService } from '@parley/proto/parley/chatbot/v1/actions_pb.js';
+import { McpServerService } from '@parley/proto/parley/chatbot/v1/mcp_servers_pb.js';
 import { ChatbotInteractionsCountedSchema } from '@parley/proto/parley/events/v1/chatbot_interactions_counted_pb.js';
 import { HandoffRequestedSchema, HandoffTimeoutDueSchema } from '@parley/proto/parley/events/v1/handoff_requested_pb.js';
 import { chatbotInteractionBatch, usageRecordedBatch } from '@parley/proto/event-batches.ts';
@@ -339,6 +340,7 @@ export async function createChatService(
     models,
     tools: {
       actions: opts.actions ?? createServiceClient(ActionService, config.CHATBOT_URL, rpc),
+      mcp: createServiceClient(McpServerService, config.CHATBOT_URL, rpc),
       logger,
       deadlineMs: config.TOOL_LOOP_DEADLINE_MS,
     },

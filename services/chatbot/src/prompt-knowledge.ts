@@ -7,6 +7,7 @@
 // title, a website entry's address) so the reply can cite it.
 import { actionTools } from './actions/actions.ts';
 import type { ActionDefinition } from './actions/action-definition.ts';
+import { mcpModelTools, type McpModelTool } from './actions/mcp-servers.ts';
 import type { Chatbot, PrismaClient } from './generated/prisma/client.ts';
 import { getPublicChatbot, type PublicChatbotDeps } from './chatbots/get-public-chatbot.ts';
 import { qaText } from './knowledge/add-qa-entry.ts';
@@ -34,6 +35,8 @@ export interface PromptKnowledge {
   qaMatch?: QaMatch;
   /** The chatbot's HTTP actions as tools; read only for a chatbot that has any. */
   actions: ActionDefinition[];
+  /** The picked tools of its MCP servers; read only for a chatbot that has any. */
+  mcpTools: McpModelTool[];
 }
 
 /** Chunks asked for per character of budget: half a chunk each, so there is choice when some do not fit. */
@@ -55,7 +58,8 @@ export async function getPromptKnowledge(
   const chatbot = await getPublicChatbot(deps, input.uniqueId, { branding: false });
   const qaMatch = chatbot.qaPairs > 0 ? await matchQaPair(deps.db, { chatbotId: chatbot.id, message: input.query }) : undefined;
   const actions = chatbot.actionCount > 0 ? await actionTools(deps.db, chatbot.id) : [];
-  if (chatbot.knowledgeChars <= 0) return { chatbot, knowledge: [], passages: [], wholeKnowledge: true, qaMatch, actions };
+  const mcpTools = chatbot.mcpToolCount > 0 ? await mcpModelTools(deps.db, chatbot.id) : [];
+  if (chatbot.knowledgeChars <= 0) return { chatbot, knowledge: [], passages: [], wholeKnowledge: true, qaMatch, actions, mcpTools };
   if (chatbot.knowledgeChars <= input.budgetChars) {
     let knowledge = deps.knowledgeCache.get(chatbot);
     if (knowledge === undefined) {
@@ -63,7 +67,7 @@ export async function getPromptKnowledge(
       deps.knowledgeCache.set(chatbot, knowledge);
     }
     const text = knowledge.map((p) => p.text).join(ENTRY_SEPARATOR);
-    return { chatbot, knowledge, passages: text.trim() ? [text] : [], wholeKnowledge: true, qaMatch, actions };
+    return { chatbot, knowledge, passages: text.trim() ? [text] : [], wholeKnowledge: true, qaMatch, actions, mcpTools };
   }
   const k = input.k === 0 ? retrievalK(input.budgetChars) : input.k;
   // Retrieval may embed the question with the provider (ADR 15): a chatbot keeping personal data from
@@ -85,7 +89,7 @@ export async function getPromptKnowledge(
     title: byId.get(c.entryId)?.title ?? '',
     url: byId.get(c.entryId)?.sourceUrl ?? '',
   }));
-  return { chatbot, knowledge, passages: chunks.map((c) => c.content), wholeKnowledge: false, qaMatch, actions };
+  return { chatbot, knowledge, passages: chunks.map((c) => c.content), wholeKnowledge: false, qaMatch, actions, mcpTools };
 }
 
 /** Every ready entry, oldest first, as one passage (a Q&A pair with its question). */

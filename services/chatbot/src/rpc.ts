@@ -45,6 +45,8 @@ import { getPromptKnowledge, type PromptKnowledgeDeps } from './prompt-knowledge
 import { modelChoiceOf } from './chatbots/model-choice.ts';
 import { actionRoutes, toActionToolMessage } from './actions/action-rpc.ts';
 import type { ActionDeps } from './actions/actions.ts';
+import { mcpServerRoutes, toMcpToolMessage } from './actions/mcp-rpc.ts';
+import type { McpModelTool } from './actions/mcp-servers.ts';
 import type { ActionDefinition } from './actions/action-definition.ts';
 import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
 
@@ -104,7 +106,7 @@ const embedSettingsOf = (c: Chatbot) => ({
 /** The model that answers and its fallback, as the catalogue reads the row (model-choice.ts). */
 const modelOf = (c: Chatbot, catalogue: ModelCatalogue) => create(ModelChoiceSchema, modelChoiceOf(c, catalogue));
 
-function toPublicChatbotMessage(c: Chatbot, catalogue: ModelCatalogue, actions: ActionDefinition[] = []) {
+function toPublicChatbotMessage(c: Chatbot, catalogue: ModelCatalogue, actions: ActionDefinition[] = [], mcpTools: McpModelTool[] = []) {
   return create(PublicChatbotSchema, {
     id: c.id,
     ownerId: c.ownerId,
@@ -117,6 +119,7 @@ function toPublicChatbotMessage(c: Chatbot, catalogue: ModelCatalogue, actions: 
     ...embedSettingsOf(c),
     model: modelOf(c, catalogue),
     actions: actions.map(toActionToolMessage),
+    mcpTools: mcpTools.map(toMcpToolMessage),
   });
 }
 
@@ -227,14 +230,14 @@ export function chatbotRoutes(deps: ChatbotRpcDeps) {
         return { chatbot: toPublicChatbotMessage(await getPublicChatbot(deps, req.uniqueId), catalogue) };
       },
       async getPromptKnowledge(req) {
-        const { chatbot, knowledge, passages, wholeKnowledge, qaMatch, actions } = await getPromptKnowledge(deps, {
+        const { chatbot, knowledge, passages, wholeKnowledge, qaMatch, actions, mcpTools } = await getPromptKnowledge(deps, {
           uniqueId: req.uniqueId,
           query: req.query,
           budgetChars: req.budgetChars,
           k: req.k,
         });
         return {
-          chatbot: toPublicChatbotMessage(chatbot, catalogue, actions),
+          chatbot: toPublicChatbotMessage(chatbot, catalogue, actions, mcpTools),
           knowledge: knowledge.map((p) => create(KnowledgePassageSchema, p)),
           passages,
           wholeKnowledge,
@@ -277,6 +280,7 @@ export function chatbotRoutes(deps: ChatbotRpcDeps) {
     });
     webhookRoutes(deps.webhooks)(router);
     actionRoutes(deps.actions)(router);
+    mcpServerRoutes(deps.actions)(router);
   };
 }
 

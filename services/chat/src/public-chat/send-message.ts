@@ -78,7 +78,7 @@ import { offersHandoff, parseMirror, type HandoffView } from '../core/handoff.ts
 import type { VisitorHandoff } from './visitor-handoff.ts';
 import { verifyVisitor, type IdentitySecrets } from './visitor-identity.ts';
 import { asStored, forTheModel, restored, restoringStream, turnPrivacy, type TurnPrivacy } from './privacy.ts';
-import { loopHoldTokens, runToolLoop, toolDefinitions, type ToolLoopDeps } from './tool-loop.ts';
+import { chatbotTools, loopHoldTokens, runToolLoop, type LoopAnswer, type ToolLoopDeps } from './tool-loop.ts';
 
 export interface PublicChatBounds {
   maxMessageChars: number;
@@ -122,6 +122,8 @@ export interface SendMessageResult {
   offerHandoff: boolean;
   /** The knowledge could not answer (the unanswered rule: the answer cites nothing and is no Q&A pair's). */
   unanswered: boolean;
+  /** The model asked for the lead form (its built-in show_lead_form tool, while the lead form is on). */
+  showLeadForm: boolean;
   /** The tokens the answer is billed for (the recorder's UsageRecorded counts); null when no model answered: nothing billed. */
   usage: AnswerUsage | null;
 }
@@ -234,7 +236,7 @@ async function promptAndReserve(
     historyChars: model.historyChars,
     message: read.message,
   });
-  const loop = usesTools(deps, chatbot) ? loopHoldTokens(maxPromptTokens(prompt), toolDefinitions(chatbot.actions)) : null;
+  const loop = usesTools(deps, chatbot) ? loopHoldTokens(maxPromptTokens(prompt), chatbotTools(chatbot)) : null;
   await deps.credit.reserve({
     requestId,
     ownerId: chatbot.ownerId,
@@ -311,9 +313,9 @@ function countToday(deps: PublicChatDeps, q: Parameters<DailyMessageCounter['cou
   return deps.dailyMessages.count(q).catch(redisStep(deps, 'the daily limits check'));
 }
 
-/** Whether a chatbot's answer goes through the tool loop: it has actions, and this service offers them. */
+/** Whether a chatbot's answer goes through the tool loop: it has tools (actions, MCP tools, built-in ones), and this service offers them. */
 const usesTools = (deps: PublicChatDeps, chatbot: PublicChatbot): deps is PublicChatDeps & { tools: ToolLoopDeps } =>
-  deps.tools !== undefined && chatbot.actions.length > 0;
+  deps.tools !== undefined && chatbotTools(chatbot).length > 0;
 
 /**
  * The model's answer to the held prompt (through the tool loop for a chatbot with actions), its
@@ -325,7 +327,7 @@ async function callModel(
   turn: ModelTurn,
   onDelta?: (delta: string) => void,
   onStatus?: (status: string) => void,
-): Promise<ModelAnswer> {
+): Promise<ModelAnswer | LoopAnswer> {
   // The owner's temperature when set; otherwise none is sent and the provider's default applies.
   const req = { messages: turn.prompt, maxTokens: deps.bounds.maxOutputTokens, temperature: turn.chatbot.voice?.temperature };
   try {
@@ -338,7 +340,7 @@ async function callModel(
           chatbotId: turn.chatbot.id,
           sessionId: turn.input.sessionId,
           requestId: turn.requestId,
-          actions: turn.chatbot.actions,
+          tools: chatbotTools(turn.chatbot),
           onDelta: stream?.onDelta,
           onStatus,
         })
@@ -381,11 +383,12 @@ async function answer(
       handoff: turn.state,
       offerHandoff: false,
       unanswered: false,
+      showLeadForm: false,
       usage: null,
     };
   }
   let cited: CitedAnswer;
-  let usage: ModelAnswer | null = null;
+  let usage: ModelAnswer | LoopAnswer | null = null;
   if (turn.kind === 'model') {
     usage = await callModel(deps, turn, onDelta, onStatus);
     cited = citeSources(usage.text, turn.passages);
@@ -399,10 +402,14 @@ async function answer(
   const shown = channel.answer.citations === 'markers' ? cited : withoutMarkers(cited);
   const messageId = await deps.recorder.record(turn, shown, usage);
   const unanswered = turn.kind !== 'qa' && shown.sources.length === 0;
-  const offerHandoff = offersHandoff(turn.chatbot.handoff?.enabled === true, unanswered, turn.input.message);
+  // The phrase and unanswered rules, or the model's built-in handoff tool (offered only while handoff is on).
+  const asked = usage && 'offerHandoff' in usage ? usage : null;
+  const offerHandoff =
+    offersHandoff(turn.chatbot.handoff?.enabled === true, unanswered, turn.input.message) || asked?.offerHandoff === true;
+  const showLeadForm = asked?.showLeadForm === true;
   // The counts the recorder billed (UsageRecorded), so the caller can tell its own client what the answer cost.
   const billed = usage ? { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens } : null;
-  return { ...shown, sessionId: turn.input.sessionId, messageId, handoff: null, offerHandoff, unanswered, usage: billed };
+  return { ...shown, sessionId: turn.input.sessionId, messageId, handoff: null, offerHandoff, unanswered, showLeadForm, usage: billed };
 }
 
 /** A message on `channel` (chosen by rpc.ts); a caller that names none is the public page. */

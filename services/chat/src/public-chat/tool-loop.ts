@@ -1,6 +1,8 @@
-// The tool loop of a chatbot with HTTP actions (docs/adr/0045-http-actions.md). Only such a
-// chatbot enters it (its tools ride on GetPromptKnowledge): one without actions makes its one model
-// call as before and pays nothing more. The loop is bounded: at most MAX_TOOL_CALLS tool calls per
+// The tool loop of a chatbot with tools (docs/adr/0045-http-actions.md,
+// docs/adr/0055-mcp-tools-and-built-in-tools.md): its HTTP actions, the picked tools of its MCP
+// servers, and the built-in tools (`handoff` while handoff is on, `show_lead_form` while the lead
+// form is). Only such a chatbot enters it (its tools ride on GetPromptKnowledge): one without any
+// makes its one model call as before and pays nothing more. The loop is bounded: at most MAX_TOOL_CALLS tool calls per
 // answer, then one last call without tools, all under one deadline. The chatbot service runs each
 // call (RunAction, at most once per call key, through the outbound guard); its result enters the
 // prompt as delimited data under a rule that data is never instructions. A write action (confirm
@@ -11,6 +13,8 @@
 import type { Client } from '@connectrpc/connect';
 import type { JsonObject } from '@bufbuild/protobuf';
 import type { ActionService, ActionTool } from '@parley/proto/parley/chatbot/v1/actions_pb.js';
+import type { PublicChatbot } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
+import type { McpServerService, McpTool } from '@parley/proto/parley/chatbot/v1/mcp_servers_pb.js';
 import type { Logger } from '@parley/common/logger.ts';
 import type { PromptMessage } from './build-prompt.ts';
 import { LanguageModelError, type LanguageModel, type ModelAnswer, type ToolCall, type ToolDefinition } from '../models/language-model.ts';
@@ -41,13 +45,67 @@ export function statusLine(name: string): string {
   return `${phrase.charAt(0).toUpperCase()}${phrase.slice(1)}…`;
 }
 
-/** The model's tools: each action's inputs the model fills, as a JSON schema (identity-bound inputs are not the model's). */
-export function toolDefinitions(actions: ActionTool[]): ToolDefinition[] {
-  return actions.map((a) => {
+/** The built-in tools: the model's way to the handoff offer and to the lead form. */
+export const BUILT_IN_TOOLS = {
+  handoff: {
+    name: 'handoff',
+    description:
+      'Offer the visitor a person from the team: when they ask for a human, or you cannot help them. It shows a button to talk to a person.',
+    result: 'A button to talk to a person from the team is now shown to the visitor. Tell them briefly that a person can take over.',
+  },
+  lead: {
+    name: 'show_lead_form',
+    description:
+      'Ask the visitor for their contact details so the team can get back to them: when they want to be contacted, want a quote or an offer, or you cannot help them now. It shows the contact form.',
+    result: 'The contact form is now shown to the visitor. Ask them briefly to leave their details there.',
+  },
+} as const;
+
+/** One tool the model may call: an HTTP action, a picked MCP tool, or a built-in one. */
+export type LoopTool =
+  | { kind: 'action'; name: string; action: ActionTool }
+  | { kind: 'mcp'; name: string; tool: McpTool }
+  | { kind: 'built-in'; name: string; builtIn: keyof typeof BUILT_IN_TOOLS };
+
+/** Whether the lead form is on: any of its fields is asked. */
+const leadFormOn = (c: PublicChatbot) =>
+  [c.leadForm?.name, c.leadForm?.email, c.leadForm?.phone].some((f) => f !== undefined && f !== '' && f !== 'off');
+
+/**
+ * A chatbot's tools, in one order: its actions, its MCP tools, the built-in ones; a name already
+ * taken is not offered twice (the owner's action keeps its name). Empty for most chatbots.
+ */
+export function chatbotTools(chatbot: PublicChatbot): LoopTool[] {
+  const tools: LoopTool[] = [
+    ...chatbot.actions.map((action): LoopTool => ({ kind: 'action', name: action.name, action })),
+    ...chatbot.mcpTools.map((tool): LoopTool => ({ kind: 'mcp', name: tool.name, tool })),
+  ];
+  if (chatbot.handoff?.enabled === true) tools.push({ kind: 'built-in', name: BUILT_IN_TOOLS.handoff.name, builtIn: 'handoff' });
+  if (leadFormOn(chatbot)) tools.push({ kind: 'built-in', name: BUILT_IN_TOOLS.lead.name, builtIn: 'lead' });
+  const names = new Set<string>();
+  return tools.filter((t) => !names.has(t.name) && names.add(t.name));
+}
+
+const CONFIRM_NOTE = ' (confirm: the visitor must confirm before it runs)';
+
+/** The model's tools: each action's inputs the model fills, as a JSON schema (identity-bound inputs are not the model's); an MCP tool's schema as its server gave it. */
+export function toolDefinitions(tools: LoopTool[]): ToolDefinition[] {
+  return tools.map((t) => {
+    if (t.kind === 'built-in') {
+      const b = BUILT_IN_TOOLS[t.builtIn];
+      return { name: b.name, description: b.description, parameters: { type: 'object', properties: {}, additionalProperties: false } };
+    }
+    if (t.kind === 'mcp')
+      return {
+        name: t.name,
+        description: `${t.tool.description}${t.tool.confirm ? CONFIRM_NOTE : ''}`,
+        parameters: (t.tool.inputSchema as Record<string, unknown> | undefined) ?? { type: 'object', properties: {} },
+      };
+    const a = t.action;
     const inputs = a.inputs.filter((i) => i.source === '' || i.source === 'model');
     return {
       name: a.name,
-      description: `${a.whenToUse}${a.confirm ? ' (confirm: the visitor must confirm before it runs)' : ''}`,
+      description: `${a.whenToUse}${a.confirm ? CONFIRM_NOTE : ''}`,
       parameters: {
         type: 'object',
         properties: Object.fromEntries(
@@ -61,19 +119,36 @@ export function toolDefinitions(actions: ActionTool[]): ToolDefinition[] {
 }
 
 /**
+ * The most tool calls of one answer: MAX_TOOL_CALLS, or, for a chatbot whose only tools are built-in
+ * ones (a handoff or lead form chatbot without actions or MCP tools), one call of each: calling one
+ * again shows nothing more, so such a chatbot's hold stays small.
+ */
+export function maxToolCalls(tools: LoopTool[]): number {
+  return tools.every((t) => t.kind === 'built-in') ? tools.length : MAX_TOOL_CALLS;
+}
+
+/** What one built-in step adds to the prompt at most: its result, the call's line, the tags. */
+const BUILT_IN_STEP_BYTES =
+  Math.max(...Object.values(BUILT_IN_TOOLS).map((b) => Buffer.byteLength(b.result, 'utf8') + b.name.length * 2)) + STEP_OVERHEAD_CHARS;
+
+/**
  * The prompt tokens the hold counts for the whole loop (each model call's prompt, growing by one
  * step each time), given the first call's bound: a byte-level bound like maxPromptTokens.
  */
-export function loopHoldTokens(firstPromptTokens: number, tools: ToolDefinition[]): { promptTokens: number; calls: number } {
+export function loopHoldTokens(firstPromptTokens: number, loopTools: LoopTool[]): { promptTokens: number; calls: number } {
+  const tools = toolDefinitions(loopTools);
   const toolBytes = Buffer.byteLength(JSON.stringify(tools), 'utf8') + Buffer.byteLength(TOOL_RULES, 'utf8');
-  const stepBytes = TOOL_RESULT_MAX_CHARS * 4 + ARGUMENTS_MAX_CHARS * 4 + STEP_OVERHEAD_CHARS;
+  const builtInOnly = loopTools.every((t) => t.kind === 'built-in');
+  const stepBytes = builtInOnly ? BUILT_IN_STEP_BYTES : TOOL_RESULT_MAX_CHARS * 4 + ARGUMENTS_MAX_CHARS * 4 + STEP_OVERHEAD_CHARS;
+  const maxCalls = maxToolCalls(loopTools);
   let promptTokens = 0;
-  for (let call = 0; call <= MAX_TOOL_CALLS; call++) promptTokens += firstPromptTokens + toolBytes + call * stepBytes;
-  return { promptTokens, calls: MAX_TOOL_CALLS + 1 };
+  for (let call = 0; call <= maxCalls; call++) promptTokens += firstPromptTokens + toolBytes + call * stepBytes;
+  return { promptTokens, calls: maxCalls + 1 };
 }
 
 export interface ToolLoopDeps {
   actions: Client<typeof ActionService>;
+  mcp: Client<typeof McpServerService>;
   logger: Logger;
   /** The whole loop's deadline, every model call and tool run included. */
   deadlineMs: number;
@@ -87,7 +162,7 @@ export interface ToolLoopInput {
   chatbotId: string;
   sessionId: string;
   requestId: string;
-  actions: ActionTool[];
+  tools: LoopTool[];
   onDelta?: (delta: string) => void;
   onStatus?: (status: string) => void;
 }
@@ -114,14 +189,19 @@ function summed(answers: ModelAnswer[]): ModelAnswer {
   };
 }
 
+/** The loop's answer, and what its built-in tools asked the page to show. */
+export type LoopAnswer = ModelAnswer & { offerHandoff: boolean; showLeadForm: boolean };
+
 /**
- * The answer after at most MAX_TOOL_CALLS tool calls. A model failure throws as a single call does
+ * The answer after at most maxToolCalls tool calls. A model failure throws as a single call does
  * (the hold is released by the caller); the usage of the calls made before is then not billed, as
  * for a single failed call.
  */
-export async function runToolLoop(deps: ToolLoopDeps, input: ToolLoopInput): Promise<ModelAnswer> {
-  const tools = toolDefinitions(input.actions);
-  const byName = new Map(input.actions.map((a) => [a.name, a]));
+export async function runToolLoop(deps: ToolLoopDeps, input: ToolLoopInput): Promise<LoopAnswer> {
+  const tools = toolDefinitions(input.tools);
+  const byName = new Map(input.tools.map((t) => [t.name, t]));
+  const shown = { offerHandoff: false, showLeadForm: false };
+  const limit = maxToolCalls(input.tools);
   const [system, ...rest] = input.prompt;
   const messages: PromptMessage[] =
     system?.role === 'system' ? [{ role: 'system', content: `${system.content}\n\n${TOOL_RULES}` }, ...rest] : [...input.prompt];
@@ -129,7 +209,7 @@ export async function runToolLoop(deps: ToolLoopDeps, input: ToolLoopInput): Pro
   const answers: ModelAnswer[] = [];
   let calls = 0;
   for (;;) {
-    const offer = calls < MAX_TOOL_CALLS;
+    const offer = calls < limit;
     const req = { messages, maxTokens: input.maxTokens, temperature: input.temperature, tools: offer ? tools : undefined, signal };
     let streamed = '';
     const answer = await input.model.stream(req, (d) => {
@@ -137,12 +217,12 @@ export async function runToolLoop(deps: ToolLoopDeps, input: ToolLoopInput): Pro
       input.onDelta?.(d);
     });
     answers.push(answer);
-    if (!offer || answer.toolCalls.length === 0) return summed(answers);
+    if (!offer || answer.toolCalls.length === 0) return { ...summed(answers), ...shown };
     if (signal.aborted) throw new LanguageModelError('timeout', `the tool loop ran past ${deps.deadlineMs} ms`);
     if (streamed) messages.push({ role: 'assistant', content: streamed });
-    for (const call of answer.toolCalls.slice(0, MAX_TOOL_CALLS - calls)) {
+    for (const call of answer.toolCalls.slice(0, limit - calls)) {
       calls++;
-      const result = await runOne(deps, input, byName.get(call.name), call, calls);
+      const result = await runOne(deps, input, byName.get(call.name), call, calls, shown);
       messages.push({
         role: 'assistant',
         content: `I call the tool ${tag(call.name)} with ${JSON.stringify(call.arguments).slice(0, ARGUMENTS_MAX_CHARS)}.`,
@@ -155,24 +235,33 @@ export async function runToolLoop(deps: ToolLoopDeps, input: ToolLoopInput): Pro
 async function runOne(
   deps: ToolLoopDeps,
   input: ToolLoopInput,
-  action: ActionTool | undefined,
+  tool: LoopTool | undefined,
   call: ToolCall,
   n: number,
+  shown: { offerHandoff: boolean; showLeadForm: boolean },
 ): Promise<{ status: string; data: string }> {
-  if (!action) return { status: 'failed', data: `There is no tool named ${call.name}` };
-  if (action.confirm) return { status: 'not_run', data: NEEDS_CONFIRMATION };
-  input.onStatus?.(statusLine(action.name));
+  if (!tool) return { status: 'failed', data: `There is no tool named ${call.name}` };
+  if (tool.kind === 'built-in') {
+    if (tool.builtIn === 'handoff') shown.offerHandoff = true;
+    else shown.showLeadForm = true;
+    return { status: 'ok', data: BUILT_IN_TOOLS[tool.builtIn].result };
+  }
+  if (tool.kind === 'action' ? tool.action.confirm : tool.tool.confirm) return { status: 'not_run', data: NEEDS_CONFIRMATION };
+  input.onStatus?.(statusLine(tool.kind === 'action' ? tool.name : tool.name.slice(tool.tool.server.length + 1) || tool.name));
+  const request = {
+    chatbotId: input.chatbotId,
+    sessionId: input.sessionId,
+    arguments: call.arguments as JsonObject,
+    callKey: `${input.requestId}:${n}`,
+  };
   try {
-    const run = await deps.actions.runAction({
-      chatbotId: input.chatbotId,
-      actionName: action.name,
-      sessionId: input.sessionId,
-      arguments: call.arguments as JsonObject,
-      callKey: `${input.requestId}:${n}`,
-    });
+    const run =
+      tool.kind === 'action'
+        ? await deps.actions.runAction({ ...request, actionName: tool.name })
+        : await deps.mcp.runMcpTool({ ...request, toolName: tool.name });
     return run.status === 'ok' ? { status: 'ok', data: run.result } : { status: run.status, data: run.error };
   } catch (err) {
-    deps.logger.warn({ err: (err as Error).message, action: action.name }, 'running an action failed');
+    deps.logger.warn({ err: (err as Error).message, tool: tool.name }, 'running a tool failed');
     return { status: 'failed', data: 'The tool could not be reached' };
   }
 }

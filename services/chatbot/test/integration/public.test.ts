@@ -40,10 +40,12 @@ describe('GetPublicChatbot', () => {
       model: _m,
       privacy,
       actions,
+      mcpTools,
       ...fields
     } = chatbot!;
     expect($typeName).toBe('parley.chatbot.v1.PublicChatbot');
     expect(actions).toEqual([]);
+    expect(mcpTools).toEqual([]);
     expect(privacy).toMatchObject({ redactPersonalData: false, keepOriginal: false, patterns: [] });
     expect(voice).toMatchObject({ instructions: '', welcomeMessage: '', suggestedQuestions: [], noAnswerMessage: '' });
     expect({ ...fields, knowledgeChars: Number(fields.knowledgeChars) }).toEqual({

@@ -123,7 +123,8 @@ async function readAtMost(body: Dispatcher.ResponseData['body'], maxBytes: numbe
   return Buffer.concat(chunks, size);
 }
 
-function asOutboundError(err: unknown): unknown {
+/** A failed request's error as an OutboundError naming its reason (the guard's refusal, an unknown host, a broken answer); others pass. */
+export function asOutboundError(err: unknown): unknown {
   const refusal = guardRefusal(err);
   if (refusal) return new OutboundError('address', `This address is not allowed: ${refusal}`);
   const codes = new Set<string>();

@@ -88,6 +88,16 @@ export function toolTriggers(
   };
 }
 
+/**
+ * The built-in tools' triggers (the chat service's `handoff` and `show_lead_form`), as a model that
+ * understood the visitor would call them: wanting someone from the team without the handoff phrases
+ * ("someone from your team", "a real agent"), or wanting to be contacted ("contact me", "a quote").
+ */
+export const BUILT_IN_TOOL_RULES = [
+  { pattern: /\b(someone from your team|a real agent|an actual agent)\b/i, tool: 'handoff', args: () => ({}) },
+  { pattern: /\b(contact me|get back to me|call me back|send me a quote)\b/i, tool: 'show_lead_form', args: () => ({}) },
+];
+
 /** The answer after a tool ran: its data quoted when it succeeded, an apology when it failed. */
 export function toolResultReply(body: FakeOpenAIRequest): string | null {
   const last = toolResults(body).at(-1);

@@ -9,6 +9,7 @@ export const SETTINGS_SECTIONS = [
   { id: 'handoff', label: 'Handoff' },
   { id: 'privacy', label: 'Privacy' },
   { id: 'channels', label: 'Channels' },
+  { id: 'tools', label: 'Tools' },
   { id: 'knowledge', label: 'Knowledge' },
   { id: 'entries', label: 'Entries' },
   { id: 'tests', label: 'Tests' },

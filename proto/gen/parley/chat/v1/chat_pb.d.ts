@@ -549,6 +549,13 @@ export declare type SendMessageResponse = Message<"parley.chat.v1.SendMessageRes
    * @generated from field: parley.chat.v1.TokenUsage usage = 8;
    */
   usage?: TokenUsage | undefined;
+
+  /**
+   * The model asked for the lead form (its built-in show_lead_form tool, offered while the lead form is on).
+   *
+   * @generated from field: bool show_lead_form = 9;
+   */
+  showLeadForm: boolean;
 };
 
 /**

@@ -6,6 +6,7 @@ import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobu
 import type { Message } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import type { ActionTool } from "./actions_pb.js";
+import type { McpTool } from "./mcp_servers_pb.js";
 
 /**
  * Describes the file parley/chatbot/v1/chatbot.proto.
@@ -1402,6 +1403,13 @@ export declare type PublicChatbot = Message<"parley.chatbot.v1.PublicChatbot"> &
    * @generated from field: repeated parley.chatbot.v1.ActionTool actions = 17;
    */
   actions: ActionTool[];
+
+  /**
+   * The picked tools of the owner's MCP servers (mcp_servers.proto); empty for most chatbots.
+   *
+   * @generated from field: repeated parley.chatbot.v1.McpTool mcp_tools = 18;
+   */
+  mcpTools: McpTool[];
 };
 
 /**

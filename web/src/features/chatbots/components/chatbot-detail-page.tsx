@@ -29,6 +29,7 @@ import { knowledgeEntries } from '../test-case-form';
 import { KnowledgeBaseContent } from './knowledge-base-content';
 import { KnowledgeBaseForm } from './knowledge-base-form';
 import { ChannelsCard } from './channels-card';
+import { McpServersCard } from './mcp-servers-card';
 import { SettingsSection, SettingsSectionNav, useActiveSection, useScrollToLinkedSection } from './settings-sections';
 
 export const LOAD_CHATBOT_FAILED_MESSAGE = 'Failed to load chatbot';
@@ -129,6 +130,9 @@ export function ChatbotDetailPage() {
                         </SettingsSection>
                         <SettingsSection id="channels">
                           <ChannelsCard chatbotId={chatbot.id} />
+                        </SettingsSection>
+                        <SettingsSection id="tools">
+                          <McpServersCard chatbotId={chatbot.id} />
                         </SettingsSection>
                         <SettingsSection id="knowledge">
                           <KnowledgeBaseForm chatbotId={chatbot.id} />

@@ -48,6 +48,8 @@ export interface ChatReply {
   offerHandoff: boolean;
   /** The knowledge could not answer. */
   unanswered: boolean;
+  /** The bot asked for the visitor's contact details: the lead form shows. */
+  showLeadForm: boolean;
   /** Set while a person is asked for or answering: the bot stayed silent (`message` is empty). */
   handoff: HandoffState | null;
 }
@@ -183,6 +185,7 @@ function toReply(body: unknown, sessionId: string): ChatReply {
     messageId: nonEmpty(body.messageId),
     offerHandoff: body.offerHandoff === true,
     unanswered: body.unanswered === true,
+    showLeadForm: body.showLeadForm === true,
     handoff: readHandoffState(body.handoff),
   };
 }

@@ -79,6 +79,8 @@ export function useChatSession(uniqueId: string, welcomeMessage: string | null =
   const [error, setError] = useState<string | null>(null);
   /** The latest answer came back unanswered (the lead form's when_unanswered trigger). */
   const [unanswered, setUnanswered] = useState(false);
+  /** The latest answer asked for the visitor's contact details (the bot's lead form tool). */
+  const [leadAsked, setLeadAsked] = useState(false);
   // A ref as well as state: two quick Enters must not send twice before React re-renders.
   const pendingRef = useRef(false);
   const abortRef = useRef<AbortController | null>(null);
@@ -128,6 +130,7 @@ export function useChatSession(uniqueId: string, welcomeMessage: string | null =
           clearMessages(uniqueId, sessionId);
         }
         setUnanswered(reply.unanswered);
+        setLeadAsked(reply.showLeadForm);
         // While a person is asked for or answering the bot stays silent: there is no answer to show.
         const silent = withPerson(reply.handoff);
         setConversation((c) => ({
@@ -216,6 +219,7 @@ export function useChatSession(uniqueId: string, welcomeMessage: string | null =
     pending: streaming !== null,
     error,
     unanswered,
+    leadAsked,
     send,
     rate,
     clear,

@@ -10,6 +10,8 @@ export interface LeadFormOptions extends ConversationProgress {
   sessionId: string;
   embedded: boolean;
   visitor: Visitor | null;
+  /** The bot asked for the visitor's contact details in its latest answer: the form shows, whatever its trigger. */
+  asked?: boolean;
   /** The server issued the conversation a new session id (the visitor had none): the chat continues it. */
   onSessionId: (sessionId: string) => void;
 }
@@ -20,11 +22,11 @@ export interface LeadFormOptions extends ConversationProgress {
  * which may start the conversation. `blocking` while a shown form has a required field: the visitor
  * answers it before chatting on.
  */
-export function useLeadForm({ uniqueId, form, sessionId, embedded, visitor, onSessionId, ...progress }: LeadFormOptions) {
+export function useLeadForm({ uniqueId, form, sessionId, embedded, visitor, onSessionId, asked = false, ...progress }: LeadFormOptions) {
   const [outcome, setOutcome] = useState<LeadFormOutcome | null>(() => loadLeadOutcome(uniqueId, sessionId));
   const [triggered, setTriggered] = useState(false);
   const [justSent, setJustSent] = useState(false);
-  const due = form !== null && outcome === null && leadFormDue(form, progress);
+  const due = form !== null && outcome === null && (asked || leadFormDue(form, progress));
 
   // Another session (Clear, or the server's new id) has its own outcome.
   useEffect(() => {

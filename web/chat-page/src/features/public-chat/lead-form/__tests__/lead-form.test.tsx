@@ -110,6 +110,23 @@ describe('the lead form in the chat', () => {
     expect((form().getByLabelText('Email (optional)') as HTMLInputElement).value).toBe('not-an-address');
   });
 
+  it('shows when the bot asks for the visitor’s details (showLeadForm), whatever its trigger', async () => {
+    mockApi(
+      [
+        json({ message: 'We ship in two days.', sessionId: 'local-session1', unanswered: false }),
+        json({ message: 'Leave your email and we will send a quote.', sessionId: 'local-session1', showLeadForm: true }),
+      ],
+      withForm({ name: 'off', email: 'required', phone: 'off', trigger: 'after_messages', afterMessages: 10 }),
+    );
+    await openChat();
+    await ask('When do you ship?');
+    await screen.findByText('We ship in two days.');
+    expect(screen.queryByRole('form', { name: /Leave your details/ })).toBeNull();
+    await ask('Can you send me a quote?');
+    await screen.findByText('Leave your email and we will send a quote.');
+    expect(form().getByLabelText('Email')).toBeTruthy();
+  });
+
   it("is pre-filled with the name and email the host page told (Parley.identify), and sends them with the visitor's id", async () => {
     const frame = document.createElement('iframe');
     document.body.append(frame);
