@@ -11,7 +11,10 @@ import { screenshot } from './screenshots.ts';
 const fakeSlack = () => process.env.E2E_FAKE_SLACK_URL!;
 const SIGNING_SECRET = 'e2e0signing0secret0for0slack0000';
 
-test('the owner connects Slack, a Slack user is answered, and History shows the conversation with its channel', async ({ page, request }) => {
+test('the owner connects Slack, a Slack user is answered, and History shows the conversation with its channel', async ({
+  page,
+  request,
+}) => {
   const email = await registerOwner(page, uniqueEmail('slack'));
   await makePro(email);
   const token = await ownerToken(page);
@@ -44,7 +47,14 @@ test('the owner connects Slack, a Slack user is answered, and History shows the 
     type: 'event_callback',
     event_id: `Ev${Date.now()}`,
     authorizations: [{ user_id: 'U0BOT', is_bot: true }],
-    event: { type: 'message', channel_type: 'im', channel: 'D0GRACE', user: 'U0GRACE', text: 'Is the museum open every day?', ts: '1764700000.000100' },
+    event: {
+      type: 'message',
+      channel_type: 'im',
+      channel: 'D0GRACE',
+      user: 'U0GRACE',
+      text: 'Is the museum open every day?',
+      ts: '1764700000.000100',
+    },
   };
   expect((await deliver(event)).status).toBe(200);
   await expect

@@ -48,7 +48,10 @@ const localPath = () => `/api/channels/slack/${connectionId}`;
 function postEvent(opts: { payload?: unknown; signature?: string; timestamp?: string; body?: string; contentType?: string }) {
   const body = JSON.stringify(opts.payload ?? slackEvent({ channel: 'D0GW', text: 'Is the museum open every day?' }));
   const timestamp = opts.timestamp ?? String(Math.floor(Date.now() / 1000));
-  const headers: Record<string, string> = { 'content-type': opts.contentType ?? 'application/json', 'x-slack-request-timestamp': timestamp };
+  const headers: Record<string, string> = {
+    'content-type': opts.contentType ?? 'application/json',
+    'x-slack-request-timestamp': timestamp,
+  };
   const signature = opts.signature ?? signSlack(SIGNING_SECRET, timestamp, body);
   if (signature) headers['x-slack-signature'] = signature;
   return api(stack.url, localPath(), { method: 'POST', rawBody: opts.body ?? body, headers });
@@ -81,7 +84,13 @@ describe('Slack on GraphQL', () => {
     expect(refused.body.errors[0].message).toBe('Slack refused this bot token.');
     const res = await gql(stack.url, CONNECT, { c: chatbotId, t: TOKEN, s: SIGNING_SECRET }, owner.token);
     const connection = res.body.data.connectChannel;
-    expect(connection).toMatchObject({ chatbotId, channel: 'slack', status: 'connected', tokenLastFour: 'AbCd', botName: 'gateway_bot (Parley Test)' });
+    expect(connection).toMatchObject({
+      chatbotId,
+      channel: 'slack',
+      status: 'connected',
+      tokenLastFour: 'AbCd',
+      botName: 'gateway_bot (Parley Test)',
+    });
     connectionId = connection.id;
     webhookUrl = connection.webhookUrl;
     expect(webhookUrl).toBe(`${stack.publicUrl}/api/channels/slack/${connectionId}`);
@@ -91,7 +100,7 @@ describe('Slack on GraphQL', () => {
 });
 
 describe("Slack's Events API path", () => {
-  it("answers the url_verification challenge Slack sends when the owner saves the Request URL", async () => {
+  it('answers the url_verification challenge Slack sends when the owner saves the Request URL', async () => {
     const res = await postEvent({ payload: { token: 't', challenge: 'chal-123', type: 'url_verification' } });
     expect([res.status, res.body]).toEqual([200, { challenge: 'chal-123' }]);
   });
@@ -131,7 +140,8 @@ describe("Slack's Events API path", () => {
     expect(answer.channel).toBe('D0GW');
     expect(answer.text).toContain('The museum opens at ten');
     const history = await until(
-      () => gql(stack.url, 'query($c: ID!) { conversations(chatbotId: $c) { visitorId messageCount channel } }', { c: chatbotId }, owner.token),
+      () =>
+        gql(stack.url, 'query($c: ID!) { conversations(chatbotId: $c) { visitorId messageCount channel } }', { c: chatbotId }, owner.token),
       (r) => r.body.data?.conversations?.[0]?.messageCount === 2,
       'the conversation',
     );

@@ -102,7 +102,11 @@ export async function deliver(
 }
 
 /** The channel's send of one part, and its size limit. */
-function sender(deps: DeliverDeps, connection: SendingConnection, chatId: string): { limit: number; part: (text: string) => Promise<void> } {
+function sender(
+  deps: DeliverDeps,
+  connection: SendingConnection,
+  chatId: string,
+): { limit: number; part: (text: string) => Promise<void> } {
   if (connection.channel === 'slack') {
     const { channel, threadTs } = slackDestination(chatId);
     return { limit: SLACK_MAX_TEXT, part: (text) => deps.slack.postMessage(connection.token, channel, text, threadTs) };

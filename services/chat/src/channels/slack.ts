@@ -33,10 +33,7 @@ export function slackSignatureValid(
 ): boolean {
   if (!signingSecret || !/^\d{1,12}$/.test(req.timestamp) || !SIGNATURE.test(req.signature)) return false;
   if (Math.abs(nowSeconds - Number(req.timestamp)) > SLACK_MAX_SKEW_SECONDS) return false;
-  const expected = createHmac('sha256', signingSecret)
-    .update(`v0:${req.timestamp}:`)
-    .update(req.body)
-    .digest();
+  const expected = createHmac('sha256', signingSecret).update(`v0:${req.timestamp}:`).update(req.body).digest();
   const actual = Buffer.from(req.signature.slice(3), 'hex');
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
@@ -69,9 +66,7 @@ export function parseSlackEvent(body: Uint8Array, maxText: number): SlackEvent {
   if (!direct && event.type !== 'app_mention') return { kind: 'ignored' };
   // Bots' posts (Parley's own answers among them), edits, joins: taken and left.
   if (event.subtype !== undefined || event.bot_id !== undefined || isObject(event.bot_profile)) return { kind: 'ignored' };
-  const botUsers = Array.isArray(payload.authorizations)
-    ? payload.authorizations.filter(isObject).map((a) => a.user_id)
-    : [];
+  const botUsers = Array.isArray(payload.authorizations) ? payload.authorizations.filter(isObject).map((a) => a.user_id) : [];
   if (typeof event.user !== 'string' || botUsers.includes(event.user)) return { kind: 'ignored' };
   if (typeof event.channel !== 'string' || !CHANNEL_ID.test(event.channel) || typeof event.ts !== 'string' || !TS.test(event.ts))
     throw invalid(SLACK_BODY_INVALID);

@@ -154,7 +154,13 @@ describe("the Events API's verification", () => {
     const old = String(Number(ts) - 6 * 60);
     const missing = await rpcError(post(connection.id, event, { signature: '' }));
     const noTimestamp = await rpcError(
-      stack.client.receiveChannelUpdate({ channel: 'slack', connectionId: connection.id, secret: good, timestamp: '', body: Buffer.from(body) }),
+      stack.client.receiveChannelUpdate({
+        channel: 'slack',
+        connectionId: connection.id,
+        secret: good,
+        timestamp: '',
+        body: Buffer.from(body),
+      }),
     );
     for (const err of [missing, noTimestamp]) expect([err.code, err.rawMessage]).toEqual([Code.Unauthenticated, SIGNATURE_MISSING]);
     const refusals = await Promise.all([
@@ -283,7 +289,9 @@ describe('a Slack message', () => {
     const { delivery } = await stack.client.sendChannelTestMessage({ ownerId: bot.ownerId, connectionId: connection.id, chatId: '' });
     expect([delivery?.status, delivery?.chatId]).toEqual(['sent', 'D0DAN']);
     expect(slack.sent.at(-1)).toMatchObject({ channel: 'D0DAN', text: SLACK_TEST_MESSAGE });
-    const bad = await rpcError(stack.client.sendChannelTestMessage({ ownerId: bot.ownerId, connectionId: connection.id, chatId: 'https://x' }));
+    const bad = await rpcError(
+      stack.client.sendChannelTestMessage({ ownerId: bot.ownerId, connectionId: connection.id, chatId: 'https://x' }),
+    );
     expect(bad.code).toBe(Code.InvalidArgument);
     expect((await stack.client.disconnectChannel({ ownerId: bot.ownerId, connectionId: connection.id })).removed).toBe(true);
     const gone = await rpcError(post(connection.id, slackEvent({ channel: 'D0DAN', text: 'still there?' })));
@@ -297,7 +305,10 @@ describe('handoff across Slack', () => {
     await stack.makePro(bot.ownerId);
     await enableHandoff(stack.chatbots, bot);
     const ts = '1764690000.000200';
-    await post(connection.id, slackEvent({ channel: 'C0DESK', type: 'mention', ts, text: 'Is the museum open every day? I want to talk to a person' }));
+    await post(
+      connection.id,
+      slackEvent({ channel: 'C0DESK', type: 'mention', ts, text: 'Is the museum open every day? I want to talk to a person' }),
+    );
     const [first] = await until(
       () => slack.sent,
       (s) => s.length === 1,

@@ -147,7 +147,15 @@ export async function startFakeSlack(opts: Partial<FakeSlackBehaviour> & { port?
     if (!user) return reply(res, 200, { ok: false, error: 'invalid_auth' });
     switch (method) {
       case 'auth.test':
-        return reply(res, 200, { ok: true, url: 'https://parley-test.slack.com/', team: 'Parley Test', user, team_id: 'T0PARLEY', user_id: 'U0BOT', bot_id: 'B0BOT' });
+        return reply(res, 200, {
+          ok: true,
+          url: 'https://parley-test.slack.com/',
+          team: 'Parley Test',
+          user,
+          team_id: 'T0PARLEY',
+          user_id: 'U0BOT',
+          bot_id: 'B0BOT',
+        });
       case 'chat.postMessage': {
         if (behaviour.rateLimited.times > 0) {
           behaviour.rateLimited = { ...behaviour.rateLimited, times: behaviour.rateLimited.times - 1 };
@@ -171,7 +179,13 @@ export async function startFakeSlack(opts: Partial<FakeSlackBehaviour> & { port?
     }
   };
 
-  const server = await serveFake('Slack', handle, (res, message) => reply(res, 500, { ok: false, error: `fatal_error: ${message}` }), host, port);
+  const server = await serveFake(
+    'Slack',
+    handle,
+    (res, message) => reply(res, 500, { ok: false, error: `fatal_error: ${message}` }),
+    host,
+    port,
+  );
   return {
     url: server.origin,
     sent,

@@ -39,7 +39,10 @@ describe('parseSlackEvent', () => {
     expect(dm).toEqual({ kind: 'message', eventId: 'Ev1', chatId: 'D01', userId: 'U0ADA', text: 'hello' });
     const mention = parseSlackEvent(body(slackEvent({ channel: 'C01', text: 'open?', type: 'mention', ts: '1.000002' })), 100);
     expect(mention).toMatchObject({ chatId: 'C01:1.000002', text: 'open?' });
-    const reply = parseSlackEvent(body(slackEvent({ channel: 'C01', text: 'and?', type: 'mention', ts: '2.1', threadTs: '1.000002' })), 100);
+    const reply = parseSlackEvent(
+      body(slackEvent({ channel: 'C01', text: 'and?', type: 'mention', ts: '2.1', threadTs: '1.000002' })),
+      100,
+    );
     expect(reply).toMatchObject({ chatId: 'C01:1.000002' });
     const dmThread = parseSlackEvent(body(slackEvent({ channel: 'D01', text: 'x', threadTs: '3.3' })), 100);
     expect(dmThread).toMatchObject({ chatId: 'D01:3.3' });
@@ -90,7 +93,11 @@ describe('slackApi', () => {
       expect(await api.authTest(token)).toEqual({ botName: 'unit_bot', team: 'Parley Test' });
       fake.set({ rateLimited: { times: 1, retryAfter: 7 }, failures: 1 });
       const limited = await api.postMessage(token, 'D01', 'hi', '').catch((e: SlackError) => e);
-      expect([limited instanceof SlackError, (limited as SlackError).status, (limited as SlackError).retryAfterSeconds]).toEqual([true, 429, 7]);
+      expect([limited instanceof SlackError, (limited as SlackError).status, (limited as SlackError).retryAfterSeconds]).toEqual([
+        true,
+        429,
+        7,
+      ]);
       const down = (await api.postMessage(token, 'D01', 'hi', '').catch((e: SlackError) => e)) as SlackError;
       expect([down.status, down.retryable]).toEqual([503, true]);
       await api.postMessage(token, 'C01', 'in thread', '1.2');

@@ -70,7 +70,8 @@ function SlackConnection({ connection }: { connection: Connection }) {
     event.preventDefault();
     setSentNote(null);
     const delivery = await test.act(connection.id, chatId.trim());
-    if (delivery) setSentNote(delivery.status === 'sent' ? 'Test message sent.' : `Slack did not take it: ${delivery.lastError ?? 'unknown error'}`);
+    if (delivery)
+      setSentNote(delivery.status === 'sent' ? 'Test message sent.' : `Slack did not take it: ${delivery.lastError ?? 'unknown error'}`);
   }
 
   return (
