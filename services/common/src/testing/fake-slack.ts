@@ -137,7 +137,7 @@ export async function startFakeSlack(opts: Partial<FakeSlackBehaviour> & { port?
     const token = (req.headers.authorization ?? '').replace(/^Bearer /, '');
     calls.push({ method, token });
     const raw = await readBody(req);
-    let body: Record<string, unknown> = {};
+    let body: Record<string, unknown>;
     try {
       body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
     } catch {
