@@ -9,6 +9,8 @@ export const PASSWORD = 'correct horse 42';
 export const CLAUDE_OVERLOADED = 'claudeoverloadeddrill';
 /** The one bot token the fake Telegram Bot API knows in the end-to-end run (global-setup.ts). */
 export const E2E_TELEGRAM_TOKEN = '555000111:AAE2eTelegramBotTokenForParley_tests1';
+/** The one bot token the fake Slack Web API knows in the end-to-end run (global-setup.ts). */
+export const E2E_SLACK_TOKEN = 'xoxb-555000111-222333-E2eSlackBotTokenSlk1';
 
 export function uniqueEmail(tag: string): string {
   return `${tag}.${Date.now()}.${Math.floor(Math.random() * 1e6)}@example.com`;

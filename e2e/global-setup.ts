@@ -7,8 +7,9 @@ import pg from 'pg';
 import { startFakeAnthropic } from '../services/common/src/testing/fake-anthropic.ts';
 import { groundedReply, startFakeOpenAI, toolResultReply, toolTriggers } from '../services/common/src/testing/fake-openai.ts';
 import { startFakeTelegram } from '../services/common/src/testing/fake-telegram.ts';
+import { startFakeSlack } from '../services/common/src/testing/fake-slack.ts';
 import { startStack } from '../scripts/stack.ts';
-import { CLAUDE_OVERLOADED, E2E_TELEGRAM_TOKEN } from './fixtures.ts';
+import { CLAUDE_OVERLOADED, E2E_SLACK_TOKEN, E2E_TELEGRAM_TOKEN } from './fixtures.ts';
 import { E2E_PORT_OFFSET } from './playwright.config.ts';
 
 export default async function globalSetup() {
@@ -55,6 +56,8 @@ export default async function globalSetup() {
   // Telegram's Bot API, for the chatbots connected to Telegram (channels.spec.ts): the specs reach it
   // at E2E_FAKE_TELEGRAM_URL (its /_fake/ endpoints deliver updates and list what the bot sent).
   const telegram = await startFakeTelegram({ bots: { [E2E_TELEGRAM_TOKEN]: 'parley_e2e_bot' } });
+  // Slack's Web API, for the chatbots connected to Slack (slack-channel.spec.ts), at E2E_FAKE_SLACK_URL.
+  const slack = await startFakeSlack({ bots: { [E2E_SLACK_TOKEN]: 'parley_e2e_slackbot' } });
 
   const mailOutboxDir = mkdtempSync(join(tmpdir(), 'parley-e2e-mail-'));
   const stack = await startStack({
@@ -72,6 +75,7 @@ export default async function globalSetup() {
       ANTHROPIC_API_KEY: 'e2e-anthropic-key',
       ANTHROPIC_BASE_URL: anthropic.url,
       TELEGRAM_API_BASE: telegram.url,
+      SLACK_API_BASE: slack.url,
       // Checkout runs in test mode (no STRIPE_SECRET_KEY): its local page and return URLs live here.
       PUBLIC_URL: `http://localhost:${8080 + E2E_PORT_OFFSET}`,
       // No SMTP server: auth writes mails to this folder and the gateway shows them at /dev/mail.
@@ -86,11 +90,13 @@ export default async function globalSetup() {
   });
   process.env.E2E_DATABASE_URL = databaseUrl.toString();
   process.env.E2E_FAKE_TELEGRAM_URL = telegram.url;
+  process.env.E2E_FAKE_SLACK_URL = slack.url;
   return async () => {
     await stack.stop();
     await model.close();
     await anthropic.close();
     await telegram.close();
+    await slack.close();
     rmSync(mailOutboxDir, { recursive: true, force: true });
   };
 }

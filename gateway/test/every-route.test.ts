@@ -37,6 +37,7 @@ const ROUTES: Array<[string, string]> = [
   ['POST', '/api/auth/reset-password'],
   ['GET', '/api/chatbot/public/:uniqueId'],
   ['POST', '/api/channels/telegram/:connectionId'],
+  ['POST', '/api/channels/slack/:connectionId'],
   ['GET', '/api/chatbot/public/:uniqueId/challenge'],
   ['POST', '/api/chatbot/public/:uniqueId/chat'],
   ['POST', '/api/chatbot/public/:uniqueId/feedback'],

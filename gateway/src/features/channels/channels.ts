@@ -22,6 +22,7 @@ export interface ChannelConnectionView {
   botName: string;
   lastChatId: string | null;
   createdAt: string;
+  webhookUrl: string;
 }
 
 export interface ChannelDeliveryView {
@@ -35,8 +36,11 @@ export interface ChannelDeliveryView {
 }
 
 export const TOKEN_INVALID = 'token must be a string';
+export const SIGNING_SECRET_INVALID = 'signingSecret must be a string';
 
-export const connectionView = (c: ChannelConnection | undefined): ChannelConnectionView => ({
+const webhookBase = (publicUrl: string, channel: string) => `${publicUrl.replace(/\/+$/, '')}${webhookPath(channel)}`;
+
+export const connectionView = (c: ChannelConnection | undefined, publicUrl: string): ChannelConnectionView => ({
   id: c?.id ?? '',
   chatbotId: c?.chatbotId ?? '',
   channel: c?.channel ?? '',
@@ -46,6 +50,7 @@ export const connectionView = (c: ChannelConnection | undefined): ChannelConnect
   botName: c?.botName ?? '',
   lastChatId: c?.lastChatId || null,
   createdAt: isoDate(c?.createdAt) ?? new Date(0).toISOString(),
+  webhookUrl: c?.id ? `${webhookBase(publicUrl, c.channel)}/${c.id}` : '',
 });
 
 export const deliveryView = (d: ChannelDelivery | undefined): ChannelDeliveryView => ({
@@ -60,18 +65,25 @@ export const deliveryView = (d: ChannelDelivery | undefined): ChannelDeliveryVie
 
 const actor = (m: Member) => ({ userId: m.user.id, workspaceId: m.ownerId, clientIp: m.clientIp });
 
-export async function listChannelConnections(clients: Clients, m: Member, chatbotId: string): Promise<ChannelConnectionView[]> {
+export async function listChannelConnections(
+  clients: Clients,
+  m: Member,
+  chatbotId: string,
+  publicUrl: string,
+): Promise<ChannelConnectionView[]> {
   const { connections } = await clients.chat.listChannelConnections({ ownerId: m.ownerId, chatbotId });
-  return connections.map(connectionView);
+  return connections.map((c) => connectionView(c, publicUrl));
 }
 
 export async function connectChannel(
   clients: Clients,
   m: Member,
-  input: { chatbotId: string; channel: string; token: unknown },
+  input: { chatbotId: string; channel: string; token: unknown; signingSecret?: unknown },
   publicUrl: string,
 ): Promise<ChannelConnectionView> {
   if (typeof input.token !== 'string') throw invalid(TOKEN_INVALID);
+  const signingSecret = input.signingSecret ?? '';
+  if (typeof signingSecret !== 'string') throw invalid(SIGNING_SECRET_INVALID);
   // NOT_FOUND for a chatbot of another workspace, before anything reaches the provider.
   const { chatbot } = await clients.chatbot.getChatbot({ ownerId: m.ownerId, chatbotId: input.chatbotId });
   const saved = connectionView(
@@ -82,9 +94,11 @@ export async function connectChannel(
         uniqueId: chatbot?.uniqueId ?? '',
         channel: input.channel,
         token: input.token,
-        webhookBaseUrl: `${publicUrl.replace(/\/+$/, '')}${webhookPath(input.channel)}`,
+        webhookBaseUrl: webhookBase(publicUrl, input.channel),
+        signingSecret,
       })
     ).connection,
+    publicUrl,
   );
   await clients.workspaces.recordAuditEvent({
     actor: actor(m),

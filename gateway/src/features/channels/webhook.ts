@@ -16,6 +16,11 @@ export const TELEGRAM_SECRET_HEADER = 'x-telegram-bot-api-secret-token';
 /** Telegram's secret_token is at most 256 characters: a longer header is not read further. */
 const MAX_SECRET_CHARS = 256;
 
+export const SLACK_SIGNATURE_HEADER = 'x-slack-signature';
+export const SLACK_TIMESTAMP_HEADER = 'x-slack-request-timestamp';
+/** `v0=` and 64 hex digits; a longer header is not read further. */
+const MAX_SLACK_SIGNATURE_CHARS = 70;
+
 /** Mounted under /api/channels, before the JSON parser. */
 export function channelWebhookRoutes(clients: Clients): Router {
   const router = Router();
@@ -34,6 +39,27 @@ export function channelWebhookRoutes(clients: Clients): Router {
         body,
       });
       res.json({ ok: true });
+    },
+  );
+  // Slack's Events API (docs/adr/0057-slack-channel.md): signed with the app's signing secret over the
+  // timestamp and the raw body; a url_verification is answered with its challenge. A retry
+  // (X-Slack-Retry-Num) is verified and queued like the first delivery: its event_id queues it once.
+  router.post(
+    '/slack/:connectionId',
+    (req, _res, next) => next(req.is('application/json') ? undefined : new HttpError(415, 'The body must be JSON (application/json).')),
+    express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT }),
+    async (req, res) => {
+      const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      if (body.length === 0) throw invalid('The body is not a Slack event.');
+      const { challenge } = await clients.chat.receiveChannelUpdate({
+        channel: 'slack',
+        connectionId: String(req.params.connectionId),
+        secret: (req.header(SLACK_SIGNATURE_HEADER) ?? '').slice(0, MAX_SLACK_SIGNATURE_CHARS + 1),
+        timestamp: (req.header(SLACK_TIMESTAMP_HEADER) ?? '').slice(0, 20),
+        body,
+      });
+      if (challenge) res.json({ challenge });
+      else res.json({ ok: true });
     },
   );
   return router;

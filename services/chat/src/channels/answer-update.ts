@@ -29,10 +29,12 @@ import type { ProviderKeyCiphers } from '../provider-keys/provider-keys.ts';
 import type { SessionIds } from '../core/session-id.ts';
 import { asksForPerson } from '../core/handoff.ts';
 import { telegram } from '../public-chat/channels/telegram.ts';
+import { slack } from '../public-chat/channels/slack.ts';
 import { sendMessage, type PublicChatDeps } from '../public-chat/send-message.ts';
 import { isConnectionId, sendingConnection } from './connections.ts';
 import { deliver, type DeliverDeps } from './deliver.ts';
 import { withSourcesFooter } from './format.ts';
+import { withSlackSourcesFooter } from './slack.ts';
 
 export const COULD_NOT_ANSWER = 'Sorry, I could not answer just now. Please try again in a little while.';
 /** Told after the bot's answer when the channel user asked for a person and the conversation now waits for one. */
@@ -126,6 +128,7 @@ export async function answerChannelMessage(deps: AnswerUpdateDeps, event: Channe
       : { sessionId: row.threadSessionId, conversationMarked: row.conversationMarked === true };
   const { sessionId } = thread;
   const log = deps.logger.child({ connectionId, channel: row.channel });
+  const onSlack = row.channel === 'slack';
 
   let text: string;
   let outcome: AnswerOutcome;
@@ -138,17 +141,17 @@ export async function answerChannelMessage(deps: AnswerUpdateDeps, event: Channe
         message: event.text,
         model: '',
         clientIp: '',
-        userAgent: 'Telegram',
-        visitorId: `telegram:${chatId}`,
+        userAgent: onSlack ? 'Slack' : 'Telegram',
+        visitorId: `${row.channel}:${chatId}`,
         visitorName: event.userName,
       },
-      telegram,
+      onSlack ? slack : telegram,
     );
     if (result.handoff) {
       text = '';
       outcome = 'silent';
     } else {
-      text = withSourcesFooter(result.message, result.sources);
+      text = onSlack ? withSlackSourcesFooter(result.message, result.sources) : withSourcesFooter(result.message, result.sources);
       outcome = 'answered';
       if (result.offerHandoff) text += `\n\n${await offerPerson(deps, row.uniqueId, sessionId, event.text)}`;
     }

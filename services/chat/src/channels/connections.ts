@@ -12,8 +12,10 @@ import type { ChannelConnection, PrismaClient } from '../generated/prisma/client
 import type { ProviderKeyCiphers } from '../provider-keys/provider-keys.ts';
 import { deliver, deliveryView, type DeliverDeps, type DeliveryView, type SendingConnection } from './deliver.ts';
 import { TelegramError, TELEGRAM_TOKEN_SHAPE, type TelegramApi } from './telegram-api.ts';
+import { SlackError, SLACK_SIGNING_SECRET_SHAPE, SLACK_TOKEN_SHAPE, type SlackApi } from './slack-api.ts';
+import { slackDestination } from './slack.ts';
 
-export const CHANNELS = ['telegram'] as const;
+export const CHANNELS = ['telegram', 'slack'] as const;
 export type ChannelName = (typeof CHANNELS)[number];
 
 export const TOKEN_SHAPE_INVALID = 'The bot token must look like 123456789:AAF… as BotFather gives it.';
@@ -24,6 +26,13 @@ export const CONNECTION_NOT_FOUND = 'Channel connection not found';
 export const NO_CHAT_YET = 'Nobody has written to the bot yet: give a chat id to send the test message to.';
 export const CHAT_ID_INVALID = 'The chat id must be a Telegram chat id (a number).';
 export const TEST_MESSAGE = 'This is a test message from Parley: your chatbot is connected to Telegram.';
+export const SLACK_TOKEN_SHAPE_INVALID = 'The bot token must be the Bot User OAuth Token Slack shows (xoxb-…).';
+export const SLACK_SECRET_SHAPE_INVALID = "The signing secret must be the app's Signing Secret from Slack's Basic Information page.";
+export const SLACK_TOKEN_REFUSED = 'Slack refused this bot token.';
+export const SLACK_UNREACHABLE = 'Slack could not be reached. Please try again.';
+export const SLACK_ALREADY_CONNECTED = 'This chatbot is already connected to Slack. Disconnect it first.';
+export const SLACK_NO_CHAT_YET = 'Nobody has written to the bot yet: give a Slack channel id to send the test message to.';
+export const SLACK_TEST_MESSAGE = 'This is a test message from Parley: your chatbot is connected to Slack.';
 
 export interface ChannelConnectionView {
   id: string;
@@ -41,6 +50,7 @@ export interface ConnectionDeps {
   db: PrismaClient;
   ciphers: ProviderKeyCiphers;
   telegram: TelegramApi;
+  slack: SlackApi;
   deliver: DeliverDeps;
   /** The webhook's kept verifiers: a removed connection is forgotten at once in this process. */
   verifiers?: { forget(id: string): void };
@@ -56,6 +66,17 @@ export const isConnectionId = (raw: string) => UUID.test(raw);
 const TELEGRAM_CHAT_ID = /^-?\d{1,20}$/;
 
 const associatedData = (connectionId: string) => `channel:${connectionId}`;
+const signingSecretData = (connectionId: string) => `channel-signing-secret:${connectionId}`;
+
+/** A Slack connection's signing secret in plain text: under the current operator key, else the previous one. */
+export function openSigningSecret(ciphers: ProviderKeyCiphers, connectionId: string, ciphertext: string): string {
+  try {
+    return open(ciphers.current, ciphertext, signingSecretData(connectionId));
+  } catch (err) {
+    if (!ciphers.previous) throw err;
+    return open(ciphers.previous, ciphertext, signingSecretData(connectionId));
+  }
+}
 export const secretHashOf = (secret: string | Buffer) => createHash('sha256').update(secret).digest('hex');
 
 /** The token in plain text, from its row: under the current operator key, else the previous one. */
@@ -102,10 +123,19 @@ export async function listConnections(deps: Pick<ConnectionDeps, 'db'>, ownerId:
 
 export async function connectChannel(
   deps: ConnectionDeps,
-  input: { ownerId: string; chatbotId: string; uniqueId: string; channel: string; token: string; webhookBaseUrl: string },
+  input: {
+    ownerId: string;
+    chatbotId: string;
+    uniqueId: string;
+    channel: string;
+    token: string;
+    webhookBaseUrl: string;
+    signingSecret?: string;
+  },
 ): Promise<ChannelConnectionView> {
   const channel = parseChannel(input.channel);
   if (!UUID.test(input.chatbotId) || !input.uniqueId) throw invalid('chatbot_id and unique_id are required.');
+  if (channel === 'slack') return connectSlack(deps, input);
   if (!/^https?:\/\/[^\s]+$/.test(input.webhookBaseUrl)) throw invalid('webhook_base_url must be an http(s) URL.');
   const token = input.token.trim();
   if (!TELEGRAM_TOKEN_SHAPE.test(token)) throw invalid(TOKEN_SHAPE_INVALID);
@@ -144,6 +174,51 @@ export async function connectChannel(
   return connectionView(row);
 }
 
+/**
+ * Slack (docs/adr/0057-slack-channel.md): the bot token checked with auth.test (nothing stored when
+ * Slack refuses it), then the token and the app's signing secret sealed. Slack has no call that
+ * registers the Events API's Request URL: the owner pastes the connection's webhook URL into the
+ * app's Event Subscriptions, and Slack's url_verification is answered by the webhook.
+ */
+async function connectSlack(
+  deps: ConnectionDeps,
+  input: { ownerId: string; chatbotId: string; uniqueId: string; token: string; signingSecret?: string },
+): Promise<ChannelConnectionView> {
+  const token = input.token.trim();
+  const signingSecret = (input.signingSecret ?? '').trim();
+  if (!SLACK_TOKEN_SHAPE.test(token)) throw invalid(SLACK_TOKEN_SHAPE_INVALID);
+  if (!SLACK_SIGNING_SECRET_SHAPE.test(signingSecret)) throw invalid(SLACK_SECRET_SHAPE_INVALID);
+  const where = { chatbotId_channel: { chatbotId: input.chatbotId, channel: 'slack' } };
+  if (await deps.db.channelConnection.findUnique({ where })) throw alreadyExists(SLACK_ALREADY_CONNECTED);
+  const me = await deps.slack.authTest(token).catch((err: unknown) => {
+    if (err instanceof SlackError && !err.retryable)
+      throw failedPrecondition(err.status === 401 ? SLACK_TOKEN_REFUSED : `Slack refused: ${err.message}`);
+    throw unavailable(SLACK_UNREACHABLE);
+  });
+  const id = randomUUID();
+  const row = await deps.db.channelConnection
+    .create({
+      data: {
+        id,
+        ownerId: input.ownerId,
+        chatbotId: input.chatbotId,
+        uniqueId: input.uniqueId,
+        channel: 'slack',
+        tokenCiphertext: seal(deps.ciphers.current, token, associatedData(id)),
+        tokenLastFour: token.slice(-4),
+        // Slack signs each request instead of sending a shared secret: nothing to hash.
+        secretHash: '',
+        signingSecretCiphertext: seal(deps.ciphers.current, signingSecret, signingSecretData(id)),
+        botName: me.team ? `${me.botName} (${me.team})` : me.botName,
+      },
+    })
+    .catch((err: { code?: string }) => {
+      if (err.code === 'P2002') throw alreadyExists(SLACK_ALREADY_CONNECTED);
+      throw err;
+    });
+  return connectionView(row);
+}
+
 async function ownedConnection(deps: Pick<ConnectionDeps, 'db'>, ownerId: string, connectionId: string) {
   const row = UUID.test(connectionId) ? await deps.db.channelConnection.findUnique({ where: { id: connectionId } }) : null;
   if (!row || row.ownerId !== ownerId) throw notFound(CONNECTION_NOT_FOUND);
@@ -158,10 +233,13 @@ async function ownedConnection(deps: Pick<ConnectionDeps, 'db'>, ownerId: string
 export async function disconnectChannel(deps: ConnectionDeps, ownerId: string, connectionId: string): Promise<boolean> {
   const row = await ownedConnection(deps, ownerId, connectionId).catch(() => null);
   if (!row) return false;
-  try {
-    await deps.telegram.deleteWebhook(openToken(deps.ciphers, row));
-  } catch (err) {
-    if (!(err instanceof TelegramError) || err.retryable) throw unavailable(PROVIDER_UNREACHABLE);
+  // Slack's Request URL is the owner's to remove from the app: once the row is gone its events are refused 403.
+  if (row.channel === 'telegram') {
+    try {
+      await deps.telegram.deleteWebhook(openToken(deps.ciphers, row));
+    } catch (err) {
+      if (!(err instanceof TelegramError) || err.retryable) throw unavailable(PROVIDER_UNREACHABLE);
+    }
   }
   const { count } = await deps.db.channelConnection.deleteMany({ where: { id: row.id } });
   deps.verifiers?.forget(row.id);
@@ -172,6 +250,11 @@ export async function disconnectChannel(deps: ConnectionDeps, ownerId: string, c
 export async function sendTestMessage(deps: ConnectionDeps, ownerId: string, connectionId: string, chatId: string): Promise<DeliveryView> {
   const row = await ownedConnection(deps, ownerId, connectionId);
   const to = chatId.trim() || row.lastChatId || '';
+  if (row.channel === 'slack') {
+    if (!to) throw failedPrecondition(SLACK_NO_CHAT_YET);
+    slackDestination(to);
+    return deliver(deps.deliver, sendingConnection(deps.ciphers, row), to, SLACK_TEST_MESSAGE, 'test');
+  }
   if (!to) throw failedPrecondition(NO_CHAT_YET);
   if (!TELEGRAM_CHAT_ID.test(to)) throw invalid(CHAT_ID_INVALID);
   return deliver(deps.deliver, sendingConnection(deps.ciphers, row), to, TEST_MESSAGE, 'test');
@@ -191,7 +274,7 @@ export async function listDeliveries(deps: Pick<ConnectionDeps, 'db'>, ownerId: 
 export async function removeChatbotChannels(deps: ConnectionDeps, chatbotId: string): Promise<number> {
   const rows = await deps.db.channelConnection.findMany({ where: { chatbotId } });
   for (const row of rows) {
-    await deps.telegram.deleteWebhook(openToken(deps.ciphers, row)).catch(() => undefined);
+    if (row.channel === 'telegram') await deps.telegram.deleteWebhook(openToken(deps.ciphers, row)).catch(() => undefined);
     deps.verifiers?.forget(row.id);
   }
   const { count } = await deps.db.channelConnection.deleteMany({ where: { chatbotId } });
@@ -218,9 +301,13 @@ export async function reencryptChannelTokens(
       // Under the previous key (or neither: openToken throws, and the operator keeps the previous key).
     }
     const token = openToken(ciphers, row);
+    const signing = row.signingSecretCiphertext ? openSigningSecret(ciphers, row.id, row.signingSecretCiphertext) : null;
     const { count } = await db.channelConnection.updateMany({
       where: { id: row.id, tokenCiphertext: row.tokenCiphertext },
-      data: { tokenCiphertext: seal(ciphers.current, token, associatedData(row.id)) },
+      data: {
+        tokenCiphertext: seal(ciphers.current, token, associatedData(row.id)),
+        ...(signing === null ? {} : { signingSecretCiphertext: seal(ciphers.current, signing, signingSecretData(row.id)) }),
+      },
     });
     reencrypted += count;
   }

@@ -11,6 +11,8 @@ import type { PrismaClient } from '../generated/prisma/client.ts';
 import { channelOutbound, channelSendFailures } from './channel-metrics.ts';
 import { TelegramError, TELEGRAM_MAX_TEXT, type TelegramApi } from './telegram-api.ts';
 import { splitMessage } from './format.ts';
+import { SlackError, SLACK_MAX_TEXT, type SlackApi } from './slack-api.ts';
+import { slackDestination } from './slack.ts';
 
 export interface SendPolicy {
   /** Attempts per message part, the first included. */
@@ -24,6 +26,7 @@ export interface SendPolicy {
 export interface DeliverDeps {
   db: PrismaClient;
   telegram: TelegramApi;
+  slack: SlackApi;
   logger: Logger;
   policy: SendPolicy;
   sleep?: (ms: number) => Promise<void>;
@@ -63,17 +66,18 @@ export async function deliver(
   const sleep = deps.sleep ?? realSleep;
   const createdAt = new Date();
   let attempts = 0;
-  let failure: TelegramError | null = null;
-  for (const part of splitMessage(text, TELEGRAM_MAX_TEXT)) {
+  let failure: TelegramError | SlackError | null = null;
+  const send = sender(deps, connection, chatId);
+  for (const part of splitMessage(text, send.limit)) {
     failure = null;
     for (let attempt = 1; attempt <= deps.policy.attempts; attempt++) {
       attempts++;
       try {
-        await deps.telegram.sendMessage(connection.token, chatId, part);
+        await send.part(part);
         failure = null;
         break;
       } catch (err) {
-        failure = err instanceof TelegramError ? err : new TelegramError((err as Error).message, 0);
+        failure = err instanceof TelegramError || err instanceof SlackError ? err : new TelegramError((err as Error).message, 0);
         if (!failure.retryable || attempt === deps.policy.attempts) break;
         const waitMs = failure.retryAfterSeconds !== null ? failure.retryAfterSeconds * 1000 : deps.policy.backoffMs * 2 ** (attempt - 1);
         deps.logger.info({ connectionId: connection.id, status: failure.status, waitMs }, 'channel send refused for now: trying again');
@@ -97,8 +101,26 @@ export async function deliver(
   return deliveryView(saved);
 }
 
+/** The channel's send of one part, and its size limit. */
+function sender(
+  deps: DeliverDeps,
+  connection: SendingConnection,
+  chatId: string,
+): { limit: number; part: (text: string) => Promise<void> } {
+  if (connection.channel === 'slack') {
+    const { channel, threadTs } = slackDestination(chatId);
+    return { limit: SLACK_MAX_TEXT, part: (text) => deps.slack.postMessage(connection.token, channel, text, threadTs) };
+  }
+  return { limit: TELEGRAM_MAX_TEXT, part: (text) => deps.telegram.sendMessage(connection.token, chatId, text) };
+}
+
 /** A refused token (401, or 404 for a deleted bot) marks the connection failing; a send that went through clears it. */
-async function markConnection(deps: DeliverDeps, connection: SendingConnection, failure: TelegramError | null, lastError: string | null) {
+async function markConnection(
+  deps: DeliverDeps,
+  connection: SendingConnection,
+  failure: TelegramError | SlackError | null,
+  lastError: string | null,
+) {
   const tokenRefused = failure !== null && (failure.status === 401 || failure.status === 404);
   if (tokenRefused) {
     await deps.db.channelConnection.update({ where: { id: connection.id }, data: { status: 'failing', lastError } });

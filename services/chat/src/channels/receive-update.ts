@@ -14,11 +14,15 @@ import type { Producer } from '@parley/common/queues.ts';
 import { forbidden, invalid, unauthenticated } from '@parley/common/rpc-errors.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import { channelInbound, channelVerificationFailures } from './channel-metrics.ts';
-import { isConnectionId, parseChannel, secretHashOf } from './connections.ts';
+import { isConnectionId, openSigningSecret, parseChannel, secretHashOf } from './connections.ts';
+import type { ProviderKeyCiphers } from '../provider-keys/provider-keys.ts';
+import { parseSlackEvent, slackSignatureValid } from './slack.ts';
 
 export const SECRET_MISSING = 'The webhook secret is missing.';
 export const SECRET_REFUSED = 'The webhook secret does not match.';
 export const BODY_INVALID = 'The body is not a Telegram update.';
+export const SIGNATURE_MISSING = 'The request signature or its timestamp is missing.';
+export const SIGNATURE_REFUSED = 'The request signature is not valid, or its timestamp is too old.';
 
 /** A message longer than this is cut before it is queued (the turn then refuses what is past its own bound). */
 export const MAX_QUEUED_TEXT = 16_000;
@@ -28,6 +32,8 @@ export interface ReceiveDeps {
   inbound: Producer<typeof ChannelMessageReceivedSchema>;
   /** What verification reads of a connection, kept in process (verifiers.ts); absent: read each time. */
   verifiers?: VerifierCache;
+  /** Opens a Slack connection's signing secret. */
+  ciphers: ProviderKeyCiphers;
 }
 
 /** What a webhook's check needs of a connection: its channel and the secret's hash. */
@@ -35,6 +41,8 @@ export interface Verifier {
   id: string;
   channel: string;
   secretHash: string;
+  /** Slack: the signing secret in plain text (kept in process only, as the verifier). */
+  signingSecret?: string;
 }
 
 /**
@@ -76,11 +84,14 @@ async function verifierOf(deps: ReceiveDeps, connectionId: string): Promise<Veri
   if (!isConnectionId(connectionId)) return null;
   const kept = deps.verifiers?.get(connectionId);
   if (kept) return kept;
-  const row = await deps.db.channelConnection.findUnique({
+  const found = await deps.db.channelConnection.findUnique({
     where: { id: connectionId },
-    select: { id: true, channel: true, secretHash: true },
+    select: { id: true, channel: true, secretHash: true, signingSecretCiphertext: true },
   });
-  if (row) deps.verifiers?.set(row);
+  if (!found) return null;
+  const row: Verifier = { id: found.id, channel: found.channel, secretHash: found.secretHash };
+  if (found.signingSecretCiphertext) row.signingSecret = openSigningSecret(deps.ciphers, found.id, found.signingSecretCiphertext);
+  deps.verifiers?.set(row);
   return row;
 }
 
@@ -128,13 +139,14 @@ export function secretMatches(received: string, storedHash: string): boolean {
 
 export async function receiveChannelUpdate(
   deps: ReceiveDeps,
-  req: { channel: string; connectionId: string; secret: string; body: Uint8Array },
-): Promise<{ queued: boolean }> {
+  req: { channel: string; connectionId: string; secret: string; body: Uint8Array; timestamp?: string },
+): Promise<{ queued: boolean; challenge?: string }> {
   const channel = parseChannel(req.channel);
   const refused = (err: Error) => {
     channelVerificationFailures.series({ channel }).inc();
     return err;
   };
+  if (channel === 'slack') return receiveSlackEvent(deps, req, refused);
   if (!req.secret) throw refused(unauthenticated(SECRET_MISSING));
   const row = await verifierOf(deps, req.connectionId);
   // An unknown connection reads as a wrong secret: the refusal does not tell which connections exist.
@@ -155,5 +167,43 @@ export async function receiveChannelUpdate(
     `${channel}:${row.id}:${message.updateId}`,
   );
   channelInbound.series({ channel }).inc();
+  return { queued: true };
+}
+
+/**
+ * A Slack Events API request (docs/adr/0057-slack-channel.md): `secret` is X-Slack-Signature,
+ * `timestamp` X-Slack-Request-Timestamp. Verified before the body is read; a url_verification's
+ * challenge is answered back, a message or mention queued under its event_id.
+ */
+async function receiveSlackEvent(
+  deps: ReceiveDeps,
+  req: { connectionId: string; secret: string; body: Uint8Array; timestamp?: string },
+  refused: (err: Error) => Error,
+): Promise<{ queued: boolean; challenge?: string }> {
+  if (!req.secret || !req.timestamp) throw refused(unauthenticated(SIGNATURE_MISSING));
+  const row = await verifierOf(deps, req.connectionId);
+  if (
+    !row ||
+    row.channel !== 'slack' ||
+    !row.signingSecret ||
+    !slackSignatureValid(row.signingSecret, { signature: req.secret, timestamp: req.timestamp, body: req.body })
+  )
+    throw refused(forbidden(SIGNATURE_REFUSED));
+  const event = parseSlackEvent(req.body, MAX_QUEUED_TEXT);
+  if (event.kind === 'challenge') return { queued: false, challenge: event.challenge };
+  if (event.kind === 'ignored') return { queued: false };
+  await deps.inbound.publish(
+    create(ChannelMessageReceivedSchema, {
+      channel: 'slack',
+      connectionId: row.id,
+      providerMessageId: event.eventId,
+      chatId: event.chatId,
+      userId: event.userId,
+      userName: '',
+      text: event.text,
+    }),
+    `slack:${row.id}:${event.eventId}`,
+  );
+  channelInbound.series({ channel: 'slack' }).inc();
   return { queued: true };
 }

@@ -74,6 +74,7 @@ export function channelMethods(deps: ChannelRpcDeps) {
         channel: req.channel,
         token: req.token,
         webhookBaseUrl: req.webhookBaseUrl,
+        signingSecret: req.signingSecret,
       });
       return { connection: toConnection(connection) };
     },
@@ -87,7 +88,13 @@ export function channelMethods(deps: ChannelRpcDeps) {
       return { deliveries: (await listDeliveries(c, ownerIdOf(req.ownerId), req.connectionId)).map(toDelivery) };
     },
     async receiveChannelUpdate(req: ReceiveChannelUpdateRequest) {
-      return receiveChannelUpdate(c, { channel: req.channel, connectionId: req.connectionId, secret: req.secret, body: req.body });
+      return receiveChannelUpdate(c, {
+        channel: req.channel,
+        connectionId: req.connectionId,
+        secret: req.secret,
+        body: req.body,
+        timestamp: req.timestamp,
+      });
     },
   };
 }

@@ -4059,6 +4059,13 @@ export declare type ConnectChannelRequest = Message<"parley.chat.v1.ConnectChann
    * @generated from field: string webhook_base_url = 6;
    */
   webhookBaseUrl: string;
+
+  /**
+   * Slack: the app's signing secret, which every event is signed with; empty for other channels.
+   *
+   * @generated from field: string signing_secret = 7;
+   */
+  signingSecret: string;
 };
 
 /**
@@ -4291,6 +4298,13 @@ export declare type ReceiveChannelUpdateRequest = Message<"parley.chat.v1.Receiv
    * @generated from field: bytes body = 4;
    */
   body: Uint8Array;
+
+  /**
+   * Slack: X-Slack-Request-Timestamp as received (the signature covers it); empty when absent.
+   *
+   * @generated from field: string timestamp = 5;
+   */
+  timestamp: string;
 };
 
 /**
@@ -4309,6 +4323,13 @@ export declare type ReceiveChannelUpdateResponse = Message<"parley.chat.v1.Recei
    * @generated from field: bool queued = 1;
    */
   queued: boolean;
+
+  /**
+   * Slack's url_verification: the challenge to answer back; empty otherwise.
+   *
+   * @generated from field: string challenge = 2;
+   */
+  challenge: string;
 };
 
 /**

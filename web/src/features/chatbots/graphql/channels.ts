@@ -11,6 +11,7 @@ export const ChannelConnectionsQuery = graphql(`
       botName
       lastChatId
       createdAt
+      webhookUrl
     }
   }
 `);
@@ -30,8 +31,8 @@ export const ChannelDeliveriesQuery = graphql(`
 `);
 
 export const ConnectChannelMutation = graphql(`
-  mutation ConnectChannel($chatbotId: ID!, $channel: String!, $token: String!) {
-    connectChannel(chatbotId: $chatbotId, channel: $channel, token: $token) {
+  mutation ConnectChannel($chatbotId: ID!, $channel: String!, $token: String!, $signingSecret: String) {
+    connectChannel(chatbotId: $chatbotId, channel: $channel, token: $token, signingSecret: $signingSecret) {
       id
     }
   }

@@ -25,8 +25,8 @@ export function useChannelDeliveries(connectionId: string) {
 
 export function useConnectChannel(chatbotId: string) {
   const [mutate] = useMutation(ConnectChannelMutation, { refetchQueries: [ChannelConnectionsQuery] });
-  return useAction(async (channel: string, token: string) => {
-    await mutate({ variables: { chatbotId, channel, token } });
+  return useAction(async (channel: string, token: string, signingSecret?: string) => {
+    await mutate({ variables: { chatbotId, channel, token, signingSecret: signingSecret ?? null } });
   }, CONNECT_FAILED_MESSAGE);
 }
 

@@ -1,0 +1,76 @@
+// Slack against the whole running stack (docs/adr/0057-slack-channel.md): the (pro) owner pastes a
+// Slack app's bot token and signing secret in the chatbot's Channels section and reads the Request
+// URL to give Slack; Slack's url_verification and then a direct message arrive through the fake
+// (signed with the signing secret, as Slack does), the bot answers through the fake's
+// chat.postMessage, and the owner reads the conversation in History with its channel.
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test } from '@playwright/test';
+import { createBot, E2E_SLACK_TOKEN, makePro, ownerToken, registerOwner, uniqueEmail } from './fixtures.ts';
+import { screenshot } from './screenshots.ts';
+
+const fakeSlack = () => process.env.E2E_FAKE_SLACK_URL!;
+const SIGNING_SECRET = 'e2e0signing0secret0for0slack0000';
+
+test('the owner connects Slack, a Slack user is answered, and History shows the conversation with its channel', async ({
+  page,
+  request,
+}) => {
+  const email = await registerOwner(page, uniqueEmail('slack'));
+  await makePro(email);
+  const token = await ownerToken(page);
+  const bot = await createBot(request, token, 'Museum Bot', 'The museum opens at ten and closes at six, every day but Monday.');
+
+  await page.goto(`/chatbots/${bot._id}#settings-channels`);
+  const slack = page.getByRole('region', { name: 'Channels' }).getByRole('region', { name: 'Slack' });
+  await slack.getByLabel('Slack bot token').fill(E2E_SLACK_TOKEN);
+  await slack.getByLabel('Slack signing secret').fill(SIGNING_SECRET);
+  await slack.getByRole('button', { name: 'Connect Slack' }).click();
+  await expect(slack.getByText('parley_e2e_slackbot (Parley Test)')).toBeVisible();
+  await expect(slack.getByText('Connected', { exact: true })).toBeVisible();
+  await expect(slack.getByText('•••• Slk1')).toBeVisible();
+  await expect(page.locator('body')).not.toContainText(E2E_SLACK_TOKEN);
+  await expect(page.locator('body')).not.toContainText(SIGNING_SECRET);
+  const requestUrl = (await slack.getByLabel('Slack Request URL').textContent())!.trim();
+  expect(requestUrl).toMatch(/\/api\/channels\/slack\/[0-9a-f-]{36}$/);
+  const { violations } = await new AxeBuilder({ page }).include('#settings-channels').analyze();
+  expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+  await screenshot(page, 'channels-slack-connected', { fullPage: false });
+
+  // Slack checks the Request URL, then a Slack user writes to the bot: the fake signs and posts both.
+  const deliver = async (payload: unknown) =>
+    (await request.post(`${fakeSlack()}/_fake/deliver`, { data: { url: requestUrl, signingSecret: SIGNING_SECRET, payload } })).json();
+  expect(await deliver({ token: 't', challenge: 'e2e-challenge', type: 'url_verification' })).toEqual({
+    status: 200,
+    body: JSON.stringify({ challenge: 'e2e-challenge' }),
+  });
+  const event = {
+    type: 'event_callback',
+    event_id: `Ev${Date.now()}`,
+    authorizations: [{ user_id: 'U0BOT', is_bot: true }],
+    event: {
+      type: 'message',
+      channel_type: 'im',
+      channel: 'D0GRACE',
+      user: 'U0GRACE',
+      text: 'Is the museum open every day?',
+      ts: '1764700000.000100',
+    },
+  };
+  expect((await deliver(event)).status).toBe(200);
+  await expect
+    .poll(async () => {
+      const sent = (await (await request.get(`${fakeSlack()}/_fake/sent`)).json()) as { channel: string; text: string }[];
+      return sent.filter((s) => s.channel === 'D0GRACE').map((s) => s.text);
+    })
+    .toEqual([expect.stringContaining('The museum opens at ten')]);
+
+  // The owner sees the delivery, then the conversation in History with its channel.
+  await page.reload();
+  await expect(page.getByRole('region', { name: 'Slack' }).getByText('Answer to chat')).toBeVisible();
+  await page.getByRole('tab', { name: /History/ }).click();
+  const conversations = page.getByRole('list', { name: 'Conversations' });
+  await expect(conversations.getByText('Slack', { exact: true })).toBeVisible();
+  await conversations.getByRole('button').first().click();
+  await expect(page.getByText('Is the museum open every day?')).toBeVisible();
+  await screenshot(page, 'channels-slack-history');
+});

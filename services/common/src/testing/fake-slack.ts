@@ -1,0 +1,200 @@
+// A local stand-in for Slack's Web API and Events API, for tests, benchmarks and the end-to-end
+// suite: the methods Parley calls (auth.test, chat.postMessage) at POST /{method} with a Bearer token
+// and a JSON body, answered as Slack does (`{ok: true, ...}`, `{ok: false, error}` with HTTP 200, or
+// 429 with Retry-After), plus what Slack itself does with an app's Request URL: `deliver` signs an
+// event with the app's signing secret (X-Slack-Signature, X-Slack-Request-Timestamp) and posts it,
+// answering with the webhook's status and body. The fake's own endpoints (for a test in another
+// process) live under /_fake/: POST /_fake/deliver {url, signingSecret, payload, retryNum?} and GET
+// /_fake/sent.
+import { createHmac } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { serveFake } from './serve.ts';
+
+export interface FakeSlackBehaviour {
+  /** Bot tokens Slack knows, each with its bot user's name; any other token is answered invalid_auth. */
+  bots: Record<string, string>;
+  /** The next N chat.postMessage calls are answered 429 with this Retry-After (seconds). */
+  rateLimited: { times: number; retryAfter: number };
+  /** The next N chat.postMessage calls are answered 503. */
+  failures: number;
+}
+
+export interface SlackPost {
+  token: string;
+  channel: string;
+  text: string;
+  thread_ts?: string;
+  [key: string]: unknown;
+}
+
+export interface FakeSlack {
+  /** The Web API's root, for SLACK_API_BASE (the client adds /{method}). */
+  url: string;
+  /** Every chat.postMessage that was accepted, oldest first. */
+  sent: SlackPost[];
+  /** Every call, accepted or not: method and token. */
+  calls: { method: string; token: string }[];
+  set(patch: Partial<FakeSlackBehaviour>): void;
+  /** Resolves once `count` messages were sent in all, without polling. */
+  sentCount(count: number): Promise<void>;
+  /** Signs and posts the payload to the Request URL as Slack would; resolves to the webhook's status and body. */
+  deliver(url: string, signingSecret: string, payload: unknown, opts?: { retryNum?: number }): Promise<{ status: number; body: string }>;
+  close(): Promise<void>;
+}
+
+let eventSeq = 1000;
+
+/** Slack's X-Slack-Signature of a request: `v0=` and the hex HMAC-SHA256 of `v0:{timestamp}:{body}`. */
+export const signSlack = (signingSecret: string, timestamp: string, body: string) =>
+  `v0=${createHmac('sha256', signingSecret).update(`v0:${timestamp}:${body}`).digest('hex')}`;
+
+/** An event_callback as Slack posts it: a direct message (`im`) or a mention, in a thread when `threadTs` is given. */
+export function slackEvent(opts: {
+  channel: string;
+  text: string;
+  type?: 'im' | 'mention';
+  user?: string;
+  ts?: string;
+  threadTs?: string;
+  eventId?: string;
+  botUserId?: string;
+  extra?: Record<string, unknown>;
+}) {
+  const seq = ++eventSeq;
+  const ts = opts.ts ?? `${Math.floor(Date.now() / 1000)}.${String(seq).padStart(6, '0')}`;
+  const mention = opts.type === 'mention';
+  return {
+    token: 'deprecated-verification-token',
+    team_id: 'T0PARLEY',
+    api_app_id: 'A0PARLEY',
+    type: 'event_callback',
+    event_id: opts.eventId ?? `Ev${seq}PARLEY`,
+    event_time: Math.floor(Date.now() / 1000),
+    authorizations: [{ team_id: 'T0PARLEY', user_id: opts.botUserId ?? 'U0BOT', is_bot: true }],
+    event: {
+      type: mention ? 'app_mention' : 'message',
+      ...(mention ? {} : { channel_type: 'im' }),
+      channel: opts.channel,
+      user: opts.user ?? 'U0ADA',
+      text: mention ? `<@${opts.botUserId ?? 'U0BOT'}> ${opts.text}` : opts.text,
+      ts,
+      ...(opts.threadTs ? { thread_ts: opts.threadTs } : {}),
+      ...opts.extra,
+    },
+  };
+}
+
+const readBody = async (req: IncomingMessage): Promise<string> => {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+};
+
+const reply = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
+  res.end(JSON.stringify(body));
+};
+
+export async function startFakeSlack(opts: Partial<FakeSlackBehaviour> & { port?: number; host?: string } = {}): Promise<FakeSlack> {
+  const { port = 0, host = '127.0.0.1', ...initial } = opts;
+  const behaviour: FakeSlackBehaviour = { bots: {}, rateLimited: { times: 0, retryAfter: 1 }, failures: 0, ...initial };
+  const sent: SlackPost[] = [];
+  const calls: { method: string; token: string }[] = [];
+  const waiting: { count: number; resolve: () => void }[] = [];
+  let tsSeq = 1;
+  const onSent = () => {
+    for (let i = waiting.length - 1; i >= 0; i--) {
+      if (sent.length >= waiting[i].count) waiting.splice(i, 1)[0].resolve();
+    }
+  };
+
+  const deliver: FakeSlack['deliver'] = async (url, signingSecret, payload, o = {}) => {
+    const body = JSON.stringify(payload);
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-slack-request-timestamp': timestamp,
+        'x-slack-signature': signSlack(signingSecret, timestamp, body),
+        ...(o.retryNum ? { 'x-slack-retry-num': String(o.retryNum), 'x-slack-retry-reason': 'http_timeout' } : {}),
+      },
+      body,
+    });
+    return { status: res.status, body: await res.text() };
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (path === '/_fake/sent' && req.method === 'GET') return reply(res, 200, sent);
+    if (path === '/_fake/deliver' && req.method === 'POST') {
+      const d = JSON.parse(await readBody(req)) as { url: string; signingSecret: string; payload: unknown; retryNum?: number };
+      return reply(res, 200, await deliver(d.url, d.signingSecret, d.payload, { retryNum: d.retryNum }));
+    }
+    const match = /^\/([a-z]+\.[A-Za-z]+)$/.exec(path);
+    if (!match || req.method !== 'POST') return reply(res, 404, { ok: false, error: 'unknown_method' });
+    const method = match[1];
+    const token = (req.headers.authorization ?? '').replace(/^Bearer /, '');
+    calls.push({ method, token });
+    const raw = await readBody(req);
+    let body: Record<string, unknown>;
+    try {
+      body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
+    } catch {
+      return reply(res, 200, { ok: false, error: 'invalid_json' });
+    }
+    const user = behaviour.bots[token];
+    if (!user) return reply(res, 200, { ok: false, error: 'invalid_auth' });
+    switch (method) {
+      case 'auth.test':
+        return reply(res, 200, {
+          ok: true,
+          url: 'https://parley-test.slack.com/',
+          team: 'Parley Test',
+          user,
+          team_id: 'T0PARLEY',
+          user_id: 'U0BOT',
+          bot_id: 'B0BOT',
+        });
+      case 'chat.postMessage': {
+        if (behaviour.rateLimited.times > 0) {
+          behaviour.rateLimited = { ...behaviour.rateLimited, times: behaviour.rateLimited.times - 1 };
+          return reply(res, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(behaviour.rateLimited.retryAfter) });
+        }
+        if (behaviour.failures > 0) {
+          behaviour.failures--;
+          return reply(res, 503, { ok: false, error: 'service_unavailable' });
+        }
+        const text = typeof body.text === 'string' ? body.text : '';
+        const channel = typeof body.channel === 'string' ? body.channel : '';
+        if (!channel) return reply(res, 200, { ok: false, error: 'channel_not_found' });
+        if (!text) return reply(res, 200, { ok: false, error: 'no_text' });
+        if (text.length > 40_000) return reply(res, 200, { ok: false, error: 'msg_too_long' });
+        sent.push({ ...body, token, channel, text });
+        onSent();
+        return reply(res, 200, { ok: true, channel, ts: `${Math.floor(Date.now() / 1000)}.${String(tsSeq++).padStart(6, '0')}` });
+      }
+      default:
+        return reply(res, 200, { ok: false, error: 'unknown_method' });
+    }
+  };
+
+  const server = await serveFake(
+    'Slack',
+    handle,
+    (res, message) => reply(res, 500, { ok: false, error: `fatal_error: ${message}` }),
+    host,
+    port,
+  );
+  return {
+    url: server.origin,
+    sent,
+    calls,
+    set(patch) {
+      Object.assign(behaviour, patch);
+    },
+    deliver,
+    sentCount: (count) => (sent.length >= count ? Promise.resolve() : new Promise<void>((resolve) => waiting.push({ count, resolve }))),
+    close: server.close,
+  };
+}

@@ -1,0 +1,151 @@
+import { useState, type FormEvent } from 'react';
+import { Alert } from '../../../components/ui/alert';
+import { Badge } from '../../../components/ui/badge';
+import { Button } from '../../../components/ui/button';
+import { ConfirmDialog } from '../../../components/ui/confirm-dialog';
+import { TextField } from '../../../components/ui/text-field';
+import { formatDate } from '../../../lib/format';
+import { useChannelConnections, useConnectChannel, useDisconnectChannel, useSendChannelTestMessage } from '../hooks/use-channels';
+import { Deliveries } from './channel-deliveries';
+
+type Connection = ReturnType<typeof useChannelConnections>['connections'][number];
+
+/** The form to paste a Slack app's bot token and signing secret; both leave the page's memory once sent. */
+function ConnectSlack({ chatbotId }: { chatbotId: string }) {
+  const [token, setToken] = useState('');
+  const [signingSecret, setSigningSecret] = useState('');
+  const connect = useConnectChannel(chatbotId);
+  async function onConnect(event: FormEvent) {
+    event.preventDefault();
+    if (!token.trim() || !signingSecret.trim()) return;
+    await connect.act('slack', token.trim(), signingSecret.trim());
+    setToken('');
+    setSigningSecret('');
+  }
+  return (
+    <form className="space-y-3" onSubmit={onConnect}>
+      <p className="text-sm text-gray-600">
+        Create a Slack app with the <span className="font-mono">chat:write</span>, <span className="font-mono">app_mentions:read</span> and{' '}
+        <span className="font-mono">im:history</span> scopes, install it, and paste its Bot User OAuth Token and Signing Secret. Both are
+        checked, stored encrypted and never shown again.
+      </p>
+      <div className="flex flex-wrap items-end gap-2">
+        <TextField
+          className="min-w-[14rem] flex-1"
+          label="Slack bot token"
+          type="password"
+          autoComplete="off"
+          placeholder="xoxb-…"
+          value={token}
+          maxLength={260}
+          onChange={(e) => setToken(e.target.value)}
+        />
+        <TextField
+          className="min-w-[14rem] flex-1"
+          label="Slack signing secret"
+          type="password"
+          autoComplete="off"
+          value={signingSecret}
+          maxLength={128}
+          onChange={(e) => setSigningSecret(e.target.value)}
+        />
+        <Button type="submit" busy={connect.busy} busyLabel="Connecting…" disabled={!token.trim() || !signingSecret.trim()}>
+          Connect Slack
+        </Button>
+      </div>
+      {connect.error ? <Alert>{connect.error}</Alert> : null}
+    </form>
+  );
+}
+
+/** A connected Slack app: its state, the Request URL to give Slack, a test message, the deliveries and Disconnect. */
+function SlackConnection({ connection }: { connection: Connection }) {
+  const [chatId, setChatId] = useState('');
+  const [confirming, setConfirming] = useState(false);
+  const [sentNote, setSentNote] = useState<string | null>(null);
+  const test = useSendChannelTestMessage();
+  const disconnect = useDisconnectChannel();
+
+  async function onTest(event: FormEvent) {
+    event.preventDefault();
+    setSentNote(null);
+    const delivery = await test.act(connection.id, chatId.trim());
+    if (delivery)
+      setSentNote(delivery.status === 'sent' ? 'Test message sent.' : `Slack did not take it: ${delivery.lastError ?? 'unknown error'}`);
+  }
+
+  return (
+    <div className="space-y-4">
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <p className="text-sm text-gray-700">
+          <span className="font-medium text-gray-900">{connection.botName}</span> · token{' '}
+          <span className="font-mono">•••• {connection.tokenLastFour}</span>, connected on {formatDate(connection.createdAt)}
+        </p>
+        <Badge tone={connection.status === 'connected' ? 'success' : 'danger'}>
+          {connection.status === 'connected' ? 'Connected' : 'Failing'}
+        </Badge>
+      </div>
+      {connection.status !== 'connected' && connection.lastError ? <Alert>Slack said: {connection.lastError}</Alert> : null}
+      <div className="space-y-1">
+        <p className="text-sm text-gray-700">
+          In your Slack app, turn on Event Subscriptions with this Request URL and subscribe the bot to{' '}
+          <span className="font-mono">app_mention</span> and <span className="font-mono">message.im</span>:
+        </p>
+        <p className="rounded-md bg-gray-50 px-3 py-2 font-mono text-sm break-all text-gray-900" aria-label="Slack Request URL">
+          {connection.webhookUrl}
+        </p>
+      </div>
+      <form className="flex flex-wrap items-end gap-2" onSubmit={onTest}>
+        <TextField
+          className="min-w-[12rem] flex-1"
+          label="Send a test message to Slack channel id"
+          placeholder={connection.lastChatId ? `${connection.lastChatId} (the last conversation)` : 'A channel id, such as C0123ABCD'}
+          value={chatId}
+          maxLength={60}
+          onChange={(e) => setChatId(e.target.value)}
+        />
+        <Button type="submit" variant="secondary" busy={test.busy} busyLabel="Sending…">
+          Send a test message
+        </Button>
+        <Button type="button" variant="secondary" onClick={() => setConfirming(true)}>
+          Disconnect
+        </Button>
+      </form>
+      {test.error ? <Alert>{test.error}</Alert> : null}
+      {sentNote ? <Alert tone="success">{sentNote}</Alert> : null}
+      <div>
+        <p className="mb-1 text-sm font-medium text-gray-900">Recent deliveries</p>
+        <Deliveries connectionId={connection.id} />
+      </div>
+      {confirming ? (
+        <ConfirmDialog
+          title="Disconnect Slack?"
+          confirmLabel="Disconnect"
+          busyLabel="Disconnecting…"
+          busy={disconnect.busy}
+          error={disconnect.error}
+          onConfirm={async () => {
+            if ((await disconnect.act(connection.id)) !== null) setConfirming(false);
+          }}
+          onClose={() => {
+            disconnect.reset();
+            setConfirming(false);
+          }}
+        >
+          Parley forgets the token and signing secret and refuses this Request URL from now on; remove it from your Slack app too. The
+          conversations stay in History.
+        </ConfirmDialog>
+      ) : null}
+    </div>
+  );
+}
+
+/** The chatbot's Slack channel: connected with a Slack app's bot token and signing secret (docs/adr/0057-slack-channel.md). */
+export function SlackChannel({ chatbotId, connection }: { chatbotId: string; connection: Connection | undefined }) {
+  return (
+    <section aria-label="Slack" className="space-y-3">
+      <h3 className="text-sm font-semibold text-gray-900">Slack</h3>
+      {connection ? <SlackConnection connection={connection} /> : <ConnectSlack chatbotId={chatbotId} />}
+    </section>
+  );
+}
