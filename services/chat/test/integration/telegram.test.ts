@@ -443,7 +443,10 @@ describe("the team's messages on the channel", () => {
     const event = create(ChannelReplyRequestedSchema, { conversationId, messageId: String(stored.id), text: stored.content });
     await expect(sendAgentReply(stack.parts.deps.channels, event)).rejects.toBeInstanceOf(DeliveryInFlight);
     expect(telegram.sent).toHaveLength(2);
-    await stack.parts.prisma.channelDelivery.update({ where: { messageId: stored.id }, data: { claimedUntil: new Date(Date.now() - 1000) } });
+    await stack.parts.prisma.channelDelivery.update({
+      where: { messageId: stored.id },
+      data: { claimedUntil: new Date(Date.now() - 1000) },
+    });
     expect((await sendAgentReply(stack.parts.deps.channels, event))?.status).toBe('sent');
     expect(telegram.sent.at(-1)).toMatchObject({ chat_id: '8402', text: 'Second reply.' });
     // A message that is not the conversation's, or not the team's (the visitor's own), is never sent.
@@ -453,7 +456,7 @@ describe("the team's messages on the channel", () => {
     expect(message).toBeDefined();
   });
 
-  it("tells the Telegram user when the wait ran out, asking for their email there, once however often the job runs", async () => {
+  it('tells the Telegram user when the wait ran out, asking for their email there, once however often the job runs', async () => {
     const { bot, connection, conversationId } = await waitingTelegramUser(8403);
     const { handoffRequestedAt } = await stack.parts.prisma.conversation.findUniqueOrThrow({ where: { id: conversationId } });
     const due = { conversationId, requestedAt: handoffRequestedAt! };
