@@ -27,6 +27,7 @@ import { WAITING_FOR_PERSON } from '../../src/channels/answer-update.ts';
 import { DeliveryInFlight } from '../../src/channels/deliver.ts';
 import { sendAgentReply } from '../../src/channels/send-reply.ts';
 import { handoffTimedOut, TIMEOUT_MESSAGE } from '../../src/handoff/handoff-timeout.ts';
+import { emailInMessage, leadTaken } from '../../src/leads/channel-lead.ts';
 import { ChannelReplyRequestedSchema } from '@parley/proto/parley/events/v1/channel_message_received_pb.js';
 import { agent, clientMessageId, enableHandoff } from './handoff-helpers.ts';
 import { rpcError, startChatStack, type ChatStack } from './harness.ts';
@@ -475,6 +476,61 @@ describe("the team's messages on the channel", () => {
       ['answer', 'sent'],
       ['notice', 'sent'],
     ]);
+  });
+
+  it('takes the email a Telegram user writes back after the wait ran out as their lead, with the channel and their chat id', async () => {
+    const { bot, connection, secret, conversationId } = await waitingTelegramUser(8404);
+    const { handoffRequestedAt } = await stack.parts.prisma.conversation.findUniqueOrThrow({ where: { id: conversationId } });
+    expect(await handoffTimedOut(stack.parts.deps.handoffCore, { conversationId, requestedAt: handoffRequestedAt! })).toBe(true);
+    await until(
+      () => telegram.sent,
+      (s) => s.length === 2,
+      'the timeout message',
+    );
+    const requestsBefore = stack.fake.requests.length;
+    // The same update twice (a provider's retry): one lead, one thanks.
+    const update = telegramTextUpdate(8404, 'Sure, it is ada.lovelace@example.com.');
+    await post(connection.id, secret, update);
+    await post(connection.id, secret, update);
+    const [, , thanks] = await until(
+      () => telegram.sent,
+      (s) => s.length === 3,
+      'the thanks',
+    );
+    expect(thanks).toMatchObject({ chat_id: '8404', text: leadTaken('ada.lovelace@example.com') });
+    // No model was called for it, nothing billed.
+    expect(stack.fake.requests).toHaveLength(requestsBefore);
+    const { leads } = await stack.client.listLeads({ ownerId: bot.ownerId, chatbotId: bot.id });
+    expect(leads.map((l) => [l.email, l.source, l.channel, l.channelContact, l.conversationId])).toEqual([
+      ['ada.lovelace@example.com', 'handoff_timeout', 'telegram', '8404', conversationId],
+    ]);
+
+    // Once the bot answered again, an address in a message is a question like any other: no lead is changed.
+    await post(connection.id, secret, telegramTextUpdate(8404, 'Is the museum open every day?'));
+    await until(
+      () => telegram.sent,
+      (s) => s.length === 4,
+      'the answer',
+    );
+    await post(connection.id, secret, telegramTextUpdate(8404, 'Can grace@example.com visit on Monday?'));
+    await until(
+      () => telegram.sent,
+      (s) => s.length === 5,
+      'the second answer',
+    );
+    expect(telegram.sent[4].text).not.toBe(leadTaken('grace@example.com'));
+    const after = await stack.client.listLeads({ ownerId: bot.ownerId, chatbotId: bot.id });
+    expect(after.leads.map((l) => l.email)).toEqual(['ada.lovelace@example.com']);
+  });
+});
+
+describe('a channel user\'s email in a message', () => {
+  it('is found in a sentence and checked by the lead form\'s rule', () => {
+    expect(emailInMessage('my email is ada@example.com.')).toBe('ada@example.com');
+    expect(emailInMessage('<ada@mail.example.org>')).toBe('ada@mail.example.org');
+    expect(emailInMessage('no address here')).toBeNull();
+    expect(emailInMessage('ada@localhost')).toBeNull();
+    expect(emailInMessage('@@@')).toBeNull();
   });
 });
 
