@@ -35,7 +35,6 @@ import { sendMessage, type PublicChatDeps } from '../public-chat/send-message.ts
 import { isConnectionId, sendingConnection } from './connections.ts';
 import { deliver, type DeliverDeps } from './deliver.ts';
 import { withSourcesFooter } from './format.ts';
-import { leadTaken } from '../leads/channel-lead.ts';
 
 export const COULD_NOT_ANSWER = 'Sorry, I could not answer just now. Please try again in a little while.';
 /** Told after the bot's answer when the channel user asked for a person and the conversation now waits for one. */
@@ -54,7 +53,10 @@ export interface AnswerUpdateDeps {
   logger: Logger;
   /** The visitor's request for a person (handoff/request-handoff.ts, ADR 34), made when the channel user asks for one in words. */
   requestHandoff?: (raw: { uniqueId: string; sessionId: string; clientIp: string }) => Promise<unknown>;
-  /** The email a channel user wrote back to the wait's timeout message, taken as their lead (leads/channel-lead.ts); null when it is none. */
+  /**
+   * The email a channel user wrote back to the wait's timeout message, taken as their lead
+   * (leads/channel-lead.ts): what to tell them; null when the message is no such email.
+   */
   takeLead?: (input: { chatbotId: string; sessionId: string; channel: string; chatId: string; text: string }) => Promise<string | null>;
 }
 
@@ -135,12 +137,12 @@ export async function answerChannelMessage(deps: AnswerUpdateDeps, event: Channe
   let text: string;
   let outcome: AnswerOutcome;
   // Only a message with an @ in it can be the email the timeout message asked for: no statement for any other.
-  const lead =
+  const leadTaken =
     deps.takeLead && event.text.includes('@')
       ? await deps.takeLead({ chatbotId: row.chatbotId, sessionId, channel: row.channel, chatId, text: event.text })
       : null;
-  if (lead) {
-    text = leadTaken(lead);
+  if (leadTaken) {
+    text = leadTaken;
     outcome = 'lead';
   } else {
     try {

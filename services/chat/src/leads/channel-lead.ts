@@ -64,7 +64,7 @@ interface TakenLead {
  * The email a channel user wrote just after the wait ran out (the conversation's newest message is
  * the timeout's), taken as their conversation's lead in ONE statement; null when the message is no
  * answer to that question. A second email replaces the first (one lead per conversation), and
- * lead.created is raised once, at the first.
+ * lead.created is raised once, at the first. Returns what to tell the channel user.
  */
 export async function takeChannelLead(
   deps: ChannelLeadDeps,
@@ -84,5 +84,5 @@ export async function takeChannelLead(
     RETURNING "id"::text AS "id", "ownerId", "name", "email", "phone", "consented", "source", "createdAt", (xmax = 0) AS "inserted"`;
   if (!lead) return null;
   if (lead.inserted) publishLeadCreated(deps.webhooks, { ...lead, chatbotId: input.chatbotId }, input.sessionId);
-  return email;
+  return leadTaken(email);
 }

@@ -524,8 +524,8 @@ describe("the team's messages on the channel", () => {
   });
 });
 
-describe('a channel user\'s email in a message', () => {
-  it('is found in a sentence and checked by the lead form\'s rule', () => {
+describe("a channel user's email in a message", () => {
+  it("is found in a sentence and checked by the lead form's rule", () => {
     expect(emailInMessage('my email is ada@example.com.')).toBe('ada@example.com');
     expect(emailInMessage('<ada@mail.example.org>')).toBe('ada@mail.example.org');
     expect(emailInMessage('no address here')).toBeNull();

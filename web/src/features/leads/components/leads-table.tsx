@@ -91,11 +91,11 @@ function useSidewaysOverflow<T extends HTMLElement>() {
 // value in their title) rather than pushing the last columns out of the card.
 const WIDTHS: Record<(typeof COLUMNS)[number], string> = {
   Date: 'w-[7.5rem]',
-  Chatbot: 'w-[12%]',
-  Name: 'w-[12%]',
+  Chatbot: 'w-[10%]',
+  Name: 'w-[10%]',
   Email: '',
-  Phone: 'w-[10rem]',
-  Channel: 'w-[8.5rem]',
+  Phone: 'w-[9rem]',
+  Channel: 'w-[6.5rem]',
   Consent: 'w-[6rem]',
   Source: 'w-[6rem]',
   Conversation: 'w-[10rem]',
@@ -109,7 +109,7 @@ function LeadsGrid({ leads, chatbotNames }: { leads: Lead[]; chatbotNames: Reado
       {scroller.overflows ? <p className="px-6 pt-3 text-xs text-gray-500">Scroll sideways to see every column.</p> : null}
       {/* Focusable, so the table can be scrolled sideways with the keyboard. */}
       <div ref={scroller.ref} className="overflow-x-auto" tabIndex={0} role="region" aria-label="Leads table">
-        <table className="w-full min-w-[66rem] table-fixed text-sm">
+        <table className="w-full min-w-[64rem] table-fixed text-sm">
           <colgroup>
             {COLUMNS.map((column) => (
               <col key={column} className={WIDTHS[column]} />
