@@ -125,7 +125,8 @@ test('a Telegram user waits for a person: the inbox shows the channel, the reply
   await conversation.getByRole('textbox', { name: 'Reply to the visitor' }).fill('Hello Linus, Ada from the museum here.');
   await conversation.getByRole('button', { name: 'Send reply' }).click();
   await expect.poll(sentToLinus).toContain('Hello Linus, Ada from the museum here.');
-  await expect(conversation.getByText('Hello Linus, Ada from the museum here.')).toBeVisible();
+  await expect(conversation.getByRole('list', { name: 'Messages' }).getByText('Hello Linus, Ada from the museum here.')).toBeVisible();
+  await expect(conversation.getByRole('textbox', { name: 'Reply to the visitor' })).toHaveValue('');
   await screenshot(page, 'channels-telegram-inbox');
   const { violations } = await new AxeBuilder({ page }).analyze();
   expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
