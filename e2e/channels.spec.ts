@@ -61,3 +61,93 @@ test('the owner connects Telegram, a Telegram user is answered, and History show
   await expect(page.getByText('Is the museum open every day?')).toBeVisible();
   await screenshot(page, 'channels-telegram-history');
 });
+
+test('a Telegram user waits for a person: the inbox shows the channel, the reply and the timeout reach Telegram, the email becomes a lead', async ({
+  page,
+  request,
+}) => {
+  // The shortest wait an owner may set is 30 s.
+  test.setTimeout(180_000);
+  const email = await registerOwner(page, uniqueEmail('telegram-team'));
+  await makePro(email);
+  const token = await ownerToken(page);
+  const bot = await createBot(request, token, 'Museum Bot', 'The museum opens at ten and closes at six, every day but Monday.');
+  const updated = await request.post('/graphql', {
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    data: {
+      query: 'mutation ($id: ID!, $input: UpdateChatbotInput!) { updateChatbot(id: $id, input: $input) { id } }',
+      variables: { id: bot._id, input: { handoff: { enabled: true, timeoutSeconds: 30 } } },
+    },
+  });
+  expect(((await updated.json()) as { errors?: unknown }).errors).toBeUndefined();
+
+  await page.goto(`/chatbots/${bot._id}#settings-channels`);
+  const channels = page.getByRole('region', { name: 'Channels' });
+  await channels.getByLabel('Telegram bot token').fill(E2E_TELEGRAM_TOKEN);
+  await channels.getByRole('button', { name: 'Connect Telegram' }).click();
+  await expect(channels.getByText('Connected', { exact: true })).toBeVisible();
+
+  const chatId = 31338;
+  let updateId = Date.now();
+  const write = async (text: string) => {
+    updateId += 1;
+    const update = {
+      update_id: updateId,
+      message: {
+        message_id: updateId,
+        date: Math.floor(Date.now() / 1000),
+        chat: { id: chatId, type: 'private', first_name: 'Linus' },
+        from: { id: chatId, is_bot: false, first_name: 'Linus' },
+        text,
+      },
+    };
+    const delivered = await request.post(`${fakeTelegram()}/_fake/deliver`, { data: { token: E2E_TELEGRAM_TOKEN, update } });
+    expect(await delivered.json()).toEqual({ status: 200 });
+  };
+  const sentToLinus = async () =>
+    ((await (await request.get(`${fakeTelegram()}/_fake/sent`)).json()) as { chat_id: string; text: string }[])
+      .filter((s) => s.chat_id === String(chatId))
+      .map((s) => s.text);
+
+  await write('I want to talk to a person');
+  await expect.poll(sentToLinus).toEqual([expect.stringContaining('A person from our team will answer you here.')]);
+
+  // The inbox: the row and the conversation's header say Telegram.
+  await page.goto('/inbox');
+  const waiting = page.getByRole('region', { name: 'Waiting' });
+  const row = waiting.getByRole('link', { name: /Linus/ });
+  await expect(row).toBeVisible();
+  await expect(row.getByText('Telegram', { exact: true })).toBeVisible();
+  await row.click();
+  const conversation = page.getByRole('region', { name: 'Conversation with Linus' });
+  await expect(conversation.getByText('Telegram', { exact: true })).toBeVisible();
+  await conversation.getByRole('button', { name: 'Claim' }).click();
+  await conversation.getByRole('textbox', { name: 'Reply to the visitor' }).fill('Hello Linus, Ada from the museum here.');
+  await conversation.getByRole('button', { name: 'Send reply' }).click();
+  await expect.poll(sentToLinus).toContain('Hello Linus, Ada from the museum here.');
+  await expect(conversation.getByRole('list', { name: 'Messages' }).getByText('Hello Linus, Ada from the museum here.')).toBeVisible();
+  await expect(conversation.getByRole('textbox', { name: 'Reply to the visitor' })).toHaveValue('');
+  await screenshot(page, 'channels-telegram-inbox');
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+  await conversation.getByRole('button', { name: 'Hand back to bot' }).click();
+  await expect(conversation.getByRole('button', { name: 'Hand back to bot' })).toHaveCount(0);
+
+  // Asked again, nobody answers in time: Telegram is told, and the email written back is the lead.
+  await write('I want to talk to a person, please');
+  await expect
+    .poll(sentToLinus, { timeout: 90_000, intervals: [1000] })
+    .toContain('Nobody is free to answer right now. Leave your email and we will get back to you.');
+  await write('linus@example.com');
+  await expect.poll(sentToLinus).toContain('Thank you. We will write to you at linus@example.com.');
+  // The reply went out once.
+  expect((await sentToLinus()).filter((t) => t === 'Hello Linus, Ada from the museum here.')).toHaveLength(1);
+
+  await page.goto('/leads');
+  const lead = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'linus@example.com' }) });
+  await expect(lead).toHaveCount(1);
+  await expect(lead).toContainText('Telegram');
+  await expect(lead).toContainText(String(chatId));
+  await expect(lead).toContainText('Nobody answered');
+  await screenshot(page, 'channels-telegram-lead');
+});

@@ -135,6 +135,8 @@ test('a visitor leaves their details after two messages; the owner lists, opens 
       'consented',
       'consent_text',
       'source',
+      'channel',
+      'channel_contact',
     ]);
     expect(records).toEqual([
       [
@@ -149,6 +151,8 @@ test('a visitor leaves their details after two messages; the owner lists, opens 
         'yes',
         'I agree that Acme may contact me.',
         'form',
+        'web',
+        '',
       ],
     ]);
 

@@ -38,6 +38,8 @@ export interface InboxItemView {
   lastVisitorMessage: string | null;
   /** The verified visitor's user id; null when unverified. */
   verifiedUserId: string | null;
+  /** web, or the messaging channel it came from (telegram), as History names it. */
+  channel: string;
 }
 
 export interface InboxMessageView {
@@ -62,6 +64,10 @@ export interface InboxLeadView {
   consented: boolean;
   source: string;
   createdAt: string | null;
+  /** web, or the messaging channel the visitor wrote from (telegram). */
+  channel: string;
+  /** The visitor's identity on that channel (a Telegram chat id); null for the web. */
+  channelContact: string | null;
 }
 
 export interface InboxConversationView {
@@ -111,6 +117,7 @@ export function inboxItemView(item: InboxItem | undefined): InboxItemView {
     messageCount: item.messageCount,
     lastVisitorMessage: item.lastVisitorMessage || null,
     verifiedUserId: item.verifiedUserId || null,
+    channel: item.channel || 'web',
   };
 }
 
@@ -137,6 +144,8 @@ const leadView = (l: Lead): InboxLeadView => ({
   consented: l.consented,
   source: l.source,
   createdAt: isoDate(l.createdAt),
+  channel: l.channel || 'web',
+  channelContact: l.channelContact || null,
 });
 
 /** The signed-in member as the chat service records who acted: their id and display name. */

@@ -90,6 +90,10 @@ export interface LeadView {
   consentText: string | null;
   source: 'form' | 'handoff_timeout';
   createdAt: string;
+  /** web, or the messaging channel the visitor wrote from (telegram), as History names it. */
+  channel: string;
+  /** The visitor's identity on that channel (a Telegram chat id); null for the web. */
+  channelContact: string | null;
 }
 
 export function leadView(lead: Lead): LeadView {
@@ -104,5 +108,7 @@ export function leadView(lead: Lead): LeadView {
     consentText: lead.consentText || null,
     source: lead.source === 'handoff_timeout' ? 'handoff_timeout' : 'form',
     createdAt: lead.createdAt ? timestampDate(lead.createdAt).toISOString() : new Date(0).toISOString(),
+    channel: lead.channel || 'web',
+    channelContact: lead.channelContact || null,
   };
 }

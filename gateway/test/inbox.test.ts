@@ -265,7 +265,7 @@ describe('the live inbox', () => {
     ]);
 
     const row = async () => {
-      const inbox = await gql(team.members.agent.token, `{ inbox { waiting { ${ITEM} visitorEmail lastVisitorMessage } } }`);
+      const inbox = await gql(team.members.agent.token, `{ inbox { waiting { ${ITEM} visitorEmail lastVisitorMessage channel } } }`);
       expect(inbox.body.errors).toBeUndefined();
       return inbox.body.data.inbox.waiting.find((i: { conversationId: string }) => i.conversationId === conversationId);
     };
@@ -274,6 +274,8 @@ describe('the live inbox', () => {
       visitorName: 'Grace Hopper',
       visitorEmail: 'grace@example.com',
       lastVisitorMessage: 'Which warehouse do parcels ship from?',
+      // The widget's conversation: History's name for it.
+      channel: 'web',
       lastMessage: expect.not.stringMatching(/^Which warehouse do parcels ship from\?$/),
     });
 
@@ -291,6 +293,7 @@ describe('the live inbox', () => {
       visitorEmail: 'grace@example.com',
       lastMessage: 'Is anyone there?',
       lastVisitorMessage: 'Is anyone there?',
+      channel: 'web',
     });
     await stream.stop();
 

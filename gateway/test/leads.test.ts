@@ -188,7 +188,7 @@ describe('the leads list and export', () => {
 
     const listed = await gql(
       stack.url,
-      `query($after: String) { leads(first: 1, after: $after) { leads { id chatbotId conversationId name email phone consented consentText source createdAt } nextCursor } }`,
+      `query($after: String) { leads(first: 1, after: $after) { leads { id chatbotId conversationId name email phone consented consentText source createdAt channel channelContact } nextCursor } }`,
       {},
       owner.token,
     );
@@ -204,6 +204,8 @@ describe('the leads list and export', () => {
         consentText: 'Yes, contact me.',
         source: 'form',
         createdAt: '2026-01-06T10:00:00.000Z',
+        channel: 'web',
+        channelContact: null,
       },
     ]);
     const next = await gql(
@@ -223,7 +225,7 @@ describe('the leads list and export', () => {
     const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(await res.arrayBuffer());
     expect(
       text.startsWith(
-        '\ufeffcreated_at,lead_id,chatbot_id,chatbot_name,conversation_id,name,email,phone,consented,consent_text,source\r\n',
+        '\ufeffcreated_at,lead_id,chatbot_id,chatbot_name,conversation_id,name,email,phone,consented,consent_text,source,channel,channel_contact\r\n',
       ),
     ).toBe(true);
     const [, ...records] = parseCsv(text.slice(1));
@@ -241,6 +243,8 @@ describe('the leads list and export', () => {
         'yes',
         'Yes, contact me.',
         'form',
+        'web',
+        '',
       ],
       [
         '2026-01-05T10:00:00.000Z',
@@ -254,6 +258,8 @@ describe('the leads list and export', () => {
         'yes',
         'Yes, contact me.',
         'form',
+        'web',
+        '',
       ],
     ]);
 

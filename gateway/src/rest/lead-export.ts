@@ -35,6 +35,8 @@ export const LEAD_CSV_COLUMNS = [
   'consented',
   'consent_text',
   'source',
+  'channel',
+  'channel_contact',
 ] as const;
 
 const csvCells = (l: LeadView, chatbotName: string): string[] =>
@@ -50,6 +52,8 @@ const csvCells = (l: LeadView, chatbotName: string): string[] =>
     l.consented ? 'yes' : 'no',
     l.consentText,
     l.source,
+    l.channel,
+    l.channelContact,
   ].map((v) => inertCell(v ?? ''));
 
 /** One page of leads as CSV lines; the first page starts with the BOM and the header row. */

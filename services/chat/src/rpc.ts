@@ -126,6 +126,7 @@ const toInboxItem = (i: InboxItemView) =>
     messageCount: i.messageCount,
     lastVisitorMessage: i.lastVisitorMessage,
     verifiedUserId: i.verifiedUserId,
+    channel: i.channel,
   });
 
 const toSendMessageResponse = (r: SendMessageResult) =>

@@ -28,6 +28,7 @@ import { ChannelMessageReceivedSchema, ChannelReplyRequestedSchema } from '@parl
 import { answerChannelMessage } from './channels/answer-update.ts';
 import { startChannelInboundWorker, startChannelOutboundWorker } from './channels/channel-inbound.job.ts';
 import { sendAgentReply } from './channels/send-reply.ts';
+import { takeChannelLead } from './leads/channel-lead.ts';
 import { requestHandoff } from './handoff/request-handoff.ts';
 import type { DeliverDeps } from './channels/deliver.ts';
 import { telegramApi } from './channels/telegram-api.ts';
@@ -460,6 +461,7 @@ export async function createChatService(
                 deliver: deliverDeps,
                 logger,
                 requestHandoff: (raw) => requestHandoff(handoffCore, raw),
+                takeLead: (input) => takeChannelLead({ db: prisma, webhooks }, input),
               },
               event,
             ),

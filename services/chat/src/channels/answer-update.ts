@@ -15,6 +15,8 @@
 //      retries (deliver.ts); a person holding the conversation: the bot stays silent (an agent's
 //      reply reaches the channel user through send-reply.ts); on a chatbot with handoff on, a
 //      channel user who asks for a person in words is handed to the inbox (ADR 34)
+//   (a channel user's email written back to the wait's timeout message is taken as their lead instead
+//   of a turn: leads/channel-lead.ts)
 //   6. at the thread's first answer, the conversation marked as the channel's (History shows it);
 //      the chat kept as the connection's last one
 //
@@ -53,10 +55,15 @@ export interface AnswerUpdateDeps {
   logger: Logger;
   /** The visitor's request for a person (handoff/request-handoff.ts, ADR 34), made when the channel user asks for one in words. */
   requestHandoff?: (raw: { uniqueId: string; sessionId: string; clientIp: string }) => Promise<unknown>;
+  /**
+   * The email a channel user wrote back to the wait's timeout message, taken as their lead
+   * (leads/channel-lead.ts): what to tell them; null when the message is no such email.
+   */
+  takeLead?: (input: { chatbotId: string; sessionId: string; channel: string; chatId: string; text: string }) => Promise<string | null>;
 }
 
-/** `duplicate`: already taken, or its connection is gone. */
-export type AnswerOutcome = 'answered' | 'silent' | 'refused' | 'duplicate' | 'gone';
+/** `duplicate`: already taken, or its connection is gone; `lead`: the email asked for when the wait ran out, taken. */
+export type AnswerOutcome = 'answered' | 'silent' | 'refused' | 'duplicate' | 'gone' | 'lead';
 
 type Taken = ChannelConnection & { threadSessionId: string | null; conversationMarked: boolean | null };
 
@@ -132,34 +139,44 @@ export async function answerChannelMessage(deps: AnswerUpdateDeps, event: Channe
 
   let text: string;
   let outcome: AnswerOutcome;
-  try {
-    const result = await sendMessage(
-      deps.publicChat,
-      {
-        uniqueId: row.uniqueId,
-        sessionId,
-        message: event.text,
-        model: '',
-        clientIp: '',
-        userAgent: onSlack ? 'Slack' : 'Telegram',
-        visitorId: `${row.channel}:${chatId}`,
-        visitorName: event.userName,
-      },
-      onSlack ? slack : telegram,
-    );
-    if (result.handoff) {
-      text = '';
-      outcome = 'silent';
-    } else {
-      text = onSlack ? withSlackSourcesFooter(result.message, result.sources) : withSourcesFooter(result.message, result.sources);
-      outcome = 'answered';
-      if (result.offerHandoff) text += `\n\n${await offerPerson(deps, row.uniqueId, sessionId, event.text)}`;
+  // Only a message with an @ in it can be the email the timeout message asked for: no statement for any other.
+  const leadTaken =
+    deps.takeLead && event.text.includes('@')
+      ? await deps.takeLead({ chatbotId: row.chatbotId, sessionId, channel: row.channel, chatId, text: event.text })
+      : null;
+  if (leadTaken) {
+    text = leadTaken;
+    outcome = 'lead';
+  } else {
+    try {
+      const result = await sendMessage(
+        deps.publicChat,
+        {
+          uniqueId: row.uniqueId,
+          sessionId,
+          message: event.text,
+          model: '',
+          clientIp: '',
+          userAgent: onSlack ? 'Slack' : 'Telegram',
+          visitorId: `${row.channel}:${chatId}`,
+          visitorName: event.userName,
+        },
+        onSlack ? slack : telegram,
+      );
+      if (result.handoff) {
+        text = '';
+        outcome = 'silent';
+      } else {
+        text = onSlack ? withSlackSourcesFooter(result.message, result.sources) : withSourcesFooter(result.message, result.sources);
+        outcome = 'answered';
+        if (result.offerHandoff) text += `\n\n${await offerPerson(deps, row.uniqueId, sessionId, event.text)}`;
+      }
+    } catch (err) {
+      const told = err instanceof ConnectError && TOLD_CODES.has(err.code);
+      if (!told) log.warn({ err: (err as Error).message }, 'a channel message could not be answered');
+      text = told ? (err as ConnectError).rawMessage : COULD_NOT_ANSWER;
+      outcome = 'refused';
     }
-  } catch (err) {
-    const told = err instanceof ConnectError && TOLD_CODES.has(err.code);
-    if (!told) log.warn({ err: (err as Error).message }, 'a channel message could not be answered');
-    text = told ? (err as ConnectError).rawMessage : COULD_NOT_ANSWER;
-    outcome = 'refused';
   }
   await Promise.all([
     text ? deliver(deps.deliver, connection, chatId, text, 'answer') : null,

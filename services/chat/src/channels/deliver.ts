@@ -1,13 +1,21 @@
 // Sends one message on a channel and keeps its delivery record (docs/adr/0044-messaging-channels.md):
 // a ChannelDelivery row per message, written once its sending is over, which the owner sees with its
 // status, attempts and last error.
+// A stored message (an agent's reply, the wait's timeout message) is sent at most once per message
+// id: its record is claimed (`sending`, ON CONFLICT on the message id) BEFORE the provider is called,
+// and finished after. A second delivery of the same job finds the claim: done when the record is sent
+// or failed, in flight (DeliveryInFlight, so the job is retried later) while its sender's claim
+// lasts. A claim whose time is up belonged to a sender that died: a retry takes it over and sends.
+// The one window for a double send is a process killed after the provider took the message and
+// before the record was finished: the retry cannot tell it went out (Telegram's sendMessage has no
+// idempotency key), so it sends again (docs/adr/0062-channel-replies-exactly-once.md).
 // A send the provider rate-limits (429) or fails (5xx, unreachable) is tried again, after the
 // provider's retry_after when it gives one, else after a doubling backoff; a refusal (a revoked token:
 // 401/403, a chat that blocked the bot: 400/403) is final. A refused token marks the connection
 // failing with the provider's words; a send that goes through marks a failing connection connected.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@parley/common/logger.ts';
-import type { PrismaClient } from '../generated/prisma/client.ts';
+import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
 import { channelOutbound, channelSendFailures } from './channel-metrics.ts';
 import { TelegramError, TELEGRAM_MAX_TEXT, type TelegramApi } from './telegram-api.ts';
 import { splitMessage } from './format.ts';
@@ -32,14 +40,30 @@ export interface DeliverDeps {
   sleep?: (ms: number) => Promise<void>;
 }
 
-export type DeliveryKind = 'answer' | 'test' | 'agent';
+/** answer: the bot's; test: the owner's test message; agent: an agent's reply; notice: the conversation's own message to the visitor (the wait ran out). */
+export type DeliveryKind = 'answer' | 'test' | 'agent' | 'notice';
+
+/**
+ * How long a sender's claim on a stored message lasts: longer than any send (parts × attempts ×
+ * (the call's deadline + the longest wait)), shorter than the outbound job's retries (about half an
+ * hour), so a retry after a dead sender takes the claim over.
+ */
+export const CLAIM_LEASE_MS = 10 * 60_000;
+
+/** Another sender holds the message's claim: the job is retried later (and finds it sent, or takes a dead sender's claim over). */
+export class DeliveryInFlight extends Error {
+  constructor(messageId: bigint) {
+    super(`message ${messageId} is being sent by another worker`);
+    this.name = 'DeliveryInFlight';
+  }
+}
 
 export interface DeliveryView {
   id: string;
   connectionId: string;
   chatId: string;
   kind: DeliveryKind;
-  status: 'sent' | 'failed';
+  status: 'sent' | 'failed' | 'sending';
   attempts: number;
   lastError: string;
   createdAt: Date;
@@ -55,16 +79,69 @@ export interface SendingConnection {
   token: string;
 }
 
-/** Sends `text` (split by the channel's size limit) to the chat; resolves to the delivery record, sent or failed. */
+const DELIVERY_COLUMNS = Prisma.raw(
+  `"id"::text AS "id", "connectionId"::text AS "connectionId", "chatId", "kind", "status", "attempts", "lastError", "createdAt"`,
+);
+
+/**
+ * Sends `text` (split by the channel's size limit) to the chat; resolves to the delivery record, sent
+ * or failed. With `messageId` (a stored message), at most once per message: a record already
+ * finished is answered as it is, nothing sent; one another sender holds throws DeliveryInFlight.
+ */
 export async function deliver(
   deps: DeliverDeps,
   connection: SendingConnection,
   chatId: string,
   text: string,
   kind: DeliveryKind,
+  opts: { messageId?: bigint } = {},
 ): Promise<DeliveryView> {
-  const sleep = deps.sleep ?? realSleep;
   const createdAt = new Date();
+  if (opts.messageId === undefined) {
+    const outcome = await send(deps, connection, chatId, text);
+    // One write, once the sending is over (sent, or failed after every attempt).
+    const [saved] = await deps.db.$queryRaw<DeliveryRow[]>`
+      INSERT INTO "ChannelDelivery" ("id", "connectionId", "chatId", "kind", "status", "attempts", "lastError", "createdAt")
+      VALUES (${randomUUID()}::uuid, ${connection.id}::uuid, ${chatId}, ${kind}, ${outcome.status}, ${outcome.attempts}, ${outcome.lastError}, ${createdAt})
+      RETURNING ${DELIVERY_COLUMNS}`;
+    await markConnection(deps, connection, outcome.failure, outcome.lastError);
+    return deliveryView(saved);
+  }
+  const { messageId } = opts;
+  // The claim: a new record, or a dead sender's whose time is up. No row: someone else's, or finished.
+  const [claimed] = await deps.db.$queryRaw<{ id: string }[]>`
+    INSERT INTO "ChannelDelivery" ("id", "connectionId", "chatId", "kind", "status", "attempts", "createdAt", "messageId", "claimedUntil")
+    VALUES (${randomUUID()}::uuid, ${connection.id}::uuid, ${chatId}, ${kind}, 'sending', 0, ${createdAt}, ${messageId},
+            now() + make_interval(secs => ${CLAIM_LEASE_MS / 1000}))
+    ON CONFLICT ("messageId") DO UPDATE SET "claimedUntil" = EXCLUDED."claimedUntil"
+     WHERE "ChannelDelivery"."status" = 'sending' AND "ChannelDelivery"."claimedUntil" < now()
+    RETURNING "id"::text AS "id"`;
+  if (!claimed) {
+    const [current] = await deps.db.$queryRaw<DeliveryRow[]>`
+      SELECT ${DELIVERY_COLUMNS} FROM "ChannelDelivery" WHERE "messageId" = ${messageId}`;
+    if (!current || current.status === 'sending') throw new DeliveryInFlight(messageId);
+    return deliveryView(current);
+  }
+  const outcome = await send(deps, connection, chatId, text);
+  const [saved] = await deps.db.$queryRaw<DeliveryRow[]>`
+    UPDATE "ChannelDelivery"
+       SET "status" = ${outcome.status}, "attempts" = "attempts" + ${outcome.attempts}, "lastError" = ${outcome.lastError}, "claimedUntil" = NULL
+     WHERE "id" = ${claimed.id}::uuid
+    RETURNING ${DELIVERY_COLUMNS}`;
+  await markConnection(deps, connection, outcome.failure, outcome.lastError);
+  return deliveryView(saved);
+}
+
+interface SendOutcome {
+  status: 'sent' | 'failed';
+  attempts: number;
+  failure: TelegramError | null;
+  lastError: string | null;
+}
+
+/** Every part sent with its retries; stops at the first part that fails. */
+async function send(deps: DeliverDeps, connection: SendingConnection, chatId: string, text: string): Promise<SendOutcome> {
+  const sleep = deps.sleep ?? realSleep;
   let attempts = 0;
   let failure: TelegramError | SlackError | null = null;
   const send = sender(deps, connection, chatId);
@@ -92,13 +169,7 @@ export async function deliver(
     deps.logger.warn({ connectionId: connection.id, status: failure.status, err: failure.message }, 'channel send failed');
   } else channelOutbound.series(series).inc();
   const lastError = failure ? `${failure.status ? `${failure.status} ` : ''}${failure.message}`.slice(0, 300) : null;
-  // One write, once the sending is over (sent, or failed after every attempt).
-  const [saved] = await deps.db.$queryRaw<DeliveryRow[]>`
-    INSERT INTO "ChannelDelivery" ("id", "connectionId", "chatId", "kind", "status", "attempts", "lastError", "createdAt")
-    VALUES (${randomUUID()}::uuid, ${connection.id}::uuid, ${chatId}, ${kind}, ${failure ? 'failed' : 'sent'}, ${attempts}, ${lastError}, ${createdAt})
-    RETURNING "id"::text AS "id", "connectionId"::text AS "connectionId", "chatId", "kind", "status", "attempts", "lastError", "createdAt"`;
-  await markConnection(deps, connection, failure, lastError);
-  return deliveryView(saved);
+  return { status: failure ? 'failed' : 'sent', attempts, failure, lastError };
 }
 
 /** The channel's send of one part, and its size limit. */

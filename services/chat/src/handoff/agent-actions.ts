@@ -2,12 +2,10 @@
 // workspace's conversation is NOT_FOUND): claim it, reply to the visitor, add an internal note,
 // hand it back to the bot, close it. Each move is one conditional UPDATE (conversation-moves.ts);
 // a reply or note is stored exactly once per client_message_id, then published (announce.ts).
-import { create } from '@bufbuild/protobuf';
-import { ChannelReplyRequestedSchema } from '@parley/proto/parley/events/v1/channel_message_received_pb.js';
 import { failedPrecondition, invalid, notFound } from '@parley/common/rpc-errors.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 import { charCount } from '../core/message-input.ts';
-import { announceInboxRow, announceMove } from './announce.ts';
+import { announceInboxRow, announceMove, toChannel } from './announce.ts';
 import { CONVERSATION_COLUMNS, loadConversation, moveConversation, type ConversationRow, type MoveParams } from './conversation-moves.ts';
 import { CONVERSATION_NOT_FOUND, assertInboxAccess, parseAgent, parseConversationId, type HandoffDeps } from './handoff-deps.ts';
 import { messageView, type InboxItemView, type MessageRow, type MessageView } from './live-events.ts';
@@ -141,23 +139,6 @@ export async function replyToConversation(
   if (claimed) return { message, item: await announceMove(deps, conversation, { message }) };
   await deps.live.conversation(conversation.id, { kind: 'message', message });
   return { message, item: await announceInboxRow(deps, conversation) };
-}
-
-/**
- * A messaging channel's visitor reads no live stream: the reply is queued for the channel sender
- * (ADR 44), once by its message id. A queue that cannot take it is logged: the reply is stored and in
- * the inbox, and the agent sees the failed delivery in the chatbot's Channels section.
- */
-async function toChannel(deps: HandoffDeps, conversation: ConversationRow, message: MessageView): Promise<void> {
-  if (!conversation.channel || !deps.channelReplies) return;
-  await deps.channelReplies
-    .publish(
-      create(ChannelReplyRequestedSchema, { conversationId: conversation.id, messageId: message.id, text: message.content }),
-      `agent:${message.id}`,
-    )
-    .catch((err: Error) =>
-      deps.logger.error({ err: err.message, conversationId: conversation.id }, "an agent's reply was not queued for its channel"),
-    );
 }
 
 export async function addConversationNote(deps: HandoffDeps, raw: AgentMessageCall): Promise<MessageView> {

@@ -4,7 +4,10 @@
 // the stored conversation, the agent's replies as its own turns), then the visitor's channel and
 // the workspace's inbox channel. Nothing here throws: the move is done, a lost mirror lets the bot
 // answer until the next move writes it again, a lost publish is caught up on reconnection.
+import { create } from '@bufbuild/protobuf';
+import { ChannelReplyRequestedSchema } from '@parley/proto/parley/events/v1/channel_message_received_pb.js';
 import type { Logger } from '@parley/common/logger.ts';
+import type { Producer } from '@parley/common/queues.ts';
 import { redisKeys } from '@parley/common/redis-keys.ts';
 import { withRedisDeadline, type Redis } from '@parley/common/redis.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
@@ -46,6 +49,8 @@ export interface AnnounceDeps {
   mirror: HandoffMirror;
   live: LivePublisher;
   recentTurns: Pick<RecentTurns, 'forget'>;
+  /** parley.channel-outbound: the team's messages to a messaging channel's conversation, sent there by the channel sender (ADR 44). */
+  channelReplies?: Pick<Producer<typeof ChannelReplyRequestedSchema>, 'publish'>;
 }
 
 /** After a move: mirror, kept turns, then the visitor's state and the inbox row. Returns the inbox row. */
@@ -78,4 +83,27 @@ export async function announceInboxRow(deps: Pick<AnnounceDeps, 'db' | 'live' | 
   const item = inboxItem(current ?? { ...row, lastMessage: null, lastMessageAt: null, lastVisitorMessage: null });
   await deps.live.inbox(row.ownerId, item);
   return item;
+}
+
+/**
+ * A messaging channel's visitor reads no live stream: a message the team stored for them (an agent's
+ * reply, the wait's timeout message) is queued for the channel sender (ADR 44), once by its message
+ * id (the job id, and the delivery's claim in channels/deliver.ts). A queue that cannot take it is
+ * logged: the message is stored and in the inbox, and the owner sees the missing delivery in the
+ * chatbot's Channels section.
+ */
+export async function toChannel(
+  deps: Pick<AnnounceDeps, 'channelReplies' | 'logger'>,
+  conversation: Pick<ConversationRow, 'id' | 'channel'>,
+  message: MessageView,
+): Promise<void> {
+  if (!conversation.channel || !deps.channelReplies) return;
+  await deps.channelReplies
+    .publish(
+      create(ChannelReplyRequestedSchema, { conversationId: conversation.id, messageId: message.id, text: message.content }),
+      `agent:${message.id}`,
+    )
+    .catch((err: Error) =>
+      deps.logger.error({ err: err.message, conversationId: conversation.id }, "the team's message was not queued for its channel"),
+    );
 }

@@ -50,7 +50,7 @@ export interface HandoffDeps {
   /** parley.handoff-requested: auth mails the agents. */
   handoffRequested: Pick<Producer<typeof HandoffRequestedSchema>, 'publish'>;
   webhooks: Pick<WebhookPublisher, 'publish'>;
-  /** parley.channel-outbound: an agent's reply to a messaging channel's conversation, sent there by the channel sender (ADR 44). */
+  /** parley.channel-outbound: the team's messages to a messaging channel's conversation (announce.ts's toChannel). */
   channelReplies?: Pick<Producer<typeof ChannelReplyRequestedSchema>, 'publish'>;
   maxMessageChars: number;
   /** The agent's summary: paid like an answer (summarize-conversation.ts). */

@@ -3,10 +3,11 @@
 // queued for (the visitor may have been answered, handed back and asked again since). ONE statement
 // moves the conversation and stores the system message the visitor reads; then the mirror goes, the
 // kept turns are forgotten, and the message and the state (with `timed_out`, so the page asks for
-// an email) are published. A job redelivered after the move finds nothing to move.
+// an email) are published, and on a messaging channel the message is sent there. A job redelivered
+// after the move finds nothing to move.
 import type { HandoffTimeoutDue } from '@parley/proto/parley/events/v1/handoff_requested_pb.js';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
-import { announceMove, type AnnounceDeps } from './announce.ts';
+import { announceMove, toChannel, type AnnounceDeps } from './announce.ts';
 import { CONVERSATION_COLUMNS, type ConversationRow } from './conversation-moves.ts';
 import { messageView } from './live-events.ts';
 import { isUuid } from '@parley/common/ids.ts';
@@ -45,6 +46,8 @@ export async function handoffTimedOut(deps: AnnounceDeps, event: { conversationI
     sources: null,
   });
   await announceMove(deps, row, { timedOut: true, message });
+  // A channel's visitor is told on the channel (the message asks for their email there too).
+  await toChannel(deps, row, message);
   return true;
 }
 

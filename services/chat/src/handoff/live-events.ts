@@ -40,6 +40,8 @@ export interface InboxItemView {
   lastVisitorMessage: string;
   /** The verified visitor's user id (public-chat/visitor-identity.ts); '' when unverified. */
   verifiedUserId: string;
+  /** The messaging channel it came from (telegram); '' for the web. */
+  channel: string;
 }
 
 export const LAST_MESSAGE_CHARS = 200;
@@ -75,6 +77,7 @@ export function parseInboxItem(raw: string): InboxItemView | null {
       lastMessageAt: item.lastMessageAt ? new Date(item.lastMessageAt) : null,
       // A row published by a replica from before the field: no preview rather than the bot's answer.
       lastVisitorMessage: typeof item.lastVisitorMessage === 'string' ? item.lastVisitorMessage : '',
+      channel: typeof item.channel === 'string' ? item.channel : '',
     };
   } catch {
     return null;
@@ -117,6 +120,7 @@ export interface InboxRow {
   lastVisitorMessage: string | null;
   verifiedUserId?: string | null;
   verifiedEmail?: string | null;
+  channel?: string | null;
   /** The conversation's lead, when the statement read it (INBOX_JOINS); absent or null otherwise. */
   leadName?: string | null;
   leadEmail?: string | null;
@@ -135,13 +139,14 @@ export const inboxItem = (row: InboxRow): InboxItemView => ({
   messageCount: row.messageCount,
   lastVisitorMessage: excerpt(row.lastVisitorMessage ?? ''),
   verifiedUserId: row.verifiedUserId ?? '',
+  channel: row.channel ?? '',
 });
 
 /** The select list of an inbox row over "Conversation" AS c and INBOX_JOINS. */
 export const INBOX_COLUMNS = `
   c."id", c."chatbotId", c."ownerId", c."sessionId", c."handoffStatus"::text AS "handoffStatus", c."handoffRequestedAt",
   c."assigneeId", c."assigneeName", c."visitorName", c."visitorEmail", c."messageCount",
-  c."verifiedUserId", c."verifiedEmail",
+  c."verifiedUserId", c."verifiedEmail", c."channel",
   last."content" AS "lastMessage", last."createdAt" AS "lastMessageAt", said."content" AS "lastVisitorMessage",
   lead."name" AS "leadName", lead."email" AS "leadEmail"`;
 

@@ -21,6 +21,8 @@ export const toLeadMessage = (l: Lead) =>
     consentText: l.consentText ?? '',
     source: l.source,
     createdAt: timestampFromDate(l.createdAt),
+    channel: l.channel ?? '',
+    channelContact: l.channelContact ?? '',
   });
 
 export function leadMethods(deps: LeadRpcDeps) {

@@ -10,7 +10,6 @@
 // conversation and no lead (the deletion's rule, core/deleted-chatbots.ts).
 import { randomUUID } from 'node:crypto';
 import { ConnectError } from '@connectrpc/connect';
-import { webhookEvent } from '@parley/common/webhook-events.ts';
 import type { WebhookPublisher } from '@parley/common/webhook-publisher.ts';
 import { publicChatbotNotFound } from '@parley/common/public-chatbot.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
@@ -20,6 +19,8 @@ import type { SessionIds } from '../core/session-id.ts';
 import { answerFailed } from '../core/visitor-errors.ts';
 import { loadPublicChatbot, type ChatbotProfileDeps } from '../public-chat/chatbot-profile.ts';
 import { checkLeadAgainstForm, parseLeadInput, type RawLeadInput } from './lead-input.ts';
+import { channelContact } from './channel-lead.ts';
+import { publishLeadCreated } from './lead-created.ts';
 
 export interface SubmitLeadDeps extends ChatbotProfileDeps {
   db: PrismaClient;
@@ -64,17 +65,20 @@ export async function submitLead(deps: SubmitLeadDeps, raw: RawLeadInput): Promi
   const lead = await deps.db.$transaction(async (tx) => {
     if ((await lockDeletedChatbots(tx, [chatbot.id])).size > 0) throw publicChatbotNotFound();
     // The conversation, opened by the lead when the visitor has none yet (as the first exchange would open it).
-    const [conversation] = await tx.$queryRaw<{ id: string }[]>`
+    const [conversation] = await tx.$queryRaw<{ id: string; channel: string | null }[]>`
       INSERT INTO "Conversation" ("id", "chatbotId", "ownerId", "sessionId", "userIp", "userAgent", "visitorId", "visitorName", "updatedAt")
       VALUES (${randomUUID()}::uuid, ${chatbot.id}::uuid, ${chatbot.ownerId}, ${input.sessionId}, ${input.clientIp}, ${input.userAgent},
               ${input.visitorId}, ${input.visitorName}, now())
       ON CONFLICT ("chatbotId", "sessionId") DO UPDATE SET "updatedAt" = "Conversation"."updatedAt"
-      RETURNING "id"::text AS "id"`;
+      RETURNING "id"::text AS "id", "channel"`;
+    // A messaging channel's conversation: the lead keeps the channel user's identity (never read for the web's).
+    const contact = conversation!.channel ? await channelContact(tx, chatbot.id, input.sessionId, conversation!.channel) : null;
     // xmax = 0 only on the row this statement inserted: the first submission.
     const [stored] = await tx.$queryRaw<StoredLead[]>`
-      INSERT INTO "Lead" ("id", "conversationId", "chatbotId", "ownerId", "name", "email", "phone", "consented", "consentText", "source", "updatedAt")
+      INSERT INTO "Lead" ("id", "conversationId", "chatbotId", "ownerId", "name", "email", "phone", "consented", "consentText", "source",
+                          "channel", "channelContact", "updatedAt")
       VALUES (${randomUUID()}::uuid, ${conversation!.id}::uuid, ${chatbot.id}::uuid, ${chatbot.ownerId}, ${input.name}, ${input.email},
-              ${input.phone}, ${consented}, ${consentText}, ${input.source}, now())
+              ${input.phone}, ${consented}, ${consentText}, ${input.source}, ${contact ? conversation!.channel : null}, ${contact}, now())
       ON CONFLICT ("conversationId") DO UPDATE SET
         "name" = COALESCE(EXCLUDED."name", "Lead"."name"),
         "email" = COALESCE(EXCLUDED."email", "Lead"."email"),
@@ -87,26 +91,6 @@ export async function submitLead(deps: SubmitLeadDeps, raw: RawLeadInput): Promi
     return stored!;
   });
 
-  if (lead.inserted && deps.webhooks) {
-    void deps.webhooks.publish([
-      webhookEvent('lead.created', {
-        id: `lead:${lead.id}`,
-        ownerId: chatbot.ownerId,
-        occurredAt: lead.createdAt,
-        data: {
-          chatbotId: chatbot.id,
-          // Webhooks name a conversation by the public chat's session id (webhook-events.ts).
-          conversationId: input.sessionId,
-          leadId: lead.id,
-          name: lead.name ?? '',
-          email: lead.email ?? '',
-          phone: lead.phone ?? '',
-          consented: lead.consented,
-          source: lead.source === 'handoff_timeout' ? 'handoff_timeout' : 'form',
-          createdAt: lead.createdAt.toISOString(),
-        },
-      }),
-    ]);
-  }
+  if (lead.inserted) publishLeadCreated(deps.webhooks, { ...lead, chatbotId: chatbot.id, ownerId: chatbot.ownerId }, input.sessionId);
   return { leadId: lead.id, sessionId: input.sessionId };
 }

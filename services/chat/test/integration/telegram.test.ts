@@ -24,6 +24,11 @@ import {
   TOKEN_SHAPE_INVALID,
 } from '../../src/channels/connections.ts';
 import { WAITING_FOR_PERSON } from '../../src/channels/answer-update.ts';
+import { DeliveryInFlight } from '../../src/channels/deliver.ts';
+import { sendAgentReply } from '../../src/channels/send-reply.ts';
+import { handoffTimedOut, TIMEOUT_MESSAGE } from '../../src/handoff/handoff-timeout.ts';
+import { emailInMessage, leadTaken } from '../../src/leads/channel-lead.ts';
+import { ChannelReplyRequestedSchema } from '@parley/proto/parley/events/v1/channel_message_received_pb.js';
 import { agent, clientMessageId, enableHandoff } from './handoff-helpers.ts';
 import { rpcError, startChatStack, type ChatStack } from './harness.ts';
 
@@ -336,6 +341,196 @@ describe('handoff across Telegram', () => {
     expect(telegram.sent[2].text).toContain('The museum opens at ten');
     const { deliveries } = await stack.client.listChannelDeliveries({ ownerId: bot.ownerId, connectionId: connection.id });
     expect(deliveries.map((d) => d.kind).sort()).toEqual(['agent', 'answer', 'answer']);
+  });
+});
+
+describe("the team's messages on the channel", () => {
+  /** A Telegram user who asked for a person: the conversation waits in the inbox. */
+  async function waitingTelegramUser(chatId: number) {
+    const { bot, connection, secret } = await connectedBot();
+    await stack.makePro(bot.ownerId);
+    await enableHandoff(stack.chatbots, bot);
+    await post(connection.id, secret, telegramTextUpdate(chatId, 'I want to talk to a person'));
+    await until(
+      () => telegram.sent,
+      (s) => s.length === 1,
+      'the answer',
+    );
+    const { waiting } = await until(
+      () => stack.client.listInbox({ ownerId: bot.ownerId }),
+      (r) => r.waiting.some((i) => i.chatbotId === bot.id),
+      'the waiting conversation',
+    );
+    const conversationId = waiting.find((i) => i.chatbotId === bot.id)!.conversationId;
+    return { bot, connection, secret, conversationId };
+  }
+
+  const outboundSettled = async () => {
+    const queue = new Queue(QUEUES.channelOutbound, { connection: stack.redis, prefix: stack.prefix });
+    try {
+      const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+      return Object.values(counts).reduce((a, b) => a + b, 0) === 0;
+    } finally {
+      await queue.close();
+    }
+  };
+
+  it("sends an agent's reply once when its job is delivered several times at once, through the queue and directly", async () => {
+    const { bot, connection, conversationId } = await waitingTelegramUser(8401);
+    // Telegram holds the first send back (429, retry after 1 s): the other deliveries arrive while it is in flight.
+    telegram.set({ rateLimited: { times: 1, retryAfter: 1 } });
+    const { message } = await stack.client.replyToConversation({
+      ownerId: bot.ownerId,
+      conversationId,
+      agent: agent('Ada'),
+      content: 'Hello from the museum, exactly once.',
+      clientMessageId: clientMessageId(),
+    });
+    const event = create(ChannelReplyRequestedSchema, { conversationId, messageId: message!.id, text: message!.content });
+    // The same job again under other ids (a stalled job run twice), and the sender called directly five times at once.
+    const replies = createProducer(stack.redis, QUEUES.channelOutbound, ChannelReplyRequestedSchema, { prefix: stack.prefix });
+    try {
+      await Promise.all([1, 2, 3].map((n) => replies.publish(event, `agent:${message!.id}:again-${n}`)));
+    } finally {
+      await replies.close();
+    }
+    const direct = await Promise.allSettled(Array.from({ length: 5 }, () => sendAgentReply(stack.parts.deps.channels, event)));
+    for (const r of direct) {
+      if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(DeliveryInFlight);
+      else expect(r.value?.status).toBe('sent');
+    }
+    await until(outboundSettled, (done) => done, 'the outbound jobs');
+    await until(
+      () => telegram.sent.filter((s) => s.text === 'Hello from the museum, exactly once.'),
+      (s) => s.length >= 1,
+      "the agent's reply",
+    );
+    // Once more after it went out: the finished record answers, nothing is sent.
+    const again = await sendAgentReply(stack.parts.deps.channels, event);
+    expect(again?.status).toBe('sent');
+    expect(telegram.sent.filter((s) => s.text === 'Hello from the museum, exactly once.')).toHaveLength(1);
+    const rows = await stack.parts.prisma.channelDelivery.findMany({ where: { connectionId: connection.id, kind: 'agent' } });
+    expect(rows.map((r) => [r.status, r.attempts, r.messageId])).toEqual([['sent', 2, BigInt(message!.id)]]);
+  });
+
+  it("takes over the claim of a sender that died (its time is up) and sends; a live sender's claim is left to it", async () => {
+    const { bot, connection, conversationId } = await waitingTelegramUser(8402);
+    const { message } = await stack.client.replyToConversation({
+      ownerId: bot.ownerId,
+      conversationId,
+      agent: agent('Ada'),
+      content: 'First reply.',
+      clientMessageId: clientMessageId(),
+    });
+    await until(
+      () => telegram.sent,
+      (s) => s.length === 2,
+      'the first reply',
+    );
+    // A second reply whose record another sender claimed: left while the claim lasts, taken over once its time is up.
+    const stored = await stack.parts.prisma.message.create({
+      data: { conversationId, role: 'agent', content: 'Second reply.', authorId: 'user-ada', authorName: 'Ada' },
+    });
+    await stack.parts.prisma.channelDelivery.create({
+      data: {
+        connectionId: connection.id,
+        chatId: '8402',
+        kind: 'agent',
+        status: 'sending',
+        messageId: stored.id,
+        claimedUntil: new Date(Date.now() + 60_000),
+      },
+    });
+    const event = create(ChannelReplyRequestedSchema, { conversationId, messageId: String(stored.id), text: stored.content });
+    await expect(sendAgentReply(stack.parts.deps.channels, event)).rejects.toBeInstanceOf(DeliveryInFlight);
+    expect(telegram.sent).toHaveLength(2);
+    await stack.parts.prisma.channelDelivery.update({
+      where: { messageId: stored.id },
+      data: { claimedUntil: new Date(Date.now() - 1000) },
+    });
+    expect((await sendAgentReply(stack.parts.deps.channels, event))?.status).toBe('sent');
+    expect(telegram.sent.at(-1)).toMatchObject({ chat_id: '8402', text: 'Second reply.' });
+    // A message that is not the conversation's, or not the team's (the visitor's own), is never sent.
+    const visitors = await stack.parts.prisma.message.findFirstOrThrow({ where: { conversationId, role: 'user' } });
+    expect(await sendAgentReply(stack.parts.deps.channels, { ...event, messageId: String(visitors.id) })).toBeNull();
+    expect(await sendAgentReply(stack.parts.deps.channels, { ...event, messageId: 'x1' })).toBeNull();
+    expect(message).toBeDefined();
+  });
+
+  it('tells the Telegram user when the wait ran out, asking for their email there, once however often the job runs', async () => {
+    const { bot, connection, conversationId } = await waitingTelegramUser(8403);
+    const { handoffRequestedAt } = await stack.parts.prisma.conversation.findUniqueOrThrow({ where: { id: conversationId } });
+    const due = { conversationId, requestedAt: handoffRequestedAt! };
+    const ended = await Promise.all([1, 2, 3].map(() => handoffTimedOut(stack.parts.deps.handoffCore, due)));
+    expect(ended.filter(Boolean)).toHaveLength(1);
+    await until(
+      () => telegram.sent,
+      (s) => s.length === 2,
+      'the timeout message',
+    );
+    expect(telegram.sent[1]).toMatchObject({ chat_id: '8403', text: TIMEOUT_MESSAGE });
+    await until(outboundSettled, (done) => done, 'the outbound jobs');
+    expect(telegram.sent).toHaveLength(2);
+    const { deliveries } = await stack.client.listChannelDeliveries({ ownerId: bot.ownerId, connectionId: connection.id });
+    expect(deliveries.map((d) => [d.kind, d.status]).sort()).toEqual([
+      ['answer', 'sent'],
+      ['notice', 'sent'],
+    ]);
+  });
+
+  it('takes the email a Telegram user writes back after the wait ran out as their lead, with the channel and their chat id', async () => {
+    const { bot, connection, secret, conversationId } = await waitingTelegramUser(8404);
+    const { handoffRequestedAt } = await stack.parts.prisma.conversation.findUniqueOrThrow({ where: { id: conversationId } });
+    expect(await handoffTimedOut(stack.parts.deps.handoffCore, { conversationId, requestedAt: handoffRequestedAt! })).toBe(true);
+    await until(
+      () => telegram.sent,
+      (s) => s.length === 2,
+      'the timeout message',
+    );
+    const requestsBefore = stack.fake.requests.length;
+    // The same update twice (a provider's retry): one lead, one thanks.
+    const update = telegramTextUpdate(8404, 'Sure, it is ada.lovelace@example.com.');
+    await post(connection.id, secret, update);
+    await post(connection.id, secret, update);
+    const [, , thanks] = await until(
+      () => telegram.sent,
+      (s) => s.length === 3,
+      'the thanks',
+    );
+    expect(thanks).toMatchObject({ chat_id: '8404', text: leadTaken('ada.lovelace@example.com') });
+    // No model was called for it, nothing billed.
+    expect(stack.fake.requests).toHaveLength(requestsBefore);
+    const { leads } = await stack.client.listLeads({ ownerId: bot.ownerId, chatbotId: bot.id });
+    expect(leads.map((l) => [l.email, l.source, l.channel, l.channelContact, l.conversationId])).toEqual([
+      ['ada.lovelace@example.com', 'handoff_timeout', 'telegram', '8404', conversationId],
+    ]);
+
+    // Once the bot answered again, an address in a message is a question like any other: no lead is changed.
+    await post(connection.id, secret, telegramTextUpdate(8404, 'Is the museum open every day?'));
+    await until(
+      () => telegram.sent,
+      (s) => s.length === 4,
+      'the answer',
+    );
+    await post(connection.id, secret, telegramTextUpdate(8404, 'Can grace@example.com visit on Monday?'));
+    await until(
+      () => telegram.sent,
+      (s) => s.length === 5,
+      'the second answer',
+    );
+    expect(telegram.sent[4].text).not.toBe(leadTaken('grace@example.com'));
+    const after = await stack.client.listLeads({ ownerId: bot.ownerId, chatbotId: bot.id });
+    expect(after.leads.map((l) => l.email)).toEqual(['ada.lovelace@example.com']);
+  });
+});
+
+describe("a channel user's email in a message", () => {
+  it("is found in a sentence and checked by the lead form's rule", () => {
+    expect(emailInMessage('my email is ada@example.com.')).toBe('ada@example.com');
+    expect(emailInMessage('<ada@mail.example.org>')).toBe('ada@mail.example.org');
+    expect(emailInMessage('no address here')).toBeNull();
+    expect(emailInMessage('ada@localhost')).toBeNull();
+    expect(emailInMessage('@@@')).toBeNull();
   });
 });
 

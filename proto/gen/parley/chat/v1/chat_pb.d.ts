@@ -1947,6 +1947,21 @@ export declare type Lead = Message<"parley.chat.v1.Lead"> & {
    * @generated from field: google.protobuf.Timestamp created_at = 10;
    */
   createdAt?: Timestamp | undefined;
+
+  /**
+   * The messaging channel the visitor wrote from (telegram, …); empty for the web.
+   *
+   * @generated from field: string channel = 11;
+   */
+  channel: string;
+
+  /**
+   * The visitor's identity on that channel (Telegram: the chat id; a phone number or an email
+   * address on channels that have one); empty for the web.
+   *
+   * @generated from field: string channel_contact = 12;
+   */
+  channelContact: string;
 };
 
 /**
@@ -2099,6 +2114,13 @@ export declare type InboxItem = Message<"parley.chat.v1.InboxItem"> & {
    * @generated from field: string verified_user_id = 11;
    */
   verifiedUserId: string;
+
+  /**
+   * The messaging channel it came from (telegram); empty for the web (public page, widget, API).
+   *
+   * @generated from field: string channel = 12;
+   */
+  channel: string;
 };
 
 /**
@@ -4193,14 +4215,14 @@ export declare type ChannelDelivery = Message<"parley.chat.v1.ChannelDelivery"> 
   chatId: string;
 
   /**
-   * answer, test or agent.
+   * answer, test, agent (an agent's reply) or notice (the wait's timeout message).
    *
    * @generated from field: string kind = 4;
    */
   kind: string;
 
   /**
-   * sent or failed.
+   * sent or failed; sending while a stored message's send is claimed.
    *
    * @generated from field: string status = 5;
    */

@@ -3,7 +3,13 @@ import { Spinner } from '../../../components/ui/spinner';
 import { formatDateTime } from '../../../lib/format';
 import { useChannelDeliveries } from '../hooks/use-channels';
 
-const DELIVERY_KINDS: Record<string, string> = { answer: 'Answer', test: 'Test message', agent: 'Agent reply' };
+const DELIVERY_KINDS: Record<string, string> = { answer: 'Answer', test: 'Test message', agent: 'Agent reply', notice: 'Notice' };
+
+const DELIVERY_STATUSES: Record<string, { tone: 'success' | 'danger' | 'neutral'; label: string }> = {
+  sent: { tone: 'success', label: 'Sent' },
+  failed: { tone: 'danger', label: 'Failed' },
+  sending: { tone: 'neutral', label: 'Sending' },
+};
 
 /** The connection's latest deliveries: what Parley sent on the channel and how it went. */
 export function Deliveries({ connectionId }: { connectionId: string }) {
@@ -19,7 +25,7 @@ export function Deliveries({ connectionId }: { connectionId: string }) {
             {d.lastError ? <span className="text-red-700"> — {d.lastError}</span> : null}
           </span>
           <span className="flex items-center gap-2">
-            <Badge tone={d.status === 'sent' ? 'success' : 'danger'}>{d.status === 'sent' ? 'Sent' : 'Failed'}</Badge>
+            <Badge tone={DELIVERY_STATUSES[d.status]?.tone ?? 'danger'}>{DELIVERY_STATUSES[d.status]?.label ?? 'Failed'}</Badge>
             <span className="text-gray-500">{formatDateTime(d.createdAt)}</span>
           </span>
         </li>

@@ -1,6 +1,7 @@
 import { ChatIcon } from '../../../components/chatbots/chatbot-icons';
 import { Alert } from '../../../components/ui/alert';
 import { Badge } from '../../../components/ui/badge';
+import { ChannelBadge } from '../../../components/channel-badge';
 import { Card, CardBody, CardHeader } from '../../../components/ui/card';
 import { Spinner } from '../../../components/ui/spinner';
 import { formatDateTime } from '../../../lib/format';
@@ -9,9 +10,6 @@ import { useConversations } from '../hooks/use-conversations';
 import { visitorLabel } from '../visitor-label';
 import { ExportConversationsButtons } from './export-conversations-buttons';
 import { VerifiedVisitor } from './verified-visitor';
-
-/** How History names the messaging channel a conversation came from (docs/product.md, Channels). */
-const CHANNEL_LABELS: Record<string, string> = { telegram: 'Telegram', slack: 'Slack' };
 
 /** How much of a session id the list shows (docs/product.md, Conversation history). */
 export const SESSION_ID_SHOWN = 8;
@@ -71,9 +69,7 @@ export function ConversationList({ chatbotId, chatbotName, open, onSelect }: Con
                         Session ID: <span className="font-mono">{conversation.sessionId.slice(0, SESSION_ID_SHOWN)}</span>
                       </span>
                       <span className="flex shrink-0 items-center gap-1.5">
-                        {conversation.channel && conversation.channel !== 'web' ? (
-                          <Badge tone="brand">{CHANNEL_LABELS[conversation.channel] ?? conversation.channel}</Badge>
-                        ) : null}
+                        {conversation.channel && conversation.channel !== 'web' ? <ChannelBadge channel={conversation.channel} /> : null}
                         <Badge tone="neutral">{messageCountLabel(conversation.messageCount)}</Badge>
                       </span>
                     </span>

@@ -27,6 +27,7 @@ function item(conversationId: string, status: HandoffStatus, overrides: Record<s
     messageCount: 3,
     lastVisitorMessage: 'Can I talk to someone?' as string | null,
     verifiedUserId: null as string | null,
+    channel: 'web',
     ...overrides,
   };
 }
@@ -122,7 +123,7 @@ describe('Inbox page', () => {
             inbox: {
               __typename: 'Inbox',
               waiting: [item(CONVERSATION, 'WAITING')],
-              open: [item(OTHER, 'HUMAN', { visitorName: 'Linus', agentName: 'Grace Hopper', assigneeId: 'u2' })],
+              open: [item(OTHER, 'HUMAN', { visitorName: 'Linus', agentName: 'Grace Hopper', assigneeId: 'u2', channel: 'telegram' })],
             },
           },
         }),
@@ -142,6 +143,9 @@ describe('Inbox page', () => {
     const open = within(screen.getByRole('region', { name: 'Open' }));
     // An admin sees every agent's conversations, with who has each.
     expect(open.getByText('Grace Hopper')).toBeTruthy();
+    // Each row says where the visitor wrote from.
+    expect(waiting.getByText('Web')).toBeTruthy();
+    expect(open.getByText('Telegram')).toBeTruthy();
     expect((await screen.findByRole('status', { name: '1 waiting' })).textContent).toBe('1');
     expect(screen.getByRole('link', { name: /Inbox/ }).getAttribute('href')).toBe('/inbox');
 
@@ -169,7 +173,11 @@ describe('Inbox page', () => {
   it('shows a conversation with its notes set apart, and claims, replies with one id per reply kept on retry, and adds a note', async () => {
     let status: HandoffStatus = 'WAITING';
     let replyAttempts = 0;
-    const current = () => item(CONVERSATION, status, status === 'HUMAN' ? { agentName: 'Ada', assigneeId: sampleUser.id } : {});
+    const current = () =>
+      item(CONVERSATION, status, {
+        channel: 'telegram',
+        ...(status === 'HUMAN' ? { agentName: 'Ada', assigneeId: sampleUser.id } : {}),
+      });
     const { calls } = openAsMember(
       `/inbox/${CONVERSATION}`,
       sampleWorkspace({ role: 'AGENT' }),
@@ -185,7 +193,21 @@ describe('Inbox page', () => {
         }),
         InboxConversation: () => ({
           data: {
-            inboxConversation: conversation(status, { item: current() }),
+            inboxConversation: conversation(status, {
+              item: current(),
+              lead: {
+                __typename: 'InboxLead',
+                id: 'l1',
+                name: null,
+                email: 'grace@example.com',
+                phone: null,
+                consented: false,
+                source: 'handoff_timeout',
+                createdAt: '2026-11-28T09:00:00.000Z',
+                channel: 'telegram',
+                channelContact: '8403',
+              },
+            }),
           },
         }),
         ClaimConversation: () => {
@@ -205,6 +227,11 @@ describe('Inbox page', () => {
     );
     const panel = within(await screen.findByRole('region', { name: 'Conversation with Grace' }));
     expect(panel.getByText('Where is my order?')).toBeTruthy();
+    // The header says where the visitor wrote from; the lead carries their identity there.
+    const lead = within(panel.getByRole('region', { name: 'Lead' }));
+    expect(lead.getByText('Telegram')).toBeTruthy();
+    expect(lead.getByText('8403')).toBeTruthy();
+    expect(panel.getAllByText('Telegram')).toHaveLength(2);
     const note = panel.getByRole('listitem', { name: 'Internal note' });
     expect(within(note).getByText('Check the warehouse first')).toBeTruthy();
     expect(within(note).getByText(/Internal note · Ada/)).toBeTruthy();

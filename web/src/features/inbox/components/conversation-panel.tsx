@@ -1,6 +1,7 @@
 import { useEffect, useRef } from 'react';
 import { Link } from 'react-router-dom';
 import { Alert } from '../../../components/ui/alert';
+import { ChannelBadge, channelLabel } from '../../../components/channel-badge';
 import { Badge } from '../../../components/ui/badge';
 import { Button } from '../../../components/ui/button';
 import { Card } from '../../../components/ui/card';
@@ -100,6 +101,7 @@ export function ConversationPanel({
                 <Badge tone={item.status === 'WAITING' ? 'warning' : item.status === 'HUMAN' ? 'brand' : 'neutral'}>
                   {STATUS_LABEL[item.status]}
                 </Badge>
+                <ChannelBadge channel={item.channel} />
                 {item.status === 'HUMAN' ? (
                   <span>{mine ? 'You are answering' : `${item.agentName ?? 'An agent'} is answering`}</span>
                 ) : null}
@@ -165,6 +167,12 @@ export function ConversationPanel({
                     <>
                       <dt className="text-gray-600">Phone</dt>
                       <dd className="text-gray-900">{lead.phone}</dd>
+                    </>
+                  ) : null}
+                  {lead.channelContact ? (
+                    <>
+                      <dt className="text-gray-600">{channelLabel(lead.channel)}</dt>
+                      <dd className="break-all text-gray-900">{lead.channelContact}</dd>
                     </>
                   ) : null}
                 </dl>

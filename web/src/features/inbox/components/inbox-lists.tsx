@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router-dom';
 import type { InboxItemFieldsFragment } from '../../../gql/graphql';
+import { ChannelBadge } from '../../../components/channel-badge';
 import { Badge } from '../../../components/ui/badge';
 import { cn } from '../../../lib/cn';
 import { visitorLabel, waitedFor } from '../inbox-lists';
@@ -31,6 +32,7 @@ function Row({ item, selected, detail }: { item: Item; selected: boolean; detail
         <span className="flex items-baseline justify-between gap-2">
           <span className="flex min-w-0 items-center gap-1.5">
             <span className="truncate text-sm font-medium text-gray-900">{visitorLabel(item)}</span>
+            <ChannelBadge channel={item.channel} />
             {item.verifiedUserId ? (
               <span title={`Verified as ${item.verifiedUserId}`}>
                 <Badge tone="success">Verified</Badge>

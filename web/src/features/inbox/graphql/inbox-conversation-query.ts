@@ -18,6 +18,8 @@ export const InboxConversationQuery = graphql(`
         consented
         source
         createdAt
+        channel
+        channelContact
       }
     }
   }

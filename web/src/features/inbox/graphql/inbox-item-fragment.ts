@@ -16,5 +16,6 @@ export const InboxItemFieldsFragment = graphql(`
     messageCount
     lastVisitorMessage
     verifiedUserId
+    channel
   }
 `);

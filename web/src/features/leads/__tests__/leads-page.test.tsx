@@ -20,6 +20,8 @@ function lead(id: string, overrides: Record<string, unknown> = {}) {
     consentText: 'I agree.' as string | null,
     source: 'form',
     createdAt: '2025-03-02T10:00:00.000Z',
+    channel: 'web',
+    channelContact: null as string | null,
     ...overrides,
   };
 }
@@ -36,7 +38,19 @@ describe('Leads page', () => {
       Chatbots: chatbots,
       Leads: ({ variables }) =>
         variables.after === 'n1'
-          ? page([lead('l3', { chatbotId: 'gone', name: null, consentText: null, source: 'handoff_timeout' })], null)
+          ? page(
+              [
+                lead('l3', {
+                  chatbotId: 'gone',
+                  name: null,
+                  consentText: null,
+                  source: 'handoff_timeout',
+                  channel: 'telegram',
+                  channelContact: '8403',
+                }),
+              ],
+              null,
+            )
           : page([lead('l1'), lead('l2', { chatbotId: 'c2', phone: '+44 20 7946 0958' })], 'n1'),
     });
     expect(await screen.findByRole('heading', { name: 'Leads' })).toBeTruthy();
@@ -56,6 +70,10 @@ describe('Leads page', () => {
     await waitFor(() => expect(within(screen.getByRole('table')).getAllByRole('row')).toHaveLength(4));
     expect(within(screen.getByRole('table')).getByText('Deleted chatbot')).toBeTruthy();
     expect(within(screen.getByRole('table')).getByText('Nobody answered')).toBeTruthy();
+    // Each lead's channel: the web's, and a Telegram user's with their chat id.
+    expect(within(screen.getByRole('table')).getAllByText('Web')).toHaveLength(2);
+    expect(within(screen.getByRole('table')).getByText('Telegram')).toBeTruthy();
+    expect(within(screen.getByRole('table')).getByText('8403')).toBeTruthy();
     // A phone's list holds the same leads, the contact first.
     const list = within(screen.getByRole('list', { name: 'Leads' }));
     expect(list.getAllByRole('listitem')).toHaveLength(3);

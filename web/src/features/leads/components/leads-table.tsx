@@ -1,12 +1,13 @@
 import { useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router-dom';
 import type { LeadsQuery } from '../../../gql/graphql';
+import { ChannelBadge, channelLabel } from '../../../components/channel-badge';
 import { formatDate, formatDateTime } from '../../../lib/format';
 import { conversationLink, SOURCE_LABELS } from '../leads-filter';
 
 type Lead = LeadsQuery['leads']['leads'][number];
 
-const COLUMNS = ['Date', 'Chatbot', 'Name', 'Email', 'Phone', 'Consent', 'Source', 'Conversation'] as const;
+const COLUMNS = ['Date', 'Chatbot', 'Name', 'Email', 'Phone', 'Channel', 'Consent', 'Source', 'Conversation'] as const;
 
 const empty = <span className="text-gray-400">—</span>;
 
@@ -29,8 +30,13 @@ function LeadsList({ leads, chatbotNames }: { leads: Lead[]; chatbotNames: Reado
           <p className="font-medium break-words text-gray-900">{lead.name ?? lead.email ?? lead.phone}</p>
           {lead.name && lead.email ? <p className="break-all text-gray-700">{lead.email}</p> : null}
           {lead.phone && (lead.name || lead.email) ? <p className="text-gray-700">{lead.phone}</p> : null}
+          {lead.channelContact ? (
+            <p className="text-gray-700">
+              {channelLabel(lead.channel)} {lead.channelContact}
+            </p>
+          ) : null}
           <p className="mt-1 text-xs text-gray-500">
-            {chatbotNames.get(lead.chatbotId) ?? 'Deleted chatbot'} · {formatDateTime(lead.createdAt)} ·{' '}
+            {channelLabel(lead.channel)} · {chatbotNames.get(lead.chatbotId) ?? 'Deleted chatbot'} · {formatDateTime(lead.createdAt)} ·{' '}
             {SOURCE_LABELS[lead.source] ?? lead.source}
             {lead.consentText ? ` · ${lead.consented ? 'Agreed' : 'Not agreed'}` : ''}
           </p>
@@ -85,10 +91,11 @@ function useSidewaysOverflow<T extends HTMLElement>() {
 // value in their title) rather than pushing the last columns out of the card.
 const WIDTHS: Record<(typeof COLUMNS)[number], string> = {
   Date: 'w-[7.5rem]',
-  Chatbot: 'w-[12%]',
-  Name: 'w-[12%]',
+  Chatbot: 'w-[10%]',
+  Name: 'w-[10%]',
   Email: '',
-  Phone: 'w-[10rem]',
+  Phone: 'w-[9rem]',
+  Channel: 'w-[6.5rem]',
   Consent: 'w-[6rem]',
   Source: 'w-[6rem]',
   Conversation: 'w-[10rem]',
@@ -102,7 +109,7 @@ function LeadsGrid({ leads, chatbotNames }: { leads: Lead[]; chatbotNames: Reado
       {scroller.overflows ? <p className="px-6 pt-3 text-xs text-gray-500">Scroll sideways to see every column.</p> : null}
       {/* Focusable, so the table can be scrolled sideways with the keyboard. */}
       <div ref={scroller.ref} className="overflow-x-auto" tabIndex={0} role="region" aria-label="Leads table">
-        <table className="w-full min-w-[60rem] table-fixed text-sm">
+        <table className="w-full min-w-[64rem] table-fixed text-sm">
           <colgroup>
             {COLUMNS.map((column) => (
               <col key={column} className={WIDTHS[column]} />
@@ -142,6 +149,10 @@ function LeadsGrid({ leads, chatbotNames }: { leads: Lead[]; chatbotNames: Reado
                   </td>
                   <td className="truncate px-3 py-3 text-gray-700" title={lead.phone ?? undefined}>
                     {lead.phone ?? empty}
+                  </td>
+                  <td className="px-3 py-3" title={lead.channelContact ?? undefined}>
+                    <ChannelBadge channel={lead.channel} />
+                    {lead.channelContact ? <span className="mt-1 block truncate text-xs text-gray-600">{lead.channelContact}</span> : null}
                   </td>
                   <td className="px-3 py-3 text-gray-700" title={lead.consentText ?? undefined}>
                     {lead.consentText ? (lead.consented ? 'Agreed' : 'Not agreed') : empty}

@@ -15,6 +15,8 @@ export const LeadsQuery = graphql(`
         consentText
         source
         createdAt
+        channel
+        channelContact
       }
       nextCursor
     }
