@@ -12,6 +12,7 @@ import {
   LeadSchema,
   OfferedModelSchema,
   SendMessageResponseSchema,
+  ActionConfirmationSchema,
   type AnsweringModel,
   type Conversation as ConversationMessage,
 } from '@parley/proto/parley/chat/v1/chat_pb.js';
@@ -138,6 +139,9 @@ const toSendMessageResponse = (r: SendMessageResult) =>
     offerHandoff: r.offerHandoff,
     unanswered: r.unanswered,
     usage: r.usage ?? undefined,
+    confirmation: r.confirmation
+      ? create(ActionConfirmationSchema, { ...r.confirmation, expiresAt: timestampFromDate(new Date(r.confirmation.expiresAt)) })
+      : undefined,
   });
 
 /**

@@ -4,8 +4,10 @@
 // answer, then one last call without tools, all under one deadline. The chatbot service runs each
 // call (RunAction, at most once per call key, through the outbound guard); its result enters the
 // prompt as delimited data under a rule that data is never instructions. A write action (confirm
-// on) never runs from the model's call alone: until a visitor's Confirm exists on this channel it is
-// told to the model as not run, so the model can ask the visitor instead. A failed or refused tool
+// on) never runs from the model's call alone: the call is stored as pending (pending-actions.ts) and
+// the answer ends with the visitor's confirmation card; the visitor's Confirm runs that stored call
+// (its inputs as they were) before the model answers, a Cancel is told to the model as declined.
+// Where no card can be shown (no pending store) it is told as not run. A failed or refused tool
 // is told to the model as a failure. Every model call of the loop is summed into the one answer's
 // usage, under the one credit hold sized for the whole loop (loopHoldTokens).
 import type { Client } from '@connectrpc/connect';
@@ -13,6 +15,7 @@ import type { JsonObject } from '@bufbuild/protobuf';
 import type { ActionService, ActionTool } from '@parley/proto/parley/chatbot/v1/actions_pb.js';
 import type { Logger } from '@parley/common/logger.ts';
 import type { PromptMessage } from './build-prompt.ts';
+import { confirmationQuestion, type Decision, type PendingActions, type PendingCall } from './pending-actions.ts';
 import { LanguageModelError, type LanguageModel, type ModelAnswer, type ToolCall, type ToolDefinition } from '../models/language-model.ts';
 
 export const MAX_TOOL_CALLS = 5;
@@ -31,6 +34,7 @@ export const TOOL_RULES = [
 ].join(' ');
 
 export const NEEDS_CONFIRMATION = 'Not run: this action needs the visitor to confirm first, and confirmation is not available here';
+export const DECLINED = 'Not run: the visitor declined';
 
 /** A status line the visitor sees while a tool runs, from the action's name ("look_up_order" → "Looking up order…"). */
 export function statusLine(name: string): string {
@@ -77,6 +81,8 @@ export interface ToolLoopDeps {
   logger: Logger;
   /** The whole loop's deadline, every model call and tool run included. */
   deadlineMs: number;
+  /** Where calls wait for the visitor's Confirm; absent: a confirm action is told to the model as not run. */
+  pending?: PendingActions;
 }
 
 export interface ToolLoopInput {
@@ -90,7 +96,12 @@ export interface ToolLoopInput {
   actions: ActionTool[];
   onDelta?: (delta: string) => void;
   onStatus?: (status: string) => void;
+  /** The visitor's decision on a pending call (checked by PendingActions.decide): told to the model before it answers. */
+  decided?: { call: PendingCall; decision: Decision };
 }
+
+/** The loop's answer; `confirmation` set when it ended on a call waiting for the visitor (its text is the card's question). */
+export type LoopAnswer = ModelAnswer & { confirmation?: PendingCall };
 
 const tag = (s: string) => s.replace(/[<>"&]/g, '');
 /** A result as delimited data: angle brackets inside cannot close the tag. */
@@ -119,7 +130,7 @@ function summed(answers: ModelAnswer[]): ModelAnswer {
  * (the hold is released by the caller); the usage of the calls made before is then not billed, as
  * for a single failed call.
  */
-export async function runToolLoop(deps: ToolLoopDeps, input: ToolLoopInput): Promise<ModelAnswer> {
+export async function runToolLoop(deps: ToolLoopDeps, input: ToolLoopInput): Promise<LoopAnswer> {
   const tools = toolDefinitions(input.actions);
   const byName = new Map(input.actions.map((a) => [a.name, a]));
   const [system, ...rest] = input.prompt;
@@ -128,6 +139,15 @@ export async function runToolLoop(deps: ToolLoopDeps, input: ToolLoopInput): Pro
   const signal = AbortSignal.timeout(deps.deadlineMs);
   const answers: ModelAnswer[] = [];
   let calls = 0;
+  if (input.decided) {
+    const { call, decision } = input.decided;
+    calls++;
+    const result =
+      decision === 'cancel'
+        ? { status: 'declined', data: DECLINED }
+        : await runOne(deps, input, byName.get(call.actionName), { id: call.id, name: call.actionName, arguments: call.arguments }, `confirm:${call.id}`, true);
+    messages.push(stepMessage(call.actionName, call.arguments), toolResultMessage(call.actionName, result.status, result.data));
+  }
   for (;;) {
     const offer = calls < MAX_TOOL_CALLS;
     const req = { messages, maxTokens: input.maxTokens, temperature: input.temperature, tools: offer ? tools : undefined, signal };
@@ -142,25 +162,41 @@ export async function runToolLoop(deps: ToolLoopDeps, input: ToolLoopInput): Pro
     if (streamed) messages.push({ role: 'assistant', content: streamed });
     for (const call of answer.toolCalls.slice(0, MAX_TOOL_CALLS - calls)) {
       calls++;
-      const result = await runOne(deps, input, byName.get(call.name), call, calls);
-      messages.push({
-        role: 'assistant',
-        content: `I call the tool ${tag(call.name)} with ${JSON.stringify(call.arguments).slice(0, ARGUMENTS_MAX_CHARS)}.`,
-      });
-      messages.push(toolResultMessage(call.name, result.status, result.data));
+      const action = byName.get(call.name);
+      if (action?.confirm && deps.pending) {
+        // The turn ends here, on the card: nothing runs until the visitor confirms.
+        const pending = await deps.pending.open({
+          chatbotId: input.chatbotId,
+          sessionId: input.sessionId,
+          actionName: action.name,
+          arguments: call.arguments,
+          question: confirmationQuestion(action.name, call.arguments),
+        });
+        const text = `${streamed ? '\n\n' : ''}${pending.question}`;
+        input.onDelta?.(text);
+        return { ...summed(answers), text: `${streamed}${text}`, confirmation: pending };
+      }
+      const result = await runOne(deps, input, action, call, `${input.requestId}:${calls}`, false);
+      messages.push(stepMessage(call.name, call.arguments), toolResultMessage(call.name, result.status, result.data));
     }
   }
 }
+
+const stepMessage = (name: string, args: unknown): PromptMessage => ({
+  role: 'assistant',
+  content: `I call the tool ${tag(name)} with ${JSON.stringify(args).slice(0, ARGUMENTS_MAX_CHARS)}.`,
+});
 
 async function runOne(
   deps: ToolLoopDeps,
   input: ToolLoopInput,
   action: ActionTool | undefined,
   call: ToolCall,
-  n: number,
+  callKey: string,
+  confirmed: boolean,
 ): Promise<{ status: string; data: string }> {
   if (!action) return { status: 'failed', data: `There is no tool named ${call.name}` };
-  if (action.confirm) return { status: 'not_run', data: NEEDS_CONFIRMATION };
+  if (action.confirm && !confirmed) return { status: 'not_run', data: NEEDS_CONFIRMATION };
   input.onStatus?.(statusLine(action.name));
   try {
     const run = await deps.actions.runAction({
@@ -168,7 +204,7 @@ async function runOne(
       actionName: action.name,
       sessionId: input.sessionId,
       arguments: call.arguments as JsonObject,
-      callKey: `${input.requestId}:${n}`,
+      callKey,
     });
     return run.status === 'ok' ? { status: 'ok', data: run.result } : { status: run.status, data: run.error };
   } catch (err) {
