@@ -76,7 +76,7 @@ import { answerFailed } from '../core/visitor-errors.ts';
 import { checkSite } from '../core/visitor-site.ts';
 import { offersHandoff, parseMirror, type HandoffView } from '../core/handoff.ts';
 import type { VisitorHandoff } from './visitor-handoff.ts';
-import { verifyVisitor, type IdentitySecrets } from './visitor-identity.ts';
+import { identityOf, verifyVisitor, type IdentitySecrets } from './visitor-identity.ts';
 import { asStored, forTheModel, restored, restoringStream, turnPrivacy, type TurnPrivacy } from './privacy.ts';
 import { loopHoldTokens, runToolLoop, toolDefinitions, type LoopAnswer, type ToolLoopDeps } from './tool-loop.ts';
 import { CONFIRMATION_INVALID, type PendingCall } from './pending-actions.ts';
@@ -374,6 +374,7 @@ async function callModel(
           onDelta: stream?.onDelta,
           onStatus,
           decided: turn.decided,
+          identity: identityOf(turn),
         })
       : stream
         ? await turn.model.stream(req, stream.onDelta)

@@ -15,6 +15,7 @@ import type { JsonObject } from '@bufbuild/protobuf';
 import type { ActionService, ActionTool } from '@parley/proto/parley/chatbot/v1/actions_pb.js';
 import type { Logger } from '@parley/common/logger.ts';
 import type { PromptMessage } from './build-prompt.ts';
+import type { VisitorIdentity } from './visitor-identity.ts';
 import { confirmationQuestion, type Decision, type PendingActions, type PendingCall } from './pending-actions.ts';
 import { LanguageModelError, type LanguageModel, type ModelAnswer, type ToolCall, type ToolDefinition } from '../models/language-model.ts';
 
@@ -96,6 +97,8 @@ export interface ToolLoopInput {
   actions: ActionTool[];
   onDelta?: (delta: string) => void;
   onStatus?: (status: string) => void;
+  /** The turn's visitor (identityOf): a verified one's user id and email fill identity-bound inputs, the model never does. */
+  identity: VisitorIdentity;
   /** The visitor's decision on a pending call (checked by PendingActions.decide): told to the model before it answers. */
   decided?: { call: PendingCall; decision: Decision };
 }
@@ -205,6 +208,7 @@ async function runOne(
       sessionId: input.sessionId,
       arguments: call.arguments as JsonObject,
       callKey,
+      visitor: input.identity.verified ? { userId: input.identity.userId, email: input.identity.email ?? '' } : undefined,
     });
     return run.status === 'ok' ? { status: 'ok', data: run.result } : { status: run.status, data: run.error };
   } catch (err) {
