@@ -90,7 +90,17 @@ async function measure(run: () => Promise<unknown>): Promise<{ p50: number; cpuP
 }
 
 const deps = { actions, logger, deadlineMs: 60_000 };
-const input = { model, prompt, maxTokens: 800, chatbotId: 'c', sessionId: 's', requestId: 'r', onDelta: () => {}, onStatus: () => {}, identity: UNVERIFIED };
+const input = {
+  model,
+  prompt,
+  maxTokens: 800,
+  chatbotId: 'c',
+  sessionId: 's',
+  requestId: 'r',
+  onDelta: () => {},
+  onStatus: () => {},
+  identity: UNVERIFIED,
+};
 const plain = await measure(() => model.stream({ messages: prompt, maxTokens: 800 }, () => {}));
 const loop = await measure(() => runToolLoop(deps, { ...input, actions: [tool] }));
 

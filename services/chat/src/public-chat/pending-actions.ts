@@ -44,7 +44,10 @@ const ID = /^[0-9a-f-]{36}$/;
 
 /** One call's identity within a conversation: the action and its inputs. */
 const fingerprintOf = (call: Pick<PendingCall, 'actionName' | 'arguments'>) =>
-  createHash('sha256').update(JSON.stringify([call.actionName, call.arguments])).digest('hex').slice(0, 32);
+  createHash('sha256')
+    .update(JSON.stringify([call.actionName, call.arguments]))
+    .digest('hex')
+    .slice(0, 32);
 
 /** The card's question from the action's name and the model's inputs: "cancel_order" {order_id: 1042} → "Cancel order (order id: 1042)?" */
 export function confirmationQuestion(actionName: string, args: Record<string, unknown>): string {

@@ -148,7 +148,14 @@ export async function runToolLoop(deps: ToolLoopDeps, input: ToolLoopInput): Pro
     const result =
       decision === 'cancel'
         ? { status: 'declined', data: DECLINED }
-        : await runOne(deps, input, byName.get(call.actionName), { id: call.id, name: call.actionName, arguments: call.arguments }, `confirm:${call.id}`, true);
+        : await runOne(
+            deps,
+            input,
+            byName.get(call.actionName),
+            { id: call.id, name: call.actionName, arguments: call.arguments },
+            `confirm:${call.id}`,
+            true,
+          );
     messages.push(stepMessage(call.actionName, call.arguments), toolResultMessage(call.actionName, result.status, result.data));
   }
   for (;;) {

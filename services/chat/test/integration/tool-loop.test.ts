@@ -231,7 +231,7 @@ describe('a chatbot with actions', () => {
     await expect(stack.client.sendMessage({ ...confirm, confirmDecision: 'cancel' })).rejects.toThrow(CONFIRMATION_INVALID);
   });
 
-  it("a Cancel tells the model the visitor declined, and the card can no longer be confirmed", async () => {
+  it('a Cancel tells the model the visitor declined, and the card can no longer be confirmed', async () => {
     const bot = await botWithActions();
     stack.fake.setBehaviour({ toolCalls: [{ name: 'cancel_order', arguments: { order_id: '77' } }] });
     const before = cancels;
@@ -245,7 +245,9 @@ describe('a chatbot with actions', () => {
       confirmDecision: decision,
     });
     await stack.client.sendMessage(decided('cancel'));
-    expect(stack.fake.requests[0].messages.at(-1)!.content).toBe(`<tool_result name="cancel_order" status="declined">\n${DECLINED}\n</tool_result>`);
+    expect(stack.fake.requests[0].messages.at(-1)!.content).toBe(
+      `<tool_result name="cancel_order" status="declined">\n${DECLINED}\n</tool_result>`,
+    );
     await expect(stack.client.sendMessage(decided('confirm'))).rejects.toThrow(CONFIRMATION_INVALID);
     expect(cancels - before).toBe(0);
   });
@@ -265,7 +267,11 @@ describe('a chatbot with actions', () => {
     await expect(attempt(mine, randomUUID())).rejects.toThrow(CONFIRMATION_INVALID);
     await expect(attempt(mine, 'not-an-id')).rejects.toThrow(CONFIRMATION_INVALID);
     await expect(
-      stack.client.sendMessage({ ...visitor(bot.uniqueId, 'Confirm', { sessionId: mine }), confirmCallId: card.confirmation!.callId, confirmDecision: 'yes' }),
+      stack.client.sendMessage({
+        ...visitor(bot.uniqueId, 'Confirm', { sessionId: mine }),
+        confirmCallId: card.confirmation!.callId,
+        confirmDecision: 'yes',
+      }),
     ).rejects.toThrow(CONFIRM_DECISION_INVALID);
     expect(stack.fake.requests).toHaveLength(0);
     expect(cancels - before).toBe(0);
@@ -375,7 +381,11 @@ describe('a chatbot with actions', () => {
     it('refuses a forged userHash, a missing identity and a verified visitor without an email, telling the model', async () => {
       const { bot, secret } = await botWithMyOrders();
       const cases: [string, Record<string, string>, string][] = [
-        ['forged', { visitorId: 'user-42', visitorEmail: 'ada@example.com', visitorUserHash: hashOf('not-the-secret', 'user-42') }, NEEDS_VERIFIED_VISITOR],
+        [
+          'forged',
+          { visitorId: 'user-42', visitorEmail: 'ada@example.com', visitorUserHash: hashOf('not-the-secret', 'user-42') },
+          NEEDS_VERIFIED_VISITOR,
+        ],
         ['another-visitor', { visitorId: 'user-7', visitorUserHash: hashOf(secret, 'user-42') }, NEEDS_VERIFIED_VISITOR],
         ['missing', {}, NEEDS_VERIFIED_VISITOR],
         ['no-email', { visitorId: 'user-42', visitorUserHash: hashOf(secret, 'user-42') }, NEEDS_VISITOR_EMAIL],

@@ -17,20 +17,10 @@ export function ConfirmationCard({ question, onDecide }: ConfirmationCardProps) 
       <p className="text-sm font-medium text-gray-900">{question}</p>
       <p className="mt-0.5 text-xs text-gray-600">Nothing happens until you confirm.</p>
       <div className="mt-3 flex gap-2">
-        <button
-          type="button"
-          disabled={!onDecide}
-          onClick={() => onDecide?.('confirm')}
-          className={buttonClasses('primary', 'sm')}
-        >
+        <button type="button" disabled={!onDecide} onClick={() => onDecide?.('confirm')} className={buttonClasses('primary', 'sm')}>
           Confirm
         </button>
-        <button
-          type="button"
-          disabled={!onDecide}
-          onClick={() => onDecide?.('cancel')}
-          className={buttonClasses('secondary', 'sm')}
-        >
+        <button type="button" disabled={!onDecide} onClick={() => onDecide?.('cancel')} className={buttonClasses('secondary', 'sm')}>
           Cancel
         </button>
       </div>

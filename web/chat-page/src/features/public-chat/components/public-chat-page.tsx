@@ -76,8 +76,22 @@ function ChatWindow({ uniqueId, chatbot, reload, embedded, visitor, onClose }: C
   // The handoff hook hears of every reply; it needs the session's messages, so it comes second.
   const onReplyRef = useRef<(reply: ChatReply) => void>(undefined);
   const onReply = useCallback((reply: ChatReply) => onReplyRef.current?.(reply), []);
-  const { sessionId, messages, started, streaming, status, pending, error, send, decide, rate, clear, addStreamed, unanswered, adoptSessionId } =
-    useChatSession(uniqueId, chatbot.welcomeMessage, { embedded, visitor, proofOfWork: chatbot.proofOfWork, onReply });
+  const {
+    sessionId,
+    messages,
+    started,
+    streaming,
+    status,
+    pending,
+    error,
+    send,
+    decide,
+    rate,
+    clear,
+    addStreamed,
+    unanswered,
+    adoptSessionId,
+  } = useChatSession(uniqueId, chatbot.welcomeMessage, { embedded, visitor, proofOfWork: chatbot.proofOfWork, onReply });
   const lastMessageId = messages.findLast((m) => m.messageId !== undefined && SERVER_MESSAGE_ID.test(m.messageId))?.messageId ?? null;
   const handoff = useHandoff({ uniqueId, sessionId, embedded, addStreamed, lastMessageId });
   onReplyRef.current = handoff.onReply;

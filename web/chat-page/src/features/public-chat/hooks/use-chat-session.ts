@@ -105,7 +105,9 @@ export function useChatSession(uniqueId: string, welcomeMessage: string | null =
         ...c,
         messages: [
           ...shownMessages(c.messages, welcomeMessage).map((m) =>
-            confirm && m.confirmation?.callId === confirm.callId ? { ...m, confirmation: { ...m.confirmation, decided: confirm.decision } } : m,
+            confirm && m.confirmation?.callId === confirm.callId
+              ? { ...m, confirmation: { ...m.confirmation, decided: confirm.decision } }
+              : m,
           ),
           { role: 'user', content: message },
         ],
