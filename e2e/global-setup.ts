@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { startFakeAnthropic } from '../services/common/src/testing/fake-anthropic.ts';
-import { groundedReply, startFakeOpenAI } from '../services/common/src/testing/fake-openai.ts';
+import { groundedReply, startFakeOpenAI, toolResultReply, toolTriggers } from '../services/common/src/testing/fake-openai.ts';
 import { startFakeTelegram } from '../services/common/src/testing/fake-telegram.ts';
 import { startStack } from '../scripts/stack.ts';
 import { CLAUDE_OVERLOADED, E2E_TELEGRAM_TOKEN } from './fixtures.ts';
@@ -29,9 +29,17 @@ export default async function globalSetup() {
   // the knowledge passage that shares words with the question when there is one (as a model tags
   // what it used), otherwise quote the question in Markdown; they stream in small pieces slowly
   // enough for the page to show them arriving.
+  // A chatbot with HTTP actions (actions.spec.ts) is offered tools: "where is my order #N" calls
+  // look_up_order, "cancel my order #N" calls cancel_order, and a tool's result is quoted back.
   const model = await startFakeOpenAI({
     chunkDelayMs: 40,
+    toolCalls: toolTriggers([
+      { pattern: /where is my order #?(\d+)/i, tool: 'look_up_order', args: (m) => ({ order_id: m[1] }) },
+      { pattern: /cancel my order #?(\d+)/i, tool: 'cancel_order', args: (m) => ({ order_id: m[1] }) },
+    ]),
     reply: (body) => {
+      const tool = toolResultReply(body);
+      if (tool) return tool;
       const grounded = groundedReply(body);
       if (/\[\d+\]/.test(grounded)) return grounded;
       const question = [...body.messages].reverse().find((m) => m.role === 'user')?.content ?? '';

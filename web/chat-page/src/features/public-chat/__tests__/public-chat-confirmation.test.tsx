@@ -25,7 +25,7 @@ describe('public chat page: confirming an action', () => {
     type('Cancel my order #1042');
     pressEnter();
     await waitFor(() => expect(card()).not.toBeNull());
-    expect(card()!.textContent).toContain(CARD.question);
+    expect(screen.getByText(CARD.question)).not.toBeNull();
     fireEvent.click(screen.getByRole('button', { name: 'Confirm' }));
     await screen.findByText('Order 1042 is cancelled.');
     expect(bodyOf(api.posts()[1])).toMatchObject({ message: 'Confirm', confirm: { callId: CARD.callId, decision: 'confirm' } });
@@ -43,7 +43,7 @@ describe('public chat page: confirming an action', () => {
 
     const again = mockApi([json({ message: 'All right, I left it.', sessionId: 'local-session1', messageId: 'm-2' })]);
     await openChat();
-    expect(card()!.textContent).toContain(CARD.question);
+    expect(screen.getByText(CARD.question)).not.toBeNull();
     fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
     await screen.findByText('All right, I left it.');
     expect(bodyOf(again.posts()[0])).toMatchObject({ message: 'Cancel', confirm: { callId: CARD.callId, decision: 'cancel' } });

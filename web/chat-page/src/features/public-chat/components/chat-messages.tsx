@@ -82,17 +82,16 @@ export function ChatMessages({
               return (
                 <AssistantRow key={index} chatbot={chatbot}>
                   <AssistantBubble name={chatbot.name} content={message.content} sources={message.sources} />
+                  {message.confirmation && !message.confirmation.decided ? (
+                    <ConfirmationCard
+                      onDecide={onDecide && ((decision) => onDecide(message.confirmation!.callId, decision))}
+                    />
+                  ) : null}
                   {message.sources?.length ? (
                     <MessageSources sources={message.sources} actions={feedback} />
                   ) : (
                     feedback && <div className="mt-1">{feedback}</div>
                   )}
-                  {message.confirmation && !message.confirmation.decided ? (
-                    <ConfirmationCard
-                      question={message.confirmation.question}
-                      onDecide={onDecide && ((decision) => onDecide(message.confirmation!.callId, decision))}
-                    />
-                  ) : null}
                   {offered}
                 </AssistantRow>
               );
