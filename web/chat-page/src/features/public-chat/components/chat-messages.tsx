@@ -83,9 +83,7 @@ export function ChatMessages({
                 <AssistantRow key={index} chatbot={chatbot}>
                   <AssistantBubble name={chatbot.name} content={message.content} sources={message.sources} />
                   {message.confirmation && !message.confirmation.decided ? (
-                    <ConfirmationCard
-                      onDecide={onDecide && ((decision) => onDecide(message.confirmation!.callId, decision))}
-                    />
+                    <ConfirmationCard onDecide={onDecide && ((decision) => onDecide(message.confirmation!.callId, decision))} />
                   ) : null}
                   {message.sources?.length ? (
                     <MessageSources sources={message.sources} actions={feedback} />
