@@ -25,6 +25,7 @@ import type { LanguageModel, ModelAnswer, ModelRequest } from '../services/chat/
 import { runAction } from '../services/chatbot/src/actions/run-action.ts';
 import { parseActionDefinition } from '../services/chatbot/src/actions/action-definition.ts';
 import { load, ms, percentile } from './stats.ts';
+import { UNVERIFIED } from '../services/chat/src/public-chat/visitor-identity.ts';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? '2000');
 const WARMUP = 200;
@@ -90,7 +91,17 @@ async function measure(run: () => Promise<unknown>): Promise<{ p50: number; cpuP
 
 // No MCP tool here: the chatbot service's MCP client is never asked.
 const deps = { actions, mcp: {} as never, logger, deadlineMs: 60_000 };
-const input = { model, prompt, maxTokens: 800, chatbotId: 'c', sessionId: 's', requestId: 'r', onDelta: () => {}, onStatus: () => {} };
+const input = {
+  model,
+  prompt,
+  maxTokens: 800,
+  chatbotId: 'c',
+  sessionId: 's',
+  requestId: 'r',
+  onDelta: () => {},
+  onStatus: () => {},
+  identity: UNVERIFIED,
+};
 const plain = await measure(() => model.stream({ messages: prompt, maxTokens: 800 }, () => {}));
 const loop = await measure(() => runToolLoop(deps, { ...input, tools: [{ kind: 'action', name: tool.name, action: tool }] }));
 

@@ -30,11 +30,16 @@ export default async function globalSetup() {
   // the knowledge passage that shares words with the question when there is one (as a model tags
   // what it used), otherwise quote the question in Markdown; they stream in small pieces slowly
   // enough for the page to show them arriving.
-  // A chatbot offered the MCP spec's order tool calls it when the visitor names an order (mcp-tools.spec.ts),
-  // and answers from its result.
+  // A chatbot with HTTP actions (actions.spec.ts) is offered tools: "where is my order #N" calls
+  // look_up_order, "cancel my order #N" calls cancel_order; one offered the MCP spec's order tool
+  // (mcp-tools.spec.ts) calls it when the visitor names an order. A tool's result is quoted back.
   const model = await startFakeOpenAI({
     chunkDelayMs: 40,
-    toolCalls: toolTriggers([{ pattern: /order #?(\d+)/i, tool: 'shop_order_status', args: (m) => ({ order_id: m[1] }) }]),
+    toolCalls: toolTriggers([
+      { pattern: /where is my order #?(\d+)/i, tool: 'look_up_order', args: (m) => ({ order_id: m[1] }) },
+      { pattern: /cancel my order #?(\d+)/i, tool: 'cancel_order', args: (m) => ({ order_id: m[1] }) },
+      { pattern: /order #?(\d+)/i, tool: 'shop_order_status', args: (m) => ({ order_id: m[1] }) },
+    ]),
     reply: (body) => {
       const fromTool = toolResultReply(body);
       if (fromTool) return fromTool;

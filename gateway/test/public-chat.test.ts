@@ -362,6 +362,35 @@ describe('POST /api/chatbot/public/:uniqueId/chat (JSON)', () => {
   });
 });
 
+describe('POST /api/chatbot/public/:uniqueId/chat: a confirmation card answered', () => {
+  const answer = (uniqueId: string, sessionId: string, confirm: unknown) =>
+    call(`/api/chatbot/public/${uniqueId}/chat`, {
+      body: { message: 'Confirm', sessionId, model: 'gpt-4o-mini', confirm },
+      headers: { 'x-forwarded-for': newVisitorIp() },
+    });
+
+  it.each([
+    ['not an object', 'yes', 'confirm must be an object'],
+    ['without strings', { callId: 42, decision: 'confirm' }, 'confirm.callId and confirm.decision must be strings'],
+    ['with an unknown decision', { callId: randomUUID(), decision: 'maybe' }, 'confirmDecision must be confirm or cancel'],
+  ])('refuses a confirm %s with 400', async (_label, confirm, message) => {
+    const { chatbot } = await ownerWithChatbot();
+    const res = await answer(chatbot.uniqueId, '', confirm);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ message });
+  });
+
+  it('refuses a call id that is not a pending call of this conversation with 400, before any model call', async () => {
+    const { chatbot } = await ownerWithChatbot();
+    const first = await chat(chatbot.uniqueId, 'Hi');
+    const before = fake.requests.length;
+    const res = await answer(chatbot.uniqueId, first.body.sessionId, { callId: randomUUID(), decision: 'confirm' });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ message: 'This confirmation is no longer valid: ask again' });
+    expect(fake.requests.length).toBe(before);
+  });
+});
+
 describe('POST /api/chatbot/public/:uniqueId/chat (event stream)', () => {
   it('streams several delta events whose concatenation is the done message', async () => {
     const { chatbot } = await ownerWithChatbot();

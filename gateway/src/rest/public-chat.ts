@@ -43,6 +43,7 @@
 // from them whether the chatbot may answer there (403 otherwise). Host pages on any origin call these
 // paths, so they (and only they) answer CORS: any origin, no credentials; refusals stay readable.
 import { Router, type Request, type RequestHandler } from 'express';
+import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { clientIp } from '@parley/common/http.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
@@ -164,6 +165,7 @@ export function publicChatRoutes(clients: Clients, opts: PublicChatOptions): Rou
       visitorEmail: visitor.email,
       visitorUserHash: visitor.userHash,
       proofOfWork: stringField(body, 'proofOfWork'),
+      ...confirmField(body),
     };
     const signal = clientGone(res);
     const callOptions = { timeoutMs: opts.timeoutMs, signal };
@@ -273,7 +275,7 @@ const VISITOR_FIELDS = ['id', 'name', 'email', 'userHash'] as const;
  * one; `handoff` only while a person is asked for or answering (the bot stayed silent);
  * `showLeadForm` only when the model asked for the lead form (its built-in tool, ADR 55).
  */
-function chatReply({ message, sessionId, sources, messageId, handoff, offerHandoff, unanswered, showLeadForm }: SendMessageResponse) {
+function chatReply({ message, sessionId, sources, messageId, handoff, offerHandoff, unanswered, showLeadForm, confirmation }: SendMessageResponse) {
   const withPerson = handoff && handoff.status !== '' && handoff.status !== 'bot';
   return {
     message,
@@ -284,7 +286,31 @@ function chatReply({ message, sessionId, sources, messageId, handoff, offerHando
     unanswered,
     ...(withPerson ? { handoff: handoffView(handoff) } : {}),
     ...(showLeadForm ? { showLeadForm: true } : {}),
+    ...(confirmation
+      ? {
+          confirmation: {
+            callId: confirmation.callId,
+            actionName: confirmation.actionName,
+            question: confirmation.question,
+            expiresAt: confirmation.expiresAt ? timestampDate(confirmation.expiresAt).toISOString() : null,
+          },
+        }
+      : {}),
   };
+}
+
+/**
+ * The visitor's answer to a confirmation card: `confirm: { callId, decision }` (decision "confirm"
+ * or "cancel"). Whether the call is theirs and still open is the chat service's rule.
+ */
+function confirmField(body: JsonObject): { confirmCallId: string; confirmDecision: string } {
+  const value = body.confirm;
+  if (value === undefined || value === null) return { confirmCallId: '', confirmDecision: '' };
+  if (typeof value !== 'object' || Array.isArray(value)) throw invalid('confirm must be an object');
+  const confirm = value as JsonObject;
+  if (typeof confirm.callId !== 'string' || typeof confirm.decision !== 'string')
+    throw invalid('confirm.callId and confirm.decision must be strings');
+  return { confirmCallId: confirm.callId, confirmDecision: confirm.decision };
 }
 
 /** The public page's events: delta (and status while an action runs), then done (the reply) or error. */

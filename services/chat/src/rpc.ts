@@ -12,6 +12,7 @@ import {
   LeadSchema,
   OfferedModelSchema,
   SendMessageResponseSchema,
+  ActionConfirmationSchema,
   type AnsweringModel,
   type Conversation as ConversationMessage,
 } from '@parley/proto/parley/chat/v1/chat_pb.js';
@@ -140,6 +141,9 @@ const toSendMessageResponse = (r: SendMessageResult) =>
     showLeadForm: r.showLeadForm,
     unanswered: r.unanswered,
     usage: r.usage ?? undefined,
+    confirmation: r.confirmation
+      ? create(ActionConfirmationSchema, { ...r.confirmation, expiresAt: timestampFromDate(new Date(r.confirmation.expiresAt)) })
+      : undefined,
   });
 
 /**

@@ -57,6 +57,7 @@ import { creditGate } from './public-chat/credit-hold.ts';
 import { redisDailyMessageCounter } from './public-chat/daily-limits.ts';
 import { historySource } from './public-chat/history-source.ts';
 import { OFFLINE_PASSAGES } from './public-chat/offline-answer.ts';
+import { redisPendingActions } from './public-chat/pending-actions.ts';
 import { altchaProofOfWork } from './public-chat/proof-of-work.ts';
 import { recorder } from './public-chat/recorder.ts';
 import { redisRecentTurns } from './public-chat/recent-turns.ts';
@@ -348,6 +349,7 @@ export async function createChatService(
       mcp: createServiceClient(McpServerService, config.CHATBOT_URL, rpc),
       logger,
       deadlineMs: config.TOOL_LOOP_DEADLINE_MS,
+      pending: redisPendingActions(redis, config.QUEUE_PREFIX),
     },
     recorder: recorder({
       exchanges,

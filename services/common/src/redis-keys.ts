@@ -22,6 +22,7 @@ export const REDIS_KEY_FAMILIES = {
   accessChannel: 'access',
   providerKeys: 'provider-keys',
   apiKeyFailures: 'api-key-failures',
+  actionConfirm: 'action-confirm',
 } as const;
 
 const join = (...parts: string[]) => parts.join(':');
@@ -77,6 +78,13 @@ export function redisKeys(prefix: string) {
     webhookSubscriptionsRevision: () => join(prefix, f.webhooks, 'subscriptions-revision'),
     /** Set while an owner's credit is below the low-credit threshold, so credit.low is sent once per crossing (billing; ADR 32). */
     webhookCreditLow: (ownerId: string) => join(prefix, f.webhooks, 'credit-low', ownerId),
+    /** An action call waiting for the visitor's Confirm: its inputs, fixed when the model asked (chat; docs/adr/0054-action-confirmation.md). */
+    actionConfirmCall: (callId: string) => join(prefix, f.actionConfirm, 'call', callId),
+    /** The visitor's decision on one pending call, set once: confirm or cancel (chat). */
+    actionConfirmDecision: (callId: string) => join(prefix, f.actionConfirm, 'decision', callId),
+    /** A conversation's pending call of one action with one set of inputs, so the model asking again shows the same card (chat). */
+    actionConfirmOpen: (chatbotId: string, sessionId: string, fingerprint: string) =>
+      join(prefix, f.actionConfirm, 'open', chatbotId, sessionId, fingerprint),
   };
 }
 

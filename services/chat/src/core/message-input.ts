@@ -50,6 +50,9 @@ export interface RawMessageInput {
   apiKeyId?: string;
   /** The client's own history (the OpenAI-compatible call), oldest first. */
   history?: readonly { role: string; content: string }[];
+  /** The visitor's answer to a confirmation card: the pending call's id and confirm or cancel. */
+  confirmCallId?: string;
+  confirmDecision?: string;
 }
 
 export interface MessageInput {
@@ -73,6 +76,8 @@ export interface MessageInput {
   visitorEmail: string | null;
   /** The userHash told with visitorId, when it has a hash's shape (64 hex digits, lower case); null otherwise. Not yet checked. */
   visitorUserHash: string | null;
+  /** The visitor's Confirm or Cancel of a pending action call (pending-actions.ts), not yet checked; null for a plain message. */
+  confirmation: { callId: string; decision: 'confirm' | 'cancel' } | null;
   /** The solved proof-of-work challenge (proof-of-work.ts); empty when none was sent. */
   proofOfWork: string;
   /** The developer API's key the message came through, whose answer's cost it is (UsageRecorded); null for a visitor of the public chat. */
@@ -149,6 +154,16 @@ export const parseUserHash = (raw: string | undefined): string | null => {
 };
 
 /** Checked in this order: a bad message is INVALID_ARGUMENT even for an unknown chatbot. */
+export const CONFIRM_DECISION_INVALID = 'confirmDecision must be confirm or cancel';
+
+/** A card's answer: both fields or neither; the id's shape is checked where it is read. */
+export function parseConfirmation(callId: string | undefined, decision: string | undefined): MessageInput['confirmation'] {
+  if (!callId && !decision) return null;
+  if (decision !== 'confirm' && decision !== 'cancel') throw invalid(CONFIRM_DECISION_INVALID);
+  if (!callId || callId.length > 64) throw invalid('confirmCallId is required with confirmDecision');
+  return { callId, decision };
+}
+
 export function parseMessageInput(raw: RawMessageInput, bounds: MessageBounds, ids: SessionIds): MessageInput {
   const message = parseMessage(raw.message, bounds);
   const model = parseModel(raw.model);
@@ -170,6 +185,7 @@ export function parseMessageInput(raw: RawMessageInput, bounds: MessageBounds, i
     visitorName,
     visitorEmail,
     visitorUserHash: parseUserHash(raw.visitorUserHash),
+    confirmation: parseConfirmation(raw.confirmCallId, raw.confirmDecision),
     proofOfWork: raw.proofOfWork ?? '',
     apiKeyId: parseApiKeyId(raw.apiKeyId),
     clientHistory: parseClientHistory(raw.history, bounds),

@@ -9,6 +9,7 @@ import type { LanguageModel } from '../models/language-model.ts';
 import type { MessageInput } from '../core/message-input.ts';
 import type { VisitorIdentity } from './visitor-identity.ts';
 import type { TurnPrivacy } from './privacy.ts';
+import type { Decision, PendingCall } from './pending-actions.ts';
 
 interface TurnBase {
   /** The answer's id: its credit hold, UsageRecorded (and its job id) and ChatbotInteraction. */
@@ -32,6 +33,8 @@ export interface ModelTurn extends TurnBase {
   history: Turn[];
   /** The visitor's message as counted today (daily-limits.ts), given back when the model gives no answer. */
   counted: DayCount;
+  /** The pending action call the visitor's message confirms or cancels (pending-actions.ts), checked as theirs. */
+  decided?: { call: PendingCall; decision: Decision };
 }
 
 export interface OfflineTurn extends TurnBase {

@@ -64,7 +64,7 @@ import { citeSources, withoutMarkers, type CitedAnswer, type Source } from './ci
 import { maxPromptTokens, type CreditGate } from './credit-hold.ts';
 import { visitorLimitsOf, utcDay, type VisitorLimits, type DailyMessageCounter, type DayCount } from './daily-limits.ts';
 import type { HistorySource } from './history-source.ts';
-import { LanguageModelError, type ModelAnswer } from '../models/language-model.ts';
+import { LanguageModelError } from '../models/language-model.ts';
 import type { ChatModels, ChosenModel } from '../models/chat-models.ts';
 import { parseMessageInput, type MessageInput, type RawMessageInput } from '../core/message-input.ts';
 import { offlineAnswer } from './offline-answer.ts';
@@ -76,9 +76,11 @@ import { answerFailed } from '../core/visitor-errors.ts';
 import { checkSite } from '../core/visitor-site.ts';
 import { offersHandoff, parseMirror, type HandoffView } from '../core/handoff.ts';
 import type { VisitorHandoff } from './visitor-handoff.ts';
-import { verifyVisitor, type IdentitySecrets } from './visitor-identity.ts';
+import { identityOf, verifyVisitor, type IdentitySecrets } from './visitor-identity.ts';
 import { asStored, forTheModel, restored, restoringStream, turnPrivacy, type TurnPrivacy } from './privacy.ts';
 import { chatbotTools, loopHoldTokens, runToolLoop, type LoopAnswer, type ToolLoopDeps } from './tool-loop.ts';
+import { CONFIRMATION_INVALID, type PendingCall } from './pending-actions.ts';
+import { invalid } from '@parley/common/rpc-errors.ts';
 
 export interface PublicChatBounds {
   maxMessageChars: number;
@@ -126,7 +128,23 @@ export interface SendMessageResult {
   showLeadForm: boolean;
   /** The tokens the answer is billed for (the recorder's UsageRecorded counts); null when no model answered: nothing billed. */
   usage: AnswerUsage | null;
+  /** The answer ends on an action call waiting for the visitor's Confirm (the card); `message` is its question. Null otherwise. */
+  confirmation: PendingConfirmation | null;
 }
+
+export interface PendingConfirmation {
+  callId: string;
+  actionName: string;
+  question: string;
+  expiresAt: string;
+}
+
+const toConfirmation = (p: PendingCall): PendingConfirmation => ({
+  callId: p.id,
+  actionName: p.actionName,
+  question: p.question,
+  expiresAt: p.expiresAt,
+});
 
 export interface AnswerUsage {
   promptTokens: number;
@@ -160,14 +178,17 @@ async function prepare(deps: PublicChatDeps, channel: Channel, raw: RawMessageIn
   if (silent) return { kind: 'handoff', input, state: silent };
   // Only a message carrying a userHash reads the chatbot's secret (one row) and computes one HMAC.
   const identity = await verifyVisitor(deps.identity, chatbot.id, input);
+  // Only a Confirm or Cancel reads its pending call (one GET, one SET NX): checked as this conversation's before anything is held.
+  const decided = input.confirmation ? await decide(deps, chatbot, input) : undefined;
   const visitorLimits = visitorLimitsOf(chatbot);
   if (channel.proofOfWork && visitorLimits.proofOfWork && input.newConversation) await redeemProof(deps, input.proofOfWork);
-  const model = qaMatch ? null : await chooseModel(deps, chatbot);
+  const qa = decided ? null : qaMatch;
+  const model = qa ? null : await chooseModel(deps, chatbot);
   const day = utcDay(receivedAt);
   const counted = channel.counted
     ? await countToday(deps, { chatbotId: chatbot.id, clientIp: visitor.countedToday, day, visitorLimits })
     : { chatbotId: chatbot.id, day, visitorKey: null };
-  if (qaMatch) return { kind: 'qa', requestId, input, chatbot, receivedAt, identity, privacy, qa: qaMatch };
+  if (qa) return { kind: 'qa', requestId, input, chatbot, receivedAt, identity, privacy, qa };
   if (!model) return { kind: 'offline', requestId, input, chatbot, receivedAt, identity, privacy, passages: knowledge };
 
   // From here a failure (the history unreadable, no credit, the spend limit) leaves the visitor
@@ -200,7 +221,18 @@ async function prepare(deps: PublicChatDeps, channel: Channel, raw: RawMessageIn
     passages,
     history,
     counted,
+    decided,
   };
+}
+
+/** The visitor's Confirm or Cancel: the pending call, this conversation's, with the decision set once (pending-actions.ts). */
+async function decide(deps: PublicChatDeps, chatbot: PublicChatbot, input: MessageInput) {
+  const confirmation = input.confirmation!;
+  if (!usesTools(deps, chatbot) || !deps.tools.pending || input.newConversation) throw invalid(CONFIRMATION_INVALID);
+  const call = await deps.tools.pending
+    .decide(confirmation.callId, chatbot.id, input.sessionId, confirmation.decision)
+    .catch(redisStep(deps, 'reading a pending action call'));
+  return { call, decision: confirmation.decision };
 }
 
 /** The collaborators that read along in admission's round trip, in the order their keys are read. */
@@ -343,6 +375,8 @@ async function callModel(
           tools: chatbotTools(turn.chatbot),
           onDelta: stream?.onDelta,
           onStatus,
+          decided: turn.decided,
+          identity: identityOf(turn),
         })
       : stream
         ? await turn.model.stream(req, stream.onDelta)
@@ -385,6 +419,7 @@ async function answer(
       unanswered: false,
       showLeadForm: false,
       usage: null,
+      confirmation: null,
     };
   }
   let cited: CitedAnswer;
@@ -401,15 +436,26 @@ async function answer(
   }
   const shown = channel.answer.citations === 'markers' ? cited : withoutMarkers(cited);
   const messageId = await deps.recorder.record(turn, shown, usage);
-  const unanswered = turn.kind !== 'qa' && shown.sources.length === 0;
-  // The phrase and unanswered rules, or the model's built-in handoff tool (offered only while handoff is on).
   const asked = usage && 'offerHandoff' in usage ? usage : null;
+  const confirmation = asked?.confirmation ? toConfirmation(asked.confirmation) : null;
+  const unanswered = turn.kind !== 'qa' && !confirmation && shown.sources.length === 0;
+  // The phrase and unanswered rules, or the model's built-in handoff tool (offered only while handoff is on).
   const offerHandoff =
     offersHandoff(turn.chatbot.handoff?.enabled === true, unanswered, turn.input.message) || asked?.offerHandoff === true;
   const showLeadForm = asked?.showLeadForm === true;
   // The counts the recorder billed (UsageRecorded), so the caller can tell its own client what the answer cost.
   const billed = usage ? { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens } : null;
-  return { ...shown, sessionId: turn.input.sessionId, messageId, handoff: null, offerHandoff, unanswered, showLeadForm, usage: billed };
+  return {
+    ...shown,
+    sessionId: turn.input.sessionId,
+    messageId,
+    handoff: null,
+    offerHandoff,
+    unanswered,
+    showLeadForm,
+    usage: billed,
+    confirmation,
+  };
 }
 
 /** A message on `channel` (chosen by rpc.ts); a caller that names none is the public page. */

@@ -6,8 +6,10 @@
 // answer, then one last call without tools, all under one deadline. The chatbot service runs each
 // call (RunAction, at most once per call key, through the outbound guard); its result enters the
 // prompt as delimited data under a rule that data is never instructions. A write action (confirm
-// on) never runs from the model's call alone: until a visitor's Confirm exists on this channel it is
-// told to the model as not run, so the model can ask the visitor instead. A failed or refused tool
+// on) never runs from the model's call alone: the call is stored as pending (pending-actions.ts) and
+// the answer ends with the visitor's confirmation card; the visitor's Confirm runs that stored call
+// (its inputs as they were) before the model answers, a Cancel is told to the model as declined.
+// Where no card can be shown (no pending store) it is told as not run. A failed or refused tool
 // is told to the model as a failure. Every model call of the loop is summed into the one answer's
 // usage, under the one credit hold sized for the whole loop (loopHoldTokens).
 import type { Client } from '@connectrpc/connect';
@@ -17,6 +19,8 @@ import type { PublicChatbot } from '@parley/proto/parley/chatbot/v1/chatbot_pb.j
 import type { McpServerService, McpTool } from '@parley/proto/parley/chatbot/v1/mcp_servers_pb.js';
 import type { Logger } from '@parley/common/logger.ts';
 import type { PromptMessage } from './build-prompt.ts';
+import type { VisitorIdentity } from './visitor-identity.ts';
+import { confirmationQuestion, type Decision, type PendingActions, type PendingCall } from './pending-actions.ts';
 import { LanguageModelError, type LanguageModel, type ModelAnswer, type ToolCall, type ToolDefinition } from '../models/language-model.ts';
 
 export const MAX_TOOL_CALLS = 5;
@@ -35,6 +39,7 @@ export const TOOL_RULES = [
 ].join(' ');
 
 export const NEEDS_CONFIRMATION = 'Not run: this action needs the visitor to confirm first, and confirmation is not available here';
+export const DECLINED = 'Not run: the visitor declined';
 
 /** A status line the visitor sees while a tool runs, from the action's name ("look_up_order" → "Looking up order…"). */
 export function statusLine(name: string): string {
@@ -152,6 +157,8 @@ export interface ToolLoopDeps {
   logger: Logger;
   /** The whole loop's deadline, every model call and tool run included. */
   deadlineMs: number;
+  /** Where calls wait for the visitor's Confirm; absent: a confirm action is told to the model as not run. */
+  pending?: PendingActions;
 }
 
 export interface ToolLoopInput {
@@ -165,7 +172,12 @@ export interface ToolLoopInput {
   tools: LoopTool[];
   onDelta?: (delta: string) => void;
   onStatus?: (status: string) => void;
+  /** The turn's visitor (identityOf): a verified one's user id and email fill identity-bound inputs, the model never does. */
+  identity: VisitorIdentity;
+  /** The visitor's decision on a pending call (checked by PendingActions.decide): told to the model before it answers. */
+  decided?: { call: PendingCall; decision: Decision };
 }
+
 
 const tag = (s: string) => s.replace(/[<>"&]/g, '');
 /** A result as delimited data: angle brackets inside cannot close the tag. */
@@ -189,8 +201,11 @@ function summed(answers: ModelAnswer[]): ModelAnswer {
   };
 }
 
-/** The loop's answer, and what its built-in tools asked the page to show. */
-export type LoopAnswer = ModelAnswer & { offerHandoff: boolean; showLeadForm: boolean };
+/**
+ * The loop's answer, and what its built-in tools asked the page to show; `confirmation` set when it
+ * ended on a call waiting for the visitor (its text is the card's question).
+ */
+export type LoopAnswer = ModelAnswer & { offerHandoff: boolean; showLeadForm: boolean; confirmation?: PendingCall };
 
 /**
  * The answer after at most maxToolCalls tool calls. A model failure throws as a single call does
@@ -208,6 +223,23 @@ export async function runToolLoop(deps: ToolLoopDeps, input: ToolLoopInput): Pro
   const signal = AbortSignal.timeout(deps.deadlineMs);
   const answers: ModelAnswer[] = [];
   let calls = 0;
+  if (input.decided) {
+    const { call, decision } = input.decided;
+    calls++;
+    const result =
+      decision === 'cancel'
+        ? { status: 'declined', data: DECLINED }
+        : await runOne(
+            deps,
+            input,
+            byName.get(call.actionName),
+            { id: call.id, name: call.actionName, arguments: call.arguments },
+            `confirm:${call.id}`,
+            true,
+            shown,
+          );
+    messages.push(stepMessage(call.actionName, call.arguments), toolResultMessage(call.actionName, result.status, result.data));
+  }
   for (;;) {
     const offer = calls < limit;
     const req = { messages, maxTokens: input.maxTokens, temperature: input.temperature, tools: offer ? tools : undefined, signal };
@@ -222,22 +254,38 @@ export async function runToolLoop(deps: ToolLoopDeps, input: ToolLoopInput): Pro
     if (streamed) messages.push({ role: 'assistant', content: streamed });
     for (const call of answer.toolCalls.slice(0, limit - calls)) {
       calls++;
-      const result = await runOne(deps, input, byName.get(call.name), call, calls, shown);
-      messages.push({
-        role: 'assistant',
-        content: `I call the tool ${tag(call.name)} with ${JSON.stringify(call.arguments).slice(0, ARGUMENTS_MAX_CHARS)}.`,
-      });
-      messages.push(toolResultMessage(call.name, result.status, result.data));
+      const tool = byName.get(call.name);
+      if (tool?.kind === 'action' && tool.action.confirm && deps.pending) {
+        // The turn ends here, on the card: nothing runs until the visitor confirms.
+        const pending = await deps.pending.open({
+          chatbotId: input.chatbotId,
+          sessionId: input.sessionId,
+          actionName: tool.name,
+          arguments: call.arguments,
+          question: confirmationQuestion(tool.name, call.arguments),
+        });
+        const text = `${streamed ? '\n\n' : ''}${pending.question}`;
+        input.onDelta?.(text);
+        return { ...summed(answers), ...shown, text: `${streamed}${text}`, confirmation: pending };
+      }
+      const result = await runOne(deps, input, tool, call, `${input.requestId}:${calls}`, false, shown);
+      messages.push(stepMessage(call.name, call.arguments), toolResultMessage(call.name, result.status, result.data));
     }
   }
 }
+
+const stepMessage = (name: string, args: unknown): PromptMessage => ({
+  role: 'assistant',
+  content: `I call the tool ${tag(name)} with ${JSON.stringify(args).slice(0, ARGUMENTS_MAX_CHARS)}.`,
+});
 
 async function runOne(
   deps: ToolLoopDeps,
   input: ToolLoopInput,
   tool: LoopTool | undefined,
   call: ToolCall,
-  n: number,
+  callKey: string,
+  confirmed: boolean,
   shown: { offerHandoff: boolean; showLeadForm: boolean },
 ): Promise<{ status: string; data: string }> {
   if (!tool) return { status: 'failed', data: `There is no tool named ${call.name}` };
@@ -246,18 +294,23 @@ async function runOne(
     else shown.showLeadForm = true;
     return { status: 'ok', data: BUILT_IN_TOOLS[tool.builtIn].result };
   }
-  if (tool.kind === 'action' ? tool.action.confirm : tool.tool.confirm) return { status: 'not_run', data: NEEDS_CONFIRMATION };
+  // Only an HTTP action's Confirm reaches here confirmed; a confirm-required MCP tool is never run.
+  if ((tool.kind === 'action' ? tool.action.confirm : tool.tool.confirm) && !confirmed) return { status: 'not_run', data: NEEDS_CONFIRMATION };
   input.onStatus?.(statusLine(tool.kind === 'action' ? tool.name : tool.name.slice(tool.tool.server.length + 1) || tool.name));
   const request = {
     chatbotId: input.chatbotId,
     sessionId: input.sessionId,
     arguments: call.arguments as JsonObject,
-    callKey: `${input.requestId}:${n}`,
+    callKey,
   };
   try {
     const run =
       tool.kind === 'action'
-        ? await deps.actions.runAction({ ...request, actionName: tool.name })
+        ? await deps.actions.runAction({
+            ...request,
+            actionName: tool.name,
+            visitor: input.identity.verified ? { userId: input.identity.userId, email: input.identity.email ?? '' } : undefined,
+          })
         : await deps.mcp.runMcpTool({ ...request, toolName: tool.name });
     return run.status === 'ok' ? { status: 'ok', data: run.result } : { status: run.status, data: run.error };
   } catch (err) {

@@ -155,6 +155,7 @@ export function actionRoutes(deps: ActionDeps) {
           sessionId: req.sessionId,
           args: (req.arguments ?? {}) as JsonObject,
           callKey: req.callKey,
+          visitor: req.visitor?.userId ? { userId: req.visitor.userId, email: req.visitor.email } : undefined,
         });
         return o;
       },

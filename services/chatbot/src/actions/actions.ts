@@ -242,6 +242,8 @@ export interface ChatRun {
   args: Record<string, unknown>;
   /** The caller's key of this call: a run with a key already logged answers that run's outcome without running again. */
   callKey: string;
+  /** The turn's verified visitor (the chat service checked them); absent: unverified. */
+  visitor?: { userId: string; email: string };
 }
 
 export type ChatRunOutcome = Pick<ActionOutcome, 'status' | 'error' | 'result' | 'fieldsRead' | 'durationMs'> & { repeated: boolean };
@@ -295,7 +297,7 @@ export async function runChatAction(deps: ActionDeps, run: ChatRun): Promise<Cha
       return { status: 'failed', error: 'This call is already running', result: '', fieldsRead: [], durationMs: 0, repeated: true };
     return asOutcome(done, true);
   }
-  const outcome = await runAction(definitionOf(row), openSecrets(deps, row), run.args, { policy: deps.policy });
+  const outcome = await runAction(definitionOf(row), openSecrets(deps, row), run.args, { policy: deps.policy, visitor: run.visitor });
   const logged = await deps.db.actionCall.update({
     where: { id: claim.id },
     data: {

@@ -11,6 +11,7 @@ import { fill, MAX_READ_BYTES, placeholders, type ActionDefinition, type ActionI
 
 export const MASK = '••••';
 export const NEEDS_VERIFIED_VISITOR = 'This action needs a verified visitor';
+export const NEEDS_VISITOR_EMAIL = "This action needs the verified visitor's email, and none was given";
 const MAX_STRING_INPUT = 500;
 
 export type CallStatus = 'ok' | 'failed' | 'refused';
@@ -33,7 +34,7 @@ export interface ActionOutcome {
 
 export interface RunContext {
   policy: OutboundPolicy;
-  /** The verified visitor, when identity is known; absent: identity-bound inputs and identified-only actions are refused. */
+  /** The verified visitor, when identity is known; absent: identity-bound inputs and identified-only actions are refused. An empty email: none told. */
   visitor?: { userId: string; email: string };
 }
 
@@ -42,8 +43,11 @@ class Refusal extends Error {}
 /** Checks one argument against its declared input; returns the value to place. */
 function argument(input: ActionInput, args: Record<string, unknown>, ctx: RunContext): string | number | boolean | undefined {
   if (input.source !== 'model') {
+    // Whatever the model put under this name is ignored: the value is the verified visitor's only.
     if (!ctx.visitor) throw new Refusal(NEEDS_VERIFIED_VISITOR);
-    return input.source === 'userId' ? ctx.visitor.userId : ctx.visitor.email;
+    if (input.source === 'userId') return ctx.visitor.userId;
+    if (!ctx.visitor.email) throw new Refusal(NEEDS_VISITOR_EMAIL);
+    return ctx.visitor.email;
   }
   const value = Object.hasOwn(args, input.name) ? args[input.name] : undefined;
   if (value === undefined || value === null || value === '') {

@@ -341,6 +341,22 @@ export declare type SendMessageRequest = Message<"parley.chat.v1.SendMessageRequ
    * @generated from field: string visitor_user_hash = 15;
    */
   visitorUserHash: string;
+
+  /**
+   * The visitor's answer to a confirmation card (SendMessageResponse.confirmation): the pending
+   * call's id and "confirm" or "cancel". A Confirm runs the stored call (its inputs as they were when
+   * the model asked) before the model answers; a Cancel tells the model the visitor declined. An id
+   * that is unknown, expired, of another conversation or already decided the other way is
+   * INVALID_ARGUMENT. Empty for a plain message.
+   *
+   * @generated from field: string confirm_call_id = 16;
+   */
+  confirmCallId: string;
+
+  /**
+   * @generated from field: string confirm_decision = 17;
+   */
+  confirmDecision: string;
 };
 
 /**
@@ -457,6 +473,22 @@ export declare type StreamMessageRequest = Message<"parley.chat.v1.StreamMessage
    * @generated from field: string visitor_user_hash = 15;
    */
   visitorUserHash: string;
+
+  /**
+   * The visitor's answer to a confirmation card (SendMessageResponse.confirmation): the pending
+   * call's id and "confirm" or "cancel". A Confirm runs the stored call (its inputs as they were when
+   * the model asked) before the model answers; a Cancel tells the model the visitor declined. An id
+   * that is unknown, expired, of another conversation or already decided the other way is
+   * INVALID_ARGUMENT. Empty for a plain message.
+   *
+   * @generated from field: string confirm_call_id = 16;
+   */
+  confirmCallId: string;
+
+  /**
+   * @generated from field: string confirm_decision = 17;
+   */
+  confirmDecision: string;
 };
 
 /**
@@ -556,6 +588,14 @@ export declare type SendMessageResponse = Message<"parley.chat.v1.SendMessageRes
    * @generated from field: bool show_lead_form = 9;
    */
   showLeadForm: boolean;
+
+  /**
+   * Set when the answer ends on an action call waiting for the visitor's Confirm: `message` is its
+   * question and the page shows it as a card with Confirm and Cancel (docs/adr/0054-action-confirmation.md).
+   *
+   * @generated from field: parley.chat.v1.ActionConfirmation confirmation = 10;
+   */
+  confirmation?: ActionConfirmation | undefined;
 };
 
 /**
@@ -563,6 +603,45 @@ export declare type SendMessageResponse = Message<"parley.chat.v1.SendMessageRes
  * Use `create(SendMessageResponseSchema)` to create a new message.
  */
 export declare const SendMessageResponseSchema: GenMessage<SendMessageResponse>;
+
+/**
+ * An action call the model asked for, stored until the visitor confirms or cancels it.
+ *
+ * @generated from message parley.chat.v1.ActionConfirmation
+ */
+export declare type ActionConfirmation = Message<"parley.chat.v1.ActionConfirmation"> & {
+  /**
+   * What the visitor's Confirm or Cancel names (StreamMessageRequest.confirm_call_id).
+   *
+   * @generated from field: string call_id = 1;
+   */
+  callId: string;
+
+  /**
+   * @generated from field: string action_name = 2;
+   */
+  actionName: string;
+
+  /**
+   * The card's question ("Cancel order (order id: 1042)?").
+   *
+   * @generated from field: string question = 3;
+   */
+  question: string;
+
+  /**
+   * When the card can no longer be confirmed.
+   *
+   * @generated from field: google.protobuf.Timestamp expires_at = 4;
+   */
+  expiresAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.ActionConfirmation.
+ * Use `create(ActionConfirmationSchema)` to create a new message.
+ */
+export declare const ActionConfirmationSchema: GenMessage<ActionConfirmation>;
 
 /**
  * @generated from message parley.chat.v1.Source

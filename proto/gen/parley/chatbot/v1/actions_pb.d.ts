@@ -712,6 +712,14 @@ export declare type RunActionRequest = Message<"parley.chatbot.v1.RunActionReque
    * @generated from field: string call_key = 5;
    */
   callKey: string;
+
+  /**
+   * The verified visitor of the turn (the chat service checked their userHash); unset when the
+   * visitor is not verified: identity-bound inputs and identified-only actions are then refused.
+   *
+   * @generated from field: parley.chatbot.v1.VerifiedVisitor visitor = 6;
+   */
+  visitor?: VerifiedVisitor | undefined;
 };
 
 /**
@@ -719,6 +727,29 @@ export declare type RunActionRequest = Message<"parley.chatbot.v1.RunActionReque
  * Use `create(RunActionRequestSchema)` to create a new message.
  */
 export declare const RunActionRequestSchema: GenMessage<RunActionRequest>;
+
+/**
+ * @generated from message parley.chatbot.v1.VerifiedVisitor
+ */
+export declare type VerifiedVisitor = Message<"parley.chatbot.v1.VerifiedVisitor"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * Empty when the visitor's page told none: an email-bound input is then refused.
+   *
+   * @generated from field: string email = 2;
+   */
+  email: string;
+};
+
+/**
+ * Describes the message parley.chatbot.v1.VerifiedVisitor.
+ * Use `create(VerifiedVisitorSchema)` to create a new message.
+ */
+export declare const VerifiedVisitorSchema: GenMessage<VerifiedVisitor>;
 
 /**
  * @generated from message parley.chatbot.v1.RunActionResponse

@@ -8,6 +8,7 @@
 // replies (agent, with their name) and the product's notices (system) are kept like answers, by the
 // stream's message id; an answer that offered a person keeps `offerHandoff`.
 import { readSources, type ChatSource } from '../../components/citations/chat-sources';
+import { readConfirmation, type ActionConfirmation } from './api/public-chat-api';
 
 export type ChatRole = 'user' | 'assistant' | 'agent' | 'system';
 /** A visitor's thumbs on an answer, in the feedback API's words. */
@@ -32,6 +33,8 @@ export interface ChatMessage {
   authorName?: string;
   /** The answer offered the visitor a person (answers only). */
   offerHandoff?: true;
+  /** The answer asks the visitor to confirm an action: the stored call's card, until decided (answers only). */
+  confirmation?: ActionConfirmation & { decided?: 'confirm' | 'cancel' };
 }
 
 const ROLES: readonly string[] = ['user', 'assistant', 'agent', 'system'];
@@ -97,7 +100,17 @@ function isChatMessage(value: unknown): value is ChatMessage {
 }
 
 /** A message as the page keeps it: only the fields it knows, no empty source list, no rating without an id. */
-export function toChatMessage({ role, content, sources, messageId, rating, welcome, authorName, offerHandoff }: ChatMessage): ChatMessage {
+export function toChatMessage({
+  role,
+  content,
+  sources,
+  messageId,
+  rating,
+  welcome,
+  authorName,
+  offerHandoff,
+  confirmation,
+}: ChatMessage): ChatMessage {
   if (role === 'user') return { role, content };
   if (role === 'agent' || role === 'system') {
     const message: ChatMessage = { role, content };
@@ -114,6 +127,11 @@ export function toChatMessage({ role, content, sources, messageId, rating, welco
     if (isChatRating(rating)) message.rating = rating;
   }
   if (offerHandoff === true) message.offerHandoff = true;
+  const card = readConfirmation(confirmation);
+  if (card) {
+    const decided = confirmation?.decided;
+    message.confirmation = decided === 'confirm' || decided === 'cancel' ? { ...card, decided } : card;
+  }
   return message;
 }
 

@@ -52,6 +52,19 @@ export interface ChatReply {
   showLeadForm: boolean;
   /** Set while a person is asked for or answering: the bot stayed silent (`message` is empty). */
   handoff: HandoffState | null;
+  /** The answer asks the visitor to confirm an action (the card); null otherwise. */
+  confirmation: ActionConfirmation | null;
+}
+
+/** An action call waiting for the visitor: Confirm or Cancel names its id. */
+export interface ActionConfirmation {
+  callId: string;
+  question: string;
+}
+
+export function readConfirmation(value: unknown): ActionConfirmation | null {
+  if (!isRecord(value) || typeof value.callId !== 'string' || !value.callId || typeof value.question !== 'string') return null;
+  return { callId: value.callId, question: value.question.slice(0, 300) };
 }
 
 /** A failure whose message is meant for the visitor: the server's own text, or the default. */
@@ -187,6 +200,7 @@ function toReply(body: unknown, sessionId: string): ChatReply {
     unanswered: body.unanswered === true,
     showLeadForm: body.showLeadForm === true,
     handoff: readHandoffState(body.handoff),
+    confirmation: readConfirmation(body.confirmation),
   };
 }
 
@@ -204,6 +218,8 @@ export interface SendChatMessageInput {
   visitor?: Visitor | null;
   /** The solved challenge (base64 ALTCHA payload), on a new conversation's first message when required. */
   proofOfWork?: string;
+  /** The visitor's answer to a confirmation card. */
+  confirm?: { callId: string; decision: 'confirm' | 'cancel' };
 }
 
 /**
@@ -215,7 +231,7 @@ export interface SendChatMessageInput {
 const visitorOf = ({ id, name, email, userHash }: Visitor) => (userHash ? { id, name, email, userHash } : { id, name });
 
 export async function sendChatMessage(input: SendChatMessageInput): Promise<ChatReply> {
-  const { uniqueId, message, sessionId, onDelta, onStatus, signal, embedded, visitor, proofOfWork } = input;
+  const { uniqueId, message, sessionId, onDelta, onStatus, signal, embedded, visitor, proofOfWork, confirm } = input;
   let response: Response;
   try {
     response = await fetch(`${chatbotPath(uniqueId)}/chat`, {
@@ -229,6 +245,7 @@ export async function sendChatMessage(input: SendChatMessageInput): Promise<Chat
         // travel, and with a userHash (a verified identity, checked by the server) the email too.
         ...(visitor ? { visitor: visitorOf(visitor) } : {}),
         ...(proofOfWork ? { proofOfWork } : {}),
+        ...(confirm ? { confirm } : {}),
       }),
       signal,
     });

@@ -8,6 +8,7 @@ import { MessageFeedback } from './message-feedback';
 import { MessageSources } from '../../../components/citations/message-sources';
 import { SuggestedQuestions } from './suggested-questions';
 import { TypingIndicator } from './typing-indicator';
+import { ConfirmationCard } from './confirmation-card';
 
 interface ChatMessagesProps {
   chatbot: PublicChatbot;
@@ -21,6 +22,8 @@ interface ChatMessagesProps {
   onPickSuggestion: (question: string) => void;
   /** Rates a stored answer; resolves to whether the server kept it. */
   onRate: (messageId: string, rating: ChatRating) => Promise<boolean>;
+  /** Confirms or cancels an action card; absent while a reply is pending. */
+  onDecide?: (callId: string, decision: 'confirm' | 'cancel') => void;
   /** The bot's offer of a person under the last answer, when it made one and the visitor may ask now. */
   offer?: { onRequest: () => void; requesting: boolean; error: string | null } | null;
   /** Shown after the last message, inside the conversation (the lead form, or the email asked for when nobody was free). */
@@ -40,6 +43,7 @@ export function ChatMessages({
   suggestions,
   onPickSuggestion,
   onRate,
+  onDecide,
   offer,
   after,
 }: ChatMessagesProps) {
@@ -78,6 +82,9 @@ export function ChatMessages({
               return (
                 <AssistantRow key={index} chatbot={chatbot}>
                   <AssistantBubble name={chatbot.name} content={message.content} sources={message.sources} />
+                  {message.confirmation && !message.confirmation.decided ? (
+                    <ConfirmationCard onDecide={onDecide && ((decision) => onDecide(message.confirmation!.callId, decision))} />
+                  ) : null}
                   {message.sources?.length ? (
                     <MessageSources sources={message.sources} actions={feedback} />
                   ) : (

@@ -85,6 +85,7 @@ function ChatWindow({ uniqueId, chatbot, reload, embedded, visitor, onClose }: C
     pending,
     error,
     send,
+    decide,
     rate,
     clear,
     addStreamed,
@@ -137,6 +138,7 @@ function ChatWindow({ uniqueId, chatbot, reload, embedded, visitor, onClose }: C
           suggestions={suggestions}
           onPickSuggestion={(question) => void send(question)}
           onRate={rate}
+          onDecide={pending ? undefined : decide}
           offer={offered ? asking : null}
           after={handoff.timedOut ? <TimeoutEmailForm uniqueId={uniqueId} sessionId={sessionId} embedded={embedded} /> : leadForm}
         />

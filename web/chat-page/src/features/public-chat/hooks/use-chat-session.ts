@@ -95,7 +95,7 @@ export function useChatSession(uniqueId: string, welcomeMessage: string | null =
   useEffect(() => () => abortRef.current?.abort(), []);
 
   const send = useCallback(
-    async (text: string): Promise<boolean> => {
+    async (text: string, confirm?: { callId: string; decision: 'confirm' | 'cancel' }): Promise<boolean> => {
       const message = text.trim();
       if (!message || pendingRef.current) return false;
       pendingRef.current = true;
@@ -105,7 +105,14 @@ export function useChatSession(uniqueId: string, welcomeMessage: string | null =
       const isNew = !conversation.messages.some((m) => m.role === 'user');
       setConversation((c) => ({
         ...c,
-        messages: [...shownMessages(c.messages, welcomeMessage), { role: 'user', content: message }],
+        messages: [
+          ...shownMessages(c.messages, welcomeMessage).map((m) =>
+            confirm && m.confirmation?.callId === confirm.callId
+              ? { ...m, confirmation: { ...m.confirmation, decided: confirm.decision } }
+              : m,
+          ),
+          { role: 'user', content: message },
+        ],
       }));
       setStreaming('');
       try {
@@ -117,6 +124,7 @@ export function useChatSession(uniqueId: string, welcomeMessage: string | null =
           embedded,
           visitor,
           proofOfWork: solved,
+          confirm,
           signal: controller.signal,
           onDelta: (delta) => {
             setStatus(null);
@@ -145,6 +153,7 @@ export function useChatSession(uniqueId: string, welcomeMessage: string | null =
                   sources: reply.sources,
                   messageId: reply.messageId ?? undefined,
                   ...(reply.offerHandoff ? { offerHandoff: true as const } : {}),
+                  ...(reply.confirmation ? { confirmation: reply.confirmation } : {}),
                 }),
               ],
         }));
@@ -169,6 +178,12 @@ export function useChatSession(uniqueId: string, welcomeMessage: string | null =
   const addStreamed = useCallback((message: StreamedMessage) => {
     setConversation((c) => withStreamed(c, message));
   }, []);
+
+  /** The visitor's Confirm or Cancel on a card: sent as their message, the card decided at once. */
+  const decide = useCallback(
+    (callId: string, decision: 'confirm' | 'cancel') => send(decision === 'confirm' ? 'Confirm' : 'Cancel', { callId, decision }),
+    [send],
+  );
 
   /** Rates one answer (optimistically); whether the server kept it. */
   const rate = useCallback(
@@ -221,6 +236,7 @@ export function useChatSession(uniqueId: string, welcomeMessage: string | null =
     unanswered,
     leadAsked,
     send,
+    decide,
     rate,
     clear,
     addStreamed,
