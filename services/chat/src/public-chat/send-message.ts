@@ -64,7 +64,7 @@ import { citeSources, withoutMarkers, type CitedAnswer, type Source } from './ci
 import { maxPromptTokens, type CreditGate } from './credit-hold.ts';
 import { visitorLimitsOf, utcDay, type VisitorLimits, type DailyMessageCounter, type DayCount } from './daily-limits.ts';
 import type { HistorySource } from './history-source.ts';
-import { LanguageModelError } from '../models/language-model.ts';
+import { LanguageModelError, type ModelAnswer } from '../models/language-model.ts';
 import type { ChatModels, ChosenModel } from '../models/chat-models.ts';
 import { parseMessageInput, type MessageInput, type RawMessageInput } from '../core/message-input.ts';
 import { offlineAnswer } from './offline-answer.ts';
