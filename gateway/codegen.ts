@@ -12,7 +12,7 @@ const config: CodegenConfig = {
         // Node's type stripping cannot run TypeScript enums.
         enumsAsTypes: true,
         scalars: { Decimal: 'string', DateTime: 'string' },
-        contextType: '../context.ts#GraphQLContext',
+        contextType: '../http/context.ts#GraphQLContext',
         // Resolvers hand the auth service's user to the User type; its billing fields resolve lazily.
         // Chatbots are mapped from the chatbot service's messages once, by the views in chatbots.ts.
         mappers: {

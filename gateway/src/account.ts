@@ -3,7 +3,7 @@
 // passes the user's id, the caller's token (the session that stays signed in) and the client's IP.
 import type { SessionInfo } from '@parley/proto/parley/auth/v1/auth_pb.js';
 import { isoDate } from './chatbots.ts';
-import type { Clients } from './clients.ts';
+import type { Clients } from './http/clients.ts';
 import type { Member } from './owners.ts';
 import { authenticate } from './sessions.ts';
 import type { AuthUser } from './users.ts';

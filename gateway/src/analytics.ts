@@ -6,7 +6,7 @@
 // API agree on "the last 30 days".
 import type { Analytics } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { Code, ConnectError, invalid } from '@parley/common/rpc-errors.ts';
-import type { Clients } from './clients.ts';
+import type { Clients } from './http/clients.ts';
 
 /** The range when the caller gives none: the last 30 UTC days, today included. */
 export const DEFAULT_RANGE_DAYS = 30;

@@ -7,7 +7,7 @@ import type { ApiKey } from '@parley/proto/parley/auth/v1/api_keys_pb.js';
 import { API_SCOPES, API_SCOPE_NAMES } from '@parley/common/api-scopes.ts';
 import { Code, ConnectError, invalid } from '@parley/common/rpc-errors.ts';
 import { isoDate } from './chatbots.ts';
-import type { Clients } from './clients.ts';
+import type { Clients } from './http/clients.ts';
 import type { Member } from './owners.ts';
 
 /** The overlaps a roll offers: how long the secrets issued before keep working. */

@@ -17,7 +17,7 @@ import { Code, ConnectError } from '@parley/common/rpc-errors.ts';
 import { readAppearance, type LauncherPosition } from '@parley/proto/appearance.ts';
 import { languageEnum, languageFields, languageName, readLanguage, type Language, type LanguageName } from '@parley/proto/language.ts';
 import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
-import type { Clients } from './clients.ts';
+import type { Clients } from './http/clients.ts';
 import { leadSettingsView, type LeadSettingsView } from './leads.ts';
 import { privacyView, type PrivacyView } from './features/privacy/privacy-settings.ts';
 import { chatbotModelsView, modelChoiceChange, recordModelChange, type ChatbotModelView, type ModelChoiceInput } from './models.ts';

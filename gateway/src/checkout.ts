@@ -5,7 +5,7 @@
 // browser anywhere else.
 import { CheckoutProduct } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import { invalid } from '@parley/common/rpc-errors.ts';
-import type { Clients } from './clients.ts';
+import type { Clients } from './http/clients.ts';
 import type { Member } from './owners.ts';
 import { recordBillingAction } from './workspaces.ts';
 

@@ -6,7 +6,7 @@
 import type { ChatMessage, InboxItem, Lead } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { Code, ConnectError, invalid, notFound } from '@parley/common/rpc-errors.ts';
 import { isoDate } from './chatbots.ts';
-import type { Clients } from './clients.ts';
+import type { Clients } from './http/clients.ts';
 import { answerSources, answeringModelView, type AnswerSourceView, type AnsweringModelView } from './conversations.ts';
 import type { Member } from './owners.ts';
 import { isUuid } from '@parley/common/ids.ts';

@@ -10,7 +10,7 @@ import type { ModelChoice } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js'
 import type { CatalogueModel, ModelCatalogue } from '@parley/common/models/catalogue.ts';
 import { answerCostUnits, unitsToDollars } from '@parley/common/models/catalogue.ts';
 import { forbidden, invalid } from '@parley/common/rpc-errors.ts';
-import type { Clients } from './clients.ts';
+import type { Clients } from './http/clients.ts';
 
 export type PlanName = 'free' | 'pro';
 

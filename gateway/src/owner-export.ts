@@ -17,7 +17,7 @@ import type { Logger } from '@parley/common/logger.ts';
 import { Code, ConnectError } from '@parley/common/rpc-errors.ts';
 import { chatbotView, isoDate, type ChatbotView } from './chatbots.ts';
 import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
-import type { Clients } from './clients.ts';
+import type { Clients } from './http/clients.ts';
 import { authenticate } from './sessions.ts';
 import { subscriptionOf } from './users.ts';
 

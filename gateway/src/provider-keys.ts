@@ -6,7 +6,7 @@
 import type { ProviderKey } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import { isoDate } from './chatbots.ts';
-import type { Clients } from './clients.ts';
+import type { Clients } from './http/clients.ts';
 import type { Member } from './owners.ts';
 
 export interface ProviderKeyView {

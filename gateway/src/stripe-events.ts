@@ -10,7 +10,7 @@ import { StripeEventReceivedSchema } from '@parley/proto/parley/events/v1/stripe
 import type { Logger } from '@parley/common/logger.ts';
 import { createProducer, QUEUES, type Producer } from '@parley/common/queues.ts';
 import type { Redis } from '@parley/common/redis.ts';
-import { HttpError } from './errors.ts';
+import { HttpError } from './http/errors.ts';
 import { stripeSdk } from './stripe-sdk.ts';
 
 export const MISSING_SIGNATURE_MESSAGE = 'Missing Stripe-Signature header';

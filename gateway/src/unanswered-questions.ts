@@ -4,7 +4,7 @@
 // (pro only, another owner's chatbot or group NOT_FOUND, "Answer is required").
 import type { UnansweredQuestion } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { Code, ConnectError } from '@parley/common/rpc-errors.ts';
-import type { Clients } from './clients.ts';
+import type { Clients } from './http/clients.ts';
 import { isoDate } from './chatbots.ts';
 
 export interface UnansweredQuestionView {

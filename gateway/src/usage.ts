@@ -5,7 +5,7 @@
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { GetUsageReportResponse, UsageRecord } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import { Code, ConnectError, invalid } from '@parley/common/rpc-errors.ts';
-import type { Clients } from './clients.ts';
+import type { Clients } from './http/clients.ts';
 import { isoDate } from './chatbots.ts';
 import { subscriptionOf, type Subscription } from './users.ts';
 

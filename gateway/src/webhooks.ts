@@ -8,7 +8,7 @@ import type { WebhookDelivery, WebhookEndpoint } from '@parley/proto/parley/chat
 import { Code, ConnectError, invalid } from '@parley/common/rpc-errors.ts';
 import { WEBHOOK_EVENTS, WEBHOOK_EVENT_TYPES } from '@parley/common/webhook-events.ts';
 import { isoDate } from './chatbots.ts';
-import type { Clients } from './clients.ts';
+import type { Clients } from './http/clients.ts';
 import type { Member } from './owners.ts';
 
 /** Whom a call acts for: the workspace (a member's, or an API key's). */

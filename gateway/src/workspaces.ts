@@ -8,7 +8,7 @@ import { Plan } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import { Code, ConnectError, invalid } from '@parley/common/rpc-errors.ts';
 import { isRole, permissionsOf, ROLES, type Role } from '@parley/common/roles.ts';
 import { isoDate } from './chatbots.ts';
-import type { Clients } from './clients.ts';
+import type { Clients } from './http/clients.ts';
 import type { Member } from './owners.ts';
 import type { AuthUser } from './users.ts';
 

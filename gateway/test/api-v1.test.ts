@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_SCOPE_NAMES, type ApiScope } from '@parley/common/api-scopes.ts';
 import { WEBHOOK_EVENTS, WEBHOOK_EVENT_TYPES } from '@parley/common/webhook-events.ts';
 import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIRequest } from '@parley/common/testing/fake-openai.ts';
-import { createClients } from '../src/clients.ts';
+import { createClients } from '../src/http/clients.ts';
 import { accessOf } from '../src/permissions.ts';
 import { keyChecker } from '../src/v1/keys.ts';
 import { KEY_RATE_LIMITED } from '../src/v1/rate-limit.ts';

@@ -11,7 +11,7 @@ import { ChatService } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { makePro, registerOwner, type Owner } from './chatbot-fixtures.ts';
 import { createLogger } from '@parley/common/logger.ts';
 import { serveApp } from '@parley/common/testing/serve.ts';
-import { createGateway } from '../src/app.ts';
+import { createGateway } from '../src/http/app.ts';
 import { readGatewayConfig } from '../src/config.ts';
 import { api, startStack, TEST_SERVICE_SECRET, type Stack } from './stack.ts';
 

@@ -7,7 +7,7 @@ import { ChatbotSchema, TextEntrySchema } from '@parley/proto/parley/chatbot/v1/
 import { Code, ConnectError, conflict, failedPrecondition } from '@parley/common/rpc-errors.ts';
 import { createLogger } from '@parley/common/logger.ts';
 import { chatbotView, maxPagesField, restTextEntry, textEntryView, voiceChange } from '../chatbots.ts';
-import { mapError } from '../errors.ts';
+import { mapError } from '../http/errors.ts';
 import { loadCatalogue } from '@parley/common/models/catalogue.ts';
 
 const catalogue = loadCatalogue({});

@@ -5,8 +5,8 @@ import { create } from '@bufbuild/protobuf';
 import { CheckoutProduct, GetTestCheckoutSessionResponseSchema } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import { ConnectError } from '@parley/common/rpc-errors.ts';
 import { MISMATCHED_METADATA_MESSAGE, returnUrl, selectProduct, UNKNOWN_MODE_MESSAGE } from '../checkout.ts';
-import { escapeHtml } from '../html-page.ts';
-import { completedCheckoutEvent, productLabel } from '../test-checkout.ts';
+import { escapeHtml } from '../http/html-page.ts';
+import { completedCheckoutEvent, productLabel } from '../test-mode/test-checkout.ts';
 
 const PUBLIC = 'https://parley.example';
 const messageOf = (fn: () => unknown) => {

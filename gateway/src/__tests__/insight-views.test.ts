@@ -18,10 +18,10 @@ import { ChatbotSchema } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import { createLogger } from '@parley/common/logger.ts';
 import { Code, ConnectError } from '@parley/common/rpc-errors.ts';
 import { analyticsRange, analyticsView, answeredShare, BAD_DATES_MESSAGE } from '../analytics.ts';
-import type { Clients } from '../clients.ts';
-import { graphQLContext } from '../context.ts';
+import type { Clients } from '../http/clients.ts';
+import { graphQLContext } from '../http/context.ts';
 import { conversationView, restConversation } from '../conversations.ts';
-import { loadTypeDefs, resolvers } from '../graphql.ts';
+import { loadTypeDefs, resolvers } from '../http/graphql.ts';
 import { unansweredQuestionView } from '../unanswered-questions.ts';
 
 const now = new Date('2026-03-10T23:59:59.999Z');

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { UserSchema } from '@parley/proto/parley/auth/v1/auth_pb.js';
 import { WorkspaceSchema } from '@parley/proto/parley/auth/v1/workspaces_pb.js';
 import { Code, ConnectError } from '@parley/common/rpc-errors.ts';
-import type { Clients } from '../clients.ts';
+import type { Clients } from '../http/clients.ts';
 import { accountOwner, currentUser } from '../owners.ts';
 import { composeUser } from '../users.ts';
 

@@ -2,7 +2,7 @@
 // pages may frame the embed page.
 import { describe, expect, it } from 'vitest';
 import { siteHost, UNKNOWN_SITE } from '../rest/public-chat.ts';
-import { embedFrameAncestors, withFrameAncestors } from '../static.ts';
+import { embedFrameAncestors, withFrameAncestors } from '../http/static.ts';
 
 describe('siteHost', () => {
   const own = ['http://localhost:8080', 'http://parley.internal:3000'];

@@ -14,7 +14,7 @@ import {
 import { leadSettingsChange } from '../leads.ts';
 import { privacyChange } from '../features/privacy/privacy-settings.ts';
 import { workspaceModels } from '../models.ts';
-import { selectsField } from '../selection.ts';
+import { selectsField } from '../http/selection.ts';
 
 export const chatbotResolvers: Resolvers = {
   Query: {

@@ -37,13 +37,13 @@ import {
   type Caller,
 } from '../account.ts';
 import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
-import type { Clients } from '../clients.ts';
-import { bearerToken } from '../context.ts';
+import type { Clients } from '../http/clients.ts';
+import { bearerToken } from '../http/context.ts';
 import { sendOwnerExport } from '../owner-export.ts';
 import { accountOwner, restCaller, routeMember } from '../owners.ts';
 import { composeUser } from '../users.ts';
 import { restUser } from './auth.ts';
-import { jsonObject, stringField } from './input.ts';
+import { jsonObject, stringField } from '../http/input.ts';
 
 const caller = (req: Parameters<typeof bearerToken>[0]): Caller => ({ token: bearerToken(req), clientIp: clientIp(req) });
 

@@ -4,7 +4,7 @@
 // Dates are inclusive UTC days (YYYY-MM-DD), by default the last 30. Free owners get the totals only
 // (`full: false`); the chat service decides that, the dates' rules and another owner's chatbot (404).
 import { Router, type Request } from 'express';
-import type { Clients } from '../clients.ts';
+import type { Clients } from '../http/clients.ts';
 import { loadAnalyticsSummary, loadChatbotAnalytics } from '../analytics.ts';
 import { ownerId } from '../owners.ts';
 

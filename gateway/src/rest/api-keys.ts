@@ -20,10 +20,10 @@ import {
   SCOPES_INVALID,
   stringList,
 } from '../api-keys.ts';
-import type { Clients } from '../clients.ts';
+import type { Clients } from '../http/clients.ts';
 import { routeMember } from '../owners.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
-import { jsonObject, stringField } from './input.ts';
+import { jsonObject, stringField } from '../http/input.ts';
 
 /** Mounted under /api/workspace/api-keys: the current workspace's keys. */
 export function apiKeyRoutes(clients: Clients): Router {

@@ -1,12 +1,12 @@
 // REST paths (docs/product.md, REST API) for accounts and sessions: /api/auth/{register,login,login/two-factor,current,logout}.
 import { Router, type Request } from 'express';
 import { clientIp } from '@parley/common/http.ts';
-import type { Clients } from '../clients.ts';
-import { bearerToken } from '../context.ts';
+import type { Clients } from '../http/clients.ts';
+import { bearerToken } from '../http/context.ts';
 import { completeTwoFactorLogin, login, logout, register, type SignedIn } from '../sessions.ts';
 import { composeUser, type UserView } from '../users.ts';
 import { accountOwner, currentUser, restCaller } from '../owners.ts';
-import { jsonObject, stringField } from './input.ts';
+import { jsonObject, stringField } from '../http/input.ts';
 
 /** The user as REST clients read it: `_id` mirrors `id`, and the credit balance is a JSON number. */
 export function restUser(user: UserView) {

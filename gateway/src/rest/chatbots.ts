@@ -3,7 +3,7 @@
 // path acts for the signed-in owner; another owner's chatbot answers 404 (the chatbot service
 // decides, and owns every rule on the values).
 import { Router, type Request } from 'express';
-import type { Clients } from '../clients.ts';
+import type { Clients } from '../http/clients.ts';
 import {
   chatbotView,
   embedSettingsChange,
@@ -35,7 +35,7 @@ import {
   optionalStringArray,
   stringField,
   type JsonObject,
-} from './input.ts';
+} from '../http/input.ts';
 import { readKnowledgeUpload } from './knowledge-upload.ts';
 import { readPictureUpload } from './picture-upload.ts';
 

@@ -14,7 +14,7 @@ import { invalid } from '@parley/common/rpc-errors.ts';
 import type { ChatMessage, HandoffState, WatchConversationResponse } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { isoDate } from '../chatbots.ts';
 import { answerSources, type AnswerSourceView } from '../conversations.ts';
-import { mapError } from '../errors.ts';
+import { mapError } from '../http/errors.ts';
 import { sendEvent, startEventStream } from './answer-stream.ts';
 
 /** How often an open stream sends a comment line, so nothing between closes it as idle. */

@@ -21,7 +21,7 @@ import type { ExportRow } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import type { Logger } from '@parley/common/logger.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import { isoDate } from '../chatbots.ts';
-import type { Clients } from '../clients.ts';
+import type { Clients } from '../http/clients.ts';
 import { ownerId } from '../owners.ts';
 
 export const FORMAT_INVALID = 'Format must be csv or jsonl';

@@ -19,8 +19,8 @@
 import { Router } from 'express';
 import type { Logger } from '@parley/common/logger.ts';
 import { gauge } from '@parley/common/metrics.ts';
-import type { Clients } from '../clients.ts';
-import { mapError } from '../errors.ts';
+import type { Clients } from '../http/clients.ts';
+import { mapError } from '../http/errors.ts';
 import { inboxItemView } from '../inbox.ts';
 import type { HeldStreams } from '../held-streams.ts';
 import { routeMember } from '../owners.ts';

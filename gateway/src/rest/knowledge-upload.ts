@@ -2,7 +2,7 @@
 // refusing anything past MAX_UPLOAD_BYTES while it streams in (file-upload.ts). Which kind of
 // document it is, and whether it can be read, the chatbot service decides from the content.
 import type { Request } from 'express';
-import { readFileUpload, type UploadedFile } from './file-upload.ts';
+import { readFileUpload, type UploadedFile } from '../http/file-upload.ts';
 import { withoutControlCharacters } from '@parley/common/control-characters.ts';
 
 export const KNOWLEDGE_FILE_FIELD = 'file';

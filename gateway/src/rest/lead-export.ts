@@ -13,7 +13,7 @@ import { Router, type Request } from 'express';
 import Papa from 'papaparse';
 import type { Logger } from '@parley/common/logger.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
-import type { Clients } from '../clients.ts';
+import type { Clients } from '../http/clients.ts';
 import { leadView, type LeadView } from '../leads.ts';
 import { ownerId } from '../owners.ts';
 import { inertCell } from './conversation-export.ts';

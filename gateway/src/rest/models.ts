@@ -1,7 +1,7 @@
 // GET /api/models (docs/product.md, The model): the models this deployment offers chatbots, each with
 // whether the workspace's plan may use it (models.ts holds the rule).
 import { Router } from 'express';
-import type { Clients } from '../clients.ts';
+import type { Clients } from '../http/clients.ts';
 import { workspaceModels } from '../models.ts';
 import { ownerId } from '../owners.ts';
 

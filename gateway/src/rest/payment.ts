@@ -4,12 +4,12 @@
 // billing, acknowledged at once).
 import express, { Router, type RequestHandler } from 'express';
 import { invalid } from '@parley/common/rpc-errors.ts';
-import type { Clients } from '../clients.ts';
+import type { Clients } from '../http/clients.ts';
 import { billingOptions, createCheckoutSession, createCustomer, type CheckoutRequest } from '../checkout.ts';
 import { routeMember } from '../owners.ts';
 import { money } from '../usage.ts';
 import type { StripeEventIntake } from '../stripe-events.ts';
-import { jsonObject, optionalString, stringField, type JsonObject } from './input.ts';
+import { jsonObject, optionalString, stringField, type JsonObject } from '../http/input.ts';
 
 /** Stripe's events can be larger than the JSON limit of the app's own calls. */
 const WEBHOOK_BODY_LIMIT = '1mb';

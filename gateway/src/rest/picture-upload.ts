@@ -3,7 +3,7 @@
 // is decided by the chatbot service, from the content.
 import type { Request } from 'express';
 import { formatBytes } from '@parley/common/bytes.ts';
-import { readFileUpload } from './file-upload.ts';
+import { readFileUpload } from '../http/file-upload.ts';
 
 export const PICTURE_FIELD = 'profilePicture';
 export const PICTURE_REQUIRED = 'Profile picture is required';

@@ -6,10 +6,10 @@
 //            400 "The provider refused this key." (not stored), 503 when the provider is unreachable
 //   DELETE /api/workspace/provider-keys/{provider}   → { removed }
 import { Router } from 'express';
-import type { Clients } from '../clients.ts';
+import type { Clients } from '../http/clients.ts';
 import { routeMember } from '../owners.ts';
 import { listProviderKeys, removeProviderKey, setProviderKey } from '../provider-keys.ts';
-import { jsonObject } from './input.ts';
+import { jsonObject } from '../http/input.ts';
 
 /** Mounted under /api/workspace/provider-keys. */
 export function providerKeyRoutes(clients: Clients): Router {

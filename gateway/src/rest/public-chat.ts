@@ -49,11 +49,11 @@ import { invalid } from '@parley/common/rpc-errors.ts';
 import type { GetPublicChatbotResponse, SendMessageResponse } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { appearanceView } from '../chatbots.ts';
 import { publicLeadForm } from '../leads.ts';
-import type { Clients } from '../clients.ts';
+import type { Clients } from '../http/clients.ts';
 import { answerSources } from '../conversations.ts';
 import { clientGone, relayAnswer, sendEvent, wantsEventStream, type AnswerEvents } from './answer-stream.ts';
 import { afterMessageId, handoffView, relayConversation, sessionIdParam, type OpenStreams } from './conversation-events.ts';
-import { jsonObject, stringField, type JsonObject } from './input.ts';
+import { jsonObject, stringField, type JsonObject } from '../http/input.ts';
 
 export interface PublicChatOptions {
   /** Deadline of one answer. */

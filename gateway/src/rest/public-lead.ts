@@ -9,8 +9,8 @@
 // one lead per conversation (a second submission updates it; still 201, the same leadId).
 import { Router } from 'express';
 import { clientIp } from '@parley/common/http.ts';
-import type { Clients } from '../clients.ts';
-import { jsonObject, optionalBoolean, stringField } from './input.ts';
+import type { Clients } from '../http/clients.ts';
+import { jsonObject, optionalBoolean, stringField } from '../http/input.ts';
 import { requestSite, visitorField } from './public-chat.ts';
 
 export function publicLeadRoutes(clients: Clients, opts: { publicUrl: string }): Router {

@@ -5,10 +5,10 @@
 // Pro only (403 "Upgrade to Pro to see unanswered questions"); another owner's chatbot or question is
 // 404. The chat service decides all of it; the gateway only checks the JSON types.
 import { Router, type Request } from 'express';
-import type { Clients } from '../clients.ts';
+import type { Clients } from '../http/clients.ts';
 import { ownerId } from '../owners.ts';
 import { answerUnansweredQuestion, dismissUnansweredQuestion, listUnansweredQuestions } from '../unanswered-questions.ts';
-import { jsonObject, optionalString, stringField } from './input.ts';
+import { jsonObject, optionalString, stringField } from '../http/input.ts';
 
 /** Mounted under /chatbot, beside the chatbot routes. */
 export function unansweredQuestionRoutes(clients: Clients): Router {

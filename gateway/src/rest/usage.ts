@@ -1,7 +1,7 @@
 // GET /api/user/usage (docs/product.md, Usage): the signed-in owner's usage between two ISO dates, optionally for
 // one chatbot, as the Usage response plus the additive fields (see ../usage.ts).
 import { Router } from 'express';
-import type { Clients } from '../clients.ts';
+import type { Clients } from '../http/clients.ts';
 import { ownerId } from '../owners.ts';
 import { loadUsageReport, parseUsageQuery, restUsageReport } from '../usage.ts';
 

@@ -12,7 +12,7 @@
 //   POST   /api/workspace/webhooks/{id}/deliveries/{deliveryId}/redeliver → delivery
 import { Router } from 'express';
 import { invalid } from '@parley/common/rpc-errors.ts';
-import type { Clients } from '../clients.ts';
+import type { Clients } from '../http/clients.ts';
 import { routeMember } from '../owners.ts';
 import {
   createEndpoint,
@@ -27,7 +27,7 @@ import {
   WEBHOOK_DELETED_MESSAGE,
   webhookEventTypes,
 } from '../webhooks.ts';
-import { jsonObject, optionalBoolean, optionalString, optionalStringArray, stringField } from './input.ts';
+import { jsonObject, optionalBoolean, optionalString, optionalStringArray, stringField } from '../http/input.ts';
 
 /** A whole number given as a query parameter, or undefined when absent. */
 function queryInteger(query: Record<string, unknown>, name: string): number | undefined {

@@ -21,8 +21,8 @@
 import { Router } from 'express';
 import { clientIp } from '@parley/common/http.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
-import type { Clients } from '../clients.ts';
-import { bearerToken } from '../context.ts';
+import type { Clients } from '../http/clients.ts';
+import { bearerToken } from '../http/context.ts';
 import { routeMember } from '../owners.ts';
 import { authenticate } from '../sessions.ts';
 import {
@@ -46,7 +46,7 @@ import {
   transferOwnership,
   type Seats,
 } from '../workspaces.ts';
-import { booleanField, jsonObject, optionalString, stringField } from './input.ts';
+import { booleanField, jsonObject, optionalString, stringField } from '../http/input.ts';
 
 export const WORKSPACE_DELETED_MESSAGE = 'Workspace deleted';
 export const MEMBER_REMOVED_MESSAGE = 'Member removed';

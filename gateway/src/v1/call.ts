@@ -6,7 +6,7 @@ import { invalid } from '@parley/common/rpc-errors.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import type { Redis } from '@parley/common/redis.ts';
 import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
-import type { Clients } from '../clients.ts';
+import type { Clients } from '../http/clients.ts';
 import type { HeldStreams } from '../held-streams.ts';
 import type { ApiKeyCaller, KeyChecker } from './keys.ts';
 import type { API_V1_ROUTES, ApiRouteKey } from './routes.ts';

@@ -11,7 +11,7 @@ import { clientIp } from '@parley/common/http.ts';
 import { Code, ConnectError, invalid, notFound } from '@parley/common/rpc-errors.ts';
 import type { SendMessageResponse, StreamMessageResponse } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { bearerToken } from '../bearer.ts';
-import type { Clients } from '../clients.ts';
+import type { Clients } from '../http/clients.ts';
 import { answerSources } from '../conversations.ts';
 import { clientGone, relayAnswer, sendEvent, type AnswerEvents } from '../rest/answer-stream.ts';
 import { keyReaches, type ApiV1Options, type On, type V1Call } from './call.ts';

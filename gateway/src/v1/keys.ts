@@ -17,7 +17,7 @@ import { timestampMs } from '@bufbuild/protobuf/wkt';
 import { cache } from '@parley/common/cache.ts';
 import { isApiScope, type ApiScope } from '@parley/common/api-scopes.ts';
 import { Code, ConnectError, unauthenticated } from '@parley/common/rpc-errors.ts';
-import type { Clients } from '../clients.ts';
+import type { Clients } from '../http/clients.ts';
 
 export const NO_KEY_MESSAGE = 'An API key is required: send it as "Authorization: Bearer parley_sk_..."';
 

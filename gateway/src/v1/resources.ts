@@ -19,7 +19,7 @@ import {
 } from '../chatbots.ts';
 import { clientIp } from '@parley/common/http.ts';
 import { workspaceModels } from '../models.ts';
-import type { Clients } from '../clients.ts';
+import type { Clients } from '../http/clients.ts';
 import { conversationView } from '../conversations.ts';
 import { readKnowledgeUpload } from '../rest/knowledge-upload.ts';
 import { loadUsageReport, money, parseUsageQuery, restUsageReport } from '../usage.ts';

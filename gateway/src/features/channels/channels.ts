@@ -6,7 +6,7 @@
 import type { ChannelConnection, ChannelDelivery } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import { isoDate } from '../../chatbots.ts';
-import type { Clients } from '../../clients.ts';
+import type { Clients } from '../../http/clients.ts';
 import type { Member } from '../../owners.ts';
 
 /** The public path a provider posts a connection's updates to: `{PUBLIC_URL}/api/channels/{channel}/{connectionId}`. */

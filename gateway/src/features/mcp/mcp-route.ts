@@ -16,7 +16,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { clientIp } from '@parley/common/http.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import { answerSources } from '../../conversations.ts';
-import { mapError } from '../../errors.ts';
+import { mapError } from '../../http/errors.ts';
 import { clientGone } from '../../rest/answer-stream.ts';
 import { answerUsage } from '../../v1/chat.ts';
 import { keyReaches, type ApiV1Options, type On } from '../../v1/call.ts';

@@ -3,7 +3,7 @@
 // Chat owns the rule (7 to 36,500 days, or forever) and its message; the gateway checks
 // members:manage (permissions.ts) and audits a change with the windows before and after and how
 // much the new windows put past their end.
-import type { Clients } from '../../clients.ts';
+import type { Clients } from '../../http/clients.ts';
 import type { Resolvers } from '../../generated/graphql.ts';
 import type { Member } from '../../owners.ts';
 

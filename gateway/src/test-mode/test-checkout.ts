@@ -7,11 +7,11 @@
 import { Router, type Request, type Response } from 'express';
 import { CheckoutProduct, type GetTestCheckoutSessionResponse } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import type { Logger } from '@parley/common/logger.ts';
-import type { Clients } from './clients.ts';
-import { mapError } from './errors.ts';
-import { button, escapeHtml, h1, page, testModeBadge, testSession } from './html-page.ts';
-import type { StripeEventIntake } from './stripe-events.ts';
-import { stripeSdk } from './stripe-sdk.ts';
+import type { Clients } from '../http/clients.ts';
+import { mapError } from '../http/errors.ts';
+import { button, escapeHtml, h1, page, testModeBadge, testSession } from '../http/html-page.ts';
+import type { StripeEventIntake } from '../stripe-events.ts';
+import { stripeSdk } from '../stripe-sdk.ts';
 
 /** The event Stripe sends when a checkout is paid, for a test-mode session. */
 export function completedCheckoutEvent(session: GetTestCheckoutSessionResponse, now: Date) {

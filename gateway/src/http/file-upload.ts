@@ -5,7 +5,7 @@
 import type { Request } from 'express';
 import busboy from 'busboy';
 import { invalid } from '@parley/common/rpc-errors.ts';
-import { HttpError } from '../errors.ts';
+import { HttpError } from './errors.ts';
 
 export const UPLOAD_INCOMPLETE = 'The upload was incomplete';
 

@@ -4,7 +4,7 @@
 // loopback socket with no proxy in between), since the mails carry working reset links.
 import { Router, type Request } from 'express';
 import { readOutbox, type OutboxMail } from '@parley/common/mail-outbox.ts';
-import { escapeHtml } from './html-page.ts';
+import { escapeHtml } from '../http/html-page.ts';
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 const SHOWN = 50;

@@ -21,7 +21,7 @@ import {
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { RequestHandler } from 'express';
 import { HttpError, selectionSetsNestedTooDeep, valuesNestedTooDeep } from './errors.ts';
-import { CONTROL_CHARACTERS, isCleanText } from './rest/input.ts';
+import { CONTROL_CHARACTERS, isCleanText } from './input.ts';
 
 export const OPERATION_BOUNDS = {
   /** Tokens in one document: bounds the parser's recursion, so deep nesting is a syntax error, not a stack overflow. */

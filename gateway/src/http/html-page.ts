@@ -5,7 +5,7 @@ import type { Request, Response } from 'express';
 import type { Logger } from '@parley/common/logger.ts';
 import { Code, ConnectError } from '@parley/common/rpc-errors.ts';
 import { mapError } from './errors.ts';
-import { isCleanText } from './rest/input.ts';
+import { isCleanText } from './input.ts';
 
 export const TEST_MODE_LABEL = 'Test mode — no real payment';
 

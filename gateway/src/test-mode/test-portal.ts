@@ -8,11 +8,11 @@
 import { Router, type Request, type Response } from 'express';
 import { Plan, type GetTestPortalSessionResponse } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import type { Logger } from '@parley/common/logger.ts';
-import type { Clients } from './clients.ts';
-import { mapError } from './errors.ts';
-import { button, escapeHtml, h1, page, testModeBadge, testSession } from './html-page.ts';
-import type { StripeEventIntake } from './stripe-events.ts';
-import { stripeSdk } from './stripe-sdk.ts';
+import type { Clients } from '../http/clients.ts';
+import { mapError } from '../http/errors.ts';
+import { button, escapeHtml, h1, page, testModeBadge, testSession } from '../http/html-page.ts';
+import type { StripeEventIntake } from '../stripe-events.ts';
+import { stripeSdk } from '../stripe-sdk.ts';
 
 /** Where the router is mounted; the session's url (billing's testPortalPath) points under it. */
 export const TEST_PORTAL_PATH = '/billing/test-portal';
