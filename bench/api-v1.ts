@@ -20,7 +20,7 @@ import { createServiceClient } from '../services/common/src/rpc-client.ts';
 import { startFakeOpenAI } from '../services/common/src/testing/fake-openai.ts';
 import { ApiKeyService } from '../proto/gen/parley/auth/v1/api_keys_pb.js';
 import { createClients } from '../gateway/src/http/clients.ts';
-import { keyChecker } from '../gateway/src/v1/keys.ts';
+import { keyChecker } from '../gateway/src/access/api-keys.ts';
 import { keyRateLimiter } from '../gateway/src/v1/rate-limit.ts';
 import { PROCESSES, startStack } from '../scripts/stack.ts';
 import { freshDatabase, postJson } from './bench-stack.ts';

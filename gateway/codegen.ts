@@ -16,7 +16,7 @@ const config: CodegenConfig = {
         // Resolvers hand the auth service's user to the User type; its billing fields resolve lazily.
         // Chatbots are mapped from the chatbot service's messages once, by the views in chatbots.ts.
         mappers: {
-          User: '../users.ts#AuthUser',
+          User: '../access/users.ts#AuthUser',
           Chatbot: '../chatbots.ts#ChatbotView',
           KnowledgeBase: '../chatbots.ts#KnowledgeBaseView',
           Conversation: '../conversations.ts#ConversationView',

@@ -4,9 +4,9 @@
 import type { SessionInfo } from '@parley/proto/parley/auth/v1/auth_pb.js';
 import { isoDate } from './chatbots.ts';
 import type { Clients } from './http/clients.ts';
-import type { Member } from './owners.ts';
-import { authenticate } from './sessions.ts';
-import type { AuthUser } from './users.ts';
+import type { Member } from './access/members.ts';
+import { authenticate } from './access/sessions.ts';
+import type { AuthUser } from './access/users.ts';
 import { recordBillingAction } from './workspaces.ts';
 
 /** The one answer to a reset request, whether or not an account has that email. */

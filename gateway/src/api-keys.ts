@@ -8,7 +8,7 @@ import { API_SCOPES, API_SCOPE_NAMES } from '@parley/common/api-scopes.ts';
 import { Code, ConnectError, invalid } from '@parley/common/rpc-errors.ts';
 import { isoDate } from './chatbots.ts';
 import type { Clients } from './http/clients.ts';
-import type { Member } from './owners.ts';
+import type { Member } from './access/members.ts';
 
 /** The overlaps a roll offers: how long the secrets issued before keep working. */
 export const ROLL_OVERLAPS = { none: 0, one_hour: 3600, one_day: 86_400, seven_days: 604_800 } as const;

@@ -6,7 +6,7 @@
 import { CheckoutProduct } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import type { Clients } from './http/clients.ts';
-import type { Member } from './owners.ts';
+import type { Member } from './access/members.ts';
 import { recordBillingAction } from './workspaces.ts';
 
 export const UNKNOWN_MODE_MESSAGE = 'Unknown checkout mode';

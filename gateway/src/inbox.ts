@@ -8,7 +8,7 @@ import { Code, ConnectError, invalid, notFound } from '@parley/common/rpc-errors
 import { isoDate } from './chatbots.ts';
 import type { Clients } from './http/clients.ts';
 import { answerSources, answeringModelView, type AnswerSourceView, type AnsweringModelView } from './conversations.ts';
-import type { Member } from './owners.ts';
+import type { Member } from './access/members.ts';
 import { isUuid } from '@parley/common/ids.ts';
 import { CONVERSATION_NOT_FOUND } from '@parley/common/not-found.ts';
 

@@ -18,8 +18,8 @@ import { Code, ConnectError } from '@parley/common/rpc-errors.ts';
 import { chatbotView, isoDate, type ChatbotView } from './chatbots.ts';
 import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
 import type { Clients } from './http/clients.ts';
-import { authenticate } from './sessions.ts';
-import { subscriptionOf } from './users.ts';
+import { authenticate } from './access/sessions.ts';
+import { subscriptionOf } from './access/users.ts';
 
 /** Bumped when the file's shape changes in a way a reader must know about. */
 export const EXPORT_FORMAT = 'parley-owner-export/1';

@@ -7,7 +7,7 @@ import type { ProviderKey } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import { isoDate } from './chatbots.ts';
 import type { Clients } from './http/clients.ts';
-import type { Member } from './owners.ts';
+import type { Member } from './access/members.ts';
 
 export interface ProviderKeyView {
   provider: string;

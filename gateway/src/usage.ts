@@ -7,7 +7,7 @@ import type { GetUsageReportResponse, UsageRecord } from '@parley/proto/parley/b
 import { Code, ConnectError, invalid } from '@parley/common/rpc-errors.ts';
 import type { Clients } from './http/clients.ts';
 import { isoDate } from './chatbots.ts';
-import { subscriptionOf, type Subscription } from './users.ts';
+import { subscriptionOf, type Subscription } from './access/users.ts';
 
 export const BAD_DATES_MESSAGE = 'startDate and endDate must be ISO 8601 dates';
 export const REVERSED_RANGE_MESSAGE = 'startDate must not be after endDate';

@@ -9,7 +9,7 @@ import { Code, ConnectError, invalid } from '@parley/common/rpc-errors.ts';
 import { WEBHOOK_EVENTS, WEBHOOK_EVENT_TYPES } from '@parley/common/webhook-events.ts';
 import { isoDate } from './chatbots.ts';
 import type { Clients } from './http/clients.ts';
-import type { Member } from './owners.ts';
+import type { Member } from './access/members.ts';
 
 /** Whom a call acts for: the workspace (a member's, or an API key's). */
 type Workspace = Pick<Member, 'ownerId'>;

@@ -9,8 +9,8 @@ import { Code, ConnectError, invalid } from '@parley/common/rpc-errors.ts';
 import { isRole, permissionsOf, ROLES, type Role } from '@parley/common/roles.ts';
 import { isoDate } from './chatbots.ts';
 import type { Clients } from './http/clients.ts';
-import type { Member } from './owners.ts';
-import type { AuthUser } from './users.ts';
+import type { Member } from './access/members.ts';
+import type { AuthUser } from './access/users.ts';
 
 /** How many members and pending invitations each plan allows (SEATS_FREE, SEATS_PRO). */
 export interface Seats {

@@ -10,7 +10,7 @@ import { API_SCOPE_NAMES } from '@parley/common/api-scopes.ts';
 import { Code, ConnectError } from '@parley/common/rpc-errors.ts';
 import { fakePromptTokens, fakeTokenCount, startFakeOpenAI, type FakeOpenAI } from '@parley/common/testing/fake-openai.ts';
 import { createClients, type Clients } from '../src/http/clients.ts';
-import { keyChecker, type KeyCheckGuard } from '../src/v1/keys.ts';
+import { keyChecker, type KeyCheckGuard } from '../src/access/api-keys.ts';
 import { KEY_CHECKS_THROTTLED } from '../src/v1/rate-limit.ts';
 import { CORS_NOT_ALLOWED, JSON_BODY_ONLY } from '../src/v1/router.ts';
 import { apiKeys, chatbotWithKnowledge, v1 } from './api-v1-fixtures.ts';

@@ -6,7 +6,7 @@ import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
 import type { Clients } from './clients.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import { bodyParserError, MALFORMED_URL, toHttpError } from './errors.ts';
-import type { HeldStreams } from '../held-streams.ts';
+import type { HeldStreams } from '../access/held-streams.ts';
 import type { StripeEventIntake } from '../stripe-events.ts';
 import { accountRoutes, passwordResetRoutes, portalRoutes } from '../rest/account.ts';
 import { analyticsSummaryRoutes, chatbotAnalyticsRoutes } from '../rest/analytics.ts';

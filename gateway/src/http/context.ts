@@ -8,11 +8,11 @@ import { clientIp } from '@parley/common/http.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import { Code, ConnectError } from '@parley/common/rpc-errors.ts';
 import { can, type Permission } from '@parley/common/roles.ts';
-import { bearerToken } from '../bearer.ts';
+import { bearerToken } from '../access/bearer.ts';
 import type { Clients } from './clients.ts';
-import { accountOwner, authenticateMember, authorizeMember, workspaceHeader, type Member } from '../owners.ts';
+import { accountOwner, authenticateMember, authorizeMember, workspaceHeader, type Member } from '../access/members.ts';
 import { loadOpenUnansweredCounts } from '../unanswered-questions.ts';
-import { loadAccount, type Account, type AuthUser } from '../users.ts';
+import { loadAccount, type Account, type AuthUser } from '../access/users.ts';
 import { DEFAULT_SEATS, type Seats } from '../workspaces.ts';
 import { loadCatalogue, type ModelCatalogue } from '@parley/common/models/catalogue.ts';
 

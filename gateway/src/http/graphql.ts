@@ -24,7 +24,7 @@ import { billingResolvers } from '../resolvers/billing.ts';
 import { chatResolvers } from '../resolvers/chat.ts';
 import { chatbotResolvers } from '../resolvers/chatbot.ts';
 import type { Resolvers } from '../generated/graphql.ts';
-import { accessOf, isPermission } from '../permissions.ts';
+import { accessOf, isPermission } from '../access/permissions.ts';
 import { inboxResolvers } from '../resolvers/inbox.ts';
 import { insightResolvers } from '../resolvers/insights.ts';
 import { leadResolvers } from '../resolvers/leads.ts';

@@ -1,6 +1,6 @@
 // GraphQL counterparts of /api/auth/*: the same session calls, the same messages.
 import type { Resolvers } from '../generated/graphql.ts';
-import { authenticate, completeTwoFactorLogin, login, logout, register } from '../sessions.ts';
+import { authenticate, completeTwoFactorLogin, login, logout, register } from '../access/sessions.ts';
 
 export const authResolvers: Resolvers = {
   Query: {

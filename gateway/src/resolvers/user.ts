@@ -2,7 +2,7 @@
 // plan and credit of the workspace the request acts in (owners.ts accountOwner).
 import type { Resolvers } from '../generated/graphql.ts';
 import { isoDate } from '../chatbots.ts';
-import { subscriptionOf, usageOf } from '../users.ts';
+import { subscriptionOf, usageOf } from '../access/users.ts';
 
 export const userResolvers: Resolvers = {
   User: {

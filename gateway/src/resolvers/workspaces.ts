@@ -2,7 +2,7 @@
 // (../workspaces.ts), roles as the WorkspaceRole enum.
 import { assignableBy, type Role } from '@parley/common/roles.ts';
 import type { Resolvers, WorkspaceRole } from '../generated/graphql.ts';
-import { authenticate } from '../sessions.ts';
+import { authenticate } from '../access/sessions.ts';
 import {
   acceptInvitation,
   auditLog,

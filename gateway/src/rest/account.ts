@@ -40,8 +40,8 @@ import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
 import type { Clients } from '../http/clients.ts';
 import { bearerToken } from '../http/context.ts';
 import { sendOwnerExport } from '../owner-export.ts';
-import { accountOwner, restCaller, routeMember } from '../owners.ts';
-import { composeUser } from '../users.ts';
+import { accountOwner, restCaller, routeMember } from '../access/members.ts';
+import { composeUser } from '../access/users.ts';
 import { restUser } from './auth.ts';
 import { jsonObject, stringField } from '../http/input.ts';
 

@@ -6,7 +6,7 @@
 import { Router, type Request } from 'express';
 import type { Clients } from '../http/clients.ts';
 import { loadAnalyticsSummary, loadChatbotAnalytics } from '../analytics.ts';
-import { ownerId } from '../owners.ts';
+import { ownerId } from '../access/members.ts';
 
 const datesOf = (req: Request) => ({ startDate: req.query.startDate, endDate: req.query.endDate });
 

@@ -9,7 +9,7 @@ import type { Logger } from '@parley/common/logger.ts';
 import { gauge } from '@parley/common/metrics.ts';
 import type { SendMessageResponse, StreamMessageResponse } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { mapError } from '../http/errors.ts';
-import type { HeldStream } from '../held-streams.ts';
+import type { HeldStream } from '../access/held-streams.ts';
 
 /** How one kind of client reads the events. */
 export interface AnswerEvents {

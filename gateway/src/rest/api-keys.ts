@@ -21,7 +21,7 @@ import {
   stringList,
 } from '../api-keys.ts';
 import type { Clients } from '../http/clients.ts';
-import { routeMember } from '../owners.ts';
+import { routeMember } from '../access/members.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import { jsonObject, stringField } from '../http/input.ts';
 

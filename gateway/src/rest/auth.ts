@@ -3,9 +3,9 @@ import { Router, type Request } from 'express';
 import { clientIp } from '@parley/common/http.ts';
 import type { Clients } from '../http/clients.ts';
 import { bearerToken } from '../http/context.ts';
-import { completeTwoFactorLogin, login, logout, register, type SignedIn } from '../sessions.ts';
-import { composeUser, type UserView } from '../users.ts';
-import { accountOwner, currentUser, restCaller } from '../owners.ts';
+import { completeTwoFactorLogin, login, logout, register, type SignedIn } from '../access/sessions.ts';
+import { composeUser, type UserView } from '../access/users.ts';
+import { accountOwner, currentUser, restCaller } from '../access/members.ts';
 import { jsonObject, stringField } from '../http/input.ts';
 
 /** The user as REST clients read it: `_id` mirrors `id`, and the credit balance is a JSON number. */

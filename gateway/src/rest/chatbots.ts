@@ -23,7 +23,7 @@ import type { ModelChoiceInput } from '../models.ts';
 import { conversationView, restConversation } from '../conversations.ts';
 import { leadSettingsChange, type LeadSettingsInput } from '../leads.ts';
 import { privacyChange, restPrivacyInput } from '../features/privacy/privacy-settings.ts';
-import { ownerId, routeMember } from '../owners.ts';
+import { ownerId, routeMember } from '../access/members.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import {
   booleanField,

@@ -22,7 +22,7 @@ import type { Logger } from '@parley/common/logger.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import { isoDate } from '../chatbots.ts';
 import type { Clients } from '../http/clients.ts';
-import { ownerId } from '../owners.ts';
+import { ownerId } from '../access/members.ts';
 
 export const FORMAT_INVALID = 'Format must be csv or jsonl';
 /** The chat service's wording, for a date given twice (`?startDate=a&startDate=b`). */

@@ -22,8 +22,8 @@ import { gauge } from '@parley/common/metrics.ts';
 import type { Clients } from '../http/clients.ts';
 import { mapError } from '../http/errors.ts';
 import { inboxItemView } from '../inbox.ts';
-import type { HeldStreams } from '../held-streams.ts';
-import { routeMember } from '../owners.ts';
+import type { HeldStreams } from '../access/held-streams.ts';
+import { routeMember } from '../access/members.ts';
 import { sendEvent } from './answer-stream.ts';
 import type { OpenStreams } from './conversation-events.ts';
 

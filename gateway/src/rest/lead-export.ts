@@ -15,7 +15,7 @@ import type { Logger } from '@parley/common/logger.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import type { Clients } from '../http/clients.ts';
 import { leadView, type LeadView } from '../leads.ts';
-import { ownerId } from '../owners.ts';
+import { ownerId } from '../access/members.ts';
 import { inertCell } from './conversation-export.ts';
 
 /** The chat service's largest page (ListLeads). */

@@ -3,7 +3,7 @@
 import { Router } from 'express';
 import type { Clients } from '../http/clients.ts';
 import { workspaceModels } from '../models.ts';
-import { ownerId } from '../owners.ts';
+import { ownerId } from '../access/members.ts';
 
 export function modelRoutes(clients: Clients): Router {
   const router = Router();

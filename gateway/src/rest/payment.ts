@@ -6,7 +6,7 @@ import express, { Router, type RequestHandler } from 'express';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import type { Clients } from '../http/clients.ts';
 import { billingOptions, createCheckoutSession, createCustomer, type CheckoutRequest } from '../checkout.ts';
-import { routeMember } from '../owners.ts';
+import { routeMember } from '../access/members.ts';
 import { money } from '../usage.ts';
 import type { StripeEventIntake } from '../stripe-events.ts';
 import { jsonObject, optionalString, stringField, type JsonObject } from '../http/input.ts';

@@ -7,7 +7,7 @@
 //   DELETE /api/workspace/provider-keys/{provider}   → { removed }
 import { Router } from 'express';
 import type { Clients } from '../http/clients.ts';
-import { routeMember } from '../owners.ts';
+import { routeMember } from '../access/members.ts';
 import { listProviderKeys, removeProviderKey, setProviderKey } from '../provider-keys.ts';
 import { jsonObject } from '../http/input.ts';
 

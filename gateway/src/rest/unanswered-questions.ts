@@ -6,7 +6,7 @@
 // 404. The chat service decides all of it; the gateway only checks the JSON types.
 import { Router, type Request } from 'express';
 import type { Clients } from '../http/clients.ts';
-import { ownerId } from '../owners.ts';
+import { ownerId } from '../access/members.ts';
 import { answerUnansweredQuestion, dismissUnansweredQuestion, listUnansweredQuestions } from '../unanswered-questions.ts';
 import { jsonObject, optionalString, stringField } from '../http/input.ts';
 

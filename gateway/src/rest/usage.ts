@@ -2,7 +2,7 @@
 // one chatbot, as the Usage response plus the additive fields (see ../usage.ts).
 import { Router } from 'express';
 import type { Clients } from '../http/clients.ts';
-import { ownerId } from '../owners.ts';
+import { ownerId } from '../access/members.ts';
 import { loadUsageReport, parseUsageQuery, restUsageReport } from '../usage.ts';
 
 export function usageRoutes(clients: Clients): Router {

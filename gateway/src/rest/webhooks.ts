@@ -13,7 +13,7 @@
 import { Router } from 'express';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import type { Clients } from '../http/clients.ts';
-import { routeMember } from '../owners.ts';
+import { routeMember } from '../access/members.ts';
 import {
   createEndpoint,
   deleteEndpoint,

@@ -23,8 +23,8 @@ import { clientIp } from '@parley/common/http.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import type { Clients } from '../http/clients.ts';
 import { bearerToken } from '../http/context.ts';
-import { routeMember } from '../owners.ts';
-import { authenticate } from '../sessions.ts';
+import { routeMember } from '../access/members.ts';
+import { authenticate } from '../access/sessions.ts';
 import {
   acceptInvitation,
   auditLog,

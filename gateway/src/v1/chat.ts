@@ -10,12 +10,12 @@ import { cache } from '@parley/common/cache.ts';
 import { clientIp } from '@parley/common/http.ts';
 import { Code, ConnectError, invalid, notFound } from '@parley/common/rpc-errors.ts';
 import type { SendMessageResponse, StreamMessageResponse } from '@parley/proto/parley/chat/v1/chat_pb.js';
-import { bearerToken } from '../bearer.ts';
+import { bearerToken } from '../access/bearer.ts';
 import type { Clients } from '../http/clients.ts';
 import { answerSources } from '../conversations.ts';
 import { clientGone, relayAnswer, sendEvent, type AnswerEvents } from '../rest/answer-stream.ts';
 import { keyReaches, type ApiV1Options, type On, type V1Call } from './call.ts';
-import { bearerChallenge } from './keys.ts';
+import { bearerChallenge } from '../access/api-keys.ts';
 
 export const modelNotFound = (model: string) => `The model \`${model.slice(0, 100)}\` does not exist or this API key may not use it.`;
 export const NO_USER_MESSAGE = 'messages must end with a user message';

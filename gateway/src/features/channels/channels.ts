@@ -7,7 +7,7 @@ import type { ChannelConnection, ChannelDelivery } from '@parley/proto/parley/ch
 import { invalid } from '@parley/common/rpc-errors.ts';
 import { isoDate } from '../../chatbots.ts';
 import type { Clients } from '../../http/clients.ts';
-import type { Member } from '../../owners.ts';
+import type { Member } from '../../access/members.ts';
 
 /** The public path a provider posts a connection's updates to: `{PUBLIC_URL}/api/channels/{channel}/{connectionId}`. */
 export const webhookPath = (channel: string) => `/api/channels/${channel}`;

@@ -20,7 +20,7 @@ import { mapError } from '../../http/errors.ts';
 import { clientGone } from '../../rest/answer-stream.ts';
 import { answerUsage } from '../../v1/chat.ts';
 import { keyReaches, type ApiV1Options, type On } from '../../v1/call.ts';
-import type { ApiKeyCaller } from '../../v1/keys.ts';
+import type { ApiKeyCaller } from '../../access/api-keys.ts';
 import {
   AskInput,
   AskOutput,

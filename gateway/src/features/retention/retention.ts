@@ -5,7 +5,7 @@
 // much the new windows put past their end.
 import type { Clients } from '../../http/clients.ts';
 import type { Resolvers } from '../../generated/graphql.ts';
-import type { Member } from '../../owners.ts';
+import type { Member } from '../../access/members.ts';
 
 export interface RetentionWindowsView {
   conversationDays: number | null;

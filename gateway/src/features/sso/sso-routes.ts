@@ -10,7 +10,7 @@ import type { Clients } from '../../http/clients.ts';
 import { mapError } from '../../http/errors.ts';
 import { escapeHtml, h1, page } from '../../http/html-page.ts';
 import { actor } from '../../workspaces.ts';
-import { routeMember } from '../../owners.ts';
+import { routeMember } from '../../access/members.ts';
 import { booleanField, jsonObject, stringField } from '../../http/input.ts';
 
 /** The SAML POST binding's form: a base64 response, bounded. */

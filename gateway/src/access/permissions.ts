@@ -6,7 +6,7 @@
 // graphql.ts wraps every Query and Mutation field with it, and the roles sweep test fails for a route
 // or operation it does not name.
 import { PERMISSIONS, type Permission } from '@parley/common/roles.ts';
-import { API_V1_ROUTES, OPENAPI_ROUTE } from './v1/routes.ts';
+import { API_V1_ROUTES, OPENAPI_ROUTE } from '../v1/routes.ts';
 
 export type Access = Permission | 'session' | 'public' | 'api-key';
 

@@ -1,7 +1,7 @@
 // Sign-up, sign-in, sign-out and token resolution: thin calls to the auth service shared by REST and
 // GraphQL. The auth service owns every rule and message; the gateway only adds the client's IP.
 import { Code, ConnectError, unauthenticated } from '@parley/common/rpc-errors.ts';
-import type { Clients } from './http/clients.ts';
+import type { Clients } from '../http/clients.ts';
 import type { AuthUser } from './users.ts';
 
 export const NO_TOKEN_MESSAGE = 'Not authorized, no token';

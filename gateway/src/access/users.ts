@@ -3,7 +3,7 @@
 import type { User as AuthUser } from '@parley/proto/parley/auth/v1/auth_pb.js';
 import { Plan, type Account } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import { ConnectError, Code } from '@parley/common/rpc-errors.ts';
-import type { Clients } from './http/clients.ts';
+import type { Clients } from '../http/clients.ts';
 
 export type { AuthUser, Account };
 

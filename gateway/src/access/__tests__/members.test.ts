@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { UserSchema } from '@parley/proto/parley/auth/v1/auth_pb.js';
 import { WorkspaceSchema } from '@parley/proto/parley/auth/v1/workspaces_pb.js';
 import { Code, ConnectError } from '@parley/common/rpc-errors.ts';
-import type { Clients } from '../http/clients.ts';
-import { accountOwner, currentUser } from '../owners.ts';
+import type { Clients } from '../../http/clients.ts';
+import { accountOwner, currentUser } from '../members.ts';
 import { composeUser } from '../users.ts';
 
 const user = create(UserSchema, { id: 'u1', email: 'ada@example.com', name: 'Ada' });
