@@ -17,9 +17,9 @@ const config: CodegenConfig = {
         // Chatbots are mapped from the chatbot service's messages once, by the views in chatbots.ts.
         mappers: {
           User: '../access/users.ts#AuthUser',
-          Chatbot: '../chatbots.ts#ChatbotView',
-          KnowledgeBase: '../chatbots.ts#KnowledgeBaseView',
-          Conversation: '../conversations.ts#ConversationView',
+          Chatbot: '../features/chatbots/chatbots.ts#ChatbotView',
+          KnowledgeBase: '../features/chatbots/chatbots.ts#KnowledgeBaseView',
+          Conversation: '../features/conversations/conversations.ts#ConversationView',
         },
       },
     },

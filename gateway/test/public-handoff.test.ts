@@ -1,5 +1,5 @@
 // Contract tests of the visitor's side of handoff (docs/adr/0034-humans-in-the-loop.md, the path
-// comment of gateway/src/rest/public-chat.ts): asking for a person, the chat answer while a person
+// comment of gateway/src/features/public-chat/rest.ts): asking for a person, the chat answer while a person
 // is involved, and the conversation's live stream, through the gateway against the real services.
 // The agent's side is the chat service's RPCs, called here as the gateway would call them.
 import pg from 'pg';

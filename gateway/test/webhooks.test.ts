@@ -8,7 +8,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_EVENTS } from '@parley/common/webhook-events.ts';
 import { roleLacksPermission } from '../src/http/errors.ts';
-import { DELIVERY_PAGE_INVALID, WEBHOOK_DELETED_MESSAGE } from '../src/webhooks.ts';
+import { DELIVERY_PAGE_INVALID, WEBHOOK_DELETED_MESSAGE } from '../src/features/webhooks/webhooks.ts';
 import { waitFor } from './billing-fixtures.ts';
 import { registerOwner } from './chatbot-fixtures.ts';
 import { startStack, type Stack } from './stack.ts';

@@ -18,12 +18,12 @@ import { createGraphQL } from './graphql.ts';
 import { healthRouter } from './health.ts';
 import { HeldStreams } from '../access/held-streams.ts';
 import { apiRouter } from './api.ts';
-import { OpenStreams } from '../rest/conversation-events.ts';
-import { publicChatCors } from '../rest/public-chat.ts';
+import { OpenStreams } from '../features/conversations/conversation-events.ts';
+import { publicChatCors } from '../features/public-chat/rest.ts';
 import { keyChecker } from '../access/api-keys.ts';
 import { apiV1Router } from '../v1/router.ts';
 import { chatbotEmbedDomains, mediaRouter, webAppRouter } from './static.ts';
-import { createStripeEventIntake, webhookSecret } from '../stripe-events.ts';
+import { createStripeEventIntake, webhookSecret } from '../features/billing/stripe-events.ts';
 import { testCheckoutRoutes } from '../test-mode/test-checkout.ts';
 import { TEST_PORTAL_PATH, testPortalRoutes } from '../test-mode/test-portal.ts';
 

@@ -11,9 +11,9 @@ import { can, type Permission } from '@parley/common/roles.ts';
 import { bearerToken } from '../access/bearer.ts';
 import type { Clients } from './clients.ts';
 import { accountOwner, authenticateMember, authorizeMember, workspaceHeader, type Member } from '../access/members.ts';
-import { loadOpenUnansweredCounts } from '../unanswered-questions.ts';
+import { loadOpenUnansweredCounts } from '../features/unanswered-questions/unanswered-questions.ts';
 import { loadAccount, type Account, type AuthUser } from '../access/users.ts';
-import { DEFAULT_SEATS, type Seats } from '../workspaces.ts';
+import { DEFAULT_SEATS, type Seats } from '../features/workspaces/workspaces.ts';
 import { loadCatalogue, type ModelCatalogue } from '@parley/common/models/catalogue.ts';
 
 export { bearerToken };

@@ -11,8 +11,8 @@ import type { Logger } from '@parley/common/logger.ts';
 import type { Clients } from '../http/clients.ts';
 import { mapError } from '../http/errors.ts';
 import { button, escapeHtml, h1, page, testModeBadge, testSession } from '../http/html-page.ts';
-import type { StripeEventIntake } from '../stripe-events.ts';
-import { stripeSdk } from '../stripe-sdk.ts';
+import type { StripeEventIntake } from '../features/billing/stripe-events.ts';
+import { stripeSdk } from '../features/billing/stripe-sdk.ts';
 
 /** Where the router is mounted; the session's url (billing's testPortalPath) points under it. */
 export const TEST_PORTAL_PATH = '/billing/test-portal';

@@ -12,8 +12,8 @@ import { Code, ConnectError, invalid, notFound } from '@parley/common/rpc-errors
 import type { SendMessageResponse, StreamMessageResponse } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { bearerToken } from '../access/bearer.ts';
 import type { Clients } from '../http/clients.ts';
-import { answerSources } from '../conversations.ts';
-import { clientGone, relayAnswer, sendEvent, type AnswerEvents } from '../rest/answer-stream.ts';
+import { answerSources } from '../features/conversations/conversations.ts';
+import { clientGone, relayAnswer, sendEvent, type AnswerEvents } from '../http/answer-stream.ts';
 import { keyReaches, type ApiV1Options, type On, type V1Call } from './call.ts';
 import { bearerChallenge } from '../access/api-keys.ts';
 

@@ -13,7 +13,7 @@ import {
   rollSecret,
   sendTestEvent,
   updateEndpoint,
-} from '../webhooks.ts';
+} from '../features/webhooks/webhooks.ts';
 import type { ApiKeyCaller } from '../access/api-keys.ts';
 import { pageLimit, type ApiV1Options, type On } from './call.ts';
 

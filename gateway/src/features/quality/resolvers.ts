@@ -5,7 +5,7 @@
 import { notFound } from '@parley/common/rpc-errors.ts';
 import { CHATBOT_NOT_FOUND } from '@parley/common/not-found.ts';
 import type { Resolvers } from '../../generated/graphql.ts';
-import { textEntryView } from '../../chatbots.ts';
+import { textEntryView } from '../chatbots/chatbots.ts';
 import { parseFormat, readTestFile, writeTestFile } from './test-files.ts';
 import { checkView, runEstimate, testCaseView, testResultView, testRunView } from './views.ts';
 

@@ -9,7 +9,7 @@ import { Code, ConnectError } from '@parley/common/rpc-errors.ts';
 import type { Clients } from '../../http/clients.ts';
 import { mapError } from '../../http/errors.ts';
 import { escapeHtml, h1, page } from '../../http/html-page.ts';
-import { actor } from '../../workspaces.ts';
+import { actor } from '../workspaces/workspaces.ts';
 import { routeMember } from '../../access/members.ts';
 import { booleanField, jsonObject, stringField } from '../../http/input.ts';
 
