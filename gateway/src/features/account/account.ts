@@ -2,7 +2,7 @@
 // and GraphQL. The auth service owns every rule and message; the gateway authenticates the token,
 // passes the user's id, the caller's token (the session that stays signed in) and the client's IP.
 import type { SessionInfo } from '@parley/proto/parley/auth/v1/auth_pb.js';
-import { isoDate } from '../chatbots/chatbots.ts';
+import { isoDate } from '../../http/dates.ts';
 import type { Clients } from '../../http/clients.ts';
 import type { Member } from '../../access/members.ts';
 import { authenticate } from '../../access/sessions.ts';

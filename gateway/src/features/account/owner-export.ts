@@ -15,7 +15,8 @@ import type { UsageRecord } from '@parley/proto/parley/billing/v1/billing_pb.js'
 import { setCurrentRole } from '@parley/common/context.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import { Code, ConnectError } from '@parley/common/rpc-errors.ts';
-import { chatbotView, isoDate, type ChatbotView } from '../chatbots/chatbots.ts';
+import { isoDate } from '../../http/dates.ts';
+import { chatbotView, type ChatbotView } from '../chatbots/chatbots.ts';
 import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
 import type { Clients } from '../../http/clients.ts';
 import { authenticate } from '../../access/sessions.ts';

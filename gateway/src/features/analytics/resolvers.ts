@@ -2,7 +2,11 @@
 // /api/chatbot/{id}/unanswered-questions: the same views and calls, the same rules (the chat service's).
 import type { Resolvers } from '../../generated/graphql.ts';
 import { loadAnalyticsSummary, loadChatbotAnalytics } from './analytics.ts';
-import { answerUnansweredQuestion, dismissUnansweredQuestion, listUnansweredQuestions } from '../unanswered-questions/unanswered-questions.ts';
+import {
+  answerUnansweredQuestion,
+  dismissUnansweredQuestion,
+  listUnansweredQuestions,
+} from '../unanswered-questions/unanswered-questions.ts';
 
 export const insightResolvers: Resolvers = {
   Query: {

@@ -6,7 +6,7 @@ import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { ApiKey } from '@parley/proto/parley/auth/v1/api_keys_pb.js';
 import { API_SCOPES, API_SCOPE_NAMES } from '@parley/common/api-scopes.ts';
 import { Code, ConnectError, invalid } from '@parley/common/rpc-errors.ts';
-import { isoDate } from '../chatbots/chatbots.ts';
+import { isoDate } from '../../http/dates.ts';
 import type { Clients } from '../../http/clients.ts';
 import type { Member } from '../../access/members.ts';
 

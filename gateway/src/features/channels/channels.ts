@@ -5,7 +5,7 @@
 // last four characters only, and never answers, logs or keeps the token.
 import type { ChannelConnection, ChannelDelivery } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { invalid } from '@parley/common/rpc-errors.ts';
-import { isoDate } from '../chatbots/chatbots.ts';
+import { isoDate } from '../../http/dates.ts';
 import type { Clients } from '../../http/clients.ts';
 import type { Member } from '../../access/members.ts';
 

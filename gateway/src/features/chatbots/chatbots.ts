@@ -1,7 +1,6 @@
 // Chatbots as the product shows them, from the chatbot service's messages. REST and GraphQL share
 // these views; only the id field's name differs (`_id` in REST, docs/product.md, Chatbots).
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
 import type {
   Appearance,
   Chatbot,
@@ -21,6 +20,7 @@ import type { Clients } from '../../http/clients.ts';
 import { leadSettingsView, type LeadSettingsView } from '../leads/leads.ts';
 import { privacyView, type PrivacyView } from '../privacy/privacy-settings.ts';
 import { chatbotModelsView, modelChoiceChange, recordModelChange, type ChatbotModelView, type ModelChoiceInput } from '../models/models.ts';
+import { isoDate } from '../../http/dates.ts';
 
 /** Where an entry's text came from: `name` for a file, `url` for a web page, each only when it has one. */
 export interface EntrySourceView {
@@ -101,8 +101,6 @@ export interface ChatbotView extends VoiceView, EmbedSettingsView, LeadSettingsV
   /** Present when the service sent it (lists and single reads ask for it). */
   knowledgeBase?: KnowledgeBaseView;
 }
-
-export const isoDate = (ts: Timestamp | undefined): string | null => (ts ? timestampDate(ts).toISOString() : null);
 
 export function textEntryView(entry: TextEntry | undefined): TextEntryView {
   // A contract violation, not a user error: it surfaces as a logged 500.

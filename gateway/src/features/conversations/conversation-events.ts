@@ -12,7 +12,7 @@ import type { Logger } from '@parley/common/logger.ts';
 import { gauge } from '@parley/common/metrics.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import type { ChatMessage, HandoffState, WatchConversationResponse } from '@parley/proto/parley/chat/v1/chat_pb.js';
-import { isoDate } from '../chatbots/chatbots.ts';
+import { isoDate } from '../../http/dates.ts';
 import { answerSources, type AnswerSourceView } from './conversations.ts';
 import { mapError } from '../../http/errors.ts';
 import { sendEvent, startEventStream } from '../../http/answer-stream.ts';

@@ -20,7 +20,7 @@ import Papa from 'papaparse';
 import type { ExportRow } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import type { Logger } from '@parley/common/logger.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
-import { isoDate } from '../chatbots/chatbots.ts';
+import { isoDate } from '../../http/dates.ts';
 import type { Clients } from '../../http/clients.ts';
 import { ownerId } from '../../access/members.ts';
 

@@ -1,7 +1,7 @@
 // Conversations as owners read them in the History tab, from the chat service's messages.
 import type { AnsweringModel, ChatMessage, Conversation, Source } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { Code, ConnectError } from '@parley/common/rpc-errors.ts';
-import { isoDate } from '../chatbots/chatbots.ts';
+import { isoDate } from '../../http/dates.ts';
 
 /** Who wrote a message: the visitor, the bot, the product, a member answering the visitor (agent), or a member's internal note. */
 export type MessageRole = 'user' | 'assistant' | 'system' | 'agent' | 'note';

@@ -5,7 +5,7 @@
 // not ids, empty text, a missing client message id), so such input is a clear 4xx whatever the service.
 import type { ChatMessage, InboxItem, Lead } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { Code, ConnectError, invalid, notFound } from '@parley/common/rpc-errors.ts';
-import { isoDate } from '../chatbots/chatbots.ts';
+import { isoDate } from '../../http/dates.ts';
 import type { Clients } from '../../http/clients.ts';
 import { answerSources, answeringModelView, type AnswerSourceView, type AnsweringModelView } from '../conversations/conversations.ts';
 import type { Member } from '../../access/members.ts';

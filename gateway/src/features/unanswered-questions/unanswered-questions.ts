@@ -5,7 +5,7 @@
 import type { UnansweredQuestion } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { Code, ConnectError } from '@parley/common/rpc-errors.ts';
 import type { Clients } from '../../http/clients.ts';
-import { isoDate } from '../chatbots/chatbots.ts';
+import { isoDate } from '../../http/dates.ts';
 
 export interface UnansweredQuestionView {
   id: string;

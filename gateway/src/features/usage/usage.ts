@@ -6,7 +6,7 @@ import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { GetUsageReportResponse, UsageRecord } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import { Code, ConnectError, invalid } from '@parley/common/rpc-errors.ts';
 import type { Clients } from '../../http/clients.ts';
-import { isoDate } from '../chatbots/chatbots.ts';
+import { isoDate } from '../../http/dates.ts';
 import { subscriptionOf, type Subscription } from '../../access/users.ts';
 
 export const BAD_DATES_MESSAGE = 'startDate and endDate must be ISO 8601 dates';

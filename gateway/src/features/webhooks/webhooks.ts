@@ -7,7 +7,7 @@
 import type { WebhookDelivery, WebhookEndpoint } from '@parley/proto/parley/chatbot/v1/webhooks_pb.js';
 import { Code, ConnectError, invalid } from '@parley/common/rpc-errors.ts';
 import { WEBHOOK_EVENTS, WEBHOOK_EVENT_TYPES } from '@parley/common/webhook-events.ts';
-import { isoDate } from '../chatbots/chatbots.ts';
+import { isoDate } from '../../http/dates.ts';
 import type { Clients } from '../../http/clients.ts';
 import type { Member } from '../../access/members.ts';
 

@@ -7,7 +7,7 @@ import type { AuditEvent, Invitation, Member as WorkspaceMember, Workspace } fro
 import { Plan } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import { Code, ConnectError, invalid } from '@parley/common/rpc-errors.ts';
 import { isRole, permissionsOf, ROLES, type Role } from '@parley/common/roles.ts';
-import { isoDate } from '../chatbots/chatbots.ts';
+import { isoDate } from '../../http/dates.ts';
 import type { Clients } from '../../http/clients.ts';
 import type { Member } from '../../access/members.ts';
 import type { AuthUser } from '../../access/users.ts';
