@@ -9,6 +9,7 @@ import type { Response } from 'express';
 import { cache } from '@parley/common/cache.ts';
 import { clientIp } from '@parley/common/http.ts';
 import { Code, ConnectError, invalid, notFound } from '@parley/common/rpc-errors.ts';
+import { CHATBOT_NOT_FOUND } from '@parley/common/not-found.ts';
 import type { SendMessageResponse, StreamMessageResponse } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { bearerToken } from '../access/bearer.ts';
 import type { Clients } from '../http/clients.ts';
@@ -251,7 +252,7 @@ function publicIds(clients: Clients) {
   return (ownerId: string, chatbotId: string): Promise<string> =>
     known.getOrLoad(`${ownerId}:${chatbotId}`, null, async () => {
       const { chatbot } = await clients.chatbot.getChatbot({ ownerId, chatbotId });
-      if (!chatbot) throw notFound('Chatbot not found');
+      if (!chatbot) throw notFound(CHATBOT_NOT_FOUND);
       return chatbot.uniqueId;
     });
 }
