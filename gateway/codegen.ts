@@ -12,14 +12,14 @@ const config: CodegenConfig = {
         // Node's type stripping cannot run TypeScript enums.
         enumsAsTypes: true,
         scalars: { Decimal: 'string', DateTime: 'string' },
-        contextType: '../context.ts#GraphQLContext',
+        contextType: '../http/context.ts#GraphQLContext',
         // Resolvers hand the auth service's user to the User type; its billing fields resolve lazily.
         // Chatbots are mapped from the chatbot service's messages once, by the views in chatbots.ts.
         mappers: {
-          User: '../users.ts#AuthUser',
-          Chatbot: '../chatbots.ts#ChatbotView',
-          KnowledgeBase: '../chatbots.ts#KnowledgeBaseView',
-          Conversation: '../conversations.ts#ConversationView',
+          User: '../access/users.ts#AuthUser',
+          Chatbot: '../features/chatbots/chatbots.ts#ChatbotView',
+          KnowledgeBase: '../features/chatbots/chatbots.ts#KnowledgeBaseView',
+          Conversation: '../features/conversations/conversations.ts#ConversationView',
         },
       },
     },

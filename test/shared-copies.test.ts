@@ -3,7 +3,7 @@
 // home here, where both sides can be loaded.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { appearanceView } from '../gateway/src/chatbots.ts';
+import { appearanceView } from '../gateway/src/features/chatbots/chatbots.ts';
 import { PUBLIC_CHATBOT_NOT_FOUND } from '../services/common/src/public-chatbot.ts';
 import { root } from './repo.ts';
 

@@ -5,7 +5,7 @@ import { createLogger } from '@parley/common/logger.ts';
 import { shutdownSettings } from '@parley/common/lifecycle.ts';
 import { serveMetrics } from '@parley/common/metrics-server.ts';
 import { runService } from '@parley/common/service.ts';
-import { createGateway } from './app.ts';
+import { createGateway } from './http/app.ts';
 import { gatewayVars } from './config.ts';
 
 const config = loadConfig(gatewayVars);

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceClient } from '@parley/common/rpc-client.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '@parley/common/testing/fake-openai.ts';
 import { ChatService } from '@parley/proto/parley/chat/v1/chat_pb.js';
-import { ACCESS_ENDED, KEY_ENDED } from '../src/held-streams.ts';
+import { ACCESS_ENDED, KEY_ENDED } from '../src/access/held-streams.ts';
 import { apiKeys, chatbotWithKnowledge, v1 } from './api-v1-fixtures.ts';
 import { PASSWORD, registerOwner, type Owner } from './chatbot-fixtures.ts';
 import { api, startGateway, startStack, TEST_SERVICE_SECRET, type Stack } from './stack.ts';

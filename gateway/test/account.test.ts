@@ -13,7 +13,7 @@ import { createProducer, QUEUES } from '@parley/common/queues.ts';
 import { createRedis, type Redis } from '@parley/common/redis.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '@parley/common/testing/fake-openai.ts';
 import { startSmtpCatcher, type CaughtMail } from '@parley/common/testing/smtp-catcher.ts';
-import { RESET_REQUESTED_MESSAGE } from '../src/account.ts';
+import { RESET_REQUESTED_MESSAGE } from '../src/features/account/account.ts';
 import { api, startStack, uniqueEmail, type Stack } from './stack.ts';
 import { PASSWORD, pictureForm, pngImage, postForm, registerOwner, type Owner } from './chatbot-fixtures.ts';
 

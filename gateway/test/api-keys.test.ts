@@ -3,8 +3,8 @@
 // by owners and admins of the request's workspace only (apikeys:manage).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_SCOPE_NAMES, API_SCOPES } from '@parley/common/api-scopes.ts';
-import { OVERLAP_INVALID } from '../src/api-keys.ts';
-import { roleLacksPermission, WORKSPACE_NOT_FOUND } from '../src/errors.ts';
+import { OVERLAP_INVALID } from '../src/features/api-keys/api-keys.ts';
+import { roleLacksPermission, WORKSPACE_NOT_FOUND } from '../src/http/errors.ts';
 import { registerOwner } from './chatbot-fixtures.ts';
 import { api, startStack, type Stack } from './stack.ts';
 import { createTeam, gqlIn, inWorkspace, type Team } from './workspace-fixtures.ts';

@@ -10,7 +10,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIRequest } from '@parley/common/testing/fake-openai.ts';
-import { UNAVAILABLE_MESSAGE } from '../src/errors.ts';
+import { UNAVAILABLE_MESSAGE } from '../src/http/errors.ts';
 import { makePro, registerOwner } from './chatbot-fixtures.ts';
 import { api, startGateway, startStack, TEST_SERVICE_SECRET, type Stack } from './stack.ts';
 

@@ -2,7 +2,7 @@
 // someone else's, bodies that are not JSON, are the wrong shape or types, carry control characters or
 // are too large, under two content types. Each answer is a 4xx or a success with a JSON body, never a
 // 5xx, and the stack still serves a signed-in owner afterwards. The routes are those the gateway
-// declares (gateway/src/rest, gateway/src/features): a route added without being listed here fails the first test.
+// declares (gateway/src/http/api.ts, gateway/src/features): a route added without being listed here fails the first test.
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerOwner, type Owner } from './chatbot-fixtures.ts';
@@ -23,7 +23,7 @@ afterAll(async () => {
   await stack?.close();
 });
 
-/** Every route under /api, as mounted in gateway/src/rest/api.ts; the deletions last, so the rest meet a live chatbot. */
+/** Every route under /api, as mounted in gateway/src/http/api.ts; the deletions last, so the rest meet a live chatbot. */
 const ROUTES: Array<[string, string]> = [
   ['POST', '/api/auth/register'],
   ['POST', '/api/auth/login'],
@@ -196,18 +196,17 @@ function fill(path: string, id: string): string {
 describe('every REST route', () => {
   it('is in the sweep: each route the gateway declares is listed', () => {
     const features = new URL('../src/features/', import.meta.url);
-    const dirs = [
-      new URL('../src/rest/', import.meta.url),
-      ...readdirSync(features, { withFileTypes: true })
-        .filter((e) => e.isDirectory())
-        .map((e) => new URL(`${e.name}/`, features)),
-    ];
-    const declared = dirs
-      .flatMap((dir) =>
+    const dirs = readdirSync(features, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => new URL(`${e.name}/`, features));
+    const declared = [
+      new URL('../src/http/api.ts', import.meta.url),
+      ...dirs.flatMap((dir) =>
         readdirSync(dir)
           .filter((f) => f.endsWith('.ts'))
           .map((f) => new URL(f, dir)),
-      )
+      ),
+    ]
       .flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/router\.(get|post|put|delete|patch)\(\s*'([^']+)'/g)])
       .map(([, method, path]) => [method.toUpperCase(), path] as const)
       .filter(([method, path]) => !NOT_SWEPT.has(`${method} ${path}`));

@@ -4,8 +4,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSchema, parse, specifiedRules, validate } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { documentNesting, jsonDepth, OPERATION_BOUNDS, noSubscriptions, operationBounds } from '../src/graphql-limits.ts';
-import { loadTypeDefs } from '../src/graphql.ts';
+import { documentNesting, jsonDepth, OPERATION_BOUNDS, noSubscriptions, operationBounds } from '../src/http/graphql-limits.ts';
+import { loadTypeDefs } from '../src/http/graphql.ts';
 
 const schema = buildSchema(`
   type Query { node: Node, nodes: [Node!]! }

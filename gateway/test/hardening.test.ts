@@ -5,7 +5,7 @@ import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pictureForm, pngImage, postForm, registerOwner, type Owner } from './chatbot-fixtures.ts';
-import { OPERATION_BOUNDS } from '../src/graphql-limits.ts';
+import { OPERATION_BOUNDS } from '../src/http/graphql-limits.ts';
 import { api, gql, startGateway, startStack, type Stack } from './stack.ts';
 
 let stack: Stack;

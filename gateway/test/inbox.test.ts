@@ -13,7 +13,7 @@ import { createRedis } from '@parley/common/redis.ts';
 import { createServiceClient } from '@parley/common/rpc-client.ts';
 import { ApiKeyService } from '@parley/proto/parley/auth/v1/api_keys_pb.js';
 import { ChatService } from '@parley/proto/parley/chat/v1/chat_pb.js';
-import { CLIENT_MESSAGE_ID_INVALID, CONTENT_EMPTY, CONVERSATION_NOT_FOUND } from '../src/inbox.ts';
+import { CLIENT_MESSAGE_ID_INVALID, CONTENT_EMPTY, CONVERSATION_NOT_FOUND } from '../src/features/inbox/inbox.ts';
 import { api, startGateway, startStack, TEST_SERVICE_SECRET, type Stack } from './stack.ts';
 import { readEvents, until } from './event-stream.ts';
 import { createTeam, gqlIn, inWorkspace, setWorkspacePlan, sql, type Team } from './workspace-fixtures.ts';

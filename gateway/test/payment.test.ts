@@ -20,13 +20,13 @@ import {
 import { api, gql, startGateway, type Stack, startStack } from './stack.ts';
 import { type Owner, registerOwner } from './chatbot-fixtures.ts';
 import { accountRow, billingQuery, sleep, units, waitFor } from './billing-fixtures.ts';
-import { MISMATCHED_METADATA_MESSAGE, UNKNOWN_MODE_MESSAGE } from '../src/checkout.ts';
+import { MISMATCHED_METADATA_MESSAGE, UNKNOWN_MODE_MESSAGE } from '../src/features/billing/checkout.ts';
 import {
   INVALID_SIGNATURE_MESSAGE,
   MISSING_SIGNATURE_MESSAGE,
   NOT_ACCEPTED_MESSAGE,
   STALE_SIGNATURE_MESSAGE,
-} from '../src/stripe-events.ts';
+} from '../src/features/billing/stripe-events.ts';
 
 let fake: FakeStripe;
 let stack: Stack;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAI } from '@parley/common/testing/fake-openai.ts';
 import { Code, ConnectError } from '@parley/common/rpc-errors.ts';
 import { createLogger } from '@parley/common/logger.ts';
-import { INTERNAL_MESSAGE, mapError, UNAVAILABLE_MESSAGE } from '../src/errors.ts';
+import { INTERNAL_MESSAGE, mapError, UNAVAILABLE_MESSAGE } from '../src/http/errors.ts';
 import { registerOwner } from './chatbot-fixtures.ts';
 import { api, startGateway, startStack, type Stack } from './stack.ts';
 

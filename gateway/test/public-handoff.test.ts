@@ -1,5 +1,5 @@
 // Contract tests of the visitor's side of handoff (docs/adr/0034-humans-in-the-loop.md, the path
-// comment of gateway/src/rest/public-chat.ts): asking for a person, the chat answer while a person
+// comment of gateway/src/features/public-chat/rest.ts): asking for a person, the chat answer while a person
 // is involved, and the conversation's live stream, through the gateway against the real services.
 // The agent's side is the chat service's RPCs, called here as the gateway would call them.
 import pg from 'pg';
@@ -11,7 +11,7 @@ import { ChatService } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { makePro, registerOwner, type Owner } from './chatbot-fixtures.ts';
 import { createLogger } from '@parley/common/logger.ts';
 import { serveApp } from '@parley/common/testing/serve.ts';
-import { createGateway } from '../src/app.ts';
+import { createGateway } from '../src/http/app.ts';
 import { readGatewayConfig } from '../src/config.ts';
 import { api, startStack, TEST_SERVICE_SECRET, type Stack } from './stack.ts';
 

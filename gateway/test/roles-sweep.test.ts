@@ -7,10 +7,10 @@
 // entries (the developer API) let no member's session through.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { can, ROLES, type Role } from '@parley/common/roles.ts';
-import { createGateway } from '../src/app.ts';
+import { createGateway } from '../src/http/app.ts';
 import { readGatewayConfig } from '../src/config.ts';
-import { roleLacksPermission, WORKSPACE_NOT_FOUND } from '../src/errors.ts';
-import { ACCESS, accessOf, isPermission, type Access } from '../src/permissions.ts';
+import { roleLacksPermission, WORKSPACE_NOT_FOUND } from '../src/http/errors.ts';
+import { ACCESS, accessOf, isPermission, type Access } from '../src/access/permissions.ts';
 import { createLogger } from '@parley/common/logger.ts';
 import { PASSWORD, registerOwner, type Owner } from './chatbot-fixtures.ts';
 import { gql, startStack, uniqueEmail, type ApiResponse, type Stack } from './stack.ts';

@@ -20,7 +20,7 @@ import { readChatConfig } from '@parley/chat/config.ts';
 import { createChatService, MIGRATIONS_DIR as CHAT_MIGRATIONS } from '@parley/chat/service.ts';
 import { readChatbotConfig } from '@parley/chatbot/config.ts';
 import { createChatbotService, MIGRATIONS_DIR as CHATBOT_MIGRATIONS } from '@parley/chatbot/service.ts';
-import { createGateway } from '../src/app.ts';
+import { createGateway } from '../src/http/app.ts';
 import { readGatewayConfig } from '../src/config.ts';
 
 const silent = (name: string) => createLogger(name, 'silent');

@@ -10,7 +10,7 @@ import { signStripePayload, stripeEvent, stripeEventPayload } from '@parley/comm
 import { api, gql, type Stack, startStack } from './stack.ts';
 import { type Owner, registerOwner } from './chatbot-fixtures.ts';
 import { accountRow, billingQuery, sleep, units, waitFor } from './billing-fixtures.ts';
-import { INVALID_SIGNATURE_MESSAGE } from '../src/stripe-events.ts';
+import { INVALID_SIGNATURE_MESSAGE } from '../src/features/billing/stripe-events.ts';
 
 let stack: Stack;
 let redis: Redis;

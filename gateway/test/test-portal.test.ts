@@ -13,7 +13,7 @@ import { createServiceClient } from '@parley/common/rpc-client.ts';
 import { api, type Stack, startStack, TEST_SERVICE_SECRET } from './stack.ts';
 import { type Owner, registerOwner } from './chatbot-fixtures.ts';
 import { accountRow, billingQuery, waitFor } from './billing-fixtures.ts';
-import { portalCancelEventId } from '../src/test-portal.ts';
+import { portalCancelEventId } from '../src/test-mode/test-portal.ts';
 
 let stack: Stack;
 let redis: Redis;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, gql, type Stack, startStack } from './stack.ts';
 import { makePro, type Owner, registerOwner } from './chatbot-fixtures.ts';
 import { asNumber, costUnits, publishUsage, units, usageRecordCount, waitFor, type UsageEvent } from './billing-fixtures.ts';
-import { BAD_DATES_MESSAGE, REVERSED_RANGE_MESSAGE } from '../src/usage.ts';
+import { BAD_DATES_MESSAGE, REVERSED_RANGE_MESSAGE } from '../src/features/usage/usage.ts';
 
 let stack: Stack;
 let owner: Owner;

@@ -8,7 +8,7 @@
 // key holding conversations:read reads the conversation itself.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '@parley/common/logger.ts';
-import { createGateway } from '../src/app.ts';
+import { createGateway } from '../src/http/app.ts';
 import { readGatewayConfig } from '../src/config.ts';
 import { API_V1_PREFIX, API_V1_ROUTES } from '../src/v1/routes.ts';
 import { waitFor } from './billing-fixtures.ts';

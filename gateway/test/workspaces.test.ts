@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readOutbox } from '@parley/common/mail-outbox.ts';
 import { permissionsOf } from '@parley/common/roles.ts';
-import { roleLacksPermission, WORKSPACE_NOT_FOUND } from '../src/errors.ts';
+import { roleLacksPermission, WORKSPACE_NOT_FOUND } from '../src/http/errors.ts';
 import { waitFor } from './billing-fixtures.ts';
 import { PASSWORD, registerOwner, type Owner } from './chatbot-fixtures.ts';
 import { api, startStack, uniqueEmail, type Stack } from './stack.ts';

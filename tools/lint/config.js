@@ -21,6 +21,11 @@ const foldersIn = (dir) =>
     .map((entry) => entry.name);
 
 const services = foldersIn('services/').filter((name) => name !== 'common');
+// The gateway's files that compose the features into one app (routes, GraphQL schema and context).
+const gatewayComposition = ['app.ts', 'api.ts', 'graphql.ts', 'context.ts'];
+const gatewayHttp = readdirSync(join(root, 'gateway/src/http'))
+  .filter((name) => name.endsWith('.ts') && !gatewayComposition.includes(name))
+  .map((name) => `gateway/src/http/${name}`);
 const features = foldersIn('web/src/features/');
 
 // Which folder may import which (import-x/no-restricted-paths resolves every import, package names
@@ -54,6 +59,16 @@ const boundaries = [
     from: 'services',
     except: ['./common'],
     message: 'The gateway reaches services through their clients (proto), never their code.',
+  },
+  // Inside the gateway: access/ (who calls) and http/ (transport) serve every feature and so import
+  // none, nor the test-mode pages; only the composition files put the features together.
+  {
+    target: ['gateway/src/access', ...gatewayHttp],
+    from: ['gateway/src/features', 'gateway/src/test-mode'],
+    message:
+      'gateway/src/access and gateway/src/http serve every feature and import none; only the composition files (' +
+      gatewayComposition.join(', ') +
+      ') put features together.',
   },
   {
     target: ['web/src', 'web/chat-page'],

@@ -6,9 +6,9 @@ import { invalid } from '@parley/common/rpc-errors.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import type { Redis } from '@parley/common/redis.ts';
 import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
-import type { Clients } from '../clients.ts';
-import type { HeldStreams } from '../held-streams.ts';
-import type { ApiKeyCaller, KeyChecker } from './keys.ts';
+import type { Clients } from '../http/clients.ts';
+import type { HeldStreams } from '../access/held-streams.ts';
+import type { ApiKeyCaller, KeyChecker } from '../access/api-keys.ts';
 import type { API_V1_ROUTES, ApiRouteKey } from './routes.ts';
 import { CHATBOT_NOT_FOUND } from '@parley/common/not-found.ts';
 

@@ -9,13 +9,14 @@ import type { Response } from 'express';
 import { cache } from '@parley/common/cache.ts';
 import { clientIp } from '@parley/common/http.ts';
 import { Code, ConnectError, invalid, notFound } from '@parley/common/rpc-errors.ts';
+import { CHATBOT_NOT_FOUND } from '@parley/common/not-found.ts';
 import type { SendMessageResponse, StreamMessageResponse } from '@parley/proto/parley/chat/v1/chat_pb.js';
-import { bearerToken } from '../bearer.ts';
-import type { Clients } from '../clients.ts';
-import { answerSources } from '../conversations.ts';
-import { clientGone, relayAnswer, sendEvent, type AnswerEvents } from '../rest/answer-stream.ts';
+import { bearerToken } from '../access/bearer.ts';
+import type { Clients } from '../http/clients.ts';
+import { answerSources } from '../features/conversations/conversations.ts';
+import { clientGone, relayAnswer, sendEvent, type AnswerEvents } from '../http/answer-stream.ts';
 import { keyReaches, type ApiV1Options, type On, type V1Call } from './call.ts';
-import { bearerChallenge } from './keys.ts';
+import { bearerChallenge } from '../access/api-keys.ts';
 
 export const modelNotFound = (model: string) => `The model \`${model.slice(0, 100)}\` does not exist or this API key may not use it.`;
 export const NO_USER_MESSAGE = 'messages must end with a user message';
@@ -251,7 +252,7 @@ function publicIds(clients: Clients) {
   return (ownerId: string, chatbotId: string): Promise<string> =>
     known.getOrLoad(`${ownerId}:${chatbotId}`, null, async () => {
       const { chatbot } = await clients.chatbot.getChatbot({ ownerId, chatbotId });
-      if (!chatbot) throw notFound('Chatbot not found');
+      if (!chatbot) throw notFound(CHATBOT_NOT_FOUND);
       return chatbot.uniqueId;
     });
 }

@@ -9,7 +9,7 @@ import type { Logger } from '@parley/common/logger.ts';
 import { redisKeys } from '@parley/common/redis-keys.ts';
 import { withRedisDeadline, type Redis } from '@parley/common/redis.ts';
 import { tooMany } from '@parley/common/rpc-errors.ts';
-import type { KeyCheckGuard } from './keys.ts';
+import type { KeyCheckGuard } from '../access/api-keys.ts';
 
 export const KEY_RATE_LIMITED = 'Too many requests for this API key. Retry after the number of seconds in Retry-After.';
 

@@ -16,13 +16,13 @@ import {
   updateChatbot,
   voiceChange,
   type TextEntryView,
-} from '../chatbots.ts';
+} from '../features/chatbots/chatbots.ts';
 import { clientIp } from '@parley/common/http.ts';
-import { workspaceModels } from '../models.ts';
-import type { Clients } from '../clients.ts';
-import { conversationView } from '../conversations.ts';
-import { readKnowledgeUpload } from '../rest/knowledge-upload.ts';
-import { loadUsageReport, money, parseUsageQuery, restUsageReport } from '../usage.ts';
+import { workspaceModels } from '../features/models/models.ts';
+import type { Clients } from '../http/clients.ts';
+import { conversationView } from '../features/conversations/conversations.ts';
+import { readKnowledgeUpload } from '../features/knowledge/knowledge-upload.ts';
+import { loadUsageReport, money, parseUsageQuery, restUsageReport } from '../features/usage/usage.ts';
 import { CHATBOT_NOT_FOUND, keyReaches, pageLimit, type ApiV1Options, type On } from './call.ts';
 import { webhookRoutes } from './webhooks.ts';
 import { CONVERSATION_NOT_FOUND } from '@parley/common/not-found.ts';

@@ -3,8 +3,8 @@
 // (openapi.ts), so the two cannot drift. Like the rest of the gateway, they check JSON types and
 // clean text only; every rule on the values (lengths, formats, limits) stays the services'.
 import { z } from 'zod';
-import { isCleanText } from '../rest/input.ts';
-import { CONTROL_CHARACTERS } from '../rest/input.ts';
+import { isCleanText } from '../http/input.ts';
+import { CONTROL_CHARACTERS } from '../http/input.ts';
 
 /** Text the services may store: no control characters, no lone surrogates (rest/input.ts). */
 const text = () => z.string().refine(isCleanText, CONTROL_CHARACTERS);

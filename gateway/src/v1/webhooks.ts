@@ -13,8 +13,8 @@ import {
   rollSecret,
   sendTestEvent,
   updateEndpoint,
-} from '../webhooks.ts';
-import type { ApiKeyCaller } from './keys.ts';
+} from '../features/webhooks/webhooks.ts';
+import type { ApiKeyCaller } from '../access/api-keys.ts';
 import { pageLimit, type ApiV1Options, type On } from './call.ts';
 
 export const WEBHOOKS_NEED_WHOLE_WORKSPACE =

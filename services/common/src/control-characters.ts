@@ -7,6 +7,7 @@
 const ANY = /\p{Cc}/u;
 const ANY_GLOBAL = /\p{Cc}/gu;
 const BUT_LINE_BREAKS = /(?![\t\n\r])\p{Cc}/u;
+const BUT_LINE_BREAKS_GLOBAL = /(?![\t\n\r])\p{Cc}/gu;
 
 /** Which controls a value may keep: none (a name, an email, a label), or tab and line breaks (multi-line text). */
 export type ControlCharacterRule = 'one line' | 'multi-line';
@@ -16,7 +17,10 @@ export function hasControlCharacters(value: string, rule: ControlCharacterRule =
   return (rule === 'one line' ? ANY : BUT_LINE_BREAKS).test(value);
 }
 
-/** `value` with every control character removed: for a value read from a header or a browser, where refusing is not the caller's choice. */
-export function withoutControlCharacters(value: string): string {
-  return value.replace(ANY_GLOBAL, '');
+/**
+ * `value` with every control character its kind of text may not hold removed: for a value read from a
+ * header or a browser, or text taken from a file, where refusing is not the caller's choice.
+ */
+export function withoutControlCharacters(value: string, rule: ControlCharacterRule = 'one line'): string {
+  return value.replace(rule === 'one line' ? ANY_GLOBAL : BUT_LINE_BREAKS_GLOBAL, '');
 }

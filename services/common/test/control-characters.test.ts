@@ -27,4 +27,8 @@ describe('control characters, one rule', () => {
     expect(withoutControlCharacters('\u0000Ada\n\u0085 Love\u007flace\t')).toBe('Ada Lovelace');
     expect(withoutControlCharacters('plain')).toBe('plain');
   });
+
+  it.each([...C0, ...DEL_AND_C1])('strips U+%s from multi-line text and keeps tab and line breaks', (c) => {
+    expect(withoutControlCharacters(`a${c}\tb\r\nc${c}`, 'multi-line')).toBe('a\tb\r\nc');
+  });
 });

@@ -14,8 +14,8 @@ import { invalid } from '@parley/common/rpc-errors.ts';
 import type { JsonObject } from '@bufbuild/protobuf';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import type { Action, ActionCall } from '@parley/proto/parley/chatbot/v1/actions_pb.js';
-import type { Clients } from '../../clients.ts';
-import { routeMember, type Member } from '../../owners.ts';
+import type { Clients } from '../../http/clients.ts';
+import { routeMember, type Member } from '../../access/members.ts';
 
 export const ACTION_DELETED_MESSAGE = 'Action deleted';
 

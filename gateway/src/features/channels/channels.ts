@@ -5,9 +5,9 @@
 // last four characters only, and never answers, logs or keeps the token.
 import type { ChannelConnection, ChannelDelivery } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { invalid } from '@parley/common/rpc-errors.ts';
-import { isoDate } from '../../chatbots.ts';
-import type { Clients } from '../../clients.ts';
-import type { Member } from '../../owners.ts';
+import { isoDate } from '../../http/dates.ts';
+import type { Clients } from '../../http/clients.ts';
+import type { Member } from '../../access/members.ts';
 
 /** The public path a provider posts a connection's updates to: `{PUBLIC_URL}/api/channels/{channel}/{connectionId}`. */
 export const webhookPath = (channel: string) => `/api/channels/${channel}`;

@@ -6,9 +6,9 @@
 // names the expected value), reads the update (400 when it is none) and queues its message. The
 // answer is Telegram's "ok" once queued: the bot's answer goes out through the Bot API later.
 import express, { Router } from 'express';
-import type { Clients } from '../../clients.ts';
+import type { Clients } from '../../http/clients.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
-import { HttpError } from '../../errors.ts';
+import { HttpError } from '../../http/errors.ts';
 
 /** Telegram's updates are a few kilobytes; a body past this is refused 413 before chat sees it. */
 export const WEBHOOK_BODY_LIMIT = '256kb';

@@ -2,7 +2,7 @@
 // thin calls to chat's GetIdentityVerification and CreateIdentitySecret. Chat owns the rules (the
 // chatbot must be the workspace's; the secret is made, sealed and kept there); the gateway checks the
 // permission (permissions.ts) and answers the new secret once, never logging it.
-import { isoDate } from '../../chatbots.ts';
+import { isoDate } from '../../http/dates.ts';
 import type { Resolvers } from '../../generated/graphql.ts';
 
 export const identityResolvers: Resolvers = {

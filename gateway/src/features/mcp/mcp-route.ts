@@ -15,12 +15,12 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Request, RequestHandler, Response } from 'express';
 import { clientIp } from '@parley/common/http.ts';
 import type { Logger } from '@parley/common/logger.ts';
-import { answerSources } from '../../conversations.ts';
-import { mapError } from '../../errors.ts';
-import { clientGone } from '../../rest/answer-stream.ts';
+import { answerSources } from '../conversations/conversations.ts';
+import { mapError } from '../../http/errors.ts';
+import { clientGone } from '../../http/answer-stream.ts';
 import { answerUsage } from '../../v1/chat.ts';
 import { keyReaches, type ApiV1Options, type On } from '../../v1/call.ts';
-import type { ApiKeyCaller } from '../../v1/keys.ts';
+import type { ApiKeyCaller } from '../../access/api-keys.ts';
 import {
   AskInput,
   AskOutput,

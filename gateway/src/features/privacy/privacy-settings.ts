@@ -2,7 +2,7 @@
 // the view REST and GraphQL share, and the UpdateChatbot request's PrivacyChange from what the owner
 // sent. The patterns are the chatbot service's to check (it owns the rule and its messages).
 import type { Privacy } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
-import { optionalBoolean, optionalStringArray, type JsonObject } from '../../rest/input.ts';
+import { optionalBoolean, optionalStringArray, type JsonObject } from '../../http/input.ts';
 
 export interface PrivacyView {
   /** Emails, phone numbers, card numbers, IBANs and the owner's patterns are replaced by placeholders before the model reads them. */

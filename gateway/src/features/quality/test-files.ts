@@ -11,7 +11,7 @@
 // cases, each with its line; the chat service checks every case and names each bad line.
 import Papa from 'papaparse';
 import { invalid } from '@parley/common/rpc-errors.ts';
-import { HttpError } from '../../errors.ts';
+import { HttpError } from '../../http/errors.ts';
 
 export const TEST_FILE_FORMATS = ['csv', 'jsonl'] as const;
 export type TestFileFormat = (typeof TEST_FILE_FORMATS)[number];

@@ -3,7 +3,7 @@
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import type { TestCase, TestCheck, TestResult, TestRun, TestTotals } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
-import { typicalAnswerCost } from '../../models.ts';
+import { typicalAnswerCost } from '../models/models.ts';
 
 const iso = (t: Parameters<typeof timestampDate>[0] | undefined) => (t ? timestampDate(t).toISOString() : null);
 

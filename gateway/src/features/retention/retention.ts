@@ -7,9 +7,9 @@
 // change with the windows before and after and how much the new windows put past their end. A save
 // checks every window first (the rule's message, before any service is changed), then sets each.
 import { parseRetentionDays } from '@parley/common/retention.ts';
-import type { Clients } from '../../clients.ts';
+import type { Clients } from '../../http/clients.ts';
 import type { Resolvers } from '../../generated/graphql.ts';
-import type { Member } from '../../owners.ts';
+import type { Member } from '../../access/members.ts';
 
 export interface RetentionWindowsView {
   conversationDays: number | null;

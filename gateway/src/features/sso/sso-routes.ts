@@ -6,12 +6,12 @@ import express, { Router, type Request, type Response } from 'express';
 import { clientIp } from '@parley/common/http.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import { Code, ConnectError } from '@parley/common/rpc-errors.ts';
-import type { Clients } from '../../clients.ts';
-import { mapError } from '../../errors.ts';
-import { escapeHtml, h1, page } from '../../html-page.ts';
-import { actor } from '../../workspaces.ts';
-import { routeMember } from '../../owners.ts';
-import { booleanField, jsonObject, stringField } from '../../rest/input.ts';
+import type { Clients } from '../../http/clients.ts';
+import { mapError } from '../../http/errors.ts';
+import { escapeHtml, h1, page } from '../../http/html-page.ts';
+import { actor } from '../workspaces/workspaces.ts';
+import { routeMember } from '../../access/members.ts';
+import { booleanField, jsonObject, stringField } from '../../http/input.ts';
 
 /** The SAML POST binding's form: a base64 response, bounded. */
 const SAML_FORM_LIMIT = '1mb';

@@ -6,6 +6,7 @@
 // logged or put in a URL of Parley's; the webhook's path names the connection. Disconnecting calls
 // deleteWebhook, then removes the row (its credentials, inbound marks, threads and deliveries).
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { isUuid } from '@parley/common/ids.ts';
 import { alreadyExists, failedPrecondition, invalid, notFound, unavailable } from '@parley/common/rpc-errors.ts';
 import { open, seal } from '@parley/common/sealed-secret.ts';
 import type { ChannelConnection, PrismaClient } from '../generated/prisma/client.ts';
@@ -61,8 +62,7 @@ export const parseChannel = (raw: string): ChannelName => {
   return raw as ChannelName;
 };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isConnectionId = (raw: string) => UUID.test(raw);
+export const isConnectionId = (raw: string) => isUuid(raw);
 const TELEGRAM_CHAT_ID = /^-?\d{1,20}$/;
 
 const associatedData = (connectionId: string) => `channel:${connectionId}`;
@@ -116,7 +116,7 @@ function providerFailure(err: unknown): Error {
 }
 
 export async function listConnections(deps: Pick<ConnectionDeps, 'db'>, ownerId: string, chatbotId: string) {
-  if (!UUID.test(chatbotId)) return [];
+  if (!isUuid(chatbotId)) return [];
   const rows = await deps.db.channelConnection.findMany({ where: { ownerId, chatbotId }, orderBy: { createdAt: 'asc' } });
   return rows.map(connectionView);
 }
@@ -134,7 +134,7 @@ export async function connectChannel(
   },
 ): Promise<ChannelConnectionView> {
   const channel = parseChannel(input.channel);
-  if (!UUID.test(input.chatbotId) || !input.uniqueId) throw invalid('chatbot_id and unique_id are required.');
+  if (!isUuid(input.chatbotId) || !input.uniqueId) throw invalid('chatbot_id and unique_id are required.');
   if (channel === 'slack') return connectSlack(deps, input);
   if (!/^https?:\/\/[^\s]+$/.test(input.webhookBaseUrl)) throw invalid('webhook_base_url must be an http(s) URL.');
   const token = input.token.trim();
@@ -220,7 +220,7 @@ async function connectSlack(
 }
 
 async function ownedConnection(deps: Pick<ConnectionDeps, 'db'>, ownerId: string, connectionId: string) {
-  const row = UUID.test(connectionId) ? await deps.db.channelConnection.findUnique({ where: { id: connectionId } }) : null;
+  const row = isUuid(connectionId) ? await deps.db.channelConnection.findUnique({ where: { id: connectionId } }) : null;
   if (!row || row.ownerId !== ownerId) throw notFound(CONNECTION_NOT_FOUND);
   return row;
 }

@@ -3,6 +3,7 @@
 // database for whichever replica's worker parses it, are written in one transaction, and the
 // parse job is queued. If queueing fails the entry still waits: the relay (ingest/ingest-relay.ts)
 // queues it again.
+import { withoutControlCharacters } from '@parley/common/control-characters.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import type { PrismaClient, TextEntry } from '../generated/prisma/client.ts';
@@ -31,7 +32,7 @@ export interface AddFileEntryDeps extends EntryJobDeps {
 /** The name as shown: no directories (some browsers send them), no control characters, at most MAX_TITLE_CHARS. */
 export function cleanFileName(raw: string): string {
   const base = raw.split(/[\\/]/).pop() ?? '';
-  const name = base.replace(/\p{Cc}/gu, '').trim();
+  const name = withoutControlCharacters(base).trim();
   return [...name].slice(0, MAX_TITLE_CHARS).join('') || UNNAMED_FILE;
 }
 

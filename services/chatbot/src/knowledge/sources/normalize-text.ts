@@ -1,16 +1,19 @@
 // The one shape text from a file or web page takes before it becomes knowledge: newlines unified,
 // control characters gone, runs of spaces collapsed, lines trimmed, at most one blank line in a
 // row. A PDF's pages are normalised one by one and joined with a blank line: the same result.
+import { withoutControlCharacters } from '@parley/common/control-characters.ts';
 
-// C0 and C1 controls but tab and newline, plus the zero-width characters some editors leave behind.
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b\u2060\ufeff]/g;
-// eslint-disable-next-line no-control-regex -- vertical tab and form feed end lines too
-const NEWLINES = /\r\n?|[\u000b\u000c\u0085\u2028\u2029]/g;
+// Vertical tab, form feed, NEL and the Unicode separators end lines too.
+const NEWLINES = /\r\n?|[\v\f\u0085\u2028\u2029]/g;
+// The zero-width characters some editors leave behind; control characters follow the kit's one rule.
+const ZERO_WIDTH = /[\u200b\u2060\ufeff]/g;
 const SPACES = /[ \u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]+/g;
 
 export function normalizeText(raw: string): string {
-  const lines = raw.replace(NEWLINES, '\n').replace(CONTROL, '').replace(SPACES, ' ').split('\n');
+  const lines = withoutControlCharacters(raw.replace(NEWLINES, '\n'), 'multi-line')
+    .replace(ZERO_WIDTH, '')
+    .replace(SPACES, ' ')
+    .split('\n');
   return lines
     .map((line) => line.trim())
     .join('\n')

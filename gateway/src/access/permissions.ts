@@ -1,0 +1,294 @@
+// What every REST route and GraphQL operation needs (docs/adr/0030-workspaces.md): a permission of
+// services/common/src/roles.ts in the request's workspace (X-Workspace-Id, the personal one without
+// it), or 'session' (about the signed-in person: their account, sessions and workspaces; the header is
+// ignored), or 'public' (no sign-in), or 'api-key' (the developer API: a key's scope instead of a
+// member's role, each route's in v1/routes.ts, which this table names as a whole). The ONE table: owners.ts enforces a route's permission from it,
+// graphql.ts wraps every Query and Mutation field with it, and the roles sweep test fails for a route
+// or operation it does not name.
+import { PERMISSIONS, type Permission } from '@parley/common/roles.ts';
+import { API_V1_ROUTES, OPENAPI_ROUTE } from '../v1/routes.ts';
+
+export type Access = Permission | 'session' | 'public' | 'api-key';
+
+export const ACCESS = {
+  // Sign-up, sign-in, password reset.
+  'POST /api/auth/register': 'public',
+  'POST /api/auth/login': 'public',
+  'POST /api/auth/login/two-factor': 'public',
+  'GET /api/auth/current': 'session',
+  'GET /api/auth/logout': 'session',
+  'POST /api/auth/forgot-password': 'public',
+  'POST /api/auth/reset-password': 'public',
+  // Single sign-on through a workspace's identity provider (ADR 47).
+  'GET /api/auth/sso/start': 'public',
+  'GET /api/auth/sso/oidc/callback': 'public',
+  'POST /api/auth/sso/saml/acs': 'public',
+  'GET /api/auth/sso/saml/metadata/:workspace': 'public',
+  'Query.me': 'session',
+  'Mutation.register': 'public',
+  'Mutation.login': 'public',
+  'Mutation.completeTwoFactorLogin': 'public',
+  'Mutation.logout': 'session',
+  'Mutation.requestPasswordReset': 'public',
+  'Mutation.resetPassword': 'public',
+
+  // The person's own account: profile, email, password, two-factor sign-in, sessions, deletion and their data export.
+  'PUT /api/user/profile': 'session',
+  'PUT /api/user/email': 'session',
+  'PUT /api/user/password': 'session',
+  'GET /api/user/sessions': 'session',
+  'POST /api/user/sessions/revoke-others': 'session',
+  'DELETE /api/user/account': 'session',
+  'GET /api/user/export': 'session',
+  'GET /api/user/two-factor': 'session',
+  'POST /api/user/two-factor/enrolment': 'session',
+  'POST /api/user/two-factor/enrolment/confirm': 'session',
+  'DELETE /api/user/two-factor': 'session',
+  'POST /api/user/two-factor/recovery-codes': 'session',
+  'Query.mySessions': 'session',
+  'Query.myTwoFactor': 'session',
+  'Mutation.startTwoFactorEnrolment': 'session',
+  'Mutation.confirmTwoFactorEnrolment': 'session',
+  'Mutation.disableTwoFactor': 'session',
+  'Mutation.regenerateRecoveryCodes': 'session',
+  'Mutation.updateProfile': 'session',
+  'Mutation.changeEmail': 'session',
+  'Mutation.changePassword': 'session',
+  'Mutation.signOutOtherSessions': 'session',
+  'Mutation.deleteAccount': 'session',
+
+  // Chatbots, their settings and knowledge.
+  'GET /api/chatbot': 'workspace:read',
+  'GET /api/chatbot/:id': 'workspace:read',
+  'POST /api/chatbot': 'chatbots:write',
+  'PUT /api/chatbot/:id': 'chatbots:write',
+  // HTTP actions (ADR 45): read with the chatbot, changed and tested as its settings.
+  'GET /api/chatbot/:id/actions': 'workspace:read',
+  // The log holds what visitors asked for (the inputs): read as conversations are.
+  'GET /api/chatbot/:id/actions/calls': 'conversations:read',
+  'POST /api/chatbot/:id/actions': 'chatbots:write',
+  'PUT /api/chatbot/:id/actions/:actionId': 'chatbots:write',
+  'DELETE /api/chatbot/:id/actions/:actionId': 'chatbots:write',
+  'POST /api/chatbot/:id/actions/:actionId/test': 'chatbots:write',
+  // Remote MCP servers (ADR 55): as HTTP actions.
+  'GET /api/chatbot/:id/mcp-servers': 'workspace:read',
+  'GET /api/chatbot/:id/mcp-servers/calls': 'conversations:read',
+  'POST /api/chatbot/:id/mcp-servers': 'chatbots:write',
+  'POST /api/chatbot/:id/mcp-servers/:serverId/refresh': 'chatbots:write',
+  'PUT /api/chatbot/:id/mcp-servers/:serverId/tools': 'chatbots:write',
+  'DELETE /api/chatbot/:id/mcp-servers/:serverId': 'chatbots:write',
+  'DELETE /api/chatbot/:id': 'chatbots:write',
+  'POST /api/chatbot/:id/profile-picture': 'chatbots:write',
+  'POST /api/chatbot/:id/knowledge-base/text': 'chatbots:write',
+  'POST /api/chatbot/:id/knowledge-base/files': 'chatbots:write',
+  'POST /api/chatbot/:id/knowledge-base/urls': 'chatbots:write',
+  'POST /api/chatbot/:id/knowledge-base/qa': 'chatbots:write',
+  'POST /api/chatbot/:id/knowledge-base/text-entries/:entryId/refresh': 'chatbots:write',
+  'PUT /api/chatbot/:id/knowledge-base/text-entries/:entryId': 'chatbots:write',
+  'DELETE /api/chatbot/:id/knowledge-base/text-entries/:entryId': 'chatbots:write',
+  'Query.chatbots': 'workspace:read',
+  'Query.chatbot': 'workspace:read',
+  // The models chatbots may answer with.
+  'GET /api/models': 'workspace:read',
+  'Query.models': 'workspace:read',
+  'Mutation.createChatbot': 'chatbots:write',
+  'Mutation.updateChatbot': 'chatbots:write',
+  'Mutation.deleteChatbot': 'chatbots:write',
+  'Mutation.addTextEntry': 'chatbots:write',
+  'Mutation.deleteTextEntry': 'chatbots:write',
+  'Mutation.addUrlEntry': 'chatbots:write',
+  'Mutation.addQaEntry': 'chatbots:write',
+  'Mutation.refreshTextEntry': 'chatbots:write',
+  'Mutation.setTextEntryAutoSync': 'chatbots:write',
+  // A chatbot's messaging channels (ADR 44): its settings; the providers' webhook is public, its secret checked by chat.
+  'Query.channelConnections': 'workspace:read',
+  'Query.channelDeliveries': 'workspace:read',
+  'Mutation.connectChannel': 'chatbots:write',
+  'Mutation.disconnectChannel': 'chatbots:write',
+  'Mutation.sendChannelTestMessage': 'chatbots:write',
+  'POST /api/channels/telegram/:connectionId': 'public',
+
+  // Conversations and unanswered questions (visitors' words: agents and above).
+  'GET /api/chatbot/:id/conversations': 'conversations:read',
+  'GET /api/chatbot/:id/conversations/:conversationId': 'conversations:read',
+  'GET /api/chatbot/:id/conversations/export': 'conversations:read',
+  'GET /api/chatbot/:id/unanswered-questions': 'conversations:read',
+  'POST /api/chatbot/:id/unanswered-questions/:questionId/answer': 'conversations:write',
+  'POST /api/chatbot/:id/unanswered-questions/:questionId/dismiss': 'conversations:write',
+  'Query.conversations': 'conversations:read',
+  'Query.conversation': 'conversations:read',
+  'Query.unansweredQuestions': 'conversations:read',
+  'Mutation.answerUnansweredQuestion': 'conversations:write',
+  'Mutation.dismissUnansweredQuestion': 'conversations:write',
+  // Leads: visitors' contacts, read like their conversations (docs/adr/0034-humans-in-the-loop.md).
+  'GET /api/leads/export': 'conversations:read',
+  'Query.leads': 'conversations:read',
+  // The quality loop (docs/adr/0050-quality-loop.md): a chatbot's tests are its settings; a run spends credit.
+  'Query.testCases': 'workspace:read',
+  'Query.testRuns': 'workspace:read',
+  'Query.testRun': 'workspace:read',
+  'Query.testRunEstimate': 'workspace:read',
+  'Query.exportTestCases': 'workspace:read',
+  'Mutation.saveTestCase': 'chatbots:write',
+  'Mutation.deleteTestCase': 'chatbots:write',
+  'Mutation.importTestCases': 'chatbots:write',
+  'Mutation.startTestRun': 'chatbots:write',
+  'Mutation.cancelTestRun': 'chatbots:write',
+  'Mutation.applyTestDraft': 'chatbots:write',
+  'Mutation.improveAnswer': 'chatbots:write',
+
+  // The live inbox (ADR 34): reading it is reading conversations, acting in it writing them; the
+  // member's own mail switch is any member's.
+  'GET /api/inbox/events': 'conversations:read',
+  'Query.inbox': 'conversations:read',
+  'Query.inboxConversation': 'conversations:read',
+  'Query.inboxWaitingCount': 'conversations:read',
+  'Mutation.claimConversation': 'conversations:write',
+  'Mutation.replyToConversation': 'conversations:write',
+  'Mutation.addConversationNote': 'conversations:write',
+  'Mutation.handBackConversation': 'conversations:write',
+  'Mutation.closeConversation': 'conversations:write',
+  'Mutation.summarizeConversation': 'conversations:write',
+  'Mutation.setHandoffNotifications': 'workspace:read',
+
+  // Analytics and usage.
+  'GET /api/chatbot/:id/analytics': 'workspace:read',
+  'GET /api/analytics/summary': 'workspace:read',
+  'GET /api/user/usage': 'workspace:read',
+  'Query.analytics': 'workspace:read',
+  'Query.analyticsSummary': 'workspace:read',
+  'Query.usage': 'workspace:read',
+
+  // Plan, checkout and subscription.
+  'GET /api/payment/options': 'public',
+  'POST /api/payment/webhook': 'public',
+  'POST /api/payment/create-customer': 'billing:manage',
+  'POST /api/payment/create-checkout-session': 'billing:manage',
+  'POST /api/payment/portal-session': 'billing:manage',
+  'Query.billingOptions': 'public',
+  'Mutation.createCustomer': 'billing:manage',
+  'Mutation.createCheckoutSession': 'billing:manage',
+  'Mutation.createBillingPortalSession': 'billing:manage',
+
+  // The public chat, for visitors.
+  'GET /api/chatbot/public/:uniqueId': 'public',
+  'GET /api/chatbot/public/:uniqueId/challenge': 'public',
+  'POST /api/chatbot/public/:uniqueId/chat': 'public',
+  'POST /api/chatbot/public/:uniqueId/feedback': 'public',
+  'POST /api/chatbot/public/:uniqueId/lead': 'public',
+  'POST /api/chatbot/public/:uniqueId/handoff': 'public',
+  'GET /api/chatbot/public/:uniqueId/events': 'public',
+
+  // Workspaces: the person's list, creating one and joining one are theirs; the rest acts in the current one.
+  'GET /api/workspaces': 'session',
+  'POST /api/workspaces': 'session',
+  'GET /api/invitations/:token': 'public',
+  'POST /api/invitations/:token/accept': 'session',
+  'GET /api/workspace': 'workspace:read',
+  'PATCH /api/workspace': 'members:manage',
+  'PUT /api/workspace/require-two-factor': 'members:manage',
+  'GET /api/workspace/security': 'members:manage',
+  'PUT /api/workspace/security': 'members:manage',
+  'POST /api/workspace/security/test-sign-in': 'members:manage',
+  'DELETE /api/workspace': 'workspace:delete',
+  'GET /api/workspace/members': 'workspace:read',
+  'PATCH /api/workspace/members/:userId': 'members:manage',
+  'DELETE /api/workspace/members/:userId': 'members:manage',
+  'POST /api/workspace/leave': 'workspace:read',
+  'POST /api/workspace/transfer': 'ownership:transfer',
+  'GET /api/workspace/invitations': 'members:manage',
+  'POST /api/workspace/invitations': 'members:manage',
+  'POST /api/workspace/invitations/:id/resend': 'members:manage',
+  'DELETE /api/workspace/invitations/:id': 'members:manage',
+  'GET /api/workspace/audit-log': 'audit:read',
+  'Query.workspaces': 'session',
+  'Query.invitation': 'public',
+  'Query.currentWorkspace': 'workspace:read',
+  'Query.members': 'workspace:read',
+  'Query.invitations': 'members:manage',
+  'Query.auditLog': 'audit:read',
+  'Mutation.createWorkspace': 'session',
+  'Mutation.acceptInvitation': 'session',
+  'Mutation.renameWorkspace': 'members:manage',
+  'Mutation.setRequireTwoFactor': 'members:manage',
+  'Mutation.deleteWorkspace': 'workspace:delete',
+  'Mutation.inviteMember': 'members:manage',
+  'Mutation.resendInvitation': 'members:manage',
+  'Mutation.revokeInvitation': 'members:manage',
+  'Mutation.changeMemberRole': 'members:manage',
+  'Mutation.removeMember': 'members:manage',
+  'Mutation.leaveWorkspace': 'workspace:read',
+  'Mutation.transferOwnership': 'ownership:transfer',
+
+  // Webhook endpoints, their secrets and delivery log (ADR 32): owners and admins.
+  'GET /api/workspace/webhooks': 'webhooks:manage',
+  'POST /api/workspace/webhooks': 'webhooks:manage',
+  'GET /api/workspace/webhooks/event-types': 'webhooks:manage',
+  'PATCH /api/workspace/webhooks/:id': 'webhooks:manage',
+  'DELETE /api/workspace/webhooks/:id': 'webhooks:manage',
+  'POST /api/workspace/webhooks/:id/roll-secret': 'webhooks:manage',
+  'POST /api/workspace/webhooks/:id/test': 'webhooks:manage',
+  'GET /api/workspace/webhooks/:id/deliveries': 'webhooks:manage',
+  'POST /api/workspace/webhooks/:id/deliveries/:deliveryId/redeliver': 'webhooks:manage',
+  'Query.webhookEndpoints': 'webhooks:manage',
+  'Query.webhookDeliveries': 'webhooks:manage',
+  'Query.webhookEventTypes': 'webhooks:manage',
+  'Mutation.createWebhookEndpoint': 'webhooks:manage',
+  'Mutation.updateWebhookEndpoint': 'webhooks:manage',
+  'Mutation.deleteWebhookEndpoint': 'webhooks:manage',
+  'Mutation.rollWebhookSecret': 'webhooks:manage',
+  'Mutation.redeliverWebhook': 'webhooks:manage',
+  'Mutation.sendTestWebhook': 'webhooks:manage',
+  // The developer API's keys, managed from the dashboard; the scopes' list is the API's documentation.
+  'GET /api/workspace/api-keys': 'apikeys:manage',
+  'POST /api/workspace/api-keys': 'apikeys:manage',
+  'POST /api/workspace/api-keys/:id/roll': 'apikeys:manage',
+  'DELETE /api/workspace/api-keys/:id': 'apikeys:manage',
+  'GET /api/api-scopes': 'public',
+  'Query.apiKeys': 'apikeys:manage',
+  'Query.apiScopes': 'public',
+  'Mutation.createApiKey': 'apikeys:manage',
+  'Mutation.rollApiKey': 'apikeys:manage',
+  'Mutation.revokeApiKey': 'apikeys:manage',
+  // The workspace's own provider keys (ADR 43): the admins', as its API keys are.
+  'GET /api/workspace/provider-keys': 'apikeys:manage',
+  'PUT /api/workspace/provider-keys/:provider': 'apikeys:manage',
+  'DELETE /api/workspace/provider-keys/:provider': 'apikeys:manage',
+  'Query.identityVerification': 'workspace:read',
+  'Mutation.createIdentitySecret': 'chatbots:write',
+  'Query.providerKeys': 'apikeys:manage',
+  'Mutation.setProviderKey': 'apikeys:manage',
+  'Mutation.removeProviderKey': 'apikeys:manage',
+  // The workspace's retention windows (ADR 48): its own settings, the owners' and admins'.
+  'Query.retention': 'members:manage',
+  'Query.retentionPreview': 'members:manage',
+  'Mutation.setRetention': 'members:manage',
+
+  // Outside /api: probes, the test-mode payment pages
+  // (keyed by their session), development mail.
+  'GET /healthz': 'public',
+  'GET /readyz': 'public',
+  'GET /checkout/test/:sessionId': 'public',
+  'POST /checkout/test/:sessionId/pay': 'public',
+  'POST /checkout/test/:sessionId/cancel': 'public',
+  'GET /billing/test-portal/:sessionId': 'public',
+  'POST /billing/test-portal/:sessionId/cancel': 'public',
+  'GET /dev/mail': 'public',
+
+  // The developer API's document (its routes are v1/routes.ts's, below).
+  [OPENAPI_ROUTE]: 'public',
+} as const satisfies Record<string, Access>;
+
+const byKey = new Map<string, Access>([
+  ...Object.entries(ACCESS).map(([key, access]): [string, Access] => [key.toLowerCase(), access]),
+  ...Object.keys(API_V1_ROUTES).map((key): [string, Access] => [key.toLowerCase(), 'api-key']),
+]);
+
+/** What a route (`GET /api/chatbot/:id`) or operation (`Query.chatbots`) needs; undefined when the table does not name it. */
+export function accessOf(key: string): Access | undefined {
+  return byKey.get(key.toLowerCase());
+}
+
+export function isPermission(access: Access | undefined): access is Permission {
+  return access !== undefined && access in PERMISSIONS;
+}

@@ -1,0 +1,145 @@
+// The /api router: JSON bodies, the documented paths, a JSON 404 for anything else, and the error
+// handler that turns every failure into `{ message }` through errors.ts.
+import express, { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
+import type { Logger } from '@parley/common/logger.ts';
+import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
+import type { Clients } from './clients.ts';
+import { invalid } from '@parley/common/rpc-errors.ts';
+import { bodyParserError, MALFORMED_URL, toHttpError } from './errors.ts';
+import type { HeldStreams } from '../access/held-streams.ts';
+import type { StripeEventIntake } from '../features/billing/stripe-events.ts';
+import { accountRoutes, passwordResetRoutes, portalRoutes } from '../features/account/rest.ts';
+import { analyticsSummaryRoutes, chatbotAnalyticsRoutes } from '../features/analytics/rest.ts';
+import { authRoutes } from '../features/auth/rest.ts';
+import { inboxEventRoutes } from '../features/inbox/inbox-events.ts';
+import { isCleanText } from './input.ts';
+import { chatbotRoutes } from '../features/chatbots/rest.ts';
+import { modelRoutes } from '../features/models/rest.ts';
+import { conversationExportRoutes } from '../features/conversations/conversation-export.ts';
+import { paymentRoutes, webhookHandlers } from '../features/billing/rest.ts';
+import type { OpenStreams } from '../features/conversations/conversation-events.ts';
+import { publicChatRoutes } from '../features/public-chat/rest.ts';
+import { publicLeadRoutes } from '../features/leads/public-lead.ts';
+import { leadExportRoutes } from '../features/leads/lead-export.ts';
+import { unansweredQuestionRoutes } from '../features/unanswered-questions/rest.ts';
+import { usageRoutes } from '../features/usage/rest.ts';
+import { webhookRoutes } from '../features/webhooks/rest.ts';
+import { actionRoutes } from '../features/actions/action-routes.ts';
+import { mcpServerRoutes } from '../features/mcp-servers/mcp-server-routes.ts';
+import { apiKeyRoutes, apiScopeRoutes } from '../features/api-keys/rest.ts';
+import { providerKeyRoutes } from '../features/provider-keys/rest.ts';
+import { channelWebhookRoutes } from '../features/channels/webhook.ts';
+import { invitationRoutes, workspaceListRoutes, workspaceRoutes } from '../features/workspaces/rest.ts';
+import type { Seats } from '../features/workspaces/workspaces.ts';
+import { securityRoutes, ssoRoutes } from '../features/sso/sso-routes.ts';
+
+export interface ApiOptions {
+  clients: Clients;
+  /** The model catalogue, which names the models chatbots answer with. */
+  catalogue: ModelCatalogue;
+  logger: Logger;
+  bodyLimit: string;
+  maxPictureBytes: number;
+  maxUploadBytes: number;
+  uploadTimeoutMs: number;
+  chatTimeoutMs: number;
+  /** How often a live stream sends `: ping`. */
+  ssePingMs: number;
+  /** The gateway's open live streams (a visitor's conversation, the inbox), ended when it shuts down. */
+  conversationStreams?: OpenStreams;
+  /** Members' long-lived responses, which end when access is taken away (held-streams.ts). */
+  held: HeldStreams;
+  publicUrl: string;
+  stripeEvents: StripeEventIntake;
+  /** How many members each plan allows a workspace (SEATS_FREE, SEATS_PRO). */
+  seats: Seats;
+}
+
+/** API answers are one user's data (or a visitor's conversation): never stored by a browser or a proxy. */
+export const noStore: RequestHandler = (_req, res, next) => {
+  res.setHeader('Cache-Control', 'no-store');
+  next();
+};
+
+/**
+ * Path ids are decoded by Express route by route; refusing a path that does not decode, or decodes
+ * to control characters, here answers every route the same way and keeps `%00` away from services.
+ */
+export const cleanPath: RequestHandler = (req, _res, next) => {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(req.path);
+  } catch {
+    return next(invalid(MALFORMED_URL));
+  }
+  next(isCleanText(decoded) ? undefined : invalid(MALFORMED_URL));
+};
+
+export function apiRouter(opts: ApiOptions): Router {
+  const router = Router();
+  router.use(noStore, cleanPath);
+  // Before the JSON parser: the signature is over the raw bytes Stripe sent.
+  router.post('/payment/webhook', ...webhookHandlers(opts.stripeEvents));
+  // Likewise the messaging channels' webhooks (docs/adr/0044-messaging-channels.md): read raw, checked by chat.
+  router.use('/channels', channelWebhookRoutes(opts.clients));
+  router.use(express.json({ limit: opts.bodyLimit }));
+  router.use('/auth/sso', ssoRoutes(opts.clients, { logger: opts.logger }));
+  router.use('/auth', authRoutes(opts.clients), passwordResetRoutes(opts.clients));
+  // Before the owner routes, so "public" is never read as a chatbot id.
+  router.use(
+    '/chatbot/public',
+    publicChatRoutes(opts.clients, {
+      timeoutMs: opts.chatTimeoutMs,
+      logger: opts.logger,
+      publicUrl: opts.publicUrl,
+      pingMs: opts.ssePingMs,
+      streams: opts.conversationStreams,
+    }),
+    publicLeadRoutes(opts.clients, { publicUrl: opts.publicUrl }),
+  );
+  // The export before the owner routes, so "export" is never read as a conversation id.
+  router.use('/chatbot', conversationExportRoutes(opts.clients, { logger: opts.logger }));
+  router.use(
+    '/chatbot',
+    chatbotRoutes(opts.clients, opts),
+    chatbotAnalyticsRoutes(opts.clients),
+    unansweredQuestionRoutes(opts.clients),
+    actionRoutes(opts.clients),
+    mcpServerRoutes(opts.clients),
+  );
+  router.use('/models', modelRoutes(opts.clients));
+  router.use('/analytics', analyticsSummaryRoutes(opts.clients));
+  router.use('/leads', leadExportRoutes(opts.clients, { logger: opts.logger }));
+  router.use(
+    '/inbox',
+    inboxEventRoutes(opts.clients, {
+      logger: opts.logger,
+      pingMs: opts.ssePingMs,
+      streams: opts.conversationStreams,
+      held: opts.held,
+    }),
+  );
+  router.use('/user', usageRoutes(opts.clients), accountRoutes(opts.clients, { logger: opts.logger, catalogue: opts.catalogue }));
+  router.use(
+    '/payment',
+    paymentRoutes(opts.clients, { publicUrl: opts.publicUrl }),
+    portalRoutes(opts.clients, { publicUrl: opts.publicUrl }),
+  );
+  router.use('/workspaces', workspaceListRoutes(opts.clients, opts.seats));
+  router.use('/workspace/webhooks', webhookRoutes(opts.clients));
+  router.use('/workspace/api-keys', apiKeyRoutes(opts.clients));
+  router.use('/workspace/provider-keys', providerKeyRoutes(opts.clients));
+  router.use('/workspace/security', securityRoutes(opts.clients));
+  router.use('/workspace', workspaceRoutes(opts.clients, opts.seats));
+  router.use('/api-scopes', apiScopeRoutes());
+  router.use('/invitations', invitationRoutes(opts.clients, opts.seats));
+  router.use((_req, res) => {
+    res.status(404).json({ message: 'Not found' });
+  });
+  const onError: ErrorRequestHandler = (err, _req, res, _next) => {
+    const { status, body } = bodyParserError(err) ?? toHttpError(err, opts.logger);
+    res.status(status).json(body);
+  };
+  router.use(onError);
+  return router;
+}
