@@ -14,8 +14,8 @@ import { z } from 'zod';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import type { McpServer, McpToolCall } from '@parley/proto/parley/chatbot/v1/mcp_servers_pb.js';
-import type { Clients } from '../../clients.ts';
-import { routeMember, type Member } from '../../owners.ts';
+import type { Clients } from '../../http/clients.ts';
+import { routeMember, type Member } from '../../access/members.ts';
 
 export const MCP_SERVER_DISCONNECTED_MESSAGE = 'MCP server disconnected';
 
