@@ -30,6 +30,7 @@ import { sendAgentReply } from './channels/send-reply.ts';
 import { requestHandoff } from './handoff/request-handoff.ts';
 import type { DeliverDeps } from './channels/deliver.ts';
 import { telegramApi } from './channels/telegram-api.ts';
+import { metaApi } from './channels/meta-api.ts';
 import { verifierCache } from './channels/receive-update.ts';
 import { removeChatbotChannels } from './channels/connections.ts';
 import {
@@ -280,9 +281,11 @@ export async function createChatService(
   // Messaging channels (docs/adr/0044-messaging-channels.md): the provider's API, the sender with
   // its retries, and the queue between the webhook and the channel worker.
   const telegram = telegramApi({ baseUrl: config.TELEGRAM_API_BASE, timeoutMs: config.CHANNEL_TIMEOUT_MS });
+  const meta = metaApi({ baseUrl: config.META_GRAPH_API_BASE, timeoutMs: config.CHANNEL_TIMEOUT_MS });
   const deliverDeps: DeliverDeps = {
     db: prisma,
     telegram,
+    meta,
     logger,
     policy: { attempts: config.CHANNEL_SEND_ATTEMPTS, backoffMs: 500, maxWaitMs: 60_000 },
   };
@@ -295,6 +298,7 @@ export async function createChatService(
       db: prisma,
       ciphers: providerKeys.ciphers,
       telegram,
+      meta,
       deliver: deliverDeps,
       inbound: channelInbound,
       verifiers: verifierCache({ max: 10_000, ttlMs: 60_000 }),

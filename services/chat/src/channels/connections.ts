@@ -12,8 +12,11 @@ import type { ChannelConnection, PrismaClient } from '../generated/prisma/client
 import type { ProviderKeyCiphers } from '../provider-keys/provider-keys.ts';
 import { deliver, deliveryView, type DeliverDeps, type DeliveryView, type SendingConnection } from './deliver.ts';
 import { TelegramError, TELEGRAM_TOKEN_SHAPE, type TelegramApi } from './telegram-api.ts';
+import type { MetaApi } from './meta-api.ts';
+import { META_CHANNELS, isMetaChannel } from './meta-channels.ts';
+import { connectMetaChannel, META_RECIPIENT_INVALID, metaRecipientValid } from './meta-connections.ts';
 
-export const CHANNELS = ['telegram'] as const;
+export const CHANNELS = ['telegram', ...META_CHANNELS] as const;
 export type ChannelName = (typeof CHANNELS)[number];
 
 export const TOKEN_SHAPE_INVALID = 'The bot token must look like 123456789:AAF… as BotFather gives it.';
@@ -35,12 +38,17 @@ export interface ChannelConnectionView {
   botName: string;
   lastChatId: string;
   createdAt: Date;
+  /** Meta's channels: the webhook's verify token, answered once by connectChannel (empty elsewhere). */
+  verifyToken: string;
+  /** Meta's channels: the phone-number, page or Instagram account id. */
+  accountId: string;
 }
 
 export interface ConnectionDeps {
   db: PrismaClient;
   ciphers: ProviderKeyCiphers;
   telegram: TelegramApi;
+  meta: MetaApi;
   deliver: DeliverDeps;
   /** The webhook's kept verifiers: a removed connection is forgotten at once in this process. */
   verifiers?: { forget(id: string): void };
@@ -56,16 +64,30 @@ export const isConnectionId = (raw: string) => UUID.test(raw);
 const TELEGRAM_CHAT_ID = /^-?\d{1,20}$/;
 
 const associatedData = (connectionId: string) => `channel:${connectionId}`;
+/** The app secret's associated data: its own, so a token's ciphertext cannot be read as the secret. */
+const appSecretData = (connectionId: string) => `channel-app-secret:${connectionId}`;
+
+/** A value sealed for the connection: under the current operator key, else the previous one. */
+function openSealed(ciphers: ProviderKeyCiphers, ciphertext: string, data: string): string {
+  try {
+    return open(ciphers.current, ciphertext, data);
+  } catch (err) {
+    if (!ciphers.previous) throw err;
+    return open(ciphers.previous, ciphertext, data);
+  }
+}
+
+export const sealToken = (ciphers: ProviderKeyCiphers, connectionId: string, token: string) =>
+  seal(ciphers.current, token, associatedData(connectionId));
+export const sealAppSecret = (ciphers: ProviderKeyCiphers, connectionId: string, secret: string) =>
+  seal(ciphers.current, secret, appSecretData(connectionId));
+export const openAppSecret = (ciphers: ProviderKeyCiphers, row: { id: string; appSecretCiphertext: string | null }) =>
+  row.appSecretCiphertext ? openSealed(ciphers, row.appSecretCiphertext, appSecretData(row.id)) : '';
 export const secretHashOf = (secret: string | Buffer) => createHash('sha256').update(secret).digest('hex');
 
 /** The token in plain text, from its row: under the current operator key, else the previous one. */
 export function openToken(ciphers: ProviderKeyCiphers, row: Pick<ChannelConnection, 'id' | 'tokenCiphertext'>): string {
-  try {
-    return open(ciphers.current, row.tokenCiphertext, associatedData(row.id));
-  } catch (err) {
-    if (!ciphers.previous) throw err;
-    return open(ciphers.previous, row.tokenCiphertext, associatedData(row.id));
-  }
+  return openSealed(ciphers, row.tokenCiphertext, associatedData(row.id));
 }
 
 export const sendingConnection = (ciphers: ProviderKeyCiphers, row: ChannelConnection): SendingConnection => ({
@@ -73,6 +95,7 @@ export const sendingConnection = (ciphers: ProviderKeyCiphers, row: ChannelConne
   channel: row.channel,
   status: row.status,
   token: openToken(ciphers, row),
+  accountId: row.accountId ?? '',
 });
 
 export const connectionView = (r: ChannelConnection): ChannelConnectionView => ({
@@ -85,6 +108,8 @@ export const connectionView = (r: ChannelConnection): ChannelConnectionView => (
   botName: r.botName,
   lastChatId: r.lastChatId ?? '',
   createdAt: r.createdAt,
+  verifyToken: '',
+  accountId: r.accountId ?? '',
 });
 
 /** The provider's refusal as the owner reads it: a refused token, or the provider out of reach. */
@@ -102,11 +127,12 @@ export async function listConnections(deps: Pick<ConnectionDeps, 'db'>, ownerId:
 
 export async function connectChannel(
   deps: ConnectionDeps,
-  input: { ownerId: string; chatbotId: string; uniqueId: string; channel: string; token: string; webhookBaseUrl: string },
+  input: ConnectInput,
 ): Promise<ChannelConnectionView> {
   const channel = parseChannel(input.channel);
   if (!UUID.test(input.chatbotId) || !input.uniqueId) throw invalid('chatbot_id and unique_id are required.');
   if (!/^https?:\/\/[^\s]+$/.test(input.webhookBaseUrl)) throw invalid('webhook_base_url must be an http(s) URL.');
+  if (isMetaChannel(channel)) return connectMetaChannel(deps, { ...input, channel });
   const token = input.token.trim();
   if (!TELEGRAM_TOKEN_SHAPE.test(token)) throw invalid(TOKEN_SHAPE_INVALID);
   const existing = await deps.db.channelConnection.findUnique({ where: { chatbotId_channel: { chatbotId: input.chatbotId, channel } } });
@@ -144,6 +170,21 @@ export async function connectChannel(
   return connectionView(row);
 }
 
+export interface ConnectInput {
+  ownerId: string;
+  chatbotId: string;
+  uniqueId: string;
+  channel: string;
+  token: string;
+  webhookBaseUrl: string;
+  /** Meta's channels. */
+  appSecret?: string;
+  accountId?: string;
+  businessAccountId?: string;
+}
+
+export const alreadyConnected = (label: string) => alreadyExists(`This chatbot is already connected to ${label}. Disconnect it first.`);
+
 async function ownedConnection(deps: Pick<ConnectionDeps, 'db'>, ownerId: string, connectionId: string) {
   const row = UUID.test(connectionId) ? await deps.db.channelConnection.findUnique({ where: { id: connectionId } }) : null;
   if (!row || row.ownerId !== ownerId) throw notFound(CONNECTION_NOT_FOUND);
@@ -158,7 +199,9 @@ async function ownedConnection(deps: Pick<ConnectionDeps, 'db'>, ownerId: string
 export async function disconnectChannel(deps: ConnectionDeps, ownerId: string, connectionId: string): Promise<boolean> {
   const row = await ownedConnection(deps, ownerId, connectionId).catch(() => null);
   if (!row) return false;
-  try {
+  // Meta's webhook is the owner's app's, set in Meta's console: nothing to remove at the provider.
+  if (!isMetaChannel(row.channel))
+    try {
     await deps.telegram.deleteWebhook(openToken(deps.ciphers, row));
   } catch (err) {
     if (!(err instanceof TelegramError) || err.retryable) throw unavailable(PROVIDER_UNREACHABLE);
@@ -173,7 +216,9 @@ export async function sendTestMessage(deps: ConnectionDeps, ownerId: string, con
   const row = await ownedConnection(deps, ownerId, connectionId);
   const to = chatId.trim() || row.lastChatId || '';
   if (!to) throw failedPrecondition(NO_CHAT_YET);
-  if (!TELEGRAM_CHAT_ID.test(to)) throw invalid(CHAT_ID_INVALID);
+  if (isMetaChannel(row.channel)) {
+    if (!metaRecipientValid(to)) throw invalid(META_RECIPIENT_INVALID);
+  } else if (!TELEGRAM_CHAT_ID.test(to)) throw invalid(CHAT_ID_INVALID);
   return deliver(deps.deliver, sendingConnection(deps.ciphers, row), to, TEST_MESSAGE, 'test');
 }
 
@@ -191,7 +236,7 @@ export async function listDeliveries(deps: Pick<ConnectionDeps, 'db'>, ownerId: 
 export async function removeChatbotChannels(deps: ConnectionDeps, chatbotId: string): Promise<number> {
   const rows = await deps.db.channelConnection.findMany({ where: { chatbotId } });
   for (const row of rows) {
-    await deps.telegram.deleteWebhook(openToken(deps.ciphers, row)).catch(() => undefined);
+    if (!isMetaChannel(row.channel)) await deps.telegram.deleteWebhook(openToken(deps.ciphers, row)).catch(() => undefined);
     deps.verifiers?.forget(row.id);
   }
   const { count } = await deps.db.channelConnection.deleteMany({ where: { chatbotId } });
@@ -218,9 +263,13 @@ export async function reencryptChannelTokens(
       // Under the previous key (or neither: openToken throws, and the operator keeps the previous key).
     }
     const token = openToken(ciphers, row);
+    const appSecret = openAppSecret(ciphers, row);
     const { count } = await db.channelConnection.updateMany({
       where: { id: row.id, tokenCiphertext: row.tokenCiphertext },
-      data: { tokenCiphertext: seal(ciphers.current, token, associatedData(row.id)) },
+      data: {
+        tokenCiphertext: seal(ciphers.current, token, associatedData(row.id)),
+        ...(appSecret ? { appSecretCiphertext: sealAppSecret(ciphers, row.id, appSecret) } : {}),
+      },
     });
     reencrypted += count;
   }

@@ -11,6 +11,8 @@ import type { PrismaClient } from '../generated/prisma/client.ts';
 import { channelOutbound, channelSendFailures } from './channel-metrics.ts';
 import { TelegramError, TELEGRAM_MAX_TEXT, type TelegramApi } from './telegram-api.ts';
 import { splitMessage } from './format.ts';
+import { MetaError, type MetaApi } from './meta-api.ts';
+import { isMetaChannel, META_CHANNEL_RULES, WINDOW_CLOSED } from './meta-channels.ts';
 
 export interface SendPolicy {
   /** Attempts per message part, the first included. */
@@ -24,6 +26,7 @@ export interface SendPolicy {
 export interface DeliverDeps {
   db: PrismaClient;
   telegram: TelegramApi;
+  meta: MetaApi;
   logger: Logger;
   policy: SendPolicy;
   sleep?: (ms: number) => Promise<void>;
@@ -36,7 +39,8 @@ export interface DeliveryView {
   connectionId: string;
   chatId: string;
   kind: DeliveryKind;
-  status: 'sent' | 'failed';
+  /** delivered and read: WhatsApp's status callbacks about a sent one. */
+  status: 'sent' | 'delivered' | 'read' | 'failed';
   attempts: number;
   lastError: string;
   createdAt: Date;
@@ -50,6 +54,32 @@ export interface SendingConnection {
   channel: string;
   status: string;
   token: string;
+  /** Meta's channels: the phone-number, page or Instagram account id it sends as. */
+  accountId: string;
+}
+
+type SendFailure = TelegramError | MetaError;
+
+/** The channel's size limit and its one-part send (resolving to the provider's message id, when it gives one). */
+function channelSender(deps: DeliverDeps, connection: SendingConnection, chatId: string) {
+  const channel = connection.channel;
+  if (isMetaChannel(channel))
+    return {
+      maxText: META_CHANNEL_RULES[channel].maxText,
+      send: async (part: string) => (await deps.meta.sendText(channel, connection.token, connection.accountId, chatId, part)).messageId,
+    };
+  return { maxText: TELEGRAM_MAX_TEXT, send: async (part: string) => void (await deps.telegram.sendMessage(connection.token, chatId, part)) };
+}
+
+/** WhatsApp's customer service window: open while the user's last message is younger than its hours. */
+async function windowClosed(deps: DeliverDeps, connection: SendingConnection, chatId: string): Promise<boolean> {
+  const hours = isMetaChannel(connection.channel) ? META_CHANNEL_RULES[connection.channel].customerWindowHours : null;
+  if (hours === null) return false;
+  const thread = await deps.db.channelThread.findUnique({
+    where: { connectionId_chatId: { connectionId: connection.id, chatId } },
+    select: { lastInboundAt: true },
+  });
+  return !thread || thread.lastInboundAt.getTime() < Date.now() - hours * 3_600_000;
 }
 
 /** Sends `text` (split by the channel's size limit) to the chat; resolves to the delivery record, sent or failed. */
@@ -63,17 +93,20 @@ export async function deliver(
   const sleep = deps.sleep ?? realSleep;
   const createdAt = new Date();
   let attempts = 0;
-  let failure: TelegramError | null = null;
-  for (const part of splitMessage(text, TELEGRAM_MAX_TEXT)) {
+  let failure: SendFailure | null = null;
+  let providerMessageId: string | null = null;
+  const sender = channelSender(deps, connection, chatId);
+  const closed = await windowClosed(deps, connection, chatId);
+  for (const part of closed ? [] : splitMessage(text, sender.maxText)) {
     failure = null;
     for (let attempt = 1; attempt <= deps.policy.attempts; attempt++) {
       attempts++;
       try {
-        await deps.telegram.sendMessage(connection.token, chatId, part);
+        providerMessageId = (await sender.send(part)) || providerMessageId;
         failure = null;
         break;
       } catch (err) {
-        failure = err instanceof TelegramError ? err : new TelegramError((err as Error).message, 0);
+        failure = err instanceof TelegramError || err instanceof MetaError ? err : new TelegramError((err as Error).message, 0);
         if (!failure.retryable || attempt === deps.policy.attempts) break;
         const waitMs = failure.retryAfterSeconds !== null ? failure.retryAfterSeconds * 1000 : deps.policy.backoffMs * 2 ** (attempt - 1);
         deps.logger.info({ connectionId: connection.id, status: failure.status, waitMs }, 'channel send refused for now: trying again');
@@ -83,22 +116,25 @@ export async function deliver(
     if (failure) break;
   }
   const series = { channel: connection.channel };
-  if (failure) {
+  if (closed) {
+    channelSendFailures.series(series).inc();
+  } else if (failure) {
     channelSendFailures.series(series).inc();
     deps.logger.warn({ connectionId: connection.id, status: failure.status, err: failure.message }, 'channel send failed');
   } else channelOutbound.series(series).inc();
-  const lastError = failure ? `${failure.status ? `${failure.status} ` : ''}${failure.message}`.slice(0, 300) : null;
+  const lastError = closed ? WINDOW_CLOSED : failure ? `${failure.status ? `${failure.status} ` : ''}${failure.message}`.slice(0, 300) : null;
+  const failed = closed || failure !== null;
   // One write, once the sending is over (sent, or failed after every attempt).
   const [saved] = await deps.db.$queryRaw<DeliveryRow[]>`
-    INSERT INTO "ChannelDelivery" ("id", "connectionId", "chatId", "kind", "status", "attempts", "lastError", "createdAt")
-    VALUES (${randomUUID()}::uuid, ${connection.id}::uuid, ${chatId}, ${kind}, ${failure ? 'failed' : 'sent'}, ${attempts}, ${lastError}, ${createdAt})
+    INSERT INTO "ChannelDelivery" ("id", "connectionId", "chatId", "kind", "status", "attempts", "lastError", "createdAt", "providerMessageId")
+    VALUES (${randomUUID()}::uuid, ${connection.id}::uuid, ${chatId}, ${kind}, ${failed ? 'failed' : 'sent'}, ${attempts}, ${lastError}, ${createdAt}, ${providerMessageId})
     RETURNING "id"::text AS "id", "connectionId"::text AS "connectionId", "chatId", "kind", "status", "attempts", "lastError", "createdAt"`;
-  await markConnection(deps, connection, failure, lastError);
+  if (!closed) await markConnection(deps, connection, failure, lastError);
   return deliveryView(saved);
 }
 
 /** A refused token (401, or 404 for a deleted bot) marks the connection failing; a send that went through clears it. */
-async function markConnection(deps: DeliverDeps, connection: SendingConnection, failure: TelegramError | null, lastError: string | null) {
+async function markConnection(deps: DeliverDeps, connection: SendingConnection, failure: SendFailure | null, lastError: string | null) {
   const tokenRefused = failure !== null && (failure.status === 401 || failure.status === 404);
   if (tokenRefused) {
     await deps.db.channelConnection.update({ where: { id: connection.id }, data: { status: 'failing', lastError } });

@@ -14,7 +14,10 @@ import type { Producer } from '@parley/common/queues.ts';
 import { forbidden, invalid, unauthenticated } from '@parley/common/rpc-errors.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import { channelInbound, channelVerificationFailures } from './channel-metrics.ts';
-import { isConnectionId, parseChannel, secretHashOf } from './connections.ts';
+import type { ProviderKeyCiphers } from '../provider-keys/provider-keys.ts';
+import { isConnectionId, openAppSecret, parseChannel, secretHashOf } from './connections.ts';
+import { isMetaChannel } from './meta-channels.ts';
+import { receiveMetaUpdate } from './meta-receive.ts';
 
 export const SECRET_MISSING = 'The webhook secret is missing.';
 export const SECRET_REFUSED = 'The webhook secret does not match.';
@@ -28,6 +31,8 @@ export interface ReceiveDeps {
   inbound: Producer<typeof ChannelMessageReceivedSchema>;
   /** What verification reads of a connection, kept in process (verifiers.ts); absent: read each time. */
   verifiers?: VerifierCache;
+  /** Opens a Meta connection's app secret, which its webhook's signature is checked under. */
+  ciphers: ProviderKeyCiphers;
 }
 
 /** What a webhook's check needs of a connection: its channel and the secret's hash. */
@@ -35,6 +40,9 @@ export interface Verifier {
   id: string;
   channel: string;
   secretHash: string;
+  /** Meta's channels: the app secret in plain text (in process only) and the account the connection is for. */
+  appSecret?: string;
+  accountId?: string | null;
 }
 
 /**
@@ -72,16 +80,19 @@ export function verifierCache(opts: { max: number; ttlMs: number; now?: () => nu
   };
 }
 
-async function verifierOf(deps: ReceiveDeps, connectionId: string): Promise<Verifier | null> {
+export async function verifierOf(deps: ReceiveDeps, connectionId: string): Promise<Verifier | null> {
   if (!isConnectionId(connectionId)) return null;
   const kept = deps.verifiers?.get(connectionId);
   if (kept) return kept;
   const row = await deps.db.channelConnection.findUnique({
     where: { id: connectionId },
-    select: { id: true, channel: true, secretHash: true },
+    select: { id: true, channel: true, secretHash: true, appSecretCiphertext: true, accountId: true },
   });
-  if (row) deps.verifiers?.set(row);
-  return row;
+  if (!row) return null;
+  const verifier: Verifier = { id: row.id, channel: row.channel, secretHash: row.secretHash };
+  if (row.appSecretCiphertext) Object.assign(verifier, { appSecret: openAppSecret(deps.ciphers, row), accountId: row.accountId });
+  deps.verifiers?.set(verifier);
+  return verifier;
 }
 
 export interface TelegramMessage {
@@ -131,6 +142,7 @@ export async function receiveChannelUpdate(
   req: { channel: string; connectionId: string; secret: string; body: Uint8Array },
 ): Promise<{ queued: boolean }> {
   const channel = parseChannel(req.channel);
+  if (isMetaChannel(channel)) return receiveMetaUpdate(deps, { ...req, channel });
   const refused = (err: Error) => {
     channelVerificationFailures.series({ channel }).inc();
     return err;

@@ -12,6 +12,7 @@ import {
   type ListChannelDeliveriesRequest,
   type ReceiveChannelUpdateRequest,
   type SendChannelTestMessageRequest,
+  type VerifyChannelWebhookRequest,
 } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import {
@@ -25,6 +26,7 @@ import {
 } from './connections.ts';
 import type { DeliveryView } from './deliver.ts';
 import { receiveChannelUpdate, type ReceiveDeps } from './receive-update.ts';
+import { verifyChannelWebhook } from './meta-receive.ts';
 
 export interface ChannelRpcDeps {
   channels: ConnectionDeps & ReceiveDeps;
@@ -41,6 +43,8 @@ const toConnection = (c: ChannelConnectionView) =>
     botName: c.botName,
     createdAt: timestampFromDate(c.createdAt),
     lastChatId: c.lastChatId,
+    verifyToken: c.verifyToken,
+    accountId: c.accountId,
   });
 
 const toDelivery = (d: DeliveryView) =>
@@ -74,6 +78,9 @@ export function channelMethods(deps: ChannelRpcDeps) {
         channel: req.channel,
         token: req.token,
         webhookBaseUrl: req.webhookBaseUrl,
+        appSecret: req.appSecret,
+        accountId: req.accountId,
+        businessAccountId: req.businessAccountId,
       });
       return { connection: toConnection(connection) };
     },
@@ -88,6 +95,10 @@ export function channelMethods(deps: ChannelRpcDeps) {
     },
     async receiveChannelUpdate(req: ReceiveChannelUpdateRequest) {
       return receiveChannelUpdate(c, { channel: req.channel, connectionId: req.connectionId, secret: req.secret, body: req.body });
+    },
+    async verifyChannelWebhook(req: VerifyChannelWebhookRequest) {
+      await verifyChannelWebhook(c, { channel: req.channel, connectionId: req.connectionId, mode: req.mode, verifyToken: req.verifyToken });
+      return {};
     },
   };
 }
