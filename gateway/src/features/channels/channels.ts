@@ -22,6 +22,9 @@ export interface ChannelConnectionView {
   botName: string;
   lastChatId: string | null;
   createdAt: string;
+  accountId: string | null;
+  webhookUrl: string | null;
+  verifyToken: string | null;
 }
 
 export interface ChannelDeliveryView {
@@ -36,7 +39,10 @@ export interface ChannelDeliveryView {
 
 export const TOKEN_INVALID = 'token must be a string';
 
-export const connectionView = (c: ChannelConnection | undefined): ChannelConnectionView => ({
+/** Meta's channels: the owner pastes the webhook's URL in Meta's console (Telegram's is registered by chat). */
+const META_CHANNELS = new Set(['whatsapp', 'messenger', 'instagram']);
+
+export const connectionView = (c: ChannelConnection | undefined, publicUrl = ''): ChannelConnectionView => ({
   id: c?.id ?? '',
   chatbotId: c?.chatbotId ?? '',
   channel: c?.channel ?? '',
@@ -46,6 +52,10 @@ export const connectionView = (c: ChannelConnection | undefined): ChannelConnect
   botName: c?.botName ?? '',
   lastChatId: c?.lastChatId || null,
   createdAt: isoDate(c?.createdAt) ?? new Date(0).toISOString(),
+  accountId: c?.accountId || null,
+  webhookUrl:
+    c && META_CHANNELS.has(c.channel) && publicUrl ? `${publicUrl.replace(/\/+$/, '')}${webhookPath(c.channel)}/${c.id}` : null,
+  verifyToken: c?.verifyToken || null,
 });
 
 export const deliveryView = (d: ChannelDelivery | undefined): ChannelDeliveryView => ({
@@ -60,15 +70,26 @@ export const deliveryView = (d: ChannelDelivery | undefined): ChannelDeliveryVie
 
 const actor = (m: Member) => ({ userId: m.user.id, workspaceId: m.ownerId, clientIp: m.clientIp });
 
-export async function listChannelConnections(clients: Clients, m: Member, chatbotId: string): Promise<ChannelConnectionView[]> {
+export async function listChannelConnections(
+  clients: Clients,
+  m: Member,
+  chatbotId: string,
+  publicUrl = '',
+): Promise<ChannelConnectionView[]> {
   const { connections } = await clients.chat.listChannelConnections({ ownerId: m.ownerId, chatbotId });
-  return connections.map(connectionView);
+  return connections.map((c) => connectionView(c, publicUrl));
 }
+
+const optionalString = (v: unknown, name: string): string => {
+  if (v === undefined || v === null) return '';
+  if (typeof v !== 'string') throw invalid(`${name} must be a string`);
+  return v;
+};
 
 export async function connectChannel(
   clients: Clients,
   m: Member,
-  input: { chatbotId: string; channel: string; token: unknown },
+  input: { chatbotId: string; channel: string; token: unknown; appSecret?: unknown; accountId?: unknown; businessAccountId?: unknown },
   publicUrl: string,
 ): Promise<ChannelConnectionView> {
   if (typeof input.token !== 'string') throw invalid(TOKEN_INVALID);
@@ -83,8 +104,12 @@ export async function connectChannel(
         channel: input.channel,
         token: input.token,
         webhookBaseUrl: `${publicUrl.replace(/\/+$/, '')}${webhookPath(input.channel)}`,
+        appSecret: optionalString(input.appSecret, 'appSecret'),
+        accountId: optionalString(input.accountId, 'accountId'),
+        businessAccountId: optionalString(input.businessAccountId, 'businessAccountId'),
       })
     ).connection,
+    publicUrl,
   );
   await clients.workspaces.recordAuditEvent({
     actor: actor(m),

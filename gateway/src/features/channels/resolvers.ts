@@ -4,12 +4,13 @@ import { connectChannel, disconnectChannel, listChannelConnections, listChannelD
 
 export const channelResolvers: Resolvers = {
   Query: {
-    channelConnections: async (_parent, { chatbotId }, ctx) => listChannelConnections(ctx.clients, await ctx.member(), chatbotId),
+    channelConnections: async (_parent, { chatbotId }, ctx) =>
+      listChannelConnections(ctx.clients, await ctx.member(), chatbotId, ctx.publicUrl),
     channelDeliveries: async (_parent, { connectionId }, ctx) => listChannelDeliveries(ctx.clients, await ctx.member(), connectionId),
   },
   Mutation: {
-    connectChannel: async (_parent, { chatbotId, channel, token }, ctx) =>
-      connectChannel(ctx.clients, await ctx.member(), { chatbotId, channel, token }, ctx.publicUrl),
+    connectChannel: async (_parent, { chatbotId, channel, token, appSecret, accountId, businessAccountId }, ctx) =>
+      connectChannel(ctx.clients, await ctx.member(), { chatbotId, channel, token, appSecret, accountId, businessAccountId }, ctx.publicUrl),
     disconnectChannel: async (_parent, { connectionId }, ctx) => disconnectChannel(ctx.clients, await ctx.member(), connectionId),
     sendChannelTestMessage: async (_parent, { connectionId, chatId }, ctx) =>
       sendChannelTestMessage(ctx.clients, await ctx.member(), connectionId, chatId ?? ''),
