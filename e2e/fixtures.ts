@@ -9,6 +9,13 @@ export const PASSWORD = 'correct horse 42';
 export const CLAUDE_OVERLOADED = 'claudeoverloadeddrill';
 /** The one bot token the fake Telegram Bot API knows in the end-to-end run (global-setup.ts). */
 export const E2E_TELEGRAM_TOKEN = '555000111:AAE2eTelegramBotTokenForParley_tests1';
+/** The one WhatsApp number the fake Graph API knows in the end-to-end run (global-setup.ts). */
+export const E2E_WHATSAPP = {
+  phoneNumberId: '106540352242922',
+  businessAccountId: '102290129340398',
+  token: 'EAAGe2eSystemUserTokenForParleyTests0w4p',
+  appSecret: 'e2e0e2e0e2e0e2e0e2e0e2e0e2e0e2e0',
+};
 
 export function uniqueEmail(tag: string): string {
   return `${tag}.${Date.now()}.${Math.floor(Math.random() * 1e6)}@example.com`;

@@ -6,44 +6,20 @@ import { Card, CardBody, CardHeader } from '../../../components/ui/card';
 import { ConfirmDialog } from '../../../components/ui/confirm-dialog';
 import { Spinner } from '../../../components/ui/spinner';
 import { TextField } from '../../../components/ui/text-field';
-import { formatDate, formatDateTime } from '../../../lib/format';
+import { formatDate } from '../../../lib/format';
 import {
   useChannelConnections,
-  useChannelDeliveries,
   useConnectChannel,
   useDisconnectChannel,
   useSendChannelTestMessage,
 } from '../hooks/use-channels';
+import { Deliveries } from './channel-deliveries';
+import { META_CHANNELS, MetaChannel } from './meta-channel';
 
 export const CHANNELS_DESCRIPTION =
   'Answer where your customers already write. Parley answers with the same knowledge, limits and credit as the widget, and the conversations appear in History.';
 
-type Connection = ReturnType<typeof useChannelConnections>['connections'][number];
-
-const DELIVERY_KINDS: Record<string, string> = { answer: 'Answer', test: 'Test message', agent: 'Agent reply' };
-
-/** The connection's latest deliveries: what Parley sent on the channel and how it went. */
-function Deliveries({ connectionId }: { connectionId: string }) {
-  const { deliveries, loading } = useChannelDeliveries(connectionId);
-  if (loading) return <Spinner className="size-4" label="Loading deliveries" />;
-  if (deliveries.length === 0) return <p className="text-sm text-gray-500">Nothing sent yet.</p>;
-  return (
-    <ul className="divide-y divide-gray-100 text-sm" aria-label="Recent deliveries">
-      {deliveries.slice(0, 10).map((d) => (
-        <li key={d.id} className="flex flex-wrap items-center justify-between gap-2 py-1.5">
-          <span className="text-gray-700">
-            {DELIVERY_KINDS[d.kind] ?? d.kind} to chat <span className="font-mono">{d.chatId}</span>
-            {d.lastError ? <span className="text-red-700"> — {d.lastError}</span> : null}
-          </span>
-          <span className="flex items-center gap-2">
-            <Badge tone={d.status === 'sent' ? 'success' : 'danger'}>{d.status === 'sent' ? 'Sent' : 'Failed'}</Badge>
-            <span className="text-gray-500">{formatDateTime(d.createdAt)}</span>
-          </span>
-        </li>
-      ))}
-    </ul>
-  );
-}
+export type Connection = ReturnType<typeof useChannelConnections>['connections'][number];
 
 /** A connected Telegram bot: its state, the token's last four, a test message, the deliveries and Disconnect. */
 function TelegramConnection({ connection }: { connection: Connection }) {
@@ -152,7 +128,7 @@ function ConnectTelegram({ chatbotId }: { chatbotId: string }) {
   );
 }
 
-/** The chatbot's messaging channels (docs/product.md, Channels): Telegram, connected with a bot token. */
+/** The chatbot's messaging channels (docs/product.md, Channels): Telegram, connected with a bot token; WhatsApp, Messenger and Instagram with a Meta app. */
 export function ChannelsCard({ chatbotId }: { chatbotId: string }) {
   const { connections, loading, failed } = useChannelConnections(chatbotId);
   const telegram = connections.find((c) => c.channel === 'telegram');
@@ -167,10 +143,20 @@ export function ChannelsCard({ chatbotId }: { chatbotId: string }) {
         ) : failed ? (
           <Alert>Could not load the channels. Please try again.</Alert>
         ) : (
-          <section aria-label="Telegram" className="space-y-3">
-            <h3 className="text-sm font-semibold text-gray-900">Telegram</h3>
-            {telegram ? <TelegramConnection connection={telegram} /> : <ConnectTelegram chatbotId={chatbotId} />}
-          </section>
+          <div className="space-y-6">
+            <section aria-label="Telegram" className="space-y-3">
+              <h3 className="text-sm font-semibold text-gray-900">Telegram</h3>
+              {telegram ? <TelegramConnection connection={telegram} /> : <ConnectTelegram chatbotId={chatbotId} />}
+            </section>
+            {META_CHANNELS.map((channel) => (
+              <MetaChannel
+                key={channel}
+                chatbotId={chatbotId}
+                channel={channel}
+                connection={connections.find((c) => c.channel === channel)}
+              />
+            ))}
+          </div>
         )}
       </CardBody>
     </Card>
