@@ -242,5 +242,5 @@ describe('every REST route', () => {
     expect((await api(stack.url, '/api/auth/current', { token: owner.token })).status).toBe(200);
     const after = await registerOwner(stack, 'every-route-after');
     expect((await api(stack.url, '/api/chatbot', { token: after.token })).status).toBe(200);
-  });
+  }, 180_000);
 });
