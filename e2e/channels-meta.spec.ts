@@ -77,7 +77,9 @@ test('the owner connects WhatsApp, a WhatsApp user is answered, and History show
       },
     ],
   };
-  const delivered = await request.post(`${fakeMeta()}/_fake/deliver`, { data: { url: callbackUrl, appSecret: E2E_WHATSAPP.appSecret, event } });
+  const delivered = await request.post(`${fakeMeta()}/_fake/deliver`, {
+    data: { url: callbackUrl, appSecret: E2E_WHATSAPP.appSecret, event },
+  });
   expect(await delivered.json()).toEqual({ status: 200 });
   await expect
     .poll(async () => {

@@ -67,7 +67,12 @@ describe('WhatsApp through the gateway', () => {
     ]);
     expect(connection.webhookUrl).toMatch(new RegExp(`/api/channels/whatsapp/${connection.id}$`));
     const path = `/api/channels/whatsapp/${connection.id}`;
-    const listed = await gql(stack.url, `query($c: ID!) { channelConnections(chatbotId: $c) { verifyToken webhookUrl } }`, { c: chatbotId }, owner.token);
+    const listed = await gql(
+      stack.url,
+      `query($c: ID!) { channelConnections(chatbotId: $c) { verifyToken webhookUrl } }`,
+      { c: chatbotId },
+      owner.token,
+    );
     expect(listed.body.data.channelConnections).toEqual([{ verifyToken: null, webhookUrl: connection.webhookUrl }]);
     expect(JSON.stringify(listed.body)).not.toContain(APP_SECRET);
 

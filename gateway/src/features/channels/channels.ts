@@ -53,8 +53,7 @@ export const connectionView = (c: ChannelConnection | undefined, publicUrl = '')
   lastChatId: c?.lastChatId || null,
   createdAt: isoDate(c?.createdAt) ?? new Date(0).toISOString(),
   accountId: c?.accountId || null,
-  webhookUrl:
-    c && META_CHANNELS.has(c.channel) && publicUrl ? `${publicUrl.replace(/\/+$/, '')}${webhookPath(c.channel)}/${c.id}` : null,
+  webhookUrl: c && META_CHANNELS.has(c.channel) && publicUrl ? `${publicUrl.replace(/\/+$/, '')}${webhookPath(c.channel)}/${c.id}` : null,
   verifyToken: c?.verifyToken || null,
 });
 

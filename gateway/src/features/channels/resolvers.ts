@@ -10,7 +10,12 @@ export const channelResolvers: Resolvers = {
   },
   Mutation: {
     connectChannel: async (_parent, { chatbotId, channel, token, appSecret, accountId, businessAccountId }, ctx) =>
-      connectChannel(ctx.clients, await ctx.member(), { chatbotId, channel, token, appSecret, accountId, businessAccountId }, ctx.publicUrl),
+      connectChannel(
+        ctx.clients,
+        await ctx.member(),
+        { chatbotId, channel, token, appSecret, accountId, businessAccountId },
+        ctx.publicUrl,
+      ),
     disconnectChannel: async (_parent, { connectionId }, ctx) => disconnectChannel(ctx.clients, await ctx.member(), connectionId),
     sendChannelTestMessage: async (_parent, { connectionId, chatId }, ctx) =>
       sendChannelTestMessage(ctx.clients, await ctx.member(), connectionId, chatId ?? ''),

@@ -47,7 +47,8 @@ export function channelWebhookRoutes(clients: Clients): Router {
   for (const channel of META_WEBHOOK_CHANNELS) {
     // Meta's handshake: the verify token checked by chat, then hub.challenge echoed as plain text.
     router.get(`/${channel}/:connectionId`, async (req, res) => {
-      const param = (name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string).slice(0, MAX_SECRET_CHARS + 1) : '');
+      const param = (name: string) =>
+        typeof req.query[name] === 'string' ? (req.query[name] as string).slice(0, MAX_SECRET_CHARS + 1) : '';
       const challenge = param('hub.challenge');
       if (!/^[A-Za-z0-9_-]{1,256}$/.test(challenge)) throw invalid('hub.challenge is missing or malformed.');
       await clients.chat.verifyChannelWebhook({

@@ -125,10 +125,7 @@ export async function listConnections(deps: Pick<ConnectionDeps, 'db'>, ownerId:
   return rows.map(connectionView);
 }
 
-export async function connectChannel(
-  deps: ConnectionDeps,
-  input: ConnectInput,
-): Promise<ChannelConnectionView> {
+export async function connectChannel(deps: ConnectionDeps, input: ConnectInput): Promise<ChannelConnectionView> {
   const channel = parseChannel(input.channel);
   if (!UUID.test(input.chatbotId) || !input.uniqueId) throw invalid('chatbot_id and unique_id are required.');
   if (!/^https?:\/\/[^\s]+$/.test(input.webhookBaseUrl)) throw invalid('webhook_base_url must be an http(s) URL.');
@@ -202,10 +199,10 @@ export async function disconnectChannel(deps: ConnectionDeps, ownerId: string, c
   // Meta's webhook is the owner's app's, set in Meta's console: nothing to remove at the provider.
   if (!isMetaChannel(row.channel))
     try {
-    await deps.telegram.deleteWebhook(openToken(deps.ciphers, row));
-  } catch (err) {
-    if (!(err instanceof TelegramError) || err.retryable) throw unavailable(PROVIDER_UNREACHABLE);
-  }
+      await deps.telegram.deleteWebhook(openToken(deps.ciphers, row));
+    } catch (err) {
+      if (!(err instanceof TelegramError) || err.retryable) throw unavailable(PROVIDER_UNREACHABLE);
+    }
   const { count } = await deps.db.channelConnection.deleteMany({ where: { id: row.id } });
   deps.verifiers?.forget(row.id);
   return count > 0;

@@ -68,7 +68,10 @@ function channelSender(deps: DeliverDeps, connection: SendingConnection, chatId:
       maxText: META_CHANNEL_RULES[channel].maxText,
       send: async (part: string) => (await deps.meta.sendText(channel, connection.token, connection.accountId, chatId, part)).messageId,
     };
-  return { maxText: TELEGRAM_MAX_TEXT, send: async (part: string) => void (await deps.telegram.sendMessage(connection.token, chatId, part)) };
+  return {
+    maxText: TELEGRAM_MAX_TEXT,
+    send: async (part: string) => void (await deps.telegram.sendMessage(connection.token, chatId, part)),
+  };
 }
 
 /** WhatsApp's customer service window: open while the user's last message is younger than its hours. */
@@ -122,7 +125,11 @@ export async function deliver(
     channelSendFailures.series(series).inc();
     deps.logger.warn({ connectionId: connection.id, status: failure.status, err: failure.message }, 'channel send failed');
   } else channelOutbound.series(series).inc();
-  const lastError = closed ? WINDOW_CLOSED : failure ? `${failure.status ? `${failure.status} ` : ''}${failure.message}`.slice(0, 300) : null;
+  const lastError = closed
+    ? WINDOW_CLOSED
+    : failure
+      ? `${failure.status ? `${failure.status} ` : ''}${failure.message}`.slice(0, 300)
+      : null;
   const failed = closed || failure !== null;
   // One write, once the sending is over (sent, or failed after every attempt).
   const [saved] = await deps.db.$queryRaw<DeliveryRow[]>`

@@ -21,7 +21,7 @@ export const META_CHANNEL_RULES: Record<MetaChannelName, { label: string; maxTex
 
 export const WINDOW_CLOSED =
   "Not sent: this WhatsApp user's last message is more than 24 hours old, and outside WhatsApp's customer service window only an approved template message can be sent.";
-export const BODY_NOT_META = "The body is not a Meta webhook event.";
+export const BODY_NOT_META = 'The body is not a Meta webhook event.';
 
 /** True when `header` is `sha256=` and the HMAC-SHA256 of `body` under `appSecret`; constant time over two 32-byte digests. */
 export function signatureMatches(header: string, body: Uint8Array, appSecret: string): boolean {
@@ -84,7 +84,13 @@ export function parseMetaWebhook(
         for (const m of list(value.messages).slice(0, MAX_EVENTS)) {
           const text = isObject(m.text) ? m.text.body : undefined;
           if (m.type !== 'text' || typeof text !== 'string' || !str(m.id) || !/^\d{1,30}$/.test(str(m.from))) continue;
-          messages.push({ messageId: str(m.id), accountId, from: str(m.from), name: names.get(str(m.from)) ?? '', text: text.slice(0, maxText) });
+          messages.push({
+            messageId: str(m.id),
+            accountId,
+            from: str(m.from),
+            name: names.get(str(m.from)) ?? '',
+            text: text.slice(0, maxText),
+          });
         }
         for (const s of list(value.statuses).slice(0, MAX_EVENTS)) {
           const status = str(s.status);
@@ -101,7 +107,8 @@ export function parseMetaWebhook(
     for (const m of list(entry.messaging).slice(0, MAX_EVENTS)) {
       const message = isObject(m.message) ? m.message : null;
       const from = str(isObject(m.sender) ? m.sender.id : '');
-      if (!message || message.is_echo === true || typeof message.text !== 'string' || !str(message.mid) || !/^\d{1,30}$/.test(from)) continue;
+      if (!message || message.is_echo === true || typeof message.text !== 'string' || !str(message.mid) || !/^\d{1,30}$/.test(from))
+        continue;
       messages.push({ messageId: str(message.mid), accountId, from, name: '', text: message.text.slice(0, maxText) });
     }
   }

@@ -11,7 +11,14 @@ import { ChannelMessageReceivedSchema } from '@parley/proto/parley/events/v1/cha
 import { forbidden, unauthenticated } from '@parley/common/rpc-errors.ts';
 import { channelInbound, channelVerificationFailures } from './channel-metrics.ts';
 import { parseChannel } from './connections.ts';
-import { isMetaChannel, META_CHANNEL_RULES, parseMetaWebhook, signatureMatches, type MetaChannelName, type MetaStatus } from './meta-channels.ts';
+import {
+  isMetaChannel,
+  META_CHANNEL_RULES,
+  parseMetaWebhook,
+  signatureMatches,
+  type MetaChannelName,
+  type MetaStatus,
+} from './meta-channels.ts';
 import { MAX_QUEUED_TEXT, secretMatches, verifierOf, type ReceiveDeps } from './receive-update.ts';
 
 export const SIGNATURE_MISSING = 'The X-Hub-Signature-256 header is missing.';
@@ -79,4 +86,3 @@ export async function verifyChannelWebhook(
   const row = await verifierOf(deps, req.connectionId);
   if (!row || row.channel !== channel || !secretMatches(req.verifyToken, row.secretHash)) throw refuse();
 }
-

@@ -157,7 +157,14 @@ describe("the webhook's verification", () => {
       rpcError(verify('unsubscribe', connection.verifyToken)),
       rpcError(verify('subscribe', '')),
       rpcError(verify('subscribe', connection.verifyToken, '00000000-0000-4000-8000-000000000000')),
-      rpcError(stack.client.verifyChannelWebhook({ channel: 'messenger', connectionId: connection.id, mode: 'subscribe', verifyToken: connection.verifyToken })),
+      rpcError(
+        stack.client.verifyChannelWebhook({
+          channel: 'messenger',
+          connectionId: connection.id,
+          mode: 'subscribe',
+          verifyToken: connection.verifyToken,
+        }),
+      ),
     ]);
     for (const err of refusals) {
       expect([err.code, err.rawMessage]).toEqual([Code.PermissionDenied, VERIFY_TOKEN_REFUSED]);
@@ -196,10 +203,14 @@ describe('a WhatsApp message', () => {
   it('is answered from the knowledge through the Graph API, the status callbacks move its delivery, as one conversation shown with its channel', async () => {
     const { bot, connection } = await connected();
     await stack.makePro(bot.ownerId);
-    expect((await signedPost('whatsapp', connection.id, whatsappTextEvent(PHONE_ID, '15551230001', 'Is the museum open every day?'))).queued).toBe(
-      true,
+    expect(
+      (await signedPost('whatsapp', connection.id, whatsappTextEvent(PHONE_ID, '15551230001', 'Is the museum open every day?'))).queued,
+    ).toBe(true);
+    const [answer] = await until(
+      () => meta.sent,
+      (s) => s.length === 1,
+      'the answer',
     );
-    const [answer] = await until(() => meta.sent, (s) => s.length === 1, 'the answer');
     expect([answer.accountId, answer.to]).toEqual([PHONE_ID, '15551230001']);
     expect(answer.text).toContain('The museum opens at ten');
     expect(answer.text).toContain('\n\nSources:\n1. ');
@@ -218,7 +229,11 @@ describe('a WhatsApp message', () => {
     const { bot, connection } = await connected();
     const event = whatsappTextEvent(PHONE_ID, '15551230002', 'Is the museum open every day?', { id: 'wamid.FIVE' });
     await Promise.all(Array.from({ length: 5 }, () => signedPost('whatsapp', connection.id, event)));
-    await until(() => meta.sent, (s) => s.length >= 1, 'the answer');
+    await until(
+      () => meta.sent,
+      (s) => s.length >= 1,
+      'the answer',
+    );
     await signedPost('whatsapp', connection.id, event);
     await stack.applyUsage();
     expect(meta.sent.filter((s) => s.to === '15551230002')).toHaveLength(1);
@@ -231,7 +246,11 @@ describe('a WhatsApp message', () => {
     const { bot, connection } = await connected();
     meta.set({ rateLimited: 1, failures: 1 });
     await signedPost('whatsapp', connection.id, whatsappTextEvent(PHONE_ID, '15551230003', 'Is the museum open every day?'));
-    await until(() => meta.sent, (s) => s.length === 1, 'the answer');
+    await until(
+      () => meta.sent,
+      (s) => s.length === 1,
+      'the answer',
+    );
     const { deliveries } = await until(
       () => stack.client.listChannelDeliveries({ ownerId: bot.ownerId, connectionId: connection.id }),
       (r) => r.deliveries[0]?.status === 'sent',
@@ -240,20 +259,29 @@ describe('a WhatsApp message', () => {
     expect(deliveries.map((d) => [d.status, d.attempts])).toEqual([['sent', 3]]);
   });
 
-  it("outside the 24-hour window sends nothing and tells the owner a template would be needed", async () => {
+  it('outside the 24-hour window sends nothing and tells the owner a template would be needed', async () => {
     const { bot, connection } = await connected();
     await signedPost('whatsapp', connection.id, whatsappTextEvent(PHONE_ID, '15551230004', 'Is the museum open every day?'));
-    await until(() => meta.sent, (s) => s.length === 1, 'the answer');
+    await until(
+      () => meta.sent,
+      (s) => s.length === 1,
+      'the answer',
+    );
     await stack.parts.prisma.channelThread.updateMany({
       where: { connectionId: connection.id },
       data: { lastInboundAt: new Date(Date.now() - 25 * 3_600_000) },
     });
-    const delivery = (await stack.client.sendChannelTestMessage({ ownerId: bot.ownerId, connectionId: connection.id, chatId: '' })).delivery!;
+    const delivery = (await stack.client.sendChannelTestMessage({ ownerId: bot.ownerId, connectionId: connection.id, chatId: '' }))
+      .delivery!;
     expect([delivery.status, delivery.attempts, delivery.lastError]).toEqual(['failed', 0, WINDOW_CLOSED]);
     expect(meta.sent).toHaveLength(1);
     // The user writes again: the window is open again.
     await signedPost('whatsapp', connection.id, whatsappTextEvent(PHONE_ID, '15551230004', 'And on Monday?'));
-    await until(() => meta.sent, (s) => s.length === 2, 'the second answer');
+    await until(
+      () => meta.sent,
+      (s) => s.length === 2,
+      'the second answer',
+    );
     const again = (await stack.client.sendChannelTestMessage({ ownerId: bot.ownerId, connectionId: connection.id, chatId: '' })).delivery!;
     expect(again.status).toBe('sent');
   });
@@ -262,8 +290,16 @@ describe('a WhatsApp message', () => {
     const { bot, connection } = await connected();
     await stack.makePro(bot.ownerId);
     await enableHandoff(stack.chatbots, bot);
-    await signedPost('whatsapp', connection.id, whatsappTextEvent(PHONE_ID, '15551230005', 'Is the museum open every day? I want to talk to a person'));
-    await until(() => meta.sent, (s) => s.length === 1, 'the answer');
+    await signedPost(
+      'whatsapp',
+      connection.id,
+      whatsappTextEvent(PHONE_ID, '15551230005', 'Is the museum open every day? I want to talk to a person'),
+    );
+    await until(
+      () => meta.sent,
+      (s) => s.length === 1,
+      'the answer',
+    );
     const { waiting } = await until(
       () => stack.client.listInbox({ ownerId: bot.ownerId }),
       (r) => r.waiting.some((i) => i.chatbotId === bot.id),
@@ -277,7 +313,11 @@ describe('a WhatsApp message', () => {
       content: 'Hello, Ada from the museum here.',
       clientMessageId: clientMessageId(),
     });
-    await until(() => meta.sent, (s) => s.length === 2, "the agent's reply");
+    await until(
+      () => meta.sent,
+      (s) => s.length === 2,
+      "the agent's reply",
+    );
     expect(meta.sent[1]).toMatchObject({ accountId: PHONE_ID, to: '15551230005', text: 'Hello, Ada from the museum here.' });
   });
 });
@@ -288,12 +328,21 @@ describe('Messenger and Instagram', () => {
     await signedPost('messenger', page.connection.id, messagingTextEvent('page', PAGE_ID, '7001002003', 'Is the museum open every day?'));
     const ig = await connected('instagram');
     await signedPost('instagram', ig.connection.id, messagingTextEvent('instagram', IG_ID, '7001002004', 'Is the museum open every day?'));
-    await until(() => meta.sent, (s) => s.length === 2, 'both answers');
+    await until(
+      () => meta.sent,
+      (s) => s.length === 2,
+      'both answers',
+    );
     expect(meta.sent.map((s) => [s.accountId, s.to]).sort()).toEqual([
       [IG_ID, '7001002004'],
       [PAGE_ID, '7001002003'],
     ]);
-    expect(meta.calls.filter((c) => c.method === 'POST').map((c) => c.path).sort()).toEqual([`/${IG_ID}/messages`, '/me/messages']);
+    expect(
+      meta.calls
+        .filter((c) => c.method === 'POST')
+        .map((c) => c.path)
+        .sort(),
+    ).toEqual([`/${IG_ID}/messages`, '/me/messages']);
     // The page's signature does not open the Instagram connection's webhook under another channel.
     const err = await rpcError(signedPost('messenger', ig.connection.id, messagingTextEvent('page', PAGE_ID, '1', 'hi')));
     expect(err.code).toBe(Code.PermissionDenied);

@@ -62,7 +62,13 @@ export function whatsappTextEvent(phoneNumberId: string, from: string, text: str
               metadata: { display_phone_number: '15550783881', phone_number_id: phoneNumberId },
               contacts: [{ profile: { name: opts.name ?? 'Ada' }, wa_id: from }],
               messages: [
-                { from, id: opts.id ?? `wamid.IN${seq++}`, timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: text } },
+                {
+                  from,
+                  id: opts.id ?? `wamid.IN${seq++}`,
+                  timestamp: String(Math.floor(Date.now() / 1000)),
+                  type: 'text',
+                  text: { body: text },
+                },
               ],
             },
           },
@@ -179,9 +185,16 @@ export async function startFakeMeta(opts: Partial<FakeMetaBehaviour> & { port?: 
     const match = /^\/(me|\d+)(\/messages)?$/.exec(path);
     if (!match) return refuse(res, 400, 100, 'Unknown path components', 'GraphMethodException');
     const id = match[1] === 'me' ? tokenAccountId : match[1];
-    if (id !== tokenAccountId) return refuse(res, 400, 100, `Unsupported get request. Object with ID '${id}' does not exist`, 'GraphMethodException');
+    if (id !== tokenAccountId)
+      return refuse(res, 400, 100, `Unsupported get request. Object with ID '${id}' does not exist`, 'GraphMethodException');
     if (!match[2] && req.method === 'GET')
-      return reply(res, 200, { id, display_phone_number: account.name, verified_name: account.name, name: account.name, username: account.name });
+      return reply(res, 200, {
+        id,
+        display_phone_number: account.name,
+        verified_name: account.name,
+        name: account.name,
+        username: account.name,
+      });
     if (!match[2] || req.method !== 'POST') return refuse(res, 400, 100, 'Unsupported request', 'GraphMethodException');
     const body = JSON.parse((await readBody(req)) || '{}') as Record<string, any>;
     if (behaviour.rateLimited > 0) {
@@ -202,11 +215,18 @@ export async function startFakeMeta(opts: Partial<FakeMetaBehaviour> & { port?: 
     const messageId = whatsapp ? `wamid.OUT${seq++}` : `m_out${seq++}`;
     sent.push({ accountId: id, to, text, messageId });
     onSent();
-    if (whatsapp) return reply(res, 200, { messaging_product: 'whatsapp', contacts: [{ input: to, wa_id: to }], messages: [{ id: messageId }] });
+    if (whatsapp)
+      return reply(res, 200, { messaging_product: 'whatsapp', contacts: [{ input: to, wa_id: to }], messages: [{ id: messageId }] });
     return reply(res, 200, { recipient_id: to, message_id: messageId });
   };
 
-  const server = await serveFake('Meta', handle, (res, message) => refuse(res, 500, 1, `An unknown error occurred: ${message}`), host, port);
+  const server = await serveFake(
+    'Meta',
+    handle,
+    (res, message) => refuse(res, 500, 1, `An unknown error occurred: ${message}`),
+    host,
+    port,
+  );
   return {
     url: `${server.origin}/v21.0`,
     sent,

@@ -29,4 +29,3 @@ export function Deliveries({ connectionId }: { connectionId: string }) {
     </ul>
   );
 }
-

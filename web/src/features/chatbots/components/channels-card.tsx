@@ -7,12 +7,7 @@ import { ConfirmDialog } from '../../../components/ui/confirm-dialog';
 import { Spinner } from '../../../components/ui/spinner';
 import { TextField } from '../../../components/ui/text-field';
 import { formatDate } from '../../../lib/format';
-import {
-  useChannelConnections,
-  useConnectChannel,
-  useDisconnectChannel,
-  useSendChannelTestMessage,
-} from '../hooks/use-channels';
+import { useChannelConnections, useConnectChannel, useDisconnectChannel, useSendChannelTestMessage } from '../hooks/use-channels';
 import { Deliveries } from './channel-deliveries';
 import { META_CHANNELS, MetaChannel } from './meta-channel';
 

@@ -11,7 +11,12 @@ import { ExportConversationsButtons } from './export-conversations-buttons';
 import { VerifiedVisitor } from './verified-visitor';
 
 /** How History names the messaging channel a conversation came from (docs/product.md, Channels). */
-const CHANNEL_LABELS: Record<string, string> = { telegram: 'Telegram', whatsapp: 'WhatsApp', messenger: 'Messenger', instagram: 'Instagram' };
+const CHANNEL_LABELS: Record<string, string> = {
+  telegram: 'Telegram',
+  whatsapp: 'WhatsApp',
+  messenger: 'Messenger',
+  instagram: 'Instagram',
+};
 
 /** How much of a session id the list shows (docs/product.md, Conversation history). */
 export const SESSION_ID_SHOWN = 8;

@@ -54,7 +54,15 @@ function WebhookSetup({ label, webhookUrl, verifyToken }: { label: string; webho
 
 type Setup = { webhookUrl: string; verifyToken: string };
 
-function ConnectMeta({ chatbotId, channel, onConnected }: { chatbotId: string; channel: MetaChannelName; onConnected: (s: Setup) => void }) {
+function ConnectMeta({
+  chatbotId,
+  channel,
+  onConnected,
+}: {
+  chatbotId: string;
+  channel: MetaChannelName;
+  onConnected: (s: Setup) => void;
+}) {
   const rules = RULES[channel];
   const empty = { accountId: '', businessAccountId: '', token: '', appSecret: '' };
   const [form, setForm] = useState(empty);
@@ -63,7 +71,8 @@ function ConnectMeta({ chatbotId, channel, onConnected }: { chatbotId: string; c
     value: form[name],
     onChange: (e: { target: { value: string } }) => setForm({ ...form, [name]: e.target.value }),
   });
-  const ready = form.accountId.trim() && form.token.trim() && form.appSecret.trim() && (channel !== 'whatsapp' || form.businessAccountId.trim());
+  const ready =
+    form.accountId.trim() && form.token.trim() && form.appSecret.trim() && (channel !== 'whatsapp' || form.businessAccountId.trim());
 
   async function onConnect(event: FormEvent) {
     event.preventDefault();
@@ -86,7 +95,13 @@ function ConnectMeta({ chatbotId, channel, onConnected }: { chatbotId: string; c
       <div className="grid gap-3 sm:grid-cols-2">
         <TextField label={rules.accountLabel} inputMode="numeric" maxLength={30} autoComplete="off" {...field('accountId')} />
         {channel === 'whatsapp' ? (
-          <TextField label="WhatsApp Business account id" inputMode="numeric" maxLength={30} autoComplete="off" {...field('businessAccountId')} />
+          <TextField
+            label="WhatsApp Business account id"
+            inputMode="numeric"
+            maxLength={30}
+            autoComplete="off"
+            {...field('businessAccountId')}
+          />
         ) : null}
         <TextField label={rules.tokenLabel} type="password" autoComplete="off" maxLength={1024} {...field('token')} />
         <TextField label={`${rules.label} app secret`} type="password" autoComplete="off" maxLength={64} {...field('appSecret')} />
@@ -112,7 +127,9 @@ function MetaConnection({ connection, channel }: { connection: Connection; chann
     setSentNote(null);
     const delivery = await test.act(connection.id, to.trim());
     if (delivery)
-      setSentNote(delivery.status === 'failed' ? `${rules.label} did not take it: ${delivery.lastError ?? 'unknown error'}` : 'Test message sent.');
+      setSentNote(
+        delivery.status === 'failed' ? `${rules.label} did not take it: ${delivery.lastError ?? 'unknown error'}` : 'Test message sent.',
+      );
   }
 
   return (

@@ -34,13 +34,10 @@ export function useConnectChannel(chatbotId: string) {
 /** WhatsApp, Messenger or Instagram: resolves to the webhook's URL and the verify token, shown once for Meta's console. */
 export function useConnectMetaChannel(chatbotId: string) {
   const [mutate] = useMutation(ConnectMetaChannelMutation, { refetchQueries: [ChannelConnectionsQuery] });
-  return useAction(
-    async (input: { channel: string; token: string; appSecret: string; accountId: string; businessAccountId?: string }) => {
-      const { data } = await mutate({ variables: { chatbotId, ...input, businessAccountId: input.businessAccountId ?? null } });
-      return data?.connectChannel ?? null;
-    },
-    CONNECT_FAILED_MESSAGE,
-  );
+  return useAction(async (input: { channel: string; token: string; appSecret: string; accountId: string; businessAccountId?: string }) => {
+    const { data } = await mutate({ variables: { chatbotId, ...input, businessAccountId: input.businessAccountId ?? null } });
+    return data?.connectChannel ?? null;
+  }, CONNECT_FAILED_MESSAGE);
 }
 
 export function useDisconnectChannel() {
