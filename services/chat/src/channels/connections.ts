@@ -13,8 +13,7 @@ import type { ProviderKeyCiphers } from '../provider-keys/provider-keys.ts';
 import { deliver, deliveryView, type DeliverDeps, type DeliveryView, type SendingConnection } from './deliver.ts';
 import { TelegramError, TELEGRAM_TOKEN_SHAPE, type TelegramApi } from './telegram-api.ts';
 import type { MetaApi } from './meta-api.ts';
-import { META_CHANNELS, isMetaChannel } from './meta-channels.ts';
-import { connectMetaChannel, META_RECIPIENT_INVALID, metaRecipientValid } from './meta-connections.ts';
+import { META_CHANNELS, META_RECIPIENT_INVALID, isMetaChannel, metaRecipientValid } from './meta-channels.ts';
 
 export const CHANNELS = ['telegram', ...META_CHANNELS] as const;
 export type ChannelName = (typeof CHANNELS)[number];
@@ -126,10 +125,7 @@ export async function listConnections(deps: Pick<ConnectionDeps, 'db'>, ownerId:
 }
 
 export async function connectChannel(deps: ConnectionDeps, input: ConnectInput): Promise<ChannelConnectionView> {
-  const channel = parseChannel(input.channel);
-  if (!UUID.test(input.chatbotId) || !input.uniqueId) throw invalid('chatbot_id and unique_id are required.');
-  if (!/^https?:\/\/[^\s]+$/.test(input.webhookBaseUrl)) throw invalid('webhook_base_url must be an http(s) URL.');
-  if (isMetaChannel(channel)) return connectMetaChannel(deps, { ...input, channel });
+  const channel = checkConnectInput(input);
   const token = input.token.trim();
   if (!TELEGRAM_TOKEN_SHAPE.test(token)) throw invalid(TOKEN_SHAPE_INVALID);
   const existing = await deps.db.channelConnection.findUnique({ where: { chatbotId_channel: { chatbotId: input.chatbotId, channel } } });
@@ -165,6 +161,14 @@ export async function connectChannel(deps: ConnectionDeps, input: ConnectInput):
     throw providerFailure(err);
   }
   return connectionView(row);
+}
+
+/** What every channel's connecting checks first: the channel, the chatbot's ids and the webhook's base URL. */
+export function checkConnectInput(input: ConnectInput): ChannelName {
+  const channel = parseChannel(input.channel);
+  if (!UUID.test(input.chatbotId) || !input.uniqueId) throw invalid('chatbot_id and unique_id are required.');
+  if (!/^https?:\/\/[^\s]+$/.test(input.webhookBaseUrl)) throw invalid('webhook_base_url must be an http(s) URL.');
+  return channel;
 }
 
 export interface ConnectInput {

@@ -21,6 +21,9 @@ export const META_CHANNEL_RULES: Record<MetaChannelName, { label: string; maxTex
 
 export const WINDOW_CLOSED =
   "Not sent: this WhatsApp user's last message is more than 24 hours old, and outside WhatsApp's customer service window only an approved template message can be sent.";
+export const META_RECIPIENT_INVALID = 'The recipient must be the id (digits) of a user who wrote to this account.';
+/** A recipient (a WhatsApp number, a page- or Instagram-scoped user id) is decimal digits. */
+export const metaRecipientValid = (to: string) => /^\d{1,30}$/.test(to);
 export const BODY_NOT_META = 'The body is not a Meta webhook event.';
 
 /** True when `header` is `sha256=` and the HMAC-SHA256 of `body` under `appSecret`; constant time over two 32-byte digests. */

@@ -10,6 +10,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { failedPrecondition, invalid, unavailable } from '@parley/common/rpc-errors.ts';
 import {
   alreadyConnected,
+  checkConnectInput,
   connectionView,
   sealAppSecret,
   sealToken,
@@ -19,22 +20,17 @@ import {
   type ConnectionDeps,
 } from './connections.ts';
 import { MetaError, META_APP_SECRET_SHAPE, META_ID_SHAPE, META_TOKEN_SHAPE } from './meta-api.ts';
-import { META_CHANNEL_RULES, type MetaChannelName } from './meta-channels.ts';
+import { isMetaChannel, META_CHANNEL_RULES } from './meta-channels.ts';
 
 export const META_TOKEN_INVALID = 'The access token must be the one Meta gives (letters and digits, starting EAA…).';
 export const META_APP_SECRET_INVALID = "The app secret must be the 32 characters shown in the app's Basic settings.";
 export const META_ACCOUNT_ID_INVALID = 'The account id must be the number Meta shows for it.';
-export const META_RECIPIENT_INVALID = 'The recipient must be the id (digits) of a user who wrote to this account.';
 export const META_UNREACHABLE = 'Meta could not be reached. Please try again.';
 export const metaTokenRefused = (label: string) => `Meta refused this access token for the ${label} account.`;
 
-export const metaRecipientValid = (to: string) => META_ID_SHAPE.test(to);
-
-export async function connectMetaChannel(
-  deps: ConnectionDeps,
-  input: ConnectInput & { channel: MetaChannelName },
-): Promise<ChannelConnectionView> {
-  const { channel } = input;
+export async function connectMetaChannel(deps: ConnectionDeps, input: ConnectInput): Promise<ChannelConnectionView> {
+  const channel = checkConnectInput(input);
+  if (!isMetaChannel(channel)) throw new Error(`not one of Meta's channels: ${channel}`);
   const { label } = META_CHANNEL_RULES[channel];
   const token = input.token.trim();
   const appSecret = (input.appSecret ?? '').trim();

@@ -11,14 +11,7 @@ import { ChannelMessageReceivedSchema } from '@parley/proto/parley/events/v1/cha
 import { forbidden, unauthenticated } from '@parley/common/rpc-errors.ts';
 import { channelInbound, channelVerificationFailures } from './channel-metrics.ts';
 import { parseChannel } from './connections.ts';
-import {
-  isMetaChannel,
-  META_CHANNEL_RULES,
-  parseMetaWebhook,
-  signatureMatches,
-  type MetaChannelName,
-  type MetaStatus,
-} from './meta-channels.ts';
+import { isMetaChannel, parseMetaWebhook, signatureMatches, type MetaStatus } from './meta-channels.ts';
 import { MAX_QUEUED_TEXT, secretMatches, verifierOf, type ReceiveDeps } from './receive-update.ts';
 
 export const SIGNATURE_MISSING = 'The X-Hub-Signature-256 header is missing.';
@@ -27,9 +20,10 @@ export const VERIFY_TOKEN_REFUSED = 'The verify token does not match.';
 
 export async function receiveMetaUpdate(
   deps: ReceiveDeps,
-  req: { channel: MetaChannelName; connectionId: string; secret: string; body: Uint8Array },
+  req: { channel: string; connectionId: string; secret: string; body: Uint8Array },
 ): Promise<{ queued: boolean }> {
-  const { channel } = req;
+  const channel = parseChannel(req.channel);
+  if (!isMetaChannel(channel)) throw new Error(`not one of Meta's channels: ${channel}`);
   const refused = (err: Error) => {
     channelVerificationFailures.series({ channel }).inc();
     return err;

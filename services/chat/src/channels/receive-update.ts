@@ -16,8 +16,6 @@ import type { PrismaClient } from '../generated/prisma/client.ts';
 import { channelInbound, channelVerificationFailures } from './channel-metrics.ts';
 import type { ProviderKeyCiphers } from '../provider-keys/provider-keys.ts';
 import { isConnectionId, openAppSecret, parseChannel, secretHashOf } from './connections.ts';
-import { isMetaChannel } from './meta-channels.ts';
-import { receiveMetaUpdate } from './meta-receive.ts';
 
 export const SECRET_MISSING = 'The webhook secret is missing.';
 export const SECRET_REFUSED = 'The webhook secret does not match.';
@@ -142,7 +140,6 @@ export async function receiveChannelUpdate(
   req: { channel: string; connectionId: string; secret: string; body: Uint8Array },
 ): Promise<{ queued: boolean }> {
   const channel = parseChannel(req.channel);
-  if (isMetaChannel(channel)) return receiveMetaUpdate(deps, { ...req, channel });
   const refused = (err: Error) => {
     channelVerificationFailures.series({ channel }).inc();
     return err;

@@ -26,7 +26,9 @@ import {
 } from './connections.ts';
 import type { DeliveryView } from './deliver.ts';
 import { receiveChannelUpdate, type ReceiveDeps } from './receive-update.ts';
-import { verifyChannelWebhook } from './meta-receive.ts';
+import { receiveMetaUpdate, verifyChannelWebhook } from './meta-receive.ts';
+import { connectMetaChannel } from './meta-connections.ts';
+import { isMetaChannel } from './meta-channels.ts';
 
 export interface ChannelRpcDeps {
   channels: ConnectionDeps & ReceiveDeps;
@@ -71,7 +73,8 @@ export function channelMethods(deps: ChannelRpcDeps) {
       return { connections: (await listConnections(c, ownerIdOf(req.ownerId), req.chatbotId)).map(toConnection) };
     },
     async connectChannel(req: ConnectChannelRequest) {
-      const connection = await connectChannel(c, {
+      const connect = isMetaChannel(req.channel) ? connectMetaChannel : connectChannel;
+      const connection = await connect(c, {
         ownerId: ownerIdOf(req.ownerId),
         chatbotId: req.chatbotId,
         uniqueId: req.uniqueId,
@@ -94,7 +97,8 @@ export function channelMethods(deps: ChannelRpcDeps) {
       return { deliveries: (await listDeliveries(c, ownerIdOf(req.ownerId), req.connectionId)).map(toDelivery) };
     },
     async receiveChannelUpdate(req: ReceiveChannelUpdateRequest) {
-      return receiveChannelUpdate(c, { channel: req.channel, connectionId: req.connectionId, secret: req.secret, body: req.body });
+      const receive = isMetaChannel(req.channel) ? receiveMetaUpdate : receiveChannelUpdate;
+      return receive(c, { channel: req.channel, connectionId: req.connectionId, secret: req.secret, body: req.body });
     },
     async verifyChannelWebhook(req: VerifyChannelWebhookRequest) {
       await verifyChannelWebhook(c, { channel: req.channel, connectionId: req.connectionId, mode: req.mode, verifyToken: req.verifyToken });

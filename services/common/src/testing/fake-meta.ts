@@ -196,7 +196,13 @@ export async function startFakeMeta(opts: Partial<FakeMetaBehaviour> & { port?: 
         username: account.name,
       });
     if (!match[2] || req.method !== 'POST') return refuse(res, 400, 100, 'Unsupported request', 'GraphMethodException');
-    const body = JSON.parse((await readBody(req)) || '{}') as Record<string, any>;
+    const body = JSON.parse((await readBody(req)) || '{}') as {
+      messaging_product?: string;
+      to?: string;
+      text?: { body?: string };
+      recipient?: { id?: string };
+      message?: { text?: string };
+    };
     if (behaviour.rateLimited > 0) {
       behaviour.rateLimited--;
       return refuse(res, 429, 80007, 'Rate limit hit', 'OAuthException');
@@ -207,8 +213,8 @@ export async function startFakeMeta(opts: Partial<FakeMetaBehaviour> & { port?: 
     }
     const whatsapp = body.messaging_product === 'whatsapp';
     const channel = whatsapp ? 'whatsapp' : match[1] === 'me' ? 'messenger' : 'instagram';
-    const text: string = whatsapp ? body.text?.body : body.message?.text;
-    const to: string = whatsapp ? body.to : body.recipient?.id;
+    const text = whatsapp ? body.text?.body : body.message?.text;
+    const to = whatsapp ? body.to : body.recipient?.id;
     if (typeof text !== 'string' || !text) return refuse(res, 400, 100, 'Param text must be non-empty', 'OAuthException');
     if ([...text].length > LIMITS[channel]) return refuse(res, 400, 100, 'Param text is too long', 'OAuthException');
     if (typeof to !== 'string' || !to) return refuse(res, 400, 100, 'Param recipient is required', 'OAuthException');
