@@ -15,6 +15,8 @@ test('the owner connects WhatsApp, a WhatsApp user is answered, and History show
   page,
   request,
 }) => {
+  // The whole stack answers a message here, on a shared machine: a generous bound.
+  test.setTimeout(180_000);
   const email = await registerOwner(page, uniqueEmail('whatsapp'));
   await makePro(email);
   const token = await ownerToken(page);

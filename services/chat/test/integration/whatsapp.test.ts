@@ -137,7 +137,13 @@ describe('connecting WhatsApp', () => {
     const refused = await rpcError(connect({ token: 'EAAGrevokedTokenRevokedTokenRevoked00' }));
     expect([refused.code, refused.rawMessage]).toEqual([Code.FailedPrecondition, metaTokenRefused('WhatsApp')]);
     meta.calls.length = 0;
-    for (const patch of [{ accountId: '../me' }, { businessAccountId: '' }, { token: 'x y' }, { appSecret: 'short' }]) {
+    const malformed: Record<string, string>[] = [
+      { accountId: '../me' },
+      { businessAccountId: '' },
+      { token: 'x y' },
+      { appSecret: 'short' },
+    ];
+    for (const patch of malformed) {
       expect((await rpcError(connect(patch))).code).toBe(Code.InvalidArgument);
     }
     expect(meta.calls).toEqual([]);
