@@ -11,6 +11,13 @@ export const CLAUDE_OVERLOADED = 'claudeoverloadeddrill';
 export const E2E_TELEGRAM_TOKEN = '555000111:AAE2eTelegramBotTokenForParley_tests1';
 /** The one bot token the fake Slack Web API knows in the end-to-end run (global-setup.ts). */
 export const E2E_SLACK_TOKEN = 'xoxb-555000111-222333-E2eSlackBotTokenSlk1';
+/** The one WhatsApp number the fake Graph API knows in the end-to-end run (global-setup.ts). */
+export const E2E_WHATSAPP = {
+  phoneNumberId: '106540352242922',
+  businessAccountId: '102290129340398',
+  token: 'EAAGe2eSystemUserTokenForParleyTests0w4p',
+  appSecret: 'e2e0e2e0e2e0e2e0e2e0e2e0e2e0e2e0',
+};
 
 export function uniqueEmail(tag: string): string {
   return `${tag}.${Date.now()}.${Math.floor(Math.random() * 1e6)}@example.com`;

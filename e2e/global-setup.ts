@@ -9,7 +9,8 @@ import { groundedReply, startFakeOpenAI, toolResultReply, toolTriggers } from '.
 import { startFakeTelegram } from '../services/common/src/testing/fake-telegram.ts';
 import { startFakeSlack } from '../services/common/src/testing/fake-slack.ts';
 import { startStack } from '../scripts/stack.ts';
-import { CLAUDE_OVERLOADED, E2E_SLACK_TOKEN, E2E_TELEGRAM_TOKEN } from './fixtures.ts';
+import { startFakeMeta } from '../services/common/src/testing/fake-meta.ts';
+import { CLAUDE_OVERLOADED, E2E_SLACK_TOKEN, E2E_TELEGRAM_TOKEN, E2E_WHATSAPP } from './fixtures.ts';
 import { E2E_PORT_OFFSET } from './playwright.config.ts';
 
 export default async function globalSetup() {
@@ -64,6 +65,10 @@ export default async function globalSetup() {
   // Slack's Web API, for the chatbots connected to Slack (slack-channel.spec.ts), at E2E_FAKE_SLACK_URL.
   const slack = await startFakeSlack({ bots: { [E2E_SLACK_TOKEN]: 'parley_e2e_slackbot' } });
 
+  // Meta's Graph API, for the chatbots connected to WhatsApp (channels-meta.spec.ts): the specs reach it
+  // at E2E_FAKE_META_URL (its /_fake/ endpoints deliver signed events and list what was sent).
+  const meta = await startFakeMeta({ accounts: { [E2E_WHATSAPP.phoneNumberId]: { token: E2E_WHATSAPP.token, name: '+1 555-010-0100' } } });
+
   const mailOutboxDir = mkdtempSync(join(tmpdir(), 'parley-e2e-mail-'));
   const stack = await startStack({
     portOffset: E2E_PORT_OFFSET,
@@ -81,6 +86,7 @@ export default async function globalSetup() {
       ANTHROPIC_BASE_URL: anthropic.url,
       TELEGRAM_API_BASE: telegram.url,
       SLACK_API_BASE: slack.url,
+      META_GRAPH_API_BASE: meta.url,
       // Checkout runs in test mode (no STRIPE_SECRET_KEY): its local page and return URLs live here.
       PUBLIC_URL: `http://localhost:${8080 + E2E_PORT_OFFSET}`,
       // No SMTP server: auth writes mails to this folder and the gateway shows them at /dev/mail.
@@ -96,12 +102,14 @@ export default async function globalSetup() {
   process.env.E2E_DATABASE_URL = databaseUrl.toString();
   process.env.E2E_FAKE_TELEGRAM_URL = telegram.url;
   process.env.E2E_FAKE_SLACK_URL = slack.url;
+  process.env.E2E_FAKE_META_URL = meta.url;
   return async () => {
     await stack.stop();
     await model.close();
     await anthropic.close();
     await telegram.close();
     await slack.close();
+    await meta.close();
     rmSync(mailOutboxDir, { recursive: true, force: true });
   };
 }

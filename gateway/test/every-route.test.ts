@@ -38,6 +38,12 @@ const ROUTES: Array<[string, string]> = [
   ['GET', '/api/chatbot/public/:uniqueId'],
   ['POST', '/api/channels/telegram/:connectionId'],
   ['POST', '/api/channels/slack/:connectionId'],
+  ['GET', '/api/channels/whatsapp/:connectionId'],
+  ['POST', '/api/channels/whatsapp/:connectionId'],
+  ['GET', '/api/channels/messenger/:connectionId'],
+  ['POST', '/api/channels/messenger/:connectionId'],
+  ['GET', '/api/channels/instagram/:connectionId'],
+  ['POST', '/api/channels/instagram/:connectionId'],
   ['GET', '/api/chatbot/public/:uniqueId/challenge'],
   ['POST', '/api/chatbot/public/:uniqueId/chat'],
   ['POST', '/api/chatbot/public/:uniqueId/feedback'],
@@ -242,5 +248,5 @@ describe('every REST route', () => {
     expect((await api(stack.url, '/api/auth/current', { token: owner.token })).status).toBe(200);
     const after = await registerOwner(stack, 'every-route-after');
     expect((await api(stack.url, '/api/chatbot', { token: after.token })).status).toBe(200);
-  });
+  }, 180_000);
 });

@@ -107,6 +107,13 @@ export const ACCESS = {
   'Mutation.disconnectChannel': 'chatbots:write',
   'Mutation.sendChannelTestMessage': 'chatbots:write',
   'POST /api/channels/telegram/:connectionId': 'public',
+  // Meta's channels (ADR 56): the GET handshake checks the verify token, the POST the app secret's signature, both in chat.
+  'GET /api/channels/whatsapp/:connectionId': 'public',
+  'POST /api/channels/whatsapp/:connectionId': 'public',
+  'GET /api/channels/messenger/:connectionId': 'public',
+  'POST /api/channels/messenger/:connectionId': 'public',
+  'GET /api/channels/instagram/:connectionId': 'public',
+  'POST /api/channels/instagram/:connectionId': 'public',
 
   // Conversations and unanswered questions (visitors' words: agents and above).
   'GET /api/chatbot/:id/conversations': 'conversations:read',

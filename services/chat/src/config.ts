@@ -102,6 +102,8 @@ export const chatVars = {
   TELEGRAM_API_BASE: { parse: url(['http', 'https']), default: 'https://api.telegram.org' },
   /** Slack's Web API root (docs/adr/0057-slack-channel.md); a local fake's in tests and the end-to-end suite. */
   SLACK_API_BASE: { parse: url(['http', 'https']), default: 'https://slack.com/api' },
+  /** Meta's Graph API root with its version, for WhatsApp, Messenger and Instagram (docs/adr/0056-meta-channels.md); a local fake's in tests and the end-to-end suite. */
+  META_GRAPH_API_BASE: { parse: url(['http', 'https']), default: 'https://graph.facebook.com/v21.0' },
   /** Attempts of one message sent on a channel, the first included: a 429 or 5xx is tried again after the provider's retry_after or a doubling backoff. */
   CHANNEL_SEND_ATTEMPTS: { parse: int(1, 20), default: '5' },
   /** Deadline of one call to a channel's provider. */

@@ -33,6 +33,7 @@ import { requestHandoff } from './handoff/request-handoff.ts';
 import type { DeliverDeps } from './channels/deliver.ts';
 import { telegramApi } from './channels/telegram-api.ts';
 import { slackApi } from './channels/slack-api.ts';
+import { metaApi } from './channels/meta-api.ts';
 import { verifierCache } from './channels/receive-update.ts';
 import { removeChatbotChannels } from './channels/connections.ts';
 import {
@@ -285,10 +286,12 @@ export async function createChatService(
   // its retries, and the queue between the webhook and the channel worker.
   const telegram = telegramApi({ baseUrl: config.TELEGRAM_API_BASE, timeoutMs: config.CHANNEL_TIMEOUT_MS });
   const slack = slackApi({ baseUrl: config.SLACK_API_BASE, timeoutMs: config.CHANNEL_TIMEOUT_MS });
+  const meta = metaApi({ baseUrl: config.META_GRAPH_API_BASE, timeoutMs: config.CHANNEL_TIMEOUT_MS });
   const deliverDeps: DeliverDeps = {
     db: prisma,
     telegram,
     slack,
+    meta,
     logger,
     policy: { attempts: config.CHANNEL_SEND_ATTEMPTS, backoffMs: 500, maxWaitMs: 60_000 },
   };
@@ -302,6 +305,7 @@ export async function createChatService(
       ciphers: providerKeys.ciphers,
       telegram,
       slack,
+      meta,
       deliver: deliverDeps,
       inbound: channelInbound,
       verifiers: verifierCache({ max: 10_000, ttlMs: 60_000 }),

@@ -5,7 +5,14 @@ import { Badge } from './ui/badge';
  * page, the widget and the developer API; any other is a messaging channel. A channel this page does
  * not know yet is shown by its id, capitalised.
  */
-const CHANNEL_LABELS: Record<string, string> = { web: 'Web', telegram: 'Telegram', slack: 'Slack' };
+const CHANNEL_LABELS: Record<string, string> = {
+  web: 'Web',
+  telegram: 'Telegram',
+  slack: 'Slack',
+  whatsapp: 'WhatsApp',
+  messenger: 'Messenger',
+  instagram: 'Instagram',
+};
 
 export function channelLabel(channel: string): string {
   return CHANNEL_LABELS[channel] ?? (channel ? channel[0]!.toUpperCase() + channel.slice(1) : CHANNEL_LABELS.web!);

@@ -22,7 +22,9 @@ export interface ChannelConnectionView {
   botName: string;
   lastChatId: string | null;
   createdAt: string;
-  webhookUrl: string;
+  accountId: string | null;
+  webhookUrl: string | null;
+  verifyToken: string | null;
 }
 
 export interface ChannelDeliveryView {
@@ -50,7 +52,9 @@ export const connectionView = (c: ChannelConnection | undefined, publicUrl: stri
   botName: c?.botName ?? '',
   lastChatId: c?.lastChatId || null,
   createdAt: isoDate(c?.createdAt) ?? new Date(0).toISOString(),
-  webhookUrl: c?.id ? `${webhookBase(publicUrl, c.channel)}/${c.id}` : '',
+  accountId: c?.accountId || null,
+  webhookUrl: c?.id ? `${webhookBase(publicUrl, c.channel)}/${c.id}` : null,
+  verifyToken: c?.verifyToken || null,
 });
 
 export const deliveryView = (d: ChannelDelivery | undefined): ChannelDeliveryView => ({
@@ -75,10 +79,24 @@ export async function listChannelConnections(
   return connections.map((c) => connectionView(c, publicUrl));
 }
 
+const optionalString = (v: unknown, name: string): string => {
+  if (v === undefined || v === null) return '';
+  if (typeof v !== 'string') throw invalid(`${name} must be a string`);
+  return v;
+};
+
 export async function connectChannel(
   clients: Clients,
   m: Member,
-  input: { chatbotId: string; channel: string; token: unknown; signingSecret?: unknown },
+  input: {
+    chatbotId: string;
+    channel: string;
+    token: unknown;
+    signingSecret?: unknown;
+    appSecret?: unknown;
+    accountId?: unknown;
+    businessAccountId?: unknown;
+  },
   publicUrl: string,
 ): Promise<ChannelConnectionView> {
   if (typeof input.token !== 'string') throw invalid(TOKEN_INVALID);
@@ -96,6 +114,9 @@ export async function connectChannel(
         token: input.token,
         webhookBaseUrl: webhookBase(publicUrl, input.channel),
         signingSecret,
+        appSecret: optionalString(input.appSecret, 'appSecret'),
+        accountId: optionalString(input.accountId, 'accountId'),
+        businessAccountId: optionalString(input.businessAccountId, 'businessAccountId'),
       })
     ).connection,
     publicUrl,

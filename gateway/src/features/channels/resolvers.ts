@@ -9,8 +9,13 @@ export const channelResolvers: Resolvers = {
     channelDeliveries: async (_parent, { connectionId }, ctx) => listChannelDeliveries(ctx.clients, await ctx.member(), connectionId),
   },
   Mutation: {
-    connectChannel: async (_parent, { chatbotId, channel, token, signingSecret }, ctx) =>
-      connectChannel(ctx.clients, await ctx.member(), { chatbotId, channel, token, signingSecret }, ctx.publicUrl),
+    connectChannel: async (_parent, { chatbotId, channel, token, signingSecret, appSecret, accountId, businessAccountId }, ctx) =>
+      connectChannel(
+        ctx.clients,
+        await ctx.member(),
+        { chatbotId, channel, token, signingSecret, appSecret, accountId, businessAccountId },
+        ctx.publicUrl,
+      ),
     disconnectChannel: async (_parent, { connectionId }, ctx) => disconnectChannel(ctx.clients, await ctx.member(), connectionId),
     sendChannelTestMessage: async (_parent, { connectionId, chatId }, ctx) =>
       sendChannelTestMessage(ctx.clients, await ctx.member(), connectionId, chatId ?? ''),

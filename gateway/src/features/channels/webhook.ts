@@ -5,6 +5,9 @@
 // verifies the secret in constant time (401 missing, 403 wrong: nothing is queued, and no answer
 // names the expected value), reads the update (400 when it is none) and queues its message. The
 // answer is Telegram's "ok" once queued: the bot's answer goes out through the Bot API later.
+// WhatsApp, Messenger and Instagram (docs/adr/0056-meta-channels.md) follow the same shape at
+// `/api/channels/{whatsapp|messenger|instagram}/{connectionId}`: GET for Meta's handshake
+// (hub.verify_token checked by chat, hub.challenge echoed), POST signed X-Hub-Signature-256.
 import express, { Router } from 'express';
 import type { Clients } from '../../http/clients.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
@@ -15,6 +18,11 @@ export const WEBHOOK_BODY_LIMIT = '256kb';
 export const TELEGRAM_SECRET_HEADER = 'x-telegram-bot-api-secret-token';
 /** Telegram's secret_token is at most 256 characters: a longer header is not read further. */
 const MAX_SECRET_CHARS = 256;
+/** WhatsApp, Messenger and Instagram (docs/adr/0056-meta-channels.md): one path each, a GET handshake and signed POSTs. */
+export const META_WEBHOOK_CHANNELS = ['whatsapp', 'messenger', 'instagram'] as const;
+export const META_SIGNATURE_HEADER = 'x-hub-signature-256';
+/** `sha256=` and 64 hex digits; a longer header is cut (and so refused) here. */
+const MAX_SIGNATURE_CHARS = 80;
 
 export const SLACK_SIGNATURE_HEADER = 'x-slack-signature';
 export const SLACK_TIMESTAMP_HEADER = 'x-slack-request-timestamp';
@@ -62,5 +70,38 @@ export function channelWebhookRoutes(clients: Clients): Router {
       else res.json({ ok: true });
     },
   );
+  for (const channel of META_WEBHOOK_CHANNELS) {
+    // Meta's handshake: the verify token checked by chat, then hub.challenge echoed as plain text.
+    router.get(`/${channel}/:connectionId`, async (req, res) => {
+      const param = (name: string) =>
+        typeof req.query[name] === 'string' ? (req.query[name] as string).slice(0, MAX_SECRET_CHARS + 1) : '';
+      const challenge = param('hub.challenge');
+      if (!/^[A-Za-z0-9_-]{1,256}$/.test(challenge)) throw invalid('hub.challenge is missing or malformed.');
+      await clients.chat.verifyChannelWebhook({
+        channel,
+        connectionId: String(req.params.connectionId),
+        mode: param('hub.mode'),
+        verifyToken: param('hub.verify_token'),
+      });
+      res.type('text/plain').send(challenge);
+    });
+    router.post(
+      `/${channel}/:connectionId`,
+      (req, _res, next) => next(req.is('application/json') ? undefined : new HttpError(415, 'The body must be JSON (application/json).')),
+      express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT }),
+      async (req, res) => {
+        const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+        if (body.length === 0) throw invalid('The body is not a Meta webhook event.');
+        await clients.chat.receiveChannelUpdate({
+          channel,
+          connectionId: String(req.params.connectionId),
+          secret: (req.header(META_SIGNATURE_HEADER) ?? '').slice(0, MAX_SIGNATURE_CHARS),
+          body,
+        });
+        // Meta wants a 200 quickly; the answer goes out through the Graph API later.
+        res.sendStatus(200);
+      },
+    );
+  }
   return router;
 }

@@ -30,8 +30,12 @@ import type { ChannelConnection, PrismaClient } from '../generated/prisma/client
 import type { ProviderKeyCiphers } from '../provider-keys/provider-keys.ts';
 import type { SessionIds } from '../core/session-id.ts';
 import { asksForPerson } from '../core/handoff.ts';
+import type { Channel } from '../public-chat/channels/channel.ts';
 import { telegram } from '../public-chat/channels/telegram.ts';
 import { slack } from '../public-chat/channels/slack.ts';
+import { whatsapp } from '../public-chat/channels/whatsapp.ts';
+import { messenger } from '../public-chat/channels/messenger.ts';
+import { instagram } from '../public-chat/channels/instagram.ts';
 import { sendMessage, type PublicChatDeps } from '../public-chat/send-message.ts';
 import { isConnectionId, sendingConnection } from './connections.ts';
 import { deliver, type DeliverDeps } from './deliver.ts';
@@ -43,6 +47,9 @@ export const COULD_NOT_ANSWER = 'Sorry, I could not answer just now. Please try 
 export const WAITING_FOR_PERSON = 'A person from our team will answer you here.';
 /** Told after an answer the knowledge could not give, on a chatbot with handoff on. */
 export const ASK_FOR_PERSON = 'Write "talk to a person" to reach our team.';
+/** Each messaging channel's rules for the turn, by the connection's channel. */
+const CHANNEL_RULES: Record<string, Channel> = { telegram, slack, whatsapp, messenger, instagram };
+
 /** The turn's refusals whose words are the visitor's to read (visitor-errors.ts, the limits, credit). */
 const TOLD_CODES = new Set([Code.ResourceExhausted, Code.InvalidArgument, Code.FailedPrecondition]);
 
@@ -79,6 +86,10 @@ async function take(deps: AnswerUpdateDeps, event: ChannelMessageReceived): Prom
       SELECT c."id", ${event.providerMessageId} FROM "ChannelConnection" c WHERE c."id" = ${event.connectionId}::uuid
       ON CONFLICT DO NOTHING
       RETURNING "connectionId"
+    ), touched AS (
+      -- The channel user's last message (WhatsApp's 24-hour customer service window counts from it).
+      UPDATE "ChannelThread" SET "lastInboundAt" = now()
+       WHERE "connectionId" = ${event.connectionId}::uuid AND "chatId" = ${event.chatId} AND EXISTS (SELECT 1 FROM taken)
     )
     SELECT c.*, t."sessionId" AS "threadSessionId", t."conversationMarked"
       FROM taken JOIN "ChannelConnection" c ON c."id" = taken."connectionId"
@@ -135,7 +146,7 @@ export async function answerChannelMessage(deps: AnswerUpdateDeps, event: Channe
       : { sessionId: row.threadSessionId, conversationMarked: row.conversationMarked === true };
   const { sessionId } = thread;
   const log = deps.logger.child({ connectionId, channel: row.channel });
-  const onSlack = row.channel === 'slack';
+  const rules = CHANNEL_RULES[row.channel] ?? telegram;
 
   let text: string;
   let outcome: AnswerOutcome;
@@ -157,17 +168,17 @@ export async function answerChannelMessage(deps: AnswerUpdateDeps, event: Channe
           message: event.text,
           model: '',
           clientIp: '',
-          userAgent: onSlack ? 'Slack' : 'Telegram',
+          userAgent: rules.name,
           visitorId: `${row.channel}:${chatId}`,
           visitorName: event.userName,
         },
-        onSlack ? slack : telegram,
+        rules,
       );
       if (result.handoff) {
         text = '';
         outcome = 'silent';
       } else {
-        text = onSlack ? withSlackSourcesFooter(result.message, result.sources) : withSourcesFooter(result.message, result.sources);
+        text = row.channel === 'slack' ? withSlackSourcesFooter(result.message, result.sources) : withSourcesFooter(result.message, result.sources);
         outcome = 'answered';
         if (result.offerHandoff) text += `\n\n${await offerPerson(deps, row.uniqueId, sessionId, event.text)}`;
       }

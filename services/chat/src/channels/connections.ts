@@ -16,7 +16,10 @@ import { TelegramError, TELEGRAM_TOKEN_SHAPE, type TelegramApi } from './telegra
 import { SlackError, SLACK_SIGNING_SECRET_SHAPE, SLACK_TOKEN_SHAPE, type SlackApi } from './slack-api.ts';
 import { slackDestination } from './slack.ts';
 
-export const CHANNELS = ['telegram', 'slack'] as const;
+import type { MetaApi } from './meta-api.ts';
+import { META_CHANNELS, META_RECIPIENT_INVALID, isMetaChannel, metaRecipientValid } from './meta-channels.ts';
+
+export const CHANNELS = ['telegram', 'slack', ...META_CHANNELS] as const;
 export type ChannelName = (typeof CHANNELS)[number];
 
 export const TOKEN_SHAPE_INVALID = 'The bot token must look like 123456789:AAF… as BotFather gives it.';
@@ -45,6 +48,10 @@ export interface ChannelConnectionView {
   botName: string;
   lastChatId: string;
   createdAt: Date;
+  /** Meta's channels: the webhook's verify token, answered once by connectChannel (empty elsewhere). */
+  verifyToken: string;
+  /** Meta's channels: the phone-number, page or Instagram account id. */
+  accountId: string;
 }
 
 export interface ConnectionDeps {
@@ -52,6 +59,7 @@ export interface ConnectionDeps {
   ciphers: ProviderKeyCiphers;
   telegram: TelegramApi;
   slack: SlackApi;
+  meta: MetaApi;
   deliver: DeliverDeps;
   /** The webhook's kept verifiers: a removed connection is forgotten at once in this process. */
   verifiers?: { forget(id: string): void };
@@ -67,26 +75,34 @@ const TELEGRAM_CHAT_ID = /^-?\d{1,20}$/;
 
 const associatedData = (connectionId: string) => `channel:${connectionId}`;
 const signingSecretData = (connectionId: string) => `channel-signing-secret:${connectionId}`;
+/** The app secret's associated data: its own, so a token's ciphertext cannot be read as the secret. */
+const appSecretData = (connectionId: string) => `channel-app-secret:${connectionId}`;
 
-/** A Slack connection's signing secret in plain text: under the current operator key, else the previous one. */
-export function openSigningSecret(ciphers: ProviderKeyCiphers, connectionId: string, ciphertext: string): string {
+/** A value sealed for the connection: under the current operator key, else the previous one. */
+function openSealed(ciphers: ProviderKeyCiphers, ciphertext: string, data: string): string {
   try {
-    return open(ciphers.current, ciphertext, signingSecretData(connectionId));
+    return open(ciphers.current, ciphertext, data);
   } catch (err) {
     if (!ciphers.previous) throw err;
-    return open(ciphers.previous, ciphertext, signingSecretData(connectionId));
+    return open(ciphers.previous, ciphertext, data);
   }
 }
+
+export const sealToken = (ciphers: ProviderKeyCiphers, connectionId: string, token: string) =>
+  seal(ciphers.current, token, associatedData(connectionId));
+export const sealAppSecret = (ciphers: ProviderKeyCiphers, connectionId: string, secret: string) =>
+  seal(ciphers.current, secret, appSecretData(connectionId));
+export const openAppSecret = (ciphers: ProviderKeyCiphers, row: { id: string; appSecretCiphertext: string | null }) =>
+  row.appSecretCiphertext ? openSealed(ciphers, row.appSecretCiphertext, appSecretData(row.id)) : '';
+
+/** A Slack connection's signing secret in plain text: under the current operator key, else the previous one. */
+export const openSigningSecret = (ciphers: ProviderKeyCiphers, connectionId: string, ciphertext: string): string =>
+  openSealed(ciphers, ciphertext, signingSecretData(connectionId));
 export const secretHashOf = (secret: string | Buffer) => createHash('sha256').update(secret).digest('hex');
 
 /** The token in plain text, from its row: under the current operator key, else the previous one. */
 export function openToken(ciphers: ProviderKeyCiphers, row: Pick<ChannelConnection, 'id' | 'tokenCiphertext'>): string {
-  try {
-    return open(ciphers.current, row.tokenCiphertext, associatedData(row.id));
-  } catch (err) {
-    if (!ciphers.previous) throw err;
-    return open(ciphers.previous, row.tokenCiphertext, associatedData(row.id));
-  }
+  return openSealed(ciphers, row.tokenCiphertext, associatedData(row.id));
 }
 
 export const sendingConnection = (ciphers: ProviderKeyCiphers, row: ChannelConnection): SendingConnection => ({
@@ -94,6 +110,7 @@ export const sendingConnection = (ciphers: ProviderKeyCiphers, row: ChannelConne
   channel: row.channel,
   status: row.status,
   token: openToken(ciphers, row),
+  accountId: row.accountId ?? '',
 });
 
 export const connectionView = (r: ChannelConnection): ChannelConnectionView => ({
@@ -106,6 +123,8 @@ export const connectionView = (r: ChannelConnection): ChannelConnectionView => (
   botName: r.botName,
   lastChatId: r.lastChatId ?? '',
   createdAt: r.createdAt,
+  verifyToken: '',
+  accountId: r.accountId ?? '',
 });
 
 /** The provider's refusal as the owner reads it: a refused token, or the provider out of reach. */
@@ -121,22 +140,12 @@ export async function listConnections(deps: Pick<ConnectionDeps, 'db'>, ownerId:
   return rows.map(connectionView);
 }
 
-export async function connectChannel(
-  deps: ConnectionDeps,
-  input: {
-    ownerId: string;
-    chatbotId: string;
-    uniqueId: string;
-    channel: string;
-    token: string;
-    webhookBaseUrl: string;
-    signingSecret?: string;
-  },
-): Promise<ChannelConnectionView> {
-  const channel = parseChannel(input.channel);
-  if (!isUuid(input.chatbotId) || !input.uniqueId) throw invalid('chatbot_id and unique_id are required.');
-  if (channel === 'slack') return connectSlack(deps, input);
-  if (!/^https?:\/\/[^\s]+$/.test(input.webhookBaseUrl)) throw invalid('webhook_base_url must be an http(s) URL.');
+export async function connectChannel(deps: ConnectionDeps, input: ConnectInput): Promise<ChannelConnectionView> {
+  if (input.channel === 'slack') {
+    if (!isUuid(input.chatbotId) || !input.uniqueId) throw invalid('chatbot_id and unique_id are required.');
+    return connectSlack(deps, input);
+  }
+  const channel = checkConnectInput(input);
   const token = input.token.trim();
   if (!TELEGRAM_TOKEN_SHAPE.test(token)) throw invalid(TOKEN_SHAPE_INVALID);
   const existing = await deps.db.channelConnection.findUnique({ where: { chatbotId_channel: { chatbotId: input.chatbotId, channel } } });
@@ -219,6 +228,31 @@ async function connectSlack(
   return connectionView(row);
 }
 
+/** What every channel's connecting checks first: the channel, the chatbot's ids and the webhook's base URL. */
+export function checkConnectInput(input: ConnectInput): ChannelName {
+  const channel = parseChannel(input.channel);
+  if (!isUuid(input.chatbotId) || !input.uniqueId) throw invalid('chatbot_id and unique_id are required.');
+  if (!/^https?:\/\/[^\s]+$/.test(input.webhookBaseUrl)) throw invalid('webhook_base_url must be an http(s) URL.');
+  return channel;
+}
+
+export interface ConnectInput {
+  ownerId: string;
+  chatbotId: string;
+  uniqueId: string;
+  channel: string;
+  token: string;
+  webhookBaseUrl: string;
+  /** Slack: the app's signing secret. */
+  signingSecret?: string;
+  /** Meta's channels. */
+  appSecret?: string;
+  accountId?: string;
+  businessAccountId?: string;
+}
+
+export const alreadyConnected = (label: string) => alreadyExists(`This chatbot is already connected to ${label}. Disconnect it first.`);
+
 async function ownedConnection(deps: Pick<ConnectionDeps, 'db'>, ownerId: string, connectionId: string) {
   const row = isUuid(connectionId) ? await deps.db.channelConnection.findUnique({ where: { id: connectionId } }) : null;
   if (!row || row.ownerId !== ownerId) throw notFound(CONNECTION_NOT_FOUND);
@@ -256,7 +290,9 @@ export async function sendTestMessage(deps: ConnectionDeps, ownerId: string, con
     return deliver(deps.deliver, sendingConnection(deps.ciphers, row), to, SLACK_TEST_MESSAGE, 'test');
   }
   if (!to) throw failedPrecondition(NO_CHAT_YET);
-  if (!TELEGRAM_CHAT_ID.test(to)) throw invalid(CHAT_ID_INVALID);
+  if (isMetaChannel(row.channel)) {
+    if (!metaRecipientValid(to)) throw invalid(META_RECIPIENT_INVALID);
+  } else if (!TELEGRAM_CHAT_ID.test(to)) throw invalid(CHAT_ID_INVALID);
   return deliver(deps.deliver, sendingConnection(deps.ciphers, row), to, TEST_MESSAGE, 'test');
 }
 
@@ -302,11 +338,13 @@ export async function reencryptChannelTokens(
     }
     const token = openToken(ciphers, row);
     const signing = row.signingSecretCiphertext ? openSigningSecret(ciphers, row.id, row.signingSecretCiphertext) : null;
+    const appSecret = openAppSecret(ciphers, row);
     const { count } = await db.channelConnection.updateMany({
       where: { id: row.id, tokenCiphertext: row.tokenCiphertext },
       data: {
         tokenCiphertext: seal(ciphers.current, token, associatedData(row.id)),
         ...(signing === null ? {} : { signingSecretCiphertext: seal(ciphers.current, signing, signingSecretData(row.id)) }),
+        ...(appSecret ? { appSecretCiphertext: sealAppSecret(ciphers, row.id, appSecret) } : {}),
       },
     });
     reencrypted += count;

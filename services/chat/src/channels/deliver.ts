@@ -21,6 +21,8 @@ import { TelegramError, TELEGRAM_MAX_TEXT, type TelegramApi } from './telegram-a
 import { splitMessage } from './format.ts';
 import { SlackError, SLACK_MAX_TEXT, type SlackApi } from './slack-api.ts';
 import { slackDestination } from './slack.ts';
+import { MetaError, type MetaApi } from './meta-api.ts';
+import { isMetaChannel, META_CHANNEL_RULES, WINDOW_CLOSED } from './meta-channels.ts';
 
 export interface SendPolicy {
   /** Attempts per message part, the first included. */
@@ -35,6 +37,7 @@ export interface DeliverDeps {
   db: PrismaClient;
   telegram: TelegramApi;
   slack: SlackApi;
+  meta: MetaApi;
   logger: Logger;
   policy: SendPolicy;
   sleep?: (ms: number) => Promise<void>;
@@ -63,7 +66,8 @@ export interface DeliveryView {
   connectionId: string;
   chatId: string;
   kind: DeliveryKind;
-  status: 'sent' | 'failed' | 'sending';
+  /** delivered and read: WhatsApp's status callbacks about a sent one; sending: a stored message's claimed send. */
+  status: 'sent' | 'delivered' | 'read' | 'failed' | 'sending';
   attempts: number;
   lastError: string;
   createdAt: Date;
@@ -77,6 +81,42 @@ export interface SendingConnection {
   channel: string;
   status: string;
   token: string;
+  /** Meta's channels: the phone-number, page or Instagram account id it sends as. */
+  accountId: string;
+}
+
+type SendFailure = TelegramError | SlackError | MetaError;
+
+/** The channel's size limit and its one-part send (resolving to the provider's message id, when it gives one). */
+function channelSender(deps: DeliverDeps, connection: SendingConnection, chatId: string) {
+  const channel = connection.channel;
+  if (channel === 'slack') {
+    const { channel: slackChannel, threadTs } = slackDestination(chatId);
+    return {
+      maxText: SLACK_MAX_TEXT,
+      send: async (part: string) => void (await deps.slack.postMessage(connection.token, slackChannel, part, threadTs)),
+    };
+  }
+  if (isMetaChannel(channel))
+    return {
+      maxText: META_CHANNEL_RULES[channel].maxText,
+      send: async (part: string) => (await deps.meta.sendText(channel, connection.token, connection.accountId, chatId, part)).messageId,
+    };
+  return {
+    maxText: TELEGRAM_MAX_TEXT,
+    send: async (part: string) => void (await deps.telegram.sendMessage(connection.token, chatId, part)),
+  };
+}
+
+/** WhatsApp's customer service window: open while the user's last message is younger than its hours. */
+async function windowClosed(deps: DeliverDeps, connection: SendingConnection, chatId: string): Promise<boolean> {
+  const hours = isMetaChannel(connection.channel) ? META_CHANNEL_RULES[connection.channel].customerWindowHours : null;
+  if (hours === null) return false;
+  const thread = await deps.db.channelThread.findUnique({
+    where: { connectionId_chatId: { connectionId: connection.id, chatId } },
+    select: { lastInboundAt: true },
+  });
+  return !thread || thread.lastInboundAt.getTime() < Date.now() - hours * 3_600_000;
 }
 
 const DELIVERY_COLUMNS = Prisma.raw(
@@ -101,10 +141,10 @@ export async function deliver(
     const outcome = await send(deps, connection, chatId, text);
     // One write, once the sending is over (sent, or failed after every attempt).
     const [saved] = await deps.db.$queryRaw<DeliveryRow[]>`
-      INSERT INTO "ChannelDelivery" ("id", "connectionId", "chatId", "kind", "status", "attempts", "lastError", "createdAt")
-      VALUES (${randomUUID()}::uuid, ${connection.id}::uuid, ${chatId}, ${kind}, ${outcome.status}, ${outcome.attempts}, ${outcome.lastError}, ${createdAt})
+      INSERT INTO "ChannelDelivery" ("id", "connectionId", "chatId", "kind", "status", "attempts", "lastError", "createdAt", "providerMessageId")
+      VALUES (${randomUUID()}::uuid, ${connection.id}::uuid, ${chatId}, ${kind}, ${outcome.status}, ${outcome.attempts}, ${outcome.lastError}, ${createdAt}, ${outcome.providerMessageId})
       RETURNING ${DELIVERY_COLUMNS}`;
-    await markConnection(deps, connection, outcome.failure, outcome.lastError);
+    if (!outcome.closed) await markConnection(deps, connection, outcome.failure, outcome.lastError);
     return deliveryView(saved);
   }
   const { messageId } = opts;
@@ -125,36 +165,46 @@ export async function deliver(
   const outcome = await send(deps, connection, chatId, text);
   const [saved] = await deps.db.$queryRaw<DeliveryRow[]>`
     UPDATE "ChannelDelivery"
-       SET "status" = ${outcome.status}, "attempts" = "attempts" + ${outcome.attempts}, "lastError" = ${outcome.lastError}, "claimedUntil" = NULL
+       SET "status" = ${outcome.status}, "attempts" = "attempts" + ${outcome.attempts}, "lastError" = ${outcome.lastError},
+           "claimedUntil" = NULL, "providerMessageId" = ${outcome.providerMessageId}
      WHERE "id" = ${claimed.id}::uuid
     RETURNING ${DELIVERY_COLUMNS}`;
-  await markConnection(deps, connection, outcome.failure, outcome.lastError);
+  if (!outcome.closed) await markConnection(deps, connection, outcome.failure, outcome.lastError);
   return deliveryView(saved);
 }
 
 interface SendOutcome {
   status: 'sent' | 'failed';
   attempts: number;
-  failure: TelegramError | null;
+  failure: SendFailure | null;
   lastError: string | null;
+  /** The provider's id of the last part sent, when it gives one (WhatsApp's status callbacks name it). */
+  providerMessageId: string | null;
+  /** WhatsApp's customer service window was closed: nothing was sent, and the connection is not failing for it. */
+  closed: boolean;
 }
 
 /** Every part sent with its retries; stops at the first part that fails. */
 async function send(deps: DeliverDeps, connection: SendingConnection, chatId: string, text: string): Promise<SendOutcome> {
   const sleep = deps.sleep ?? realSleep;
   let attempts = 0;
-  let failure: TelegramError | SlackError | null = null;
-  const send = sender(deps, connection, chatId);
-  for (const part of splitMessage(text, send.limit)) {
+  let failure: SendFailure | null = null;
+  let providerMessageId: string | null = null;
+  const sender = channelSender(deps, connection, chatId);
+  const closed = await windowClosed(deps, connection, chatId);
+  for (const part of closed ? [] : splitMessage(text, sender.maxText)) {
     failure = null;
     for (let attempt = 1; attempt <= deps.policy.attempts; attempt++) {
       attempts++;
       try {
-        await send.part(part);
+        providerMessageId = (await sender.send(part)) || providerMessageId;
         failure = null;
         break;
       } catch (err) {
-        failure = err instanceof TelegramError || err instanceof SlackError ? err : new TelegramError((err as Error).message, 0);
+        failure =
+          err instanceof TelegramError || err instanceof SlackError || err instanceof MetaError
+            ? err
+            : new TelegramError((err as Error).message, 0);
         if (!failure.retryable || attempt === deps.policy.attempts) break;
         const waitMs = failure.retryAfterSeconds !== null ? failure.retryAfterSeconds * 1000 : deps.policy.backoffMs * 2 ** (attempt - 1);
         deps.logger.info({ connectionId: connection.id, status: failure.status, waitMs }, 'channel send refused for now: trying again');
@@ -164,34 +214,22 @@ async function send(deps: DeliverDeps, connection: SendingConnection, chatId: st
     if (failure) break;
   }
   const series = { channel: connection.channel };
-  if (failure) {
+  if (closed) {
+    channelSendFailures.series(series).inc();
+  } else if (failure) {
     channelSendFailures.series(series).inc();
     deps.logger.warn({ connectionId: connection.id, status: failure.status, err: failure.message }, 'channel send failed');
   } else channelOutbound.series(series).inc();
-  const lastError = failure ? `${failure.status ? `${failure.status} ` : ''}${failure.message}`.slice(0, 300) : null;
-  return { status: failure ? 'failed' : 'sent', attempts, failure, lastError };
-}
-
-/** The channel's send of one part, and its size limit. */
-function sender(
-  deps: DeliverDeps,
-  connection: SendingConnection,
-  chatId: string,
-): { limit: number; part: (text: string) => Promise<void> } {
-  if (connection.channel === 'slack') {
-    const { channel, threadTs } = slackDestination(chatId);
-    return { limit: SLACK_MAX_TEXT, part: (text) => deps.slack.postMessage(connection.token, channel, text, threadTs) };
-  }
-  return { limit: TELEGRAM_MAX_TEXT, part: (text) => deps.telegram.sendMessage(connection.token, chatId, text) };
+  const lastError = closed
+    ? WINDOW_CLOSED
+    : failure
+      ? `${failure.status ? `${failure.status} ` : ''}${failure.message}`.slice(0, 300)
+      : null;
+  return { status: closed || failure ? 'failed' : 'sent', attempts, failure, lastError, providerMessageId, closed };
 }
 
 /** A refused token (401, or 404 for a deleted bot) marks the connection failing; a send that went through clears it. */
-async function markConnection(
-  deps: DeliverDeps,
-  connection: SendingConnection,
-  failure: TelegramError | SlackError | null,
-  lastError: string | null,
-) {
+async function markConnection(deps: DeliverDeps, connection: SendingConnection, failure: SendFailure | null, lastError: string | null) {
   const tokenRefused = failure !== null && (failure.status === 401 || failure.status === 404);
   if (tokenRefused) {
     await deps.db.channelConnection.update({ where: { id: connection.id }, data: { status: 'failing', lastError } });

@@ -14,7 +14,7 @@ import type { Producer } from '@parley/common/queues.ts';
 import { forbidden, invalid, unauthenticated } from '@parley/common/rpc-errors.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import { channelInbound, channelVerificationFailures } from './channel-metrics.ts';
-import { isConnectionId, openSigningSecret, parseChannel, secretHashOf } from './connections.ts';
+import { isConnectionId, openAppSecret, openSigningSecret, parseChannel, secretHashOf } from './connections.ts';
 import type { ProviderKeyCiphers } from '../provider-keys/provider-keys.ts';
 import { parseSlackEvent, slackSignatureValid } from './slack.ts';
 
@@ -32,7 +32,7 @@ export interface ReceiveDeps {
   inbound: Producer<typeof ChannelMessageReceivedSchema>;
   /** What verification reads of a connection, kept in process (verifiers.ts); absent: read each time. */
   verifiers?: VerifierCache;
-  /** Opens a Slack connection's signing secret. */
+  /** Opens a Slack connection's signing secret and a Meta connection's app secret, which their webhooks' signatures are checked under. */
   ciphers: ProviderKeyCiphers;
 }
 
@@ -43,6 +43,9 @@ export interface Verifier {
   secretHash: string;
   /** Slack: the signing secret in plain text (kept in process only, as the verifier). */
   signingSecret?: string;
+  /** Meta's channels: the app secret in plain text (in process only) and the account the connection is for. */
+  appSecret?: string;
+  accountId?: string | null;
 }
 
 /**
@@ -80,17 +83,18 @@ export function verifierCache(opts: { max: number; ttlMs: number; now?: () => nu
   };
 }
 
-async function verifierOf(deps: ReceiveDeps, connectionId: string): Promise<Verifier | null> {
+export async function verifierOf(deps: ReceiveDeps, connectionId: string): Promise<Verifier | null> {
   if (!isConnectionId(connectionId)) return null;
   const kept = deps.verifiers?.get(connectionId);
   if (kept) return kept;
   const found = await deps.db.channelConnection.findUnique({
     where: { id: connectionId },
-    select: { id: true, channel: true, secretHash: true, signingSecretCiphertext: true },
+    select: { id: true, channel: true, secretHash: true, signingSecretCiphertext: true, appSecretCiphertext: true, accountId: true },
   });
   if (!found) return null;
   const row: Verifier = { id: found.id, channel: found.channel, secretHash: found.secretHash };
   if (found.signingSecretCiphertext) row.signingSecret = openSigningSecret(deps.ciphers, found.id, found.signingSecretCiphertext);
+  if (found.appSecretCiphertext) Object.assign(row, { appSecret: openAppSecret(deps.ciphers, found), accountId: found.accountId });
   deps.verifiers?.set(row);
   return row;
 }

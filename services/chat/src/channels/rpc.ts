@@ -12,6 +12,7 @@ import {
   type ListChannelDeliveriesRequest,
   type ReceiveChannelUpdateRequest,
   type SendChannelTestMessageRequest,
+  type VerifyChannelWebhookRequest,
 } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import {
@@ -25,6 +26,9 @@ import {
 } from './connections.ts';
 import type { DeliveryView } from './deliver.ts';
 import { receiveChannelUpdate, type ReceiveDeps } from './receive-update.ts';
+import { receiveMetaUpdate, verifyChannelWebhook } from './meta-receive.ts';
+import { connectMetaChannel } from './meta-connections.ts';
+import { isMetaChannel } from './meta-channels.ts';
 
 export interface ChannelRpcDeps {
   channels: ConnectionDeps & ReceiveDeps;
@@ -41,6 +45,8 @@ const toConnection = (c: ChannelConnectionView) =>
     botName: c.botName,
     createdAt: timestampFromDate(c.createdAt),
     lastChatId: c.lastChatId,
+    verifyToken: c.verifyToken,
+    accountId: c.accountId,
   });
 
 const toDelivery = (d: DeliveryView) =>
@@ -67,7 +73,8 @@ export function channelMethods(deps: ChannelRpcDeps) {
       return { connections: (await listConnections(c, ownerIdOf(req.ownerId), req.chatbotId)).map(toConnection) };
     },
     async connectChannel(req: ConnectChannelRequest) {
-      const connection = await connectChannel(c, {
+      const connect = isMetaChannel(req.channel) ? connectMetaChannel : connectChannel;
+      const connection = await connect(c, {
         ownerId: ownerIdOf(req.ownerId),
         chatbotId: req.chatbotId,
         uniqueId: req.uniqueId,
@@ -75,6 +82,9 @@ export function channelMethods(deps: ChannelRpcDeps) {
         token: req.token,
         webhookBaseUrl: req.webhookBaseUrl,
         signingSecret: req.signingSecret,
+        appSecret: req.appSecret,
+        accountId: req.accountId,
+        businessAccountId: req.businessAccountId,
       });
       return { connection: toConnection(connection) };
     },
@@ -88,6 +98,8 @@ export function channelMethods(deps: ChannelRpcDeps) {
       return { deliveries: (await listDeliveries(c, ownerIdOf(req.ownerId), req.connectionId)).map(toDelivery) };
     },
     async receiveChannelUpdate(req: ReceiveChannelUpdateRequest) {
+      if (isMetaChannel(req.channel))
+        return receiveMetaUpdate(c, { channel: req.channel, connectionId: req.connectionId, secret: req.secret, body: req.body });
       return receiveChannelUpdate(c, {
         channel: req.channel,
         connectionId: req.connectionId,
@@ -95,6 +107,10 @@ export function channelMethods(deps: ChannelRpcDeps) {
         body: req.body,
         timestamp: req.timestamp,
       });
+    },
+    async verifyChannelWebhook(req: VerifyChannelWebhookRequest) {
+      await verifyChannelWebhook(c, { channel: req.channel, connectionId: req.connectionId, mode: req.mode, verifyToken: req.verifyToken });
+      return {};
     },
   };
 }

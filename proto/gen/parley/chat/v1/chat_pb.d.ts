@@ -4073,6 +4073,21 @@ export declare type ChannelConnection = Message<"parley.chat.v1.ChannelConnectio
    * @generated from field: string last_chat_id = 9;
    */
   lastChatId: string;
+
+  /**
+   * Meta's channels: the token to paste in Meta's console with the webhook's URL. Answered once, by
+   * ConnectChannel; only its hash is kept.
+   *
+   * @generated from field: string verify_token = 10;
+   */
+  verifyToken: string;
+
+  /**
+   * Meta's channels: the WhatsApp phone-number id, or the Facebook page / Instagram account id.
+   *
+   * @generated from field: string account_id = 11;
+   */
+  accountId: string;
 };
 
 /**
@@ -4167,6 +4182,27 @@ export declare type ConnectChannelRequest = Message<"parley.chat.v1.ConnectChann
    * @generated from field: string signing_secret = 7;
    */
   signingSecret: string;
+
+  /**
+   * Meta's channels: the app secret that signs every webhook call (X-Hub-Signature-256).
+   *
+   * @generated from field: string app_secret = 8;
+   */
+  appSecret: string;
+
+  /**
+   * Meta's channels: the WhatsApp phone-number id, or the Facebook page / Instagram account id.
+   *
+   * @generated from field: string account_id = 9;
+   */
+  accountId: string;
+
+  /**
+   * WhatsApp: the WhatsApp Business account id.
+   *
+   * @generated from field: string business_account_id = 10;
+   */
+  businessAccountId: string;
 };
 
 /**
@@ -4387,7 +4423,8 @@ export declare type ReceiveChannelUpdateRequest = Message<"parley.chat.v1.Receiv
   connectionId: string;
 
   /**
-   * The authenticating header as received (Telegram: X-Telegram-Bot-Api-Secret-Token); empty when absent.
+   * The authenticating header as received (Telegram: X-Telegram-Bot-Api-Secret-Token; Meta:
+   * X-Hub-Signature-256); empty when absent.
    *
    * @generated from field: string secret = 3;
    */
@@ -4413,6 +4450,53 @@ export declare type ReceiveChannelUpdateRequest = Message<"parley.chat.v1.Receiv
  * Use `create(ReceiveChannelUpdateRequestSchema)` to create a new message.
  */
 export declare const ReceiveChannelUpdateRequestSchema: GenMessage<ReceiveChannelUpdateRequest>;
+
+/**
+ * @generated from message parley.chat.v1.VerifyChannelWebhookRequest
+ */
+export declare type VerifyChannelWebhookRequest = Message<"parley.chat.v1.VerifyChannelWebhookRequest"> & {
+  /**
+   * whatsapp, messenger or instagram.
+   *
+   * @generated from field: string channel = 1;
+   */
+  channel: string;
+
+  /**
+   * @generated from field: string connection_id = 2;
+   */
+  connectionId: string;
+
+  /**
+   * hub.mode and hub.verify_token as Meta sent them.
+   *
+   * @generated from field: string mode = 3;
+   */
+  mode: string;
+
+  /**
+   * @generated from field: string verify_token = 4;
+   */
+  verifyToken: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.VerifyChannelWebhookRequest.
+ * Use `create(VerifyChannelWebhookRequestSchema)` to create a new message.
+ */
+export declare const VerifyChannelWebhookRequestSchema: GenMessage<VerifyChannelWebhookRequest>;
+
+/**
+ * @generated from message parley.chat.v1.VerifyChannelWebhookResponse
+ */
+export declare type VerifyChannelWebhookResponse = Message<"parley.chat.v1.VerifyChannelWebhookResponse"> & {
+};
+
+/**
+ * Describes the message parley.chat.v1.VerifyChannelWebhookResponse.
+ * Use `create(VerifyChannelWebhookResponseSchema)` to create a new message.
+ */
+export declare const VerifyChannelWebhookResponseSchema: GenMessage<VerifyChannelWebhookResponse>;
 
 /**
  * @generated from message parley.chat.v1.ReceiveChannelUpdateResponse
@@ -4969,6 +5053,16 @@ export declare const ChatService: GenService<{
     methodKind: "unary";
     input: typeof ReceiveChannelUpdateRequestSchema;
     output: typeof ReceiveChannelUpdateResponseSchema;
+  },
+  /**
+   * Meta's webhook handshake (WhatsApp, Messenger, Instagram): the verify token Parley gave the owner.
+   *
+   * @generated from rpc parley.chat.v1.ChatService.VerifyChannelWebhook
+   */
+  verifyChannelWebhook: {
+    methodKind: "unary";
+    input: typeof VerifyChannelWebhookRequestSchema;
+    output: typeof VerifyChannelWebhookResponseSchema;
   },
 }>;
 

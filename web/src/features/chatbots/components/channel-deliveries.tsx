@@ -5,8 +5,11 @@ import { useChannelDeliveries } from '../hooks/use-channels';
 
 const DELIVERY_KINDS: Record<string, string> = { answer: 'Answer', test: 'Test message', agent: 'Agent reply', notice: 'Notice' };
 
+/** delivered and read: WhatsApp's status callbacks about a sent message; sending: a stored message's send under way. */
 const DELIVERY_STATUSES: Record<string, { tone: 'success' | 'danger' | 'neutral'; label: string }> = {
   sent: { tone: 'success', label: 'Sent' },
+  delivered: { tone: 'success', label: 'Delivered' },
+  read: { tone: 'success', label: 'Read' },
   failed: { tone: 'danger', label: 'Failed' },
   sending: { tone: 'neutral', label: 'Sending' },
 };

@@ -10,11 +10,12 @@ import { formatDate } from '../../../lib/format';
 import { useChannelConnections, useConnectChannel, useDisconnectChannel, useSendChannelTestMessage } from '../hooks/use-channels';
 import { Deliveries } from './channel-deliveries';
 import { SlackChannel } from './slack-channel';
+import { META_CHANNELS, MetaChannel } from './meta-channel';
 
 export const CHANNELS_DESCRIPTION =
   'Answer where your customers already write. Parley answers with the same knowledge, limits and credit as the widget, and the conversations appear in History.';
 
-type Connection = ReturnType<typeof useChannelConnections>['connections'][number];
+export type Connection = ReturnType<typeof useChannelConnections>['connections'][number];
 
 /** A connected Telegram bot: its state, the token's last four, a test message, the deliveries and Disconnect. */
 function TelegramConnection({ connection }: { connection: Connection }) {
@@ -123,7 +124,7 @@ function ConnectTelegram({ chatbotId }: { chatbotId: string }) {
   );
 }
 
-/** The chatbot's messaging channels (docs/product.md, Channels): Telegram, connected with a bot token. */
+/** The chatbot's messaging channels (docs/product.md, Channels): Telegram, connected with a bot token; WhatsApp, Messenger and Instagram with a Meta app. */
 export function ChannelsCard({ chatbotId }: { chatbotId: string }) {
   const { connections, loading, failed } = useChannelConnections(chatbotId);
   const telegram = connections.find((c) => c.channel === 'telegram');
@@ -144,6 +145,14 @@ export function ChannelsCard({ chatbotId }: { chatbotId: string }) {
               {telegram ? <TelegramConnection connection={telegram} /> : <ConnectTelegram chatbotId={chatbotId} />}
             </section>
             <SlackChannel chatbotId={chatbotId} connection={connections.find((c) => c.channel === 'slack')} />
+            {META_CHANNELS.map((channel) => (
+              <MetaChannel
+                key={channel}
+                chatbotId={chatbotId}
+                channel={channel}
+                connection={connections.find((c) => c.channel === channel)}
+              />
+            ))}
           </div>
         )}
       </CardBody>

@@ -11,6 +11,7 @@ export const ChannelConnectionsQuery = graphql(`
       botName
       lastChatId
       createdAt
+      accountId
       webhookUrl
     }
   }
@@ -34,6 +35,30 @@ export const ConnectChannelMutation = graphql(`
   mutation ConnectChannel($chatbotId: ID!, $channel: String!, $token: String!, $signingSecret: String) {
     connectChannel(chatbotId: $chatbotId, channel: $channel, token: $token, signingSecret: $signingSecret) {
       id
+    }
+  }
+`);
+
+export const ConnectMetaChannelMutation = graphql(`
+  mutation ConnectMetaChannel(
+    $chatbotId: ID!
+    $channel: String!
+    $token: String!
+    $appSecret: String!
+    $accountId: String!
+    $businessAccountId: String
+  ) {
+    connectChannel(
+      chatbotId: $chatbotId
+      channel: $channel
+      token: $token
+      appSecret: $appSecret
+      accountId: $accountId
+      businessAccountId: $businessAccountId
+    ) {
+      id
+      webhookUrl
+      verifyToken
     }
   }
 `);

@@ -4,6 +4,7 @@ import {
   ChannelConnectionsQuery,
   ChannelDeliveriesQuery,
   ConnectChannelMutation,
+  ConnectMetaChannelMutation,
   DisconnectChannelMutation,
   SendChannelTestMessageMutation,
 } from '../graphql/channels';
@@ -27,6 +28,15 @@ export function useConnectChannel(chatbotId: string) {
   const [mutate] = useMutation(ConnectChannelMutation, { refetchQueries: [ChannelConnectionsQuery] });
   return useAction(async (channel: string, token: string, signingSecret?: string) => {
     await mutate({ variables: { chatbotId, channel, token, signingSecret: signingSecret ?? null } });
+  }, CONNECT_FAILED_MESSAGE);
+}
+
+/** WhatsApp, Messenger or Instagram: resolves to the webhook's URL and the verify token, shown once for Meta's console. */
+export function useConnectMetaChannel(chatbotId: string) {
+  const [mutate] = useMutation(ConnectMetaChannelMutation, { refetchQueries: [ChannelConnectionsQuery] });
+  return useAction(async (input: { channel: string; token: string; appSecret: string; accountId: string; businessAccountId?: string }) => {
+    const { data } = await mutate({ variables: { chatbotId, ...input, businessAccountId: input.businessAccountId ?? null } });
+    return data?.connectChannel ?? null;
   }, CONNECT_FAILED_MESSAGE);
 }
 
