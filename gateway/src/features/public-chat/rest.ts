@@ -275,7 +275,17 @@ const VISITOR_FIELDS = ['id', 'name', 'email', 'userHash'] as const;
  * one; `handoff` only while a person is asked for or answering (the bot stayed silent);
  * `showLeadForm` only when the model asked for the lead form (its built-in tool, ADR 55).
  */
-function chatReply({ message, sessionId, sources, messageId, handoff, offerHandoff, unanswered, showLeadForm, confirmation }: SendMessageResponse) {
+function chatReply({
+  message,
+  sessionId,
+  sources,
+  messageId,
+  handoff,
+  offerHandoff,
+  unanswered,
+  showLeadForm,
+  confirmation,
+}: SendMessageResponse) {
   const withPerson = handoff && handoff.status !== '' && handoff.status !== 'bot';
   return {
     message,

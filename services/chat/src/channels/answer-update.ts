@@ -178,7 +178,10 @@ export async function answerChannelMessage(deps: AnswerUpdateDeps, event: Channe
         text = '';
         outcome = 'silent';
       } else {
-        text = row.channel === 'slack' ? withSlackSourcesFooter(result.message, result.sources) : withSourcesFooter(result.message, result.sources);
+        text =
+          row.channel === 'slack'
+            ? withSlackSourcesFooter(result.message, result.sources)
+            : withSourcesFooter(result.message, result.sources);
         outcome = 'answered';
         if (result.offerHandoff) text += `\n\n${await offerPerson(deps, row.uniqueId, sessionId, event.text)}`;
       }

@@ -178,7 +178,6 @@ export interface ToolLoopInput {
   decided?: { call: PendingCall; decision: Decision };
 }
 
-
 const tag = (s: string) => s.replace(/[<>"&]/g, '');
 /** A result as delimited data: angle brackets inside cannot close the tag. */
 export const toolResultMessage = (name: string, status: string, data: string): PromptMessage => ({
@@ -295,7 +294,8 @@ async function runOne(
     return { status: 'ok', data: BUILT_IN_TOOLS[tool.builtIn].result };
   }
   // Only an HTTP action's Confirm reaches here confirmed; a confirm-required MCP tool is never run.
-  if ((tool.kind === 'action' ? tool.action.confirm : tool.tool.confirm) && !confirmed) return { status: 'not_run', data: NEEDS_CONFIRMATION };
+  if ((tool.kind === 'action' ? tool.action.confirm : tool.tool.confirm) && !confirmed)
+    return { status: 'not_run', data: NEEDS_CONFIRMATION };
   input.onStatus?.(statusLine(tool.kind === 'action' ? tool.name : tool.name.slice(tool.tool.server.length + 1) || tool.name));
   const request = {
     chatbotId: input.chatbotId,
