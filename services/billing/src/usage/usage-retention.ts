@@ -5,15 +5,11 @@
 // the detail goes: `UsageDaily` totals, the balance and the credit ledger stay, so reports' totals,
 // balances and invoices never change, and settle_usage refuses a swept request id again by its
 // ledger entry. The preview counts the sweep's very condition. The clock is injected (`now`).
-import { randomUUID } from 'node:crypto';
-import { create } from '@bufbuild/protobuf';
-import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { Logger } from '@parley/common/logger.ts';
-import { runPeriodically } from '@parley/common/periodic.ts';
 import type { Producer } from '@parley/common/queues.ts';
-import { parseRetentionDays, RETENTION_SWEEP_EVERY_MS, retentionCutoff } from '@parley/common/retention.ts';
+import { parseRetentionDays, publishRetentionSwept, retentionCutoff, startRetentionSweep, sweepWindows } from '@parley/common/retention.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
-import { RetentionSweptSchema } from '@parley/proto/parley/events/v1/retention_swept_pb.js';
+import type { RetentionSweptSchema } from '@parley/proto/parley/events/v1/retention_swept_pb.js';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 
 /** Usage records deleted per statement. */
@@ -61,15 +57,9 @@ export async function sweepUsageRetention(
   record: (ownerId: string, usageRecords: number) => Promise<void> | void,
   batch = BATCH,
 ): Promise<Map<string, number>> {
-  const windows = await db.usageRetention.findMany({ where: { usageDetailDays: { not: null } } });
-  const swept = new Map<string, number>();
-  for (const w of windows) {
-    const n = await sweepUsageWorkspace(db, w.ownerId, w.usageDetailDays!, now, batch);
-    if (n === 0) continue;
-    swept.set(w.ownerId, n);
-    await record(w.ownerId, n);
-  }
-  return swept;
+  const rows = await db.usageRetention.findMany({ where: { usageDetailDays: { not: null } } });
+  const windows = rows.map((w) => ({ ownerId: w.ownerId, days: w.usageDetailDays! }));
+  return sweepWindows(windows, (ownerId, days) => sweepUsageWorkspace(db, ownerId, days, now, batch), record);
 }
 
 /** Sweeps a minute after start and then every hour until the returned function is called. */
@@ -78,38 +68,17 @@ export function startUsageRetentionSweep(
   logger: Logger,
   record: (ownerId: string, usageRecords: number) => Promise<void> | void,
 ): () => void {
-  const sweep = () =>
-    sweepUsageRetention(db, new Date(), record).then(
-      (swept) => {
-        if (swept.size > 0) logger.info({ workspaces: swept.size }, 'usage retention sweep deleted the usage detail past its windows');
-      },
-      (err: Error) => logger.warn({ err: err.message }, 'the usage retention sweep failed; the next round retries'),
-    );
-  return runPeriodically(sweep, { firstAfterMs: 60_000, everyMs: RETENTION_SWEEP_EVERY_MS });
+  return startRetentionSweep(() => sweepUsageRetention(db, new Date(), record), logger, 'usage detail');
 }
 
-/** Tells auth what a sweep deleted of one workspace (RetentionSwept, audited once per sweep id); a failure is logged, the rows are gone already. */
-export async function publishUsageRetentionSwept(
+/** Tells auth what a sweep deleted of one workspace (RetentionSwept, audited once per sweep id). */
+export const publishUsageRetentionSwept = (
   producer: Producer<typeof RetentionSweptSchema>,
   ownerId: string,
   usageRecords: number,
   logger: Logger,
-): Promise<void> {
-  const sweepId = randomUUID();
-  const event = create(RetentionSweptSchema, {
-    sweepId,
-    ownerId,
-    service: 'billing',
-    kind: 'usage_detail',
-    usageRecords: BigInt(usageRecords),
-    sweptAt: timestampFromDate(new Date()),
-  });
-  try {
-    await producer.publish(event, `retention.${sweepId}`);
-  } catch (err) {
-    logger.warn({ err: (err as Error).message, ownerId, usageRecords }, 'publishing RetentionSwept failed: the deletion is not audited');
-  }
-}
+): Promise<void> =>
+  publishRetentionSwept(producer, { ownerId, service: 'billing', kind: 'usage_detail', usageRecords: BigInt(usageRecords) }, logger);
 
 const ownerIdOf = (raw: string): string => {
   if (!/^[\w-]{1,64}$/.test(raw)) throw invalid('user_id is required.');

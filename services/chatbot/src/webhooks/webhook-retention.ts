@@ -5,15 +5,11 @@
 // batches (the attempts go with their delivery: ON DELETE CASCADE; SKIP LOCKED: two replicas delete
 // each row once; a second run deletes nothing); the preview counts the sweep's very condition. The
 // clock is injected (`now`), so tests move it instead of waiting.
-import { randomUUID } from 'node:crypto';
-import { create } from '@bufbuild/protobuf';
-import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { Logger } from '@parley/common/logger.ts';
-import { runPeriodically } from '@parley/common/periodic.ts';
 import type { Producer } from '@parley/common/queues.ts';
-import { parseRetentionDays, RETENTION_SWEEP_EVERY_MS, retentionCutoff } from '@parley/common/retention.ts';
+import { parseRetentionDays, publishRetentionSwept, retentionCutoff, startRetentionSweep, sweepWindows } from '@parley/common/retention.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
-import { RetentionSweptSchema } from '@parley/proto/parley/events/v1/retention_swept_pb.js';
+import type { RetentionSweptSchema } from '@parley/proto/parley/events/v1/retention_swept_pb.js';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 
 /** Deliveries deleted per statement. */
@@ -65,15 +61,9 @@ export async function sweepWebhookRetention(
   record: (ownerId: string, deliveries: number) => Promise<void> | void,
   batch = BATCH,
 ): Promise<Map<string, number>> {
-  const windows = await db.webhookRetention.findMany({ where: { deliveryDays: { not: null } } });
-  const swept = new Map<string, number>();
-  for (const w of windows) {
-    const n = await sweepWebhookWorkspace(db, w.ownerId, w.deliveryDays!, now, batch);
-    if (n === 0) continue;
-    swept.set(w.ownerId, n);
-    await record(w.ownerId, n);
-  }
-  return swept;
+  const rows = await db.webhookRetention.findMany({ where: { deliveryDays: { not: null } } });
+  const windows = rows.map((w) => ({ ownerId: w.ownerId, days: w.deliveryDays! }));
+  return sweepWindows(windows, (ownerId, days) => sweepWebhookWorkspace(db, ownerId, days, now, batch), record);
 }
 
 /** Sweeps a minute after start and then every hour until the returned function is called. */
@@ -82,38 +72,21 @@ export function startWebhookRetentionSweep(
   logger: Logger,
   record: (ownerId: string, deliveries: number) => Promise<void> | void,
 ): () => void {
-  const sweep = () =>
-    sweepWebhookRetention(db, new Date(), record).then(
-      (swept) => {
-        if (swept.size > 0) logger.info({ workspaces: swept.size }, 'webhook retention sweep deleted the deliveries past their windows');
-      },
-      (err: Error) => logger.warn({ err: err.message }, 'the webhook retention sweep failed; the next round retries'),
-    );
-  return runPeriodically(sweep, { firstAfterMs: 60_000, everyMs: RETENTION_SWEEP_EVERY_MS });
+  return startRetentionSweep(() => sweepWebhookRetention(db, new Date(), record), logger, 'webhook deliveries');
 }
 
-/** Tells auth what a sweep deleted of one workspace (RetentionSwept, audited once per sweep id); a failure is logged, the rows are gone already. */
-export async function publishWebhookRetentionSwept(
+/** Tells auth what a sweep deleted of one workspace (RetentionSwept, audited once per sweep id). */
+export const publishWebhookRetentionSwept = (
   producer: Producer<typeof RetentionSweptSchema>,
   ownerId: string,
   deliveries: number,
   logger: Logger,
-): Promise<void> {
-  const sweepId = randomUUID();
-  const event = create(RetentionSweptSchema, {
-    sweepId,
-    ownerId,
-    service: 'chatbot',
-    kind: 'webhook_deliveries',
-    webhookDeliveries: BigInt(deliveries),
-    sweptAt: timestampFromDate(new Date()),
-  });
-  try {
-    await producer.publish(event, `retention.${sweepId}`);
-  } catch (err) {
-    logger.warn({ err: (err as Error).message, ownerId, deliveries }, 'publishing RetentionSwept failed: the deletion is not audited');
-  }
-}
+): Promise<void> =>
+  publishRetentionSwept(
+    producer,
+    { ownerId, service: 'chatbot', kind: 'webhook_deliveries', webhookDeliveries: BigInt(deliveries) },
+    logger,
+  );
 
 const ownerIdOf = (raw: string): string => {
   if (!/^[\w-]{1,64}$/.test(raw)) throw invalid('owner_id is required.');
