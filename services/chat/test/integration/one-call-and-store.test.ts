@@ -87,6 +87,8 @@ describe('one call to the chatbot service per message', () => {
       handoff: null,
       offerHandoff: false,
       unanswered: true,
+      showLeadForm: false,
+      confirmation: null,
       usage: { promptTokens: expect.any(Number), completionTokens: expect.any(Number) },
     });
     expect(stack.fake.requests[0].messages.map((m) => m.content).slice(1)).toEqual(['first', 'Re: first', 'second']);
