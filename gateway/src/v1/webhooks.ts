@@ -1,5 +1,5 @@
 // The developer API's webhook endpoints and delivery log (scope webhooks:write): the very helpers the
-// dashboard's REST and GraphQL call (../webhooks.ts), so the chatbot service's rules and messages are
+// dashboard's REST and GraphQL call (../features/webhooks/webhooks.ts), so the chatbot service's rules and messages are
 // the same; answered in the API's shapes (lists as `{ data }`, pages with `limit`, `cursor` and
 // `nextCursor`). A key kept to some chatbots is refused: an endpoint receives every chatbot's events.
 import { forbidden } from '@parley/common/rpc-errors.ts';

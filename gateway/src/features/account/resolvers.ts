@@ -1,4 +1,4 @@
-// GraphQL counterparts of the account page and password reset: the same calls as REST (../account.ts).
+// GraphQL counterparts of the account page and password reset: the same calls as REST (./account.ts).
 import {
   billingPortalUrl,
   changeEmail,

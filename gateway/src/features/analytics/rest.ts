@@ -1,4 +1,4 @@
-// The analytics paths (docs/product.md, Feedback, analytics and unanswered questions), the GraphQL Analytics shape as JSON (../analytics.ts):
+// The analytics paths (docs/product.md, Feedback, analytics and unanswered questions), the GraphQL Analytics shape as JSON (./analytics.ts):
 //   GET /api/chatbot/{id}/analytics?startDate&endDate   one of the owner's chatbots
 //   GET /api/analytics/summary?startDate&endDate        all the owner's chatbots together
 // Dates are inclusive UTC days (YYYY-MM-DD), by default the last 30. Free owners get the totals only

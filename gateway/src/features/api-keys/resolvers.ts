@@ -1,4 +1,4 @@
-// GraphQL counterparts of /api/workspace/api-keys and /api/api-scopes: the same calls (../api-keys.ts).
+// GraphQL counterparts of /api/workspace/api-keys and /api/api-scopes: the same calls (./api-keys.ts).
 import { apiScopes, createApiKey, listApiKeys, overlapField, revokeApiKey, rollApiKey } from './api-keys.ts';
 import type { Resolvers } from '../../generated/graphql.ts';
 

@@ -1,5 +1,5 @@
 // The live inbox (docs/adr/0034-humans-in-the-loop.md): reads and an agent's actions, the chat
-// service's calls through ../inbox.ts; the member's own mail switch is auth's (../workspaces.ts).
+// service's calls through ../inbox.ts; the member's own mail switch is auth's (../workspaces/workspaces.ts).
 import type { Resolvers } from '../../generated/graphql.ts';
 import {
   addConversationNote,

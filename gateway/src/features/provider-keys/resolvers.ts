@@ -1,4 +1,4 @@
-// GraphQL counterparts of /api/workspace/provider-keys: the same calls (../provider-keys.ts).
+// GraphQL counterparts of /api/workspace/provider-keys: the same calls (./provider-keys.ts).
 import { listProviderKeys, removeProviderKey, setProviderKey } from './provider-keys.ts';
 import type { Resolvers } from '../../generated/graphql.ts';
 

@@ -1,4 +1,4 @@
-// The unanswered-question paths (docs/product.md, Feedback, analytics and unanswered questions), each question in the GraphQL shape (../unanswered-questions.ts):
+// The unanswered-question paths (docs/product.md, Feedback, analytics and unanswered questions), each question in the GraphQL shape (./unanswered-questions.ts):
 //   GET  /api/chatbot/{id}/unanswered-questions?status=open|resolved|dismissed|all   → [question] (open by default)
 //   POST /api/chatbot/{id}/unanswered-questions/{qid}/answer  { answer, question? }   → question (resolved)
 //   POST /api/chatbot/{id}/unanswered-questions/{qid}/dismiss                          → question (dismissed)

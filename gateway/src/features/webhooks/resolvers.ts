@@ -1,4 +1,4 @@
-// GraphQL counterparts of /api/workspace/webhooks: the same calls (../webhooks.ts), delivery statuses
+// GraphQL counterparts of /api/workspace/webhooks: the same calls (./webhooks.ts), delivery statuses
 // as the WebhookDeliveryStatus enum.
 import type { Resolvers, WebhookDeliveryStatus } from '../../generated/graphql.ts';
 import {

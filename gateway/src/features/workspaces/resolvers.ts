@@ -1,5 +1,5 @@
 // GraphQL counterparts of /api/workspaces, /api/workspace and /api/invitations: the same calls
-// (../workspaces.ts), roles as the WorkspaceRole enum.
+// (./workspaces.ts), roles as the WorkspaceRole enum.
 import { assignableBy, type Role } from '@parley/common/roles.ts';
 import type { Resolvers, WorkspaceRole } from '../../generated/graphql.ts';
 import { authenticate } from '../../access/sessions.ts';
