@@ -27,7 +27,8 @@ const action: ActionView = {
   updatedAt: '2026-12-01T10:00:00.000Z',
 };
 
-const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+const json = (body: unknown, status = 200) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 
 const fetchMock = vi.fn<typeof fetch>();
 /** The requests the card sent, as method, path and parsed body. */

@@ -255,9 +255,7 @@ function InputsEditor({ inputs, onChange }: { inputs: InputDraft[]; onChange: (i
         type="button"
         variant="secondary"
         size="sm"
-        onClick={() =>
-          onChange([...inputs, { name: '', type: 'string', description: '', required: false, enumText: '', source: 'model' }])
-        }
+        onClick={() => onChange([...inputs, { name: '', type: 'string', description: '', required: false, enumText: '', source: 'model' }])}
       >
         Add input
       </Button>
@@ -470,7 +468,8 @@ function ActionTest({ chatbotId, action, onRan }: { chatbotId: string; action: A
       const text = values[input.name]?.trim() ?? '';
       if (!text) continue;
       if (input.type === 'boolean') inputs[input.name] = text === 'true';
-      else if (input.type === 'number' || input.type === 'integer') inputs[input.name] = Number.isFinite(Number(text)) ? Number(text) : text;
+      else if (input.type === 'number' || input.type === 'integer')
+        inputs[input.name] = Number.isFinite(Number(text)) ? Number(text) : text;
       else inputs[input.name] = text;
     }
     setRunning(true);
@@ -507,7 +506,11 @@ function ActionTest({ chatbotId, action, onRan }: { chatbotId: string; action: A
               <TextField
                 key={input.name}
                 label={input.name}
-                hint={[input.required ? 'Required' : '', input.enum.length ? `One of ${input.enum.join(', ')}` : ''].filter(Boolean).join(' · ') || undefined}
+                hint={
+                  [input.required ? 'Required' : '', input.enum.length ? `One of ${input.enum.join(', ')}` : '']
+                    .filter(Boolean)
+                    .join(' · ') || undefined
+                }
                 value={values[input.name] ?? ''}
                 maxLength={2000}
                 autoComplete="off"
