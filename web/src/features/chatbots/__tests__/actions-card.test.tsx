@@ -183,7 +183,7 @@ describe('ActionsCard', () => {
         httpStatus: 200,
         durationMs: 42,
         request: { method: 'POST', url: 'https://api.example.com/orders/1042/cancel', headers: { 'X-Api-Key': '••••••' }, body: '' },
-        result: { order: { status: 'cancelled' } },
+        result: JSON.stringify({ 'order.status': 'cancelled' }),
         fieldsRead: ['order.status'],
       }),
     );
@@ -193,7 +193,7 @@ describe('ActionsCard', () => {
     expect(result.textContent).toContain('POST https://api.example.com/orders/1042/cancel');
     expect(result.textContent).toContain('X-Api-Key: ••••••');
     expect(result.textContent).not.toContain('sk_live');
-    expect(result.textContent).toContain('"status": "cancelled"');
+    expect(result.textContent).toContain('"order.status": "cancelled"');
     expect(result.textContent).toContain('Fields read: order.status');
     expect(result.textContent).toContain('HTTP 200');
   });
@@ -210,7 +210,7 @@ describe('ActionsCard', () => {
         httpStatus: null,
         durationMs: 0,
         request: { method: '', url: '', headers: {}, body: '' },
-        result: null,
+        result: '',
         fieldsRead: [],
       }),
     );

@@ -70,7 +70,8 @@ export interface ActionTestOutcome {
   durationMs: number;
   /** The request as sent, secrets masked. */
   request: { method: string; url: string; headers: Record<string, string>; body: string };
-  result: unknown;
+  /** What the bot reads of the answer: the allow-listed fields as JSON text. */
+  result: string;
   fieldsRead: string[];
 }
 

@@ -451,7 +451,14 @@ function ActionForm({ action, actions, onDone }: { action: ActionView | null; ac
   );
 }
 
-const json = (value: unknown) => JSON.stringify(value, null, 2);
+/** The text the bot reads, indented when it is JSON. */
+function readable(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
 
 /** The owner's Test: sample inputs, then the request as sent (secrets masked) and what the bot would read, or the error. */
 function ActionTest({ chatbotId, action, onRan }: { chatbotId: string; action: ActionView; onRan: () => void }) {
@@ -560,7 +567,7 @@ function TestOutcome({ outcome }: { outcome: ActionTestOutcome }) {
         <div>
           <h4 className="text-xs font-semibold text-gray-700 uppercase">What the bot reads</h4>
           <pre className="mt-1 overflow-x-auto rounded-md bg-white p-2 font-mono text-xs whitespace-pre-wrap break-all text-gray-800 ring-1 ring-gray-200">
-            {json(outcome.result)}
+            {readable(outcome.result)}
           </pre>
           <p className="mt-1 text-xs text-gray-500">
             {outcome.fieldsRead.length ? `Fields read: ${outcome.fieldsRead.join(', ')}` : 'No fields read.'}
