@@ -6,9 +6,19 @@
 // from the section (the request shown with its secret masked) and reads both calls in its log.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { expect, test } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type Page } from '@playwright/test';
 import { createBot, ownerToken, registerOwner, topUpCredit } from './fixtures.ts';
 import { screenshot } from './screenshots.ts';
+
+/** The section's own screenshots (the whole settings page is too long to read). */
+const SCREENSHOTS = new URL('../test-results/screenshots/', import.meta.url).pathname;
+
+/** The Actions section holds no serious or critical accessibility violation. */
+async function expectAccessible(page: Page) {
+  const { violations } = await new AxeBuilder({ page }).include('#settings-actions').analyze();
+  expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+}
 
 let target: Server;
 let origin: string;
@@ -59,15 +69,14 @@ test('a visitor confirms a write action on its card; it runs once and the owner 
   await form.getByLabel('Fields the bot may read').fill('order.status');
   // A POST: the visitor confirms first unless the owner says otherwise.
   await expect(form.getByLabel('Visitor confirms first')).toBeChecked();
-  await form.scrollIntoViewIfNeeded();
-  await screenshot(page, 'actions-form');
+  await expectAccessible(page);
+  await form.screenshot({ path: `${SCREENSHOTS}actions-form.png` });
   await form.getByRole('button', { name: 'Add action' }).click();
   const item = section.getByRole('region', { name: 'Action cancel_order' });
   await expect(item).toBeVisible();
   await expect(item.getByText('Visitor confirms')).toBeVisible();
   await expect(item.getByText(`${origin}/orders/{order_id}/cancel`)).toBeVisible();
-  await section.scrollIntoViewIfNeeded();
-  await screenshot(page, 'actions-list');
+  await section.screenshot({ path: `${SCREENSHOTS}actions-list.png` });
 
   const visitor = await context.newPage();
   await visitor.goto(`/chat/${bot.uniqueId}`);
@@ -112,8 +121,8 @@ test('a visitor confirms a write action on its card; it runs once and the owner 
   await expect(result).not.toContainText('sk_e2e_orders_secret_9876');
   await expect(result).toContainText('"order.status": "cancelled"');
   expect(cancelled).toEqual(['1042', '2001']);
-  await item.scrollIntoViewIfNeeded();
-  await screenshot(page, 'actions-test-result');
+  await expectAccessible(page);
+  await item.screenshot({ path: `${SCREENSHOTS}actions-test-result.png` });
 
   // Its log: the visitor's call and the test, newest first.
   await item.getByRole('button', { name: 'Recent calls' }).click();
@@ -123,5 +132,6 @@ test('a visitor confirms a write action on its card; it runs once and the owner 
   await expect(rows.nth(1)).toContainText('{"order_id":"2001"}');
   await expect(rows.nth(2)).toContainText('{"order_id":"1042"}');
   await expect(rows.nth(2)).toContainText('order.status');
-  await screenshot(page, 'actions-call-log');
+  await expectAccessible(page);
+  await item.screenshot({ path: `${SCREENSHOTS}actions-call-log.png` });
 });

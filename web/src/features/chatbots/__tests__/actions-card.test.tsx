@@ -80,9 +80,14 @@ describe('ActionsCard', () => {
     expect(sent()[0]).toEqual({ method: 'GET', url: '/api/chatbot/bot_1/actions', body: undefined });
   });
 
-  it('shows no editing controls to a member who may not change the chatbot', async () => {
+  it('shows no editing controls to a member who may not change the chatbot, and the log only to one who reads conversations', async () => {
     fetchMock.mockResolvedValueOnce(json([action]));
-    render(<ActionsCard chatbotId="bot_1" />, { wrapper: asMember(['workspace:read']) });
+    const { unmount } = render(<ActionsCard chatbotId="bot_1" />, { wrapper: asMember(['workspace:read']) });
+    const hidden = await screen.findByRole('region', { name: 'Action cancel_order' });
+    expect(within(hidden).queryByRole('button', { name: 'Recent calls' })).toBeNull();
+    unmount();
+    fetchMock.mockResolvedValueOnce(json([action]));
+    render(<ActionsCard chatbotId="bot_1" />, { wrapper: asMember(['workspace:read', 'conversations:read']) });
     const item = await screen.findByRole('region', { name: 'Action cancel_order' });
     expect(within(item).queryByRole('button', { name: 'Edit' })).toBeNull();
     expect(within(item).queryByRole('button', { name: 'Delete' })).toBeNull();

@@ -377,7 +377,6 @@ function ActionForm({ action, actions, onDone }: { action: ActionView | null; ac
           rows={3}
           value={draft.body}
           maxLength={20_000}
-          className="font-mono"
           onChange={(e) => set({ body: e.target.value })}
         />
       ) : null}
@@ -632,18 +631,20 @@ function CallLog({ chatbotId, actionId, version }: { chatbotId: string; actionId
   );
 }
 
-/** One declared action: what it calls, its badges, and (for an editor) Edit, Test and Delete; its call log for everyone. */
+/** One declared action: what it calls, its badges, Edit, Test and Delete for an editor, its call log for a member who reads conversations. */
 function ActionItem({
   chatbotId,
   action,
   actions,
   canEdit,
+  canReadCalls,
   onEdit,
 }: {
   chatbotId: string;
   action: ActionView;
   actions: Actions;
   canEdit: boolean;
+  canReadCalls: boolean;
   onEdit: () => void;
 }) {
   const [panel, setPanel] = useState<'test' | 'calls' | null>(null);
@@ -676,9 +677,11 @@ function ActionItem({
             </Button>
           </>
         ) : null}
-        <Button type="button" variant="secondary" size="sm" aria-expanded={panel === 'calls'} onClick={() => toggle('calls')}>
-          Recent calls
-        </Button>
+        {canReadCalls ? (
+          <Button type="button" variant="secondary" size="sm" aria-expanded={panel === 'calls'} onClick={() => toggle('calls')}>
+            Recent calls
+          </Button>
+        ) : null}
         {canEdit ? (
           <Button type="button" variant="ghost" size="sm" onClick={() => setConfirming(true)}>
             Delete
@@ -710,6 +713,8 @@ function ActionItem({
 export function ActionsCard({ chatbotId }: { chatbotId: string }) {
   const actions = useActions(chatbotId);
   const canEdit = useCan('chatbots:write');
+  // The log holds what visitors gave: it is read with the conversations' permission.
+  const canReadCalls = useCan('conversations:read');
   /** The action being edited, 'new' while adding one. */
   const [editing, setEditing] = useState<string | null>(null);
   return (
@@ -735,6 +740,7 @@ export function ActionsCard({ chatbotId }: { chatbotId: string }) {
                   action={action}
                   actions={actions}
                   canEdit={canEdit}
+                  canReadCalls={canReadCalls}
                   onEdit={() => setEditing(action.id)}
                 />
               ),
