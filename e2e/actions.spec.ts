@@ -1,13 +1,24 @@
 /// <reference lib="dom" />
-// HTTP actions against the whole running stack: the owner declares a write action over REST against
-// a local target API started here, a visitor asks the chatbot to cancel their order, the answer ends
-// on a confirmation card (kept across a reload), nothing runs until Confirm, then the target is
-// called once and the answer quotes it; the owner reads the call in the log.
+// HTTP actions against the whole running stack: the owner declares a write action in the chatbot's
+// Actions section against a local target API started here, a visitor asks the chatbot to cancel
+// their order, the answer ends on a confirmation card (kept across a reload), nothing runs until
+// Confirm, then the target is called once and the answer quotes it; the owner tests the action
+// from the section (the request shown with its secret masked) and reads both calls in its log.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { expect, test } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type Page } from '@playwright/test';
 import { createBot, ownerToken, registerOwner, topUpCredit } from './fixtures.ts';
 import { screenshot } from './screenshots.ts';
+
+/** The section's own screenshots (the whole settings page is too long to read). */
+const SCREENSHOTS = new URL('../test-results/screenshots/', import.meta.url).pathname;
+
+/** The Actions section holds no serious or critical accessibility violation. */
+async function expectAccessible(page: Page) {
+  const { violations } = await new AxeBuilder({ page }).include('#settings-actions').analyze();
+  expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+}
 
 let target: Server;
 let origin: string;
@@ -37,22 +48,35 @@ test('a visitor confirms a write action on its card; it runs once and the owner 
   const token = await ownerToken(page);
   const headers = { authorization: `Bearer ${token}` };
   const bot = await createBot(request, token, 'Acme Orders', 'Acme ships orders within two days.');
-  const created = await request.post(`/api/chatbot/${bot._id}/actions`, {
-    headers,
-    data: {
-      definition: {
-        name: 'cancel_order',
-        whenToUse: 'When the visitor wants to cancel an order',
-        inputs: [{ name: 'order_id', type: 'string', required: true }],
-        method: 'POST',
-        url: `${origin}/orders/{order_id}/cancel`,
-        headers: [{ name: 'X-Api-Key', value: '{secret.API_KEY}' }],
-        secrets: [{ name: 'API_KEY', value: 'sk_e2e_orders_secret_9876' }],
-        responseFields: ['order.status'],
-      },
-    },
-  });
-  expect(created.status()).toBe(201);
+  await page.goto(`/chatbots/${bot._id}#settings-actions`);
+  const section = page.getByRole('region', { name: 'Actions', exact: true });
+  await expect(section.getByText('No actions yet.')).toBeVisible();
+  await section.getByRole('button', { name: 'Add action' }).click();
+  const form = section.getByRole('form', { name: 'Add an action' });
+  await form.getByLabel('Name', { exact: true }).fill('cancel_order');
+  await form.getByLabel('When to use').fill('When the visitor wants to cancel an order');
+  await form.getByRole('button', { name: 'Add input' }).click();
+  await form.getByLabel('Input 1 name').fill('order_id');
+  await form.getByLabel('Required').check();
+  await form.getByLabel('Method').selectOption('POST');
+  await form.getByLabel('URL').fill(`${origin}/orders/{order_id}/cancel`);
+  await form.getByRole('button', { name: 'Add header' }).click();
+  await form.getByLabel('Headers 1 name').fill('X-Api-Key');
+  await form.getByLabel('Headers 1 value').fill('{secret.API_KEY}');
+  await form.getByRole('button', { name: 'Add secret' }).click();
+  await form.getByLabel('Secret 1 name').fill('API_KEY');
+  await form.getByLabel('Secret 1 value').fill('sk_e2e_orders_secret_9876');
+  await form.getByLabel('Fields the bot may read').fill('order.status');
+  // A POST: the visitor confirms first unless the owner says otherwise.
+  await expect(form.getByLabel('Visitor confirms first')).toBeChecked();
+  await expectAccessible(page);
+  await form.screenshot({ path: `${SCREENSHOTS}actions-form.png` });
+  await form.getByRole('button', { name: 'Add action' }).click();
+  const item = section.getByRole('region', { name: 'Action cancel_order' });
+  await expect(item).toBeVisible();
+  await expect(item.getByText('Visitor confirms')).toBeVisible();
+  await expect(item.getByText(`${origin}/orders/{order_id}/cancel`)).toBeVisible();
+  await section.screenshot({ path: `${SCREENSHOTS}actions-list.png` });
 
   const visitor = await context.newPage();
   await visitor.goto(`/chat/${bot.uniqueId}`);
@@ -84,4 +108,30 @@ test('a visitor confirms a write action on its card; it runs once and the owner 
   expect(text).not.toContain('sk_e2e_orders_secret_9876');
   const calls = JSON.parse(text) as { actionName: string; status: string; inputs: unknown }[];
   expect(calls.map((c) => [c.actionName, c.status, c.inputs])).toEqual([['cancel_order', 'ok', { order_id: '1042' }]]);
+
+  // The owner's Test from the section: the request as sent, its secret masked, and what the bot reads.
+  await page.reload();
+  await item.getByRole('button', { name: 'Test' }).click();
+  const test = item.getByRole('form', { name: 'Test cancel_order' });
+  await test.getByLabel('order_id').fill('2001');
+  await test.getByRole('button', { name: 'Run test' }).click();
+  const result = test.getByRole('group', { name: 'Test result' });
+  await expect(result.getByText(`POST ${origin}/orders/2001/cancel`)).toBeVisible();
+  await expect(result).toContainText('x-api-key: ••••');
+  await expect(result).not.toContainText('sk_e2e_orders_secret_9876');
+  await expect(result).toContainText('"order.status": "cancelled"');
+  expect(cancelled).toEqual(['1042', '2001']);
+  await expectAccessible(page);
+  await item.screenshot({ path: `${SCREENSHOTS}actions-test-result.png` });
+
+  // Its log: the visitor's call and the test, newest first.
+  await item.getByRole('button', { name: 'Recent calls' }).click();
+  const rows = item.getByRole('table', { name: 'Latest calls' }).getByRole('row');
+  await expect(rows).toHaveCount(3);
+  await expect(rows.nth(1)).toContainText('(test)');
+  await expect(rows.nth(1)).toContainText('{"order_id":"2001"}');
+  await expect(rows.nth(2)).toContainText('{"order_id":"1042"}');
+  await expect(rows.nth(2)).toContainText('order.status');
+  await expectAccessible(page);
+  await item.screenshot({ path: `${SCREENSHOTS}actions-call-log.png` });
 });

@@ -10,6 +10,11 @@ vi.mock('../features/chatbots/api/mcp-servers-api', async (importOriginal) => ({
   ...(await importOriginal<typeof import('../features/chatbots/api/mcp-servers-api')>()),
   listMcpServers: async () => [],
 }));
+// Its Actions card does the same with its actions.
+vi.mock('../features/chatbots/api/actions-api', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('../features/chatbots/api/actions-api')>()),
+  listActions: async () => [],
+}));
 
 afterEach(() => {
   cleanup();

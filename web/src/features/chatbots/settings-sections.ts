@@ -1,5 +1,5 @@
 // The sections of a chatbot's Settings tab, in page order, and their addresses (`#settings-voice`).
-// What a chatbot comes to hold next (its actions, channels) joins this list.
+// What a chatbot comes to hold next joins this list.
 
 export const SETTINGS_SECTIONS = [
   { id: 'basic', label: 'Basics' },
@@ -9,6 +9,7 @@ export const SETTINGS_SECTIONS = [
   { id: 'handoff', label: 'Handoff' },
   { id: 'privacy', label: 'Privacy' },
   { id: 'channels', label: 'Channels' },
+  { id: 'actions', label: 'Actions' },
   { id: 'tools', label: 'Tools' },
   { id: 'knowledge', label: 'Knowledge' },
   { id: 'entries', label: 'Entries' },

@@ -57,6 +57,7 @@ describe('Chatbot detail page', () => {
         ['Handoff', '#settings-handoff'],
         ['Privacy', '#settings-privacy'],
         ['Channels', '#settings-channels'],
+        ['Actions', '#settings-actions'],
         ['Tools', '#settings-tools'],
         ['Knowledge', '#settings-knowledge'],
         ['Entries', '#settings-entries'],

@@ -30,6 +30,7 @@ import { KnowledgeBaseContent } from './knowledge-base-content';
 import { KnowledgeBaseForm } from './knowledge-base-form';
 import { ChannelsCard } from './channels-card';
 import { McpServersCard } from './mcp-servers-card';
+import { ActionsCard } from './actions-card';
 import { SettingsSection, SettingsSectionNav, useActiveSection, useScrollToLinkedSection } from './settings-sections';
 
 export const LOAD_CHATBOT_FAILED_MESSAGE = 'Failed to load chatbot';
@@ -130,6 +131,9 @@ export function ChatbotDetailPage() {
                         </SettingsSection>
                         <SettingsSection id="channels">
                           <ChannelsCard chatbotId={chatbot.id} />
+                        </SettingsSection>
+                        <SettingsSection id="actions">
+                          <ActionsCard chatbotId={chatbot.id} />
                         </SettingsSection>
                         <SettingsSection id="tools">
                           <McpServersCard chatbotId={chatbot.id} />
