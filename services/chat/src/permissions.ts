@@ -70,4 +70,6 @@ export const chatUnchecked: readonly string[] = [
   'ListModels',
   // A provider's update on the public webhook: the connection's secret authenticates it (ADR 44).
   'ReceiveChannelUpdate',
+  // Meta's webhook handshake: the connection's verify token authenticates it (ADR 56).
+  'VerifyChannelWebhook',
 ];
