@@ -141,7 +141,7 @@ const reply = (res: ServerResponse, status: number, body: unknown) => {
 const refuse = (res: ServerResponse, status: number, code: number, message: string, type = 'OAuthException') =>
   reply(res, status, { error: { message, type, code, fbtrace_id: 'AbCdEfGh' } });
 
-const LIMITS: Record<string, number> = { whatsapp: 4096, messenger: 2000, instagram: 1000 };
+const MAX_TEXT: Record<string, number> = { whatsapp: 4096, messenger: 2000, instagram: 1000 };
 
 export async function startFakeMeta(opts: Partial<FakeMetaBehaviour> & { port?: number; host?: string } = {}): Promise<FakeMeta> {
   const { port = 0, host = '127.0.0.1', ...initial } = opts;
@@ -216,7 +216,7 @@ export async function startFakeMeta(opts: Partial<FakeMetaBehaviour> & { port?: 
     const text = whatsapp ? body.text?.body : body.message?.text;
     const to = whatsapp ? body.to : body.recipient?.id;
     if (typeof text !== 'string' || !text) return refuse(res, 400, 100, 'Param text must be non-empty', 'OAuthException');
-    if ([...text].length > LIMITS[channel]) return refuse(res, 400, 100, 'Param text is too long', 'OAuthException');
+    if ([...text].length > MAX_TEXT[channel]) return refuse(res, 400, 100, 'Param text is too long', 'OAuthException');
     if (typeof to !== 'string' || !to) return refuse(res, 400, 100, 'Param recipient is required', 'OAuthException');
     const messageId = whatsapp ? `wamid.OUT${seq++}` : `m_out${seq++}`;
     sent.push({ accountId: id, to, text, messageId });
