@@ -49,6 +49,8 @@ export const WAITING_FOR_PERSON = 'A person from our team will answer you here.'
 export const ASK_FOR_PERSON = 'Write "talk to a person" to reach our team.';
 /** Each messaging channel's rules for the turn, by the connection's channel. */
 const CHANNEL_RULES: Record<string, Channel> = { telegram, slack, whatsapp, messenger, instagram };
+/** How each channel lists an answer's sources after it: numbered plain lines, or Slack's mrkdwn links. */
+const SOURCES_FOOTER: Record<string, typeof withSourcesFooter> = { slack: withSlackSourcesFooter };
 
 /** The turn's refusals whose words are the visitor's to read (visitor-errors.ts, the limits, credit). */
 const TOLD_CODES = new Set([Code.ResourceExhausted, Code.InvalidArgument, Code.FailedPrecondition]);
@@ -178,10 +180,7 @@ export async function answerChannelMessage(deps: AnswerUpdateDeps, event: Channe
         text = '';
         outcome = 'silent';
       } else {
-        text =
-          row.channel === 'slack'
-            ? withSlackSourcesFooter(result.message, result.sources)
-            : withSourcesFooter(result.message, result.sources);
+        text = (SOURCES_FOOTER[row.channel] ?? withSourcesFooter)(result.message, result.sources);
         outcome = 'answered';
         if (result.offerHandoff) text += `\n\n${await offerPerson(deps, row.uniqueId, sessionId, event.text)}`;
       }
