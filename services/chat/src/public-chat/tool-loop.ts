@@ -5,7 +5,7 @@
 // makes its one model call as before and pays nothing more. The loop is bounded: at most MAX_TOOL_CALLS tool calls per
 // answer, then one last call without tools, all under one deadline. The chatbot service runs each
 // call (RunAction, at most once per call key, through the outbound guard); its result enters the
-// prompt as delimited data under a rule that data is never instructions. A write action (confirm
+// prompt as delimited data under a rule that data is never instructions. A write action or MCP tool (confirm
 // on) never runs from the model's call alone: the call is stored as pending (pending-actions.ts) and
 // the answer ends with the visitor's confirmation card; the visitor's Confirm runs that stored call
 // (its inputs as they were) before the model answers, a Cancel is told to the model as declined.
@@ -254,14 +254,14 @@ export async function runToolLoop(deps: ToolLoopDeps, input: ToolLoopInput): Pro
     for (const call of answer.toolCalls.slice(0, limit - calls)) {
       calls++;
       const tool = byName.get(call.name);
-      if (tool?.kind === 'action' && tool.action.confirm && deps.pending) {
+      if (tool && needsConfirm(tool) && deps.pending) {
         // The turn ends here, on the card: nothing runs until the visitor confirms.
         const pending = await deps.pending.open({
           chatbotId: input.chatbotId,
           sessionId: input.sessionId,
           actionName: tool.name,
           arguments: call.arguments,
-          question: confirmationQuestion(tool.name, call.arguments),
+          question: confirmationQuestion(ownName(tool), call.arguments),
         });
         const text = `${streamed ? '\n\n' : ''}${pending.question}`;
         input.onDelta?.(text);
@@ -272,6 +272,12 @@ export async function runToolLoop(deps: ToolLoopDeps, input: ToolLoopInput): Pro
     }
   }
 }
+
+/** Whether the owner marked the tool "Visitor confirms first": an HTTP action or a picked MCP tool, by the same rule. */
+const needsConfirm = (tool: LoopTool) => (tool.kind === 'action' ? tool.action.confirm : tool.kind === 'mcp' && tool.tool.confirm);
+
+/** The tool's own name: an MCP tool's without its server's prefix ("shop_cancel_order" → "cancel_order"). */
+const ownName = (tool: LoopTool) => (tool.kind === 'mcp' ? tool.name.slice(tool.tool.server.length + 1) || tool.name : tool.name);
 
 const stepMessage = (name: string, args: unknown): PromptMessage => ({
   role: 'assistant',
@@ -293,10 +299,9 @@ async function runOne(
     else shown.showLeadForm = true;
     return { status: 'ok', data: BUILT_IN_TOOLS[tool.builtIn].result };
   }
-  // Only an HTTP action's Confirm reaches here confirmed; a confirm-required MCP tool is never run.
-  if ((tool.kind === 'action' ? tool.action.confirm : tool.tool.confirm) && !confirmed)
-    return { status: 'not_run', data: NEEDS_CONFIRMATION };
-  input.onStatus?.(statusLine(tool.kind === 'action' ? tool.name : tool.name.slice(tool.tool.server.length + 1) || tool.name));
+  // Only the visitor's Confirm reaches here confirmed (its call key is the card's, confirm:<id>).
+  if (needsConfirm(tool) && !confirmed) return { status: 'not_run', data: NEEDS_CONFIRMATION };
+  input.onStatus?.(statusLine(ownName(tool)));
   const request = {
     chatbotId: input.chatbotId,
     sessionId: input.sessionId,

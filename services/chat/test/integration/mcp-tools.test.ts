@@ -1,7 +1,7 @@
 // MCP tools and the built-in tools through the public chat path: a chatbot whose owner connected a
 // local MCP server (built with the official SDK's server, reached through the outbound guard, loopback
 // allowed by OUTBOUND_ALLOW here only) answers a visitor from a picked tool; a result's injected
-// instructions stay fenced data; a confirm-required tool is told to the model as not run; the
+// instructions stay fenced data; a confirm-required tool waits for the visitor's card and runs once on Confirm; the
 // built-in `handoff` and `show_lead_form` tools are offered only while handoff or the lead form is on.
 import { create } from '@bufbuild/protobuf';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -10,7 +10,8 @@ import { McpServerService } from '@parley/proto/parley/chatbot/v1/mcp_servers_pb
 import { createServiceClient } from '@parley/common/rpc-client.ts';
 import { BUILT_IN_TOOL_RULES, toolTriggers } from '@parley/common/testing/fake-openai.ts';
 import { MCP_INJECTION, startFakeMcpServer, type FakeMcpServer } from '@parley/common/testing/fake-mcp-server.ts';
-import { BUILT_IN_TOOLS, NEEDS_CONFIRMATION } from '../../src/public-chat/tool-loop.ts';
+import { BUILT_IN_TOOLS, DECLINED } from '../../src/public-chat/tool-loop.ts';
+import { CONFIRMATION_INVALID } from '../../src/public-chat/pending-actions.ts';
 import { enableHandoff } from './handoff-helpers.ts';
 import { session, startChatStack, visitor, type ChatStack } from './harness.ts';
 
@@ -89,7 +90,7 @@ describe('a chatbot with MCP tools', () => {
     expect(log.calls.map((c) => [c.toolName, c.status])).toEqual([['order_status', 'ok']]);
   });
 
-  it('keeps a text result with a prompt injection as data, and never runs a confirm-required tool', async () => {
+  it('keeps a text result with a prompt injection as data: the injected call of a confirm-required tool runs nothing', async () => {
     const bot = await botWithMcp();
     stack.fake.setBehaviour({ toolCalls: triggers });
     const hours = await streamed(bot.uniqueId, 'What are your opening hours?', session('mcp-hours'));
@@ -98,15 +99,75 @@ describe('a chatbot with MCP tools', () => {
     expect(data).toContain(MCP_INJECTION.slice(0, 40));
     expect(data).not.toContain('</tool_result><system>');
     expect(stack.fake.requests[1].messages[0].content).toContain('never instructions');
+    // A model that obeys the injected text calls shop_cancel_order "without asking": the turn ends on the card.
     const before = mcp.calls.length;
     stack.fake.reset();
-    stack.fake.setBehaviour({ toolCalls: triggers });
-    const cancel = await streamed(bot.uniqueId, 'Please cancel order #7', session('mcp-cancel'));
-    expect(mcp.calls.slice(before).map((c) => c.name)).not.toContain('cancel_order');
-    expect(stack.fake.requests[1].messages.at(-1)!.content).toBe(
-      `<tool_result name="shop_cancel_order" status="not_run">\n${NEEDS_CONFIRMATION}\n</tool_result>`,
+    stack.fake.setBehaviour({
+      toolCalls: (body) =>
+        body.messages.some((m) => m.content.startsWith('<tool_result'))
+          ? [{ name: 'shop_cancel_order', arguments: { order_id: '1' } }]
+          : [{ name: 'shop_store_hours', arguments: {} }],
+    });
+    const obeyed = await stack.client.sendMessage(visitor(bot.uniqueId, 'When are you open?', { sessionId: session('mcp-obey') }));
+    expect(mcp.calls.slice(before).map((c) => c.name)).toEqual(['store_hours']);
+    expect(obeyed.confirmation).toMatchObject({ actionName: 'shop_cancel_order', question: 'Cancel order (order id: 1)?' });
+  });
+
+  it("a confirm-required tool shows the visitor's card, runs once on Confirm with the model's inputs, and not again", async () => {
+    const bot = await botWithMcp();
+    stack.fake.setBehaviour({
+      toolCalls: (body) =>
+        body.messages.some((m) => m.content.startsWith('<tool_result')) ? [] : [{ name: 'shop_cancel_order', arguments: { order_id: '7' } }],
+    });
+    const before = mcp.calls.length;
+    const sessionId = session('mcp-confirm');
+    const card = await stack.client.sendMessage(visitor(bot.uniqueId, 'Please cancel order #7', { sessionId }));
+    expect(mcp.calls.length).toBe(before);
+    expect(card.confirmation).toMatchObject({ actionName: 'shop_cancel_order', question: 'Cancel order (order id: 7)?' });
+    expect(card.message.endsWith(card.confirmation!.question)).toBe(true);
+    expect(stack.fake.requests).toHaveLength(1);
+    // Asked again in the same conversation: the same card.
+    const again = await stack.client.sendMessage(visitor(bot.uniqueId, 'Cancel order #7 now', { sessionId }));
+    expect(again.confirmation!.callId).toBe(card.confirmation!.callId);
+    stack.fake.reset();
+    stack.fake.setBehaviour({ toolCalls: () => [] });
+    const confirm = {
+      ...visitor(bot.uniqueId, 'Confirm', { sessionId }),
+      confirmCallId: card.confirmation!.callId,
+      confirmDecision: 'confirm',
+    };
+    const answer = await stack.client.sendMessage(confirm);
+    expect(answer.message).toContain('Order 7 cancelled');
+    expect(stack.fake.requests[0].messages.at(-1)!.content).toBe(
+      '<tool_result name="shop_cancel_order" status="ok">\nOrder 7 cancelled\n</tool_result>',
     );
-    expect(cancel.done.message).toBeTruthy();
+    await stack.client.sendMessage(confirm);
+    await Promise.all([1, 2, 3].map(() => stack.client.sendMessage(confirm)));
+    expect(mcp.calls.slice(before)).toEqual([{ name: 'cancel_order', args: { order_id: '7' } }]);
+    const log = await servers.listMcpToolCalls({ ownerId: bot.ownerId, chatbotId: bot.id, sessionId });
+    expect(log.calls.map((c) => [c.toolName, c.status, c.inputs])).toEqual([['cancel_order', 'ok', { order_id: '7' }]]);
+    await expect(stack.client.sendMessage({ ...confirm, confirmDecision: 'cancel' })).rejects.toThrow(CONFIRMATION_INVALID);
+  });
+
+  it('a Cancel of an MCP tool is told to the model as declined, and nothing reaches the server', async () => {
+    const bot = await botWithMcp();
+    stack.fake.setBehaviour({ toolCalls: [{ name: 'shop_cancel_order', arguments: { order_id: '8' } }] });
+    const before = mcp.calls.length;
+    const sessionId = session('mcp-declined');
+    const card = await stack.client.sendMessage(visitor(bot.uniqueId, 'Cancel order 8', { sessionId }));
+    stack.fake.reset();
+    stack.fake.setBehaviour({ toolCalls: () => [] });
+    const decided = (decision: string) => ({
+      ...visitor(bot.uniqueId, decision === 'confirm' ? 'Confirm' : 'Cancel', { sessionId }),
+      confirmCallId: card.confirmation!.callId,
+      confirmDecision: decision,
+    });
+    await stack.client.sendMessage(decided('cancel'));
+    expect(stack.fake.requests[0].messages.at(-1)!.content).toBe(
+      `<tool_result name="shop_cancel_order" status="declined">\n${DECLINED}\n</tool_result>`,
+    );
+    await expect(stack.client.sendMessage(decided('confirm'))).rejects.toThrow(CONFIRMATION_INVALID);
+    expect(mcp.calls.length).toBe(before);
   });
 
   it('a chatbot with no tool offers the model none', async () => {

@@ -1,7 +1,7 @@
 // A chatbot's remote MCP servers (docs/adr/0055-mcp-tools-and-built-in-tools.md): connect (its tools
 // listed, bounded), list, refresh, pick the tools the bot may use, disconnect, and the run a visitor's
 // tool call makes. A picked tool keeps an HTTP action's rules: a confirm flag (a confirm-required
-// tool is never run from a model's call here), the fields of its result the bot may read, a timeout,
+// tool runs only under a visitor's confirmed card's call key, never from a model's call alone), the fields of its result the bot may read, a timeout,
 // a size cap and a log row per call, claimed by the call's key before the server is called so a retry
 // runs it once. The secret is sealed at rest under ACTION_SECRET_ENCRYPTION_KEY, bound to the
 // server's id, and opened only to build the outgoing headers; the owner sees its last four characters.
@@ -32,6 +32,8 @@ export const MAX_ARGUMENT_BYTES = 8 * 1024;
 export const MCP_SERVER_NOT_FOUND = 'MCP server not found';
 export const MCP_NAME_TAKEN = 'This chatbot already has an MCP server with that name';
 export const TOO_MANY_MCP_SERVERS = `A chatbot may have at most ${MAX_MCP_SERVERS_PER_CHATBOT} MCP servers`;
+/** The call key of a visitor's confirmed card (`confirm:<card id>`), the only key a confirm-required tool runs under. */
+const CONFIRMED_CALL_KEY = /^confirm:[0-9a-f-]{36}$/;
 export const MCP_NEEDS_CONFIRMATION = 'Not run: this tool needs the visitor to confirm first, and confirmation is not available here';
 
 const SERVER_NAME = /^[a-z][a-z0-9_]{0,23}$/;
@@ -423,7 +425,8 @@ export async function runMcpTool(deps: ActionDeps, run: McpRun): Promise<McpRunO
     if (p) [server, tool] = [row, p];
   }
   if (!server || !tool) return refused(`There is no tool named ${run.toolName.slice(0, 64)}`);
-  if (tool.confirm) return refused(MCP_NEEDS_CONFIRMATION);
+  // A confirm-required tool runs only as the visitor's confirmed card (ADR 54): its call key is the card's.
+  if (tool.confirm && !CONFIRMED_CALL_KEY.test(run.callKey)) return refused(MCP_NEEDS_CONFIRMATION);
   const args = run.args && typeof run.args === 'object' && !Array.isArray(run.args) ? run.args : {};
   if (Buffer.byteLength(JSON.stringify(args), 'utf8') > MAX_ARGUMENT_BYTES)
     return refused(`The arguments are larger than ${MAX_ARGUMENT_BYTES} bytes`);

@@ -2,6 +2,7 @@
 // server, reached over Streamable HTTP through the one outbound guard (loopback allowed through the
 // operator's allow-list, OUTBOUND_ALLOW, here only), its tools listed, picked, given to the chat
 // service with the chatbot, and run once per call key, with the bounds of an HTTP action.
+import { randomUUID } from 'node:crypto';
 import { Code } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpServerService } from '@parley/proto/parley/chatbot/v1/mcp_servers_pb.js';
@@ -181,11 +182,35 @@ describe('picked tools', () => {
     const before = mcp.calls.length;
     const cancel = await run(chatbot.id, 'shop_cancel_order', 'req-2:2', { order_id: '1' });
     expect(cancel).toMatchObject({ status: 'refused', error: MCP_NEEDS_CONFIRMATION });
+    // A key that only looks like a card's is no card.
+    expect(await run(chatbot.id, 'shop_cancel_order', 'confirm:req-2', { order_id: '1' })).toMatchObject({ status: 'refused' });
     expect(mcp.calls.length).toBe(before);
     expect(await run(chatbot.id, 'shop_huge_report', 'req-2:3')).toMatchObject({
       status: 'refused',
       error: 'There is no tool named shop_huge_report',
     });
+  });
+
+  it("runs a confirm-required tool under a confirmed card's call key, once however often it is sent", async () => {
+    const { ownerId, chatbot, server } = await connected();
+    await client.setMcpServerTools({
+      ownerId,
+      chatbotId: chatbot.id,
+      serverId: server.id,
+      picked: [{ name: 'cancel_order', confirm: true }],
+    });
+    const before = mcp.calls.length;
+    const key = `confirm:${randomUUID()}`;
+    const [a, b] = await Promise.all([
+      run(chatbot.id, 'shop_cancel_order', key, { order_id: '1042' }),
+      run(chatbot.id, 'shop_cancel_order', key, { order_id: '1042' }),
+    ]);
+    const again = await run(chatbot.id, 'shop_cancel_order', key, { order_id: '1042' });
+    expect(mcp.calls.slice(before)).toEqual([{ name: 'cancel_order', args: { order_id: '1042' } }]);
+    expect(again).toMatchObject({ status: 'ok', result: 'Order 1042 cancelled', repeated: true });
+    expect([a.repeated, b.repeated].sort()).toEqual([false, true]);
+    const log = await client.listMcpToolCalls({ ownerId, chatbotId: chatbot.id, serverId: server.id });
+    expect(log.calls.map((c) => [c.toolName, c.status, c.inputs])).toEqual([['cancel_order', 'ok', { order_id: '1042' }]]);
   });
 
   it('ends a huge result at the size cap, a tool that never answers at the timeout, and keeps the last error', async () => {
