@@ -4,7 +4,10 @@
 // carried along (the answer's cost is attributed to it) and the browser's rules (site, proof of work)
 // left out, the key standing for them. The chatbot's public id, which those calls take, is looked up
 // once per chatbot and kept (it never changes; a deleted chatbot is refused by the chat service).
+// A reply waiting for the user's Confirm carries `confirmation`; the next request's
+// `confirm { callId, decision }` answers it, as the public page's does (ADR 54).
 import { randomUUID } from 'node:crypto';
+import { timestampDate } from '@bufbuild/protobuf/wkt';
 import type { Response } from 'express';
 import { cache } from '@parley/common/cache.ts';
 import { clientIp } from '@parley/common/http.ts';
@@ -39,13 +42,23 @@ function openAIUsage(reply: SendMessageResponse) {
   return { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: totalTokens };
 }
 
-/** The API's reply, as JSON and as the done event. */
+/** The API's reply, as JSON and as the done event; `confirmation` only while an action waits for the user (ADR 54). */
 const chatReply = (reply: SendMessageResponse) => ({
   message: reply.message,
   conversationId: reply.sessionId,
   sources: answerSources(reply.sources),
   messageId: reply.messageId,
   usage: answerUsage(reply),
+  ...(reply.confirmation
+    ? {
+        confirmation: {
+          callId: reply.confirmation.callId,
+          actionName: reply.confirmation.actionName,
+          question: reply.confirmation.question,
+          expiresAt: reply.confirmation.expiresAt ? timestampDate(reply.confirmation.expiresAt).toISOString() : null,
+        },
+      }
+    : {}),
 });
 
 /** The public page's events, the conversation named as the API names it. */
@@ -73,6 +86,8 @@ export function chatRoutes(on: On, opts: ApiV1Options): void {
       visitorEmail: body.visitor?.email ?? '',
       visitorUserHash: body.visitor?.userHash ?? '',
       apiKeyId: key.apiKeyId,
+      confirmCallId: body.confirm?.callId ?? '',
+      confirmDecision: body.confirm?.decision ?? '',
     };
     if (!body.stream) {
       res.json(chatReply(await clients.chat.sendMessage(input, { timeoutMs: opts.chatTimeoutMs, signal: clientGone(res) })));

@@ -158,12 +158,41 @@ export const Visitor = z
   })
   .meta({ id: 'Visitor', description: 'Who your user is, kept with a new conversation.' });
 
+export const ChatConfirm = z
+  .object({
+    callId: text().meta({ description: "The pending confirmation's callId." }),
+    decision: z
+      .enum(['confirm', 'cancel'])
+      .meta({ description: 'confirm runs the call (once, however often it is sent); cancel tells the bot it was declined.' }),
+  })
+  .strict()
+  .meta({ id: 'ChatConfirm', examples: [{ callId: '0f8c…', decision: 'confirm' }] });
+
+export const Confirmation = z
+  .object({
+    callId: z.string(),
+    actionName: z.string().meta({ description: 'The action or MCP tool (`<server>_<tool>`) waiting for the user.' }),
+    question: z
+      .string()
+      .meta({ description: 'What to ask the user, e.g. "Cancel order (order id: 1042)?"; the reply\'s message ends with it.' }),
+    expiresAt: z.string().nullable().meta({ description: 'Until when it can be confirmed (15 minutes).' }),
+  })
+  .meta({
+    id: 'Confirmation',
+    description:
+      'An action or tool that runs only once the user confirms: answer with confirm { callId, decision } in the same conversation.',
+  });
+
 export const ChatRequest = z
   .object({
     message: text(),
     conversationId: text().optional().meta({ description: 'Continue this conversation; absent: a new one.' }),
     stream: z.boolean().optional().meta({ description: 'Answer as server-sent events (delta, then done).' }),
     visitor: Visitor.optional(),
+    confirm: ChatConfirm.optional().meta({
+      description:
+        "The user's answer to the pending confirmation a reply carried (send with its conversationId); message is then the user's words, e.g. Confirm.",
+    }),
   })
   .meta({ id: 'ChatRequest', examples: [{ message: 'When do you open?', visitor: { id: 'user-42', name: 'Ada' } }] });
 
@@ -173,7 +202,14 @@ export const ChatUsage = z.object({ promptTokens: z.number(), completionTokens: 
 });
 
 export const ChatReply = z
-  .object({ message: z.string(), conversationId: z.string(), messageId: z.string(), sources: z.array(Source), usage: ChatUsage })
+  .object({
+    message: z.string(),
+    conversationId: z.string(),
+    messageId: z.string(),
+    sources: z.array(Source),
+    usage: ChatUsage,
+    confirmation: Confirmation.optional().meta({ description: 'Present only when the answer waits for the user to confirm an action.' }),
+  })
   .meta({
     id: 'ChatReply',
     examples: [

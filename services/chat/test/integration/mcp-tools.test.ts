@@ -117,7 +117,9 @@ describe('a chatbot with MCP tools', () => {
     const bot = await botWithMcp();
     stack.fake.setBehaviour({
       toolCalls: (body) =>
-        body.messages.some((m) => m.content.startsWith('<tool_result')) ? [] : [{ name: 'shop_cancel_order', arguments: { order_id: '7' } }],
+        body.messages.some((m) => m.content.startsWith('<tool_result'))
+          ? []
+          : [{ name: 'shop_cancel_order', arguments: { order_id: '7' } }],
     });
     const before = mcp.calls.length;
     const sessionId = session('mcp-confirm');

@@ -109,7 +109,8 @@ function ToolPicker({ server, servers }: { server: McpServerView; servers: Serve
       </fieldset>
       {picked.some((p) => p.confirm) ? (
         <p className="text-xs text-gray-500">
-          A tool the visitor confirms first runs only after the visitor presses Confirm on the card the bot shows them, with the inputs shown there; Cancel tells the bot it was not run.
+          A tool the visitor confirms first runs only after the visitor presses Confirm on the card the bot shows them, with the inputs
+          shown there; Cancel tells the bot it was not run.
         </p>
       ) : null}
       <div className="flex flex-wrap items-center gap-2">
