@@ -1,5 +1,5 @@
 import { fireEvent, screen, within } from '@testing-library/react';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { proUser, sampleChatbot } from '../../../test/chatbot-fixtures';
 import { graphqlError, mockLink, sampleUser, type Handler } from '../../../test/mock-link';
 import { billingAnswers } from '../../../test/usage-fixtures';
@@ -233,6 +233,106 @@ describe('History tab of the chatbot detail page', () => {
     // A visitor's message and an answer no model wrote name none.
     expect(within(question).queryByTestId('answered-by')).toBeNull();
     expect(within(offline).queryByTestId('answered-by')).toBeNull();
+  });
+
+  describe('the calls the bot made', () => {
+    afterEach(() => vi.unstubAllGlobals());
+    const json = (body: unknown) => new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
+    const actionCall = {
+      id: 'a1',
+      actionId: 'act-1',
+      actionName: 'look_up_order',
+      sessionId: 'abcdefgh12345',
+      source: 'chat',
+      inputs: { order_id: '1042', api_key: '••••' },
+      status: 'ok',
+      error: null,
+      httpStatus: 200,
+      durationMs: 84,
+      fieldsRead: ['order.status'],
+      createdAt: '2025-03-04T10:01:01.000Z',
+    };
+    const testRun = { ...actionCall, id: 'a0', source: 'test', sessionId: '', createdAt: '2025-03-04T10:00:30.000Z' };
+    const toolCall = {
+      id: 't1',
+      serverId: 's1',
+      toolName: 'cancel_order',
+      sessionId: 'abcdefgh12345',
+      inputs: { order_id: '1042' },
+      status: 'failed',
+      error: 'The tool failed: the order shipped',
+      durationMs: 120,
+      fieldsRead: [],
+      createdAt: '2025-03-04T10:03:01.000Z',
+    };
+
+    it('lists each call under the answer it belongs to: name, kind, status, duration, masked inputs, fields read', async () => {
+      const fetchMock = vi.fn<typeof fetch>(async (url) =>
+        json(String(url).includes('/mcp-servers/calls') ? [toolCall] : [actionCall, testRun]),
+      );
+      vi.stubGlobal('fetch', fetchMock);
+      openDetail(proUser, {
+        Conversation: ({ variables }) => ({
+          data: {
+            conversation: {
+              ...sampleConversation({ id: variables.id }),
+              userAgent: null,
+              messages: [
+                message('user', 'Where is order 1042?', '2025-03-04T10:01:00.000Z'),
+                message('assistant', 'It has shipped.', '2025-03-04T10:01:02.000Z'),
+                message('user', 'Cancel it', '2025-03-04T10:02:00.000Z'),
+                message('assistant', 'Cancel order (order id: 1042)?', '2025-03-04T10:02:01.000Z'),
+                message('user', 'Confirm', '2025-03-04T10:03:00.000Z'),
+                message('assistant', 'Sorry, it could not be cancelled.', '2025-03-04T10:03:02.000Z'),
+              ],
+            },
+          },
+        }),
+      });
+      await openHistory();
+      const list = await screen.findByRole('list', { name: 'Conversations' });
+      fireEvent.click(within(list).getAllByRole('button')[0]);
+      const messages = await screen.findByRole('list', { name: 'Messages' });
+      const logs = await within(messages).findAllByRole('list', { name: 'Calls the bot made' });
+      expect(logs).toHaveLength(2);
+      const urls = fetchMock.mock.calls.map(([url]) => String(url)).sort();
+      expect(urls).toEqual([
+        '/api/chatbot/c1/actions/calls?sessionId=abcdefgh12345&limit=200',
+        '/api/chatbot/c1/mcp-servers/calls?sessionId=abcdefgh12345&limit=200',
+      ]);
+      const answers = within(messages)
+        .getAllByRole('listitem')
+        .filter((li) => li.parentElement === messages && li.textContent?.startsWith('Chatbot'));
+      const [first, card, last] = answers;
+      const lookUp = within(first).getByRole('list', { name: 'Calls the bot made' });
+      // The owner's test run is not the conversation's.
+      expect(within(lookUp).getAllByRole('listitem')).toHaveLength(1);
+      expect(lookUp.textContent).toContain('look_up_order');
+      expect(lookUp.textContent).toContain('Action');
+      expect(lookUp.textContent).toContain('ok · HTTP 200');
+      expect(lookUp.textContent).toContain('84 ms');
+      expect(lookUp.textContent).toContain('{"order_id":"1042","api_key":"••••"}');
+      expect(lookUp.textContent).toContain('order.status');
+      expect(within(card).queryByRole('list', { name: 'Calls the bot made' })).toBeNull();
+      const cancel = within(last).getByRole('list', { name: 'Calls the bot made' });
+      expect(cancel.textContent).toContain('cancel_order');
+      expect(cancel.textContent).toContain('MCP tool');
+      expect(cancel.textContent).toContain('failed');
+      expect(cancel.textContent).toContain('The tool failed: the order shipped');
+    });
+
+    it('says so, quietly, when the log cannot be read, and still shows the messages', async () => {
+      vi.stubGlobal(
+        'fetch',
+        vi.fn<typeof fetch>(async () => new Response('{}', { status: 500 })),
+      );
+      openDetail(proUser);
+      await openHistory();
+      const list = await screen.findByRole('list', { name: 'Conversations' });
+      fireEvent.click(within(list).getAllByRole('button')[0]);
+      expect(await screen.findByText('The calls the bot made could not be loaded.')).toBeTruthy();
+      expect(screen.getByText('We open at 9.')).toBeTruthy();
+    });
   });
 
   it("shows a member's reply on the chatbot's side under their name, and an internal note set apart as in the inbox", async () => {

@@ -145,3 +145,11 @@ export async function listActionCalls(chatbotId: string, actionId: string, limit
   if (!Array.isArray(calls)) throw new ActionsApiError('Could not load the calls. Please try again.');
   return calls as ActionCallView[];
 }
+
+/** One conversation's action calls (the chat's, newest first, at most 200), inputs masked as served. */
+export async function listConversationActionCalls(chatbotId: string, sessionId: string): Promise<ActionCallView[]> {
+  const q = new URLSearchParams({ sessionId, limit: '200' });
+  const calls = await call<unknown>(`${base(chatbotId)}/calls?${q.toString()}`);
+  if (!Array.isArray(calls)) throw new ActionsApiError('Could not load the calls. Please try again.');
+  return calls as ActionCallView[];
+}

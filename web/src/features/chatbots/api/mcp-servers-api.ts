@@ -86,3 +86,25 @@ export const setMcpServerTools = (chatbotId: string, serverId: string, tools: Mc
 
 export const disconnectMcpServer = (chatbotId: string, serverId: string) =>
   call<{ message: string }>(`${base(chatbotId)}/${encodeURIComponent(serverId)}`, { method: 'DELETE' });
+
+export interface McpToolCallView {
+  id: string;
+  serverId: string;
+  toolName: string;
+  sessionId: string;
+  /** Masked as served. */
+  inputs: Record<string, unknown>;
+  status: string;
+  error: string | null;
+  durationMs: number;
+  fieldsRead: string[];
+  createdAt: string | null;
+}
+
+/** One conversation's MCP tool calls (newest first, at most 200), inputs masked as served. */
+export async function listConversationMcpToolCalls(chatbotId: string, sessionId: string): Promise<McpToolCallView[]> {
+  const q = new URLSearchParams({ sessionId, limit: '200' });
+  const calls = await call<unknown>(`${base(chatbotId)}/calls?${q.toString()}`);
+  if (!Array.isArray(calls)) throw new McpServersApiError('Could not load the calls. Please try again.');
+  return calls as McpToolCallView[];
+}
