@@ -3,12 +3,16 @@
 // Actions section against a local target API started here, a visitor asks the chatbot to cancel
 // their order, the answer ends on a confirmation card (kept across a reload), nothing runs until
 // Confirm, then the target is called once and the answer quotes it; the owner tests the action
-// from the section (the request shown with its secret masked) and reads both calls in its log.
+// from the section (the request shown with its secret masked) and reads both calls in its log. In the
+// widget on a host page, an identified visitor (Parley.identify with the server's userHash) asks
+// for their order through an identified-only action whose user id is bound to the verified visitor,
+// confirms on the card, and is answered from the local API; the owner reads the call in History.
+import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
-import { createBot, ownerToken, registerOwner, topUpCredit } from './fixtures.ts';
+import { createBot, makePro, ownerToken, registerOwner, topUpCredit, updateBot } from './fixtures.ts';
 import { screenshot } from './screenshots.ts';
 
 /** The section's own screenshots (the whole settings page is too long to read). */
@@ -23,14 +27,27 @@ async function expectAccessible(page: Page) {
 let target: Server;
 let origin: string;
 const cancelled: string[] = [];
+/** The identified visitors' order requests the target API received: user id, order id, the API key header. */
+const userOrders: { userId: string; orderId: string; apiKey: string }[] = [];
+/** Host pages (another origin than Parley's) embedding the widget, served by the same local server. */
+const hostPages = new Map<string, string>();
 
 test.beforeAll(async () => {
   target = createServer((req, res) => {
+    const page = hostPages.get(req.url ?? '');
+    if (page) {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
+      return;
+    }
     const match = /^\/orders\/([^/]+)\/cancel$/.exec(req.url ?? '');
+    const mine = /^\/users\/([^/]+)\/orders\/([^/]+)\/cancel$/.exec(req.url ?? '');
     res.setHeader('content-type', 'application/json');
     if (req.method === 'POST' && match) {
       cancelled.push(match[1]);
       res.end(JSON.stringify({ order: { id: match[1], status: 'cancelled' } }));
+    } else if (req.method === 'POST' && mine) {
+      userOrders.push({ userId: decodeURIComponent(mine[1]), orderId: mine[2], apiKey: String(req.headers['x-api-key']) });
+      res.end(JSON.stringify({ order: { id: mine[2], status: 'cancelled', refund: 'to the card ending 4242' }, internal: 'staff only' }));
     } else res.writeHead(404).end('{}');
   });
   await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
@@ -134,4 +151,98 @@ test('a visitor confirms a write action on its card; it runs once and the owner 
   await expect(rows.nth(2)).toContainText('order.status');
   await expectAccessible(page);
   await item.screenshot({ path: `${SCREENSHOTS}actions-call-log.png` });
+});
+
+test('in the widget, an identified visitor confirms an identified-only action bound to their user id; the owner reads the call in History', async ({
+  page,
+  context,
+  request,
+}) => {
+  const email = await registerOwner(page);
+  await topUpCredit(page);
+  await makePro(email);
+  const token = await ownerToken(page);
+  const headers = { authorization: `Bearer ${token}` };
+  const bot = await createBot(request, token, 'Acme Accounts', 'Acme ships orders within two days.');
+  // The host page's host name is allowed, so it may frame the chat.
+  expect((await updateBot(request, token, bot._id, { allowedDomains: ['127.0.0.1'] })).status()).toBe(200);
+  const created = await request.post(`/api/chatbot/${bot._id}/actions`, {
+    headers,
+    data: {
+      definition: {
+        name: 'cancel_order',
+        whenToUse: 'When the visitor wants to cancel one of their orders',
+        inputs: [
+          { name: 'order_id', type: 'string', required: true },
+          { name: 'user_id', type: 'string', source: 'userId', description: "The signed-in customer's id" },
+        ],
+        method: 'POST',
+        url: `${origin}/users/{user_id}/orders/{order_id}/cancel`,
+        headers: [{ name: 'X-Api-Key', value: '{secret.API_KEY}' }],
+        secrets: [{ name: 'API_KEY', value: 'sk_e2e_widget_secret_5555' }],
+        responseFields: ['order.status', 'order.refund'],
+        confirm: true,
+        identifiedOnly: true,
+      },
+    },
+  });
+  expect(created.status()).toBe(201);
+  const made = await request.post('/graphql', {
+    headers: { ...headers, 'content-type': 'application/json' },
+    data: { query: 'mutation ($id: ID!) { createIdentitySecret(chatbotId: $id) { secret } }', variables: { id: bot._id } },
+  });
+  const secret = ((await made.json()) as { data: { createIdentitySecret: { secret: string } } }).data.createIdentitySecret.secret;
+
+  // The shop's server signs its customer's id; the host page hands it to the widget with Parley.identify.
+  const userHash = createHmac('sha256', secret).update('user-42').digest('hex');
+  const identity = JSON.stringify({ userId: 'user-42', email: 'ada@example.com', userHash });
+  const parley = new URL(test.info().project.use.baseURL!).origin;
+  hostPages.set(
+    '/account.html',
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Acme account</title>
+<script src="${parley}/widget.js" data-chatbot="${bot.uniqueId}" defer></script>
+<script>window.addEventListener('load', () => window.Parley.identify(${identity}));</script></head>
+<body style="font:16px/1.5 Georgia,serif;margin:0;padding:48px;background:#fdf6e3"><h1>Your account</h1><p>Orders and returns.</p></body></html>`,
+  );
+  const visitor = await context.newPage();
+  await visitor.goto(`${origin}/account.html`);
+  await visitor.locator('[data-parley-widget] button.launcher').click();
+  const frame = visitor.frameLocator('[data-parley-widget] iframe');
+  const input = frame.getByPlaceholder('Type your message...');
+  await expect(input).toBeEnabled();
+  await input.fill('Please cancel my order #1042');
+  await expect(input).toHaveValue('Please cancel my order #1042');
+  await input.press('Enter');
+  const card = frame.getByRole('group', { name: 'Confirm this action' });
+  await expect(card).toBeVisible();
+  await expect(frame.getByText('Cancel order (order id: 1042)?')).toBeVisible();
+  expect(userOrders).toEqual([]);
+  await screenshot(visitor, 'widget-action-confirmation-card');
+
+  await card.getByRole('button', { name: 'Confirm' }).click();
+  await expect(frame.getByText(/Here is what I found: .*cancelled/)).toBeVisible();
+  await expect(frame.getByText(/to the card ending 4242/)).toBeVisible();
+  await expect(card).toHaveCount(0);
+  // The user id is the verified visitor's, never the model's; the secret reached the API only.
+  expect(userOrders).toEqual([{ userId: 'user-42', orderId: '1042', apiKey: 'sk_e2e_widget_secret_5555' }]);
+  await expect(frame.getByText('staff only')).toHaveCount(0);
+  await screenshot(visitor, 'widget-action-confirmed');
+
+  // The owner's History: the call under the answer it gave, its secret never shown.
+  await page.goto(`/chatbots/${bot._id}`);
+  await page.getByRole('tab', { name: 'History' }).click();
+  await page.getByRole('list', { name: 'Conversations' }).getByRole('button').first().click();
+  const calls = page.getByRole('list', { name: 'Calls the bot made' });
+  await expect(calls).toHaveCount(1);
+  await expect(calls).toContainText('cancel_order');
+  await expect(calls).toContainText('ok · HTTP 200');
+  await expect(calls).toContainText('"order_id":"1042"');
+  // The log keeps the model's inputs; the user id came from the verified visitor the conversation names.
+  await expect(calls).not.toContainText('user_id');
+  await expect(calls).toContainText('order.status, order.refund');
+  await expect(page.getByRole('main')).not.toContainText('sk_e2e_widget_secret_5555');
+  const answer = page.getByRole('list', { name: 'Messages' }).getByRole('listitem').filter({ has: calls });
+  await expect(answer).toContainText('Here is what I found');
+  await calls.scrollIntoViewIfNeeded();
+  await screenshot(page, 'history-tool-calls');
 });
