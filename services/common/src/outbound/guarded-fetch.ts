@@ -2,7 +2,7 @@
 // their own (the MCP client): the same rules as outboundRequest (request.ts) — the scheme checked,
 // the connection pinned to the checked address, every redirect checked again (at most MAX_REDIRECTS),
 // and the body read up to a size cap, a longer one ending in an error. The caller's signal bounds
-// time. Failures are OutboundErrors naming their reason; `lastFailure` keeps the latest, since an SDK
+// time, the body's reading included. Failures are OutboundErrors naming their reason; `lastFailure` keeps the latest, since an SDK
 // may wrap what its fetch threw in its own words.
 import { fetch as undiciFetch, type Dispatcher } from 'undici';
 import { guardedAgent, type OutboundPolicy } from './guard.ts';
@@ -16,18 +16,44 @@ export interface GuardedFetch {
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
-/** A body stream that errors once more than maxBytes went through it. */
-function capped(body: ReadableStream<Uint8Array>, maxBytes: number, fail: (err: OutboundError) => OutboundError) {
+/**
+ * A body stream that errors once more than maxBytes went through it, and that ends in the guard's
+ * timeout when the caller's signal stops a body still arriving (one that never ends, a slow loris),
+ * so the failure is named as every other is, not as the runtime's abort.
+ */
+function bounded(
+  body: ReadableStream<Uint8Array>,
+  maxBytes: number,
+  signal: AbortSignal | null | undefined,
+  fail: (err: OutboundError) => OutboundError,
+) {
+  const reader = body.getReader();
   let size = 0;
-  return body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        size += chunk.byteLength;
-        if (size > maxBytes) controller.error(fail(new OutboundError('too-large', `The answer is larger than ${maxBytes} bytes`)));
-        else controller.enqueue(chunk);
-      },
-    }),
-  );
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          controller.close();
+          return;
+        }
+        size += value.byteLength;
+        if (size > maxBytes) {
+          controller.error(fail(new OutboundError('too-large', `The answer is larger than ${maxBytes} bytes`)));
+          await reader.cancel().catch(() => undefined);
+          return;
+        }
+        controller.enqueue(value);
+      } catch (err) {
+        if (signal?.aborted) controller.error(fail(new OutboundError('timeout', 'No complete answer in time')));
+        else {
+          const outbound = asOutboundError(err);
+          controller.error(outbound instanceof OutboundError ? fail(outbound) : err);
+        }
+      }
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
 }
 
 export function guardedFetch(
@@ -73,7 +99,9 @@ export function guardedFetch(
       }
       // A 204, 205 or 304 has no body a Response may carry.
       const stream =
-        res.body && ![204, 205, 304].includes(res.status) ? capped(res.body as ReadableStream<Uint8Array>, limits.maxBytes, fail) : null;
+        res.body && ![204, 205, 304].includes(res.status)
+          ? bounded(res.body as ReadableStream<Uint8Array>, limits.maxBytes, init.signal, fail)
+          : null;
       return new Response(stream, { status: res.status, statusText: res.statusText, headers: res.headers as unknown as Headers });
     }
   };
