@@ -146,7 +146,7 @@ describe('a chatbot with actions', () => {
     ]);
   });
 
-  it('a prompt injection in a tool result runs nothing more, and the secret reaches no prompt, log or answer', async () => {
+  it('a prompt injection in a tool result runs nothing more, and the secret reaches no prompt, log, export or answer', async () => {
     const bot = await botWithActions();
     // A model that obeys the injected text: after the lookup it calls cancel_order, "without asking".
     stack.fake.setBehaviour({
@@ -174,6 +174,12 @@ describe('a chatbot with actions', () => {
     expect(log.calls.map((c) => c.actionName)).toEqual(['look_up_order']);
     const conversation = await stack.parts.prisma.conversation.findFirstOrThrow({ where: { sessionId }, include: { messages: true } });
     expect(asText(conversation)).not.toContain(API_KEY);
+    // The owner's export of the conversations holds the answer, never the secret.
+    await stack.makePro(bot.ownerId);
+    const rows: unknown[] = [];
+    for await (const page of stack.client.exportConversations({ ownerId: bot.ownerId, chatbotId: bot.id })) rows.push(...page.rows);
+    expect(asText(rows)).toContain('Where is order 7?');
+    expect(asText(rows)).not.toContain(API_KEY);
   });
 
   it('never runs a write action without the visitor, however often the model asks', async () => {
