@@ -10,9 +10,17 @@
 //      the guarded connection with its pinned lookup, the answer parsed and its fields read) against
 //      a target on loopback answering at once, against a bare undici request to the same target.
 //
+//   3. an MCP tool's call (ADR 55): callServerTool (the official SDK's client over Streamable HTTP
+//      through the guarded fetch: initialize, the initialized notice, tools/call, as each call is its
+//      own session) against the SDK's McpServer on loopback, against one bare tools/call POST to it.
+//   4. a confirmation card (ADR 54, ADR 60): what the card adds to the two turns, on REDIS_URL's
+//      Redis: open (SET NX, SET) on the model's call, decide (GET, SET NX, DEL) on the visitor's
+//      Confirm. A chatbot without a confirm action or tool never reaches it.
+//
 // Not in these figures: the RunAction RPC hop and the ActionCall log row (one insert and one update).
 //
 //   node bench/tool-loop.ts            BENCH_CALLS (default 2000) per variant, after 200 warm-up
+//                                      (parts 3 and 4: a tenth of that)
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
@@ -26,6 +34,10 @@ import { runAction } from '../services/chatbot/src/actions/run-action.ts';
 import { parseActionDefinition } from '../services/chatbot/src/actions/action-definition.ts';
 import { load, ms, percentile } from './stats.ts';
 import { UNVERIFIED } from '../services/chat/src/public-chat/visitor-identity.ts';
+import { redisPendingActions } from '../services/chat/src/public-chat/pending-actions.ts';
+import { callServerTool } from '../services/chatbot/src/actions/mcp-client.ts';
+import { startFakeMcpServer } from '../services/common/src/testing/fake-mcp-server.ts';
+import { createRedis, unlinkMatching } from '../services/common/src/redis.ts';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? '2000');
 const WARMUP = 200;
@@ -75,18 +87,18 @@ const prompt = [
   { role: 'user' as const, content: 'Where is my order 1042?' },
 ];
 
-async function measure(run: () => Promise<unknown>): Promise<{ p50: number; cpuPerCall: number }> {
-  for (let i = 0; i < WARMUP; i++) await run();
+async function measure(run: () => Promise<unknown>, calls = CALLS): Promise<{ p50: number; cpuPerCall: number }> {
+  for (let i = 0; i < Math.min(WARMUP, calls); i++) await run();
   const times: number[] = [];
   const cpu = process.cpuUsage();
-  for (let i = 0; i < CALLS; i++) {
+  for (let i = 0; i < calls; i++) {
     const t = performance.now();
     await run();
     times.push(performance.now() - t);
   }
   const used = process.cpuUsage(cpu);
   times.sort((a, b) => a - b);
-  return { p50: percentile(times, 50), cpuPerCall: (used.user + used.system) / 1000 / CALLS };
+  return { p50: percentile(times, 50), cpuPerCall: (used.user + used.system) / 1000 / calls };
 }
 
 // No MCP tool here: the chatbot service's MCP client is never asked.
@@ -130,6 +142,37 @@ const guarded = await measure(() => runAction(def, { API_KEY: 'sk_live_012345678
 target.closeAllConnections();
 target.close();
 
+const FEWER = Math.max(1, Math.round(CALLS / 10));
+const mcp = await startFakeMcpServer('127.0.0.1');
+const endpoint = { url: mcp.url, headers: {}, timeoutMs: 10_000, maxBytes: 256 * 1024 };
+const rpc = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'store_hours', arguments: {} } });
+const bareMcp = await measure(async () => {
+  const res = await request(mcp.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: rpc,
+  });
+  JSON.parse(await res.body.text());
+}, FEWER);
+const sdkMcp = await measure(() => callServerTool(endpoint, policy, 'store_hours', {}), FEWER);
+await mcp.close();
+
+const redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+const pending = redisPendingActions(redis, `bench-tool-loop-${process.pid}`);
+let n = 0;
+const card = await measure(async () => {
+  const call = await pending.open({
+    chatbotId: 'c',
+    sessionId: `s${n++}`,
+    actionName: 'cancel_order',
+    arguments: { order_id: '1042' },
+    question: 'Cancel order (order id: 1042)?',
+  });
+  await pending.decide(call.id, 'c', call.sessionId, 'confirm');
+}, FEWER);
+await unlinkMatching(redis, `bench-tool-loop-${process.pid}*`);
+redis.disconnect();
+
 console.log(`tool loop, ${CALLS} answers per variant after ${WARMUP} warm-up; load ${load()}`);
 console.log(`chat side   one call, no tools      p50 ${ms(plain.p50)} ms, CPU ${ms(plain.cpuPerCall)} ms an answer`);
 console.log(`chat side   one tool call (2 calls) p50 ${ms(loop.p50)} ms, CPU ${ms(loop.cpuPerCall)} ms an answer`);
@@ -139,3 +182,7 @@ console.log(`chatbot side runAction (guarded)     p50 ${ms(guarded.p50)} ms, CPU
 console.log(
   `            the action's own work    +${ms(guarded.p50 - bare.p50)} ms p50, +${ms(guarded.cpuPerCall - bare.cpuPerCall)} ms CPU`,
 );
+console.log(`MCP         one bare tools/call POST  p50 ${ms(bareMcp.p50)} ms, CPU ${ms(bareMcp.cpuPerCall)} ms a call (${FEWER} calls)`);
+console.log(`MCP         callServerTool (SDK)      p50 ${ms(sdkMcp.p50)} ms, CPU ${ms(sdkMcp.cpuPerCall)} ms a call`);
+console.log(`            the MCP call's own work   +${ms(sdkMcp.p50 - bareMcp.p50)} ms p50, +${ms(sdkMcp.cpuPerCall - bareMcp.cpuPerCall)} ms CPU`);
+console.log(`card        open + decide (Redis)     p50 ${ms(card.p50)} ms, CPU ${ms(card.cpuPerCall)} ms a card (${FEWER} cards)`);
