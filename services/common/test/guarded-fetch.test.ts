@@ -13,7 +13,7 @@ import { guardedFetch } from '../src/outbound/guarded-fetch.ts';
 import { MAX_REDIRECTS, OutboundError } from '../src/outbound/request.ts';
 
 const policy: OutboundPolicy = { allowPrivate: false, allow: parseAllowList('127.0.0.1'), httpsOnly: false };
-const LIMITS = { maxBytes: 64 * 1024 };
+const BODY_CAP = { maxBytes: 64 * 1024 };
 
 function fakeDns(table: Record<string, string[][]>, calls: string[] = []) {
   return ((hostname: string, _o: unknown, callback: (err: NodeJS.ErrnoException | null, a: LookupAddress[]) => void) => {
@@ -82,7 +82,7 @@ afterAll(async () => {
 
 /** The fetch's outcome: the body's text, or the guard's failure as kept by lastFailure. */
 async function outcome(url: string, opts: { dns?: ReturnType<typeof fakeDns>; timeoutMs?: number } = {}) {
-  const guarded = guardedFetch(policy, LIMITS, opts.dns ? createGuardedAgent(policy, opts.dns) : undefined);
+  const guarded = guardedFetch(policy, BODY_CAP, opts.dns ? createGuardedAgent(policy, opts.dns) : undefined);
   try {
     const res = await guarded.fetch(url, { signal: AbortSignal.timeout(opts.timeoutMs ?? 2000) });
     return { text: await res.text() };
