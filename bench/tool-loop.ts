@@ -184,5 +184,7 @@ console.log(
 );
 console.log(`MCP         one bare tools/call POST  p50 ${ms(bareMcp.p50)} ms, CPU ${ms(bareMcp.cpuPerCall)} ms a call (${FEWER} calls)`);
 console.log(`MCP         callServerTool (SDK)      p50 ${ms(sdkMcp.p50)} ms, CPU ${ms(sdkMcp.cpuPerCall)} ms a call`);
-console.log(`            the MCP call's own work   +${ms(sdkMcp.p50 - bareMcp.p50)} ms p50, +${ms(sdkMcp.cpuPerCall - bareMcp.cpuPerCall)} ms CPU`);
+console.log(
+  `            the MCP call's own work   +${ms(sdkMcp.p50 - bareMcp.p50)} ms p50, +${ms(sdkMcp.cpuPerCall - bareMcp.cpuPerCall)} ms CPU`,
+);
 console.log(`card        open + decide (Redis)     p50 ${ms(card.p50)} ms, CPU ${ms(card.cpuPerCall)} ms a card (${FEWER} cards)`);
