@@ -33,12 +33,14 @@ export default async function globalSetup() {
   // enough for the page to show them arriving.
   // A chatbot with HTTP actions (actions.spec.ts) is offered tools: "where is my order #N" calls
   // look_up_order, "cancel my order #N" calls cancel_order; one offered the MCP spec's order tool
-  // (mcp-tools.spec.ts) calls it when the visitor names an order. A tool's result is quoted back.
+  // (mcp-tools.spec.ts) calls it when the visitor names an order, and its cancel tool on "cancel my
+  // shop order #N". A tool's result is quoted back.
   const model = await startFakeOpenAI({
     chunkDelayMs: 40,
     toolCalls: toolTriggers([
       { pattern: /where is my order #?(\d+)/i, tool: 'look_up_order', args: (m) => ({ order_id: m[1] }) },
       { pattern: /cancel my order #?(\d+)/i, tool: 'cancel_order', args: (m) => ({ order_id: m[1] }) },
+      { pattern: /cancel my shop order #?(\d+)/i, tool: 'shop_cancel_order', args: (m) => ({ order_id: m[1] }) },
       { pattern: /order #?(\d+)/i, tool: 'shop_order_status', args: (m) => ({ order_id: m[1] }) },
     ]),
     reply: (body) => {
