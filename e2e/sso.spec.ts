@@ -2,7 +2,9 @@
 // Single sign-on in the browser (docs/product.md, Single sign-on): an owner sets up OpenID Connect on
 // the Security page against a real OpenID provider started here (oidc-provider), checks it with Test
 // sign-in, and a colleague in the claimed domain signs in with "Sign in with SSO" through the
-// provider's own login form, landing on the dashboard with an account made at the default role.
+// provider's own login form — refused while the free plan has no seat for them, then, on Pro, landing
+// on the dashboard with an account made at the default role. Every trip is bound to its browser by the
+// SSO cookie (ADR 66), which Chromium keeps on http://localhost.
 import { randomBytes } from 'node:crypto';
 import { expect, test, type Page } from '@playwright/test';
 import {
@@ -11,7 +13,7 @@ import {
   startOidcProvider,
   type OidcProviderHarness,
 } from '../services/auth/test/integration/sso-fixtures.ts';
-import { PASSWORD } from './fixtures.ts';
+import { makePro, PASSWORD } from './fixtures.ts';
 import { E2E_PORT_OFFSET } from './playwright.config.ts';
 import { screenshot } from './screenshots.ts';
 
@@ -75,6 +77,24 @@ test('set up OpenID Connect on the Security page, test it, and sign in with SSO'
   await screenshot(other, 'sso-sign-in');
   await other.getByRole('button', { name: 'Continue with SSO' }).click();
   await signInAtProvider(other, `dev@${domain}`);
+  // The free plan's one seat is the owner's: the first sign-in is refused, saying why.
+  await expect(other.getByRole('heading', { name: 'Single sign-on failed' })).toBeVisible();
+  await expect(other.getByText('Your Free plan allows 1 member, pending invitations included.')).toBeVisible();
+  await screenshot(other, 'sso-no-seat');
+
+  // On Pro there is a seat: the same person, starting again, joins at the default role.
+  await makePro(ownerEmail);
+  await other.getByRole('link', { name: 'Back to sign-in' }).click();
+  await other.getByRole('button', { name: 'Sign in with SSO' }).click();
+  await other.getByLabel('Work email').fill(`dev@${domain}`);
+  await other.getByRole('button', { name: 'Continue with SSO' }).click();
+  // The provider remembers the colleague's session: it may ask only for consent, or nothing.
+  await other.waitForURL((url) => url.pathname === '/dashboard' || url.origin === idp.issuer);
+  if (new URL(other.url()).origin === idp.issuer) {
+    const consent = other.getByRole('button', { name: 'Continue' });
+    if (await other.locator('input[name="login"]').count()) await signInAtProvider(other, `dev@${domain}`);
+    else await consent.click();
+  }
   await other.waitForURL(/\/dashboard$/);
   const token = await other.evaluate(() => localStorage.getItem('token'));
   expect(token).toBeTruthy();

@@ -1,10 +1,11 @@
 // A chatbot's privacy through the gateway (docs/product.md, Privacy): read and changed on GraphQL and
 // REST, a refused pattern a clear 400 / BAD_USER_INPUT, and a visitor's public chat message reaching
-// the fake model with placeholders while the visitor reads the details back.
+// the fake model with placeholders while the visitor reads the details back, and the owner's export
+// holding what the setting keeps (placeholders, or the words as typed with keepOriginal).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { echoReply, startFakeOpenAI, type FakeOpenAI } from '@parley/common/testing/fake-openai.ts';
 import { api, gql, startStack, type Stack } from './stack.ts';
-import { registerOwner, type Owner } from './chatbot-fixtures.ts';
+import { makePro, registerOwner, type Owner } from './chatbot-fixtures.ts';
 
 let stack: Stack;
 let fake: FakeOpenAI;
@@ -76,5 +77,39 @@ describe('privacy settings', () => {
     expect(res.status).toBe(200);
     expect((res.body as { message: string }).message).toBe(`This is a test answer to: ${message}`);
     expect(fake.requests.at(-1)!.messages.at(-1)!.content).toBe('Refund to [IBAN_1] please, mail [EMAIL_1]');
+  });
+
+  it("exports the placeholders, or the visitor's words as typed when the owner keeps them", async () => {
+    const { owner, chatbot } = await ownerWithChatbot();
+    await makePro(stack, owner);
+    const kept = (await call('/api/chatbot', { body: { name: 'Keeps originals' }, token: owner.token })).body as {
+      _id: string;
+      uniqueId: string;
+    };
+    await update(owner, chatbot._id, { privacy: { redactPersonalData: true } });
+    await update(owner, kept._id, { privacy: { redactPersonalData: true, keepOriginal: true } });
+    const message = 'Call me on +44 20 7946 0958 or at ann@example.com';
+    for (const bot of [chatbot, kept]) {
+      const res = await call(`/api/chatbot/public/${bot.uniqueId}/chat`, {
+        body: { message, model: 'gpt-4o-mini' },
+        headers: { 'x-forwarded-for': '198.51.100.78' },
+      });
+      expect(res.status).toBe(200);
+      expect(fake.requests.at(-1)!.messages.at(-1)!.content).toBe('Call me on [PHONE_1] or at [EMAIL_1]');
+    }
+    const exported = async (id: string) => {
+      const res = await fetch(`${stack.url}/api/chatbot/${id}/conversations/export?format=jsonl`, {
+        headers: { authorization: `Bearer ${owner.token}` },
+      });
+      expect(res.status).toBe(200);
+      return res.text();
+    };
+    const redacted = await exported(chatbot._id);
+    expect(redacted).toContain('Call me on [PHONE_1] or at [EMAIL_1]');
+    expect(redacted).not.toContain('ann@example.com');
+    expect(redacted).not.toContain('7946');
+    const original = await exported(kept._id);
+    expect(original).toContain(message);
+    expect(original).not.toContain('[EMAIL_1]');
   });
 });

@@ -83,7 +83,7 @@ export function apiRouter(opts: ApiOptions): Router {
   // Likewise the messaging channels' webhooks (docs/adr/0044-messaging-channels.md): read raw, checked by chat.
   router.use('/channels', channelWebhookRoutes(opts.clients));
   router.use(express.json({ limit: opts.bodyLimit }));
-  router.use('/auth/sso', ssoRoutes(opts.clients, { logger: opts.logger }));
+  router.use('/auth/sso', ssoRoutes(opts.clients, { logger: opts.logger, publicUrl: opts.publicUrl, seats: opts.seats }));
   router.use('/auth', authRoutes(opts.clients), passwordResetRoutes(opts.clients));
   // Before the owner routes, so "public" is never read as a chatbot id.
   router.use(
@@ -129,7 +129,7 @@ export function apiRouter(opts: ApiOptions): Router {
   router.use('/workspace/webhooks', webhookRoutes(opts.clients));
   router.use('/workspace/api-keys', apiKeyRoutes(opts.clients));
   router.use('/workspace/provider-keys', providerKeyRoutes(opts.clients));
-  router.use('/workspace/security', securityRoutes(opts.clients));
+  router.use('/workspace/security', securityRoutes(opts.clients, { publicUrl: opts.publicUrl }));
   router.use('/workspace', workspaceRoutes(opts.clients, opts.seats));
   router.use('/api-scopes', apiScopeRoutes());
   router.use('/invitations', invitationRoutes(opts.clients, opts.seats));

@@ -71,7 +71,7 @@ import { regenerateRecoveryCodes } from './two-factor/regenerate-recovery-codes.
 import { startTwoFactorEnrolment } from './two-factor/start-two-factor-enrolment.ts';
 import type { TwoFactorDeps } from './two-factor/two-factor-deps.ts';
 import { SsoService, SsoSettingsSchema } from '@parley/proto/parley/auth/v1/sso_pb.js';
-import { completeSsoSignIn } from './sso/complete-sso-sign-in.ts';
+import { completeSsoSignIn, getSsoSignInWorkspace } from './sso/complete-sso-sign-in.ts';
 import { samlMetadata } from './sso/saml.ts';
 import type { SsoDeps } from './sso/sso-deps.ts';
 import { getSsoSettings, saveSsoSettings, type SsoSettingsView } from './sso/sso-settings.ts';
@@ -457,7 +457,12 @@ export function ssoRoutes(deps: AuthRpcDeps) {
         return { settings: toSsoSettings(settings) };
       },
       async startSsoSignIn(req) {
-        return startSsoSignIn(deps, { email: req.email, workspaceId: req.workspaceId, testBy: req.testBy && actorOf(req.testBy) });
+        return startSsoSignIn(deps, {
+          email: req.email,
+          workspaceId: req.workspaceId,
+          testBy: req.testBy && actorOf(req.testBy),
+          browserBinding: req.browserBinding,
+        });
       },
       async completeSsoSignIn(req) {
         const r = await completeSsoSignIn(deps, {
@@ -466,8 +471,14 @@ export function ssoRoutes(deps: AuthRpcDeps) {
           samlResponse: req.samlResponse,
           relayState: req.relayState,
           clientIp: req.clientIp,
+          browserBinding: req.browserBinding,
+          seatLimit: req.seatLimit,
+          plan: req.plan,
         });
         return { token: r.token, email: r.email, workspaceId: r.workspaceId, test: r.test };
+      },
+      async getSsoSignInWorkspace(req) {
+        return getSsoSignInWorkspace(deps, { protocol: req.protocol, oidcQuery: req.oidcQuery, relayState: req.relayState });
       },
       async getSamlMetadata(req) {
         return { xml: samlMetadata(deps, parseWorkspaceId(req.workspaceId)) };

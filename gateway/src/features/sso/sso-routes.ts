@@ -1,7 +1,8 @@
 // Single sign-on at the gateway (docs/adr/0047-single-sign-on.md): the browser's trips to and from a
 // workspace's identity provider, its SAML metadata, and the Security page's settings. Auth does the
 // checking and opens the session; the gateway hands the session to the web app in the URL fragment of
-// /login/sso (never sent to a server, so no log or Referer carries it).
+// /login/sso (never sent to a server, so no log or Referer carries it). Each trip is bound to the browser
+// that started it by the SSO cookie (browser-binding.ts, docs/adr/0066-sso-bound-to-the-browser.md).
 import express, { Router, type Request, type Response } from 'express';
 import { clientIp } from '@parley/common/http.ts';
 import type { Logger } from '@parley/common/logger.ts';
@@ -12,6 +13,9 @@ import { escapeHtml, h1, page } from '../../http/html-page.ts';
 import { actor } from '../workspaces/workspaces.ts';
 import { routeMember } from '../../access/members.ts';
 import { booleanField, jsonObject, stringField } from '../../http/input.ts';
+import { Plan } from '@parley/proto/parley/billing/v1/billing_pb.js';
+import type { Seats } from '../workspaces/workspaces.ts';
+import { bindBrowser, browserBindingOf } from './browser-binding.ts';
 
 /** The SAML POST binding's form: a base64 response, bounded. */
 const SAML_FORM_LIMIT = '1mb';
@@ -33,7 +37,20 @@ function refusedPage(res: Response, err: unknown, logger: Logger): void {
   );
 }
 
-export function ssoRoutes(clients: Clients, opts: { logger: Logger }): Router {
+/** The plan and seat limit of the workspace a sign-in in flight is for (0 when there is no such sign-in). */
+async function seatsFor(
+  clients: Clients,
+  seats: Seats,
+  request: { protocol: string; oidcQuery?: string; relayState?: string },
+): Promise<{ seatLimit: number; plan: string }> {
+  const { workspaceId } = await clients.sso.getSsoSignInWorkspace(request);
+  if (!workspaceId) return { seatLimit: 0, plan: '' };
+  const { account } = await clients.billing.getAccount({ userId: workspaceId });
+  const plan = account?.plan === Plan.PRO ? 'pro' : 'free';
+  return { seatLimit: seats[plan], plan };
+}
+
+export function ssoRoutes(clients: Clients, opts: { logger: Logger; publicUrl: string; seats: Seats }): Router {
   const router = Router();
   const { logger } = opts;
 
@@ -43,7 +60,8 @@ export function ssoRoutes(clients: Clients, opts: { logger: Logger }): Router {
     const workspaceId = queryString(req, 'workspace');
     try {
       if (!email && !workspaceId) throw new ConnectError('Please enter your work email', Code.InvalidArgument);
-      const { redirectUrl } = await clients.sso.startSsoSignIn({ email, workspaceId });
+      const browserBinding = bindBrowser(req, res, opts.publicUrl);
+      const { redirectUrl } = await clients.sso.startSsoSignIn({ email, workspaceId, browserBinding });
       if (req.accepts(['html', 'json']) === 'json') res.json({ redirectUrl });
       else res.redirect(303, redirectUrl);
     } catch (err) {
@@ -52,9 +70,12 @@ export function ssoRoutes(clients: Clients, opts: { logger: Logger }): Router {
     }
   });
 
-  const finish = async (res: Response, request: Parameters<Clients['sso']['completeSsoSignIn']>[0]) => {
+  type Answer = { protocol: 'oidc' | 'saml'; oidcQuery?: string; samlResponse?: string; relayState?: string; clientIp: string };
+  const finish = async (req: Request, res: Response, request: Answer) => {
     try {
-      const r = await clients.sso.completeSsoSignIn(request);
+      const browserBinding = browserBindingOf(req);
+      const seats = await seatsFor(clients, opts.seats, request);
+      const r = await clients.sso.completeSsoSignIn({ ...request, browserBinding, ...seats });
       if (r.test) {
         res.redirect(303, `/workspace/security?${new URLSearchParams({ test: 'passed', email: r.email })}`);
         return;
@@ -67,7 +88,7 @@ export function ssoRoutes(clients: Clients, opts: { logger: Logger }): Router {
 
   router.get('/oidc/callback', async (req, res) => {
     const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '';
-    await finish(res, { protocol: 'oidc', oidcQuery: query.slice(0, 8192), clientIp: clientIp(req) });
+    await finish(req, res, { protocol: 'oidc', oidcQuery: query.slice(0, 8192), clientIp: clientIp(req) });
   });
 
   router.post('/saml/acs', express.urlencoded({ extended: false, limit: SAML_FORM_LIMIT }), async (req, res) => {
@@ -78,7 +99,7 @@ export function ssoRoutes(clients: Clients, opts: { logger: Logger }): Router {
       refusedPage(res, new ConnectError('The identity provider sent no SAML response.', Code.InvalidArgument), logger);
       return;
     }
-    await finish(res, { protocol: 'saml', samlResponse, relayState, clientIp: clientIp(req) });
+    await finish(req, res, { protocol: 'saml', samlResponse, relayState, clientIp: clientIp(req) });
   });
 
   router.get('/saml/metadata/:workspace', async (req, res) => {
@@ -90,7 +111,7 @@ export function ssoRoutes(clients: Clients, opts: { logger: Logger }): Router {
 }
 
 /** The Security page's settings: GET and PUT /api/workspace/security, and its Test sign-in (members:manage). */
-export function securityRoutes(clients: Clients): Router {
+export function securityRoutes(clients: Clients, opts: { publicUrl: string }): Router {
   const router = Router();
 
   router.get('/', async (req, res) => {
@@ -126,7 +147,8 @@ export function securityRoutes(clients: Clients): Router {
 
   router.post('/test-sign-in', async (req, res) => {
     const m = await routeMember(clients, req);
-    const { redirectUrl } = await clients.sso.startSsoSignIn({ testBy: actor(m) });
+    const browserBinding = bindBrowser(req, res, opts.publicUrl);
+    const { redirectUrl } = await clients.sso.startSsoSignIn({ testBy: actor(m), browserBinding });
     res.json({ redirectUrl });
   });
 

@@ -1,9 +1,11 @@
 // The identity provider's answer: the sign-in row is claimed once (a second use of its state is
 // refused), the answer is checked by its protocol (oidc.ts, saml.ts), the email must be in a domain the
 // workspace claims, and then the person's account opens a session exactly as a password sign-in does.
-// A first sign-in creates the account and the membership at the default role when the workspace allows it.
-import { randomBytes } from 'node:crypto';
-import { forbidden, invalid, unauthenticated } from '@parley/common/rpc-errors.ts';
+// A first sign-in creates the account and the membership at the default role when the workspace allows it
+// and a seat is free. The answer must come back to the browser that started the sign-in
+// (docs/adr/0066-sso-bound-to-the-browser.md).
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { ConnectError, Code, forbidden, invalid, unauthenticated } from '@parley/common/rpc-errors.ts';
 import { isRole } from '@parley/common/roles.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import { accountUserSelect, type AccountUser } from '../core/account-user.ts';
@@ -12,11 +14,13 @@ import { hashSessionToken, TOKEN_BYTES } from '../core/session-token.ts';
 import { normalizeEmail, isValidEmail } from '../core/email.ts';
 import { createPersonalWorkspace } from '../core/workspace.ts';
 import { startSession } from '../sessions/start-session.ts';
+import { lockWorkspace } from '../workspaces/access.ts';
 import { recordAudit } from '../workspaces/audit.ts';
+import { requireSeats, seatLimitMessage } from '../workspaces/invitations.ts';
 import { domainOf } from '../core/email.ts';
 import { completeOidc, oidcRefusal } from './oidc.ts';
 import { completeSaml } from './saml.ts';
-import { nowOf, SSO_SIGN_IN_EXPIRED, type SsoDeps } from './sso-deps.ts';
+import { isBrowserBinding, nowOf, OTHER_BROWSER, SSO_SIGN_IN_EXPIRED, type SsoDeps } from './sso-deps.ts';
 
 export interface CompleteSsoSignInRequest {
   protocol: string;
@@ -24,6 +28,11 @@ export interface CompleteSsoSignInRequest {
   samlResponse: string;
   relayState: string;
   clientIp: string;
+  /** The value of the SSO cookie of the browser that brought the answer back. */
+  browserBinding: string;
+  /** The workspace's seat limit and plan, as the gateway read them from billing (0: unknown, nobody is added). */
+  seatLimit: number;
+  plan: string;
 }
 
 export interface CompletedSsoSignIn {
@@ -39,13 +48,41 @@ export interface CompletedSsoSignIn {
 export const EMAIL_OUTSIDE_CLAIMED_DOMAINS = (email: string) =>
   `Your email ${email} is not in a domain this workspace claims, so it cannot sign in through its single sign-on.`;
 export const NOT_A_MEMBER = 'You are not a member of this workspace. Ask its administrator for an invitation.';
+/** A first sign-in that would take a seat the plan does not have. */
+export const NO_SEAT_FOR_SSO = (plan: string, limit: number) =>
+  `${seatLimitMessage(plan, limit)} Your account could not be added to this workspace: ask its administrator to free a seat or upgrade.`;
 export const ssoRefused = (reason: string) => `Single sign-on failed: ${reason.slice(0, 200)}`;
+
+/** The state the answer carries (OIDC `state`, SAML `RelayState`), or '' when it cannot be one. */
+function stateOf(req: { protocol: string; oidcQuery: string; relayState: string }): string {
+  const state = req.protocol === 'oidc' ? (new URLSearchParams(req.oidcQuery).get('state') ?? '') : req.relayState;
+  return state && state.length <= TOKEN_BYTES * 2 ? state : '';
+}
+
+/**
+ * The workspace of a sign-in still in flight ('' when there is none): the gateway reads its plan's seat
+ * limit before completing it. Tells no more than the completion would, and changes nothing.
+ */
+export async function getSsoSignInWorkspace(
+  deps: SsoDeps,
+  req: { protocol: string; oidcQuery: string; relayState: string },
+): Promise<{ workspaceId: string }> {
+  if (req.protocol !== 'oidc' && req.protocol !== 'saml') throw invalid('Protocol must be "oidc" or "saml"');
+  if (req.oidcQuery.length > 8192) throw invalid('The callback is too long');
+  const state = stateOf(req);
+  if (!state) return { workspaceId: '' };
+  const signIn = await deps.db.ssoSignIn.findUnique({
+    where: { stateHash: hashSessionToken(state) },
+    select: { workspaceId: true, protocol: true },
+  });
+  return { workspaceId: signIn && signIn.protocol === req.protocol ? signIn.workspaceId : '' };
+}
 
 export async function completeSsoSignIn(deps: SsoDeps, req: CompleteSsoSignInRequest): Promise<CompletedSsoSignIn> {
   if (req.protocol !== 'oidc' && req.protocol !== 'saml') throw invalid('Protocol must be "oidc" or "saml"');
   if (req.oidcQuery.length > 8192) throw invalid('The callback is too long');
-  const state = req.protocol === 'oidc' ? (new URLSearchParams(req.oidcQuery).get('state') ?? '') : req.relayState;
-  if (!state || state.length > TOKEN_BYTES * 2) throw unauthenticated(SSO_SIGN_IN_EXPIRED);
+  const state = stateOf(req);
+  if (!state) throw unauthenticated(SSO_SIGN_IN_EXPIRED);
   const now = nowOf(deps);
   const stateHash = hashSessionToken(state);
 
@@ -54,6 +91,12 @@ export async function completeSsoSignIn(deps: SsoDeps, req: CompleteSsoSignInReq
   // Claimed before the provider's answer is checked: one state, one try.
   const claimed = await deps.db.ssoSignIn.updateMany({ where: { stateHash, usedAt: null, expiresAt: { gt: now } }, data: { usedAt: now } });
   if (claimed.count !== 1) throw unauthenticated(SSO_SIGN_IN_EXPIRED);
+  // After the claim: a state that reached another browser (an attacker's link opened by a victim) is
+  // spent, not left for a second try.
+  if (!sameBrowser(signIn.browserBindingHash, req.browserBinding)) {
+    deps.logger.warn({ workspaceId: signIn.workspaceId, protocol: req.protocol }, 'single sign-on answered in another browser');
+    throw unauthenticated(OTHER_BROWSER);
+  }
   const connection = await deps.db.ssoConnection.findUnique({ where: { workspaceId: signIn.workspaceId } });
   if (!connection || connection.protocol !== req.protocol) throw unauthenticated(SSO_SIGN_IN_EXPIRED);
 
@@ -79,7 +122,7 @@ export async function completeSsoSignIn(deps: SsoDeps, req: CompleteSsoSignInReq
     }
   };
 
-  const result = await deps.db.$transaction(async (tx) => {
+  const result = await signInOrRecordRefusal(deps, req, signIn.workspaceId, async (tx) => {
     const who = await identity(tx);
     const email = normalizeEmail(who.email);
     const claim = await tx.claimedDomain.findUnique({ where: { domain: domainOf(email) }, select: { workspaceId: true } });
@@ -100,6 +143,15 @@ export async function completeSsoSignIn(deps: SsoDeps, req: CompleteSsoSignInReq
         await createPersonalWorkspace(tx, user);
       }
       const role = isRole(connection.defaultRole) && connection.defaultRole !== 'owner' ? connection.defaultRole : 'viewer';
+      // Counted under the workspace's lock, as invitations and their acceptance are, so that two first
+      // sign-ins at the same moment cannot both take the last seat.
+      await lockWorkspace(tx, signIn.workspaceId);
+      if (!Number.isInteger(req.seatLimit) || req.seatLimit < 1) throw invalid('seat_limit must be at least 1');
+      try {
+        await requireSeats(tx, signIn.workspaceId, { limit: req.seatLimit, plan: req.plan, adding: 1 }, now);
+      } catch (err) {
+        throw new SeatRefusal(email, role, err as ConnectError);
+      }
       await tx.membership.create({ data: { workspaceId: signIn.workspaceId, userId: user.id, role } });
       await recordAudit(tx, {
         workspaceId: signIn.workspaceId,
@@ -124,4 +176,43 @@ export async function completeSsoSignIn(deps: SsoDeps, req: CompleteSsoSignInReq
   }
   const { created: _created, ...answer } = result;
   return answer;
+}
+
+function sameBrowser(storedHash: string, binding: string): boolean {
+  if (!storedHash || !isBrowserBinding(binding)) return false;
+  return timingSafeEqual(Buffer.from(storedHash, 'hex'), Buffer.from(hashSessionToken(binding), 'hex'));
+}
+
+/** A first sign-in refused for want of a seat: its transaction is rolled back, then the refusal is audited. */
+class SeatRefusal extends Error {
+  readonly email: string;
+  readonly role: string;
+  constructor(email: string, role: string, refusal: ConnectError) {
+    super(refusal.message);
+    this.email = email;
+    this.role = role;
+  }
+}
+
+async function signInOrRecordRefusal<T>(
+  deps: SsoDeps,
+  req: CompleteSsoSignInRequest,
+  workspaceId: string,
+  work: (tx: Prisma.TransactionClient) => Promise<T>,
+): Promise<T> {
+  try {
+    return await deps.db.$transaction(work);
+  } catch (err) {
+    if (!(err instanceof SeatRefusal)) throw err;
+    await recordAudit(deps.db, {
+      workspaceId,
+      actorUserId: null,
+      actorEmail: err.email,
+      action: 'member.sso_refused_no_seat',
+      target: err.email,
+      details: { role: err.role, seatLimit: req.seatLimit, plan: req.plan },
+      clientIp: req.clientIp,
+    });
+    throw new ConnectError(NO_SEAT_FOR_SSO(req.plan, req.seatLimit), Code.PermissionDenied);
+  }
 }

@@ -35,3 +35,12 @@ export function ssoUrls(publicUrl: string, workspaceId: string) {
 /** What a person is told when an identity provider's answer is refused; the reason goes to the log only. */
 export const SSO_SIGN_IN_REFUSED = 'Single sign-on failed. Please try again or ask your workspace administrator.';
 export const SSO_SIGN_IN_EXPIRED = 'Your single sign-on has expired. Please sign in again.';
+
+/**
+ * The random value of the browser's SSO cookie, as the gateway makes it (32 bytes, base64url): the
+ * sign-in keeps its SHA-256 and its answer must come back with the same value
+ * (docs/adr/0066-sso-bound-to-the-browser.md).
+ */
+export const isBrowserBinding = (value: string) => /^[A-Za-z0-9_-]{43}$/.test(value);
+export const NO_BROWSER_BINDING = 'Single sign-on needs cookies: please allow them for this site and sign in again.';
+export const OTHER_BROWSER = 'This single sign-on was started in another browser. Please start it again here, from the sign-in page.';

@@ -1,6 +1,7 @@
 // "Sign in with SSO": the email's claimed domain (or the workspace named) picks the identity provider;
 // a sign-in row keeps what its answer must match (state, PKCE verifier, nonce, SAML request ID) and
-// the browser is sent to the provider. A Test sign-in is the same trip, marked so that it opens no session.
+// the browser is sent to the provider. The row keeps the hash of the starting browser's cookie value
+// (docs/adr/0066-sso-bound-to-the-browser.md). A Test sign-in is the same trip, marked so that it opens no session.
 import { invalid, notFound, unavailable } from '@parley/common/rpc-errors.ts';
 import { isUuid } from '@parley/common/ids.ts';
 import { hashSessionToken, newSessionToken } from '../core/session-token.ts';
@@ -9,7 +10,7 @@ import { findMember, type ActorInput } from '../workspaces/access.ts';
 import { domainOf } from '../core/email.ts';
 import { startOidc } from './oidc.ts';
 import { startSaml } from './saml.ts';
-import { nowOf, type SsoDeps } from './sso-deps.ts';
+import { isBrowserBinding, NO_BROWSER_BINDING, nowOf, type SsoDeps } from './sso-deps.ts';
 
 export const NO_SSO_FOR_EMAIL = 'No workspace signs in this email through single sign-on. Please sign in with your password.';
 export const NO_SSO_FOR_WORKSPACE = 'This workspace has no single sign-on set up.';
@@ -17,8 +18,10 @@ export const IDP_UNREACHABLE = 'The identity provider could not be reached. Plea
 
 export async function startSsoSignIn(
   deps: SsoDeps,
-  req: { email: string; workspaceId: string; testBy?: ActorInput },
+  req: { email: string; workspaceId: string; testBy?: ActorInput; browserBinding: string },
 ): Promise<{ redirectUrl: string }> {
+  // Without the browser's value the answer could be completed in any browser (login CSRF): refused.
+  if (!isBrowserBinding(req.browserBinding)) throw invalid(NO_BROWSER_BINDING);
   let workspaceId: string;
   let testByUserId: string | null = null;
   if (req.testBy?.userId) {
@@ -67,6 +70,7 @@ export async function startSsoSignIn(
         protocol: connection.protocol,
         ...row,
         testByUserId,
+        browserBindingHash: hashSessionToken(req.browserBinding),
         expiresAt: new Date(now.getTime() + deps.ssoSignInTtlSeconds * 1000),
       },
     }),

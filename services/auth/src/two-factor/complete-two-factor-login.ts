@@ -10,6 +10,7 @@ import { startSession, type StartedSession } from '../sessions/start-session.ts'
 import { TWO_FACTOR_CODE_INCORRECT, TWO_FACTOR_CODE_REQUIRED, useSecondFactor } from './second-factor.ts';
 import { TWO_FACTOR_CHALLENGE_INVALID } from '../core/two-factor-challenge.ts';
 import type { TwoFactorDeps } from './two-factor-deps.ts';
+import { recordTwoFactorAudit } from './two-factor-audit.ts';
 
 export interface CompleteTwoFactorLoginRequest {
   challenge: string;
@@ -48,6 +49,8 @@ export async function completeTwoFactorLogin(
     // A device is known by the address it signs in from: the only trace of it the service keeps.
     const newDevice = (await tx.session.count({ where: { userId: user.id, clientIp: req.clientIp || null } })) === 0;
     const session = await startSession(tx, { userId: user.id, clientIp: req.clientIp, ttlSeconds: deps.sessionTtlSeconds, now });
+    // Written with the session, so the log shows exactly the new-device sign-ins that happened.
+    if (newDevice) await recordTwoFactorAudit(tx, user, 'two_factor.new_device_sign_in', req.clientIp);
     return { session, newDevice };
   });
   await deps.twoFactorThrottle.succeeded(user.id, req.clientIp);

@@ -21,7 +21,8 @@ export type AuditAction =
   | 'workspace.two_factor_not_required'
   | 'workspace.retention_swept'
   | 'workspace.sso_updated'
-  | 'member.joined_by_sso';
+  | 'member.joined_by_sso'
+  | 'member.sso_refused_no_seat';
 
 export interface AuditEntry {
   workspaceId: string;

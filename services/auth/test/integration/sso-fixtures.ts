@@ -1,6 +1,6 @@
 // What the single sign-on tests share: a real OpenID provider (oidc-provider, its own login form) on
 // a local port, a browser-like walk through its pages, and SAML responses signed with a key made here.
-import { generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, randomUUID, type KeyObject } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
@@ -9,6 +9,11 @@ import { SignedXml } from 'xml-crypto';
 
 export const OIDC_CLIENT_ID = 'parley-test';
 export const OIDC_CLIENT_SECRET = 'a-client-secret-of-the-test-provider';
+
+/** The SSO cookie's value of a browser (the gateway makes one per browser; docs/adr/0066-sso-bound-to-the-browser.md). */
+export const newBrowser = () => randomBytes(32).toString('base64url');
+/** The browser the tests sign in from, unless they say otherwise. */
+export const BROWSER = newBrowser();
 
 const jwkOf = (key: KeyObject, kid: string) => ({ ...(key.export({ format: 'jwk' }) as object), kid, use: 'sig', alg: 'RS256' });
 

@@ -5,12 +5,20 @@ import { Code } from '@parley/common/rpc-errors.ts';
 import { SsoService } from '@parley/proto/parley/auth/v1/sso_pb.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLAIM_NEEDS_OWNER_IN_DOMAIN, DOMAIN_CLAIMED_ELSEWHERE } from '../../src/sso/claimed-domains.ts';
-import { EMAIL_OUTSIDE_CLAIMED_DOMAINS, NOT_A_MEMBER } from '../../src/sso/complete-sso-sign-in.ts';
-import { SSO_SIGN_IN_EXPIRED } from '../../src/sso/sso-deps.ts';
+import { EMAIL_OUTSIDE_CLAIMED_DOMAINS, NO_SEAT_FOR_SSO, NOT_A_MEMBER } from '../../src/sso/complete-sso-sign-in.ts';
+import { NO_BROWSER_BINDING, OTHER_BROWSER, SSO_SIGN_IN_EXPIRED } from '../../src/sso/sso-deps.ts';
 import { NO_SSO_FOR_EMAIL } from '../../src/sso/start-sso-sign-in.ts';
 import { expectRpcError, startAuth, TEST_PUBLIC_URL, type AuthHarness } from './harness.ts';
 import { actor, WORKSPACE_ENV, type Person } from './workspaces-fixtures.ts';
-import { OIDC_CLIENT_ID, OIDC_CLIENT_SECRET, signInAtProvider, startOidcProvider, type OidcProviderHarness } from './sso-fixtures.ts';
+import {
+  BROWSER,
+  newBrowser,
+  OIDC_CLIENT_ID,
+  OIDC_CLIENT_SECRET,
+  signInAtProvider,
+  startOidcProvider,
+  type OidcProviderHarness,
+} from './sso-fixtures.ts';
 
 const CALLBACK = `${TEST_PUBLIC_URL}/api/auth/sso/oidc/callback`;
 let h: AuthHarness;
@@ -46,12 +54,21 @@ const settings = (overrides: Record<string, unknown> = {}) => ({
 
 /** Starts at Parley, signs in at the provider, and answers the callback's query string. */
 async function throughProvider(email: string, login = email): Promise<string> {
-  const { redirectUrl } = await sso.startSsoSignIn({ email });
+  const { redirectUrl } = await sso.startSsoSignIn({ email, browserBinding: BROWSER });
   const callback = await signInAtProvider(redirectUrl, login, CALLBACK);
   return callback.search.slice(1);
 }
 
-const complete = (oidcQuery: string) => sso.completeSsoSignIn({ protocol: 'oidc', oidcQuery, clientIp: '198.51.100.20' });
+/** The provider's answer brought back by a browser (the one that started, unless said), with room for 100 members. */
+const complete = (oidcQuery: string, opts: { browserBinding?: string; seatLimit?: number } = {}) =>
+  sso.completeSsoSignIn({
+    protocol: 'oidc',
+    oidcQuery,
+    clientIp: '198.51.100.20',
+    browserBinding: opts.browserBinding ?? BROWSER,
+    seatLimit: opts.seatLimit ?? 100,
+    plan: 'pro',
+  });
 const sessions = () => h.db.session.count();
 
 beforeAll(async () => {
@@ -111,7 +128,7 @@ describe('sign-in through the provider', () => {
   });
 
   it('refuses an email whose domain no workspace claims', async () => {
-    await expectRpcError(sso.startSsoSignIn({ email: 'someone@nowhere.test' }), Code.NotFound, NO_SSO_FOR_EMAIL);
+    await expectRpcError(sso.startSsoSignIn({ email: 'someone@nowhere.test', browserBinding: BROWSER }), Code.NotFound, NO_SSO_FOR_EMAIL);
   });
 
   it('refuses a bad state, and a callback used twice', async () => {
@@ -171,11 +188,109 @@ describe('sign-in through the provider', () => {
   });
 
   it('a Test sign-in checks the set-up and opens no session', async () => {
-    const { redirectUrl } = await sso.startSsoSignIn({ testBy: actor(owner, workspaceId) });
+    const { redirectUrl } = await sso.startSsoSignIn({ testBy: actor(owner, workspaceId), browserBinding: BROWSER });
     const callback = await signInAtProvider(redirectUrl, 'owner@acme.test', CALLBACK);
     const before = await sessions();
     const r = await complete(callback.search.slice(1));
     expect(r).toMatchObject({ test: true, token: '', email: 'owner@acme.test', workspaceId });
     expect(await sessions()).toBe(before);
+  });
+});
+
+describe('the browser that started the sign-in', () => {
+  it('is required: a start without its cookie value is refused', async () => {
+    await expectRpcError(sso.startSsoSignIn({ email: 'dev@acme.test' }), Code.InvalidArgument, NO_BROWSER_BINDING);
+    await expectRpcError(sso.startSsoSignIn({ email: 'dev@acme.test', browserBinding: 'short' }), Code.InvalidArgument, NO_BROWSER_BINDING);
+  });
+
+  it('alone completes it: an answer brought by another browser, or none, opens nothing and spends the state', async () => {
+    // The attacker starts a sign-in and walks the provider with their own account; the victim's
+    // browser then follows the callback link, carrying the victim's own cookie (or none).
+    const query = await throughProvider('dev@acme.test');
+    const before = await sessions();
+    await expectRpcError(complete(query, { browserBinding: newBrowser() }), Code.Unauthenticated, OTHER_BROWSER);
+    await expectRpcError(complete(query, { browserBinding: BROWSER }), Code.Unauthenticated, SSO_SIGN_IN_EXPIRED);
+    const again = await throughProvider('dev@acme.test');
+    await expectRpcError(complete(again, { browserBinding: '' }), Code.Unauthenticated, OTHER_BROWSER);
+    expect(await sessions()).toBe(before);
+  });
+
+  it('keeps only the hash of the cookie value with the sign-in', async () => {
+    const query = await throughProvider('dev@acme.test');
+    const state = new URLSearchParams(query).get('state')!;
+    const { createHash } = await import('node:crypto');
+    const row = await h.db.ssoSignIn.findUniqueOrThrow({ where: { stateHash: createHash('sha256').update(state).digest('hex') } });
+    expect(row.browserBindingHash).toBe(createHash('sha256').update(BROWSER).digest('hex'));
+    expect(JSON.stringify(row)).not.toContain(BROWSER);
+  });
+
+  it('names the workspace of a sign-in in flight, and nothing for a state it does not know', async () => {
+    const query = await throughProvider('dev@acme.test');
+    expect(await sso.getSsoSignInWorkspace({ protocol: 'oidc', oidcQuery: query })).toEqual(expect.objectContaining({ workspaceId }));
+    expect((await sso.getSsoSignInWorkspace({ protocol: 'oidc', oidcQuery: 'state=unknown' })).workspaceId).toBe('');
+    expect((await sso.getSsoSignInWorkspace({ protocol: 'saml', relayState: new URLSearchParams(query).get('state')! })).workspaceId).toBe(
+      '',
+    );
+  });
+});
+
+describe('seats on a first sign-in', () => {
+  const members = () => h.db.membership.count({ where: { workspaceId } });
+
+  it('refuses a new member beyond the seat limit, with a clear message, audited, and creates no account', async () => {
+    const full = await members();
+    const before = await sessions();
+    await expectRpcError(
+      complete(await throughProvider('latecomer@acme.test'), { seatLimit: full }),
+      Code.PermissionDenied,
+      NO_SEAT_FOR_SSO('pro', full),
+    );
+    expect(await members()).toBe(full);
+    expect(await h.db.user.count({ where: { email: 'latecomer@acme.test' } })).toBe(0);
+    expect(await sessions()).toBe(before);
+    const audit = await h.db.auditEvent.findFirstOrThrow({ where: { workspaceId, action: 'member.sso_refused_no_seat' } });
+    expect(audit).toMatchObject({
+      actorUserId: null,
+      actorEmail: 'latecomer@acme.test',
+      target: 'latecomer@acme.test',
+      clientIp: '198.51.100.20',
+    });
+    expect(audit.details).toMatchObject({ role: 'editor', seatLimit: full, plan: 'pro' });
+  });
+
+  it('still lets a member in when the workspace is full: they hold a seat already', async () => {
+    const full = await members();
+    const { token } = await complete(await throughProvider('dev@acme.test'), { seatLimit: full });
+    expect((await h.client.authenticate({ token, workspaceId })).user!.email).toBe('dev@acme.test');
+  });
+
+  it('counts pending invitations as taken seats', async () => {
+    const full = await members();
+    await h.workspaces.createInvitation({
+      actor: actor(owner, workspaceId),
+      email: 'invited@acme.test',
+      role: 'viewer',
+      seatLimit: full + 1,
+      plan: 'pro',
+    });
+    await expectRpcError(
+      complete(await throughProvider('another@acme.test'), { seatLimit: full + 1 }),
+      Code.PermissionDenied,
+      NO_SEAT_FOR_SSO('pro', full + 1),
+    );
+  });
+
+  it('gives the last seat to exactly one of two first sign-ins at the same moment', async () => {
+    const full = await members();
+    const pending = await h.db.invitation.count({ where: { workspaceId, acceptedAt: null, revokedAt: null } });
+    const [a, b] = [await throughProvider('first@acme.test'), await throughProvider('second@acme.test')];
+    const results = await Promise.allSettled([
+      complete(a, { seatLimit: full + pending + 1 }),
+      complete(b, { seatLimit: full + pending + 1 }),
+    ]);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    const rejected = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+    expect(String(rejected.reason)).toContain('Your Pro plan allows');
+    expect(await members()).toBe(full + 1);
   });
 });

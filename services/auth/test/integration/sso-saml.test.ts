@@ -10,7 +10,7 @@ import { EMAIL_OUTSIDE_CLAIMED_DOMAINS } from '../../src/sso/complete-sso-sign-i
 import { SSO_SIGN_IN_EXPIRED } from '../../src/sso/sso-deps.ts';
 import { expectRpcError, startAuth, TEST_PUBLIC_URL, type AuthHarness } from './harness.ts';
 import { actor, WORKSPACE_ENV, type Person } from './workspaces-fixtures.ts';
-import { idpKeys, samlResponse, type AssertionInput, type IdpKeys } from './sso-fixtures.ts';
+import { BROWSER, idpKeys, samlResponse, type AssertionInput, type IdpKeys } from './sso-fixtures.ts';
 
 const ACS = `${TEST_PUBLIC_URL}/api/auth/sso/saml/acs`;
 const IDP = 'https://idp.initech.test/saml';
@@ -57,7 +57,7 @@ afterAll(async () => {
 
 /** A sign-in started at Parley: its RelayState and the ID of the request the IdP must answer. */
 async function started(email = 'peter@initech.test') {
-  const { redirectUrl } = await sso.startSsoSignIn({ email });
+  const { redirectUrl } = await sso.startSsoSignIn({ email, browserBinding: BROWSER });
   const url = new URL(redirectUrl);
   expect(url.origin + url.pathname).toBe('https://idp.initech.test/sso');
   expect(url.searchParams.get('SAMLRequest')).toBeTruthy();
@@ -78,7 +78,15 @@ const assertion = (requestId: string, overrides: Partial<AssertionInput> = {}) =
   });
 
 const complete = (samlResponse: string, relayState: string) =>
-  sso.completeSsoSignIn({ protocol: 'saml', samlResponse, relayState, clientIp: '198.51.100.30' });
+  sso.completeSsoSignIn({
+    protocol: 'saml',
+    samlResponse,
+    relayState,
+    clientIp: '198.51.100.30',
+    browserBinding: BROWSER,
+    seatLimit: 100,
+    plan: 'pro',
+  });
 const sessions = () => h.db.session.count();
 
 /** A refusal with no session opened. */

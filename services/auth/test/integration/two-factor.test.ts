@@ -160,6 +160,16 @@ describe('Sign-in with two-factor on', () => {
     // A new address is mailed; the address the account was made from was not.
     const subjects = (await mailsTo(person.email)).map((m) => m.subject);
     expect(subjects.filter((s) => s === 'New sign-in to your Parley account')).toHaveLength(1);
+    // ...and audited in the person's workspaces, with the address; a second sign-in from it is neither.
+    const newDevice = { workspaceId: person.id, action: 'two_factor.new_device_sign_in' };
+    expect(await h.db.auditEvent.findMany({ where: newDevice })).toEqual([
+      expect.objectContaining({ actorUserId: person.id, target: person.email, clientIp: ip }),
+    ]);
+    const again = await challengeOf(person, ip);
+    await h.client.completeTwoFactorLogin({ challenge: again, code: person.recoveryCodes[1]!, clientIp: ip });
+    expect(await h.db.auditEvent.count({ where: newDevice })).toBe(1);
+    const after = (await mailsTo(person.email)).map((m) => m.subject);
+    expect(after.filter((s) => s === 'New sign-in to your Parley account')).toHaveLength(1);
   });
 
   it('does not accept a code again, nor an earlier one, once a code was accepted', async () => {

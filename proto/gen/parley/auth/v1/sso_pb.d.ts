@@ -246,6 +246,14 @@ export declare type StartSsoSignInRequest = Message<"parley.auth.v1.StartSsoSign
    * @generated from field: parley.auth.v1.Actor test_by = 3;
    */
   testBy?: Actor | undefined;
+
+  /**
+   * The random value of the browser's SSO cookie (docs/adr/0066-sso-bound-to-the-browser.md): its
+   * SHA-256 is kept with the sign-in and the answer must come back with the same value. Required.
+   *
+   * @generated from field: string browser_binding = 43;
+   */
+  browserBinding: string;
 };
 
 /**
@@ -304,6 +312,26 @@ export declare type CompleteSsoSignInRequest = Message<"parley.auth.v1.CompleteS
    * @generated from field: string client_ip = 5;
    */
   clientIp: string;
+
+  /**
+   * The value of the SSO cookie of the browser that brought the answer back.
+   *
+   * @generated from field: string browser_binding = 45;
+   */
+  browserBinding: string;
+
+  /**
+   * The workspace's seat limit and plan (the gateway reads them from billing): a first sign-in that
+   * would add a member beyond it is refused.
+   *
+   * @generated from field: int32 seat_limit = 46;
+   */
+  seatLimit: number;
+
+  /**
+   * @generated from field: string plan = 47;
+   */
+  plan: string;
 };
 
 /**
@@ -311,6 +339,50 @@ export declare type CompleteSsoSignInRequest = Message<"parley.auth.v1.CompleteS
  * Use `create(CompleteSsoSignInRequestSchema)` to create a new message.
  */
 export declare const CompleteSsoSignInRequestSchema: GenMessage<CompleteSsoSignInRequest>;
+
+/**
+ * @generated from message parley.auth.v1.GetSsoSignInWorkspaceRequest
+ */
+export declare type GetSsoSignInWorkspaceRequest = Message<"parley.auth.v1.GetSsoSignInWorkspaceRequest"> & {
+  /**
+   * As in CompleteSsoSignInRequest: "oidc" with the callback's query, or "saml" with the RelayState.
+   *
+   * @generated from field: string protocol = 1;
+   */
+  protocol: string;
+
+  /**
+   * @generated from field: string oidc_query = 2;
+   */
+  oidcQuery: string;
+
+  /**
+   * @generated from field: string relay_state = 3;
+   */
+  relayState: string;
+};
+
+/**
+ * Describes the message parley.auth.v1.GetSsoSignInWorkspaceRequest.
+ * Use `create(GetSsoSignInWorkspaceRequestSchema)` to create a new message.
+ */
+export declare const GetSsoSignInWorkspaceRequestSchema: GenMessage<GetSsoSignInWorkspaceRequest>;
+
+/**
+ * @generated from message parley.auth.v1.GetSsoSignInWorkspaceResponse
+ */
+export declare type GetSsoSignInWorkspaceResponse = Message<"parley.auth.v1.GetSsoSignInWorkspaceResponse"> & {
+  /**
+   * @generated from field: string workspace_id = 1;
+   */
+  workspaceId: string;
+};
+
+/**
+ * Describes the message parley.auth.v1.GetSsoSignInWorkspaceResponse.
+ * Use `create(GetSsoSignInWorkspaceResponseSchema)` to create a new message.
+ */
+export declare const GetSsoSignInWorkspaceResponseSchema: GenMessage<GetSsoSignInWorkspaceResponse>;
 
 /**
  * @generated from message parley.auth.v1.CompleteSsoSignInResponse
@@ -428,6 +500,17 @@ export declare const SsoService: GenService<{
     methodKind: "unary";
     input: typeof CompleteSsoSignInRequestSchema;
     output: typeof CompleteSsoSignInResponseSchema;
+  },
+  /**
+   * Public: the workspace a sign-in still in flight is for (empty when no such sign-in), so that the
+   * gateway can read that workspace's plan and seat limit before completing it. Reads nothing else.
+   *
+   * @generated from rpc parley.auth.v1.SsoService.GetSsoSignInWorkspace
+   */
+  getSsoSignInWorkspace: {
+    methodKind: "unary";
+    input: typeof GetSsoSignInWorkspaceRequestSchema;
+    output: typeof GetSsoSignInWorkspaceResponseSchema;
   },
   /**
    * Public: the service provider's SAML metadata of the workspace.
