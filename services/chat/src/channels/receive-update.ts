@@ -17,6 +17,7 @@ import { channelInbound, channelVerificationFailures } from './channel-metrics.t
 import { isConnectionId, openAppSecret, openSigningSecret, parseChannel, secretHashOf } from './connections.ts';
 import type { ProviderKeyCiphers } from '../provider-keys/provider-keys.ts';
 import { parseSlackEvent, slackSignatureValid } from './slack.ts';
+import { MAILGUN_SIGNATURE_REFUSED, receiveMailgunWebhook, type EmailInboundDeps } from './email-receive.ts';
 
 export const SECRET_MISSING = 'The webhook secret is missing.';
 export const SECRET_REFUSED = 'The webhook secret does not match.';
@@ -34,6 +35,8 @@ export interface ReceiveDeps {
   verifiers?: VerifierCache;
   /** Opens a Slack connection's signing secret and a Meta connection's app secret, which their webhooks' signatures are checked under. */
   ciphers: ProviderKeyCiphers;
+  /** Email (docs/adr/0063-email-channel.md): the webhook's spent tokens and the inbound domain; absent, email's webhook is refused. */
+  email?: EmailInboundDeps;
 }
 
 /** What a webhook's check needs of a connection: its channel and the secret's hash. */
@@ -151,6 +154,10 @@ export async function receiveChannelUpdate(
     return err;
   };
   if (channel === 'slack') return receiveSlackEvent(deps, req, refused);
+  if (channel === 'email') {
+    if (!deps.email) throw refused(forbidden(MAILGUN_SIGNATURE_REFUSED));
+    return receiveMailgunWebhook({ ...deps, email: deps.email }, req);
+  }
   if (!req.secret) throw refused(unauthenticated(SECRET_MISSING));
   const row = await verifierOf(deps, req.connectionId);
   // An unknown connection reads as a wrong secret: the refusal does not tell which connections exist.
