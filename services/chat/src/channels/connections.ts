@@ -311,7 +311,9 @@ export async function sendTestMessage(deps: ConnectionDeps, ownerId: string, con
 async function sendEmailTest(deps: ConnectionDeps, row: ChannelConnection, typed: string): Promise<DeliveryView> {
   let to = typed;
   if (!to && row.lastChatId) {
-    const thread = await deps.db.emailThread.findUnique({ where: { connectionId_chatId: { connectionId: row.id, chatId: row.lastChatId } } });
+    const thread = await deps.db.emailThread.findUnique({
+      where: { connectionId_chatId: { connectionId: row.id, chatId: row.lastChatId } },
+    });
     to = thread?.contact ?? '';
   }
   if (!to) throw failedPrecondition(EMAIL_NO_CONTACT_YET);

@@ -62,7 +62,9 @@ export function emailApi(opts: { smtpUrl?: string; outboxDir: string }): EmailAp
   });
   if (opts.smtpUrl) {
     // The URL and the deadlines in one options object (SMTP transport reads `url`).
-    const transport = nodemailer.createTransport({ url: opts.smtpUrl, ...SMTP_TIMEOUTS } as Parameters<typeof nodemailer.createTransport>[0]);
+    const transport = nodemailer.createTransport({ url: opts.smtpUrl, ...SMTP_TIMEOUTS } as Parameters<
+      typeof nodemailer.createTransport
+    >[0]);
     return {
       async send(mail) {
         try {

@@ -46,7 +46,10 @@ export type EmailReceiveDeps = ReceiveDeps & { email: EmailInboundDeps };
 export type EmailOutcome = { queued: true } | { queued: false; skipped?: SkipReason };
 
 /** Mailgun's webhook call: verified, the token spent, then the mail taken in. */
-export async function receiveMailgunWebhook(deps: EmailReceiveDeps, req: { connectionId: string; body: Uint8Array }): Promise<EmailOutcome> {
+export async function receiveMailgunWebhook(
+  deps: EmailReceiveDeps,
+  req: { connectionId: string; body: Uint8Array },
+): Promise<EmailOutcome> {
   const refused = (err: Error) => {
     channelVerificationFailures.series({ channel: 'email' }).inc();
     return err;

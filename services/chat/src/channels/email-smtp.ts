@@ -20,7 +20,10 @@ export interface EmailSmtpInbound {
 
 export async function startEmailSmtpInbound(deps: EmailReceiveDeps & { logger: Logger }, port: number): Promise<EmailSmtpInbound> {
   const connectionOf = (address: string) =>
-    deps.db.channelConnection.findFirst({ where: { channel: 'email', accountId: addressOf(address) }, select: { id: true, accountId: true } });
+    deps.db.channelConnection.findFirst({
+      where: { channel: 'email', accountId: addressOf(address) },
+      select: { id: true, accountId: true },
+    });
   const server = new SMTPServer({
     secure: false,
     disabledCommands: ['STARTTLS', 'AUTH'],

@@ -248,7 +248,10 @@ export const isThreadChatId = (chatId: string) => /^t_[0-9a-f]{32}$/.test(chatId
 
 /** The subject without its Re:/Fwd: prefixes; the answers' subject is "Re: " and this. */
 export const baseSubject = (subject: string) =>
-  subject.replace(/^(\s*(re|fw|fwd|aw|sv)(\[\d+\])?\s*:\s*)+/i, '').trim().slice(0, BOUNDS.subject) || '(no subject)';
+  subject
+    .replace(/^(\s*(re|fw|fwd|aw|sv)(\[\d+\])?\s*:\s*)+/i, '')
+    .trim()
+    .slice(0, BOUNDS.subject) || '(no subject)';
 
 /** A new inbound address's local part: 80 random bits, lower-case letters and digits. */
 export const inboundLocalPart = () => `bot-${randomUUID().replace(/-/g, '').slice(0, 20)}`;

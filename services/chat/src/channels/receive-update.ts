@@ -97,6 +97,8 @@ export async function verifierOf(deps: ReceiveDeps, connectionId: string): Promi
   if (!found) return null;
   const row: Verifier = { id: found.id, channel: found.channel, secretHash: found.secretHash };
   if (found.signingSecretCiphertext) row.signingSecret = openSigningSecret(deps.ciphers, found.id, found.signingSecretCiphertext);
+  // Email: the inbound address (a mail from it is the bot's own, never answered).
+  if (found.channel === 'email') row.accountId = found.accountId;
   if (found.appSecretCiphertext) Object.assign(row, { appSecret: openAppSecret(deps.ciphers, found), accountId: found.accountId });
   deps.verifiers?.set(row);
   return row;
