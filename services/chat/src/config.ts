@@ -136,6 +136,8 @@ export const chatVars = {
    * its mail). Unset, each answer is written to MAIL_OUTBOX_DIR instead (the gateway's /dev/mail).
    */
   SMTP_URL: { parse: smtpUrl, default: '' },
+  /** Email: another SMTP server for the chatbots' answers than SMTP_URL (a mail provider's for bulk, say); unset: SMTP_URL. */
+  EMAIL_SMTP_URL: { parse: smtpUrl, default: '' },
   /** Email without SMTP_URL: where answers are written (the same folder as the auth service's mails). */
   MAIL_OUTBOX_DIR: { parse: text, default: '.data/mail-outbox' },
   /**

@@ -294,7 +294,7 @@ export async function createChatService(
   const meta = metaApi({ baseUrl: config.META_GRAPH_API_BASE, timeoutMs: config.CHANNEL_TIMEOUT_MS });
   // Email (docs/adr/0063-email-channel.md): answers over the operator's SMTP (the outbox without it).
   const email = emailApi({
-    smtpUrl: config.SMTP_URL,
+    smtpUrl: config.EMAIL_SMTP_URL ?? config.SMTP_URL,
     outboxDir: resolvePath(fileURLToPath(new URL('../../..', import.meta.url)), config.MAIL_OUTBOX_DIR),
   });
   const deliverDeps: DeliverDeps = {

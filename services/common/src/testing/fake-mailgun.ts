@@ -4,8 +4,13 @@
 // HMAC-SHA256 of timestamp + token under the webhook signing key), and the parsed mail's fields:
 // sender, recipient, subject, body-plain, stripped-text, Message-Id, In-Reply-To, References and
 // message-headers (a JSON list of [name, value]). `inboundMail` builds the fields; `signMailgun`
-// signs; `postInbound` posts and answers the webhook's status and body.
+// signs; `postInbound` posts and answers the webhook's status and body. `startFakeMailgun` runs both
+// sides in one process for the end-to-end suite: the inbound route (/_fake/deliver) and an SMTP
+// server catching what Parley sends (/_fake/sent).
 import { createHmac, randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { serveFake } from './serve.ts';
+import { startSmtpCatcher, type SmtpCatcher } from './smtp-catcher.ts';
 
 export interface InboundMailOptions {
   from: string;
@@ -87,4 +92,55 @@ export async function postInbound(
   }
   const res = await fetch(url, { method: 'POST', body, redirect: 'error' });
   return { status: res.status, body: await res.text() };
+}
+
+export interface FakeMailgun {
+  /** The fake's own endpoints (for a test in another process): POST /_fake/deliver, GET /_fake/sent. */
+  url: string;
+  /** The outgoing side: an SMTP server catching what Parley sends (smtp-catcher.ts). */
+  smtpUrl: string;
+  catcher: SmtpCatcher;
+  close(): Promise<void>;
+}
+
+/**
+ * Mailgun as one process for the end-to-end suite: POST /_fake/deliver {url, signingKey, mail}
+ * builds the mail's fields (inboundMail), signs them now and posts them to the route's URL,
+ * answering {status, body}; GET /_fake/sent lists the mails Parley sent to the SMTP catcher.
+ */
+export async function startFakeMailgun(): Promise<FakeMailgun> {
+  const catcher = await startSmtpCatcher();
+  const readBody = async (req: IncomingMessage) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  };
+  const reply = (res: ServerResponse, status: number, body: unknown) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  };
+  const server = await serveFake(
+    'Mailgun',
+    async (req, res) => {
+      const path = new URL(req.url ?? '/', 'http://x').pathname;
+      if (path === '/_fake/sent' && req.method === 'GET') return reply(res, 200, catcher.mails);
+      if (path === '/_fake/deliver' && req.method === 'POST') {
+        const d = JSON.parse(await readBody(req)) as { url: string; signingKey: string; mail: InboundMailOptions };
+        return reply(res, 200, await postInbound(d.url, signedInbound(d.signingKey, inboundMail(d.mail))));
+      }
+      reply(res, 404, { message: 'Not found' });
+    },
+    (res, message) => reply(res, 500, { message }),
+    '127.0.0.1',
+    0,
+  );
+  return {
+    url: server.origin,
+    smtpUrl: catcher.url,
+    catcher,
+    close: async () => {
+      await server.close();
+      await catcher.close();
+    },
+  };
 }
