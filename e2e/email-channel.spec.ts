@@ -58,7 +58,9 @@ test('the owner connects email, a mail is answered in its thread, and History sh
   await expect
     .poll(async () => {
       const sent = (await (await request.get(`${fakeMailgun()}/_fake/sent`)).json()) as SentMail[];
-      return sent.filter((m) => m.to.includes(contact)).map((m) => [m.from, m.subject, m.inReplyTo, m.text.includes('The museum opens at ten')]);
+      return sent
+        .filter((m) => m.to.includes(contact))
+        .map((m) => [m.from, m.subject, m.inReplyTo, m.text.includes('The museum opens at ten')]);
     })
     .toEqual([[address, 'Re: Opening hours', messageId, true]]);
 
