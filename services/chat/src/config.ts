@@ -35,7 +35,7 @@ const emailDomain = (raw: string, name: string): string => {
 /** An smtp:// or smtps:// URL, or undefined when unset; never repeated in a message (it may hold a password). */
 const smtpUrl = (raw: string, name: string): string | undefined => {
   if (!raw) return undefined;
-  let parsed: URL | null = null;
+  let parsed: URL | null;
   try {
     parsed = new URL(raw);
   } catch {

@@ -15,7 +15,6 @@ import { deliver, deliveryView, type DeliverDeps, type DeliveryView, type Sendin
 import { TelegramError, TELEGRAM_TOKEN_SHAPE, type TelegramApi } from './telegram-api.ts';
 import { SlackError, SLACK_SIGNING_SECRET_SHAPE, SLACK_TOKEN_SHAPE, type SlackApi } from './slack-api.ts';
 import { slackDestination } from './slack.ts';
-import { connectEmail } from './email-connections.ts';
 import { addressOf, emailAddressValid } from './email.ts';
 
 import type { MetaApi } from './meta-api.ts';
@@ -151,9 +150,9 @@ export async function listConnections(deps: Pick<ConnectionDeps, 'db'>, ownerId:
 }
 
 export async function connectChannel(deps: ConnectionDeps, input: ConnectInput): Promise<ChannelConnectionView> {
-  if (input.channel === 'slack' || input.channel === 'email') {
+  if (input.channel === 'slack') {
     if (!isUuid(input.chatbotId) || !input.uniqueId) throw invalid('chatbot_id and unique_id are required.');
-    return input.channel === 'slack' ? connectSlack(deps, input) : connectEmail(deps, input);
+    return connectSlack(deps, input);
   }
   const channel = checkConnectInput(input);
   const token = input.token.trim();

@@ -6,6 +6,7 @@
 // again only by its last four characters. Email has no provider token: the token's column seals the
 // inbound address, which is no secret (the webhook's signature, not the address, authenticates).
 import { randomUUID } from 'node:crypto';
+import { isUuid } from '@parley/common/ids.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import {
   alreadyConnected,
@@ -23,6 +24,7 @@ export const EMAIL_NOT_CONFIGURED = 'Email is not set up on this Parley: the ope
 export const EMAIL_LABEL = 'email';
 
 export async function connectEmail(deps: ConnectionDeps, input: ConnectInput): Promise<ChannelConnectionView> {
+  if (!isUuid(input.chatbotId) || !input.uniqueId) throw invalid('chatbot_id and unique_id are required.');
   const signingKey = (input.signingSecret || input.token || '').trim();
   if (!MAILGUN_SIGNING_KEY_SHAPE.test(signingKey)) throw invalid(EMAIL_KEY_SHAPE_INVALID);
   if (!deps.emailDomain) throw invalid(EMAIL_NOT_CONFIGURED);

@@ -11,7 +11,6 @@
 import { createHash } from 'node:crypto';
 import { create } from '@bufbuild/protobuf';
 import { ChannelMessageReceivedSchema } from '@parley/proto/parley/events/v1/channel_message_received_pb.js';
-import type { Redis } from '@parley/common/redis.ts';
 import { forbidden, unauthenticated } from '@parley/common/rpc-errors.ts';
 import { channelInbound, channelInboundSkipped, channelVerificationFailures } from './channel-metrics.ts';
 import {
@@ -24,6 +23,7 @@ import {
   readInboundMail,
   skipReasonOf,
   threadChatId,
+  type EmailInboundDeps,
   type InboundFields,
   type SkipReason,
 } from './email.ts';
@@ -32,18 +32,18 @@ import { MAX_QUEUED_TEXT, verifierOf, type ReceiveDeps } from './receive-update.
 export const MAILGUN_SIGNATURE_MISSING = 'The signature, its timestamp or its token is missing.';
 export const MAILGUN_SIGNATURE_REFUSED = 'The signature is not valid, its timestamp is too old, or its token was used before.';
 
-export interface EmailInboundDeps {
-  /** Where the webhook's tokens are remembered for the signature's window. */
-  redis: Redis;
-  /** EMAIL_INBOUND_DOMAIN: the inbound addresses' and Parley's Message-IDs' domain. */
-  domain: string;
-  /** The Redis keys' prefix (the queues'), so two deployments on one Redis keep their tokens apart. */
-  prefix: string;
-}
-
 export type EmailReceiveDeps = ReceiveDeps & { email: EmailInboundDeps };
 
 export type EmailOutcome = { queued: true } | { queued: false; skipped?: SkipReason };
+
+/** The RPC's email call: refused when this process has no email set up (no Redis for the tokens). */
+export async function receiveEmailUpdate(deps: ReceiveDeps, req: { connectionId: string; body: Uint8Array }): Promise<EmailOutcome> {
+  if (!deps.email) {
+    channelVerificationFailures.series({ channel: 'email' }).inc();
+    throw forbidden(MAILGUN_SIGNATURE_REFUSED);
+  }
+  return receiveMailgunWebhook({ ...deps, email: deps.email }, req);
+}
 
 /** Mailgun's webhook call: verified, the token spent, then the mail taken in. */
 export async function receiveMailgunWebhook(

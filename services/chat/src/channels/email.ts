@@ -16,6 +16,7 @@
 //   References names a Message-ID of one of the contact's threads continues it, any other opens one
 //   whose chat id derives from its own Message-ID (so a duplicate delivery opens the same one).
 import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { Redis } from '@parley/common/redis.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
 
 /** The oldest (and most future) timestamp taken, in seconds from now. */
@@ -34,6 +35,16 @@ export const EMAIL_MESSAGE_ID_MISSING = 'The mail has no Message-Id.';
 export const EMAIL_SENDER_INVALID = 'The mail has no valid sender address.';
 /** A Mailgun webhook signing key as its dashboard shows it (`key-…` or hexadecimal). */
 export const MAILGUN_SIGNING_KEY_SHAPE = /^(key-)?[A-Za-z0-9]{24,128}$/;
+
+/** What email's inbound side needs beside a channel's webhook (email-receive.ts). */
+export interface EmailInboundDeps {
+  /** Where the webhook's tokens are remembered for the signature's window. */
+  redis: Redis;
+  /** EMAIL_INBOUND_DOMAIN: the inbound addresses' and Parley's Message-IDs' domain. */
+  domain: string;
+  /** The Redis keys' prefix (the queues'), so two deployments on one Redis keep their tokens apart. */
+  prefix: string;
+}
 
 export type SkipReason = 'auto_reply' | 'bounce' | 'loop' | 'own_address' | 'rate' | 'empty';
 

@@ -17,7 +17,7 @@ import { channelInbound, channelVerificationFailures } from './channel-metrics.t
 import { isConnectionId, openAppSecret, openSigningSecret, parseChannel, secretHashOf } from './connections.ts';
 import type { ProviderKeyCiphers } from '../provider-keys/provider-keys.ts';
 import { parseSlackEvent, slackSignatureValid } from './slack.ts';
-import { MAILGUN_SIGNATURE_REFUSED, receiveMailgunWebhook, type EmailInboundDeps } from './email-receive.ts';
+import type { EmailInboundDeps } from './email.ts';
 
 export const SECRET_MISSING = 'The webhook secret is missing.';
 export const SECRET_REFUSED = 'The webhook secret does not match.';
@@ -156,10 +156,7 @@ export async function receiveChannelUpdate(
     return err;
   };
   if (channel === 'slack') return receiveSlackEvent(deps, req, refused);
-  if (channel === 'email') {
-    if (!deps.email) throw refused(forbidden(MAILGUN_SIGNATURE_REFUSED));
-    return receiveMailgunWebhook({ ...deps, email: deps.email }, req);
-  }
+
   if (!req.secret) throw refused(unauthenticated(SECRET_MISSING));
   const row = await verifierOf(deps, req.connectionId);
   // An unknown connection reads as a wrong secret: the refusal does not tell which connections exist.
