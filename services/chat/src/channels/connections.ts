@@ -323,7 +323,14 @@ async function sendEmailTest(deps: ConnectionDeps, row: ChannelConnection, typed
 export async function listDeliveries(deps: Pick<ConnectionDeps, 'db'>, ownerId: string, connectionId: string): Promise<DeliveryView[]> {
   const row = await ownedConnection(deps, ownerId, connectionId);
   const rows = await deps.db.channelDelivery.findMany({ where: { connectionId: row.id }, orderBy: { createdAt: 'desc' }, take: 50 });
-  return rows.map(deliveryView);
+  if (row.channel !== 'email') return rows.map(deliveryView);
+  // Email's answers go to a thread (t_…): the owner reads the contact's address instead.
+  const threads = await deps.db.emailThread.findMany({
+    where: { connectionId: row.id, chatId: { in: [...new Set(rows.map((r) => r.chatId))] } },
+    select: { chatId: true, contact: true },
+  });
+  const contact = new Map(threads.map((t) => [t.chatId, t.contact]));
+  return rows.map((r) => deliveryView({ ...r, chatId: contact.get(r.chatId) ?? r.chatId }));
 }
 
 /**

@@ -7,6 +7,7 @@
 // an agent's inbox reply goes out by email in the thread. Real chatbot and billing services,
 // PostgreSQL, Redis and BullMQ, a real SMTP server catching the mail (smtp-catcher.ts).
 import { Queue } from 'bullmq';
+import nodemailer from 'nodemailer';
 import { Code } from '@connectrpc/connect';
 import { QUEUES } from '@parley/common/queues.ts';
 import { contactMessageId, inboundMail, signedInbound, signMailgun } from '@parley/common/testing/fake-mailgun.ts';
@@ -28,7 +29,7 @@ let stack: ChatStack;
 let smtp: SmtpCatcher;
 beforeAll(async () => {
   smtp = await startSmtpCatcher();
-  stack = await startChatStack({ SMTP_URL: smtp.url, EMAIL_INBOUND_DOMAIN: DOMAIN });
+  stack = await startChatStack({ SMTP_URL: smtp.url, EMAIL_INBOUND_DOMAIN: DOMAIN, EMAIL_SMTP_INBOUND_PORT: '0' });
 });
 afterAll(async () => {
   await stack?.stop();
@@ -238,7 +239,7 @@ describe('a mail', () => {
     const after = await stack.client.listConversations({ ownerId: bot.ownerId, chatbotId: bot.id });
     expect(after.conversations).toHaveLength(2);
     const { deliveries } = await stack.client.listChannelDeliveries({ ownerId: bot.ownerId, connectionId: connection.id });
-    expect(deliveries.map((d) => [d.kind, d.status])).toEqual(Array.from({ length: 4 }, () => ['answer', 'sent']));
+    expect(deliveries.map((d) => [d.kind, d.status, d.chatId])).toEqual(Array.from({ length: 4 }, () => ['answer', 'sent', contact]));
   });
 
   it('an auto-reply and a bounce are taken with their reason and never answered, with no model call and no bill', async () => {
@@ -339,6 +340,47 @@ describe('a mail', () => {
     );
     const last = await stack.client.sendChannelTestMessage({ ownerId: bot.ownerId, connectionId: connection.id, chatId: '' });
     expect(last.delivery?.chatId).toBe('cat@example.com');
+  });
+});
+
+describe('the development SMTP server (EMAIL_SMTP_INBOUND_PORT)', () => {
+  it('takes a mail for an inbound address into the same path, answered in its thread, and refuses other recipients', async () => {
+    const { connection, address } = await connectedBot();
+    const port = stack.parts.emailSmtpInbound!.port;
+    const transport = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true });
+    try {
+      const sent = await transport.sendMail({
+        from: 'Fay <fay@example.com>',
+        to: address,
+        subject: 'Hours',
+        text: 'Is the museum open every day?',
+        messageId: '<smtp-1@example.com>',
+      });
+      expect(sent.accepted).toEqual([address]);
+      const [answer] = await mailsTo('fay@example.com', 1, 'the answer to the SMTP mail');
+      expect([answer.from, answer.subject, answer.inReplyTo]).toEqual([address, 'Re: Hours', '<smtp-1@example.com>']);
+      await expect(transport.sendMail({ from: 'fay@example.com', to: `nobody@${DOMAIN}`, subject: 'x', text: 'x' })).rejects.toThrow(/550/);
+      // An auto-reply through SMTP is taken and not answered, as through Mailgun.
+      await transport.sendMail({
+        from: 'fay@example.com',
+        to: address,
+        subject: 'Out of office',
+        text: 'Away',
+        messageId: '<smtp-2@example.com>',
+        headers: { 'Auto-Submitted': 'auto-replied' },
+      });
+      const skipped = await until(
+        () =>
+          stack.parts.prisma.channelInbound.findFirst({
+            where: { connectionId: connection.id, providerMessageId: '<smtp-2@example.com>' },
+          }),
+        (r) => r !== null,
+        'the skipped mail',
+      );
+      expect(skipped?.skipReason).toBe('auto_reply');
+    } finally {
+      transport.close();
+    }
   });
 });
 
