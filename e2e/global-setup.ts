@@ -8,6 +8,7 @@ import { startFakeAnthropic } from '../services/common/src/testing/fake-anthropi
 import { groundedReply, startFakeOpenAI, toolResultReply, toolTriggers } from '../services/common/src/testing/fake-openai.ts';
 import { startFakeTelegram } from '../services/common/src/testing/fake-telegram.ts';
 import { startFakeSlack } from '../services/common/src/testing/fake-slack.ts';
+import { startFakeMailgun } from '../services/common/src/testing/fake-mailgun.ts';
 import { startStack } from '../scripts/stack.ts';
 import { startFakeMeta } from '../services/common/src/testing/fake-meta.ts';
 import { CLAUDE_OVERLOADED, E2E_SLACK_TOKEN, E2E_TELEGRAM_TOKEN, E2E_WHATSAPP } from './fixtures.ts';
@@ -71,6 +72,11 @@ export default async function globalSetup() {
   // at E2E_FAKE_META_URL (its /_fake/ endpoints deliver signed events and list what was sent).
   const meta = await startFakeMeta({ accounts: { [E2E_WHATSAPP.phoneNumberId]: { token: E2E_WHATSAPP.token, name: '+1 555-010-0100' } } });
 
+  // Mailgun, for the chatbots connected to email (email-channel.spec.ts): its inbound route at
+  // E2E_FAKE_MAILGUN_URL (/_fake/deliver signs and posts a mail) and an SMTP server catching the answers
+  // (EMAIL_SMTP_URL: auth's own mail still goes to the outbox below).
+  const mailgun = await startFakeMailgun();
+
   const mailOutboxDir = mkdtempSync(join(tmpdir(), 'parley-e2e-mail-'));
   const stack = await startStack({
     portOffset: E2E_PORT_OFFSET,
@@ -89,6 +95,8 @@ export default async function globalSetup() {
       TELEGRAM_API_BASE: telegram.url,
       SLACK_API_BASE: slack.url,
       META_GRAPH_API_BASE: meta.url,
+      EMAIL_SMTP_URL: mailgun.smtpUrl,
+      EMAIL_INBOUND_DOMAIN: 'mail.parley.e2e',
       // Checkout runs in test mode (no STRIPE_SECRET_KEY): its local page and return URLs live here.
       PUBLIC_URL: `http://localhost:${8080 + E2E_PORT_OFFSET}`,
       // No SMTP server: auth writes mails to this folder and the gateway shows them at /dev/mail.
@@ -105,6 +113,7 @@ export default async function globalSetup() {
   process.env.E2E_FAKE_TELEGRAM_URL = telegram.url;
   process.env.E2E_FAKE_SLACK_URL = slack.url;
   process.env.E2E_FAKE_META_URL = meta.url;
+  process.env.E2E_FAKE_MAILGUN_URL = mailgun.url;
   return async () => {
     await stack.stop();
     await model.close();
@@ -112,6 +121,7 @@ export default async function globalSetup() {
     await telegram.close();
     await slack.close();
     await meta.close();
+    await mailgun.close();
     rmSync(mailOutboxDir, { recursive: true, force: true });
   };
 }

@@ -35,7 +35,7 @@ export const OUTSIDE_PORTS: Record<Process, number[]> = {
   auth: [465, 587],
   billing: [443],
   chatbot: [80, 443],
-  chat: [443],
+  chat: [443, 465, 587],
 };
 /** The OpenTelemetry collector's ports (gRPC, HTTP), in the namespace monitoring beside Prometheus. */
 const OTLP_PORTS = [4317, 4318];

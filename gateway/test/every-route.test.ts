@@ -38,6 +38,7 @@ const ROUTES: Array<[string, string]> = [
   ['GET', '/api/chatbot/public/:uniqueId'],
   ['POST', '/api/channels/telegram/:connectionId'],
   ['POST', '/api/channels/slack/:connectionId'],
+  ['POST', '/api/channels/email/:connectionId'],
   ['GET', '/api/channels/whatsapp/:connectionId'],
   ['POST', '/api/channels/whatsapp/:connectionId'],
   ['GET', '/api/channels/messenger/:connectionId'],

@@ -109,6 +109,8 @@ export const ACCESS = {
   'POST /api/channels/telegram/:connectionId': 'public',
   // Slack's Events API (ADR 57): every request signed with the app's signing secret, checked in chat.
   'POST /api/channels/slack/:connectionId': 'public',
+  // Email (ADR 63): Mailgun's inbound route, its signature over timestamp and token checked in chat.
+  'POST /api/channels/email/:connectionId': 'public',
   // Meta's channels (ADR 56): the GET handshake checks the verify token, the POST the app secret's signature, both in chat.
   'GET /api/channels/whatsapp/:connectionId': 'public',
   'POST /api/channels/whatsapp/:connectionId': 'public',

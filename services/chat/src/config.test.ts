@@ -105,3 +105,29 @@ describe('readChatConfig', () => {
     expect(() => readChatConfig({ [name]: value })).toThrow(name);
   });
 });
+
+describe("email's settings (docs/adr/0063-email-channel.md)", () => {
+  it('reads the inbound domain lower-cased and the SMTP URLs, unset by default', () => {
+    const config = readChatConfig({ EMAIL_INBOUND_DOMAIN: 'Mail.Example.COM', SMTP_URL: 'smtp://u:p@mail.example.com:587' });
+    expect([config.EMAIL_INBOUND_DOMAIN, config.SMTP_URL, config.EMAIL_SMTP_URL, config.EMAIL_SMTP_INBOUND_PORT]).toEqual([
+      'mail.example.com',
+      'smtp://u:p@mail.example.com:587',
+      undefined,
+      undefined,
+    ]);
+  });
+
+  it.each([
+    ['EMAIL_INBOUND_DOMAIN', 'localhost'],
+    ['EMAIL_INBOUND_DOMAIN', 'bad domain.com'],
+    ['SMTP_URL', 'https://mail.example.com'],
+    ['EMAIL_SMTP_URL', 'not a url'],
+  ])('refuses %s=%s without repeating it', (name, value) => {
+    expect(() => readChatConfig({ [name]: value })).toThrow(name);
+    try {
+      readChatConfig({ [name]: value });
+    } catch (err) {
+      expect((err as Error).message).not.toContain(value);
+    }
+  });
+});

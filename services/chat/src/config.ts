@@ -24,6 +24,28 @@ export const DEV_ALTCHA_HMAC_KEY = 'parley-dev-altcha-hmac-key';
 /** The development default of PROVIDER_KEY_ENCRYPTION_KEY; the service warns when it runs with it, and production refuses it. */
 export const DEV_PROVIDER_KEY_ENCRYPTION_KEY = Buffer.from('parley development provider keys!').subarray(0, 32).toString('base64');
 
+/** A mail domain: lower-case labels of letters, digits and hyphens, at least two. */
+const emailDomain = (raw: string, name: string): string => {
+  const domain = raw.trim().toLowerCase();
+  if (!/^(?=.{3,200}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$/.test(domain))
+    throw new ConfigError(`${name} must be a mail domain (e.g. mail.example.com)`);
+  return domain;
+};
+
+/** An smtp:// or smtps:// URL, or undefined when unset; never repeated in a message (it may hold a password). */
+const smtpUrl = (raw: string, name: string): string | undefined => {
+  if (!raw) return undefined;
+  let parsed: URL | null;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    parsed = null;
+  }
+  if (!parsed || (parsed.protocol !== 'smtp:' && parsed.protocol !== 'smtps:'))
+    throw new ConfigError(`${name} must be an smtp:// or smtps:// URL (e.g. smtp://user:password@mail.example.com:587)`);
+  return raw;
+};
+
 const DEVELOPMENT_DEFAULTS = new Set([DEV_SESSION_SECRET, DEV_ALTCHA_HMAC_KEY]);
 
 /** A secret the chat instances share. Production refuses the development default, as it does SERVICE_SECRET's. */
@@ -104,6 +126,25 @@ export const chatVars = {
   SLACK_API_BASE: { parse: url(['http', 'https']), default: 'https://slack.com/api' },
   /** Meta's Graph API root with its version, for WhatsApp, Messenger and Instagram (docs/adr/0056-meta-channels.md); a local fake's in tests and the end-to-end suite. */
   META_GRAPH_API_BASE: { parse: url(['http', 'https']), default: 'https://graph.facebook.com/v21.0' },
+  /**
+   * Email (docs/adr/0063-email-channel.md): the domain of the chatbots' inbound addresses
+   * (`{random}@{domain}`), whose mail the operator's Mailgun routes forward to Parley's webhook.
+   */
+  EMAIL_INBOUND_DOMAIN: { parse: emailDomain, default: 'mail.parley.local' },
+  /**
+   * Email: the operator's SMTP server the answers go out through (the name the auth service uses for
+   * its mail). Unset, each answer is written to MAIL_OUTBOX_DIR instead (the gateway's /dev/mail).
+   */
+  SMTP_URL: { parse: smtpUrl, default: '' },
+  /** Email: another SMTP server for the chatbots' answers than SMTP_URL (a mail provider's for bulk, say); unset: SMTP_URL. */
+  EMAIL_SMTP_URL: { parse: smtpUrl, default: '' },
+  /** Email without SMTP_URL: where answers are written (the same folder as the auth service's mails). */
+  MAIL_OUTBOX_DIR: { parse: text, default: '.data/mail-outbox' },
+  /**
+   * Email, development only: a local SMTP server on this port that takes mail for the chatbots'
+   * inbound addresses and feeds it to the same inbound path as Mailgun's webhook. Unset: none.
+   */
+  EMAIL_SMTP_INBOUND_PORT: { parse: port, optional: true },
   /** Attempts of one message sent on a channel, the first included: a 429 or 5xx is tried again after the provider's retry_after or a doubling backoff. */
   CHANNEL_SEND_ATTEMPTS: { parse: int(1, 20), default: '5' },
   /** Deadline of one call to a channel's provider. */

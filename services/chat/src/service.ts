@@ -34,6 +34,9 @@ import type { DeliverDeps } from './channels/deliver.ts';
 import { telegramApi } from './channels/telegram-api.ts';
 import { slackApi } from './channels/slack-api.ts';
 import { metaApi } from './channels/meta-api.ts';
+import { emailApi } from './channels/email-api.ts';
+import { startEmailSmtpInbound, type EmailSmtpInbound } from './channels/email-smtp.ts';
+import { resolve as resolvePath } from 'node:path';
 import { verifierCache } from './channels/receive-update.ts';
 import { removeChatbotChannels } from './channels/connections.ts';
 import {
@@ -114,6 +117,8 @@ export interface ChatServiceParts extends ServiceParts {
   qualityWorkers: Worker[];
   /** The channel worker (answers the messaging channels' queued messages, ADR 44), when workers were started. */
   channelInboundWorker?: Worker;
+  /** Email's local SMTP server (development), when EMAIL_SMTP_INBOUND_PORT is set. */
+  emailSmtpInbound?: EmailSmtpInbound;
   /** Publishes the answers' UsageRecorded and ChatbotInteraction events gathered so far (ADR 29), and waits for them. */
   flushEvents(): Promise<void>;
   /** One round of settling expired holds from the stored exchanges, as the workers run it every RECONCILE_HOLDS_MS (ADR 37). */
@@ -287,11 +292,18 @@ export async function createChatService(
   const telegram = telegramApi({ baseUrl: config.TELEGRAM_API_BASE, timeoutMs: config.CHANNEL_TIMEOUT_MS });
   const slack = slackApi({ baseUrl: config.SLACK_API_BASE, timeoutMs: config.CHANNEL_TIMEOUT_MS });
   const meta = metaApi({ baseUrl: config.META_GRAPH_API_BASE, timeoutMs: config.CHANNEL_TIMEOUT_MS });
+  // Email (docs/adr/0063-email-channel.md): answers over the operator's SMTP (the outbox without it).
+  const email = emailApi({
+    smtpUrl: config.EMAIL_SMTP_URL ?? config.SMTP_URL,
+    outboxDir: resolvePath(fileURLToPath(new URL('../../..', import.meta.url)), config.MAIL_OUTBOX_DIR),
+  });
   const deliverDeps: DeliverDeps = {
     db: prisma,
     telegram,
     slack,
     meta,
+    email,
+    emailDomain: config.EMAIL_INBOUND_DOMAIN,
     logger,
     policy: { attempts: config.CHANNEL_SEND_ATTEMPTS, backoffMs: 500, maxWaitMs: 60_000 },
   };
@@ -309,6 +321,8 @@ export async function createChatService(
       deliver: deliverDeps,
       inbound: channelInbound,
       verifiers: verifierCache({ max: 10_000, ttlMs: 60_000 }),
+      emailDomain: config.EMAIL_INBOUND_DOMAIN,
+      email: { redis, domain: config.EMAIL_INBOUND_DOMAIN, prefix: config.QUEUE_PREFIX },
     },
     handoffCore,
     providerKeys,
@@ -507,6 +521,13 @@ export async function createChatService(
   });
 
   // No new job and no new sweep; the jobs in hand finish.
+  const emailSmtpInbound =
+    config.EMAIL_SMTP_INBOUND_PORT === undefined
+      ? undefined
+      : await startEmailSmtpInbound(
+          { ...deps.channels, email: { redis, domain: config.EMAIL_INBOUND_DOMAIN, prefix: config.QUEUE_PREFIX }, logger },
+          config.EMAIL_SMTP_INBOUND_PORT,
+        );
   const stopBackground = async () => {
     stopPruning?.();
     stopReconciling?.();
@@ -535,6 +556,7 @@ export async function createChatService(
     handoffTimeoutWorker,
     qualityWorkers,
     channelInboundWorker,
+    emailSmtpInbound,
     flushEvents: async () => {
       await Promise.all([usageRecorded.flush(), analyticsInteraction.flush()]);
     },
@@ -556,6 +578,10 @@ export async function createChatService(
       () => testRuns.close(),
       () => channelInbound.close(),
       () => channelReplies.close(),
+      async () => {
+        await emailSmtpInbound?.close();
+        email.close();
+      },
       () => webhooks.close(),
       () => redis.quit(),
       () => prisma.$disconnect(),

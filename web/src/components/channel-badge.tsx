@@ -12,6 +12,7 @@ const CHANNEL_LABELS: Record<string, string> = {
   whatsapp: 'WhatsApp',
   messenger: 'Messenger',
   instagram: 'Instagram',
+  email: 'Email',
 };
 
 export function channelLabel(channel: string): string {

@@ -29,6 +29,43 @@ export const SLACK_TIMESTAMP_HEADER = 'x-slack-request-timestamp';
 /** `v0=` and 64 hex digits; a longer header is not read further. */
 const MAX_SLACK_SIGNATURE_CHARS = 70;
 
+/** Email (docs/adr/0063-email-channel.md): a forwarded mail with its text parts; past this, 413 (Mailgun then retries, and drops it). */
+export const EMAIL_WEBHOOK_BODY_LIMIT = '2mb';
+/** The form fields of Mailgun's inbound POST that chat reads (attachments and the rest are left here). */
+export const MAILGUN_FIELDS = [
+  'timestamp',
+  'token',
+  'signature',
+  'sender',
+  'recipient',
+  'subject',
+  'body-plain',
+  'stripped-text',
+  'Message-Id',
+  'In-Reply-To',
+  'References',
+  'message-headers',
+] as const;
+/** One field's characters passed on (a mail's text past it is cut; chat bounds each field further). */
+const MAX_EMAIL_FIELD_CHARS = 256 * 1024;
+export const EMAIL_FORM_INVALID = 'The body must be a form (multipart/form-data or application/x-www-form-urlencoded).';
+
+/** The form's fields Parley reads, from Mailgun's multipart or urlencoded body; a body that is no form is 400. */
+async function mailgunFields(body: Buffer, contentType: string): Promise<Record<string, string>> {
+  let form: FormData;
+  try {
+    form = await new Response(new Uint8Array(body), { headers: { 'content-type': contentType } }).formData();
+  } catch {
+    throw invalid(EMAIL_FORM_INVALID);
+  }
+  const fields: Record<string, string> = {};
+  for (const name of MAILGUN_FIELDS) {
+    const value = form.get(name);
+    if (typeof value === 'string') fields[name] = value.slice(0, MAX_EMAIL_FIELD_CHARS);
+  }
+  return fields;
+}
+
 /** Mounted under /api/channels, before the JSON parser. */
 export function channelWebhookRoutes(clients: Clients): Router {
   const router = Router();
@@ -68,6 +105,29 @@ export function channelWebhookRoutes(clients: Clients): Router {
       });
       if (challenge) res.json({ challenge });
       else res.json({ ok: true });
+    },
+  );
+  // Email through Mailgun's inbound routes (docs/adr/0063-email-channel.md): a form whose `signature`
+  // is the HMAC of its `timestamp` and `token` under the webhook signing key, all checked by chat
+  // (401 missing, 403 wrong, old or replayed: nothing queued). A mail taken but never answered (an
+  // auto-reply, a bounce, a loop) is 200 like any other, so Mailgun does not retry it.
+  router.post(
+    '/email/:connectionId',
+    (req, _res, next) =>
+      next(req.is(['multipart/form-data', 'application/x-www-form-urlencoded']) ? undefined : new HttpError(415, EMAIL_FORM_INVALID)),
+    express.raw({ type: () => true, limit: EMAIL_WEBHOOK_BODY_LIMIT }),
+    async (req, res) => {
+      const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      if (body.length === 0) throw invalid(EMAIL_FORM_INVALID);
+      const fields = await mailgunFields(body, req.header('content-type') ?? '');
+      await clients.chat.receiveChannelUpdate({
+        channel: 'email',
+        connectionId: String(req.params.connectionId),
+        secret: (fields.signature ?? '').slice(0, MAX_SLACK_SIGNATURE_CHARS),
+        timestamp: (fields.timestamp ?? '').slice(0, 20),
+        body: Buffer.from(JSON.stringify(fields)),
+      });
+      res.json({ ok: true });
     },
   );
   for (const channel of META_WEBHOOK_CHANNELS) {

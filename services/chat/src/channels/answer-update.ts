@@ -36,6 +36,7 @@ import { slack } from '../public-chat/channels/slack.ts';
 import { whatsapp } from '../public-chat/channels/whatsapp.ts';
 import { messenger } from '../public-chat/channels/messenger.ts';
 import { instagram } from '../public-chat/channels/instagram.ts';
+import { email } from '../public-chat/channels/email.ts';
 import { sendMessage, type PublicChatDeps } from '../public-chat/send-message.ts';
 import { isConnectionId, sendingConnection } from './connections.ts';
 import { deliver, type DeliverDeps } from './deliver.ts';
@@ -48,7 +49,7 @@ export const WAITING_FOR_PERSON = 'A person from our team will answer you here.'
 /** Told after an answer the knowledge could not give, on a chatbot with handoff on. */
 export const ASK_FOR_PERSON = 'Write "talk to a person" to reach our team.';
 /** Each messaging channel's rules for the turn, by the connection's channel. */
-const CHANNEL_RULES: Record<string, Channel> = { telegram, slack, whatsapp, messenger, instagram };
+const CHANNEL_RULES: Record<string, Channel> = { telegram, slack, whatsapp, messenger, instagram, email };
 /** How each channel lists an answer's sources after it: numbered plain lines, or Slack's mrkdwn links. */
 const SOURCES_FOOTER: Record<string, typeof withSourcesFooter> = { slack: withSlackSourcesFooter };
 
@@ -155,7 +156,14 @@ export async function answerChannelMessage(deps: AnswerUpdateDeps, event: Channe
   // Only a message with an @ in it can be the email the timeout message asked for: no statement for any other.
   const leadTaken =
     deps.takeLead && event.text.includes('@')
-      ? await deps.takeLead({ chatbotId: row.chatbotId, sessionId, channel: row.channel, chatId, text: event.text })
+      ? await deps.takeLead({
+          chatbotId: row.chatbotId,
+          sessionId,
+          channel: row.channel,
+          // Email's contact is the sender's address, not the thread's id.
+          chatId: row.channel === 'email' ? event.userId : chatId,
+          text: event.text,
+        })
       : null;
   if (leadTaken) {
     text = leadTaken;

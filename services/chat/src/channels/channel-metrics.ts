@@ -22,3 +22,8 @@ export const channelSendFailures = counter(
   'Messages that could not be sent on a channel after every attempt, by channel.',
   ['channel'],
 );
+export const channelInboundSkipped = counter(
+  'parley_channel_inbound_skipped_total',
+  "Channel users' messages taken and never answered (email's auto-replies, bounces and loops), by channel and reason.",
+  ['channel', 'reason'],
+);

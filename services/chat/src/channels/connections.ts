@@ -15,11 +15,12 @@ import { deliver, deliveryView, type DeliverDeps, type DeliveryView, type Sendin
 import { TelegramError, TELEGRAM_TOKEN_SHAPE, type TelegramApi } from './telegram-api.ts';
 import { SlackError, SLACK_SIGNING_SECRET_SHAPE, SLACK_TOKEN_SHAPE, type SlackApi } from './slack-api.ts';
 import { slackDestination } from './slack.ts';
+import { addressOf, emailAddressValid } from './email.ts';
 
 import type { MetaApi } from './meta-api.ts';
 import { META_CHANNELS, META_RECIPIENT_INVALID, isMetaChannel, metaRecipientValid } from './meta-channels.ts';
 
-export const CHANNELS = ['telegram', 'slack', ...META_CHANNELS] as const;
+export const CHANNELS = ['telegram', 'slack', ...META_CHANNELS, 'email'] as const;
 export type ChannelName = (typeof CHANNELS)[number];
 
 export const TOKEN_SHAPE_INVALID = 'The bot token must look like 123456789:AAF… as BotFather gives it.';
@@ -37,6 +38,10 @@ export const SLACK_UNREACHABLE = 'Slack could not be reached. Please try again.'
 export const SLACK_ALREADY_CONNECTED = 'This chatbot is already connected to Slack. Disconnect it first.';
 export const SLACK_NO_CHAT_YET = 'Nobody has written to the bot yet: give a Slack channel id to send the test message to.';
 export const SLACK_TEST_MESSAGE = 'This is a test message from Parley: your chatbot is connected to Slack.';
+
+export const EMAIL_NO_CONTACT_YET = 'Nobody has written to the inbound address yet: give an email address to send the test message to.';
+export const EMAIL_ADDRESS_INVALID = 'The address must be an email address (name@example.com).';
+export const EMAIL_TEST_MESSAGE = 'This is a test message from Parley: your chatbot is connected to email.';
 
 export interface ChannelConnectionView {
   id: string;
@@ -61,6 +66,8 @@ export interface ConnectionDeps {
   slack: SlackApi;
   meta: MetaApi;
   deliver: DeliverDeps;
+  /** Email: EMAIL_INBOUND_DOMAIN, the inbound addresses' domain (docs/adr/0063-email-channel.md). */
+  emailDomain?: string;
   /** The webhook's kept verifiers: a removed connection is forgotten at once in this process. */
   verifiers?: { forget(id: string): void };
 }
@@ -90,6 +97,8 @@ function openSealed(ciphers: ProviderKeyCiphers, ciphertext: string, data: strin
 
 export const sealToken = (ciphers: ProviderKeyCiphers, connectionId: string, token: string) =>
   seal(ciphers.current, token, associatedData(connectionId));
+export const sealSigningSecret = (ciphers: ProviderKeyCiphers, connectionId: string, secret: string) =>
+  seal(ciphers.current, secret, signingSecretData(connectionId));
 export const sealAppSecret = (ciphers: ProviderKeyCiphers, connectionId: string, secret: string) =>
   seal(ciphers.current, secret, appSecretData(connectionId));
 export const openAppSecret = (ciphers: ProviderKeyCiphers, row: { id: string; appSecretCiphertext: string | null }) =>
@@ -284,6 +293,7 @@ export async function disconnectChannel(deps: ConnectionDeps, ownerId: string, c
 export async function sendTestMessage(deps: ConnectionDeps, ownerId: string, connectionId: string, chatId: string): Promise<DeliveryView> {
   const row = await ownedConnection(deps, ownerId, connectionId);
   const to = chatId.trim() || row.lastChatId || '';
+  if (row.channel === 'email') return sendEmailTest(deps, row, chatId.trim());
   if (row.channel === 'slack') {
     if (!to) throw failedPrecondition(SLACK_NO_CHAT_YET);
     slackDestination(to);
@@ -296,10 +306,31 @@ export async function sendTestMessage(deps: ConnectionDeps, ownerId: string, con
   return deliver(deps.deliver, sendingConnection(deps.ciphers, row), to, TEST_MESSAGE, 'test');
 }
 
+/** Email's test message: to the address typed, else to the contact of the last thread; a new mail, in no thread. */
+async function sendEmailTest(deps: ConnectionDeps, row: ChannelConnection, typed: string): Promise<DeliveryView> {
+  let to = typed;
+  if (!to && row.lastChatId) {
+    const thread = await deps.db.emailThread.findUnique({
+      where: { connectionId_chatId: { connectionId: row.id, chatId: row.lastChatId } },
+    });
+    to = thread?.contact ?? '';
+  }
+  if (!to) throw failedPrecondition(EMAIL_NO_CONTACT_YET);
+  if (!emailAddressValid(to)) throw invalid(EMAIL_ADDRESS_INVALID);
+  return deliver(deps.deliver, sendingConnection(deps.ciphers, row), addressOf(to), EMAIL_TEST_MESSAGE, 'test');
+}
+
 export async function listDeliveries(deps: Pick<ConnectionDeps, 'db'>, ownerId: string, connectionId: string): Promise<DeliveryView[]> {
   const row = await ownedConnection(deps, ownerId, connectionId);
   const rows = await deps.db.channelDelivery.findMany({ where: { connectionId: row.id }, orderBy: { createdAt: 'desc' }, take: 50 });
-  return rows.map(deliveryView);
+  if (row.channel !== 'email') return rows.map(deliveryView);
+  // Email's answers go to a thread (t_…): the owner reads the contact's address instead.
+  const threads = await deps.db.emailThread.findMany({
+    where: { connectionId: row.id, chatId: { in: [...new Set(rows.map((r) => r.chatId))] } },
+    select: { chatId: true, contact: true },
+  });
+  const contact = new Map(threads.map((t) => [t.chatId, t.contact]));
+  return rows.map((r) => deliveryView({ ...r, chatId: contact.get(r.chatId) ?? r.chatId }));
 }
 
 /**

@@ -23,6 +23,11 @@ import { SlackError, SLACK_MAX_TEXT, type SlackApi } from './slack-api.ts';
 import { slackDestination } from './slack.ts';
 import { MetaError, type MetaApi } from './meta-api.ts';
 import { isMetaChannel, META_CHANNEL_RULES, WINDOW_CLOSED } from './meta-channels.ts';
+import { EmailError, type EmailApi } from './email-api.ts';
+import { EMAIL_MAX_REFERENCES, EMAIL_MAX_TEXT, isThreadChatId, newMessageId } from './email.ts';
+
+/** A test message's subject (a new mail, in no thread). */
+export const EMAIL_TEST_SUBJECT = 'Test message from Parley';
 
 export interface SendPolicy {
   /** Attempts per message part, the first included. */
@@ -40,6 +45,9 @@ export interface DeliverDeps {
   meta: MetaApi;
   logger: Logger;
   policy: SendPolicy;
+  /** Email (docs/adr/0063-email-channel.md): the SMTP sender and the domain of Parley's Message-IDs. */
+  email?: EmailApi;
+  emailDomain?: string;
   sleep?: (ms: number) => Promise<void>;
 }
 
@@ -85,7 +93,7 @@ export interface SendingConnection {
   accountId: string;
 }
 
-type SendFailure = TelegramError | SlackError | MetaError;
+type SendFailure = TelegramError | SlackError | MetaError | EmailError;
 
 /** The channel's size limit and its one-part send (resolving to the provider's message id, when it gives one). */
 function channelSender(deps: DeliverDeps, connection: SendingConnection, chatId: string) {
@@ -97,6 +105,7 @@ function channelSender(deps: DeliverDeps, connection: SendingConnection, chatId:
       send: async (part: string) => void (await deps.slack.postMessage(connection.token, slackChannel, part, threadTs)),
     };
   }
+  if (channel === 'email') return { maxText: EMAIL_MAX_TEXT, send: (part: string) => sendEmail(deps, connection, chatId, part) };
   if (isMetaChannel(channel))
     return {
       maxText: META_CHANNEL_RULES[channel].maxText,
@@ -106,6 +115,44 @@ function channelSender(deps: DeliverDeps, connection: SendingConnection, chatId:
     maxText: TELEGRAM_MAX_TEXT,
     send: async (part: string) => void (await deps.telegram.sendMessage(connection.token, chatId, part)),
   };
+}
+
+/**
+ * One mail From the chatbot's inbound address: a test to the address its chat id is; an answer or a
+ * reply to the thread's contact, "Re: {subject}", In-Reply-To the thread's newest Message-ID and
+ * References its chain; the Message-ID sent then joins the thread, so the contact's reply to it
+ * continues the conversation. Resolves to the Message-ID.
+ */
+async function sendEmail(deps: DeliverDeps, connection: SendingConnection, chatId: string, text: string): Promise<string> {
+  if (!deps.email || !deps.emailDomain) throw new EmailError('email is not set up on this Parley', 400);
+  const messageId = newMessageId(deps.emailDomain);
+  const from = connection.accountId;
+  if (!isThreadChatId(chatId)) {
+    await deps.email.send({ from, to: chatId, subject: EMAIL_TEST_SUBJECT, text, messageId });
+    return messageId;
+  }
+  const thread = await deps.db.emailThread.findUnique({ where: { connectionId_chatId: { connectionId: connection.id, chatId } } });
+  if (!thread) throw new EmailError('the mail thread is gone', 400);
+  const references = thread.references.split(' ').filter(Boolean);
+  await deps.email.send({
+    from,
+    to: thread.contact,
+    subject: `Re: ${thread.subject}`,
+    text,
+    messageId,
+    inReplyTo: thread.lastMessageId,
+    references,
+  });
+  const chain = [...references, messageId].slice(-EMAIL_MAX_REFERENCES).join(' ');
+  await deps.db.$executeRaw`
+    WITH recorded AS (
+      INSERT INTO "EmailMessage" ("connectionId", "messageId", "chatId", "direction", "contact")
+      VALUES (${connection.id}::uuid, ${messageId}, ${chatId}, 'out', ${thread.contact})
+      ON CONFLICT DO NOTHING
+    )
+    UPDATE "EmailThread" SET "lastMessageId" = ${messageId}, "references" = ${chain}, "updatedAt" = now()
+     WHERE "connectionId" = ${connection.id}::uuid AND "chatId" = ${chatId}`;
+  return messageId;
 }
 
 /** WhatsApp's customer service window: open while the user's last message is younger than its hours. */
@@ -202,7 +249,7 @@ async function send(deps: DeliverDeps, connection: SendingConnection, chatId: st
         break;
       } catch (err) {
         failure =
-          err instanceof TelegramError || err instanceof SlackError || err instanceof MetaError
+          err instanceof TelegramError || err instanceof SlackError || err instanceof MetaError || err instanceof EmailError
             ? err
             : new TelegramError((err as Error).message, 0);
         if (!failure.retryable || attempt === deps.policy.attempts) break;

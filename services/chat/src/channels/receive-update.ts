@@ -17,6 +17,7 @@ import { channelInbound, channelVerificationFailures } from './channel-metrics.t
 import { isConnectionId, openAppSecret, openSigningSecret, parseChannel, secretHashOf } from './connections.ts';
 import type { ProviderKeyCiphers } from '../provider-keys/provider-keys.ts';
 import { parseSlackEvent, slackSignatureValid } from './slack.ts';
+import type { EmailInboundDeps } from './email.ts';
 
 export const SECRET_MISSING = 'The webhook secret is missing.';
 export const SECRET_REFUSED = 'The webhook secret does not match.';
@@ -34,6 +35,8 @@ export interface ReceiveDeps {
   verifiers?: VerifierCache;
   /** Opens a Slack connection's signing secret and a Meta connection's app secret, which their webhooks' signatures are checked under. */
   ciphers: ProviderKeyCiphers;
+  /** Email (docs/adr/0063-email-channel.md): the webhook's spent tokens and the inbound domain; absent, email's webhook is refused. */
+  email?: EmailInboundDeps;
 }
 
 /** What a webhook's check needs of a connection: its channel and the secret's hash. */
@@ -94,6 +97,8 @@ export async function verifierOf(deps: ReceiveDeps, connectionId: string): Promi
   if (!found) return null;
   const row: Verifier = { id: found.id, channel: found.channel, secretHash: found.secretHash };
   if (found.signingSecretCiphertext) row.signingSecret = openSigningSecret(deps.ciphers, found.id, found.signingSecretCiphertext);
+  // Email: the inbound address (a mail from it is the bot's own, never answered).
+  if (found.channel === 'email') row.accountId = found.accountId;
   if (found.appSecretCiphertext) Object.assign(row, { appSecret: openAppSecret(deps.ciphers, found), accountId: found.accountId });
   deps.verifiers?.set(row);
   return row;
@@ -151,6 +156,7 @@ export async function receiveChannelUpdate(
     return err;
   };
   if (channel === 'slack') return receiveSlackEvent(deps, req, refused);
+
   if (!req.secret) throw refused(unauthenticated(SECRET_MISSING));
   const row = await verifierOf(deps, req.connectionId);
   // An unknown connection reads as a wrong secret: the refusal does not tell which connections exist.

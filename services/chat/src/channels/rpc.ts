@@ -28,6 +28,8 @@ import type { DeliveryView } from './deliver.ts';
 import { receiveChannelUpdate, type ReceiveDeps } from './receive-update.ts';
 import { receiveMetaUpdate, verifyChannelWebhook } from './meta-receive.ts';
 import { connectMetaChannel } from './meta-connections.ts';
+import { connectEmail } from './email-connections.ts';
+import { receiveEmailUpdate } from './email-receive.ts';
 import { isMetaChannel } from './meta-channels.ts';
 
 export interface ChannelRpcDeps {
@@ -73,7 +75,7 @@ export function channelMethods(deps: ChannelRpcDeps) {
       return { connections: (await listConnections(c, ownerIdOf(req.ownerId), req.chatbotId)).map(toConnection) };
     },
     async connectChannel(req: ConnectChannelRequest) {
-      const connect = isMetaChannel(req.channel) ? connectMetaChannel : connectChannel;
+      const connect = isMetaChannel(req.channel) ? connectMetaChannel : req.channel === 'email' ? connectEmail : connectChannel;
       const connection = await connect(c, {
         ownerId: ownerIdOf(req.ownerId),
         chatbotId: req.chatbotId,
@@ -98,6 +100,7 @@ export function channelMethods(deps: ChannelRpcDeps) {
       return { deliveries: (await listDeliveries(c, ownerIdOf(req.ownerId), req.connectionId)).map(toDelivery) };
     },
     async receiveChannelUpdate(req: ReceiveChannelUpdateRequest) {
+      if (req.channel === 'email') return receiveEmailUpdate(c, { connectionId: req.connectionId, body: req.body });
       if (isMetaChannel(req.channel))
         return receiveMetaUpdate(c, { channel: req.channel, connectionId: req.connectionId, secret: req.secret, body: req.body });
       return receiveChannelUpdate(c, {

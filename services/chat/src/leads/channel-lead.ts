@@ -30,7 +30,10 @@ export function emailInMessage(text: string): string | null {
   }
 }
 
-/** The channel user's identity in a conversation of the chatbot on that channel (its thread's chat id); null when it has none. */
+/**
+ * The channel user's identity in a conversation of the chatbot on that channel (its thread's chat id;
+ * email's: the thread's contact address, docs/adr/0063-email-channel.md); null when it has none.
+ */
 export async function channelContact(
   db: Pick<PrismaClient, '$queryRaw'> | Prisma.TransactionClient,
   chatbotId: string,
@@ -38,7 +41,9 @@ export async function channelContact(
   channel: string,
 ): Promise<string | null> {
   const [thread] = await db.$queryRaw<{ chatId: string }[]>`
-    SELECT t."chatId" FROM "ChannelThread" t JOIN "ChannelConnection" c ON c."id" = t."connectionId"
+    SELECT COALESCE(e."contact", t."chatId") AS "chatId"
+      FROM "ChannelThread" t JOIN "ChannelConnection" c ON c."id" = t."connectionId"
+      LEFT JOIN "EmailThread" e ON e."connectionId" = t."connectionId" AND e."chatId" = t."chatId"
      WHERE t."sessionId" = ${sessionId} AND c."chatbotId" = ${chatbotId}::uuid AND c."channel" = ${channel}`;
   return thread?.chatId ?? null;
 }

@@ -14,6 +14,12 @@ export interface CaughtMail {
   subject: string;
   text: string;
   html: string | null;
+  /** The threading headers as sent (empty when absent): Message-ID, In-Reply-To, References (space-separated). */
+  messageId: string;
+  inReplyTo: string;
+  references: string;
+  /** Every header's name (lower-cased) and value, in order. */
+  headers: [string, string][];
 }
 
 export interface SmtpCatcher {
@@ -54,6 +60,10 @@ export async function startSmtpCatcher(): Promise<SmtpCatcher> {
             subject: parsed.subject ?? '',
             text: parsed.text ?? '',
             html: typeof parsed.html === 'string' ? parsed.html : null,
+            messageId: parsed.messageId ?? '',
+            inReplyTo: parsed.inReplyTo ?? '',
+            references: Array.isArray(parsed.references) ? parsed.references.join(' ') : (parsed.references ?? ''),
+            headers: parsed.headerLines.map((h) => [h.key, h.line.slice(h.key.length + 1).trim()]),
           };
           mails.push(mail);
           arrived.emit('mail', mail);

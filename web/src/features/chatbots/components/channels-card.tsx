@@ -1,14 +1,12 @@
 import { useState, type FormEvent } from 'react';
 import { Alert } from '../../../components/ui/alert';
-import { Badge } from '../../../components/ui/badge';
 import { Button } from '../../../components/ui/button';
 import { Card, CardBody, CardHeader } from '../../../components/ui/card';
-import { ConfirmDialog } from '../../../components/ui/confirm-dialog';
 import { Spinner } from '../../../components/ui/spinner';
 import { TextField } from '../../../components/ui/text-field';
-import { formatDate } from '../../../lib/format';
-import { useChannelConnections, useConnectChannel, useDisconnectChannel, useSendChannelTestMessage } from '../hooks/use-channels';
-import { Deliveries } from './channel-deliveries';
+import { useChannelConnections, useConnectChannel } from '../hooks/use-channels';
+import { ConnectedChannel } from './connected-channel';
+import { EmailChannel } from './email-channel';
 import { SlackChannel } from './slack-channel';
 import { META_CHANNELS, MetaChannel } from './meta-channel';
 
@@ -19,74 +17,19 @@ export type Connection = ReturnType<typeof useChannelConnections>['connections']
 
 /** A connected Telegram bot: its state, the token's last four, a test message, the deliveries and Disconnect. */
 function TelegramConnection({ connection }: { connection: Connection }) {
-  const [chatId, setChatId] = useState('');
-  const [confirming, setConfirming] = useState(false);
-  const [sentNote, setSentNote] = useState<string | null>(null);
-  const test = useSendChannelTestMessage();
-  const disconnect = useDisconnectChannel();
-
-  async function onTest(event: FormEvent) {
-    event.preventDefault();
-    setSentNote(null);
-    const delivery = await test.act(connection.id, chatId.trim());
-    if (delivery)
-      setSentNote(delivery.status === 'sent' ? 'Test message sent.' : `Telegram did not take it: ${delivery.lastError ?? 'unknown error'}`);
-  }
-
   return (
-    <div className="space-y-4">
-      <div className="flex flex-wrap items-center justify-between gap-2">
-        <p className="text-sm text-gray-700">
-          <span className="font-medium text-gray-900">@{connection.botName}</span> · token{' '}
-          <span className="font-mono">•••• {connection.tokenLastFour}</span>, connected on {formatDate(connection.createdAt)}
-        </p>
-        <Badge tone={connection.status === 'connected' ? 'success' : 'danger'}>
-          {connection.status === 'connected' ? 'Connected' : 'Failing'}
-        </Badge>
-      </div>
-      {connection.status !== 'connected' && connection.lastError ? <Alert>Telegram said: {connection.lastError}</Alert> : null}
-      <form className="flex flex-wrap items-end gap-2" onSubmit={onTest}>
-        <TextField
-          className="min-w-[12rem] flex-1"
-          label="Send a test message to chat id"
-          placeholder={connection.lastChatId ? `${connection.lastChatId} (the last chat)` : 'A Telegram chat id'}
-          inputMode="numeric"
-          value={chatId}
-          maxLength={21}
-          onChange={(e) => setChatId(e.target.value)}
-        />
-        <Button type="submit" variant="secondary" busy={test.busy} busyLabel="Sending…">
-          Send a test message
-        </Button>
-        <Button type="button" variant="secondary" onClick={() => setConfirming(true)}>
-          Disconnect
-        </Button>
-      </form>
-      {test.error ? <Alert>{test.error}</Alert> : null}
-      {sentNote ? <Alert tone="success">{sentNote}</Alert> : null}
-      <div>
-        <p className="mb-1 text-sm font-medium text-gray-900">Recent deliveries</p>
-        <Deliveries connectionId={connection.id} />
-      </div>
-      {confirming ? (
-        <ConfirmDialog
-          title="Disconnect Telegram?"
-          confirmLabel="Disconnect"
-          busyLabel="Disconnecting…"
-          busy={disconnect.busy}
-          error={disconnect.error}
-          onConfirm={async () => {
-            if ((await disconnect.act(connection.id)) !== null) setConfirming(false);
-          }}
-          onClose={() => {
-            disconnect.reset();
-            setConfirming(false);
-          }}
-        >
-          Parley removes its webhook from the bot and forgets the token. The conversations stay in History.
-        </ConfirmDialog>
-      ) : null}
-    </div>
+    <ConnectedChannel
+      connection={connection}
+      label="Telegram"
+      name={`@${connection.botName}`}
+      test={{
+        label: 'Send a test message to chat id',
+        placeholder: connection.lastChatId ? `${connection.lastChatId} (the last chat)` : 'A Telegram chat id',
+        inputMode: 'numeric',
+        maxLength: 21,
+      }}
+      disconnectText="Parley removes its webhook from the bot and forgets the token. The conversations stay in History."
+    />
   );
 }
 
@@ -124,7 +67,7 @@ function ConnectTelegram({ chatbotId }: { chatbotId: string }) {
   );
 }
 
-/** The chatbot's messaging channels (docs/product.md, Channels): Telegram, connected with a bot token; WhatsApp, Messenger and Instagram with a Meta app. */
+/** The chatbot's messaging channels (docs/product.md, Channels): Telegram, connected with a bot token; Slack; WhatsApp, Messenger and Instagram with a Meta app; email through Mailgun. */
 export function ChannelsCard({ chatbotId }: { chatbotId: string }) {
   const { connections, loading, failed } = useChannelConnections(chatbotId);
   const telegram = connections.find((c) => c.channel === 'telegram');
@@ -153,6 +96,7 @@ export function ChannelsCard({ chatbotId }: { chatbotId: string }) {
                 connection={connections.find((c) => c.channel === channel)}
               />
             ))}
+            <EmailChannel chatbotId={chatbotId} connection={connections.find((c) => c.channel === 'email')} />
           </div>
         )}
       </CardBody>

@@ -1,13 +1,10 @@
 import { useState, type FormEvent } from 'react';
 import { Alert } from '../../../components/ui/alert';
-import { Badge } from '../../../components/ui/badge';
 import { Button } from '../../../components/ui/button';
-import { ConfirmDialog } from '../../../components/ui/confirm-dialog';
 import { TextField } from '../../../components/ui/text-field';
-import { formatDate } from '../../../lib/format';
-import { useConnectMetaChannel, useDisconnectChannel, useSendChannelTestMessage } from '../hooks/use-channels';
+import { useConnectMetaChannel } from '../hooks/use-channels';
 import type { Connection } from './channels-card';
-import { Deliveries } from './channel-deliveries';
+import { ConnectedChannel } from './connected-channel';
 
 export const META_CHANNELS = ['whatsapp', 'messenger', 'instagram'] as const;
 type MetaChannelName = (typeof META_CHANNELS)[number];
@@ -116,86 +113,25 @@ function ConnectMeta({
 
 function MetaConnection({ connection, channel }: { connection: Connection; channel: MetaChannelName }) {
   const rules = RULES[channel];
-  const [to, setTo] = useState('');
-  const [confirming, setConfirming] = useState(false);
-  const [sentNote, setSentNote] = useState<string | null>(null);
-  const test = useSendChannelTestMessage();
-  const disconnect = useDisconnectChannel();
-
-  async function onTest(event: FormEvent) {
-    event.preventDefault();
-    setSentNote(null);
-    const delivery = await test.act(connection.id, to.trim());
-    if (delivery)
-      setSentNote(
-        delivery.status === 'failed' ? `${rules.label} did not take it: ${delivery.lastError ?? 'unknown error'}` : 'Test message sent.',
-      );
-  }
-
   return (
-    <div className="space-y-4">
-      <div className="flex flex-wrap items-center justify-between gap-2">
-        <p className="text-sm text-gray-700">
-          <span className="font-medium text-gray-900">{connection.botName || connection.accountId}</span> · token{' '}
-          <span className="font-mono">•••• {connection.tokenLastFour}</span>, connected on {formatDate(connection.createdAt)}
-        </p>
-        <Badge tone={connection.status === 'connected' ? 'success' : 'danger'}>
-          {connection.status === 'connected' ? 'Connected' : 'Failing'}
-        </Badge>
-      </div>
+    <ConnectedChannel
+      connection={connection}
+      label={rules.label}
+      name={connection.botName || connection.accountId}
+      test={{
+        label: `Send a ${rules.label} test message to`,
+        placeholder: connection.lastChatId ? `${connection.lastChatId} (the last who wrote)` : rules.recipient,
+        inputMode: 'numeric',
+        maxLength: 30,
+      }}
+      disconnectText="Parley forgets the token and the app secret and refuses the webhook's calls. Remove the callback URL in Meta's console too. The conversations stay in History."
+    >
       {connection.webhookUrl ? (
         <p className="text-sm text-gray-600">
           Callback URL: <span className="font-mono break-all">{connection.webhookUrl}</span>
         </p>
       ) : null}
-      {connection.status !== 'connected' && connection.lastError ? (
-        <Alert>
-          {rules.label} said: {connection.lastError}
-        </Alert>
-      ) : null}
-      <form className="flex flex-wrap items-end gap-2" onSubmit={onTest}>
-        <TextField
-          className="min-w-[12rem] flex-1"
-          label={`Send a ${rules.label} test message to`}
-          placeholder={connection.lastChatId ? `${connection.lastChatId} (the last who wrote)` : rules.recipient}
-          inputMode="numeric"
-          value={to}
-          maxLength={30}
-          onChange={(e) => setTo(e.target.value)}
-        />
-        <Button type="submit" variant="secondary" busy={test.busy} busyLabel="Sending…">
-          Send a test message
-        </Button>
-        <Button type="button" variant="secondary" onClick={() => setConfirming(true)}>
-          Disconnect
-        </Button>
-      </form>
-      {test.error ? <Alert>{test.error}</Alert> : null}
-      {sentNote ? <Alert tone={sentNote === 'Test message sent.' ? 'success' : undefined}>{sentNote}</Alert> : null}
-      <div>
-        <p className="mb-1 text-sm font-medium text-gray-900">Recent deliveries</p>
-        <Deliveries connectionId={connection.id} />
-      </div>
-      {confirming ? (
-        <ConfirmDialog
-          title={`Disconnect ${rules.label}?`}
-          confirmLabel="Disconnect"
-          busyLabel="Disconnecting…"
-          busy={disconnect.busy}
-          error={disconnect.error}
-          onConfirm={async () => {
-            if ((await disconnect.act(connection.id)) !== null) setConfirming(false);
-          }}
-          onClose={() => {
-            disconnect.reset();
-            setConfirming(false);
-          }}
-        >
-          Parley forgets the token and the app secret and refuses the webhook's calls. Remove the callback URL in Meta's console too. The
-          conversations stay in History.
-        </ConfirmDialog>
-      ) : null}
-    </div>
+    </ConnectedChannel>
   );
 }
 

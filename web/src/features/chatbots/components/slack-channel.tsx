@@ -1,12 +1,9 @@
 import { useState, type FormEvent } from 'react';
 import { Alert } from '../../../components/ui/alert';
-import { Badge } from '../../../components/ui/badge';
 import { Button } from '../../../components/ui/button';
-import { ConfirmDialog } from '../../../components/ui/confirm-dialog';
 import { TextField } from '../../../components/ui/text-field';
-import { formatDate } from '../../../lib/format';
-import { useChannelConnections, useConnectChannel, useDisconnectChannel, useSendChannelTestMessage } from '../hooks/use-channels';
-import { Deliveries } from './channel-deliveries';
+import { useChannelConnections, useConnectChannel } from '../hooks/use-channels';
+import { ConnectedChannel } from './connected-channel';
 
 type Connection = ReturnType<typeof useChannelConnections>['connections'][number];
 
@@ -60,32 +57,18 @@ function ConnectSlack({ chatbotId }: { chatbotId: string }) {
 
 /** A connected Slack app: its state, the Request URL to give Slack, a test message, the deliveries and Disconnect. */
 function SlackConnection({ connection }: { connection: Connection }) {
-  const [chatId, setChatId] = useState('');
-  const [confirming, setConfirming] = useState(false);
-  const [sentNote, setSentNote] = useState<string | null>(null);
-  const test = useSendChannelTestMessage();
-  const disconnect = useDisconnectChannel();
-
-  async function onTest(event: FormEvent) {
-    event.preventDefault();
-    setSentNote(null);
-    const delivery = await test.act(connection.id, chatId.trim());
-    if (delivery)
-      setSentNote(delivery.status === 'sent' ? 'Test message sent.' : `Slack did not take it: ${delivery.lastError ?? 'unknown error'}`);
-  }
-
   return (
-    <div className="space-y-4">
-      <div className="flex flex-wrap items-center justify-between gap-2">
-        <p className="text-sm text-gray-700">
-          <span className="font-medium text-gray-900">{connection.botName}</span> · token{' '}
-          <span className="font-mono">•••• {connection.tokenLastFour}</span>, connected on {formatDate(connection.createdAt)}
-        </p>
-        <Badge tone={connection.status === 'connected' ? 'success' : 'danger'}>
-          {connection.status === 'connected' ? 'Connected' : 'Failing'}
-        </Badge>
-      </div>
-      {connection.status !== 'connected' && connection.lastError ? <Alert>Slack said: {connection.lastError}</Alert> : null}
+    <ConnectedChannel
+      connection={connection}
+      label="Slack"
+      name={connection.botName}
+      test={{
+        label: 'Send a test message to Slack channel id',
+        placeholder: connection.lastChatId ? `${connection.lastChatId} (the last conversation)` : 'A channel id, such as C0123ABCD',
+        maxLength: 60,
+      }}
+      disconnectText="Parley forgets the token and signing secret and refuses this Request URL from now on; remove it from your Slack app too. The conversations stay in History."
+    >
       <div className="space-y-1">
         <p className="text-sm text-gray-700">
           In your Slack app, turn on Event Subscriptions with this Request URL and subscribe the bot to{' '}
@@ -95,48 +78,7 @@ function SlackConnection({ connection }: { connection: Connection }) {
           {connection.webhookUrl}
         </p>
       </div>
-      <form className="flex flex-wrap items-end gap-2" onSubmit={onTest}>
-        <TextField
-          className="min-w-[12rem] flex-1"
-          label="Send a test message to Slack channel id"
-          placeholder={connection.lastChatId ? `${connection.lastChatId} (the last conversation)` : 'A channel id, such as C0123ABCD'}
-          value={chatId}
-          maxLength={60}
-          onChange={(e) => setChatId(e.target.value)}
-        />
-        <Button type="submit" variant="secondary" busy={test.busy} busyLabel="Sending…">
-          Send a test message
-        </Button>
-        <Button type="button" variant="secondary" onClick={() => setConfirming(true)}>
-          Disconnect
-        </Button>
-      </form>
-      {test.error ? <Alert>{test.error}</Alert> : null}
-      {sentNote ? <Alert tone="success">{sentNote}</Alert> : null}
-      <div>
-        <p className="mb-1 text-sm font-medium text-gray-900">Recent deliveries</p>
-        <Deliveries connectionId={connection.id} />
-      </div>
-      {confirming ? (
-        <ConfirmDialog
-          title="Disconnect Slack?"
-          confirmLabel="Disconnect"
-          busyLabel="Disconnecting…"
-          busy={disconnect.busy}
-          error={disconnect.error}
-          onConfirm={async () => {
-            if ((await disconnect.act(connection.id)) !== null) setConfirming(false);
-          }}
-          onClose={() => {
-            disconnect.reset();
-            setConfirming(false);
-          }}
-        >
-          Parley forgets the token and signing secret and refuses this Request URL from now on; remove it from your Slack app too. The
-          conversations stay in History.
-        </ConfirmDialog>
-      ) : null}
-    </div>
+    </ConnectedChannel>
   );
 }
 
