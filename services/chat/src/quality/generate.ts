@@ -27,6 +27,7 @@ export const PROPOSAL_NOT_FOUND = 'Proposed case not found.';
 export const NO_KNOWLEDGE = 'Add knowledge entries first: the cases are generated from them.';
 export const GENERATE_COUNT = `Generate between 1 and ${MAX_GENERATED} cases.`;
 export const GENERATE_NO_CREDIT = 'Not enough credit to generate cases.';
+export const GENERATE_SPEND_LIMIT = "The chatbot's daily spend limit is reached: cases cannot be generated today.";
 export const GENERATE_FAILED = 'The model could not generate cases. Please try again.';
 export const GENERATE_MALFORMED = "The model's reply was not the cases asked for: nothing was added. Please try again.";
 export const GENERATE_OFFLINE = 'No model is offered: cases cannot be generated.';
@@ -132,12 +133,13 @@ export async function generateTestCases(
       jsonSchema: { name: GENERATE_SCHEMA_NAME, schema: generateSchema },
     });
   } catch (err) {
-    if (err instanceof ConnectError && (err.code === Code.Unavailable || err.code === Code.ResourceExhausted))
-      throw new ConnectError(GENERATE_NO_CREDIT, err.code);
+    // The owner's to fix (credit, the chatbot's daily spend limit): a 4xx, not the service's failure.
+    if (err instanceof ConnectError && err.code === Code.Unavailable) throw failedPrecondition(GENERATE_NO_CREDIT);
+    if (err instanceof ConnectError && err.code === Code.ResourceExhausted) throw failedPrecondition(GENERATE_SPEND_LIMIT);
     deps.logger.warn({ err: (err as Error).message }, 'generating test cases failed');
     throw unavailable(GENERATE_FAILED);
   }
-  if (!billed) throw unavailable(GENERATE_OFFLINE);
+  if (!billed) throw failedPrecondition(GENERATE_OFFLINE);
   let generated;
   try {
     generated = parseGenerated(billed.answer.text, count, deps.maxMessageChars);

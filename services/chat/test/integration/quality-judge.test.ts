@@ -251,6 +251,7 @@ describe('generated cases', () => {
     const broke = await newBot([HOURS], '0');
     stack.fake.reset();
     const refused = await rpcError(stack.client.generateTestCases({ ownerId: broke.ownerId, chatbotId: broke.id, count: 2 }));
+    expect(refused.code).toBe(Code.FailedPrecondition);
     expect(refused.rawMessage).toBe('Not enough credit to generate cases.');
     expect(stack.fake.requests).toEqual([]);
   });

@@ -5431,7 +5431,8 @@ export declare const ChatService: GenService<{
    * Asks the chatbot's model for up to `count` (1-20) questions with the facts their answer must
    * hold, from the chatbot's knowledge entries; billed like an answer. They are kept as proposed
    * cases, which join the test set only once accepted. A question the set or the proposals already
-   * have is dropped. UNAVAILABLE without credit or when the model's reply is not what was asked.
+   * have is dropped. FAILED_PRECONDITION without credit (or past the chatbot's daily spend limit) or
+   * without a model; UNAVAILABLE when the model fails or its reply is not what was asked.
    *
    * @generated from rpc parley.chat.v1.ChatService.GenerateTestCases
    */
