@@ -1,8 +1,14 @@
 import { skipToken, useMutation, useQuery } from '@apollo/client/react';
 import { useState } from 'react';
-import type { TestCaseInput, TestDraftInput } from '../../../gql/graphql';
+import type { QualitySettingsInput, TestCaseInput, TestCheckInput, TestDraftInput } from '../../../gql/graphql';
 import { graphqlErrorMessage, userFacingErrorMessage } from '../../../lib/graphql-errors';
 import {
+  AcceptProposedTestCaseMutation,
+  DiscardProposedTestCaseMutation,
+  GenerateTestCasesMutation,
+  ProposedTestCasesQuery,
+  QualitySettingsQuery,
+  SaveQualitySettingsMutation,
   ApplyTestDraftMutation,
   CancelTestRunMutation,
   DeleteTestCaseMutation,
@@ -124,4 +130,52 @@ export function useImproveAnswer(chatbotId: string) {
     (question: string, answer: string, addTest: boolean) => mutate({ variables: { chatbotId, question, answer, addTest } }),
     'Failed to improve the answer',
   );
+}
+
+/** The judge's and the regression mail's settings (docs/adr/0061-the-judge-generated-cases-and-the-regression-mail.md). */
+export function useQualitySettings(chatbotId: string) {
+  const { data, error } = useQuery(QualitySettingsQuery, { variables: { chatbotId }, fetchPolicy: 'cache-and-network' });
+  return {
+    settings: data?.qualitySettings ?? null,
+    error: error ? userFacingErrorMessage(error, 'Failed to load the quality settings') : null,
+  };
+}
+
+export function useSaveQualitySettings(chatbotId: string) {
+  const [mutate] = useMutation(SaveQualitySettingsMutation, { refetchQueries: [QualitySettingsQuery] });
+  return useAction(
+    async (input: QualitySettingsInput) => (await mutate({ variables: { chatbotId, input } })).data?.saveQualitySettings ?? null,
+    'Failed to save the quality settings',
+  );
+}
+
+/** Cases generated from the knowledge, waiting for the owner. */
+export function useProposedTestCases(chatbotId: string) {
+  const { data, error } = useQuery(ProposedTestCasesQuery, { variables: { chatbotId }, fetchPolicy: 'cache-and-network' });
+  return {
+    proposed: data?.proposedTestCases ?? [],
+    error: error ? userFacingErrorMessage(error, 'Failed to load the proposed cases') : null,
+  };
+}
+
+export function useGenerateTestCases(chatbotId: string) {
+  const [mutate] = useMutation(GenerateTestCasesMutation, { refetchQueries: [ProposedTestCasesQuery] });
+  return useAction(
+    async (count: number) => (await mutate({ variables: { chatbotId, count } })).data?.generateTestCases ?? null,
+    'Failed to generate test cases',
+  );
+}
+
+export function useAcceptProposedTestCase(chatbotId: string) {
+  const [mutate] = useMutation(AcceptProposedTestCaseMutation, { refetchQueries: [ProposedTestCasesQuery, TestCasesQuery] });
+  return useAction(
+    (proposalId: string, edit?: { question: string; checks: TestCheckInput[] }) =>
+      mutate({ variables: { chatbotId, proposalId, question: edit?.question ?? null, checks: edit?.checks ?? null } }),
+    'Failed to accept the case',
+  );
+}
+
+export function useDiscardProposedTestCase(chatbotId: string) {
+  const [mutate] = useMutation(DiscardProposedTestCaseMutation, { refetchQueries: [ProposedTestCasesQuery] });
+  return useAction((proposalId: string) => mutate({ variables: { chatbotId, proposalId } }), 'Failed to discard the case');
 }
