@@ -52,9 +52,13 @@ const result = (overrides: Record<string, unknown>) => ({
   latencyMs: 40,
   checks: [],
   sources: [],
+  ...overrides,
+});
+const verdicts = (caseId: string, overrides: Record<string, unknown>) => ({
+  __typename: 'TestResult',
+  caseId,
   judgeVerdicts: [],
   judgeError: null,
-  judgeCost: '0.0001',
   ...overrides,
 });
 
@@ -103,8 +107,19 @@ describe('the judge and the regression mail', () => {
           testRun: {
             __typename: 'TestRunDetail',
             run,
+            results: [result({}), result({ caseId: 'k2', question: 'Is there a shop?' })],
+            draftResults: [],
+            totals,
+            draftTotals: null,
+          },
+        },
+      }),
+      TestRunJudge: () => ({
+        data: {
+          testRun: {
+            __typename: 'TestRunDetail',
             results: [
-              result({
+              verdicts('k1', {
                 judgeVerdicts: [
                   { __typename: 'TestJudgeVerdict', criterion: 'Faithful.', passed: true, reason: 'The passages support it.' },
                   { __typename: 'TestJudgeVerdict', criterion: 'Tone.', passed: false, reason: 'Curt.' },

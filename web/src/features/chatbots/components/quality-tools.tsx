@@ -7,7 +7,7 @@ import { SelectField } from '../../../components/ui/select-field';
 import { Switch } from '../../../components/ui/switch';
 import { TextField } from '../../../components/ui/text-field';
 import { TextareaField } from '../../../components/ui/textarea-field';
-import type { ProposedTestCaseFieldsFragment, QualitySettingsFieldsFragment, TestResultFieldsFragment } from '../../../gql/graphql';
+import type { ProposedTestCaseFieldsFragment, QualitySettingsFieldsFragment, TestRunJudgeQuery } from '../../../gql/graphql';
 import { modelOptionLabel } from '../model-settings';
 import { useModels } from '../hooks/use-models';
 import {
@@ -113,11 +113,17 @@ export function QualitySettingsPanel({ chatbotId }: { chatbotId: string }) {
   const { settings, error } = useQualitySettings(chatbotId);
   if (error) return <Alert>{error}</Alert>;
   if (!settings) return null;
-  return <SettingsForm key={JSON.stringify(settings)} chatbotId={chatbotId} saved={settings} />;
+  // The form keeps what the owner typed: it starts from the settings as first loaded, and a save answers the saved ones.
+  return <SettingsForm key={chatbotId} chatbotId={chatbotId} saved={settings} />;
 }
 
 /** The judge's verdict of one answer, beside its checks: each criterion passed or not, with its reason; or the judge's error. */
-export function JudgeVerdicts({ result }: { result: Pick<TestResultFieldsFragment, 'judgeVerdicts' | 'judgeError'> }) {
+export function JudgeVerdicts({
+  result,
+}: {
+  result: Pick<TestRunJudgeQuery['testRun']['results'][number], 'judgeVerdicts' | 'judgeError'> | undefined;
+}) {
+  if (!result) return null;
   if (result.judgeError) return <p className="mt-1.5 text-xs text-amber-800">{result.judgeError}</p>;
   if (result.judgeVerdicts.length === 0) return null;
   const passed = result.judgeVerdicts.filter((v) => v.passed).length;

@@ -57,7 +57,7 @@ function RunSummary({ run }: { run: TestRunFieldsFragment }) {
   );
 }
 
-function ResultItem({ result }: { result: Result }) {
+function ResultItem({ result, verdict }: { result: Result; verdict: Parameters<typeof JudgeVerdicts>[0]['result'] }) {
   const tone = result.regression ? 'danger' : result.error ? 'warning' : result.passed ? 'success' : 'danger';
   const label = result.regression ? 'Regression' : result.error ? 'Not run' : result.passed ? 'Passed' : 'Failed';
   return (
@@ -77,7 +77,7 @@ function ResultItem({ result }: { result: Result }) {
             ))}
         </ul>
       ) : null}
-      <JudgeVerdicts result={result} />
+      <JudgeVerdicts result={verdict} />
     </li>
   );
 }
@@ -254,7 +254,7 @@ export function TestsSection({ chatbotId, entries, current }: { chatbotId: strin
             ) : (
               <ol aria-label="Results" className="space-y-2">
                 {latest.results.map((r) => (
-                  <ResultItem key={r.caseId} result={r} />
+                  <ResultItem key={r.caseId} result={r} verdict={tests.verdicts.get(r.caseId)} />
                 ))}
               </ol>
             )}

@@ -67,13 +67,6 @@ export const TestResultFieldsFragment = graphql(`
         entryId
       }
     }
-    judgeVerdicts {
-      criterion
-      passed
-      reason
-    }
-    judgeError
-    judgeCost
   }
 `);
 
@@ -272,5 +265,22 @@ export const AcceptProposedTestCaseMutation = graphql(`
 export const DiscardProposedTestCaseMutation = graphql(`
   mutation DiscardProposedTestCase($chatbotId: ID!, $proposalId: ID!) {
     discardProposedTestCase(chatbotId: $chatbotId, proposalId: $proposalId)
+  }
+`);
+
+// A judged run's verdicts, apart from its results (the operation's cost bound).
+export const TestRunJudgeQuery = graphql(`
+  query TestRunJudge($chatbotId: ID!, $runId: ID!) {
+    testRun(chatbotId: $chatbotId, runId: $runId) {
+      results {
+        caseId
+        judgeVerdicts {
+          criterion
+          passed
+          reason
+        }
+        judgeError
+      }
+    }
   }
 `);

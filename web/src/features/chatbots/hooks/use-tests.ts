@@ -8,6 +8,7 @@ import {
   GenerateTestCasesMutation,
   ProposedTestCasesQuery,
   QualitySettingsQuery,
+  TestRunJudgeQuery,
   SaveQualitySettingsMutation,
   ApplyTestDraftMutation,
   CancelTestRunMutation,
@@ -41,6 +42,15 @@ export function useTests(chatbotId: string) {
       ? { variables: { chatbotId, runId: latest.id }, fetchPolicy: 'cache-and-network', pollInterval: underWay ? RUN_POLL_MS : 0 }
       : skipToken,
   );
+  // A judged run's verdicts, by case (a query of their own: the operation's cost bound).
+  const judged = detail.data?.testRun.run.judgeModel ? detail.data.testRun.run : null;
+  const judge = useQuery(
+    TestRunJudgeQuery,
+    judged
+      ? { variables: { chatbotId, runId: judged.id }, fetchPolicy: 'cache-and-network', pollInterval: underWay ? RUN_POLL_MS : 0 }
+      : skipToken,
+  );
+  const verdicts = new Map((judge.data?.testRun.results ?? []).map((r) => [r.caseId, r]));
   // The list follows the run while it is under way (its counts, then its end).
   if (underWay && detail.data && !UNDER_WAY.has(detail.data.testRun.run.status)) void runs.refetch().catch(() => undefined);
   const error = cases.error ?? runs.error;
@@ -48,6 +58,7 @@ export function useTests(chatbotId: string) {
     cases: cases.data?.testCases ?? [],
     runs: runs.data?.testRuns ?? [],
     latest: detail.data?.testRun ?? null,
+    verdicts,
     underWay,
     loading: (cases.loading && !cases.data) || (runs.loading && !runs.data),
     error: error ? userFacingErrorMessage(error, LOAD_TESTS_FAILED_MESSAGE) : null,
