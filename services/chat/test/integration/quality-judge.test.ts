@@ -159,6 +159,46 @@ describe('the judge', () => {
     expect(await usageRecords(bot.ownerId)).toHaveLength(4);
   });
 
+  it('on a small balance stops the run when a judge call cannot be held, never overdrawing it, billed exactly', async () => {
+    // The holds of one answer and of one judge call (every case the same): a probe run tells them.
+    const probe = await newBot([HOURS]);
+    await judgeOn(probe);
+    await addCase(probe);
+    const probed = await run(probe);
+    const holds = await stack.billing.prisma.creditReservation.findMany({ where: { userId: probe.ownerId } });
+    const judgeRequest = (await db().testResult.findFirstOrThrow({ where: { runId: probed.run!.id } })).judgeRequestId;
+    const judgeHold = holds.find((h) => h.requestId === judgeRequest)!.amount;
+    const answerHold = holds.find((h) => h.requestId !== judgeRequest)!.amount;
+
+    const bot = await newBot([HOURS]);
+    await judgeOn(bot);
+    for (let i = 0; i < 3; i++) await addCase(bot);
+    // Two answers and one judge call fit, not a second of each (nothing settles meanwhile); which
+    // hold is refused first depends on the lanes' order, so the run's outcome is checked, not its order.
+    const start = answerHold.mul(2).add(judgeHold).add(judgeHold.div(2).toDecimalPlaces(10, Prisma.Decimal.ROUND_DOWN));
+    await stack.setCredit(bot.ownerId, start.toFixed());
+    stack.fake.reset();
+    await stack.client.saveQualitySettings({ ownerId: bot.ownerId, chatbotId: bot.id, settings: { judgeEnabled: true } });
+    const { run: started } = await stack.client.startTestRun({ ownerId: bot.ownerId, chatbotId: bot.id });
+    await runsSettled(bot, 1);
+    const got = await stack.client.getTestRun({ ownerId: bot.ownerId, chatbotId: bot.id, runId: started!.id });
+    expect(got.run).toMatchObject({ status: 'stopped', stopReason: 'Stopped: not enough credit for the next answer.' });
+    // Every judge call made gave its verdict; an answer whose judge could not be held says so.
+    expect(got.results.filter((r) => r.judgeVerdicts.length > 0)).toHaveLength(judgeCalls().length);
+    for (const r of got.results.filter((r) => r.judgeVerdicts.length === 0))
+      expect(r.judgeError).toBe('Judge error: Stopped: not enough credit for the next answer.');
+
+    await stack.applyUsage();
+    const records = await usageRecords(bot.ownerId);
+    expect(records).toHaveLength(stack.fake.requests.length);
+    const spent = sum(records.map((r) => r.totalCost));
+    expect(got.run!.cost).toBe(spent.toFixed());
+    const { creditBalance, reservedCredit } = await account(bot.ownerId);
+    expect(creditBalance.toFixed()).toBe(start.sub(spent).toFixed());
+    expect(creditBalance.gte(0)).toBe(true);
+    expect(reservedCredit.toFixed()).toBe('0');
+  });
+
   it('refuses a model the deployment does not offer and a rubric out of bounds', async () => {
     const bot = await newBot();
     const unknown = await rpcError(
