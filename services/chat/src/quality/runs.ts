@@ -28,6 +28,7 @@ import { parseDraft, storedDraft, type Draft, type Variant } from './draft.ts';
 import { billedCall, type BilledCallDeps } from './billed-call.ts';
 import { JUDGE_MAX_TOKENS, JUDGE_SCHEMA_NAME, judgeErrorMessage, judgePrompt, judgeSchema, parseVerdicts, storedRubric } from './judge.ts';
 import { settingsOf } from './settings.ts';
+import { compileRedactionPatterns, redactor } from '@parley/common/personal-data.ts';
 
 export const RUN_NOT_FOUND = 'Test run not found.';
 export const NO_CASES = 'Add a test case first.';
@@ -361,7 +362,13 @@ async function judgeOf(deps: RunDeps, run: TestRun): Promise<JudgeStep> {
       return null;
     });
   const entries = new Map((chatbot?.knowledgeBase?.textEntries ?? []).map((e) => [e.id, e]));
+  // A chatbot keeping personal data from the model (ADR 49) has the judge read the question, the
+  // earlier turns and the answer with placeholders, as its answering model read them.
+  const patterns = chatbot?.privacy?.redactPersonalData ? compileRedactionPatterns(chatbot.privacy.patterns ?? []) : null;
   return async (input) => {
+    // One redactor per call: its placeholders are numbered per answer, as a turn's are.
+    const redaction = patterns ? redactor({ custom: patterns }) : null;
+    const hide = (text: string) => (redaction ? redaction.redact(text) : text);
     if (!chatbot) return { data: { judgeError: 'Judge error: the chatbot could not be read.' }, stop: null };
     const passages = input.sources.flatMap((s) => {
       const entry = entries.get(s.entryId);
@@ -376,7 +383,13 @@ async function judgeOf(deps: RunDeps, run: TestRun): Promise<JudgeStep> {
         chatbotName: chatbot.name,
         dailySpendLimit: chatbot.limits?.dailySpendLimit || null,
         modelId: run.judgeModel,
-        messages: judgePrompt({ rubric, question: input.question, earlierTurns: input.earlierTurns, answer: input.answer, passages }),
+        messages: judgePrompt({
+          rubric,
+          question: hide(input.question),
+          earlierTurns: input.earlierTurns.map((t) => ({ role: t.role, content: hide(t.content) })),
+          answer: hide(input.answer),
+          passages,
+        }),
         maxTokens: JUDGE_MAX_TOKENS,
         jsonSchema: { name: JUDGE_SCHEMA_NAME, schema: judgeSchema(rubric.length) },
       });

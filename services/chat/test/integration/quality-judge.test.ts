@@ -199,6 +199,22 @@ describe('the judge', () => {
     expect(reservedCredit.toFixed()).toBe('0');
   });
 
+  it('reads the question and answer with placeholders for a chatbot keeping personal data from the model', async () => {
+    const bot = await newBot();
+    await stack.chatbots.updateChatbot({
+      ownerId: bot.ownerId,
+      chatbotId: bot.id,
+      privacy: { redactPersonalData: true, keepOriginal: false },
+    });
+    await judgeOn(bot);
+    await addCase(bot, 'When does the museum open? Write to ada@example.com', [contains('open from ten')]);
+    await run(bot);
+    const [judged] = judgeCalls();
+    const read = judged.messages.map((m) => m.content).join('\n');
+    expect(read).toContain('[EMAIL_1]');
+    expect(read).not.toContain('ada@example.com');
+  });
+
   it('refuses a model the deployment does not offer and a rubric out of bounds', async () => {
     const bot = await newBot();
     const unknown = await rpcError(
