@@ -5,7 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { startFakeAnthropic } from '../services/common/src/testing/fake-anthropic.ts';
-import { groundedReply, startFakeOpenAI, toolResultReply, toolTriggers } from '../services/common/src/testing/fake-openai.ts';
+import {
+  groundedReply,
+  startFakeOpenAI,
+  structuredReply,
+  toolResultReply,
+  toolTriggers,
+} from '../services/common/src/testing/fake-openai.ts';
 import { startFakeTelegram } from '../services/common/src/testing/fake-telegram.ts';
 import { startFakeSlack } from '../services/common/src/testing/fake-slack.ts';
 import { startFakeMailgun } from '../services/common/src/testing/fake-mailgun.ts';
@@ -45,6 +51,9 @@ export default async function globalSetup() {
       { pattern: /order #?(\d+)/i, tool: 'shop_order_status', args: (m) => ({ order_id: m[1] }) },
     ]),
     reply: (body) => {
+      // The quality loop's judge and generated cases (structured output) get the fake's deterministic JSON.
+      const structured = structuredReply(body);
+      if (structured) return structured;
       const fromTool = toolResultReply(body);
       if (fromTool) return fromTool;
       const grounded = groundedReply(body);

@@ -2,7 +2,8 @@
 // the owner adds a case from an answer in History, runs the tests (after its cost estimate), then
 // changes the knowledge, and the automatic run shows the case as a regression first; and compares a
 // draft of other settings side by side, then applies it (docs/adr/0058-side-by-side-runs.md); and adds
-// an unanswered question from Analytics to the tests.
+// an unanswered question from Analytics to the tests; and generates cases from the knowledge, accepts
+// one and runs it with the judge on (docs/adr/0061-the-judge-generated-cases-and-the-regression-mail.md).
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { createBot, makePro, ownerToken, registerOwner, uniqueEmail } from './fixtures.ts';
@@ -170,4 +171,54 @@ test('the owner adds an unanswered question from Analytics to the tests', async 
   await page.getByRole('tab', { name: 'Settings' }).click();
   await page.goto(`/chatbots/${bot._id}#settings-tests`);
   await expect(page.getByRole('region', { name: 'Tests' }).getByText('Contains: gift card')).toBeVisible();
+});
+
+test('the owner generates cases, accepts one, and runs it with the judge on', async ({ page, request }) => {
+  test.setTimeout(180_000);
+  await registerOwner(page, uniqueEmail('quality-judge'));
+  const token = await ownerToken(page);
+  const bot = await createBot(request, token, 'Acme Support', 'Acme opens at nine in the morning and closes at six in the evening.');
+
+  await page.goto(`/chatbots/${bot._id}#settings-tests`);
+  const tests = page.getByRole('region', { name: 'Tests' });
+  await expect(tests.getByText('No test cases yet.')).toBeVisible();
+
+  // The judge on, with the default model and the product's rubric, and the regression mail.
+  const settings = tests.getByRole('form', { name: 'Judge and regression mail' });
+  await settings.getByRole('switch', { name: /Grade answers with a judge/ }).click();
+  await expect(settings.getByLabel('Rubric')).toHaveValue(/Faithful: everything the answer states/);
+  await settings.getByRole('switch', { name: /Email me when a run has regressions/ }).click();
+  await settings.getByRole('button', { name: 'Save quality settings' }).click();
+  await expect(settings.getByText('Quality settings saved')).toBeVisible();
+
+  // Generate cases: the proposals wait; one is accepted.
+  await tests.getByRole('button', { name: 'Generate cases' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Generate cases' });
+  await dialog.getByLabel('Number of cases').fill('3');
+  await screenshot(page, 'quality-generate-cases', { fullPage: false });
+  expect(await seriousViolations(page)).toEqual([]);
+  await dialog.getByRole('button', { name: 'Generate' }).click();
+  const proposed = tests.getByRole('region', { name: 'Proposed cases' });
+  const question = 'Tell me: acme opens at nine in the?';
+  await expect(proposed.getByText(question)).toBeVisible();
+  await expect(proposed.getByText('Contains: Acme opens at nine in the morning and closes at six in the evening.')).toBeVisible();
+  await screenshot(page, 'quality-proposed-cases');
+  expect(await seriousViolations(page)).toEqual([]);
+  await proposed.getByRole('button', { name: `Accept: ${question}` }).click();
+  await expect(proposed).toBeHidden();
+  await expect(tests.getByText('Test cases (1)')).toBeVisible();
+
+  // A run, judged: the case passes its check, and the judge's verdict shows beside it.
+  await tests.getByRole('button', { name: 'Run tests' }).click();
+  await page.getByRole('dialog', { name: 'Run tests' }).getByRole('button', { name: 'Run tests' }).click();
+  await expect(tests.getByText('Latest run: Completed')).toBeVisible({ timeout: 30_000 });
+  const results = tests.getByRole('list', { name: 'Results' });
+  await expect(results.getByText('Passed', { exact: true })).toBeVisible();
+  const verdict = results.getByRole('group', { name: "Judge's verdict" });
+  await expect(verdict).toContainText('Judge: 3 of 3 criteria met');
+  await expect(verdict).toContainText('The cited passages support the answer.');
+  await expect(tests).toContainText('Judged by gpt-4o-mini');
+  await screenshot(page, 'quality-judged-run');
+  await tests.screenshot({ path: 'test-results/screenshots/quality-judged-section.png' });
+  expect(await seriousViolations(page)).toEqual([]);
 });

@@ -257,4 +257,84 @@ describe('test cases on GraphQL', () => {
     );
     expect(without.improveAnswer.testCase).toBeNull();
   });
+
+  it('generate cases, accept one, and run it with the judge: its verdict beside the checks; bad settings are BAD_USER_INPUT', async () => {
+    const { owner, chatbotId } = await ownerWithChatbot('quality-judge');
+    const { qualitySettings } = await q(
+      owner,
+      `query($c: ID!) { qualitySettings(chatbotId: $c) { judgeEnabled judgeModelId rubric emailOnRegression } }`,
+      {
+        c: chatbotId,
+      },
+    );
+    expect(qualitySettings).toMatchObject({ judgeEnabled: false, judgeModelId: null, emailOnRegression: false });
+    expect(qualitySettings.rubric).toHaveLength(3);
+    const bad = await gql(
+      stack.url,
+      `mutation($c: ID!, $i: QualitySettingsInput!) { saveQualitySettings(chatbotId: $c, input: $i) { judgeEnabled } }`,
+      { c: chatbotId, i: { judgeEnabled: true, rubric: ['x'.repeat(301)], emailOnRegression: false } },
+      owner.token,
+    );
+    expect(bad.body.errors[0]).toMatchObject({
+      message: 'A criterion has at most 300 characters.',
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
+    const { saveQualitySettings } = await q(
+      owner,
+      `mutation($c: ID!, $i: QualitySettingsInput!) { saveQualitySettings(chatbotId: $c, input: $i) { judgeEnabled judgeModelId rubric emailOnRegression } }`,
+      {
+        c: chatbotId,
+        i: { judgeEnabled: true, judgeModelId: 'gpt-4o-mini', rubric: ['Faithful to the cited passages.'], emailOnRegression: true },
+      },
+    );
+    expect(saveQualitySettings).toEqual({
+      judgeEnabled: true,
+      judgeModelId: 'gpt-4o-mini',
+      rubric: ['Faithful to the cited passages.'],
+      emailOnRegression: true,
+    });
+
+    const { generateTestCases } = await q(
+      owner,
+      `mutation($c: ID!) { generateTestCases(chatbotId: $c, count: 5) { proposed { id question facts } duplicates cost } }`,
+      { c: chatbotId },
+    );
+    expect(generateTestCases.proposed).toEqual([
+      {
+        id: expect.any(String),
+        question: 'Tell me: the museum is open from ten?',
+        facts: ['The museum is open from ten until six, every day but Monday.'],
+      },
+    ]);
+    expect(Number(generateTestCases.cost)).toBeGreaterThan(0);
+    const { acceptProposedTestCase } = await q(
+      owner,
+      `mutation($c: ID!, $p: ID!) { acceptProposedTestCase(chatbotId: $c, proposalId: $p) { ${CASE} } }`,
+      { c: chatbotId, p: generateTestCases.proposed[0].id },
+    );
+    expect(acceptProposedTestCase).toMatchObject({ source: 'generated', checks: [{ kind: 'contains' }] });
+    expect((await q(owner, `query($c: ID!) { proposedTestCases(chatbotId: $c) { id } }`, { c: chatbotId })).proposedTestCases).toEqual([]);
+
+    const { startTestRun } = await q(owner, `mutation($c: ID!) { startTestRun(chatbotId: $c) { id judgeModel } }`, { c: chatbotId });
+    expect(startTestRun.judgeModel).toBe('gpt-4o-mini');
+    let detail;
+    for (const deadline = Date.now() + 30_000; ;) {
+      ({ testRun: detail } = await q(
+        owner,
+        `query($c: ID!, $r: ID!) { testRun(chatbotId: $c, runId: $r) { run { status judgeModel } results { passed judgeVerdicts { criterion passed reason } judgeError judgeCost } } }`,
+        { c: chatbotId, r: startTestRun.id },
+      ));
+      if (detail.run.status !== 'queued' && detail.run.status !== 'running') break;
+      if (Date.now() > deadline) throw new Error('the run did not finish');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(detail.results).toEqual([
+      {
+        passed: true,
+        judgeVerdicts: [{ criterion: 'Faithful to the cited passages.', passed: true, reason: 'The cited passages support the answer.' }],
+        judgeError: null,
+        judgeCost: expect.stringMatching(/^0\.\d+$/),
+      },
+    ]);
+  });
 });

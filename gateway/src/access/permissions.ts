@@ -147,6 +147,13 @@ export const ACCESS = {
   'Mutation.cancelTestRun': 'chatbots:write',
   'Mutation.applyTestDraft': 'chatbots:write',
   'Mutation.improveAnswer': 'chatbots:write',
+  // The judge, generated cases and the regression mail (ADR 61): settings of the chatbot; generating spends credit.
+  'Query.qualitySettings': 'workspace:read',
+  'Query.proposedTestCases': 'workspace:read',
+  'Mutation.saveQualitySettings': 'chatbots:write',
+  'Mutation.generateTestCases': 'chatbots:write',
+  'Mutation.acceptProposedTestCase': 'chatbots:write',
+  'Mutation.discardProposedTestCase': 'chatbots:write',
 
   // The live inbox (ADR 34): reading it is reading conversations, acting in it writing them; the
   // member's own mail switch is any member's.

@@ -27,6 +27,8 @@ import { mailEndpointDisabled } from './workspaces/webhook-endpoint-disabled.ts'
 import { mailHandoffRequested } from './workspaces/handoff-requested.ts';
 import { startHandoffRequestedWorker } from './workspaces/handoff-requested.job.ts';
 import { startWebhookEndpointDisabledWorker } from './workspaces/webhook-endpoint-disabled.job.ts';
+import { mailTestRunRegressed } from './workspaces/test-run-regressed.ts';
+import { startTestRunRegressedWorker } from './workspaces/test-run-regressed.job.ts';
 import { issueReset, type IssueResetDeps } from './password-reset/issue-reset.ts';
 import { startPasswordResetRequestedWorker } from './password-reset/password-reset-requested.job.ts';
 import { publishPasswordResetRequested } from './password-reset/password-reset-requested.publisher.ts';
@@ -52,6 +54,7 @@ export interface AuthServiceParts extends ServiceParts {
   webhookEndpointDisabledWorker?: Worker;
   /** Mails a workspace's agents when a visitor waits for a person, when workers were started. */
   handoffRequestedWorker?: Worker;
+  testRunRegressedWorker?: Worker;
   retentionSweptWorker?: Worker;
 }
 
@@ -149,6 +152,16 @@ export async function createAuthService(config: AuthConfig, opts: { logger: Logg
       })
     : undefined;
 
+  // A test run with regressions of a chatbot whose owner asked for the mail: the owners are mailed (ADR 61).
+  const testRunRegressedWorker = workers
+    ? startTestRunRegressedWorker({
+        redis,
+        logger,
+        prefix,
+        mailOwners: (input) => mailTestRunRegressed({ db, mailer, logger, publicUrl: config.PUBLIC_URL }, input),
+      })
+    : undefined;
+
   // What a retention sweep deleted, audited with its counts (ADR 48).
   const retentionSweptWorker = workers ? startRetentionSweptWorker({ redis, logger, prefix, db }) : undefined;
 
@@ -166,6 +179,7 @@ export async function createAuthService(config: AuthConfig, opts: { logger: Logg
       passwordResetRequestedWorker?.close(),
       webhookEndpointDisabledWorker?.close(),
       handoffRequestedWorker?.close(),
+      testRunRegressedWorker?.close(),
       retentionSweptWorker?.close(),
     ]);
   };
@@ -178,6 +192,7 @@ export async function createAuthService(config: AuthConfig, opts: { logger: Logg
     passwordResetRequestedWorker,
     webhookEndpointDisabledWorker,
     handoffRequestedWorker,
+    testRunRegressedWorker,
     retentionSweptWorker,
     background: [stopBackground],
     closers: [

@@ -34,6 +34,12 @@ export const chatPermissions = methodPermissions(ChatService, {
   ImportTestCases: 'chatbots:write',
   StartTestRun: 'chatbots:write',
   CancelTestRun: 'chatbots:write',
+  GetQualitySettings: 'workspace:read',
+  ListProposedTestCases: 'workspace:read',
+  SaveQualitySettings: 'chatbots:write',
+  GenerateTestCases: 'chatbots:write',
+  AcceptProposedTestCase: 'chatbots:write',
+  DiscardProposedTestCase: 'chatbots:write',
   // A workspace's own provider keys are the admins', as its API keys are.
   ListProviderKeys: 'apikeys:manage',
   SetProviderKey: 'apikeys:manage',

@@ -80,7 +80,7 @@ import { SUMMARY_MAX_TOKENS } from './handoff/summarize-conversation.ts';
 import { chatRoutes, type ChatRpcDeps } from './rpc.ts';
 import { runDue, scheduleAutomaticRun, type RunDeps } from './quality/runs.ts';
 import { startQualityWorkers } from './quality/test-run.job.ts';
-import { TestRunDueSchema } from '@parley/proto/parley/events/v1/quality_pb.js';
+import { TestRunDueSchema, TestRunRegressedSchema } from '@parley/proto/parley/events/v1/quality_pb.js';
 import { loadCatalogue } from '@parley/common/models/catalogue.ts';
 import { chatModels } from './models/chat-models.ts';
 import { modelRouter } from './models/model-router.ts';
@@ -399,6 +399,13 @@ export async function createChatService(
     },
     runs: testRuns,
     offered: router.offered,
+    judge: {
+      models,
+      credit: publicChat.credit,
+      catalogue,
+      publishUsage: (usage) => publishUsageRecorded(usageRecorded, usage),
+    },
+    regressed: createProducer(redis, QUEUES.testRunRegressed, TestRunRegressedSchema, { prefix: config.QUEUE_PREFIX }),
     concurrency: config.TEST_RUN_CONCURRENCY,
     autoRunDelayMs: config.TEST_AUTO_RUN_DELAY_MS,
   };

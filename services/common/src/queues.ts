@@ -61,6 +61,8 @@ export const QUEUES = {
   chatbotChanged: 'parley.chatbot-changed',
   /** The chat service's own jobs: a test run to answer, or a chatbot's automatic run once its changes settled (debounced, ADR 50). */
   testRun: 'parley.test-run',
+  /** TestRunRegressed: a test run finished with regressions of a chatbot whose owner asked for the mail; auth mails the workspace's owners, once per run (ADR 61). */
+  testRunRegressed: 'parley.test-run-regressed',
   /** ChannelMessageReceived: the chat service's own jobs, a channel user's message verified by the webhook, answered once by its provider message id (ADR 44). */
   channelInbound: 'parley.channel-inbound',
   /** ChannelReplyRequested: the chat service's own jobs, an agent's inbox reply to a channel's conversation, sent on the channel (ADR 44). */

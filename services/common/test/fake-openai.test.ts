@@ -8,6 +8,7 @@ import {
   groundedReply,
   promptPassages,
   startFakeOpenAI,
+  structuredReply,
   type FakeOpenAI,
   type FakeOpenAIRequest,
 } from '../src/testing/fake-openai.ts';
@@ -216,5 +217,47 @@ describe('fake embeddings', () => {
     expect((await embed({ model: 'm', input: 'x' })).status).toBe(503);
     fake.reset();
     expect((await embed({ model: 'm', input: 'x' })).status).toBe(200);
+  });
+});
+
+describe('structuredReply', () => {
+  const request = (name: string | null, system: string, user: string): FakeOpenAIRequest => ({
+    model: 'gpt-4o-mini',
+    messages: [
+      { role: 'system', content: system },
+      { role: 'user', content: user },
+    ],
+    ...(name ? { response_format: { type: 'json_schema', json_schema: { name, schema: {} } } } : {}),
+  });
+
+  it('answers only a request asking for the judge or the generated cases', () => {
+    expect(structuredReply(request(null, '<judge_rubric>\n1. Faithful.\n</judge_rubric>', 'x'))).toBeNull();
+    expect(structuredReply(request('something_else', '', 'x'))).toBeNull();
+  });
+
+  it('grades each criterion: grounded when the answer shares two words with the passages, tone always met', () => {
+    const system = 'Grade.\n\n<judge_rubric>\n1. Faithful to the passages.\n2. A friendly tone.\n</judge_rubric>';
+    const grounded =
+      '<answer>\nThe museum opens at ten.\n</answer>\n\n<cited_passages>\n[1] Hours\nThe museum opens at ten daily.\n</cited_passages>';
+    expect(JSON.parse(structuredReply(request('parley_judge', system, grounded))!)).toEqual({
+      verdicts: [
+        { criterion: 1, passed: true, reason: 'The cited passages support the answer.' },
+        { criterion: 2, passed: true, reason: 'The tone is polite and clear.' },
+      ],
+    });
+    const unsupported = '<answer>\nI do not know.\n</answer>\n\n<cited_passages>\n(none)\n</cited_passages>';
+    expect(JSON.parse(structuredReply(request('parley_judge', system, unsupported))!).verdicts[0]).toEqual({
+      criterion: 1,
+      passed: false,
+      reason: 'No cited passage supports the answer.',
+    });
+  });
+
+  it('writes one case per entry of the knowledge, at most the count asked', () => {
+    const system =
+      'Write.\n\n<generate_test_cases count="1">\n# Hours\nThe museum opens at ten. Closed Mondays.\n\nThe shop sells books.\n</generate_test_cases>';
+    expect(JSON.parse(structuredReply(request('parley_test_cases', system, 'Write 1 test cases.'))!)).toEqual({
+      cases: [{ question: 'Tell me: the museum opens at ten?', facts: ['The museum opens at ten.'] }],
+    });
   });
 });

@@ -8,7 +8,16 @@ import type { Resolvers } from '../../generated/graphql.ts';
 import { textEntryView, updateChatbot, voiceChange } from '../chatbots/chatbots.ts';
 import { modelChoiceChange } from '../models/models.ts';
 import { parseFormat, readTestFile, writeTestFile } from './test-files.ts';
-import { checkView, runEstimate, testCaseView, testResultView, testRunView, testTotalsView } from './views.ts';
+import {
+  checkView,
+  proposedTestCaseView,
+  qualitySettingsView,
+  runEstimate,
+  testCaseView,
+  testResultView,
+  testRunView,
+  testTotalsView,
+} from './views.ts';
 
 const checkInput = (c: { kind: string; phrases?: string[] | null; entryId?: string | null }) => ({
   kind: c.kind,
@@ -56,8 +65,51 @@ export const qualityResolvers: Resolvers = {
         cases.map((c) => ({ ...c, checks: c.checks.map(checkView) })),
       );
     },
+    qualitySettings: async (_parent, { chatbotId }, ctx) => {
+      const { settings } = await ctx.clients.chat.getQualitySettings({ ownerId: (await ctx.member()).ownerId, chatbotId });
+      return qualitySettingsView(settings);
+    },
+    proposedTestCases: async (_parent, { chatbotId }, ctx) => {
+      const { proposed } = await ctx.clients.chat.listProposedTestCases({ ownerId: (await ctx.member()).ownerId, chatbotId });
+      return proposed.map(proposedTestCaseView);
+    },
   },
   Mutation: {
+    saveQualitySettings: async (_parent, { chatbotId, input }, ctx) => {
+      const ownerId = (await ctx.member()).ownerId;
+      const judgeModelId = input.judgeModelId?.trim() ?? '';
+      // The judge's model is one the workspace may choose, as in the Model card (offered here, allowed on its plan).
+      if (judgeModelId) await modelChoiceChange(ctx.clients, ownerId, { modelId: judgeModelId });
+      const { settings } = await ctx.clients.chat.saveQualitySettings({
+        ownerId,
+        chatbotId,
+        settings: {
+          judgeEnabled: input.judgeEnabled,
+          judgeModelId,
+          rubric: input.rubric ?? [],
+          emailOnRegression: input.emailOnRegression,
+        },
+      });
+      return qualitySettingsView(settings);
+    },
+    generateTestCases: async (_parent, { chatbotId, count }, ctx) => {
+      const got = await ctx.clients.chat.generateTestCases({ ownerId: (await ctx.member()).ownerId, chatbotId, count });
+      return { proposed: got.proposed.map(proposedTestCaseView), duplicates: got.duplicates, cost: got.cost || '0' };
+    },
+    acceptProposedTestCase: async (_parent, { chatbotId, proposalId, question, checks }, ctx) => {
+      const { case: saved } = await ctx.clients.chat.acceptProposedTestCase({
+        ownerId: (await ctx.member()).ownerId,
+        chatbotId,
+        proposalId,
+        question: question ?? '',
+        checks: (checks ?? []).map(checkInput),
+      });
+      return testCaseView(saved!);
+    },
+    discardProposedTestCase: async (_parent, { chatbotId, proposalId }, ctx) => {
+      await ctx.clients.chat.discardProposedTestCase({ ownerId: (await ctx.member()).ownerId, chatbotId, proposalId });
+      return true;
+    },
     saveTestCase: async (_parent, { chatbotId, caseId, input }, ctx) => {
       const { case: saved } = await ctx.clients.chat.saveTestCase({
         ownerId: (await ctx.member()).ownerId,

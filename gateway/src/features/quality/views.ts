@@ -1,7 +1,15 @@
 // The quality loop's views (docs/adr/0050-quality-loop.md) from the chat service's messages, and the
 // run estimate from the model catalogue.
 import { timestampDate } from '@bufbuild/protobuf/wkt';
-import type { TestCase, TestCheck, TestResult, TestRun, TestTotals } from '@parley/proto/parley/chat/v1/chat_pb.js';
+import type {
+  ProposedTestCase,
+  QualitySettings,
+  TestCase,
+  TestCheck,
+  TestResult,
+  TestRun,
+  TestTotals,
+} from '@parley/proto/parley/chat/v1/chat_pb.js';
 import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
 import { typicalAnswerCost } from '../models/models.ts';
 
@@ -41,6 +49,7 @@ export const testRunView = (r: TestRun) => {
     createdAt: iso(r.createdAt)!,
     finishedAt: iso(r.finishedAt),
     draft: r.draft ? { modelId: r.draft.modelId, instructions: r.draft.instructions, temperature: r.draft.temperature ?? null } : null,
+    judgeModel: r.judgeModel || null,
   };
 };
 
@@ -65,6 +74,23 @@ export const testResultView = (r: TestResult) => ({
   regression: r.regression,
   error: r.error || null,
   checks: r.checks.map((c) => ({ check: checkView(c.check), passed: c.passed, detail: c.detail })),
+  judgeVerdicts: r.judgeVerdicts.map((v) => ({ criterion: v.criterion, passed: v.passed, reason: v.reason })),
+  judgeError: r.judgeError || null,
+  judgeCost: r.judgeCost || '0',
+});
+
+export const qualitySettingsView = (s: QualitySettings | undefined) => ({
+  judgeEnabled: s?.judgeEnabled ?? false,
+  judgeModelId: s?.judgeModelId || null,
+  rubric: [...(s?.rubric ?? [])],
+  emailOnRegression: s?.emailOnRegression ?? false,
+});
+
+export const proposedTestCaseView = (p: ProposedTestCase) => ({
+  id: p.id,
+  question: p.question,
+  facts: [...p.facts],
+  createdAt: iso(p.createdAt)!,
 });
 
 const SCALE = 10n ** 10n;

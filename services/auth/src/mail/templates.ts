@@ -163,3 +163,29 @@ export function handoffRequestedMail(input: {
     'You get this mail because "Email me when a visitor is waiting" is on for you in this workspace; switch it off on the Inbox page.',
   ]);
 }
+
+/** The Tests section of a chatbot's settings, in its workspace. */
+export function testsSectionLink(publicUrl: string, chatbotId: string, workspaceId: string): string {
+  return `${publicUrl}/chatbots/${encodeURIComponent(chatbotId)}?workspace=${encodeURIComponent(workspaceId)}#settings-tests`;
+}
+
+export function testRunRegressedMail(input: {
+  publicUrl: string;
+  workspaceName: string;
+  workspaceId: string;
+  chatbotId: string;
+  chatbotName: string;
+  questions: string[];
+  regressions: number;
+}): MailContent {
+  const bot = quoted(input.chatbotName) || 'Your chatbot';
+  const cases = input.regressions === 1 ? '1 test case' : `${input.regressions} test cases`;
+  const more = input.regressions - input.questions.length;
+  return mail(`${bot}: ${cases} newly failing`, [
+    `The latest test run of ${bot} in the workspace "${input.workspaceName}" has ${cases} that passed in the run before and fail now:`,
+    ...input.questions.map((q) => `• ${quoted(q)}`),
+    ...(more > 0 ? [`… and ${more} more.`] : []),
+    { label: 'Open the Tests section', link: testsSectionLink(input.publicUrl, input.chatbotId, input.workspaceId) },
+    'You get this mail because "Email me when a run has regressions" is on in this chatbot\'s Tests section.',
+  ]);
+}

@@ -33,6 +33,12 @@ export interface ModelRequest {
   temperature?: number;
   /** Tools the model may call; none: a plain answer. */
   tools?: ToolDefinition[];
+  /**
+   * The JSON the reply must be (structured output): the OpenAI protocol's json_schema response
+   * format, strict. Other protocols read the prompt's own instructions; the caller parses the reply
+   * against the same schema in every case.
+   */
+  jsonSchema?: { name: string; schema: Record<string, unknown> };
   /** Aborts the call (the visitor left, the service shuts down). */
   signal?: AbortSignal;
 }

@@ -39,6 +39,14 @@ function classify(err: unknown): LanguageModelError {
 function options(req: ModelRequest) {
   return {
     ...(req.temperature === undefined ? {} : { temperature: req.temperature }),
+    ...(req.jsonSchema
+      ? {
+          response_format: {
+            type: 'json_schema' as const,
+            json_schema: { name: req.jsonSchema.name, schema: req.jsonSchema.schema, strict: true },
+          },
+        }
+      : {}),
     ...(req.tools?.length
       ? {
           tools: req.tools.map((t) => ({

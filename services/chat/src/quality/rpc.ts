@@ -3,6 +3,8 @@
 import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import {
+  ProposedTestCaseSchema,
+  QualitySettingsSchema,
   TestCaseSchema,
   TestCheckSchema,
   TestResultSchema,
@@ -17,8 +19,17 @@ import {
   type SaveTestCaseRequest,
   type StartTestRunRequest,
   type TestCheck,
+  type AcceptProposedTestCaseRequest,
+  type DiscardProposedTestCaseRequest,
+  type GenerateTestCasesRequest,
+  type GetQualitySettingsRequest,
+  type ListProposedTestCasesRequest,
+  type SaveQualitySettingsRequest,
 } from '@parley/proto/parley/chat/v1/chat_pb.js';
-import type { TestCase } from '../generated/prisma/client.ts';
+import type { ProposedTestCase, TestCase } from '../generated/prisma/client.ts';
+import type { JudgeVerdict } from './judge.ts';
+import { getQualitySettings, saveQualitySettings, type Settings } from './settings.ts';
+import { acceptProposedTestCase, discardProposedTestCase, generateTestCases, listProposedTestCases } from './generate.ts';
 import type { Check, CheckResult } from './checks.ts';
 import {
   cancelTestRun,
@@ -71,6 +82,18 @@ const toRun = (s: RunSummary) =>
     model: s.run.model,
     stopReason: s.run.stopReason,
     draft: storedDraft(s.run.draft) ?? undefined,
+    judgeModel: s.run.judgeModel,
+  });
+
+const toSettings = (s: Settings) => create(QualitySettingsSchema, s);
+
+const toProposal = (p: ProposedTestCase) =>
+  create(ProposedTestCaseSchema, {
+    id: p.id,
+    chatbotId: p.chatbotId,
+    question: p.question,
+    facts: p.facts as string[],
+    createdAt: timestampFromDate(p.createdAt),
   });
 
 const toTotals = (t: RunTotals) =>
@@ -96,6 +119,9 @@ const toResult = ({ result: r, regression }: ResultView) =>
     regression,
     error: r.error,
     requestId: r.requestId,
+    judgeVerdicts: r.judgeVerdicts as unknown as JudgeVerdict[],
+    judgeError: r.judgeError,
+    judgeCost: r.judgeCost.toFixed(),
   });
 
 export function qualityMethods(deps: { quality: RunDeps }) {
@@ -128,6 +154,29 @@ export function qualityMethods(deps: { quality: RunDeps }) {
     },
     async listTestRuns(req: ListTestRunsRequest) {
       return { runs: (await listTestRuns(q, req)).map(toRun) };
+    },
+    async getQualitySettings(req: GetQualitySettingsRequest) {
+      return { settings: toSettings(await getQualitySettings(q, req)) };
+    },
+    async saveQualitySettings(req: SaveQualitySettingsRequest) {
+      return {
+        settings: toSettings(await saveQualitySettings(q, { ownerId: req.ownerId, chatbotId: req.chatbotId, settings: req.settings })),
+      };
+    },
+    async generateTestCases(req: GenerateTestCasesRequest) {
+      const got = await generateTestCases(q, req);
+      return { proposed: got.proposed.map(toProposal), duplicates: got.duplicates, cost: got.cost };
+    },
+    async listProposedTestCases(req: ListProposedTestCasesRequest) {
+      return { proposed: (await listProposedTestCases(q, req)).map(toProposal) };
+    },
+    async acceptProposedTestCase(req: AcceptProposedTestCaseRequest) {
+      const saved = await acceptProposedTestCase(q, { ...req, checks: req.checks.map(fromCheck) });
+      return { case: toTestCase(saved) };
+    },
+    async discardProposedTestCase(req: DiscardProposedTestCaseRequest) {
+      await discardProposedTestCase(q, req);
+      return {};
     },
     async getTestRun(req: GetTestRunRequest) {
       const got = await getTestRun(q, req);

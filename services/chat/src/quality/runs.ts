@@ -15,7 +15,7 @@
 // so a burst of edits makes one run, AUTO_RUN_DELAY after the last.
 import { randomUUID } from 'node:crypto';
 import { ConnectError, Code } from '@connectrpc/connect';
-import type { TestRunDueSchema } from '@parley/proto/parley/events/v1/quality_pb.js';
+import type { TestRunDueSchema, TestRunRegressedSchema } from '@parley/proto/parley/events/v1/quality_pb.js';
 import { failedPrecondition, notFound } from '@parley/common/rpc-errors.ts';
 import { isUuid } from '@parley/common/ids.ts';
 import type { Producer } from '@parley/common/queues.ts';
@@ -25,6 +25,10 @@ import { runChecks, type Check } from './checks.ts';
 import { ownedChatbot, type QualityDeps } from './test-cases.ts';
 import type { OfferedModels } from '../models/offered-models.ts';
 import { parseDraft, storedDraft, type Draft, type Variant } from './draft.ts';
+import { billedCall, type BilledCallDeps } from './billed-call.ts';
+import { JUDGE_MAX_TOKENS, JUDGE_SCHEMA_NAME, judgeErrorMessage, judgePrompt, judgeSchema, parseVerdicts, storedRubric } from './judge.ts';
+import { settingsOf } from './settings.ts';
+import { compileRedactionPatterns, redactor } from '@parley/common/personal-data.ts';
 
 export const RUN_NOT_FOUND = 'Test run not found.';
 export const NO_CASES = 'Add a test case first.';
@@ -39,8 +43,12 @@ export const RUN_HISTORY = 30;
 export interface RunDeps extends QualityDeps {
   answer: AnswerCaseDeps;
   runs: Producer<typeof TestRunDueSchema>;
-  /** The models this deployment offers: a side by side's draft names one of them. */
-  offered: Pick<OfferedModels, 'find'>;
+  /** The models this deployment offers: a side by side's draft and the judge name one of them. */
+  offered: Pick<OfferedModels, 'find' | 'defaultModel'>;
+  /** The judge's and the generated cases' model calls, billed as answers are (billed-call.ts). */
+  judge: BilledCallDeps;
+  /** TestRunRegressed: auth mails the workspace's owners. */
+  regressed: Producer<typeof TestRunRegressedSchema>;
   /** Cases answered at once in one run. */
   concurrency: number;
   /** How long after a chatbot's last change its automatic run starts. */
@@ -79,6 +87,9 @@ async function createRun(
 ) {
   const totalCases = await deps.db.testCase.count({ where: { chatbotId: bot.id } });
   if (totalCases === 0) return null;
+  // The judge as the settings are when the run starts: a change meanwhile applies to the next run.
+  const settings = await settingsOf(deps.db, bot.id);
+  const judgeModel = settings.judgeEnabled ? settings.judgeModelId || deps.offered.defaultModel?.id || '' : '';
   try {
     return await deps.db.testRun.create({
       data: {
@@ -88,6 +99,8 @@ async function createRun(
         trigger,
         totalCases,
         status: 'queued',
+        judgeModel,
+        rubric: judgeModel ? settings.rubric : [],
         ...(draft ? { draft: { ...draft } } : {}),
       },
     });
@@ -134,13 +147,13 @@ async function summaries(deps: RunDeps, runs: TestRun[], chatbotId: string): Pro
   const all = previous ? [...runs, previous] : runs;
   const results = await deps.db.testResult.findMany({
     where: { runId: { in: all.map((r) => r.id) } },
-    select: { runId: true, caseId: true, variant: true, passed: true, error: true, cost: true },
+    select: { runId: true, caseId: true, variant: true, passed: true, error: true, cost: true, judgeCost: true },
   });
   const byRun = new Map<string, typeof results>();
   const costs = new Map<string, Prisma.Decimal>();
-  // Counts and regressions are the configuration's side; a run's cost is every answer it got (a side by side's draft's too).
+  // Counts and regressions are the configuration's side; a run's cost is every answer it got (a side by side's draft's too) and every judge's call.
   for (const r of results) {
-    costs.set(r.runId, (costs.get(r.runId) ?? new Prisma.Decimal(0)).add(r.cost));
+    costs.set(r.runId, (costs.get(r.runId) ?? new Prisma.Decimal(0)).add(r.cost).add(r.judgeCost));
     if (r.variant === 'current') byRun.set(r.runId, [...(byRun.get(r.runId) ?? []), r]);
   }
   return runs.map((run, i) => {
@@ -233,8 +246,13 @@ function stopReason(err: unknown): string | null {
 /** Answers every case of the run that has no result yet, `concurrency` at a time, then finishes it. */
 export async function processRun(deps: RunDeps, runId: string): Promise<void> {
   const started = await deps.db.testRun.updateMany({ where: { id: runId, status: { in: UNDER_WAY } }, data: { status: 'running' } });
-  if (started.count === 0) return; // finished, cancelled or gone
+  // Finished, cancelled or gone; a job retried after the run finished still sends the mail it may not have.
+  if (started.count === 0) {
+    await mailRegressions(deps, runId);
+    return;
+  }
   const run = await deps.db.testRun.findUniqueOrThrow({ where: { id: runId } });
+  const judge = run.judgeModel ? await judgeOf(deps, run) : null;
   const [cases, done] = await Promise.all([
     deps.db.testCase.findMany({ where: { chatbotId: run.chatbotId, createdAt: { lte: run.createdAt } }, orderBy: { createdAt: 'asc' } }),
     deps.db.testResult.findMany({ where: { runId }, select: { caseId: true, variant: true } }),
@@ -286,6 +304,16 @@ export async function processRun(deps: RunDeps, runId: string): Promise<void> {
         passed: checked.passed,
         checks: checked.results as object[],
       };
+      if (judge) {
+        const judged = await judge({
+          question: c.question,
+          earlierTurns: question.earlierTurns,
+          answer: answer.text,
+          sources: answer.sources,
+        });
+        if (judged.stop) stop ??= { status: 'stopped', reason: judged.stop };
+        data = { ...data, ...judged.data };
+      }
     } catch (err) {
       const reason = stopReason(err);
       if (reason) {
@@ -309,6 +337,122 @@ export async function processRun(deps: RunDeps, runId: string): Promise<void> {
     data: { status: outcome?.status ?? 'completed', stopReason: outcome?.reason ?? '', finishedAt: new Date(), model },
   });
   if (outcome?.status === 'cancelled') await deps.db.testRun.updateMany({ where: { id: runId }, data: { model } });
+  await mailRegressions(deps, runId);
+}
+
+type JudgeStep = (input: {
+  question: string;
+  earlierTurns: { role: string; content: string }[];
+  answer: string;
+  sources: { entryId: string; title: string }[];
+}) => Promise<{ data: Partial<Prisma.TestResultCreateManyInput>; stop: string | null }>;
+
+/**
+ * The run's judge: each answer graded against the run's rubric by its judge model, the cited
+ * entries' text as the passages; billed like an answer. A refused hold stops the run (the answer
+ * itself is kept, unjudged); any other failure, a malformed reply included, is the result's judge error.
+ */
+async function judgeOf(deps: RunDeps, run: TestRun): Promise<JudgeStep> {
+  const rubric = storedRubric(run.rubric);
+  const chatbot = await deps.chatbots
+    .getChatbot({ ownerId: run.ownerId, chatbotId: run.chatbotId })
+    .then((r) => r.chatbot ?? null)
+    .catch((err: Error) => {
+      deps.logger.warn({ err: err.message, runId: run.id }, 'chatbot GetChatbot failed: the run is not judged');
+      return null;
+    });
+  const entries = new Map((chatbot?.knowledgeBase?.textEntries ?? []).map((e) => [e.id, e]));
+  // A chatbot keeping personal data from the model (ADR 49) has the judge read the question, the
+  // earlier turns and the answer with placeholders, as its answering model read them.
+  const patterns = chatbot?.privacy?.redactPersonalData ? compileRedactionPatterns(chatbot.privacy.patterns ?? []) : null;
+  return async (input) => {
+    // One redactor per call: its placeholders are numbered per answer, as a turn's are.
+    const redaction = patterns ? redactor({ custom: patterns }) : null;
+    const hide = (text: string) => (redaction ? redaction.redact(text) : text);
+    if (!chatbot) return { data: { judgeError: 'Judge error: the chatbot could not be read.' }, stop: null };
+    const passages = input.sources.flatMap((s) => {
+      const entry = entries.get(s.entryId);
+      return entry
+        ? [{ title: entry.title || s.title, content: entry.question ? `${entry.question}\n${entry.content}` : entry.content }]
+        : [];
+    });
+    try {
+      const billed = await billedCall(deps.judge, {
+        ownerId: run.ownerId,
+        chatbotId: run.chatbotId,
+        chatbotName: chatbot.name,
+        dailySpendLimit: chatbot.limits?.dailySpendLimit || null,
+        modelId: run.judgeModel,
+        messages: judgePrompt({
+          rubric,
+          question: hide(input.question),
+          earlierTurns: input.earlierTurns.map((t) => ({ role: t.role, content: hide(t.content) })),
+          answer: hide(input.answer),
+          passages,
+        }),
+        maxTokens: JUDGE_MAX_TOKENS,
+        jsonSchema: { name: JUDGE_SCHEMA_NAME, schema: judgeSchema(rubric.length) },
+      });
+      if (!billed) return { data: { judgeError: 'Judge error: no model is offered.' }, stop: null };
+      const billedPart = { judgeRequestId: billed.requestId, judgeCost: billed.cost };
+      try {
+        return { data: { ...billedPart, judgeVerdicts: parseVerdicts(billed.answer.text, rubric) as object[] }, stop: null };
+      } catch (err) {
+        return { data: { ...billedPart, judgeError: judgeErrorMessage(err) }, stop: null };
+      }
+    } catch (err) {
+      const reason = stopReason(err);
+      if (reason) return { data: { judgeError: `Judge error: ${reason}` }, stop: reason };
+      deps.logger.warn({ err: (err as Error).message, runId: run.id }, 'the judge could not grade an answer');
+      return { data: { judgeError: judgeErrorMessage(err) }, stop: null };
+    }
+  };
+}
+
+/** Regressed questions a mail lists at most, each this long at most. */
+const MAIL_QUESTIONS = 20;
+const MAIL_QUESTION_CHARS = 200;
+
+/**
+ * A finished run with regressions of a chatbot whose owner asked for the mail: TestRunRegressed,
+ * once per run (its job id is the run's, and the run is marked once it is queued, so a retried job
+ * queues none). A cancelled run is not mailed: the owner stopped it.
+ */
+export async function mailRegressions(deps: RunDeps, runId: string): Promise<boolean> {
+  const run = await deps.db.testRun.findUnique({ where: { id: runId } });
+  if (!run || run.regressionMailedAt || !run.finishedAt || !['completed', 'stopped'].includes(run.status)) return false;
+  const settings = await settingsOf(deps.db, run.chatbotId);
+  if (!settings.emailOnRegression) return false;
+  const previous = await previousRun(deps, run.chatbotId, run);
+  if (!previous) return false;
+  const [now, before] = await Promise.all([
+    deps.db.testResult.findMany({ where: { runId: run.id, variant: 'current', passed: false, error: '' }, orderBy: { createdAt: 'asc' } }),
+    deps.db.testResult.findMany({ where: { runId: previous.id, variant: 'current', passed: true }, select: { caseId: true } }),
+  ]);
+  const passedBefore = new Set(before.map((r) => r.caseId));
+  const regressed = now.filter((r) => passedBefore.has(r.caseId));
+  if (regressed.length === 0) return false;
+  const name = await deps.chatbots
+    .getChatbot({ ownerId: run.ownerId, chatbotId: run.chatbotId })
+    .then((r) => r.chatbot?.name ?? '')
+    .catch(() => '');
+  await deps.regressed.publish(
+    {
+      $typeName: 'parley.events.v1.TestRunRegressed',
+      runId: run.id,
+      ownerId: run.ownerId,
+      chatbotId: run.chatbotId,
+      chatbotName: name,
+      questions: regressed.slice(0, MAIL_QUESTIONS).map((r) => [...r.question].slice(0, MAIL_QUESTION_CHARS).join('')),
+      regressions: regressed.length,
+    },
+    `regressed-${run.id}`,
+  );
+  const { count } = await deps.db.testRun.updateMany({
+    where: { id: run.id, regressionMailedAt: null },
+    data: { regressionMailedAt: new Date() },
+  });
+  return count === 1;
 }
 
 /** ChatbotChanged: a chatbot with test cases gets its automatic run, AUTO_RUN_DELAY after its last change. */

@@ -15,7 +15,7 @@ export const TEST_CASE_NOT_FOUND = 'Test case not found.';
 export const QUALITY_UNAVAILABLE = 'Could not load the tests. Please try again.';
 export const MAX_TEST_CASES = 500;
 export const MAX_EARLIER_TURNS = 20;
-export const SOURCES = ['manual', 'history', 'inbox', 'analytics', 'import', 'improve'] as const;
+export const SOURCES = ['manual', 'history', 'inbox', 'analytics', 'import', 'improve', 'generated'] as const;
 
 export interface QualityDeps {
   db: PrismaClient;

@@ -191,11 +191,91 @@ export function groundedReply(body: FakeOpenAIRequest): string {
   return /<no_answer>\n([\s\S]*?)\n<\/no_answer>/.exec(system)?.[1] ?? "I don't know.";
 }
 
+/** The text between `<tag ...>` and `</tag>` on lines of their own in any message, or ''. */
+const tagged = (body: FakeOpenAIRequest, tag: string): string => {
+  const pattern = new RegExp(`<${tag}(?: [^>]*)?>\\n([\\s\\S]*?)\\n</${tag}>`);
+  for (const m of body.messages) {
+    const found = pattern.exec(m.content);
+    if (found) return found[1];
+  }
+  return '';
+};
+
+/**
+ * The chat service's judge (a request whose structured output is named parley_judge), graded
+ * deterministically: each numbered criterion of <judge_rubric> passes when the answer shares at
+ * least two words that say something with its <cited_passages>, and fails otherwise; a criterion
+ * about the tone always passes. Nothing else asks for this output, so no other test sees it.
+ */
+export function judgeReply(body: FakeOpenAIRequest): string {
+  const criteria = tagged(body, 'judge_rubric')
+    .split('\n')
+    .filter((l) => /^\d+\. /.test(l));
+  const answer = contentWords(tagged(body, 'answer'));
+  let shared = 0;
+  for (const word of contentWords(tagged(body, 'cited_passages'))) if (answer.has(word)) shared++;
+  const grounded = shared >= 2;
+  return JSON.stringify({
+    verdicts: criteria.map((c, i) =>
+      /\btone\b/i.test(c)
+        ? { criterion: i + 1, passed: true, reason: 'The tone is polite and clear.' }
+        : grounded
+          ? { criterion: i + 1, passed: true, reason: 'The cited passages support the answer.' }
+          : { criterion: i + 1, passed: false, reason: 'No cited passage supports the answer.' },
+    ),
+  });
+}
+
+/**
+ * The chat service's generated cases (structured output named parley_test_cases), from the
+ * knowledge in <generate_test_cases count="N">: one case per entry (blank-line separated, a
+ * "# title" line left out), at most N, asking about the entry's first sentence ("Tell me: <its
+ * first six words>?") with that sentence as the fact.
+ */
+export function generatedCasesReply(body: FakeOpenAIRequest): string {
+  const count = Number(/<generate_test_cases count="(\d+)">/.exec(body.messages.map((m) => m.content).join('\n'))?.[1] ?? '1');
+  const entries = tagged(body, 'generate_test_cases')
+    .split(/\n\n+/)
+    .map((e) =>
+      e
+        .split('\n')
+        .filter((l) => !l.startsWith('# '))
+        .join(' ')
+        .trim(),
+    )
+    .filter(Boolean);
+  return JSON.stringify({
+    cases: entries.slice(0, count).map((e) => {
+      const fact = firstSentence(e);
+      const words = fact
+        .replace(/[^\p{L}\p{N}\s]/gu, '')
+        .split(/\s+/)
+        .slice(0, 6)
+        .join(' ');
+      return { question: `Tell me: ${words.toLowerCase()}?`, facts: [fact] };
+    }),
+  });
+}
+
+/** The structured output a request asks for by name (response_format json_schema), or null. */
+const structuredOutput = (body: FakeOpenAIRequest): string | null => {
+  const format = body.response_format as { json_schema?: { name?: string } } | undefined;
+  return format?.json_schema?.name ?? null;
+};
+
+/** The answer a request asking for the judge's or the generated cases' structured output gets; null for any other. */
+export function structuredReply(body: FakeOpenAIRequest): string | null {
+  const name = structuredOutput(body);
+  if (name === 'parley_judge') return judgeReply(body);
+  if (name === 'parley_test_cases') return generatedCasesReply(body);
+  return null;
+}
+
 const DEFAULTS: FakeOpenAIBehaviour = {
   delayMs: 0,
   failWith: null,
   failMessage: null,
-  reply: (body) => toolResultReply(body) ?? groundedReply(body),
+  reply: (body) => structuredReply(body) ?? toolResultReply(body) ?? groundedReply(body),
   chunkDelayMs: 0,
   embeddingsFailWith: null,
   toolCalls: [],

@@ -3308,7 +3308,7 @@ export declare type TestCase = Message<"parley.chat.v1.TestCase"> & {
   expectedAnswer: string;
 
   /**
-   * "manual", "history", "inbox", "analytics", "import", "improve".
+   * "manual", "history", "inbox", "analytics", "import", "improve", "generated".
    *
    * @generated from field: string source = 7;
    */
@@ -3430,6 +3430,29 @@ export declare type TestResult = Message<"parley.chat.v1.TestResult"> & {
    * @generated from field: string request_id = 13;
    */
   requestId: string;
+
+  /**
+   * The judge's verdict, one per criterion of its rubric, beside the checks (which alone decide
+   * `passed`); empty when the run was not judged or the judge failed.
+   *
+   * @generated from field: repeated parley.chat.v1.TestJudgeVerdict judge_verdicts = 53;
+   */
+  judgeVerdicts: TestJudgeVerdict[];
+
+  /**
+   * Set when the judge was asked and gave no verdict: its reply was malformed, its model failed, or
+   * no credit was left ("Judge error: ...").
+   *
+   * @generated from field: string judge_error = 54;
+   */
+  judgeError: string;
+
+  /**
+   * Exact decimal dollars the judge's call was billed ("0" when not judged).
+   *
+   * @generated from field: string judge_cost = 55;
+   */
+  judgeCost: string;
 };
 
 /**
@@ -3437,6 +3460,387 @@ export declare type TestResult = Message<"parley.chat.v1.TestResult"> & {
  * Use `create(TestResultSchema)` to create a new message.
  */
 export declare const TestResultSchema: GenMessage<TestResult>;
+
+/**
+ * The judge's grade of one criterion of the rubric.
+ *
+ * @generated from message parley.chat.v1.TestJudgeVerdict
+ */
+export declare type TestJudgeVerdict = Message<"parley.chat.v1.TestJudgeVerdict"> & {
+  /**
+   * The criterion as the rubric words it.
+   *
+   * @generated from field: string criterion = 1;
+   */
+  criterion: string;
+
+  /**
+   * @generated from field: bool passed = 2;
+   */
+  passed: boolean;
+
+  /**
+   * The judge's short reason.
+   *
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.TestJudgeVerdict.
+ * Use `create(TestJudgeVerdictSchema)` to create a new message.
+ */
+export declare const TestJudgeVerdictSchema: GenMessage<TestJudgeVerdict>;
+
+/**
+ * A chatbot's quality settings.
+ *
+ * @generated from message parley.chat.v1.QualitySettings
+ */
+export declare type QualitySettings = Message<"parley.chat.v1.QualitySettings"> & {
+  /**
+   * Every answer of a run is graded by the judge too.
+   *
+   * @generated from field: bool judge_enabled = 1;
+   */
+  judgeEnabled: boolean;
+
+  /**
+   * The judge's catalogue model; empty: the deployment's default model.
+   *
+   * @generated from field: string judge_model_id = 2;
+   */
+  judgeModelId: string;
+
+  /**
+   * The criteria the judge grades, one a line as the owner wrote them (1-8, 300 characters each).
+   *
+   * @generated from field: repeated string rubric = 3;
+   */
+  rubric: string[];
+
+  /**
+   * Mail the workspace's owners and admins when a run finishes with regressions.
+   *
+   * @generated from field: bool email_on_regression = 4;
+   */
+  emailOnRegression: boolean;
+};
+
+/**
+ * Describes the message parley.chat.v1.QualitySettings.
+ * Use `create(QualitySettingsSchema)` to create a new message.
+ */
+export declare const QualitySettingsSchema: GenMessage<QualitySettings>;
+
+/**
+ * A question generated from the knowledge, waiting for the owner to accept, edit or discard it.
+ *
+ * @generated from message parley.chat.v1.ProposedTestCase
+ */
+export declare type ProposedTestCase = Message<"parley.chat.v1.ProposedTestCase"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string chatbot_id = 2;
+   */
+  chatbotId: string;
+
+  /**
+   * @generated from field: string question = 3;
+   */
+  question: string;
+
+  /**
+   * What a good answer holds: each becomes a "contains" check when accepted as proposed.
+   *
+   * @generated from field: repeated string facts = 4;
+   */
+  facts: string[];
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 5;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.ProposedTestCase.
+ * Use `create(ProposedTestCaseSchema)` to create a new message.
+ */
+export declare const ProposedTestCaseSchema: GenMessage<ProposedTestCase>;
+
+/**
+ * @generated from message parley.chat.v1.GetQualitySettingsRequest
+ */
+export declare type GetQualitySettingsRequest = Message<"parley.chat.v1.GetQualitySettingsRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string chatbot_id = 2;
+   */
+  chatbotId: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.GetQualitySettingsRequest.
+ * Use `create(GetQualitySettingsRequestSchema)` to create a new message.
+ */
+export declare const GetQualitySettingsRequestSchema: GenMessage<GetQualitySettingsRequest>;
+
+/**
+ * @generated from message parley.chat.v1.GetQualitySettingsResponse
+ */
+export declare type GetQualitySettingsResponse = Message<"parley.chat.v1.GetQualitySettingsResponse"> & {
+  /**
+   * @generated from field: parley.chat.v1.QualitySettings settings = 1;
+   */
+  settings?: QualitySettings | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.GetQualitySettingsResponse.
+ * Use `create(GetQualitySettingsResponseSchema)` to create a new message.
+ */
+export declare const GetQualitySettingsResponseSchema: GenMessage<GetQualitySettingsResponse>;
+
+/**
+ * @generated from message parley.chat.v1.SaveQualitySettingsRequest
+ */
+export declare type SaveQualitySettingsRequest = Message<"parley.chat.v1.SaveQualitySettingsRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string chatbot_id = 2;
+   */
+  chatbotId: string;
+
+  /**
+   * @generated from field: parley.chat.v1.QualitySettings settings = 3;
+   */
+  settings?: QualitySettings | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.SaveQualitySettingsRequest.
+ * Use `create(SaveQualitySettingsRequestSchema)` to create a new message.
+ */
+export declare const SaveQualitySettingsRequestSchema: GenMessage<SaveQualitySettingsRequest>;
+
+/**
+ * @generated from message parley.chat.v1.SaveQualitySettingsResponse
+ */
+export declare type SaveQualitySettingsResponse = Message<"parley.chat.v1.SaveQualitySettingsResponse"> & {
+  /**
+   * @generated from field: parley.chat.v1.QualitySettings settings = 1;
+   */
+  settings?: QualitySettings | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.SaveQualitySettingsResponse.
+ * Use `create(SaveQualitySettingsResponseSchema)` to create a new message.
+ */
+export declare const SaveQualitySettingsResponseSchema: GenMessage<SaveQualitySettingsResponse>;
+
+/**
+ * @generated from message parley.chat.v1.GenerateTestCasesRequest
+ */
+export declare type GenerateTestCasesRequest = Message<"parley.chat.v1.GenerateTestCasesRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string chatbot_id = 2;
+   */
+  chatbotId: string;
+
+  /**
+   * 1 to 20.
+   *
+   * @generated from field: int32 count = 3;
+   */
+  count: number;
+};
+
+/**
+ * Describes the message parley.chat.v1.GenerateTestCasesRequest.
+ * Use `create(GenerateTestCasesRequestSchema)` to create a new message.
+ */
+export declare const GenerateTestCasesRequestSchema: GenMessage<GenerateTestCasesRequest>;
+
+/**
+ * @generated from message parley.chat.v1.GenerateTestCasesResponse
+ */
+export declare type GenerateTestCasesResponse = Message<"parley.chat.v1.GenerateTestCasesResponse"> & {
+  /**
+   * The new proposals (duplicates dropped), in the model's order.
+   *
+   * @generated from field: repeated parley.chat.v1.ProposedTestCase proposed = 1;
+   */
+  proposed: ProposedTestCase[];
+
+  /**
+   * Questions the model proposed that the set or the proposals already had.
+   *
+   * @generated from field: int32 duplicates = 2;
+   */
+  duplicates: number;
+
+  /**
+   * Exact decimal dollars the call was billed.
+   *
+   * @generated from field: string cost = 3;
+   */
+  cost: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.GenerateTestCasesResponse.
+ * Use `create(GenerateTestCasesResponseSchema)` to create a new message.
+ */
+export declare const GenerateTestCasesResponseSchema: GenMessage<GenerateTestCasesResponse>;
+
+/**
+ * @generated from message parley.chat.v1.ListProposedTestCasesRequest
+ */
+export declare type ListProposedTestCasesRequest = Message<"parley.chat.v1.ListProposedTestCasesRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string chatbot_id = 2;
+   */
+  chatbotId: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.ListProposedTestCasesRequest.
+ * Use `create(ListProposedTestCasesRequestSchema)` to create a new message.
+ */
+export declare const ListProposedTestCasesRequestSchema: GenMessage<ListProposedTestCasesRequest>;
+
+/**
+ * @generated from message parley.chat.v1.ListProposedTestCasesResponse
+ */
+export declare type ListProposedTestCasesResponse = Message<"parley.chat.v1.ListProposedTestCasesResponse"> & {
+  /**
+   * @generated from field: repeated parley.chat.v1.ProposedTestCase proposed = 1;
+   */
+  proposed: ProposedTestCase[];
+};
+
+/**
+ * Describes the message parley.chat.v1.ListProposedTestCasesResponse.
+ * Use `create(ListProposedTestCasesResponseSchema)` to create a new message.
+ */
+export declare const ListProposedTestCasesResponseSchema: GenMessage<ListProposedTestCasesResponse>;
+
+/**
+ * @generated from message parley.chat.v1.AcceptProposedTestCaseRequest
+ */
+export declare type AcceptProposedTestCaseRequest = Message<"parley.chat.v1.AcceptProposedTestCaseRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string chatbot_id = 2;
+   */
+  chatbotId: string;
+
+  /**
+   * @generated from field: string proposal_id = 3;
+   */
+  proposalId: string;
+
+  /**
+   * The owner's edit: empty question keeps the proposal's; no checks: one "contains" per fact.
+   *
+   * @generated from field: string question = 4;
+   */
+  question: string;
+
+  /**
+   * @generated from field: repeated parley.chat.v1.TestCheck checks = 5;
+   */
+  checks: TestCheck[];
+};
+
+/**
+ * Describes the message parley.chat.v1.AcceptProposedTestCaseRequest.
+ * Use `create(AcceptProposedTestCaseRequestSchema)` to create a new message.
+ */
+export declare const AcceptProposedTestCaseRequestSchema: GenMessage<AcceptProposedTestCaseRequest>;
+
+/**
+ * @generated from message parley.chat.v1.AcceptProposedTestCaseResponse
+ */
+export declare type AcceptProposedTestCaseResponse = Message<"parley.chat.v1.AcceptProposedTestCaseResponse"> & {
+  /**
+   * @generated from field: parley.chat.v1.TestCase case = 1;
+   */
+  case?: TestCase | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.AcceptProposedTestCaseResponse.
+ * Use `create(AcceptProposedTestCaseResponseSchema)` to create a new message.
+ */
+export declare const AcceptProposedTestCaseResponseSchema: GenMessage<AcceptProposedTestCaseResponse>;
+
+/**
+ * @generated from message parley.chat.v1.DiscardProposedTestCaseRequest
+ */
+export declare type DiscardProposedTestCaseRequest = Message<"parley.chat.v1.DiscardProposedTestCaseRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string chatbot_id = 2;
+   */
+  chatbotId: string;
+
+  /**
+   * @generated from field: string proposal_id = 3;
+   */
+  proposalId: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.DiscardProposedTestCaseRequest.
+ * Use `create(DiscardProposedTestCaseRequestSchema)` to create a new message.
+ */
+export declare const DiscardProposedTestCaseRequestSchema: GenMessage<DiscardProposedTestCaseRequest>;
+
+/**
+ * @generated from message parley.chat.v1.DiscardProposedTestCaseResponse
+ */
+export declare type DiscardProposedTestCaseResponse = Message<"parley.chat.v1.DiscardProposedTestCaseResponse"> & {
+};
+
+/**
+ * Describes the message parley.chat.v1.DiscardProposedTestCaseResponse.
+ * Use `create(DiscardProposedTestCaseResponseSchema)` to create a new message.
+ */
+export declare const DiscardProposedTestCaseResponseSchema: GenMessage<DiscardProposedTestCaseResponse>;
 
 /**
  * @generated from message parley.chat.v1.TestRun
@@ -3524,6 +3928,13 @@ export declare type TestRun = Message<"parley.chat.v1.TestRun"> & {
    * @generated from field: parley.chat.v1.TestDraft draft = 15;
    */
   draft?: TestDraft | undefined;
+
+  /**
+   * The judge's catalogue model when the run is judged; empty otherwise.
+   *
+   * @generated from field: string judge_model = 55;
+   */
+  judgeModel: string;
 };
 
 /**
@@ -4993,6 +5404,68 @@ export declare const ChatService: GenService<{
     methodKind: "unary";
     input: typeof GetTestRunRequestSchema;
     output: typeof GetTestRunResponseSchema;
+  },
+  /**
+   * The chatbot's quality settings: the judge (on or off, its catalogue model, its rubric) and the
+   * regression mail (docs/adr/0061-the-judge-generated-cases-and-the-regression-mail.md). A chatbot
+   * never saved has the defaults: judge off, the default model, the product's rubric, no mail.
+   *
+   * @generated from rpc parley.chat.v1.ChatService.GetQualitySettings
+   */
+  getQualitySettings: {
+    methodKind: "unary";
+    input: typeof GetQualitySettingsRequestSchema;
+    output: typeof GetQualitySettingsResponseSchema;
+  },
+  /**
+   * INVALID_ARGUMENT for a model this deployment does not offer or a rubric out of bounds.
+   *
+   * @generated from rpc parley.chat.v1.ChatService.SaveQualitySettings
+   */
+  saveQualitySettings: {
+    methodKind: "unary";
+    input: typeof SaveQualitySettingsRequestSchema;
+    output: typeof SaveQualitySettingsResponseSchema;
+  },
+  /**
+   * Asks the chatbot's model for up to `count` (1-20) questions with the facts their answer must
+   * hold, from the chatbot's knowledge entries; billed like an answer. They are kept as proposed
+   * cases, which join the test set only once accepted. A question the set or the proposals already
+   * have is dropped. FAILED_PRECONDITION without credit (or past the chatbot's daily spend limit) or
+   * without a model; UNAVAILABLE when the model fails or its reply is not what was asked.
+   *
+   * @generated from rpc parley.chat.v1.ChatService.GenerateTestCases
+   */
+  generateTestCases: {
+    methodKind: "unary";
+    input: typeof GenerateTestCasesRequestSchema;
+    output: typeof GenerateTestCasesResponseSchema;
+  },
+  /**
+   * @generated from rpc parley.chat.v1.ChatService.ListProposedTestCases
+   */
+  listProposedTestCases: {
+    methodKind: "unary";
+    input: typeof ListProposedTestCasesRequestSchema;
+    output: typeof ListProposedTestCasesResponseSchema;
+  },
+  /**
+   * Adds the proposal to the test set (as given, or as the owner edited it) and removes it.
+   *
+   * @generated from rpc parley.chat.v1.ChatService.AcceptProposedTestCase
+   */
+  acceptProposedTestCase: {
+    methodKind: "unary";
+    input: typeof AcceptProposedTestCaseRequestSchema;
+    output: typeof AcceptProposedTestCaseResponseSchema;
+  },
+  /**
+   * @generated from rpc parley.chat.v1.ChatService.DiscardProposedTestCase
+   */
+  discardProposedTestCase: {
+    methodKind: "unary";
+    input: typeof DiscardProposedTestCaseRequestSchema;
+    output: typeof DiscardProposedTestCaseResponseSchema;
   },
   /**
    * Messaging channels (docs/adr/0044-messaging-channels.md): a chatbot's connections to a

@@ -54,3 +54,52 @@ export declare type TestRunDue = Message<"parley.events.v1.TestRunDue"> & {
  */
 export declare const TestRunDueSchema: GenMessage<TestRunDue>;
 
+/**
+ * A run finished with regressions (cases that passed in the run before and fail now) of a chatbot
+ * whose owner asked to be mailed (queue parley.test-run-regressed, job id: the run's id). Auth
+ * mails the workspace's owners and admins, at most once per run.
+ *
+ * @generated from message parley.events.v1.TestRunRegressed
+ */
+export declare type TestRunRegressed = Message<"parley.events.v1.TestRunRegressed"> & {
+  /**
+   * @generated from field: string run_id = 1;
+   */
+  runId: string;
+
+  /**
+   * @generated from field: string owner_id = 2;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string chatbot_id = 3;
+   */
+  chatbotId: string;
+
+  /**
+   * @generated from field: string chatbot_name = 4;
+   */
+  chatbotName: string;
+
+  /**
+   * The regressed cases' questions (at most 20, each at most 200 characters).
+   *
+   * @generated from field: repeated string questions = 5;
+   */
+  questions: string[];
+
+  /**
+   * How many cases regressed in all.
+   *
+   * @generated from field: int32 regressions = 6;
+   */
+  regressions: number;
+};
+
+/**
+ * Describes the message parley.events.v1.TestRunRegressed.
+ * Use `create(TestRunRegressedSchema)` to create a new message.
+ */
+export declare const TestRunRegressedSchema: GenMessage<TestRunRegressed>;
+

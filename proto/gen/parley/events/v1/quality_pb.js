@@ -8,7 +8,7 @@ import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
  * Describes the file parley/events/v1/quality.proto.
  */
 export const file_parley_events_v1_quality = /*@__PURE__*/
-  fileDesc("Ch5wYXJsZXkvZXZlbnRzL3YxL3F1YWxpdHkucHJvdG8SEHBhcmxleS5ldmVudHMudjEiJAoOQ2hhdGJvdENoYW5nZWQSEgoKY2hhdGJvdF9pZBgBIAEoCSIwCgpUZXN0UnVuRHVlEg4KBnJ1bl9pZBgBIAEoCRISCgpjaGF0Ym90X2lkGAIgASgJYgZwcm90bzM");
+  fileDesc("Ch5wYXJsZXkvZXZlbnRzL3YxL3F1YWxpdHkucHJvdG8SEHBhcmxleS5ldmVudHMudjEiJAoOQ2hhdGJvdENoYW5nZWQSEgoKY2hhdGJvdF9pZBgBIAEoCSIwCgpUZXN0UnVuRHVlEg4KBnJ1bl9pZBgBIAEoCRISCgpjaGF0Ym90X2lkGAIgASgJIoYBChBUZXN0UnVuUmVncmVzc2VkEg4KBnJ1bl9pZBgBIAEoCRIQCghvd25lcl9pZBgCIAEoCRISCgpjaGF0Ym90X2lkGAMgASgJEhQKDGNoYXRib3RfbmFtZRgEIAEoCRIRCglxdWVzdGlvbnMYBSADKAkSEwoLcmVncmVzc2lvbnMYBiABKAViBnByb3RvMw");
 
 /**
  * Describes the message parley.events.v1.ChatbotChanged.
@@ -23,4 +23,11 @@ export const ChatbotChangedSchema = /*@__PURE__*/
  */
 export const TestRunDueSchema = /*@__PURE__*/
   messageDesc(file_parley_events_v1_quality, 1);
+
+/**
+ * Describes the message parley.events.v1.TestRunRegressed.
+ * Use `create(TestRunRegressedSchema)` to create a new message.
+ */
+export const TestRunRegressedSchema = /*@__PURE__*/
+  messageDesc(file_parley_events_v1_quality, 2);
 

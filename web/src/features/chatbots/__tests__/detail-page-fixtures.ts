@@ -157,6 +157,22 @@ function monthlyCost(totalCost: string) {
   return { __typename: 'UsageReport', overallUsage: { __typename: 'UsageTotals', totalCost } };
 }
 
+/** A chatbot's quality settings as the gateway gives them: the defaults, `overrides` merged in. */
+export function qualitySettingsOf(overrides: Record<string, unknown> = {}) {
+  return {
+    __typename: 'QualitySettings',
+    judgeEnabled: false,
+    judgeModelId: null,
+    rubric: [
+      'Faithful: everything the answer states is supported by the cited passages.',
+      'Answers the question: the answer addresses what was asked.',
+      'Tone: the answer is polite, clear and concise.',
+    ],
+    emailOnRegression: false,
+    ...overrides,
+  };
+}
+
 /** Opens /chatbots/c1 signed in, the chatbot holding `knowledgeBase`; `handlers` add or replace answers. */
 export function openDetail(
   knowledgeBase: ReturnType<typeof knowledgeBaseOf> = knowledgeBaseOf(),
@@ -172,6 +188,8 @@ export function openDetail(
     Models: () => ({ data: { models: FREE_PLAN_MODELS } }),
     TestCases: () => ({ data: { testCases: [] } }),
     TestRuns: () => ({ data: { testRuns: [] } }),
+    QualitySettings: () => ({ data: { qualitySettings: qualitySettingsOf() } }),
+    ProposedTestCases: () => ({ data: { proposedTestCases: [] } }),
     ChannelConnections: () => ({ data: { channelConnections: [] } }),
     ...handlers,
   });

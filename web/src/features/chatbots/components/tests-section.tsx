@@ -21,6 +21,7 @@ import {
 } from '../hooks/use-tests';
 import { TestCaseEditor } from './test-case-editor';
 import { DraftDialog, SideBySide, type CurrentSettings } from './side-by-side';
+import { GenerateDialog, JudgeVerdicts, ProposedCases, QualitySettingsPanel } from './quality-tools';
 
 const PassRateChart = lazy(() => import('./pass-rate-chart'));
 
@@ -56,7 +57,7 @@ function RunSummary({ run }: { run: TestRunFieldsFragment }) {
   );
 }
 
-function ResultItem({ result }: { result: Result }) {
+function ResultItem({ result, verdict }: { result: Result; verdict: Parameters<typeof JudgeVerdicts>[0]['result'] }) {
   const tone = result.regression ? 'danger' : result.error ? 'warning' : result.passed ? 'success' : 'danger';
   const label = result.regression ? 'Regression' : result.error ? 'Not run' : result.passed ? 'Passed' : 'Failed';
   return (
@@ -76,6 +77,7 @@ function ResultItem({ result }: { result: Result }) {
             ))}
         </ul>
       ) : null}
+      <JudgeVerdicts result={verdict} />
     </li>
   );
 }
@@ -160,6 +162,7 @@ export function TestsSection({ chatbotId, entries, current }: { chatbotId: strin
   const [editing, setEditing] = useState<TestCaseFieldsFragment | 'new' | null>(null);
   const [running, setRunning] = useState(false);
   const [comparing, setComparing] = useState(false);
+  const [generating, setGenerating] = useState(false);
   const [deleting, setDeleting] = useState<TestCaseFieldsFragment | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const remove = useDeleteTestCase(chatbotId);
@@ -235,6 +238,11 @@ export function TestsSection({ chatbotId, entries, current }: { chatbotId: strin
             </div>
             <RunSummary run={latest.run} />
             {latest.run.stopReason ? <Alert tone="info">{latest.run.stopReason}</Alert> : null}
+            {latest.run.judgeModel ? (
+              <p className="text-xs text-gray-500">
+                Judged by {latest.run.judgeModel}: its verdicts are shown beside the checks, which alone decide a pass.
+              </p>
+            ) : null}
             {latest.run.regressions > 0 ? (
               <Alert>
                 {latest.run.regressions} {latest.run.regressions === 1 ? 'case passed' : 'cases passed'} before and{' '}
@@ -246,7 +254,7 @@ export function TestsSection({ chatbotId, entries, current }: { chatbotId: strin
             ) : (
               <ol aria-label="Results" className="space-y-2">
                 {latest.results.map((r) => (
-                  <ResultItem key={r.caseId} result={r} />
+                  <ResultItem key={r.caseId} result={r} verdict={tests.verdicts.get(r.caseId)} />
                 ))}
               </ol>
             )}
@@ -262,12 +270,20 @@ export function TestsSection({ chatbotId, entries, current }: { chatbotId: strin
           </section>
         ) : null}
 
+        <section aria-label="Judge and regression mail" className="space-y-2">
+          <h3 className="text-sm font-semibold text-gray-900">Judge and regression mail</h3>
+          <QualitySettingsPanel chatbotId={chatbotId} />
+        </section>
+
         <section aria-label="Test cases">
           <div className="flex flex-wrap items-center justify-between gap-2">
             <h3 className="text-sm font-semibold text-gray-900">Test cases ({tests.cases.length})</h3>
             <div className="flex flex-wrap gap-2">
               <Button variant="secondary" size="sm" onClick={() => setEditing('new')}>
                 Add test case
+              </Button>
+              <Button variant="secondary" size="sm" onClick={() => setGenerating(true)} disabled={entries.length === 0}>
+                Generate cases
               </Button>
               <Button variant="secondary" size="sm" disabled={importer.busy} onClick={() => fileInput.current?.click()}>
                 Import
@@ -298,6 +314,9 @@ export function TestsSection({ chatbotId, entries, current }: { chatbotId: strin
                 Export JSONL
               </Button>
             </div>
+          </div>
+          <div className="mt-3">
+            <ProposedCases chatbotId={chatbotId} />
           </div>
           {tests.cases.length === 0 && !tests.loading ? (
             <p className="mt-2 text-sm text-gray-500">No test cases yet. Add one here, or use “Add to tests” on an answer in History.</p>
@@ -346,6 +365,7 @@ export function TestsSection({ chatbotId, entries, current }: { chatbotId: strin
           }}
         />
       ) : null}
+      {generating ? <GenerateDialog chatbotId={chatbotId} onClose={() => setGenerating(false)} /> : null}
       {deleting ? (
         <ConfirmDialog
           title="Delete test case"

@@ -43,6 +43,7 @@ export const TestRunFieldsFragment = graphql(`
       instructions
       temperature
     }
+    judgeModel
   }
 `);
 
@@ -193,6 +194,92 @@ export const ImproveAnswerMutation = graphql(`
       }
       testCase {
         ...TestCaseFields
+      }
+    }
+  }
+`);
+
+// The judge, generated cases and the regression mail (docs/adr/0061-the-judge-generated-cases-and-the-regression-mail.md).
+export const QualitySettingsFieldsFragment = graphql(`
+  fragment QualitySettingsFields on QualitySettings {
+    judgeEnabled
+    judgeModelId
+    rubric
+    emailOnRegression
+  }
+`);
+
+export const QualitySettingsQuery = graphql(`
+  query QualitySettings($chatbotId: ID!) {
+    qualitySettings(chatbotId: $chatbotId) {
+      ...QualitySettingsFields
+    }
+  }
+`);
+
+export const SaveQualitySettingsMutation = graphql(`
+  mutation SaveQualitySettings($chatbotId: ID!, $input: QualitySettingsInput!) {
+    saveQualitySettings(chatbotId: $chatbotId, input: $input) {
+      ...QualitySettingsFields
+    }
+  }
+`);
+
+export const ProposedTestCaseFieldsFragment = graphql(`
+  fragment ProposedTestCaseFields on ProposedTestCase {
+    id
+    question
+    facts
+    createdAt
+  }
+`);
+
+export const ProposedTestCasesQuery = graphql(`
+  query ProposedTestCases($chatbotId: ID!) {
+    proposedTestCases(chatbotId: $chatbotId) {
+      ...ProposedTestCaseFields
+    }
+  }
+`);
+
+export const GenerateTestCasesMutation = graphql(`
+  mutation GenerateTestCases($chatbotId: ID!, $count: Int!) {
+    generateTestCases(chatbotId: $chatbotId, count: $count) {
+      proposed {
+        ...ProposedTestCaseFields
+      }
+      duplicates
+      cost
+    }
+  }
+`);
+
+export const AcceptProposedTestCaseMutation = graphql(`
+  mutation AcceptProposedTestCase($chatbotId: ID!, $proposalId: ID!, $question: String, $checks: [TestCheckInput!]) {
+    acceptProposedTestCase(chatbotId: $chatbotId, proposalId: $proposalId, question: $question, checks: $checks) {
+      ...TestCaseFields
+    }
+  }
+`);
+
+export const DiscardProposedTestCaseMutation = graphql(`
+  mutation DiscardProposedTestCase($chatbotId: ID!, $proposalId: ID!) {
+    discardProposedTestCase(chatbotId: $chatbotId, proposalId: $proposalId)
+  }
+`);
+
+// A judged run's verdicts, apart from its results (the operation's cost bound).
+export const TestRunJudgeQuery = graphql(`
+  query TestRunJudge($chatbotId: ID!, $runId: ID!) {
+    testRun(chatbotId: $chatbotId, runId: $runId) {
+      results {
+        caseId
+        judgeVerdicts {
+          criterion
+          passed
+          reason
+        }
+        judgeError
       }
     }
   }

@@ -1,8 +1,15 @@
 import { skipToken, useMutation, useQuery } from '@apollo/client/react';
 import { useState } from 'react';
-import type { TestCaseInput, TestDraftInput } from '../../../gql/graphql';
+import type { QualitySettingsInput, TestCaseInput, TestCheckInput, TestDraftInput } from '../../../gql/graphql';
 import { graphqlErrorMessage, userFacingErrorMessage } from '../../../lib/graphql-errors';
 import {
+  AcceptProposedTestCaseMutation,
+  DiscardProposedTestCaseMutation,
+  GenerateTestCasesMutation,
+  ProposedTestCasesQuery,
+  QualitySettingsQuery,
+  TestRunJudgeQuery,
+  SaveQualitySettingsMutation,
   ApplyTestDraftMutation,
   CancelTestRunMutation,
   DeleteTestCaseMutation,
@@ -35,6 +42,15 @@ export function useTests(chatbotId: string) {
       ? { variables: { chatbotId, runId: latest.id }, fetchPolicy: 'cache-and-network', pollInterval: underWay ? RUN_POLL_MS : 0 }
       : skipToken,
   );
+  // A judged run's verdicts, by case (a query of their own: the operation's cost bound).
+  const judged = detail.data?.testRun.run.judgeModel ? detail.data.testRun.run : null;
+  const judge = useQuery(
+    TestRunJudgeQuery,
+    judged
+      ? { variables: { chatbotId, runId: judged.id }, fetchPolicy: 'cache-and-network', pollInterval: underWay ? RUN_POLL_MS : 0 }
+      : skipToken,
+  );
+  const verdicts = new Map((judge.data?.testRun.results ?? []).map((r) => [r.caseId, r]));
   // The list follows the run while it is under way (its counts, then its end).
   if (underWay && detail.data && !UNDER_WAY.has(detail.data.testRun.run.status)) void runs.refetch().catch(() => undefined);
   const error = cases.error ?? runs.error;
@@ -42,6 +58,7 @@ export function useTests(chatbotId: string) {
     cases: cases.data?.testCases ?? [],
     runs: runs.data?.testRuns ?? [],
     latest: detail.data?.testRun ?? null,
+    verdicts,
     underWay,
     loading: (cases.loading && !cases.data) || (runs.loading && !runs.data),
     error: error ? userFacingErrorMessage(error, LOAD_TESTS_FAILED_MESSAGE) : null,
@@ -124,4 +141,52 @@ export function useImproveAnswer(chatbotId: string) {
     (question: string, answer: string, addTest: boolean) => mutate({ variables: { chatbotId, question, answer, addTest } }),
     'Failed to improve the answer',
   );
+}
+
+/** The judge's and the regression mail's settings (docs/adr/0061-the-judge-generated-cases-and-the-regression-mail.md). */
+export function useQualitySettings(chatbotId: string) {
+  const { data, error } = useQuery(QualitySettingsQuery, { variables: { chatbotId }, fetchPolicy: 'cache-and-network' });
+  return {
+    settings: data?.qualitySettings ?? null,
+    error: error ? userFacingErrorMessage(error, 'Failed to load the quality settings') : null,
+  };
+}
+
+export function useSaveQualitySettings(chatbotId: string) {
+  const [mutate] = useMutation(SaveQualitySettingsMutation, { refetchQueries: [QualitySettingsQuery] });
+  return useAction(
+    async (input: QualitySettingsInput) => (await mutate({ variables: { chatbotId, input } })).data?.saveQualitySettings ?? null,
+    'Failed to save the quality settings',
+  );
+}
+
+/** Cases generated from the knowledge, waiting for the owner. */
+export function useProposedTestCases(chatbotId: string) {
+  const { data, error } = useQuery(ProposedTestCasesQuery, { variables: { chatbotId }, fetchPolicy: 'cache-and-network' });
+  return {
+    proposed: data?.proposedTestCases ?? [],
+    error: error ? userFacingErrorMessage(error, 'Failed to load the proposed cases') : null,
+  };
+}
+
+export function useGenerateTestCases(chatbotId: string) {
+  const [mutate] = useMutation(GenerateTestCasesMutation, { refetchQueries: [ProposedTestCasesQuery] });
+  return useAction(
+    async (count: number) => (await mutate({ variables: { chatbotId, count } })).data?.generateTestCases ?? null,
+    'Failed to generate test cases',
+  );
+}
+
+export function useAcceptProposedTestCase(chatbotId: string) {
+  const [mutate] = useMutation(AcceptProposedTestCaseMutation, { refetchQueries: [ProposedTestCasesQuery, TestCasesQuery] });
+  return useAction(
+    (proposalId: string, edit?: { question: string; checks: TestCheckInput[] }) =>
+      mutate({ variables: { chatbotId, proposalId, question: edit?.question ?? null, checks: edit?.checks ?? null } }),
+    'Failed to accept the case',
+  );
+}
+
+export function useDiscardProposedTestCase(chatbotId: string) {
+  const [mutate] = useMutation(DiscardProposedTestCaseMutation, { refetchQueries: [ProposedTestCasesQuery] });
+  return useAction((proposalId: string) => mutate({ variables: { chatbotId, proposalId } }), 'Failed to discard the case');
 }
