@@ -50,7 +50,7 @@ interface ToolCall {
 }
 
 // The SDK's server (with ajv and zod's JSON schemas, ≈ 130 modules) is loaded with the first MCP
-// request, not when the gateway starts (docs/adr/0068-memory-at-rest-and-the-first-holds.md).
+// request, not when the gateway starts (docs/adr/0068-memory-at-rest.md).
 type McpServerSdk = [
   typeof import('@modelcontextprotocol/sdk/server/mcp.js'),
   typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js'),

@@ -21,7 +21,7 @@ export interface Mailer {
 const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 };
 
 // nodemailer (≈ 40 modules, ≈ 650 KB of sources) is loaded with the first mail, not when auth starts
-// (docs/adr/0068-memory-at-rest-and-the-first-holds.md).
+// (docs/adr/0068-memory-at-rest.md).
 let nodemailerLoading: Promise<typeof Nodemailer> | undefined;
 const nodemailer = () => (nodemailerLoading ??= import('nodemailer').then((m) => m.default));
 

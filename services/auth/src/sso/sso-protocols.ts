@@ -1,7 +1,7 @@
 // The libraries of single sign-on, loaded with the first sign-in or metadata request that needs
 // them, not when auth starts: openid-client (with undici, through guarded-fetch.ts) and
 // @node-saml/node-saml (with its XML signature and encryption stack), ≈ 250 modules and ≈ 2.5 MB of
-// sources that most processes never use (docs/adr/0068-memory-at-rest-and-the-first-holds.md).
+// sources that most processes never use (docs/adr/0068-memory-at-rest.md).
 import type * as Oidc from './oidc.ts';
 import type * as Saml from './saml.ts';
 

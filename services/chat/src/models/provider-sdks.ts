@@ -1,7 +1,7 @@
 // The adapters of the providers most deployments do not use, loaded with the first answer or key
 // check that needs them, not when the chat service starts: Anthropic's SDK (≈ 270 modules) and
 // Google's (`@google/genai` with google-auth-library and ws, ≈ 60) held ≈ 3 MB of sources and
-// their compiled code in every process (docs/adr/0068-memory-at-rest-and-the-first-holds.md). The
+// their compiled code in every process (docs/adr/0068-memory-at-rest.md). The
 // `openai` SDK is not here: every answer of the default catalogue uses it.
 import type * as AnthropicAdapter from './anthropic-model.ts';
 import type * as GeminiAdapter from './gemini-model.ts';

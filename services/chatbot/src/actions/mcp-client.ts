@@ -30,7 +30,7 @@ export class McpFailure extends Error {
 const MAX_TOOL_PAGES = 5;
 
 // The SDK's client (with ajv and zod's JSON schemas, ≈ 130 modules) is loaded with the first MCP
-// server's call, not when the service starts (docs/adr/0068-memory-at-rest-and-the-first-holds.md).
+// server's call, not when the service starts (docs/adr/0068-memory-at-rest.md).
 let sdkLoading:
   | Promise<
       [typeof import('@modelcontextprotocol/sdk/client/index.js'), typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js')]
