@@ -72,7 +72,7 @@ import { startTwoFactorEnrolment } from './two-factor/start-two-factor-enrolment
 import type { TwoFactorDeps } from './two-factor/two-factor-deps.ts';
 import { SsoService, SsoSettingsSchema } from '@parley/proto/parley/auth/v1/sso_pb.js';
 import { completeSsoSignIn, getSsoSignInWorkspace } from './sso/complete-sso-sign-in.ts';
-import { samlMetadata } from './sso/saml.ts';
+import { samlProtocol } from './sso/sso-protocols.ts';
 import type { SsoDeps } from './sso/sso-deps.ts';
 import { getSsoSettings, saveSsoSettings, type SsoSettingsView } from './sso/sso-settings.ts';
 import { startSsoSignIn } from './sso/start-sso-sign-in.ts';
@@ -481,7 +481,7 @@ export function ssoRoutes(deps: AuthRpcDeps) {
         return getSsoSignInWorkspace(deps, { protocol: req.protocol, oidcQuery: req.oidcQuery, relayState: req.relayState });
       },
       async getSamlMetadata(req) {
-        return { xml: samlMetadata(deps, parseWorkspaceId(req.workspaceId)) };
+        return { xml: (await samlProtocol()).samlMetadata(deps, parseWorkspaceId(req.workspaceId)) };
       },
     });
   };

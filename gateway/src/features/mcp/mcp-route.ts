@@ -9,8 +9,7 @@
 // service's retrieval (GetPromptKnowledge with no whole-knowledge budget: the chunks retrieval
 // ranks best), with no model call. A failure of a tool is the tool's error (isError, the reason as
 // the API words it), never a failure of the request.
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Request, RequestHandler, Response } from 'express';
 import { clientIp } from '@parley/common/http.ts';
@@ -50,6 +49,19 @@ interface ToolCall {
   signal: AbortSignal;
 }
 
+// The SDK's server (with ajv and zod's JSON schemas, ≈ 130 modules) is loaded with the first MCP
+// request, not when the gateway starts (docs/adr/0068-memory-at-rest.md).
+type McpServerSdk = [
+  typeof import('@modelcontextprotocol/sdk/server/mcp.js'),
+  typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+];
+let sdkLoading: Promise<McpServerSdk> | undefined;
+const mcpServerSdk = () =>
+  (sdkLoading ??= Promise.all([
+    import('@modelcontextprotocol/sdk/server/mcp.js'),
+    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+  ]));
+
 export function mcpRoutes(on: On, opts: ApiV1Options): void {
   const { clients } = opts;
   on('POST /api/v1/mcp', async ({ req, res, key, ownerId, body }) => {
@@ -57,7 +69,8 @@ export function mcpRoutes(on: On, opts: ApiV1Options): void {
     const reachable = chatbots
       .filter((c) => keyReaches(key, c.id))
       .map((c): ToolChatbot => ({ id: c.id, uniqueId: c.uniqueId, name: c.name }));
-    const server = mcpServer(chatbotTools(reachable), { req, res, key, signal: clientGone(res) }, opts);
+    const [sdk, { StreamableHTTPServerTransport }] = await mcpServerSdk();
+    const server = mcpServer(sdk.McpServer, chatbotTools(reachable), { req, res, key, signal: clientGone(res) }, opts);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();
@@ -77,8 +90,8 @@ export const mcpOtherMethods: RequestHandler = (req, res, next) => {
     .json({ error: { code: 'method_not_allowed', message: MCP_POST_ONLY } });
 };
 
-function mcpServer(tools: ChatbotTools[], call: ToolCall, opts: ApiV1Options): McpServer {
-  const server = new McpServer({ name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION }, { instructions: INSTRUCTIONS });
+function mcpServer(Server: typeof McpServer, tools: ChatbotTools[], call: ToolCall, opts: ApiV1Options): McpServer {
+  const server = new Server({ name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION }, { instructions: INSTRUCTIONS });
   for (const tool of tools) {
     const name = shownName(tool.chatbot.name);
     server.registerTool(

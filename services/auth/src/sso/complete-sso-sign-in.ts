@@ -18,8 +18,7 @@ import { lockWorkspace } from '../workspaces/access.ts';
 import { recordAudit } from '../workspaces/audit.ts';
 import { requireSeats, seatLimitMessage } from '../workspaces/invitations.ts';
 import { domainOf } from '../core/email.ts';
-import { completeOidc, oidcRefusal } from './oidc.ts';
-import { completeSaml } from './saml.ts';
+import { oidcProtocol, samlProtocol } from './sso-protocols.ts';
 import { isBrowserBinding, nowOf, OTHER_BROWSER, SSO_SIGN_IN_EXPIRED, type SsoDeps } from './sso-deps.ts';
 
 export interface CompleteSsoSignInRequest {
@@ -100,24 +99,30 @@ export async function completeSsoSignIn(deps: SsoDeps, req: CompleteSsoSignInReq
   const connection = await deps.db.ssoConnection.findUnique({ where: { workspaceId: signIn.workspaceId } });
   if (!connection || connection.protocol !== req.protocol) throw unauthenticated(SSO_SIGN_IN_EXPIRED);
 
+  // The protocol's library is loaded before the transaction opens (sso-protocols.ts).
+  await (req.protocol === 'oidc' ? oidcProtocol() : samlProtocol());
   const identity = async (tx: Prisma.TransactionClient) => {
     try {
       if (req.protocol === 'oidc') {
-        return await completeOidc(deps, connection, {
+        return await (
+          await oidcProtocol()
+        ).completeOidc(deps, connection, {
           query: req.oidcQuery,
           state,
           codeVerifier: signIn.codeVerifier,
           nonce: signIn.nonce,
         });
       }
-      return await completeSaml(deps, tx, connection, {
+      return await (
+        await samlProtocol()
+      ).completeSaml(deps, tx, connection, {
         samlResponse: req.samlResponse,
         requestId: signIn.samlRequestId ?? '',
         sentAt: signIn.createdAt,
       });
     } catch (err) {
       deps.logger.warn({ err: (err as Error).message, workspaceId: signIn.workspaceId, protocol: req.protocol }, 'single sign-on refused');
-      const reason = req.protocol === 'oidc' ? oidcRefusal(err) : (err as Error).message;
+      const reason = req.protocol === 'oidc' ? (await oidcProtocol()).oidcRefusal(err) : (err as Error).message;
       throw unauthenticated(ssoRefused(reason || 'the identity provider’s answer was refused'));
     }
   };

@@ -2,14 +2,14 @@
 // the one outbound guard (services/common/src/outbound/guard.ts): an owner's issuer URL cannot
 // reach internal addresses. Answers are bounded in size and time, and redirects are not followed.
 import { guardedAgent } from '@parley/common/outbound/guard.ts';
-import { fetch as undiciFetch } from 'undici';
+import { undici } from '@parley/common/outbound/undici.ts';
 
 const MAX_BODY_BYTES = 1024 * 1024;
 const TIMEOUT_MS = 10_000;
 
 export function guardedFetch(allowPrivate: boolean) {
   return async (url: string, options: { method: string; headers: Record<string, string>; body?: unknown }): Promise<Response> => {
-    const res = await undiciFetch(url, {
+    const res = await undici().fetch(url, {
       method: options.method,
       headers: options.headers,
       body: options.body as string | undefined,

@@ -8,8 +8,7 @@ import { hashSessionToken, newSessionToken } from '../core/session-token.ts';
 import { isValidEmail, normalizeEmail } from '../core/email.ts';
 import { findMember, type ActorInput } from '../workspaces/access.ts';
 import { domainOf } from '../core/email.ts';
-import { startOidc } from './oidc.ts';
-import { startSaml } from './saml.ts';
+import { oidcProtocol, samlProtocol } from './sso-protocols.ts';
 import { isBrowserBinding, NO_BROWSER_BINDING, nowOf, type SsoDeps } from './sso-deps.ts';
 
 export const NO_SSO_FOR_EMAIL = 'No workspace signs in this email through single sign-on. Please sign in with your password.';
@@ -47,11 +46,11 @@ export async function startSsoSignIn(
   let redirectUrl: string;
   try {
     if (connection.protocol === 'oidc') {
-      const started = await startOidc(deps, connection, state);
+      const started = await (await oidcProtocol()).startOidc(deps, connection, state);
       row = { codeVerifier: started.codeVerifier, nonce: started.nonce };
       redirectUrl = started.redirectUrl;
     } else {
-      const started = await startSaml(deps, connection, state);
+      const started = await (await samlProtocol()).startSaml(deps, connection, state);
       row = { samlRequestId: started.requestId };
       redirectUrl = started.redirectUrl;
     }

@@ -4,11 +4,10 @@
 // (docs/adr/0039-the-model-layer.md).
 import type { CatalogueModel, ModelCatalogue, Provider } from '@parley/common/models/catalogue.ts';
 import type { Logger } from '@parley/common/logger.ts';
-import { anthropicClient, anthropicModel } from './anthropic-model.ts';
-import { geminiClient, geminiModel } from './gemini-model.ts';
 import type { AdapterContext, LanguageModel } from './language-model.ts';
 import { offeredModels, type OfferedModels } from './offered-models.ts';
 import { openAIClient, openAIModel } from './openai-model.ts';
+import { anthropicAdapterOf, geminiAdapterOf } from './provider-sdks.ts';
 import type { ProviderEndpoint, ProviderEndpoints } from './providers.ts';
 
 /** A catalogue model and the adapter that calls it. */
@@ -66,14 +65,11 @@ function adapterOf(provider: Provider, endpoint: ProviderEndpoint, timeoutMs: nu
       const client = openAIClient(endpoint, timeoutMs);
       return (ctx) => openAIModel(client, ctx);
     }
-    case 'anthropic': {
-      const client = anthropicClient(endpoint, timeoutMs);
-      return (ctx) => anthropicModel(client, ctx);
-    }
-    case 'gemini': {
-      const client = geminiClient(endpoint, timeoutMs);
-      return (ctx) => geminiModel(client, ctx);
-    }
+    // Their SDKs are loaded at the first answer (provider-sdks.ts).
+    case 'anthropic':
+      return anthropicAdapterOf(endpoint, timeoutMs);
+    case 'gemini':
+      return geminiAdapterOf(endpoint, timeoutMs);
   }
 }
 

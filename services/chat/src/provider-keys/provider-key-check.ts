@@ -4,11 +4,10 @@
 // two fixed messages.
 import { failedPrecondition, unavailableToUser } from '@parley/common/rpc-errors.ts';
 import type { Provider } from '@parley/common/models/catalogue.ts';
-import { anthropicClient, checkAnthropicKey } from '../models/anthropic-model.ts';
-import { checkGeminiKey, geminiClient } from '../models/gemini-model.ts';
 import { LanguageModelError } from '../models/language-model.ts';
 import { checkOpenAIKey, openAIClient } from '../models/openai-model.ts';
 import type { ProviderEndpoint } from '../models/providers.ts';
+import { anthropicAdapter, geminiAdapter } from '../models/provider-sdks.ts';
 
 export const KEY_REFUSED = 'The provider refused this key.';
 export const PROVIDER_UNREACHABLE = 'The provider could not be reached to check this key; try again later.';
@@ -21,10 +20,14 @@ export function providerKeyCheck(timeoutMs: number): KeyCheck {
       switch (provider) {
         case 'openai':
           return await checkOpenAIKey(openAIClient(endpoint, timeoutMs));
-        case 'anthropic':
-          return await checkAnthropicKey(anthropicClient(endpoint, timeoutMs));
-        case 'gemini':
-          return await checkGeminiKey(geminiClient(endpoint, timeoutMs));
+        case 'anthropic': {
+          const sdk = await anthropicAdapter();
+          return await sdk.checkAnthropicKey(sdk.anthropicClient(endpoint, timeoutMs));
+        }
+        case 'gemini': {
+          const sdk = await geminiAdapter();
+          return await sdk.checkGeminiKey(sdk.geminiClient(endpoint, timeoutMs));
+        }
       }
     } catch (err) {
       // Google answers a malformed or unknown key 400 "API key not valid", the others 401 or 403.

@@ -3,8 +3,7 @@
 // starts. Every request goes through the one outbound guard (guardedFetch: the address pinned,
 // private ranges refused unless the operator allowed them, redirects checked, the body capped), under
 // one deadline for connecting and the call. A session lasts one operation: connect, list or call, close.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { OutboundPolicy } from '@parley/common/outbound/guard.ts';
 import { guardedFetch } from '@parley/common/outbound/guarded-fetch.ts';
@@ -30,12 +29,26 @@ export class McpFailure extends Error {
 /** The most pages of tools read from one server. */
 const MAX_TOOL_PAGES = 5;
 
+// The SDK's client (with ajv and zod's JSON schemas, ≈ 130 modules) is loaded with the first MCP
+// server's call, not when the service starts (docs/adr/0068-memory-at-rest.md).
+let sdkLoading:
+  | Promise<
+      [typeof import('@modelcontextprotocol/sdk/client/index.js'), typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js')]
+    >
+  | undefined;
+const mcpClientSdk = () =>
+  (sdkLoading ??= Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+  ]));
+
 async function withClient<T>(
   endpoint: McpEndpoint,
   policy: OutboundPolicy,
   use: (client: Client, signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
   const url = outboundUrl(endpoint.url, policy);
+  const [{ Client }, { StreamableHTTPClientTransport }] = await mcpClientSdk();
   const guarded = guardedFetch(policy, { maxBytes: endpoint.maxBytes });
   const signal = AbortSignal.timeout(endpoint.timeoutMs);
   const transport = new StreamableHTTPClientTransport(url, {

@@ -11,9 +11,9 @@
 // delivery failed. An endpoint whose attempts have all failed for DeliverySettings.disableAfterMs is
 // disabled, and `endpointDisabled` tells its owners.
 import { Webhook } from 'standardwebhooks';
-import { request } from 'undici';
 import type { WebhookDelivery, WebhookEndpoint } from '../generated/prisma/client.ts';
 import { guardedAgent, refusedByGuard } from '@parley/common/outbound/guard.ts';
+import { undici } from '@parley/common/outbound/undici.ts';
 import { refreshSubscriptions } from './endpoints.ts';
 import type { WebhookDeps } from './webhook-deps.ts';
 
@@ -153,7 +153,7 @@ async function post(deps: DeliverDeps, endpoint: WebhookEndpoint, delivery: Webh
   const elapsed = () => Math.round(performance.now() - started);
   const deadline = AbortSignal.timeout(deps.settings.timeoutMs);
   try {
-    const res = await request(endpoint.url, {
+    const res = await undici().request(endpoint.url, {
       dispatcher: guardedAgent(deps.settings.policy ?? deps.settings.allowPrivate),
       method: 'POST',
       signal: deadline,

@@ -7,7 +7,8 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { Agent, buildConnector, interceptors, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { undici } from './undici.ts';
 
 /** What a guard lets through. */
 export interface OutboundPolicy {
@@ -127,6 +128,7 @@ export function createGuardedAgent(policy: Pick<OutboundPolicy, 'allowPrivate' |
     });
   }) as unknown as Lookup;
   // The callers' own deadlines bound connecting too; idle connections to owners' hosts are not kept long.
+  const { Agent, buildConnector, interceptors } = undici();
   const connector = buildConnector({ lookup, timeout: 120_000 });
   return new Agent({
     keepAliveTimeout: 4_000,

@@ -4,7 +4,8 @@
 // and the body read up to a size cap, a longer one ending in an error. The caller's signal bounds
 // time, the body's reading included. Failures are OutboundErrors naming their reason; `lastFailure` keeps the latest, since an SDK
 // may wrap what its fetch threw in its own words.
-import { fetch as undiciFetch, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { undici } from './undici.ts';
 import { guardedAgent, type OutboundPolicy } from './guard.ts';
 import { asOutboundError, MAX_REDIRECTS, OutboundError, outboundUrl } from './request.ts';
 
@@ -67,7 +68,7 @@ export function guardedFetch(
     let url = outboundUrl(input instanceof Request ? input.url : String(input), policy);
     let { method = 'GET', body } = init;
     for (let redirects = 0; ; redirects++) {
-      const res = await undiciFetch(url, {
+      const res = await undici().fetch(url, {
         method,
         headers: init.headers as Record<string, string>,
         body: body as string | undefined,

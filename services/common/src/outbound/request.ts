@@ -3,7 +3,8 @@
 // MAX_REDIRECTS), one deadline covers connecting, redirects and the whole body (a response that never
 // ends or a slow loris ends at the deadline), and the body is read up to a size cap (a 10 GB body
 // ends at the cap). Every failure is an OutboundError whose message names the reason.
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { undici } from './undici.ts';
 import { guardRefusal, guardedAgent, type OutboundPolicy } from './guard.ts';
 
 export const MAX_REDIRECTS = 3;
@@ -68,7 +69,7 @@ export async function outboundRequest(
   const timer = setTimeout(() => deadline.abort(), init.timeoutMs);
   try {
     for (let redirects = 0; ; redirects++) {
-      const res = await request(url, { dispatcher, method, signal: deadline.signal, headers: init.headers, body });
+      const res = await undici().request(url, { dispatcher, method, signal: deadline.signal, headers: init.headers, body });
       const location = first(res.headers.location);
       if (REDIRECTS.has(res.statusCode) && location) {
         await res.body.dump();

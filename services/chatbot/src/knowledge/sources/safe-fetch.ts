@@ -4,7 +4,8 @@
 // outbound guard, @parley/common/outbound/guard.ts, which webhook deliveries and actions use too), and
 // every redirect goes through the same check. Each fetch has one deadline and a body size limit, so a
 // slow or endless page cannot hold a worker.
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { undici } from '@parley/common/outbound/undici.ts';
 import { guardedAgent, type OutboundPolicy } from '@parley/common/outbound/guard.ts';
 import { SourceError } from './source-error.ts';
 import { INVALID_URL, normalizeUrl } from './web-source.ts';
@@ -64,7 +65,7 @@ export async function safeFetch(
   const timer = setTimeout(() => deadline.abort(), opts.timeoutMs);
   try {
     for (let redirects = 0; ; redirects++) {
-      const res = await request(url, {
+      const res = await undici().request(url, {
         dispatcher,
         method: 'GET',
         signal: deadline.signal,
