@@ -109,6 +109,11 @@ export const ACCESS = {
   'POST /api/channels/telegram/:connectionId': 'public',
   // Slack's Events API (ADR 57): every request signed with the app's signing secret, checked in chat.
   'POST /api/channels/slack/:connectionId': 'public',
+  // "Add to Slack" (ADR 64): whether it is offered, its start by a member who may change the chatbot,
+  // and Slack's redirect back, which its signed single-use state and the starting browser's cookie authenticate.
+  'GET /api/chatbot/:chatbotId/channels/slack/install': 'workspace:read',
+  'POST /api/chatbot/:chatbotId/channels/slack/install': 'chatbots:write',
+  'GET /api/channels/slack/oauth/callback': 'public',
   // Meta's channels (ADR 56): the GET handshake checks the verify token, the POST the app secret's signature, both in chat.
   'GET /api/channels/whatsapp/:connectionId': 'public',
   'POST /api/channels/whatsapp/:connectionId': 'public',

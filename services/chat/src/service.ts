@@ -29,6 +29,8 @@ import { answerChannelMessage } from './channels/answer-update.ts';
 import { startChannelInboundWorker, startChannelOutboundWorker } from './channels/channel-inbound.job.ts';
 import { sendAgentReply } from './channels/send-reply.ts';
 import { takeChannelLead } from './leads/channel-lead.ts';
+import { slackAppOf } from './channels/slack-install.ts';
+import { CHANNEL_INBOUND_RETRIES } from '@parley/common/channel-webhook.ts';
 import { requestHandoff } from './handoff/request-handoff.ts';
 import type { DeliverDeps } from './channels/deliver.ts';
 import { telegramApi } from './channels/telegram-api.ts';
@@ -297,7 +299,7 @@ export async function createChatService(
   };
   const channelInbound = createProducer(redis, QUEUES.channelInbound, ChannelMessageReceivedSchema, {
     prefix: config.QUEUE_PREFIX,
-    retries: { attempts: 5, backoffMs: 1000 },
+    retries: CHANNEL_INBOUND_RETRIES,
   });
   const publicChat: Omit<ChatRpcDeps, 'quality'> = {
     channels: {
@@ -309,6 +311,7 @@ export async function createChatService(
       deliver: deliverDeps,
       inbound: channelInbound,
       verifiers: verifierCache({ max: 10_000, ttlMs: 60_000 }),
+      slackApp: slackAppOf(config),
     },
     handoffCore,
     providerKeys,
