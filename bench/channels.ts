@@ -175,10 +175,13 @@ try {
     const client = fork(fileURLToPath(new URL('./channels-ack-client.ts', import.meta.url)));
     const postRound = async (bodies: string[]): Promise<number[]> => {
       if (!clientInProcess) {
-        const answer = new Promise<{ acks?: number[]; error?: string }>((resolve) => client.once('message', (m) => resolve(m as never)));
+        const answer = new Promise<{ acks?: number[]; error?: string; retried?: number }>((resolve) =>
+          client.once('message', (m) => resolve(m as never)),
+        );
         client.send({ url: stack.url + webhook, headers: hook, bodies });
-        const { acks, error } = await answer;
+        const { acks, error, retried } = await answer;
         if (error) throw new Error(error);
+        retriedPosts = retried ?? 0;
         return acks!;
       }
       return Promise.all(
@@ -192,6 +195,7 @@ try {
       );
     };
     let clientInProcess = false;
+    let retriedPosts = 0;
     const modes = [
       {
         worker: false,
@@ -236,6 +240,7 @@ try {
       );
     }
     client.disconnect();
+    console.log(`  posts the provider's side made again after a closed connection, in all: ${retriedPosts}`);
     await inbound.close();
     inboundRedis.disconnect();
   }

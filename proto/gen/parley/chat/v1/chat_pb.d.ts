@@ -4597,6 +4597,22 @@ export declare type ConnectSlackInstallRequest = Message<"parley.chat.v1.Connect
 export declare const ConnectSlackInstallRequestSchema: GenMessage<ConnectSlackInstallRequest>;
 
 /**
+ * @generated from message parley.chat.v1.ConnectSlackInstallResponse
+ */
+export declare type ConnectSlackInstallResponse = Message<"parley.chat.v1.ConnectSlackInstallResponse"> & {
+  /**
+   * @generated from field: parley.chat.v1.ChannelConnection connection = 1;
+   */
+  connection?: ChannelConnection | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.ConnectSlackInstallResponse.
+ * Use `create(ConnectSlackInstallResponseSchema)` to create a new message.
+ */
+export declare const ConnectSlackInstallResponseSchema: GenMessage<ConnectSlackInstallResponse>;
+
+/**
  * @generated from message parley.chat.v1.ReceiveChannelUpdateResponse
  */
 export declare type ReceiveChannelUpdateResponse = Message<"parley.chat.v1.ReceiveChannelUpdateResponse"> & {
@@ -5185,7 +5201,7 @@ export declare const ChatService: GenService<{
   connectSlackInstall: {
     methodKind: "unary";
     input: typeof ConnectSlackInstallRequestSchema;
-    output: typeof ConnectChannelResponseSchema;
+    output: typeof ConnectSlackInstallResponseSchema;
   },
 }>;
 
