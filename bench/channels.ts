@@ -175,13 +175,14 @@ try {
     const client = fork(fileURLToPath(new URL('./channels-ack-client.ts', import.meta.url)));
     const postRound = async (bodies: string[]): Promise<number[]> => {
       if (!clientInProcess) {
-        const answer = new Promise<{ acks?: number[]; error?: string; retried?: number }>((resolve) =>
+        const answer = new Promise<{ acks?: number[]; error?: string; retried?: number; refused?: number }>((resolve) =>
           client.once('message', (m) => resolve(m as never)),
         );
         client.send({ url: stack.url + webhook, headers: hook, bodies });
-        const { acks, error, retried } = await answer;
+        const { acks, error, retried, refused } = await answer;
         if (error) throw new Error(error);
         retriedPosts = retried ?? 0;
+        refusedPosts = refused ?? 0;
         return acks!;
       }
       return Promise.all(
@@ -194,8 +195,12 @@ try {
         }),
       );
     };
+    // Every acknowledged update's answer, or 60 s at most (an update refused with a 503 may or may not have been queued).
+    const answered = (count: number) =>
+      refusedPosts === 0 ? telegram.sentCount(count) : Promise.race([telegram.sentCount(count), new Promise((r) => setTimeout(r, 60_000))]);
     let clientInProcess = false;
     let retriedPosts = 0;
+    let refusedPosts = 0;
     const modes = [
       {
         worker: false,
@@ -221,7 +226,7 @@ try {
           JSON.stringify(telegramTextUpdate(update, QUESTION, { updateId: update++ })),
         );
         acks.push(...(await postRound(bodies)));
-        if (mode.worker) await telegram.sentCount(before + CONCURRENT);
+        if (mode.worker) await answered(before + CONCURRENT);
       }
       const ackCpu = (cpuMs() - cpuBefore) / (CONCURRENT * ACK_ROUNDS);
       if (process.env.BENCH_ACK_WINDOW && !mode.worker && !mode.inProcess)
@@ -229,7 +234,7 @@ try {
       if (!mode.worker) {
         const before = telegram.sent.length;
         await inbound.resume();
-        await telegram.sentCount(before + CONCURRENT * (ACK_ROUNDS + 1));
+        await answered(before + CONCURRENT * (ACK_ROUNDS + 1));
       } else await telegram.sentCount(telegram.sent.length);
       const sorted = [...acks].sort((a, b) => a - b);
       const p99 = percentile(sorted, 99);
@@ -240,7 +245,9 @@ try {
       );
     }
     client.disconnect();
-    console.log(`  posts the provider's side made again after a closed connection, in all: ${retriedPosts}`);
+    console.log(
+      `  posts the provider's side made again after a closed connection, in all: ${retriedPosts}; answered other than 200: ${refusedPosts}`,
+    );
     await inbound.close();
     inboundRedis.disconnect();
   }
