@@ -11,6 +11,13 @@ export const CLAUDE_OVERLOADED = 'claudeoverloadeddrill';
 export const E2E_TELEGRAM_TOKEN = '555000111:AAE2eTelegramBotTokenForParley_tests1';
 /** The one bot token the fake Slack Web API knows in the end-to-end run (global-setup.ts). */
 export const E2E_SLACK_TOKEN = 'xoxb-555000111-222333-E2eSlackBotTokenSlk1';
+/** The operator's Slack app for "Add to Slack" (slack-channel.spec.ts), and the bot token its install gives. */
+export const E2E_SLACK_APP = {
+  clientId: '5550001110.2223334440',
+  clientSecret: 'e2e-slack-client-secret-0123456789',
+  signingSecret: 'e2e0app0signing0secret0000000000',
+  botToken: 'xoxb-555000111-444555-E2eInstalledBotOAu1',
+};
 /** The one WhatsApp number the fake Graph API knows in the end-to-end run (global-setup.ts). */
 export const E2E_WHATSAPP = {
   phoneNumberId: '106540352242922',

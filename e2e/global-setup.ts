@@ -17,7 +17,7 @@ import { startFakeSlack } from '../services/common/src/testing/fake-slack.ts';
 import { startFakeMailgun } from '../services/common/src/testing/fake-mailgun.ts';
 import { startStack } from '../scripts/stack.ts';
 import { startFakeMeta } from '../services/common/src/testing/fake-meta.ts';
-import { CLAUDE_OVERLOADED, E2E_SLACK_TOKEN, E2E_TELEGRAM_TOKEN, E2E_WHATSAPP } from './fixtures.ts';
+import { CLAUDE_OVERLOADED, E2E_SLACK_APP, E2E_SLACK_TOKEN, E2E_TELEGRAM_TOKEN, E2E_WHATSAPP } from './fixtures.ts';
 import { E2E_PORT_OFFSET } from './playwright.config.ts';
 
 export default async function globalSetup() {
@@ -75,7 +75,11 @@ export default async function globalSetup() {
   // at E2E_FAKE_TELEGRAM_URL (its /_fake/ endpoints deliver updates and list what the bot sent).
   const telegram = await startFakeTelegram({ bots: { [E2E_TELEGRAM_TOKEN]: 'parley_e2e_bot' } });
   // Slack's Web API, for the chatbots connected to Slack (slack-channel.spec.ts), at E2E_FAKE_SLACK_URL.
-  const slack = await startFakeSlack({ bots: { [E2E_SLACK_TOKEN]: 'parley_e2e_slackbot' } });
+  // Its authorize page (Add to Slack) sends the browser straight back with a code for the operator's app.
+  const slack = await startFakeSlack({
+    bots: { [E2E_SLACK_TOKEN]: 'parley_e2e_slackbot', [E2E_SLACK_APP.botToken]: 'parley_e2e_app' },
+    app: { clientId: E2E_SLACK_APP.clientId, clientSecret: E2E_SLACK_APP.clientSecret, botToken: E2E_SLACK_APP.botToken },
+  });
 
   // Meta's Graph API, for the chatbots connected to WhatsApp (channels-meta.spec.ts): the specs reach it
   // at E2E_FAKE_META_URL (its /_fake/ endpoints deliver signed events and list what was sent).
@@ -103,6 +107,10 @@ export default async function globalSetup() {
       ANTHROPIC_BASE_URL: anthropic.url,
       TELEGRAM_API_BASE: telegram.url,
       SLACK_API_BASE: slack.url,
+      SLACK_AUTHORIZE_URL: `${slack.url}/oauth/v2/authorize`,
+      SLACK_CLIENT_ID: E2E_SLACK_APP.clientId,
+      SLACK_CLIENT_SECRET: E2E_SLACK_APP.clientSecret,
+      SLACK_SIGNING_SECRET: E2E_SLACK_APP.signingSecret,
       META_GRAPH_API_BASE: meta.url,
       EMAIL_SMTP_URL: mailgun.smtpUrl,
       EMAIL_INBOUND_DOMAIN: 'mail.parley.e2e',

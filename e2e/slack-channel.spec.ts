@@ -5,7 +5,7 @@
 // chat.postMessage, and the owner reads the conversation in History with its channel.
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
-import { createBot, E2E_SLACK_TOKEN, makePro, ownerToken, registerOwner, uniqueEmail } from './fixtures.ts';
+import { createBot, E2E_SLACK_APP, E2E_SLACK_TOKEN, makePro, ownerToken, registerOwner, uniqueEmail } from './fixtures.ts';
 import { screenshot } from './screenshots.ts';
 
 const fakeSlack = () => process.env.E2E_FAKE_SLACK_URL!;
@@ -73,4 +73,47 @@ test('the owner connects Slack, a Slack user is answered, and History shows the 
   await conversations.getByRole('button').first().click();
   await expect(page.getByText('Is the museum open every day?')).toBeVisible();
   await screenshot(page, 'channels-slack-history');
+});
+
+test('the owner adds Parley to Slack: Slack asks, the browser comes back connected, and the app signing secret checks its events', async ({
+  page,
+  request,
+}) => {
+  const email = await registerOwner(page, uniqueEmail('slack-oauth'));
+  await makePro(email);
+  const token = await ownerToken(page);
+  const bot = await createBot(request, token, 'Install Bot', 'The museum opens at ten and closes at six, every day but Monday.');
+
+  await page.goto(`/chatbots/${bot._id}#settings-channels`);
+  const slack = page.getByRole('region', { name: 'Channels' }).getByRole('region', { name: 'Slack' });
+  const add = slack.getByRole('button', { name: 'Add to Slack' });
+  await expect(add).toBeVisible();
+  // Pasting a token stays, beside the install.
+  await expect(slack.getByLabel('Slack bot token')).toBeVisible();
+  await slack.scrollIntoViewIfNeeded();
+  await screenshot(page, 'channels-slack-add-to-slack', { fullPage: false });
+
+  // The fake's authorize page stands for Slack's consent screen: it sends the browser straight back with a code.
+  await add.click();
+  await page.waitForURL(new RegExp(`/chatbots/${bot._id}\\?slack=connected`));
+  await expect(slack.getByText('parley_e2e_app (Parley Test)')).toBeVisible();
+  await expect(slack.getByText('Connected', { exact: true })).toBeVisible();
+  await expect(slack.getByText('•••• OAu1')).toBeVisible();
+  await expect(page.locator('body')).not.toContainText(E2E_SLACK_APP.botToken);
+  await screenshot(page, 'channels-slack-installed', { fullPage: false });
+
+  // The installed connection checks Slack's events under the operator's app signing secret.
+  const requestUrl = (await slack.getByLabel('Slack Request URL').textContent())!.trim();
+  const deliver = async (signingSecret: string) =>
+    (
+      await request.post(`${fakeSlack()}/_fake/deliver`, {
+        data: { url: requestUrl, signingSecret, payload: { token: 't', challenge: 'installed', type: 'url_verification' } },
+      })
+    ).json();
+  expect(await deliver(E2E_SLACK_APP.signingSecret)).toEqual({ status: 200, body: JSON.stringify({ challenge: 'installed' }) });
+  expect((await deliver(SIGNING_SECRET)).status).toBe(403);
+
+  // Slack's redirect back replayed (the same code and state): refused, nothing changes.
+  const replay = await request.get('/api/channels/slack/oauth/callback?code=1.2.replayed&state=forged', { maxRedirects: 0 });
+  expect(replay.status()).toBe(400);
 });

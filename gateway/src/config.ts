@@ -34,6 +34,13 @@ export const gatewayVars = {
   CHAT_URL: serviceUrl('CHAT_URL'),
   SERVICE_RESOLVE_INTERVAL_MS: serviceResolveInterval,
   PUBLIC_URL: { parse: url(['http', 'https']), default: 'http://localhost:8080' },
+  /**
+   * The operator's Slack app's Client ID: set, the Slack card offers "Add to Slack" (chat holds the
+   * client secret and signing secret; docs/adr/0064-channels-for-operators.md).
+   */
+  SLACK_CLIENT_ID: { parse: text, optional: true },
+  /** Slack's authorize page; a local fake's in tests and the end-to-end suite. */
+  SLACK_AUTHORIZE_URL: { parse: url(['http', 'https']), default: 'https://slack.com/oauth/v2/authorize' },
   MEDIA_DIR: { parse: path, default: '.data/media' },
   // Where auth writes mails when no SMTP server is configured (development); served at /dev/mail.
   MAIL_OUTBOX_DIR: { parse: path, default: '.data/mail-outbox' },

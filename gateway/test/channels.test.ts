@@ -157,6 +157,24 @@ describe('the public webhook', () => {
     expect(rest.body[0].channel).toBe('telegram');
   });
 
+  it('the same update posted 5 times at once is acknowledged 5 times, queued once and answered once', async () => {
+    const before = telegram.sent.length;
+    const jobsBefore = await inboundJobs();
+    const body = JSON.stringify(telegramTextUpdate(9002, 'Is the museum open on Monday?', { updateId: 77_001 }));
+    const acks = await Promise.all(Array.from({ length: 5 }, () => postUpdate({ secret, body })));
+    expect(acks.map((a) => [a.status, a.body])).toEqual(Array.from({ length: 5 }, () => [200, { ok: true }]));
+    expect(await inboundJobs()).toBe(jobsBefore + 1);
+    await until(
+      () => telegram.sent,
+      (s) => s.length === before + 1,
+      'the answer',
+    );
+    // A later delivery of the same update (Telegram's retry) is acknowledged and changes nothing.
+    expect((await postUpdate({ secret, body })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(telegram.sent.filter((m) => m.chat_id === '9002')).toHaveLength(1);
+  });
+
   it('sends a test message to the last chat, lists its delivery, and disconnects (deleteWebhook)', async () => {
     const sent = await gql(
       stack.url,
@@ -164,7 +182,7 @@ describe('the public webhook', () => {
       { id: connectionId },
       owner.token,
     );
-    expect(sent.body.data.sendChannelTestMessage).toEqual({ kind: 'test', status: 'sent', attempts: 1, lastError: null, chatId: '9001' });
+    expect(sent.body.data.sendChannelTestMessage).toEqual({ kind: 'test', status: 'sent', attempts: 1, lastError: null, chatId: '9002' });
     const deliveries = await gql(
       stack.url,
       'query($id: ID!) { channelDeliveries(connectionId: $id) { kind status } }',
@@ -173,6 +191,7 @@ describe('the public webhook', () => {
     );
     expect(deliveries.body.data.channelDeliveries).toEqual([
       { kind: 'test', status: 'sent' },
+      { kind: 'answer', status: 'sent' },
       { kind: 'answer', status: 'sent' },
     ]);
     const gone = await gql(stack.url, 'mutation($id: ID!) { disconnectChannel(connectionId: $id) }', { id: connectionId }, owner.token);

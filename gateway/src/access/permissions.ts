@@ -111,6 +111,11 @@ export const ACCESS = {
   'POST /api/channels/slack/:connectionId': 'public',
   // Email (ADR 63): Mailgun's inbound route, its signature over timestamp and token checked in chat.
   'POST /api/channels/email/:connectionId': 'public',
+  // "Add to Slack" (ADR 64): whether it is offered, its start by a member who may change the chatbot,
+  // and Slack's redirect back, which its signed single-use state and the starting browser's cookie authenticate.
+  'GET /api/chatbot/:chatbotId/channels/slack/install': 'workspace:read',
+  'POST /api/chatbot/:chatbotId/channels/slack/install': 'chatbots:write',
+  'GET /api/channels/slack/oauth/callback': 'public',
   // Meta's channels (ADR 56): the GET handshake checks the verify token, the POST the app secret's signature, both in chat.
   'GET /api/channels/whatsapp/:connectionId': 'public',
   'POST /api/channels/whatsapp/:connectionId': 'public',

@@ -29,6 +29,8 @@ import { mcpServerRoutes } from '../features/mcp-servers/mcp-server-routes.ts';
 import { apiKeyRoutes, apiScopeRoutes } from '../features/api-keys/rest.ts';
 import { providerKeyRoutes } from '../features/provider-keys/rest.ts';
 import { channelWebhookRoutes } from '../features/channels/webhook.ts';
+import type { TelegramIntake } from '../features/channels/telegram-intake.ts';
+import type { slackInstallRoutes } from '../features/channels/slack-install.ts';
 import { invitationRoutes, workspaceListRoutes, workspaceRoutes } from '../features/workspaces/rest.ts';
 import type { Seats } from '../features/workspaces/workspaces.ts';
 import { securityRoutes, ssoRoutes } from '../features/sso/sso-routes.ts';
@@ -51,6 +53,10 @@ export interface ApiOptions {
   held: HeldStreams;
   publicUrl: string;
   stripeEvents: StripeEventIntake;
+  /** Telegram's webhook checked and queued by the gateway (ADR 64). */
+  telegramIntake?: TelegramIntake;
+  /** "Add to Slack": its start under /chatbot and Slack's redirect back under /channels (ADR 64). */
+  slackInstall?: ReturnType<typeof slackInstallRoutes>;
   /** How many members each plan allows a workspace (SEATS_FREE, SEATS_PRO). */
   seats: Seats;
 }
@@ -81,7 +87,8 @@ export function apiRouter(opts: ApiOptions): Router {
   // Before the JSON parser: the signature is over the raw bytes Stripe sent.
   router.post('/payment/webhook', ...webhookHandlers(opts.stripeEvents));
   // Likewise the messaging channels' webhooks (docs/adr/0044-messaging-channels.md): read raw, checked by chat.
-  router.use('/channels', channelWebhookRoutes(opts.clients));
+  if (opts.slackInstall) router.use('/channels', opts.slackInstall.callback);
+  router.use('/channels', channelWebhookRoutes(opts.clients, { telegram: opts.telegramIntake }));
   router.use(express.json({ limit: opts.bodyLimit }));
   router.use('/auth/sso', ssoRoutes(opts.clients, { logger: opts.logger, publicUrl: opts.publicUrl, seats: opts.seats }));
   router.use('/auth', authRoutes(opts.clients), passwordResetRoutes(opts.clients));
@@ -101,6 +108,7 @@ export function apiRouter(opts: ApiOptions): Router {
   router.use('/chatbot', conversationExportRoutes(opts.clients, { logger: opts.logger }));
   router.use(
     '/chatbot',
+    ...(opts.slackInstall ? [opts.slackInstall.member] : []),
     chatbotRoutes(opts.clients, opts),
     chatbotAnalyticsRoutes(opts.clients),
     unansweredQuestionRoutes(opts.clients),

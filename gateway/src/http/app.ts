@@ -25,6 +25,11 @@ import { apiV1Router } from '../v1/router.ts';
 import { chatbotEmbedDomains, mediaRouter, webAppRouter } from './static.ts';
 import { createStripeEventIntake, webhookSecret } from '../features/billing/stripe-events.ts';
 import { testCheckoutRoutes } from '../test-mode/test-checkout.ts';
+import { telegramIntake } from '../features/channels/telegram-intake.ts';
+import { slackInstallRoutes } from '../features/channels/slack-install.ts';
+import { CHANNEL_INBOUND_RETRIES } from '@parley/common/channel-webhook.ts';
+import { createProducer, QUEUES } from '@parley/common/queues.ts';
+import { ChannelMessageReceivedSchema } from '@parley/proto/parley/events/v1/channel_message_received_pb.js';
 import { TEST_PORTAL_PATH, testPortalRoutes } from '../test-mode/test-portal.ts';
 
 /** The least time the chatbot service gets to take in an uploaded file. */
@@ -67,6 +72,14 @@ export async function createGateway(config: GatewayConfig, { logger }: { logger:
     logger,
   );
   const stripeEvents = createStripeEventIntake({ redis, prefix: config.QUEUE_PREFIX, secret, logger });
+  // Telegram's webhook acknowledged after one queue add, no call to chat (ADR 64).
+  const telegramWebhook = telegramIntake({
+    clients,
+    inbound: createProducer(redis, QUEUES.channelInbound, ChannelMessageReceivedSchema, {
+      prefix: config.QUEUE_PREFIX,
+      retries: CHANNEL_INBOUND_RETRIES,
+    }),
+  });
 
   const app = express();
   app.disable('x-powered-by');
@@ -116,6 +129,16 @@ export async function createGateway(config: GatewayConfig, { logger }: { logger:
       held,
       publicUrl: config.PUBLIC_URL,
       stripeEvents,
+      telegramIntake: telegramWebhook,
+      slackInstall: slackInstallRoutes(clients, {
+        redis,
+        prefix: config.QUEUE_PREFIX,
+        publicUrl: config.PUBLIC_URL,
+        clientId: config.SLACK_CLIENT_ID,
+        authorizeUrl: config.SLACK_AUTHORIZE_URL,
+        secret: config.SERVICE_SECRET,
+        logger,
+      }),
       seats: { free: config.SEATS_FREE, pro: config.SEATS_PRO },
     }),
   );
@@ -141,7 +164,14 @@ export async function createGateway(config: GatewayConfig, { logger }: { logger:
     // Open visitor streams would hold the server's close until the deadline: they end at once, and
     // the pages reconnect to another replica.
     background: [() => conversationStreams.endAll()],
-    closers: [graphql.stop, () => stripeEvents.close(), async () => held.close(), () => accessWatch.close(), () => redis.quit()],
+    closers: [
+      graphql.stop,
+      () => stripeEvents.close(),
+      () => telegramWebhook.close(),
+      async () => held.close(),
+      () => accessWatch.close(),
+      () => redis.quit(),
+    ],
   };
 }
 

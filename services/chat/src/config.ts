@@ -124,6 +124,14 @@ export const chatVars = {
   TELEGRAM_API_BASE: { parse: url(['http', 'https']), default: 'https://api.telegram.org' },
   /** Slack's Web API root (docs/adr/0057-slack-channel.md); a local fake's in tests and the end-to-end suite. */
   SLACK_API_BASE: { parse: url(['http', 'https']), default: 'https://slack.com/api' },
+  /**
+   * The operator's Slack app, for the "Add to Slack" install (docs/adr/0064-channels-for-operators.md):
+   * its Client ID and Client Secret exchange the install's code with oauth.v2.access, and its Signing
+   * Secret checks every installed workspace's events. All three, or the install is not offered.
+   */
+  SLACK_CLIENT_ID: { parse: secret, optional: true },
+  SLACK_CLIENT_SECRET: { parse: secret, optional: true },
+  SLACK_SIGNING_SECRET: { parse: secret, optional: true },
   /** Meta's Graph API root with its version, for WhatsApp, Messenger and Instagram (docs/adr/0056-meta-channels.md); a local fake's in tests and the end-to-end suite. */
   META_GRAPH_API_BASE: { parse: url(['http', 'https']), default: 'https://graph.facebook.com/v21.0' },
   /**

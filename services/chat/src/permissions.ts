@@ -57,6 +57,8 @@ export const chatPermissions = methodPermissions(ChatService, {
   ConnectChannel: 'chatbots:write',
   DisconnectChannel: 'chatbots:write',
   SendChannelTestMessage: 'chatbots:write',
+  // Slack's install: the member's role when the install started, carried by its state (ADR 64).
+  ConnectSlackInstall: 'chatbots:write',
 });
 
 /**
@@ -78,4 +80,6 @@ export const chatUnchecked: readonly string[] = [
   'ReceiveChannelUpdate',
   // Meta's webhook handshake: the connection's verify token authenticates it (ADR 56).
   'VerifyChannelWebhook',
+  // The gateway's own check of a Telegram webhook call: a connection's id and its secret's hash, no secret (ADR 64).
+  'GetChannelVerifier',
 ];

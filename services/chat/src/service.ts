@@ -29,6 +29,8 @@ import { answerChannelMessage } from './channels/answer-update.ts';
 import { startChannelInboundWorker, startChannelOutboundWorker } from './channels/channel-inbound.job.ts';
 import { sendAgentReply } from './channels/send-reply.ts';
 import { takeChannelLead } from './leads/channel-lead.ts';
+import { slackAppOf } from './channels/slack-install.ts';
+import { CHANNEL_INBOUND_RETRIES } from '@parley/common/channel-webhook.ts';
 import { requestHandoff } from './handoff/request-handoff.ts';
 import type { DeliverDeps } from './channels/deliver.ts';
 import { telegramApi } from './channels/telegram-api.ts';
@@ -309,7 +311,7 @@ export async function createChatService(
   };
   const channelInbound = createProducer(redis, QUEUES.channelInbound, ChannelMessageReceivedSchema, {
     prefix: config.QUEUE_PREFIX,
-    retries: { attempts: 5, backoffMs: 1000 },
+    retries: CHANNEL_INBOUND_RETRIES,
   });
   const publicChat: Omit<ChatRpcDeps, 'quality'> = {
     channels: {
@@ -323,6 +325,7 @@ export async function createChatService(
       verifiers: verifierCache({ max: 10_000, ttlMs: 60_000 }),
       emailDomain: config.EMAIL_INBOUND_DOMAIN,
       email: { redis, domain: config.EMAIL_INBOUND_DOMAIN, prefix: config.QUEUE_PREFIX },
+      slackApp: slackAppOf(config),
     },
     handoffCore,
     providerKeys,

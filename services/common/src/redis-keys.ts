@@ -23,6 +23,7 @@ export const REDIS_KEY_FAMILIES = {
   providerKeys: 'provider-keys',
   apiKeyFailures: 'api-key-failures',
   actionConfirm: 'action-confirm',
+  slackInstall: 'slack-install',
 } as const;
 
 const join = (...parts: string[]) => parts.join(':');
@@ -85,6 +86,8 @@ export function redisKeys(prefix: string) {
     /** A conversation's pending call of one action with one set of inputs, so the model asking again shows the same card (chat). */
     actionConfirmOpen: (chatbotId: string, sessionId: string, fingerprint: string) =>
       join(prefix, f.actionConfirm, 'open', chatbotId, sessionId, fingerprint),
+    /** A started "Add to Slack" install, taken once by its callback (gateway; docs/adr/0064-channels-for-operators.md). */
+    slackInstallState: (nonce: string) => join(prefix, f.slackInstall, 'state', nonce),
   };
 }
 

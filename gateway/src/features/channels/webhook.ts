@@ -3,7 +3,8 @@
 // secret in its header (X-Telegram-Bot-Api-Secret-Token). The body is read raw (the check is over
 // the bytes sent), bounded (413 past WEBHOOK_BODY_LIMIT) and must be JSON (415 otherwise); chat
 // verifies the secret in constant time (401 missing, 403 wrong: nothing is queued, and no answer
-// names the expected value), reads the update (400 when it is none) and queues its message. The
+// names the expected value), reads the update (400 when it is none) and queues its message; Telegram's
+// check and queueing are the gateway's own (telegram-intake.ts, docs/adr/0064-channels-for-operators.md). The
 // answer is Telegram's "ok" once queued: the bot's answer goes out through the Bot API later.
 // WhatsApp, Messenger and Instagram (docs/adr/0056-meta-channels.md) follow the same shape at
 // `/api/channels/{whatsapp|messenger|instagram}/{connectionId}`: GET for Meta's handshake
@@ -12,6 +13,7 @@ import express, { Router } from 'express';
 import type { Clients } from '../../http/clients.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import { HttpError } from '../../http/errors.ts';
+import type { TelegramIntake } from './telegram-intake.ts';
 
 /** Telegram's updates are a few kilobytes; a body past this is refused 413 before chat sees it. */
 export const WEBHOOK_BODY_LIMIT = '256kb';
@@ -66,8 +68,11 @@ async function mailgunFields(body: Buffer, contentType: string): Promise<Record<
   return fields;
 }
 
-/** Mounted under /api/channels, before the JSON parser. */
-export function channelWebhookRoutes(clients: Clients): Router {
+/**
+ * Mounted under /api/channels, before the JSON parser. With `telegram`, Telegram's calls are checked
+ * and queued by the gateway itself (telegram-intake.ts, ADR 64); without it, by chat's ReceiveChannelUpdate.
+ */
+export function channelWebhookRoutes(clients: Clients, opts: { telegram?: TelegramIntake } = {}): Router {
   const router = Router();
   router.post(
     '/telegram/:connectionId',
@@ -76,13 +81,13 @@ export function channelWebhookRoutes(clients: Clients): Router {
     async (req, res) => {
       const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       if (body.length === 0) throw invalid('The body is not a Telegram update.');
-      const header = req.header(TELEGRAM_SECRET_HEADER) ?? '';
-      await clients.chat.receiveChannelUpdate({
-        channel: 'telegram',
+      const update = {
         connectionId: String(req.params.connectionId),
-        secret: header.slice(0, MAX_SECRET_CHARS + 1),
+        secret: (req.header(TELEGRAM_SECRET_HEADER) ?? '').slice(0, MAX_SECRET_CHARS + 1),
         body,
-      });
+      };
+      if (opts.telegram) await opts.telegram.receive(update);
+      else await clients.chat.receiveChannelUpdate({ channel: 'telegram', ...update });
       res.json({ ok: true });
     },
   );

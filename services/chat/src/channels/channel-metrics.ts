@@ -2,19 +2,11 @@
 // from the webhook, messages sent, updates refused by verification, and sends that failed for good.
 import { counter } from '@parley/common/metrics.ts';
 
-export const channelInbound = counter(
-  'parley_channel_inbound_total',
-  "Channel users' messages verified and queued from a provider's webhook, by channel.",
-  ['channel'],
-);
+// Counted by the gateway too, which queues Telegram's messages by itself (ADR 64).
+export { channelInbound, channelVerificationFailures } from '@parley/common/channel-webhook.ts';
 export const channelOutbound = counter(
   'parley_channel_outbound_total',
   'Messages sent on a channel (answers, tests, agent replies), by channel.',
-  ['channel'],
-);
-export const channelVerificationFailures = counter(
-  'parley_channel_verification_failures_total',
-  'Webhook calls refused because their secret or signature was missing or wrong, by channel.',
   ['channel'],
 );
 export const channelSendFailures = counter(

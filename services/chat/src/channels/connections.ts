@@ -5,8 +5,9 @@
 // a SHA-256 hash is kept (the webhook's check needs nothing more). The token is never answered,
 // logged or put in a URL of Parley's; the webhook's path names the connection. Disconnecting calls
 // deleteWebhook, then removes the row (its credentials, inbound marks, threads and deliveries).
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { isUuid } from '@parley/common/ids.ts';
+import { secretHashOf } from '@parley/common/channel-webhook.ts';
 import { alreadyExists, failedPrecondition, invalid, notFound, unavailable } from '@parley/common/rpc-errors.ts';
 import { open, seal } from '@parley/common/sealed-secret.ts';
 import type { ChannelConnection, PrismaClient } from '../generated/prisma/client.ts';
@@ -107,7 +108,7 @@ export const openAppSecret = (ciphers: ProviderKeyCiphers, row: { id: string; ap
 /** A Slack connection's signing secret in plain text: under the current operator key, else the previous one. */
 export const openSigningSecret = (ciphers: ProviderKeyCiphers, connectionId: string, ciphertext: string): string =>
   openSealed(ciphers, ciphertext, signingSecretData(connectionId));
-export const secretHashOf = (secret: string | Buffer) => createHash('sha256').update(secret).digest('hex');
+export { secretHashOf };
 
 /** The token in plain text, from its row: under the current operator key, else the previous one. */
 export function openToken(ciphers: ProviderKeyCiphers, row: Pick<ChannelConnection, 'id' | 'tokenCiphertext'>): string {

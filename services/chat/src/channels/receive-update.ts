@@ -7,26 +7,42 @@
 // worker under the provider's message id, so a retried update is queued once; nothing is written to
 // the database here, and a known connection is not even read (its verifier is kept in process), so
 // the webhook answers within a few milliseconds.
-import { timingSafeEqual } from 'node:crypto';
 import { create } from '@bufbuild/protobuf';
 import { ChannelMessageReceivedSchema } from '@parley/proto/parley/events/v1/channel_message_received_pb.js';
 import type { Producer } from '@parley/common/queues.ts';
 import { forbidden, invalid, unauthenticated } from '@parley/common/rpc-errors.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import { channelInbound, channelVerificationFailures } from './channel-metrics.ts';
-import { isConnectionId, openAppSecret, openSigningSecret, parseChannel, secretHashOf } from './connections.ts';
+import { isConnectionId, openAppSecret, openSigningSecret, parseChannel } from './connections.ts';
+import {
+  MAX_QUEUED_TEXT,
+  parseTelegramUpdate,
+  SECRET_MISSING,
+  SECRET_REFUSED,
+  secretMatches,
+  type Verifier,
+  type VerifierCache,
+} from '@parley/common/channel-webhook.ts';
+
+// Telegram's update rules and the verifier cache are shared with the gateway, which checks Telegram's webhook by itself (ADR 64).
+export {
+  BODY_INVALID,
+  MAX_QUEUED_TEXT,
+  SECRET_MISSING,
+  SECRET_REFUSED,
+  parseTelegramUpdate,
+  secretMatches,
+  verifierCache,
+  type TelegramMessage,
+  type Verifier,
+  type VerifierCache,
+} from '@parley/common/channel-webhook.ts';
 import type { ProviderKeyCiphers } from '../provider-keys/provider-keys.ts';
 import { parseSlackEvent, slackSignatureValid } from './slack.ts';
 import type { EmailInboundDeps } from './email.ts';
 
-export const SECRET_MISSING = 'The webhook secret is missing.';
-export const SECRET_REFUSED = 'The webhook secret does not match.';
-export const BODY_INVALID = 'The body is not a Telegram update.';
 export const SIGNATURE_MISSING = 'The request signature or its timestamp is missing.';
 export const SIGNATURE_REFUSED = 'The request signature is not valid, or its timestamp is too old.';
-
-/** A message longer than this is cut before it is queued (the turn then refuses what is past its own bound). */
-export const MAX_QUEUED_TEXT = 16_000;
 
 export interface ReceiveDeps {
   db: PrismaClient;
@@ -37,53 +53,6 @@ export interface ReceiveDeps {
   ciphers: ProviderKeyCiphers;
   /** Email (docs/adr/0063-email-channel.md): the webhook's spent tokens and the inbound domain; absent, email's webhook is refused. */
   email?: EmailInboundDeps;
-}
-
-/** What a webhook's check needs of a connection: its channel and the secret's hash. */
-export interface Verifier {
-  id: string;
-  channel: string;
-  secretHash: string;
-  /** Slack: the signing secret in plain text (kept in process only, as the verifier). */
-  signingSecret?: string;
-  /** Meta's channels: the app secret in plain text (in process only) and the account the connection is for. */
-  appSecret?: string;
-  accountId?: string | null;
-}
-
-/**
- * Known connections' verifiers, kept in process so that a webhook call costs no database read:
- * at most `max` (the least recently used out), each for `ttlMs` (so a connection removed on another
- * replica is refused here within that time; its updates queued meanwhile find no connection and are
- * left). Only connections that exist are kept: unknown ids are read each time and never stored.
- */
-export interface VerifierCache {
-  get(id: string): Verifier | undefined;
-  set(v: Verifier): void;
-  forget(id: string): void;
-}
-
-export function verifierCache(opts: { max: number; ttlMs: number; now?: () => number }): VerifierCache {
-  const now = opts.now ?? Date.now;
-  const entries = new Map<string, { v: Verifier; until: number }>();
-  return {
-    get(id) {
-      const hit = entries.get(id);
-      if (!hit) return undefined;
-      entries.delete(id);
-      if (hit.until <= now()) return undefined;
-      entries.set(id, hit);
-      return hit.v;
-    },
-    set(v) {
-      entries.delete(v.id);
-      entries.set(v.id, { v, until: now() + opts.ttlMs });
-      if (entries.size > opts.max) entries.delete(entries.keys().next().value!);
-    },
-    forget(id) {
-      entries.delete(id);
-    },
-  };
 }
 
 export async function verifierOf(deps: ReceiveDeps, connectionId: string): Promise<Verifier | null> {
@@ -104,46 +73,19 @@ export async function verifierOf(deps: ReceiveDeps, connectionId: string): Promi
   return row;
 }
 
-export interface TelegramMessage {
-  updateId: string;
-  chatId: string;
-  userId: string;
-  userName: string;
-  text: string;
-}
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** The update's text message, null for an update with none; a body that is no update is INVALID_ARGUMENT. */
-export function parseTelegramUpdate(body: Uint8Array): TelegramMessage | null {
-  let update: unknown;
-  try {
-    update = JSON.parse(Buffer.from(body).toString('utf8'));
-  } catch {
-    throw invalid(BODY_INVALID);
-  }
-  if (!isObject(update) || !Number.isSafeInteger(update.update_id)) throw invalid(BODY_INVALID);
-  const message = update.message;
-  if (!isObject(message) || typeof message.text !== 'string' || !isObject(message.chat)) return null;
-  const chatId = message.chat.id;
-  if (!Number.isSafeInteger(chatId)) throw invalid(BODY_INVALID);
-  const from = isObject(message.from) ? message.from : {};
-  if (from.is_bot === true) return null;
-  const name = [from.first_name, from.last_name].filter((p): p is string => typeof p === 'string').join(' ');
-  return {
-    updateId: String(update.update_id),
-    chatId: String(chatId),
-    userId: Number.isSafeInteger(from.id) ? String(from.id) : '',
-    userName: name.slice(0, 200),
-    text: message.text.slice(0, MAX_QUEUED_TEXT),
-  };
-}
-
-/** True when the header's hash equals the stored one; constant time, whatever the header's length. */
-export function secretMatches(received: string, storedHash: string): boolean {
-  const expected = Buffer.from(storedHash, 'hex');
-  const actual = Buffer.from(secretHashOf(received), 'hex');
-  return expected.length === actual.length && expected.length > 0 && timingSafeEqual(expected, actual);
+/**
+ * What the gateway checks a Telegram webhook call against by itself (docs/adr/0064-channels-for-operators.md):
+ * the connection's id and its secret's hash, from the same kept verifiers. Only Telegram's: its check
+ * needs no secret, where Slack's and Meta's signatures need the secret itself, which stays in chat.
+ */
+export async function getChannelVerifier(
+  deps: ReceiveDeps,
+  req: { channel: string; connectionId: string },
+): Promise<{ found: boolean; connectionId: string; secretHash: string }> {
+  if (parseChannel(req.channel) !== 'telegram') throw invalid('Only a Telegram connection is verified by the gateway.');
+  const row = await verifierOf(deps, req.connectionId);
+  if (!row || row.channel !== 'telegram' || !row.secretHash) return { found: false, connectionId: '', secretHash: '' };
+  return { found: true, connectionId: row.id, secretHash: row.secretHash };
 }
 
 export async function receiveChannelUpdate(

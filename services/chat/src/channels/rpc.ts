@@ -7,7 +7,9 @@ import {
   ChannelConnectionSchema,
   ChannelDeliverySchema,
   type ConnectChannelRequest,
+  type ConnectSlackInstallRequest,
   type DisconnectChannelRequest,
+  type GetChannelVerifierRequest,
   type ListChannelConnectionsRequest,
   type ListChannelDeliveriesRequest,
   type ReceiveChannelUpdateRequest,
@@ -25,7 +27,8 @@ import {
   type ConnectionDeps,
 } from './connections.ts';
 import type { DeliveryView } from './deliver.ts';
-import { receiveChannelUpdate, type ReceiveDeps } from './receive-update.ts';
+import { getChannelVerifier, receiveChannelUpdate, type ReceiveDeps } from './receive-update.ts';
+import { connectSlackInstall, type SlackApp } from './slack-install.ts';
 import { receiveMetaUpdate, verifyChannelWebhook } from './meta-receive.ts';
 import { connectMetaChannel } from './meta-connections.ts';
 import { connectEmail } from './email-connections.ts';
@@ -33,7 +36,7 @@ import { receiveEmailUpdate } from './email-receive.ts';
 import { isMetaChannel } from './meta-channels.ts';
 
 export interface ChannelRpcDeps {
-  channels: ConnectionDeps & ReceiveDeps;
+  channels: ConnectionDeps & ReceiveDeps & { slackApp: SlackApp | null };
 }
 
 const toConnection = (c: ChannelConnectionView) =>
@@ -89,6 +92,20 @@ export function channelMethods(deps: ChannelRpcDeps) {
         businessAccountId: req.businessAccountId,
       });
       return { connection: toConnection(connection) };
+    },
+    async connectSlackInstall(req: ConnectSlackInstallRequest) {
+      const connection = await connectSlackInstall(c, {
+        ownerId: ownerIdOf(req.ownerId),
+        chatbotId: req.chatbotId,
+        uniqueId: req.uniqueId,
+        code: req.code,
+        redirectUri: req.redirectUri,
+        webhookBaseUrl: req.webhookBaseUrl,
+      });
+      return { connection: toConnection(connection) };
+    },
+    async getChannelVerifier(req: GetChannelVerifierRequest) {
+      return getChannelVerifier(c, { channel: req.channel, connectionId: req.connectionId });
     },
     async disconnectChannel(req: DisconnectChannelRequest) {
       return { removed: await disconnectChannel(c, ownerIdOf(req.ownerId), req.connectionId) };

@@ -39,6 +39,16 @@ export interface SlackApi {
   authTest(token: string): Promise<{ botName: string; team: string }>;
   /** chat.postMessage to a channel, in a thread when `threadTs` is given. */
   postMessage(token: string, channel: string, text: string, threadTs: string): Promise<void>;
+  /**
+   * oauth.v2.access: the code of an "Add to Slack" install exchanged, under the app's client id and
+   * secret, for the workspace's bot token. Slack refuses a code used twice, expired or given to
+   * another redirect_uri (`invalid_code`, `bad_redirect_uri`).
+   */
+  oauthAccess(
+    app: { clientId: string; clientSecret: string },
+    code: string,
+    redirectUri: string,
+  ): Promise<{ botToken: string; team: string }>;
 }
 
 export function slackApi(opts: { baseUrl: string; timeoutMs: number }): SlackApi {
@@ -76,6 +86,37 @@ export function slackApi(opts: { baseUrl: string; timeoutMs: number }): SlackApi
     throw new SlackError(error, TOKEN_ERRORS.has(error) ? 401 : 400);
   }
   return {
+    async oauthAccess(app, code, redirectUri) {
+      let res: Response;
+      try {
+        res = await fetch(`${base}/oauth.v2.access`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/x-www-form-urlencoded',
+            authorization: `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64')}`,
+          },
+          body: new URLSearchParams({ code, redirect_uri: redirectUri }).toString(),
+          redirect: 'error',
+          signal: AbortSignal.timeout(opts.timeoutMs),
+        });
+      } catch (err) {
+        throw new SlackError(`Slack could not be reached (${(err as Error).name})`, 0);
+      }
+      const text = await res.text();
+      let parsed: Record<string, unknown> = {};
+      try {
+        parsed = text.length <= MAX_RESPONSE_BYTES ? (JSON.parse(text) as Record<string, unknown>) : {};
+      } catch {
+        // Not Slack's JSON: the status says enough.
+      }
+      if (!res.ok) throw new SlackError(`HTTP ${res.status}`, res.status === 429 || res.status >= 500 ? res.status : 400);
+      if (parsed.ok !== true) throw new SlackError(typeof parsed.error === 'string' ? parsed.error.slice(0, 200) : 'unknown_error', 400);
+      const team = parsed.team as { name?: unknown } | undefined;
+      return {
+        botToken: typeof parsed.access_token === 'string' ? parsed.access_token : '',
+        team: typeof team?.name === 'string' ? team.name.slice(0, 120) : '',
+      };
+    },
     async authTest(token) {
       const me = await call<{ user?: unknown; team?: unknown }>(token, 'auth.test', {});
       return {

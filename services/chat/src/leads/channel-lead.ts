@@ -3,8 +3,9 @@
 // the timeout message (handoff/handoff-timeout.ts) asks them on the channel for their email, and
 // the email they write back is taken as the lead (source `handoff_timeout`), with the channel and
 // the channel user's identity (`channelContact`: the thread's chat id, which is the Telegram chat,
-// a phone number or an email address as the channel has it). A lead the web's form left in a
-// channel's conversation (submit-lead.ts) records them too.
+// a phone number or an email address as the channel has it; WhatsApp's, the visitor's phone number,
+// in E.164 with its `+`). A lead the web's form left in a channel's conversation (submit-lead.ts)
+// records them too.
 import { randomUUID } from 'node:crypto';
 import type { WebhookPublisher } from '@parley/common/webhook-publisher.ts';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
@@ -31,6 +32,16 @@ export function emailInMessage(text: string): string | null {
 }
 
 /**
+ * The lead's `channelContact` for a channel user's chat id: WhatsApp's chat id is the sender's phone
+ * number as Meta writes it (the country code and number, digits only), kept in E.164 (`+` and 7 to
+ * 15 digits); any other channel's chat id as it is. A WhatsApp id that is no phone number is kept as it is.
+ */
+export function contactOf(channel: string, chatId: string): string {
+  if (channel === 'whatsapp' && /^[1-9]\d{6,14}$/.test(chatId)) return `+${chatId}`;
+  return chatId;
+}
+
+/**
  * The channel user's identity in a conversation of the chatbot on that channel (its thread's chat id;
  * email's: the thread's contact address, docs/adr/0063-email-channel.md); null when it has none.
  */
@@ -45,7 +56,7 @@ export async function channelContact(
       FROM "ChannelThread" t JOIN "ChannelConnection" c ON c."id" = t."connectionId"
       LEFT JOIN "EmailThread" e ON e."connectionId" = t."connectionId" AND e."chatId" = t."chatId"
      WHERE t."sessionId" = ${sessionId} AND c."chatbotId" = ${chatbotId}::uuid AND c."channel" = ${channel}`;
-  return thread?.chatId ?? null;
+  return thread ? contactOf(channel, thread.chatId) : null;
 }
 
 export interface ChannelLeadDeps {
@@ -79,7 +90,7 @@ export async function takeChannelLead(
   if (!email) return null;
   const [lead] = await deps.db.$queryRaw<TakenLead[]>`
     INSERT INTO "Lead" ("id", "conversationId", "chatbotId", "ownerId", "email", "source", "channel", "channelContact", "updatedAt")
-    SELECT ${randomUUID()}::uuid, c."id", c."chatbotId", c."ownerId", ${email}, 'handoff_timeout', ${input.channel}, ${input.chatId}, now()
+    SELECT ${randomUUID()}::uuid, c."id", c."chatbotId", c."ownerId", ${email}, 'handoff_timeout', ${input.channel}, ${contactOf(input.channel, input.chatId)}, now()
       FROM "Conversation" c
      WHERE c."chatbotId" = ${input.chatbotId}::uuid AND c."sessionId" = ${input.sessionId} AND c."handoffStatus" = 'bot'
        AND (SELECT m."content" FROM "Message" m WHERE m."conversationId" = c."id" AND m."role" = 'system'

@@ -20,6 +20,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SIGNATURE_MISSING, SIGNATURE_REFUSED, VERIFY_TOKEN_REFUSED } from '../../src/channels/meta-receive.ts';
 import { WINDOW_CLOSED } from '../../src/channels/meta-channels.ts';
 import { metaTokenRefused } from '../../src/channels/meta-connections.ts';
+import { handoffTimedOut, TIMEOUT_MESSAGE } from '../../src/handoff/handoff-timeout.ts';
+import { contactOf, leadTaken } from '../../src/leads/channel-lead.ts';
 import { agent, clientMessageId, enableHandoff } from './handoff-helpers.ts';
 import { rpcError, startChatStack, type ChatStack } from './harness.ts';
 
@@ -325,6 +327,56 @@ describe('a WhatsApp message', () => {
       "the agent's reply",
     );
     expect(meta.sent[1]).toMatchObject({ accountId: PHONE_ID, to: '15551230005', text: 'Hello, Ada from the museum here.' });
+  });
+});
+
+describe('a lead from WhatsApp', () => {
+  it('keeps the visitor phone number in E.164 as its channel contact, taken once from the email written after the wait ran out', async () => {
+    const { bot, connection } = await connected();
+    await stack.makePro(bot.ownerId);
+    await enableHandoff(stack.chatbots, bot);
+    await signedPost('whatsapp', connection.id, whatsappTextEvent(PHONE_ID, '447700900123', 'I want to talk to a person'));
+    await until(
+      () => meta.sent,
+      (s) => s.length === 1,
+      'the answer',
+    );
+    const { waiting } = await until(
+      () => stack.client.listInbox({ ownerId: bot.ownerId }),
+      (r) => r.waiting.some((i) => i.chatbotId === bot.id),
+      'the waiting conversation',
+    );
+    const conversationId = waiting.find((i) => i.chatbotId === bot.id)!.conversationId;
+    const { handoffRequestedAt } = await stack.parts.prisma.conversation.findUniqueOrThrow({ where: { id: conversationId } });
+    expect(await handoffTimedOut(stack.parts.deps.handoffCore, { conversationId, requestedAt: handoffRequestedAt! })).toBe(true);
+    await until(
+      () => meta.sent,
+      (s) => s.length === 2,
+      'the timeout message',
+    );
+    expect(meta.sent[1]).toMatchObject({ to: '447700900123', text: TIMEOUT_MESSAGE });
+    // The same message delivered twice (Meta's retry): one lead, one thanks.
+    const reply = whatsappTextEvent(PHONE_ID, '447700900123', 'It is ada.lovelace@example.com');
+    await signedPost('whatsapp', connection.id, reply);
+    await signedPost('whatsapp', connection.id, reply);
+    await until(
+      () => meta.sent,
+      (s) => s.length === 3,
+      'the thanks',
+    );
+    expect(meta.sent[2]).toMatchObject({ to: '447700900123', text: leadTaken('ada.lovelace@example.com') });
+    const { leads } = await stack.client.listLeads({ ownerId: bot.ownerId, chatbotId: bot.id });
+    expect(leads.map((l) => [l.email, l.source, l.channel, l.channelContact, l.conversationId])).toEqual([
+      ['ada.lovelace@example.com', 'handoff_timeout', 'whatsapp', '+447700900123', conversationId],
+    ]);
+  });
+
+  it('writes a WhatsApp chat id as E.164 and leaves every other channel, and an id that is no phone number, as it is', () => {
+    expect(contactOf('whatsapp', '15551230005')).toBe('+15551230005');
+    expect(contactOf('whatsapp', '0123')).toBe('0123');
+    expect(contactOf('whatsapp', '1234567890123456')).toBe('1234567890123456');
+    expect(contactOf('telegram', '8404')).toBe('8404');
+    expect(contactOf('messenger', '24000000000001')).toBe('24000000000001');
   });
 });
 

@@ -3,10 +3,14 @@
 // and a JSON body, answered as Slack does (`{ok: true, ...}`, `{ok: false, error}` with HTTP 200, or
 // 429 with Retry-After), plus what Slack itself does with an app's Request URL: `deliver` signs an
 // event with the app's signing secret (X-Slack-Signature, X-Slack-Request-Timestamp) and posts it,
-// answering with the webhook's status and body. The fake's own endpoints (for a test in another
+// answering with the webhook's status and body. "Add to Slack" (docs/adr/0064-channels-for-operators.md):
+// GET /oauth/v2/authorize stands for Slack's authorize page and sends the browser straight back to
+// the redirect_uri with a code and the state (or `error=access_denied` when `installs` is 'deny'), and
+// POST /oauth.v2.access exchanges a code once, under the app's client id and secret (HTTP Basic), for
+// the app's bot token, as Slack does (invalid_code, bad_redirect_uri, invalid_client). The fake's own endpoints (for a test in another
 // process) live under /_fake/: POST /_fake/deliver {url, signingSecret, payload, retryNum?} and GET
 // /_fake/sent.
-import { createHmac } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { serveFake } from './serve.ts';
 
@@ -17,6 +21,10 @@ export interface FakeSlackBehaviour {
   rateLimited: { times: number; retryAfter: number };
   /** The next N chat.postMessage calls are answered 503. */
   failures: number;
+  /** The Slack app the OAuth install is for, and the bot token an install gives (add it to `bots` too). */
+  app: { clientId: string; clientSecret: string; botToken: string } | null;
+  /** What the person on the authorize page does. */
+  installs: 'allow' | 'deny';
 }
 
 export interface SlackPost {
@@ -34,6 +42,8 @@ export interface FakeSlack {
   sent: SlackPost[];
   /** Every call, accepted or not: method and token. */
   calls: { method: string; token: string }[];
+  /** Every authorize page visit's query (client_id, scope, redirect_uri, state). */
+  authorizations: Record<string, string>[];
   set(patch: Partial<FakeSlackBehaviour>): void;
   /** Resolves once `count` messages were sent in all, without polling. */
   sentCount(count: number): Promise<void>;
@@ -97,7 +107,17 @@ const reply = (res: ServerResponse, status: number, body: unknown, headers: Reco
 
 export async function startFakeSlack(opts: Partial<FakeSlackBehaviour> & { port?: number; host?: string } = {}): Promise<FakeSlack> {
   const { port = 0, host = '127.0.0.1', ...initial } = opts;
-  const behaviour: FakeSlackBehaviour = { bots: {}, rateLimited: { times: 0, retryAfter: 1 }, failures: 0, ...initial };
+  const behaviour: FakeSlackBehaviour = {
+    bots: {},
+    rateLimited: { times: 0, retryAfter: 1 },
+    failures: 0,
+    app: null,
+    installs: 'allow',
+    ...initial,
+  };
+  const authorizations: Record<string, string>[] = [];
+  const codes = new Map<string, { redirectUri: string; clientId: string }>();
+  let codeSeq = 1;
   const sent: SlackPost[] = [];
   const calls: { method: string; token: string }[] = [];
   const waiting: { count: number; resolve: () => void }[] = [];
@@ -130,6 +150,45 @@ export async function startFakeSlack(opts: Partial<FakeSlackBehaviour> & { port?
     if (path === '/_fake/deliver' && req.method === 'POST') {
       const d = JSON.parse(await readBody(req)) as { url: string; signingSecret: string; payload: unknown; retryNum?: number };
       return reply(res, 200, await deliver(d.url, d.signingSecret, d.payload, { retryNum: d.retryNum }));
+    }
+    if (path === '/oauth/v2/authorize' && req.method === 'GET') {
+      const q = Object.fromEntries(new URL(req.url ?? '/', 'http://localhost').searchParams);
+      authorizations.push(q);
+      if (!behaviour.app || q.client_id !== behaviour.app.clientId || !q.redirect_uri)
+        return reply(res, 400, { ok: false, error: 'invalid_client_id' });
+      const back = new URL(q.redirect_uri);
+      if (behaviour.installs === 'deny') back.searchParams.set('error', 'access_denied');
+      else {
+        const code = `${Date.now()}.${codeSeq++}.fakecode${randomBytes(8).toString('hex')}`;
+        codes.set(code, { redirectUri: q.redirect_uri, clientId: q.client_id });
+        back.searchParams.set('code', code);
+      }
+      if (q.state) back.searchParams.set('state', q.state);
+      res.writeHead(302, { location: back.toString() });
+      res.end();
+      return;
+    }
+    if (path === '/oauth.v2.access' && req.method === 'POST') {
+      const form = new URLSearchParams(await readBody(req));
+      const [id, secret] = Buffer.from((req.headers.authorization ?? '').replace(/^Basic /, ''), 'base64')
+        .toString('utf8')
+        .split(':');
+      calls.push({ method: 'oauth.v2.access', token: '' });
+      const app = behaviour.app;
+      if (!app || id !== app.clientId || secret !== app.clientSecret) return reply(res, 200, { ok: false, error: 'invalid_client' });
+      const issued = codes.get(form.get('code') ?? '');
+      if (!issued) return reply(res, 200, { ok: false, error: 'invalid_code' });
+      codes.delete(form.get('code') ?? '');
+      if (issued.redirectUri !== form.get('redirect_uri')) return reply(res, 200, { ok: false, error: 'bad_redirect_uri' });
+      return reply(res, 200, {
+        ok: true,
+        access_token: app.botToken,
+        token_type: 'bot',
+        scope: 'chat:write,app_mentions:read,im:history',
+        bot_user_id: 'U0BOT',
+        app_id: 'A0PARLEY',
+        team: { id: 'T0PARLEY', name: 'Parley Test' },
+      });
     }
     const match = /^\/([a-z]+\.[A-Za-z]+)$/.exec(path);
     if (!match || req.method !== 'POST') return reply(res, 404, { ok: false, error: 'unknown_method' });
@@ -190,6 +249,7 @@ export async function startFakeSlack(opts: Partial<FakeSlackBehaviour> & { port?
     url: server.origin,
     sent,
     calls,
+    authorizations,
     set(patch) {
       Object.assign(behaviour, patch);
     },

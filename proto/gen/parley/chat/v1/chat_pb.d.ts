@@ -4910,6 +4910,120 @@ export declare type VerifyChannelWebhookResponse = Message<"parley.chat.v1.Verif
 export declare const VerifyChannelWebhookResponseSchema: GenMessage<VerifyChannelWebhookResponse>;
 
 /**
+ * @generated from message parley.chat.v1.GetChannelVerifierRequest
+ */
+export declare type GetChannelVerifierRequest = Message<"parley.chat.v1.GetChannelVerifierRequest"> & {
+  /**
+   * telegram.
+   *
+   * @generated from field: string channel = 1;
+   */
+  channel: string;
+
+  /**
+   * @generated from field: string connection_id = 2;
+   */
+  connectionId: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.GetChannelVerifierRequest.
+ * Use `create(GetChannelVerifierRequestSchema)` to create a new message.
+ */
+export declare const GetChannelVerifierRequestSchema: GenMessage<GetChannelVerifierRequest>;
+
+/**
+ * @generated from message parley.chat.v1.GetChannelVerifierResponse
+ */
+export declare type GetChannelVerifierResponse = Message<"parley.chat.v1.GetChannelVerifierResponse"> & {
+  /**
+   * @generated from field: bool found = 1;
+   */
+  found: boolean;
+
+  /**
+   * @generated from field: string connection_id = 2;
+   */
+  connectionId: string;
+
+  /**
+   * Hex SHA-256 of the connection's webhook secret.
+   *
+   * @generated from field: string secret_hash = 3;
+   */
+  secretHash: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.GetChannelVerifierResponse.
+ * Use `create(GetChannelVerifierResponseSchema)` to create a new message.
+ */
+export declare const GetChannelVerifierResponseSchema: GenMessage<GetChannelVerifierResponse>;
+
+/**
+ * @generated from message parley.chat.v1.ConnectSlackInstallRequest
+ */
+export declare type ConnectSlackInstallRequest = Message<"parley.chat.v1.ConnectSlackInstallRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string chatbot_id = 2;
+   */
+  chatbotId: string;
+
+  /**
+   * @generated from field: string unique_id = 3;
+   */
+  uniqueId: string;
+
+  /**
+   * The code Slack's authorize page redirected back with.
+   *
+   * @generated from field: string code = 4;
+   */
+  code: string;
+
+  /**
+   * The redirect_uri the authorize request named (oauth.v2.access checks it is the same).
+   *
+   * @generated from field: string redirect_uri = 5;
+   */
+  redirectUri: string;
+
+  /**
+   * {PUBLIC_URL}/api/channels/slack: the connection answers its Request URL under it.
+   *
+   * @generated from field: string webhook_base_url = 6;
+   */
+  webhookBaseUrl: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.ConnectSlackInstallRequest.
+ * Use `create(ConnectSlackInstallRequestSchema)` to create a new message.
+ */
+export declare const ConnectSlackInstallRequestSchema: GenMessage<ConnectSlackInstallRequest>;
+
+/**
+ * @generated from message parley.chat.v1.ConnectSlackInstallResponse
+ */
+export declare type ConnectSlackInstallResponse = Message<"parley.chat.v1.ConnectSlackInstallResponse"> & {
+  /**
+   * @generated from field: parley.chat.v1.ChannelConnection connection = 1;
+   */
+  connection?: ChannelConnection | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.ConnectSlackInstallResponse.
+ * Use `create(ConnectSlackInstallResponseSchema)` to create a new message.
+ */
+export declare const ConnectSlackInstallResponseSchema: GenMessage<ConnectSlackInstallResponse>;
+
+/**
  * @generated from message parley.chat.v1.ReceiveChannelUpdateResponse
  */
 export declare type ReceiveChannelUpdateResponse = Message<"parley.chat.v1.ReceiveChannelUpdateResponse"> & {
@@ -5536,6 +5650,31 @@ export declare const ChatService: GenService<{
     methodKind: "unary";
     input: typeof VerifyChannelWebhookRequestSchema;
     output: typeof VerifyChannelWebhookResponseSchema;
+  },
+  /**
+   * What the gateway checks a Telegram webhook call against by itself (docs/adr/0064-channels-for-operators.md):
+   * the connection's id and the SHA-256 of its webhook secret, never a secret itself. found is false
+   * for an unknown connection or another channel's. INVALID_ARGUMENT for a channel other than telegram.
+   *
+   * @generated from rpc parley.chat.v1.ChatService.GetChannelVerifier
+   */
+  getChannelVerifier: {
+    methodKind: "unary";
+    input: typeof GetChannelVerifierRequestSchema;
+    output: typeof GetChannelVerifierResponseSchema;
+  },
+  /**
+   * Slack's OAuth install: the code Slack's authorize page gave back is exchanged with oauth.v2.access
+   * under the operator's Slack app (SLACK_CLIENT_ID, SLACK_CLIENT_SECRET), and the bot token it
+   * answers is connected as a pasted one is, with the app's signing secret (SLACK_SIGNING_SECRET).
+   * FAILED_PRECONDITION when the operator configured no Slack app or Slack refused the code.
+   *
+   * @generated from rpc parley.chat.v1.ChatService.ConnectSlackInstall
+   */
+  connectSlackInstall: {
+    methodKind: "unary";
+    input: typeof ConnectSlackInstallRequestSchema;
+    output: typeof ConnectSlackInstallResponseSchema;
   },
 }>;
 

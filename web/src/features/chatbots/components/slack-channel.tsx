@@ -1,9 +1,50 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { Alert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
 import { TextField } from '../../../components/ui/text-field';
 import { useChannelConnections, useConnectChannel } from '../hooks/use-channels';
 import { ConnectedChannel } from './connected-channel';
+import { slackInstallAvailable, SlackInstallError, startSlackInstall } from '../api/slack-install-api';
+
+/** "Add to Slack", shown only where the operator configured a Slack app: sends the browser to Slack's authorize page. */
+function AddToSlack({ chatbotId }: { chatbotId: string }) {
+  const [available, setAvailable] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    let live = true;
+    slackInstallAvailable(chatbotId).then(
+      (yes) => live && setAvailable(yes),
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, [chatbotId]);
+  if (!available) return null;
+  async function onAdd() {
+    setBusy(true);
+    setError(null);
+    try {
+      window.location.assign(await startSlackInstall(chatbotId));
+    } catch (err) {
+      setError(err instanceof SlackInstallError ? err.message : 'Something went wrong. Please try again.');
+      setBusy(false);
+    }
+  }
+  return (
+    <div className="space-y-2 border-b border-gray-100 pb-3">
+      <p className="text-sm text-gray-600">
+        Install Parley&apos;s Slack app in your workspace: Slack asks you to allow it, then brings you back here.
+      </p>
+      <Button type="button" onClick={onAdd} busy={busy} busyLabel="Opening Slack…">
+        Add to Slack
+      </Button>
+      {error ? <Alert>{error}</Alert> : null}
+      <p className="text-sm text-gray-500">Or use a Slack app of your own:</p>
+    </div>
+  );
+}
 
 type Connection = ReturnType<typeof useChannelConnections>['connections'][number];
 
@@ -21,6 +62,7 @@ function ConnectSlack({ chatbotId }: { chatbotId: string }) {
   }
   return (
     <form className="space-y-3" onSubmit={onConnect}>
+      <AddToSlack chatbotId={chatbotId} />
       <p className="text-sm text-gray-600">
         Create a Slack app with the <span className="font-mono">chat:write</span>, <span className="font-mono">app_mentions:read</span> and{' '}
         <span className="font-mono">im:history</span> scopes, install it, and paste its Bot User OAuth Token and Signing Secret. Both are

@@ -1,0 +1,90 @@
+// Slack's "Add to Slack" in chat (docs/adr/0064-channels-for-operators.md): the install's code is
+// exchanged with oauth.v2.access under the operator's app, and the bot token Slack answers is
+// connected as a pasted one (auth.test, sealed, with the app's signing secret). Not configured,
+// malformed, refused (a code used twice, another redirect_uri) or unreachable: nothing is stored.
+// Real PostgreSQL, the fake Slack Web API over HTTP.
+import { Code } from '@connectrpc/connect';
+import { startFakeSlack, type FakeSlack } from '@parley/common/testing/fake-slack.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openSigningSecret, openToken } from '../../src/channels/connections.ts';
+import { SLACK_INSTALL_NOT_CONFIGURED, SLACK_INSTALL_REFUSED } from '../../src/channels/slack-install.ts';
+import { rpcError, startChatStack, type ChatStack } from './harness.ts';
+
+const BOT_TOKEN = 'xoxb-5566778899-9988776655-ChatInstallTokenWxYz';
+const APP = { clientId: '5555555555.6666666666', clientSecret: 'chat-test-client-secret-0123456789', botToken: BOT_TOKEN };
+const SIGNING_SECRET = 'abcdefabcdef0123456789abcdef0123';
+const REDIRECT = 'https://parley.example/api/channels/slack/oauth/callback';
+
+let stack: ChatStack;
+let plain: ChatStack;
+let slack: FakeSlack;
+beforeAll(async () => {
+  slack = await startFakeSlack({ bots: { [BOT_TOKEN]: 'installed_bot' }, app: APP });
+  stack = await startChatStack({
+    SLACK_API_BASE: slack.url,
+    SLACK_CLIENT_ID: APP.clientId,
+    SLACK_CLIENT_SECRET: APP.clientSecret,
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+  });
+  plain = await startChatStack({ SLACK_API_BASE: slack.url });
+});
+afterAll(async () => {
+  await plain?.stop();
+  await stack?.stop();
+  await slack?.close();
+});
+
+/** A code from the fake's authorize page, as Slack's redirect back carries it. */
+async function codeFor(redirectUri = REDIRECT): Promise<string> {
+  const q = new URLSearchParams({ client_id: APP.clientId, scope: 'chat:write', redirect_uri: redirectUri, state: 's' });
+  const res = await fetch(`${slack.url}/oauth/v2/authorize?${q}`, { redirect: 'manual' });
+  return new URL(res.headers.get('location')!).searchParams.get('code')!;
+}
+
+const install = (s: ChatStack, bot: { id: string; ownerId: string; uniqueId: string }, code: string, redirectUri = REDIRECT) =>
+  s.client.connectSlackInstall({
+    ownerId: bot.ownerId,
+    chatbotId: bot.id,
+    uniqueId: bot.uniqueId,
+    code,
+    redirectUri,
+    webhookBaseUrl: 'https://parley.example/api/channels/slack',
+  });
+
+describe("Slack's install", () => {
+  it('exchanges the code once and connects its bot token sealed, with the operator app signing secret', async () => {
+    const bot = await stack.newChatbot({ knowledge: ['Open every day.'] });
+    const code = await codeFor();
+    const { connection } = await install(stack, bot, code);
+    expect(connection).toMatchObject({
+      channel: 'slack',
+      status: 'connected',
+      tokenLastFour: 'WxYz',
+      botName: 'installed_bot (Parley Test)',
+    });
+    const row = await stack.parts.prisma.channelConnection.findUniqueOrThrow({ where: { id: connection!.id } });
+    expect(row.tokenCiphertext).not.toContain(BOT_TOKEN);
+    expect(openToken(stack.parts.deps.channels.ciphers, row)).toBe(BOT_TOKEN);
+    expect(openSigningSecret(stack.parts.deps.channels.ciphers, row.id, row.signingSecretCiphertext!)).toBe(SIGNING_SECRET);
+
+    // The same code again (a replayed callback): Slack refuses it, nothing more is stored.
+    const other = await stack.newChatbot({ knowledge: ['Open every day.'] });
+    const replayed = await rpcError(install(stack, other, code));
+    expect([replayed.code, replayed.rawMessage]).toEqual([Code.FailedPrecondition, SLACK_INSTALL_REFUSED]);
+    expect(await stack.parts.prisma.channelConnection.count({ where: { chatbotId: other.id } })).toBe(0);
+  });
+
+  it('refuses a code given to another redirect_uri, a malformed code, and any install where no Slack app is configured', async () => {
+    const bot = await stack.newChatbot({ knowledge: ['Open every day.'] });
+    const elsewhere = await rpcError(install(stack, bot, await codeFor('https://evil.example/callback')));
+    expect([elsewhere.code, elsewhere.rawMessage]).toEqual([Code.FailedPrecondition, SLACK_INSTALL_REFUSED]);
+    const calls = slack.calls.length;
+    const malformed = await rpcError(install(stack, bot, 'not a code <script>'));
+    expect(malformed.code).toBe(Code.InvalidArgument);
+    expect(slack.calls).toHaveLength(calls);
+    const plainBot = await plain.newChatbot({ knowledge: ['Open every day.'] });
+    const off = await rpcError(install(plain, plainBot, await codeFor()));
+    expect([off.code, off.rawMessage]).toEqual([Code.FailedPrecondition, SLACK_INSTALL_NOT_CONFIGURED]);
+    expect(await stack.parts.prisma.channelConnection.count({ where: { chatbotId: bot.id } })).toBe(0);
+  });
+});
