@@ -23,6 +23,7 @@ export const REDIS_KEY_FAMILIES = {
   providerKeys: 'provider-keys',
   apiKeyFailures: 'api-key-failures',
   actionConfirm: 'action-confirm',
+  handoffLimit: 'handoff-limit',
 } as const;
 
 const join = (...parts: string[]) => parts.join(':');
@@ -64,6 +65,8 @@ export function redisKeys(prefix: string) {
     passwordResetsIp: (ip: string) => join(prefix, f.auth, 'password-resets', 'ip', ip),
     /** A conversation a person has (waiting or human): its handoff state, read by the visitor's admission (chat; ADR 34). */
     handoff: (chatbotId: string, sessionId: string) => join(prefix, f.handoff, chatbotId, sessionId),
+    /** When a visitor, spend or credit limit last stopped a message of a conversation whose chatbot offers a person: its handoff's limit_reached (chat; ADR 65). */
+    handoffLimit: (chatbotId: string, sessionId: string) => join(prefix, f.handoffLimit, chatbotId, sessionId),
     /** Pub/sub channel: what the visitor of one conversation sees, live (chat; ADR 34). */
     conversationChannel: (conversationId: string) => join(prefix, f.conversationChannel, conversationId),
     /** Pub/sub channel: a workspace's inbox rows as they change (chat; ADR 34). */

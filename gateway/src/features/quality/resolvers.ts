@@ -10,10 +10,11 @@ import { modelChoiceChange } from '../models/models.ts';
 import { parseFormat, readTestFile, writeTestFile } from './test-files.ts';
 import { checkView, runEstimate, testCaseView, testResultView, testRunView, testTotalsView } from './views.ts';
 
-const checkInput = (c: { kind: string; phrases?: string[] | null; entryId?: string | null }) => ({
+const checkInput = (c: { kind: string; phrases?: string[] | null; entryId?: string | null; language?: string | null }) => ({
   kind: c.kind,
   phrases: c.phrases ?? [],
   entryId: c.entryId ?? '',
+  language: c.language ?? '',
 });
 
 export const NO_DRAFT = 'This run has no draft to apply.';
