@@ -89,7 +89,7 @@ describe('reading checks', () => {
     expect(parseCheck({ kind: 'cites', entryId: ENTRY.toUpperCase() })).toEqual({ kind: 'cites', entryId: ENTRY });
     expect(parseCheck({ kind: 'no_answer', phrases: ['ignored'] })).toEqual({ kind: 'no_answer' });
     expect(parseCheck({ kind: 'sounds_nice' })).toBe(
-      'Unknown check "sounds_nice" (use contains, not_contains, cites, no_answer, offers_person)',
+      'Unknown check "sounds_nice" (use contains, not_contains, cites, no_answer, offers_person, language)',
     );
     expect(parseCheck({ kind: 'contains', phrases: [] })).toBe('A "contains" check needs at least one phrase');
     expect(parseCheck({ kind: 'contains', phrases: [3] })).toBe('Phrases must be text');
