@@ -221,7 +221,9 @@ export interface VoiceInput {
 /** The `voice` of an UpdateChatbot request (VoiceChange), absent when nothing in it changes. The values are the service's to check. */
 export function voiceChange(input: VoiceInput) {
   const { instructions, temperature, welcomeMessage, suggestedQuestions, noAnswerMessage, answerInVisitorLanguage } = input;
-  if ([instructions, temperature, welcomeMessage, suggestedQuestions, noAnswerMessage, answerInVisitorLanguage].every((v) => v === undefined))
+  if (
+    [instructions, temperature, welcomeMessage, suggestedQuestions, noAnswerMessage, answerInVisitorLanguage].every((v) => v === undefined)
+  )
     return {};
   return {
     voice: {

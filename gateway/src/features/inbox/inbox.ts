@@ -155,7 +155,11 @@ const leadView = (l: Lead): InboxLeadView => ({
 export const agentOf = (m: Member) => ({ id: m.user.id, name: m.user.name.trim() || UNNAMED_AGENT });
 
 /** The inbox; `reason` keeps one reason code's conversations (the chat service checks it: INVALID_ARGUMENT otherwise). */
-export async function loadInbox(clients: Clients, m: Member, reason?: string): Promise<{ waiting: InboxItemView[]; open: InboxItemView[] }> {
+export async function loadInbox(
+  clients: Clients,
+  m: Member,
+  reason?: string,
+): Promise<{ waiting: InboxItemView[]; open: InboxItemView[] }> {
   const { waiting, open } = await clients.chat.listInbox({ ownerId: m.ownerId, reason: reason ?? '' });
   return { waiting: waiting.map(inboxItemView), open: open.map(inboxItemView) };
 }

@@ -14,7 +14,12 @@ export const REASON_CODES = ['missing_knowledge', 'asked_for_person', 'not_suppo
 export type ReasonCode = (typeof REASON_CODES)[number];
 
 /** The reasons the model may give its handoff tool: limit_reached is the product's, never the model's. */
-export const MODEL_REASONS = ['missing_knowledge', 'asked_for_person', 'not_supported', 'action_failed'] as const satisfies readonly ReasonCode[];
+export const MODEL_REASONS = [
+  'missing_knowledge',
+  'asked_for_person',
+  'not_supported',
+  'action_failed',
+] as const satisfies readonly ReasonCode[];
 
 export const BAD_REASON = `Reason must be one of ${REASON_CODES.join(', ')}`;
 

@@ -187,7 +187,9 @@ async function prepare(deps: PublicChatDeps, channel: Channel, raw: RawMessageIn
   const model = qa ? null : await chooseModel(deps, chatbot);
   const day = utcDay(receivedAt);
   const counted = channel.counted
-    ? await countToday(deps, { chatbotId: chatbot.id, clientIp: visitor.countedToday, day, visitorLimits }).catch(limitStopped(deps, chatbot, input))
+    ? await countToday(deps, { chatbotId: chatbot.id, clientIp: visitor.countedToday, day, visitorLimits }).catch(
+        limitStopped(deps, chatbot, input),
+      )
     : { chatbotId: chatbot.id, day, visitorKey: null };
   if (qa) return { kind: 'qa', requestId, input, chatbot, receivedAt, identity, privacy, qa };
   if (!model) return { kind: 'offline', requestId, input, chatbot, receivedAt, identity, privacy, passages: knowledge };

@@ -84,7 +84,9 @@ export function runCheck(check: Check, answer: CheckedAnswer): CheckResult {
       const found = answerLanguage(answer.text.replace(MARKER, ''));
       return result(
         found === languageCode(check.language),
-        found === 'und' ? `Not written in ${check.language}: too short to tell its language` : `Not written in ${check.language} (${found})`,
+        found === 'und'
+          ? `Not written in ${check.language}: too short to tell its language`
+          : `Not written in ${check.language} (${found})`,
       );
     }
   }

@@ -75,7 +75,9 @@ describe('the reason of an answer and of the handoff asked after it', () => {
   it("the model's handoff tool: its reason when it is one of the codes, missing_knowledge for any other", async () => {
     const bot = await handoffBot();
     stack.fake.setBehaviour({ toolCalls: triggers, reply: 'A person can take over [1].' });
-    const said = await stack.client.sendMessage(visitor(bot.uniqueId, 'Can you book me a flight to Paris?', { sessionId: session('rc-tool') }));
+    const said = await stack.client.sendMessage(
+      visitor(bot.uniqueId, 'Can you book me a flight to Paris?', { sessionId: session('rc-tool') }),
+    );
     expect(said.offerHandoff).toBe(true);
     const tool = ((stack.fake.requests[0].tools ?? []) as { function: { name: string; parameters: { properties: object } } }[]).find(
       (t) => t.function.name === 'handoff',
@@ -133,7 +135,10 @@ describe('the inbox and the unanswered questions by reason', () => {
     const list = (reason = '') => stack.client.listUnansweredQuestions({ ownerId: bot.ownerId, chatbotId: bot.id, status: 'all', reason });
     await until(async () => (await list()).questions.length === 2);
     const byQuestion = Object.fromEntries((await list()).questions.map((q) => [q.question, q.reason]));
-    expect(byQuestion).toEqual({ 'Do you sell bicycles?': 'missing_knowledge', 'Refund my parking ticket, I want a human': 'asked_for_person' });
+    expect(byQuestion).toEqual({
+      'Do you sell bicycles?': 'missing_knowledge',
+      'Refund my parking ticket, I want a human': 'asked_for_person',
+    });
     expect((await list('missing_knowledge')).questions.map((q) => q.question)).toEqual(['Do you sell bicycles?']);
     expect((await list('limit_reached')).questions).toEqual([]);
     const bad = await rpcError(list('whatever'));

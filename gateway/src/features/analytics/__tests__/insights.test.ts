@@ -245,7 +245,9 @@ describe('unanswered questions', () => {
     expect((await call(`${base}?reason=limit_reached&status=all`, { token: owner.token })).body).toEqual([]);
     const bad = await call(`${base}?reason=bored`, { token: owner.token });
     expect(bad.status).toBe(400);
-    expect(bad.body.message).toMatch(/^Reason must be one of missing_knowledge, asked_for_person, not_supported, action_failed, limit_reached$/);
+    expect(bad.body.message).toMatch(
+      /^Reason must be one of missing_knowledge, asked_for_person, not_supported, action_failed, limit_reached$/,
+    );
     const g = await gql(
       stack.url,
       `query ($chatbotId: ID!, $reason: String) { unansweredQuestions(chatbotId: $chatbotId, reason: $reason) { question reason } }`,

@@ -122,11 +122,17 @@ describe('language', () => {
     expect(runCheck({ kind: 'language', language: 'fr' }, said(french)).passed).toBe(true);
     expect(runCheck({ kind: 'language', language: 'fra' }, said(french)).passed).toBe(true);
     expect(runCheck({ kind: 'language', language: 'english' }, said(english)).passed).toBe(true);
-    expect(runCheck({ kind: 'language', language: 'zh' }, said('我们周一至周五上午九点到下午六点营业，周六中午关门。欢迎光临我们的商店。')).passed).toBe(true);
+    expect(
+      runCheck({ kind: 'language', language: 'zh' }, said('我们周一至周五上午九点到下午六点营业，周六中午关门。欢迎光临我们的商店。'))
+        .passed,
+    ).toBe(true);
   });
 
   it('fails an answer in another language, and one too short to tell, saying which', () => {
-    expect(runCheck({ kind: 'language', language: 'fr' }, said(english))).toMatchObject({ passed: false, detail: 'Not written in fr (eng)' });
+    expect(runCheck({ kind: 'language', language: 'fr' }, said(english))).toMatchObject({
+      passed: false,
+      detail: 'Not written in fr (eng)',
+    });
     expect(runCheck({ kind: 'language', language: 'fr' }, said('OK [1]'))).toMatchObject({
       passed: false,
       detail: 'Not written in fr: too short to tell its language',

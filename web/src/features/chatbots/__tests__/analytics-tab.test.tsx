@@ -183,11 +183,11 @@ describe('Unanswered questions', () => {
     });
     await openTab();
     const reasons = await screen.findByRole('list', { name: 'Questions by reason' });
-    expect(within(reasons).getAllByRole('button').map((b) => b.textContent)).toEqual([
-      'Missing knowledge 6',
-      'Not supported 2',
-      'Action failed 1',
-    ]);
+    expect(
+      within(reasons)
+        .getAllByRole('button')
+        .map((b) => b.textContent),
+    ).toEqual(['Missing knowledge 6', 'Not supported 2', 'Action failed 1']);
     const listed = () => within(screen.getByRole('list', { name: 'Unanswered questions' })).getAllByRole('listitem', { name: /\?$/ });
     expect(listed()).toHaveLength(3);
     expect(within(screen.getByRole('listitem', { name: 'Can you book a flight?' })).getByText('Not supported')).toBeTruthy();
