@@ -145,3 +145,23 @@ describe('the inbox and the unanswered questions by reason', () => {
     expect({ code: bad.code, message: bad.rawMessage }).toEqual({ code: Code.InvalidArgument, message: BAD_REASON });
   });
 });
+
+describe("answers in the visitor's language", () => {
+  it("tells the model the chatbot's language, or the visitor's once the owner turns it on", async () => {
+    const bot = await stack.newChatbot({ knowledge: ['Le magasin ouvre à 9 heures.'] });
+    await stack.setCredit(bot.ownerId, '10');
+    await stack.chatbots.updateChatbot({ ownerId: bot.ownerId, chatbotId: bot.id, language: 'french' });
+    stack.fake.setBehaviour({ reply: 'We open at 9am [1].' });
+    const system = () => stack.fake.requests.at(-1)!.messages.find((m) => m.role === 'system')!.content;
+
+    await stack.client.sendMessage(visitor(bot.uniqueId, 'When do you open?', { sessionId: session('lang-off') }));
+    expect(system()).toContain('Always reply in French.');
+
+    await stack.chatbots.updateChatbot({ ownerId: bot.ownerId, chatbotId: bot.id, voice: { answerInVisitorLanguage: true } });
+    await stack.client.sendMessage(visitor(bot.uniqueId, 'When do you open?', { sessionId: session('lang-on') }));
+    expect(system()).toContain(
+      "Reply in the language of the visitor's last message; when you cannot tell which language it is, reply in French.",
+    );
+    expect(system()).not.toContain('Always reply in French.');
+  });
+});
