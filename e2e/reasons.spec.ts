@@ -39,4 +39,15 @@ test('the unanswered questions carry their reasons, counted and filtered in Anal
   await expect(list.getByRole('listitem', { name: /\?$/ })).toHaveCount(1);
   await expect(list.getByRole('listitem', { name: 'Can I talk to a person about a refund?' })).toBeVisible();
   await screenshot(page, 'unanswered-reasons-filtered');
+
+  // The Bot voice card's switch, saved and read back.
+  await page.getByRole('tab', { name: 'Settings' }).click();
+  const visitorLanguage = page.getByRole('switch', { name: "Answer in the visitor's language" });
+  await visitorLanguage.scrollIntoViewIfNeeded();
+  await expect(visitorLanguage).toHaveAttribute('aria-checked', 'false');
+  await visitorLanguage.click();
+  await page.getByRole('button', { name: 'Save Voice' }).click();
+  await expect(page.getByText('Chatbot updated successfully').first()).toBeVisible();
+  await expect(visitorLanguage).toHaveAttribute('aria-checked', 'true');
+  await screenshot(page, 'voice-visitor-language');
 });
