@@ -23,7 +23,7 @@ afterAll(async () => {
 });
 
 const KB_FIELDS = 'knowledgeBase { text textEntries { id title content createdAt } }';
-const VOICE_FIELDS = 'instructions temperature welcomeMessage suggestedQuestions noAnswerMessage';
+const VOICE_FIELDS = 'instructions temperature welcomeMessage suggestedQuestions noAnswerMessage answerInVisitorLanguage';
 const CHATBOT_FIELDS = `id uniqueId name profilePicture isActive language interactions lastInteraction createdAt updatedAt ${VOICE_FIELDS} ${EMBED_FIELDS} ${LEAD_SETTINGS_FIELDS} ${MODEL_FIELDS} privacy { redactPersonalData keepOriginal patterns } ${KB_FIELDS}`;
 const CHATBOTS = `query { chatbots { ${CHATBOT_FIELDS} } }`;
 const CHATBOT = `query($id: ID!) { chatbot(id: $id) { ${CHATBOT_FIELDS} } }`;
@@ -87,6 +87,7 @@ function expectChatbot(chatbot: any, fields: { name: string; isActive?: boolean;
     welcomeMessage: '',
     suggestedQuestions: [],
     noAnswerMessage: '',
+    answerInVisitorLanguage: false,
     ...DEFAULT_EMBED_SETTINGS,
     ...DEFAULT_LEAD_SETTINGS,
     ...DEFAULT_MODEL_SETTINGS,

@@ -69,6 +69,7 @@ function expectChatbot(
     welcomeMessage: '',
     suggestedQuestions: [],
     noAnswerMessage: '',
+    answerInVisitorLanguage: false,
     ...DEFAULT_EMBED_SETTINGS,
     ...DEFAULT_LEAD_SETTINGS,
     ...DEFAULT_MODEL_SETTINGS,
@@ -234,6 +235,18 @@ describe('PUT /api/chatbot/:id', () => {
     expect(res.body.createdAt).toBe(chatbot.createdAt);
     expect(Date.parse(res.body.updatedAt)).toBeGreaterThanOrEqual(Date.parse(chatbot.updatedAt));
     expect((await call(`/api/chatbot/${chatbot._id}`, { token: owner.token })).body).toEqual(res.body);
+  });
+
+  it("turns Answer in the visitor's language on and off, a non-boolean refused", async () => {
+    const { owner, chatbot } = await ownerWithChatbot();
+    const on = await call(`/api/chatbot/${chatbot._id}`, { method: 'PUT', body: { answerInVisitorLanguage: true }, token: owner.token });
+    expect(on.status).toBe(200);
+    expect(on.body.answerInVisitorLanguage).toBe(true);
+    expect((await call(`/api/chatbot/${chatbot._id}`, { token: owner.token })).body.answerInVisitorLanguage).toBe(true);
+    const bad = await call(`/api/chatbot/${chatbot._id}`, { method: 'PUT', body: { answerInVisitorLanguage: 'yes' }, token: owner.token });
+    expect(bad.status).toBe(400);
+    const off = await call(`/api/chatbot/${chatbot._id}`, { method: 'PUT', body: { answerInVisitorLanguage: false }, token: owner.token });
+    expect(off.body.answerInVisitorLanguage).toBe(false);
   });
 
   it('changes only the fields given', async () => {

@@ -128,6 +128,7 @@ const toInboxItem = (i: InboxItemView) =>
     lastVisitorMessage: i.lastVisitorMessage,
     verifiedUserId: i.verifiedUserId,
     channel: i.channel,
+    reason: i.reason,
   });
 
 const toSendMessageResponse = (r: SendMessageResult) =>
@@ -214,6 +215,7 @@ const toUnansweredQuestion = (g: QuestionCluster) => ({
   lastSeen: timestampFromDate(g.lastSeen),
   status: g.status,
   answerEntryId: g.answerEntryId ?? '',
+  reason: g.reason ?? '',
 });
 
 export function chatRoutes(deps: ChatRpcDeps) {

@@ -69,6 +69,7 @@ const voiceOf = (c: Chatbot) =>
     welcomeMessage: c.welcomeMessage,
     suggestedQuestions: c.suggestedQuestions,
     noAnswerMessage: c.noAnswerMessage,
+    answerInVisitorLanguage: c.answerInVisitorLanguage,
   });
 
 // Appearance, where it may run and what visitors may spend (embed-settings.ts), the lead form and

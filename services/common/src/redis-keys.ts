@@ -24,6 +24,7 @@ export const REDIS_KEY_FAMILIES = {
   apiKeyFailures: 'api-key-failures',
   actionConfirm: 'action-confirm',
   slackInstall: 'slack-install',
+  handoffLimit: 'handoff-limit',
 } as const;
 
 const join = (...parts: string[]) => parts.join(':');
@@ -65,6 +66,8 @@ export function redisKeys(prefix: string) {
     passwordResetsIp: (ip: string) => join(prefix, f.auth, 'password-resets', 'ip', ip),
     /** A conversation a person has (waiting or human): its handoff state, read by the visitor's admission (chat; ADR 34). */
     handoff: (chatbotId: string, sessionId: string) => join(prefix, f.handoff, chatbotId, sessionId),
+    /** When a visitor, spend or credit limit last stopped a message of a conversation whose chatbot offers a person: its handoff's limit_reached (chat; ADR 65). */
+    handoffLimit: (chatbotId: string, sessionId: string) => join(prefix, f.handoffLimit, chatbotId, sessionId),
     /** Pub/sub channel: what the visitor of one conversation sees, live (chat; ADR 34). */
     conversationChannel: (conversationId: string) => join(prefix, f.conversationChannel, conversationId),
     /** Pub/sub channel: a workspace's inbox rows as they change (chat; ADR 34). */

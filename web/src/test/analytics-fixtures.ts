@@ -58,6 +58,7 @@ export function sampleUnanswered(overrides: Record<string, unknown> = {}) {
     lastSeen: '2025-06-03T09:00:00.000Z',
     status: 'open',
     answerEntryId: null as string | null,
+    reason: 'missing_knowledge' as string | null,
     ...overrides,
   };
 }

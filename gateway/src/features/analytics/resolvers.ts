@@ -14,8 +14,8 @@ export const insightResolvers: Resolvers = {
       loadChatbotAnalytics(ctx.clients, (await ctx.member()).ownerId, chatbotId, { startDate, endDate }),
     analyticsSummary: async (_parent, { startDate, endDate }, ctx) =>
       loadAnalyticsSummary(ctx.clients, (await ctx.member()).ownerId, { startDate, endDate }),
-    unansweredQuestions: async (_parent, { chatbotId, status }, ctx) =>
-      listUnansweredQuestions(ctx.clients, { ownerId: (await ctx.member()).ownerId, chatbotId }, status ?? undefined),
+    unansweredQuestions: async (_parent, { chatbotId, status, reason }, ctx) =>
+      listUnansweredQuestions(ctx.clients, { ownerId: (await ctx.member()).ownerId, chatbotId }, status ?? undefined, reason ?? undefined),
   },
   Mutation: {
     answerUnansweredQuestion: async (_parent, { chatbotId, id, answer, question }, ctx) =>

@@ -56,6 +56,8 @@ export interface VoiceView {
   welcomeMessage: string;
   suggestedQuestions: string[];
   noAnswerMessage: string;
+  /** Answers in the language the visitor writes in, whatever `language`; false: always `language`. */
+  answerInVisitorLanguage: boolean;
 }
 
 /** How the public page and the widget look (Appearance in chatbot.proto); a null colour is the product's. */
@@ -141,6 +143,7 @@ export function voiceView(voice: Voice | undefined): VoiceView {
     welcomeMessage: voice?.welcomeMessage ?? '',
     suggestedQuestions: [...(voice?.suggestedQuestions ?? [])],
     noAnswerMessage: voice?.noAnswerMessage ?? '',
+    answerInVisitorLanguage: voice?.answerInVisitorLanguage ?? false,
   };
 }
 
@@ -212,12 +215,16 @@ export interface VoiceInput {
   welcomeMessage?: string;
   suggestedQuestions?: string[];
   noAnswerMessage?: string;
+  answerInVisitorLanguage?: boolean;
 }
 
 /** The `voice` of an UpdateChatbot request (VoiceChange), absent when nothing in it changes. The values are the service's to check. */
 export function voiceChange(input: VoiceInput) {
-  const { instructions, temperature, welcomeMessage, suggestedQuestions, noAnswerMessage } = input;
-  if ([instructions, temperature, welcomeMessage, suggestedQuestions, noAnswerMessage].every((v) => v === undefined)) return {};
+  const { instructions, temperature, welcomeMessage, suggestedQuestions, noAnswerMessage, answerInVisitorLanguage } = input;
+  if (
+    [instructions, temperature, welcomeMessage, suggestedQuestions, noAnswerMessage, answerInVisitorLanguage].every((v) => v === undefined)
+  )
+    return {};
   return {
     voice: {
       instructions,
@@ -226,6 +233,7 @@ export function voiceChange(input: VoiceInput) {
       welcomeMessage,
       suggestedQuestions: suggestedQuestions && { questions: suggestedQuestions },
       noAnswerMessage,
+      answerInVisitorLanguage,
     },
   };
 }

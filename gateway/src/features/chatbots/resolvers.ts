@@ -52,6 +52,7 @@ export const chatbotResolvers: Resolvers = {
           welcomeMessage: input.welcomeMessage ?? undefined,
           suggestedQuestions: input.suggestedQuestions ?? undefined,
           noAnswerMessage: input.noAnswerMessage ?? undefined,
+          answerInVisitorLanguage: input.answerInVisitorLanguage ?? undefined,
         }),
         // Here too null says something for the colour (the product's) and a limit (none).
         ...embedSettingsChange({

@@ -157,6 +157,7 @@ export function chatbotRoutes(clients: Clients, opts: ChatbotRouteOptions): Rout
         welcomeMessage: optionalString(body, 'welcomeMessage'),
         suggestedQuestions: optionalStringArray(body, 'suggestedQuestions'),
         noAnswerMessage: optionalString(body, 'noAnswerMessage'),
+        answerInVisitorLanguage: optionalBoolean(body, 'answerInVisitorLanguage'),
       }),
       ...embedSettingsChange(embedSettingsInput(body)),
       ...leadSettingsChange(leadSettingsInput(body)),

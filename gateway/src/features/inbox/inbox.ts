@@ -40,6 +40,8 @@ export interface InboxItemView {
   verifiedUserId: string | null;
   /** web, or the messaging channel it came from (telegram), as History names it. */
   channel: string;
+  /** Why the visitor asked for a person (a reason code, docs/adr/0065-reason-codes.md); null for a request made before reasons were kept. */
+  reason: string | null;
 }
 
 export interface InboxMessageView {
@@ -118,6 +120,7 @@ export function inboxItemView(item: InboxItem | undefined): InboxItemView {
     lastVisitorMessage: item.lastVisitorMessage || null,
     verifiedUserId: item.verifiedUserId || null,
     channel: item.channel || 'web',
+    reason: item.reason || null,
   };
 }
 
@@ -151,8 +154,13 @@ const leadView = (l: Lead): InboxLeadView => ({
 /** The signed-in member as the chat service records who acted: their id and display name. */
 export const agentOf = (m: Member) => ({ id: m.user.id, name: m.user.name.trim() || UNNAMED_AGENT });
 
-export async function loadInbox(clients: Clients, m: Member): Promise<{ waiting: InboxItemView[]; open: InboxItemView[] }> {
-  const { waiting, open } = await clients.chat.listInbox({ ownerId: m.ownerId });
+/** The inbox; `reason` keeps one reason code's conversations (the chat service checks it: INVALID_ARGUMENT otherwise). */
+export async function loadInbox(
+  clients: Clients,
+  m: Member,
+  reason?: string,
+): Promise<{ waiting: InboxItemView[]; open: InboxItemView[] }> {
+  const { waiting, open } = await clients.chat.listInbox({ ownerId: m.ownerId, reason: reason ?? '' });
   return { waiting: waiting.map(inboxItemView), open: open.map(inboxItemView) };
 }
 

@@ -16,7 +16,7 @@ import { setHandoffNotifications } from '../workspaces/workspaces.ts';
 
 export const inboxResolvers: Resolvers = {
   Query: {
-    inbox: async (_parent, _args, ctx) => loadInbox(ctx.clients, await ctx.member()),
+    inbox: async (_parent, { reason }, ctx) => loadInbox(ctx.clients, await ctx.member(), reason ?? undefined),
     inboxConversation: async (_parent, { id }, ctx) => loadInboxConversation(ctx.clients, await ctx.member(), id),
     inboxWaitingCount: async (_parent, _args, ctx) => countWaiting(ctx.clients, await ctx.member()),
   },

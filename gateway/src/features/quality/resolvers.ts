@@ -19,10 +19,11 @@ import {
   testTotalsView,
 } from './views.ts';
 
-const checkInput = (c: { kind: string; phrases?: string[] | null; entryId?: string | null }) => ({
+const checkInput = (c: { kind: string; phrases?: string[] | null; entryId?: string | null; language?: string | null }) => ({
   kind: c.kind,
   phrases: c.phrases ?? [],
   entryId: c.entryId ?? '',
+  language: c.language ?? '',
 });
 
 export const NO_DRAFT = 'This run has no draft to apply.';

@@ -104,6 +104,7 @@ function readJsonl(text: string, errors: string[]): FileCase[] {
           kind: String(check.kind ?? ''),
           phrases: Array.isArray(check.phrases) ? check.phrases.map(String) : [],
           entryId: typeof check.entryId === 'string' ? check.entryId : '',
+          language: typeof check.language === 'string' ? check.language : '',
         };
       }),
     });
@@ -181,7 +182,7 @@ function nextRowStart(text: string, start: number): number {
 interface CaseOut {
   question: string;
   earlierTurns: { role: string; content: string }[];
-  checks: { kind: string; phrases: string[]; entryId: string | null }[];
+  checks: { kind: string; phrases: string[]; entryId: string | null; language?: string | null }[];
   expectedAnswer: string;
 }
 
@@ -196,6 +197,7 @@ export function writeTestFile(format: TestFileFormat, cases: CaseOut[]): string 
             kind: k.kind,
             ...(k.phrases.length ? { phrases: k.phrases } : {}),
             ...(k.entryId ? { entryId: k.entryId } : {}),
+            ...(k.language ? { language: k.language } : {}),
           })),
           expectedAnswer: c.expectedAnswer,
         }),

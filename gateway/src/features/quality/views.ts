@@ -19,6 +19,8 @@ export const checkView = (c: TestCheck | undefined) => ({
   kind: c?.kind ?? '',
   phrases: [...(c?.phrases ?? [])],
   entryId: c?.entryId || null,
+  /** A "language" check's language code ("fr"); null for other kinds. */
+  language: c?.language || null,
 });
 
 export const testCaseView = (c: TestCase) => ({

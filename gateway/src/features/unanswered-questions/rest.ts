@@ -1,5 +1,5 @@
 // The unanswered-question paths (docs/product.md, Feedback, analytics and unanswered questions), each question in the GraphQL shape (./unanswered-questions.ts):
-//   GET  /api/chatbot/{id}/unanswered-questions?status=open|resolved|dismissed|all   → [question] (open by default)
+//   GET  /api/chatbot/{id}/unanswered-questions?status=open|resolved|dismissed|all&reason=<code>   → [question] (open by default; every reason)
 //   POST /api/chatbot/{id}/unanswered-questions/{qid}/answer  { answer, question? }   → question (resolved)
 //   POST /api/chatbot/{id}/unanswered-questions/{qid}/dismiss                          → question (dismissed)
 // Pro only (403 "Upgrade to Pro to see unanswered questions"); another owner's chatbot or question is
@@ -20,7 +20,7 @@ export function unansweredQuestionRoutes(clients: Clients): Router {
 
   router.get('/:id/unanswered-questions', async (req, res) => {
     const chatbot = await chatbotOf(req);
-    res.json(await listUnansweredQuestions(clients, chatbot, optionalString(req.query, 'status')));
+    res.json(await listUnansweredQuestions(clients, chatbot, optionalString(req.query, 'status'), optionalString(req.query, 'reason')));
   });
 
   router.post('/:id/unanswered-questions/:questionId/answer', async (req, res) => {

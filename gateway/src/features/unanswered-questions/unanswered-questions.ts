@@ -17,6 +17,8 @@ export interface UnansweredQuestionView {
   status: string;
   /** The Q&A entry that answered it (resolved only). */
   answerEntryId: string | null;
+  /** Why its latest question went unanswered (a reason code, docs/adr/0065-reason-codes.md); null for a group filed before reasons were kept. */
+  reason: string | null;
 }
 
 export function unansweredQuestionView(q: UnansweredQuestion | undefined): UnansweredQuestionView {
@@ -30,6 +32,7 @@ export function unansweredQuestionView(q: UnansweredQuestion | undefined): Unans
     lastSeen: isoDate(q.lastSeen)!,
     status: q.status,
     answerEntryId: q.answerEntryId || null,
+    reason: q.reason || null,
   };
 }
 
@@ -38,13 +41,17 @@ export interface ChatbotOfOwner {
   chatbotId: string;
 }
 
-/** The chatbot's groups, most asked first; status open (the service's default when absent), resolved, dismissed or all. */
+/**
+ * The chatbot's groups, most asked first; status open (the service's default when absent), resolved,
+ * dismissed or all; `reason` keeps one reason code's groups (the chat service checks it).
+ */
 export async function listUnansweredQuestions(
   clients: Clients,
   { ownerId, chatbotId }: ChatbotOfOwner,
   status: string | undefined,
+  reason?: string,
 ): Promise<UnansweredQuestionView[]> {
-  const { questions } = await clients.chat.listUnansweredQuestions({ ownerId, chatbotId, status: status ?? '' });
+  const { questions } = await clients.chat.listUnansweredQuestions({ ownerId, chatbotId, status: status ?? '', reason: reason ?? '' });
   return questions.map(unansweredQuestionView);
 }
 

@@ -65,6 +65,7 @@ export function startAnalyticsWorker(deps: AnalyticsWorkerDeps): Worker {
           occurredAt: event.occurredAt ? timestampDate(event.occurredAt) : undefined,
           language: event.language,
           interactionsViaAnalytics: event.interactionsViaAnalytics,
+          reason: event.reason,
         });
       } catch (err) {
         if (err instanceof ConnectError && err.code === Code.InvalidArgument) {

@@ -31,6 +31,11 @@ export interface QuestionInput {
   language: string;
   /** When it was asked. */
   at: Date;
+  /**
+   * Why it went unanswered (core/reasons.ts): an unanswered group keeps its latest question's reason;
+   * absent or null: missing_knowledge. Asked groups keep none.
+   */
+  reason?: string | null;
 }
 
 export interface QuestionAdded {
@@ -73,6 +78,8 @@ interface SameQuestions {
   /** Their wordings, oldest first. */
   wordings: string[];
   latest: Date;
+  /** The latest one's reason (unanswered sets); null for asked ones. */
+  reason: string | null;
   /** How many were asked on each day (YYYY-MM-DD). */
   days: Map<string, number>;
   /** Where each one's result goes: [item, kind index]. */
@@ -116,13 +123,15 @@ export async function addQuestionBatch(
           lexemes: lexemes[i],
           wordings: [],
           latest: item.at,
+          reason: null,
           days: new Map(),
           places: [],
         };
         same.set(key, group);
       }
       group.wordings.push(questions[i]);
-      if (item.at > group.latest) group.latest = item.at;
+      if (item.at >= group.latest) group.latest = item.at;
+      if (kind === 'unanswered' && (item.at >= group.latest || group.reason === null)) group.reason = item.reason ?? 'missing_knowledge';
       const day = dayString(item.at);
       group.days.set(day, (group.days.get(day) ?? 0) + 1);
       group.places.push([i, k]);
@@ -140,7 +149,7 @@ export async function addQuestionBatch(
     const options: GroupState[] = candidates[n].map((c) => {
       let group = groups.get(c.id);
       if (!group) {
-        group = { ...c, created: false, order: -1, joined: 0, latest: null };
+        group = { ...c, created: false, order: -1, joined: 0, latest: null, reason: null };
         groups.set(c.id, group);
       }
       return group;
@@ -162,7 +171,10 @@ export async function addQuestionBatch(
       group.count += set.wordings.length;
       group.joined += set.wordings.length;
       group.examples = withExamples(group.examples, set.wordings);
-      if (!group.latest || set.latest > group.latest) group.latest = set.latest;
+      if (!group.latest || set.latest >= group.latest) {
+        group.latest = set.latest;
+        if (set.reason) group.reason = set.reason;
+      }
     } else {
       group = {
         id: randomUUID(),
@@ -178,6 +190,7 @@ export async function addQuestionBatch(
         order: started.length,
         joined: set.wordings.length,
         latest: set.latest,
+        reason: set.reason,
       };
       started.push(group);
     }
@@ -221,6 +234,8 @@ interface GroupState {
   joined: number;
   /** The latest of this batch's questions counted in it. */
   latest: Date | null;
+  /** That question's reason (unanswered groups); null: unchanged. */
+  reason: string | null;
 }
 
 /** Dice's coefficient of two sorted, distinct lexeme lists, as the SQL of groupsAlike computes it. */
@@ -234,7 +249,7 @@ function dice(a: readonly string[], b: readonly string[]): number {
 async function groupsAlike(
   tx: Prisma.TransactionClient,
   sets: readonly SameQuestions[],
-): Promise<Omit<GroupState, 'created' | 'order' | 'joined' | 'latest'>[][]> {
+): Promise<Omit<GroupState, 'created' | 'order' | 'joined' | 'latest' | 'reason'>[][]> {
   const rows = await tx.$queryRaw<
     {
       n: bigint;
@@ -256,7 +271,7 @@ async function groupsAlike(
       JOIN "QuestionCluster" g ON g."chatbotId" = s.c AND g."kind" = s.k AND g."lexemes" && s.l
      WHERE (2.0 * cardinality(ARRAY(SELECT unnest(g."lexemes") INTERSECT SELECT unnest(s.l))) / (cardinality(g."lexemes") + cardinality(s.l)))::float8
            >= ${QUESTION_SIMILARITY}::float8`;
-  const out = sets.map(() => [] as Omit<GroupState, 'created' | 'order' | 'joined' | 'latest'>[]);
+  const out = sets.map(() => [] as Omit<GroupState, 'created' | 'order' | 'joined' | 'latest' | 'reason'>[]);
   for (const row of rows) {
     out[Number(row.n)].push({
       id: row.id,
@@ -294,24 +309,26 @@ async function writeGroups(
     n: g.count,
     e: g.examples,
     s: g.latest!.toISOString(),
+    r: g.reason,
   }));
   const joinedRows = joined
     .filter((g) => !g.created)
     .sort((a, b) => (a.id < b.id ? -1 : 1))
-    .map((g) => ({ id: g.id, n: g.joined, e: g.examples, s: g.latest!.toISOString() }));
+    .map((g) => ({ id: g.id, n: g.joined, e: g.examples, s: g.latest!.toISOString(), r: g.reason }));
   await tx.$executeRaw`
     WITH started AS (
-      INSERT INTO "QuestionCluster" ("id", "chatbotId", "ownerId", "kind", "question", "lexemes", "count", "examples", "lastSeen")
-      SELECT t.id, t.c, t.o, t.k, t.q, t.l, t.n, t.e, t.s
+      INSERT INTO "QuestionCluster" ("id", "chatbotId", "ownerId", "kind", "question", "lexemes", "count", "examples", "lastSeen", "reason")
+      SELECT t.id, t.c, t.o, t.k, t.q, t.l, t.n, t.e, t.s, t.r
         FROM jsonb_to_recordset(${JSON.stringify(startedRows)}::jsonb)
-             AS t(id uuid, c uuid, o text, k text, q text, l text[], n int, e text[], s timestamptz)
+             AS t(id uuid, c uuid, o text, k text, q text, l text[], n int, e text[], s timestamptz, r text)
     ), joined AS (
       UPDATE "QuestionCluster" AS g
          SET "count" = g."count" + t.n,
              "examples" = t.e,
              "lastSeen" = GREATEST(g."lastSeen", t.s),
-             "status" = CASE WHEN g."kind" = 'unanswered' AND g."status" = 'resolved' THEN 'open' ELSE g."status" END
-        FROM jsonb_to_recordset(${JSON.stringify(joinedRows)}::jsonb) AS t(id uuid, n int, e text[], s timestamptz)
+             "status" = CASE WHEN g."kind" = 'unanswered' AND g."status" = 'resolved' THEN 'open' ELSE g."status" END,
+             "reason" = CASE WHEN t.r IS NOT NULL AND t.s >= g."lastSeen" THEN t.r ELSE g."reason" END
+        FROM jsonb_to_recordset(${JSON.stringify(joinedRows)}::jsonb) AS t(id uuid, n int, e text[], s timestamptz, r text)
        WHERE g."id" = t.id
     )
     INSERT INTO "QuestionClusterDay" ("clusterId", "day", "count")

@@ -15,6 +15,7 @@ import { addQuestionBatch } from './question-clusters.ts';
 import { lockDeletedChatbots } from '../core/deleted-chatbots.ts';
 import { recordInteractionsCounted, type InteractionsCounted } from './chatbot-interactions-counted.outbox.ts';
 import { isUuid } from '@parley/common/ids.ts';
+import { readReason } from '../core/reasons.ts';
 
 /** The ChatbotInteraction event, decoded. */
 export interface AnalyticsEventInput {
@@ -31,6 +32,8 @@ export interface AnalyticsEventInput {
   receivedAt: Date | undefined;
   occurredAt: Date | undefined;
   language: string;
+  /** Why the answer could not help (core/reasons.ts); empty or absent when it helped or was not told. */
+  reason?: string;
   /**
    * The chat service published the event to analytics alone, so analytics also counts it in the
    * chatbot's interactions; false for an event of an earlier chat service, which the chatbot service
@@ -180,6 +183,7 @@ export async function recordAnalyticsBatch(
           question: e.question,
           language: e.language,
           at: e.at,
+          reason: e.reason,
           kinds: e.answered ? (['asked'] as const) : (['asked', 'unanswered'] as const),
         })),
       );
@@ -279,5 +283,7 @@ export function parseAnalyticsEvent(input: AnalyticsEventInput) {
     occurredAt,
     language: input.language.trim().toLowerCase(),
     interactionsViaAnalytics: input.interactionsViaAnalytics,
+    // An unknown code (a newer service's) is filed as no reason: the group's own default applies.
+    reason: readReason(input.reason),
   };
 }

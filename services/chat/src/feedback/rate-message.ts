@@ -143,6 +143,8 @@ export async function rateMessage(deps: RateMessageDeps, raw: RawRating): Promis
         question: question.content,
         language,
         at: question.createdAt,
+        // A visitor rated the knowledge's answer down: what it holds did not answer them.
+        reason: 'missing_knowledge',
       });
     }
     return true;

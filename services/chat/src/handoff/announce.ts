@@ -28,7 +28,14 @@ export interface HandoffMirror {
   key(chatbotId: string, sessionId: string): string;
   read(chatbotId: string, sessionId: string): Promise<string | null>;
   write(chatbotId: string, sessionId: string, view: HandoffView): Promise<void>;
+  /** Notes that a visitor, spend or credit limit stopped a message of the conversation at `at` (ADR 65), for a day. */
+  limitStopped(chatbotId: string, sessionId: string, at: Date): Promise<void>;
+  /** When a limit last stopped one of its messages (within a day); null when none did. */
+  readLimitStopped(chatbotId: string, sessionId: string): Promise<Date | null>;
 }
+
+/** How long a limit's stop is remembered for the handoff asked after it: the visitor limits' own day. */
+const LIMIT_STOP_TTL_MS = 24 * 60 * 60 * 1000;
 
 export function redisHandoffMirror(redis: Redis, prefix: string): HandoffMirror {
   const keys = redisKeys(prefix);
@@ -39,6 +46,13 @@ export function redisHandoffMirror(redis: Redis, prefix: string): HandoffMirror 
       const key = keys.handoff(chatbotId, sessionId);
       if (personHasIt(view.status)) await withRedisDeadline(redis.set(key, mirrorValue(view), 'PX', MIRROR_TTL_MS));
       else await withRedisDeadline(redis.del(key));
+    },
+    async limitStopped(chatbotId, sessionId, at) {
+      await withRedisDeadline(redis.set(keys.handoffLimit(chatbotId, sessionId), String(at.getTime()), 'PX', LIMIT_STOP_TTL_MS));
+    },
+    async readLimitStopped(chatbotId, sessionId) {
+      const ms = Number(await withRedisDeadline(redis.get(keys.handoffLimit(chatbotId, sessionId))));
+      return Number.isFinite(ms) && ms > 0 ? new Date(ms) : null;
     },
   };
 }

@@ -20,10 +20,12 @@ export interface ConversationRow {
   messageCount: number;
   /** The messaging channel it came from (telegram); null for the web. */
   channel: string | null;
+  /** Why the visitor last asked for a person (core/reasons.ts); null when never. */
+  handoffReason?: string | null;
 }
 
 export const CONVERSATION_COLUMNS = `"id", "chatbotId", "ownerId", "sessionId", "handoffStatus"::text AS "handoffStatus", "handoffRequestedAt",
-  "assigneeId", "assigneeName", "visitorName", "visitorEmail", "messageCount", "channel"`;
+  "assigneeId", "assigneeName", "visitorName", "visitorEmail", "messageCount", "channel", "handoffReason"`;
 
 /** Which conversation: by id within a workspace (an agent's), or by id alone (the visitor's, already resolved). */
 export interface ConversationRef {
@@ -33,11 +35,28 @@ export interface ConversationRef {
 }
 
 export type MoveParams =
-  | { move: 'request'; requestedAt: Date }
+  /**
+   * `limitStoppedAt`: when a visitor, spend or credit limit last stopped this conversation's message
+   * (VisitorHandoff.limitStopped), null when none did. The reason is decided in the same UPDATE.
+   */
+  | { move: 'request'; requestedAt: Date; limitStoppedAt?: Date | null }
   | { move: 'claim'; agent: { id: string; name: string } }
   | { move: 'handBack' | 'close' }
   /** Only the request this deadline was set for: the visitor may have asked again since. */
   | { move: 'timeout'; requestedAt: Date };
+
+/**
+ * Why the visitor asks for a person (docs/adr/0065-reason-codes.md), decided from what the
+ * conversation holds: a limit that stopped their message after the newest answer is limit_reached;
+ * else the newest visible message's reason when it is the bot's answer that could not help (the
+ * button offered under it); else (the button asked on its own, after an answer that helped) asked_for_person.
+ */
+const HANDOFF_REASON = (limitStoppedAt: string) => `COALESCE(
+    CASE WHEN ${limitStoppedAt}::timestamptz > COALESCE(
+      (SELECT max(m."createdAt") FROM "Message" AS m WHERE m."conversationId" = "Conversation"."id" AND m."role" = 'assistant'),
+      '-infinity'::timestamptz) THEN 'limit_reached' END,
+    (SELECT m."reason" FROM "Message" AS m WHERE m."conversationId" = "Conversation"."id" AND m."role" <> 'note' ORDER BY m."id" DESC LIMIT 1),
+    'asked_for_person')`;
 
 /** Moves the conversation when its status allows; the row as it now is, or null when it did not move (or is not there). */
 export async function moveConversation(db: PrismaClient, ref: ConversationRef, params: MoveParams): Promise<ConversationRow | null> {
@@ -51,7 +70,12 @@ export async function moveConversation(db: PrismaClient, ref: ConversationRef, p
   };
   switch (params.move) {
     case 'request':
-      set.push(`"handoffRequestedAt" = ${param(params.requestedAt)}::timestamptz`, `"assigneeId" = NULL`, `"assigneeName" = NULL`);
+      set.push(
+        `"handoffRequestedAt" = ${param(params.requestedAt)}::timestamptz`,
+        `"assigneeId" = NULL`,
+        `"assigneeName" = NULL`,
+        `"handoffReason" = ${HANDOFF_REASON(param(params.limitStoppedAt?.toISOString() ?? null))}`,
+      );
       break;
     case 'claim':
       set.push(`"assigneeId" = ${param(params.agent.id)}`, `"assigneeName" = ${param(params.agent.name)}`);

@@ -19,6 +19,7 @@ import {
   type MessageView,
 } from './live-events.ts';
 import { queuedListener } from './live-hub.ts';
+import { parseReasonFilter } from '../core/reasons.ts';
 
 /** Rows of each list at most: an inbox longer than this is worked from the top. */
 export const INBOX_LIST_MAX = 200;
@@ -28,14 +29,17 @@ export interface Inbox {
   open: InboxItemView[];
 }
 
-export async function listInbox(deps: HandoffDeps, raw: { ownerId: string }): Promise<Inbox> {
+/** The inbox's two lists; `reason` (a reason code, core/reasons.ts) keeps the conversations of that reason only. */
+export async function listInbox(deps: HandoffDeps, raw: { ownerId: string; reason?: string }): Promise<Inbox> {
+  const reason = parseReasonFilter(raw.reason);
   const ownerId = await assertInboxAccess(deps, raw.ownerId);
   const list = (status: 'waiting' | 'human', order: string) =>
     deps.db.$queryRawUnsafe<InboxRow[]>(
       `SELECT ${INBOX_COLUMNS} FROM "Conversation" AS c ${INBOX_JOINS}
-        WHERE c."ownerId" = $1 AND c."handoffStatus" = '${status}'
+        WHERE c."ownerId" = $1 AND c."handoffStatus" = '${status}' AND ($2::text IS NULL OR c."handoffReason" = $2::text)
         ORDER BY ${order} LIMIT ${INBOX_LIST_MAX}`,
       ownerId,
+      reason,
     );
   const [waiting, open] = await Promise.all([
     list('waiting', 'c."handoffRequestedAt" ASC NULLS LAST, c."id"'),

@@ -42,6 +42,8 @@ export interface InboxItemView {
   verifiedUserId: string;
   /** The messaging channel it came from (telegram); '' for the web. */
   channel: string;
+  /** Why the visitor asked for a person (core/reasons.ts); '' for a request made before reasons were kept. */
+  reason: string;
 }
 
 export const LAST_MESSAGE_CHARS = 200;
@@ -78,6 +80,7 @@ export function parseInboxItem(raw: string): InboxItemView | null {
       // A row published by a replica from before the field: no preview rather than the bot's answer.
       lastVisitorMessage: typeof item.lastVisitorMessage === 'string' ? item.lastVisitorMessage : '',
       channel: typeof item.channel === 'string' ? item.channel : '',
+      reason: typeof item.reason === 'string' ? item.reason : '',
     };
   } catch {
     return null;
@@ -121,6 +124,8 @@ export interface InboxRow {
   verifiedUserId?: string | null;
   verifiedEmail?: string | null;
   channel?: string | null;
+  /** Why the visitor last asked for a person; null when never (or before reasons were kept). */
+  handoffReason?: string | null;
   /** The conversation's lead, when the statement read it (INBOX_JOINS); absent or null otherwise. */
   leadName?: string | null;
   leadEmail?: string | null;
@@ -140,13 +145,14 @@ export const inboxItem = (row: InboxRow): InboxItemView => ({
   lastVisitorMessage: excerpt(row.lastVisitorMessage ?? ''),
   verifiedUserId: row.verifiedUserId ?? '',
   channel: row.channel ?? '',
+  reason: row.handoffReason ?? '',
 });
 
 /** The select list of an inbox row over "Conversation" AS c and INBOX_JOINS. */
 export const INBOX_COLUMNS = `
   c."id", c."chatbotId", c."ownerId", c."sessionId", c."handoffStatus"::text AS "handoffStatus", c."handoffRequestedAt",
   c."assigneeId", c."assigneeName", c."visitorName", c."visitorEmail", c."messageCount",
-  c."verifiedUserId", c."verifiedEmail", c."channel",
+  c."verifiedUserId", c."verifiedEmail", c."channel", c."handoffReason",
   last."content" AS "lastMessage", last."createdAt" AS "lastMessageAt", said."content" AS "lastVisitorMessage",
   lead."name" AS "leadName", lead."email" AS "leadEmail"`;
 

@@ -87,7 +87,12 @@ export async function requestHandoff(deps: HandoffDeps, raw: RawHandoffRequest):
     throw failedPrecondition(HANDOFF_OFF);
   }
   const requestedAt = new Date();
-  const moved = await moveConversation(deps.db, { conversationId: conversation.id }, { move: 'request', requestedAt });
+  // A limit that stopped the visitor's last message makes the request limit_reached (ADR 65); unreadable: not known.
+  const limitStoppedAt = await deps.mirror.readLimitStopped(chatbot.id, conversation.sessionId).catch((err: Error) => {
+    deps.logger.warn({ err: err.message }, 'reading the limit stop failed');
+    return null;
+  });
+  const moved = await moveConversation(deps.db, { conversationId: conversation.id }, { move: 'request', requestedAt, limitStoppedAt });
   if (!moved) {
     // Already waiting or human (or moved by a concurrent call): the state as it is.
     const current = await loadConversation(deps.db, { conversationId: conversation.id });

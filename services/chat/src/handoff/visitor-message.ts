@@ -25,6 +25,7 @@ export function visitorHandoff(deps: VisitorMessageDeps): VisitorHandoff {
     readAlong: (known, { sessionId, newConversation }) =>
       known.handoffOn === true && !newConversation ? deps.mirror.key(known.id, sessionId) : null,
     read: (chatbotId, sessionId) => deps.mirror.read(chatbotId, sessionId),
+    limitStopped: (chatbotId, sessionId, at) => deps.mirror.limitStopped(chatbotId, sessionId, at),
     async keep({ chatbot, sessionId, message, receivedAt }) {
       const [row] = await deps.db.$queryRawUnsafe<
         (ConversationRow & { messageId: bigint; messageAt: Date; leadName: string | null; leadEmail: string | null })[]

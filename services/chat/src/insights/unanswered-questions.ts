@@ -7,6 +7,7 @@ import type { QuestionCluster } from '../generated/prisma/client.ts';
 import { chatbotAccess } from '../core/history-access.ts';
 import { isUuid } from '@parley/common/ids.ts';
 import type { InsightsDeps } from './get-analytics.ts';
+import { parseReasonFilter } from '../core/reasons.ts';
 
 export const UNANSWERED_PRO_ONLY = 'Upgrade to Pro to see unanswered questions';
 export const UNANSWERED_UNAVAILABLE = 'Could not load unanswered questions. Please try again.';
@@ -50,11 +51,17 @@ export function parseStatusFilter(raw: string | undefined): UnansweredStatus | '
 }
 
 /** The chatbot's unanswered groups: open first, then the most asked, then the most recent. */
-export async function listUnansweredQuestions(deps: InsightsDeps, input: OwnerChatbot & { status?: string }): Promise<QuestionCluster[]> {
+export async function listUnansweredQuestions(
+  deps: InsightsDeps,
+  input: OwnerChatbot & { status?: string; reason?: string },
+): Promise<QuestionCluster[]> {
   const status = parseStatusFilter(input.status);
+  const reason = parseReasonFilter(input.reason);
   const chatbotId = await proChatbot(deps, input);
+  // A group filed before reasons were kept is missing_knowledge's: the only rule there was.
+  const byReason = reason === 'missing_knowledge' ? { OR: [{ reason }, { reason: null }] } : reason ? { reason } : {};
   const groups = await deps.db.questionCluster.findMany({
-    where: { chatbotId, kind: 'unanswered', ...(status === 'all' ? {} : { status }) },
+    where: { chatbotId, kind: 'unanswered', ...(status === 'all' ? {} : { status }), ...byReason },
     orderBy: [{ count: 'desc' }, { lastSeen: 'desc' }, { id: 'asc' }],
     take: MAX_LISTED_QUESTIONS,
   });

@@ -78,6 +78,8 @@ export interface Exchange extends ConversationKey {
    * answers no model gave (offline, Q&A).
    */
   usage?: Usage | null;
+  /** Why the answer could not help (core/reasons.ts), kept on it; absent or null when it helped. */
+  reason?: string | null;
 }
 
 /**
@@ -106,12 +108,12 @@ export async function recordExchange(db: ExchangePool, x: Exchange): Promise<str
             "handoffStatus" = CASE WHEN "Conversation"."handoffStatus" = 'closed' THEN 'bot' ELSE "Conversation"."handoffStatus" END
       RETURNING "id"
     )
-    INSERT INTO "Message" ("conversationId", "role", "content", "createdAt", "answered", "sources", "requestId", "usage")
-    SELECT conversation."id", m."role"::"MessageRole", m."content", m."createdAt", m."answered", m."sources", m."requestId", m."usage"
+    INSERT INTO "Message" ("conversationId", "role", "content", "createdAt", "answered", "sources", "requestId", "usage", "reason")
+    SELECT conversation."id", m."role"::"MessageRole", m."content", m."createdAt", m."answered", m."sources", m."requestId", m."usage", m."reason"
       FROM conversation,
-           (VALUES (1, 'user', $11, $9::timestamptz, NULL::boolean, NULL::jsonb, NULL::text, NULL::jsonb),
-                   (2, 'assistant', $12, $10::timestamptz, $13::boolean, $14::jsonb, $16::text, $17::jsonb))
-             AS m("order", "role", "content", "createdAt", "answered", "sources", "requestId", "usage")
+           (VALUES (1, 'user', $11, $9::timestamptz, NULL::boolean, NULL::jsonb, NULL::text, NULL::jsonb, NULL::text),
+                   (2, 'assistant', $12, $10::timestamptz, $13::boolean, $14::jsonb, $16::text, $17::jsonb, $20::text))
+             AS m("order", "role", "content", "createdAt", "answered", "sources", "requestId", "usage", "reason")
      ORDER BY m."order"
     RETURNING "id", "role"::text AS "role"`,
     [
@@ -134,6 +136,7 @@ export async function recordExchange(db: ExchangePool, x: Exchange): Promise<str
       x.usage ? storedUsage(x.usage) : null,
       x.verified?.userId ?? null,
       x.verified?.email ?? null,
+      x.reason ?? null,
     ],
   );
   if (rows.length === 0) return null;

@@ -17,6 +17,7 @@ import type { Logger } from '@parley/common/logger.ts';
 import type { PromptMessage } from './build-prompt.ts';
 import { dailyLimitReached } from './daily-limits.ts';
 import { chatbotUnavailable } from '../core/visitor-errors.ts';
+import { limitStop } from '../core/reasons.ts';
 
 /** Tokens a chat format adds around each message (OpenAI's: 3–4 with the role), and once more for the reply's priming; kept generous. */
 export const MESSAGE_OVERHEAD_TOKENS = 8;
@@ -74,7 +75,9 @@ export function creditGate(deps: { billing: Client<typeof BillingService>; logge
         });
       } catch (err) {
         const refused = err instanceof ConnectError && err.code === Code.ResourceExhausted;
-        if (refused && err.metadata.get(SPEND_LIMIT_REACHED_HEADER) === 'true') throw dailyLimitReached();
+        // The spend limit, or no credit left: limits that stopped the answer (core/reasons.ts).
+        if (refused && err.metadata.get(SPEND_LIMIT_REACHED_HEADER) === 'true') throw limitStop(dailyLimitReached());
+        if (refused) throw limitStop(chatbotUnavailable());
         if (!refused) {
           deps.logger.warn({ err: (err as Error).message, requestId: reservation.requestId }, 'billing ReserveCredit failed');
           // Billing may have made the hold all the same (an answer lost on the way back): no answer follows, so it goes.

@@ -14,6 +14,7 @@ import type { Logger } from '@parley/common/logger.ts';
 import { redisKeys } from '@parley/common/redis-keys.ts';
 import { tooMany } from '@parley/common/rpc-errors.ts';
 import { withRedisDeadline, type Redis } from '@parley/common/redis.ts';
+import { limitStop } from '../core/reasons.ts';
 
 export const DAILY_LIMIT_REACHED = "You've reached today's limit for this chat. Please come back tomorrow.";
 export const dailyLimitReached = () => tooMany(DAILY_LIMIT_REACHED);
@@ -82,7 +83,7 @@ export function redisDailyMessageCounter(
       if (perDay === null) return { chatbotId, day, visitorKey: null };
       const visitorKey = keys.chatLimitVisitorDay(chatbotId, day, opts.visitorOf(clientIp));
       const result = await withRedisDeadline(redis.eval(COUNT, 1, visitorKey, String(perDay), DAY_KEY_TTL_MS));
-      if (result !== 0) throw dailyLimitReached();
+      if (result !== 0) throw limitStop(dailyLimitReached());
       return { chatbotId, day, visitorKey };
     },
     async uncount(counted, log) {

@@ -19,13 +19,14 @@ import type { HistorySource } from './history-source.ts';
 import type { ModelAnswer } from '../models/language-model.ts';
 import type { PreparedTurn } from './prepared-turn.ts';
 import { asStored } from './privacy.ts';
+import type { ReasonCode } from '../core/reasons.ts';
 
 export interface Recorder {
   /**
    * `answer`: as the visitor sees it. `usage`: the model's (billed); null offline or for a Q&A answer
    * (nothing billed). Resolves to the stored answer's id, empty when it could not be stored.
    */
-  record(turn: PreparedTurn, answer: CitedAnswer, usage: ModelAnswer | null): Promise<string>;
+  record(turn: PreparedTurn, answer: CitedAnswer, usage: ModelAnswer | null, reason?: ReasonCode | null): Promise<string>;
 }
 
 export interface RecorderDeps {
@@ -63,7 +64,7 @@ export function billedUsage(turn: PreparedTurn, usage: ModelAnswer, answeredAt: 
 
 export function recorder(deps: RecorderDeps): Recorder {
   return {
-    async record(turn, answer, usage) {
+    async record(turn, answer, usage, reason) {
       const { requestId, input, chatbot, privacy } = turn;
       // As the owner chose (privacy.ts): the visitor's words as typed, or as the model read them.
       const message = asStored(privacy, input.message);
@@ -94,6 +95,7 @@ export function recorder(deps: RecorderDeps): Recorder {
           answered,
           sources: answer.sources,
           usage: billed,
+          reason: reason ?? null,
         }).then(
           (id) => {
             if (id === null) log.info('the chatbot was deleted while it answered: the exchange is not stored');
@@ -122,6 +124,8 @@ export function recorder(deps: RecorderDeps): Recorder {
           receivedAt: turn.receivedAt,
           occurredAt: answeredAt,
           language: readLanguage(chatbot) ?? DEFAULT_LANGUAGE,
+          // An answer the knowledge did not give always carries a reason (the unanswered rule's at least).
+          reason: reason ?? (answered ? null : 'missing_knowledge'),
         }),
       );
       if (usage && billed) {

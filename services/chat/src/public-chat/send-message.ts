@@ -81,6 +81,7 @@ import { asStored, forTheModel, restored, restoringStream, turnPrivacy, type Tur
 import { chatbotTools, loopHoldTokens, runToolLoop, type LoopAnswer, type ToolLoopDeps } from './tool-loop.ts';
 import { CONFIRMATION_INVALID, type PendingCall } from './pending-actions.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
+import { isLimitStop, turnReason } from '../core/reasons.ts';
 
 export interface PublicChatBounds {
   maxMessageChars: number;
@@ -186,7 +187,9 @@ async function prepare(deps: PublicChatDeps, channel: Channel, raw: RawMessageIn
   const model = qa ? null : await chooseModel(deps, chatbot);
   const day = utcDay(receivedAt);
   const counted = channel.counted
-    ? await countToday(deps, { chatbotId: chatbot.id, clientIp: visitor.countedToday, day, visitorLimits })
+    ? await countToday(deps, { chatbotId: chatbot.id, clientIp: visitor.countedToday, day, visitorLimits }).catch(
+        limitStopped(deps, chatbot, input),
+      )
     : { chatbotId: chatbot.id, day, visitorKey: null };
   if (qa) return { kind: 'qa', requestId, input, chatbot, receivedAt, identity, privacy, qa };
   if (!model) return { kind: 'offline', requestId, input, chatbot, receivedAt, identity, privacy, passages: knowledge };
@@ -206,7 +209,7 @@ async function prepare(deps: PublicChatDeps, channel: Channel, raw: RawMessageIn
     privacy,
   ).catch(async (err: unknown) => {
     await deps.dailyMessages.uncount(counted, deps.logger);
-    throw err;
+    return limitStopped(deps, chatbot, input)(err);
   });
   return {
     kind: 'model',
@@ -235,6 +238,22 @@ async function decide(deps: PublicChatDeps, chatbot: PublicChatbot, input: Messa
   return { call, decision: confirmation.decision };
 }
 
+/**
+ * A refusal passed on; when a visitor, spend or credit limit stopped a continued conversation of a
+ * chatbot that offers a person, first noted (ONE Redis SET, only then) so the handoff asked next is
+ * limit_reached (core/reasons.ts). Noting it never fails the refusal.
+ */
+function limitStopped(deps: PublicChatDeps, chatbot: PublicChatbot, input: MessageInput) {
+  return async (err: unknown): Promise<never> => {
+    if (isLimitStop(err) && deps.handoff && chatbot.handoff?.enabled === true && !input.newConversation) {
+      await deps.handoff
+        .limitStopped(chatbot.id, input.sessionId, new Date())
+        .catch((e: Error) => deps.logger.warn({ err: e.message }, 'noting the limit stop failed'));
+    }
+    throw err;
+  };
+}
+
 /** The collaborators that read along in admission's round trip, in the order their keys are read. */
 const readingAlong = (deps: PublicChatDeps): ReadAlong[] =>
   deps.handoff ? [deps.chatbotContext, deps.history, deps.handoff] : [deps.chatbotContext, deps.history];
@@ -261,6 +280,7 @@ async function promptAndReserve(
   const { messages: prompt, passages } = buildPrompt({
     botName: chatbot.name,
     language: readLanguage(chatbot) ?? DEFAULT_LANGUAGE,
+    answerInVisitorLanguage: chatbot.voice?.answerInVisitorLanguage === true,
     voice: { instructions: chatbot.voice?.instructions ?? '', noAnswerMessage: chatbot.voice?.noAnswerMessage ?? '' },
     knowledge,
     knowledgeChars: model.knowledgeChars,
@@ -435,7 +455,6 @@ async function answer(
     onDelta?.(cited.message);
   }
   const shown = channel.answer.citations === 'markers' ? cited : withoutMarkers(cited);
-  const messageId = await deps.recorder.record(turn, shown, usage);
   const asked = usage && 'offerHandoff' in usage ? usage : null;
   const confirmation = asked?.confirmation ? toConfirmation(asked.confirmation) : null;
   const unanswered = turn.kind !== 'qa' && !confirmation && shown.sources.length === 0;
@@ -443,6 +462,9 @@ async function answer(
   const offerHandoff =
     offersHandoff(turn.chatbot.handoff?.enabled === true, unanswered, turn.input.message) || asked?.offerHandoff === true;
   const showLeadForm = asked?.showLeadForm === true;
+  // Why the answer could not help (core/reasons.ts), stored with it: no I/O of its own.
+  const reason = turnReason({ message: turn.input.message, unanswered, offerHandoff, ...asked?.reasonFacts });
+  const messageId = await deps.recorder.record(turn, shown, usage, reason);
   // The counts the recorder billed (UsageRecorded), so the caller can tell its own client what the answer cost.
   const billed = usage ? { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens } : null;
   return {

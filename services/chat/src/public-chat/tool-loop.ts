@@ -21,6 +21,7 @@ import type { Logger } from '@parley/common/logger.ts';
 import type { PromptMessage } from './build-prompt.ts';
 import type { VisitorIdentity } from './visitor-identity.ts';
 import { confirmationQuestion, type Decision, type PendingActions, type PendingCall } from './pending-actions.ts';
+import { MODEL_REASONS, type ReasonCode } from '../core/reasons.ts';
 import { LanguageModelError, type LanguageModel, type ModelAnswer, type ToolCall, type ToolDefinition } from '../models/language-model.ts';
 
 export const MAX_TOOL_CALLS = 5;
@@ -66,6 +67,20 @@ export const BUILT_IN_TOOLS = {
   },
 } as const;
 
+/** The handoff tool's one optional argument: why the visitor needs a person, among MODEL_REASONS. */
+const HANDOFF_REASON_PARAMETER = {
+  type: 'string',
+  enum: [...MODEL_REASONS],
+  description:
+    'Why: missing_knowledge (you do not know the answer), asked_for_person (they asked for a human), not_supported (they ask for something this assistant does not do), action_failed (a tool failed).',
+};
+
+/** The reason the model gave its handoff tool, when it is one of MODEL_REASONS; undefined otherwise. */
+export function handoffReasonOf(args: unknown): ReasonCode | undefined {
+  const reason = args && typeof args === 'object' ? (args as { reason?: unknown }).reason : undefined;
+  return (MODEL_REASONS as readonly unknown[]).includes(reason) ? (reason as ReasonCode) : undefined;
+}
+
 /** One tool the model may call: an HTTP action, a picked MCP tool, or a built-in one. */
 export type LoopTool =
   | { kind: 'action'; name: string; action: ActionTool }
@@ -98,7 +113,9 @@ export function toolDefinitions(tools: LoopTool[]): ToolDefinition[] {
   return tools.map((t) => {
     if (t.kind === 'built-in') {
       const b = BUILT_IN_TOOLS[t.builtIn];
-      return { name: b.name, description: b.description, parameters: { type: 'object', properties: {}, additionalProperties: false } };
+      // The handoff tool may say why (docs/adr/0065-reason-codes.md); never required, so a call without it still offers a person.
+      const properties = t.builtIn === 'handoff' ? { reason: HANDOFF_REASON_PARAMETER } : {};
+      return { name: b.name, description: b.description, parameters: { type: 'object', properties, additionalProperties: false } };
     }
     if (t.kind === 'mcp')
       return {
@@ -204,7 +221,21 @@ function summed(answers: ModelAnswer[]): ModelAnswer {
  * The loop's answer, and what its built-in tools asked the page to show; `confirmation` set when it
  * ended on a call waiting for the visitor (its text is the card's question).
  */
-export type LoopAnswer = ModelAnswer & { offerHandoff: boolean; showLeadForm: boolean; confirmation?: PendingCall };
+export type LoopAnswer = ModelAnswer & {
+  offerHandoff: boolean;
+  showLeadForm: boolean;
+  confirmation?: PendingCall;
+  /** What the turn's reason is read from (core/reasons.ts): the handoff tool's reason, a tool that failed; absent when neither. */
+  reasonFacts?: LoopReasonFacts;
+};
+
+export interface LoopReasonFacts {
+  modelReason?: ReasonCode;
+  toolFailed?: boolean;
+}
+
+/** A tool result that means the tool did not do what was asked (the visitor's own Cancel is not a failure). */
+const failedStatus = (status: string) => status !== 'ok' && status !== 'declined';
 
 /**
  * The answer after at most maxToolCalls tool calls. A model failure throws as a single call does
@@ -214,7 +245,7 @@ export type LoopAnswer = ModelAnswer & { offerHandoff: boolean; showLeadForm: bo
 export async function runToolLoop(deps: ToolLoopDeps, input: ToolLoopInput): Promise<LoopAnswer> {
   const tools = toolDefinitions(input.tools);
   const byName = new Map(input.tools.map((t) => [t.name, t]));
-  const shown = { offerHandoff: false, showLeadForm: false };
+  const shown: Shown = { offerHandoff: false, showLeadForm: false };
   const limit = maxToolCalls(input.tools);
   const [system, ...rest] = input.prompt;
   const messages: PromptMessage[] =
@@ -237,6 +268,7 @@ export async function runToolLoop(deps: ToolLoopDeps, input: ToolLoopInput): Pro
             true,
             shown,
           );
+    if (failedStatus(result.status)) shown.reasonFacts = { ...shown.reasonFacts, toolFailed: true };
     messages.push(stepMessage(call.actionName, call.arguments), toolResultMessage(call.actionName, result.status, result.data));
   }
   for (;;) {
@@ -248,7 +280,7 @@ export async function runToolLoop(deps: ToolLoopDeps, input: ToolLoopInput): Pro
       input.onDelta?.(d);
     });
     answers.push(answer);
-    if (!offer || answer.toolCalls.length === 0) return { ...summed(answers), ...shown };
+    if (!offer || answer.toolCalls.length === 0) return withFacts({ ...summed(answers), ...shown });
     if (signal.aborted) throw new LanguageModelError('timeout', `the tool loop ran past ${deps.deadlineMs} ms`);
     if (streamed) messages.push({ role: 'assistant', content: streamed });
     for (const call of answer.toolCalls.slice(0, limit - calls)) {
@@ -265,9 +297,10 @@ export async function runToolLoop(deps: ToolLoopDeps, input: ToolLoopInput): Pro
         });
         const text = `${streamed ? '\n\n' : ''}${pending.question}`;
         input.onDelta?.(text);
-        return { ...summed(answers), ...shown, text: `${streamed}${text}`, confirmation: pending };
+        return withFacts({ ...summed(answers), ...shown, text: `${streamed}${text}`, confirmation: pending });
       }
       const result = await runOne(deps, input, tool, call, `${input.requestId}:${calls}`, false, shown);
+      if (tool && tool.kind !== 'built-in' && failedStatus(result.status)) shown.reasonFacts = { ...shown.reasonFacts, toolFailed: true };
       messages.push(stepMessage(call.name, call.arguments), toolResultMessage(call.name, result.status, result.data));
     }
   }
@@ -278,6 +311,19 @@ const needsConfirm = (tool: LoopTool) => (tool.kind === 'action' ? tool.action.c
 
 /** The tool's own name: an MCP tool's without its server's prefix ("shop_cancel_order" → "cancel_order"). */
 const ownName = (tool: LoopTool) => (tool.kind === 'mcp' ? tool.name.slice(tool.tool.server.length + 1) || tool.name : tool.name);
+
+/** What the built-in tools asked the page to show, and the facts of the turn's reason. */
+interface Shown {
+  offerHandoff: boolean;
+  showLeadForm: boolean;
+  reasonFacts?: LoopReasonFacts;
+}
+
+/** The answer with its reason facts when it has any; an answer without them keeps its shape. */
+function withFacts(answer: ModelAnswer & Shown & { confirmation?: PendingCall }): LoopAnswer {
+  if (!answer.reasonFacts) delete answer.reasonFacts;
+  return answer;
+}
 
 const stepMessage = (name: string, args: unknown): PromptMessage => ({
   role: 'assistant',
@@ -291,12 +337,15 @@ async function runOne(
   call: ToolCall,
   callKey: string,
   confirmed: boolean,
-  shown: { offerHandoff: boolean; showLeadForm: boolean },
+  shown: Shown,
 ): Promise<{ status: string; data: string }> {
   if (!tool) return { status: 'failed', data: `There is no tool named ${call.name}` };
   if (tool.kind === 'built-in') {
-    if (tool.builtIn === 'handoff') shown.offerHandoff = true;
-    else shown.showLeadForm = true;
+    if (tool.builtIn === 'handoff') {
+      shown.offerHandoff = true;
+      const modelReason = handoffReasonOf(call.arguments);
+      if (modelReason) shown.reasonFacts = { ...shown.reasonFacts, modelReason };
+    } else shown.showLeadForm = true;
     return { status: 'ok', data: BUILT_IN_TOOLS[tool.builtIn].result };
   }
   // Only the visitor's Confirm reaches here confirmed (its call key is the card's, confirm:<id>).

@@ -17,4 +17,6 @@ export interface VisitorHandoff extends ReadAlong {
    * was stale: it is deleted, and the bot answers).
    */
   keep(message: { chatbot: PublicChatbot; sessionId: string; message: string; receivedAt: Date }): Promise<HandoffView | null>;
+  /** A visitor, spend or credit limit stopped the conversation's message (ONE Redis SET): its next handoff is limit_reached (ADR 65). */
+  limitStopped(chatbotId: string, sessionId: string, at: Date): Promise<void>;
 }

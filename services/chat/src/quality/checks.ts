@@ -8,8 +8,9 @@
 // at  Ten [1]." once the marker is gone.
 import { isUuid } from '@parley/common/ids.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
+import { answerLanguage, languageCode, LANGUAGE_CODES } from './answer-language.ts';
 
-export const CHECK_KINDS = ['contains', 'not_contains', 'cites', 'no_answer', 'offers_person'] as const;
+export const CHECK_KINDS = ['contains', 'not_contains', 'cites', 'no_answer', 'offers_person', 'language'] as const;
 export type CheckKind = (typeof CHECK_KINDS)[number];
 
 export type Check =
@@ -22,7 +23,9 @@ export type Check =
   /** The chatbot says it does not know. */
   | { kind: 'no_answer' }
   /** The chatbot offers a person. */
-  | { kind: 'offers_person' };
+  | { kind: 'offers_person' }
+  /** The answer is written in this language (as the case named it: "fr"), told by answer-language.ts. */
+  | { kind: 'language'; language: string };
 
 export interface CheckResult {
   check: Check;
@@ -77,6 +80,15 @@ export function runCheck(check: Check, answer: CheckedAnswer): CheckResult {
       return result(answer.unanswered, 'Answered instead of saying it does not know');
     case 'offers_person':
       return result(answer.offerHandoff, 'Does not offer a person');
+    case 'language': {
+      const found = answerLanguage(answer.text.replace(MARKER, ''));
+      return result(
+        found === languageCode(check.language),
+        found === 'und'
+          ? `Not written in ${check.language}: too short to tell its language`
+          : `Not written in ${check.language} (${found})`,
+      );
+    }
   }
 }
 
@@ -90,6 +102,7 @@ export interface RawCheck {
   kind?: unknown;
   phrases?: unknown;
   entryId?: unknown;
+  language?: unknown;
 }
 
 export function parseCheck(raw: RawCheck): Check | string {
@@ -109,6 +122,11 @@ export function parseCheck(raw: RawCheck): Check | string {
     const entryId = typeof raw.entryId === 'string' ? raw.entryId.trim().toLowerCase() : '';
     if (!isUuid(entryId)) return 'A "cites" check needs a knowledge entry id';
     return { kind, entryId };
+  }
+  if (kind === 'language') {
+    const language = typeof raw.language === 'string' ? raw.language.trim().toLowerCase() : '';
+    if (!languageCode(language)) return `A "language" check needs a language code (such as ${LANGUAGE_CODES.slice(0, 6).join(', ')})`;
+    return { kind, language };
   }
   return { kind: kind as 'no_answer' | 'offers_person' };
 }

@@ -52,7 +52,13 @@ export function storedDraft(json: unknown): Draft | null {
 
 /** The chatbot as the draft would make it: its model (the fallback kept), instructions and temperature. */
 export function withDraft(chatbot: PublicChatbot, draft: Draft): PublicChatbot {
-  const voice = chatbot.voice ?? { instructions: '', welcomeMessage: '', suggestedQuestions: [], noAnswerMessage: '' };
+  const voice = chatbot.voice ?? {
+    instructions: '',
+    welcomeMessage: '',
+    suggestedQuestions: [],
+    noAnswerMessage: '',
+    answerInVisitorLanguage: false,
+  };
   return {
     ...chatbot,
     model: { $typeName: 'parley.chatbot.v1.ModelChoice', fallbackModelId: '', ...chatbot.model, modelId: draft.modelId },

@@ -49,9 +49,10 @@ const toCheck = (c: Check) =>
     kind: c.kind,
     phrases: 'phrases' in c ? c.phrases : [],
     entryId: 'entryId' in c ? c.entryId : '',
+    language: 'language' in c ? c.language : '',
   });
 
-const fromCheck = (c: TestCheck) => ({ kind: c.kind, phrases: c.phrases, entryId: c.entryId });
+const fromCheck = (c: TestCheck) => ({ kind: c.kind, phrases: c.phrases, entryId: c.entryId, language: c.language });
 
 export const toTestCase = (c: TestCase) =>
   create(TestCaseSchema, {

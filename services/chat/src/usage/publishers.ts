@@ -52,6 +52,8 @@ export interface Interaction {
   occurredAt: Date;
   /** The chatbot's language name (english, french or chinese). */
   language: string;
+  /** Why the answer could not help (core/reasons.ts); absent or null when it helped. */
+  reason?: string | null;
 }
 
 /** The UsageRecorded event of an answer's usage. */
@@ -110,6 +112,7 @@ export function chatbotInteractionPublisher(producer: ChatbotInteractionProducer
       receivedAt: timestampFromDate(interaction.receivedAt),
       language: interaction.language,
       interactionsViaAnalytics: true,
+      reason: interaction.reason ?? '',
     });
     producer.publish(event, interaction.requestId);
   };

@@ -91,7 +91,7 @@ describe('test cases', () => {
       }),
     );
     expect(bad.code).toBe(Code.InvalidArgument);
-    expect(bad.rawMessage).toBe('Check 1: Unknown check "nice" (use contains, not_contains, cites, no_answer, offers_person).');
+    expect(bad.rawMessage).toBe('Check 1: Unknown check "nice" (use contains, not_contains, cites, no_answer, offers_person, language).');
 
     const imported = await rpcError(
       stack.client.importTestCases({

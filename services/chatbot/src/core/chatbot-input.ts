@@ -60,6 +60,7 @@ export interface VoiceChangeInput {
   welcomeMessage?: string;
   suggestedQuestions?: { questions: string[] };
   noAnswerMessage?: string;
+  answerInVisitorLanguage?: boolean;
 }
 
 /** The validated change, as the Chatbot row's columns (undefined: unchanged; temperature null: the product's default). */
@@ -69,6 +70,7 @@ export interface VoiceUpdate {
   welcomeMessage?: string;
   suggestedQuestions?: string[];
   noAnswerMessage?: string;
+  answerInVisitorLanguage?: boolean;
 }
 
 const chars = (s: string) => [...s].length;
@@ -102,5 +104,6 @@ export function parseVoiceChange(change: VoiceChangeInput | undefined): VoiceUpd
     welcomeMessage: parseText(change.welcomeMessage, WELCOME_MAX_CHARS, WELCOME_TOO_LONG),
     suggestedQuestions,
     noAnswerMessage: parseText(change.noAnswerMessage, NO_ANSWER_MAX_CHARS, NO_ANSWER_TOO_LONG),
+    answerInVisitorLanguage: change.answerInVisitorLanguage,
   };
 }

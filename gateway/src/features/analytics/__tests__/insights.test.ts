@@ -77,7 +77,7 @@ const ANALYTICS = `query ($chatbotId: ID!, $startDate: String, $endDate: String)
   analytics(chatbotId: $chatbotId, startDate: $startDate, endDate: $endDate) { ${ANALYTICS_FIELDS} } }`;
 const SUMMARY = `query ($startDate: String, $endDate: String) { analyticsSummary(startDate: $startDate, endDate: $endDate) { ${ANALYTICS_FIELDS} } }`;
 const UNANSWERED = `query ($chatbotId: ID!, $status: String) {
-  unansweredQuestions(chatbotId: $chatbotId, status: $status) { id question count examples lastSeen status answerEntryId } }`;
+  unansweredQuestions(chatbotId: $chatbotId, status: $status) { id question count examples lastSeen status answerEntryId reason } }`;
 const DISMISS = `mutation ($chatbotId: ID!, $id: ID!) { dismissUnansweredQuestion(chatbotId: $chatbotId, id: $id) { id status } }`;
 const ANSWER = `mutation ($chatbotId: ID!, $id: ID!, $answer: String!, $question: String) {
   answerUnansweredQuestion(chatbotId: $chatbotId, id: $id, answer: $answer, question: $question) { id status answerEntryId } }`;
@@ -229,6 +229,34 @@ describe('unanswered questions', () => {
     );
   }
 
+  it('carry their reason and are filtered by it (?reason=, the GraphQL reason argument), a wrong one 400', async () => {
+    const { owner, chatbot } = await ownerWithChatbot({ pro: true });
+    await chat(chatbot.uniqueId, 'Do you sell gift cards?');
+    await chat(chatbot.uniqueId, 'Can I speak to a person about refunds?');
+    const open = await openGroupsWhen(owner, chatbot, 2);
+    expect(Object.fromEntries(open.body.map((q: any) => [q.question, q.reason]))).toEqual({
+      'Do you sell gift cards?': 'missing_knowledge',
+      'Can I speak to a person about refunds?': 'asked_for_person',
+    });
+    const base = `/api/chatbot/${chatbot._id}/unanswered-questions`;
+    const person = await call(`${base}?reason=asked_for_person`, { token: owner.token });
+    expect(person.status).toBe(200);
+    expect(person.body.map((q: any) => q.question)).toEqual(['Can I speak to a person about refunds?']);
+    expect((await call(`${base}?reason=limit_reached&status=all`, { token: owner.token })).body).toEqual([]);
+    const bad = await call(`${base}?reason=bored`, { token: owner.token });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toMatch(
+      /^Reason must be one of missing_knowledge, asked_for_person, not_supported, action_failed, limit_reached$/,
+    );
+    const g = await gql(
+      stack.url,
+      `query ($chatbotId: ID!, $reason: String) { unansweredQuestions(chatbotId: $chatbotId, reason: $reason) { question reason } }`,
+      { chatbotId: chatbot._id, reason: 'missing_knowledge' },
+      owner.token,
+    );
+    expect(g.body.data.unansweredQuestions).toEqual([{ question: 'Do you sell gift cards?', reason: 'missing_knowledge' }]);
+  });
+
   it('are grouped, counted on the chatbot card, answered with a Q&A pair that then answers them, or dismissed', async () => {
     const { owner, chatbot } = await ownerWithChatbot({ pro: true });
     await chat(chatbot.uniqueId, 'Do you sell gift cards?');
@@ -245,6 +273,7 @@ describe('unanswered questions', () => {
       lastSeen: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
       status: 'open',
       answerEntryId: null,
+      reason: 'missing_knowledge',
     });
     const bitcoin = open.body.find((q: any) => q.question === 'Can I pay with bitcoin?');
     const g = await gql(stack.url, UNANSWERED, { chatbotId: chatbot._id }, owner.token);

@@ -1396,6 +1396,14 @@ export declare type UnansweredQuestion = Message<"parley.chat.v1.UnansweredQuest
    * @generated from field: string answer_entry_id = 7;
    */
   answerEntryId: string;
+
+  /**
+   * Why its latest question went unanswered (docs/adr/0065-reason-codes.md): missing_knowledge,
+   * asked_for_person, not_supported or action_failed; empty for a group filed before reasons were kept.
+   *
+   * @generated from field: string reason = 47;
+   */
+  reason: string;
 };
 
 /**
@@ -1424,6 +1432,13 @@ export declare type ListUnansweredQuestionsRequest = Message<"parley.chat.v1.Lis
    * @generated from field: string status = 3;
    */
   status: string;
+
+  /**
+   * Only the groups of this reason code; empty: every reason. Another value is INVALID_ARGUMENT.
+   *
+   * @generated from field: string reason = 43;
+   */
+  reason: string;
 };
 
 /**
@@ -2200,6 +2215,15 @@ export declare type InboxItem = Message<"parley.chat.v1.InboxItem"> & {
    * @generated from field: string channel = 12;
    */
   channel: string;
+
+  /**
+   * Why the visitor asked for a person (docs/adr/0065-reason-codes.md): missing_knowledge,
+   * asked_for_person, not_supported, action_failed or limit_reached; empty for a request made
+   * before reasons were kept.
+   *
+   * @generated from field: string reason = 52;
+   */
+  reason: string;
 };
 
 /**
@@ -2216,6 +2240,13 @@ export declare type ListInboxRequest = Message<"parley.chat.v1.ListInboxRequest"
    * @generated from field: string owner_id = 1;
    */
   ownerId: string;
+
+  /**
+   * Only the conversations of this reason code; empty: every reason. Another value is INVALID_ARGUMENT.
+   *
+   * @generated from field: string reason = 41;
+   */
+  reason: string;
 };
 
 /**
@@ -3221,7 +3252,8 @@ export declare const PreviewRetentionResponseSchema: GenMessage<PreviewRetention
  * One thing a good answer must do. kind: "contains" (one fact: any of `phrases`, case- and
  * whitespace-insensitive), "not_contains" (none of `phrases`), "cites" (a source of `entry_id`),
  * "no_answer" (the chatbot says it does not know: the unanswered rule), "offers_person" (the
- * handoff offer).
+ * handoff offer), "language" (the answer is written in `language`, an ISO 639-1 code such as
+ * "fr", told by a language detection library, never the model).
  *
  * @generated from message parley.chat.v1.TestCheck
  */
@@ -3240,6 +3272,11 @@ export declare type TestCheck = Message<"parley.chat.v1.TestCheck"> & {
    * @generated from field: string entry_id = 3;
    */
   entryId: string;
+
+  /**
+   * @generated from field: string language = 43;
+   */
+  language: string;
 };
 
 /**

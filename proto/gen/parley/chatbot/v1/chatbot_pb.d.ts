@@ -724,6 +724,14 @@ export declare type Voice = Message<"parley.chatbot.v1.Voice"> & {
    * @generated from field: string no_answer_message = 5;
    */
   noAnswerMessage: string;
+
+  /**
+   * Answer in the language the visitor writes in, whatever the chatbot's primary language
+   * (docs/adr/0065-reason-codes.md); false: always the primary language.
+   *
+   * @generated from field: bool answer_in_visitor_language = 45;
+   */
+  answerInVisitorLanguage: boolean;
 };
 
 /**
@@ -771,6 +779,11 @@ export declare type VoiceChange = Message<"parley.chatbot.v1.VoiceChange"> & {
    * @generated from field: optional string no_answer_message = 6;
    */
   noAnswerMessage?: string | undefined;
+
+  /**
+   * @generated from field: optional bool answer_in_visitor_language = 46;
+   */
+  answerInVisitorLanguage?: boolean | undefined;
 };
 
 /**

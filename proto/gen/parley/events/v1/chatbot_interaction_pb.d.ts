@@ -101,6 +101,15 @@ export declare type ChatbotInteraction = Message<"parley.events.v1.ChatbotIntera
    * @generated from field: bool interactions_via_analytics = 12;
    */
   interactionsViaAnalytics: boolean;
+
+  /**
+   * Why the answer could not help (docs/adr/0065-reason-codes.md): missing_knowledge,
+   * asked_for_person, not_supported or action_failed; empty when it helped (and on earlier events).
+   * An unanswered question's group keeps its latest question's reason.
+   *
+   * @generated from field: string reason = 52;
+   */
+  reason: string;
 };
 
 /**

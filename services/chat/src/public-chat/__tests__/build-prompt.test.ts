@@ -113,6 +113,12 @@ describe('buildPrompt', () => {
     expect(languageInstruction('french')).toBe('Always reply in French.');
     expect(languageInstruction('chinese')).toBe('Always reply in Chinese (Simplified).');
     expect(languageInstruction('klingon')).toBe('Always reply in English.');
+    // "Answer in the visitor's language": the visitor's, the chatbot's only when it cannot be told.
+    expect(languageInstruction('french', true)).toBe(
+      "Reply in the language of the visitor's last message; when you cannot tell which language it is, reply in French.",
+    );
+    expect(systemPrompt({ ...base, language: 'french', answerInVisitorLanguage: true }, [])).not.toContain('Always reply in French.');
+    expect(systemPrompt({ ...base, language: 'french', answerInVisitorLanguage: false }, [])).toContain('Always reply in French.');
   });
 
   it('says so when the knowledge base is empty', () => {

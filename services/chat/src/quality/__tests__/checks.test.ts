@@ -89,7 +89,7 @@ describe('reading checks', () => {
     expect(parseCheck({ kind: 'cites', entryId: ENTRY.toUpperCase() })).toEqual({ kind: 'cites', entryId: ENTRY });
     expect(parseCheck({ kind: 'no_answer', phrases: ['ignored'] })).toEqual({ kind: 'no_answer' });
     expect(parseCheck({ kind: 'sounds_nice' })).toBe(
-      'Unknown check "sounds_nice" (use contains, not_contains, cites, no_answer, offers_person)',
+      'Unknown check "sounds_nice" (use contains, not_contains, cites, no_answer, offers_person, language)',
     );
     expect(parseCheck({ kind: 'contains', phrases: [] })).toBe('A "contains" check needs at least one phrase');
     expect(parseCheck({ kind: 'contains', phrases: [3] })).toBe('Phrases must be text');
@@ -110,5 +110,38 @@ describe('reading checks', () => {
       Code.InvalidArgument,
       'Check 2: A "cites" check needs a knowledge entry id.',
     ]);
+  });
+});
+
+describe('language', () => {
+  const said = (text: string): CheckedAnswer => ({ text, sources: [], unanswered: false, offerHandoff: false });
+  const french = 'Nous sommes ouverts du lundi au vendredi, de neuf heures à dix-huit heures [1]. Le samedi, le magasin ferme à midi.';
+  const english = 'We are open from Monday to Friday, from nine in the morning until six in the evening [1]. On Saturday we close at noon.';
+
+  it('passes an answer written in the language the case names, by ISO 639-1 code, ISO 639-3 code or name', () => {
+    expect(runCheck({ kind: 'language', language: 'fr' }, said(french)).passed).toBe(true);
+    expect(runCheck({ kind: 'language', language: 'fra' }, said(french)).passed).toBe(true);
+    expect(runCheck({ kind: 'language', language: 'english' }, said(english)).passed).toBe(true);
+    expect(
+      runCheck({ kind: 'language', language: 'zh' }, said('我们周一至周五上午九点到下午六点营业，周六中午关门。欢迎光临我们的商店。'))
+        .passed,
+    ).toBe(true);
+  });
+
+  it('fails an answer in another language, and one too short to tell, saying which', () => {
+    expect(runCheck({ kind: 'language', language: 'fr' }, said(english))).toMatchObject({
+      passed: false,
+      detail: 'Not written in fr (eng)',
+    });
+    expect(runCheck({ kind: 'language', language: 'fr' }, said('OK [1]'))).toMatchObject({
+      passed: false,
+      detail: 'Not written in fr: too short to tell its language',
+    });
+  });
+
+  it('reads a language check with a code it knows, and refuses one without', () => {
+    expect(parseCheck({ kind: 'language', language: ' FR ' })).toEqual({ kind: 'language', language: 'fr' });
+    expect(parseCheck({ kind: 'language', language: 'xx' })).toMatch(/needs a language code/);
+    expect(parseCheck({ kind: 'language' })).toMatch(/needs a language code/);
   });
 });

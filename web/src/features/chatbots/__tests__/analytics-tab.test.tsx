@@ -169,6 +169,39 @@ describe('Unanswered questions', () => {
   beforeEach(() => vi.stubGlobal('ResizeObserver', FixedSizeObserver));
   afterEach(() => vi.unstubAllGlobals());
 
+  it('counts the questions per reason and filters the list by one, from the chips or the select', async () => {
+    openAnalytics(proUser, {
+      UnansweredQuestions: () => ({
+        data: {
+          unansweredQuestions: [
+            sampleUnanswered(),
+            sampleUnanswered({ id: 'q2', question: 'Can you book a flight?', count: 2, reason: 'not_supported' }),
+            sampleUnanswered({ id: 'q3', question: 'Where is my order 12?', count: 1, reason: 'action_failed' }),
+          ],
+        },
+      }),
+    });
+    await openTab();
+    const reasons = await screen.findByRole('list', { name: 'Questions by reason' });
+    expect(
+      within(reasons)
+        .getAllByRole('button')
+        .map((b) => b.textContent),
+    ).toEqual(['Missing knowledge 6', 'Not supported 2', 'Action failed 1']);
+    const listed = () => within(screen.getByRole('list', { name: 'Unanswered questions' })).getAllByRole('listitem', { name: /\?$/ });
+    expect(listed()).toHaveLength(3);
+    expect(within(screen.getByRole('listitem', { name: 'Can you book a flight?' })).getByText('Not supported')).toBeTruthy();
+
+    fireEvent.click(within(reasons).getByRole('button', { name: 'Not supported 2' }));
+    expect(listed().map((li) => li.getAttribute('aria-label'))).toEqual(['Can you book a flight?']);
+    fireEvent.change(screen.getByLabelText('Reason'), { target: { value: 'action_failed' } });
+    expect(listed().map((li) => li.getAttribute('aria-label'))).toEqual(['Where is my order 12?']);
+    fireEvent.change(screen.getByLabelText('Reason'), { target: { value: 'limit_reached' } });
+    expect(screen.getByText('No open question has this reason.')).toBeTruthy();
+    fireEvent.change(screen.getByLabelText('Reason'), { target: { value: '' } });
+    expect(listed()).toHaveLength(3);
+  });
+
   it('shows a group with its count, examples and last seen, and answers it with a prefilled question', async () => {
     const { calls } = openAnalytics(proUser, {
       AnswerUnansweredQuestion: ({ variables }) => ({

@@ -45,6 +45,9 @@ describe('Bot voice card', () => {
     ).toBe(true);
     fireEvent.click(within(card).getByRole('button', { name: 'Remove suggested question 1' }));
     fireEvent.change(within(card).getByLabelText('No-answer message'), { target: { value: 'Please email us.' } });
+    const visitorLanguage = within(card).getByRole('switch', { name: "Answer in the visitor's language" });
+    expect(visitorLanguage.getAttribute('aria-checked')).toBe('false');
+    fireEvent.click(visitorLanguage);
 
     fireEvent.click(within(card).getByRole('button', { name: 'Save Voice' }));
     expect(await within(card).findByText('Chatbot updated successfully')).toBeTruthy();
@@ -56,6 +59,7 @@ describe('Bot voice card', () => {
         welcomeMessage: 'Hi there!',
         suggestedQuestions: ['Do you ship abroad?'],
         noAnswerMessage: 'Please email us.',
+        answerInVisitorLanguage: true,
       },
     });
     // The saved list comes back without the blank inputs.

@@ -12,6 +12,7 @@ export function sampleVoice(overrides: Record<string, unknown> = {}) {
     welcomeMessage: '',
     suggestedQuestions: [] as string[],
     noAnswerMessage: '',
+    answerInVisitorLanguage: false,
     ...overrides,
   };
 }

@@ -4,6 +4,7 @@ import { Button } from '../../../components/ui/button';
 import { Card, CardBody, CardHeader } from '../../../components/ui/card';
 import { fieldControlClasses } from '../../../components/ui/field-styles';
 import { strokeIconProps } from '../../../components/ui/icon-props';
+import { Switch } from '../../../components/ui/switch';
 import { TextareaField } from '../../../components/ui/textarea-field';
 import type { ChatbotVoiceFragment } from '../../../gql/graphql';
 import { cn } from '../../../lib/cn';
@@ -29,6 +30,7 @@ function voiceOf(chatbot: ChatbotVoiceFragment): VoiceSettings {
     welcomeMessage: chatbot.welcomeMessage,
     suggestedQuestions: chatbot.suggestedQuestions.length > 0 ? chatbot.suggestedQuestions : [''],
     noAnswerMessage: chatbot.noAnswerMessage,
+    answerInVisitorLanguage: chatbot.answerInVisitorLanguage,
   };
 }
 
@@ -203,6 +205,13 @@ export function BotVoiceForm({ chatbot }: { chatbot: ChatbotVoiceFragment }) {
             />
             <CharacterCount length={voice.noAnswerMessage.length} max={MAX_NO_ANSWER_CHARS} />
           </div>
+
+          <Switch
+            label="Answer in the visitor's language"
+            description="Replies in the language each visitor writes in, whatever the chatbot's language. Parley's own messages stay in the chatbot's language."
+            checked={voice.answerInVisitorLanguage}
+            onChange={(answerInVisitorLanguage) => change({ answerInVisitorLanguage })}
+          />
 
           <div className="flex justify-end border-t border-gray-100 pt-5">
             <Button type="submit" busy={loading} busyLabel="Saving...">

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { Alert } from '../../../components/ui/alert';
 import { Badge } from '../../../components/ui/badge';
+import { reasonLabel } from '../../../lib/reasons';
 import { Button } from '../../../components/ui/button';
 import { TextField } from '../../../components/ui/text-field';
 import { TextareaField } from '../../../components/ui/textarea-field';
@@ -86,6 +87,7 @@ export function UnansweredQuestionItem({ chatbotId, group }: { chatbotId: string
           </p>
           <p className="mt-1 flex flex-wrap items-center gap-x-3 gap-y-1 text-xs text-gray-500">
             <Badge tone="neutral">{askedLabel(group.count)}</Badge>
+            <Badge tone="brand">{reasonLabel(group.reason ?? 'missing_knowledge')}</Badge>
             <span title={formatDateTime(group.lastSeen)}>Last asked {formatRelativeTime(group.lastSeen)}</span>
           </p>
         </div>

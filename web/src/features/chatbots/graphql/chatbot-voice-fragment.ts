@@ -9,5 +9,6 @@ export const ChatbotVoiceFragment = graphql(`
     welcomeMessage
     suggestedQuestions
     noAnswerMessage
+    answerInVisitorLanguage
   }
 `);

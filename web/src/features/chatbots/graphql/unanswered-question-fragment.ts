@@ -9,5 +9,6 @@ export const UnansweredQuestionFragment = graphql(`
     lastSeen
     status
     answerEntryId
+    reason
   }
 `);

@@ -17,6 +17,8 @@ export interface VoiceSettings {
   welcomeMessage: string;
   suggestedQuestions: string[];
   noAnswerMessage: string;
+  /** Answer in the language the visitor writes in, whatever the chatbot's language. */
+  answerInVisitorLanguage: boolean;
 }
 
 /** Saves the Bot voice card; blank suggested questions are dropped, as the service would. */
@@ -30,6 +32,7 @@ export function useUpdateChatbotVoice(chatbotId: string) {
       welcomeMessage: settings.welcomeMessage,
       suggestedQuestions: settings.suggestedQuestions.map((q) => q.trim()).filter(Boolean),
       noAnswerMessage: settings.noAnswerMessage,
+      answerInVisitorLanguage: settings.answerInVisitorLanguage,
     });
     if (!saved) return null;
     return {
@@ -38,6 +41,7 @@ export function useUpdateChatbotVoice(chatbotId: string) {
       welcomeMessage: saved.welcomeMessage,
       suggestedQuestions: saved.suggestedQuestions,
       noAnswerMessage: saved.noAnswerMessage,
+      answerInVisitorLanguage: saved.answerInVisitorLanguage,
     };
   }
 

@@ -28,6 +28,7 @@ function item(conversationId: string, status: HandoffStatus, overrides: Record<s
     lastVisitorMessage: 'Can I talk to someone?' as string | null,
     verifiedUserId: null as string | null,
     channel: 'web',
+    reason: 'missing_knowledge' as string | null,
     ...overrides,
   };
 }

@@ -4,6 +4,8 @@ import type { InboxItemFieldsFragment } from '../../../gql/graphql';
 import { ChannelBadge } from '../../../components/channel-badge';
 import { Badge } from '../../../components/ui/badge';
 import { cn } from '../../../lib/cn';
+import { countByReason, reasonLabel, REASON_FILTER_OPTIONS, withReason } from '../../../lib/reasons';
+import { SelectField } from '../../../components/ui/select-field';
 import { visitorLabel, waitedFor } from '../inbox-lists';
 
 type Item = InboxItemFieldsFragment;
@@ -41,6 +43,7 @@ function Row({ item, selected, detail }: { item: Item; selected: boolean; detail
           </span>
           <span className="shrink-0 text-xs text-gray-600">{detail}</span>
         </span>
+        {item.reason ? <span className="mt-0.5 block text-xs font-medium text-brand-700">{reasonLabel(item.reason)}</span> : null}
         {/* What the visitor last wrote: what an agent answers, whoever wrote last. */}
         <span className="mt-0.5 block truncate text-sm text-gray-600" title={item.lastVisitorMessage ?? undefined}>
           {item.lastVisitorMessage ?? 'No message yet'}
@@ -97,10 +100,27 @@ export function InboxLists({
   showAllOpen: boolean;
 }) {
   const now = useNow(10_000);
-  const shownOpen = showAllOpen ? open : open.filter((item) => item.assigneeId === userId);
+  const [reason, setReason] = useState('');
+  const mine = showAllOpen ? open : open.filter((item) => item.assigneeId === userId);
+  const shownWaiting = withReason(waiting, reason);
+  const shownOpen = withReason(mine, reason);
+  const counts = countByReason([...waiting, ...mine].filter((item) => item.reason));
   return (
     <div className="space-y-6">
-      <List title="Waiting" items={waiting} empty="Nobody is waiting for a person.">
+      <div className="px-3">
+        <SelectField
+          label="Why they asked for a person"
+          name="inbox-reason"
+          controlClassName="h-9 text-sm"
+          value={reason}
+          options={REASON_FILTER_OPTIONS.map((o) => {
+            const n = counts.find((c) => c.code === o.value)?.count;
+            return n ? { ...o, label: `${o.label} (${n})` } : o;
+          })}
+          onChange={(e) => setReason(e.target.value)}
+        />
+      </div>
+      <List title="Waiting" items={shownWaiting} empty={reason ? 'Nobody waiting for this reason.' : 'Nobody is waiting for a person.'}>
         {(item) => (
           <Row
             key={item.conversationId}

@@ -17,5 +17,6 @@ export const InboxItemFieldsFragment = graphql(`
     lastVisitorMessage
     verifiedUserId
     channel
+    reason
   }
 `);
