@@ -6,7 +6,8 @@
 // from the section (the request shown with its secret masked) and reads both calls in its log. In the
 // widget on a host page, an identified visitor (Parley.identify with the server's userHash) asks
 // for their order through an identified-only action whose user id is bound to the verified visitor,
-// confirms on the card, and is answered from the local API; the owner reads the call in History.
+// confirms on the card, and is answered from the local API; the owner reads the call in History, and
+// once the visitor asks for a person, under the same answer in the inbox.
 import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -158,6 +159,8 @@ test('in the widget, an identified visitor confirms an identified-only action bo
   context,
   request,
 }) => {
+  // The widget, History and the inbox: longer than one page's journey.
+  test.slow();
   const email = await registerOwner(page);
   await topUpCredit(page);
   await makePro(email);
@@ -166,6 +169,17 @@ test('in the widget, an identified visitor confirms an identified-only action bo
   const bot = await createBot(request, token, 'Acme Accounts', 'Acme ships orders within two days.');
   // The host page's host name is allowed, so it may frame the chat.
   expect((await updateBot(request, token, bot._id, { allowedDomains: ['127.0.0.1'] })).status()).toBe(200);
+  // Visitors may ask for a person: the conversation reaches the inbox with its calls.
+  const handoff = await request.post('/graphql', {
+    headers: { ...headers, 'content-type': 'application/json' },
+    data: {
+      query: 'mutation ($id: ID!, $input: UpdateChatbotInput!) { updateChatbot(id: $id, input: $input) { id handoff { enabled } } }',
+      variables: { id: bot._id, input: { handoff: { enabled: true, timeoutSeconds: 300 } } },
+    },
+  });
+  expect(
+    ((await handoff.json()) as { data?: { updateChatbot: { handoff: { enabled: boolean } } } }).data?.updateChatbot.handoff.enabled,
+  ).toBe(true);
   const created = await request.post(`/api/chatbot/${bot._id}/actions`, {
     headers,
     data: {
@@ -245,4 +259,29 @@ test('in the widget, an identified visitor confirms an identified-only action bo
   await expect(answer).toContainText('Here is what I found');
   await calls.scrollIntoViewIfNeeded();
   await screenshot(page, 'history-tool-calls');
+
+  // The visitor asks for a person: the agent reads the same call under the same answer in the inbox.
+  await frame.getByRole('button', { name: 'Talk to a person' }).click();
+  await expect(frame.getByText('Waiting for a person…')).toBeVisible();
+  await page.goto('/inbox');
+  const row = page.getByRole('region', { name: 'Waiting' }).getByRole('link');
+  await expect(row).toHaveCount(1, { timeout: 15_000 });
+  await row.click();
+  const conversation = page.getByRole('region', { name: /^Conversation with / });
+  const inboxCalls = conversation.getByRole('list', { name: 'Calls the bot made' });
+  await expect(inboxCalls).toHaveCount(1);
+  await expect(inboxCalls).toContainText('cancel_order');
+  await expect(inboxCalls).toContainText('Action');
+  await expect(inboxCalls).toContainText('ok · HTTP 200');
+  await expect(inboxCalls).toContainText('"order_id":"1042"');
+  await expect(inboxCalls).toContainText('order.status, order.refund');
+  await expect(
+    conversation
+      .getByRole('list', { name: 'Messages' })
+      .getByRole('listitem')
+      .filter({ has: page.getByRole('list', { name: 'Calls the bot made' }) }),
+  ).toContainText('Here is what I found');
+  await expect(page.getByRole('main')).not.toContainText('sk_e2e_widget_secret_5555');
+  await inboxCalls.scrollIntoViewIfNeeded();
+  await screenshot(page, 'inbox-tool-calls');
 });

@@ -170,7 +170,7 @@ describe('the live inbox', () => {
 
     const read = await gql(
       team.members.admin.token,
-      `query($id: ID!) { inboxConversation(id: $id) { item { status agentName } messages { role content authorName } summary lead { id } } }`,
+      `query($id: ID!) { inboxConversation(id: $id) { item { status agentName } sessionId messages { role content authorName } summary lead { id } } }`,
       { id: conversationId },
     );
     const view = read.body.data.inboxConversation;
@@ -184,6 +184,8 @@ describe('the live inbox', () => {
     const { sessionId } = (
       await sql(stack.chatDatabase, `SELECT "sessionId" FROM $schema."Conversation" WHERE id = $1`, [conversationId])
     )[0];
+    // The inbox names the visitor's session: what the calls the bot made in it are read by.
+    expect(view.sessionId).toBe(sessionId);
     const written = [
       { role: 'agent', content: 'Yes, I am here.', authorName: 'Ada Agent' },
       { role: 'note', content: 'Parcel is in the depot.', authorName: 'Ada Agent' },

@@ -13,6 +13,7 @@ import { DevelopersPage } from '../features/developers/components/developers-pag
 import { DashboardPage } from '../features/dashboard/components/dashboard-page';
 import { InboxPage } from '../features/inbox/components/inbox-page';
 import { AddToTests } from '../features/chatbots/components/answer-actions';
+import { useConversationToolCalls } from '../features/chatbots/hooks/use-conversation-tool-calls';
 import type { AnswerSlot } from '../components/conversations/answer-slot';
 import { LandingPage } from '../features/landing/components/landing-page';
 import { LeadsPage } from '../features/leads/components/leads-page';
@@ -32,7 +33,10 @@ import { RequireTwoFactor } from './require-two-factor';
 import { RequireWorkspace } from './require-workspace';
 import { SiteLayout } from './site-layout';
 
-/** Under an answer in the inbox's conversation: "Add to tests" (the chatbots feature's), for a member who may change the chatbot. */
+/**
+ * Under an answer in the inbox's conversation: "Add to tests" (the chatbots feature's), for a member
+ * who may change the chatbot. The calls the bot made come from that feature's hook, as in History.
+ */
 const inboxAnswerSlot: AnswerSlot = (answer) => <AddToTests {...answer} source="inbox" />;
 
 // The public chat page (/chat/{uniqueId}) is not here: it is its own small page, chat.html
@@ -74,8 +78,11 @@ export const routes: RouteObject[] = [
                 children: [
                   { path: '/usage', element: <UsagePage /> },
                   { path: '/workspace/developers', element: <DevelopersPage /> },
-                  { path: '/inbox', element: <InboxPage answerSlot={inboxAnswerSlot} /> },
-                  { path: '/inbox/:conversationId', element: <InboxPage answerSlot={inboxAnswerSlot} /> },
+                  { path: '/inbox', element: <InboxPage answerSlot={inboxAnswerSlot} toolCalls={useConversationToolCalls} /> },
+                  {
+                    path: '/inbox/:conversationId',
+                    element: <InboxPage answerSlot={inboxAnswerSlot} toolCalls={useConversationToolCalls} />,
+                  },
                   { path: '/chatbots', element: <ChatbotsPage /> },
                   { path: '/chatbots/create', element: <CreateChatbotPage /> },
                   { path: '/chatbots/:id', element: <ChatbotDetailPage /> },

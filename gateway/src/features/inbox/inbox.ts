@@ -74,6 +74,8 @@ export interface InboxLeadView {
 
 export interface InboxConversationView {
   item: InboxItemView;
+  /** The visitor's session, what the conversation's call logs are read by. */
+  sessionId: string;
   messages: InboxMessageView[];
   summary: string | null;
   lead: InboxLeadView | null;
@@ -172,6 +174,7 @@ export async function loadInboxConversation(clients: Clients, m: Member, id: str
   const res = await clients.chat.getInboxConversation({ ownerId: m.ownerId, conversationId: conversationId(id) });
   return {
     item: inboxItemView(res.item),
+    sessionId: res.conversation?.sessionId ?? '',
     messages: (res.conversation?.messages ?? []).map(inboxMessageView),
     summary: res.summary || null,
     lead: res.lead ? leadView(res.lead) : null,

@@ -18,7 +18,7 @@ import { readBillingConfig } from '@parley/billing/config.ts';
 import { createBillingService, MIGRATIONS_DIR as BILLING_MIGRATIONS_DIR, type BillingServiceParts } from '@parley/billing/service.ts';
 import { readChatbotConfig } from '@parley/chatbot/config.ts';
 import { createChatbotService, MIGRATIONS_DIR as CHATBOT_MIGRATIONS_DIR, type ChatbotServiceParts } from '@parley/chatbot/service.ts';
-import { createLogger } from '@parley/common/logger.ts';
+import { createLogger, type Logger } from '@parley/common/logger.ts';
 import { QUEUES, type EventBatch } from '@parley/common/queues.ts';
 import { chatbotInteractionBatch, usageRecordedBatch } from '@parley/proto/event-batches.ts';
 import { createRedis, type Redis } from '@parley/common/redis.ts';
@@ -83,8 +83,11 @@ export async function startChatStack(
     chatbotEnv?: Record<string, string>;
     /** Wraps the chatbot service's client each chat instance is given (the chatbot service's own prisma at hand). */
     wrapChatbots?: (client: Client<typeof ChatbotService>, chatbot: ChatbotServiceParts) => Client<typeof ChatbotService>;
+    /** The logger of every service of the stack (chat, chatbot, billing): a test reading their lines gives its own. */
+    logger?: Logger;
   } = {},
 ): Promise<ChatStack> {
+  const log = opts.logger ?? logger;
   const { redisUrl } = await testInfra();
   const prefix = uniqueName('test');
   const stops: (() => Promise<unknown>)[] = [];
@@ -98,7 +101,7 @@ export async function startChatStack(
     QUEUE_PREFIX: prefix,
   });
   // No billing workers: the UsageRecorded jobs the chat service publishes stay in the queue to be inspected.
-  const billing = await createBillingService(billingConfig, { logger, workers: false });
+  const billing = await createBillingService(billingConfig, { logger: log, workers: false });
   const billingServer = await serveApp(billing.app);
 
   const chatbotDb = await createTestSchema('chatbot', CHATBOT_MIGRATIONS_DIR);
@@ -113,7 +116,7 @@ export async function startChatStack(
     BILLING_URL: billingServer.url,
     ...opts.chatbotEnv,
   });
-  const chatbot = await createChatbotService(chatbotConfig, { logger, workers: opts.chatbotWorkers ?? false });
+  const chatbot = await createChatbotService(chatbotConfig, { logger: log, workers: opts.chatbotWorkers ?? false });
   const chatbotServer = await serveApp(chatbot.app);
 
   const fake = await startFakeOpenAI();
@@ -146,7 +149,7 @@ export async function startChatStack(
           chatbot,
         )
       : undefined;
-    const parts = await createChatService(config, { logger, chatbots: chatbotsOfChat });
+    const parts = await createChatService(config, { logger: log, chatbots: chatbotsOfChat });
     chatInstances.push(parts);
     const server = await serveApp(parts.app);
     stops.push(async () => {
@@ -210,7 +213,7 @@ export async function startChatStack(
         SELECT gen_random_uuid(), ${ownerId}, ${amount}::numeric - "creditBalance", 'test_adjustment', ${`test:${randomUUID()}`} FROM before`;
     },
     applyUsage: async (during) => {
-      const worker = await createBillingService(billingConfig, { logger });
+      const worker = await createBillingService(billingConfig, { logger: log });
       const queue = new Queue(QUEUES.usageRecorded, { connection: redis, prefix });
       try {
         await during?.catch(() => {});

@@ -13,6 +13,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { DECLINED, MAX_TOOL_CALLS } from '../../src/public-chat/tool-loop.ts';
 import { CONFIRMATION_INVALID } from '../../src/public-chat/pending-actions.ts';
 import { CONFIRM_DECISION_INVALID } from '../../src/core/message-input.ts';
+import { createLogger } from '@parley/common/logger.ts';
 import { session, startChatStack, visitor, type ChatStack } from './harness.ts';
 
 /** Any value as text (proto messages carry bigints), to search it for a secret. */
@@ -32,6 +33,9 @@ let api: Server;
 let origin: string;
 let lookups = 0;
 let cancels = 0;
+/** Every line the stack's services (chat, chatbot, billing) log, at every level, to search for the secret. */
+const logLines: string[] = [];
+const serviceLogger = createLogger('tool-loop-test', 'trace', { write: (line: string) => void logLines.push(line) });
 
 beforeAll(async () => {
   api = createServer((req, res) => {
@@ -46,6 +50,9 @@ beforeAll(async () => {
           debug: { authorization: req.headers.authorization },
         }),
       );
+    } else if (url.pathname === '/broken') {
+      // An API that fails, echoing the header it was sent.
+      res.writeHead(500).end(JSON.stringify({ error: `bad key ${req.headers['x-api-key']}` }));
     } else if (url.pathname.startsWith('/users/')) {
       res.end('{"orders":[{"id":"1042"}]}');
     } else if (url.pathname.endsWith('/cancel')) {
@@ -57,7 +64,7 @@ beforeAll(async () => {
   origin = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
   stack = await startChatStack(
     { CHAT_RATE_PER_VISITOR: '10000', CHAT_RATE_PER_BOT: '10000' },
-    { chatbotEnv: { OUTBOUND_ALLOW: '127.0.0.1' } },
+    { chatbotEnv: { OUTBOUND_ALLOW: '127.0.0.1' }, logger: serviceLogger },
   );
   actions = createServiceClient(ActionService, stack.chatbotUrl);
 });
@@ -159,6 +166,7 @@ describe('a chatbot with actions', () => {
     });
     const before = cancels;
     const sessionId = session('injection');
+    const logged = logLines.length;
     const { done } = await streamed(bot.uniqueId, 'Where is order 7?', sessionId);
     // The injected "skip the confirmation" skips nothing: the turn ends on the visitor's card.
     expect(cancels - before).toBe(0);
@@ -180,6 +188,52 @@ describe('a chatbot with actions', () => {
     for await (const page of stack.client.exportConversations({ ownerId: bot.ownerId, chatbotId: bot.id })) rows.push(...page.rows);
     expect(asText(rows)).toContain('Where is order 7?');
     expect(asText(rows)).not.toContain(API_KEY);
+    // Nor any line the services logged, at any level, while the turn called the action with it.
+    const lines = logLines.slice(logged);
+    expect(lines.some((l) => l.includes('ActionService/RunAction'))).toBe(true);
+    expect(lines.join('')).not.toContain(API_KEY);
+  });
+
+  it('logs nothing of the secret when the action fails: an API that answers 500 echoing it, an API that cannot be reached', async () => {
+    const bot = await botWithActions();
+    const failing = [
+      { name: 'broken_api', url: `${origin}/broken` },
+      // Nothing listens on port 1: the connection is refused.
+      { name: 'unreachable_api', url: 'http://127.0.0.1:1/orders' },
+    ];
+    for (const f of failing) {
+      await actions.createAction({
+        ownerId: bot.ownerId,
+        chatbotId: bot.id,
+        definition: {
+          name: f.name,
+          whenToUse: `When the visitor asks for ${f.name}`,
+          inputs: [],
+          method: 'GET',
+          url: f.url,
+          headers: [{ name: 'X-Api-Key', value: '{secret.API_KEY}' }],
+          secrets: [{ name: 'API_KEY', value: API_KEY }],
+          responseFields: ['error'],
+        },
+      });
+    }
+    stack.fake.setBehaviour({
+      toolCalls: (body) =>
+        body.messages.some((m) => m.content.startsWith('<tool_result')) ? [] : failing.map((f) => ({ name: f.name, arguments: {} })),
+    });
+    const sessionId = session('failing');
+    const logged = logLines.length;
+    const { done } = await streamed(bot.uniqueId, 'Try both APIs', sessionId);
+    expect(done.message).toBeTruthy();
+    const log = await actions.listActionCalls({ ownerId: bot.ownerId, chatbotId: bot.id, sessionId });
+    expect(log.calls.map((c) => [c.actionName, c.status]).sort()).toEqual([
+      ['broken_api', 'failed'],
+      ['unreachable_api', 'failed'],
+    ]);
+    expect(asText(log.calls) + JSON.stringify(stack.fake.requests) + asText(done)).not.toContain(API_KEY);
+    const lines = logLines.slice(logged);
+    expect(lines.some((l) => l.includes('ActionService/RunAction'))).toBe(true);
+    expect(lines.join('')).not.toContain(API_KEY);
   });
 
   it('never runs a write action without the visitor, however often the model asks', async () => {

@@ -13,7 +13,8 @@ import { formatDateTime } from '../../../lib/format';
 import { AnsweredBy } from '../../../components/conversations/answered-by';
 import { InternalNote } from '../../../components/conversations/internal-note';
 import { useConversation } from '../hooks/use-conversation';
-import { callsByAnswer, useConversationToolCalls, type ToolCallEntry } from '../hooks/use-conversation-tool-calls';
+import { useConversationToolCalls } from '../hooks/use-conversation-tool-calls';
+import { callsByAnswer, ToolCalls, type ToolCallEntry } from '../../../components/conversations/tool-calls';
 import { useCan } from '../../../lib/workspace/use-can';
 import { visitorLabel } from '../visitor-label';
 import { VerifiedVisitor } from './verified-visitor';
@@ -54,51 +55,6 @@ function MessageRating({ rating }: { rating: string | null | undefined }) {
     >
       {good ? <ThumbUpIcon className="size-3" /> : <ThumbDownIcon className="size-3" />}
     </span>
-  );
-}
-
-const STATUS_STYLE: Record<string, string> = {
-  ok: 'bg-green-50 text-green-700 ring-green-200',
-  refused: 'bg-amber-50 text-amber-800 ring-amber-200',
-};
-
-/** The calls the bot made for one answer: name, kind, status, duration, inputs as logged (secrets masked), the fields it read. */
-function ToolCalls({ calls }: { calls: readonly ToolCallEntry[] }) {
-  return (
-    <ul aria-label="Calls the bot made" className="mt-2 w-full max-w-md space-y-1.5">
-      {calls.map((c) => (
-        <li key={`${c.kind}:${c.id}`} className="rounded-lg border border-gray-200 bg-white px-3 py-2 text-xs text-gray-700">
-          <div className="flex flex-wrap items-center gap-x-2 gap-y-1">
-            <span className="font-mono font-medium text-gray-900">{c.name}</span>
-            <span className="rounded bg-gray-100 px-1.5 py-0.5 text-[10px] font-medium text-gray-600">
-              {c.kind === 'mcp' ? 'MCP tool' : 'Action'}
-            </span>
-            <span
-              className={cn(
-                'rounded-full px-2 py-0.5 text-[10px] font-medium ring-1 ring-inset',
-                STATUS_STYLE[c.status] ?? 'bg-red-50 text-red-700 ring-red-200',
-              )}
-            >
-              {c.status}
-              {c.httpStatus ? ` · HTTP ${c.httpStatus}` : ''}
-            </span>
-            <span className="text-gray-500">{c.durationMs} ms</span>
-          </div>
-          <dl className="mt-1.5 grid grid-cols-[auto_1fr] gap-x-3 gap-y-0.5">
-            <dt className="text-gray-500">Inputs</dt>
-            <dd className="font-mono break-all">{Object.keys(c.inputs).length ? JSON.stringify(c.inputs) : '—'}</dd>
-            <dt className="text-gray-500">Fields read</dt>
-            <dd className="font-mono break-all">{c.fieldsRead.join(', ') || '—'}</dd>
-            {c.error ? (
-              <>
-                <dt className="text-gray-500">Error</dt>
-                <dd className="break-words">{c.error}</dd>
-              </>
-            ) : null}
-          </dl>
-        </li>
-      ))}
-    </ul>
   );
 }
 

@@ -40,6 +40,7 @@ function message(
   authorName: string | null = null,
   sources: Array<{ entryId: string; title: string; url: string | null }> = [],
   answered: { model: { id: string; displayName: string }; fallback: boolean } | null = null,
+  timestamp = '2026-11-28T09:00:00.000Z',
 ) {
   return {
     __typename: 'InboxMessage' as const,
@@ -47,7 +48,7 @@ function message(
     role,
     content,
     authorName,
-    timestamp: '2026-11-28T09:00:00.000Z',
+    timestamp,
     sources: sources.map((source) => ({ __typename: 'AnswerSource' as const, ...source })),
     model: answered ? { __typename: 'ChatbotModel' as const, ...answered.model } : null,
     fallback: answered?.fallback ?? false,
@@ -58,6 +59,7 @@ function conversation(status: HandoffStatus, overrides: Record<string, unknown> 
   return {
     __typename: 'InboxConversation' as const,
     item: item(CONVERSATION, status),
+    sessionId: 'abcdefgh12345',
     messages: [
       message('m1', 'user', 'Where is my order?'),
       message('m2', 'assistant', 'I could not find that.'),
@@ -69,12 +71,14 @@ function conversation(status: HandoffStatus, overrides: Record<string, unknown> 
   };
 }
 
-/** A /api/inbox/events stream the test writes to: fetch answers it, every other URL is refused. */
+/** A /api/inbox/events stream the test writes to: fetch answers it, and the call logs with none. */
 function fakeEventStream() {
   const encoder = new TextEncoder();
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   const requests: Array<{ url: string; headers: Record<string, string> }> = [];
   const fetchMock = vi.fn(async (url: string, init?: RequestInit) => {
+    // The calls the bot made in the conversation shown: none unless a test says otherwise.
+    if (String(url).includes('/calls?')) return new Response('[]', { status: 200, headers: { 'content-type': 'application/json' } });
     requests.push({ url, headers: (init?.headers ?? {}) as Record<string, string> });
     const body = new ReadableStream<Uint8Array>({
       start(c) {
@@ -473,6 +477,114 @@ describe('Inbox page', () => {
       }),
     );
     expect(await screen.findByText('Conversation not found')).toBeTruthy();
+  });
+
+  describe('the calls the bot made', () => {
+    const actionCall = {
+      id: 'a1',
+      actionId: 'act1',
+      actionName: 'look_up_order',
+      sessionId: 'abcdefgh12345',
+      source: 'chat',
+      inputs: { order_id: '1042', api_key: '••••' },
+      status: 'ok',
+      error: null,
+      httpStatus: 200,
+      durationMs: 84,
+      fieldsRead: ['order.status'],
+      createdAt: '2026-11-28T09:01:01.000Z',
+    };
+    const toolCall = {
+      id: 't1',
+      serverId: 's1',
+      toolName: 'cancel_order',
+      sessionId: 'abcdefgh12345',
+      inputs: { order_id: '1042' },
+      status: 'failed',
+      error: 'The tool failed: the order shipped',
+      durationMs: 120,
+      fieldsRead: [],
+      createdAt: '2026-11-28T09:03:01.000Z',
+    };
+    const messages = [
+      message('m1', 'user', 'Where is order 1042?', null, [], null, '2026-11-28T09:01:00.000Z'),
+      message('m2', 'assistant', 'It has shipped.', null, [], null, '2026-11-28T09:01:02.000Z'),
+      message('m3', 'user', 'Cancel it then', null, [], null, '2026-11-28T09:03:00.000Z'),
+      message('m4', 'assistant', 'Sorry, it could not be cancelled.', null, [], null, '2026-11-28T09:03:02.000Z'),
+    ];
+    /** The event stream for the inbox, the call logs answered by `logs` (every URL asked is kept). */
+    function withLogs(logs: (url: string) => Response) {
+      const urls: string[] = [];
+      const streamFetch = vi.mocked(fetch);
+      vi.stubGlobal(
+        'fetch',
+        vi.fn(async (url: string, init?: RequestInit) => {
+          urls.push(String(url));
+          return String(url).includes('/calls?') ? logs(String(url)) : streamFetch(url, init);
+        }),
+      );
+      return urls;
+    }
+    const json = (body: unknown, status = 200) =>
+      new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+    const inbox = (role: 'AGENT' | 'VIEWER') =>
+      openAsMember(
+        `/inbox/${CONVERSATION}`,
+        sampleWorkspace({ role }),
+        pro({
+          Inbox: () => ({ data: { inbox: { __typename: 'Inbox', waiting: [item(CONVERSATION, 'WAITING')], open: [] } } }),
+          InboxWaitingCount: () => ({ data: { inboxWaitingCount: 1 } }),
+          HandoffNotifications: () => ({
+            data: { currentWorkspace: { __typename: 'Workspace', id: 'w-team', handoffNotifications: true } },
+          }),
+          InboxConversation: () => ({ data: { inboxConversation: conversation('WAITING', { messages }) } }),
+        }),
+      );
+
+    it('lists each call under the answer it belongs to, as History does, read by the conversation’s session', async () => {
+      const urls = withLogs((url) => json(url.includes('/mcp-servers/calls') ? [toolCall] : [actionCall]));
+      inbox('AGENT');
+      const region = await screen.findByRole('region', { name: 'Conversation with Grace' });
+      const logs = await within(region).findAllByRole('list', { name: 'Calls the bot made' });
+      expect(logs).toHaveLength(2);
+      expect(urls.filter((u) => u.includes('/calls?')).sort()).toEqual([
+        '/api/chatbot/c1/actions/calls?sessionId=abcdefgh12345&limit=200',
+        '/api/chatbot/c1/mcp-servers/calls?sessionId=abcdefgh12345&limit=200',
+      ]);
+      const answers = within(within(region).getByRole('list', { name: 'Messages' }))
+        .getAllByRole('listitem')
+        .filter((li) => li.textContent?.startsWith('Bot'));
+      const [first, last] = answers;
+      const lookUp = within(first).getByRole('list', { name: 'Calls the bot made' });
+      expect(lookUp.textContent).toContain('look_up_order');
+      expect(lookUp.textContent).toContain('Action');
+      expect(lookUp.textContent).toContain('ok · HTTP 200');
+      expect(lookUp.textContent).toContain('84 ms');
+      expect(lookUp.textContent).toContain('{"order_id":"1042","api_key":"••••"}');
+      expect(lookUp.textContent).toContain('order.status');
+      const cancel = within(last).getByRole('list', { name: 'Calls the bot made' });
+      expect(cancel.textContent).toContain('cancel_order');
+      expect(cancel.textContent).toContain('MCP tool');
+      expect(cancel.textContent).toContain('The tool failed: the order shipped');
+    });
+
+    it('says so, quietly, when the log cannot be read, and still shows the messages', async () => {
+      withLogs(() => json({ message: 'boom' }, 500));
+      inbox('AGENT');
+      const region = await screen.findByRole('region', { name: 'Conversation with Grace' });
+      expect(await within(region).findByText('The calls the bot made could not be loaded.')).toBeTruthy();
+      expect(within(region).getByText('Sorry, it could not be cancelled.')).toBeTruthy();
+      expect(within(region).queryByRole('list', { name: 'Calls the bot made' })).toBeNull();
+    });
+
+    it('reads no log for a member who may not read conversations, and shows them no error', async () => {
+      const urls = withLogs((url) => json(url.includes('/mcp-servers/calls') ? [toolCall] : [actionCall]));
+      inbox('VIEWER');
+      expect(await screen.findByText('Not allowed')).toBeTruthy();
+      expect(urls.filter((u) => u.includes('/calls?'))).toEqual([]);
+      expect(screen.queryByRole('list', { name: 'Calls the bot made' })).toBeNull();
+      expect(screen.queryByText('The calls the bot made could not be loaded.')).toBeNull();
+    });
   });
 });
 

@@ -7,6 +7,7 @@ import { formatDateTime } from '../../../lib/format';
 import { AnsweredBy } from '../../../components/conversations/answered-by';
 import { InternalNote } from '../../../components/conversations/internal-note';
 import type { AnswerSlot } from '../../../components/conversations/answer-slot';
+import { ToolCalls, type ToolCallEntry } from '../../../components/conversations/tool-calls';
 
 const WHO: Record<string, string> = { user: 'Visitor', assistant: 'Bot', system: 'Parley' };
 
@@ -14,15 +15,19 @@ const WHO: Record<string, string> = { user: 'Visitor', assistant: 'Bot', system:
  * The conversation as it happened: the visitor's messages on the left, the bot's and the agents'
  * replies on the right, the product's own lines centred, and internal notes set apart (amber, dashed,
  * marked "Internal note") so nobody mistakes them for what the visitor saw. The bot's answers show
- * their citations as the visitor saw them: numbered badges and the "Sources (n)" list under the bubble.
+ * their citations as the visitor saw them: numbered badges and the "Sources (n)" list under the bubble,
+ * and the calls the bot made for them (as in History).
  */
 export function ConversationMessages({
   messages,
   chatbotId,
   answerSlot,
+  callsAt,
 }: {
   messages: InboxMessageFieldsFragment[];
   chatbotId?: string;
+  /** The calls the bot made, under the answer each belongs to (keyed by message index); none for a member who may not read them. */
+  callsAt?: ReadonlyMap<number, readonly ToolCallEntry[]>;
   /** Shown under each answer to a visitor's question ("Add to tests" for a member who may change the chatbot). */
   answerSlot?: AnswerSlot;
 }) {
@@ -66,6 +71,7 @@ export function ConversationMessages({
               )}
             </div>
             {m.role === 'assistant' ? <AnsweredBy model={m.model} fallback={m.fallback} /> : null}
+            {callsAt?.get(i)?.length ? <ToolCalls calls={callsAt.get(i) ?? []} className="sm:max-w-[75%]" /> : null}
             {sources.length > 0 ? (
               <div className="max-w-[85%] sm:max-w-[75%]">
                 <MessageSources sources={sources} />

@@ -14,9 +14,12 @@ import { ConversationMessages } from './conversation-messages';
 import { MessageForm } from './message-form';
 import { useCan } from '../../../lib/workspace/use-can';
 import type { AnswerSlot } from '../../../components/conversations/answer-slot';
+import { callsByAnswer, type ToolCallsSource } from '../../../components/conversations/tool-calls';
 
 export const SUMMARY_COST_HINT = 'A summary costs like an answer: one model call, billed to the workspace’s credit.';
 export const CONVERSATION_FAILED = 'The conversation could not be loaded.';
+
+const noToolCalls: ToolCallsSource = () => ({ calls: [], error: null });
 
 const STATUS_LABEL = { BOT: 'Bot', WAITING: 'Waiting', HUMAN: 'Open', CLOSED: 'Closed' } as const;
 
@@ -44,17 +47,22 @@ export function ConversationPanel({
   canWrite,
   onVisitor,
   answerSlot,
+  toolCalls: useToolCalls = noToolCalls,
 }: {
   id: string;
   userId: string | undefined;
   canWrite: boolean;
   onVisitor?: (label: string) => void;
   answerSlot?: AnswerSlot;
+  /** Where the calls the bot made are read from (the app's routes give the chatbots feature's); none without. */
+  toolCalls?: ToolCallsSource;
 }) {
   const { data, error, loading } = useInboxConversation(id, true);
   const writesTests = useCan('chatbots:write');
   const actions = useConversationActions(id);
   const conversation = data?.inboxConversation;
+  // The call log holds what visitors gave: read with the conversations' permission, as in History.
+  const calls = useToolCalls(conversation?.item.chatbotId ?? '', conversation?.sessionId ?? null, useCan('conversations:read'));
   const scroller = useRef<HTMLDivElement>(null);
   const messageCount = conversation?.messages.length ?? 0;
   // The newest message in view, as in a chat: on opening and whenever one arrives.
@@ -186,7 +194,9 @@ export function ConversationPanel({
             messages={messages}
             chatbotId={conversation?.item.chatbotId}
             answerSlot={writesTests ? answerSlot : undefined}
+            callsAt={callsByAnswer(messages, calls.calls)}
           />
+          {calls.error ? <p className="mt-2 text-xs text-gray-500">{calls.error}</p> : null}
         </div>
 
         {canWrite ? (

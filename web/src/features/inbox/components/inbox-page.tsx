@@ -19,6 +19,7 @@ import { useWorkspaceFromLink } from '../hooks/use-workspace-from-link';
 import { ConversationPanel } from './conversation-panel';
 import { InboxLists } from './inbox-lists';
 import type { AnswerSlot } from '../../../components/conversations/answer-slot';
+import type { ToolCallsSource } from '../../../components/conversations/tool-calls';
 
 export const INBOX_UPGRADE_TITLE = 'Live inbox';
 export const INBOX_UPGRADE_TEXT =
@@ -65,7 +66,7 @@ function AccessEndedCard({ message }: { message: string }) {
  * /inbox and /inbox/{conversationId}: the workspace's visitors waiting for a person and the
  * conversations agents have open, live, beside the conversation chosen (docs/product.md, Inbox).
  */
-export function InboxPage({ answerSlot }: { answerSlot?: AnswerSlot } = {}) {
+export function InboxPage({ answerSlot, toolCalls }: { answerSlot?: AnswerSlot; toolCalls?: ToolCallsSource } = {}) {
   useWorkspaceFromLink();
   const { conversationId } = useParams();
   // "Grace Hopper — Inbox — Parley" once the conversation shown is loaded, so its browser tab tells it apart.
@@ -153,6 +154,7 @@ export function InboxPage({ answerSlot }: { answerSlot?: AnswerSlot } = {}) {
             canWrite={canWrite}
             onVisitor={onVisitor}
             answerSlot={answerSlot}
+            toolCalls={toolCalls}
           />
         ) : (
           <Card className="hidden items-center justify-center px-6 py-16 text-center lg:flex">

@@ -6,6 +6,7 @@ export const InboxConversationQuery = graphql(`
       item {
         ...InboxItemFields
       }
+      sessionId
       messages {
         ...InboxMessageFields
       }
