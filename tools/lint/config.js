@@ -26,6 +26,11 @@ const gatewayComposition = ['app.ts', 'api.ts', 'graphql.ts', 'context.ts'];
 const gatewayHttp = readdirSync(join(root, 'gateway/src/http'))
   .filter((name) => name.endsWith('.ts') && !gatewayComposition.includes(name))
   .map((name) => `gateway/src/http/${name}`);
+// access/permissions.ts collects the features' operation tables (each feature's rest.ts, http/operations.ts).
+const gatewayAccess = readdirSync(join(root, 'gateway/src/access'))
+  .filter((name) => name.endsWith('.ts') && name !== 'permissions.ts')
+  .map((name) => `gateway/src/access/${name}`);
+const gatewayFeatures = foldersIn('gateway/src/features/');
 const features = foldersIn('web/src/features/');
 
 // Which folder may import which (import-x/no-restricted-paths resolves every import, package names
@@ -63,12 +68,18 @@ const boundaries = [
   // Inside the gateway: access/ (who calls) and http/ (transport) serve every feature and so import
   // none, nor the test-mode pages; only the composition files put the features together.
   {
-    target: ['gateway/src/access', ...gatewayHttp],
+    target: [...gatewayAccess, ...gatewayHttp],
     from: ['gateway/src/features', 'gateway/src/test-mode'],
     message:
       'gateway/src/access and gateway/src/http serve every feature and import none; only the composition files (' +
       gatewayComposition.join(', ') +
       ') put features together.',
+  },
+  {
+    target: 'gateway/src/access/permissions.ts',
+    from: ['gateway/src/features', 'gateway/src/test-mode'],
+    except: gatewayFeatures.map((name) => `./${name}/rest.ts`),
+    message: "access/permissions.ts reads each feature's operation table (features/<feature>/rest.ts) and nothing else of a feature.",
   },
   {
     target: ['web/src', 'web/chat-page'],

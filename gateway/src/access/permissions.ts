@@ -2,13 +2,27 @@
 // services/common/src/roles.ts in the request's workspace (X-Workspace-Id, the personal one without
 // it), or 'session' (about the signed-in person: their account, sessions and workspaces; the header is
 // ignored), or 'public' (no sign-in), or 'api-key' (the developer API: a key's scope instead of a
-// member's role, each route's in v1/routes.ts, which this table names as a whole). The ONE table: owners.ts enforces a route's permission from it,
-// graphql.ts wraps every Query and Mutation field with it, and the roles sweep test fails for a route
-// or operation it does not name.
+// member's role, each route's in v1/routes.ts, which this table names as a whole). The ONE lookup:
+// the features' operation tables (http/operations.ts; their rows name their permission themselves,
+// collected in OPERATIONS below) and, for the routes and GraphQL fields not in such a table, the
+// ACCESS table keyed by path; members.ts enforces a route's permission from it, graphql.ts wraps every
+// Query and Mutation field with it, and the roles sweep test fails for a route or operation it does not name.
 import { PERMISSIONS, type Permission } from '@parley/common/roles.ts';
 import { API_V1_ROUTES, OPENAPI_ROUTE } from '../v1/routes.ts';
+import { operationKey, type Operation } from '../http/operations.ts';
+import { webhookOperations } from '../features/webhooks/rest.ts';
 
 export type Access = Permission | 'session' | 'public' | 'api-key';
+
+/** The dashboard's operations, every feature's table (http/api.ts registers them). */
+export const OPERATIONS: readonly Operation[] = [...webhookOperations];
+
+/** What an operation row says it needs, as this table's words. */
+export function accessOfRow(row: Operation): Access {
+  if (typeof row.who === 'object') return 'api-key';
+  if (row.who === 'public') return 'public';
+  return row.permission ?? 'session';
+}
 
 export const ACCESS = {
   // Sign-up, sign-in, password reset.
@@ -229,16 +243,7 @@ export const ACCESS = {
   'Mutation.leaveWorkspace': 'workspace:read',
   'Mutation.transferOwnership': 'ownership:transfer',
 
-  // Webhook endpoints, their secrets and delivery log (ADR 32): owners and admins.
-  'GET /api/workspace/webhooks': 'webhooks:manage',
-  'POST /api/workspace/webhooks': 'webhooks:manage',
-  'GET /api/workspace/webhooks/event-types': 'webhooks:manage',
-  'PATCH /api/workspace/webhooks/:id': 'webhooks:manage',
-  'DELETE /api/workspace/webhooks/:id': 'webhooks:manage',
-  'POST /api/workspace/webhooks/:id/roll-secret': 'webhooks:manage',
-  'POST /api/workspace/webhooks/:id/test': 'webhooks:manage',
-  'GET /api/workspace/webhooks/:id/deliveries': 'webhooks:manage',
-  'POST /api/workspace/webhooks/:id/deliveries/:deliveryId/redeliver': 'webhooks:manage',
+  // Webhook endpoints, their secrets and delivery log (ADR 32): owners and admins (the REST rows: features/webhooks/rest.ts).
   'Query.webhookEndpoints': 'webhooks:manage',
   'Query.webhookDeliveries': 'webhooks:manage',
   'Query.webhookEventTypes': 'webhooks:manage',
@@ -290,6 +295,7 @@ export const ACCESS = {
 
 const byKey = new Map<string, Access>([
   ...Object.entries(ACCESS).map(([key, access]): [string, Access] => [key.toLowerCase(), access]),
+  ...OPERATIONS.map((row): [string, Access] => [operationKey(row).toLowerCase(), accessOfRow(row)]),
   ...Object.keys(API_V1_ROUTES).map((key): [string, Access] => [key.toLowerCase(), 'api-key']),
 ]);
 

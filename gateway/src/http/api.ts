@@ -1,5 +1,6 @@
-// The /api router: JSON bodies, the documented paths, a JSON 404 for anything else, and the error
-// handler that turns every failure into `{ message }` through errors.ts.
+// The /api router: the features' operation tables (operations.ts, collected in access/permissions.ts),
+// the routes not yet in one, a JSON 404 for anything else, and the error handler that turns every
+// failure into `{ message }` through errors.ts.
 import express, { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
 import type { Logger } from '@parley/common/logger.ts';
 import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
@@ -13,6 +14,8 @@ import { analyticsSummaryRoutes, chatbotAnalyticsRoutes } from '../features/anal
 import { authRoutes } from '../features/auth/rest.ts';
 import { inboxEventRoutes } from '../features/inbox/inbox-events.ts';
 import { isCleanText } from './input.ts';
+import { registerOperations } from './operations.ts';
+import { OPERATIONS } from '../access/permissions.ts';
 import { chatbotRoutes } from '../features/chatbots/rest.ts';
 import { modelRoutes } from '../features/models/rest.ts';
 import { conversationExportRoutes } from '../features/conversations/conversation-export.ts';
@@ -23,7 +26,6 @@ import { publicLeadRoutes } from '../features/leads/public-lead.ts';
 import { leadExportRoutes } from '../features/leads/lead-export.ts';
 import { unansweredQuestionRoutes } from '../features/unanswered-questions/rest.ts';
 import { usageRoutes } from '../features/usage/rest.ts';
-import { webhookRoutes } from '../features/webhooks/rest.ts';
 import { actionRoutes } from '../features/actions/action-routes.ts';
 import { mcpServerRoutes } from '../features/mcp-servers/mcp-server-routes.ts';
 import { apiKeyRoutes, apiScopeRoutes } from '../features/api-keys/rest.ts';
@@ -82,6 +84,18 @@ export function apiRouter(opts: ApiOptions): Router {
   router.post('/payment/webhook', ...webhookHandlers(opts.stripeEvents));
   // Likewise the messaging channels' webhooks (docs/adr/0044-messaging-channels.md): read raw, checked by chat.
   router.use('/channels', channelWebhookRoutes(opts.clients));
+  // Each operation reads its own body once its caller is checked (operations.ts); their paths are
+  // whole, so no other route's mounting can shadow them.
+  registerOperations(
+    router,
+    OPERATIONS,
+    {
+      face: 'dashboard',
+      bodyLimit: opts.bodyLimit,
+      deps: { clients: opts.clients, logger: opts.logger, publicUrl: opts.publicUrl, seats: opts.seats },
+    },
+    '/api',
+  );
   router.use(express.json({ limit: opts.bodyLimit }));
   router.use('/auth/sso', ssoRoutes(opts.clients, { logger: opts.logger }));
   router.use('/auth', authRoutes(opts.clients), passwordResetRoutes(opts.clients));
@@ -126,7 +140,6 @@ export function apiRouter(opts: ApiOptions): Router {
     portalRoutes(opts.clients, { publicUrl: opts.publicUrl }),
   );
   router.use('/workspaces', workspaceListRoutes(opts.clients, opts.seats));
-  router.use('/workspace/webhooks', webhookRoutes(opts.clients));
   router.use('/workspace/api-keys', apiKeyRoutes(opts.clients));
   router.use('/workspace/provider-keys', providerKeyRoutes(opts.clients));
   router.use('/workspace/security', securityRoutes(opts.clients));
