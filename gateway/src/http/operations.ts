@@ -247,13 +247,17 @@ function validate<T extends z.ZodType>(schema: T, value: unknown, message: Messa
  * service kit's invalid()), for a field whose rule and wording the feature already owns.
  */
 export function readWith<T>(reader: (value: unknown) => T): z.ZodType<T> {
-  return z.unknown().transform((value, ctx) => {
-    try {
-      return reader(value);
-    } catch (err) {
-      if (!(err instanceof ConnectError) || err.code !== Code.InvalidArgument) throw err;
-      ctx.addIssue({ code: 'custom', message: err.rawMessage, input: value });
-      return z.NEVER;
-    }
-  }) as unknown as z.ZodType<T>;
+  // Optional in an object, so a missing field reaches the reader as undefined, as body.field did.
+  return z
+    .unknown()
+    .optional()
+    .transform((value, ctx) => {
+      try {
+        return reader(value);
+      } catch (err) {
+        if (!(err instanceof ConnectError) || err.code !== Code.InvalidArgument) throw err;
+        ctx.addIssue({ code: 'custom', message: err.rawMessage, input: value });
+        return z.NEVER;
+      }
+    }) as unknown as z.ZodType<T>;
 }
