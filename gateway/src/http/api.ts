@@ -17,21 +17,16 @@ import { isCleanText } from './input.ts';
 import { registerOperations } from './operations.ts';
 import { OPERATIONS } from '../access/permissions.ts';
 import { chatbotRoutes } from '../features/chatbots/rest.ts';
-import { modelRoutes } from '../features/models/rest.ts';
 import { conversationExportRoutes } from '../features/conversations/conversation-export.ts';
-import { paymentRoutes, webhookHandlers } from '../features/billing/rest.ts';
+import { webhookHandlers } from '../features/billing/rest.ts';
 import type { OpenStreams } from '../features/conversations/conversation-events.ts';
 import { publicChatRoutes } from '../features/public-chat/rest.ts';
 import { publicLeadRoutes } from '../features/leads/public-lead.ts';
 import { leadExportRoutes } from '../features/leads/lead-export.ts';
 import { unansweredQuestionRoutes } from '../features/unanswered-questions/rest.ts';
-import { usageRoutes } from '../features/usage/rest.ts';
 import { actionRoutes } from '../features/actions/action-routes.ts';
 import { mcpServerRoutes } from '../features/mcp-servers/mcp-server-routes.ts';
-import { apiKeyRoutes, apiScopeRoutes } from '../features/api-keys/rest.ts';
-import { providerKeyRoutes } from '../features/provider-keys/rest.ts';
 import { channelWebhookRoutes } from '../features/channels/webhook.ts';
-import { invitationRoutes, workspaceListRoutes, workspaceRoutes } from '../features/workspaces/rest.ts';
 import type { Seats } from '../features/workspaces/workspaces.ts';
 import { securityRoutes, ssoRoutes } from '../features/sso/sso-routes.ts';
 
@@ -121,7 +116,6 @@ export function apiRouter(opts: ApiOptions): Router {
     actionRoutes(opts.clients),
     mcpServerRoutes(opts.clients),
   );
-  router.use('/models', modelRoutes(opts.clients));
   router.use('/analytics', analyticsSummaryRoutes(opts.clients));
   router.use('/leads', leadExportRoutes(opts.clients, { logger: opts.logger }));
   router.use(
@@ -133,19 +127,9 @@ export function apiRouter(opts: ApiOptions): Router {
       held: opts.held,
     }),
   );
-  router.use('/user', usageRoutes(opts.clients), accountRoutes(opts.clients, { logger: opts.logger, catalogue: opts.catalogue }));
-  router.use(
-    '/payment',
-    paymentRoutes(opts.clients, { publicUrl: opts.publicUrl }),
-    portalRoutes(opts.clients, { publicUrl: opts.publicUrl }),
-  );
-  router.use('/workspaces', workspaceListRoutes(opts.clients, opts.seats));
-  router.use('/workspace/api-keys', apiKeyRoutes(opts.clients));
-  router.use('/workspace/provider-keys', providerKeyRoutes(opts.clients));
+  router.use('/user', accountRoutes(opts.clients, { logger: opts.logger, catalogue: opts.catalogue }));
+  router.use('/payment', portalRoutes(opts.clients, { publicUrl: opts.publicUrl }));
   router.use('/workspace/security', securityRoutes(opts.clients));
-  router.use('/workspace', workspaceRoutes(opts.clients, opts.seats));
-  router.use('/api-scopes', apiScopeRoutes());
-  router.use('/invitations', invitationRoutes(opts.clients, opts.seats));
   router.use((_req, res) => {
     res.status(404).json({ message: 'Not found' });
   });
