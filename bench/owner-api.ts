@@ -6,7 +6,10 @@
 //   - GET /api/chatbot (REST),
 //   - the GraphQL query `{ chatbots { id name } }`,
 // each without X-Workspace-Id (the personal workspace, as every request before workspaces) and with it
-// naming the personal workspace (the owner's id), and prints each one's p50 and p95 in ms.
+// naming the personal workspace (the owner's id), and two reads served from the features' operation
+// tables (docs/adr/0067-one-table-of-operations.md): GET /api/workspace/members and GET
+// /api/workspace/webhooks; it prints each one's p50 and p95 in ms, and the gateway process's CPU time
+// (user + system, from /proc) per request over the measured passes.
 //
 //   node bench/owner-api.ts            (or: npm run bench owner-api)
 //
@@ -19,6 +22,7 @@
 // BENCH_KEEP=1), ports 600 above the defaults (or BENCH_PORT_OFFSET) and its own queue prefixes.
 // BENCH_SCALE=0.2 sends a fifth of the requests.
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -47,6 +51,8 @@ const REQUESTS = [
   'GET /api/chatbot + X-Workspace-Id',
   'GraphQL chatbots',
   'GraphQL chatbots + X-Workspace-Id',
+  'GET /api/workspace/members',
+  'GET /api/workspace/webhooks',
 ] as const;
 type RequestName = (typeof REQUESTS)[number];
 
@@ -94,16 +100,27 @@ async function timed(gateway: string, name: RequestName, token: string, userId: 
         headers: { ...headers, 'content-type': 'application/json' },
         body: JSON.stringify({ query: '{ chatbots { id name } }' }),
       })
-    : await fetch(`${gateway}/api/chatbot`, { headers });
+    : await fetch(`${gateway}${name.startsWith('GET /api/workspace/') ? name.slice(4) : '/api/chatbot'}`, { headers });
   const body = (await res.json()) as { data?: { chatbots: unknown[] } } | unknown[];
   const elapsed = performance.now() - begun;
   const list = graphql ? (body as { data?: { chatbots: unknown[] } }).data?.chatbots : body;
-  if (res.status !== 200 || !Array.isArray(list) || list.length !== CHATBOTS)
+  const expected = name === 'GET /api/workspace/members' ? 1 : name === 'GET /api/workspace/webhooks' ? 0 : CHATBOTS;
+  if (res.status !== 200 || !Array.isArray(list) || list.length !== expected)
     throw new Error(`${name} answered ${res.status}: ${JSON.stringify(body).slice(0, 200)}`);
   return elapsed;
 }
 
 /** A round: a fresh database and stack of `kind`, the owner, then the requests interleaved. */
+/** A process's CPU time so far in ms (user + system, /proc/<pid>/stat in clock ticks of 10 ms). */
+function cpuMs(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** The gateway's CPU ms over each round's measured passes, and the requests they served. */
+const cpu: Record<Kind, { ms: number; requests: number }> = { this: { ms: 0, requests: 0 }, base: { ms: 0, requests: 0 } };
+
 async function round(kind: Kind): Promise<Record<RequestName, number[]>> {
   await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
   await admin.query(`CREATE DATABASE ${DATABASE}`);
@@ -122,6 +139,8 @@ async function round(kind: Kind): Promise<Record<RequestName, number[]>> {
     console.log(`  (${kind}: stack and owner ready in ${((performance.now() - begun) / 1000).toFixed(1)} s)`);
     for (let i = 0; i < WARMUP; i++) for (const name of REQUESTS) await timed(gateway, name, token, userId);
     const samples = Object.fromEntries(REQUESTS.map((name) => [name, [] as number[]])) as Record<RequestName, number[]>;
+    const gatewayPid = stack.pid('gateway');
+    const cpuBefore = cpuMs(gatewayPid);
     for (let i = 0; i < MEASURED; i++) {
       signal.check();
       // Each pass sends the four in a rotated order, so none always follows another.
@@ -130,6 +149,8 @@ async function round(kind: Kind): Promise<Record<RequestName, number[]>> {
         samples[name].push(await timed(gateway, name, token, userId));
       }
     }
+    cpu[kind].ms += cpuMs(gatewayPid) - cpuBefore;
+    cpu[kind].requests += MEASURED * REQUESTS.length;
     return samples;
   } finally {
     await stack.stop();
@@ -168,6 +189,8 @@ try {
       console.log(`  ${name.padEnd(36)}${(t.p50 / b.p50).toFixed(2).padStart(6)}${(t.p95 / b.p95).toFixed(2).padStart(6)}`);
     }
   }
+  console.log(`\ngateway CPU per request (user + system, all kinds together):`);
+  for (const k of kinds) console.log(`  ${k.padEnd(6)}${(cpu[k].ms / cpu[k].requests).toFixed(3)} ms over ${cpu[k].requests} requests`);
   const plain = latencies(all.this['GET /api/chatbot']);
   const named = latencies(all.this['GET /api/chatbot + X-Workspace-Id']);
   console.log(

@@ -2,13 +2,41 @@
 // services/common/src/roles.ts in the request's workspace (X-Workspace-Id, the personal one without
 // it), or 'session' (about the signed-in person: their account, sessions and workspaces; the header is
 // ignored), or 'public' (no sign-in), or 'api-key' (the developer API: a key's scope instead of a
-// member's role, each route's in v1/routes.ts, which this table names as a whole). The ONE table: owners.ts enforces a route's permission from it,
-// graphql.ts wraps every Query and Mutation field with it, and the roles sweep test fails for a route
-// or operation it does not name.
+// member's role, each route's in v1/routes.ts, which this table names as a whole). The ONE lookup:
+// the features' operation tables (http/operations.ts; their rows name their permission themselves,
+// collected in OPERATIONS below) and, for the routes and GraphQL fields not in such a table, the
+// ACCESS table keyed by path; members.ts enforces a route's permission from it, graphql.ts wraps every
+// Query and Mutation field with it, and the roles sweep test fails for a route or operation it does not name.
 import { PERMISSIONS, type Permission } from '@parley/common/roles.ts';
 import { API_V1_ROUTES, OPENAPI_ROUTE } from '../v1/routes.ts';
+import { operationKey, type Operation } from '../http/operations.ts';
+import { webhookOperations } from '../features/webhooks/rest.ts';
+import { apiKeyOperations } from '../features/api-keys/rest.ts';
+import { workspaceOperations } from '../features/workspaces/rest.ts';
+import { usageOperations } from '../features/usage/rest.ts';
+import { providerKeyOperations } from '../features/provider-keys/rest.ts';
+import { modelOperations } from '../features/models/rest.ts';
+import { paymentOperations } from '../features/billing/rest.ts';
 
 export type Access = Permission | 'session' | 'public' | 'api-key';
+
+/** The dashboard's operations, every feature's table (http/api.ts registers them). */
+export const OPERATIONS: readonly Operation[] = [
+  ...webhookOperations,
+  ...apiKeyOperations,
+  ...workspaceOperations,
+  ...usageOperations,
+  ...providerKeyOperations,
+  ...modelOperations,
+  ...paymentOperations,
+];
+
+/** What an operation row says it needs, as this table's words. */
+export function accessOfRow(row: Operation): Access {
+  if (typeof row.who === 'object') return 'api-key';
+  if (row.who === 'public') return 'public';
+  return row.permission ?? 'session';
+}
 
 export const ACCESS = {
   // Sign-up, sign-in, password reset.
@@ -89,7 +117,6 @@ export const ACCESS = {
   'Query.chatbots': 'workspace:read',
   'Query.chatbot': 'workspace:read',
   // The models chatbots may answer with.
-  'GET /api/models': 'workspace:read',
   'Query.models': 'workspace:read',
   'Mutation.createChatbot': 'chatbots:write',
   'Mutation.updateChatbot': 'chatbots:write',
@@ -177,16 +204,12 @@ export const ACCESS = {
   // Analytics and usage.
   'GET /api/chatbot/:id/analytics': 'workspace:read',
   'GET /api/analytics/summary': 'workspace:read',
-  'GET /api/user/usage': 'workspace:read',
   'Query.analytics': 'workspace:read',
   'Query.analyticsSummary': 'workspace:read',
   'Query.usage': 'workspace:read',
 
   // Plan, checkout and subscription.
-  'GET /api/payment/options': 'public',
   'POST /api/payment/webhook': 'public',
-  'POST /api/payment/create-customer': 'billing:manage',
-  'POST /api/payment/create-checkout-session': 'billing:manage',
   'POST /api/payment/portal-session': 'billing:manage',
   'Query.billingOptions': 'public',
   'Mutation.createCustomer': 'billing:manage',
@@ -202,28 +225,10 @@ export const ACCESS = {
   'POST /api/chatbot/public/:uniqueId/handoff': 'public',
   'GET /api/chatbot/public/:uniqueId/events': 'public',
 
-  // Workspaces: the person's list, creating one and joining one are theirs; the rest acts in the current one.
-  'GET /api/workspaces': 'session',
-  'POST /api/workspaces': 'session',
-  'GET /api/invitations/:token': 'public',
-  'POST /api/invitations/:token/accept': 'session',
-  'GET /api/workspace': 'workspace:read',
-  'PATCH /api/workspace': 'members:manage',
-  'PUT /api/workspace/require-two-factor': 'members:manage',
+  // Workspaces (the REST rows: features/workspaces/rest.ts); single sign-on's settings act in the current one.
   'GET /api/workspace/security': 'members:manage',
   'PUT /api/workspace/security': 'members:manage',
   'POST /api/workspace/security/test-sign-in': 'members:manage',
-  'DELETE /api/workspace': 'workspace:delete',
-  'GET /api/workspace/members': 'workspace:read',
-  'PATCH /api/workspace/members/:userId': 'members:manage',
-  'DELETE /api/workspace/members/:userId': 'members:manage',
-  'POST /api/workspace/leave': 'workspace:read',
-  'POST /api/workspace/transfer': 'ownership:transfer',
-  'GET /api/workspace/invitations': 'members:manage',
-  'POST /api/workspace/invitations': 'members:manage',
-  'POST /api/workspace/invitations/:id/resend': 'members:manage',
-  'DELETE /api/workspace/invitations/:id': 'members:manage',
-  'GET /api/workspace/audit-log': 'audit:read',
   'Query.workspaces': 'session',
   'Query.invitation': 'public',
   'Query.currentWorkspace': 'workspace:read',
@@ -243,16 +248,7 @@ export const ACCESS = {
   'Mutation.leaveWorkspace': 'workspace:read',
   'Mutation.transferOwnership': 'ownership:transfer',
 
-  // Webhook endpoints, their secrets and delivery log (ADR 32): owners and admins.
-  'GET /api/workspace/webhooks': 'webhooks:manage',
-  'POST /api/workspace/webhooks': 'webhooks:manage',
-  'GET /api/workspace/webhooks/event-types': 'webhooks:manage',
-  'PATCH /api/workspace/webhooks/:id': 'webhooks:manage',
-  'DELETE /api/workspace/webhooks/:id': 'webhooks:manage',
-  'POST /api/workspace/webhooks/:id/roll-secret': 'webhooks:manage',
-  'POST /api/workspace/webhooks/:id/test': 'webhooks:manage',
-  'GET /api/workspace/webhooks/:id/deliveries': 'webhooks:manage',
-  'POST /api/workspace/webhooks/:id/deliveries/:deliveryId/redeliver': 'webhooks:manage',
+  // Webhook endpoints, their secrets and delivery log (ADR 32): owners and admins (the REST rows: features/webhooks/rest.ts).
   'Query.webhookEndpoints': 'webhooks:manage',
   'Query.webhookDeliveries': 'webhooks:manage',
   'Query.webhookEventTypes': 'webhooks:manage',
@@ -262,21 +258,13 @@ export const ACCESS = {
   'Mutation.rollWebhookSecret': 'webhooks:manage',
   'Mutation.redeliverWebhook': 'webhooks:manage',
   'Mutation.sendTestWebhook': 'webhooks:manage',
-  // The developer API's keys, managed from the dashboard; the scopes' list is the API's documentation.
-  'GET /api/workspace/api-keys': 'apikeys:manage',
-  'POST /api/workspace/api-keys': 'apikeys:manage',
-  'POST /api/workspace/api-keys/:id/roll': 'apikeys:manage',
-  'DELETE /api/workspace/api-keys/:id': 'apikeys:manage',
-  'GET /api/api-scopes': 'public',
+  // The developer API's keys, managed from the dashboard (the REST rows: features/api-keys/rest.ts).
   'Query.apiKeys': 'apikeys:manage',
   'Query.apiScopes': 'public',
   'Mutation.createApiKey': 'apikeys:manage',
   'Mutation.rollApiKey': 'apikeys:manage',
   'Mutation.revokeApiKey': 'apikeys:manage',
   // The workspace's own provider keys (ADR 43): the admins', as its API keys are.
-  'GET /api/workspace/provider-keys': 'apikeys:manage',
-  'PUT /api/workspace/provider-keys/:provider': 'apikeys:manage',
-  'DELETE /api/workspace/provider-keys/:provider': 'apikeys:manage',
   'Query.identityVerification': 'workspace:read',
   'Mutation.createIdentitySecret': 'chatbots:write',
   'Query.providerKeys': 'apikeys:manage',
@@ -304,6 +292,7 @@ export const ACCESS = {
 
 const byKey = new Map<string, Access>([
   ...Object.entries(ACCESS).map(([key, access]): [string, Access] => [key.toLowerCase(), access]),
+  ...OPERATIONS.map((row): [string, Access] => [operationKey(row).toLowerCase(), accessOfRow(row)]),
   ...Object.keys(API_V1_ROUTES).map((key): [string, Access] => [key.toLowerCase(), 'api-key']),
 ]);
 

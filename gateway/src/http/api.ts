@@ -1,5 +1,6 @@
-// The /api router: JSON bodies, the documented paths, a JSON 404 for anything else, and the error
-// handler that turns every failure into `{ message }` through errors.ts.
+// The /api router: the features' operation tables (operations.ts, collected in access/permissions.ts),
+// the routes not yet in one, a JSON 404 for anything else, and the error handler that turns every
+// failure into `{ message }` through errors.ts.
 import express, { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
 import type { Logger } from '@parley/common/logger.ts';
 import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
@@ -13,25 +14,21 @@ import { analyticsSummaryRoutes, chatbotAnalyticsRoutes } from '../features/anal
 import { authRoutes } from '../features/auth/rest.ts';
 import { inboxEventRoutes } from '../features/inbox/inbox-events.ts';
 import { isCleanText } from './input.ts';
+import { registerOperations } from './operations.ts';
+import { OPERATIONS } from '../access/permissions.ts';
 import { chatbotRoutes } from '../features/chatbots/rest.ts';
-import { modelRoutes } from '../features/models/rest.ts';
 import { conversationExportRoutes } from '../features/conversations/conversation-export.ts';
-import { paymentRoutes, webhookHandlers } from '../features/billing/rest.ts';
+import { webhookHandlers } from '../features/billing/rest.ts';
 import type { OpenStreams } from '../features/conversations/conversation-events.ts';
 import { publicChatRoutes } from '../features/public-chat/rest.ts';
 import { publicLeadRoutes } from '../features/leads/public-lead.ts';
 import { leadExportRoutes } from '../features/leads/lead-export.ts';
 import { unansweredQuestionRoutes } from '../features/unanswered-questions/rest.ts';
-import { usageRoutes } from '../features/usage/rest.ts';
-import { webhookRoutes } from '../features/webhooks/rest.ts';
 import { actionRoutes } from '../features/actions/action-routes.ts';
 import { mcpServerRoutes } from '../features/mcp-servers/mcp-server-routes.ts';
-import { apiKeyRoutes, apiScopeRoutes } from '../features/api-keys/rest.ts';
-import { providerKeyRoutes } from '../features/provider-keys/rest.ts';
 import { channelWebhookRoutes } from '../features/channels/webhook.ts';
 import type { TelegramIntake } from '../features/channels/telegram-intake.ts';
 import type { slackInstallRoutes } from '../features/channels/slack-install.ts';
-import { invitationRoutes, workspaceListRoutes, workspaceRoutes } from '../features/workspaces/rest.ts';
 import type { Seats } from '../features/workspaces/workspaces.ts';
 import { securityRoutes, ssoRoutes } from '../features/sso/sso-routes.ts';
 
@@ -89,6 +86,18 @@ export function apiRouter(opts: ApiOptions): Router {
   // Likewise the messaging channels' webhooks (docs/adr/0044-messaging-channels.md): read raw, checked by chat.
   if (opts.slackInstall) router.use('/channels', opts.slackInstall.callback);
   router.use('/channels', channelWebhookRoutes(opts.clients, { telegram: opts.telegramIntake }));
+  // Each operation reads its own body once its caller is checked (operations.ts); their paths are
+  // whole, so no other route's mounting can shadow them.
+  registerOperations(
+    router,
+    OPERATIONS,
+    {
+      face: 'dashboard',
+      bodyLimit: opts.bodyLimit,
+      deps: { clients: opts.clients, logger: opts.logger, publicUrl: opts.publicUrl, seats: opts.seats },
+    },
+    '/api',
+  );
   router.use(express.json({ limit: opts.bodyLimit }));
   router.use('/auth/sso', ssoRoutes(opts.clients, { logger: opts.logger, publicUrl: opts.publicUrl, seats: opts.seats }));
   router.use('/auth', authRoutes(opts.clients), passwordResetRoutes(opts.clients));
@@ -115,7 +124,6 @@ export function apiRouter(opts: ApiOptions): Router {
     actionRoutes(opts.clients),
     mcpServerRoutes(opts.clients),
   );
-  router.use('/models', modelRoutes(opts.clients));
   router.use('/analytics', analyticsSummaryRoutes(opts.clients));
   router.use('/leads', leadExportRoutes(opts.clients, { logger: opts.logger }));
   router.use(
@@ -127,20 +135,9 @@ export function apiRouter(opts: ApiOptions): Router {
       held: opts.held,
     }),
   );
-  router.use('/user', usageRoutes(opts.clients), accountRoutes(opts.clients, { logger: opts.logger, catalogue: opts.catalogue }));
-  router.use(
-    '/payment',
-    paymentRoutes(opts.clients, { publicUrl: opts.publicUrl }),
-    portalRoutes(opts.clients, { publicUrl: opts.publicUrl }),
-  );
-  router.use('/workspaces', workspaceListRoutes(opts.clients, opts.seats));
-  router.use('/workspace/webhooks', webhookRoutes(opts.clients));
-  router.use('/workspace/api-keys', apiKeyRoutes(opts.clients));
-  router.use('/workspace/provider-keys', providerKeyRoutes(opts.clients));
+  router.use('/user', accountRoutes(opts.clients, { logger: opts.logger, catalogue: opts.catalogue }));
+  router.use('/payment', portalRoutes(opts.clients, { publicUrl: opts.publicUrl }));
   router.use('/workspace/security', securityRoutes(opts.clients, { publicUrl: opts.publicUrl }));
-  router.use('/workspace', workspaceRoutes(opts.clients, opts.seats));
-  router.use('/api-scopes', apiScopeRoutes());
-  router.use('/invitations', invitationRoutes(opts.clients, opts.seats));
   router.use((_req, res) => {
     res.status(404).json({ message: 'Not found' });
   });

@@ -3,6 +3,7 @@
 // and text no service should ever store (control characters, lone surrogates).
 import { invalid } from '@parley/common/rpc-errors.ts';
 import { hasControlCharacters } from '@parley/common/control-characters.ts';
+import { z } from 'zod';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -83,3 +84,46 @@ export function booleanField(body: JsonObject, name: string): boolean {
   if (value === undefined) throw invalid(`${name} must be true or false`);
   return value;
 }
+
+// The same rules as zod schemas, for an operation row's body and query (operations.ts): each keeps
+// the reader's wording above, so a row's validation answers as the reader did.
+
+/** A JSON body of these fields; no body (or a non-JSON content type) counts as an empty one. */
+export function jsonBody<S extends z.ZodRawShape>(shape: S) {
+  return z.preprocess((value) => value ?? {}, z.object(shape, { error: 'Request body must be a JSON object' }));
+}
+
+const cleanString = (name: string) => z.string({ error: `${name} must be a string` }).refine(isCleanText, CONTROL_CHARACTERS);
+
+/** stringField: a missing (or null) one reads as "" so the service answers with its own "required" message. */
+export const text = (name: string) =>
+  cleanString(name)
+    .nullish()
+    .transform((value) => value ?? '');
+
+/** optionalString: undefined when absent. */
+export const optionalText = (name: string) => cleanString(name).optional();
+
+/** optionalBoolean: undefined when absent. */
+export const optionalFlag = (name: string) => z.boolean({ error: `${name} must be true or false` }).optional();
+
+/** booleanField: a boolean that must be there. */
+export const flag = (name: string) => z.boolean({ error: `${name} must be true or false` });
+
+/** optionalStringArray: undefined when absent; every item typed first, then every item clean. */
+export const optionalTextList = (name: string) => {
+  const message = `${name} must be an array of strings`;
+  return z
+    .array(z.string({ error: message }), { error: message })
+    .refine((items) => items.every(isCleanText), CONTROL_CHARACTERS)
+    .optional();
+};
+
+/** A whole number given as a query parameter (up to four digits), or undefined when absent or blank. */
+export const queryWholeNumber = (name: string) =>
+  optionalText(name).transform((raw, ctx) => {
+    if (raw === undefined || raw.trim() === '') return undefined;
+    if (/^\d{1,4}$/.test(raw.trim())) return Number(raw.trim());
+    ctx.addIssue({ code: 'custom', message: `${name} must be a whole number`, input: raw });
+    return z.NEVER;
+  });

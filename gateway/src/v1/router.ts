@@ -1,5 +1,6 @@
 // The developer API under /api/v1 (docs/api.md, docs/adr/0033-developer-api.md). Each route of
-// routes.ts's table is registered here with the same steps before its handler: the key (keys.ts,
+// routes.ts's table becomes an operation row (http/operations.ts, who: its key's scope) and is
+// registered by the same registration as the dashboard's, whose apiKey face takes these steps before its handler: the key (keys.ts,
 // 401 with WWW-Authenticate; a client address that failed too many key checks is 429 before auth is
 // asked, rate-limit.ts), the key's rate limit (rate-limit.ts, 429), then the body read (413, 415,
 // 400), so every answer past the key check carries the rate limit headers; the route's scope (403),
@@ -7,26 +8,21 @@
 // permission on every service call (keyRole), and the body and query validated by the route's
 // schemas (400). A browser's preflight is refused (403 cors_not_allowed): keys belong on servers.
 // Errors are `{ error: { code, message } }`; every answer carries X-Request-Id (app.ts).
-import express, { Router, type ErrorRequestHandler, type Request, type Response } from 'express';
-import type { z } from 'zod';
-import { setCurrentRole } from '@parley/common/context.ts';
-import type { ApiScope } from '@parley/common/api-scopes.ts';
-import { clientIp } from '@parley/common/http.ts';
-import { can, PERMISSIONS, type Role } from '@parley/common/roles.ts';
-import { forbidden, invalid, notFound } from '@parley/common/rpc-errors.ts';
+import { Router, type ErrorRequestHandler } from 'express';
 import { bearerToken } from '../access/bearer.ts';
-import { bodyParserError, HttpError, mapError, type GraphQLErrorCode } from '../http/errors.ts';
+import { bodyParserError, mapError, type GraphQLErrorCode } from '../http/errors.ts';
 import { cleanPath, noStore } from '../http/api.ts';
+import { JSON_BODY_ONLY, keyRole, registerOperations, type ApiKeyFace, type Method, type Operation } from '../http/operations.ts';
 import { mcpOtherMethods, mcpRoutes } from '../features/mcp/mcp-route.ts';
 import { chatRoutes } from './chat.ts';
-import { CHATBOT_NOT_FOUND, keyReaches, scopeMissing, type ApiV1Options, type On, type V1Call } from './call.ts';
+import type { ApiV1Options, On, V1Call } from './call.ts';
 import { bearerChallenge } from '../access/api-keys.ts';
 import { openApiDocument } from './openapi.ts';
 import { keyCheckLimiter, keyRateLimiter } from './rate-limit.ts';
 import { resourceRoutes } from './resources.ts';
 import { API_V1_PREFIX, API_V1_ROUTES, type ApiRoute } from './routes.ts';
 
-export const JSON_BODY_ONLY = 'The body must be JSON, sent with "Content-Type: application/json"';
+export { JSON_BODY_ONLY };
 export const CORS_NOT_ALLOWED =
   'The developer API does not accept calls from browsers: API keys belong on your server. Call it from your backend, and let your web page talk to your backend (or use the chat widget, which needs no key).';
 
@@ -40,7 +36,6 @@ export function apiV1Router(opts: ApiV1Options): Router {
     windowMs: opts.keyFailureWindowMs,
     logger: opts.logger,
   });
-  const json = express.json({ limit: opts.bodyLimit });
   const document = openApiDocument(opts.publicUrl);
   router.use(noStore, cleanPath);
   // A browser asks before it sends a key (the Authorization header is never "simple"): it is told no,
@@ -53,24 +48,35 @@ export function apiV1Router(opts: ApiV1Options): Router {
     res.json(document);
   });
 
+  const face: ApiKeyFace = {
+    face: 'apiKey',
+    keys,
+    held: opts.held,
+    bodyLimit: opts.bodyLimit,
+    guard: (ip, res) => checks.guard(ip, res),
+    admit: (apiKeyId, res) => limiter.admit(apiKeyId, res),
+  };
   const on: On = (key, handler) => {
-    const [method, path] = key.split(' ') as [string, string];
+    const [method, path] = key.split(' ') as [Method, string];
     const spec: ApiRoute = API_V1_ROUTES[key];
-    const register = router[method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete'].bind(router);
-    register(path.slice(API_V1_PREFIX.length), async (req: Request, res: Response) => {
-      const accessMark = opts.held.mark();
-      const caller = await keys.authenticate(bearerToken(req), checks.guard(clientIp(req), res));
-      await limiter.admit(caller.apiKeyId, res);
-      // Read only now: a body too large, of another type or malformed is answered with the key's headers.
-      const raw = spec.body && !spec.multipart ? await readJson(json, req, res) : undefined;
-      if (!caller.scopes.has(spec.scope)) throw forbidden(scopeMissing(spec.scope));
-      if (spec.chatbot && !keyReaches(caller, String(req.params.id))) throw notFound(CHATBOT_NOT_FOUND);
-      // The services check the role as they would a member's, and mask what visitors wrote for one that does not read conversations.
-      setCurrentRole(keyRole(spec, caller.scopes));
-      const body = spec.body && !spec.multipart ? validate(spec.body, raw) : undefined;
-      const query = spec.query ? validate(spec.query, req.query) : undefined;
-      await handler({ req, res, key: caller, ownerId: caller.workspaceId, accessMark, body, query } as V1Call<typeof key>);
-    });
+    const row: Operation = {
+      method,
+      path,
+      who: { apiKey: spec.scope, chatbot: spec.chatbot },
+      permission: spec.permission,
+      summary: spec.summary,
+      status: spec.status,
+      response: spec.response,
+      streams: spec.streams,
+      body: spec.body,
+      multipart: spec.multipart,
+      query: spec.query,
+      handle: async (call) => {
+        await handler(call as unknown as V1Call<typeof key>);
+        return undefined;
+      },
+    };
+    registerOperations(router, [row], face, API_V1_PREFIX);
   };
   resourceRoutes(on, opts);
   chatRoutes(on, opts);
@@ -93,27 +99,7 @@ export function apiV1Router(opts: ApiV1Options): Router {
   return router;
 }
 
-/** The JSON body (an empty one reads as `{}`); a body of another type is 415, whatever the route's schema would say of it. */
-async function readJson(json: express.RequestHandler, req: Request, res: Response): Promise<unknown> {
-  // A body is there when its length is announced (and not zero) or it is chunked, as body-parser tells it.
-  const hasBody = req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
-  if (!hasBody) return {};
-  if (!req.is('application/json')) throw new HttpError(415, JSON_BODY_ONLY);
-  await new Promise<void>((resolve, reject) => json(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
-  return req.body ?? {};
-}
-
-/**
- * The role a key's service calls carry on a route: the lowest that holds the route's permission; for
- * a key with the conversations:read scope, at least the lowest that reads conversations (an agent),
- * so visitors' words reach it as they were typed wherever an answer carries them (such a key reads the
- * conversations themselves anyway). A key without that scope reads them as a viewer does: contact
- * details masked (docs/api.md).
- */
-export function keyRole(spec: Pick<ApiRoute, 'permission'>, scopes: ReadonlySet<ApiScope>): Role {
-  const lowest = PERMISSIONS[spec.permission];
-  return scopes.has('conversations:read') && !can(lowest, 'conversations:read') ? PERMISSIONS['conversations:read'] : lowest;
-}
+export { keyRole };
 
 /** The API's error codes, from the gateway's (errors.ts): stable, documented in docs/api.md. */
 const CODES: Record<GraphQLErrorCode, string> = {
@@ -131,12 +117,3 @@ const CODES: Record<GraphQLErrorCode, string> = {
 };
 /** Statuses of the body's refusals, whichever part of the gateway made them (the JSON reader, the upload reader). */
 const BODY_CODES: Record<number, string> = { 413: 'payload_too_large', 415: 'unsupported_media_type' };
-
-/** The value, as the schema reads it; the first problem as a 400 naming its field. */
-function validate<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
-  const parsed = schema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const where = issue.path.length ? `${issue.path.join('.')}: ` : '';
-  throw invalid(`${where}${issue.message}`);
-}

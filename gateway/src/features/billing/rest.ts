@@ -2,51 +2,52 @@
 // GET /api/payment/options (what is sold, and whether checkout is in test mode), and
 // POST /api/payment/webhook, where Stripe delivers its events (verified on the raw body, queued for
 // billing, acknowledged at once).
-import express, { Router, type RequestHandler } from 'express';
+import express, { type RequestHandler } from 'express';
 import { invalid } from '@parley/common/rpc-errors.ts';
-import type { Clients } from '../../http/clients.ts';
 import { billingOptions, createCheckoutSession, createCustomer, type CheckoutRequest } from './checkout.ts';
-import { routeMember } from '../../access/members.ts';
 import { money } from '../usage/usage.ts';
 import type { StripeEventIntake } from './stripe-events.ts';
-import { jsonObject, optionalString, stringField, type JsonObject } from '../../http/input.ts';
+import { operation, readWith, type Operation } from '../../http/operations.ts';
+import { jsonBody, optionalString, optionalText, text, type JsonObject } from '../../http/input.ts';
 
 /** Stripe's events can be larger than the JSON limit of the app's own calls. */
 const WEBHOOK_BODY_LIMIT = '1mb';
 
-export function paymentRoutes(clients: Clients, opts: { publicUrl: string }): Router {
-  const router = Router();
-
+/** The operation table (http/operations.ts); Stripe's webhook, read raw, is webhookHandlers below. */
+export const paymentOperations: Operation[] = [
   // Public, like the pricing page that shows it.
-  router.get('/options', async (_req, res) => {
+  operation({ method: 'GET', path: '/api/payment/options', who: 'public' }, async ({ app: { clients } }) => {
     const options = await billingOptions(clients);
-    res.json({
+    return {
       testMode: options.testMode,
       topUpAmount: money(options.topUpAmount),
       proPlanPrice: money(options.proPlanPrice),
       proPlanCredit: money(options.proPlanCredit),
-    });
-  });
-
-  router.post('/create-customer', async (req, res) => {
-    res.json({ customerId: await createCustomer(clients, await routeMember(clients, req)) });
-  });
-
-  router.post('/create-checkout-session', async (req, res) => {
-    // Who is asking is settled before the payload is judged: signed out is 401, whatever it says.
-    const member = await routeMember(clients, req);
-    const body = jsonObject(req.body);
-    const checkout: CheckoutRequest = {
-      mode: stringField(body, 'mode'),
-      metadata: metadataField(body),
-      successUrl: optionalString(body, 'successUrl'),
-      cancelUrl: optionalString(body, 'cancelUrl'),
     };
-    res.json({ url: await createCheckoutSession(clients, member, checkout, opts.publicUrl) });
-  });
-
-  return router;
-}
+  }),
+  operation(
+    { method: 'POST', path: '/api/payment/create-customer', who: 'session', permission: 'billing:manage' },
+    async ({ app: { clients }, member }) => ({ customerId: await createCustomer(clients, member) }),
+  ),
+  // Who is asking is settled before the payload is judged: signed out is 401, whatever it says.
+  operation(
+    {
+      method: 'POST',
+      path: '/api/payment/create-checkout-session',
+      who: 'session',
+      permission: 'billing:manage',
+      body: jsonBody({
+        mode: text('mode'),
+        metadata: readWith(metadataField),
+        successUrl: optionalText('successUrl'),
+        cancelUrl: optionalText('cancelUrl'),
+      }),
+    },
+    async ({ app: { clients, publicUrl }, member, body }) => ({
+      url: await createCheckoutSession(clients, member, body satisfies CheckoutRequest, publicUrl),
+    }),
+  ),
+];
 
 /** Stripe's deliveries: the raw body, exactly as signed (its own parser, before any JSON parsing). */
 export function webhookHandlers(intake: StripeEventIntake): RequestHandler[] {
@@ -60,8 +61,7 @@ export function webhookHandlers(intake: StripeEventIntake): RequestHandler[] {
   ];
 }
 
-function metadataField(body: JsonObject): CheckoutRequest['metadata'] {
-  const value = body.metadata;
+function metadataField(value: unknown): CheckoutRequest['metadata'] {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'object' || Array.isArray(value)) throw invalid('metadata must be an object');
   const metadata = value as JsonObject;

@@ -23,6 +23,7 @@ import { invalid } from '@parley/common/rpc-errors.ts';
 import { isoDate } from '../../http/dates.ts';
 import type { Clients } from '../../http/clients.ts';
 import { ownerId } from '../../access/members.ts';
+import { inertCell } from '../../http/csv.ts';
 
 export const FORMAT_INVALID = 'Format must be csv or jsonl';
 /** The chat service's wording, for a date given twice (`?startDate=a&startDate=b`). */
@@ -82,11 +83,8 @@ export const exportRecord = (r: ExportRow): ExportRecord => ({
   authorName: r.authorName || null,
 });
 
-/**
- * A cell a spreadsheet would read as a formula (= + - @, or a tab or carriage return before one)
- * gets a leading apostrophe, which shows it as the text it is (OWASP's CSV injection advice).
- */
-export const inertCell = (value: string): string => (/^[=+\-@\t\r]/.test(value) ? `'${value}` : value);
+// inertCell, shared with the leads' export, is http/csv.ts's.
+export { inertCell };
 
 const csvCells = (r: ExportRecord): string[] =>
   [

@@ -6,7 +6,7 @@
 // the first page and is answered as JSON with its status; a failure after the first byte cuts the
 // download off (logged), so a browser never saves a half file as whole.
 //
-// The CSV is the conversation export's (conversation-export.ts): Papa Parse, RFC 4180 with CRLF, a
+// The CSV is the conversation export's (conversation-export.ts, the cells made inert by http/csv.ts): Papa Parse, RFC 4180 with CRLF, a
 // UTF-8 BOM, a header row, and cells a spreadsheet would run as a formula prefixed with '.
 import { once } from 'node:events';
 import { Router, type Request } from 'express';
@@ -16,7 +16,7 @@ import { invalid } from '@parley/common/rpc-errors.ts';
 import type { Clients } from '../../http/clients.ts';
 import { leadView, type LeadView } from './leads.ts';
 import { ownerId } from '../../access/members.ts';
-import { inertCell } from '../conversations/conversation-export.ts';
+import { inertCell } from '../../http/csv.ts';
 
 /** The chat service's largest page (ListLeads). */
 export const LEAD_EXPORT_PAGE = 1000;

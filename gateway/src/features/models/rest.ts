@@ -1,14 +1,11 @@
 // GET /api/models (docs/product.md, The model): the models this deployment offers chatbots, each with
-// whether the workspace's plan may use it (models.ts holds the rule).
-import { Router } from 'express';
-import type { Clients } from '../../http/clients.ts';
+// whether the workspace's plan may use it (models.ts holds the rule). A row of the operation table
+// (http/operations.ts).
+import { operation, type Operation } from '../../http/operations.ts';
 import { workspaceModels } from './models.ts';
-import { ownerId } from '../../access/members.ts';
 
-export function modelRoutes(clients: Clients): Router {
-  const router = Router();
-  router.get('/', async (req, res) => {
-    res.json(await workspaceModels(clients, await ownerId(clients, req)));
-  });
-  return router;
-}
+export const modelOperations: Operation[] = [
+  operation({ method: 'GET', path: '/api/models', who: 'session', permission: 'workspace:read' }, async ({ app: { clients }, member }) =>
+    workspaceModels(clients, member.ownerId),
+  ),
+];

@@ -1,19 +1,22 @@
 // GET /api/user/usage (docs/product.md, Usage): the signed-in owner's usage between two ISO dates, optionally for
-// one chatbot, as the Usage response plus the additive fields (see ../usage.ts).
-import { Router } from 'express';
-import type { Clients } from '../../http/clients.ts';
-import { ownerId } from '../../access/members.ts';
+// one chatbot, as the Usage response plus the additive fields (see ../usage.ts). A row of the
+// operation table (http/operations.ts): who is asking is settled first, so a signed-out caller gets
+// 401 whatever the dates say.
+import { operation, readWith, type Operation } from '../../http/operations.ts';
 import { loadUsageReport, parseUsageQuery, restUsageReport } from './usage.ts';
 
-export function usageRoutes(clients: Clients): Router {
-  const router = Router();
-
-  router.get('/usage', async (req, res) => {
-    // Who is asking is settled first: a signed-out caller gets 401 whatever the dates say.
-    const owner = await ownerId(clients, req);
-    const query = parseUsageQuery({ startDate: req.query.startDate, endDate: req.query.endDate, chatbotId: req.query.chatbotId });
-    res.json(restUsageReport(await loadUsageReport(clients, owner, query)));
-  });
-
-  return router;
-}
+export const usageOperations: Operation[] = [
+  operation(
+    {
+      method: 'GET',
+      path: '/api/user/usage',
+      who: 'session',
+      permission: 'workspace:read',
+      query: readWith((value) => {
+        const query = (value ?? {}) as Record<string, unknown>;
+        return parseUsageQuery({ startDate: query.startDate, endDate: query.endDate, chatbotId: query.chatbotId });
+      }),
+    },
+    async ({ app: { clients }, member, query }) => restUsageReport(await loadUsageReport(clients, member.ownerId, query)),
+  ),
+];

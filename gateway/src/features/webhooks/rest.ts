@@ -1,6 +1,7 @@
 // REST twins of the webhook operations (docs/adr/0032-webhooks.md); JSON field names as in the
 // GraphQL types, delivery statuses lowercase ("succeeded"). Each path acts in the request's
-// workspace (X-Workspace-Id, the personal one without it) with webhooks:manage (permissions.ts):
+// workspace (X-Workspace-Id, the personal one without it) with webhooks:manage, each row of this
+// operation table (http/operations.ts) naming it:
 //   GET    /api/workspace/webhooks                     → [endpoint with lastDelivery]
 //   POST   /api/workspace/webhooks { url, events, enabled? } → { endpoint, secret } (201; the secret only here)
 //   GET    /api/workspace/webhooks/event-types         → [{ type, version, description }]
@@ -10,10 +11,7 @@
 //   POST   /api/workspace/webhooks/{id}/test { eventType? } → delivery (201)
 //   GET    /api/workspace/webhooks/{id}/deliveries?first&after → { deliveries, nextCursor }
 //   POST   /api/workspace/webhooks/{id}/deliveries/{deliveryId}/redeliver → delivery
-import { Router } from 'express';
-import { invalid } from '@parley/common/rpc-errors.ts';
-import type { Clients } from '../../http/clients.ts';
-import { routeMember } from '../../access/members.ts';
+import type { Permission } from '@parley/common/roles.ts';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -27,69 +25,65 @@ import {
   WEBHOOK_DELETED_MESSAGE,
   webhookEventTypes,
 } from './webhooks.ts';
-import { jsonObject, optionalBoolean, optionalString, optionalStringArray, stringField } from '../../http/input.ts';
+import { operation, type Operation } from '../../http/operations.ts';
+import { jsonBody, optionalFlag, optionalText, optionalTextList, queryWholeNumber, text } from '../../http/input.ts';
+import { z } from 'zod';
 
-/** A whole number given as a query parameter, or undefined when absent. */
-function queryInteger(query: Record<string, unknown>, name: string): number | undefined {
-  const raw = optionalString(query, name);
-  if (raw === undefined || raw.trim() === '') return undefined;
-  if (!/^\d{1,4}$/.test(raw.trim())) throw invalid(`${name} must be a whole number`);
-  return Number(raw.trim());
-}
+const who = 'session';
+const permission: Permission = 'webhooks:manage';
+const base = '/api/workspace/webhooks';
 
-/** Mounted under /api/workspace/webhooks. */
-export function webhookRoutes(clients: Clients): Router {
-  const router = Router();
-  router.get('/', async (req, res) => {
-    const m = await routeMember(clients, req);
-    const endpoints = await listEndpoints(clients, m);
-    res.json(await Promise.all(endpoints.map(async (e) => ({ ...e, lastDelivery: await lastDelivery(clients, m, e.id) }))));
-  });
-  router.post('/', async (req, res) => {
-    const m = await routeMember(clients, req);
-    const body = jsonObject(req.body);
-    const created = await createEndpoint(clients, m, {
-      url: stringField(body, 'url'),
-      events: optionalStringArray(body, 'events') ?? [],
-      enabled: optionalBoolean(body, 'enabled'),
-    });
-    res.status(201).json(created);
-  });
-  router.get('/event-types', async (req, res) => {
-    await routeMember(clients, req);
-    res.json(webhookEventTypes());
-  });
-  router.patch('/:id', async (req, res) => {
-    const m = await routeMember(clients, req);
-    const body = jsonObject(req.body);
-    const change = {
-      url: optionalString(body, 'url'),
-      events: optionalStringArray(body, 'events'),
-      enabled: optionalBoolean(body, 'enabled'),
-    };
-    res.json(await updateEndpoint(clients, m, req.params.id, change));
-  });
-  router.delete('/:id', async (req, res) => {
-    await deleteEndpoint(clients, await routeMember(clients, req), req.params.id);
-    res.json({ message: WEBHOOK_DELETED_MESSAGE });
-  });
-  router.post('/:id/roll-secret', async (req, res) => {
-    res.json(await rollSecret(clients, await routeMember(clients, req), req.params.id));
-  });
-  router.post('/:id/test', async (req, res) => {
-    const m = await routeMember(clients, req);
-    const eventType = optionalString(jsonObject(req.body), 'eventType');
-    res.status(201).json(await sendTestEvent(clients, m, req.params.id, eventType));
-  });
-  router.get('/:id/deliveries', async (req, res) => {
-    const m = await routeMember(clients, req);
-    const query = req.query as Record<string, unknown>;
-    res.json(
-      await listDeliveries(clients, m, req.params.id, { first: queryInteger(query, 'first'), after: optionalString(query, 'after') }),
-    );
-  });
-  router.post('/:id/deliveries/:deliveryId/redeliver', async (req, res) => {
-    res.json(await redeliver(clients, await routeMember(clients, req), req.params.id, req.params.deliveryId));
-  });
-  return router;
-}
+export const webhookOperations: Operation[] = [
+  operation({ method: 'GET', path: base, who, permission }, async ({ app: { clients }, member }) => {
+    const endpoints = await listEndpoints(clients, member);
+    return Promise.all(endpoints.map(async (e) => ({ ...e, lastDelivery: await lastDelivery(clients, member, e.id) })));
+  }),
+  operation(
+    {
+      method: 'POST',
+      path: base,
+      who,
+      permission,
+      status: 201,
+      body: jsonBody({ url: text('url'), events: optionalTextList('events'), enabled: optionalFlag('enabled') }),
+    },
+    async ({ app: { clients }, member, body }) =>
+      createEndpoint(clients, member, { url: body.url, events: body.events ?? [], enabled: body.enabled }),
+  ),
+  operation({ method: 'GET', path: `${base}/event-types`, who, permission }, async () => webhookEventTypes()),
+  operation(
+    {
+      method: 'PATCH',
+      path: `${base}/:id`,
+      who,
+      permission,
+      body: jsonBody({ url: optionalText('url'), events: optionalTextList('events'), enabled: optionalFlag('enabled') }),
+    },
+    async ({ app: { clients }, member, params, body }) => updateEndpoint(clients, member, params.id, body),
+  ),
+  operation({ method: 'DELETE', path: `${base}/:id`, who, permission }, async ({ app: { clients }, member, params }) => {
+    await deleteEndpoint(clients, member, params.id);
+    return { message: WEBHOOK_DELETED_MESSAGE };
+  }),
+  operation({ method: 'POST', path: `${base}/:id/roll-secret`, who, permission }, async ({ app: { clients }, member, params }) =>
+    rollSecret(clients, member, params.id),
+  ),
+  operation(
+    { method: 'POST', path: `${base}/:id/test`, who, permission, status: 201, body: jsonBody({ eventType: optionalText('eventType') }) },
+    async ({ app: { clients }, member, params, body }) => sendTestEvent(clients, member, params.id, body.eventType),
+  ),
+  operation(
+    {
+      method: 'GET',
+      path: `${base}/:id/deliveries`,
+      who,
+      permission,
+      query: z.object({ first: queryWholeNumber('first'), after: optionalText('after') }),
+    },
+    async ({ app: { clients }, member, params, query }) => listDeliveries(clients, member, params.id, query),
+  ),
+  operation(
+    { method: 'POST', path: `${base}/:id/deliveries/:deliveryId/redeliver`, who, permission },
+    async ({ app: { clients }, member, params }) => redeliver(clients, member, params.id, params.deliveryId),
+  ),
+];

@@ -1,6 +1,7 @@
 // REST twins of the workspace operations (docs/adr/0030-workspaces.md); JSON field names as in the
 // GraphQL types, roles lowercase ("owner"). Each path under /api/workspace acts in the request's
-// workspace (X-Workspace-Id, the personal one without it) with the permission permissions.ts names:
+// workspace (X-Workspace-Id, the personal one without it) with the permission its row of this
+// operation table names (http/operations.ts):
 //   GET    /api/workspaces                          → [workspace] (the signed-in person's)
 //   POST   /api/workspaces { name }                 → workspace (201; its owner is the caller)
 //   GET    /api/workspace                           → the current workspace
@@ -18,13 +19,8 @@
 //   GET    /api/workspace/audit-log?action&actorUserId&from&to&first&after → { events, nextCursor }
 //   GET    /api/invitations/{token}                 → invitation preview (no sign-in)
 //   POST   /api/invitations/{token}/accept          → workspace (signed in as the invited email)
-import { Router } from 'express';
+import { z } from 'zod';
 import { clientIp } from '@parley/common/http.ts';
-import { invalid } from '@parley/common/rpc-errors.ts';
-import type { Clients } from '../../http/clients.ts';
-import { bearerToken } from '../../http/context.ts';
-import { routeMember } from '../../access/members.ts';
-import { authenticate } from '../../access/sessions.ts';
 import {
   acceptInvitation,
   auditLog,
@@ -44,9 +40,9 @@ import {
   revokeInvitation,
   roleField,
   transferOwnership,
-  type Seats,
 } from './workspaces.ts';
-import { booleanField, jsonObject, optionalString, stringField } from '../../http/input.ts';
+import { operation, readWith, type Operation } from '../../http/operations.ts';
+import { flag, jsonBody, optionalText, queryWholeNumber, text } from '../../http/input.ts';
 
 export const WORKSPACE_DELETED_MESSAGE = 'Workspace deleted';
 export const MEMBER_REMOVED_MESSAGE = 'Member removed';
@@ -54,111 +50,121 @@ export const WORKSPACE_LEFT_MESSAGE = 'You left the workspace';
 export const OWNERSHIP_TRANSFERRED_MESSAGE = 'Ownership transferred';
 export const INVITATION_REVOKED_MESSAGE = 'Invitation revoked';
 
-/** A whole number given as a query parameter, or undefined when absent. */
-function queryInteger(query: Record<string, unknown>, name: string): number | undefined {
-  const raw = optionalString(query, name);
-  if (raw === undefined || raw.trim() === '') return undefined;
-  if (!/^\d{1,4}$/.test(raw.trim())) throw invalid(`${name} must be a whole number`);
-  return Number(raw.trim());
-}
+const who = 'session';
+const role = readWith(roleField);
 
-/** Mounted under /api/workspaces: the signed-in person's workspaces. */
-export function workspaceListRoutes(clients: Clients, seats: Seats): Router {
-  const router = Router();
-  router.get('/', async (req, res) => {
-    res.json(await listWorkspaces(clients, seats, await authenticate(clients, bearerToken(req))));
-  });
-  router.post('/', async (req, res) => {
-    const user = await authenticate(clients, bearerToken(req));
-    const name = stringField(jsonObject(req.body), 'name');
-    res.status(201).json(await createWorkspace(clients, seats, user, name, clientIp(req)));
-  });
-  return router;
-}
+export const workspaceOperations: Operation[] = [
+  // The signed-in person's workspaces: no workspace is acted in, so no permission.
+  operation({ method: 'GET', path: '/api/workspaces', who }, async ({ app: { clients, seats }, user }) =>
+    listWorkspaces(clients, seats, user),
+  ),
+  operation(
+    { method: 'POST', path: '/api/workspaces', who, status: 201, body: jsonBody({ name: text('name') }) },
+    async ({ app: { clients, seats }, user, body, req }) => createWorkspace(clients, seats, user, body.name, clientIp(req)),
+  ),
 
-/** Mounted under /api/workspace: the current workspace. */
-export function workspaceRoutes(clients: Clients, seats: Seats): Router {
-  const router = Router();
-  router.get('/', async (req, res) => {
-    res.json(await currentWorkspace(clients, seats, await routeMember(clients, req)));
-  });
-  router.patch('/', async (req, res) => {
-    const m = await routeMember(clients, req);
-    res.json(await renameWorkspace(clients, seats, m, stringField(jsonObject(req.body), 'name')));
-  });
-  router.put('/require-two-factor', async (req, res) => {
-    const m = await routeMember(clients, req);
-    res.json(await setRequireTwoFactor(clients, seats, m, booleanField(jsonObject(req.body), 'enabled')));
-  });
-  router.delete('/', async (req, res) => {
-    const m = await routeMember(clients, req);
-    await deleteWorkspace(clients, m, stringField(jsonObject(req.body), 'password'));
-    res.json({ message: WORKSPACE_DELETED_MESSAGE });
-  });
+  // The current workspace.
+  operation({ method: 'GET', path: '/api/workspace', who, permission: 'workspace:read' }, async ({ app: { clients, seats }, member }) =>
+    currentWorkspace(clients, seats, member),
+  ),
+  operation(
+    { method: 'PATCH', path: '/api/workspace', who, permission: 'members:manage', body: jsonBody({ name: text('name') }) },
+    async ({ app: { clients, seats }, member, body }) => renameWorkspace(clients, seats, member, body.name),
+  ),
+  operation(
+    {
+      method: 'PUT',
+      path: '/api/workspace/require-two-factor',
+      who,
+      permission: 'members:manage',
+      body: jsonBody({ enabled: flag('enabled') }),
+    },
+    async ({ app: { clients, seats }, member, body }) => setRequireTwoFactor(clients, seats, member, body.enabled),
+  ),
+  operation(
+    { method: 'DELETE', path: '/api/workspace', who, permission: 'workspace:delete', body: jsonBody({ password: text('password') }) },
+    async ({ app: { clients }, member, body }) => {
+      await deleteWorkspace(clients, member, body.password);
+      return { message: WORKSPACE_DELETED_MESSAGE };
+    },
+  ),
 
-  router.get('/members', async (req, res) => {
-    res.json(await listMembers(clients, await routeMember(clients, req)));
-  });
-  router.patch('/members/:userId', async (req, res) => {
-    const m = await routeMember(clients, req);
-    res.json(await changeMemberRole(clients, m, req.params.userId, roleField(jsonObject(req.body).role)));
-  });
-  router.delete('/members/:userId', async (req, res) => {
-    await removeMember(clients, await routeMember(clients, req), req.params.userId);
-    res.json({ message: MEMBER_REMOVED_MESSAGE });
-  });
-  router.post('/leave', async (req, res) => {
-    const m = await routeMember(clients, req);
-    await removeMember(clients, m, m.user.id);
-    res.json({ message: WORKSPACE_LEFT_MESSAGE });
-  });
-  router.post('/transfer', async (req, res) => {
-    const m = await routeMember(clients, req);
-    await transferOwnership(clients, m, stringField(jsonObject(req.body), 'userId'));
-    res.json({ message: OWNERSHIP_TRANSFERRED_MESSAGE });
-  });
+  operation({ method: 'GET', path: '/api/workspace/members', who, permission: 'workspace:read' }, async ({ app: { clients }, member }) =>
+    listMembers(clients, member),
+  ),
+  operation(
+    { method: 'PATCH', path: '/api/workspace/members/:userId', who, permission: 'members:manage', body: jsonBody({ role }) },
+    async ({ app: { clients }, member, params, body }) => changeMemberRole(clients, member, params.userId, body.role),
+  ),
+  operation(
+    { method: 'DELETE', path: '/api/workspace/members/:userId', who, permission: 'members:manage' },
+    async ({ app: { clients }, member, params }) => {
+      await removeMember(clients, member, params.userId);
+      return { message: MEMBER_REMOVED_MESSAGE };
+    },
+  ),
+  operation({ method: 'POST', path: '/api/workspace/leave', who, permission: 'workspace:read' }, async ({ app: { clients }, member }) => {
+    await removeMember(clients, member, member.user.id);
+    return { message: WORKSPACE_LEFT_MESSAGE };
+  }),
+  operation(
+    { method: 'POST', path: '/api/workspace/transfer', who, permission: 'ownership:transfer', body: jsonBody({ userId: text('userId') }) },
+    async ({ app: { clients }, member, body }) => {
+      await transferOwnership(clients, member, body.userId);
+      return { message: OWNERSHIP_TRANSFERRED_MESSAGE };
+    },
+  ),
 
-  router.get('/invitations', async (req, res) => {
-    res.json(await listInvitations(clients, await routeMember(clients, req)));
-  });
-  router.post('/invitations', async (req, res) => {
-    const m = await routeMember(clients, req);
-    const body = jsonObject(req.body);
-    res.status(201).json(await inviteMember(clients, seats, m, stringField(body, 'email'), roleField(body.role)));
-  });
-  router.post('/invitations/:id/resend', async (req, res) => {
-    res.json(await resendInvitation(clients, await routeMember(clients, req), req.params.id));
-  });
-  router.delete('/invitations/:id', async (req, res) => {
-    await revokeInvitation(clients, await routeMember(clients, req), req.params.id);
-    res.json({ message: INVITATION_REVOKED_MESSAGE });
-  });
+  operation(
+    { method: 'GET', path: '/api/workspace/invitations', who, permission: 'members:manage' },
+    async ({ app: { clients }, member }) => listInvitations(clients, member),
+  ),
+  operation(
+    {
+      method: 'POST',
+      path: '/api/workspace/invitations',
+      who,
+      permission: 'members:manage',
+      status: 201,
+      body: jsonBody({ email: text('email'), role }),
+    },
+    async ({ app: { clients, seats }, member, body }) => inviteMember(clients, seats, member, body.email, body.role),
+  ),
+  operation(
+    { method: 'POST', path: '/api/workspace/invitations/:id/resend', who, permission: 'members:manage' },
+    async ({ app: { clients }, member, params }) => resendInvitation(clients, member, params.id),
+  ),
+  operation(
+    { method: 'DELETE', path: '/api/workspace/invitations/:id', who, permission: 'members:manage' },
+    async ({ app: { clients }, member, params }) => {
+      await revokeInvitation(clients, member, params.id);
+      return { message: INVITATION_REVOKED_MESSAGE };
+    },
+  ),
 
-  router.get('/audit-log', async (req, res) => {
-    const m = await routeMember(clients, req);
-    const query = req.query as Record<string, unknown>;
-    const page = await auditLog(clients, m, {
-      action: optionalString(query, 'action'),
-      actorUserId: optionalString(query, 'actorUserId'),
-      from: optionalString(query, 'from'),
-      to: optionalString(query, 'to'),
-      first: queryInteger(query, 'first'),
-      after: optionalString(query, 'after'),
-    });
-    res.json(page);
-  });
-  return router;
-}
+  operation(
+    {
+      method: 'GET',
+      path: '/api/workspace/audit-log',
+      who,
+      permission: 'audit:read',
+      query: z.object({
+        action: optionalText('action'),
+        actorUserId: optionalText('actorUserId'),
+        from: optionalText('from'),
+        to: optionalText('to'),
+        first: queryWholeNumber('first'),
+        after: optionalText('after'),
+      }),
+    },
+    async ({ app: { clients }, member, query }) => auditLog(clients, member, query),
+  ),
 
-/** Mounted under /api/invitations: an invitation link, previewed by anyone and accepted signed in. */
-export function invitationRoutes(clients: Clients, seats: Seats): Router {
-  const router = Router();
-  router.get('/:token', async (req, res) => {
-    res.json(await invitationPreview(clients, req.params.token));
-  });
-  router.post('/:token/accept', async (req, res) => {
-    const user = await authenticate(clients, bearerToken(req));
-    res.json(await acceptInvitation(clients, seats, user, req.params.token, clientIp(req)));
-  });
-  return router;
-}
+  // An invitation link: previewed by anyone, accepted signed in (as the invited email).
+  operation({ method: 'GET', path: '/api/invitations/:token', who: 'public' }, async ({ app: { clients }, params }) =>
+    invitationPreview(clients, params.token),
+  ),
+  operation({ method: 'POST', path: '/api/invitations/:token/accept', who }, async ({ app: { clients, seats }, user, params, req }) =>
+    acceptInvitation(clients, seats, user, params.token, clientIp(req)),
+  ),
+];

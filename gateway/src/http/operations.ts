@@ -1,0 +1,263 @@
+// One row per HTTP operation, and ONE registration that applies every check in a fixed order
+// (docs/adr/0067-one-table-of-operations.md). A row names its method and path, who may call it
+// (`session`: a signed-in member, or with no permission just the signed-in person; `apiKey` with a
+// scope: the developer API; `public`: anyone), the permission its service calls need
+// (services/common/src/roles.ts), the zod schemas of its path parameters, query and body, and its
+// handler. A feature's rest.ts is its table; access/permissions.ts collects every table's rows, so the
+// roles sweep knows each operation by its row and not by a path rebuilt from Express's mounting.
+//
+// The checks, in this order, for each face:
+//   session rows   — the session (401), the workspace member (404), the role's permission (403), the
+//                    body read (413, 415, 400), then the params, query and body validated (400);
+//   apiKey rows    — the key (401 with WWW-Authenticate; an address that failed too many key checks is
+//                    429 first), the key's rate limit (429), the body read (413, 415, 400), the scope
+//                    (403), the chatbot the path names among the key's (404), the role header of the
+//                    permission, then the body and query validated (400);
+//   public rows    — the body read and validation alone.
+// The error shape stays each face's own: the router a table is registered on has the error handler
+// (http/api.ts: `{ message }`; v1/router.ts: `{ error: { code, message } }`), and a validation error
+// is the schema's first message (the dashboard's hand-written wording, kept by the schemas' custom
+// messages) or, for the developer API, that message after the field's path.
+import express, { type Request, type Response, type Router } from 'express';
+import { z } from 'zod';
+import { setCurrentRole } from '@parley/common/context.ts';
+import type { ApiScope } from '@parley/common/api-scopes.ts';
+import { clientIp } from '@parley/common/http.ts';
+import { can, PERMISSIONS, type Permission, type Role } from '@parley/common/roles.ts';
+import { Code, ConnectError, forbidden, invalid, notFound } from '@parley/common/rpc-errors.ts';
+import type { ApiKeyCaller, KeyChecker } from '../access/api-keys.ts';
+import { bearerToken } from '../access/bearer.ts';
+import type { HeldStreams } from '../access/held-streams.ts';
+import { authenticate } from '../access/sessions.ts';
+import type { AuthUser } from '../access/users.ts';
+import { member, restCaller, type Member } from '../access/workspace-member.ts';
+import type { Logger } from '@parley/common/logger.ts';
+import type { Clients } from './clients.ts';
+import { HttpError } from './errors.ts';
+import { CHATBOT_NOT_FOUND, keyReaches, scopeMissing } from '../v1/call.ts';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** Who may call an operation. */
+export type Who = 'session' | 'public' | { apiKey: ApiScope; chatbot?: boolean };
+
+/** What a row says of its operation, handler aside (the developer API's table, v1/routes.ts, is of these). */
+export interface OperationSpec {
+  method: Method;
+  /** The whole path, as a browser sends it: `/api/workspace/webhooks/:id`. */
+  path: string;
+  who: Who;
+  /** The workspace permission; a session row without one is the signed-in person's own (no workspace). */
+  permission?: Permission;
+  summary?: string;
+  params?: z.ZodType;
+  query?: z.ZodType;
+  body?: z.ZodType;
+  /** The body is multipart/form-data, read by the handler's upload reader (documented with `body`). */
+  multipart?: boolean;
+  /** The success status (200 unless named) and, where cheap, the schema of its body. */
+  status?: number;
+  response?: z.ZodType;
+  /** Also answers as server-sent events when asked. */
+  streams?: boolean;
+}
+
+/** What the dashboard's handlers use beyond the request (http/api.ts's options). */
+export interface OperationDeps {
+  clients: Clients;
+  logger: Logger;
+  publicUrl: string;
+  /** How many members each plan allows a workspace (features/workspaces' Seats). */
+  seats: { free: number; pro: number };
+}
+
+/** What a handler is given: the request, its caller, and the params, query and body as the row's schemas read them. */
+export interface Call<B = unknown, Q = unknown, P = Record<string, string>> {
+  req: Request;
+  res: Response;
+  /** The dashboard's clients and settings (the developer API's handlers hold their own). */
+  app: OperationDeps;
+  body: B;
+  query: Q;
+  params: P;
+  /** Session rows with a permission: the member, checked. */
+  member: Member;
+  /** Session rows: the signed-in person. */
+  user: AuthUser;
+  /** apiKey rows: the key, its workspace, and HeldStreams.mark() from before the key was checked. */
+  key: ApiKeyCaller;
+  ownerId: string;
+  accessMark: number;
+}
+
+/**
+ * A row with its handler. What the handler returns is sent as JSON with the row's status; a handler
+ * that answers itself (a stream, a file) returns nothing.
+ */
+export interface Operation extends OperationSpec {
+  // The schemas' output types are the handler's business (operation() keeps them); the table holds rows of any.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  handle: (call: Call<any, any, any>) => Promise<unknown>;
+}
+
+type Out<T> = T extends z.ZodType ? z.output<T> : undefined;
+
+/** A row, its handler typed by its own schemas. */
+export function operation<
+  B extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  P extends z.ZodType | undefined = undefined,
+>(
+  spec: Omit<OperationSpec, 'body' | 'query' | 'params'> & { body?: B; query?: Q; params?: P },
+  handle: (call: Call<Out<B>, Out<Q>, P extends z.ZodType ? z.output<P> : Record<string, string>>) => Promise<unknown>,
+): Operation {
+  return { ...spec, handle };
+}
+
+/** The key of a row in access/permissions.ts: `GET /api/workspace/webhooks/:id`. */
+export const operationKey = (row: Pick<OperationSpec, 'method' | 'path'>) => `${row.method} ${row.path}`;
+
+/** What the dashboard face needs: what its handlers use, and the body limit. */
+export interface DashboardFace {
+  face: 'dashboard';
+  deps: OperationDeps;
+  bodyLimit: string;
+}
+
+/** What the developer API's face needs (v1/router.ts builds it). */
+export interface ApiKeyFace {
+  face: 'apiKey';
+  keys: KeyChecker;
+  held: HeldStreams;
+  bodyLimit: string;
+  /** The address's failed key checks (rate-limit.ts keyCheckLimiter). */
+  guard: (ip: string, res: Response) => Parameters<KeyChecker['authenticate']>[1];
+  /** The key's own rate limit (rate-limit.ts keyRateLimiter). */
+  admit: (apiKeyId: string, res: Response) => Promise<void>;
+}
+
+export type Face = DashboardFace | ApiKeyFace;
+
+export const JSON_BODY_ONLY = 'The body must be JSON, sent with "Content-Type: application/json"';
+
+/**
+ * Registers every row on the router, which is mounted at `prefix` (`/api`, `/api/v1`), each with the
+ * checks of its face before its handler.
+ */
+export function registerOperations(router: Router, rows: readonly Operation[], face: Face, prefix: string): void {
+  const json = express.json({ limit: face.bodyLimit });
+  for (const row of rows) {
+    if (!row.path.startsWith(prefix)) throw new Error(`${operationKey(row)} is not under ${prefix}`);
+    const register = router[row.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete'].bind(router);
+    const gate = face.face === 'apiKey' ? apiKeyGate(row, face, json) : dashboardGate(row, face, json);
+    register(row.path.slice(prefix.length) || '/', async (req: Request, res: Response) => {
+      const call = await gate(req, res);
+      const result = await row.handle(call);
+      if (result !== undefined && !res.headersSent) res.status(row.status ?? 200).json(result);
+    });
+  }
+}
+
+type Gate = (req: Request, res: Response) => Promise<Call>;
+
+function dashboardGate(row: Operation, face: DashboardFace, json: express.RequestHandler): Gate {
+  if (typeof row.who === 'object') throw new Error(`${operationKey(row)}: an API key's operation on the dashboard's router`);
+  const who = row.who;
+  return async (req, res) => {
+    const call = { req, res, app: face.deps } as Call;
+    if (who === 'session' && row.permission) {
+      call.member = await member(face.deps.clients, restCaller(req), row.permission);
+      call.user = call.member.user;
+      call.ownerId = call.member.ownerId;
+    } else if (who === 'session') {
+      call.user = await authenticate(face.deps.clients, bearerToken(req));
+    }
+    // The body, read only now: a caller who may not call the operation learns nothing from its body.
+    await parseJson(json, req, res);
+    call.params = (row.params ? validate(row.params, req.params, dashboardMessage) : req.params) as Record<string, string>;
+    call.query = row.query ? validate(row.query, req.query, dashboardMessage) : undefined;
+    call.body = row.body ? validate(row.body, req.body, dashboardMessage) : req.body;
+    return call;
+  };
+}
+
+function apiKeyGate(row: Operation, face: ApiKeyFace, json: express.RequestHandler): Gate {
+  if (typeof row.who !== 'object') throw new Error(`${operationKey(row)}: not an API key's operation on the developer API's router`);
+  const { apiKey: scope, chatbot } = row.who;
+  const permission = row.permission;
+  if (!permission) throw new Error(`${operationKey(row)} names no permission`);
+  return async (req, res) => {
+    const accessMark = face.held.mark();
+    const key = await face.keys.authenticate(bearerToken(req), face.guard(clientIp(req), res));
+    await face.admit(key.apiKeyId, res);
+    // Read only now: a body too large, of another type or malformed is answered with the key's headers.
+    const raw = row.body && !row.multipart ? await readJson(json, req, res) : undefined;
+    if (!key.scopes.has(scope)) throw forbidden(scopeMissing(scope));
+    if (chatbot && !keyReaches(key, String(req.params.id))) throw notFound(CHATBOT_NOT_FOUND);
+    // The services check the role as they would a member's, and mask what visitors wrote for one that does not read conversations.
+    setCurrentRole(keyRole({ permission }, key.scopes));
+    const body = row.body && !row.multipart ? validate(row.body, raw, apiMessage) : undefined;
+    const query = row.query ? validate(row.query, req.query, apiMessage) : undefined;
+    return { req, res, key, ownerId: key.workspaceId, accessMark, body, query, params: req.params } as Call;
+  };
+}
+
+/**
+ * The role a key's service calls carry on a route: the lowest that holds the route's permission; for
+ * a key with the conversations:read scope, at least the lowest that reads conversations (an agent),
+ * so visitors' words reach it as they were typed wherever an answer carries them (such a key reads the
+ * conversations themselves anyway). A key without that scope reads them as a viewer does: contact
+ * details masked (docs/api.md).
+ */
+export function keyRole(spec: { permission: Permission }, scopes: ReadonlySet<ApiScope>): Role {
+  const lowest = PERMISSIONS[spec.permission];
+  return scopes.has('conversations:read') && !can(lowest, 'conversations:read') ? PERMISSIONS['conversations:read'] : lowest;
+}
+
+/** The dashboard's JSON body, as express.json reads it: another content type leaves it unread (an empty body). */
+function parseJson(json: express.RequestHandler, req: Request, res: Response): Promise<void> {
+  return new Promise<void>((resolve, reject) => json(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
+}
+
+/** The developer API's JSON body (an empty one reads as `{}`); a body of another type is 415, whatever the route's schema would say of it. */
+async function readJson(json: express.RequestHandler, req: Request, res: Response): Promise<unknown> {
+  // A body is there when its length is announced (and not zero) or it is chunked, as body-parser tells it.
+  const hasBody = req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
+  if (!hasBody) return {};
+  if (!req.is('application/json')) throw new HttpError(415, JSON_BODY_ONLY);
+  await parseJson(json, req, res);
+  return req.body ?? {};
+}
+
+type Message = (issue: z.core.$ZodIssue) => string;
+/** The dashboard's wording: the schema's message alone, as the hand-written readers gave it. */
+const dashboardMessage: Message = (issue) => issue.message;
+/** The developer API's: the field's path, then the message. */
+const apiMessage: Message = (issue) => `${issue.path.length ? `${issue.path.join('.')}: ` : ''}${issue.message}`;
+
+/** The value, as the schema reads it; the first problem as a 400. */
+function validate<T extends z.ZodType>(schema: T, value: unknown, message: Message): z.output<T> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw invalid(message(parsed.error.issues[0]));
+}
+
+/**
+ * A schema from one of a feature's own readers (a function that returns the value or throws the
+ * service kit's invalid()), for a field whose rule and wording the feature already owns.
+ */
+export function readWith<T>(reader: (value: unknown) => T): z.ZodType<T> {
+  // Optional in an object, so a missing field reaches the reader as undefined, as body.field did.
+  return z
+    .unknown()
+    .optional()
+    .transform((value, ctx) => {
+      try {
+        return reader(value);
+      } catch (err) {
+        if (!(err instanceof ConnectError) || err.code !== Code.InvalidArgument) throw err;
+        ctx.addIssue({ code: 'custom', message: err.rawMessage, input: value });
+        return z.NEVER;
+      }
+    }) as unknown as z.ZodType<T>;
+}
