@@ -2,9 +2,10 @@
 // someone else's, bodies that are not JSON, are the wrong shape or types, carry control characters or
 // are too large, under two content types. Each answer is a 4xx or a success with a JSON body, never a
 // 5xx, and the stack still serves a signed-in owner afterwards. The routes are those the gateway
-// declares (gateway/src/http/api.ts, gateway/src/features): a route added without being listed here fails the first test.
+// declares (gateway/src/http/api.ts, gateway/src/features and their operation tables): a route added without being listed here fails the first test.
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPERATIONS } from '../src/access/permissions.ts';
 import { registerOwner, type Owner } from './chatbot-fixtures.ts';
 import { api, startStack, type Stack } from './stack.ts';
 
@@ -216,6 +217,8 @@ describe('every REST route', () => {
     ]
       .flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/router\.(get|post|put|delete|patch)\(\s*'([^']+)'/g)])
       .map(([, method, path]) => [method.toUpperCase(), path] as const)
+      // The features' operation tables (http/operations.ts) name their whole paths.
+      .concat(OPERATIONS.map((op) => [op.method.toUpperCase(), op.path] as const))
       .filter(([method, path]) => !NOT_SWEPT.has(`${method} ${path}`));
     const unlisted = declared.filter(([method, path]) => !ROUTES.some(([m, p]) => m === method && (path === '/' || p.endsWith(path))));
     expect(unlisted).toEqual([]);
