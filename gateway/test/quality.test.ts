@@ -18,7 +18,7 @@ afterAll(async () => {
   await fake?.close();
 });
 
-const CASE = 'id question checks { kind phrases entryId } expectedAnswer source';
+const CASE = 'id question checks { kind phrases entryId language } expectedAnswer source';
 const RUN = 'id trigger status totalCases passed failed notRun regressions passRate cost model stopReason';
 
 async function ownerWithChatbot(tag: string) {
@@ -51,8 +51,8 @@ describe('test cases on GraphQL', () => {
   it('import CSV and JSONL, naming each bad line, and export them back as they were', async () => {
     const { owner, chatbotId, entryId } = await ownerWithChatbot('quality-files');
     const csv = [
-      'question,must_contain,must_not_contain,cites,says_it_does_not_know,offers_a_person,expected_answer',
-      `When does the museum open?,open from ten|open from 10; until six,closed,${entryId},,,"It is open from ten until six."`,
+      'question,must_contain,must_not_contain,cites,says_it_does_not_know,offers_a_person,expected_answer,earlier_turns,language',
+      `When does the museum open?,open from ten|open from 10; until six,closed,${entryId},,,"It is open from ten until six.",,en`,
       '"Can I bring my dog,\nplease?",,,,yes,,',
       ',open,,,,,',
       'Parking?,,,,,,',
@@ -84,6 +84,7 @@ describe('test cases on GraphQL', () => {
           { kind: 'contains', phrases: ['until six'] },
           { kind: 'not_contains', phrases: ['closed'] },
           { kind: 'cites', entryId },
+          { kind: 'language', language: 'en' },
         ],
       },
       { question: 'Can I bring my dog,\nplease?', checks: [{ kind: 'no_answer', phrases: [] }] },

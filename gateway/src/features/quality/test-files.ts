@@ -3,11 +3,12 @@
 // CSV is Papa Parse's, as the exports' (RFC 4180, CRLF, a BOM so spreadsheets read UTF-8):
 //
 //   question, must_contain, must_not_contain, cites, says_it_does_not_know, offers_a_person,
-//   expected_answer, earlier_turns
+//   expected_answer, earlier_turns, language
 //
 // must_contain holds the facts separated by ";" and each fact's acceptable phrasings by "|";
 // must_not_contain phrases by "|"; cites knowledge entry ids by ";"; the two verdicts "yes" or empty;
-// earlier_turns a JSON array of {"role","content"} (usually empty). The file is read here into
+// earlier_turns a JSON array of {"role","content"} (usually empty); language the code of the language the
+// answer must be written in (a "language" check), or empty. The file is read here into
 // cases, each with its line; the chat service checks every case and names each bad line.
 import Papa from 'papaparse';
 import { invalid } from '@parley/common/rpc-errors.ts';
@@ -24,6 +25,7 @@ export const TEST_CSV_COLUMNS = [
   'offers_a_person',
   'expected_answer',
   'earlier_turns',
+  'language',
 ] as const;
 /** The largest file read, in characters: 500 cases of a few thousand characters each. */
 export const MAX_TEST_FILE_CHARS = 2_000_000;
@@ -32,6 +34,7 @@ export interface FileCheck {
   kind: string;
   phrases: string[];
   entryId: string;
+  language?: string;
 }
 
 export interface FileCase {
@@ -138,6 +141,7 @@ function readCsv(text: string, errors: string[]): FileCase[] {
       ...split(cell('cites'), ';').map((entryId) => ({ kind: 'cites', phrases: [], entryId })),
       ...(YES.has(cell('says_it_does_not_know').toLowerCase()) ? [{ kind: 'no_answer', phrases: [], entryId: '' }] : []),
       ...(YES.has(cell('offers_a_person').toLowerCase()) ? [{ kind: 'offers_person', phrases: [], entryId: '' }] : []),
+      ...(cell('language') ? [{ kind: 'language', phrases: [], entryId: '', language: cell('language') }] : []),
     ];
     let earlierTurns: { role: string; content: string }[] = [];
     if (cell('earlier_turns')) {
@@ -221,6 +225,7 @@ export function writeTestFile(format: TestFileFormat, cases: CaseOut[]): string 
       of('offers_person').length ? 'yes' : '',
       c.expectedAnswer,
       c.earlierTurns.length ? JSON.stringify(c.earlierTurns) : '',
+      of('language')[0]?.language ?? '',
     ];
   });
   return `\ufeff${Papa.unparse([[...TEST_CSV_COLUMNS], ...rows], { newline: '\r\n' })}\r\n`;

@@ -1,6 +1,6 @@
 // A test case as the owner writes it (docs/adr/0050-quality-loop.md): each "must contain" line is a
 // fact, its acceptable phrasings separated by "|"; each "must not contain" line a phrase; the entries
-// it must cite; and the two verdicts. Turned into the checks the server keeps, and back.
+// it must cite; the two verdicts; and the language it must be written in (a code such as "fr"). Turned into the checks the server keeps, and back.
 import type { TestCaseFieldsFragment, TestCaseInput } from '../../gql/graphql';
 
 export interface TestCaseFormValues {
@@ -11,6 +11,8 @@ export interface TestCaseFormValues {
   cites: string[];
   noAnswer: boolean;
   offersPerson: boolean;
+  /** The language the answer must be written in ("fr"), or empty. */
+  language: string;
 }
 
 export const emptyTestCase = (question = '', expectedAnswer = ''): TestCaseFormValues => ({
@@ -21,6 +23,7 @@ export const emptyTestCase = (question = '', expectedAnswer = ''): TestCaseFormV
   cites: [],
   noAnswer: false,
   offersPerson: false,
+  language: '',
 });
 
 const lines = (text: string) =>
@@ -29,7 +32,7 @@ const lines = (text: string) =>
     .map((l) => l.trim())
     .filter(Boolean);
 
-export const NO_CHECK_MESSAGE = 'Add at least one check: a fact it must contain, a phrase it must not, a source, or a verdict.';
+export const NO_CHECK_MESSAGE = 'Add at least one check: a fact it must contain, a phrase it must not, a source, a verdict, or a language.';
 
 /** The input the server reads, or the message saying what is missing. */
 export function testCaseInput(form: TestCaseFormValues, source: string): TestCaseInput | string {
@@ -46,6 +49,7 @@ export function testCaseInput(form: TestCaseFormValues, source: string): TestCas
     ...form.cites.map((entryId) => ({ kind: 'cites', entryId })),
     ...(form.noAnswer ? [{ kind: 'no_answer' }] : []),
     ...(form.offersPerson ? [{ kind: 'offers_person' }] : []),
+    ...(form.language.trim() ? [{ kind: 'language', language: form.language.trim() }] : []),
   ];
   if (checks.length === 0) return NO_CHECK_MESSAGE;
   return { question: form.question.trim(), expectedAnswer: form.expectedAnswer.trim(), checks, source };
@@ -65,12 +69,13 @@ export function testCaseForm(c: TestCaseFieldsFragment): TestCaseFormValues {
     cites: of('cites').flatMap((k) => (k.entryId ? [k.entryId] : [])),
     noAnswer: of('no_answer').length > 0,
     offersPerson: of('offers_person').length > 0,
+    language: of('language')[0]?.language ?? '',
   };
 }
 
 /** One line per check, as the list shows a case. */
 export function describeCheck(
-  check: { kind: string; phrases: string[]; entryId?: string | null },
+  check: { kind: string; phrases: string[]; entryId?: string | null; language?: string | null },
   titleOf: (id: string) => string,
 ): string {
   switch (check.kind) {
@@ -84,6 +89,8 @@ export function describeCheck(
       return 'Says it does not know';
     case 'offers_person':
       return 'Offers a person';
+    case 'language':
+      return `Written in: ${check.language ?? ''}`;
     default:
       return check.kind;
   }

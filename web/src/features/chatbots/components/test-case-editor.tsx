@@ -89,6 +89,13 @@ export function TestCaseEditor({ chatbotId, initial, entries, source, caseId, su
         <Check label="Says it does not know" checked={form.noAnswer} onChange={(on) => set('noAnswer', on)} />
         <Check label="Offers a person" checked={form.offersPerson} onChange={(on) => set('offersPerson', on)} />
       </div>
+      <TextField
+        label="Written in (optional)"
+        hint="The language the answer must be in, as a code such as fr, de or es."
+        value={form.language}
+        onChange={(e) => set('language', e.target.value)}
+        maxLength={20}
+      />
       <TextareaField
         label="The answer as it should be (optional)"
         rows={3}

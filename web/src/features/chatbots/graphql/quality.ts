@@ -18,6 +18,7 @@ export const TestCaseFieldsFragment = graphql(`
       kind
       phrases
       entryId
+      language
     }
   }
 `);
