@@ -188,7 +188,8 @@ test('a visitor in the widget asks for a person; an agent answers from the live 
   await row.click();
   await expect(agent).toHaveURL(/\/inbox\/[0-9a-f-]{36}$/);
   const conversation = agent.getByRole('region', { name: /^Conversation with / });
-  await expect(conversation.getByText('Where is my parcel 1042?', { exact: true })).toBeVisible();
+  // The visitor's own message (the bot's answer quotes the question too, in italics).
+  await expect(conversation.getByRole('paragraph').filter({ hasText: /^Where is my parcel 1042\?$/ })).toBeVisible();
   await agent.getByRole('button', { name: 'Summarize' }).click();
   await expect(conversation.getByRole('region', { name: 'Summary' })).toContainText(/\w+/, { timeout: 15_000 });
   await screenshot(agent, 'handoff-inbox-agent');

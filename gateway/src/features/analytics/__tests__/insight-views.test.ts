@@ -141,6 +141,7 @@ describe('unansweredQuestionView', () => {
       lastSeen: lastSeen.toISOString(),
       status: 'open',
       answerEntryId: null,
+      reason: null,
     });
     expect(unansweredQuestionView({ ...q, status: 'resolved', answerEntryId: 'e9' })).toMatchObject({
       status: 'resolved',

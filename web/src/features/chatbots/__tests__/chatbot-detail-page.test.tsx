@@ -247,7 +247,10 @@ describe('Chatbot detail page', () => {
 
     fireEvent.click(save);
     expect(await screen.findByText('Profile picture updated successfully')).toBeTruthy();
-    const [url, init] = fetchMock.mock.calls[0] as unknown as [string, RequestInit];
+    // The page's other cards read over REST too (the Slack card asks whether "Add to Slack" is offered): the upload is its own call.
+    const uploads = (fetchMock.mock.calls as unknown as [string, RequestInit][]).filter(([url]) => url.endsWith('/profile-picture'));
+    expect(uploads).toHaveLength(1);
+    const [url, init] = uploads[0];
     expect(url).toBe('/api/chatbot/c1/profile-picture');
     expect(init.method).toBe('POST');
     expect((init.headers as Record<string, string>).authorization).toBe('Bearer good');
