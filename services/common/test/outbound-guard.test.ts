@@ -1,9 +1,7 @@
-import type { LookupAddress } from 'node:dns';
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addressRefusal, createGuardedAgent, parseAllowList, type OutboundPolicy } from '../src/outbound/guard.ts';
 import { MAX_REDIRECTS, OutboundError, outboundRequest, outboundUrl } from '../src/outbound/request.ts';
+import { fakeDns, startHostileTargets, type Listening } from './hostile-targets.ts';
 
 const strict = { allowPrivate: false, allow: parseAllowList('') };
 
@@ -96,78 +94,20 @@ describe('outboundUrl', () => {
   });
 });
 
-/** A resolver answering from a table (a queue of answers per name), standing for DNS we do not control. */
-function fakeDns(table: Record<string, string[][]>, calls: string[] = []) {
-  return ((hostname: string, _o: unknown, callback: (err: NodeJS.ErrnoException | null, a: LookupAddress[]) => void) => {
-    calls.push(hostname);
-    const answers = table[hostname];
-    if (!answers?.length) return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), []);
-    const answer = answers.length > 1 ? answers.shift()! : answers[0];
-    callback(
-      null,
-      answer.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
-    );
-  }) as unknown as typeof import('node:dns').lookup;
-}
-
-type Handler = (path: string, res: ServerResponse) => void;
-async function listen(host: string, handler: Handler): Promise<{ server: Server; port: number; hits: string[] }> {
-  const hits: string[] = [];
-  const server = createServer((req, res) => {
-    hits.push(req.url ?? '');
-    handler(req.url ?? '/', res);
-  });
-  await new Promise<void>((resolve) => server.listen(0, host, resolve));
-  return { server, port: (server.address() as AddressInfo).port, hits };
-}
-
 describe('outboundRequest', () => {
   // Loopback stands for the internet: 127.0.0.1 is allow-listed, 127.0.0.2 stands for an internal service.
   const policy: OutboundPolicy = { allowPrivate: false, allow: parseAllowList('127.0.0.1'), httpsOnly: false };
-  let target: Awaited<ReturnType<typeof listen>>;
-  let internal: Awaited<ReturnType<typeof listen>>;
-  const open = new Set<ServerResponse>();
+  let target: Listening;
+  let internal: Listening;
+  let close: () => Promise<void>;
   const base = () => `http://127.0.0.1:${target.port}`;
   const bounds = { method: 'GET' as const, timeoutMs: 1_000, maxBytes: 64 * 1024 };
 
   beforeAll(async () => {
-    internal = await listen('127.0.0.2', (_p, res) => res.end('internal secrets'));
-    target = await listen('127.0.0.1', (path, res) => {
-      const hop = path.match(/^\/hop\/(\d+)$/);
-      if (hop) {
-        const n = Number(hop[1]);
-        res.writeHead(302, { location: n === 0 ? '/done' : `/hop/${n - 1}` }).end();
-      } else if (path === '/done') res.end('{"ok":true}');
-      else if (path === '/to-internal') res.writeHead(302, { location: `http://127.0.0.2:${internal.port}/` }).end();
-      else if (path === '/to-metadata') res.writeHead(307, { location: 'http://169.254.169.254/latest/meta-data/' }).end();
-      else if (path === '/huge-declared') res.writeHead(200, { 'content-length': String(10 * 1024 ** 3) }).write('x');
-      else if (path === '/huge-streamed') {
-        // 10 GB that would never fit: written as fast as the reader takes it, without a length.
-        open.add(res);
-        const chunk = Buffer.alloc(16 * 1024, 120);
-        const pump = () => {
-          while (!res.destroyed && res.write(chunk));
-          if (!res.destroyed) res.once('drain', pump);
-        };
-        pump();
-      } else if (path === '/never-ends') {
-        open.add(res);
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.write('{"a":');
-      } else if (path === '/slow-loris') {
-        open.add(res);
-        res.writeHead(200);
-        const drip = setInterval(() => (res.destroyed ? clearInterval(drip) : res.write(' ')), 20);
-      } else if (path === '/no-answer') open.add(res);
-      else res.writeHead(404).end();
-    });
+    ({ target, internal, close } = await startHostileTargets());
   });
   afterAll(async () => {
-    for (const res of open) res.destroy();
-    target.server.closeAllConnections();
-    internal.server.closeAllConnections();
-    await new Promise((r) => target.server.close(r));
-    await new Promise((r) => internal.server.close(r));
+    await close();
   });
 
   const failure = (p: Promise<unknown>) =>
