@@ -50,6 +50,8 @@ export const MAILGUN_FIELDS = [
 ] as const;
 /** One field's characters passed on (a mail's text past it is cut; chat bounds each field further). */
 const MAX_EMAIL_FIELD_CHARS = 256 * 1024;
+/** Mailgun's signature is 64 hex digits; a longer one is cut here past them, and so refused. */
+const MAX_MAILGUN_SIGNATURE_CHARS = 70;
 export const EMAIL_FORM_INVALID = 'The body must be a form (multipart/form-data or application/x-www-form-urlencoded).';
 
 /** The form's fields Parley reads, from Mailgun's multipart or urlencoded body; a body that is no form is 400. */
@@ -128,7 +130,7 @@ export function channelWebhookRoutes(clients: Clients, opts: { telegram?: Telegr
       await clients.chat.receiveChannelUpdate({
         channel: 'email',
         connectionId: String(req.params.connectionId),
-        secret: (fields.signature ?? '').slice(0, MAX_SLACK_SIGNATURE_CHARS),
+        secret: (fields.signature ?? '').slice(0, MAX_MAILGUN_SIGNATURE_CHARS),
         timestamp: (fields.timestamp ?? '').slice(0, 20),
         body: Buffer.from(JSON.stringify(fields)),
       });
