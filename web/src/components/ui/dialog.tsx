@@ -11,7 +11,8 @@ interface DialogProps {
 /**
  * A small modal: a titled panel over a dimmed page, closed by Escape, the backdrop or its own
  * buttons. Rendered into <body>, so a sticky, blurred header cannot clip it. The first field (or
- * button) takes the focus, and the focus returns where it was when the dialog closes.
+ * button) takes the focus, and the focus returns where it was when the dialog closes. A panel taller
+ * than the screen scrolls within it, so its buttons stay reachable.
  */
 export function Dialog({ title, description, onClose, children }: DialogProps) {
   const titleId = useId();
@@ -44,7 +45,7 @@ export function Dialog({ title, description, onClose, children }: DialogProps) {
         aria-labelledby={titleId}
         aria-describedby={description ? descriptionId : undefined}
         tabIndex={-1}
-        className="relative w-full max-w-md rounded-2xl bg-white p-6 shadow-xl ring-1 ring-gray-200 focus:outline-none"
+        className="relative max-h-full w-full max-w-md overflow-y-auto rounded-2xl bg-white p-6 shadow-xl ring-1 ring-gray-200 focus:outline-none"
       >
         <h2 id={titleId} className="text-lg font-semibold text-gray-900">
           {title}
