@@ -60,6 +60,9 @@ describe("the chatbot's interactions, counted from the analytics batches", () =>
         ),
       ),
     );
+    // An answer's events wait in the chat service's batch before they are queued (EVENT_BATCH_WAIT_MS):
+    // the queues can be empty for a moment before the first job, so the count is awaited first.
+    await expect.poll(async () => (await counter(bot)).interactions, { timeout: 20_000 }).toBeGreaterThanOrEqual(BigInt(N));
     await settled();
     const events = (await stack.interactionJobs()).filter((e) => e.chatbotId === bot.id);
     expect(events).toHaveLength(N);
