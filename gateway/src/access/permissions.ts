@@ -17,6 +17,9 @@ import { usageOperations } from '../features/usage/rest.ts';
 import { providerKeyOperations } from '../features/provider-keys/rest.ts';
 import { modelOperations } from '../features/models/rest.ts';
 import { paymentOperations } from '../features/billing/rest.ts';
+import { chatbotOperations } from '../features/chatbots/rest.ts';
+import { unansweredQuestionOperations } from '../features/unanswered-questions/rest.ts';
+import { analyticsOperations } from '../features/analytics/rest.ts';
 
 export type Access = Permission | 'session' | 'public' | 'api-key';
 
@@ -29,6 +32,9 @@ export const OPERATIONS: readonly Operation[] = [
   ...providerKeyOperations,
   ...modelOperations,
   ...paymentOperations,
+  ...chatbotOperations,
+  ...unansweredQuestionOperations,
+  ...analyticsOperations,
 ];
 
 /** What an operation row says it needs, as this table's words. */
@@ -85,11 +91,7 @@ export const ACCESS = {
   'Mutation.signOutOtherSessions': 'session',
   'Mutation.deleteAccount': 'session',
 
-  // Chatbots, their settings and knowledge.
-  'GET /api/chatbot': 'workspace:read',
-  'GET /api/chatbot/:id': 'workspace:read',
-  'POST /api/chatbot': 'chatbots:write',
-  'PUT /api/chatbot/:id': 'chatbots:write',
+  // Chatbots, their settings and knowledge (the REST rows: features/chatbots/rest.ts).
   // HTTP actions (ADR 45): read with the chatbot, changed and tested as its settings.
   'GET /api/chatbot/:id/actions': 'workspace:read',
   // The log holds what visitors asked for (the inputs): read as conversations are.
@@ -105,15 +107,6 @@ export const ACCESS = {
   'POST /api/chatbot/:id/mcp-servers/:serverId/refresh': 'chatbots:write',
   'PUT /api/chatbot/:id/mcp-servers/:serverId/tools': 'chatbots:write',
   'DELETE /api/chatbot/:id/mcp-servers/:serverId': 'chatbots:write',
-  'DELETE /api/chatbot/:id': 'chatbots:write',
-  'POST /api/chatbot/:id/profile-picture': 'chatbots:write',
-  'POST /api/chatbot/:id/knowledge-base/text': 'chatbots:write',
-  'POST /api/chatbot/:id/knowledge-base/files': 'chatbots:write',
-  'POST /api/chatbot/:id/knowledge-base/urls': 'chatbots:write',
-  'POST /api/chatbot/:id/knowledge-base/qa': 'chatbots:write',
-  'POST /api/chatbot/:id/knowledge-base/text-entries/:entryId/refresh': 'chatbots:write',
-  'PUT /api/chatbot/:id/knowledge-base/text-entries/:entryId': 'chatbots:write',
-  'DELETE /api/chatbot/:id/knowledge-base/text-entries/:entryId': 'chatbots:write',
   'Query.chatbots': 'workspace:read',
   'Query.chatbot': 'workspace:read',
   // The models chatbots may answer with.
@@ -152,12 +145,7 @@ export const ACCESS = {
   'POST /api/channels/instagram/:connectionId': 'public',
 
   // Conversations and unanswered questions (visitors' words: agents and above).
-  'GET /api/chatbot/:id/conversations': 'conversations:read',
-  'GET /api/chatbot/:id/conversations/:conversationId': 'conversations:read',
   'GET /api/chatbot/:id/conversations/export': 'conversations:read',
-  'GET /api/chatbot/:id/unanswered-questions': 'conversations:read',
-  'POST /api/chatbot/:id/unanswered-questions/:questionId/answer': 'conversations:write',
-  'POST /api/chatbot/:id/unanswered-questions/:questionId/dismiss': 'conversations:write',
   'Query.conversations': 'conversations:read',
   'Query.conversation': 'conversations:read',
   'Query.unansweredQuestions': 'conversations:read',
@@ -202,8 +190,6 @@ export const ACCESS = {
   'Mutation.setHandoffNotifications': 'workspace:read',
 
   // Analytics and usage.
-  'GET /api/chatbot/:id/analytics': 'workspace:read',
-  'GET /api/analytics/summary': 'workspace:read',
   'Query.analytics': 'workspace:read',
   'Query.analyticsSummary': 'workspace:read',
   'Query.usage': 'workspace:read',

@@ -10,20 +10,17 @@ import { bodyParserError, MALFORMED_URL, toHttpError } from './errors.ts';
 import type { HeldStreams } from '../access/held-streams.ts';
 import type { StripeEventIntake } from '../features/billing/stripe-events.ts';
 import { accountRoutes, passwordResetRoutes, portalRoutes } from '../features/account/rest.ts';
-import { analyticsSummaryRoutes, chatbotAnalyticsRoutes } from '../features/analytics/rest.ts';
 import { authRoutes } from '../features/auth/rest.ts';
 import { inboxEventRoutes } from '../features/inbox/inbox-events.ts';
 import { isCleanText } from './input.ts';
 import { registerOperations } from './operations.ts';
 import { OPERATIONS } from '../access/permissions.ts';
-import { chatbotRoutes } from '../features/chatbots/rest.ts';
 import { conversationExportRoutes } from '../features/conversations/conversation-export.ts';
 import { webhookHandlers } from '../features/billing/rest.ts';
 import type { OpenStreams } from '../features/conversations/conversation-events.ts';
 import { publicChatRoutes } from '../features/public-chat/rest.ts';
 import { publicLeadRoutes } from '../features/leads/public-lead.ts';
 import { leadExportRoutes } from '../features/leads/lead-export.ts';
-import { unansweredQuestionRoutes } from '../features/unanswered-questions/rest.ts';
 import { actionRoutes } from '../features/actions/action-routes.ts';
 import { mcpServerRoutes } from '../features/mcp-servers/mcp-server-routes.ts';
 import { channelWebhookRoutes } from '../features/channels/webhook.ts';
@@ -86,24 +83,12 @@ export function apiRouter(opts: ApiOptions): Router {
   // Likewise the messaging channels' webhooks (docs/adr/0044-messaging-channels.md): read raw, checked by chat.
   if (opts.slackInstall) router.use('/channels', opts.slackInstall.callback);
   router.use('/channels', channelWebhookRoutes(opts.clients, { telegram: opts.telegramIntake }));
-  // Each operation reads its own body once its caller is checked (operations.ts); their paths are
-  // whole, so no other route's mounting can shadow them.
-  registerOperations(
-    router,
-    OPERATIONS,
-    {
-      face: 'dashboard',
-      bodyLimit: opts.bodyLimit,
-      deps: { clients: opts.clients, logger: opts.logger, publicUrl: opts.publicUrl, seats: opts.seats },
-    },
-    '/api',
-  );
-  router.use(express.json({ limit: opts.bodyLimit }));
-  router.use('/auth/sso', ssoRoutes(opts.clients, { logger: opts.logger, publicUrl: opts.publicUrl, seats: opts.seats }));
-  router.use('/auth', authRoutes(opts.clients), passwordResetRoutes(opts.clients));
-  // Before the owner routes, so "public" is never read as a chatbot id.
+  const json = express.json({ limit: opts.bodyLimit });
+  // Before the chatbot's operation rows (/chatbot/:id/…), so "public" is never read as a chatbot id;
+  // the visitors' routes have no caller to check before their body is read.
   router.use(
     '/chatbot/public',
+    json,
     publicChatRoutes(opts.clients, {
       timeoutMs: opts.chatTimeoutMs,
       logger: opts.logger,
@@ -113,18 +98,36 @@ export function apiRouter(opts: ApiOptions): Router {
     }),
     publicLeadRoutes(opts.clients, { publicUrl: opts.publicUrl }),
   );
-  // The export before the owner routes, so "export" is never read as a conversation id.
+  // Likewise the export (a GET, no body to read), so "export" is never read as a conversation id.
   router.use('/chatbot', conversationExportRoutes(opts.clients, { logger: opts.logger }));
+  // Each operation reads its own body once its caller is checked (operations.ts); their paths are
+  // whole, so no other route's mounting can shadow them.
+  registerOperations(
+    router,
+    OPERATIONS,
+    {
+      face: 'dashboard',
+      bodyLimit: opts.bodyLimit,
+      deps: {
+        clients: opts.clients,
+        logger: opts.logger,
+        publicUrl: opts.publicUrl,
+        seats: opts.seats,
+        catalogue: opts.catalogue,
+        uploads: { maxPictureBytes: opts.maxPictureBytes, maxUploadBytes: opts.maxUploadBytes, uploadTimeoutMs: opts.uploadTimeoutMs },
+      },
+    },
+    '/api',
+  );
+  router.use(json);
+  router.use('/auth/sso', ssoRoutes(opts.clients, { logger: opts.logger, publicUrl: opts.publicUrl, seats: opts.seats }));
+  router.use('/auth', authRoutes(opts.clients), passwordResetRoutes(opts.clients));
   router.use(
     '/chatbot',
     ...(opts.slackInstall ? [opts.slackInstall.member] : []),
-    chatbotRoutes(opts.clients, opts),
-    chatbotAnalyticsRoutes(opts.clients),
-    unansweredQuestionRoutes(opts.clients),
     actionRoutes(opts.clients),
     mcpServerRoutes(opts.clients),
   );
-  router.use('/analytics', analyticsSummaryRoutes(opts.clients));
   router.use('/leads', leadExportRoutes(opts.clients, { logger: opts.logger }));
   router.use(
     '/inbox',

@@ -110,6 +110,14 @@ export const optionalFlag = (name: string) => z.boolean({ error: `${name} must b
 /** booleanField: a boolean that must be there. */
 export const flag = (name: string) => z.boolean({ error: `${name} must be true or false` });
 
+/** optionalNumberOrNull: undefined when absent, null kept (it has a meaning of its own). */
+export const numberOrNull = (name: string) =>
+  z.custom<number>((value) => typeof value === 'number', `${name} must be a number or null`).nullish();
+
+/** optionalInteger: undefined when absent. */
+export const optionalWholeNumber = (name: string) =>
+  z.custom<number>((value) => typeof value === 'number' && Number.isInteger(value), `${name} must be a whole number`).optional();
+
 /** optionalStringArray: undefined when absent; every item typed first, then every item clean. */
 export const optionalTextList = (name: string) => {
   const message = `${name} must be an array of strings`;

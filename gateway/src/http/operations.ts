@@ -32,6 +32,7 @@ import { authenticate } from '../access/sessions.ts';
 import type { AuthUser } from '../access/users.ts';
 import { member, restCaller, type Member } from '../access/workspace-member.ts';
 import type { Logger } from '@parley/common/logger.ts';
+import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
 import type { Clients } from './clients.ts';
 import { HttpError } from './errors.ts';
 import { CHATBOT_NOT_FOUND, keyReaches, scopeMissing } from '../v1/call.ts';
@@ -53,7 +54,11 @@ export interface OperationSpec {
   params?: z.ZodType;
   query?: z.ZodType;
   body?: z.ZodType;
-  /** The body is multipart/form-data, read by the handler's upload reader (documented with `body`). */
+  /**
+   * The handler reads the body itself (multipart/form-data, by its upload reader), once the caller is
+   * checked: no schema validates it (`body` only documents it, on the developer API), the developer API
+   * does not read it as JSON, and the dashboard reads it as JSON only when it is sent as JSON, as any row.
+   */
   multipart?: boolean;
   /** The success status (200 unless named) and, where cheap, the schema of its body. */
   status?: number;
@@ -69,6 +74,10 @@ export interface OperationDeps {
   publicUrl: string;
   /** How many members each plan allows a workspace (features/workspaces' Seats). */
   seats: { free: number; pro: number };
+  /** The model catalogue, which names the models chatbots answer with. */
+  catalogue: ModelCatalogue;
+  /** The uploads' limits: a profile picture's and a knowledge file's bytes, and the deadline of the call handing a file on. */
+  uploads: { maxPictureBytes: number; maxUploadBytes: number; uploadTimeoutMs: number };
 }
 
 /** What a handler is given: the request, its caller, and the params, query and body as the row's schemas read them. */

@@ -3,34 +3,22 @@
 //   GET /api/analytics/summary?startDate&endDate        all the owner's chatbots together
 // Dates are inclusive UTC days (YYYY-MM-DD), by default the last 30. Free owners get the totals only
 // (`full: false`); the chat service decides that, the dates' rules and another owner's chatbot (404).
-import { Router, type Request } from 'express';
-import type { Clients } from '../../http/clients.ts';
+// Rows of this operation table (http/operations.ts), read by any member.
+import { z } from 'zod';
 import { loadAnalyticsSummary, loadChatbotAnalytics } from './analytics.ts';
-import { ownerId } from '../../access/members.ts';
+import { operation, type Operation } from '../../http/operations.ts';
 
-const datesOf = (req: Request) => ({ startDate: req.query.startDate, endDate: req.query.endDate });
+const who = 'session';
+// The dates as given, for the chat service to check.
+const dates = z.object({ startDate: z.unknown().optional(), endDate: z.unknown().optional() });
 
-/** Mounted under /chatbot, beside the chatbot routes. */
-export function chatbotAnalyticsRoutes(clients: Clients): Router {
-  const router = Router();
-
-  router.get('/:id/analytics', async (req, res) => {
-    // Who is asking is settled first: a signed-out caller gets 401 whatever the dates say.
-    const owner = await ownerId(clients, req);
-    res.json(await loadChatbotAnalytics(clients, owner, req.params.id, datesOf(req)));
-  });
-
-  return router;
-}
-
-/** Mounted under /analytics. */
-export function analyticsSummaryRoutes(clients: Clients): Router {
-  const router = Router();
-
-  router.get('/summary', async (req, res) => {
-    const owner = await ownerId(clients, req);
-    res.json(await loadAnalyticsSummary(clients, owner, datesOf(req)));
-  });
-
-  return router;
-}
+export const analyticsOperations: Operation[] = [
+  operation(
+    { method: 'GET', path: '/api/chatbot/:id/analytics', who, permission: 'workspace:read', query: dates },
+    async ({ app: { clients }, member, params, query }) => loadChatbotAnalytics(clients, member.ownerId, params.id, query),
+  ),
+  operation(
+    { method: 'GET', path: '/api/analytics/summary', who, permission: 'workspace:read', query: dates },
+    async ({ app: { clients }, member, query }) => loadAnalyticsSummary(clients, member.ownerId, query),
+  ),
+];

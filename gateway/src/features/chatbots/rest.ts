@@ -1,13 +1,30 @@
 // REST paths (docs/product.md, REST API) for an owner's chatbots, their pictures and knowledge base (typed text, files,
-// web pages and Q&A pairs; appearance, allowed domains, visitor limits, the lead form, handoff and privacy). Every
-// path acts for the signed-in owner; another owner's chatbot answers 404 (the chatbot service
-// decides, and owns every rule on the values).
-import { Router, type Request } from 'express';
-import type { Clients } from '../../http/clients.ts';
+// web pages and Q&A pairs; appearance, allowed domains, visitor limits, the lead form, handoff and privacy), and their
+// conversations. Each path acts in the request's workspace (X-Workspace-Id, the personal one without it) with the
+// permission its row of this operation table (http/operations.ts) names; another owner's chatbot answers 404 (the
+// chatbot service decides, and owns every rule on the values):
+//   GET    /api/chatbot                               → [chatbot]
+//   POST   /api/chatbot { name }                      → chatbot (201)
+//   GET    /api/chatbot/{id}                          → chatbot
+//   PUT    /api/chatbot/{id} { name?, isActive?, language?, instructions?, …, privacy? } → chatbot
+//   DELETE /api/chatbot/{id}                          → { message }
+//   POST   /api/chatbot/{id}/profile-picture          multipart, field profilePicture → { profilePicture }
+//   POST   /api/chatbot/{id}/knowledge-base/text { text, append? } → { knowledgeBase }
+//   POST   /api/chatbot/{id}/knowledge-base/files     multipart, field file → entry (202; parsed in the background)
+//   POST   /api/chatbot/{id}/knowledge-base/urls { url, crawl?, maxPages? } → entry (202)
+//   POST   /api/chatbot/{id}/knowledge-base/qa { question, answer } → entry (201)
+//   POST   /api/chatbot/{id}/knowledge-base/text-entries/{entryId}/refresh → entry (202)
+//   PUT    /api/chatbot/{id}/knowledge-base/text-entries/{entryId} { autoSync } → entry
+//   DELETE /api/chatbot/{id}/knowledge-base/text-entries/{entryId} → { knowledgeBase }
+//   GET    /api/chatbot/{id}/conversations            → [conversation]
+//   GET    /api/chatbot/{id}/conversations/{conversationId} → conversation
+// The uploads are rows that read their own body (`multipart`), once the caller is checked.
+import { z } from 'zod';
+import type { Permission } from '@parley/common/roles.ts';
+import { invalid } from '@parley/common/rpc-errors.ts';
 import {
   chatbotView,
   embedSettingsChange,
-  type EmbedSettingsInput,
   knowledgeBaseView,
   textEntryResultView,
   languageChange,
@@ -18,260 +35,227 @@ import {
   updateChatbot,
   voiceChange,
 } from './chatbots.ts';
-import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
-import type { ModelChoiceInput } from '../models/models.ts';
 import { conversationView, restConversation } from '../conversations/conversations.ts';
-import { leadSettingsChange, type LeadSettingsInput } from '../leads/leads.ts';
-import { privacyChange, restPrivacyInput } from '../privacy/privacy-settings.ts';
-import { ownerId, routeMember } from '../../access/members.ts';
-import { invalid } from '@parley/common/rpc-errors.ts';
-import {
-  booleanField,
-  jsonObject,
-  optionalBoolean,
-  optionalInteger,
-  optionalNumberOrNull,
-  optionalString,
-  optionalStringArray,
-  stringField,
-  type JsonObject,
-} from '../../http/input.ts';
+import { leadSettingsChange } from '../leads/leads.ts';
+import { privacyChange, restPrivacyFields } from '../privacy/privacy-settings.ts';
+import { operation, type Operation, type OperationDeps } from '../../http/operations.ts';
+import { flag, jsonBody, numberOrNull, optionalFlag, optionalText, optionalTextList, optionalWholeNumber, text } from '../../http/input.ts';
 import { readKnowledgeUpload } from '../knowledge/knowledge-upload.ts';
 import { readPictureUpload } from './picture-upload.ts';
 
 export const APPEND_ONLY = 'append must be true: text is added to the knowledge base as a new entry';
+export const CHATBOT_DELETED_MESSAGE = 'Chatbot deleted';
 
-/**
- * An optional nested object of the body, its fields named by their path ("appearance.position") so
- * input.ts's messages say which field is wrong.
- */
-function nestedObject(body: JsonObject, name: string): JsonObject | undefined {
-  const value = body[name];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid(`${name} must be an object`);
-  return Object.fromEntries(Object.entries(value).map(([key, v]) => [`${name}.${key}`, v]));
-}
+/** An optional nested object of the body; its fields are named by their path ("appearance.position") so the messages say which is wrong. */
+const section = <S extends z.ZodRawShape>(name: string, shape: S) => z.object(shape, { error: `${name} must be an object` }).optional();
 
-/** A field of several JSON types, or null; undefined when absent. */
-function optionalOfTypes<T>(body: JsonObject, name: string, types: ('string' | 'number')[], message: string): T | null | undefined {
-  const value = body[name];
-  if (value === undefined || value === null) return value;
-  if (!(types as string[]).includes(typeof value)) throw invalid(`${name} must be ${message}`);
-  return value as T;
-}
+/** A field of these JSON types, or null; undefined when absent. As typed: the service checks the text. */
+const ofTypesOrNull = <T>(name: string, types: ('string' | 'number')[], message: string) =>
+  z.custom<T>((value) => (types as string[]).includes(typeof value), `${name} must be ${message}`).nullish();
 
-/** The embed settings of PUT /api/chatbot/{id}, typed; partial at every level. */
-function embedSettingsInput(body: JsonObject): EmbedSettingsInput {
-  const appearance = nestedObject(body, 'appearance');
-  const limits = nestedObject(body, 'limits');
-  return {
-    appearance: appearance && {
-      // Null: the product's colour.
-      primaryColor: optionalOfTypes<string>(appearance, 'appearance.primaryColor', ['string'], 'a string or null'),
-      position: optionalString(appearance, 'appearance.position'),
-      launcherLabel: optionalString(appearance, 'appearance.launcherLabel'),
-      hideBranding: optionalBoolean(appearance, 'appearance.hideBranding'),
+/** The changes of PUT /api/chatbot/{id}, typed; partial at every level. */
+const chatbotChanges = jsonBody({
+  name: optionalText('name'),
+  isActive: optionalFlag('isActive'),
+  language: optionalText('language'),
+  instructions: optionalText('instructions'),
+  temperature: numberOrNull('temperature'),
+  welcomeMessage: optionalText('welcomeMessage'),
+  suggestedQuestions: optionalTextList('suggestedQuestions'),
+  noAnswerMessage: optionalText('noAnswerMessage'),
+  answerInVisitorLanguage: optionalFlag('answerInVisitorLanguage'),
+  // The embed settings.
+  appearance: section('appearance', {
+    // Null: the product's colour.
+    primaryColor: ofTypesOrNull<string>('appearance.primaryColor', ['string'], 'a string or null'),
+    position: optionalText('appearance.position'),
+    launcherLabel: optionalText('appearance.launcherLabel'),
+    hideBranding: optionalFlag('appearance.hideBranding'),
+  }),
+  allowedDomains: optionalTextList('allowedDomains'),
+  standalonePage: optionalFlag('standalonePage'),
+  limits: section('limits', {
+    visitorMessagesPerDay: ofTypesOrNull<number>('limits.visitorMessagesPerDay', ['number'], 'a number or null'),
+    dailySpendLimit: ofTypesOrNull<number | string>('limits.dailySpendLimit', ['number', 'string'], 'a number, a string or null'),
+    proofOfWork: optionalFlag('limits.proofOfWork'),
+  }),
+  // The lead form and handoff (docs/adr/0034-humans-in-the-loop.md).
+  leadForm: section('leadForm', {
+    name: optionalText('leadForm.name'),
+    email: optionalText('leadForm.email'),
+    phone: optionalText('leadForm.phone'),
+    trigger: optionalText('leadForm.trigger'),
+    afterMessages: optionalWholeNumber('leadForm.afterMessages'),
+    consentText: optionalText('leadForm.consentText'),
+  }),
+  handoff: section('handoff', {
+    enabled: optionalFlag('handoff.enabled'),
+    timeoutSeconds: optionalWholeNumber('handoff.timeoutSeconds'),
+  }),
+  privacy: section('privacy', restPrivacyFields),
+  // The model choice: `fallbackModelId` null or "" for none.
+  modelId: optionalText('modelId'),
+  fallbackModelId: ofTypesOrNull<string>('fallbackModelId', ['string'], 'a string or null'),
+});
+
+const who = 'session';
+const read: Permission = 'workspace:read';
+const write: Permission = 'chatbots:write';
+// Visitors' words: agents and above.
+const conversationsRead: Permission = 'conversations:read';
+const base = '/api/chatbot';
+const entry = `${base}/:id/knowledge-base/text-entries/:entryId`;
+
+/** The chatbot as REST clients read it (`_id`), its models named from the catalogue. */
+const view = (app: OperationDeps, chatbot: Parameters<typeof chatbotView>[0]) => restChatbot(chatbotView(chatbot, app.catalogue));
+
+export const chatbotOperations: Operation[] = [
+  operation({ method: 'GET', path: base, who, permission: read }, async ({ app, member }) => {
+    const { chatbots } = await app.clients.chatbot.listChatbots({ ownerId: member.ownerId, includeKnowledgeBase: true });
+    return chatbots.map((chatbot) => view(app, chatbot));
+  }),
+  operation(
+    { method: 'POST', path: base, who, permission: write, status: 201, body: jsonBody({ name: text('name') }) },
+    async ({ app, member, body }) => {
+      const { chatbot } = await app.clients.chatbot.createChatbot({ ownerId: member.ownerId, name: body.name });
+      return view(app, chatbot);
     },
-    allowedDomains: optionalStringArray(body, 'allowedDomains'),
-    standalonePage: optionalBoolean(body, 'standalonePage'),
-    limits: limits && {
-      visitorMessagesPerDay: optionalOfTypes<number>(limits, 'limits.visitorMessagesPerDay', ['number'], 'a number or null'),
-      dailySpendLimit: optionalOfTypes<number | string>(
-        limits,
-        'limits.dailySpendLimit',
-        ['number', 'string'],
-        'a number, a string or null',
-      ),
-      proofOfWork: optionalBoolean(limits, 'limits.proofOfWork'),
-    },
-  };
-}
-
-/** The lead form and handoff of PUT /api/chatbot/{id} (docs/adr/0034-humans-in-the-loop.md), typed; partial at every level. */
-function leadSettingsInput(body: JsonObject): LeadSettingsInput {
-  const leadForm = nestedObject(body, 'leadForm');
-  const handoff = nestedObject(body, 'handoff');
-  return {
-    leadForm: leadForm && {
-      name: optionalString(leadForm, 'leadForm.name'),
-      email: optionalString(leadForm, 'leadForm.email'),
-      phone: optionalString(leadForm, 'leadForm.phone'),
-      trigger: optionalString(leadForm, 'leadForm.trigger'),
-      afterMessages: optionalInteger(leadForm, 'leadForm.afterMessages'),
-      consentText: optionalString(leadForm, 'leadForm.consentText'),
-    },
-    handoff: handoff && {
-      enabled: optionalBoolean(handoff, 'handoff.enabled'),
-      timeoutSeconds: optionalInteger(handoff, 'handoff.timeoutSeconds'),
-    },
-  };
-}
-
-/** The model choice of PUT /api/chatbot/{id}: `modelId`, and `fallbackModelId` (null or "" for none). */
-function modelChoiceInput(body: JsonObject): ModelChoiceInput {
-  return {
-    modelId: optionalString(body, 'modelId'),
-    fallbackModelId: optionalOfTypes<string>(body, 'fallbackModelId', ['string'], 'a string or null'),
-  };
-}
-
-export interface ChatbotRouteOptions {
-  catalogue: ModelCatalogue;
-  maxPictureBytes: number;
-  /** Largest knowledge file read from a request (413 past it). */
-  maxUploadBytes: number;
-  /** Deadline of the call that hands an uploaded file to the chatbot service. */
-  uploadTimeoutMs: number;
-}
-
-export function chatbotRoutes(clients: Clients, opts: ChatbotRouteOptions): Router {
-  const router = Router();
-  const owner = (req: Request) => ownerId(clients, req);
-  const view = (chatbot: Parameters<typeof chatbotView>[0]) => restChatbot(chatbotView(chatbot, opts.catalogue));
-
-  router.get('/', async (req, res) => {
-    const { chatbots } = await clients.chatbot.listChatbots({ ownerId: await owner(req), includeKnowledgeBase: true });
-    res.json(chatbots.map(view));
-  });
-
-  router.post('/', async (req, res) => {
-    const body = jsonObject(req.body);
-    const { chatbot } = await clients.chatbot.createChatbot({ ownerId: await owner(req), name: stringField(body, 'name') });
-    res.status(201).json(view(chatbot));
-  });
-
-  router.get('/:id', async (req, res) => {
-    const { chatbot } = await clients.chatbot.getChatbot({ ownerId: await owner(req), chatbotId: req.params.id });
-    res.json(view(chatbot));
-  });
-
-  router.put('/:id', async (req, res) => {
-    const body = jsonObject(req.body);
+  ),
+  operation({ method: 'GET', path: `${base}/:id`, who, permission: read }, async ({ app, member, params }) => {
+    const { chatbot } = await app.clients.chatbot.getChatbot({ ownerId: member.ownerId, chatbotId: params.id });
+    return view(app, chatbot);
+  }),
+  operation({ method: 'PUT', path: `${base}/:id`, who, permission: write, body: chatbotChanges }, async ({ app, member, params, body }) => {
     const changes = {
-      name: optionalString(body, 'name'),
-      isActive: optionalBoolean(body, 'isActive'),
-      ...languageChange(optionalString(body, 'language')),
-      ...voiceChange({
-        instructions: optionalString(body, 'instructions'),
-        temperature: optionalNumberOrNull(body, 'temperature'),
-        welcomeMessage: optionalString(body, 'welcomeMessage'),
-        suggestedQuestions: optionalStringArray(body, 'suggestedQuestions'),
-        noAnswerMessage: optionalString(body, 'noAnswerMessage'),
-        answerInVisitorLanguage: optionalBoolean(body, 'answerInVisitorLanguage'),
-      }),
-      ...embedSettingsChange(embedSettingsInput(body)),
-      ...leadSettingsChange(leadSettingsInput(body)),
-      ...privacyChange(restPrivacyInput(nestedObject(body, 'privacy'))),
+      name: body.name,
+      isActive: body.isActive,
+      ...languageChange(body.language),
+      ...voiceChange(body),
+      ...embedSettingsChange(body),
+      ...leadSettingsChange(body),
+      ...privacyChange(body.privacy),
     };
-    const model = modelChoiceInput(body);
-    const m = await routeMember(clients, req);
-    const actor = { userId: m.user.id, workspaceId: m.ownerId, clientIp: m.clientIp };
-    const updated = await updateChatbot(clients, opts.catalogue, { actor }, req.params.id, changes, model);
-    res.json(restChatbot(updated));
-  });
-
-  router.delete('/:id', async (req, res) => {
-    await clients.chatbot.deleteChatbot({ ownerId: await owner(req), chatbotId: req.params.id });
-    res.json({ message: 'Chatbot deleted' });
-  });
-
-  router.post('/:id/profile-picture', async (req, res) => {
-    // Who is asking is settled before the upload is read.
-    const id = await owner(req);
-    const content = await readPictureUpload(req, opts.maxPictureBytes);
-    const { profilePicture } = await clients.chatbot.setProfilePicture({ ownerId: id, chatbotId: req.params.id, content });
-    res.json({ profilePicture });
-  });
-
-  router.post('/:id/knowledge-base/text', async (req, res) => {
-    const body = jsonObject(req.body);
-    if (optionalBoolean(body, 'append') === false) throw invalid(APPEND_ONLY);
-    const { knowledgeBase } = await clients.chatbot.addTextEntry({
-      ownerId: await owner(req),
-      chatbotId: req.params.id,
-      text: stringField(body, 'text'),
-    });
-    res.json({ knowledgeBase: restKnowledgeBase(knowledgeBaseView(knowledgeBase)) });
-  });
-
-  router.post('/:id/knowledge-base/files', async (req, res) => {
-    // Who is asking is settled before the upload is read.
-    const id = await owner(req);
-    const file = await readKnowledgeUpload(req, opts.maxUploadBytes);
-    const added = await clients.chatbot.addFileEntry(
-      { ownerId: id, chatbotId: req.params.id, fileName: file.name, content: file.content },
-      { timeoutMs: opts.uploadTimeoutMs },
-    );
-    // Accepted: the entry is parsed in the background (status "processing").
-    res.status(202).json(restTextEntryResult(textEntryResultView(added)));
-  });
-
-  router.post('/:id/knowledge-base/urls', async (req, res) => {
-    const body = jsonObject(req.body);
-    const added = await clients.chatbot.addUrlEntry({
-      ownerId: await owner(req),
-      chatbotId: req.params.id,
-      url: stringField(body, 'url'),
-      crawl: optionalBoolean(body, 'crawl') ?? false,
-      maxPages: maxPagesField(optionalInteger(body, 'maxPages')),
-    });
-    res.status(202).json(restTextEntryResult(textEntryResultView(added)));
-  });
-
-  router.post('/:id/knowledge-base/qa', async (req, res) => {
-    const body = jsonObject(req.body);
-    const added = await clients.chatbot.addQaEntry({
-      ownerId: await owner(req),
-      chatbotId: req.params.id,
-      question: stringField(body, 'question'),
-      answer: stringField(body, 'answer'),
-    });
-    res.status(201).json(restTextEntryResult(textEntryResultView(added)));
-  });
-
-  router.post('/:id/knowledge-base/text-entries/:entryId/refresh', async (req, res) => {
-    const refreshed = await clients.chatbot.refreshEntry({
-      ownerId: await owner(req),
-      chatbotId: req.params.id,
-      entryId: req.params.entryId,
-    });
-    // Accepted: the page is fetched again in the background.
-    res.status(202).json(restTextEntryResult(textEntryResultView(refreshed)));
-  });
-
-  router.put('/:id/knowledge-base/text-entries/:entryId', async (req, res) => {
-    const body = jsonObject(req.body);
-    const changed = await clients.chatbot.setEntryAutoSync({
-      ownerId: await owner(req),
-      chatbotId: req.params.id,
-      entryId: req.params.entryId,
-      autoSync: booleanField(body, 'autoSync'),
-    });
-    res.json(restTextEntryResult(textEntryResultView(changed)));
-  });
-
-  router.delete('/:id/knowledge-base/text-entries/:entryId', async (req, res) => {
+    const actor = { userId: member.user.id, workspaceId: member.ownerId, clientIp: member.clientIp };
+    const { modelId, fallbackModelId } = body;
+    return restChatbot(await updateChatbot(app.clients, app.catalogue, { actor }, params.id, changes, { modelId, fallbackModelId }));
+  }),
+  operation({ method: 'DELETE', path: `${base}/:id`, who, permission: write }, async ({ app: { clients }, member, params }) => {
+    await clients.chatbot.deleteChatbot({ ownerId: member.ownerId, chatbotId: params.id });
+    return { message: CHATBOT_DELETED_MESSAGE };
+  }),
+  operation(
+    { method: 'POST', path: `${base}/:id/profile-picture`, who, permission: write, multipart: true },
+    async ({ app: { clients, uploads }, member, params, req }) => {
+      const content = await readPictureUpload(req, uploads.maxPictureBytes);
+      const { profilePicture } = await clients.chatbot.setProfilePicture({ ownerId: member.ownerId, chatbotId: params.id, content });
+      return { profilePicture };
+    },
+  ),
+  operation(
+    {
+      method: 'POST',
+      path: `${base}/:id/knowledge-base/text`,
+      who,
+      permission: write,
+      body: jsonBody({ append: optionalFlag('append'), text: text('text') }),
+    },
+    async ({ app: { clients }, member, params, body }) => {
+      if (body.append === false) throw invalid(APPEND_ONLY);
+      const { knowledgeBase } = await clients.chatbot.addTextEntry({ ownerId: member.ownerId, chatbotId: params.id, text: body.text });
+      return { knowledgeBase: restKnowledgeBase(knowledgeBaseView(knowledgeBase)) };
+    },
+  ),
+  // Accepted: the entry is parsed in the background (status "processing").
+  operation(
+    { method: 'POST', path: `${base}/:id/knowledge-base/files`, who, permission: write, status: 202, multipart: true },
+    async ({ app: { clients, uploads }, member, params, req }) => {
+      const file = await readKnowledgeUpload(req, uploads.maxUploadBytes);
+      const added = await clients.chatbot.addFileEntry(
+        { ownerId: member.ownerId, chatbotId: params.id, fileName: file.name, content: file.content },
+        { timeoutMs: uploads.uploadTimeoutMs },
+      );
+      return restTextEntryResult(textEntryResultView(added));
+    },
+  ),
+  operation(
+    {
+      method: 'POST',
+      path: `${base}/:id/knowledge-base/urls`,
+      who,
+      permission: write,
+      status: 202,
+      body: jsonBody({ url: text('url'), crawl: optionalFlag('crawl'), maxPages: optionalWholeNumber('maxPages') }),
+    },
+    async ({ app: { clients }, member, params, body }) => {
+      const added = await clients.chatbot.addUrlEntry({
+        ownerId: member.ownerId,
+        chatbotId: params.id,
+        url: body.url,
+        crawl: body.crawl ?? false,
+        maxPages: maxPagesField(body.maxPages),
+      });
+      return restTextEntryResult(textEntryResultView(added));
+    },
+  ),
+  operation(
+    {
+      method: 'POST',
+      path: `${base}/:id/knowledge-base/qa`,
+      who,
+      permission: write,
+      status: 201,
+      body: jsonBody({ question: text('question'), answer: text('answer') }),
+    },
+    async ({ app: { clients }, member, params, body }) => {
+      const added = await clients.chatbot.addQaEntry({ ownerId: member.ownerId, chatbotId: params.id, ...body });
+      return restTextEntryResult(textEntryResultView(added));
+    },
+  ),
+  // Accepted: the page is fetched again in the background.
+  operation(
+    { method: 'POST', path: `${entry}/refresh`, who, permission: write, status: 202 },
+    async ({ app: { clients }, member, params }) => {
+      const refreshed = await clients.chatbot.refreshEntry({ ownerId: member.ownerId, chatbotId: params.id, entryId: params.entryId });
+      return restTextEntryResult(textEntryResultView(refreshed));
+    },
+  ),
+  operation(
+    { method: 'PUT', path: entry, who, permission: write, body: jsonBody({ autoSync: flag('autoSync') }) },
+    async ({ app: { clients }, member, params, body }) => {
+      const changed = await clients.chatbot.setEntryAutoSync({
+        ownerId: member.ownerId,
+        chatbotId: params.id,
+        entryId: params.entryId,
+        autoSync: body.autoSync,
+      });
+      return restTextEntryResult(textEntryResultView(changed));
+    },
+  ),
+  operation({ method: 'DELETE', path: entry, who, permission: write }, async ({ app: { clients }, member, params }) => {
     const { knowledgeBase } = await clients.chatbot.deleteTextEntry({
-      ownerId: await owner(req),
-      chatbotId: req.params.id,
-      entryId: req.params.entryId,
+      ownerId: member.ownerId,
+      chatbotId: params.id,
+      entryId: params.entryId,
     });
-    res.json({ knowledgeBase: restKnowledgeBase(knowledgeBaseView(knowledgeBase)) });
-  });
+    return { knowledgeBase: restKnowledgeBase(knowledgeBaseView(knowledgeBase)) };
+  }),
 
-  router.get('/:id/conversations', async (req, res) => {
-    const { conversations } = await clients.chat.listConversations({ ownerId: await owner(req), chatbotId: req.params.id });
-    res.json(conversations.map((c) => restConversation(conversationView(c))));
-  });
-
-  router.get('/:id/conversations/:conversationId', async (req, res) => {
-    const { conversation } = await clients.chat.getConversation({
-      ownerId: await owner(req),
-      chatbotId: req.params.id,
-      conversationId: req.params.conversationId,
-    });
-    res.json(restConversation(conversationView(conversation)));
-  });
-
-  return router;
-}
+  operation(
+    { method: 'GET', path: `${base}/:id/conversations`, who, permission: conversationsRead },
+    async ({ app: { clients }, member, params }) => {
+      const { conversations } = await clients.chat.listConversations({ ownerId: member.ownerId, chatbotId: params.id });
+      return conversations.map((c) => restConversation(conversationView(c)));
+    },
+  ),
+  operation(
+    { method: 'GET', path: `${base}/:id/conversations/:conversationId`, who, permission: conversationsRead },
+    async ({ app: { clients }, member, params }) => {
+      const { conversation } = await clients.chat.getConversation({
+        ownerId: member.ownerId,
+        chatbotId: params.id,
+        conversationId: params.conversationId,
+      });
+      return restConversation(conversationView(conversation));
+    },
+  ),
+];

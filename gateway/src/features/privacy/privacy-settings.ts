@@ -2,7 +2,7 @@
 // the view REST and GraphQL share, and the UpdateChatbot request's PrivacyChange from what the owner
 // sent. The patterns are the chatbot service's to check (it owns the rule and its messages).
 import type { Privacy } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
-import { optionalBoolean, optionalStringArray, type JsonObject } from '../../http/input.ts';
+import { optionalFlag, optionalTextList } from '../../http/input.ts';
 
 export interface PrivacyView {
   /** Emails, phone numbers, card numbers, IBANs and the owner's patterns are replaced by placeholders before the model reads them. */
@@ -40,13 +40,9 @@ export function privacyChange(input: PrivacyInput | undefined) {
   return { privacy: { redactPersonalData, keepOriginal, patterns: patterns && { patterns } } };
 }
 
-/** The `privacy` object of PUT /api/chatbot/{id} (its fields named by their path, "privacy.patterns"), typed; partial. */
-export function restPrivacyInput(privacy: JsonObject | undefined): PrivacyInput | undefined {
-  return (
-    privacy && {
-      redactPersonalData: optionalBoolean(privacy, 'privacy.redactPersonalData'),
-      keepOriginal: optionalBoolean(privacy, 'privacy.keepOriginal'),
-      patterns: optionalStringArray(privacy, 'privacy.patterns'),
-    }
-  );
-}
+/** The fields of PUT /api/chatbot/{id}'s `privacy` object (named by their path, "privacy.patterns"); each optional. */
+export const restPrivacyFields = {
+  redactPersonalData: optionalFlag('privacy.redactPersonalData'),
+  keepOriginal: optionalFlag('privacy.keepOriginal'),
+  patterns: optionalTextList('privacy.patterns'),
+};

@@ -3,41 +3,42 @@
 //   POST /api/chatbot/{id}/unanswered-questions/{qid}/answer  { answer, question? }   → question (resolved)
 //   POST /api/chatbot/{id}/unanswered-questions/{qid}/dismiss                          → question (dismissed)
 // Pro only (403 "Upgrade to Pro to see unanswered questions"); another owner's chatbot or question is
-// 404. The chat service decides all of it; the gateway only checks the JSON types.
-import { Router, type Request } from 'express';
-import type { Clients } from '../../http/clients.ts';
-import { ownerId } from '../../access/members.ts';
+// 404. The chat service decides all of it; the gateway only checks the JSON types. Rows of this
+// operation table (http/operations.ts): reading them is reading conversations, acting on them writing them.
+import { z } from 'zod';
 import { answerUnansweredQuestion, dismissUnansweredQuestion, listUnansweredQuestions } from './unanswered-questions.ts';
-import { jsonObject, optionalString, stringField } from '../../http/input.ts';
+import { operation, type Operation } from '../../http/operations.ts';
+import { jsonBody, optionalText, text } from '../../http/input.ts';
 
-/** Mounted under /chatbot, beside the chatbot routes. */
-export function unansweredQuestionRoutes(clients: Clients): Router {
-  const router = Router();
-  const chatbotOf = async (req: Request<{ id: string }>) => ({
-    ownerId: await ownerId(clients, req),
-    chatbotId: req.params.id,
-  });
+const who = 'session';
+const base = '/api/chatbot/:id/unanswered-questions';
 
-  router.get('/:id/unanswered-questions', async (req, res) => {
-    const chatbot = await chatbotOf(req);
-    res.json(await listUnansweredQuestions(clients, chatbot, optionalString(req.query, 'status'), optionalString(req.query, 'reason')));
-  });
-
-  router.post('/:id/unanswered-questions/:questionId/answer', async (req, res) => {
-    const chatbot = await chatbotOf(req);
-    const body = jsonObject(req.body);
-    const answered = await answerUnansweredQuestion(clients, chatbot, {
-      questionId: req.params.questionId,
-      answer: stringField(body, 'answer'),
-      question: optionalString(body, 'question'),
-    });
-    res.json(answered);
-  });
-
-  router.post('/:id/unanswered-questions/:questionId/dismiss', async (req, res) => {
-    const chatbot = await chatbotOf(req);
-    res.json(await dismissUnansweredQuestion(clients, chatbot, req.params.questionId));
-  });
-
-  return router;
-}
+export const unansweredQuestionOperations: Operation[] = [
+  operation(
+    {
+      method: 'GET',
+      path: base,
+      who,
+      permission: 'conversations:read',
+      query: z.object({ status: optionalText('status'), reason: optionalText('reason') }),
+    },
+    async ({ app: { clients }, member, params, query }) =>
+      listUnansweredQuestions(clients, { ownerId: member.ownerId, chatbotId: params.id }, query.status, query.reason),
+  ),
+  operation(
+    {
+      method: 'POST',
+      path: `${base}/:questionId/answer`,
+      who,
+      permission: 'conversations:write',
+      body: jsonBody({ answer: text('answer'), question: optionalText('question') }),
+    },
+    async ({ app: { clients }, member, params, body }) =>
+      answerUnansweredQuestion(clients, { ownerId: member.ownerId, chatbotId: params.id }, { questionId: params.questionId, ...body }),
+  ),
+  operation(
+    { method: 'POST', path: `${base}/:questionId/dismiss`, who, permission: 'conversations:write' },
+    async ({ app: { clients }, member, params }) =>
+      dismissUnansweredQuestion(clients, { ownerId: member.ownerId, chatbotId: params.id }, params.questionId),
+  ),
+];
