@@ -94,7 +94,7 @@ export function apiRouter(opts: ApiOptions): Router {
     {
       face: 'dashboard',
       bodyLimit: opts.bodyLimit,
-      deps: { clients: opts.clients, logger: opts.logger, publicUrl: opts.publicUrl, seats: opts.seats },
+      deps: { clients: opts.clients, logger: opts.logger, publicUrl: opts.publicUrl, catalogue: opts.catalogue, seats: opts.seats },
     },
     '/api',
   );
