@@ -146,7 +146,7 @@ const ROUTES: Array<[string, string]> = [
 ];
 
 /** Routes with effects on the session the sweep signs in with: checked elsewhere, left out here. */
-const NOT_SWEPT = new Set(['GET /logout', 'POST /sessions/revoke-others']);
+const NOT_SWEPT = new Set(['GET /api/auth/logout', 'POST /api/user/sessions/revoke-others']);
 
 /** An id of each kind a route can be given: the owner's own, malformed, unknown, absurdly long, a path trick. */
 const ids = () => [chatbot.id, 'not-a-uuid', '00000000-0000-4000-8000-000000000000', 'x'.repeat(3000), '..%2F..%2Fetc'];

@@ -20,6 +20,9 @@ import { paymentOperations } from '../features/billing/rest.ts';
 import { chatbotOperations } from '../features/chatbots/rest.ts';
 import { unansweredQuestionOperations } from '../features/unanswered-questions/rest.ts';
 import { analyticsOperations } from '../features/analytics/rest.ts';
+import { authOperations } from '../features/auth/rest.ts';
+import { accountOperations } from '../features/account/rest.ts';
+import { ssoOperations } from '../features/sso/rest.ts';
 
 export type Access = Permission | 'session' | 'public' | 'api-key';
 
@@ -35,6 +38,9 @@ export const OPERATIONS: readonly Operation[] = [
   ...chatbotOperations,
   ...unansweredQuestionOperations,
   ...analyticsOperations,
+  ...authOperations,
+  ...accountOperations,
+  ...ssoOperations,
 ];
 
 /** What an operation row says it needs, as this table's words. */
@@ -45,19 +51,8 @@ export function accessOfRow(row: Operation): Access {
 }
 
 export const ACCESS = {
-  // Sign-up, sign-in, password reset.
-  'POST /api/auth/register': 'public',
-  'POST /api/auth/login': 'public',
-  'POST /api/auth/login/two-factor': 'public',
-  'GET /api/auth/current': 'session',
-  'GET /api/auth/logout': 'session',
-  'POST /api/auth/forgot-password': 'public',
-  'POST /api/auth/reset-password': 'public',
-  // Single sign-on through a workspace's identity provider (ADR 47).
-  'GET /api/auth/sso/start': 'public',
-  'GET /api/auth/sso/oidc/callback': 'public',
-  'POST /api/auth/sso/saml/acs': 'public',
-  'GET /api/auth/sso/saml/metadata/:workspace': 'public',
+  // Sign-up, sign-in, password reset (the REST rows: features/auth/rest.ts, features/account/rest.ts;
+  // single sign-on's, ADR 47: features/sso/rest.ts).
   'Query.me': 'session',
   'Mutation.register': 'public',
   'Mutation.login': 'public',
@@ -66,19 +61,8 @@ export const ACCESS = {
   'Mutation.requestPasswordReset': 'public',
   'Mutation.resetPassword': 'public',
 
-  // The person's own account: profile, email, password, two-factor sign-in, sessions, deletion and their data export.
-  'PUT /api/user/profile': 'session',
-  'PUT /api/user/email': 'session',
-  'PUT /api/user/password': 'session',
-  'GET /api/user/sessions': 'session',
-  'POST /api/user/sessions/revoke-others': 'session',
-  'DELETE /api/user/account': 'session',
-  'GET /api/user/export': 'session',
-  'GET /api/user/two-factor': 'session',
-  'POST /api/user/two-factor/enrolment': 'session',
-  'POST /api/user/two-factor/enrolment/confirm': 'session',
-  'DELETE /api/user/two-factor': 'session',
-  'POST /api/user/two-factor/recovery-codes': 'session',
+  // The person's own account: profile, email, password, two-factor sign-in, sessions, deletion and their
+  // data export (the REST rows: features/account/rest.ts).
   'Query.mySessions': 'session',
   'Query.myTwoFactor': 'session',
   'Mutation.startTwoFactorEnrolment': 'session',
@@ -196,7 +180,6 @@ export const ACCESS = {
 
   // Plan, checkout and subscription.
   'POST /api/payment/webhook': 'public',
-  'POST /api/payment/portal-session': 'billing:manage',
   'Query.billingOptions': 'public',
   'Mutation.createCustomer': 'billing:manage',
   'Mutation.createCheckoutSession': 'billing:manage',
@@ -211,10 +194,7 @@ export const ACCESS = {
   'POST /api/chatbot/public/:uniqueId/handoff': 'public',
   'GET /api/chatbot/public/:uniqueId/events': 'public',
 
-  // Workspaces (the REST rows: features/workspaces/rest.ts); single sign-on's settings act in the current one.
-  'GET /api/workspace/security': 'members:manage',
-  'PUT /api/workspace/security': 'members:manage',
-  'POST /api/workspace/security/test-sign-in': 'members:manage',
+  // Workspaces (the REST rows: features/workspaces/rest.ts; single sign-on's settings: features/sso/rest.ts).
   'Query.workspaces': 'session',
   'Query.invitation': 'public',
   'Query.currentWorkspace': 'workspace:read',

@@ -9,8 +9,6 @@ import { invalid } from '@parley/common/rpc-errors.ts';
 import { bodyParserError, MALFORMED_URL, toHttpError } from './errors.ts';
 import type { HeldStreams } from '../access/held-streams.ts';
 import type { StripeEventIntake } from '../features/billing/stripe-events.ts';
-import { accountRoutes, passwordResetRoutes, portalRoutes } from '../features/account/rest.ts';
-import { authRoutes } from '../features/auth/rest.ts';
 import { inboxEventRoutes } from '../features/inbox/inbox-events.ts';
 import { isCleanText } from './input.ts';
 import { registerOperations } from './operations.ts';
@@ -27,7 +25,6 @@ import { channelWebhookRoutes } from '../features/channels/webhook.ts';
 import type { TelegramIntake } from '../features/channels/telegram-intake.ts';
 import type { slackInstallRoutes } from '../features/channels/slack-install.ts';
 import type { Seats } from '../features/workspaces/workspaces.ts';
-import { securityRoutes, ssoRoutes } from '../features/sso/sso-routes.ts';
 
 export interface ApiOptions {
   clients: Clients;
@@ -120,8 +117,6 @@ export function apiRouter(opts: ApiOptions): Router {
     '/api',
   );
   router.use(json);
-  router.use('/auth/sso', ssoRoutes(opts.clients, { logger: opts.logger, publicUrl: opts.publicUrl, seats: opts.seats }));
-  router.use('/auth', authRoutes(opts.clients), passwordResetRoutes(opts.clients));
   router.use(
     '/chatbot',
     ...(opts.slackInstall ? [opts.slackInstall.member] : []),
@@ -138,9 +133,6 @@ export function apiRouter(opts: ApiOptions): Router {
       held: opts.held,
     }),
   );
-  router.use('/user', accountRoutes(opts.clients, { logger: opts.logger, catalogue: opts.catalogue }));
-  router.use('/payment', portalRoutes(opts.clients, { publicUrl: opts.publicUrl }));
-  router.use('/workspace/security', securityRoutes(opts.clients, { publicUrl: opts.publicUrl }));
   router.use((_req, res) => {
     res.status(404).json({ message: 'Not found' });
   });

@@ -14,6 +14,8 @@
 //                    (403), the chatbot the path names among the key's (404), the role header of the
 //                    permission, then the body and query validated (400);
 //   public rows    — the body read and validation alone.
+// A row that reads its own body (a form, raw bytes under a signature: `readsOwnBody`) is given none
+// parsed; its handler reads it with readBodyWith, after the same checks.
 // The error shape stays each face's own: the router a table is registered on has the error handler
 // (http/api.ts: `{ message }`; v1/router.ts: `{ error: { code, message } }`), and a validation error
 // is the schema's first message (the dashboard's hand-written wording, kept by the schemas' custom
@@ -60,6 +62,11 @@ export interface OperationSpec {
    * does not read it as JSON, and the dashboard reads it as JSON only when it is sent as JSON, as any row.
    */
   multipart?: boolean;
+  /**
+   * The handler reads the body itself (a form, raw bytes under a signature; readBodyWith): the gate
+   * parses and validates none, so the handler's own reader, run after the caller's checks, is the first.
+   */
+  readsOwnBody?: boolean;
   /** The success status (200 unless named) and, where cheap, the schema of its body. */
   status?: number;
   response?: z.ZodType;
@@ -72,10 +79,10 @@ export interface OperationDeps {
   clients: Clients;
   logger: Logger;
   publicUrl: string;
+  /** The model catalogue, which names the models chatbots answer with (chatbots' settings and the owner's data export name them). */
+  catalogue: ModelCatalogue;
   /** How many members each plan allows a workspace (features/workspaces' Seats). */
   seats: { free: number; pro: number };
-  /** The model catalogue, which names the models chatbots answer with. */
-  catalogue: ModelCatalogue;
   /** The uploads' limits: a profile picture's and a knowledge file's bytes, and the deadline of the call handing a file on. */
   uploads: { maxPictureBytes: number; maxUploadBytes: number; uploadTimeoutMs: number };
 }
@@ -182,10 +189,10 @@ function dashboardGate(row: Operation, face: DashboardFace, json: express.Reques
       call.user = await authenticate(face.deps.clients, bearerToken(req));
     }
     // The body, read only now: a caller who may not call the operation learns nothing from its body.
-    await parseJson(json, req, res);
+    if (!row.readsOwnBody) await parseJson(json, req, res);
     call.params = (row.params ? validate(row.params, req.params, dashboardMessage) : req.params) as Record<string, string>;
     call.query = row.query ? validate(row.query, req.query, dashboardMessage) : undefined;
-    call.body = row.body ? validate(row.body, req.body, dashboardMessage) : req.body;
+    if (!row.readsOwnBody) call.body = row.body ? validate(row.body, req.body, dashboardMessage) : req.body;
     return call;
   };
 }
@@ -195,17 +202,18 @@ function apiKeyGate(row: Operation, face: ApiKeyFace, json: express.RequestHandl
   const { apiKey: scope, chatbot } = row.who;
   const permission = row.permission;
   if (!permission) throw new Error(`${operationKey(row)} names no permission`);
+  const readsJson = !row.multipart && !row.readsOwnBody;
   return async (req, res) => {
     const accessMark = face.held.mark();
     const key = await face.keys.authenticate(bearerToken(req), face.guard(clientIp(req), res));
     await face.admit(key.apiKeyId, res);
     // Read only now: a body too large, of another type or malformed is answered with the key's headers.
-    const raw = row.body && !row.multipart ? await readJson(json, req, res) : undefined;
+    const raw = row.body && readsJson ? await readJson(json, req, res) : undefined;
     if (!key.scopes.has(scope)) throw forbidden(scopeMissing(scope));
     if (chatbot && !keyReaches(key, String(req.params.id))) throw notFound(CHATBOT_NOT_FOUND);
     // The services check the role as they would a member's, and mask what visitors wrote for one that does not read conversations.
     setCurrentRole(keyRole({ permission }, key.scopes));
-    const body = row.body && !row.multipart ? validate(row.body, raw, apiMessage) : undefined;
+    const body = row.body && readsJson ? validate(row.body, raw, apiMessage) : undefined;
     const query = row.query ? validate(row.query, req.query, apiMessage) : undefined;
     return { req, res, key, ownerId: key.workspaceId, accessMark, body, query, params: req.params } as Call;
   };
@@ -225,7 +233,15 @@ export function keyRole(spec: { permission: Permission }, scopes: ReadonlySet<Ap
 
 /** The dashboard's JSON body, as express.json reads it: another content type leaves it unread (an empty body). */
 function parseJson(json: express.RequestHandler, req: Request, res: Response): Promise<void> {
-  return new Promise<void>((resolve, reject) => json(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
+  return readBodyWith(json, req, res);
+}
+
+/**
+ * The body as a body parser (express.json, express.urlencoded, express.raw) reads it into req.body, for
+ * a row that reads its own; the parser's refusal (413, 415, 400) is thrown to the face's error handler.
+ */
+export function readBodyWith(parser: express.RequestHandler, req: Request, res: Response): Promise<void> {
+  return new Promise<void>((resolve, reject) => parser(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
 }
 
 /** The developer API's JSON body (an empty one reads as `{}`); a body of another type is 415, whatever the route's schema would say of it. */

@@ -21,7 +21,13 @@ export const ACCOUNT_PATH = '/account';
 export interface Caller {
   token: string | undefined;
   clientIp: string;
+  /** The token's user, when the caller was checked already (a REST operation's session); else the token is authenticated here. */
+  user?: AuthUser;
 }
+
+/** The signed-in person the call is for. */
+const signedIn = (clients: Clients, caller: Caller): Promise<AuthUser> =>
+  caller.user ? Promise.resolve(caller.user) : authenticate(clients, caller.token);
 
 export async function requestPasswordReset(clients: Clients, input: { email: string; clientIp: string }): Promise<string> {
   await clients.auth.requestPasswordReset({ email: input.email, clientIp: input.clientIp });
@@ -34,12 +40,12 @@ export async function resetPassword(clients: Clients, input: { token: string; pa
 }
 
 export async function updateProfile(clients: Clients, caller: Caller, name: string): Promise<AuthUser> {
-  const user = await authenticate(clients, caller.token);
+  const user = await signedIn(clients, caller);
   return signedInUser((await clients.auth.updateProfile({ userId: user.id, name })).user);
 }
 
 export async function changeEmail(clients: Clients, caller: Caller, input: { email: string; currentPassword: string }): Promise<AuthUser> {
-  const user = await authenticate(clients, caller.token);
+  const user = await signedIn(clients, caller);
   const res = await clients.auth.changeEmail({
     userId: user.id,
     newEmail: input.email,
@@ -55,7 +61,7 @@ export async function changePassword(
   caller: Caller,
   input: { currentPassword: string; password: string; password2: string },
 ): Promise<number> {
-  const user = await authenticate(clients, caller.token);
+  const user = await signedIn(clients, caller);
   const res = await clients.auth.changePassword({
     userId: user.id,
     currentPassword: input.currentPassword,
@@ -84,13 +90,13 @@ const sessionView = (s: SessionInfo): SessionView => ({
 });
 
 export async function listSessions(clients: Clients, caller: Caller): Promise<SessionView[]> {
-  const user = await authenticate(clients, caller.token);
+  const user = await signedIn(clients, caller);
   const { sessions } = await clients.auth.listSessions({ userId: user.id, currentToken: caller.token ?? '' });
   return sessions.map(sessionView);
 }
 
 export async function signOutOtherSessions(clients: Clients, caller: Caller): Promise<number> {
-  const user = await authenticate(clients, caller.token);
+  const user = await signedIn(clients, caller);
   return (await clients.auth.revokeOtherSessions({ userId: user.id, keepToken: caller.token ?? '' })).revokedSessions;
 }
 
@@ -100,26 +106,26 @@ export interface TwoFactorStatus {
 }
 
 export async function twoFactorStatus(clients: Clients, caller: Caller): Promise<TwoFactorStatus> {
-  const user = await authenticate(clients, caller.token);
+  const user = await signedIn(clients, caller);
   const { enabled, recoveryCodesLeft } = await clients.auth.getTwoFactorStatus({ userId: user.id });
   return { enabled, recoveryCodesLeft };
 }
 
 /** A new secret to scan (the otpauth:// URI) or type (the secret); not in use until confirmed. */
 export async function startTwoFactorEnrolment(clients: Clients, caller: Caller): Promise<{ otpauthUri: string; secret: string }> {
-  const user = await authenticate(clients, caller.token);
+  const user = await signedIn(clients, caller);
   const { otpauthUri, secret } = await clients.auth.startTwoFactorEnrolment({ userId: user.id });
   return { otpauthUri, secret };
 }
 
 /** Turns two-factor sign-in on; answers the recovery codes, shown once. */
 export async function confirmTwoFactorEnrolment(clients: Clients, caller: Caller, code: string): Promise<string[]> {
-  const user = await authenticate(clients, caller.token);
+  const user = await signedIn(clients, caller);
   return (await clients.auth.confirmTwoFactorEnrolment({ userId: user.id, code, clientIp: caller.clientIp })).recoveryCodes;
 }
 
 export async function disableTwoFactor(clients: Clients, caller: Caller, input: { password: string; code: string }): Promise<void> {
-  const user = await authenticate(clients, caller.token);
+  const user = await signedIn(clients, caller);
   await clients.auth.disableTwoFactor({ userId: user.id, password: input.password, code: input.code, clientIp: caller.clientIp });
 }
 
@@ -128,7 +134,7 @@ export async function regenerateRecoveryCodes(
   caller: Caller,
   input: { password: string; code: string },
 ): Promise<string[]> {
-  const user = await authenticate(clients, caller.token);
+  const user = await signedIn(clients, caller);
   const res = await clients.auth.regenerateRecoveryCodes({
     userId: user.id,
     password: input.password,
@@ -140,7 +146,7 @@ export async function regenerateRecoveryCodes(
 
 /** Deletes the account; auth removes the user and its sessions at once and tells the other services. */
 export async function deleteAccount(clients: Clients, caller: Caller, password: string): Promise<void> {
-  const user = await authenticate(clients, caller.token);
+  const user = await signedIn(clients, caller);
   await clients.auth.deleteAccount({ userId: user.id, password, clientIp: caller.clientIp });
 }
 

@@ -19,8 +19,7 @@ import { isoDate } from '../../http/dates.ts';
 import { chatbotView, type ChatbotView } from '../chatbots/chatbots.ts';
 import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
 import type { Clients } from '../../http/clients.ts';
-import { authenticate } from '../../access/sessions.ts';
-import { subscriptionOf } from '../../access/users.ts';
+import { subscriptionOf, type AuthUser } from '../../access/users.ts';
 
 /** Bumped when the file's shape changes in a way a reader must know about. */
 export const EXPORT_FORMAT = 'parley-owner-export/1';
@@ -110,8 +109,13 @@ async function ownedWorkspaces(clients: Clients, userId: string): Promise<OwnedW
 }
 
 /** Everything but the usage records, read before the first byte is sent so most failures are a clean error. */
-async function head(clients: Clients, catalogue: ModelCatalogue, token: string | undefined, now: Date) {
-  const user = await authenticate(clients, token);
+/** The signed-in person the file is for, and the token of the session that asks (the export's own device). */
+export interface Exporter {
+  user: AuthUser;
+  token: string | undefined;
+}
+
+async function head(clients: Clients, catalogue: ModelCatalogue, { user, token }: Exporter, now: Date) {
   const [{ sessions }, owned] = await Promise.all([
     clients.auth.listSessions({ userId: user.id, currentToken: token ?? '' }),
     ownedWorkspaces(clients, user.id),
@@ -170,12 +174,12 @@ async function head(clients: Clients, catalogue: ModelCatalogue, token: string |
 export async function sendOwnerExport(
   clients: Clients,
   catalogue: ModelCatalogue,
-  token: string | undefined,
+  exporter: Exporter,
   res: Response,
   logger: Logger,
   now = new Date(),
 ): Promise<void> {
-  const { userId, document, usage } = await head(clients, catalogue, token, now);
+  const { userId, document, usage } = await head(clients, catalogue, exporter, now);
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Disposition', `attachment; filename="${exportFileName(now)}"`);
   const write = async (chunk: string) => {

@@ -1,4 +1,6 @@
-// REST twins of the account page and password reset (docs/product.md, Password reset and the account page):
+// REST twins of the account page and password reset (docs/product.md, Password reset and the account page),
+// each a row of this operation table (http/operations.ts). The account rows are the signed-in person's
+// own (a session, no workspace); the portal acts in the request's workspace with billing:manage.
 //   POST /api/auth/forgot-password { email }            → { message } (the same whatever the email)
 //   POST /api/auth/reset-password { token, password, password2 } → { message }
 //   PUT  /api/user/profile { name }                     → the user
@@ -14,9 +16,7 @@
 //   POST /api/user/two-factor/recovery-codes { password, code } → { recoveryCodes }
 //   GET  /api/user/export                               → the owner's data as a JSON file
 //   POST /api/payment/portal-session                    → { url }
-import { Router } from 'express';
 import { clientIp } from '@parley/common/http.ts';
-import type { Logger } from '@parley/common/logger.ts';
 import {
   billingPortalUrl,
   changeEmail,
@@ -36,104 +36,101 @@ import {
   ACCOUNT_DELETED_MESSAGE,
   type Caller,
 } from './account.ts';
-import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
 import type { Clients } from '../../http/clients.ts';
-import { bearerToken } from '../../http/context.ts';
+import { bearerToken } from '../../access/bearer.ts';
 import { sendOwnerExport } from './owner-export.ts';
-import { accountOwner, restCaller, routeMember } from '../../access/members.ts';
-import { composeUser } from '../../access/users.ts';
-import { restUser } from '../auth/rest.ts';
-import { jsonObject, stringField } from '../../http/input.ts';
-
-const caller = (req: Parameters<typeof bearerToken>[0]): Caller => ({ token: bearerToken(req), clientIp: clientIp(req) });
+import { accountOwner, restCaller } from '../../access/workspace-member.ts';
+import { composeUser, type AuthUser } from '../../access/users.ts';
+import { restUser } from '../auth/auth.ts';
+import { operation, type Call, type Operation } from '../../http/operations.ts';
+import { jsonBody, text } from '../../http/input.ts';
 
 export const passwordChangedMessage = (revoked: number) =>
   revoked > 0 ? `Password changed. ${revoked} other ${revoked === 1 ? 'device was' : 'devices were'} signed out.` : 'Password changed.';
 
-/** Mounted under /api/auth: the two steps of a password reset (no sign-in needed). */
-export function passwordResetRoutes(clients: Clients): Router {
-  const router = Router();
-  router.post('/forgot-password', async (req, res) => {
-    const body = jsonObject(req.body);
-    res.json({ message: await requestPasswordReset(clients, { email: stringField(body, 'email'), clientIp: clientIp(req) }) });
-  });
-  router.post('/reset-password', async (req, res) => {
-    const body = jsonObject(req.body);
-    const message = await resetPassword(clients, {
-      token: stringField(body, 'token'),
-      password: stringField(body, 'password'),
-      password2: stringField(body, 'password2'),
-    });
-    res.json({ message });
-  });
-  return router;
-}
+const who = 'session';
 
-/** Mounted under /api/user: the signed-in owner's account. */
-export function accountRoutes(clients: Clients, opts: { logger: Logger; catalogue: ModelCatalogue }): Router {
-  const router = Router();
-  router.put('/profile', async (req, res) => {
-    const user = await updateProfile(clients, caller(req), stringField(jsonObject(req.body), 'name'));
-    res.json(restUser(await composeUser(clients, user, await accountOwner(clients, restCaller(req), user))));
-  });
-  router.put('/email', async (req, res) => {
-    const body = jsonObject(req.body);
-    const user = await changeEmail(clients, caller(req), {
-      email: stringField(body, 'email'),
-      currentPassword: stringField(body, 'currentPassword'),
-    });
-    res.json(restUser(await composeUser(clients, user, await accountOwner(clients, restCaller(req), user))));
-  });
-  router.put('/password', async (req, res) => {
-    const body = jsonObject(req.body);
-    const revokedSessions = await changePassword(clients, caller(req), {
-      currentPassword: stringField(body, 'currentPassword'),
-      password: stringField(body, 'password'),
-      password2: stringField(body, 'password2'),
-    });
-    res.json({ message: passwordChangedMessage(revokedSessions), revokedSessions });
-  });
-  router.get('/sessions', async (req, res) => {
-    res.json({ sessions: await listSessions(clients, caller(req)) });
-  });
-  router.post('/sessions/revoke-others', async (req, res) => {
-    res.json({ revokedSessions: await signOutOtherSessions(clients, caller(req)) });
-  });
-  router.delete('/account', async (req, res) => {
-    await deleteAccount(clients, caller(req), stringField(jsonObject(req.body), 'password'));
-    res.json({ message: ACCOUNT_DELETED_MESSAGE });
-  });
-  router.get('/two-factor', async (req, res) => {
-    res.json(await twoFactorStatus(clients, caller(req)));
-  });
-  router.post('/two-factor/enrolment', async (req, res) => {
-    res.json(await startTwoFactorEnrolment(clients, caller(req)));
-  });
-  router.post('/two-factor/enrolment/confirm', async (req, res) => {
-    res.json({ recoveryCodes: await confirmTwoFactorEnrolment(clients, caller(req), stringField(jsonObject(req.body), 'code')) });
-  });
-  const confirmation = (body: unknown) => {
-    const fields = jsonObject(body);
-    return { password: stringField(fields, 'password'), code: stringField(fields, 'code') };
-  };
-  router.delete('/two-factor', async (req, res) => {
-    await disableTwoFactor(clients, caller(req), confirmation(req.body));
-    res.json({ message: TWO_FACTOR_DISABLED_MESSAGE });
-  });
-  router.post('/two-factor/recovery-codes', async (req, res) => {
-    res.json({ recoveryCodes: await regenerateRecoveryCodes(clients, caller(req), confirmation(req.body)) });
-  });
-  router.get('/export', async (req, res) => {
-    await sendOwnerExport(clients, opts.catalogue, bearerToken(req), res, opts.logger);
-  });
-  return router;
-}
+/** The signed-in person a row's session checked, with their token and address. */
+const caller = ({ req, user }: Call): Caller => ({ token: bearerToken(req), clientIp: clientIp(req), user });
 
-/** Mounted under /api/payment: where a pro owner manages the subscription. */
-export function portalRoutes(clients: Clients, opts: { publicUrl: string }): Router {
-  const router = Router();
-  router.post('/portal-session', async (req, res) => {
-    res.json({ url: await billingPortalUrl(clients, await routeMember(clients, req), opts.publicUrl) });
-  });
-  return router;
-}
+/** The user a change answers, with the plan and credit of the workspace the request acts in. */
+const changedUser = async (clients: Clients, call: Call, user: AuthUser) =>
+  restUser(await composeUser(clients, user, await accountOwner(clients, restCaller(call.req), user)));
+
+/** What turning two-factor sign-in off, or new recovery codes, asks for. */
+const confirmation = jsonBody({ password: text('password'), code: text('code') });
+
+export const accountOperations: Operation[] = [
+  // The two steps of a password reset (no sign-in needed).
+  operation(
+    { method: 'POST', path: '/api/auth/forgot-password', who: 'public', body: jsonBody({ email: text('email') }) },
+    async ({ app: { clients }, body, req }) => ({
+      message: await requestPasswordReset(clients, { email: body.email, clientIp: clientIp(req) }),
+    }),
+  ),
+  operation(
+    {
+      method: 'POST',
+      path: '/api/auth/reset-password',
+      who: 'public',
+      body: jsonBody({ token: text('token'), password: text('password'), password2: text('password2') }),
+    },
+    async ({ app: { clients }, body }) => ({ message: await resetPassword(clients, body) }),
+  ),
+
+  // The signed-in person's own account.
+  operation({ method: 'PUT', path: '/api/user/profile', who, body: jsonBody({ name: text('name') }) }, async (call) =>
+    changedUser(call.app.clients, call, await updateProfile(call.app.clients, caller(call), call.body.name)),
+  ),
+  operation(
+    { method: 'PUT', path: '/api/user/email', who, body: jsonBody({ email: text('email'), currentPassword: text('currentPassword') }) },
+    async (call) => changedUser(call.app.clients, call, await changeEmail(call.app.clients, caller(call), call.body)),
+  ),
+  operation(
+    {
+      method: 'PUT',
+      path: '/api/user/password',
+      who,
+      body: jsonBody({ currentPassword: text('currentPassword'), password: text('password'), password2: text('password2') }),
+    },
+    async (call) => {
+      const revokedSessions = await changePassword(call.app.clients, caller(call), call.body);
+      return { message: passwordChangedMessage(revokedSessions), revokedSessions };
+    },
+  ),
+  operation({ method: 'GET', path: '/api/user/sessions', who }, async (call) => ({
+    sessions: await listSessions(call.app.clients, caller(call)),
+  })),
+  operation({ method: 'POST', path: '/api/user/sessions/revoke-others', who }, async (call) => ({
+    revokedSessions: await signOutOtherSessions(call.app.clients, caller(call)),
+  })),
+  operation({ method: 'DELETE', path: '/api/user/account', who, body: jsonBody({ password: text('password') }) }, async (call) => {
+    await deleteAccount(call.app.clients, caller(call), call.body.password);
+    return { message: ACCOUNT_DELETED_MESSAGE };
+  }),
+  operation({ method: 'GET', path: '/api/user/two-factor', who }, async (call) => twoFactorStatus(call.app.clients, caller(call))),
+  operation({ method: 'POST', path: '/api/user/two-factor/enrolment', who }, async (call) =>
+    startTwoFactorEnrolment(call.app.clients, caller(call)),
+  ),
+  operation(
+    { method: 'POST', path: '/api/user/two-factor/enrolment/confirm', who, body: jsonBody({ code: text('code') }) },
+    async (call) => ({ recoveryCodes: await confirmTwoFactorEnrolment(call.app.clients, caller(call), call.body.code) }),
+  ),
+  operation({ method: 'DELETE', path: '/api/user/two-factor', who, body: confirmation }, async (call) => {
+    await disableTwoFactor(call.app.clients, caller(call), call.body);
+    return { message: TWO_FACTOR_DISABLED_MESSAGE };
+  }),
+  operation({ method: 'POST', path: '/api/user/two-factor/recovery-codes', who, body: confirmation }, async (call) => ({
+    recoveryCodes: await regenerateRecoveryCodes(call.app.clients, caller(call), call.body),
+  })),
+  // A file written as it is read: the handler answers itself.
+  operation({ method: 'GET', path: '/api/user/export', who }, async ({ app: { clients, catalogue, logger }, req, res, user }) => {
+    await sendOwnerExport(clients, catalogue, { user, token: bearerToken(req) }, res, logger);
+  }),
+
+  // Where a pro workspace's owner manages the subscription.
+  operation(
+    { method: 'POST', path: '/api/payment/portal-session', who, permission: 'billing:manage' },
+    async ({ app: { clients, publicUrl }, member }) => ({ url: await billingPortalUrl(clients, member, publicUrl) }),
+  ),
+];

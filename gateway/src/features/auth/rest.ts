@@ -1,79 +1,67 @@
-// REST paths (docs/product.md, REST API) for accounts and sessions: /api/auth/{register,login,login/two-factor,current,logout}.
-import { Router, type Request } from 'express';
+// REST paths (docs/product.md, REST API) for accounts and sessions, each a row of this operation table
+// (http/operations.ts):
+//   POST /api/auth/register { email, password, password2 }  → { token, user } (201)
+//   POST /api/auth/login { email, password }                 → { token, user }, or { twoFactorRequired, challengeToken }
+//   POST /api/auth/login/two-factor { challengeToken, code } → { token, user }
+//   GET  /api/auth/current                                   → the user
+//   GET  /api/auth/logout                                    → { message }
+import type { Request } from 'express';
 import { clientIp } from '@parley/common/http.ts';
 import type { Clients } from '../../http/clients.ts';
-import { bearerToken } from '../../http/context.ts';
+import { bearerToken } from '../../access/bearer.ts';
 import { completeTwoFactorLogin, login, logout, register, type SignedIn } from '../../access/sessions.ts';
-import { composeUser, type UserView } from '../../access/users.ts';
-import { accountOwner, currentUser, restCaller } from '../../access/members.ts';
-import { jsonObject, stringField } from '../../http/input.ts';
+import { composeUser } from '../../access/users.ts';
+import { accountOwner, currentUser, restCaller } from '../../access/workspace-member.ts';
+import { operation, type Operation } from '../../http/operations.ts';
+import { jsonBody, text } from '../../http/input.ts';
+import { restUser } from './auth.ts';
 
-/** The user as REST clients read it: `_id` mirrors `id`, and the credit balance is a JSON number. */
-export function restUser(user: UserView) {
-  return {
-    id: user.id,
-    _id: user.id,
-    email: user.email,
-    name: user.name,
-    subscription: user.subscription,
-    usage: { creditBalance: Number(user.usage.creditBalance), lastCreditRefill: user.usage.lastCreditRefill },
-  };
-}
+// The plan and credit shown are those of the workspace the new session acts in (none for a person in none).
+const sessionAnswer = async (clients: Clients, req: Request, { token, user }: SignedIn) => ({
+  token,
+  user: restUser(await composeUser(clients, user, await accountOwner(clients, { ...restCaller(req), token }, user))),
+});
 
-export function authRoutes(clients: Clients): Router {
-  const router = Router();
-
-  router.post('/register', async (req, res) => {
-    const body = jsonObject(req.body);
-    const { token, user } = await register(clients, {
-      email: stringField(body, 'email'),
-      password: stringField(body, 'password'),
-      password2: stringField(body, 'password2'),
-      clientIp: clientIp(req),
-    });
-    res.status(201).json({ token, user: restUser(await composeUser(clients, user)) });
-  });
-
-  // The plan and credit shown are those of the workspace the new session acts in (none for a person in none).
-  const sessionAnswer = async (req: Request, { token, user }: SignedIn) => ({
-    token,
-    user: restUser(await composeUser(clients, user, await accountOwner(clients, { ...restCaller(req), token }, user))),
-  });
-
-  router.post('/login', async (req, res) => {
-    const body = jsonObject(req.body);
-    const outcome = await login(clients, {
-      email: stringField(body, 'email'),
-      password: stringField(body, 'password'),
-      clientIp: clientIp(req),
-    });
-    if ('twoFactorChallenge' in outcome) {
-      res.json({ twoFactorRequired: true, challengeToken: outcome.twoFactorChallenge });
-      return;
-    }
-    res.json(await sessionAnswer(req, outcome));
-  });
-
-  router.post('/login/two-factor', async (req, res) => {
-    const body = jsonObject(req.body);
-    const signedIn = await completeTwoFactorLogin(clients, {
-      challengeToken: stringField(body, 'challengeToken'),
-      code: stringField(body, 'code'),
-      clientIp: clientIp(req),
-    });
-    res.json(await sessionAnswer(req, signedIn));
-  });
-
-  router.get('/current', async (req, res) => {
+export const authOperations: Operation[] = [
+  operation(
+    {
+      method: 'POST',
+      path: '/api/auth/register',
+      who: 'public',
+      status: 201,
+      body: jsonBody({ email: text('email'), password: text('password'), password2: text('password2') }),
+    },
+    async ({ app: { clients }, body, req }) => {
+      const { token, user } = await register(clients, { ...body, clientIp: clientIp(req) });
+      return { token, user: restUser(await composeUser(clients, user)) };
+    },
+  ),
+  operation(
+    { method: 'POST', path: '/api/auth/login', who: 'public', body: jsonBody({ email: text('email'), password: text('password') }) },
+    async ({ app: { clients }, body, req }) => {
+      const outcome = await login(clients, { ...body, clientIp: clientIp(req) });
+      if ('twoFactorChallenge' in outcome) return { twoFactorRequired: true, challengeToken: outcome.twoFactorChallenge };
+      return sessionAnswer(clients, req, outcome);
+    },
+  ),
+  operation(
+    {
+      method: 'POST',
+      path: '/api/auth/login/two-factor',
+      who: 'public',
+      body: jsonBody({ challengeToken: text('challengeToken'), code: text('code') }),
+    },
+    async ({ app: { clients }, body, req }) =>
+      sessionAnswer(clients, req, await completeTwoFactorLogin(clients, { ...body, clientIp: clientIp(req) })),
+  ),
+  operation({ method: 'GET', path: '/api/auth/current', who: 'session' }, async ({ app: { clients }, req }) => {
     const { user, ownerId } = await currentUser(clients, restCaller(req));
-    res.json(restUser(await composeUser(clients, user, ownerId)));
-  });
-
-  // The client clears its session whatever happens; this revokes the token server-side when one is sent.
-  router.get('/logout', async (req, res) => {
+    return restUser(await composeUser(clients, user, ownerId));
+  }),
+  // Anyone may sign out: the client clears its session whatever happens; this revokes the token
+  // server-side when one is sent (an unknown or already revoked one is fine).
+  operation({ method: 'GET', path: '/api/auth/logout', who: 'public' }, async ({ app: { clients }, req }) => {
     await logout(clients, bearerToken(req));
-    res.json({ message: 'Logged out' });
-  });
-
-  return router;
-}
+    return { message: 'Logged out' };
+  }),
+];
