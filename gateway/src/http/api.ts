@@ -12,21 +12,15 @@ import type { StripeEventIntake } from '../features/billing/stripe-events.ts';
 import { accountRoutes, passwordResetRoutes, portalRoutes } from '../features/account/rest.ts';
 import { analyticsSummaryRoutes, chatbotAnalyticsRoutes } from '../features/analytics/rest.ts';
 import { authRoutes } from '../features/auth/rest.ts';
-import { inboxEventRoutes } from '../features/inbox/inbox-events.ts';
 import { isCleanText } from './input.ts';
 import { registerOperations } from './operations.ts';
 import { OPERATIONS } from '../access/permissions.ts';
 import { chatbotRoutes } from '../features/chatbots/rest.ts';
-import { conversationExportRoutes } from '../features/conversations/conversation-export.ts';
 import { webhookHandlers } from '../features/billing/rest.ts';
-import type { OpenStreams } from '../features/conversations/conversation-events.ts';
-import { publicChatRoutes } from '../features/public-chat/rest.ts';
-import { publicLeadRoutes } from '../features/leads/public-lead.ts';
-import { leadExportRoutes } from '../features/leads/lead-export.ts';
+import type { OpenStreams } from './open-streams.ts';
 import { unansweredQuestionRoutes } from '../features/unanswered-questions/rest.ts';
 import { actionRoutes } from '../features/actions/action-routes.ts';
 import { mcpServerRoutes } from '../features/mcp-servers/mcp-server-routes.ts';
-import { channelWebhookRoutes } from '../features/channels/webhook.ts';
 import type { TelegramIntake } from '../features/channels/telegram-intake.ts';
 import type { slackInstallRoutes } from '../features/channels/slack-install.ts';
 import type { Seats } from '../features/workspaces/workspaces.ts';
@@ -83,9 +77,8 @@ export function apiRouter(opts: ApiOptions): Router {
   router.use(noStore, cleanPath);
   // Before the JSON parser: the signature is over the raw bytes Stripe sent.
   router.post('/payment/webhook', ...webhookHandlers(opts.stripeEvents));
-  // Likewise the messaging channels' webhooks (docs/adr/0044-messaging-channels.md): read raw, checked by chat.
+  // Slack's redirect back after "Add to Slack" (ADR 64); the channels' webhooks are rows (features/channels/rest.ts).
   if (opts.slackInstall) router.use('/channels', opts.slackInstall.callback);
-  router.use('/channels', channelWebhookRoutes(opts.clients, { telegram: opts.telegramIntake }));
   // Each operation reads its own body once its caller is checked (operations.ts); their paths are
   // whole, so no other route's mounting can shadow them.
   registerOperations(
@@ -94,27 +87,23 @@ export function apiRouter(opts: ApiOptions): Router {
     {
       face: 'dashboard',
       bodyLimit: opts.bodyLimit,
-      deps: { clients: opts.clients, logger: opts.logger, publicUrl: opts.publicUrl, seats: opts.seats },
+      deps: {
+        clients: opts.clients,
+        logger: opts.logger,
+        publicUrl: opts.publicUrl,
+        seats: opts.seats,
+        chatTimeoutMs: opts.chatTimeoutMs,
+        ssePingMs: opts.ssePingMs,
+        streams: opts.conversationStreams,
+        held: opts.held,
+        telegram: opts.telegramIntake,
+      },
     },
     '/api',
   );
   router.use(express.json({ limit: opts.bodyLimit }));
   router.use('/auth/sso', ssoRoutes(opts.clients, { logger: opts.logger, publicUrl: opts.publicUrl, seats: opts.seats }));
   router.use('/auth', authRoutes(opts.clients), passwordResetRoutes(opts.clients));
-  // Before the owner routes, so "public" is never read as a chatbot id.
-  router.use(
-    '/chatbot/public',
-    publicChatRoutes(opts.clients, {
-      timeoutMs: opts.chatTimeoutMs,
-      logger: opts.logger,
-      publicUrl: opts.publicUrl,
-      pingMs: opts.ssePingMs,
-      streams: opts.conversationStreams,
-    }),
-    publicLeadRoutes(opts.clients, { publicUrl: opts.publicUrl }),
-  );
-  // The export before the owner routes, so "export" is never read as a conversation id.
-  router.use('/chatbot', conversationExportRoutes(opts.clients, { logger: opts.logger }));
   router.use(
     '/chatbot',
     ...(opts.slackInstall ? [opts.slackInstall.member] : []),
@@ -125,16 +114,6 @@ export function apiRouter(opts: ApiOptions): Router {
     mcpServerRoutes(opts.clients),
   );
   router.use('/analytics', analyticsSummaryRoutes(opts.clients));
-  router.use('/leads', leadExportRoutes(opts.clients, { logger: opts.logger }));
-  router.use(
-    '/inbox',
-    inboxEventRoutes(opts.clients, {
-      logger: opts.logger,
-      pingMs: opts.ssePingMs,
-      streams: opts.conversationStreams,
-      held: opts.held,
-    }),
-  );
   router.use('/user', accountRoutes(opts.clients, { logger: opts.logger, catalogue: opts.catalogue }));
   router.use('/payment', portalRoutes(opts.clients, { publicUrl: opts.publicUrl }));
   router.use('/workspace/security', securityRoutes(opts.clients, { publicUrl: opts.publicUrl }));

@@ -14,6 +14,7 @@
 //                    (403), the chatbot the path names among the key's (404), the role header of the
 //                    permission, then the body and query validated (400);
 //   public rows    — the body read and validation alone.
+// A row that reads its own body (`ownBody`: the raw bytes a signature is over) gets none read or validated.
 // The error shape stays each face's own: the router a table is registered on has the error handler
 // (http/api.ts: `{ message }`; v1/router.ts: `{ error: { code, message } }`), and a validation error
 // is the schema's first message (the dashboard's hand-written wording, kept by the schemas' custom
@@ -28,6 +29,7 @@ import { Code, ConnectError, forbidden, invalid, notFound } from '@parley/common
 import type { ApiKeyCaller, KeyChecker } from '../access/api-keys.ts';
 import { bearerToken } from '../access/bearer.ts';
 import type { HeldStreams } from '../access/held-streams.ts';
+import type { OpenStreams } from './open-streams.ts';
 import { authenticate } from '../access/sessions.ts';
 import type { AuthUser } from '../access/users.ts';
 import { member, restCaller, type Member } from '../access/workspace-member.ts';
@@ -55,6 +57,11 @@ export interface OperationSpec {
   body?: z.ZodType;
   /** The body is multipart/form-data, read by the handler's upload reader (documented with `body`). */
   multipart?: boolean;
+  /**
+   * The handler reads the body itself (the raw bytes a signature is over): the gate reads none and
+   * validates none, so the bytes reach the handler as they were sent.
+   */
+  ownBody?: boolean;
   /** The success status (200 unless named) and, where cheap, the schema of its body. */
   status?: number;
   response?: z.ZodType;
@@ -69,6 +76,16 @@ export interface OperationDeps {
   publicUrl: string;
   /** How many members each plan allows a workspace (features/workspaces' Seats). */
   seats: { free: number; pro: number };
+  /** Deadline of one public chat answer (CHAT_TIMEOUT_MS). */
+  chatTimeoutMs: number;
+  /** How often a live stream sends `: ping` (SSE_PING_MS). */
+  ssePingMs: number;
+  /** The gateway's open live streams (a visitor's conversation, the inbox), ended when it shuts down. */
+  streams?: OpenStreams;
+  /** Members' long-lived responses, which end when access is taken away (access/held-streams.ts). */
+  held: HeldStreams;
+  /** Telegram's webhook, checked and queued by the gateway itself (features/channels/telegram-intake.ts, ADR 64). */
+  telegram?: { receive(update: { connectionId: string; secret: string; body: Uint8Array }): Promise<unknown> };
 }
 
 /** What a handler is given: the request, its caller, and the params, query and body as the row's schemas read them. */
@@ -84,9 +101,10 @@ export interface Call<B = unknown, Q = unknown, P = Record<string, string>> {
   member: Member;
   /** Session rows: the signed-in person. */
   user: AuthUser;
-  /** apiKey rows: the key, its workspace, and HeldStreams.mark() from before the key was checked. */
+  /** apiKey rows: the key, its workspace. */
   key: ApiKeyCaller;
   ownerId: string;
+  /** HeldStreams.mark() from before the caller was checked (apiKey and session rows), for a held stream. */
   accessMark: number;
 }
 
@@ -164,7 +182,7 @@ function dashboardGate(row: Operation, face: DashboardFace, json: express.Reques
   if (typeof row.who === 'object') throw new Error(`${operationKey(row)}: an API key's operation on the dashboard's router`);
   const who = row.who;
   return async (req, res) => {
-    const call = { req, res, app: face.deps } as Call;
+    const call = { req, res, app: face.deps, accessMark: face.deps.held.mark() } as Call;
     if (who === 'session' && row.permission) {
       call.member = await member(face.deps.clients, restCaller(req), row.permission);
       call.user = call.member.user;
@@ -173,10 +191,10 @@ function dashboardGate(row: Operation, face: DashboardFace, json: express.Reques
       call.user = await authenticate(face.deps.clients, bearerToken(req));
     }
     // The body, read only now: a caller who may not call the operation learns nothing from its body.
-    await parseJson(json, req, res);
+    if (!row.ownBody) await parseJson(json, req, res);
     call.params = (row.params ? validate(row.params, req.params, dashboardMessage) : req.params) as Record<string, string>;
     call.query = row.query ? validate(row.query, req.query, dashboardMessage) : undefined;
-    call.body = row.body ? validate(row.body, req.body, dashboardMessage) : req.body;
+    if (!row.ownBody) call.body = row.body ? validate(row.body, req.body, dashboardMessage) : req.body;
     return call;
   };
 }
@@ -191,12 +209,12 @@ function apiKeyGate(row: Operation, face: ApiKeyFace, json: express.RequestHandl
     const key = await face.keys.authenticate(bearerToken(req), face.guard(clientIp(req), res));
     await face.admit(key.apiKeyId, res);
     // Read only now: a body too large, of another type or malformed is answered with the key's headers.
-    const raw = row.body && !row.multipart ? await readJson(json, req, res) : undefined;
+    const raw = row.body && !row.multipart && !row.ownBody ? await readJson(json, req, res) : undefined;
     if (!key.scopes.has(scope)) throw forbidden(scopeMissing(scope));
     if (chatbot && !keyReaches(key, String(req.params.id))) throw notFound(CHATBOT_NOT_FOUND);
     // The services check the role as they would a member's, and mask what visitors wrote for one that does not read conversations.
     setCurrentRole(keyRole({ permission }, key.scopes));
-    const body = row.body && !row.multipart ? validate(row.body, raw, apiMessage) : undefined;
+    const body = row.body && !row.multipart && !row.ownBody ? validate(row.body, raw, apiMessage) : undefined;
     const query = row.query ? validate(row.query, req.query, apiMessage) : undefined;
     return { req, res, key, ownerId: key.workspaceId, accessMark, body, query, params: req.params } as Call;
   };
