@@ -18,7 +18,7 @@ import { operation, readWith, type Operation } from '../../http/operations.ts';
 import { requestSite, visitorOf } from '../public-chat/public-chat.ts';
 import { queryParam, streamLeadExport } from './lead-export.ts';
 
-// The fields in the order the form's reader took them, so the first wrong one is named.
+// The fields in the order they are checked: the first wrong one is the one named.
 const leadBody = jsonBody({
   visitor: readWith(visitorOf),
   sessionId: text('sessionId'),

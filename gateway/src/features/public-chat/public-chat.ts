@@ -3,7 +3,7 @@
 // widget about its visitor.
 import type { Request } from 'express';
 import { invalid } from '@parley/common/rpc-errors.ts';
-import { stringField, type JsonObject } from '../../http/input.ts';
+import { CONTROL_CHARACTERS, isCleanText, type JsonObject } from '../../http/input.ts';
 
 /** The header the embed page sends on its API calls. */
 export const EMBED_HEADER = 'X-Parley-Embed';
@@ -72,12 +72,12 @@ export function visitorOf(value: unknown): Visitor {
     const field = visitor[key];
     if (field !== undefined && field !== null && typeof field !== 'string') throw invalid(`visitor.${key} must be a string`);
   }
-  return {
-    id: stringField(visitor, 'id'),
-    name: stringField(visitor, 'name'),
-    email: stringField(visitor, 'email'),
-    userHash: stringField(visitor, 'userHash'),
+  const text = (key: (typeof VISITOR_FIELDS)[number]): string => {
+    const field = (visitor[key] ?? '') as string;
+    if (!isCleanText(field)) throw invalid(CONTROL_CHARACTERS);
+    return field;
   };
+  return { id: text('id'), name: text('name'), email: text('email'), userHash: text('userHash') };
 }
 
 const VISITOR_FIELDS = ['id', 'name', 'email', 'userHash'] as const;

@@ -80,7 +80,7 @@ export const publicChatCors: RequestHandler = (req, res, next) => {
 const who = 'public';
 const base = '/api/chatbot/public/:uniqueId';
 
-// Each body's fields in the order the chat service's readers took them, so the first wrong one is named.
+// Each body's fields in the order they are checked: the first wrong one is the one named.
 const chatBody = jsonBody({
   visitor: readWith(visitorOf),
   sessionId: text('sessionId'),
