@@ -39,9 +39,6 @@ const featureImportsKept = {
   'chatbots/chatbots.ts': ['privacy/privacy-settings.ts'],
   'chatbots/resolvers.ts': ['privacy/privacy-settings.ts'],
   'chatbots/rest.ts': ['privacy/privacy-settings.ts', 'knowledge/knowledge-upload.ts'],
-  'inbox/inbox-events.ts': ['conversations/conversation-events.ts'],
-  'leads/public-lead.ts': ['public-chat/rest.ts'],
-  'public-chat/rest.ts': ['conversations/conversation-events.ts'],
 };
 const filesIn = (dir) =>
   readdirSync(join(root, dir), { withFileTypes: true, recursive: true })

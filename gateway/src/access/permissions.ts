@@ -23,6 +23,11 @@ import { analyticsOperations } from '../features/analytics/rest.ts';
 import { authOperations } from '../features/auth/rest.ts';
 import { accountOperations } from '../features/account/rest.ts';
 import { ssoOperations } from '../features/sso/rest.ts';
+import { publicChatOperations } from '../features/public-chat/rest.ts';
+import { leadOperations } from '../features/leads/rest.ts';
+import { conversationOperations } from '../features/conversations/rest.ts';
+import { inboxOperations } from '../features/inbox/rest.ts';
+import { channelWebhookOperations } from '../features/channels/rest.ts';
 
 export type Access = Permission | 'session' | 'public' | 'api-key';
 
@@ -41,6 +46,11 @@ export const OPERATIONS: readonly Operation[] = [
   ...authOperations,
   ...accountOperations,
   ...ssoOperations,
+  ...publicChatOperations,
+  ...leadOperations,
+  ...conversationOperations,
+  ...inboxOperations,
+  ...channelWebhookOperations,
 ];
 
 /** What an operation row says it needs, as this table's words. */
@@ -104,39 +114,25 @@ export const ACCESS = {
   'Mutation.addQaEntry': 'chatbots:write',
   'Mutation.refreshTextEntry': 'chatbots:write',
   'Mutation.setTextEntryAutoSync': 'chatbots:write',
-  // A chatbot's messaging channels (ADR 44): its settings; the providers' webhook is public, its secret checked by chat.
+  // A chatbot's messaging channels (ADR 44): its settings; the providers' webhooks are public rows (features/channels/rest.ts), their secrets checked by chat.
   'Query.channelConnections': 'workspace:read',
   'Query.channelDeliveries': 'workspace:read',
   'Mutation.connectChannel': 'chatbots:write',
   'Mutation.disconnectChannel': 'chatbots:write',
   'Mutation.sendChannelTestMessage': 'chatbots:write',
-  'POST /api/channels/telegram/:connectionId': 'public',
-  // Slack's Events API (ADR 57): every request signed with the app's signing secret, checked in chat.
-  'POST /api/channels/slack/:connectionId': 'public',
-  // Email (ADR 63): Mailgun's inbound route, its signature over timestamp and token checked in chat.
-  'POST /api/channels/email/:connectionId': 'public',
   // "Add to Slack" (ADR 64): whether it is offered, its start by a member who may change the chatbot,
   // and Slack's redirect back, which its signed single-use state and the starting browser's cookie authenticate.
   'GET /api/chatbot/:chatbotId/channels/slack/install': 'workspace:read',
   'POST /api/chatbot/:chatbotId/channels/slack/install': 'chatbots:write',
   'GET /api/channels/slack/oauth/callback': 'public',
-  // Meta's channels (ADR 56): the GET handshake checks the verify token, the POST the app secret's signature, both in chat.
-  'GET /api/channels/whatsapp/:connectionId': 'public',
-  'POST /api/channels/whatsapp/:connectionId': 'public',
-  'GET /api/channels/messenger/:connectionId': 'public',
-  'POST /api/channels/messenger/:connectionId': 'public',
-  'GET /api/channels/instagram/:connectionId': 'public',
-  'POST /api/channels/instagram/:connectionId': 'public',
 
   // Conversations and unanswered questions (visitors' words: agents and above).
-  'GET /api/chatbot/:id/conversations/export': 'conversations:read',
   'Query.conversations': 'conversations:read',
   'Query.conversation': 'conversations:read',
   'Query.unansweredQuestions': 'conversations:read',
   'Mutation.answerUnansweredQuestion': 'conversations:write',
   'Mutation.dismissUnansweredQuestion': 'conversations:write',
   // Leads: visitors' contacts, read like their conversations (docs/adr/0034-humans-in-the-loop.md).
-  'GET /api/leads/export': 'conversations:read',
   'Query.leads': 'conversations:read',
   // The quality loop (docs/adr/0050-quality-loop.md): a chatbot's tests are its settings; a run spends credit.
   'Query.testCases': 'workspace:read',
@@ -161,7 +157,6 @@ export const ACCESS = {
 
   // The live inbox (ADR 34): reading it is reading conversations, acting in it writing them; the
   // member's own mail switch is any member's.
-  'GET /api/inbox/events': 'conversations:read',
   'Query.inbox': 'conversations:read',
   'Query.inboxConversation': 'conversations:read',
   'Query.inboxWaitingCount': 'conversations:read',
@@ -184,15 +179,6 @@ export const ACCESS = {
   'Mutation.createCustomer': 'billing:manage',
   'Mutation.createCheckoutSession': 'billing:manage',
   'Mutation.createBillingPortalSession': 'billing:manage',
-
-  // The public chat, for visitors.
-  'GET /api/chatbot/public/:uniqueId': 'public',
-  'GET /api/chatbot/public/:uniqueId/challenge': 'public',
-  'POST /api/chatbot/public/:uniqueId/chat': 'public',
-  'POST /api/chatbot/public/:uniqueId/feedback': 'public',
-  'POST /api/chatbot/public/:uniqueId/lead': 'public',
-  'POST /api/chatbot/public/:uniqueId/handoff': 'public',
-  'GET /api/chatbot/public/:uniqueId/events': 'public',
 
   // Workspaces (the REST rows: features/workspaces/rest.ts; single sign-on's settings: features/sso/rest.ts).
   'Query.workspaces': 'session',

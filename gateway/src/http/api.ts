@@ -9,19 +9,13 @@ import { invalid } from '@parley/common/rpc-errors.ts';
 import { bodyParserError, MALFORMED_URL, toHttpError } from './errors.ts';
 import type { HeldStreams } from '../access/held-streams.ts';
 import type { StripeEventIntake } from '../features/billing/stripe-events.ts';
-import { inboxEventRoutes } from '../features/inbox/inbox-events.ts';
 import { isCleanText } from './input.ts';
 import { registerOperations } from './operations.ts';
 import { OPERATIONS } from '../access/permissions.ts';
-import { conversationExportRoutes } from '../features/conversations/conversation-export.ts';
 import { webhookHandlers } from '../features/billing/rest.ts';
-import type { OpenStreams } from '../features/conversations/conversation-events.ts';
-import { publicChatRoutes } from '../features/public-chat/rest.ts';
-import { publicLeadRoutes } from '../features/leads/public-lead.ts';
-import { leadExportRoutes } from '../features/leads/lead-export.ts';
+import type { OpenStreams } from './open-streams.ts';
 import { actionRoutes } from '../features/actions/action-routes.ts';
 import { mcpServerRoutes } from '../features/mcp-servers/mcp-server-routes.ts';
-import { channelWebhookRoutes } from '../features/channels/webhook.ts';
 import type { TelegramIntake } from '../features/channels/telegram-intake.ts';
 import type { slackInstallRoutes } from '../features/channels/slack-install.ts';
 import type { Seats } from '../features/workspaces/workspaces.ts';
@@ -77,26 +71,8 @@ export function apiRouter(opts: ApiOptions): Router {
   router.use(noStore, cleanPath);
   // Before the JSON parser: the signature is over the raw bytes Stripe sent.
   router.post('/payment/webhook', ...webhookHandlers(opts.stripeEvents));
-  // Likewise the messaging channels' webhooks (docs/adr/0044-messaging-channels.md): read raw, checked by chat.
+  // Slack's redirect back after "Add to Slack" (ADR 64); the channels' webhooks are rows (features/channels/rest.ts).
   if (opts.slackInstall) router.use('/channels', opts.slackInstall.callback);
-  router.use('/channels', channelWebhookRoutes(opts.clients, { telegram: opts.telegramIntake }));
-  const json = express.json({ limit: opts.bodyLimit });
-  // Before the chatbot's operation rows (/chatbot/:id/…), so "public" is never read as a chatbot id;
-  // the visitors' routes have no caller to check before their body is read.
-  router.use(
-    '/chatbot/public',
-    json,
-    publicChatRoutes(opts.clients, {
-      timeoutMs: opts.chatTimeoutMs,
-      logger: opts.logger,
-      publicUrl: opts.publicUrl,
-      pingMs: opts.ssePingMs,
-      streams: opts.conversationStreams,
-    }),
-    publicLeadRoutes(opts.clients, { publicUrl: opts.publicUrl }),
-  );
-  // Likewise the export (a GET, no body to read), so "export" is never read as a conversation id.
-  router.use('/chatbot', conversationExportRoutes(opts.clients, { logger: opts.logger }));
   // Each operation reads its own body once its caller is checked (operations.ts); their paths are
   // whole, so no other route's mounting can shadow them.
   registerOperations(
@@ -112,26 +88,21 @@ export function apiRouter(opts: ApiOptions): Router {
         seats: opts.seats,
         catalogue: opts.catalogue,
         uploads: { maxPictureBytes: opts.maxPictureBytes, maxUploadBytes: opts.maxUploadBytes, uploadTimeoutMs: opts.uploadTimeoutMs },
+        chatTimeoutMs: opts.chatTimeoutMs,
+        ssePingMs: opts.ssePingMs,
+        streams: opts.conversationStreams,
+        held: opts.held,
+        telegram: opts.telegramIntake,
       },
     },
     '/api',
   );
-  router.use(json);
+  router.use(express.json({ limit: opts.bodyLimit }));
   router.use(
     '/chatbot',
     ...(opts.slackInstall ? [opts.slackInstall.member] : []),
     actionRoutes(opts.clients),
     mcpServerRoutes(opts.clients),
-  );
-  router.use('/leads', leadExportRoutes(opts.clients, { logger: opts.logger }));
-  router.use(
-    '/inbox',
-    inboxEventRoutes(opts.clients, {
-      logger: opts.logger,
-      pingMs: opts.ssePingMs,
-      streams: opts.conversationStreams,
-      held: opts.held,
-    }),
   );
   router.use((_req, res) => {
     res.status(404).json({ message: 'Not found' });

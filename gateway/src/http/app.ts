@@ -18,7 +18,7 @@ import { createGraphQL } from './graphql.ts';
 import { healthRouter } from './health.ts';
 import { HeldStreams } from '../access/held-streams.ts';
 import { apiRouter } from './api.ts';
-import { OpenStreams } from '../features/conversations/conversation-events.ts';
+import { OpenStreams } from './open-streams.ts';
 import { publicChatCors } from '../features/public-chat/rest.ts';
 import { keyChecker } from '../access/api-keys.ts';
 import { apiV1Router } from '../v1/router.ts';

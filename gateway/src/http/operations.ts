@@ -30,6 +30,7 @@ import { Code, ConnectError, forbidden, invalid, notFound } from '@parley/common
 import type { ApiKeyCaller, KeyChecker } from '../access/api-keys.ts';
 import { bearerToken } from '../access/bearer.ts';
 import type { HeldStreams } from '../access/held-streams.ts';
+import type { OpenStreams } from './open-streams.ts';
 import { authenticate } from '../access/sessions.ts';
 import type { AuthUser } from '../access/users.ts';
 import { member, restCaller, type Member } from '../access/workspace-member.ts';
@@ -85,6 +86,16 @@ export interface OperationDeps {
   seats: { free: number; pro: number };
   /** The uploads' limits: a profile picture's and a knowledge file's bytes, and the deadline of the call handing a file on. */
   uploads: { maxPictureBytes: number; maxUploadBytes: number; uploadTimeoutMs: number };
+  /** Deadline of one public chat answer (CHAT_TIMEOUT_MS). */
+  chatTimeoutMs: number;
+  /** How often a live stream sends `: ping` (SSE_PING_MS). */
+  ssePingMs: number;
+  /** The gateway's open live streams (a visitor's conversation, the inbox), ended when it shuts down. */
+  streams?: OpenStreams;
+  /** Members' long-lived responses, which end when access is taken away (access/held-streams.ts). */
+  held: HeldStreams;
+  /** Telegram's webhook, checked and queued by the gateway itself (features/channels/telegram-intake.ts, ADR 64). */
+  telegram?: { receive(update: { connectionId: string; secret: string; body: Uint8Array }): Promise<unknown> };
 }
 
 /** What a handler is given: the request, its caller, and the params, query and body as the row's schemas read them. */
@@ -100,9 +111,10 @@ export interface Call<B = unknown, Q = unknown, P = Record<string, string>> {
   member: Member;
   /** Session rows: the signed-in person. */
   user: AuthUser;
-  /** apiKey rows: the key, its workspace, and HeldStreams.mark() from before the key was checked. */
+  /** apiKey rows: the key, its workspace. */
   key: ApiKeyCaller;
   ownerId: string;
+  /** HeldStreams.mark() from before the caller was checked (apiKey and session rows), for a held stream. */
   accessMark: number;
 }
 
@@ -162,7 +174,7 @@ export const JSON_BODY_ONLY = 'The body must be JSON, sent with "Content-Type: a
  */
 export function registerOperations(router: Router, rows: readonly Operation[], face: Face, prefix: string): void {
   const json = express.json({ limit: face.bodyLimit });
-  for (const row of rows) {
+  for (const row of [...rows].sort(bySpecificity)) {
     if (!row.path.startsWith(prefix)) throw new Error(`${operationKey(row)} is not under ${prefix}`);
     const register = router[row.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete'].bind(router);
     const gate = face.face === 'apiKey' ? apiKeyGate(row, face, json) : dashboardGate(row, face, json);
@@ -174,13 +186,29 @@ export function registerOperations(router: Router, rows: readonly Operation[], f
   }
 }
 
+/**
+ * The order Express tries the rows in: at the first place two paths differ in kind, a literal segment
+ * before a parameter, so `/conversations/export` is never read as `/conversations/:conversationId`, nor
+ * `/chatbot/public/…` as `/chatbot/:id/…`, whatever order the tables list them in. (Only paths of the
+ * same length can match one request; the order between others does not matter, but is total.)
+ */
+function bySpecificity(a: Operation, b: Operation): number {
+  const shape = (row: Operation) =>
+    row.path
+      .split('/')
+      .map((segment) => (segment.startsWith(':') ? '1' : '0'))
+      .join('');
+  const [x, y] = [shape(a), shape(b)];
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
 type Gate = (req: Request, res: Response) => Promise<Call>;
 
 function dashboardGate(row: Operation, face: DashboardFace, json: express.RequestHandler): Gate {
   if (typeof row.who === 'object') throw new Error(`${operationKey(row)}: an API key's operation on the dashboard's router`);
   const who = row.who;
   return async (req, res) => {
-    const call = { req, res, app: face.deps } as Call;
+    const call = { req, res, app: face.deps, accessMark: face.deps.held.mark() } as Call;
     if (who === 'session' && row.permission) {
       call.member = await member(face.deps.clients, restCaller(req), row.permission);
       call.user = call.member.user;

@@ -1,4 +1,4 @@
-// GET /api/chatbot/{id}/conversations/export?format=csv|jsonl[&startDate&endDate] (docs/product.md, Conversation export): every
+// GET /api/chatbot/{id}/conversations/export?format=csv|jsonl[&startDate&endDate] (docs/product.md, Conversation export; its row in rest.ts): every
 // conversation of the owner's chatbot with every message, one row per message, as a download. The
 // chat service decides access (owner, Pro) and the dates, and streams pages of rows; each page is
 // written as it arrives, waiting for the browser to take it (backpressure), so the file is never
@@ -15,14 +15,13 @@
 // for 100,000 messages it took this process from 120 to 179 MB where csv-stringify reached 317 MB
 // (the garbage of its character-by-character writing; docs/benchmarks.md).
 import { once } from 'node:events';
-import { Router, type Request } from 'express';
+import type { Response } from 'express';
 import Papa from 'papaparse';
 import type { ExportRow } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import type { Logger } from '@parley/common/logger.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import { isoDate } from '../../http/dates.ts';
 import type { Clients } from '../../http/clients.ts';
-import { ownerId } from '../../access/members.ts';
 import { inertCell } from '../../http/csv.ts';
 
 export const FORMAT_INVALID = 'Format must be csv or jsonl';
@@ -125,71 +124,68 @@ export function exportFileName(chatbotName: string, format: ExportFormat): strin
   return `${slug || 'chatbot'}-conversations.${format}`;
 }
 
-function formatOf(raw: unknown): ExportFormat {
+/** The `format` query parameter: a reader for the row's query schema (readWith). */
+export function formatOf(raw: unknown): ExportFormat {
   if (raw === 'csv' || raw === 'jsonl') return raw;
   throw invalid(FORMAT_INVALID);
 }
 
-function dateOf(raw: unknown): string {
+/** A date query parameter given at most once ('' when absent), checked further by the chat service. */
+export function dateOf(raw: unknown): string {
   if (raw === undefined) return '';
   if (typeof raw !== 'string') throw invalid(DATES_INVALID);
   return raw;
 }
 
-export function conversationExportRoutes(clients: Clients, opts: { logger: Logger }): Router {
-  const router = Router();
-
-  router.get('/:id/conversations/export', async (req: Request, res) => {
-    const format = formatOf(req.query.format);
-    const startDate = dateOf(req.query.startDate);
-    const endDate = dateOf(req.query.endDate);
-    const owner = await ownerId(clients, req);
-    const chatbotId = req.params.id as string;
-
-    // The browser leaving stops the export in the chat service; an export has no deadline but that.
-    const abort = new AbortController();
-    res.on('close', () => {
-      if (!res.writableFinished) abort.abort();
-    });
-    const pages = clients.chat
-      .exportConversations({ ownerId: owner, chatbotId, startDate, endDate }, { signal: abort.signal, timeoutMs: 0 })
-      [Symbol.asyncIterator]();
-    let first: IteratorResult<{ rows: ExportRow[] }>;
-    let name: string;
-    try {
-      // The first page carries the chat service's refusal, if any; the name is only for the file's.
-      [first, name] = await Promise.all([pages.next(), chatbotName(clients, owner, chatbotId)]);
-    } catch (err) {
-      abort.abort();
-      throw err;
-    }
-
-    res.status(200);
-    res.setHeader('Content-Type', CONTENT_TYPES[format]);
-    res.setHeader('Content-Disposition', `attachment; filename="${exportFileName(name, format)}"`);
-    const write = async (chunk: string) => {
-      if (chunk && !res.write(chunk)) await once(res, 'drain', { signal: abort.signal });
-    };
-    let rows = 0;
-    try {
-      await write(formatPage(format, first.done ? [] : first.value.rows.map(exportRecord), true));
-      rows += first.done ? 0 : first.value.rows.length;
-      for (let step = first.done ? first : await pages.next(); !step.done; step = await pages.next()) {
-        await write(formatPage(format, step.value.rows.map(exportRecord), false));
-        rows += step.value.rows.length;
-      }
-    } catch (err) {
-      if (!abort.signal.aborted) {
-        opts.logger.error({ err, chatbotId, rows }, 'conversation export failed part-way; the download was cut off');
-        abort.abort();
-      }
-      res.destroy();
-      return;
-    }
-    res.end();
+/** Writes every conversation of the owner's chatbot to the response as the download, page by page. */
+export async function streamConversationExport(
+  res: Response,
+  clients: Clients,
+  request: { owner: string; chatbotId: string; format: ExportFormat; startDate: string; endDate: string },
+  logger: Logger,
+): Promise<void> {
+  const { owner, chatbotId, format, startDate, endDate } = request;
+  // The browser leaving stops the export in the chat service; an export has no deadline but that.
+  const abort = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) abort.abort();
   });
+  const pages = clients.chat
+    .exportConversations({ ownerId: owner, chatbotId, startDate, endDate }, { signal: abort.signal, timeoutMs: 0 })
+    [Symbol.asyncIterator]();
+  let first: IteratorResult<{ rows: ExportRow[] }>;
+  let name: string;
+  try {
+    // The first page carries the chat service's refusal, if any; the name is only for the file's.
+    [first, name] = await Promise.all([pages.next(), chatbotName(clients, owner, chatbotId)]);
+  } catch (err) {
+    abort.abort();
+    throw err;
+  }
 
-  return router;
+  res.status(200);
+  res.setHeader('Content-Type', CONTENT_TYPES[format]);
+  res.setHeader('Content-Disposition', `attachment; filename="${exportFileName(name, format)}"`);
+  const write = async (chunk: string) => {
+    if (chunk && !res.write(chunk)) await once(res, 'drain', { signal: abort.signal });
+  };
+  let rows = 0;
+  try {
+    await write(formatPage(format, first.done ? [] : first.value.rows.map(exportRecord), true));
+    rows += first.done ? 0 : first.value.rows.length;
+    for (let step = first.done ? first : await pages.next(); !step.done; step = await pages.next()) {
+      await write(formatPage(format, step.value.rows.map(exportRecord), false));
+      rows += step.value.rows.length;
+    }
+  } catch (err) {
+    if (!abort.signal.aborted) {
+      logger.error({ err, chatbotId, rows }, 'conversation export failed part-way; the download was cut off');
+      abort.abort();
+    }
+    res.destroy();
+    return;
+  }
+  res.end();
 }
 
 /** The chatbot's name, read without its knowledge base (ownership is the chat service's check; this agrees). */

@@ -1,6 +1,6 @@
 // The live inbox as members read it (docs/adr/0034-humans-in-the-loop.md): the chat service's inbox
 // rows, conversations and actions, for GraphQL (resolvers/inbox.ts) and the REST stream
-// (rest/inbox-events.ts), which sends the same InboxItem as JSON. The chat service decides the plan
+// (rest.ts), which sends the same InboxItem as JSON. The chat service decides the plan
 // (pro only), ownership and the moves; the gateway checks what it can see itself first (ids that are
 // not ids, empty text, a missing client message id), so such input is a clear 4xx whatever the service.
 import type { ChatMessage, InboxItem, Lead } from '@parley/proto/parley/chat/v1/chat_pb.js';

@@ -42,77 +42,26 @@
 // whether Parley's page is the embed page (the header X-Parley-Embed: 1). The chat service decides
 // from them whether the chatbot may answer there (403 otherwise). Host pages on any origin call these
 // paths, so they (and only they) answer CORS: any origin, no credentials; refusals stay readable.
-import { Router, type Request, type RequestHandler } from 'express';
+//
+// This file is the public chat's operation table (http/operations.ts): every row public, its body
+// validated by the row's schema before the handler runs.
+import type { RequestHandler } from 'express';
+import { z } from 'zod';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { clientIp } from '@parley/common/http.ts';
-import type { Logger } from '@parley/common/logger.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import type { GetPublicChatbotResponse, SendMessageResponse } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { appearanceView } from '../chatbots/chatbots.ts';
 import { publicLeadForm } from '../leads/leads.ts';
-import type { Clients } from '../../http/clients.ts';
 import { answerSources } from '../conversations/conversations.ts';
 import { clientGone, relayAnswer, sendEvent, wantsEventStream, type AnswerEvents } from '../../http/answer-stream.ts';
-import { afterMessageId, handoffView, relayConversation, sessionIdParam, type OpenStreams } from '../conversations/conversation-events.ts';
-import { jsonObject, stringField, type JsonObject } from '../../http/input.ts';
+import { jsonBody, text, type JsonObject } from '../../http/input.ts';
+import { operation, readWith, type Operation } from '../../http/operations.ts';
+import { afterMessageId, handoffView, relayConversation, SESSION_ID_REQUIRED, sessionIdParam } from './conversation-events.ts';
+import { EMBED_HEADER, requestSite, visitorOf } from './public-chat.ts';
 
-export interface PublicChatOptions {
-  /** Deadline of one answer. */
-  timeoutMs: number;
-  logger: Logger;
-  /** The product's public address: a request from its origin is from Parley's own pages. */
-  publicUrl: string;
-  /** How often an open conversation stream pings (conversation-events.ts's 15 s unless a test says otherwise). */
-  pingMs?: number;
-  /** The gateway's open conversation streams, ended when it shuts down. */
-  streams?: OpenStreams;
-}
-
-/** The header the embed page sends on its API calls. */
-export const EMBED_HEADER = 'X-Parley-Embed';
-
-/**
- * The site of an Origin that names none (a sandboxed frame, a file, a data: URL: the browser sends
- * "null") or cannot be read, or that is not a web page's (http/https). It is from another site, so it
- * is served where the chatbot runs anywhere; and as it can never be a host name (a space and
- * parentheses), no allowed-domains list matches it, so a chatbot kept to its domains refuses it.
- */
-export const UNKNOWN_SITE = '(unknown site)';
-
-/**
- * Where a public call came from (the product's rule, common to every public path): "" for no Origin
- * and for Parley's own origins (the public URL's, or the request's own); else the Origin's host name
- * in lower case, without its port (allowed domains are host names: a site's ports are one site).
- */
-export function siteHost(origin: string | undefined, ownOrigins: readonly string[]): string {
-  if (origin === undefined || origin === '') return '';
-  let url: URL;
-  try {
-    url = new URL(origin);
-  } catch {
-    return UNKNOWN_SITE;
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return UNKNOWN_SITE;
-  // URL lower-cases the host and drops a default port, so the comparison is of origins, not spellings.
-  if (ownOrigins.some((own) => originOf(own) === url.origin)) return '';
-  return url.hostname;
-}
-
-function originOf(address: string): string | undefined {
-  try {
-    return new URL(address).origin;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The request's site and whether it came from the embed page, as the chat service's calls take them. */
-export function requestSite(req: Request, publicUrl: string): { siteHost: string; embedded: boolean } {
-  return {
-    siteHost: siteHost(req.get('origin'), [publicUrl, `${req.protocol}://${req.get('host') ?? ''}`]),
-    embedded: req.get(EMBED_HEADER) === '1',
-  };
-}
+// Where a call came from is every public path's rule, in the view module the lead form shares.
+export { siteHost, UNKNOWN_SITE } from './public-chat.ts';
 
 /**
  * CORS for the public paths only: any origin may call them (the chatbot's allowed domains are the
@@ -128,100 +77,120 @@ export const publicChatCors: RequestHandler = (req, res, next) => {
   res.status(204).end();
 };
 
-export function publicChatRoutes(clients: Clients, opts: PublicChatOptions): Router {
-  const router = Router();
+const who = 'public';
+const base = '/api/chatbot/public/:uniqueId';
 
-  router.get('/:uniqueId', async (req, res) => {
-    const chatbot = await clients.chat.getPublicChatbot({ uniqueId: req.params.uniqueId, ...requestSite(req, opts.publicUrl) });
-    res.json(publicChatbot(chatbot));
-  });
+// Each body's fields in the order they are checked: the first wrong one is the one named.
+const chatBody = jsonBody({
+  visitor: readWith(visitorOf),
+  sessionId: text('sessionId'),
+  message: text('message'),
+  model: text('model'),
+  proofOfWork: text('proofOfWork'),
+  confirm: readWith(confirmOf),
+});
+const feedbackBody = jsonBody({ sessionId: text('sessionId'), messageId: text('messageId'), rating: text('rating') });
+const handoffBody = jsonBody({ sessionId: text('sessionId').refine((id) => id !== '', SESSION_ID_REQUIRED) });
+// `after` is read in the handler: the Last-Event-ID header, when sent, wins over it.
+const eventsQuery = z.object({ sessionId: readWith(sessionIdParam) });
 
-  router.get('/:uniqueId/challenge', async (req, res) => {
-    const challenge = await clients.chat.createChallenge({ uniqueId: req.params.uniqueId, ...requestSite(req, opts.publicUrl) });
+export const publicChatOperations: Operation[] = [
+  operation({ method: 'GET', path: base, who }, async ({ req, app: { clients, publicUrl }, params }) =>
+    publicChatbot(await clients.chat.getPublicChatbot({ uniqueId: params.uniqueId, ...requestSite(req, publicUrl) })),
+  ),
+
+  operation({ method: 'GET', path: `${base}/challenge`, who }, async ({ req, app: { clients, publicUrl }, params }) => {
+    const challenge = await clients.chat.createChallenge({ uniqueId: params.uniqueId, ...requestSite(req, publicUrl) });
     // ALTCHA's own field names: the widget hands this object to its solver as it is.
-    res.json({
+    return {
       algorithm: challenge.algorithm,
       challenge: challenge.challenge,
       // int64 reaches JavaScript as a bigint (protobuf-es ignores jstype JS_NUMBER), which JSON cannot carry.
       maxnumber: Number(challenge.maxNumber),
       salt: challenge.salt,
       signature: challenge.signature,
-    });
-  });
-
-  router.post('/:uniqueId/chat', async (req, res) => {
-    const body = jsonObject(req.body);
-    const visitor = visitorField(body);
-    const input = {
-      uniqueId: req.params.uniqueId,
-      sessionId: stringField(body, 'sessionId'),
-      message: stringField(body, 'message'),
-      model: stringField(body, 'model'),
-      clientIp: clientIp(req),
-      userAgent: req.get('user-agent') ?? '',
-      ...requestSite(req, opts.publicUrl),
-      visitorId: visitor.id,
-      visitorName: visitor.name,
-      visitorEmail: visitor.email,
-      visitorUserHash: visitor.userHash,
-      proofOfWork: stringField(body, 'proofOfWork'),
-      ...confirmField(body),
     };
-    const signal = clientGone(res);
-    const callOptions = { timeoutMs: opts.timeoutMs, signal };
+  }),
 
-    if (!wantsEventStream(req)) {
-      res.json(chatReply(await clients.chat.sendMessage(input, callOptions)));
-      return;
-    }
-    await relayAnswer(res, clients.chat.streamMessage(input, callOptions), PUBLIC_EVENTS, { signal, logger: opts.logger });
-  });
+  operation(
+    { method: 'POST', path: `${base}/chat`, who, body: chatBody, streams: true },
+    async ({ req, res, app: { clients, publicUrl, chatTimeoutMs, logger }, params, body }) => {
+      const { visitor } = body;
+      const input = {
+        uniqueId: params.uniqueId,
+        sessionId: body.sessionId,
+        message: body.message,
+        model: body.model,
+        clientIp: clientIp(req),
+        userAgent: req.get('user-agent') ?? '',
+        ...requestSite(req, publicUrl),
+        visitorId: visitor.id,
+        visitorName: visitor.name,
+        visitorEmail: visitor.email,
+        visitorUserHash: visitor.userHash,
+        proofOfWork: body.proofOfWork,
+        ...body.confirm,
+      };
+      const signal = clientGone(res);
+      const callOptions = { timeoutMs: chatTimeoutMs, signal };
 
-  router.post('/:uniqueId/feedback', async (req, res) => {
-    const body = jsonObject(req.body);
-    // The chat service owns every rule: the rating's values, whose message it is, the rate limit.
-    const rated = await clients.chat.rateMessage({
-      uniqueId: req.params.uniqueId,
-      sessionId: stringField(body, 'sessionId'),
-      messageId: stringField(body, 'messageId'),
-      rating: stringField(body, 'rating'),
-      clientIp: clientIp(req),
-      ...requestSite(req, opts.publicUrl),
-    });
-    res.json({ messageId: rated.messageId, rating: rated.rating });
-  });
+      if (!wantsEventStream(req)) return chatReply(await clients.chat.sendMessage(input, callOptions));
+      await relayAnswer(res, clients.chat.streamMessage(input, callOptions), PUBLIC_EVENTS, { signal, logger });
+      return undefined;
+    },
+  ),
 
-  router.post('/:uniqueId/handoff', async (req, res) => {
-    const body = jsonObject(req.body);
-    const { state } = await clients.chat.requestHandoff({
-      uniqueId: req.params.uniqueId,
-      sessionId: sessionIdParam(stringField(body, 'sessionId')),
-      clientIp: clientIp(req),
-      ...requestSite(req, opts.publicUrl),
-    });
-    res.json(handoffView(state));
-  });
+  operation(
+    { method: 'POST', path: `${base}/feedback`, who, body: feedbackBody },
+    async ({ req, app: { clients, publicUrl }, params, body }) => {
+      // The chat service owns every rule: the rating's values, whose message it is, the rate limit.
+      const rated = await clients.chat.rateMessage({
+        uniqueId: params.uniqueId,
+        sessionId: body.sessionId,
+        messageId: body.messageId,
+        rating: body.rating,
+        clientIp: clientIp(req),
+        ...requestSite(req, publicUrl),
+      });
+      return { messageId: rated.messageId, rating: rated.rating };
+    },
+  ),
 
-  router.get('/:uniqueId/events', async (req, res) => {
-    const input = {
-      uniqueId: req.params.uniqueId,
-      sessionId: sessionIdParam(req.query.sessionId),
-      afterMessageId: afterMessageId(req.query.after, req.get('last-event-id')),
-      ...requestSite(req, opts.publicUrl),
-    };
-    // No deadline: the stream lasts while the visitor is there; the visitor leaving cancels it.
-    const abort = new AbortController();
-    res.on('close', () => abort.abort());
-    await relayConversation(res, clients.chat.watchConversation(input, { signal: abort.signal, timeoutMs: 0 }), {
-      signal: abort.signal,
-      logger: opts.logger,
-      pingMs: opts.pingMs,
-      streams: opts.streams,
-    });
-  });
+  operation(
+    { method: 'POST', path: `${base}/handoff`, who, body: handoffBody },
+    async ({ req, app: { clients, publicUrl }, params, body }) => {
+      const { state } = await clients.chat.requestHandoff({
+        uniqueId: params.uniqueId,
+        sessionId: body.sessionId,
+        clientIp: clientIp(req),
+        ...requestSite(req, publicUrl),
+      });
+      return handoffView(state);
+    },
+  ),
 
-  return router;
-}
+  operation(
+    { method: 'GET', path: `${base}/events`, who, query: eventsQuery, streams: true },
+    async ({ req, res, app: { clients, publicUrl, logger, ssePingMs, streams }, params, query }) => {
+      const input = {
+        uniqueId: params.uniqueId,
+        sessionId: query.sessionId,
+        afterMessageId: afterMessageId(req.query.after, req.get('last-event-id')),
+        ...requestSite(req, publicUrl),
+      };
+      // No deadline: the stream lasts while the visitor is there; the visitor leaving cancels it.
+      const abort = new AbortController();
+      res.on('close', () => abort.abort());
+      await relayConversation(res, clients.chat.watchConversation(input, { signal: abort.signal, timeoutMs: 0 }), {
+        signal: abort.signal,
+        logger,
+        pingMs: ssePingMs,
+        streams,
+      });
+      return undefined;
+    },
+  ),
+];
 
 /** The public lookup as the page and the widget read it. */
 function publicChatbot({
@@ -245,30 +214,6 @@ function publicChatbot({
     handoff,
   };
 }
-
-/**
- * What the host page told the widget about its visitor (Parley.identify): `visitor: { id?, name?,
- * email?, userHash? }`, each "" when not told. Lengths are the chat service's rule, and so is the
- * userHash's check (a wrong one leaves the visitor unverified); only JSON types are checked here.
- */
-export function visitorField(body: JsonObject): { id: string; name: string; email: string; userHash: string } {
-  const value = body.visitor;
-  if (value === undefined || value === null) return { id: '', name: '', email: '', userHash: '' };
-  if (typeof value !== 'object' || Array.isArray(value)) throw invalid('visitor must be an object');
-  const visitor = value as JsonObject;
-  for (const key of VISITOR_FIELDS) {
-    const field = visitor[key];
-    if (field !== undefined && field !== null && typeof field !== 'string') throw invalid(`visitor.${key} must be a string`);
-  }
-  return {
-    id: stringField(visitor, 'id'),
-    name: stringField(visitor, 'name'),
-    email: stringField(visitor, 'email'),
-    userHash: stringField(visitor, 'userHash'),
-  };
-}
-
-const VISITOR_FIELDS = ['id', 'name', 'email', 'userHash'] as const;
 
 /**
  * The reply as the page reads it, as JSON and as the done event: `url` only for a source that has
@@ -313,8 +258,7 @@ function chatReply({
  * The visitor's answer to a confirmation card: `confirm: { callId, decision }` (decision "confirm"
  * or "cancel"). Whether the call is theirs and still open is the chat service's rule.
  */
-function confirmField(body: JsonObject): { confirmCallId: string; confirmDecision: string } {
-  const value = body.confirm;
+function confirmOf(value: unknown): { confirmCallId: string; confirmDecision: string } {
   if (value === undefined || value === null) return { confirmCallId: '', confirmDecision: '' };
   if (typeof value !== 'object' || Array.isArray(value)) throw invalid('confirm must be an object');
   const confirm = value as JsonObject;

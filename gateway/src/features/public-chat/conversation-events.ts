@@ -13,9 +13,10 @@ import { gauge } from '@parley/common/metrics.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import type { ChatMessage, HandoffState, WatchConversationResponse } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { isoDate } from '../../http/dates.ts';
-import { answerSources, type AnswerSourceView } from './conversations.ts';
+import { answerSources, type AnswerSourceView } from '../conversations/conversations.ts';
 import { mapError } from '../../http/errors.ts';
 import { sendEvent, startEventStream } from '../../http/answer-stream.ts';
+import type { OpenStreams } from '../../http/open-streams.ts';
 
 /** How often an open stream sends a comment line, so nothing between closes it as idle. */
 export const PING_INTERVAL_MS = 15_000;
@@ -29,26 +30,6 @@ export const openConversationStreams = gauge(
   'Visitor conversation streams this gateway relays now (open SSE responses, each with a chat service stream).',
   [],
 );
-
-/** A gateway's open conversation streams, ended together when it shuts down. */
-export class OpenStreams {
-  private readonly open = new Set<Response>();
-
-  add(res: Response): void {
-    this.open.add(res);
-    res.once('close', () => this.open.delete(res));
-  }
-
-  get size(): number {
-    return this.open.size;
-  }
-
-  /** Ends every open stream; the pages reconnect (to another replica) from the last id they have. */
-  async endAll(): Promise<void> {
-    for (const res of this.open) res.end();
-    this.open.clear();
-  }
-}
 
 /** The handoff state as the page reads it (the chat answer's `handoff`, the handoff call, `state` events). */
 export interface HandoffView {

@@ -9,11 +9,15 @@
 // WhatsApp, Messenger and Instagram (docs/adr/0056-meta-channels.md) follow the same shape at
 // `/api/channels/{whatsapp|messenger|instagram}/{connectionId}`: GET for Meta's handshake
 // (hub.verify_token checked by chat, hub.challenge echoed), POST signed X-Hub-Signature-256.
-import express, { Router } from 'express';
-import type { Clients } from '../../http/clients.ts';
+//
+// This file is the webhooks' operation table (http/operations.ts): every row public, and each POST
+// reads its own body (`readsOwnBody`): the gate reads none, so the bytes a signature is over reach the
+// handler as the provider sent them, bounded by the handler's raw reader.
+import express, { type Request, type Response } from 'express';
+import { z } from 'zod';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import { HttpError } from '../../http/errors.ts';
-import type { TelegramIntake } from './telegram-intake.ts';
+import { operation, readWith, type Operation } from '../../http/operations.ts';
 
 /** Telegram's updates are a few kilobytes; a body past this is refused 413 before chat sees it. */
 export const WEBHOOK_BODY_LIMIT = '256kb';
@@ -70,105 +74,125 @@ async function mailgunFields(body: Buffer, contentType: string): Promise<Record<
   return fields;
 }
 
+/** Each limit's raw reader, made once. */
+const rawReaders = new Map<string, express.RequestHandler>();
+
+/** The body's bytes as sent (413 past the limit); "" for none. */
+function rawBody(req: Request, res: Response, limit: string): Promise<Buffer> {
+  let reader = rawReaders.get(limit);
+  if (!reader) rawReaders.set(limit, (reader = express.raw({ type: () => true, limit })));
+  return new Promise((resolve, reject) =>
+    reader(req, res, (err?: unknown) => (err ? reject(err) : resolve(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0)))),
+  );
+}
+
+const JSON_ONLY = 'The body must be JSON (application/json).';
+
+/** A JSON webhook's bytes: 415 for another content type, before any is read. */
+async function jsonWebhookBody(req: Request, res: Response): Promise<Buffer> {
+  if (!req.is('application/json')) throw new HttpError(415, JSON_ONLY);
+  return rawBody(req, res, WEBHOOK_BODY_LIMIT);
+}
+
+const who = 'public';
+const base = '/api/channels';
+
+/** A handshake parameter as Meta sends it, cut past what any of them may be; "" when absent or repeated. */
+const handshakeParam = (raw: unknown): string => (typeof raw === 'string' ? raw.slice(0, MAX_SECRET_CHARS + 1) : '');
+
+const handshakeQuery = z.object({
+  'hub.challenge': readWith((raw) => {
+    const challenge = handshakeParam(raw);
+    if (!/^[A-Za-z0-9_-]{1,256}$/.test(challenge)) throw invalid('hub.challenge is missing or malformed.');
+    return challenge;
+  }),
+  'hub.mode': readWith(handshakeParam),
+  'hub.verify_token': readWith(handshakeParam),
+});
+
 /**
- * Mounted under /api/channels, before the JSON parser. With `telegram`, Telegram's calls are checked
- * and queued by the gateway itself (telegram-intake.ts, ADR 64); without it, by chat's ReceiveChannelUpdate.
+ * With `telegram` in the app's deps, Telegram's calls are checked and queued by the gateway itself
+ * (telegram-intake.ts, ADR 64); without it, by chat's ReceiveChannelUpdate.
  */
-export function channelWebhookRoutes(clients: Clients, opts: { telegram?: TelegramIntake } = {}): Router {
-  const router = Router();
-  router.post(
-    '/telegram/:connectionId',
-    (req, _res, next) => next(req.is('application/json') ? undefined : new HttpError(415, 'The body must be JSON (application/json).')),
-    express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT }),
-    async (req, res) => {
-      const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+export const channelWebhookOperations: Operation[] = [
+  operation(
+    { method: 'POST', path: `${base}/telegram/:connectionId`, who, readsOwnBody: true },
+    async ({ req, res, app: { clients, telegram }, params }) => {
+      const body = await jsonWebhookBody(req, res);
       if (body.length === 0) throw invalid('The body is not a Telegram update.');
       const update = {
-        connectionId: String(req.params.connectionId),
+        connectionId: String(params.connectionId),
         secret: (req.header(TELEGRAM_SECRET_HEADER) ?? '').slice(0, MAX_SECRET_CHARS + 1),
         body,
       };
-      if (opts.telegram) await opts.telegram.receive(update);
+      if (telegram) await telegram.receive(update);
       else await clients.chat.receiveChannelUpdate({ channel: 'telegram', ...update });
-      res.json({ ok: true });
+      return { ok: true };
     },
-  );
+  ),
   // Slack's Events API (docs/adr/0057-slack-channel.md): signed with the app's signing secret over the
   // timestamp and the raw body; a url_verification is answered with its challenge. A retry
   // (X-Slack-Retry-Num) is verified and queued like the first delivery: its event_id queues it once.
-  router.post(
-    '/slack/:connectionId',
-    (req, _res, next) => next(req.is('application/json') ? undefined : new HttpError(415, 'The body must be JSON (application/json).')),
-    express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT }),
-    async (req, res) => {
-      const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-      if (body.length === 0) throw invalid('The body is not a Slack event.');
-      const { challenge } = await clients.chat.receiveChannelUpdate({
-        channel: 'slack',
-        connectionId: String(req.params.connectionId),
-        secret: (req.header(SLACK_SIGNATURE_HEADER) ?? '').slice(0, MAX_SLACK_SIGNATURE_CHARS + 1),
-        timestamp: (req.header(SLACK_TIMESTAMP_HEADER) ?? '').slice(0, 20),
-        body,
-      });
-      if (challenge) res.json({ challenge });
-      else res.json({ ok: true });
-    },
-  );
+  operation({ method: 'POST', path: `${base}/slack/:connectionId`, who, readsOwnBody: true }, async ({ req, res, app: { clients }, params }) => {
+    const body = await jsonWebhookBody(req, res);
+    if (body.length === 0) throw invalid('The body is not a Slack event.');
+    const { challenge } = await clients.chat.receiveChannelUpdate({
+      channel: 'slack',
+      connectionId: String(params.connectionId),
+      secret: (req.header(SLACK_SIGNATURE_HEADER) ?? '').slice(0, MAX_SLACK_SIGNATURE_CHARS + 1),
+      timestamp: (req.header(SLACK_TIMESTAMP_HEADER) ?? '').slice(0, 20),
+      body,
+    });
+    return challenge ? { challenge } : { ok: true };
+  }),
   // Email through Mailgun's inbound routes (docs/adr/0063-email-channel.md): a form whose `signature`
   // is the HMAC of its `timestamp` and `token` under the webhook signing key, all checked by chat
   // (401 missing, 403 wrong, old or replayed: nothing queued). A mail taken but never answered (an
   // auto-reply, a bounce, a loop) is 200 like any other, so Mailgun does not retry it.
-  router.post(
-    '/email/:connectionId',
-    (req, _res, next) =>
-      next(req.is(['multipart/form-data', 'application/x-www-form-urlencoded']) ? undefined : new HttpError(415, EMAIL_FORM_INVALID)),
-    express.raw({ type: () => true, limit: EMAIL_WEBHOOK_BODY_LIMIT }),
-    async (req, res) => {
-      const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-      if (body.length === 0) throw invalid(EMAIL_FORM_INVALID);
-      const fields = await mailgunFields(body, req.header('content-type') ?? '');
-      await clients.chat.receiveChannelUpdate({
-        channel: 'email',
-        connectionId: String(req.params.connectionId),
-        secret: (fields.signature ?? '').slice(0, MAX_MAILGUN_SIGNATURE_CHARS),
-        timestamp: (fields.timestamp ?? '').slice(0, 20),
-        body: Buffer.from(JSON.stringify(fields)),
-      });
-      res.json({ ok: true });
-    },
-  );
-  for (const channel of META_WEBHOOK_CHANNELS) {
-    // Meta's handshake: the verify token checked by chat, then hub.challenge echoed as plain text.
-    router.get(`/${channel}/:connectionId`, async (req, res) => {
-      const param = (name: string) =>
-        typeof req.query[name] === 'string' ? (req.query[name] as string).slice(0, MAX_SECRET_CHARS + 1) : '';
-      const challenge = param('hub.challenge');
-      if (!/^[A-Za-z0-9_-]{1,256}$/.test(challenge)) throw invalid('hub.challenge is missing or malformed.');
-      await clients.chat.verifyChannelWebhook({
-        channel,
-        connectionId: String(req.params.connectionId),
-        mode: param('hub.mode'),
-        verifyToken: param('hub.verify_token'),
-      });
-      res.type('text/plain').send(challenge);
+  operation({ method: 'POST', path: `${base}/email/:connectionId`, who, readsOwnBody: true }, async ({ req, res, app: { clients }, params }) => {
+    if (!req.is(['multipart/form-data', 'application/x-www-form-urlencoded'])) throw new HttpError(415, EMAIL_FORM_INVALID);
+    const body = await rawBody(req, res, EMAIL_WEBHOOK_BODY_LIMIT);
+    if (body.length === 0) throw invalid(EMAIL_FORM_INVALID);
+    const fields = await mailgunFields(body, req.header('content-type') ?? '');
+    await clients.chat.receiveChannelUpdate({
+      channel: 'email',
+      connectionId: String(params.connectionId),
+      secret: (fields.signature ?? '').slice(0, MAX_MAILGUN_SIGNATURE_CHARS),
+      timestamp: (fields.timestamp ?? '').slice(0, 20),
+      body: Buffer.from(JSON.stringify(fields)),
     });
-    router.post(
-      `/${channel}/:connectionId`,
-      (req, _res, next) => next(req.is('application/json') ? undefined : new HttpError(415, 'The body must be JSON (application/json).')),
-      express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT }),
-      async (req, res) => {
-        const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    return { ok: true };
+  }),
+  ...META_WEBHOOK_CHANNELS.flatMap((channel) => [
+    // Meta's handshake: the verify token checked by chat, then hub.challenge echoed as plain text.
+    operation(
+      { method: 'GET', path: `${base}/${channel}/:connectionId`, who, query: handshakeQuery },
+      async ({ res, app: { clients }, params, query }) => {
+        await clients.chat.verifyChannelWebhook({
+          channel,
+          connectionId: String(params.connectionId),
+          mode: query['hub.mode'],
+          verifyToken: query['hub.verify_token'],
+        });
+        res.type('text/plain').send(query['hub.challenge']);
+        return undefined;
+      },
+    ),
+    operation(
+      { method: 'POST', path: `${base}/${channel}/:connectionId`, who, readsOwnBody: true },
+      async ({ req, res, app: { clients }, params }) => {
+        const body = await jsonWebhookBody(req, res);
         if (body.length === 0) throw invalid('The body is not a Meta webhook event.');
         await clients.chat.receiveChannelUpdate({
           channel,
-          connectionId: String(req.params.connectionId),
+          connectionId: String(params.connectionId),
           secret: (req.header(META_SIGNATURE_HEADER) ?? '').slice(0, MAX_SIGNATURE_CHARS),
           body,
         });
         // Meta wants a 200 quickly; the answer goes out through the Graph API later.
         res.sendStatus(200);
+        return undefined;
       },
-    );
-  }
-  return router;
-}
+    ),
+  ]),
+];
