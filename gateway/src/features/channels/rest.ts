@@ -133,36 +133,42 @@ export const channelWebhookOperations: Operation[] = [
   // Slack's Events API (docs/adr/0057-slack-channel.md): signed with the app's signing secret over the
   // timestamp and the raw body; a url_verification is answered with its challenge. A retry
   // (X-Slack-Retry-Num) is verified and queued like the first delivery: its event_id queues it once.
-  operation({ method: 'POST', path: `${base}/slack/:connectionId`, who, readsOwnBody: true }, async ({ req, res, app: { clients }, params }) => {
-    const body = await jsonWebhookBody(req, res);
-    if (body.length === 0) throw invalid('The body is not a Slack event.');
-    const { challenge } = await clients.chat.receiveChannelUpdate({
-      channel: 'slack',
-      connectionId: String(params.connectionId),
-      secret: (req.header(SLACK_SIGNATURE_HEADER) ?? '').slice(0, MAX_SLACK_SIGNATURE_CHARS + 1),
-      timestamp: (req.header(SLACK_TIMESTAMP_HEADER) ?? '').slice(0, 20),
-      body,
-    });
-    return challenge ? { challenge } : { ok: true };
-  }),
+  operation(
+    { method: 'POST', path: `${base}/slack/:connectionId`, who, readsOwnBody: true },
+    async ({ req, res, app: { clients }, params }) => {
+      const body = await jsonWebhookBody(req, res);
+      if (body.length === 0) throw invalid('The body is not a Slack event.');
+      const { challenge } = await clients.chat.receiveChannelUpdate({
+        channel: 'slack',
+        connectionId: String(params.connectionId),
+        secret: (req.header(SLACK_SIGNATURE_HEADER) ?? '').slice(0, MAX_SLACK_SIGNATURE_CHARS + 1),
+        timestamp: (req.header(SLACK_TIMESTAMP_HEADER) ?? '').slice(0, 20),
+        body,
+      });
+      return challenge ? { challenge } : { ok: true };
+    },
+  ),
   // Email through Mailgun's inbound routes (docs/adr/0063-email-channel.md): a form whose `signature`
   // is the HMAC of its `timestamp` and `token` under the webhook signing key, all checked by chat
   // (401 missing, 403 wrong, old or replayed: nothing queued). A mail taken but never answered (an
   // auto-reply, a bounce, a loop) is 200 like any other, so Mailgun does not retry it.
-  operation({ method: 'POST', path: `${base}/email/:connectionId`, who, readsOwnBody: true }, async ({ req, res, app: { clients }, params }) => {
-    if (!req.is(['multipart/form-data', 'application/x-www-form-urlencoded'])) throw new HttpError(415, EMAIL_FORM_INVALID);
-    const body = await rawBody(req, res, EMAIL_WEBHOOK_BODY_LIMIT);
-    if (body.length === 0) throw invalid(EMAIL_FORM_INVALID);
-    const fields = await mailgunFields(body, req.header('content-type') ?? '');
-    await clients.chat.receiveChannelUpdate({
-      channel: 'email',
-      connectionId: String(params.connectionId),
-      secret: (fields.signature ?? '').slice(0, MAX_MAILGUN_SIGNATURE_CHARS),
-      timestamp: (fields.timestamp ?? '').slice(0, 20),
-      body: Buffer.from(JSON.stringify(fields)),
-    });
-    return { ok: true };
-  }),
+  operation(
+    { method: 'POST', path: `${base}/email/:connectionId`, who, readsOwnBody: true },
+    async ({ req, res, app: { clients }, params }) => {
+      if (!req.is(['multipart/form-data', 'application/x-www-form-urlencoded'])) throw new HttpError(415, EMAIL_FORM_INVALID);
+      const body = await rawBody(req, res, EMAIL_WEBHOOK_BODY_LIMIT);
+      if (body.length === 0) throw invalid(EMAIL_FORM_INVALID);
+      const fields = await mailgunFields(body, req.header('content-type') ?? '');
+      await clients.chat.receiveChannelUpdate({
+        channel: 'email',
+        connectionId: String(params.connectionId),
+        secret: (fields.signature ?? '').slice(0, MAX_MAILGUN_SIGNATURE_CHARS),
+        timestamp: (fields.timestamp ?? '').slice(0, 20),
+        body: Buffer.from(JSON.stringify(fields)),
+      });
+      return { ok: true };
+    },
+  ),
   ...META_WEBHOOK_CHANNELS.flatMap((channel) => [
     // Meta's handshake: the verify token checked by chat, then hub.challenge echoed as plain text.
     operation(
