@@ -89,7 +89,7 @@ function createServiceTransport(pool: EndpointPool, opts: ServiceClientOptions):
       ...(role ? [roleInterceptor(role)] : []),
     ],
   };
-  // The library's transport, one per endpoint, over that endpoint's keep-alive pool.
+  // The library's transport, one per endpoint, over that endpoint's pool for streams (no cap: a stream holds its connection).
   const libraries = new WeakMap<Endpoint, Transport>();
   const library = (ep: Endpoint): Transport => {
     let transport = libraries.get(ep);
@@ -99,7 +99,7 @@ function createServiceTransport(pool: EndpointPool, opts: ServiceClientOptions):
         baseUrl: ep.baseUrl,
         httpVersion: '1.1',
         acceptCompression: [],
-        nodeOptions: { agent: ep.agent },
+        nodeOptions: { agent: ep.streamAgent },
       });
       libraries.set(ep, transport);
     }

@@ -14,7 +14,15 @@ import { listen } from '../src/lifecycle.ts';
 import { createLogger } from '../src/logger.ts';
 import { createServiceClient } from '../src/rpc-client.ts';
 import { DEVELOPMENT_SERVICE_SECRET } from '../src/service-auth.ts';
-import { balance, DRAINING_OUT_MS, endpointDraining, EndpointPool, parseServiceTargets, type Endpoint } from '../src/transport/balanced.ts';
+import {
+  balance,
+  DRAINING_OUT_MS,
+  endpointDraining,
+  EndpointPool,
+  parseServiceTargets,
+  UNARY_SOCKETS_PER_ENDPOINT,
+  type Endpoint,
+} from '../src/transport/balanced.ts';
 import type { UnaryTransportChoice } from '../src/transport/lean-unary.ts';
 
 /** One replica of a small service: it answers with its name and counts what reached it. */
@@ -515,6 +523,47 @@ describe('a replica killed mid-call', () => {
     for (let i = 0; i < 12; i++) names.push((await auth.authenticate({ token: `after${i}` })).user!.name);
     expect(names).not.toContain(victim.name);
     expect(rest.flatMap((r) => r.calls.filter((c) => c.startsWith('after')))).toHaveLength(12);
+    pool.close();
+  });
+});
+
+describe('a burst of calls to one replica', () => {
+  it('opens at most UNARY_SOCKETS_PER_ENDPOINT connections for unary calls: the calls past them wait for one, in order, and are all answered', async () => {
+    const replica = await startReplica('only');
+    const pool = new EndpointPool(replica.url);
+    const auth = createServiceClient(AuthService, pool.displayBase, { pool });
+    const burst = UNARY_SOCKETS_PER_ENDPOINT + 40;
+    let answered = 0;
+    const calls = Array.from({ length: burst }, () => auth.authenticate({ token: 'hold' }).then((res) => (answered++, res)));
+    // The replica holds every call it was sent: as many as the cap, each on its own connection.
+    await expect.poll(() => replica.calls.length, { timeout: 15_000 }).toBe(UNARY_SOCKETS_PER_ENDPOINT);
+    // Given time to send more, the client sends none: the others wait for a connection of the pool.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(replica.calls).toHaveLength(UNARY_SOCKETS_PER_ENDPOINT);
+    expect(replica.connections).toBe(UNARY_SOCKETS_PER_ENDPOINT);
+    while (answered < burst) {
+      replica.release();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect((await Promise.all(calls)).map((res) => res.user!.name)).toEqual(Array(burst).fill('only'));
+    expect(replica.calls).toHaveLength(burst);
+    expect(replica.connections).toBe(UNARY_SOCKETS_PER_ENDPOINT);
+    pool.close();
+  });
+
+  it('holds more streams open at once than the unary cap: a stream has a connection of its own', async () => {
+    const replica = await startReplica('only');
+    const pool = new EndpointPool(replica.url);
+    const chat = createServiceClient(ChatService, pool.displayBase, { pool });
+    const held = UNARY_SOCKETS_PER_ENDPOINT + 10;
+    const streams = Array.from({ length: held }, async (_, i) => {
+      const seen: string[] = [];
+      for await (const res of chat.streamMessage({ uniqueId: `held${i}`, message: 'hold' })) seen.push(String(res.event.value));
+      return seen;
+    });
+    await expect.poll(() => replica.calls.filter((c) => c.startsWith('stream:')).length, { timeout: 15_000 }).toBe(held);
+    replica.release();
+    expect(await Promise.all(streams)).toEqual(Array(held).fill(['only', 'end']));
     pool.close();
   });
 });

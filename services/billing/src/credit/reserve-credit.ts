@@ -7,7 +7,8 @@
 // Holds arriving at once go to the database together (group commit, services/common/src/batcher.ts):
 // one statement (the hold_credit function of the migration "money_in_batches") holds a whole batch
 // in arrival order under the owners' account locks, so one owner's busy chatbots queue on one lock
-// per batch, not per message (docs/adr/0022-money-in-batches.md). The statement goes through the
+// per batch, not per message (docs/adr/0022-money-in-batches.md), and writes each owner's account
+// once per batch (migration "hold_credit_one_account_update", ADR 71). The statement goes through the
 // driver on Prisma's own pool: through Prisma's raw query it cost 2–4 × the CPU and up to 1.5 ms more
 // on every message's path (docs/benchmarks.md).
 import type pg from 'pg';

@@ -50,7 +50,13 @@ export interface Endpoint {
   readonly baseUrl: string;
   /** The address connected to, when the name was looked up by the pool. */
   readonly address: string | undefined;
+  /**
+   * The unary calls' keep-alive pool, of UNARY_SOCKETS_PER_ENDPOINT connections at most: a call past
+   * them waits, in order, for one of them to be free rather than open a new one (ADR 71).
+   */
   readonly agent: Agent;
+  /** The streams' keep-alive pool (the library's transport), without a cap: a stream holds its connection for its whole length. */
+  readonly streamAgent: Agent;
   /** Calls sent and not yet answered (streams: until their last message). */
   inFlight: number;
   /** Connection failures in a row: how long the current backoff is. */
@@ -161,7 +167,7 @@ export class EndpointPool {
       ep.failures = 0;
       ep.outUntil = 0;
     }
-    if (ep.retired && ep.inFlight === 0) ep.agent.destroy();
+    if (ep.retired && ep.inFlight === 0) closeEndpoint(ep);
   }
 
   /** Looks the host name up now and updates the endpoints (the pool does this by itself every interval). */
@@ -189,7 +195,7 @@ export class EndpointPool {
 
   /** Closes every keep-alive connection (a process stopping, a test ending). */
   close(): void {
-    for (const ep of this.endpoints) ep.agent.destroy();
+    for (const ep of this.endpoints) closeEndpoint(ep);
   }
 
   private refreshIfDue(): void {
@@ -216,11 +222,21 @@ export class EndpointPool {
     for (const ep of this.endpoints) {
       if (kept.has(ep)) continue;
       ep.retired = true;
-      if (ep.inFlight === 0) ep.agent.destroy();
+      if (ep.inFlight === 0) closeEndpoint(ep);
     }
     this.endpoints = next;
   }
 }
+
+/**
+ * Connections of an endpoint's unary calls at most (ADR 71). A busy Node process accepts one new
+ * connection per turn of its event loop (libuv's accept), so a burst of calls that each opened one
+ * waited tens of seconds to be accepted while the calls on open connections went on; capped, the
+ * calls past the cap wait in this process, in order, for a connection to be free. Far above the
+ * calls a replica serves at once (its CPU is the limit long before), far below what it would
+ * accept in one burst. Streams keep a pool of their own, without a cap (`streamAgent`).
+ */
+export const UNARY_SOCKETS_PER_ENDPOINT = 64;
 
 /** How long an endpoint sits out once it answered `Connection: close`: a replica draining on SIGTERM (ADR 25). */
 export const DRAINING_OUT_MS = 2_000;
@@ -234,7 +250,14 @@ export const DRAINING_OUT_MS = 2_000;
  */
 export function endpointDraining(ep: Endpoint, now = Date.now()): void {
   ep.outUntil = Math.max(ep.outUntil, now + DRAINING_OUT_MS);
-  for (const sockets of Object.values(ep.agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
+  for (const agent of [ep.agent, ep.streamAgent])
+    for (const sockets of Object.values(agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
+}
+
+/** Closes both of an endpoint's keep-alive pools. */
+function closeEndpoint(ep: Endpoint): void {
+  ep.agent.destroy();
+  ep.streamAgent.destroy();
 }
 
 /** Whether a response's Connection header closes the connection (`headers.connection` of Node, or a Headers value). */
@@ -244,17 +267,19 @@ export const closesConnection = (value: string | string[] | null | undefined): b
 const backoff = (failures: number) => Math.min(BACKOFF_FIRST_MS * 2 ** (failures - 1), BACKOFF_MAX_MS);
 
 function newEndpoint(baseUrl: string, address: string | undefined): Endpoint {
+  // A connection set up is the answer to "does it refuse connections?": the endpoint is back at
+  // once, without waiting for the call that connected to end (a model's answer may take seconds).
+  const connected = () => {
+    if (ep.failures > 0) {
+      ep.failures = 0;
+      ep.outUntil = 0;
+    }
+  };
   const ep: Endpoint = {
     baseUrl,
     address,
-    // A connection set up is the answer to "does it refuse connections?": the endpoint is back at
-    // once, without waiting for the call that connected to end (a model's answer may take seconds).
-    agent: new EndpointAgent(address, () => {
-      if (ep.failures > 0) {
-        ep.failures = 0;
-        ep.outUntil = 0;
-      }
-    }),
+    agent: new EndpointAgent(address, connected, UNARY_SOCKETS_PER_ENDPOINT),
+    streamAgent: new EndpointAgent(address, connected),
     inFlight: 0,
     failures: 0,
     outUntil: 0,
@@ -274,8 +299,8 @@ function newEndpoint(baseUrl: string, address: string | undefined): Endpoint {
 class EndpointAgent extends Agent {
   private readonly onConnected: () => void;
 
-  constructor(address: string | undefined, onConnected: () => void) {
-    super({ keepAlive: true, scheduling: 'lifo', timeout: 5000, ...(address ? { lookup: pinned(address) } : {}) });
+  constructor(address: string | undefined, onConnected: () => void, maxSockets = Infinity) {
+    super({ keepAlive: true, scheduling: 'lifo', timeout: 5000, maxSockets, ...(address ? { lookup: pinned(address) } : {}) });
     this.onConnected = onConnected;
   }
 
