@@ -334,6 +334,31 @@ export async function listDeliveries(deps: Pick<ConnectionDeps, 'db'>, ownerId: 
   return rows.map((r) => deliveryView({ ...r, chatId: contact.get(r.chatId) ?? r.chatId }));
 }
 
+export interface SkippedMessageView {
+  contact: string;
+  reason: string;
+  receivedAt: Date;
+}
+
+/** How many skipped messages the owner reads on the channel's card. */
+export const SKIPPED_LISTED = 20;
+
+/** The connection's latest messages taken and never answered (ChannelInbound.skipReason), newest first. */
+export async function listSkippedMessages(
+  deps: Pick<ConnectionDeps, 'db'>,
+  ownerId: string,
+  connectionId: string,
+): Promise<SkippedMessageView[]> {
+  const row = await ownedConnection(deps, ownerId, connectionId);
+  const rows = await deps.db.channelInbound.findMany({
+    where: { connectionId: row.id, skipReason: { not: null } },
+    orderBy: { receivedAt: 'desc' },
+    take: SKIPPED_LISTED,
+    select: { contact: true, skipReason: true, receivedAt: true },
+  });
+  return rows.map((r) => ({ contact: r.contact ?? '', reason: r.skipReason ?? '', receivedAt: r.receivedAt }));
+}
+
 /**
  * A deleted chatbot's (or deleted owner's) channel connections go with its conversations: the
  * webhook removed at the provider where it still answers (a failure there is left: the rows go all

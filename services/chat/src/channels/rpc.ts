@@ -6,12 +6,14 @@ import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import {
   ChannelConnectionSchema,
   ChannelDeliverySchema,
+  SkippedMessageSchema,
   type ConnectChannelRequest,
   type ConnectSlackInstallRequest,
   type DisconnectChannelRequest,
   type GetChannelVerifierRequest,
   type ListChannelConnectionsRequest,
   type ListChannelDeliveriesRequest,
+  type ListSkippedMessagesRequest,
   type ReceiveChannelUpdateRequest,
   type SendChannelTestMessageRequest,
   type VerifyChannelWebhookRequest,
@@ -22,6 +24,7 @@ import {
   disconnectChannel,
   listConnections,
   listDeliveries,
+  listSkippedMessages,
   sendTestMessage,
   type ChannelConnectionView,
   type ConnectionDeps,
@@ -115,6 +118,14 @@ export function channelMethods(deps: ChannelRpcDeps) {
     },
     async listChannelDeliveries(req: ListChannelDeliveriesRequest) {
       return { deliveries: (await listDeliveries(c, ownerIdOf(req.ownerId), req.connectionId)).map(toDelivery) };
+    },
+    async listSkippedMessages(req: ListSkippedMessagesRequest) {
+      const skipped = await listSkippedMessages(c, ownerIdOf(req.ownerId), req.connectionId);
+      return {
+        messages: skipped.map((s) =>
+          create(SkippedMessageSchema, { contact: s.contact, reason: s.reason, receivedAt: timestampFromDate(s.receivedAt) }),
+        ),
+      };
     },
     async receiveChannelUpdate(req: ReceiveChannelUpdateRequest) {
       if (req.channel === 'email') return receiveEmailUpdate(c, { connectionId: req.connectionId, body: req.body });

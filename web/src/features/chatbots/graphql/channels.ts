@@ -31,6 +31,16 @@ export const ChannelDeliveriesQuery = graphql(`
   }
 `);
 
+export const ChannelSkippedMessagesQuery = graphql(`
+  query ChannelSkippedMessages($connectionId: ID!) {
+    channelSkippedMessages(connectionId: $connectionId) {
+      contact
+      reason
+      receivedAt
+    }
+  }
+`);
+
 export const ConnectChannelMutation = graphql(`
   mutation ConnectChannel($chatbotId: ID!, $channel: String!, $token: String!, $signingSecret: String) {
     connectChannel(chatbotId: $chatbotId, channel: $channel, token: $token, signingSecret: $signingSecret) {

@@ -3,6 +3,7 @@ import { useAction } from '../../../lib/use-action';
 import {
   ChannelConnectionsQuery,
   ChannelDeliveriesQuery,
+  ChannelSkippedMessagesQuery,
   ConnectChannelMutation,
   ConnectMetaChannelMutation,
   DisconnectChannelMutation,
@@ -22,6 +23,12 @@ export function useChannelConnections(chatbotId: string) {
 export function useChannelDeliveries(connectionId: string) {
   const { data, loading, refetch } = useQuery(ChannelDeliveriesQuery, { variables: { connectionId }, fetchPolicy: 'network-only' });
   return { deliveries: data?.channelDeliveries ?? [], loading: loading && !data, refetch };
+}
+
+/** The connection's latest messages taken and never answered (email's auto-replies, bounces, loops, mails over the cap). */
+export function useSkippedMessages(connectionId: string) {
+  const { data, loading } = useQuery(ChannelSkippedMessagesQuery, { variables: { connectionId }, fetchPolicy: 'network-only' });
+  return { skipped: data?.channelSkippedMessages ?? [], loading: loading && !data };
 }
 
 export function useConnectChannel(chatbotId: string) {
