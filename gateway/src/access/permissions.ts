@@ -139,6 +139,8 @@ export const ACCESS = {
   'POST /api/channels/slack/:connectionId': 'public',
   // Email (ADR 63): Mailgun's inbound route, its signature over timestamp and token checked in chat.
   'POST /api/channels/email/:connectionId': 'public',
+  // SMS (ADR 70): Twilio's requests, X-Twilio-Signature over the public URL and the parameters checked in chat.
+  'POST /api/channels/sms/:connectionId': 'public',
   // "Add to Slack" (ADR 64): whether it is offered, its start by a member who may change the chatbot,
   // and Slack's redirect back, which its signed single-use state and the starting browser's cookie authenticate.
   'GET /api/chatbot/:chatbotId/channels/slack/install': 'workspace:read',

@@ -85,7 +85,7 @@ export function apiRouter(opts: ApiOptions): Router {
   router.post('/payment/webhook', ...webhookHandlers(opts.stripeEvents));
   // Likewise the messaging channels' webhooks (docs/adr/0044-messaging-channels.md): read raw, checked by chat.
   if (opts.slackInstall) router.use('/channels', opts.slackInstall.callback);
-  router.use('/channels', channelWebhookRoutes(opts.clients, { telegram: opts.telegramIntake }));
+  router.use('/channels', channelWebhookRoutes(opts.clients, { telegram: opts.telegramIntake, publicUrl: opts.publicUrl }));
   // Each operation reads its own body once its caller is checked (operations.ts); their paths are
   // whole, so no other route's mounting can shadow them.
   registerOperations(

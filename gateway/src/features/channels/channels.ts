@@ -103,6 +103,7 @@ export async function connectChannel(
     appSecret?: unknown;
     accountId?: unknown;
     businessAccountId?: unknown;
+    phoneNumber?: unknown;
   },
   publicUrl: string,
 ): Promise<ChannelConnectionView> {
@@ -124,6 +125,7 @@ export async function connectChannel(
         appSecret: optionalString(input.appSecret, 'appSecret'),
         accountId: optionalString(input.accountId, 'accountId'),
         businessAccountId: optionalString(input.businessAccountId, 'businessAccountId'),
+        phoneNumber: optionalString(input.phoneNumber, 'phoneNumber'),
       })
     ).connection,
     publicUrl,

@@ -17,11 +17,15 @@ export const channelResolvers: Resolvers = {
     channelSkippedMessages: async (_parent, { connectionId }, ctx) => listSkippedMessages(ctx.clients, await ctx.member(), connectionId),
   },
   Mutation: {
-    connectChannel: async (_parent, { chatbotId, channel, token, signingSecret, appSecret, accountId, businessAccountId }, ctx) =>
+    connectChannel: async (
+      _parent,
+      { chatbotId, channel, token, signingSecret, appSecret, accountId, businessAccountId, phoneNumber },
+      ctx,
+    ) =>
       connectChannel(
         ctx.clients,
         await ctx.member(),
-        { chatbotId, channel, token, signingSecret, appSecret, accountId, businessAccountId },
+        { chatbotId, channel, token, signingSecret, appSecret, accountId, businessAccountId, phoneNumber },
         ctx.publicUrl,
       ),
     disconnectChannel: async (_parent, { connectionId }, ctx) => disconnectChannel(ctx.clients, await ctx.member(), connectionId),

@@ -54,6 +54,13 @@ const MAX_EMAIL_FIELD_CHARS = 256 * 1024;
 const MAX_MAILGUN_SIGNATURE_CHARS = 70;
 export const EMAIL_FORM_INVALID = 'The body must be a form (multipart/form-data or application/x-www-form-urlencoded).';
 
+/** SMS through Twilio (docs/adr/0070-sms-channel.md): a message's parameters are a few kilobytes. */
+export const SMS_WEBHOOK_BODY_LIMIT = '64kb';
+export const TWILIO_SIGNATURE_HEADER = 'x-twilio-signature';
+/** X-Twilio-Signature is 28 base64 characters; a longer one is cut here past them, and so refused. */
+const MAX_TWILIO_SIGNATURE_CHARS = 40;
+export const SMS_FORM_INVALID = 'The body must be a form (application/x-www-form-urlencoded), as Twilio sends it.';
+
 /** The form's fields Parley reads, from Mailgun's multipart or urlencoded body; a body that is no form is 400. */
 async function mailgunFields(body: Buffer, contentType: string): Promise<Record<string, string>> {
   let form: FormData;
@@ -74,7 +81,7 @@ async function mailgunFields(body: Buffer, contentType: string): Promise<Record<
  * Mounted under /api/channels, before the JSON parser. With `telegram`, Telegram's calls are checked
  * and queued by the gateway itself (telegram-intake.ts, ADR 64); without it, by chat's ReceiveChannelUpdate.
  */
-export function channelWebhookRoutes(clients: Clients, opts: { telegram?: TelegramIntake } = {}): Router {
+export function channelWebhookRoutes(clients: Clients, opts: { telegram?: TelegramIntake; publicUrl?: string } = {}): Router {
   const router = Router();
   router.post(
     '/telegram/:connectionId',
@@ -135,6 +142,27 @@ export function channelWebhookRoutes(clients: Clients, opts: { telegram?: Telegr
         body: Buffer.from(JSON.stringify(fields)),
       });
       res.json({ ok: true });
+    },
+  );
+  // SMS through Twilio (docs/adr/0070-sms-channel.md): a form signed X-Twilio-Signature over the exact
+  // URL Twilio called (PUBLIC_URL, this path and its query) and the sorted parameters, checked by chat
+  // under the connection's Auth Token (401 missing, 403 wrong: nothing queued). The same path takes
+  // the status callbacks of the messages Parley sent (each message's StatusCallback). Twilio reads an
+  // empty TwiML answer as "send nothing": the answer goes out through the Messages API later.
+  router.post(
+    '/sms/:connectionId',
+    (req, _res, next) => next(req.is('application/x-www-form-urlencoded') ? undefined : new HttpError(415, SMS_FORM_INVALID)),
+    express.raw({ type: () => true, limit: SMS_WEBHOOK_BODY_LIMIT }),
+    async (req, res) => {
+      const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      const url = `${(opts.publicUrl ?? '').replace(/\/+$/, '')}${req.originalUrl}`;
+      await clients.chat.receiveChannelUpdate({
+        channel: 'sms',
+        connectionId: String(req.params.connectionId),
+        secret: (req.header(TWILIO_SIGNATURE_HEADER) ?? '').slice(0, MAX_TWILIO_SIGNATURE_CHARS),
+        body: Buffer.from(JSON.stringify({ url, params: [...new URLSearchParams(body.toString('utf8'))] })),
+      });
+      res.type('text/xml').send('<?xml version="1.0" encoding="UTF-8"?><Response></Response>');
     },
   );
   for (const channel of META_WEBHOOK_CHANNELS) {

@@ -37,6 +37,8 @@ import { connectMetaChannel } from './meta-connections.ts';
 import { connectEmail } from './email-connections.ts';
 import { receiveEmailUpdate } from './email-receive.ts';
 import { isMetaChannel } from './meta-channels.ts';
+import { connectSms } from './sms-connections.ts';
+import { receiveSmsUpdate } from './sms-receive.ts';
 
 export interface ChannelRpcDeps {
   channels: ConnectionDeps & ReceiveDeps & { slackApp: SlackApp | null };
@@ -81,7 +83,13 @@ export function channelMethods(deps: ChannelRpcDeps) {
       return { connections: (await listConnections(c, ownerIdOf(req.ownerId), req.chatbotId)).map(toConnection) };
     },
     async connectChannel(req: ConnectChannelRequest) {
-      const connect = isMetaChannel(req.channel) ? connectMetaChannel : req.channel === 'email' ? connectEmail : connectChannel;
+      const connect = isMetaChannel(req.channel)
+        ? connectMetaChannel
+        : req.channel === 'email'
+          ? connectEmail
+          : req.channel === 'sms'
+            ? connectSms
+            : connectChannel;
       const connection = await connect(c, {
         ownerId: ownerIdOf(req.ownerId),
         chatbotId: req.chatbotId,
@@ -93,6 +101,7 @@ export function channelMethods(deps: ChannelRpcDeps) {
         appSecret: req.appSecret,
         accountId: req.accountId,
         businessAccountId: req.businessAccountId,
+        phoneNumber: req.phoneNumber,
       });
       return { connection: toConnection(connection) };
     },
@@ -129,6 +138,7 @@ export function channelMethods(deps: ChannelRpcDeps) {
     },
     async receiveChannelUpdate(req: ReceiveChannelUpdateRequest) {
       if (req.channel === 'email') return receiveEmailUpdate(c, { connectionId: req.connectionId, body: req.body });
+      if (req.channel === 'sms') return receiveSmsUpdate(c, { connectionId: req.connectionId, secret: req.secret, body: req.body });
       if (isMetaChannel(req.channel))
         return receiveMetaUpdate(c, { channel: req.channel, connectionId: req.connectionId, secret: req.secret, body: req.body });
       return receiveChannelUpdate(c, {

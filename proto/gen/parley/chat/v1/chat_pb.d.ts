@@ -4651,6 +4651,14 @@ export declare type ConnectChannelRequest = Message<"parley.chat.v1.ConnectChann
    * @generated from field: string business_account_id = 10;
    */
   businessAccountId: string;
+
+  /**
+   * SMS (docs/adr/0070-sms-channel.md): the Twilio phone number in E.164; account_id is the Account
+   * SID and token the Auth Token.
+   *
+   * @generated from field: string phone_number = 11;
+   */
+  phoneNumber: string;
 };
 
 /**

@@ -73,6 +73,14 @@ export const ConnectMetaChannelMutation = graphql(`
   }
 `);
 
+export const ConnectSmsMutation = graphql(`
+  mutation ConnectSms($chatbotId: ID!, $token: String!, $accountId: String!, $phoneNumber: String!) {
+    connectChannel(chatbotId: $chatbotId, channel: "sms", token: $token, accountId: $accountId, phoneNumber: $phoneNumber) {
+      id
+    }
+  }
+`);
+
 export const DisconnectChannelMutation = graphql(`
   mutation DisconnectChannel($connectionId: ID!) {
     disconnectChannel(connectionId: $connectionId)

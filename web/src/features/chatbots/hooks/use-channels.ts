@@ -6,6 +6,7 @@ import {
   ChannelSkippedMessagesQuery,
   ConnectChannelMutation,
   ConnectMetaChannelMutation,
+  ConnectSmsMutation,
   DisconnectChannelMutation,
   SendChannelTestMessageMutation,
 } from '../graphql/channels';
@@ -44,6 +45,14 @@ export function useConnectMetaChannel(chatbotId: string) {
   return useAction(async (input: { channel: string; token: string; appSecret: string; accountId: string; businessAccountId?: string }) => {
     const { data } = await mutate({ variables: { chatbotId, ...input, businessAccountId: input.businessAccountId ?? null } });
     return data?.connectChannel ?? null;
+  }, CONNECT_FAILED_MESSAGE);
+}
+
+/** SMS through Twilio: the Account SID, the Auth Token (sent once, never shown back) and the Twilio number. */
+export function useConnectSms(chatbotId: string) {
+  const [mutate] = useMutation(ConnectSmsMutation, { refetchQueries: [ChannelConnectionsQuery] });
+  return useAction(async (input: { accountId: string; token: string; phoneNumber: string }) => {
+    await mutate({ variables: { chatbotId, ...input } });
   }, CONNECT_FAILED_MESSAGE);
 }
 
