@@ -2,7 +2,8 @@
 // Mailgun webhook signing key in the chatbot's Channels section and reads the inbound address and the
 // webhook URL to give Mailgun; a mail to the inbound address arrives through the fake Mailgun route
 // (signed as Mailgun does), the bot answers by mail in the thread (caught by the fake's SMTP server),
-// and the owner reads the conversation in History with the Email badge.
+// an out-of-office reply is skipped and listed under Skipped mails, and the owner reads the
+// conversation in History with the Email badge.
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
 import { createBot, makePro, ownerToken, registerOwner, uniqueEmail } from './fixtures.ts';
@@ -64,9 +65,32 @@ test('the owner connects email, a mail is answered in its thread, and History sh
     })
     .toEqual([[address, 'Re: Opening hours', messageId, true]]);
 
-  // The owner sees the delivery, then the conversation in History with its channel.
+  // An out-of-office reply to the answer is taken and never answered: the owner reads it under Skipped mails.
+  const away = await request.post(`${fakeMailgun()}/_fake/deliver`, {
+    data: {
+      url: webhookUrl,
+      signingKey: SIGNING_KEY,
+      mail: {
+        from: contact,
+        to: address,
+        subject: 'Out of office',
+        text: 'I am away until Monday.',
+        headers: [['Auto-Submitted', 'auto-replied']],
+      },
+    },
+  });
+  expect((await away.json()).status).toBe(200);
+
+  // The owner sees the delivery and the skipped mail, then the conversation in History with its channel.
   await page.reload();
-  await expect(page.getByRole('region', { name: 'Email' }).getByText('Answer to chat')).toBeVisible();
+  const emailCard = page.getByRole('region', { name: 'Email' });
+  await expect(emailCard.getByText('Answer to chat')).toBeVisible();
+  await expect(emailCard.getByRole('list', { name: 'Skipped mails' }).getByText(`${contact} — Auto-reply`)).toBeVisible();
+  await emailCard.getByText('Skipped mails', { exact: true }).scrollIntoViewIfNeeded();
+  await screenshot(page, 'channels-email-skipped', { fullPage: false });
+  expect(
+    ((await (await request.get(`${fakeMailgun()}/_fake/sent`)).json()) as SentMail[]).filter((m) => m.to.includes(contact)),
+  ).toHaveLength(1);
   await page.getByRole('tab', { name: /History/ }).click();
   const conversations = page.getByRole('list', { name: 'Conversations' });
   await expect(conversations.getByText('Email', { exact: true })).toBeVisible();

@@ -26,6 +26,13 @@ export const E2E_WHATSAPP = {
   appSecret: 'e2e0e2e0e2e0e2e0e2e0e2e0e2e0e2e0',
 };
 
+/** The fake Twilio account the SMS spec connects (sms-channel.spec.ts). */
+export const E2E_TWILIO = {
+  accountSid: 'ACe2e0e2e0e2e0e2e0e2e0e2e0e2e0e2e0',
+  authToken: 'e2e1e2e1e2e1e2e1e2e1e2e1e2e1e2e1',
+  number: '+15550100300',
+};
+
 export function uniqueEmail(tag: string): string {
   return `${tag}.${Date.now()}.${Math.floor(Math.random() * 1e6)}@example.com`;
 }

@@ -17,7 +17,8 @@ import { startFakeSlack } from '../services/common/src/testing/fake-slack.ts';
 import { startFakeMailgun } from '../services/common/src/testing/fake-mailgun.ts';
 import { startStack } from '../scripts/stack.ts';
 import { startFakeMeta } from '../services/common/src/testing/fake-meta.ts';
-import { CLAUDE_OVERLOADED, E2E_SLACK_APP, E2E_SLACK_TOKEN, E2E_TELEGRAM_TOKEN, E2E_WHATSAPP } from './fixtures.ts';
+import { startFakeTwilio } from '../services/common/src/testing/fake-twilio.ts';
+import { CLAUDE_OVERLOADED, E2E_SLACK_APP, E2E_SLACK_TOKEN, E2E_TELEGRAM_TOKEN, E2E_TWILIO, E2E_WHATSAPP } from './fixtures.ts';
 import { E2E_PORT_OFFSET } from './playwright.config.ts';
 
 export default async function globalSetup() {
@@ -89,6 +90,11 @@ export default async function globalSetup() {
   // E2E_FAKE_MAILGUN_URL (/_fake/deliver signs and posts a mail) and an SMTP server catching the answers
   // (EMAIL_SMTP_URL: auth's own mail still goes to the outbox below).
   const mailgun = await startFakeMailgun();
+  // Twilio's REST API, for the chatbots connected to SMS (sms-channel.spec.ts): the spec reaches it at
+  // E2E_FAKE_TWILIO_URL (/_fake/deliver signs and posts an SMS, /_fake/sent lists what was sent).
+  const twilio = await startFakeTwilio({
+    accounts: { [E2E_TWILIO.accountSid]: { authToken: E2E_TWILIO.authToken, numbers: [E2E_TWILIO.number] } },
+  });
 
   const mailOutboxDir = mkdtempSync(join(tmpdir(), 'parley-e2e-mail-'));
   const stack = await startStack({
@@ -112,6 +118,7 @@ export default async function globalSetup() {
       SLACK_CLIENT_SECRET: E2E_SLACK_APP.clientSecret,
       SLACK_SIGNING_SECRET: E2E_SLACK_APP.signingSecret,
       META_GRAPH_API_BASE: meta.url,
+      TWILIO_API_BASE: twilio.url,
       EMAIL_SMTP_URL: mailgun.smtpUrl,
       EMAIL_INBOUND_DOMAIN: 'mail.parley.e2e',
       // Checkout runs in test mode (no STRIPE_SECRET_KEY): its local page and return URLs live here.
@@ -131,6 +138,7 @@ export default async function globalSetup() {
   process.env.E2E_FAKE_SLACK_URL = slack.url;
   process.env.E2E_FAKE_META_URL = meta.url;
   process.env.E2E_FAKE_MAILGUN_URL = mailgun.url;
+  process.env.E2E_FAKE_TWILIO_URL = twilio.url;
   return async () => {
     await stack.stop();
     await model.close();
@@ -139,6 +147,7 @@ export default async function globalSetup() {
     await slack.close();
     await meta.close();
     await mailgun.close();
+    await twilio.close();
     rmSync(mailOutboxDir, { recursive: true, force: true });
   };
 }

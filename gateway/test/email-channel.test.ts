@@ -3,12 +3,17 @@
 // inbound address and the webhook URL to give Mailgun), and the public path
 // POST /api/channels/email/{connectionId} taking Mailgun's forwarded mail as multipart/form-data or
 // urlencoded: a body that is no form is 415 or 400, an unsigned one 401, a wrong, old or replayed
-// signature 403, nothing queued; a signed mail is answered by mail. Real services, PostgreSQL, Redis
-// and BullMQ, the SMTP catcher for the answers.
+// signature 403, nothing queued; a signed mail is answered by mail. More than 30 mails an hour from
+// one sender are skipped: the 31st is taken, never answered or billed, counted in chat's /metrics and
+// listed to the owner (channelSkippedMessages). Real services, PostgreSQL, Redis and BullMQ, the SMTP
+// catcher for the answers.
 import { Queue } from 'bullmq';
+import pg from 'pg';
+import { parsePrometheusText } from '@parley/common/testing/prometheus-text.ts';
 import { QUEUES } from '@parley/common/queues.ts';
 import { createRedis } from '@parley/common/redis.ts';
 import { inboundMail, postInbound, signedInbound, signMailgun } from '@parley/common/testing/fake-mailgun.ts';
+import { startFakeOpenAI, type FakeOpenAI } from '@parley/common/testing/fake-openai.ts';
 import { startSmtpCatcher, type SmtpCatcher } from '@parley/common/testing/smtp-catcher.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePro, registerOwner, type Owner } from './chatbot-fixtures.ts';
@@ -18,11 +23,21 @@ const KEY = 'key-0gateway0mailgun0signing0key0abcd';
 
 let stack: Stack;
 let smtp: SmtpCatcher;
+let model: FakeOpenAI;
 let owner: Owner;
 let chatbotId: string;
 beforeAll(async () => {
   smtp = await startSmtpCatcher();
-  stack = await startStack({ chatEnv: { EMAIL_SMTP_URL: smtp.url, EMAIL_INBOUND_DOMAIN: 'mail.gateway.test' } });
+  // A model, so that every answer is billed (offline answers cost nothing).
+  model = await startFakeOpenAI({ reply: () => 'The museum opens at ten and closes at six.' });
+  stack = await startStack({
+    chatEnv: {
+      EMAIL_SMTP_URL: smtp.url,
+      EMAIL_INBOUND_DOMAIN: 'mail.gateway.test',
+      OPENAI_API_KEY: 'test-key',
+      OPENAI_BASE_URL: model.url,
+    },
+  });
   owner = await registerOwner(stack, 'email');
   await makePro(stack, owner);
   const created = await api(stack.url, '/api/chatbot', { body: { name: 'Museum Bot' }, token: owner.token });
@@ -35,10 +50,38 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.close();
   await smtp?.close();
+  await model?.close();
 });
 
 const CONNECT = `mutation($c: ID!, $s: String) { connectChannel(chatbotId: $c, channel: "email", token: "", signingSecret: $s) {
   id channel status tokenLastFour botName accountId webhookUrl } }`;
+
+async function billedAnswers(userId: string): Promise<number> {
+  const { databaseUrl, schema } = stack.billingDatabase;
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return (await client.query(`SELECT count(*)::int AS n FROM "${schema}"."UsageRecord" WHERE "userId" = $1`, [userId])).rows[0].n;
+  } finally {
+    await client.end();
+  }
+}
+
+/** parley_channel_inbound_skipped_total{channel="email",reason} as chat's /metrics reads it. */
+async function skippedCount(reason: string): Promise<number> {
+  const res = await fetch(`${stack.chatUrl}/metrics`);
+  const family = parsePrometheusText(await res.text()).get('parley_channel_inbound_skipped_total');
+  return family?.samples.find((s) => s.labels.channel === 'email' && s.labels.reason === reason)?.value ?? 0;
+}
+
+async function until<T>(read: () => Promise<T> | T, ready: (v: T) => boolean, what: string): Promise<T> {
+  for (let i = 0; i < 3000; i++) {
+    const v = await read();
+    if (ready(v)) return v;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
 
 async function inboundJobs(): Promise<number> {
   const redis = createRedis(stack.redisUrl);
@@ -102,4 +145,68 @@ describe('the email channel through the gateway', () => {
     expect(answer.text).toContain('The museum opens at ten');
     expect(await inboundJobs()).toBe(before + 1);
   });
+});
+
+describe("email's per-sender cap", () => {
+  it('answers 30 mails an hour from one sender and skips the 31st: taken, never answered, never billed, counted and listed', async () => {
+    const capped = await registerOwner(stack, 'email-cap');
+    await makePro(stack, capped);
+    const created = await api(stack.url, '/api/chatbot', { body: { name: 'Capped Bot' }, token: capped.token });
+    const res = await gql(stack.url, CONNECT, { c: created.body._id, s: KEY }, capped.token);
+    expect(res.body.errors).toBeUndefined();
+    const connection = res.body.data.connectChannel;
+    const url = `${stack.url}/api/channels/email/${connection.id}`;
+    const sender = `flood.${Date.now()}@example.com`;
+    const mail = (i: number) =>
+      inboundMail({ from: sender, to: connection.accountId, subject: `Question ${i}`, text: `Is the museum open on day ${i}?` });
+    const before = await inboundJobs();
+    const skippedBefore = await skippedCount('rate');
+
+    // 30 mails in the hour, each a new thread: each queued and answered.
+    for (let i = 1; i <= 30; i++) {
+      expect((await postInbound(url, signedInbound(KEY, mail(i)))).status).toBe(200);
+    }
+    expect(await inboundJobs()).toBe(before + 30);
+    const answered = () => smtp.mails.filter((m) => m.to.includes(sender)).length;
+    await until(answered, (n) => n === 30, '30 answers');
+    await until(
+      () => billedAnswers(capped.userId),
+      (n) => n === 30,
+      '30 answers billed',
+    );
+
+    const calls = model.requests.length;
+    // The 31st is acknowledged (Mailgun must not retry it), taken with its reason, and queues nothing.
+    const over = mail(31);
+    expect((await postInbound(url, signedInbound(KEY, over))).status).toBe(200);
+    expect(await inboundJobs()).toBe(before + 30);
+    expect(await skippedCount('rate')).toBe(skippedBefore + 1);
+    const skipped = await gql(
+      stack.url,
+      `query($id: ID!) { channelSkippedMessages(connectionId: $id) { contact reason receivedAt } }`,
+      { id: connection.id },
+      capped.token,
+    );
+    expect(skipped.body.errors).toBeUndefined();
+    expect(skipped.body.data.channelSkippedMessages.map((s: { contact: string; reason: string }) => [s.contact, s.reason])).toEqual([
+      [sender, 'rate'],
+    ]);
+    // Another workspace reads none of them.
+    const other = await gql(
+      stack.url,
+      `query($id: ID!) { channelSkippedMessages(connectionId: $id) { contact } }`,
+      { id: connection.id },
+      owner.token,
+    );
+    expect(other.body.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+
+    // Delivered again, the 31st is still the same skipped mail: nothing answered, billed or counted twice.
+    expect((await postInbound(url, signedInbound(KEY, over))).status).toBe(200);
+    expect(await inboundJobs()).toBe(before + 30);
+    expect(await skippedCount('rate')).toBe(skippedBefore + 1);
+    expect(await billedAnswers(capped.userId)).toBe(30);
+    expect(answered()).toBe(30);
+    expect(model.requests).toHaveLength(calls);
+    expect(smtp.mails.some((m) => m.subject === 'Re: Question 31')).toBe(false);
+  }, 60_000);
 });

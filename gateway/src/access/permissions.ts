@@ -117,6 +117,7 @@ export const ACCESS = {
   // A chatbot's messaging channels (ADR 44): its settings; the providers' webhooks are public rows (features/channels/rest.ts), their secrets checked by chat.
   'Query.channelConnections': 'workspace:read',
   'Query.channelDeliveries': 'workspace:read',
+  'Query.channelSkippedMessages': 'workspace:read',
   'Mutation.connectChannel': 'chatbots:write',
   'Mutation.disconnectChannel': 'chatbots:write',
   'Mutation.sendChannelTestMessage': 'chatbots:write',

@@ -134,6 +134,8 @@ export const chatVars = {
   SLACK_SIGNING_SECRET: { parse: secret, optional: true },
   /** Meta's Graph API root with its version, for WhatsApp, Messenger and Instagram (docs/adr/0056-meta-channels.md); a local fake's in tests and the end-to-end suite. */
   META_GRAPH_API_BASE: { parse: url(['http', 'https']), default: 'https://graph.facebook.com/v21.0' },
+  /** Twilio's REST API root, for SMS (docs/adr/0070-sms-channel.md); a local fake's in tests and the end-to-end suite. */
+  TWILIO_API_BASE: { parse: url(['http', 'https']), default: 'https://api.twilio.com' },
   /**
    * Email (docs/adr/0063-email-channel.md): the domain of the chatbots' inbound addresses
    * (`{random}@{domain}`), whose mail the operator's Mailgun routes forward to Parley's webhook.

@@ -54,6 +54,7 @@ export const chatPermissions = methodPermissions(ChatService, {
   // A chatbot's messaging channels are its settings: read by any member, changed by editors.
   ListChannelConnections: 'workspace:read',
   ListChannelDeliveries: 'workspace:read',
+  ListSkippedMessages: 'workspace:read',
   ConnectChannel: 'chatbots:write',
   DisconnectChannel: 'chatbots:write',
   SendChannelTestMessage: 'chatbots:write',

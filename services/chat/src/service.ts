@@ -36,6 +36,7 @@ import type { DeliverDeps } from './channels/deliver.ts';
 import { telegramApi } from './channels/telegram-api.ts';
 import { slackApi } from './channels/slack-api.ts';
 import { metaApi } from './channels/meta-api.ts';
+import { twilioApi } from './channels/twilio-api.ts';
 import { emailApi } from './channels/email-api.ts';
 import { startEmailSmtpInbound, type EmailSmtpInbound } from './channels/email-smtp.ts';
 import { resolve as resolvePath } from 'node:path';
@@ -294,6 +295,7 @@ export async function createChatService(
   const telegram = telegramApi({ baseUrl: config.TELEGRAM_API_BASE, timeoutMs: config.CHANNEL_TIMEOUT_MS });
   const slack = slackApi({ baseUrl: config.SLACK_API_BASE, timeoutMs: config.CHANNEL_TIMEOUT_MS });
   const meta = metaApi({ baseUrl: config.META_GRAPH_API_BASE, timeoutMs: config.CHANNEL_TIMEOUT_MS });
+  const twilio = twilioApi({ baseUrl: config.TWILIO_API_BASE, timeoutMs: config.CHANNEL_TIMEOUT_MS });
   // Email (docs/adr/0063-email-channel.md): answers over the operator's SMTP (the outbox without it).
   const email = emailApi({
     smtpUrl: config.EMAIL_SMTP_URL ?? config.SMTP_URL,
@@ -304,6 +306,7 @@ export async function createChatService(
     telegram,
     slack,
     meta,
+    twilio,
     email,
     emailDomain: config.EMAIL_INBOUND_DOMAIN,
     logger,
@@ -320,6 +323,7 @@ export async function createChatService(
       telegram,
       slack,
       meta,
+      twilio,
       deliver: deliverDeps,
       inbound: channelInbound,
       verifiers: verifierCache({ max: 10_000, ttlMs: 60_000 }),

@@ -13,6 +13,7 @@ const CHANNEL_LABELS: Record<string, string> = {
   messenger: 'Messenger',
   instagram: 'Instagram',
   email: 'Email',
+  sms: 'SMS',
 };
 
 export function channelLabel(channel: string): string {

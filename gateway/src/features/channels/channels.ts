@@ -3,7 +3,7 @@
 // (the token's shape, the provider's check); the gateway confirms the chatbot is the workspace's,
 // names the public webhook path under PUBLIC_URL, audits a change with the channel and the token's
 // last four characters only, and never answers, logs or keeps the token.
-import type { ChannelConnection, ChannelDelivery } from '@parley/proto/parley/chat/v1/chat_pb.js';
+import type { ChannelConnection, ChannelDelivery, SkippedMessage } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import { isoDate } from '../../http/dates.ts';
 import type { Clients } from '../../http/clients.ts';
@@ -36,6 +36,12 @@ export interface ChannelDeliveryView {
   attempts: number;
   lastError: string | null;
   createdAt: string;
+}
+
+export interface SkippedMessageView {
+  contact: string;
+  reason: string;
+  receivedAt: string;
 }
 
 export const TOKEN_INVALID = 'token must be a string';
@@ -97,6 +103,7 @@ export async function connectChannel(
     appSecret?: unknown;
     accountId?: unknown;
     businessAccountId?: unknown;
+    phoneNumber?: unknown;
   },
   publicUrl: string,
 ): Promise<ChannelConnectionView> {
@@ -118,6 +125,7 @@ export async function connectChannel(
         appSecret: optionalString(input.appSecret, 'appSecret'),
         accountId: optionalString(input.accountId, 'accountId'),
         businessAccountId: optionalString(input.businessAccountId, 'businessAccountId'),
+        phoneNumber: optionalString(input.phoneNumber, 'phoneNumber'),
       })
     ).connection,
     publicUrl,
@@ -157,4 +165,15 @@ export async function sendChannelTestMessage(
 export async function listChannelDeliveries(clients: Clients, m: Member, connectionId: string): Promise<ChannelDeliveryView[]> {
   const { deliveries } = await clients.chat.listChannelDeliveries({ ownerId: m.ownerId, connectionId });
   return deliveries.map(deliveryView);
+}
+
+export const skippedMessageView = (s: SkippedMessage): SkippedMessageView => ({
+  contact: s.contact,
+  reason: s.reason,
+  receivedAt: isoDate(s.receivedAt) ?? new Date(0).toISOString(),
+});
+
+export async function listSkippedMessages(clients: Clients, m: Member, connectionId: string): Promise<SkippedMessageView[]> {
+  const { messages } = await clients.chat.listSkippedMessages({ ownerId: m.ownerId, connectionId });
+  return messages.map(skippedMessageView);
 }

@@ -58,6 +58,13 @@ const MAX_EMAIL_FIELD_CHARS = 256 * 1024;
 const MAX_MAILGUN_SIGNATURE_CHARS = 70;
 export const EMAIL_FORM_INVALID = 'The body must be a form (multipart/form-data or application/x-www-form-urlencoded).';
 
+/** SMS through Twilio (docs/adr/0070-sms-channel.md): a message's parameters are a few kilobytes. */
+export const SMS_WEBHOOK_BODY_LIMIT = '64kb';
+export const TWILIO_SIGNATURE_HEADER = 'x-twilio-signature';
+/** X-Twilio-Signature is 28 base64 characters; a longer one is cut here past them, and so refused. */
+const MAX_TWILIO_SIGNATURE_CHARS = 40;
+export const SMS_FORM_INVALID = 'The body must be a form (application/x-www-form-urlencoded), as Twilio sends it.';
+
 /** The form's fields Parley reads, from Mailgun's multipart or urlencoded body; a body that is no form is 400. */
 async function mailgunFields(body: Buffer, contentType: string): Promise<Record<string, string>> {
   let form: FormData;
@@ -167,6 +174,27 @@ export const channelWebhookOperations: Operation[] = [
         body: Buffer.from(JSON.stringify(fields)),
       });
       return { ok: true };
+    },
+  ),
+  // SMS through Twilio (docs/adr/0070-sms-channel.md): a form signed X-Twilio-Signature over the exact
+  // URL Twilio called (PUBLIC_URL, this path and its query) and the sorted parameters, checked by chat
+  // under the connection's Auth Token (401 missing, 403 wrong: nothing queued). The same path takes
+  // the status callbacks of the messages Parley sent (each message's StatusCallback). Twilio reads an
+  // empty TwiML answer as "send nothing": the answer goes out through the Messages API later.
+  operation(
+    { method: 'POST', path: `${base}/sms/:connectionId`, who, readsOwnBody: true },
+    async ({ req, res, app: { clients, publicUrl }, params }) => {
+      if (!req.is('application/x-www-form-urlencoded')) throw new HttpError(415, SMS_FORM_INVALID);
+      const body = await rawBody(req, res, SMS_WEBHOOK_BODY_LIMIT);
+      const url = `${publicUrl.replace(/\/+$/, '')}${req.originalUrl}`;
+      await clients.chat.receiveChannelUpdate({
+        channel: 'sms',
+        connectionId: String(params.connectionId),
+        secret: (req.header(TWILIO_SIGNATURE_HEADER) ?? '').slice(0, MAX_TWILIO_SIGNATURE_CHARS),
+        body: Buffer.from(JSON.stringify({ url, params: [...new URLSearchParams(body.toString('utf8'))] })),
+      });
+      res.type('text/xml').send('<?xml version="1.0" encoding="UTF-8"?><Response></Response>');
+      return undefined;
     },
   ),
   ...META_WEBHOOK_CHANNELS.flatMap((channel) => [

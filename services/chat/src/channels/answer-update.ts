@@ -37,6 +37,7 @@ import { whatsapp } from '../public-chat/channels/whatsapp.ts';
 import { messenger } from '../public-chat/channels/messenger.ts';
 import { instagram } from '../public-chat/channels/instagram.ts';
 import { email } from '../public-chat/channels/email.ts';
+import { sms } from '../public-chat/channels/sms.ts';
 import { sendMessage, type PublicChatDeps } from '../public-chat/send-message.ts';
 import { isConnectionId, sendingConnection } from './connections.ts';
 import { deliver, type DeliverDeps } from './deliver.ts';
@@ -49,7 +50,7 @@ export const WAITING_FOR_PERSON = 'A person from our team will answer you here.'
 /** Told after an answer the knowledge could not give, on a chatbot with handoff on. */
 export const ASK_FOR_PERSON = 'Write "talk to a person" to reach our team.';
 /** Each messaging channel's rules for the turn, by the connection's channel. */
-const CHANNEL_RULES: Record<string, Channel> = { telegram, slack, whatsapp, messenger, instagram, email };
+const CHANNEL_RULES: Record<string, Channel> = { telegram, slack, whatsapp, messenger, instagram, email, sms };
 /** How each channel lists an answer's sources after it: numbered plain lines, or Slack's mrkdwn links. */
 const SOURCES_FOOTER: Record<string, typeof withSourcesFooter> = { slack: withSlackSourcesFooter };
 

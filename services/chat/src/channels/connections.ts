@@ -19,9 +19,11 @@ import { slackDestination } from './slack.ts';
 import { addressOf, emailAddressValid } from './email.ts';
 
 import type { MetaApi } from './meta-api.ts';
+import type { TwilioApi } from './twilio-api.ts';
+import { E164_SHAPE, SMS_RECIPIENT_INVALID } from './sms.ts';
 import { META_CHANNELS, META_RECIPIENT_INVALID, isMetaChannel, metaRecipientValid } from './meta-channels.ts';
 
-export const CHANNELS = ['telegram', 'slack', ...META_CHANNELS, 'email'] as const;
+export const CHANNELS = ['telegram', 'slack', ...META_CHANNELS, 'email', 'sms'] as const;
 export type ChannelName = (typeof CHANNELS)[number];
 
 export const TOKEN_SHAPE_INVALID = 'The bot token must look like 123456789:AAF… as BotFather gives it.';
@@ -43,6 +45,7 @@ export const SLACK_TEST_MESSAGE = 'This is a test message from Parley: your chat
 export const EMAIL_NO_CONTACT_YET = 'Nobody has written to the inbound address yet: give an email address to send the test message to.';
 export const EMAIL_ADDRESS_INVALID = 'The address must be an email address (name@example.com).';
 export const EMAIL_TEST_MESSAGE = 'This is a test message from Parley: your chatbot is connected to email.';
+export const SMS_TEST_MESSAGE = 'This is a test message from Parley: your chatbot is connected to SMS.';
 
 export interface ChannelConnectionView {
   id: string;
@@ -66,6 +69,7 @@ export interface ConnectionDeps {
   telegram: TelegramApi;
   slack: SlackApi;
   meta: MetaApi;
+  twilio: TwilioApi;
   deliver: DeliverDeps;
   /** Email: EMAIL_INBOUND_DOMAIN, the inbound addresses' domain (docs/adr/0063-email-channel.md). */
   emailDomain?: string;
@@ -121,6 +125,8 @@ export const sendingConnection = (ciphers: ProviderKeyCiphers, row: ChannelConne
   status: row.status,
   token: openToken(ciphers, row),
   accountId: row.accountId ?? '',
+  botName: row.botName,
+  callbackUrl: row.callbackUrl ?? '',
 });
 
 export const connectionView = (r: ChannelConnection): ChannelConnectionView => ({
@@ -259,6 +265,8 @@ export interface ConnectInput {
   appSecret?: string;
   accountId?: string;
   businessAccountId?: string;
+  /** SMS: the Twilio phone number, in E.164. */
+  phoneNumber?: string;
 }
 
 export const alreadyConnected = (label: string) => alreadyExists(`This chatbot is already connected to ${label}. Disconnect it first.`);
@@ -301,6 +309,10 @@ export async function sendTestMessage(deps: ConnectionDeps, ownerId: string, con
     return deliver(deps.deliver, sendingConnection(deps.ciphers, row), to, SLACK_TEST_MESSAGE, 'test');
   }
   if (!to) throw failedPrecondition(NO_CHAT_YET);
+  if (row.channel === 'sms') {
+    if (!E164_SHAPE.test(to)) throw invalid(SMS_RECIPIENT_INVALID);
+    return deliver(deps.deliver, sendingConnection(deps.ciphers, row), to, SMS_TEST_MESSAGE, 'test');
+  }
   if (isMetaChannel(row.channel)) {
     if (!metaRecipientValid(to)) throw invalid(META_RECIPIENT_INVALID);
   } else if (!TELEGRAM_CHAT_ID.test(to)) throw invalid(CHAT_ID_INVALID);
@@ -332,6 +344,31 @@ export async function listDeliveries(deps: Pick<ConnectionDeps, 'db'>, ownerId: 
   });
   const contact = new Map(threads.map((t) => [t.chatId, t.contact]));
   return rows.map((r) => deliveryView({ ...r, chatId: contact.get(r.chatId) ?? r.chatId }));
+}
+
+export interface SkippedMessageView {
+  contact: string;
+  reason: string;
+  receivedAt: Date;
+}
+
+/** How many skipped messages the owner reads on the channel's card. */
+export const SKIPPED_LISTED = 20;
+
+/** The connection's latest messages taken and never answered (ChannelInbound.skipReason), newest first. */
+export async function listSkippedMessages(
+  deps: Pick<ConnectionDeps, 'db'>,
+  ownerId: string,
+  connectionId: string,
+): Promise<SkippedMessageView[]> {
+  const row = await ownedConnection(deps, ownerId, connectionId);
+  const rows = await deps.db.channelInbound.findMany({
+    where: { connectionId: row.id, skipReason: { not: null } },
+    orderBy: { receivedAt: 'desc' },
+    take: SKIPPED_LISTED,
+    select: { contact: true, skipReason: true, receivedAt: true },
+  });
+  return rows.map((r) => ({ contact: r.contact ?? '', reason: r.skipReason ?? '', receivedAt: r.receivedAt }));
 }
 
 /**

@@ -25,6 +25,8 @@ import { MetaError, type MetaApi } from './meta-api.ts';
 import { isMetaChannel, META_CHANNEL_RULES, WINDOW_CLOSED } from './meta-channels.ts';
 import { EmailError, type EmailApi } from './email-api.ts';
 import { EMAIL_MAX_REFERENCES, EMAIL_MAX_TEXT, isThreadChatId, newMessageId } from './email.ts';
+import { TwilioError, type TwilioApi } from './twilio-api.ts';
+import { OPTED_OUT, SMS_MAX_TEXT } from './sms.ts';
 
 /** A test message's subject (a new mail, in no thread). */
 export const EMAIL_TEST_SUBJECT = 'Test message from Parley';
@@ -43,6 +45,8 @@ export interface DeliverDeps {
   telegram: TelegramApi;
   slack: SlackApi;
   meta: MetaApi;
+  /** SMS (docs/adr/0070-sms-channel.md): Twilio's Messages API. */
+  twilio: TwilioApi;
   logger: Logger;
   policy: SendPolicy;
   /** Email (docs/adr/0063-email-channel.md): the SMTP sender and the domain of Parley's Message-IDs. */
@@ -89,11 +93,15 @@ export interface SendingConnection {
   channel: string;
   status: string;
   token: string;
-  /** Meta's channels: the phone-number, page or Instagram account id it sends as. */
+  /** Meta's channels: the phone-number, page or Instagram account id it sends as; SMS: the Twilio Account SID. */
   accountId: string;
+  /** Who the connection answers as (SMS: the Twilio number, every message's From). */
+  botName: string;
+  /** SMS: the connection's webhook URL, each message's StatusCallback. */
+  callbackUrl: string;
 }
 
-type SendFailure = TelegramError | SlackError | MetaError | EmailError;
+type SendFailure = TelegramError | SlackError | MetaError | EmailError | TwilioError;
 
 /** The channel's size limit and its one-part send (resolving to the provider's message id, when it gives one). */
 function channelSender(deps: DeliverDeps, connection: SendingConnection, chatId: string) {
@@ -106,6 +114,19 @@ function channelSender(deps: DeliverDeps, connection: SendingConnection, chatId:
     };
   }
   if (channel === 'email') return { maxText: EMAIL_MAX_TEXT, send: (part: string) => sendEmail(deps, connection, chatId, part) };
+  if (channel === 'sms')
+    return {
+      maxText: SMS_MAX_TEXT,
+      send: async (part: string) =>
+        (
+          await deps.twilio.sendMessage(connection.accountId, connection.token, {
+            from: connection.botName,
+            to: chatId,
+            body: part,
+            statusCallback: connection.callbackUrl,
+          })
+        ).messageSid,
+    };
   if (isMetaChannel(channel))
     return {
       maxText: META_CHANNEL_RULES[channel].maxText,
@@ -155,15 +176,41 @@ async function sendEmail(deps: DeliverDeps, connection: SendingConnection, chatI
   return messageId;
 }
 
-/** WhatsApp's customer service window: open while the user's last message is younger than its hours. */
-async function windowClosed(deps: DeliverDeps, connection: SendingConnection, chatId: string): Promise<boolean> {
+/**
+ * Why nothing may be sent to the chat now, or null: WhatsApp's customer service window is closed (the
+ * user's last message is older than its hours), or an SMS number wrote STOP.
+ */
+async function blockedReason(deps: DeliverDeps, connection: SendingConnection, chatId: string): Promise<string | null> {
+  if (connection.channel === 'sms') {
+    const optedOut = await deps.db.smsOptOut.findUnique({ where: { connectionId_phone: { connectionId: connection.id, phone: chatId } } });
+    return optedOut ? OPTED_OUT : null;
+  }
   const hours = isMetaChannel(connection.channel) ? META_CHANNEL_RULES[connection.channel].customerWindowHours : null;
-  if (hours === null) return false;
+  if (hours === null) return null;
   const thread = await deps.db.channelThread.findUnique({
     where: { connectionId_chatId: { connectionId: connection.id, chatId } },
     select: { lastInboundAt: true },
   });
-  return !thread || thread.lastInboundAt.getTime() < Date.now() - hours * 3_600_000;
+  return !thread || thread.lastInboundAt.getTime() < Date.now() - hours * 3_600_000 ? WINDOW_CLOSED : null;
+}
+
+/** A provider's status callback about a message sent: the delivery it names. */
+export interface DeliveryStatus {
+  /** The provider's id of the message (WhatsApp's wamid, Twilio's MessageSid). */
+  messageId: string;
+  status: 'sent' | 'delivered' | 'read' | 'failed';
+  /** The provider's reason, for failed. */
+  error: string;
+}
+
+/** A status only moves its delivery forward (callbacks can arrive out of order); failed is final, with the provider's reason. */
+export async function moveDeliveries(db: PrismaClient, connectionId: string, statuses: readonly DeliveryStatus[]) {
+  for (const s of statuses) {
+    await db.$executeRaw`
+      UPDATE "ChannelDelivery" SET "status" = ${s.status}, "lastError" = COALESCE(NULLIF(${s.error}, ''), "lastError")
+       WHERE "connectionId" = ${connectionId}::uuid AND "providerMessageId" = ${s.messageId} AND "status" <> 'failed'
+         AND array_position(ARRAY['sent', 'delivered', 'read', 'failed'], "status") < array_position(ARRAY['sent', 'delivered', 'read', 'failed'], ${s.status})`;
+  }
 }
 
 const DELIVERY_COLUMNS = Prisma.raw(
@@ -227,7 +274,7 @@ interface SendOutcome {
   lastError: string | null;
   /** The provider's id of the last part sent, when it gives one (WhatsApp's status callbacks name it). */
   providerMessageId: string | null;
-  /** WhatsApp's customer service window was closed: nothing was sent, and the connection is not failing for it. */
+  /** WhatsApp's customer service window was closed, or the SMS number opted out: nothing was sent, and the connection is not failing for it. */
   closed: boolean;
 }
 
@@ -238,7 +285,8 @@ async function send(deps: DeliverDeps, connection: SendingConnection, chatId: st
   let failure: SendFailure | null = null;
   let providerMessageId: string | null = null;
   const sender = channelSender(deps, connection, chatId);
-  const closed = await windowClosed(deps, connection, chatId);
+  const blocked = await blockedReason(deps, connection, chatId);
+  const closed = blocked !== null;
   for (const part of closed ? [] : splitMessage(text, sender.maxText)) {
     failure = null;
     for (let attempt = 1; attempt <= deps.policy.attempts; attempt++) {
@@ -249,7 +297,11 @@ async function send(deps: DeliverDeps, connection: SendingConnection, chatId: st
         break;
       } catch (err) {
         failure =
-          err instanceof TelegramError || err instanceof SlackError || err instanceof MetaError || err instanceof EmailError
+          err instanceof TelegramError ||
+          err instanceof SlackError ||
+          err instanceof MetaError ||
+          err instanceof EmailError ||
+          err instanceof TwilioError
             ? err
             : new TelegramError((err as Error).message, 0);
         if (!failure.retryable || attempt === deps.policy.attempts) break;
@@ -267,11 +319,7 @@ async function send(deps: DeliverDeps, connection: SendingConnection, chatId: st
     channelSendFailures.series(series).inc();
     deps.logger.warn({ connectionId: connection.id, status: failure.status, err: failure.message }, 'channel send failed');
   } else channelOutbound.series(series).inc();
-  const lastError = closed
-    ? WINDOW_CLOSED
-    : failure
-      ? `${failure.status ? `${failure.status} ` : ''}${failure.message}`.slice(0, 300)
-      : null;
+  const lastError = closed ? blocked : failure ? `${failure.status ? `${failure.status} ` : ''}${failure.message}`.slice(0, 300) : null;
   return { status: closed || failure ? 'failed' : 'sent', attempts, failure, lastError, providerMessageId, closed };
 }
 

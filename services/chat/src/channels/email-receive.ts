@@ -81,11 +81,12 @@ export async function acceptInboundMail(
 ): Promise<EmailOutcome> {
   const mail = readInboundMail(fields, MAX_QUEUED_TEXT);
   const skip = async (reason: SkipReason): Promise<EmailOutcome> => {
-    await deps.db.channelInbound.createMany({
-      data: [{ connectionId: connection.id, providerMessageId: mail.messageId, skipReason: reason }],
+    const { count } = await deps.db.channelInbound.createMany({
+      data: [{ connectionId: connection.id, providerMessageId: mail.messageId, skipReason: reason, contact: mail.sender }],
       skipDuplicates: true,
     });
-    channelInboundSkipped.series({ channel: 'email', reason }).inc();
+    // The same mail delivered again is counted once.
+    if (count > 0) channelInboundSkipped.series({ channel: 'email', reason }).inc();
     return { queued: false, skipped: reason };
   };
   const reason = skipReasonOf(mail, connection.address, deps.email.domain);

@@ -11,7 +11,8 @@ import { ChannelMessageReceivedSchema } from '@parley/proto/parley/events/v1/cha
 import { forbidden, unauthenticated } from '@parley/common/rpc-errors.ts';
 import { channelInbound, channelVerificationFailures } from './channel-metrics.ts';
 import { parseChannel } from './connections.ts';
-import { isMetaChannel, parseMetaWebhook, signatureMatches, type MetaStatus } from './meta-channels.ts';
+import { moveDeliveries } from './deliver.ts';
+import { isMetaChannel, parseMetaWebhook, signatureMatches } from './meta-channels.ts';
 import { MAX_QUEUED_TEXT, secretMatches, verifierOf, type ReceiveDeps } from './receive-update.ts';
 
 export const SIGNATURE_MISSING = 'The X-Hub-Signature-256 header is missing.';
@@ -35,7 +36,7 @@ export async function receiveMetaUpdate(
   const { messages, statuses } = parseMetaWebhook(channel, req.body, Math.min(MAX_QUEUED_TEXT, 16_000));
   // An app may serve several accounts: only this connection's account is its to answer.
   const mine = <T extends { accountId: string }>(e: T) => !row.accountId || !e.accountId || e.accountId === row.accountId;
-  if (statuses.length) await applyStatuses(deps, row.id, statuses.filter(mine));
+  if (statuses.length) await moveDeliveries(deps.db, row.id, statuses.filter(mine));
   let queued = false;
   for (const m of messages.filter(mine)) {
     await deps.inbound.publish(
@@ -54,16 +55,6 @@ export async function receiveMetaUpdate(
     queued = true;
   }
   return { queued };
-}
-
-/** A status only moves its delivery forward (callbacks can arrive out of order); failed is final, with Meta's reason. */
-async function applyStatuses(deps: ReceiveDeps, connectionId: string, statuses: MetaStatus[]) {
-  for (const s of statuses) {
-    await deps.db.$executeRaw`
-      UPDATE "ChannelDelivery" SET "status" = ${s.status}, "lastError" = COALESCE(NULLIF(${s.error}, ''), "lastError")
-       WHERE "connectionId" = ${connectionId}::uuid AND "providerMessageId" = ${s.messageId} AND "status" <> 'failed'
-         AND array_position(ARRAY['sent', 'delivered', 'read', 'failed'], "status") < array_position(ARRAY['sent', 'delivered', 'read', 'failed'], ${s.status})`;
-  }
 }
 
 /** Meta's GET handshake: true for `subscribe` with the connection's verify token; refused otherwise, saying nothing of what was expected. */

@@ -13,7 +13,7 @@ import type { Producer } from '@parley/common/queues.ts';
 import { forbidden, invalid, unauthenticated } from '@parley/common/rpc-errors.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import { channelInbound, channelVerificationFailures } from './channel-metrics.ts';
-import { isConnectionId, openAppSecret, openSigningSecret, parseChannel } from './connections.ts';
+import { isConnectionId, openAppSecret, openSigningSecret, openToken, parseChannel } from './connections.ts';
 import {
   MAX_QUEUED_TEXT,
   parseTelegramUpdate,
@@ -61,13 +61,23 @@ export async function verifierOf(deps: ReceiveDeps, connectionId: string): Promi
   if (kept) return kept;
   const found = await deps.db.channelConnection.findUnique({
     where: { id: connectionId },
-    select: { id: true, channel: true, secretHash: true, signingSecretCiphertext: true, appSecretCiphertext: true, accountId: true },
+    select: {
+      id: true,
+      channel: true,
+      secretHash: true,
+      signingSecretCiphertext: true,
+      appSecretCiphertext: true,
+      accountId: true,
+      tokenCiphertext: true,
+    },
   });
   if (!found) return null;
   const row: Verifier = { id: found.id, channel: found.channel, secretHash: found.secretHash };
   if (found.signingSecretCiphertext) row.signingSecret = openSigningSecret(deps.ciphers, found.id, found.signingSecretCiphertext);
   // Email: the inbound address (a mail from it is the bot's own, never answered).
   if (found.channel === 'email') row.accountId = found.accountId;
+  // SMS: Twilio signs every request with the Auth Token, the token the connection calls Twilio with.
+  if (found.channel === 'sms') Object.assign(row, { signingSecret: openToken(deps.ciphers, found), accountId: found.accountId });
   if (found.appSecretCiphertext) Object.assign(row, { appSecret: openAppSecret(deps.ciphers, found), accountId: found.accountId });
   deps.verifiers?.set(row);
   return row;

@@ -6,12 +6,14 @@ import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import {
   ChannelConnectionSchema,
   ChannelDeliverySchema,
+  SkippedMessageSchema,
   type ConnectChannelRequest,
   type ConnectSlackInstallRequest,
   type DisconnectChannelRequest,
   type GetChannelVerifierRequest,
   type ListChannelConnectionsRequest,
   type ListChannelDeliveriesRequest,
+  type ListSkippedMessagesRequest,
   type ReceiveChannelUpdateRequest,
   type SendChannelTestMessageRequest,
   type VerifyChannelWebhookRequest,
@@ -22,6 +24,7 @@ import {
   disconnectChannel,
   listConnections,
   listDeliveries,
+  listSkippedMessages,
   sendTestMessage,
   type ChannelConnectionView,
   type ConnectionDeps,
@@ -34,6 +37,8 @@ import { connectMetaChannel } from './meta-connections.ts';
 import { connectEmail } from './email-connections.ts';
 import { receiveEmailUpdate } from './email-receive.ts';
 import { isMetaChannel } from './meta-channels.ts';
+import { connectSms } from './sms-connections.ts';
+import { receiveSmsUpdate } from './sms-receive.ts';
 
 export interface ChannelRpcDeps {
   channels: ConnectionDeps & ReceiveDeps & { slackApp: SlackApp | null };
@@ -78,7 +83,13 @@ export function channelMethods(deps: ChannelRpcDeps) {
       return { connections: (await listConnections(c, ownerIdOf(req.ownerId), req.chatbotId)).map(toConnection) };
     },
     async connectChannel(req: ConnectChannelRequest) {
-      const connect = isMetaChannel(req.channel) ? connectMetaChannel : req.channel === 'email' ? connectEmail : connectChannel;
+      const connect = isMetaChannel(req.channel)
+        ? connectMetaChannel
+        : req.channel === 'email'
+          ? connectEmail
+          : req.channel === 'sms'
+            ? connectSms
+            : connectChannel;
       const connection = await connect(c, {
         ownerId: ownerIdOf(req.ownerId),
         chatbotId: req.chatbotId,
@@ -90,6 +101,7 @@ export function channelMethods(deps: ChannelRpcDeps) {
         appSecret: req.appSecret,
         accountId: req.accountId,
         businessAccountId: req.businessAccountId,
+        phoneNumber: req.phoneNumber,
       });
       return { connection: toConnection(connection) };
     },
@@ -116,8 +128,17 @@ export function channelMethods(deps: ChannelRpcDeps) {
     async listChannelDeliveries(req: ListChannelDeliveriesRequest) {
       return { deliveries: (await listDeliveries(c, ownerIdOf(req.ownerId), req.connectionId)).map(toDelivery) };
     },
+    async listSkippedMessages(req: ListSkippedMessagesRequest) {
+      const skipped = await listSkippedMessages(c, ownerIdOf(req.ownerId), req.connectionId);
+      return {
+        messages: skipped.map((s) =>
+          create(SkippedMessageSchema, { contact: s.contact, reason: s.reason, receivedAt: timestampFromDate(s.receivedAt) }),
+        ),
+      };
+    },
     async receiveChannelUpdate(req: ReceiveChannelUpdateRequest) {
       if (req.channel === 'email') return receiveEmailUpdate(c, { connectionId: req.connectionId, body: req.body });
+      if (req.channel === 'sms') return receiveSmsUpdate(c, { connectionId: req.connectionId, secret: req.secret, body: req.body });
       if (isMetaChannel(req.channel))
         return receiveMetaUpdate(c, { channel: req.channel, connectionId: req.connectionId, secret: req.secret, body: req.body });
       return receiveChannelUpdate(c, {

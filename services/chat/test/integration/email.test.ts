@@ -284,6 +284,13 @@ describe('a mail', () => {
       orderBy: { receivedAt: 'asc' },
     });
     expect(rows.map((r) => r.skipReason)).toEqual(cases.map(([, reason]) => reason));
+    // The owner reads them newest first: who sent each and why.
+    const { messages } = await stack.client.listSkippedMessages({ ownerId: bot.ownerId, connectionId: connection.id });
+    expect(messages.map((m) => [m.contact, m.reason])).toEqual(
+      cases.map(([fields, reason]) => [fields.sender.toLowerCase(), reason]).reverse(),
+    );
+    const foreign = await rpcError(stack.client.listSkippedMessages({ ownerId: 'someone-else', connectionId: connection.id }));
+    expect(foreign.code).toBe(Code.NotFound);
     await stack.applyUsage();
     expect(stack.fake.requests).toHaveLength(0);
     expect(smtp.mails).toHaveLength(0);

@@ -4651,6 +4651,14 @@ export declare type ConnectChannelRequest = Message<"parley.chat.v1.ConnectChann
    * @generated from field: string business_account_id = 10;
    */
   businessAccountId: string;
+
+  /**
+   * SMS (docs/adr/0070-sms-channel.md): the Twilio phone number in E.164; account_id is the Account
+   * SID and token the Auth Token.
+   *
+   * @generated from field: string phone_number = 11;
+   */
+  phoneNumber: string;
 };
 
 /**
@@ -4853,6 +4861,77 @@ export declare type ListChannelDeliveriesResponse = Message<"parley.chat.v1.List
  * Use `create(ListChannelDeliveriesResponseSchema)` to create a new message.
  */
 export declare const ListChannelDeliveriesResponseSchema: GenMessage<ListChannelDeliveriesResponse>;
+
+/**
+ * @generated from message parley.chat.v1.ListSkippedMessagesRequest
+ */
+export declare type ListSkippedMessagesRequest = Message<"parley.chat.v1.ListSkippedMessagesRequest"> & {
+  /**
+   * @generated from field: string owner_id = 1;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string connection_id = 2;
+   */
+  connectionId: string;
+};
+
+/**
+ * Describes the message parley.chat.v1.ListSkippedMessagesRequest.
+ * Use `create(ListSkippedMessagesRequestSchema)` to create a new message.
+ */
+export declare const ListSkippedMessagesRequestSchema: GenMessage<ListSkippedMessagesRequest>;
+
+/**
+ * A channel user's message taken and never answered: no model call, nothing billed.
+ *
+ * @generated from message parley.chat.v1.SkippedMessage
+ */
+export declare type SkippedMessage = Message<"parley.chat.v1.SkippedMessage"> & {
+  /**
+   * Who sent it, as the channel names them (email: the sender's address).
+   *
+   * @generated from field: string contact = 1;
+   */
+  contact: string;
+
+  /**
+   * auto_reply, bounce, loop, own_address, rate (over the per-sender cap) or empty.
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp received_at = 3;
+   */
+  receivedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message parley.chat.v1.SkippedMessage.
+ * Use `create(SkippedMessageSchema)` to create a new message.
+ */
+export declare const SkippedMessageSchema: GenMessage<SkippedMessage>;
+
+/**
+ * @generated from message parley.chat.v1.ListSkippedMessagesResponse
+ */
+export declare type ListSkippedMessagesResponse = Message<"parley.chat.v1.ListSkippedMessagesResponse"> & {
+  /**
+   * Newest first, at most 20.
+   *
+   * @generated from field: repeated parley.chat.v1.SkippedMessage messages = 1;
+   */
+  messages: SkippedMessage[];
+};
+
+/**
+ * Describes the message parley.chat.v1.ListSkippedMessagesResponse.
+ * Use `create(ListSkippedMessagesResponseSchema)` to create a new message.
+ */
+export declare const ListSkippedMessagesResponseSchema: GenMessage<ListSkippedMessagesResponse>;
 
 /**
  * @generated from message parley.chat.v1.ReceiveChannelUpdateRequest
@@ -5663,6 +5742,17 @@ export declare const ChatService: GenService<{
     methodKind: "unary";
     input: typeof ListChannelDeliveriesRequestSchema;
     output: typeof ListChannelDeliveriesResponseSchema;
+  },
+  /**
+   * The connection's latest messages taken and never answered (email's auto-replies, bounces, loops,
+   * mails over the per-sender cap, empty mails), newest first: when, from whom, why.
+   *
+   * @generated from rpc parley.chat.v1.ChatService.ListSkippedMessages
+   */
+  listSkippedMessages: {
+    methodKind: "unary";
+    input: typeof ListSkippedMessagesRequestSchema;
+    output: typeof ListSkippedMessagesResponseSchema;
   },
   /**
    * An update the provider posted to the public webhook path, with the raw body and the header that

@@ -100,4 +100,36 @@ describe('the Email card', () => {
       expect(within(screen.getByRole('region', { name: 'Email' })).getByLabelText('Mailgun webhook signing key')).toBeTruthy(),
     );
   });
+
+  it('lists the skipped mails with when, from whom and why, and says so when there are none', async () => {
+    renderCard({
+      ChannelConnections: () => ({ data: { channelConnections: [emailConnection()] } }),
+      ChannelSkippedMessages: () => ({
+        data: {
+          channelSkippedMessages: [
+            { __typename: 'SkippedMessage', contact: 'flood@example.com', reason: 'rate', receivedAt: '2026-12-03T10:05:00.000Z' },
+            { __typename: 'SkippedMessage', contact: 'ada@example.com', reason: 'auto_reply', receivedAt: '2026-12-03T10:00:00.000Z' },
+          ],
+        },
+      }),
+    });
+    const email = await screen.findByRole('region', { name: 'Email' });
+    const list = await within(email).findByRole('list', { name: 'Skipped mails' });
+    const rows = within(list)
+      .getAllByRole('listitem')
+      .map((li) => li.textContent);
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toContain('flood@example.com — Over 30 mails an hour from this sender');
+    expect(rows[1]).toContain('ada@example.com — Auto-reply');
+    expect(within(email).getByText('Never answered and never billed.')).toBeTruthy();
+  });
+
+  it('says no mail was skipped when none was', async () => {
+    renderCard({
+      ChannelConnections: () => ({ data: { channelConnections: [emailConnection()] } }),
+      ChannelSkippedMessages: () => ({ data: { channelSkippedMessages: [] } }),
+    });
+    const email = await screen.findByRole('region', { name: 'Email' });
+    expect(await within(email).findByText('No mail skipped.')).toBeTruthy();
+  });
 });

@@ -7,6 +7,7 @@ import { TextField } from '../../../components/ui/text-field';
 import { useChannelConnections, useConnectChannel } from '../hooks/use-channels';
 import { ConnectedChannel } from './connected-channel';
 import { EmailChannel } from './email-channel';
+import { SmsChannel } from './sms-channel';
 import { SlackChannel } from './slack-channel';
 import { META_CHANNELS, MetaChannel } from './meta-channel';
 
@@ -67,7 +68,7 @@ function ConnectTelegram({ chatbotId }: { chatbotId: string }) {
   );
 }
 
-/** The chatbot's messaging channels (docs/product.md, Channels): Telegram, connected with a bot token; Slack; WhatsApp, Messenger and Instagram with a Meta app; email through Mailgun. */
+/** The chatbot's messaging channels (docs/product.md, Channels): Telegram, connected with a bot token; Slack; WhatsApp, Messenger and Instagram with a Meta app; email through Mailgun; SMS through Twilio. */
 export function ChannelsCard({ chatbotId }: { chatbotId: string }) {
   const { connections, loading, failed } = useChannelConnections(chatbotId);
   const telegram = connections.find((c) => c.channel === 'telegram');
@@ -97,6 +98,7 @@ export function ChannelsCard({ chatbotId }: { chatbotId: string }) {
               />
             ))}
             <EmailChannel chatbotId={chatbotId} connection={connections.find((c) => c.channel === 'email')} />
+            <SmsChannel chatbotId={chatbotId} connection={connections.find((c) => c.channel === 'sms')} />
           </div>
         )}
       </CardBody>

@@ -4,6 +4,7 @@ import { Button } from '../../../components/ui/button';
 import { TextField } from '../../../components/ui/text-field';
 import { useConnectChannel, type useChannelConnections } from '../hooks/use-channels';
 import { ConnectedChannel } from './connected-channel';
+import { SkippedMails } from './skipped-mails';
 
 type Connection = ReturnType<typeof useChannelConnections>['connections'][number];
 
@@ -43,7 +44,7 @@ function ConnectEmail({ chatbotId }: { chatbotId: string }) {
   );
 }
 
-/** A connected inbound address: where to forward mail, the route to create in Mailgun, a test email, the deliveries and Disconnect. */
+/** A connected inbound address: where to forward mail, the route to create in Mailgun, the mails skipped, a test email, the deliveries and Disconnect. */
 function EmailConnection({ connection }: { connection: Connection }) {
   return (
     <ConnectedChannel
@@ -69,6 +70,7 @@ function EmailConnection({ connection }: { connection: Connection }) {
           {connection.webhookUrl}
         </dd>
       </dl>
+      <SkippedMails connectionId={connection.id} />
     </ConnectedChannel>
   );
 }

@@ -31,6 +31,16 @@ export const ChannelDeliveriesQuery = graphql(`
   }
 `);
 
+export const ChannelSkippedMessagesQuery = graphql(`
+  query ChannelSkippedMessages($connectionId: ID!) {
+    channelSkippedMessages(connectionId: $connectionId) {
+      contact
+      reason
+      receivedAt
+    }
+  }
+`);
+
 export const ConnectChannelMutation = graphql(`
   mutation ConnectChannel($chatbotId: ID!, $channel: String!, $token: String!, $signingSecret: String) {
     connectChannel(chatbotId: $chatbotId, channel: $channel, token: $token, signingSecret: $signingSecret) {
@@ -59,6 +69,14 @@ export const ConnectMetaChannelMutation = graphql(`
       id
       webhookUrl
       verifyToken
+    }
+  }
+`);
+
+export const ConnectSmsMutation = graphql(`
+  mutation ConnectSms($chatbotId: ID!, $token: String!, $accountId: String!, $phoneNumber: String!) {
+    connectChannel(chatbotId: $chatbotId, channel: "sms", token: $token, accountId: $accountId, phoneNumber: $phoneNumber) {
+      id
     }
   }
 `);

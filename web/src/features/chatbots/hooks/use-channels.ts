@@ -3,8 +3,10 @@ import { useAction } from '../../../lib/use-action';
 import {
   ChannelConnectionsQuery,
   ChannelDeliveriesQuery,
+  ChannelSkippedMessagesQuery,
   ConnectChannelMutation,
   ConnectMetaChannelMutation,
+  ConnectSmsMutation,
   DisconnectChannelMutation,
   SendChannelTestMessageMutation,
 } from '../graphql/channels';
@@ -24,6 +26,12 @@ export function useChannelDeliveries(connectionId: string) {
   return { deliveries: data?.channelDeliveries ?? [], loading: loading && !data, refetch };
 }
 
+/** The connection's latest messages taken and never answered (email's auto-replies, bounces, loops, mails over the cap). */
+export function useSkippedMessages(connectionId: string) {
+  const { data, loading } = useQuery(ChannelSkippedMessagesQuery, { variables: { connectionId }, fetchPolicy: 'network-only' });
+  return { skipped: data?.channelSkippedMessages ?? [], loading: loading && !data };
+}
+
 export function useConnectChannel(chatbotId: string) {
   const [mutate] = useMutation(ConnectChannelMutation, { refetchQueries: [ChannelConnectionsQuery] });
   return useAction(async (channel: string, token: string, signingSecret?: string) => {
@@ -37,6 +45,14 @@ export function useConnectMetaChannel(chatbotId: string) {
   return useAction(async (input: { channel: string; token: string; appSecret: string; accountId: string; businessAccountId?: string }) => {
     const { data } = await mutate({ variables: { chatbotId, ...input, businessAccountId: input.businessAccountId ?? null } });
     return data?.connectChannel ?? null;
+  }, CONNECT_FAILED_MESSAGE);
+}
+
+/** SMS through Twilio: the Account SID, the Auth Token (sent once, never shown back) and the Twilio number. */
+export function useConnectSms(chatbotId: string) {
+  const [mutate] = useMutation(ConnectSmsMutation, { refetchQueries: [ChannelConnectionsQuery] });
+  return useAction(async (input: { accountId: string; token: string; phoneNumber: string }) => {
+    await mutate({ variables: { chatbotId, ...input } });
   }, CONNECT_FAILED_MESSAGE);
 }
 

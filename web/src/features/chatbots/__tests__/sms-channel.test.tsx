@@ -1,0 +1,64 @@
+import { ApolloProvider } from '@apollo/client/react';
+import { fireEvent, render, screen, within } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { createApolloClient } from '../../../lib/apollo-client';
+import { mockLink, type Handler } from '../../../test/mock-link';
+import { ChannelsCard } from '../components/channels-card';
+
+const SID = 'AC0123456789abcdef0123456789abcdef';
+const TOKEN = '0123456789abcdef0123456789ab1234';
+const smsConnection = () => ({
+  __typename: 'ChannelConnection' as const,
+  id: 'conn-sms',
+  channel: 'sms',
+  status: 'connected',
+  lastError: null,
+  tokenLastFour: '1234',
+  botName: '+15550100100',
+  lastChatId: null,
+  createdAt: '2026-12-03T10:00:00.000Z',
+  accountId: SID,
+  webhookUrl: 'https://parley.example/api/channels/sms/conn-sms',
+});
+
+function renderCard(handlers: Record<string, Handler>) {
+  const { link, calls } = mockLink({ ChannelDeliveries: () => ({ data: { channelDeliveries: [] } }), ...handlers });
+  render(
+    <ApolloProvider client={createApolloClient(link)}>
+      <ChannelsCard chatbotId="c1" />
+    </ApolloProvider>,
+  );
+  return calls;
+}
+
+describe('the SMS card', () => {
+  it('connects with the Account SID, the Auth Token (sent once, never shown back) and the number, then shows the webhook URL for Twilio', async () => {
+    let connected = false;
+    const calls = renderCard({
+      ChannelConnections: () => ({ data: { channelConnections: connected ? [smsConnection()] : [] } }),
+      ConnectSms: () => {
+        connected = true;
+        return { data: { connectChannel: { __typename: 'ChannelConnection', id: 'conn-sms' } } };
+      },
+    });
+    const sms = await screen.findByRole('region', { name: 'SMS' });
+    const token = within(sms).getByLabelText('Twilio Auth Token') as HTMLInputElement;
+    expect(token.type).toBe('password');
+    expect((within(sms).getByRole('button', { name: 'Connect SMS' }) as HTMLButtonElement).disabled).toBe(true);
+    fireEvent.change(within(sms).getByLabelText('Twilio Account SID'), { target: { value: SID } });
+    fireEvent.change(token, { target: { value: TOKEN } });
+    fireEvent.change(within(sms).getByLabelText('Twilio phone number'), { target: { value: '+15550100100' } });
+    fireEvent.click(within(sms).getByRole('button', { name: 'Connect SMS' }));
+    expect(await within(sms).findByLabelText('Twilio webhook URL')).toBeTruthy();
+    expect(calls.find((c) => c.operationName === 'ConnectSms')?.variables).toEqual({
+      chatbotId: 'c1',
+      accountId: SID,
+      token: TOKEN,
+      phoneNumber: '+15550100100',
+    });
+    expect(within(sms).getByLabelText('Twilio webhook URL').textContent).toBe('https://parley.example/api/channels/sms/conn-sms');
+    expect(within(sms).getByText('•••• 1234')).toBeTruthy();
+    expect(within(sms).getByText('Connected', { exact: true })).toBeTruthy();
+    expect(document.body.textContent).not.toContain(TOKEN);
+  });
+});
