@@ -1,27 +1,27 @@
 // The messaging channels' public webhook (docs/adr/0044-messaging-channels.md): one path per channel
 // type, `POST /api/channels/telegram/{connectionId}`, which the provider calls with the connection's
 // secret in its header (X-Telegram-Bot-Api-Secret-Token). The body is read raw (the check is over
-// the bytes sent), bounded (413 past WEBHOOK_BODY_LIMIT) and must be JSON (415 otherwise); chat
-// verifies the secret in constant time (401 missing, 403 wrong: nothing is queued, and no answer
-// names the expected value), reads the update (400 when it is none) and queues its message; Telegram's
-// check and queueing are the gateway's own (telegram-intake.ts, docs/adr/0064-channels-for-operators.md). The
-// answer is Telegram's "ok" once queued: the bot's answer goes out through the Bot API later.
-// WhatsApp, Messenger and Instagram (docs/adr/0056-meta-channels.md) follow the same shape at
-// `/api/channels/{whatsapp|messenger|instagram}/{connectionId}`: GET for Meta's handshake
-// (hub.verify_token checked by chat, hub.challenge echoed), POST signed X-Hub-Signature-256.
+// the bytes sent), bounded (413 past WEBHOOK_BODY_LIMIT) and must be JSON (415 otherwise); the secret
+// is verified in constant time (401 missing, 403 wrong: nothing is queued, and no answer names the
+// expected value), the update read (400 when it is none) and its message queued, by the gateway
+// itself (channel-intake.ts, docs/adr/0064-channels-for-operators.md,
+// docs/adr/0069-slack-and-meta-checked-at-the-edge.md). The answer is Telegram's "ok" once queued:
+// the bot's answer goes out through the Bot API later. Slack's Events API and WhatsApp, Messenger
+// and Instagram (docs/adr/0056-meta-channels.md) follow the same shape at
+// `/api/channels/{slack|whatsapp|messenger|instagram}/{connectionId}`: Meta's GET for its handshake
+// (hub.verify_token checked, hub.challenge echoed), POSTs signed. Email's is checked by chat.
 import express, { Router } from 'express';
 import type { Clients } from '../../http/clients.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
+import { META_CHANNELS } from '@parley/common/channel-webhook-meta.ts';
 import { HttpError } from '../../http/errors.ts';
-import type { TelegramIntake } from './telegram-intake.ts';
+import type { ChannelIntake } from './channel-intake.ts';
 
 /** Telegram's updates are a few kilobytes; a body past this is refused 413 before chat sees it. */
 export const WEBHOOK_BODY_LIMIT = '256kb';
 export const TELEGRAM_SECRET_HEADER = 'x-telegram-bot-api-secret-token';
 /** Telegram's secret_token is at most 256 characters: a longer header is not read further. */
 const MAX_SECRET_CHARS = 256;
-/** WhatsApp, Messenger and Instagram (docs/adr/0056-meta-channels.md): one path each, a GET handshake and signed POSTs. */
-export const META_WEBHOOK_CHANNELS = ['whatsapp', 'messenger', 'instagram'] as const;
 export const META_SIGNATURE_HEADER = 'x-hub-signature-256';
 /** `sha256=` and 64 hex digits; a longer header is cut (and so refused) here. */
 const MAX_SIGNATURE_CHARS = 80;
@@ -71,10 +71,11 @@ async function mailgunFields(body: Buffer, contentType: string): Promise<Record<
 }
 
 /**
- * Mounted under /api/channels, before the JSON parser. With `telegram`, Telegram's calls are checked
- * and queued by the gateway itself (telegram-intake.ts, ADR 64); without it, by chat's ReceiveChannelUpdate.
+ * Mounted under /api/channels, before the JSON parser. With `intake`, Telegram's, Slack's and Meta's
+ * calls are checked and queued by the gateway itself (channel-intake.ts, ADR 69); without it, by
+ * chat's ReceiveChannelUpdate and VerifyChannelWebhook.
  */
-export function channelWebhookRoutes(clients: Clients, opts: { telegram?: TelegramIntake } = {}): Router {
+export function channelWebhookRoutes(clients: Clients, opts: { intake?: ChannelIntake } = {}): Router {
   const router = Router();
   router.post(
     '/telegram/:connectionId',
@@ -88,7 +89,7 @@ export function channelWebhookRoutes(clients: Clients, opts: { telegram?: Telegr
         secret: (req.header(TELEGRAM_SECRET_HEADER) ?? '').slice(0, MAX_SECRET_CHARS + 1),
         body,
       };
-      if (opts.telegram) await opts.telegram.receive(update);
+      if (opts.intake) await opts.intake.telegram(update);
       else await clients.chat.receiveChannelUpdate({ channel: 'telegram', ...update });
       res.json({ ok: true });
     },
@@ -103,13 +104,15 @@ export function channelWebhookRoutes(clients: Clients, opts: { telegram?: Telegr
     async (req, res) => {
       const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       if (body.length === 0) throw invalid('The body is not a Slack event.');
-      const { challenge } = await clients.chat.receiveChannelUpdate({
-        channel: 'slack',
+      const call = {
         connectionId: String(req.params.connectionId),
-        secret: (req.header(SLACK_SIGNATURE_HEADER) ?? '').slice(0, MAX_SLACK_SIGNATURE_CHARS + 1),
+        signature: (req.header(SLACK_SIGNATURE_HEADER) ?? '').slice(0, MAX_SLACK_SIGNATURE_CHARS + 1),
         timestamp: (req.header(SLACK_TIMESTAMP_HEADER) ?? '').slice(0, 20),
         body,
-      });
+      };
+      const { challenge } = opts.intake
+        ? await opts.intake.slack(call)
+        : await clients.chat.receiveChannelUpdate({ channel: 'slack', ...call, secret: call.signature });
       if (challenge) res.json({ challenge });
       else res.json({ ok: true });
     },
@@ -137,19 +140,22 @@ export function channelWebhookRoutes(clients: Clients, opts: { telegram?: Telegr
       res.json({ ok: true });
     },
   );
-  for (const channel of META_WEBHOOK_CHANNELS) {
-    // Meta's handshake: the verify token checked by chat, then hub.challenge echoed as plain text.
+  // WhatsApp, Messenger and Instagram (docs/adr/0056-meta-channels.md): one path each, a GET handshake and signed POSTs.
+  for (const channel of META_CHANNELS) {
+    // Meta's handshake: the verify token checked, then hub.challenge echoed as plain text.
     router.get(`/${channel}/:connectionId`, async (req, res) => {
       const param = (name: string) =>
         typeof req.query[name] === 'string' ? (req.query[name] as string).slice(0, MAX_SECRET_CHARS + 1) : '';
       const challenge = param('hub.challenge');
       if (!/^[A-Za-z0-9_-]{1,256}$/.test(challenge)) throw invalid('hub.challenge is missing or malformed.');
-      await clients.chat.verifyChannelWebhook({
+      const call = {
         channel,
         connectionId: String(req.params.connectionId),
         mode: param('hub.mode'),
         verifyToken: param('hub.verify_token'),
-      });
+      };
+      if (opts.intake) await opts.intake.metaHandshake(call);
+      else await clients.chat.verifyChannelWebhook(call);
       res.type('text/plain').send(challenge);
     });
     router.post(
@@ -159,12 +165,14 @@ export function channelWebhookRoutes(clients: Clients, opts: { telegram?: Telegr
       async (req, res) => {
         const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
         if (body.length === 0) throw invalid('The body is not a Meta webhook event.');
-        await clients.chat.receiveChannelUpdate({
+        const call = {
           channel,
           connectionId: String(req.params.connectionId),
-          secret: (req.header(META_SIGNATURE_HEADER) ?? '').slice(0, MAX_SIGNATURE_CHARS),
+          signature: (req.header(META_SIGNATURE_HEADER) ?? '').slice(0, MAX_SIGNATURE_CHARS),
           body,
-        });
+        };
+        if (opts.intake) await opts.intake.meta(call);
+        else await clients.chat.receiveChannelUpdate({ ...call, secret: call.signature });
         // Meta wants a 200 quickly; the answer goes out through the Graph API later.
         res.sendStatus(200);
       },
