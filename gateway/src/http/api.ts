@@ -26,8 +26,6 @@ import { leadExportRoutes } from '../features/leads/lead-export.ts';
 import { unansweredQuestionRoutes } from '../features/unanswered-questions/rest.ts';
 import { actionRoutes } from '../features/actions/action-routes.ts';
 import { mcpServerRoutes } from '../features/mcp-servers/mcp-server-routes.ts';
-import { channelWebhookRoutes } from '../features/channels/webhook.ts';
-import type { ChannelIntake } from '../features/channels/channel-intake.ts';
 import type { slackInstallRoutes } from '../features/channels/slack-install.ts';
 import type { Seats } from '../features/workspaces/workspaces.ts';
 import { securityRoutes, ssoRoutes } from '../features/sso/sso-routes.ts';
@@ -50,8 +48,6 @@ export interface ApiOptions {
   held: HeldStreams;
   publicUrl: string;
   stripeEvents: StripeEventIntake;
-  /** Telegram's, Slack's and Meta's webhooks checked and queued by the gateway (ADR 64, ADR 69). */
-  channelIntake?: ChannelIntake;
   /** "Add to Slack": its start under /chatbot and Slack's redirect back under /channels (ADR 64). */
   slackInstall?: ReturnType<typeof slackInstallRoutes>;
   /** How many members each plan allows a workspace (SEATS_FREE, SEATS_PRO). */
@@ -83,9 +79,8 @@ export function apiRouter(opts: ApiOptions): Router {
   router.use(noStore, cleanPath);
   // Before the JSON parser: the signature is over the raw bytes Stripe sent.
   router.post('/payment/webhook', ...webhookHandlers(opts.stripeEvents));
-  // Likewise the messaging channels' webhooks (docs/adr/0044-messaging-channels.md): read raw, checked by the gateway (ADR 69).
+  // The messaging channels' webhooks are mounted ahead of this router (app.ts); Slack's install callback, a browser's page, is here.
   if (opts.slackInstall) router.use('/channels', opts.slackInstall.callback);
-  router.use('/channels', channelWebhookRoutes(opts.clients, { intake: opts.channelIntake }));
   // Each operation reads its own body once its caller is checked (operations.ts); their paths are
   // whole, so no other route's mounting can shadow them.
   registerOperations(

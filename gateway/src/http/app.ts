@@ -12,7 +12,7 @@ import { watchAccessChanges } from '@parley/common/access-changes.ts';
 import { loadCatalogue } from '@parley/common/models/catalogue.ts';
 import { createClients } from './clients.ts';
 import type { GatewayConfig } from '../config.ts';
-import { toHttpError } from './errors.ts';
+import { bodyParserError, toHttpError } from './errors.ts';
 import { devMailRoutes } from '../test-mode/dev-mail.ts';
 import { createGraphQL } from './graphql.ts';
 import { healthRouter } from './health.ts';
@@ -26,6 +26,7 @@ import { chatbotEmbedDomains, mediaRouter, webAppRouter } from './static.ts';
 import { createStripeEventIntake, webhookSecret } from '../features/billing/stripe-events.ts';
 import { testCheckoutRoutes } from '../test-mode/test-checkout.ts';
 import { channelIntake } from '../features/channels/channel-intake.ts';
+import { channelWebhookRoutes } from '../features/channels/webhook.ts';
 import { slackInstallRoutes } from '../features/channels/slack-install.ts';
 import { CHANNEL_INBOUND_RETRIES } from '@parley/common/channel-webhook.ts';
 import { createProducer, QUEUES } from '@parley/common/queues.ts';
@@ -86,6 +87,10 @@ export async function createGateway(config: GatewayConfig, { logger }: { logger:
   // req.ip then honours X-Forwarded-For from exactly this many proxies, so a client cannot spoof it.
   app.set('trust proxy', config.TRUST_PROXY);
   app.use(requestContext(logger));
+  // The messaging channels' webhooks first (ADR 69): a provider's call is answered by one queue add, and
+  // the browser's headers (helmet's, no-store) and the API's checks behind them are not its concern;
+  // the connection id is checked as a UUID. docs/benchmarks.md has what this takes off each call.
+  app.use('/api/channels', channelWebhookRoutes(clients, { intake: channelWebhooks }), bodyErrors);
   app.use(securityHeaders(config.PUBLIC_URL));
   app.use(healthRouter({ redis }));
   // Before the API's own parsing and checks, so host pages can read every answer of the public paths.
@@ -129,7 +134,6 @@ export async function createGateway(config: GatewayConfig, { logger }: { logger:
       held,
       publicUrl: config.PUBLIC_URL,
       stripeEvents,
-      channelIntake: channelWebhooks,
       slackInstall: slackInstallRoutes(clients, {
         redis,
         prefix: config.QUEUE_PREFIX,
@@ -174,6 +178,13 @@ export async function createGateway(config: GatewayConfig, { logger }: { logger:
     ],
   };
 }
+
+/** A body refused while it was read (too large, cut off) answered as the API router answers it; anything else goes on. */
+const bodyErrors: ErrorRequestHandler = (err, _req, res, next) => {
+  const refused = bodyParserError(err);
+  if (!refused) return next(err);
+  res.status(refused.status).json(refused.body);
+};
 
 /**
  * Runs each request under its id (from x-request-id or new) and its trace (continuing the caller's

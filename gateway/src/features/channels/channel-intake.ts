@@ -38,6 +38,7 @@ import {
   SIGNATURE_MISSING as META_SIGNATURE_MISSING,
   SIGNATURE_REFUSED as META_SIGNATURE_REFUSED,
   VERIFY_TOKEN_REFUSED,
+  META_CHANNELS,
   type MetaChannelName,
 } from '@parley/common/channel-webhook-meta.ts';
 import { isUuid } from '@parley/common/ids.ts';
@@ -46,6 +47,7 @@ import { forbidden, unauthenticated } from '@parley/common/rpc-errors.ts';
 import type { Clients } from '../../http/clients.ts';
 
 type Channel = 'telegram' | 'slack' | MetaChannelName;
+const CHANNELS: readonly Channel[] = ['telegram', 'slack', ...META_CHANNELS];
 
 /** Each throws UNAUTHENTICATED, PERMISSION_DENIED or INVALID_ARGUMENT as chat's check did, with the same messages. */
 export interface ChannelIntake {
@@ -74,8 +76,15 @@ export function channelIntake(deps: {
 }): ChannelIntake {
   const verifiers = deps.verifiers ?? processVerifiers;
   const fetching = new Map<string, Promise<Verifier | null>>();
+  // Each channel's series looked up once, not on every call.
+  const counted = new Map(
+    CHANNELS.map((channel) => [
+      channel,
+      { inbound: channelInbound.series({ channel }), refused: channelVerificationFailures.series({ channel }) },
+    ]),
+  );
   const refused = (channel: Channel, err: Error) => {
-    channelVerificationFailures.series({ channel }).inc();
+    counted.get(channel)!.refused.inc();
     return err;
   };
 
@@ -112,7 +121,7 @@ export function channelIntake(deps: {
       create(ChannelMessageReceivedSchema, { channel, connectionId, ...m }),
       inboundJobId(channel, connectionId, m.providerMessageId),
     );
-    channelInbound.series({ channel }).inc();
+    counted.get(channel)!.inbound.inc();
   };
 
   return {
