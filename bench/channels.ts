@@ -16,7 +16,7 @@
 //      (how the benchmark first measured it), with the process's CPU per acknowledgement. Target: p99 ≤ 50 ms.
 //
 //   node bench/channels.ts      (DATABASE_URL and REDIS_URL as for the tests; BENCH_MESSAGES, default 200 per variant;
-//                                BENCH_PHASES=cpu,ack picks the parts, both by default; BENCH_ACK_WINDOW=FILE writes the
+//                                BENCH_PHASES=cpu,ack picks the parts, both by default; BENCH_ACK_ROUNDS, default 5; BENCH_ACK_WINDOW=FILE writes the
 //                                acknowledgement runs' process.hrtime window, in microseconds, for bench/cpu-profile.ts;
 //                                BENCH_BASE=DIR measures that checkout too, in the same run, alternated)
 import { cpuUsage } from 'node:process';
@@ -60,7 +60,7 @@ const PHASES = new Set((process.env.BENCH_PHASES ?? 'cpu,ack').split(','));
 const ROUND = 20;
 const WARMUP = 20;
 const CONCURRENT = 100;
-const ACK_ROUNDS = 5;
+const ACK_ROUNDS = Number(process.env.BENCH_ACK_ROUNDS ?? '5');
 const TOKEN = '700800900:AABenchTokenForTheChannelsBenchmark_01';
 const QUESTION = 'What are your opening hours on Saturday?';
 

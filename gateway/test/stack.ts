@@ -229,6 +229,19 @@ export async function startStack(opts: StackOptions = {}) {
 
 export type Stack = Awaited<ReturnType<typeof startStack>>;
 
+/** How many jobs parley.channel-inbound holds in this stack, in any state: a refused webhook call adds none. */
+export async function inboundJobCount(stack: Stack): Promise<number> {
+  const redis = createRedis(stack.redisUrl);
+  const queue = new Queue(QUEUES.channelInbound, { connection: redis, prefix: stack.queuePrefix });
+  try {
+    const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed', 'prioritized');
+    return Object.values(counts).reduce((a, b) => a + b, 0);
+  } finally {
+    await queue.close();
+    await redis.quit();
+  }
+}
+
 export interface ApiResponse {
   status: number;
   headers: Headers;

@@ -16,8 +16,8 @@ import { webhookHandlers } from '../features/billing/rest.ts';
 import type { OpenStreams } from './open-streams.ts';
 import { actionRoutes } from '../features/actions/action-routes.ts';
 import { mcpServerRoutes } from '../features/mcp-servers/mcp-server-routes.ts';
-import type { TelegramIntake } from '../features/channels/telegram-intake.ts';
 import type { slackInstallRoutes } from '../features/channels/slack-install.ts';
+import type { ChannelIntake } from '../features/channels/channel-intake.ts';
 import type { Seats } from '../features/workspaces/workspaces.ts';
 
 export interface ApiOptions {
@@ -38,8 +38,8 @@ export interface ApiOptions {
   held: HeldStreams;
   publicUrl: string;
   stripeEvents: StripeEventIntake;
-  /** Telegram's webhook checked and queued by the gateway (ADR 64). */
-  telegramIntake?: TelegramIntake;
+  /** Telegram's, Slack's and Meta's webhooks checked and queued by the gateway (ADR 64, ADR 69). */
+  channelIntake?: ChannelIntake;
   /** "Add to Slack": its start under /chatbot and Slack's redirect back under /channels (ADR 64). */
   slackInstall?: ReturnType<typeof slackInstallRoutes>;
   /** How many members each plan allows a workspace (SEATS_FREE, SEATS_PRO). */
@@ -92,7 +92,7 @@ export function apiRouter(opts: ApiOptions): Router {
         ssePingMs: opts.ssePingMs,
         streams: opts.conversationStreams,
         held: opts.held,
-        telegram: opts.telegramIntake,
+        intake: opts.channelIntake,
       },
     },
     '/api',

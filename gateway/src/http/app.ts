@@ -25,7 +25,7 @@ import { apiV1Router } from '../v1/router.ts';
 import { chatbotEmbedDomains, mediaRouter, webAppRouter } from './static.ts';
 import { createStripeEventIntake, webhookSecret } from '../features/billing/stripe-events.ts';
 import { testCheckoutRoutes } from '../test-mode/test-checkout.ts';
-import { telegramIntake } from '../features/channels/telegram-intake.ts';
+import { channelIntake } from '../features/channels/channel-intake.ts';
 import { slackInstallRoutes } from '../features/channels/slack-install.ts';
 import { CHANNEL_INBOUND_RETRIES } from '@parley/common/channel-webhook.ts';
 import { createProducer, QUEUES } from '@parley/common/queues.ts';
@@ -72,8 +72,8 @@ export async function createGateway(config: GatewayConfig, { logger }: { logger:
     logger,
   );
   const stripeEvents = createStripeEventIntake({ redis, prefix: config.QUEUE_PREFIX, secret, logger });
-  // Telegram's webhook acknowledged after one queue add, no call to chat (ADR 64).
-  const telegramWebhook = telegramIntake({
+  // Telegram's, Slack's and Meta's webhooks acknowledged after one queue add, no call to chat (ADR 64, ADR 69).
+  const channelWebhooks = channelIntake({
     clients,
     inbound: createProducer(redis, QUEUES.channelInbound, ChannelMessageReceivedSchema, {
       prefix: config.QUEUE_PREFIX,
@@ -129,7 +129,7 @@ export async function createGateway(config: GatewayConfig, { logger }: { logger:
       held,
       publicUrl: config.PUBLIC_URL,
       stripeEvents,
-      telegramIntake: telegramWebhook,
+      channelIntake: channelWebhooks,
       slackInstall: slackInstallRoutes(clients, {
         redis,
         prefix: config.QUEUE_PREFIX,
@@ -167,7 +167,7 @@ export async function createGateway(config: GatewayConfig, { logger }: { logger:
     closers: [
       graphql.stop,
       () => stripeEvents.close(),
-      () => telegramWebhook.close(),
+      () => channelWebhooks.close(),
       async () => held.close(),
       () => accessWatch.close(),
       () => redis.quit(),

@@ -94,8 +94,16 @@ export interface OperationDeps {
   streams?: OpenStreams;
   /** Members' long-lived responses, which end when access is taken away (access/held-streams.ts). */
   held: HeldStreams;
-  /** Telegram's webhook, checked and queued by the gateway itself (features/channels/telegram-intake.ts, ADR 64). */
-  telegram?: { receive(update: { connectionId: string; secret: string; body: Uint8Array }): Promise<unknown> };
+  /**
+   * The channels' webhooks checked and queued by the gateway itself (features/channels/channel-intake.ts,
+   * ADR 64, ADR 69), by its shape: http/ imports no feature.
+   */
+  intake?: {
+    telegram(req: { connectionId: string; secret: string; body: Uint8Array }): Promise<unknown>;
+    slack(req: { connectionId: string; signature: string; timestamp: string; body: Uint8Array }): Promise<{ challenge?: string }>;
+    meta(req: { channel: 'whatsapp' | 'messenger' | 'instagram'; connectionId: string; signature: string; body: Uint8Array }): Promise<unknown>;
+    metaHandshake(req: { channel: 'whatsapp' | 'messenger' | 'instagram'; connectionId: string; mode: string; verifyToken: string }): Promise<void>;
+  };
 }
 
 /** What a handler is given: the request, its caller, and the params, query and body as the row's schemas read them. */

@@ -8,7 +8,7 @@ import { invalid } from '@parley/common/rpc-errors.ts';
 import { isoDate } from '../../http/dates.ts';
 import type { Clients } from '../../http/clients.ts';
 import type { Member } from '../../access/members.ts';
-import { forgetTelegramVerifier } from './telegram-intake.ts';
+import { forgetChannelVerifier } from './channel-intake.ts';
 
 /** The public path a provider posts a connection's updates to: `{PUBLIC_URL}/api/channels/{channel}/{connectionId}`. */
 export const webhookPath = (channel: string) => `/api/channels/${channel}`;
@@ -141,8 +141,8 @@ export async function connectChannel(
 
 export async function disconnectChannel(clients: Clients, m: Member, connectionId: string): Promise<boolean> {
   const { removed } = await clients.chat.disconnectChannel({ ownerId: m.ownerId, connectionId });
-  // Telegram's webhook is checked here (ADR 64): the removed connection is refused by this gateway at once.
-  if (removed) forgetTelegramVerifier(connectionId);
+  // The webhooks are checked here (ADR 69): the removed connection is refused by this gateway at once.
+  if (removed) forgetChannelVerifier(connectionId);
   if (removed)
     await clients.workspaces.recordAuditEvent({
       actor: actor(m),

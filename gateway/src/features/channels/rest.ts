@@ -1,14 +1,15 @@
 // The messaging channels' public webhook (docs/adr/0044-messaging-channels.md): one path per channel
 // type, `POST /api/channels/telegram/{connectionId}`, which the provider calls with the connection's
 // secret in its header (X-Telegram-Bot-Api-Secret-Token). The body is read raw (the check is over
-// the bytes sent), bounded (413 past WEBHOOK_BODY_LIMIT) and must be JSON (415 otherwise); chat
-// verifies the secret in constant time (401 missing, 403 wrong: nothing is queued, and no answer
-// names the expected value), reads the update (400 when it is none) and queues its message; Telegram's
-// check and queueing are the gateway's own (telegram-intake.ts, docs/adr/0064-channels-for-operators.md). The
-// answer is Telegram's "ok" once queued: the bot's answer goes out through the Bot API later.
-// WhatsApp, Messenger and Instagram (docs/adr/0056-meta-channels.md) follow the same shape at
-// `/api/channels/{whatsapp|messenger|instagram}/{connectionId}`: GET for Meta's handshake
-// (hub.verify_token checked by chat, hub.challenge echoed), POST signed X-Hub-Signature-256.
+// the bytes sent), bounded (413 past WEBHOOK_BODY_LIMIT) and must be JSON (415 otherwise); the secret
+// is verified in constant time (401 missing, 403 wrong: nothing is queued, and no answer names the
+// expected value), the update read (400 when it is none) and its message queued, by the gateway
+// itself (channel-intake.ts, docs/adr/0064-channels-for-operators.md,
+// docs/adr/0069-slack-and-meta-checked-at-the-edge.md). The answer is Telegram's "ok" once queued:
+// the bot's answer goes out through the Bot API later. Slack's Events API and WhatsApp, Messenger
+// and Instagram (docs/adr/0056-meta-channels.md) follow the same shape at
+// `/api/channels/{slack|whatsapp|messenger|instagram}/{connectionId}`: Meta's GET for its handshake
+// (hub.verify_token checked, hub.challenge echoed), POSTs signed. Email's and SMS's are checked by chat.
 //
 // This file is the webhooks' operation table (http/operations.ts): every row public, and each POST
 // reads its own body (`readsOwnBody`): the gate reads none, so the bytes a signature is over reach the
@@ -16,6 +17,7 @@
 import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
 import { invalid } from '@parley/common/rpc-errors.ts';
+import { META_CHANNELS } from '@parley/common/channel-webhook-meta.ts';
 import { HttpError } from '../../http/errors.ts';
 import { operation, readWith, type Operation } from '../../http/operations.ts';
 
@@ -24,8 +26,6 @@ export const WEBHOOK_BODY_LIMIT = '256kb';
 export const TELEGRAM_SECRET_HEADER = 'x-telegram-bot-api-secret-token';
 /** Telegram's secret_token is at most 256 characters: a longer header is not read further. */
 const MAX_SECRET_CHARS = 256;
-/** WhatsApp, Messenger and Instagram (docs/adr/0056-meta-channels.md): one path each, a GET handshake and signed POSTs. */
-export const META_WEBHOOK_CHANNELS = ['whatsapp', 'messenger', 'instagram'] as const;
 export const META_SIGNATURE_HEADER = 'x-hub-signature-256';
 /** `sha256=` and 64 hex digits; a longer header is cut (and so refused) here. */
 const MAX_SIGNATURE_CHARS = 80;
@@ -118,13 +118,14 @@ const handshakeQuery = z.object({
 });
 
 /**
- * With `telegram` in the app's deps, Telegram's calls are checked and queued by the gateway itself
- * (telegram-intake.ts, ADR 64); without it, by chat's ReceiveChannelUpdate.
+ * With `intake` in the app's deps, Telegram's, Slack's and Meta's calls are checked and queued by the
+ * gateway itself (channel-intake.ts, ADR 64, ADR 69); without it, by chat's ReceiveChannelUpdate and
+ * VerifyChannelWebhook.
  */
 export const channelWebhookOperations: Operation[] = [
   operation(
     { method: 'POST', path: `${base}/telegram/:connectionId`, who, readsOwnBody: true },
-    async ({ req, res, app: { clients, telegram }, params }) => {
+    async ({ req, res, app: { clients, intake }, params }) => {
       const body = await jsonWebhookBody(req, res);
       if (body.length === 0) throw invalid('The body is not a Telegram update.');
       const update = {
@@ -132,7 +133,7 @@ export const channelWebhookOperations: Operation[] = [
         secret: (req.header(TELEGRAM_SECRET_HEADER) ?? '').slice(0, MAX_SECRET_CHARS + 1),
         body,
       };
-      if (telegram) await telegram.receive(update);
+      if (intake) await intake.telegram(update);
       else await clients.chat.receiveChannelUpdate({ channel: 'telegram', ...update });
       return { ok: true };
     },
@@ -142,16 +143,18 @@ export const channelWebhookOperations: Operation[] = [
   // (X-Slack-Retry-Num) is verified and queued like the first delivery: its event_id queues it once.
   operation(
     { method: 'POST', path: `${base}/slack/:connectionId`, who, readsOwnBody: true },
-    async ({ req, res, app: { clients }, params }) => {
+    async ({ req, res, app: { clients, intake }, params }) => {
       const body = await jsonWebhookBody(req, res);
       if (body.length === 0) throw invalid('The body is not a Slack event.');
-      const { challenge } = await clients.chat.receiveChannelUpdate({
-        channel: 'slack',
+      const call = {
         connectionId: String(params.connectionId),
-        secret: (req.header(SLACK_SIGNATURE_HEADER) ?? '').slice(0, MAX_SLACK_SIGNATURE_CHARS + 1),
+        signature: (req.header(SLACK_SIGNATURE_HEADER) ?? '').slice(0, MAX_SLACK_SIGNATURE_CHARS + 1),
         timestamp: (req.header(SLACK_TIMESTAMP_HEADER) ?? '').slice(0, 20),
         body,
-      });
+      };
+      const { challenge } = intake
+        ? await intake.slack(call)
+        : await clients.chat.receiveChannelUpdate({ channel: 'slack', ...call, secret: call.signature });
       return challenge ? { challenge } : { ok: true };
     },
   ),
@@ -197,32 +200,37 @@ export const channelWebhookOperations: Operation[] = [
       return undefined;
     },
   ),
-  ...META_WEBHOOK_CHANNELS.flatMap((channel) => [
-    // Meta's handshake: the verify token checked by chat, then hub.challenge echoed as plain text.
+  // WhatsApp, Messenger and Instagram (docs/adr/0056-meta-channels.md): one path each, a GET handshake and signed POSTs.
+  ...META_CHANNELS.flatMap((channel) => [
+    // Meta's handshake: the verify token checked, then hub.challenge echoed as plain text.
     operation(
       { method: 'GET', path: `${base}/${channel}/:connectionId`, who, query: handshakeQuery },
-      async ({ res, app: { clients }, params, query }) => {
-        await clients.chat.verifyChannelWebhook({
+      async ({ res, app: { clients, intake }, params, query }) => {
+        const call = {
           channel,
           connectionId: String(params.connectionId),
           mode: query['hub.mode'],
           verifyToken: query['hub.verify_token'],
-        });
+        };
+        if (intake) await intake.metaHandshake(call);
+        else await clients.chat.verifyChannelWebhook(call);
         res.type('text/plain').send(query['hub.challenge']);
         return undefined;
       },
     ),
     operation(
       { method: 'POST', path: `${base}/${channel}/:connectionId`, who, readsOwnBody: true },
-      async ({ req, res, app: { clients }, params }) => {
+      async ({ req, res, app: { clients, intake }, params }) => {
         const body = await jsonWebhookBody(req, res);
         if (body.length === 0) throw invalid('The body is not a Meta webhook event.');
-        await clients.chat.receiveChannelUpdate({
+        const call = {
           channel,
           connectionId: String(params.connectionId),
-          secret: (req.header(META_SIGNATURE_HEADER) ?? '').slice(0, MAX_SIGNATURE_CHARS),
+          signature: (req.header(META_SIGNATURE_HEADER) ?? '').slice(0, MAX_SIGNATURE_CHARS),
           body,
-        });
+        };
+        if (intake) await intake.meta(call);
+        else await clients.chat.receiveChannelUpdate({ ...call, secret: call.signature });
         // Meta wants a 200 quickly; the answer goes out through the Graph API later.
         res.sendStatus(200);
         return undefined;

@@ -15,9 +15,9 @@ import { moveDeliveries } from './deliver.ts';
 import { isMetaChannel, parseMetaWebhook, signatureMatches } from './meta-channels.ts';
 import { MAX_QUEUED_TEXT, secretMatches, verifierOf, type ReceiveDeps } from './receive-update.ts';
 
-export const SIGNATURE_MISSING = 'The X-Hub-Signature-256 header is missing.';
-export const SIGNATURE_REFUSED = 'The signature does not match.';
-export const VERIFY_TOKEN_REFUSED = 'The verify token does not match.';
+import { SIGNATURE_MISSING, SIGNATURE_REFUSED, VERIFY_TOKEN_REFUSED } from '@parley/common/channel-webhook-meta.ts';
+
+export { SIGNATURE_MISSING, SIGNATURE_REFUSED, VERIFY_TOKEN_REFUSED };
 
 export async function receiveMetaUpdate(
   deps: ReceiveDeps,

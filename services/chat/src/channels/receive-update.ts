@@ -41,8 +41,9 @@ import type { ProviderKeyCiphers } from '../provider-keys/provider-keys.ts';
 import { parseSlackEvent, slackSignatureValid } from './slack.ts';
 import type { EmailInboundDeps } from './email.ts';
 
-export const SIGNATURE_MISSING = 'The request signature or its timestamp is missing.';
-export const SIGNATURE_REFUSED = 'The request signature is not valid, or its timestamp is too old.';
+import { SIGNATURE_MISSING, SIGNATURE_REFUSED } from '@parley/common/channel-webhook-slack.ts';
+
+export { SIGNATURE_MISSING, SIGNATURE_REFUSED };
 
 export interface ReceiveDeps {
   db: PrismaClient;
@@ -83,19 +84,36 @@ export async function verifierOf(deps: ReceiveDeps, connectionId: string): Promi
   return row;
 }
 
+/** The channels whose webhook the gateway checks by itself; email's check keeps its spent tokens in chat. */
+const GATEWAY_CHECKED = new Set(['telegram', 'slack', 'whatsapp', 'messenger', 'instagram']);
+
 /**
- * What the gateway checks a Telegram webhook call against by itself (docs/adr/0064-channels-for-operators.md):
- * the connection's id and its secret's hash, from the same kept verifiers. Only Telegram's: its check
- * needs no secret, where Slack's and Meta's signatures need the secret itself, which stays in chat.
+ * What the gateway checks a webhook call against by itself (docs/adr/0064-channels-for-operators.md,
+ * docs/adr/0069-slack-and-meta-checked-at-the-edge.md), from the same kept verifiers: Telegram's
+ * secret hash; Slack's signing secret; Meta's app secret, account and verify token's hash. The
+ * secrets are answered to the gateway alone (this service's callers are Parley's own, ADR 12).
  */
 export async function getChannelVerifier(
   deps: ReceiveDeps,
   req: { channel: string; connectionId: string },
-): Promise<{ found: boolean; connectionId: string; secretHash: string }> {
-  if (parseChannel(req.channel) !== 'telegram') throw invalid('Only a Telegram connection is verified by the gateway.');
+): Promise<{ found: boolean; connectionId: string; secretHash: string; signingSecret: string; appSecret: string; accountId: string }> {
+  const channel = parseChannel(req.channel);
+  if (!GATEWAY_CHECKED.has(channel)) throw invalid('This channel is not verified by the gateway.');
+  const none = { found: false, connectionId: '', secretHash: '', signingSecret: '', appSecret: '', accountId: '' };
   const row = await verifierOf(deps, req.connectionId);
-  if (!row || row.channel !== 'telegram' || !row.secretHash) return { found: false, connectionId: '', secretHash: '' };
-  return { found: true, connectionId: row.id, secretHash: row.secretHash };
+  if (!row || row.channel !== channel) return none;
+  if (channel === 'telegram') return row.secretHash ? { ...none, found: true, connectionId: row.id, secretHash: row.secretHash } : none;
+  if (channel === 'slack')
+    return row.signingSecret ? { ...none, found: true, connectionId: row.id, signingSecret: row.signingSecret } : none;
+  if (!row.appSecret) return none;
+  return {
+    ...none,
+    found: true,
+    connectionId: row.id,
+    secretHash: row.secretHash,
+    appSecret: row.appSecret,
+    accountId: row.accountId ?? '',
+  };
 }
 
 export async function receiveChannelUpdate(

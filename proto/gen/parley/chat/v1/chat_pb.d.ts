@@ -5030,7 +5030,7 @@ export declare const VerifyChannelWebhookResponseSchema: GenMessage<VerifyChanne
  */
 export declare type GetChannelVerifierRequest = Message<"parley.chat.v1.GetChannelVerifierRequest"> & {
   /**
-   * telegram.
+   * telegram, slack, whatsapp, messenger or instagram.
    *
    * @generated from field: string channel = 1;
    */
@@ -5063,11 +5063,32 @@ export declare type GetChannelVerifierResponse = Message<"parley.chat.v1.GetChan
   connectionId: string;
 
   /**
-   * Hex SHA-256 of the connection's webhook secret.
+   * Hex SHA-256 of the connection's webhook secret (Telegram) or verify token (Meta's channels).
    *
    * @generated from field: string secret_hash = 3;
    */
   secretHash: string;
+
+  /**
+   * Slack: the app's signing secret, in plain text.
+   *
+   * @generated from field: string signing_secret = 4;
+   */
+  signingSecret: string;
+
+  /**
+   * Meta's channels: the app secret, in plain text.
+   *
+   * @generated from field: string app_secret = 5;
+   */
+  appSecret: string;
+
+  /**
+   * Meta's channels: the account the connection is for (an event for another account is left).
+   *
+   * @generated from field: string account_id = 6;
+   */
+  accountId: string;
 };
 
 /**
@@ -5779,9 +5800,12 @@ export declare const ChatService: GenService<{
     output: typeof VerifyChannelWebhookResponseSchema;
   },
   /**
-   * What the gateway checks a Telegram webhook call against by itself (docs/adr/0064-channels-for-operators.md):
-   * the connection's id and the SHA-256 of its webhook secret, never a secret itself. found is false
-   * for an unknown connection or another channel's. INVALID_ARGUMENT for a channel other than telegram.
+   * What the gateway checks a webhook call against by itself (docs/adr/0064-channels-for-operators.md,
+   * docs/adr/0069-slack-and-meta-checked-at-the-edge.md): Telegram's connection id and the SHA-256 of
+   * its webhook secret; Slack's signing secret; Meta's app secret, account id and the verify token's
+   * SHA-256. A secret is answered to the gateway only (the service's callers are Parley's own, ADR 12),
+   * which keeps it in memory for a minute and never logs it. found is false for an unknown connection
+   * or another channel's. INVALID_ARGUMENT for email or an unknown channel.
    *
    * @generated from rpc parley.chat.v1.ChatService.GetChannelVerifier
    */
