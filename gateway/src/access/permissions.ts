@@ -17,6 +17,8 @@ import { usageOperations } from '../features/usage/rest.ts';
 import { providerKeyOperations } from '../features/provider-keys/rest.ts';
 import { modelOperations } from '../features/models/rest.ts';
 import { paymentOperations } from '../features/billing/rest.ts';
+import { actionOperations } from '../features/actions/rest.ts';
+import { mcpServerOperations } from '../features/mcp-servers/rest.ts';
 
 export type Access = Permission | 'session' | 'public' | 'api-key';
 
@@ -29,6 +31,8 @@ export const OPERATIONS: readonly Operation[] = [
   ...providerKeyOperations,
   ...modelOperations,
   ...paymentOperations,
+  ...actionOperations,
+  ...mcpServerOperations,
 ];
 
 /** What an operation row says it needs, as this table's words. */
@@ -90,21 +94,6 @@ export const ACCESS = {
   'GET /api/chatbot/:id': 'workspace:read',
   'POST /api/chatbot': 'chatbots:write',
   'PUT /api/chatbot/:id': 'chatbots:write',
-  // HTTP actions (ADR 45): read with the chatbot, changed and tested as its settings.
-  'GET /api/chatbot/:id/actions': 'workspace:read',
-  // The log holds what visitors asked for (the inputs): read as conversations are.
-  'GET /api/chatbot/:id/actions/calls': 'conversations:read',
-  'POST /api/chatbot/:id/actions': 'chatbots:write',
-  'PUT /api/chatbot/:id/actions/:actionId': 'chatbots:write',
-  'DELETE /api/chatbot/:id/actions/:actionId': 'chatbots:write',
-  'POST /api/chatbot/:id/actions/:actionId/test': 'chatbots:write',
-  // Remote MCP servers (ADR 55): as HTTP actions.
-  'GET /api/chatbot/:id/mcp-servers': 'workspace:read',
-  'GET /api/chatbot/:id/mcp-servers/calls': 'conversations:read',
-  'POST /api/chatbot/:id/mcp-servers': 'chatbots:write',
-  'POST /api/chatbot/:id/mcp-servers/:serverId/refresh': 'chatbots:write',
-  'PUT /api/chatbot/:id/mcp-servers/:serverId/tools': 'chatbots:write',
-  'DELETE /api/chatbot/:id/mcp-servers/:serverId': 'chatbots:write',
   'DELETE /api/chatbot/:id': 'chatbots:write',
   'POST /api/chatbot/:id/profile-picture': 'chatbots:write',
   'POST /api/chatbot/:id/knowledge-base/text': 'chatbots:write',

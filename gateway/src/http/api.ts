@@ -24,8 +24,6 @@ import { publicChatRoutes } from '../features/public-chat/rest.ts';
 import { publicLeadRoutes } from '../features/leads/public-lead.ts';
 import { leadExportRoutes } from '../features/leads/lead-export.ts';
 import { unansweredQuestionRoutes } from '../features/unanswered-questions/rest.ts';
-import { actionRoutes } from '../features/actions/action-routes.ts';
-import { mcpServerRoutes } from '../features/mcp-servers/mcp-server-routes.ts';
 import { channelWebhookRoutes } from '../features/channels/webhook.ts';
 import type { TelegramIntake } from '../features/channels/telegram-intake.ts';
 import type { slackInstallRoutes } from '../features/channels/slack-install.ts';
@@ -121,8 +119,6 @@ export function apiRouter(opts: ApiOptions): Router {
     chatbotRoutes(opts.clients, opts),
     chatbotAnalyticsRoutes(opts.clients),
     unansweredQuestionRoutes(opts.clients),
-    actionRoutes(opts.clients),
-    mcpServerRoutes(opts.clients),
   );
   router.use('/analytics', analyticsSummaryRoutes(opts.clients));
   router.use('/leads', leadExportRoutes(opts.clients, { logger: opts.logger }));
