@@ -98,7 +98,7 @@ try {
   const token = registered.token as string;
   const auth = { authorization: `Bearer ${token}` };
   const userId = (registered.user as { id: string }).id;
-  await stack.billingParts.prisma.account.update({ where: { userId }, data: { creditBalance: 1_000_000 } });
+  await stack.billingParts.prisma.account.update({ where: { ownerId: userId }, data: { creditBalance: 1_000_000 } });
   const bot = await json('/api/chatbot', { name: 'Bench Bot' }, auth);
   await json(
     `/api/chatbot/${bot._id as string}/knowledge-base/text`,

@@ -36,8 +36,8 @@ const { billing, chat, chatbots, billingClient, client, prefix } = stack;
 try {
   // Two owners with credit that never runs out: the visitors' chatbot, and the tested chatbot.
   const owner = async (id: string) => {
-    await billingClient.getAccount({ userId: id });
-    await billing.prisma.account.update({ where: { userId: id }, data: { creditBalance: 1_000_000 } });
+    await billingClient.getAccount({ ownerId: id });
+    await billing.prisma.account.update({ where: { ownerId: id }, data: { creditBalance: 1_000_000 } });
     return id;
   };
   const make = async (ownerId: string, name: string) => {

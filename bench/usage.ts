@@ -173,7 +173,7 @@ try {
       const { start, end } = range(kind.days);
       const t0 = performance.now();
       const report = await client.getUsageReport({
-        userId: OWNER,
+        ownerId: OWNER,
         startTime: timestampFromDate(start),
         endTime: timestampFromDate(end),
         chatbotId: kind.chatbotId,
@@ -198,7 +198,7 @@ try {
       const t0 = performance.now();
       await getUsageReport(
         { prisma: billing.prisma, initialCredit: '0.01' },
-        { userId: OWNER, startTime: start, endTime: end, chatbotId: kind.chatbotId },
+        { ownerId: OWNER, startTime: start, endTime: end, chatbotId: kind.chatbotId },
       );
       direct.push(performance.now() - t0);
     }

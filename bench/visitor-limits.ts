@@ -38,8 +38,8 @@ const { billing, chatbots, billingClient, client, prefix } = stack;
 try {
   // One pro owner (so two chatbots), credit that never runs out, two chatbots with the same knowledge.
   const ownerId = `bench-owner-${prefix}`;
-  await billingClient.getAccount({ userId: ownerId });
-  await billing.prisma.account.update({ where: { userId: ownerId }, data: { plan: 'pro', creditBalance: 1_000_000 } });
+  await billingClient.getAccount({ ownerId });
+  await billing.prisma.account.update({ where: { ownerId }, data: { plan: 'pro', creditBalance: 1_000_000 } });
   const make = async (name: string) => {
     const { chatbot: c } = await chatbots.createChatbot({ ownerId, name });
     for (const text of KNOWLEDGE) await chatbots.addTextEntry({ ownerId, chatbotId: c!.id, text });

@@ -77,7 +77,7 @@ async function makeProThroughCheckout(owner: Owner): Promise<string> {
 }
 
 async function portalPath(owner: Owner, returnUrl: string): Promise<string> {
-  const { url } = await billing.createPortalSession({ userId: owner.userId, returnUrl });
+  const { url } = await billing.createPortalSession({ ownerId: owner.userId, returnUrl });
   const parsed = new URL(url);
   // The page lives on the product's own address.
   expect(parsed.origin).toBe(new URL(stack.publicUrl).origin);

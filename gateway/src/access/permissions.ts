@@ -28,6 +28,8 @@ import { leadOperations } from '../features/leads/rest.ts';
 import { conversationOperations } from '../features/conversations/rest.ts';
 import { inboxOperations } from '../features/inbox/rest.ts';
 import { channelWebhookOperations } from '../features/channels/rest.ts';
+import { actionOperations } from '../features/actions/rest.ts';
+import { mcpServerOperations } from '../features/mcp-servers/rest.ts';
 
 export type Access = Permission | 'session' | 'public' | 'api-key';
 
@@ -51,6 +53,8 @@ export const OPERATIONS: readonly Operation[] = [
   ...conversationOperations,
   ...inboxOperations,
   ...channelWebhookOperations,
+  ...actionOperations,
+  ...mcpServerOperations,
 ];
 
 /** What an operation row says it needs, as this table's words. */
@@ -86,21 +90,6 @@ export const ACCESS = {
   'Mutation.deleteAccount': 'session',
 
   // Chatbots, their settings and knowledge (the REST rows: features/chatbots/rest.ts).
-  // HTTP actions (ADR 45): read with the chatbot, changed and tested as its settings.
-  'GET /api/chatbot/:id/actions': 'workspace:read',
-  // The log holds what visitors asked for (the inputs): read as conversations are.
-  'GET /api/chatbot/:id/actions/calls': 'conversations:read',
-  'POST /api/chatbot/:id/actions': 'chatbots:write',
-  'PUT /api/chatbot/:id/actions/:actionId': 'chatbots:write',
-  'DELETE /api/chatbot/:id/actions/:actionId': 'chatbots:write',
-  'POST /api/chatbot/:id/actions/:actionId/test': 'chatbots:write',
-  // Remote MCP servers (ADR 55): as HTTP actions.
-  'GET /api/chatbot/:id/mcp-servers': 'workspace:read',
-  'GET /api/chatbot/:id/mcp-servers/calls': 'conversations:read',
-  'POST /api/chatbot/:id/mcp-servers': 'chatbots:write',
-  'POST /api/chatbot/:id/mcp-servers/:serverId/refresh': 'chatbots:write',
-  'PUT /api/chatbot/:id/mcp-servers/:serverId/tools': 'chatbots:write',
-  'DELETE /api/chatbot/:id/mcp-servers/:serverId': 'chatbots:write',
   'Query.chatbots': 'workspace:read',
   'Query.chatbot': 'workspace:read',
   // The models chatbots may answer with.

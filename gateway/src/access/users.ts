@@ -24,8 +24,8 @@ export interface UserView {
   usage: Usage;
 }
 
-export async function loadAccount(clients: Clients, userId: string): Promise<Account> {
-  const { account } = await clients.billing.getAccount({ userId });
+export async function loadAccount(clients: Clients, ownerId: string): Promise<Account> {
+  const { account } = await clients.billing.getAccount({ ownerId });
   // A contract violation, not a user error: it surfaces as a logged 500.
   if (!account) throw new ConnectError('billing returned no account', Code.Internal);
   return account;

@@ -14,8 +14,6 @@ import { registerOperations } from './operations.ts';
 import { OPERATIONS } from '../access/permissions.ts';
 import { webhookHandlers } from '../features/billing/rest.ts';
 import type { OpenStreams } from './open-streams.ts';
-import { actionRoutes } from '../features/actions/action-routes.ts';
-import { mcpServerRoutes } from '../features/mcp-servers/mcp-server-routes.ts';
 import type { slackInstallRoutes } from '../features/channels/slack-install.ts';
 import type { ChannelIntake } from '../features/channels/channel-intake.ts';
 import type { Seats } from '../features/workspaces/workspaces.ts';
@@ -97,13 +95,8 @@ export function apiRouter(opts: ApiOptions): Router {
     },
     '/api',
   );
-  router.use(express.json({ limit: opts.bodyLimit }));
-  router.use(
-    '/chatbot',
-    ...(opts.slackInstall ? [opts.slackInstall.member] : []),
-    actionRoutes(opts.clients),
-    mcpServerRoutes(opts.clients),
-  );
+  // "Add to Slack"'s start and offer (ADR 64), built at start-up with its Redis and Slack app.
+  if (opts.slackInstall) router.use('/chatbot', express.json({ limit: opts.bodyLimit }), opts.slackInstall.member);
   router.use((_req, res) => {
     res.status(404).json({ message: 'Not found' });
   });

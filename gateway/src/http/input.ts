@@ -135,3 +135,17 @@ export const queryWholeNumber = (name: string) =>
     ctx.addIssue({ code: 'custom', message: `${name} must be a whole number`, input: raw });
     return z.NEVER;
   });
+
+/**
+ * A schema whose first problem is worded with its field's path (`definition.name: Invalid input…`),
+ * as zod words it: for a body or query whose rules are a service's, the gateway checking its shape
+ * alone (an action's definition, an MCP server's settings).
+ */
+export const withPaths = <T extends z.ZodType>(schema: T) =>
+  z.unknown().transform((value, ctx): z.output<T> => {
+    const parsed = schema.safeParse(value);
+    if (parsed.success) return parsed.data;
+    const issue = parsed.error.issues[0];
+    ctx.addIssue({ code: 'custom', message: `${issue.path.length ? `${issue.path.join('.')}: ` : ''}${issue.message}`, input: value });
+    return z.NEVER;
+  });

@@ -17,8 +17,8 @@ import { stripeSdk } from '../features/billing/stripe-sdk.ts';
 export function completedCheckoutEvent(session: GetTestCheckoutSessionResponse, now: Date) {
   const subscription = session.product === CheckoutProduct.PRO_SUBSCRIPTION;
   const metadata: Record<string, string> = subscription
-    ? { userId: session.userId, type: 'subscription', plan: 'pro' }
-    : { userId: session.userId, type: 'credit_topup' };
+    ? { userId: session.ownerId, type: 'subscription', plan: 'pro' }
+    : { userId: session.ownerId, type: 'credit_topup' };
   return {
     // One event per session: paying twice delivers the same event again, which billing ignores.
     id: `evt_test_${session.sessionId}`,
@@ -34,7 +34,7 @@ export function completedCheckoutEvent(session: GetTestCheckoutSessionResponse, 
         status: 'complete',
         payment_status: 'paid',
         customer: session.customerId || null,
-        client_reference_id: session.userId,
+        client_reference_id: session.ownerId,
         metadata,
         amount_total: Number(session.amountCents),
         currency: 'usd',

@@ -36,7 +36,7 @@ export function subscriptionCanceledEvent(session: GetTestPortalSessionResponse,
         customer: session.customerId || null,
         status: 'canceled',
         // As billing's checkout sets it through subscription_data: the owner the event is about.
-        metadata: { userId: session.userId },
+        metadata: { userId: session.ownerId },
         cancel_at_period_end: false,
         canceled_at: created,
         ended_at: created,
@@ -66,7 +66,7 @@ export function testPortalRoutes(clients: Clients, intake: StripeEventIntake, lo
     if (!session) return;
     let plan: Plan;
     try {
-      plan = (await clients.billing.getAccount({ userId: session.userId })).account?.plan ?? Plan.UNSPECIFIED;
+      plan = (await clients.billing.getAccount({ ownerId: session.ownerId })).account?.plan ?? Plan.UNSPECIFIED;
     } catch (err) {
       unavailablePage(res, err, logger);
       return;

@@ -34,7 +34,7 @@ const planToProto: Record<DbPlan, Plan> = { free: Plan.FREE, pro: Plan.PRO };
 
 export function toAccountMessage(account: Account): AccountMessage {
   return create(AccountSchema, {
-    userId: account.userId,
+    ownerId: account.ownerId,
     plan: planToProto[account.plan],
     creditBalance: formatMoney(account.creditBalance),
     lastCreditRefill: timestampFromDate(account.lastCreditRefill),
@@ -75,14 +75,14 @@ export function billingRoutes(deps: OpenAccountDeps, payments: PaymentsDeps, hol
     router.service(BillingService, {
       ...usageRetentionMethods(deps),
       async getAccount(req) {
-        return { account: toAccountMessage(await getAccount(deps, req.userId)) };
+        return { account: toAccountMessage(await getAccount(deps, req.ownerId)) };
       },
       async createCustomer(req) {
-        return { customerId: await createCustomer(payments, { userId: req.userId, email: req.email }) };
+        return { customerId: await createCustomer(payments, { ownerId: req.ownerId, email: req.email }) };
       },
       async createCheckoutSession(req) {
         return createCheckoutSession(payments, {
-          userId: req.userId,
+          ownerId: req.ownerId,
           email: req.email,
           product: productFromProto[req.product],
           successUrl: req.successUrl,
@@ -93,7 +93,7 @@ export function billingRoutes(deps: OpenAccountDeps, payments: PaymentsDeps, hol
         const session = await getTestCheckoutSession(payments, req.sessionId);
         return {
           sessionId: session.id,
-          userId: session.userId,
+          ownerId: session.ownerId,
           customerId: session.customerId,
           product: productToProto[session.product],
           amountCents: BigInt(session.amountCents ?? 0),
@@ -107,7 +107,7 @@ export function billingRoutes(deps: OpenAccountDeps, payments: PaymentsDeps, hol
       },
       async getUsageReport(req) {
         const report = await getUsageReport(deps, {
-          userId: req.userId,
+          ownerId: req.ownerId,
           startTime: req.startTime && timestampDate(req.startTime),
           endTime: req.endTime && timestampDate(req.endTime),
           chatbotId: req.chatbotId,
@@ -156,13 +156,13 @@ export function billingRoutes(deps: OpenAccountDeps, payments: PaymentsDeps, hol
         return releaseCredit(deps, req.requestId);
       },
       async createPortalSession(req) {
-        return createPortalSession(payments, { userId: req.userId, returnUrl: req.returnUrl });
+        return createPortalSession(payments, { ownerId: req.ownerId, returnUrl: req.returnUrl });
       },
       async getTestPortalSession(req) {
         return getTestPortalSession(payments, req.sessionId);
       },
       async exportOwnerData(req) {
-        const data = await exportOwnerData(deps, req.userId);
+        const data = await exportOwnerData(deps, req.ownerId);
         return {
           account: toAccountMessage(data.account),
           stripeCustomerId: data.account.stripeCustomerId ?? '',
@@ -180,7 +180,7 @@ export function billingRoutes(deps: OpenAccountDeps, payments: PaymentsDeps, hol
         };
       },
       async listUsageRecords(req) {
-        const page = await listUsageRecords(deps, { userId: req.userId, cursor: req.cursor, pageSize: req.pageSize });
+        const page = await listUsageRecords(deps, { ownerId: req.ownerId, cursor: req.cursor, pageSize: req.pageSize });
         return { records: page.records.map(toUsageRecordMessage), nextCursor: page.nextCursor };
       },
     });

@@ -77,7 +77,7 @@ export async function createBillingService(
 
   const workers = opts.workers !== false;
   const userRegisteredWorker = workers
-    ? startUserRegisteredWorker({ redis, logger, prefix: config.QUEUE_PREFIX, openAccount: (userId) => openAccount(deps, userId) })
+    ? startUserRegisteredWorker({ redis, logger, prefix: config.QUEUE_PREFIX, openAccount: (ownerId) => openAccount(deps, ownerId) })
     : undefined;
   const workspaceCreatedWorker = workers
     ? startWorkspaceCreatedWorker({
@@ -99,7 +99,7 @@ export async function createBillingService(
           const outcomes = await recordUsageBatch(deps, usages);
           await checkCreditLow(
             creditLow,
-            usages.filter((_u, i) => outcomes[i] === 'recorded' || outcomes[i] === 'defaulted').map((u) => u.userId),
+            usages.filter((_u, i) => outcomes[i] === 'recorded' || outcomes[i] === 'defaulted').map((u) => u.ownerId),
           );
           return outcomes;
         },
@@ -122,7 +122,7 @@ export async function createBillingService(
         redis,
         logger,
         prefix: config.QUEUE_PREFIX,
-        deleteAccountData: (userId) => deleteAccountData(payments, userId),
+        deleteAccountData: (ownerId) => deleteAccountData(payments, ownerId),
       })
     : undefined;
 

@@ -152,7 +152,7 @@ export async function deleteAccount(clients: Clients, caller: Caller, password: 
 
 /** The URL of the page where a pro workspace's owner manages or cancels the subscription (recorded in its audit log). */
 export async function billingPortalUrl(clients: Clients, member: Member, publicUrl: string): Promise<string> {
-  const { url } = await clients.billing.createPortalSession({ userId: member.ownerId, returnUrl: new URL(ACCOUNT_PATH, publicUrl).href });
+  const { url } = await clients.billing.createPortalSession({ ownerId: member.ownerId, returnUrl: new URL(ACCOUNT_PATH, publicUrl).href });
   await recordBillingAction(clients, member, 'billing.portal_opened', 'subscription');
   return url;
 }

@@ -70,9 +70,9 @@ const exportedChatbot = (view: ChatbotView) => ({
 /** The billing, chatbots and first usage page of one owned workspace. */
 async function ownedData(clients: Clients, catalogue: ModelCatalogue, ownerId: string) {
   const [billing, { chatbots }, firstPage] = await Promise.all([
-    clients.billing.exportOwnerData({ userId: ownerId }),
+    clients.billing.exportOwnerData({ ownerId }),
     clients.chatbot.listChatbots({ ownerId, includeKnowledgeBase: true }),
-    clients.billing.listUsageRecords({ userId: ownerId, pageSize: PAGE_SIZE }),
+    clients.billing.listUsageRecords({ ownerId, pageSize: PAGE_SIZE }),
   ]);
   const account = billing.account;
   return {
@@ -198,7 +198,7 @@ export async function sendOwnerExport(
           first = false;
         }
         if (!page.nextCursor || res.destroyed) break;
-        page = await clients.billing.listUsageRecords({ userId: workspaceId, cursor: page.nextCursor, pageSize: PAGE_SIZE });
+        page = await clients.billing.listUsageRecords({ ownerId: workspaceId, cursor: page.nextCursor, pageSize: PAGE_SIZE });
       }
     }
   } catch (err) {

@@ -75,7 +75,7 @@ export async function billingOptions(clients: Clients): Promise<BillingOptionsVi
 
 /** The workspace's Stripe customer id (with the member's email): billing creates it once, however often this is called. */
 export async function createCustomer(clients: Clients, member: Member): Promise<string> {
-  const { customerId } = await clients.billing.createCustomer({ userId: member.ownerId, email: member.user.email });
+  const { customerId } = await clients.billing.createCustomer({ ownerId: member.ownerId, email: member.user.email });
   return customerId;
 }
 
@@ -89,7 +89,7 @@ export async function createCheckoutSession(clients: Clients, member: Member, re
   const successUrl = returnUrl(req.successUrl, 'successUrl', publicUrl, `${publicUrl}/dashboard`);
   const cancelUrl = returnUrl(req.cancelUrl, 'cancelUrl', publicUrl, `${publicUrl}/pricing`);
   const { url } = await clients.billing.createCheckoutSession({
-    userId: member.ownerId,
+    ownerId: member.ownerId,
     email: member.user.email,
     product,
     successUrl,

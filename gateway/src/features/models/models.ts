@@ -77,7 +77,7 @@ export function modelView(model: OfferedModel, plan: PlanName): ModelView {
 }
 
 async function planOf(clients: Clients, ownerId: string): Promise<PlanName> {
-  const { account } = await clients.billing.getAccount({ userId: ownerId });
+  const { account } = await clients.billing.getAccount({ ownerId });
   return account?.plan === Plan.PRO ? 'pro' : 'free';
 }
 

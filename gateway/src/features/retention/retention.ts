@@ -41,7 +41,7 @@ const webhookRetention = (w: WindowsInput) => ({ deliveryDays: w.webhookDelivery
 export async function getRetention(clients: Clients, m: Member): Promise<RetentionWindowsView> {
   const [chat, usage, webhooks] = await Promise.all([
     clients.chat.getRetention({ ownerId: m.ownerId }),
-    clients.billing.getUsageRetention({ userId: m.ownerId }),
+    clients.billing.getUsageRetention({ ownerId: m.ownerId }),
     clients.webhooks.getWebhookRetention({ ownerId: m.ownerId }),
   ]);
   return {
@@ -56,7 +56,7 @@ export async function getRetention(clients: Clients, m: Member): Promise<Retenti
 export async function previewRetention(clients: Clients, m: Member, windows: WindowsInput): Promise<RetentionPreviewView> {
   const [chat, usage, webhooks] = await Promise.all([
     clients.chat.previewRetention({ ownerId: m.ownerId, windows: chatWindows(windows) }),
-    clients.billing.previewUsageRetention({ userId: m.ownerId, retention: usageRetention(windows) }),
+    clients.billing.previewUsageRetention({ ownerId: m.ownerId, retention: usageRetention(windows) }),
     clients.webhooks.previewWebhookRetention({ ownerId: m.ownerId, retention: webhookRetention(windows) }),
   ]);
   const c = chat.counts;
@@ -77,7 +77,7 @@ export async function setRetention(clients: Clients, m: Member, windows: Windows
   const before = await getRetention(clients, m);
   await Promise.all([
     clients.chat.setRetention({ ownerId: m.ownerId, windows: chatWindows(windows) }),
-    clients.billing.setUsageRetention({ userId: m.ownerId, retention: usageRetention(windows) }),
+    clients.billing.setUsageRetention({ ownerId: m.ownerId, retention: usageRetention(windows) }),
     clients.webhooks.setWebhookRetention({ ownerId: m.ownerId, retention: webhookRetention(windows) }),
   ]);
   const saved = await getRetention(clients, m);

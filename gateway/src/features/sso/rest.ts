@@ -78,7 +78,7 @@ async function seatsFor(
 ): Promise<{ seatLimit: number; plan: string }> {
   const { workspaceId } = await clients.sso.getSsoSignInWorkspace(request);
   if (!workspaceId) return { seatLimit: 0, plan: '' };
-  const { account } = await clients.billing.getAccount({ userId: workspaceId });
+  const { account } = await clients.billing.getAccount({ ownerId: workspaceId });
   const plan = account?.plan === Plan.PRO ? 'pro' : 'free';
   return { seatLimit: seats[plan], plan };
 }

@@ -119,7 +119,7 @@ export function parseUsageQuery(input: { startDate: unknown; endDate: unknown; c
 export async function loadUsageReport(clients: Clients, ownerId: string, query: UsageQuery): Promise<UsageReportView> {
   const [report, { chatbots }] = await Promise.all([
     clients.billing.getUsageReport({
-      userId: ownerId,
+      ownerId,
       startTime: timestampFromDate(query.startDate),
       endTime: timestampFromDate(query.endDate),
       chatbotId: query.chatbotId ?? '',

@@ -88,7 +88,7 @@ const date = (ts: Parameters<typeof isoDate>[0]) => isoDate(ts) ?? new Date(0).t
 
 /** The plan of a workspace, as the seat limit's message names it. */
 async function planOf(clients: Clients, workspaceId: string): Promise<{ plan: 'free' | 'pro'; seatLimit: (seats: Seats) => number }> {
-  const { account } = await clients.billing.getAccount({ userId: workspaceId });
+  const { account } = await clients.billing.getAccount({ ownerId: workspaceId });
   const plan = account?.plan === Plan.PRO ? 'pro' : 'free';
   return { plan, seatLimit: (seats) => seats[plan] };
 }

@@ -8,6 +8,7 @@ import { AccountDeletedSchema, type AccountDeleted } from '@parley/proto/parley/
 import type { Logger } from '@parley/common/logger.ts';
 import { createWorker, QUEUES } from '@parley/common/queues.ts';
 import type { Redis } from '@parley/common/redis.ts';
+import { parseOwnerId } from '../core/owner-id.ts';
 
 export type AccountDeletedPayload = AccountDeleted;
 
@@ -16,7 +17,7 @@ export interface AccountDeletedWorkerDeps {
   logger: Logger;
   prefix: string;
   /** The use case (deleteAccountData bound to its dependencies). */
-  deleteAccountData: (userId: string) => Promise<unknown>;
+  deleteAccountData: (ownerId: string) => Promise<unknown>;
   concurrency?: number;
 }
 
@@ -27,7 +28,8 @@ export function startAccountDeletedWorker(deps: AccountDeletedWorkerDeps): Worke
     AccountDeletedSchema,
     async (event) => {
       try {
-        await deps.deleteAccountData(event.userId);
+        // The person's id is their personal workspace's, the owner's.
+        await deps.deleteAccountData(parseOwnerId(event.userId, 'user_id'));
       } catch (err) {
         if (err instanceof ConnectError && err.code === Code.InvalidArgument)
           throw new UnrecoverableError(`invalid AccountDeleted: ${err.rawMessage}`);

@@ -15,7 +15,7 @@ import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
 import { callStripe, stripeSdk } from '../payments/stripe-client.ts';
 import { lockOwner } from '../core/deleted-account.ts';
 import { signupCreditReference } from '../core/open-account.ts';
-import { parseUserId } from '../core/user-id.ts';
+import { parseOwnerId } from '../core/owner-id.ts';
 
 export interface DeleteAccountDataDeps {
   prisma: PrismaClient;
@@ -31,83 +31,83 @@ export type DeleteAccountDataOutcome = 'deleted' | 'already_deleted';
 export const ACCOUNT_CLOSED_REASON = 'account_closed';
 export const accountClosedReference = (anonymousId: string) => `account_closed:${anonymousId}`;
 
-export async function deleteAccountData(deps: DeleteAccountDataDeps, rawUserId: string): Promise<DeleteAccountDataOutcome> {
-  const userId = parseUserId(rawUserId);
+export async function deleteAccountData(deps: DeleteAccountDataDeps, rawOwnerId: string): Promise<DeleteAccountDataOutcome> {
+  const ownerId = parseOwnerId(rawOwnerId);
   const [tombstone, account] = await Promise.all([
-    deps.prisma.deletedAccount.findUnique({ where: { userId } }),
-    deps.prisma.account.findUnique({ where: { userId }, select: { stripeCustomerId: true } }),
+    deps.prisma.deletedAccount.findUnique({ where: { ownerId } }),
+    deps.prisma.account.findUnique({ where: { ownerId }, select: { stripeCustomerId: true } }),
   ]);
   if (tombstone && !account) return 'already_deleted';
 
-  if (deps.stripe) await removeAtStripe(deps, deps.stripe, userId, account?.stripeCustomerId ?? null);
+  if (deps.stripe) await removeAtStripe(deps, deps.stripe, ownerId, account?.stripeCustomerId ?? null);
 
   const outcome = await deps.prisma.$transaction(
     async (tx): Promise<DeleteAccountDataOutcome> => {
-      await lockOwner(tx, userId);
+      await lockOwner(tx, ownerId);
       // The tombstone first: from here on nothing can open the account again.
       const { count: tombstoned } = await tx.deletedAccount.createMany({
-        data: [{ userId, anonymousId: randomUUID() }],
+        data: [{ ownerId, anonymousId: randomUUID() }],
         skipDuplicates: true,
       });
-      const { anonymousId } = await tx.deletedAccount.findUniqueOrThrow({ where: { userId } });
+      const { anonymousId } = await tx.deletedAccount.findUniqueOrThrow({ where: { ownerId } });
       const [current] = await tx.$queryRaw<{ creditBalance: string }[]>`
-        SELECT "creditBalance"::text AS "creditBalance" FROM "Account" WHERE "userId" = ${userId} FOR UPDATE`;
+        SELECT "creditBalance"::text AS "creditBalance" FROM "Account" WHERE "userId" = ${ownerId} FOR UPDATE`;
       if (!current) {
         // No account (never opened, or a concurrent delivery removed it): only stray rows may be left.
-        await deleteOwnerRows(tx, userId);
+        await deleteOwnerRows(tx, ownerId);
         return tombstoned ? 'deleted' : 'already_deleted';
       }
 
       // The anonymous account the accounting records move to: free, nothing reserved, no customer.
-      await tx.account.createMany({ data: [{ userId: anonymousId, plan: 'free', creditBalance: 0 }], skipDuplicates: true });
+      await tx.account.createMany({ data: [{ ownerId: anonymousId, plan: 'free', creditBalance: 0 }], skipDuplicates: true });
       // The signup credit's reference is the only one naming the owner.
       await tx.$executeRaw`
         UPDATE "CreditLedgerEntry" SET "userId" = ${anonymousId},
-               "reference" = CASE WHEN "reference" = ${signupCreditReference(userId)} THEN ${signupCreditReference(anonymousId)} ELSE "reference" END
-         WHERE "userId" = ${userId}`;
+               "reference" = CASE WHEN "reference" = ${signupCreditReference(ownerId)} THEN ${signupCreditReference(anonymousId)} ELSE "reference" END
+         WHERE "userId" = ${ownerId}`;
       await tx.$executeRaw`
         INSERT INTO "CreditLedgerEntry" ("id", "userId", "amount", "reason", "reference")
         VALUES (gen_random_uuid(), ${anonymousId}, -${current.creditBalance}::numeric, ${ACCOUNT_CLOSED_REASON}, ${accountClosedReference(anonymousId)})
         ON CONFLICT ("reference") DO UPDATE SET "amount" = "CreditLedgerEntry"."amount" + EXCLUDED."amount"`;
-      await tx.$executeRaw`UPDATE "UsageRecord" SET "userId" = ${anonymousId}, "chatbotName" = '' WHERE "userId" = ${userId}`;
+      await tx.$executeRaw`UPDATE "UsageRecord" SET "userId" = ${anonymousId}, "chatbotName" = '' WHERE "userId" = ${ownerId}`;
       // Keyed by (owner, day, chatbot): merged into the anonymous id's rows should any already exist.
       await tx.$executeRaw`
         INSERT INTO "UsageDaily" AS d ("userId", "chatbotId", "day", "requestCount", "promptTokens", "completionTokens", "promptCost", "completionCost")
         SELECT ${anonymousId}, "chatbotId", "day", "requestCount", "promptTokens", "completionTokens", "promptCost", "completionCost"
-          FROM "UsageDaily" WHERE "userId" = ${userId}
+          FROM "UsageDaily" WHERE "userId" = ${ownerId}
         ON CONFLICT ("userId", "day", "chatbotId") DO UPDATE SET
           "requestCount" = d."requestCount" + excluded."requestCount",
           "promptTokens" = d."promptTokens" + excluded."promptTokens",
           "completionTokens" = d."completionTokens" + excluded."completionTokens",
           "promptCost" = d."promptCost" + excluded."promptCost",
           "completionCost" = d."completionCost" + excluded."completionCost"`;
-      await deleteOwnerRows(tx, userId);
-      await tx.account.delete({ where: { userId } });
+      await deleteOwnerRows(tx, ownerId);
+      await tx.account.delete({ where: { ownerId } });
       return 'deleted';
     },
     { timeout: 60_000 },
   );
   deps.logger.info(
-    { userId, outcome },
+    { ownerId, outcome },
     outcome === 'deleted' ? 'account data deleted, usage ledger anonymised' : 'account data already deleted',
   );
   return outcome;
 }
 
 /** Every row of the owner but the account itself (whose ledger and usage have been moved off it). */
-async function deleteOwnerRows(tx: Prisma.TransactionClient, userId: string): Promise<void> {
-  await tx.usageDaily.deleteMany({ where: { userId } });
-  await tx.creditReservation.deleteMany({ where: { userId } });
-  await tx.subscription.deleteMany({ where: { userId } });
-  await tx.checkoutSession.deleteMany({ where: { userId } });
-  await tx.portalSession.deleteMany({ where: { userId } });
+async function deleteOwnerRows(tx: Prisma.TransactionClient, ownerId: string): Promise<void> {
+  await tx.usageDaily.deleteMany({ where: { ownerId } });
+  await tx.creditReservation.deleteMany({ where: { ownerId } });
+  await tx.subscription.deleteMany({ where: { ownerId } });
+  await tx.checkoutSession.deleteMany({ where: { ownerId } });
+  await tx.portalSession.deleteMany({ where: { ownerId } });
 }
 
 /** Cancels the owner's live subscriptions, then deletes their customer. What is already gone counts as done. */
-async function removeAtStripe(deps: DeleteAccountDataDeps, stripe: Stripe, userId: string, customerId: string | null): Promise<void> {
+async function removeAtStripe(deps: DeleteAccountDataDeps, stripe: Stripe, ownerId: string, customerId: string | null): Promise<void> {
   const { errors } = await stripeSdk();
   const isResourceMissing = (err: unknown) => err instanceof errors.StripeError && err.code === 'resource_missing';
-  const subscriptions = await deps.prisma.subscription.findMany({ where: { userId, status: { not: 'canceled' } }, select: { id: true } });
+  const subscriptions = await deps.prisma.subscription.findMany({ where: { ownerId, status: { not: 'canceled' } }, select: { id: true } });
   for (const { id } of subscriptions) {
     await callStripe(deps.logger, 'cancel subscription', async () => {
       try {

@@ -6,7 +6,7 @@ import type { Account, CreditLedgerEntry, Subscription } from '../generated/pris
 import { getAccount } from '../core/get-account.ts';
 import type { OpenAccountDeps } from '../core/open-account.ts';
 import { USAGE_DEBIT_REASON } from '../usage/record-usage.ts';
-import { parseUserId } from '../core/user-id.ts';
+import { parseOwnerId } from '../core/owner-id.ts';
 
 export interface OwnerData {
   account: Account;
@@ -14,14 +14,14 @@ export interface OwnerData {
   creditLedger: CreditLedgerEntry[];
 }
 
-export async function exportOwnerData(deps: OpenAccountDeps, rawUserId: string): Promise<OwnerData> {
-  const userId = parseUserId(rawUserId);
+export async function exportOwnerData(deps: OpenAccountDeps, rawOwnerId: string): Promise<OwnerData> {
+  const ownerId = parseOwnerId(rawOwnerId);
   // NOT_FOUND for a deleted owner; an owner whose signup was not applied yet gets their account opened.
-  const account = await getAccount(deps, userId);
+  const account = await getAccount(deps, ownerId);
   const [subscriptions, creditLedger] = await Promise.all([
-    deps.prisma.subscription.findMany({ where: { userId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
+    deps.prisma.subscription.findMany({ where: { ownerId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
     deps.prisma.creditLedgerEntry.findMany({
-      where: { userId, reason: { not: USAGE_DEBIT_REASON } },
+      where: { ownerId, reason: { not: USAGE_DEBIT_REASON } },
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
     }),
   ]);

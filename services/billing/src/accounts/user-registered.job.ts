@@ -7,6 +7,7 @@ import type { Logger } from '@parley/common/logger.ts';
 import { createWorker, QUEUES } from '@parley/common/queues.ts';
 import type { Redis } from '@parley/common/redis.ts';
 import { AccountDeletedError } from '../core/deleted-account.ts';
+import { parseOwnerId } from '../core/owner-id.ts';
 
 export type UserRegisteredPayload = UserRegistered;
 
@@ -15,7 +16,7 @@ export interface UserRegisteredWorkerDeps {
   logger: Logger;
   prefix: string;
   /** The use case (openAccount bound to its dependencies). */
-  openAccount: (userId: string) => Promise<unknown>;
+  openAccount: (ownerId: string) => Promise<unknown>;
   concurrency?: number;
 }
 
@@ -26,10 +27,11 @@ export function startUserRegisteredWorker(deps: UserRegisteredWorkerDeps): Worke
     UserRegisteredSchema,
     async (event, job) => {
       try {
-        await deps.openAccount(event.userId);
+        // The person's id is their personal workspace's, the owner's.
+        await deps.openAccount(parseOwnerId(event.userId, 'user_id'));
       } catch (err) {
         if (err instanceof AccountDeletedError) {
-          deps.logger.info({ jobId: job.id, userId: err.userId }, 'UserRegistered skipped: the owner has deleted their account');
+          deps.logger.info({ jobId: job.id, ownerId: err.ownerId }, 'UserRegistered skipped: the owner has deleted their account');
           return;
         }
         // A payload that fails validation will fail the same way on every retry.

@@ -28,7 +28,7 @@ export function startWorkspaceCreatedWorker(deps: WorkspaceCreatedWorkerDeps): W
         await deps.openWorkspaceAccount(event.workspaceId);
       } catch (err) {
         if (err instanceof AccountDeletedError) {
-          deps.logger.info({ jobId: job.id, workspaceId: err.userId }, 'WorkspaceCreated skipped: the workspace has been deleted');
+          deps.logger.info({ jobId: job.id, workspaceId: err.ownerId }, 'WorkspaceCreated skipped: the workspace has been deleted');
           return;
         }
         // A payload that fails validation will fail the same way on every retry.

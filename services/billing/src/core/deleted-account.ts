@@ -9,10 +9,10 @@ export const ACCOUNT_DELETED_MESSAGE = 'This account has been deleted.';
 
 /** Thrown when an account would be opened for an owner who deleted theirs (FAILED_PRECONDITION). */
 export class AccountDeletedError extends ConnectError {
-  readonly userId: string;
-  constructor(userId: string) {
+  readonly ownerId: string;
+  constructor(ownerId: string) {
     super(ACCOUNT_DELETED_MESSAGE, Code.FailedPrecondition);
-    this.userId = userId;
+    this.ownerId = ownerId;
   }
 
   // ConnectError's own instanceof accepts any ConnectError (for errors from another copy of the
@@ -26,10 +26,10 @@ export class AccountDeletedError extends ConnectError {
  * Serialises opening and deleting one owner's account, until the transaction ends. An advisory lock,
  * because the account row to lock may not exist yet; namespaced, because advisory locks are per database.
  */
-export async function lockOwner(tx: Prisma.TransactionClient, userId: string): Promise<void> {
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`billing.owner:${userId}`}, 0))`;
+export async function lockOwner(tx: Prisma.TransactionClient, ownerId: string): Promise<void> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`billing.owner:${ownerId}`}, 0))`;
 }
 
-export async function isDeleted(tx: Prisma.TransactionClient, userId: string): Promise<boolean> {
-  return (await tx.deletedAccount.count({ where: { userId } })) > 0;
+export async function isDeleted(tx: Prisma.TransactionClient, ownerId: string): Promise<boolean> {
+  return (await tx.deletedAccount.count({ where: { ownerId } })) > 0;
 }

@@ -5,14 +5,14 @@ import { notFound } from '@parley/common/rpc-errors.ts';
 import type { Account } from '../generated/prisma/client.ts';
 import { ACCOUNT_DELETED_MESSAGE, AccountDeletedError } from './deleted-account.ts';
 import { openAccount, type OpenAccountDeps } from './open-account.ts';
-import { parseUserId } from './user-id.ts';
+import { parseOwnerId } from './owner-id.ts';
 
-export async function getAccount(deps: OpenAccountDeps, rawUserId: string): Promise<Account> {
-  const userId = parseUserId(rawUserId);
-  const account = await deps.prisma.account.findUnique({ where: { userId } });
+export async function getAccount(deps: OpenAccountDeps, rawOwnerId: string): Promise<Account> {
+  const ownerId = parseOwnerId(rawOwnerId);
+  const account = await deps.prisma.account.findUnique({ where: { ownerId } });
   if (account) return account;
   try {
-    return await openAccount(deps, userId);
+    return await openAccount(deps, ownerId);
   } catch (err) {
     if (err instanceof AccountDeletedError) throw notFound(ACCOUNT_DELETED_MESSAGE);
     throw err;

@@ -5,7 +5,7 @@
 import type { Prisma } from '../generated/prisma/client.ts';
 
 export interface CreditGrant {
-  userId: string;
+  ownerId: string;
   /** Exact decimal string of dollars. */
   amount: string;
   /** Why the balance changed, e.g. `signup_credit` (CreditLedgerEntry.reason). */
@@ -19,7 +19,7 @@ export async function grantCredit(tx: Prisma.TransactionClient, grant: CreditGra
   const granted = await tx.$executeRaw`
     WITH entry AS (
       INSERT INTO "CreditLedgerEntry" ("id", "userId", "amount", "reason", "reference")
-      VALUES (gen_random_uuid(), ${grant.userId}, ${grant.amount}::numeric, ${grant.reason}, ${grant.reference})
+      VALUES (gen_random_uuid(), ${grant.ownerId}, ${grant.amount}::numeric, ${grant.reason}, ${grant.reference})
       ON CONFLICT ("reference") DO NOTHING
       RETURNING "userId", "amount"
     )

@@ -5,7 +5,7 @@
 import { Prisma, type Account, type PrismaClient } from '../generated/prisma/client.ts';
 import { grantCredit } from './grant-credit.ts';
 import { AccountDeletedError, isDeleted, lockOwner } from './deleted-account.ts';
-import { parseUserId } from './user-id.ts';
+import { parseOwnerId } from './owner-id.ts';
 
 export interface OpenAccountDeps {
   prisma: PrismaClient;
@@ -16,13 +16,13 @@ export interface OpenAccountDeps {
 export const SIGNUP_CREDIT_REASON = 'signup_credit';
 
 /** The ledger's idempotency key for the signup credit: one per user, ever. */
-export const signupCreditReference = (userId: string) => `signup:${userId}`;
+export const signupCreditReference = (ownerId: string) => `signup:${ownerId}`;
 
-export async function openAccount(deps: OpenAccountDeps, rawUserId: string): Promise<Account> {
-  const userId = parseUserId(rawUserId);
+export async function openAccount(deps: OpenAccountDeps, rawOwnerId: string): Promise<Account> {
+  const ownerId = parseOwnerId(rawOwnerId);
   return deps.prisma.$transaction(async (tx) => {
-    await openAccountInTransaction(tx, userId, deps.initialCredit);
-    return tx.account.findUniqueOrThrow({ where: { userId } });
+    await openAccountInTransaction(tx, ownerId, deps.initialCredit);
+    return tx.account.findUniqueOrThrow({ where: { ownerId } });
   });
 }
 
@@ -32,15 +32,15 @@ export async function openAccount(deps: OpenAccountDeps, rawUserId: string): Pro
  * transaction ends, so an account deletion cannot run in between; throws AccountDeletedError for a
  * deleted owner.
  */
-export async function openAccountInTransaction(tx: Prisma.TransactionClient, userId: string, initialCredit: string): Promise<boolean> {
-  await lockOwner(tx, userId);
-  if (await isDeleted(tx, userId)) throw new AccountDeletedError(userId);
+export async function openAccountInTransaction(tx: Prisma.TransactionClient, ownerId: string, initialCredit: string): Promise<boolean> {
+  await lockOwner(tx, ownerId);
+  if (await isDeleted(tx, ownerId)) throw new AccountDeletedError(ownerId);
   // INSERT ... ON CONFLICT DO NOTHING: a concurrent opener waits for the first one's row and then
   // inserts nothing (count 0) instead of failing, so only the call that created the account
   // grants the signup credit (its balance starts at 0 and changes only with the ledger).
-  const { count } = await tx.account.createMany({ data: [{ userId, creditBalance: 0 }], skipDuplicates: true });
+  const { count } = await tx.account.createMany({ data: [{ ownerId, creditBalance: 0 }], skipDuplicates: true });
   if (count === 1) {
-    await grantCredit(tx, { userId, amount: initialCredit, reason: SIGNUP_CREDIT_REASON, reference: signupCreditReference(userId) });
+    await grantCredit(tx, { ownerId, amount: initialCredit, reason: SIGNUP_CREDIT_REASON, reference: signupCreditReference(ownerId) });
   }
   return count === 1;
 }
@@ -59,25 +59,25 @@ export const workspaceCreditReversalReference = (workspaceId: string) => `worksp
  * or held, once (the ledger's reference).
  */
 export async function openWorkspaceAccount(deps: Pick<OpenAccountDeps, 'prisma'>, rawWorkspaceId: string): Promise<Account> {
-  const ownerId = parseUserId(rawWorkspaceId);
+  const ownerId = parseOwnerId(rawWorkspaceId);
   return deps.prisma.$transaction(async (tx) => {
     await lockOwner(tx, ownerId);
     if (await isDeleted(tx, ownerId)) throw new AccountDeletedError(ownerId);
-    const { count } = await tx.account.createMany({ data: [{ userId: ownerId, creditBalance: 0 }], skipDuplicates: true });
+    const { count } = await tx.account.createMany({ data: [{ ownerId, creditBalance: 0 }], skipDuplicates: true });
     if (count === 0) await takeBackStartingCredit(tx, ownerId);
-    return tx.account.findUniqueOrThrow({ where: { userId: ownerId } });
+    return tx.account.findUniqueOrThrow({ where: { ownerId } });
   });
 }
 
 async function takeBackStartingCredit(tx: Prisma.TransactionClient, ownerId: string): Promise<void> {
   const granted = await tx.creditLedgerEntry.findUnique({ where: { reference: signupCreditReference(ownerId) }, select: { amount: true } });
   if (!granted) return;
-  const account = await tx.account.findUniqueOrThrow({ where: { userId: ownerId }, select: { creditBalance: true, reservedCredit: true } });
+  const account = await tx.account.findUniqueOrThrow({ where: { ownerId }, select: { creditBalance: true, reservedCredit: true } });
   const available = account.creditBalance.minus(account.reservedCredit);
   const back = Prisma.Decimal.min(granted.amount, available);
   if (back.lte(0)) return;
   await grantCredit(tx, {
-    userId: ownerId,
+    ownerId,
     amount: back.negated().toFixed(),
     reason: WORKSPACE_CREDIT_REVERSAL_REASON,
     reference: workspaceCreditReversalReference(ownerId),

@@ -23,7 +23,7 @@ import {
 } from '@parley/common/rpc-errors.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 import { openAccount, type OpenAccountDeps } from '../core/open-account.ts';
-import { parseUserId } from '../core/user-id.ts';
+import { parseOwnerId } from '../core/owner-id.ts';
 import { requiredText, tokenCount } from '../core/usage-input.ts';
 
 /** How long a hold lives when neither its usage record nor a release comes (the chat service crashed mid-answer). */
@@ -41,7 +41,7 @@ const DECIMAL = /^\d{1,10}(\.\d{1,10})?$/;
 
 export interface ReserveCreditInput {
   requestId: string;
-  userId: string;
+  ownerId: string;
   model: string;
   maxPromptTokens: number | bigint;
   maxCompletionTokens: number | bigint;
@@ -105,7 +105,7 @@ export function creditHolds(deps: CreditHoldsDeps): CreditHolds {
       const hold = { ...parseHold(input), ownKeyFee: input.ownKey ? (deps.ownKeyFee ?? '0') : null };
       let outcome = await batches.add(hold);
       if (outcome.o_outcome === 'no-account') {
-        await openAccount(deps, hold.userId);
+        await openAccount(deps, hold.ownerId);
         outcome = await batches.add(hold);
       }
       return heldOrRefusal(hold, outcome);
@@ -116,7 +116,8 @@ export function creditHolds(deps: CreditHoldsDeps): CreditHolds {
 /** One statement for the whole batch; its outcomes in the batch's order. */
 async function holdBatch(deps: CreditHoldsDeps, holds: ParsedHold[]): Promise<HoldOutcome[]> {
   const { rows } = await deps.pool.query<HoldRow>('SELECT * FROM hold_credit($1::jsonb, $2::bigint)', [
-    JSON.stringify(holds),
+    // The function reads the owner as "userId", its columns' name.
+    JSON.stringify(holds.map(({ ownerId, ...hold }) => ({ ...hold, userId: ownerId }))),
     deps.holdTtlMs ?? CREDIT_HOLD_TTL_MS,
   ]);
   if (rows.length !== holds.length) throw new Error(`hold_credit answered ${rows.length} outcomes for ${holds.length} holds`);
@@ -158,7 +159,7 @@ export function parseHold(input: ReserveCreditInput) {
   if (limit && !chatbotId) throw invalid('chatbot_id is required with a daily_spend_limit.');
   return {
     requestId: requiredText(input.requestId, 'request_id', 200),
-    userId: parseUserId(input.userId),
+    ownerId: parseOwnerId(input.ownerId),
     model: requiredText(input.model, 'model', 200),
     maxPromptTokens: tokenCount(input.maxPromptTokens, 'max_prompt_tokens'),
     maxCompletionTokens: tokenCount(input.maxCompletionTokens, 'max_completion_tokens'),

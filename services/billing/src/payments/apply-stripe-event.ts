@@ -13,7 +13,7 @@ import { invalid } from '@parley/common/rpc-errors.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 import { AccountDeletedError } from '../core/deleted-account.ts';
 import { openAccountInTransaction } from '../core/open-account.ts';
-import { parseUserId } from '../core/user-id.ts';
+import { parseOwnerId } from '../core/owner-id.ts';
 import type { PaymentsDeps } from './payments-deps.ts';
 import { grantCredit } from '../core/grant-credit.ts';
 
@@ -77,46 +77,46 @@ export async function applyStripeEvent(deps: ApplyStripeEventDeps, input: Stripe
         return 'ignored';
       }
 
-      const userId = await resolveOwner(tx, effect.owner);
-      if (!userId) {
+      const ownerId = await resolveOwner(tx, effect.owner);
+      if (!ownerId) {
         deps.logger.warn({ ...log, owner: effect.owner }, 'stripe event recorded, but names no known owner: nothing applied');
         return 'ignored';
       }
       try {
-        await openAccountInTransaction(tx, userId, deps.initialCredit);
+        await openAccountInTransaction(tx, ownerId, deps.initialCredit);
       } catch (err) {
         if (!(err instanceof AccountDeletedError)) throw err;
         // Recorded as processed (this transaction commits), and nothing of the owner comes back.
-        deps.logger.info({ ...log, userId }, 'stripe event recorded, but its owner has deleted their account: nothing applied');
+        deps.logger.info({ ...log, ownerId }, 'stripe event recorded, but its owner has deleted their account: nothing applied');
         return 'ignored';
       }
-      await tx.$queryRaw`SELECT 1 FROM "Account" WHERE "userId" = ${userId} FOR UPDATE`;
+      await tx.$queryRaw`SELECT 1 FROM "Account" WHERE "userId" = ${ownerId} FOR UPDATE`;
 
       switch (effect.kind) {
         case 'pro_subscription':
-          await proposeStatus(tx, effect.subscriptionId, userId, 'active', event.created);
+          await proposeStatus(tx, effect.subscriptionId, ownerId, 'active', event.created);
           if (new Prisma.Decimal(deps.config.PRO_PLAN_CREDIT).gt(0)) {
             await grantCredit(tx, {
-              userId,
+              ownerId,
               amount: deps.config.PRO_PLAN_CREDIT,
               reason: PRO_CREDIT_REASON,
               reference: proCreditReference(effect.subscriptionId),
             });
           }
-          planChange = await refreshPlan(tx, userId, event.id);
+          planChange = await refreshPlan(tx, ownerId, event.id);
           await markCompleted(tx, effect.sessionId);
           break;
         case 'topup':
           if (effect.amount !== '0.00')
-            await grantCredit(tx, { userId, amount: effect.amount, reason: TOPUP_REASON, reference: topupReference(effect.sessionId) });
+            await grantCredit(tx, { ownerId, amount: effect.amount, reason: TOPUP_REASON, reference: topupReference(effect.sessionId) });
           await markCompleted(tx, effect.sessionId);
           break;
         case 'subscription_status':
-          await proposeStatus(tx, effect.subscriptionId, userId, effect.status, event.created);
-          planChange = await refreshPlan(tx, userId, event.id);
+          await proposeStatus(tx, effect.subscriptionId, ownerId, effect.status, event.created);
+          planChange = await refreshPlan(tx, ownerId, event.id);
           break;
       }
-      deps.logger.info({ ...log, userId }, 'stripe event applied');
+      deps.logger.info({ ...log, ownerId }, 'stripe event applied');
       return 'applied';
     },
     { timeout: 15_000 },
@@ -135,8 +135,8 @@ interface ParsedEvent {
 }
 
 interface OwnerHints {
-  /** metadata.userId, else client_reference_id. */
-  userId?: string;
+  /** metadata.userId (the owner's id, under the key Stripe's objects have carried from the start), else client_reference_id. */
+  ownerId?: string;
   customerId?: string;
   subscriptionId?: string;
 }
@@ -199,7 +199,7 @@ function checkoutEffect(session: Json): Effect {
   const sessionId = idOf(session.id);
   if (!sessionId) throw invalid('the checkout session has no id.');
   const metadata = isObject(session.metadata) ? session.metadata : {};
-  const owner: OwnerHints = { userId: text(metadata.userId) ?? text(session.client_reference_id), customerId: idOf(session.customer) };
+  const owner: OwnerHints = { ownerId: text(metadata.userId) ?? text(session.client_reference_id), customerId: idOf(session.customer) };
   const subscriptionId = idOf(session.subscription);
 
   if (session.mode === 'subscription' || metadata.type === 'subscription' || subscriptionId) {
@@ -232,23 +232,23 @@ function subscriptionEffect(subscription: Json, deleted: boolean): Effect {
     kind: 'subscription_status',
     subscriptionId,
     status,
-    owner: { userId: text(metadata.userId), customerId: idOf(subscription.customer), subscriptionId },
+    owner: { ownerId: text(metadata.userId), customerId: idOf(subscription.customer), subscriptionId },
   };
 }
 
 /** Whole cents as an exact decimal string of dollars (1234 → "12.34"). */
 export const dollarsOfCents = (cents: number) => `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
 
-/** The owner the event is about: the user id it carries, else the account of its Stripe customer, else its subscription's. */
+/** The owner the event is about: the owner id its metadata carries (as `userId`), else the account of its Stripe customer, else its subscription's. */
 async function resolveOwner(tx: Prisma.TransactionClient, owner: OwnerHints): Promise<string | undefined> {
-  if (owner.userId) return parseUserId(owner.userId);
+  if (owner.ownerId) return parseOwnerId(owner.ownerId);
   if (owner.customerId) {
-    const account = await tx.account.findUnique({ where: { stripeCustomerId: owner.customerId }, select: { userId: true } });
-    if (account) return account.userId;
+    const account = await tx.account.findUnique({ where: { stripeCustomerId: owner.customerId }, select: { ownerId: true } });
+    if (account) return account.ownerId;
   }
   if (owner.subscriptionId) {
-    const subscription = await tx.subscription.findUnique({ where: { id: owner.subscriptionId }, select: { userId: true } });
-    if (subscription) return subscription.userId;
+    const subscription = await tx.subscription.findUnique({ where: { id: owner.subscriptionId }, select: { ownerId: true } });
+    if (subscription) return subscription.ownerId;
   }
   return undefined;
 }
@@ -263,26 +263,26 @@ const rankOf = (column: string) =>
 async function proposeStatus(
   tx: Prisma.TransactionClient,
   subscriptionId: string,
-  userId: string,
+  ownerId: string,
   status: string,
   at: Date,
 ): Promise<void> {
   await tx.$executeRaw`
     INSERT INTO "Subscription" ("id", "userId", "status", "statusAt", "updatedAt")
-    VALUES (${subscriptionId}, ${userId}, ${status}, ${at.toISOString()}::timestamptz, now())
+    VALUES (${subscriptionId}, ${ownerId}, ${status}, ${at.toISOString()}::timestamptz, now())
     ON CONFLICT ("id") DO UPDATE SET "status" = EXCLUDED."status", "statusAt" = EXCLUDED."statusAt", "updatedAt" = now()
     WHERE (EXCLUDED."status" = 'canceled', EXCLUDED."statusAt", ${rankOf('EXCLUDED."status"')})
         > ("Subscription"."status" = 'canceled', "Subscription"."statusAt", ${rankOf('"Subscription"."status"')})`;
 }
 
 /** Pro while the owner has a subscription in a pro status; free otherwise (the credit stays). Returns the change, if any. */
-async function refreshPlan(tx: Prisma.TransactionClient, userId: string, eventId: string): Promise<PlanChange | undefined> {
-  const pro = await tx.subscription.count({ where: { userId, status: { in: PRO_STATUSES } } });
+async function refreshPlan(tx: Prisma.TransactionClient, ownerId: string, eventId: string): Promise<PlanChange | undefined> {
+  const pro = await tx.subscription.count({ where: { ownerId, status: { in: PRO_STATUSES } } });
   // The account row is locked by this transaction: the plan read is the one replaced.
-  const before = await tx.account.findUnique({ where: { userId }, select: { plan: true } });
+  const before = await tx.account.findUnique({ where: { ownerId }, select: { plan: true } });
   const plan = pro > 0 ? 'pro' : 'free';
-  await tx.account.update({ where: { userId }, data: { plan } });
-  return before && before.plan !== plan ? { ownerId: userId, plan, previousPlan: before.plan, eventId } : undefined;
+  await tx.account.update({ where: { ownerId }, data: { plan } });
+  return before && before.plan !== plan ? { ownerId, plan, previousPlan: before.plan, eventId } : undefined;
 }
 
 async function markCompleted(tx: Prisma.TransactionClient, sessionId: string): Promise<void> {

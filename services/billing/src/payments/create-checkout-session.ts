@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { failedPrecondition, invalid, unavailable } from '@parley/common/rpc-errors.ts';
 import type { CheckoutProduct } from '../generated/prisma/client.ts';
 import { getAccount } from '../core/get-account.ts';
-import { parseUserId } from '../core/user-id.ts';
+import { parseOwnerId } from '../core/owner-id.ts';
 import { centsOf } from '../config.ts';
 import { createCustomer } from './create-customer.ts';
 import type { PaymentsDeps } from './payments-deps.ts';
@@ -16,7 +16,7 @@ import { callStripe, type Stripe } from './stripe-client.ts';
 export type { CheckoutProduct };
 
 export interface CreateCheckoutSessionInput {
-  userId: string;
+  ownerId: string;
   email?: string;
   /** Undefined when the caller named no product. */
   product: CheckoutProduct | undefined;
@@ -42,21 +42,21 @@ export const CHECKOUT_TYPE: Record<CheckoutProduct, 'subscription' | 'credit_top
 export const testCheckoutPath = (sessionId: string) => `/checkout/test/${sessionId}`;
 
 export async function createCheckoutSession(deps: PaymentsDeps, input: CreateCheckoutSessionInput): Promise<CreateCheckoutSessionResult> {
-  const userId = parseUserId(input.userId);
+  const ownerId = parseOwnerId(input.ownerId);
   const product = input.product;
   if (product !== 'pro_subscription' && product !== 'credit_topup') throw invalid('product must be PRO_SUBSCRIPTION or CREDIT_TOPUP.');
   const successUrl = parseReturnUrl(input.successUrl, 'success_url');
   const cancelUrl = parseReturnUrl(input.cancelUrl, 'cancel_url');
 
-  if (product === 'pro_subscription' && (await getAccount(deps, userId)).plan === 'pro') throw failedPrecondition(ALREADY_PRO_MESSAGE);
+  if (product === 'pro_subscription' && (await getAccount(deps, ownerId)).plan === 'pro') throw failedPrecondition(ALREADY_PRO_MESSAGE);
 
-  const customerId = await createCustomer(deps, { userId, email: input.email });
+  const customerId = await createCustomer(deps, { ownerId, email: input.email });
   const session = deps.stripe
-    ? await stripeSession(deps, deps.stripe, { userId, product, customerId, successUrl, cancelUrl })
+    ? await stripeSession(deps, deps.stripe, { ownerId, product, customerId, successUrl, cancelUrl })
     : testSession(deps, product);
 
   await deps.prisma.checkoutSession.create({
-    data: { id: session.id, userId, product, customerId, amountCents: session.amountCents, testMode: !deps.stripe, successUrl, cancelUrl },
+    data: { id: session.id, ownerId, product, customerId, amountCents: session.amountCents, testMode: !deps.stripe, successUrl, cancelUrl },
   });
   return { sessionId: session.id, url: session.url };
 }
@@ -64,7 +64,7 @@ export async function createCheckoutSession(deps: PaymentsDeps, input: CreateChe
 async function stripeSession(
   deps: PaymentsDeps,
   stripe: Stripe,
-  s: { userId: string; product: CheckoutProduct; customerId: string; successUrl: string; cancelUrl: string },
+  s: { ownerId: string; product: CheckoutProduct; customerId: string; successUrl: string; cancelUrl: string },
 ): Promise<{ id: string; url: string; amountCents: null }> {
   const subscription = s.product === 'pro_subscription';
   // readBillingConfig requires both prices whenever a Stripe key is set.
@@ -73,10 +73,11 @@ async function stripeSession(
     mode: subscription ? 'subscription' : 'payment',
     line_items: [{ price, quantity: 1 }],
     customer: s.customerId,
-    client_reference_id: s.userId,
-    metadata: { userId: s.userId, type: CHECKOUT_TYPE[s.product], ...(subscription && { plan: 'pro' }) },
+    client_reference_id: s.ownerId,
+    // The owner under the metadata key `userId`, as every session and subscription made before carries it.
+    metadata: { userId: s.ownerId, type: CHECKOUT_TYPE[s.product], ...(subscription && { plan: 'pro' }) },
     // The subscription's own events (updated, deleted) then name the owner too.
-    ...(subscription && { subscription_data: { metadata: { userId: s.userId } } }),
+    ...(subscription && { subscription_data: { metadata: { userId: s.ownerId } } }),
     success_url: s.successUrl,
     cancel_url: s.cancelUrl,
   };

@@ -5,46 +5,47 @@
 import { randomBytes } from 'node:crypto';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import { openAccountInTransaction } from '../core/open-account.ts';
-import { parseUserId } from '../core/user-id.ts';
+import { parseOwnerId } from '../core/owner-id.ts';
 import type { PaymentsDeps } from './payments-deps.ts';
 import { callStripe } from './stripe-client.ts';
 
 export interface CreateCustomerInput {
-  userId: string;
+  ownerId: string;
   /** For Stripe's receipts; optional. */
   email?: string;
 }
 
 /** Stripe's idempotency key for creating the owner's customer: one per owner. */
-export const customerIdempotencyKey = (userId: string) => `customer:${userId}`;
+export const customerIdempotencyKey = (ownerId: string) => `customer:${ownerId}`;
 
 export async function createCustomer(deps: PaymentsDeps, input: CreateCustomerInput): Promise<string> {
-  const userId = parseUserId(input.userId);
+  const ownerId = parseOwnerId(input.ownerId);
   const email = parseEmail(input.email);
 
   // The usual case, a customer made before, without taking the lock.
-  const known = await deps.prisma.account.findUnique({ where: { userId }, select: { stripeCustomerId: true } });
+  const known = await deps.prisma.account.findUnique({ where: { ownerId }, select: { stripeCustomerId: true } });
   if (known?.stripeCustomerId) return known.stripeCustomerId;
 
   return deps.prisma.$transaction(
     async (tx) => {
       // Released at commit or rollback; the key is namespaced because advisory locks are per database.
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`billing.stripe_customer:${userId}`}, 0))`;
-      await openAccountInTransaction(tx, userId, deps.initialCredit);
-      const account = await tx.account.findUniqueOrThrow({ where: { userId }, select: { stripeCustomerId: true } });
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`billing.stripe_customer:${ownerId}`}, 0))`;
+      await openAccountInTransaction(tx, ownerId, deps.initialCredit);
+      const account = await tx.account.findUniqueOrThrow({ where: { ownerId }, select: { stripeCustomerId: true } });
       if (account.stripeCustomerId) return account.stripeCustomerId;
 
       const customerId = deps.stripe
         ? (
             await callStripe(deps.logger, 'create customer', () =>
               deps.stripe!.customers.create(
-                { ...(email && { email }), metadata: { userId } },
-                { idempotencyKey: customerIdempotencyKey(userId) },
+                // The metadata key stays `userId`: customers made before carry it, and the events read it.
+                { ...(email && { email }), metadata: { userId: ownerId } },
+                { idempotencyKey: customerIdempotencyKey(ownerId) },
               ),
             )
           ).id
         : `cus_test_${randomBytes(12).toString('hex')}`;
-      await tx.account.update({ where: { userId }, data: { stripeCustomerId: customerId } });
+      await tx.account.update({ where: { ownerId }, data: { stripeCustomerId: customerId } });
       return customerId;
     },
     // Callers queue on the lock while the first one talks to Stripe (its timeout is 20 s).

@@ -4,13 +4,13 @@
 import { randomBytes } from 'node:crypto';
 import { failedPrecondition, unavailable } from '@parley/common/rpc-errors.ts';
 import { getAccount } from '../core/get-account.ts';
-import { parseUserId } from '../core/user-id.ts';
+import { parseOwnerId } from '../core/owner-id.ts';
 import { parseReturnUrl } from './create-checkout-session.ts';
 import type { PaymentsDeps } from './payments-deps.ts';
 import { callStripe } from './stripe-client.ts';
 
 export interface CreatePortalSessionInput {
-  userId: string;
+  ownerId: string;
   returnUrl: string;
 }
 
@@ -23,11 +23,11 @@ export const TEST_PORTAL_SESSION_TTL_MS = 60 * 60_000;
 export const testPortalPath = (sessionId: string) => `/billing/test-portal/${sessionId}`;
 
 export async function createPortalSession(deps: PaymentsDeps, input: CreatePortalSessionInput): Promise<{ url: string }> {
-  const userId = parseUserId(input.userId);
+  const ownerId = parseOwnerId(input.ownerId);
   const returnUrl = parseReturnUrl(input.returnUrl, 'return_url');
 
-  const account = await getAccount(deps, userId);
-  const subscriptions = await deps.prisma.subscription.count({ where: { userId } });
+  const account = await getAccount(deps, ownerId);
+  const subscriptions = await deps.prisma.subscription.count({ where: { ownerId } });
   if (!account.stripeCustomerId || subscriptions === 0) throw failedPrecondition(NO_SUBSCRIPTION_MESSAGE);
 
   if (deps.stripe) {
@@ -44,6 +44,8 @@ export async function createPortalSession(deps: PaymentsDeps, input: CreatePorta
 
   // 128 random bits, as a test checkout's id.
   const id = `bps_test_${randomBytes(16).toString('base64url')}`;
-  await deps.prisma.portalSession.create({ data: { id, userId, returnUrl, expiresAt: new Date(Date.now() + TEST_PORTAL_SESSION_TTL_MS) } });
+  await deps.prisma.portalSession.create({
+    data: { id, ownerId, returnUrl, expiresAt: new Date(Date.now() + TEST_PORTAL_SESSION_TTL_MS) },
+  });
   return { url: `${deps.config.PUBLIC_URL}${testPortalPath(id)}` };
 }

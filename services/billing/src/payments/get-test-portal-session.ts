@@ -5,7 +5,7 @@ import type { PaymentsDeps } from './payments-deps.ts';
 
 export interface TestPortalSession {
   sessionId: string;
-  userId: string;
+  ownerId: string;
   customerId: string;
   /** Empty when the owner has no subscription (any more). */
   subscriptionId: string;
@@ -29,13 +29,13 @@ export async function getTestPortalSession(
   const session = await deps.prisma.portalSession.findUnique({ where: { id: sessionId } });
   if (!session || session.expiresAt.getTime() <= Date.now()) throw notFound(NOT_FOUND);
   const [account, subscription] = await Promise.all([
-    deps.prisma.account.findUnique({ where: { userId: session.userId }, select: { stripeCustomerId: true } }),
-    deps.prisma.subscription.findFirst({ where: { userId: session.userId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] }),
+    deps.prisma.account.findUnique({ where: { ownerId: session.ownerId }, select: { stripeCustomerId: true } }),
+    deps.prisma.subscription.findFirst({ where: { ownerId: session.ownerId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] }),
   ]);
   if (!account) throw notFound(NOT_FOUND);
   return {
     sessionId: session.id,
-    userId: session.userId,
+    ownerId: session.ownerId,
     customerId: account.stripeCustomerId ?? '',
     subscriptionId: subscription?.id ?? '',
     subscriptionStatus: subscription?.status ?? '',

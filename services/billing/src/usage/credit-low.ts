@@ -31,13 +31,13 @@ export async function checkCreditLow(deps: CreditLowDeps, ownerIds: readonly str
     const subscribed = await deps.webhooks.subscribers('credit.low', ownerIds);
     if (subscribed.length === 0) return;
     const accounts = await deps.prisma.account.findMany({
-      where: { userId: { in: subscribed } },
-      select: { userId: true, creditBalance: true },
+      where: { ownerId: { in: subscribed } },
+      select: { ownerId: true, creditBalance: true },
     });
     const threshold = new Prisma.Decimal(deps.threshold);
     const keys = redisKeys(deps.prefix);
-    for (const { userId, creditBalance } of accounts) {
-      const marker = keys.webhookCreditLow(userId);
+    for (const { ownerId, creditBalance } of accounts) {
+      const marker = keys.webhookCreditLow(ownerId);
       if (creditBalance.gte(threshold)) {
         await deps.redis.del(marker);
         continue;
@@ -46,8 +46,8 @@ export async function checkCreditLow(deps: CreditLowDeps, ownerIds: readonly str
       if ((await deps.redis.set(marker, crossing, 'EX', MARKER_TTL_SECONDS, 'NX')) !== 'OK') continue;
       await deps.webhooks.publish([
         webhookEvent('credit.low', {
-          id: `credit.low:${userId}:${crossing}`,
-          ownerId: userId,
+          id: `credit.low:${ownerId}:${crossing}`,
+          ownerId,
           occurredAt: new Date(),
           data: { balance: formatMoney(creditBalance), threshold: formatMoney(threshold) },
         }),

@@ -4,7 +4,7 @@
 // what the first one does. The cursor is opaque to callers (base64url JSON of that last row's key).
 import { invalid } from '@parley/common/rpc-errors.ts';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
-import { parseUserId } from '../core/user-id.ts';
+import { parseOwnerId } from '../core/owner-id.ts';
 import type { ReportedUsageRecord } from './usage-report.ts';
 import { isUuid } from '@parley/common/ids.ts';
 
@@ -12,7 +12,7 @@ export const DEFAULT_PAGE_SIZE = 500;
 export const MAX_PAGE_SIZE = 1_000;
 
 export interface ListUsageRecordsInput {
-  userId: string;
+  ownerId: string;
   /** The previous page's nextCursor; empty for the first page. */
   cursor: string;
   /** 0: DEFAULT_PAGE_SIZE. */
@@ -33,7 +33,7 @@ interface CursorKey {
 const INVALID_CURSOR = 'cursor is not one this service gave out.';
 
 export async function listUsageRecords(deps: { prisma: PrismaClient }, input: ListUsageRecordsInput): Promise<UsageRecordsPage> {
-  const userId = parseUserId(input.userId);
+  const ownerId = parseOwnerId(input.ownerId);
   const pageSize = parsePageSize(input.pageSize);
   const after = input.cursor ? decodeCursor(input.cursor) : undefined;
   // One row more than the page tells whether another page follows.
@@ -44,7 +44,7 @@ export async function listUsageRecords(deps: { prisma: PrismaClient }, input: Li
            trim_scale(r."promptCost")::text AS "promptCost", trim_scale(r."completionCost")::text AS "completionCost",
            trim_scale(r."totalCost")::text AS "totalCost", r."apiKeyId", r."ownKey"
       FROM "UsageRecord" AS r LEFT JOIN "ModelPrice" AS p ON p."modelId" = r."model"
-     WHERE r."userId" = ${userId}
+     WHERE r."userId" = ${ownerId}
        ${after ? Prisma.sql`AND (r."occurredAt", r."id") > (${after.occurredAt.toISOString()}::timestamptz, ${after.id}::uuid)` : Prisma.empty}
      ORDER BY r."occurredAt", r."id"
      LIMIT ${pageSize + 1}`;

@@ -8,7 +8,7 @@ import { failedPrecondition, invalid } from '@parley/common/rpc-errors.ts';
 import type { Prisma, PrismaClient, UsageRecord } from '../generated/prisma/client.ts';
 import { openAccountInTransaction } from '../core/open-account.ts';
 import { requiredText, tokenCount } from '../core/usage-input.ts';
-import { parseUserId } from '../core/user-id.ts';
+import { parseOwnerId } from '../core/owner-id.ts';
 
 export interface RecordUsageDeps {
   prisma: PrismaClient;
@@ -109,7 +109,13 @@ async function settle(
   ownKeyFee = '0',
 ): Promise<SettleOutcome[]> {
   // An own-key answer costs the fee (its cost column), whatever its model's price (the migration "own_key_fee").
-  const given = usages.map((u) => ({ ...u, occurredAt: u.occurredAt.toISOString(), ownKeyFee: u.ownKey ? ownKeyFee : null }));
+  // The function reads the owner as "userId", its columns' name.
+  const given = usages.map(({ ownerId, ...u }) => ({
+    ...u,
+    userId: ownerId,
+    occurredAt: u.occurredAt.toISOString(),
+    ownKeyFee: u.ownKey ? ownKeyFee : null,
+  }));
   const rows = await db.$queryRaw<{ o_request_id: string; o_outcome: SettleOutcome }[]>`
     SELECT * FROM settle_usage(${JSON.stringify(given)}::jsonb)`;
   const byRequest = new Map(rows.map((r) => [r.o_request_id, r.o_outcome]));
@@ -141,10 +147,10 @@ async function resultOf(
  */
 function recordOpeningAccount(deps: RecordUsageDeps, usage: ParsedUsage): Promise<RecordUsageResult> {
   return deps.prisma.$transaction(async (tx) => {
-    await openAccountInTransaction(tx, usage.userId, deps.initialCredit);
+    await openAccountInTransaction(tx, usage.ownerId, deps.initialCredit);
     const [outcome] = await settle(tx, [usage], deps.ownKeyFee);
     // The account was opened (or found) under the owner's lock in this transaction.
-    if (outcome === 'no-account') throw new Error(`no billing account for "${usage.userId}" right after opening it`);
+    if (outcome === 'no-account') throw new Error(`no billing account for "${usage.ownerId}" right after opening it`);
     return resultOf(tx, usage, outcome);
   });
 }
@@ -152,7 +158,7 @@ function recordOpeningAccount(deps: RecordUsageDeps, usage: ParsedUsage): Promis
 /** Validates the event; a bad one throws InvalidArgument (it would fail the same way on every retry). */
 export function parseUsage(input: RecordUsageInput) {
   const requestId = requiredText(input.requestId, 'request_id', 200);
-  const userId = parseUserId(input.ownerId);
+  const ownerId = parseOwnerId(input.ownerId);
   const chatbotId = requiredText(input.chatbotId, 'chatbot_id', 100);
   const chatbotName = requiredText(input.chatbotName, 'chatbot_name', 200);
   const model = requiredText(input.model, 'model', 200);
@@ -170,7 +176,7 @@ export function parseUsage(input: RecordUsageInput) {
   const fallback = input.fallback ?? false;
   return {
     requestId,
-    userId,
+    ownerId,
     chatbotId,
     chatbotName,
     model,

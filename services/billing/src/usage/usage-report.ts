@@ -6,7 +6,7 @@ import { invalid } from '@parley/common/rpc-errors.ts';
 import { Prisma, type Account, type PrismaClient } from '../generated/prisma/client.ts';
 import { getAccount } from '../core/get-account.ts';
 import type { OpenAccountDeps } from '../core/open-account.ts';
-import { parseUserId } from '../core/user-id.ts';
+import { parseOwnerId } from '../core/owner-id.ts';
 
 /** The longest range a report covers ("Last year" is 365 days; a leap year and some slack fit). */
 export const MAX_RANGE_DAYS = 400;
@@ -20,7 +20,7 @@ const EARLIEST = Date.UTC(1970, 0, 1);
 const LATEST = Date.UTC(9999, 11, 31);
 
 export interface UsageReportInput {
-  userId: string;
+  ownerId: string;
   /** Both ends are included. */
   startTime: Date | undefined;
   endTime: Date | undefined;
@@ -91,7 +91,7 @@ export interface UsageReport {
 export async function getUsageReport(deps: OpenAccountDeps, input: UsageReportInput): Promise<UsageReport> {
   const query = parseReportQuery(input);
   const [account, summary, records] = await Promise.all([
-    getAccount(deps, query.userId),
+    getAccount(deps, query.ownerId),
     usageSummary(deps.prisma, query),
     newestRecords(deps.prisma, query),
   ]);
@@ -101,7 +101,7 @@ export async function getUsageReport(deps: OpenAccountDeps, input: UsageReportIn
 export type ReportQuery = ReturnType<typeof parseReportQuery>;
 
 export function parseReportQuery(input: UsageReportInput) {
-  const userId = parseUserId(input.userId);
+  const ownerId = parseOwnerId(input.ownerId);
   const { startTime, endTime } = input;
   if (!startTime || !endTime) throw invalid('start_time and end_time are required.');
   for (const time of [startTime, endTime]) {
@@ -121,7 +121,7 @@ export function parseReportQuery(input: UsageReportInput) {
   // Usage times are stored to the millisecond, so "up to end_time included" is "before end_time + 1 ms".
   const start = startTime.getTime();
   const endExclusive = endTime.getTime() + 1;
-  return { userId, chatbotId, limit: rawLimit || DEFAULT_RECORDS_LIMIT, start, endExclusive, ...splitIntoDays(start, endExclusive) };
+  return { ownerId, chatbotId, limit: rawLimit || DEFAULT_RECORDS_LIMIT, start, endExclusive, ...splitIntoDays(start, endExclusive) };
 }
 
 /**
@@ -164,12 +164,12 @@ async function usageSummary(db: PrismaClient, query: ReportQuery): Promise<Pick<
   const partialDays = (from: number, to: number) => Prisma.sql`
     SELECT ("occurredAt" AT TIME ZONE 'UTC')::date, "chatbotId", 1, "promptTokens", "completionTokens", "promptCost", "completionCost"
       FROM "UsageRecord"
-     WHERE "userId" = ${query.userId} AND "occurredAt" >= ${iso(from)}::timestamptz AND "occurredAt" < ${iso(to)}::timestamptz ${onlyChatbot(query)}`;
+     WHERE "userId" = ${query.ownerId} AND "occurredAt" >= ${iso(from)}::timestamptz AND "occurredAt" < ${iso(to)}::timestamptz ${onlyChatbot(query)}`;
   const rows = await db.$queryRaw<SummaryRow[]>`
     WITH usage ("day", "chatbotId", "requests", "promptTokens", "completionTokens", "promptCost", "completionCost") AS (
       SELECT "day", "chatbotId", "requestCount", "promptTokens", "completionTokens", "promptCost", "completionCost"
         FROM "UsageDaily"
-       WHERE "userId" = ${query.userId} AND "day" >= ${day(query.wholeDays[0])}::date AND "day" < ${day(query.wholeDays[1])}::date ${onlyChatbot(query)}
+       WHERE "userId" = ${query.ownerId} AND "day" >= ${day(query.wholeDays[0])}::date AND "day" < ${day(query.wholeDays[1])}::date ${onlyChatbot(query)}
       UNION ALL ${partialDays(query.head[0], query.head[1])}
       UNION ALL ${partialDays(query.tail[0], query.tail[1])}
     ), grouped AS (
@@ -185,7 +185,7 @@ async function usageSummary(db: PrismaClient, query: ReportQuery): Promise<Pick<
     )
     SELECT g.kind, to_char(g."day", 'YYYY-MM-DD') AS date, g."chatbotId", g.requests, g."promptTokens", g."completionTokens", g."promptCost", g."completionCost",
            (SELECT r."chatbotName" FROM "UsageRecord" AS r
-             WHERE g.kind = 'chatbot' AND r."userId" = ${query.userId} AND r."chatbotId" = g."chatbotId"
+             WHERE g.kind = 'chatbot' AND r."userId" = ${query.ownerId} AND r."chatbotId" = g."chatbotId"
                AND r."occurredAt" >= ${iso(query.start)}::timestamptz AND r."occurredAt" < ${iso(query.endExclusive)}::timestamptz
              ORDER BY r."occurredAt" DESC LIMIT 1) AS "chatbotName"
       FROM grouped AS g
@@ -230,7 +230,7 @@ function newestRecords(db: PrismaClient, query: ReportQuery): Promise<ReportedUs
            trim_scale(r."promptCost")::text AS "promptCost", trim_scale(r."completionCost")::text AS "completionCost",
            trim_scale(r."totalCost")::text AS "totalCost", r."apiKeyId", r."ownKey"
       FROM "UsageRecord" AS r LEFT JOIN "ModelPrice" AS p ON p."modelId" = r."model"
-     WHERE r."userId" = ${query.userId} AND r."occurredAt" >= ${iso(query.start)}::timestamptz AND r."occurredAt" < ${iso(query.endExclusive)}::timestamptz
+     WHERE r."userId" = ${query.ownerId} AND r."occurredAt" >= ${iso(query.start)}::timestamptz AND r."occurredAt" < ${iso(query.endExclusive)}::timestamptz
            ${query.chatbotId ? Prisma.sql`AND r."chatbotId" = ${query.chatbotId}` : Prisma.empty}
      ORDER BY r."occurredAt" DESC, r."requestId" DESC
      LIMIT ${query.limit}`;

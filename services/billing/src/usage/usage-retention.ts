@@ -81,7 +81,7 @@ export const publishUsageRetentionSwept = (
   publishRetentionSwept(producer, { ownerId, service: 'billing', kind: 'usage_detail', usageRecords: BigInt(usageRecords) }, logger);
 
 const ownerIdOf = (raw: string): string => {
-  if (!/^[\w-]{1,64}$/.test(raw)) throw invalid('user_id is required.');
+  if (!/^[\w-]{1,64}$/.test(raw)) throw invalid('owner_id is required.');
   return raw;
 };
 
@@ -89,17 +89,17 @@ const ownerIdOf = (raw: string): string => {
 export function usageRetentionMethods(deps: { prisma: PrismaClient; now?: () => Date }) {
   const now = deps.now ?? (() => new Date());
   return {
-    async getUsageRetention(req: { userId: string }) {
-      return { retention: { usageDetailDays: (await getUsageRetention(deps.prisma, ownerIdOf(req.userId))) ?? undefined } };
+    async getUsageRetention(req: { ownerId: string }) {
+      return { retention: { usageDetailDays: (await getUsageRetention(deps.prisma, ownerIdOf(req.ownerId))) ?? undefined } };
     },
-    async setUsageRetention(req: { userId: string; retention?: { usageDetailDays?: number } }) {
-      const days = await setUsageRetention(deps.prisma, ownerIdOf(req.userId), req.retention?.usageDetailDays ?? null);
+    async setUsageRetention(req: { ownerId: string; retention?: { usageDetailDays?: number } }) {
+      const days = await setUsageRetention(deps.prisma, ownerIdOf(req.ownerId), req.retention?.usageDetailDays ?? null);
       return { retention: { usageDetailDays: days ?? undefined } };
     },
-    async previewUsageRetention(req: { userId: string; retention?: { usageDetailDays?: number } }) {
+    async previewUsageRetention(req: { ownerId: string; retention?: { usageDetailDays?: number } }) {
       return {
         usageRecords: BigInt(
-          await previewUsageRetention(deps.prisma, ownerIdOf(req.userId), req.retention?.usageDetailDays ?? null, now()),
+          await previewUsageRetention(deps.prisma, ownerIdOf(req.ownerId), req.retention?.usageDetailDays ?? null, now()),
         ),
       };
     },

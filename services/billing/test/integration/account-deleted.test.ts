@@ -68,19 +68,19 @@ beforeEach(() => fake.setBehaviour({ failWith: null, delayMs: 0 }));
 
 const prisma = () => billing.parts.prisma;
 const newOwner = () => `owner-${randomUUID()}`;
-const deleted = (userId: string) => create(AccountDeletedSchema, { userId, occurredAt: timestampNow() });
+const deleted = (ownerId: string) => create(AccountDeletedSchema, { userId: ownerId, occurredAt: timestampNow() });
 const applyEvent = (event: StripeEventJson) =>
   applyStripeEvent(billing.parts.payments, { eventId: event.id, type: event.type, payload: stripeEventPayload(event) });
 
 /** Publishes AccountDeleted under `jobId` and waits for the worker's attempt at it. */
-async function deliver(userId: string, jobId = randomUUID()) {
+async function deliver(ownerId: string, jobId = randomUUID()) {
   const settled = jobSettled(billing.parts.accountDeletedWorker!, jobId);
-  await accountDeleted.publish(deleted(userId), jobId);
+  await accountDeleted.publish(deleted(ownerId), jobId);
   return settled;
 }
 
 interface Seeded {
-  userId: string;
+  ownerId: string;
   customerId: string;
   subscriptionId: string;
   requestIds: string[];
@@ -92,17 +92,17 @@ interface Seeded {
  * daily totals, an open credit hold and a test portal session.
  */
 async function seedOwner(): Promise<Seeded> {
-  const userId = newOwner();
+  const ownerId = newOwner();
   const { sessionId } = await client.createCheckoutSession({
-    userId,
-    email: `${userId}@example.com`,
+    ownerId,
+    email: `${ownerId}@example.com`,
     product: CheckoutProduct.PRO_SUBSCRIPTION,
     successUrl: 'http://localhost:8080/dashboard',
     cancelUrl: 'http://localhost:8080/pricing',
   });
   expect(await applyEvent(fake.completeCheckoutSession(sessionId))).toBe('applied');
   await client.createCheckoutSession({
-    userId,
+    ownerId,
     product: CheckoutProduct.CREDIT_TOPUP,
     successUrl: 'http://localhost:8080/dashboard',
     cancelUrl: 'http://localhost:8080/pricing',
@@ -114,9 +114,9 @@ async function seedOwner(): Promise<Seeded> {
       { prisma: prisma(), initialCredit: billing.config.INITIAL_CREDIT },
       {
         requestId,
-        ownerId: userId,
+        ownerId,
         chatbotId: `bot-${i % 2}`,
-        chatbotName: `Bot of ${userId}`,
+        chatbotName: `Bot of ${ownerId}`,
         model: 'gpt-4o-mini',
         promptTokens: 1000,
         completionTokens: 500,
@@ -124,21 +124,21 @@ async function seedOwner(): Promise<Seeded> {
       },
     );
   }
-  await client.reserveCredit({ requestId: randomUUID(), userId, model: 'gpt-4o-mini', maxPromptTokens: 100n, maxCompletionTokens: 100n });
+  await client.reserveCredit({ requestId: randomUUID(), ownerId, model: 'gpt-4o-mini', maxPromptTokens: 100n, maxCompletionTokens: 100n });
   await prisma().portalSession.create({
     data: {
       id: `bps_test_${randomUUID()}`,
-      userId,
+      ownerId,
       returnUrl: 'http://localhost:8080/account',
       expiresAt: new Date(Date.now() + 3600_000),
     },
   });
 
-  const account = await prisma().account.findUniqueOrThrow({ where: { userId } });
-  const [subscription] = await prisma().subscription.findMany({ where: { userId } });
+  const account = await prisma().account.findUniqueOrThrow({ where: { ownerId } });
+  const [subscription] = await prisma().subscription.findMany({ where: { ownerId } });
   expect(account.plan).toBe('pro');
   expect(subscription.status).toBe('active');
-  return { userId, customerId: account.stripeCustomerId!, subscriptionId: subscription.id, requestIds };
+  return { ownerId, customerId: account.stripeCustomerId!, subscriptionId: subscription.id, requestIds };
 }
 
 interface Column {
@@ -155,12 +155,12 @@ async function textColumns(): Promise<Column[]> {
 }
 
 /** Rows of billing's schema that mention the owner's id in any text column, per table. */
-async function mentionsOf(userId: string): Promise<Record<string, number>> {
+async function mentionsOf(ownerId: string): Promise<Record<string, number>> {
   const found: Record<string, number> = {};
   for (const { table, column } of await textColumns()) {
     const [{ count }] = await prisma().$queryRawUnsafe<{ count: bigint }[]>(
       `SELECT count(*) AS count FROM "${table}" WHERE strpos("${column}", $1) > 0`,
-      userId,
+      ownerId,
     );
     if (count > 0n) found[`${table}.${column}`] = Number(count);
   }
@@ -168,14 +168,14 @@ async function mentionsOf(userId: string): Promise<Record<string, number>> {
 }
 
 /** What anonymisation leaves: the tombstone and everything under its anonymous id. */
-async function anonymised(userId: string) {
-  const tombstone = await prisma().deletedAccount.findUniqueOrThrow({ where: { userId } });
+async function anonymised(ownerId: string) {
+  const tombstone = await prisma().deletedAccount.findUniqueOrThrow({ where: { ownerId } });
   const anonymousId = tombstone.anonymousId;
   const [account, ledger, usage, daily] = await Promise.all([
-    prisma().account.findUnique({ where: { userId: anonymousId } }),
-    prisma().creditLedgerEntry.findMany({ where: { userId: anonymousId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
-    prisma().usageRecord.findMany({ where: { userId: anonymousId }, orderBy: { occurredAt: 'asc' } }),
-    prisma().usageDaily.findMany({ where: { userId: anonymousId }, orderBy: [{ day: 'asc' }, { chatbotId: 'asc' }] }),
+    prisma().account.findUnique({ where: { ownerId: anonymousId } }),
+    prisma().creditLedgerEntry.findMany({ where: { ownerId: anonymousId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
+    prisma().usageRecord.findMany({ where: { ownerId: anonymousId }, orderBy: { occurredAt: 'asc' } }),
+    prisma().usageDaily.findMany({ where: { ownerId: anonymousId }, orderBy: [{ day: 'asc' }, { chatbotId: 'asc' }] }),
   ]);
   return { tombstone, account, ledger, usage, daily };
 }
@@ -184,19 +184,19 @@ describe('AccountDeleted', () => {
   it('cancels the subscription and deletes the customer at Stripe, removes the owner from every table and keeps only anonymised accounting records', async () => {
     const owner = await seedOwner();
     const ledgerBefore = await prisma().creditLedgerEntry.findMany({
-      where: { userId: owner.userId },
+      where: { ownerId: owner.ownerId },
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
     });
-    const usageBefore = await prisma().usageRecord.findMany({ where: { userId: owner.userId }, orderBy: { occurredAt: 'asc' } });
+    const usageBefore = await prisma().usageRecord.findMany({ where: { ownerId: owner.ownerId }, orderBy: { occurredAt: 'asc' } });
     const dailyBefore = await prisma().usageDaily.findMany({
-      where: { userId: owner.userId },
+      where: { ownerId: owner.ownerId },
       orderBy: [{ day: 'asc' }, { chatbotId: 'asc' }],
     });
-    const balanceBefore = (await prisma().account.findUniqueOrThrow({ where: { userId: owner.userId } })).creditBalance;
+    const balanceBefore = (await prisma().account.findUniqueOrThrow({ where: { ownerId: owner.ownerId } })).creditBalance;
     expect(dailyBefore).toHaveLength(3);
-    expect(Object.keys(await mentionsOf(owner.userId)).length).toBeGreaterThan(3);
+    expect(Object.keys(await mentionsOf(owner.ownerId)).length).toBeGreaterThan(3);
 
-    const { state, error } = await deliver(owner.userId);
+    const { state, error } = await deliver(owner.ownerId);
     expect(error?.message).toBeUndefined();
     expect(state).toBe('completed');
 
@@ -207,22 +207,22 @@ describe('AccountDeleted', () => {
     expect(fake.requestsTo('DELETE', `/v1/customers/${owner.customerId}`)).toHaveLength(1);
 
     // In the database: the owner's id is in no table but the tombstone.
-    expect(await mentionsOf(owner.userId)).toEqual({});
+    expect(await mentionsOf(owner.ownerId)).toEqual({});
     for (const count of [
-      prisma().account.count({ where: { userId: owner.userId } }),
-      prisma().creditLedgerEntry.count({ where: { userId: owner.userId } }),
-      prisma().usageRecord.count({ where: { userId: owner.userId } }),
-      prisma().usageDaily.count({ where: { userId: owner.userId } }),
-      prisma().creditReservation.count({ where: { userId: owner.userId } }),
-      prisma().subscription.count({ where: { userId: owner.userId } }),
-      prisma().checkoutSession.count({ where: { userId: owner.userId } }),
-      prisma().portalSession.count({ where: { userId: owner.userId } }),
+      prisma().account.count({ where: { ownerId: owner.ownerId } }),
+      prisma().creditLedgerEntry.count({ where: { ownerId: owner.ownerId } }),
+      prisma().usageRecord.count({ where: { ownerId: owner.ownerId } }),
+      prisma().usageDaily.count({ where: { ownerId: owner.ownerId } }),
+      prisma().creditReservation.count({ where: { ownerId: owner.ownerId } }),
+      prisma().subscription.count({ where: { ownerId: owner.ownerId } }),
+      prisma().checkoutSession.count({ where: { ownerId: owner.ownerId } }),
+      prisma().portalSession.count({ where: { ownerId: owner.ownerId } }),
       prisma().account.count({ where: { stripeCustomerId: owner.customerId } }),
     ]) {
       expect(await count).toBe(0);
     }
 
-    const kept = await anonymised(owner.userId);
+    const kept = await anonymised(owner.ownerId);
     expect(kept.tombstone.anonymousId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(kept.account).toMatchObject({ plan: 'free', stripeCustomerId: null });
     expect(kept.account!.creditBalance.toFixed()).toBe('0');
@@ -234,25 +234,25 @@ describe('AccountDeleted', () => {
     ]);
     expect(kept.ledger.find((e) => e.reason === 'signup_credit')!.reference).toBe(`signup:${kept.tombstone.anonymousId}`);
     // Usage records kept for the accounts, without the chatbot names.
-    expect(kept.usage.map((r) => ({ ...r, userId: owner.userId }))).toEqual(usageBefore.map((r) => ({ ...r, chatbotName: '' })));
+    expect(kept.usage.map((r) => ({ ...r, ownerId: owner.ownerId }))).toEqual(usageBefore.map((r) => ({ ...r, chatbotName: '' })));
     expect(kept.usage.every((r) => r.chatbotName === '')).toBe(true);
-    expect(kept.daily).toEqual(dailyBefore.map((d) => ({ ...d, userId: kept.tombstone.anonymousId })));
+    expect(kept.daily).toEqual(dailyBefore.map((d) => ({ ...d, ownerId: kept.tombstone.anonymousId })));
     await expectLedgerInvariant(prisma());
     await expectHoldsInvariant(prisma());
   });
 
   it('delivered again, changes nothing and calls Stripe no more', async () => {
     const owner = await seedOwner();
-    expect((await deliver(owner.userId)).state).toBe('completed');
-    const after = await anonymised(owner.userId);
+    expect((await deliver(owner.ownerId)).state).toBe('completed');
+    const after = await anonymised(owner.ownerId);
     const accounts = await prisma().account.count();
     const stripeCalls = fake.requests.length;
 
-    expect((await deliver(owner.userId)).state).toBe('completed');
-    expect(await anonymised(owner.userId)).toEqual(after);
+    expect((await deliver(owner.ownerId)).state).toBe('completed');
+    expect(await anonymised(owner.ownerId)).toEqual(after);
     expect(await prisma().account.count()).toBe(accounts);
     expect(fake.requests).toHaveLength(stripeCalls);
-    expect(await deleteAccountData(billing.parts.payments, owner.userId)).toBe('already_deleted');
+    expect(await deleteAccountData(billing.parts.payments, owner.ownerId)).toBe('already_deleted');
   });
 
   it('delivered concurrently, anonymises once: one tombstone, one anonymous account, the same records', async () => {
@@ -264,21 +264,21 @@ describe('AccountDeleted', () => {
     // Stripe slowed down so the deliveries overlap.
     fake.setBehaviour({ delayMs: 100 });
 
-    const [first, second] = await Promise.all([deliver(viaQueue.userId), deliver(viaQueue.userId)]);
+    const [first, second] = await Promise.all([deliver(viaQueue.ownerId), deliver(viaQueue.ownerId)]);
     expect([first.state, second.state]).toEqual(['completed', 'completed']);
-    const outcomes = await Promise.all(Array.from({ length: 5 }, () => deleteAccountData(billing.parts.payments, viaUseCase.userId)));
+    const outcomes = await Promise.all(Array.from({ length: 5 }, () => deleteAccountData(billing.parts.payments, viaUseCase.ownerId)));
     expect(outcomes.filter((o) => o === 'deleted')).toHaveLength(1);
     expect(outcomes.filter((o) => o === 'already_deleted')).toHaveLength(4);
 
     for (const owner of [viaQueue, viaUseCase]) {
-      const kept = await anonymised(owner.userId);
+      const kept = await anonymised(owner.ownerId);
       expect(kept.account).not.toBeNull();
       expect(kept.usage).toHaveLength(3);
       expect(kept.ledger.filter((e) => e.reason === ACCOUNT_CLOSED_REASON)).toHaveLength(1);
-      expect(await mentionsOf(owner.userId)).toEqual({});
+      expect(await mentionsOf(owner.ownerId)).toEqual({});
       expect(fake.customers.get(owner.customerId)).toMatchObject({ deleted: true });
     }
-    expect(await prisma().deletedAccount.count({ where: { userId: { in: [viaQueue.userId, viaUseCase.userId] } } })).toBe(2);
+    expect(await prisma().deletedAccount.count({ where: { ownerId: { in: [viaQueue.ownerId, viaUseCase.ownerId] } } })).toBe(2);
     // Each owner's account replaced by exactly one anonymous account; no record lost or copied.
     expect(await prisma().account.count()).toBe(accounts);
     expect(await prisma().usageRecord.count()).toBe(usageRecords);
@@ -289,25 +289,25 @@ describe('AccountDeleted', () => {
   it('when Stripe fails, the job throws and the database is untouched; a retry completes the deletion', async () => {
     const owner = await seedOwner();
     const snapshot = async () => ({
-      account: await prisma().account.findUnique({ where: { userId: owner.userId } }),
-      ledger: await prisma().creditLedgerEntry.findMany({ where: { userId: owner.userId }, orderBy: { id: 'asc' } }),
-      usage: await prisma().usageRecord.findMany({ where: { userId: owner.userId }, orderBy: { id: 'asc' } }),
-      subscriptions: await prisma().subscription.findMany({ where: { userId: owner.userId } }),
-      holds: await prisma().creditReservation.count({ where: { userId: owner.userId } }),
-      tombstone: await prisma().deletedAccount.findUnique({ where: { userId: owner.userId } }),
+      account: await prisma().account.findUnique({ where: { ownerId: owner.ownerId } }),
+      ledger: await prisma().creditLedgerEntry.findMany({ where: { ownerId: owner.ownerId }, orderBy: { id: 'asc' } }),
+      usage: await prisma().usageRecord.findMany({ where: { ownerId: owner.ownerId }, orderBy: { id: 'asc' } }),
+      subscriptions: await prisma().subscription.findMany({ where: { ownerId: owner.ownerId } }),
+      holds: await prisma().creditReservation.count({ where: { ownerId: owner.ownerId } }),
+      tombstone: await prisma().deletedAccount.findUnique({ where: { ownerId: owner.ownerId } }),
     });
     const before = await snapshot();
     expect(before.tombstone).toBeNull();
 
     // Straight to the use case: it rejects as the worker would see it.
     fake.setBehaviour({ failWith: 503 });
-    const err = await rpcError(deleteAccountData(billing.parts.payments, owner.userId));
+    const err = await rpcError(deleteAccountData(billing.parts.payments, owner.ownerId));
     expect(err.code).toBe(Code.Unavailable);
     expect(await snapshot()).toEqual(before);
 
     // Through the queue: the attempt fails, BullMQ retries with backoff, and once Stripe answers the job completes.
     const jobId = randomUUID();
-    const firstAttempt = await deliver(owner.userId, jobId);
+    const firstAttempt = await deliver(owner.ownerId, jobId);
     expect(firstAttempt.state).toBe('failed');
     expect(await snapshot()).toEqual(before);
     expect(fake.customers.get(owner.customerId)!.deleted).toBeUndefined();
@@ -318,9 +318,9 @@ describe('AccountDeleted', () => {
       attempt = await jobSettled(billing.parts.accountDeletedWorker!, jobId);
     }
     expect(attempt.state).toBe('completed');
-    expect(await mentionsOf(owner.userId)).toEqual({});
+    expect(await mentionsOf(owner.ownerId)).toEqual({});
     expect(fake.customers.get(owner.customerId)).toMatchObject({ deleted: true });
-    expect((await anonymised(owner.userId)).usage).toHaveLength(3);
+    expect((await anonymised(owner.ownerId)).usage).toHaveLength(3);
   }, 60_000);
 
   it('counts a subscription already canceled or a customer already gone at Stripe as done', async () => {
@@ -328,8 +328,8 @@ describe('AccountDeleted', () => {
     // Ended at Stripe (the customer.subscription.deleted event not applied yet), and the customer deleted by hand.
     fake.cancelSubscription(owner.subscriptionId);
     fake.customers.set(owner.customerId, { id: owner.customerId, object: 'customer', deleted: true });
-    expect(await deleteAccountData(billing.parts.payments, owner.userId)).toBe('deleted');
-    expect(await mentionsOf(owner.userId)).toEqual({});
+    expect(await deleteAccountData(billing.parts.payments, owner.ownerId)).toBe('deleted');
+    expect(await mentionsOf(owner.ownerId)).toEqual({});
   });
 
   it('refuses a payload without a user id for good, changing nothing', async () => {
@@ -348,26 +348,26 @@ describe('AccountDeleted', () => {
 describe('after the deletion, late arrivals do not bring the owner back', () => {
   let owner: Seeded;
   const noTrace = async () => {
-    expect(await prisma().account.count({ where: { userId: owner.userId } })).toBe(0);
-    expect(await mentionsOf(owner.userId)).toEqual({});
+    expect(await prisma().account.count({ where: { ownerId: owner.ownerId } })).toBe(0);
+    expect(await mentionsOf(owner.ownerId)).toEqual({});
   };
 
   beforeAll(async () => {
     owner = await seedOwner();
-    expect((await deliver(owner.userId)).state).toBe('completed');
+    expect((await deliver(owner.ownerId)).state).toBe('completed');
   });
 
   it('GetAccount answers NOT_FOUND instead of opening a new account', async () => {
-    const err = await rpcError(client.getAccount({ userId: owner.userId }));
+    const err = await rpcError(client.getAccount({ ownerId: owner.ownerId }));
     expect(err.code).toBe(Code.NotFound);
     expect(err.rawMessage).toBe(ACCOUNT_DELETED_MESSAGE);
-    expect((await rpcError(client.exportOwnerData({ userId: owner.userId }))).code).toBe(Code.NotFound);
+    expect((await rpcError(client.exportOwnerData({ ownerId: owner.ownerId }))).code).toBe(Code.NotFound);
     await noTrace();
   });
 
   it('a late UserRegistered is skipped', async () => {
-    const settled = jobSettled(billing.parts.userRegisteredWorker!, `late-registered-${owner.userId}`);
-    await userRegistered.publish(create(UserRegisteredSchema, { userId: owner.userId }), `late-registered-${owner.userId}`);
+    const settled = jobSettled(billing.parts.userRegisteredWorker!, `late-registered-${owner.ownerId}`);
+    await userRegistered.publish(create(UserRegisteredSchema, { userId: owner.ownerId }), `late-registered-${owner.ownerId}`);
     expect((await settled).state).toBe('completed');
     await noTrace();
   });
@@ -378,7 +378,7 @@ describe('after the deletion, late arrivals do not bring the owner back', () => 
     await usageRecorded.publish(
       create(UsageRecordedSchema, {
         requestId,
-        ownerId: owner.userId,
+        ownerId: owner.ownerId,
         chatbotId: 'bot-0',
         chatbotName: 'Late bot',
         model: 'gpt-4o-mini',
@@ -397,7 +397,7 @@ describe('after the deletion, late arrivals do not bring the owner back', () => 
     const hold = await rpcError(
       client.reserveCredit({
         requestId: randomUUID(),
-        userId: owner.userId,
+        ownerId: owner.ownerId,
         model: 'gpt-4o-mini',
         maxPromptTokens: 1n,
         maxCompletionTokens: 1n,
@@ -405,7 +405,7 @@ describe('after the deletion, late arrivals do not bring the owner back', () => 
     );
     expect(hold.code).toBe(Code.FailedPrecondition);
     expect(hold.rawMessage).toBe(ACCOUNT_DELETED_MESSAGE);
-    expect((await rpcError(client.createCustomer({ userId: owner.userId }))).code).toBe(Code.FailedPrecondition);
+    expect((await rpcError(client.createCustomer({ ownerId: owner.ownerId }))).code).toBe(Code.FailedPrecondition);
     await noTrace();
   });
 
@@ -413,7 +413,7 @@ describe('after the deletion, late arrivals do not bring the owner back', () => 
     const byUserId = subscriptionUpdatedEvent({
       subscriptionId: owner.subscriptionId,
       customerId: owner.customerId,
-      userId: owner.userId,
+      userId: owner.ownerId,
       status: 'active',
     });
     const byCustomer = subscriptionUpdatedEvent({ subscriptionId: owner.subscriptionId, customerId: owner.customerId, status: 'past_due' });
@@ -429,7 +429,7 @@ describe('after the deletion, late arrivals do not bring the owner back', () => 
     const never = newOwner();
     expect(await deleteAccountData(billing.parts.payments, never)).toBe('deleted');
     expect(await deleteAccountData(billing.parts.payments, never)).toBe('already_deleted');
-    expect((await rpcError(client.getAccount({ userId: never }))).code).toBe(Code.NotFound);
+    expect((await rpcError(client.getAccount({ ownerId: never }))).code).toBe(Code.NotFound);
 
     const racing = newOwner();
     const deps = { prisma: prisma(), initialCredit: billing.config.INITIAL_CREDIT };
@@ -439,7 +439,7 @@ describe('after the deletion, late arrivals do not bring the owner back', () => 
       ...Array.from({ length: 5 }, () =>
         creditHolds({ ...deps, pool: billing.parts.pool }).reserve({
           requestId: randomUUID(),
-          userId: racing,
+          ownerId: racing,
           model: 'gpt-4o-mini',
           maxPromptTokens: 1,
           maxCompletionTokens: 1,
@@ -447,7 +447,7 @@ describe('after the deletion, late arrivals do not bring the owner back', () => 
       ),
     ]);
     expect(results[5]).toEqual({ status: 'fulfilled', value: 'deleted' });
-    expect(await prisma().account.count({ where: { userId: racing } })).toBe(0);
+    expect(await prisma().account.count({ where: { ownerId: racing } })).toBe(0);
     expect(await mentionsOf(racing)).toEqual({});
     await expectLedgerInvariant(prisma());
     await expectHoldsInvariant(prisma());

@@ -26,21 +26,21 @@ const db = () => billing.parts.prisma;
 const HOLD = { model: 'gpt-4o-mini', maxPromptTokens: 1000n, maxCompletionTokens: 1000n };
 const HOLD_AMOUNT = '0.00075';
 
-const reserve = (requestId: string, userId: string, hold: Partial<typeof HOLD> = {}) =>
-  client.reserveCredit({ requestId, userId, ...HOLD, ...hold });
+const reserve = (requestId: string, ownerId: string, hold: Partial<typeof HOLD> = {}) =>
+  client.reserveCredit({ requestId, ownerId, ...HOLD, ...hold });
 
-const account = (userId: string) => db().account.findUniqueOrThrow({ where: { userId } });
+const account = (ownerId: string) => db().account.findUniqueOrThrow({ where: { ownerId } });
 
 /** Brings an account's balance to `target` the way real credit moves: with a ledger entry. */
-async function setBalance(userId: string, target: string) {
-  await openAccount(deps(), userId);
+async function setBalance(ownerId: string, target: string) {
+  await openAccount(deps(), ownerId);
   await db().$transaction(async (tx) => {
-    const { creditBalance } = await tx.account.findUniqueOrThrow({ where: { userId } });
+    const { creditBalance } = await tx.account.findUniqueOrThrow({ where: { ownerId } });
     const change = new Prisma.Decimal(target).minus(creditBalance);
     await tx.creditLedgerEntry.create({
-      data: { userId, amount: change, reason: 'test_adjustment', reference: `test:${userId}:${target}` },
+      data: { ownerId, amount: change, reason: 'test_adjustment', reference: `test:${ownerId}:${target}` },
     });
-    await tx.account.update({ where: { userId }, data: { creditBalance: target } });
+    await tx.account.update({ where: { ownerId }, data: { creditBalance: target } });
   });
 }
 
@@ -77,14 +77,14 @@ describe('ReserveCredit', () => {
     expect(await reserve('hold-1', 'holder')).toMatchObject({ amount: HOLD_AMOUNT });
 
     const hold = await db().creditReservation.findUniqueOrThrow({ where: { requestId: 'hold-1' } });
-    expect(hold).toMatchObject({ userId: 'holder' });
+    expect(hold).toMatchObject({ ownerId: 'holder' });
     expect(hold.amount.toFixed()).toBe(HOLD_AMOUNT);
     expect(CREDIT_HOLD_TTL_MS).toBe(10 * 60_000);
     expect(hold.expiresAt.getTime()).toBeGreaterThanOrEqual(before + CREDIT_HOLD_TTL_MS - 1000);
     expect(hold.expiresAt.getTime()).toBeLessThanOrEqual(Date.now() + CREDIT_HOLD_TTL_MS + 1000);
 
     // The balance is untouched (it changes only with the ledger); what is held shows beside it.
-    const { account: shown } = await client.getAccount({ userId: 'holder' });
+    const { account: shown } = await client.getAccount({ ownerId: 'holder' });
     expect(shown).toMatchObject({ creditBalance: '0.01', reservedCredit: HOLD_AMOUNT });
   });
 
@@ -103,7 +103,7 @@ describe('ReserveCredit', () => {
     expect((await reserve('same', 'repeater')).amount).toBe(HOLD_AMOUNT);
     // A retry, even one asking for another amount, gets the hold already made.
     expect((await reserve('same', 'repeater', { maxCompletionTokens: 9n })).amount).toBe(HOLD_AMOUNT);
-    expect(await db().creditReservation.count({ where: { userId: 'repeater' } })).toBe(1);
+    expect(await db().creditReservation.count({ where: { ownerId: 'repeater' } })).toBe(1);
     expect((await account('repeater')).reservedCredit.toFixed()).toBe(HOLD_AMOUNT);
   });
 
@@ -111,7 +111,7 @@ describe('ReserveCredit', () => {
     await openAccount(deps(), 'racer');
     const results = await Promise.all(Array.from({ length: 20 }, () => reserve('same-race', 'racer')));
     expect(results.map((r) => r.amount)).toEqual(Array(20).fill(HOLD_AMOUNT));
-    expect(await db().creditReservation.count({ where: { userId: 'racer' } })).toBe(1);
+    expect(await db().creditReservation.count({ where: { ownerId: 'racer' } })).toBe(1);
     expect((await account('racer')).reservedCredit.toFixed()).toBe(HOLD_AMOUNT);
   });
 
@@ -126,7 +126,7 @@ describe('ReserveCredit', () => {
       await new Promise((resolve) => setTimeout(resolve, 300));
     });
     expect((await Promise.all(calls)).map((r) => r.amount)).toEqual(Array(5).fill(HOLD_AMOUNT));
-    expect(await db().creditReservation.count({ where: { userId: 'queued' } })).toBe(1);
+    expect(await db().creditReservation.count({ where: { ownerId: 'queued' } })).toBe(1);
     expect((await account('queued')).reservedCredit.toFixed()).toBe(HOLD_AMOUNT);
   });
 
@@ -136,7 +136,7 @@ describe('ReserveCredit', () => {
     expect(err.code).toBe(Code.ResourceExhausted);
     expect(err.rawMessage).toBe('Not enough credit.');
     expect(err.metadata.get(USER_MESSAGE_HEADER)).toBe('true');
-    expect(await db().creditReservation.count({ where: { userId: 'short' } })).toBe(0);
+    expect(await db().creditReservation.count({ where: { ownerId: 'short' } })).toBe(0);
     expect((await account('short')).reservedCredit.toFixed()).toBe('0');
   });
 
@@ -166,7 +166,7 @@ describe('ReserveCredit', () => {
     const err = await rpcError(reserve('unpriced', 'nobody-yet', { model: 'gpt-9-ultra' }));
     expect(err.code).toBe(Code.FailedPrecondition);
     expect(err.rawMessage).toMatch(/unknown model "gpt-9-ultra"/);
-    expect(await db().account.count({ where: { userId: 'nobody-yet' } })).toBe(0);
+    expect(await db().account.count({ where: { ownerId: 'nobody-yet' } })).toBe(0);
     expect(await db().creditReservation.count({ where: { requestId: 'unpriced' } })).toBe(0);
   });
 
@@ -180,12 +180,12 @@ describe('ReserveCredit', () => {
 
   it.each([
     ['an empty request id', { requestId: ' ' }, /request_id is required/],
-    ['an empty user id', { userId: '' }, /user_id is required/],
+    ['an empty owner id', { ownerId: '' }, /owner_id is required/],
     ['an empty model', { model: '' }, /model is required/],
     ['negative prompt tokens', { maxPromptTokens: -1n }, /max_prompt_tokens must be a whole number/],
     ['too many completion tokens', { maxCompletionTokens: 1_000_000_001n }, /max_completion_tokens must be a whole number/],
   ])('refuses %s with INVALID_ARGUMENT', async (_label, overrides, message) => {
-    const err = await rpcError(client.reserveCredit({ requestId: 'bad', userId: 'bad-owner', ...HOLD, ...overrides }));
+    const err = await rpcError(client.reserveCredit({ requestId: 'bad', ownerId: 'bad-owner', ...HOLD, ...overrides }));
     expect(err.code).toBe(Code.InvalidArgument);
     expect(err.rawMessage).toMatch(message);
   });
@@ -208,7 +208,7 @@ describe('concurrent answers never overdraw', () => {
     expect(after.creditBalance.toFixed()).toBe('0.000105'); // 0.00525 − 7 × 0.000735
     expect(after.creditBalance.isNegative()).toBe(false);
     expect(after.reservedCredit.toFixed()).toBe('0');
-    expect(await db().creditReservation.count({ where: { userId: owner } })).toBe(0);
+    expect(await db().creditReservation.count({ where: { ownerId: owner } })).toBe(0);
     await expectLedgerInvariant(db());
 
     // What is left covers no further answer.
@@ -247,8 +247,8 @@ describe('concurrent answers never overdraw', () => {
 });
 
 describe("a chatbot's daily spend limit", () => {
-  const capped = (requestId: string, userId: string, chatbotId: string, dailySpendLimit: string) =>
-    client.reserveCredit({ requestId, userId, ...HOLD, chatbotId, dailySpendLimit });
+  const capped = (requestId: string, ownerId: string, chatbotId: string, dailySpendLimit: string) =>
+    client.reserveCredit({ requestId, ownerId, ...HOLD, chatbotId, dailySpendLimit });
   const usageOf = (requestId: string, ownerId: string, chatbotId: string, promptTokens: number, completionTokens: number) =>
     parseUsage({
       requestId,
@@ -354,7 +354,7 @@ describe("a chatbot's daily spend limit", () => {
       const err = await rpcError(capped(`cap-bad-${limit}-${chatbotId}`, 'cap-bad', chatbotId, limit));
       expect(err.code).toBe(Code.InvalidArgument);
     }
-    expect(await db().creditReservation.count({ where: { userId: 'cap-bad' } })).toBe(0);
+    expect(await db().creditReservation.count({ where: { ownerId: 'cap-bad' } })).toBe(0);
   });
 
   it("counts yesterday's open holds on yesterday, not today", async () => {
@@ -419,7 +419,7 @@ describe('settlement in batches', () => {
       usage('b-3', 'batch-known', 'no-such-model'),
     ]);
     expect(outcomes).toEqual(['recorded', 'recorded', 'defaulted']);
-    expect(await db().usageRecord.count({ where: { userId: { in: ['batch-known', 'batch-new'] } } })).toBe(3);
+    expect(await db().usageRecord.count({ where: { ownerId: { in: ['batch-known', 'batch-new'] } } })).toBe(3);
     await expectLedgerInvariant(db());
   });
 
@@ -442,7 +442,7 @@ describe('settlement in batches', () => {
       Array.from({ length: 10 }, (_, i) => usage((b * 5 + i) % 60, owners[(b + i) % 3])),
     );
     await Promise.all(batches.map((batch) => recordUsageBatch(deps(), batch)));
-    const records = await db().usageRecord.count({ where: { userId: { in: owners } } });
+    const records = await db().usageRecord.count({ where: { ownerId: { in: owners } } });
     const total = owners.length;
     expect(total).toBe(3);
     const balances = await Promise.all(owners.map(async (o) => (await account(o)).creditBalance));
@@ -570,7 +570,7 @@ describe('expiry', () => {
   it('two sweeps at once release each expired hold once', async () => {
     await setBalance('expiring-many', '1');
     for (let i = 0; i < 30; i++) await reserve(`exp-many-${i}`, 'expiring-many');
-    await db().creditReservation.updateMany({ where: { userId: 'expiring-many' }, data: { expiresAt: new Date(Date.now() - 1) } });
+    await db().creditReservation.updateMany({ where: { ownerId: 'expiring-many' }, data: { expiresAt: new Date(Date.now() - 1) } });
     const [a, b] = await Promise.all([sweepCreditHolds({ prisma: db() }, 0), sweepCreditHolds({ prisma: db() }, 0)]);
     expect(a + b).toBe(30);
     expect((await account('expiring-many')).reservedCredit.toFixed()).toBe('0');
@@ -582,13 +582,13 @@ describe('expiry', () => {
       const sweptDeps = { prisma: swept.parts.prisma, initialCredit: '0.01' };
       await openAccount(sweptDeps, 'forgotten');
       const sweptClient = createServiceClient(BillingService, swept.url);
-      await sweptClient.reserveCredit({ requestId: 'forgotten-hold', userId: 'forgotten', ...HOLD });
+      await sweptClient.reserveCredit({ requestId: 'forgotten-hold', ownerId: 'forgotten', ...HOLD });
       await swept.parts.prisma.creditReservation.update({
         where: { requestId: 'forgotten-hold' },
         data: { expiresAt: new Date(Date.now() - 1) },
       });
       await expect.poll(() => swept.parts.prisma.creditReservation.count(), { timeout: 5_000 }).toBe(0);
-      expect((await swept.parts.prisma.account.findUniqueOrThrow({ where: { userId: 'forgotten' } })).reservedCredit.toFixed()).toBe('0');
+      expect((await swept.parts.prisma.account.findUniqueOrThrow({ where: { ownerId: 'forgotten' } })).reservedCredit.toFixed()).toBe('0');
     } finally {
       await swept.stop();
     }

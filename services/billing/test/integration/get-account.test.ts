@@ -25,8 +25,8 @@ afterAll(async () => {
 describe('GetAccount', () => {
   it('opens the account when read before the UserRegistered event, and the event then changes nothing', async () => {
     const started = Date.now();
-    const { account } = await client.getAccount({ userId: 'early-reader' });
-    expect(account?.userId).toBe('early-reader');
+    const { account } = await client.getAccount({ ownerId: 'early-reader' });
+    expect(account?.ownerId).toBe('early-reader');
     expect(account?.plan).toBe(Plan.FREE);
     expect(account?.creditBalance).toBe('0.01');
     expect(timestampDate(account!.lastCreditRefill!).getTime()).toBeGreaterThanOrEqual(started - 1000);
@@ -44,41 +44,41 @@ describe('GetAccount', () => {
       await producer.close();
     }
     expect(await counts(billing.parts, 'early-reader')).toEqual({ accounts: 1, ledgerEntries: 1 });
-    const again = await client.getAccount({ userId: 'early-reader' });
+    const again = await client.getAccount({ ownerId: 'early-reader' });
     expect(again.account?.creditBalance).toBe('0.01');
   });
 
   it('returns an existing account as stored, plan and exact balance included', async () => {
     await openAccount({ prisma: billing.parts.prisma, initialCredit: '0.01' }, 'pro-owner');
-    await billing.parts.prisma.account.update({ where: { userId: 'pro-owner' }, data: { plan: 'pro', creditBalance: '2.0000000001' } });
-    const { account } = await client.getAccount({ userId: 'pro-owner' });
+    await billing.parts.prisma.account.update({ where: { ownerId: 'pro-owner' }, data: { plan: 'pro', creditBalance: '2.0000000001' } });
+    const { account } = await client.getAccount({ ownerId: 'pro-owner' });
     expect(account?.plan).toBe(Plan.PRO);
     expect(account?.creditBalance).toBe('2.0000000001');
 
-    await billing.parts.prisma.account.update({ where: { userId: 'pro-owner' }, data: { creditBalance: '0.0000001' } });
-    expect((await client.getAccount({ userId: 'pro-owner' })).account?.creditBalance).toBe('0.0000001');
+    await billing.parts.prisma.account.update({ where: { ownerId: 'pro-owner' }, data: { creditBalance: '0.0000001' } });
+    expect((await client.getAccount({ ownerId: 'pro-owner' })).account?.creditBalance).toBe('0.0000001');
   });
 
   it.each([
-    ['empty', '', /user_id is required/],
-    ['blank', '   ', /user_id is required/],
+    ['empty', '', /owner_id is required/],
+    ['blank', '   ', /owner_id is required/],
     ['too long', 'x'.repeat(101), /at most 100 characters/],
-  ])('rejects a %s user_id with InvalidArgument', async (_label, userId, message) => {
-    const err = await client.getAccount({ userId }).catch((e: unknown) => e);
+  ])('rejects a %s owner_id with InvalidArgument', async (_label, ownerId, message) => {
+    const err = await client.getAccount({ ownerId }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConnectError);
     expect((err as ConnectError).code).toBe(Code.InvalidArgument);
     expect((err as ConnectError).rawMessage).toMatch(message);
   });
 
-  it('accepts a user_id of exactly 100 characters', async () => {
-    const userId = 'y'.repeat(100);
-    expect((await client.getAccount({ userId })).account?.userId).toBe(userId);
+  it('accepts an owner_id of exactly 100 characters', async () => {
+    const ownerId = 'y'.repeat(100);
+    expect((await client.getAccount({ ownerId })).account?.ownerId).toBe(ownerId);
   });
 });
 
 describe('concurrency', () => {
   it('20 parallel GetAccount calls for a new user open exactly one account and one ledger entry', async () => {
-    const results = await Promise.all(Array.from({ length: 20 }, () => client.getAccount({ userId: 'racer' })));
+    const results = await Promise.all(Array.from({ length: 20 }, () => client.getAccount({ ownerId: 'racer' })));
     for (const { account } of results) expect(account?.creditBalance).toBe('0.01');
     expect(await counts(billing.parts, 'racer')).toEqual({ accounts: 1, ledgerEntries: 1 });
   });
@@ -88,7 +88,7 @@ describe('concurrency', () => {
     const calls = Array.from({ length: 20 }, (_, i) =>
       i % 2
         ? openAccount(deps, 'racer-2').then((a) => a.creditBalance.toFixed())
-        : client.getAccount({ userId: 'racer-2' }).then((r) => r.account?.creditBalance),
+        : client.getAccount({ ownerId: 'racer-2' }).then((r) => r.account?.creditBalance),
     );
     expect(await Promise.all(calls)).toEqual(Array(20).fill('0.01'));
     expect(await counts(billing.parts, 'racer-2')).toEqual({ accounts: 1, ledgerEntries: 1 });

@@ -54,10 +54,10 @@ export async function startBilling({
   };
 }
 
-export async function counts(parts: BillingServiceParts, userId: string) {
+export async function counts(parts: BillingServiceParts, ownerId: string) {
   const [accounts, ledgerEntries] = await Promise.all([
-    parts.prisma.account.count({ where: { userId } }),
-    parts.prisma.creditLedgerEntry.count({ where: { userId } }),
+    parts.prisma.account.count({ where: { ownerId } }),
+    parts.prisma.creditLedgerEntry.count({ where: { ownerId } }),
   ]);
   return { accounts, ledgerEntries };
 }

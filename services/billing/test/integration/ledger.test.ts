@@ -25,17 +25,17 @@ describe('the money invariants', () => {
   });
 
   it('fail on a balance changed without a ledger entry, naming the account', async () => {
-    await billing.parts.prisma.account.update({ where: { userId: 'fine-1' }, data: { creditBalance: '0.0100000001' } });
+    await billing.parts.prisma.account.update({ where: { ownerId: 'fine-1' }, data: { creditBalance: '0.0100000001' } });
     await expect(expectLedgerInvariant(billing.parts.prisma)).rejects.toThrow(/fine-1/);
-    await billing.parts.prisma.account.update({ where: { userId: 'fine-1' }, data: { creditBalance: '0.01' } });
+    await billing.parts.prisma.account.update({ where: { ownerId: 'fine-1' }, data: { creditBalance: '0.01' } });
     await expectLedgerInvariant(billing.parts.prisma);
   });
 
   it('fail on reserved credit that no hold explains, naming the account', async () => {
-    await billing.parts.prisma.account.update({ where: { userId: 'fine-2' }, data: { reservedCredit: '0.001' } });
+    await billing.parts.prisma.account.update({ where: { ownerId: 'fine-2' }, data: { reservedCredit: '0.001' } });
     await expect(expectHoldsInvariant(billing.parts.prisma)).rejects.toThrow(/fine-2/);
     await billing.parts.prisma.creditReservation.create({
-      data: { requestId: 'explains-it', userId: 'fine-2', amount: '0.001', expiresAt: new Date() },
+      data: { requestId: 'explains-it', ownerId: 'fine-2', amount: '0.001', expiresAt: new Date() },
     });
     await expectHoldsInvariant(billing.parts.prisma);
   });

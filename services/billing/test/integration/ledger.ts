@@ -4,7 +4,7 @@ import { expect } from 'vitest';
 import type { PrismaClient } from '../../src/generated/prisma/client.ts';
 
 interface Check {
-  userId: string;
+  ownerId: string;
   stored: string;
   expected: string;
   matches: boolean;

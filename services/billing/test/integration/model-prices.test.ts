@@ -60,7 +60,7 @@ describe('prices from the model catalogue', () => {
     async (model) => {
       const owner = `owner-${model}`;
       await openAccount(deps(), owner);
-      await db().account.update({ where: { userId: owner }, data: { creditBalance: '10' } });
+      await db().account.update({ where: { ownerId: owner }, data: { creditBalance: '10' } });
       const provider = catalogue.find(model)!.provider;
       const { usageRecord } = await recordUsage(
         deps(),
@@ -68,7 +68,7 @@ describe('prices from the model catalogue', () => {
       );
       expect(unitsOf(usageRecord.totalCost)).toBe(priceOf(model, 1234, 567));
       expect(usageRecord).toMatchObject({ model, provider, cachedPromptTokens: 200, reasoningTokens: 30, ownKey: false, fallback: true });
-      const account = await db().account.findUniqueOrThrow({ where: { userId: owner } });
+      const account = await db().account.findUniqueOrThrow({ where: { ownerId: owner } });
       expect(10_0000000000n - unitsOf(account.creditBalance)).toBe(priceOf(model, 1234, 567));
     },
   );
@@ -97,9 +97,9 @@ describe('prices from the model catalogue', () => {
   it('holds at the price of the model named, so an expensive model holds more', async () => {
     const holds = creditHolds({ ...deps(), pool: billing.parts.pool });
     await openAccount(deps(), 'owner-holds');
-    await db().account.update({ where: { userId: 'owner-holds' }, data: { creditBalance: '10' } });
+    await db().account.update({ where: { ownerId: 'owner-holds' }, data: { creditBalance: '10' } });
     const hold = (requestId: string, model: string) =>
-      holds.reserve({ requestId, userId: 'owner-holds', model, maxPromptTokens: 1000, maxCompletionTokens: 100 });
+      holds.reserve({ requestId, ownerId: 'owner-holds', model, maxPromptTokens: 1000, maxCompletionTokens: 100 });
     const cheap = await hold('hold-cheap', 'gpt-4o-mini');
     const dear = await hold('hold-dear', 'claude-sonnet-4-5');
     expect(unitsOf(cheap.amount)).toBe(priceOf('gpt-4o-mini', 1000, 100));

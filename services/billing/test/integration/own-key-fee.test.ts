@@ -38,14 +38,14 @@ const depsOf = (b: Billing) => ({
   ownKeyFee: b.config.OWN_KEY_PLATFORM_FEE,
 });
 
-async function setBalance(b: Billing, userId: string, balance: string) {
-  await openAccount(depsOf(b), userId);
-  const { creditBalance } = await b.parts.prisma.account.findUniqueOrThrow({ where: { userId } });
+async function setBalance(b: Billing, ownerId: string, balance: string) {
+  await openAccount(depsOf(b), ownerId);
+  const { creditBalance } = await b.parts.prisma.account.findUniqueOrThrow({ where: { ownerId } });
   await b.parts.prisma.$transaction([
     b.parts.prisma.creditLedgerEntry.create({
-      data: { userId, amount: creditBalance.negated().plus(balance), reason: 'test_adjustment', reference: `test:${userId}` },
+      data: { ownerId, amount: creditBalance.negated().plus(balance), reason: 'test_adjustment', reference: `test:${ownerId}` },
     }),
-    b.parts.prisma.account.update({ where: { userId }, data: { creditBalance: balance } }),
+    b.parts.prisma.account.update({ where: { ownerId }, data: { creditBalance: balance } }),
   ]);
 }
 
@@ -65,7 +65,7 @@ const usage = (requestId: string, ownerId: string, ownKey: boolean) => ({
 describe('an own-key answer with a platform fee', () => {
   it('is held at the fee, refused without the credit for it, and billed the fee as its cost', async () => {
     await setBalance(charged, 'fee-owner', '0.01');
-    expect(await chargedClient.reserveCredit({ requestId: 'own-1', userId: 'fee-owner', ...HOLD, ownKey: true })).toMatchObject({
+    expect(await chargedClient.reserveCredit({ requestId: 'own-1', ownerId: 'fee-owner', ...HOLD, ownKey: true })).toMatchObject({
       amount: '0.002',
     });
     const { usageRecord } = await recordUsage(depsOf(charged), usage('own-1', 'fee-owner', true));
@@ -75,11 +75,11 @@ describe('an own-key answer with a platform fee', () => {
       '0.002',
       '0.002',
     ]);
-    const account = await charged.parts.prisma.account.findUniqueOrThrow({ where: { userId: 'fee-owner' } });
+    const account = await charged.parts.prisma.account.findUniqueOrThrow({ where: { ownerId: 'fee-owner' } });
     expect([account.creditBalance.toFixed(), account.reservedCredit.toFixed()]).toEqual(['0.008', '0']);
 
     await setBalance(charged, 'poor-owner', '0.001');
-    const err = await rpcError(chargedClient.reserveCredit({ requestId: 'own-2', userId: 'poor-owner', ...HOLD, ownKey: true }));
+    const err = await rpcError(chargedClient.reserveCredit({ requestId: 'own-2', ownerId: 'poor-owner', ...HOLD, ownKey: true }));
     expect(err.code).toBe(Code.ResourceExhausted);
     await expectLedgerInvariant(charged.parts.prisma);
     await expectHoldsInvariant(charged.parts.prisma);
@@ -90,7 +90,7 @@ describe('an own-key answer with a platform fee', () => {
     const capped = (requestId: string) =>
       chargedClient.reserveCredit({
         requestId,
-        userId: 'limited-owner',
+        ownerId: 'limited-owner',
         ...HOLD,
         ownKey: true,
         chatbotId: 'capped-bot',
@@ -102,7 +102,7 @@ describe('an own-key answer with a platform fee', () => {
   });
 
   it('is listed as own-key usage', async () => {
-    const { records } = await chargedClient.listUsageRecords({ userId: 'fee-owner' });
+    const { records } = await chargedClient.listUsageRecords({ ownerId: 'fee-owner' });
     expect(records.map((r) => [r.requestId, r.ownKey, r.totalCost])).toEqual([['own-1', true, '0.002']]);
   });
 });
@@ -110,17 +110,17 @@ describe('an own-key answer with a platform fee', () => {
 describe('an own-key answer without a fee (the default)', () => {
   it('holds nothing, whatever the balance, and costs nothing; the operator key still needs credit', async () => {
     await setBalance(free, 'overdrawn', '-0.5');
-    expect(await freeClient.reserveCredit({ requestId: 'free-1', userId: 'overdrawn', ...HOLD, ownKey: true })).toMatchObject({
+    expect(await freeClient.reserveCredit({ requestId: 'free-1', ownerId: 'overdrawn', ...HOLD, ownKey: true })).toMatchObject({
       amount: '0',
     });
-    expect((await rpcError(freeClient.reserveCredit({ requestId: 'paid-1', userId: 'overdrawn', ...HOLD }))).code).toBe(
+    expect((await rpcError(freeClient.reserveCredit({ requestId: 'paid-1', ownerId: 'overdrawn', ...HOLD }))).code).toBe(
       Code.ResourceExhausted,
     );
     const { usageRecord } = await recordUsage(depsOf(free), usage('free-1', 'overdrawn', true));
     expect([usageRecord.ownKey, usageRecord.totalCost.toFixed()]).toEqual([true, '0']);
-    const account = await free.parts.prisma.account.findUniqueOrThrow({ where: { userId: 'overdrawn' } });
+    const account = await free.parts.prisma.account.findUniqueOrThrow({ where: { ownerId: 'overdrawn' } });
     expect([account.creditBalance.toFixed(), account.reservedCredit.toFixed()]).toEqual(['-0.5', '0']);
-    expect(await free.parts.prisma.creditReservation.count({ where: { userId: 'overdrawn' } })).toBe(0);
+    expect(await free.parts.prisma.creditReservation.count({ where: { ownerId: 'overdrawn' } })).toBe(0);
     await expectLedgerInvariant(free.parts.prisma);
   });
 });

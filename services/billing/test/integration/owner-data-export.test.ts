@@ -44,11 +44,11 @@ const record = (ownerId: string, occurredAt: Date, chatbotName = 'Support bot') 
   );
 
 /** Every page of the owner's usage records, following the cursors. */
-async function allPages(userId: string, pageSize: number): Promise<UsageRecord[][]> {
+async function allPages(ownerId: string, pageSize: number): Promise<UsageRecord[][]> {
   const pages: UsageRecord[][] = [];
   let cursor = '';
   do {
-    const page = await client.listUsageRecords({ userId, cursor, pageSize });
+    const page = await client.listUsageRecords({ ownerId, cursor, pageSize });
     pages.push(page.records);
     cursor = page.nextCursor;
     expect(pages.length).toBeLessThan(100);
@@ -58,19 +58,19 @@ async function allPages(userId: string, pageSize: number): Promise<UsageRecord[]
 
 describe('ExportOwnerData', () => {
   it('answers the account, the Stripe customer, the subscriptions and the whole ledger, oldest first', async () => {
-    const userId = 'export-pro';
+    const ownerId = 'export-pro';
     const { sessionId } = await client.createCheckoutSession({
-      userId,
+      ownerId,
       product: CheckoutProduct.PRO_SUBSCRIPTION,
       successUrl: `${PUBLIC_URL}/dashboard`,
       cancelUrl: `${PUBLIC_URL}/pricing`,
     });
     const { customerId } = await client.getTestCheckoutSession({ sessionId });
-    await apply(subscriptionCheckoutCompletedEvent({ userId, customerId, subscriptionId: `sub_test_${sessionId}`, sessionId }));
-    await record(userId, new Date('2026-01-02T03:04:05.678Z'));
+    await apply(subscriptionCheckoutCompletedEvent({ userId: ownerId, customerId, subscriptionId: `sub_test_${sessionId}`, sessionId }));
+    await record(ownerId, new Date('2026-01-02T03:04:05.678Z'));
 
-    const data = await client.exportOwnerData({ userId });
-    expect(data.account).toMatchObject({ userId, plan: Plan.PRO, creditBalance: '2.00955', reservedCredit: '0' });
+    const data = await client.exportOwnerData({ ownerId });
+    expect(data.account).toMatchObject({ ownerId, plan: Plan.PRO, creditBalance: '2.00955', reservedCredit: '0' });
     expect(data.stripeCustomerId).toBe(customerId);
     expect(data.subscriptions).toHaveLength(1);
     expect(data.subscriptions[0]).toMatchObject({ id: `sub_test_${sessionId}`, status: 'active' });
@@ -85,21 +85,21 @@ describe('ExportOwnerData', () => {
   });
 
   it('opens the account of an owner billing has not seen yet: no customer, no subscriptions, the signup credit', async () => {
-    const data = await client.exportOwnerData({ userId: 'export-new' });
-    expect(data.account).toMatchObject({ userId: 'export-new', plan: Plan.FREE, creditBalance: '0.01' });
+    const data = await client.exportOwnerData({ ownerId: 'export-new' });
+    expect(data.account).toMatchObject({ ownerId: 'export-new', plan: Plan.FREE, creditBalance: '0.01' });
     expect(data.stripeCustomerId).toBe('');
     expect(data.subscriptions).toEqual([]);
     expect(data.creditLedger.map((e) => [e.reason, e.amount])).toEqual([['signup_credit', '0.01']]);
   });
 
-  it('refuses a missing user id', async () => {
-    expect((await rpcError(client.exportOwnerData({ userId: '' }))).code).toBe(Code.InvalidArgument);
+  it('refuses a missing owner id', async () => {
+    expect((await rpcError(client.exportOwnerData({ ownerId: '' }))).code).toBe(Code.InvalidArgument);
   });
 });
 
 describe('ListUsageRecords', () => {
   it("pages over all of the owner's records oldest first, neither skipping nor repeating one, ties included", async () => {
-    const userId = 'export-usage';
+    const ownerId = 'export-usage';
     const tie = new Date('2026-02-01T00:00:00.000Z');
     const times = [
       tie,
@@ -110,14 +110,14 @@ describe('ListUsageRecords', () => {
       tie,
       new Date('2025-12-31T23:59:59.999Z'),
     ];
-    for (const at of times) await record(userId, at, 'Sales bot');
+    for (const at of times) await record(ownerId, at, 'Sales bot');
     await record('export-someone-else', tie);
 
     const expected = await billing.parts.prisma.usageRecord.findMany({
-      where: { userId },
+      where: { ownerId },
       orderBy: [{ occurredAt: 'asc' }, { id: 'asc' }],
     });
-    const pages = await allPages(userId, 3);
+    const pages = await allPages(ownerId, 3);
     expect(pages.map((p) => p.length)).toEqual([3, 3, 1]);
     const listed = pages.flat();
     expect(listed.map((r) => r.requestId)).toEqual(expected.map((r) => r.requestId));
@@ -137,11 +137,11 @@ describe('ListUsageRecords', () => {
     expect(timestampDate(listed[0].occurredAt!).toISOString()).toBe('2025-12-31T23:59:59.999Z');
 
     // A page size that divides the records exactly ends with an empty cursor, not an empty page.
-    expect((await allPages(userId, 7)).map((p) => p.length)).toEqual([7]);
+    expect((await allPages(ownerId, 7)).map((p) => p.length)).toEqual([7]);
     // A record newer than all the others, added mid-way, comes on a later page.
-    const first = await client.listUsageRecords({ userId, pageSize: 4 });
-    const late = await record(userId, new Date('2026-03-01T00:00:00.000Z'));
-    const rest = await client.listUsageRecords({ userId, cursor: first.nextCursor, pageSize: 10 });
+    const first = await client.listUsageRecords({ ownerId, pageSize: 4 });
+    const late = await record(ownerId, new Date('2026-03-01T00:00:00.000Z'));
+    const rest = await client.listUsageRecords({ ownerId, cursor: first.nextCursor, pageSize: 10 });
     expect([...first.records, ...rest.records].map((r) => r.requestId)).toEqual([
       ...expected.map((r) => r.requestId),
       late.usageRecord.requestId,
@@ -150,25 +150,25 @@ describe('ListUsageRecords', () => {
   });
 
   it('lists 500 by default and at most 1000 a page', async () => {
-    const userId = 'export-heavy';
+    const ownerId = 'export-heavy';
     await billing.parts.prisma.$executeRaw`
-      INSERT INTO "Account" ("userId", "creditBalance", "updatedAt") VALUES (${userId}, 0, now())`;
+      INSERT INTO "Account" ("userId", "creditBalance", "updatedAt") VALUES (${ownerId}, 0, now())`;
     await billing.parts.prisma.$executeRaw`
       INSERT INTO "UsageRecord" ("id", "requestId", "userId", "chatbotId", "chatbotName", "model", "promptTokens", "completionTokens", "totalTokens",
                                  "promptCost", "completionCost", "totalCost", "occurredAt")
-      SELECT gen_random_uuid(), 'heavy-' || n, ${userId}, 'bot-1', 'Bot', 'gpt-4o-mini', 1, 1, 2, 0, 0, 0, timestamptz '2026-01-01' + n * interval '1 second'
+      SELECT gen_random_uuid(), 'heavy-' || n, ${ownerId}, 'bot-1', 'Bot', 'gpt-4o-mini', 1, 1, 2, 0, 0, 0, timestamptz '2026-01-01' + n * interval '1 second'
         FROM generate_series(1, 1001) AS n`;
 
-    const byDefault = await client.listUsageRecords({ userId });
+    const byDefault = await client.listUsageRecords({ ownerId });
     expect(byDefault.records).toHaveLength(500);
     expect(byDefault.nextCursor).not.toBe('');
-    expect((await allPages(userId, 1000)).map((p) => p.length)).toEqual([1000, 1]);
-    expect((await allPages(userId, 0)).map((p) => p.length)).toEqual([500, 500, 1]);
+    expect((await allPages(ownerId, 1000)).map((p) => p.length)).toEqual([1000, 1]);
+    expect((await allPages(ownerId, 0)).map((p) => p.length)).toEqual([500, 500, 1]);
   });
 
   it('refuses a page size outside 0..1000 and a cursor it did not give out', async () => {
     for (const pageSize of [-1, 1001]) {
-      expect((await rpcError(client.listUsageRecords({ userId: 'export-usage', pageSize }))).code).toBe(Code.InvalidArgument);
+      expect((await rpcError(client.listUsageRecords({ ownerId: 'export-usage', pageSize }))).code).toBe(Code.InvalidArgument);
     }
     const b64 = (text: string) => Buffer.from(text).toString('base64url');
     for (const cursor of [
@@ -181,13 +181,13 @@ describe('ListUsageRecords', () => {
       b64('{"t":"2026-01-01","id":"6f1c1f38-5b4a-4b8e-9a55-0d3e3c1f0b1a"}'),
       'x'.repeat(500),
     ]) {
-      const err = await rpcError(client.listUsageRecords({ userId: 'export-usage', cursor }));
+      const err = await rpcError(client.listUsageRecords({ ownerId: 'export-usage', cursor }));
       expect(err.code).toBe(Code.InvalidArgument);
       expect(err.rawMessage).toBe('cursor is not one this service gave out.');
     }
   });
 
   it('lists nothing for an owner without usage', async () => {
-    expect(await client.listUsageRecords({ userId: 'export-nobody' })).toMatchObject({ records: [], nextCursor: '' });
+    expect(await client.listUsageRecords({ ownerId: 'export-nobody' })).toMatchObject({ records: [], nextCursor: '' });
   });
 });

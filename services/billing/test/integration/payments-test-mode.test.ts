@@ -48,17 +48,17 @@ describe('test mode', () => {
   });
 
   it('makes one local customer however many calls race', async () => {
-    const results = await Promise.all(Array.from({ length: 20 }, () => client.createCustomer({ userId: 'tm-race' })));
+    const results = await Promise.all(Array.from({ length: 20 }, () => client.createCustomer({ ownerId: 'tm-race' })));
     expect(new Set(results.map((r) => r.customerId)).size).toBe(1);
     expect(results[0].customerId).toMatch(/^cus_test_[0-9a-f]{24}$/);
-    expect((await billing.parts.prisma.account.findUniqueOrThrow({ where: { userId: 'tm-race' } })).stripeCustomerId).toBe(
+    expect((await billing.parts.prisma.account.findUniqueOrThrow({ where: { ownerId: 'tm-race' } })).stripeCustomerId).toBe(
       results[0].customerId,
     );
   });
 
   it("creates a local pro checkout on the product's own test page, which GetTestCheckoutSession describes", async () => {
     const { sessionId, url } = await client.createCheckoutSession({
-      userId: 'tm-pro',
+      ownerId: 'tm-pro',
       product: CheckoutProduct.PRO_SUBSCRIPTION,
       successUrl: SUCCESS_URL,
       cancelUrl: CANCEL_URL,
@@ -68,10 +68,10 @@ describe('test mode', () => {
     expect(url).toBe(`${PUBLIC_URL}/checkout/test/${sessionId}`);
 
     const session = await client.getTestCheckoutSession({ sessionId });
-    const { stripeCustomerId } = await billing.parts.prisma.account.findUniqueOrThrow({ where: { userId: 'tm-pro' } });
+    const { stripeCustomerId } = await billing.parts.prisma.account.findUniqueOrThrow({ where: { ownerId: 'tm-pro' } });
     expect(session).toMatchObject({
       sessionId,
-      userId: 'tm-pro',
+      ownerId: 'tm-pro',
       customerId: stripeCustomerId,
       product: CheckoutProduct.PRO_SUBSCRIPTION,
       // PRO_PLAN_PRICE's default, $10.00.
@@ -84,7 +84,7 @@ describe('test mode', () => {
 
   it('prices a top-up at CREDIT_TOPUP_AMOUNT, and its completion credits what was paid and marks the session completed', async () => {
     const { sessionId } = await client.createCheckoutSession({
-      userId: 'tm-topup',
+      ownerId: 'tm-topup',
       product: CheckoutProduct.CREDIT_TOPUP,
       successUrl: SUCCESS_URL,
       cancelUrl: CANCEL_URL,
@@ -95,7 +95,7 @@ describe('test mode', () => {
 
     // What the gateway's Pay button sends down the webhook path.
     const event = topUpCheckoutCompletedEvent({
-      userId: session.userId,
+      userId: session.ownerId,
       customerId: session.customerId,
       sessionId,
       amountTotal: Number(session.amountCents),
@@ -103,12 +103,12 @@ describe('test mode', () => {
     expect(await apply(event)).toBe('applied');
     expect(await apply(event)).toBe('already_applied');
     expect((await client.getTestCheckoutSession({ sessionId })).completed).toBe(true);
-    expect((await client.getAccount({ userId: 'tm-topup' })).account?.creditBalance).toBe('7.51');
+    expect((await client.getAccount({ ownerId: 'tm-topup' })).account?.creditBalance).toBe('7.51');
   });
 
   it('a completed test pro checkout makes the owner pro with the pro credit', async () => {
     const { sessionId } = await client.createCheckoutSession({
-      userId: 'tm-upgrade',
+      ownerId: 'tm-upgrade',
       product: CheckoutProduct.PRO_SUBSCRIPTION,
       successUrl: SUCCESS_URL,
       cancelUrl: CANCEL_URL,
@@ -117,20 +117,20 @@ describe('test mode', () => {
     expect(
       await apply(
         subscriptionCheckoutCompletedEvent({
-          userId: session.userId,
+          userId: session.ownerId,
           customerId: session.customerId,
           sessionId,
           subscriptionId: 'sub_test_local_1',
         }),
       ),
     ).toBe('applied');
-    const { account } = await client.getAccount({ userId: 'tm-upgrade' });
+    const { account } = await client.getAccount({ ownerId: 'tm-upgrade' });
     expect(account).toMatchObject({ plan: Plan.PRO, creditBalance: '2.01' });
     expect((await client.getTestCheckoutSession({ sessionId })).completed).toBe(true);
 
     const again = await rpcError(
       client.createCheckoutSession({
-        userId: 'tm-upgrade',
+        ownerId: 'tm-upgrade',
         product: CheckoutProduct.PRO_SUBSCRIPTION,
         successUrl: SUCCESS_URL,
         cancelUrl: CANCEL_URL,

@@ -46,18 +46,18 @@ afterAll(async () => {
 
 beforeEach(() => fake.setBehaviour({ failWith: null, delayMs: 0 }));
 
-const customerRequestsFor = (userId: string) =>
-  fake.requestsTo('POST', '/v1/customers').filter((r) => (r.params.metadata as Record<string, string>)?.userId === userId);
-const sessionRequestsFor = (userId: string) =>
-  fake.requestsTo('POST', '/v1/checkout/sessions').filter((r) => r.params.client_reference_id === userId);
-const account = (userId: string) => billing.parts.prisma.account.findUniqueOrThrow({ where: { userId } });
+const customerRequestsFor = (ownerId: string) =>
+  fake.requestsTo('POST', '/v1/customers').filter((r) => (r.params.metadata as Record<string, string>)?.userId === ownerId);
+const sessionRequestsFor = (ownerId: string) =>
+  fake.requestsTo('POST', '/v1/checkout/sessions').filter((r) => r.params.client_reference_id === ownerId);
+const account = (ownerId: string) => billing.parts.prisma.account.findUniqueOrThrow({ where: { ownerId } });
 
 describe('CreateCustomer', () => {
   it('creates one Stripe customer when 20 calls race for an owner without an account, and every call answers its id', async () => {
     // Slow Stripe down so the racing calls really overlap the first one's creation.
     fake.setBehaviour({ delayMs: 150 });
     const results = await Promise.all(
-      Array.from({ length: 20 }, () => client.createCustomer({ userId: 'owner-race', email: 'race@example.com' })),
+      Array.from({ length: 20 }, () => client.createCustomer({ ownerId: 'owner-race', email: 'race@example.com' })),
     );
 
     const ids = new Set(results.map((r) => r.customerId));
@@ -76,14 +76,14 @@ describe('CreateCustomer', () => {
     expect(stored.stripeCustomerId).toBe(customerId);
     expect(stored.creditBalance.toFixed()).toBe('0.01');
     // Asked again later: the stored id, without a call to Stripe.
-    expect((await client.createCustomer({ userId: 'owner-race' })).customerId).toBe(customerId);
+    expect((await client.createCustomer({ ownerId: 'owner-race' })).customerId).toBe(customerId);
     expect(customerRequestsFor('owner-race')).toHaveLength(1);
   });
 
   it('creates one Stripe customer when 20 calls race for an owner whose account exists', async () => {
-    await client.getAccount({ userId: 'owner-race-open' });
+    await client.getAccount({ ownerId: 'owner-race-open' });
     fake.setBehaviour({ delayMs: 150 });
-    const results = await Promise.all(Array.from({ length: 20 }, () => client.createCustomer({ userId: 'owner-race-open' })));
+    const results = await Promise.all(Array.from({ length: 20 }, () => client.createCustomer({ ownerId: 'owner-race-open' })));
     expect(new Set(results.map((r) => r.customerId)).size).toBe(1);
     expect(customerRequestsFor('owner-race-open')).toHaveLength(1);
     expect((await account('owner-race-open')).stripeCustomerId).toBe(results[0].customerId);
@@ -97,33 +97,33 @@ describe('CreateCustomer', () => {
       { idempotencyKey: 'customer:owner-crash' },
     );
 
-    const { customerId } = await client.createCustomer({ userId: 'owner-crash', email: 'crash@example.com' });
+    const { customerId } = await client.createCustomer({ ownerId: 'owner-crash', email: 'crash@example.com' });
     expect(customerId).toBe(orphan.id);
     expect([...fake.customers.values()].filter((c) => (c.metadata as Record<string, string>).userId === 'owner-crash')).toHaveLength(1);
   });
 
   it('answers UNAVAILABLE with a message for the user when Stripe fails, and stores nothing', async () => {
     fake.setBehaviour({ failWith: 400 });
-    const err = await rpcError(client.createCustomer({ userId: 'owner-stripe-down' }));
+    const err = await rpcError(client.createCustomer({ ownerId: 'owner-stripe-down' }));
     expect(err.code).toBe(Code.Unavailable);
     expect(err.rawMessage).toBe('The payment provider is unavailable. Please try again.');
     expect(
-      (await billing.parts.prisma.account.findUnique({ where: { userId: 'owner-stripe-down' } }))?.stripeCustomerId ?? null,
+      (await billing.parts.prisma.account.findUnique({ where: { ownerId: 'owner-stripe-down' } }))?.stripeCustomerId ?? null,
     ).toBeNull();
 
     fake.setBehaviour({ failWith: null });
-    expect((await client.createCustomer({ userId: 'owner-stripe-down' })).customerId).toMatch(/^cus_/);
+    expect((await client.createCustomer({ ownerId: 'owner-stripe-down' })).customerId).toMatch(/^cus_/);
   });
 
-  it('refuses a missing user id', async () => {
-    expect((await rpcError(client.createCustomer({ userId: ' ' }))).code).toBe(Code.InvalidArgument);
+  it('refuses a missing owner id', async () => {
+    expect((await rpcError(client.createCustomer({ ownerId: ' ' }))).code).toBe(Code.InvalidArgument);
   });
 });
 
 describe('CreateCheckoutSession', () => {
   it('sells the pro plan as the server configures it: its price, quantity 1, tied to the owner', async () => {
     const { url, sessionId } = await client.createCheckoutSession({
-      userId: 'owner-pro',
+      ownerId: 'owner-pro',
       email: 'pro@example.com',
       product: CheckoutProduct.PRO_SUBSCRIPTION,
       successUrl: SUCCESS_URL,
@@ -151,7 +151,7 @@ describe('CreateCheckoutSession', () => {
     expect(url).toBe(fake.checkoutSessions.get(sessionId)!.url);
     expect(fake.checkoutSessions.get(sessionId)).toMatchObject({ amount_total: 1000, mode: 'subscription', customer: customerId });
     expect(await billing.parts.prisma.checkoutSession.findUniqueOrThrow({ where: { id: sessionId } })).toMatchObject({
-      userId: 'owner-pro',
+      ownerId: 'owner-pro',
       product: 'pro_subscription',
       customerId,
       amountCents: null,
@@ -163,10 +163,10 @@ describe('CreateCheckoutSession', () => {
   });
 
   it('sells a credit top-up as a one-time payment of the top-up price, and a pro owner may buy one', async () => {
-    await client.createCustomer({ userId: 'owner-topup' });
-    await billing.parts.prisma.account.update({ where: { userId: 'owner-topup' }, data: { plan: 'pro' } });
+    await client.createCustomer({ ownerId: 'owner-topup' });
+    await billing.parts.prisma.account.update({ where: { ownerId: 'owner-topup' }, data: { plan: 'pro' } });
     const { sessionId } = await client.createCheckoutSession({
-      userId: 'owner-topup',
+      ownerId: 'owner-topup',
       product: CheckoutProduct.CREDIT_TOPUP,
       successUrl: SUCCESS_URL,
       cancelUrl: CANCEL_URL,
@@ -199,7 +199,7 @@ describe('CreateCheckoutSession', () => {
         [ROLE_HEADER]: 'owner',
       },
       body: JSON.stringify({
-        userId: 'owner-forger',
+        ownerId: 'owner-forger',
         product: 'CHECKOUT_PRODUCT_CREDIT_TOPUP',
         successUrl: SUCCESS_URL,
         cancelUrl: CANCEL_URL,
@@ -223,11 +223,11 @@ describe('CreateCheckoutSession', () => {
   });
 
   it('refuses the pro plan to an owner who already has it, without calling Stripe', async () => {
-    await client.createCustomer({ userId: 'owner-already-pro' });
-    await billing.parts.prisma.account.update({ where: { userId: 'owner-already-pro' }, data: { plan: 'pro' } });
+    await client.createCustomer({ ownerId: 'owner-already-pro' });
+    await billing.parts.prisma.account.update({ where: { ownerId: 'owner-already-pro' }, data: { plan: 'pro' } });
     const err = await rpcError(
       client.createCheckoutSession({
-        userId: 'owner-already-pro',
+        ownerId: 'owner-already-pro',
         product: CheckoutProduct.PRO_SUBSCRIPTION,
         successUrl: SUCCESS_URL,
         cancelUrl: CANCEL_URL,
@@ -247,7 +247,7 @@ describe('CreateCheckoutSession', () => {
     const before = fake.requests.length;
     const err = await rpcError(
       client.createCheckoutSession({
-        userId: 'owner-bad-input',
+        ownerId: 'owner-bad-input',
         product: CheckoutProduct.CREDIT_TOPUP,
         successUrl: SUCCESS_URL,
         cancelUrl: CANCEL_URL,
@@ -260,18 +260,18 @@ describe('CreateCheckoutSession', () => {
   });
 
   it('answers UNAVAILABLE when Stripe refuses the session, and stores none', async () => {
-    await client.createCustomer({ userId: 'owner-refused' });
+    await client.createCustomer({ ownerId: 'owner-refused' });
     fake.setBehaviour({ failWith: 400 });
     const err = await rpcError(
       client.createCheckoutSession({
-        userId: 'owner-refused',
+        ownerId: 'owner-refused',
         product: CheckoutProduct.CREDIT_TOPUP,
         successUrl: SUCCESS_URL,
         cancelUrl: CANCEL_URL,
       }),
     );
     expect(err.code).toBe(Code.Unavailable);
-    expect(await billing.parts.prisma.checkoutSession.count({ where: { userId: 'owner-refused' } })).toBe(0);
+    expect(await billing.parts.prisma.checkoutSession.count({ where: { ownerId: 'owner-refused' } })).toBe(0);
   });
 
   it('GetBillingOptions says checkout takes real payments', async () => {
@@ -286,7 +286,7 @@ describe('CreateCheckoutSession', () => {
 describe('a checkout from start to Stripe event', () => {
   it('the events of a session billing created make its owner pro with the pro credit, and the cancellation makes them free with the credit kept', async () => {
     const { sessionId } = await client.createCheckoutSession({
-      userId: 'owner-loop',
+      ownerId: 'owner-loop',
       product: CheckoutProduct.PRO_SUBSCRIPTION,
       successUrl: SUCCESS_URL,
       cancelUrl: CANCEL_URL,
@@ -298,7 +298,7 @@ describe('a checkout from start to Stripe event', () => {
     expect(await apply(completed)).toBe('applied');
     expect(await account('owner-loop')).toMatchObject({ plan: 'pro' });
     expect((await account('owner-loop')).creditBalance.toFixed()).toBe('2.01');
-    expect((await client.getAccount({ userId: 'owner-loop' })).account?.plan).toBe(Plan.PRO);
+    expect((await client.getAccount({ ownerId: 'owner-loop' })).account?.plan).toBe(Plan.PRO);
     expect((await billing.parts.prisma.checkoutSession.findUniqueOrThrow({ where: { id: sessionId } })).completedAt).not.toBeNull();
 
     // The subscription carries the owner in its metadata (subscription_data), so its own events find them.
@@ -310,7 +310,7 @@ describe('a checkout from start to Stripe event', () => {
 
     // Cancelled, the owner may buy the pro plan again.
     await client.createCheckoutSession({
-      userId: 'owner-loop',
+      ownerId: 'owner-loop',
       product: CheckoutProduct.PRO_SUBSCRIPTION,
       successUrl: SUCCESS_URL,
       cancelUrl: CANCEL_URL,
@@ -320,7 +320,7 @@ describe('a checkout from start to Stripe event', () => {
 
   it('a paid top-up credits exactly what Stripe charged', async () => {
     const { sessionId } = await client.createCheckoutSession({
-      userId: 'owner-loop-topup',
+      ownerId: 'owner-loop-topup',
       product: CheckoutProduct.CREDIT_TOPUP,
       successUrl: SUCCESS_URL,
       cancelUrl: CANCEL_URL,

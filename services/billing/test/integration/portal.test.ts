@@ -40,51 +40,53 @@ describe('test mode', () => {
   });
 
   /** A pro owner as the test checkout page makes one: a local customer and a subscription. */
-  async function proOwner(userId: string): Promise<{ customerId: string; subscriptionId: string }> {
+  async function proOwner(ownerId: string): Promise<{ customerId: string; subscriptionId: string }> {
     const { sessionId } = await client.createCheckoutSession({
-      userId,
+      ownerId,
       product: CheckoutProduct.PRO_SUBSCRIPTION,
       successUrl: `${PUBLIC_URL}/dashboard`,
       cancelUrl: `${PUBLIC_URL}/pricing`,
     });
     const { customerId } = await client.getTestCheckoutSession({ sessionId });
     const subscriptionId = `sub_test_${sessionId}`;
-    expect(await apply(billing, subscriptionCheckoutCompletedEvent({ userId, customerId, subscriptionId, sessionId }))).toBe('applied');
+    expect(await apply(billing, subscriptionCheckoutCompletedEvent({ userId: ownerId, customerId, subscriptionId, sessionId }))).toBe(
+      'applied',
+    );
     return { customerId, subscriptionId };
   }
 
   it('refuses an owner without a subscription, with or without a customer', async () => {
-    for (const userId of ['tp-none', 'tp-customer-only']) {
-      if (userId === 'tp-customer-only') await client.createCustomer({ userId });
-      const err = await rpcError(client.createPortalSession({ userId, returnUrl: RETURN_URL }));
+    for (const ownerId of ['tp-none', 'tp-customer-only']) {
+      if (ownerId === 'tp-customer-only') await client.createCustomer({ ownerId });
+      const err = await rpcError(client.createPortalSession({ ownerId, returnUrl: RETURN_URL }));
       expect(err.code).toBe(Code.FailedPrecondition);
       expect(err.rawMessage).toBe(NO_SUBSCRIPTION_MESSAGE);
     }
     expect(await billing.parts.prisma.portalSession.count()).toBe(0);
   });
 
-  it('refuses a missing user id or a return URL that is not an absolute http(s) URL', async () => {
-    expect((await rpcError(client.createPortalSession({ userId: ' ', returnUrl: RETURN_URL }))).code).toBe(Code.InvalidArgument);
+  it('refuses a missing owner id or a return URL that is not an absolute http(s) URL', async () => {
+    expect((await rpcError(client.createPortalSession({ ownerId: ' ', returnUrl: RETURN_URL }))).code).toBe(Code.InvalidArgument);
     for (const returnUrl of ['', '/account', 'javascript:alert(1)']) {
-      expect((await rpcError(client.createPortalSession({ userId: 'tp-bad-url', returnUrl }))).code).toBe(Code.InvalidArgument);
+      expect((await rpcError(client.createPortalSession({ ownerId: 'tp-bad-url', returnUrl }))).code).toBe(Code.InvalidArgument);
     }
   });
 
   it('opens a local portal session for an hour, which GetTestPortalSession describes, status and all', async () => {
     const { customerId, subscriptionId } = await proOwner('tp-pro');
     const before = Date.now();
-    const { url } = await client.createPortalSession({ userId: 'tp-pro', returnUrl: RETURN_URL });
+    const { url } = await client.createPortalSession({ ownerId: 'tp-pro', returnUrl: RETURN_URL });
     const match = /^http:\/\/parley\.test:8080\/billing\/test-portal\/(bps_test_[A-Za-z0-9_-]{22})$/.exec(url);
     expect(match).not.toBeNull();
     const sessionId = match![1];
     const row = await billing.parts.prisma.portalSession.findUniqueOrThrow({ where: { id: sessionId } });
-    expect(row).toMatchObject({ userId: 'tp-pro', returnUrl: RETURN_URL });
+    expect(row).toMatchObject({ ownerId: 'tp-pro', returnUrl: RETURN_URL });
     expect(row.expiresAt.getTime() - before).toBeGreaterThanOrEqual(3600_000 - 1000);
     expect(row.expiresAt.getTime() - Date.now()).toBeLessThanOrEqual(3600_000);
 
     expect(await client.getTestPortalSession({ sessionId })).toMatchObject({
       sessionId,
-      userId: 'tp-pro',
+      ownerId: 'tp-pro',
       customerId,
       subscriptionId,
       subscriptionStatus: 'active',
@@ -95,14 +97,14 @@ describe('test mode', () => {
     expect(await apply(billing, subscriptionDeletedEvent({ subscriptionId, customerId, userId: 'tp-pro' }))).toBe('applied');
     expect(await client.getTestPortalSession({ sessionId })).toMatchObject({ subscriptionId, subscriptionStatus: 'canceled' });
     // A canceled subscription can still be looked at.
-    expect((await client.createPortalSession({ userId: 'tp-pro', returnUrl: RETURN_URL })).url).toMatch(
+    expect((await client.createPortalSession({ ownerId: 'tp-pro', returnUrl: RETURN_URL })).url).toMatch(
       /\/billing\/test-portal\/bps_test_/,
     );
   });
 
   it('answers NOT_FOUND for an unknown, malformed or expired session, and INVALID_ARGUMENT for none', async () => {
     await proOwner('tp-expired');
-    const { url } = await client.createPortalSession({ userId: 'tp-expired', returnUrl: RETURN_URL });
+    const { url } = await client.createPortalSession({ ownerId: 'tp-expired', returnUrl: RETURN_URL });
     const sessionId = url.split('/').pop()!;
     await billing.parts.prisma.portalSession.update({ where: { id: sessionId }, data: { expiresAt: new Date(Date.now() - 1) } });
     for (const id of [sessionId, 'bps_test_doesnotexist', '<script>', 'bps_test_../../x']) {
@@ -115,11 +117,11 @@ describe('test mode', () => {
 
   it('deletes a test-mode owner without calling Stripe: their portal sessions are gone too', async () => {
     await proOwner('tp-deleted');
-    const { url } = await client.createPortalSession({ userId: 'tp-deleted', returnUrl: RETURN_URL });
+    const { url } = await client.createPortalSession({ ownerId: 'tp-deleted', returnUrl: RETURN_URL });
     expect(await deleteAccountData(billing.parts.payments, 'tp-deleted')).toBe('deleted');
     expect((await rpcError(client.getTestPortalSession({ sessionId: url.split('/').pop()! }))).code).toBe(Code.NotFound);
-    expect(await billing.parts.prisma.portalSession.count({ where: { userId: 'tp-deleted' } })).toBe(0);
-    expect((await rpcError(client.createPortalSession({ userId: 'tp-deleted', returnUrl: RETURN_URL }))).code).toBe(Code.NotFound);
+    expect(await billing.parts.prisma.portalSession.count({ where: { ownerId: 'tp-deleted' } })).toBe(0);
+    expect((await rpcError(client.createPortalSession({ ownerId: 'tp-deleted', returnUrl: RETURN_URL }))).code).toBe(Code.NotFound);
   });
 });
 
@@ -147,20 +149,20 @@ describe('with Stripe', () => {
   });
   beforeEach(() => fake.setBehaviour({ failWith: null, delayMs: 0 }));
 
-  async function proOwner(userId: string): Promise<string> {
+  async function proOwner(ownerId: string): Promise<string> {
     const { sessionId } = await client.createCheckoutSession({
-      userId,
+      ownerId,
       product: CheckoutProduct.PRO_SUBSCRIPTION,
       successUrl: `${PUBLIC_URL}/dashboard`,
       cancelUrl: `${PUBLIC_URL}/pricing`,
     });
     expect(await apply(billing, fake.completeCheckoutSession(sessionId))).toBe('applied');
-    return (await billing.parts.prisma.account.findUniqueOrThrow({ where: { userId } })).stripeCustomerId!;
+    return (await billing.parts.prisma.account.findUniqueOrThrow({ where: { ownerId } })).stripeCustomerId!;
   }
 
   it("answers Stripe's portal URL for the owner's customer, with the return URL", async () => {
     const customerId = await proOwner('sp-pro');
-    const { url } = await client.createPortalSession({ userId: 'sp-pro', returnUrl: RETURN_URL });
+    const { url } = await client.createPortalSession({ ownerId: 'sp-pro', returnUrl: RETURN_URL });
     const [request] = fake.requestsTo('POST', '/v1/billing_portal/sessions');
     expect(request.params).toEqual({ customer: customerId, return_url: RETURN_URL });
     const [session] = [...fake.portalSessions.values()];
@@ -169,9 +171,9 @@ describe('with Stripe', () => {
   });
 
   it('refuses an owner without a subscription before asking Stripe', async () => {
-    await client.createCustomer({ userId: 'sp-customer-only' });
+    await client.createCustomer({ ownerId: 'sp-customer-only' });
     const calls = fake.requestsTo('POST', '/v1/billing_portal/sessions').length;
-    expect((await rpcError(client.createPortalSession({ userId: 'sp-customer-only', returnUrl: RETURN_URL }))).rawMessage).toBe(
+    expect((await rpcError(client.createPortalSession({ ownerId: 'sp-customer-only', returnUrl: RETURN_URL }))).rawMessage).toBe(
       NO_SUBSCRIPTION_MESSAGE,
     );
     expect(fake.requestsTo('POST', '/v1/billing_portal/sessions')).toHaveLength(calls);
@@ -180,7 +182,7 @@ describe('with Stripe', () => {
   it('answers UNAVAILABLE with a message for the user when Stripe fails', async () => {
     await proOwner('sp-down');
     fake.setBehaviour({ failWith: 400 });
-    const err = await rpcError(client.createPortalSession({ userId: 'sp-down', returnUrl: RETURN_URL }));
+    const err = await rpcError(client.createPortalSession({ ownerId: 'sp-down', returnUrl: RETURN_URL }));
     expect(err.code).toBe(Code.Unavailable);
     expect(err.rawMessage).toBe('The payment provider is unavailable. Please try again.');
   });

@@ -25,8 +25,8 @@ const range = {
   startTime: timestampFromDate(new Date('2026-01-01T00:00:00Z')),
   endTime: timestampFromDate(new Date('2026-02-01T00:00:00Z')),
 };
-const checkout = (userId: string) => ({
-  userId,
+const checkout = (ownerId: string) => ({
+  ownerId,
   email: 'owner@example.com',
   product: CheckoutProduct.PRO_SUBSCRIPTION,
   successUrl: `${billing.config.PUBLIC_URL}/dashboard`,
@@ -40,28 +40,28 @@ describe("the gateway's calls carry the member's role", () => {
   });
 
   it('lets a viewer read usage but not start a checkout or open the portal; an owner may', async () => {
-    const userId = crypto.randomUUID();
-    await as('gateway').getAccount({ userId });
+    const ownerId = crypto.randomUUID();
+    await as('gateway').getAccount({ ownerId });
     const viewer = as('gateway', 'viewer');
-    expect((await viewer.getUsageReport({ userId, ...range })).totals).toBeDefined();
+    expect((await viewer.getUsageReport({ ownerId, ...range })).totals).toBeDefined();
     for (const role of ['viewer', 'agent', 'editor', 'admin']) {
-      expect((await rpcError(as('gateway', role).createCheckoutSession(checkout(userId)))).code).toBe(Code.PermissionDenied);
-      expect((await rpcError(as('gateway', role).createPortalSession({ userId, returnUrl: billing.config.PUBLIC_URL }))).code).toBe(
+      expect((await rpcError(as('gateway', role).createCheckoutSession(checkout(ownerId)))).code).toBe(Code.PermissionDenied);
+      expect((await rpcError(as('gateway', role).createPortalSession({ ownerId, returnUrl: billing.config.PUBLIC_URL }))).code).toBe(
         Code.PermissionDenied,
       );
     }
-    expect((await as('gateway', 'owner').createCheckoutSession(checkout(userId))).url).toMatch(/^http/);
+    expect((await as('gateway', 'owner').createCheckoutSession(checkout(ownerId))).url).toMatch(/^http/);
   });
 
   it('refuses an owner-facing call without a role', async () => {
-    const err = await rpcError(as('gateway').getUsageReport({ userId: crypto.randomUUID(), ...range }));
+    const err = await rpcError(as('gateway').getUsageReport({ ownerId: crypto.randomUUID(), ...range }));
     expect(err.code).toBe(Code.PermissionDenied);
   });
 
   it('checks nothing on the calls of other services, nor on the public options', async () => {
-    const userId = crypto.randomUUID();
-    expect((await as('chat').getUsageReport({ userId, ...range })).totals).toBeDefined();
-    expect((await as('chatbot').getAccount({ userId })).account?.userId).toBe(userId);
+    const ownerId = crypto.randomUUID();
+    expect((await as('chat').getUsageReport({ ownerId, ...range })).totals).toBeDefined();
+    expect((await as('chatbot').getAccount({ ownerId })).account?.ownerId).toBe(ownerId);
     expect((await as('gateway').getBillingOptions({})).proPlanPrice).toBeTruthy();
   });
 });

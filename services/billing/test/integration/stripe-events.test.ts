@@ -166,15 +166,15 @@ type Story = ReturnType<typeof story>;
 
 /** What a run must end with, before any delivery (F is known to billing by its customer id; checkouts exist). */
 async function prepare(s: Story): Promise<void> {
-  await billing.parts.prisma.account.create({ data: { userId: s.owners.F, creditBalance: '0.01', stripeCustomerId: `cus_F_${s.run}` } });
+  await billing.parts.prisma.account.create({ data: { ownerId: s.owners.F, creditBalance: '0.01', stripeCustomerId: `cus_F_${s.run}` } });
   await billing.parts.prisma.creditLedgerEntry.create({
-    data: { userId: s.owners.F, amount: '0.01', reason: 'signup_credit', reference: `signup:${s.owners.F}` },
+    data: { ownerId: s.owners.F, amount: '0.01', reason: 'signup_credit', reference: `signup:${s.owners.F}` },
   });
   const owner = (key: string) => s.owners[key.slice(0, 1) as keyof Story['owners']];
   await billing.parts.prisma.checkoutSession.createMany({
     data: Object.entries(s.sessions).map(([key, id]) => ({
       id,
-      userId: owner(key),
+      ownerId: owner(key),
       product: ['C1', 'C2', 'E'].includes(key) ? ('credit_topup' as const) : ('pro_subscription' as const),
       customerId: `cus_${key.slice(0, 1)}_${s.run}`,
       testMode: false,
@@ -189,16 +189,16 @@ async function outcome(s: Story) {
   const strip = (v: string) => v.replaceAll(`_${s.run}`, '');
   const userIds = Object.values(s.owners);
   const [accounts, ledger, subscriptions, sessions, processed] = await Promise.all([
-    billing.parts.prisma.account.findMany({ where: { userId: { in: userIds } }, orderBy: { userId: 'asc' } }),
-    billing.parts.prisma.creditLedgerEntry.findMany({ where: { userId: { in: userIds } } }),
-    billing.parts.prisma.subscription.findMany({ where: { userId: { in: userIds } }, orderBy: { id: 'asc' } }),
+    billing.parts.prisma.account.findMany({ where: { ownerId: { in: userIds } }, orderBy: { ownerId: 'asc' } }),
+    billing.parts.prisma.creditLedgerEntry.findMany({ where: { ownerId: { in: userIds } } }),
+    billing.parts.prisma.subscription.findMany({ where: { ownerId: { in: userIds } }, orderBy: { id: 'asc' } }),
     billing.parts.prisma.checkoutSession.findMany({ where: { id: { in: Object.values(s.sessions) } }, orderBy: { id: 'asc' } }),
     billing.parts.prisma.processedStripeEvent.count({ where: { eventId: { in: s.events.map((e) => e.id) } } }),
   ]);
   return {
-    accounts: accounts.map((a) => ({ owner: strip(a.userId), plan: a.plan, balance: a.creditBalance.toFixed() })),
-    ledger: ledger.map((e) => `${strip(e.userId)} ${e.reason} ${strip(e.reference)} ${e.amount.toFixed()}`).sort(),
-    subscriptions: subscriptions.map((x) => `${strip(x.id)} ${strip(x.userId)} ${x.status}`).sort(),
+    accounts: accounts.map((a) => ({ owner: strip(a.ownerId), plan: a.plan, balance: a.creditBalance.toFixed() })),
+    ledger: ledger.map((e) => `${strip(e.ownerId)} ${e.reason} ${strip(e.reference)} ${e.amount.toFixed()}`).sort(),
+    subscriptions: subscriptions.map((x) => `${strip(x.id)} ${strip(x.ownerId)} ${x.status}`).sort(),
     completedSessions: sessions
       .filter((x) => x.completedAt)
       .map((x) => strip(x.id))
@@ -308,10 +308,10 @@ describe('the same events in any order, any number of times', () => {
     expect([completed.type, deleted.type]).toEqual(['checkout.session.completed', 'customer.subscription.deleted']);
 
     expect(await apply(deleted)).toBe('applied');
-    let account = await billing.parts.prisma.account.findUniqueOrThrow({ where: { userId: s.owners.B } });
+    let account = await billing.parts.prisma.account.findUniqueOrThrow({ where: { ownerId: s.owners.B } });
     expect(account.plan).toBe('free');
     expect(await apply(completed)).toBe('applied');
-    account = await billing.parts.prisma.account.findUniqueOrThrow({ where: { userId: s.owners.B } });
+    account = await billing.parts.prisma.account.findUniqueOrThrow({ where: { ownerId: s.owners.B } });
     expect(account.plan).toBe('free');
     expect(account.creditBalance.toFixed()).toBe('2.01');
     expect(await billing.parts.prisma.subscription.findUniqueOrThrow({ where: { id: `sub_b_${s.run}` } })).toMatchObject({
@@ -322,7 +322,8 @@ describe('the same events in any order, any number of times', () => {
 
 describe('subscription status', () => {
   const sub = (n: string) => ({ subscriptionId: `sub_status_${n}`, customerId: `cus_status_${n}`, userId: `owner-status-${n}` });
-  const plan = async (n: string) => (await billing.parts.prisma.account.findUniqueOrThrow({ where: { userId: `owner-status-${n}` } })).plan;
+  const plan = async (n: string) =>
+    (await billing.parts.prisma.account.findUniqueOrThrow({ where: { ownerId: `owner-status-${n}` } })).plan;
 
   it('an update older than the status already applied changes nothing', async () => {
     await apply(subscriptionCheckoutCompletedEvent({ ...sub('1'), created: T0 + 10 }));
@@ -354,27 +355,39 @@ describe("one owner's events at the same time", () => {
   it('a cancellation and a new subscription applied concurrently leave the owner pro (the plan sees both)', async () => {
     const owners = Array.from({ length: 30 }, (_, i) => `owner-resubscribe-${i}`);
     await Promise.all(
-      owners.map((userId) =>
+      owners.map((ownerId) =>
         apply(
-          subscriptionCheckoutCompletedEvent({ userId, customerId: `cus_${userId}`, subscriptionId: `sub_old_${userId}`, created: T0 }),
+          subscriptionCheckoutCompletedEvent({
+            userId: ownerId,
+            customerId: `cus_${ownerId}`,
+            subscriptionId: `sub_old_${ownerId}`,
+            created: T0,
+          }),
         ),
       ),
     );
     await Promise.all(
-      owners.flatMap((userId) => [
-        apply(subscriptionDeletedEvent({ subscriptionId: `sub_old_${userId}`, customerId: `cus_${userId}`, userId, created: T0 + 10 })),
+      owners.flatMap((ownerId) => [
+        apply(
+          subscriptionDeletedEvent({
+            subscriptionId: `sub_old_${ownerId}`,
+            customerId: `cus_${ownerId}`,
+            userId: ownerId,
+            created: T0 + 10,
+          }),
+        ),
         apply(
           subscriptionCheckoutCompletedEvent({
-            userId,
-            customerId: `cus_${userId}`,
-            subscriptionId: `sub_new_${userId}`,
+            userId: ownerId,
+            customerId: `cus_${ownerId}`,
+            subscriptionId: `sub_new_${ownerId}`,
             created: T0 + 10,
           }),
         ),
       ]),
     );
-    const accounts = await billing.parts.prisma.account.findMany({ where: { userId: { in: owners } } });
-    expect(accounts.filter((a) => a.plan !== 'pro').map((a) => a.userId)).toEqual([]);
+    const accounts = await billing.parts.prisma.account.findMany({ where: { ownerId: { in: owners } } });
+    expect(accounts.filter((a) => a.plan !== 'pro').map((a) => a.ownerId)).toEqual([]);
     expect(new Set(accounts.map((a) => a.creditBalance.toFixed()))).toEqual(new Set(['4.01']));
   });
 });
@@ -387,7 +400,7 @@ describe('events billing does not apply', () => {
     expect(await billing.parts.prisma.processedStripeEvent.findUnique({ where: { eventId: event.id } })).toMatchObject({
       type: 'charge.refunded',
     });
-    expect(await billing.parts.prisma.account.count({ where: { userId: 'owner-unknown-type' } })).toBe(0);
+    expect(await billing.parts.prisma.account.count({ where: { ownerId: 'owner-unknown-type' } })).toBe(0);
   });
 
   it('records a top-up checkout completed unpaid without crediting it', async () => {
@@ -398,7 +411,7 @@ describe('events billing does not apply', () => {
       paymentStatus: 'unpaid',
     });
     expect(await apply(event)).toBe('ignored');
-    expect(await billing.parts.prisma.creditLedgerEntry.count({ where: { userId: 'owner-unpaid' } })).toBe(0);
+    expect(await billing.parts.prisma.creditLedgerEntry.count({ where: { ownerId: 'owner-unpaid' } })).toBe(0);
   });
 
   it('through the worker, an unknown type completes (so Stripe is not asked to redeliver it)', async () => {
@@ -444,7 +457,7 @@ describe('events billing does not apply', () => {
     expect(result.error?.message).toMatch(reason);
     expect(result.job.attemptsMade).toBe(1); // UnrecoverableError: not retried
     expect(await billing.parts.prisma.processedStripeEvent.count({ where: { eventId: job.eventId } })).toBe(0);
-    expect(await billing.parts.prisma.creditLedgerEntry.count({ where: { userId: 'owner-malformed', reason: 'credit_topup' } })).toBe(0);
+    expect(await billing.parts.prisma.creditLedgerEntry.count({ where: { ownerId: 'owner-malformed', reason: 'credit_topup' } })).toBe(0);
   });
 });
 
@@ -465,7 +478,7 @@ describe('retries', () => {
       const retried = jobSettled(worker, event.id);
       expect((await retried).state).toBe('completed');
       expect(calls).toBe(2);
-      const account = await billing.parts.prisma.account.findUniqueOrThrow({ where: { userId: 'owner-retry' } });
+      const account = await billing.parts.prisma.account.findUniqueOrThrow({ where: { ownerId: 'owner-retry' } });
       expect(account.creditBalance.toFixed()).toBe('10');
     } finally {
       await worker.close();

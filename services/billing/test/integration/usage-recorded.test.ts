@@ -61,13 +61,13 @@ let billing: Billing;
 let producer: Producer<typeof UsageRecordedSchema>;
 const deps = () => ({ prisma: billing.parts.prisma, initialCredit: billing.config.INITIAL_CREDIT });
 
-const balance = async (userId: string) =>
-  (await billing.parts.prisma.account.findUniqueOrThrow({ where: { userId } })).creditBalance.toFixed();
+const balance = async (ownerId: string) =>
+  (await billing.parts.prisma.account.findUniqueOrThrow({ where: { ownerId } })).creditBalance.toFixed();
 
 /** The balance must always be explained by the ledger. */
-async function expectLedgerExplainsBalance(userId: string) {
-  const { _sum } = await billing.parts.prisma.creditLedgerEntry.aggregate({ where: { userId }, _sum: { amount: true } });
-  expect(_sum.amount?.toFixed()).toBe(await balance(userId));
+async function expectLedgerExplainsBalance(ownerId: string) {
+  const { _sum } = await billing.parts.prisma.creditLedgerEntry.aggregate({ where: { ownerId }, _sum: { amount: true } });
+  expect(_sum.amount?.toFixed()).toBe(await balance(ownerId));
 }
 
 beforeAll(async () => {
@@ -88,7 +88,7 @@ describe('one UsageRecorded event', () => {
 
     const record = await billing.parts.prisma.usageRecord.findUniqueOrThrow({ where: { requestId: 'req-one' } });
     expect(record).toMatchObject({
-      userId: 'owner-one',
+      ownerId: 'owner-one',
       chatbotId: 'chatbot-1',
       chatbotName: 'Support bot',
       model: 'gpt-4o-mini',
@@ -104,7 +104,10 @@ describe('one UsageRecorded event', () => {
 
     // The account did not exist: it was opened with the initial credit, then debited.
     expect(await balance('owner-one')).toBe('0.00955');
-    const ledger = await billing.parts.prisma.creditLedgerEntry.findMany({ where: { userId: 'owner-one' }, orderBy: { createdAt: 'asc' } });
+    const ledger = await billing.parts.prisma.creditLedgerEntry.findMany({
+      where: { ownerId: 'owner-one' },
+      orderBy: { createdAt: 'asc' },
+    });
     expect(ledger.map((e) => [e.reason, e.reference, e.amount.toFixed()])).toEqual(
       expect.arrayContaining([
         ['signup_credit', 'signup:owner-one', '0.01'],
@@ -164,7 +167,7 @@ describe('duplicates', () => {
 
     expect(await billing.parts.prisma.usageRecord.count({ where: { requestId: 'req-dup' } })).toBe(1);
     expect(await balance('owner-dup')).toBe('0.00955');
-    expect(await billing.parts.prisma.creditLedgerEntry.count({ where: { userId: 'owner-dup' } })).toBe(2);
+    expect(await billing.parts.prisma.creditLedgerEntry.count({ where: { ownerId: 'owner-dup' } })).toBe(2);
   });
 
   it('applies the use case once when it is called twice', async () => {
@@ -182,7 +185,7 @@ describe('duplicates', () => {
     expect(new Set(results.map((r) => r.usageRecord.id)).size).toBe(1);
     expect(await billing.parts.prisma.usageRecord.count({ where: { requestId: 'req-race' } })).toBe(1);
     expect(await balance('owner-race')).toBe('0.00955');
-    expect(await billing.parts.prisma.creditLedgerEntry.count({ where: { userId: 'owner-race' } })).toBe(2);
+    expect(await billing.parts.prisma.creditLedgerEntry.count({ where: { ownerId: 'owner-race' } })).toBe(2);
   });
   it('applies the use case once when 20 calls for the same request id race on an existing account', async () => {
     await openAccount(deps(), 'owner-race-open');
@@ -193,7 +196,7 @@ describe('duplicates', () => {
     const stored = await billing.parts.prisma.usageRecord.findUniqueOrThrow({ where: { requestId: 'req-race-open' } });
     expect(results.find((r) => r.recorded)!.usageRecord).toEqual(stored);
     expect(await balance('owner-race-open')).toBe('0.00955');
-    expect(await billing.parts.prisma.creditLedgerEntry.count({ where: { userId: 'owner-race-open' } })).toBe(2);
+    expect(await billing.parts.prisma.creditLedgerEntry.count({ where: { ownerId: 'owner-race-open' } })).toBe(2);
     await expectLedgerExplainsBalance('owner-race-open');
   });
 });
@@ -208,12 +211,12 @@ describe('many events', () => {
     }));
     await Promise.all(usages.map((u) => producer.publish(event(u.requestId, owner, u), u.requestId)));
 
-    await expect.poll(() => billing.parts.prisma.usageRecord.count({ where: { userId: owner } }), { timeout: 20_000 }).toBe(200);
+    await expect.poll(() => billing.parts.prisma.usageRecord.count({ where: { ownerId: owner } }), { timeout: 20_000 }).toBe(200);
     const spent = usages.reduce((sum, u) => sum + costUnits(u.promptTokens, u.completionTokens), 0n);
     expect(await balance(owner)).toBe(dollars(INITIAL_UNITS - spent));
-    const total = await billing.parts.prisma.usageRecord.aggregate({ where: { userId: owner }, _sum: { totalCost: true } });
+    const total = await billing.parts.prisma.usageRecord.aggregate({ where: { ownerId: owner }, _sum: { totalCost: true } });
     expect(total._sum.totalCost?.toFixed()).toBe(dollars(spent));
-    expect(await billing.parts.prisma.creditLedgerEntry.count({ where: { userId: owner, reason: 'usage' } })).toBe(200);
+    expect(await billing.parts.prisma.creditLedgerEntry.count({ where: { ownerId: owner, reason: 'usage' } })).toBe(200);
     await expectLedgerExplainsBalance(owner);
   });
 
@@ -228,7 +231,7 @@ describe('many events', () => {
       await new Promise((r) => setTimeout(r, 40));
       return recordUsageBatch(deps(), batch);
     };
-    const count = () => billing.parts.prisma.usageRecord.count({ where: { userId: owner } });
+    const count = () => billing.parts.prisma.usageRecord.count({ where: { ownerId: owner } });
 
     // The service's own worker stands aside so the test controls who takes the jobs.
     await billing.parts.usageRecordedWorker!.pause();
@@ -253,7 +256,7 @@ describe('many events', () => {
       await expect.poll(count, { timeout: 15_000 }).toBe(usages.length);
       const spent = usages.reduce((sum, u) => sum + costUnits(u.promptTokens, u.completionTokens), 0n);
       expect(await balance(owner)).toBe(dollars(INITIAL_UNITS - spent));
-      expect(await billing.parts.prisma.creditLedgerEntry.count({ where: { userId: owner, reason: 'usage' } })).toBe(usages.length);
+      expect(await billing.parts.prisma.creditLedgerEntry.count({ where: { ownerId: owner, reason: 'usage' } })).toBe(usages.length);
     } finally {
       await first.close();
       await second?.close();
@@ -397,7 +400,7 @@ describe('events that cannot be applied', () => {
     ['negative prompt tokens', { promptTokens: -5n }, /prompt_tokens must be a whole number/],
     ['too many completion tokens', { completionTokens: 1_000_000_001n }, /completion_tokens must be a whole number/],
     ['an empty request id', { requestId: '' }, /request_id is required/],
-    ['an empty owner id', { ownerId: ' ' }, /user_id is required/],
+    ['an empty owner id', { ownerId: ' ' }, /owner_id is required/],
     ['an empty model', { model: '' }, /model is required/],
     ['no occurred_at', { occurredAt: undefined }, /occurred_at is required/],
   ])('fails an event with %s at once, records nothing and debits nothing', async (label, overrides, message) => {
@@ -412,14 +415,14 @@ describe('events that cannot be applied', () => {
     expect(job.attemptsMade).toBe(1);
     expect(await billing.parts.prisma.usageRecord.count({ where: { requestId: bad.requestId } })).toBe(0);
     expect(await balance('owner-bad')).toBe('0.01');
-    expect(await billing.parts.prisma.creditLedgerEntry.count({ where: { userId: 'owner-bad' } })).toBe(1);
+    expect(await billing.parts.prisma.creditLedgerEntry.count({ where: { ownerId: 'owner-bad' } })).toBe(1);
   });
 
   it('opens no account for an event it refuses', async () => {
     await expect(recordUsage(deps(), { ...input('req-nobody', 'owner-nobody'), provider: 'mistral' })).rejects.toThrow(
       /provider must be one of/,
     );
-    expect(await billing.parts.prisma.account.count({ where: { userId: 'owner-nobody' } })).toBe(0);
+    expect(await billing.parts.prisma.account.count({ where: { ownerId: 'owner-nobody' } })).toBe(0);
   });
 });
 

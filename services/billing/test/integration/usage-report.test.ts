@@ -115,8 +115,8 @@ function actual(report: GetUsageReportResponse) {
 let billing: Billing;
 let client: Client<typeof BillingService>;
 const deps = () => ({ prisma: billing.parts.prisma, initialCredit: billing.config.INITIAL_CREDIT });
-const report = (userId: string, start: Date, end: Date, more: { chatbotId?: string; limit?: number } = {}) =>
-  client.getUsageReport({ userId, startTime: timestampFromDate(start), endTime: timestampFromDate(end), ...more });
+const report = (ownerId: string, start: Date, end: Date, more: { chatbotId?: string; limit?: number } = {}) =>
+  client.getUsageReport({ ownerId, startTime: timestampFromDate(start), endTime: timestampFromDate(end), ...more });
 
 // Owner "ann": two chatbots over 2026-03-01..05, with usage on the stroke of midnight and on the last
 // millisecond of a day; "alpha" is renamed on the 3rd. Owner "bob" has usage on the same days.
@@ -260,7 +260,7 @@ describe('GetUsageReport: sums', () => {
 
   it('writes each listed record’s costs exactly as formatMoney writes the stored amounts', async () => {
     const got = await report('cyd', at('2026-06-01T00:00:00Z'), at('2026-06-21T00:00:00Z'));
-    const stored = new Map((await billing.parts.prisma.usageRecord.findMany({ where: { userId: 'cyd' } })).map((r) => [r.requestId, r]));
+    const stored = new Map((await billing.parts.prisma.usageRecord.findMany({ where: { ownerId: 'cyd' } })).map((r) => [r.requestId, r]));
     expect(got.records).toHaveLength(401);
     for (const r of got.records) {
       const s = stored.get(r.requestId)!;
@@ -303,13 +303,13 @@ describe('GetUsageReport: sums', () => {
 describe('GetUsageReport: account, filter and cap', () => {
   it('returns the account as GetAccount does', async () => {
     const got = await report('ann', at('2026-03-01T00:00:00Z'), at('2026-03-02T00:00:00Z'));
-    expect(got.account).toEqual((await client.getAccount({ userId: 'ann' })).account);
+    expect(got.account).toEqual((await client.getAccount({ ownerId: 'ann' })).account);
     expect(got.account?.plan).toBe(Plan.FREE);
   });
 
   it('opens the account of an owner without one, with nothing used', async () => {
     const got = await report('newcomer', at('2026-03-01T00:00:00Z'), at('2026-03-31T00:00:00Z'));
-    expect(got.account).toMatchObject({ userId: 'newcomer', creditBalance: '0.01', reservedCredit: '0' });
+    expect(got.account).toMatchObject({ ownerId: 'newcomer', creditBalance: '0.01', reservedCredit: '0' });
     expect(got.totals).toMatchObject({ totalCost: '0', totalPromptCost: '0', totalCompletionCost: '0', totalTokens: 0n, requestCount: 0n });
     expect(got.records).toEqual([]);
     expect(got.days).toEqual([]);
@@ -334,7 +334,7 @@ describe('GetUsageReport: account, filter and cap', () => {
     expect(got.records).toEqual([]);
     expect(got.days).toEqual([]);
     expect(got.chatbots).toEqual([]);
-    expect(got.account?.userId).toBe('ann');
+    expect(got.account?.ownerId).toBe('ann');
   });
 
   it('caps the records at the limit while the totals and request count cover the whole range', async () => {
@@ -367,13 +367,13 @@ describe('GetUsageReport: bad input', () => {
   const start = timestampFromDate(at('2026-03-01T00:00:00Z'));
   const end = timestampFromDate(at('2026-03-31T00:00:00Z'));
   it.each([
-    ['no start time', { userId: 'ann', endTime: end }, 'start_time and end_time are required.'],
-    ['no end time', { userId: 'ann', startTime: start }, 'start_time and end_time are required.'],
-    ['start after end', { userId: 'ann', startTime: end, endTime: start }, 'start_time must not be after end_time.'],
+    ['no start time', { ownerId: 'ann', endTime: end }, 'start_time and end_time are required.'],
+    ['no end time', { ownerId: 'ann', startTime: start }, 'start_time and end_time are required.'],
+    ['start after end', { ownerId: 'ann', startTime: end, endTime: start }, 'start_time must not be after end_time.'],
     [
       'a range of 400 days and 1 ms',
       {
-        userId: 'ann',
+        ownerId: 'ann',
         startTime: start,
         endTime: timestampFromDate(new Date(at('2026-03-01T00:00:00Z').getTime() + 400 * 86_400_000 + 1)),
       },
@@ -381,28 +381,28 @@ describe('GetUsageReport: bad input', () => {
     ],
     [
       'a time before 1970',
-      { userId: 'ann', startTime: timestampFromDate(at('1969-12-31T00:00:00Z')), endTime: end },
+      { ownerId: 'ann', startTime: timestampFromDate(at('1969-12-31T00:00:00Z')), endTime: end },
       'start_time and end_time must be between 1970-01-01 and 9999-12-31.',
     ],
     [
       'a time beyond year 9999',
-      { userId: 'ann', startTime: start, endTime: { seconds: 400_000_000_000n, nanos: 0 } },
+      { ownerId: 'ann', startTime: start, endTime: { seconds: 400_000_000_000n, nanos: 0 } },
       'start_time and end_time must be between 1970-01-01 and 9999-12-31.',
     ],
     [
       'a negative limit',
-      { userId: 'ann', startTime: start, endTime: end, limit: -1 },
+      { ownerId: 'ann', startTime: start, endTime: end, limit: -1 },
       'limit must be a whole number from 1 to 10000 (0 for the default, 1000).',
     ],
     [
       'a limit above 10,000',
-      { userId: 'ann', startTime: start, endTime: end, limit: 10_001 },
+      { ownerId: 'ann', startTime: start, endTime: end, limit: 10_001 },
       'limit must be a whole number from 1 to 10000 (0 for the default, 1000).',
     ],
-    ['no user id', { userId: ' ', startTime: start, endTime: end }, 'user_id is required.'],
+    ['no owner id', { ownerId: ' ', startTime: start, endTime: end }, 'owner_id is required.'],
     [
       'a chatbot id of 101 characters',
-      { userId: 'ann', startTime: start, endTime: end, chatbotId: 'c'.repeat(101) },
+      { ownerId: 'ann', startTime: start, endTime: end, chatbotId: 'c'.repeat(101) },
       'chatbot_id must be at most 100 characters.',
     ],
   ])('refuses %s with InvalidArgument', async (_label, request, message) => {
@@ -412,8 +412,8 @@ describe('GetUsageReport: bad input', () => {
   });
 
   it('opens no account for a refused request', async () => {
-    await rpcError(client.getUsageReport({ userId: 'refused-owner', startTime: end, endTime: start }));
-    expect(await billing.parts.prisma.account.count({ where: { userId: 'refused-owner' } })).toBe(0);
+    await rpcError(client.getUsageReport({ ownerId: 'refused-owner', startTime: end, endTime: start }));
+    expect(await billing.parts.prisma.account.count({ where: { ownerId: 'refused-owner' } })).toBe(0);
   });
 });
 
@@ -425,7 +425,7 @@ describe('the UsageDaily rollup', () => {
     );
     await Promise.all([...burst, ...burst].map((u) => recordUsage(deps(), { ...u, model: 'gpt-4o-mini' })));
     const daily = await billing.parts.prisma.usageDaily.findUniqueOrThrow({
-      where: { userId_day_chatbotId: { userId: 'dee', day: at('2026-07-01'), chatbotId: 'busy' } },
+      where: { ownerId_day_chatbotId: { ownerId: 'dee', day: at('2026-07-01'), chatbotId: 'busy' } },
     });
     expect(daily.requestCount).toBe(50);
     expect(daily.promptTokens).toBe(BigInt(50 * 100 + (49 * 50) / 2));

@@ -64,16 +64,14 @@ async function used(ownerId: string, occurredDaysAgo: number): Promise<string> {
 }
 
 const remaining = async (ownerId: string) =>
-  (await billing.parts.prisma.usageRecord.findMany({ where: { userId: ownerId }, select: { requestId: true } }))
-    .map((r) => r.requestId)
-    .sort();
+  (await billing.parts.prisma.usageRecord.findMany({ where: { ownerId }, select: { requestId: true } })).map((r) => r.requestId).sort();
 
 /** What money is: the balance, the ledger and the daily totals, exactly. */
 async function money(ownerId: string) {
   const db = billing.parts.prisma;
-  const account = await db.account.findUniqueOrThrow({ where: { userId: ownerId } });
-  const ledger = await db.creditLedgerEntry.findMany({ where: { userId: ownerId }, orderBy: { reference: 'asc' } });
-  const daily = await db.usageDaily.findMany({ where: { userId: ownerId }, orderBy: { day: 'asc' } });
+  const account = await db.account.findUniqueOrThrow({ where: { ownerId } });
+  const ledger = await db.creditLedgerEntry.findMany({ where: { ownerId }, orderBy: { reference: 'asc' } });
+  const daily = await db.usageDaily.findMany({ where: { ownerId }, orderBy: { day: 'asc' } });
   return {
     balance: account.creditBalance.toString(),
     ledger: ledger.map((l) => `${l.reference} ${l.amount.toString()}`),
@@ -90,12 +88,12 @@ describe('usage detail retention', () => {
     const bOld = [await used(b, 8)];
     const bKept = [await used(b, 6)];
     const untouchedAll = [await used(untouched, 1000)];
-    await client().setUsageRetention({ userId: a, retention: { usageDetailDays: 30 } });
-    await client().setUsageRetention({ userId: b, retention: { usageDetailDays: 7 } });
+    await client().setUsageRetention({ ownerId: a, retention: { usageDetailDays: 30 } });
+    await client().setUsageRetention({ ownerId: b, retention: { usageDetailDays: 7 } });
     const before = { a: await money(a), b: await money(b), untouched: await money(untouched) };
 
     // The RPC's preview runs on today's clock: of a's, only the record 400 days before NOW (35 days ago) is past 30 days yet.
-    expect(Number((await client().previewUsageRetention({ userId: a, retention: { usageDetailDays: 30 } })).usageRecords)).toBe(1);
+    expect(Number((await client().previewUsageRetention({ ownerId: a, retention: { usageDetailDays: 30 } })).usageRecords)).toBe(1);
     expect(await previewUsageRetention(billing.parts.prisma, a, 30, NOW)).toBe(3);
     expect(await previewUsageRetention(billing.parts.prisma, b, 7, NOW)).toBe(1);
     expect(await previewUsageRetention(billing.parts.prisma, a, null, NOW)).toBe(0);
@@ -145,24 +143,24 @@ describe('usage detail retention', () => {
 
   it('sets and reads the window over the RPC: 7 days to forever, anything else refused', async () => {
     const owner = 'uret-rpc';
-    expect((await client().getUsageRetention({ userId: owner })).retention?.usageDetailDays).toBeUndefined();
-    await client().setUsageRetention({ userId: owner, retention: { usageDetailDays: 7 } });
-    expect((await client().getUsageRetention({ userId: owner })).retention?.usageDetailDays).toBe(7);
+    expect((await client().getUsageRetention({ ownerId: owner })).retention?.usageDetailDays).toBeUndefined();
+    await client().setUsageRetention({ ownerId: owner, retention: { usageDetailDays: 7 } });
+    expect((await client().getUsageRetention({ ownerId: owner })).retention?.usageDetailDays).toBe(7);
     for (const days of [6, 36_501, 0, -1]) {
-      const err = await rpcError(client().setUsageRetention({ userId: owner, retention: { usageDetailDays: days } }));
+      const err = await rpcError(client().setUsageRetention({ ownerId: owner, retention: { usageDetailDays: days } }));
       expect(err.code).toBe(Code.InvalidArgument);
       expect(err.rawMessage).toBe(RETENTION_DAYS_INVALID);
-      const preview = await rpcError(client().previewUsageRetention({ userId: owner, retention: { usageDetailDays: days } }));
+      const preview = await rpcError(client().previewUsageRetention({ ownerId: owner, retention: { usageDetailDays: days } }));
       expect(preview.code).toBe(Code.InvalidArgument);
     }
-    await client().setUsageRetention({ userId: owner, retention: {} });
-    expect((await client().getUsageRetention({ userId: owner })).retention?.usageDetailDays).toBeUndefined();
+    await client().setUsageRetention({ ownerId: owner, retention: {} });
+    expect((await client().getUsageRetention({ ownerId: owner })).retention?.usageDetailDays).toBeUndefined();
     // A viewer may not change the workspace's settings.
     const viewer = createServiceClient(BillingService, billing.url, {
       credentials: { caller: 'gateway', secret: DEVELOPMENT_SERVICE_SECRET },
       role: 'viewer',
     });
-    expect((await rpcError(viewer.setUsageRetention({ userId: owner, retention: { usageDetailDays: 30 } }))).code).toBe(
+    expect((await rpcError(viewer.setUsageRetention({ ownerId: owner, retention: { usageDetailDays: 30 } }))).code).toBe(
       Code.PermissionDenied,
     );
   }, 120_000);

@@ -9,8 +9,8 @@ import { openAccount } from '../../src/core/open-account.ts';
 import { startUserRegisteredWorker } from '../../src/accounts/user-registered.job.ts';
 import { counts, jobSettled, logger, startBilling, type Billing } from './harness.ts';
 
-const event = (userId: string) =>
-  create(UserRegisteredSchema, { userId, email: `${userId}@example.com`, name: 'Ada', occurredAt: timestampNow() });
+const event = (ownerId: string) =>
+  create(UserRegisteredSchema, { userId: ownerId, email: `${ownerId}@example.com`, name: 'Ada', occurredAt: timestampNow() });
 
 let billing: Billing;
 let producer: Producer<typeof UserRegisteredSchema>;
@@ -32,12 +32,12 @@ describe('UserRegistered', () => {
     await producer.publish(event('u-1'), 'user-registered.u-1');
     expect((await settled).state).toBe('completed');
 
-    const account = await billing.parts.prisma.account.findUniqueOrThrow({ where: { userId: 'u-1' } });
+    const account = await billing.parts.prisma.account.findUniqueOrThrow({ where: { ownerId: 'u-1' } });
     expect(account.plan).toBe('free');
     expect(account.creditBalance.toFixed()).toBe('0.01');
     expect(account.creditBalance.equals('0.01')).toBe(true);
     expect(account.stripeCustomerId).toBeNull();
-    const ledger = await billing.parts.prisma.creditLedgerEntry.findMany({ where: { userId: 'u-1' } });
+    const ledger = await billing.parts.prisma.creditLedgerEntry.findMany({ where: { ownerId: 'u-1' } });
     expect(ledger).toHaveLength(1);
     expect(ledger[0]).toMatchObject({ reason: 'signup_credit', reference: 'signup:u-1' });
     expect(ledger[0].amount.toFixed()).toBe('0.01');
@@ -56,7 +56,7 @@ describe('UserRegistered', () => {
     expect((await second).state).toBe('completed');
 
     expect(await counts(billing.parts, 'u-2')).toEqual({ accounts: 1, ledgerEntries: 1 });
-    const account = await billing.parts.prisma.account.findUniqueOrThrow({ where: { userId: 'u-2' } });
+    const account = await billing.parts.prisma.account.findUniqueOrThrow({ where: { ownerId: 'u-2' } });
     expect(account.creditBalance.toFixed()).toBe('0.01');
   });
 
@@ -65,14 +65,18 @@ describe('UserRegistered', () => {
     const queue = new Queue(QUEUES.userRegistered, { connection: billing.redis, prefix: billing.config.QUEUE_PREFIX });
     try {
       const settled = jobSettled(worker, 'user-registered.bad');
-      await queue.add('parley.events.v1.UserRegistered', { userId: 42, unknownField: true }, { jobId: 'user-registered.bad', attempts: 5 });
+      await queue.add(
+        'parley.events.v1.UserRegistered',
+        { ownerId: 42, unknownField: true },
+        { jobId: 'user-registered.bad', attempts: 5 },
+      );
       const { state, job, error } = await settled;
       expect(state).toBe('failed');
       expect(error?.name).toBe('UnrecoverableError');
       expect(error?.message).toMatch(/invalid parley.events.v1.UserRegistered payload/);
       expect(job.attemptsMade).toBe(1);
       expect(await queue.getJobState('user-registered.bad')).toBe('failed');
-      expect(await billing.parts.prisma.account.count({ where: { userId: '42' } })).toBe(0);
+      expect(await billing.parts.prisma.account.count({ where: { ownerId: '42' } })).toBe(0);
     } finally {
       await queue.close();
     }
@@ -88,7 +92,7 @@ describe('UserRegistered', () => {
     expect(error?.message).toMatch(/user_id is required/);
     expect(job.attemptsMade).toBe(1);
     expect(await billing.parts.prisma.account.count()).toBe(before);
-    expect(await billing.parts.prisma.creditLedgerEntry.count({ where: { userId: '' } })).toBe(0);
+    expect(await billing.parts.prisma.creditLedgerEntry.count({ where: { ownerId: '' } })).toBe(0);
   });
 });
 
@@ -106,10 +110,10 @@ describe('graceful stop', () => {
       redis: billing.redis,
       logger,
       prefix: billing.config.QUEUE_PREFIX,
-      openAccount: async (userId) => {
+      openAccount: async (ownerId) => {
         entered();
         await gate;
-        return openAccount(deps(), userId);
+        return openAccount(deps(), ownerId);
       },
     });
     try {
@@ -135,9 +139,9 @@ describe('graceful stop', () => {
   it('loses no job when a worker stops midway and a new one takes over', async () => {
     await billing.parts.userRegisteredWorker!.pause();
     const ids = Array.from({ length: 12 }, (_, i) => `batch-${i}`);
-    const slowOpen = async (userId: string) => {
+    const slowOpen = async (ownerId: string) => {
       await new Promise((r) => setTimeout(r, 50));
-      return openAccount(deps(), userId);
+      return openAccount(deps(), ownerId);
     };
     const first = startUserRegisteredWorker({
       redis: billing.redis,
@@ -152,7 +156,7 @@ describe('graceful stop', () => {
       for (const id of ids) await producer.publish(event(id), `user-registered.${id}`);
       await firstDone;
       await first.close();
-      const before = await billing.parts.prisma.account.count({ where: { userId: { in: ids } } });
+      const before = await billing.parts.prisma.account.count({ where: { ownerId: { in: ids } } });
       expect(before).toBeGreaterThan(0);
       expect(before).toBeLessThan(ids.length); // stopped midway: the rest waits in the queue
 
@@ -163,8 +167,10 @@ describe('graceful stop', () => {
         openAccount: slowOpen,
         concurrency: 2,
       });
-      await expect.poll(() => billing.parts.prisma.account.count({ where: { userId: { in: ids } } }), { timeout: 15_000 }).toBe(ids.length);
-      expect(await billing.parts.prisma.creditLedgerEntry.count({ where: { userId: { in: ids } } })).toBe(ids.length);
+      await expect
+        .poll(() => billing.parts.prisma.account.count({ where: { ownerId: { in: ids } } }), { timeout: 15_000 })
+        .toBe(ids.length);
+      expect(await billing.parts.prisma.creditLedgerEntry.count({ where: { ownerId: { in: ids } } })).toBe(ids.length);
     } finally {
       await first.close();
       await second?.close();

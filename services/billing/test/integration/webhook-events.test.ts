@@ -106,7 +106,7 @@ describe('plan.changed', () => {
   it('is not published for an owner without a subscribed endpoint', async () => {
     const ownerId = 'owner-plan-quiet';
     await applyStripe(subscriptionCheckoutCompletedEvent({ subscriptionId: 'sub_quiet', customerId: 'cus_quiet', userId: ownerId }));
-    expect((await billing.parts.prisma.account.findUniqueOrThrow({ where: { userId: ownerId } })).plan).toBe('pro');
+    expect((await billing.parts.prisma.account.findUniqueOrThrow({ where: { ownerId } })).plan).toBe('pro');
     expect(await published(ownerId)).toEqual([]);
   });
 });

@@ -31,7 +31,7 @@ describe('WorkspaceCreated', () => {
     await producer.publish(event('w-1'), 'workspace-created.w-1');
     expect((await settled).state).toBe('completed');
 
-    const account = await billing.parts.prisma.account.findUniqueOrThrow({ where: { userId: 'w-1' } });
+    const account = await billing.parts.prisma.account.findUniqueOrThrow({ where: { ownerId: 'w-1' } });
     expect(account.plan).toBe('free');
     expect(account.creditBalance.toFixed()).toBe('0');
     expect(await counts(billing.parts, 'w-1')).toEqual({ accounts: 1, ledgerEntries: 0 });
@@ -55,9 +55,9 @@ describe('WorkspaceCreated', () => {
       await producer.publish(event('w-4'), jobId);
       expect((await settled).state).toBe('completed');
     }
-    const account = await billing.parts.prisma.account.findUniqueOrThrow({ where: { userId: 'w-4' } });
+    const account = await billing.parts.prisma.account.findUniqueOrThrow({ where: { ownerId: 'w-4' } });
     expect(account.creditBalance.toFixed()).toBe('0');
-    const ledger = await billing.parts.prisma.creditLedgerEntry.findMany({ where: { userId: 'w-4' }, orderBy: { createdAt: 'asc' } });
+    const ledger = await billing.parts.prisma.creditLedgerEntry.findMany({ where: { ownerId: 'w-4' }, orderBy: { createdAt: 'asc' } });
     expect(ledger.map((e) => [e.reason, e.amount.toFixed()])).toEqual([
       ['signup_credit', '0.01'],
       ['workspace_signup_credit_reversed', '-0.01'],
@@ -66,16 +66,16 @@ describe('WorkspaceCreated', () => {
 
   it('takes back only what is left of a starting credit partly spent', async () => {
     await openAccount({ prisma: billing.parts.prisma, initialCredit: '0.01' }, 'w-5');
-    await billing.parts.prisma.account.update({ where: { userId: 'w-5' }, data: { creditBalance: '0.004' } });
+    await billing.parts.prisma.account.update({ where: { ownerId: 'w-5' }, data: { creditBalance: '0.004' } });
     const settled = jobSettled(billing.parts.workspaceCreatedWorker!, 'workspace-created.w-5');
     await producer.publish(event('w-5'), 'workspace-created.w-5');
     expect((await settled).state).toBe('completed');
-    const account = await billing.parts.prisma.account.findUniqueOrThrow({ where: { userId: 'w-5' } });
+    const account = await billing.parts.prisma.account.findUniqueOrThrow({ where: { ownerId: 'w-5' } });
     expect(account.creditBalance.toFixed()).toBe('0');
   });
 
   it('skips a workspace deleted before the event arrived', async () => {
-    await billing.parts.prisma.deletedAccount.create({ data: { userId: 'w-3', anonymousId: randomUUID() } });
+    await billing.parts.prisma.deletedAccount.create({ data: { ownerId: 'w-3', anonymousId: randomUUID() } });
     const settled = jobSettled(billing.parts.workspaceCreatedWorker!, 'workspace-created.w-3');
     await producer.publish(event('w-3'), 'workspace-created.w-3');
     expect((await settled).state).toBe('completed');

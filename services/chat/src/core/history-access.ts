@@ -47,7 +47,7 @@ export async function chatbotAccess(
 
   const [owned, plan] = await Promise.allSettled([
     deps.chatbots.listChatbots({ ownerId, includeKnowledgeBase: false }),
-    deps.billing.getAccount({ userId: ownerId }),
+    deps.billing.getAccount({ ownerId }),
   ]);
   if (owned.status === 'rejected') {
     deps.logger.warn({ err: (owned.reason as Error).message }, 'chatbot ListChatbots failed');

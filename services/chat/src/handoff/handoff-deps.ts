@@ -94,7 +94,7 @@ export async function isPro(
   unavailableMessage = INBOX_UNAVAILABLE,
 ): Promise<boolean> {
   try {
-    const { account } = await deps.billing.getAccount({ userId: ownerId });
+    const { account } = await deps.billing.getAccount({ ownerId });
     return account?.plan === Plan.PRO;
   } catch (err) {
     deps.logger.warn({ err: (err as Error).message }, 'billing GetAccount failed');

@@ -145,7 +145,7 @@ async function distinctVisitors(db: PrismaClient, chatbotIds: string[], range: D
 
 async function isPro(deps: InsightsDeps, ownerId: string): Promise<boolean> {
   try {
-    const { account } = await deps.billing.getAccount({ userId: ownerId });
+    const { account } = await deps.billing.getAccount({ ownerId });
     return account?.plan === Plan.PRO;
   } catch (err) {
     deps.logger.warn({ err: (err as Error).message }, 'billing GetAccount failed');

@@ -65,7 +65,7 @@ export function creditGate(deps: { billing: Client<typeof BillingService>; logge
       try {
         await deps.billing.reserveCredit({
           requestId: reservation.requestId,
-          userId: reservation.ownerId,
+          ownerId: reservation.ownerId,
           model: reservation.model,
           maxPromptTokens: BigInt(reservation.loop?.maxPromptTokens ?? maxPromptTokens(reservation.prompt)),
           maxCompletionTokens: BigInt(reservation.loop?.maxCompletionTokens ?? deps.maxOutputTokens),

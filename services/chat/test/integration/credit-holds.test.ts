@@ -26,14 +26,14 @@ afterAll(async () => {
 });
 beforeEach(() => stack.fake.reset());
 
-const account = (ownerId: string) => stack.billing.prisma.account.findUniqueOrThrow({ where: { userId: ownerId } });
-const holds = (ownerId: string) => stack.billing.prisma.creditReservation.findMany({ where: { userId: ownerId } });
+const account = (ownerId: string) => stack.billing.prisma.account.findUniqueOrThrow({ where: { ownerId } });
+const holds = (ownerId: string) => stack.billing.prisma.creditReservation.findMany({ where: { ownerId } });
 const usageOf = async (bot: { id: string }) => (await stack.usageJobs()).filter((u) => u.chatbotId === bot.id);
 
 /** The balance is the sum of its ledger, and nothing is held any more. */
 async function expectSettled(ownerId: string) {
   const { creditBalance, reservedCredit } = await account(ownerId);
-  const { _sum } = await stack.billing.prisma.creditLedgerEntry.aggregate({ where: { userId: ownerId }, _sum: { amount: true } });
+  const { _sum } = await stack.billing.prisma.creditLedgerEntry.aggregate({ where: { ownerId }, _sum: { amount: true } });
   expect(_sum.amount!.toFixed()).toBe(creditBalance.toFixed());
   expect(reservedCredit.toFixed()).toBe('0');
   expect(await holds(ownerId)).toEqual([]);
@@ -54,7 +54,7 @@ async function chatbotWithHoldAmount() {
   await stack.setCredit(bot.ownerId, '10');
   const probe = {
     requestId: `probe-${bot.id}`,
-    userId: bot.ownerId,
+    ownerId: bot.ownerId,
     model: 'gpt-4o-mini',
     maxPromptTokens: BigInt(maxPromptTokens(prompt)),
     maxCompletionTokens: 800n,
@@ -98,7 +98,7 @@ describe('holding credit before the model is called', () => {
     // Each answer is settled to its exact cost: the balance is what the k answers cost less, at or above zero.
     await stack.applyUsage();
     const balance = await expectSettled(bot.ownerId);
-    const records = await stack.billing.prisma.usageRecord.findMany({ where: { userId: bot.ownerId } });
+    const records = await stack.billing.prisma.usageRecord.findMany({ where: { ownerId: bot.ownerId } });
     expect(records).toHaveLength(k);
     const spent = records.reduce((sum, r) => sum.add(r.totalCost), new Prisma.Decimal(0));
     expect(spent.gt(0)).toBe(true);
@@ -118,7 +118,7 @@ describe('holding credit before the model is called', () => {
     // Billing's usage worker settles answers while the others are still holding.
     await stack.applyUsage(burst);
     const answered = (await burst).filter((r) => r.status === 'fulfilled').length;
-    const records = await stack.billing.prisma.usageRecord.findMany({ where: { userId: bot.ownerId } });
+    const records = await stack.billing.prisma.usageRecord.findMany({ where: { ownerId: bot.ownerId } });
     const spent = records.reduce((sum, r) => sum.add(r.totalCost), new Prisma.Decimal(0));
     // A settled hold frees its unspent part, so more than 2 may be answered; but 100 answers would
     // cost more than the balance, and what was answered never does.
@@ -161,7 +161,7 @@ describe('releasing the hold of an answer not given', () => {
     // The release is made before the visitor hears of the failure.
     expect(await usageOf(bot)).toEqual([]);
     expect((await expectSettled(bot.ownerId)).toFixed()).toBe(balance);
-    expect(await stack.billing.prisma.usageRecord.count({ where: { userId: bot.ownerId } })).toBe(0);
+    expect(await stack.billing.prisma.usageRecord.count({ where: { ownerId: bot.ownerId } })).toBe(0);
   }
 
   it('releases it when the provider fails, and bills nothing', async () => {

@@ -294,7 +294,7 @@ describe('a mail', () => {
     await stack.applyUsage();
     expect(stack.fake.requests).toHaveLength(0);
     expect(smtp.mails).toHaveLength(0);
-    expect(await stack.billing.prisma.usageRecord.count({ where: { userId: bot.ownerId } })).toBe(0);
+    expect(await stack.billing.prisma.usageRecord.count({ where: { ownerId: bot.ownerId } })).toBe(0);
   });
 
   it('a loop (ten of our own Message-IDs in References) is not answered', async () => {
@@ -318,7 +318,7 @@ describe('a mail', () => {
     await stack.applyUsage();
     expect(smtp.mails.filter((m) => m.to.includes('bob@example.com'))).toHaveLength(1);
     expect(stack.fake.requests).toHaveLength(1);
-    expect(await stack.billing.prisma.usageRecord.count({ where: { userId: bot.ownerId } })).toBe(1);
+    expect(await stack.billing.prisma.usageRecord.count({ where: { ownerId: bot.ownerId } })).toBe(1);
     expect(await stack.parts.prisma.channelInbound.count({ where: { connectionId: connection.id } })).toBe(1);
   });
 

@@ -26,7 +26,7 @@ async function conversationWithHandoff(label: string, opts: { pro?: boolean; han
   await stack.makePro(bot.ownerId);
   if (opts.handoff !== false) await enableHandoff(stack.chatbots, bot);
   // A workspace that turned handoff on while on Pro, then went back to free.
-  if (opts.pro === false) await stack.billing.prisma.account.update({ where: { userId: bot.ownerId }, data: { plan: 'free' } });
+  if (opts.pro === false) await stack.billing.prisma.account.update({ where: { ownerId: bot.ownerId }, data: { plan: 'free' } });
   stack.fake.setBehaviour({ reply: 'We open at 9am [1].' });
   const sessionId = session(label);
   await stack.client.sendMessage(visitor(bot.uniqueId, 'When do you open?', { sessionId }));

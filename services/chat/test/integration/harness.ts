@@ -200,11 +200,11 @@ export async function startChatStack(
       return { ownerId, id, uniqueId: created!.uniqueId };
     },
     makePro: async (ownerId) => {
-      await billingClient.getAccount({ userId: ownerId });
-      await billing.prisma.account.update({ where: { userId: ownerId }, data: { plan: 'pro' } });
+      await billingClient.getAccount({ ownerId });
+      await billing.prisma.account.update({ where: { ownerId }, data: { plan: 'pro' } });
     },
     setCredit: async (ownerId, amount) => {
-      await billingClient.getAccount({ userId: ownerId });
+      await billingClient.getAccount({ ownerId });
       await billing.prisma.$executeRaw`
         WITH before AS (SELECT "creditBalance" FROM "Account" WHERE "userId" = ${ownerId}), updated AS (
           UPDATE "Account" SET "creditBalance" = ${amount}::numeric WHERE "userId" = ${ownerId}

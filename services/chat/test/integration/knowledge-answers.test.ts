@@ -152,7 +152,7 @@ describe('Q&A answers', () => {
       { entryId: entry!.id, title: 'Do you ship abroad?', url: '' },
     ]);
     expect(stack.fake.requests).toHaveLength(0);
-    expect(await stack.billing.prisma.creditReservation.count({ where: { userId: bot.ownerId } })).toBe(0);
+    expect(await stack.billing.prisma.creditReservation.count({ where: { ownerId: bot.ownerId } })).toBe(0);
     expect((await stack.usageJobs()).filter((u) => u.chatbotId === bot.id)).toEqual([]);
     const stored = await stack.parts.prisma.message.findMany({ where: { conversation: { chatbotId: bot.id } }, orderBy: { id: 'asc' } });
     expect(stored.map((m) => m.content)).toEqual(['do you ship abroad', res.message]);

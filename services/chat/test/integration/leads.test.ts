@@ -118,7 +118,7 @@ describe('GetPublicChatbot', () => {
       handoff: create(HandoffChangeSchema, { enabled: true }),
     });
     expect((await stack.client.getPublicChatbot({ uniqueId: bot.uniqueId })).handoff).toBe(true);
-    await stack.billing.prisma.account.update({ where: { userId: bot.ownerId }, data: { plan: 'free' } });
+    await stack.billing.prisma.account.update({ where: { ownerId: bot.ownerId }, data: { plan: 'free' } });
     expect((await stack.client.getPublicChatbot({ uniqueId: bot.uniqueId })).handoff).toBe(false);
   });
 });

@@ -57,7 +57,7 @@ const units = dollarUnits;
 const costOf = (modelId: string, prompt: number, completion: number) => answerCostUnits(catalogue.find(modelId)!, prompt, completion);
 const unitsOf = (d: Prisma.Decimal) => units(d.toFixed(10));
 
-const account = (ownerId: string) => stack.billing.prisma.account.findUniqueOrThrow({ where: { userId: ownerId } });
+const account = (ownerId: string) => stack.billing.prisma.account.findUniqueOrThrow({ where: { ownerId } });
 
 async function fallbacksCounted(from: string, to: string): Promise<number> {
   const metric = await registry.getSingleMetric('parley_model_fallbacks_total')?.get();
@@ -94,7 +94,7 @@ describe("a chatbot answers with its owner's model and is billed at its price", 
     expect(stored.map((m) => (m.usage as { provider: string }).provider)).toEqual([provider, provider]);
 
     await stack.applyUsage();
-    const records = await stack.billing.prisma.usageRecord.findMany({ where: { userId: bot.ownerId } });
+    const records = await stack.billing.prisma.usageRecord.findMany({ where: { ownerId: bot.ownerId } });
     expect(records).toHaveLength(2);
     let expected = 0n;
     for (const r of records) {
@@ -150,7 +150,7 @@ describe('the fallback', () => {
     const usage = (await stack.usageJobs()).filter((u) => u.chatbotId === bot.id);
     expect(usage.map((u) => [u.model, u.provider, u.fallback])).toEqual([['gemini-2.5-flash', 'gemini', true]]);
     await stack.applyUsage();
-    const records = await stack.billing.prisma.usageRecord.findMany({ where: { userId: bot.ownerId } });
+    const records = await stack.billing.prisma.usageRecord.findMany({ where: { ownerId: bot.ownerId } });
     expect(records).toHaveLength(1);
     expect(records[0]).toMatchObject({ model: 'gemini-2.5-flash', provider: 'gemini', fallback: true });
     expect(unitsOf(records[0].totalCost)).toBe(
@@ -219,7 +219,7 @@ describe('the fallback', () => {
     const answer = chat.client.sendMessage(visitor(bot.uniqueId, QUESTION));
     let held: Prisma.Decimal | undefined;
     while (!held) {
-      held = (await stack.billing.prisma.creditReservation.findFirst({ where: { userId: bot.ownerId } }))?.amount;
+      held = (await stack.billing.prisma.creditReservation.findFirst({ where: { ownerId: bot.ownerId } }))?.amount;
       if (!held) await new Promise((r) => setTimeout(r, 10));
     }
     await answer;
@@ -247,13 +247,13 @@ describe('a lost usage', () => {
       await queue.close();
     }
     await stack.billing.prisma.creditReservation.updateMany({
-      where: { userId: bot.ownerId },
+      where: { ownerId: bot.ownerId },
       data: { expiresAt: new Date(Date.now() - 1000) },
     });
     expect(await chat.parts.reconcileHolds()).toEqual({ settled: 1, released: 0 });
     await chat.parts.flushEvents();
     await stack.applyUsage();
-    const [record, ...more] = await stack.billing.prisma.usageRecord.findMany({ where: { userId: bot.ownerId } });
+    const [record, ...more] = await stack.billing.prisma.usageRecord.findMany({ where: { ownerId: bot.ownerId } });
     expect(more).toEqual([]);
     expect([record!.model, record!.provider]).toEqual(['gemini-2.5-flash', 'gemini']);
     expect(unitsOf(record!.totalCost)).toBe(costOf('gemini-2.5-flash', record!.promptTokens, record!.completionTokens));
@@ -269,7 +269,7 @@ describe('holding credit for an expensive model', () => {
     const probe = chat.client.sendMessage(visitor(bot.uniqueId, QUESTION, { sessionId: session('probe-expensive') }));
     let hold: Prisma.Decimal | undefined;
     while (!hold) {
-      hold = (await stack.billing.prisma.creditReservation.findFirst({ where: { userId: bot.ownerId } }))?.amount;
+      hold = (await stack.billing.prisma.creditReservation.findFirst({ where: { ownerId: bot.ownerId } }))?.amount;
       if (!hold) await new Promise((r) => setTimeout(r, 10));
     }
     await probe;

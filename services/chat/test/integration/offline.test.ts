@@ -28,7 +28,7 @@ describe('offline mode', () => {
     expect(stack.fake.requests).toHaveLength(0);
 
     expect((await stack.usageJobs()).filter((u) => u.chatbotId === bot.id)).toEqual([]);
-    expect(await stack.billing.prisma.creditReservation.count({ where: { userId: bot.ownerId } })).toBe(0);
+    expect(await stack.billing.prisma.creditReservation.count({ where: { ownerId: bot.ownerId } })).toBe(0);
     const interactions = (await stack.interactionJobs()).filter((i) => i.chatbotId === bot.id);
     expect(interactions).toHaveLength(1);
     expect(interactions[0].requestId).toMatch(/^[0-9a-f-]{36}$/);

@@ -50,8 +50,8 @@ async function claudeChatbot(credit: string) {
 
 /** A response as text, to look for the key in every field. */
 const text = (message: unknown) => JSON.stringify(message, (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v));
-const account = (ownerId: string) => stack.billing.prisma.account.findUniqueOrThrow({ where: { userId: ownerId } });
-const recordsOf = (ownerId: string) => stack.billing.prisma.usageRecord.findMany({ where: { userId: ownerId } });
+const account = (ownerId: string) => stack.billing.prisma.account.findUniqueOrThrow({ where: { ownerId } });
+const recordsOf = (ownerId: string) => stack.billing.prisma.usageRecord.findMany({ where: { ownerId } });
 
 describe("a workspace's own provider key", () => {
   it('is not stored when the provider refuses it', async () => {

@@ -35,8 +35,8 @@ const judgeCalls = () =>
   stack.fake.requests.filter(
     (r) => (r.response_format as { json_schema?: { name?: string } } | undefined)?.json_schema?.name === 'parley_judge',
   );
-const usageRecords = (ownerId: string) => stack.billing.prisma.usageRecord.findMany({ where: { userId: ownerId } });
-const account = (ownerId: string) => stack.billing.prisma.account.findUniqueOrThrow({ where: { userId: ownerId } });
+const usageRecords = (ownerId: string) => stack.billing.prisma.usageRecord.findMany({ where: { ownerId } });
+const account = (ownerId: string) => stack.billing.prisma.account.findUniqueOrThrow({ where: { ownerId } });
 const sum = (values: (string | Prisma.Decimal)[]) => values.reduce<Prisma.Decimal>((s, v) => s.add(v), new Prisma.Decimal(0));
 
 async function newBot(knowledge = [HOURS, SHOP], credit = '100') {
@@ -165,7 +165,7 @@ describe('the judge', () => {
     await judgeOn(probe);
     await addCase(probe);
     const probed = await run(probe);
-    const holds = await stack.billing.prisma.creditReservation.findMany({ where: { userId: probe.ownerId } });
+    const holds = await stack.billing.prisma.creditReservation.findMany({ where: { ownerId: probe.ownerId } });
     const judgeRequest = (await db().testResult.findFirstOrThrow({ where: { runId: probed.run!.id } })).judgeRequestId;
     const judgeHold = holds.find((h) => h.requestId === judgeRequest)!.amount;
     const answerHold = holds.find((h) => h.requestId !== judgeRequest)!.amount;

@@ -57,8 +57,8 @@ async function runsSettled(bot: { id: string }, count: number, timeoutMs = 60_00
   }
 }
 
-const account = (ownerId: string) => stack.billing.prisma.account.findUniqueOrThrow({ where: { userId: ownerId } });
-const usageRecords = (ownerId: string) => stack.billing.prisma.usageRecord.findMany({ where: { userId: ownerId } });
+const account = (ownerId: string) => stack.billing.prisma.account.findUniqueOrThrow({ where: { ownerId } });
+const usageRecords = (ownerId: string) => stack.billing.prisma.usageRecord.findMany({ where: { ownerId } });
 const sum = (values: (string | Prisma.Decimal)[]) => values.reduce<Prisma.Decimal>((s, v) => s.add(v), new Prisma.Decimal(0));
 
 describe('test cases', () => {
@@ -222,7 +222,7 @@ describe('a run', () => {
     await addCase(probe);
     await stack.client.startTestRun({ ownerId: probe.ownerId, chatbotId: probe.id });
     await runsSettled(probe, 1);
-    const hold = (await stack.billing.prisma.creditReservation.findFirstOrThrow({ where: { userId: probe.ownerId } })).amount;
+    const hold = (await stack.billing.prisma.creditReservation.findFirstOrThrow({ where: { ownerId: probe.ownerId } })).amount;
 
     const k = 7;
     const start = hold.mul(k).add(hold.div(2).toDecimalPlaces(10, Prisma.Decimal.ROUND_DOWN));

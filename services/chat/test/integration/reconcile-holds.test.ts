@@ -18,9 +18,9 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-const holds = (ownerId: string) => stack.billing.prisma.creditReservation.findMany({ where: { userId: ownerId } });
-const usageRecords = (ownerId: string) => stack.billing.prisma.usageRecord.findMany({ where: { userId: ownerId } });
-const account = (ownerId: string) => stack.billing.prisma.account.findUniqueOrThrow({ where: { userId: ownerId } });
+const holds = (ownerId: string) => stack.billing.prisma.creditReservation.findMany({ where: { ownerId } });
+const usageRecords = (ownerId: string) => stack.billing.prisma.usageRecord.findMany({ where: { ownerId } });
+const account = (ownerId: string) => stack.billing.prisma.account.findUniqueOrThrow({ where: { ownerId } });
 
 /** What a process killed before publishing leaves: the answers' UsageRecorded jobs gone unread. */
 async function loseTheUsageBatch(): Promise<void> {
@@ -34,7 +34,7 @@ async function loseTheUsageBatch(): Promise<void> {
 }
 
 const expire = (ownerId: string) =>
-  stack.billing.prisma.creditReservation.updateMany({ where: { userId: ownerId }, data: { expiresAt: new Date(Date.now() - 1000) } });
+  stack.billing.prisma.creditReservation.updateMany({ where: { ownerId }, data: { expiresAt: new Date(Date.now() - 1000) } });
 
 const reconcile = async () => {
   const round = await stack.parts.reconcileHolds();
@@ -52,7 +52,7 @@ describe('holds whose usage was lost', () => {
     // A hold whose answer never came (the process died while the model was asked).
     await stack.billingClient.reserveCredit({
       requestId: `orphan-${bot.id}`,
-      userId: bot.ownerId,
+      ownerId: bot.ownerId,
       model: 'gpt-4o-mini',
       maxPromptTokens: 100n,
       maxCompletionTokens: 100n,

@@ -253,7 +253,7 @@ describe('a Slack message', () => {
     await stack.applyUsage();
     expect(slack.sent.filter((s) => s.channel === 'D0BOB')).toHaveLength(1);
     expect(stack.fake.requests).toHaveLength(1);
-    const records = await stack.billing.prisma.usageRecord.findMany({ where: { userId: bot.ownerId } });
+    const records = await stack.billing.prisma.usageRecord.findMany({ where: { ownerId: bot.ownerId } });
     expect(records).toHaveLength(1);
     expect(await stack.parts.prisma.channelInbound.count({ where: { connectionId: connection.id } })).toBe(1);
   });

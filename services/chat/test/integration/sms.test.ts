@@ -233,7 +233,7 @@ describe('an SMS', () => {
     await stack.applyUsage();
     expect(twilio.sent.filter((m) => m.to === '+447700900012')).toHaveLength(1);
     expect(stack.fake.requests).toHaveLength(1);
-    expect(await stack.billing.prisma.usageRecord.count({ where: { userId: bot.ownerId } })).toBe(1);
+    expect(await stack.billing.prisma.usageRecord.count({ where: { ownerId: bot.ownerId } })).toBe(1);
     expect(await stack.parts.prisma.channelInbound.count({ where: { connectionId: connection.id } })).toBe(1);
   });
 

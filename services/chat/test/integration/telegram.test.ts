@@ -214,7 +214,7 @@ describe('a Telegram message', () => {
       ['answer', 'sent', 1],
     ]);
     await stack.applyUsage();
-    const records = await stack.billing.prisma.usageRecord.findMany({ where: { userId: bot.ownerId } });
+    const records = await stack.billing.prisma.usageRecord.findMany({ where: { ownerId: bot.ownerId } });
     expect(records).toHaveLength(2);
   });
 
@@ -232,7 +232,7 @@ describe('a Telegram message', () => {
     await stack.applyUsage();
     expect(telegram.sent.filter((s) => s.chat_id === '7001')).toHaveLength(1);
     expect(stack.fake.requests).toHaveLength(1);
-    const records = await stack.billing.prisma.usageRecord.findMany({ where: { userId: bot.ownerId } });
+    const records = await stack.billing.prisma.usageRecord.findMany({ where: { ownerId: bot.ownerId } });
     expect(records).toHaveLength(1);
     expect(await stack.parts.prisma.channelInbound.count({ where: { connectionId: connection.id } })).toBe(1);
   });
@@ -266,7 +266,7 @@ describe('a Telegram message', () => {
     expect(told.text).not.toContain('The museum opens');
     expect(stack.fake.requests).toHaveLength(0);
     await stack.applyUsage();
-    expect(await stack.billing.prisma.usageRecord.count({ where: { userId: bot.ownerId } })).toBe(0);
+    expect(await stack.billing.prisma.usageRecord.count({ where: { ownerId: bot.ownerId } })).toBe(0);
   });
 
   it('marks the connection failing with the last error when Telegram revokes the token, and keeps the failed delivery', async () => {

@@ -351,9 +351,9 @@ describe('a chatbot with actions', () => {
     expect(Number(usage[0].promptTokens)).toBe(stack.fake.requests.reduce((n, r) => n + fakePromptTokens(r.messages), 0));
     expect(Number(usage[0].completionTokens)).toBe(stack.fake.requests.reduce((n) => n + fakeTokenCount('Done.') + toolJson, 0));
     await stack.applyUsage();
-    const account = await stack.billing.prisma.account.findUniqueOrThrow({ where: { userId: bot.ownerId } });
+    const account = await stack.billing.prisma.account.findUniqueOrThrow({ where: { ownerId: bot.ownerId } });
     expect(account.reservedCredit.toFixed()).toBe('0');
-    const { _sum } = await stack.billing.prisma.creditLedgerEntry.aggregate({ where: { userId: bot.ownerId }, _sum: { amount: true } });
+    const { _sum } = await stack.billing.prisma.creditLedgerEntry.aggregate({ where: { ownerId: bot.ownerId }, _sum: { amount: true } });
     expect(_sum.amount!.toFixed()).toBe(account.creditBalance.toFixed());
     expect(account.creditBalance.lessThan(10)).toBe(true);
   });
@@ -372,7 +372,7 @@ describe('a chatbot with actions', () => {
     expect(answered).toBeGreaterThan(0);
     expect(answered).toBeLessThan(50);
     await stack.applyUsage();
-    const account = await stack.billing.prisma.account.findUniqueOrThrow({ where: { userId: bot.ownerId } });
+    const account = await stack.billing.prisma.account.findUniqueOrThrow({ where: { ownerId: bot.ownerId } });
     expect(account.creditBalance.isNegative()).toBe(false);
     expect(account.reservedCredit.toFixed()).toBe('0');
   });

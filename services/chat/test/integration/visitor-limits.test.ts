@@ -38,11 +38,11 @@ describe("the chatbot's daily spend limit", () => {
     expect(answered).toBeGreaterThan(0);
     expect(refusal).toMatchObject({ code: Code.ResourceExhausted, rawMessage: DAILY_LIMIT_REACHED });
     await stack.applyUsage();
-    const records = await stack.billing.prisma.usageRecord.findMany({ where: { userId: bot.ownerId } });
+    const records = await stack.billing.prisma.usageRecord.findMany({ where: { ownerId: bot.ownerId } });
     expect(records).toHaveLength(answered);
     const spent = records.reduce((sum, r) => sum + Number(r.totalCost), 0);
     expect(spent).toBeLessThanOrEqual(0.01);
-    expect(await stack.billing.prisma.creditReservation.count({ where: { userId: bot.ownerId } })).toBe(0);
+    expect(await stack.billing.prisma.creditReservation.count({ where: { ownerId: bot.ownerId } })).toBe(0);
     // A higher limit lets the chatbot answer again the same day.
     await stack.chatbots.updateChatbot({ ownerId: bot.ownerId, chatbotId: bot.id, limits: { dailySpendLimit: '5.00' } });
     await expect(stack.client.sendMessage(visitor(bot.uniqueId, QUESTION))).resolves.toBeTruthy();
@@ -61,7 +61,7 @@ describe("a visitor's messages today", () => {
       code: Code.ResourceExhausted,
       rawMessage: "You've reached today's limit for this chat. Please come back tomorrow.",
     });
-    expect(await stack.billing.prisma.creditReservation.count({ where: { userId: bot.ownerId } })).toBe(2);
+    expect(await stack.billing.prisma.creditReservation.count({ where: { ownerId: bot.ownerId } })).toBe(2);
     await expect(stack.client.sendMessage(visitor(bot.uniqueId, QUESTION, { clientIp: '203.0.113.99' }))).resolves.toBeTruthy();
   });
 

@@ -246,7 +246,7 @@ describe('a WhatsApp message', () => {
     await stack.applyUsage();
     expect(meta.sent.filter((s) => s.to === '15551230002')).toHaveLength(1);
     expect(stack.fake.requests).toHaveLength(1);
-    expect(await stack.billing.prisma.usageRecord.count({ where: { userId: bot.ownerId } })).toBe(1);
+    expect(await stack.billing.prisma.usageRecord.count({ where: { ownerId: bot.ownerId } })).toBe(1);
     expect(await stack.parts.prisma.channelInbound.count({ where: { connectionId: connection.id } })).toBe(1);
   });
 

@@ -13,7 +13,7 @@ export const PLAN_UNAVAILABLE = 'Could not check your plan. Please try again.';
 export function billingPlanLookup(billing: Client<typeof BillingService>, logger: Logger): OwnerPlanLookup {
   return async (ownerId) => {
     try {
-      const { account } = await billing.getAccount({ userId: ownerId });
+      const { account } = await billing.getAccount({ ownerId });
       return account?.plan === Plan.PRO ? 'pro' : 'free';
     } catch (err) {
       // Billing's own messages are about its request, not the owner's: the owner is told to retry.

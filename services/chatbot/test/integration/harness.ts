@@ -126,8 +126,8 @@ export async function startChatbotService(env: Record<string, string> = {}): Pro
       billing,
       redis,
       makePro: async (ownerId) => {
-        await billingClient.getAccount({ userId: ownerId }); // opens the account if needed
-        await billing.prisma.account.update({ where: { userId: ownerId }, data: { plan: 'pro' } });
+        await billingClient.getAccount({ ownerId }); // opens the account if needed
+        await billing.prisma.account.update({ where: { ownerId }, data: { plan: 'pro' } });
       },
       createChatbot: async (ownerId, name = 'Test bot') => {
         const { chatbot } = await client.createChatbot({ ownerId, name });

@@ -68,7 +68,7 @@ describe('returnUrl', () => {
 describe('the test-mode checkout event', () => {
   const base = {
     sessionId: 'cs_test_abc',
-    userId: 'u1',
+    ownerId: 'u1',
     customerId: 'cus_1',
     successUrl: `${PUBLIC}/dashboard`,
     cancelUrl: `${PUBLIC}/pricing`,

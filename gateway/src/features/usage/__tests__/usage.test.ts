@@ -97,7 +97,7 @@ describe('money', () => {
 describe('usageReportView and restUsageReport', () => {
   const at = new Date('2025-05-06T07:08:09.010Z');
   const report = create(GetUsageReportResponseSchema, {
-    account: { userId: 'u1', plan: Plan.PRO, creditBalance: '1.9999985', reservedCredit: '0' },
+    account: { ownerId: 'u1', plan: Plan.PRO, creditBalance: '1.9999985', reservedCredit: '0' },
     totals: {
       totalCost: '0.0000030',
       totalPromptCost: '0.0000015',

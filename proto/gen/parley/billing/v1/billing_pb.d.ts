@@ -16,9 +16,9 @@ export declare const file_parley_billing_v1_billing: GenFile;
  */
 export declare type Account = Message<"parley.billing.v1.Account"> & {
   /**
-   * @generated from field: string user_id = 1;
+   * @generated from field: string owner_id = 1;
    */
-  userId: string;
+  ownerId: string;
 
   /**
    * @generated from field: parley.billing.v1.Plan plan = 2;
@@ -56,9 +56,9 @@ export declare const AccountSchema: GenMessage<Account>;
  */
 export declare type GetAccountRequest = Message<"parley.billing.v1.GetAccountRequest"> & {
   /**
-   * @generated from field: string user_id = 1;
+   * @generated from field: string owner_id = 1;
    */
-  userId: string;
+  ownerId: string;
 };
 
 /**
@@ -88,9 +88,9 @@ export declare const GetAccountResponseSchema: GenMessage<GetAccountResponse>;
  */
 export declare type GetUsageReportRequest = Message<"parley.billing.v1.GetUsageReportRequest"> & {
   /**
-   * @generated from field: string user_id = 1;
+   * @generated from field: string owner_id = 1;
    */
-  userId: string;
+  ownerId: string;
 
   /**
    * @generated from field: google.protobuf.Timestamp start_time = 2;
@@ -377,9 +377,9 @@ export declare const GetUsageReportResponseSchema: GenMessage<GetUsageReportResp
  */
 export declare type CreateCustomerRequest = Message<"parley.billing.v1.CreateCustomerRequest"> & {
   /**
-   * @generated from field: string user_id = 1;
+   * @generated from field: string owner_id = 1;
    */
-  userId: string;
+  ownerId: string;
 
   /**
    * The owner's email, given to Stripe for receipts.
@@ -416,9 +416,9 @@ export declare const CreateCustomerResponseSchema: GenMessage<CreateCustomerResp
  */
 export declare type CreateCheckoutSessionRequest = Message<"parley.billing.v1.CreateCheckoutSessionRequest"> & {
   /**
-   * @generated from field: string user_id = 1;
+   * @generated from field: string owner_id = 1;
    */
-  userId: string;
+  ownerId: string;
 
   /**
    * @generated from field: string email = 2;
@@ -498,9 +498,9 @@ export declare type GetTestCheckoutSessionResponse = Message<"parley.billing.v1.
   sessionId: string;
 
   /**
-   * @generated from field: string user_id = 2;
+   * @generated from field: string owner_id = 2;
    */
-  userId: string;
+  ownerId: string;
 
   /**
    * @generated from field: string customer_id = 3;
@@ -555,9 +555,9 @@ export declare type ReserveCreditRequest = Message<"parley.billing.v1.ReserveCre
   requestId: string;
 
   /**
-   * @generated from field: string user_id = 2;
+   * @generated from field: string owner_id = 2;
    */
-  userId: string;
+  ownerId: string;
 
   /**
    * @generated from field: string model = 3;
@@ -761,9 +761,9 @@ export declare const GetBillingOptionsResponseSchema: GenMessage<GetBillingOptio
  */
 export declare type CreatePortalSessionRequest = Message<"parley.billing.v1.CreatePortalSessionRequest"> & {
   /**
-   * @generated from field: string user_id = 1;
+   * @generated from field: string owner_id = 1;
    */
-  userId: string;
+  ownerId: string;
 
   /**
    * Already checked by the gateway to be on the product's own origin.
@@ -821,9 +821,9 @@ export declare type GetTestPortalSessionResponse = Message<"parley.billing.v1.Ge
   sessionId: string;
 
   /**
-   * @generated from field: string user_id = 2;
+   * @generated from field: string owner_id = 2;
    */
-  userId: string;
+  ownerId: string;
 
   /**
    * @generated from field: string customer_id = 3;
@@ -920,9 +920,9 @@ export declare const CreditLedgerRecordSchema: GenMessage<CreditLedgerRecord>;
  */
 export declare type ExportOwnerDataRequest = Message<"parley.billing.v1.ExportOwnerDataRequest"> & {
   /**
-   * @generated from field: string user_id = 1;
+   * @generated from field: string owner_id = 1;
    */
-  userId: string;
+  ownerId: string;
 };
 
 /**
@@ -969,9 +969,9 @@ export declare const ExportOwnerDataResponseSchema: GenMessage<ExportOwnerDataRe
  */
 export declare type ListUsageRecordsRequest = Message<"parley.billing.v1.ListUsageRecordsRequest"> & {
   /**
-   * @generated from field: string user_id = 1;
+   * @generated from field: string owner_id = 1;
    */
-  userId: string;
+  ownerId: string;
 
   /**
    * The next_cursor of the previous page; empty for the first page.
@@ -1042,9 +1042,9 @@ export declare const UsageRetentionSchema: GenMessage<UsageRetention>;
  */
 export declare type GetUsageRetentionRequest = Message<"parley.billing.v1.GetUsageRetentionRequest"> & {
   /**
-   * @generated from field: string user_id = 1;
+   * @generated from field: string owner_id = 1;
    */
-  userId: string;
+  ownerId: string;
 };
 
 /**
@@ -1074,9 +1074,9 @@ export declare const GetUsageRetentionResponseSchema: GenMessage<GetUsageRetenti
  */
 export declare type SetUsageRetentionRequest = Message<"parley.billing.v1.SetUsageRetentionRequest"> & {
   /**
-   * @generated from field: string user_id = 1;
+   * @generated from field: string owner_id = 1;
    */
-  userId: string;
+  ownerId: string;
 
   /**
    * @generated from field: parley.billing.v1.UsageRetention retention = 2;
@@ -1111,9 +1111,9 @@ export declare const SetUsageRetentionResponseSchema: GenMessage<SetUsageRetenti
  */
 export declare type PreviewUsageRetentionRequest = Message<"parley.billing.v1.PreviewUsageRetentionRequest"> & {
   /**
-   * @generated from field: string user_id = 1;
+   * @generated from field: string owner_id = 1;
    */
-  userId: string;
+  ownerId: string;
 
   /**
    * @generated from field: parley.billing.v1.UsageRetention retention = 2;

@@ -28,7 +28,7 @@ describe('parseUsage', () => {
   it('trims ids and accepts token counts as bigint (the proto int64) or number', () => {
     expect(parseUsage(valid)).toEqual({
       requestId: 'req-1',
-      userId: 'owner-1',
+      ownerId: 'owner-1',
       chatbotId: 'bot-1',
       chatbotName: 'Support bot',
       model: 'gpt-4o-mini',

@@ -123,8 +123,7 @@ describe('UpdateChatbot lead form and handoff', () => {
   const publicChatbot = async (uniqueId: string) => (await svc.client.getPublicChatbot({ uniqueId })).chatbot!;
   const promptChatbot = async (uniqueId: string) =>
     (await svc.client.getPromptKnowledge({ uniqueId, query: 'hi', budgetChars: 1000, k: 0 })).chatbot!;
-  const setPlan = (ownerId: string, plan: 'free' | 'pro') =>
-    svc.billing.prisma.account.update({ where: { userId: ownerId }, data: { plan } });
+  const setPlan = (ownerId: string, plan: 'free' | 'pro') => svc.billing.prisma.account.update({ where: { ownerId }, data: { plan } });
 
   it('gives a new chatbot no form and handoff off, everywhere', async () => {
     const bot = await svc.createChatbot(newOwner('lead'));
