@@ -101,8 +101,18 @@ export interface OperationDeps {
   intake?: {
     telegram(req: { connectionId: string; secret: string; body: Uint8Array }): Promise<unknown>;
     slack(req: { connectionId: string; signature: string; timestamp: string; body: Uint8Array }): Promise<{ challenge?: string }>;
-    meta(req: { channel: 'whatsapp' | 'messenger' | 'instagram'; connectionId: string; signature: string; body: Uint8Array }): Promise<unknown>;
-    metaHandshake(req: { channel: 'whatsapp' | 'messenger' | 'instagram'; connectionId: string; mode: string; verifyToken: string }): Promise<void>;
+    meta(req: {
+      channel: 'whatsapp' | 'messenger' | 'instagram';
+      connectionId: string;
+      signature: string;
+      body: Uint8Array;
+    }): Promise<unknown>;
+    metaHandshake(req: {
+      channel: 'whatsapp' | 'messenger' | 'instagram';
+      connectionId: string;
+      mode: string;
+      verifyToken: string;
+    }): Promise<void>;
   };
 }
 
