@@ -40,6 +40,7 @@ const ROUTES: Array<[string, string]> = [
   ['POST', '/api/channels/telegram/:connectionId'],
   ['POST', '/api/channels/slack/:connectionId'],
   ['POST', '/api/channels/email/:connectionId'],
+  ['POST', '/api/channels/sms/:connectionId'],
   ['GET', '/api/channels/whatsapp/:connectionId'],
   ['POST', '/api/channels/whatsapp/:connectionId'],
   ['GET', '/api/channels/messenger/:connectionId'],
