@@ -290,7 +290,7 @@ describe('holding credit for an expensive model', () => {
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(k);
     expect(anthropic.requests).toHaveLength(k);
     await stack.applyUsage();
-    const records = await stack.billing.prisma.usageRecord.findMany({ where: { userId: bot.ownerId, requestId: { not: probeId } } });
+    const records = await stack.billing.prisma.usageRecord.findMany({ where: { ownerId: bot.ownerId, requestId: { not: probeId } } });
     expect(records).toHaveLength(k);
     expect(records.every((r) => r.model === 'claude-haiku-4-5')).toBe(true);
     const spent = records.reduce((sum, r) => sum.add(r.totalCost), new Prisma.Decimal(0));
