@@ -19,7 +19,7 @@ import { z } from 'zod';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import { META_CHANNELS } from '@parley/common/channel-webhook-meta.ts';
 import { HttpError } from '../../http/errors.ts';
-import { operation, readWith, type Operation } from '../../http/operations.ts';
+import { operation, readBodyWith, readWith, type Operation } from '../../http/operations.ts';
 
 /** Telegram's updates are a few kilobytes; a body past this is refused 413 before chat sees it. */
 export const WEBHOOK_BODY_LIMIT = '256kb';
@@ -85,12 +85,11 @@ async function mailgunFields(body: Buffer, contentType: string): Promise<Record<
 const rawReaders = new Map<string, express.RequestHandler>();
 
 /** The body's bytes as sent (413 past the limit); "" for none. */
-function rawBody(req: Request, res: Response, limit: string): Promise<Buffer> {
+async function rawBody(req: Request, res: Response, limit: string): Promise<Buffer> {
   let reader = rawReaders.get(limit);
   if (!reader) rawReaders.set(limit, (reader = express.raw({ type: () => true, limit })));
-  return new Promise((resolve, reject) =>
-    reader(req, res, (err?: unknown) => (err ? reject(err) : resolve(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0)))),
-  );
+  await readBodyWith(reader, req, res);
+  return Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
 }
 
 const JSON_ONLY = 'The body must be JSON (application/json).';
