@@ -2,7 +2,7 @@
 // someone else's, bodies that are not JSON, are the wrong shape or types, carry control characters or
 // are too large, under two content types. Each answer is a 4xx or a success with a JSON body, never a
 // 5xx, and the stack still serves a signed-in owner afterwards. The routes are those the gateway
-// declares (gateway/src/http/api.ts, gateway/src/features and their operation tables): a route added without being listed here fails the first test.
+// declares (the features' operation tables, gateway/src/access/permissions.ts's OPERATIONS): a route added without being listed here fails the first test.
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATIONS } from '../src/access/permissions.ts';
@@ -24,7 +24,7 @@ afterAll(async () => {
   await stack?.close();
 });
 
-/** Every route under /api, as mounted in gateway/src/http/api.ts; the deletions last, so the rest meet a live chatbot. */
+/** Every route under /api, every feature's operation rows; the deletions last, so the rest meet a live chatbot. */
 const ROUTES: Array<[string, string]> = [
   ['POST', '/api/auth/register'],
   ['POST', '/api/auth/login'],
@@ -39,6 +39,9 @@ const ROUTES: Array<[string, string]> = [
   ['GET', '/api/chatbot/public/:uniqueId'],
   ['POST', '/api/channels/telegram/:connectionId'],
   ['POST', '/api/channels/slack/:connectionId'],
+  ['GET', '/api/chatbot/:chatbotId/channels/slack/install'],
+  ['POST', '/api/chatbot/:chatbotId/channels/slack/install'],
+  ['GET', '/api/channels/slack/oauth/callback'],
   ['POST', '/api/channels/email/:connectionId'],
   ['POST', '/api/channels/sms/:connectionId'],
   ['GET', '/api/channels/whatsapp/:connectionId'],

@@ -3,10 +3,11 @@
 // it), or 'session' (about the signed-in person: their account, sessions and workspaces; the header is
 // ignored), or 'public' (no sign-in), or 'api-key' (the developer API: a key's scope instead of a
 // member's role, each route's in v1/routes.ts, which this table names as a whole). The ONE lookup:
-// the features' operation tables (http/operations.ts; their rows name their permission themselves,
-// collected in OPERATIONS below) and, for the routes and GraphQL fields not in such a table, the
-// ACCESS table keyed by path; members.ts enforces a route's permission from it, graphql.ts wraps every
-// Query and Mutation field with it, and the roles sweep test fails for a route or operation it does not name.
+// every /api route is a row of a feature's operation table (http/operations.ts; each row names its
+// permission itself, collected in OPERATIONS below, and the registration enforces it); the ACCESS
+// table names the GraphQL fields, which graphql.ts wraps with their permission, and the few routes
+// outside /api (probes, the test-mode payment pages, development mail). The roles sweep test fails
+// for a route or operation this file does not name.
 import { PERMISSIONS, type Permission } from '@parley/common/roles.ts';
 import { API_V1_ROUTES, OPENAPI_ROUTE } from '../v1/routes.ts';
 import { operationKey, type Operation } from '../http/operations.ts';
@@ -27,7 +28,7 @@ import { publicChatOperations } from '../features/public-chat/rest.ts';
 import { leadOperations } from '../features/leads/rest.ts';
 import { conversationOperations } from '../features/conversations/rest.ts';
 import { inboxOperations } from '../features/inbox/rest.ts';
-import { channelWebhookOperations } from '../features/channels/rest.ts';
+import { channelWebhookOperations, slackInstallOperations } from '../features/channels/rest.ts';
 import { actionOperations } from '../features/actions/rest.ts';
 import { mcpServerOperations } from '../features/mcp-servers/rest.ts';
 
@@ -53,6 +54,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...conversationOperations,
   ...inboxOperations,
   ...channelWebhookOperations,
+  ...slackInstallOperations,
   ...actionOperations,
   ...mcpServerOperations,
 ];
@@ -110,11 +112,6 @@ export const ACCESS = {
   'Mutation.connectChannel': 'chatbots:write',
   'Mutation.disconnectChannel': 'chatbots:write',
   'Mutation.sendChannelTestMessage': 'chatbots:write',
-  // "Add to Slack" (ADR 64): whether it is offered, its start by a member who may change the chatbot,
-  // and Slack's redirect back, which its signed single-use state and the starting browser's cookie authenticate.
-  'GET /api/chatbot/:chatbotId/channels/slack/install': 'workspace:read',
-  'POST /api/chatbot/:chatbotId/channels/slack/install': 'chatbots:write',
-  'GET /api/channels/slack/oauth/callback': 'public',
 
   // Conversations and unanswered questions (visitors' words: agents and above).
   'Query.conversations': 'conversations:read',

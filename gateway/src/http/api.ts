@@ -1,7 +1,7 @@
 // The /api router: the features' operation tables (operations.ts, collected in access/permissions.ts),
-// the routes not yet in one, a JSON 404 for anything else, and the error handler that turns every
+// every /api route among them, a JSON 404 for anything else, and the error handler that turns every
 // failure into `{ message }` through errors.ts.
-import express, { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
+import { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
 import type { Logger } from '@parley/common/logger.ts';
 import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
 import type { Clients } from './clients.ts';
@@ -12,9 +12,8 @@ import type { StripeEventIntake } from '../features/billing/stripe-events.ts';
 import { isCleanText } from './input.ts';
 import { registerOperations } from './operations.ts';
 import { OPERATIONS } from '../access/permissions.ts';
-import { webhookHandlers } from '../features/billing/rest.ts';
 import type { OpenStreams } from './open-streams.ts';
-import type { slackInstallRoutes } from '../features/channels/slack-install.ts';
+import type { SlackInstall } from '../features/channels/slack-install.ts';
 import type { ChannelIntake } from '../features/channels/channel-intake.ts';
 import type { Seats } from '../features/workspaces/workspaces.ts';
 
@@ -39,7 +38,7 @@ export interface ApiOptions {
   /** Telegram's, Slack's and Meta's webhooks checked and queued by the gateway (ADR 64, ADR 69). */
   channelIntake?: ChannelIntake;
   /** "Add to Slack": its start under /chatbot and Slack's redirect back under /channels (ADR 64). */
-  slackInstall?: ReturnType<typeof slackInstallRoutes>;
+  slackInstall?: SlackInstall;
   /** How many members each plan allows a workspace (SEATS_FREE, SEATS_PRO). */
   seats: Seats;
 }
@@ -67,10 +66,6 @@ export const cleanPath: RequestHandler = (req, _res, next) => {
 export function apiRouter(opts: ApiOptions): Router {
   const router = Router();
   router.use(noStore, cleanPath);
-  // Before the JSON parser: the signature is over the raw bytes Stripe sent.
-  router.post('/payment/webhook', ...webhookHandlers(opts.stripeEvents));
-  // Slack's redirect back after "Add to Slack" (ADR 64); the channels' webhooks are rows (features/channels/rest.ts).
-  if (opts.slackInstall) router.use('/channels', opts.slackInstall.callback);
   // Each operation reads its own body once its caller is checked (operations.ts); their paths are
   // whole, so no other route's mounting can shadow them.
   registerOperations(
@@ -91,12 +86,12 @@ export function apiRouter(opts: ApiOptions): Router {
         streams: opts.conversationStreams,
         held: opts.held,
         intake: opts.channelIntake,
+        slackInstall: opts.slackInstall,
+        stripeEvents: opts.stripeEvents,
       },
     },
     '/api',
   );
-  // "Add to Slack"'s start and offer (ADR 64), built at start-up with its Redis and Slack app.
-  if (opts.slackInstall) router.use('/chatbot', express.json({ limit: opts.bodyLimit }), opts.slackInstall.member);
   router.use((_req, res) => {
     res.status(404).json({ message: 'Not found' });
   });

@@ -26,7 +26,7 @@ import { chatbotEmbedDomains, mediaRouter, webAppRouter } from './static.ts';
 import { createStripeEventIntake, webhookSecret } from '../features/billing/stripe-events.ts';
 import { testCheckoutRoutes } from '../test-mode/test-checkout.ts';
 import { channelIntake } from '../features/channels/channel-intake.ts';
-import { slackInstallRoutes } from '../features/channels/slack-install.ts';
+import { createSlackInstall } from '../features/channels/slack-install.ts';
 import { CHANNEL_INBOUND_RETRIES } from '@parley/common/channel-webhook.ts';
 import { createProducer, QUEUES } from '@parley/common/queues.ts';
 import { ChannelMessageReceivedSchema } from '@parley/proto/parley/events/v1/channel_message_received_pb.js';
@@ -130,7 +130,7 @@ export async function createGateway(config: GatewayConfig, { logger }: { logger:
       publicUrl: config.PUBLIC_URL,
       stripeEvents,
       channelIntake: channelWebhooks,
-      slackInstall: slackInstallRoutes(clients, {
+      slackInstall: createSlackInstall(clients, {
         redis,
         prefix: config.QUEUE_PREFIX,
         publicUrl: config.PUBLIC_URL,

@@ -33,7 +33,7 @@ import type { HeldStreams } from '../access/held-streams.ts';
 import type { OpenStreams } from './open-streams.ts';
 import { authenticate } from '../access/sessions.ts';
 import type { AuthUser } from '../access/users.ts';
-import { member, restCaller, type Member } from '../access/workspace-member.ts';
+import { member, restCaller, type Member } from '../access/members.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
 import type { Clients } from './clients.ts';
@@ -94,6 +94,14 @@ export interface OperationDeps {
   streams?: OpenStreams;
   /** Members' long-lived responses, which end when access is taken away (access/held-streams.ts). */
   held: HeldStreams;
+  /** "Add to Slack" (features/channels/slack-install.ts, ADR 64), built at start-up with its Redis, the operator's Slack app and a secret. */
+  slackInstall?: {
+    offered: boolean;
+    start(m: Member, chatbotId: string, res: Response): Promise<{ authorizeUrl: string }>;
+    callback(req: Request, res: Response): Promise<void>;
+  };
+  /** Stripe's deliveries, verified on their raw bytes and queued for billing (features/billing/stripe-events.ts). */
+  stripeEvents?: { receive(rawBody: Buffer, signatureHeader: string | undefined): Promise<unknown> };
   /**
    * The channels' webhooks checked and queued by the gateway itself (features/channels/channel-intake.ts,
    * ADR 64, ADR 69), by its shape: http/ imports no feature.

@@ -39,7 +39,7 @@ import {
 import type { Clients } from '../../http/clients.ts';
 import { bearerToken } from '../../access/bearer.ts';
 import { sendOwnerExport } from './owner-export.ts';
-import { accountOwner, restCaller } from '../../access/workspace-member.ts';
+import { accountOwner, restCaller } from '../../access/members.ts';
 import { composeUser, type AuthUser } from '../../access/users.ts';
 import { restUser } from '../auth/auth.ts';
 import { operation, type Call, type Operation } from '../../http/operations.ts';

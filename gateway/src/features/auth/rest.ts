@@ -11,7 +11,7 @@ import type { Clients } from '../../http/clients.ts';
 import { bearerToken } from '../../access/bearer.ts';
 import { completeTwoFactorLogin, login, logout, register, type SignedIn } from '../../access/sessions.ts';
 import { composeUser } from '../../access/users.ts';
-import { accountOwner, currentUser, restCaller } from '../../access/workspace-member.ts';
+import { accountOwner, currentUser, restCaller } from '../../access/members.ts';
 import { operation, type Operation } from '../../http/operations.ts';
 import { jsonBody, text } from '../../http/input.ts';
 import { restUser } from './auth.ts';

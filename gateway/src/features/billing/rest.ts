@@ -2,18 +2,20 @@
 // GET /api/payment/options (what is sold, and whether checkout is in test mode), and
 // POST /api/payment/webhook, where Stripe delivers its events (verified on the raw body, queued for
 // billing, acknowledged at once).
-import express, { type RequestHandler } from 'express';
+import express from 'express';
 import { invalid } from '@parley/common/rpc-errors.ts';
 import { billingOptions, createCheckoutSession, createCustomer, type CheckoutRequest } from './checkout.ts';
 import { money } from '../usage/usage.ts';
-import type { StripeEventIntake } from './stripe-events.ts';
-import { operation, readWith, type Operation } from '../../http/operations.ts';
+import { NOT_ACCEPTED_MESSAGE } from './stripe-events.ts';
+import { HttpError } from '../../http/errors.ts';
+import { operation, readBodyWith, readWith, type Operation } from '../../http/operations.ts';
 import { jsonBody, optionalString, optionalText, text, type JsonObject } from '../../http/input.ts';
 
 /** Stripe's events can be larger than the JSON limit of the app's own calls. */
 const WEBHOOK_BODY_LIMIT = '1mb';
+const rawWebhookBody = express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT });
 
-/** The operation table (http/operations.ts); Stripe's webhook, read raw, is webhookHandlers below. */
+/** The operation table (http/operations.ts). */
 export const paymentOperations: Operation[] = [
   // Public, like the pricing page that shows it.
   operation({ method: 'GET', path: '/api/payment/options', who: 'public' }, async ({ app: { clients } }) => {
@@ -47,19 +49,17 @@ export const paymentOperations: Operation[] = [
       url: await createCheckoutSession(clients, member, body satisfies CheckoutRequest, publicUrl),
     }),
   ),
-];
-
-/** Stripe's deliveries: the raw body, exactly as signed (its own parser, before any JSON parsing). */
-export function webhookHandlers(intake: StripeEventIntake): RequestHandler[] {
-  return [
-    express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT }),
-    async (req, res) => {
-      const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-      await intake.receive(raw, req.header('stripe-signature'));
-      res.json({ received: true });
+  // Stripe's deliveries: the body read raw by the row itself, so the signature is checked over the bytes Stripe sent.
+  operation(
+    { method: 'POST', path: '/api/payment/webhook', who: 'public', readsOwnBody: true },
+    async ({ req, res, app: { stripeEvents } }) => {
+      if (!stripeEvents) throw new HttpError(503, NOT_ACCEPTED_MESSAGE);
+      await readBodyWith(rawWebhookBody, req, res);
+      await stripeEvents.receive(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0), req.header('stripe-signature'));
+      return { received: true };
     },
-  ];
-}
+  ),
+];
 
 function metadataField(value: unknown): CheckoutRequest['metadata'] {
   if (value === undefined || value === null) return undefined;

@@ -16,10 +16,11 @@
 // handler as the provider sent them, bounded by the handler's raw reader.
 import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
-import { invalid } from '@parley/common/rpc-errors.ts';
+import { invalid, notFound } from '@parley/common/rpc-errors.ts';
 import { META_CHANNELS } from '@parley/common/channel-webhook-meta.ts';
 import { HttpError } from '../../http/errors.ts';
 import { operation, readBodyWith, readWith, type Operation } from '../../http/operations.ts';
+import { INSTALL_NOT_CONFIGURED, SLACK_CALLBACK_PATH } from './slack-install.ts';
 
 /** Telegram's updates are a few kilobytes; a body past this is refused 413 before chat sees it. */
 export const WEBHOOK_BODY_LIMIT = '256kb';
@@ -236,4 +237,28 @@ export const channelWebhookOperations: Operation[] = [
       },
     ),
   ]),
+];
+
+/**
+ * "Add to Slack" (slack-install.ts, ADR 64): whether it is offered and its start, by a member who
+ * may change the chatbot, and Slack's redirect back, which its signed single-use state and the
+ * starting browser's cookie authenticate (public: no session reaches it from Slack).
+ */
+export const slackInstallOperations: Operation[] = [
+  operation(
+    { method: 'GET', path: '/api/chatbot/:chatbotId/channels/slack/install', who: 'session', permission: 'workspace:read' },
+    async ({ app: { slackInstall } }) => ({ available: Boolean(slackInstall?.offered) }),
+  ),
+  operation(
+    { method: 'POST', path: '/api/chatbot/:chatbotId/channels/slack/install', who: 'session', permission: 'chatbots:write' },
+    async ({ res, app: { slackInstall }, member, params }) => {
+      if (!slackInstall) throw notFound(INSTALL_NOT_CONFIGURED);
+      return slackInstall.start(member, String(params.chatbotId), res);
+    },
+  ),
+  operation({ method: 'GET', path: SLACK_CALLBACK_PATH, who }, async ({ req, res, app: { slackInstall } }) => {
+    if (!slackInstall) throw notFound(INSTALL_NOT_CONFIGURED);
+    await slackInstall.callback(req, res);
+    return undefined;
+  }),
 ];

@@ -12,15 +12,16 @@
 // cookie whose hash the record keeps, and a callback without that cookie is refused. A state that
 // fails any check is one refusal page ("invalid or expired"), telling nothing more.
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response } from 'express';
 import { setCurrentRole } from '@parley/common/context.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import type { Redis } from '@parley/common/redis.ts';
 import { withRedisDeadline } from '@parley/common/redis.ts';
 import { redisKeys } from '@parley/common/redis-keys.ts';
 import { notFound } from '@parley/common/rpc-errors.ts';
+import { CHATBOT_NOT_FOUND } from '@parley/common/not-found.ts';
 import { isUuid } from '@parley/common/ids.ts';
-import { routeMember } from '../../access/members.ts';
+import type { Member } from '../../access/members.ts';
 import type { Clients } from '../../http/clients.ts';
 import { mapError } from '../../http/errors.ts';
 import { escapeHtml, h1, page } from '../../http/html-page.ts';
@@ -96,7 +97,17 @@ const readCookie = (req: Request, name: string): string => {
   return '';
 };
 
-export function slackInstallRoutes(clients: Clients, opts: SlackInstallOptions) {
+/** "Add to Slack" as the channels' operation rows use it (rest.ts): whether it is offered, its start, and Slack's redirect back. */
+export interface SlackInstall {
+  /** Whether the operator configured a Slack app. */
+  offered: boolean;
+  /** The member's start (they may change the chatbot): Slack's authorize URL; the browser's cookie set on `res`. */
+  start(m: Member, chatbotId: string, res: Response): Promise<{ authorizeUrl: string }>;
+  /** Slack's redirect back: a redirect to the chatbot's channels, or a result page. */
+  callback(req: Request, res: Response): Promise<void>;
+}
+
+export function createSlackInstall(clients: Clients, opts: SlackInstallOptions): SlackInstall {
   const keys = redisKeys(opts.prefix);
   const signer = stateSigner(opts.secret);
   const now = opts.now ?? Date.now;
@@ -106,78 +117,69 @@ export function slackInstallRoutes(clients: Clients, opts: SlackInstallOptions) 
   const cookie = (value: string, maxAge: number) =>
     `${SLACK_INSTALL_COOKIE}=${value}; Path=${SLACK_CALLBACK_PATH}; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
 
-  /** Under /api/chatbot: whether the install is offered, and its start. */
-  const member = Router();
-  member.get('/:chatbotId/channels/slack/install', async (req, res) => {
-    await routeMember(clients, req);
-    res.json({ available: Boolean(opts.clientId) });
-  });
-  member.post('/:chatbotId/channels/slack/install', async (req, res) => {
-    const m = await routeMember(clients, req);
-    if (!opts.clientId) throw notFound(INSTALL_NOT_CONFIGURED);
-    const chatbotId = String(req.params.chatbotId);
-    // NOT_FOUND for another workspace's chatbot, before anything is issued.
-    if (!isUuid(chatbotId)) throw notFound('Chatbot not found');
-    await clients.chatbot.getChatbot({ ownerId: m.ownerId, chatbotId });
-    const nonce = randomBytes(32).toString('base64url');
-    const browser = randomBytes(32).toString('base64url');
-    const record: InstallRecord = {
-      ownerId: m.ownerId,
-      userId: m.user.id,
-      role: m.role,
-      chatbotId,
-      browser: sha256(browser),
-      clientIp: m.clientIp,
-    };
-    await withRedisDeadline(opts.redis.set(keys.slackInstallState(nonce), JSON.stringify(record), 'EX', STATE_TTL_SECONDS));
-    const state = signer.sign(nonce, chatbotId, now() + STATE_TTL_SECONDS * 1000);
-    res.setHeader('Set-Cookie', cookie(browser, STATE_TTL_SECONDS));
-    const url = new URL(opts.authorizeUrl);
-    url.search = new URLSearchParams({ client_id: opts.clientId, scope: SLACK_SCOPES, redirect_uri: redirectUri, state }).toString();
-    res.json({ authorizeUrl: url.toString() });
-  });
-
-  /** Under /api/channels: Slack's redirect back. */
-  const callback = Router();
-  callback.get('/slack/oauth/callback', async (req, res) => {
-    const refused = (status: number, message: string) => resultPage(res, status, 'Slack was not connected', message);
-    res.setHeader('Set-Cookie', cookie('', 0));
-    const verified = signer.verify(query(req, 'state'), now());
-    // Taken before anything else: a state is used once, whatever follows.
-    const taken = verified ? await withRedisDeadline(opts.redis.getdel(keys.slackInstallState(verified.nonce))) : null;
-    const record = taken ? (JSON.parse(taken) as InstallRecord) : null;
-    const browser = readCookie(req, SLACK_INSTALL_COOKIE);
-    if (!verified || !record || record.chatbotId !== verified.chatbotId || !browser || sha256(browser) !== record.browser)
-      return refused(400, STATE_REFUSED);
-    const back = `/chatbots/${encodeURIComponent(record.chatbotId)}#settings-channels`;
-    if (query(req, 'error')) return resultPage(res, 200, 'Slack was not connected', INSTALL_DENIED, back);
-    const code = query(req, 'code');
-    if (!code) return refused(400, STATE_REFUSED);
-    // The member's role when they started, checked by chatbot and chat as on any call of theirs.
-    setCurrentRole(record.role);
-    try {
-      const { chatbot } = await clients.chatbot.getChatbot({ ownerId: record.ownerId, chatbotId: record.chatbotId });
-      const { connection } = await clients.chat.connectSlackInstall({
-        ownerId: record.ownerId,
-        chatbotId: record.chatbotId,
-        uniqueId: chatbot?.uniqueId ?? '',
-        code,
-        redirectUri,
-        webhookBaseUrl: `${base}${webhookPath('slack')}`,
-      });
-      await clients.workspaces.recordAuditEvent({
-        actor: { userId: record.userId, workspaceId: record.ownerId, clientIp: record.clientIp },
-        action: 'chatbot.channel_connected',
-        target: record.chatbotId,
-        detailsJson: JSON.stringify({ channel: 'slack', lastFour: connection?.tokenLastFour ?? '', via: 'oauth' }),
-      });
-      res.redirect(303, `/chatbots/${encodeURIComponent(record.chatbotId)}?slack=connected#settings-channels`);
-    } catch (err) {
-      const { status, message } = mapError(err, opts.logger);
-      resultPage(res, status, 'Slack was not connected', message, back);
-    }
-  });
-  return { member, callback };
+  return {
+    offered: Boolean(opts.clientId),
+    async start(m, chatbotId, res) {
+      if (!opts.clientId) throw notFound(INSTALL_NOT_CONFIGURED);
+      // NOT_FOUND for another workspace's chatbot, before anything is issued.
+      if (!isUuid(chatbotId)) throw notFound(CHATBOT_NOT_FOUND);
+      await clients.chatbot.getChatbot({ ownerId: m.ownerId, chatbotId });
+      const nonce = randomBytes(32).toString('base64url');
+      const browser = randomBytes(32).toString('base64url');
+      const record: InstallRecord = {
+        ownerId: m.ownerId,
+        userId: m.user.id,
+        role: m.role,
+        chatbotId,
+        browser: sha256(browser),
+        clientIp: m.clientIp,
+      };
+      await withRedisDeadline(opts.redis.set(keys.slackInstallState(nonce), JSON.stringify(record), 'EX', STATE_TTL_SECONDS));
+      const state = signer.sign(nonce, chatbotId, now() + STATE_TTL_SECONDS * 1000);
+      res.setHeader('Set-Cookie', cookie(browser, STATE_TTL_SECONDS));
+      const url = new URL(opts.authorizeUrl);
+      url.search = new URLSearchParams({ client_id: opts.clientId, scope: SLACK_SCOPES, redirect_uri: redirectUri, state }).toString();
+      return { authorizeUrl: url.toString() };
+    },
+    async callback(req, res) {
+      const refused = (status: number, message: string) => resultPage(res, status, 'Slack was not connected', message);
+      res.setHeader('Set-Cookie', cookie('', 0));
+      const verified = signer.verify(query(req, 'state'), now());
+      // Taken before anything else: a state is used once, whatever follows.
+      const taken = verified ? await withRedisDeadline(opts.redis.getdel(keys.slackInstallState(verified.nonce))) : null;
+      const record = taken ? (JSON.parse(taken) as InstallRecord) : null;
+      const browser = readCookie(req, SLACK_INSTALL_COOKIE);
+      if (!verified || !record || record.chatbotId !== verified.chatbotId || !browser || sha256(browser) !== record.browser)
+        return refused(400, STATE_REFUSED);
+      const back = `/chatbots/${encodeURIComponent(record.chatbotId)}#settings-channels`;
+      if (query(req, 'error')) return resultPage(res, 200, 'Slack was not connected', INSTALL_DENIED, back);
+      const code = query(req, 'code');
+      if (!code) return refused(400, STATE_REFUSED);
+      // The member's role when they started, checked by chatbot and chat as on any call of theirs.
+      setCurrentRole(record.role);
+      try {
+        const { chatbot } = await clients.chatbot.getChatbot({ ownerId: record.ownerId, chatbotId: record.chatbotId });
+        const { connection } = await clients.chat.connectSlackInstall({
+          ownerId: record.ownerId,
+          chatbotId: record.chatbotId,
+          uniqueId: chatbot?.uniqueId ?? '',
+          code,
+          redirectUri,
+          webhookBaseUrl: `${base}${webhookPath('slack')}`,
+        });
+        await clients.workspaces.recordAuditEvent({
+          actor: { userId: record.userId, workspaceId: record.ownerId, clientIp: record.clientIp },
+          action: 'chatbot.channel_connected',
+          target: record.chatbotId,
+          detailsJson: JSON.stringify({ channel: 'slack', lastFour: connection?.tokenLastFour ?? '', via: 'oauth' }),
+        });
+        res.redirect(303, `/chatbots/${encodeURIComponent(record.chatbotId)}?slack=connected#settings-channels`);
+      } catch (err) {
+        const { status, message } = mapError(err, opts.logger);
+        resultPage(res, status, 'Slack was not connected', message, back);
+      }
+    },
+  };
 }
 
 function resultPage(res: Response, status: number, title: string, message: string, back = '/chatbots') {

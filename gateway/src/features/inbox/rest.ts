@@ -21,7 +21,7 @@ import { gauge } from '@parley/common/metrics.ts';
 import type { Permission } from '@parley/common/roles.ts';
 import { mapError } from '../../http/errors.ts';
 import { inboxItemView } from './inbox.ts';
-import { member, restCaller } from '../../access/workspace-member.ts';
+import { member, restCaller } from '../../access/members.ts';
 import { sendEvent } from '../../http/answer-stream.ts';
 import { operation, type Operation } from '../../http/operations.ts';
 
