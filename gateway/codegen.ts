@@ -18,7 +18,7 @@ const config: CodegenConfig = {
         mappers: {
           User: '../access/users.ts#AuthUser',
           Chatbot: '../features/chatbots/chatbots.ts#ChatbotView',
-          KnowledgeBase: '../features/chatbots/chatbots.ts#KnowledgeBaseView',
+          KnowledgeBase: '../features/knowledge/knowledge.ts#KnowledgeBaseView',
           Conversation: '../features/conversations/conversations.ts#ConversationView',
         },
       },

@@ -33,36 +33,14 @@ const gatewayAccess = readdirSync(join(root, 'gateway/src/access'))
 const gatewayFeatures = foldersIn('gateway/src/features/');
 // A gateway feature's one public file is its view module, features/<feature>/<feature>.ts (its
 // service calls and JSON views); everything else in its folder (rest.ts, resolvers.ts, routes, events,
-// exports) is its own. These imports of another feature's internals predate the rule, each in a
-// feature being changed elsewhere; each goes when its feature next moves onto its operation table.
-const featureImportsKept = {
-  'chatbots/chatbots.ts': ['privacy/privacy-settings.ts'],
-  'chatbots/resolvers.ts': ['privacy/privacy-settings.ts'],
-  'chatbots/rest.ts': ['privacy/privacy-settings.ts', 'knowledge/knowledge-upload.ts'],
-};
-const filesIn = (dir) =>
-  readdirSync(join(root, dir), { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
-    .map((entry) => join(entry.parentPath, entry.name).slice(root.length));
-const featureZones = gatewayFeatures.flatMap((name) => {
-  const folder = `gateway/src/features/${name}`;
-  const except = [`./${name}`, ...gatewayFeatures.map((other) => `./${other}/${other}.ts`)];
-  const message =
-    "A gateway feature imports only another feature's view module (features/<feature>/<feature>.ts); move what both need into gateway/src/http or that view module.";
-  const kept = Object.keys(featureImportsKept).filter((file) => file.startsWith(`${name}/`));
-  const zone = (target, extra = []) => ({ target, from: 'gateway/src/features', except: [...except, ...extra], message });
-  if (!kept.length) return [zone(folder)];
-  const keptFiles = kept.map((file) => `gateway/src/features/${file}`);
-  return [
-    zone(filesIn(folder).filter((file) => !keptFiles.includes(file))),
-    ...kept.map((file) =>
-      zone(
-        `gateway/src/features/${file}`,
-        featureImportsKept[file].map((path) => `./${path}`),
-      ),
-    ),
-  ];
-});
+// exports) is its own.
+const featureZones = gatewayFeatures.map((name) => ({
+  target: `gateway/src/features/${name}`,
+  from: 'gateway/src/features',
+  except: [`./${name}`, ...gatewayFeatures.map((other) => `./${other}/${other}.ts`)],
+  message:
+    "A gateway feature imports only another feature's view module (features/<feature>/<feature>.ts); move what both need into gateway/src/http or that view module.",
+}));
 const features = foldersIn('web/src/features/');
 
 // Which folder may import which (import-x/no-restricted-paths resolves every import, package names

@@ -19,6 +19,7 @@ import { providerKeyOperations } from '../features/provider-keys/rest.ts';
 import { modelOperations } from '../features/models/rest.ts';
 import { paymentOperations } from '../features/billing/rest.ts';
 import { chatbotOperations } from '../features/chatbots/rest.ts';
+import { knowledgeOperations } from '../features/knowledge/rest.ts';
 import { unansweredQuestionOperations } from '../features/unanswered-questions/rest.ts';
 import { analyticsOperations } from '../features/analytics/rest.ts';
 import { authOperations } from '../features/auth/rest.ts';
@@ -44,6 +45,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...modelOperations,
   ...paymentOperations,
   ...chatbotOperations,
+  ...knowledgeOperations,
   ...unansweredQuestionOperations,
   ...analyticsOperations,
   ...authOperations,
@@ -91,7 +93,7 @@ export const ACCESS = {
   'Mutation.signOutOtherSessions': 'session',
   'Mutation.deleteAccount': 'session',
 
-  // Chatbots, their settings and knowledge (the REST rows: features/chatbots/rest.ts).
+  // Chatbots, their settings and knowledge (the REST rows: features/chatbots/rest.ts, features/knowledge/rest.ts).
   'Query.chatbots': 'workspace:read',
   'Query.chatbot': 'workspace:read',
   // The models chatbots may answer with.

@@ -23,6 +23,7 @@ import { authResolvers } from '../features/auth/resolvers.ts';
 import { billingResolvers } from '../features/billing/resolvers.ts';
 import { chatResolvers } from '../features/conversations/resolvers.ts';
 import { chatbotResolvers } from '../features/chatbots/resolvers.ts';
+import { knowledgeResolvers } from '../features/knowledge/resolvers.ts';
 import type { Resolvers } from '../generated/graphql.ts';
 import { accessOf, isPermission } from '../access/permissions.ts';
 import { inboxResolvers } from '../features/inbox/resolvers.ts';
@@ -80,6 +81,7 @@ export const resolvers = guardOperations([
   accountResolvers,
   userResolvers,
   chatbotResolvers,
+  knowledgeResolvers,
   chatResolvers,
   billingResolvers,
   insightResolvers,

@@ -149,3 +149,12 @@ export const withPaths = <T extends z.ZodType>(schema: T) =>
     ctx.addIssue({ code: 'custom', message: `${issue.path.length ? `${issue.path.join('.')}: ` : ''}${issue.message}`, input: value });
     return z.NEVER;
   });
+
+/** The largest int32, the bound of the services' whole-number fields. */
+export const INT32_MAX = 2 ** 31 - 1;
+
+/** A whole number as an int32 field; a fraction as -1 and a number beyond int32 as its bound, for the service to refuse. */
+export function int32Field(typed: number): number {
+  if (!Number.isInteger(typed)) return -1;
+  return Math.max(-INT32_MAX, Math.min(typed, INT32_MAX));
+}

@@ -5,18 +5,14 @@
 import type { Chatbot as ChatbotMessage } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import type { Conversation as ConversationMessage } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import { Code, ConnectError, forbidden, invalid, notFound } from '@parley/common/rpc-errors.ts';
+import { chatbotView, embedSettingsChange, languageChange, updateChatbot, voiceChange } from '../features/chatbots/chatbots.ts';
 import {
-  chatbotView,
-  embedSettingsChange,
   knowledgeBaseView,
-  languageChange,
   maxPagesField,
   textEntryResultView,
   textEntryView,
-  updateChatbot,
-  voiceChange,
   type TextEntryView,
-} from '../features/chatbots/chatbots.ts';
+} from '../features/knowledge/knowledge.ts';
 import { clientIp } from '@parley/common/http.ts';
 import { workspaceModels } from '../features/models/models.ts';
 import type { Clients } from '../http/clients.ts';

@@ -1,18 +1,10 @@
-// GraphQL counterparts of /api/chatbot/*: the same service calls, the same messages. Files are
-// uploaded through REST only (POST /api/chatbot/{id}/knowledge-base/files).
+// GraphQL counterparts of /api/chatbot/* (a chatbot and its settings; its knowledge entries are
+// features/knowledge's resolvers): the same service calls, the same messages.
 import type { Resolvers } from '../../generated/graphql.ts';
-import {
-  chatbotView,
-  embedSettingsChange,
-  knowledgeBaseView,
-  textEntryResultView,
-  languageChange,
-  maxPagesField,
-  updateChatbot,
-  voiceChange,
-} from './chatbots.ts';
+import { chatbotView, embedSettingsChange, languageChange, updateChatbot, voiceChange } from './chatbots.ts';
+import { knowledgeBaseView } from '../knowledge/knowledge.ts';
 import { leadSettingsChange } from '../leads/leads.ts';
-import { privacyChange } from '../privacy/privacy-settings.ts';
+import { privacyChange } from '../privacy/privacy.ts';
 import { workspaceModels } from '../models/models.ts';
 import { selectsField } from '../../http/selection.ts';
 
@@ -106,45 +98,6 @@ export const chatbotResolvers: Resolvers = {
     deleteChatbot: async (_parent, { id }, ctx) => {
       await ctx.clients.chatbot.deleteChatbot({ ownerId: (await ctx.member()).ownerId, chatbotId: id });
       return true;
-    },
-    addTextEntry: async (_parent, { chatbotId, text }, ctx) => {
-      const { knowledgeBase } = await ctx.clients.chatbot.addTextEntry({ ownerId: (await ctx.member()).ownerId, chatbotId, text });
-      return knowledgeBaseView(knowledgeBase);
-    },
-    deleteTextEntry: async (_parent, { chatbotId, entryId }, ctx) => {
-      const { knowledgeBase } = await ctx.clients.chatbot.deleteTextEntry({
-        ownerId: (await ctx.member()).ownerId,
-        chatbotId,
-        entryId,
-      });
-      return knowledgeBaseView(knowledgeBase);
-    },
-    addUrlEntry: async (_parent, { chatbotId, url, crawl, maxPages }, ctx) => {
-      const added = await ctx.clients.chatbot.addUrlEntry({
-        ownerId: (await ctx.member()).ownerId,
-        chatbotId,
-        url,
-        crawl: crawl ?? false,
-        maxPages: maxPagesField(maxPages),
-      });
-      return textEntryResultView(added);
-    },
-    addQaEntry: async (_parent, { chatbotId, question, answer }, ctx) => {
-      const added = await ctx.clients.chatbot.addQaEntry({ ownerId: (await ctx.member()).ownerId, chatbotId, question, answer });
-      return textEntryResultView(added);
-    },
-    refreshTextEntry: async (_parent, { chatbotId, entryId }, ctx) => {
-      const refreshed = await ctx.clients.chatbot.refreshEntry({ ownerId: (await ctx.member()).ownerId, chatbotId, entryId });
-      return textEntryResultView(refreshed);
-    },
-    setTextEntryAutoSync: async (_parent, { chatbotId, entryId, autoSync }, ctx) => {
-      const changed = await ctx.clients.chatbot.setEntryAutoSync({
-        ownerId: (await ctx.member()).ownerId,
-        chatbotId,
-        entryId,
-        autoSync,
-      });
-      return textEntryResultView(changed);
     },
   },
   Chatbot: {

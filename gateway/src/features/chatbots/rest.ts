@@ -1,6 +1,6 @@
-// REST paths (docs/product.md, REST API) for an owner's chatbots, their pictures and knowledge base (typed text, files,
-// web pages and Q&A pairs; appearance, allowed domains, visitor limits, the lead form, handoff and privacy), and their
-// conversations. Each path acts in the request's workspace (X-Workspace-Id, the personal one without it) with the
+// REST paths (docs/product.md, REST API) for an owner's chatbots and their pictures and settings (appearance, allowed
+// domains, visitor limits, the lead form, handoff and privacy); their knowledge bases are features/knowledge's rows,
+// their conversations features/conversations'. Each path acts in the request's workspace (X-Workspace-Id, the personal one without it) with the
 // permission its row of this operation table (http/operations.ts) names; another owner's chatbot answers 404 (the
 // chatbot service decides, and owns every rule on the values):
 //   GET    /api/chatbot                               → [chatbot]
@@ -9,41 +9,16 @@
 //   PUT    /api/chatbot/{id} { name?, isActive?, language?, instructions?, …, privacy? } → chatbot
 //   DELETE /api/chatbot/{id}                          → { message }
 //   POST   /api/chatbot/{id}/profile-picture          multipart, field profilePicture → { profilePicture }
-//   POST   /api/chatbot/{id}/knowledge-base/text { text, append? } → { knowledgeBase }
-//   POST   /api/chatbot/{id}/knowledge-base/files     multipart, field file → entry (202; parsed in the background)
-//   POST   /api/chatbot/{id}/knowledge-base/urls { url, crawl?, maxPages? } → entry (202)
-//   POST   /api/chatbot/{id}/knowledge-base/qa { question, answer } → entry (201)
-//   POST   /api/chatbot/{id}/knowledge-base/text-entries/{entryId}/refresh → entry (202)
-//   PUT    /api/chatbot/{id}/knowledge-base/text-entries/{entryId} { autoSync } → entry
-//   DELETE /api/chatbot/{id}/knowledge-base/text-entries/{entryId} → { knowledgeBase }
-//   GET    /api/chatbot/{id}/conversations            → [conversation]
-//   GET    /api/chatbot/{id}/conversations/{conversationId} → conversation
-// The uploads are rows that read their own body (`multipart`), once the caller is checked.
+// The picture's upload is a row that reads its own body (`multipart`), once the caller is checked.
 import { z } from 'zod';
 import type { Permission } from '@parley/common/roles.ts';
-import { invalid } from '@parley/common/rpc-errors.ts';
-import {
-  chatbotView,
-  embedSettingsChange,
-  knowledgeBaseView,
-  textEntryResultView,
-  languageChange,
-  maxPagesField,
-  restChatbot,
-  restKnowledgeBase,
-  restTextEntryResult,
-  updateChatbot,
-  voiceChange,
-} from './chatbots.ts';
-import { conversationView, restConversation } from '../conversations/conversations.ts';
+import { chatbotView, embedSettingsChange, languageChange, restChatbot, updateChatbot, voiceChange } from './chatbots.ts';
 import { leadSettingsChange } from '../leads/leads.ts';
-import { privacyChange, restPrivacyFields } from '../privacy/privacy-settings.ts';
+import { privacyChange, restPrivacyFields } from '../privacy/privacy.ts';
 import { operation, type Operation, type OperationDeps } from '../../http/operations.ts';
-import { flag, jsonBody, numberOrNull, optionalFlag, optionalText, optionalTextList, optionalWholeNumber, text } from '../../http/input.ts';
-import { readKnowledgeUpload } from '../knowledge/knowledge-upload.ts';
+import { jsonBody, numberOrNull, optionalFlag, optionalText, optionalTextList, optionalWholeNumber, text } from '../../http/input.ts';
 import { readPictureUpload } from './picture-upload.ts';
 
-export const APPEND_ONLY = 'append must be true: text is added to the knowledge base as a new entry';
 export const CHATBOT_DELETED_MESSAGE = 'Chatbot deleted';
 
 /** An optional nested object of the body; its fields are named by their path ("appearance.position") so the messages say which is wrong. */
@@ -101,10 +76,7 @@ const chatbotChanges = jsonBody({
 const who = 'session';
 const read: Permission = 'workspace:read';
 const write: Permission = 'chatbots:write';
-// Visitors' words: agents and above.
-const conversationsRead: Permission = 'conversations:read';
 const base = '/api/chatbot';
-const entry = `${base}/:id/knowledge-base/text-entries/:entryId`;
 
 /** The chatbot as REST clients read it (`_id`), its models named from the catalogue. */
 const view = (app: OperationDeps, chatbot: Parameters<typeof chatbotView>[0]) => restChatbot(chatbotView(chatbot, app.catalogue));
@@ -149,113 +121,6 @@ export const chatbotOperations: Operation[] = [
       const content = await readPictureUpload(req, uploads.maxPictureBytes);
       const { profilePicture } = await clients.chatbot.setProfilePicture({ ownerId: member.ownerId, chatbotId: params.id, content });
       return { profilePicture };
-    },
-  ),
-  operation(
-    {
-      method: 'POST',
-      path: `${base}/:id/knowledge-base/text`,
-      who,
-      permission: write,
-      body: jsonBody({ append: optionalFlag('append'), text: text('text') }),
-    },
-    async ({ app: { clients }, member, params, body }) => {
-      if (body.append === false) throw invalid(APPEND_ONLY);
-      const { knowledgeBase } = await clients.chatbot.addTextEntry({ ownerId: member.ownerId, chatbotId: params.id, text: body.text });
-      return { knowledgeBase: restKnowledgeBase(knowledgeBaseView(knowledgeBase)) };
-    },
-  ),
-  // Accepted: the entry is parsed in the background (status "processing").
-  operation(
-    { method: 'POST', path: `${base}/:id/knowledge-base/files`, who, permission: write, status: 202, multipart: true },
-    async ({ app: { clients, uploads }, member, params, req }) => {
-      const file = await readKnowledgeUpload(req, uploads.maxUploadBytes);
-      const added = await clients.chatbot.addFileEntry(
-        { ownerId: member.ownerId, chatbotId: params.id, fileName: file.name, content: file.content },
-        { timeoutMs: uploads.uploadTimeoutMs },
-      );
-      return restTextEntryResult(textEntryResultView(added));
-    },
-  ),
-  operation(
-    {
-      method: 'POST',
-      path: `${base}/:id/knowledge-base/urls`,
-      who,
-      permission: write,
-      status: 202,
-      body: jsonBody({ url: text('url'), crawl: optionalFlag('crawl'), maxPages: optionalWholeNumber('maxPages') }),
-    },
-    async ({ app: { clients }, member, params, body }) => {
-      const added = await clients.chatbot.addUrlEntry({
-        ownerId: member.ownerId,
-        chatbotId: params.id,
-        url: body.url,
-        crawl: body.crawl ?? false,
-        maxPages: maxPagesField(body.maxPages),
-      });
-      return restTextEntryResult(textEntryResultView(added));
-    },
-  ),
-  operation(
-    {
-      method: 'POST',
-      path: `${base}/:id/knowledge-base/qa`,
-      who,
-      permission: write,
-      status: 201,
-      body: jsonBody({ question: text('question'), answer: text('answer') }),
-    },
-    async ({ app: { clients }, member, params, body }) => {
-      const added = await clients.chatbot.addQaEntry({ ownerId: member.ownerId, chatbotId: params.id, ...body });
-      return restTextEntryResult(textEntryResultView(added));
-    },
-  ),
-  // Accepted: the page is fetched again in the background.
-  operation(
-    { method: 'POST', path: `${entry}/refresh`, who, permission: write, status: 202 },
-    async ({ app: { clients }, member, params }) => {
-      const refreshed = await clients.chatbot.refreshEntry({ ownerId: member.ownerId, chatbotId: params.id, entryId: params.entryId });
-      return restTextEntryResult(textEntryResultView(refreshed));
-    },
-  ),
-  operation(
-    { method: 'PUT', path: entry, who, permission: write, body: jsonBody({ autoSync: flag('autoSync') }) },
-    async ({ app: { clients }, member, params, body }) => {
-      const changed = await clients.chatbot.setEntryAutoSync({
-        ownerId: member.ownerId,
-        chatbotId: params.id,
-        entryId: params.entryId,
-        autoSync: body.autoSync,
-      });
-      return restTextEntryResult(textEntryResultView(changed));
-    },
-  ),
-  operation({ method: 'DELETE', path: entry, who, permission: write }, async ({ app: { clients }, member, params }) => {
-    const { knowledgeBase } = await clients.chatbot.deleteTextEntry({
-      ownerId: member.ownerId,
-      chatbotId: params.id,
-      entryId: params.entryId,
-    });
-    return { knowledgeBase: restKnowledgeBase(knowledgeBaseView(knowledgeBase)) };
-  }),
-
-  operation(
-    { method: 'GET', path: `${base}/:id/conversations`, who, permission: conversationsRead },
-    async ({ app: { clients }, member, params }) => {
-      const { conversations } = await clients.chat.listConversations({ ownerId: member.ownerId, chatbotId: params.id });
-      return conversations.map((c) => restConversation(conversationView(c)));
-    },
-  ),
-  operation(
-    { method: 'GET', path: `${base}/:id/conversations/:conversationId`, who, permission: conversationsRead },
-    async ({ app: { clients }, member, params }) => {
-      const { conversation } = await clients.chat.getConversation({
-        ownerId: member.ownerId,
-        chatbotId: params.id,
-        conversationId: params.conversationId,
-      });
-      return restConversation(conversationView(conversation));
     },
   ),
 ];

@@ -4,6 +4,7 @@
 import type { Lead } from '@parley/proto/parley/chat/v1/chat_pb.js';
 import type { Handoff, LeadForm } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
+import { int32Field } from '../../http/input.ts';
 
 export type LeadFieldMode = 'off' | 'optional' | 'required';
 export type LeadTrigger = 'before_first_message' | 'after_messages' | 'when_unanswered';
@@ -57,10 +58,7 @@ export interface LeadSettingsInput {
   handoff?: { enabled?: boolean; timeoutSeconds?: number };
 }
 
-const INT32_MAX = 2 ** 31 - 1;
-/** A whole number as an int32 field; a fraction as -1 and a number beyond int32 as its bound, for the service to refuse. */
-const int32 = (typed: number | undefined) =>
-  typed === undefined ? undefined : Number.isInteger(typed) ? Math.max(-INT32_MAX, Math.min(typed, INT32_MAX)) : -1;
+const int32 = (typed: number | undefined) => (typed === undefined ? undefined : int32Field(typed));
 const allUndefined = (o: object) => Object.values(o).every((v) => v === undefined);
 
 /** The `leadForm` and `handoff` of an UpdateChatbot request (LeadFormChange, HandoffChange), each absent when nothing in it changes. */

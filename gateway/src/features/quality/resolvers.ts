@@ -5,7 +5,8 @@
 import { invalid, notFound } from '@parley/common/rpc-errors.ts';
 import { CHATBOT_NOT_FOUND } from '@parley/common/not-found.ts';
 import type { Resolvers } from '../../generated/graphql.ts';
-import { textEntryView, updateChatbot, voiceChange } from '../chatbots/chatbots.ts';
+import { updateChatbot, voiceChange } from '../chatbots/chatbots.ts';
+import { textEntryView } from '../knowledge/knowledge.ts';
 import { modelChoiceChange } from '../models/models.ts';
 import { parseFormat, readTestFile, writeTestFile } from './test-files.ts';
 import {

@@ -1,4 +1,4 @@
-// The views and request pieces chatbots.ts shares between REST and GraphQL, and the statuses
+// The views and request pieces chatbots.ts and knowledge.ts share between REST and GraphQL, and the statuses
 // errors.ts gives the knowledge sources' refusals: pure, no services.
 import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { ChatbotSchema, TextEntrySchema } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import { Code, ConnectError, conflict, failedPrecondition } from '@parley/common/rpc-errors.ts';
 import { createLogger } from '@parley/common/logger.ts';
-import { chatbotView, maxPagesField, restTextEntry, textEntryView, voiceChange } from '../chatbots.ts';
+import { chatbotView, voiceChange } from '../chatbots.ts';
+import { maxPagesField, restTextEntry, textEntryView } from '../../knowledge/knowledge.ts';
 import { mapError } from '../../../http/errors.ts';
 import { loadCatalogue } from '@parley/common/models/catalogue.ts';
 
