@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeQueryCompilerFile } from './prisma-wasm-file.ts';
+import { gatewaySchemaFiles } from './gateway-schema.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 
@@ -48,7 +49,7 @@ for (const service of ['auth', 'billing', 'chatbot', 'chat']) await writeQueryCo
 for (const pkg of ['gateway', 'web']) {
   if (!existsSync(join(root, pkg, 'codegen.ts'))) continue;
   const out = pkg === 'web' ? 'web/src/gql' : 'gateway/src/generated';
-  step(`${pkg} GraphQL types`, ['gateway/src/schema', `${pkg}/codegen.ts`, ...(pkg === 'web' ? ['web/src'] : [])], out, pkg, [
+  step(`${pkg} GraphQL types`, [...gatewaySchemaFiles(), `${pkg}/codegen.ts`, ...(pkg === 'web' ? ['web/src'] : [])], out, pkg, [
     'npx',
     'graphql-codegen',
     '--config',

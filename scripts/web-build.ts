@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { gatewaySchemaFiles } from './gateway-schema.ts';
 import { root } from './stack.ts';
 
 /**
@@ -20,7 +21,7 @@ export function webSourceFiles(): string[] {
     } else files.push(relative(root, p));
   };
   walk(join(root, 'web'));
-  walk(join(root, 'gateway/src/schema'));
+  for (const file of gatewaySchemaFiles()) walk(join(root, file));
   return files;
 }
 

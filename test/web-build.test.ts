@@ -20,7 +20,7 @@ describe('the web build staleness check', () => {
         'web/index.html',
         'web/src/main.tsx',
         'web/vite.config.ts',
-        'gateway/src/schema/account.graphql',
+        'gateway/src/features/account/schema.graphql',
       ]),
     );
   });

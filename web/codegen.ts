@@ -3,7 +3,7 @@
 import type { CodegenConfig } from '@graphql-codegen/cli';
 
 const config: CodegenConfig = {
-  schema: '../gateway/src/schema/*.graphql',
+  schema: '../gateway/src/features/*/schema.graphql',
   documents: ['src/**/*.{ts,tsx}', '!src/gql/**/*'],
   ignoreNoDocuments: true,
   generates: {

@@ -1,6 +1,7 @@
-// Apollo Server at /graphql: the schema is every src/schema/*.graphql file (the web app's codegen
-// reads the same files), resolvers are typed by GraphQL Code Generator.
-import { readdirSync, readFileSync } from 'node:fs';
+// Apollo Server at /graphql: the schema is every feature's schema.graphql (src/features/*/schema.graphql,
+// beside its resolvers; the web app's codegen reads the same files), resolvers are typed by GraphQL
+// Code Generator.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import express, { Router, type ErrorRequestHandler } from 'express';
 import { ApolloServer } from '@apollo/server';
@@ -27,7 +28,8 @@ import { knowledgeResolvers } from '../features/knowledge/resolvers.ts';
 import type { Resolvers } from '../generated/graphql.ts';
 import { accessOf, isPermission } from '../access/permissions.ts';
 import { inboxResolvers } from '../features/inbox/resolvers.ts';
-import { insightResolvers } from '../features/analytics/resolvers.ts';
+import { analyticsResolvers } from '../features/analytics/resolvers.ts';
+import { unansweredQuestionResolvers } from '../features/unanswered-questions/resolvers.ts';
 import { leadResolvers } from '../features/leads/resolvers.ts';
 import { qualityResolvers } from '../features/quality/resolvers.ts';
 import { userResolvers } from '../features/account/user-resolvers.ts';
@@ -35,13 +37,15 @@ import { webhookResolvers } from '../features/webhooks/resolvers.ts';
 import { workspaceResolvers } from '../features/workspaces/resolvers.ts';
 import type { Seats } from '../features/workspaces/workspaces.ts';
 
-const schemaDir = new URL('../schema/', import.meta.url).pathname;
+const featuresDir = new URL('../features/', import.meta.url).pathname;
 
+/** Every feature's schema.graphql, in the features' alphabetical order. */
 export function loadTypeDefs(): string[] {
-  return readdirSync(schemaDir)
-    .filter((f) => f.endsWith('.graphql'))
+  return readdirSync(featuresDir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && existsSync(join(featuresDir, entry.name, 'schema.graphql')))
+    .map((entry) => entry.name)
     .sort()
-    .map((f) => readFileSync(join(schemaDir, f), 'utf8'));
+    .map((name) => readFileSync(join(featuresDir, name, 'schema.graphql'), 'utf8'));
 }
 
 type FieldResolver = (parent: unknown, args: unknown, ctx: GraphQLContext, info: unknown) => unknown;
@@ -84,7 +88,8 @@ export const resolvers = guardOperations([
   knowledgeResolvers,
   chatResolvers,
   billingResolvers,
-  insightResolvers,
+  analyticsResolvers,
+  unansweredQuestionResolvers,
   inboxResolvers,
   workspaceResolvers,
   webhookResolvers,
