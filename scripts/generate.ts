@@ -9,10 +9,11 @@ import { gatewaySchemaFiles } from './gateway-schema.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 
-function hashOf(paths: string[]): string {
+/** The inputs' contents; `skip` (a step's output, which may sit inside an input folder) is left out. */
+function hashOf(paths: string[], skip: string): string {
   const h = createHash('sha256');
   const walk = (p: string) => {
-    if (!existsSync(p)) return;
+    if (!existsSync(p) || p === skip) return;
     if (statSync(p).isDirectory()) for (const f of readdirSync(p).sort()) walk(join(p, f));
     else h.update(p).update(readFileSync(p));
   };
@@ -22,7 +23,7 @@ function hashOf(paths: string[]): string {
 
 function step(name: string, inputs: string[], output: string, cwd: string, cmd: string[], env: Record<string, string> = {}) {
   const stampFile = join(root, output, '.stamp');
-  const hash = hashOf(inputs);
+  const hash = hashOf(inputs, join(root, output));
   if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === hash) return;
   console.error(`› generating ${name}`);
   execFileSync(cmd[0], cmd.slice(1), { cwd: join(root, cwd), stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, ...env } });
