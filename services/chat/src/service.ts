@@ -38,7 +38,7 @@ import { slackApi } from './channels/slack-api.ts';
 import { metaApi } from './channels/meta-api.ts';
 import { twilioApi } from './channels/twilio-api.ts';
 import { emailApi } from './channels/email-api.ts';
-import { startEmailSmtpInbound, type EmailSmtpInbound } from './channels/email-smtp.ts';
+import type { EmailSmtpInbound } from './channels/email-smtp.ts';
 import { resolve as resolvePath } from 'node:path';
 import { verifierCache } from './channels/receive-update.ts';
 import { removeChatbotChannels } from './channels/connections.ts';
@@ -538,7 +538,10 @@ export async function createChatService(
   const emailSmtpInbound =
     config.EMAIL_SMTP_INBOUND_PORT === undefined
       ? undefined
-      : await startEmailSmtpInbound(
+      : // Loaded only here: the SMTP server and the mail parser are development's (docs/adr/0068-memory-at-rest.md).
+        await (
+          await import('./channels/email-smtp.ts')
+        ).startEmailSmtpInbound(
           { ...deps.channels, email: { redis, domain: config.EMAIL_INBOUND_DOMAIN, prefix: config.QUEUE_PREFIX }, logger },
           config.EMAIL_SMTP_INBOUND_PORT,
         );

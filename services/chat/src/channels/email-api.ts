@@ -5,7 +5,8 @@
 // gateway's /dev/mail shows it. SMTP's answers map onto the channel sender's statuses: a 4xx or a
 // server out of reach is tried again, a 5xx is final, a refused login (535, EAUTH) is 401 and marks
 // the connection failing.
-import nodemailer from 'nodemailer';
+import type Nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import { newOutboxMailId, writeOutboxMail } from '@parley/common/mail-outbox.ts';
 
 export interface OutgoingEmail {
@@ -39,6 +40,21 @@ export interface EmailApi {
 
 const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 };
 
+// nodemailer (≈ 40 modules, ≈ 650 KB of sources) is loaded with the first mail the channel sends, not
+// when chat starts (docs/adr/0068-memory-at-rest.md).
+let nodemailerLoading: Promise<typeof Nodemailer> | undefined;
+const nodemailer = () => (nodemailerLoading ??= import('nodemailer').then((m) => m.default));
+
+/** A transport built at the first mail; closed only if it was. */
+function deferred(build: (sdk: typeof Nodemailer) => Transporter) {
+  let transport: Transporter | undefined;
+  let building: Promise<Transporter> | undefined;
+  return {
+    get: () => (building ??= nodemailer().then((sdk) => (transport = build(sdk)))),
+    close: () => transport?.close(),
+  };
+}
+
 /** SMTP's failure as the sender's status. */
 export function emailFailure(err: unknown): EmailError {
   const e = err as { code?: string; responseCode?: number; message?: string };
@@ -62,31 +78,32 @@ export function emailApi(opts: { smtpUrl?: string; outboxDir: string }): EmailAp
   });
   if (opts.smtpUrl) {
     // The URL and the deadlines in one options object (SMTP transport reads `url`).
-    const transport = nodemailer.createTransport({ url: opts.smtpUrl, ...SMTP_TIMEOUTS } as Parameters<
-      typeof nodemailer.createTransport
-    >[0]);
+    const smtpUrl = opts.smtpUrl;
+    const transport = deferred((sdk) =>
+      sdk.createTransport({ url: smtpUrl, ...SMTP_TIMEOUTS } as Parameters<typeof sdk.createTransport>[0]),
+    );
     return {
       async send(mail) {
         try {
-          await transport.sendMail(message(mail));
+          await (await transport.get()).sendMail(message(mail));
         } catch (err) {
           throw emailFailure(err);
         }
       },
-      close: () => transport.close(),
+      close: transport.close,
     };
   }
-  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true });
+  const transport = deferred((sdk) => sdk.createTransport({ streamTransport: true, buffer: true }));
   return {
     async send(mail) {
       const date = new Date();
-      const info = await transport.sendMail({ ...message(mail), date });
+      const info = await (await transport.get()).sendMail({ ...message(mail), date });
       await writeOutboxMail(
         opts.outboxDir,
         { id: newOutboxMailId(date), date: date.toISOString(), from: mail.from, to: [mail.to], subject: mail.subject, text: mail.text },
         info.message as Buffer,
       );
     },
-    close: () => transport.close(),
+    close: transport.close,
   };
 }
