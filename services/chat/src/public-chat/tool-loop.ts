@@ -55,9 +55,10 @@ export function statusLine(name: string): string {
 export const BUILT_IN_TOOLS = {
   handoff: {
     name: 'handoff',
+    // Worded for every channel: the widget shows its button, a messaging channel tells the user in words how to ask (channels/answer-update.ts).
     description:
-      'Offer the visitor a person from the team: when they ask for a human, or you cannot help them. It shows a button to talk to a person.',
-    result: 'A button to talk to a person from the team is now shown to the visitor. Tell them briefly that a person can take over.',
+      'Offer the visitor a person from the team: when they ask for a human, or you cannot help them. The visitor is shown how to reach a person.',
+    result: 'The visitor is now shown how to reach a person from the team. Tell them briefly that a person can take over.',
   },
   lead: {
     name: 'show_lead_form',

@@ -13,6 +13,7 @@ import { ChatbotDeletedSchema } from '@parley/proto/parley/events/v1/chatbot_del
 import { createProducer, QUEUES } from '@parley/common/queues.ts';
 import { jobSettled } from '@parley/common/testing/jobs.ts';
 import { startFakeTelegram, telegramTextUpdate, type FakeTelegram } from '@parley/common/testing/fake-telegram.ts';
+import { BUILT_IN_TOOL_RULES, toolTriggers } from '@parley/common/testing/fake-openai.ts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SECRET_MISSING, SECRET_REFUSED } from '../../src/channels/receive-update.ts';
 import {
@@ -23,7 +24,7 @@ import {
   TOKEN_REFUSED,
   TOKEN_SHAPE_INVALID,
 } from '../../src/channels/connections.ts';
-import { WAITING_FOR_PERSON } from '../../src/channels/answer-update.ts';
+import { ASK_FOR_PERSON, WAITING_FOR_PERSON } from '../../src/channels/answer-update.ts';
 import { DeliveryInFlight } from '../../src/channels/deliver.ts';
 import { sendAgentReply } from '../../src/channels/send-reply.ts';
 import { handoffTimedOut, TIMEOUT_MESSAGE } from '../../src/handoff/handoff-timeout.ts';
@@ -341,6 +342,38 @@ describe('handoff across Telegram', () => {
     expect(telegram.sent[2].text).toContain('The museum opens at ten');
     const { deliveries } = await stack.client.listChannelDeliveries({ ownerId: bot.ownerId, connectionId: connection.id });
     expect(deliveries.map((d) => d.kind).sort()).toEqual(['agent', 'answer', 'answer']);
+  });
+
+  it("the model's handoff tool offers a Telegram user a person in words, and writing it hands the conversation to the inbox", async () => {
+    const { bot, connection, secret } = await connectedBot();
+    await stack.makePro(bot.ownerId);
+    await enableHandoff(stack.chatbots, bot);
+    // A model that calls its handoff tool when someone from the team is wanted, in words the phrase rule does not know.
+    stack.fake.setBehaviour({ toolCalls: toolTriggers(BUILT_IN_TOOL_RULES) });
+    await post(connection.id, secret, telegramTextUpdate(8401, 'Can someone from your team look at my refund?'));
+    const [offered] = await until(
+      () => telegram.sent,
+      (s) => s.length === 1,
+      'the offer',
+    );
+    expect(stack.fake.requests[0].tools?.map((t) => (t as { function: { name: string } }).function.name)).toEqual(['handoff']);
+    // The tool's result, which the model words its answer from, promises no button a Telegram chat cannot show.
+    expect(text(stack.fake.requests.at(-1)!.messages)).not.toMatch(/button/i);
+    expect(offered.text.endsWith(ASK_FOR_PERSON)).toBe(true);
+    expect((await stack.client.listInbox({ ownerId: bot.ownerId })).waiting.some((i) => i.chatbotId === bot.id)).toBe(false);
+
+    await post(connection.id, secret, telegramTextUpdate(8401, 'talk to a person'));
+    const sent = await until(
+      () => telegram.sent,
+      (s) => s.length === 2,
+      'the handoff',
+    );
+    expect(sent[1].text.endsWith(WAITING_FOR_PERSON)).toBe(true);
+    await until(
+      () => stack.client.listInbox({ ownerId: bot.ownerId }),
+      (r) => r.waiting.some((i) => i.chatbotId === bot.id),
+      'the waiting conversation',
+    );
   });
 });
 
