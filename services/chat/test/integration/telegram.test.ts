@@ -29,9 +29,10 @@ import { DeliveryInFlight } from '../../src/channels/deliver.ts';
 import { sendAgentReply } from '../../src/channels/send-reply.ts';
 import { handoffTimedOut, TIMEOUT_MESSAGE } from '../../src/handoff/handoff-timeout.ts';
 import { emailInMessage, leadTaken } from '../../src/leads/channel-lead.ts';
+import { DAILY_LIMIT_REACHED } from '../../src/public-chat/daily-limits.ts';
 import { ChannelReplyRequestedSchema } from '@parley/proto/parley/events/v1/channel_message_received_pb.js';
 import { agent, clientMessageId, enableHandoff } from './handoff-helpers.ts';
-import { rpcError, startChatStack, type ChatStack } from './harness.ts';
+import { lastSystemPrompt, rpcError, startChatStack, type ChatStack } from './harness.ts';
 
 const TOKEN = '123456789:AAFakeTokenForParleyTestsOnly_abcdWXYZ';
 const KNOWLEDGE = ['The museum opens at ten and closes at six, every day but Monday.'];
@@ -268,6 +269,35 @@ describe('a Telegram message', () => {
     expect(stack.fake.requests).toHaveLength(0);
     await stack.applyUsage();
     expect(await stack.billing.prisma.usageRecord.count({ where: { ownerId: bot.ownerId } })).toBe(0);
+  });
+
+  it("keeps the widget's rules: the visitor day limit counts each Telegram chat and is told there, and the chatbot's language holds", async () => {
+    const { bot, connection, secret } = await connectedBot();
+    await stack.chatbots.updateChatbot({
+      ownerId: bot.ownerId,
+      chatbotId: bot.id,
+      language: 'french',
+      limits: { visitorMessagesPerDay: 2 },
+    });
+    const ask = async (chatId: number, count: number) => {
+      await post(connection.id, secret, telegramTextUpdate(chatId, 'Is the museum open every day?'));
+      return (
+        await until(
+          () => telegram.sent.filter((s) => s.chat_id === String(chatId)),
+          (s) => s.length === count,
+          `message ${count} to ${chatId}`,
+        )
+      ).at(-1)!.text;
+    };
+    expect(await ask(8151, 1)).toContain('The museum opens at ten');
+    expect(lastSystemPrompt(stack.fake)).toContain('Always reply in French.');
+    await ask(8151, 2);
+    // The third message of the day from the same chat is told the limit; another chat is another visitor.
+    expect(await ask(8151, 3)).toBe(DAILY_LIMIT_REACHED);
+    expect(await ask(8152, 1)).toContain('The museum opens at ten');
+    expect(stack.fake.requests).toHaveLength(3);
+    await stack.applyUsage();
+    expect(await stack.billing.prisma.usageRecord.count({ where: { ownerId: bot.ownerId } })).toBe(3);
   });
 
   it('marks the connection failing with the last error when Telegram revokes the token, and keeps the failed delivery', async () => {
