@@ -386,7 +386,7 @@ describe('handoff across Telegram', () => {
       (s) => s.length === 1,
       'the offer',
     );
-    expect(stack.fake.requests[0].tools?.map((t) => (t as { function: { name: string } }).function.name)).toEqual(['handoff']);
+    expect(((stack.fake.requests[0].tools ?? []) as { function: { name: string } }[]).map((t) => t.function.name)).toEqual(['handoff']);
     // The tool's result, which the model words its answer from, promises no button a Telegram chat cannot show.
     expect(text(stack.fake.requests.at(-1)!.messages)).not.toMatch(/button/i);
     expect(offered.text.endsWith(ASK_FOR_PERSON)).toBe(true);
