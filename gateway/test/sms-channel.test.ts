@@ -95,12 +95,15 @@ describe('the SMS channel through the gateway', () => {
     const json = await api(stack.url, `/api/channels/sms/${connection.id}`, { method: 'POST', body: params });
     expect(json.status).toBe(415);
     expect((await postSigned(url, AUTH_TOKEN, params, { signature: null })).status).toBe(401);
+    expect((await postSigned(url, AUTH_TOKEN, params, { signature: '' })).status).toBe(401);
     for (const signature of [
       // Over the address the request reached, not the public URL Twilio was given.
       twilioSignatureOf(AUTH_TOKEN, url, params),
       twilioSignatureOf(AUTH_TOKEN, `${publicUrl}?a=1`, params),
       twilioSignatureOf(AUTH_TOKEN, publicUrl, { ...params, Body: 'Another body' }),
       twilioSignatureOf(AUTH_TOKEN, publicUrl, params).slice(0, 20),
+      // Signed under another account's Auth Token.
+      twilioSignatureOf('00000000000000000000000000000000', publicUrl, params),
     ]) {
       const wrong = await postSigned(url, AUTH_TOKEN, params, { signature });
       expect(wrong.status).toBe(403);
