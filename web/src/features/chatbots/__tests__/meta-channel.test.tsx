@@ -1,37 +1,20 @@
-import { ApolloProvider } from '@apollo/client/react';
-import { fireEvent, render, screen, within } from '@testing-library/react';
+import { fireEvent, screen, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { createApolloClient } from '../../../lib/apollo-client';
-import { mockLink, type Handler } from '../../../test/mock-link';
-import { ChannelsCard } from '../components/channels-card';
+import { channelConnection, renderChannelsCard as renderCard } from './channels-card-fixtures';
 
 const TOKEN = 'EAAGwebTestSystemUserTokenForTheCard0123WXYZ';
 const APP_SECRET = '0123456789abcdef0123456789abcdef';
 const CALLBACK = 'https://parley.example/api/channels/whatsapp/conn-wa';
-const whatsappConnection = (over: Record<string, unknown> = {}) => ({
-  __typename: 'ChannelConnection' as const,
-  id: 'conn-wa',
-  channel: 'whatsapp',
-  status: 'connected',
-  lastError: null,
-  tokenLastFour: 'WXYZ',
-  botName: '+1 555-078-3881',
-  lastChatId: null,
-  createdAt: '2026-12-03T10:00:00.000Z',
-  accountId: '106540352242922',
-  webhookUrl: CALLBACK,
-  ...over,
-});
-
-function renderCard(handlers: Record<string, Handler>) {
-  const { link, calls } = mockLink({ ChannelDeliveries: () => ({ data: { channelDeliveries: [] } }), ...handlers });
-  render(
-    <ApolloProvider client={createApolloClient(link)}>
-      <ChannelsCard chatbotId="c1" />
-    </ApolloProvider>,
-  );
-  return calls;
-}
+const whatsappConnection = (over: Record<string, unknown> = {}) =>
+  channelConnection({
+    id: 'conn-wa',
+    channel: 'whatsapp',
+    tokenLastFour: 'WXYZ',
+    botName: '+1 555-078-3881',
+    accountId: '106540352242922',
+    webhookUrl: CALLBACK,
+    ...over,
+  });
 
 describe('the WhatsApp card', () => {
   it('shows the callback URL and the verify token once after connecting, the URL not twice, and never the token or app secret', async () => {
