@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readGatewayConfig } from '../src/config.ts';
 import { createClients, type Clients } from '../src/http/clients.ts';
 import { channelIntake } from '../src/features/channels/channel-intake.ts';
-import { makePro, registerOwner, type Owner } from './chatbot-fixtures.ts';
+import { makePro, museumBot, registerOwner, type Owner } from './chatbot-fixtures.ts';
 import { api, gql, inboundJobCount, startStack, TEST_SERVICE_SECRET, type Stack } from './stack.ts';
 
 const SLACK_TOKEN = 'xoxb-3344556677-7766554433-IntakeSlackTokenWxYz';
@@ -41,12 +41,7 @@ beforeAll(async () => {
   stack = await startStack({ chatEnv: { SLACK_API_BASE: slack.url, META_GRAPH_API_BASE: meta.url } });
   owner = await registerOwner(stack, 'channel-intake');
   await makePro(stack, owner);
-  const created = await api(stack.url, '/api/chatbot', { body: { name: 'Museum Bot' }, token: owner.token });
-  const chatbotId = created.body._id;
-  await api(stack.url, `/api/chatbot/${chatbotId}/knowledge-base/text`, {
-    body: { text: 'The museum opens at ten and closes at six, every day but Monday.' },
-    token: owner.token,
-  });
+  const chatbotId = await museumBot(stack, owner);
   const slackConnected = await gql(
     stack.url,
     'mutation($c: ID!, $t: String!, $s: String) { connectChannel(chatbotId: $c, channel: "slack", token: $t, signingSecret: $s) { id } }',

@@ -23,7 +23,7 @@ import { startFakeOpenAI, type FakeOpenAI } from '@parley/common/testing/fake-op
 import { startSmtpCatcher, type SmtpCatcher } from '@parley/common/testing/smtp-catcher.ts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { usageRecordCount } from './billing-fixtures.ts';
-import { makePro, registerOwner, type Owner } from './chatbot-fixtures.ts';
+import { makePro, museumBot, registerOwner, type Owner } from './chatbot-fixtures.ts';
 import { api, gql, inboundJobCount, startStack, TEST_PUBLIC_URL, type Stack } from './stack.ts';
 
 const TELEGRAM_TOKEN = '334455667:AAEveryFamilyTelegramTokenForTests_wxyz';
@@ -103,12 +103,7 @@ beforeAll(async () => {
   });
   owner = await registerOwner(stack, 'every-family');
   await makePro(stack, owner);
-  const created = await api(stack.url, '/api/chatbot', { body: { name: 'Museum Bot' }, token: owner.token });
-  chatbotId = created.body._id;
-  await api(stack.url, `/api/chatbot/${chatbotId}/knowledge-base/text`, {
-    body: { text: 'The museum opens at ten and closes at six, every day but Monday.' },
-    token: owner.token,
-  });
+  chatbotId = await museumBot(stack, owner);
   const connect = async (channel: ChannelName, vars: { t: string; s?: string; as?: string; a?: string; b?: string; p?: string }) => {
     const res = await gql(
       stack.url,

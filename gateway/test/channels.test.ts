@@ -9,7 +9,7 @@ import { QUEUES } from '@parley/common/queues.ts';
 import { createRedis } from '@parley/common/redis.ts';
 import { startFakeTelegram, telegramTextUpdate, type FakeTelegram } from '@parley/common/testing/fake-telegram.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makePro, registerOwner, type Owner } from './chatbot-fixtures.ts';
+import { makePro, museumBot, registerOwner, type Owner } from './chatbot-fixtures.ts';
 import { api, gql, startStack, type Stack } from './stack.ts';
 
 const TOKEN = '223344556:AAGatewayTestTokenForTelegram_0123abcd';
@@ -25,12 +25,7 @@ beforeAll(async () => {
   stack = await startStack({ chatEnv: { TELEGRAM_API_BASE: telegram.url } });
   owner = await registerOwner(stack, 'channels');
   await makePro(stack, owner);
-  const created = await api(stack.url, '/api/chatbot', { body: { name: 'Museum Bot' }, token: owner.token });
-  chatbotId = created.body._id;
-  await api(stack.url, `/api/chatbot/${chatbotId}/knowledge-base/text`, {
-    body: { text: 'The museum opens at ten and closes at six, every day but Monday.' },
-    token: owner.token,
-  });
+  chatbotId = await museumBot(stack, owner);
 });
 afterAll(async () => {
   await stack?.close();

@@ -16,7 +16,7 @@ import { inboundMail, postInbound, signedInbound, signMailgun } from '@parley/co
 import { startFakeOpenAI, type FakeOpenAI } from '@parley/common/testing/fake-openai.ts';
 import { startSmtpCatcher, type SmtpCatcher } from '@parley/common/testing/smtp-catcher.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makePro, registerOwner, type Owner } from './chatbot-fixtures.ts';
+import { makePro, museumBot, registerOwner, type Owner } from './chatbot-fixtures.ts';
 import { api, gql, startStack, type Stack } from './stack.ts';
 
 const KEY = 'key-0gateway0mailgun0signing0key0abcd';
@@ -40,12 +40,7 @@ beforeAll(async () => {
   });
   owner = await registerOwner(stack, 'email');
   await makePro(stack, owner);
-  const created = await api(stack.url, '/api/chatbot', { body: { name: 'Museum Bot' }, token: owner.token });
-  chatbotId = created.body._id;
-  await api(stack.url, `/api/chatbot/${chatbotId}/knowledge-base/text`, {
-    body: { text: 'The museum opens at ten and closes at six, every day but Monday.' },
-    token: owner.token,
-  });
+  chatbotId = await museumBot(stack, owner);
 });
 afterAll(async () => {
   await stack?.close();

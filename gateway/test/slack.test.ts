@@ -10,7 +10,7 @@ import { QUEUES } from '@parley/common/queues.ts';
 import { createRedis } from '@parley/common/redis.ts';
 import { signSlack, slackEvent, startFakeSlack, type FakeSlack } from '@parley/common/testing/fake-slack.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makePro, registerOwner, type Owner } from './chatbot-fixtures.ts';
+import { makePro, museumBot, registerOwner, type Owner } from './chatbot-fixtures.ts';
 import { api, gql, startStack, type Stack } from './stack.ts';
 
 const TOKEN = 'xoxb-2233445566-6655443322-GatewaySlackTokenAbCd';
@@ -27,12 +27,7 @@ beforeAll(async () => {
   stack = await startStack({ chatEnv: { SLACK_API_BASE: slack.url } });
   owner = await registerOwner(stack, 'slack');
   await makePro(stack, owner);
-  const created = await api(stack.url, '/api/chatbot', { body: { name: 'Museum Bot' }, token: owner.token });
-  chatbotId = created.body._id;
-  await api(stack.url, `/api/chatbot/${chatbotId}/knowledge-base/text`, {
-    body: { text: 'The museum opens at ten and closes at six, every day but Monday.' },
-    token: owner.token,
-  });
+  chatbotId = await museumBot(stack, owner);
 });
 afterAll(async () => {
   await stack?.close();

@@ -11,7 +11,7 @@ import { QUEUES } from '@parley/common/queues.ts';
 import { createRedis } from '@parley/common/redis.ts';
 import { inboundSmsParams, postSigned, startFakeTwilio, twilioSignatureOf, type FakeTwilio } from '@parley/common/testing/fake-twilio.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makePro, registerOwner, type Owner } from './chatbot-fixtures.ts';
+import { makePro, museumBot, registerOwner, type Owner } from './chatbot-fixtures.ts';
 import { api, gql, startStack, TEST_PUBLIC_URL, type Stack } from './stack.ts';
 
 const SID = 'ACfedcba9876543210fedcba9876543210';
@@ -27,12 +27,7 @@ beforeAll(async () => {
   stack = await startStack({ chatEnv: { TWILIO_API_BASE: twilio.url } });
   owner = await registerOwner(stack, 'sms');
   await makePro(stack, owner);
-  const created = await api(stack.url, '/api/chatbot', { body: { name: 'Museum Bot' }, token: owner.token });
-  chatbotId = created.body._id;
-  await api(stack.url, `/api/chatbot/${chatbotId}/knowledge-base/text`, {
-    body: { text: 'The museum opens at ten and closes at six, every day but Monday.' },
-    token: owner.token,
-  });
+  chatbotId = await museumBot(stack, owner);
 });
 afterAll(async () => {
   await stack?.close();
