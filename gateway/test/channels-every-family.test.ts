@@ -24,7 +24,7 @@ import { startSmtpCatcher, type SmtpCatcher } from '@parley/common/testing/smtp-
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { usageRecordCount } from './billing-fixtures.ts';
 import { makePro, museumBot, registerOwner, type Owner } from './chatbot-fixtures.ts';
-import { api, gql, inboundJobCount, startStack, TEST_PUBLIC_URL, type Stack } from './stack.ts';
+import { api, gql, inboundJobCount, pollUntil, type Stack, startStack, TEST_PUBLIC_URL } from './stack.ts';
 
 const TELEGRAM_TOKEN = '334455667:AAEveryFamilyTelegramTokenForTests_wxyz';
 const SLACK_TOKEN = 'xoxb-4455667788-8877665544-EveryFamilySlackTokenQrSt';
@@ -139,14 +139,6 @@ beforeEach(() => {
   model.setBehaviour({ reply: ANSWER });
 });
 
-async function until<T>(read: () => Promise<T> | T, ready: (v: T) => boolean, what: string): Promise<T> {
-  for (let i = 0; i < 600; i++) {
-    const v = await read();
-    if (ready(v)) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 const settle = () => new Promise((r) => setTimeout(r, 500));
 
 let seq = 0;
@@ -263,12 +255,12 @@ describe('the same message delivered 5 times at once', () => {
     const billedBefore = await usageRecordCount(stack, owner);
     const acks = await Promise.all(Array.from({ length: 5 }, () => deliver()));
     expect(acks.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
-    await until(
+    await pollUntil(
       () => sentTo(channel, user),
       (s) => s.length >= 1,
       `the ${channel} answer`,
     );
-    await until(
+    await pollUntil(
       () => usageRecordCount(stack, owner),
       (n) => n > billedBefore,
       `the ${channel} answer billed`,
@@ -304,7 +296,7 @@ describe("each channel's answer", () => {
     expect((await message(channel, user, 'Tell me everything about the opening hours.')()).status).toBe(200);
     const limit = channel === 'email' ? null : SIZE_LIMITS[channel];
     const expectedParts = limit === null ? 1 : Math.ceil([...long].length / limit);
-    const parts = await until(
+    const parts = await pollUntil(
       () => sentTo(channel, user),
       (s) => s.length >= expectedParts,
       `the ${channel} parts`,
@@ -376,12 +368,12 @@ describe('/metrics', () => {
       expect([401, 403]).toContain((await forged(channel)).status);
       const user = newUser(channel);
       expect((await message(channel, user, 'Is the museum open every day?')()).status).toBe(200);
-      await until(
+      await pollUntil(
         () => sentTo(channel, user),
         (s) => s.length === 1,
         `the ${channel} answer`,
       );
-      const after = await until(
+      const after = await pollUntil(
         async () => (await channelCounts())[channel],
         (c) => c.outbound > before.outbound,
         `the ${channel} answer counted`,

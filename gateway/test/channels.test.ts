@@ -10,7 +10,7 @@ import { createRedis } from '@parley/common/redis.ts';
 import { startFakeTelegram, telegramTextUpdate, type FakeTelegram } from '@parley/common/testing/fake-telegram.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePro, museumBot, registerOwner, type Owner } from './chatbot-fixtures.ts';
-import { api, gql, startStack, type Stack } from './stack.ts';
+import { api, gql, pollUntil, type Stack, startStack } from './stack.ts';
 
 const TOKEN = '223344556:AAGatewayTestTokenForTelegram_0123abcd';
 
@@ -56,15 +56,6 @@ async function inboundJobs(): Promise<number> {
     await queue.close();
     await redis.quit();
   }
-}
-
-async function until<T>(read: () => Promise<T> | T, ready: (v: T) => boolean, what: string): Promise<T> {
-  for (let i = 0; i < 400; i++) {
-    const v = await read();
-    if (ready(v)) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 describe('the Channels section on GraphQL', () => {
@@ -134,7 +125,7 @@ describe('the public webhook', () => {
   it('acknowledges a verified update at once; the bot answers through the Bot API and History shows the channel', async () => {
     const ack = await postUpdate({ secret });
     expect([ack.status, ack.body]).toEqual([200, { ok: true }]);
-    const [answer] = await until(
+    const [answer] = await pollUntil(
       () => telegram.sent,
       (s) => s.length === 1,
       'the answer',
@@ -159,7 +150,7 @@ describe('the public webhook', () => {
     const acks = await Promise.all(Array.from({ length: 5 }, () => postUpdate({ secret, body })));
     expect(acks.map((a) => [a.status, a.body])).toEqual(Array.from({ length: 5 }, () => [200, { ok: true }]));
     expect(await inboundJobs()).toBe(jobsBefore + 1);
-    await until(
+    await pollUntil(
       () => telegram.sent,
       (s) => s.length === before + 1,
       'the answer',

@@ -11,7 +11,7 @@ import { createRedis } from '@parley/common/redis.ts';
 import { signSlack, slackEvent, startFakeSlack, type FakeSlack } from '@parley/common/testing/fake-slack.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePro, museumBot, registerOwner, type Owner } from './chatbot-fixtures.ts';
-import { api, gql, startStack, type Stack } from './stack.ts';
+import { api, gql, pollUntil, type Stack, startStack } from './stack.ts';
 
 const TOKEN = 'xoxb-2233445566-6655443322-GatewaySlackTokenAbCd';
 const SIGNING_SECRET = '0123456789abcdef0123456789abcdef';
@@ -62,15 +62,6 @@ async function inboundJobs(): Promise<number> {
     await queue.close();
     await redis.quit();
   }
-}
-
-async function until<T>(read: () => Promise<T> | T, ready: (v: T) => boolean, what: string): Promise<T> {
-  for (let i = 0; i < 600; i++) {
-    const v = await read();
-    if (ready(v)) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 describe('Slack on GraphQL', () => {
@@ -127,14 +118,14 @@ describe("Slack's Events API path", () => {
       ...[1, 2, 3, 4].map((n) => slack.deliver(webhookUrl.replace(stack.publicUrl, stack.url), SIGNING_SECRET, event, { retryNum: n })),
     ]);
     expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
-    const [answer] = await until(
+    const [answer] = await pollUntil(
       () => slack.sent,
       (s) => s.length >= 1,
       'the answer',
     );
     expect(answer.channel).toBe('D0GW');
     expect(answer.text).toContain('The museum opens at ten');
-    const history = await until(
+    const history = await pollUntil(
       () =>
         gql(stack.url, 'query($c: ID!) { conversations(chatbotId: $c) { visitorId messageCount channel } }', { c: chatbotId }, owner.token),
       (r) => r.body.data?.conversations?.[0]?.messageCount === 2,

@@ -12,7 +12,7 @@ import { createRedis } from '@parley/common/redis.ts';
 import { inboundSmsParams, postSigned, startFakeTwilio, twilioSignatureOf, type FakeTwilio } from '@parley/common/testing/fake-twilio.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePro, museumBot, registerOwner, type Owner } from './chatbot-fixtures.ts';
-import { api, gql, startStack, TEST_PUBLIC_URL, type Stack } from './stack.ts';
+import { api, gql, pollUntil, type Stack, startStack, TEST_PUBLIC_URL } from './stack.ts';
 
 const SID = 'ACfedcba9876543210fedcba9876543210';
 const AUTH_TOKEN = 'fedcba9876543210fedcba987654abcd';
@@ -48,15 +48,6 @@ async function inboundJobs(): Promise<number> {
     await queue.close();
     await redis.quit();
   }
-}
-
-async function until<T>(read: () => Promise<T> | T, ready: (v: T) => boolean, what: string): Promise<T> {
-  for (let i = 0; i < 600; i++) {
-    const v = await read();
-    if (ready(v)) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 describe('the SMS channel through the gateway', () => {
@@ -124,7 +115,7 @@ describe('the SMS channel through the gateway', () => {
       ApiVersion: '2010-04-01',
     };
     expect((await postSigned(url, AUTH_TOKEN, status, { signature: twilioSignatureOf(AUTH_TOKEN, publicUrl, status) })).status).toBe(200);
-    const deliveries = await until(
+    const deliveries = await pollUntil(
       () =>
         gql(
           stack.url,
