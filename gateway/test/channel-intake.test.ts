@@ -119,6 +119,20 @@ describe("Slack's webhook at the gateway", () => {
     expect(slack.sent).toEqual([]);
   });
 
+  it("leaves an event of another workspace signed with the same app's secret: acknowledged, nothing queued", async () => {
+    // One Slack app (the operator's, for Add to Slack) signs every workspace's events alike.
+    const before = await inboundJobs();
+    const body = JSON.stringify({ ...slackEvent({ channel: 'D0OTHER', text: 'Is the museum open every day?' }), team_id: 'T0ANOTHER' });
+    const ts = now();
+    const res = await postSlack({ body, timestamp: ts, signature: signSlack(SIGNING_SECRET, ts, body) });
+    expect(res.status).toBe(200);
+    expect(await inboundJobs()).toBe(before);
+    // The workspace the connection's token is for is still answered.
+    const own = JSON.stringify(slackEvent({ channel: 'D0OWN', text: 'Is the museum open every day?' }));
+    expect((await postSlack({ body: own, timestamp: ts, signature: signSlack(SIGNING_SECRET, ts, own) })).status).toBe(200);
+    expect(await inboundJobs()).toBe(before + 1);
+  });
+
   it('queues a verified message once with one verifier fetch and no ReceiveChannelUpdate, and answers the challenge', async () => {
     const { intake, calls, close } = countedIntake();
     try {
