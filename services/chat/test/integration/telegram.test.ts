@@ -10,6 +10,7 @@ import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { AccountDeletedSchema } from '@parley/proto/parley/events/v1/account_deleted_pb.js';
 import { ChatbotDeletedSchema } from '@parley/proto/parley/events/v1/chatbot_deleted_pb.js';
+import { LeadFormChangeSchema } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import { createProducer, QUEUES } from '@parley/common/queues.ts';
 import { jobSettled } from '@parley/common/testing/jobs.ts';
 import { startFakeTelegram, telegramTextUpdate, type FakeTelegram } from '@parley/common/testing/fake-telegram.ts';
@@ -370,7 +371,12 @@ describe('handoff across Telegram', () => {
       'the bot again',
     );
     expect(telegram.sent[2].text).toContain('The museum opens at ten');
-    const { deliveries } = await stack.client.listChannelDeliveries({ ownerId: bot.ownerId, connectionId: connection.id });
+    // The delivery record is written once Telegram took the message, so it may follow the fake's count by a moment.
+    const { deliveries } = await until(
+      () => stack.client.listChannelDeliveries({ ownerId: bot.ownerId, connectionId: connection.id }),
+      (r) => r.deliveries.length === 3,
+      'the third delivery record',
+    );
     expect(deliveries.map((d) => d.kind).sort()).toEqual(['agent', 'answer', 'answer']);
   });
 
@@ -378,6 +384,12 @@ describe('handoff across Telegram', () => {
     const { bot, connection, secret } = await connectedBot();
     await stack.makePro(bot.ownerId);
     await enableHandoff(stack.chatbots, bot);
+    // The lead form is on too, but a Telegram chat cannot show it: its tool is not offered.
+    await stack.chatbots.updateChatbot({
+      ownerId: bot.ownerId,
+      chatbotId: bot.id,
+      leadForm: create(LeadFormChangeSchema, { email: 'required' }),
+    });
     // A model that calls its handoff tool when someone from the team is wanted, in words the phrase rule does not know.
     stack.fake.setBehaviour({ toolCalls: toolTriggers(BUILT_IN_TOOL_RULES) });
     await post(connection.id, secret, telegramTextUpdate(8401, 'Can someone from your team look at my refund?'));
@@ -387,7 +399,7 @@ describe('handoff across Telegram', () => {
       'the offer',
     );
     expect(((stack.fake.requests[0].tools ?? []) as { function: { name: string } }[]).map((t) => t.function.name)).toEqual(['handoff']);
-    // The tool's result, which the model words its answer from, promises no button a Telegram chat cannot show.
+    // The handoff tool's result, which the model words its answer from, promises no button a Telegram chat cannot show.
     expect(text(stack.fake.requests.at(-1)!.messages)).not.toMatch(/button/i);
     expect(offered.text.endsWith(ASK_FOR_PERSON)).toBe(true);
     expect((await stack.client.listInbox({ ownerId: bot.ownerId })).waiting.some((i) => i.chatbotId === bot.id)).toBe(false);
