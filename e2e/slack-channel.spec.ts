@@ -45,6 +45,8 @@ test('the owner connects Slack, a Slack user is answered, and History shows the 
   });
   const event = {
     type: 'event_callback',
+    // The fake Slack's one workspace, as its auth.test names it: an event of another workspace is left.
+    team_id: 'T0PARLEY',
     event_id: `Ev${Date.now()}`,
     authorizations: [{ user_id: 'U0BOT', is_bot: true }],
     event: {

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readGatewayConfig } from '../src/config.ts';
 import { createClients, type Clients } from '../src/http/clients.ts';
 import { channelIntake } from '../src/features/channels/channel-intake.ts';
-import { makePro, registerOwner, type Owner } from './chatbot-fixtures.ts';
+import { makePro, museumBot, registerOwner, type Owner } from './chatbot-fixtures.ts';
 import { api, gql, inboundJobCount, startStack, TEST_SERVICE_SECRET, type Stack } from './stack.ts';
 
 const SLACK_TOKEN = 'xoxb-3344556677-7766554433-IntakeSlackTokenWxYz';
@@ -41,12 +41,7 @@ beforeAll(async () => {
   stack = await startStack({ chatEnv: { SLACK_API_BASE: slack.url, META_GRAPH_API_BASE: meta.url } });
   owner = await registerOwner(stack, 'channel-intake');
   await makePro(stack, owner);
-  const created = await api(stack.url, '/api/chatbot', { body: { name: 'Museum Bot' }, token: owner.token });
-  const chatbotId = created.body._id;
-  await api(stack.url, `/api/chatbot/${chatbotId}/knowledge-base/text`, {
-    body: { text: 'The museum opens at ten and closes at six, every day but Monday.' },
-    token: owner.token,
-  });
+  const chatbotId = await museumBot(stack, owner);
   const slackConnected = await gql(
     stack.url,
     'mutation($c: ID!, $t: String!, $s: String) { connectChannel(chatbotId: $c, channel: "slack", token: $t, signingSecret: $s) { id } }',
@@ -122,6 +117,20 @@ describe("Slack's webhook at the gateway", () => {
     }
     expect(await inboundJobs()).toBe(before);
     expect(slack.sent).toEqual([]);
+  });
+
+  it("leaves an event of another workspace signed with the same app's secret: acknowledged, nothing queued", async () => {
+    // One Slack app (the operator's, for Add to Slack) signs every workspace's events alike.
+    const before = await inboundJobs();
+    const body = JSON.stringify({ ...slackEvent({ channel: 'D0OTHER', text: 'Is the museum open every day?' }), team_id: 'T0ANOTHER' });
+    const ts = now();
+    const res = await postSlack({ body, timestamp: ts, signature: signSlack(SIGNING_SECRET, ts, body) });
+    expect(res.status).toBe(200);
+    expect(await inboundJobs()).toBe(before);
+    // The workspace the connection's token is for is still answered.
+    const own = JSON.stringify(slackEvent({ channel: 'D0OWN', text: 'Is the museum open every day?' }));
+    expect((await postSlack({ body: own, timestamp: ts, signature: signSlack(SIGNING_SECRET, ts, own) })).status).toBe(200);
+    expect(await inboundJobs()).toBe(before + 1);
   });
 
   it('queues a verified message once with one verifier fetch and no ReceiveChannelUpdate, and answers the challenge', async () => {

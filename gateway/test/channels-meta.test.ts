@@ -10,7 +10,7 @@ import { QUEUES } from '@parley/common/queues.ts';
 import { createRedis } from '@parley/common/redis.ts';
 import { metaSignature, startFakeMeta, whatsappTextEvent, type FakeMeta } from '@parley/common/testing/fake-meta.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makePro, registerOwner, type Owner } from './chatbot-fixtures.ts';
+import { makePro, museumBot, registerOwner, type Owner } from './chatbot-fixtures.ts';
 import { api, gql, startStack, type Stack } from './stack.ts';
 
 const PHONE_ID = '106540352242922';
@@ -26,12 +26,7 @@ beforeAll(async () => {
   stack = await startStack({ chatEnv: { META_GRAPH_API_BASE: meta.url } });
   owner = await registerOwner(stack, 'channels-meta');
   await makePro(stack, owner);
-  const created = await api(stack.url, '/api/chatbot', { body: { name: 'Museum Bot' }, token: owner.token });
-  chatbotId = created.body._id;
-  await api(stack.url, `/api/chatbot/${chatbotId}/knowledge-base/text`, {
-    body: { text: 'The museum opens at ten and closes at six, every day but Monday.' },
-    token: owner.token,
-  });
+  chatbotId = await museumBot(stack, owner);
 }, 120_000);
 afterAll(async () => {
   await stack?.close();

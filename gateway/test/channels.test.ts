@@ -9,8 +9,8 @@ import { QUEUES } from '@parley/common/queues.ts';
 import { createRedis } from '@parley/common/redis.ts';
 import { startFakeTelegram, telegramTextUpdate, type FakeTelegram } from '@parley/common/testing/fake-telegram.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makePro, registerOwner, type Owner } from './chatbot-fixtures.ts';
-import { api, gql, startStack, type Stack } from './stack.ts';
+import { makePro, museumBot, registerOwner, type Owner } from './chatbot-fixtures.ts';
+import { api, gql, pollUntil, type Stack, startStack } from './stack.ts';
 
 const TOKEN = '223344556:AAGatewayTestTokenForTelegram_0123abcd';
 
@@ -25,12 +25,7 @@ beforeAll(async () => {
   stack = await startStack({ chatEnv: { TELEGRAM_API_BASE: telegram.url } });
   owner = await registerOwner(stack, 'channels');
   await makePro(stack, owner);
-  const created = await api(stack.url, '/api/chatbot', { body: { name: 'Museum Bot' }, token: owner.token });
-  chatbotId = created.body._id;
-  await api(stack.url, `/api/chatbot/${chatbotId}/knowledge-base/text`, {
-    body: { text: 'The museum opens at ten and closes at six, every day but Monday.' },
-    token: owner.token,
-  });
+  chatbotId = await museumBot(stack, owner);
 });
 afterAll(async () => {
   await stack?.close();
@@ -61,15 +56,6 @@ async function inboundJobs(): Promise<number> {
     await queue.close();
     await redis.quit();
   }
-}
-
-async function until<T>(read: () => Promise<T> | T, ready: (v: T) => boolean, what: string): Promise<T> {
-  for (let i = 0; i < 400; i++) {
-    const v = await read();
-    if (ready(v)) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 describe('the Channels section on GraphQL', () => {
@@ -139,7 +125,7 @@ describe('the public webhook', () => {
   it('acknowledges a verified update at once; the bot answers through the Bot API and History shows the channel', async () => {
     const ack = await postUpdate({ secret });
     expect([ack.status, ack.body]).toEqual([200, { ok: true }]);
-    const [answer] = await until(
+    const [answer] = await pollUntil(
       () => telegram.sent,
       (s) => s.length === 1,
       'the answer',
@@ -164,7 +150,7 @@ describe('the public webhook', () => {
     const acks = await Promise.all(Array.from({ length: 5 }, () => postUpdate({ secret, body })));
     expect(acks.map((a) => [a.status, a.body])).toEqual(Array.from({ length: 5 }, () => [200, { ok: true }]));
     expect(await inboundJobs()).toBe(jobsBefore + 1);
-    await until(
+    await pollUntil(
       () => telegram.sent,
       (s) => s.length === before + 1,
       'the answer',

@@ -37,6 +37,18 @@ export async function makePro(stack: Stack, owner: Owner): Promise<void> {
   }
 }
 
+/** The channel tests' chatbot: one that knows when the museum opens; resolves to its id. */
+export async function museumBot(stack: Stack, owner: Owner): Promise<string> {
+  const created = await api(stack.url, '/api/chatbot', { body: { name: 'Museum Bot' }, token: owner.token });
+  expect(created.status).toBe(201);
+  const id: string = created.body._id;
+  await api(stack.url, `/api/chatbot/${id}/knowledge-base/text`, {
+    body: { text: 'The museum opens at ten and closes at six, every day but Monday.' },
+    token: owner.token,
+  });
+  return id;
+}
+
 /** A multipart form with one file, as the web app's picture upload sends it. */
 export function pictureForm(content: Uint8Array, { field = 'profilePicture', filename = 'avatar.png', type = 'image/png' } = {}): FormData {
   const form = new FormData();

@@ -16,8 +16,8 @@ import { inboundMail, postInbound, signedInbound, signMailgun } from '@parley/co
 import { startFakeOpenAI, type FakeOpenAI } from '@parley/common/testing/fake-openai.ts';
 import { startSmtpCatcher, type SmtpCatcher } from '@parley/common/testing/smtp-catcher.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makePro, registerOwner, type Owner } from './chatbot-fixtures.ts';
-import { api, gql, startStack, type Stack } from './stack.ts';
+import { makePro, museumBot, registerOwner, type Owner } from './chatbot-fixtures.ts';
+import { api, gql, pollUntil, type Stack, startStack } from './stack.ts';
 
 const KEY = 'key-0gateway0mailgun0signing0key0abcd';
 
@@ -40,12 +40,7 @@ beforeAll(async () => {
   });
   owner = await registerOwner(stack, 'email');
   await makePro(stack, owner);
-  const created = await api(stack.url, '/api/chatbot', { body: { name: 'Museum Bot' }, token: owner.token });
-  chatbotId = created.body._id;
-  await api(stack.url, `/api/chatbot/${chatbotId}/knowledge-base/text`, {
-    body: { text: 'The museum opens at ten and closes at six, every day but Monday.' },
-    token: owner.token,
-  });
+  chatbotId = await museumBot(stack, owner);
 });
 afterAll(async () => {
   await stack?.close();
@@ -72,15 +67,6 @@ async function skippedCount(reason: string): Promise<number> {
   const res = await fetch(`${stack.chatUrl}/metrics`);
   const family = parsePrometheusText(await res.text()).get('parley_channel_inbound_skipped_total');
   return family?.samples.find((s) => s.labels.channel === 'email' && s.labels.reason === reason)?.value ?? 0;
-}
-
-async function until<T>(read: () => Promise<T> | T, ready: (v: T) => boolean, what: string): Promise<T> {
-  for (let i = 0; i < 3000; i++) {
-    const v = await read();
-    if (ready(v)) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 async function inboundJobs(): Promise<number> {
@@ -168,11 +154,12 @@ describe("email's per-sender cap", () => {
     }
     expect(await inboundJobs()).toBe(before + 30);
     const answered = () => smtp.mails.filter((m) => m.to.includes(sender)).length;
-    await until(answered, (n) => n === 30, '30 answers');
-    await until(
+    await pollUntil(answered, (n) => n === 30, '30 answers', 150_000);
+    await pollUntil(
       () => billedAnswers(capped.userId),
       (n) => n === 30,
       '30 answers billed',
+      150_000,
     );
 
     const calls = model.requests.length;

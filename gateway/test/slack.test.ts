@@ -10,8 +10,8 @@ import { QUEUES } from '@parley/common/queues.ts';
 import { createRedis } from '@parley/common/redis.ts';
 import { signSlack, slackEvent, startFakeSlack, type FakeSlack } from '@parley/common/testing/fake-slack.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makePro, registerOwner, type Owner } from './chatbot-fixtures.ts';
-import { api, gql, startStack, type Stack } from './stack.ts';
+import { makePro, museumBot, registerOwner, type Owner } from './chatbot-fixtures.ts';
+import { api, gql, pollUntil, type Stack, startStack } from './stack.ts';
 
 const TOKEN = 'xoxb-2233445566-6655443322-GatewaySlackTokenAbCd';
 const SIGNING_SECRET = '0123456789abcdef0123456789abcdef';
@@ -27,12 +27,7 @@ beforeAll(async () => {
   stack = await startStack({ chatEnv: { SLACK_API_BASE: slack.url } });
   owner = await registerOwner(stack, 'slack');
   await makePro(stack, owner);
-  const created = await api(stack.url, '/api/chatbot', { body: { name: 'Museum Bot' }, token: owner.token });
-  chatbotId = created.body._id;
-  await api(stack.url, `/api/chatbot/${chatbotId}/knowledge-base/text`, {
-    body: { text: 'The museum opens at ten and closes at six, every day but Monday.' },
-    token: owner.token,
-  });
+  chatbotId = await museumBot(stack, owner);
 });
 afterAll(async () => {
   await stack?.close();
@@ -67,15 +62,6 @@ async function inboundJobs(): Promise<number> {
     await queue.close();
     await redis.quit();
   }
-}
-
-async function until<T>(read: () => Promise<T> | T, ready: (v: T) => boolean, what: string): Promise<T> {
-  for (let i = 0; i < 600; i++) {
-    const v = await read();
-    if (ready(v)) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 describe('Slack on GraphQL', () => {
@@ -132,14 +118,14 @@ describe("Slack's Events API path", () => {
       ...[1, 2, 3, 4].map((n) => slack.deliver(webhookUrl.replace(stack.publicUrl, stack.url), SIGNING_SECRET, event, { retryNum: n })),
     ]);
     expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
-    const [answer] = await until(
+    const [answer] = await pollUntil(
       () => slack.sent,
       (s) => s.length >= 1,
       'the answer',
     );
     expect(answer.channel).toBe('D0GW');
     expect(answer.text).toContain('The museum opens at ten');
-    const history = await until(
+    const history = await pollUntil(
       () =>
         gql(stack.url, 'query($c: ID!) { conversations(chatbotId: $c) { visitorId messageCount channel } }', { c: chatbotId }, owner.token),
       (r) => r.body.data?.conversations?.[0]?.messageCount === 2,

@@ -11,8 +11,8 @@ import { QUEUES } from '@parley/common/queues.ts';
 import { createRedis } from '@parley/common/redis.ts';
 import { inboundSmsParams, postSigned, startFakeTwilio, twilioSignatureOf, type FakeTwilio } from '@parley/common/testing/fake-twilio.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makePro, registerOwner, type Owner } from './chatbot-fixtures.ts';
-import { api, gql, startStack, TEST_PUBLIC_URL, type Stack } from './stack.ts';
+import { makePro, museumBot, registerOwner, type Owner } from './chatbot-fixtures.ts';
+import { api, gql, pollUntil, type Stack, startStack, TEST_PUBLIC_URL } from './stack.ts';
 
 const SID = 'ACfedcba9876543210fedcba9876543210';
 const AUTH_TOKEN = 'fedcba9876543210fedcba987654abcd';
@@ -27,12 +27,7 @@ beforeAll(async () => {
   stack = await startStack({ chatEnv: { TWILIO_API_BASE: twilio.url } });
   owner = await registerOwner(stack, 'sms');
   await makePro(stack, owner);
-  const created = await api(stack.url, '/api/chatbot', { body: { name: 'Museum Bot' }, token: owner.token });
-  chatbotId = created.body._id;
-  await api(stack.url, `/api/chatbot/${chatbotId}/knowledge-base/text`, {
-    body: { text: 'The museum opens at ten and closes at six, every day but Monday.' },
-    token: owner.token,
-  });
+  chatbotId = await museumBot(stack, owner);
 });
 afterAll(async () => {
   await stack?.close();
@@ -53,15 +48,6 @@ async function inboundJobs(): Promise<number> {
     await queue.close();
     await redis.quit();
   }
-}
-
-async function until<T>(read: () => Promise<T> | T, ready: (v: T) => boolean, what: string): Promise<T> {
-  for (let i = 0; i < 600; i++) {
-    const v = await read();
-    if (ready(v)) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 describe('the SMS channel through the gateway', () => {
@@ -95,12 +81,15 @@ describe('the SMS channel through the gateway', () => {
     const json = await api(stack.url, `/api/channels/sms/${connection.id}`, { method: 'POST', body: params });
     expect(json.status).toBe(415);
     expect((await postSigned(url, AUTH_TOKEN, params, { signature: null })).status).toBe(401);
+    expect((await postSigned(url, AUTH_TOKEN, params, { signature: '' })).status).toBe(401);
     for (const signature of [
       // Over the address the request reached, not the public URL Twilio was given.
       twilioSignatureOf(AUTH_TOKEN, url, params),
       twilioSignatureOf(AUTH_TOKEN, `${publicUrl}?a=1`, params),
       twilioSignatureOf(AUTH_TOKEN, publicUrl, { ...params, Body: 'Another body' }),
       twilioSignatureOf(AUTH_TOKEN, publicUrl, params).slice(0, 20),
+      // Signed under another account's Auth Token.
+      twilioSignatureOf('00000000000000000000000000000000', publicUrl, params),
     ]) {
       const wrong = await postSigned(url, AUTH_TOKEN, params, { signature });
       expect(wrong.status).toBe(403);
@@ -126,7 +115,7 @@ describe('the SMS channel through the gateway', () => {
       ApiVersion: '2010-04-01',
     };
     expect((await postSigned(url, AUTH_TOKEN, status, { signature: twilioSignatureOf(AUTH_TOKEN, publicUrl, status) })).status).toBe(200);
-    const deliveries = await until(
+    const deliveries = await pollUntil(
       () =>
         gql(
           stack.url,

@@ -242,6 +242,17 @@ export async function inboundJobCount(stack: Stack): Promise<number> {
   }
 }
 
+/** Reads until `ready` holds (every 50 ms, for at most `timeoutMs`): a queued message is answered in the worker's own time. */
+export async function pollUntil<T>(read: () => Promise<T> | T, ready: (v: T) => boolean, what: string, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await read();
+    if (ready(v)) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 export interface ApiResponse {
   status: number;
   headers: Headers;

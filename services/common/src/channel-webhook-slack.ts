@@ -46,8 +46,13 @@ export type SlackEvent =
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The request's meaning; a body that is no Slack request is INVALID_ARGUMENT. */
-export function parseSlackEvent(body: Uint8Array, maxText: number): SlackEvent {
+/**
+ * The request's meaning; a body that is no Slack request is INVALID_ARGUMENT. `teamId`: the workspace
+ * the connection's token is for, when known; an event of another workspace is left. One Slack app
+ * (the operator's, for "Add to Slack") signs every workspace's events with the same secret, so the
+ * signature alone does not say which connection an event is for.
+ */
+export function parseSlackEvent(body: Uint8Array, maxText: number, teamId?: string | null): SlackEvent {
   let payload: unknown;
   try {
     payload = JSON.parse(Buffer.from(body).toString('utf8'));
@@ -60,6 +65,7 @@ export function parseSlackEvent(body: Uint8Array, maxText: number): SlackEvent {
     return { kind: 'challenge', challenge: payload.challenge };
   }
   if (payload.type !== 'event_callback') return { kind: 'ignored' };
+  if (teamId && payload.team_id !== teamId) return { kind: 'ignored' };
   const event = payload.event;
   if (typeof payload.event_id !== 'string' || !/^[A-Za-z0-9]{1,64}$/.test(payload.event_id) || !isObject(event))
     throw invalid(SLACK_BODY_INVALID);

@@ -39,8 +39,9 @@ export interface Verifier {
   secretHash: string;
   /** Slack: the signing secret in plain text (kept in chat's process only, as the verifier). */
   signingSecret?: string;
-  /** Meta's channels: the app secret in plain text (chat's process only) and the account the connection is for. */
+  /** Meta's channels: the app secret in plain text (chat's process only). */
   appSecret?: string;
+  /** The account the connection is for: Meta's phone-number, page or Instagram id; Slack's workspace (team_id); email's inbound address; SMS's Account SID. */
   accountId?: string | null;
 }
 

@@ -101,7 +101,7 @@ export function channelIntake(deps: {
         .then((r) => {
           if (!r.found) return null;
           const v: Verifier = { id: r.connectionId, channel, secretHash: r.secretHash };
-          if (r.signingSecret) v.signingSecret = r.signingSecret;
+          if (r.signingSecret) Object.assign(v, { signingSecret: r.signingSecret, accountId: r.accountId || null });
           if (r.appSecret) Object.assign(v, { appSecret: r.appSecret, accountId: r.accountId || null });
           verifiers.set(v);
           return v;
@@ -150,7 +150,7 @@ export function channelIntake(deps: {
         !slackSignatureValid(v.signingSecret, { signature: req.signature, timestamp: req.timestamp, body: req.body })
       )
         throw refused('slack', forbidden(SLACK_SIGNATURE_REFUSED));
-      const event = parseSlackEvent(req.body, MAX_QUEUED_TEXT);
+      const event = parseSlackEvent(req.body, MAX_QUEUED_TEXT, v.accountId);
       if (event.kind === 'challenge') return { queued: false, challenge: event.challenge };
       if (event.kind === 'ignored') return { queued: false };
       await publish('slack', v.id, {

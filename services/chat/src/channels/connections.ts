@@ -235,6 +235,8 @@ async function connectSlack(
         secretHash: '',
         signingSecretCiphertext: seal(deps.ciphers.current, signingSecret, signingSecretData(id)),
         botName: me.team ? `${me.botName} (${me.team})` : me.botName,
+        // The workspace the token is for: an event another workspace sends to this connection's URL is left.
+        accountId: me.teamId || null,
       },
     })
     .catch((err: { code?: string }) => {

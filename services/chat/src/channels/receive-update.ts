@@ -75,8 +75,8 @@ export async function verifierOf(deps: ReceiveDeps, connectionId: string): Promi
   if (!found) return null;
   const row: Verifier = { id: found.id, channel: found.channel, secretHash: found.secretHash };
   if (found.signingSecretCiphertext) row.signingSecret = openSigningSecret(deps.ciphers, found.id, found.signingSecretCiphertext);
-  // Email: the inbound address (a mail from it is the bot's own, never answered).
-  if (found.channel === 'email') row.accountId = found.accountId;
+  // Email: the inbound address (a mail from it is the bot's own, never answered); Slack: the workspace's id (another's events are left).
+  if (found.channel === 'email' || found.channel === 'slack') row.accountId = found.accountId;
   // SMS: Twilio signs every request with the Auth Token, the token the connection calls Twilio with.
   if (found.channel === 'sms') Object.assign(row, { signingSecret: openToken(deps.ciphers, found), accountId: found.accountId });
   if (found.appSecretCiphertext) Object.assign(row, { appSecret: openAppSecret(deps.ciphers, found), accountId: found.accountId });
@@ -104,7 +104,9 @@ export async function getChannelVerifier(
   if (!row || row.channel !== channel) return none;
   if (channel === 'telegram') return row.secretHash ? { ...none, found: true, connectionId: row.id, secretHash: row.secretHash } : none;
   if (channel === 'slack')
-    return row.signingSecret ? { ...none, found: true, connectionId: row.id, signingSecret: row.signingSecret } : none;
+    return row.signingSecret
+      ? { ...none, found: true, connectionId: row.id, signingSecret: row.signingSecret, accountId: row.accountId ?? '' }
+      : none;
   if (!row.appSecret) return none;
   return {
     ...none,
@@ -169,7 +171,7 @@ async function receiveSlackEvent(
     !slackSignatureValid(row.signingSecret, { signature: req.secret, timestamp: req.timestamp, body: req.body })
   )
     throw refused(forbidden(SIGNATURE_REFUSED));
-  const event = parseSlackEvent(req.body, MAX_QUEUED_TEXT);
+  const event = parseSlackEvent(req.body, MAX_QUEUED_TEXT, row.accountId);
   if (event.kind === 'challenge') return { queued: false, challenge: event.challenge };
   if (event.kind === 'ignored') return { queued: false };
   await deps.inbound.publish(

@@ -5,6 +5,8 @@
 // Authorization header, and its shape is checked first. A call is bounded in time and in the size of
 // what it reads back.
 export const SLACK_TOKEN_SHAPE = /^xoxb-[A-Za-z0-9-]{10,250}$/;
+/** A workspace's id as Slack writes it (team_id). */
+const SLACK_TEAM_ID = /^T[A-Z0-9]{1,30}$/;
 /** A Slack app's signing secret: hexadecimal as Slack shows it (32 characters today). */
 export const SLACK_SIGNING_SECRET_SHAPE = /^[A-Za-z0-9]{16,128}$/;
 /**
@@ -35,8 +37,8 @@ export class SlackError extends Error {
 }
 
 export interface SlackApi {
-  /** auth.test: the bot's user name and its workspace's. */
-  authTest(token: string): Promise<{ botName: string; team: string }>;
+  /** auth.test: the bot's user name, its workspace's name and the workspace's id (team_id, `T…`). */
+  authTest(token: string): Promise<{ botName: string; team: string; teamId: string }>;
   /** chat.postMessage to a channel, in a thread when `threadTs` is given. */
   postMessage(token: string, channel: string, text: string, threadTs: string): Promise<void>;
   /**
@@ -118,10 +120,11 @@ export function slackApi(opts: { baseUrl: string; timeoutMs: number }): SlackApi
       };
     },
     async authTest(token) {
-      const me = await call<{ user?: unknown; team?: unknown }>(token, 'auth.test', {});
+      const me = await call<{ user?: unknown; team?: unknown; team_id?: unknown }>(token, 'auth.test', {});
       return {
         botName: typeof me.user === 'string' ? me.user.slice(0, 64) : '',
         team: typeof me.team === 'string' ? me.team.slice(0, 120) : '',
+        teamId: typeof me.team_id === 'string' && SLACK_TEAM_ID.test(me.team_id) ? me.team_id : '',
       };
     },
     async postMessage(token, channel, text, threadTs) {

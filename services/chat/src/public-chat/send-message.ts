@@ -180,7 +180,7 @@ async function prepare(deps: PublicChatDeps, channel: Channel, raw: RawMessageIn
   // Only a message carrying a userHash reads the chatbot's secret (one row) and computes one HMAC.
   const identity = await verifyVisitor(deps.identity, chatbot.id, input);
   // Only a Confirm or Cancel reads its pending call (one GET, one SET NX): checked as this conversation's before anything is held.
-  const decided = input.confirmation ? await decide(deps, chatbot, input) : undefined;
+  const decided = input.confirmation ? await decide(deps, channel, chatbot, input) : undefined;
   const visitorLimits = visitorLimitsOf(chatbot);
   if (channel.proofOfWork && visitorLimits.proofOfWork && input.newConversation) await redeemProof(deps, input.proofOfWork);
   const qa = decided ? null : qaMatch;
@@ -229,9 +229,9 @@ async function prepare(deps: PublicChatDeps, channel: Channel, raw: RawMessageIn
 }
 
 /** The visitor's Confirm or Cancel: the pending call, this conversation's, with the decision set once (pending-actions.ts). */
-async function decide(deps: PublicChatDeps, chatbot: PublicChatbot, input: MessageInput) {
+async function decide(deps: PublicChatDeps, channel: Channel, chatbot: PublicChatbot, input: MessageInput) {
   const confirmation = input.confirmation!;
-  if (!usesTools(deps, chatbot) || !deps.tools.pending || input.newConversation) throw invalid(CONFIRMATION_INVALID);
+  if (!usesTools(deps, channel, chatbot) || !deps.tools.pending || input.newConversation) throw invalid(CONFIRMATION_INVALID);
   const call = await deps.tools.pending
     .decide(confirmation.callId, chatbot.id, input.sessionId, confirmation.decision)
     .catch(redisStep(deps, 'reading a pending action call'));
@@ -288,7 +288,7 @@ async function promptAndReserve(
     historyChars: model.historyChars,
     message: read.message,
   });
-  const loop = usesTools(deps, chatbot) ? loopHoldTokens(maxPromptTokens(prompt), chatbotTools(chatbot)) : null;
+  const loop = usesTools(deps, channel, chatbot) ? loopHoldTokens(maxPromptTokens(prompt), chatbotTools(chatbot, channel)) : null;
   await deps.credit.reserve({
     requestId,
     ownerId: chatbot.ownerId,
@@ -366,8 +366,8 @@ function countToday(deps: PublicChatDeps, q: Parameters<DailyMessageCounter['cou
 }
 
 /** Whether a chatbot's answer goes through the tool loop: it has tools (actions, MCP tools, built-in ones), and this service offers them. */
-const usesTools = (deps: PublicChatDeps, chatbot: PublicChatbot): deps is PublicChatDeps & { tools: ToolLoopDeps } =>
-  deps.tools !== undefined && chatbotTools(chatbot).length > 0;
+const usesTools = (deps: PublicChatDeps, channel: Channel, chatbot: PublicChatbot): deps is PublicChatDeps & { tools: ToolLoopDeps } =>
+  deps.tools !== undefined && chatbotTools(chatbot, channel).length > 0;
 
 /**
  * The model's answer to the held prompt (through the tool loop for a chatbot with actions), its
@@ -376,6 +376,7 @@ const usesTools = (deps: PublicChatDeps, chatbot: PublicChatbot): deps is Public
  */
 async function callModel(
   deps: PublicChatDeps,
+  channel: Channel,
   turn: ModelTurn,
   onDelta?: (delta: string) => void,
   onStatus?: (status: string) => void,
@@ -384,7 +385,7 @@ async function callModel(
   const req = { messages: turn.prompt, maxTokens: deps.bounds.maxOutputTokens, temperature: turn.chatbot.voice?.temperature };
   try {
     const stream = onDelta ? restoringStream(turn.privacy, onDelta) : null;
-    const answer = usesTools(deps, turn.chatbot)
+    const answer = usesTools(deps, channel, turn.chatbot)
       ? await runToolLoop(deps.tools, {
           ...req,
           model: turn.model,
@@ -392,7 +393,7 @@ async function callModel(
           chatbotId: turn.chatbot.id,
           sessionId: turn.input.sessionId,
           requestId: turn.requestId,
-          tools: chatbotTools(turn.chatbot),
+          tools: chatbotTools(turn.chatbot, channel),
           onDelta: stream?.onDelta,
           onStatus,
           decided: turn.decided,
@@ -445,7 +446,7 @@ async function answer(
   let cited: CitedAnswer;
   let usage: ModelAnswer | LoopAnswer | null = null;
   if (turn.kind === 'model') {
-    usage = await callModel(deps, turn, onDelta, onStatus);
+    usage = await callModel(deps, channel, turn, onDelta, onStatus);
     cited = citeSources(usage.text, turn.passages);
   } else {
     cited =

@@ -19,6 +19,7 @@ import type { PublicChatbot } from '@parley/proto/parley/chatbot/v1/chatbot_pb.j
 import type { McpServerService, McpTool } from '@parley/proto/parley/chatbot/v1/mcp_servers_pb.js';
 import type { Logger } from '@parley/common/logger.ts';
 import type { PromptMessage } from './build-prompt.ts';
+import type { Channel } from './channels/channel.ts';
 import type { VisitorIdentity } from './visitor-identity.ts';
 import { confirmationQuestion, type Decision, type PendingActions, type PendingCall } from './pending-actions.ts';
 import { MODEL_REASONS, type ReasonCode } from '../core/reasons.ts';
@@ -55,9 +56,10 @@ export function statusLine(name: string): string {
 export const BUILT_IN_TOOLS = {
   handoff: {
     name: 'handoff',
+    // Worded for every channel: the widget shows its button, a messaging channel tells the user in words how to ask (channels/answer-update.ts).
     description:
-      'Offer the visitor a person from the team: when they ask for a human, or you cannot help them. It shows a button to talk to a person.',
-    result: 'A button to talk to a person from the team is now shown to the visitor. Tell them briefly that a person can take over.',
+      'Offer the visitor a person from the team: when they ask for a human, or you cannot help them. The visitor is shown how to reach a person.',
+    result: 'The visitor is now shown how to reach a person from the team. Tell them briefly that a person can take over.',
   },
   lead: {
     name: 'show_lead_form',
@@ -95,13 +97,13 @@ const leadFormOn = (c: PublicChatbot) =>
  * A chatbot's tools, in one order: its actions, its MCP tools, the built-in ones; a name already
  * taken is not offered twice (the owner's action keeps its name). Empty for most chatbots.
  */
-export function chatbotTools(chatbot: PublicChatbot): LoopTool[] {
+export function chatbotTools(chatbot: PublicChatbot, channel: Pick<Channel, 'leadForm'>): LoopTool[] {
   const tools: LoopTool[] = [
     ...chatbot.actions.map((action): LoopTool => ({ kind: 'action', name: action.name, action })),
     ...chatbot.mcpTools.map((tool): LoopTool => ({ kind: 'mcp', name: tool.name, tool })),
   ];
   if (chatbot.handoff?.enabled === true) tools.push({ kind: 'built-in', name: BUILT_IN_TOOLS.handoff.name, builtIn: 'handoff' });
-  if (leadFormOn(chatbot)) tools.push({ kind: 'built-in', name: BUILT_IN_TOOLS.lead.name, builtIn: 'lead' });
+  if (leadFormOn(chatbot) && channel.leadForm) tools.push({ kind: 'built-in', name: BUILT_IN_TOOLS.lead.name, builtIn: 'lead' });
   const names = new Set<string>();
   return tools.filter((t) => !names.has(t.name) && names.add(t.name));
 }

@@ -238,7 +238,12 @@ describe('a mail', () => {
     await mailsTo(contact, 4, 'the answer in a new thread');
     const after = await stack.client.listConversations({ ownerId: bot.ownerId, chatbotId: bot.id });
     expect(after.conversations).toHaveLength(2);
-    const { deliveries } = await stack.client.listChannelDeliveries({ ownerId: bot.ownerId, connectionId: connection.id });
+    // The delivery record is written once the SMTP server took the mail, so it may follow the catcher by a moment.
+    const { deliveries } = await until(
+      () => stack.client.listChannelDeliveries({ ownerId: bot.ownerId, connectionId: connection.id }),
+      (r) => r.deliveries.length === 4,
+      'the fourth delivery record',
+    );
     expect(deliveries.map((d) => [d.kind, d.status, d.chatId])).toEqual(Array.from({ length: 4 }, () => ['answer', 'sent', contact]));
   });
 

@@ -110,6 +110,8 @@ describe('connecting Slack', () => {
     expect(row.tokenCiphertext).not.toContain(TOKEN.slice(10));
     expect(row.signingSecretCiphertext).not.toContain(SIGNING_SECRET);
     expect(openSigningSecret(stack.parts.deps.channels.ciphers, row.id, row.signingSecretCiphertext!)).toBe(SIGNING_SECRET);
+    // The workspace the token is for, as auth.test names it: another workspace's events are left.
+    expect(row.accountId).toBe('T0PARLEY');
   });
 
   it('stores nothing for a token Slack refuses, and calls no one for a malformed token or signing secret', async () => {
@@ -180,7 +182,7 @@ describe("the Events API's verification", () => {
     expect(slack.sent).toEqual([]);
   });
 
-  it("takes the bot's own posts, other bots', edits and other channels' messages without queueing them", async () => {
+  it("takes the bot's own posts, other bots', edits, other channels' messages and other workspaces' events without queueing them", async () => {
     const { connection } = await connectedBot();
     const before = await inboundJobs();
     const ignored = [
@@ -188,6 +190,8 @@ describe("the Events API's verification", () => {
       slackEvent({ channel: 'D0ADA', text: 'another bot', extra: { bot_id: 'B0OTHER' } }),
       slackEvent({ channel: 'D0ADA', text: 'edited', extra: { subtype: 'message_changed' } }),
       slackEvent({ channel: 'C0GENERAL', text: 'chatter', extra: { channel_type: 'channel' } }),
+      // Another workspace's, signed alike (one app's secret signs every workspace's events).
+      { ...slackEvent({ channel: 'D0ADA', text: 'from elsewhere' }), team_id: 'T0ANOTHER' },
     ];
     for (const e of ignored) expect((await post(connection.id, e)).queued).toBe(false);
     expect(await inboundJobs()).toBe(before);

@@ -10,9 +10,11 @@ import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { AccountDeletedSchema } from '@parley/proto/parley/events/v1/account_deleted_pb.js';
 import { ChatbotDeletedSchema } from '@parley/proto/parley/events/v1/chatbot_deleted_pb.js';
+import { LeadFormChangeSchema } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
 import { createProducer, QUEUES } from '@parley/common/queues.ts';
 import { jobSettled } from '@parley/common/testing/jobs.ts';
 import { startFakeTelegram, telegramTextUpdate, type FakeTelegram } from '@parley/common/testing/fake-telegram.ts';
+import { BUILT_IN_TOOL_RULES, toolTriggers } from '@parley/common/testing/fake-openai.ts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SECRET_MISSING, SECRET_REFUSED } from '../../src/channels/receive-update.ts';
 import {
@@ -23,14 +25,15 @@ import {
   TOKEN_REFUSED,
   TOKEN_SHAPE_INVALID,
 } from '../../src/channels/connections.ts';
-import { WAITING_FOR_PERSON } from '../../src/channels/answer-update.ts';
+import { ASK_FOR_PERSON, WAITING_FOR_PERSON } from '../../src/channels/answer-update.ts';
 import { DeliveryInFlight } from '../../src/channels/deliver.ts';
 import { sendAgentReply } from '../../src/channels/send-reply.ts';
 import { handoffTimedOut, TIMEOUT_MESSAGE } from '../../src/handoff/handoff-timeout.ts';
 import { emailInMessage, leadTaken } from '../../src/leads/channel-lead.ts';
+import { DAILY_LIMIT_REACHED } from '../../src/public-chat/daily-limits.ts';
 import { ChannelReplyRequestedSchema } from '@parley/proto/parley/events/v1/channel_message_received_pb.js';
 import { agent, clientMessageId, enableHandoff } from './handoff-helpers.ts';
-import { rpcError, startChatStack, type ChatStack } from './harness.ts';
+import { lastSystemPrompt, rpcError, startChatStack, type ChatStack } from './harness.ts';
 
 const TOKEN = '123456789:AAFakeTokenForParleyTestsOnly_abcdWXYZ';
 const KNOWLEDGE = ['The museum opens at ten and closes at six, every day but Monday.'];
@@ -269,6 +272,35 @@ describe('a Telegram message', () => {
     expect(await stack.billing.prisma.usageRecord.count({ where: { ownerId: bot.ownerId } })).toBe(0);
   });
 
+  it("keeps the widget's rules: the visitor day limit counts each Telegram chat and is told there, and the chatbot's language holds", async () => {
+    const { bot, connection, secret } = await connectedBot();
+    await stack.chatbots.updateChatbot({
+      ownerId: bot.ownerId,
+      chatbotId: bot.id,
+      language: 'french',
+      limits: { visitorMessagesPerDay: 2 },
+    });
+    const ask = async (chatId: number, count: number) => {
+      await post(connection.id, secret, telegramTextUpdate(chatId, 'Is the museum open every day?'));
+      return (
+        await until(
+          () => telegram.sent.filter((s) => s.chat_id === String(chatId)),
+          (s) => s.length === count,
+          `message ${count} to ${chatId}`,
+        )
+      ).at(-1)!.text;
+    };
+    expect(await ask(8151, 1)).toContain('The museum opens at ten');
+    expect(lastSystemPrompt(stack.fake)).toContain('Always reply in French.');
+    await ask(8151, 2);
+    // The third message of the day from the same chat is told the limit; another chat is another visitor.
+    expect(await ask(8151, 3)).toBe(DAILY_LIMIT_REACHED);
+    expect(await ask(8152, 1)).toContain('The museum opens at ten');
+    expect(stack.fake.requests).toHaveLength(3);
+    await stack.applyUsage();
+    expect(await stack.billing.prisma.usageRecord.count({ where: { ownerId: bot.ownerId } })).toBe(3);
+  });
+
   it('marks the connection failing with the last error when Telegram revokes the token, and keeps the failed delivery', async () => {
     const { bot, connection, secret } = await connectedBot();
     telegram.set({ bots: {} });
@@ -339,8 +371,51 @@ describe('handoff across Telegram', () => {
       'the bot again',
     );
     expect(telegram.sent[2].text).toContain('The museum opens at ten');
-    const { deliveries } = await stack.client.listChannelDeliveries({ ownerId: bot.ownerId, connectionId: connection.id });
+    // The delivery record is written once Telegram took the message, so it may follow the fake's count by a moment.
+    const { deliveries } = await until(
+      () => stack.client.listChannelDeliveries({ ownerId: bot.ownerId, connectionId: connection.id }),
+      (r) => r.deliveries.length === 3,
+      'the third delivery record',
+    );
     expect(deliveries.map((d) => d.kind).sort()).toEqual(['agent', 'answer', 'answer']);
+  });
+
+  it("the model's handoff tool offers a Telegram user a person in words, and writing it hands the conversation to the inbox", async () => {
+    const { bot, connection, secret } = await connectedBot();
+    await stack.makePro(bot.ownerId);
+    await enableHandoff(stack.chatbots, bot);
+    // The lead form is on too, but a Telegram chat cannot show it: its tool is not offered.
+    await stack.chatbots.updateChatbot({
+      ownerId: bot.ownerId,
+      chatbotId: bot.id,
+      leadForm: create(LeadFormChangeSchema, { email: 'required' }),
+    });
+    // A model that calls its handoff tool when someone from the team is wanted, in words the phrase rule does not know.
+    stack.fake.setBehaviour({ toolCalls: toolTriggers(BUILT_IN_TOOL_RULES) });
+    await post(connection.id, secret, telegramTextUpdate(8401, 'Can someone from your team look at my refund?'));
+    const [offered] = await until(
+      () => telegram.sent,
+      (s) => s.length === 1,
+      'the offer',
+    );
+    expect(((stack.fake.requests[0].tools ?? []) as { function: { name: string } }[]).map((t) => t.function.name)).toEqual(['handoff']);
+    // The handoff tool's result, which the model words its answer from, promises no button a Telegram chat cannot show.
+    expect(text(stack.fake.requests.at(-1)!.messages)).not.toMatch(/button/i);
+    expect(offered.text.endsWith(ASK_FOR_PERSON)).toBe(true);
+    expect((await stack.client.listInbox({ ownerId: bot.ownerId })).waiting.some((i) => i.chatbotId === bot.id)).toBe(false);
+
+    await post(connection.id, secret, telegramTextUpdate(8401, 'talk to a person'));
+    const sent = await until(
+      () => telegram.sent,
+      (s) => s.length === 2,
+      'the handoff',
+    );
+    expect(sent[1].text.endsWith(WAITING_FOR_PERSON)).toBe(true);
+    await until(
+      () => stack.client.listInbox({ ownerId: bot.ownerId }),
+      (r) => r.waiting.some((i) => i.chatbotId === bot.id),
+      'the waiting conversation',
+    );
   });
 });
 

@@ -5084,7 +5084,8 @@ export declare type GetChannelVerifierResponse = Message<"parley.chat.v1.GetChan
   appSecret: string;
 
   /**
-   * Meta's channels: the account the connection is for (an event for another account is left).
+   * Meta's channels: the account the connection is for; Slack: its workspace's id, team_id
+   * (docs/adr/0074-slack-events-checked-against-the-workspace.md). An event for another is left.
    *
    * @generated from field: string account_id = 6;
    */

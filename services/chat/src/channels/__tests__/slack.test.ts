@@ -49,7 +49,7 @@ describe('parseSlackEvent', () => {
     expect(parseSlackEvent(body(slackEvent({ channel: 'D01', text: 'abcdef' })), 3)).toMatchObject({ text: 'abc' });
   });
 
-  it('answers the challenge, leaves bots, edits, other events and empty mentions, and refuses what is no Slack request', () => {
+  it("answers the challenge, leaves bots, edits, other events, empty mentions and other workspaces' events, and refuses what is no Slack request", () => {
     expect(parseSlackEvent(body({ type: 'url_verification', challenge: 'c' }), 10)).toEqual({ kind: 'challenge', challenge: 'c' });
     for (const extra of [{ bot_id: 'B1' }, { subtype: 'bot_message' }, { bot_profile: { id: 'B1' } }]) {
       expect(parseSlackEvent(body(slackEvent({ channel: 'D01', text: 'x', extra })), 10)).toEqual({ kind: 'ignored' });
@@ -60,6 +60,11 @@ describe('parseSlackEvent', () => {
     for (const bad of ['{', '[]', '{"type":1}', '{"type":"event_callback","event_id":"../x","event":{}}']) {
       expect(() => parseSlackEvent(Buffer.from(bad), 10)).toThrow('The body is not a Slack event.');
     }
+    // Another workspace's event, under the connection's workspace; a connection made before its workspace was kept reads any.
+    const other = { ...slackEvent({ channel: 'D01', text: 'x' }), team_id: 'T0ANOTHER' };
+    expect(parseSlackEvent(body(other), 10, 'T0PARLEY')).toEqual({ kind: 'ignored' });
+    expect(parseSlackEvent(body(slackEvent({ channel: 'D01', text: 'x' })), 10, 'T0PARLEY')).toMatchObject({ kind: 'message' });
+    expect(parseSlackEvent(body(other), 10, null)).toMatchObject({ kind: 'message' });
     const badChannel = slackEvent({ channel: 'D01', text: 'x' });
     badChannel.event.channel = 'https://evil';
     expect(() => parseSlackEvent(body(badChannel), 10)).toThrow('The body is not a Slack event.');
@@ -90,7 +95,7 @@ describe('slackApi', () => {
     const fake = await startFakeSlack({ bots: { [token]: 'unit_bot' } });
     try {
       const api = slackApi({ baseUrl: fake.url, timeoutMs: 5000 });
-      expect(await api.authTest(token)).toEqual({ botName: 'unit_bot', team: 'Parley Test' });
+      expect(await api.authTest(token)).toEqual({ botName: 'unit_bot', team: 'Parley Test', teamId: 'T0PARLEY' });
       fake.set({ rateLimited: { times: 1, retryAfter: 7 }, failures: 1 });
       const limited = await api.postMessage(token, 'D01', 'hi', '').catch((e: SlackError) => e);
       expect([limited instanceof SlackError, (limited as SlackError).status, (limited as SlackError).retryAfterSeconds]).toEqual([

@@ -24,6 +24,12 @@ export interface Channel {
   readonly history: 'kept' | 'client';
   /** How the answer reaches the visitor. */
   readonly answer: AnswerForm;
+  /**
+   * The client can show the lead form when an answer asks for it (`showLeadForm`): the page, the
+   * widget, an API client. A messaging channel shows text alone, so its model is not offered the
+   * lead form's tool, whose result tells the visitor a form is shown (tool-loop.ts).
+   */
+  readonly leadForm: boolean;
 }
 
 /**

@@ -13,4 +13,5 @@ export const developerApi: Channel = {
   visitor: (input) => ({ rateLimited: `key:${input.apiKeyId ?? ''}`, countedToday: input.clientIp }),
   history: 'kept',
   answer: { citations: 'markers', streams: true },
+  leadForm: true,
 };

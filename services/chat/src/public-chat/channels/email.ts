@@ -14,4 +14,5 @@ export const email: Channel = {
   visitor: (input) => ({ rateLimited: input.visitorId, countedToday: input.visitorId }),
   history: 'kept',
   answer: { citations: 'links', streams: false },
+  leadForm: false,
 };

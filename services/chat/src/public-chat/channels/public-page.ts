@@ -11,4 +11,5 @@ export const publicPage: Channel = {
   visitor: (input) => ({ rateLimited: input.clientIp, countedToday: input.clientIp }),
   history: 'kept',
   answer: { citations: 'markers', streams: true },
+  leadForm: true,
 };

@@ -13,4 +13,5 @@ export const slack: Channel = {
   visitor: (input) => ({ rateLimited: input.visitorId, countedToday: input.visitorId }),
   history: 'kept',
   answer: { citations: 'links', streams: false },
+  leadForm: false,
 };

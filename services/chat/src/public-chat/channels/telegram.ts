@@ -15,4 +15,5 @@ export const telegram: Channel = {
   visitor: (input) => ({ rateLimited: input.visitorId, countedToday: input.visitorId }),
   history: 'kept',
   answer: { citations: 'links', streams: false },
+  leadForm: false,
 };

@@ -14,4 +14,5 @@ export const testRun: Channel = {
   visitor: () => ({ rateLimited: null, countedToday: null }),
   history: 'client',
   answer: { citations: 'markers', streams: false },
+  leadForm: true,
 };

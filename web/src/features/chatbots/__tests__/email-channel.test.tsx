@@ -1,35 +1,18 @@
-import { ApolloProvider } from '@apollo/client/react';
-import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { createApolloClient } from '../../../lib/apollo-client';
-import { mockLink, type Handler } from '../../../test/mock-link';
-import { ChannelsCard } from '../components/channels-card';
+import { channelConnection, renderChannelsCard as renderCard } from './channels-card-fixtures';
 
 const ADDRESS = 'bot-3f2a9c41d0e7b5a86c12@mail.parley.example';
-const emailConnection = (over: Record<string, unknown> = {}) => ({
-  __typename: 'ChannelConnection' as const,
-  id: 'conn-email',
-  channel: 'email',
-  status: 'connected',
-  lastError: null,
-  tokenLastFour: 'eol0',
-  botName: ADDRESS,
-  lastChatId: null,
-  createdAt: '2026-12-01T10:00:00.000Z',
-  accountId: ADDRESS,
-  webhookUrl: 'https://parley.example/api/channels/email/conn-email',
-  ...over,
-});
-
-function renderCard(handlers: Record<string, Handler>) {
-  const { link, calls } = mockLink({ ChannelDeliveries: () => ({ data: { channelDeliveries: [] } }), ...handlers });
-  render(
-    <ApolloProvider client={createApolloClient(link)}>
-      <ChannelsCard chatbotId="c1" />
-    </ApolloProvider>,
-  );
-  return calls;
-}
+const emailConnection = (over: Record<string, unknown> = {}) =>
+  channelConnection({
+    id: 'conn-email',
+    channel: 'email',
+    tokenLastFour: 'eol0',
+    botName: ADDRESS,
+    accountId: ADDRESS,
+    webhookUrl: 'https://parley.example/api/channels/email/conn-email',
+    ...over,
+  });
 
 describe('the Email card', () => {
   it('connects with the Mailgun signing key, sent once and never shown back', async () => {

@@ -1,35 +1,18 @@
-import { ApolloProvider } from '@apollo/client/react';
-import { fireEvent, render, screen, within } from '@testing-library/react';
+import { fireEvent, screen, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { createApolloClient } from '../../../lib/apollo-client';
-import { mockLink, type Handler } from '../../../test/mock-link';
-import { ChannelsCard } from '../components/channels-card';
+import { channelConnection, renderChannelsCard as renderCard } from './channels-card-fixtures';
 
 const SID = 'AC0123456789abcdef0123456789abcdef';
 const TOKEN = '0123456789abcdef0123456789ab1234';
-const smsConnection = () => ({
-  __typename: 'ChannelConnection' as const,
-  id: 'conn-sms',
-  channel: 'sms',
-  status: 'connected',
-  lastError: null,
-  tokenLastFour: '1234',
-  botName: '+15550100100',
-  lastChatId: null,
-  createdAt: '2026-12-03T10:00:00.000Z',
-  accountId: SID,
-  webhookUrl: 'https://parley.example/api/channels/sms/conn-sms',
-});
-
-function renderCard(handlers: Record<string, Handler>) {
-  const { link, calls } = mockLink({ ChannelDeliveries: () => ({ data: { channelDeliveries: [] } }), ...handlers });
-  render(
-    <ApolloProvider client={createApolloClient(link)}>
-      <ChannelsCard chatbotId="c1" />
-    </ApolloProvider>,
-  );
-  return calls;
-}
+const smsConnection = () =>
+  channelConnection({
+    id: 'conn-sms',
+    channel: 'sms',
+    tokenLastFour: '1234',
+    botName: '+15550100100',
+    accountId: SID,
+    webhookUrl: 'https://parley.example/api/channels/sms/conn-sms',
+  });
 
 describe('the SMS card', () => {
   it('connects with the Account SID, the Auth Token (sent once, never shown back) and the number, then shows the webhook URL for Twilio', async () => {

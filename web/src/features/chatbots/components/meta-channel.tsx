@@ -111,7 +111,8 @@ function ConnectMeta({
   );
 }
 
-function MetaConnection({ connection, channel }: { connection: Connection; channel: MetaChannelName }) {
+/** `setupShown`: the callback URL is in the one-time setup box above, so it is not repeated here. */
+function MetaConnection({ connection, channel, setupShown }: { connection: Connection; channel: MetaChannelName; setupShown: boolean }) {
   const rules = RULES[channel];
   return (
     <ConnectedChannel
@@ -126,7 +127,7 @@ function MetaConnection({ connection, channel }: { connection: Connection; chann
       }}
       disconnectText="Parley forgets the token and the app secret and refuses the webhook's calls. Remove the callback URL in Meta's console too. The conversations stay in History."
     >
-      {connection.webhookUrl ? (
+      {connection.webhookUrl && !setupShown ? (
         <p className="text-sm text-gray-600">
           Callback URL: <span className="font-mono break-all">{connection.webhookUrl}</span>
         </p>
@@ -145,7 +146,7 @@ export function MetaChannel({ chatbotId, channel, connection }: { chatbotId: str
       <h3 className="text-sm font-semibold text-gray-900">{label}</h3>
       {connection && setup ? <WebhookSetup label={label} {...setup} /> : null}
       {connection ? (
-        <MetaConnection connection={connection} channel={channel} />
+        <MetaConnection connection={connection} channel={channel} setupShown={setup !== null} />
       ) : (
         <ConnectMeta chatbotId={chatbotId} channel={channel} onConnected={setSetup} />
       )}

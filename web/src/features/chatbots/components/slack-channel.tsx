@@ -127,7 +127,7 @@ function SlackConnection({ connection }: { connection: Connection }) {
 /** The chatbot's Slack channel: connected with a Slack app's bot token and signing secret (docs/adr/0057-slack-channel.md). */
 export function SlackChannel({ chatbotId, connection }: { chatbotId: string; connection: Connection | undefined }) {
   return (
-    <section aria-label="Slack" className="space-y-3">
+    <section aria-label="Slack" className="space-y-3 border-t border-gray-100 pt-6">
       <h3 className="text-sm font-semibold text-gray-900">Slack</h3>
       {connection ? <SlackConnection connection={connection} /> : <ConnectSlack chatbotId={chatbotId} />}
     </section>
