@@ -78,6 +78,8 @@ export async function createGateway(config: GatewayConfig, { logger }: { logger:
     inbound: createProducer(redis, QUEUES.channelInbound, ChannelMessageReceivedSchema, {
       prefix: config.QUEUE_PREFIX,
       retries: CHANNEL_INBOUND_RETRIES,
+      // A burst of updates read in one turn is queued in one round trip.
+      gatherTurn: true,
     }),
   });
 
