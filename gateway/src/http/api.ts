@@ -10,7 +10,7 @@ import { bodyParserError, MALFORMED_URL, toHttpError } from './errors.ts';
 import type { HeldStreams } from '../access/held-streams.ts';
 import type { StripeEventIntake } from '../features/billing/stripe-events.ts';
 import { isCleanText } from './input.ts';
-import { registerOperations } from './operations.ts';
+import { registerOperations, type DashboardFace } from './operations.ts';
 import { OPERATIONS } from '../access/permissions.ts';
 import { webhookHandlers } from '../features/billing/rest.ts';
 import type { OpenStreams } from './open-streams.ts';
@@ -64,6 +64,52 @@ export const cleanPath: RequestHandler = (req, _res, next) => {
   next(isCleanText(decoded) ? undefined : invalid(MALFORMED_URL));
 };
 
+/** The dashboard's face of the operation rows (operations.ts): what their handlers use, the body limit. */
+function dashboardFace(opts: ApiOptions): DashboardFace {
+  return {
+    face: 'dashboard',
+    bodyLimit: opts.bodyLimit,
+    deps: {
+      clients: opts.clients,
+      logger: opts.logger,
+      publicUrl: opts.publicUrl,
+      seats: opts.seats,
+      catalogue: opts.catalogue,
+      uploads: { maxPictureBytes: opts.maxPictureBytes, maxUploadBytes: opts.maxUploadBytes, uploadTimeoutMs: opts.uploadTimeoutMs },
+      chatTimeoutMs: opts.chatTimeoutMs,
+      ssePingMs: opts.ssePingMs,
+      streams: opts.conversationStreams,
+      held: opts.held,
+      intake: opts.channelIntake,
+    },
+  };
+}
+
+/** Every failure as `{ message }` (errors.ts). */
+const answerErrors =
+  (logger: Logger): ErrorRequestHandler =>
+  (err, _req, res, _next) => {
+    const { status, body } = bodyParserError(err) ?? toHttpError(err, logger);
+    res.status(status).json(body);
+  };
+
+/** Where the rows a provider's servers call live (operations.ts `provider`): the channels' webhooks. */
+export const PROVIDER_PREFIX = '/api/channels';
+
+/**
+ * The rows a provider's servers call, mounted by the app at PROVIDER_PREFIX ahead of the browser's
+ * layers: the same face, checks and answers as the /api router's rows, with its path rules (no-store,
+ * cleanPath) and none of a page's. A request no row of it takes goes on to the /api router.
+ */
+export function providerRouter(opts: ApiOptions): Router {
+  const router = Router();
+  router.use(noStore, cleanPath);
+  const rows = OPERATIONS.filter((row) => row.provider);
+  if (rows.length > 0) registerOperations(router, rows, dashboardFace(opts), PROVIDER_PREFIX);
+  router.use(answerErrors(opts.logger));
+  return router;
+}
+
 export function apiRouter(opts: ApiOptions): Router {
   const router = Router();
   router.use(noStore, cleanPath);
@@ -73,26 +119,11 @@ export function apiRouter(opts: ApiOptions): Router {
   if (opts.slackInstall) router.use('/channels', opts.slackInstall.callback);
   // Each operation reads its own body once its caller is checked (operations.ts); their paths are
   // whole, so no other route's mounting can shadow them.
+  // A provider's rows are providerRouter's.
   registerOperations(
     router,
-    OPERATIONS,
-    {
-      face: 'dashboard',
-      bodyLimit: opts.bodyLimit,
-      deps: {
-        clients: opts.clients,
-        logger: opts.logger,
-        publicUrl: opts.publicUrl,
-        seats: opts.seats,
-        catalogue: opts.catalogue,
-        uploads: { maxPictureBytes: opts.maxPictureBytes, maxUploadBytes: opts.maxUploadBytes, uploadTimeoutMs: opts.uploadTimeoutMs },
-        chatTimeoutMs: opts.chatTimeoutMs,
-        ssePingMs: opts.ssePingMs,
-        streams: opts.conversationStreams,
-        held: opts.held,
-        intake: opts.channelIntake,
-      },
-    },
+    OPERATIONS.filter((row) => !row.provider),
+    dashboardFace(opts),
     '/api',
   );
   // "Add to Slack"'s start and offer (ADR 64), built at start-up with its Redis and Slack app.
@@ -100,10 +131,6 @@ export function apiRouter(opts: ApiOptions): Router {
   router.use((_req, res) => {
     res.status(404).json({ message: 'Not found' });
   });
-  const onError: ErrorRequestHandler = (err, _req, res, _next) => {
-    const { status, body } = bodyParserError(err) ?? toHttpError(err, opts.logger);
-    res.status(status).json(body);
-  };
-  router.use(onError);
+  router.use(answerErrors(opts.logger));
   return router;
 }
