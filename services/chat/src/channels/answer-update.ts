@@ -7,7 +7,8 @@
 //      billed once
 //   2. the connection and its token; a connection removed meanwhile: nothing to answer
 //   3. the channel user's conversation (ChannelThread): its session id, issued by this service at
-//      the chat's first message, so the chat's messages continue one conversation
+//      the chat's first message, so the chat's messages continue one conversation; the chat kept as
+//      the connection's last one
 //   (1 to 3 are ONE statement; a chat's first message adds the thread's insert and read)
 //   4. the turn: knowledge, model, rate limits, the visitor's day limit, the spend limit, the credit
 //      hold and billing exactly as the widget's, the visitor being `telegram:{chat id}`
@@ -17,8 +18,7 @@
 //      channel user who asks for a person in words is handed to the inbox (ADR 34)
 //   (a channel user's email written back to the wait's timeout message is taken as their lead instead
 //   of a turn: leads/channel-lead.ts)
-//   6. at the thread's first answer, the conversation marked as the channel's (History shows it);
-//      the chat kept as the connection's last one
+//   6. at the thread's first answer, the conversation marked as the channel's (History shows it)
 //
 // A refusal of the turn (the rate or day limit, no credit, the spend limit, a message too long) is
 // told to the channel user in the turn's own words; any other failure in a general sentence. The job
@@ -80,8 +80,8 @@ type Taken = ChannelConnection & { threadSessionId: string | null; conversationM
 
 /**
  * Steps 1 to 3 in ONE statement: the provider message taken (when its connection still exists and it
- * was not taken before), and then the connection and the channel user's thread read. No row: already
- * taken, or the connection is gone.
+ * was not taken before), the chat kept as the connection's last one, and then the connection and the
+ * channel user's thread read. No row: already taken, or the connection is gone.
  */
 async function take(deps: AnswerUpdateDeps, event: ChannelMessageReceived): Promise<Taken | null> {
   const [row] = await deps.db.$queryRaw<Taken[]>`
@@ -94,6 +94,10 @@ async function take(deps: AnswerUpdateDeps, event: ChannelMessageReceived): Prom
       -- The channel user's last message (WhatsApp's 24-hour customer service window counts from it).
       UPDATE "ChannelThread" SET "lastInboundAt" = now()
        WHERE "connectionId" = ${event.connectionId}::uuid AND "chatId" = ${event.chatId} AND EXISTS (SELECT 1 FROM taken)
+    ), kept AS (
+      -- The chat kept as the connection's last one (the owner's test message goes there by default).
+      UPDATE "ChannelConnection" SET "lastChatId" = ${event.chatId}, "updatedAt" = now()
+       WHERE "id" = ${event.connectionId}::uuid AND "lastChatId" IS DISTINCT FROM ${event.chatId} AND EXISTS (SELECT 1 FROM taken)
     )
     SELECT c.*, t."sessionId" AS "threadSessionId", t."conversationMarked"
       FROM taken JOIN "ChannelConnection" c ON c."id" = taken."connectionId"
@@ -203,7 +207,6 @@ export async function answerChannelMessage(deps: AnswerUpdateDeps, event: Channe
   await Promise.all([
     text ? deliver(deps.deliver, connection, chatId, text, 'answer') : null,
     outcome === 'answered' && !thread.conversationMarked ? markConversation(deps, row, chatId, sessionId) : null,
-    row.lastChatId === chatId ? null : deps.db.channelConnection.update({ where: { id: row.id }, data: { lastChatId: chatId } }),
   ]);
   return outcome;
 }
