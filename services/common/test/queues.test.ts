@@ -122,7 +122,7 @@ describe('queues', () => {
       expect((job?.data as { email: string }).email).toBe(`g${n}@example.com`);
       expect(job?.opts.attempts).toBe(3);
     }
-    // A publish in a later turn with an id already queued adds nothing.
+    // A publish alone in a later turn (added alone), with an id already queued, adds nothing.
     await producer.publish(event(3), 'gathered.3');
     expect((await q.getJobCounts('waiting')).waiting).toBe(6);
     await producer.close();
