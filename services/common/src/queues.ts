@@ -146,7 +146,7 @@ export function createProducer<D extends DescMessage>(
     const jobs = gathered;
     gathered = [];
     // A publish alone in its turn is added alone: a batch's pipeline costs more to set up than one add.
-    const adding =
+    const adding: Promise<unknown> =
       jobs.length === 1 ? queue.add(jobs[0].job.name, jobs[0].job.data, jobs[0].job.opts) : queue.addBulk(jobs.map((g) => g.job));
     withDeadline(adding, PUBLISH_TIMEOUT_MS, timedOut).then(
       () => {
