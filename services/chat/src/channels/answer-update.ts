@@ -25,6 +25,7 @@
 // is not retried after the message was taken: a retry could bill it twice.
 import { ConnectError, Code } from '@connectrpc/connect';
 import type { ChannelMessageReceived } from '@parley/proto/parley/events/v1/channel_message_received_pb.js';
+import type pg from 'pg';
 import type { Logger } from '@parley/common/logger.ts';
 import type { ChannelConnection, PrismaClient } from '../generated/prisma/client.ts';
 import type { ProviderKeyCiphers } from '../provider-keys/provider-keys.ts';
@@ -59,6 +60,8 @@ const TOLD_CODES = new Set([Code.ResourceExhausted, Code.InvalidArgument, Code.F
 
 export interface AnswerUpdateDeps {
   db: PrismaClient;
+  /** Prisma's pool (database.ts mainPool): the statement that takes a message goes through the driver, as a widget message's do. */
+  pool: Pick<pg.Pool, 'query'>;
   ciphers: ProviderKeyCiphers;
   sessionIds: SessionIds;
   publicChat: PublicChatDeps;
@@ -84,25 +87,27 @@ type Taken = ChannelConnection & { threadSessionId: string | null; conversationM
  * channel user's thread read. No row: already taken, or the connection is gone.
  */
 async function take(deps: AnswerUpdateDeps, event: ChannelMessageReceived): Promise<Taken | null> {
-  const [row] = await deps.db.$queryRaw<Taken[]>`
-    WITH taken AS (
+  const { rows } = await deps.pool.query<Taken>(
+    `WITH taken AS (
       INSERT INTO "ChannelInbound" ("connectionId", "providerMessageId")
-      SELECT c."id", ${event.providerMessageId} FROM "ChannelConnection" c WHERE c."id" = ${event.connectionId}::uuid
+      SELECT c."id", $2::text FROM "ChannelConnection" c WHERE c."id" = $1::uuid
       ON CONFLICT DO NOTHING
       RETURNING "connectionId"
     ), touched AS (
       -- The channel user's last message (WhatsApp's 24-hour customer service window counts from it).
       UPDATE "ChannelThread" SET "lastInboundAt" = now()
-       WHERE "connectionId" = ${event.connectionId}::uuid AND "chatId" = ${event.chatId} AND EXISTS (SELECT 1 FROM taken)
+       WHERE "connectionId" = $1::uuid AND "chatId" = $3::text AND EXISTS (SELECT 1 FROM taken)
     ), kept AS (
       -- The chat kept as the connection's last one (the owner's test message goes there by default).
-      UPDATE "ChannelConnection" SET "lastChatId" = ${event.chatId}, "updatedAt" = now()
-       WHERE "id" = ${event.connectionId}::uuid AND "lastChatId" IS DISTINCT FROM ${event.chatId} AND EXISTS (SELECT 1 FROM taken)
+      UPDATE "ChannelConnection" SET "lastChatId" = $3::text, "updatedAt" = now()
+       WHERE "id" = $1::uuid AND "lastChatId" IS DISTINCT FROM $3::text AND EXISTS (SELECT 1 FROM taken)
     )
     SELECT c.*, t."sessionId" AS "threadSessionId", t."conversationMarked"
       FROM taken JOIN "ChannelConnection" c ON c."id" = taken."connectionId"
-      LEFT JOIN "ChannelThread" t ON t."connectionId" = c."id" AND t."chatId" = ${event.chatId}`;
-  return row ?? null;
+      LEFT JOIN "ChannelThread" t ON t."connectionId" = c."id" AND t."chatId" = $3::text`,
+    [event.connectionId, event.providerMessageId, event.chatId],
+  );
+  return rows[0] ?? null;
 }
 
 /** The channel user's conversation: the session id issued at the chat's first message (the first writer's when two race). */
