@@ -1,6 +1,7 @@
 // The /api router: the features' operation tables (operations.ts, collected in access/permissions.ts),
 // the routes not yet in one, a JSON 404 for anything else, and the error handler that turns every
-// failure into `{ message }` through errors.ts.
+// failure into `{ message }` through errors.ts; and the providers' router, the rows a provider's
+// servers call, which the app mounts ahead of a page's layers (docs/adr/0073-a-providers-webhook-ahead-of-a-pages-layers.md).
 import express, { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
 import type { Logger } from '@parley/common/logger.ts';
 import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
@@ -118,8 +119,7 @@ export function apiRouter(opts: ApiOptions): Router {
   // Slack's redirect back after "Add to Slack" (ADR 64); the channels' webhooks are rows (features/channels/rest.ts).
   if (opts.slackInstall) router.use('/channels', opts.slackInstall.callback);
   // Each operation reads its own body once its caller is checked (operations.ts); their paths are
-  // whole, so no other route's mounting can shadow them.
-  // A provider's rows are providerRouter's.
+  // whole, so no other route's mounting can shadow them. A provider's rows are providerRouter's.
   registerOperations(
     router,
     OPERATIONS.filter((row) => !row.provider),
