@@ -9,6 +9,7 @@ import { QUEUES } from '@parley/common/queues.ts';
 import { createRedis } from '@parley/common/redis.ts';
 import { startFakeTelegram, telegramTextUpdate, type FakeTelegram } from '@parley/common/testing/fake-telegram.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MALFORMED_URL } from '../src/http/errors.ts';
 import { makePro, museumBot, registerOwner, type Owner } from './chatbot-fixtures.ts';
 import { api, gql, pollUntil, type Stack, startStack } from './stack.ts';
 
@@ -110,6 +111,32 @@ describe('the public webhook', () => {
     expect(JSON.stringify(missing.body)).not.toContain(secret);
     expect(await inboundJobs()).toBe(before);
     expect(telegram.sent).toEqual([]);
+  });
+
+  it("is answered ahead of a page's layers: its request id and no-store, none of a page's headers; the API's path rules and 404 still", async () => {
+    const ack = await postUpdate({ secret, body: JSON.stringify({ update_id: 70_001 }) });
+    expect([ack.status, ack.body]).toEqual([200, { ok: true }]);
+    expect(ack.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(ack.headers.get('x-request-id')).toBeTruthy();
+    expect(ack.headers.get('cache-control')).toBe('no-store');
+    expect(ack.headers.get('content-security-policy')).toBeNull();
+    const refused = await postUpdate({ secret: 'wrong' });
+    expect(refused.headers.get('content-security-policy')).toBeNull();
+    // A path that does not decode is refused as on every /api path; a GET here, or a channel that is none, is the API's 404.
+    const malformed = await api(stack.url, '/api/channels/telegram/%E0%A4%A', {
+      method: 'POST',
+      rawBody: '{}',
+      headers: { 'x-telegram-bot-api-secret-token': secret },
+    });
+    expect([malformed.status, malformed.body]).toEqual([400, { message: MALFORMED_URL }]);
+    for (const [method, path] of [
+      ['GET', `/api/channels/telegram/${connectionId}`],
+      ['POST', `/api/channels/fax/${connectionId}`],
+    ]) {
+      const other = await api(stack.url, path, { method, ...(method === 'POST' ? { rawBody: '{}' } : {}) });
+      expect([other.status, other.body]).toEqual([404, { message: 'Not found' }]);
+      expect(other.headers.get('content-security-policy')).toBeTruthy();
+    }
   });
 
   it('refuses malformed JSON (400), a huge body (413) and a body that is not JSON (415)', async () => {

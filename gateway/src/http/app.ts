@@ -17,7 +17,7 @@ import { devMailRoutes } from '../test-mode/dev-mail.ts';
 import { createGraphQL } from './graphql.ts';
 import { healthRouter } from './health.ts';
 import { HeldStreams } from '../access/held-streams.ts';
-import { apiRouter } from './api.ts';
+import { apiRouter, PROVIDER_PREFIX, providerRouter, type ApiOptions } from './api.ts';
 import { OpenStreams } from './open-streams.ts';
 import { publicChatCors } from '../features/public-chat/rest.ts';
 import { keyChecker } from '../access/api-keys.ts';
@@ -78,14 +78,47 @@ export async function createGateway(config: GatewayConfig, { logger }: { logger:
     inbound: createProducer(redis, QUEUES.channelInbound, ChannelMessageReceivedSchema, {
       prefix: config.QUEUE_PREFIX,
       retries: CHANNEL_INBOUND_RETRIES,
+      // A burst of updates read in one turn is queued in one round trip.
+      gatherTurn: true,
     }),
   });
+
+  const apiOptions: ApiOptions = {
+    clients,
+    catalogue,
+    logger,
+    bodyLimit: config.BODY_LIMIT,
+    maxPictureBytes: config.MAX_PICTURE_BYTES,
+    maxUploadBytes: config.MAX_UPLOAD_BYTES,
+    // Handing over a file of up to MAX_UPLOAD_BYTES (it is stored before the answer) takes longer than an ordinary call.
+    uploadTimeoutMs: Math.max(config.RPC_TIMEOUT_MS, UPLOAD_RPC_TIMEOUT_MS),
+    chatTimeoutMs: config.CHAT_TIMEOUT_MS,
+    ssePingMs: config.SSE_PING_MS,
+    conversationStreams,
+    held,
+    publicUrl: config.PUBLIC_URL,
+    stripeEvents,
+    channelIntake: channelWebhooks,
+    slackInstall: createSlackInstall(clients, {
+      redis,
+      prefix: config.QUEUE_PREFIX,
+      publicUrl: config.PUBLIC_URL,
+      clientId: config.SLACK_CLIENT_ID,
+      authorizeUrl: config.SLACK_AUTHORIZE_URL,
+      secret: config.SERVICE_SECRET,
+      logger,
+    }),
+    seats: { free: config.SEATS_FREE, pro: config.SEATS_PRO },
+  };
 
   const app = express();
   app.disable('x-powered-by');
   // req.ip then honours X-Forwarded-For from exactly this many proxies, so a client cannot spoof it.
   app.set('trust proxy', config.TRUST_PROXY);
   app.use(requestContext(logger));
+  // A provider's webhook calls (the messaging channels') answered before every layer a browser's
+  // answer needs: a burst of them costs the gateway its checks and one queue add, and little else.
+  app.use(PROVIDER_PREFIX, providerRouter(apiOptions));
   app.use(securityHeaders(config.PUBLIC_URL));
   app.use(healthRouter({ redis }));
   // Before the API's own parsing and checks, so host pages can read every answer of the public paths.
@@ -112,36 +145,7 @@ export async function createGateway(config: GatewayConfig, { logger }: { logger:
       keyFailureWindowMs: config.API_KEY_FAILURE_WINDOW_MS,
     }),
   );
-  app.use(
-    '/api',
-    apiRouter({
-      clients,
-      catalogue,
-      logger,
-      bodyLimit: config.BODY_LIMIT,
-      maxPictureBytes: config.MAX_PICTURE_BYTES,
-      maxUploadBytes: config.MAX_UPLOAD_BYTES,
-      // Handing over a file of up to MAX_UPLOAD_BYTES (it is stored before the answer) takes longer than an ordinary call.
-      uploadTimeoutMs: Math.max(config.RPC_TIMEOUT_MS, UPLOAD_RPC_TIMEOUT_MS),
-      chatTimeoutMs: config.CHAT_TIMEOUT_MS,
-      ssePingMs: config.SSE_PING_MS,
-      conversationStreams,
-      held,
-      publicUrl: config.PUBLIC_URL,
-      stripeEvents,
-      channelIntake: channelWebhooks,
-      slackInstall: createSlackInstall(clients, {
-        redis,
-        prefix: config.QUEUE_PREFIX,
-        publicUrl: config.PUBLIC_URL,
-        clientId: config.SLACK_CLIENT_ID,
-        authorizeUrl: config.SLACK_AUTHORIZE_URL,
-        secret: config.SERVICE_SECRET,
-        logger,
-      }),
-      seats: { free: config.SEATS_FREE, pro: config.SEATS_PRO },
-    }),
-  );
+  app.use('/api', apiRouter(apiOptions));
   app.use('/graphql', graphql.router);
   // The test-mode checkout page (its forms carry no fields: the path says everything).
   app.use('/checkout/test', testCheckoutRoutes(clients, stripeEvents, logger));

@@ -68,6 +68,13 @@ export interface OperationSpec {
    * parses and validates none, so the handler's own reader, run after the caller's checks, is the first.
    */
   readsOwnBody?: boolean;
+  /**
+   * Called by a provider's servers, never by a browser (a messaging channel's webhook POST): the
+   * dashboard registers it on the router the app puts ahead of every browser's layer (http/api.ts's
+   * providerRouter), so its answer pays for none of a page's security headers nor for the walk past
+   * every other row; the checks of its face are the same.
+   */
+  provider?: boolean;
   /** The success status (200 unless named) and, where cheap, the schema of its body. */
   status?: number;
   response?: z.ZodType;

@@ -14,7 +14,7 @@ import { McpServerService } from '@parley/proto/parley/chatbot/v1/mcp_servers_pb
 import { ChatbotInteractionsCountedSchema } from '@parley/proto/parley/events/v1/chatbot_interactions_counted_pb.js';
 import { HandoffRequestedSchema, HandoffTimeoutDueSchema } from '@parley/proto/parley/events/v1/handoff_requested_pb.js';
 import { chatbotInteractionBatch, usageRecordedBatch } from '@parley/proto/event-batches.ts';
-import { pgPool, poolShare, prismaAdapter } from '@parley/common/database.ts';
+import { mainPool, pgPool, poolShare, prismaAdapter } from '@parley/common/database.ts';
 import { createServiceApp, dataReadiness } from '@parley/common/http.ts';
 import type { Logger } from '@parley/common/logger.ts';
 import { createBatchProducer, createProducer, QUEUES } from '@parley/common/queues.ts';
@@ -143,9 +143,9 @@ export async function createChatService(
   },
 ): Promise<ChatServiceParts> {
   const { logger } = opts;
-  const prisma = new PrismaClient({
-    adapter: prismaAdapter({ databaseUrl: config.DATABASE_URL, schema: config.CHAT_DB_SCHEMA, poolSize: config.DATABASE_POOL_MAX }),
-  });
+  // One pool: Prisma's, and the channel worker's statements on a channel message's path, sent through the driver.
+  const pool = mainPool({ databaseUrl: config.DATABASE_URL, schema: config.CHAT_DB_SCHEMA, poolSize: config.DATABASE_POOL_MAX });
+  const prisma = new PrismaClient({ adapter: prismaAdapter({ pool, schema: config.CHAT_DB_SCHEMA }) });
   // Answered exchanges are stored on sessions of their own that do not wait for the WAL flush (see
   // EXCHANGE_SESSION_SETTINGS); every other write of the service keeps the main pool's durability.
   const exchanges = pgPool({
@@ -303,6 +303,7 @@ export async function createChatService(
   });
   const deliverDeps: DeliverDeps = {
     db: prisma,
+    pool,
     telegram,
     slack,
     meta,
@@ -489,6 +490,7 @@ export async function createChatService(
             answerChannelMessage(
               {
                 db: prisma,
+                pool,
                 ciphers: providerKeys.ciphers,
                 sessionIds: chatSessionIds,
                 publicChat: deps,

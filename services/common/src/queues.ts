@@ -120,7 +120,18 @@ export function createProducer<D extends DescMessage>(
   connection: Redis,
   name: QueueName,
   schema: D,
-  opts: { prefix?: string; retries?: { attempts: number; backoffMs: number } } = {},
+  opts: {
+    prefix?: string;
+    retries?: { attempts: number; backoffMs: number };
+    /**
+     * The publishes made in one turn of the event loop (a burst of webhook calls read in the same
+     * turn) are added together, with one addBulk: one Redis round trip and one write for them all,
+     * each still its own job under its own id, and each publish resolved only once that round trip
+     * answered. A failed round trip fails every publish of it (a job of it may still have been
+     * added: its id keeps the caller's retry from adding it twice).
+     */
+    gatherTurn?: boolean;
+  } = {},
 ): Producer<D> {
   // A queue may set its own retries (exponential backoff from backoffMs): webhook deliveries retry for a day.
   const jobOptions: JobsOptions = opts.retries
@@ -128,21 +139,46 @@ export function createProducer<D extends DescMessage>(
     : defaultJobOptions;
   const queue = new Queue(name, { connection, prefix: opts.prefix ?? DEFAULT_QUEUE_PREFIX, defaultJobOptions: jobOptions });
   const published = jobsPublished.series({ queue: name });
+  const timedOut = `publish timed out after ${PUBLISH_TIMEOUT_MS} ms`;
+  type Gathered = { job: { name: string; data: object; opts: JobsOptions }; settle: (err?: Error) => void };
+  let gathered: Gathered[] = [];
+  const addGathered = () => {
+    const jobs = gathered;
+    gathered = [];
+    // A publish alone in its turn is added alone: a batch's pipeline costs more to set up than one add.
+    const adding: Promise<unknown> =
+      jobs.length === 1 ? queue.add(jobs[0].job.name, jobs[0].job.data, jobs[0].job.opts) : queue.addBulk(jobs.map((g) => g.job));
+    withDeadline(adding, PUBLISH_TIMEOUT_MS, timedOut).then(
+      () => {
+        published.inc(jobs.length);
+        for (const g of jobs) g.settle();
+      },
+      (err: Error) => {
+        for (const g of jobs) g.settle(err);
+      },
+    );
+  };
   return {
     async publish(event, jobId, publishOpts) {
       const trace = currentTrace();
-      await withDeadline(
-        queue.add(schema.typeName, toJson(schema, event) as object, {
-          jobId: safeJobId(jobId),
-          ...(publishOpts?.delayMs ? { delay: publishOpts.delayMs } : {}),
-          ...(publishOpts?.debounceId && publishOpts.delayMs
-            ? { deduplication: { id: safeJobId(publishOpts.debounceId), ttl: publishOpts.delayMs, extend: true, replace: true } }
-            : {}),
-          ...(trace ? { telemetry: { metadata: formatTraceparent(trace) } } : {}),
-        }),
-        PUBLISH_TIMEOUT_MS,
-        `publish timed out after ${PUBLISH_TIMEOUT_MS} ms`,
-      );
+      const data = toJson(schema, event) as object;
+      const jobOpts: JobsOptions = {
+        jobId: safeJobId(jobId),
+        ...(publishOpts?.delayMs ? { delay: publishOpts.delayMs } : {}),
+        ...(publishOpts?.debounceId && publishOpts.delayMs
+          ? { deduplication: { id: safeJobId(publishOpts.debounceId), ttl: publishOpts.delayMs, extend: true, replace: true } }
+          : {}),
+        ...(trace ? { telemetry: { metadata: formatTraceparent(trace) } } : {}),
+      };
+      if (opts.gatherTurn) {
+        await new Promise<void>((resolve, reject) => {
+          // The first publish of the turn adds them all once this turn's other callbacks have run.
+          if (gathered.length === 0) setImmediate(addGathered);
+          gathered.push({ job: { name: schema.typeName, data, opts: jobOpts }, settle: (err) => (err ? reject(err) : resolve()) });
+        });
+        return;
+      }
+      await withDeadline(queue.add(schema.typeName, data, jobOpts), PUBLISH_TIMEOUT_MS, timedOut);
       published.inc();
     },
     close: () => queue.close(),

@@ -3,7 +3,7 @@ import { timestampNow } from '@bufbuild/protobuf/wkt';
 import { UserRegisteredSchema, type UserRegistered } from '@parley/proto/parley/events/v1/user_registered_pb.js';
 import { ChatbotDeletedSchema } from '@parley/proto/parley/events/v1/chatbot_deleted_pb.js';
 import { Queue } from 'bullmq';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../src/logger.ts';
 import { metricsText } from '../src/metrics.ts';
 import { createProducer, createWorker, QUEUES, workerTiming } from '../src/queues.ts';
@@ -96,6 +96,52 @@ describe('queues', () => {
     expect(after.map((n, i) => n - before[i])).toEqual([2, 2, 1]);
     await worker.close();
     await producer.close();
+  });
+
+  it('adds the publishes of one turn in one round trip, each its own job under its own id, once', async () => {
+    const gatherPrefix = uniqueName('tqg');
+    const connection = createRedis((await testInfra()).redisUrl);
+    const producer = createProducer(connection, QUEUES.userRegistered, UserRegisteredSchema, {
+      prefix: gatherPrefix,
+      retries: { attempts: 3, backoffMs: 100 },
+      gatherTurn: true,
+    });
+    const event = (n: number) => create(UserRegisteredSchema, { userId: `u-${n}`, email: `g${n}@example.com`, name: 'g' });
+    // The queue's connection ready and its scripts loaded first, so the burst below is only its adds.
+    await producer.publish(event(0), 'gathered.0');
+    const writes = vi.spyOn(connection.stream, 'write');
+    // Five updates and one of them again, in one turn, as a burst of webhook calls read together.
+    await Promise.all([1, 2, 3, 4, 5, 1].map((n) => producer.publish(event(n), `gathered.${n}`)));
+    expect(writes).toHaveBeenCalledTimes(1);
+    writes.mockRestore();
+    // Each publish resolved once its job was in Redis: every one is there, once, with the queue's retries.
+    const q = new Queue(QUEUES.userRegistered, { connection: redis, prefix: gatherPrefix });
+    expect((await q.getJobCounts('waiting')).waiting).toBe(6);
+    for (const n of [0, 1, 2, 3, 4, 5]) {
+      const job = await q.getJob(`gathered.${n}`);
+      expect((job?.data as { email: string }).email).toBe(`g${n}@example.com`);
+      expect(job?.opts.attempts).toBe(3);
+    }
+    // A publish alone in a later turn (added alone), with an id already queued, adds nothing.
+    await producer.publish(event(3), 'gathered.3');
+    expect((await q.getJobCounts('waiting')).waiting).toBe(6);
+    await producer.close();
+    await q.obliterate({ force: true });
+    await q.close();
+    connection.disconnect();
+  });
+
+  it('fails every publish of a turn whose round trip failed', async () => {
+    const connection = createRedis((await testInfra()).redisUrl);
+    const producer = createProducer(connection, QUEUES.userRegistered, UserRegisteredSchema, {
+      prefix: uniqueName('tqf'),
+      gatherTurn: true,
+    });
+    await producer.close();
+    connection.disconnect();
+    const event = create(UserRegisteredSchema, { userId: 'u-f', email: 'f@example.com', name: 'f' });
+    const outcomes = await Promise.allSettled([producer.publish(event, 'failed.1'), producer.publish(event, 'failed.2')]);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
   });
 
   it('reports, when scraped, the depth and oldest waiting age of the queues its workers consume', async () => {

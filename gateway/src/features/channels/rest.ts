@@ -13,7 +13,9 @@
 //
 // This file is the webhooks' operation table (http/operations.ts): every row public, and each POST
 // reads its own body (`readsOwnBody`): the gate reads none, so the bytes a signature is over reach the
-// handler as the provider sent them, bounded by the handler's raw reader.
+// handler as the provider sent them, bounded by the handler's raw reader. Each POST is a provider's
+// (`provider`): registered ahead of the layers a browser's answer needs (http/api.ts's providerRouter),
+// and acknowledged with bytes made once.
 import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
 import { invalid, notFound } from '@parley/common/rpc-errors.ts';
@@ -101,6 +103,24 @@ async function jsonWebhookBody(req: Request, res: Response): Promise<Buffer> {
   return rawBody(req, res, WEBHOOK_BODY_LIMIT);
 }
 
+/**
+ * An acknowledgement's bytes, made once and written as they are: a provider reads nothing of the
+ * answer but its status, so nothing is serialised, hashed into an ETag or looked up per call.
+ */
+function fixedAnswer(type: string, body: string): (res: Response) => undefined {
+  const bytes = Buffer.from(body);
+  const headers = { 'content-type': type, 'content-length': String(bytes.length) };
+  return (res) => {
+    res.writeHead(200, headers).end(bytes);
+    return undefined;
+  };
+}
+const answerOk = fixedAnswer('application/json; charset=utf-8', JSON.stringify({ ok: true }));
+/** Twilio reads an empty TwiML answer as "send nothing". */
+const answerTwiml = fixedAnswer('text/xml; charset=utf-8', '<?xml version="1.0" encoding="UTF-8"?><Response></Response>');
+/** Meta wants a 200 quickly, and nothing in it. */
+const answerMeta = fixedAnswer('text/plain; charset=utf-8', 'OK');
+
 const who = 'public';
 const base = '/api/channels';
 
@@ -124,7 +144,7 @@ const handshakeQuery = z.object({
  */
 export const channelWebhookOperations: Operation[] = [
   operation(
-    { method: 'POST', path: `${base}/telegram/:connectionId`, who, readsOwnBody: true },
+    { method: 'POST', path: `${base}/telegram/:connectionId`, who, readsOwnBody: true, provider: true },
     async ({ req, res, app: { clients, intake }, params }) => {
       const body = await jsonWebhookBody(req, res);
       if (body.length === 0) throw invalid('The body is not a Telegram update.');
@@ -135,14 +155,14 @@ export const channelWebhookOperations: Operation[] = [
       };
       if (intake) await intake.telegram(update);
       else await clients.chat.receiveChannelUpdate({ channel: 'telegram', ...update });
-      return { ok: true };
+      return answerOk(res);
     },
   ),
   // Slack's Events API (docs/adr/0057-slack-channel.md): signed with the app's signing secret over the
   // timestamp and the raw body; a url_verification is answered with its challenge. A retry
   // (X-Slack-Retry-Num) is verified and queued like the first delivery: its event_id queues it once.
   operation(
-    { method: 'POST', path: `${base}/slack/:connectionId`, who, readsOwnBody: true },
+    { method: 'POST', path: `${base}/slack/:connectionId`, who, readsOwnBody: true, provider: true },
     async ({ req, res, app: { clients, intake }, params }) => {
       const body = await jsonWebhookBody(req, res);
       if (body.length === 0) throw invalid('The body is not a Slack event.');
@@ -155,7 +175,7 @@ export const channelWebhookOperations: Operation[] = [
       const { challenge } = intake
         ? await intake.slack(call)
         : await clients.chat.receiveChannelUpdate({ channel: 'slack', ...call, secret: call.signature });
-      return challenge ? { challenge } : { ok: true };
+      return challenge ? { challenge } : answerOk(res);
     },
   ),
   // Email through Mailgun's inbound routes (docs/adr/0063-email-channel.md): a form whose `signature`
@@ -163,7 +183,7 @@ export const channelWebhookOperations: Operation[] = [
   // (401 missing, 403 wrong, old or replayed: nothing queued). A mail taken but never answered (an
   // auto-reply, a bounce, a loop) is 200 like any other, so Mailgun does not retry it.
   operation(
-    { method: 'POST', path: `${base}/email/:connectionId`, who, readsOwnBody: true },
+    { method: 'POST', path: `${base}/email/:connectionId`, who, readsOwnBody: true, provider: true },
     async ({ req, res, app: { clients }, params }) => {
       if (!req.is(['multipart/form-data', 'application/x-www-form-urlencoded'])) throw new HttpError(415, EMAIL_FORM_INVALID);
       const body = await rawBody(req, res, EMAIL_WEBHOOK_BODY_LIMIT);
@@ -176,7 +196,7 @@ export const channelWebhookOperations: Operation[] = [
         timestamp: (fields.timestamp ?? '').slice(0, 20),
         body: Buffer.from(JSON.stringify(fields)),
       });
-      return { ok: true };
+      return answerOk(res);
     },
   ),
   // SMS through Twilio (docs/adr/0070-sms-channel.md): a form signed X-Twilio-Signature over the exact
@@ -185,7 +205,7 @@ export const channelWebhookOperations: Operation[] = [
   // the status callbacks of the messages Parley sent (each message's StatusCallback). Twilio reads an
   // empty TwiML answer as "send nothing": the answer goes out through the Messages API later.
   operation(
-    { method: 'POST', path: `${base}/sms/:connectionId`, who, readsOwnBody: true },
+    { method: 'POST', path: `${base}/sms/:connectionId`, who, readsOwnBody: true, provider: true },
     async ({ req, res, app: { clients, publicUrl }, params }) => {
       if (!req.is('application/x-www-form-urlencoded')) throw new HttpError(415, SMS_FORM_INVALID);
       const body = await rawBody(req, res, SMS_WEBHOOK_BODY_LIMIT);
@@ -196,8 +216,7 @@ export const channelWebhookOperations: Operation[] = [
         secret: (req.header(TWILIO_SIGNATURE_HEADER) ?? '').slice(0, MAX_TWILIO_SIGNATURE_CHARS),
         body: Buffer.from(JSON.stringify({ url, params: [...new URLSearchParams(body.toString('utf8'))] })),
       });
-      res.type('text/xml').send('<?xml version="1.0" encoding="UTF-8"?><Response></Response>');
-      return undefined;
+      return answerTwiml(res);
     },
   ),
   // WhatsApp, Messenger and Instagram (docs/adr/0056-meta-channels.md): one path each, a GET handshake and signed POSTs.
@@ -219,7 +238,7 @@ export const channelWebhookOperations: Operation[] = [
       },
     ),
     operation(
-      { method: 'POST', path: `${base}/${channel}/:connectionId`, who, readsOwnBody: true },
+      { method: 'POST', path: `${base}/${channel}/:connectionId`, who, readsOwnBody: true, provider: true },
       async ({ req, res, app: { clients, intake }, params }) => {
         const body = await jsonWebhookBody(req, res);
         if (body.length === 0) throw invalid('The body is not a Meta webhook event.');
@@ -231,9 +250,8 @@ export const channelWebhookOperations: Operation[] = [
         };
         if (intake) await intake.meta(call);
         else await clients.chat.receiveChannelUpdate({ ...call, secret: call.signature });
-        // Meta wants a 200 quickly; the answer goes out through the Graph API later.
-        res.sendStatus(200);
-        return undefined;
+        // The answer goes out through the Graph API later.
+        return answerMeta(res);
       },
     ),
   ]),

@@ -7,7 +7,8 @@
 //      billed once
 //   2. the connection and its token; a connection removed meanwhile: nothing to answer
 //   3. the channel user's conversation (ChannelThread): its session id, issued by this service at
-//      the chat's first message, so the chat's messages continue one conversation
+//      the chat's first message, so the chat's messages continue one conversation; the chat kept as
+//      the connection's last one
 //   (1 to 3 are ONE statement; a chat's first message adds the thread's insert and read)
 //   4. the turn: knowledge, model, rate limits, the visitor's day limit, the spend limit, the credit
 //      hold and billing exactly as the widget's, the visitor being `telegram:{chat id}`
@@ -17,14 +18,14 @@
 //      channel user who asks for a person in words is handed to the inbox (ADR 34)
 //   (a channel user's email written back to the wait's timeout message is taken as their lead instead
 //   of a turn: leads/channel-lead.ts)
-//   6. at the thread's first answer, the conversation marked as the channel's (History shows it);
-//      the chat kept as the connection's last one
+//   6. at the thread's first answer, the conversation marked as the channel's (History shows it)
 //
 // A refusal of the turn (the rate or day limit, no credit, the spend limit, a message too long) is
 // told to the channel user in the turn's own words; any other failure in a general sentence. The job
 // is not retried after the message was taken: a retry could bill it twice.
 import { ConnectError, Code } from '@connectrpc/connect';
 import type { ChannelMessageReceived } from '@parley/proto/parley/events/v1/channel_message_received_pb.js';
+import type pg from 'pg';
 import type { Logger } from '@parley/common/logger.ts';
 import type { ChannelConnection, PrismaClient } from '../generated/prisma/client.ts';
 import type { ProviderKeyCiphers } from '../provider-keys/provider-keys.ts';
@@ -59,6 +60,8 @@ const TOLD_CODES = new Set([Code.ResourceExhausted, Code.InvalidArgument, Code.F
 
 export interface AnswerUpdateDeps {
   db: PrismaClient;
+  /** Prisma's pool (database.ts mainPool): the statement that takes a message goes through the driver, as a widget message's do. */
+  pool: Pick<pg.Pool, 'query'>;
   ciphers: ProviderKeyCiphers;
   sessionIds: SessionIds;
   publicChat: PublicChatDeps;
@@ -80,25 +83,31 @@ type Taken = ChannelConnection & { threadSessionId: string | null; conversationM
 
 /**
  * Steps 1 to 3 in ONE statement: the provider message taken (when its connection still exists and it
- * was not taken before), and then the connection and the channel user's thread read. No row: already
- * taken, or the connection is gone.
+ * was not taken before), the chat kept as the connection's last one, and then the connection and the
+ * channel user's thread read. No row: already taken, or the connection is gone.
  */
 async function take(deps: AnswerUpdateDeps, event: ChannelMessageReceived): Promise<Taken | null> {
-  const [row] = await deps.db.$queryRaw<Taken[]>`
-    WITH taken AS (
+  const { rows } = await deps.pool.query<Taken>(
+    `WITH taken AS (
       INSERT INTO "ChannelInbound" ("connectionId", "providerMessageId")
-      SELECT c."id", ${event.providerMessageId} FROM "ChannelConnection" c WHERE c."id" = ${event.connectionId}::uuid
+      SELECT c."id", $2::text FROM "ChannelConnection" c WHERE c."id" = $1::uuid
       ON CONFLICT DO NOTHING
       RETURNING "connectionId"
     ), touched AS (
       -- The channel user's last message (WhatsApp's 24-hour customer service window counts from it).
       UPDATE "ChannelThread" SET "lastInboundAt" = now()
-       WHERE "connectionId" = ${event.connectionId}::uuid AND "chatId" = ${event.chatId} AND EXISTS (SELECT 1 FROM taken)
+       WHERE "connectionId" = $1::uuid AND "chatId" = $3::text AND EXISTS (SELECT 1 FROM taken)
+    ), kept AS (
+      -- The chat kept as the connection's last one (the owner's test message goes there by default).
+      UPDATE "ChannelConnection" SET "lastChatId" = $3::text, "updatedAt" = now()
+       WHERE "id" = $1::uuid AND "lastChatId" IS DISTINCT FROM $3::text AND EXISTS (SELECT 1 FROM taken)
     )
     SELECT c.*, t."sessionId" AS "threadSessionId", t."conversationMarked"
       FROM taken JOIN "ChannelConnection" c ON c."id" = taken."connectionId"
-      LEFT JOIN "ChannelThread" t ON t."connectionId" = c."id" AND t."chatId" = ${event.chatId}`;
-  return row ?? null;
+      LEFT JOIN "ChannelThread" t ON t."connectionId" = c."id" AND t."chatId" = $3::text`,
+    [event.connectionId, event.providerMessageId, event.chatId],
+  );
+  return rows[0] ?? null;
 }
 
 /** The channel user's conversation: the session id issued at the chat's first message (the first writer's when two race). */
@@ -203,7 +212,6 @@ export async function answerChannelMessage(deps: AnswerUpdateDeps, event: Channe
   await Promise.all([
     text ? deliver(deps.deliver, connection, chatId, text, 'answer') : null,
     outcome === 'answered' && !thread.conversationMarked ? markConversation(deps, row, chatId, sessionId) : null,
-    row.lastChatId === chatId ? null : deps.db.channelConnection.update({ where: { id: row.id }, data: { lastChatId: chatId } }),
   ]);
   return outcome;
 }

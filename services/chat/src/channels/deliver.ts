@@ -14,6 +14,7 @@
 // 401/403, a chat that blocked the bot: 400/403) is final. A refused token marks the connection
 // failing with the provider's words; a send that goes through marks a failing connection connected.
 import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
 import type { Logger } from '@parley/common/logger.ts';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
 import { channelOutbound, channelSendFailures } from './channel-metrics.ts';
@@ -42,6 +43,8 @@ export interface SendPolicy {
 
 export interface DeliverDeps {
   db: PrismaClient;
+  /** Prisma's pool (database.ts mainPool): an answer's delivery record is written through the driver, as a widget message's statements are. */
+  pool: Pick<pg.Pool, 'query'>;
   telegram: TelegramApi;
   slack: SlackApi;
   meta: MetaApi;
@@ -213,9 +216,8 @@ export async function moveDeliveries(db: PrismaClient, connectionId: string, sta
   }
 }
 
-const DELIVERY_COLUMNS = Prisma.raw(
-  `"id"::text AS "id", "connectionId"::text AS "connectionId", "chatId", "kind", "status", "attempts", "lastError", "createdAt"`,
-);
+const DELIVERY_COLUMN_LIST = `"id"::text AS "id", "connectionId"::text AS "connectionId", "chatId", "kind", "status", "attempts", "lastError", "createdAt"`;
+const DELIVERY_COLUMNS = Prisma.raw(DELIVERY_COLUMN_LIST);
 
 /**
  * Sends `text` (split by the channel's size limit) to the chat; resolves to the delivery record, sent
@@ -234,10 +236,24 @@ export async function deliver(
   if (opts.messageId === undefined) {
     const outcome = await send(deps, connection, chatId, text);
     // One write, once the sending is over (sent, or failed after every attempt).
-    const [saved] = await deps.db.$queryRaw<DeliveryRow[]>`
-      INSERT INTO "ChannelDelivery" ("id", "connectionId", "chatId", "kind", "status", "attempts", "lastError", "createdAt", "providerMessageId")
-      VALUES (${randomUUID()}::uuid, ${connection.id}::uuid, ${chatId}, ${kind}, ${outcome.status}, ${outcome.attempts}, ${outcome.lastError}, ${createdAt}, ${outcome.providerMessageId})
-      RETURNING ${DELIVERY_COLUMNS}`;
+    const {
+      rows: [saved],
+    } = await deps.pool.query<DeliveryRow>(
+      `INSERT INTO "ChannelDelivery" ("id", "connectionId", "chatId", "kind", "status", "attempts", "lastError", "createdAt", "providerMessageId")
+       VALUES ($1::uuid, $2::uuid, $3, $4, $5, $6, $7, $8, $9)
+       RETURNING ${DELIVERY_COLUMN_LIST}`,
+      [
+        randomUUID(),
+        connection.id,
+        chatId,
+        kind,
+        outcome.status,
+        outcome.attempts,
+        outcome.lastError,
+        createdAt,
+        outcome.providerMessageId,
+      ],
+    );
     if (!outcome.closed) await markConnection(deps, connection, outcome.failure, outcome.lastError);
     return deliveryView(saved);
   }

@@ -4,6 +4,8 @@
 // API base, in the path Telegram names, and its shape is checked first (digits, a colon, the
 // secret's alphabet), so an owner's input cannot change where a call goes. A call is bounded in time
 // and in the size of what it reads back.
+import { providerPost, type ProviderAnswer } from './provider-post.ts';
+
 export const TELEGRAM_TOKEN_SHAPE = /^\d{1,20}:[A-Za-z0-9_-]{30,100}$/;
 /** Telegram's longest text message, in characters. */
 export const TELEGRAM_MAX_TEXT = 4096;
@@ -34,28 +36,23 @@ export interface TelegramApi {
 
 export function telegramApi(opts: { baseUrl: string; timeoutMs: number }): TelegramApi {
   const base = opts.baseUrl.replace(/\/+$/, '');
+  // Every answer the channel worker sends is one of these calls: kept-alive connections, no fetch (provider-post.ts).
+  const post = providerPost();
   async function call<T>(token: string, method: string, body: Record<string, unknown>): Promise<T> {
     if (!TELEGRAM_TOKEN_SHAPE.test(token)) throw new TelegramError('Unauthorized', 401);
-    let res: Response;
+    let res: ProviderAnswer;
     try {
-      res = await fetch(`${base}/bot${token}/${method}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-        redirect: 'error',
-        signal: AbortSignal.timeout(opts.timeoutMs),
-      });
+      res = await post(`${base}/bot${token}/${method}`, JSON.stringify(body), { timeoutMs: opts.timeoutMs, maxBytes: MAX_RESPONSE_BYTES });
     } catch (err) {
       throw new TelegramError(`Telegram could not be reached (${(err as Error).name})`, 0);
     }
-    const text = await res.text();
     let parsed: { ok?: boolean; result?: T; description?: string; parameters?: { retry_after?: number } } = {};
     try {
-      parsed = text.length <= MAX_RESPONSE_BYTES ? (JSON.parse(text) as typeof parsed) : {};
+      parsed = res.text ? (JSON.parse(res.text) as typeof parsed) : {};
     } catch {
       // Not Telegram's JSON (a proxy's page): the status says enough.
     }
-    if (res.ok && parsed.ok === true) return parsed.result as T;
+    if (res.status >= 200 && res.status < 300 && parsed.ok === true) return parsed.result as T;
     const retryAfter = Number(parsed.parameters?.retry_after);
     const description = typeof parsed.description === 'string' ? parsed.description.slice(0, 200) : `HTTP ${res.status}`;
     throw new TelegramError(description, res.status || 500, Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : null);
