@@ -15,7 +15,7 @@ import { signSlack, slackEvent, startFakeSlack, type FakeSlack } from '@parley/c
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readGatewayConfig } from '../src/config.ts';
 import { createClients, type Clients } from '../src/http/clients.ts';
-import { channelIntake } from '../src/features/channels/channel-intake.ts';
+import { channelIntake, SLACK_APP_NOT_CONFIGURED } from '../src/features/channels/channel-intake.ts';
 import { makePro, museumBot, registerOwner, type Owner } from './chatbot-fixtures.ts';
 import { api, gql, inboundJobCount, startStack, TEST_SERVICE_SECRET, type Stack } from './stack.ts';
 
@@ -159,6 +159,23 @@ describe("Slack's webhook at the gateway", () => {
     } finally {
       await close();
     }
+  });
+});
+
+describe("the operator's Slack app's one path where no Slack app is configured", () => {
+  it('is 404 with a clear message, signed or not, and queues nothing', async () => {
+    const before = await inboundJobs();
+    const body = JSON.stringify(slackEvent({ channel: 'D0NOAPP', text: 'Is the museum open every day?' }));
+    const ts = now();
+    for (const signature of [signSlack(SIGNING_SECRET, ts, body), 'v0=' + '0'.repeat(64)]) {
+      const res = await api(stack.url, '/api/channels/slack/events', {
+        method: 'POST',
+        rawBody: body,
+        headers: { 'content-type': 'application/json', 'x-slack-signature': signature, 'x-slack-request-timestamp': ts },
+      });
+      expect([res.status, res.body]).toEqual([404, { message: SLACK_APP_NOT_CONFIGURED }]);
+    }
+    expect(await inboundJobs()).toBe(before);
   });
 });
 

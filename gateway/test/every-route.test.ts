@@ -39,6 +39,7 @@ const ROUTES: Array<[string, string]> = [
   ['GET', '/api/chatbot/public/:uniqueId'],
   ['POST', '/api/channels/telegram/:connectionId'],
   ['POST', '/api/channels/slack/:connectionId'],
+  ['POST', '/api/channels/slack/events'],
   ['GET', '/api/chatbot/:chatbotId/channels/slack/install'],
   ['POST', '/api/chatbot/:chatbotId/channels/slack/install'],
   ['GET', '/api/channels/slack/oauth/callback'],

@@ -38,8 +38,10 @@ afterAll(async () => {
   await stack?.close();
   await slack?.close();
 });
+let workspaces = 0;
 beforeEach(async () => {
-  slack.set({ installs: 'allow' });
+  // Each test's install goes into a workspace of its own: the app is installed once per workspace.
+  slack.set({ installs: 'allow', teams: { [BOT_TOKEN]: { id: `T0INSTALL${++workspaces}`, name: 'Parley Test' } } });
   chatbotId = (await api(stack.url, '/api/chatbot', { body: { name: `Install Bot ${Date.now()}` }, token: owner.token })).body._id;
 });
 

@@ -116,6 +116,7 @@ export interface OperationDeps {
   intake?: {
     telegram(req: { connectionId: string; secret: string; body: Uint8Array }): Promise<unknown>;
     slack(req: { connectionId: string; signature: string; timestamp: string; body: Uint8Array }): Promise<{ challenge?: string }>;
+    slackApp(req: { signature: string; timestamp: string; body: Uint8Array }): Promise<{ challenge?: string }>;
     meta(req: {
       channel: 'whatsapp' | 'messenger' | 'instagram';
       connectionId: string;

@@ -39,12 +39,28 @@ export function slackSignatureValid(
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The workspace (team_id) an `event_callback` is from, "" when it names none: what routes an event
+ * posted to the operator app's one Request URL to the connection installed in that workspace
+ * (docs/adr/0075-one-request-url-for-the-operators-slack-app.md). Read only once the signature holds.
+ */
+export function slackTeamOf(body: Uint8Array): string {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(Buffer.from(body).toString('utf8'));
+  } catch {
+    return '';
+  }
+  if (!isObject(payload) || payload.type !== 'event_callback' || typeof payload.team_id !== 'string') return '';
+  return SLACK_CHANNEL_ID.test(payload.team_id) ? payload.team_id : '';
+}
+
 export type SlackEvent =
   | { kind: 'challenge'; challenge: string }
   | { kind: 'ignored' }
   | { kind: 'message'; eventId: string; chatId: string; userId: string; text: string };
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * The request's meaning; a body that is no Slack request is INVALID_ARGUMENT. `teamId`: the workspace

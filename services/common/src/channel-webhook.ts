@@ -43,6 +43,8 @@ export interface Verifier {
   appSecret?: string;
   /** The account the connection is for: Meta's phone-number, page or Instagram id; Slack's workspace (team_id); email's inbound address; SMS's Account SID. */
   accountId?: string | null;
+  /** The operator's Slack app, kept per workspace: the connection installed there through the app (empty: none). */
+  connectionId?: string;
 }
 
 /**

@@ -28,6 +28,7 @@ import {
 } from '@parley/common/channel-webhook.ts';
 import {
   parseSlackEvent,
+  slackTeamOf,
   SIGNATURE_MISSING as SLACK_SIGNATURE_MISSING,
   SIGNATURE_REFUSED as SLACK_SIGNATURE_REFUSED,
   slackSignatureValid,
@@ -43,8 +44,10 @@ import {
 } from '@parley/common/channel-webhook-meta.ts';
 import { isUuid } from '@parley/common/ids.ts';
 import type { Producer } from '@parley/common/queues.ts';
-import { forbidden, unauthenticated } from '@parley/common/rpc-errors.ts';
+import { forbidden, notFound, unauthenticated } from '@parley/common/rpc-errors.ts';
 import type { Clients } from '../../http/clients.ts';
+
+export const SLACK_APP_NOT_CONFIGURED = "No Slack app is configured on this Parley: a Slack connection's events go to its own Request URL.";
 
 type Channel = 'telegram' | 'slack' | MetaChannelName;
 const CHANNELS: readonly Channel[] = ['telegram', 'slack', ...META_CHANNELS];
@@ -59,6 +62,12 @@ export interface ChannelIntake {
     timestamp: string;
     body: Uint8Array;
   }): Promise<{ queued: boolean; challenge?: string }>;
+  /**
+   * An event posted to the operator's Slack app's one Request URL (docs/adr/0075-one-request-url-for-the-operators-slack-app.md):
+   * checked under the app's signing secret (NOT_FOUND when no app is configured), routed by its team_id to the
+   * connection installed through the app in that workspace, and queued as that connection's own event.
+   */
+  slackApp(req: { signature: string; timestamp: string; body: Uint8Array }): Promise<{ queued: boolean; challenge?: string }>;
   meta(req: { channel: MetaChannelName; connectionId: string; signature: string; body: Uint8Array }): Promise<{ queued: boolean }>;
   /** Meta's GET handshake: resolves for `subscribe` with the connection's verify token. */
   metaHandshake(req: { channel: MetaChannelName; connectionId: string; mode: string; verifyToken: string }): Promise<void>;
@@ -112,6 +121,32 @@ export function channelIntake(deps: {
     return pending;
   }
 
+  /**
+   * The operator's Slack app: its signing secret (team ""), or its entry for one workspace, naming the
+   * connection installed there (connectionId "" when none). Kept as connections' verifiers are, under
+   * ids no connection has; the app's absence too (chat's configuration changes only with a restart),
+   * a workspace without an install is asked each time.
+   */
+  async function slackAppOf(team: string): Promise<Verifier | null> {
+    const id = team ? `slack-app:${team}` : 'slack-app';
+    const kept = verifiers.get(id);
+    if (kept) return kept.signingSecret ? kept : null;
+    let pending = fetching.get(id);
+    if (!pending) {
+      pending = deps.clients.chat
+        .getChannelVerifier({ channel: 'slack', connectionId: '', slackApp: true, slackTeamId: team })
+        .then((r) => {
+          const v: Verifier = { id, channel: 'slack', secretHash: '', signingSecret: r.found ? r.signingSecret : '' };
+          if (r.connectionId) Object.assign(v, { connectionId: r.connectionId, accountId: r.accountId || team });
+          if (!team || r.connectionId) verifiers.set(v);
+          return v.signingSecret ? v : null;
+        })
+        .finally(() => fetching.delete(id));
+      fetching.set(id, pending);
+    }
+    return pending;
+  }
+
   const publish = async (
     channel: Channel,
     connectionId: string,
@@ -154,6 +189,29 @@ export function channelIntake(deps: {
       if (event.kind === 'challenge') return { queued: false, challenge: event.challenge };
       if (event.kind === 'ignored') return { queued: false };
       await publish('slack', v.id, {
+        providerMessageId: event.eventId,
+        chatId: event.chatId,
+        userId: event.userId,
+        userName: '',
+        text: event.text,
+      });
+      return { queued: true };
+    },
+
+    async slackApp(req) {
+      if (!req.signature || !req.timestamp) throw refused('slack', unauthenticated(SLACK_SIGNATURE_MISSING));
+      const app = await slackAppOf('');
+      if (!app) throw notFound(SLACK_APP_NOT_CONFIGURED);
+      if (!slackSignatureValid(app.signingSecret!, { signature: req.signature, timestamp: req.timestamp, body: req.body }))
+        throw refused('slack', forbidden(SLACK_SIGNATURE_REFUSED));
+      const team = slackTeamOf(req.body);
+      const event = parseSlackEvent(req.body, MAX_QUEUED_TEXT, team || null);
+      if (event.kind === 'challenge') return { queued: false, challenge: event.challenge };
+      if (event.kind === 'ignored') return { queued: false };
+      // A workspace with no install (removed, or never made): acknowledged so that Slack stops retrying, and left.
+      const installed = team ? await slackAppOf(team) : null;
+      if (!installed?.connectionId) return { queued: false };
+      await publish('slack', installed.connectionId, {
         providerMessageId: event.eventId,
         chatId: event.chatId,
         userId: event.userId,

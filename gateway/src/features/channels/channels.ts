@@ -26,6 +26,7 @@ export interface ChannelConnectionView {
   accountId: string | null;
   webhookUrl: string | null;
   verifyToken: string | null;
+  addedToSlack: boolean;
 }
 
 export interface ChannelDeliveryView {
@@ -62,6 +63,7 @@ export const connectionView = (c: ChannelConnection | undefined, publicUrl: stri
   accountId: c?.accountId || null,
   webhookUrl: c?.id ? `${webhookBase(publicUrl, c.channel)}/${c.id}` : null,
   verifyToken: c?.verifyToken || null,
+  addedToSlack: Boolean(c?.slackAppInstall),
 });
 
 export const deliveryView = (d: ChannelDelivery | undefined): ChannelDeliveryView => ({

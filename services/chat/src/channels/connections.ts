@@ -61,6 +61,8 @@ export interface ChannelConnectionView {
   verifyToken: string;
   /** Meta's channels: the phone-number, page or Instagram account id. */
   accountId: string;
+  /** Slack: connected through the operator's app, whose one Request URL receives its events. */
+  slackAppInstall: boolean;
 }
 
 export interface ConnectionDeps {
@@ -141,6 +143,7 @@ export const connectionView = (r: ChannelConnection): ChannelConnectionView => (
   createdAt: r.createdAt,
   verifyToken: '',
   accountId: r.accountId ?? '',
+  slackAppInstall: r.slackAppInstall,
 });
 
 /** The provider's refusal as the owner reads it: a refused token, or the provider out of reach. */
@@ -207,7 +210,7 @@ export async function connectChannel(deps: ConnectionDeps, input: ConnectInput):
  */
 async function connectSlack(
   deps: ConnectionDeps,
-  input: { ownerId: string; chatbotId: string; uniqueId: string; token: string; signingSecret?: string },
+  input: { ownerId: string; chatbotId: string; uniqueId: string; token: string; signingSecret?: string; slackAppInstall?: boolean },
 ): Promise<ChannelConnectionView> {
   const token = input.token.trim();
   const signingSecret = (input.signingSecret ?? '').trim();
@@ -220,6 +223,8 @@ async function connectSlack(
       throw failedPrecondition(err.status === 401 ? SLACK_TOKEN_REFUSED : `Slack refused: ${err.message}`);
     throw unavailable(SLACK_UNREACHABLE);
   });
+  const slackAppInstall = Boolean(input.slackAppInstall && me.teamId);
+  if (slackAppInstall) await refuseHeldWorkspace(deps, input.ownerId, me.teamId);
   const id = randomUUID();
   const row = await deps.db.channelConnection
     .create({
@@ -237,13 +242,35 @@ async function connectSlack(
         botName: me.team ? `${me.botName} (${me.team})` : me.botName,
         // The workspace the token is for: an event another workspace sends to this connection's URL is left.
         accountId: me.teamId || null,
+        slackAppInstall,
       },
     })
-    .catch((err: { code?: string }) => {
-      if (err.code === 'P2002') throw alreadyExists(SLACK_ALREADY_CONNECTED);
-      throw err;
+    .catch(async (err: { code?: string }) => {
+      if (err.code !== 'P2002') throw err;
+      // Two installs into one workspace at once: the index lets one through, the other reads who holds it.
+      if (slackAppInstall) await refuseHeldWorkspace(deps, input.ownerId, me.teamId);
+      throw alreadyExists(SLACK_ALREADY_CONNECTED);
     });
   return connectionView(row);
+}
+
+export const slackWorkspaceHeld = (uniqueId: string) =>
+  `This Slack workspace already answers as your chatbot ${uniqueId} through Add to Slack: disconnect Slack from that chatbot first, then add this one.`;
+export const SLACK_WORKSPACE_HELD_ELSEWHERE =
+  'This Slack workspace already answers as a chatbot of another Parley account through Add to Slack: that chatbot has to disconnect Slack first.';
+
+/**
+ * One install of the operator's app per Slack workspace (docs/adr/0075-one-request-url-for-the-operators-slack-app.md):
+ * the app's events are routed by workspace, so a second chatbot's install there is refused, naming the
+ * owner's own chatbot that holds it (another account's is not named).
+ */
+async function refuseHeldWorkspace(deps: Pick<ConnectionDeps, 'db'>, ownerId: string, teamId: string): Promise<void> {
+  const holder = await deps.db.channelConnection.findFirst({
+    where: { channel: 'slack', slackAppInstall: true, accountId: teamId },
+    select: { ownerId: true, uniqueId: true },
+  });
+  if (!holder) return;
+  throw failedPrecondition(holder.ownerId === ownerId ? slackWorkspaceHeld(holder.uniqueId) : SLACK_WORKSPACE_HELD_ELSEWHERE);
 }
 
 /** What every channel's connecting checks first: the channel, the chatbot's ids and the webhook's base URL. */
@@ -263,6 +290,8 @@ export interface ConnectInput {
   webhookBaseUrl: string;
   /** Slack: the app's signing secret. */
   signingSecret?: string;
+  /** Slack: connected through the operator's app ("Add to Slack"), whose one Request URL routes events by workspace. */
+  slackAppInstall?: boolean;
   /** Meta's channels. */
   appSecret?: string;
   accountId?: string;

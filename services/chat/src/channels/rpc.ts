@@ -31,7 +31,7 @@ import {
 } from './connections.ts';
 import type { DeliveryView } from './deliver.ts';
 import { getChannelVerifier, receiveChannelUpdate, type ReceiveDeps } from './receive-update.ts';
-import { connectSlackInstall, type SlackApp } from './slack-install.ts';
+import { connectSlackInstall, slackAppVerifier, type SlackApp } from './slack-install.ts';
 import { receiveMetaUpdate, verifyChannelWebhook } from './meta-receive.ts';
 import { connectMetaChannel } from './meta-connections.ts';
 import { connectEmail } from './email-connections.ts';
@@ -57,6 +57,7 @@ const toConnection = (c: ChannelConnectionView) =>
     lastChatId: c.lastChatId,
     verifyToken: c.verifyToken,
     accountId: c.accountId,
+    slackAppInstall: c.slackAppInstall,
   });
 
 const toDelivery = (d: DeliveryView) =>
@@ -117,6 +118,7 @@ export function channelMethods(deps: ChannelRpcDeps) {
       return { connection: toConnection(connection) };
     },
     async getChannelVerifier(req: GetChannelVerifierRequest) {
+      if (req.slackApp) return slackAppVerifier(c, req.channel, req.slackTeamId);
       return getChannelVerifier(c, { channel: req.channel, connectionId: req.connectionId });
     },
     async disconnectChannel(req: DisconnectChannelRequest) {

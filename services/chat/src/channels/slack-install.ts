@@ -51,5 +51,33 @@ export async function connectSlackInstall(
     token: botToken,
     webhookBaseUrl: input.webhookBaseUrl,
     signingSecret: app.signingSecret,
+    slackAppInstall: true,
   });
+}
+
+/** A Slack workspace's id as Slack writes it (team_id). */
+const TEAM_ID = /^[A-Z0-9]{1,30}$/;
+
+/**
+ * What the gateway checks an event posted to the operator app's one Request URL against
+ * (docs/adr/0075-one-request-url-for-the-operators-slack-app.md): the app's signing secret, and
+ * for a workspace the connection installed through the app there (none: connection_id empty, so
+ * the event is acknowledged and left). found false when no app is configured: the path is refused.
+ */
+export async function slackAppVerifier(
+  deps: Pick<ConnectionDeps, 'db'> & { slackApp: SlackApp | null },
+  channel: string,
+  teamId: string,
+): Promise<{ found: boolean; connectionId: string; secretHash: string; signingSecret: string; appSecret: string; accountId: string }> {
+  if (channel !== 'slack') throw invalid('Only Slack has an app of the operator.');
+  if (teamId && !TEAM_ID.test(teamId)) throw invalid('slack_team_id is malformed.');
+  const none = { found: false, connectionId: '', secretHash: '', signingSecret: '', appSecret: '', accountId: '' };
+  if (!deps.slackApp) return none;
+  const answer = { ...none, found: true, signingSecret: deps.slackApp.signingSecret };
+  if (!teamId) return answer;
+  const row = await deps.db.channelConnection.findFirst({
+    where: { channel: 'slack', slackAppInstall: true, accountId: teamId },
+    select: { id: true },
+  });
+  return row ? { ...answer, connectionId: row.id, accountId: teamId } : answer;
 }

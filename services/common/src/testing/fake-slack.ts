@@ -25,6 +25,8 @@ export interface FakeSlackBehaviour {
   app: { clientId: string; clientSecret: string; botToken: string } | null;
   /** What the person on the authorize page does. */
   installs: 'allow' | 'deny';
+  /** The workspace each bot token is for (auth.test, oauth.v2.access); any other token's is T0PARLEY, "Parley Test". */
+  teams: Record<string, { id: string; name: string }>;
 }
 
 export interface SlackPost {
@@ -68,6 +70,8 @@ export function slackEvent(opts: {
   threadTs?: string;
   eventId?: string;
   botUserId?: string;
+  /** The workspace the event is from; T0PARLEY when not given. */
+  teamId?: string;
   extra?: Record<string, unknown>;
 }) {
   const seq = ++eventSeq;
@@ -75,12 +79,12 @@ export function slackEvent(opts: {
   const mention = opts.type === 'mention';
   return {
     token: 'deprecated-verification-token',
-    team_id: 'T0PARLEY',
+    team_id: opts.teamId ?? 'T0PARLEY',
     api_app_id: 'A0PARLEY',
     type: 'event_callback',
     event_id: opts.eventId ?? `Ev${seq}PARLEY`,
     event_time: Math.floor(Date.now() / 1000),
-    authorizations: [{ team_id: 'T0PARLEY', user_id: opts.botUserId ?? 'U0BOT', is_bot: true }],
+    authorizations: [{ team_id: opts.teamId ?? 'T0PARLEY', user_id: opts.botUserId ?? 'U0BOT', is_bot: true }],
     event: {
       type: mention ? 'app_mention' : 'message',
       ...(mention ? {} : { channel_type: 'im' }),
@@ -113,8 +117,10 @@ export async function startFakeSlack(opts: Partial<FakeSlackBehaviour> & { port?
     failures: 0,
     app: null,
     installs: 'allow',
+    teams: {},
     ...initial,
   };
+  const teamOf = (token: string) => behaviour.teams[token] ?? { id: 'T0PARLEY', name: 'Parley Test' };
   const authorizations: Record<string, string>[] = [];
   const codes = new Map<string, { redirectUri: string; clientId: string }>();
   let codeSeq = 1;
@@ -187,7 +193,7 @@ export async function startFakeSlack(opts: Partial<FakeSlackBehaviour> & { port?
         scope: 'chat:write,app_mentions:read,im:history',
         bot_user_id: 'U0BOT',
         app_id: 'A0PARLEY',
-        team: { id: 'T0PARLEY', name: 'Parley Test' },
+        team: teamOf(app.botToken),
       });
     }
     const match = /^\/([a-z]+\.[A-Za-z]+)$/.exec(path);
@@ -209,9 +215,9 @@ export async function startFakeSlack(opts: Partial<FakeSlackBehaviour> & { port?
         return reply(res, 200, {
           ok: true,
           url: 'https://parley-test.slack.com/',
-          team: 'Parley Test',
+          team: teamOf(token).name,
           user,
-          team_id: 'T0PARLEY',
+          team_id: teamOf(token).id,
           user_id: 'U0BOT',
           bot_id: 'B0BOT',
         });

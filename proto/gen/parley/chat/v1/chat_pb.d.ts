@@ -4536,6 +4536,14 @@ export declare type ChannelConnection = Message<"parley.chat.v1.ChannelConnectio
    * @generated from field: string account_id = 11;
    */
   accountId: string;
+
+  /**
+   * Slack: connected through the operator's app ("Add to Slack"), whose one Request URL receives
+   * its events (docs/adr/0075-one-request-url-for-the-operators-slack-app.md); false for a pasted token.
+   *
+   * @generated from field: bool slack_app_install = 12;
+   */
+  slackAppInstall: boolean;
 };
 
 /**
@@ -5040,6 +5048,24 @@ export declare type GetChannelVerifierRequest = Message<"parley.chat.v1.GetChann
    * @generated from field: string connection_id = 2;
    */
   connectionId: string;
+
+  /**
+   * Slack: the operator's app instead of one connection (its one Request URL,
+   * docs/adr/0075-one-request-url-for-the-operators-slack-app.md); connection_id is then empty.
+   * The answer's signing_secret is the app's (found false when no app is configured) and, with
+   * slack_team_id, its connection_id and account_id name the connection installed through the app
+   * in that workspace (both empty when there is none).
+   *
+   * @generated from field: bool slack_app = 3;
+   */
+  slackApp: boolean;
+
+  /**
+   * Slack: the workspace (team_id) an event for the operator's app came from.
+   *
+   * @generated from field: string slack_team_id = 4;
+   */
+  slackTeamId: string;
 };
 
 /**

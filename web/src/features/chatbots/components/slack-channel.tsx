@@ -97,18 +97,36 @@ function ConnectSlack({ chatbotId }: { chatbotId: string }) {
   );
 }
 
-/** A connected Slack app: its state, the Request URL to give Slack, a test message, the deliveries and Disconnect. */
+/**
+ * A connected Slack app: its state, the Request URL to give Slack, a test message, the deliveries and Disconnect.
+ * Added to Slack, the app is the operator's, whose one Request URL they set once: the owner has nothing to set.
+ */
 function SlackConnection({ connection }: { connection: Connection }) {
+  const test = {
+    label: 'Send a test message to Slack channel id',
+    placeholder: connection.lastChatId ? `${connection.lastChatId} (the last conversation)` : 'A channel id, such as C0123ABCD',
+    maxLength: 60,
+  };
+  if (connection.addedToSlack)
+    return (
+      <ConnectedChannel
+        connection={connection}
+        label="Slack"
+        name={connection.botName}
+        test={test}
+        disconnectText="Parley forgets the bot token and stops answering this Slack workspace; remove the app from the workspace in Slack too if no chatbot should answer there. The conversations stay in History."
+      >
+        <p className="text-sm text-gray-700">
+          Added to Slack: mention the bot in a channel it was invited to, or write to it directly, and the chatbot answers in the thread.
+        </p>
+      </ConnectedChannel>
+    );
   return (
     <ConnectedChannel
       connection={connection}
       label="Slack"
       name={connection.botName}
-      test={{
-        label: 'Send a test message to Slack channel id',
-        placeholder: connection.lastChatId ? `${connection.lastChatId} (the last conversation)` : 'A channel id, such as C0123ABCD',
-        maxLength: 60,
-      }}
+      test={test}
       disconnectText="Parley forgets the token and signing secret and refuses this Request URL from now on; remove it from your Slack app too. The conversations stay in History."
     >
       <div className="space-y-1">

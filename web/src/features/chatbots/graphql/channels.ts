@@ -13,6 +13,7 @@ export const ChannelConnectionsQuery = graphql(`
       createdAt
       accountId
       webhookUrl
+      addedToSlack
     }
   }
 `);
