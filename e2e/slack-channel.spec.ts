@@ -2,7 +2,8 @@
 // Slack app's bot token and signing secret in the chatbot's Channels section and reads the Request
 // URL to give Slack; Slack's url_verification and then a direct message arrive through the fake
 // (signed with the signing secret, as Slack does), the bot answers through the fake's
-// chat.postMessage, and the owner reads the conversation in History with its channel.
+// chat.postMessage, and the owner reads the conversation in History with its channel. Added to Slack
+// instead, the card asks for no Request URL: the operator's app posts to its one path.
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
 import { createBot, E2E_SLACK_APP, E2E_SLACK_TOKEN, makePro, ownerToken, registerOwner, uniqueEmail } from './fixtures.ts';
@@ -104,16 +105,41 @@ test('the owner adds Parley to Slack: Slack asks, the browser comes back connect
   await expect(page.locator('body')).not.toContainText(E2E_SLACK_APP.botToken);
   await screenshot(page, 'channels-slack-installed', { fullPage: false });
 
-  // The installed connection checks Slack's events under the operator's app signing secret.
-  const requestUrl = (await slack.getByLabel('Slack Request URL').textContent())!.trim();
-  const deliver = async (signingSecret: string) =>
-    (
-      await request.post(`${fakeSlack()}/_fake/deliver`, {
-        data: { url: requestUrl, signingSecret, payload: { token: 't', challenge: 'installed', type: 'url_verification' } },
-      })
-    ).json();
+  // Added to Slack, the owner sets no Request URL: the operator's app has one, which checks Slack's
+  // events under the app's signing secret.
+  await expect(slack.getByText('Added to Slack: mention the bot')).toBeVisible();
+  await expect(slack.getByLabel('Slack Request URL')).toHaveCount(0);
+  const requestUrl = new URL('/api/channels/slack/events', page.url()).toString();
+  const deliver = async (signingSecret: string, payload: unknown = { token: 't', challenge: 'installed', type: 'url_verification' }) =>
+    (await request.post(`${fakeSlack()}/_fake/deliver`, { data: { url: requestUrl, signingSecret, payload } })).json();
   expect(await deliver(E2E_SLACK_APP.signingSecret)).toEqual({ status: 200, body: JSON.stringify({ challenge: 'installed' }) });
   expect((await deliver(SIGNING_SECRET)).status).toBe(403);
+  // A direct message in the workspace the app was added to reaches this chatbot through the app's one path.
+  const dm = `D0ADDED${Date.now().toString(36).toUpperCase()}`;
+  const message = {
+    token: 't',
+    team_id: 'T0PARLEY',
+    api_app_id: 'A0PARLEY',
+    type: 'event_callback',
+    event_id: `Ev0${dm}`,
+    event_time: Math.floor(Date.now() / 1000),
+    authorizations: [{ team_id: 'T0PARLEY', user_id: 'U0BOT', is_bot: true }],
+    event: {
+      type: 'message',
+      channel_type: 'im',
+      channel: dm,
+      user: 'U0ADA',
+      text: 'When does the museum open?',
+      ts: '1764700000.000200',
+    },
+  };
+  expect((await deliver(E2E_SLACK_APP.signingSecret, message)).status).toBe(200);
+  await expect
+    .poll(async () => {
+      const sent = (await (await request.get(`${fakeSlack()}/_fake/sent`)).json()) as { channel: string; text: string }[];
+      return sent.filter((s) => s.channel === dm).map((s) => s.text);
+    })
+    .toEqual([expect.stringContaining('You asked: _When does the museum open?_')]);
 
   // Slack's redirect back replayed (the same code and state): refused, nothing changes.
   const replay = await request.get('/api/channels/slack/oauth/callback?code=1.2.replayed&state=forged', { maxRedirects: 0 });
