@@ -9,7 +9,10 @@
 // PostgreSQL, Redis and BullMQ, the fake Slack and a model, so that every answer is billed.
 import { signSlack, slackEvent, startFakeSlack, type FakeSlack } from '@parley/common/testing/fake-slack.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '@parley/common/testing/fake-openai.ts';
+import { verifierCache } from '@parley/common/channel-webhook.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { channelIntake } from '../src/features/channels/channel-intake.ts';
+import type { Clients } from '../src/http/clients.ts';
 import { usageRecordCount } from './billing-fixtures.ts';
 import { makePro, museumBot, registerOwner, type Owner } from './chatbot-fixtures.ts';
 import { api, gql, inboundJobCount, pollUntil, startStack, TEST_PUBLIC_URL, type Stack } from './stack.ts';
@@ -238,5 +241,50 @@ describe("the operator's Slack app", () => {
     expect(text).toContain('another Parley account');
     expect(text).not.toContain(first.uniqueId);
     expect(await connectionsOf(alice, aliceBot)).toMatchObject([{ accountId: ALPHA, addedToSlack: true }]);
+  });
+});
+
+describe("the app's secret and each workspace's install at the gateway", () => {
+  it('are asked of chat once each while kept, concurrent first calls sharing one ask; a workspace without an install each time', async () => {
+    const asked: string[] = [];
+    const installs: Record<string, string> = {
+      [ALPHA]: '11111111-1111-4111-8111-111111111111',
+      [BRAVO]: '22222222-2222-4222-8222-222222222222',
+    };
+    const chat = {
+      getChannelVerifier: async (req: { slackApp?: boolean; slackTeamId?: string }) => {
+        asked.push(req.slackTeamId || 'app');
+        const connectionId = installs[req.slackTeamId ?? ''] ?? '';
+        return {
+          found: true,
+          connectionId,
+          secretHash: '',
+          signingSecret: SIGNING_SECRET,
+          appSecret: '',
+          accountId: connectionId ? req.slackTeamId : '',
+        };
+      },
+    } as unknown as Clients['chat'];
+    const queued: string[] = [];
+    const intake = channelIntake({
+      clients: { chat },
+      inbound: { publish: async (_event, jobId) => void queued.push(jobId), close: async () => {} },
+      verifiers: verifierCache({ max: 10, ttlMs: 60_000 }),
+    });
+    const signed = (payload: unknown) => {
+      const body = JSON.stringify(payload);
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      return { signature: signSlack(SIGNING_SECRET, timestamp, body), timestamp, body: Buffer.from(body) };
+    };
+    const events = [ALPHA, ALPHA, BRAVO, ALPHA, BRAVO].map((teamId) => signed(slackEvent({ teamId, channel: 'D0KEPT', text: 'hello' })));
+    expect((await Promise.all(events.map((e) => intake.slackApp(e)))).map((r) => r.queued)).toEqual([true, true, true, true, true]);
+    expect(asked.sort()).toEqual(['T0ALPHA', 'T0BRAVO', 'app']);
+    expect(queued.filter((id) => id.startsWith(`slack:${installs[ALPHA]}:`))).toHaveLength(3);
+    expect(queued.filter((id) => id.startsWith(`slack:${installs[BRAVO]}:`))).toHaveLength(2);
+    const nobody = signed(slackEvent({ teamId: 'T0NOBODY', channel: 'D0KEPT', text: 'hello' }));
+    expect(await intake.slackApp(nobody)).toEqual({ queued: false });
+    expect(await intake.slackApp(nobody)).toEqual({ queued: false });
+    expect(asked.filter((t) => t === 'T0NOBODY')).toHaveLength(2);
+    expect(queued).toHaveLength(5);
   });
 });

@@ -2,11 +2,13 @@
 // exchanged with oauth.v2.access under the operator's app, and the bot token Slack answers is
 // connected as a pasted one (auth.test, sealed, with the app's signing secret). Not configured,
 // malformed, refused (a code used twice, another redirect_uri) or unreachable: nothing is stored.
+// The app's one Request URL (docs/adr/0075-one-request-url-for-the-operators-slack-app.md): the
+// gateway is lent the app's secret and a workspace's one install; a second install there is refused.
 // Real PostgreSQL, the fake Slack Web API over HTTP.
 import { Code } from '@connectrpc/connect';
 import { startFakeSlack, type FakeSlack } from '@parley/common/testing/fake-slack.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSigningSecret, openToken } from '../../src/channels/connections.ts';
+import { openSigningSecret, openToken, SLACK_WORKSPACE_HELD_ELSEWHERE, slackWorkspaceHeld } from '../../src/channels/connections.ts';
 import { SLACK_INSTALL_NOT_CONFIGURED, SLACK_INSTALL_REFUSED } from '../../src/channels/slack-install.ts';
 import { rpcError, startChatStack, type ChatStack } from './harness.ts';
 
@@ -86,5 +88,42 @@ describe("Slack's install", () => {
     const off = await rpcError(install(plain, plainBot, await codeFor()));
     expect([off.code, off.rawMessage]).toEqual([Code.FailedPrecondition, SLACK_INSTALL_NOT_CONFIGURED]);
     expect(await stack.parts.prisma.channelConnection.count({ where: { chatbotId: bot.id } })).toBe(0);
+  });
+
+  it("lends the app's secret and each workspace's one install to the gateway, and refuses a second install into a workspace", async () => {
+    slack.set({ teams: { [BOT_TOKEN]: { id: 'T0CHATAPP', name: 'Chat App Co' } } });
+    const bot = await stack.newChatbot({ knowledge: ['Open every day.'] });
+    const { connection } = await install(stack, bot, await codeFor());
+    expect(connection).toMatchObject({ accountId: 'T0CHATAPP', slackAppInstall: true });
+    const ask = (s: ChatStack, slackTeamId: string) => s.client.getChannelVerifier({ channel: 'slack', slackApp: true, slackTeamId });
+    expect(await ask(stack, 'T0CHATAPP')).toMatchObject({
+      found: true,
+      connectionId: connection!.id,
+      accountId: 'T0CHATAPP',
+      signingSecret: SIGNING_SECRET,
+    });
+    expect(await ask(stack, '')).toMatchObject({ found: true, connectionId: '', signingSecret: SIGNING_SECRET });
+    expect(await ask(stack, 'T0NOBODY')).toMatchObject({ found: true, connectionId: '', accountId: '' });
+    expect((await rpcError(ask(stack, 'not a team'))).code).toBe(Code.InvalidArgument);
+    expect(await ask(plain, 'T0CHATAPP')).toMatchObject({ found: false, signingSecret: '' });
+
+    // Another chatbot of the same owner, then another account's: refused, naming the holder to its own owner only.
+    const second = await stack.newChatbot({ knowledge: ['Open every day.'] });
+    const mine = await rpcError(install(stack, { ...second, ownerId: bot.ownerId }, await codeFor()));
+    expect([mine.code, mine.rawMessage]).toEqual([Code.FailedPrecondition, slackWorkspaceHeld(bot.uniqueId)]);
+    const theirs = await rpcError(install(stack, second, await codeFor()));
+    expect([theirs.code, theirs.rawMessage]).toEqual([Code.FailedPrecondition, SLACK_WORKSPACE_HELD_ELSEWHERE]);
+    expect(await stack.parts.prisma.channelConnection.count({ where: { chatbotId: second.id } })).toBe(0);
+    // A pasted token of that workspace is the owner's own app: not an install, so not refused.
+    const pasted = await stack.client.connectChannel({
+      ownerId: second.ownerId,
+      chatbotId: second.id,
+      uniqueId: second.uniqueId,
+      channel: 'slack',
+      token: BOT_TOKEN,
+      signingSecret: '0123456789abcdef0123456789abcdef',
+      webhookBaseUrl: 'https://parley.example/api/channels/slack',
+    });
+    expect(pasted.connection).toMatchObject({ accountId: 'T0CHATAPP', slackAppInstall: false });
   });
 });
