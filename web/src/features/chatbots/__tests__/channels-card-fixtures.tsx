@@ -11,6 +11,7 @@ export const channelConnection = (fields: Record<string, unknown>) => ({
   lastError: null,
   lastChatId: null,
   createdAt: '2026-12-03T10:00:00.000Z',
+  addedToSlack: false,
   ...fields,
 });
 
