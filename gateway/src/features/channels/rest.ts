@@ -185,17 +185,20 @@ export const channelWebhookOperations: Operation[] = [
   // The operator's Slack app's one Request URL ("Add to Slack", docs/adr/0075-one-request-url-for-the-operators-slack-app.md):
   // the same body and headers, checked under the app's signing secret and routed by the event's
   // workspace to the connection installed there. `events` is never a connection id (those are UUIDs).
-  operation({ method: 'POST', path: SLACK_APP_EVENTS_PATH, who, readsOwnBody: true }, async ({ req, res, app: { intake } }) => {
-    const body = await jsonWebhookBody(req, res);
-    if (body.length === 0) throw invalid('The body is not a Slack event.');
-    if (!intake) throw notFound(SLACK_APP_NOT_CONFIGURED);
-    const { challenge } = await intake.slackApp({
-      signature: (req.header(SLACK_SIGNATURE_HEADER) ?? '').slice(0, MAX_SLACK_SIGNATURE_CHARS + 1),
-      timestamp: (req.header(SLACK_TIMESTAMP_HEADER) ?? '').slice(0, 20),
-      body,
-    });
-    return challenge ? { challenge } : { ok: true };
-  }),
+  operation(
+    { method: 'POST', path: SLACK_APP_EVENTS_PATH, who, readsOwnBody: true, provider: true },
+    async ({ req, res, app: { intake } }) => {
+      const body = await jsonWebhookBody(req, res);
+      if (body.length === 0) throw invalid('The body is not a Slack event.');
+      if (!intake) throw notFound(SLACK_APP_NOT_CONFIGURED);
+      const { challenge } = await intake.slackApp({
+        signature: (req.header(SLACK_SIGNATURE_HEADER) ?? '').slice(0, MAX_SLACK_SIGNATURE_CHARS + 1),
+        timestamp: (req.header(SLACK_TIMESTAMP_HEADER) ?? '').slice(0, 20),
+        body,
+      });
+      return challenge ? { challenge } : answerOk(res);
+    },
+  ),
   // Email through Mailgun's inbound routes (docs/adr/0063-email-channel.md): a form whose `signature`
   // is the HMAC of its `timestamp` and `token` under the webhook signing key, all checked by chat
   // (401 missing, 403 wrong, old or replayed: nothing queued). A mail taken but never answered (an
