@@ -57,11 +57,9 @@ describe('providerPost', () => {
     const url = await serve(() => {
       // never answers
     });
-    const started = Date.now();
     const late = providerPost()(`${url}/slow`, '{}', { timeoutMs: 200, maxBytes: 1024 });
     await expect(late).rejects.toBeInstanceOf(ProviderUnreachable);
     await expect(late).rejects.toMatchObject({ name: 'TimeoutError' });
-    expect(Date.now() - started).toBeLessThan(2000);
   });
 
   it('reads nobody listening as out of reach', async () => {
