@@ -85,12 +85,14 @@ export function WorkspaceProvider({ children }: { children: ReactNode }) {
     const started = ++generation.current;
     const current = () => generation.current === started;
     setState((s) => ({ ...s, loading: true }));
+    // The choice this answer is for: one stored meanwhile (another tab created a workspace and switched
+    // to it) is not judged by a list asked for before it, and applies at the next load.
+    const asked = readWorkspaceId();
     try {
       const { data } = await client.query({ query: WorkspacesQuery, fetchPolicy: 'network-only' });
       if (!data) throw new Error('empty workspaces response');
       if (!current()) return;
-      const stored = readWorkspaceId();
-      if (stored !== null && !data.workspaces.some((w) => w.id === stored)) {
+      if (asked !== null && readWorkspaceId() === asked && !data.workspaces.some((w) => w.id === asked)) {
         await fallBackToPersonal();
         return load();
       }
@@ -109,7 +111,7 @@ export function WorkspaceProvider({ children }: { children: ReactNode }) {
         await loadRequiringTwoFactor(current);
         return;
       }
-      if (readWorkspaceId() !== null && code !== undefined && UNKNOWN_WORKSPACE_CODES.has(code)) {
+      if (asked !== null && readWorkspaceId() === asked && code !== undefined && UNKNOWN_WORKSPACE_CODES.has(code)) {
         await fallBackToPersonal();
         return load();
       }

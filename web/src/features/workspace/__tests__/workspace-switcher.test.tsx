@@ -52,6 +52,24 @@ describe('Workspace switcher', () => {
     expect(asked.at(-1)?.headers['x-workspace-id']).toBeUndefined();
   });
 
+  it('keeps a workspace chosen in another tab while its list was being asked for, for the next load', async () => {
+    const created = sampleWorkspace({ id: 'w-new', name: 'Support crew' });
+    let asked = 0;
+    const { calls } = openAsMember('/dashboard', personalWorkspace, {
+      Workspaces: (op) => {
+        // The other tab creates the workspace and switches to it after this tab's first list was read.
+        if (asked++ === 0) {
+          localStorage.setItem('workspace', created.id);
+          return workspacesAnswer(personalWorkspace, [])(op);
+        }
+        return workspacesAnswer(personalWorkspace, [created])(op);
+      },
+    });
+    await waitFor(async () => expect((await switcher()).textContent).toContain('Ada'));
+    expect(localStorage.getItem('workspace')).toBe('w-new');
+    expect(calls.filter((c) => c.operationName === 'Workspaces')).toHaveLength(1);
+  });
+
   it('creates a workspace in a small dialog and switches to it', async () => {
     const created = sampleWorkspace({ id: 'w-new', name: 'Support crew', memberCount: 1, seatLimit: 1 });
     let known = [personalWorkspace];
