@@ -9,11 +9,13 @@
 //      (every service and both fakes are in it; the fake Bot API's own work counts for Telegram).
 //      Target: Telegram ≤ 1.3 × the widget.
 //   2. The webhook's acknowledgement: 100 updates posted at once (distinct chats) by the provider's
-//      side in a process of its own (bench/channels-ack-client.ts), the time to each 200, repeated
-//      after a warm-up round; p50, p95 and p99 over every update, with the queue paused (a
+//      side in a process of its own (bench/channels-ack-client.ts, over node:http), the time to each
+//      200, repeated after a warm-up round; p50, p95 and p99 over every update, with the queue paused (a
 //      deployment's chat-worker answers in processes of its own) and with the channel worker answering
-//      in this same process meanwhile; then once more paused with the posts made from this process
-//      (how the benchmark first measured it), with the process's CPU per acknowledgement. Target: p99 ≤ 50 ms.
+//      in this same process meanwhile; then paused with the provider posting through fetch, and with
+//      the posts made from this process (how the benchmark first measured it), with the process's CPU
+//      per acknowledgement. First, the measure's own floor: the same client against a bare node:http
+//      server that answers 200 at once. Target: p99 ≤ 50 ms.
 //
 //   node bench/channels.ts      (DATABASE_URL and REDIS_URL as for the tests; BENCH_MESSAGES, default 200 per variant;
 //                                BENCH_PHASES=cpu,ack picks the parts, both by default; BENCH_ACK_ROUNDS, default 5; BENCH_ACK_WINDOW=FILE writes the
@@ -22,6 +24,8 @@
 import { cpuUsage } from 'node:process';
 import { writeFileSync } from 'node:fs';
 import { fork } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { cpus, loadavg } from 'node:os';
@@ -173,13 +177,38 @@ try {
     // gateway's and chat's alone; the last run posts from this process too, as the first versions of
     // this benchmark did (its client's own CPU then queues with the server's).
     const client = fork(fileURLToPath(new URL('./channels-ack-client.ts', import.meta.url)));
+    const post = async (url: string, bodies: string[], via: 'http' | 'fetch') => {
+      const answer = new Promise<{ acks?: number[]; error?: string; retried?: number; refused?: number }>((resolve) =>
+        client.once('message', (m) => resolve(m as never)),
+      );
+      client.send({ url, headers: hook, bodies, client: via });
+      return answer;
+    };
+    const body = () => JSON.stringify(telegramTextUpdate(update, QUESTION, { updateId: update++ }));
+    {
+      // The measure's own floor: the provider's side against a server that does nothing but answer.
+      const bare = createServer((req, res) => {
+        req.resume();
+        req.on('end', () => res.writeHead(200, { 'content-type': 'application/json', 'content-length': '2' }).end('{}'));
+      });
+      bare.keepAliveTimeout = 60_000;
+      await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
+      const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}/`;
+      const acks: number[] = [];
+      for (let round = 0; round <= ACK_ROUNDS; round++) {
+        const { acks: got } = await post(bareUrl, Array.from({ length: CONCURRENT }, body), 'http');
+        if (round > 0) acks.push(...got!);
+      }
+      bare.close();
+      const sorted = acks.sort((a, b) => a - b);
+      console.log(
+        `  the measure's own floor, a bare node:http server answering 200, ${CONCURRENT} posts at once × ${ACK_ROUNDS} over node:http: ` +
+          `p50 ${ms(percentile(sorted, 50))} ms, p95 ${ms(percentile(sorted, 95))} ms, p99 ${ms(percentile(sorted, 99))} ms`,
+      );
+    }
     const postRound = async (bodies: string[]): Promise<number[]> => {
       if (!clientInProcess) {
-        const answer = new Promise<{ acks?: number[]; error?: string; retried?: number; refused?: number }>((resolve) =>
-          client.once('message', (m) => resolve(m as never)),
-        );
-        client.send({ url: stack.url + webhook, headers: hook, bodies });
-        const { acks, error, retried, refused } = await answer;
+        const { acks, error, retried, refused } = await post(stack.url + webhook, bodies, via);
         if (error) throw new Error(error);
         retriedPosts = retried ?? 0;
         refusedPosts = refused ?? 0;
@@ -199,37 +228,41 @@ try {
     const answered = (count: number) =>
       refusedPosts === 0 ? telegram.sentCount(count) : Promise.race([telegram.sentCount(count), new Promise((r) => setTimeout(r, 60_000))]);
     let clientInProcess = false;
+    let via: 'http' | 'fetch' = 'http';
     let retriedPosts = 0;
     let refusedPosts = 0;
     const modes = [
       {
         worker: false,
         inProcess: false,
-        label: 'queue paused (chat-worker in its own processes, as deployed), provider in another process',
+        via: 'http',
+        label: 'queue paused (chat-worker in its own processes, as deployed), provider in another process over node:http',
       },
-      { worker: true, inProcess: false, label: 'worker answering in this process, provider in another process' },
-      { worker: false, inProcess: true, label: 'queue paused, provider posting from this process' },
-    ];
+      {
+        worker: true,
+        inProcess: false,
+        via: 'http',
+        label: 'worker answering in this process, provider in another process over node:http',
+      },
+      { worker: false, inProcess: false, via: 'fetch', label: 'queue paused, provider in another process over fetch' },
+      { worker: false, inProcess: true, via: 'fetch', label: 'queue paused, provider posting from this process over fetch' },
+    ] as const;
     for (const mode of modes) {
       clientInProcess = mode.inProcess;
+      via = mode.via;
       const acks: number[] = [];
       if (!mode.worker) await inbound.pause();
       // One warm-up round: the provider's connections opened, the connection's verifier kept.
-      await postRound(
-        Array.from({ length: CONCURRENT }, () => JSON.stringify(telegramTextUpdate(update, QUESTION, { updateId: update++ }))),
-      );
+      await postRound(Array.from({ length: CONCURRENT }, body));
       const cpuBefore = cpuMs();
       const fromUs = Number(process.hrtime.bigint() / 1000n);
       for (let round = 0; round < ACK_ROUNDS; round++) {
         const before = telegram.sent.length;
-        const bodies = Array.from({ length: CONCURRENT }, () =>
-          JSON.stringify(telegramTextUpdate(update, QUESTION, { updateId: update++ })),
-        );
-        acks.push(...(await postRound(bodies)));
+        acks.push(...(await postRound(Array.from({ length: CONCURRENT }, body))));
         if (mode.worker) await answered(before + CONCURRENT);
       }
       const ackCpu = (cpuMs() - cpuBefore) / (CONCURRENT * ACK_ROUNDS);
-      if (process.env.BENCH_ACK_WINDOW && !mode.worker && !mode.inProcess)
+      if (process.env.BENCH_ACK_WINDOW && !mode.worker && !mode.inProcess && mode.via === 'http')
         writeFileSync(process.env.BENCH_ACK_WINDOW, JSON.stringify({ fromUs, toUs: Number(process.hrtime.bigint() / 1000n) }));
       if (!mode.worker) {
         const before = telegram.sent.length;
