@@ -159,6 +159,22 @@ export function channelIntake(deps: {
     counted.get(channel)!.inbound.inc();
   };
 
+  /** A checked Slack event: the URL check's challenge answered, what is not a message left, a message queued on its connection. */
+  const queueSlackEvent = async (event: ReturnType<typeof parseSlackEvent>, connectionOf: () => Promise<string | null>) => {
+    if (event.kind === 'challenge') return { queued: false, challenge: event.challenge };
+    if (event.kind === 'ignored') return { queued: false };
+    const connectionId = await connectionOf();
+    if (!connectionId) return { queued: false };
+    await publish('slack', connectionId, {
+      providerMessageId: event.eventId,
+      chatId: event.chatId,
+      userId: event.userId,
+      userName: '',
+      text: event.text,
+    });
+    return { queued: true };
+  };
+
   return {
     async telegram(req) {
       if (!req.secret) throw refused('telegram', unauthenticated(SECRET_MISSING));
@@ -185,17 +201,7 @@ export function channelIntake(deps: {
         !slackSignatureValid(v.signingSecret, { signature: req.signature, timestamp: req.timestamp, body: req.body })
       )
         throw refused('slack', forbidden(SLACK_SIGNATURE_REFUSED));
-      const event = parseSlackEvent(req.body, MAX_QUEUED_TEXT, v.accountId);
-      if (event.kind === 'challenge') return { queued: false, challenge: event.challenge };
-      if (event.kind === 'ignored') return { queued: false };
-      await publish('slack', v.id, {
-        providerMessageId: event.eventId,
-        chatId: event.chatId,
-        userId: event.userId,
-        userName: '',
-        text: event.text,
-      });
-      return { queued: true };
+      return queueSlackEvent(parseSlackEvent(req.body, MAX_QUEUED_TEXT, v.accountId), async () => v.id);
     },
 
     async slackApp(req) {
@@ -205,20 +211,10 @@ export function channelIntake(deps: {
       if (!slackSignatureValid(app.signingSecret!, { signature: req.signature, timestamp: req.timestamp, body: req.body }))
         throw refused('slack', forbidden(SLACK_SIGNATURE_REFUSED));
       const team = slackTeamOf(req.body);
-      const event = parseSlackEvent(req.body, MAX_QUEUED_TEXT, team || null);
-      if (event.kind === 'challenge') return { queued: false, challenge: event.challenge };
-      if (event.kind === 'ignored') return { queued: false };
       // A workspace with no install (removed, or never made): acknowledged so that Slack stops retrying, and left.
-      const installed = team ? await slackAppOf(team) : null;
-      if (!installed?.connectionId) return { queued: false };
-      await publish('slack', installed.connectionId, {
-        providerMessageId: event.eventId,
-        chatId: event.chatId,
-        userId: event.userId,
-        userName: '',
-        text: event.text,
-      });
-      return { queued: true };
+      return queueSlackEvent(parseSlackEvent(req.body, MAX_QUEUED_TEXT, team || null), async () =>
+        team ? ((await slackAppOf(team))?.connectionId ?? null) : null,
+      );
     },
 
     async meta(req) {
