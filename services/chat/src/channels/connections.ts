@@ -9,7 +9,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { isUuid } from '@parley/common/ids.ts';
 import { secretHashOf } from '@parley/common/channel-webhook.ts';
-import { alreadyExists, failedPrecondition, invalid, notFound, unavailable } from '@parley/common/rpc-errors.ts';
+import { alreadyExists, failedPrecondition, invalid, notFound } from '@parley/common/rpc-errors.ts';
 import { open, seal } from '@parley/common/sealed-secret.ts';
 import type { ChannelConnection, PrismaClient } from '../generated/prisma/client.ts';
 import type { ProviderKeyCiphers } from '../provider-keys/provider-keys.ts';
@@ -22,7 +22,7 @@ import { addressOf, emailAddressValid } from './email.ts';
 import type { MetaApi } from './meta-api.ts';
 import type { TwilioApi } from './twilio-api.ts';
 import type { SlackApp } from './slack-install.ts';
-import { removeRegistration, UNREACHABLE } from './registrations.ts';
+import { providerUnreachable, removeRegistration, UNREACHABLE } from './registrations.ts';
 import { E164_SHAPE, SMS_RECIPIENT_INVALID } from './sms.ts';
 import { META_CHANNELS, META_RECIPIENT_INVALID, isMetaChannel, metaRecipientValid } from './meta-channels.ts';
 
@@ -155,7 +155,7 @@ export const connectionView = (r: ChannelConnection): ChannelConnectionView => (
 function providerFailure(err: unknown): Error {
   if (err instanceof TelegramError && !err.retryable)
     return failedPrecondition(err.status === 401 || err.status === 404 ? TOKEN_REFUSED : `Telegram refused: ${err.message}`);
-  return unavailable(PROVIDER_UNREACHABLE);
+  return providerUnreachable('telegram');
 }
 
 export async function listConnections(deps: Pick<ConnectionDeps, 'db'>, ownerId: string, chatbotId: string) {
@@ -226,7 +226,7 @@ async function connectSlack(
   const me = await deps.slack.authTest(token).catch((err: unknown) => {
     if (err instanceof SlackError && !err.retryable)
       throw failedPrecondition(err.status === 401 ? SLACK_TOKEN_REFUSED : `Slack refused: ${err.message}`);
-    throw unavailable(SLACK_UNREACHABLE);
+    throw providerUnreachable('slack');
   });
   const slackAppInstall = Boolean(input.slackAppInstall && me.teamId);
   if (slackAppInstall) await refuseHeldWorkspace(deps, input.ownerId, me.teamId);

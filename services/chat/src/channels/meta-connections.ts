@@ -11,7 +11,7 @@
 // account with the page token, the WhatsApp Business account with the system user's;
 // docs/adr/0076-registrations-at-the-provider.md); Meta refusing it keeps nothing.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { failedPrecondition, invalid, unavailable } from '@parley/common/rpc-errors.ts';
+import { failedPrecondition, invalid } from '@parley/common/rpc-errors.ts';
 import {
   alreadyConnected,
   checkConnectInput,
@@ -25,7 +25,7 @@ import {
 } from './connections.ts';
 import { MetaError, META_APP_SECRET_SHAPE, META_ID_SHAPE, META_TOKEN_SHAPE } from './meta-api.ts';
 import { isMetaChannel, META_CHANNEL_RULES } from './meta-channels.ts';
-import { UNREACHABLE } from './registrations.ts';
+import { providerUnreachable, UNREACHABLE } from './registrations.ts';
 
 export const META_TOKEN_INVALID = 'The access token must be the one Meta gives (letters and digits, starting EAA…).';
 export const META_APP_SECRET_INVALID = "The app secret must be the 32 characters shown in the app's Basic settings.";
@@ -52,7 +52,7 @@ export async function connectMetaChannel(deps: ConnectionDeps, input: ConnectInp
   const refused = (err: unknown): never => {
     if (err instanceof MetaError && !err.retryable)
       throw failedPrecondition(err.status === 401 ? metaTokenRefused(label) : `Meta refused: ${err.message}`);
-    throw unavailable(META_UNREACHABLE);
+    throw providerUnreachable('meta');
   };
   const account = await deps.meta.account(channel, token, accountId).catch(refused);
   const id = randomUUID();

@@ -8,7 +8,7 @@
 // account or number gone) cannot be made good by trying again, so the connection is removed all the
 // same; a provider out of reach (no answer, a timeout, 429, 5xx, an answer not the provider's) keeps
 // the connection, so the owner can try again.
-import { unavailable } from '@parley/common/rpc-errors.ts';
+import { unavailableToUser } from '@parley/common/rpc-errors.ts';
 import type { ChannelConnection } from '../generated/prisma/client.ts';
 import type { ConnectionDeps } from './connections.ts';
 import { MetaError } from './meta-api.ts';
@@ -33,16 +33,17 @@ export const UNREACHABLE = {
   twilio: 'Twilio could not be reached. Please try again.',
 } as const;
 
-const unreachable = (channel: string) =>
-  unavailable(
-    channel === 'telegram'
-      ? UNREACHABLE.telegram
-      : channel === 'slack'
-        ? UNREACHABLE.slack
-        : channel === 'sms'
-          ? UNREACHABLE.twilio
-          : UNREACHABLE.meta,
-  );
+/** The provider out of reach, told to the owner in its words (UNAVAILABLE that the gateway answers 503 with this message). */
+export const providerUnreachable = (provider: keyof typeof UNREACHABLE) => unavailableToUser(UNREACHABLE[provider]);
+
+const PROVIDER_OF: Record<string, keyof typeof UNREACHABLE> = {
+  telegram: 'telegram',
+  slack: 'slack',
+  sms: 'twilio',
+  whatsapp: 'meta',
+  messenger: 'meta',
+  instagram: 'meta',
+};
 
 /** Calls the provider to remove what the connection registered there; its token is given opened. */
 async function unregister(deps: RegistrationDeps, row: ChannelConnection, token: string): Promise<void> {
@@ -88,6 +89,6 @@ export async function removeRegistration(deps: RegistrationDeps, row: ChannelCon
   try {
     await unregister(deps, row, token);
   } catch (err) {
-    if (!providerRefused(err)) throw unreachable(row.channel);
+    if (!providerRefused(err)) throw providerUnreachable(PROVIDER_OF[row.channel] ?? 'meta');
   }
 }

@@ -7,7 +7,7 @@
 // comes in" webhook to the connection's URL itself (docs/adr/0076-registrations-at-the-provider.md;
 // Twilio refused or out of reach: nothing kept), and keeps it as each message's StatusCallback.
 import { randomUUID } from 'node:crypto';
-import { failedPrecondition, invalid, unavailable } from '@parley/common/rpc-errors.ts';
+import { failedPrecondition, invalid } from '@parley/common/rpc-errors.ts';
 import {
   alreadyConnected,
   checkConnectInput,
@@ -19,7 +19,7 @@ import {
 } from './connections.ts';
 import { E164_SHAPE, SMS_PHONE_INVALID, TWILIO_ACCOUNT_SID_SHAPE, TWILIO_AUTH_TOKEN_SHAPE } from './sms.ts';
 import { TwilioError } from './twilio-api.ts';
-import { UNREACHABLE } from './registrations.ts';
+import { providerUnreachable, UNREACHABLE } from './registrations.ts';
 
 export const SMS_LABEL = 'SMS';
 export const TWILIO_SID_INVALID = 'The Account SID must be the one Twilio shows (AC and 32 hexadecimal characters).';
@@ -41,7 +41,7 @@ export async function connectSms(deps: ConnectionDeps, input: ConnectInput): Pro
   const refused = (err: unknown): never => {
     if (err instanceof TwilioError && !err.retryable)
       throw failedPrecondition(err.status === 401 || err.status === 404 ? TWILIO_REFUSED : `Twilio refused: ${err.message}`);
-    throw unavailable(TWILIO_UNREACHABLE);
+    throw providerUnreachable('twilio');
   };
   await deps.twilio.account(accountSid, authToken).catch(refused);
   const number = await deps.twilio.findNumber(accountSid, authToken, phone).catch(refused);

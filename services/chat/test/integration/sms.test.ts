@@ -21,7 +21,7 @@ import {
   type TwilioSentMessage,
 } from '@parley/common/testing/fake-twilio.ts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openToken } from '../../src/channels/connections.ts';
+import { openToken, removeChatbotChannels } from '../../src/channels/connections.ts';
 import { TWILIO_NUMBER_NOT_OWNED, TWILIO_REFUSED, TWILIO_SID_INVALID, TWILIO_UNREACHABLE } from '../../src/channels/sms-connections.ts';
 import { TWILIO_SIGNATURE_MISSING, TWILIO_SIGNATURE_REFUSED } from '../../src/channels/sms-receive.ts';
 import { OPTED_OUT, SMS_MAX_TEXT } from '../../src/channels/sms.ts';
@@ -185,6 +185,17 @@ describe("the number's webhook at Twilio (docs/adr/0076-registrations-at-the-pro
     twilio.set({ accounts: { [SID]: { ...accounts[SID], numbers: [] } } });
     expect((await disconnectAs(stack, released.bot, released.connection.id)).removed).toBe(true);
     expect(await connectionRows(stack, released.connection.id)).toBe(0);
+  });
+
+  it("a deleted chatbot's number is cleared too, and with Twilio out of reach its connection goes all the same", async () => {
+    const deleted = await connected();
+    expect(await removeChatbotChannels(stack.parts.deps.channels, deleted.bot.id)).toBe(1);
+    expect(twilio.number(NUMBER).smsUrl).toBe('');
+    const unreachable = await connected();
+    twilio.set({ numberFailures: 5 });
+    expect(await removeChatbotChannels(stack.parts.deps.channels, unreachable.bot.id)).toBe(1);
+    expect(twilio.number(NUMBER).smsUrl).toBe(unreachable.url);
+    expect(await connectionRows(stack, unreachable.connection.id)).toBe(0);
   });
 
   it('Twilio out of reach keeps the connection with the error, and the next try removes it; on connect it stores nothing', async () => {
