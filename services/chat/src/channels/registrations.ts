@@ -17,7 +17,7 @@ import type { SlackApp } from './slack-install.ts';
 import { TelegramError } from './telegram-api.ts';
 import { TwilioError } from './twilio-api.ts';
 
-export type RegistrationDeps = Pick<ConnectionDeps, 'telegram' | 'slack' | 'meta' | 'twilio'> & { slackApp?: SlackApp | null };
+export type RegistrationDeps = Pick<ConnectionDeps, 'db' | 'telegram' | 'slack' | 'meta' | 'twilio'> & { slackApp?: SlackApp | null };
 
 /** The provider's own refusal, which another try would meet again: the registration is taken as gone. */
 export function providerRefused(err: unknown): boolean {
@@ -55,18 +55,31 @@ async function unregister(deps: RegistrationDeps, row: ChannelConnection, token:
       if (row.slackAppInstall && deps.slackApp) await deps.slack.uninstall(deps.slackApp, token);
       return;
     case 'whatsapp':
-      if (row.businessAccountId) await deps.meta.unsubscribeApp(token, row.businessAccountId);
-      return;
     case 'messenger':
     case 'instagram':
-      if (row.accountId) await deps.meta.unsubscribeApp(token, row.accountId);
-      return;
+      return unsubscribeMeta(deps, row, token);
     case 'sms':
       return clearSmsWebhook(deps, row, token);
     default:
       // Email: the inbound address is Parley's own domain; nothing is registered anywhere else.
       return;
   }
+}
+
+/**
+ * The account's subscription to the app removed, unless another connection still answers through it:
+ * a WhatsApp Business account holds several phone numbers, each maybe another chatbot's, and a page
+ * may be connected twice. Which app each holds is not known (its id is not kept), so any other
+ * connection of the same account keeps the subscription.
+ */
+async function unsubscribeMeta(deps: RegistrationDeps, row: ChannelConnection, token: string): Promise<void> {
+  const whatsapp = row.channel === 'whatsapp';
+  const subscribed = whatsapp ? row.businessAccountId : row.accountId;
+  if (!subscribed) return;
+  const others = await deps.db.channelConnection.count({
+    where: { id: { not: row.id }, channel: row.channel, ...(whatsapp ? { businessAccountId: subscribed } : { accountId: subscribed }) },
+  });
+  if (others === 0) await deps.meta.unsubscribeApp(token, subscribed);
 }
 
 /** The number's webhook cleared if it still is this connection's URL: someone may have pointed the number elsewhere since. */

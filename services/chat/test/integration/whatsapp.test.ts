@@ -162,6 +162,8 @@ describe('connecting WhatsApp', () => {
 });
 
 describe("the app's subscription at Meta (docs/adr/0076-registrations-at-the-provider.md)", () => {
+  // Each account starts with no connection of an earlier test, so its subscription is this test's alone.
+  beforeEach(() => stack.parts.prisma.channelConnection.deleteMany({ where: { channel: { in: ['whatsapp', 'messenger', 'instagram'] } } }));
   const subscribed = [
     ['whatsapp', WABA_ID, []],
     ['messenger', PAGE_ID, ['messages', 'messaging_postbacks']],
@@ -179,6 +181,16 @@ describe("the app's subscription at Meta (docs/adr/0076-registrations-at-the-pro
     expect(meta.calls.filter((c) => c.method === 'DELETE').map((c) => c.path)).toEqual(
       subscribed.map(([, id]) => `/${id}/subscribed_apps`),
     );
+  });
+
+  it('keeps the subscription while another connection answers through the same account, and removes it with the last', async () => {
+    const first = await connected('messenger');
+    const second = await connected('messenger');
+    expect((await disconnectAs(stack, first.bot, first.connection.id)).removed).toBe(true);
+    expect(meta.subscriptions.get(PAGE_ID)).toEqual(['messages', 'messaging_postbacks']);
+    expect(meta.calls.filter((c) => c.method === 'DELETE')).toEqual([]);
+    expect((await disconnectAs(stack, second.bot, second.connection.id)).removed).toBe(true);
+    expect(meta.subscriptions.has(PAGE_ID)).toBe(false);
   });
 
   it('a token Meta no longer accepts (401, code 190) still disconnects', async () => {
