@@ -7,7 +7,7 @@
 // disconnecting clears the number's webhook.
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
-import { createBot, E2E_TWILIO, makePro, ownerToken, registerOwner, uniqueEmail } from './fixtures.ts';
+import { createBot, disconnectFromCard, E2E_TWILIO, makePro, ownerToken, registerOwner, uniqueEmail } from './fixtures.ts';
 import { screenshot } from './screenshots.ts';
 
 const fakeTwilio = () => process.env.E2E_FAKE_TWILIO_URL!;
@@ -89,14 +89,6 @@ test("the owner connects SMS (Parley sets the number's webhook), a text is answe
   await screenshot(page, 'channels-sms-history');
 
   // Disconnecting clears the number's webhook in Twilio, which still was this connection's URL.
-  await page.goto(`/chatbots/${bot._id}#settings-channels`);
-  // Only the hash changed: loaded again, the page opens at the Channels section.
-  await page.reload();
-  const connected = page.getByRole('region', { name: 'Channels' }).getByRole('region', { name: 'SMS' });
-  await connected.getByRole('button', { name: 'Disconnect' }).click();
-  const dialog = page.getByRole('dialog', { name: 'Disconnect SMS?' });
-  await expect(dialog.getByText(/Parley clears the number's “A message comes in” webhook in Twilio/)).toBeVisible();
-  await dialog.getByRole('button', { name: 'Disconnect' }).click();
-  await expect(connected.getByRole('button', { name: 'Connect SMS' })).toBeVisible();
+  await disconnectFromCard(page, bot._id, 'SMS', /Parley clears the number's “A message comes in” webhook in Twilio/, 'Connect SMS');
   expect(await numberWebhook()).toEqual(['', 'POST']);
 });

@@ -10,9 +10,9 @@
 // the app's bot token, as Slack does (invalid_code, bad_redirect_uri, invalid_client). POST
 // /apps.uninstall (form-encoded client_id and client_secret, the bot token as Bearer) removes the app
 // from the token's workspace and revokes the token, as Slack does (invalid_auth, invalid_client_id,
-// bad_client_secret); `uninstalled` lists the workspaces. The fake's own endpoints (for a test in another
-// process) live under /_fake/: POST /_fake/deliver {url, signingSecret, payload, retryNum?} and GET
-// /_fake/sent.
+// bad_client_secret); `uninstalled` lists the workspaces, and a later install gives the token again. The fake's own endpoints (for a test in another
+// process) live under /_fake/: POST /_fake/deliver {url, signingSecret, payload, retryNum?}, GET
+// /_fake/sent and GET /_fake/uninstalled.
 import { createHmac, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { serveFake } from './serve.ts';
@@ -134,6 +134,8 @@ export async function startFakeSlack(opts: Partial<FakeSlackBehaviour> & { port?
   let codeSeq = 1;
   const sent: SlackPost[] = [];
   const uninstalled: string[] = [];
+  /** The bot users of the tokens apps.uninstall revoked, given back by the next install of the app. */
+  const revoked = new Map<string, string>();
   const calls: { method: string; token: string }[] = [];
   const waiting: { count: number; resolve: () => void }[] = [];
   let tsSeq = 1;
@@ -162,6 +164,7 @@ export async function startFakeSlack(opts: Partial<FakeSlackBehaviour> & { port?
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (path === '/_fake/sent' && req.method === 'GET') return reply(res, 200, sent);
+    if (path === '/_fake/uninstalled' && req.method === 'GET') return reply(res, 200, uninstalled);
     if (path === '/_fake/deliver' && req.method === 'POST') {
       const d = JSON.parse(await readBody(req)) as { url: string; signingSecret: string; payload: unknown; retryNum?: number };
       return reply(res, 200, await deliver(d.url, d.signingSecret, d.payload, { retryNum: d.retryNum }));
@@ -195,6 +198,8 @@ export async function startFakeSlack(opts: Partial<FakeSlackBehaviour> & { port?
       if (!issued) return reply(res, 200, { ok: false, error: 'invalid_code' });
       codes.delete(form.get('code') ?? '');
       if (issued.redirectUri !== form.get('redirect_uri')) return reply(res, 200, { ok: false, error: 'bad_redirect_uri' });
+      const reinstalled = revoked.get(app.botToken);
+      if (reinstalled && !behaviour.bots[app.botToken]) behaviour.bots = { ...behaviour.bots, [app.botToken]: reinstalled };
       return reply(res, 200, {
         ok: true,
         access_token: app.botToken,
@@ -265,6 +270,7 @@ export async function startFakeSlack(opts: Partial<FakeSlackBehaviour> & { port?
     if (!app || form.get('client_id') !== app.clientId) return reply(res, 200, { ok: false, error: 'invalid_client_id' });
     if (form.get('client_secret') !== app.clientSecret) return reply(res, 200, { ok: false, error: 'bad_client_secret' });
     uninstalled.push(teamOf(token).id);
+    revoked.set(token, behaviour.bots[token]);
     behaviour.bots = Object.fromEntries(Object.entries(behaviour.bots).filter(([t]) => t !== token));
     return reply(res, 200, { ok: true });
   };
