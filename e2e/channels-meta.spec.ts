@@ -1,6 +1,8 @@
 // WhatsApp against the whole running stack (docs/product.md, Channels): the (pro) owner enters the
 // phone-number id, the business account id, the token and the app secret in the chatbot's Channels
-// section and is shown the callback URL and verify token for Meta's console; Meta's handshake passes
+// section; Parley subscribes the business account to the app's webhooks in the fake Graph API
+// (docs/adr/0076-registrations-at-the-provider.md) and shows the callback URL and verify token, the
+// app's own setting, for Meta's console; Meta's handshake passes
 // with that token; a WhatsApp user's message arrives through the fake Graph API (signed under the app
 // secret, as Meta does), the bot answers through the fake, and the owner reads the conversation in
 // History with its WhatsApp badge.
@@ -36,6 +38,9 @@ test('the owner connects WhatsApp, a WhatsApp user is answered, and History show
   const verifyToken = (await setup.locator('dd').nth(1).textContent())!;
   expect(callbackUrl).toMatch(/\/api\/channels\/whatsapp\/[0-9a-f-]{36}$/);
   expect(verifyToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  await expect(setup.getByText(/^Parley subscribed this account to your app's webhooks\./)).toBeVisible();
+  const subscriptions = (await (await request.get(`${fakeMeta()}/_fake/subscriptions`)).json()) as Record<string, string[]>;
+  expect(subscriptions[E2E_WHATSAPP.businessAccountId]).toEqual([]);
   await expect(page.locator('body')).not.toContainText(E2E_WHATSAPP.token);
   await expect(page.locator('body')).not.toContainText(E2E_WHATSAPP.appSecret);
   const { violations } = await new AxeBuilder({ page }).include('#settings-channels').analyze();

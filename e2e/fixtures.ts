@@ -132,3 +132,20 @@ export async function ownerUsage(request: APIRequestContext, token: string): Pro
   expect(body.errors).toBeUndefined();
   return body.data!.usage.overallUsage;
 }
+
+/**
+ * Disconnects the chatbot's channel from its card in the Channels section, as the owner does: the
+ * page loaded at the section, Disconnect, the dialog's text read (`told`), confirmed; resolves once
+ * the card offers to connect again (`connectAgain`, the connect button's name).
+ */
+export async function disconnectFromCard(page: Page, chatbotId: string, channel: string, told: RegExp, connectAgain: string) {
+  await page.goto(`/chatbots/${chatbotId}#settings-channels`);
+  // When only the hash changed, loaded again: the page opens at the Channels section.
+  await page.reload();
+  const card = page.getByRole('region', { name: 'Channels' }).getByRole('region', { name: channel });
+  await card.getByRole('button', { name: 'Disconnect' }).click();
+  const dialog = page.getByRole('dialog', { name: `Disconnect ${channel}?` });
+  await expect(dialog.getByText(told)).toBeVisible();
+  await dialog.getByRole('button', { name: 'Disconnect' }).click();
+  await expect(card.getByRole('button', { name: connectAgain })).toBeVisible();
+}

@@ -84,7 +84,15 @@ export default async function globalSetup() {
 
   // Meta's Graph API, for the chatbots connected to WhatsApp (channels-meta.spec.ts): the specs reach it
   // at E2E_FAKE_META_URL (its /_fake/ endpoints deliver signed events and list what was sent).
-  const meta = await startFakeMeta({ accounts: { [E2E_WHATSAPP.phoneNumberId]: { token: E2E_WHATSAPP.token, name: '+1 555-010-0100' } } });
+  const meta = await startFakeMeta({
+    accounts: {
+      [E2E_WHATSAPP.phoneNumberId]: {
+        token: E2E_WHATSAPP.token,
+        name: '+1 555-010-0100',
+        businessAccountId: E2E_WHATSAPP.businessAccountId,
+      },
+    },
+  });
 
   // Mailgun, for the chatbots connected to email (email-channel.spec.ts): its inbound route at
   // E2E_FAKE_MAILGUN_URL (/_fake/deliver signs and posts a mail) and an SMTP server catching the answers

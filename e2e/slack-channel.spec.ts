@@ -3,10 +3,20 @@
 // URL to give Slack; Slack's url_verification and then a direct message arrive through the fake
 // (signed with the signing secret, as Slack does), the bot answers through the fake's
 // chat.postMessage, and the owner reads the conversation in History with its channel. Added to Slack
-// instead, the card asks for no Request URL: the operator's app posts to its one path.
+// instead, the card asks for no Request URL: the operator's app posts to its one path, and
+// disconnecting removes the app from the workspace (apps.uninstall, docs/adr/0076-registrations-at-the-provider.md).
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
-import { createBot, E2E_SLACK_APP, E2E_SLACK_TOKEN, makePro, ownerToken, registerOwner, uniqueEmail } from './fixtures.ts';
+import {
+  createBot,
+  disconnectFromCard,
+  E2E_SLACK_APP,
+  E2E_SLACK_TOKEN,
+  makePro,
+  ownerToken,
+  registerOwner,
+  uniqueEmail,
+} from './fixtures.ts';
 import { screenshot } from './screenshots.ts';
 
 const fakeSlack = () => process.env.E2E_FAKE_SLACK_URL!;
@@ -144,4 +154,8 @@ test('the owner adds Parley to Slack: Slack asks, the browser comes back connect
   // Slack's redirect back replayed (the same code and state): refused, nothing changes.
   const replay = await request.get('/api/channels/slack/oauth/callback?code=1.2.replayed&state=forged', { maxRedirects: 0 });
   expect(replay.status()).toBe(400);
+
+  // Disconnecting removes the operator's app from the workspace at Slack, which frees it for another install.
+  await disconnectFromCard(page, bot._id, 'Slack', /Parley removes the app from this Slack workspace/, 'Add to Slack');
+  expect(await (await request.get(`${fakeSlack()}/_fake/uninstalled`)).json()).toEqual(['T0PARLEY']);
 });

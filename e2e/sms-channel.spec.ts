@@ -1,14 +1,22 @@
 // SMS against the whole running stack (docs/adr/0070-sms-channel.md): the (pro) owner enters the
-// Twilio Account SID, Auth Token and number in the chatbot's Channels section and reads the webhook
-// URL to set on the number in Twilio; a text to the number arrives through the fake Twilio (signed
-// X-Twilio-Signature as Twilio does, over that URL), the bot answers through the fake's Messages API,
-// and the owner reads the conversation in History with the SMS badge.
+// Twilio Account SID, Auth Token and number in the chatbot's Channels section, and Parley sets the
+// number's "A message comes in" webhook in the fake Twilio itself (the card shows the URL for
+// reference; docs/adr/0076-registrations-at-the-provider.md); a text to the number arrives through
+// the fake Twilio (signed X-Twilio-Signature as Twilio does, over that URL), the bot answers through
+// the fake's Messages API, the owner reads the conversation in History with the SMS badge, and
+// disconnecting clears the number's webhook.
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
-import { createBot, E2E_TWILIO, makePro, ownerToken, registerOwner, uniqueEmail } from './fixtures.ts';
+import { createBot, disconnectFromCard, E2E_TWILIO, makePro, ownerToken, registerOwner, uniqueEmail } from './fixtures.ts';
 import { screenshot } from './screenshots.ts';
 
 const fakeTwilio = () => process.env.E2E_FAKE_TWILIO_URL!;
+
+interface TwilioNumber {
+  phoneNumber: string;
+  smsUrl: string;
+  smsMethod: string;
+}
 
 interface SentSms {
   from: string;
@@ -16,7 +24,7 @@ interface SentSms {
   body: string;
 }
 
-test('the owner connects SMS, a text is answered by SMS, and History shows the conversation with its channel', async ({
+test("the owner connects SMS (Parley sets the number's webhook), a text is answered by SMS, History shows it, and disconnecting clears the webhook", async ({
   page,
   request,
 }) => {
@@ -36,6 +44,13 @@ test('the owner connects SMS, a text is answered by SMS, and History shows the c
   await expect(page.locator('body')).not.toContainText(E2E_TWILIO.authToken);
   const webhookUrl = (await card.getByLabel('Twilio webhook URL').textContent())!.trim();
   expect(webhookUrl).toMatch(/\/api\/channels\/sms\/[0-9a-f-]{36}$/);
+  await expect(card.getByText(/Parley set the number's “A message comes in” webhook in Twilio to this URL/)).toBeVisible();
+  const numberWebhook = async () => {
+    const numbers = (await (await request.get(`${fakeTwilio()}/_fake/numbers`)).json()) as TwilioNumber[];
+    const number = numbers.find((n) => n.phoneNumber === E2E_TWILIO.number);
+    return number ? [number.smsUrl, number.smsMethod] : null;
+  };
+  expect(await numberWebhook()).toEqual([webhookUrl, 'POST']);
   const { violations } = await new AxeBuilder({ page }).include('#settings-channels').analyze();
   expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
   await card.scrollIntoViewIfNeeded();
@@ -72,4 +87,8 @@ test('the owner connects SMS, a text is answered by SMS, and History shows the c
   await conversations.getByRole('button').first().click();
   await expect(page.getByText('Is the museum open every day?')).toBeVisible();
   await screenshot(page, 'channels-sms-history');
+
+  // Disconnecting clears the number's webhook in Twilio, which still was this connection's URL.
+  await disconnectFromCard(page, bot._id, 'SMS', /Parley clears the number's “A message comes in” webhook in Twilio/, 'Connect SMS');
+  expect(await numberWebhook()).toEqual(['', 'POST']);
 });

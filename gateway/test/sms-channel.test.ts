@@ -128,4 +128,19 @@ describe('the SMS channel through the gateway', () => {
     );
     expect(deliveries.body.data.channelDeliveries).toEqual([{ kind: 'answer', status: 'delivered', chatId: '+447700900100' }]);
   });
+
+  it("disconnects on GraphQL: Twilio out of reach is 503 in Twilio's words with the connection kept, then the number's webhook is cleared", async () => {
+    const list = () => gql(stack.url, 'query($c: ID!) { channelConnections(chatbotId: $c) { id channel } }', { c: chatbotId }, owner.token);
+    const [connection] = (await list()).body.data.channelConnections.filter((c: { channel: string }) => c.channel === 'sms');
+    expect(twilio.number(NUMBER).smsUrl).toBe(`${TEST_PUBLIC_URL}/api/channels/sms/${connection.id}`);
+    const disconnect = () =>
+      gql(stack.url, 'mutation($id: ID!) { disconnectChannel(connectionId: $id) }', { id: connection.id }, owner.token);
+    twilio.set({ numberFailures: 1 });
+    const kept = await disconnect();
+    expect(kept.body.errors[0].message).toBe('Twilio could not be reached. Please try again.');
+    expect((await list()).body.data.channelConnections.map((c: { id: string }) => c.id)).toContain(connection.id);
+    expect((await disconnect()).body.data.disconnectChannel).toBe(true);
+    expect(twilio.number(NUMBER).smsUrl).toBe('');
+    expect((await list()).body.data.channelConnections.map((c: { id: string }) => c.id)).not.toContain(connection.id);
+  });
 });

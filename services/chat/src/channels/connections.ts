@@ -3,12 +3,13 @@
 // PROVIDER_KEY_ENCRYPTION_KEY, the connection's id bound in as associated data) with its last four
 // characters, and registers Parley's webhook with setWebhook and a random secret_token, of which only
 // a SHA-256 hash is kept (the webhook's check needs nothing more). The token is never answered,
-// logged or put in a URL of Parley's; the webhook's path names the connection. Disconnecting calls
-// deleteWebhook, then removes the row (its credentials, inbound marks, threads and deliveries).
+// logged or put in a URL of Parley's; the webhook's path names the connection. Disconnecting removes
+// the registration at the provider, whichever channel it is (registrations.ts: deleteWebhook for
+// Telegram), then the row (its credentials, inbound marks, threads and deliveries).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { isUuid } from '@parley/common/ids.ts';
 import { secretHashOf } from '@parley/common/channel-webhook.ts';
-import { alreadyExists, failedPrecondition, invalid, notFound, unavailable } from '@parley/common/rpc-errors.ts';
+import { alreadyExists, failedPrecondition, invalid, notFound } from '@parley/common/rpc-errors.ts';
 import { open, seal } from '@parley/common/sealed-secret.ts';
 import type { ChannelConnection, PrismaClient } from '../generated/prisma/client.ts';
 import type { ProviderKeyCiphers } from '../provider-keys/provider-keys.ts';
@@ -20,6 +21,8 @@ import { addressOf, emailAddressValid } from './email.ts';
 
 import type { MetaApi } from './meta-api.ts';
 import type { TwilioApi } from './twilio-api.ts';
+import type { SlackApp } from './slack-install.ts';
+import { providerUnreachable, removeRegistration, UNREACHABLE } from './registrations.ts';
 import { E164_SHAPE, SMS_RECIPIENT_INVALID } from './sms.ts';
 import { META_CHANNELS, META_RECIPIENT_INVALID, isMetaChannel, metaRecipientValid } from './meta-channels.ts';
 
@@ -28,7 +31,7 @@ export type ChannelName = (typeof CHANNELS)[number];
 
 export const TOKEN_SHAPE_INVALID = 'The bot token must look like 123456789:AAF… as BotFather gives it.';
 export const TOKEN_REFUSED = 'Telegram refused this bot token.';
-export const PROVIDER_UNREACHABLE = 'Telegram could not be reached. Please try again.';
+export const PROVIDER_UNREACHABLE = UNREACHABLE.telegram;
 export const ALREADY_CONNECTED = 'This chatbot is already connected to Telegram. Disconnect it first.';
 export const CONNECTION_NOT_FOUND = 'Channel connection not found';
 export const NO_CHAT_YET = 'Nobody has written to the bot yet: give a chat id to send the test message to.';
@@ -37,7 +40,7 @@ export const TEST_MESSAGE = 'This is a test message from Parley: your chatbot is
 export const SLACK_TOKEN_SHAPE_INVALID = 'The bot token must be the Bot User OAuth Token Slack shows (xoxb-…).';
 export const SLACK_SECRET_SHAPE_INVALID = "The signing secret must be the app's Signing Secret from Slack's Basic Information page.";
 export const SLACK_TOKEN_REFUSED = 'Slack refused this bot token.';
-export const SLACK_UNREACHABLE = 'Slack could not be reached. Please try again.';
+export const SLACK_UNREACHABLE = UNREACHABLE.slack;
 export const SLACK_ALREADY_CONNECTED = 'This chatbot is already connected to Slack. Disconnect it first.';
 export const SLACK_NO_CHAT_YET = 'Nobody has written to the bot yet: give a Slack channel id to send the test message to.';
 export const SLACK_TEST_MESSAGE = 'This is a test message from Parley: your chatbot is connected to Slack.';
@@ -77,6 +80,8 @@ export interface ConnectionDeps {
   emailDomain?: string;
   /** The webhook's kept verifiers: a removed connection is forgotten at once in this process. */
   verifiers?: { forget(id: string): void };
+  /** The operator's Slack app: a connection added to Slack is uninstalled with it when it goes. */
+  slackApp?: SlackApp | null;
 }
 
 export const parseChannel = (raw: string): ChannelName => {
@@ -150,7 +155,7 @@ export const connectionView = (r: ChannelConnection): ChannelConnectionView => (
 function providerFailure(err: unknown): Error {
   if (err instanceof TelegramError && !err.retryable)
     return failedPrecondition(err.status === 401 || err.status === 404 ? TOKEN_REFUSED : `Telegram refused: ${err.message}`);
-  return unavailable(PROVIDER_UNREACHABLE);
+  return providerUnreachable('telegram');
 }
 
 export async function listConnections(deps: Pick<ConnectionDeps, 'db'>, ownerId: string, chatbotId: string) {
@@ -221,7 +226,7 @@ async function connectSlack(
   const me = await deps.slack.authTest(token).catch((err: unknown) => {
     if (err instanceof SlackError && !err.retryable)
       throw failedPrecondition(err.status === 401 ? SLACK_TOKEN_REFUSED : `Slack refused: ${err.message}`);
-    throw unavailable(SLACK_UNREACHABLE);
+    throw providerUnreachable('slack');
   });
   const slackAppInstall = Boolean(input.slackAppInstall && me.teamId);
   if (slackAppInstall) await refuseHeldWorkspace(deps, input.ownerId, me.teamId);
@@ -309,21 +314,14 @@ async function ownedConnection(deps: Pick<ConnectionDeps, 'db'>, ownerId: string
 }
 
 /**
- * Removes the registration at the provider (deleteWebhook), then the connection and its
+ * Removes the registration at the provider (registrations.ts), then the connection and its
  * credentials. A token the provider no longer accepts (revoked) is removed all the same; a
  * provider out of reach keeps the connection, so the owner can try again.
  */
 export async function disconnectChannel(deps: ConnectionDeps, ownerId: string, connectionId: string): Promise<boolean> {
   const row = await ownedConnection(deps, ownerId, connectionId).catch(() => null);
   if (!row) return false;
-  // Slack's Request URL is the owner's to remove from the app: once the row is gone its events are refused 403.
-  if (row.channel === 'telegram') {
-    try {
-      await deps.telegram.deleteWebhook(openToken(deps.ciphers, row));
-    } catch (err) {
-      if (!(err instanceof TelegramError) || err.retryable) throw unavailable(PROVIDER_UNREACHABLE);
-    }
-  }
+  await removeRegistration(deps, row, openToken(deps.ciphers, row));
   const { count } = await deps.db.channelConnection.deleteMany({ where: { id: row.id } });
   deps.verifiers?.forget(row.id);
   return count > 0;
@@ -403,14 +401,18 @@ export async function listSkippedMessages(
 }
 
 /**
- * A deleted chatbot's (or deleted owner's) channel connections go with its conversations: the
- * webhook removed at the provider where it still answers (a failure there is left: the rows go all
- * the same, and later updates are refused 403), then the rows and their credentials.
+ * A deleted chatbot's (or deleted owner's) channel connections go with its conversations: each
+ * registration removed at the provider where it still answers (registrations.ts; a provider out of
+ * reach is left: the rows go all the same, and later updates are refused 403), then the rows and
+ * their credentials.
  */
 export async function removeChatbotChannels(deps: ConnectionDeps, chatbotId: string): Promise<number> {
   const rows = await deps.db.channelConnection.findMany({ where: { chatbotId } });
   for (const row of rows) {
-    if (row.channel === 'telegram') await deps.telegram.deleteWebhook(openToken(deps.ciphers, row)).catch(() => undefined);
+    // Nothing here stops the rows going: not a provider out of reach, not a token that no longer opens.
+    await Promise.resolve()
+      .then(() => removeRegistration(deps, row, openToken(deps.ciphers, row)))
+      .catch(() => undefined);
     deps.verifiers?.forget(row.id);
   }
   const { count } = await deps.db.channelConnection.deleteMany({ where: { chatbotId } });

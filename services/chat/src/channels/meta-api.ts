@@ -37,6 +37,13 @@ export class MetaError extends Error {
 export interface MetaApi {
   /** The account's name as the owner knows it: WhatsApp's display phone number, the page's name, the Instagram username. */
   account(channel: MetaChannelName, token: string, accountId: string): Promise<{ name: string }>;
+  /**
+   * POST /{id}/subscribed_apps: the app the token is for subscribed to the page's, Instagram
+   * account's (`fields` given) or WhatsApp Business account's webhooks.
+   */
+  subscribeApp(token: string, id: string, fields?: readonly string[]): Promise<void>;
+  /** DELETE /{id}/subscribed_apps: that subscription removed. */
+  unsubscribeApp(token: string, id: string): Promise<void>;
   /** Sends one text message; resolves to the provider's message id. */
   sendText(channel: MetaChannelName, token: string, accountId: string, to: string, text: string): Promise<{ messageId: string }>;
 }
@@ -49,7 +56,7 @@ const ACCOUNT_FIELDS: Record<MetaChannelName, string> = {
 
 export function metaApi(opts: { baseUrl: string; timeoutMs: number }): MetaApi {
   const base = opts.baseUrl.replace(/\/+$/, '');
-  async function call<T>(token: string, method: 'GET' | 'POST', path: string, body?: Record<string, unknown>): Promise<T> {
+  async function call<T>(token: string, method: 'GET' | 'POST' | 'DELETE', path: string, body?: Record<string, unknown>): Promise<T> {
     if (!META_TOKEN_SHAPE.test(token)) throw new MetaError('Invalid OAuth access token.', 401);
     let res: Response;
     try {
@@ -80,7 +87,18 @@ export function metaApi(opts: { baseUrl: string; timeoutMs: number }): MetaApi {
     if (!META_ID_SHAPE.test(raw)) throw new MetaError('Invalid id.', 400);
     return raw;
   };
+  /** Graph answers `{success: true}` for a subscription made or removed; anything else is not taken as done. */
+  const confirmed = (answer: { success?: unknown }) => {
+    if (answer.success !== true) throw new MetaError('Meta did not confirm the subscription.', 502);
+  };
   return {
+    async subscribeApp(token, accountId, fields) {
+      const path = `/${id(accountId)}/subscribed_apps`;
+      confirmed(await call(token, 'POST', path, fields ? { subscribed_fields: fields.join(',') } : {}));
+    },
+    async unsubscribeApp(token, accountId) {
+      confirmed(await call(token, 'DELETE', `/${id(accountId)}/subscribed_apps`));
+    },
     async account(channel, token, accountId) {
       const found = await call<Record<string, unknown>>(token, 'GET', `/${id(accountId)}?fields=${ACCOUNT_FIELDS[channel]}`);
       const name = found.display_phone_number ?? found.name ?? found.username;

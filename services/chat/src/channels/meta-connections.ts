@@ -5,9 +5,13 @@
 // token (Meta refused: nothing stored). Token and app secret are sealed under the operator's key,
 // each with its own associated data; only their last four characters are shown again. Parley
 // generates the webhook's verify token (256 random bits), answers it once with the webhook's URL for
-// the owner to paste in Meta's console, and keeps its SHA-256 alone.
+// the owner to paste in their app's webhook settings in Meta's console (the app's one callback URL
+// is the app's setting, not the account's), and keeps its SHA-256 alone. The account itself is
+// subscribed to the app's webhooks by Parley (POST /{id}/subscribed_apps: the page or Instagram
+// account with the page token, the WhatsApp Business account with the system user's;
+// docs/adr/0076-registrations-at-the-provider.md); Meta refusing it keeps nothing.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { failedPrecondition, invalid, unavailable } from '@parley/common/rpc-errors.ts';
+import { failedPrecondition, invalid } from '@parley/common/rpc-errors.ts';
 import {
   alreadyConnected,
   checkConnectInput,
@@ -21,12 +25,15 @@ import {
 } from './connections.ts';
 import { MetaError, META_APP_SECRET_SHAPE, META_ID_SHAPE, META_TOKEN_SHAPE } from './meta-api.ts';
 import { isMetaChannel, META_CHANNEL_RULES } from './meta-channels.ts';
+import { providerUnreachable, UNREACHABLE } from './registrations.ts';
 
 export const META_TOKEN_INVALID = 'The access token must be the one Meta gives (letters and digits, starting EAA…).';
 export const META_APP_SECRET_INVALID = "The app secret must be the 32 characters shown in the app's Basic settings.";
 export const META_ACCOUNT_ID_INVALID = 'The account id must be the number Meta shows for it.';
-export const META_UNREACHABLE = 'Meta could not be reached. Please try again.';
+export const META_UNREACHABLE = UNREACHABLE.meta;
 export const metaTokenRefused = (label: string) => `Meta refused this access token for the ${label} account.`;
+/** What a page's or Instagram account's subscription asks Meta to send: messages and the buttons' postbacks. */
+export const META_SUBSCRIBED_FIELDS = ['messages', 'messaging_postbacks'] as const;
 
 export async function connectMetaChannel(deps: ConnectionDeps, input: ConnectInput): Promise<ChannelConnectionView> {
   const channel = checkConnectInput(input);
@@ -42,11 +49,12 @@ export async function connectMetaChannel(deps: ConnectionDeps, input: ConnectInp
   if (!META_APP_SECRET_SHAPE.test(appSecret)) throw invalid(META_APP_SECRET_INVALID);
   const existing = await deps.db.channelConnection.findUnique({ where: { chatbotId_channel: { chatbotId: input.chatbotId, channel } } });
   if (existing) throw alreadyConnected(label);
-  const account = await deps.meta.account(channel, token, accountId).catch((err: unknown) => {
+  const refused = (err: unknown): never => {
     if (err instanceof MetaError && !err.retryable)
       throw failedPrecondition(err.status === 401 ? metaTokenRefused(label) : `Meta refused: ${err.message}`);
-    throw unavailable(META_UNREACHABLE);
-  });
+    throw providerUnreachable('meta');
+  };
+  const account = await deps.meta.account(channel, token, accountId).catch(refused);
   const id = randomUUID();
   const verifyToken = randomBytes(32).toString('base64url');
   const row = await deps.db.channelConnection
@@ -70,5 +78,13 @@ export async function connectMetaChannel(deps: ConnectionDeps, input: ConnectInp
       if (err.code === 'P2002') throw alreadyConnected(label);
       throw err;
     });
+  const subscribed =
+    channel === 'whatsapp'
+      ? deps.meta.subscribeApp(token, businessAccountId)
+      : deps.meta.subscribeApp(token, accountId, META_SUBSCRIBED_FIELDS);
+  await subscribed.catch(async (err: unknown) => {
+    await deps.db.channelConnection.delete({ where: { id } });
+    refused(err);
+  });
   return { ...connectionView(row), verifyToken };
 }

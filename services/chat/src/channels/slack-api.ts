@@ -51,18 +51,28 @@ export interface SlackApi {
     code: string,
     redirectUri: string,
   ): Promise<{ botToken: string; team: string }>;
+  /**
+   * apps.uninstall: the operator's app removed from the workspace the bot token is for, which
+   * revokes its tokens there (docs/adr/0076-registrations-at-the-provider.md). Form-encoded, as
+   * Slack takes this method, with the app's client id and secret.
+   */
+  uninstall(app: { clientId: string; clientSecret: string }, token: string): Promise<void>;
 }
 
 export function slackApi(opts: { baseUrl: string; timeoutMs: number }): SlackApi {
   const base = opts.baseUrl.replace(/\/+$/, '');
-  async function call<T>(token: string, method: string, body: Record<string, unknown>): Promise<T> {
+  /** A Web API method under the bot token: a JSON body, or a form for the methods Slack takes only that way. */
+  async function call<T>(token: string, method: string, body: Record<string, unknown>, form?: Record<string, string>): Promise<T> {
     if (!SLACK_TOKEN_SHAPE.test(token)) throw new SlackError('invalid_auth', 401);
     let res: Response;
     try {
       res = await fetch(`${base}/${method}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json; charset=utf-8', authorization: `Bearer ${token}` },
-        body: JSON.stringify(body),
+        headers: {
+          'content-type': form ? 'application/x-www-form-urlencoded' : 'application/json; charset=utf-8',
+          authorization: `Bearer ${token}`,
+        },
+        body: form ? new URLSearchParams(form).toString() : JSON.stringify(body),
         redirect: 'error',
         signal: AbortSignal.timeout(opts.timeoutMs),
       });
@@ -126,6 +136,9 @@ export function slackApi(opts: { baseUrl: string; timeoutMs: number }): SlackApi
         team: typeof me.team === 'string' ? me.team.slice(0, 120) : '',
         teamId: typeof me.team_id === 'string' && SLACK_TEAM_ID.test(me.team_id) ? me.team_id : '',
       };
+    },
+    async uninstall(app, token) {
+      await call(token, 'apps.uninstall', {}, { client_id: app.clientId, client_secret: app.clientSecret });
     },
     async postMessage(token, channel, text, threadTs) {
       await call(token, 'chat.postMessage', {

@@ -4,6 +4,8 @@
 // the code. Chat exchanges it with oauth.v2.access and connects the bot token Slack answers exactly
 // as a pasted one (auth.test, the token and the app's signing secret sealed per connection), so every
 // rule of ADR 57 holds for both ways in. The code and the client secret are never logged or stored.
+// Disconnecting such a connection removes the app from its workspace with apps.uninstall
+// (registrations.ts, docs/adr/0076-registrations-at-the-provider.md).
 import { failedPrecondition, invalid, unavailable } from '@parley/common/rpc-errors.ts';
 import { connectChannel, type ChannelConnectionView, type ConnectionDeps } from './connections.ts';
 import { SlackError } from './slack-api.ts';

@@ -2,8 +2,10 @@
 // {TWILIO_API_BASE}/2010-04-01/Accounts/{AccountSid}/… with the Account SID and Auth Token as basic
 // auth, form-encoded requests, JSON answers or Twilio's `{code, message, status}`. The Account SID is
 // checked to be Twilio's shape before it goes into a path, so an owner's input cannot change where a
-// call goes (the base is the operator's). Three calls do not warrant Twilio's SDK: the account, its
-// number, and sending a message. A call is bounded in time and in the size it reads back.
+// call goes (the base is the operator's), and so is a number's SID. A handful of calls do not warrant
+// Twilio's SDK: the account, its number, the number's "A message comes in" webhook read and set
+// (docs/adr/0076-registrations-at-the-provider.md), and sending a message. A call is bounded in time
+// and in the size it reads back; an answer's fields are taken only when they have the expected type.
 import { TWILIO_ACCOUNT_SID_SHAPE, TWILIO_AUTH_TOKEN_SHAPE } from './sms.ts';
 
 const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -26,14 +28,23 @@ export class TwilioError extends Error {
   }
 }
 
+/** An incoming phone number's SID as Twilio names it: PN and 32 hexadecimal characters. */
+export const TWILIO_NUMBER_SID_SHAPE = /^PN[0-9a-f]{32}$/;
+/** The longest webhook URL Parley reads back from a number (Twilio's own limit is far below it). */
+const MAX_URL_CHARS = 2048;
+
 /** Twilio's error 21610: the recipient wrote STOP to this number. */
 export const TWILIO_UNSUBSCRIBED = 21610;
 
 export interface TwilioApi {
   /** The account's friendly name; refused (401) for a wrong SID or token. */
   account(accountSid: string, authToken: string): Promise<{ name: string }>;
-  /** Whether the account owns this number (an incoming phone number). */
-  ownsNumber(accountSid: string, authToken: string, phoneNumber: string): Promise<boolean>;
+  /** The account's incoming phone number with this E.164 number: its SID, or null when the account has no such number. */
+  findNumber(accountSid: string, authToken: string, phoneNumber: string): Promise<{ sid: string } | null>;
+  /** The number's "A message comes in" webhook, as set now (an empty string when none). */
+  smsWebhook(accountSid: string, authToken: string, numberSid: string): Promise<{ smsUrl: string }>;
+  /** Sets the number's "A message comes in" webhook to this URL with HTTP POST; an empty URL clears it. */
+  setSmsWebhook(accountSid: string, authToken: string, numberSid: string, smsUrl: string): Promise<void>;
   /** Sends one message; resolves to its sid, which the status callbacks name. */
   sendMessage(
     accountSid: string,
@@ -76,19 +87,38 @@ export function twilioApi(opts: { baseUrl: string; timeoutMs: number }): TwilioA
     const retryAfter = Number(res.headers.get('retry-after'));
     throw new TwilioError(message, res.status, code, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null);
   }
+  const numberPath = (numberSid: string) => {
+    if (!TWILIO_NUMBER_SID_SHAPE.test(numberSid)) throw new TwilioError('Invalid phone number SID', 400);
+    return `/IncomingPhoneNumbers/${numberSid}.json`;
+  };
   return {
     async account(accountSid, authToken) {
       const found = await call<{ friendly_name?: unknown }>(accountSid, authToken, 'GET', '.json');
       return { name: typeof found.friendly_name === 'string' ? found.friendly_name.slice(0, 64) : '' };
     },
-    async ownsNumber(accountSid, authToken, phoneNumber) {
-      const found = await call<{ incoming_phone_numbers?: { phone_number?: unknown }[] }>(
+    async findNumber(accountSid, authToken, phoneNumber) {
+      const found = await call<{ incoming_phone_numbers?: unknown }>(
         accountSid,
         authToken,
         'GET',
         `/IncomingPhoneNumbers.json?${new URLSearchParams({ PhoneNumber: phoneNumber })}`,
       );
-      return (found.incoming_phone_numbers ?? []).some((n) => n.phone_number === phoneNumber);
+      const numbers = Array.isArray(found.incoming_phone_numbers) ? (found.incoming_phone_numbers as unknown[]) : [];
+      const number = numbers.find(
+        (n): n is { phone_number: string; sid: unknown } => (n as { phone_number?: unknown })?.phone_number === phoneNumber,
+      );
+      if (!number) return null;
+      if (typeof number.sid !== 'string' || !TWILIO_NUMBER_SID_SHAPE.test(number.sid))
+        throw new TwilioError('Twilio answered a number without its SID', 502);
+      return { sid: number.sid };
+    },
+    async smsWebhook(accountSid, authToken, numberSid) {
+      const found = await call<{ sms_url?: unknown }>(accountSid, authToken, 'GET', numberPath(numberSid));
+      return { smsUrl: typeof found.sms_url === 'string' ? found.sms_url.slice(0, MAX_URL_CHARS) : '' };
+    },
+    async setSmsWebhook(accountSid, authToken, numberSid, smsUrl) {
+      // Cleared: the method is left as it is, the number's own.
+      await call(accountSid, authToken, 'POST', numberPath(numberSid), smsUrl ? { SmsUrl: smsUrl, SmsMethod: 'POST' } : { SmsUrl: '' });
     },
     async sendMessage(accountSid, authToken, msg) {
       const sent = await call<{ sid?: unknown }>(accountSid, authToken, 'POST', '/Messages.json', {

@@ -7,7 +7,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
-import type { Client } from '@connectrpc/connect';
+import { Code, type Client } from '@connectrpc/connect';
+import { expect } from 'vitest';
 import { fromJson, type DescMessage, type JsonValue, type MessageShape } from '@bufbuild/protobuf';
 import { BillingService } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import { ChatService } from '@parley/proto/parley/chat/v1/chat_pb.js';
@@ -29,7 +30,9 @@ import { serveApp } from '@parley/common/testing/serve.ts';
 import { DEV_SESSION_SECRET, readChatConfig, type ChatConfig } from '../../src/config.ts';
 import { sessionIds } from '../../src/core/session-id.ts';
 import { createChatService, MIGRATIONS_DIR, type ChatServiceParts } from '../../src/service.ts';
-export { rpcError } from '@parley/common/testing/rpc.ts';
+import { rpcError } from '@parley/common/testing/rpc.ts';
+
+export { rpcError };
 
 export const logger = createLogger('chat-test', process.env.TEST_LOG_LEVEL ?? 'silent');
 
@@ -289,3 +292,30 @@ export const visitor = (
   clientIp: extra.clientIp ?? '203.0.113.7',
   userAgent: extra.userAgent ?? 'Mozilla/5.0 (test)',
 });
+
+/** The owner disconnects the connection (DisconnectChannel), as the card's Disconnect does. */
+export const disconnectAs = (stack: ChatStack, bot: { ownerId: string }, connectionId: string) =>
+  stack.client.disconnectChannel({ ownerId: bot.ownerId, connectionId });
+
+/** 1 while the connection's row is kept, 0 once it is removed. */
+export const connectionRows = (stack: ChatStack, connectionId: string) =>
+  stack.parts.prisma.channelConnection.count({ where: { id: connectionId } });
+
+/**
+ * A provider out of reach (`outage` makes it so for one call) refuses the disconnect with its
+ * "could not be reached" and keeps the connection and its registration; the next try removes both.
+ */
+export async function disconnectWaitsForProvider(
+  stack: ChatStack,
+  bot: { ownerId: string },
+  connectionId: string,
+  o: { outage: () => void; message: string; registered: () => boolean },
+): Promise<void> {
+  o.outage();
+  const kept = await rpcError(disconnectAs(stack, bot, connectionId));
+  expect([kept.code, kept.rawMessage]).toEqual([Code.Unavailable, o.message]);
+  expect(await connectionRows(stack, connectionId)).toBe(1);
+  expect(o.registered()).toBe(true);
+  expect((await disconnectAs(stack, bot, connectionId)).removed).toBe(true);
+  expect(o.registered()).toBe(false);
+}

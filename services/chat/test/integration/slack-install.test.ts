@@ -8,9 +8,15 @@
 import { Code } from '@connectrpc/connect';
 import { startFakeSlack, type FakeSlack } from '@parley/common/testing/fake-slack.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSigningSecret, openToken, SLACK_WORKSPACE_HELD_ELSEWHERE, slackWorkspaceHeld } from '../../src/channels/connections.ts';
+import {
+  openSigningSecret,
+  openToken,
+  SLACK_UNREACHABLE,
+  SLACK_WORKSPACE_HELD_ELSEWHERE,
+  slackWorkspaceHeld,
+} from '../../src/channels/connections.ts';
 import { SLACK_INSTALL_NOT_CONFIGURED, SLACK_INSTALL_REFUSED } from '../../src/channels/slack-install.ts';
-import { rpcError, startChatStack, type ChatStack } from './harness.ts';
+import { connectionRows, disconnectAs, disconnectWaitsForProvider, rpcError, startChatStack, type ChatStack } from './harness.ts';
 
 const BOT_TOKEN = 'xoxb-5566778899-9988776655-ChatInstallTokenWxYz';
 const APP = { clientId: '5555555555.6666666666', clientSecret: 'chat-test-client-secret-0123456789', botToken: BOT_TOKEN };
@@ -125,5 +131,71 @@ describe("Slack's install", () => {
       webhookBaseUrl: 'https://parley.example/api/channels/slack',
     });
     expect(pasted.connection).toMatchObject({ accountId: 'T0CHATAPP', slackAppInstall: false });
+  });
+});
+
+describe('disconnecting an install (docs/adr/0076-registrations-at-the-provider.md)', () => {
+  let seq = 0;
+  /** An install into a workspace of its own, with a bot token of its own. */
+  async function installed() {
+    seq++;
+    const token = `xoxb-5566778899-9988776655-Uninstall${seq}TokenAbCd`;
+    const teamId = `T0UNINST${seq}`;
+    slack.set({
+      app: { ...APP, botToken: token },
+      bots: { [BOT_TOKEN]: 'installed_bot', [token]: 'installed_bot' },
+      teams: { [token]: { id: teamId, name: 'Uninstall Co' } },
+      uninstallFailures: 0,
+    });
+    const bot = await stack.newChatbot({ knowledge: ['Open every day.'] });
+    const { connection } = await install(stack, bot, await codeFor());
+    expect(connection).toMatchObject({ accountId: teamId, slackAppInstall: true });
+    return { bot, connectionId: connection!.id, token, teamId };
+  }
+  const uninstallCalls = () => slack.calls.filter((c) => c.method === 'apps.uninstall');
+
+  it("uninstalls the operator's app from the workspace with the bot token, then removes the connection", async () => {
+    const { bot, connectionId, token, teamId } = await installed();
+    const before = uninstallCalls().length;
+    expect((await disconnectAs(stack, bot, connectionId)).removed).toBe(true);
+    expect(slack.uninstalled.at(-1)).toBe(teamId);
+    expect(uninstallCalls().slice(before)).toEqual([{ method: 'apps.uninstall', token }]);
+    expect(await connectionRows(stack, connectionId)).toBe(0);
+  });
+
+  it('a bot token Slack no longer accepts (invalid_auth) still disconnects', async () => {
+    const { bot, connectionId, teamId } = await installed();
+    slack.set({ bots: { [BOT_TOKEN]: 'installed_bot' } });
+    expect((await disconnectAs(stack, bot, connectionId)).removed).toBe(true);
+    expect(slack.uninstalled).not.toContain(teamId);
+    expect(await connectionRows(stack, connectionId)).toBe(0);
+  });
+
+  it('Slack out of reach keeps the connection with the error, and the next try removes it', async () => {
+    const { bot, connectionId, teamId } = await installed();
+    await disconnectWaitsForProvider(stack, bot, connectionId, {
+      outage: () => slack.set({ uninstallFailures: 1 }),
+      message: SLACK_UNREACHABLE,
+      registered: () => !slack.uninstalled.includes(teamId),
+    });
+  });
+
+  it("a pasted token's connection calls no apps.uninstall: the owner's own app is theirs", async () => {
+    const token = 'xoxb-5566778899-9988776655-PastedOwnAppTokenAbCd';
+    slack.set({ bots: { [token]: 'own_app_bot' }, teams: { [token]: { id: 'T0OWNAPP', name: 'Own App Co' } } });
+    const bot = await stack.newChatbot({ knowledge: ['Open every day.'] });
+    const { connection } = await stack.client.connectChannel({
+      ownerId: bot.ownerId,
+      chatbotId: bot.id,
+      uniqueId: bot.uniqueId,
+      channel: 'slack',
+      token,
+      signingSecret: '0123456789abcdef0123456789abcdef',
+      webhookBaseUrl: 'https://parley.example/api/channels/slack',
+    });
+    const before = uninstallCalls().length;
+    expect((await disconnectAs(stack, bot, connection!.id)).removed).toBe(true);
+    expect(uninstallCalls()).toHaveLength(before);
+    expect(slack.uninstalled).not.toContain('T0OWNAPP');
   });
 });

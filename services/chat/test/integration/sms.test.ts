@@ -21,15 +21,15 @@ import {
   type TwilioSentMessage,
 } from '@parley/common/testing/fake-twilio.ts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openToken } from '../../src/channels/connections.ts';
-import { TWILIO_NUMBER_NOT_OWNED, TWILIO_REFUSED, TWILIO_SID_INVALID } from '../../src/channels/sms-connections.ts';
+import { openToken, removeChatbotChannels } from '../../src/channels/connections.ts';
+import { TWILIO_NUMBER_NOT_OWNED, TWILIO_REFUSED, TWILIO_SID_INVALID, TWILIO_UNREACHABLE } from '../../src/channels/sms-connections.ts';
 import { TWILIO_SIGNATURE_MISSING, TWILIO_SIGNATURE_REFUSED } from '../../src/channels/sms-receive.ts';
 import { OPTED_OUT, SMS_MAX_TEXT } from '../../src/channels/sms.ts';
 import { SOURCES_HEADING } from '../../src/channels/format.ts';
 import { handoffTimedOut, TIMEOUT_MESSAGE } from '../../src/handoff/handoff-timeout.ts';
 import { leadTaken } from '../../src/leads/channel-lead.ts';
 import { agent, clientMessageId, enableHandoff } from './handoff-helpers.ts';
-import { rpcError, startChatStack, type ChatStack } from './harness.ts';
+import { connectionRows, disconnectAs, disconnectWaitsForProvider, rpcError, startChatStack, type ChatStack } from './harness.ts';
 
 const SID = 'AC0123456789abcdef0123456789abcdef';
 const AUTH_TOKEN = '0123456789abcdef0123456789ab1234';
@@ -50,7 +50,7 @@ afterAll(async () => {
 });
 beforeEach(() => {
   twilio.sent.length = 0;
-  twilio.set({ accounts, rateLimited: 0, failures: 0 });
+  twilio.set({ accounts, rateLimited: 0, failures: 0, numberFailures: 0 });
   stack.fake.reset();
 });
 
@@ -153,6 +153,65 @@ describe('connecting SMS', () => {
     const malformed = await rpcError(stack.client.connectChannel(connectInput(bot, { accountId: '../../Messages' })));
     expect([malformed.code, malformed.rawMessage]).toEqual([Code.InvalidArgument, TWILIO_SID_INVALID]);
     expect(await stack.parts.prisma.channelConnection.count({ where: { chatbotId: bot.id } })).toBe(0);
+  });
+});
+
+describe("the number's webhook at Twilio (docs/adr/0076-registrations-at-the-provider.md)", () => {
+  it("is set to the connection's URL with POST on connect, and cleared on disconnect", async () => {
+    twilio.setNumber(NUMBER, { smsUrl: '', smsMethod: 'GET' });
+    const { bot, connection, url } = await connected();
+    expect(twilio.number(NUMBER)).toMatchObject({ smsUrl: url, smsMethod: 'POST' });
+    expect((await disconnectAs(stack, bot, connection.id)).removed).toBe(true);
+    expect(twilio.number(NUMBER)).toMatchObject({ smsUrl: '', smsMethod: 'POST' });
+    expect(await connectionRows(stack, connection.id)).toBe(0);
+  });
+
+  it('is left alone on disconnect when the number was pointed elsewhere since', async () => {
+    const { bot, connection } = await connected();
+    twilio.setNumber(NUMBER, { smsUrl: 'https://elsewhere.example/sms' });
+    expect((await disconnectAs(stack, bot, connection.id)).removed).toBe(true);
+    expect(twilio.number(NUMBER).smsUrl).toBe('https://elsewhere.example/sms');
+    expect(await connectionRows(stack, connection.id)).toBe(0);
+  });
+
+  it('an Auth Token Twilio no longer accepts still disconnects, and a number gone from the account too', async () => {
+    const revoked = await connected();
+    twilio.set({ accounts: { [SID]: { ...accounts[SID], authToken: 'ffffffffffffffffffffffffffffffff' } } });
+    expect((await disconnectAs(stack, revoked.bot, revoked.connection.id)).removed).toBe(true);
+    expect(await connectionRows(stack, revoked.connection.id)).toBe(0);
+    expect(twilio.number(NUMBER).smsUrl).toBe(revoked.url);
+    twilio.set({ accounts });
+    const released = await connected();
+    twilio.set({ accounts: { [SID]: { ...accounts[SID], numbers: [] } } });
+    expect((await disconnectAs(stack, released.bot, released.connection.id)).removed).toBe(true);
+    expect(await connectionRows(stack, released.connection.id)).toBe(0);
+  });
+
+  it("a deleted chatbot's number is cleared too, and with Twilio out of reach its connection goes all the same", async () => {
+    const deleted = await connected();
+    expect(await removeChatbotChannels(stack.parts.deps.channels, deleted.bot.id)).toBe(1);
+    expect(twilio.number(NUMBER).smsUrl).toBe('');
+    const unreachable = await connected();
+    twilio.set({ numberFailures: 5 });
+    expect(await removeChatbotChannels(stack.parts.deps.channels, unreachable.bot.id)).toBe(1);
+    expect(twilio.number(NUMBER).smsUrl).toBe(unreachable.url);
+    expect(await connectionRows(stack, unreachable.connection.id)).toBe(0);
+  });
+
+  it('Twilio out of reach keeps the connection with the error, and the next try removes it; on connect it stores nothing', async () => {
+    const { bot, connection, url } = await connected();
+    await disconnectWaitsForProvider(stack, bot, connection.id, {
+      outage: () => twilio.set({ numberFailures: 1 }),
+      message: TWILIO_UNREACHABLE,
+      registered: () => twilio.number(NUMBER).smsUrl === url,
+    });
+
+    const other = await stack.newChatbot({ knowledge: KNOWLEDGE });
+    twilio.set({ numberFailures: 1 });
+    const refused = await rpcError(stack.client.connectChannel(connectInput(other)));
+    expect([refused.code, refused.rawMessage]).toEqual([Code.Unavailable, TWILIO_UNREACHABLE]);
+    expect(await stack.parts.prisma.channelConnection.count({ where: { chatbotId: other.id } })).toBe(0);
+    expect(twilio.number(NUMBER).smsUrl).toBe('');
   });
 });
 

@@ -19,6 +19,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SECRET_MISSING, SECRET_REFUSED } from '../../src/channels/receive-update.ts';
 import {
   NO_CHAT_YET,
+  PROVIDER_UNREACHABLE,
   openToken,
   reencryptChannelTokens,
   TEST_MESSAGE,
@@ -33,7 +34,15 @@ import { emailInMessage, leadTaken } from '../../src/leads/channel-lead.ts';
 import { DAILY_LIMIT_REACHED } from '../../src/public-chat/daily-limits.ts';
 import { ChannelReplyRequestedSchema } from '@parley/proto/parley/events/v1/channel_message_received_pb.js';
 import { agent, clientMessageId, enableHandoff } from './handoff-helpers.ts';
-import { lastSystemPrompt, rpcError, startChatStack, type ChatStack } from './harness.ts';
+import {
+  connectionRows,
+  disconnectAs,
+  disconnectWaitsForProvider,
+  lastSystemPrompt,
+  rpcError,
+  startChatStack,
+  type ChatStack,
+} from './harness.ts';
 
 const TOKEN = '123456789:AAFakeTokenForParleyTestsOnly_abcdWXYZ';
 const KNOWLEDGE = ['The museum opens at ten and closes at six, every day but Monday.'];
@@ -52,7 +61,7 @@ afterAll(async () => {
 beforeEach(() => {
   telegram.sent.length = 0;
   telegram.calls.length = 0;
-  telegram.set({ bots: { [TOKEN]: 'museum_bot' }, rateLimited: { times: 0, retryAfter: 1 }, failures: 0 });
+  telegram.set({ bots: { [TOKEN]: 'museum_bot' }, rateLimited: { times: 0, retryAfter: 1 }, failures: 0, webhookFailures: 0 });
   stack.fake.reset();
 });
 
@@ -675,5 +684,23 @@ describe('the owner', () => {
     expect(telegram.webhooks.has(TOKEN)).toBe(false);
     expect(await stack.parts.prisma.channelConnection.count({ where: { id: connection.id } })).toBe(0);
     expect(await stack.parts.prisma.channelDelivery.count({ where: { connectionId: connection.id } })).toBe(0);
+  });
+});
+
+describe('disconnecting (docs/adr/0076-registrations-at-the-provider.md)', () => {
+  it('a token Telegram no longer accepts still disconnects', async () => {
+    const { bot, connection } = await connectedBot();
+    telegram.set({ bots: {} });
+    expect((await disconnectAs(stack, bot, connection.id)).removed).toBe(true);
+    expect(await connectionRows(stack, connection.id)).toBe(0);
+  });
+
+  it('Telegram out of reach keeps the connection with the error, and the next try removes it', async () => {
+    const { bot, connection } = await connectedBot();
+    await disconnectWaitsForProvider(stack, bot, connection.id, {
+      outage: () => telegram.set({ webhookFailures: 1 }),
+      message: PROVIDER_UNREACHABLE,
+      registered: () => telegram.webhooks.has(TOKEN),
+    });
   });
 });

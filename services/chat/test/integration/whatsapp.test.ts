@@ -19,11 +19,11 @@ import {
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SIGNATURE_MISSING, SIGNATURE_REFUSED, VERIFY_TOKEN_REFUSED } from '../../src/channels/meta-receive.ts';
 import { WINDOW_CLOSED } from '../../src/channels/meta-channels.ts';
-import { metaTokenRefused } from '../../src/channels/meta-connections.ts';
+import { META_UNREACHABLE, metaTokenRefused } from '../../src/channels/meta-connections.ts';
 import { handoffTimedOut, TIMEOUT_MESSAGE } from '../../src/handoff/handoff-timeout.ts';
 import { contactOf, leadTaken } from '../../src/leads/channel-lead.ts';
 import { agent, clientMessageId, enableHandoff } from './handoff-helpers.ts';
-import { rpcError, startChatStack, type ChatStack } from './harness.ts';
+import { connectionRows, disconnectAs, disconnectWaitsForProvider, rpcError, startChatStack, type ChatStack } from './harness.ts';
 
 const PHONE_ID = '106540352242922';
 const WABA_ID = '102290129340398';
@@ -39,7 +39,7 @@ const WEBHOOK_BASE = 'https://parley.example/api/channels/whatsapp';
 let stack: ChatStack;
 let meta: FakeMeta;
 const accounts = {
-  [PHONE_ID]: { token: TOKEN, name: '+1 555-078-3881' },
+  [PHONE_ID]: { token: TOKEN, name: '+1 555-078-3881', businessAccountId: WABA_ID },
   [PAGE_ID]: { token: PAGE_TOKEN, name: 'City Museum' },
   [IG_ID]: { token: IG_TOKEN, name: 'citymuseum' },
 };
@@ -54,7 +54,7 @@ afterAll(async () => {
 beforeEach(() => {
   meta.sent.length = 0;
   meta.calls.length = 0;
-  meta.set({ accounts, rateLimited: 0, failures: 0 });
+  meta.set({ accounts, rateLimited: 0, failures: 0, subscriptionFailures: 0 });
   stack.fake.reset();
 });
 
@@ -79,11 +79,10 @@ const inboundJobs = async () => {
   }
 };
 
-async function connected(channel = 'whatsapp', credit = '5') {
-  const bot = await stack.newChatbot({ knowledge: KNOWLEDGE });
-  await stack.setCredit(bot.ownerId, credit);
+/** Connects the chatbot to one of Meta's channels with the fake's account and token for it. */
+const connectTo = (bot: { ownerId: string; id: string; uniqueId: string }, channel: string) => {
   const ids = { whatsapp: [PHONE_ID, TOKEN], messenger: [PAGE_ID, PAGE_TOKEN], instagram: [IG_ID, IG_TOKEN] }[channel]!;
-  const { connection } = await stack.client.connectChannel({
+  return stack.client.connectChannel({
     ownerId: bot.ownerId,
     chatbotId: bot.id,
     uniqueId: bot.uniqueId,
@@ -94,6 +93,12 @@ async function connected(channel = 'whatsapp', credit = '5') {
     businessAccountId: channel === 'whatsapp' ? WABA_ID : '',
     webhookBaseUrl: WEBHOOK_BASE,
   });
+};
+
+async function connected(channel = 'whatsapp', credit = '5') {
+  const bot = await stack.newChatbot({ knowledge: KNOWLEDGE });
+  await stack.setCredit(bot.ownerId, credit);
+  const { connection } = await connectTo(bot, channel);
   return { bot, connection: connection! };
 }
 
@@ -105,7 +110,10 @@ const signedPost = (channel: string, connectionId: string, event: unknown, sign 
 describe('connecting WhatsApp', () => {
   it('reads the account with the token, seals token and app secret, and answers the verify token once', async () => {
     const { bot, connection } = await connected();
-    expect(meta.calls).toEqual([{ method: 'GET', path: `/${PHONE_ID}` }]);
+    expect(meta.calls).toEqual([
+      { method: 'GET', path: `/${PHONE_ID}` },
+      { method: 'POST', path: `/${WABA_ID}/subscribed_apps` },
+    ]);
     expect([connection.status, connection.tokenLastFour, connection.botName, connection.accountId]).toEqual([
       'connected',
       'WXYZ',
@@ -150,6 +158,62 @@ describe('connecting WhatsApp', () => {
     }
     expect(meta.calls).toEqual([]);
     expect(await stack.parts.prisma.channelConnection.count({ where: { chatbotId: bot.id } })).toBe(0);
+  });
+});
+
+describe("the app's subscription at Meta (docs/adr/0076-registrations-at-the-provider.md)", () => {
+  // Each account starts with no connection of an earlier test, so its subscription is this test's alone.
+  beforeEach(() => stack.parts.prisma.channelConnection.deleteMany({ where: { channel: { in: ['whatsapp', 'messenger', 'instagram'] } } }));
+  const subscribed = [
+    ['whatsapp', WABA_ID, []],
+    ['messenger', PAGE_ID, ['messages', 'messaging_postbacks']],
+    ['instagram', IG_ID, ['messages', 'messaging_postbacks']],
+  ] as const;
+
+  it('subscribes the WhatsApp Business account, the page and the Instagram account on connect, and removes each on disconnect', async () => {
+    for (const [channel, id, fields] of subscribed) {
+      const { bot, connection } = await connected(channel);
+      expect(meta.subscriptions.get(id)).toEqual(fields);
+      expect((await disconnectAs(stack, bot, connection.id)).removed).toBe(true);
+      expect(meta.subscriptions.has(id)).toBe(false);
+      expect(await connectionRows(stack, connection.id)).toBe(0);
+    }
+    expect(meta.calls.filter((c) => c.method === 'DELETE').map((c) => c.path)).toEqual(
+      subscribed.map(([, id]) => `/${id}/subscribed_apps`),
+    );
+  });
+
+  it('keeps the subscription while another connection answers through the same account, and removes it with the last', async () => {
+    const first = await connected('messenger');
+    const second = await connected('messenger');
+    expect((await disconnectAs(stack, first.bot, first.connection.id)).removed).toBe(true);
+    expect(meta.subscriptions.get(PAGE_ID)).toEqual(['messages', 'messaging_postbacks']);
+    expect(meta.calls.filter((c) => c.method === 'DELETE')).toEqual([]);
+    expect((await disconnectAs(stack, second.bot, second.connection.id)).removed).toBe(true);
+    expect(meta.subscriptions.has(PAGE_ID)).toBe(false);
+  });
+
+  it('a token Meta no longer accepts (401, code 190) still disconnects', async () => {
+    const { bot, connection } = await connected('messenger');
+    meta.set({ accounts: { ...accounts, [PAGE_ID]: { token: 'EAAGrevokedTokenRevokedTokenRevoked00', name: 'City Museum' } } });
+    expect((await disconnectAs(stack, bot, connection.id)).removed).toBe(true);
+    expect(await connectionRows(stack, connection.id)).toBe(0);
+  });
+
+  it('Meta out of reach keeps the connection with the error, and the next try removes it; on connect it stores nothing', async () => {
+    const { bot, connection } = await connected('whatsapp');
+    await disconnectWaitsForProvider(stack, bot, connection.id, {
+      outage: () => meta.set({ subscriptionFailures: 1 }),
+      message: META_UNREACHABLE,
+      registered: () => meta.subscriptions.has(WABA_ID),
+    });
+
+    const other = await stack.newChatbot({ knowledge: KNOWLEDGE });
+    meta.set({ subscriptionFailures: 1 });
+    const refused = await rpcError(connectTo(other, 'instagram'));
+    expect([refused.code, refused.rawMessage]).toEqual([Code.Unavailable, META_UNREACHABLE]);
+    expect(await stack.parts.prisma.channelConnection.count({ where: { chatbotId: other.id } })).toBe(0);
+    expect(meta.subscriptions.has(IG_ID)).toBe(false);
   });
 });
 
@@ -397,7 +461,7 @@ describe('Messenger and Instagram', () => {
     ]);
     expect(
       meta.calls
-        .filter((c) => c.method === 'POST')
+        .filter((c) => c.method === 'POST' && c.path.endsWith('/messages'))
         .map((c) => c.path)
         .sort(),
     ).toEqual([`/${IG_ID}/messages`, '/me/messages']);

@@ -1,10 +1,13 @@
 // A local stand-in for Meta's Graph API, for tests and the end-to-end suite: what Parley calls for
-// WhatsApp Cloud API, Messenger and Instagram — GET /{id}?fields=… (the account) and POST
-// /{phone-number-id}/messages, /me/messages, /{ig-id}/messages — with a bearer token, answered as
-// Meta does (the object, or `{error: {message, type, code, fbtrace_id}}`), plus what Meta itself
+// WhatsApp Cloud API, Messenger and Instagram — GET /{id}?fields=… (the account), POST
+// /{phone-number-id}/messages, /me/messages, /{ig-id}/messages, and POST, GET and DELETE
+// /{id}/subscribed_apps (the app's subscription of a page, Instagram account or WhatsApp Business
+// account, kept per id with its subscribed_fields) — with a bearer token, answered as Meta does (the
+// object, `{success: true}`, or `{error: {message, type, code, fbtrace_id}}`), plus what Meta itself
 // does with a webhook: `deliver` posts an event to a URL signed X-Hub-Signature-256 under the app
 // secret, and `handshake` makes the GET verification call. Its own endpoints for a test in another
-// process live under /_fake/: POST /_fake/deliver {url, appSecret, event}, GET /_fake/sent.
+// process live under /_fake/: POST /_fake/deliver {url, appSecret, event}, GET /_fake/sent, GET
+// /_fake/subscriptions ({id: fields}).
 import { createHmac } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { serveFake } from './serve.ts';
@@ -13,6 +16,8 @@ export interface FakeMetaAccount {
   token: string;
   /** WhatsApp's display phone number, the page's name or the Instagram username. */
   name: string;
+  /** WhatsApp: the business account the phone number is in, which the same token may subscribe (when not given: any other id). */
+  businessAccountId?: string;
 }
 
 export interface FakeMetaBehaviour {
@@ -22,6 +27,8 @@ export interface FakeMetaBehaviour {
   rateLimited: number;
   /** The next N sends are answered 503. */
   failures: number;
+  /** The next N calls to /{id}/subscribed_apps are answered 503. */
+  subscriptionFailures: number;
 }
 
 export interface MetaSentMessage {
@@ -36,6 +43,8 @@ export interface FakeMeta {
   url: string;
   sent: MetaSentMessage[];
   calls: { method: string; path: string }[];
+  /** The app's subscriptions by page, Instagram account or WhatsApp Business account id: the subscribed fields ([] for WhatsApp's). */
+  subscriptions: Map<string, string[]>;
   set(patch: Partial<FakeMetaBehaviour>): void;
   sentCount(count: number): Promise<void>;
   /** Posts the event to the URL signed under the app secret as Meta would; resolves to the webhook's status. */
@@ -145,8 +154,9 @@ const MAX_TEXT: Record<string, number> = { whatsapp: 4096, messenger: 2000, inst
 
 export async function startFakeMeta(opts: Partial<FakeMetaBehaviour> & { port?: number; host?: string } = {}): Promise<FakeMeta> {
   const { port = 0, host = '127.0.0.1', ...initial } = opts;
-  const behaviour: FakeMetaBehaviour = { accounts: {}, rateLimited: 0, failures: 0, ...initial };
+  const behaviour: FakeMetaBehaviour = { accounts: {}, rateLimited: 0, failures: 0, subscriptionFailures: 0, ...initial };
   const sent: MetaSentMessage[] = [];
+  const subscriptions = new Map<string, string[]>();
   const calls: { method: string; path: string }[] = [];
   const waiting: { count: number; resolve: () => void }[] = [];
   const onSent = () => {
@@ -173,6 +183,7 @@ export async function startFakeMeta(opts: Partial<FakeMetaBehaviour> & { port?: 
     const url = new URL(req.url ?? '/', 'http://localhost');
     const path = url.pathname.replace(/^\/v\d+\.\d+/, '');
     if (path === '/_fake/sent' && req.method === 'GET') return reply(res, 200, sent);
+    if (path === '/_fake/subscriptions' && req.method === 'GET') return reply(res, 200, Object.fromEntries(subscriptions));
     if (path === '/_fake/deliver' && req.method === 'POST') {
       const { url: to, appSecret, event } = JSON.parse(await readBody(req)) as { url: string; appSecret: string; event: unknown };
       return reply(res, 200, { status: await deliver(to, appSecret, event) });
@@ -182,9 +193,11 @@ export async function startFakeMeta(opts: Partial<FakeMetaBehaviour> & { port?: 
     const byToken = Object.entries(behaviour.accounts).find(([, a]) => a.token === token);
     if (!byToken) return refuse(res, 401, 190, 'Invalid OAuth access token - Cannot parse access token');
     const [tokenAccountId, account] = byToken;
-    const match = /^\/(me|\d+)(\/messages)?$/.exec(path);
+    const match = /^\/(me|\d+)(\/messages|\/subscribed_apps)?$/.exec(path);
     if (!match) return refuse(res, 400, 100, 'Unknown path components', 'GraphMethodException');
     const id = match[1] === 'me' ? tokenAccountId : match[1];
+    const business = account.businessAccountId ? id === account.businessAccountId : id !== tokenAccountId;
+    if (match[2] === '/subscribed_apps' && (id === tokenAccountId || business)) return subscribedApps(req, res, url, id, business);
     if (id !== tokenAccountId)
       return refuse(res, 400, 100, `Unsupported get request. Object with ID '${id}' does not exist`, 'GraphMethodException');
     if (!match[2] && req.method === 'GET')
@@ -226,6 +239,28 @@ export async function startFakeMeta(opts: Partial<FakeMetaBehaviour> & { port?: 
     return reply(res, 200, { recipient_id: to, message_id: messageId });
   };
 
+  /** An app's subscription: a page's or Instagram account's needs subscribed_fields, a WhatsApp Business account's takes none. */
+  const subscribedApps = async (req: IncomingMessage, res: ServerResponse, url: URL, id: string, business: boolean) => {
+    if (behaviour.subscriptionFailures > 0) {
+      behaviour.subscriptionFailures--;
+      return refuse(res, 503, 2, 'Service temporarily unavailable', 'OAuthException');
+    }
+    if (req.method === 'GET')
+      return reply(res, 200, { data: subscriptions.has(id) ? [{ id: '1234567890', subscribed_fields: subscriptions.get(id) }] : [] });
+    if (req.method === 'DELETE') {
+      subscriptions.delete(id);
+      return reply(res, 200, { success: true });
+    }
+    if (req.method !== 'POST') return refuse(res, 400, 100, 'Unsupported request', 'GraphMethodException');
+    const raw = await readBody(req);
+    const body = (raw ? JSON.parse(raw) : {}) as { subscribed_fields?: unknown };
+    const given = typeof body.subscribed_fields === 'string' ? body.subscribed_fields : (url.searchParams.get('subscribed_fields') ?? '');
+    const fields = given.split(',').filter(Boolean);
+    if (!business && fields.length === 0) return refuse(res, 400, 100, 'The parameter subscribed_fields is required.', 'OAuthException');
+    subscriptions.set(id, fields);
+    return reply(res, 200, { success: true });
+  };
+
   const server = await serveFake(
     'Meta',
     handle,
@@ -237,6 +272,7 @@ export async function startFakeMeta(opts: Partial<FakeMetaBehaviour> & { port?: 
     url: `${server.origin}/v21.0`,
     sent,
     calls,
+    subscriptions,
     set(patch) {
       Object.assign(behaviour, patch);
     },

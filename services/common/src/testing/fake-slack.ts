@@ -7,9 +7,12 @@
 // GET /oauth/v2/authorize stands for Slack's authorize page and sends the browser straight back to
 // the redirect_uri with a code and the state (or `error=access_denied` when `installs` is 'deny'), and
 // POST /oauth.v2.access exchanges a code once, under the app's client id and secret (HTTP Basic), for
-// the app's bot token, as Slack does (invalid_code, bad_redirect_uri, invalid_client). The fake's own endpoints (for a test in another
-// process) live under /_fake/: POST /_fake/deliver {url, signingSecret, payload, retryNum?} and GET
-// /_fake/sent.
+// the app's bot token, as Slack does (invalid_code, bad_redirect_uri, invalid_client). POST
+// /apps.uninstall (form-encoded client_id and client_secret, the bot token as Bearer) removes the app
+// from the token's workspace and revokes the token, as Slack does (invalid_auth, invalid_client_id,
+// bad_client_secret); `uninstalled` lists the workspaces, and a later install gives the token again. The fake's own endpoints (for a test in another
+// process) live under /_fake/: POST /_fake/deliver {url, signingSecret, payload, retryNum?}, GET
+// /_fake/sent and GET /_fake/uninstalled.
 import { createHmac, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { serveFake } from './serve.ts';
@@ -21,6 +24,8 @@ export interface FakeSlackBehaviour {
   rateLimited: { times: number; retryAfter: number };
   /** The next N chat.postMessage calls are answered 503. */
   failures: number;
+  /** The next N apps.uninstall calls are answered 503. */
+  uninstallFailures: number;
   /** The Slack app the OAuth install is for, and the bot token an install gives (add it to `bots` too). */
   app: { clientId: string; clientSecret: string; botToken: string } | null;
   /** What the person on the authorize page does. */
@@ -44,6 +49,8 @@ export interface FakeSlack {
   sent: SlackPost[];
   /** Every call, accepted or not: method and token. */
   calls: { method: string; token: string }[];
+  /** The workspaces (team ids) the app was uninstalled from with apps.uninstall, oldest first. */
+  uninstalled: string[];
   /** Every authorize page visit's query (client_id, scope, redirect_uri, state). */
   authorizations: Record<string, string>[];
   set(patch: Partial<FakeSlackBehaviour>): void;
@@ -115,6 +122,7 @@ export async function startFakeSlack(opts: Partial<FakeSlackBehaviour> & { port?
     bots: {},
     rateLimited: { times: 0, retryAfter: 1 },
     failures: 0,
+    uninstallFailures: 0,
     app: null,
     installs: 'allow',
     teams: {},
@@ -125,6 +133,9 @@ export async function startFakeSlack(opts: Partial<FakeSlackBehaviour> & { port?
   const codes = new Map<string, { redirectUri: string; clientId: string }>();
   let codeSeq = 1;
   const sent: SlackPost[] = [];
+  const uninstalled: string[] = [];
+  /** The bot users of the tokens apps.uninstall revoked, given back by the next install of the app. */
+  const revoked = new Map<string, string>();
   const calls: { method: string; token: string }[] = [];
   const waiting: { count: number; resolve: () => void }[] = [];
   let tsSeq = 1;
@@ -153,6 +164,7 @@ export async function startFakeSlack(opts: Partial<FakeSlackBehaviour> & { port?
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (path === '/_fake/sent' && req.method === 'GET') return reply(res, 200, sent);
+    if (path === '/_fake/uninstalled' && req.method === 'GET') return reply(res, 200, uninstalled);
     if (path === '/_fake/deliver' && req.method === 'POST') {
       const d = JSON.parse(await readBody(req)) as { url: string; signingSecret: string; payload: unknown; retryNum?: number };
       return reply(res, 200, await deliver(d.url, d.signingSecret, d.payload, { retryNum: d.retryNum }));
@@ -186,6 +198,8 @@ export async function startFakeSlack(opts: Partial<FakeSlackBehaviour> & { port?
       if (!issued) return reply(res, 200, { ok: false, error: 'invalid_code' });
       codes.delete(form.get('code') ?? '');
       if (issued.redirectUri !== form.get('redirect_uri')) return reply(res, 200, { ok: false, error: 'bad_redirect_uri' });
+      const reinstalled = revoked.get(app.botToken);
+      if (reinstalled && !behaviour.bots[app.botToken]) behaviour.bots = { ...behaviour.bots, [app.botToken]: reinstalled };
       return reply(res, 200, {
         ok: true,
         access_token: app.botToken,
@@ -201,6 +215,7 @@ export async function startFakeSlack(opts: Partial<FakeSlackBehaviour> & { port?
     const method = match[1];
     const token = (req.headers.authorization ?? '').replace(/^Bearer /, '');
     calls.push({ method, token });
+    if (method === 'apps.uninstall') return uninstall(res, token, new URLSearchParams(await readBody(req)));
     const raw = await readBody(req);
     let body: Record<string, unknown>;
     try {
@@ -244,6 +259,22 @@ export async function startFakeSlack(opts: Partial<FakeSlackBehaviour> & { port?
     }
   };
 
+  /** apps.uninstall: the app's client id and secret checked, then the token's workspace uninstalled and the token revoked. */
+  const uninstall = (res: ServerResponse, token: string, form: URLSearchParams) => {
+    if (behaviour.uninstallFailures > 0) {
+      behaviour.uninstallFailures--;
+      return reply(res, 503, { ok: false, error: 'service_unavailable' });
+    }
+    if (!behaviour.bots[token]) return reply(res, 200, { ok: false, error: 'invalid_auth' });
+    const app = behaviour.app;
+    if (!app || form.get('client_id') !== app.clientId) return reply(res, 200, { ok: false, error: 'invalid_client_id' });
+    if (form.get('client_secret') !== app.clientSecret) return reply(res, 200, { ok: false, error: 'bad_client_secret' });
+    uninstalled.push(teamOf(token).id);
+    revoked.set(token, behaviour.bots[token]);
+    behaviour.bots = Object.fromEntries(Object.entries(behaviour.bots).filter(([t]) => t !== token));
+    return reply(res, 200, { ok: true });
+  };
+
   const server = await serveFake(
     'Slack',
     handle,
@@ -255,6 +286,7 @@ export async function startFakeSlack(opts: Partial<FakeSlackBehaviour> & { port?
     url: server.origin,
     sent,
     calls,
+    uninstalled,
     authorizations,
     set(patch) {
       Object.assign(behaviour, patch);

@@ -15,6 +15,8 @@ export interface FakeTelegramBehaviour {
   rateLimited: { times: number; retryAfter: number };
   /** The next N sendMessage calls are answered 502 Bad Gateway. */
   failures: number;
+  /** The next N deleteWebhook calls are answered 502 Bad Gateway. */
+  webhookFailures: number;
 }
 
 export interface SentMessage {
@@ -77,7 +79,13 @@ export async function startFakeTelegram(
   opts: Partial<FakeTelegramBehaviour> & { port?: number; host?: string } = {},
 ): Promise<FakeTelegram> {
   const { port = 0, host = '127.0.0.1', ...initial } = opts;
-  const behaviour: FakeTelegramBehaviour = { bots: {}, rateLimited: { times: 0, retryAfter: 1 }, failures: 0, ...initial };
+  const behaviour: FakeTelegramBehaviour = {
+    bots: {},
+    rateLimited: { times: 0, retryAfter: 1 },
+    failures: 0,
+    webhookFailures: 0,
+    ...initial,
+  };
   const sent: SentMessage[] = [];
   const calls: { method: string; token: string }[] = [];
   const webhooks = new Map<string, { url: string; secretToken: string }>();
@@ -134,6 +142,10 @@ export async function startFakeTelegram(
         return reply(res, 200, { ok: true, result: true, description: 'Webhook was set' });
       }
       case 'deleteWebhook':
+        if (behaviour.webhookFailures > 0) {
+          behaviour.webhookFailures--;
+          return refuse(res, 502, 'Bad Gateway');
+        }
         webhooks.delete(token);
         return reply(res, 200, { ok: true, result: true, description: 'Webhook was deleted' });
       case 'sendMessage': {

@@ -1,13 +1,14 @@
 // A local stand-in for Twilio's REST API, for tests and the end-to-end suite: what Parley calls for
 // SMS — GET /2010-04-01/Accounts/{AccountSid}.json (the account), GET …/IncomingPhoneNumbers.json
-// ?PhoneNumber= (its numbers) and POST …/Messages.json (form-encoded To, From, Body, StatusCallback)
-// — with the Account SID and Auth Token as basic auth, answered as Twilio does (the resource's JSON,
-// 201 for a message, or `{code, message, more_info, status}`), plus what Twilio itself does with a
+// ?PhoneNumber= (its numbers), GET and POST …/IncomingPhoneNumbers/{Sid}.json (a number, and its
+// form-encoded SmsUrl and SmsMethod, kept per number) and POST …/Messages.json (form-encoded To,
+// From, Body, StatusCallback) — with the Account SID and Auth Token as basic auth, answered as Twilio
+// does (the resource's JSON, 201 for a message, or `{code, message, more_info, status}`), plus what Twilio itself does with a
 // webhook: `deliver` posts an inbound SMS to a URL form-encoded and signed X-Twilio-Signature
 // (HMAC-SHA1 under the Auth Token of the URL and the sorted parameters, base64), and `status` posts
 // a message's status callback the same way. Its own endpoints for a test in another process live
 // under /_fake/: POST /_fake/deliver {url, from, body, messageSid?}, POST /_fake/status {url,
-// messageSid, status}, GET /_fake/sent.
+// messageSid, status}, GET /_fake/sent, GET /_fake/numbers (each number's webhook).
 import { createHmac, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { serveFake } from './serve.ts';
@@ -26,6 +27,16 @@ export interface FakeTwilioBehaviour {
   rateLimited: number;
   /** The next N sends are answered 503. */
   failures: number;
+  /** The next N calls to a number's resource (GET or POST …/IncomingPhoneNumbers/{Sid}.json) are answered 503. */
+  numberFailures: number;
+}
+
+/** A number's "A message comes in" webhook as Twilio keeps it. */
+export interface FakeTwilioNumber {
+  phoneNumber: string;
+  sid: string;
+  smsUrl: string;
+  smsMethod: string;
 }
 
 export interface TwilioSentMessage {
@@ -42,6 +53,10 @@ export interface FakeTwilio {
   sent: TwilioSentMessage[];
   set(patch: Partial<FakeTwilioBehaviour>): void;
   sentCount(count: number): Promise<void>;
+  /** The number's webhook as it is set now (any account's number, E.164). */
+  number(phoneNumber: string): FakeTwilioNumber;
+  /** Sets the number's webhook as its owner would in Twilio's console. */
+  setNumber(phoneNumber: string, patch: Partial<Pick<FakeTwilioNumber, 'smsUrl' | 'smsMethod'>>): void;
   /** Posts an inbound SMS as Twilio would, signed under the account's Auth Token; resolves to the webhook's status and body. */
   deliver(url: string, sms: InboundSms): Promise<{ status: number; body: string }>;
   /** Posts a status callback about a message sent (to its StatusCallback); resolves to the webhook's status. */
@@ -60,6 +75,9 @@ export interface InboundSms {
 
 /** A fresh SMS sid, as Twilio names one (SM and 32 hexadecimal characters). */
 export const smsSid = () => `SM${randomBytes(16).toString('hex')}`;
+
+/** A number's SID in the fake: PN and its digits padded to 32 hexadecimal characters, as stable as Twilio's. */
+export const numberSidOf = (phoneNumber: string) => `PN${phoneNumber.slice(1).padEnd(32, '0')}`;
 
 /** Twilio's X-Twilio-Signature: base64(HMAC-SHA1(auth token, url + each parameter's name and value, sorted by name)). */
 export function twilioSignatureOf(authToken: string, url: string, params: Record<string, string>): string {
@@ -131,8 +149,23 @@ const refuse = (res: ServerResponse, status: number, code: number, message: stri
 
 export async function startFakeTwilio(opts: Partial<FakeTwilioBehaviour> & { port?: number; host?: string } = {}): Promise<FakeTwilio> {
   const { port = 0, host = '127.0.0.1', ...initial } = opts;
-  const behaviour: FakeTwilioBehaviour = { accounts: {}, rateLimited: 0, failures: 0, ...initial };
+  const behaviour: FakeTwilioBehaviour = { accounts: {}, rateLimited: 0, failures: 0, numberFailures: 0, ...initial };
   const sent: TwilioSentMessage[] = [];
+  const webhooks = new Map<string, Pick<FakeTwilioNumber, 'smsUrl' | 'smsMethod'>>();
+  const numberOf = (phoneNumber: string): FakeTwilioNumber => ({
+    phoneNumber,
+    sid: numberSidOf(phoneNumber),
+    ...(webhooks.get(phoneNumber) ?? { smsUrl: '', smsMethod: 'POST' }),
+  });
+  const numberResource = (accountSid: string, n: FakeTwilioNumber) => ({
+    sid: n.sid,
+    account_sid: accountSid,
+    phone_number: n.phoneNumber,
+    friendly_name: n.phoneNumber,
+    sms_url: n.smsUrl,
+    sms_method: n.smsMethod,
+    capabilities: { sms: true, mms: false, voice: true },
+  });
   const waiting: { count: number; resolve: () => void }[] = [];
   const onSent = () => {
     for (let i = waiting.length - 1; i >= 0; i--) if (sent.length >= waiting[i].count) waiting.splice(i, 1)[0].resolve();
@@ -159,6 +192,12 @@ export async function startFakeTwilio(opts: Partial<FakeTwilioBehaviour> & { por
     const url = new URL(req.url ?? '/', 'http://localhost');
     const path = url.pathname;
     if (path === '/_fake/sent' && req.method === 'GET') return reply(res, 200, sent);
+    if (path === '/_fake/numbers' && req.method === 'GET')
+      return reply(
+        res,
+        200,
+        Object.values(behaviour.accounts).flatMap((a) => a.numbers.map(numberOf)),
+      );
     if (path === '/_fake/deliver' && req.method === 'POST') {
       const o = JSON.parse(await readBody(req)) as {
         url: string;
@@ -176,7 +215,10 @@ export async function startFakeTwilio(opts: Partial<FakeTwilioBehaviour> & { por
       if (!message) return refuse(res, 404, 20404, 'No such message');
       return reply(res, 200, { status: await status(message, o.status, o.errorCode) });
     }
-    const match = /^\/2010-04-01\/Accounts\/([^/]+?)(\.json|\/IncomingPhoneNumbers\.json|\/Messages\.json)$/.exec(path);
+    const match =
+      /^\/2010-04-01\/Accounts\/([^/]+?)(\.json|\/IncomingPhoneNumbers\.json|\/IncomingPhoneNumbers\/[^/]+\.json|\/Messages\.json)$/.exec(
+        path,
+      );
     if (!match) return refuse(res, 404, 20404, `The requested resource ${path} was not found`);
     const [, sid, resource] = match;
     const [user, pass] = Buffer.from((req.headers.authorization ?? '').replace(/^Basic /, ''), 'base64')
@@ -189,8 +231,9 @@ export async function startFakeTwilio(opts: Partial<FakeTwilioBehaviour> & { por
     if (resource === '/IncomingPhoneNumbers.json' && req.method === 'GET') {
       const wanted = url.searchParams.get('PhoneNumber');
       const numbers = account.numbers.filter((n) => !wanted || n === wanted);
-      return reply(res, 200, { incoming_phone_numbers: numbers.map((n) => ({ phone_number: n, sid: `PN${n.slice(1).padEnd(32, '0')}` })) });
+      return reply(res, 200, { incoming_phone_numbers: numbers.map((n) => numberResource(sid, numberOf(n))) });
     }
+    if (resource.startsWith('/IncomingPhoneNumbers/')) return numberCall(req, res, sid, account, resource);
     if (resource !== '/Messages.json' || req.method !== 'POST') return refuse(res, 405, 20004, 'Method not allowed');
     const form = new URLSearchParams(await readBody(req));
     if (behaviour.rateLimited > 0) {
@@ -224,12 +267,43 @@ export async function startFakeTwilio(opts: Partial<FakeTwilioBehaviour> & { por
     });
   };
 
+  /** GET or POST one number's resource: unknown to the account 404 (20404), SmsUrl checked to be a URL or empty (21502). */
+  const numberCall = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    accountSid: string,
+    account: FakeTwilioAccount,
+    resource: string,
+  ) => {
+    const phoneNumber = account.numbers.find((n) => resource === `/IncomingPhoneNumbers/${numberSidOf(n)}.json`);
+    if (!phoneNumber) return refuse(res, 404, 20404, `The requested resource ${resource} was not found`);
+    if (behaviour.numberFailures > 0) {
+      behaviour.numberFailures--;
+      return refuse(res, 503, 20500, 'Service unavailable');
+    }
+    if (req.method === 'GET') return reply(res, 200, numberResource(accountSid, numberOf(phoneNumber)));
+    if (req.method !== 'POST') return refuse(res, 405, 20004, 'Method not allowed');
+    const form = new URLSearchParams(await readBody(req));
+    const smsUrl = form.get('SmsUrl');
+    const smsMethod = form.get('SmsMethod');
+    if (smsUrl !== null && smsUrl !== '' && !/^https?:\/\/\S+$/.test(smsUrl)) return refuse(res, 400, 21502, 'SmsUrl is not valid.');
+    if (smsMethod !== null && smsMethod !== 'GET' && smsMethod !== 'POST') return refuse(res, 400, 21502, 'SmsMethod is not valid.');
+    const now = numberOf(phoneNumber);
+    webhooks.set(phoneNumber, { smsUrl: smsUrl ?? now.smsUrl, smsMethod: smsMethod ?? now.smsMethod });
+    return reply(res, 200, numberResource(accountSid, numberOf(phoneNumber)));
+  };
+
   const server = await serveFake('Twilio', handle, (res, message) => refuse(res, 500, 20500, `Internal error: ${message}`), host, port);
   return {
     url: server.origin,
     sent,
     set(patch) {
       Object.assign(behaviour, patch);
+    },
+    number: numberOf,
+    setNumber(phoneNumber, patch) {
+      const { smsUrl, smsMethod } = numberOf(phoneNumber);
+      webhooks.set(phoneNumber, { smsUrl, smsMethod, ...patch });
     },
     deliver,
     status,

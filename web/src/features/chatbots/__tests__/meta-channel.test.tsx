@@ -38,6 +38,10 @@ describe('the WhatsApp card', () => {
     expect(await within(whatsapp).findByText('Connected')).toBeTruthy();
     expect(calls.find((c) => c.operationName === 'ConnectMetaChannel')?.variables).toMatchObject({ channel: 'whatsapp', token: TOKEN });
     expect(within(whatsapp).getByText('verify-once')).toBeTruthy();
+    // Parley subscribed the account; the callback URL and verify token stay the owner's to set in their app.
+    expect(
+      within(whatsapp).getByText(/^Parley subscribed this account to your app's webhooks\. .* are your app's own setting/),
+    ).toBeTruthy();
     expect(within(whatsapp).getAllByText(CALLBACK)).toHaveLength(1);
     expect(document.body.textContent).not.toContain(TOKEN);
     expect(document.body.textContent).not.toContain(APP_SECRET);

@@ -15,7 +15,7 @@ const smsConnection = () =>
   });
 
 describe('the SMS card', () => {
-  it('connects with the Account SID, the Auth Token (sent once, never shown back) and the number, then shows the webhook URL for Twilio', async () => {
+  it('connects with the Account SID, the Auth Token (sent once, never shown back) and the number, then shows the webhook URL Parley set in Twilio', async () => {
     let connected = false;
     const calls = renderCard({
       ChannelConnections: () => ({ data: { channelConnections: connected ? [smsConnection()] : [] } }),
@@ -40,6 +40,8 @@ describe('the SMS card', () => {
       phoneNumber: '+15550100100',
     });
     expect(within(sms).getByLabelText('Twilio webhook URL').textContent).toBe('https://parley.example/api/channels/sms/conn-sms');
+    // Parley set it on the number: the owner pastes nothing, the URL is there for reference.
+    expect(within(sms).getByText(/^Parley set the number's “A message comes in” webhook in Twilio to this URL/)).toBeTruthy();
     expect(within(sms).getByText('•••• 1234')).toBeTruthy();
     expect(within(sms).getByText('Connected', { exact: true })).toBeTruthy();
     expect(document.body.textContent).not.toContain(TOKEN);

@@ -34,11 +34,17 @@ const RULES: Record<MetaChannelName, { label: string; accountLabel: string; toke
   },
 };
 
-/** The webhook's URL and verify token, shown once after connecting, for Meta's console. */
+/**
+ * The webhook's URL and verify token, shown once after connecting, for Meta's console. Parley subscribed the account to the app's
+ * webhooks itself; the callback URL and verify token are the app's own setting, which only its owner makes.
+ */
 function WebhookSetup({ label, webhookUrl, verifyToken }: { label: string; webhookUrl: string; verifyToken: string }) {
   return (
     <Alert tone="success">
-      <p className="font-medium">Now paste these in your app's {label} webhook settings and subscribe to messages.</p>
+      <p className="font-medium">
+        Parley subscribed this account to your app's webhooks. The callback URL and verify token are your app's own setting: paste these in
+        your app's {label} webhook settings in Meta's console and subscribe the app to messages.
+      </p>
       <dl className="mt-2 grid gap-1 text-sm">
         <dt className="font-medium">Callback URL</dt>
         <dd className="font-mono break-all">{webhookUrl}</dd>
@@ -125,7 +131,7 @@ function MetaConnection({ connection, channel, setupShown }: { connection: Conne
         inputMode: 'numeric',
         maxLength: 30,
       }}
-      disconnectText="Parley forgets the token and the app secret and refuses the webhook's calls. Remove the callback URL in Meta's console too. The conversations stay in History."
+      disconnectText="Parley removes this account's subscription to your app's webhooks, forgets the token and the app secret, and refuses the webhook's calls. The callback URL stays in your app's settings in Meta's console, where it is yours to change. The conversations stay in History."
     >
       {connection.webhookUrl && !setupShown ? (
         <p className="text-sm text-gray-600">

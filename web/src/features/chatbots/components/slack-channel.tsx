@@ -114,7 +114,7 @@ function SlackConnection({ connection }: { connection: Connection }) {
         label="Slack"
         name={connection.botName}
         test={test}
-        disconnectText="Parley forgets the bot token and stops answering this Slack workspace; remove the app from the workspace in Slack too if no chatbot should answer there. The conversations stay in History."
+        disconnectText="Parley removes the app from this Slack workspace (its bot token stops working), forgets the token and stops answering there. The conversations stay in History."
       >
         <p className="text-sm text-gray-700">
           Added to Slack: mention the bot in a channel it was invited to, or write to it directly, and the chatbot answers in the thread.
@@ -127,7 +127,7 @@ function SlackConnection({ connection }: { connection: Connection }) {
       label="Slack"
       name={connection.botName}
       test={test}
-      disconnectText="Parley forgets the token and signing secret and refuses this Request URL from now on; remove it from your Slack app too. The conversations stay in History."
+      disconnectText="Parley forgets the token and signing secret and refuses this Request URL from now on. Your Slack app is your own: remove the Request URL from it, or the app from the workspace, in Slack. The conversations stay in History."
     >
       <div className="space-y-1">
         <p className="text-sm text-gray-700">

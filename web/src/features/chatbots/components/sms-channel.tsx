@@ -24,8 +24,8 @@ function ConnectSms({ chatbotId }: { chatbotId: string }) {
     <form className="space-y-3" onSubmit={onConnect}>
       <p className="text-sm text-gray-600">
         Answer text messages sent to one of your Twilio phone numbers. Paste the Account SID and Auth Token from the Twilio Console&apos;s
-        account page and the number in E.164 form (+15550100100). They are checked with Twilio; the Auth Token is stored encrypted and never
-        shown again.
+        account page and the number in E.164 form (+15550100100). They are checked with Twilio, and Parley sets the number&apos;s &ldquo;A
+        message comes in&rdquo; webhook to this chatbot itself; the Auth Token is stored encrypted and never shown again.
       </p>
       <div className="grid gap-2 sm:grid-cols-3">
         <TextField
@@ -61,7 +61,7 @@ function ConnectSms({ chatbotId }: { chatbotId: string }) {
   );
 }
 
-/** A connected Twilio number: the webhook URL to paste in Twilio, a test SMS, the deliveries and Disconnect. */
+/** A connected Twilio number: the webhook URL Parley set on the number (for reference), a test SMS, the deliveries and Disconnect. */
 function SmsConnection({ connection }: { connection: Connection }) {
   return (
     <ConnectedChannel
@@ -75,11 +75,11 @@ function SmsConnection({ connection }: { connection: Connection }) {
         type: 'tel',
         maxLength: 20,
       }}
-      disconnectText="Parley forgets the Auth Token and refuses this webhook URL from now on: messages to the number are no longer answered. Remove the webhook from the number in Twilio too. The conversations stay in History."
+      disconnectText="Parley clears the number's “A message comes in” webhook in Twilio (unless it points somewhere else by now), forgets the Auth Token and refuses this webhook URL from now on: messages to the number are no longer answered. The conversations stay in History."
     >
       <dl className="grid gap-1 rounded-md bg-gray-50 px-3 py-2 text-sm">
         <dt className="font-medium text-gray-700">
-          In Twilio, set this URL as the number&apos;s &ldquo;A message comes in&rdquo; webhook (HTTP POST)
+          Parley set the number&apos;s &ldquo;A message comes in&rdquo; webhook in Twilio to this URL (HTTP POST); nothing to paste
         </dt>
         <dd className="font-mono break-all text-gray-900" aria-label="Twilio webhook URL">
           {connection.webhookUrl}
