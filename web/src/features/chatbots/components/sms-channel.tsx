@@ -79,7 +79,8 @@ function SmsConnection({ connection }: { connection: Connection }) {
     >
       <dl className="grid gap-1 rounded-md bg-gray-50 px-3 py-2 text-sm">
         <dt className="font-medium text-gray-700">
-          Parley set the number&apos;s &ldquo;A message comes in&rdquo; webhook in Twilio to this URL (HTTP POST); nothing to paste
+          Parley set the number&apos;s &ldquo;A message comes in&rdquo; webhook in Twilio to this URL (HTTP POST), so there is nothing to
+          paste.
         </dt>
         <dd className="font-mono break-all text-gray-900" aria-label="Twilio webhook URL">
           {connection.webhookUrl}
