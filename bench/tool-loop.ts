@@ -31,7 +31,7 @@ import { parseAllowList } from '../services/common/src/outbound/guard.ts';
 import { runToolLoop } from '../services/chat/src/public-chat/tool-loop.ts';
 import type { LanguageModel, ModelAnswer, ModelRequest } from '../services/chat/src/models/language-model.ts';
 import { runAction } from '../services/chatbot/src/actions/run-action.ts';
-import { parseActionDefinition } from '../services/chatbot/src/actions/action-definition.ts';
+import { parseActionDefinition } from '../services/chatbot/src/actions/actions.ts';
 import { load, ms, percentile } from './stats.ts';
 import { UNVERIFIED } from '../services/chat/src/public-chat/visitor-identity.ts';
 import { redisPendingActions } from '../services/chat/src/public-chat/pending-actions.ts';
@@ -123,7 +123,7 @@ const target = createServer((_req, res) => {
 });
 await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
 const origin = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
-const def = parseActionDefinition({
+const def = await parseActionDefinition({
   name: 'look_up_order',
   whenToUse: 'orders',
   inputs: [{ name: 'order_id', type: 'string', required: true }],

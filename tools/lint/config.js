@@ -225,6 +225,26 @@ export default defineConfig(
       'react-hooks/exhaustive-deps': 'error',
     },
   },
+  // BullMQ's package index loads every class and its PostgreSQL backend: the services take the classes
+  // from services/common/src/bullmq.ts, and only types from 'bullmq' (docs/adr/0068-memory-at-rest.md).
+  {
+    files: ['services/*/src/**/*.ts', 'gateway/src/**/*.ts'],
+    ignores: ['**/__tests__/**', 'services/common/src/testing/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'bullmq',
+              message: "Import BullMQ's classes from services/common/src/bullmq.ts; only types from 'bullmq'.",
+              allowTypeImports: true,
+            },
+          ],
+        },
+      ],
+    },
+  },
   // A unit test may compose capabilities as service.ts does (seed through one, check another); the
   // boundaries between packages still hold.
   {

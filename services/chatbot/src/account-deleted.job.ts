@@ -2,7 +2,8 @@
 // chatbot of the deleted owner. Database errors are rethrown so BullMQ retries them with backoff;
 // the use case is idempotent, so a retry or a second delivery finishes what is left. An event
 // without a user id can never succeed and fails at once.
-import { UnrecoverableError, type Worker } from 'bullmq';
+import type { Worker } from 'bullmq';
+import { UnrecoverableError } from '@parley/common/bullmq.ts';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { AccountDeletedSchema, type AccountDeleted } from '@parley/proto/parley/events/v1/account_deleted_pb.js';
 import type { Logger } from '@parley/common/logger.ts';

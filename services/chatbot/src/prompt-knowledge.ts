@@ -6,7 +6,7 @@
 // budget has room for unless the caller asks for a number. Every passage names its entry (id,
 // title, a website entry's address) so the reply can cite it.
 import { actionTools } from './actions/actions.ts';
-import type { ActionDefinition } from './actions/action-definition.ts';
+import type { ActionDefinition } from './actions/action-definition-schema.ts';
 import { mcpModelTools, type McpModelTool } from './actions/mcp-servers.ts';
 import type { Chatbot, PrismaClient } from './generated/prisma/client.ts';
 import { getPublicChatbot, type PublicChatbotDeps } from './chatbots/get-public-chatbot.ts';

@@ -47,7 +47,7 @@ import { actionRoutes, toActionToolMessage } from './actions/action-rpc.ts';
 import type { ActionDeps } from './actions/actions.ts';
 import { mcpServerRoutes, toMcpToolMessage } from './actions/mcp-rpc.ts';
 import type { McpModelTool } from './actions/mcp-servers.ts';
-import type { ActionDefinition } from './actions/action-definition.ts';
+import type { ActionDefinition } from './actions/action-definition-schema.ts';
 import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
 
 export type ChatbotRpcDeps = CreateChatbotDeps &

@@ -5,7 +5,8 @@
 // it in BullMQ's own telemetry field of the job's options (stored with the job by the same command,
 // outside the payload), and its worker continues that trace.
 import { createHash } from 'node:crypto';
-import { Queue, Worker, UnrecoverableError, type Job, type JobsOptions } from 'bullmq';
+import type { Job, JobsOptions } from 'bullmq';
+import { Queue, Worker, UnrecoverableError } from './bullmq.ts';
 import { fromJson, toJson, type DescMessage, type JsonValue, type MessageShape } from '@bufbuild/protobuf';
 import type { Redis } from 'ioredis';
 import { commonVars, readConfig } from './config.ts';

@@ -3,10 +3,14 @@
 // the old generation's free pages, and nothing shrinks them again until V8's own memory reducer runs,
 // 8 s and more after the last collection and only once allocation has been low for that long. A
 // process at rest therefore kept ≈ 20–25 MB it no longer used. Here, when the process has been quiet
-// for QUIET_TICKS checks in a row after its heap grew, one collection that reduces the footprint runs
-// (V8's "last resort" one: a full collection with compaction, the young generation shrunk to its
-// minimum and freed pages unmapped). It costs ≈ 80–130 ms of CPU, so it runs only when the heap has
-// grown by GROWTH_BYTES since the last one and never more often than COST_SHARE of the time allows.
+// for QUIET_TICKS checks in a row after its memory grew, one collection that reduces the footprint
+// runs (V8's "last resort" one: a full collection with compaction, the young generation shrunk to its
+// minimum, freed and pooled pages unmapped). It costs ≈ 80–130 ms of CPU, so it runs only when the
+// V8 heap (committed) or the resident set has grown by GROWTH_BYTES since the last one, and never more
+// often than COST_SHARE of the time allows. The resident set counts too: a process whose heap grew by
+// less than GROWTH_BYTES in a burst (auth after a sign-up and its queue jobs: 3 MB) still held pages
+// such a collection gives back, the young generation's and V8's pool of free pages
+// (docs/adr/0068-memory-at-rest.md).
 import type { Logger } from './logger.ts';
 
 /** V8's gc() of `--expose-gc`, with the options of V8 11 and later. */
@@ -21,12 +25,14 @@ export interface RestMemoryOptions {
   quietCpuShare?: number;
   /** Quiet checks in a row before collecting. */
   quietTicks?: number;
-  /** How much the V8 heap (committed) must have grown since the last collection. */
+  /** How much the V8 heap (committed) or the resident set must have grown since the last collection. */
   growthBytes?: number;
   /** At most this share of wall time spent in these collections (a collection of c ms waits c / share). */
   costShare?: number;
   /** Read the committed heap size (tests). */
   heapBytes?: () => number;
+  /** Read the resident set size (tests). */
+  rssBytes?: () => number;
   /** The process's CPU time so far, in ms (tests). */
   cpuMs?: () => number;
   /** A monotonic clock, in ms (tests). */
@@ -70,13 +76,15 @@ export function restMemoryCheck(opts: Partial<RestMemoryOptions> = {}): (() => v
   const growthBytes = opts.growthBytes ?? GROWTH_BYTES;
   const costShare = opts.costShare ?? COST_SHARE;
   const heapBytes = opts.heapBytes ?? (() => process.memoryUsage().heapTotal);
+  const rssBytes = opts.rssBytes ?? (() => process.memoryUsage.rss());
   const cpu = opts.cpuMs ?? cpuMs;
   const nowMs = opts.nowMs ?? (() => performance.now());
 
   let lastCpu = cpu();
   let quiet = 0;
-  // The heap right after the last collection; the first one measures from the start.
+  // The heap and the resident set right after the last collection; the first one measures from the start.
   let baseline = 0;
+  let rssBaseline = 0;
   let notBefore = 0;
   return () => {
     const now = cpu();
@@ -85,7 +93,7 @@ export function restMemoryCheck(opts: Partial<RestMemoryOptions> = {}): (() => v
     quiet = used < quietCpuMs ? quiet + 1 : 0;
     if (quiet < quietTicks || nowMs() < notBefore) return;
     const heap = heapBytes();
-    if (heap - baseline < growthBytes) return;
+    if (heap - baseline < growthBytes && rssBytes() - rssBaseline < growthBytes) return;
     const started = nowMs();
     gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
     const after = cpu();
@@ -93,6 +101,7 @@ export function restMemoryCheck(opts: Partial<RestMemoryOptions> = {}): (() => v
     lastCpu = after;
     quiet = 0;
     baseline = heapBytes();
+    rssBaseline = rssBytes();
     notBefore = nowMs() + cost / costShare;
     opts.logger?.debug(
       { heapBefore: heap, heapAfter: baseline, cpuMs: Math.round(cost), ms: Math.round(nowMs() - started) },

@@ -57,6 +57,25 @@ describe('the model catalogue', () => {
     ['an unknown provider', text([one({ provider: 'acme' })]), /line 6: models\[0\].provider /],
     ['a missing field', text([{ ...one(), plans: undefined }]), /line 4: models\[0\]\.plans /],
     ['an unknown field', text([one({ colour: 'red' })]), /line 4: models\[0\] /],
+    [
+      'a context window that is not an integer',
+      text([one({ contextWindow: 8192.5 })]),
+      /line 8: models\[0\]\.contextWindow must be an integer/,
+    ],
+    ['a context window below 1024 tokens', text([one({ contextWindow: 512 })]), /line 8: models\[0\]\.contextWindow must be from 1024/],
+    ['an empty provider model', text([one({ providerModel: '' })]), /line 15: models\[0\]\.providerModel must have at least 1 character/],
+    ['an unknown plan', text([one({ plans: ['free', 'gold'] })]), /line 14: models\[0\]\.plans\[1\] must be one of "free", "pro"/],
+    [
+      'an unknown capability',
+      text([one({ capabilities: { streaming: true, tools: false, images: false, audio: true } })]),
+      /line 15: models\[0\]\.capabilities has unknown field "audio"/,
+    ],
+    [
+      'a capability that is not a boolean',
+      text([one({ capabilities: { streaming: 'yes', tools: false, images: false } })]),
+      /models\[0\]\.capabilities\.streaming must be true or false/,
+    ],
+    ['no models', text([]), /line 3: models must list at least 1/],
     ['a duplicate id', text([one(), one()]), /line 17: models\[1\]\.id "m-1" is listed twice/],
     ['a default not listed', text([one()], 'm-2'), /line 2: default "m-2" is not one of the models listed/],
     [

@@ -6,12 +6,21 @@ import { collectAtRest, restMemoryCheck, type ExposedGc } from '../src/rest-memo
 const MB = 1024 * 1024;
 
 /** A process whose CPU time, clock and heap the test moves; `gcCpuMs` is what each collection costs. */
-function fakeProcess(opts: { heap: number; gcCpuMs?: number }) {
-  const p = { cpu: 0, now: 0, heap: opts.heap, collections: [] as unknown[], afterGcHeap: 30 * MB };
+function fakeProcess(opts: { heap: number; rss?: number; gcCpuMs?: number }) {
+  const p = {
+    cpu: 0,
+    now: 0,
+    heap: opts.heap,
+    rss: opts.rss ?? 100 * MB,
+    collections: [] as unknown[],
+    afterGcHeap: 30 * MB,
+    afterGcRss: 60 * MB,
+  };
   const gc: ExposedGc = (options) => {
     p.collections.push(options);
     p.cpu += opts.gcCpuMs ?? 0;
     p.heap = p.afterGcHeap;
+    p.rss = p.afterGcRss;
   };
   const check = restMemoryCheck({
     gc,
@@ -21,6 +30,7 @@ function fakeProcess(opts: { heap: number; gcCpuMs?: number }) {
     growthBytes: 4 * MB,
     costShare: 0.05,
     heapBytes: () => p.heap,
+    rssBytes: () => p.rss,
     cpuMs: () => p.cpu,
     nowMs: () => p.now,
   })!;
@@ -55,6 +65,25 @@ describe('collecting at rest', () => {
     p.heap = 35 * MB;
     tick();
     tick();
+    expect(p.collections).toHaveLength(2);
+  });
+
+  it('collects again once the resident set grew, even where the heap did not', () => {
+    const { p, tick } = fakeProcess({ heap: 50 * MB });
+    tick();
+    tick();
+    expect(p.collections).toHaveLength(1);
+    // A burst that hardly grew the heap (3 MB) but left 5 MB more resident.
+    p.heap = 33 * MB;
+    p.rss = 63 * MB;
+    for (let i = 0; i < 10; i++) tick();
+    expect(p.collections).toHaveLength(1);
+    p.rss = 65 * MB;
+    tick();
+    tick();
+    expect(p.collections).toHaveLength(2);
+    // Measured again from what the collection left: quiet and unchanged, nothing more.
+    for (let i = 0; i < 20; i++) tick();
     expect(p.collections).toHaveLength(2);
   });
 

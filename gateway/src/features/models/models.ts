@@ -21,15 +21,11 @@ export type PlanName = 'free' | 'pro';
 export const TYPICAL_ANSWER = { promptTokens: 2000, completionTokens: 300 } as const;
 
 /** A model as owners and integrators read it; prices are exact decimal strings of US dollars. */
-export interface ModelView {
-  id: string;
+export interface ModelView extends Pick<
+  CatalogueModel,
+  'id' | 'displayName' | 'contextWindow' | 'maxOutputTokens' | 'inputPricePerMillion' | 'outputPricePerMillion' | 'capabilities'
+> {
   provider: string;
-  displayName: string;
-  contextWindow: number;
-  maxOutputTokens: number;
-  inputPricePerMillion: string;
-  outputPricePerMillion: string;
-  capabilities: { streaming: boolean; tools: boolean; images: boolean };
   /** The plans whose chatbots may use it. */
   plans: string[];
   /** The model a new chatbot answers with. */

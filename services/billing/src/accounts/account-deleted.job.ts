@@ -2,7 +2,8 @@
 // holds about the owner, keeping the usage ledger only as anonymised accounting records. Stripe and
 // database errors are rethrown so BullMQ retries them with backoff (the use case is idempotent); an
 // event that can never succeed (bad payload) fails at once, changing nothing.
-import { UnrecoverableError, type Worker } from 'bullmq';
+import type { Worker } from 'bullmq';
+import { UnrecoverableError } from '@parley/common/bullmq.ts';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { AccountDeletedSchema, type AccountDeleted } from '@parley/proto/parley/events/v1/account_deleted_pb.js';
 import type { Logger } from '@parley/common/logger.ts';

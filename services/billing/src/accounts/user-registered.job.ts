@@ -1,6 +1,7 @@
 // Consumes auth's UserRegistered events: opens the new owner's billing account. A late one for an
 // owner who has deleted their account since is skipped: it must not open the account again.
-import { UnrecoverableError, type Worker } from 'bullmq';
+import type { Worker } from 'bullmq';
+import { UnrecoverableError } from '@parley/common/bullmq.ts';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { UserRegisteredSchema, type UserRegistered } from '@parley/proto/parley/events/v1/user_registered_pb.js';
 import type { Logger } from '@parley/common/logger.ts';

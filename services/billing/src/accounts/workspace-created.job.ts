@@ -1,7 +1,8 @@
 // Consumes auth's WorkspaceCreated events: opens the new workspace's billing account on the free
 // plan without the starting credit. A late one for a workspace deleted since is skipped: it must not
 // open the account again.
-import { UnrecoverableError, type Worker } from 'bullmq';
+import type { Worker } from 'bullmq';
+import { UnrecoverableError } from '@parley/common/bullmq.ts';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { WorkspaceCreatedSchema } from '@parley/proto/parley/events/v1/workspace_created_pb.js';
 import type { Logger } from '@parley/common/logger.ts';

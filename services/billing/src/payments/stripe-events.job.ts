@@ -1,7 +1,8 @@
 // Consumes the gateway's StripeEventReceived jobs (one per verified webhook delivery, job id = event
 // id) and applies each event once. Database errors are rethrown so BullMQ retries them with backoff;
 // an event that can never be applied (malformed) fails at once, changing nothing.
-import { UnrecoverableError, type Worker } from 'bullmq';
+import type { Worker } from 'bullmq';
+import { UnrecoverableError } from '@parley/common/bullmq.ts';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { StripeEventReceivedSchema, type StripeEventReceived } from '@parley/proto/parley/events/v1/stripe_event_received_pb.js';
 import type { Logger } from '@parley/common/logger.ts';

@@ -6,7 +6,8 @@
 // event at a time, so one bad event fails alone); an event that can never succeed (bad payload,
 // model without a price) fails at once, debiting nothing. Usage arriving after its owner deleted
 // their account is dropped (logged): it must not open the account again.
-import { UnrecoverableError, type Worker } from 'bullmq';
+import type { Worker } from 'bullmq';
+import { UnrecoverableError } from '@parley/common/bullmq.ts';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { UsageRecordedSchema, type UsageRecorded } from '@parley/proto/parley/events/v1/usage_recorded_pb.js';

@@ -7,7 +7,8 @@
 // about ten per message, next to the answers on the same cores. A batch's database error fails each
 // of its jobs, which BullMQ retries with backoff (each event is counted once whatever the retries);
 // an event that can never succeed (bad payload, missing ids) fails at once on its own and is logged.
-import { UnrecoverableError, type Worker } from 'bullmq';
+import type { Worker } from 'bullmq';
+import { UnrecoverableError } from '@parley/common/bullmq.ts';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { ChatbotInteractionSchema, type ChatbotInteraction } from '@parley/proto/parley/events/v1/chatbot_interaction_pb.js';

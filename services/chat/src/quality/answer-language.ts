@@ -1,8 +1,10 @@
 // The language an answer is written in, for the quality loop's `language` check (docs/adr/0065-reason-codes.md):
 // decided by franc-min (trigram profiles of 82 languages, MIT, no model), never by the model.
 // A check names a language by its ISO 639-1 code ("fr"), its ISO 639-3 code ("fra") or the
-// chatbot's language names (english, french, chinese); franc answers in ISO 639-3.
-import { franc } from 'franc-min';
+// chatbot's language names (english, french, chinese); franc answers in ISO 639-3. franc-min (its
+// trigram profiles: ≈ 1.3 MB of heap, 2.3 MB of the process) is loaded at the first test run with a
+// `language` check (loadLanguageDetector), not at start (docs/adr/0068-memory-at-rest.md).
+import type { franc as Franc } from 'franc-min';
 
 /** ISO 639-1 codes of the languages franc-min knows, to its ISO 639-3 ones. */
 const ISO_639_1: Record<string, string> = {
@@ -61,5 +63,15 @@ export function languageCode(raw: string): string | null {
 /** The languages a check may name, for the owner's message. */
 export const LANGUAGE_CODES = Object.keys(ISO_639_1);
 
+let franc: typeof Franc | undefined;
+
+/** Loads franc-min, once: before the first `language` check is run. */
+export async function loadLanguageDetector(): Promise<void> {
+  franc ??= (await import('franc-min')).franc;
+}
+
 /** The answer's language (ISO 639-3), or 'und' when it is too short or too mixed to tell. */
-export const answerLanguage = (text: string): string => franc(text, { minLength: 10 });
+export function answerLanguage(text: string): string {
+  if (!franc) throw new Error('answerLanguage: loadLanguageDetector() was not awaited before the first language check');
+  return franc(text, { minLength: 10 });
+}

@@ -8,7 +8,7 @@
 // at  Ten [1]." once the marker is gone.
 import { isUuid } from '@parley/common/ids.ts';
 import { invalid } from '@parley/common/rpc-errors.ts';
-import { answerLanguage, languageCode, LANGUAGE_CODES } from './answer-language.ts';
+import { answerLanguage, languageCode, LANGUAGE_CODES, loadLanguageDetector } from './answer-language.ts';
 
 export const CHECK_KINDS = ['contains', 'not_contains', 'cites', 'no_answer', 'offers_person', 'language'] as const;
 export type CheckKind = (typeof CHECK_KINDS)[number];
@@ -90,6 +90,11 @@ export function runCheck(check: Check, answer: CheckedAnswer): CheckResult {
       );
     }
   }
+}
+
+/** Loads what the checks need beyond this module (franc-min for a `language` check); before runChecks. */
+export async function prepareChecks(checks: Check[]): Promise<void> {
+  if (checks.some((c) => c.kind === 'language')) await loadLanguageDetector();
 }
 
 export function runChecks(checks: Check[], answer: CheckedAnswer): { passed: boolean; results: CheckResult[] } {

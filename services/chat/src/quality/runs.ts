@@ -21,7 +21,7 @@ import { isUuid } from '@parley/common/ids.ts';
 import type { Producer } from '@parley/common/queues.ts';
 import { Prisma, type TestResult, type TestRun } from '../generated/prisma/client.ts';
 import { answerCase, type AnswerCaseDeps } from './answer-case.ts';
-import { runChecks, type Check } from './checks.ts';
+import { prepareChecks, runChecks, type Check } from './checks.ts';
 import { ownedChatbot, type QualityDeps } from './test-cases.ts';
 import type { OfferedModels } from '../models/offered-models.ts';
 import { parseDraft, storedDraft, type Draft, type Variant } from './draft.ts';
@@ -283,6 +283,7 @@ export async function processRun(deps: RunDeps, runId: string): Promise<void> {
     try {
       const answer = await answerCase(deps.answer, question);
       if (answer.model && variant === 'current') model = answer.model;
+      await prepareChecks(c.checks as unknown as Check[]);
       const checked = runChecks(c.checks as unknown as Check[], {
         text: answer.text,
         sources: answer.sources,

@@ -15,7 +15,7 @@ import {
   type ActionDefinition as ActionDefinitionMessage,
 } from '@parley/proto/parley/chatbot/v1/actions_pb.js';
 import { invalid } from '@parley/common/rpc-errors.ts';
-import type { ActionDefinition, ActionDefinitionInput } from './action-definition.ts';
+import type { ActionDefinition, ActionDefinitionInput } from './action-definition-schema.ts';
 import {
   createAction,
   deleteAction,

@@ -12,14 +12,8 @@ import type { OutboundPolicy } from '@parley/common/outbound/guard.ts';
 import { OutboundError, outboundUrl } from '@parley/common/outbound/request.ts';
 import type { ActionCall, ChatbotAction, Prisma, PrismaClient } from '../generated/prisma/client.ts';
 import { findOwnedChatbot, type OwnedChatbotRef } from '../core/owned-chatbot.ts';
-import {
-  ActionDefinitionError,
-  fill,
-  MAX_ACTIONS_PER_CHATBOT,
-  parseActionDefinition,
-  type ActionDefinition,
-  type ActionDefinitionInput,
-} from './action-definition.ts';
+import { ActionDefinitionError, fill, MAX_ACTIONS_PER_CHATBOT } from './action-definition.ts';
+import type { ActionDefinition, ActionDefinitionInput } from './action-definition-schema.ts';
 import { MASK, runAction, type ActionOutcome } from './run-action.ts';
 
 export const ACTION_NOT_FOUND = 'Action not found';
@@ -81,11 +75,20 @@ function openSecrets(deps: ActionDeps, row: ChatbotAction): Record<string, strin
   return row.secrets ? (JSON.parse(open(deps.secretKey, row.secrets, row.id)) as Record<string, string>) : {};
 }
 
+/**
+ * The definition, validated; a refusal (ActionDefinitionError) is the first problem in the owner's
+ * words. zod's schema is loaded here at the first definition checked (action-definition.ts).
+ */
+export async function parseActionDefinition(raw: unknown): Promise<ActionDefinition> {
+  const { checkActionDefinition } = await import('./action-definition-schema.ts');
+  return checkActionDefinition(raw);
+}
+
 /** The definition checked, and its URL against the outbound policy (https outside development). */
-function checked(deps: ActionDeps, raw: ActionDefinitionInput): ActionDefinition {
+async function checked(deps: ActionDeps, raw: ActionDefinitionInput): Promise<ActionDefinition> {
   let def: ActionDefinition;
   try {
-    def = parseActionDefinition(raw);
+    def = await parseActionDefinition(raw);
     outboundUrl(
       fill(def.url, () => 'x'),
       deps.policy,
@@ -126,7 +129,7 @@ const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === 
 
 export async function createAction(deps: ActionDeps, ref: OwnedChatbotRef, raw: ActionDefinitionInput): Promise<ActionView> {
   const chatbot = await findOwnedChatbot(deps.db, ref);
-  const def = checked(deps, raw);
+  const def = await checked(deps, raw);
   if ((await deps.db.chatbotAction.count({ where: { chatbotId: chatbot.id } })) >= MAX_ACTIONS_PER_CHATBOT) throw invalid(TOO_MANY_ACTIONS);
   const id = randomUUID();
   const secrets = Object.fromEntries(def.secrets.filter((s) => s.value).map((s) => [s.name, s.value]));
@@ -159,7 +162,7 @@ export async function updateAction(
   raw: ActionDefinitionInput,
 ): Promise<ActionView> {
   const row = await findAction(deps, ref, actionId);
-  const def = checked(deps, raw);
+  const def = await checked(deps, raw);
   const stored = openSecrets(deps, row);
   const secrets = Object.fromEntries(
     def.secrets.map((s) => [s.name, s.value || stored[s.name] || ''] as const).filter(([, value]) => value),

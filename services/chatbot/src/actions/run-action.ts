@@ -7,7 +7,8 @@
 import { outboundRequest, OutboundError } from '@parley/common/outbound/request.ts';
 import type { OutboundPolicy } from '@parley/common/outbound/guard.ts';
 import { withoutControlCharacters } from '@parley/common/control-characters.ts';
-import { fill, MAX_READ_BYTES, placeholders, type ActionDefinition, type ActionInput } from './action-definition.ts';
+import { fill, MAX_READ_BYTES, placeholders } from './action-definition.ts';
+import type { ActionDefinition, ActionInput } from './action-definition-schema.ts';
 
 export const MASK = '••••';
 export const NEEDS_VERIFIED_VISITOR = 'This action needs a verified visitor';

@@ -7,7 +7,8 @@
 // worker, which counts only the ones marked interactions_via_analytics. Database errors are
 // rethrown so BullMQ retries them with backoff; a bad event fails at once; an event for a deleted
 // chatbot is acknowledged and ignored.
-import { UnrecoverableError, type Worker } from 'bullmq';
+import type { Worker } from 'bullmq';
+import { UnrecoverableError } from '@parley/common/bullmq.ts';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { ChatbotInteractionSchema, type ChatbotInteraction } from '@parley/proto/parley/events/v1/chatbot_interaction_pb.js';

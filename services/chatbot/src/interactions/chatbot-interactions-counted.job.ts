@@ -3,7 +3,8 @@
 // were the chatbot's (ADR 23); each report is added once to the chatbot's interactions. Database
 // errors are rethrown so BullMQ retries them with backoff; a bad event fails at once; an event for
 // an unknown or deleted chatbot is acknowledged and ignored.
-import { UnrecoverableError, type Worker } from 'bullmq';
+import type { Worker } from 'bullmq';
+import { UnrecoverableError } from '@parley/common/bullmq.ts';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { ChatbotInteractionsCountedSchema } from '@parley/proto/parley/events/v1/chatbot_interactions_counted_pb.js';

@@ -4,7 +4,8 @@
 // notices it publishes for auth (parley.webhook-endpoint-disabled).
 import { create, type JsonValue } from '@bufbuild/protobuf';
 import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
-import { UnrecoverableError, type Worker } from 'bullmq';
+import type { Worker } from 'bullmq';
+import { UnrecoverableError } from '@parley/common/bullmq.ts';
 import {
   WebhookDeliveryRequestedSchema,
   WebhookEndpointDisabledSchema,

@@ -9,7 +9,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { findNodeAtLocation, parseTree, printParseErrorCode, type ParseError, type Node } from 'jsonc-parser';
-import { z } from 'zod';
 import { ConfigError } from '../config.ts';
 
 /** The wire protocols the model layer speaks, one adapter each. */
@@ -19,51 +18,160 @@ export type Provider = (typeof PROVIDERS)[number];
 export const PLANS = ['free', 'pro'] as const;
 export type Plan = (typeof PLANS)[number];
 
-const price = z.string().regex(/^\d{1,6}(\.\d{1,4})?$/, 'must be a decimal string of US dollars with at most 4 decimals, e.g. "0.15"');
+// The catalogue is checked by hand rather than with zod: it is read once at start, and zod (95 modules,
+// ≈ 3 MB of heap) was otherwise loaded only for it in billing and chat (docs/adr/0068-memory-at-rest.md).
+// Each check reports the first problem as a path and a message, in the fields' order below.
 
-const modelSchema = z
-  .object({
-    /** The catalogue's id, which chatbots store and usage records name, e.g. `gpt-4o-mini`. */
-    id: z.string().regex(/^[a-z0-9][a-z0-9._:-]{0,99}$/i, 'must be 1-100 letters, digits, ".", "_", ":" or "-"'),
-    provider: z.enum(PROVIDERS),
-    /** The provider's own name for the model when it differs from `id` (e.g. `llama3.1` on Ollama). */
-    providerModel: z.string().min(1).max(200).optional(),
-    displayName: z.string().min(1).max(100),
-    /** Tokens the model reads in one call: system prompt, knowledge, history and the question together. */
-    contextWindow: z.number().int().min(1024).max(10_000_000),
-    /** The most tokens it writes in one answer. */
-    maxOutputTokens: z.number().int().min(1).max(1_000_000),
-    inputPricePerMillion: price,
-    outputPricePerMillion: price,
-    capabilities: z
-      .object({ streaming: z.boolean(), tools: z.boolean(), images: z.boolean() })
-      .strict()
-      .default({ streaming: true, tools: false, images: false }),
-    /** The plans whose chatbots may use it. */
-    plans: z.array(z.enum(PLANS)).min(1),
-  })
-  .strict();
+/** A model of the catalogue, as checked. */
+export interface CatalogueModel {
+  /** The catalogue's id, which chatbots store and usage records name, e.g. `gpt-4o-mini`. */
+  id: string;
+  provider: Provider;
+  /** The provider's own name for the model when it differs from `id` (e.g. `llama3.1` on Ollama). */
+  providerModel?: string;
+  displayName: string;
+  /** Tokens the model reads in one call: system prompt, knowledge, history and the question together. */
+  contextWindow: number;
+  /** The most tokens it writes in one answer. */
+  maxOutputTokens: number;
+  inputPricePerMillion: string;
+  outputPricePerMillion: string;
+  capabilities: { streaming: boolean; tools: boolean; images: boolean };
+  /** The plans whose chatbots may use it. */
+  plans: Plan[];
+}
 
-const catalogueSchema = z
-  .object({
-    /** The model a new chatbot gets, and the one an unknown stored id falls back to. */
-    default: z.string(),
-    models: z.array(modelSchema).min(1),
-  })
-  .strict()
-  .superRefine((c, ctx) => {
-    const seen = new Set<string>();
-    c.models.forEach((m, i) => {
-      if (seen.has(m.id)) ctx.addIssue({ code: 'custom', path: ['models', i, 'id'], message: `"${m.id}" is listed twice` });
-      seen.add(m.id);
-    });
-    const def = c.models.find((m) => m.id === c.default);
-    if (!def) ctx.addIssue({ code: 'custom', path: ['default'], message: `"${c.default}" is not one of the models listed` });
-    else if (!def.plans.includes('free'))
-      ctx.addIssue({ code: 'custom', path: ['default'], message: 'the default model must be offered on the free plan' });
+type Path = (string | number)[];
+
+/** The first problem found: where, and what is wrong there. */
+class CatalogueIssue {
+  readonly path: Path;
+  readonly message: string;
+  constructor(path: Path, message: string) {
+    this.path = path;
+    this.message = message;
+  }
+}
+
+const PRICE = /^\d{1,6}(\.\d{1,4})?$/;
+const MODEL_ID = /^[a-z0-9][a-z0-9._:-]{0,99}$/i;
+const MODEL_FIELDS = [
+  'id',
+  'provider',
+  'providerModel',
+  'displayName',
+  'contextWindow',
+  'maxOutputTokens',
+  'inputPricePerMillion',
+  'outputPricePerMillion',
+  'capabilities',
+  'plans',
+];
+const CAPABILITIES = ['streaming', 'tools', 'images'] as const;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function object(v: unknown, path: Path): Record<string, unknown> {
+  if (!isObject(v)) throw new CatalogueIssue(path, 'must be an object');
+  return v;
+}
+
+/** An object's fields not in `fields`, reported once the known ones passed (a strict object). */
+function noUnknownFields(v: Record<string, unknown>, path: Path, fields: readonly string[]): void {
+  const unknown = Object.keys(v).filter((k) => !fields.includes(k));
+  if (unknown.length)
+    throw new CatalogueIssue(path, `has unknown ${unknown.length === 1 ? 'field' : 'fields'} ${unknown.map((k) => `"${k}"`).join(', ')}`);
+}
+
+function string(v: unknown, path: Path, opts: { min?: number; max?: number; pattern?: RegExp; patternMessage?: string } = {}): string {
+  if (v === undefined) throw new CatalogueIssue(path, 'is required');
+  if (typeof v !== 'string') throw new CatalogueIssue(path, 'must be a string');
+  if (opts.min !== undefined && v.length < opts.min)
+    throw new CatalogueIssue(path, `must have at least ${opts.min} character${opts.min === 1 ? '' : 's'}`);
+  if (opts.max !== undefined && v.length > opts.max) throw new CatalogueIssue(path, `must have at most ${opts.max} characters`);
+  if (opts.pattern && !opts.pattern.test(v)) throw new CatalogueIssue(path, opts.patternMessage!);
+  return v;
+}
+
+function integer(v: unknown, path: Path, min: number, max: number): number {
+  if (v === undefined) throw new CatalogueIssue(path, 'is required');
+  if (typeof v !== 'number' || !Number.isInteger(v)) throw new CatalogueIssue(path, 'must be an integer');
+  if (v < min || v > max) throw new CatalogueIssue(path, `must be from ${min} to ${max}`);
+  return v;
+}
+
+function oneOf<T extends string>(v: unknown, path: Path, values: readonly T[]): T {
+  if (v === undefined) throw new CatalogueIssue(path, 'is required');
+  if (typeof v !== 'string' || !(values as readonly string[]).includes(v))
+    throw new CatalogueIssue(path, `must be one of ${values.map((x) => `"${x}"`).join(', ')}`);
+  return v as T;
+}
+
+function boolean(v: unknown, path: Path): boolean {
+  if (v === undefined) throw new CatalogueIssue(path, 'is required');
+  if (typeof v !== 'boolean') throw new CatalogueIssue(path, 'must be true or false');
+  return v;
+}
+
+function array(v: unknown, path: Path, min: number): unknown[] {
+  if (v === undefined) throw new CatalogueIssue(path, 'is required');
+  if (!Array.isArray(v)) throw new CatalogueIssue(path, 'must be an array');
+  if (v.length < min) throw new CatalogueIssue(path, `must list at least ${min}`);
+  return v;
+}
+
+const price = (v: unknown, path: Path) =>
+  string(v, path, { pattern: PRICE, patternMessage: 'must be a decimal string of US dollars with at most 4 decimals, e.g. "0.15"' });
+
+function checkModel(v: unknown, path: Path): CatalogueModel {
+  const m = object(v, path);
+  const at = (k: string): Path => [...path, k];
+  const model: CatalogueModel = {
+    id: string(m.id, at('id'), { pattern: MODEL_ID, patternMessage: 'must be 1-100 letters, digits, ".", "_", ":" or "-"' }),
+    provider: oneOf(m.provider, at('provider'), PROVIDERS),
+    ...(m.providerModel === undefined ? {} : { providerModel: string(m.providerModel, at('providerModel'), { min: 1, max: 200 }) }),
+    displayName: string(m.displayName, at('displayName'), { min: 1, max: 100 }),
+    contextWindow: integer(m.contextWindow, at('contextWindow'), 1024, 10_000_000),
+    maxOutputTokens: integer(m.maxOutputTokens, at('maxOutputTokens'), 1, 1_000_000),
+    inputPricePerMillion: price(m.inputPricePerMillion, at('inputPricePerMillion')),
+    outputPricePerMillion: price(m.outputPricePerMillion, at('outputPricePerMillion')),
+    capabilities: checkCapabilities(m.capabilities, at('capabilities')),
+    plans: array(m.plans, at('plans'), 1).map((p, i) => oneOf(p, [...at('plans'), i], PLANS)),
+  };
+  noUnknownFields(m, path, MODEL_FIELDS);
+  return model;
+}
+
+function checkCapabilities(v: unknown, path: Path): CatalogueModel['capabilities'] {
+  if (v === undefined) return { streaming: true, tools: false, images: false };
+  const c = object(v, path);
+  const capabilities = {
+    streaming: boolean(c.streaming, [...path, 'streaming']),
+    tools: boolean(c.tools, [...path, 'tools']),
+    images: boolean(c.images, [...path, 'images']),
+  };
+  noUnknownFields(c, path, CAPABILITIES);
+  return capabilities;
+}
+
+/** The catalogue's default model and its models, checked; throws the first CatalogueIssue. */
+function checkCatalogue(v: unknown): { default: string; models: CatalogueModel[] } {
+  const fields = ['default', 'models'];
+  const c = object(v, []);
+  // The model a new chatbot gets, and the one an unknown stored id falls back to.
+  const def = string(c.default, ['default']);
+  const models = array(c.models, ['models'], 1).map((m, i) => checkModel(m, ['models', i]));
+  noUnknownFields(c, [], fields);
+  const seen = new Set<string>();
+  models.forEach((m, i) => {
+    if (seen.has(m.id)) throw new CatalogueIssue(['models', i, 'id'], `"${m.id}" is listed twice`);
+    seen.add(m.id);
   });
-
-export type CatalogueModel = z.infer<typeof modelSchema>;
+  const model = models.find((m) => m.id === def);
+  if (!model) throw new CatalogueIssue(['default'], `"${def}" is not one of the models listed`);
+  if (!model.plans.includes('free')) throw new CatalogueIssue(['default'], 'the default model must be offered on the free plan');
+  return { default: def, models };
+}
 
 export interface ModelCatalogue {
   /** Where it was read from, for logs. */
@@ -95,22 +203,23 @@ export function parseCatalogue(text: string, source: string): ModelCatalogue {
     throw new ConfigError(`model catalogue ${source}, ${where}: ${first ? printParseErrorCode(first.error) : 'empty file'}`);
   }
   const raw: unknown = nodeValue(tree);
-  const parsed = catalogueSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const path = issue.path.filter((p): p is string | number => typeof p === 'string' || typeof p === 'number');
-    const node = deepestNode(tree, path);
-    const name = path.length
-      ? path
+  let checked: { default: string; models: CatalogueModel[] };
+  try {
+    checked = checkCatalogue(raw);
+  } catch (err) {
+    if (!(err instanceof CatalogueIssue)) throw err;
+    const node = deepestNode(tree, err.path);
+    const name = err.path.length
+      ? err.path
           .map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`))
           .join('')
           .replace(/^\./, '')
       : 'catalogue';
-    throw new ConfigError(`model catalogue ${source}, line ${lineOf(text, node.offset)}: ${name} ${issue.message}`);
+    throw new ConfigError(`model catalogue ${source}, line ${lineOf(text, node.offset)}: ${name} ${err.message}`);
   }
-  const models = parsed.data.models;
+  const models = checked.models;
   const byId = new Map(models.map((m) => [m.id, m]));
-  return { source, defaultModel: byId.get(parsed.data.default)!, models, find: (id) => byId.get(id) };
+  return { source, defaultModel: byId.get(checked.default)!, models, find: (id) => byId.get(id) };
 }
 
 /** The node at `path`, or its nearest ancestor that exists (a missing field is reported at its object). */

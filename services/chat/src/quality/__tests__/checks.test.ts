@@ -1,7 +1,7 @@
 // Each check of a test case against crafted answers, passing and failing.
 import { Code, ConnectError } from '@connectrpc/connect';
-import { describe, expect, it } from 'vitest';
-import { normalise, parseCheck, parseChecks, runCheck, runChecks, type CheckedAnswer } from '../checks.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { normalise, parseCheck, parseChecks, prepareChecks, runCheck, runChecks, type CheckedAnswer } from '../checks.ts';
 
 const ENTRY = '5b1f8c1e-3a59-4c4b-9f0e-2d7f4f8a6b01';
 const OTHER = '0c9b2d44-7e1a-4f53-8a6d-91b3e0f2c7aa';
@@ -114,6 +114,8 @@ describe('reading checks', () => {
 });
 
 describe('language', () => {
+  // franc-min is loaded before the first language check (a test run's first case), not at start.
+  beforeAll(() => prepareChecks([{ kind: 'language', language: 'fr' }]));
   const said = (text: string): CheckedAnswer => ({ text, sources: [], unanswered: false, offerHandoff: false });
   const french = 'Nous sommes ouverts du lundi au vendredi, de neuf heures à dix-huit heures [1]. Le samedi, le magasin ferme à midi.';
   const english = 'We are open from Monday to Friday, from nine in the morning until six in the evening [1]. On Saturday we close at noon.';

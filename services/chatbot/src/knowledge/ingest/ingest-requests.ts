@@ -7,7 +7,7 @@ import {
   KnowledgeIngestRequestedSchema,
   type KnowledgeIngestRequested,
 } from '@parley/proto/parley/events/v1/knowledge_ingest_requested_pb.js';
-import { Queue } from 'bullmq';
+import { Queue } from '@parley/common/bullmq.ts';
 import { createProducer, QUEUES, safeJobId } from '@parley/common/queues.ts';
 import type { Redis } from '@parley/common/redis.ts';
 

@@ -1,6 +1,7 @@
 // What kind of document an uploaded file is, decided by its bytes: a PNG renamed .pdf is not a PDF,
-// and no name makes binary data text. The name only tells Markdown from plain text.
-import { fileTypeFromBuffer } from 'file-type';
+// and no name makes binary data text. The name only tells Markdown from plain text. file-type (and
+// the tokenizer packages it brings, ≈ 40 modules) is loaded at the first file detected, not at the
+// service's start (docs/adr/0068-memory-at-rest.md).
 
 export type FileKind = 'pdf' | 'docx' | 'html' | 'markdown' | 'text';
 
@@ -11,6 +12,7 @@ const HEAD_CHARS = 4096;
 
 /** file-type reads signatures (and a DOCX's zip directory), so it returns quickly even for hostile files. */
 export async function detectFileType(content: Uint8Array, fileName: string): Promise<FileKind | null> {
+  const { fileTypeFromBuffer } = await import('file-type');
   const found = await fileTypeFromBuffer(content);
   if (found?.ext === 'pdf') return 'pdf';
   if (found?.ext === 'docx') return 'docx';
