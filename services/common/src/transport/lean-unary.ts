@@ -37,7 +37,6 @@ import {
   errorFromJsonBytes,
   errorToJsonBytes,
   parseTimeout,
-  trailerDemux,
   trailerMux,
   validateResponseWithCompression,
 } from '@connectrpc/connect/protocol-connect';
@@ -191,7 +190,7 @@ function send(ep: Endpoint, req: UnaryRequest, readMaxBytes: number): Promise<Un
     });
     http.on('response', (res) => {
       if (closesConnection(res.headers.connection)) endpointDraining(ep);
-      const [header, trailer] = trailerDemux(headersFromNode(res.headers));
+      const [header, trailer] = demuxFromNode(res.headers);
       const status = res.statusCode ?? 0;
       let verdict: ReturnType<typeof validateResponseWithCompression>;
       try {
@@ -226,6 +225,24 @@ function send(ep: Endpoint, req: UnaryRequest, readMaxBytes: number): Promise<Un
     });
     http.end(body);
   });
+}
+
+/**
+ * The answer's headers and its trailers (Connect's `trailer-` fields, prefix removed), read from
+ * Node's parsed headers in one pass: trailerDemux(headersFromNode(raw)) without the Headers between.
+ */
+function demuxFromNode(raw: IncomingHttpHeaders): [Headers, Headers] {
+  const header = new Headers();
+  const trailer = new Headers();
+  for (const key in raw) {
+    const value = raw[key];
+    if (value === undefined) continue;
+    const into = key.startsWith('trailer-') ? trailer : header;
+    const name = into === trailer ? key.slice(8) : key;
+    if (Array.isArray(value)) for (const v of value) into.append(name, v);
+    else into.append(name, value);
+  }
+  return [header, trailer];
 }
 
 /** The call's URL on the endpoint: the path after the base URL the interceptors were shown. */
