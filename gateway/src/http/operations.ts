@@ -38,6 +38,7 @@ import type { Logger } from '@parley/common/logger.ts';
 import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
 import type { Clients } from './clients.ts';
 import { HttpError } from './errors.ts';
+import { jsonBodyReader, readJsonBody, type JsonBodyReader } from './json-body.ts';
 import { CHATBOT_NOT_FOUND, keyReaches, scopeMissing } from '../v1/call.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -207,7 +208,7 @@ export const JSON_BODY_ONLY = 'The body must be JSON, sent with "Content-Type: a
  * checks of its face before its handler.
  */
 export function registerOperations(router: Router, rows: readonly Operation[], face: Face, prefix: string): void {
-  const json = express.json({ limit: face.bodyLimit });
+  const json = jsonBodyReader(face.bodyLimit);
   for (const row of [...rows].sort(bySpecificity)) {
     if (!row.path.startsWith(prefix)) throw new Error(`${operationKey(row)} is not under ${prefix}`);
     const register = router[row.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete'].bind(router);
@@ -238,7 +239,7 @@ function bySpecificity(a: Operation, b: Operation): number {
 
 type Gate = (req: Request, res: Response) => Promise<Call>;
 
-function dashboardGate(row: Operation, face: DashboardFace, json: express.RequestHandler): Gate {
+function dashboardGate(row: Operation, face: DashboardFace, json: JsonBodyReader): Gate {
   if (typeof row.who === 'object') throw new Error(`${operationKey(row)}: an API key's operation on the dashboard's router`);
   const who = row.who;
   return async (req, res) => {
@@ -259,7 +260,7 @@ function dashboardGate(row: Operation, face: DashboardFace, json: express.Reques
   };
 }
 
-function apiKeyGate(row: Operation, face: ApiKeyFace, json: express.RequestHandler): Gate {
+function apiKeyGate(row: Operation, face: ApiKeyFace, json: JsonBodyReader): Gate {
   if (typeof row.who !== 'object') throw new Error(`${operationKey(row)}: not an API key's operation on the developer API's router`);
   const { apiKey: scope, chatbot } = row.who;
   const permission = row.permission;
@@ -293,9 +294,9 @@ export function keyRole(spec: { permission: Permission }, scopes: ReadonlySet<Ap
   return scopes.has('conversations:read') && !can(lowest, 'conversations:read') ? PERMISSIONS['conversations:read'] : lowest;
 }
 
-/** The dashboard's JSON body, as express.json reads it: another content type leaves it unread (an empty body). */
-function parseJson(json: express.RequestHandler, req: Request, res: Response): Promise<void> {
-  return readBodyWith(json, req, res);
+/** The dashboard's JSON body, as express.json reads it (json-body.ts): another content type leaves it unread (an empty body). */
+function parseJson(json: JsonBodyReader, req: Request, res: Response): Promise<void> {
+  return readJsonBody(json, req, res);
 }
 
 /**
@@ -307,7 +308,7 @@ export function readBodyWith(parser: express.RequestHandler, req: Request, res: 
 }
 
 /** The developer API's JSON body (an empty one reads as `{}`); a body of another type is 415, whatever the route's schema would say of it. */
-async function readJson(json: express.RequestHandler, req: Request, res: Response): Promise<unknown> {
+async function readJson(json: JsonBodyReader, req: Request, res: Response): Promise<unknown> {
   // A body is there when its length is announced (and not zero) or it is chunked, as body-parser tells it.
   const hasBody = req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
   if (!hasBody) return {};
