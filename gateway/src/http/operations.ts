@@ -216,9 +216,44 @@ export function registerOperations(router: Router, rows: readonly Operation[], f
     register(row.path.slice(prefix.length) || '/', async (req: Request, res: Response) => {
       const call = await gate(req, res);
       const result = await row.handle(call);
-      if (result !== undefined && !res.headersSent) res.status(row.status ?? 200).json(result);
+      if (result !== undefined && !res.headersSent) sendJson(req, res, row.status ?? 200, result);
     });
   }
+}
+
+/**
+ * What a handler returned, as res.json sends it (the same headers, in the same order, and the same
+ * ETag), written as bytes once: a POST, PUT, PATCH or DELETE with a status that carries a body skips
+ * res.send's content-type lookups and freshness check, which only a GET or HEAD can use. Anything
+ * else, or an app whose JSON settings are not the defaults, goes through res.json.
+ */
+export function sendJson(req: Request, res: Response, status: number, value: unknown): void {
+  const { app } = req;
+  const plain =
+    req.method !== 'GET' &&
+    req.method !== 'HEAD' &&
+    status !== 204 &&
+    status !== 205 &&
+    status !== 304 &&
+    res.getHeader('content-type') === undefined &&
+    res.getHeader('etag') === undefined &&
+    res.getHeader('transfer-encoding') === undefined &&
+    app.get('json replacer') === undefined &&
+    app.get('json spaces') === undefined &&
+    !app.get('json escape');
+  const text = plain ? JSON.stringify(value) : undefined;
+  if (text === undefined) {
+    res.status(status).json(value);
+    return;
+  }
+  const body = Buffer.from(text, 'utf8');
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', String(body.length));
+  const etag = app.get('etag fn') as ((body: Buffer, encoding?: string) => string | undefined) | undefined;
+  const tag = typeof etag === 'function' ? etag(body) : undefined;
+  if (tag) res.setHeader('ETag', tag);
+  res.end(body);
 }
 
 /**
