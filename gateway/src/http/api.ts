@@ -11,7 +11,7 @@ import { bodyParserError, MALFORMED_URL, toHttpError } from './errors.ts';
 import type { HeldStreams } from '../access/held-streams.ts';
 import type { StripeEventIntake } from '../features/billing/stripe-events.ts';
 import { isCleanText } from './input.ts';
-import { registerOperations, type DashboardFace, type Operation } from './operations.ts';
+import { registerOperations, type DashboardFace } from './operations.ts';
 import { OPERATIONS } from '../access/permissions.ts';
 import type { OpenStreams } from './open-streams.ts';
 import type { SlackInstall } from '../features/channels/slack-install.ts';
@@ -98,12 +98,6 @@ const answerErrors =
 /** Where the rows a provider's servers call live (operations.ts `provider`): the channels' webhooks. */
 export const PROVIDER_PREFIX = '/api/channels';
 
-/** Where the public chat's rows live (a visitor's calls: the lookup, the message, feedback, the lead form, handoff, events). */
-export const PUBLIC_CHAT_PREFIX = '/api/chatbot/public';
-
-/** A public row of the public chat's paths (publicChatRouter's), not the /api router's. */
-const isPublicChatRow = (row: Operation) => row.who === 'public' && !row.provider && row.path.startsWith(`${PUBLIC_CHAT_PREFIX}/`);
-
 /**
  * The rows a provider's servers call, mounted by the app at PROVIDER_PREFIX ahead of the browser's
  * layers: the same face, checks and answers as the /api router's rows, with its path rules (no-store,
@@ -118,30 +112,14 @@ export function providerRouter(opts: ApiOptions): Router {
   return router;
 }
 
-/**
- * The public chat's rows (a visitor's message above all), mounted by the app at PUBLIC_CHAT_PREFIX
- * after a page's layers and the public paths' CORS, ahead of the developer API's mount and the /api
- * router's walk past every other row (docs/adr/0077-the-public-chat-ahead-of-the-api-rows.md): the
- * same face, checks, path rules and `{ message }` answers. A request none of its rows takes goes on
- * to the /api router (its 404).
- */
-export function publicChatRouter(opts: ApiOptions): Router {
-  const router = Router();
-  router.use(noStore, cleanPath);
-  registerOperations(router, OPERATIONS.filter(isPublicChatRow), dashboardFace(opts), PUBLIC_CHAT_PREFIX);
-  router.use(answerErrors(opts.logger));
-  return router;
-}
-
 export function apiRouter(opts: ApiOptions): Router {
   const router = Router();
   router.use(noStore, cleanPath);
   // Each operation reads its own body once its caller is checked (operations.ts); their paths are
-  // whole, so no other route's mounting can shadow them. A provider's rows are providerRouter's, the
-  // public chat's publicChatRouter's.
+  // whole, so no other route's mounting can shadow them. A provider's rows are providerRouter's.
   registerOperations(
     router,
-    OPERATIONS.filter((row) => !row.provider && !isPublicChatRow(row)),
+    OPERATIONS.filter((row) => !row.provider),
     dashboardFace(opts),
     '/api',
   );

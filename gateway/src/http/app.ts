@@ -17,7 +17,7 @@ import { devMailRoutes } from '../test-mode/dev-mail.ts';
 import { createGraphQL } from './graphql.ts';
 import { healthRouter } from './health.ts';
 import { HeldStreams } from '../access/held-streams.ts';
-import { apiRouter, PROVIDER_PREFIX, providerRouter, PUBLIC_CHAT_PREFIX, publicChatRouter, type ApiOptions } from './api.ts';
+import { apiRouter, PROVIDER_PREFIX, providerRouter, type ApiOptions } from './api.ts';
 import { OpenStreams } from './open-streams.ts';
 import { publicChatCors } from '../features/public-chat/rest.ts';
 import { keyChecker } from '../access/api-keys.ts';
@@ -122,10 +122,7 @@ export async function createGateway(config: GatewayConfig, { logger }: { logger:
   app.use(securityHeaders(config.PUBLIC_URL));
   app.use(healthRouter({ redis }));
   // Before the API's own parsing and checks, so host pages can read every answer of the public paths.
-  app.use(PUBLIC_CHAT_PREFIX, publicChatCors);
-  // A visitor's calls answered ahead of the developer API's mount and the walk past the /api router's
-  // other rows (ADR 77): the same layers above, the same checks and answers.
-  app.use(PUBLIC_CHAT_PREFIX, publicChatRouter(apiOptions));
+  app.use('/api/chatbot/public', publicChatCors);
   // The developer API before the dashboard's: a key never reaches the session routes, nor a session these.
   app.use(
     '/api/v1',
