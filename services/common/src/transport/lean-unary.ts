@@ -42,6 +42,7 @@ import {
 } from '@connectrpc/connect/protocol-connect';
 import type { RequestHandler, Response } from 'express';
 import { headersFromNode } from '../node-headers.ts';
+import { PlainHeaders } from './plain-headers.ts';
 import {
   balance,
   closesConnection,
@@ -98,7 +99,7 @@ export function createLeanUnaryTransport(opts: LeanClientOptions): Pick<Transpor
       contextValues?: ContextValues,
     ): Promise<UnaryResponse<I, O>> {
       const deadline = timeoutMs === undefined ? opts.defaultTimeoutMs : timeoutMs <= 0 ? undefined : timeoutMs;
-      const requestHeader = new Headers(header);
+      const requestHeader = new PlainHeaders(header);
       requestHeader.set('content-type', PROTO);
       requestHeader.set('connect-protocol-version', '1');
       if (deadline !== undefined) requestHeader.set('connect-timeout-ms', String(deadline));
@@ -159,8 +160,9 @@ function send(ep: Endpoint, req: UnaryRequest, readMaxBytes: number): Promise<Un
     if (req.requestMethod !== 'POST')
       return reject(new ConnectError(`the lean transport sends POST only, not ${req.requestMethod}`, Code.Internal));
     const body = toBinary(method.input, req.message);
-    const headers: Record<string, string> = {};
-    req.header.forEach((value, key) => (headers[key] = value));
+    // The record as it is (a copy: a call sent again reuses the request), unless an interceptor replaced the headers.
+    const headers: Record<string, string> = req.header instanceof PlainHeaders ? { ...req.header.record } : {};
+    if (!(req.header instanceof PlainHeaders)) req.header.forEach((value, key) => (headers[key] = value));
     headers['content-length'] = String(body.byteLength);
 
     let settled = false;
