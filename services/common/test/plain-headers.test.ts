@@ -61,3 +61,17 @@ describe('PlainHeaders', () => {
     }
   });
 });
+
+describe('PlainHeaders.fromNode', () => {
+  it("reads Node's parsed headers as a Headers built from them reads them", () => {
+    const raw = { 'content-type': 'application/proto', 'x-request-id': 'r-1', 'set-cookie': ['a=1', 'b=2'], skipped: undefined };
+    const plain = PlainHeaders.fromNode(raw);
+    const h = new Headers();
+    for (const [key, value] of Object.entries(raw))
+      if (Array.isArray(value)) for (const v of value) h.append(key, v);
+      else if (value !== undefined) h.set(key, value);
+    for (const name of ['content-type', 'X-Request-Id', 'set-cookie', 'skipped']) expect(plain.get(name)).toBe(h.get(name));
+    // Headers lists each Set-Cookie apart in its iteration; a request carries none.
+    expect([...plain.keys()]).toEqual([...new Set(h.keys())]);
+  });
+});

@@ -22,7 +22,6 @@ import {
   Code,
   ConnectError,
   createContextValues,
-  createHandlerContext,
   type ConnectRouter,
   type ContextValues,
   type HandlerContext,
@@ -41,7 +40,6 @@ import {
   validateResponseWithCompression,
 } from '@connectrpc/connect/protocol-connect';
 import type { RequestHandler, Response } from 'express';
-import { headersFromNode } from '../node-headers.ts';
 import { PlainHeaders } from './plain-headers.ts';
 import {
   balance,
@@ -375,16 +373,7 @@ async function answer(
 ): Promise<void> {
   const { method } = route;
   const timeout = parseTimeout(single(requestHeaders['connect-timeout-ms']) ?? null, Number.MAX_SAFE_INTEGER);
-  const context = createHandlerContext({
-    service: method.parent,
-    method,
-    protocolName: 'connect',
-    requestMethod: 'POST',
-    url,
-    timeoutMs: timeout.timeoutMs,
-    requestHeader: headersFromNode(requestHeaders),
-    responseHeader: { 'content-type': PROTO },
-  });
+  const context = handlerContext(route, url, timeout.timeoutMs, requestHeaders);
   // A caller that hangs up aborts the context, as the generic handler does.
   const onClose = () => {
     if (!res.writableFinished) context.abort(new ConnectError('the caller went away', Code.Canceled));
@@ -442,6 +431,47 @@ async function answer(
   }
   if (res.destroyed) return;
   sendAnswer(res, status, trailerMux(context.responseHeader, context.responseTrailer), bytes);
+}
+
+/**
+ * The call's context, as the library's createHandlerContext makes it (the same fields, the deadline's
+ * signal aborted with its DeadlineExceeded error, `abort` ending the timer), without what it copies:
+ * the request headers read from Node's object once into a record (plain-headers.ts), one
+ * AbortController for the deadline and the context instead of two linked ones.
+ */
+function handlerContext(
+  route: UnaryRoute,
+  url: string,
+  timeoutMs: number | undefined,
+  requestHeaders: IncomingHttpHeaders,
+): HandlerContext & { abort(reason?: unknown): void } {
+  const { method } = route;
+  const controller = new AbortController();
+  const expire = () => controller.abort(new ConnectError('the operation timed out', Code.DeadlineExceeded));
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let deadline: number | undefined;
+  if (timeoutMs !== undefined) {
+    deadline = Date.now() + timeoutMs;
+    if (timeoutMs <= 0) expire();
+    else timer = setTimeout(expire, timeoutMs);
+  }
+  return {
+    service: method.parent,
+    method,
+    protocolName: 'connect',
+    requestMethod: 'POST',
+    url,
+    signal: controller.signal,
+    timeoutMs: () => (deadline === undefined ? undefined : deadline - Date.now()),
+    requestHeader: PlainHeaders.fromNode(requestHeaders),
+    responseHeader: new Headers({ 'content-type': PROTO }),
+    responseTrailer: new Headers(),
+    values: createContextValues(),
+    abort(reason?: unknown) {
+      clearTimeout(timer);
+      if (!controller.signal.aborted) controller.abort(reason);
+    },
+  };
 }
 
 /** What an interceptor answered with other header objects than the context's (as the library copies them). */

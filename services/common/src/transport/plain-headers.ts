@@ -21,6 +21,19 @@ export class PlainHeaders implements Headers {
     else for (const name of Object.keys(init)) this.append(name, (init as Record<string, string>)[name]);
   }
 
+  /** Node's parsed request headers (names lower-cased and checked by its parser), several values joined as Headers joins them. */
+  static fromNode(raw: Record<string, string | string[] | undefined>): PlainHeaders {
+    const headers = new PlainHeaders();
+    const record = headers.record;
+    for (const key in raw) {
+      const value = raw[key];
+      if (value === undefined) continue;
+      // Node's parser has trimmed each value already.
+      record[key] = typeof value === 'string' ? value : value.join(', ');
+    }
+    return headers;
+  }
+
   append(name: string, value: string): void {
     const key = checkedName(name);
     const v = checkedValue(value);
