@@ -36,7 +36,6 @@ import {
   errorFromJsonBytes,
   errorToJsonBytes,
   parseTimeout,
-  trailerMux,
   validateResponseWithCompression,
 } from '@connectrpc/connect/protocol-connect';
 import type { RequestHandler, Response } from 'express';
@@ -430,7 +429,7 @@ async function answer(
     context.abort('finished');
   }
   if (res.destroyed) return;
-  sendAnswer(res, status, trailerMux(context.responseHeader, context.responseTrailer), bytes);
+  sendAnswer(res, status, context.responseHeader, bytes, context.responseTrailer);
 }
 
 /**
@@ -464,8 +463,8 @@ function handlerContext(
     signal: controller.signal,
     timeoutMs: () => (deadline === undefined ? undefined : deadline - Date.now()),
     requestHeader: PlainHeaders.fromNode(requestHeaders),
-    responseHeader: new Headers({ 'content-type': PROTO }),
-    responseTrailer: new Headers(),
+    responseHeader: new PlainHeaders({ 'content-type': PROTO }),
+    responseTrailer: new PlainHeaders(),
     values: createContextValues(),
     abort(reason?: unknown) {
       clearTimeout(timer);
@@ -488,12 +487,23 @@ function answerError(res: Response, error: ConnectError, opts: { close?: boolean
   sendAnswer(res, codeToHttpStatus(error.code), headers, errorToJsonBytes(error, {}));
 }
 
-/** The whole answer in one write, with its length. */
-function sendAnswer(res: Response, status: number, headers: Headers, bytes: Uint8Array): void {
+/** The whole answer in one write, with its length; the trailers as Connect's unary `trailer-` fields (trailerMux's). */
+function sendAnswer(res: Response, status: number, headers: Headers, bytes: Uint8Array, trailers?: Headers): void {
   const out: Record<string, string> = { 'content-length': String(bytes.byteLength) };
-  headers.forEach((value, key) => (out[key] = value));
+  copyHeaders(out, headers, '');
+  if (trailers) copyHeaders(out, trailers, 'trailer-');
   res.writeHead(status, out);
   res.end(bytes);
+}
+
+/** Each of `from`'s fields into `out` under `prefix`, a second value of a name joined as Headers' append joins it. */
+function copyHeaders(out: Record<string, string>, from: Headers, prefix: string): void {
+  const add = (value: string, key: string) => {
+    const name = prefix + key;
+    out[name] = Object.hasOwn(out, name) ? `${out[name]}, ${value}` : value;
+  };
+  if (from instanceof PlainHeaders) for (const key of Object.keys(from.record)) add(from.record[key], key);
+  else from.forEach(add);
 }
 
 // ---------------------------------------------------------------------------------------------
