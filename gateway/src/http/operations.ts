@@ -38,6 +38,7 @@ import type { Logger } from '@parley/common/logger.ts';
 import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
 import type { Clients } from './clients.ts';
 import { HttpError } from './errors.ts';
+import { jsonBodyReader, readJsonBody, type JsonBodyReader } from './json-body.ts';
 import { CHATBOT_NOT_FOUND, keyReaches, scopeMissing } from '../v1/call.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -207,7 +208,7 @@ export const JSON_BODY_ONLY = 'The body must be JSON, sent with "Content-Type: a
  * checks of its face before its handler.
  */
 export function registerOperations(router: Router, rows: readonly Operation[], face: Face, prefix: string): void {
-  const json = express.json({ limit: face.bodyLimit });
+  const json = jsonBodyReader(face.bodyLimit);
   for (const row of [...rows].sort(bySpecificity)) {
     if (!row.path.startsWith(prefix)) throw new Error(`${operationKey(row)} is not under ${prefix}`);
     const register = router[row.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete'].bind(router);
@@ -215,9 +216,44 @@ export function registerOperations(router: Router, rows: readonly Operation[], f
     register(row.path.slice(prefix.length) || '/', async (req: Request, res: Response) => {
       const call = await gate(req, res);
       const result = await row.handle(call);
-      if (result !== undefined && !res.headersSent) res.status(row.status ?? 200).json(result);
+      if (result !== undefined && !res.headersSent) sendJson(req, res, row.status ?? 200, result);
     });
   }
+}
+
+/**
+ * What a handler returned, as res.json sends it (the same headers, in the same order, and the same
+ * ETag), written as bytes once: a POST, PUT, PATCH or DELETE with a status that carries a body skips
+ * res.send's content-type lookups and freshness check, which only a GET or HEAD can use. Anything
+ * else, or an app whose JSON settings are not the defaults, goes through res.json.
+ */
+export function sendJson(req: Request, res: Response, status: number, value: unknown): void {
+  const { app } = req;
+  const plain =
+    req.method !== 'GET' &&
+    req.method !== 'HEAD' &&
+    status !== 204 &&
+    status !== 205 &&
+    status !== 304 &&
+    res.getHeader('content-type') === undefined &&
+    res.getHeader('etag') === undefined &&
+    res.getHeader('transfer-encoding') === undefined &&
+    app.get('json replacer') === undefined &&
+    app.get('json spaces') === undefined &&
+    !app.get('json escape');
+  const text = plain ? JSON.stringify(value) : undefined;
+  if (text === undefined) {
+    res.status(status).json(value);
+    return;
+  }
+  const body = Buffer.from(text, 'utf8');
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', String(body.length));
+  const etag = app.get('etag fn') as ((body: Buffer, encoding?: string) => string | undefined) | undefined;
+  const tag = typeof etag === 'function' ? etag(body) : undefined;
+  if (tag) res.setHeader('ETag', tag);
+  res.end(body);
 }
 
 /**
@@ -238,7 +274,7 @@ function bySpecificity(a: Operation, b: Operation): number {
 
 type Gate = (req: Request, res: Response) => Promise<Call>;
 
-function dashboardGate(row: Operation, face: DashboardFace, json: express.RequestHandler): Gate {
+function dashboardGate(row: Operation, face: DashboardFace, json: JsonBodyReader): Gate {
   if (typeof row.who === 'object') throw new Error(`${operationKey(row)}: an API key's operation on the dashboard's router`);
   const who = row.who;
   return async (req, res) => {
@@ -259,7 +295,7 @@ function dashboardGate(row: Operation, face: DashboardFace, json: express.Reques
   };
 }
 
-function apiKeyGate(row: Operation, face: ApiKeyFace, json: express.RequestHandler): Gate {
+function apiKeyGate(row: Operation, face: ApiKeyFace, json: JsonBodyReader): Gate {
   if (typeof row.who !== 'object') throw new Error(`${operationKey(row)}: not an API key's operation on the developer API's router`);
   const { apiKey: scope, chatbot } = row.who;
   const permission = row.permission;
@@ -293,9 +329,9 @@ export function keyRole(spec: { permission: Permission }, scopes: ReadonlySet<Ap
   return scopes.has('conversations:read') && !can(lowest, 'conversations:read') ? PERMISSIONS['conversations:read'] : lowest;
 }
 
-/** The dashboard's JSON body, as express.json reads it: another content type leaves it unread (an empty body). */
-function parseJson(json: express.RequestHandler, req: Request, res: Response): Promise<void> {
-  return readBodyWith(json, req, res);
+/** The dashboard's JSON body, as express.json reads it (json-body.ts): another content type leaves it unread (an empty body). */
+function parseJson(json: JsonBodyReader, req: Request, res: Response): Promise<void> {
+  return readJsonBody(json, req, res);
 }
 
 /**
@@ -307,7 +343,7 @@ export function readBodyWith(parser: express.RequestHandler, req: Request, res: 
 }
 
 /** The developer API's JSON body (an empty one reads as `{}`); a body of another type is 415, whatever the route's schema would say of it. */
-async function readJson(json: express.RequestHandler, req: Request, res: Response): Promise<unknown> {
+async function readJson(json: JsonBodyReader, req: Request, res: Response): Promise<unknown> {
   // A body is there when its length is announced (and not zero) or it is chunked, as body-parser tells it.
   const hasBody = req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
   if (!hasBody) return {};

@@ -22,7 +22,6 @@ import {
   Code,
   ConnectError,
   createContextValues,
-  createHandlerContext,
   type ConnectRouter,
   type ContextValues,
   type HandlerContext,
@@ -37,12 +36,10 @@ import {
   errorFromJsonBytes,
   errorToJsonBytes,
   parseTimeout,
-  trailerDemux,
-  trailerMux,
   validateResponseWithCompression,
 } from '@connectrpc/connect/protocol-connect';
 import type { RequestHandler, Response } from 'express';
-import { headersFromNode } from '../node-headers.ts';
+import { PlainHeaders } from './plain-headers.ts';
 import {
   balance,
   closesConnection,
@@ -99,7 +96,7 @@ export function createLeanUnaryTransport(opts: LeanClientOptions): Pick<Transpor
       contextValues?: ContextValues,
     ): Promise<UnaryResponse<I, O>> {
       const deadline = timeoutMs === undefined ? opts.defaultTimeoutMs : timeoutMs <= 0 ? undefined : timeoutMs;
-      const requestHeader = new Headers(header);
+      const requestHeader = new PlainHeaders(header);
       requestHeader.set('content-type', PROTO);
       requestHeader.set('connect-protocol-version', '1');
       if (deadline !== undefined) requestHeader.set('connect-timeout-ms', String(deadline));
@@ -160,8 +157,9 @@ function send(ep: Endpoint, req: UnaryRequest, readMaxBytes: number): Promise<Un
     if (req.requestMethod !== 'POST')
       return reject(new ConnectError(`the lean transport sends POST only, not ${req.requestMethod}`, Code.Internal));
     const body = toBinary(method.input, req.message);
-    const headers: Record<string, string> = {};
-    req.header.forEach((value, key) => (headers[key] = value));
+    // The record as it is (a copy: a call sent again reuses the request), unless an interceptor replaced the headers.
+    const headers: Record<string, string> = req.header instanceof PlainHeaders ? { ...req.header.record } : {};
+    if (!(req.header instanceof PlainHeaders)) req.header.forEach((value, key) => (headers[key] = value));
     headers['content-length'] = String(body.byteLength);
 
     let settled = false;
@@ -191,7 +189,7 @@ function send(ep: Endpoint, req: UnaryRequest, readMaxBytes: number): Promise<Un
     });
     http.on('response', (res) => {
       if (closesConnection(res.headers.connection)) endpointDraining(ep);
-      const [header, trailer] = trailerDemux(headersFromNode(res.headers));
+      const [header, trailer] = demuxFromNode(res.headers);
       const status = res.statusCode ?? 0;
       let verdict: ReturnType<typeof validateResponseWithCompression>;
       try {
@@ -226,6 +224,24 @@ function send(ep: Endpoint, req: UnaryRequest, readMaxBytes: number): Promise<Un
     });
     http.end(body);
   });
+}
+
+/**
+ * The answer's headers and its trailers (Connect's `trailer-` fields, prefix removed), read from
+ * Node's parsed headers in one pass: trailerDemux(headersFromNode(raw)) without the Headers between.
+ */
+function demuxFromNode(raw: IncomingHttpHeaders): [Headers, Headers] {
+  const header = new Headers();
+  const trailer = new Headers();
+  for (const key in raw) {
+    const value = raw[key];
+    if (value === undefined) continue;
+    const into = key.startsWith('trailer-') ? trailer : header;
+    const name = into === trailer ? key.slice(8) : key;
+    if (Array.isArray(value)) for (const v of value) into.append(name, v);
+    else into.append(name, value);
+  }
+  return [header, trailer];
 }
 
 /** The call's URL on the endpoint: the path after the base URL the interceptors were shown. */
@@ -356,16 +372,7 @@ async function answer(
 ): Promise<void> {
   const { method } = route;
   const timeout = parseTimeout(single(requestHeaders['connect-timeout-ms']) ?? null, Number.MAX_SAFE_INTEGER);
-  const context = createHandlerContext({
-    service: method.parent,
-    method,
-    protocolName: 'connect',
-    requestMethod: 'POST',
-    url,
-    timeoutMs: timeout.timeoutMs,
-    requestHeader: headersFromNode(requestHeaders),
-    responseHeader: { 'content-type': PROTO },
-  });
+  const context = handlerContext(route, url, timeout.timeoutMs, requestHeaders);
   // A caller that hangs up aborts the context, as the generic handler does.
   const onClose = () => {
     if (!res.writableFinished) context.abort(new ConnectError('the caller went away', Code.Canceled));
@@ -422,7 +429,48 @@ async function answer(
     context.abort('finished');
   }
   if (res.destroyed) return;
-  sendAnswer(res, status, trailerMux(context.responseHeader, context.responseTrailer), bytes);
+  sendAnswer(res, status, context.responseHeader, bytes, context.responseTrailer);
+}
+
+/**
+ * The call's context, as the library's createHandlerContext makes it (the same fields, the deadline's
+ * signal aborted with its DeadlineExceeded error, `abort` ending the timer), without what it copies:
+ * the request headers read from Node's object once into a record (plain-headers.ts), one
+ * AbortController for the deadline and the context instead of two linked ones.
+ */
+function handlerContext(
+  route: UnaryRoute,
+  url: string,
+  timeoutMs: number | undefined,
+  requestHeaders: IncomingHttpHeaders,
+): HandlerContext & { abort(reason?: unknown): void } {
+  const { method } = route;
+  const controller = new AbortController();
+  const expire = () => controller.abort(new ConnectError('the operation timed out', Code.DeadlineExceeded));
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let deadline: number | undefined;
+  if (timeoutMs !== undefined) {
+    deadline = Date.now() + timeoutMs;
+    if (timeoutMs <= 0) expire();
+    else timer = setTimeout(expire, timeoutMs);
+  }
+  return {
+    service: method.parent,
+    method,
+    protocolName: 'connect',
+    requestMethod: 'POST',
+    url,
+    signal: controller.signal,
+    timeoutMs: () => (deadline === undefined ? undefined : deadline - Date.now()),
+    requestHeader: PlainHeaders.fromNode(requestHeaders),
+    responseHeader: new PlainHeaders({ 'content-type': PROTO }),
+    responseTrailer: new PlainHeaders(),
+    values: createContextValues(),
+    abort(reason?: unknown) {
+      clearTimeout(timer);
+      if (!controller.signal.aborted) controller.abort(reason);
+    },
+  };
 }
 
 /** What an interceptor answered with other header objects than the context's (as the library copies them). */
@@ -439,12 +487,23 @@ function answerError(res: Response, error: ConnectError, opts: { close?: boolean
   sendAnswer(res, codeToHttpStatus(error.code), headers, errorToJsonBytes(error, {}));
 }
 
-/** The whole answer in one write, with its length. */
-function sendAnswer(res: Response, status: number, headers: Headers, bytes: Uint8Array): void {
+/** The whole answer in one write, with its length; the trailers as Connect's unary `trailer-` fields (trailerMux's). */
+function sendAnswer(res: Response, status: number, headers: Headers, bytes: Uint8Array, trailers?: Headers): void {
   const out: Record<string, string> = { 'content-length': String(bytes.byteLength) };
-  headers.forEach((value, key) => (out[key] = value));
+  copyHeaders(out, headers, '');
+  if (trailers) copyHeaders(out, trailers, 'trailer-');
   res.writeHead(status, out);
   res.end(bytes);
+}
+
+/** Each of `from`'s fields into `out` under `prefix`, a second value of a name joined as Headers' append joins it. */
+function copyHeaders(out: Record<string, string>, from: Headers, prefix: string): void {
+  const add = (value: string, key: string) => {
+    const name = prefix + key;
+    out[name] = Object.hasOwn(out, name) ? `${out[name]}, ${value}` : value;
+  };
+  if (from instanceof PlainHeaders) for (const key of Object.keys(from.record)) add(from.record[key], key);
+  else from.forEach(add);
 }
 
 // ---------------------------------------------------------------------------------------------
