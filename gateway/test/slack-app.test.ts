@@ -242,6 +242,44 @@ describe("the operator's Slack app", () => {
     expect(text).not.toContain(first.uniqueId);
     expect(await connectionsOf(alice, aliceBot)).toMatchObject([{ accountId: ALPHA, addedToSlack: true }]);
   });
+
+  it("turns a workspace's connection failing when Slack says the app was uninstalled there; a revoked user token alone changes nothing", async () => {
+    const STATE = 'query($c: ID!) { channelConnections(chatbotId: $c) { status lastError } }';
+    const stateOf = async (owner: Owner, chatbotId: string) =>
+      (await gql(stack.url, STATE, { c: chatbotId }, owner.token)).body.data.channelConnections as {
+        status: string;
+        lastError: string | null;
+      }[];
+    const removal = (teamId: string, event: Record<string, unknown>) => ({
+      token: 't',
+      team_id: teamId,
+      api_app_id: 'A0APP',
+      type: 'event_callback',
+      event_id: `Ev${teamId}${String(event.type).replace(/_/g, '')}`,
+      event_time: Math.floor(Date.now() / 1000),
+      event,
+    });
+    const userTokenOnly = await post({ payload: removal(ALPHA, { type: 'tokens_revoked', tokens: { oauth: ['U0ALICE'] } }) });
+    expect([userTokenOnly.status, userTokenOnly.body]).toEqual([200, { ok: true }]);
+    // Signed under another secret: refused, and the connection is left as it was.
+    const forged = JSON.stringify(removal(BRAVO, { type: 'app_uninstalled' }));
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    expect((await post({ payload: null, body: forged, signature: signSlack('0'.repeat(32), timestamp, forged), timestamp })).status).toBe(
+      403,
+    );
+    expect(await stateOf(bob, bobBot)).toMatchObject([{ status: 'connected' }]);
+
+    const uninstalled = await post({ payload: removal(BRAVO, { type: 'app_uninstalled' }) });
+    expect([uninstalled.status, uninstalled.body]).toEqual([200, { ok: true }]);
+    expect(await stateOf(bob, bobBot)).toEqual([
+      {
+        status: 'failing',
+        lastError:
+          'Parley was removed from this Slack workspace (the app uninstalled or its bot token revoked). Add it to Slack again, or disconnect.',
+      },
+    ]);
+    expect(await stateOf(alice, aliceBot)).toMatchObject([{ status: 'connected' }]);
+  });
 });
 
 describe("the app's secret and each workspace's install at the gateway", () => {

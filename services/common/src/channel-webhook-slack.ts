@@ -60,6 +60,8 @@ export function slackTeamOf(body: Uint8Array): string {
 export type SlackEvent =
   | { kind: 'challenge'; challenge: string }
   | { kind: 'ignored' }
+  /** Parley's bot taken out of the workspace there (the app uninstalled, or its bot token revoked): the connection can no longer answer. */
+  | { kind: 'removed' }
   | { kind: 'message'; eventId: string; chatId: string; userId: string; text: string };
 
 /**
@@ -85,6 +87,11 @@ export function parseSlackEvent(body: Uint8Array, maxText: number, teamId?: stri
   const event = payload.event;
   if (typeof payload.event_id !== 'string' || !/^[A-Za-z0-9]{1,64}$/.test(payload.event_id) || !isObject(event))
     throw invalid(SLACK_BODY_INVALID);
+  if (event.type === 'app_uninstalled') return { kind: 'removed' };
+  if (event.type === 'tokens_revoked') {
+    const bot = isObject(event.tokens) ? event.tokens.bot : undefined;
+    return Array.isArray(bot) && bot.length > 0 ? { kind: 'removed' } : { kind: 'ignored' };
+  }
   const direct = event.type === 'message' && event.channel_type === 'im';
   if (!direct && event.type !== 'app_mention') return { kind: 'ignored' };
   // Bots' posts (Parley's own answers among them), edits, joins: taken and left.

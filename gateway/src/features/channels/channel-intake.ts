@@ -159,12 +159,30 @@ export function channelIntake(deps: {
     counted.get(channel)!.inbound.inc();
   };
 
-  /** A checked Slack event: the URL check's challenge answered, what is not a message left, a message queued on its connection. */
-  const queueSlackEvent = async (event: ReturnType<typeof parseSlackEvent>, connectionOf: () => Promise<string | null>) => {
+  /**
+   * A checked Slack event: the URL check's challenge answered, what is not a message left, a message
+   * queued on its connection; Parley's bot removed from the workspace is chat's to record on the
+   * connection (it checks the same signature again).
+   */
+  const queueSlackEvent = async (
+    event: ReturnType<typeof parseSlackEvent>,
+    connectionOf: () => Promise<string | null>,
+    req: { signature: string; timestamp: string; body: Uint8Array },
+  ) => {
     if (event.kind === 'challenge') return { queued: false, challenge: event.challenge };
     if (event.kind === 'ignored') return { queued: false };
     const connectionId = await connectionOf();
     if (!connectionId) return { queued: false };
+    if (event.kind === 'removed') {
+      await deps.clients.chat.receiveChannelUpdate({
+        channel: 'slack',
+        connectionId,
+        secret: req.signature,
+        timestamp: req.timestamp,
+        body: req.body,
+      });
+      return { queued: false };
+    }
     await publish('slack', connectionId, {
       providerMessageId: event.eventId,
       chatId: event.chatId,
@@ -201,7 +219,7 @@ export function channelIntake(deps: {
         !slackSignatureValid(v.signingSecret, { signature: req.signature, timestamp: req.timestamp, body: req.body })
       )
         throw refused('slack', forbidden(SLACK_SIGNATURE_REFUSED));
-      return queueSlackEvent(parseSlackEvent(req.body, MAX_QUEUED_TEXT, v.accountId), async () => v.id);
+      return queueSlackEvent(parseSlackEvent(req.body, MAX_QUEUED_TEXT, v.accountId), async () => v.id, req);
     },
 
     async slackApp(req) {
@@ -212,8 +230,10 @@ export function channelIntake(deps: {
         throw refused('slack', forbidden(SLACK_SIGNATURE_REFUSED));
       const team = slackTeamOf(req.body);
       // A workspace with no install (removed, or never made): acknowledged so that Slack stops retrying, and left.
-      return queueSlackEvent(parseSlackEvent(req.body, MAX_QUEUED_TEXT, team || null), async () =>
-        team ? ((await slackAppOf(team))?.connectionId ?? null) : null,
+      return queueSlackEvent(
+        parseSlackEvent(req.body, MAX_QUEUED_TEXT, team || null),
+        async () => (team ? ((await slackAppOf(team))?.connectionId ?? null) : null),
+        req,
       );
     },
 

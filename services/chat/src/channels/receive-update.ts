@@ -38,7 +38,7 @@ export {
   type VerifierCache,
 } from '@parley/common/channel-webhook.ts';
 import type { ProviderKeyCiphers } from '../provider-keys/provider-keys.ts';
-import { parseSlackEvent, slackSignatureValid } from './slack.ts';
+import { parseSlackEvent, SLACK_REMOVED, slackSignatureValid } from './slack.ts';
 import type { EmailInboundDeps } from './email.ts';
 
 import { SIGNATURE_MISSING, SIGNATURE_REFUSED } from '@parley/common/channel-webhook-slack.ts';
@@ -174,6 +174,11 @@ async function receiveSlackEvent(
   const event = parseSlackEvent(req.body, MAX_QUEUED_TEXT, row.accountId);
   if (event.kind === 'challenge') return { queued: false, challenge: event.challenge };
   if (event.kind === 'ignored') return { queued: false };
+  if (event.kind === 'removed') {
+    // The card turns failing now, not at the next answer Slack refuses; a retry writes the same.
+    await deps.db.channelConnection.updateMany({ where: { id: row.id }, data: { status: 'failing', lastError: SLACK_REMOVED } });
+    return { queued: false };
+  }
   await deps.inbound.publish(
     create(ChannelMessageReceivedSchema, {
       channel: 'slack',

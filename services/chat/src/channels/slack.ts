@@ -21,6 +21,9 @@ export function slackDestination(chatId: string): { channel: string; threadTs: s
   if (!CHANNEL_ID.test(channel) || (threadTs && !TS.test(threadTs))) throw invalid(SLACK_CHAT_ID_INVALID);
   return { channel, threadTs };
 }
+/** A Slack connection's last error once Slack told Parley its bot left the workspace. */
+export const SLACK_REMOVED =
+  'Parley was removed from this Slack workspace (the app uninstalled or its bot token revoked). Add it to Slack again, or disconnect.';
 export const SLACK_CHAT_ID_INVALID = 'The chat id must be a Slack channel id (C…, D… or G…), optionally with :thread_ts.';
 
 /** Slack's mrkdwn escapes: &, < and > are the only characters its text reserves. */

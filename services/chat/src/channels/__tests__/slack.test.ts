@@ -69,6 +69,23 @@ describe('parseSlackEvent', () => {
     badChannel.event.channel = 'https://evil';
     expect(() => parseSlackEvent(body(badChannel), 10)).toThrow('The body is not a Slack event.');
   });
+
+  it("reads the app uninstalled or its bot token revoked in the connection's workspace as removed; a user's token alone, or another workspace's, is left", () => {
+    const removal = (event: Record<string, unknown>, teamId = 'T0PARLEY') => ({
+      ...slackEvent({ channel: 'D01', text: 'x' }),
+      team_id: teamId,
+      event,
+    });
+    expect(parseSlackEvent(body(removal({ type: 'app_uninstalled' })), 10, 'T0PARLEY')).toEqual({ kind: 'removed' });
+    expect(parseSlackEvent(body(removal({ type: 'tokens_revoked', tokens: { bot: ['U0BOT'] } })), 10, 'T0PARLEY')).toEqual({
+      kind: 'removed',
+    });
+    expect(parseSlackEvent(body(removal({ type: 'tokens_revoked', tokens: { oauth: ['U0A'], bot: [] } })), 10, 'T0PARLEY')).toEqual({
+      kind: 'ignored',
+    });
+    expect(parseSlackEvent(body(removal({ type: 'tokens_revoked', tokens: 'all' })), 10, 'T0PARLEY')).toEqual({ kind: 'ignored' });
+    expect(parseSlackEvent(body(removal({ type: 'app_uninstalled' }, 'T0ANOTHER')), 10, 'T0PARLEY')).toEqual({ kind: 'ignored' });
+  });
 });
 
 describe('where an answer goes and how it reads', () => {
