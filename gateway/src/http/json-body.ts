@@ -29,11 +29,18 @@ export function limitInBytes(limit: string): number | undefined {
   return /^\d+$/.test(limit) ? Number(limit) : undefined;
 }
 
+/**
+ * The body as a body parser (express.json, express.urlencoded, express.raw) reads it into req.body, for
+ * a row that reads its own; the parser's refusal (413, 415, 400) is thrown to the face's error handler.
+ */
+export function readBodyWith(parser: RequestHandler, req: Request, res: Response): Promise<void> {
+  return new Promise<void>((resolve, reject) => parser(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
+}
+
 /** Into req.body, as express.json would; its refusal (400, 413, 415) rejected with body-parser's error type. */
 export function readJsonBody(reader: JsonBodyReader, req: Request, res: Response): Promise<void> {
   const declared = plainJsonLength(req, reader.limitBytes);
-  if (declared === undefined)
-    return new Promise<void>((resolve, reject) => reader.generic(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
+  if (declared === undefined) return readBodyWith(reader.generic, req, res);
   return new Promise<void>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;

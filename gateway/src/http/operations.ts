@@ -20,7 +20,7 @@
 // (http/api.ts: `{ message }`; v1/router.ts: `{ error: { code, message } }`), and a validation error
 // is the schema's first message (the dashboard's hand-written wording, kept by the schemas' custom
 // messages) or, for the developer API, that message after the field's path.
-import express, { type Request, type Response, type Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
 import { setCurrentRole } from '@parley/common/context.ts';
 import type { ApiScope } from '@parley/common/api-scopes.ts';
@@ -39,6 +39,7 @@ import type { ModelCatalogue } from '@parley/common/models/catalogue.ts';
 import type { Clients } from './clients.ts';
 import { HttpError } from './errors.ts';
 import { jsonBodyReader, readJsonBody, type JsonBodyReader } from './json-body.ts';
+export { readBodyWith } from './json-body.ts';
 import { CHATBOT_NOT_FOUND, keyReaches, scopeMissing } from '../v1/call.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -332,14 +333,6 @@ export function keyRole(spec: { permission: Permission }, scopes: ReadonlySet<Ap
 /** The dashboard's JSON body, as express.json reads it (json-body.ts): another content type leaves it unread (an empty body). */
 function parseJson(json: JsonBodyReader, req: Request, res: Response): Promise<void> {
   return readJsonBody(json, req, res);
-}
-
-/**
- * The body as a body parser (express.json, express.urlencoded, express.raw) reads it into req.body, for
- * a row that reads its own; the parser's refusal (413, 415, 400) is thrown to the face's error handler.
- */
-export function readBodyWith(parser: express.RequestHandler, req: Request, res: Response): Promise<void> {
-  return new Promise<void>((resolve, reject) => parser(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
 }
 
 /** The developer API's JSON body (an empty one reads as `{}`); a body of another type is 415, whatever the route's schema would say of it. */
