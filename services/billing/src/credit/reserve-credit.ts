@@ -115,11 +115,16 @@ export function creditHolds(deps: CreditHoldsDeps): CreditHolds {
 
 /** One statement for the whole batch; its outcomes in the batch's order. */
 async function holdBatch(deps: CreditHoldsDeps, holds: ParsedHold[]): Promise<HoldOutcome[]> {
-  const { rows } = await deps.pool.query<HoldRow>('SELECT * FROM hold_credit($1::jsonb, $2::bigint)', [
-    // The function reads the owner as "userId", its columns' name.
-    JSON.stringify(holds.map(({ ownerId, ...hold }) => ({ ...hold, userId: ownerId }))),
-    deps.holdTtlMs ?? CREDIT_HOLD_TTL_MS,
-  ]);
+  const { rows } = await deps.pool.query<HoldRow>({
+    // Named, so each connection parses and plans it once (ADR 0078).
+    name: 'hold-credit',
+    text: 'SELECT * FROM hold_credit($1::jsonb, $2::bigint)',
+    values: [
+      // The function reads the owner as "userId", its columns' name.
+      JSON.stringify(holds.map(({ ownerId, ...hold }) => ({ ...hold, userId: ownerId }))),
+      deps.holdTtlMs ?? CREDIT_HOLD_TTL_MS,
+    ],
+  });
   if (rows.length !== holds.length) throw new Error(`hold_credit answered ${rows.length} outcomes for ${holds.length} holds`);
   // The driver reads NUMERIC as its exact decimal text.
   const decimal = (v: string | null) => (v === null ? null : new Prisma.Decimal(v));

@@ -1,6 +1,7 @@
 // The model catalogue is billing's price list: every model's row is written at start, a usage is
 // billed exactly at the price of the model that answered (whatever its provider), keeps what the
 // chat service reported of it, and a model billing has no price of is billed at the default's.
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerCostUnits, loadCatalogue, parseCatalogue } from '@parley/common/models/catalogue.ts';
 import { syncModelPrices } from '../../src/core/model-prices.ts';
@@ -104,6 +105,29 @@ describe('prices from the model catalogue', () => {
     const dear = await hold('hold-dear', 'claude-sonnet-4-5');
     expect(unitsOf(cheap.amount)).toBe(priceOf('gpt-4o-mini', 1000, 100));
     expect(unitsOf(dear.amount)).toBe(priceOf('claude-sonnet-4-5', 1000, 100));
+  });
+
+  it('sends every hold of a connection through one statement it parsed once', async () => {
+    // One connection, so what it prepared can be read back on it.
+    const one = new pg.Pool({ ...billing.parts.pool.options, max: 1 });
+    try {
+      const holds = creditHolds({ ...deps(), pool: one });
+      await openAccount(deps(), 'owner-named');
+      await db().account.update({ where: { ownerId: 'owner-named' }, data: { creditBalance: '10' } });
+      for (const n of [1, 2, 3])
+        await holds.reserve({
+          requestId: `hold-named-${n}`,
+          ownerId: 'owner-named',
+          model: 'gpt-4o-mini',
+          maxPromptTokens: 1000,
+          maxCompletionTokens: 100,
+        });
+      const { rows } = await one.query<{ name: string }>('SELECT name FROM pg_prepared_statements');
+      expect(rows.map((r) => r.name)).toEqual(['hold-credit']);
+      expect(await db().creditReservation.count({ where: { ownerId: 'owner-named' } })).toBe(3);
+    } finally {
+      await one.end();
+    }
   });
 
   it('follows a replaced catalogue at the next start: new prices, another default, retired rows kept', async () => {

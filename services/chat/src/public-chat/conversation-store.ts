@@ -93,8 +93,11 @@ export interface Exchange extends ConversationKey {
  * still uncommitted when the conversations are deleted, could store one (ADR 18).
  */
 export async function recordExchange(db: ExchangePool, x: Exchange): Promise<string | null> {
-  const { rows } = await db.query<{ id: string; role: string }>(
-    `WITH conversation AS (
+  const { rows } = await db.query<{ id: string; role: string }>({
+    // Named, so each connection parses and plans it once (ADR 0078): sent unnamed, PostgreSQL
+    // parsed and planned it again for every exchange, 0.40 ms of the statement's 0.63.
+    name: 'record-exchange',
+    text: `WITH conversation AS (
       INSERT INTO "Conversation" ("id", "chatbotId", "ownerId", "sessionId", "userIp", "userAgent", "visitorId", "visitorName",
                                   "visitorEmail", "messageCount", "createdAt", "updatedAt", "verifiedUserId", "verifiedEmail", "verifiedAt")
       SELECT $1::uuid, $2::uuid, $3, $4, $5, $6, $7, $8, $15, 2, $9::timestamptz, $10::timestamptz,
@@ -116,7 +119,7 @@ export async function recordExchange(db: ExchangePool, x: Exchange): Promise<str
              AS m("order", "role", "content", "createdAt", "answered", "sources", "requestId", "usage", "reason")
      ORDER BY m."order"
     RETURNING "id", "role"::text AS "role"`,
-    [
+    values: [
       randomUUID(),
       x.chatbotId,
       x.ownerId,
@@ -138,7 +141,7 @@ export async function recordExchange(db: ExchangePool, x: Exchange): Promise<str
       x.verified?.email ?? null,
       x.reason ?? null,
     ],
-  );
+  });
   if (rows.length === 0) return null;
   const answer = rows.find((r) => r.role === 'assistant');
   if (!answer) throw new Error('the stored exchange returned no answer');

@@ -3,6 +3,7 @@
 // exchange stored by one statement, atomically, however many messages of one session arrive at once;
 // and the owner's credit held with billing for every message, never from a cached balance.
 import { Code, ConnectError, type Client } from '@connectrpc/connect';
+import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BillingService } from '@parley/proto/parley/billing/v1/billing_pb.js';
 import type { ChatbotService } from '@parley/proto/parley/chatbot/v1/chatbot_pb.js';
@@ -227,6 +228,36 @@ describe('storing an exchange', () => {
     const turns = await loadRecentTurns(db, { chatbotId, sessionId: session('concurrent') }, 100_000);
     expect(turns).toHaveLength(24);
     expect(turns.map((t) => t.role)).toEqual(Array.from({ length: 24 }, (_, i) => (i % 2 ? 'assistant' : 'user')));
+  });
+
+  it('stores every exchange of a connection through one statement it parsed once', async () => {
+    // One connection, so what it prepared can be read back on it.
+    const one = new pg.Pool({ ...stack.parts.exchanges.options, max: 1 });
+    try {
+      const chatbotId = crypto.randomUUID();
+      const at = new Date();
+      for (const n of [1, 2, 3]) {
+        await recordExchange(one, {
+          chatbotId,
+          ownerId: 'o',
+          sessionId: session('named'),
+          clientIp: null,
+          userAgent: null,
+          message: `question ${n}`,
+          receivedAt: at,
+          answer: `answer ${n}`,
+          answeredAt: at,
+          answered: false,
+          sources: [],
+        });
+      }
+      const { rows } = await one.query<{ name: string }>('SELECT name FROM pg_prepared_statements');
+      expect(rows.map((r) => r.name)).toEqual(['record-exchange']);
+      const turns = await loadRecentTurns(stack.parts.prisma, { chatbotId, sessionId: session('named') }, 100_000);
+      expect(turns.map((t) => t.content)).toEqual(['question 1', 'answer 1', 'question 2', 'answer 2', 'question 3', 'answer 3']);
+    } finally {
+      await one.end();
+    }
   });
 
   it('records a null IP and user agent, and keeps sessions of other chatbots apart', async () => {

@@ -140,7 +140,7 @@ function world(chatbot: PublicChatbot, opts: { qaMatch?: QaAnswer | null; failMo
   };
   const dailyMessages = redisDailyMessageCounter(redis, { prefix, visitorOf: (ip) => visitorHash(SECRET, ip) });
   const exchanges = {
-    query: async (_: string, values: unknown[]) => {
+    query: async ({ values }: { values: unknown[] }) => {
       w.exchanges.push(values);
       return { rows: [{ id: String(w.exchanges.length), role: 'assistant' }] };
     },
